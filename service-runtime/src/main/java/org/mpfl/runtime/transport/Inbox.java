@@ -1,0 +1,25 @@
+package org.mpfl.runtime.transport;
+
+/**
+ * The receiving side every transport hands arriving envelopes to (in a service host: the registry
+ * of rank instances keyed by (domain ID, rank)). It checks the token proof, drops duplicates by
+ * sequence number, buffers, and answers at once: it never waits for the rank to receive.
+ */
+public interface Inbox {
+    /** Outcome of one store. */
+    enum Outcome {
+        /** Buffered (or handed to a waiting receive). */
+        STORED,
+        /** Already seen (a retry): dropped. */
+        DUPLICATE,
+        /** Over the memory bound for now: the sender should back off and retry. */
+        BUSY,
+        /** Bad token proof, unknown or aborted domain: the sender must not retry. */
+        REJECTED
+    }
+
+    Outcome store(Envelope envelope);
+
+    /** Aborts the domain if the proof is valid; returns whether it was accepted. */
+    boolean abort(String domainId, byte[] proof);
+}
