@@ -1,0 +1,190 @@
+package org.mpfl.runtime.domain;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Inbox;
+import org.mpfl.runtime.transport.TransportSelector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rank instances of one service host, keyed by (domain ID, world rank) — the receiving side of
+ * every transport. Serves many domains at once and several ranks of one domain.
+ *
+ * <p>Outcomes of a store: an unknown domain or rank answers {@code BUSY} (its {@code run} may not
+ * have arrived yet: the sender retries); a domain or rank that has ended or was aborted answers
+ * {@code REJECTED}, as does a wrong token proof (logged). A domain's state is dropped when its last
+ * rank in this host ends; only a small bounded list of ended domain IDs is remembered.
+ */
+public final class RankRegistry implements Inbox, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RankRegistry.class);
+    private static final int REMEMBERED_ENDED_DOMAINS = 4096;
+
+    private final String hostId;
+    private final MessagingSettings settings;
+    private final ConcurrentHashMap<String, Domain> domains = new ConcurrentHashMap<>();
+    /** Ended or aborted domains (ID → why), so late messages are rejected rather than retried. */
+    private final Map<String, String> ended = new LinkedHashMap<>(64, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > REMEMBERED_ENDED_DOMAINS;
+        }
+    };
+    private final ExecutorService outboundThreads;
+
+    public RankRegistry(String hostId, MessagingSettings settings) {
+        this.hostId = hostId;
+        this.settings = settings;
+        AtomicInteger n = new AtomicInteger();
+        this.outboundThreads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "mpfl-outbound-" + hostId + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public String hostId() {
+        return hostId;
+    }
+
+    public MessagingSettings settings() {
+        return settings;
+    }
+
+    /** Runs the background senders of outbound lanes. */
+    public ExecutorService outboundThreads() {
+        return outboundThreads;
+    }
+
+    /**
+     * Creates the rank instance {@code (domainId, rank)}.
+     *
+     * @param transportMode {@code auto}, {@code local}, {@code binary} or {@code soap}; {@code null}
+     *                      means the system property {@code mpfl.transport} (default auto)
+     * @throws IllegalStateException if that rank already runs here, the domain was aborted, or the
+     *                               token differs from the one the domain was opened with
+     */
+    public RankInstance open(String domainId, int rank, String token, List<Endpoint> endpoints,
+                             TransportSelector selector, String transportMode) {
+        if (rank < 0 || rank >= endpoints.size()) {
+            throw new IllegalArgumentException("rank " + rank + " outside a domain of size " + endpoints.size());
+        }
+        synchronized (ended) {
+            String why = ended.get(domainId);
+            if (why != null && why.startsWith("aborted")) {
+                throw new IllegalStateException("domain " + Domain.shortId(domainId) + " was " + why);
+            }
+            ended.remove(domainId);
+            Domain domain = domains.computeIfAbsent(domainId,
+                    id -> new Domain(id, token, endpoints.size(), settings.unexpectedLimitBytes()));
+            if (!domain.hasToken(token)) {
+                throw new IllegalStateException("rank " + rank + " of domain " + Domain.shortId(domainId)
+                        + " opened with a token that differs from the domain's");
+            }
+            RankInstance instance = new RankInstance(this, domain, rank, List.copyOf(endpoints), selector,
+                    transportMode);
+            if (domain.ranks.putIfAbsent(rank, instance) != null) {
+                throw new IllegalStateException("rank " + rank + " of domain " + Domain.shortId(domainId)
+                        + " already runs in host " + hostId);
+            }
+            domain.endedRanks.remove(rank);
+            return instance;
+        }
+    }
+
+    /** Called by a rank instance when it has ended (after flushing its outbound messages). */
+    public void ended(RankInstance instance) {
+        Domain domain = instance.domain();
+        synchronized (ended) {
+            domain.ranks.remove(instance.rank(), instance);
+            domain.endedRanks.add(instance.rank());
+            if (domain.ranks.isEmpty()) {
+                domains.remove(domain.id(), domain);
+                ended.put(domain.id(), domain.isAborted() ? "aborted" : "ended");
+            }
+        }
+    }
+
+    /** The domain's state in this host, or {@code null} if it has none (never opened, or ended). */
+    public Domain domain(String domainId) {
+        return domains.get(domainId);
+    }
+
+    /** Number of domains with live state in this host (for leak checks). */
+    public int liveDomains() {
+        return domains.size();
+    }
+
+    @Override
+    public Outcome store(Envelope envelope) {
+        return store(envelope, false);
+    }
+
+    /**
+     * Like {@link #store(Envelope)}; with {@code copyOnAdmit} the payload is shared with the sender
+     * (in-JVM hand-over) and is deep-copied only once the message is admitted, so a BUSY answer
+     * costs no copy.
+     */
+    public Outcome store(Envelope envelope, boolean copyOnAdmit) {
+        Domain domain = domains.get(envelope.domainId());
+        if (domain == null) {
+            synchronized (ended) {
+                if (ended.containsKey(envelope.domainId())) {
+                    return Outcome.REJECTED;
+                }
+            }
+            return Outcome.BUSY;
+        }
+        if (!domain.proofs().verify(envelope)) {
+            LOG.warn("rejected a {} for domain {} from rank {} to rank {}: bad token proof", envelope.kind(),
+                    Domain.shortId(envelope.domainId()), envelope.from(), envelope.to());
+            return Outcome.REJECTED;
+        }
+        if (domain.isAborted()) {
+            return Outcome.REJECTED;
+        }
+        RankInstance instance = domain.ranks.get(envelope.to());
+        if (instance == null) {
+            return domain.endedRanks.contains(envelope.to()) ? Outcome.REJECTED : Outcome.BUSY;
+        }
+        return instance.accept(envelope, copyOnAdmit);
+    }
+
+    @Override
+    public boolean abort(String domainId, byte[] proof) {
+        Domain domain = domains.get(domainId);
+        if (domain == null || !domain.proofs().verifyAbort(domainId, proof)) {
+            if (domain != null) {
+                LOG.warn("rejected an abort of domain {}: bad token proof", Domain.shortId(domainId));
+            }
+            return false;
+        }
+        abortLocally(domainId, "aborted by request");
+        return true;
+    }
+
+    /** Aborts a domain in this host without a proof (the host's own decision, e.g. a rank failed). */
+    public void abortLocally(String domainId, String reason) {
+        Domain domain = domains.get(domainId);
+        if (domain != null) {
+            LOG.info("domain {} aborted: {}", Domain.shortId(domainId), reason);
+            domain.abort(reason);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Domain d : domains.values()) {
+            d.abort("service host " + hostId + " is shutting down");
+        }
+        outboundThreads.shutdownNow();
+    }
+}

@@ -1,0 +1,309 @@
+package org.mpfl.runtime.p2p;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.mpfl.runtime.api.DeliveryException;
+import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.api.MpiwsException;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Payload;
+import org.mpfl.runtime.transport.ReceiverBusyException;
+import org.mpfl.runtime.transport.Transport;
+import org.mpfl.runtime.transport.TransportException;
+
+/**
+ * The ordered path from one rank instance to one destination world rank. Sequence numbers are
+ * assigned here, in the order messages enter the lane, and messages leave in that order: at most
+ * one store to the destination is in progress at a time.
+ *
+ * <p>When the lane is idle a blocking send stores on the caller's thread (no thread hand-over, no
+ * copy for remote transports). Otherwise — or when that first attempt answers BUSY or fails — the
+ * message joins the queue, served by one background sender per lane while it has work, which
+ * retries with backoff: BUSY answers indefinitely (flow control; only an abort ends it), transport
+ * failures until the delivery deadline, after which the rank fails with a
+ * {@link DeliveryException}.
+ */
+final class OutboundLane {
+    private static final long MAX_SLEEP_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final RankInstance owner;
+    private final int dest;
+    private final Endpoint endpoint;
+    private final ArrayDeque<Outgoing> queue = new ArrayDeque<>();
+    private final HashMap<Integer, long[]> nextSeq = new HashMap<>();
+    /** True while a store runs on a caller's thread or the background sender has work. */
+    private boolean active;
+    private long queuedBytes;
+    private Transport transport;
+
+    OutboundLane(RankInstance owner, int dest, Endpoint endpoint) {
+        this.owner = owner;
+        this.dest = dest;
+        this.endpoint = endpoint;
+    }
+
+    /** How a message enters the lane. */
+    enum Mode {
+        /** Standard/synchronous blocking send: inline when idle; small ones copied when queued, large ones waited for. */
+        BLOCKING,
+        /** isend/issend: always queued, never copied, never waited for here. */
+        NON_BLOCKING
+    }
+
+    /** Reserves the next sequence number of a context without sending (bstore root: a forwarder uses it). */
+    synchronized long reserveSeq(int context) {
+        return nextSeq.computeIfAbsent(context, c -> new long[1])[0]++;
+    }
+
+    /** Sends a new message; returns its outgoing record (with the assigned sequence number). */
+    Outgoing send(int context, int tag, Envelope.Kind kind, Payload payload, Mode mode) {
+        Outgoing o;
+        boolean inline;
+        synchronized (this) {
+            owner.checkUsable();
+            if (mode == Mode.BLOCKING && Mailbox.bufferedSize(payload) <= owner.settings().eagerLimitBytes()) {
+                // before taking a sequence number: another thread must not slip in ahead of it
+                waitForQueueRoom(Mailbox.bufferedSize(payload));
+            }
+            long seq = nextSeq.computeIfAbsent(context, c -> new long[1])[0]++;
+            o = new Outgoing(owner.envelope(context, dest, tag, seq, kind, payload));
+            inline = mode == Mode.BLOCKING && !active && queue.isEmpty();
+            if (inline) {
+                active = true;
+            } else {
+                enqueue(o, mode);
+            }
+        }
+        owner.counters().count(dest, Mailbox.bufferedSize(payload));
+        if (inline) {
+            storeInline(o);
+        }
+        if (mode == Mode.BLOCKING && !o.delivered.isDone() && o.queuedBytes == 0) {
+            // a large message was queued without a copy: the caller may reuse its array only after this
+            owner.awaitDelivered(o, "send to rank " + dest);
+        }
+        return o;
+    }
+
+    /** Queues an already built envelope (acks, bstore forwarding): never blocks, never inline. */
+    void submit(Envelope envelope) {
+        Outgoing o = new Outgoing(envelope);
+        synchronized (this) {
+            queue.addLast(o);
+            startSenderIfIdle();
+        }
+        if (envelope.kind() == Envelope.Kind.BSTORE) {
+            owner.counters().count(dest, envelope.payload().encodedLength());
+        }
+    }
+
+    /** Sends a bstore from the root with a sequence number reserved earlier. */
+    Outgoing sendReserved(Envelope envelope) {
+        Outgoing o = new Outgoing(envelope);
+        synchronized (this) {
+            owner.checkUsable();
+            queue.addLast(o);
+            startSenderIfIdle();
+        }
+        owner.counters().count(dest, envelope.payload().encodedLength());
+        return o;
+    }
+
+    /** Waits until everything queued has left (rank end); bounded by abort and the delivery deadline. */
+    void awaitIdle() {
+        synchronized (this) {
+            while (active || !queue.isEmpty()) {
+                owner.checkUsable();
+                try {
+                    wait(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new MpiwsException("interrupted while flushing messages to rank " + dest, e);
+                }
+            }
+        }
+    }
+
+    synchronized void wake() {
+        notifyAll();
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    /** Caller holds the lock. */
+    private void enqueue(Outgoing o, Mode mode) {
+        long bytes = Mailbox.bufferedSize(o.envelope.payload());
+        if (mode == Mode.BLOCKING && bytes <= owner.settings().eagerLimitBytes()) {
+            copyForQueue(o, bytes);
+        }
+        queuedBytes += o.queuedBytes;
+        queue.addLast(o);
+        startSenderIfIdle();
+    }
+
+    private void copyForQueue(Outgoing o, long bytes) {
+        Envelope e = o.envelope;
+        o.envelope = new Envelope(e.domainId(), e.context(), e.from(), e.to(), e.tag(), e.seq(), e.kind(), e.proof(),
+                e.payload().copy());
+        o.queuedBytes = Math.max(bytes, 1);
+    }
+
+    /** Caller holds the lock. */
+    private void waitForQueueRoom(long bytes) {
+        while (queuedBytes > 0 && queuedBytes + bytes > owner.settings().outboundLimitBytes()) {
+            owner.checkUsable();
+            try {
+                wait(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MpiwsException("interrupted while waiting for room to send to rank " + dest, e);
+            }
+        }
+    }
+
+    /** Caller holds the lock. */
+    private void startSenderIfIdle() {
+        if (!active) {
+            active = true;
+            owner.registry().outboundThreads().execute(this::drain);
+        }
+    }
+
+    private void storeInline(Outgoing o) {
+        try {
+            transport().store(endpoint, o.envelope);
+            o.delivered.complete(null);
+            synchronized (this) {
+                if (queue.isEmpty()) {
+                    active = false;
+                    notifyAll();
+                } else {
+                    owner.registry().outboundThreads().execute(this::drain);
+                }
+            }
+        } catch (TransportException ex) {
+            if (ex.isFinal()) {
+                DeliveryException failure = new DeliveryException(describe(o.envelope) + " was rejected: "
+                        + ex.getMessage(), ex);
+                failAll(o, failure);
+                throw failure;
+            }
+            // busy or transient: the background sender takes over with retries, first in line
+            synchronized (this) {
+                long bytes = Mailbox.bufferedSize(o.envelope.payload());
+                if (bytes <= owner.settings().eagerLimitBytes()) {
+                    copyForQueue(o, bytes);
+                    queuedBytes += o.queuedBytes;
+                }
+                queue.addFirst(o);
+                owner.registry().outboundThreads().execute(this::drain);
+            }
+        } catch (MpiwsException ex) {
+            failAll(o, ex);
+            throw ex;
+        }
+    }
+
+    /** The background sender: delivers the queue head by head until it is empty. */
+    private void drain() {
+        while (true) {
+            Outgoing o;
+            synchronized (this) {
+                o = queue.peekFirst();
+                if (o == null) {
+                    active = false;
+                    notifyAll();
+                    return;
+                }
+            }
+            try {
+                deliverWithRetry(o);
+            } catch (MpiwsException ex) {
+                failAll(null, ex);
+                return;
+            }
+            synchronized (this) {
+                queue.pollFirst();
+                queuedBytes -= o.queuedBytes;
+                notifyAll();
+            }
+            o.delivered.complete(null);
+        }
+    }
+
+    private void deliverWithRetry(Outgoing o) {
+        long deadline = System.nanoTime() + owner.settings().deliveryDeadline().toNanos();
+        long busyBackoff = TimeUnit.MICROSECONDS.toNanos(50);
+        long failBackoff = TimeUnit.MILLISECONDS.toNanos(5);
+        while (true) {
+            owner.domain().checkNotAborted();
+            try {
+                transport().store(endpoint, o.envelope);
+                return;
+            } catch (ReceiverBusyException busy) {
+                sleep(busyBackoff);
+                busyBackoff = Math.min(busyBackoff * 2, TimeUnit.MILLISECONDS.toNanos(20));
+            } catch (TransportException ex) {
+                if (ex.isFinal()) {
+                    throw new DeliveryException(describe(o.envelope) + " was rejected: " + ex.getMessage(), ex);
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new DeliveryException(describe(o.envelope) + " could not be delivered within "
+                            + owner.settings().deliveryDeadline() + " over " + transportName() + ": "
+                            + ex.getMessage(), ex);
+                }
+                sleep(failBackoff);
+                failBackoff = Math.min(failBackoff * 2, TimeUnit.SECONDS.toNanos(1));
+            }
+        }
+    }
+
+    /** Fails {@code first} and everything queued; the rank fails too (the messages are lost). */
+    private void failAll(Outgoing first, MpiwsException ex) {
+        if (!(ex instanceof DomainAbortedException)) {
+            owner.fail(ex);
+        }
+        if (first != null) {
+            first.delivered.completeExceptionally(ex);
+        }
+        synchronized (this) {
+            for (Outgoing o : queue) {
+                o.delivered.completeExceptionally(ex);
+            }
+            queue.clear();
+            queuedBytes = 0;
+            active = false;
+            notifyAll();
+        }
+    }
+
+    private void sleep(long nanos) {
+        long end = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
+            owner.domain().checkNotAborted();
+            LockSupport.parkNanos(Math.min(left, MAX_SLEEP_SLICE_NANOS));
+        }
+    }
+
+    private Transport transport() throws TransportException {
+        Transport t = transport;
+        if (t == null) {
+            t = owner.selector().select(endpoint, owner.transportMode());
+            transport = t;
+        }
+        return t;
+    }
+
+    private String transportName() {
+        Transport t = transport;
+        return t == null ? "no transport" : t.name();
+    }
+
+    private String describe(Envelope e) {
+        return "message " + e.kind() + " from rank " + e.from() + " to rank " + e.to() + " (tag " + e.tag()
+                + ", seq " + e.seq() + ", domain " + org.mpfl.runtime.domain.Domain.shortId(e.domainId()) + ")";
+    }
+}

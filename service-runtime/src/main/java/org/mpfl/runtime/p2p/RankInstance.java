@@ -1,0 +1,304 @@
+package org.mpfl.runtime.p2p;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.mpfl.runtime.api.DeliveryException;
+import org.mpfl.runtime.api.MpiwsException;
+import org.mpfl.runtime.domain.Domain;
+import org.mpfl.runtime.domain.MessagingSettings;
+import org.mpfl.runtime.domain.RankRegistry;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Inbox.Outcome;
+import org.mpfl.runtime.transport.Payload;
+import org.mpfl.runtime.transport.TransportSelector;
+
+/**
+ * One rank of one domain living in this service host (the paper's WS-Resource): its mailbox, its
+ * ordered outbound lanes to every other world rank, its counters, and its failure state.
+ *
+ * <p>Created by {@link RankRegistry#open}; communicators over it are {@link P2PCommunicator}s. When
+ * the rank's program returns, the host calls {@link #finish()} (flushes what is still queued, then
+ * drops the rank's state); after a failure or abort it calls {@link #close()}.
+ */
+public final class RankInstance {
+    private record SyncKey(int context, int peer, long seq) {
+    }
+
+    private final RankRegistry registry;
+    private final Domain domain;
+    private final int rank;
+    private final List<Endpoint> endpoints;
+    private final TransportSelector selector;
+    private final String transportMode;
+    private final Mailbox mailbox;
+    private final OutboundLane[] lanes;
+    private final TrafficCounters counters;
+    private final ConcurrentHashMap<SyncKey, CompletableFuture<Void>> syncAcks = new ConcurrentHashMap<>();
+    private volatile MpiwsException failure;
+    private volatile boolean ended;
+
+    public RankInstance(RankRegistry registry, Domain domain, int rank, List<Endpoint> endpoints,
+                        TransportSelector selector, String transportMode) {
+        this.registry = registry;
+        this.domain = domain;
+        this.rank = rank;
+        this.endpoints = endpoints;
+        this.selector = selector;
+        this.transportMode = transportMode;
+        this.mailbox = new Mailbox(this, domain);
+        this.lanes = new OutboundLane[endpoints.size()];
+        this.counters = new TrafficCounters(endpoints.size());
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    /** World size. */
+    public int size() {
+        return endpoints.size();
+    }
+
+    public String domainId() {
+        return domain.id();
+    }
+
+    public Domain domain() {
+        return domain;
+    }
+
+    public List<Endpoint> endpoints() {
+        return endpoints;
+    }
+
+    public TrafficCounters counters() {
+        return counters;
+    }
+
+    /** Messages buffered here, not yet received (unexpected or out of order). */
+    public int bufferedMessages() {
+        return mailbox.bufferedMessages();
+    }
+
+    /** The failure that ended this rank's messaging ({@code null} if none). */
+    public MpiwsException failure() {
+        return failure;
+    }
+
+    /** The world communicator of this rank (context 0). */
+    public P2PCommunicator world() {
+        int[] all = new int[size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = i;
+        }
+        return new P2PCommunicator(this, 0, all, "world");
+    }
+
+    // ------------------------------------------------------------------ receiving side (inbox)
+
+    /** Handles an envelope addressed to this rank whose proof the registry has checked. */
+    public Outcome accept(Envelope e, boolean copyOnAdmit) {
+        if (ended) {
+            return Outcome.REJECTED;
+        }
+        List<Envelope> matchedSync = new ArrayList<>(0);
+        Outcome outcome;
+        switch (e.kind()) {
+            case SYNC_ACK -> {
+                syncAck(e.context(), e.from(), e.seq()).complete(null);
+                return Outcome.STORED;
+            }
+            case BSTORE -> {
+                outcome = acceptBstore(e, matchedSync);
+            }
+            default -> outcome = mailbox.accept(e, copyOnAdmit, matchedSync);
+        }
+        for (Envelope m : matchedSync) {
+            acknowledge(m);
+        }
+        return outcome;
+    }
+
+    private Outcome acceptBstore(Envelope e, List<Envelope> matchedSync) {
+        byte[] bytes = (byte[]) e.payload().value();
+        BroadcastTree.Header h;
+        Payload value;
+        try {
+            h = BroadcastTree.header(bytes);
+            value = BroadcastTree.value(h, bytes);
+        } catch (RuntimeException ex) {
+            return Outcome.REJECTED;
+        }
+        Envelope asData = new Envelope(e.domainId(), e.context(), e.from(), e.to(), e.tag(), e.seq(),
+                Envelope.Kind.DATA, e.proof(), value);
+        Outcome outcome = mailbox.accept(asData, false, matchedSync);
+        if (outcome == Outcome.STORED) {
+            int me = h.indexOf(rank);
+            for (int child : BroadcastTree.children(me, h.root(), h.members().length)) {
+                int childWorld = h.members()[child];
+                lane(childWorld).submit(envelope(e.context(), e.from(), childWorld, e.tag(), h.seqs()[child],
+                        Envelope.Kind.BSTORE, e.payload()));
+            }
+        }
+        return outcome;
+    }
+
+    private void acknowledge(Envelope syncData) {
+        lane(syncData.from()).submit(envelope(syncData.context(), rank, syncData.from(), syncData.tag(),
+                syncData.seq(), Envelope.Kind.SYNC_ACK, Payload.of(null)));
+    }
+
+    CompletableFuture<Void> syncAck(int context, int peer, long seq) {
+        return syncAcks.computeIfAbsent(new SyncKey(context, peer, seq), k -> new CompletableFuture<>());
+    }
+
+    void forgetSyncAck(int context, int peer, long seq) {
+        syncAcks.remove(new SyncKey(context, peer, seq));
+    }
+
+    // ------------------------------------------------------------------ sending side
+
+    OutboundLane lane(int destWorld) {
+        OutboundLane lane = lanes[destWorld];
+        if (lane == null) {
+            synchronized (lanes) {
+                lane = lanes[destWorld];
+                if (lane == null) {
+                    lane = new OutboundLane(this, destWorld, endpoints.get(destWorld));
+                    lanes[destWorld] = lane;
+                }
+            }
+        }
+        return lane;
+    }
+
+    Envelope envelope(int context, int to, int tag, long seq, Envelope.Kind kind, Payload payload) {
+        return envelope(context, rank, to, tag, seq, kind, payload);
+    }
+
+    private Envelope envelope(int context, int from, int to, int tag, long seq, Envelope.Kind kind, Payload payload) {
+        byte[] proof = domain.proofs().prove(domain.id(), context, from, to, tag, seq, kind);
+        return new Envelope(domain.id(), context, from, to, tag, seq, kind, proof, payload);
+    }
+
+    Mailbox mailbox() {
+        return mailbox;
+    }
+
+    RankRegistry registry() {
+        return registry;
+    }
+
+    MessagingSettings settings() {
+        return registry.settings();
+    }
+
+    TransportSelector selector() {
+        return selector;
+    }
+
+    String transportMode() {
+        return transportMode;
+    }
+
+    // ------------------------------------------------------------------ state
+
+    /** Throws if the domain was aborted or this rank's messaging failed. */
+    public void checkUsable() {
+        domain.checkNotAborted();
+        MpiwsException f = failure;
+        if (f != null) {
+            throw f;
+        }
+    }
+
+    /** Records the rank's first messaging failure and wakes its blocked operations. */
+    void fail(MpiwsException ex) {
+        synchronized (this) {
+            if (failure == null) {
+                failure = ex;
+            }
+        }
+        wakeAll();
+    }
+
+    /** Wakes every blocked operation (abort). */
+    public void wakeAll() {
+        mailbox.wakeAll();
+        for (OutboundLane lane : lanes) {
+            if (lane != null) {
+                lane.wake();
+            }
+        }
+    }
+
+    /** Waits for a message to have been stored, failing on abort or on the rank's failure. */
+    void awaitDelivered(Outgoing o, String what) {
+        await(o.delivered, -1, what);
+    }
+
+    /** Waits for a future; {@code timeoutNanos < 0}: without limit. Abort and failure end the wait within 50 ms. */
+    <T> T await(CompletableFuture<T> future, long timeoutNanos, String what) {
+        long deadline = timeoutNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+        while (true) {
+            try {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new org.mpfl.runtime.api.ReceiveTimeoutException(what + ": not completed within "
+                            + java.time.Duration.ofNanos(timeoutNanos));
+                }
+                return future.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException ex) {
+                checkUsable();
+            } catch (ExecutionException ex) {
+                if (ex.getCause() instanceof MpiwsException m) {
+                    throw m;
+                }
+                throw new DeliveryException(what + " failed: " + ex.getCause(), ex.getCause());
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                throw new MpiwsException("interrupted: " + what, ex);
+            }
+        }
+    }
+
+    /**
+     * Ends the rank normally: waits until every message it sent has been stored by its receiver
+     * (bounded by the delivery deadline and by an abort), then drops its state.
+     *
+     * @throws MpiwsException if a message could not be delivered or the domain was aborted
+     */
+    public void finish() {
+        try {
+            for (OutboundLane lane : lanes) {
+                if (lane != null) {
+                    lane.awaitIdle();
+                }
+            }
+            checkUsable();
+        } finally {
+            close();
+        }
+    }
+
+    /** Ends the rank without flushing (after a failure or an abort) and drops its state. */
+    public void close() {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        mailbox.clear();
+        syncAcks.clear();
+        registry.ended(this);
+    }
+
+    public boolean isEnded() {
+        return ended;
+    }
+}

@@ -1,0 +1,41 @@
+package org.mpfl.runtime.transport.binary;
+
+/**
+ * The binary channel's frames (all integers little-endian). One request at a time per connection;
+ * every request gets a one-byte reply, so each store is confirmed.
+ *
+ * <pre>
+ * request  := op:u8 body
+ * STORE(1) := kind:u8 payloadType:u8 proofLen:u8 domainIdLen:u16 context:i32 from:i32 to:i32 tag:i32
+ *             seq:i64 payloadLen:i64 domainId:utf8[domainIdLen] proof[proofLen] payload[payloadLen]
+ * ABORT(2) := proofLen:u8 domainIdLen:u16 domainId proof
+ * PING(3)  := (empty)             -- reachability check at domain set-up
+ * reply    := u8: 0 STORED (abort: accepted; ping: alive), 1 DUPLICATE, 2 BUSY, 3 REJECTED, 4 MALFORMED
+ * </pre>
+ *
+ * The payload is the value's wire form of {@code Payload}: primitive arrays as raw little-endian
+ * elements, streamed straight from/into the arrays through a direct buffer (no serialisation, no
+ * whole-message intermediate copy).
+ */
+final class BinaryProtocol {
+    static final byte OP_STORE = 1;
+    static final byte OP_ABORT = 2;
+    static final byte OP_PING = 3;
+
+    static final byte REPLY_STORED = 0;
+    static final byte REPLY_DUPLICATE = 1;
+    static final byte REPLY_BUSY = 2;
+    static final byte REPLY_REJECTED = 3;
+    static final byte REPLY_MALFORMED = 4;
+
+    /** Bytes of a STORE request after the op byte and before the domain ID. */
+    static final int STORE_FIXED = 1 + 1 + 1 + 2 + 4 * 4 + 8 + 8;
+    static final int MAX_DOMAIN_ID = 1024;
+    static final int MAX_PROOF = 255;
+    /** Java arrays end at about 2^31 elements of bytes. */
+    static final long MAX_PAYLOAD = Integer.MAX_VALUE - 64;
+    static final int BUFFER_BYTES = 256 * 1024;
+
+    private BinaryProtocol() {
+    }
+}

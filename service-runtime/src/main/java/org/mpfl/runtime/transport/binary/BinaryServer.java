@@ -1,0 +1,181 @@
+package org.mpfl.runtime.transport.binary;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Inbox;
+import org.mpfl.runtime.transport.Payload;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The receiving end of the binary channel: accepts connections from other MPFL service hosts and
+ * hands every stored envelope to the {@link Inbox}, answering with its outcome. One thread per
+ * connection reads frames in order, so per-connection order is kept; the inbox never blocks, so a
+ * connection is never held up by a rank's program.
+ */
+public final class BinaryServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BinaryServer.class);
+
+    private final Inbox inbox;
+    private final ServerSocketChannel server;
+    private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connectionCount = new AtomicInteger();
+    private final String advertisedHost;
+    private volatile boolean closed;
+
+    /**
+     * Listens on {@code bindHost:port} ({@code port} 0: any free port).
+     *
+     * @param advertisedHost the host name other hosts use to reach this one (e.g. 127.0.0.1)
+     */
+    public BinaryServer(Inbox inbox, String bindHost, int port, String advertisedHost) throws IOException {
+        this.inbox = inbox;
+        this.advertisedHost = advertisedHost;
+        this.server = ServerSocketChannel.open();
+        server.bind(new InetSocketAddress(bindHost, port), 64);
+        Thread acceptor = new Thread(this::acceptLoop, "mpfl-binary-accept-" + port());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    public int port() {
+        return ((InetSocketAddress) server.socket().getLocalSocketAddress()).getPort();
+    }
+
+    /** {@code host:port} to advertise as {@code Endpoint.binaryAddress}. */
+    public String address() {
+        return advertisedHost + ":" + port();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                SocketChannel ch = server.accept();
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                ch.setOption(StandardSocketOptions.SO_RCVBUF, 512 * 1024);
+                connections.add(ch);
+                Thread t = new Thread(() -> serve(ch), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
+                t.setDaemon(true);
+                t.start();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.warn("binary channel: accept failed: {}", e.toString());
+                }
+            }
+        }
+    }
+
+    private void serve(SocketChannel ch) {
+        ChannelBuffer in = new ChannelBuffer(ch, null, 0);
+        ByteBuffer reply = ByteBuffer.allocateDirect(1);
+        in.startRead();
+        try {
+            while (!closed) {
+                byte op;
+                try {
+                    op = in.getByte();
+                } catch (java.io.EOFException eof) {
+                    return;
+                }
+                byte outcome = switch (op) {
+                    case BinaryProtocol.OP_STORE -> store(in);
+                    case BinaryProtocol.OP_ABORT -> abort(in);
+                    case BinaryProtocol.OP_PING -> BinaryProtocol.REPLY_STORED;
+                    default -> throw new IOException("unknown binary-channel op " + op);
+                };
+                reply.clear();
+                reply.put(outcome).flip();
+                while (reply.hasRemaining()) {
+                    ch.write(reply);
+                }
+            }
+        } catch (IOException e) {
+            if (!closed) {
+                LOG.debug("binary channel: connection ended: {}", e.toString());
+            }
+        } finally {
+            connections.remove(ch);
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    private byte store(ChannelBuffer in) throws IOException {
+        int kindOrdinal = in.getByte() & 0xff;
+        int typeCode = in.getByte() & 0xff;
+        int proofLen = in.getByte() & 0xff;
+        int idLen = in.getUnsignedShort();
+        int context = in.getInt();
+        int from = in.getInt();
+        int to = in.getInt();
+        int tag = in.getInt();
+        long seq = in.getLong();
+        long payloadLen = in.getLong();
+        if (idLen > BinaryProtocol.MAX_DOMAIN_ID || payloadLen < 0 || payloadLen > BinaryProtocol.MAX_PAYLOAD
+                || kindOrdinal >= Envelope.Kind.values().length) {
+            throw new IOException("malformed store frame (domain id " + idLen + " bytes, payload " + payloadLen
+                    + " bytes, kind " + kindOrdinal + ")");
+        }
+        String domainId = new String(in.getBytes(idLen), StandardCharsets.UTF_8);
+        byte[] proof = in.getBytes(proofLen);
+        Payload payload;
+        try {
+            payload = in.getPayload(Payload.Type.ofCode(typeCode), payloadLen);
+        } catch (IllegalArgumentException e) {
+            // the bytes were consumed; the frame is answered, the connection stays usable
+            LOG.warn("binary channel: undecodable payload for domain {}: {}", domainId, e.getMessage());
+            return BinaryProtocol.REPLY_MALFORMED;
+        }
+        Envelope envelope = new Envelope(domainId, context, from, to, tag, seq,
+                Envelope.Kind.values()[kindOrdinal], proof, payload);
+        return switch (inbox.store(envelope)) {
+            case STORED -> BinaryProtocol.REPLY_STORED;
+            case DUPLICATE -> BinaryProtocol.REPLY_DUPLICATE;
+            case BUSY -> BinaryProtocol.REPLY_BUSY;
+            case REJECTED -> BinaryProtocol.REPLY_REJECTED;
+        };
+    }
+
+    private byte abort(ChannelBuffer in) throws IOException {
+        int proofLen = in.getByte() & 0xff;
+        int idLen = in.getUnsignedShort();
+        if (idLen > BinaryProtocol.MAX_DOMAIN_ID) {
+            throw new IOException("malformed abort frame");
+        }
+        String domainId = new String(in.getBytes(idLen), StandardCharsets.UTF_8);
+        byte[] proof = in.getBytes(proofLen);
+        return inbox.abort(domainId, proof) ? BinaryProtocol.REPLY_STORED : BinaryProtocol.REPLY_REJECTED;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (SocketChannel ch : connections) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package org.mpfl.runtime.transport.local;
+
+import org.mpfl.runtime.domain.RankRegistry;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Inbox;
+import org.mpfl.runtime.transport.ReceiverBusyException;
+import org.mpfl.runtime.transport.Transport;
+import org.mpfl.runtime.transport.TransportException;
+
+/**
+ * In-JVM hand-over between ranks of one service host: the envelope goes straight to this host's
+ * registry on the sender's thread, no encoding; the payload is deep-copied once, and only when the
+ * receiver admits the message (a BUSY answer costs no copy).
+ */
+public final class LocalTransport implements Transport {
+    private final String hostId;
+    private final RankRegistry registry;
+
+    public LocalTransport(String hostId, RankRegistry registry) {
+        this.hostId = hostId;
+        this.registry = registry;
+    }
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    @Override
+    public boolean reaches(Endpoint endpoint) {
+        return hostId.equals(endpoint.hostId());
+    }
+
+    @Override
+    public void store(Endpoint endpoint, Envelope envelope) throws TransportException {
+        Inbox.Outcome outcome = registry.store(envelope, true);
+        switch (outcome) {
+            case STORED, DUPLICATE -> { }
+            case BUSY -> throw new ReceiverBusyException("rank " + envelope.to() + " is busy");
+            case REJECTED -> throw new TransportException("rank " + envelope.to() + " of host " + hostId
+                    + " rejected the message (bad token proof, or the rank/domain has ended or was aborted)", true, null);
+        }
+    }
+
+    @Override
+    public void abort(Endpoint endpoint, String domainId, byte[] proof) {
+        registry.abort(domainId, proof);
+    }
+
+    @Override
+    public void close() {
+        // nothing held
+    }
+}
