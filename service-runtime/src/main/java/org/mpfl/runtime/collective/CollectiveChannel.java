@@ -1,0 +1,68 @@
+package org.mpfl.runtime.collective;
+
+import org.mpfl.runtime.api.Message;
+import org.mpfl.runtime.api.Request;
+
+/**
+ * The point-to-point service the collective algorithms run on: one per communicator, on a
+ * <b>private context</b> of that communicator that user messages never see (so a user receive with
+ * {@code ANY_TAG} can never steal a collective's message, and two communicators never mix).
+ *
+ * <p>Implemented by the point-to-point runtime; ranks are ranks of the communicator. Semantics are
+ * the communicator's: per (sender, receiver) messages are non-overtaking; receives match on
+ * (source, tag or {@link org.mpfl.runtime.api.Communicator#ANY_TAG}) in the order they were posted;
+ * every blocking call ends with {@link org.mpfl.runtime.api.DomainAbortedException} when the domain
+ * is aborted. Tags used by the algorithms are non-negative (see {@link Tags}).
+ *
+ * <p><b>Buffers.</b> A value passed to {@code send}/{@code isend} must not be modified by the caller
+ * until the send has completed (MPI's rule; the algorithms respect it). Received values are owned
+ * by the receiver: the algorithms reduce into them or keep them in place.
+ */
+public interface CollectiveChannel {
+    /** This rank in the communicator. */
+    int rank();
+
+    /** Size of the communicator. */
+    int size();
+
+    /** Standard send: returns once the transport has taken the value. */
+    void send(Object value, int dest, int tag);
+
+    /** Non-blocking send. */
+    Request isend(Object value, int dest, int tag);
+
+    /** Blocking receive; {@code tag} may be {@code ANY_TAG} (never {@code ANY_SOURCE} in these algorithms). */
+    Message recv(int source, int tag);
+
+    /** Non-blocking receive; matched in posting order against receives of the same source and tag. */
+    Request irecv(int source, int tag);
+
+    /**
+     * Sends {@code length} elements of a primitive array (or {@link java.util.List}) starting at
+     * {@code offset}. The receiver sees an array of exactly that length. The default copies the
+     * range; a runtime that encodes straight from the source array can override it to save a copy.
+     */
+    default Request isendRange(Object array, int offset, int length, int dest, int tag) {
+        return isend(Seqs.slice(array, offset, offset + length), dest, tag);
+    }
+
+    /**
+     * Whether {@link #bstoreBroadcast} is carried natively: the transport forwards the message down
+     * the binomial tree ({@link BinomialTree}) as it arrives (the MPIWS {@code bstore} operation),
+     * without waiting for the receiving rank's thread.
+     */
+    default boolean supportsBstore() {
+        return false;
+    }
+
+    /**
+     * The bstore broadcast: called by every rank; the root's value is delivered to all. The root
+     * sends to its binomial children with {@code bstore}; every receiving side stores the payload and
+     * forwards it to its own children ({@link BinomialTree#children}) on arrival, keeping the root
+     * as the origin and the root's per-destination sequence numbers. Non-roots return the received
+     * value; the root returns its own value. Only called when {@link #supportsBstore()} is true.
+     */
+    default Object bstoreBroadcast(Object value, int root, int tag) {
+        throw new UnsupportedOperationException("this channel has no native bstore");
+    }
+}

@@ -1,0 +1,267 @@
+package org.mpfl.runtime.collective;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.runtime.api.ReduceOp;
+
+/**
+ * The collective operations of one communicator, run over its {@link CollectiveChannel}. A
+ * communicator implementation creates one {@code Collectives} per communicator and delegates every
+ * collective of {@link org.mpfl.runtime.api.Communicator} to the method of the same name.
+ *
+ * <p>Every rank must call the same collectives in the same order (MPI's rule); each call takes the
+ * next sequence number of this communicator, which goes into the tags ({@link Tags}), so messages of
+ * consecutive collectives never match each other. Collectives of one communicator must not be called
+ * concurrently from several threads of one rank.
+ *
+ * <p>Algorithms ({@link #ALGORITHMS}) are chosen by name or, for {@code auto} (or {@code null}), by
+ * message size and communicator size ({@link CollectiveConfig}).
+ */
+public final class Collectives {
+    /** Algorithm names per operation; {@code auto} is accepted everywhere as well. */
+    public static final Map<String, List<String>> ALGORITHMS = Map.of(
+            "barrier", List.of("dissemination", "serial", "binomial"),
+            "bcast", List.of("serial", "binomial", "bstore", "scatter-allgather"),
+            "scatter", List.of("serial", "binomial"),
+            "gather", List.of("serial", "binomial"),
+            "allgather", List.of("ring", "recursive-doubling", "gather-broadcast"),
+            "reduce", List.of("serial", "binomial"),
+            "allreduce", List.of("reduce-broadcast", "recursive-doubling", "reduce-scatter-allgather"),
+            "alltoall", List.of("pairwise", "basic"),
+            "scan", List.of("linear", "recursive-doubling"));
+
+    private final CollectiveChannel channel;
+    private final CollectiveConfig config;
+    private final AtomicInteger sequence = new AtomicInteger();
+
+    public Collectives(CollectiveChannel channel, CollectiveConfig config) {
+        this.channel = channel;
+        this.config = config;
+    }
+
+    /** With {@link CollectiveConfig#fromSystemProperties()}. */
+    public Collectives(CollectiveChannel channel) {
+        this(channel, CollectiveConfig.fromSystemProperties());
+    }
+
+    public CollectiveConfig config() {
+        return config;
+    }
+
+    /** The algorithm names of an operation (for help texts and benchmarks). */
+    public static List<String> algorithms(String op) {
+        List<String> names = ALGORITHMS.get(op);
+        if (names == null) {
+            throw new IllegalArgumentException("unknown collective operation '" + op + "'");
+        }
+        return names;
+    }
+
+    // ------------------------------------------------------------------------------------ operations
+
+    public void barrier() {
+        barrier("auto");
+    }
+
+    public void barrier(String algorithm) {
+        String alg = resolve("barrier", algorithm);
+        int seq = next();
+        if (channel.size() == 1) {
+            return;
+        }
+        switch (alg == null ? "dissemination" : alg) {
+            case "serial" -> Barriers.serial(channel, seq);
+            case "binomial" -> Barriers.binomial(channel, seq);
+            default -> Barriers.dissemination(channel, seq);
+        }
+    }
+
+    /** The root's value on every rank; the root gets its own value back (not a copy). */
+    public Object bcast(Object value, int root, String algorithm) {
+        String alg = resolve("bcast", algorithm);
+        checkRoot(root);
+        int seq = next();
+        int p = channel.size();
+        if (p == 1) {
+            return value;
+        }
+        if (alg == null) {
+            // only the root's choice matters: the others learn it from the first message
+            boolean isLong = channel.rank() == root && Broadcasts.isLong(value, p, config);
+            return Broadcasts.tree(channel, seq, value, root, isLong);
+        }
+        return switch (alg) {
+            case "serial" -> Broadcasts.serial(channel, seq, value, root);
+            case "binomial" -> Broadcasts.tree(channel, seq, value, root, false);
+            case "bstore" -> Broadcasts.bstore(channel, seq, value, root);
+            default -> Broadcasts.tree(channel, seq, value, root, true);
+        };
+    }
+
+    /** Block distribution of the root's array (the first {@code len % p} ranks get one element more). */
+    public Object scatter(Object array, int root, String algorithm) {
+        String alg = resolve("scatter", algorithm);
+        checkRoot(root);
+        int seq = next();
+        int p = channel.size();
+        boolean isRoot = channel.rank() == root;
+        if (isRoot && !Seqs.isSeq(array)) {
+            throw new IllegalArgumentException("scatter: the root's value must be an array, not "
+                    + (array == null ? "null" : array.getClass().getSimpleName()));
+        }
+        if (p == 1) {
+            return Seqs.slice(array, 0, Seqs.length(array));
+        }
+        if (alg == null) {
+            alg = p >= config.scatterBinomialMinRanks() ? "binomial" : "serial";
+        }
+        return alg.equals("binomial")
+                ? Gathers.scatterBinomial(channel, seq, array, root)
+                : Gathers.scatterSerial(channel, seq, array, root);
+    }
+
+    /**
+     * Every rank's value at the root in rank order: scalars become an array, arrays are
+     * concatenated, strings and other objects become a {@link java.util.List}; {@code null} elsewhere.
+     */
+    public Object gather(Object value, int root, String algorithm) {
+        String alg = resolve("gather", algorithm);
+        checkRoot(root);
+        int seq = next();
+        int p = channel.size();
+        Object mine = Contribution.wire(value);
+        Object gathered;
+        if (p == 1) {
+            gathered = Seqs.concat(new Object[] {mine});
+        } else {
+            if (alg == null) {
+                alg = p >= config.gatherBinomialMinRanks() ? "binomial" : "serial";
+            }
+            gathered = alg.equals("binomial")
+                    ? Gathers.gatherBinomial(channel, seq, mine, root)
+                    : Gathers.gatherSerial(channel, seq, mine, root);
+        }
+        return gathered == null ? null : Contribution.fromWire(gathered, value);
+    }
+
+    /** Like {@link #gather}, with the result on every rank. */
+    public Object allgather(Object value, String algorithm) {
+        String alg = resolve("allgather", algorithm);
+        int seq = next();
+        int p = channel.size();
+        Object mine = Contribution.wire(value);
+        if (p == 1) {
+            return Contribution.fromWire(Seqs.concat(new Object[] {mine}), value);
+        }
+        if (alg == null) {
+            alg = Integer.bitCount(p) == 1 ? "recursive-doubling" : "ring";
+        }
+        Object gathered = switch (alg) {
+            case "recursive-doubling" -> Gathers.allgatherRecursiveDoubling(channel, seq, mine);
+            case "gather-broadcast" -> Broadcasts.tree(channel, seq, Gathers.gatherBinomial(channel, seq, mine, 0), 0, false);
+            default -> Gathers.allgatherRing(channel, seq, mine);
+        };
+        return Contribution.fromWire(gathered, value);
+    }
+
+    /** Element-wise reduction at the root ({@code null} elsewhere). */
+    public Object reduce(Object value, ReduceOp op, int root, String algorithm) {
+        String alg = resolve("reduce", algorithm);
+        checkRoot(root);
+        int seq = next();
+        int p = channel.size();
+        Object operand = Reductions.operand(value, op);
+        Object reduced;
+        if (p == 1) {
+            reduced = Reductions.copy(operand);
+        } else {
+            if (alg == null) {
+                alg = p >= config.reduceBinomialMinRanks() ? "binomial" : "serial";
+            }
+            reduced = alg.equals("binomial")
+                    ? ReduceAlgorithms.reduceBinomial(channel, seq, operand, op, root)
+                    : ReduceAlgorithms.reduceSerial(channel, seq, operand, op, root);
+        }
+        return reduced == null ? null : Reductions.result(reduced, value);
+    }
+
+    /** Element-wise reduction with the result on every rank (the same bits everywhere). */
+    public Object allreduce(Object value, ReduceOp op, String algorithm) {
+        String alg = resolve("allreduce", algorithm);
+        int seq = next();
+        int p = channel.size();
+        Object operand = Reductions.operand(value, op);
+        if (p == 1) {
+            return Reductions.result(Reductions.copy(operand), value);
+        }
+        if (alg == null) {
+            boolean isLong = Seqs.byteSize(operand) >= config.allreduceLongBytes()
+                    && Seqs.length(operand) >= Integer.highestOneBit(p);
+            alg = isLong ? "reduce-scatter-allgather" : "recursive-doubling";
+        }
+        Object reduced = switch (alg) {
+            case "reduce-broadcast" -> ReduceAlgorithms.allreduceReduceBroadcast(channel, seq, operand, op);
+            case "reduce-scatter-allgather" -> ReduceAlgorithms.allreduceReduceScatterAllgather(channel, seq, operand, op);
+            default -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
+        };
+        return Reductions.result(reduced, value);
+    }
+
+    /** Block {@code j} (block distribution) of this rank's array goes to rank {@code j}; received blocks are concatenated in rank order. */
+    public Object alltoall(Object array, String algorithm) {
+        String alg = resolve("alltoall", algorithm);
+        int seq = next();
+        if (!Seqs.isSeq(array)) {
+            throw new IllegalArgumentException("alltoall: the value must be an array, not "
+                    + (array == null ? "null" : array.getClass().getSimpleName()));
+        }
+        if (channel.size() == 1) {
+            return Seqs.slice(array, 0, Seqs.length(array));
+        }
+        return "basic".equals(alg)
+                ? Gathers.alltoallBasic(channel, seq, array)
+                : Gathers.alltoallPairwise(channel, seq, array);
+    }
+
+    /** Inclusive prefix reduction over ranks {@code 0..rank}. */
+    public Object scan(Object value, ReduceOp op, String algorithm) {
+        String alg = resolve("scan", algorithm);
+        int seq = next();
+        Object operand = Reductions.operand(value, op);
+        Object reduced = channel.size() == 1 ? Reductions.copy(operand)
+                : "linear".equals(alg)
+                ? ReduceAlgorithms.scanLinear(channel, seq, operand, op)
+                : ReduceAlgorithms.scanRecursiveDoubling(channel, seq, operand, op);
+        return Reductions.result(reduced, value);
+    }
+
+    // ------------------------------------------------------------------------------------ helpers
+
+    private int next() {
+        return sequence.getAndIncrement();
+    }
+
+    private void checkRoot(int root) {
+        if (root < 0 || root >= channel.size()) {
+            throw new IllegalArgumentException("root " + root + " is not a rank of a communicator of size " + channel.size());
+        }
+    }
+
+    /** The named algorithm, or {@code null} for an automatic choice. */
+    private String resolve(String op, String algorithm) {
+        String name = algorithm == null ? "auto" : algorithm.trim().toLowerCase(Locale.ROOT);
+        if (name.equals("auto") || name.isEmpty()) {
+            name = config.forcedAlgorithm(op);
+            if (name == null) {
+                return null;
+            }
+        }
+        if (!ALGORITHMS.get(op).contains(name)) {
+            throw new IllegalArgumentException("unknown " + op + " algorithm '" + name + "' (known: auto, "
+                    + String.join(", ", ALGORITHMS.get(op)) + ")");
+        }
+        return name;
+    }
+}
