@@ -1,0 +1,28 @@
+package org.mpfl.samples.heat2d;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.mpfl.runtime.api.Activity;
+import org.mpfl.runtime.api.ActivityContext;
+import org.mpfl.samples.common.Inputs;
+
+/**
+ * {@code in="plate, northHalo, southHalo, westHalo, eastHalo"} →
+ * {@code out="plate, localResidual, northEdge, southEdge, westEdge, eastEdge"}: unpacks the halos
+ * received from the neighbours (empty where there is none), does one Jacobi sweep, and packs the new
+ * edges for the next exchange. {@code localResidual} is the largest change of a cell of this rank.
+ */
+public final class JacobiSweep implements Activity {
+    @Override
+    public Map<String, Object> execute(Map<String, Object> inputs, ActivityContext context) {
+        Plate plate = Inputs.get(inputs, "plate", Plate.class);
+        plate.storeHalos(Inputs.doubles(inputs, "northHalo"), Inputs.doubles(inputs, "southHalo"),
+                Inputs.doubles(inputs, "westHalo"), Inputs.doubles(inputs, "eastHalo"));
+        double localResidual = plate.sweep();
+        Map<String, Object> outputs = new HashMap<>();
+        outputs.put("plate", plate);
+        outputs.put("localResidual", localResidual);
+        SetupPlate.putEdges(plate, outputs);
+        return outputs;
+    }
+}

@@ -1,0 +1,96 @@
+package org.mpfl.samples.moldyn;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.mpfl.samples.common.FakeRankContext;
+
+/**
+ * Runs the MolDyn activities the way {@code moldyn.mpfl.xml} does, p ranks in one thread: each move,
+ * every rank's MoveAndComputeForces, then a plain loop adding the partial arrays in rank order (what
+ * the workflow's allreduce(sum) computes), then every rank's ApplyForces with the sum.
+ */
+class MolDynActivitiesTest {
+    static final double REFERENCE_EK_MM8 = 1731.4306625334357;
+    static final double REFERENCE_EK_MM13 = 7397.392307839352;
+    static final int MOVES = 50;
+
+    /** Returns ek of every rank after the given number of moves. */
+    static double[] runRanks(int mm, int ranks, int moves) throws Exception {
+        List<FakeRankContext> contexts = new ArrayList<>();
+        List<Map<String, Object>> variables = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) {
+            FakeRankContext context = new FakeRankContext(r, ranks);
+            contexts.add(context);
+            variables.add(new HashMap<>(new CreateSystem().execute(Map.of("cellsPerSide", mm), context)));
+        }
+        MoveAndComputeForces forces = new MoveAndComputeForces();
+        ApplyForces apply = new ApplyForces();
+        for (int move = 0; move < moves; move++) {
+            double[] sum = null;
+            for (int r = 0; r < ranks; r++) {
+                Map<String, Object> out = forces.execute(Map.of("system", variables.get(r).get("system")), contexts.get(r));
+                variables.get(r).putAll(out);
+                double[] partial = (double[]) out.get("partialForces");
+                if (sum == null) {
+                    sum = partial.clone();
+                } else {
+                    for (int k = 0; k < sum.length; k++) {
+                        sum[k] += partial[k];
+                    }
+                }
+            }
+            for (int r = 0; r < ranks; r++) {
+                variables.get(r).putAll(apply.execute(
+                        Map.of("system", variables.get(r).get("system"), "forces", sum.clone()), contexts.get(r)));
+            }
+        }
+        double[] ek = new double[ranks];
+        for (int r = 0; r < ranks; r++) {
+            ek[r] = (Double) variables.get(r).get("ek");
+        }
+        return ek;
+    }
+
+    @Test
+    void oneRankReproducesTheReferenceBitForBit() throws Exception {
+        assertEquals(REFERENCE_EK_MM8, runRanks(8, 1, MOVES)[0], 0.0);
+    }
+
+    /** Other ranks add the per-particle forces in another order: JGF's 1e-12 absolute, or 1e-8 relative (issue 7). */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4})
+    void severalRanksAgreeAndValidate(int ranks) throws Exception {
+        double[] ek = runRanks(8, ranks, MOVES);
+        for (double rankEk : ek) {
+            assertEquals(ek[0], rankEk, 0.0, "all ranks hold the same state");
+        }
+        double deviation = Math.abs(ek[0] - REFERENCE_EK_MM8);
+        System.out.printf("moldyn mm=8 p=%d ek=%s |ek-ref|=%.3e%n", ranks, Double.toString(ek[0]), deviation);
+        assertTrue(deviation <= 1e-12 || deviation / REFERENCE_EK_MM8 <= 1e-8, "deviation " + deviation);
+    }
+
+    @Test
+    void latticeHasFourTimesMmCubedParticles() throws Exception {
+        Map<String, Object> out = new CreateSystem().execute(Map.of("cellsPerSide", 3), new FakeRankContext(0, 1));
+        assertEquals(108, out.get("particles"));
+    }
+
+    /** mm=13 (8788 particles) takes ~7 s serially: run with -Dmoldyn.large=true. */
+    @Test
+    @EnabledIfSystemProperty(named = "moldyn.large", matches = "true")
+    void largeSizeReproducesTheReference() throws Exception {
+        assertEquals(REFERENCE_EK_MM13, runRanks(13, 1, MOVES)[0], 0.0);
+        double deviation = Math.abs(runRanks(13, 2, MOVES)[0] - REFERENCE_EK_MM13);
+        System.out.printf("moldyn mm=13 p=2 |ek-ref|=%.3e%n", deviation);
+        assertTrue(deviation <= 1e-12 || deviation / REFERENCE_EK_MM13 <= 1e-8, "deviation " + deviation);
+    }
+}
