@@ -1,0 +1,202 @@
+package org.mpfl.engine;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServer;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServerConfiguration;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.deploy.HttpArchiveDeployer;
+import org.mpfl.engine.registry.HostFile;
+import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.rest.EngineRoutes;
+import org.mpfl.engine.rest.EventStream;
+import org.mpfl.engine.rest.StaticConsole;
+import org.mpfl.engine.run.RankFanOut;
+import org.mpfl.engine.run.RankInvoker;
+import org.mpfl.engine.run.RunService;
+import org.mpfl.engine.run.SoapRankInvoker;
+import org.mpfl.engine.store.RunStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The enactment engine in one object: registry, run service, store and the HTTP server (REST API,
+ * event stream and console on one port). {@link #start} returns once it serves; {@link #close}
+ * stops everything it started.
+ */
+public final class Engine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    /** File in the data directory holding the engine token (mode 0600). */
+    public static final String TOKEN_FILE = "engine.token";
+    /** File in the data directory holding the URL of the engine last started there. */
+    public static final String URL_FILE = "engine.url";
+
+    private final EngineConfig config;
+    private final String token;
+    private final String url;
+    private final RunStore store;
+    private final HostRegistry registry;
+    private final RunService runs;
+    private final DeploymentService deployments;
+    private final CamelContext camel;
+    private final ExecutorService fanOutPool;
+
+    private Engine(EngineConfig config) throws Exception {
+        this.config = config;
+        Files.createDirectories(config.dataDir());
+        this.token = config.token() != null ? config.token() : loadOrCreateToken(config.dataDir());
+        int port = config.port() == 0 ? freePort(config.bindHost()) : config.port();
+        String host = config.bindHost().equals("0.0.0.0") ? InetAddress.getLocalHost().getHostName() : config.bindHost();
+        this.url = config.publicUrl() != null ? stripSlash(config.publicUrl()) : "http://" + host + ":" + port;
+
+        this.store = config.jdbcUrl() != null ? RunStore.open(config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword())
+                : RunStore.openEmbedded(config.dataDir());
+        int marked = store.failUnfinishedRuns(System.currentTimeMillis());
+        if (marked > 0) {
+            LOG.info("{} run(s) left unfinished by the previous engine marked FAILED (engine restarted)", marked);
+        }
+        this.registry = new HostRegistry(config.heartbeatTimeout());
+        if (config.hostFile() != null) {
+            registry.addStatic(HostFile.read(config.hostFile()));
+        }
+        this.deployments = new DeploymentService(config.dataDir().resolve("archives"), registry,
+                new HttpArchiveDeployer(config.runSettings().fanOutTimeout(), token));
+
+        this.camel = new DefaultCamelContext();
+        camel.getCamelContextExtension().setName("mpfl-engine");
+        VertxPlatformHttpServerConfiguration http = new VertxPlatformHttpServerConfiguration();
+        http.setBindHost(config.bindHost());
+        http.setBindPort(port);
+        http.setMaxBodySize(256L * 1024 * 1024);
+        camel.addService(new VertxPlatformHttpServer(http));
+        camel.getRestConfiguration().setComponent("platform-http");
+        this.fanOutPool = Executors.newFixedThreadPool(config.fanOutThreads(), daemonThreads("mpfl-fan-out"));
+        RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
+        RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout());
+        this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url);
+        camel.addRoutes(new EngineRoutes(this));
+        camel.start();
+
+        VertxPlatformHttpRouter router = VertxPlatformHttpRouter.lookup(camel, VertxPlatformHttpRouter.getRouterNameFromPort(port));
+        if (router == null) {
+            throw new IllegalStateException("the HTTP server did not start on port " + port);
+        }
+        EventStream.install(router, runs, store);
+        StaticConsole.install(router);
+        Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);
+        LOG.info("MPFL engine at {} (data {})", url, config.dataDir());
+    }
+
+    /** Starts an engine; returns once it serves HTTP. */
+    public static Engine start(EngineConfig config) throws Exception {
+        return new Engine(config);
+    }
+
+    private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * A free port: the platform-http router is registered under the configured port, so the engine
+     * must know its port before the server starts (port 0 would leave REST routes unbound).
+     */
+    static int freePort(String bindHost) throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(bindHost))) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    private static String stripSlash(String s) {
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /** Reads {@code DIR/engine.token}, creating it (random 256 bits, mode 0600) when absent. */
+    static String loadOrCreateToken(Path dataDir) throws IOException {
+        Path file = dataDir.resolve(TOKEN_FILE);
+        if (Files.isRegularFile(file)) {
+            String t = Files.readString(file, StandardCharsets.UTF_8).strip();
+            if (!t.isEmpty()) {
+                return t;
+            }
+        }
+        String t = RunService.randomId(32);
+        Path tmp = dataDir.resolve(TOKEN_FILE + ".tmp");
+        Files.deleteIfExists(tmp);
+        try {
+            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(tmp); // not a POSIX file system: rely on the directory's protection
+        }
+        Files.writeString(tmp, t + "\n", StandardCharsets.UTF_8);
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        return t;
+    }
+
+    /** Base URL, e.g. {@code http://127.0.0.1:8080}. */
+    public String url() {
+        return url;
+    }
+
+    /** The bearer token mutating requests must carry. */
+    public String token() {
+        return token;
+    }
+
+    public HostRegistry registry() {
+        return registry;
+    }
+
+    public RunService runs() {
+        return runs;
+    }
+
+    public RunStore store() {
+        return store;
+    }
+
+    public DeploymentService deployments() {
+        return deployments;
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        try {
+            runs.close();
+        } catch (RuntimeException e) {
+            LOG.warn("stopping runs: {}", e.getMessage());
+        }
+        try {
+            camel.close();
+        } catch (Exception e) {
+            LOG.warn("stopping Camel: {}", e.getMessage());
+        }
+        fanOutPool.shutdownNow();
+        try {
+            fanOutPool.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        store.close();
+    }
+}

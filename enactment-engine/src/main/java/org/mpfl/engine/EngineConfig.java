@@ -1,0 +1,167 @@
+package org.mpfl.engine;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.mpfl.engine.run.RankInvoker;
+import org.mpfl.engine.run.RunSettings;
+
+/**
+ * How to start an {@link Engine}. Defaults: loopback on port 8080, data in {@code ~/.mpfl/engine},
+ * embedded H2, a generated token, 10 s heartbeat timeout, no host file.
+ */
+public final class EngineConfig {
+    private String bindHost = "127.0.0.1";
+    private int port = 8080;
+    private String publicUrl;
+    private Path dataDir = Path.of(System.getProperty("user.home"), ".mpfl", "engine");
+    private String jdbcUrl;
+    private String jdbcUser = "sa";
+    private String jdbcPassword = "";
+    private String token;
+    private Path hostFile;
+    private Duration heartbeatTimeout = Duration.ofSeconds(10);
+    private boolean openRegistry = true;
+    private RunSettings runSettings = RunSettings.defaults();
+    private RankInvoker invoker;
+    private int fanOutThreads = 64;
+    private org.mpfl.engine.workflow.WorkflowCompiler compiler = org.mpfl.engine.workflow.Compilers.standard();
+
+    /** Address to listen on ({@code 0.0.0.0} for all interfaces). */
+    public EngineConfig bindHost(String v) {
+        bindHost = v;
+        return this;
+    }
+
+    /** Port; 0 picks a free one. */
+    public EngineConfig port(int v) {
+        port = v;
+        return this;
+    }
+
+    /** Base URL ranks and hosts use to reach the engine, when it differs from {@code http://bindHost:port}. */
+    public EngineConfig publicUrl(String v) {
+        publicUrl = v;
+        return this;
+    }
+
+    public EngineConfig dataDir(Path v) {
+        dataDir = v;
+        return this;
+    }
+
+    /** A JDBC URL for a server database instead of the embedded one under the data directory. */
+    public EngineConfig jdbc(String url, String user, String password) {
+        jdbcUrl = url;
+        jdbcUser = user;
+        jdbcPassword = password;
+        return this;
+    }
+
+    /** A fixed engine token instead of the one stored in (or generated into) {@code DATA/engine.token}. */
+    public EngineConfig token(String v) {
+        token = v;
+        return this;
+    }
+
+    /** A static host file (see {@link org.mpfl.engine.registry.HostFile}). */
+    public EngineConfig hostFile(Path v) {
+        hostFile = v;
+        return this;
+    }
+
+    public EngineConfig heartbeatTimeout(Duration v) {
+        heartbeatTimeout = v;
+        return this;
+    }
+
+    /**
+     * Whether hosts may announce and heartbeat without the engine token ({@code true} by default so
+     * {@code mpflc host --engine URL} works on a trusted network; set {@code false} to require it).
+     */
+    public EngineConfig openRegistry(boolean v) {
+        openRegistry = v;
+        return this;
+    }
+
+    public EngineConfig runSettings(RunSettings v) {
+        runSettings = v;
+        return this;
+    }
+
+    /** How ranks are called ({@code null}: SOAP to the service hosts). */
+    public EngineConfig invoker(RankInvoker v) {
+        invoker = v;
+        return this;
+    }
+
+    /** How the engine compiles documents sent instead of plans. */
+    public EngineConfig compiler(org.mpfl.engine.workflow.WorkflowCompiler v) {
+        compiler = v;
+        return this;
+    }
+
+    public org.mpfl.engine.workflow.WorkflowCompiler compiler() {
+        return compiler;
+    }
+
+    public EngineConfig fanOutThreads(int v) {
+        fanOutThreads = v;
+        return this;
+    }
+
+    public String bindHost() {
+        return bindHost;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String publicUrl() {
+        return publicUrl;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    public String jdbcUser() {
+        return jdbcUser;
+    }
+
+    public String jdbcPassword() {
+        return jdbcPassword;
+    }
+
+    public String token() {
+        return token;
+    }
+
+    public Path hostFile() {
+        return hostFile;
+    }
+
+    public Duration heartbeatTimeout() {
+        return heartbeatTimeout;
+    }
+
+    public boolean openRegistry() {
+        return openRegistry;
+    }
+
+    public RunSettings runSettings() {
+        return runSettings;
+    }
+
+    public RankInvoker invoker() {
+        return invoker;
+    }
+
+    public int fanOutThreads() {
+        return fanOutThreads;
+    }
+}

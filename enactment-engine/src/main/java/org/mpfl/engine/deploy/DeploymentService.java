@@ -1,0 +1,84 @@
+package org.mpfl.engine.deploy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.registry.HostRegistry;
+
+/**
+ * Keeps the generated service archives the engine was given ({@code DATA/archives/NAME.aar}) and
+ * installs them on hosts: on every live host when deployed, and on a placed host that lacks the
+ * service when a run starts (deploy-if-needed).
+ */
+public final class DeploymentService {
+    private static final Pattern SERVICE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,127}");
+
+    private final Path archiveDir;
+    private final HostRegistry registry;
+    private final ArchiveDeployer deployer;
+
+    public DeploymentService(Path archiveDir, HostRegistry registry, ArchiveDeployer deployer) throws IOException {
+        this.archiveDir = Files.createDirectories(archiveDir);
+        this.registry = registry;
+        this.deployer = deployer;
+    }
+
+    /** Stores an archive and installs it on every live host; returns per-host results ("ok" or the error). */
+    public Map<String, String> deploy(String service, byte[] archive) throws IOException {
+        if (!SERVICE_NAME.matcher(service).matches()) {
+            throw new IllegalArgumentException("bad service name '" + service + "'");
+        }
+        Path tmp = Files.createTempFile(archiveDir, service, ".part");
+        Files.write(tmp, archive);
+        Files.move(tmp, archiveDir.resolve(service + ".aar"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Map<String, String> results = new LinkedHashMap<>();
+        for (HostInfo h : registry.hosts()) {
+            if (h.staticEntry()) {
+                results.put(h.hostId(), "skipped (static host-file entry)");
+                continue;
+            }
+            try {
+                deployer.deploy(h, service, archive);
+                registry.addService(h.hostId(), service);
+                results.put(h.hostId(), "ok");
+            } catch (Exception e) {
+                results.put(h.hostId(), "failed: " + e.getMessage());
+            }
+        }
+        return results;
+    }
+
+    /** Whether an archive for {@code service} is stored. */
+    public boolean hasArchive(String service) {
+        return SERVICE_NAME.matcher(service).matches() && Files.isRegularFile(archiveDir.resolve(service + ".aar"));
+    }
+
+    /** Stored service names. */
+    public List<String> services() throws IOException {
+        try (var s = Files.list(archiveDir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".aar"))
+                    .map(n -> n.substring(0, n.length() - 4)).sorted().toList();
+        }
+    }
+
+    /** Makes sure a host offers {@code service}, deploying the stored archive if it does not. */
+    public void ensureDeployed(HostInfo host, String service) throws Exception {
+        if (host.offers(service)) {
+            return;
+        }
+        Optional<byte[]> archive = hasArchive(service) ? Optional.of(Files.readAllBytes(archiveDir.resolve(service + ".aar")))
+                : Optional.empty();
+        if (archive.isEmpty()) {
+            throw new IOException("host " + host.hostId() + " does not offer service '" + service + "' and no archive of it is deployed");
+        }
+        deployer.deploy(host, service, archive.get());
+        registry.addService(host.hostId(), service);
+    }
+}

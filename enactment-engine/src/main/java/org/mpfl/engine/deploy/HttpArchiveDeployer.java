@@ -1,0 +1,46 @@
+package org.mpfl.engine.deploy;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.mpfl.engine.registry.HostInfo;
+
+/**
+ * Pushes an archive to a host with {@code POST <deployUrl>?service=NAME} (body: the archive bytes,
+ * {@code application/octet-stream}); any 2xx answer means deployed. The host side is the service
+ * host's deployment endpoint (see {@link HostInfo#deployUrl()}).
+ */
+public final class HttpArchiveDeployer implements ArchiveDeployer {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final Duration timeout;
+    private final String engineToken;
+
+    /**
+     * @param timeout     bound on one deployment
+     * @param engineToken sent as {@code Authorization: Bearer} so hosts can refuse archives from others
+     */
+    public HttpArchiveDeployer(Duration timeout, String engineToken) {
+        this.timeout = timeout;
+        this.engineToken = engineToken;
+    }
+
+    @Override
+    public void deploy(HostInfo host, String service, byte[] archive) throws IOException, InterruptedException {
+        URI uri = URI.create(host.deployUrl() + (host.deployUrl().contains("?") ? "&" : "?") + "service="
+                + URLEncoder.encode(service, StandardCharsets.UTF_8));
+        HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout)
+                .header("Content-Type", "application/octet-stream")
+                .header("Authorization", "Bearer " + engineToken)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(archive)).build();
+        HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        if (resp.statusCode() / 100 != 2) {
+            throw new IOException("host " + host.hostId() + " refused service '" + service + "' at " + uri + ": HTTP "
+                    + resp.statusCode() + " " + resp.body());
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package org.mpfl.engine.registry;
+
+import com.fasterxml.jackson.annotation.JsonAlias;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.List;
+
+/**
+ * What a service host POSTs to {@code /api/registry/hosts} when it starts (and may re-post at any
+ * time to change its offer). Unknown fields are ignored so hosts can send more than the engine reads.
+ *
+ * @param hostId        unique id of the host process
+ * @param soapUrl       base URL of its SOAP services
+ * @param binaryAddress {@code host:port} of its binary channel, or {@code null}
+ * @param services      service types it offers now
+ * @param capacity      ranks it should take (defaults to 1 when absent or below 1)
+ * @param deployUrl     where the engine POSTs service archives ({@code null}: derived from soapUrl,
+ *                      see {@link HostInfo#deployUrl()})
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record HostAnnouncement(String hostId,
+                               @JsonAlias({"soapBaseUrl", "baseUrl", "url", "soapBase"}) String soapUrl,
+                               @JsonAlias({"binary", "binaryEndpoint"}) String binaryAddress,
+                               @JsonAlias({"serviceTypes", "types"}) List<String> services,
+                               @JsonAlias({"slots", "cpus"}) Integer capacity,
+                               String deployUrl) {
+}

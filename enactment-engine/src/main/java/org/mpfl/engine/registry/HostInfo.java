@@ -1,0 +1,51 @@
+package org.mpfl.engine.registry;
+
+import java.util.Set;
+
+/**
+ * One service host as the engine knows it.
+ *
+ * @param hostId          unique id of the service-host process
+ * @param soapUrl         base URL of the host's SOAP services (a service type {@code t} lives at {@code soapUrl/t})
+ * @param binaryAddress   {@code host:port} of its binary channel, or {@code null}
+ * @param services        service types it offers (may grow when the engine deploys archives to it)
+ * @param capacity        how many ranks it should get before others are used (at least 1)
+ * @param lastHeartbeatMs epoch milliseconds of the last announce or heartbeat
+ * @param staticEntry     {@code true} when it came from a host file: it never expires
+ * @param announcedDeployUrl where the host accepts service archives, as announced, or {@code null}
+ */
+public record HostInfo(String hostId, String soapUrl, String binaryAddress, Set<String> services, int capacity,
+                       long lastHeartbeatMs, boolean staticEntry, String announcedDeployUrl) {
+
+    /**
+     * Where the engine POSTs a service archive ({@code ?service=NAME}, body: the {@code .aar} bytes):
+     * the announced URL, else {@code <soapUrl>/mpfl-deploy}.
+     */
+    public String deployUrl() {
+        if (announcedDeployUrl != null && !announcedDeployUrl.isBlank()) {
+            return announcedDeployUrl;
+        }
+        return (soapUrl.endsWith("/") ? soapUrl.substring(0, soapUrl.length() - 1) : soapUrl) + "/mpfl-deploy";
+    }
+
+    /** Where service type {@code service} of this host answers SOAP calls. */
+    public String serviceUrl(String service) {
+        String base = soapUrl.endsWith("/") ? soapUrl.substring(0, soapUrl.length() - 1) : soapUrl;
+        return base + "/" + service;
+    }
+
+    /** Whether this host can run ranks of {@code service} without a deployment first. */
+    public boolean offers(String service) {
+        return services.contains(service) || services.contains(HostFile.ANY_SERVICE);
+    }
+
+    HostInfo withHeartbeat(long nowMs) {
+        return new HostInfo(hostId, soapUrl, binaryAddress, services, capacity, nowMs, staticEntry, announcedDeployUrl);
+    }
+
+    HostInfo withService(String service) {
+        java.util.Set<String> more = new java.util.TreeSet<>(services);
+        more.add(service);
+        return new HostInfo(hostId, soapUrl, binaryAddress, Set.copyOf(more), capacity, lastHeartbeatMs, staticEntry, announcedDeployUrl);
+    }
+}

@@ -1,0 +1,108 @@
+package org.mpfl.engine.registry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The service hosts the engine can place ranks on. Hosts announce themselves and then heartbeat;
+ * a host whose last heartbeat is older than the timeout leaves the registry (and listeners hear of
+ * it, so runs with ranks there fail). Host-file entries never expire.
+ */
+public final class HostRegistry {
+    private final Map<String, HostInfo> hosts = new ConcurrentHashMap<>();
+    private final List<Consumer<HostInfo>> lostListeners = new CopyOnWriteArrayList<>();
+    private final Duration heartbeatTimeout;
+    private final LongSupplier clock;
+
+    public HostRegistry(Duration heartbeatTimeout) {
+        this(heartbeatTimeout, System::currentTimeMillis);
+    }
+
+    /** With an explicit clock, for tests of expiry. */
+    public HostRegistry(Duration heartbeatTimeout, LongSupplier clock) {
+        this.heartbeatTimeout = heartbeatTimeout;
+        this.clock = clock;
+    }
+
+    /** Adds or replaces a host from its announcement; returns what the registry now holds. */
+    public HostInfo announce(HostAnnouncement a) {
+        return put(a, false);
+    }
+
+    /** Adds the hosts of a static host file. */
+    public void addStatic(List<HostAnnouncement> entries) {
+        entries.forEach(a -> put(a, true));
+    }
+
+    private HostInfo put(HostAnnouncement a, boolean staticEntry) {
+        if (a == null || a.soapUrl() == null || a.soapUrl().isBlank()) {
+            throw new IllegalArgumentException("a host announcement needs soapUrl (the base URL of its SOAP services)");
+        }
+        String id = a.hostId() == null || a.hostId().isBlank() ? a.soapUrl() : a.hostId();
+        Set<String> services = a.services() == null ? Set.of() : Set.copyOf(new TreeSet<>(a.services()));
+        int capacity = a.capacity() == null || a.capacity() < 1 ? 1 : a.capacity();
+        HostInfo info = new HostInfo(id, a.soapUrl(), a.binaryAddress(), services, capacity, clock.getAsLong(), staticEntry,
+                a.deployUrl());
+        hosts.put(id, info);
+        return info;
+    }
+
+    /** Records a heartbeat; {@code false} when the host is unknown (it must announce again). */
+    public boolean heartbeat(String hostId) {
+        return hosts.computeIfPresent(hostId, (k, h) -> h.withHeartbeat(clock.getAsLong())) != null;
+    }
+
+    /** Removes a host (it said goodbye, or it was found dead); listeners hear of it. */
+    public void remove(String hostId, boolean lost) {
+        HostInfo gone = hosts.remove(hostId);
+        if (gone != null && lost) {
+            lostListeners.forEach(l -> l.accept(gone));
+        }
+    }
+
+    /** Marks {@code service} as available on a host (after a deployment). */
+    public void addService(String hostId, String service) {
+        hosts.computeIfPresent(hostId, (k, h) -> h.withService(service));
+    }
+
+    /** Drops hosts whose heartbeat is older than the timeout; returns them. */
+    public List<HostInfo> expire() {
+        long now = clock.getAsLong();
+        List<HostInfo> dead = new ArrayList<>();
+        for (HostInfo h : hosts.values()) {
+            if (!h.staticEntry() && now - h.lastHeartbeatMs() > heartbeatTimeout.toMillis()) {
+                dead.add(h);
+            }
+        }
+        dead.forEach(h -> remove(h.hostId(), true));
+        return dead;
+    }
+
+    /** Hears about hosts that were lost (heartbeat timeout or reported dead). */
+    public void onHostLost(Consumer<HostInfo> listener) {
+        lostListeners.add(listener);
+    }
+
+    /** Live hosts, sorted by id so placement is deterministic. */
+    public List<HostInfo> hosts() {
+        return hosts.values().stream().sorted(Comparator.comparing(HostInfo::hostId)).toList();
+    }
+
+    public Optional<HostInfo> host(String hostId) {
+        return Optional.ofNullable(hosts.get(hostId));
+    }
+
+    public Duration heartbeatTimeout() {
+        return heartbeatTimeout;
+    }
+}

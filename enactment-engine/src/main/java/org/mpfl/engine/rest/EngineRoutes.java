@@ -1,0 +1,399 @@
+package org.mpfl.engine.rest;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.Json;
+import org.mpfl.engine.registry.HostAnnouncement;
+import org.mpfl.engine.run.Run;
+import org.mpfl.engine.run.RunService;
+import org.mpfl.engine.run.WorkflowPlan;
+import org.mpfl.engine.store.RunStore;
+import org.mpfl.engine.workflow.WorkflowCompiler;
+import org.mpfl.runtime.monitor.RankEvent;
+
+/**
+ * The REST API of the engine as Camel REST DSL routes on platform-http (Vert.x): workflows,
+ * deployments, runs, rank events, registry and the OpenAPI document. Every handler takes the request
+ * body as text and answers JSON; mutating endpoints demand {@code Authorization: Bearer <engine token>}
+ * (401 otherwise). Rank events are authorised by their unguessable domain ID instead, and host
+ * announcements by the token only when the registry is closed ({@code EngineConfig.openRegistry(false)}).
+ */
+public final class EngineRoutes extends RouteBuilder {
+    private final Engine engine;
+
+    public EngineRoutes(Engine engine) {
+        this.engine = engine;
+    }
+
+    /** One endpoint's logic: request in, JSON-ready answer out (or an {@link ApiException}). */
+    @FunctionalInterface
+    interface Handler {
+        Reply handle(Exchange request) throws Exception;
+    }
+
+    /** An answer: status and body ({@code null}: empty). */
+    record Reply(int status, Object body) {
+        static Reply ok(Object body) {
+            return new Reply(200, body);
+        }
+    }
+
+    @Override
+    public void configure() {
+        rest("/api")
+                .get("/engine").to(direct("engine-info"))
+                .get("/openapi").to(direct("openapi"))
+                .get("/workflows").to(direct("workflows-list"))
+                .post("/workflows").to(direct("workflows-save"))
+                .get("/workflows/{name}").to(direct("workflows-get"))
+                .get("/deployments").to(direct("deployments-list"))
+                .post("/deployments").to(direct("deployments-create"))
+                .get("/runs").to(direct("runs-list"))
+                .post("/runs").to(direct("runs-start"))
+                .get("/runs/{id}").to(direct("runs-get"))
+                .post("/runs/{id}/cancel").to(direct("runs-cancel"))
+                .get("/runs/{id}/log").to(direct("runs-log"))
+                .post("/runs/{id}/ranks/events").to(direct("rank-events"))
+                .get("/registry/hosts").to(direct("hosts-list"))
+                .post("/registry/hosts").to(direct("hosts-announce"))
+                .post("/registry/hosts/{hostId}/heartbeat").to(direct("hosts-heartbeat"))
+                .delete("/registry/hosts/{hostId}").to(direct("hosts-remove"));
+
+        handle("engine-info", this::engineInfo);
+        handle("openapi", this::openApi);
+        handle("workflows-list", ex -> Reply.ok(engine.store().workflows().stream().map(EngineRoutes::workflowSummary).toList()));
+        handle("workflows-save", this::saveWorkflow);
+        handle("workflows-get", this::getWorkflow);
+        handle("deployments-list", ex -> Reply.ok(Map.of("services", engine.deployments().services())));
+        handle("deployments-create", this::deploy);
+        handle("runs-list", this::listRuns);
+        handle("runs-start", this::startRun);
+        handle("runs-get", ex -> Reply.ok(engine.runs().detail(param(ex, "id"))
+                .orElseThrow(() -> new ApiException(404, "no run '" + param(ex, "id") + "'"))));
+        handle("runs-cancel", this::cancelRun);
+        handle("runs-log", this::runLog);
+        handle("rank-events", this::rankEvents);
+        handle("hosts-list", ex -> Reply.ok(engine.registry().hosts()));
+        handle("hosts-announce", this::announce);
+        handle("hosts-heartbeat", this::heartbeat);
+        handle("hosts-remove", ex -> {
+            requireHostAuth(ex);
+            engine.registry().remove(param(ex, "hostId"), false);
+            return new Reply(204, null);
+        });
+    }
+
+    private static String direct(String name) {
+        return "direct:api-" + name;
+    }
+
+    private void handle(String name, Handler h) {
+        from(direct(name)).routeId("api-" + name).process(ex -> {
+            Reply reply;
+            try {
+                reply = h.handle(ex);
+            } catch (ApiException e) {
+                reply = new Reply(e.status(), Map.of("error", e.getMessage()));
+            } catch (IllegalArgumentException | IOException e) {
+                reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
+            } catch (RunService.UnknownRunException e) {
+                reply = new Reply(404, Map.of("error", e.getMessage()));
+            } catch (Exception e) {
+                log.error("{} failed", name, e);
+                reply = new Reply(500, Map.of("error", "internal error: " + e));
+            }
+            boolean unauthorised = reply.status() == 401;
+            // request headers must not echo into the response (Authorization above all)
+            ex.getMessage().removeHeaders("*");
+            ex.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, reply.status());
+            if (unauthorised) {
+                ex.getMessage().setHeader("WWW-Authenticate", "Bearer realm=\"mpfl-engine\"");
+            }
+            if (reply.body() == null) {
+                ex.getMessage().setBody(null);
+            } else if (reply.body() instanceof RawText raw) {
+                ex.getMessage().setHeader(Exchange.CONTENT_TYPE, raw.contentType());
+                ex.getMessage().setBody(raw.text());
+            } else {
+                ex.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
+                ex.getMessage().setBody(Json.write(reply.body()));
+            }
+        });
+    }
+
+    /** A body that is sent as is. */
+    record RawText(String contentType, String text) {
+    }
+
+    private static String param(Exchange ex, String name) {
+        return ex.getIn().getHeader(name, String.class);
+    }
+
+    private static JsonNode body(Exchange ex) throws ApiException {
+        String text = ex.getIn().getBody(String.class);
+        if (text == null || text.isBlank()) {
+            throw new ApiException(400, "a JSON body is required");
+        }
+        try {
+            return Json.MAPPER.readTree(text);
+        } catch (IOException e) {
+            throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+        }
+    }
+
+    /** 401 unless the request carries the engine token. */
+    private void requireToken(Exchange ex) throws ApiException {
+        String auth = ex.getIn().getHeader("Authorization", String.class);
+        String expected = "Bearer " + engine.token();
+        if (auth == null || !MessageDigest.isEqual(auth.strip().getBytes(StandardCharsets.UTF_8),
+                expected.getBytes(StandardCharsets.UTF_8))) {
+            throw new ApiException(401, auth == null ? "this request needs 'Authorization: Bearer <engine token>'"
+                    : "wrong engine token");
+        }
+    }
+
+    private void requireHostAuth(Exchange ex) throws ApiException {
+        if (!engine.config().openRegistry()) {
+            requireToken(ex);
+        }
+    }
+
+    private Reply engineInfo(Exchange ex) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", "mpfl-engine");
+        m.put("url", engine.url());
+        m.put("hosts", engine.registry().hosts().size());
+        m.put("openRegistry", engine.config().openRegistry());
+        m.put("heartbeatTimeoutMs", engine.registry().heartbeatTimeout().toMillis());
+        return Reply.ok(m);
+    }
+
+    private Reply openApi(Exchange ex) throws IOException, ApiException {
+        try (InputStream in = EngineRoutes.class.getResourceAsStream("/org/mpfl/engine/openapi.yaml")) {
+            if (in == null) {
+                throw new ApiException(404, "openapi.yaml is not packaged in this build");
+            }
+            return Reply.ok(new RawText("application/yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+        }
+    }
+
+    private static Map<String, Object> workflowSummary(RunStore.StoredWorkflow w) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", w.name());
+        m.put("updatedMs", w.updatedMs());
+        m.put("hasDocument", w.document() != null);
+        m.put("hasPlan", w.plan() != null);
+        return m;
+    }
+
+    private Reply saveWorkflow(Exchange ex) throws Exception {
+        requireToken(ex);
+        JsonNode b = body(ex);
+        String document = b.hasNonNull("document") ? b.get("document").asText() : null;
+        JsonNode plan = b.get("plan");
+        if (document == null && (plan == null || plan.isNull())) {
+            throw new ApiException(400, "a workflow needs 'document' (MPFL XML) or 'plan' (deployment plan JSON)");
+        }
+        String name = b.hasNonNull("name") ? b.get("name").asText() : null;
+        if (plan != null && !plan.isNull()) {
+            WorkflowPlan parsed = WorkflowPlan.fromJson(plan);
+            name = name == null ? parsed.workflow() : name;
+        } else if (document != null) {
+            WorkflowCompiler.Compiled c = compile(b.path("file").asText(name == null ? "workflow.mpfl.xml" : name), document, Map.of());
+            plan = c.plan();
+            name = name == null ? WorkflowPlan.fromJson(plan).workflow() : name;
+            deployArchives(c.archives());
+        }
+        engine.store().saveWorkflow(name, document, plan == null ? null : Json.write(plan), System.currentTimeMillis());
+        return new Reply(201, Map.of("name", name));
+    }
+
+    private Reply getWorkflow(Exchange ex) throws Exception {
+        String name = param(ex, "name");
+        RunStore.StoredWorkflow w = engine.store().workflow(name)
+                .orElseThrow(() -> new ApiException(404, "no workflow '" + name + "'"));
+        Map<String, Object> m = workflowSummary(w);
+        m.put("document", w.document());
+        m.put("plan", w.plan() == null ? null : Json.MAPPER.readTree(w.plan()));
+        return Reply.ok(m);
+    }
+
+    private WorkflowCompiler.Compiled compile(String file, String document, Map<String, Object> params) throws ApiException {
+        try {
+            return engine.config().compiler().compile(file, document, params);
+        } catch (WorkflowCompiler.CompileException e) {
+            throw new ApiException(422, "the document has static errors:\n" + e.getMessage());
+        }
+    }
+
+    private Map<String, Object> deployArchives(Map<String, byte[]> archives) throws IOException {
+        Map<String, Object> results = new LinkedHashMap<>();
+        for (Map.Entry<String, byte[]> a : archives.entrySet()) {
+            results.put(a.getKey(), engine.deployments().deploy(a.getKey(), a.getValue()));
+        }
+        return results;
+    }
+
+    /**
+     * {@code {"service": name, "archive": base64}} or {@code {"archives": [{"service", "archive"}, ...]}}:
+     * stores each archive and installs it on every live host.
+     */
+    private Reply deploy(Exchange ex) throws Exception {
+        requireToken(ex);
+        JsonNode b = body(ex);
+        List<JsonNode> items = new ArrayList<>();
+        if (b.has("archives") && b.get("archives").isArray()) {
+            b.get("archives").forEach(items::add);
+        } else {
+            items.add(b);
+        }
+        Map<String, byte[]> archives = new LinkedHashMap<>();
+        for (JsonNode a : items) {
+            String service = a.path("service").asText(null);
+            String data = a.path("archive").asText(null);
+            if (service == null || data == null) {
+                throw new ApiException(400, "each deployment needs 'service' and 'archive' (base64 of the .aar)");
+            }
+            try {
+                archives.put(service, Base64.getDecoder().decode(data));
+            } catch (IllegalArgumentException e) {
+                throw new ApiException(400, "archive of '" + service + "' is not base64: " + e.getMessage());
+            }
+        }
+        return new Reply(201, Map.of("deployed", deployArchives(archives)));
+    }
+
+    private Reply listRuns(Exchange ex) {
+        String state = param(ex, "state");
+        String limit = param(ex, "limit");
+        int n = limit == null ? 200 : Math.max(1, Math.min(10_000, Integer.parseInt(limit)));
+        return Reply.ok(engine.runs().list(state == null || state.isBlank() ? null : state.toUpperCase(java.util.Locale.ROOT), n));
+    }
+
+    /**
+     * {@code {"plan": {...}} | {"workflow": name} | {"document": xml, "file": name}}, plus
+     * {@code "params": {...}} and optionally {@code "archives": [{"service","archive"}]} to deploy first.
+     */
+    private Reply startRun(Exchange ex) throws Exception {
+        requireToken(ex);
+        JsonNode b = body(ex);
+        Map<String, Object> params = b.has("params") && b.get("params").isObject()
+                ? Json.MAPPER.convertValue(b.get("params"), new TypeReference<Map<String, Object>>() { })
+                : Map.of();
+        if (b.has("archives") && b.get("archives").isArray()) {
+            ObjectNode d = Json.MAPPER.createObjectNode();
+            d.set("archives", b.get("archives"));
+            Map<String, byte[]> archives = new LinkedHashMap<>();
+            for (JsonNode a : b.get("archives")) {
+                archives.put(a.path("service").asText(), Base64.getDecoder().decode(a.path("archive").asText()));
+            }
+            deployArchives(archives);
+        }
+        JsonNode plan = b.get("plan");
+        if (plan == null || plan.isNull()) {
+            if (b.hasNonNull("document")) {
+                WorkflowCompiler.Compiled c = compile(b.path("file").asText("workflow.mpfl.xml"), b.get("document").asText(), params);
+                deployArchives(c.archives());
+                plan = c.plan();
+            } else if (b.hasNonNull("workflow")) {
+                String name = b.get("workflow").asText();
+                RunStore.StoredWorkflow w = engine.store().workflow(name)
+                        .orElseThrow(() -> new ApiException(404, "no workflow '" + name + "'"));
+                if (w.document() != null) {
+                    WorkflowCompiler.Compiled c = compile(name, w.document(), params);
+                    deployArchives(c.archives());
+                    plan = c.plan();
+                } else {
+                    plan = Json.MAPPER.readTree(w.plan());
+                }
+            } else {
+                throw new ApiException(400, "a run needs 'plan', 'document' or 'workflow'");
+            }
+        }
+        Run run = engine.runs().start(WorkflowPlan.fromJson(plan), params);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", run.id());
+        m.put("state", run.state().name());
+        m.put("url", engine.url() + "/api/runs/" + run.id());
+        return new Reply(201, m);
+    }
+
+    private Reply cancelRun(Exchange ex) throws Exception {
+        requireToken(ex);
+        String id = param(ex, "id");
+        boolean cancelled = engine.runs().cancel(id);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("cancelled", cancelled);
+        m.put("state", engine.runs().detail(id).map(d -> d.path("state").asText()).orElse(null));
+        return Reply.ok(m);
+    }
+
+    private Reply runLog(Exchange ex) throws ApiException {
+        String id = param(ex, "id");
+        if (engine.runs().detail(id).isEmpty()) {
+            throw new ApiException(404, "no run '" + id + "'");
+        }
+        long after = param(ex, "after") == null ? 0 : Long.parseLong(param(ex, "after"));
+        int limit = param(ex, "limit") == null ? 10_000 : Math.min(100_000, Integer.parseInt(param(ex, "limit")));
+        return Reply.ok(engine.store().events(id, after, limit));
+    }
+
+    private Reply rankEvents(Exchange ex) throws Exception {
+        JsonNode b = body(ex);
+        List<RankEvent> events = new ArrayList<>();
+        try {
+            if (b.isArray()) {
+                for (JsonNode n : b) {
+                    events.add(Json.MAPPER.treeToValue(n, RankEvent.class));
+                }
+            } else {
+                events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
+            }
+        } catch (IOException e) {
+            throw new ApiException(400, "not a rank event: " + e.getMessage());
+        }
+        try {
+            engine.runs().rankEvents(param(ex, "id"), events);
+        } catch (RunService.ForeignEventException e) {
+            throw new ApiException(403, e.getMessage());
+        }
+        return new Reply(204, null);
+    }
+
+    private Reply announce(Exchange ex) throws Exception {
+        requireHostAuth(ex);
+        HostAnnouncement a;
+        try {
+            a = Json.MAPPER.treeToValue(body(ex), HostAnnouncement.class);
+        } catch (IOException e) {
+            throw new ApiException(400, "not a host announcement: " + e.getMessage());
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("host", engine.registry().announce(a));
+        m.put("heartbeatIntervalMs", Math.max(500, engine.registry().heartbeatTimeout().toMillis() / 3));
+        return new Reply(201, m);
+    }
+
+    private Reply heartbeat(Exchange ex) throws ApiException {
+        requireHostAuth(ex);
+        String id = param(ex, "hostId");
+        if (!engine.registry().heartbeat(id)) {
+            throw new ApiException(404, "unknown host '" + id + "': announce again");
+        }
+        return new Reply(204, null);
+    }
+}

@@ -1,0 +1,19 @@
+package org.mpfl.engine.run;
+
+import org.mpfl.runtime.monitor.RunRequest;
+
+/**
+ * How the engine talks to rank instances: the MPIWS {@code run}, {@code status} and {@code abort}
+ * operations. The default implementation calls the service hosts over SOAP; tests substitute
+ * in-process fakes. Every method must return or throw within a bounded time.
+ */
+public interface RankInvoker {
+    /** Starts one rank instance; returns once the host accepted it (the rank runs on). */
+    void run(RankPlacement target, RunRequest request) throws Exception;
+
+    /** Asks one rank instance how it is doing. */
+    RankStatus status(RankPlacement target, String domainId) throws Exception;
+
+    /** Aborts the domain at one rank's service (blocked operations there fail fast). */
+    void abort(RankPlacement target, String domainId, String token) throws Exception;
+}

@@ -1,0 +1,16 @@
+package org.mpfl.engine.run;
+
+import java.util.Map;
+
+/**
+ * A rank instance's answer to the MPIWS {@code status} operation.
+ *
+ * @param state         PENDING, RUNNING, DONE, FAILED, ABORTED, or UNKNOWN (the host has no such instance)
+ * @param progressValue progress so far, or {@code null}
+ * @param progressTotal progress total, or {@code null}
+ * @param message       failure cause when FAILED
+ * @param counters      {@code {"sentTo":{rank:n},"bytesTo":{rank:b}}} or {@code null}
+ */
+public record RankStatus(String state, Double progressValue, Double progressTotal, String message,
+                         Map<String, Object> counters) {
+}

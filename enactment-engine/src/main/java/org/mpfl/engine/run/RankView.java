@@ -1,0 +1,73 @@
+package org.mpfl.engine.run;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What the engine knows about one rank of a run, from its events and {@code status} answers.
+ * Guarded by the owning {@link Run}'s lock.
+ */
+final class RankView {
+    static final int MAX_LOG_LINES = 500;
+
+    final RankPlacement placement;
+    String state = "PENDING";
+    String activity;
+    String location;
+    boolean blocked;
+    String waitingFor;
+    double progressValue;
+    double progressTotal;
+    long startedMs;
+    long endedMs;
+    String error;
+    final Map<String, Object> outputs = new LinkedHashMap<>();
+    final Deque<Map<String, Object>> logs = new ArrayDeque<>();
+    final Map<Integer, Long> sentTo = new TreeMap<>();
+    final Map<Integer, Long> bytesTo = new TreeMap<>();
+    final Set<Long> seenSeq = new HashSet<>();
+    long lastEventMs;
+
+    RankView(RankPlacement placement) {
+        this.placement = placement;
+    }
+
+    boolean isFinal() {
+        return state.equals("DONE") || state.equals("FAILED") || state.equals("ABORTED");
+    }
+
+    long messagesSent() {
+        return sentTo.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    Map<String, Object> toJson() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rank", placement.rank());
+        m.put("process", placement.process());
+        m.put("service", placement.service());
+        m.put("host", placement.hostId());
+        m.put("endpoint", placement.endpoint().soapUrl());
+        m.put("state", state);
+        m.put("activity", activity);
+        m.put("location", location);
+        m.put("blocked", blocked);
+        m.put("waitingFor", blocked ? waitingFor : null);
+        Integer waitsFor = blocked ? DeadlockDetector.waitedRank(waitingFor) : null;
+        m.put("waitsForRank", waitsFor);
+        m.put("progress", Map.of("value", progressValue, "total", progressTotal));
+        m.put("startedMs", startedMs == 0 ? null : startedMs);
+        m.put("endedMs", endedMs == 0 ? null : endedMs);
+        m.put("elapsedMs", startedMs == 0 ? null : (endedMs == 0 ? System.currentTimeMillis() : endedMs) - startedMs);
+        m.put("error", error);
+        m.put("outputs", new LinkedHashMap<>(outputs));
+        m.put("logs", logs.stream().toList());
+        m.put("sentTo", new TreeMap<>(sentTo));
+        m.put("bytesTo", new TreeMap<>(bytesTo));
+        return m;
+    }
+}

@@ -1,0 +1,358 @@
+package org.mpfl.engine.run;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.mpfl.runtime.monitor.RankEvent;
+
+/**
+ * The live state of one run: its ranks, their progress, outputs and counters, and the run's own
+ * state. All methods are thread-safe (one lock per run); events may arrive from many HTTP threads,
+ * the status poller and the deadlock detector at once.
+ */
+public final class Run {
+    private final String id;
+    private final String workflow;
+    private final String domainId;
+    private final String token;
+    private final Map<String, Object> params;
+    private final long createdMs;
+    private final DeadlockDetector deadlockDetector = new DeadlockDetector();
+    private final List<RankView> ranks = new ArrayList<>();
+    private RunState state = RunState.PENDING;
+    private long startedMs;
+    private long allRunningMs;
+    private long endedMs;
+    private RunError error;
+    private boolean dirty = true;
+
+    Run(String id, String workflow, String domainId, String token, Map<String, Object> params, long createdMs) {
+        this.id = id;
+        this.workflow = workflow;
+        this.domainId = domainId;
+        this.token = token;
+        this.params = params;
+        this.createdMs = createdMs;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String workflow() {
+        return workflow;
+    }
+
+    String domainId() {
+        return domainId;
+    }
+
+    String token() {
+        return token;
+    }
+
+    Map<String, Object> params() {
+        return params;
+    }
+
+    public synchronized RunState state() {
+        return state;
+    }
+
+    public synchronized RunError error() {
+        return error;
+    }
+
+    synchronized void placed(List<RankPlacement> placements) {
+        ranks.clear();
+        placements.forEach(p -> ranks.add(new RankView(p)));
+        dirty = true;
+    }
+
+    synchronized List<RankPlacement> placements() {
+        return ranks.stream().map(r -> r.placement).toList();
+    }
+
+    /** Every rank accepted {@code run}: PENDING → RUNNING (unless it already ended). */
+    synchronized boolean markRunning(long nowMs) {
+        allRunningMs = nowMs;
+        if (state == RunState.PENDING) {
+            state = RunState.RUNNING;
+            dirty = true;
+            return true;
+        }
+        return false;
+    }
+
+    synchronized void markStarting(long nowMs) {
+        startedMs = nowMs;
+        dirty = true;
+    }
+
+    /** Moves to a final state once; {@code false} if the run had already ended. */
+    synchronized boolean finish(RunState finalState, RunError cause, long nowMs) {
+        if (state.isFinal()) {
+            return false;
+        }
+        state = finalState;
+        error = cause;
+        endedMs = nowMs;
+        dirty = true;
+        return true;
+    }
+
+    /** What applying an event changed at run level. */
+    enum Outcome { NONE, ALL_DONE, RANK_FAILED }
+
+    /**
+     * Applies one rank event (duplicates by sequence number are ignored).
+     *
+     * @return whether the run as a whole is now complete or failed
+     */
+    synchronized Outcome apply(RankEvent e) {
+        if (e.rank() < 0 || e.rank() >= ranks.size()) {
+            return Outcome.NONE;
+        }
+        RankView r = ranks.get(e.rank());
+        if (!r.seenSeq.add(e.seq())) {
+            return Outcome.NONE;
+        }
+        dirty = true;
+        r.lastEventMs = e.timeMs();
+        switch (e.type()) {
+            case STATE -> {
+                return applyState(r, e.state(), e.activity(), e.location(), e.message(), e.timeMs());
+            }
+            case ACTIVITY -> {
+                r.activity = e.activity();
+                r.location = e.location();
+                r.blocked = false;
+                r.waitingFor = null;
+                if (r.state.equals("PENDING")) {
+                    r.state = "RUNNING";
+                }
+            }
+            case WAIT -> {
+                if (e.activity() != null) {
+                    r.activity = e.activity();
+                }
+                if (e.location() != null) {
+                    r.location = e.location();
+                }
+                r.blocked = true;
+                r.waitingFor = e.message();
+            }
+            case LOG -> {
+                if (r.logs.size() >= RankView.MAX_LOG_LINES) {
+                    r.logs.removeFirst();
+                }
+                Map<String, Object> line = new LinkedHashMap<>();
+                line.put("timeMs", e.timeMs());
+                line.put("level", e.level() == null ? "info" : e.level());
+                line.put("message", e.message());
+                r.logs.addLast(line);
+            }
+            case PROGRESS -> {
+                if (e.value() instanceof Map<?, ?> m) {
+                    r.progressValue = number(m.get("value"), r.progressValue);
+                    r.progressTotal = number(m.get("total"), r.progressTotal);
+                }
+            }
+            case OUTPUT -> r.outputs.put(e.name(), e.value());
+            case COUNTERS -> applyCounters(r, e.value());
+            default -> { }
+        }
+        return Outcome.NONE;
+    }
+
+    /** Applies a {@code status} answer the same way as events. */
+    synchronized Outcome applyStatus(int rank, RankStatus s, long nowMs) {
+        if (rank < 0 || rank >= ranks.size() || s == null) {
+            return Outcome.NONE;
+        }
+        RankView r = ranks.get(rank);
+        dirty = true;
+        if (s.progressValue() != null) {
+            r.progressValue = s.progressValue();
+        }
+        if (s.progressTotal() != null) {
+            r.progressTotal = s.progressTotal();
+        }
+        if (s.counters() != null) {
+            applyCounters(r, s.counters());
+        }
+        if (s.state() != null && !s.state().equalsIgnoreCase("UNKNOWN") && !s.state().equalsIgnoreCase(r.state)) {
+            return applyState(r, s.state().toUpperCase(java.util.Locale.ROOT), null, null, s.message(), nowMs);
+        }
+        return Outcome.NONE;
+    }
+
+    private Outcome applyState(RankView r, String newState, String activity, String location, String message, long t) {
+        if (newState == null || r.isFinal()) {
+            return Outcome.NONE;
+        }
+        r.state = newState;
+        switch (newState) {
+            case "RUNNING" -> r.startedMs = r.startedMs == 0 ? t : r.startedMs;
+            case "DONE" -> {
+                r.endedMs = t;
+                r.blocked = false;
+                if (r.progressTotal > 0) {
+                    r.progressValue = r.progressTotal;
+                }
+                return ranks.stream().allMatch(x -> x.state.equals("DONE")) ? Outcome.ALL_DONE : Outcome.NONE;
+            }
+            case "FAILED" -> {
+                r.endedMs = t;
+                r.blocked = false;
+                r.error = message == null ? "failed" : message;
+                if (activity != null) {
+                    r.activity = activity;
+                }
+                if (location != null) {
+                    r.location = location;
+                }
+                return Outcome.RANK_FAILED;
+            }
+            case "ABORTED" -> {
+                r.endedMs = t;
+                r.blocked = false;
+            }
+            default -> { }
+        }
+        return Outcome.NONE;
+    }
+
+    /** The error describing rank {@code rank}'s failure. */
+    synchronized RunError rankError(int rank) {
+        RankView r = ranks.get(rank);
+        return new RunError(rank, r.location, r.error);
+    }
+
+    /** The first failed rank (by end time), if any. */
+    synchronized Optional<Integer> firstFailedRank() {
+        return ranks.stream().filter(r -> r.state.equals("FAILED"))
+                .min(java.util.Comparator.comparingLong(r -> r.endedMs)).map(r -> r.placement.rank());
+    }
+
+    private static void applyCounters(RankView r, Object value) {
+        if (!(value instanceof Map<?, ?> m)) {
+            return;
+        }
+        copyCounts(m.get("sentTo"), r.sentTo);
+        copyCounts(m.get("bytesTo"), r.bytesTo);
+    }
+
+    private static void copyCounts(Object from, Map<Integer, Long> to) {
+        if (from instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> {
+                try {
+                    to.put(Integer.valueOf(String.valueOf(k)), (long) number(v, 0));
+                } catch (NumberFormatException ignored) {
+                    // a rank key that is not a number is a bug in the sender; skip it rather than fail the run
+                }
+            });
+        }
+    }
+
+    private static double number(Object o, double dflt) {
+        if (o instanceof Number n) {
+            return n.doubleValue();
+        }
+        if (o instanceof String s) {
+            try {
+                return Double.parseDouble(s);
+            } catch (NumberFormatException e) {
+                return dflt;
+            }
+        }
+        return dflt;
+    }
+
+    /** Runs the deadlock check once; a report means the run must fail. */
+    synchronized Optional<RunError> checkDeadlock(long nowMs, long graceMs) {
+        if (state != RunState.RUNNING) {
+            return Optional.empty();
+        }
+        List<DeadlockDetector.Wait> waits = ranks.stream().map(r -> new DeadlockDetector.Wait(
+                r.placement.rank(), !r.isFinal(), r.blocked, r.waitingFor, r.location, r.messagesSent())).toList();
+        return deadlockDetector.check(waits, nowMs, graceMs);
+    }
+
+    synchronized boolean takeDirty() {
+        boolean d = dirty;
+        dirty = false;
+        return d;
+    }
+
+    /** Outputs as {@code {name: {rank: value}}}. */
+    synchronized Map<String, Map<String, Object>> outputs() {
+        Map<String, Map<String, Object>> out = new TreeMap<>();
+        for (RankView r : ranks) {
+            r.outputs.forEach((k, v) -> out.computeIfAbsent(k, x -> new TreeMap<>(java.util.Comparator.comparingInt(Integer::parseInt)))
+                    .put(String.valueOf(r.placement.rank()), v));
+        }
+        return out;
+    }
+
+    /** The full detail the REST API returns and the store keeps. */
+    public synchronized Map<String, Object> toJson() {
+        Map<String, Object> m = summaryJson();
+        m.put("params", params);
+        m.put("ranks", ranks.stream().map(RankView::toJson).toList());
+        m.put("outputs", outputs());
+        int n = ranks.size();
+        long[][] messages = new long[n][n];
+        long[][] bytes = new long[n][n];
+        for (RankView r : ranks) {
+            int from = r.placement.rank();
+            r.sentTo.forEach((to, c) -> {
+                if (to >= 0 && to < n) {
+                    messages[from][to] = c;
+                }
+            });
+            r.bytesTo.forEach((to, c) -> {
+                if (to >= 0 && to < n) {
+                    bytes[from][to] = c;
+                }
+            });
+        }
+        m.put("matrix", Map.of("messages", messages, "bytes", bytes));
+        return m;
+    }
+
+    /** The short form used in run lists. */
+    public synchronized Map<String, Object> summaryJson() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("workflow", workflow);
+        m.put("state", state.name());
+        m.put("createdMs", createdMs);
+        m.put("startedMs", startedMs == 0 ? null : startedMs);
+        m.put("endedMs", endedMs == 0 ? null : endedMs);
+        m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
+        m.put("startupMs", allRunningMs == 0 || startedMs == 0 ? null : allRunningMs - startedMs);
+        m.put("size", ranks.size());
+        m.put("progress", progress());
+        m.put("error", error);
+        return m;
+    }
+
+    private double progress() {
+        if (ranks.isEmpty()) {
+            return state == RunState.SUCCEEDED ? 1.0 : 0.0;
+        }
+        double sum = 0;
+        for (RankView r : ranks) {
+            if (r.state.equals("DONE")) {
+                sum += 1;
+            } else if (r.progressTotal > 0) {
+                sum += Math.min(1.0, r.progressValue / r.progressTotal);
+            }
+        }
+        return sum / ranks.size();
+    }
+}

@@ -1,0 +1,456 @@
+package org.mpfl.engine.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.mpfl.engine.Json;
+import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.store.RunStore;
+import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.runtime.monitor.RunRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts, watches and ends runs: places ranks, deploys missing services, creates the domain (ID and
+ * token), fans {@code run} out to every rank, applies rank events and {@code status} answers, fails
+ * the run and aborts the domain when a rank fails, a host is lost or a deadlock is found, and keeps
+ * the store up to date.
+ */
+public final class RunService implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RunService.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final HostRegistry registry;
+    private final RunStore store;
+    private final RankInvoker invoker;
+    private final DeploymentService deployments;
+    private final RankFanOut fanOut;
+    private final RunSettings settings;
+    private final Supplier<String> engineUrl;
+    private final Map<String, Run> runs = new ConcurrentHashMap<>();
+    private final Map<String, List<RunListener>> listeners = new ConcurrentHashMap<>();
+    private final Map<String, AtomicBoolean> polling = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> hostFailures = new ConcurrentHashMap<>();
+    private final ExecutorService workers = Executors.newCachedThreadPool(daemon("mpfl-run"));
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon("mpfl-run-ticker"));
+
+    /**
+     * @param engineUrl the engine's base URL as ranks reach it (their callback address is built from it)
+     */
+    public RunService(HostRegistry registry, RunStore store, RankInvoker invoker, DeploymentService deployments,
+                      RankFanOut fanOut, RunSettings settings, Supplier<String> engineUrl) {
+        this.registry = registry;
+        this.store = store;
+        this.invoker = invoker;
+        this.deployments = deployments;
+        this.fanOut = fanOut;
+        this.settings = settings;
+        this.engineUrl = engineUrl;
+        registry.onHostLost(this::hostLost);
+        long tick = Math.max(100, Math.min(500, settings.statusPollInterval().toMillis()));
+        ticker.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
+    }
+
+    static java.util.concurrent.ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** A random, unguessable identifier of {@code bytes} bytes, base64url without padding. */
+    public static String randomId(int bytes) {
+        byte[] b = new byte[bytes];
+        RANDOM.nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
+    /**
+     * Accepts a run and starts it in the background.
+     *
+     * @param plan   what to run
+     * @param params parameter values given for this run (override the plan's defaults)
+     * @return the run, PENDING
+     */
+    public Run start(WorkflowPlan plan, Map<String, Object> params) {
+        Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
+        if (params != null) {
+            all.putAll(params);
+        }
+        String id = randomId(12);
+        Run run = new Run(id, plan.workflow(), randomId(24), randomId(32), Map.copyOf(all), System.currentTimeMillis());
+        runs.put(id, run);
+        persist(run);
+        record(run, null, "run", stateEvent(run));
+        workers.submit(() -> launch(run, plan));
+        return run;
+    }
+
+    private void launch(Run run, WorkflowPlan plan) {
+        try {
+            run.markStarting(System.currentTimeMillis());
+            List<RankPlacement> placements;
+            try {
+                placements = Placement.place(plan.processes(), registry.hosts(),
+                        (h, service) -> h.offers(service) || (!h.staticEntry() && deployments.hasArchive(service)));
+            } catch (Placement.PlacementException e) {
+                fail(run, new RunError(null, null, e.getMessage()));
+                return;
+            }
+            run.placed(placements);
+            deployMissing(run, placements);
+            if (run.state().isFinal()) {
+                return;
+            }
+            List<RunRequest.ProcessSlice> slices = plan.processes();
+            List<org.mpfl.runtime.transport.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
+            String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
+            List<RankFanOut.RankCall> calls = new ArrayList<>();
+            for (RankPlacement p : placements) {
+                RunRequest req = new RunRequest(run.domainId(), p.rank(), endpoints, slices, paramsOf(run), run.token(),
+                        callback, settings.transport());
+                calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
+            }
+            fanOut.callAll(calls);
+            for (RankFanOut.RankCall c : calls) {
+                RankPlacement p = placements.get(c.rank());
+                if (!c.done()) {
+                    fail(run, new RunError(c.rank(), p.endpoint().soapUrl(), "rank " + c.rank() + " on host " + p.hostId()
+                            + " did not accept run within " + settings.fanOutTimeout().toSeconds() + " s"));
+                    return;
+                }
+                if (c.failure() != null) {
+                    fail(run, new RunError(c.rank(), p.endpoint().soapUrl(), "rank " + c.rank() + " on host " + p.hostId()
+                            + " refused run: " + describe(c.failure())));
+                    return;
+                }
+            }
+            if (run.markRunning(System.currentTimeMillis())) {
+                persist(run);
+                record(run, null, "run", stateEvent(run));
+            }
+        } catch (RuntimeException e) {
+            LOG.error("run {} could not be started", run.id(), e);
+            fail(run, new RunError(null, null, "the engine could not start the run: " + describe(e)));
+        }
+    }
+
+    private void deployMissing(Run run, List<RankPlacement> placements) {
+        Set<String> done = new LinkedHashSet<>();
+        for (RankPlacement p : placements) {
+            if (!done.add(p.hostId() + "\u0000" + p.service())) {
+                continue;
+            }
+            Optional<HostInfo> host = registry.host(p.hostId());
+            if (host.isEmpty()) {
+                fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "host " + p.hostId() + " left the registry while the run started"));
+                return;
+            }
+            try {
+                deployments.ensureDeployed(host.get(), p.service());
+            } catch (Exception e) {
+                fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "cannot deploy service '" + p.service() + "' on host "
+                        + p.hostId() + ": " + describe(e)));
+                return;
+            }
+        }
+    }
+
+    private static Map<String, Object> paramsOf(Run run) {
+        return run.params();
+    }
+
+    static String describe(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root && root.getMessage() == null) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    }
+
+    /** Applies events POSTed by ranks of run {@code runId}. */
+    public void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException {
+        Run run = runs.get(runId);
+        if (run == null) {
+            throw new UnknownRunException(runId);
+        }
+        for (RankEvent e : events) {
+            if (e == null || e.type() == null) {
+                continue;
+            }
+            if (!run.domainId().equals(e.domainId())) {
+                throw new ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
+            }
+            Run.Outcome outcome = run.apply(e);
+            record(run, e.rank(), "rank", e);
+            handle(run, outcome, e.rank());
+        }
+    }
+
+    private void handle(Run run, Run.Outcome outcome, int rank) {
+        switch (outcome) {
+            case ALL_DONE -> succeed(run);
+            case RANK_FAILED -> fail(run, run.rankError(rank));
+            default -> { }
+        }
+    }
+
+    private void succeed(Run run) {
+        // a rank may report DONE before every rank has accepted run; that is still a success
+        run.markRunning(System.currentTimeMillis());
+        if (run.finish(RunState.SUCCEEDED, null, System.currentTimeMillis())) {
+            persist(run);
+            record(run, null, "run", stateEvent(run));
+            LOG.info("run {} ({}) succeeded", run.id(), run.workflow());
+        }
+    }
+
+    /** Fails a run (once) and aborts its domain on every rank. */
+    void fail(Run run, RunError error) {
+        if (run.finish(RunState.FAILED, error, System.currentTimeMillis())) {
+            LOG.info("run {} ({}) failed: {}", run.id(), run.workflow(), error.message());
+            persist(run);
+            record(run, null, "run", stateEvent(run));
+            workers.submit(() -> abortDomain(run));
+        }
+    }
+
+    /** Cancels a run; {@code false} when it had already ended. */
+    public boolean cancel(String runId) throws UnknownRunException {
+        Run run = runs.get(runId);
+        if (run == null) {
+            if (store.run(runId).isPresent()) {
+                return false;
+            }
+            throw new UnknownRunException(runId);
+        }
+        if (run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), System.currentTimeMillis())) {
+            persist(run);
+            record(run, null, "run", stateEvent(run));
+            workers.submit(() -> abortDomain(run));
+            return true;
+        }
+        return false;
+    }
+
+    private void abortDomain(Run run) {
+        // abort is per service instance and domain, so one call per distinct service URL is enough
+        Map<String, RankPlacement> byUrl = new LinkedHashMap<>();
+        run.placements().forEach(p -> byUrl.putIfAbsent(p.endpoint().soapUrl(), p));
+        List<RankFanOut.RankCall> calls = byUrl.values().stream()
+                .map(p -> new RankFanOut.RankCall(p.rank(), () -> invoker.abort(p, run.domainId(), run.token()))).toList();
+        try {
+            fanOut.callAll(calls);
+        } catch (RuntimeException e) {
+            LOG.warn("aborting the domain of run {}: {}", run.id(), describe(e));
+        }
+        for (RankFanOut.RankCall c : calls) {
+            if (c.failure() != null || !c.done()) {
+                LOG.debug("abort at rank {} of run {}: {}", c.rank(), run.id(),
+                        c.done() ? describe(c.failure()) : "no answer");
+            }
+        }
+    }
+
+    private void hostLost(HostInfo host) {
+        for (Run run : runs.values()) {
+            if (run.state().isFinal()) {
+                continue;
+            }
+            run.placements().stream().filter(p -> p.hostId().equals(host.hostId())).findFirst().ifPresent(p ->
+                    fail(run, new RunError(p.rank(), host.soapUrl(), "service host " + host.hostId() + " at " + host.soapUrl()
+                            + " was lost (rank " + p.rank() + " ran there)")));
+        }
+    }
+
+    private void tick() {
+        try {
+            registry.expire();
+            long now = System.currentTimeMillis();
+            for (Run run : runs.values()) {
+                if (run.state() == RunState.RUNNING) {
+                    run.checkDeadlock(now, settings.deadlockGrace().toMillis()).ifPresent(err -> fail(run, err));
+                    pollStatus(run, now);
+                }
+                if (run.takeDirty()) {
+                    persist(run);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("run ticker: {}", describe(e), e);
+        }
+    }
+
+    private final Map<String, Long> lastPoll = new ConcurrentHashMap<>();
+
+    private void pollStatus(Run run, long now) {
+        if (now - lastPoll.getOrDefault(run.id(), 0L) < settings.statusPollInterval().toMillis()) {
+            return;
+        }
+        AtomicBoolean busy = polling.computeIfAbsent(run.id(), k -> new AtomicBoolean());
+        if (!busy.compareAndSet(false, true)) {
+            return;
+        }
+        lastPoll.put(run.id(), now);
+        workers.submit(() -> {
+            try {
+                Map<String, Boolean> hostOk = new HashMap<>();
+                for (RankPlacement p : run.placements()) {
+                    if (run.state().isFinal()) {
+                        return;
+                    }
+                    if (Boolean.FALSE.equals(hostOk.get(p.hostId()))) {
+                        continue;
+                    }
+                    try {
+                        RankStatus s = invoker.status(p, run.domainId());
+                        hostOk.put(p.hostId(), true);
+                        handle(run, run.applyStatus(p.rank(), s, System.currentTimeMillis()), p.rank());
+                    } catch (UnsupportedOperationException e) {
+                        return;
+                    } catch (Exception e) {
+                        hostOk.put(p.hostId(), false);
+                        LOG.debug("status of rank {} of run {}: {}", p.rank(), run.id(), describe(e));
+                    }
+                }
+                hostOk.forEach((host, ok) -> {
+                    AtomicInteger failures = hostFailures.computeIfAbsent(host, k -> new AtomicInteger());
+                    if (ok) {
+                        failures.set(0);
+                    } else if (failures.incrementAndGet() >= settings.hostFailureLimit()) {
+                        failures.set(0);
+                        Optional<HostInfo> h = registry.host(host);
+                        if (h.isPresent()) {
+                            LOG.warn("service host {} does not answer status; removing it", host);
+                            registry.remove(host, true);
+                        } else {
+                            run.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
+                                    fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "service host " + host
+                                            + " does not answer (rank " + p.rank() + " ran there)")));
+                        }
+                    }
+                });
+            } finally {
+                busy.set(false);
+            }
+        });
+    }
+
+    private void persist(Run run) {
+        try {
+            Map<String, Object> detail = run.toJson();
+            store.saveRun(run.id(), run.workflow(), run.state().name(), (Long) detail.get("createdMs"), detail);
+        } catch (RuntimeException e) {
+            LOG.error("cannot persist run {}: {}", run.id(), describe(e));
+        }
+    }
+
+    private static Map<String, Object> stateEvent(Run run) {
+        return run.summaryJson();
+    }
+
+    private void record(Run run, Integer rank, String kind, Object body) {
+        long id;
+        try {
+            id = store.appendEvent(run.id(), rank, System.currentTimeMillis(), kind, body);
+        } catch (RuntimeException e) {
+            LOG.error("cannot store an event of run {}: {}", run.id(), describe(e));
+            id = -1;
+        }
+        for (RunListener l : listeners.getOrDefault(run.id(), List.of())) {
+            try {
+                l.onEvent(id, kind, body);
+            } catch (RuntimeException e) {
+                LOG.debug("run listener failed: {}", describe(e));
+            }
+        }
+    }
+
+    /** Subscribes to a run's events; close the result to unsubscribe. */
+    public AutoCloseable listen(String runId, RunListener listener) {
+        listeners.computeIfAbsent(runId, k -> new CopyOnWriteArrayList<>()).add(listener);
+        return () -> listeners.getOrDefault(runId, new ArrayList<>()).remove(listener);
+    }
+
+    /** A run's detail: live if this engine runs it, else as stored. */
+    public Optional<JsonNode> detail(String runId) {
+        Run run = runs.get(runId);
+        if (run != null) {
+            return Optional.of(Json.MAPPER.valueToTree(run.toJson()));
+        }
+        return store.run(runId);
+    }
+
+    /** A live run of this engine instance. */
+    public Optional<Run> live(String runId) {
+        return Optional.ofNullable(runs.get(runId));
+    }
+
+    /** Runs, newest first (live state for this engine's runs, stored otherwise). */
+    public List<JsonNode> list(String state, int limit) {
+        List<JsonNode> stored = store.runs(state, limit);
+        List<JsonNode> out = new ArrayList<>(stored.size());
+        for (JsonNode n : stored) {
+            Run live = runs.get(n.path("id").asText());
+            out.add(live == null ? n : Json.MAPPER.valueToTree(live.summaryJson()));
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        ticker.shutdownNow();
+        for (Run run : runs.values()) {
+            if (run.takeDirty()) {
+                persist(run);
+            }
+        }
+        workers.shutdownNow();
+        try {
+            workers.awaitTermination(5, TimeUnit.SECONDS);
+            ticker.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** No run with that id. */
+    public static final class UnknownRunException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public UnknownRunException(String runId) {
+            super("no run '" + runId + "'");
+        }
+    }
+
+    /** An event whose domain does not match the run (a stray or forged event). */
+    public static final class ForeignEventException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public ForeignEventException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package org.mpfl.engine.workflow;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns an MPFL document into a deployment plan and generated service archives — the engine's view
+ * of the compiler ({@code mpflc check}/{@code compile}), used by {@code mpflc run} and by REST
+ * starts that send a document instead of a plan.
+ */
+public interface WorkflowCompiler {
+    /**
+     * Checks and compiles a document.
+     *
+     * @param fileName name used in diagnostics ({@code ring.mpfl.xml})
+     * @param document the XML text
+     * @param params   parameter values of the run (rank counts may depend on them)
+     * @throws CompileException with GCC-style diagnostics when the document has static errors
+     */
+    Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException;
+
+    /**
+     * @param plan     the deployment plan JSON
+     * @param archives generated service archives by service type ({@code .aar} bytes)
+     */
+    record Compiled(JsonNode plan, Map<String, byte[]> archives) {
+    }
+
+    /** Static errors: the document must not be started. */
+    final class CompileException extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final List<String> diagnostics;
+
+        public CompileException(List<String> diagnostics) {
+            super(String.join("\n", diagnostics));
+            this.diagnostics = List.copyOf(diagnostics);
+        }
+
+        /** {@code FILE:LINE:COL: error: message} lines. */
+        public List<String> diagnostics() {
+            return diagnostics;
+        }
+    }
+}

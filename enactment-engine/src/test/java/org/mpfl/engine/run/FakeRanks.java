@@ -1,0 +1,124 @@
+package org.mpfl.engine.run;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.engine.Json;
+import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.runtime.monitor.RunRequest;
+
+/**
+ * An in-process stand-in for service hosts: {@code run} starts a thread per rank that plays a
+ * scripted behaviour and posts {@link RankEvent}s to the engine's callback URL over HTTP, exactly
+ * as a real rank would. Threads end on abort or after a bound, so no test leaves them running.
+ */
+public final class FakeRanks implements RankInvoker {
+    /** What a fake rank does. */
+    public interface Behaviour {
+        void play(Rank rank) throws Exception;
+    }
+
+    private final Behaviour behaviour;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    final Set<String> aborted = ConcurrentHashMap.newKeySet();
+    private final Map<String, CountDownLatch> abortLatches = new ConcurrentHashMap<>();
+    volatile int refuseRank = -1;
+    volatile long acceptDelayMs;
+
+    public FakeRanks(Behaviour behaviour) {
+        this.behaviour = behaviour;
+    }
+
+    /** One running fake rank. */
+    public final class Rank {
+        final RunRequest request;
+        final AtomicLong seq = new AtomicLong();
+
+        Rank(RunRequest request) {
+            this.request = request;
+        }
+
+        public int rank() {
+            return request.rank();
+        }
+
+        public int size() {
+            return request.size();
+        }
+
+        public void event(RankEvent.Type type, String state, String activity, String location, String message, String name, Object value)
+                throws Exception {
+            RankEvent e = new RankEvent(request.domainId(), request.rank(), seq.getAndIncrement(), System.currentTimeMillis(),
+                    type, state, activity, location, message, type == RankEvent.Type.LOG ? "info" : null, name, value);
+            HttpRequest req = HttpRequest.newBuilder(URI.create(request.callbackUrl() + "/events")).timeout(Duration.ofSeconds(5))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Json.write(e))).build();
+            http.send(req, HttpResponse.BodyHandlers.discarding());
+        }
+
+        public void state(String s) throws Exception {
+            event(RankEvent.Type.STATE, s, null, null, null, null, null);
+        }
+
+        public void fail(String activity, String location, String message) throws Exception {
+            event(RankEvent.Type.STATE, "FAILED", activity, location, message, null, null);
+        }
+
+        public void output(String name, Object value) throws Exception {
+            event(RankEvent.Type.OUTPUT, null, null, null, null, name, value);
+        }
+
+        public void waitFor(String activity, String location, String what) throws Exception {
+            event(RankEvent.Type.WAIT, null, activity, location, what, null, null);
+        }
+
+        /** Blocks until the domain is aborted or {@code ms} pass; true if aborted. */
+        public boolean awaitAbort(long ms) throws InterruptedException {
+            return abortLatches.computeIfAbsent(request.domainId(), k -> new CountDownLatch(1)).await(ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void run(RankPlacement target, RunRequest request) throws Exception {
+        if (acceptDelayMs > 0) {
+            Thread.sleep(acceptDelayMs);
+        }
+        if (request.rank() == refuseRank) {
+            throw new IllegalStateException("service '" + target.service() + "' is not deployed here");
+        }
+        abortLatches.computeIfAbsent(request.domainId(), k -> new CountDownLatch(1));
+        Thread t = new Thread(() -> {
+            Rank r = new Rank(request);
+            try {
+                r.state("RUNNING");
+                behaviour.play(r);
+            } catch (Exception e) {
+                try {
+                    r.fail(null, null, String.valueOf(e.getMessage()));
+                } catch (Exception ignored) {
+                    // the engine may be gone already at the end of a test
+                }
+            }
+        }, "fake-rank-" + request.rank());
+        t.setDaemon(true);
+        t.start();
+    }
+
+    @Override
+    public RankStatus status(RankPlacement target, String domainId) {
+        throw new UnsupportedOperationException("fake ranks report by events only");
+    }
+
+    @Override
+    public void abort(RankPlacement target, String domainId, String token) {
+        aborted.add(domainId);
+        abortLatches.computeIfAbsent(domainId, k -> new CountDownLatch(1)).countDown();
+    }
+}
