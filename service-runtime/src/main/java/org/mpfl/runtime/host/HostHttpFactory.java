@@ -1,0 +1,141 @@
+package org.mpfl.runtime.host;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.concurrent.TimeUnit;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.transport.http.server.AxisHttpConnectionImpl;
+import org.apache.axis2.transport.http.server.DefaultConnectionListener;
+import org.apache.axis2.transport.http.server.DefaultConnectionListenerFailureHandler;
+import org.apache.axis2.transport.http.server.HttpConnectionManager;
+import org.apache.axis2.transport.http.server.HttpFactory;
+import org.apache.axis2.transport.http.server.IOProcessor;
+import org.apache.axis2.transport.http.server.WorkerFactory;
+import org.apache.hc.core5.http.config.Http1Config;
+import org.apache.hc.core5.http.io.SocketConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Axis2's {@link HttpFactory} with three changes for a service host: it listens on a server socket
+ * bound before start (so a host can bind one address and use an ephemeral port, which the stock
+ * listener cannot), it uses the MPIWS worker, and its socket and session buffers are 128 KB instead
+ * of Axis2's 8 KB, which throttled large messages.
+ */
+final class HostHttpFactory extends HttpFactory {
+    private static final Logger LOG = LoggerFactory.getLogger(HostHttpFactory.class);
+    private final ServerSocket serverSocket;
+
+    HostHttpFactory(ConfigurationContext ctx, ServerSocket serverSocket, WorkerFactory workers) throws AxisFault {
+        super(ctx, serverSocket.getLocalPort(), workers);
+        this.serverSocket = serverSocket;
+        setRequestTcpNoDelay(true);
+        // each open keep-alive connection holds one worker thread; peers keep a few each
+        setRequestCoreThreadPoolSize(Integer.getInteger("mpfl.host.threads", 64));
+        setRequestMaxThreadPoolSize(Integer.getInteger("mpfl.host.threads", 64));
+        setRequestSocketTimeout(60_000);
+    }
+
+    @Override
+    public SocketConfig newSocketConfig() {
+        return SocketConfig.custom()
+                .setSoTimeout(getRequestSocketTimeout(), TimeUnit.MILLISECONDS)
+                .setTcpNoDelay(true)
+                // also the size of the connection's session buffers
+                .setSndBufSize(128 * 1024)
+                .setRcvBufSize(128 * 1024)
+                .build();
+    }
+
+    @Override
+    public IOProcessor newRequestConnectionListener(String scheme, int port, HttpConnectionManager manager,
+                                                    Http1Config http1Config, SocketConfig socketConfig) throws IOException {
+        return new Listener(serverSocket, scheme, manager, http1Config, socketConfig);
+    }
+
+    /**
+     * Accepts connections on the pre-bound socket and hands them to Axis2's connection manager.
+     * (A subclass of Axis2's listener only because {@code SimpleHttpServer.start} casts to it.)
+     */
+    private static final class Listener extends DefaultConnectionListener {
+        private final ServerSocket socket;
+        private final String scheme;
+        private final HttpConnectionManager manager;
+        private final Http1Config http1Config;
+        private final SocketConfig socketConfig;
+        private volatile boolean destroyed;
+
+        Listener(ServerSocket socket, String scheme, HttpConnectionManager manager, Http1Config http1Config,
+                 SocketConfig socketConfig) throws IOException {
+            super(scheme, socket.getLocalPort(), manager, new DefaultConnectionListenerFailureHandler(), http1Config,
+                    socketConfig);
+            this.socket = socket;
+            this.scheme = scheme;
+            this.manager = manager;
+            this.http1Config = http1Config;
+            this.socketConfig = socketConfig;
+        }
+
+        @Override
+        public void run() {
+            while (!destroyed && !Thread.currentThread().isInterrupted()) {
+                Socket s;
+                try {
+                    s = socket.accept();
+                } catch (IOException e) {
+                    if (!destroyed && !socket.isClosed()) {
+                        LOG.warn("accept failed on {}", socket.getLocalSocketAddress(), e);
+                        continue;
+                    }
+                    return;
+                }
+                try {
+                    s.setTcpNoDelay(true);
+                    manager.process(new AxisHttpConnectionImpl(scheme, s, http1Config, socketConfig));
+                } catch (IOException | RuntimeException e) {
+                    LOG.warn("cannot serve a connection from {}", s.getRemoteSocketAddress(), e);
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // nothing to do
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void awaitSocketOpen() {
+            // bound before the server started
+        }
+
+        @Override
+        public int getPort() {
+            return socket.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            destroy();
+        }
+
+        @Override
+        public boolean isDestroyed() {
+            return destroyed;
+        }
+
+        @Override
+        public void destroy() {
+            destroyed = true;
+            try {
+                socket.close();
+            } catch (SocketException ignored) {
+                // closing
+            } catch (IOException e) {
+                LOG.debug("closing the listener", e);
+            }
+        }
+    }
+}

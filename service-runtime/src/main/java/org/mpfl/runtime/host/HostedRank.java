@@ -1,0 +1,222 @@
+package org.mpfl.runtime.host;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.runtime.api.Communicator;
+import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.api.RankContext;
+import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.runtime.p2p.P2PCommunicator;
+import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.transport.soap.RankStatus;
+import org.mpfl.runtime.transport.soap.RunMessages;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank started by {@code run} in this host: runs its {@link RankProgram} on its own thread,
+ * is the program's {@link RankContext}, reports {@link RankEvent}s to the engine and keeps its final
+ * state, progress, counters and outputs for {@code status} after it ended.
+ */
+final class HostedRank implements RankContext {
+    private static final Logger LOG = LoggerFactory.getLogger(HostedRank.class);
+    /**
+     * Context ids of the per-process (MPMD) communicators: {@code PROCESS_CONTEXT_BASE + index of
+     * the process in the run request}. Every rank derives them from the same request, so they agree
+     * without communication; the base is far above the ids split/dup allocate.
+     */
+    static final int PROCESS_CONTEXT_BASE = 0x4000_0000;
+
+    private final RunRequest request;
+    private final String serviceType;
+    private final RankProgram program;
+    private final RankInstance instance;
+    private final Communicator world;
+    private final EventPoster events;
+    private final AtomicLong eventSeq = new AtomicLong();
+    private final Map<String, Object> outputs = Collections.synchronizedMap(new LinkedHashMap<>());
+    private final Map<String, Communicator> processComms = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Runnable onFailure;
+    private volatile String state = "pending";
+    private volatile double progressValue = Double.NaN;
+    private volatile double progressTotal = Double.NaN;
+    private volatile String failure;
+    private volatile String countersJson;
+
+    HostedRank(RunRequest request, String serviceType, RankProgram program, RankInstance instance,
+               Communicator world, Executor eventThreads, Runnable onFailure) {
+        this.request = request;
+        this.serviceType = serviceType;
+        this.program = program;
+        this.instance = instance;
+        this.world = world;
+        this.events = new EventPoster(request.callbackUrl(), eventThreads);
+        this.onFailure = onFailure;
+    }
+
+    String serviceType() {
+        return serviceType;
+    }
+
+    /** Starts the program on its own (non-daemon) thread. */
+    void start() {
+        Thread t = new Thread(this::runProgram, "mpfl-rank-" + shortId() + "-" + request.rank());
+        t.setDaemon(false);
+        t.start();
+    }
+
+    private void runProgram() {
+        setState("running", null);
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        Thread.currentThread().setContextClassLoader(program.getClass().getClassLoader());
+        try {
+            program.run(this);
+            instance.finish();
+            reportCounters();
+            setState("done", null);
+        } catch (Throwable e) {
+            String why = e instanceof DomainAbortedException ? e.getMessage()
+                    : e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            if (!(e instanceof DomainAbortedException)) {
+                LOG.warn("rank {} of domain {} failed", request.rank(), shortId(), e);
+            }
+            try {
+                instance.close();
+            } catch (RuntimeException ignored) {
+                // already ended
+            }
+            reportCounters();
+            failure = why;
+            setState("failed", why);
+            if (!(e instanceof DomainAbortedException)) {
+                onFailure.run();
+            }
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+            events.flush(Duration.ofSeconds(5));
+        }
+    }
+
+    private void reportCounters() {
+        try {
+            Object value = instance.counters().asEventValue();
+            countersJson = RunMessages.toJson(value);
+            event(RankEvent.Type.COUNTERS, null, null, null, null, value);
+        } catch (RuntimeException e) {
+            LOG.debug("no counters", e);
+        }
+    }
+
+    private void setState(String s, String message) {
+        state = s;
+        event(RankEvent.Type.STATE, s.toUpperCase(java.util.Locale.ROOT), message, null, null, null);
+    }
+
+    private void event(RankEvent.Type type, String st, String message, String level, String name, Object value) {
+        events.post(new RankEvent(request.domainId(), request.rank(), eventSeq.getAndIncrement(),
+                System.currentTimeMillis(), type, st, null, null, message, level, name, value));
+    }
+
+    RankStatus status() {
+        Map<String, String> out = new LinkedHashMap<>();
+        synchronized (outputs) {
+            for (Map.Entry<String, Object> e : outputs.entrySet()) {
+                out.put(e.getKey(), RunMessages.toJson(e.getValue()));
+            }
+        }
+        String counters = countersJson;
+        if (counters == null && !instance.isEnded()) {
+            try {
+                counters = RunMessages.toJson(instance.counters().asEventValue());
+            } catch (RuntimeException ignored) {
+                // counters are optional in a status answer
+            }
+        }
+        return new RankStatus(state, progressValue, progressTotal, counters, out, failure);
+    }
+
+    boolean isFinished() {
+        return state.equals("done") || state.equals("failed");
+    }
+
+    private String shortId() {
+        String id = request.domainId();
+        return id.length() > 8 ? id.substring(0, 8) : id;
+    }
+
+    // ------------------------------------------------------------------ RankContext
+
+    @Override
+    public Communicator world() {
+        return world;
+    }
+
+    @Override
+    public Communicator process(String processName) {
+        return processComms.computeIfAbsent(processName, this::buildProcessCommunicator);
+    }
+
+    private Communicator buildProcessCommunicator(String processName) {
+        List<RunRequest.ProcessSlice> slices = request.processes();
+        if (slices == null || slices.isEmpty()) {
+            if (processName.equals(serviceType)) {
+                return world;
+            }
+            throw new IllegalArgumentException("no process named " + processName + " in this run");
+        }
+        int first = 0;
+        for (int i = 0; i < slices.size(); i++) {
+            RunRequest.ProcessSlice s = slices.get(i);
+            if (s.name().equals(processName)) {
+                if (slices.size() == 1) {
+                    return world;
+                }
+                int[] members = new int[s.ranks()];
+                for (int k = 0; k < members.length; k++) {
+                    members[k] = first + k;
+                }
+                if (request.rank() < first || request.rank() >= first + s.ranks()) {
+                    throw new IllegalArgumentException("rank " + request.rank() + " is not in process " + processName);
+                }
+                return new P2PCommunicator(instance, PROCESS_CONTEXT_BASE + i, members, processName);
+            }
+            first += s.ranks();
+        }
+        throw new IllegalArgumentException("no process named " + processName + " in this run");
+    }
+
+    @Override
+    public String domainId() {
+        return request.domainId();
+    }
+
+    @Override
+    public Map<String, Object> params() {
+        return request.params() == null ? Map.of() : request.params();
+    }
+
+    @Override
+    public void output(String name, Object value) {
+        outputs.put(name, value);
+        event(RankEvent.Type.OUTPUT, null, null, null, name, value);
+    }
+
+    @Override
+    public void log(String level, String message) {
+        event(RankEvent.Type.LOG, null, message, level, null, null);
+    }
+
+    @Override
+    public void progress(double value, double total) {
+        progressValue = value;
+        progressTotal = total;
+        event(RankEvent.Type.PROGRESS, null, null, null, null, Map.of("value", value, "total", total));
+    }
+}

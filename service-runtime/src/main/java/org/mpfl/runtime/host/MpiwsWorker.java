@@ -1,0 +1,114 @@
+package org.mpfl.runtime.host;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import org.apache.axis2.context.MessageContext;
+import org.apache.axis2.transport.http.HTTPWorker;
+import org.apache.axis2.transport.http.server.AxisHttpRequest;
+import org.apache.axis2.transport.http.server.AxisHttpResponse;
+import org.apache.axis2.transport.http.server.Worker;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpException;
+import org.mpfl.runtime.transport.Inbox;
+import org.mpfl.runtime.transport.soap.MediaType;
+import org.mpfl.runtime.transport.soap.MpiwsNames;
+import org.mpfl.runtime.transport.soap.MpiwsWsdl;
+import org.mpfl.runtime.transport.soap.SoapFault;
+import org.mpfl.runtime.transport.soap.StoreMessageReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The request worker of the host's Axis2 {@code SimpleHTTPServer}. Two things are handled here,
+ * everything else goes to Axis2's own {@link HTTPWorker} (and from there through the handler chain
+ * to the MPIWS message receivers):
+ * <ul>
+ * <li>{@code store}/{@code bstore} requests (recognised by their SOAP 1.2 action) take the lean
+ *     path: the MTOM package is parsed without an object model and the attachment read straight into
+ *     the payload array, then handed to the {@link Inbox}; the answer is the robust in-only one —
+ *     202, or a SOAP 1.2 fault. This is where the speed of the SOAP transport comes from; the wire
+ *     format is unchanged. A request without the action still works, through Axis2.</li>
+ * <li>{@code GET …/services/Type?wsdl} for an MPIWS service type answers the MPIWS WSDL.</li>
+ * </ul>
+ * The system property {@code mpfl.soap.leanStore=false} sends stores through Axis2 too (to measure
+ * the difference).
+ */
+final class MpiwsWorker implements Worker {
+    private static final Logger LOG = LoggerFactory.getLogger(MpiwsWorker.class);
+    private static final boolean LEAN_STORE = Boolean.parseBoolean(System.getProperty("mpfl.soap.leanStore", "true"));
+
+    private final ServiceHost host;
+    private final HTTPWorker axis2 = new HTTPWorker();
+
+    MpiwsWorker(ServiceHost host) {
+        this.host = host;
+    }
+
+    @Override
+    public void service(AxisHttpRequest request, AxisHttpResponse response, MessageContext msgContext)
+            throws HttpException, IOException {
+        String method = request.getMethod();
+        if (LEAN_STORE && "POST".equals(method)) {
+            String contentType = request.getContentType();
+            MediaType mt = MediaType.parse(contentType);
+            String op = MpiwsNames.operationOfAction(mt.soapAction());
+            if (MpiwsNames.OP_STORE.equals(op) || MpiwsNames.OP_BSTORE.equals(op)) {
+                store(request, response, contentType);
+                return;
+            }
+        } else if ("GET".equals(method)) {
+            String uri = request.getRequestURI();
+            int q = uri.indexOf('?');
+            if (q > 0 && uri.substring(q + 1).equalsIgnoreCase("wsdl")) {
+                String path = uri.substring(0, q);
+                int slash = path.lastIndexOf('/');
+                String type = path.substring(slash + 1);
+                if (path.startsWith(MpiwsNames.SERVICES_PATH) && host.hasServiceType(type)) {
+                    byte[] wsdl = MpiwsWsdl.of(type, host.serviceUrl(type)).getBytes(StandardCharsets.UTF_8);
+                    response.setStatus(200);
+                    response.setContentType("text/xml; charset=UTF-8");
+                    OutputStream out = response.getOutputStream();
+                    out.write(wsdl);
+                    out.close();
+                    return;
+                }
+            }
+        }
+        axis2.service(request, response, msgContext);
+    }
+
+    private void store(AxisHttpRequest request, AxisHttpResponse response, String contentType) throws IOException {
+        long length = -1;
+        Header h = request.getFirstHeader("Content-Length");
+        if (h != null) {
+            try {
+                length = Long.parseLong(h.getValue().trim());
+            } catch (NumberFormatException ignored) {
+                // unknown length: parts are bounded by the stream
+            }
+        }
+        SoapFault fault;
+        try {
+            StoreMessageReader.StoreRequest sr = StoreMessageReader.read(contentType, request.getInputStream(), length);
+            fault = StoreOutcomes.toFault(host.inbox().store(sr.envelope()), sr.envelope());
+        } catch (StoreMessageReader.MalformedStoreException e) {
+            fault = new SoapFault("Sender", SoapFault.MALFORMED, e.getMessage());
+        } catch (IOException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warn("store failed", e);
+            fault = new SoapFault("Receiver", SoapFault.FAILED, String.valueOf(e));
+        }
+        if (fault == null) {
+            response.setStatus(202);
+            return;
+        }
+        byte[] body = fault.toXml().getBytes(StandardCharsets.UTF_8);
+        response.setStatus(fault.httpStatus());
+        response.setContentType("application/soap+xml; charset=UTF-8");
+        OutputStream out = response.getOutputStream();
+        out.write(body);
+        out.close();
+    }
+}

@@ -1,0 +1,510 @@
+package org.mpfl.runtime.host;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import javax.xml.namespace.QName;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.description.AxisOperation;
+import org.apache.axis2.description.AxisOperationFactory;
+import org.apache.axis2.description.AxisService;
+import org.apache.axis2.description.InOutAxisOperation;
+import org.apache.axis2.description.WSDL2Constants;
+import org.apache.axis2.engine.AxisConfiguration;
+import org.apache.axis2.transport.http.SimpleHTTPServer;
+import org.apache.axis2.wsdl.WSDLConstants;
+import org.mpfl.runtime.api.Communicator;
+import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.domain.DomainToken;
+import org.mpfl.runtime.domain.MessagingSettings;
+import org.mpfl.runtime.domain.RankRegistry;
+import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.Inbox;
+import org.mpfl.runtime.transport.Transport;
+import org.mpfl.runtime.transport.TransportSelector;
+import org.mpfl.runtime.transport.binary.BinaryServer;
+import org.mpfl.runtime.transport.binary.BinaryTransport;
+import org.mpfl.runtime.transport.local.LocalTransport;
+import org.mpfl.runtime.transport.soap.MpiwsNames;
+import org.mpfl.runtime.transport.soap.RankStatus;
+import org.mpfl.runtime.transport.soap.RunMessages;
+import org.mpfl.runtime.transport.soap.SoapFault;
+import org.mpfl.runtime.transport.soap.SoapTransport;
+import org.mpfl.runtime.transport.soap.Xml;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An MPFL service host: one JVM's Axis2 {@code SimpleHTTPServer} publishing MPIWS service types,
+ * the registry of the rank instances living here, and the transports their messages use.
+ *
+ * <p>A <b>service type</b> is a name bound to a {@link RankProgram} factory; it is published at
+ * {@code http://ADDR:PORT/axis2/services/NAME} with the operations {@code run}, {@code store},
+ * {@code bstore}, {@code status}, {@code abort} and its WSDL at {@code …/NAME?wsdl}. Types come from
+ * {@link #registerServiceType} or from {@code .aar} archives in the services directory whose
+ * {@code services.xml} names the program class in the service parameter {@value #PROGRAM_PARAMETER}.
+ *
+ * <p>One host per JVM (Axis2 wants one {@link ConfigurationContext} per JVM); several hosts run side
+ * by side as separate processes on different ports or addresses.
+ */
+public final class ServiceHost implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ServiceHost.class);
+    /** Axis2 service parameter holding the {@link ServiceHost} that serves it. */
+    public static final String HOST_PARAMETER = "mpfl.serviceHost";
+    /** Axis2 service parameter (services.xml) naming the {@link RankProgram} class of a service type. */
+    public static final String PROGRAM_PARAMETER = "mpfl.rankProgram";
+    /** Finished ranks whose final status is kept for {@code status}. */
+    private static final int KEPT_FINISHED_RANKS = 10_000;
+
+    /**
+     * How to start a host.
+     *
+     * @param bind        address to listen on ({@code 127.0.0.1} by default)
+     * @param port        HTTP port, 0 for an ephemeral one
+     * @param servicesDir directory of {@code .aar} service archives, or {@code null}
+     * @param hostId      unique id, or {@code null} to generate one
+     * @param advertise   host name or address put into service URLs, or {@code null} for {@code bind}
+     * @param binary      whether to offer the binary channel (on an ephemeral port of {@code bind})
+     */
+    public record Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary) {
+        public static Options loopback() {
+            return new Options("127.0.0.1", 0, null, null, null, true);
+        }
+    }
+
+    private final String hostId;
+    private final Path repository;
+    private final ConfigurationContext axis2;
+    private final ServerSocket serverSocket;
+    private final SimpleHTTPServer http;
+    private final String baseUrl;
+    private final RankRegistry registry;
+    private final SoapTransport soap;
+    private final LocalTransport local;
+    private final BinaryServer binaryServer;
+    private final Transport binary;
+    private final String binaryAddress;
+    private final TransportSelector selector;
+    private final Map<String, Supplier<RankProgram>> serviceTypes = new ConcurrentHashMap<>();
+    private final Map<String, HostedRank> ranks = new LinkedHashMap<>();
+    private final ExecutorService eventThreads;
+    private volatile Function<RankInstance, Communicator> worldFactory = RankInstance::world;
+    private volatile boolean closed;
+
+    private ServiceHost(Options o) throws IOException {
+        this.hostId = o.hostId() != null ? o.hostId() : "host-" + UUID.randomUUID().toString().substring(0, 8);
+        this.repository = Files.createTempDirectory("mpfl-host-" + hostId + "-");
+        this.eventThreads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "mpfl-events-" + hostId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.registry = new RankRegistry(hostId, MessagingSettings.fromSystemProperties());
+        this.soap = new SoapTransport();
+        this.local = new LocalTransport(hostId, registry);
+        String bind = o.bind() == null ? "127.0.0.1" : o.bind();
+        String advertise = o.advertise() != null ? o.advertise()
+                : (InetAddress.getByName(bind).isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : bind);
+        if (o.binary()) {
+            this.binaryServer = new BinaryServer(registry, bind, 0, advertise);
+            this.binary = new BinaryTransport(Math.max(10_000, registry.settings().deliveryDeadline().toMillis()));
+            this.binaryAddress = binaryServer.address();
+        } else {
+            this.binaryServer = null;
+            this.binary = null;
+            this.binaryAddress = null;
+        }
+        this.selector = new TransportSelector(local, binary, soap);
+        try {
+            this.axis2 = Axis2Setup.create(repository, o.servicesDir());
+            deployArchivedServiceTypes();
+            this.serverSocket = new ServerSocket();
+            serverSocket.setReuseAddress(true);
+            serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bind), o.port()), 256);
+            this.baseUrl = "http://" + advertise + ":" + serverSocket.getLocalPort();
+            HostHttpFactory factory = new HostHttpFactory(axis2, serverSocket, () -> new MpiwsWorker(this));
+            this.http = new SimpleHTTPServer(factory);
+            http.start();
+        } catch (IOException | RuntimeException e) {
+            closeQuietly();
+            throw e;
+        }
+    }
+
+    /** Starts a host (the HTTP endpoint accepts requests when this returns). */
+    public static ServiceHost start(Options options) throws IOException {
+        return new ServiceHost(options);
+    }
+
+    // ------------------------------------------------------------------ identity and addresses
+
+    public String hostId() {
+        return hostId;
+    }
+
+    /** {@code http://ADDR:PORT}. */
+    public String baseUrl() {
+        return baseUrl;
+    }
+
+    public int port() {
+        return serverSocket.getLocalPort();
+    }
+
+    /** The SOAP address of a service type in this host. */
+    public String serviceUrl(String serviceType) {
+        return baseUrl + MpiwsNames.SERVICES_PATH + serviceType;
+    }
+
+    /** {@code host:port} of this host's binary channel, or {@code null} when it offers none. */
+    public String binaryAddress() {
+        return binaryAddress;
+    }
+
+    /** Where a rank of {@code serviceType} placed in this host can be reached. */
+    public Endpoint endpoint(String serviceType) {
+        return new Endpoint(serviceUrl(serviceType), binaryAddress, hostId);
+    }
+
+    /** The receiving side of every transport in this host. */
+    public Inbox inbox() {
+        return registry;
+    }
+
+    public RankRegistry registry() {
+        return registry;
+    }
+
+    /** The transport selector the ranks of this host use. */
+    public TransportSelector selector() {
+        return selector;
+    }
+
+    /**
+     * Replaces how the world communicator of a new rank is made from its instance (the collectives
+     * layer wraps the point-to-point one).
+     */
+    public void setWorldFactory(Function<RankInstance, Communicator> factory) {
+        this.worldFactory = factory;
+    }
+
+    // ------------------------------------------------------------------ service types
+
+    /** Publishes a service type (idempotent for the same name: the factory is replaced). */
+    public synchronized void registerServiceType(String name, Supplier<RankProgram> factory) throws AxisFault {
+        if (!name.matches("[A-Za-z_][A-Za-z0-9_.\\-]*")) {
+            throw new IllegalArgumentException("bad service type name '" + name + "'");
+        }
+        AxisConfiguration cfg = axis2.getAxisConfiguration();
+        AxisService svc = cfg.getService(name);
+        if (svc == null) {
+            svc = new AxisService(name);
+            svc.addParameter(HOST_PARAMETER, this);
+            addMpiwsOperations(svc);
+            cfg.addService(svc);
+        }
+        serviceTypes.put(name, factory);
+    }
+
+    public boolean hasServiceType(String name) {
+        return serviceTypes.containsKey(name);
+    }
+
+    public Set<String> serviceTypes() {
+        return new TreeSet<>(serviceTypes.keySet());
+    }
+
+    /** Binds the services deployed from {@code .aar} archives that name a rank program. */
+    private void deployArchivedServiceTypes() throws AxisFault {
+        for (AxisService svc : axis2.getAxisConfiguration().getServices().values()) {
+            Object cn = svc.getParameterValue(PROGRAM_PARAMETER);
+            if (cn == null) {
+                continue;
+            }
+            String className = cn.toString().trim();
+            ClassLoader loader = svc.getClassLoader() != null ? svc.getClassLoader() : getClass().getClassLoader();
+            svc.addParameter(HOST_PARAMETER, this);
+            addMpiwsOperations(svc);
+            serviceTypes.put(svc.getName(), () -> {
+                try {
+                    return (RankProgram) Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
+                } catch (ReflectiveOperationException | ClassCastException e) {
+                    throw new IllegalStateException("cannot create rank program " + className + ": " + e, e);
+                }
+            });
+            LOG.info("service type {} deployed from an archive (program {})", svc.getName(), className);
+        }
+    }
+
+    private static void addMpiwsOperations(AxisService svc) throws AxisFault {
+        for (String op : List.of(MpiwsNames.OP_RUN, MpiwsNames.OP_STATUS)) {
+            AxisOperation o = svc.getOperation(new QName(op));
+            if (o == null) {
+                o = new InOutAxisOperation(new QName(op));
+                svc.addOperation(o);
+            }
+            o.setMessageReceiver(new MpiwsReceivers.InOut());
+            o.setSoapAction(MpiwsNames.action(op));
+            svc.mapActionToOperation(MpiwsNames.action(op), o);
+        }
+        for (String op : List.of(MpiwsNames.OP_STORE, MpiwsNames.OP_BSTORE, MpiwsNames.OP_ABORT)) {
+            AxisOperation o = svc.getOperation(new QName(op));
+            if (o == null) {
+                o = AxisOperationFactory.getAxisOperation(WSDLConstants.MEP_CONSTANT_ROBUST_IN_ONLY);
+                o.setName(new QName(op));
+                svc.addOperation(o);
+            }
+            o.setMessageExchangePattern(WSDL2Constants.MEP_URI_ROBUST_IN_ONLY);
+            o.setMessageReceiver(new MpiwsReceivers.RobustInOnly());
+            o.setSoapAction(MpiwsNames.action(op));
+            svc.mapActionToOperation(MpiwsNames.action(op), o);
+        }
+    }
+
+    // ------------------------------------------------------------------ operations
+
+    /** A request the host answers with a SOAP fault. */
+    static final class OperationFault extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final transient SoapFault fault;
+
+        OperationFault(SoapFault fault) {
+            super(fault.reason());
+            this.fault = fault;
+        }
+
+        SoapFault fault() {
+            return fault;
+        }
+    }
+
+    private static String key(String domainId, int rank) {
+        return domainId + "#" + rank;
+    }
+
+    /** {@code run}: creates the rank instance and starts its program; answers at once. */
+    String handleRun(String serviceType, String runXml) throws OperationFault {
+        RunRequest req;
+        try {
+            req = RunMessages.parseRun(runXml);
+        } catch (XMLStreamException | RuntimeException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad run request: " + e.getMessage()));
+        }
+        return startRank(serviceType, req);
+    }
+
+    /** Starts one rank of {@code serviceType} in this host (what {@code run} does). */
+    public String startRank(String serviceType, RunRequest req) throws OperationFault {
+        Supplier<RankProgram> factory = serviceTypes.get(serviceType);
+        if (factory == null) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, "no service type " + serviceType + " here"));
+        }
+        if (closed) {
+            throw new OperationFault(new SoapFault("Receiver", SoapFault.FAILED, "service host is shutting down"));
+        }
+        RankProgram program;
+        try {
+            program = factory.get();
+        } catch (RuntimeException e) {
+            throw new OperationFault(new SoapFault("Receiver", SoapFault.FAILED, e.getMessage()));
+        }
+        RankInstance instance;
+        try {
+            instance = registry.open(req.domainId(), req.rank(), req.token(), req.endpoints(), selector, req.transport());
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, e.getMessage()));
+        }
+        Communicator world = worldFactory.apply(instance);
+        HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventThreads,
+                () -> abortDomainEverywhere(req, "rank " + req.rank() + " failed"));
+        synchronized (ranks) {
+            ranks.put(key(req.domainId(), req.rank()), rank);
+            trimFinished();
+        }
+        rank.start();
+        return "<m:runResponse xmlns:m=\"" + MpiwsNames.NS + "\"><m:state>running</m:state></m:runResponse>";
+    }
+
+    private void trimFinished() {
+        if (ranks.size() <= KEPT_FINISHED_RANKS) {
+            return;
+        }
+        var it = ranks.values().iterator();
+        while (ranks.size() > KEPT_FINISHED_RANKS && it.hasNext()) {
+            if (it.next().isFinished()) {
+                it.remove();
+            }
+        }
+    }
+
+    /** {@code status}: the state of one rank instance ({@code unknown} if this host has none). */
+    String handleStatus(String statusXml) throws OperationFault {
+        String domainId = null;
+        int rank = -1;
+        try {
+            XMLStreamReader x = Xml.reader(new StringReader(statusXml));
+            while (x.hasNext()) {
+                if (x.next() == XMLStreamConstants.START_ELEMENT && MpiwsNames.NS.equals(x.getNamespaceURI())) {
+                    if (x.getLocalName().equals("domainId")) {
+                        domainId = x.getElementText().trim();
+                    } else if (x.getLocalName().equals("rank")) {
+                        rank = Integer.parseInt(x.getElementText().trim());
+                    }
+                }
+            }
+        } catch (XMLStreamException | RuntimeException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad status request: " + e.getMessage()));
+        }
+        if (domainId == null) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "status needs domainId and rank"));
+        }
+        return RunMessages.statusResponseXml(status(domainId, rank));
+    }
+
+    /** The status of one rank instance of this host. */
+    public RankStatus status(String domainId, int rank) {
+        HostedRank r;
+        synchronized (ranks) {
+            r = ranks.get(key(domainId, rank));
+        }
+        return r == null ? new RankStatus("unknown", Double.NaN, Double.NaN, null, Map.of(), null) : r.status();
+    }
+
+    /** {@code abort}: aborts the domain in this host if the proof is valid. */
+    void handleAbort(String abortXml) throws OperationFault {
+        String domainId = null;
+        byte[] proof = null;
+        try {
+            XMLStreamReader x = Xml.reader(new StringReader(abortXml));
+            while (x.hasNext()) {
+                if (x.next() == XMLStreamConstants.START_ELEMENT && MpiwsNames.NS.equals(x.getNamespaceURI())) {
+                    if (x.getLocalName().equals("domainId")) {
+                        domainId = x.getElementText().trim();
+                    } else if (x.getLocalName().equals("proof")) {
+                        proof = Base64.getMimeDecoder().decode(x.getElementText().trim());
+                    }
+                }
+            }
+        } catch (XMLStreamException | RuntimeException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad abort request: " + e.getMessage()));
+        }
+        if (domainId == null || proof == null) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "abort needs domainId and proof"));
+        }
+        if (registry.domain(domainId) == null) {
+            return; // nothing of that domain lives here (any more): nothing to abort
+        }
+        if (!registry.abort(domainId, proof)) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, "abort rejected: bad token proof"));
+        }
+    }
+
+    /** A rank failed: abort its domain here and, best effort, in every other host of the domain. */
+    private void abortDomainEverywhere(RunRequest req, String reason) {
+        registry.abortLocally(req.domainId(), reason);
+        byte[] proof = new DomainToken(req.token()).proveAbort(req.domainId());
+        Set<String> done = new TreeSet<>();
+        done.add(hostId);
+        for (Endpoint e : req.endpoints()) {
+            String id = e.hostId() != null ? e.hostId() : e.soapUrl();
+            if (done.add(id)) {
+                eventThreads.execute(() -> {
+                    try {
+                        soap.abort(e, req.domainId(), proof);
+                    } catch (Exception ex) {
+                        LOG.warn("cannot abort domain at {}: {}", e.soapUrl(), ex.getMessage());
+                    }
+                });
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ shutdown
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeQuietly();
+    }
+
+    private void closeQuietly() {
+        try {
+            if (http != null) {
+                http.stop();
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("stopping HTTP", e);
+        }
+        try {
+            if (serverSocket != null) {
+                serverSocket.close();
+            }
+        } catch (IOException ignored) {
+            // closing
+        }
+        registry.close();
+        soap.close();
+        local.close();
+        if (binaryServer != null) {
+            binaryServer.close();
+        }
+        if (binary != null) {
+            binary.close();
+        }
+        selector.close();
+        eventThreads.shutdownNow();
+        try {
+            if (axis2 != null) {
+                axis2.terminate();
+            }
+        } catch (AxisFault e) {
+            LOG.debug("terminating Axis2", e);
+        }
+        deleteTree(repository);
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            // services/ may be a link to the user's directory: delete the link, never its content
+            s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            });
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package org.mpfl.runtime.transport.soap;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Transport;
+import org.mpfl.runtime.transport.TransportException;
+
+/**
+ * The interoperable default transport: every store is a SOAP 1.2 call of the receiving rank's MPIWS
+ * service ({@code store}, or {@code bstore} for {@link Envelope.Kind#BSTORE}) with the payload as an
+ * MTOM attachment, sent on a persistent HTTP/1.1 connection. The call is robust in-only: an empty
+ * 202 answer confirms that the receiver stored the message, a SOAP fault reports rejection
+ * ({@code m:Rejected}, final) or back-pressure ({@code m:Busy}, retry later).
+ *
+ * <p>Thread-safe; one instance per JVM is enough (connections are pooled per host and port).
+ */
+public final class SoapTransport implements Transport {
+    /** Connect time limit. */
+    public static final int CONNECT_TIMEOUT_MS = 5_000;
+    /** Socket read limit for one answer; a store is answered as soon as it is buffered. */
+    public static final int READ_TIMEOUT_MS = 60_000;
+    /** Idle connections older than this are not reused (below the server's keep-alive time). */
+    private static final long MAX_IDLE_MS = 10_000;
+
+    private final HttpConnectionPool pool = new HttpConnectionPool(CONNECT_TIMEOUT_MS, READ_TIMEOUT_MS, MAX_IDLE_MS);
+    private final Map<String, Target> targets = new ConcurrentHashMap<>();
+
+    /** Host, port and path of a service URL, parsed once. */
+    record Target(String host, int port, String path, String hostHeader) {
+        static Target of(String url) {
+            URI u = URI.create(url);
+            if (!"http".equalsIgnoreCase(u.getScheme())) {
+                throw new IllegalArgumentException("the SOAP transport speaks http only: " + url);
+            }
+            int port = u.getPort() < 0 ? 80 : u.getPort();
+            String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+            if (u.getRawQuery() != null) {
+                path += "?" + u.getRawQuery();
+            }
+            return new Target(u.getHost(), port, path, u.getHost() + ":" + port);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "soap";
+    }
+
+    @Override
+    public boolean reaches(Endpoint endpoint) {
+        return endpoint != null && endpoint.soapUrl() != null && endpoint.soapUrl().startsWith("http://");
+    }
+
+    @Override
+    public void store(Endpoint endpoint, Envelope envelope) throws TransportException {
+        Target t = target(endpoint);
+        String op = envelope.kind() == Envelope.Kind.BSTORE ? MpiwsNames.OP_BSTORE : MpiwsNames.OP_STORE;
+        HttpConnection.Response r = exchange(t, c -> StoreMessageWriter.write(c, t.path(), t.hostHeader(), op, envelope));
+        if (r.status() == 202 || r.status() == 200 || r.status() == 204) {
+            return;
+        }
+        throw faultToException(op, endpoint, r);
+    }
+
+    @Override
+    public void abort(Endpoint endpoint, String domainId, byte[] proof) throws TransportException {
+        Target t = target(endpoint);
+        String body = envelope("<m:abort xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>" + Xml.escape(domainId)
+                + "</m:domainId><m:proof>" + Base64.getEncoder().encodeToString(proof == null ? new byte[0] : proof)
+                + "</m:proof></m:abort>");
+        HttpConnection.Response r = post(t, MpiwsNames.OP_ABORT, body);
+        if (r.status() / 100 != 2) {
+            throw faultToException(MpiwsNames.OP_ABORT, endpoint, r);
+        }
+    }
+
+    /** Posts a plain SOAP 1.2 envelope (no attachments) and returns the answer. */
+    HttpConnection.Response post(Target t, String operation, String envelopeXml) throws TransportException {
+        byte[] bytes = envelopeXml.getBytes(StandardCharsets.UTF_8);
+        String action = MpiwsNames.action(operation);
+        return exchange(t, c -> {
+            c.writeAscii("POST " + t.path() + " HTTP/1.1\r\nHost: " + t.hostHeader()
+                    + "\r\nContent-Type: application/soap+xml; charset=UTF-8; action=\"" + action
+                    + "\"\r\nUser-Agent: mpfl-mpiws\r\nContent-Length: " + bytes.length + "\r\n\r\n");
+            c.write(bytes);
+            c.flush();
+        });
+    }
+
+    static String envelope(String bodyContent) {
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS
+                + "\"><s:Body>" + bodyContent + "</s:Body></s:Envelope>";
+    }
+
+    private interface RequestWriter {
+        void write(HttpConnection c) throws IOException;
+    }
+
+    /**
+     * One request/answer on a pooled connection. A pooled connection the server already closed
+     * yields no answer at all; the request was then not processed and is sent once more on a
+     * fresh connection (a duplicate would be dropped by its sequence number anyway).
+     */
+    private HttpConnection.Response exchange(Target t, RequestWriter w) throws TransportException {
+        for (int attempt = 0; ; attempt++) {
+            HttpConnection c = null;
+            try {
+                c = attempt == 0 ? pool.acquire(t.host(), t.port()) : pool.open(t.host(), t.port());
+                w.write(c);
+                HttpConnection.Response r = c.readResponse();
+                pool.release(c);
+                return r;
+            } catch (IOException e) {
+                if (c != null) {
+                    c.close();
+                }
+                boolean stale = e instanceof HttpConnection.NoResponseException
+                        || (e instanceof java.net.SocketException && attempt == 0);
+                if (attempt == 0 && stale) {
+                    continue;
+                }
+                throw new TransportException("SOAP call to " + t.hostHeader() + t.path() + " failed: " + e, false, e);
+            }
+        }
+    }
+
+    private static TransportException faultToException(String op, Endpoint endpoint, HttpConnection.Response r) {
+        SoapFault f = SoapFault.fromHttp(r.status(), r.body());
+        boolean retry = SoapFault.BUSY.equals(f.subcode()) || (f.subcode() == null && r.status() >= 500);
+        return new TransportException(op + " at " + endpoint.soapUrl() + " answered "
+                + (f.subcode() == null ? f.code() : f.subcode()) + ": " + f.reason(), !retry, null);
+    }
+
+    private Target target(Endpoint endpoint) throws TransportException {
+        if (!reaches(endpoint)) {
+            throw new TransportException("no SOAP address for " + endpoint, true, null);
+        }
+        try {
+            return targets.computeIfAbsent(endpoint.soapUrl(), Target::of);
+        } catch (IllegalArgumentException e) {
+            throw new TransportException("bad SOAP address " + endpoint.soapUrl() + ": " + e.getMessage(), true, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

@@ -1,0 +1,341 @@
+package org.mpfl.runtime.transport.soap;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Payload;
+
+/**
+ * Reads one {@code store}/{@code bstore} request body, SOAP 1.2 either as an MTOM/XOP package
+ * ({@code multipart/related}, the payload a binary part referenced by {@code xop:Include}) or as a
+ * plain {@code application/soap+xml} envelope with the payload inline in base64 — what any
+ * standard client may send for the WSDL's operation. The lean server path: no object model, a
+ * StAX pass over the small root part, and the attachment read straight into the payload array
+ * when {@code m:length} announces its size.
+ */
+public final class StoreMessageReader {
+    /** Largest SOAP root part accepted (the envelope without the payload is a few hundred bytes). */
+    private static final int MAX_ROOT_BYTES = 1024 * 1024;
+
+    private StoreMessageReader() {
+    }
+
+    /** A decoded store request. */
+    public record StoreRequest(String operation, Envelope envelope) {
+    }
+
+    /** The request is not a well-formed store message (answered with a Sender fault). */
+    public static final class MalformedStoreException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public MalformedStoreException(String message) {
+            super(message);
+        }
+
+        public MalformedStoreException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Parses a request body.
+     *
+     * @param contentType   the HTTP {@code Content-Type}
+     * @param body          the HTTP entity stream (not closed here)
+     * @param contentLength the HTTP content length, or -1; bounds the parts
+     */
+    public static StoreRequest read(String contentType, InputStream body, long contentLength) throws IOException {
+        MediaType mt = MediaType.parse(contentType);
+        long max = contentLength > 0 ? contentLength : Integer.MAX_VALUE;
+        if (mt.type().equals("multipart/related")) {
+            return readMultipart(mt, body, max);
+        }
+        if (mt.type().equals("application/soap+xml")) {
+            Header h = parseRoot(body);
+            if (h.href != null) {
+                throw new MalformedStoreException("xop:Include outside an MTOM package");
+            }
+            return finish(h, decodeInline(h));
+        }
+        throw new MalformedStoreException("unsupported content type for a SOAP 1.2 store: " + contentType);
+    }
+
+    private static StoreRequest readMultipart(MediaType mt, InputStream body, long max) throws IOException {
+        String boundary = mt.param("boundary");
+        if (boundary == null || boundary.isEmpty()) {
+            throw new MalformedStoreException("multipart/related without a boundary");
+        }
+        byte[] delimiter = ("\r\n--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        String dashBoundary = "--" + boundary;
+        MimeInput in = new MimeInput(body);
+        // preamble, then the first boundary line
+        for (int lines = 0; ; lines++) {
+            String line = in.readLine();
+            if (line.trim().equals(dashBoundary)) {
+                break;
+            }
+            if (lines > 100) {
+                throw new MalformedStoreException("no MIME boundary found");
+            }
+        }
+        PartHeaders rootHeaders = readPartHeaders(in);
+        String start = mt.param("start");
+        if (start != null && rootHeaders.contentId != null && !stripAngles(start).equals(rootHeaders.contentId)) {
+            throw new MalformedStoreException("the SOAP root part must come first in the MTOM package");
+        }
+        byte[] root = in.readUntil(delimiter, MAX_ROOT_BYTES);
+        Header h = parseRoot(new ByteArrayInputStream(root));
+        if (h.href == null) {
+            return finish(h, decodeInline(h));
+        }
+        String wanted = cid(h.href);
+        for (;;) {
+            if (in.consumeIf(new byte[] {'-', '-'})) {
+                throw new MalformedStoreException("MTOM package has no part " + h.href);
+            }
+            in.readLine(); // rest of the boundary line (CRLF, maybe transport padding)
+            PartHeaders ph = readPartHeaders(in);
+            if (!wanted.equals(ph.contentId)) {
+                in.readUntil(delimiter, max); // an unrelated part: skip it
+                continue;
+            }
+            Payload.Type type = h.type;
+            if (h.length >= 0 && isArray(type)) {
+                Object value = readArray(in, type, h.length);
+                if (!in.consumeIf(delimiter)) {
+                    throw new MalformedStoreException("payload part is not " + h.length + " bytes long as m:length says");
+                }
+                return finish(h, Payload.of(value));
+            }
+            byte[] raw = in.readUntil(delimiter, max);
+            return finish(h, Payload.decode(type, raw));
+        }
+    }
+
+    private static boolean isArray(Payload.Type t) {
+        return t == Payload.Type.DOUBLE_ARRAY || t == Payload.Type.INT_ARRAY || t == Payload.Type.LONG_ARRAY
+                || t == Payload.Type.BYTES;
+    }
+
+    private static Object readArray(MimeInput in, Payload.Type type, long length) throws IOException {
+        if (length > Integer.MAX_VALUE - 16) {
+            throw new MalformedStoreException("payload too large: " + length + " bytes");
+        }
+        int n = (int) length;
+        switch (type) {
+            case DOUBLE_ARRAY -> {
+                check(n, Double.BYTES);
+                double[] a = new double[n / Double.BYTES];
+                in.readDoubles(a);
+                return a;
+            }
+            case LONG_ARRAY -> {
+                check(n, Long.BYTES);
+                long[] a = new long[n / Long.BYTES];
+                in.readLongs(a);
+                return a;
+            }
+            case INT_ARRAY -> {
+                check(n, Integer.BYTES);
+                int[] a = new int[n / Integer.BYTES];
+                in.readInts(a);
+                return a;
+            }
+            default -> {
+                byte[] a = new byte[n];
+                in.readFully(a);
+                return a;
+            }
+        }
+    }
+
+    private static void check(int length, int unit) throws MalformedStoreException {
+        if (length % unit != 0) {
+            throw new MalformedStoreException("payload length " + length + " is not a multiple of " + unit);
+        }
+    }
+
+    private static Payload decodeInline(Header h) {
+        byte[] raw = h.inline == null ? new byte[0] : Base64.getMimeDecoder().decode(h.inline);
+        return Payload.decode(h.type, raw);
+    }
+
+    private static StoreRequest finish(Header h, Payload payload) throws MalformedStoreException {
+        if (h.operation == null || h.domainId == null || h.kind == null) {
+            throw new MalformedStoreException("store message lacks domainId or kind");
+        }
+        Envelope e = new Envelope(h.domainId, h.context, h.from, h.to, h.tag, h.seq, h.kind, h.proof, payload);
+        return new StoreRequest(h.operation, e);
+    }
+
+    private static final class PartHeaders {
+        String contentId;
+        String contentType;
+    }
+
+    private static PartHeaders readPartHeaders(MimeInput in) throws IOException {
+        PartHeaders ph = new PartHeaders();
+        for (int n = 0; ; n++) {
+            String line = in.readLine();
+            if (line.isEmpty()) {
+                return ph;
+            }
+            if (n > 100) {
+                throw new MalformedStoreException("too many MIME part headers");
+            }
+            int colon = line.indexOf(':');
+            if (colon <= 0) {
+                continue;
+            }
+            String name = line.substring(0, colon).trim();
+            String value = line.substring(colon + 1).trim();
+            if (name.equalsIgnoreCase("Content-ID")) {
+                ph.contentId = stripAngles(value);
+            } else if (name.equalsIgnoreCase("Content-Type")) {
+                ph.contentType = value;
+            }
+        }
+    }
+
+    private static String stripAngles(String s) {
+        s = s.trim();
+        if (s.startsWith("<") && s.endsWith(">")) {
+            return s.substring(1, s.length() - 1);
+        }
+        return s;
+    }
+
+    private static String cid(String href) {
+        String s = href.trim();
+        if (s.regionMatches(true, 0, "cid:", 0, 4)) {
+            s = s.substring(4);
+        }
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    /** The header fields of the store element. */
+    private static final class Header {
+        String operation;
+        String domainId;
+        int context;
+        int from;
+        int to;
+        int tag;
+        long seq;
+        Envelope.Kind kind;
+        byte[] proof = new byte[0];
+        Payload.Type type = Payload.Type.BYTES;
+        long length = -1;
+        String href;
+        String inline;
+    }
+
+    private static Header parseRoot(InputStream xml) throws IOException {
+        Header h = new Header();
+        try {
+            XMLStreamReader r = Xml.reader(xml);
+            try {
+                int depth = 0;
+                boolean inBody = false;
+                while (r.hasNext()) {
+                    int ev = r.next();
+                    if (ev == XMLStreamConstants.START_ELEMENT) {
+                        depth++;
+                        String ns = r.getNamespaceURI();
+                        String local = r.getLocalName();
+                        if (depth == 1) {
+                            if (!MpiwsNames.SOAP12_NS.equals(ns) || !local.equals("Envelope")) {
+                                throw new MalformedStoreException("not a SOAP 1.2 envelope: {" + ns + "}" + local);
+                            }
+                        } else if (depth == 2) {
+                            inBody = MpiwsNames.SOAP12_NS.equals(ns) && local.equals("Body");
+                            if (!inBody) {
+                                skip(r);
+                                depth--;
+                            }
+                        } else if (depth == 3 && inBody) {
+                            if (!MpiwsNames.NS.equals(ns)
+                                    || !(local.equals(MpiwsNames.OP_STORE) || local.equals(MpiwsNames.OP_BSTORE))) {
+                                throw new MalformedStoreException("body is not an MPIWS store or bstore: {" + ns + "}" + local);
+                            }
+                            h.operation = local;
+                        } else if (depth == 4 && h.operation != null) {
+                            field(r, h, ns, local);
+                            depth--;
+                        } else {
+                            skip(r);
+                            depth--;
+                        }
+                    } else if (ev == XMLStreamConstants.END_ELEMENT) {
+                        depth--;
+                    }
+                }
+            } finally {
+                r.close();
+            }
+        } catch (XMLStreamException | IllegalArgumentException e) {
+            throw new MalformedStoreException("bad store message: " + e.getMessage(), e);
+        }
+        return h;
+    }
+
+    /** Reads one child of the store element; the reader ends on its END_ELEMENT. */
+    private static void field(XMLStreamReader r, Header h, String ns, String local) throws XMLStreamException {
+        if (!MpiwsNames.NS.equals(ns)) {
+            skip(r);
+            return;
+        }
+        if (local.equals("payload")) {
+            StringBuilder text = new StringBuilder();
+            int depth = 1;
+            while (depth > 0) {
+                int ev = r.next();
+                if (ev == XMLStreamConstants.START_ELEMENT) {
+                    depth++;
+                    if (MpiwsNames.XOP_NS.equals(r.getNamespaceURI()) && r.getLocalName().equals("Include")) {
+                        h.href = r.getAttributeValue(null, "href");
+                    }
+                } else if (ev == XMLStreamConstants.END_ELEMENT) {
+                    depth--;
+                } else if (ev == XMLStreamConstants.CHARACTERS || ev == XMLStreamConstants.CDATA) {
+                    text.append(r.getText());
+                }
+            }
+            h.inline = text.toString().trim();
+            return;
+        }
+        String v = r.getElementText().trim();
+        switch (local) {
+            case "domainId" -> h.domainId = v;
+            case "context" -> h.context = Integer.parseInt(v);
+            case "from" -> h.from = Integer.parseInt(v);
+            case "to" -> h.to = Integer.parseInt(v);
+            case "tag" -> h.tag = Integer.parseInt(v);
+            case "seq" -> h.seq = Long.parseLong(v);
+            case "kind" -> h.kind = Envelope.Kind.valueOf(v);
+            case "proof" -> h.proof = Base64.getMimeDecoder().decode(v);
+            case "type" -> h.type = Payload.Type.valueOf(v);
+            case "length" -> h.length = Long.parseLong(v);
+            default -> { }
+        }
+    }
+
+    private static void skip(XMLStreamReader r) throws XMLStreamException {
+        int depth = 1;
+        while (depth > 0) {
+            int ev = r.next();
+            if (ev == XMLStreamConstants.START_ELEMENT) {
+                depth++;
+            } else if (ev == XMLStreamConstants.END_ELEMENT) {
+                depth--;
+            }
+        }
+    }
+}
