@@ -1,0 +1,123 @@
+package org.mpfl.engine.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.Json;
+
+/**
+ * The command line's client of the engine's REST API. Every request is bounded by a timeout; errors
+ * carry the engine's own message.
+ */
+public final class EngineClient {
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1).build();
+    private final String url;
+    private final String token;
+
+    public EngineClient(String url, String token) {
+        this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+        this.token = token;
+    }
+
+    public String url() {
+        return url;
+    }
+
+    /**
+     * The engine token for the command line: {@code --token}, else {@code $MPFL_ENGINE_TOKEN}, else
+     * the token file in the data directory ({@code --data}, default {@code ~/.mpfl/engine}).
+     */
+    static String resolveToken(String option, String dataDir) throws IOException {
+        if (option != null) {
+            return option;
+        }
+        String env = System.getenv("MPFL_ENGINE_TOKEN");
+        if (env != null && !env.isBlank()) {
+            return env.strip();
+        }
+        Path file = dataDir(dataDir).resolve(Engine.TOKEN_FILE);
+        return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : null;
+    }
+
+    /** The engine URL: {@code --engine}, else {@code $MPFL_ENGINE}, else the URL file of the last engine started in the data dir. */
+    static String resolveUrl(String option, String dataDir) throws IOException {
+        if (option != null) {
+            return option;
+        }
+        String env = System.getenv("MPFL_ENGINE");
+        if (env != null && !env.isBlank()) {
+            return env.strip();
+        }
+        Path file = dataDir(dataDir).resolve(Engine.URL_FILE);
+        return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : null;
+    }
+
+    static Path dataDir(String option) {
+        return option != null ? Path.of(option) : Path.of(System.getProperty("user.home"), ".mpfl", "engine");
+    }
+
+    public JsonNode get(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(url + path)).GET());
+    }
+
+    public JsonNode post(String path, Object body) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(url + path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : Json.write(body))));
+    }
+
+    private JsonNode send(HttpRequest.Builder b) throws IOException, InterruptedException {
+        b.timeout(Duration.ofSeconds(60));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        HttpRequest req = b.build();
+        HttpResponse<String> resp;
+        try {
+            resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException e) {
+            throw new IOException("cannot reach the engine at " + url + " (is it running? start one with 'mpflc up')", e);
+        }
+        JsonNode body = resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());
+        if (resp.statusCode() / 100 != 2) {
+            String msg = body != null && body.has("error") ? body.get("error").asText() : resp.body();
+            if (resp.statusCode() == 401) {
+                msg = msg + " (give the engine token with --token, $MPFL_ENGINE_TOKEN or --data DIR of the engine)";
+            }
+            throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg);
+        }
+        return body;
+    }
+
+    private static JsonNode parse(String text) {
+        try {
+            return Json.MAPPER.readTree(text);
+        } catch (IOException e) {
+            return Json.MAPPER.getNodeFactory().textNode(text);
+        }
+    }
+
+    /** The engine answered with an error status. */
+    public static final class EngineException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+
+        public EngineException(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package org.mpfl.engine.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+
+/**
+ * Follows a run by polling {@code GET /api/runs/{id}} until it ends, drawing a progress bar on
+ * stderr (redrawn in place on a terminal, one line per state change otherwise). Interrupting the
+ * command line (Ctrl-C) cancels the run. Gives up when the engine stays unreachable for 30 s, and
+ * cancels the run when {@code --timeout} seconds pass.
+ */
+final class RunFollower {
+    private static final long POLL_MS = 200;
+    private static final long UNREACHABLE_LIMIT_MS = 30_000;
+
+    private RunFollower() {
+    }
+
+    static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress) throws Exception {
+        Thread cancelOnExit = new Thread(() -> {
+            try {
+                client.post("/api/runs/" + id + "/cancel", null);
+            } catch (Exception ignored) {
+                // the engine may be gone; nothing more to do on the way out
+            }
+        }, "mpflc-cancel-on-exit");
+        Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        boolean tty = System.console() != null;
+        long start = System.currentTimeMillis();
+        long lastReached = start;
+        String lastLine = "";
+        String lastState = "";
+        boolean timedOut = false;
+        try {
+            for (;;) {
+                JsonNode run;
+                try {
+                    run = client.get("/api/runs/" + id);
+                    lastReached = System.currentTimeMillis();
+                } catch (EngineClient.EngineException e) {
+                    throw e;
+                } catch (IOException e) {
+                    if (System.currentTimeMillis() - lastReached > UNREACHABLE_LIMIT_MS) {
+                        throw new IOException("lost the engine while following run " + id + ": " + e.getMessage(), e);
+                    }
+                    Thread.sleep(POLL_MS * 5);
+                    continue;
+                }
+                String state = run.path("state").asText();
+                if (progress != null) {
+                    String line = bar(run, System.currentTimeMillis() - start);
+                    if (tty && !line.equals(lastLine)) {
+                        progress.print("\r" + line);
+                        progress.flush();
+                    } else if (!tty && !state.equals(lastState)) {
+                        progress.println(line);
+                    }
+                    lastLine = line;
+                }
+                lastState = state;
+                if (state.equals("SUCCEEDED") || state.equals("FAILED") || state.equals("CANCELLED")) {
+                    if (progress != null && tty) {
+                        progress.println();
+                    }
+                    return run;
+                }
+                if (!timedOut && timeoutS > 0 && System.currentTimeMillis() - start > timeoutS * 1000L) {
+                    timedOut = true;
+                    if (progress != null) {
+                        progress.println((tty ? "\n" : "") + "mpflc run: --timeout " + timeoutS + " s reached; cancelling run " + id);
+                    }
+                    client.post("/api/runs/" + id + "/cancel", null);
+                }
+                Thread.sleep(POLL_MS);
+            }
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook runs and cancels, which is what an interrupted command wants
+            }
+        }
+    }
+
+    static String bar(JsonNode run, long elapsedMs) {
+        double p = run.path("progress").asDouble();
+        int width = 30;
+        int filled = (int) Math.round(Math.max(0, Math.min(1, p)) * width);
+        int size = run.path("ranks").size();
+        long done = 0;
+        for (JsonNode r : run.path("ranks")) {
+            if (r.path("state").asText().equals("DONE")) {
+                done++;
+            }
+        }
+        return String.format("[%s%s] %3d%%  %-9s %d/%d ranks done  %.1f s  run %s", "#".repeat(filled), "-".repeat(width - filled),
+                Math.round(p * 100), run.path("state").asText(), done, size, elapsedMs / 1000.0, run.path("id").asText());
+    }
+}

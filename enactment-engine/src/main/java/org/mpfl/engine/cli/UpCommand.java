@@ -1,0 +1,74 @@
+package org.mpfl.engine.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.local.LocalCluster;
+
+/**
+ * {@code mpflc up [--hosts N] [--port P]}: starts the engine with its console and N local service
+ * hosts and keeps them running until interrupted. Also: {@code --data DIR} (runs database, token),
+ * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token T},
+ * {@code --jdbc URL}, {@code --heartbeat-timeout S}, {@code --closed-registry} (hosts need the token).
+ */
+public final class UpCommand implements CliCommand {
+    @Override
+    public String name() {
+        return "up";
+    }
+
+    @Override
+    public String summary() {
+        return "[--hosts N] [--port P] [--data DIR] [--host-file F]  start the engine, console and N local hosts";
+    }
+
+    @Override
+    public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
+        CliArgs args = CliArgs.parse(argList, Set.of("hosts", "port", "data", "bind", "public-url", "host-file", "token",
+                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout"), Set.of("closed-registry"));
+        if (!args.positionals.isEmpty()) {
+            throw new UsageException("unexpected " + args.positionals);
+        }
+        int hosts = args.intOption("hosts", 2);
+        int port = args.intOption("port", 8080);
+        if (hosts < 0 || port < 0 || port > 65535) {
+            throw new UsageException("--hosts must be >= 0 and --port within 0..65535");
+        }
+        EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.option("data")))
+                .openRegistry(!args.flag("closed-registry"))
+                .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)));
+        if (args.option("bind") != null) {
+            config.bindHost(args.option("bind"));
+        }
+        if (args.option("public-url") != null) {
+            config.publicUrl(args.option("public-url"));
+        }
+        if (args.option("host-file") != null) {
+            config.hostFile(Path.of(args.option("host-file")));
+        }
+        if (args.option("token") != null) {
+            config.token(args.option("token"));
+        }
+        if (args.option("jdbc") != null) {
+            config.jdbc(args.option("jdbc"), args.options.getOrDefault("jdbc-user", "sa"), args.options.getOrDefault("jdbc-password", ""));
+        }
+        LocalCluster cluster = LocalCluster.start(config, hosts, Duration.ofSeconds(60));
+        Engine engine = cluster.engine();
+        out.println("MPFL engine and console: " + engine.url() + "/");
+        out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");
+        out.println("service hosts: " + engine.registry().hosts().size() + "; engine token in "
+                + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token)" : ""));
+        out.println("press Ctrl-C to stop");
+        out.flush();
+        // the JVM shutdown hook of the cluster stops hosts and engine on Ctrl-C
+        new CountDownLatch(1).await();
+        return 0;
+    }
+}
