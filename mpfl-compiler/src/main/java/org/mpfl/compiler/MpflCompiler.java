@@ -1,0 +1,79 @@
+package org.mpfl.compiler;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.mpfl.compiler.ast.Element;
+import org.mpfl.compiler.check.ParamValues;
+import org.mpfl.compiler.check.WorkflowAnalysis;
+import org.mpfl.compiler.check.WorkflowChecker;
+import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.compiler.parse.DocumentReader;
+import org.mpfl.compiler.parse.StructureValidator;
+
+/**
+ * The front-end pipeline of {@code mpflc check}: secure reading, structure, names and types (→ IR),
+ * param values and rank counts, then the registered {@link WorkflowAnalysis} steps (communication
+ * check). Every step reports into one {@link Diagnostics}; later steps run only when the earlier
+ * ones left something meaningful to look at.
+ */
+public final class MpflCompiler {
+    private final List<WorkflowAnalysis> analyses;
+
+    /** A compiler with the analyses registered through {@link ServiceLoader}. */
+    public MpflCompiler() {
+        this(ServiceLoader.load(WorkflowAnalysis.class).stream().map(ServiceLoader.Provider::get).toList());
+    }
+
+    public MpflCompiler(List<WorkflowAnalysis> analyses) {
+        this.analyses = List.copyOf(analyses);
+    }
+
+    /** What checking produced. {@code workflow} is null when the document could not be read as MPFL at all. */
+    public record CheckResult(Diagnostics diagnostics, IrWorkflow workflow, Map<String, Object> paramValues) {
+        public boolean ok() {
+            return !diagnostics.hasErrors() && workflow != null;
+        }
+    }
+
+    /** Checks a file; {@code displayName} is how the file is named in diagnostics. */
+    public CheckResult check(Path file, String displayName, Map<String, String> params) {
+        Diagnostics diagnostics = new Diagnostics();
+        Element root = new DocumentReader(diagnostics).read(file, displayName);
+        Path directory = file.toAbsolutePath().getParent();
+        return checkTree(root, displayName, directory, params, diagnostics);
+    }
+
+    /** Checks a document in memory; {@code documentDirectory} (may be null) resolves library paths. */
+    public CheckResult check(byte[] content, String displayName, Path documentDirectory, Map<String, String> params) {
+        Diagnostics diagnostics = new Diagnostics();
+        Element root = new DocumentReader(diagnostics).read(content, displayName);
+        return checkTree(root, displayName, documentDirectory, params, diagnostics);
+    }
+
+    private CheckResult checkTree(Element root, String displayName, Path directory, Map<String, String> params,
+            Diagnostics diagnostics) {
+        if (root == null) {
+            return new CheckResult(diagnostics, null, Map.of());
+        }
+        new StructureValidator(diagnostics).validate(root);
+        if (!root.name().equals("workflow")) {
+            return new CheckResult(diagnostics, null, Map.of());
+        }
+        IrWorkflow workflow = new WorkflowChecker(diagnostics).check(root, displayName, directory);
+        SourceLocation at = root.location();
+        Map<String, Object> values = ParamValues.resolve(workflow, params, diagnostics, at);
+        if (!diagnostics.hasErrors()) {
+            ParamValues.rankCounts(workflow, values, diagnostics);
+        }
+        if (!diagnostics.hasErrors()) {
+            for (WorkflowAnalysis analysis : analyses) {
+                analysis.analyse(workflow, values, diagnostics);
+            }
+        }
+        return new CheckResult(diagnostics, workflow, values);
+    }
+}

@@ -1,0 +1,223 @@
+package org.mpfl.compiler.check;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.mpfl.compiler.ast.Attribute;
+import org.mpfl.compiler.ast.Element;
+import org.mpfl.compiler.ast.Expr;
+import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.Builtin;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.IrTarget;
+import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.compiler.parse.Suggestions;
+
+/**
+ * Reading typed values out of attributes: expressions of an expected type, assignment targets,
+ * communicator names, name lists. Every method reports its own errors and returns null on error.
+ */
+final class AttributeTyping {
+    private final ProcessContext context;
+
+    AttributeTyping(ProcessContext context) {
+        this.context = context;
+    }
+
+    Diagnostics diagnostics() {
+        return context.diagnostics();
+    }
+
+    void error(SourceLocation at, String message) {
+        context.diagnostics().error(at, message);
+    }
+
+    /** The expression in {@code attribute}, typed; null if absent or wrong. */
+    IrExpr expression(Element e, String attribute, Scope scope) {
+        Attribute a = e.attribute(attribute);
+        if (a == null) {
+            return null;
+        }
+        Expr parsed = context.expressions().parse(a);
+        return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).type(parsed);
+    }
+
+    /** The expression converted to {@code type}; reports "attribute 'x' of <e> must be T, found U". */
+    IrExpr expression(Element e, String attribute, Scope scope, MpflType type) {
+        IrExpr typed = expression(e, attribute, scope);
+        return expect(typed, type, "attribute '" + attribute + "' of <" + e.name() + ">");
+    }
+
+    IrExpr expect(IrExpr typed, MpflType type, String what) {
+        if (typed == null) {
+            return null;
+        }
+        IrExpr converted = ExpressionTyper.coerce(typed, type);
+        if (converted == null) {
+            error(typed.at(), what + " must be " + type + ", found " + typed.type()
+                    + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
+        }
+        return converted;
+    }
+
+    /** Any expression as a string: non-strings are wrapped in {@code string(...)}. */
+    IrExpr text(Element e, String attribute, Scope scope) {
+        IrExpr typed = expression(e, attribute, scope);
+        if (typed == null || typed.type() == MpflType.STRING) {
+            return typed;
+        }
+        return new IrExpr.Call(Builtin.TO_STRING, List.of(typed), MpflType.STRING, typed.at());
+    }
+
+    /** Whether the attribute is the word {@code any} (receive source and tag). */
+    static boolean isAny(Element e, String attribute) {
+        Attribute a = e.attribute(attribute);
+        return a != null && a.value().trim().equals("any");
+    }
+
+    /**
+     * An assignment target: a process variable {@code x} or an element {@code x[i]} of an array
+     * variable. Params, loop variables and built-ins are read-only.
+     */
+    IrTarget target(Element e, String attribute, Scope scope) {
+        Attribute a = e.attribute(attribute);
+        if (a == null) {
+            return null;
+        }
+        Expr parsed = context.expressions().parse(a);
+        if (parsed == null) {
+            return null;
+        }
+        Expr.Name variable;
+        Expr index = null;
+        if (parsed instanceof Expr.Name n) {
+            variable = n;
+        } else if (parsed instanceof Expr.Index i && i.array() instanceof Expr.Name n) {
+            variable = n;
+            index = i.index();
+        } else {
+            error(parsed.location(), "attribute '" + attribute + "' of <" + e.name()
+                    + "> must name a variable or an array element (x or x[i])");
+            return null;
+        }
+        Scope.Symbol symbol = writable(variable, scope, e, attribute);
+        if (symbol == null) {
+            return null;
+        }
+        if (index == null) {
+            return new IrTarget(symbol.name(), null, symbol.type(), variable.location());
+        }
+        MpflType element = symbol.type().elementType();
+        if (element == null) {
+            error(parsed.location(), "cannot index variable '" + symbol.name() + "' of type " + symbol.type());
+            return null;
+        }
+        IrExpr typedIndex = new ExpressionTyper(context.diagnostics(), scope, context.names(), null).type(index);
+        if (typedIndex == null) {
+            return null;
+        }
+        if (typedIndex.type() != MpflType.INT) {
+            error(index.location(), "an index must be int, found " + typedIndex.type());
+            return null;
+        }
+        return new IrTarget(symbol.name(), typedIndex, element, variable.location());
+    }
+
+    /** A whole variable only (broadcast {@code var}, compute outputs). */
+    IrTarget variable(Element e, String attribute, Scope scope) {
+        IrTarget target = target(e, attribute, scope);
+        if (target != null && target.index() != null) {
+            error(target.at(), "attribute '" + attribute + "' of <" + e.name() + "> must name a whole variable, not an element");
+            return null;
+        }
+        return target;
+    }
+
+    private Scope.Symbol writable(Expr.Name variable, Scope scope, Element e, String attribute) {
+        Scope.Symbol symbol = scope.lookup(variable.name());
+        if (symbol == null) {
+            error(variable.location(), "unknown variable '" + variable.name() + "'"
+                    + Suggestions.didYouMean(variable.name(), scope.visibleNames()));
+            return null;
+        }
+        switch (symbol.kind()) {
+            case PARAM -> error(variable.location(), "cannot write param '" + symbol.name() + "' (params are read-only)");
+            case LOOP -> error(variable.location(), "cannot write loop variable '" + symbol.name() + "'");
+            case BUILTIN -> error(variable.location(), "cannot write built-in '" + symbol.name() + "'");
+            case VAR -> {
+                return symbol;
+            }
+        }
+        return null;
+    }
+
+    /** The communicator of {@code comm} (default {@code world}); null if unknown. */
+    String communicator(Element e, String attribute) {
+        Attribute a = e.attribute(attribute);
+        if (a == null) {
+            return "world";
+        }
+        String name = a.value().trim();
+        if (!context.names().isCommunicator(name)) {
+            error(a.location(), "unknown communicator '" + name + "'"
+                    + Suggestions.didYouMean(name, allCommunicators()));
+            return null;
+        }
+        return name;
+    }
+
+    private List<String> allCommunicators() {
+        List<String> all = new ArrayList<>(context.names().processes());
+        all.add("world");
+        all.addAll(context.names().communicators().keySet());
+        return all;
+    }
+
+    /** A comma-separated list of identifiers; null if any is malformed (reported). */
+    List<String> nameList(Attribute a) {
+        List<String> names = new ArrayList<>();
+        if (a == null || a.value().isBlank()) {
+            return names;
+        }
+        int offset = 0;
+        for (String part : a.value().split(",", -1)) {
+            String name = part.trim();
+            int at = offset + part.indexOf(name.isEmpty() ? part : name);
+            if (!Names.IDENTIFIER.matcher(name).matches()) {
+                error(a.positionInValue(Math.max(offset, at)), "'" + name + "' in attribute '" + a.name()
+                        + "' is not a name (expected a comma-separated list of names)");
+                return null;
+            }
+            names.add(name);
+            offset += part.length() + 1;
+        }
+        return names;
+    }
+
+    /** The location of name number {@code index} of a name list (for precise messages). */
+    static SourceLocation nameLocation(Attribute a, String name) {
+        int offset = a.value().indexOf(name);
+        return a.positionInValue(Math.max(0, offset));
+    }
+
+    /** A parsed expression list (dims, periodic), typed; null on error. */
+    List<IrExpr> expressionList(Element e, String attribute, Scope scope) {
+        Attribute a = e.attribute(attribute);
+        if (a == null) {
+            return null;
+        }
+        List<Expr> parsed = context.expressions().parseList(a);
+        if (parsed == null) {
+            return null;
+        }
+        List<IrExpr> typed = new ArrayList<>();
+        ExpressionTyper typer = new ExpressionTyper(context.diagnostics(), scope, context.names(), null);
+        boolean failed = false;
+        for (Expr p : parsed) {
+            IrExpr t = typer.type(p);
+            failed |= t == null;
+            typed.add(t);
+        }
+        return failed ? null : typed;
+    }
+}

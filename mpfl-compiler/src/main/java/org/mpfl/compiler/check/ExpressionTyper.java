@@ -1,0 +1,358 @@
+package org.mpfl.compiler.check;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.mpfl.compiler.ast.Expr;
+import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.BinaryOp;
+import org.mpfl.compiler.ir.Builtin;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.compiler.parse.Suggestions;
+
+/**
+ * Resolves names and types one expression, producing typed IR with explicit promotions. Returns null
+ * after reporting an error, and stays silent about expressions that contain an already reported
+ * error, so that one mistake gives one diagnostic.
+ */
+public final class ExpressionTyper {
+    private final Diagnostics diagnostics;
+    private final Scope scope;
+    private final NameContext names;
+    /** When non-null, rank-dependent names and functions are refused, with this as the reason ("a param default"). */
+    private final String paramsOnlyContext;
+
+    public ExpressionTyper(Diagnostics diagnostics, Scope scope, NameContext names, String paramsOnlyContext) {
+        this.diagnostics = diagnostics;
+        this.scope = scope;
+        this.names = names;
+        this.paramsOnlyContext = paramsOnlyContext;
+    }
+
+    /** Types {@code expr}; null if it has an error (already reported). */
+    public IrExpr type(Expr expr) {
+        if (expr == null) {
+            return null;
+        }
+        if (expr instanceof Expr.Literal l) {
+            return new IrExpr.Const(l.type(), l.value(), l.location());
+        } else if (expr instanceof Expr.Name n) {
+            return name(n);
+        } else if (expr instanceof Expr.Unary u) {
+            return unary(u);
+        } else if (expr instanceof Expr.Binary b) {
+            return binary(b);
+        } else if (expr instanceof Expr.Conditional c) {
+            return conditional(c);
+        } else if (expr instanceof Expr.Index i) {
+            return index(i);
+        } else if (expr instanceof Expr.Slice s) {
+            return slice(s);
+        } else if (expr instanceof Expr.Call c) {
+            return call(c);
+        } else if (expr instanceof Expr.ArrayLiteral a) {
+            return arrayLiteral(a);
+        }
+        throw new IllegalStateException("unknown expression " + expr);
+    }
+
+    /**
+     * {@code expr} converted to {@code target} (same type, numeric widening, an empty array literal
+     * for any array type), or null: the caller reports the mismatch in its own words.
+     */
+    public static IrExpr coerce(IrExpr expr, MpflType target) {
+        if (expr == null || expr.type() == target) {
+            return expr;
+        }
+        if (expr instanceof IrExpr.ArrayOf a && a.elements().isEmpty() && target.isNumericArray()) {
+            return new IrExpr.ArrayOf(List.of(), target, a.at());
+        }
+        if (target.accepts(expr.type())) {
+            return new IrExpr.Convert(expr, target, expr.at());
+        }
+        return null;
+    }
+
+    private void error(SourceLocation at, String message) {
+        diagnostics.error(at, message);
+    }
+
+    private IrExpr name(Expr.Name n) {
+        Scope.Symbol symbol = scope.lookup(n.name());
+        if (symbol == null) {
+            if (paramsOnlyContext != null && Scope.BUILTIN_IDENTIFIERS.containsKey(n.name())) {
+                error(n.location(), "'" + n.name() + "' cannot be used in " + paramsOnlyContext);
+            } else if (paramsOnlyContext != null) {
+                error(n.location(), "unknown name '" + n.name() + "' in " + paramsOnlyContext
+                        + Suggestions.didYouMean(n.name(), scope.visibleNames()));
+            } else {
+                error(n.location(), "unknown name '" + n.name() + "'" + Suggestions.didYouMean(n.name(), scope.visibleNames()));
+            }
+            return null;
+        }
+        return new IrExpr.Ref(symbol.name(), symbol.kind(), symbol.type(), n.location());
+    }
+
+    private IrExpr unary(Expr.Unary u) {
+        IrExpr operand = type(u.operand());
+        if (operand == null) {
+            return null;
+        }
+        switch (u.op()) {
+            case NEGATE -> {
+                if (!operand.type().isNumeric()) {
+                    error(u.location(), "operator '-' needs a number, found " + operand.type());
+                    return null;
+                }
+                return new IrExpr.Unary(u.op(), operand, operand.type(), u.location());
+            }
+            default -> {
+                if (operand.type() != MpflType.BOOLEAN) {
+                    error(u.location(), "operator 'not' needs a boolean, found " + operand.type());
+                    return null;
+                }
+                return new IrExpr.Unary(u.op(), operand, MpflType.BOOLEAN, u.location());
+            }
+        }
+    }
+
+    private IrExpr binary(Expr.Binary b) {
+        IrExpr left = type(b.left());
+        IrExpr right = type(b.right());
+        if (left == null || right == null) {
+            return null;
+        }
+        MpflType l = left.type();
+        MpflType r = right.type();
+        String op = "'" + b.op().symbol() + "'";
+        switch (b.op()) {
+            case AND, OR -> {
+                if (l != MpflType.BOOLEAN || r != MpflType.BOOLEAN) {
+                    error(b.location(), "operator " + op + " needs booleans, found " + l + " and " + r);
+                    return null;
+                }
+                return new IrExpr.Binary(b.op(), left, right, MpflType.BOOLEAN, b.location());
+            }
+            case ADD -> {
+                if (l == MpflType.STRING || r == MpflType.STRING) {
+                    return new IrExpr.Binary(BinaryOp.CONCAT, left, right, MpflType.STRING, b.location());
+                }
+                return arithmetic(b, left, right);
+            }
+            case SUB, MUL, DIV, MOD -> {
+                return arithmetic(b, left, right);
+            }
+            case LT, LE, GT, GE -> {
+                if (l == MpflType.STRING && r == MpflType.STRING) {
+                    return new IrExpr.Binary(b.op(), left, right, MpflType.BOOLEAN, b.location());
+                }
+                MpflType common = MpflType.promote(l, r);
+                if (common == null) {
+                    error(b.location(), "operator " + op + " needs two numbers or two strings, found " + l + " and " + r);
+                    return null;
+                }
+                return new IrExpr.Binary(b.op(), coerce(left, common), coerce(right, common), MpflType.BOOLEAN, b.location());
+            }
+            case EQ, NE -> {
+                MpflType common = MpflType.promote(l, r);
+                if (common != null) {
+                    return new IrExpr.Binary(b.op(), coerce(left, common), coerce(right, common), MpflType.BOOLEAN, b.location());
+                }
+                if (l == r && (l == MpflType.BOOLEAN || l == MpflType.STRING)) {
+                    return new IrExpr.Binary(b.op(), left, right, MpflType.BOOLEAN, b.location());
+                }
+                error(b.location(), "operator " + op + " cannot compare " + l + " with " + r
+                        + (l == r ? " (only numbers, booleans and strings are comparable)" : ""));
+                return null;
+            }
+            default -> throw new IllegalStateException(b.op().name());
+        }
+    }
+
+    private IrExpr arithmetic(Expr.Binary b, IrExpr left, IrExpr right) {
+        MpflType common = MpflType.promote(left.type(), right.type());
+        if (common == null) {
+            error(b.location(), "operator '" + b.op().symbol() + "' needs numbers, found " + left.type() + " and " + right.type());
+            return null;
+        }
+        return new IrExpr.Binary(b.op(), coerce(left, common), coerce(right, common), common, b.location());
+    }
+
+    private IrExpr conditional(Expr.Conditional c) {
+        IrExpr test = type(c.test());
+        IrExpr ifTrue = type(c.ifTrue());
+        IrExpr ifFalse = type(c.ifFalse());
+        if (test == null || ifTrue == null || ifFalse == null) {
+            return null;
+        }
+        if (test.type() != MpflType.BOOLEAN) {
+            error(c.test().location(), "the condition of '?:' must be boolean, found " + test.type());
+            return null;
+        }
+        MpflType common = ifTrue.type() == ifFalse.type() ? ifTrue.type() : MpflType.promote(ifTrue.type(), ifFalse.type());
+        if (common == null && isEmptyArray(ifTrue) && ifFalse.type().isNumericArray()) {
+            common = ifFalse.type();
+        } else if (common == null && isEmptyArray(ifFalse) && ifTrue.type().isNumericArray()) {
+            common = ifTrue.type();
+        }
+        if (common == null) {
+            error(c.location(), "the branches of '?:' have different types: " + ifTrue.type() + " and " + ifFalse.type());
+            return null;
+        }
+        return new IrExpr.Conditional(test, coerce(ifTrue, common), coerce(ifFalse, common), common, c.location());
+    }
+
+    private static boolean isEmptyArray(IrExpr e) {
+        return e instanceof IrExpr.ArrayOf a && a.elements().isEmpty();
+    }
+
+    private IrExpr index(Expr.Index i) {
+        IrExpr array = type(i.array());
+        IrExpr index = type(i.index());
+        if (array == null || index == null) {
+            return null;
+        }
+        MpflType element = array.type().elementType();
+        if (element == null) {
+            error(i.location(), "cannot index a value of type " + array.type() + " (only int[], long[], double[] and bytes)");
+            return null;
+        }
+        if (index.type() != MpflType.INT) {
+            error(i.index().location(), "an index must be int, found " + index.type());
+            return null;
+        }
+        return new IrExpr.Index(array, index, element, i.location());
+    }
+
+    private IrExpr slice(Expr.Slice s) {
+        IrExpr array = type(s.array());
+        IrExpr from = type(s.from());
+        IrExpr to = type(s.to());
+        if (array == null || from == null || to == null) {
+            return null;
+        }
+        if (array.type().elementType() == null && array.type() != MpflType.STRING) {
+            error(s.location(), "cannot slice a value of type " + array.type() + " (only arrays, bytes and string)");
+            return null;
+        }
+        if (from.type() != MpflType.INT || to.type() != MpflType.INT) {
+            error(s.location(), "slice bounds must be int, found " + from.type() + " and " + to.type());
+            return null;
+        }
+        return new IrExpr.Slice(array, from, to, array.type(), s.location());
+    }
+
+    private IrExpr arrayLiteral(Expr.ArrayLiteral a) {
+        List<IrExpr> elements = new ArrayList<>();
+        MpflType common = MpflType.INT;
+        boolean failed = false;
+        for (Expr e : a.elements()) {
+            IrExpr typed = type(e);
+            if (typed == null) {
+                failed = true;
+                continue;
+            }
+            if (!typed.type().isNumeric()) {
+                error(e.location(), "array literal elements must be numbers, found " + typed.type());
+                failed = true;
+                continue;
+            }
+            common = MpflType.promote(common, typed.type());
+            elements.add(typed);
+        }
+        if (failed) {
+            return null;
+        }
+        List<IrExpr> converted = new ArrayList<>();
+        for (IrExpr e : elements) {
+            converted.add(coerce(e, common));
+        }
+        return new IrExpr.ArrayOf(converted, common.arrayType(), a.location());
+    }
+
+    private IrExpr call(Expr.Call c) {
+        Builtin function = Builtin.byName(c.function());
+        if (function == null) {
+            List<String> known = java.util.Arrays.stream(Builtin.values()).map(Builtin::functionName).toList();
+            error(c.location(), "unknown function '" + c.function() + "'" + Suggestions.didYouMean(c.function(), known));
+            return null;
+        }
+        int n = c.arguments().size();
+        if (n < function.minArity() || n > function.maxArity()) {
+            String expected = function.minArity() == function.maxArity() ? String.valueOf(function.minArity())
+                    : function.minArity() + " or " + function.maxArity();
+            error(c.location(), c.function() + "() takes " + expected + " argument" + (function.maxArity() == 1 ? "" : "s")
+                    + ", found " + n);
+            return null;
+        }
+        if (function.needsRuntime() && paramsOnlyContext != null) {
+            error(c.location(), c.function() + "() cannot be used in " + paramsOnlyContext);
+            return null;
+        }
+        List<IrExpr> args = new ArrayList<>();
+        if (function.takesName()) {
+            IrExpr name = nameArgument(function, c.arguments().get(0));
+            if (name == null) {
+                return null;
+            }
+            args.add(name);
+            for (int i = 1; i < n; i++) {
+                IrExpr typed = type(c.arguments().get(i));
+                if (typed == null) {
+                    return null;
+                }
+                args.add(typed);
+            }
+        } else {
+            for (Expr e : c.arguments()) {
+                IrExpr typed = type(e);
+                if (typed == null) {
+                    return null;
+                }
+                args.add(typed);
+            }
+        }
+        return BuiltinSignatures.type(function, args, c, diagnostics);
+    }
+
+    /** The process or communicator named by the first argument: a string literal, or a bare communicator name. */
+    private IrExpr nameArgument(Builtin function, Expr argument) {
+        String name;
+        if (argument instanceof Expr.Literal l && l.value() instanceof String s) {
+            name = s;
+        } else if (argument instanceof Expr.Name n && scope.lookup(n.name()) == null) {
+            name = n.name();
+        } else {
+            error(argument.location(), function.functionName() + "() needs a "
+                    + (function == Builtin.FIRST || function == Builtin.COUNT ? "process" : "communicator")
+                    + " name in quotes, e.g. " + function.functionName() + "('"
+                    + (function == Builtin.FIRST || function == Builtin.COUNT ? "P" : "world") + "')");
+            return null;
+        }
+        switch (function) {
+            case FIRST, COUNT -> {
+                if (!names.processes().contains(name)) {
+                    error(argument.location(), "unknown process '" + name + "'" + Suggestions.didYouMean(name, names.processes()));
+                    return null;
+                }
+            }
+            case COORDS, NEIGHBOR -> {
+                if (!names.cartesians().contains(name)) {
+                    error(argument.location(), names.isCommunicator(name)
+                            ? "communicator '" + name + "' has no Cartesian topology (declare it with <cartesian>)"
+                            : "unknown Cartesian communicator '" + name + "'");
+                    return null;
+                }
+            }
+            default -> {
+                if (!names.isCommunicator(name)) {
+                    error(argument.location(), "unknown communicator '" + name + "'"
+                            + Suggestions.didYouMean(name, names.communicators().keySet()));
+                    return null;
+                }
+            }
+        }
+        return new IrExpr.Const(MpflType.STRING, name, argument.location());
+    }
+}

@@ -1,0 +1,68 @@
+package org.mpfl.compiler.check;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.MpflType;
+
+/**
+ * Names visible to an expression: params, the built-in identifiers, process variables and loop
+ * variables, nested (a loop body sees its loop variable, the loop's siblings do not).
+ */
+public final class Scope {
+    /** A declared name. */
+    public record Symbol(String name, IrExpr.RefKind kind, MpflType type, SourceLocation declaredAt) {
+    }
+
+    /** Identifiers the language defines: they cannot be declared. */
+    public static final Map<String, MpflType> BUILTIN_IDENTIFIERS = Map.of(
+            "rank", MpflType.INT, "size", MpflType.INT, "prank", MpflType.INT, "psize", MpflType.INT);
+
+    private final Scope parent;
+    private final Map<String, Symbol> symbols = new HashMap<>();
+
+    private Scope(Scope parent) {
+        this.parent = parent;
+    }
+
+    /** An empty scope: constant expressions (param defaults). */
+    public static Scope empty() {
+        return new Scope(null);
+    }
+
+    /** A nested scope. */
+    public Scope child() {
+        return new Scope(this);
+    }
+
+    /** Adds the built-in identifiers (process bodies). */
+    public Scope withBuiltins() {
+        BUILTIN_IDENTIFIERS.forEach((name, type) -> symbols.put(name, new Symbol(name, IrExpr.RefKind.BUILTIN, type, null)));
+        return this;
+    }
+
+    public void declare(Symbol symbol) {
+        symbols.put(symbol.name(), symbol);
+    }
+
+    /** The symbol visible under {@code name}, or null. */
+    public Symbol lookup(String name) {
+        for (Scope s = this; s != null; s = s.parent) {
+            Symbol symbol = s.symbols.get(name);
+            if (symbol != null) {
+                return symbol;
+            }
+        }
+        return null;
+    }
+
+    /** Every name visible (for suggestions). */
+    public java.util.Set<String> visibleNames() {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (Scope s = this; s != null; s = s.parent) {
+            names.addAll(s.symbols.keySet());
+        }
+        return names;
+    }
+}

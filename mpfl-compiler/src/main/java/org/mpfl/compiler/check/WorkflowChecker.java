@@ -1,0 +1,361 @@
+package org.mpfl.compiler.check;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.mpfl.compiler.ast.Attribute;
+import org.mpfl.compiler.ast.Element;
+import org.mpfl.compiler.ast.Expr;
+import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.IrParam;
+import org.mpfl.compiler.ir.IrProcess;
+import org.mpfl.compiler.ir.IrVariable;
+import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.compiler.ir.eval.ConstantEnvironment;
+import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.compiler.parse.ElementCatalog;
+import org.mpfl.compiler.parse.ExpressionParser;
+import org.mpfl.compiler.parse.Suggestions;
+
+/**
+ * Name resolution and static typing of a whole document (after {@link
+ * org.mpfl.compiler.parse.StructureValidator}): the workflow header, params, processes and their
+ * variables here, activities in {@link ActivityChecker}. Produces the typed {@link IrWorkflow};
+ * every error is reported, and the IR is only meaningful when there is none.
+ */
+public final class WorkflowChecker {
+    private final Diagnostics diagnostics;
+    private final ExpressionParser expressions;
+
+    public WorkflowChecker(Diagnostics diagnostics) {
+        this.diagnostics = diagnostics;
+        this.expressions = new ExpressionParser(diagnostics);
+    }
+
+    /**
+     * Checks a document.
+     *
+     * @param root the {@code <workflow>} element
+     * @param sourceFile the file name used in diagnostics
+     * @param documentDirectory where {@code library} paths are resolved; null to skip the existence check
+     */
+    public IrWorkflow check(Element root, String sourceFile, Path documentDirectory) {
+        String name = workflowName(root);
+        String version = version(root);
+        String description = null;
+        List<String> libraries = new ArrayList<>();
+        List<Element> paramElements = new ArrayList<>();
+        List<Element> processElements = new ArrayList<>();
+        for (Element child : root.children()) {
+            switch (child.name()) {
+                case "description" -> description = child.text().strip();
+                case "library" -> library(child, documentDirectory, libraries);
+                case "param" -> paramElements.add(child);
+                case "process" -> processElements.add(child);
+                default -> {
+                }
+            }
+        }
+        Scope paramScope = Scope.empty();
+        List<IrParam> params = new ArrayList<>();
+        for (Element p : paramElements) {
+            IrParam param = param(p, paramScope);
+            if (param != null) {
+                params.add(param);
+            }
+        }
+        Set<String> processNames = processNames(processElements, paramScope);
+        List<IrProcess> processes = new ArrayList<>();
+        for (Element p : processElements) {
+            IrProcess process = process(p, paramScope, processNames);
+            if (process != null) {
+                processes.add(process);
+            }
+        }
+        return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location());
+    }
+
+    /**
+     * Reports whether {@code name} may be declared here: a well-formed identifier, not a reserved
+     * word or built-in, not already visible (no shadowing: it would make expressions ambiguous).
+     */
+    static boolean checkNewName(Diagnostics diagnostics, SourceLocation at, String name, String what, Scope scope) {
+        if (!Names.IDENTIFIER.matcher(name).matches()) {
+            diagnostics.error(at, "'" + name + "' is not a valid " + what + " name (letters, digits and '_', not starting with a digit)");
+            return false;
+        }
+        if (Names.RESERVED.contains(name)) {
+            diagnostics.error(at, "'" + name + "' is a reserved word and cannot name a " + what);
+            return false;
+        }
+        if (Scope.BUILTIN_IDENTIFIERS.containsKey(name)) {
+            diagnostics.error(at, "'" + name + "' is a built-in identifier and cannot name a " + what);
+            return false;
+        }
+        Scope.Symbol existing = scope.lookup(name);
+        if (existing != null) {
+            diagnostics.error(at, "duplicate name '" + name + "': already declared as "
+                    + existing.kind().name().toLowerCase(java.util.Locale.ROOT).replace("loop", "loop variable")
+                    .replace("var", "variable") + (existing.declaredAt() == null ? "" : " at " + existing.declaredAt()));
+            return false;
+        }
+        return true;
+    }
+
+    private String workflowName(Element root) {
+        Attribute a = root.attribute("name");
+        if (a == null) {
+            return "";
+        }
+        String name = a.value().trim();
+        if (!Names.WORKFLOW_NAME.matcher(name).matches()) {
+            diagnostics.error(a.location(), "workflow name '" + name + "' must match [A-Za-z][A-Za-z0-9_-]*");
+        }
+        return name;
+    }
+
+    private String version(Element root) {
+        Attribute a = root.attribute("version");
+        if (a == null) {
+            return "1";
+        }
+        String version = a.value().trim();
+        if (!version.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
+            diagnostics.error(a.location(), "version '" + version + "' must be letters, digits, '.', '_' or '-'");
+        }
+        return version;
+    }
+
+    private void library(Element e, Path documentDirectory, List<String> libraries) {
+        Attribute a = e.attribute("path");
+        if (a == null) {
+            return;
+        }
+        String path = a.value().trim();
+        if (path.isEmpty()) {
+            diagnostics.error(a.location(), "empty library path");
+            return;
+        }
+        if (!path.endsWith(".jar")) {
+            diagnostics.warning(a.location(), "library '" + path + "' does not end in .jar");
+        }
+        if (documentDirectory != null && !Files.isRegularFile(documentDirectory.resolve(path))) {
+            diagnostics.error(a.location(), "library not found: " + path + " (paths are relative to the document)");
+        }
+        if (libraries.contains(path)) {
+            diagnostics.warning(a.location(), "library '" + path + "' is listed twice");
+            return;
+        }
+        libraries.add(path);
+    }
+
+    private MpflType type(Attribute a) {
+        if (a == null) {
+            return null;
+        }
+        MpflType type = MpflType.fromSpelling(a.value().trim());
+        if (type == null) {
+            List<String> spellings = java.util.Arrays.stream(MpflType.values()).map(MpflType::spelling).toList();
+            diagnostics.error(a.location(), "unknown type '" + a.value().trim() + "'" + Suggestions.didYouMean(a.value().trim(), spellings)
+                    + " (types: " + String.join(", ", spellings) + ")");
+        }
+        return type;
+    }
+
+    private IrParam param(Element e, Scope paramScope) {
+        Attribute nameAttribute = e.attribute("name");
+        MpflType type = type(e.attribute("type"));
+        boolean ok = type != null;
+        if (type != null && !type.isScalar()) {
+            diagnostics.error(e.attribute("type").location(), "param type must be a scalar (int, long, double, boolean, string), found "
+                    + type);
+            ok = false;
+        }
+        String name = nameAttribute == null ? null : nameAttribute.value().trim();
+        if (name != null && !checkNewName(diagnostics, nameAttribute.location(), name, "param", paramScope)) {
+            name = null;
+        }
+        IrExpr defaultValue = null;
+        Attribute defaultAttribute = e.attribute("default");
+        if (defaultAttribute != null) {
+            Expr parsed = expressions.parse(defaultAttribute);
+            // defaults are constants: no other params, no rank-dependent built-ins
+            IrExpr typed = new ExpressionTyper(diagnostics, Scope.empty(), NameContext.none(),
+                    "a param default (a constant expression)").type(parsed);
+            if (typed != null && type != null && type.isScalar()) {
+                defaultValue = ExpressionTyper.coerce(typed, type);
+                if (defaultValue == null) {
+                    diagnostics.error(typed.at(), "default of param '" + (name == null ? "?" : name) + "' must be " + type
+                            + ", found " + typed.type());
+                } else {
+                    defaultValue = constant(defaultValue);
+                }
+            }
+            ok &= defaultValue != null;
+        }
+        if (name != null && type != null) {
+            paramScope.declare(new Scope.Symbol(name, IrExpr.RefKind.PARAM, type, nameAttribute.location()));
+        }
+        return ok && name != null ? new IrParam(name, type, defaultValue, e.location()) : null;
+    }
+
+    /** Folds a constant expression to a {@link IrExpr.Const}, reporting faults such as 1/0. */
+    private IrExpr constant(IrExpr expr) {
+        try {
+            Object value = ExpressionEvaluator.evaluate(expr, new ConstantEnvironment(Map.of()));
+            return new IrExpr.Const(expr.type(), value, expr.at());
+        } catch (RuntimeFault fault) {
+            diagnostics.error(fault.location() == null ? expr.at() : fault.location(), fault.getMessage());
+            return null;
+        }
+    }
+
+    private Set<String> processNames(List<Element> processElements, Scope paramScope) {
+        Set<String> names = new LinkedHashSet<>();
+        for (Element p : processElements) {
+            Attribute a = p.attribute("name");
+            if (a == null) {
+                continue;
+            }
+            String name = a.value().trim();
+            if (!Names.WORKFLOW_NAME.matcher(name).matches()) {
+                diagnostics.error(a.location(), "process name '" + name + "' must match [A-Za-z][A-Za-z0-9_-]*");
+            } else if (name.equals("world")) {
+                diagnostics.error(a.location(), "'world' is the communicator of all ranks and cannot name a process");
+            } else if (!names.add(name)) {
+                diagnostics.error(a.location(), "duplicate process name '" + name + "'");
+            }
+            Attribute service = p.attribute("service");
+            if (service != null && !Names.WORKFLOW_NAME.matcher(service.value().trim()).matches()) {
+                diagnostics.error(service.location(), "service type '" + service.value().trim() + "' must match [A-Za-z][A-Za-z0-9_-]*");
+            }
+        }
+        return names;
+    }
+
+    private IrProcess process(Element e, Scope paramScope, Set<String> processNames) {
+        Attribute nameAttribute = e.attribute("name");
+        if (nameAttribute == null) {
+            return null;
+        }
+        String name = nameAttribute.value().trim();
+        Attribute serviceAttribute = e.attribute("service");
+        String service = serviceAttribute == null ? name : serviceAttribute.value().trim();
+        IrExpr ranks = ranks(e, paramScope);
+
+        Map<String, SourceLocation> communicators = new LinkedHashMap<>();
+        Set<String> cartesians = new LinkedHashSet<>();
+        Set<String> requests = new LinkedHashSet<>();
+        collectDeclarations(e, processNames, communicators, cartesians, requests);
+        NameContext names = new NameContext(processNames, communicators, cartesians);
+        ProcessContext context = new ProcessContext(name, diagnostics, expressions, names, requests);
+
+        Scope scope = paramScope.child().withBuiltins();
+        List<IrVariable> variables = new ArrayList<>();
+        AttributeTyping attrs = new AttributeTyping(context);
+        for (Element child : e.children()) {
+            if (child.name().equals("var")) {
+                IrVariable variable = variable(child, scope, attrs);
+                if (variable != null) {
+                    variables.add(variable);
+                }
+            }
+        }
+        List<IrActivity> body = new ActivityChecker(context).body(e, scope.child(), ActivityChecker.Flow.top());
+        return new IrProcess(name, service, ranks, variables, List.copyOf(communicators.keySet()),
+                List.copyOf(requests), body, e.location());
+    }
+
+    private IrExpr ranks(Element e, Scope paramScope) {
+        Attribute a = e.attribute("ranks");
+        if (a == null) {
+            return new IrExpr.Const(MpflType.INT, 1, e.location());
+        }
+        IrExpr typed = new ExpressionTyper(diagnostics, paramScope, NameContext.none(),
+                "'ranks' (an expression over params)").type(expressions.parse(a));
+        if (typed == null) {
+            return null;
+        }
+        IrExpr converted = ExpressionTyper.coerce(typed, MpflType.INT);
+        if (converted == null) {
+            diagnostics.error(typed.at(), "'ranks' must be int, found " + typed.type());
+            return null;
+        }
+        if (converted instanceof IrExpr.Const c && (Integer) c.value() < 1) {
+            diagnostics.error(a.location(), "a process needs at least 1 rank, 'ranks' is " + c.value());
+        }
+        return converted;
+    }
+
+    private IrVariable variable(Element e, Scope scope, AttributeTyping attrs) {
+        Attribute nameAttribute = e.attribute("name");
+        MpflType type = type(e.attribute("type"));
+        IrExpr init = null;
+        boolean ok = type != null;
+        if (e.attribute("init") != null) {
+            IrExpr typed = attrs.expression(e, "init", scope);
+            if (typed != null && type != null) {
+                init = ExpressionTyper.coerce(typed, type);
+                if (init == null) {
+                    diagnostics.error(typed.at(), "cannot initialise " + type + " variable with " + typed.type()
+                            + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
+                }
+            }
+            ok &= init != null;
+        }
+        if (nameAttribute == null) {
+            return null;
+        }
+        String name = nameAttribute.value().trim();
+        if (!checkNewName(diagnostics, nameAttribute.location(), name, "variable", scope)) {
+            return null;
+        }
+        if (type != null) {
+            scope.declare(new Scope.Symbol(name, IrExpr.RefKind.VAR, type, nameAttribute.location()));
+        }
+        return ok ? new IrVariable(name, type, init, e.location()) : null;
+    }
+
+    /** Communicators created by split/cartesian anywhere in the process, and requests of isend/irecv. */
+    private void collectDeclarations(Element element, Set<String> processNames, Map<String, SourceLocation> communicators,
+            Set<String> cartesians, Set<String> requests) {
+        for (Element child : element.children()) {
+            if (!child.namespace().equals(ElementCatalog.NAMESPACE) && !child.namespace().isEmpty()) {
+                continue;
+            }
+            if (child.name().equals("split") || child.name().equals("cartesian")) {
+                Attribute a = child.attribute("name");
+                if (a != null) {
+                    String name = a.value().trim();
+                    if (!Names.IDENTIFIER.matcher(name).matches()) {
+                        diagnostics.error(a.location(), "'" + name + "' is not a valid communicator name");
+                    } else if (name.equals("world") || processNames.contains(name)) {
+                        diagnostics.error(a.location(), "communicator '" + name + "' already exists ("
+                                + (name.equals("world") ? "all ranks" : "the ranks of process " + name) + ")");
+                    } else if (communicators.containsKey(name)) {
+                        diagnostics.error(a.location(), "communicator '" + name + "' is already created at " + communicators.get(name));
+                    } else {
+                        communicators.put(name, a.location());
+                        if (child.name().equals("cartesian")) {
+                            cartesians.add(name);
+                        }
+                    }
+                }
+            }
+            if ((child.name().equals("isend") || child.name().equals("irecv")) && child.attribute("request") != null) {
+                requests.add(child.attribute("request").value().trim());
+            }
+            collectDeclarations(child, processNames, communicators, cartesians, requests);
+        }
+    }
+}

@@ -1,0 +1,282 @@
+package org.mpfl.compiler.parse;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.ParserConfigurationException;
+import javax.xml.parsers.SAXParser;
+import javax.xml.parsers.SAXParserFactory;
+import org.mpfl.compiler.ast.Attribute;
+import org.mpfl.compiler.ast.Element;
+import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.xml.sax.Attributes;
+import org.xml.sax.InputSource;
+import org.xml.sax.Locator;
+import org.xml.sax.SAXException;
+import org.xml.sax.SAXParseException;
+import org.xml.sax.helpers.DefaultHandler;
+
+/**
+ * Reads an MPFL document into a located {@link Element} tree, securely: a DOCTYPE is refused
+ * before anything in it is read (so no DTD, no entity — internal or external — is ever expanded),
+ * external entities and DTD loading are off, XInclude is off, and documents above
+ * {@link #MAX_DOCUMENT_BYTES} are refused unread. Well-formedness errors become diagnostics at
+ * their position.
+ *
+ * <p>SAX only reports the position just after a start tag, so the reader scans the raw tag text
+ * back from there to find the exact position of the {@code <} and of every attribute name and
+ * value (attribute values cannot contain a raw {@code <}, which makes the scan unambiguous).
+ */
+public final class DocumentReader {
+    /** Largest document accepted (10 MB). */
+    public static final long MAX_DOCUMENT_BYTES = 10L * 1024 * 1024;
+
+    private static final Pattern ENCODING = Pattern.compile("^<\\?xml[^>]*encoding\\s*=\\s*[\"']([A-Za-z0-9._-]+)[\"']");
+
+    private final Diagnostics diagnostics;
+
+    public DocumentReader(Diagnostics diagnostics) {
+        this.diagnostics = diagnostics;
+    }
+
+    /**
+     * Reads a file; {@code displayName} is the name used in diagnostics (as given on the command line).
+     * Returns the root element, or null after reporting why there is none.
+     */
+    public Element read(Path file, String displayName) {
+        SourceLocation start = SourceLocation.startOf(displayName);
+        try {
+            if (!Files.isRegularFile(file)) {
+                diagnostics.error(start, Files.exists(file) ? "not a regular file" : "file not found");
+                return null;
+            }
+            if (Files.size(file) > MAX_DOCUMENT_BYTES) {
+                diagnostics.error(start, "document is larger than " + MAX_DOCUMENT_BYTES / (1024 * 1024)
+                        + " MB; refused unread");
+                return null;
+            }
+            byte[] content;
+            try (InputStream in = Files.newInputStream(file)) {
+                content = in.readNBytes((int) MAX_DOCUMENT_BYTES + 1);
+            }
+            return read(content, displayName);
+        } catch (NoSuchFileException e) {
+            diagnostics.error(start, "file not found");
+            return null;
+        } catch (IOException e) {
+            diagnostics.error(start, "cannot read file: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** Reads a document held in memory. */
+    public Element read(byte[] content, String displayName) {
+        SourceLocation start = SourceLocation.startOf(displayName);
+        if (content.length > MAX_DOCUMENT_BYTES) {
+            diagnostics.error(start, "document is larger than " + MAX_DOCUMENT_BYTES / (1024 * 1024) + " MB; refused unread");
+            return null;
+        }
+        String text = decode(content);
+        LineMap lines = new LineMap(displayName, text);
+        LocatingHandler handler = new LocatingHandler(text, lines);
+        try {
+            SAXParser parser = secureFactory().newSAXParser();
+            InputSource source = new InputSource(new ByteArrayInputStream(content));
+            source.setSystemId(displayName);
+            parser.parse(source, handler);
+        } catch (SAXParseException e) {
+            reportMalformed(e, displayName);
+            return null;
+        } catch (SAXException | IOException e) {
+            diagnostics.error(start, "malformed XML: " + e.getMessage());
+            return null;
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("the JDK XML parser does not support secure processing", e);
+        }
+        return handler.root;
+    }
+
+    private void reportMalformed(SAXParseException e, String displayName) {
+        SourceLocation at = new SourceLocation(displayName, Math.max(1, e.getLineNumber()), Math.max(1, e.getColumnNumber()));
+        String message = e.getMessage() == null ? "malformed XML" : e.getMessage();
+        if (message.contains("DOCTYPE") || message.contains("doctype")) {
+            diagnostics.error(at, "DOCTYPE declarations are not allowed in MPFL documents "
+                    + "(DTDs and entities are refused; nothing in the DOCTYPE was read)");
+        } else if (message.contains("Premature end of file") && at.line() == 1 && at.column() == 1) {
+            diagnostics.error(at, "malformed XML: the document is empty");
+        } else {
+            diagnostics.error(at, "malformed XML: " + message);
+        }
+    }
+
+    static SAXParserFactory secureFactory() throws ParserConfigurationException, SAXException {
+        SAXParserFactory factory = SAXParserFactory.newInstance();
+        factory.setNamespaceAware(true);
+        factory.setValidating(false);
+        factory.setXIncludeAware(false);
+        factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+        // refusing the DOCTYPE itself is the only switch that guarantees no entity is ever expanded
+        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+        factory.setFeature("http://xml.org/sax/features/external-general-entities", false);
+        factory.setFeature("http://xml.org/sax/features/external-parameter-entities", false);
+        factory.setFeature("http://apache.org/xml/features/nonvalidating/load-external-dtd", false);
+        return factory;
+    }
+
+    /** Decodes for position scanning with the declared encoding (UTF-8 by default; a BOM is dropped). */
+    static String decode(byte[] content) {
+        Charset charset = StandardCharsets.UTF_8;
+        String head = new String(content, 0, Math.min(content.length, 200), StandardCharsets.ISO_8859_1);
+        Matcher m = ENCODING.matcher(head);
+        if (m.find()) {
+            try {
+                charset = Charset.forName(m.group(1));
+            } catch (IllegalArgumentException e) {
+                // the SAX parser reports the unsupported encoding itself
+            }
+        }
+        String text = new String(content, charset);
+        return text.startsWith("\uFEFF") ? " " + text.substring(1) : text;
+    }
+
+    /** Builds the element tree, locating tags and attributes in the raw text. */
+    private final class LocatingHandler extends DefaultHandler {
+        private final String text;
+        private final LineMap lines;
+        private final Deque<Element> open = new ArrayDeque<>();
+        private Locator locator;
+        private Element root;
+
+        LocatingHandler(String text, LineMap lines) {
+            this.text = text;
+            this.lines = lines;
+        }
+
+        @Override
+        public void setDocumentLocator(Locator locator) {
+            this.locator = locator;
+        }
+
+        @Override
+        public InputSource resolveEntity(String publicId, String systemId) throws SAXException {
+            // unreachable with the DOCTYPE refused; kept so that nothing is ever fetched even if a parser ignores a feature
+            throw new SAXException("external entities are not allowed: " + systemId);
+        }
+
+        @Override
+        public void startElement(String uri, String localName, String qName, Attributes attributes) {
+            int tagEnd = lines.offset(locator.getLineNumber(), locator.getColumnNumber());
+            int tagStart = tagEnd <= 0 ? -1 : text.lastIndexOf('<', tagEnd - 1);
+            boolean located = tagStart >= 0 && text.startsWith(qName, tagStart + 1);
+            SourceLocation elementAt = located ? lines.location(tagStart)
+                    : new SourceLocation(lines.location(0).file(), locator.getLineNumber(), locator.getColumnNumber());
+            Element element = new Element(uri, localName, elementAt);
+            Map<String, int[]> rawAttributes = located ? scanAttributes(tagStart, tagEnd) : Map.of();
+            for (int i = 0; i < attributes.getLength(); i++) {
+                if (!attributes.getURI(i).isEmpty()) {
+                    continue; // foreign-namespace attributes (xsi:..., extensions) are not MPFL's business
+                }
+                String name = attributes.getQName(i);
+                String value = attributes.getValue(i);
+                int[] raw = rawAttributes.get(name);
+                if (raw == null) {
+                    element.addAttribute(new Attribute(name, value, elementAt, null));
+                } else {
+                    int valueStart = raw[1];
+                    element.addAttribute(new Attribute(name, value, lines.location(raw[0]),
+                            offset -> lines.location(rawOffset(valueStart, offset))));
+                }
+            }
+            if (open.isEmpty()) {
+                root = element;
+            } else {
+                open.peek().addChild(element);
+            }
+            open.push(element);
+        }
+
+        @Override
+        public void endElement(String uri, String localName, String qName) {
+            open.pop();
+        }
+
+        @Override
+        public void characters(char[] ch, int start, int length) {
+            if (!open.isEmpty()) {
+                open.peek().appendText(new String(ch, start, length),
+                        new SourceLocation(lines.location(0).file(), locator.getLineNumber(), locator.getColumnNumber()));
+            }
+        }
+
+        /** name → {offset of the name, offset of the first value character}. */
+        private Map<String, int[]> scanAttributes(int tagStart, int tagEnd) {
+            Map<String, int[]> found = new HashMap<>();
+            int i = tagStart + 1;
+            while (i < tagEnd && !isNameEnd(text.charAt(i))) {
+                i++;
+            }
+            while (i < tagEnd) {
+                while (i < tagEnd && Character.isWhitespace(text.charAt(i))) {
+                    i++;
+                }
+                if (i >= tagEnd || text.charAt(i) == '/' || text.charAt(i) == '>') {
+                    break;
+                }
+                int nameStart = i;
+                while (i < tagEnd && !isNameEnd(text.charAt(i)) && text.charAt(i) != '=') {
+                    i++;
+                }
+                String name = text.substring(nameStart, i);
+                while (i < tagEnd && text.charAt(i) != '"' && text.charAt(i) != '\'') {
+                    i++;
+                }
+                if (i >= tagEnd) {
+                    break;
+                }
+                char quote = text.charAt(i);
+                int valueStart = i + 1;
+                int valueEnd = text.indexOf(quote, valueStart);
+                if (valueEnd < 0 || valueEnd > tagEnd) {
+                    break;
+                }
+                found.put(name, new int[] {nameStart, valueStart});
+                i = valueEnd + 1;
+            }
+            return found;
+        }
+
+        private boolean isNameEnd(char c) {
+            return Character.isWhitespace(c) || c == '/' || c == '>';
+        }
+
+        /** Maps an offset in the decoded value to the raw text: entity and character references count as one character. */
+        private int rawOffset(int valueStart, int decodedOffset) {
+            int raw = valueStart;
+            for (int k = 0; k < decodedOffset && raw < text.length(); k++) {
+                char c = text.charAt(raw);
+                if (c == '&') {
+                    int semicolon = text.indexOf(';', raw);
+                    raw = semicolon < 0 ? raw + 1 : semicolon + 1;
+                } else if (c == '\r' && raw + 1 < text.length() && text.charAt(raw + 1) == '\n') {
+                    raw += 2;
+                } else {
+                    raw++;
+                }
+            }
+            return raw;
+        }
+    }
+}
