@@ -18,6 +18,11 @@ final class Plate implements Serializable {
 
     final int rows;
     final int columns;
+    /** Whether another rank's block lies on that side (else the side is an edge of the whole plate). */
+    final boolean northNeighbour;
+    final boolean southNeighbour;
+    final boolean westNeighbour;
+    final boolean eastNeighbour;
     private final int stride;          // columns + 2 ghost cells
     private double[] current;
     private double[] next;
@@ -38,21 +43,25 @@ final class Plate implements Serializable {
             throw new IllegalArgumentException("a " + globalRows + "×" + globalColumns + " plate is too small for a "
                     + gridDims[0] + "×" + gridDims[1] + " grid of ranks");
         }
+        this.northNeighbour = gridCoords[0] > 0;
+        this.southNeighbour = gridCoords[0] < gridDims[0] - 1;
+        this.westNeighbour = gridCoords[1] > 0;
+        this.eastNeighbour = gridCoords[1] < gridDims[1] - 1;
         this.stride = columns + 2;
         this.current = new double[(rows + 2) * stride];
         this.next = new double[(rows + 2) * stride];
         // fixed edge temperatures go into both arrays, since they swap roles every sweep
         for (double[] field : new double[][] {current, next}) {
-            if (gridCoords[0] == 0) {
+            if (!northNeighbour) {
                 fillRow(field, 0, HOT_EDGE);
             }
-            if (gridCoords[0] == gridDims[0] - 1) {
+            if (!southNeighbour) {
                 fillRow(field, rows + 1, COLD_EDGE);
             }
-            if (gridCoords[1] == 0) {
+            if (!westNeighbour) {
                 fillColumn(field, 0, COLD_EDGE);
             }
-            if (gridCoords[1] == gridDims[1] - 1) {
+            if (!eastNeighbour) {
                 fillColumn(field, columns + 1, COLD_EDGE);
             }
         }
@@ -116,28 +125,31 @@ final class Plate implements Serializable {
     }
 
     /**
-     * Stores the halos received from the four neighbours in the ghost cells. An empty halo means there is
-     * no neighbour on that side (the receive from rank −1 did nothing): the fixed edge temperature stays.
+     * Stores the halos received from the neighbours in the ghost cells. Sides without a neighbour keep
+     * their fixed edge temperature, whatever the (no-op) receive from rank −1 left in the halo variable:
+     * pass null for them.
      */
     void storeHalos(double[] north, double[] south, double[] west, double[] east) {
-        storeRow(0, north);
-        storeRow(rows + 1, south);
-        storeColumn(0, west);
-        storeColumn(columns + 1, east);
+        if (northNeighbour) {
+            storeRow(0, north);
+        }
+        if (southNeighbour) {
+            storeRow(rows + 1, south);
+        }
+        if (westNeighbour) {
+            storeColumn(0, west);
+        }
+        if (eastNeighbour) {
+            storeColumn(columns + 1, east);
+        }
     }
 
     private void storeRow(int row, double[] halo) {
-        if (halo.length == 0) {
-            return;
-        }
         requireLength(halo, columns);
         System.arraycopy(halo, 0, current, at(row, 1), columns);
     }
 
     private void storeColumn(int column, double[] halo) {
-        if (halo.length == 0) {
-            return;
-        }
         requireLength(halo, rows);
         for (int i = 0; i < rows; i++) {
             current[at(i + 1, column)] = halo[i];
@@ -145,8 +157,9 @@ final class Plate implements Serializable {
     }
 
     private static void requireLength(double[] halo, int expected) {
-        if (halo.length != expected) {
-            throw new IllegalArgumentException("halo of " + halo.length + " cells, expected " + expected);
+        if (halo == null || halo.length != expected) {
+            throw new IllegalArgumentException("halo of " + (halo == null ? "no" : halo.length) + " cells from a neighbour, expected "
+                    + expected + " (is the halo exchange complete?)");
         }
     }
 

@@ -20,7 +20,8 @@ class Heat2dActivitiesTest {
 
     @Test
     void edgesArePackedAndHalosUnpackedOnTheRightSides() {
-        Plate plate = new Plate(3, 2, new int[] {1, 1}, new int[] {0, 0});
+        // the east block of a 3×4 plate split into 1×2 ranks: a neighbour to the west, plate edges elsewhere
+        Plate plate = new Plate(3, 4, new int[] {1, 2}, new int[] {0, 1});
         // after one sweep from zero, only the row next to the hot north edge has warmed: 100/4
         plate.sweep();
         assertArrayEquals(new double[] {25, 25}, plate.northEdge(), 0.0);
@@ -28,12 +29,12 @@ class Heat2dActivitiesTest {
         assertArrayEquals(new double[] {25, 0, 0}, plate.westEdge(), 0.0);
         assertArrayEquals(new double[] {25, 0, 0}, plate.eastEdge(), 0.0);
 
-        // a halo on the west side replaces the edge value there; empty halos keep the fixed edges
-        plate.storeHalos(new double[0], new double[0], new double[] {40, 40, 40}, new double[0]);
+        // the west halo fills the ghost cells there; on the other sides whatever arrives is ignored
+        plate.storeHalos(new double[] {-1}, null, new double[] {40, 40, 40}, new double[0]);
         plate.sweep();
         // cell (1,0): (north 25 + south 0 + west halo 40 + east 0) / 4
         assertEquals(16.25, plate.temperature(1, 0), 1e-12);
-        // cell (0,1): (hot edge 100 + 0 + west neighbour 25 + cold east edge 0) / 4
+        // cell (0,1): (hot edge 100 + 0 + its west neighbour 25 + cold east edge 0) / 4
         assertEquals(31.25, plate.temperature(0, 1), 1e-12);
     }
 
