@@ -6,7 +6,7 @@ import org.mpfl.runtime.api.Activity;
 import org.mpfl.runtime.api.ActivityContext;
 
 /**
- * Summary of a series of timings: {@code in="samples"} (double[]), {@code out="median, mean, min"}
+ * Summary of a series of timings: {@code in="samples"} (double[]), {@code out="median, mean, minimum"}
  * (double each). The language has no sort, and a median is what the benchmarks report because it
  * is not thrown off by the odd slow iteration on a shared machine.
  */
@@ -18,7 +18,7 @@ public final class Statistics implements Activity {
             throw new IllegalArgumentException("no samples: the iteration count must be at least 1");
         }
         return Map.of("median", median(samples), "mean", mean(samples),
-                "min", Arrays.stream(samples).min().getAsDouble());
+                "minimum", Arrays.stream(samples).min().getAsDouble());
     }
 
     static double median(double[] samples) {

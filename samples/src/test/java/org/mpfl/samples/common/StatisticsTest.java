@@ -12,7 +12,7 @@ class StatisticsTest {
         Map<String, Object> odd = new Statistics().execute(Map.of("samples", new double[] {9, 1, 5}), new FakeRankContext(0, 1));
         assertEquals(5.0, odd.get("median"));
         assertEquals(5.0, odd.get("mean"));
-        assertEquals(1.0, odd.get("min"));
+        assertEquals(1.0, odd.get("minimum"));
         Map<String, Object> even = new Statistics().execute(Map.of("samples", new double[] {4, 1, 3, 2}), new FakeRankContext(0, 1));
         assertEquals(2.5, even.get("median"));
     }
