@@ -49,6 +49,10 @@ final class MpiwsWorker implements Worker {
     public void service(AxisHttpRequest request, AxisHttpResponse response, MessageContext msgContext)
             throws HttpException, IOException {
         String method = request.getMethod();
+        if ("POST".equals(method) && request.getRequestURI().startsWith(ServiceHost.DEPLOY_PATH)) {
+            deploy(request, response, msgContext);
+            return;
+        }
         if (LEAN_STORE && "POST".equals(method)) {
             String contentType = request.getContentType();
             MediaType mt = MediaType.parse(contentType);
@@ -76,6 +80,52 @@ final class MpiwsWorker implements Worker {
             }
         }
         axis2.service(request, response, msgContext);
+    }
+
+    /** {@code POST …/mpfl-deploy?service=NAME}: the engine deploys a service archive. */
+    private void deploy(AxisHttpRequest request, AxisHttpResponse response, MessageContext mc) throws IOException {
+        String uri = request.getRequestURI();
+        String name = null;
+        int q = uri.indexOf('?');
+        if (q > 0) {
+            for (String kv : uri.substring(q + 1).split("&")) {
+                if (kv.startsWith("service=")) {
+                    name = java.net.URLDecoder.decode(kv.substring(8), StandardCharsets.UTF_8);
+                }
+            }
+        }
+        String token = host.deployToken;
+        Header auth = request.getFirstHeader("Authorization");
+        boolean allowed;
+        if (token != null) {
+            allowed = auth != null && java.security.MessageDigest.isEqual(("Bearer " + token).getBytes(StandardCharsets.UTF_8),
+                    auth.getValue().trim().getBytes(StandardCharsets.UTF_8));
+        } else {
+            Object remote = mc.getProperty(MessageContext.REMOTE_ADDR);
+            allowed = remote != null && java.net.InetAddress.getByName(remote.toString()).isLoopbackAddress();
+        }
+        int status;
+        String text;
+        if (!allowed) {
+            status = 403;
+            text = "deployment refused: missing or wrong engine token";
+        } else {
+            byte[] archive = request.getInputStream().readNBytes(256 * 1024 * 1024);
+            try {
+                host.deployArchive(name, archive);
+                status = 201;
+                text = "deployed " + name;
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("deployment of {} failed", name, e);
+                status = 400;
+                text = "deployment failed: " + e.getMessage();
+            }
+        }
+        response.setStatus(status);
+        response.setContentType("text/plain; charset=UTF-8");
+        OutputStream out = response.getOutputStream();
+        out.write(text.getBytes(StandardCharsets.UTF_8));
+        out.close();
     }
 
     private void store(AxisHttpRequest request, AxisHttpResponse response, String contentType) throws IOException {

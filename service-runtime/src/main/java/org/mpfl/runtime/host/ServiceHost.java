@@ -72,6 +72,10 @@ import org.slf4j.LoggerFactory;
  * by side as separate processes on different ports or addresses.
  */
 public final class ServiceHost implements AutoCloseable {
+    static {
+        HostMain.quietLogging();
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(ServiceHost.class);
     /** Axis2 service parameter holding the {@link ServiceHost} that serves it. */
     public static final String HOST_PARAMETER = "mpfl.serviceHost";
@@ -238,11 +242,72 @@ public final class ServiceHost implements AutoCloseable {
         return new TreeSet<>(serviceTypes.keySet());
     }
 
+    /** Path of the deployment endpoint ({@code POST …?service=NAME}, body: the {@code .aar}). */
+    public static final String DEPLOY_PATH = MpiwsNames.SERVICES_PATH + "mpfl-deploy";
+
+    /** Where the engine POSTs service archives. */
+    public String deployUrl() {
+        return baseUrl + DEPLOY_PATH;
+    }
+
+    /** Token a deployment must carry as {@code Authorization: Bearer}; {@code null}: loopback callers only. */
+    volatile String deployToken;
+
+    /** Sets the token required for deployments (the engine's token). */
+    public void setDeployToken(String token) {
+        this.deployToken = token;
+    }
+
+    /**
+     * Deploys a service archive ({@code .aar}: a jar with {@code META-INF/services.xml} naming the
+     * program class in the parameter {@value #PROGRAM_PARAMETER}) under {@code name} and publishes
+     * its service type.
+     */
+    public synchronized void deployArchive(String name, byte[] archive) throws IOException {
+        if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_.\\-]*")) {
+            throw new IllegalArgumentException("bad service name '" + name + "'");
+        }
+        Path dir = repository.resolve("services");
+        Path file = dir.resolve(name + ".aar");
+        Path tmp = Files.createTempFile(repository, name, ".part");
+        Files.write(tmp, archive);
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        AxisConfiguration cfg = axis2.getAxisConfiguration();
+        try {
+            if (cfg.getService(name) != null) {
+                cfg.removeService(name);
+            }
+            org.apache.axis2.deployment.ServiceDeployer deployer = new org.apache.axis2.deployment.ServiceDeployer();
+            deployer.init(axis2);
+            deployer.setDirectory("services");
+            deployer.setExtension("aar");
+            deployer.deploy(new org.apache.axis2.deployment.repository.util.DeploymentFileData(file.toFile(), deployer));
+        } catch (AxisFault e) {
+            throw new IOException("cannot deploy " + name + ": " + e.getMessage(), e);
+        }
+        deployArchivedServiceTypes();
+        if (!serviceTypes.containsKey(name)) {
+            throw new IOException("archive " + name + " deployed no service named " + name + " with a "
+                    + PROGRAM_PARAMETER + " parameter");
+        }
+        Runnable l = deployListener;
+        if (l != null) {
+            l.run();
+        }
+    }
+
+    private volatile Runnable deployListener;
+
+    /** Called after each successful deployment (the engine announcer re-announces the service types). */
+    public void onDeploy(Runnable listener) {
+        this.deployListener = listener;
+    }
+
     /** Binds the services deployed from {@code .aar} archives that name a rank program. */
     private void deployArchivedServiceTypes() throws AxisFault {
         for (AxisService svc : axis2.getAxisConfiguration().getServices().values()) {
             Object cn = svc.getParameterValue(PROGRAM_PARAMETER);
-            if (cn == null) {
+            if (cn == null || svc.getParameter(HOST_PARAMETER) != null) {
                 continue;
             }
             String className = cn.toString().trim();

@@ -1,0 +1,174 @@
+package org.mpfl.runtime.bench;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.imageio.ImageIO;
+
+/**
+ * Draws the point-to-point results as a PNG (java.awt, headless; no plotting library needed): two
+ * log-log panels, PingPong round trip and Ping*Pong time per message against message size, one
+ * line per MPIWS transport, the socket reference and MPJ Express niodev/multicore.
+ * {@code java -cp … org.mpfl.runtime.bench.BenchPlot results.json plot.png} redraws a saved run.
+ */
+public final class BenchPlot {
+    private static final int W = 1400;
+    private static final int H = 620;
+    private static final Color[] COLORS = {new Color(0xD62728), new Color(0x1F77B4), new Color(0x2CA02C),
+        Color.BLACK, new Color(0x9467BD), new Color(0xFF7F0E)};
+
+    private BenchPlot() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 2) {
+            System.err.println("usage: BenchPlot RESULTS.json OUT.png");
+            System.exit(2);
+        }
+        System.setProperty("java.awt.headless", "true");
+        write(BenchCommand.fromJson(Files.readString(Path.of(args[0]))), Path.of(args[1]));
+    }
+
+    /** A named series of (bytes, µs) points. */
+    private record Series(String name, List<double[]> points, boolean dashed) {
+    }
+
+    public static void write(P2pBenchmark.Results r, Path png) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        BufferedImage img = new BufferedImage(W, H, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = img.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, W, H);
+
+        Map<String, List<double[]>> pp = new LinkedHashMap<>();
+        Map<String, List<double[]>> psp = new LinkedHashMap<>();
+        List<double[]> sockPp = new ArrayList<>();
+        List<double[]> sockPsp = new ArrayList<>();
+        java.util.Set<Integer> seen = new java.util.TreeSet<>();
+        for (P2pBenchmark.PingPong p : r.pingpong()) {
+            pp.computeIfAbsent("MPIWS " + p.transport(), k -> new ArrayList<>()).add(new double[] {p.bytes(), p.mpiwsUs()});
+            if (seen.add(p.n())) {
+                sockPp.add(new double[] {p.bytes(), p.socketUs()});
+            }
+        }
+        seen.clear();
+        for (P2pBenchmark.PingStarPong p : r.pingstarpong()) {
+            psp.computeIfAbsent("MPIWS " + p.transport(), k -> new ArrayList<>()).add(new double[] {p.bytes(), p.mpiwsUsPerMsg()});
+            if (seen.add(p.n())) {
+                sockPsp.add(new double[] {p.bytes(), p.socketUsPerMsg()});
+            }
+        }
+        List<double[]> nioPp = new ArrayList<>();
+        List<double[]> mcPp = new ArrayList<>();
+        List<double[]> nioPsp = new ArrayList<>();
+        List<double[]> mcPsp = new ArrayList<>();
+        for (int n : MpjReference.SIZES) {
+            double b = 8.0 * n * n;
+            nioPp.add(new double[] {b, MpjReference.niodevPingPong(n)});
+            mcPp.add(new double[] {b, MpjReference.multicorePingPong(n)});
+            nioPsp.add(new double[] {b, MpjReference.niodevPingStarPong(n)});
+            mcPsp.add(new double[] {b, MpjReference.multicorePingStarPong(n)});
+        }
+        List<Series> left = new ArrayList<>();
+        pp.forEach((k, v) -> left.add(new Series(k, v, false)));
+        left.add(new Series("raw Java sockets", sockPp, false));
+        left.add(new Series("MPJ Express niodev", nioPp, true));
+        left.add(new Series("MPJ Express multicore", mcPp, true));
+        List<Series> right = new ArrayList<>();
+        psp.forEach((k, v) -> right.add(new Series(k, v, false)));
+        right.add(new Series("raw Java sockets", sockPsp, false));
+        right.add(new Series("MPJ Express niodev", nioPsp, true));
+        right.add(new Series("MPJ Express multicore", mcPsp, true));
+
+        panel(g, 60, 40, W / 2 - 90, H - 110, "PingPong round trip (median, us)", left);
+        panel(g, W / 2 + 50, 40, W / 2 - 90, H - 110, "Ping*Pong time per message (us)", right);
+        g.dispose();
+        Files.createDirectories(png.toAbsolutePath().getParent());
+        ImageIO.write(img, "png", png.toFile());
+    }
+
+    private static void panel(Graphics2D g, int x0, int y0, int w, int h, String title, List<Series> series) {
+        double minX = 1;
+        double maxX = 1e8;
+        double minY = 1;
+        double maxY = 1e6;
+        for (Series s : series) {
+            for (double[] p : s.points()) {
+                if (p[1] > 0 && !Double.isNaN(p[1])) {
+                    minY = Math.min(minY, p[1]);
+                    maxY = Math.max(maxY, p[1]);
+                }
+            }
+        }
+        double lx0 = Math.log10(minX);
+        double lx1 = Math.log10(maxX);
+        double ly0 = Math.floor(Math.log10(minY));
+        double ly1 = Math.ceil(Math.log10(maxY));
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
+        g.setColor(Color.BLACK);
+        g.drawString(title, x0, y0 - 12);
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        g.setColor(new Color(0xDDDDDD));
+        for (double e = lx0; e <= lx1; e++) {
+            int x = x0 + (int) ((e - lx0) / (lx1 - lx0) * w);
+            g.drawLine(x, y0, x, y0 + h);
+        }
+        for (double e = ly0; e <= ly1; e++) {
+            int y = y0 + h - (int) ((e - ly0) / (ly1 - ly0) * h);
+            g.drawLine(x0, y, x0 + w, y);
+        }
+        g.setColor(Color.BLACK);
+        g.drawRect(x0, y0, w, h);
+        for (double e = lx0; e <= lx1; e++) {
+            int x = x0 + (int) ((e - lx0) / (lx1 - lx0) * w);
+            g.drawString("1e" + (int) e, x - 10, y0 + h + 15);
+        }
+        for (double e = ly0; e <= ly1; e++) {
+            int y = y0 + h - (int) ((e - ly0) / (ly1 - ly0) * h);
+            g.drawString("1e" + (int) e, x0 - 35, y + 4);
+        }
+        g.drawString("message size (bytes)", x0 + w / 2 - 50, y0 + h + 32);
+        int legendY = y0 + 18;
+        for (int i = 0; i < series.size(); i++) {
+            Series s = series.get(i);
+            Color c = COLORS[i % COLORS.length];
+            g.setColor(c);
+            g.setStroke(s.dashed() ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 1f,
+                    new float[] {6f, 4f}, 0f) : new BasicStroke(2.2f));
+            int[] prev = null;
+            for (double[] p : s.points()) {
+                if (!(p[1] > 0)) {
+                    prev = null;
+                    continue;
+                }
+                int x = x0 + (int) ((Math.log10(p[0]) - lx0) / (lx1 - lx0) * w);
+                int y = y0 + h - (int) ((Math.log10(p[1]) - ly0) / (ly1 - ly0) * h);
+                g.fillOval(x - 3, y - 3, 6, 6);
+                if (prev != null) {
+                    g.drawLine(prev[0], prev[1], x, y);
+                }
+                prev = new int[] {x, y};
+            }
+            g.drawLine(x0 + 12, legendY - 4, x0 + 40, legendY - 4);
+            g.setStroke(new BasicStroke(1f));
+            g.setColor(Color.BLACK);
+            g.drawString(s.name(), x0 + 46, legendY);
+            legendY += 16;
+        }
+        g.setStroke(new BasicStroke(1f));
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
+        g.drawString(String.format(Locale.ROOT, "log-log; %d series", series.size()), x0 + w - 90, y0 + h - 6);
+    }
+}

@@ -1,0 +1,144 @@
+package org.mpfl.runtime.host;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.mpfl.runtime.transport.soap.MpiwsNames;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a service host registered with an engine: announces it ({@code POST /api/registry/hosts}
+ * with hostId, SOAP base URL, binary address, service types, capacity) and then sends a heartbeat
+ * every few seconds ({@code POST /api/registry/hosts/{hostId}/heartbeat}). An unreachable engine is
+ * a logged warning and a retry on the next beat, never a crash; a heartbeat the engine does not
+ * know (404, e.g. after an engine restart) makes the host announce itself again.
+ */
+public final class EngineAnnouncer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineAnnouncer.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
+    private final ServiceHost host;
+    private final String engineUrl;
+    private final String engineToken;
+    private final int capacity;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(CALL_TIMEOUT).build();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "mpfl-engine-heartbeat");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile boolean announced;
+    private volatile long intervalMs = 3_000;
+    private volatile boolean warned;
+
+    /**
+     * @param engineUrl   the engine's base URL ({@code http://host:port})
+     * @param engineToken sent as a bearer token when not {@code null}
+     * @param capacity    ranks this host should take
+     */
+    public EngineAnnouncer(ServiceHost host, String engineUrl, String engineToken, int capacity) {
+        this.host = host;
+        this.engineUrl = engineUrl.endsWith("/") ? engineUrl.substring(0, engineUrl.length() - 1) : engineUrl;
+        this.engineToken = engineToken;
+        this.capacity = capacity;
+    }
+
+    /** Announces now (in the background) and keeps beating. */
+    public void start() {
+        timer.execute(this::beat);
+    }
+
+    /** Announce again, e.g. after a new service type was deployed. */
+    public void reannounce() {
+        announced = false;
+        timer.execute(this::beat);
+    }
+
+    private void beat() {
+        try {
+            if (!announced) {
+                announce();
+            } else {
+                HttpResponse<String> r = post(engineUrl + "/api/registry/hosts/"
+                        + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8) + "/heartbeat", "{}");
+                if (r.statusCode() == 404) {
+                    announced = false;
+                    announce();
+                } else if (r.statusCode() / 100 != 2) {
+                    warn("engine answered HTTP " + r.statusCode() + " to a heartbeat");
+                } else {
+                    warned = false;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (Exception e) {
+            warn("cannot reach the engine at " + engineUrl + ": " + e);
+        }
+        if (!timer.isShutdown()) {
+            timer.schedule(this::beat, announced ? intervalMs : Math.min(intervalMs, 2_000), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void announce() throws Exception {
+        Map<String, Object> a = new LinkedHashMap<>();
+        a.put("hostId", host.hostId());
+        a.put("soapUrl", host.baseUrl() + MpiwsNames.SERVICES_PATH.substring(0, MpiwsNames.SERVICES_PATH.length() - 1));
+        a.put("binaryAddress", host.binaryAddress());
+        a.put("services", host.serviceTypes());
+        a.put("capacity", capacity);
+        a.put("deployUrl", host.deployUrl());
+        HttpResponse<String> r = post(engineUrl + "/api/registry/hosts", JSON.writeValueAsString(a));
+        if (r.statusCode() / 100 != 2) {
+            warn("engine refused the announcement: HTTP " + r.statusCode() + " " + r.body());
+            return;
+        }
+        announced = true;
+        warned = false;
+        try {
+            JsonNode n = JSON.readTree(r.body());
+            if (n.has("heartbeatIntervalMs")) {
+                intervalMs = Math.max(500, n.get("heartbeatIntervalMs").asLong());
+            }
+        } catch (Exception ignored) {
+            // keep the default interval
+        }
+        LOG.info("registered with the engine at {} (heartbeat every {} ms)", engineUrl, intervalMs);
+    }
+
+    private HttpResponse<String> post(String url, String json) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(CALL_TIMEOUT)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        if (engineToken != null) {
+            b.header("Authorization", "Bearer " + engineToken);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private void warn(String message) {
+        if (!warned) {
+            warned = true;
+            LOG.warn("{} (retrying every few seconds)", message);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

@@ -1,0 +1,174 @@
+package org.mpfl.runtime.host;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.runtime.api.RankProgram;
+
+/**
+ * The service-host process: {@code mpflc host [--engine URL] [--port P] [--bind ADDR] [--services DIR]
+ * [--host-id ID] [--advertise NAME] [--capacity N] [--engine-token T] [--no-binary]
+ * [--service NAME=CLASS]… [--exit-with-parent]}.
+ *
+ * <p>Prints exactly one ready line on stdout once it accepts requests —
+ * {@code MPFL host <hostId> listening on http://ADDR:PORT/ binary ADDR:PORT2} ({@code binary none}
+ * without the binary channel) — so launchers can wait for it, then runs until killed.
+ * {@code --service NAME=CLASS} publishes a hand-written {@link RankProgram} class (no-argument
+ * constructor) as a service type; {@code --exit-with-parent} ends the host when its standard input
+ * closes (the launching process died), so test and benchmark hosts never outlive their launcher.
+ */
+public final class HostMain {
+    /** Prefix of the ready line. */
+    public static final String READY_PREFIX = "MPFL host ";
+
+    private HostMain() {
+    }
+
+    public static void main(String[] args) {
+        quietLogging();
+        try {
+            System.exit(run(List.of(args), System.out, System.err));
+        } catch (UsageException e) {
+            System.err.println("mpflc host: " + e.getMessage());
+            System.exit(2);
+        } catch (Exception e) {
+            System.err.println("mpflc host: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    /** Keeps Axis2's informational chatter (and its warning on every closed keep-alive connection) out of the log. */
+    static void quietLogging() {
+        setIfAbsent("org.slf4j.simpleLogger.log.org.apache.axis2", "warn");
+        setIfAbsent("org.slf4j.simpleLogger.log.org.apache.axis2.transport.http.server.HttpServiceProcessor", "error");
+        setIfAbsent("org.slf4j.simpleLogger.log.org.apache.axis2.deployment", "error");
+        setIfAbsent("org.slf4j.simpleLogger.log.org.apache.axiom", "warn");
+    }
+
+    private static void setIfAbsent(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+
+    /** Parses the options, starts the host, prints the ready line and blocks until the host is stopped. */
+    public static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        quietLogging();
+        String engine = null;
+        String engineToken = System.getenv("MPFL_ENGINE_TOKEN");
+        String bind = "127.0.0.1";
+        String advertise = null;
+        String hostId = null;
+        Path services = null;
+        int port = 0;
+        int capacity = Runtime.getRuntime().availableProcessors();
+        boolean binary = true;
+        boolean exitWithParent = false;
+        List<String[]> programs = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--engine" -> engine = value(args, ++i, a);
+                case "--engine-token" -> engineToken = value(args, ++i, a);
+                case "--port" -> port = intValue(args, ++i, a);
+                case "--bind" -> bind = value(args, ++i, a);
+                case "--advertise" -> advertise = value(args, ++i, a);
+                case "--host-id" -> hostId = value(args, ++i, a);
+                case "--services" -> services = Path.of(value(args, ++i, a));
+                case "--capacity" -> capacity = intValue(args, ++i, a);
+                case "--no-binary" -> binary = false;
+                case "--exit-with-parent" -> exitWithParent = true;
+                case "--service" -> {
+                    String v = value(args, ++i, a);
+                    int eq = v.indexOf('=');
+                    if (eq <= 0) {
+                        throw new UsageException("--service wants NAME=CLASS, got " + v);
+                    }
+                    programs.add(new String[] {v.substring(0, eq), v.substring(eq + 1)});
+                }
+                default -> throw new UsageException("unknown option " + a
+                        + " (usage: host [--engine URL] [--port P] [--bind ADDR] [--services DIR] [--service NAME=CLASS])");
+            }
+        }
+        ServiceHost host = ServiceHost.start(new ServiceHost.Options(bind, port, services, hostId, advertise, binary));
+        EngineAnnouncer announcer = null;
+        CountDownLatch stopped = new CountDownLatch(1);
+        try {
+            for (String[] p : programs) {
+                Class<?> c = Class.forName(p[1]);
+                if (!RankProgram.class.isAssignableFrom(c)) {
+                    throw new UsageException(p[1] + " is not a " + RankProgram.class.getName());
+                }
+                host.registerServiceType(p[0], () -> newProgram(c));
+            }
+            host.setDeployToken(engineToken);
+            if (engine != null) {
+                announcer = new EngineAnnouncer(host, engine, engineToken, capacity);
+                EngineAnnouncer a = announcer;
+                host.onDeploy(a::reannounce);
+                announcer.start();
+            }
+            EngineAnnouncer finalAnnouncer = announcer;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                if (finalAnnouncer != null) {
+                    finalAnnouncer.close();
+                }
+                host.close();
+                stopped.countDown();
+            }, "mpfl-host-shutdown"));
+            out.println(READY_PREFIX + host.hostId() + " listening on " + host.baseUrl() + "/ binary "
+                    + (host.binaryAddress() == null ? "none" : host.binaryAddress())
+                    + " services " + String.join(",", host.serviceTypes()));
+            out.flush();
+            if (exitWithParent) {
+                Thread watcher = new Thread(() -> {
+                    try {
+                        while (System.in.read() >= 0) {
+                            // the launcher never writes; EOF means it is gone
+                        }
+                    } catch (IOException ignored) {
+                        // treated as EOF
+                    }
+                    System.exit(0);
+                }, "mpfl-parent-watch");
+                watcher.setDaemon(true);
+                watcher.start();
+            }
+            stopped.await();
+            return 0;
+        } catch (Exception e) {
+            if (announcer != null) {
+                announcer.close();
+            }
+            host.close();
+            throw e;
+        }
+    }
+
+    private static RankProgram newProgram(Class<?> c) {
+        try {
+            return (RankProgram) c.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot create " + c.getName() + ": " + e, e);
+        }
+    }
+
+    private static String value(List<String> args, int i, String option) throws UsageException {
+        if (i >= args.size()) {
+            throw new UsageException(option + " needs a value");
+        }
+        return args.get(i);
+    }
+
+    private static int intValue(List<String> args, int i, String option) throws UsageException {
+        try {
+            return Integer.parseInt(value(args, i, option));
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number");
+        }
+    }
+}
