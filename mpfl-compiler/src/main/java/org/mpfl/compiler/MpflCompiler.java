@@ -66,9 +66,8 @@ public final class MpflCompiler {
         IrWorkflow workflow = new WorkflowChecker(diagnostics).check(root, displayName, directory);
         SourceLocation at = root.location();
         Map<String, Object> values = ParamValues.resolve(workflow, params, diagnostics, at);
-        if (!diagnostics.hasErrors()) {
-            ParamValues.rankCounts(workflow, values, diagnostics);
-        }
+        // params with errors have no value and are skipped, so counts can be checked regardless
+        ParamValues.rankCounts(workflow, values, diagnostics);
         if (!diagnostics.hasErrors()) {
             for (WorkflowAnalysis analysis : analyses) {
                 analysis.analyse(workflow, values, diagnostics);

@@ -30,7 +30,7 @@ class FixtureTest {
     @TestFactory
     Stream<DynamicTest> everyFixtureHasExactlyItsExpectedDiagnostics() throws IOException {
         List<Path> fixtures = fixtures();
-        assertTrue(fixtures.size() > 1, "fixtures found: " + fixtures.size());
+        assertTrue(fixtures.size() > 15, "fixtures found: " + fixtures.size());
         return fixtures.stream().map(file -> DynamicTest.dynamicTest(FIXTURES.relativize(file).toString(), () -> {
             String text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
             FixtureExpectations expectations = new FixtureExpectations(text);

@@ -291,9 +291,6 @@ public final class WorkflowChecker {
             diagnostics.error(typed.at(), "'ranks' must be int, found " + typed.type());
             return null;
         }
-        if (converted instanceof IrExpr.Const c && (Integer) c.value() < 1) {
-            diagnostics.error(a.location(), "a process needs at least 1 rank, 'ranks' is " + c.value());
-        }
         return converted;
     }
 

@@ -115,8 +115,8 @@ public final class DocumentReader {
         if (message.contains("DOCTYPE") || message.contains("doctype")) {
             diagnostics.error(at, "DOCTYPE declarations are not allowed in MPFL documents "
                     + "(DTDs and entities are refused; nothing in the DOCTYPE was read)");
-        } else if (message.contains("Premature end of file") && at.line() == 1 && at.column() == 1) {
-            diagnostics.error(at, "malformed XML: the document is empty");
+        } else if (message.contains("Premature end of file")) {
+            diagnostics.error(at, "malformed XML: the document ends before its root element is complete (or is empty)");
         } else {
             diagnostics.error(at, "malformed XML: " + message);
         }
@@ -216,8 +216,17 @@ public final class DocumentReader {
         @Override
         public void characters(char[] ch, int start, int length) {
             if (!open.isEmpty()) {
-                open.peek().appendText(new String(ch, start, length),
-                        new SourceLocation(lines.location(0).file(), locator.getLineNumber(), locator.getColumnNumber()));
+                String chunk = new String(ch, start, length);
+                // the locator points just after the chunk: step back to where its first non-blank character is
+                int end = lines.offset(locator.getLineNumber(), locator.getColumnNumber());
+                if (end > 0 && text.charAt(end - 1) == '<') {
+                    end--; // Xerces has already consumed the '<' of the next markup
+                }
+                int leading = chunk.length() - chunk.stripLeading().length();
+                SourceLocation at = end < 0
+                        ? new SourceLocation(lines.location(0).file(), locator.getLineNumber(), locator.getColumnNumber())
+                        : lines.location(Math.max(0, end - length + leading));
+                open.peek().appendText(chunk, at);
             }
         }
 
