@@ -68,7 +68,7 @@ public final class LocalCluster implements AutoCloseable {
             cmd.add("-Dmpfl.home=" + home);
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.mpfl.compiler.cli.Mpflc", "host",
-                "--engine", engine.url(), "--port", "0"));
+                "--engine", engine.url(), "--port", "0", "--exit-with-parent"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(logDir.resolve("host-" + index + ".log").toFile());
         pb.environment().put("MPFL_ENGINE_TOKEN", engine.token());

@@ -43,6 +43,7 @@ public final class Placement {
         }
         Map<String, Integer> used = new HashMap<>();
         Map<String, Integer> cursor = new HashMap<>();
+        Map<String, Integer> overflow = new HashMap<>();
         List<RankPlacement> out = new ArrayList<>();
         int rank = 0;
         for (ProcessSlice p : processes) {
@@ -65,8 +66,9 @@ public final class Placement {
                     }
                 }
                 if (chosen == null) {
-                    chosen = candidates.get(start % candidates.size());
-                    start = (start + 1) % candidates.size();
+                    // every candidate is full: spread the rest evenly, first host first
+                    int over = overflow.merge(p.service(), 1, Integer::sum) - 1;
+                    chosen = candidates.get(over % candidates.size());
                 }
                 used.merge(chosen.hostId(), 1, Integer::sum);
                 out.add(new RankPlacement(rank++, p.name(), p.service(), chosen.hostId(),

@@ -10,7 +10,8 @@ import java.util.Map;
  * @param progressTotal progress total, or {@code null}
  * @param message       failure cause when FAILED
  * @param counters      {@code {"sentTo":{rank:n},"bytesTo":{rank:b}}} or {@code null}
+ * @param outputs       output values recorded so far, or {@code null}
  */
 public record RankStatus(String state, Double progressValue, Double progressTotal, String message,
-                         Map<String, Object> counters) {
+                         Map<String, Object> counters, Map<String, Object> outputs) {
 }

@@ -32,6 +32,7 @@ final class RankView {
     final Map<Integer, Long> bytesTo = new TreeMap<>();
     final Set<Long> seenSeq = new HashSet<>();
     long lastEventMs;
+    long statusFailedSinceMs;
 
     RankView(RankPlacement placement) {
         this.placement = placement;

@@ -184,8 +184,19 @@ public final class Run {
         if (s.counters() != null) {
             applyCounters(r, s.counters());
         }
+        if (s.outputs() != null) {
+            // status carries every output recorded so far; events may have been dropped on the way
+            s.outputs().forEach(r.outputs::putIfAbsent);
+        }
         if (s.state() != null && !s.state().equalsIgnoreCase("UNKNOWN") && !s.state().equalsIgnoreCase(r.state)) {
-            return applyState(r, s.state().toUpperCase(java.util.Locale.ROOT), null, null, s.message(), nowMs);
+            String newState = s.state().toUpperCase(java.util.Locale.ROOT);
+            if (newState.equals("FAILED") && r.statusFailedSinceMs == 0) {
+                // the rank's own FAILED event carries the activity and source location; give it one
+                // poll interval to arrive before failing the run from status alone
+                r.statusFailedSinceMs = nowMs;
+                return Outcome.NONE;
+            }
+            return applyState(r, newState, null, null, s.message(), nowMs);
         }
         return Outcome.NONE;
     }

@@ -1,33 +1,57 @@
 package org.mpfl.engine.run;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.mpfl.engine.Json;
+import org.mpfl.runtime.domain.DomainToken;
 import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.runtime.transport.soap.MpiwsClient;
 
 /**
- * Calls {@code run}, {@code status} and {@code abort} on service hosts over SOAP 1.2 — the adapter
- * point for the service runtime's MPIWS client. Until that client is on the class path every call
- * fails with a message saying so (runs then fail cleanly with that cause instead of hanging).
+ * Calls {@code run}, {@code status} and {@code abort} on service hosts over SOAP 1.2 with the service
+ * runtime's {@link MpiwsClient} (every call bounded by the timeout). {@code abort} carries the proof
+ * of the domain token, so only the engine that created a domain can abort it.
  */
-public final class SoapRankInvoker implements RankInvoker {
-    private final Duration timeout;
+public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
+    private final MpiwsClient client;
 
     public SoapRankInvoker(Duration timeout) {
-        this.timeout = timeout;
+        this.client = new MpiwsClient(timeout);
     }
 
     @Override
-    public void run(RankPlacement target, RunRequest request) {
-        throw new UnsupportedOperationException("the SOAP run client of service-runtime is not available yet (timeout "
-                + timeout.toSeconds() + " s); cannot start rank " + request.rank() + " at " + target.endpoint().soapUrl());
+    public void run(RankPlacement target, RunRequest request) throws Exception {
+        client.run(target.endpoint().soapUrl(), request);
     }
 
     @Override
-    public RankStatus status(RankPlacement target, String domainId) {
-        throw new UnsupportedOperationException("SOAP status client not available yet");
+    public RankStatus status(RankPlacement target, String domainId) throws Exception {
+        org.mpfl.runtime.transport.soap.RankStatus s = client.status(target.endpoint().soapUrl(), domainId, target.rank());
+        Map<String, Object> counters = null;
+        if (s.countersJson() != null && !s.countersJson().isBlank()) {
+            counters = Json.MAPPER.readValue(s.countersJson(), Json.MAPPER.getTypeFactory()
+                    .constructMapType(Map.class, String.class, Object.class));
+        }
+        Map<String, Object> outputs = new LinkedHashMap<>();
+        if (s.outputsJson() != null) {
+            for (Map.Entry<String, String> o : s.outputsJson().entrySet()) {
+                outputs.put(o.getKey(), o.getValue() == null ? null : Json.MAPPER.readValue(o.getValue(), Object.class));
+            }
+        }
+        return new RankStatus(s.state().toUpperCase(Locale.ROOT),
+                Double.isNaN(s.progressValue()) ? null : s.progressValue(),
+                Double.isNaN(s.progressTotal()) ? null : s.progressTotal(), s.failure(), counters, outputs);
     }
 
     @Override
-    public void abort(RankPlacement target, String domainId, String token) {
-        throw new UnsupportedOperationException("SOAP abort client not available yet");
+    public void abort(RankPlacement target, String domainId, String token) throws Exception {
+        client.abort(target.endpoint().soapUrl(), domainId, new DomainToken(token).proveAbort(domainId));
+    }
+
+    @Override
+    public void close() {
+        client.close();
     }
 }

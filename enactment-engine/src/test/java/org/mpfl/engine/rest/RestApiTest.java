@@ -1,0 +1,143 @@
+package org.mpfl.engine.rest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.runtime.monitor.RankEvent;
+
+/** The REST surface: token checks, OpenAPI, console files, the live event stream, foreign events. */
+@Timeout(60)
+class RestApiTest {
+    @TempDir
+    Path dir;
+    Engine engine;
+
+    @BeforeEach
+    void start() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> {
+            Thread.sleep(300);
+            r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 1, "total", 2));
+            r.output("x", r.rank());
+            r.state("DONE");
+        })));
+        Http.post(engine.url() + "/api/registry/hosts", null, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+    }
+
+    @AfterEach
+    void stop() {
+        engine.close();
+    }
+
+    static Map<String, Object> start(int ranks) {
+        return Map.of("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", ranks))));
+    }
+
+    @Test
+    void mutatingRequestsNeedTheEngineToken() throws Exception {
+        Http.Answer none = Http.post(engine.url() + "/api/runs", null, start(1));
+        assertEquals(401, none.status());
+        assertTrue(none.json().get("error").asText().contains("Authorization: Bearer"));
+        Http.Answer wrong = Http.post(engine.url() + "/api/runs", "not-the-token", start(1));
+        assertEquals(401, wrong.status());
+        assertEquals("wrong engine token", wrong.json().get("error").asText());
+        assertEquals(0, Http.get(engine.url() + "/api/runs").json().size(), "a refused start leaves no run");
+        assertEquals(401, Http.post(engine.url() + "/api/deployments", "x", Map.of()).status());
+        assertEquals(401, Http.post(engine.url() + "/api/workflows", null, Map.of()).status());
+        assertEquals(201, Http.post(engine.url() + "/api/runs", engine.token(), start(1)).status());
+    }
+
+    @Test
+    void tokenFileIsPrivate() throws Exception {
+        Path file = dir.resolve(Engine.TOKEN_FILE);
+        assertEquals(engine.token(), Files.readString(file).strip());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertTrue(engine.token().length() >= 43, "256 bits, base64url");
+    }
+
+    @Test
+    void authorizationIsNotEchoedAndErrorsAreJson() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs"))
+                .header("Authorization", "Bearer " + engine.token()).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{not json")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, r.statusCode());
+        assertTrue(r.headers().firstValue("Authorization").isEmpty());
+        assertTrue(r.body().contains("not valid JSON"), r.body());
+        assertEquals(404, Http.get(engine.url() + "/api/runs/nope").status());
+    }
+
+    @Test
+    void openApiAndConsoleAreServed() throws Exception {
+        Http.Answer api = Http.get(engine.url() + "/api/openapi");
+        assertEquals(200, api.status());
+        assertTrue(api.body().startsWith("openapi: 3"));
+        Http.Answer index = Http.get(engine.url() + "/");
+        assertEquals(200, index.status());
+        assertTrue(index.body().contains("<html"));
+        assertEquals(404, Http.get(engine.url() + "/nothing.js").status());
+    }
+
+    @Test
+    void eventStreamDeliversRankAndRunEventsLive() throws Exception {
+        String id = Http.post(engine.url() + "/api/runs", engine.token(), start(2)).json().get("id").asText();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        HttpClient client = HttpClient.newHttpClient();
+        CompletableFuture<HttpResponse<Stream<String>>> f = client.sendAsync(
+                HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/" + id + "/events?after=0")).build(),
+                HttpResponse.BodyHandlers.ofLines());
+        HttpResponse<Stream<String>> resp = f.get(10, TimeUnit.SECONDS);
+        assertEquals("text/event-stream; charset=utf-8", resp.headers().firstValue("Content-Type").orElse(""));
+        Thread reader = new Thread(() -> resp.body().takeWhile(l -> !(l.contains("\"state\":\"SUCCEEDED\"")))
+                .forEach(lines::add));
+        reader.setDaemon(true);
+        reader.start();
+        reader.join(10_000);
+        assertFalse(reader.isAlive(), "the stream reported the end of the run: " + lines);
+        assertEquals("event: snapshot", lines.get(0));
+        assertTrue(lines.contains("event: rank"));
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("data: ") && l.contains("\"type\":\"OUTPUT\"")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("id: ")));
+        resp.body().close();
+    }
+
+    @Test
+    void eventsOfAnotherDomainAreRefused() throws Exception {
+        String id = Http.post(engine.url() + "/api/runs", engine.token(), start(1)).json().get("id").asText();
+        Http.Answer a = Http.post(engine.url() + "/api/runs/" + id + "/ranks/events", null,
+                Map.of("domainId", "guess", "rank", 0, "seq", 99, "timeMs", 1, "type", "STATE", "state", "FAILED"));
+        assertEquals(403, a.status());
+        Http.Answer missing = Http.post(engine.url() + "/api/runs/nope/ranks/events", null,
+                Map.of("domainId", "guess", "rank", 0, "seq", 1, "timeMs", 1, "type", "LOG"));
+        assertEquals(404, missing.status());
+        long end = System.currentTimeMillis() + 10_000;
+        while (!Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText().equals("SUCCEEDED")) {
+            assertTrue(System.currentTimeMillis() < end);
+            Thread.sleep(50);
+        }
+        assertNull(Http.get(engine.url() + "/api/runs/" + id).json().get("domainId"), "the domain ID is a secret");
+    }
+}

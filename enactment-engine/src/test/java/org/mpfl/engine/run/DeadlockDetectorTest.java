@@ -1,0 +1,68 @@
+package org.mpfl.engine.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.mpfl.engine.run.DeadlockDetector.Wait;
+
+class DeadlockDetectorTest {
+    @Test
+    void parsesWhoARankWaitsFor() {
+        assertEquals(3, DeadlockDetector.waitedRank("receive from 3 tag 0 comm world"));
+        assertEquals(12, DeadlockDetector.waitedRank("recv from rank 12"));
+        assertEquals(1, DeadlockDetector.waitedRank("ssend to 1 tag 5"));
+        assertNull(DeadlockDetector.waitedRank("receive from any tag 0 comm world"));
+        assertNull(DeadlockDetector.waitedRank("allreduce comm world"));
+        assertNull(DeadlockDetector.waitedRank(null));
+    }
+
+    @Test
+    void reportsTheCycleOnlyAfterTheGracePeriodWithNothingMoving() {
+        DeadlockDetector d = new DeadlockDetector();
+        List<Wait> waits = List.of(
+                new Wait(0, true, true, "receive from 1 tag 0 comm world", "f:9:9", 4),
+                new Wait(1, true, true, "receive from 2 tag 0 comm world", "f:10:9", 4),
+                new Wait(2, true, true, "receive from 1 tag 0 comm world", "f:11:9", 4),
+                new Wait(3, false, false, null, null, 1));
+        assertTrue(d.check(waits, 0, 1000).isEmpty());
+        assertTrue(d.check(waits, 999, 1000).isEmpty());
+        Optional<RunError> e = d.check(waits, 1000, 1000);
+        assertTrue(e.isPresent());
+        assertEquals("deadlock: rank 1 waits for rank 2 at f:10:9 > rank 2 waits for rank 1 at f:11:9", e.get().message());
+        assertEquals(1, e.get().rank());
+        assertEquals("f:10:9", e.get().location());
+    }
+
+    @Test
+    void movementResetsTheGracePeriod() {
+        DeadlockDetector d = new DeadlockDetector();
+        Wait a = new Wait(0, true, true, "receive from 1", "f:1:1", 1);
+        Wait b = new Wait(1, true, true, "receive from 0", "f:2:1", 1);
+        d.check(List.of(a, b), 0, 1000);
+        // a message was sent meanwhile: not stable
+        d.check(List.of(a, new Wait(1, true, true, "receive from 0", "f:2:1", 2)), 900, 1000);
+        assertTrue(d.check(List.of(a, new Wait(1, true, true, "receive from 0", "f:2:1", 2)), 1500, 1000).isEmpty());
+        assertTrue(d.check(List.of(a, new Wait(1, true, true, "receive from 0", "f:2:1", 2)), 1900, 1000).isPresent());
+    }
+
+    @Test
+    void aRankThatIsComputingMeansNoDeadlock() {
+        DeadlockDetector d = new DeadlockDetector();
+        List<Wait> waits = List.of(new Wait(0, true, true, "receive from 1", "f:1:1", 0), new Wait(1, true, false, null, "f:2:1", 0));
+        assertTrue(d.check(waits, 0, 10).isEmpty());
+        assertTrue(d.check(waits, 100, 10).isEmpty());
+    }
+
+    @Test
+    void waitingForAFinishedRankIsReportedWithoutACycle() {
+        RunError e = DeadlockDetector.report(List.of(
+                new Wait(0, true, true, "receive from 1 tag 7 comm world", "f:3:5", 0),
+                new Wait(1, false, false, null, null, 0)));
+        assertEquals("deadlock: every live rank is blocked and no message is moving: rank 0 waits for rank 1 (which has finished) at f:3:5",
+                e.message());
+    }
+}

@@ -1,0 +1,43 @@
+package org.mpfl.engine.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.runtime.monitor.RunRequest.ProcessSlice;
+
+class PlacementTest {
+    static HostInfo host(String id, int capacity, String... services) {
+        return new HostInfo(id, "http://" + id + "/axis2/services", null, Set.of(services), capacity, 0, false, null);
+    }
+
+    @Test
+    void fillsHostsByCapacityThenOversubscribesRoundRobin() throws Exception {
+        List<RankPlacement> p = Placement.place(List.of(new ProcessSlice("ring", "ring", 7)),
+                List.of(host("a", 2, "ring"), host("b", 3, "ring")), (h, s) -> h.offers(s));
+        assertEquals(List.of("a", "a", "b", "b", "b", "a", "b"), p.stream().map(RankPlacement::hostId).toList());
+        assertEquals("http://b/axis2/services/ring", p.get(2).endpoint().soapUrl());
+    }
+
+    @Test
+    void mpmdProcessesGoToHostsOfferingTheirServiceAndShareCapacity() throws Exception {
+        List<RankPlacement> p = Placement.place(
+                List.of(new ProcessSlice("fluid", "Fluid", 2), new ProcessSlice("solid", "Solid", 2)),
+                List.of(host("a", 2, "Fluid", "Solid"), host("b", 2, "Solid")), (h, s) -> h.offers(s));
+        assertEquals(List.of("a", "a", "b", "b"), p.stream().map(RankPlacement::hostId).toList());
+        assertEquals(List.of(0, 1, 2, 3), p.stream().map(RankPlacement::rank).toList());
+        assertEquals("solid", p.get(2).process());
+    }
+
+    @Test
+    void noHostForAServiceIsAClearError() {
+        Placement.PlacementException e = assertThrows(Placement.PlacementException.class, () -> Placement.place(
+                List.of(new ProcessSlice("x", "X", 1)), List.of(host("a", 1, "Y")), (h, s) -> h.offers(s)));
+        assertEquals(true, e.getMessage().contains("no registered host offers service 'X'"));
+        assertThrows(Placement.PlacementException.class, () -> Placement.place(
+                List.of(new ProcessSlice("x", "X", 1)), List.of(), (h, s) -> true));
+    }
+}

@@ -1,0 +1,73 @@
+package org.mpfl.engine.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.run.FakeRanks;
+
+/** Runs survive an engine restart; runs that were going when it stopped become FAILED "engine restarted". */
+@Timeout(60)
+class EngineRestartTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void runsSurviveARestart() throws Exception {
+        String done;
+        String going;
+        String token;
+        try (Engine first = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> {
+            if (r.size() == 1) {
+                r.output("answer", 42);
+                r.state("DONE");
+            } else {
+                r.awaitAbort(20_000);
+            }
+        })))) {
+            token = first.token();
+            Http.post(first.url() + "/api/registry/hosts", null, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s"
+                    , "services", List.of("w")));
+            done = Http.post(first.url() + "/api/runs", token, plan(1)).json().get("id").asText();
+            awaitState(first, done, "SUCCEEDED");
+            going = Http.post(first.url() + "/api/runs", token, plan(2)).json().get("id").asText();
+            awaitState(first, going, "RUNNING");
+        }
+        try (Engine second = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> { })))) {
+            assertEquals(token, second.token(), "the token file is reused");
+            JsonNode runs = Http.get(second.url() + "/api/runs").json();
+            assertEquals(2, runs.size());
+            JsonNode a = Http.get(second.url() + "/api/runs/" + done).json();
+            assertEquals("SUCCEEDED", a.get("state").asText());
+            assertEquals(42, a.at("/outputs/answer/0").asInt());
+            JsonNode b = Http.get(second.url() + "/api/runs/" + going).json();
+            assertEquals("FAILED", b.get("state").asText());
+            assertEquals("engine restarted", b.at("/error/message").asText());
+            assertEquals(1, Http.get(second.url() + "/api/runs?state=failed").json().size());
+            JsonNode log = Http.get(second.url() + "/api/runs/" + done + "/log").json();
+            assertEquals(true, log.size() >= 3, "events are kept: " + log);
+        }
+    }
+
+    static Map<String, Object> plan(int ranks) {
+        return Map.of("plan", Map.of("workflow", "w" + ranks, "processes", List.of(Map.of("name", "w", "ranks", ranks))));
+    }
+
+    static void awaitState(Engine e, String id, String state) throws Exception {
+        long end = System.currentTimeMillis() + 10_000;
+        while (!Http.get(e.url() + "/api/runs/" + id).json().get("state").asText().equals(state)) {
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("run " + id + " not " + state + ": " + Http.get(e.url() + "/api/runs/" + id).body());
+            }
+            Thread.sleep(50);
+        }
+    }
+}
