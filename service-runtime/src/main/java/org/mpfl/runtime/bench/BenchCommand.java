@@ -33,14 +33,19 @@ public final class BenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "benchmarks: p2p [--json] [--sizes ...] [--transports soap,binary,local]";
+        return "benchmarks: p2p [--json] [--sizes ...] [--transports soap,binary,local] | collectives [--json] [--ranks 2,4,8] [--sizes ...] [--transport auto|soap|binary]";
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         HostMain.class.getName(); // keep the host's logging defaults consistent in this JVM
+        if (!args.isEmpty() && args.get(0).equals("collectives")) {
+            // the collective benchmark lives with the collectives (org.mpfl.runtime.collective.bench)
+            return new org.mpfl.runtime.collective.bench.CollectivesBenchCommand().run(args.subList(1, args.size()), out, err);
+        }
         if (args.isEmpty() || !args.get(0).equals("p2p")) {
-            throw new UsageException("usage: bench p2p [--json] [--sizes 1,10,...] [--transports soap,binary,local]");
+            throw new UsageException("usage: bench p2p [--json] [--sizes 1,10,...] [--transports soap,binary,local]"
+                    + " | bench collectives [--json] [--ranks 2,4,8] [--sizes 10,100,300,700] [--transport auto|soap|binary]");
         }
         boolean json = false;
         List<Integer> sizes = new ArrayList<>();

@@ -62,6 +62,23 @@ public class CollectiveCommunicator extends P2PCommunicator {
         return new CollectiveCommunicator(rank, s.context(), s.members(), s.name(), CollectiveConfig.fromSystemProperties());
     }
 
+    /**
+     * The collective communicator for {@code c}: {@code c} itself when it already is one, else a
+     * communicator over the same rank instance, context and members (for a plain point-to-point
+     * communicator handed out by a host that does not wrap its communicators yet). Both then share
+     * one user context; the collectives use the private one.
+     */
+    public static CollectiveCommunicator of(Communicator c) {
+        if (c instanceof CollectiveCommunicator cc) {
+            return cc;
+        }
+        if (c instanceof P2PCommunicator p) {
+            return new CollectiveCommunicator(p.rankInstance(), p.contextId(), p.memberWorldRanks(), p.name(),
+                    CollectiveConfig.fromSystemProperties());
+        }
+        throw new IllegalArgumentException("not a communicator of the MPIWS runtime: " + c);
+    }
+
     /** The communicator of this rank's own process. */
     public static CollectiveCommunicator ownProcess(RankInstance rank, List<RunRequest.ProcessSlice> processes) {
         return process(rank, processes, ProcessLayout.of(processes).of(rank.rank()).name());
