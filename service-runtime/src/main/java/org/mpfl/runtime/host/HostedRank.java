@@ -13,8 +13,8 @@ import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.monitor.RankEvent;
 import org.mpfl.runtime.monitor.RunRequest;
-import org.mpfl.runtime.p2p.P2PCommunicator;
 import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.topology.CollectiveCommunicator;
 import org.mpfl.runtime.transport.soap.RankStatus;
 import org.mpfl.runtime.transport.soap.RunMessages;
 import org.slf4j.Logger;
@@ -27,12 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 final class HostedRank implements RankContext {
     private static final Logger LOG = LoggerFactory.getLogger(HostedRank.class);
-    /**
-     * Context ids of the per-process (MPMD) communicators: {@code PROCESS_CONTEXT_BASE + index of
-     * the process in the run request}. Every rank derives them from the same request, so they agree
-     * without communication; the base is far above the ids split/dup allocate.
-     */
-    static final int PROCESS_CONTEXT_BASE = 0x4000_0000;
 
     private final RunRequest request;
     private final String serviceType;
@@ -82,8 +76,7 @@ final class HostedRank implements RankContext {
             reportCounters();
             setState("done", null);
         } catch (Throwable e) {
-            String why = e instanceof DomainAbortedException ? e.getMessage()
-                    : e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            String why = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
             if (!(e instanceof DomainAbortedException)) {
                 LOG.warn("rank {} of domain {} failed", request.rank(), shortId(), e);
             }
@@ -171,25 +164,10 @@ final class HostedRank implements RankContext {
             }
             throw new IllegalArgumentException("no process named " + processName + " in this run");
         }
-        int first = 0;
-        for (int i = 0; i < slices.size(); i++) {
-            RunRequest.ProcessSlice s = slices.get(i);
-            if (s.name().equals(processName)) {
-                if (slices.size() == 1) {
-                    return world;
-                }
-                int[] members = new int[s.ranks()];
-                for (int k = 0; k < members.length; k++) {
-                    members[k] = first + k;
-                }
-                if (request.rank() < first || request.rank() >= first + s.ranks()) {
-                    throw new IllegalArgumentException("rank " + request.rank() + " is not in process " + processName);
-                }
-                return new P2PCommunicator(instance, PROCESS_CONTEXT_BASE + i, members, processName);
-            }
-            first += s.ranks();
+        if (slices.size() == 1 && slices.get(0).name().equals(processName)) {
+            return world;
         }
-        throw new IllegalArgumentException("no process named " + processName + " in this run");
+        return CollectiveCommunicator.process(instance, slices, processName);
     }
 
     @Override

@@ -42,6 +42,7 @@ import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.domain.RankRegistry;
 import org.mpfl.runtime.monitor.RunRequest;
 import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.topology.CollectiveCommunicator;
 import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.Transport;
@@ -116,7 +117,7 @@ public final class ServiceHost implements AutoCloseable {
     private final Map<String, Supplier<RankProgram>> serviceTypes = new ConcurrentHashMap<>();
     private final Map<String, HostedRank> ranks = new LinkedHashMap<>();
     private final ExecutorService eventThreads;
-    private volatile Function<RankInstance, Communicator> worldFactory = RankInstance::world;
+    private volatile Function<RankInstance, Communicator> worldFactory = CollectiveCommunicator::world;
     private volatile boolean closed;
 
     private ServiceHost(Options o) throws IOException {
@@ -209,8 +210,8 @@ public final class ServiceHost implements AutoCloseable {
     }
 
     /**
-     * Replaces how the world communicator of a new rank is made from its instance (the collectives
-     * layer wraps the point-to-point one).
+     * Replaces how the world communicator of a new rank is made from its instance (default: the
+     * collectives layer's {@link CollectiveCommunicator#world}).
      */
     public void setWorldFactory(Function<RankInstance, Communicator> factory) {
         this.worldFactory = factory;
