@@ -35,6 +35,11 @@ abstract class CollectiveSuite {
         return out;
     }
 
+    /** Communicator sizes of the 1 MB test. */
+    protected int[] bigSizes() {
+        return new int[] {3, 8};
+    }
+
     static List<String> withAuto(String op) {
         List<String> out = new ArrayList<>();
         out.add("auto");
@@ -425,7 +430,7 @@ abstract class CollectiveSuite {
     @Test
     void oneMegabyteMessages() {
         int n = 131_072; // doubles: 1 MiB
-        for (int p : new int[] {3, 8}) {
+        for (int p : bigSizes()) {
             Object[] results = run(p, c -> {
                 int me = c.rank();
                 double[] big = new double[n];
