@@ -105,7 +105,7 @@ public final class Run {
     }
 
     /** What applying an event changed at run level. */
-    enum Outcome { NONE, ALL_DONE, RANK_FAILED }
+    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED }
 
     /**
      * Applies one rank event (duplicates by sequence number are ignored).
@@ -205,6 +205,11 @@ public final class Run {
         if (newState == null || r.isFinal()) {
             return Outcome.NONE;
         }
+        if (newState.equals("FAILED") && message != null && message.startsWith("DomainAbortedException")) {
+            // a consequence of an abort (another rank's fault, a cancel), not a cause: the rank that
+            // caused it reports its own failure, which may arrive later than this one
+            newState = "ABORTED";
+        }
         r.state = newState;
         switch (newState) {
             case "RUNNING" -> r.startedMs = r.startedMs == 0 ? t : r.startedMs;
@@ -231,6 +236,11 @@ public final class Run {
             case "ABORTED" -> {
                 r.endedMs = t;
                 r.blocked = false;
+                r.error = message;
+                if (ranks.stream().allMatch(RankView::isFinal)) {
+                    // every rank ended and nobody reported a cause: the abort itself is the failure
+                    return Outcome.ALL_ABORTED;
+                }
             }
             default -> { }
         }

@@ -213,6 +213,18 @@ public final class RunService implements AutoCloseable {
         switch (outcome) {
             case ALL_DONE -> succeed(run);
             case RANK_FAILED -> fail(run, run.rankError(rank));
+            case ALL_ABORTED -> {
+                // give a late FAILED event of the causing rank a moment to arrive and win
+                workers.submit(() -> {
+                    try {
+                        Thread.sleep(500);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    RunError e = run.rankError(rank);
+                    fail(run, new RunError(e.rank(), e.location(), e.message() == null ? "domain aborted" : e.message()));
+                });
+            }
             default -> { }
         }
     }

@@ -1,0 +1,145 @@
+package org.mpfl.engine.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.run.RunSettings;
+import org.mpfl.runtime.testkit.HostProcesses;
+
+/**
+ * The engine with real service-host processes (R2's host, started by the testkit) running
+ * hand-written rank programs: ring success, a failing rank, a killed host, two runs at once.
+ */
+@Timeout(240)
+class EndToEndTest {
+    static Path dataDir;
+    static Engine engine;
+    static HostProcesses hosts;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dataDir = Files.createTempDirectory("mpfl-e2e-");
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(3))
+                .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto")));
+        hosts = HostProcesses.builder().count(2).service("ring", RingProgram.class).service("failing", FailingProgram.class)
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").start();
+        awaitHosts(2);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (hosts != null) {
+            hosts.close();
+        }
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    static void awaitHosts(int n) throws InterruptedException {
+        long end = System.currentTimeMillis() + 30_000;
+        while (engine.registry().hosts().size() < n) {
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("hosts did not register: " + engine.registry().hosts());
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    static String start(String service, int ranks, Map<String, Object> params) throws Exception {
+        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("params", params,
+                "plan", Map.of("workflow", service, "processes", List.of(Map.of("name", service, "service", service, "ranks", ranks)))));
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    static JsonNode awaitEnd(String id, long ms) throws Exception {
+        long end = System.currentTimeMillis() + ms;
+        for (;;) {
+            JsonNode d = Http.get(engine.url() + "/api/runs/" + id).json();
+            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())) {
+                return d;
+            }
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("run " + id + " still " + d.get("state") + " after " + ms + " ms: " + d);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    @Test
+    void ringSucceedsAcrossTwoHostProcesses() throws Exception {
+        JsonNode d = awaitEnd(start("ring", 4, Map.of("rounds", 3)), 60_000);
+        assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+        assertEquals(12, d.at("/outputs/token/0").asLong());
+        assertEquals(3, d.at("/outputs/rank/3").asInt());
+        Set<String> usedHosts = new HashSet<>();
+        d.get("ranks").forEach(r -> usedHosts.add(r.get("host").asText()));
+        assertEquals(2, usedHosts.size(), "ranks spread over both host processes (capacity 2 each)");
+        assertEquals(1.0, d.get("progress").asDouble(), 1e-9);
+    }
+
+    @Test
+    void twoRunsAtOnce() throws Exception {
+        String a = start("ring", 4, Map.of("rounds", 20));
+        String b = start("ring", 3, Map.of("rounds", 20));
+        JsonNode da = awaitEnd(a, 60_000);
+        JsonNode db = awaitEnd(b, 60_000);
+        assertEquals("SUCCEEDED", da.get("state").asText(), da.toString());
+        assertEquals("SUCCEEDED", db.get("state").asText(), db.toString());
+        assertEquals(80, da.at("/outputs/token/0").asLong());
+        assertEquals(60, db.at("/outputs/token/0").asLong());
+    }
+
+    @Test
+    void failingRankFailsTheRunWithinSeconds() throws Exception {
+        long t0 = System.currentTimeMillis();
+        JsonNode d = awaitEnd(start("failing", 3, Map.of()), 20_000);
+        long took = System.currentTimeMillis() - t0;
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        assertEquals(1, d.at("/error/rank").asInt(), d.toString());
+        assertTrue(d.at("/error/message").asText().contains("boom in rank 1"), d.toString());
+        assertTrue(took < 10_000, "failed after " + took + " ms");
+    }
+
+    @Test
+    void killedHostFailsTheRunWithThatCause() throws Exception {
+        try (HostProcesses victims = HostProcesses.builder().count(2).service("victim", WaitingProgram.class)
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start()) {
+            awaitHosts(4);
+            String id = start("victim", 2, Map.of());
+            long end = System.currentTimeMillis() + 20_000;
+            while (!Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText().equals("RUNNING")) {
+                assertTrue(System.currentTimeMillis() < end, "run did not start");
+                Thread.sleep(50);
+            }
+            JsonNode before = Http.get(engine.url() + "/api/runs/" + id).json();
+            String killedHost = before.at("/ranks/1/host").asText();
+            assertNotEquals(before.at("/ranks/0/host").asText(), killedHost);
+            victims.hosts().stream().filter(h -> h.hostId().equals(killedHost)).findFirst().orElseThrow()
+                    .process().destroyForcibly();
+            long t0 = System.currentTimeMillis();
+            JsonNode d = awaitEnd(id, 20_000);
+            assertEquals("FAILED", d.get("state").asText(), d.toString());
+            assertTrue(d.at("/error/message").asText().contains(killedHost), d.toString());
+            assertEquals(1, d.at("/error/rank").asInt(), d.toString());
+            assertTrue(System.currentTimeMillis() - t0 < 10_000, "no hang");
+        }
+    }
+}
