@@ -222,6 +222,7 @@ public final class WorkflowChecker {
 
     private Set<String> processNames(List<Element> processElements, Scope paramScope) {
         Set<String> names = new LinkedHashSet<>();
+        Map<String, String> services = new LinkedHashMap<>();
         for (Element p : processElements) {
             Attribute a = p.attribute("name");
             if (a == null) {
@@ -236,8 +237,16 @@ public final class WorkflowChecker {
                 diagnostics.error(a.location(), "duplicate process name '" + name + "'");
             }
             Attribute service = p.attribute("service");
-            if (service != null && !Names.WORKFLOW_NAME.matcher(service.value().trim()).matches()) {
-                diagnostics.error(service.location(), "service type '" + service.value().trim() + "' must match [A-Za-z][A-Za-z0-9_-]*");
+            String serviceType = service == null ? name : service.value().trim();
+            SourceLocation serviceAt = service == null ? a.location() : service.location();
+            if (service != null && !Names.WORKFLOW_NAME.matcher(serviceType).matches()) {
+                diagnostics.error(serviceAt, "service type '" + serviceType + "' must match [A-Za-z][A-Za-z0-9_-]*");
+            } else if (services.containsKey(serviceType)) {
+                // one generated service runs one process's program
+                diagnostics.error(serviceAt, "service type '" + serviceType + "' is already used by process '"
+                        + services.get(serviceType) + "'; every process needs its own service type");
+            } else {
+                services.put(serviceType, name);
             }
         }
         return names;

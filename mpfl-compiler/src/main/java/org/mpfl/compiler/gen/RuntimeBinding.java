@@ -1,0 +1,50 @@
+package org.mpfl.compiler.gen;
+
+/**
+ * The names by which generated services meet the MPIWS runtime (service-runtime), in one place.
+ * The compiler does not depend on the runtime (the runtime depends on the compiler for the IR), so
+ * these are plain strings; the runtime's tests should assert they match its classes.
+ */
+public final class RuntimeBinding {
+    /**
+     * The {@code RankProgram} class that interprets a process's IR inside {@code run} (the rank
+     * interpreter of service-runtime). Placeholder until the runtime names its class.
+     */
+    public static final String INTERPRETER_CLASS = "org.mpfl.runtime.host.MpflServiceLifecycle";
+
+    /** services.xml parameter from which the service host learns the rank program class ({@code ServiceHost.PROGRAM_PARAMETER}). */
+    public static final String PROGRAM_CLASS_PARAMETER = "mpfl.rankProgram";
+
+    /** services.xml parameter: archive entry of this service's program (process IR) JSON. */
+    public static final String PROGRAM_ENTRY_PARAMETER = "mpfl.program";
+
+    /** services.xml parameter: archive entry of the whole deployment plan JSON. */
+    public static final String PLAN_ENTRY_PARAMETER = "mpfl.plan";
+
+    /** services.xml parameter: the process this service runs. */
+    public static final String PROCESS_PARAMETER = "mpfl.process";
+
+    /** Archive entry of the process program ({@link ServiceProgram} JSON). */
+    public static final String PROGRAM_ENTRY = "mpfl/program.json";
+
+    /** Archive entry of the deployment plan. */
+    public static final String PLAN_ENTRY = "mpfl/plan.json";
+
+    /** Namespace of the MPIWS messages (as {@code MpiwsNames.NS} of the runtime). */
+    public static final String MPIWS_NAMESPACE = "urn:mpfl:mpiws";
+
+    /** The MPIWS operations, in WSDL order; {@code run} and {@code status} are request-response, the others robust in-only. */
+    public static final String[] OPERATIONS = {"run", "store", "bstore", "status", "abort"};
+
+    private RuntimeBinding() {
+    }
+
+    /** SOAP 1.2 action of an operation ({@code urn:mpfl:mpiws:run}). */
+    public static String action(String operation) {
+        return MPIWS_NAMESPACE + ":" + operation;
+    }
+
+    public static boolean isRequestResponse(String operation) {
+        return operation.equals("run") || operation.equals("status");
+    }
+}

@@ -1,0 +1,97 @@
+package org.mpfl.compiler.gen;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.mpfl.compiler.plan.DeploymentPlan;
+import org.mpfl.compiler.plan.PlanJson;
+import org.mpfl.compiler.plan.PlanLibrary;
+import org.mpfl.compiler.plan.PlanProcess;
+
+/**
+ * Writes the Axis2 service archive ({@code .aar}) of one process:
+ * <pre>
+ *   META-INF/services.xml      descriptor: service name = the process's service type, runtime parameters
+ *   META-INF/SERVICE.wsdl      the MPIWS operations (SOAP 1.2, document/literal)
+ *   mpfl/program.json          {@link ServiceProgram}: the process's typed IR
+ *   mpfl/plan.json             the whole deployment plan
+ *   lib/*.jar                  the workflow's library jars
+ * </pre>
+ * The MPFL runtime jars are not bundled: the service host provides them. Entries have a fixed
+ * timestamp so that the same document always yields byte-identical archives.
+ */
+public final class ServiceArchiveWriter {
+    /** 2000-01-01T00:00:00Z: archives are reproducible. */
+    private static final long FIXED_TIME = 946_684_800_000L;
+
+    private ServiceArchiveWriter() {
+    }
+
+    /** The archive entry of the WSDL of a service type. */
+    public static String wsdlEntry(String service) {
+        return "META-INF/" + service + ".wsdl";
+    }
+
+    /**
+     * Writes the archive of {@code process} to {@code target} (atomically: a half-written archive is never left behind).
+     *
+     * @param documentDirectory where library paths of the plan are resolved
+     */
+    public static void write(DeploymentPlan plan, PlanProcess process, Path documentDirectory, Path target) throws IOException {
+        Path temporary = Files.createTempFile(target.toAbsolutePath().getParent(), process.name(), ".aar.part");
+        try {
+            try (OutputStream file = Files.newOutputStream(temporary); ZipOutputStream zip = new ZipOutputStream(file)) {
+                Set<String> written = new HashSet<>();
+                entry(zip, written, "META-INF/services.xml", ServiceDescriptor.of(plan, process).getBytes(StandardCharsets.UTF_8));
+                entry(zip, written, wsdlEntry(process.service()), wsdl(plan, process).getBytes(StandardCharsets.UTF_8));
+                ServiceProgram program = new ServiceProgram(plan.workflow(), plan.version(), plan.sourceSha256(),
+                        process.name(), process.service(), process.program());
+                entry(zip, written, RuntimeBinding.PROGRAM_ENTRY, PlanJson.toBytes(program));
+                entry(zip, written, RuntimeBinding.PLAN_ENTRY, PlanJson.toBytes(plan));
+                for (PlanLibrary library : plan.libraries()) {
+                    try (InputStream in = Files.newInputStream(documentDirectory.resolve(library.path()))) {
+                        entry(zip, written, library.archiveEntry(), in.readAllBytes());
+                    }
+                }
+            }
+            Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    /** The WSDL text of a process's service. The address is a placeholder the host rewrites on deployment. */
+    public static String wsdl(DeploymentPlan plan, PlanProcess process) throws IOException {
+        String template;
+        try (InputStream in = ServiceArchiveWriter.class.getResourceAsStream("mpiws.wsdl")) {
+            if (in == null) {
+                throw new IOException("WSDL template missing from the compiler jar");
+            }
+            template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        return template.replace("${SERVICE}", Xml.escape(process.service()))
+                .replace("${WORKFLOW}", Xml.escape(plan.workflow()))
+                .replace("${PROCESS}", Xml.escape(process.name()))
+                .replace("${ADDRESS}", "http://localhost:8080/axis2/services/" + Xml.escape(process.service()));
+    }
+
+    private static void entry(ZipOutputStream zip, Set<String> written, String name, byte[] content) throws IOException {
+        if (!written.add(name)) {
+            throw new IOException("two files would become archive entry " + name
+                    + " (libraries with the same file name in different directories?)");
+        }
+        ZipEntry entry = new ZipEntry(name);
+        entry.setTime(FIXED_TIME);
+        zip.putNextEntry(entry);
+        zip.write(content);
+        zip.closeEntry();
+    }
+}
