@@ -1,0 +1,93 @@
+package org.mpfl.compiler.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.MpflType;
+
+/** Plans of every valid fixture and sample validate against docs/deployment-plan.schema.json and survive a JSON round trip. */
+class DeploymentPlanTest {
+    static final Path SCHEMA = Paths.get("../docs/deployment-plan.schema.json");
+
+    static List<Path> validDocuments() throws IOException {
+        List<Path> documents = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(Paths.get("src/test/resources/fixtures/valid"))) {
+            files.filter(p -> p.toString().endsWith(".mpfl.xml")).sorted().forEach(documents::add);
+        }
+        Path samples = Paths.get("../samples");
+        if (Files.isDirectory(samples)) {
+            try (Stream<Path> files = Files.walk(samples)) {
+                files.filter(p -> p.toString().endsWith(".mpfl.xml") && !p.toString().contains("/target/")).sorted()
+                        .forEach(documents::add);
+            }
+        }
+        return documents;
+    }
+
+    static DeploymentPlan plan(Path document) throws IOException {
+        MpflCompiler.CheckResult result = new MpflCompiler(List.of()).check(document, document.getFileName().toString(), Map.of());
+        assertTrue(result.ok(), () -> document + ": " + result.diagnostics().sorted());
+        return PlanBuilder.build(result.workflow(), Files.readAllBytes(document));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> plansValidateAndRoundTrip() throws IOException {
+        JsonSchemaCheck schema = new JsonSchemaCheck(PlanJson.mapper().readTree(SCHEMA.toFile()));
+        return validDocuments().stream().map(document -> DynamicTest.dynamicTest(document.toString(), () -> {
+            DeploymentPlan plan = plan(document);
+            byte[] json = PlanJson.toBytes(plan);
+            JsonNode tree = PlanJson.mapper().readTree(json);
+            List<String> errors = schema.validate(tree);
+            assertTrue(errors.isEmpty(), () -> document + " does not match the schema:\n" + String.join("\n", errors));
+            DeploymentPlan back = PlanJson.readPlan(new ByteArrayInputStream(json));
+            assertEquals(plan, back, "JSON round trip");
+        }));
+    }
+
+    @Test
+    void planHoldsHeaderParamsAndProcesses() throws IOException {
+        Path heat = Paths.get("src/test/resources/fixtures/valid/heat1d.mpfl.xml");
+        DeploymentPlan plan = plan(heat);
+        assertEquals("heat1d", plan.workflow());
+        assertEquals("1", plan.version());
+        assertEquals(PlanBuilder.sha256(Files.readAllBytes(heat)), plan.sourceSha256());
+        assertEquals(64, plan.sourceSha256().length());
+        assertEquals(new PlanParam("eps", MpflType.DOUBLE, 1e-6, false), plan.params().get(2));
+        PlanProcess solver = plan.process("solver");
+        assertEquals("HeatSolver", solver.service());
+        assertEquals(4, solver.ranksWithDefaults());
+        assertEquals("solver.aar", solver.archive());
+        assertEquals("lib/heat-activities.jar", plan.libraries().get(0).archiveEntry());
+        assertTrue(solver.program().body().get(1) instanceof IrActivity.For);
+    }
+
+    @Test
+    void requiredParamsHaveNoDefaultAndRanksAreLeftToRunTime() throws IOException {
+        byte[] doc = ("<workflow xmlns='urn:mpfl:1.0' name='w'><param name='n' type='int'/>"
+                + "<process name='p' ranks='n * 2'/></workflow>").getBytes();
+        MpflCompiler.CheckResult result = new MpflCompiler(List.of()).check(doc, "w.mpfl.xml", null, Map.of());
+        assertTrue(result.ok(), () -> result.diagnostics().sorted().toString());
+        DeploymentPlan plan = PlanBuilder.build(result.workflow(), doc);
+        assertTrue(plan.params().get(0).required());
+        assertNull(plan.params().get(0).defaultValue());
+        assertNull(plan.processes().get(0).ranksWithDefaults());
+        assertTrue(plan.processes().get(0).ranks() instanceof IrExpr.Binary);
+    }
+}
