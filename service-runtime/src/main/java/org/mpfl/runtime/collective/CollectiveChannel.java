@@ -47,6 +47,15 @@ public interface CollectiveChannel {
     }
 
     /**
+     * Where the ranks live, for the hierarchical algorithms: entry {@code r} is a small number naming
+     * the service host of rank {@code r} (equal numbers: same host, so messages between them are an
+     * in-JVM hand-over), the same array on every rank; {@code null} when unknown.
+     */
+    default int[] hosts() {
+        return null;
+    }
+
+    /**
      * Whether {@link #bstoreBroadcast} is carried natively: the transport forwards the message down
      * the binomial tree ({@link BinomialTree}) as it arrives (the MPIWS {@code bstore} operation),
      * without waiting for the receiving rank's thread.

@@ -19,6 +19,8 @@ import java.util.Locale;
  *       {@code mpfl.collective.reduce.binomialMinRanks}: communicator size from which the binomial
  *       tree replaces the flat one (gather and scatter choose by size only, because the ranks'
  *       contributions may differ in length and the choice must agree);</li>
+ *   <li>{@code mpfl.collective.hierarchical} ({@code true}/{@code false}): whether {@code auto}
+ *       groups ranks by service host (one leader per host talks across hosts);</li>
  *   <li>{@code mpfl.collective.<op>.algorithm}: forces the algorithm that {@code auto} means for an
  *       operation ({@code barrier}, {@code bcast}, {@code scatter}, {@code gather}, {@code allgather},
  *       {@code reduce}, {@code allreduce}, {@code alltoall}, {@code scan}).</li>
@@ -30,11 +32,13 @@ import java.util.Locale;
  * @param gatherBinomialMinRanks  gather uses the binomial tree from this communicator size on
  * @param scatterBinomialMinRanks scatter uses the binomial tree from this communicator size on
  * @param reduceBinomialMinRanks  reduce uses the binomial tree from this communicator size on
+ * @param hierarchical            {@code auto} uses the host-aware algorithms for barrier, broadcast and
+ *                                allreduce when the ranks span several hosts and share some
  * @param forced                  per operation, the algorithm {@code auto} stands for ({@code null}: choose)
  */
 public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long allreduceLongBytes,
                                int gatherBinomialMinRanks, int scatterBinomialMinRanks,
-                               int reduceBinomialMinRanks, java.util.Map<String, String> forced) {
+                               int reduceBinomialMinRanks, boolean hierarchical, java.util.Map<String, String> forced) {
 
     /** Operation names as used in properties and in {@link Collectives}. */
     public static final String[] OPERATIONS = {
@@ -42,7 +46,7 @@ public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long 
 
     /** Defaults, measured on the 2-core reference machine (see docs/benchmarks.md, "Collectives"). */
     public static CollectiveConfig defaults() {
-        return new CollectiveConfig(256 * 1024, 4, 128 * 1024, 4, 4, 3, java.util.Map.of());
+        return new CollectiveConfig(4L << 20, 8, 128 * 1024, 16, 4, 3, true, java.util.Map.of());
     }
 
     /** Defaults overridden by the {@code mpfl.collective.*} system properties. */
@@ -62,6 +66,7 @@ public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long 
                 Integer.getInteger("mpfl.collective.gather.binomialMinRanks", d.gatherBinomialMinRanks),
                 Integer.getInteger("mpfl.collective.scatter.binomialMinRanks", d.scatterBinomialMinRanks),
                 Integer.getInteger("mpfl.collective.reduce.binomialMinRanks", d.reduceBinomialMinRanks),
+                Boolean.parseBoolean(System.getProperty("mpfl.collective.hierarchical", String.valueOf(d.hierarchical))),
                 java.util.Map.copyOf(forced));
     }
 

@@ -22,13 +22,13 @@ import org.mpfl.runtime.api.ReduceOp;
 public final class Collectives {
     /** Algorithm names per operation; {@code auto} is accepted everywhere as well. */
     public static final Map<String, List<String>> ALGORITHMS = Map.of(
-            "barrier", List.of("dissemination", "serial", "binomial"),
-            "bcast", List.of("serial", "binomial", "bstore", "scatter-allgather"),
+            "barrier", List.of("dissemination", "serial", "binomial", "hierarchical"),
+            "bcast", List.of("serial", "binomial", "bstore", "scatter-allgather", "hierarchical"),
             "scatter", List.of("serial", "binomial"),
             "gather", List.of("serial", "binomial"),
             "allgather", List.of("ring", "recursive-doubling", "gather-broadcast"),
             "reduce", List.of("serial", "binomial"),
-            "allreduce", List.of("reduce-broadcast", "recursive-doubling", "reduce-scatter-allgather"),
+            "allreduce", List.of("reduce-broadcast", "recursive-doubling", "reduce-scatter-allgather", "hierarchical"),
             "alltoall", List.of("pairwise", "basic"),
             "scan", List.of("linear", "recursive-doubling"));
 
@@ -71,10 +71,20 @@ public final class Collectives {
         if (channel.size() == 1) {
             return;
         }
-        switch (alg == null ? "dissemination" : alg) {
+        if (alg == null) {
+            alg = hierarchical() ? "hierarchical" : "binomial";
+        }
+        switch (alg) {
             case "serial" -> Barriers.serial(channel, seq);
-            case "binomial" -> Barriers.binomial(channel, seq);
-            default -> Barriers.dissemination(channel, seq);
+            case "dissemination" -> Barriers.dissemination(channel, seq);
+            case "hierarchical" -> {
+                if (Hierarchy.worthwhile(channel.hosts())) {
+                    Hierarchical.barrier(channel, seq);
+                } else {
+                    Barriers.binomial(channel, seq);
+                }
+            }
+            default -> Barriers.binomial(channel, seq);
         }
     }
 
@@ -87,6 +97,9 @@ public final class Collectives {
         if (p == 1) {
             return value;
         }
+        if (alg == null && hierarchical()) {
+            alg = "hierarchical";
+        }
         if (alg == null) {
             // only the root's choice matters: the others learn it from the first message
             boolean isLong = channel.rank() == root && Broadcasts.isLong(value, p, config);
@@ -96,6 +109,9 @@ public final class Collectives {
             case "serial" -> Broadcasts.serial(channel, seq, value, root);
             case "binomial" -> Broadcasts.tree(channel, seq, value, root, false);
             case "bstore" -> Broadcasts.bstore(channel, seq, value, root);
+            case "hierarchical" -> Hierarchy.worthwhile(channel.hosts())
+                    ? Hierarchical.bcast(channel, seq, value, root, config)
+                    : Broadcasts.tree(channel, seq, value, root, channel.rank() == root && Broadcasts.isLong(value, p, config));
             default -> Broadcasts.tree(channel, seq, value, root, true);
         };
     }
@@ -196,12 +212,16 @@ public final class Collectives {
         if (p == 1) {
             return Reductions.result(Reductions.copy(operand), value);
         }
+        boolean isLong = Seqs.byteSize(operand) >= config.allreduceLongBytes()
+                && Seqs.length(operand) >= Integer.highestOneBit(p);
         if (alg == null) {
-            boolean isLong = Seqs.byteSize(operand) >= config.allreduceLongBytes()
-                    && Seqs.length(operand) >= Integer.highestOneBit(p);
+            alg = hierarchical() ? "hierarchical" : isLong ? "reduce-scatter-allgather" : "recursive-doubling";
+        }
+        if (alg.equals("hierarchical") && !Hierarchy.worthwhile(channel.hosts())) {
             alg = isLong ? "reduce-scatter-allgather" : "recursive-doubling";
         }
         Object reduced = switch (alg) {
+            case "hierarchical" -> Hierarchical.allreduce(channel, seq, operand, op, config);
             case "reduce-broadcast" -> ReduceAlgorithms.allreduceReduceBroadcast(channel, seq, operand, op);
             case "reduce-scatter-allgather" -> ReduceAlgorithms.allreduceReduceScatterAllgather(channel, seq, operand, op);
             default -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
@@ -238,6 +258,11 @@ public final class Collectives {
     }
 
     // ------------------------------------------------------------------------------------ helpers
+
+    /** Whether {@code auto} groups by host here (the same answer on every rank: it depends on placement only). */
+    private boolean hierarchical() {
+        return config.hierarchical() && Hierarchy.worthwhile(channel.hosts());
+    }
 
     private int next() {
         return sequence.getAndIncrement();

@@ -10,9 +10,31 @@ import org.mpfl.runtime.p2p.P2PCommunicator;
  */
 public final class P2PCollectiveChannel implements CollectiveChannel {
     private final P2PCommunicator comm;
+    private final int[] hosts;
 
     public P2PCollectiveChannel(P2PCommunicator privateContext) {
         this.comm = privateContext;
+        this.hosts = hostsOf(privateContext);
+    }
+
+    /** Host numbers by communicator rank, from the host ids of the domain's endpoints. */
+    private static int[] hostsOf(P2PCommunicator comm) {
+        java.util.List<org.mpfl.runtime.transport.Endpoint> endpoints = comm.rankInstance().endpoints();
+        java.util.Map<String, Integer> numbers = new java.util.HashMap<>();
+        int[] out = new int[comm.size()];
+        for (int r = 0; r < out.length; r++) {
+            String id = endpoints.get(comm.worldRankOf(r)).hostId();
+            if (id == null) {
+                return null;
+            }
+            out[r] = numbers.computeIfAbsent(id, k -> numbers.size());
+        }
+        return out;
+    }
+
+    @Override
+    public int[] hosts() {
+        return hosts;
     }
 
     @Override

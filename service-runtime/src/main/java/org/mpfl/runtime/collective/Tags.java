@@ -31,6 +31,7 @@ public final class Tags {
     static final int ALLREDUCE_GATHER = 23;
     static final int SCAN = 24;
     static final int BARRIER_DOWN = 25;
+    static final int BARRIER_LOCAL = 26;
 
     private Tags() {
     }

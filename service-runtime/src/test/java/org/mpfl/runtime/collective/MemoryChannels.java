@@ -80,7 +80,16 @@ final class MemoryChannels {
 
     private final Mailbox[] boxes;
     private final boolean bstore;
-    long messages;
+    private int[] hosts;
+
+    /** Places rank r on host {@code r % hostCount} (for the hierarchical algorithms). */
+    MemoryChannels withHosts(int hostCount) {
+        hosts = new int[boxes.length];
+        for (int r = 0; r < hosts.length; r++) {
+            hosts[r] = r % hostCount;
+        }
+        return this;
+    }
 
     MemoryChannels(int size, boolean bstore) {
         this.boxes = new Mailbox[size];
@@ -197,6 +206,11 @@ final class MemoryChannels {
         @Override
         public boolean supportsBstore() {
             return bstore;
+        }
+
+        @Override
+        public int[] hosts() {
+            return hosts == null ? null : hosts.clone();
         }
 
         @Override

@@ -10,9 +10,14 @@ class MemoryCollectivesTest extends CollectiveSuite {
         return CollectiveConfig.defaults();
     }
 
+    /** Ranks are placed round-robin on this many simulated hosts. */
+    protected int hostCount() {
+        return 2;
+    }
+
     @Override
     protected Object[] run(int p, Function<Coll, Object> body) {
-        MemoryChannels world = new MemoryChannels(p, true);
+        MemoryChannels world = new MemoryChannels(p, true).withHosts(hostCount());
         CollectiveConfig config = config();
         Object[] out = RankThreads.run(p, 120, rank -> {
             CollectiveChannel ch = world.channel(rank, 1);
