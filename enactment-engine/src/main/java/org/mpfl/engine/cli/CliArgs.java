@@ -16,6 +16,8 @@ final class CliArgs {
     final Map<String, String> options = new LinkedHashMap<>();
     final Map<String, Object> params = new LinkedHashMap<>();
     final Set<String> flags = new java.util.HashSet<>();
+    /** Values of {@code --service NAME=CLASS}, which may repeat. */
+    final List<String> services = new ArrayList<>();
 
     static CliArgs parse(List<String> args, Set<String> valueOptions, Set<String> flagOptions) throws UsageException {
         CliArgs a = new CliArgs();
@@ -39,7 +41,7 @@ final class CliArgs {
                 a.flags.add(name);
                 continue;
             }
-            if (!valueOptions.contains(name) && !name.equals("param")) {
+            if (!valueOptions.contains(name) && !name.equals("param") && !(name.equals("service") && valueOptions.contains("service"))) {
                 throw new UsageException("unknown option --" + name);
             }
             if (value == null) {
@@ -48,7 +50,12 @@ final class CliArgs {
                 }
                 value = args.get(++i);
             }
-            if (name.equals("param")) {
+            if (name.equals("service")) {
+                if (value.indexOf('=') <= 0) {
+                    throw new UsageException("--service needs NAME=CLASS (a RankProgram class on the class path), got '" + value + "'");
+                }
+                a.services.add(value);
+            } else if (name.equals("param")) {
                 int e = value.indexOf('=');
                 if (e <= 0) {
                     throw new UsageException("--param needs NAME=VALUE, got '" + value + "'");

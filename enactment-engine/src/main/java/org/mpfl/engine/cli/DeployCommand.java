@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.engine.run.WorkflowPlan;
-import org.mpfl.engine.workflow.Compilers;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
@@ -33,7 +32,7 @@ public final class DeployCommand implements CliCommand {
         Path file = Path.of(args.onePositional("FILE or DIR"));
         WorkflowInput input;
         try {
-            input = WorkflowInput.load(file, args.params, Compilers.standard());
+            input = WorkflowInput.load(file, args.params);
         } catch (WorkflowCompiler.CompileException e) {
             e.diagnostics().forEach(err::println);
             return 1;

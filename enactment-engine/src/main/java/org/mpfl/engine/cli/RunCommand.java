@@ -14,16 +14,17 @@ import org.mpfl.compiler.cli.UsageException;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Json;
 import org.mpfl.engine.local.LocalCluster;
-import org.mpfl.engine.workflow.Compilers;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * {@code mpflc run FILE [--param k=v]… (--engine URL | --local [--hosts N]) [--json]}: starts a run,
  * follows it with a progress bar on stderr, prints the outputs; exit 0 only if the run SUCCEEDED.
- * {@code --local} starts an embedded engine and N local service hosts for this run only.
+ * {@code --local} starts an embedded engine and N local service hosts for this run only
+ * ({@code --service NAME=CLASS} publishes a hand-written {@code RankProgram} on them). Also
+ * {@code --token T}/{@code --data DIR} (engine token) and {@code --timeout S} (cancel after S seconds).
  */
 public final class RunCommand implements CliCommand {
-    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token", "data", "timeout", "transport");
+    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token", "data", "timeout", "service");
     static final Set<String> FLAGS = Set.of("local", "json");
 
     @Override
@@ -53,7 +54,7 @@ public final class RunCommand implements CliCommand {
 
         WorkflowInput input;
         try {
-            input = WorkflowInput.load(file, args.params, Compilers.standard());
+            input = WorkflowInput.load(file, args.params);
         } catch (WorkflowCompiler.CompileException e) {
             e.diagnostics().forEach(err::println);
             return 1;
@@ -68,15 +69,20 @@ public final class RunCommand implements CliCommand {
                 if (!json) {
                     err.println("mpflc run: starting a local engine and " + hosts + " service host(s)...");
                 }
-                cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(localData), hosts, Duration.ofSeconds(60));
+                cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(localData), hosts, args.services,
+                        Duration.ofSeconds(60));
                 client = new EngineClient(cluster.engine().url(), cluster.engine().token());
             } else {
+                if (!args.services.isEmpty()) {
+                    throw new UsageException("--service applies to the hosts of --local only");
+                }
                 client = new EngineClient(args.option("engine"),
                         EngineClient.resolveToken(args.option("token"), args.option("data")));
             }
             Map<String, Object> start = new LinkedHashMap<>();
             start.put("plan", input.plan());
-            start.put("params", args.params);
+            // a document compiled here carries the typed values of every param in its plan
+            start.put("params", input.compiled() ? Map.of() : args.params);
             if (!input.archives().isEmpty()) {
                 start.put("archives", input.archivesJson());
             }

@@ -16,7 +16,8 @@ import org.mpfl.engine.local.LocalCluster;
  * {@code mpflc up [--hosts N] [--port P]}: starts the engine with its console and N local service
  * hosts and keeps them running until interrupted. Also: {@code --data DIR} (runs database, token),
  * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token T},
- * {@code --jdbc URL}, {@code --heartbeat-timeout S}, {@code --closed-registry} (hosts need the token).
+ * {@code --jdbc URL}, {@code --heartbeat-timeout S}, {@code --closed-registry} (hosts need the token),
+ * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts).
  */
 public final class UpCommand implements CliCommand {
     @Override
@@ -32,7 +33,7 @@ public final class UpCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         CliArgs args = CliArgs.parse(argList, Set.of("hosts", "port", "data", "bind", "public-url", "host-file", "token",
-                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout"), Set.of("closed-registry"));
+                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"), Set.of("closed-registry"));
         if (!args.positionals.isEmpty()) {
             throw new UsageException("unexpected " + args.positionals);
         }
@@ -59,7 +60,7 @@ public final class UpCommand implements CliCommand {
         if (args.option("jdbc") != null) {
             config.jdbc(args.option("jdbc"), args.options.getOrDefault("jdbc-user", "sa"), args.options.getOrDefault("jdbc-password", ""));
         }
-        LocalCluster cluster = LocalCluster.start(config, hosts, Duration.ofSeconds(60));
+        LocalCluster cluster = LocalCluster.start(config, hosts, args.services, Duration.ofSeconds(60));
         Engine engine = cluster.engine();
         out.println("MPFL engine and console: " + engine.url() + "/");
         out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.engine.Json;
+import org.mpfl.engine.workflow.Compilers;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
@@ -21,11 +22,11 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  *
  * @param plan     deployment plan
  * @param archives generated services by service type
+ * @param compiled whether the plan was compiled here (its params already hold the typed run values)
  */
-record WorkflowInput(JsonNode plan, Map<String, byte[]> archives) {
+record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, boolean compiled) {
 
-    static WorkflowInput load(Path file, Map<String, Object> params, WorkflowCompiler compiler)
-            throws IOException, WorkflowCompiler.CompileException {
+    static WorkflowInput load(Path file, Map<String, Object> params) throws IOException, WorkflowCompiler.CompileException {
         if (Files.isDirectory(file)) {
             return fromDirectory(file);
         }
@@ -33,11 +34,11 @@ record WorkflowInput(JsonNode plan, Map<String, byte[]> archives) {
             throw new IOException(file + ": no such file");
         }
         if (file.getFileName().toString().endsWith(".json")) {
-            return new WorkflowInput(Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()));
+            return new WorkflowInput(Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), false);
         }
         String document = Files.readString(file, StandardCharsets.UTF_8);
-        WorkflowCompiler.Compiled c = compiler.compile(file.toString(), document, params);
-        return new WorkflowInput(c.plan(), c.archives());
+        WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(), document, params);
+        return new WorkflowInput(c.plan(), c.archives(), true);
     }
 
     private static WorkflowInput fromDirectory(Path dir) throws IOException {
@@ -48,7 +49,7 @@ record WorkflowInput(JsonNode plan, Map<String, byte[]> archives) {
         if (plans.size() != 1) {
             throw new IOException(dir + ": expected one deployment plan (.json) in the directory, found " + plans.size());
         }
-        return new WorkflowInput(Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir));
+        return new WorkflowInput(Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), false);
     }
 
     private static Map<String, byte[]> archivesNextTo(Path dir) throws IOException {

@@ -12,10 +12,11 @@ import org.mpfl.engine.EngineConfig;
 
 /**
  * An engine plus N service-host child processes on loopback, for {@code mpflc run --local} and
- * {@code mpflc up}. Each host is {@code java -cp <this class path> org.mpfl.compiler.cli.Mpflc host
- * --engine URL --port 0}; it registers itself with the engine. {@link #close} stops the hosts
+ * {@code mpflc up}. Each host is {@code java -cp <this class path> org.mpfl.runtime.host.HostMain
+ * --engine URL --port 0} (what {@code mpflc host} runs); it registers itself with the engine. {@link #close} stops the hosts
  * (politely, then forcibly after a bound) and the engine; a JVM shutdown hook does the same if the
- * command line is interrupted.
+ * command line is interrupted. Hosts run with {@code --exit-with-parent}: they end by themselves if
+ * this process dies without stopping them.
  */
 public final class LocalCluster implements AutoCloseable {
     private final Engine engine;
@@ -36,6 +37,15 @@ public final class LocalCluster implements AutoCloseable {
      * hosts registered.
      */
     public static LocalCluster start(EngineConfig config, int hostCount, Duration startTimeout) throws Exception {
+        return start(config, hostCount, List.of(), startTimeout);
+    }
+
+    /**
+     * Like {@link #start(EngineConfig, int, Duration)}, with hand-written services published on every
+     * host ({@code NAME=CLASS}: a {@code RankProgram} class on this class path).
+     */
+    public static LocalCluster start(EngineConfig config, int hostCount, List<String> services, Duration startTimeout)
+            throws Exception {
         Engine engine = Engine.start(config);
         LocalCluster c;
         try {
@@ -46,7 +56,7 @@ public final class LocalCluster implements AutoCloseable {
         }
         try {
             for (int i = 0; i < hostCount; i++) {
-                c.startHost(i);
+                c.startHost(i, services);
             }
             c.awaitHosts(hostCount, startTimeout);
         } catch (Exception e) {
@@ -56,7 +66,7 @@ public final class LocalCluster implements AutoCloseable {
         return c;
     }
 
-    private void startHost(int index) throws IOException {
+    private void startHost(int index, List<String> services) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java));
         String opts = System.getenv("MPFL_HOST_JAVA_OPTS");
@@ -67,8 +77,12 @@ public final class LocalCluster implements AutoCloseable {
         if (home != null) {
             cmd.add("-Dmpfl.home=" + home);
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.mpfl.compiler.cli.Mpflc", "host",
+        // HostMain directly rather than 'Mpflc host': the host needs no other command on the class path
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), org.mpfl.runtime.host.HostMain.class.getName(),
                 "--engine", engine.url(), "--port", "0", "--exit-with-parent"));
+        for (String s : services) {
+            cmd.addAll(List.of("--service", s));
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(logDir.resolve("host-" + index + ".log").toFile());
         pb.environment().put("MPFL_ENGINE_TOKEN", engine.token());

@@ -48,6 +48,11 @@ public record WorkflowPlan(String workflow, List<ProcessSlice> processes, Map<St
             }
             String service = text(p, "service", text(p, "serviceType", pname));
             JsonNode n = p.has("ranks") ? p.get("ranks") : p.has("size") ? p.get("size") : p.get("count");
+            if (n != null && !n.isNumber() && p.hasNonNull("ranksWithDefaults")) {
+                // the compiler's plan keeps the count as an expression over params; its value with the
+                // defaults is what a plan alone can give (mpflc run resolves counts with --param values)
+                n = p.get("ranksWithDefaults");
+            }
             if (n == null || !n.canConvertToInt() || n.asInt() < 1) {
                 throw new IllegalArgumentException("plan '" + name + "': process '" + pname
                         + "' needs a rank count of at least 1 (field 'ranks')");
@@ -56,7 +61,15 @@ public record WorkflowPlan(String workflow, List<ProcessSlice> processes, Map<St
         }
         Map<String, Object> defaults = new LinkedHashMap<>();
         JsonNode params = plan.get("params");
-        if (params != null && params.isObject()) {
+        if (params != null && params.isArray()) {
+            // the compiler's form: [{"name", "type", "default", "required"}]
+            for (JsonNode decl : params) {
+                JsonNode v = decl.get("default");
+                if (decl.hasNonNull("name") && v != null && !v.isNull()) {
+                    defaults.put(decl.get("name").asText(), Json.MAPPER.convertValue(v, Object.class));
+                }
+            }
+        } else if (params != null && params.isObject()) {
             params.fields().forEachRemaining(e -> {
                 JsonNode v = e.getValue();
                 // a parameter declaration may be {"type":..,"default":..} or the bare default value

@@ -1,23 +1,20 @@
 package org.mpfl.engine.workflow;
 
-import java.util.List;
 import java.util.Map;
 
-/**
- * Finds the compiler bridge. The bridge to the MPFL compiler is the adapter point for
- * {@code org.mpfl.compiler}'s entry point; until it is wired, compiling answers with a clear error
- * and callers must send a deployment plan instead.
- */
+/** The compilers the engine and the command line use (see {@link MpflCompilerBridge}). */
 public final class Compilers {
     private Compilers() {
     }
 
-    /** The compiler the engine and the command line use. */
+    /** The compiler the engine uses for documents sent over REST (library paths resolve nowhere). */
     public static WorkflowCompiler standard() {
-        return (fileName, document, params) -> {
-            throw new WorkflowCompiler.CompileException(List.of(fileName
-                    + ":1:1: error: this build of the engine cannot compile MPFL documents yet; give a deployment plan (.json) instead"));
-        };
+        return new MpflCompilerBridge(null);
+    }
+
+    /** The compiler for a document file (its library paths resolve next to it). */
+    public static WorkflowCompiler forFile(java.nio.file.Path document) {
+        return new MpflCompilerBridge(document.toAbsolutePath().getParent());
     }
 
     /** Convenience for tests: a compiler that always returns the given plan. */

@@ -1,0 +1,9 @@
+// Which kind of work an activity is, for the timeline's colours: communicate or compute.
+
+const COMMUNICATION = /^(?:send|isend|ssend|bsend|recv|receive|irecv|sendrecv|probe|iprobe|wait|waitall|waitany|test|store|bstore|barrier|bcast|broadcast|scatter|scatterv|gather|gatherv|allgather|allgatherv|reduce|allreduce|reduce[-_]?scatter|alltoall|alltoallv|scan|exscan|shift|halo|exchange|invoke)\b/i;
+
+/** 'communicate' for messaging and collectives (and external invokes), 'compute' for the rest. */
+export function activityKind(activity) {
+  const name = String(activity || '').trim();
+  return COMMUNICATION.test(name) ? 'communicate' : 'compute';
+}

@@ -1,0 +1,53 @@
+// JSON calls to the engine's REST API (same origin as the console).
+
+import { currentToken } from './engine-token.js';
+
+/** A failed API call: HTTP status and the engine's error message. */
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function readAnswer(response) {
+  const text = await response.text();
+  let body = null;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      body = {error: text};
+    }
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, (body && body.error) || `HTTP ${response.status}`);
+  }
+  return body;
+}
+
+export async function getJson(path) {
+  const response = await fetch(path, {headers: {Accept: 'application/json'}, cache: 'no-store'});
+  return readAnswer(response);
+}
+
+/** POST with the engine token as bearer (mutating endpoints require it). */
+export async function postWithToken(path, body) {
+  const headers = {Accept: 'application/json'};
+  const token = currentToken();
+  if (token) headers.Authorization = 'Bearer ' + token;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(path, {method: 'POST', headers, body: body === undefined ? undefined : JSON.stringify(body)});
+  return readAnswer(response);
+}
+
+export const api = {
+  runs: state => getJson('api/runs' + (state ? '?state=' + encodeURIComponent(state) : '')),
+  run: id => getJson('api/runs/' + encodeURIComponent(id)),
+  runHistory: (id, afterId, limit = 10000) =>
+    getJson(`api/runs/${encodeURIComponent(id)}/log?after=${afterId}&limit=${limit}`),
+  cancelRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/cancel'),
+  hosts: () => getJson('api/registry/hosts'),
+  engine: () => getJson('api/engine'),
+  eventStreamUrl: id => 'api/runs/' + encodeURIComponent(id) + '/events',
+};

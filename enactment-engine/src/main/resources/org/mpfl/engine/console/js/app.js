@@ -1,0 +1,48 @@
+// Entry point: hash routing between the runs list, a run's detail and the registry.
+//   #/runs[?state=FAILED]   runs list
+//   #/runs/<id>             run detail (live)
+//   #/registry              service hosts
+
+import { bindTokenForm } from './engine-token.js';
+import { mountRunsView } from './runs-view.js';
+import { mountRunDetailView } from './run-detail-view.js';
+import { mountRegistryView } from './registry-view.js';
+
+const view = document.getElementById('view');
+let disposeCurrent = () => {};
+
+function parseHash() {
+  const hash = location.hash.replace(/^#/, '') || '/runs';
+  const [path, query] = hash.split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  return {parts, query: new URLSearchParams(query || '')};
+}
+
+function highlightNav(section) {
+  document.querySelectorAll('[data-nav]').forEach(a => {
+    if (a.dataset.nav === section) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  });
+}
+
+function route() {
+  disposeCurrent();
+  view.replaceChildren();
+  const {parts, query} = parseHash();
+  if (parts[0] === 'registry') {
+    highlightNav('registry');
+    document.title = 'Registry · MPFL console';
+    disposeCurrent = mountRegistryView(view);
+  } else if (parts[0] === 'runs' && parts[1]) {
+    highlightNav('runs');
+    document.title = 'Run ' + parts[1] + ' · MPFL console';
+    disposeCurrent = mountRunDetailView(view, parts[1]);
+  } else {
+    highlightNav('runs');
+    document.title = 'Runs · MPFL console';
+    disposeCurrent = mountRunsView(view, {state: query.get('state') || ''});
+  }
+}
+
+bindTokenForm(document.getElementById('token-form'));
+window.addEventListener('hashchange', route);
+route();

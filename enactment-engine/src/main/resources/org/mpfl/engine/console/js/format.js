@@ -1,0 +1,60 @@
+// Formatting of times, durations, sizes and values for display.
+
+/** "1.2 s", "3 min 04 s", "2 h 05 min"; "–" for missing. */
+export function formatDuration(ms) {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '–';
+  if (ms < 0) ms = 0;
+  if (ms < 1000) return Math.round(ms) + ' ms';
+  if (ms < 60_000) return (ms / 1000).toFixed(ms < 10_000 ? 2 : 1) + ' s';
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return Math.floor(s / 60) + ' min ' + String(s % 60).padStart(2, '0') + ' s';
+  return Math.floor(s / 3600) + ' h ' + String(Math.floor(s / 60) % 60).padStart(2, '0') + ' min';
+}
+
+/** Local date and time with seconds, e.g. "2024-05-01 14:03:07". */
+export function formatTime(epochMs) {
+  if (!epochMs) return '–';
+  const d = new Date(epochMs);
+  const p = n => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** Clock time with milliseconds, e.g. "14:03:07.125". */
+export function formatClock(epochMs) {
+  if (!epochMs) return '–';
+  const d = new Date(epochMs);
+  const p = (n, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+/** How long ago, e.g. "1.4 s ago". */
+export function formatAgo(epochMs, nowMs = Date.now()) {
+  if (!epochMs) return '–';
+  return formatDuration(Math.max(0, nowMs - epochMs)) + ' ago';
+}
+
+/** "512 B", "1.5 KiB", "3.2 MiB". */
+export function formatBytes(n) {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  if (n < 1024) return n + ' B';
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return v.toFixed(v < 10 ? 1 : 0) + ' ' + units[i];
+}
+
+/** Compact count: 999, 1.2k, 3.4M. */
+export function formatCount(n) {
+  if (!Number.isFinite(n)) return '–';
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return (n / 1000).toFixed(n < 10_000 ? 1 : 0) + 'k';
+  return (n / 1_000_000).toFixed(1) + 'M';
+}
+
+/** An output or parameter value as short text (JSON for structures, truncated). */
+export function formatValue(v, max = 200) {
+  let s = typeof v === 'string' ? v : JSON.stringify(v);
+  if (s === undefined) s = String(v);
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}

@@ -1,0 +1,66 @@
+// Per-rank state: process and host, state, progress bar, current activity with its source
+// location, and for a blocked rank what it waits for (peer, tag, communicator; or the collective).
+
+import { el, show, stateBadge, progressBar } from './dom.js';
+import { formatDuration } from './format.js';
+import { RunModel } from './run-model.js';
+import { describeWait } from './wait-description.js';
+
+function waitCell(r) {
+  if (!r.blocked || !r.waitingFor) return el('td', {class: 'rank-wait'}, '');
+  const w = describeWait(r.waitingFor);
+  const part = (name, value) => value === null || value === undefined ? null
+    : el('span', {class: 'wait-part', 'data-part': name}, el('span', {class: 'wait-key'}, name), ' ', el('strong', {}, value));
+  let parts;
+  if (w.kind === 'receive') {
+    parts = [el('span', {class: 'wait-op'}, w.op), part('from rank', w.peer), part('tag', w.tag), part('comm', w.comm)];
+  } else if (w.kind === 'send') {
+    parts = [el('span', {class: 'wait-op'}, w.op), part('to rank', w.peer), part('tag', w.tag), part('comm', w.comm)];
+  } else if (w.kind === 'collective') {
+    parts = [el('span', {class: 'wait-op'}, 'collective ' + w.op), part('comm', w.comm), part('root', w.root)];
+  } else {
+    parts = [el('span', {class: 'wait-op'}, w.text)];
+  }
+  return el('td', {class: 'rank-wait', 'data-wait-kind': w.kind, title: r.waitingFor},
+    el('span', {class: 'blocked-icon', 'aria-hidden': 'true'}, '⏳ '), el('span', {class: 'visually-hidden'}, 'blocked: '), parts);
+}
+
+function rankRow(r, now) {
+  const elapsed = r.startedMs ? (r.endedMs || now) - r.startedMs : null;
+  return el('tr', {'data-rank': r.rank, 'data-state': r.state, 'data-blocked': String(Boolean(r.blocked)),
+                   class: [r.blocked ? 'blocked' : null, 'rank-' + String(r.state).toLowerCase()]},
+    el('th', {scope: 'row', class: 'num'}, String(r.rank)),
+    el('td', {}, r.process || '–', el('div', {class: 'sub mono', title: r.endpoint || ''}, r.host || '')),
+    el('td', {class: 'rank-state'}, stateBadge(r.state),
+      r.error && r.state !== 'DONE' ? el('div', {class: 'rank-error'}, r.error) : null),
+    el('td', {class: 'progress-cell'}, progressBar(RunModel.rankProgress(r), 'progress of rank ' + r.rank),
+      r.progress && r.progress.total > 0 ? el('div', {class: 'sub'}, `${trim(r.progress.value)} / ${trim(r.progress.total)}`) : null),
+    el('td', {class: 'rank-activity'}, r.activity || ''),
+    el('td', {class: 'rank-location mono'}, r.location || ''),
+    waitCell(r),
+    el('td', {class: 'num'}, formatDuration(elapsed)));
+}
+
+function trim(x) {
+  return Number.isInteger(x) ? String(x) : Number(x).toFixed(2);
+}
+
+export class RankTableView {
+  constructor() {
+    this.element = el('div', {class: 'table-holder'});
+  }
+
+  update(model) {
+    const now = Date.now();
+    const blocked = model.ranks.filter(r => r.blocked && !['DONE', 'FAILED', 'ABORTED'].includes(r.state)).length;
+    show(this.element,
+      blocked ? el('p', {class: 'blocked-summary', id: 'blocked-summary'},
+        `${blocked} of ${model.ranks.length} rank${model.ranks.length === 1 ? '' : 's'} blocked`) : null,
+      model.ranks.length === 0 ? el('p', {class: 'empty'}, 'Ranks are being placed…')
+        : el('table', {class: 'data ranks', id: 'ranks-table'},
+            el('caption', {class: 'visually-hidden'}, 'Ranks of this run'),
+            el('thead', {}, el('tr', {}, ['Rank', 'Process · host', 'State', 'Progress', 'Current activity', 'Location',
+              'Waiting for', 'Time'].map(h => el('th', {scope: 'col'}, h)))),
+            el('tbody', {}, model.ranks.map(r => rankRow(r, now)))));
+  }
+}

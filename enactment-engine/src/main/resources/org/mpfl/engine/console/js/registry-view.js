@@ -1,0 +1,60 @@
+// The registry: service hosts, their services, capacity and last heartbeat; refreshed live.
+
+import { api } from './api.js';
+import { el, show } from './dom.js';
+import { formatAgo, formatTime } from './format.js';
+import { poll } from './polling.js';
+
+const REFRESH_MS = 1000;
+
+function health(host, timeoutMs, now) {
+  if (host.staticEntry) return {label: 'static', cls: 'static'};
+  const age = now - host.lastHeartbeatMs;
+  if (!timeoutMs) return {label: 'alive', cls: 'alive'};
+  if (age > timeoutMs) return {label: 'lost', cls: 'lost'};
+  if (age > timeoutMs / 2) return {label: 'late', cls: 'late'};
+  return {label: 'alive', cls: 'alive'};
+}
+
+function hostRow(host, timeoutMs, now) {
+  const h = health(host, timeoutMs, now);
+  const services = (host.services || []).slice().sort();
+  return el('tr', {'data-host-id': host.hostId},
+    el('td', {}, el('span', {class: 'badge health-' + h.cls}, h.label)),
+    el('th', {scope: 'row', class: 'mono'}, host.hostId),
+    el('td', {class: 'mono'}, host.soapUrl, host.binaryAddress ? el('div', {class: 'sub'}, 'binary ' + host.binaryAddress) : null),
+    el('td', {}, services.length ? el('ul', {class: 'chips'}, services.map(s => el('li', {class: 'chip'}, s)))
+                                 : el('span', {class: 'sub'}, 'none yet')),
+    el('td', {class: 'num', 'data-capacity': host.capacity}, host.capacity),
+    el('td', {title: formatTime(host.lastHeartbeatMs)}, host.staticEntry ? 'from host file' : formatAgo(host.lastHeartbeatMs, now)));
+}
+
+/** Shows the registry in container; returns a function that stops its updates. */
+export function mountRegistryView(container) {
+  const status = el('p', {class: 'status-line', role: 'status'});
+  const summary = el('p', {class: 'summary'});
+  const holder = el('div', {class: 'table-holder'});
+  show(container, el('h1', {}, 'Registry'), summary, status, holder);
+  let timeoutMs = null;
+  api.engine().then(info => { timeoutMs = info.heartbeatTimeoutMs; }).catch(() => {});
+  return poll(async () => {
+    try {
+      const hosts = await api.hosts();
+      const now = Date.now();
+      hosts.sort((a, b) => String(a.hostId).localeCompare(String(b.hostId)));
+      const slots = hosts.reduce((n, h) => n + (h.capacity || 0), 0);
+      summary.textContent = `${hosts.length} service host${hosts.length === 1 ? '' : 's'}, ${slots} rank slot${slots === 1 ? '' : 's'}`
+        + (timeoutMs ? ` · hosts leave after ${Math.round(timeoutMs / 1000)} s without heartbeat` : '');
+      show(holder, hosts.length === 0
+        ? el('p', {class: 'empty'}, 'No service hosts. Start one with ', el('code', {}, 'mpflc host --engine ' + location.origin), '.')
+        : el('table', {class: 'data hosts', id: 'hosts-table'},
+            el('caption', {class: 'visually-hidden'}, 'Registered service hosts'),
+            el('thead', {}, el('tr', {}, ['Health', 'Host', 'Address', 'Services', 'Capacity', 'Last heartbeat']
+              .map(h => el('th', {scope: 'col'}, h)))),
+            el('tbody', {}, hosts.map(h => hostRow(h, timeoutMs, now)))));
+      status.textContent = '';
+    } catch (e) {
+      status.textContent = 'Cannot read the registry: ' + e.message;
+    }
+  }, REFRESH_MS);
+}

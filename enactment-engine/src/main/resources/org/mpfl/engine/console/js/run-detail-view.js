@@ -1,0 +1,209 @@
+// A run's detail, live: header with state and progress, failure cause, cancel, per-rank state,
+// message matrix, timeline, logs and outputs. Driven by the run's server-sent event stream; the
+// engine's detail is re-read now and then for what only its status polls learn (counters, progress).
+
+import { api, ApiError } from './api.js';
+import { el, show, stateBadge, progressBar } from './dom.js';
+import { formatDuration, formatTime, formatValue } from './format.js';
+import { askForToken, hasEngineToken } from './engine-token.js';
+import { RunModel } from './run-model.js';
+import { RunEventStream } from './run-event-stream.js';
+import { TimelineModel } from './timeline-model.js';
+import { TimelineView } from './timeline-view.js';
+import { MessageMatrixView } from './message-matrix-view.js';
+import { RankTableView } from './rank-table-view.js';
+import { RankLogsView } from './rank-logs-view.js';
+
+const RECONCILE_MS = 2000;     // re-read the detail while the run is live
+const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
+const HISTORY_PAGE = 10000;
+
+function section(id, title, ...content) {
+  return el('section', {class: 'panel', id: id + '-section', 'aria-labelledby': id + '-heading'},
+    el('h2', {id: id + '-heading'}, title), ...content);
+}
+
+class RunHeader {
+  constructor(onCancel) {
+    this.onCancel = onCancel;
+    this.title = el('h1', {id: 'run-title'});
+    this.facts = el('dl', {class: 'facts'});
+    this.progress = el('div', {class: 'run-progress'});
+    this.cause = el('div', {id: 'run-cause'});
+    this.actions = el('div', {class: 'actions', id: 'run-actions'});
+    this.message = el('p', {class: 'action-message', id: 'cancel-message', role: 'status'});
+    this.confirming = false;
+    this.element = el('div', {class: 'run-header'},
+      el('div', {class: 'title-row'}, this.title, this.actions), this.facts, this.progress, this.cause, this.message);
+  }
+
+  update(model) {
+    const run = model.run || {};
+    show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'));
+    const duration = run.startedMs || run.createdMs ? (run.endedMs || Date.now()) - (run.startedMs || run.createdMs) : null;
+    const fact = (name, value, id) => [el('dt', {}, name), el('dd', {id}, value)];
+    show(this.facts,
+      fact('Run', el('code', {}, model.id)),
+      fact('Created', formatTime(run.createdMs)),
+      fact(run.endedMs ? 'Ended' : 'Running for', run.endedMs ? formatTime(run.endedMs) : formatDuration(duration)),
+      fact('Duration', formatDuration(duration), 'run-duration'),
+      fact('Start-up', run.startupMs === null || run.startupMs === undefined ? '–' : formatDuration(run.startupMs)),
+      fact('Ranks', String(run.size ?? model.ranks.length)),
+      fact('Parameters', run.params && Object.keys(run.params).length
+        ? el('code', {}, Object.entries(run.params).map(([k, v]) => `${k}=${formatValue(v, 40)}`).join(' ')) : '–'));
+    show(this.progress, progressBar(model.progress(), 'progress of the run'));
+    this.renderCause(run);
+    this.renderActions(model);
+  }
+
+  renderCause(run) {
+    const e = run.error;
+    if (!e || !run.state || !['FAILED', 'CANCELLED'].includes(run.state)) {
+      show(this.cause);
+      return;
+    }
+    if (run.state === 'CANCELLED') {
+      show(this.cause, el('div', {class: 'notice cancelled'}, 'Cancelled: ', e.message || 'by a user'));
+      return;
+    }
+    show(this.cause, el('div', {class: 'notice failure', role: 'alert', id: 'failure'},
+      el('strong', {}, 'Failed'),
+      e.rank !== null && e.rank !== undefined ? [' at ', el('span', {class: 'failure-rank', 'data-rank': e.rank}, 'rank ' + e.rank)] : null,
+      e.location ? [' · ', el('code', {class: 'failure-location'}, e.location)] : null,
+      el('pre', {class: 'failure-message'}, e.message || 'no cause reported')));
+  }
+
+  renderActions(model) {
+    if (model.isFinal || !model.run) {
+      show(this.actions);
+      this.confirming = false;
+      return;
+    }
+    if (this.confirming) {
+      show(this.actions, el('span', {class: 'confirm-text'}, 'Cancel this run?'),
+        el('button', {type: 'button', class: 'danger', id: 'cancel-confirm', onclick: () => { this.confirming = false; this.onCancel(); }}, 'Yes, cancel it'),
+        el('button', {type: 'button', id: 'cancel-keep', onclick: () => { this.confirming = false; this.renderActions(model); }}, 'Keep running'));
+    } else if (!this.actions.querySelector('#cancel-run')) {
+      show(this.actions, el('button', {type: 'button', class: 'danger', id: 'cancel-run', onclick: () => {
+        if (!hasEngineToken()) {
+          this.say('Cancelling needs the engine token: enter it in the top bar, then press Cancel again.');
+          askForToken();
+          return;
+        }
+        this.confirming = true;
+        this.renderActions(model);
+      }}, 'Cancel run…'));
+    }
+  }
+
+  say(text) {
+    this.message.textContent = text;
+  }
+}
+
+/** Shows run runId in container; returns a function that closes its stream and timers. */
+export function mountRunDetailView(container, runId) {
+  const model = new RunModel(runId);
+  const timeline = new TimelineModel();
+  const ranksView = new RankTableView();
+  const matrixView = new MessageMatrixView();
+  const timelineView = new TimelineView(timeline);
+  const logsView = new RankLogsView();
+  const connection = el('span', {class: 'connection', id: 'connection', role: 'status'});
+  const header = new RunHeader(cancel);
+  const problem = el('p', {class: 'status-line', role: 'status'});
+  let disposed = false;
+
+  show(container,
+    el('p', {class: 'breadcrumb'}, el('a', {href: '#/runs'}, '← Runs'), connection),
+    problem,
+    header.element,
+    section('ranks', 'Ranks', ranksView.element),
+    section('timeline', 'Timeline', timelineView.element),
+    el('div', {class: 'two-columns'},
+      section('matrix', 'Messages between ranks', matrixView.element),
+      section('logs', 'Logs and outputs', logsView.element)));
+
+  let frame = 0;
+  const render = () => {
+    frame = 0;
+    if (disposed || !model.run) return;
+    header.update(model);
+    ranksView.update(model);
+    matrixView.update(model);
+    timelineView.update(model);
+    logsView.update(model);
+    container.dataset.runState = model.run.state;
+  };
+  const scheduleRender = () => { if (!frame) frame = requestAnimationFrame(render); };
+  model.onChange(scheduleRender);
+
+  async function reconcile() {
+    try {
+      model.replace(await api.run(runId));
+      problem.textContent = '';
+    } catch (e) {
+      problem.textContent = e instanceof ApiError && e.status === 404 ? `No run '${runId}'.` : 'Cannot read the run: ' + e.message;
+    }
+  }
+
+  async function loadHistory() {
+    // the stored events from the start, for the timeline (the stream itself starts at "now")
+    let after = 0;
+    for (;;) {
+      const page = await api.runHistory(runId, after, HISTORY_PAGE);
+      page.forEach(stored => { if (stored.type === 'rank') timeline.add(stored.body); });
+      if (page.length < HISTORY_PAGE || disposed) break;
+      after = page[page.length - 1].id;
+    }
+    scheduleRender();
+  }
+
+  async function cancel() {
+    header.say('Cancelling…');
+    try {
+      const answer = await api.cancelRun(runId);
+      header.say(answer.cancelled ? 'Cancel sent: the ranks are being aborted.' : `The run had already ended (${answer.state}).`);
+      if (answer.state) model.applyRunSummary({state: answer.state});
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) {
+        header.say('The engine refused the token (' + e.message + '). Enter the right one in the top bar.');
+        askForToken();
+      } else {
+        header.say('Cancel failed: ' + e.message);
+      }
+    }
+  }
+
+  const stream = new RunEventStream(api.eventStreamUrl(runId), {
+    onSnapshot: detail => model.replace(detail),
+    onRankEvent: event => {
+      if (timeline.add(event)) scheduleRender();
+      model.applyRankEvent(event);
+    },
+    onRunEvent: summary => {
+      const wasFinal = model.isFinal;
+      model.applyRunSummary(summary);
+      if (!wasFinal && model.isFinal) setTimeout(reconcile, 1500); // late counters arrive after the end
+    },
+    onConnection: state => {
+      connection.textContent = {connecting: 'connecting…', live: '● live', reconnecting: 'reconnecting…', closed: 'disconnected'}[state];
+      connection.dataset.state = state;
+    },
+  }).start();
+
+  loadHistory().catch(e => { problem.textContent = 'Cannot read the run history: ' + e.message; });
+  const reconcileTimer = setInterval(() => { if (!model.isFinal) reconcile(); }, RECONCILE_MS);
+  const clockTimer = setInterval(() => { if (model.run && !model.isFinal) scheduleRender(); }, CLOCK_MS);
+  const onResize = () => scheduleRender();
+  window.addEventListener('resize', onResize);
+
+  return () => {
+    disposed = true;
+    stream.stop();
+    clearInterval(reconcileTimer);
+    clearInterval(clockTimer);
+    window.removeEventListener('resize', onResize);
+    if (frame) cancelAnimationFrame(frame);
+  };
+}

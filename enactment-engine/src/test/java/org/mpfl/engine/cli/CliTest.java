@@ -1,0 +1,111 @@
+package org.mpfl.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.Json;
+import org.mpfl.engine.run.FakeRanks;
+
+/** The engine's mpflc commands as a user types them. */
+@Timeout(180)
+class CliTest {
+    @TempDir
+    Path dir;
+
+    record Result(int exit, String out, String err) {
+        JsonNode json() throws Exception {
+            return Json.MAPPER.readTree(out);
+        }
+    }
+
+    static Result mpflc(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Mpflc.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    Path plan(String service, int ranks) throws Exception {
+        Path p = dir.resolve(service + ".json");
+        Files.writeString(p, Json.write(Map.of("workflow", service, "processes", List.of(Map.of("name", service, "service", service, "ranks", ranks)))));
+        return p;
+    }
+
+    @Test
+    void runLocalStartsHostsRunsTheRingAndPrintsOneJsonObject() throws Exception {
+        Result r = mpflc("run", plan("ring", 4).toString(), "--local", "--hosts", "2", "--service",
+                "ring=org.mpfl.engine.e2e.RingProgram", "--param", "rounds=2", "--json");
+        assertEquals(0, r.exit(), r.err() + r.out());
+        assertEquals(1, r.out().strip().lines().count(), "exactly one JSON object: " + r.out());
+        JsonNode j = r.json();
+        assertEquals("SUCCEEDED", j.get("state").asText());
+        assertEquals(8, j.at("/outputs/token/0").asInt());
+        assertTrue(j.get("error").isNull());
+        assertTrue(j.get("elapsedMs").asLong() > 0);
+        assertEquals(List.of("run", "state", "outputs", "error", "elapsedMs"), iterable(j));
+    }
+
+    @Test
+    void runLocalFailingRankExitsOneWithTheCause() throws Exception {
+        Result r = mpflc("run", plan("failing", 3).toString(), "--local", "--service", "failing=org.mpfl.engine.e2e.FailingProgram");
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().contains("FAILED: rank 1"), r.err());
+        assertTrue(r.err().contains("boom in rank 1"), r.err());
+    }
+
+    @Test
+    void statusCancelAndTokenAgainstARunningEngine() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
+            Http.post(engine.url() + "/api/registry/hosts", null, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
+                    "services", List.of("w")));
+            Result refused = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--token", "wrong");
+            assertEquals(1, refused.exit());
+            assertTrue(refused.err().contains("wrong engine token"), refused.err());
+
+            String id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
+                    "processes", List.of(Map.of("name", "w", "ranks", 2))))).json().get("id").asText();
+            Result status = mpflc("status", id, "--engine", engine.url());
+            assertEquals(1, status.exit(), "not SUCCEEDED (yet)");
+            assertTrue(status.out().contains("run " + id), status.out());
+            assertTrue(status.out().contains("rank 1"), status.out());
+
+            String data = dir.resolve("engine").toString();
+            Result cancel = mpflc("cancel", id, "--engine", engine.url(), "--data", data);
+            assertEquals(0, cancel.exit(), cancel.err());
+            Result again = mpflc("cancel", id, "--engine", engine.url(), "--data", data);
+            assertEquals(1, again.exit());
+            Result json = mpflc("status", id, "--engine", engine.url(), "--json");
+            assertEquals("CANCELLED", json.json().get("state").asText());
+        }
+    }
+
+    @Test
+    void usageErrorsExitTwo() {
+        assertEquals(2, mpflc("run", "x.json").exit());
+        assertEquals(2, mpflc("run", "x.json", "--local", "--engine", "http://x").exit());
+        assertEquals(2, mpflc("run", "x.json", "--local", "--bogus").exit());
+        assertEquals(2, mpflc("status").exit());
+    }
+
+    static List<String> iterable(JsonNode j) {
+        List<String> names = new java.util.ArrayList<>();
+        j.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+}
