@@ -1,0 +1,111 @@
+package org.mpfl.compiler.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code mpflc check} and {@code mpflc compile} through the launcher: exit codes and output format. */
+class CliTest {
+    private static final String HEAT = "src/test/resources/fixtures/valid/heat1d.mpfl.xml";
+    private static final String TYPES = "src/test/resources/fixtures/errors/types.mpfl.xml";
+
+    @TempDir
+    Path out;
+
+    record Run(int exit, String stdout, String stderr) {
+    }
+
+    static Run mpflc(String... args) {
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        int exit = Mpflc.run(List.of(args), new PrintStream(stdout, true, StandardCharsets.UTF_8),
+                new PrintStream(stderr, true, StandardCharsets.UTF_8));
+        return new Run(exit, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void cleanDocumentExitsZeroSilently() {
+        Run run = mpflc("check", HEAT);
+        assertEquals(0, run.exit(), run.stderr());
+        assertEquals("", run.stderr());
+    }
+
+    @Test
+    void errorsAreGccStyleSortedAndExitOne() {
+        Run run = mpflc("check", TYPES);
+        assertEquals(1, run.exit());
+        List<String> lines = run.stderr().lines().toList();
+        assertTrue(lines.size() > 10);
+        assertTrue(lines.get(lines.size() - 1).matches("\\d+ errors?, \\d+ warnings?"), lines.get(lines.size() - 1));
+        int previousLine = 0;
+        for (String line : lines.subList(0, lines.size() - 1)) {
+            assertTrue(line.matches("\\Q" + TYPES + "\\E:\\d+:\\d+: (error|warning): .+"), line);
+            int lineNumber = Integer.parseInt(line.substring(TYPES.length() + 1).split(":")[0]);
+            assertTrue(lineNumber >= previousLine, "sorted by position");
+            previousLine = lineNumber;
+        }
+        assertTrue(run.stderr().contains(TYPES + ":13:38: error: cannot initialise int variable with double"));
+    }
+
+    @Test
+    void paramsReachTheChecks() {
+        assertEquals(0, mpflc("check", HEAT, "--param", "steps=10", "--param=eps=0.5").exit());
+        Run wrong = mpflc("check", HEAT, "--param", "steps=ten");
+        assertEquals(1, wrong.exit());
+        assertTrue(wrong.stderr().contains("--param steps=ten: not a valid int"), wrong.stderr());
+        assertTrue(mpflc("check", HEAT, "--param", "nosuch=1").stderr().contains("no param 'nosuch'"));
+    }
+
+    @Test
+    void missingFileIsOneLineWithoutStackTrace() {
+        Run run = mpflc("check", "no/such/file.mpfl.xml");
+        assertEquals(1, run.exit());
+        assertEquals("mpflc check: no/such/file.mpfl.xml: no such file", run.stderr().strip());
+        Run compile = mpflc("compile", "nope.mpfl.xml");
+        assertEquals(1, compile.exit());
+        assertEquals(1, compile.stderr().lines().count());
+    }
+
+    @Test
+    void usageErrorsExitTwo() {
+        assertEquals(2, mpflc("check").exit());
+        assertEquals(2, mpflc("check", HEAT, "--frobnicate").exit());
+        assertEquals(2, mpflc("check", HEAT, "--param").exit());
+        assertEquals(2, mpflc("check", HEAT, "--param", "novalue").exit());
+        assertEquals(2, mpflc("check", HEAT, HEAT).exit());
+        assertEquals(2, mpflc("compile", HEAT, "-o").exit());
+        assertTrue(mpflc("check").stderr().startsWith("mpflc check: no document given"));
+    }
+
+    @Test
+    void compileWritesPlanAndArchives() throws IOException {
+        Run run = mpflc("compile", HEAT, "-o", out.toString());
+        assertEquals(0, run.exit(), run.stderr());
+        assertEquals(List.of(out.resolve("plan.json").toString(), out.resolve("solver.aar").toString()), run.stdout().lines().toList());
+        assertTrue(Files.size(out.resolve("solver.aar")) > 0);
+    }
+
+    @Test
+    void compileWritesNothingWhenTheDocumentHasErrors() throws IOException {
+        Run run = mpflc("compile", TYPES, "-o", out.resolve("build").toString());
+        assertEquals(1, run.exit());
+        assertFalse(Files.exists(out.resolve("build")));
+    }
+
+    @Test
+    void helpListsTheCommands() {
+        Run run = mpflc("--help");
+        assertTrue(run.stdout().contains("check"));
+        assertTrue(run.stdout().contains("compile"));
+    }
+}
