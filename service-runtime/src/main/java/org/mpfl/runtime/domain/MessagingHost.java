@@ -1,0 +1,95 @@
+package org.mpfl.runtime.domain;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.Transport;
+import org.mpfl.runtime.transport.TransportSelector;
+import org.mpfl.runtime.transport.binary.BinaryServer;
+import org.mpfl.runtime.transport.binary.BinaryTransport;
+import org.mpfl.runtime.transport.local.LocalTransport;
+
+/**
+ * The messaging half of one service host: its rank registry (the inbox of every transport), the
+ * local transport, optionally the binary channel (server and client), and the transport selector
+ * with the SOAP transport the host supplies. The Axis2 host builds one of these and opens a rank
+ * instance per {@code run}; tests build them without Axis2.
+ */
+public final class MessagingHost implements AutoCloseable {
+    private final String hostId;
+    private final RankRegistry registry;
+    private final BinaryServer binaryServer;
+    private final TransportSelector selector;
+
+    private MessagingHost(String hostId, RankRegistry registry, BinaryServer binaryServer, TransportSelector selector) {
+        this.hostId = hostId;
+        this.registry = registry;
+        this.binaryServer = binaryServer;
+        this.selector = selector;
+    }
+
+    /**
+     * Starts a host's messaging.
+     *
+     * @param hostId         unique id of this host process
+     * @param binaryBindHost address the binary channel listens on, or {@code null} for no binary channel
+     * @param binaryPort     its port (0: any free port)
+     * @param advertisedHost the name peers use to reach the binary channel (e.g. 127.0.0.1)
+     * @param soap           the SOAP transport, or {@code null} (then only local and binary work)
+     */
+    public static MessagingHost start(String hostId, String binaryBindHost, int binaryPort, String advertisedHost,
+                                      MessagingSettings settings, Transport soap) {
+        RankRegistry registry = new RankRegistry(hostId, settings);
+        BinaryServer server = null;
+        BinaryTransport binary = null;
+        if (binaryBindHost != null) {
+            try {
+                server = new BinaryServer(registry, binaryBindHost, binaryPort, advertisedHost);
+            } catch (IOException e) {
+                registry.close();
+                throw new UncheckedIOException("cannot open the binary channel on " + binaryBindHost + ":" + binaryPort, e);
+            }
+            binary = new BinaryTransport(Math.max(10_000, settings.deliveryDeadline().toMillis()));
+        }
+        TransportSelector selector = new TransportSelector(new LocalTransport(hostId, registry), binary, soap);
+        return new MessagingHost(hostId, registry, server, selector);
+    }
+
+    public String hostId() {
+        return hostId;
+    }
+
+    public RankRegistry registry() {
+        return registry;
+    }
+
+    public TransportSelector selector() {
+        return selector;
+    }
+
+    /** {@code host:port} of this host's binary channel, or {@code null}. */
+    public String binaryAddress() {
+        return binaryServer == null ? null : binaryServer.address();
+    }
+
+    /** The endpoint of a rank living in this host. */
+    public Endpoint endpoint(String soapUrl) {
+        return new Endpoint(soapUrl, binaryAddress(), hostId);
+    }
+
+    /** Opens the rank instance a {@code run} request asks for (its program is the caller's business). */
+    public RankInstance open(RunRequest run) {
+        return registry.open(run.domainId(), run.rank(), run.token(), run.endpoints(), selector, run.transport());
+    }
+
+    @Override
+    public void close() {
+        registry.close();
+        if (binaryServer != null) {
+            binaryServer.close();
+        }
+        selector.close();
+    }
+}

@@ -1,0 +1,47 @@
+package org.mpfl.runtime.p2p;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One way of placing the ranks of a test domain and carrying their messages: all in one host over
+ * the local transport, in two in-JVM hosts over the binary channel, in two processes over the binary
+ * channel, (R2) in two service-host processes over SOAP. The messaging suite runs every scenario of
+ * {@link P2PScenarios} over every fixture of {@link TransportFixtures#all()}.
+ *
+ * <p>Scenarios are named, not lambdas, so a fixture can run ranks in another process: that process
+ * looks the scenario up by name in {@link P2PScenarios}.
+ */
+public interface TransportFixture {
+    String name();
+
+    /** Starts one domain of {@code size} ranks running scenario {@code scenario} with string params. */
+    Started start(String scenario, int size, Map<String, String> params);
+
+    /** A running domain. */
+    interface Started {
+        String domainId();
+
+        /** Aborts the domain in every host over the wire, with a valid proof (as the engine does). */
+        void abort();
+
+        /** Waits (bounded) for every rank; fails the test if one does not end within {@code timeout}. */
+        List<Result> await(Duration timeout);
+    }
+
+    /**
+     * The end of one rank.
+     *
+     * @param outputs what the scenario recorded with {@code RankContext.output}, as strings
+     * @param failure {@code null} if the rank succeeded, else the exception's class and message
+     */
+    record Result(int rank, Map<String, String> outputs, String failure) {
+    }
+
+    /**
+     * Stops the fixture's hosts and processes. Deliberately not {@code AutoCloseable}: JUnit closes
+     * AutoCloseable arguments after each parameterised invocation, and fixtures live per class.
+     */
+    void close();
+}
