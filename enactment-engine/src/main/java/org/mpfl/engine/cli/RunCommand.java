@@ -81,8 +81,7 @@ public final class RunCommand implements CliCommand {
             }
             Map<String, Object> start = new LinkedHashMap<>();
             start.put("plan", input.plan());
-            // a document compiled here carries the typed values of every param in its plan
-            start.put("params", input.compiled() ? Map.of() : args.params);
+            start.put("params", input.params());
             if (!input.archives().isEmpty()) {
                 start.put("archives", input.archivesJson());
             }

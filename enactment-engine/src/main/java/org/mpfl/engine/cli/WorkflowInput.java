@@ -22,26 +22,27 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  *
  * @param plan     deployment plan
  * @param archives generated services by service type
- * @param compiled whether the plan was compiled here (its params already hold the typed run values)
+ * @param params   parameter values to send with the run: typed by the compiler for a document, as
+ *                 typed on the command line otherwise
  */
-record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, boolean compiled) {
+record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, Map<String, Object> params) {
 
     static WorkflowInput load(Path file, Map<String, Object> params) throws IOException, WorkflowCompiler.CompileException {
         if (Files.isDirectory(file)) {
-            return fromDirectory(file);
+            return fromDirectory(file, params);
         }
         if (!Files.isRegularFile(file)) {
             throw new IOException(file + ": no such file");
         }
         if (file.getFileName().toString().endsWith(".json")) {
-            return new WorkflowInput(Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), false);
+            return new WorkflowInput(Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), params);
         }
         String document = Files.readString(file, StandardCharsets.UTF_8);
         WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(), document, params);
-        return new WorkflowInput(c.plan(), c.archives(), true);
+        return new WorkflowInput(c.plan(), c.archives(), c.params());
     }
 
-    private static WorkflowInput fromDirectory(Path dir) throws IOException {
+    private static WorkflowInput fromDirectory(Path dir, Map<String, Object> params) throws IOException {
         List<Path> plans = new ArrayList<>();
         try (var s = Files.list(dir)) {
             s.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().forEach(plans::add);
@@ -49,7 +50,7 @@ record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, boolean compil
         if (plans.size() != 1) {
             throw new IOException(dir + ": expected one deployment plan (.json) in the directory, found " + plans.size());
         }
-        return new WorkflowInput(Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), false);
+        return new WorkflowInput(Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), params);
     }
 
     private static Map<String, byte[]> archivesNextTo(Path dir) throws IOException {

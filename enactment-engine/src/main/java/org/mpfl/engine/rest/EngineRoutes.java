@@ -308,6 +308,7 @@ public final class EngineRoutes extends RouteBuilder {
                 WorkflowCompiler.Compiled c = compile(b.path("file").asText("workflow.mpfl.xml"), b.get("document").asText(), params);
                 deployArchives(c.archives());
                 plan = c.plan();
+                params = c.params();
             } else if (b.hasNonNull("workflow")) {
                 String name = b.get("workflow").asText();
                 RunStore.StoredWorkflow w = engine.store().workflow(name)
@@ -316,6 +317,7 @@ public final class EngineRoutes extends RouteBuilder {
                     WorkflowCompiler.Compiled c = compile(name, w.document(), params);
                     deployArchives(c.archives());
                     plan = c.plan();
+                    params = c.params();
                 } else {
                     plan = Json.MAPPER.readTree(w.plan());
                 }

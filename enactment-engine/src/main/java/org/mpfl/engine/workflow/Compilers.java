@@ -19,6 +19,6 @@ public final class Compilers {
 
     /** Convenience for tests: a compiler that always returns the given plan. */
     public static WorkflowCompiler fixed(com.fasterxml.jackson.databind.JsonNode plan, Map<String, byte[]> archives) {
-        return (fileName, document, params) -> new WorkflowCompiler.Compiled(plan, archives);
+        return (fileName, document, params) -> new WorkflowCompiler.Compiled(plan, archives, Map.of());
     }
 }

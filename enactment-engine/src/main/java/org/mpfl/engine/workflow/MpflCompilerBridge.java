@@ -1,8 +1,10 @@
 package org.mpfl.engine.workflow;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,18 +13,16 @@ import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.check.ParamValues;
 import org.mpfl.compiler.diag.Diagnostic;
 import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.gen.BuildWriter;
 import org.mpfl.compiler.ir.IrProcess;
 import org.mpfl.engine.Json;
 
 /**
  * The engine's bridge to the MPFL compiler: runs every static check ({@link MpflCompiler#check}) with
- * the run's parameters, resolves each process's rank count with them, and returns a plan the engine
- * can place ({@code workflow}, {@code processes[name, service, ranks]}, {@code params} with the typed
- * values). A document with errors is refused with its GCC-style diagnostics.
- *
- * <p>Generated service archives are not produced here yet: they come from {@code mpflc compile}
- * (a build directory given to {@code mpflc run}/{@code deploy}) until the compiler's build writer is
- * wired in.
+ * the run's parameters, resolves each process's rank count with them, and generates the deployment
+ * plan and one service archive per process ({@link BuildWriter}, as {@code mpflc compile} does). The
+ * plan's {@code ranks} become this run's counts (the expression is kept as {@code ranksExpression}).
+ * A document with errors is refused with its GCC-style diagnostics.
  */
 public final class MpflCompilerBridge implements WorkflowCompiler {
     private final Path documentDirectory;
@@ -47,23 +47,44 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
         if (countProblems.hasErrors()) {
             throw new CompileException(lines(countProblems));
         }
-        ObjectNode plan = Json.MAPPER.createObjectNode();
-        plan.put("workflow", result.workflow().name());
-        plan.put("source", fileName);
-        ArrayNode processes = plan.putArray("processes");
         for (IrProcess p : result.workflow().processes()) {
-            Integer n = counts.get(p.name());
-            if (n == null) {
+            if (!counts.containsKey(p.name())) {
                 throw new CompileException(List.of(fileName + ":1:1: error: the rank count of process '" + p.name()
                         + "' depends on a parameter without value; give it with --param"));
             }
-            ObjectNode o = processes.addObject();
-            o.put("name", p.name());
-            o.put("service", p.service() == null ? p.name() : p.service());
-            o.put("ranks", n);
         }
-        plan.set("params", Json.MAPPER.valueToTree(result.paramValues()));
-        return new Compiled(plan, Map.of());
+        Path out = null;
+        try {
+            out = Files.createTempDirectory("mpfl-compile-");
+            BuildWriter.write(result.workflow(), document.getBytes(StandardCharsets.UTF_8), documentDirectory, out);
+            ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(out.resolve(BuildWriter.PLAN_FILE).toFile());
+            Map<String, byte[]> archives = new LinkedHashMap<>();
+            for (JsonNode p : plan.path("processes")) {
+                ObjectNode process = (ObjectNode) p;
+                // the plan keeps the count as an expression; the engine places the count for this run's params
+                process.set("ranksExpression", process.get("ranks"));
+                process.put("ranks", counts.get(process.path("name").asText()));
+                String archive = process.path("archive").asText(null);
+                if (archive != null && Files.isRegularFile(out.resolve(archive))) {
+                    archives.put(process.path("service").asText(), Files.readAllBytes(out.resolve(archive)));
+                }
+            }
+            return new Compiled(plan, archives, result.paramValues());
+        } catch (IOException e) {
+            throw new CompileException(List.of(fileName + ":1:1: error: cannot generate the services: " + e.getMessage()));
+        } finally {
+            if (out != null) {
+                deleteTree(out);
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        try (var s = Files.walk(root)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind is harmless
+        }
     }
 
     private static List<String> lines(Diagnostics diagnostics) {

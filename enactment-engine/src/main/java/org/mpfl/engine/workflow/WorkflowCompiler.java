@@ -23,8 +23,9 @@ public interface WorkflowCompiler {
     /**
      * @param plan     the deployment plan JSON
      * @param archives generated service archives by service type ({@code .aar} bytes)
+     * @param params   the typed values of every parameter for this run (defaults filled in)
      */
-    record Compiled(JsonNode plan, Map<String, byte[]> archives) {
+    record Compiled(JsonNode plan, Map<String, byte[]> archives, Map<String, Object> params) {
     }
 
     /** Static errors: the document must not be started. */

@@ -1,0 +1,119 @@
+package org.mpfl.engine.console;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * Debian's headless Chromium driven through {@code /usr/bin/chromedriver}, with both paths set
+ * explicitly so that Selenium Manager never runs (nothing is downloaded), a fresh profile directory,
+ * and every background network feature off. {@link #close()} quits the browser, stops the driver
+ * and deletes the profile.
+ */
+final class HeadlessChromium implements AutoCloseable {
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
+    private final ChromeDriverService service;
+    private final ChromeDriver driver;
+    private final Path profile;
+
+    private HeadlessChromium(ChromeDriverService service, ChromeDriver driver, Path profile) {
+        this.service = service;
+        this.driver = driver;
+        this.profile = profile;
+    }
+
+    /** Starts the browser, or throws an AssertionError that says what to install. */
+    static HeadlessChromium start(int width, int height) throws IOException {
+        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
+            throw new AssertionError("the console's browser tests need " + CHROMIUM + " and " + CHROMEDRIVER
+                    + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
+        }
+        // keep Selenium from looking anything up on the network
+        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+        System.setProperty("SE_AVOID_STATS", "true");
+        Path profile = Files.createTempDirectory("mpfl-console-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--user-data-dir=" + profile, "--window-size=" + width + "," + height,
+                "--lang=en-US");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
+        try {
+            ChromeDriver driver = new ChromeDriver(service, options);
+            driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(20)).scriptTimeout(Duration.ofSeconds(10));
+            return new HeadlessChromium(service, driver, profile);
+        } catch (RuntimeException e) {
+            service.stop();
+            deleteTree(profile);
+            throw e;
+        }
+    }
+
+    WebDriver driver() {
+        return driver;
+    }
+
+    Object script(String js, Object... args) {
+        return ((JavascriptExecutor) driver).executeScript(js, args);
+    }
+
+    /** Waits (bounded) until the condition holds, failing with {@code what} in the message. */
+    <T> T await(String what, Duration timeout, Function<WebDriver, T> condition) {
+        return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).withMessage(what).until(condition);
+    }
+
+    /** Saves a PNG of the whole page (the window grows to the page's height for the shot). */
+    void screenshot(Path file) throws IOException {
+        Dimension before = driver.manage().window().getSize();
+        long height = ((Number) script("return Math.ceil(document.documentElement.scrollHeight)")).longValue();
+        driver.manage().window().setSize(new Dimension(before.getWidth(), (int) Math.min(4000, Math.max(before.getHeight(), height + 20))));
+        try {
+            Thread.sleep(300); // let the layout settle at the new size
+            File shot = driver.getScreenshotAs(OutputType.FILE);
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            Files.copy(shot.toPath(), file, StandardCopyOption.REPLACE_EXISTING);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            driver.manage().window().setSize(before);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            driver.quit();
+        } catch (RuntimeException e) {
+            // the browser is gone already
+        } finally {
+            service.stop();
+            deleteTree(profile);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temp directory left behind is harmless
+        }
+    }
+}
