@@ -7,10 +7,11 @@ package org.mpfl.compiler.gen;
  */
 public final class RuntimeBinding {
     /**
-     * The {@code RankProgram} class that interprets a process's IR inside {@code run} (the rank
-     * interpreter of service-runtime). Placeholder until the runtime names its class.
+     * The program class of a generated service: service-runtime's {@code RankProgramFactory} that the
+     * service host creates once per deployed archive and that runs each rank with the rank
+     * interpreter (a runtime test asserts the name matches its class).
      */
-    public static final String INTERPRETER_CLASS = "org.mpfl.runtime.host.MpflServiceLifecycle";
+    public static final String INTERPRETER_CLASS = "org.mpfl.runtime.interp.InterpreterService";
 
     /** services.xml parameter from which the service host learns the rank program class ({@code ServiceHost.PROGRAM_PARAMETER}). */
     public static final String PROGRAM_CLASS_PARAMETER = "mpfl.rankProgram";

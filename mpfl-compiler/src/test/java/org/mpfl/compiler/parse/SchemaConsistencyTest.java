@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.file.Path;
@@ -22,7 +21,7 @@ import javax.xml.validation.Validator;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.mpfl.compiler.plan.DeploymentPlanTest;
+import org.mpfl.compiler.TestDocuments;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
@@ -48,7 +47,7 @@ class SchemaConsistencyTest {
     @TestFactory
     Stream<DynamicTest> everyValidDocumentIsSchemaValid() throws Exception {
         Schema schema = schema();
-        return DeploymentPlanTest.validDocuments().stream().map((Path document) -> DynamicTest.dynamicTest(document.toString(), () -> {
+        return TestDocuments.valid().stream().map((Path document) -> DynamicTest.dynamicTest(document.toString(), () -> {
             Validator validator = schema.newValidator();
             validator.setProperty(XMLConstants.ACCESS_EXTERNAL_DTD, "");
             validator.validate(new StreamSource(document.toFile()));

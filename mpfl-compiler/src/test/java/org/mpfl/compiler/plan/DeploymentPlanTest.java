@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -18,6 +17,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.compiler.TestDocuments;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.IrExpr;
 import org.mpfl.compiler.ir.MpflType;
@@ -25,21 +25,6 @@ import org.mpfl.compiler.ir.MpflType;
 /** Plans of every valid fixture and sample validate against docs/deployment-plan.schema.json and survive a JSON round trip. */
 class DeploymentPlanTest {
     static final Path SCHEMA = Paths.get("../docs/deployment-plan.schema.json");
-
-    static List<Path> validDocuments() throws IOException {
-        List<Path> documents = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(Paths.get("src/test/resources/fixtures/valid"))) {
-            files.filter(p -> p.toString().endsWith(".mpfl.xml")).sorted().forEach(documents::add);
-        }
-        Path samples = Paths.get("../samples");
-        if (Files.isDirectory(samples)) {
-            try (Stream<Path> files = Files.walk(samples)) {
-                files.filter(p -> p.toString().endsWith(".mpfl.xml") && !p.toString().contains("/target/")).sorted()
-                        .forEach(documents::add);
-            }
-        }
-        return documents;
-    }
 
     static DeploymentPlan plan(Path document) throws IOException {
         MpflCompiler.CheckResult result = new MpflCompiler(List.of()).check(document, document.getFileName().toString(), Map.of());
@@ -50,7 +35,7 @@ class DeploymentPlanTest {
     @TestFactory
     Stream<DynamicTest> plansValidateAndRoundTrip() throws IOException {
         JsonSchemaCheck schema = new JsonSchemaCheck(PlanJson.mapper().readTree(SCHEMA.toFile()));
-        return validDocuments().stream().map(document -> DynamicTest.dynamicTest(document.toString(), () -> {
+        return TestDocuments.valid().stream().map(document -> DynamicTest.dynamicTest(document.toString(), () -> {
             DeploymentPlan plan = plan(document);
             byte[] json = PlanJson.toBytes(plan);
             JsonNode tree = PlanJson.mapper().readTree(json);
