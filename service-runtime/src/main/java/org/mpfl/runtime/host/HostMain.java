@@ -130,9 +130,10 @@ public final class HostMain {
                         while (System.in.read() >= 0) {
                             // the launcher never writes; EOF means it is gone
                         }
-                    } catch (IOException ignored) {
-                        // treated as EOF
+                    } catch (IOException e) {
+                        System.err.println("mpflc host: cannot read standard input: " + e);
                     }
+                    System.err.println("mpflc host: standard input closed (launcher gone): exiting");
                     System.exit(0);
                 }, "mpfl-parent-watch");
                 watcher.setDaemon(true);

@@ -15,7 +15,10 @@ public final class TransportFixtures {
     public static final List<Supplier<TransportFixture>> FACTORIES = new ArrayList<>(List.of(
             InJvmFixture::local,
             InJvmFixture::binary,
-            TwoProcessFixture::new));
+            TwoProcessFixture::new,
+            // two real service-host processes (Axis2, -Xmx512m), driven through run/status/abort
+            ServiceHostFixture::soap,
+            ServiceHostFixture::binary));
 
     private TransportFixtures() {
     }

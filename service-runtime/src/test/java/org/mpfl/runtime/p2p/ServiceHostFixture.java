@@ -1,0 +1,142 @@
+package org.mpfl.runtime.p2p;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.mpfl.runtime.domain.DomainToken;
+import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.runtime.testkit.HostProcess;
+import org.mpfl.runtime.testkit.HostProcesses;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.soap.MpiwsClient;
+import org.mpfl.runtime.transport.soap.RankStatus;
+import org.mpfl.runtime.transport.soap.RunMessages;
+
+/**
+ * Ranks in two real service-host processes (Axis2 over HTTP, started with {@code -Xmx512m} by the
+ * testkit), rank r in host r mod 2, driven exactly as the engine drives them: {@code run} on every
+ * rank over SOAP, outputs and failures read back with {@code status}, {@code abort} with a token
+ * proof. The transport between the hosts is forced: {@code soap} (SOAP 1.2/MTOM over HTTP) or
+ * {@code binary} (the binary channel between the same hosts).
+ */
+final class ServiceHostFixture implements TransportFixture {
+    private final String transport;
+    private final HostProcesses hosts;
+    private final MpiwsClient client = new MpiwsClient(Duration.ofSeconds(30));
+
+    private ServiceHostFixture(String transport) {
+        this.transport = transport;
+        try {
+            this.hosts = HostProcesses.builder().count(2).service(ScenarioProgram.SERVICE, ScenarioProgram.class)
+                    .jvmArg("-Xmx512m").start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static ServiceHostFixture soap() {
+        return new ServiceHostFixture("soap");
+    }
+
+    static ServiceHostFixture binary() {
+        return new ServiceHostFixture("binary");
+    }
+
+    @Override
+    public String name() {
+        return transport + " between two service-host processes";
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+
+    @Override
+    public Started start(String scenario, int size, Map<String, String> params) {
+        String domainId = DomainToken.generate();
+        String token = DomainToken.generate();
+        List<Endpoint> endpoints = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            endpoints.add(host(r).endpoint(ScenarioProgram.SERVICE));
+        }
+        Map<String, Object> p = new HashMap<>(params);
+        p.put("scenario", scenario);
+        List<RunRequest.ProcessSlice> procs = List.of(new RunRequest.ProcessSlice("scenario", ScenarioProgram.SERVICE, size));
+        for (int r = 0; r < size; r++) {
+            try {
+                client.run(endpoints.get(r).soapUrl(), new RunRequest(domainId, r, endpoints, procs, p, token, null, transport));
+            } catch (MpiwsClient.MpiwsCallException e) {
+                HostProcess h = host(r);
+                throw new IllegalStateException("run of rank " + r + " failed: " + e.getMessage() + " (host "
+                        + h.hostId() + (h.isAlive() ? " alive" : " exited with " + h.process().exitValue()) + ", log "
+                        + h.log() + ")", e);
+            }
+        }
+        return new Started() {
+            @Override
+            public String domainId() {
+                return domainId;
+            }
+
+            @Override
+            public void abort() {
+                byte[] proof = new DomainToken(token).proveAbort(domainId);
+                for (HostProcess h : hosts.hosts()) {
+                    try {
+                        client.abort(h.serviceUrl(ScenarioProgram.SERVICE), domainId, proof);
+                    } catch (MpiwsClient.MpiwsCallException e) {
+                        throw new IllegalStateException("abort failed: " + e.getMessage(), e);
+                    }
+                }
+            }
+
+            @Override
+            public List<Result> await(Duration timeout) {
+                long deadline = System.nanoTime() + timeout.toNanos();
+                List<Result> results = new ArrayList<>();
+                for (int r = 0; r < size; r++) {
+                    RankStatus s = null;
+                    while (true) {
+                        try {
+                            s = client.status(endpoints.get(r).soapUrl(), domainId, r);
+                        } catch (MpiwsClient.MpiwsCallException e) {
+                            throw new IllegalStateException("status of rank " + r + " failed: " + e.getMessage(), e);
+                        }
+                        if (s.isFinal() || System.nanoTime() > deadline) {
+                            break;
+                        }
+                        try {
+                            Thread.sleep(20);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException("interrupted", e);
+                        }
+                    }
+                    if (!s.isFinal()) {
+                        throw new AssertionError(name() + ": rank " + r + " still " + s.state() + " after " + timeout);
+                    }
+                    Map<String, String> outputs = new LinkedHashMap<>();
+                    s.outputsJson().forEach((k, v) -> outputs.put(k, String.valueOf(RunMessages.parseJsonValue(v))));
+                    results.add(new Result(r, outputs, "done".equals(s.state()) ? null : s.failure()));
+                }
+                return results;
+            }
+        };
+    }
+
+    private HostProcess host(int rank) {
+        return hosts.get(rank % hosts.size());
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        hosts.close();
+    }
+}
