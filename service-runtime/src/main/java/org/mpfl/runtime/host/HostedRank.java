@@ -11,7 +11,9 @@ import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.monitor.LocatedFailure;
 import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.runtime.monitor.RankMonitor;
 import org.mpfl.runtime.monitor.RunRequest;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
@@ -25,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * is the program's {@link RankContext}, reports {@link RankEvent}s to the engine and keeps its final
  * state, progress, counters and outputs for {@code status} after it ended.
  */
-final class HostedRank implements RankContext {
+final class HostedRank implements RankContext, RankMonitor {
     private static final Logger LOG = LoggerFactory.getLogger(HostedRank.class);
 
     private final RunRequest request;
@@ -77,6 +79,11 @@ final class HostedRank implements RankContext {
             setState("done", null);
         } catch (Throwable e) {
             String why = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            // a located failure (the interpreter's faults) already reads as the user's error
+            LocatedFailure site = e instanceof LocatedFailure l ? l : null;
+            if (site != null && e.getMessage() != null) {
+                why = e.getMessage();
+            }
             if (!(e instanceof DomainAbortedException)) {
                 LOG.warn("rank {} of domain {} failed", request.rank(), shortId(), e);
             }
@@ -87,7 +94,12 @@ final class HostedRank implements RankContext {
             }
             reportCounters();
             failure = why;
-            setState("failed", why);
+            if (site != null) {
+                state = "failed";
+                event(RankEvent.Type.STATE, "FAILED", site.activity(), site.location(), why, null, null, null);
+            } else {
+                setState("failed", why);
+            }
             if (!(e instanceof DomainAbortedException)) {
                 onFailure.run();
             }
@@ -113,8 +125,13 @@ final class HostedRank implements RankContext {
     }
 
     private void event(RankEvent.Type type, String st, String message, String level, String name, Object value) {
+        event(type, st, null, null, message, level, name, value);
+    }
+
+    private void event(RankEvent.Type type, String st, String activity, String location, String message, String level,
+                       String name, Object value) {
         events.post(new RankEvent(request.domainId(), request.rank(), eventSeq.getAndIncrement(),
-                System.currentTimeMillis(), type, st, null, null, message, level, name, value));
+                System.currentTimeMillis(), type, st, activity, location, message, level, name, value));
     }
 
     RankStatus status() {
@@ -196,5 +213,24 @@ final class HostedRank implements RankContext {
         progressValue = value;
         progressTotal = total;
         event(RankEvent.Type.PROGRESS, null, null, null, null, Map.of("value", value, "total", total));
+    }
+
+    // ------------------------------------------------------------------ RankMonitor
+
+    @Override
+    public List<RunRequest.ProcessSlice> processes() {
+        List<RunRequest.ProcessSlice> slices = request.processes();
+        return slices == null || slices.isEmpty()
+                ? List.of(new RunRequest.ProcessSlice(serviceType, serviceType, request.size())) : slices;
+    }
+
+    @Override
+    public void activity(String activity, String location) {
+        event(RankEvent.Type.ACTIVITY, null, activity, location, null, null, null, null);
+    }
+
+    @Override
+    public void waiting(String activity, String location, String waitingFor) {
+        event(RankEvent.Type.WAIT, null, activity, location, waitingFor, null, null, null);
     }
 }

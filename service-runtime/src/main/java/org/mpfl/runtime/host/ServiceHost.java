@@ -195,6 +195,11 @@ public final class ServiceHost implements AutoCloseable {
         return new Endpoint(serviceUrl(serviceType), binaryAddress, hostId);
     }
 
+    /** This JVM's Axis2 configuration context (clients in this JVM must share it, see the Axis2 notes). */
+    public ConfigurationContext axis2Context() {
+        return axis2;
+    }
+
     /** The receiving side of every transport in this host. */
     public Inbox inbox() {
         return registry;
@@ -286,7 +291,10 @@ public final class ServiceHost implements AutoCloseable {
         } catch (AxisFault e) {
             throw new IOException("cannot deploy " + name + ": " + e.getMessage(), e);
         }
-        deployArchivedServiceTypes();
+        String refused = deployArchivedServiceTypes().get(name);
+        if (refused != null) {
+            throw new IOException("cannot deploy " + name + ": " + refused);
+        }
         if (!serviceTypes.containsKey(name)) {
             throw new IOException("archive " + name + " deployed no service named " + name + " with a "
                     + PROGRAM_PARAMETER + " parameter");
@@ -304,17 +312,37 @@ public final class ServiceHost implements AutoCloseable {
         this.deployListener = listener;
     }
 
-    /** Binds the services deployed from {@code .aar} archives that name a rank program. */
-    private void deployArchivedServiceTypes() throws AxisFault {
-        for (AxisService svc : axis2.getAxisConfiguration().getServices().values()) {
+    /**
+     * Binds the services deployed from {@code .aar} archives that name a rank program. An archive
+     * whose program factory refuses it is removed again (so it does not block later deployments);
+     * returns those refusals by service name.
+     */
+    private Map<String, String> deployArchivedServiceTypes() throws AxisFault {
+        Map<String, String> refused = new LinkedHashMap<>();
+        AxisConfiguration cfg = axis2.getAxisConfiguration();
+        for (AxisService svc : List.copyOf(cfg.getServices().values())) {
             Object cn = svc.getParameterValue(PROGRAM_PARAMETER);
             if (cn == null || svc.getParameter(HOST_PARAMETER) != null) {
                 continue;
             }
             String className = cn.toString().trim();
             ClassLoader loader = svc.getClassLoader() != null ? svc.getClassLoader() : getClass().getClassLoader();
+            Supplier<RankProgram> factory;
+            try {
+                factory = programFactory(svc, className, loader);
+            } catch (AxisFault e) {
+                LOG.warn("service archive {} refused: {}", svc.getName(), e.getMessage());
+                refused.put(svc.getName(), e.getMessage());
+                cfg.removeService(svc.getName());
+                continue;
+            }
             svc.addParameter(HOST_PARAMETER, this);
             addMpiwsOperations(svc);
+            if (factory != null) {
+                serviceTypes.put(svc.getName(), factory);
+                LOG.info("service type {} deployed from an archive (program factory {})", svc.getName(), className);
+                continue;
+            }
             serviceTypes.put(svc.getName(), () -> {
                 try {
                     return (RankProgram) Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
@@ -323,6 +351,36 @@ public final class ServiceHost implements AutoCloseable {
                 }
             });
             LOG.info("service type {} deployed from an archive (program {})", svc.getName(), className);
+        }
+        return refused;
+    }
+
+    /**
+     * The program factory of an archived service whose program class is a {@link RankProgramFactory}
+     * (generated MPFL services), created once here; {@code null} for a plain {@link RankProgram} class.
+     */
+    private static Supplier<RankProgram> programFactory(AxisService svc, String className, ClassLoader loader)
+            throws AxisFault {
+        Class<?> type;
+        try {
+            type = Class.forName(className, true, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            return null; // reported when a rank of it is started, as before
+        }
+        if (!RankProgramFactory.class.isAssignableFrom(type)) {
+            return null;
+        }
+        Map<String, String> parameters = new LinkedHashMap<>();
+        for (org.apache.axis2.description.Parameter p : svc.getParameters()) {
+            if (p.getValue() instanceof String text) {
+                parameters.put(p.getName(), text.trim());
+            }
+        }
+        try {
+            RankProgramFactory f = (RankProgramFactory) type.getDeclaredConstructor().newInstance();
+            return f.programs(loader, svc.getFileName(), parameters);
+        } catch (Exception e) {
+            throw new AxisFault("service " + svc.getName() + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
         }
     }
 

@@ -1,0 +1,230 @@
+package org.mpfl.runtime.interp;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.runtime.api.DomainAbortedException;
+
+/**
+ * Executes activity lists of one rank: the control flow itself (assign, if, while, for, break,
+ * sequence, parallel) and dispatch of the other activities to the step that owns them. Any fault is
+ * turned into a {@link RankFault} at the innermost activity that raised it ({@link Faults}).
+ */
+final class Executor {
+    /** How an activity list ended: normally, or by a {@code break} that the enclosing loop consumes. */
+    enum Flow { NEXT, BREAK }
+
+    /** How long a failed parallel waits for its other branches to notice before failing the rank anyway. */
+    private static final long BRANCH_STOP_MS = 2_000;
+
+    private final PointToPointSteps pointToPoint = new PointToPointSteps();
+    private final CollectiveSteps collectives = new CollectiveSteps();
+    private final CommunicatorSteps communicators = new CommunicatorSteps();
+    private final ComputeStep compute = new ComputeStep();
+    private final InvokeStep invoke = new InvokeStep();
+    private final ReportSteps reports = new ReportSteps();
+
+    Flow run(List<IrActivity> body, Frame frame) {
+        for (int i = 0, n = body.size(); i < n; i++) {
+            if (execute(body.get(i), frame) == Flow.BREAK) {
+                return Flow.BREAK;
+            }
+        }
+        return Flow.NEXT;
+    }
+
+    Flow execute(IrActivity a, Frame f) {
+        try {
+            if (a instanceof IrActivity.Assign x) {
+                f.rank().store(x.target(), ExpressionEvaluator.evaluate(x.value(), f), true, f, "value");
+            } else if (a instanceof IrActivity.If x) {
+                return ifThenElse(x, f);
+            } else if (a instanceof IrActivity.For x) {
+                return loop(x, f);
+            } else if (a instanceof IrActivity.While x) {
+                return loop(x, f);
+            } else if (a instanceof IrActivity.Break) {
+                return Flow.BREAK;
+            } else if (a instanceof IrActivity.Sequence x) {
+                return run(x.body(), f);
+            } else if (a instanceof IrActivity.Parallel x) {
+                parallel(x, f);
+            } else if (a instanceof IrActivity.Compute x) {
+                compute.execute(x, f);
+            } else if (a instanceof IrActivity.Invoke x) {
+                invoke.execute(x, f);
+            } else if (a instanceof IrActivity.Collective x) {
+                collectives.execute(x, f);
+            } else if (a instanceof IrActivity.Split || a instanceof IrActivity.Cartesian) {
+                communicators.execute((IrActivity.Communication) a, f);
+            } else if (a instanceof IrActivity.Communication || a instanceof IrActivity.Wait
+                    || a instanceof IrActivity.WaitAll) {
+                pointToPoint.execute(a, f);
+            } else {
+                reports.execute(a, f);
+            }
+            return Flow.NEXT;
+        } catch (RuntimeException e) {
+            throw Faults.at(name(a), a.at(), e);
+        }
+    }
+
+    private Flow ifThenElse(IrActivity.If x, Frame f) {
+        for (IrActivity.Arm arm : x.arms()) {
+            boolean taken;
+            try {
+                taken = ExpressionEvaluator.test(arm.test(), f);
+            } catch (RuntimeException e) {
+                throw Faults.at(arm == x.arms().get(0) ? "if" : "elseif", arm.at(), e);
+            }
+            if (taken) {
+                return run(arm.body(), f);
+            }
+        }
+        return run(x.otherwise(), f);
+    }
+
+    private Flow loop(IrActivity.While x, Frame f) {
+        RankState rank = f.rank();
+        while (ExpressionEvaluator.test(x.test(), f)) {
+            rank.checkAborted();
+            if (run(x.body(), f) == Flow.BREAK) {
+                break;
+            }
+        }
+        return Flow.NEXT;
+    }
+
+    private Flow loop(IrActivity.For x, Frame f) {
+        int from = ExpressionEvaluator.evaluateInt(x.from(), f);
+        int to = ExpressionEvaluator.evaluateInt(x.to(), f);
+        int step = x.step() == null ? 1 : ExpressionEvaluator.evaluateInt(x.step(), f);
+        if (step == 0) {
+            throw new RuntimeFault(x.step().at(), "for " + x.variable() + ": step is 0, the loop would never end");
+        }
+        RankState rank = f.rank();
+        Frame body = f.withLoopVariable(x.variable());
+        // long arithmetic: i += step must not wrap around near Integer.MAX_VALUE
+        for (long i = from; step > 0 ? i < to : i > to; i += step) {
+            rank.checkAborted();
+            body.setLoopValue((int) i);
+            if (run(x.body(), body) == Flow.BREAK) {
+                break;
+            }
+        }
+        return Flow.NEXT;
+    }
+
+    /** Runs the branches on threads of their own; returns when all completed, fails the rank when one fails. */
+    private void parallel(IrActivity.Parallel x, Frame f) {
+        List<List<IrActivity>> branches = x.branches();
+        RankActivityMonitor monitor = f.rank().monitor();
+        List<Thread> threads = new ArrayList<>(branches.size());
+        Throwable[] failures = new Throwable[branches.size()];
+        Object done = new Object();
+        int[] running = {branches.size()};
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        String name = Thread.currentThread().getName();
+        monitor.branchesStarted(branches.size());
+        try {
+            for (int b = 0; b < branches.size(); b++) {
+                int index = b;
+                Frame branchFrame = f.branch();
+                Thread t = new Thread(() -> {
+                    try {
+                        run(branches.get(index), branchFrame);
+                    } catch (Throwable e) {
+                        failures[index] = e;
+                    } finally {
+                        synchronized (done) {
+                            running[0]--;
+                            done.notifyAll();
+                        }
+                    }
+                }, name + "-branch-" + (b + 1));
+                t.setDaemon(true);
+                t.setContextClassLoader(loader);
+                threads.add(t);
+            }
+            threads.forEach(Thread::start);
+            Throwable first = awaitBranches(done, running, failures);
+            if (first != null) {
+                // the others may be blocked on messages that will never come: interrupt them and give
+                // them a moment to end; the domain abort that follows the rank's failure ends the rest
+                threads.forEach(Thread::interrupt);
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BRANCH_STOP_MS);
+                for (Thread t : threads) {
+                    long left = deadline - System.nanoTime();
+                    if (left > 0) {
+                        joinQuietly(t, left);
+                    }
+                }
+                throw first instanceof RuntimeException r ? r : new RankFault("parallel", x.at(),
+                        "a branch failed: " + first, first);
+            }
+        } finally {
+            monitor.branchesEnded(branches.size());
+        }
+    }
+
+    /** Waits until all branches ended or one failed; returns the failure to report (a fault before an abort). */
+    private static Throwable awaitBranches(Object done, int[] running, Throwable[] failures) {
+        synchronized (done) {
+            while (true) {
+                Throwable fault = null;
+                Throwable aborted = null;
+                for (Throwable t : failures) {
+                    if (t instanceof DomainAbortedException) {
+                        aborted = aborted == null ? t : aborted;
+                    } else if (t != null) {
+                        fault = fault == null ? t : fault;
+                    }
+                }
+                if (fault != null) {
+                    return fault;
+                }
+                if (running[0] == 0) {
+                    return aborted;
+                }
+                if (aborted != null) {
+                    return aborted;
+                }
+                try {
+                    done.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return new DomainAbortedException("interrupted while waiting for parallel branches");
+                }
+            }
+        }
+    }
+
+    private static void joinQuietly(Thread t, long nanos) {
+        try {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The activity's name in events and errors: its element name, with the class or operation where that helps. */
+    static String name(IrActivity a) {
+        if (a instanceof IrActivity.Compute c) {
+            return "compute " + c.className();
+        }
+        if (a instanceof IrActivity.Invoke i) {
+            return "invoke " + i.operation();
+        }
+        String simple = a.getClass().getSimpleName();
+        return switch (simple) {
+            case "ISend" -> "isend";
+            case "IRecv" -> "irecv";
+            case "SendRecv" -> "sendrecv";
+            case "WaitAll" -> "waitall";
+            default -> simple.toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+}

@@ -1,0 +1,53 @@
+package org.mpfl.runtime.interp;
+
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.runtime.api.DeliveryException;
+import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.api.MpiwsException;
+import org.mpfl.runtime.api.ReceiveTimeoutException;
+
+/**
+ * Turns whatever an activity threw into the rank's {@link RankFault} with the activity's name and
+ * location, in one place so that every fault reads alike. An abort of the domain is passed through
+ * unchanged: it is the consequence of another rank's fault (or a cancel), not a fault of this rank,
+ * and the engine tells the two apart by the exception type.
+ */
+final class Faults {
+    private Faults() {
+    }
+
+    /** The fault to throw for {@code thrown} raised while executing {@code activity} at {@code at}. */
+    static RuntimeException at(String activity, SourceLocation at, Throwable thrown) {
+        if (thrown instanceof RankFault f) {
+            return f;
+        }
+        if (thrown instanceof DomainAbortedException aborted) {
+            return aborted;
+        }
+        if (thrown instanceof RuntimeFault f) {
+            return new RankFault(activity, f.location() != null ? f.location() : at, f.getMessage(), f);
+        }
+        if (thrown instanceof ReceiveTimeoutException t) {
+            return new RankFault(activity, at, "timed out: " + t.getMessage(), t);
+        }
+        if (thrown instanceof DeliveryException d) {
+            return new RankFault(activity, at, "peer unreachable: " + d.getMessage(), d);
+        }
+        if (thrown instanceof MpiwsException m) {
+            return new RankFault(activity, at, m.getMessage(), m);
+        }
+        if (thrown instanceof IllegalArgumentException || thrown instanceof IllegalStateException
+                || thrown instanceof ArithmeticException || thrown instanceof UnsupportedOperationException) {
+            // the runtime's own checks (bad rank, unknown algorithm, ...) say what is wrong in their message
+            return new RankFault(activity, at, thrown.getMessage() == null ? thrown.toString() : thrown.getMessage(), thrown);
+        }
+        String what = thrown.getClass().getSimpleName() + (thrown.getMessage() == null ? "" : ": " + thrown.getMessage());
+        return new RankFault(activity, at, what, thrown);
+    }
+
+    /** A fault of the program itself at {@code at}. */
+    static RankFault of(String activity, SourceLocation at, String message) {
+        return new RankFault(activity, at, message);
+    }
+}

@@ -1,0 +1,225 @@
+package org.mpfl.runtime.interp;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.IrTarget;
+import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.runtime.api.Communicator;
+import org.mpfl.runtime.api.Message;
+import org.mpfl.runtime.api.Request;
+import org.mpfl.runtime.p2p.P2PCommunicator;
+
+/**
+ * send, receive, sendrecv, isend, irecv, wait and waitall over the rank's communicators. Peers are
+ * checked before anything moves (−1 is MPI_PROC_NULL: the operation does nothing), received values
+ * are fitted to the declared type of {@code into}, and every call that can block is reported to the
+ * rank's {@link RankActivityMonitor} with what it waits for, in world ranks.
+ */
+final class PointToPointSteps {
+
+    void execute(IrActivity a, Frame f) {
+        if (a instanceof IrActivity.Send x) {
+            send(x, f);
+        } else if (a instanceof IrActivity.Receive x) {
+            receive(x, f);
+        } else if (a instanceof IrActivity.SendRecv x) {
+            sendRecv(x, f);
+        } else if (a instanceof IrActivity.ISend x) {
+            isend(x, f);
+        } else if (a instanceof IrActivity.IRecv x) {
+            irecv(x, f);
+        } else if (a instanceof IrActivity.Wait x) {
+            await(x.request(), "wait", x.at(), f);
+        } else if (a instanceof IrActivity.WaitAll x) {
+            for (String request : x.requests()) {
+                await(request, "waitall", x.at(), f);
+            }
+        } else {
+            throw new IllegalStateException("not a point-to-point activity: " + a);
+        }
+    }
+
+    private void send(IrActivity.Send x, Frame f) {
+        RankState rank = f.rank();
+        Communicator comm = rank.communicators().get(x.comm());
+        int to = peer(x.to(), comm, "to", f);
+        int tag = tag(x.tag(), f);
+        Object value = ExpressionEvaluator.evaluate(x.data(), f);
+        rank.monitor().reached("send", x.at());
+        if (to == Communicator.PROC_NULL) {
+            return;
+        }
+        boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
+        RankActivityMonitor.Blocking b = rank.monitor().begin("send", x.at(),
+                () -> (synchronous ? "ssend to " : "send to ") + describePeer(comm, to) + " tag " + tag + " comm " + comm.name()
+                        + (synchronous ? " (waiting for the receiver to match it)" : " (receiver's buffer full)"));
+        try {
+            if (synchronous) {
+                comm.ssend(value, to, tag);
+            } else {
+                comm.send(value, to, tag);
+            }
+        } finally {
+            rank.monitor().end(b);
+        }
+    }
+
+    private void receive(IrActivity.Receive x, Frame f) {
+        RankState rank = f.rank();
+        Communicator comm = rank.communicators().get(x.comm());
+        int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, "from", f);
+        int tag = x.tag() == null ? Communicator.ANY_TAG : tag(x.tag(), f);
+        Duration timeout = null;
+        if (x.timeout() != null) {
+            long ms = ((Number) ExpressionEvaluator.evaluate(x.timeout(), f)).longValue();
+            if (ms < 0) {
+                throw new RuntimeFault(x.timeout().at(), "timeout is " + ms + " ms; it must be at least 0");
+            }
+            timeout = Duration.ofMillis(ms);
+        }
+        rank.monitor().reached("receive", x.at());
+        Message m;
+        if (from == Communicator.PROC_NULL) {
+            m = new Message(Communicator.PROC_NULL, Communicator.ANY_TAG, null);
+        } else {
+            RankActivityMonitor.Blocking b = rank.monitor().begin("receive", x.at(), receiveText(comm, from, tag, ""));
+            try {
+                m = timeout == null ? comm.recv(from, tag) : comm.recv(from, tag, timeout);
+            } finally {
+                rank.monitor().end(b);
+            }
+        }
+        deliver(m, from == Communicator.PROC_NULL, x.into(), x.source(), x.gottag(), f);
+    }
+
+    private void sendRecv(IrActivity.SendRecv x, Frame f) {
+        RankState rank = f.rank();
+        Communicator comm = rank.communicators().get(x.comm());
+        int to = peer(x.to(), comm, "to", f);
+        int sendTag = tag(x.sendTag(), f);
+        int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, "from", f);
+        int recvTag = x.recvTag() == null ? Communicator.ANY_TAG : tag(x.recvTag(), f);
+        Object value = ExpressionEvaluator.evaluate(x.data(), f);
+        rank.monitor().reached("sendrecv", x.at());
+        Message m;
+        RankActivityMonitor.Blocking b = rank.monitor().begin("sendrecv", x.at(), receiveText(comm, from, recvTag,
+                to == Communicator.PROC_NULL ? " (sendrecv)" : " (sendrecv, sending to " + describePeer(comm, to) + ")"));
+        try {
+            m = comm.sendrecv(value, to, sendTag, from, recvTag);
+        } finally {
+            rank.monitor().end(b);
+        }
+        deliver(m, from == Communicator.PROC_NULL, x.into(), null, null, f);
+    }
+
+    private void isend(IrActivity.ISend x, Frame f) {
+        RankState rank = f.rank();
+        Communicator comm = rank.communicators().get(x.comm());
+        int to = peer(x.to(), comm, "to", f);
+        int tag = tag(x.tag(), f);
+        Object value = ExpressionEvaluator.evaluate(x.data(), f);
+        rank.monitor().reached("isend", x.at());
+        boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
+        Request r = synchronous ? comm.issend(value, to, tag) : comm.isend(value, to, tag);
+        Supplier<String> what = () -> "request " + x.request() + ": " + (synchronous ? "ssend to " : "send to ")
+                + describePeer(comm, to) + " tag " + tag + " comm " + comm.name();
+        rank.requests().start(x.request(), new PendingRequests.Pending(x, r, what, to == Communicator.PROC_NULL));
+    }
+
+    private void irecv(IrActivity.IRecv x, Frame f) {
+        RankState rank = f.rank();
+        Communicator comm = rank.communicators().get(x.comm());
+        int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, "from", f);
+        int tag = x.tag() == null ? Communicator.ANY_TAG : tag(x.tag(), f);
+        rank.monitor().reached("irecv", x.at());
+        Request r = comm.irecv(from, tag);
+        Supplier<String> receive = receiveText(comm, from, tag, " (request " + x.request() + ")");
+        rank.requests().start(x.request(), new PendingRequests.Pending(x, r, receive, from == Communicator.PROC_NULL));
+    }
+
+    private void await(String request, String activity, SourceLocation at, Frame f) {
+        RankState rank = f.rank();
+        PendingRequests.Pending p = rank.requests().take(request);
+        rank.monitor().reached(activity, at);
+        if (p == null) {
+            return; // never started, or already waited for: MPI's null request
+        }
+        Message m;
+        RankActivityMonitor.Blocking b = rank.monitor().begin(activity, at, p.waitingFor());
+        try {
+            m = p.request().await();
+        } catch (org.mpfl.runtime.api.DomainAbortedException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // say which operation failed: the wait is where it surfaced, the isend/irecv is what it was
+            throw Faults.at(activity, at, relabel(e, request, p));
+        } finally {
+            rank.monitor().end(b);
+        }
+        if (p.origin() instanceof IrActivity.IRecv x) {
+            deliver(m, p.peerNull(), x.into(), x.source(), x.gottag(), f);
+        }
+    }
+
+    /** The same failure, its message prefixed with the request and where it was started. */
+    private static RuntimeException relabel(RuntimeException e, String request, PendingRequests.Pending p) {
+        String prefix = "request '" + request + "' (started at " + p.at() + "): ";
+        if (e instanceof org.mpfl.runtime.api.ReceiveTimeoutException t) {
+            return new org.mpfl.runtime.api.ReceiveTimeoutException(prefix + t.getMessage());
+        }
+        if (e instanceof org.mpfl.runtime.api.DeliveryException d) {
+            return new org.mpfl.runtime.api.DeliveryException(prefix + d.getMessage(), d.getCause());
+        }
+        return new RuntimeFault(null, prefix + (e.getMessage() == null ? e.toString() : e.getMessage()));
+    }
+
+    /** Stores a received message: the value into {@code into}, its source and tag into the optional targets. */
+    private static void deliver(Message m, boolean peerNull, IrTarget into, IrTarget source, IrTarget gottag, Frame f) {
+        RankState rank = f.rank();
+        if (!peerNull) {
+            rank.store(into, m.value(), false, f, "received value (from rank " + m.source() + " tag " + m.tag() + ")");
+        }
+        if (source != null) {
+            rank.store(source, m.source(), false, f, "source");
+        }
+        if (gottag != null) {
+            rank.store(gottag, m.tag(), false, f, "tag");
+        }
+    }
+
+    /** A peer rank in {@code comm}: −1 (MPI_PROC_NULL) or a member's rank. */
+    static int peer(IrExpr expr, Communicator comm, String attribute, Frame f) {
+        int r = ExpressionEvaluator.evaluateInt(expr, f);
+        if (r != Communicator.PROC_NULL && (r < 0 || r >= comm.size())) {
+            throw new RuntimeFault(expr.at(), "'" + attribute + "' is rank " + r + ", outside communicator " + comm.name()
+                    + " of size " + comm.size() + " (use -1 for no peer)");
+        }
+        return r;
+    }
+
+    static int tag(IrExpr expr, Frame f) {
+        int t = ExpressionEvaluator.evaluateInt(expr, f);
+        if (t < 0) {
+            throw new RuntimeFault(expr.at(), "tag is " + t + "; tags are at least 0");
+        }
+        return t;
+    }
+
+    private static Supplier<String> receiveText(Communicator comm, int from, int tag, String suffix) {
+        return () -> "receive from " + (from == Communicator.ANY_SOURCE ? "any rank" : describePeer(comm, from))
+                + " tag " + (tag == Communicator.ANY_TAG ? "any" : String.valueOf(tag)) + " comm " + comm.name() + suffix;
+    }
+
+    /** A peer named by its world rank (what the engine's wait-for graph uses), with its rank in {@code comm} if different. */
+    static String describePeer(Communicator comm, int peer) {
+        if (peer == Communicator.PROC_NULL) {
+            return "nobody (-1)";
+        }
+        int world = comm instanceof P2PCommunicator p ? p.worldRankOf(peer) : peer;
+        return world == peer ? String.valueOf(world) : world + " (rank " + peer + " of " + comm.name() + ")";
+    }
+}

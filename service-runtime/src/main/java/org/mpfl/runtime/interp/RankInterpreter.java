@@ -1,0 +1,57 @@
+package org.mpfl.runtime.interp;
+
+import java.util.Map;
+import org.mpfl.runtime.api.RankContext;
+import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.monitor.RankMonitor;
+
+/**
+ * The {@link RankProgram} of a generated MPFL service: runs one rank of its process's typed IR with
+ * the MPIWS runtime. Params are typed as declared, variables start at their init values (or the
+ * type's zero), then the body runs; a fault throws a {@link RankFault} with the rank's activity and
+ * source location, which fails the rank and makes the host abort the domain.
+ *
+ * <pre>{@code
+ *   InterpretedProgram program = InterpretedProgram.of(workflow, "solver", libraries);
+ *   host.registerServiceType("Solver", () -> new RankInterpreter(program));
+ * }</pre>
+ */
+public final class RankInterpreter implements RankProgram {
+    private final InterpretedProgram program;
+
+    public RankInterpreter(InterpretedProgram program) {
+        this.program = program;
+    }
+
+    @Override
+    public void run(RankContext context) {
+        RankMonitor sink = context instanceof RankMonitor m ? m : null;
+        RankActivityMonitor monitor = new RankActivityMonitor(sink);
+        Thread me = Thread.currentThread();
+        ClassLoader previous = me.getContextClassLoader();
+        me.setContextClassLoader(program.libraries());
+        WaitWatchdog.register(monitor);
+        try {
+            Map<String, Object> params = program.typedParams(context.params());
+            int worldRank = context.world().rank();
+            int worldSize = context.world().size();
+            RankLayout layout = sink != null && !sink.processes().isEmpty()
+                    ? RankLayout.of(worldRank, worldSize, sink.processes())
+                    : RankLayout.of(worldRank, worldSize, program.processes(), params);
+            if (!program.process().name().equals(layout.ownProcess())) {
+                throw Faults.of("start", program.process().at(), "world rank " + worldRank + " belongs to process '"
+                        + layout.ownProcess() + "', but this service runs process '" + program.process().name() + "'");
+            }
+            RankState rank = new RankState(program, context, params, layout, monitor);
+            Frame frame = Frame.root(rank);
+            rank.initialiseVariables(frame);
+            new Executor().run(program.process().body(), frame);
+            if (!rank.requests().names().isEmpty()) {
+                context.log("warn", "requests never waited for: " + rank.requests().names());
+            }
+        } finally {
+            WaitWatchdog.unregister(monitor);
+            me.setContextClassLoader(previous);
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package org.mpfl.runtime.monitor;
+
+/**
+ * A rank failure that knows where it happened in the workflow document. When a rank program throws
+ * one, the host reports the rank FAILED with this activity and location and with the exception's
+ * message alone (no exception class name), so the run's error reads as the user wrote the workflow.
+ */
+public interface LocatedFailure {
+    /** The failing activity ({@code "receive"}, {@code "compute org.x.Step"}), or {@code null}. */
+    String activity();
+
+    /** Source location {@code file:line:col} of the failing activity or expression, or {@code null}. */
+    String location();
+}

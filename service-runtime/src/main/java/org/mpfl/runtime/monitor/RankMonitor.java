@@ -1,0 +1,28 @@
+package org.mpfl.runtime.monitor;
+
+import java.util.List;
+
+/**
+ * What a rank's host offers a rank program beyond {@link org.mpfl.runtime.api.RankContext}: the
+ * MPMD layout of the domain, and the monitoring events that drive the engine's timeline and its
+ * deadlock detector ({@link RankEvent.Type#ACTIVITY}, {@link RankEvent.Type#WAIT}). The service
+ * host's rank context implements it; a program checks with {@code instanceof} and does without
+ * when it is absent (hand-made contexts in tests and embedding).
+ */
+public interface RankMonitor {
+
+    /** The processes of the domain in world-rank order with their rank counts ({@code run}'s content). */
+    List<RunRequest.ProcessSlice> processes();
+
+    /**
+     * The rank started an activity ({@code "receive"}, {@code "compute org.x.Step"}) at a source
+     * location ({@code file:line:col}, or {@code null}); also clears a previous {@link #waiting}.
+     */
+    void activity(String activity, String location);
+
+    /**
+     * The rank is blocked in {@code activity} at {@code location}, waiting for what {@code waitingFor}
+     * says ({@code "receive from 3 tag 0 comm world"}: world ranks, so that wait-for edges can be followed).
+     */
+    void waiting(String activity, String location, String waitingFor);
+}
