@@ -1,0 +1,64 @@
+package org.mpfl.compiler;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Every MPFL example of the documentation — a fenced block opened with {@code ```xml mpfl} in
+ * {@code docs/*.md} — is a complete document whose diagnostics are exactly those written inline
+ * ({@link FixtureExpectations}). Library paths are not resolved (examples have no files next to them).
+ */
+class DocumentationExamplesTest {
+    static final Path DOCS = Paths.get("../docs");
+    static final List<String> DOCUMENTS = List.of("language-reference.md", "tutorial.md");
+
+    record Example(String document, int line, String text) {
+    }
+
+    static List<Example> examples(Path markdown) throws IOException {
+        List<Example> examples = new ArrayList<>();
+        List<String> lines = Files.readAllLines(markdown, StandardCharsets.UTF_8);
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).strip().equals("```xml mpfl")) {
+                int start = i + 1;
+                StringBuilder text = new StringBuilder();
+                for (i = start; i < lines.size() && !lines.get(i).strip().equals("```"); i++) {
+                    text.append(lines.get(i)).append('\n');
+                }
+                examples.add(new Example(markdown.getFileName().toString(), start + 1, text.toString()));
+            }
+        }
+        return examples;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyDocumentedExampleChecksAsDocumented() throws IOException {
+        List<Example> all = new ArrayList<>();
+        for (String document : DOCUMENTS) {
+            all.addAll(examples(DOCS.resolve(document)));
+        }
+        assertTrue(all.size() >= 10, "examples found: " + all.size());
+        return all.stream().map(example -> DynamicTest.dynamicTest(example.document() + ":" + example.line(), () -> {
+            FixtureExpectations expectations = new FixtureExpectations(example.text());
+            MpflCompiler compiler = expectations.typesOnly() ? new MpflCompiler(List.of()) : new MpflCompiler();
+            MpflCompiler.CheckResult result = compiler.check(example.text().getBytes(StandardCharsets.UTF_8), "example.mpfl.xml",
+                    null, expectations.params());
+            List<String> differences = expectations.differences(result.diagnostics().sorted());
+            if (!differences.isEmpty()) {
+                fail("example at docs/" + example.document() + ":" + example.line() + " (lines below are relative to the block):\n  "
+                        + String.join("\n  ", differences));
+            }
+        }));
+    }
+}
