@@ -55,6 +55,16 @@ final class Broadcasts {
      * primitive array with at least one element per rank) scatter + ring allgather.
      */
     static Object tree(CollectiveChannel ch, int seq, Object value, int root, boolean scatterAllgather) {
+        return tree(ch, seq, value, root, scatterAllgather, null);
+    }
+
+    /**
+     * As {@link #tree(CollectiveChannel, int, Object, int, boolean)}; when {@code pending} is given,
+     * the sends of the binomial tree are added to it instead of being awaited, so that a caller can
+     * start further sends (the next phase of a hierarchical broadcast) before these complete.
+     */
+    static Object tree(CollectiveChannel ch, int seq, Object value, int root, boolean scatterAllgather,
+                       List<Request> pending) {
         int p = ch.size();
         int me = ch.rank();
         int valueTag = Tags.of(seq, Tags.BCAST_VALUE);
@@ -64,13 +74,13 @@ final class Broadcasts {
             if (scatterAllgather && Seqs.isPrimitiveArray(value) && Seqs.length(value) >= p) {
                 return scatterAllgatherRoot(ch, seq, value, root, children);
             }
-            sendAll(ch, value, children, valueTag);
+            sendAll(ch, value, children, valueTag, pending);
             return value;
         }
         int parent = BinomialTree.parent(me, root, p);
         Message first = ch.recv(parent, Communicator.ANY_TAG);
         if (first.tag() == valueTag) {
-            sendAll(ch, first.value(), children, valueTag);
+            sendAll(ch, first.value(), children, valueTag, pending);
             return first.value();
         } else if (first.tag() == headerTag) {
             return scatterAllgatherNonRoot(ch, seq, (long[]) first.value(), root, parent, children);
@@ -79,15 +89,17 @@ final class Broadcasts {
                 + " from rank " + parent + " (ranks called different collectives?)");
     }
 
-    private static void sendAll(CollectiveChannel ch, Object value, int[] to, int tag) {
+    private static void sendAll(CollectiveChannel ch, Object value, int[] to, int tag, List<Request> pending) {
         if (to.length == 0) {
             return;
         }
-        List<Request> sends = new ArrayList<>(to.length);
+        List<Request> sends = pending != null ? pending : new ArrayList<>(to.length);
         for (int c : to) {
             sends.add(ch.isend(value, c, tag));
         }
-        Requests.awaitAll(sends);
+        if (pending == null) {
+            Requests.awaitAll(sends);
+        }
     }
 
     private static int typeCode(Object array) {

@@ -15,12 +15,16 @@ final class Hierarchical {
     static Object bcast(CollectiveChannel ch, int seq, Object value, int root, CollectiveConfig config) {
         Hierarchy h = Hierarchy.of(ch.hosts(), ch.rank(), root);
         Object v = value;
+        // a leader starts its host's local sends while its cross-host sends are still under way
+        java.util.List<org.mpfl.runtime.api.Request> pending = new java.util.ArrayList<>();
         if (h.isLeader) {
             SubChannel leaders = new SubChannel(ch, h.leaders);
             boolean isLong = ch.rank() == root && Broadcasts.isLong(value, leaders.size(), config);
-            v = Broadcasts.tree(leaders, seq, value, h.leaderRoot, isLong);
+            v = Broadcasts.tree(leaders, seq, value, h.leaderRoot, isLong, pending);
         }
-        return Broadcasts.tree(new SubChannel(ch, h.local), seq, v, h.localRoot, false);
+        Object result = Broadcasts.tree(new SubChannel(ch, h.local), seq, v, h.localRoot, false, pending);
+        Requests.awaitAll(pending);
+        return result;
     }
 
     static Object allreduce(CollectiveChannel ch, int seq, Object operand, ReduceOp op, CollectiveConfig config) {

@@ -16,7 +16,7 @@ import org.mpfl.runtime.collective.Collectives;
 /**
  * {@code mpflc bench collectives [--json] [--ranks 2,4,8] [--sizes 10,100,300,700]
  * [--transport auto|soap|binary[,...]] [--ops bcast,gather,allreduce,barrier] [--scale X]
- * [--host-jvm-arg ARG]... [--save FILE.json] [--plot FILE.png] [--from FILE.json]}: median of the
+ * [--quiet-wait SECONDS] [--host-jvm-arg ARG]... [--save FILE.json] [--plot FILE.png] [--from FILE.json]}: median of the
  * max-over-ranks time of barrier, broadcast, gather and allreduce for every algorithm and for
  * {@code auto}, with ranks spread round-robin over two local service hosts
  * ({@link CollectivesBenchmark}). Prints a table with the ratio to MPJ Express niodev, or with
@@ -52,6 +52,7 @@ public final class CollectivesBenchCommand implements CliCommand {
         Path save = null;
         Path plot = null;
         Path from = null;
+        int quietWait = 0;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -74,6 +75,7 @@ public final class CollectivesBenchCommand implements CliCommand {
                         }
                     }
                 }
+                case "--quiet-wait" -> quietWait = Integer.parseInt(value(args, ++i, a));
                 case "--scale" -> scale = Double.parseDouble(value(args, ++i, a));
                 case "--host-jvm-arg" -> jvmArgs.add(value(args, ++i, a));
                 case "--save" -> save = Path.of(value(args, ++i, a));
@@ -101,7 +103,8 @@ public final class CollectivesBenchCommand implements CliCommand {
                 algs.addAll(Collectives.algorithms(op));
                 cases.put(op, algs);
             }
-            results = new CollectivesBenchmark(ranks, sizes, transports, cases, scale, jvmArgs, err).run();
+            results = new CollectivesBenchmark(ranks, sizes, transports, cases, scale, jvmArgs, err)
+                    .quietWait(quietWait).run();
         }
         String text = toJson(results);
         if (save != null) {

@@ -100,7 +100,7 @@ public final class CollectivesBenchProgram implements RankProgram {
         int large = sizes.stream().max(Integer::compare).orElse(10);
         for (int n : List.of(small, large)) {
             double[] data = new double[n * n];
-            for (int i = 0; i < (n == small ? 30 : 3); i++) {
+            for (int i = 0; i < (n == small ? 100 : 5); i++) {
                 coll.barrier("auto");
                 world.bcast(world.rank() == 0 ? data : null, 0, "auto");
                 world.gather(data, 0, "auto");

@@ -37,6 +37,16 @@ public final class CollectivesBenchmark {
     private final double scale;
     private final List<String> hostJvmArgs;
     private final PrintStream progress;
+    private int quietWaitSeconds;
+
+    /**
+     * Before each domain, waits up to this long for the machine to be at least 85 % idle (as the
+     * peers' scripts do: other jobs on the two cores distort everything); 0 = do not wait.
+     */
+    public CollectivesBenchmark quietWait(int seconds) {
+        this.quietWaitSeconds = seconds;
+        return this;
+    }
 
     public CollectivesBenchmark(List<Integer> ranks, List<Integer> sizes, List<String> transports,
                                 Map<String, List<String>> cases, double scale, List<String> hostJvmArgs,
@@ -65,6 +75,47 @@ public final class CollectivesBenchmark {
         return results;
     }
 
+    private void waitForQuiet() throws InterruptedException {
+        if (quietWaitSeconds <= 0) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(quietWaitSeconds);
+        double idle = 0;
+        while (System.nanoTime() < deadline) {
+            idle = idleFraction();
+            if (idle >= 0.85 || Double.isNaN(idle)) {
+                return;
+            }
+        }
+        progress.printf("[bench] machine still busy after %d s (%.0f %% idle); measuring anyway%n", quietWaitSeconds, 100 * idle);
+    }
+
+    /** Idle share of all CPUs over one second, from /proc/stat ({@code NaN} where there is none). */
+    private static double idleFraction() throws InterruptedException {
+        long[] a = cpuTimes();
+        Thread.sleep(1000);
+        long[] b = cpuTimes();
+        if (a == null || b == null || b[0] == a[0]) {
+            return Double.NaN;
+        }
+        return (double) (b[1] - a[1]) / (b[0] - a[0]);
+    }
+
+    private static long[] cpuTimes() {
+        try {
+            String line = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0);
+            String[] f = line.trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i < f.length; i++) {
+                total += Long.parseLong(f[i]);
+            }
+            long idle = Long.parseLong(f[4]) + (f.length > 5 ? Long.parseLong(f[5]) : 0);
+            return new long[] {total, idle};
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     private String casesParam() {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, List<String>> e : cases.entrySet()) {
@@ -89,6 +140,7 @@ public final class CollectivesBenchmark {
         String domain = DomainToken.generate();
         String token = DomainToken.generate();
         List<RunRequest.ProcessSlice> procs = List.of(new RunRequest.ProcessSlice("bench", SERVICE, p));
+        waitForQuiet();
         progress.printf("[bench] transport %s, p=%d: running%n", transport, p);
         for (int r = p - 1; r >= 0; r--) {
             client.run(eps.get(r).soapUrl(), new RunRequest(domain, r, eps, procs, params, token, null, transport));
