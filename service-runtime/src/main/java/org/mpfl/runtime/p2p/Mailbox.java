@@ -40,6 +40,9 @@ final class Mailbox {
         final TreeMap<Long, Buffered> early = new TreeMap<>();
     }
 
+    /** How long a receive spins before parking: {@code mpfl.receiveSpinMicros}, default 0 (2-core machines lose by spinning). */
+    private static final long SPIN_NANOS = Long.getLong("mpfl.receiveSpinMicros", 0) * 1000;
+
     private final RankInstance owner;
     private final Domain domain;
     private final ReentrantLock lock = new ReentrantLock();
@@ -129,6 +132,13 @@ final class Mailbox {
      * fails at once when the domain is aborted or the rank has failed.
      */
     Envelope await(PostedReceive r, long timeoutNanos, boolean withdrawOnTimeout, Supplier<String> describe) {
+        if (!r.isDone() && SPIN_NANOS > 0) {
+            // a short spin catches a reply that is already on its way without a park/unpark
+            long spinEnd = System.nanoTime() + SPIN_NANOS;
+            while (!r.isDone() && System.nanoTime() < spinEnd) {
+                Thread.onSpinWait();
+            }
+        }
         if (r.isDone()) {
             return r.matched();
         }

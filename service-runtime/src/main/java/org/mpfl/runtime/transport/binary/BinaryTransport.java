@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +18,9 @@ import org.mpfl.runtime.transport.TransportException;
  * The sending end of the binary channel: one persistent TCP connection (TCP_NODELAY) per peer host
  * address, shared by all ranks and domains of this host, reconnected after an error. A store writes
  * one frame and waits for its one-byte reply; stores to the same peer host take turns on the
- * connection. I/O without progress for {@code ioTimeoutMillis} fails the store (retryable).
+ * connection. The channel is blocking (fewest system calls per message); a watchdog closes a
+ * connection whose request takes longer than {@code ioTimeoutMillis}, which fails that store
+ * (retryable) instead of letting it hang.
  */
 public final class BinaryTransport implements Transport {
     private static final int CONNECT_TIMEOUT_MS = 2000;
@@ -31,9 +31,32 @@ public final class BinaryTransport implements Transport {
     private final ConcurrentHashMap<String, Connection> connections = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> unreachableSince = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final Thread watchdog;
 
     public BinaryTransport(long ioTimeoutMillis) {
         this.ioTimeoutMillis = ioTimeoutMillis;
+        this.watchdog = new Thread(this::watch, "mpfl-binary-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+    }
+
+    /** Closes connections stuck in one request for longer than the I/O timeout. */
+    private void watch() {
+        long limit = ioTimeoutMillis * 1_000_000L;
+        while (!closed) {
+            try {
+                Thread.sleep(Math.min(500, Math.max(10, ioTimeoutMillis / 4)));
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Connection c : connections.values()) {
+                long since = c.busySince;
+                if (since != 0 && now - since > limit) {
+                    c.abandon();
+                }
+            }
+        }
     }
 
     @Override
@@ -135,6 +158,7 @@ public final class BinaryTransport implements Transport {
     @Override
     public void close() {
         closed = true;
+        watchdog.interrupt();
         for (Connection c : connections.values()) {
             c.disconnect();
         }
@@ -150,10 +174,11 @@ public final class BinaryTransport implements Transport {
     private final class Connection {
         final String address;
         final ReentrantLock lock = new ReentrantLock();
-        SocketChannel channel;
-        Selector selector;
+        volatile SocketChannel channel;
         ChannelBuffer buffer;
         boolean pinged;
+        /** When the request in progress started (System.nanoTime), 0 when idle. */
+        volatile long busySince;
 
         Connection(String address) {
             this.address = address;
@@ -164,13 +189,30 @@ public final class BinaryTransport implements Transport {
             if (closed) {
                 throw new IOException("transport closed");
             }
-            if (channel == null) {
-                connect();
+            busySince = System.nanoTime();
+            try {
+                if (channel == null) {
+                    connect();
+                }
+                frame.write(buffer);
+                buffer.flush();
+                buffer.startRead();
+                return buffer.getByte();
+            } finally {
+                busySince = 0;
             }
-            frame.write(buffer);
-            buffer.flush();
-            buffer.startRead();
-            return buffer.getByte();
+        }
+
+        /** From the watchdog: unblocks the stuck request (it fails with an I/O error and disconnects). */
+        void abandon() {
+            SocketChannel ch = channel;
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
         }
 
         private void connect() throws IOException {
@@ -185,12 +227,8 @@ public final class BinaryTransport implements Transport {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 ch.setOption(StandardSocketOptions.SO_SNDBUF, 512 * 1024);
                 ch.socket().connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
-                ch.configureBlocking(false);
-                Selector sel = Selector.open();
-                ch.register(sel, SelectionKey.OP_READ);
                 channel = ch;
-                selector = sel;
-                buffer = new ChannelBuffer(ch, sel, ioTimeoutMillis);
+                buffer = new ChannelBuffer(ch, null, ioTimeoutMillis);
             } catch (IOException | RuntimeException e) {
                 ch.close();
                 throw e;
@@ -203,14 +241,10 @@ public final class BinaryTransport implements Transport {
                 if (channel != null) {
                     channel.close();
                 }
-                if (selector != null) {
-                    selector.close();
-                }
             } catch (IOException ignored) {
                 // closing anyway
             }
             channel = null;
-            selector = null;
             buffer = null;
         }
     }
