@@ -15,6 +15,8 @@ final class CliArgs {
     final List<String> positionals = new ArrayList<>();
     final Map<String, String> options = new LinkedHashMap<>();
     final Map<String, Object> params = new LinkedHashMap<>();
+    /** The {@code --param} values exactly as typed (the compiler types them by the declarations). */
+    final Map<String, Object> rawParams = new LinkedHashMap<>();
     final Set<String> flags = new java.util.HashSet<>();
     /** Values of {@code --service NAME=CLASS}, which may repeat. */
     final List<String> services = new ArrayList<>();
@@ -61,6 +63,7 @@ final class CliArgs {
                     throw new UsageException("--param needs NAME=VALUE, got '" + value + "'");
                 }
                 a.params.put(value.substring(0, e), scalar(value.substring(e + 1)));
+                a.rawParams.put(value.substring(0, e), value.substring(e + 1));
             } else {
                 a.options.put(name, value);
             }

@@ -32,7 +32,7 @@ public final class DeployCommand implements CliCommand {
         Path file = Path.of(args.onePositional("FILE or DIR"));
         WorkflowInput input;
         try {
-            input = WorkflowInput.load(file, args.params);
+            input = WorkflowInput.load(file, args.params, args.rawParams);
         } catch (WorkflowCompiler.CompileException e) {
             e.diagnostics().forEach(err::println);
             return 1;

@@ -54,7 +54,7 @@ public final class RunCommand implements CliCommand {
 
         WorkflowInput input;
         try {
-            input = WorkflowInput.load(file, args.params);
+            input = WorkflowInput.load(file, args.params, args.rawParams);
         } catch (WorkflowCompiler.CompileException e) {
             e.diagnostics().forEach(err::println);
             return 1;

@@ -27,7 +27,12 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  */
 record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, Map<String, Object> params) {
 
-    static WorkflowInput load(Path file, Map<String, Object> params) throws IOException, WorkflowCompiler.CompileException {
+    /**
+     * @param params    parameter values guessed into JSON types (for plans, which carry no declarations)
+     * @param rawParams the same values as typed, for the compiler to type by the declarations
+     */
+    static WorkflowInput load(Path file, Map<String, Object> params, Map<String, Object> rawParams)
+            throws IOException, WorkflowCompiler.CompileException {
         if (Files.isDirectory(file)) {
             return fromDirectory(file, params);
         }
@@ -38,7 +43,7 @@ record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, Map<String, Ob
             return new WorkflowInput(Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), params);
         }
         String document = Files.readString(file, StandardCharsets.UTF_8);
-        WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(), document, params);
+        WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(), document, rawParams);
         return new WorkflowInput(c.plan(), c.archives(), c.params());
     }
 

@@ -46,7 +46,6 @@ final class HeadlessChromium implements AutoCloseable {
         }
         // keep Selenium from looking anything up on the network
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
-        System.setProperty("SE_AVOID_STATS", "true");
         Path profile = Files.createTempDirectory("mpfl-console-chromium-");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
