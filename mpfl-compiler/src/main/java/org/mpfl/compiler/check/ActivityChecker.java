@@ -128,7 +128,7 @@ final class ActivityChecker {
         }
         IrExpr converted = ExpressionTyper.coerce(value, target.type());
         if (converted == null) {
-            error(value.at(), "cannot assign " + value.type() + " to " + describe(target)
+            error(ExpressionTyper.startOf(value), "cannot assign " + value.type() + " to " + describe(target)
                     + (target.type().isIntegral() && value.type().isNumeric() ? " (narrow explicitly with " + target.type() + "(...))" : ""));
             return null;
         }
@@ -382,7 +382,7 @@ final class ActivityChecker {
         if (e.attribute("timeout") != null) {
             IrExpr typed = attrs.expression(e, "timeout", scope);
             if (typed != null && !typed.type().isIntegral()) {
-                error(typed.at(), "'timeout' of <receive> must be int or long (milliseconds), found " + typed.type());
+                error(ExpressionTyper.startOf(typed), "'timeout' of <receive> must be int or long (milliseconds), found " + typed.type());
             } else {
                 timeout = ExpressionTyper.coerce(typed, MpflType.LONG);
             }

@@ -54,7 +54,7 @@ final class AttributeTyping {
         }
         IrExpr converted = ExpressionTyper.coerce(typed, type);
         if (converted == null) {
-            error(typed.at(), what + " must be " + type + ", found " + typed.type()
+            error(ExpressionTyper.startOf(typed), what + " must be " + type + ", found " + typed.type()
                     + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
         }
         return converted;

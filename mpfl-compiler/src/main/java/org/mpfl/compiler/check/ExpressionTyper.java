@@ -74,6 +74,29 @@ public final class ExpressionTyper {
         return null;
     }
 
+    /**
+     * Where an expression starts in the source (its leftmost token): the place to report a problem
+     * with the expression as a whole, whereas {@link IrExpr#at()} of an operator node is its operator.
+     */
+    public static SourceLocation startOf(IrExpr expr) {
+        IrExpr e = expr;
+        while (true) {
+            if (e instanceof IrExpr.Binary b) {
+                e = b.left();
+            } else if (e instanceof IrExpr.Conditional c) {
+                e = c.test();
+            } else if (e instanceof IrExpr.Index i) {
+                e = i.array();
+            } else if (e instanceof IrExpr.Slice s) {
+                e = s.array();
+            } else if (e instanceof IrExpr.Convert c) {
+                e = c.operand();
+            } else {
+                return e.at();
+            }
+        }
+    }
+
     private void error(SourceLocation at, String message) {
         diagnostics.error(at, message);
     }

@@ -195,7 +195,7 @@ public final class WorkflowChecker {
             if (typed != null && type != null && type.isScalar()) {
                 defaultValue = ExpressionTyper.coerce(typed, type);
                 if (defaultValue == null) {
-                    diagnostics.error(typed.at(), "default of param '" + (name == null ? "?" : name) + "' must be " + type
+                    diagnostics.error(ExpressionTyper.startOf(typed), "default of param '" + (name == null ? "?" : name) + "' must be " + type
                             + ", found " + typed.type());
                 } else {
                     defaultValue = constant(defaultValue);
@@ -235,6 +235,7 @@ public final class WorkflowChecker {
                 diagnostics.error(a.location(), "'world' is the communicator of all ranks and cannot name a process");
             } else if (!names.add(name)) {
                 diagnostics.error(a.location(), "duplicate process name '" + name + "'");
+                continue;
             }
             Attribute service = p.attribute("service");
             String serviceType = service == null ? name : service.value().trim();
@@ -297,7 +298,7 @@ public final class WorkflowChecker {
         }
         IrExpr converted = ExpressionTyper.coerce(typed, MpflType.INT);
         if (converted == null) {
-            diagnostics.error(typed.at(), "'ranks' must be int, found " + typed.type());
+            diagnostics.error(ExpressionTyper.startOf(typed), "'ranks' must be int, found " + typed.type());
             return null;
         }
         return converted;
@@ -313,7 +314,7 @@ public final class WorkflowChecker {
             if (typed != null && type != null) {
                 init = ExpressionTyper.coerce(typed, type);
                 if (init == null) {
-                    diagnostics.error(typed.at(), "cannot initialise " + type + " variable with " + typed.type()
+                    diagnostics.error(ExpressionTyper.startOf(typed), "cannot initialise " + type + " variable with " + typed.type()
                             + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
                 }
             }
