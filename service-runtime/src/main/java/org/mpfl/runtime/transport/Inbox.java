@@ -12,9 +12,13 @@ public interface Inbox {
         STORED,
         /** Already seen (a retry): dropped. */
         DUPLICATE,
-        /** Over the memory bound for now: the sender should back off and retry. */
+        /**
+         * Not now: over the domain's memory bound, or the domain/rank is not known here yet (its
+         * {@code run} may still be on its way). The sender backs off and retries; this does not
+         * count against its delivery deadline.
+         */
         BUSY,
-        /** Bad token proof, unknown or aborted domain: the sender must not retry. */
+        /** Bad token proof, or a domain/rank that has ended or was aborted: the sender must not retry. */
         REJECTED
     }
 

@@ -9,7 +9,8 @@ import java.util.Locale;
  * message of a domain to it); else {@code soap}. A mode forces one transport: {@code auto} (the
  * default), {@code local}, {@code binary} or {@code soap} — from {@code RunRequest.transport} or the
  * system property {@code mpfl.transport}. A forced transport that cannot reach the peer is a final
- * error (no silent fallback, so benchmarks measure what they say).
+ * error (no silent fallback, so benchmarks measure what they say); a binary address that does not
+ * answer is a retryable one (the sender retries until its delivery deadline).
  *
  * <p>The SOAP transport is supplied by the service host (Axis2 lives there); a selector built with
  * {@code soap == null} works with local and binary only.
@@ -63,8 +64,12 @@ public final class TransportSelector implements AutoCloseable {
                 if (binary.reaches(peer)) {
                     return binary;
                 }
-                throw unreachable(mode, peer, peer.binaryAddress() == null ? "the peer advertises no binary address"
-                        : "its binary address " + peer.binaryAddress() + " does not answer");
+                if (peer.binaryAddress() == null) {
+                    throw unreachable(mode, peer, "the peer advertises no binary address");
+                }
+                // the peer host may be (re)starting: retryable, the sender keeps trying until its deadline
+                throw new TransportException("transport binary cannot reach " + peer.soapUrl() + ": its binary address "
+                        + peer.binaryAddress() + " does not answer", false, null);
             case "soap":
                 if (soap == null) {
                     throw unreachable(mode, peer, "this host has no SOAP transport");
@@ -79,6 +84,10 @@ public final class TransportSelector implements AutoCloseable {
                 }
                 if (soap != null) {
                     return soap;
+                }
+                if (binary != null && peer.binaryAddress() != null) {
+                    throw new TransportException("no transport reaches " + peer.soapUrl() + ": its binary address "
+                            + peer.binaryAddress() + " does not answer and this host has no SOAP transport", false, null);
                 }
                 throw unreachable(mode, peer, "neither the local nor the binary transport reaches it and this "
                         + "host has no SOAP transport");
