@@ -99,7 +99,7 @@ public final class MpiwsClient implements AutoCloseable {
             throw new MpiwsCallException(operation + " at " + serviceUrl + " interrupted", null);
         }
         if (r.statusCode() / 100 != 2) {
-            SoapFault f = SoapFault.fromHttp(r.statusCode(), r.body());
+            SoapFault f = SoapFault.fromHttp(r.statusCode(), r.headers().firstValue("Content-Type").orElse(null), r.body());
             throw new MpiwsCallException(operation + " at " + serviceUrl + " failed: " + f.reason(), f);
         }
         String contentType = r.headers().firstValue("Content-Type").orElse("");
@@ -111,19 +111,9 @@ public final class MpiwsClient implements AutoCloseable {
 
     /** The SOAP envelope of an MTOM/XOP answer (what an MTOM-always server may send). */
     static String rootPart(String contentType, byte[] body) throws MpiwsCallException {
-        MediaType mt = MediaType.parse(contentType);
-        String boundary = mt.param("boundary");
         try {
-            MimeInput in = new MimeInput(new java.io.ByteArrayInputStream(body));
-            while (!in.readLine().trim().equals("--" + boundary)) {
-                // preamble
-            }
-            while (!in.readLine().isEmpty()) {
-                // part headers
-            }
-            byte[] root = in.readUntil(("\r\n--" + boundary).getBytes(StandardCharsets.ISO_8859_1), body.length);
-            return new String(root, StandardCharsets.UTF_8);
-        } catch (IOException | RuntimeException e) {
+            return new String(SoapFault.rootPart(contentType, body), StandardCharsets.UTF_8);
+        } catch (IOException e) {
             throw new MpiwsCallException("bad MTOM answer: " + e.getMessage(), null);
         }
     }

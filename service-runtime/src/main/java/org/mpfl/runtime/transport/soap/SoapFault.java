@@ -76,14 +76,41 @@ public record SoapFault(String code, String subcode, String reason) {
         }
     }
 
-    /** A fault-like description of a non-SOAP error answer. */
-    static SoapFault fromHttp(int status, byte[] body) {
-        SoapFault f = parse(body);
+    /** A fault-like description of an error answer (plain SOAP, MTOM-packaged SOAP, or not SOAP at all). */
+    static SoapFault fromHttp(int status, String contentType, byte[] body) {
+        SoapFault f;
+        try {
+            f = parse(rootPart(contentType, body));
+        } catch (java.io.IOException e) {
+            f = null;
+        }
         if (f != null) {
             return f;
         }
         String text = new String(body, 0, Math.min(body.length, 300), StandardCharsets.UTF_8);
         return new SoapFault(status >= 500 ? "Receiver" : "Sender", null, "HTTP " + status + " " + text);
+    }
+
+    /**
+     * The SOAP envelope bytes of a body: the body itself, or the root part of an MTOM/XOP package
+     * ({@code multipart/related}; Axis2 with MTOM always on packages every answer, faults included).
+     */
+    static byte[] rootPart(String contentType, byte[] body) throws java.io.IOException {
+        MediaType mt = MediaType.parse(contentType);
+        if (!mt.type().equals("multipart/related") || mt.param("boundary") == null) {
+            return body;
+        }
+        String boundary = mt.param("boundary");
+        MimeInput in = new MimeInput(new java.io.ByteArrayInputStream(body));
+        for (int i = 0; !in.readLine().trim().equals("--" + boundary); i++) {
+            if (i > 100) {
+                throw new java.io.IOException("no MIME boundary in the answer");
+            }
+        }
+        while (!in.readLine().isEmpty()) {
+            // root part headers
+        }
+        return in.readUntil(("\r\n--" + boundary).getBytes(StandardCharsets.ISO_8859_1), body.length);
     }
 
     private static String localPart(String qname) {

@@ -131,7 +131,7 @@ public final class SoapTransport implements Transport {
     }
 
     private static TransportException faultToException(String op, Endpoint endpoint, HttpConnection.Response r) {
-        SoapFault f = SoapFault.fromHttp(r.status(), r.body());
+        SoapFault f = SoapFault.fromHttp(r.status(), r.contentType(), r.body());
         boolean retry = SoapFault.BUSY.equals(f.subcode()) || (f.subcode() == null && r.status() >= 500);
         return new TransportException(op + " at " + endpoint.soapUrl() + " answered "
                 + (f.subcode() == null ? f.code() : f.subcode()) + ": " + f.reason(), !retry, null);
