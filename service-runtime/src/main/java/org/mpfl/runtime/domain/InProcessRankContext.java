@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.topology.CollectiveCommunicator;
 
 /** A minimal {@link RankContext} for ranks run without a service host (tests, benchmarks, embedding). */
 public final class InProcessRankContext implements RankContext {
@@ -15,7 +16,7 @@ public final class InProcessRankContext implements RankContext {
 
     public InProcessRankContext(RankInstance rank, Map<String, Object> params) {
         this.rank = rank;
-        this.world = rank.world();
+        this.world = CollectiveCommunicator.world(rank); // point-to-point plus collectives, split, dup, cartesian
         this.params = params;
     }
 
