@@ -62,6 +62,10 @@ public final class Run {
         return state;
     }
 
+    synchronized long endedMs() {
+        return endedMs;
+    }
+
     public synchronized RunError error() {
         return error;
     }

@@ -310,12 +310,37 @@ public final class RunService implements AutoCloseable {
                     persist(run);
                 }
             }
+            forgetOldRuns(now);
         } catch (RuntimeException e) {
             LOG.warn("run ticker: {}", describe(e), e);
         }
     }
 
     private final Map<String, Long> lastPoll = new ConcurrentHashMap<>();
+
+    /** Finished runs kept in memory (for late events and fast reads) before only the store has them. */
+    static final int FINISHED_IN_MEMORY = 500;
+    /** How long a finished run stays in memory at least (late OUTPUT/COUNTERS events still apply). */
+    static final long FINISHED_MIN_AGE_MS = 60_000;
+
+    private void forgetOldRuns(long now) {
+        List<Run> finished = runs.values().stream().filter(r -> r.state().isFinal()).toList();
+        if (finished.size() <= FINISHED_IN_MEMORY) {
+            return;
+        }
+        finished.stream().filter(r -> now - r.endedMs() > FINISHED_MIN_AGE_MS)
+                .sorted(java.util.Comparator.comparingLong(Run::endedMs))
+                .limit(finished.size() - FINISHED_IN_MEMORY)
+                .forEach(r -> {
+                    if (r.takeDirty()) {
+                        persist(r);
+                    }
+                    runs.remove(r.id());
+                    polling.remove(r.id());
+                    lastPoll.remove(r.id());
+                    listeners.remove(r.id());
+                });
+    }
 
     private void pollStatus(Run run, long now) {
         if (now - lastPoll.getOrDefault(run.id(), 0L) < settings.statusPollInterval().toMillis()) {

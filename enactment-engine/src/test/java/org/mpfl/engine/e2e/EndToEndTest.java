@@ -142,4 +142,19 @@ class EndToEndTest {
             assertTrue(System.currentTimeMillis() - t0 < 10_000, "no hang");
         }
     }
+
+    @Test
+    void generatedArchivesAreDeployedOnEveryLiveHost() throws Exception {
+        Path document = Path.of("..", "samples", "ring", "ring.mpfl.xml");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(document), "the ring sample is not in this tree");
+        org.mpfl.engine.workflow.WorkflowCompiler.Compiled c = org.mpfl.engine.workflow.Compilers.forFile(document)
+                .compile(document.toString(), Files.readString(document), Map.of("ranks", "2"));
+        assertEquals(List.of("RingNode"), List.copyOf(c.archives().keySet()));
+        Http.Answer a = Http.post(engine.url() + "/api/deployments", engine.token(), Map.of("archives", List.of(Map.of(
+                "service", "RingNode", "archive", java.util.Base64.getEncoder().encodeToString(c.archives().get("RingNode"))))));
+        assertEquals(201, a.status(), a.body());
+        a.json().at("/deployed/RingNode").fields().forEachRemaining(h -> assertEquals("ok", h.getValue().asText(), a.body()));
+        assertTrue(engine.registry().hosts().stream().allMatch(h -> h.offers("RingNode")));
+        assertTrue(Http.get(engine.url() + "/api/deployments").body().contains("RingNode"));
+    }
 }
