@@ -43,6 +43,8 @@ import org.xml.sax.helpers.DefaultHandler;
 public final class DocumentReader {
     /** Largest document accepted (10 MB). */
     public static final long MAX_DOCUMENT_BYTES = 10L * 1024 * 1024;
+    /** Deepest element nesting accepted: the checker walks the tree recursively, and no workflow needs more. */
+    public static final int MAX_DEPTH = 200;
 
     private static final Pattern ENCODING = Pattern.compile("^<\\?xml[^>]*encoding\\s*=\\s*[\"']([A-Za-z0-9._-]+)[\"']");
 
@@ -117,6 +119,8 @@ public final class DocumentReader {
                     + "(DTDs and entities are refused; nothing in the DOCTYPE was read)");
         } else if (message.contains("Premature end of file")) {
             diagnostics.error(at, "malformed XML: the document ends before its root element is complete (or is empty)");
+        } else if (message.startsWith("elements are nested deeper")) {
+            diagnostics.error(at, message);
         } else {
             diagnostics.error(at, "malformed XML: " + message);
         }
@@ -177,7 +181,10 @@ public final class DocumentReader {
         }
 
         @Override
-        public void startElement(String uri, String localName, String qName, Attributes attributes) {
+        public void startElement(String uri, String localName, String qName, Attributes attributes) throws SAXException {
+            if (open.size() >= MAX_DEPTH) {
+                throw new SAXParseException("elements are nested deeper than " + MAX_DEPTH + " levels", locator);
+            }
             int tagEnd = lines.offset(locator.getLineNumber(), locator.getColumnNumber());
             int tagStart = tagEnd <= 0 ? -1 : text.lastIndexOf('<', tagEnd - 1);
             boolean located = tagStart >= 0 && text.startsWith(qName, tagStart + 1);

@@ -30,6 +30,12 @@ import org.mpfl.grammar.MpflExpressionParser;
 public final class ExpressionParser {
     /** Expressions longer than this are refused: no MPFL attribute needs them and they slow the parser down. */
     public static final int MAX_EXPRESSION_LENGTH = 10_000;
+    /** Deepest bracket nesting accepted. */
+    public static final int MAX_NESTING = 64;
+    /** Most tokens accepted in one expression. */
+    public static final int MAX_TOKENS = 1000;
+    /** Deepest expression tree accepted (e.g. a chain of 100 additions): keeps the IR's JSON well within parser limits. */
+    public static final int MAX_DEPTH = 100;
 
     private final Diagnostics diagnostics;
 
@@ -74,11 +80,57 @@ public final class ExpressionParser {
     }
 
     private Expr safeBuild(Attribute attribute, MpflExpressionParser.ExpressionContext tree) {
+        Expr built;
         try {
-            return new Builder(attribute).visit(tree);
+            built = new Builder(attribute).visit(tree);
         } catch (BadLiteral e) {
             return null;
         }
+        if (depth(built) > MAX_DEPTH) {
+            diagnostics.error(built.location(), "expression in attribute '" + attribute.name() + "' is nested deeper than "
+                    + MAX_DEPTH + " levels; split it with a variable");
+            return null;
+        }
+        return built;
+    }
+
+    /** Depth of an expression tree, computed without recursion (the tree may be deeper than the stack allows). */
+    static int depth(Expr root) {
+        java.util.ArrayDeque<Object[]> pending = new java.util.ArrayDeque<>();
+        pending.push(new Object[] {root, 1});
+        int deepest = 0;
+        while (!pending.isEmpty()) {
+            Object[] item = pending.pop();
+            Expr e = (Expr) item[0];
+            int d = (Integer) item[1];
+            deepest = Math.max(deepest, d);
+            List<Expr> children = new ArrayList<>();
+            if (e instanceof Expr.Unary u) {
+                children.add(u.operand());
+            } else if (e instanceof Expr.Binary b) {
+                children.add(b.left());
+                children.add(b.right());
+            } else if (e instanceof Expr.Conditional c) {
+                children.add(c.test());
+                children.add(c.ifTrue());
+                children.add(c.ifFalse());
+            } else if (e instanceof Expr.Index i) {
+                children.add(i.array());
+                children.add(i.index());
+            } else if (e instanceof Expr.Slice sl) {
+                children.add(sl.array());
+                children.add(sl.from());
+                children.add(sl.to());
+            } else if (e instanceof Expr.Call c) {
+                children.addAll(c.arguments());
+            } else if (e instanceof Expr.ArrayLiteral a) {
+                children.addAll(a.elements());
+            }
+            for (Expr child : children) {
+                pending.push(new Object[] {child, d + 1});
+            }
+        }
+        return deepest;
     }
 
     private MpflExpressionParser parser(Attribute attribute) {
@@ -92,9 +144,27 @@ public final class ExpressionParser {
                     + MAX_EXPRESSION_LENGTH + " characters");
             return null;
         }
+        int depth = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
+            if (depth > MAX_NESTING) {
+                // the parser recurses per level: refuse before it could exhaust the stack
+                diagnostics.error(attribute.positionInValue(i), "expression nested deeper than " + MAX_NESTING + " levels");
+                return null;
+            }
+        }
         MpflExpressionLexer lexer = new MpflExpressionLexer(CharStreams.fromString(text));
         lexer.removeErrorListeners();
-        MpflExpressionParser parser = new MpflExpressionParser(new CommonTokenStream(lexer));
+        CommonTokenStream tokens = new CommonTokenStream(lexer);
+        tokens.fill();
+        if (tokens.size() > MAX_TOKENS) {
+            // parsing and typing recurse over the expression: a bound on its size bounds the stack they need
+            diagnostics.error(attribute.location(), "expression in attribute '" + attribute.name() + "' has more than "
+                    + MAX_TOKENS + " tokens");
+            return null;
+        }
+        MpflExpressionParser parser = new MpflExpressionParser(tokens);
         parser.removeErrorListeners();
         parser.addErrorListener(new FirstError(attribute));
         return parser;

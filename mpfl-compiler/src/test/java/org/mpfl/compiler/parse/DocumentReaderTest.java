@@ -111,4 +111,38 @@ class DocumentReaderTest {
         assertEquals("d.xml:2:3", root.children().get(0).location().toString());
         assertEquals("d.xml:2:12", root.children().get(0).attribute("name").location().toString());
     }
+
+    @Test
+    void deepNestingIsRefusedInsteadOfExhaustingTheStack() throws IOException {
+        String deepElements = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"w\"><process name=\"p\">"
+                + "<sequence>".repeat(5000) + "</sequence>".repeat(5000) + "</process></workflow>";
+        List<Diagnostic> diagnostics = check(deepElements);
+        assertEquals(1, diagnostics.size(), diagnostics.toString());
+        assertTrue(diagnostics.get(0).message().startsWith("elements are nested deeper than 200 levels"));
+
+        String deepExpression = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"w\"><process name=\"p\"><var name=\"x\" type=\"int\" init=\""
+                + "(".repeat(4000) + "1" + ")".repeat(4000) + "\"/></process></workflow>";
+        diagnostics = check(deepExpression);
+        assertEquals(1, diagnostics.size(), diagnostics.toString());
+        assertTrue(diagnostics.get(0).message().startsWith("expression nested deeper than 64 levels"));
+        assertTrue(check(deepExpression.replace("(".repeat(4000), "(".repeat(60)).replace(")".repeat(4000), ")".repeat(60))).isEmpty());
+    }
+
+    @Test
+    void hugeExpressionsAreRefusedInsteadOfExhaustingTheStack() throws IOException {
+        String chain = String.join("+", java.util.Collections.nCopies(4999, "1"));
+        String negations = "-".repeat(9990) + "1";
+        String sum = String.join(" + ", java.util.Collections.nCopies(150, "1"));
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"w\"><process name=\"p\">"
+                + "<var name=\"x\" type=\"int\" init=\"" + chain + "\"/>"
+                + "<var name=\"y\" type=\"int\" init=\"" + negations + "\"/>"
+                + "<var name=\"z\" type=\"int\" init=\"" + sum + "\"/></process></workflow>";
+        List<Diagnostic> diagnostics = check(doc);
+        assertEquals(3, diagnostics.size(), diagnostics.toString());
+        assertTrue(diagnostics.get(0).message().endsWith("has more than 1000 tokens"), diagnostics.toString());
+        assertTrue(diagnostics.get(1).message().endsWith("has more than 1000 tokens"), diagnostics.toString());
+        assertTrue(diagnostics.get(2).message().contains("is nested deeper than 100 levels"), diagnostics.toString());
+        String fine = String.join(" + ", java.util.Collections.nCopies(90, "1"));
+        assertTrue(check(doc.replace(chain, fine).replace(negations, "-1").replace(sum, fine)).isEmpty());
+    }
 }
