@@ -1,0 +1,13 @@
+/**
+ * Internal: the collective operations of the MPIWS runtime, built on point-to-point.
+ *
+ * <p>{@link org.mpfl.runtime.collective.Collectives} runs barrier, bcast, scatter, gather, allgather,
+ * reduce, allreduce, alltoall and scan over a {@link org.mpfl.runtime.collective.CollectiveChannel}
+ * (point-to-point on a communicator's private context; {@link org.mpfl.runtime.collective.P2PCollectiveChannel}
+ * is the one over the runtime). Several algorithms per operation, selectable by name
+ * ({@link org.mpfl.runtime.collective.Collectives#ALGORITHMS}) or chosen by {@code auto} from message
+ * size, communicator size and placement on hosts ({@link org.mpfl.runtime.collective.CollectiveConfig}).
+ * Primitive arrays are never serialised; reductions work in place on the received arrays.
+ * {@code bench} holds {@code mpflc bench collectives}.
+ */
+package org.mpfl.runtime.collective;
