@@ -16,7 +16,7 @@ import org.mpfl.runtime.host.HostMain;
 
 /**
  * {@code mpflc bench p2p [--json] [--sizes 1,10,…] [--transports soap,binary,local] [--scale X]
- * [--host-jvm-arg ARG]… [--save FILE.json] [--plot FILE.png]}: the point-to-point benchmark
+ * [--host-jvm-arg ARG]… [--save FILE.json] [--plot FILE.png] [--quiet-wait S]}: the point-to-point benchmark
  * ({@link P2pBenchmark}). Prints a table with the ratios to raw sockets and to MPJ Express, or with
  * {@code --json} exactly one JSON object
  * {@code {"pingpong":[{transport,n,bytes,mpiws_us,socket_us}…],"pingstarpong":[{transport,n,bytes,mpiws_us_per_msg,socket_us_per_msg}…]}}.
@@ -57,6 +57,7 @@ public final class BenchCommand implements CliCommand {
         List<String> jvmArgs = new ArrayList<>();
         Path save = null;
         Path plot = null;
+        int quietWait = 0;
         for (int i = 1; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -79,13 +80,14 @@ public final class BenchCommand implements CliCommand {
                 case "--host-jvm-arg" -> jvmArgs.add(value(args, ++i, a));
                 case "--save" -> save = Path.of(value(args, ++i, a));
                 case "--plot" -> plot = Path.of(value(args, ++i, a));
+                case "--quiet-wait" -> quietWait = Integer.parseInt(value(args, ++i, a));
                 default -> throw new UsageException("unknown option " + a);
             }
         }
         if (jvmArgs.isEmpty()) {
             jvmArgs.addAll(DEFAULT_HOST_JVM_ARGS);
         }
-        P2pBenchmark.Results r = new P2pBenchmark(sizes, transports, scale, jvmArgs, err).run();
+        P2pBenchmark.Results r = new P2pBenchmark(sizes, transports, scale, jvmArgs, err).quietWait(quietWait).run();
         String text = toJson(r);
         if (save != null) {
             Files.writeString(save, text + "\n");

@@ -50,6 +50,7 @@ public final class P2pBenchmark {
     private final double scale;
     private final List<String> hostJvmArgs;
     private final PrintStream progress;
+    private int quietWaitSeconds;
 
     public P2pBenchmark(List<Integer> sizes, List<String> transports, double scale, List<String> hostJvmArgs,
                         PrintStream progress) {
@@ -58,6 +59,12 @@ public final class P2pBenchmark {
         this.scale = scale;
         this.hostJvmArgs = hostJvmArgs;
         this.progress = progress;
+    }
+
+    /** Before each size, wait up to this long for the machine to be at least 85 % idle (0: do not wait). */
+    public P2pBenchmark quietWait(int seconds) {
+        this.quietWaitSeconds = seconds;
+        return this;
     }
 
     static int iters(double budgetBytes, double bytesPerIter, int lo, int hi, double scale) {
@@ -78,6 +85,7 @@ public final class P2pBenchmark {
             try (SocketReference.Client sock = new SocketReference.Client("127.0.0.1", echoPort)) {
                 warmUp(client, hosts, sock);
                 for (int n : sizes) {
+                    MachineLoad.awaitQuiet(quietWaitSeconds, 0.85, progress);
                     long bytes = 8L * n * n;
                     int it = iters(1.5e8, 2.0 * bytes, 10, 1000, scale);
                     int warm = Math.max(3, it / 5);
