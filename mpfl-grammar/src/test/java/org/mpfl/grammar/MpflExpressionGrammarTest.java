@@ -76,9 +76,9 @@ class MpflExpressionGrammarTest {
         assertEquals("(a == b != c)", shape("a == b != c"), "one chain, folded left by the compiler");
         assertEquals("((a + 1) < (b * 2))", shape("a + 1 < b * 2"));
         assertEquals("(c ? x : (d ? y : z))", shape("c ? x : d ? y : z"));
-        assertEquals("(u [ (i + 1) ])", shape("u[i + 1]"));
-        assertEquals("(a [ 1 : (n - 1) ])", shape("a[1:n - 1]"));
-        assertEquals("((coords ( 'g' )) [ 0 ])", shape("coords('g')[0]"));
+        assertEquals("(u ([ (i + 1) ]))", shape("u[i + 1]"));
+        assertEquals("(a ([ 1 : (n - 1) ]))", shape("a[1:n - 1]"));
+        assertEquals("((coords ( 'g' )) ([ 0 ]))", shape("coords('g')[0]"));
     }
 
     @Test
