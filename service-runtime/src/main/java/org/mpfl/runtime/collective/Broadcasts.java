@@ -94,12 +94,37 @@ final class Broadcasts {
             return;
         }
         List<Request> sends = pending != null ? pending : new ArrayList<>(to.length);
+        // a small value goes out as a private copy that nobody waits for: the caller gets the
+        // original back at once instead of one delivery acknowledgement later
+        Object detached = detachable(value);
         for (int c : to) {
-            sends.add(ch.isend(value, c, tag));
+            if (detached != null) {
+                ch.isend(detached, c, tag);
+            } else {
+                sends.add(ch.isend(value, c, tag));
+            }
         }
         if (pending == null) {
             Requests.awaitAll(sends);
         }
+    }
+
+    /** Values up to this size are sent as detached copies (see {@link #detachable}). */
+    static final int DETACH_LIMIT_BYTES = 64 * 1024;
+
+    /**
+     * A version of {@code value} that may be sent without waiting for the send: immutable scalars
+     * and strings as they are, small primitive arrays as a copy; {@code null} for anything else.
+     */
+    static Object detachable(Object value) {
+        if (value instanceof Integer || value instanceof Long || value instanceof Double || value instanceof Boolean
+                || value instanceof String) {
+            return value;
+        }
+        if (Seqs.isPrimitiveArray(value) && Seqs.byteSize(value) <= DETACH_LIMIT_BYTES) {
+            return Seqs.slice(value, 0, Seqs.length(value));
+        }
+        return null;
     }
 
     private static int typeCode(Object array) {

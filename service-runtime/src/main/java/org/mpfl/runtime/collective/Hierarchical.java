@@ -47,9 +47,9 @@ final class Hierarchical {
         SubChannel local = new SubChannel(ch, h.local);
         int up = Tags.of(seq, Tags.BARRIER_LOCAL);
         int down = Tags.of(seq, Tags.BARRIER_DOWN);
-        byte[] empty = new byte[0];
+        // signals are not awaited, as in Barriers
         if (!h.isLeader) {
-            local.send(empty, h.localRoot, up);
+            local.isend(Barriers.EMPTY, h.localRoot, up);
             local.recv(h.localRoot, down);
             return;
         }
@@ -63,12 +63,10 @@ final class Hierarchical {
         if (h.leaders.length > 1) {
             Barriers.dissemination(new SubChannel(ch, h.leaders), seq);
         }
-        java.util.List<org.mpfl.runtime.api.Request> out = new java.util.ArrayList<>();
         for (int i = 0; i < local.size(); i++) {
             if (i != h.localRoot) {
-                out.add(local.isend(empty, i, down));
+                local.isend(Barriers.EMPTY, i, down);
             }
         }
-        Requests.awaitAll(out);
     }
 }

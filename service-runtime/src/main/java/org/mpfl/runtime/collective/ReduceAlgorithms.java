@@ -97,11 +97,11 @@ final class ReduceAlgorithms {
         for (int d = 1; d < p2; d <<= 1) {
             int partnerNew = newRank ^ d;
             int partner = partnerNew < extra ? 2 * partnerNew + 1 : partnerNew + extra;
-            Request sq = ch.isend(acc, partner, tag);
+            // acc is internal and never modified after this send, so the send is not waited for
+            ch.isend(acc, partner, tag);
             Object theirs = ch.recv(partner, tag).value();
             // reduce into the fresh buffer: the one being sent stays untouched
             Reductions.combine(op, theirs, acc);
-            sq.await();
             acc = theirs;
         }
         if (me < 2 * extra) {
