@@ -4,11 +4,11 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -26,13 +26,18 @@ final class HttpConnection implements Closeable {
     /** Largest response body read (faults, status answers); a store answer is empty. */
     static final int MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
+    private static final int WRITE_BUFFER = 256 * 1024;
+
     private final String hostPort;
+    private final SocketChannel channel;
     private final Socket socket;
     private final InputStream in;
-    private final OutputStream out;
-    private final byte[] wbuf = new byte[64 * 1024];
-    private final ByteBuffer wview = ByteBuffer.wrap(wbuf).order(ByteOrder.LITTLE_ENDIAN);
-    private int wpos;
+    /**
+     * Outgoing bytes are staged in a direct buffer and written with the channel: array elements
+     * are converted once into it and the kernel copies from it, with no extra copy through a
+     * stream's temporary native buffer.
+     */
+    private final ByteBuffer wbuf = ByteBuffer.allocateDirect(WRITE_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
     private final byte[] rbuf = new byte[8 * 1024];
     private int rpos;
     private int rlim;
@@ -41,21 +46,23 @@ final class HttpConnection implements Closeable {
 
     HttpConnection(String host, int port, int connectTimeoutMs, int readTimeoutMs) throws IOException {
         this.hostPort = host + ":" + port;
-        Socket s = new Socket();
+        SocketChannel ch = SocketChannel.open();
+        Socket s = ch.socket();
         try {
             s.setTcpNoDelay(true);
             s.setKeepAlive(true);
             s.setSendBufferSize(256 * 1024);
             s.setReceiveBufferSize(256 * 1024);
             s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
+            // the socket adaptor's stream honours SO_TIMEOUT on a blocking channel: reads stay bounded
             s.setSoTimeout(readTimeoutMs);
         } catch (IOException e) {
-            s.close();
+            ch.close();
             throw e;
         }
+        this.channel = ch;
         this.socket = s;
         this.in = s.getInputStream();
-        this.out = s.getOutputStream();
     }
 
     String hostPort() {
@@ -75,10 +82,10 @@ final class HttpConnection implements Closeable {
     void writeAscii(String s) throws IOException {
         int n = s.length();
         for (int i = 0; i < n; i++) {
-            if (wpos == wbuf.length) {
+            if (!wbuf.hasRemaining()) {
                 flushBuffer();
             }
-            wbuf[wpos++] = (byte) s.charAt(i);
+            wbuf.put((byte) s.charAt(i));
         }
     }
 
@@ -87,18 +94,12 @@ final class HttpConnection implements Closeable {
     }
 
     void write(byte[] b, int off, int len) throws IOException {
-        if (len >= wbuf.length) {
-            flushBuffer();
-            out.write(b, off, len);
-            return;
-        }
         while (len > 0) {
-            if (wpos == wbuf.length) {
+            if (!wbuf.hasRemaining()) {
                 flushBuffer();
             }
-            int n = Math.min(len, wbuf.length - wpos);
-            System.arraycopy(b, off, wbuf, wpos, n);
-            wpos += n;
+            int n = Math.min(len, wbuf.remaining());
+            wbuf.put(b, off, n);
             off += n;
             len -= n;
         }
@@ -108,15 +109,14 @@ final class HttpConnection implements Closeable {
     void writeDoubles(double[] a) throws IOException {
         int i = 0;
         while (i < a.length) {
-            int room = (wbuf.length - wpos) / Double.BYTES;
+            int room = wbuf.remaining() / Double.BYTES;
             if (room == 0) {
                 flushBuffer();
                 continue;
             }
             int n = Math.min(room, a.length - i);
-            wview.position(wpos);
-            wview.asDoubleBuffer().put(a, i, n);
-            wpos += n * Double.BYTES;
+            wbuf.asDoubleBuffer().put(a, i, n);
+            wbuf.position(wbuf.position() + n * Double.BYTES);
             i += n;
         }
     }
@@ -124,15 +124,14 @@ final class HttpConnection implements Closeable {
     void writeInts(int[] a) throws IOException {
         int i = 0;
         while (i < a.length) {
-            int room = (wbuf.length - wpos) / Integer.BYTES;
+            int room = wbuf.remaining() / Integer.BYTES;
             if (room == 0) {
                 flushBuffer();
                 continue;
             }
             int n = Math.min(room, a.length - i);
-            wview.position(wpos);
-            wview.asIntBuffer().put(a, i, n);
-            wpos += n * Integer.BYTES;
+            wbuf.asIntBuffer().put(a, i, n);
+            wbuf.position(wbuf.position() + n * Integer.BYTES);
             i += n;
         }
     }
@@ -140,29 +139,28 @@ final class HttpConnection implements Closeable {
     void writeLongs(long[] a) throws IOException {
         int i = 0;
         while (i < a.length) {
-            int room = (wbuf.length - wpos) / Long.BYTES;
+            int room = wbuf.remaining() / Long.BYTES;
             if (room == 0) {
                 flushBuffer();
                 continue;
             }
             int n = Math.min(room, a.length - i);
-            wview.position(wpos);
-            wview.asLongBuffer().put(a, i, n);
-            wpos += n * Long.BYTES;
+            wbuf.asLongBuffer().put(a, i, n);
+            wbuf.position(wbuf.position() + n * Long.BYTES);
             i += n;
         }
     }
 
     void flush() throws IOException {
         flushBuffer();
-        out.flush();
     }
 
     private void flushBuffer() throws IOException {
-        if (wpos > 0) {
-            out.write(wbuf, 0, wpos);
-            wpos = 0;
+        wbuf.flip();
+        while (wbuf.hasRemaining()) {
+            channel.write(wbuf);
         }
+        wbuf.clear();
     }
 
     // ------------------------------------------------------------------ reading
@@ -345,7 +343,7 @@ final class HttpConnection implements Closeable {
     public void close() {
         reusable = false;
         try {
-            socket.close();
+            channel.close();
         } catch (IOException ignored) {
             // closing: nothing left to do
         }

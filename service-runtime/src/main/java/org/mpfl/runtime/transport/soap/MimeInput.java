@@ -14,7 +14,11 @@ import java.nio.charset.StandardCharsets;
  * worker threads are pooled), so a store allocates nothing but its payload array.
  */
 final class MimeInput {
-    private static final int BUFFER_SIZE = 64 * 1024;
+    /**
+     * Larger than the HTTP server's session buffer (128 KB), so that bulk reads of a payload go
+     * from the socket straight into this buffer instead of through the session buffer too.
+     */
+    private static final int BUFFER_SIZE = 256 * 1024;
     private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER_SIZE]);
 
     private final InputStream in;
