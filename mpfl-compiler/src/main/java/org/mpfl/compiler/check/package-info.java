@@ -1,0 +1,6 @@
+/**
+ * Name resolution and static typing ({@link org.mpfl.compiler.check.WorkflowChecker}, one validator per
+ * activity element), param values, and the {@link org.mpfl.compiler.check.WorkflowAnalysis} extension point
+ * for whole-program analyses such as the communication check.
+ */
+package org.mpfl.compiler.check;
