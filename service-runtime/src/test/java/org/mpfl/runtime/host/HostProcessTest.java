@@ -1,0 +1,95 @@
+package org.mpfl.runtime.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.mpfl.runtime.testkit.HostProcess;
+import org.mpfl.runtime.testkit.HostProcesses;
+
+/**
+ * The service-host process as launchers see it: the ready line, the engine announcement and
+ * heartbeats (and that an unreachable engine does not stop the host), deployment needing the
+ * engine token, and that closing the testkit leaves no process behind.
+ */
+class HostProcessTest {
+    /** A trivial program for the {@code --service} option. */
+    public static final class Nothing implements org.mpfl.runtime.api.RankProgram {
+        @Override
+        public void run(org.mpfl.runtime.api.RankContext context) {
+            context.output("ran", true);
+        }
+    }
+
+    @Test
+    void hostAnnouncesItselfBeatsAndRefusesForeignDeployments() throws Exception {
+        List<String> announcements = new CopyOnWriteArrayList<>();
+        List<String> beats = new CopyOnWriteArrayList<>();
+        HttpServer engine = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        engine.createContext("/api/registry/hosts", ex -> {
+            String path = ex.getRequestURI().getPath();
+            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            byte[] answer = "{\"heartbeatIntervalMs\":500}".getBytes(StandardCharsets.UTF_8);
+            if (path.endsWith("/heartbeat")) {
+                beats.add(path + " " + ex.getRequestHeaders().getFirst("Authorization"));
+                ex.sendResponseHeaders(204, -1);
+            } else {
+                announcements.add(body);
+                ex.sendResponseHeaders(201, answer.length);
+                ex.getResponseBody().write(answer);
+            }
+            ex.close();
+        });
+        engine.start();
+        HostProcesses hosts = HostProcesses.builder().count(1).service("Nothing", Nothing.class)
+                .hostArg("--engine").hostArg("http://127.0.0.1:" + engine.getAddress().getPort())
+                .hostArg("--engine-token").hostArg("s3cret").hostArg("--capacity").hostArg("3").start();
+        HostProcess h = hosts.get(0);
+        try {
+            assertTrue(h.baseUrl().startsWith("http://127.0.0.1:"), h.baseUrl());
+            assertNotNull(h.binaryAddress());
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (beats.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertFalse(announcements.isEmpty(), "no announcement");
+            JsonNode a = new ObjectMapper().readTree(announcements.get(0));
+            assertEquals(h.hostId(), a.get("hostId").asText());
+            assertEquals(h.servicesBaseUrl(), a.get("soapUrl").asText());
+            assertEquals(h.binaryAddress(), a.get("binaryAddress").asText());
+            assertEquals("Nothing", a.get("services").get(0).asText());
+            assertEquals(3, a.get("capacity").asInt());
+            assertTrue(beats.size() >= 2, "heartbeats: " + beats);
+            assertTrue(beats.get(0).contains("/api/registry/hosts/" + h.hostId() + "/heartbeat Bearer s3cret"), beats.get(0));
+
+            HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(h.baseUrl() + ServiceHost.DEPLOY_PATH + "?service=Evil"))
+                    .timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer wrong")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1, 2, 3})).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, refused.statusCode(), refused.body());
+
+            engine.stop(0); // an engine that went away: the host keeps serving
+            Thread.sleep(1500);
+            assertTrue(h.isAlive());
+        } finally {
+            hosts.close();
+            engine.stop(0);
+        }
+        assertFalse(h.isAlive(), "host process still running after close()");
+    }
+}
