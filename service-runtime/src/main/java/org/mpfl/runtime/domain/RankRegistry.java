@@ -159,6 +159,24 @@ public final class RankRegistry implements Inbox, AutoCloseable {
     }
 
     @Override
+    public Outcome probe(Envelope header, long payloadBytes) {
+        Domain domain = domains.get(header.domainId());
+        if (domain == null) {
+            synchronized (ended) {
+                return ended.containsKey(header.domainId()) ? Outcome.REJECTED : Outcome.BUSY;
+            }
+        }
+        if (!domain.proofs().verify(header) || domain.isAborted()) {
+            return Outcome.REJECTED;
+        }
+        RankInstance instance = domain.ranks.get(header.to());
+        if (instance == null) {
+            return domain.endedRanks.contains(header.to()) ? Outcome.REJECTED : Outcome.BUSY;
+        }
+        return instance.probe(header, payloadBytes);
+    }
+
+    @Override
     public boolean abort(String domainId, byte[] proof) {
         Domain domain = domains.get(domainId);
         if (domain == null || !domain.proofs().verifyAbort(domainId, proof)) {

@@ -103,6 +103,28 @@ final class Mailbox {
         }
     }
 
+    /** Whether {@link #accept} would admit such a message now (non-binding; the header's payload is ignored). */
+    Outcome probe(Envelope header, long bytes) {
+        lock.lock();
+        try {
+            Stream s = streams.get(streamKey(header.context(), header.from()));
+            long next = s == null ? 0 : s.next;
+            if (header.seq() < next || (s != null && s.early.containsKey(header.seq()))) {
+                return Outcome.DUPLICATE;
+            }
+            if (header.seq() == next) {
+                for (PostedReceive r : posted) {
+                    if (r.matches(header)) {
+                        return Outcome.STORED;
+                    }
+                }
+            }
+            return domain.bufferedBytes() + bytes <= domain.unexpectedLimitBytes() ? Outcome.STORED : Outcome.BUSY;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * Posts a receive: matched at once against the unexpected list (earliest first), or queued.
      */

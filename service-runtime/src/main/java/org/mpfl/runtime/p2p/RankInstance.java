@@ -125,6 +125,17 @@ public final class RankInstance {
         return outcome;
     }
 
+    /** See {@link org.mpfl.runtime.transport.Inbox#probe}. */
+    public Outcome probe(Envelope header, long payloadBytes) {
+        if (ended) {
+            return Outcome.REJECTED;
+        }
+        if (header.kind() == Envelope.Kind.SYNC_ACK) {
+            return Outcome.STORED;
+        }
+        return mailbox.probe(header, payloadBytes);
+    }
+
     private Outcome acceptBstore(Envelope e, List<Envelope> matchedSync) {
         byte[] bytes = (byte[]) e.payload().value();
         BroadcastTree.Header h;

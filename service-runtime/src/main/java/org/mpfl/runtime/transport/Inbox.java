@@ -24,6 +24,16 @@ public interface Inbox {
 
     Outcome store(Envelope envelope);
 
+    /**
+     * A non-binding look at whether a store of {@code payloadBytes} with this header would be
+     * admitted now, so a transport can skip sending (or reading) a large payload that would only be
+     * answered BUSY, REJECTED or DUPLICATE. {@code STORED} means "go ahead"; the store itself
+     * decides. The header's payload may be {@code null}. The default says "go ahead".
+     */
+    default Outcome probe(Envelope header, long payloadBytes) {
+        return Outcome.STORED;
+    }
+
     /** Aborts the domain if the proof is valid; returns whether it was accepted. */
     boolean abort(String domainId, byte[] proof);
 }

@@ -10,8 +10,16 @@ package org.mpfl.runtime.transport.binary;
  *             seq:i64 payloadLen:i64 domainId:utf8[domainIdLen] proof[proofLen] payload[payloadLen]
  * ABORT(2) := proofLen:u8 domainIdLen:u16 domainId proof
  * PING(3)  := (empty)             -- reachability check at domain set-up
- * reply    := u8: 0 STORED (abort: accepted; ping: alive), 1 DUPLICATE, 2 BUSY, 3 REJECTED, 4 MALFORMED
+ * ASK(4)   := the STORE header without the payload; the server answers GO and then reads the
+ *             payload (and answers again with the store's outcome), or answers BUSY, REJECTED or
+ *             DUPLICATE at once and no payload follows
+ * reply    := u8: 0 STORED (abort: accepted; ping: alive), 1 DUPLICATE, 2 BUSY, 3 REJECTED, 4 MALFORMED, 5 GO
  * </pre>
+ *
+ * ASK is the rendezvous for large payloads (at least {@code mpfl.binary.rendezvousBytes}, default
+ * 1 MiB): a receiver whose buffer is full answers BUSY before a single payload byte travels, so
+ * retries of a big message cost neither bandwidth nor receiver memory. Smaller payloads go eagerly
+ * with STORE.
  *
  * The payload is the value's wire form of {@code Payload}: primitive arrays as raw little-endian
  * elements, streamed straight from/into the arrays through a direct buffer (no serialisation, no
@@ -21,12 +29,17 @@ final class BinaryProtocol {
     static final byte OP_STORE = 1;
     static final byte OP_ABORT = 2;
     static final byte OP_PING = 3;
+    static final byte OP_ASK = 4;
 
     static final byte REPLY_STORED = 0;
     static final byte REPLY_DUPLICATE = 1;
     static final byte REPLY_BUSY = 2;
     static final byte REPLY_REJECTED = 3;
     static final byte REPLY_MALFORMED = 4;
+    static final byte REPLY_GO = 5;
+
+    /** Payloads at least this large go with ASK (rendezvous) rather than STORE (eager). */
+    static final long RENDEZVOUS_BYTES = Long.getLong("mpfl.binary.rendezvousBytes", 1L << 20);
 
     /** Bytes of a STORE request after the op byte and before the domain ID. */
     static final int STORE_FIXED = 1 + 1 + 1 + 2 + 4 * 4 + 8 + 8;

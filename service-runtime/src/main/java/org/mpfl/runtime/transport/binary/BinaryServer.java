@@ -90,16 +90,13 @@ public final class BinaryServer implements AutoCloseable {
                     return;
                 }
                 byte outcome = switch (op) {
-                    case BinaryProtocol.OP_STORE -> store(in);
+                    case BinaryProtocol.OP_STORE -> store(in, ch, reply, false);
+                    case BinaryProtocol.OP_ASK -> store(in, ch, reply, true);
                     case BinaryProtocol.OP_ABORT -> abort(in);
                     case BinaryProtocol.OP_PING -> BinaryProtocol.REPLY_STORED;
                     default -> throw new IOException("unknown binary-channel op " + op);
                 };
-                reply.clear();
-                reply.put(outcome).flip();
-                while (reply.hasRemaining()) {
-                    ch.write(reply);
-                }
+                answer(ch, reply, outcome);
             }
         } catch (IOException e) {
             if (!closed) {
@@ -115,7 +112,25 @@ public final class BinaryServer implements AutoCloseable {
         }
     }
 
-    private byte store(ChannelBuffer in) throws IOException {
+    private static void answer(SocketChannel ch, ByteBuffer reply, byte outcome) throws IOException {
+        reply.clear();
+        reply.put(outcome).flip();
+        while (reply.hasRemaining()) {
+            ch.write(reply);
+        }
+    }
+
+    private static byte code(Inbox.Outcome outcome) {
+        return switch (outcome) {
+            case STORED -> BinaryProtocol.REPLY_STORED;
+            case DUPLICATE -> BinaryProtocol.REPLY_DUPLICATE;
+            case BUSY -> BinaryProtocol.REPLY_BUSY;
+            case REJECTED -> BinaryProtocol.REPLY_REJECTED;
+        };
+    }
+
+    /** STORE, or ASK (rendezvous: probe the inbox, answer GO before the payload is read). */
+    private byte store(ChannelBuffer in, SocketChannel ch, ByteBuffer reply, boolean ask) throws IOException {
         int kindOrdinal = in.getByte() & 0xff;
         int typeCode = in.getByte() & 0xff;
         int proofLen = in.getByte() & 0xff;
@@ -133,6 +148,15 @@ public final class BinaryServer implements AutoCloseable {
         }
         String domainId = new String(in.getBytes(idLen), StandardCharsets.UTF_8);
         byte[] proof = in.getBytes(proofLen);
+        Envelope.Kind kind = Envelope.Kind.values()[kindOrdinal];
+        if (ask) {
+            Inbox.Outcome probe = inbox.probe(new Envelope(domainId, context, from, to, tag, seq, kind, proof, null),
+                    payloadLen);
+            if (probe != Inbox.Outcome.STORED) {
+                return code(probe); // no payload follows
+            }
+            answer(ch, reply, BinaryProtocol.REPLY_GO);
+        }
         Payload payload;
         try {
             payload = in.getPayload(Payload.Type.ofCode(typeCode), payloadLen);
@@ -141,14 +165,7 @@ public final class BinaryServer implements AutoCloseable {
             LOG.warn("binary channel: undecodable payload for domain {}: {}", domainId, e.getMessage());
             return BinaryProtocol.REPLY_MALFORMED;
         }
-        Envelope envelope = new Envelope(domainId, context, from, to, tag, seq,
-                Envelope.Kind.values()[kindOrdinal], proof, payload);
-        return switch (inbox.store(envelope)) {
-            case STORED -> BinaryProtocol.REPLY_STORED;
-            case DUPLICATE -> BinaryProtocol.REPLY_DUPLICATE;
-            case BUSY -> BinaryProtocol.REPLY_BUSY;
-            case REJECTED -> BinaryProtocol.REPLY_REJECTED;
-        };
+        return code(inbox.store(new Envelope(domainId, context, from, to, tag, seq, kind, proof, payload)));
     }
 
     private byte abort(ChannelBuffer in) throws IOException {

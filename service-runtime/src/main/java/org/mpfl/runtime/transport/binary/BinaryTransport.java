@@ -106,16 +106,27 @@ public final class BinaryTransport implements Transport {
         try {
             byte[] id = e.domainId().getBytes(StandardCharsets.UTF_8);
             byte[] proof = e.proof() == null ? new byte[0] : e.proof();
+            long payloadBytes = e.payload().encodedLength();
+            boolean rendezvous = payloadBytes >= BinaryProtocol.RENDEZVOUS_BYTES;
             reply = c.request(out -> {
                 ByteBuffer b = out.startWrite();
-                b.put(BinaryProtocol.OP_STORE).put((byte) e.kind().ordinal()).put((byte) e.payload().type().code)
+                b.put(rendezvous ? BinaryProtocol.OP_ASK : BinaryProtocol.OP_STORE).put((byte) e.kind().ordinal())
+                        .put((byte) e.payload().type().code)
                         .put((byte) proof.length).putShort((short) id.length)
                         .putInt(e.context()).putInt(e.from()).putInt(e.to()).putInt(e.tag()).putLong(e.seq())
-                        .putLong(e.payload().encodedLength());
+                        .putLong(payloadBytes);
                 out.putBytes(id);
                 out.putBytes(proof);
-                out.putPayload(e.payload());
+                if (!rendezvous) {
+                    out.putPayload(e.payload());
+                }
             });
+            if (rendezvous && reply == BinaryProtocol.REPLY_GO) {
+                reply = c.request(out -> {
+                    out.startWrite();
+                    out.putPayload(e.payload());
+                });
+            }
         } catch (IOException ex) {
             c.disconnect();
             throw new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex);
