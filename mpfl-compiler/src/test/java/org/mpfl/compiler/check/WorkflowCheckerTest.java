@@ -112,4 +112,20 @@ class WorkflowCheckerTest {
         check("<assign to='nope' value='1'/>", List.of(recorder));
         assertEquals(1, seen.size(), "not called when typing failed");
     }
+
+    @Test
+    void walkVisitsNestedActivitiesAndTheirExpressions() {
+        IrProcess p = process("<var name='x' type='int'/><var name='a' type='int[]' init='izeros(4)'/>"
+                + "<while test='x lt n'><if test='x eq 1'><send to='x + 1' data='a[x]'/><else><break/></else></if>"
+                + "<parallel><branch><assign to='a[x]' value='rank'/></branch></parallel></while>");
+        List<String> kinds = new ArrayList<>();
+        org.mpfl.compiler.ir.IrWalk.forEachActivity(p.body(), a -> kinds.add(a.getClass().getSimpleName()));
+        assertEquals(List.of("While", "If", "Send", "Break", "Parallel", "Assign"), kinds);
+        IrActivity.Send send = (IrActivity.Send) ((IrActivity.If) ((IrActivity.While) p.body().get(0)).body().get(0)).arms().get(0).body().get(0);
+        List<String> read = new ArrayList<>();
+        for (IrExpr e : org.mpfl.compiler.ir.IrWalk.expressions(send)) {
+            org.mpfl.compiler.ir.IrWalk.references(e).forEach(r -> read.add(r.name()));
+        }
+        assertEquals(List.of("x", "a", "x"), read);
+    }
 }
