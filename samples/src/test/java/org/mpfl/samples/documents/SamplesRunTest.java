@@ -6,34 +6,51 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.local.LocalCluster;
 
 /**
- * Each sample end to end at a small size: {@code mpflc run DOC --local --json --param …}, as a user
- * would run it (an embedded engine and local service hosts), checking the outputs.
+ * Each sample end to end at a small size: {@code mpflc run DOC --engine URL --json --param …} on one
+ * local cluster (an engine and two service-host processes on loopback, what {@code --local} starts for
+ * a single run), started once for all samples because starting it dominates a small run.
  */
 class SamplesRunTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static LocalCluster cluster;
 
     @BeforeAll
-    static void needsCompilerAndEngine() {
+    static void startCluster(@TempDir Path data) throws Exception {
         assumeTrue(SampleDocuments.hasCommand("check") && SampleDocuments.hasCommand("run"),
                 "mpflc has no check/run command in this build yet");
+        cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(Files.createDirectories(data.resolve("engine"))),
+                2, Duration.ofSeconds(120));
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
     }
 
     /** Runs a sample and returns its outputs ({name: {rank: value}}), failing unless it SUCCEEDED. */
     static JsonNode run(String sample, String... params) throws Exception {
-        List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--local", "--json"));
+        List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--json",
+                "--engine", cluster.engine().url(), "--token", cluster.engine().token(), "--timeout", "300"));
         for (String param : params) {
             args.add("--param");
             args.add(param);
         }
         SampleDocuments.Result result = SampleDocuments.mpflc(args);
-        // transitional: while the engine's run path cannot compile documents, these tests cannot run
-        assumeTrue(!result.err().contains("cannot compile MPFL documents yet"), "the engine cannot compile documents yet");
         JsonNode summary = lastJsonObject(result.out());
         String report = sample + ": exit " + result.exitCode() + "\nstdout:\n" + result.out() + "\nstderr:\n" + result.err();
         assertTrue(summary != null, report);
