@@ -15,20 +15,23 @@ import org.mpfl.compiler.diag.Diagnostic;
  *       on this line whose message contains {@code text};</li>
  *   <li>{@code <!-- error@12: text -->} — the same on line 12 (for lines that cannot hold a comment);
  *       {@code <!-- error@12:5: text -->} also fixes the column;</li>
+ *   <li>{@code <!-- note: text -->} — a note (secondary location) of some diagnostic on this line;</li>
  *   <li>{@code <!-- param: n=5 -->} — check with {@code --param n=5};</li>
  *   <li>{@code <!-- check: types-only -->} — skip the whole-program analyses (communication check).</li>
  * </ul>
  * No expectation means the document must be clean.
  */
 public final class FixtureExpectations {
-    private static final Pattern EXPECTATION = Pattern.compile("<!--\\s*(error|warning)(?:@(\\d+)(?::(\\d+))?)?:\\s*(.*?)\\s*-->");
+    private static final Pattern EXPECTATION = Pattern.compile("<!--\\s*(error|warning|note)(?:@(\\d+)(?::(\\d+))?)?:\\s*(.*?)\\s*-->");
     private static final Pattern PARAM = Pattern.compile("<!--\\s*param:\\s*([A-Za-z_][A-Za-z0-9_]*)=(.*?)\\s*-->");
 
     /** One expected diagnostic; column 0 = any. */
     public record Expected(int line, int column, String severity, String text) {
         boolean matches(Diagnostic d) {
+            boolean isNote = d.message().startsWith(NOTE_MARK);
+            boolean severityMatches = severity.equals("note") ? isNote : !isNote && d.severity().label().equals(severity);
             return d.location().line() == line && (column == 0 || d.location().column() == column)
-                    && d.severity().label().equals(severity) && d.message().contains(text);
+                    && severityMatches && d.message().contains(text);
         }
 
         @Override
@@ -36,6 +39,9 @@ public final class FixtureExpectations {
             return line + (column == 0 ? "" : ":" + column) + ": " + severity + ": ..." + text + "...";
         }
     }
+
+    /** Prefix that marks a note turned into a pseudo-diagnostic for comparison. */
+    private static final String NOTE_MARK = "note: ";
 
     private final List<Expected> expected = new ArrayList<>();
     private final Map<String, String> params = new LinkedHashMap<>();
@@ -72,8 +78,15 @@ public final class FixtureExpectations {
     }
 
     /** Empty if the diagnostics are exactly what the document expects; otherwise a readable list of differences. */
-    public List<String> differences(List<Diagnostic> actual) {
+    public List<String> differences(List<Diagnostic> diagnostics) {
         List<String> problems = new ArrayList<>();
+        // notes are compared like diagnostics of severity "note"
+        List<Diagnostic> actual = new ArrayList<>(diagnostics);
+        for (Diagnostic d : diagnostics) {
+            for (Diagnostic.Note n : d.notes()) {
+                actual.add(new Diagnostic(n.location(), org.mpfl.compiler.diag.Severity.ERROR, NOTE_MARK + n.message()));
+            }
+        }
         List<Diagnostic> unmatched = new ArrayList<>(actual);
         for (Expected e : expected) {
             Diagnostic match = unmatched.stream().filter(e::matches).findFirst().orElse(null);
@@ -84,7 +97,7 @@ public final class FixtureExpectations {
             }
         }
         for (Diagnostic d : unmatched) {
-            problems.add("unexpected " + d.format());
+            problems.add("unexpected " + (d.message().startsWith(NOTE_MARK) ? d.location() + ": " + d.message() : d.format()));
         }
         return problems;
     }

@@ -22,6 +22,11 @@ public final class Diagnostics {
         report(new Diagnostic(at, Severity.WARNING, message));
     }
 
+    /** An error with notes at the other locations involved. */
+    public void error(SourceLocation at, String message, java.util.List<Diagnostic.Note> notes) {
+        report(new Diagnostic(at, Severity.ERROR, message, notes));
+    }
+
     public void report(Diagnostic diagnostic) {
         collected.add(diagnostic);
     }
@@ -49,10 +54,10 @@ public final class Diagnostics {
         return list;
     }
 
-    /** Prints every diagnostic, one per line, in position order. */
+    /** Prints every diagnostic in position order, one per line, each followed by its notes. */
     public void printTo(PrintStream out) {
         for (Diagnostic d : sorted()) {
-            out.println(d.format());
+            d.formatWithNotes().forEach(out::println);
         }
     }
 }
