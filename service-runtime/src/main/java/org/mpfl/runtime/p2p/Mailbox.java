@@ -62,6 +62,11 @@ final class Mailbox {
      * the lock.
      */
     Outcome accept(Envelope e, boolean copyOnAdmit, List<Envelope> matchedSync) {
+        if (copyOnAdmit && e.payload().type() == Payload.Type.OBJECT) {
+            // copying an object value (serialise + deserialise) can fail: do it before any accounting
+            e = own(e, true);
+            copyOnAdmit = false;
+        }
         lock.lock();
         try {
             Stream s = streams.computeIfAbsent(streamKey(e.context(), e.from()), k -> new Stream());

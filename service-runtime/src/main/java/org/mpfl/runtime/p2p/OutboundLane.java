@@ -204,6 +204,11 @@ final class OutboundLane {
         } catch (MpiwsException ex) {
             failAll(o, ex);
             throw ex;
+        } catch (RuntimeException ex) {
+            // a bug or an unencodable value: fail loudly rather than leave the lane stuck
+            DeliveryException failure = new DeliveryException(describe(o.envelope) + " failed: " + ex, ex);
+            failAll(o, failure);
+            throw failure;
         }
     }
 
@@ -223,6 +228,9 @@ final class OutboundLane {
                 deliverWithRetry(o);
             } catch (MpiwsException ex) {
                 failAll(null, ex);
+                return;
+            } catch (RuntimeException ex) {
+                failAll(null, new DeliveryException(describe(o.envelope) + " failed: " + ex, ex));
                 return;
             }
             synchronized (this) {

@@ -116,7 +116,7 @@ public class P2PCommunicator implements Communicator {
             return;
         }
         checkSendTag(tag);
-        rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, Payload.of(value),
+        rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, payloadOf(value),
                 OutboundLane.Mode.BLOCKING);
     }
 
@@ -127,7 +127,7 @@ public class P2PCommunicator implements Communicator {
         }
         checkSendTag(tag);
         int destWorld = worldRankOf(dest);
-        Outgoing o = rank.lane(destWorld).send(context, tag, Envelope.Kind.SYNC_DATA, Payload.of(value),
+        Outgoing o = rank.lane(destWorld).send(context, tag, Envelope.Kind.SYNC_DATA, payloadOf(value),
                 OutboundLane.Mode.BLOCKING);
         long seq = o.envelope.seq();
         try {
@@ -144,7 +144,7 @@ public class P2PCommunicator implements Communicator {
             return new P2PRequest.Done(null);
         }
         checkSendTag(tag);
-        Outgoing o = rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, Payload.of(value),
+        Outgoing o = rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, payloadOf(value),
                 OutboundLane.Mode.NON_BLOCKING);
         return new P2PRequest.Send(this, o, null, dest);
     }
@@ -156,7 +156,7 @@ public class P2PCommunicator implements Communicator {
         }
         checkSendTag(tag);
         int destWorld = worldRankOf(dest);
-        Outgoing o = rank.lane(destWorld).send(context, tag, Envelope.Kind.SYNC_DATA, Payload.of(value),
+        Outgoing o = rank.lane(destWorld).send(context, tag, Envelope.Kind.SYNC_DATA, payloadOf(value),
                 OutboundLane.Mode.NON_BLOCKING);
         return new P2PRequest.Send(this, o, rank.syncAck(context, destWorld, o.envelope.seq()), dest);
     }
@@ -231,6 +231,16 @@ public class P2PCommunicator implements Communicator {
         }
     }
 
+    /** The value as a payload; an object value must be serialisable (checked here, before anything is sent). */
+    private static Payload payloadOf(Object value) {
+        Payload p = Payload.of(value);
+        if (p.type() == Payload.Type.OBJECT && !(value instanceof java.io.Serializable)) {
+            throw new IllegalArgumentException("cannot send a value of " + value.getClass().getName()
+                    + ": object values must be java.io.Serializable");
+        }
+        return p;
+    }
+
     // ------------------------------------------------------------------ bstore
 
     /**
@@ -258,7 +268,7 @@ public class P2PCommunicator implements Communicator {
                 seqs[i] = rank.lane(members[i]).reserveSeq(context);
             }
         }
-        Payload bytes = Payload.of(BroadcastTree.encode(Payload.of(value), root, members, seqs));
+        Payload bytes = Payload.of(BroadcastTree.encode(payloadOf(value), root, members, seqs));
         List<CompletableFuture<Void>> sent = new ArrayList<>();
         for (int child : BroadcastTree.children(root, root, n)) {
             Envelope e = rank.envelope(context, members[child], tag, seqs[child], Envelope.Kind.BSTORE, bytes);

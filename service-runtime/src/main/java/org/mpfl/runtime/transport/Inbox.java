@@ -29,6 +29,10 @@ public interface Inbox {
      * admitted now, so a transport can skip sending (or reading) a large payload that would only be
      * answered BUSY, REJECTED or DUPLICATE. {@code STORED} means "go ahead"; the store itself
      * decides. The header's payload may be {@code null}. The default says "go ahead".
+     *
+     * <p>The registry's implementation checks the token proof: {@code REJECTED} then means a bad
+     * proof (or an ended/aborted domain or rank), so a transport calls this before deserialising an
+     * {@code object} payload, and never deserialises one from a sender without the token.
      */
     default Outcome probe(Envelope header, long payloadBytes) {
         return Outcome.STORED;

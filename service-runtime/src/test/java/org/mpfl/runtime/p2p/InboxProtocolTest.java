@@ -137,6 +137,34 @@ class InboxProtocolTest {
         }
     }
 
+    /** Records whether it was ever deserialised. */
+    static final class Tripwire implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
+        static volatile boolean deserialised;
+
+        private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, ClassNotFoundException {
+            in.defaultReadObject();
+            deserialised = true;
+        }
+    }
+
+    @Test
+    void anObjectFromASenderWithoutTheTokenIsNeverDeserialised() {
+        Domain2 d = openDomain();
+        try {
+            Tripwire.deserialised = false;
+            byte[] forged = new DomainToken(DomainToken.generate()).prove(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA);
+            Envelope bad = new Envelope(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA, forged, Payload.of(new Tripwire()));
+            assertEquals(Inbox.Outcome.REJECTED, store("binary", bad));
+            assertFalse(Tripwire.deserialised);
+            assertEquals(Inbox.Outcome.STORED, store("binary", d.envelope(1, 0, 5, 0, new Tripwire())));
+            assertTrue(d.r0().world().recv(1, 5, Duration.ofSeconds(5)).value() instanceof Tripwire);
+            assertTrue(Tripwire.deserialised);
+        } finally {
+            d.close();
+        }
+    }
+
     @Test
     void anAbortNeedsAValidProof() {
         Domain2 d = openDomain();

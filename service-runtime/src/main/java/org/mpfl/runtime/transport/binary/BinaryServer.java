@@ -159,7 +159,18 @@ public final class BinaryServer implements AutoCloseable {
         }
         Payload payload;
         try {
-            payload = in.getPayload(Payload.Type.ofCode(typeCode), payloadLen);
+            Payload.Type type = Payload.Type.ofCode(typeCode);
+            if (type == Payload.Type.OBJECT) {
+                // never deserialise an object sent by someone who cannot prove the domain token
+                byte[] raw = in.getBytes((int) payloadLen);
+                Envelope header = new Envelope(domainId, context, from, to, tag, seq, kind, proof, null);
+                if (inbox.probe(header, payloadLen) == Inbox.Outcome.REJECTED) {
+                    return BinaryProtocol.REPLY_REJECTED;
+                }
+                payload = Payload.decode(type, raw);
+            } else {
+                payload = in.getPayload(type, payloadLen);
+            }
         } catch (IllegalArgumentException e) {
             // the bytes were consumed; the frame is answered, the connection stays usable
             LOG.warn("binary channel: undecodable payload for domain {}: {}", domainId, e.getMessage());
