@@ -15,7 +15,9 @@ import org.mpfl.engine.registry.HostRegistry;
 /**
  * Keeps the generated service archives the engine was given ({@code DATA/archives/NAME.aar}) and
  * installs them on hosts: on every live host when deployed, and on a placed host that lacks the
- * service when a run starts (deploy-if-needed).
+ * service when a run starts (deploy-if-needed). An archive identical to the one the engine already
+ * installed on a host is not sent again, so starting the same document twice does not restart its
+ * services under a running run.
  */
 public final class DeploymentService {
     private static final Pattern SERVICE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,127}");
@@ -38,21 +40,43 @@ public final class DeploymentService {
         Path tmp = Files.createTempFile(archiveDir, service, ".part");
         Files.write(tmp, archive);
         Files.move(tmp, archiveDir.resolve(service + ".aar"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        String digest = sha256(archive);
         Map<String, String> results = new LinkedHashMap<>();
         for (HostInfo h : registry.hosts()) {
             if (h.staticEntry()) {
                 results.put(h.hostId(), "skipped (static host-file entry)");
                 continue;
             }
+            if (h.offers(service) && digest.equals(deployed.get(h.hostId() + "\u0000" + service))) {
+                // same archive already there: redeploying would restart the service under running ranks
+                results.put(h.hostId(), "ok");
+                continue;
+            }
             try {
-                deployer.deploy(h, service, archive);
-                registry.addService(h.hostId(), service);
+                push(h, service, archive, digest);
                 results.put(h.hostId(), "ok");
             } catch (Exception e) {
                 results.put(h.hostId(), "failed: " + e.getMessage());
             }
         }
         return results;
+    }
+
+    /** Which archive (SHA-256) the engine installed per host and service. */
+    private final Map<String, String> deployed = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private void push(HostInfo h, String service, byte[] archive, String digest) throws Exception {
+        deployer.deploy(h, service, archive);
+        registry.addService(h.hostId(), service);
+        deployed.put(h.hostId() + "\u0000" + service, digest);
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
     }
 
     /** Whether an archive for {@code service} is stored. */
@@ -78,7 +102,6 @@ public final class DeploymentService {
         if (archive.isEmpty()) {
             throw new IOException("host " + host.hostId() + " does not offer service '" + service + "' and no archive of it is deployed");
         }
-        deployer.deploy(host, service, archive.get());
-        registry.addService(host.hostId(), service);
+        push(host, service, archive.get(), sha256(archive.get()));
     }
 }

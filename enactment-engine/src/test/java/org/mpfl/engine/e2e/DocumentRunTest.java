@@ -1,0 +1,97 @@
+package org.mpfl.engine.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Json;
+import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.engine.run.RunSettings;
+
+/**
+ * MPFL documents compiled by {@code mpflc run}, deployed by the engine onto two service-host
+ * processes and run by the rank interpreter: success with outputs, a {@code fail} activity, and a
+ * run-time deadlock the static check cannot see (the receive source depends on a param).
+ */
+@Timeout(300)
+class DocumentRunTest {
+    static Path data;
+    static LocalCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        data = Files.createTempDirectory("mpfl-doc-e2e-");
+        cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(data)
+                .runSettings(new RunSettings(Duration.ofSeconds(30), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto")),
+                2, Duration.ofSeconds(120));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    static JsonNode run(Path document, String... params) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", document.toString(), "--engine", cluster.engine().url(),
+                "--token", cluster.engine().token(), "--json"));
+        for (String p : params) {
+            args.add("--param");
+            args.add(p);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Mpflc.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(!text.isBlank(), "no JSON; stderr: " + err.toString(StandardCharsets.UTF_8));
+        JsonNode j = Json.MAPPER.readTree(text);
+        assertEquals(j.get("state").asText().equals("SUCCEEDED") ? 0 : 1, code);
+        return j;
+    }
+
+    static Path resource(String name) {
+        return Path.of("src", "test", "resources", "org", "mpfl", "engine", "e2e", name);
+    }
+
+    @Test
+    void ringDocumentSucceeds() throws Exception {
+        Path ring = Path.of("..", "samples", "ring", "ring.mpfl.xml");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(ring), "no ring sample in this tree");
+        JsonNode j = run(ring, "ranks=4");
+        assertEquals("SUCCEEDED", j.get("state").asText(), j.toString());
+        assertEquals(6, j.at("/outputs/token/0").asInt());
+    }
+
+    @Test
+    void failActivityFailsTheRunWithRankLocationAndMessage() throws Exception {
+        JsonNode j = run(resource("failing.mpfl.xml"));
+        assertEquals("FAILED", j.get("state").asText(), j.toString());
+        assertEquals(2, j.at("/error/rank").asInt(), j.toString());
+        assertTrue(j.at("/error/location").asText().endsWith("failing.mpfl.xml:5:7"), j.toString());
+        assertTrue(j.at("/error/message").asText().contains("rank 2 gives up"), j.toString());
+    }
+
+    @Test
+    void runtimeDeadlockIsReportedWithItsCycle() throws Exception {
+        JsonNode j = run(resource("deadlock.mpfl.xml"));
+        assertEquals("FAILED", j.get("state").asText(), j.toString());
+        String where = resource("deadlock.mpfl.xml") + ":7:7";
+        assertEquals("deadlock: rank 0 waits for rank 1 at " + where + " > rank 1 waits for rank 0 at " + where,
+                j.at("/error/message").asText());
+    }
+}
