@@ -91,7 +91,10 @@ public final class StoreMessageReader {
             throw new MalformedStoreException("the SOAP root part must come first in the MTOM package");
         }
         byte[] root = in.readUntil(delimiter, MAX_ROOT_BYTES);
-        Header h = parseRoot(new ByteArrayInputStream(root));
+        Header h = canonical(root);
+        if (h == null) {
+            h = parseRoot(new ByteArrayInputStream(root));
+        }
         if (h.href == null) {
             return finish(h, decodeInline(h));
         }
@@ -235,6 +238,32 @@ public final class StoreMessageReader {
         long length = -1;
         String href;
         String inline;
+    }
+
+    /** The header from the canonical layout, or {@code null} (then the XML parser reads it). */
+    private static Header canonical(byte[] root) throws MalformedStoreException {
+        String[] f = CanonicalStoreHeader.tryParse(root);
+        if (f == null) {
+            return null;
+        }
+        try {
+            Header h = new Header();
+            h.domainId = f[0].trim();
+            h.context = Integer.parseInt(f[1]);
+            h.from = Integer.parseInt(f[2]);
+            h.to = Integer.parseInt(f[3]);
+            h.tag = Integer.parseInt(f[4]);
+            h.seq = Long.parseLong(f[5]);
+            h.kind = Envelope.Kind.valueOf(f[6]);
+            h.proof = Base64.getMimeDecoder().decode(f[7]);
+            h.type = Payload.Type.valueOf(f[8]);
+            h.length = Long.parseLong(f[9]);
+            h.operation = f[10];
+            h.href = f[11];
+            return h;
+        } catch (IllegalArgumentException e) {
+            throw new MalformedStoreException("bad store message: " + e.getMessage(), e);
+        }
     }
 
     private static Header parseRoot(InputStream xml) throws IOException {
