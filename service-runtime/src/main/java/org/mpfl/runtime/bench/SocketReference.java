@@ -3,19 +3,19 @@ package org.mpfl.runtime.bench;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.Channels;
 import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
 
 /**
  * The plain-Java-sockets reference: the same PingPong and Ping*Pong as {@link PingPongProgram},
- * between two processes over one TCP connection, doubles converted to and from little-endian raw
- * bytes through a {@link ByteBuffer} on both sides (what any Java message passing has to do at
- * least). {@link #main} is the echo server (a child process of the benchmark); {@link Client} runs
+ * between two processes over one TCP connection (blocking {@link SocketChannel}s, no Nagle), doubles
+ * converted to and from little-endian raw bytes through a direct {@link ByteBuffer} on both sides
+ * (what any Java message passing has to do at least). {@link #main} is the echo server (a child process of the benchmark); {@link Client} runs
  * in the benchmark process.
  *
  * <p>Protocol per size: the client sends {@code [mode, n, rounds]} (three ints; mode 0 = PingPong,
@@ -31,9 +31,9 @@ public final class SocketReference {
     /** Echo server: {@code SocketReference [bindAddress]}; prints the ready line, serves one client at a time. */
     public static void main(String[] args) throws IOException {
         String bind = args.length > 0 ? args[0] : "127.0.0.1";
-        try (ServerSocket ss = new ServerSocket()) {
+        try (ServerSocketChannel ss = ServerSocketChannel.open()) {
             ss.bind(new InetSocketAddress(InetAddress.getByName(bind), 0));
-            System.out.println(READY + ss.getLocalPort());
+            System.out.println(READY + ss.socket().getLocalPort());
             System.out.flush();
             Thread watcher = new Thread(() -> {
                 try {
@@ -48,7 +48,7 @@ public final class SocketReference {
             watcher.setDaemon(true);
             watcher.start();
             for (;;) {
-                try (Socket s = ss.accept()) {
+                try (SocketChannel s = ss.accept()) {
                     serve(s);
                 } catch (IOException e) {
                     System.err.println("socket echo: " + e);
@@ -57,10 +57,10 @@ public final class SocketReference {
         }
     }
 
-    private static void serve(Socket s) throws IOException {
-        s.setTcpNoDelay(true);
-        ReadableByteChannel in = Channels.newChannel(s.getInputStream());
-        WritableByteChannel out = Channels.newChannel(s.getOutputStream());
+    private static void serve(SocketChannel s) throws IOException {
+        s.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        ReadableByteChannel in = s;
+        WritableByteChannel out = s;
         ByteBuffer hdr = ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN);
         for (;;) {
             hdr.clear();
@@ -137,17 +137,16 @@ public final class SocketReference {
 
     /** The measuring side. */
     static final class Client implements AutoCloseable {
-        private final Socket socket;
+        private final SocketChannel socket;
         private final ReadableByteChannel in;
         private final WritableByteChannel out;
 
         Client(String host, int port) throws IOException {
-            socket = new Socket();
-            socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(host, port), 5_000);
-            socket.setSoTimeout(300_000);
-            in = Channels.newChannel(socket.getInputStream());
-            out = Channels.newChannel(socket.getOutputStream());
+            socket = SocketChannel.open();
+            socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            socket.socket().connect(new InetSocketAddress(host, port), 5_000);
+            in = socket;
+            out = socket;
         }
 
         private void header(int mode, int n, int rounds) throws IOException {
