@@ -61,4 +61,40 @@ class DocumentationExamplesTest {
             }
         }));
     }
+
+    @org.junit.jupiter.api.Test
+    void referenceNamesEveryElementAttributeTypeFunctionAndOperator() throws IOException {
+        String reference = Files.readString(DOCS.resolve("language-reference.md"), StandardCharsets.UTF_8);
+        List<String> missing = new ArrayList<>();
+        for (String element : org.mpfl.compiler.parse.ElementCatalog.elementNames()) {
+            if (!reference.contains("`" + element + "`")) {
+                missing.add("element " + element);
+            }
+            for (String attribute : org.mpfl.compiler.parse.ElementCatalog.rule(element).allAttributes()) {
+                if (!reference.contains("`" + attribute + "`")) {
+                    missing.add("attribute " + attribute + " of " + element);
+                }
+            }
+        }
+        for (org.mpfl.compiler.ir.MpflType type : org.mpfl.compiler.ir.MpflType.values()) {
+            if (!reference.contains("`" + type.spelling() + "`")) {
+                missing.add("type " + type);
+            }
+        }
+        for (org.mpfl.compiler.ir.Builtin function : org.mpfl.compiler.ir.Builtin.values()) {
+            if (!reference.contains("`" + function.functionName() + "(")) {
+                missing.add("function " + function.functionName());
+            }
+        }
+        if (!reference.contains("`c ? a : b`")) {
+            missing.add("operator ?:");
+        }
+        for (String operator : List.of("||", "or", "&&", "and", "==", "!=", "eq", "ne", "<", "<=", ">", ">=", "lt", "le",
+                "gt", "ge", "+", "-", "*", "/", "%", "!", "not")) {
+            if (!reference.contains("`" + operator + "`") && !reference.contains("`" + operator.replace("|", "\\|") + "`")) {
+                missing.add("operator " + operator);
+            }
+        }
+        assertTrue(missing.isEmpty(), "the language reference does not mention: " + missing);
+    }
 }
