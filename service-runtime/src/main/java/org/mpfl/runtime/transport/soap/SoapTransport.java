@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportException;
 
@@ -132,6 +133,10 @@ public final class SoapTransport implements Transport {
 
     private static TransportException faultToException(String op, Endpoint endpoint, HttpConnection.Response r) {
         SoapFault f = SoapFault.fromHttp(r.status(), r.contentType(), r.body());
+        if (SoapFault.BUSY.equals(f.subcode())) {
+            // flow control, not a failure: the sender backs off briefly without a delivery deadline
+            return new ReceiverBusyException(op + " at " + endpoint.soapUrl() + ": " + f.reason());
+        }
         boolean retry = SoapFault.BUSY.equals(f.subcode()) || (f.subcode() == null && r.status() >= 500);
         return new TransportException(op + " at " + endpoint.soapUrl() + " answered "
                 + (f.subcode() == null ? f.code() : f.subcode()) + ": " + f.reason(), !retry, null);
