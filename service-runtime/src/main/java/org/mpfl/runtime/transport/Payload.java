@@ -14,7 +14,8 @@ import java.nio.charset.StandardCharsets;
  * A message value and its wire form. Encoding (documented in docs/wire-format.md): primitive arrays
  * are their elements as little-endian raw bytes, no header (the element count follows from the
  * length); scalars are 4 or 8 little-endian bytes, booleans one byte; strings UTF-8; {@code object}
- * values Java serialisation (only ever read after the domain token was checked).
+ * values Java serialisation (only ever deserialised by {@link #value()} on the receiving rank, after
+ * the domain token was checked).
  */
 public final class Payload {
 
@@ -40,11 +41,19 @@ public final class Payload {
     }
 
     private final Type type;
-    private final Object value;
+    /** For OBJECT read off the wire: {@code null} until first asked for (see {@link #value()}). */
+    private Object value;
+    /** For OBJECT: the serialised form, once known (read off the wire, or encoded once). */
+    private byte[] serialised;
 
     private Payload(Type type, Object value) {
         this.type = type;
         this.value = value;
+    }
+
+    private Payload(byte[] serialisedObject) {
+        this.type = Type.OBJECT;
+        this.serialised = serialisedObject;
     }
 
     /** Wraps a value without copying it (callers copy where the sender may reuse its array). */
@@ -81,7 +90,19 @@ public final class Payload {
         return type;
     }
 
+    /**
+     * The value. An {@code object} value read off the wire is deserialised here, on first use — by
+     * the receiving rank after its receive matched, so never before the domain token was checked,
+     * and with the receiving thread's context class loader.
+     */
     public Object value() {
+        if (type == Type.OBJECT && value == null) {
+            synchronized (this) {
+                if (value == null) {
+                    value = deserialise(serialised);
+                }
+            }
+        }
         return value;
     }
 
@@ -123,7 +144,12 @@ public final class Payload {
             case STRING:
                 return ((String) value).getBytes(StandardCharsets.UTF_8);
             case OBJECT:
-                return serialise(value);
+                synchronized (this) {
+                    if (serialised == null) {
+                        serialised = serialise(value);
+                    }
+                    return serialised;
+                }
             default:
                 buf = ByteBuffer.allocate(encodedLength()).order(ByteOrder.LITTLE_ENDIAN);
                 encodeInto(buf);
@@ -175,8 +201,11 @@ public final class Payload {
             case LONG -> buf.getLong();
             case DOUBLE -> buf.getDouble();
             case BOOLEAN -> bytes[0] != 0;
-            case OBJECT -> deserialise(bytes);
+            case OBJECT -> null; // deserialised lazily, see value()
         };
+        if (type == Type.OBJECT) {
+            return new Payload(bytes);
+        }
         return new Payload(type, v);
     }
 
