@@ -1,0 +1,99 @@
+package org.mpfl.runtime.interp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.mpfl.compiler.ir.IrWorkflow;
+
+/**
+ * Section 7: a fault on one rank fails it with its activity, source location and cause, and the
+ * domain abort that follows ends every other rank promptly — none is left blocked.
+ */
+@Timeout(120)
+class RankFaultTest {
+    private static final Duration LIMIT = Duration.ofSeconds(30);
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "divide  | assign                                                   | faults.mpfl.xml:17:34 | integer division by zero",
+        "index   | assign                                                   | faults.mpfl.xml:19:36 | index 6 out of range for length 2",
+        "store   | assign                                                   | faults.mpfl.xml:22:" + "        | index -1 out of range for length 2",
+        "fail    | fail                                                     | faults.mpfl.xml:25:9  | rank 1 gives up",
+        "throw   | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:28:9  | the solver diverged at step 7",
+        "type    | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:28:"  + "       | output 'result' of org.mpfl.runtime.interp.activities.Misbehave of type string does not fit variable 'result' of type double",
+        "missing | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:28:9  | did not return output 'result'",
+        "class   | compute org.mpfl.runtime.interp.activities.NoSuchActivity | faults.mpfl.xml:31:9 | is not in the workflow's libraries",
+    })
+    void aFaultFailsItsRankWithLocationAndAbortsTheOthersPromptly(String fault, String activity, String location,
+                                                                   String message) {
+        InterpreterHarness.Result r = InterpreterHarness.run("faults.mpfl.xml", Map.of("fault", fault), LIMIT);
+        assertFalse(r.timedOut(), "every rank ended by itself");
+        RankFault f = r.singleFault();
+        assertEquals(1, r.faultingRank());
+        assertEquals(activity.strip(), f.activity());
+        assertTrue(f.location().startsWith(location.strip()), f.location() + " should start with " + location);
+        assertTrue(f.getMessage().contains(message.strip()), f.getMessage());
+        long faultEnd = r.rank(1).endedNanos;
+        for (int rank : new int[] {0, 2}) {
+            InterpreterHarness.RankRecord other = r.rank(rank);
+            assertTrue(other.aborted(), "rank " + rank + " was aborted: " + other.failure);
+            long lag = TimeUnit.NANOSECONDS.toMillis(other.endedNanos - faultEnd);
+            assertTrue(lag < 2_000, "rank " + rank + " ended " + lag + " ms after the fault");
+        }
+    }
+
+    @Test
+    void noFaultRunsThrough() {
+        InterpreterHarness.Result r = InterpreterHarness.run("faults.mpfl.xml", Map.of(), LIMIT).succeeded();
+        assertEquals("done", r.output("message", 0));
+    }
+
+    @Test
+    void receiveTimeoutIsAClearFault() {
+        long start = System.nanoTime();
+        InterpreterHarness.Result r = InterpreterHarness.run("timeout.mpfl.xml", Map.of("timeout", "300"), LIMIT);
+        assertFalse(r.timedOut());
+        RankFault f = r.singleFault();
+        assertEquals(0, r.faultingRank());
+        assertEquals("receive", f.activity());
+        assertTrue(f.location().startsWith("timeout.mpfl.xml:11:7"), f.location());
+        assertTrue(f.getMessage().startsWith("timed out: no message from rank 1 with tag 4 arrived on communicator world within PT0.3S"),
+                f.getMessage());
+        assertTrue(r.rank(1).aborted(), "rank 1, blocked in a receive nobody serves, was aborted");
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < 10_000);
+    }
+
+    @Test
+    void receivedValueOfTheWrongTypeIsAFault() {
+        InterpreterHarness.Result r = InterpreterHarness.run("mismatch.mpfl.xml", Map.of(), LIMIT);
+        RankFault f = r.singleFault();
+        assertEquals(1, r.faultingRank());
+        assertEquals("receive", f.activity());
+        assertTrue(f.location().startsWith("mismatch.mpfl.xml:11:"), f.location());
+        assertTrue(f.getMessage().startsWith("received value (from rank 0 tag 0) of type object (java.util."), f.getMessage());
+        assertTrue(f.getMessage().endsWith("does not fit variable 'number' of type int"), f.getMessage());
+    }
+
+    @Test
+    void aParamWithoutValueOrOfTheWrongTypeIsAFault() {
+        IrWorkflow w = InterpreterHarness.compile("invoke.mpfl.xml", Map.of("endpoint", "http://localhost:1/")).workflow();
+        InterpretedProgram program = InterpretedProgram.of(w, "client", getClass().getClassLoader());
+        RankFault missing = assertThrows(RankFault.class, () -> program.typedParams(Map.of()));
+        assertTrue(missing.getMessage().contains("param 'endpoint' has no value"), missing.getMessage());
+        IrWorkflow c = InterpreterHarness.compile("control.mpfl.xml", Map.of()).workflow();
+        InterpretedProgram control = InterpretedProgram.of(c, "solo", getClass().getClassLoader());
+        RankFault wrong = assertThrows(RankFault.class, () -> control.typedParams(Map.of("n", "many")));
+        assertEquals("param 'n' must be int, got 'many'", wrong.getMessage());
+        assertEquals(7, control.typedParams(Map.of("n", 7L)).get("n"));
+        assertEquals(7, control.typedParams(Map.of("n", 7.0)).get("n"));
+    }
+}
