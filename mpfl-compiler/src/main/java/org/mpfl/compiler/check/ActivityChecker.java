@@ -89,6 +89,7 @@ final class ActivityChecker {
     /** The activities among the children of {@code parent} (other children are handled by their parent's validator). */
     List<IrActivity> body(Element parent, Scope scope, Flow flow) {
         List<IrActivity> activities = new ArrayList<>();
+        String endedBy = null;
         for (Element child : parent.children()) {
             if (!child.namespace().equals(ElementCatalog.NAMESPACE) && !child.namespace().isEmpty()) {
                 continue;
@@ -96,6 +97,14 @@ final class ActivityChecker {
             Validator validator = VALIDATORS.get(child.name());
             if (validator == null) {
                 continue; // structure validation reported it, or the parent reads it (elseif, else, branch)
+            }
+            if (endedBy != null) {
+                context.diagnostics().warning(child.location(), "<" + child.name() + "> is never reached: it follows <"
+                        + endedBy + "> in the same block");
+                endedBy = null; // one warning per block is enough
+            }
+            if (child.name().equals("fail") || (child.name().equals("break") && flow.loopDepth() > 0)) {
+                endedBy = child.name();
             }
             IrActivity activity = validator.check(this, child, scope, flow);
             if (activity != null) {

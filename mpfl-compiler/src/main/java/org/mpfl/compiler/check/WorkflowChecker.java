@@ -282,6 +282,7 @@ public final class WorkflowChecker {
             }
         }
         List<IrActivity> body = new ActivityChecker(context).body(e, scope.child(), ActivityChecker.Flow.top());
+        unwaitedRequests(e);
         return new IrProcess(name, service, ranks, variables, List.copyOf(communicators.keySet()),
                 List.copyOf(requests), body, e.location());
     }
@@ -331,6 +332,34 @@ public final class WorkflowChecker {
             scope.declare(new Scope.Symbol(name, IrExpr.RefKind.VAR, type, nameAttribute.location()));
         }
         return ok ? new IrVariable(name, type, init, e.location()) : null;
+    }
+
+    /** Warns about isend/irecv requests that no wait/waitall of the process names: they would never complete. */
+    private void unwaitedRequests(Element process) {
+        Set<String> waited = new LinkedHashSet<>();
+        List<Element> starts = new ArrayList<>();
+        java.util.ArrayDeque<Element> pending = new java.util.ArrayDeque<>(process.children());
+        while (!pending.isEmpty()) {
+            Element e = pending.pop();
+            pending.addAll(e.children());
+            if (e.name().equals("wait") && e.attribute("request") != null) {
+                waited.add(e.attribute("request").value().trim());
+            } else if (e.name().equals("waitall") && e.attribute("requests") != null) {
+                for (String name : e.attribute("requests").value().split(",")) {
+                    waited.add(name.trim());
+                }
+            } else if ((e.name().equals("isend") || e.name().equals("irecv")) && e.attribute("request") != null) {
+                starts.add(e);
+            }
+        }
+        for (Element start : starts) {
+            String name = start.attribute("request").value().trim();
+            if (!waited.contains(name)) {
+                diagnostics.warning(start.attribute("request").location(), "request '" + name
+                        + "' is never waited for (<wait>/<waitall>): the operation may never complete"
+                        + (start.name().equals("irecv") ? " and 'into' may never be written" : ""));
+            }
+        }
     }
 
     /** Communicators created by split/cartesian anywhere in the process, and requests of isend/irecv. */
