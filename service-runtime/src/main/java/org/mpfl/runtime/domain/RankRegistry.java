@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
  * every transport. Serves many domains at once and several ranks of one domain.
  *
  * <p>Outcomes of a store: an unknown domain or rank answers {@code BUSY} (its {@code run} may not
- * have arrived yet: the sender retries); a domain or rank that has ended or was aborted answers
- * {@code REJECTED}, as does a wrong token proof (logged). A domain's state is dropped when its last
+ * have arrived yet: the sender retries); a rank or domain that has ended normally answers
+ * {@code DUPLICATE} — the message is dropped, as MPI drops messages nobody received before
+ * finalize, and the sender does not fail; an aborted domain answers {@code REJECTED}, as does a
+ * wrong token proof (logged). A domain's state is dropped when its last
  * rank in this host ends; only a small bounded list of ended domain IDs is remembered.
  */
 public final class RankRegistry implements Inbox, AutoCloseable {
@@ -136,12 +138,7 @@ public final class RankRegistry implements Inbox, AutoCloseable {
     public Outcome store(Envelope envelope, boolean copyOnAdmit) {
         Domain domain = domains.get(envelope.domainId());
         if (domain == null) {
-            synchronized (ended) {
-                if (ended.containsKey(envelope.domainId())) {
-                    return Outcome.REJECTED;
-                }
-            }
-            return Outcome.BUSY;
+            return afterEnd(envelope.domainId());
         }
         if (!domain.proofs().verify(envelope)) {
             LOG.warn("rejected a {} for domain {} from rank {} to rank {}: bad token proof", envelope.kind(),
@@ -153,25 +150,35 @@ public final class RankRegistry implements Inbox, AutoCloseable {
         }
         RankInstance instance = domain.ranks.get(envelope.to());
         if (instance == null) {
-            return domain.endedRanks.contains(envelope.to()) ? Outcome.REJECTED : Outcome.BUSY;
+            return domain.endedRanks.contains(envelope.to()) ? Outcome.DUPLICATE : Outcome.BUSY;
         }
         return instance.accept(envelope, copyOnAdmit);
+    }
+
+    /** A store for a domain without state here: not yet opened (BUSY), ended (dropped) or aborted. */
+    private Outcome afterEnd(String domainId) {
+        String why;
+        synchronized (ended) {
+            why = ended.get(domainId);
+        }
+        if (why == null) {
+            return Outcome.BUSY;
+        }
+        return why.startsWith("aborted") ? Outcome.REJECTED : Outcome.DUPLICATE;
     }
 
     @Override
     public Outcome probe(Envelope header, long payloadBytes) {
         Domain domain = domains.get(header.domainId());
         if (domain == null) {
-            synchronized (ended) {
-                return ended.containsKey(header.domainId()) ? Outcome.REJECTED : Outcome.BUSY;
-            }
+            return afterEnd(header.domainId());
         }
         if (!domain.proofs().verify(header) || domain.isAborted()) {
             return Outcome.REJECTED;
         }
         RankInstance instance = domain.ranks.get(header.to());
         if (instance == null) {
-            return domain.endedRanks.contains(header.to()) ? Outcome.REJECTED : Outcome.BUSY;
+            return domain.endedRanks.contains(header.to()) ? Outcome.DUPLICATE : Outcome.BUSY;
         }
         return instance.probe(header, payloadBytes);
     }

@@ -105,7 +105,7 @@ public final class RankInstance {
     /** Handles an envelope addressed to this rank whose proof the registry has checked. */
     public Outcome accept(Envelope e, boolean copyOnAdmit) {
         if (ended) {
-            return Outcome.REJECTED;
+            return domain.isAborted() ? Outcome.REJECTED : Outcome.DUPLICATE; // ended: dropped
         }
         List<Envelope> matchedSync = new ArrayList<>(0);
         Outcome outcome;
@@ -128,7 +128,7 @@ public final class RankInstance {
     /** See {@link org.mpfl.runtime.transport.Inbox#probe}. */
     public Outcome probe(Envelope header, long payloadBytes) {
         if (ended) {
-            return Outcome.REJECTED;
+            return domain.isAborted() ? Outcome.REJECTED : Outcome.DUPLICATE;
         }
         if (header.kind() == Envelope.Kind.SYNC_ACK) {
             return Outcome.STORED;

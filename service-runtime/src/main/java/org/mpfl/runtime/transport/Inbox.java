@@ -10,7 +10,10 @@ public interface Inbox {
     enum Outcome {
         /** Buffered (or handed to a waiting receive). */
         STORED,
-        /** Already seen (a retry): dropped. */
+        /**
+         * Dropped, nothing more to do: already seen (a retry), or addressed to a rank that has
+         * ended normally (as MPI drops messages nobody received before finalize).
+         */
         DUPLICATE,
         /**
          * Not now: over the domain's memory bound, or the domain/rank is not known here yet (its
@@ -18,7 +21,7 @@ public interface Inbox {
          * count against its delivery deadline.
          */
         BUSY,
-        /** Bad token proof, or a domain/rank that has ended or was aborted: the sender must not retry. */
+        /** Bad token proof, or an aborted domain: the sender must not retry. */
         REJECTED
     }
 

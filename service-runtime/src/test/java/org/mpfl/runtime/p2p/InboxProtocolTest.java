@@ -179,11 +179,17 @@ class InboxProtocolTest {
     }
 
     @Test
-    void storesForUnknownDomainsAreBusyAndForEndedOnesRejected() {
+    void storesForUnknownDomainsAreBusyForEndedOnesDroppedAndForAbortedOnesRejected() {
         Domain2 d = openDomain();
         Envelope e = d.envelope(1, 0, 5, 0, "late");
         d.close();
-        assertEquals(Inbox.Outcome.REJECTED, host.registry().store(e));
+        assertEquals(Inbox.Outcome.DUPLICATE, host.registry().store(e));
+        Domain2 aborted = openDomain();
+        host.registry().abortLocally(aborted.id(), "test");
+        Envelope toAborted = aborted.envelope(1, 0, 5, 0, "late");
+        assertEquals(Inbox.Outcome.REJECTED, host.registry().store(toAborted));
+        aborted.close();
+        assertEquals(Inbox.Outcome.REJECTED, host.registry().store(toAborted));
         Envelope unknown = new Envelope(DomainToken.generate(), 0, 1, 0, 5, 0, Envelope.Kind.DATA, new byte[32],
                 Payload.of("early"));
         assertEquals(Inbox.Outcome.BUSY, host.registry().store(unknown));

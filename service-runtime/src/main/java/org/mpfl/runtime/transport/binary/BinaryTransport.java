@@ -137,7 +137,7 @@ public final class BinaryTransport implements Transport {
             case BinaryProtocol.REPLY_STORED, BinaryProtocol.REPLY_DUPLICATE -> { }
             case BinaryProtocol.REPLY_BUSY -> throw new ReceiverBusyException("host " + address + " is busy");
             case BinaryProtocol.REPLY_REJECTED -> throw new TransportException("host " + address
-                    + " rejected the message (bad token proof, or the rank/domain has ended or was aborted)", true, null);
+                    + " rejected the message (bad token proof, or the domain was aborted)", true, null);
             default -> throw new TransportException("host " + address + " could not decode the message", true, null);
         }
     }

@@ -39,7 +39,7 @@ public final class LocalTransport implements Transport {
             case STORED, DUPLICATE -> { }
             case BUSY -> throw new ReceiverBusyException("rank " + envelope.to() + " is busy");
             case REJECTED -> throw new TransportException("rank " + envelope.to() + " of host " + hostId
-                    + " rejected the message (bad token proof, or the rank/domain has ended or was aborted)", true, null);
+                    + " rejected the message (bad token proof, or the domain was aborted)", true, null);
         }
     }
 
