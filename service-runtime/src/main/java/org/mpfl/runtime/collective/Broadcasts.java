@@ -109,8 +109,8 @@ final class Broadcasts {
         }
     }
 
-    /** Values up to this size are sent as detached copies (see {@link #detachable}). */
-    static final int DETACH_LIMIT_BYTES = 64 * 1024;
+    /** Values up to this size are sent as detached copies (see {@link #detachable}): copying is cheaper than waiting for the delivery acknowledgement. */
+    static final int DETACH_LIMIT_BYTES = 1 << 20;
 
     /**
      * A version of {@code value} that may be sent without waiting for the send: immutable scalars

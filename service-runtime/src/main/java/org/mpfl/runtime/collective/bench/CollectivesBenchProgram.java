@@ -47,40 +47,23 @@ public final class CollectivesBenchProgram implements RankProgram {
         }
         int done = 0;
         int p = world.size();
-        int me = world.rank();
-        warmUp(world, coll, sizes);
+        // pass 1, untimed: every case a few times, so that the JIT and the heap have seen every
+        // path and size before anything is timed (else the first case of each operation pays)
         for (String c : cases) {
             String op = c.substring(0, c.indexOf(':'));
             for (String alg : c.substring(c.indexOf(':') + 1).split(",")) {
                 for (int n : op.equals("barrier") ? List.of(0) : sizes) {
-                    long bytes = 8L * n * n;
-                    int iters = iterations(op, p, bytes, scale);
-                    int warm = Math.max(2, iters / 5);
-                    double[] data = new double[n * n];
-                    Arrays.fill(data, me + 1.0);
-                    double[] times = new double[iters];
-                    Object last = null;
-                    for (int i = -warm; i < iters; i++) {
-                        coll.barrier("auto");
-                        long t0 = System.nanoTime();
-                        last = switch (op) {
-                            case "barrier" -> {
-                                coll.barrier(alg);
-                                yield null;
-                            }
-                            case "bcast" -> world.bcast(me == 0 ? data : null, 0, alg);
-                            case "gather" -> world.gather(data, 0, alg);
-                            case "allreduce" -> world.allreduce(data, ReduceOp.SUM, alg);
-                            default -> throw new IllegalArgumentException("unknown benchmark operation " + op);
-                        };
-                        long t1 = System.nanoTime();
-                        if (i >= 0) {
-                            times[i] = (t1 - t0) / 1e3;
-                        }
-                    }
-                    check(op, last, me, p, n);
-                    double[] max = (double[]) world.reduce(times, ReduceOp.MAX, 0, "auto");
-                    if (me == 0) {
+                    measure(world, coll, op, alg, n, 3, 0);
+                }
+            }
+        }
+        for (String c : cases) {
+            String op = c.substring(0, c.indexOf(':'));
+            for (String alg : c.substring(c.indexOf(':') + 1).split(",")) {
+                for (int n : op.equals("barrier") ? List.of(0) : sizes) {
+                    int iters = iterations(op, p, 8L * n * n, scale);
+                    double[] max = measure(world, coll, op, alg, n, iters, Math.max(3, iters / 4));
+                    if (world.rank() == 0) {
                         double[] sorted = max.clone();
                         Arrays.sort(sorted);
                         double median = sorted.length % 2 == 1 ? sorted[sorted.length / 2]
@@ -94,19 +77,37 @@ public final class CollectivesBenchProgram implements RankProgram {
         }
     }
 
-    /** Untimed: lets the JIT compile the messaging and collective paths before the first case is timed. */
-    private static void warmUp(CollectiveCommunicator world, Collectives coll, List<Integer> sizes) {
-        int small = sizes.stream().min(Integer::compare).orElse(10);
-        int large = sizes.stream().max(Integer::compare).orElse(10);
-        for (int n : List.of(small, large)) {
-            double[] data = new double[n * n];
-            for (int i = 0; i < (n == small ? 100 : 5); i++) {
-                coll.barrier("auto");
-                world.bcast(world.rank() == 0 ? data : null, 0, "auto");
-                world.gather(data, 0, "auto");
-                world.allreduce(data, ReduceOp.SUM, "auto");
+    /**
+     * {@code warm} untimed and {@code iters} timed iterations of {@code barrier; t0; op; t1}; returns
+     * (at rank 0, else {@code null}) the per-iteration maximum of t1 - t0 over the ranks, in µs.
+     */
+    private static double[] measure(CollectiveCommunicator world, Collectives coll, String op, String alg, int n,
+                                    int iters, int warm) {
+        int me = world.rank();
+        double[] data = new double[n * n];
+        Arrays.fill(data, me + 1.0);
+        double[] times = new double[iters];
+        Object last = null;
+        for (int i = -warm; i < iters; i++) {
+            coll.barrier("auto");
+            long t0 = System.nanoTime();
+            last = switch (op) {
+                case "barrier" -> {
+                    coll.barrier(alg);
+                    yield null;
+                }
+                case "bcast" -> world.bcast(me == 0 ? data : null, 0, alg);
+                case "gather" -> world.gather(data, 0, alg);
+                case "allreduce" -> world.allreduce(data, ReduceOp.SUM, alg);
+                default -> throw new IllegalArgumentException("unknown benchmark operation " + op);
+            };
+            long t1 = System.nanoTime();
+            if (i >= 0) {
+                times[i] = (t1 - t0) / 1e3;
             }
         }
+        check(op, last, me, world.size(), n);
+        return (double[]) world.reduce(times, ReduceOp.MAX, 0, "auto");
     }
 
     /** A broken transfer must abort the benchmark, not produce numbers. */
