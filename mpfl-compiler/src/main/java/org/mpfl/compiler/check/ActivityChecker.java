@@ -246,25 +246,27 @@ final class ActivityChecker {
         boolean ok = className != null;
         List<IrExpr.Ref> inputs = new ArrayList<>();
         Attribute in = e.attribute("in");
-        List<String> inNames = attrs.nameList(in);
+        List<AttributeTyping.PlacedName> inNames = attrs.nameList(in);
         ok &= inNames != null;
-        for (String name : inNames == null ? List.<String>of() : inNames) {
+        for (AttributeTyping.PlacedName placed : inNames == null ? List.<AttributeTyping.PlacedName>of() : inNames) {
+            String name = placed.name();
             Scope.Symbol symbol = scope.lookup(name);
             if (symbol == null) {
-                error(AttributeTyping.nameLocation(in, name), "unknown name '" + name + "' in 'in' of <compute>"
+                error(placed.at(), "unknown name '" + name + "' in 'in' of <compute>"
                         + Suggestions.didYouMean(name, scope.visibleNames()));
                 ok = false;
             } else {
-                inputs.add(new IrExpr.Ref(name, symbol.kind(), symbol.type(), AttributeTyping.nameLocation(in, name)));
+                inputs.add(new IrExpr.Ref(name, symbol.kind(), symbol.type(), placed.at()));
             }
         }
         List<IrTarget> outputs = new ArrayList<>();
         Attribute out = e.attribute("out");
-        List<String> outNames = attrs.nameList(out);
+        List<AttributeTyping.PlacedName> outNames = attrs.nameList(out);
         ok &= outNames != null;
         Set<String> seen = new HashSet<>();
-        for (String name : outNames == null ? List.<String>of() : outNames) {
-            SourceLocation at = AttributeTyping.nameLocation(out, name);
+        for (AttributeTyping.PlacedName placed : outNames == null ? List.<AttributeTyping.PlacedName>of() : outNames) {
+            String name = placed.name();
+            SourceLocation at = placed.at();
             if (!seen.add(name)) {
                 error(at, "'" + name + "' appears twice in 'out' of <compute>");
                 ok = false;
@@ -431,7 +433,7 @@ final class ActivityChecker {
 
     private IrActivity waitall(Element e, Scope scope, Flow flow) {
         Attribute a = e.attribute("requests");
-        List<String> names = attrs.nameList(a);
+        List<AttributeTyping.PlacedName> names = attrs.nameList(a);
         if (names == null) {
             return null;
         }
@@ -440,10 +442,10 @@ final class ActivityChecker {
             return null;
         }
         boolean ok = true;
-        for (String name : names) {
-            ok &= knownRequest(name, AttributeTyping.nameLocation(a, name));
+        for (AttributeTyping.PlacedName placed : names) {
+            ok &= knownRequest(placed.name(), placed.at());
         }
-        return ok ? new IrActivity.WaitAll(names, e.location()) : null;
+        return ok ? new IrActivity.WaitAll(names.stream().map(AttributeTyping.PlacedName::name).toList(), e.location()) : null;
     }
 
     // ---- collectives ----------------------------------------------------------------------

@@ -173,31 +173,29 @@ final class AttributeTyping {
         return all;
     }
 
-    /** A comma-separated list of identifiers; null if any is malformed (reported). */
-    List<String> nameList(Attribute a) {
-        List<String> names = new ArrayList<>();
+    /** One name of a name list with its exact position. */
+    record PlacedName(String name, SourceLocation at) {
+    }
+
+    /** A comma-separated list of identifiers, each with its position; null if any is malformed (reported). */
+    List<PlacedName> nameList(Attribute a) {
+        List<PlacedName> names = new ArrayList<>();
         if (a == null || a.value().isBlank()) {
             return names;
         }
         int offset = 0;
         for (String part : a.value().split(",", -1)) {
             String name = part.trim();
-            int at = offset + part.indexOf(name.isEmpty() ? part : name);
+            int at = offset + (name.isEmpty() ? 0 : part.indexOf(name));
             if (!Names.IDENTIFIER.matcher(name).matches()) {
-                error(a.positionInValue(Math.max(offset, at)), "'" + name + "' in attribute '" + a.name()
+                error(a.positionInValue(at), "'" + name + "' in attribute '" + a.name()
                         + "' is not a name (expected a comma-separated list of names)");
                 return null;
             }
-            names.add(name);
+            names.add(new PlacedName(name, a.positionInValue(at)));
             offset += part.length() + 1;
         }
         return names;
-    }
-
-    /** The location of name number {@code index} of a name list (for precise messages). */
-    static SourceLocation nameLocation(Attribute a, String name) {
-        int offset = a.value().indexOf(name);
-        return a.positionInValue(Math.max(0, offset));
     }
 
     /** A parsed expression list (dims, periodic), typed; null on error. */
