@@ -1,8 +1,11 @@
 package org.mpfl.engine.rest;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.vertx.core.Context;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,9 +23,14 @@ import org.mpfl.engine.store.RunStore;
  * <p>The stream starts with {@code event: snapshot} (the run's detail, as {@code GET /api/runs/{id}}),
  * then replays stored events after {@code Last-Event-ID} or {@code ?after=N} when given (use
  * {@code ?after=0} for the whole history, e.g. to draw a timeline), then sends events live:
- * {@code event: rank} (a {@code RankEvent}) and {@code event: run} (the run summary after a state
- * change), each with {@code id:} the stored event id. A comment line every 15 s keeps proxies from
- * closing an idle stream.
+ * {@code event: rank} (a rank event) and {@code event: run} (the run summary after a state change),
+ * each with {@code id:} the stored event id. A comment line every 15 s keeps proxies from closing an
+ * idle stream.
+ *
+ * <p>Threading: the database is read on a worker thread; every write to the response happens on the
+ * request's event-loop context, and live events are handed over to that context — so nothing blocks
+ * the event loop and no lock is held while writing (a write from another thread can wait for the
+ * event loop, which must therefore never wait for that thread).
  */
 public final class EventStream {
     private static final int REPLAY_LIMIT = 50_000;
@@ -35,63 +43,109 @@ public final class EventStream {
         router.get("/api/runs/:id/events").handler(ctx -> serve(ctx, runs, store));
     }
 
+    /** Per-connection state, touched only on the connection's event-loop context. */
+    private static final class Connection {
+        long lastSent;
+        boolean replaying = true;
+        boolean closed;
+        final List<Object[]> pending = new ArrayList<>();
+    }
+
     private static void serve(RoutingContext ctx, RunService runs, RunStore store) {
         String id = ctx.pathParam("id");
         HttpServerResponse resp = ctx.response();
-        Optional<com.fasterxml.jackson.databind.JsonNode> detail = runs.detail(id);
-        if (detail.isEmpty()) {
-            resp.setStatusCode(404).putHeader("Content-Type", "application/json")
-                    .end(Json.write(Map.of("error", "no run '" + id + "'")));
-            return;
-        }
-        resp.setChunked(true);
-        resp.putHeader("Content-Type", "text/event-stream; charset=utf-8");
-        resp.putHeader("Cache-Control", "no-cache");
-        resp.putHeader("X-Accel-Buffering", "no");
-        Object lock = new Object();
-        long[] lastSent = {0};
-        boolean[] closed = {false};
+        Context context = ctx.vertx().getOrCreateContext();
+        Connection conn = new Connection();
         String lastId = ctx.request().getHeader("Last-Event-ID");
         String after = ctx.request().getParam("after");
         Long replayFrom = lastId != null ? parse(lastId) : after != null ? parse(after) : null;
 
+        // subscribe first so nothing between the snapshot and the live events is lost
         AutoCloseable subscription = runs.listen(id, (eventId, kind, body) -> {
-            synchronized (lock) {
-                if (closed[0] || (eventId > 0 && eventId <= lastSent[0])) {
+            String frame = frame(eventId, kind, body);
+            context.runOnContext(v -> {
+                if (conn.closed) {
                     return;
                 }
-                lastSent[0] = Math.max(lastSent[0], eventId);
-                write(resp, eventId, kind, body);
-            }
-        });
-        long timer = ctx.vertx().setPeriodic(15_000, t -> {
-            synchronized (lock) {
-                if (!closed[0]) {
-                    resp.write(": keep-alive\n\n");
+                if (conn.replaying) {
+                    conn.pending.add(new Object[] {eventId, frame});
+                } else {
+                    send(resp, conn, eventId, frame);
                 }
-            }
+            });
         });
         resp.closeHandler(v -> {
-            synchronized (lock) {
-                closed[0] = true;
-            }
-            ctx.vertx().cancelTimer(timer);
-            try {
-                subscription.close();
-            } catch (Exception ignored) {
-                // unsubscribing cannot fail in a way the client could notice
-            }
+            conn.closed = true;
+            unsubscribe(subscription);
         });
-        synchronized (lock) {
-            write(resp, 0, "snapshot", detail.get());
-            if (replayFrom != null) {
-                // held under the lock so that live events wait until the history is out, in order
-                List<RunStore.StoredEvent> history = store.events(id, replayFrom, REPLAY_LIMIT);
-                for (RunStore.StoredEvent e : history) {
-                    write(resp, e.id(), e.type(), e.body());
-                    lastSent[0] = Math.max(lastSent[0], e.id());
-                }
+
+        ctx.vertx().executeBlocking(() -> {
+            Optional<JsonNode> detail = runs.detail(id);
+            List<RunStore.StoredEvent> history = detail.isPresent() && replayFrom != null
+                    ? store.events(id, replayFrom, REPLAY_LIMIT) : List.of();
+            return new Object[] {detail, history};
+        }, false).onComplete(ar -> {
+            if (conn.closed) {
+                return;
             }
+            if (ar.failed()) {
+                unsubscribe(subscription);
+                resp.setStatusCode(500).putHeader("Content-Type", "application/json")
+                        .end(Json.write(Map.of("error", "cannot read run " + id + ": " + ar.cause().getMessage())));
+                return;
+            }
+            @SuppressWarnings("unchecked")
+            Optional<JsonNode> detail = (Optional<JsonNode>) ar.result()[0];
+            @SuppressWarnings("unchecked")
+            List<RunStore.StoredEvent> history = (List<RunStore.StoredEvent>) ar.result()[1];
+            if (detail.isEmpty()) {
+                conn.closed = true;
+                unsubscribe(subscription);
+                resp.setStatusCode(404).putHeader("Content-Type", "application/json")
+                        .end(Json.write(Map.of("error", "no run '" + id + "'")));
+                return;
+            }
+            resp.setChunked(true);
+            resp.putHeader("Content-Type", "text/event-stream; charset=utf-8");
+            resp.putHeader("Cache-Control", "no-cache");
+            resp.putHeader("X-Accel-Buffering", "no");
+            resp.write(frame(0, "snapshot", detail.get()));
+            for (RunStore.StoredEvent e : history) {
+                send(resp, conn, e.id(), frame(e.id(), e.type(), e.body()));
+            }
+            conn.replaying = false;
+            for (Object[] p : conn.pending) {
+                send(resp, conn, (Long) p[0], (String) p[1]);
+            }
+            conn.pending.clear();
+            long timer = ctx.vertx().setPeriodic(15_000, t -> {
+                if (!conn.closed) {
+                    resp.write(": keep-alive\n\n");
+                }
+            });
+            resp.closeHandler(v -> {
+                conn.closed = true;
+                ctx.vertx().cancelTimer(timer);
+                unsubscribe(subscription);
+            });
+        });
+    }
+
+    private static void send(HttpServerResponse resp, Connection conn, long eventId, String frame) {
+        if (eventId > 0 && eventId <= conn.lastSent) {
+            return; // already sent during the replay
+        }
+        conn.lastSent = Math.max(conn.lastSent, eventId);
+        if (!resp.closed() && !resp.ended()) {
+            resp.write(frame);
+        }
+    }
+
+    private static void unsubscribe(AutoCloseable subscription) {
+        try {
+            subscription.close();
+        } catch (Exception ignored) {
+            // unsubscribing cannot fail in a way the client could notice
         }
     }
 
@@ -103,15 +157,13 @@ public final class EventStream {
         }
     }
 
-    private static void write(HttpServerResponse resp, long eventId, String kind, Object body) {
+    private static String frame(long eventId, String kind, Object body) {
         StringBuilder sb = new StringBuilder();
         if (eventId > 0) {
             sb.append("id: ").append(eventId).append('\n');
         }
         sb.append("event: ").append(kind).append('\n');
         sb.append("data: ").append(Json.write(body)).append("\n\n");
-        if (!resp.closed() && !resp.ended()) {
-            resp.write(sb.toString());
-        }
+        return sb.toString();
     }
 }

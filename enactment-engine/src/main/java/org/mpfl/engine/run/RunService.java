@@ -204,9 +204,29 @@ public final class RunService implements AutoCloseable {
                 throw new ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
             }
             Run.Outcome outcome = run.apply(e);
-            record(run, e.rank(), "rank", e);
+            record(run, e.rank(), "rank", published(e));
             handle(run, outcome, e.rank());
         }
+    }
+
+    /**
+     * A rank event as stored and streamed: everything but the domain ID, which authorises events
+     * and must not leak to readers of the public event log.
+     */
+    static Map<String, Object> published(RankEvent e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rank", e.rank());
+        m.put("seq", e.seq());
+        m.put("timeMs", e.timeMs());
+        m.put("type", e.type());
+        m.put("state", e.state());
+        m.put("activity", e.activity());
+        m.put("location", e.location());
+        m.put("message", e.message());
+        m.put("level", e.level());
+        m.put("name", e.name());
+        m.put("value", e.value());
+        return m;
     }
 
     private void handle(Run run, Run.Outcome outcome, int rank) {

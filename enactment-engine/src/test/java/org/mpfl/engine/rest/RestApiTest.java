@@ -139,5 +139,8 @@ class RestApiTest {
             Thread.sleep(50);
         }
         assertNull(Http.get(engine.url() + "/api/runs/" + id).json().get("domainId"), "the domain ID is a secret");
+        String log = Http.get(engine.url() + "/api/runs/" + id + "/log").body();
+        assertTrue(log.contains("\"type\":\"OUTPUT\""), log);
+        assertTrue(!log.contains("domainId"), "stored rank events do not carry the domain ID: " + log);
     }
 }
