@@ -62,7 +62,6 @@ public final class BinaryServer implements AutoCloseable {
             try {
                 SocketChannel ch = server.accept();
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ch.setOption(StandardSocketOptions.SO_RCVBUF, 512 * 1024);
                 connections.add(ch);
                 Thread t = new Thread(() -> serve(ch), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
                 t.setDaemon(true);

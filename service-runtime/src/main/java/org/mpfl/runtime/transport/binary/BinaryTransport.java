@@ -236,7 +236,6 @@ public final class BinaryTransport implements Transport {
             SocketChannel ch = SocketChannel.open();
             try {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ch.setOption(StandardSocketOptions.SO_SNDBUF, 512 * 1024);
                 ch.socket().connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
                 channel = ch;
                 buffer = new ChannelBuffer(ch, null, ioTimeoutMillis);
