@@ -10,8 +10,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * <p>Run-time representation, shared by the compiler's evaluator and the rank interpreter:
  * int → {@link Integer}, long → {@link Long}, double → {@link Double}, boolean → {@link Boolean},
  * string → {@link String}, int[]/long[]/double[] → the Java primitive arrays, bytes → {@code byte[]},
- * object → any serialisable {@link Object} (never null after initialisation of a variable... except
- * the zero value of object, which is null).
+ * object → any serialisable {@link Object}. Only {@code object} values may be null (its zero value).
  */
 public enum MpflType {
     INT("int"), LONG("long"), DOUBLE("double"), BOOLEAN("boolean"), STRING("string"),

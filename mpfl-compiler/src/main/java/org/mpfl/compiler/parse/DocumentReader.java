@@ -140,7 +140,7 @@ public final class DocumentReader {
         return factory;
     }
 
-    /** Decodes for position scanning with the declared encoding (UTF-8 by default; a BOM is dropped). */
+    /** Decodes for position scanning with the declared encoding (UTF-8 by default; a byte order mark is dropped). */
     static String decode(byte[] content) {
         Charset charset = StandardCharsets.UTF_8;
         String head = new String(content, 0, Math.min(content.length, 200), StandardCharsets.ISO_8859_1);
@@ -153,7 +153,8 @@ public final class DocumentReader {
             }
         }
         String text = new String(content, charset);
-        return text.startsWith("\uFEFF") ? " " + text.substring(1) : text;
+        // the XML parser does not count a byte order mark as a column, and neither do editors
+        return text.startsWith("\uFEFF") ? text.substring(1) : text;
     }
 
     /** Builds the element tree, locating tags and attributes in the raw text. */

@@ -107,7 +107,8 @@ class DocumentReaderTest {
         String doc = "\uFEFF<workflow xmlns=\"urn:mpfl:1.0\" name=\"w\">\r\n  <process name=\"p\"/>\r\n</workflow>\r\n";
         Diagnostics diagnostics = new Diagnostics();
         Element root = new DocumentReader(diagnostics).read(doc.getBytes(StandardCharsets.UTF_8), "d.xml");
-        assertEquals("d.xml:1:2", root.location().toString(), "the BOM counts as the first column");
+        assertEquals("d.xml:1:1", root.location().toString(), "the BOM is not a column");
+        assertEquals("d.xml:1:32", root.attribute("name").location().toString());
         assertEquals("d.xml:2:3", root.children().get(0).location().toString());
         assertEquals("d.xml:2:12", root.children().get(0).attribute("name").location().toString());
     }
