@@ -61,6 +61,9 @@ public final class CollectivesBenchProgram implements RankProgram {
             String op = c.substring(0, c.indexOf(':'));
             for (String alg : c.substring(c.indexOf(':') + 1).split(",")) {
                 for (int n : op.equals("barrier") ? List.of(0) : sizes) {
+                    // no garbage of the previous case may be collected while this one is timed
+                    System.gc();
+                    coll.barrier("auto");
                     int iters = iterations(op, p, 8L * n * n, scale);
                     double[] max = measure(world, coll, op, alg, n, iters, Math.max(3, iters / 4));
                     if (world.rank() == 0) {
