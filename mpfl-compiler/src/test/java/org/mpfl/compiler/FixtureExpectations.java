@@ -14,7 +14,8 @@ import org.mpfl.compiler.diag.Diagnostic;
  *   <li>{@code <!-- error: text -->} / {@code <!-- warning: text -->} — a diagnostic of that severity
  *       on this line whose message contains {@code text};</li>
  *   <li>{@code <!-- error@12: text -->} — the same on line 12 (for lines that cannot hold a comment);
- *       {@code <!-- error@12:5: text -->} also fixes the column;</li>
+ *       {@code <!-- error@12:5: text -->} also fixes the column, {@code <!-- error@:5: text -->} fixes only
+ *       the column, on this line;</li>
  *   <li>{@code <!-- note: text -->} — a note (secondary location) of some diagnostic on this line;</li>
  *   <li>{@code <!-- param: n=5 -->} — check with {@code --param n=5};</li>
  *   <li>{@code <!-- check: types-only -->} — skip the whole-program analyses (communication check).</li>
@@ -22,7 +23,7 @@ import org.mpfl.compiler.diag.Diagnostic;
  * No expectation means the document must be clean.
  */
 public final class FixtureExpectations {
-    private static final Pattern EXPECTATION = Pattern.compile("<!--\\s*(error|warning|note)(?:@(\\d+)(?::(\\d+))?)?:\\s*(.*?)\\s*-->");
+    private static final Pattern EXPECTATION = Pattern.compile("<!--\\s*(error|warning|note)(?:@(\\d*)(?::(\\d+))?)?:\\s*(.*?)\\s*-->");
     private static final Pattern PARAM = Pattern.compile("<!--\\s*param:\\s*([A-Za-z_][A-Za-z0-9_]*)=(.*?)\\s*-->");
 
     /** One expected diagnostic; column 0 = any. */
@@ -52,7 +53,7 @@ public final class FixtureExpectations {
         for (int i = 0; i < lines.length; i++) {
             Matcher m = EXPECTATION.matcher(lines[i]);
             while (m.find()) {
-                int line = m.group(2) == null ? i + 1 : Integer.parseInt(m.group(2));
+                int line = m.group(2) == null || m.group(2).isEmpty() ? i + 1 : Integer.parseInt(m.group(2));
                 int column = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
                 expected.add(new Expected(line, column, m.group(1), unescape(m.group(4))));
             }

@@ -272,7 +272,11 @@ public final class WorkflowChecker {
 
         Scope scope = paramScope.child().withBuiltins();
         List<IrVariable> variables = new ArrayList<>();
-        AttributeTyping attrs = new AttributeTyping(context);
+        // variables are initialised before the first activity runs: the process's own split/cartesian
+        // communicators do not exist yet, so their names are not visible to initialisers
+        ProcessContext initContext = new ProcessContext(name, diagnostics, expressions,
+                new NameContext(processNames, Map.of(), Set.of()), requests);
+        AttributeTyping attrs = new AttributeTyping(initContext);
         for (Element child : e.children()) {
             if (child.name().equals("var")) {
                 IrVariable variable = variable(child, scope, attrs);
