@@ -280,9 +280,7 @@ public final class ServiceHost implements AutoCloseable {
         Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         AxisConfiguration cfg = axis2.getAxisConfiguration();
         try {
-            if (cfg.getService(name) != null) {
-                cfg.removeService(name);
-            }
+            removeWithGroup(cfg, name);
             org.apache.axis2.deployment.ServiceDeployer deployer = new org.apache.axis2.deployment.ServiceDeployer();
             deployer.init(axis2);
             deployer.setDirectory("services");
@@ -302,6 +300,24 @@ public final class ServiceHost implements AutoCloseable {
         Runnable l = deployListener;
         if (l != null) {
             l.run();
+        }
+    }
+
+    /**
+     * Removes a service with its service group: removing the service alone leaves a group that
+     * Axis2's dispatch then finds inconsistent with a redeployed service of the same name ("does not
+     * belong to the service group").
+     */
+    private static void removeWithGroup(AxisConfiguration cfg, String serviceName) throws AxisFault {
+        AxisService old = cfg.getService(serviceName);
+        if (old == null) {
+            return;
+        }
+        if (old.getAxisServiceGroup() != null && old.getAxisServiceGroup().getServiceGroupName() != null) {
+            cfg.removeServiceGroup(old.getAxisServiceGroup().getServiceGroupName());
+        }
+        if (cfg.getService(serviceName) != null) {
+            cfg.removeService(serviceName);
         }
     }
 
@@ -333,7 +349,8 @@ public final class ServiceHost implements AutoCloseable {
             } catch (AxisFault e) {
                 LOG.warn("service archive {} refused: {}", svc.getName(), e.getMessage());
                 refused.put(svc.getName(), e.getMessage());
-                cfg.removeService(svc.getName());
+                removeWithGroup(cfg, svc.getName());
+                serviceTypes.remove(svc.getName());
                 continue;
             }
             svc.addParameter(HOST_PARAMETER, this);

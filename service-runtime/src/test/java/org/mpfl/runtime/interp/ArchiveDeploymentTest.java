@@ -27,6 +27,7 @@ import org.mpfl.runtime.domain.DomainToken;
 import org.mpfl.runtime.host.ServiceHost;
 import org.mpfl.runtime.monitor.RunRequest;
 import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.soap.MpiwsClient;
 import org.mpfl.runtime.transport.soap.RankStatus;
 
 /**
@@ -119,6 +120,17 @@ class ArchiveDeploymentTest {
     }
 
     @Test
+    void redeployingAServiceReplacesIt() throws Exception {
+        byte[] archive = Files.readAllBytes(build.resolve(archiveName()));
+        host.deployArchive("Doubler", archive);
+        assertEquals("done", run("Doubler", Map.of()).get(0).state());
+        host.deployArchive("Doubler", archive);
+        List<RankStatus> again = run("Doubler", Map.of("base", 1));
+        assertEquals("done", again.get(0).state(), String.valueOf(again.get(0).failure()));
+        assertEquals("[2,4]", again.get(0).outputsJson().get("all"));
+    }
+
+    @Test
     void anArchiveWithoutItsProgramIsRefusedAndDoesNotBlockLaterDeployments() throws Exception {
         byte[] broken = withoutEntry(Files.readAllBytes(build.resolve(archiveName())), "mpfl/program.json");
         IOException e = assertThrows(IOException.class, () -> host.deployArchive("Doubler", broken));
@@ -159,14 +171,17 @@ class ArchiveDeploymentTest {
         return out.toByteArray();
     }
 
-    /** Starts both ranks of the domain in this host and waits for their final status. */
+    /** Starts both ranks of the domain in this host with the MPIWS run operation and waits for their final status. */
     private static List<RankStatus> run(String service, Map<String, Object> params) throws Exception {
         String domain = DomainToken.generate();
         String token = DomainToken.generate();
         List<Endpoint> endpoints = List.of(host.endpoint(service), host.endpoint(service));
         List<RunRequest.ProcessSlice> slices = List.of(new RunRequest.ProcessSlice("doubler", service, 2));
-        for (int rank = 0; rank < 2; rank++) {
-            host.startRank(service, new RunRequest(domain, rank, endpoints, slices, params, token, null, "auto"));
+        try (MpiwsClient client = new MpiwsClient(Duration.ofSeconds(20))) {
+            for (int rank = 0; rank < 2; rank++) {
+                // through SOAP and Axis2's dispatch, as the engine starts ranks
+                client.run(host.serviceUrl(service), new RunRequest(domain, rank, endpoints, slices, params, token, null, "auto"));
+            }
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         List<RankStatus> out = new ArrayList<>();

@@ -1,0 +1,221 @@
+package org.mpfl.engine.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Json;
+import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.engine.run.RunSettings;
+
+/**
+ * MPFL documents run end to end as a user runs them ({@code mpflc run DOC --engine URL --json}):
+ * compiled, their generated services deployed onto two service-host child processes, every rank
+ * interpreted there. Covers the constructs across hosts, a faulting rank, a deadlock only the run can
+ * show, a receive timeout and an invoke of an external SOAP service.
+ */
+@Timeout(300)
+class MpflDocumentRunTest {
+    static Path dir;
+    static LocalCluster cluster;
+    static HttpServer soap;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("mpfl-doc-e2e-");
+        for (String doc : List.of("everything", "failing", "deadlock", "timeout", "invoke")) {
+            try (InputStream in = MpflDocumentRunTest.class.getResourceAsStream("/mpfl/" + doc + ".mpfl.xml")) {
+                Files.write(dir.resolve(doc + ".mpfl.xml"), in.readAllBytes());
+            }
+        }
+        activitiesJar(Files.createDirectories(dir.resolve("lib")).resolve("activities.jar"));
+        cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .runSettings(new RunSettings(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofMillis(500), 2, "auto")),
+                2, Duration.ofSeconds(90));
+        soap = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        soap.createContext("/echo", ex -> {
+            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            String rank = body.replaceAll("(?s).*<t:echo[^>]*>([^<]*)</t:echo>.*", "$1");
+            byte[] answer = ("<e:Envelope xmlns:e=\"http://www.w3.org/2003/05/soap-envelope\"><e:Body><r xmlns=\"urn:r\">echo "
+                    + rank + "</r></e:Body></e:Envelope>").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "application/soap+xml; charset=utf-8");
+            ex.sendResponseHeaders(200, answer.length);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(answer);
+            }
+        });
+        soap.start();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (soap != null) {
+            soap.stop(0);
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+        try (var s = Files.walk(dir)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** gen.Twice (y = 2x, input named by the compute) and gen.Decide (receiveFirst = true), compiled here: not on any class path. */
+    static void activitiesJar(Path jar) throws IOException {
+        Path src = Files.createTempDirectory(dir, "src");
+        Files.createDirectories(src.resolve("gen"));
+        Files.writeString(src.resolve("gen/Twice.java"), """
+                package gen;
+                public class Twice implements org.mpfl.runtime.api.Activity {
+                    public java.util.Map<String, Object> execute(java.util.Map<String, Object> in,
+                            org.mpfl.runtime.api.ActivityContext ctx) {
+                        int v = (Integer) in.values().iterator().next();
+                        return java.util.Map.of("y", 2 * v, "twice", 2 * v);
+                    }
+                }
+                """);
+        Files.writeString(src.resolve("gen/Decide.java"), """
+                package gen;
+                public class Decide implements org.mpfl.runtime.api.Activity {
+                    public java.util.Map<String, Object> execute(java.util.Map<String, Object> in,
+                            org.mpfl.runtime.api.ActivityContext ctx) {
+                        return java.util.Map.of("receiveFirst", true);
+                    }
+                }
+                """);
+        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-classpath", System.getProperty("java.class.path"),
+                "-d", src.toString(), src.resolve("gen/Twice.java").toString(), src.resolve("gen/Decide.java").toString());
+        assertEquals(0, rc, "javac");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
+            for (String c : List.of("gen/Twice.class", "gen/Decide.class")) {
+                j.putNextEntry(new JarEntry(c));
+                j.write(Files.readAllBytes(src.resolve(c)));
+                j.closeEntry();
+            }
+        }
+    }
+
+    record Result(int exit, JsonNode json, String err) {
+        String state() {
+            return json.path("state").asText();
+        }
+    }
+
+    static Result run(String doc, String... params) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", dir.resolve(doc + ".mpfl.xml").toString(), "--engine",
+                cluster.engine().url(), "--token", cluster.engine().token(), "--json"));
+        for (String p : params) {
+            args.add("--param");
+            args.add(p);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = Mpflc.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
+        JsonNode json = text.isBlank() ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(text);
+        return new Result(exit, json, err.toString(StandardCharsets.UTF_8) + text);
+    }
+
+    /** Line:column of the first element whose text starts with {@code tag} in a test document. */
+    static String location(String doc, String tag) throws IOException {
+        List<String> lines = Files.readAllLines(dir.resolve(doc + ".mpfl.xml"));
+        for (int i = 0; i < lines.size(); i++) {
+            int col = lines.get(i).indexOf(tag);
+            if (col >= 0) {
+                return doc + ".mpfl.xml:" + (i + 1) + ":" + (col + 1);
+            }
+        }
+        throw new AssertionError(tag + " not in " + doc);
+    }
+
+    @Test
+    void everyKindOfActivityAcrossTwoHostProcesses() throws Exception {
+        Result r = run("everything", "base=20");
+        assertEquals("SUCCEEDED", r.state(), r.err());
+        assertEquals(0, r.exit());
+        JsonNode o = r.json().get("outputs");
+        assertEquals(40, o.at("/y/0").asInt());
+        // worker w gets task w+1, doubles it and adds table[2] = y = 40
+        assertEquals("[42,44,46]", o.at("/answers/0").toString());
+        assertEquals("[0,1,2,3]", o.at("/all/0").toString());
+        assertEquals(6, o.at("/total/0").asInt());
+        assertEquals("[0,1,2,3]", o.at("/swapped/0").toString());
+        for (int w = 0; w < 3; w++) {
+            String rank = "/" + (w + 1);
+            assertEquals(2 * (w + 1), o.at("/twice" + rank).asInt());
+            assertEquals(w + 2, o.at("/prefix" + rank).asInt());
+            assertEquals(6, o.at("/workerSum" + rank).asInt());
+            assertEquals(w % 2 == 0 ? 2 : 1, o.at("/evenOdd" + rank).asInt());
+            assertEquals((w + 2) % 3, o.at("/fromWest" + rank).asInt());
+            assertEquals(((w + 1) % 3) * 10, o.at("/fromEast" + rank).asInt());
+        }
+    }
+
+    @Test
+    void aFaultingRankFailsTheRunQuicklyWithRankLocationAndMessage() throws Exception {
+        long start = System.nanoTime();
+        Result r = run("failing");
+        assertEquals("FAILED", r.state(), r.err());
+        assertEquals(1, r.exit());
+        JsonNode e = r.json().get("error");
+        assertEquals(1, e.get("rank").asInt(), e.toString());
+        // locations name the document as the user gave it (here an absolute path), like diagnostics
+        assertTrue(e.get("location").asText().endsWith(location("failing", "/ divisor")), e.toString());
+        assertEquals("integer division by zero", e.get("message").asText());
+        assertTrue(r.json().get("elapsedMs").asLong() < 15_000, "failed within seconds: " + r.json());
+        assertTrue(System.nanoTime() - start < 60_000_000_000L);
+    }
+
+    @Test
+    void aRuntimeDeadlockIsReportedWithItsCycle() throws Exception {
+        Result r = run("deadlock");
+        assertEquals("FAILED", r.state(), r.err());
+        String message = r.json().at("/error/message").asText();
+        String at = location("deadlock", "<receive from=\"partner\"");
+        assertTrue(message.startsWith("deadlock: "), message);
+        assertTrue(message.contains("rank 0 waits for rank 1 at " + dir.resolve(at)), message);
+        assertTrue(message.contains("rank 1 waits for rank 0 at " + dir.resolve(at)), message);
+    }
+
+    @Test
+    void aReceiveTimeoutIsAClearError() throws Exception {
+        Result r = run("timeout");
+        assertEquals("FAILED", r.state(), r.err());
+        JsonNode e = r.json().get("error");
+        assertEquals(0, e.get("rank").asInt());
+        assertTrue(e.get("location").asText().endsWith(location("timeout", "<receive")), e.toString());
+        assertTrue(e.get("message").asText().startsWith("timed out: no message from rank 1 with tag 0 arrived on communicator world within PT0.5S"),
+                e.toString());
+    }
+
+    @Test
+    void invokeCallsAnExternalSoapService() throws Exception {
+        Result r = run("invoke", "endpoint=http://127.0.0.1:" + soap.getAddress().getPort() + "/echo");
+        assertEquals("SUCCEEDED", r.state(), r.err());
+        assertEquals("<r xmlns=\"urn:r\">echo 0</r>", r.json().at("/outputs/reply/0").asText());
+        assertEquals("<r xmlns=\"urn:r\">echo 1</r>", r.json().at("/outputs/reply/1").asText());
+    }
+}
