@@ -42,7 +42,7 @@ public final class BuildWriter {
         DeploymentPlan plan = PlanBuilder.build(workflow, source);
         List<Path> written = new ArrayList<>();
         Path planFile = outputDirectory.resolve(PLAN_FILE);
-        Files.write(planFile, PlanJson.toBytes(plan));
+        Files.write(planFile, PlanJson.toPrettyBytes(plan));
         written.add(planFile);
         for (PlanProcess process : plan.processes()) {
             Path archive = outputDirectory.resolve(process.archive());

@@ -46,7 +46,9 @@ public final class ServiceArchiveWriter {
      * @param documentDirectory where library paths of the plan are resolved
      */
     public static void write(DeploymentPlan plan, PlanProcess process, Path documentDirectory, Path target) throws IOException {
-        Path temporary = Files.createTempFile(target.toAbsolutePath().getParent(), process.name(), ".aar.part");
+        // not Files.createTempFile: its owner-only permissions would follow the archive after the move,
+        // and a service host running as another user could not read it
+        Path temporary = target.resolveSibling(target.getFileName() + ".part");
         try {
             try (OutputStream file = Files.newOutputStream(temporary); ZipOutputStream zip = new ZipOutputStream(file)) {
                 Set<String> written = new HashSet<>();

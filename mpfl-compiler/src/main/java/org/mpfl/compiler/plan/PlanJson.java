@@ -17,7 +17,6 @@ import java.nio.file.Path;
  */
 public final class PlanJson {
     private static final ObjectMapper MAPPER = JsonMapper.builder()
-            .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .serializationInclusion(JsonInclude.Include.NON_NULL)
             .build();
@@ -30,9 +29,19 @@ public final class PlanJson {
         return MAPPER;
     }
 
+    /** Compact JSON (for machines: archive entries, messages). */
     public static byte[] toBytes(Object value) {
         try {
             return MAPPER.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Indented JSON (for people: the plan.json next to the archives). */
+    public static byte[] toPrettyBytes(Object value) {
+        try {
+            return MAPPER.writer(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(value);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -99,6 +99,18 @@ class ServiceArchiveWriterTest {
     }
 
     @Test
+    void archivesGetTheSamePermissionsAsOtherOutputFiles() throws IOException {
+        compile(HEAT, out);
+        if (out.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            assertEquals(Files.getPosixFilePermissions(out.resolve("plan.json")),
+                    Files.getPosixFilePermissions(out.resolve("solver.aar")), "not owner-only like a temporary file");
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(out)) {
+            assertEquals(2, files.count(), "no leftover .part file");
+        }
+    }
+
+    @Test
     void archivesAreReproducible() throws IOException {
         compile(HEAT, out.resolve("a"));
         compile(HEAT, out.resolve("b"));
