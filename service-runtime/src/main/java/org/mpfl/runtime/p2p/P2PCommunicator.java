@@ -220,8 +220,7 @@ public class P2PCommunicator implements Communicator {
 
     private void acknowledge(List<Envelope> matchedSync) {
         for (Envelope m : matchedSync) {
-            rank.lane(m.from()).submit(rank.envelope(m.context(), m.from(), m.tag(), m.seq(),
-                    Envelope.Kind.SYNC_ACK, Payload.of(null)));
+            rank.acknowledge(m);
         }
     }
 

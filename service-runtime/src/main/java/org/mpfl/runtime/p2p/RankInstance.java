@@ -52,7 +52,7 @@ public final class RankInstance {
         this.selector = selector;
         this.transportMode = transportMode;
         this.mailbox = new Mailbox(this, domain);
-        this.lanes = new OutboundLane[endpoints.size()];
+        this.lanes = new OutboundLane[3 * endpoints.size()];
         this.counters = new TrafficCounters(endpoints.size());
     }
 
@@ -153,15 +153,16 @@ public final class RankInstance {
             int me = h.indexOf(rank);
             for (int child : BroadcastTree.children(me, h.root(), h.members().length)) {
                 int childWorld = h.members()[child];
-                lane(childWorld).submit(envelope(e.context(), e.from(), childWorld, e.tag(), h.seqs()[child],
+                relayLane(childWorld).submit(envelope(e.context(), e.from(), childWorld, e.tag(), h.seqs()[child],
                         Envelope.Kind.BSTORE, e.payload()));
             }
         }
         return outcome;
     }
 
-    private void acknowledge(Envelope syncData) {
-        lane(syncData.from()).submit(envelope(syncData.context(), rank, syncData.from(), syncData.tag(),
+    /** Tells the sender of a synchronous message that it was matched. */
+    void acknowledge(Envelope syncData) {
+        controlLane(syncData.from()).submit(envelope(syncData.context(), rank, syncData.from(), syncData.tag(),
                 syncData.seq(), Envelope.Kind.SYNC_ACK, Payload.of(null)));
     }
 
@@ -175,14 +176,37 @@ public final class RankInstance {
 
     // ------------------------------------------------------------------ sending side
 
+    /** The ordered lane of this rank's own messages to {@code destWorld}. */
     OutboundLane lane(int destWorld) {
-        OutboundLane lane = lanes[destWorld];
+        return lane(0, destWorld);
+    }
+
+    /**
+     * The lane of bstore messages this rank forwards to {@code destWorld} on behalf of a root. Apart
+     * from {@link #lane}: a forwarded message the receiver cannot buffer yet must not hold up this
+     * rank's own messages (one of which the receiver may be waiting for), nor the other way round.
+     */
+    OutboundLane relayLane(int destWorld) {
+        return lane(1, destWorld);
+    }
+
+    /**
+     * The lane of SYNC_ACKs to {@code destWorld}: never queued behind data the peer cannot buffer
+     * yet (the peer may be blocked in the very ssend the ack completes).
+     */
+    OutboundLane controlLane(int destWorld) {
+        return lane(2, destWorld);
+    }
+
+    private OutboundLane lane(int purpose, int destWorld) {
+        int index = purpose * endpoints.size() + destWorld;
+        OutboundLane lane = lanes[index];
         if (lane == null) {
             synchronized (lanes) {
-                lane = lanes[destWorld];
+                lane = lanes[index];
                 if (lane == null) {
                     lane = new OutboundLane(this, destWorld, endpoints.get(destWorld));
-                    lanes[destWorld] = lane;
+                    lanes[index] = lane;
                 }
             }
         }

@@ -99,6 +99,34 @@ class FlowControlAndBstoreTest {
         assertTrue(peak > LIMIT / 2, "the flood should have filled the buffer, peak " + peak);
     }
 
+    /**
+     * Rank 1's messages to rank 0 are stuck (rank 0's buffer is full, rank 0 is in ssend); rank 1
+     * matches the ssend: its acknowledgement must not queue behind those messages.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "binary"})
+    void aSyncAckOvertakesDataTheReceiverCannotBufferYet(String mode) {
+        RankProgram program = ctx -> {
+            Communicator w = ctx.world();
+            if (w.rank() == 1) {
+                for (int i = 0; i < 40; i++) {
+                    byte[] b = new byte[64 * 1024];
+                    b[0] = (byte) i;
+                    w.send(b, 0, 2);
+                }
+                assertEquals("x", w.recv(0, 5, Duration.ofSeconds(20)).value());
+            } else {
+                Thread.sleep(300);
+                w.ssend("x", 1, 5);
+                for (int i = 0; i < 40; i++) {
+                    assertEquals(i, ((byte[]) w.recv(1, 2, Duration.ofSeconds(20)).value())[0]);
+                }
+            }
+        };
+        int[] hostOf = mode.equals("local") ? new int[] {0, 0} : new int[] {0, 1};
+        assertAllOk(cluster.run(hostOf, mode, Map.of(), program).await(Duration.ofSeconds(30)));
+    }
+
     /** A message bigger than the whole limit waits at the sender until its receive is posted. */
     @Test
     void aMessageLargerThanTheLimitWaitsForItsReceive() {
