@@ -107,10 +107,13 @@ public final class SocketReference {
     static final class Wire {
         private final ByteBuffer buf;
         private final int count;
+        /** Received into one reusable array, as an MPI receive fills the caller's buffer: the best case. */
+        private final double[] received;
 
         Wire(int n) {
             count = n * n;
             buf = ByteBuffer.allocateDirect(8 * count).order(ByteOrder.LITTLE_ENDIAN);
+            received = new double[count];
         }
 
         void send(WritableByteChannel out, double[] a) throws IOException {
@@ -129,9 +132,8 @@ public final class SocketReference {
                 throw new IOException("connection closed");
             }
             buf.flip();
-            double[] a = new double[count];
-            buf.asDoubleBuffer().get(a);
-            return a;
+            buf.asDoubleBuffer().get(received);
+            return received;
         }
     }
 
