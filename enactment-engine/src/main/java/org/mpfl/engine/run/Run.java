@@ -80,9 +80,17 @@ public final class Run {
         return ranks.stream().map(r -> r.placement).toList();
     }
 
-    /** Every rank accepted {@code run}: PENDING → RUNNING (unless it already ended). */
-    synchronized boolean markRunning(long nowMs) {
-        allRunningMs = nowMs;
+    /**
+     * PENDING → RUNNING (unless it already ended).
+     *
+     * @param allAccepted whether this is the fan-out reporting that every rank accepted {@code run}
+     *                    (the end of the start-up time); a rank may report DONE before that
+     */
+    synchronized boolean markRunning(long nowMs, boolean allAccepted) {
+        if (allAccepted && allRunningMs == 0) {
+            allRunningMs = nowMs;
+            dirty = true;
+        }
         if (state == RunState.PENDING) {
             state = RunState.RUNNING;
             dirty = true;

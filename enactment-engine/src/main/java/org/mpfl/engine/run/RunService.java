@@ -147,7 +147,7 @@ public final class RunService implements AutoCloseable {
                     return;
                 }
             }
-            if (run.markRunning(System.currentTimeMillis())) {
+            if (run.markRunning(System.currentTimeMillis(), true)) {
                 persist(run);
                 record(run, null, "run", stateEvent(run));
             }
@@ -251,7 +251,7 @@ public final class RunService implements AutoCloseable {
 
     private void succeed(Run run) {
         // a rank may report DONE before every rank has accepted run; that is still a success
-        run.markRunning(System.currentTimeMillis());
+        run.markRunning(System.currentTimeMillis(), false);
         if (run.finish(RunState.SUCCEEDED, null, System.currentTimeMillis())) {
             persist(run);
             record(run, null, "run", stateEvent(run));
