@@ -90,6 +90,16 @@ public final class CollectivesBenchmark {
         progress.printf("[bench] machine still busy after %d s (%.0f %% idle); measuring anyway%n", quietWaitSeconds, 100 * idle);
     }
 
+    /** The 1/5/15-minute load averages (other jobs on the machine distort the numbers), or "?" */
+    static String loadAverage() {
+        try {
+            String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (java.io.IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
     /** Idle share of all CPUs over one second, from /proc/stat ({@code NaN} where there is none). */
     private static double idleFraction() throws InterruptedException {
         long[] a = cpuTimes();
@@ -141,7 +151,7 @@ public final class CollectivesBenchmark {
         String token = DomainToken.generate();
         List<RunRequest.ProcessSlice> procs = List.of(new RunRequest.ProcessSlice("bench", SERVICE, p));
         waitForQuiet();
-        progress.printf("[bench] transport %s, p=%d: running%n", transport, p);
+        progress.printf("[bench] transport %s, p=%d: running (load average %s)%n", transport, p, loadAverage());
         for (int r = p - 1; r >= 0; r--) {
             client.run(eps.get(r).soapUrl(), new RunRequest(domain, r, eps, procs, params, token, null, transport));
         }
