@@ -16,10 +16,11 @@ package org.mpfl.runtime.transport.binary;
  * reply    := u8: 0 STORED (abort: accepted; ping: alive), 1 DUPLICATE, 2 BUSY, 3 REJECTED, 4 MALFORMED, 5 GO
  * </pre>
  *
- * ASK is the rendezvous for large payloads (at least {@code mpfl.binary.rendezvousBytes}, default
- * 1 MiB): a receiver whose buffer is full answers BUSY before a single payload byte travels, so
- * retries of a big message cost neither bandwidth nor receiver memory. Smaller payloads go eagerly
- * with STORE.
+ * ASK is the rendezvous for payloads above {@link #EAGER_MAX_BYTES} (1 MiB): the receiver checks
+ * the token proof and its buffer before a single payload byte travels, so retries of a big message
+ * cost neither bandwidth nor receiver memory, and a stranger cannot make a host allocate more than
+ * 1 MiB per connection (a STORE with a larger payload is a protocol error). Smaller payloads go
+ * eagerly with STORE.
  *
  * The payload is the value's wire form of {@code Payload}: primitive arrays as raw little-endian
  * elements, streamed straight from/into the arrays through a direct buffer (no serialisation, no
@@ -38,8 +39,10 @@ final class BinaryProtocol {
     static final byte REPLY_MALFORMED = 4;
     static final byte REPLY_GO = 5;
 
-    /** Payloads at least this large go with ASK (rendezvous) rather than STORE (eager). */
-    static final long RENDEZVOUS_BYTES = Long.getLong("mpfl.binary.rendezvousBytes", 1L << 20);
+    /** The largest payload a STORE may carry; larger ones go with ASK (rendezvous). A protocol constant. */
+    static final long EAGER_MAX_BYTES = 1L << 20;
+    /** Connections a binary server accepts at once (one thread each); more are closed at once. */
+    static final int MAX_CONNECTIONS = 256;
 
     /** Bytes of a STORE request after the op byte and before the domain ID. */
     static final int STORE_FIXED = 1 + 1 + 1 + 2 + 4 * 4 + 8 + 8;

@@ -61,6 +61,11 @@ public final class BinaryServer implements AutoCloseable {
         while (!closed) {
             try {
                 SocketChannel ch = server.accept();
+                if (connections.size() >= BinaryProtocol.MAX_CONNECTIONS) {
+                    LOG.warn("binary channel: {} connections open, refusing one more", connections.size());
+                    ch.close();
+                    continue;
+                }
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 connections.add(ch);
                 Thread t = new Thread(() -> serve(ch), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
@@ -140,7 +145,8 @@ public final class BinaryServer implements AutoCloseable {
         int tag = in.getInt();
         long seq = in.getLong();
         long payloadLen = in.getLong();
-        if (idLen > BinaryProtocol.MAX_DOMAIN_ID || payloadLen < 0 || payloadLen > BinaryProtocol.MAX_PAYLOAD
+        long maxPayload = ask ? BinaryProtocol.MAX_PAYLOAD : BinaryProtocol.EAGER_MAX_BYTES;
+        if (idLen > BinaryProtocol.MAX_DOMAIN_ID || payloadLen < 0 || payloadLen > maxPayload
                 || kindOrdinal >= Envelope.Kind.values().length) {
             throw new IOException("malformed store frame (domain id " + idLen + " bytes, payload " + payloadLen
                     + " bytes, kind " + kindOrdinal + ")");

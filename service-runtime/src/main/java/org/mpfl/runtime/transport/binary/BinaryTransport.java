@@ -107,7 +107,7 @@ public final class BinaryTransport implements Transport {
             byte[] id = e.domainId().getBytes(StandardCharsets.UTF_8);
             byte[] proof = e.proof() == null ? new byte[0] : e.proof();
             long payloadBytes = e.payload().encodedLength();
-            boolean rendezvous = payloadBytes >= BinaryProtocol.RENDEZVOUS_BYTES;
+            boolean rendezvous = payloadBytes > BinaryProtocol.EAGER_MAX_BYTES;
             reply = c.request(out -> {
                 ByteBuffer b = out.startWrite();
                 b.put(rendezvous ? BinaryProtocol.OP_ASK : BinaryProtocol.OP_STORE).put((byte) e.kind().ordinal())
