@@ -66,7 +66,8 @@ public class CollectiveCommunicator extends P2PCommunicator {
      * The collective communicator for {@code c}: {@code c} itself when it already is one, else a
      * communicator over the same rank instance, context and members (for a plain point-to-point
      * communicator handed out by a host that does not wrap its communicators yet). Both then share
-     * one user context; the collectives use the private one.
+     * one user context; the collectives use the private one. Wrap a plain communicator once and keep
+     * the result: two wrappers of one communicator would number their collectives independently.
      */
     public static CollectiveCommunicator of(Communicator c) {
         if (c instanceof CollectiveCommunicator cc) {
