@@ -23,10 +23,6 @@ public final class Inputs {
         return get(inputs, name, Number.class).doubleValue();
     }
 
-    public static String stringValue(Map<String, Object> inputs, String name) {
-        return get(inputs, name, String.class);
-    }
-
     public static double[] doubles(Map<String, Object> inputs, String name) {
         return get(inputs, name, double[].class);
     }
