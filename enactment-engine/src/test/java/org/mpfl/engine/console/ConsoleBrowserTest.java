@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -14,22 +15,25 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
+import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
-import org.mpfl.engine.run.SoapRankInvoker;
-import org.mpfl.runtime.testkit.HostProcesses;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.Select;
 
 /**
- * The web console in a real headless Chromium against a real engine and two service-host child
- * processes: the runs list, a ring's live detail (rank states and progress change without reload,
- * the message matrix has exactly the ring's counts, the timeline has compute/communicate/wait
- * segments), a failed run's cause with rank and location, a blocked run's wait-for details and its
- * cancellation with the engine token, and the registry.
+ * The web console in a real headless Chromium against a real engine with two service-host child
+ * processes, running MPFL documents through the rank interpreter: the runs list and its state
+ * filter, a ring's live detail (rank states and progress change without reload, the message matrix
+ * has exactly the ring's counts, the timeline has compute/communicate/wait segments and zooms),
+ * a failed run's cause with rank and source location, blocked ranks with what they wait for, cancel
+ * with the engine token, and the registry.
  *
  * <p>Screenshots of the main views go to {@code target/console-screenshots}, or to the directory
  * named by {@code -Dmpfl.console.screenshots=DIR} (how {@code docs/console/} is refreshed).
@@ -39,31 +43,55 @@ import org.openqa.selenium.WebElement;
 class ConsoleBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     static Path dataDir;
-    static SoapRankInvoker soap;
+    static LocalCluster cluster;
     static Engine engine;
-    static HostProcesses hosts;
+    static ConsoleWorkflows workflows;
     static HeadlessChromium browser;
     static Path shots;
+
+    /** On a failure, keeps a screenshot and the page's text next to the other screenshots. */
+    @RegisterExtension
+    static final TestExecutionExceptionHandler KEEP_THE_PAGE = (context, failure) -> {
+        if (browser != null) {
+            try {
+                String name = "failed-" + context.getRequiredTestMethod().getName();
+                browser.screenshot(shots.resolve(name + ".png"));
+                Files.writeString(shots.resolve(name + ".txt"), String.valueOf(browser.script(
+                        "return JSON.stringify({stream: document.getElementById('connection') && document.getElementById('connection').dataset,"
+                        + " view: document.getElementById('view').dataset}) + '\\n' + document.body.innerText"))
+                        + "\n\nengine events:\n" + engineEvents());
+            } catch (Exception e) {
+                failure.addSuppressed(e);
+            }
+        }
+        throw failure;
+    };
+
+    /** Every run's stored events, for the failure report. */
+    private static String engineEvents() throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (var run : Http.get(engine.url() + "/api/runs").json()) {
+            String id = run.get("id").asText();
+            out.append("run ").append(id).append(' ').append(run.get("workflow").asText()).append('\n');
+            for (var e : Http.get(engine.url() + "/api/runs/" + id + "/log").json()) {
+                out.append("  ").append(e).append('\n');
+            }
+        }
+        return out.toString();
+    }
 
     @BeforeAll
     static void start() throws Exception {
         shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
-        dataDir = Files.createTempDirectory("mpfl-console-");
-        soap = new SoapRankInvoker(Duration.ofSeconds(20));
-        engine = Engine.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dataDir)
-                .heartbeatTimeout(Duration.ofSeconds(5)).invoker(new ReportingInvoker(soap))
-                .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofMillis(500), 3, "auto")));
-        hosts = HostProcesses.builder().count(2)
-                .service("ring", InstrumentedRingProgram.class)
-                .service("failing", FailingAtLocationProgram.class)
-                .service("stuck", StuckProgram.class)
-                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("3").start();
-        long end = System.currentTimeMillis() + 30_000;
-        while (engine.registry().hosts().size() < 2) {
-            assertTrue(System.currentTimeMillis() < end, "hosts did not register: " + engine.registry().hosts());
-            Thread.sleep(100);
-        }
+        // the browser first: without Chromium the tests fail at once with what to install
         browser = HeadlessChromium.start(1400, 1000);
+        workflows = ConsoleWorkflows.prepare();
+        dataDir = Files.createTempDirectory("mpfl-console-");
+        cluster = LocalCluster.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dataDir)
+                .heartbeatTimeout(Duration.ofSeconds(5))
+                .runSettings(new RunSettings(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofMillis(500), 3, "auto")),
+                2, Duration.ofSeconds(90));
+        engine = cluster.engine();
     }
 
     @AfterAll
@@ -73,26 +101,10 @@ class ConsoleBrowserTest {
                 browser.close();
             }
         } finally {
-            try {
-                if (hosts != null) {
-                    hosts.close();
-                }
-            } finally {
-                if (engine != null) {
-                    engine.close();
-                }
-                if (soap != null) {
-                    soap.close();
-                }
+            if (cluster != null) {
+                cluster.close();
             }
         }
-    }
-
-    static String startRun(String service, int ranks, Map<String, Object> params) throws Exception {
-        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("params", params,
-                "plan", Map.of("workflow", service, "processes", List.of(Map.of("name", service, "service", service, "ranks", ranks)))));
-        assertEquals(201, a.status(), a.body());
-        return a.json().get("id").asText();
     }
 
     static void open(String hash) {
@@ -103,18 +115,33 @@ class ConsoleBrowserTest {
         return browser.driver().findElement(By.cssSelector(css));
     }
 
-    static List<WebElement> findAll(String css) {
-        return browser.driver().findElements(By.cssSelector(css));
+    /** Clicks an element, retrying while a live re-render replaces it. */
+    static void click(String css) {
+        browser.await("click " + css, WAIT, d -> {
+            find(css).click();
+            return true;
+        });
     }
 
+    static int count(String css) {
+        return ((Number) browser.script("return document.querySelectorAll(arguments[0]).length", css)).intValue();
+    }
+
+    // read through one script each, so that a live re-render between lookup and read cannot make them stale
+
     static String attribute(String css, String name) {
-        List<WebElement> e = findAll(css);
-        return e.isEmpty() ? null : e.get(0).getAttribute(name);
+        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null",
+                css, name);
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> attributes(String css, String name) {
+        return (List<String>) browser.script("return Array.from(document.querySelectorAll(arguments[0]), e => e.getAttribute(arguments[1]))",
+                css, name);
     }
 
     static String text(String css) {
-        List<WebElement> e = findAll(css);
-        return e.isEmpty() ? "" : e.get(0).getText();
+        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
     }
 
     /** The state badge in the run detail's title. */
@@ -124,42 +151,27 @@ class ConsoleBrowserTest {
 
     @Test
     @Order(1)
-    void registryListsTheHostsWithServicesCapacityAndHeartbeat() throws Exception {
-        open("/registry");
-        browser.await("two hosts listed", WAIT, d -> findAll("#hosts-table tbody tr").size() == 2);
-        for (var h : hosts.hosts()) {
-            String row = "#hosts-table tr[data-host-id='" + h.hostId() + "']";
-            browser.await("host " + h.hostId() + " alive", WAIT, d -> text(row).contains("alive"));
-            String t = text(row);
-            assertTrue(t.contains("ring") && t.contains("failing") && t.contains("stuck"), t);
-            assertEquals("3", attribute(row + " td[data-capacity]", "data-capacity"));
-            assertTrue(t.matches("(?s).*\\d+(\\.\\d+)? (ms|s) ago.*"), "last heartbeat shown: " + t);
-        }
-        browser.screenshot(shots.resolve("registry.png"));
-    }
-
-    @Test
-    @Order(2)
     void ringRunAppearsAndUpdatesLiveWithTheExpectedMessageMatrix() throws Exception {
         int n = 6;
         int rounds = 5;
         open("/runs");
-        browser.await("runs view shown", WAIT, d -> !findAll("#runs-table, #runs-empty").isEmpty());
+        browser.await("runs view shown", WAIT, d -> count("#runs-table, #runs-empty") > 0);
         browser.script("window.consoleNotReloaded = true");
-        String id = startRun("ring", n, Map.of("rounds", rounds, "computeMs", 60));
+        String id = workflows.start(engine, "ring-rounds.mpfl.xml", Map.of("ranks", n, "rounds", rounds, "pauseMs", 60));
         String row = "#runs-table tr[data-run-id='" + id + "']";
-        browser.await("the new run appears in the list", WAIT, d -> !findAll(row).isEmpty());
-        find(row + " a").click();
+        browser.await("the new run appears in the list", WAIT, d -> count(row) == 1);
+        click(row + " a");
         browser.await("detail of the run shown", WAIT, d -> runState() != null);
 
-        // live: some rank is seen RUNNING with partial progress, and later every rank is DONE at 100 %
-        browser.await("a rank running with partial progress", WAIT, d -> findAll("#ranks-table tbody tr").stream().anyMatch(r ->
-                "RUNNING".equals(r.getAttribute("data-state")) && partial(r.findElement(By.cssSelector(".progress")).getAttribute("data-progress"))));
+        // live: some rank is seen RUNNING with partial progress, a blocked one with what it waits
+        // for, and later every rank DONE at 100 %
+        browser.await("a rank running with partial progress", WAIT, d -> count("#ranks-table tbody tr[data-state='RUNNING']") > 0
+                && attributes("#ranks-table tbody tr[data-state='RUNNING'] .progress", "data-progress").stream().anyMatch(ConsoleBrowserTest::partial));
         browser.await("a blocked rank shows what it waits for", WAIT, d ->
-                text("#ranks-table tr[data-blocked='true'] .rank-wait").contains("from rank"));
+                text("#ranks-table tr[data-blocked='true'] .rank-wait").matches("(?s).*receive.*from rank \\d.*tag 0.*comm world.*"));
         browser.await("the run succeeds", WAIT, d -> "SUCCEEDED".equals(runState()));
-        browser.await("every rank done at 100 %", WAIT, d -> findAll("#ranks-table tbody tr").stream().allMatch(r ->
-                "DONE".equals(r.getAttribute("data-state")) && "1.0000".equals(r.findElement(By.cssSelector(".progress")).getAttribute("data-progress"))));
+        browser.await("every rank done at 100 %", WAIT, d -> attributes("#ranks-table tbody tr", "data-state").equals(Collections.nCopies(n, "DONE"))
+                && attributes("#ranks-table tbody tr .progress", "data-progress").equals(Collections.nCopies(n, "1.0000")));
         assertEquals(Boolean.TRUE, browser.script("return window.consoleNotReloaded === true"), "the page was not reloaded");
 
         // the matrix: each rank sent exactly `rounds` messages to rank+1 and none elsewhere
@@ -173,19 +185,18 @@ class ConsoleBrowserTest {
         assertEquals(String.valueOf(rounds), text(cell), "count as label");
         assertTrue(attribute(cell, "title").contains("rank 2 → rank 3: " + rounds + " messages"), attribute(cell, "title"));
 
-        // timeline: compute, communicate and wait segments for every rank; zoom works
+        // timeline: a lane per rank with compute, communicate and wait segments; zoom in and back
         for (String kind : List.of("compute", "communicate", "wait")) {
-            assertTrue(!findAll("#timeline rect.seg[data-kind='" + kind + "']").isEmpty(), "timeline has " + kind + " segments");
+            assertTrue(count("#timeline rect.seg[data-kind='" + kind + "']") > 0, "timeline has " + kind + " segments");
         }
         for (int r = 0; r < n; r++) {
-            assertTrue(!findAll("#timeline rect.seg[data-rank='" + r + "']").isEmpty(), "timeline lane of rank " + r);
+            assertTrue(count("#timeline rect.seg[data-rank='" + r + "']") > 0, "timeline lane of rank " + r);
         }
-        String whole = text(".timeline-range");
-        find("#timeline-zoom-in").click();
+        assertTrue(text(".timeline-range").startsWith("whole run"), text(".timeline-range"));
+        click("#timeline-zoom-in");
         browser.await("zoomed in", WAIT, d -> text(".timeline-range").startsWith("showing"));
-        find("#timeline-fit").click();
+        click("#timeline-fit");
         browser.await("back to the whole run", WAIT, d -> text(".timeline-range").startsWith("whole run"));
-        assertTrue(whole.startsWith("whole run"), whole);
 
         // logs and outputs per rank
         assertTrue(text("#logs").contains("round " + rounds + " of " + rounds), text("#logs"));
@@ -204,74 +215,98 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    @Order(3)
+    @Order(2)
     void failedRunShowsItsCauseWithRankAndLocation() throws Exception {
-        String id = startRun("failing", 3, Map.of());
+        String id = workflows.start(engine, "failing.mpfl.xml", Map.of());
         open("/runs/" + id);
         browser.await("the run fails", WAIT, d -> "FAILED".equals(runState()));
-        browser.await("the cause is shown", WAIT, d -> !findAll("#failure").isEmpty());
+        browser.await("the cause is shown", WAIT, d -> count("#failure") == 1);
+        String where = workflows.document("failing.mpfl.xml") + ":10:7";
         assertEquals("1", attribute("#failure .failure-rank", "data-rank"));
-        assertEquals("failing.mpfl.xml:7:9", text("#failure .failure-location"));
+        assertEquals(where, attribute("#failure .failure-location", "data-location"));
+        assertEquals("failing.mpfl.xml:10:7", text("#failure .failure-location"));
         assertTrue(text("#failure .failure-message").contains("boom in rank 1"), text("#failure"));
         browser.await("rank 1 marked failed", WAIT, d -> "FAILED".equals(attribute("#ranks-table tr[data-rank='1']", "data-state")));
-        assertTrue(text("#ranks-table tr[data-rank='1'] .rank-location").contains("failing.mpfl.xml:7:9"));
+        assertEquals(where, attribute("#ranks-table tr[data-rank='1'] .rank-location", "data-location"));
+        browser.await("the other ranks end ABORTED, live", WAIT, d -> "ABORTED".equals(attribute("#ranks-table tr[data-rank='0']", "data-state"))
+                && "ABORTED".equals(attribute("#ranks-table tr[data-rank='2']", "data-state")));
         browser.screenshot(shots.resolve("run-failed.png"));
     }
 
     @Test
-    @Order(4)
+    @Order(3)
     void blockedRanksShowWhatTheyWaitForAndCancelNeedsTheToken() throws Exception {
-        String id = startRun("stuck", 4, Map.of());
+        String id = workflows.start(engine, "stuck.mpfl.xml", Map.of());
         open("/runs/" + id);
+        String doc = workflows.document("stuck.mpfl.xml").toString();
         String rank1 = "#ranks-table tr[data-rank='1']";
         browser.await("rank 1 blocked in a receive", WAIT, d -> "true".equals(attribute(rank1, "data-blocked")));
         String wait1 = text(rank1 + " .rank-wait");
-        assertTrue(wait1.contains("receive") && wait1.contains("from rank 0") && wait1.contains("tag 7") && wait1.contains("comm world"), wait1);
-        assertEquals("stuck.mpfl.xml:12:7", text(rank1 + " .rank-location"));
-        String rank2 = "#ranks-table tr[data-rank='2']";
-        browser.await("rank 2 blocked in a collective", WAIT, d -> text(rank2 + " .rank-wait").contains("collective allreduce"));
-        assertTrue(text(rank2 + " .rank-wait").contains("comm world"));
+        assertTrue(wait1.matches("(?s).*receive.*from rank 0.*tag 7.*comm world.*"), wait1);
+        assertEquals(doc + ":16:7", attribute(rank1 + " .rank-location", "data-location"));
+        for (String r : List.of("2", "3")) {
+            String row = "#ranks-table tr[data-rank='" + r + "']";
+            browser.await("rank " + r + " blocked in the allreduce", WAIT, d -> text(row + " .rank-wait").contains("collective allreduce"));
+            assertTrue(text(row + " .rank-wait").contains("comm world"), text(row + " .rank-wait"));
+            assertEquals(doc + ":19:5", attribute(row + " .rank-location", "data-location"));
+        }
+        browser.await("rank 0 computing", WAIT, d -> text("#ranks-table tr[data-rank='0'] .rank-activity").contains("compute"));
         assertEquals("false", attribute("#ranks-table tr[data-rank='0']", "data-blocked"));
-        assertEquals("compute org.example.LongStep", text("#ranks-table tr[data-rank='0'] .rank-activity"));
-        browser.await("wait segments on the timeline", WAIT, d -> !findAll("#timeline rect.seg[data-kind='wait'][data-rank='1']").isEmpty());
+        assertEquals(doc + ":13:7", attribute("#ranks-table tr[data-rank='0'] .rank-location", "data-location"));
+        browser.await("wait segments on the timeline", WAIT, d -> count("#timeline rect.seg[data-kind='wait'][data-rank='1']") > 0);
         browser.screenshot(shots.resolve("run-blocked.png"));
 
         // without a token: the console asks for it
         browser.script("sessionStorage.clear()");
-        find("#token-forget").click();
-        find("#cancel-run").click();
+        click("#token-forget");
+        click("#cancel-run");
         browser.await("asks for the token", WAIT, d -> text("#cancel-message").contains("engine token"));
         // a wrong token is refused
         find("#token-input").sendKeys("not-the-token");
-        find("#token-save").click();
-        find("#cancel-run").click();
-        find("#cancel-confirm").click();
+        click("#token-save");
+        click("#cancel-run");
+        click("#cancel-confirm");
         browser.await("wrong token refused", WAIT, d -> text("#cancel-message").contains("refused"));
         assertEquals("RUNNING", runState());
         // the right token cancels
         find("#token-input").sendKeys(engine.token());
-        find("#token-save").click();
+        click("#token-save");
         assertEquals(engine.token(), browser.script("return sessionStorage.getItem('mpfl.engineToken')"));
-        find("#cancel-run").click();
-        find("#cancel-confirm").click();
+        click("#cancel-run");
+        click("#cancel-confirm");
         browser.await("state CANCELLED shown", WAIT, d -> "CANCELLED".equals(runState()));
-        browser.await("no cancel button on an ended run", WAIT, d -> findAll("#cancel-run").isEmpty());
+        browser.await("no cancel button on an ended run", WAIT, d -> count("#cancel-run") == 0);
         assertEquals("CANCELLED", Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText());
     }
 
     @Test
-    @Order(5)
+    @Order(4)
     void runsListFiltersByState() throws Exception {
         open("/runs");
-        browser.await("all runs listed", WAIT, d -> findAll("#runs-table tbody tr").size() >= 3);
-        List<String> states = findAll("#runs-table tbody tr").stream().map(r -> r.getAttribute("data-state")).toList();
-        assertTrue(states.containsAll(List.of("SUCCEEDED", "FAILED", "CANCELLED")), states.toString());
+        browser.await("the ended runs listed", WAIT, d ->
+                attributes("#runs-table tbody tr", "data-state").containsAll(List.of("SUCCEEDED", "FAILED", "CANCELLED")));
         browser.screenshot(shots.resolve("runs.png"));
-        new org.openqa.selenium.support.ui.Select(find("#state-filter")).selectByValue("FAILED");
+        new Select(find("#state-filter")).selectByValue("FAILED");
         browser.await("only failed runs", WAIT, d -> {
-            List<WebElement> rows = findAll("#runs-table tbody tr");
-            return !rows.isEmpty() && rows.stream().allMatch(r -> "FAILED".equals(r.getAttribute("data-state")));
+            List<String> states = attributes("#runs-table tbody tr", "data-state");
+            return !states.isEmpty() && states.stream().allMatch("FAILED"::equals);
         });
         assertTrue(browser.driver().getCurrentUrl().endsWith("#/runs?state=FAILED"));
+    }
+
+    @Test
+    @Order(5)
+    void registryListsTheHostsWithServicesCapacityAndHeartbeat() throws Exception {
+        open("/registry");
+        browser.await("two hosts listed", WAIT, d -> count("#hosts-table tbody tr") == 2);
+        for (var h : engine.registry().hosts()) {
+            String row = "#hosts-table tr[data-host-id='" + h.hostId() + "']";
+            browser.await("host " + h.hostId() + " alive with the deployed services", WAIT, d -> text(row).contains("alive")
+                    && text(row).contains("RingRounds") && text(row).contains("FailingWorker") && text(row).contains("StuckWorker"));
+            assertEquals(String.valueOf(h.capacity()), attribute(row + " td[data-capacity]", "data-capacity"));
+            assertTrue(text(row).contains(h.soapUrl()), text(row));
+            assertTrue(text(row).matches("(?s).*\\d+(\\.\\d+)? (ms|s) ago.*"), "last heartbeat shown: " + text(row));
+        }
+        browser.screenshot(shots.resolve("registry.png"));
     }
 }

@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -76,7 +77,8 @@ final class HeadlessChromium implements AutoCloseable {
 
     /** Waits (bounded) until the condition holds, failing with {@code what} in the message. */
     <T> T await(String what, Duration timeout, Function<WebDriver, T> condition) {
-        return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).withMessage(what).until(condition);
+        return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).withMessage(what)
+                .ignoring(StaleElementReferenceException.class).until(condition);
     }
 
     /** Saves a PNG of the whole page (the window grows to the page's height for the shot). */

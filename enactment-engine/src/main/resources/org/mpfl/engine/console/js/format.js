@@ -58,3 +58,11 @@ export function formatValue(v, max = 200) {
   if (s === undefined) s = String(v);
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
+
+/** A source location shortened to its file name: "/tmp/x/ring.mpfl.xml:12:7" → "ring.mpfl.xml:12:7". */
+export function shortLocation(location) {
+  if (!location) return '';
+  const s = String(location);
+  const slash = Math.max(s.lastIndexOf('/'), s.lastIndexOf('\\'));
+  return slash >= 0 ? s.slice(slash + 1) : s;
+}

@@ -2,27 +2,25 @@
 // location, and for a blocked rank what it waits for (peer, tag, communicator; or the collective).
 
 import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration } from './format.js';
+import { formatDuration, shortLocation } from './format.js';
 import { RunModel } from './run-model.js';
-import { describeWait } from './wait-description.js';
+import { describeWaits } from './wait-description.js';
+
+function waitParts(w) {
+  const part = (name, value) => value === null || value === undefined ? null
+    : el('span', {class: 'wait-part', 'data-part': name}, el('span', {class: 'wait-key'}, name), ' ', el('strong', {}, value));
+  if (w.kind === 'receive') return [el('span', {class: 'wait-op'}, w.op), part('from rank', w.peer), part('tag', w.tag), part('comm', w.comm)];
+  if (w.kind === 'send') return [el('span', {class: 'wait-op'}, w.op), part('to rank', w.peer), part('tag', w.tag), part('comm', w.comm)];
+  if (w.kind === 'collective') return [el('span', {class: 'wait-op'}, 'collective ' + w.op), part('comm', w.comm), part('ranks', w.ranks), part('root', w.root)];
+  return [el('span', {class: 'wait-op'}, w.text)];
+}
 
 function waitCell(r) {
   if (!r.blocked || !r.waitingFor) return el('td', {class: 'rank-wait'}, '');
-  const w = describeWait(r.waitingFor);
-  const part = (name, value) => value === null || value === undefined ? null
-    : el('span', {class: 'wait-part', 'data-part': name}, el('span', {class: 'wait-key'}, name), ' ', el('strong', {}, value));
-  let parts;
-  if (w.kind === 'receive') {
-    parts = [el('span', {class: 'wait-op'}, w.op), part('from rank', w.peer), part('tag', w.tag), part('comm', w.comm)];
-  } else if (w.kind === 'send') {
-    parts = [el('span', {class: 'wait-op'}, w.op), part('to rank', w.peer), part('tag', w.tag), part('comm', w.comm)];
-  } else if (w.kind === 'collective') {
-    parts = [el('span', {class: 'wait-op'}, 'collective ' + w.op), part('comm', w.comm), part('root', w.root)];
-  } else {
-    parts = [el('span', {class: 'wait-op'}, w.text)];
-  }
-  return el('td', {class: 'rank-wait', 'data-wait-kind': w.kind, title: r.waitingFor},
-    el('span', {class: 'blocked-icon', 'aria-hidden': 'true'}, '⏳ '), el('span', {class: 'visually-hidden'}, 'blocked: '), parts);
+  const waits = describeWaits(r.waitingFor);
+  return el('td', {class: 'rank-wait', 'data-wait-kind': waits.map(w => w.kind).join(' '), title: r.waitingFor},
+    el('span', {class: 'blocked-tag'}, 'blocked'), ' ',
+    waits.map(w => el('div', {class: 'wait'}, waitParts(w))));
 }
 
 function rankRow(r, now) {
@@ -36,7 +34,7 @@ function rankRow(r, now) {
     el('td', {class: 'progress-cell'}, progressBar(RunModel.rankProgress(r), 'progress of rank ' + r.rank),
       r.progress && r.progress.total > 0 ? el('div', {class: 'sub'}, `${trim(r.progress.value)} / ${trim(r.progress.total)}`) : null),
     el('td', {class: 'rank-activity'}, r.activity || ''),
-    el('td', {class: 'rank-location mono'}, r.location || ''),
+    el('td', {class: 'rank-location mono', title: r.location || '', 'data-location': r.location || ''}, shortLocation(r.location)),
     waitCell(r),
     el('td', {class: 'num'}, formatDuration(elapsed)));
 }

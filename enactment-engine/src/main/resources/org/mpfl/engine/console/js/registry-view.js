@@ -40,6 +40,7 @@ export function mountRegistryView(container) {
   return poll(async () => {
     try {
       const hosts = await api.hosts();
+      if (!Array.isArray(hosts)) throw new Error('the engine answered without a list of hosts');
       const now = Date.now();
       hosts.sort((a, b) => String(a.hostId).localeCompare(String(b.hostId)));
       const slots = hosts.reduce((n, h) => n + (h.capacity || 0), 0);

@@ -4,7 +4,7 @@
 
 import { api, ApiError } from './api.js';
 import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, formatTime, formatValue } from './format.js';
+import { formatDuration, formatTime, formatValue, shortLocation } from './format.js';
 import { askForToken, hasEngineToken } from './engine-token.js';
 import { RunModel } from './run-model.js';
 import { RunEventStream } from './run-event-stream.js';
@@ -41,9 +41,9 @@ class RunHeader {
     const run = model.run || {};
     show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'));
     const duration = run.startedMs || run.createdMs ? (run.endedMs || Date.now()) - (run.startedMs || run.createdMs) : null;
-    const fact = (name, value, id) => [el('dt', {}, name), el('dd', {id}, value)];
+    const fact = (name, value, id) => el('div', {class: 'fact'}, el('dt', {}, name), el('dd', {id}, value));
     show(this.facts,
-      fact('Run', el('code', {}, model.id)),
+      fact('Run id', el('code', {}, model.id)),
       fact('Created', formatTime(run.createdMs)),
       fact(run.endedMs ? 'Ended' : 'Running for', run.endedMs ? formatTime(run.endedMs) : formatDuration(duration)),
       fact('Duration', formatDuration(duration), 'run-duration'),
@@ -69,7 +69,7 @@ class RunHeader {
     show(this.cause, el('div', {class: 'notice failure', role: 'alert', id: 'failure'},
       el('strong', {}, 'Failed'),
       e.rank !== null && e.rank !== undefined ? [' at ', el('span', {class: 'failure-rank', 'data-rank': e.rank}, 'rank ' + e.rank)] : null,
-      e.location ? [' · ', el('code', {class: 'failure-location'}, e.location)] : null,
+      e.location ? [' · ', el('code', {class: 'failure-location', title: e.location, 'data-location': e.location}, shortLocation(e.location))] : null,
       el('pre', {class: 'failure-message'}, e.message || 'no cause reported')));
   }
 
@@ -147,16 +147,32 @@ export function mountRunDetailView(container, runId) {
     }
   }
 
-  async function loadHistory() {
-    // the stored events from the start, for the timeline (the stream itself starts at "now")
-    let after = 0;
+  // The timeline needs every STATE/ACTIVITY/WAIT event from the start, while the stream only sends
+  // what happens after it (re)connects: stored events are read after the newest one seen, whenever
+  // the stream (re)opens and on every reconcile tick; the timeline drops duplicates.
+  let lastStoredId = 0;
+  let catchingUp = null;
+  function catchUpHistory() {
+    if (!catchingUp) {
+      catchingUp = readHistoryAfter(lastStoredId)
+        .catch(e => { problem.textContent = 'Cannot read the run history: ' + e.message; })
+        .finally(() => { catchingUp = null; });
+    }
+    return catchingUp;
+  }
+
+  async function readHistoryAfter(after) {
     for (;;) {
       const page = await api.runHistory(runId, after, HISTORY_PAGE);
-      page.forEach(stored => { if (stored.type === 'rank') timeline.add(stored.body); });
-      if (page.length < HISTORY_PAGE || disposed) break;
+      let added = false;
+      for (const stored of page) {
+        if (stored.type === 'rank' && timeline.add(stored.body)) added = true;
+        lastStoredId = Math.max(lastStoredId, stored.id);
+      }
+      if (added) scheduleRender();
+      if (page.length < HISTORY_PAGE || disposed) return;
       after = page[page.length - 1].id;
     }
-    scheduleRender();
   }
 
   async function cancel() {
@@ -175,16 +191,27 @@ export function mountRunDetailView(container, runId) {
     }
   }
 
+  let historyRequested = false;
   const stream = new RunEventStream(api.eventStreamUrl(runId), {
-    onSnapshot: detail => model.replace(detail),
+    onSnapshot: detail => {
+      model.replace(detail);
+      if (!historyRequested) {
+        // the snapshot comes once the stream is subscribed: what happened before is in the history
+        historyRequested = true;
+            }
+    },
     onRankEvent: event => {
+      connection.dataset.events = String(Number(connection.dataset.events || 0) + 1);
       if (timeline.add(event)) scheduleRender();
       model.applyRankEvent(event);
     },
     onRunEvent: summary => {
       const wasFinal = model.isFinal;
       model.applyRunSummary(summary);
-      if (!wasFinal && model.isFinal) setTimeout(reconcile, 1500); // late counters arrive after the end
+      if (!wasFinal && model.isFinal) {
+        // the last events and counters arrive just after the end
+        setTimeout(() => { reconcile(); catchUpHistory(); }, 1500);
+      }
     },
     onConnection: state => {
       connection.textContent = {connecting: 'connecting…', live: '● live', reconnecting: 'reconnecting…', closed: 'disconnected'}[state];
@@ -192,8 +219,12 @@ export function mountRunDetailView(container, runId) {
     },
   }).start();
 
-  loadHistory().catch(e => { problem.textContent = 'Cannot read the run history: ' + e.message; });
-  const reconcileTimer = setInterval(() => { if (!model.isFinal) reconcile(); }, RECONCILE_MS);
+  const reconcileTimer = setInterval(() => {
+    if (!model.isFinal) {
+      reconcile();
+      catchUpHistory();
+    }
+  }, RECONCILE_MS);
   const clockTimer = setInterval(() => { if (model.run && !model.isFinal) scheduleRender(); }, CLOCK_MS);
   const onResize = () => scheduleRender();
   window.addEventListener('resize', onResize);

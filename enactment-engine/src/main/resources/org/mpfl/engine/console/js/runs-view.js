@@ -64,6 +64,7 @@ export function mountRunsView(container, {state}) {
   return poll(async () => {
     try {
       const runs = await api.runs(state);
+      if (!Array.isArray(runs)) throw new Error('the engine answered without a list of runs');
       // re-render only when something but the clock moved, so focus and hover survive refreshes
       const signature = JSON.stringify(runs.map(r => ({...r, elapsedMs: 0})));
       if (signature !== lastSignature) {

@@ -2,7 +2,7 @@
 // zoomable with the mouse wheel, the +/− buttons or the keyboard (+, −, 0, ←, →), pannable by dragging.
 
 import { el, svg, show } from './dom.js';
-import { formatClock, formatDuration } from './format.js';
+import { formatClock, formatDuration, shortLocation } from './format.js';
 
 const LABEL_WIDTH = 70;
 const LANE_HEIGHT = 20;
@@ -164,7 +164,7 @@ export class TimelineView {
         const x1 = Math.max(LABEL_WIDTH, x(s.startMs));
         const x2 = Math.min(LABEL_WIDTH + plotWidth, x(s.endMs));
         const w = Math.max(1, x2 - x1);
-        const tip = `rank ${rank} · ${KIND_NAMES[s.kind] || s.kind} · ${s.label}${s.location ? ' at ' + s.location : ''}\n`
+        const tip = `rank ${rank} · ${KIND_NAMES[s.kind] || s.kind} · ${s.label}${s.location ? ' at ' + shortLocation(s.location) : ''}\n`
           + `${formatDuration(s.endMs - s.startMs)}${s.open ? ' so far' : ''} (${formatClock(s.startMs)} – ${s.open ? 'now' : formatClock(s.endMs)})`;
         shapes.push(svg('rect', {class: 'seg seg-' + s.kind, x: x1, y: y + 2, width: w, height: LANE_HEIGHT - 4,
           'data-rank': rank, 'data-kind': s.kind}, svg('title', {}, tip)));
