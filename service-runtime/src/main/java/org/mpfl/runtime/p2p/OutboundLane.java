@@ -296,6 +296,11 @@ final class OutboundLane {
         }
     }
 
+    /** The transport that carries this lane's messages (selected now if not yet). */
+    Transport selectedTransport() throws TransportException {
+        return transport();
+    }
+
     private Transport transport() throws TransportException {
         Transport t = transport;
         if (t == null) {

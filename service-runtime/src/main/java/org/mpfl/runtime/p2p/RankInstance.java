@@ -91,6 +91,17 @@ public final class RankInstance {
         return failure;
     }
 
+    /**
+     * Name of the transport ({@code local}, {@code binary}, {@code soap}) that carries this rank's
+     * messages to world rank {@code peer}; selects it now if no message went there yet (e.g. to
+     * check the domain's set-up early, or to report it).
+     *
+     * @throws org.mpfl.runtime.transport.TransportException if no allowed transport reaches the peer
+     */
+    public String transportTo(int peer) throws org.mpfl.runtime.transport.TransportException {
+        return lane(peer).selectedTransport().name();
+    }
+
     /** The world communicator of this rank (context 0). */
     public P2PCommunicator world() {
         int[] all = new int[size()];

@@ -175,6 +175,25 @@ class FlowControlAndBstoreTest {
     }
 
     @Test
+    void autoSelectsLocalInTheSameHostAndBinaryAcrossHosts() {
+        RankProgram program = ctx -> {
+            RankInstance me = ((InProcessRankContext) ctx).rankInstance();
+            if (me.rank() == 0) {
+                ctx.output("to1", me.transportTo(1));
+                ctx.output("to2", me.transportTo(2));
+            }
+        };
+        List<InProcessCluster.RankResult> r = cluster.run(new int[] {0, 0, 1}, "auto", Map.of(), program)
+                .await(Duration.ofSeconds(10));
+        assertAllOk(r);
+        assertEquals("local", r.get(0).outputs().get("to1"));
+        assertEquals("binary", r.get(0).outputs().get("to2"));
+        List<InProcessCluster.RankResult> forced = cluster.run(new int[] {0, 0, 1}, "binary", Map.of(), program)
+                .await(Duration.ofSeconds(10));
+        assertEquals("binary", forced.get(0).outputs().get("to1"));
+    }
+
+    @Test
     void binomialTreeChildrenCoverEveryRankOnce() {
         for (int n = 1; n <= 17; n++) {
             for (int root = 0; root < n; root++) {
