@@ -39,14 +39,23 @@ final class ComputeStep {
         Thread me = Thread.currentThread();
         ClassLoader previous = me.getContextClassLoader();
         me.setContextClassLoader(rank.program().libraries());
+        rank.monitor().busyStart();
         try {
             outputs = activity.execute(inputs, new Context(rank, f));
         } catch (DomainAbortedException e) {
             throw e;
         } catch (Exception | LinkageError e) {
+            rank.monitor().busyEnd();
+            // an activity stopped by the abort's interrupt is a consequence of the abort, not a fault
+            Thread.interrupted();
+            rank.checkAborted();
             throw new RankFault(name, x.at(), "activity " + x.className() + " failed: " + describe(e), e);
         } finally {
+            rank.monitor().busyEnd();
             me.setContextClassLoader(previous);
+        }
+        if (Thread.interrupted()) {
+            rank.checkAborted();
         }
         if (x.outputs().isEmpty()) {
             return;

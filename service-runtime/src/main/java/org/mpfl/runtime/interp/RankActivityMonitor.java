@@ -3,6 +3,7 @@ package org.mpfl.runtime.interp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.mpfl.compiler.diag.SourceLocation;
 import org.mpfl.runtime.monitor.RankMonitor;
@@ -21,6 +22,9 @@ import org.mpfl.runtime.monitor.RankMonitor;
  *     {@value #WAIT_AFTER_RECENT_MS} ms of blocking, which bounds the event rate without hiding a
  *     real hang from the deadlock detector.</li>
  * </ul>
+ * It also ends user code promptly when the domain is aborted: threads inside a {@code compute} are
+ * interrupted once the watchdog sees the abort (activities that sleep, wait or do I/O stop there; the
+ * interpreter then ends the rank as aborted).
  * Without a {@link RankMonitor} (a plain rank context) everything here is a no-op.
  */
 final class RankActivityMonitor {
@@ -53,6 +57,9 @@ final class RankActivityMonitor {
     private boolean waitPosted;
     private long lastWaitNanos = Long.MIN_VALUE / 2;
     private volatile long lastActivityNanos = Long.MIN_VALUE / 2;
+    private final List<Thread> busy = new ArrayList<>(1);
+    private BooleanSupplier aborted = () -> false;
+    private boolean interruptedOnAbort;
 
     /** @param sink where events go, or {@code null} for none */
     RankActivityMonitor(RankMonitor sink) {
@@ -108,6 +115,33 @@ final class RankActivityMonitor {
         }
     }
 
+    /** How to tell that the rank's domain was aborted (checked by the watchdog). */
+    void watchAbort(BooleanSupplier abortedCheck) {
+        synchronized (lock) {
+            this.aborted = abortedCheck;
+        }
+    }
+
+    /** The current thread enters user code ({@code compute}); it may be interrupted when the domain is aborted. */
+    void busyStart() {
+        if (sink == null) {
+            return;
+        }
+        synchronized (lock) {
+            busy.add(Thread.currentThread());
+        }
+    }
+
+    /** The current thread left user code; no interrupt reaches it from here on. */
+    void busyEnd() {
+        if (sink == null) {
+            return;
+        }
+        synchronized (lock) {
+            busy.remove(Thread.currentThread());
+        }
+    }
+
     /** {@code parallel} started {@code branches} threads while its own thread waits for them. */
     void branchesStarted(int branches) {
         synchronized (lock) {
@@ -124,6 +158,10 @@ final class RankActivityMonitor {
     /** Called by the watchdog: reports a WAIT when every running thread has been blocked long enough. */
     void scan(long now) {
         synchronized (lock) {
+            if (!busy.isEmpty() && !interruptedOnAbort && aborted.getAsBoolean()) {
+                interruptedOnAbort = true;
+                busy.forEach(Thread::interrupt);
+            }
             if (waitPosted || blocked.isEmpty() || blocked.size() < runningThreads) {
                 return;
             }

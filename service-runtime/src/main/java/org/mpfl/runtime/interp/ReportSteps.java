@@ -1,8 +1,10 @@
 package org.mpfl.runtime.interp;
 
 import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.MpflType;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.compiler.ir.eval.Values;
+import org.mpfl.runtime.transport.soap.RunMessages;
 
 /** {@code output}, {@code log}, {@code progress} and {@code fail}: what a rank reports to the engine. */
 final class ReportSteps {
@@ -11,7 +13,7 @@ final class ReportSteps {
         RankState rank = f.rank();
         if (a instanceof IrActivity.Output x) {
             // a copy: the engine's record must not change when the program later updates the array
-            rank.context().output(x.name(), Values.copy(ExpressionEvaluator.evaluate(x.value(), f)));
+            rank.context().output(x.name(), reportable(Values.copy(ExpressionEvaluator.evaluate(x.value(), f))));
         } else if (a instanceof IrActivity.Log x) {
             String level = x.level() == null ? "info" : x.level().spelling();
             rank.context().log(level, String.valueOf(ExpressionEvaluator.evaluate(x.message(), f)));
@@ -23,6 +25,23 @@ final class ReportSteps {
             throw new RankFault("fail", x.at(), String.valueOf(ExpressionEvaluator.evaluate(x.message(), f)));
         } else {
             throw new IllegalStateException("activity kind not handled by the interpreter: " + a);
+        }
+    }
+
+    /**
+     * Outputs travel to the engine as JSON. An {@code object} value that JSON cannot represent (a
+     * user class without properties, say) is reported by its text instead of breaking the rank's
+     * status answers.
+     */
+    static Object reportable(Object value) {
+        if (value == null || Values.typeOf(value) != MpflType.OBJECT) {
+            return value;
+        }
+        try {
+            RunMessages.toJson(value);
+            return value;
+        } catch (RuntimeException e) {
+            return String.valueOf(value);
         }
     }
 }

@@ -96,4 +96,14 @@ class RankFaultTest {
         assertEquals(7, control.typedParams(Map.of("n", 7L)).get("n"));
         assertEquals(7, control.typedParams(Map.of("n", 7.0)).get("n"));
     }
+
+    @Test
+    void aRankInsideALongComputeStopsWhenTheDomainIsAborted() {
+        InterpreterHarness.Result r = InterpreterHarness.run("slowcompute.mpfl.xml", Map.of(), LIMIT);
+        assertFalse(r.timedOut());
+        assertEquals(1, r.faultingRank());
+        assertTrue(r.rank(0).aborted(), "rank 0 ends as aborted, not faulted: " + r.rank(0).failure);
+        long lag = TimeUnit.NANOSECONDS.toMillis(r.rank(0).endedNanos - r.rank(1).endedNanos);
+        assertTrue(lag < 2_000, "rank 0 left its compute " + lag + " ms after the fault");
+    }
 }
