@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.ConfigurationContext;
 import org.apache.axis2.transport.http.server.AxisHttpConnectionImpl;
@@ -37,6 +42,31 @@ final class HostHttpFactory extends HttpFactory {
         setRequestCoreThreadPoolSize(Integer.getInteger("mpfl.host.threads", 64));
         setRequestMaxThreadPoolSize(Integer.getInteger("mpfl.host.threads", 64));
         setRequestSocketTimeout(60_000);
+    }
+
+    /**
+     * Request threads as Axis2 makes them, except that an exception escaping a connection's
+     * processor is logged instead of printed: Axis2 2.0 throws a NullPointerException from
+     * {@code AxisHttpConnectionImpl.close} when it closes a connection the peer already closed —
+     * harmless (the thread is replaced), but it flooded the host logs.
+     */
+    @Override
+    public ExecutorService newRequestExecutor(int port) {
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory threads = r -> {
+            Thread t = new Thread(r, "HttpConnection-" + port + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> {
+                if (e instanceof NullPointerException && String.valueOf(e.getMessage()).contains("socketHolder")) {
+                    LOG.debug("Axis2 closed an already closed connection", e);
+                } else {
+                    LOG.warn("request thread {} failed", thread.getName(), e);
+                }
+            });
+            return t;
+        };
+        return new ThreadPoolExecutor(getRequestCoreThreadPoolSize(), getRequestMaxThreadPoolSize(),
+                getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(), new LinkedBlockingQueue<>(), threads);
     }
 
     @Override
