@@ -5,9 +5,10 @@ import org.mpfl.compiler.ir.eval.Values;
 
 /**
  * Fits a value that comes from outside the type checker (a received message, a collective's result,
- * an activity's output) into a slot of a declared type: identical types pass, numbers widen
- * (int → long → double), numeric arrays widen element-wise the same way (e.g. an {@code int[]}
- * received into a {@code double[]}), and anything fits {@code object}. Everything else is a mismatch.
+ * an activity's output) into a slot of a declared type, as the language reference decides for
+ * receives: identical types pass, numeric scalars widen (int → long → double), anything fits
+ * {@code object}. Everything else — an {@code int[]} arriving for a {@code double[]} too — is a
+ * mismatch, which the caller reports as a fault at its activity.
  */
 final class ValueConversion {
     private ValueConversion() {
@@ -26,27 +27,6 @@ final class ValueConversion {
         Object v = Values.coerce(value, type);
         if (v != null) {
             return v;
-        }
-        if (type == MpflType.LONG_ARRAY && value instanceof int[] a) {
-            long[] r = new long[a.length];
-            for (int i = 0; i < a.length; i++) {
-                r[i] = a[i];
-            }
-            return r;
-        }
-        if (type == MpflType.DOUBLE_ARRAY && value instanceof int[] a) {
-            double[] r = new double[a.length];
-            for (int i = 0; i < a.length; i++) {
-                r[i] = a[i];
-            }
-            return r;
-        }
-        if (type == MpflType.DOUBLE_ARRAY && value instanceof long[] a) {
-            double[] r = new double[a.length];
-            for (int i = 0; i < a.length; i++) {
-                r[i] = a[i];
-            }
-            return r;
         }
         return MISMATCH;
     }

@@ -72,15 +72,19 @@ class RankFaultTest {
         assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < 10_000);
     }
 
-    @Test
-    void receivedValueOfTheWrongTypeIsAFault() {
-        InterpreterHarness.Result r = InterpreterHarness.run("mismatch.mpfl.xml", Map.of(), LIMIT);
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "object | 17 | received value (from rank 0 tag 0) of type object (java.util. | does not fit variable 'number' of type int",
+        "array  | 20 | received value (from rank 0 tag 0) of type int[]               | does not fit variable 'doubles' of type double[]",
+    })
+    void receivedValueOfTheWrongTypeIsAFault(String what, int line, String start, String end) {
+        InterpreterHarness.Result r = InterpreterHarness.run("mismatch.mpfl.xml", Map.of("what", what), LIMIT);
         RankFault f = r.singleFault();
         assertEquals(1, r.faultingRank());
         assertEquals("receive", f.activity());
-        assertTrue(f.location().startsWith("mismatch.mpfl.xml:11:"), f.location());
-        assertTrue(f.getMessage().startsWith("received value (from rank 0 tag 0) of type object (java.util."), f.getMessage());
-        assertTrue(f.getMessage().endsWith("does not fit variable 'number' of type int"), f.getMessage());
+        assertTrue(f.location().startsWith("mismatch.mpfl.xml:" + line + ":"), f.location());
+        assertTrue(f.getMessage().startsWith(start.strip()), f.getMessage());
+        assertTrue(f.getMessage().endsWith(end.strip()), f.getMessage());
     }
 
     @Test

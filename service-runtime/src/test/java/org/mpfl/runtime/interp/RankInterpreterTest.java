@@ -59,7 +59,7 @@ class RankInterpreterTest {
             if (rank > 0) {
                 assertEquals(rank * (rank - 1) / 2, r.output("token", rank));
             }
-            assertArrayEquals(new double[] {prev, prev}, (double[]) r.output("fromLeft", rank), "int[] widened into double[]");
+            assertArrayEquals(new double[] {prev, prev}, (double[]) r.output("fromLeft", rank));
             assertArrayEquals(new double[] {next, next, next}, (double[]) r.output("fromRight", rank));
             assertArrayEquals(new int[] {prev}, (int[]) r.output("viaRequests", rank));
             assertEquals(next, r.output("fromNextTag6", rank));
@@ -67,6 +67,7 @@ class RankInterpreterTest {
             assertEquals(-1, r.output("nullSrc", rank), "the source of a receive from -1 is -1");
         }
         assertEquals("hello", r.output("sync", 1));
+        assertEquals(7L, r.output("widened", 1), "an int received into a long widens");
     }
 
     @Test
