@@ -79,6 +79,11 @@ public record WorkflowPlan(String workflow, List<ProcessSlice> processes, Map<St
                 }
             });
         }
+        JsonNode runParams = plan.get("runParams");
+        if (runParams != null && runParams.isObject()) {
+            // written by the engine's compiler bridge: the values the rank counts were resolved with
+            runParams.fields().forEachRemaining(e -> defaults.put(e.getKey(), Json.MAPPER.convertValue(e.getValue(), Object.class)));
+        }
         return new WorkflowPlan(name, List.copyOf(slices), defaults, plan);
     }
 

@@ -69,6 +69,8 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
                     archives.put(process.path("service").asText(), Files.readAllBytes(out.resolve(archive)));
                 }
             }
+            // the values the counts were resolved with, so a stored plan starts with matching params
+            plan.set("runParams", Json.MAPPER.valueToTree(result.paramValues()));
             return new Compiled(plan, archives, result.paramValues());
         } catch (IOException e) {
             throw new CompileException(List.of(fileName + ":1:1: error: cannot generate the services: " + e.getMessage()));

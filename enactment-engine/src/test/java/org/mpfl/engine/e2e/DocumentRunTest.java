@@ -94,4 +94,31 @@ class DocumentRunTest {
         assertEquals("deadlock: rank 0 waits for rank 1 at " + where + " > rank 1 waits for rank 0 at " + where,
                 j.at("/error/message").asText());
     }
+
+    @Test
+    void deployThenStartByWorkflowName() throws Exception {
+        Path ring = Path.of("..", "samples", "ring", "ring.mpfl.xml");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(ring), "no ring sample in this tree");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Mpflc.run(List.of("deploy", ring.toString(), "--engine", cluster.engine().url(), "--token",
+                cluster.engine().token(), "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String said = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, said + err.toString(StandardCharsets.UTF_8));
+        assertTrue(said.contains("RingNode on "), said);
+        assertTrue(said.contains("workflow 'ring' stored"), said);
+        String id = org.mpfl.engine.Http.post(cluster.engine().url() + "/api/runs", cluster.engine().token(),
+                java.util.Map.of("workflow", "ring")).json().get("id").asText();
+        long end = System.currentTimeMillis() + 60_000;
+        JsonNode d;
+        do {
+            Thread.sleep(100);
+            d = org.mpfl.engine.Http.get(cluster.engine().url() + "/api/runs/" + id).json();
+        } while (!java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())
+                && System.currentTimeMillis() < end);
+        assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+        assertEquals(3, d.get("size").asInt());
+        assertEquals(3, d.at("/outputs/token/0").asInt());
+    }
 }
