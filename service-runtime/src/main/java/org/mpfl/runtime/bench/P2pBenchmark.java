@@ -191,9 +191,21 @@ public final class P2pBenchmark {
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 
-    private static int readEchoPort(Process echo) throws IOException {
-        BufferedReader r = new BufferedReader(new InputStreamReader(echo.getInputStream(), StandardCharsets.UTF_8));
-        String line = r.readLine();
+    /** The echo server's port from its ready line, waiting at most 60 s. */
+    private static int readEchoPort(Process echo) throws Exception {
+        java.util.concurrent.CompletableFuture<String> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new BufferedReader(new InputStreamReader(echo.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            } catch (IOException e) {
+                return null;
+            }
+        });
+        String line;
+        try {
+            line = first.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("socket echo server not ready within 60 s");
+        }
         if (line == null || !line.startsWith(SocketReference.READY)) {
             throw new IOException("socket echo server did not start: " + line);
         }

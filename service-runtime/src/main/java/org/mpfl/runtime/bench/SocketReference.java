@@ -143,12 +143,33 @@ public final class SocketReference {
         private final ReadableByteChannel in;
         private final WritableByteChannel out;
 
+        private final java.util.Timer watchdog = new java.util.Timer("socket-reference-watchdog", true);
+
         Client(String host, int port) throws IOException {
             socket = SocketChannel.open();
             socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
             socket.socket().connect(new InetSocketAddress(host, port), 5_000);
             in = socket;
             out = socket;
+        }
+
+        /**
+         * Bounds the next measurement: channel reads have no timeout, so a watchdog closes the
+         * channel (which ends a blocked read with an exception) if it runs past {@code limitMs}.
+         */
+        java.util.TimerTask bound(long limitMs) {
+            java.util.TimerTask t = new java.util.TimerTask() {
+                @Override
+                public void run() {
+                    try {
+                        socket.close();
+                    } catch (IOException ignored) {
+                        // closing to unblock
+                    }
+                }
+            };
+            watchdog.schedule(t, limitMs);
+            return t;
         }
 
         private void header(int mode, int n, int rounds) throws IOException {
@@ -161,6 +182,18 @@ public final class SocketReference {
 
         /** Median PingPong round trip in µs. */
         double pingPong(int n, int iters, int warm) throws IOException {
+            java.util.TimerTask limit = bound(LIMIT_MS);
+            try {
+                return pingPongUnbounded(n, iters, warm);
+            } finally {
+                limit.cancel();
+            }
+        }
+
+        /** One measurement may take at most this long (then the reference fails instead of hanging). */
+        private static final long LIMIT_MS = 10 * 60_000;
+
+        private double pingPongUnbounded(int n, int iters, int warm) throws IOException {
             header(0, n, iters + warm);
             Wire wire = new Wire(n);
             double[] mine = new double[n * n];
@@ -182,6 +215,15 @@ public final class SocketReference {
 
         /** Median Ping*Pong total (11 messages) in µs. */
         double pingStarPong(int n, int iters, int warm) throws IOException {
+            java.util.TimerTask limit = bound(LIMIT_MS);
+            try {
+                return pingStarPongUnbounded(n, iters, warm);
+            } finally {
+                limit.cancel();
+            }
+        }
+
+        private double pingStarPongUnbounded(int n, int iters, int warm) throws IOException {
             header(1, n, iters + warm);
             Wire wire = new Wire(n);
             double[] mine = new double[n * n];
@@ -211,8 +253,11 @@ public final class SocketReference {
 
         @Override
         public void close() throws IOException {
+            watchdog.cancel();
             try {
-                header(-1, 0, 0);
+                if (socket.isOpen()) {
+                    header(-1, 0, 0);
+                }
             } finally {
                 socket.close();
             }
