@@ -110,4 +110,14 @@ class RankFaultTest {
         long lag = TimeUnit.NANOSECONDS.toMillis(r.rank(0).endedNanos - r.rank(1).endedNanos);
         assertTrue(lag < 2_000, "rank 0 left its compute " + lag + " ms after the fault");
     }
+
+    @Test
+    void anAlgorithmTheRuntimeLacksIsAFaultNamingTheKnownOnes() {
+        InterpreterHarness.Result r = InterpreterHarness.run("algorithm.mpfl.xml", Map.of(), LIMIT);
+        assertFalse(r.timedOut());
+        RankFault f = r.rank(0).fault() != null ? r.rank(0).fault() : r.rank(1).fault();
+        assertEquals("allreduce", f.activity());
+        assertEquals("algorithm.mpfl.xml:6:5", f.location());
+        assertTrue(f.getMessage().startsWith("unknown allreduce algorithm 'telepathy' (known: auto, "), f.getMessage());
+    }
 }
