@@ -32,6 +32,16 @@ public final class Collectives {
             "alltoall", List.of("pairwise", "basic"),
             "scan", List.of("linear", "recursive-doubling"));
 
+    /**
+     * Other names accepted per operation: the generic names the MPFL compiler knows
+     * ({@code bandwidth-optimal}) and the tree names where an operation's tree variant has a longer
+     * name ({@code binomial} allreduce is reduce + broadcast).
+     */
+    public static final Map<String, Map<String, String>> ALIASES = Map.of(
+            "allreduce", Map.of("bandwidth-optimal", "reduce-scatter-allgather", "binomial", "reduce-broadcast"),
+            "bcast", Map.of("bandwidth-optimal", "scatter-allgather"),
+            "allgather", Map.of("binomial", "gather-broadcast"));
+
     private final CollectiveChannel channel;
     private final CollectiveConfig config;
     private final AtomicInteger sequence = new AtomicInteger();
@@ -283,6 +293,7 @@ public final class Collectives {
                 return null;
             }
         }
+        name = ALIASES.getOrDefault(op, Map.of()).getOrDefault(name, name);
         if (!ALGORITHMS.get(op).contains(name)) {
             throw new IllegalArgumentException("unknown " + op + " algorithm '" + name + "' (known: auto, "
                     + String.join(", ", ALGORITHMS.get(op)) + ")");

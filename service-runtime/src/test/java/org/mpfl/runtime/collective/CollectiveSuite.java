@@ -357,6 +357,8 @@ abstract class CollectiveSuite {
                     }
                 }
                 assertEquals((long) p * (p - 1) / 2, c.allreduce((long) me, ReduceOp.SUM, alg));
+                assertSameArray(reference("int", ReduceOp.SUM, 0, p, 37),
+                        c.allreduce(array("int", ReduceOp.SUM, me, 37), ReduceOp.SUM, "bandwidth-optimal"), "alias");
                 assertEquals(true, c.allreduce(me == p - 1, ReduceOp.LOR, alg));
                 assertEquals(0.0, c.allreduce(me * 1.0, ReduceOp.MIN, alg));
             }
