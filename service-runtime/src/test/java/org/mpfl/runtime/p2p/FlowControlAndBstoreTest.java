@@ -174,6 +174,35 @@ class FlowControlAndBstoreTest {
         assertAllOk(cluster.run(hostOf, "auto", Map.of(), program).await(Duration.ofSeconds(30)));
     }
 
+    /** A blocked ssend and a blocked large send (receiver never receives) both end within a second of an abort. */
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "binary"})
+    void abortEndsBlockedSendsWithinOneSecond(String mode) throws InterruptedException {
+        RankProgram program = ctx -> {
+            Communicator w = ctx.world();
+            try {
+                if (w.rank() == 0) {
+                    w.ssend("never matched", 1, 9);
+                } else {
+                    w.send(new double[(int) (3 * LIMIT / 8)], 0, 0);
+                }
+            } catch (org.mpfl.runtime.api.DomainAbortedException e) {
+                ctx.output("abortedAtMs", System.currentTimeMillis());
+                throw e;
+            }
+        };
+        int[] hostOf = mode.equals("local") ? new int[] {0, 0} : new int[] {0, 1};
+        InProcessCluster.Run run = cluster.run(hostOf, mode, Map.of(), program);
+        Thread.sleep(500);
+        long abortAt = System.currentTimeMillis();
+        run.abort();
+        for (InProcessCluster.RankResult r : run.await(Duration.ofSeconds(10))) {
+            assertTrue(r.failure() instanceof org.mpfl.runtime.api.DomainAbortedException, "rank " + r.rank() + ": " + r.failure());
+            long after = (Long) r.outputs().get("abortedAtMs") - abortAt;
+            assertTrue(after < 1000, "rank " + r.rank() + " noticed the abort after " + after + " ms");
+        }
+    }
+
     @Test
     void autoSelectsLocalInTheSameHostAndBinaryAcrossHosts() {
         RankProgram program = ctx -> {
