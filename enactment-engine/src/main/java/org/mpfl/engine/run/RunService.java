@@ -134,6 +134,12 @@ public final class RunService implements AutoCloseable {
                 calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
             }
             fanOut.callAll(calls);
+            if (run.state().isFinal()) {
+                // cancelled or failed while ranks were being started: the abort sent then may have
+                // missed ranks that were created after it, so abort once more now that all are out
+                abortDomain(run);
+                return;
+            }
             for (RankFanOut.RankCall c : calls) {
                 RankPlacement p = placements.get(c.rank());
                 if (!c.done()) {

@@ -193,4 +193,21 @@ class EngineRunTest {
         JsonNode d = awaitFinal(id, 5_000);
         assertEquals("CANCELLED", d.get("state").asText());
     }
+
+    @Test
+    void cancelWhileRanksAreStartingAbortsAgainOnceAllAreOut() throws Exception {
+        FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(20_000));
+        fakes.acceptDelayMs = 1_000;
+        start(fakes, fast(), Duration.ofSeconds(30));
+        String id = startRun(ringPlan(4)); // two hosts: two service URLs
+        Thread.sleep(200);
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), "").status());
+        assertEquals("CANCELLED", awaitFinal(id, 5_000).get("state").asText());
+        long end = System.currentTimeMillis() + 5_000;
+        // one abort per service URL right at the cancel, and again after the slow run calls returned
+        while (fakes.abortCalls.get() < 4 && System.currentTimeMillis() < end) {
+            Thread.sleep(50);
+        }
+        assertEquals(4, fakes.abortCalls.get());
+    }
 }

@@ -29,6 +29,7 @@ public final class FakeRanks implements RankInvoker {
     private final Behaviour behaviour;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     final Set<String> aborted = ConcurrentHashMap.newKeySet();
+    final java.util.concurrent.atomic.AtomicInteger abortCalls = new java.util.concurrent.atomic.AtomicInteger();
     private final Map<String, CountDownLatch> abortLatches = new ConcurrentHashMap<>();
     volatile int refuseRank = -1;
     volatile long acceptDelayMs;
@@ -119,6 +120,7 @@ public final class FakeRanks implements RankInvoker {
     @Override
     public void abort(RankPlacement target, String domainId, String token) {
         aborted.add(domainId);
+        abortCalls.incrementAndGet();
         abortLatches.computeIfAbsent(domainId, k -> new CountDownLatch(1)).countDown();
     }
 }
