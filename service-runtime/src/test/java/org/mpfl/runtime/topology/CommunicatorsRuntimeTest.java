@@ -218,6 +218,28 @@ class CommunicatorsRuntimeTest {
     }
 
     @Test
+    void aCollectiveEndsPromptlyWhenAnotherRankFailsAndTheDomainIsAborted() {
+        long start = System.nanoTime();
+        InProcessCluster.Run run = cluster.run(RuntimeRanks.roundRobin(4, 2), "auto", Map.of(), ctx -> {
+            CollectiveCommunicator world = CollectiveCommunicator.world(((InProcessRankContext) ctx).rankInstance());
+            if (world.rank() == 3) {
+                throw new IllegalStateException("rank 3 fails before the collectives");
+            }
+            world.barrier();
+            world.allreduce(new double[1000], ReduceOp.SUM, "auto");
+        });
+        List<InProcessCluster.RankResult> results = run.await(Duration.ofSeconds(30));
+        assertTrue(System.nanoTime() - start < Duration.ofSeconds(10).toNanos(), "took too long to end");
+        for (InProcessCluster.RankResult r : results) {
+            assertTrue(r.failure() != null, "rank " + r.rank() + " should have failed");
+            if (r.rank() != 3) {
+                assertTrue(r.failure() instanceof org.mpfl.runtime.api.MpiwsException,
+                        "rank " + r.rank() + ": " + r.failure());
+            }
+        }
+    }
+
+    @Test
     void twoDomainsOnTheSameHostsNeverMix() {
         int p = 6;
         Function<Integer, InProcessCluster.Run> start = offset -> cluster.run(RuntimeRanks.roundRobin(p, 2), "auto",
