@@ -28,7 +28,7 @@ import org.mpfl.runtime.monitor.RankMonitor;
  * Without a {@link RankMonitor} (a plain rank context) everything here is a no-op.
  */
 final class RankActivityMonitor {
-    static final long ACTIVITY_INTERVAL_MS = 100;
+    static final long ACTIVITY_INTERVAL_MS = 200;
     static final long WAIT_AFTER_MS = 10;
     static final long WAIT_AFTER_RECENT_MS = 250;
     private static final long RECENT_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
