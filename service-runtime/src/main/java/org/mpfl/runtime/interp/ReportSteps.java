@@ -16,13 +16,13 @@ final class ReportSteps {
             rank.context().output(x.name(), reportable(Values.copy(ExpressionEvaluator.evaluate(x.value(), f))));
         } else if (a instanceof IrActivity.Log x) {
             String level = x.level() == null ? "info" : x.level().spelling();
-            rank.context().log(level, String.valueOf(ExpressionEvaluator.evaluate(x.message(), f)));
+            rank.context().log(level, Values.toText(ExpressionEvaluator.evaluate(x.message(), f)));
         } else if (a instanceof IrActivity.Progress x) {
             double value = ((Number) ExpressionEvaluator.evaluate(x.value(), f)).doubleValue();
             double total = ((Number) ExpressionEvaluator.evaluate(x.total(), f)).doubleValue();
             rank.context().progress(value, total);
         } else if (a instanceof IrActivity.Fail x) {
-            throw new RankFault("fail", x.at(), String.valueOf(ExpressionEvaluator.evaluate(x.message(), f)));
+            throw new RankFault("fail", x.at(), Values.toText(ExpressionEvaluator.evaluate(x.message(), f)));
         } else {
             throw new IllegalStateException("activity kind not handled by the interpreter: " + a);
         }

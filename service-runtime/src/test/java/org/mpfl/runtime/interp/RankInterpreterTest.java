@@ -34,7 +34,7 @@ class RankInterpreterTest {
         assertEquals(0 + 1 + 2, r.output("left", 0));
         assertEquals(40, r.output("right", 0));
         assertEquals("run", r.output("label", 0));
-        assertEquals(List.of("warn: run: sum is 30"), r.rank(0).logs);
+        assertEquals(List.of("warn: run: sum is 30", "info: [0, 1, 4, 9, 16]"), r.rank(0).logs);
         assertArrayEquals(new double[] {3, 4}, r.rank(0).progress.get(0));
     }
 
