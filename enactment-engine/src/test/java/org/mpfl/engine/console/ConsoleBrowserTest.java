@@ -198,6 +198,11 @@ class ConsoleBrowserTest {
         click("#timeline-fit");
         browser.await("back to the whole run", WAIT, d -> text(".timeline-range").startsWith("whole run"));
 
+        // an ended run opened afresh draws its timeline from the stored events
+        browser.driver().navigate().refresh();
+        browser.await("timeline of the ended run after a reload", WAIT, d -> count("#timeline rect.seg[data-kind='wait']") > 0
+                && count("#timeline rect.seg[data-rank='" + (n - 1) + "']") > 0);
+
         // logs and outputs per rank
         assertTrue(text("#logs").contains("round " + rounds + " of " + rounds), text("#logs"));
         assertEquals(String.valueOf(n * rounds), text("#outputs-table tr[data-output='token'] td[data-rank='0']"));

@@ -17,6 +17,7 @@ import { RankLogsView } from './rank-logs-view.js';
 const RECONCILE_MS = 2000;     // re-read the detail while the run is live
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
 const HISTORY_PAGE = 10000;
+const MIN_RENDER_GAP_MS = 200;
 
 function section(id, title, ...content) {
   return el('section', {class: 'panel', id: id + '-section', 'aria-labelledby': id + '-heading'},
@@ -124,9 +125,13 @@ export function mountRunDetailView(container, runId) {
       section('matrix', 'Messages between ranks', matrixView.element),
       section('logs', 'Logs and outputs', logsView.element)));
 
+  // at most one render per MIN_RENDER_GAP_MS, on an animation frame: busy runs send many events
   let frame = 0;
+  let timer = 0;
+  let lastRender = 0;
   const render = () => {
     frame = 0;
+    lastRender = performance.now();
     if (disposed || !model.run) return;
     header.update(model);
     ranksView.update(model);
@@ -135,7 +140,11 @@ export function mountRunDetailView(container, runId) {
     logsView.update(model);
     container.dataset.runState = model.run.state;
   };
-  const scheduleRender = () => { if (!frame) frame = requestAnimationFrame(render); };
+  const scheduleRender = () => {
+    if (frame || timer) return;
+    const wait = Math.max(0, lastRender + MIN_RENDER_GAP_MS - performance.now());
+    timer = setTimeout(() => { timer = 0; frame = requestAnimationFrame(render); }, wait);
+  };
   model.onChange(scheduleRender);
 
   async function reconcile() {
@@ -191,14 +200,10 @@ export function mountRunDetailView(container, runId) {
     }
   }
 
-  let historyRequested = false;
   const stream = new RunEventStream(api.eventStreamUrl(runId), {
     onSnapshot: detail => {
       model.replace(detail);
-      if (!historyRequested) {
-        // the snapshot comes once the stream is subscribed: what happened before is in the history
-        historyRequested = true;
-            }
+      catchUpHistory(); // the snapshot comes once the stream is subscribed: what happened before is stored
     },
     onRankEvent: event => {
       connection.dataset.events = String(Number(connection.dataset.events || 0) + 1);
@@ -236,5 +241,6 @@ export function mountRunDetailView(container, runId) {
     clearInterval(clockTimer);
     window.removeEventListener('resize', onResize);
     if (frame) cancelAnimationFrame(frame);
+    clearTimeout(timer);
   };
 }

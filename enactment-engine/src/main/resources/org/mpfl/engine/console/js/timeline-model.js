@@ -57,7 +57,9 @@ export class TimelineModel {
           if (!current) current = {kind: 'running', startMs: e.timeMs, label: 'running', location: null};
         } else if (FINAL.has(e.state)) {
           close(e.timeMs);
-          markers.push({kind: e.state.toLowerCase(), timeMs: e.timeMs, label: e.state + (e.message ? ': ' + e.message : '')});
+          // as the engine: failing only because the domain was aborted is ABORTED, not a cause
+          const state = e.state === 'FAILED' && (e.message || '').startsWith('DomainAbortedException') ? 'ABORTED' : e.state;
+          markers.push({kind: state.toLowerCase(), timeMs: e.timeMs, label: state + (e.message ? ': ' + e.message : '')});
         }
       } else if (e.type === 'ACTIVITY') {
         close(e.timeMs);
