@@ -54,7 +54,11 @@ public final class Engine implements AutoCloseable {
 
     private Engine(EngineConfig config) throws Exception {
         this.config = config;
+        boolean fresh = !Files.exists(config.dataDir());
         Files.createDirectories(config.dataDir());
+        if (fresh) {
+            restrictToOwner(config.dataDir());
+        }
         this.token = config.token() != null ? config.token() : loadOrCreateToken(config.dataDir());
         int port = config.port() == 0 ? freePort(config.bindHost()) : config.port();
         String host = config.bindHost().equals("0.0.0.0") ? InetAddress.getLocalHost().getHostName() : config.bindHost();
@@ -75,6 +79,8 @@ public final class Engine implements AutoCloseable {
 
         this.camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("mpfl-engine");
+        // bounded stop: in-flight requests get 10 s (Camel's default would wait 45 s)
+        camel.getShutdownStrategy().setTimeout(10);
         VertxPlatformHttpServerConfiguration http = new VertxPlatformHttpServerConfiguration();
         http.setBindHost(config.bindHost());
         http.setBindPort(port);
@@ -87,6 +93,7 @@ public final class Engine implements AutoCloseable {
         this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url);
         camel.addRoutes(new EngineRoutes(this));
         camel.start();
+        runs.abortOrphanedDomains();
 
         VertxPlatformHttpRouter router = VertxPlatformHttpRouter.lookup(camel, VertxPlatformHttpRouter.getRouterNameFromPort(port));
         if (router == null) {
@@ -125,6 +132,18 @@ public final class Engine implements AutoCloseable {
 
     private static String stripSlash(String s) {
         return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    /**
+     * A data directory the engine creates holds the token and live domains' credentials: owner only
+     * (0700) where POSIX. An existing directory given with --data keeps its permissions.
+     */
+    private static void restrictToOwner(Path dir) {
+        try {
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        } catch (UnsupportedOperationException | IOException e) {
+            LOG.debug("cannot restrict {}: {}", dir, e.getMessage());
+        }
     }
 
     /** Reads {@code DIR/engine.token}, creating it (random 256 bits, mode 0600) when absent. */

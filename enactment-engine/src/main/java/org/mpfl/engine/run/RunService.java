@@ -120,6 +120,7 @@ public final class RunService implements AutoCloseable {
                 return;
             }
             run.placed(placements);
+            recordLiveDomain(run, placements);
             deployMissing(run, placements);
             if (run.state().isFinal()) {
                 return;
@@ -161,6 +162,54 @@ public final class RunService implements AutoCloseable {
             LOG.error("run {} could not be started", run.id(), e);
             fail(run, new RunError(null, null, "the engine could not start the run: " + describe(e)));
         }
+    }
+
+    private void recordLiveDomain(Run run, List<RankPlacement> placements) {
+        try {
+            List<String> urls = placements.stream().map(p -> p.endpoint().soapUrl()).distinct().toList();
+            store.saveLiveDomain(new RunStore.LiveDomain(run.id(), run.domainId(), run.token(), urls));
+        } catch (RuntimeException e) {
+            LOG.warn("run {}: {}", run.id(), describe(e));
+        }
+    }
+
+    private void forgetLiveDomain(Run run) {
+        try {
+            store.deleteLiveDomain(run.id());
+        } catch (RuntimeException e) {
+            LOG.warn("run {}: {}", run.id(), describe(e));
+        }
+    }
+
+    /**
+     * Aborts the domains a previous engine left running (recorded live, never ended) and forgets them;
+     * called once at start, in the background, each abort bounded by the invoker's timeout.
+     */
+    public void abortOrphanedDomains() {
+        List<RunStore.LiveDomain> orphans = store.liveDomains();
+        if (orphans.isEmpty()) {
+            return;
+        }
+        workers.submit(() -> {
+            for (RunStore.LiveDomain d : orphans) {
+                List<RankFanOut.RankCall> calls = new ArrayList<>();
+                for (String url : d.serviceUrls()) {
+                    RankPlacement target = new RankPlacement(0, "", "", "", new org.mpfl.runtime.transport.Endpoint(url, null, null));
+                    calls.add(new RankFanOut.RankCall(0, () -> invoker.abort(target, d.domainId(), d.token())));
+                }
+                try {
+                    fanOut.callAll(calls);
+                } catch (RuntimeException e) {
+                    LOG.debug("aborting orphaned domain of run {}: {}", d.runId(), describe(e));
+                }
+                try {
+                    store.deleteLiveDomain(d.runId());
+                } catch (RuntimeException e) {
+                    LOG.warn("run {}: {}", d.runId(), describe(e));
+                }
+                LOG.info("aborted the domain of run {} left running by a previous engine", d.runId());
+            }
+        });
     }
 
     private void deployMissing(Run run, List<RankPlacement> placements) {
@@ -259,6 +308,7 @@ public final class RunService implements AutoCloseable {
         // a rank may report DONE before every rank has accepted run; that is still a success
         run.markRunning(System.currentTimeMillis(), false);
         if (run.finish(RunState.SUCCEEDED, null, System.currentTimeMillis())) {
+            forgetLiveDomain(run);
             persist(run);
             record(run, null, "run", stateEvent(run));
             LOG.info("run {} ({}) succeeded", run.id(), run.workflow());
@@ -304,6 +354,7 @@ public final class RunService implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("aborting the domain of run {}: {}", run.id(), describe(e));
         }
+        forgetLiveDomain(run);
         for (RankFanOut.RankCall c : calls) {
             if (c.failure() != null || !c.done()) {
                 LOG.debug("abort at rank {} of run {}: {}", c.rank(), run.id(),

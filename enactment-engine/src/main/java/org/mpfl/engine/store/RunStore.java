@@ -60,6 +60,10 @@ public final class RunStore implements AutoCloseable {
             s.execute("CREATE INDEX IF NOT EXISTS run_events_by_run ON run_events (run_id, id)");
             s.execute("CREATE TABLE IF NOT EXISTS workflows (name VARCHAR(256) PRIMARY KEY, updated_ms BIGINT NOT NULL, "
                     + "document CLOB, plan CLOB)");
+            // credentials of domains still going, so an engine that restarts can abort what it lost;
+            // deleted as soon as the run ends
+            s.execute("CREATE TABLE IF NOT EXISTS live_domains (run_id VARCHAR(64) PRIMARY KEY, domain_id VARCHAR(128) NOT NULL, "
+                    + "token VARCHAR(128) NOT NULL, service_urls CLOB NOT NULL)");
         }
     }
 
@@ -199,6 +203,47 @@ public final class RunStore implements AutoCloseable {
             }
         }
         return unfinished.size();
+    }
+
+    /** A domain that was live when recorded: what is needed to abort it on every service. */
+    public record LiveDomain(String runId, String domainId, String token, List<String> serviceUrls) {
+    }
+
+    public synchronized void saveLiveDomain(LiveDomain d) {
+        try (PreparedStatement p = connection.prepareStatement(
+                "MERGE INTO live_domains (run_id, domain_id, token, service_urls) KEY (run_id) VALUES (?, ?, ?, ?)")) {
+            p.setString(1, d.runId());
+            p.setString(2, d.domainId());
+            p.setString(3, d.token());
+            p.setString(4, Json.write(d.serviceUrls()));
+            p.executeUpdate();
+        } catch (SQLException e) {
+            throw new StoreException("cannot record the domain of run " + d.runId(), e);
+        }
+    }
+
+    public synchronized void deleteLiveDomain(String runId) {
+        try (PreparedStatement p = connection.prepareStatement("DELETE FROM live_domains WHERE run_id = ?")) {
+            p.setString(1, runId);
+            p.executeUpdate();
+        } catch (SQLException e) {
+            throw new StoreException("cannot forget the domain of run " + runId, e);
+        }
+    }
+
+    /** Domains recorded as live (after a restart: those the previous engine left running). */
+    public synchronized List<LiveDomain> liveDomains() {
+        List<LiveDomain> out = new ArrayList<>();
+        try (Statement s = connection.createStatement();
+             ResultSet r = s.executeQuery("SELECT run_id, domain_id, token, service_urls FROM live_domains")) {
+            while (r.next()) {
+                List<String> urls = List.of(Json.MAPPER.readValue(r.getString(4), String[].class));
+                out.add(new LiveDomain(r.getString(1), r.getString(2), r.getString(3), urls));
+            }
+        } catch (SQLException | IOException e) {
+            throw new StoreException("cannot read live domains", e);
+        }
+        return out;
     }
 
     /** A stored workflow: its document (may be null), its plan JSON (may be null). */

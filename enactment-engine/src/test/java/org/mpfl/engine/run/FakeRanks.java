@@ -38,6 +38,11 @@ public final class FakeRanks implements RankInvoker {
         this.behaviour = behaviour;
     }
 
+    /** How many abort calls arrived. */
+    public int abortCalls() {
+        return abortCalls.get();
+    }
+
     /** One running fake rank. */
     public final class Rank {
         final RunRequest request;

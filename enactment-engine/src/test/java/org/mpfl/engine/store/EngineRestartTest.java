@@ -41,7 +41,8 @@ class EngineRestartTest {
             going = Http.post(first.url() + "/api/runs", token, plan(2)).json().get("id").asText();
             awaitState(first, going, "RUNNING");
         }
-        try (Engine second = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> { })))) {
+        FakeRanks secondRanks = new FakeRanks(r -> { });
+        try (Engine second = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(secondRanks))) {
             assertEquals(token, second.token(), "the token file is reused");
             JsonNode runs = Http.get(second.url() + "/api/runs").json();
             assertEquals(2, runs.size());
@@ -54,6 +55,13 @@ class EngineRestartTest {
             assertEquals(1, Http.get(second.url() + "/api/runs?state=failed").json().size());
             JsonNode log = Http.get(second.url() + "/api/runs/" + done + "/log").json();
             assertEquals(true, log.size() >= 3, "events are kept: " + log);
+            // the domain the first engine left running is aborted by the second one
+            long end = System.currentTimeMillis() + 10_000;
+            while (secondRanks.abortCalls() == 0 && System.currentTimeMillis() < end) {
+                Thread.sleep(50);
+            }
+            assertEquals(1, secondRanks.abortCalls(), "one service URL of the orphaned 2-rank run");
+            assertEquals(0, second.store().liveDomains().size());
         }
     }
 
