@@ -1,0 +1,187 @@
+package org.mpfl.compiler.comm;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.eval.Values;
+
+/**
+ * What a matched collective gives each member, as far as the check follows values: a broadcast
+ * copies the root's value, reductions and scans of known numbers and booleans are computed (an
+ * unknown contribution makes the result unknown), split and cartesian create the new communicators
+ * (MPI_Comm_split order by key then old rank; a negative colour joins none; a Cartesian grid smaller
+ * than its parent leaves the last ranks out). Gathered, scattered and exchanged data are not followed:
+ * they are {@link Unknown}. A fault of the collective itself is a {@link RankStop} result.
+ */
+final class CollectiveResults {
+    private int nextCommunicatorId;
+
+    CollectiveResults(int firstCommunicatorId) {
+        this.nextCommunicatorId = firstCommunicatorId;
+    }
+
+    Object[] complete(CollectiveRendezvous.Slot slot) {
+        CollectiveRendezvous.Arrival[] arrivals = slot.arrivals;
+        int n = arrivals.length;
+        Object[] results = new Object[n];
+        IrActivity activity = arrivals[0].activity();
+        if (activity instanceof IrActivity.Broadcast b) {
+            Object value = arrivals[arrivals[0].root()].contribution();
+            for (int i = 0; i < n; i++) {
+                results[i] = Values.copy(value);
+            }
+        } else if (activity instanceof IrActivity.Allreduce || activity instanceof IrActivity.Reduce
+                || activity instanceof IrActivity.Scan) {
+            IrActivity.ReduceOp op = activity instanceof IrActivity.Allreduce a ? a.op()
+                    : activity instanceof IrActivity.Reduce r ? r.op() : ((IrActivity.Scan) activity).op();
+            Object acc = null;
+            for (int i = 0; i < n; i++) {
+                Object value = arrivals[i].contribution();
+                acc = i == 0 ? Values.copy(value) : combine(acc, value, op, activity);
+                results[i] = acc instanceof Unknown || acc instanceof RankStop ? acc : Values.copy(acc);
+            }
+            if (!(activity instanceof IrActivity.Scan)) {
+                Arrays.fill(results, acc);
+            }
+        } else if (activity instanceof IrActivity.Split s) {
+            split(slot, s, results);
+        } else if (activity instanceof IrActivity.Cartesian c) {
+            cartesian(slot, c, results);
+        } else if (!(activity instanceof IrActivity.Barrier)) {
+            Unknown unknown = new Unknown(intoOf(activity), "the result of <" + CommunicationReporter.kind(activity) + "> at "
+                    + activity.at() + " (the check does not follow gathered, scattered or exchanged data)");
+            Arrays.fill(results, unknown);
+        }
+        return results;
+    }
+
+    private static String intoOf(IrActivity a) {
+        if (a instanceof IrActivity.Scatter x) {
+            return x.into().variable();
+        } else if (a instanceof IrActivity.Gather x) {
+            return x.into().variable();
+        } else if (a instanceof IrActivity.Allgather x) {
+            return x.into().variable();
+        } else if (a instanceof IrActivity.Alltoall x) {
+            return x.into().variable();
+        }
+        return "?";
+    }
+
+    private static Object combine(Object acc, Object value, IrActivity.ReduceOp op, IrActivity activity) {
+        if (acc instanceof Unknown || acc instanceof RankStop) {
+            return acc;
+        }
+        if (value instanceof Unknown) {
+            return value;
+        }
+        if (acc instanceof int[] a && value instanceof int[] b && a.length == b.length) {
+            int[] r = new int[a.length];
+            for (int i = 0; i < a.length; i++) {
+                r[i] = (Integer) scalar(a[i], b[i], op);
+            }
+            return r;
+        } else if (acc instanceof long[] a && value instanceof long[] b && a.length == b.length) {
+            long[] r = new long[a.length];
+            for (int i = 0; i < a.length; i++) {
+                r[i] = (Long) scalar(a[i], b[i], op);
+            }
+            return r;
+        } else if (acc instanceof double[] a && value instanceof double[] b && a.length == b.length) {
+            double[] r = new double[a.length];
+            for (int i = 0; i < a.length; i++) {
+                r[i] = (Double) scalar(a[i], b[i], op);
+            }
+            return r;
+        } else if (acc.getClass().isArray() || value.getClass().isArray()) {
+            return RankStop.fault(activity.at(), "element-wise <" + CommunicationReporter.kind(activity)
+                    + "> of arrays of different lengths (" + Values.length(acc) + " and " + Values.length(value) + ")");
+        }
+        return scalar(acc, value, op);
+    }
+
+    private static Object scalar(Object a, Object b, IrActivity.ReduceOp op) {
+        if (a instanceof Boolean x && b instanceof Boolean y) {
+            return op == IrActivity.ReduceOp.LAND ? x && y : x || y;
+        }
+        if (a instanceof Integer x && b instanceof Integer y) {
+            return switch (op) {
+                case SUM -> x + y;
+                case PROD -> x * y;
+                case MIN -> Math.min(x, y);
+                case MAX -> Math.max(x, y);
+                case BAND -> x & y;
+                default -> x | y;
+            };
+        }
+        if (a instanceof Long x && b instanceof Long y) {
+            return switch (op) {
+                case SUM -> x + y;
+                case PROD -> x * y;
+                case MIN -> Math.min(x, y);
+                case MAX -> Math.max(x, y);
+                case BAND -> x & y;
+                default -> x | y;
+            };
+        }
+        double x = ((Number) a).doubleValue();
+        double y = ((Number) b).doubleValue();
+        return switch (op) {
+            case SUM -> x + y;
+            case PROD -> x * y;
+            case MIN -> Math.min(x, y);
+            default -> Math.max(x, y);
+        };
+    }
+
+    private void split(CollectiveRendezvous.Slot slot, IrActivity.Split s, Object[] results) {
+        Map<Integer, List<Integer>> byColour = new LinkedHashMap<>();
+        for (int i = 0; i < slot.arrivals.length; i++) {
+            int[] colourKey = (int[]) slot.arrivals[i].contribution();
+            if (colourKey[0] >= 0) {
+                byColour.computeIfAbsent(colourKey[0], c -> new ArrayList<>()).add(i);
+            }
+        }
+        for (List<Integer> group : byColour.values()) {
+            group.sort(Comparator.<Integer>comparingInt(i -> ((int[]) slot.arrivals[i].contribution())[1])
+                    .thenComparingInt(i -> i));
+            int[] members = group.stream().mapToInt(slot.comm::world).toArray();
+            Communicator created = new Communicator(nextCommunicatorId++, s.name(), members, null, null);
+            group.forEach(i -> results[i] = created);
+        }
+    }
+
+    private void cartesian(CollectiveRendezvous.Slot slot, IrActivity.Cartesian c, Object[] results) {
+        Object[] grid = (Object[]) slot.arrivals[0].contribution();
+        int[] dims = (int[]) grid[0];
+        boolean[] periodic = (boolean[]) grid[1];
+        long places = 1;
+        for (int d : dims) {
+            if (d < 1) {
+                Arrays.fill(results, RankStop.fault(c.at(), "cartesian " + c.name() + ": dims " + Arrays.toString(dims)
+                        + " must all be at least 1"));
+                return;
+            }
+            places = Math.min(places * d, Integer.MAX_VALUE);
+        }
+        if (dims.length == 0 || places > slot.comm.size()) {
+            Arrays.fill(results, RankStop.fault(c.at(), "cartesian " + c.name() + ": the grid " + Arrays.toString(dims)
+                    + " has " + places + " places but communicator " + slot.comm.name() + " has only " + slot.comm.size()
+                    + " ranks"));
+            return;
+        }
+        int[] members = Arrays.copyOf(slot.comm.members(), (int) places);
+        Communicator created = new Communicator(nextCommunicatorId++, c.name(), members, dims.clone(), periodic.clone());
+        for (int i = 0; i < results.length; i++) {
+            results[i] = i < places ? created : null;
+        }
+    }
+
+    int nextId() {
+        return nextCommunicatorId++;
+    }
+}

@@ -1,0 +1,121 @@
+package org.mpfl.compiler.comm;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import org.mpfl.compiler.diag.Diagnostic;
+import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.diag.Severity;
+import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.compiler.ir.IrActivity;
+
+/**
+ * Turns the findings of the check into diagnostics: errors for deadlock cycles, unmatched sends and
+ * receives and collective mismatches (with notes at the other locations involved), warnings for
+ * what was not decided or would fail at run time — one warning per place and cause, naming all the
+ * ranks concerned.
+ */
+final class CommunicationReporter {
+    private final Diagnostics diagnostics;
+    private final Map<SourceLocation, Map<String, TreeSet<Integer>>> stops = new LinkedHashMap<>();
+
+    CommunicationReporter(Diagnostics diagnostics) {
+        this.diagnostics = diagnostics;
+    }
+
+    /** The element name of an activity, as written in the document. */
+    static String kind(IrActivity a) {
+        String simple = a.getClass().getSimpleName();
+        return switch (simple) {
+            case "ISend" -> "isend";
+            case "IRecv" -> "irecv";
+            case "SendRecv" -> "sendrecv";
+            case "WaitAll" -> "waitall";
+            default -> simple.toLowerCase(Locale.ROOT);
+        };
+    }
+
+    /** {@code rank 3}, {@code ranks 0-2}, {@code ranks 0, 2, 5-7}. */
+    static String ranks(Collection<Integer> ranks) {
+        List<Integer> sorted = new ArrayList<>(new TreeSet<>(ranks));
+        if (sorted.size() == 1) {
+            return "rank " + sorted.get(0);
+        }
+        StringBuilder text = new StringBuilder("ranks ");
+        for (int i = 0; i < sorted.size();) {
+            int j = i;
+            while (j + 1 < sorted.size() && sorted.get(j + 1) == sorted.get(j) + 1) {
+                j++;
+            }
+            if (i > 0) {
+                text.append(", ");
+            }
+            text.append(sorted.get(i));
+            if (j > i) {
+                text.append(j == i + 1 ? ", " : "-").append(sorted.get(j));
+            }
+            i = j + 1;
+        }
+        return text.toString();
+    }
+
+    /** A rank's analysis stopped: remembered, reported once per place and cause by {@link #flush()}. */
+    void stopped(SymbolicRank rank, RankStop stop) {
+        if (stop.reason() == RankStop.Reason.ERROR) {
+            return;
+        }
+        String message = stop.reason() == RankStop.Reason.FAULT
+                ? "with these param values the run fails here (" + stop.getMessage() + ")"
+                : stop.getMessage();
+        SourceLocation at = stop.at() == null ? rank.process().at() : stop.at();
+        stops.computeIfAbsent(at, k -> new LinkedHashMap<>()).computeIfAbsent(message, k -> new TreeSet<>())
+                .add(rank.worldRank());
+    }
+
+    /** Emits the warnings of {@link #stopped}. */
+    void flush() {
+        stops.forEach((at, byMessage) -> byMessage.forEach((message, ranks) ->
+                diagnostics.warning(at, message + "; not checked beyond this point on " + ranks(ranks))));
+        stops.clear();
+    }
+
+    void warning(SourceLocation at, String message) {
+        diagnostics.warning(at, message);
+    }
+
+    void error(SourceLocation at, String message, List<Diagnostic.Note> notes) {
+        diagnostics.report(new Diagnostic(at, Severity.ERROR, message, notes));
+    }
+
+    /** All members reached the k-th collective of a communicator, but not the same one. */
+    void collectiveMismatch(CollectiveRendezvous.Slot slot) {
+        Map<String, TreeSet<Integer>> groups = new LinkedHashMap<>();
+        Map<String, SourceLocation> where = new LinkedHashMap<>();
+        for (CollectiveRendezvous.Arrival a : slot.arrivals) {
+            String key = a.signature() + " at " + a.activity().at();
+            groups.computeIfAbsent(key, k -> new TreeSet<>()).add(a.rank().worldRank());
+            where.putIfAbsent(key, a.activity().at());
+            a.rank().status = SymbolicRank.Status.STOPPED;
+            a.rank().stop = new RankStop(RankStop.Reason.ERROR, a.activity().at(), "collective mismatch");
+        }
+        List<String> parts = new ArrayList<>();
+        List<Diagnostic.Note> notes = new ArrayList<>();
+        SourceLocation primary = null;
+        for (Map.Entry<String, TreeSet<Integer>> g : groups.entrySet()) {
+            String who = ranks(g.getValue());
+            parts.add(who + (g.getValue().size() == 1 ? " reaches " : " reach ") + g.getKey());
+            SourceLocation at = where.get(g.getKey());
+            if (primary == null) {
+                primary = at;
+            } else if (!at.equals(primary)) {
+                notes.add(new Diagnostic.Note(at, who + (g.getValue().size() == 1 ? " reaches " : " reach ")
+                        + g.getKey().substring(0, g.getKey().lastIndexOf(" at ")) + " here"));
+            }
+        }
+        error(primary, "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", parts), notes);
+    }
+}

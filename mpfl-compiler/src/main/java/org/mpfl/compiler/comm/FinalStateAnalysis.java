@@ -1,0 +1,191 @@
+package org.mpfl.compiler.comm;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.mpfl.compiler.diag.Diagnostic;
+import org.mpfl.compiler.diag.SourceLocation;
+
+/**
+ * Explains the state in which no rank can move any more: collectives some members never reach,
+ * deadlock cycles, waits nothing can serve, and messages nobody receives. Ranks whose fate depends
+ * on a rank whose analysis stopped are left out (see {@link WaitForGraph}); each stuck rank is
+ * explained once.
+ */
+final class FinalStateAnalysis {
+    /** Links of a cycle shown in full; longer cycles are abbreviated in the middle. */
+    private static final int MAX_LINKS_SHOWN = 8;
+
+    private final List<SymbolicRank> ranks;
+    private final CommunicationReporter reporter;
+    private final Set<Integer> explained = new HashSet<>();
+
+    FinalStateAnalysis(List<SymbolicRank> ranks, CommunicationReporter reporter) {
+        this.ranks = ranks;
+        this.reporter = reporter;
+    }
+
+    void analyse(CollectiveRendezvous rendezvous, MessageMatcher matcher) {
+        WaitForGraph graph = new WaitForGraph(ranks);
+        for (CollectiveRendezvous.Slot slot : rendezvous.incomplete()) {
+            incompleteCollective(slot, graph);
+        }
+        for (int r : graph.stuckRanks()) {
+            if (explained.contains(r)) {
+                continue;
+            }
+            WaitForGraph.Chain chain = graph.chainFrom(r);
+            if (chain.cycle()) {
+                if (chain.edges().stream().noneMatch(e -> explained.contains(e.from()))) {
+                    cycle(chain);
+                }
+            } else if (!explained.contains(chain.end())) {
+                nothingCanServe(chain.end(), graph);
+            }
+            chain.edges().forEach(e -> explained.add(e.from()));
+            explained.add(r);
+        }
+        unreceivedMessages(matcher, graph);
+    }
+
+    private void incompleteCollective(CollectiveRendezvous.Slot slot, WaitForGraph graph) {
+        List<CollectiveRendezvous.Arrival> present = slot.present();
+        if (present.stream().noneMatch(a -> graph.isStuck(a.rank().worldRank()))) {
+            return;
+        }
+        Map<String, TreeSet<Integer>> groups = new LinkedHashMap<>();
+        Map<String, SourceLocation> where = new LinkedHashMap<>();
+        for (CollectiveRendezvous.Arrival a : present) {
+            String key = a.signature() + " at " + a.activity().at();
+            groups.computeIfAbsent(key, k -> new TreeSet<>()).add(a.rank().worldRank());
+            where.putIfAbsent(key, a.activity().at());
+            explained.add(a.rank().worldRank());
+        }
+        List<String> parts = new ArrayList<>();
+        List<Diagnostic.Note> notes = new ArrayList<>();
+        SourceLocation primary = null;
+        for (Map.Entry<String, TreeSet<Integer>> g : groups.entrySet()) {
+            parts.add(CommunicationReporter.ranks(g.getValue()) + (g.getValue().size() == 1 ? " reaches " : " reach ") + g.getKey());
+            if (primary == null) {
+                primary = where.get(g.getKey());
+            }
+        }
+        Map<String, TreeSet<Integer>> finished = new LinkedHashMap<>();
+        for (int m : slot.missing()) {
+            SymbolicRank missing = ranks.get(m);
+            if (missing.status == SymbolicRank.Status.DONE) {
+                String last = missing.lastCollective == null ? "" : " (its last collective was " + missing.lastCollective + ")";
+                finished.computeIfAbsent(last, k -> new TreeSet<>()).add(m);
+            } else {
+                Blocker b = graph.blockerOf(m);
+                if (b != null) {
+                    parts.add("rank " + m + " waits at " + b.at() + " (" + b.describe() + ")");
+                    if (!b.at().equals(primary)) {
+                        notes.add(new Diagnostic.Note(b.at(), "rank " + m + " is blocked here: " + b.describe()));
+                    }
+                }
+            }
+        }
+        finished.forEach((last, who) -> parts.add(CommunicationReporter.ranks(who)
+                + (who.size() == 1 ? " finishes" : " finish") + " without reaching it"
+                + (who.size() == 1 ? last : last.replace("its last", "their last"))));
+        reporter.error(primary, "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", parts), notes);
+    }
+
+    private void cycle(WaitForGraph.Chain chain) {
+        List<WaitForGraph.Edge> edges = chain.edges();
+        // start at the lowest rank of the cycle, so the report does not depend on where the search began
+        int start = 0;
+        for (int i = 1; i < edges.size(); i++) {
+            if (edges.get(i).from() < edges.get(start).from()) {
+                start = i;
+            }
+        }
+        List<WaitForGraph.Edge> ordered = new ArrayList<>(edges.subList(start, edges.size()));
+        ordered.addAll(edges.subList(0, start));
+        List<String> links = new ArrayList<>();
+        for (int i = 0; i < ordered.size(); i++) {
+            if (ordered.size() > MAX_LINKS_SHOWN && i == MAX_LINKS_SHOWN - 2) {
+                links.add("… (" + (ordered.size() - MAX_LINKS_SHOWN + 1) + " more ranks)");
+                i = ordered.size() - 2;
+                continue;
+            }
+            WaitForGraph.Edge e = ordered.get(i);
+            links.add("rank " + e.from() + " waits for rank " + e.to() + " at " + e.blocker().at());
+        }
+        SourceLocation primary = ordered.get(0).blocker().at();
+        Map<SourceLocation, TreeSet<Integer>> elsewhere = new LinkedHashMap<>();
+        Map<SourceLocation, String> what = new LinkedHashMap<>();
+        for (WaitForGraph.Edge e : ordered) {
+            if (!e.blocker().at().equals(primary)) {
+                elsewhere.computeIfAbsent(e.blocker().at(), k -> new TreeSet<>()).add(e.from());
+                what.putIfAbsent(e.blocker().at(), e.blocker().describe());
+            }
+        }
+        List<Diagnostic.Note> notes = new ArrayList<>();
+        elsewhere.forEach((at, who) -> notes.add(new Diagnostic.Note(at, CommunicationReporter.ranks(who)
+                + (who.size() == 1 ? " is" : " are") + " blocked here: " + what.get(at))));
+        reporter.error(primary, "deadlock: " + String.join(" → ", links) + " → rank " + ordered.get(0).from(), notes);
+    }
+
+    /** A stuck rank that waits only for finished ranks (or itself). */
+    private void nothingCanServe(int rank, WaitForGraph graph) {
+        explained.add(rank);
+        Blocker b = graph.blockerOf(rank);
+        if (b == null) {
+            return;
+        }
+        TreeSet<Integer> finished = new TreeSet<>();
+        for (int w : b.waitsFor()) {
+            if (w != rank && ranks.get(w).status == SymbolicRank.Status.DONE) {
+                finished.add(w);
+            }
+        }
+        String who = finished.isEmpty() ? "no other rank can" : CommunicationReporter.ranks(finished)
+                + (finished.size() == 1 ? " has" : " have") + " finished, so nobody will";
+        if (b instanceof Blockers.RequestWait w && w.requests().stream().anyMatch(r -> !r.complete && r.kind == Request.Kind.RECEIVE)) {
+            reporter.error(b.at(), "unmatched receive: rank " + rank + " waits forever — " + b.describe() + ", and "
+                    + who + " send it", List.of());
+        } else if (b instanceof Blockers.RequestWait) {
+            reporter.error(b.at(), "unmatched synchronous send: rank " + rank + " waits forever — " + b.describe() + ", and "
+                    + who + " receive it", List.of());
+        } else {
+            reporter.error(b.at(), "rank " + rank + " waits forever — " + b.describe(), List.of());
+        }
+    }
+
+    private void unreceivedMessages(MessageMatcher matcher, WaitForGraph graph) {
+        Map<SourceLocation, List<Request>> byPlace = new LinkedHashMap<>();
+        for (Request m : matcher.unreceivedMessages()) {
+            int destination = m.comm.world(m.peer);
+            SymbolicRank receiver = ranks.get(destination);
+            boolean receiverSettled = receiver.status == SymbolicRank.Status.DONE || graph.isStuck(destination);
+            if (receiverSettled && !(m.synchronous && graph.isStuck(m.owner.worldRank()))) {
+                byPlace.computeIfAbsent(m.at, k -> new ArrayList<>()).add(m);
+            }
+        }
+        byPlace.forEach((at, messages) -> {
+            List<String> shown = new ArrayList<>();
+            for (Request m : messages.subList(0, Math.min(4, messages.size()))) {
+                shown.add("rank " + m.owner.worldRank() + " → " + m.describePeer() + " (" + m.describeTag() + ", comm "
+                        + m.comm.name() + ")");
+            }
+            String list = String.join("; ", shown) + (messages.size() > 4 ? "; …" : "");
+            reporter.error(at, messages.size() == 1
+                    ? "unmatched send: the message sent here from " + list + " is never received"
+                    : "unmatched send: " + messages.size() + " messages sent here are never received: " + list, List.of());
+        });
+        Map<SourceLocation, TreeSet<Integer>> posted = new LinkedHashMap<>();
+        for (Request r : matcher.unmatchedReceives()) {
+            if (r.owner.status == SymbolicRank.Status.DONE) {
+                posted.computeIfAbsent(r.at, k -> new TreeSet<>()).add(r.owner.worldRank());
+            }
+        }
+        posted.forEach((at, who) -> reporter.error(at, "unmatched receive: the receive posted here by "
+                + CommunicationReporter.ranks(who) + " is never matched by a message", List.of()));
+    }
+}

@@ -1,0 +1,41 @@
+package org.mpfl.compiler.comm;
+
+import org.mpfl.compiler.diag.SourceLocation;
+
+/**
+ * Ends the analysis of one rank: either something its communication depends on is not known
+ * before the run ({@link Reason#UNDECIDED}), or the rank would fail there with these param values
+ * ({@link Reason#FAULT}). Reported as a warning; ranks waiting for a stopped rank are not reported
+ * as blocked, because the stopped rank might still serve them at run time.
+ */
+final class RankStop extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** UNDECIDED and FAULT are reported as warnings; ERROR follows an error already reported (a collective mismatch). */
+    enum Reason { UNDECIDED, FAULT, ERROR }
+
+    private final Reason reason;
+    private final transient SourceLocation at;
+
+    RankStop(Reason reason, SourceLocation at, String message) {
+        super(message, null, false, false);
+        this.reason = reason;
+        this.at = at;
+    }
+
+    static RankStop undecided(SourceLocation at, String message) {
+        return new RankStop(Reason.UNDECIDED, at, message);
+    }
+
+    static RankStop fault(SourceLocation at, String message) {
+        return new RankStop(Reason.FAULT, at, message);
+    }
+
+    Reason reason() {
+        return reason;
+    }
+
+    SourceLocation at() {
+        return at;
+    }
+}
