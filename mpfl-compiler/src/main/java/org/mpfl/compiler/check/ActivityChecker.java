@@ -24,8 +24,7 @@ import org.mpfl.compiler.parse.Suggestions;
  */
 final class ActivityChecker {
     /** Collective algorithms the runtime is known to offer; others draw a warning, not an error (the runtime may add more). */
-    static final Set<String> KNOWN_ALGORITHMS = Set.of("auto", "serial", "binomial", "recursive-doubling", "ring",
-            "reduce-broadcast", "pairwise", "linear", "bandwidth-optimal", "dissemination", "scatter-allgather");
+    static final Set<String> KNOWN_ALGORITHMS = CollectiveAlgorithmNames.KNOWN;
 
     /** Where the activity sits: inside how many loops, and whether a parallel branch lies in between. */
     record Flow(int loopDepth, boolean inBranch) {
