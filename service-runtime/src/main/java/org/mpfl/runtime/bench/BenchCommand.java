@@ -43,6 +43,15 @@ public final class BenchCommand implements CliCommand {
             // the collective benchmark lives with the collectives (org.mpfl.runtime.collective.bench)
             return new org.mpfl.runtime.collective.bench.CollectivesBenchCommand().run(args.subList(1, args.size()), out, err);
         }
+        if (!args.isEmpty() && !args.get(0).equals("p2p")) {
+            // benchmarks of modules above the runtime (the engine's 'bench mediator', 'bench moldyn')
+            // are commands named "bench <sub>"; the runtime cannot depend on them, so it looks them up
+            for (CliCommand c : java.util.ServiceLoader.load(CliCommand.class)) {
+                if (c.name().equals(name() + " " + args.get(0))) {
+                    return c.run(args.subList(1, args.size()), out, err);
+                }
+            }
+        }
         if (args.isEmpty() || !args.get(0).equals("p2p")) {
             throw new UsageException("usage: bench p2p [--json] [--sizes 1,10,...] [--transports soap,binary,local]"
                     + " | bench collectives [--json] [--ranks 2,4,8] [--sizes 10,100,300,700] [--transport auto|soap|binary]");

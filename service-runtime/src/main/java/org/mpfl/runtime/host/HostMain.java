@@ -98,6 +98,8 @@ public final class HostMain {
         EngineAnnouncer announcer = null;
         CountDownLatch stopped = new CountDownLatch(1);
         try {
+            // the mediator mode's step service (BPEL-style re-invocation, see org.mpfl.runtime.mediator)
+            org.mpfl.runtime.mediator.StepService.install(host);
             for (String[] p : programs) {
                 Class<?> c = Class.forName(p[1]);
                 if (!RankProgram.class.isAssignableFrom(c)) {

@@ -1,0 +1,71 @@
+package org.mpfl.engine.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import org.mpfl.compiler.cli.UsageException;
+
+/** What the engine's bench commands share: option values, the machine's load, cleaning up. */
+final class BenchCommands {
+    private BenchCommands() {
+    }
+
+    static String value(List<String> args, int i, String option) throws UsageException {
+        if (i >= args.size()) {
+            throw new UsageException(option + " needs a value");
+        }
+        return args.get(i);
+    }
+
+    static int positiveInt(List<String> args, int i, String option) throws UsageException {
+        String v = value(args, i, option);
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < 1) {
+                throw new UsageException(option + " must be at least 1, got " + v);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number, got " + v);
+        }
+    }
+
+    /** {@code 2,4,8} → [2, 4, 8]; every element at least 1. */
+    static List<Integer> intList(List<String> args, int i, String option) throws UsageException {
+        List<Integer> out = new ArrayList<>();
+        for (String s : value(args, i, option).split(",")) {
+            try {
+                int n = Integer.parseInt(s.trim());
+                if (n < 1) {
+                    throw new UsageException(option + ": " + n + " is below 1");
+                }
+                out.add(n);
+            } catch (NumberFormatException e) {
+                throw new UsageException(option + " wants numbers separated by commas, got " + value(args, i, option));
+            }
+        }
+        return out;
+    }
+
+    /** {@code (load 1.23)} from /proc/loadavg, or empty where there is none. */
+    static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return String.format(Locale.ROOT, "(load %s)", f[0]);
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    static void deleteTree(Path root) {
+        try (var s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind is harmless
+        }
+    }
+}

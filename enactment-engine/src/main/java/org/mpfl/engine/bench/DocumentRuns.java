@@ -1,0 +1,71 @@
+package org.mpfl.engine.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.engine.workflow.Compilers;
+import org.mpfl.engine.workflow.WorkflowCompiler;
+
+/**
+ * Runs MPFL documents through an engine's REST API the way {@code mpflc run} does (compile here,
+ * start with plan, parameters and archives, follow until the run ends) and hands back the run's
+ * detail; bounded by a timeout, after which the run is cancelled.
+ */
+final class DocumentRuns {
+    private static final long POLL_MS = 25;
+
+    private DocumentRuns() {
+    }
+
+    /** Compiles {@code document} with {@code params} (values as typed on a command line), runs it, returns the ended run. */
+    static JsonNode run(EngineClient client, Path document, Map<String, Object> params, Duration timeout)
+            throws IOException, InterruptedException, WorkflowCompiler.CompileException {
+        String text = Files.readString(document, StandardCharsets.UTF_8);
+        WorkflowCompiler.Compiled c = Compilers.forFile(document).compile(document.toString(), text, params);
+        Map<String, Object> start = new LinkedHashMap<>();
+        start.put("plan", c.plan());
+        start.put("params", c.params());
+        List<Map<String, String>> archives = new ArrayList<>();
+        c.archives().forEach((service, bytes) ->
+                archives.add(Map.of("service", service, "archive", Base64.getEncoder().encodeToString(bytes))));
+        if (!archives.isEmpty()) {
+            start.put("archives", archives);
+        }
+        String id = client.post("/api/runs", start).get("id").asText();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (;;) {
+            JsonNode run = client.get("/api/runs/" + id);
+            String state = run.path("state").asText();
+            if (state.equals("SUCCEEDED") || state.equals("FAILED") || state.equals("CANCELLED")) {
+                return run;
+            }
+            if (System.nanoTime() > deadline) {
+                client.post("/api/runs/" + id + "/cancel", null);
+                throw new IOException("run " + id + " of " + document.getFileName() + " did not end within "
+                        + timeout.toSeconds() + " s (cancelled)");
+            }
+            Thread.sleep(POLL_MS);
+        }
+    }
+
+    /** The run's error as one line, for a failed run. */
+    static String describeFailure(JsonNode run) {
+        JsonNode e = run.path("error");
+        String where = e.hasNonNull("rank") ? "rank " + e.get("rank").asInt() + (e.hasNonNull("location") ? " at " + e.get("location").asText() : "") + ": " : "";
+        return "run " + run.path("id").asText() + " " + run.path("state").asText() + ": " + where + e.path("message").asText("");
+    }
+
+    /** Output {@code name} of world rank {@code rank}, or a missing node. */
+    static JsonNode output(JsonNode run, String name, int rank) {
+        return run.path("outputs").path(name).path(Integer.toString(rank));
+    }
+}

@@ -1,0 +1,100 @@
+package org.mpfl.engine.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+
+/**
+ * {@code mpflc bench mediator [--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2]}:
+ * the same iterative workflow (p ranks, every rank sharing a block of {@code --kb} KiB with all others
+ * each iteration, plus a small compute) run with MPFL's direct messaging and in the engine's mediator
+ * mode, on the same local service hosts ({@link MediatorBenchmark}). Prints a table with the ratio, or
+ * with {@code --json} one object {@code {"results":[{"p","iterations","bytes","direct_ms","mediator_ms"}…]}}
+ * ({@code bytes}: one rank's block). Progress on stderr. Reached as {@code mpflc bench mediator}
+ * through the runtime's {@code bench} command, which hands sub-commands it does not know to commands
+ * named {@code "bench <sub>"}.
+ */
+public final class MediatorBenchCommand implements CliCommand {
+    @Override
+    public String name() {
+        return "bench mediator";
+    }
+
+    @Override
+    public String summary() {
+        return "[--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2]  direct messaging vs the engine's mediator mode";
+    }
+
+    /** The parsed options. */
+    record Options(boolean json, List<Integer> ranks, int iterations, int kb, int hosts) {
+        int doubles() {
+            return kb * 1024 / 8;
+        }
+    }
+
+    static Options parse(List<String> args) throws UsageException {
+        boolean json = false;
+        List<Integer> ranks = List.of(2, 4, 8);
+        int iterations = 50;
+        int kb = 200;
+        int hosts = 2;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--json" -> json = true;
+                case "--ranks" -> ranks = BenchCommands.intList(args, ++i, a);
+                case "--iterations" -> iterations = BenchCommands.positiveInt(args, ++i, a);
+                case "--kb" -> kb = BenchCommands.positiveInt(args, ++i, a);
+                case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
+                default -> throw new UsageException("unknown option " + a + " (usage: bench mediator [--json] [--ranks 2,4,8]"
+                        + " [--iterations 50] [--kb 200] [--hosts 2])");
+            }
+        }
+        return new Options(json, ranks, iterations, kb, hosts);
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Options o = parse(args);
+        List<MediatorBenchmark.Result> results = new MediatorBenchmark(o.ranks(), o.iterations(), o.doubles(), o.hosts(), err).run();
+        if (o.json()) {
+            out.println(toJson(results));
+        } else {
+            printTable(results, out);
+        }
+        return 0;
+    }
+
+    static String toJson(List<MediatorBenchmark.Result> results) throws Exception {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (MediatorBenchmark.Result r : results) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("p", r.p());
+            m.put("iterations", r.iterations());
+            m.put("bytes", r.bytes());
+            m.put("direct_ms", Math.round(r.directMs() * 10) / 10.0);
+            m.put("mediator_ms", Math.round(r.mediatorMs() * 10) / 10.0);
+            rows.add(m);
+        }
+        return new ObjectMapper().writeValueAsString(Map.of("results", rows));
+    }
+
+    static void printTable(List<MediatorBenchmark.Result> results, PrintStream out) {
+        out.println("Direct messaging vs mediator: p ranks, every rank shares its block with all others each iteration");
+        out.printf(Locale.ROOT, "%4s %10s %10s %12s %14s %9s  %s%n", "p", "iterations", "bytes", "direct_ms", "mediator_ms", "ratio",
+                "target (p>=4: ratio >= 3)");
+        for (MediatorBenchmark.Result r : results) {
+            String target = r.p() < 4 ? "-" : r.ratio() >= 3 ? "met" : "NOT met";
+            out.printf(Locale.ROOT, "%4d %10d %10d %12.1f %14.1f %9.2f  %s%n", r.p(), r.iterations(), r.bytes(), r.directMs(),
+                    r.mediatorMs(), r.ratio(), target);
+        }
+        out.println("direct_ms: the engine's run time of the MPFL document (creation to end); mediator_ms: the mediator's"
+                + " rounds (first call to last answer); bytes: one rank's block per iteration");
+    }
+}

@@ -1,0 +1,118 @@
+package org.mpfl.engine.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.engine.mediator.Mediator;
+import org.mpfl.engine.mediator.exchange.AllgatherExchange;
+import org.mpfl.engine.workflow.WorkflowCompiler;
+
+/**
+ * Direct messaging against the mediator on the same workflow and the same hosts: an embedded engine
+ * with {@code hosts} local service-host processes; for every p, the exchange document
+ * ({@link AllgatherExchange#DOCUMENT}) run through the engine (ranks allgather their blocks directly),
+ * then the same rounds enacted by the engine's {@link Mediator} (the engine relays every block). Each
+ * is warmed up once with two iterations (archive deployment, JIT) before the timed run; both must
+ * end with the same checksums on every rank, or the case fails.
+ */
+final class MediatorBenchmark {
+    /** One measured case. */
+    record Result(int p, int iterations, long bytes, double directMs, double mediatorMs) {
+        double ratio() {
+            return mediatorMs / directMs;
+        }
+    }
+
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(15);
+    private static final Duration CALL_TIMEOUT = Duration.ofMinutes(2);
+
+    private final List<Integer> ranks;
+    private final int iterations;
+    private final int doubles;
+    private final int hosts;
+    private final PrintStream progress;
+
+    MediatorBenchmark(List<Integer> ranks, int iterations, int doubles, int hosts, PrintStream progress) {
+        this.ranks = ranks;
+        this.iterations = iterations;
+        this.doubles = doubles;
+        this.hosts = hosts;
+        this.progress = progress;
+    }
+
+    List<Result> run() throws Exception {
+        Path work = Files.createTempDirectory("mpfl-bench-mediator-");
+        try {
+            Path document = work.resolve("exchange.mpfl.xml");
+            Files.writeString(document, AllgatherExchange.document(), StandardCharsets.UTF_8);
+            progress.println("[bench mediator] starting an engine and " + hosts + " service hosts");
+            try (LocalCluster cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(work.resolve("engine")), hosts,
+                    Duration.ofSeconds(120));
+                 Mediator mediator = new Mediator(CALL_TIMEOUT)) {
+                EngineClient client = new EngineClient(cluster.engine().url(), cluster.engine().token());
+                List<Result> results = new ArrayList<>();
+                for (int p : ranks) {
+                    List<String> services = Mediator.placeRanks(cluster.engine().registry(), p);
+                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up (2 iterations each) %s%n", p, BenchCommands.load());
+                    direct(client, document, p, 2);
+                    mediated(mediator, services, p, 2);
+                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: direct messaging, %d iterations %s%n", p, iterations, BenchCommands.load());
+                    Timed direct = direct(client, document, p, iterations);
+                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: direct %.0f ms; mediator, %d iterations%n", p, direct.ms(), iterations);
+                    Timed mediated = mediated(mediator, services, p, iterations);
+                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: mediator %.0f ms (%.2fx)%n", p, mediated.ms(), mediated.ms() / direct.ms());
+                    for (int r = 0; r < p; r++) {
+                        if (Double.compare(direct.checksums()[r], mediated.checksums()[r]) != 0) {
+                            throw new IOException("p=" + p + ": rank " + r + " ends with checksum " + direct.checksums()[r]
+                                    + " under direct messaging but " + mediated.checksums()[r] + " under the mediator");
+                        }
+                    }
+                    results.add(new Result(p, iterations, 8L * doubles, direct.ms(), mediated.ms()));
+                }
+                return results;
+            }
+        } finally {
+            BenchCommands.deleteTree(work);
+        }
+    }
+
+    /** A timed run and every rank's final checksum. */
+    private record Timed(double ms, double[] checksums) {
+    }
+
+    private Timed direct(EngineClient client, Path document, int p, int iters)
+            throws IOException, InterruptedException, WorkflowCompiler.CompileException {
+        JsonNode run = DocumentRuns.run(client, document, Map.of("ranks", Integer.toString(p),
+                "iterations", Integer.toString(iters), "doubles", Integer.toString(doubles)), RUN_TIMEOUT);
+        if (!run.path("state").asText().equals("SUCCEEDED")) {
+            throw new IOException("direct messaging, p=" + p + ": " + DocumentRuns.describeFailure(run));
+        }
+        double[] sums = new double[p];
+        for (int r = 0; r < p; r++) {
+            JsonNode v = DocumentRuns.output(run, "checksum", r);
+            if (!v.isNumber()) {
+                throw new IOException("direct messaging, p=" + p + ": rank " + r + " reported no checksum");
+            }
+            sums[r] = v.asDouble();
+        }
+        // the engine's own account of the run: from its creation (placement, domain, run fan-out) to its end
+        return new Timed(run.path("elapsedMs").asDouble(), sums);
+    }
+
+    private Timed mediated(Mediator mediator, List<String> services, int p, int iters) throws IOException, InterruptedException {
+        AllgatherExchange w = new AllgatherExchange(p, iters, doubles);
+        long nanos = mediator.run(w, services, null);
+        return new Timed(nanos / 1e6, w.checksums());
+    }
+}

@@ -1,0 +1,183 @@
+package org.mpfl.engine.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+
+/**
+ * {@code mpflc bench moldyn [--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial]
+ * [--moves 50] [--hosts 2] [--document FILE] [--with-mpj [--mpj-results DIR] [--quiet-wait S]]}: the MolDyn
+ * sample through the engine ({@link MolDynBenchmark}) — total time, communication time and share, ek and
+ * its deviation from the JGF reference, speed-up over one rank, per allreduce algorithm — with MPJ
+ * Express side by side: run in the same invocation with {@code --with-mpj} where it is installed,
+ * otherwise the peers' committed results. {@code --json}:
+ * {@code {"results":[{"mm","p","algorithm","particles","total_s","comm_s","comm_share","ek","ek_deviation","validation","speedup","run_ms"}…],
+ * "mpj":{"source","rows":[{"device","p","mm","total_s","comm_s","ek","ek_deviation","validation"}…]}}}.
+ */
+public final class MolDynBenchCommand implements CliCommand {
+    @Override
+    public String name() {
+        return "bench moldyn";
+    }
+
+    @Override
+    public String summary() {
+        return "[--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--with-mpj]  MolDyn sample: speed-up, comm share, ek";
+    }
+
+    /** The parsed options. */
+    record Options(boolean json, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
+                   Path document, boolean withMpj, Path mpjResults, int quietWait) {
+    }
+
+    static Options parse(List<String> args) throws UsageException {
+        boolean json = false;
+        List<Integer> sizes = List.of(8, 13);
+        List<Integer> ranks = List.of(1, 2, 4);
+        List<String> algorithms = List.of("auto", "serial", "binomial");
+        int moves = 50;
+        int hosts = 2;
+        Path document = null;
+        boolean withMpj = false;
+        Path mpjResults = null;
+        int quietWait = 120;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--json" -> json = true;
+                case "--mm" -> sizes = BenchCommands.intList(args, ++i, a);
+                case "--ranks" -> ranks = BenchCommands.intList(args, ++i, a);
+                case "--algorithms" -> {
+                    algorithms = new ArrayList<>();
+                    for (String s : BenchCommands.value(args, ++i, a).split(",")) {
+                        if (!s.isBlank()) {
+                            algorithms.add(s.trim());
+                        }
+                    }
+                    if (algorithms.isEmpty()) {
+                        throw new UsageException("--algorithms needs at least one name");
+                    }
+                }
+                case "--moves" -> moves = BenchCommands.positiveInt(args, ++i, a);
+                case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
+                case "--document" -> document = Path.of(BenchCommands.value(args, ++i, a));
+                case "--with-mpj" -> withMpj = true;
+                case "--mpj-results" -> mpjResults = Path.of(BenchCommands.value(args, ++i, a));
+                case "--quiet-wait" -> quietWait = Integer.parseInt(BenchCommands.value(args, ++i, a));
+                default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
+                        + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--document FILE]"
+                        + " [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
+            }
+        }
+        if (document == null) {
+            String home = System.getProperty("mpfl.home", ".");
+            document = Path.of(home, "samples", "moldyn", "moldyn.mpfl.xml");
+        }
+        return new Options(json, sizes, ranks, algorithms, moves, hosts, document, withMpj, mpjResults, quietWait);
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Options o = parse(args);
+        if (!Files.isRegularFile(o.document())) {
+            throw new UsageException("no MolDyn document at " + o.document() + " (give --document FILE)");
+        }
+        List<MolDynBenchmark.Result> results = new MolDynBenchmark(o.document(), o.sizes(), o.ranks(), o.algorithms(), o.moves(),
+                o.hosts(), err).run();
+        List<MpjMolDyn.Row> mpj;
+        String mpjSource;
+        if (o.withMpj() && MpjMolDyn.installed()) {
+            Path dir = o.mpjResults() != null ? o.mpjResults() : Files.createTempDirectory("mpfl-mpj-results-");
+            mpj = MpjMolDyn.run(o.sizes(), o.ranks(), dir, o.quietWait(), err);
+            mpjSource = "measured in this run (" + dir.resolve("mpj-moldyn.csv") + ")";
+        } else {
+            if (o.withMpj()) {
+                err.println("[bench moldyn] MPJ Express is not installed (" + MpjMolDyn.MPJ_JAR + " missing): showing the peers' committed results");
+            }
+            mpj = MpjMolDyn.committed();
+            mpjSource = "peers' committed results (" + MpjMolDyn.peersDir().resolve("results/mpj-moldyn.csv") + ", idle machine)";
+        }
+        if (o.json()) {
+            out.println(toJson(results, mpj, mpjSource));
+        } else {
+            printTables(results, mpj, mpjSource, out);
+        }
+        boolean failed = results.stream().anyMatch(r -> r.validation().equals("FAIL"));
+        return failed ? 1 : 0;
+    }
+
+    static String toJson(List<MolDynBenchmark.Result> results, List<MpjMolDyn.Row> mpj, String mpjSource) throws Exception {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (MolDynBenchmark.Result r : results) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("mm", r.mm());
+            m.put("p", r.p());
+            m.put("algorithm", r.algorithm());
+            m.put("particles", r.particles());
+            m.put("total_s", finite(r.totalS()));
+            m.put("comm_s", finite(r.commS()));
+            m.put("comm_share", finite(r.commShare()));
+            m.put("ek", finite(r.ek()));
+            m.put("ek_deviation", finite(r.deviation()));
+            m.put("validation", r.validation());
+            m.put("speedup", finite(r.speedup()));
+            m.put("run_ms", finite(r.runMs()));
+            rows.add(m);
+        }
+        List<Map<String, Object>> peer = new ArrayList<>();
+        for (MpjMolDyn.Row r : mpj) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("device", r.device());
+            m.put("p", r.p());
+            m.put("mm", r.mm());
+            m.put("total_s", r.totalS());
+            m.put("comm_s", r.commS());
+            m.put("ek", r.ek());
+            m.put("ek_deviation", r.deviation());
+            m.put("validation", r.validation());
+            peer.add(m);
+        }
+        Map<String, Object> mpjPart = new LinkedHashMap<>();
+        mpjPart.put("source", mpjSource);
+        mpjPart.put("rows", peer);
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("results", rows);
+        all.put("mpj", mpjPart);
+        return new ObjectMapper().writeValueAsString(all);
+    }
+
+    private static Double finite(double v) {
+        return Double.isFinite(v) ? v : null;
+    }
+
+    static void printTables(List<MolDynBenchmark.Result> results, List<MpjMolDyn.Row> mpj, String mpjSource, PrintStream out) {
+        out.println("MolDyn through the engine (total_s: the moves, barrier to barrier; comm_s: rank 0 inside the force reduction)");
+        out.printf(Locale.ROOT, "%4s %3s %-20s %7s %9s %9s %6s %8s %-20s %10s %-15s %8s %8s%n", "mm", "p", "allreduce", "N",
+                "total_s", "comm_s", "comm%", "speedup", "ek", "|ek-ref|", "validation", "mpj_nio", "mpj_mc");
+        for (MolDynBenchmark.Result r : results) {
+            out.printf(Locale.ROOT, "%4d %3d %-20s %7d %9.3f %9.3f %6.1f %8.2f %-20s %10.2e %-15s %8s %8s%n", r.mm(), r.p(),
+                    r.algorithm(), r.particles(), r.totalS(), r.commS(), 100 * r.commShare(), r.speedup(), r.ek(), r.deviation(),
+                    r.validation(), peer(mpj, "niodev", r), peer(mpj, "multicore", r));
+        }
+        out.println("mpj_nio / mpj_mc: MPJ Express 0.44 total_s, niodev / multicore, " + mpjSource);
+        out.println("targets: ek within 1e-12 abs or 1e-8 rel for mm=8,13 on 1,2,4 ranks; mm=13 speed-up >= 1.8 on 2 ranks;"
+                + " comm <= 15 % of the run");
+    }
+
+    private static String peer(List<MpjMolDyn.Row> mpj, String device, MolDynBenchmark.Result r) {
+        for (MpjMolDyn.Row m : mpj) {
+            if (m.device().equals(device) && m.p() == r.p() && m.mm() == r.mm()) {
+                return String.format(Locale.ROOT, "%.3f", m.totalS());
+            }
+        }
+        return "-";
+    }
+}

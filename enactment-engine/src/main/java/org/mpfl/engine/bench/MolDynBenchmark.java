@@ -1,0 +1,159 @@
+package org.mpfl.engine.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.engine.local.LocalCluster;
+
+/**
+ * Runs the MolDyn sample through an embedded engine on local service-host processes for every size,
+ * rank count and allreduce algorithm, and reads its outputs (ek, total_s, comm_s). The document is
+ * used as it is, except for two rewrites into a private copy: its library path is made absolute, and
+ * for an algorithm other than {@code auto} the force allreduce names it — {@code serial} replaces the
+ * allreduce by a serial reduce to rank 0 and a serial broadcast (the paper's "serial allReduce").
+ * One rank is run once per size (no collective algorithm involved); it is the speed-up's base.
+ */
+final class MolDynBenchmark {
+    /** The JGF references of ek after 50 moves. */
+    static final Map<Integer, Double> REFERENCE_EK = Map.of(8, 1731.4306625334357, 13, 7397.392307839352);
+    private static final Pattern ALLREDUCE = Pattern.compile(
+            "<allreduce\\s+data=\"partialForces\"\\s+op=\"sum\"\\s+into=\"forces\"\\s*/>");
+    private static final Pattern LIBRARY = Pattern.compile("<library\\s+path=\"([^\"]+)\"\\s*/>");
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(30);
+
+    /** One measured case. */
+    record Result(int mm, int p, String algorithm, int particles, double totalS, double commS, double ek,
+                  double deviation, String validation, double speedup, double runMs) {
+        double commShare() {
+            return totalS > 0 ? commS / totalS : Double.NaN;
+        }
+    }
+
+    private final Path document;
+    private final List<Integer> sizes;
+    private final List<Integer> ranks;
+    private final List<String> algorithms;
+    private final int moves;
+    private final int hosts;
+    private final PrintStream progress;
+
+    MolDynBenchmark(Path document, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
+                    PrintStream progress) {
+        this.document = document;
+        this.sizes = sizes;
+        this.ranks = ranks;
+        this.algorithms = algorithms;
+        this.moves = moves;
+        this.hosts = hosts;
+        this.progress = progress;
+    }
+
+    /** The document with its library made absolute and the force allreduce using {@code algorithm}. */
+    static String variant(String text, Path documentDir, String algorithm) throws IOException {
+        Matcher lib = LIBRARY.matcher(text);
+        StringBuilder sb = new StringBuilder();
+        while (lib.find()) {
+            Path jar = documentDir.resolve(lib.group(1)).toAbsolutePath().normalize();
+            if (!Files.isRegularFile(jar)) {
+                throw new IOException("the MolDyn activity code " + jar + " is missing: build the samples first"
+                        + " (mvn -q -o -pl samples -am package -DskipTests)");
+            }
+            lib.appendReplacement(sb, Matcher.quoteReplacement("<library path=\"" + jar + "\"/>"));
+        }
+        lib.appendTail(sb);
+        String out = sb.toString();
+        if (algorithm.equals("auto")) {
+            return out;
+        }
+        Matcher m = ALLREDUCE.matcher(out);
+        if (!m.find()) {
+            throw new IOException("the MolDyn document has no <allreduce data=\"partialForces\" op=\"sum\" into=\"forces\"/>"
+                    + " to choose the algorithm of");
+        }
+        String replacement = algorithm.equals("serial")
+                ? "<reduce root=\"0\" data=\"partialForces\" op=\"sum\" into=\"forces\" algorithm=\"serial\"/>"
+                    + "<broadcast root=\"0\" var=\"forces\" algorithm=\"serial\"/>"
+                : "<allreduce data=\"partialForces\" op=\"sum\" into=\"forces\" algorithm=\"" + algorithm + "\"/>";
+        return m.replaceFirst(Matcher.quoteReplacement(replacement));
+    }
+
+    /** JGF's criterion (1e-12 absolute), else 1e-8 relative, else FAIL; {@code no_reference} without one. */
+    static String validation(int mm, int movesRun, double ek) {
+        Double ref = REFERENCE_EK.get(mm);
+        if (ref == null || movesRun != 50) {
+            return "no_reference";
+        }
+        double dev = Math.abs(ek - ref);
+        return dev <= 1e-12 ? "pass_abs_1e-12" : dev <= 1e-8 * ref ? "pass_rel_1e-8" : "FAIL";
+    }
+
+    List<Result> run() throws Exception {
+        Path work = Files.createTempDirectory("mpfl-bench-moldyn-");
+        try {
+            String text = Files.readString(document, StandardCharsets.UTF_8);
+            Path dir = document.toAbsolutePath().getParent();
+            progress.println("[bench moldyn] starting an engine and " + hosts + " service hosts");
+            try (LocalCluster cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(work.resolve("engine")), hosts,
+                    Duration.ofSeconds(120))) {
+                EngineClient client = new EngineClient(cluster.engine().url(), cluster.engine().token());
+                List<Result> results = new ArrayList<>();
+                for (int mm : sizes) {
+                    double base = Double.NaN;
+                    if (ranks.contains(1)) {
+                        Result one = measure(client, work, text, dir, mm, 1, algorithms.get(0), Double.NaN);
+                        base = one.totalS();
+                        results.add(new Result(mm, 1, "-", one.particles(), one.totalS(), one.commS(), one.ek(), one.deviation(),
+                                one.validation(), 1.0, one.runMs()));
+                    }
+                    for (String algorithm : algorithms) {
+                        for (int p : ranks) {
+                            if (p > 1) {
+                                results.add(measure(client, work, text, dir, mm, p, algorithm, base));
+                            }
+                        }
+                    }
+                }
+                return results;
+            }
+        } finally {
+            BenchCommands.deleteTree(work);
+        }
+    }
+
+    private Result measure(EngineClient client, Path work, String text, Path dir, int mm, int p, String algorithm, double base)
+            throws Exception {
+        Path doc = work.resolve("moldyn-" + algorithm + ".mpfl.xml");
+        if (!Files.exists(doc)) {
+            Files.writeString(doc, variant(text, dir, algorithm), StandardCharsets.UTF_8);
+        }
+        progress.printf(Locale.ROOT, "[bench moldyn] mm=%d p=%d allreduce %s %s%n", mm, p, p == 1 ? "-" : algorithm, BenchCommands.load());
+        JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
+                "moves", Integer.toString(moves)), RUN_TIMEOUT);
+        if (!run.path("state").asText().equals("SUCCEEDED")) {
+            throw new IOException("MolDyn mm=" + mm + " p=" + p + " (" + algorithm + "): " + DocumentRuns.describeFailure(run));
+        }
+        double ek = DocumentRuns.output(run, "ek", 0).asDouble(Double.NaN);
+        double total = DocumentRuns.output(run, "total_s", 0).asDouble(Double.NaN);
+        double comm = DocumentRuns.output(run, "comm_s", 0).asDouble(Double.NaN);
+        int particles = DocumentRuns.output(run, "particles", 0).asInt();
+        Double ref = REFERENCE_EK.get(mm);
+        double dev = ref == null || moves != 50 ? Double.NaN : Math.abs(ek - ref);
+        Result r = new Result(mm, p, algorithm, particles, total, comm, ek, dev, validation(mm, moves, ek), base / total,
+                run.path("elapsedMs").asDouble());
+        progress.printf(Locale.ROOT, "[bench moldyn]   total %.3f s, comm %.3f s (%.0f %%), ek %s (%s)%n", total, comm,
+                100 * r.commShare(), ek, r.validation());
+        return r;
+    }
+}

@@ -1,0 +1,110 @@
+package org.mpfl.engine.mediator;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntConsumer;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.runtime.mediator.StepClient;
+import org.mpfl.runtime.mediator.StepWire;
+
+/**
+ * Enacts a {@link MediatedWorkflow} BPEL-style: per round, one request-response {@code step} call to
+ * every rank's service in parallel (SOAP 1.2/MTOM through the rank's service host), all outputs back
+ * to the engine, and the engine's relay into the next round's inputs. Every call and every round is
+ * bounded by the call timeout; the first failing rank ends the enactment with its round and rank.
+ */
+public final class Mediator implements AutoCloseable {
+    private final StepClient client;
+    private final Duration callTimeout;
+    private final ExecutorService calls;
+
+    public Mediator(Duration callTimeout) {
+        this.callTimeout = callTimeout;
+        this.client = new StepClient(callTimeout);
+        this.calls = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "mpfl-mediator-call");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Where the ranks' services are called: rank r on the r-th registered host modulo their number
+     * (hosts in id order), the step service of each.
+     */
+    public static List<String> placeRanks(HostRegistry registry, int size) throws IOException {
+        List<HostInfo> hosts = new ArrayList<>(registry.hosts());
+        if (hosts.isEmpty()) {
+            throw new IOException("no service host registered: the mediator has nobody to call");
+        }
+        hosts.sort(Comparator.comparing(HostInfo::hostId));
+        List<String> urls = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            urls.add(StepWire.serviceUrl(hosts.get(r % hosts.size()).soapUrl()));
+        }
+        return urls;
+    }
+
+    /**
+     * Runs every round of the workflow.
+     *
+     * @param rankServices the step-service URL of each rank ({@link #placeRanks})
+     * @param afterRound   told the number of each finished round (progress)
+     * @return the wall time of the enactment in nanoseconds
+     */
+    public long run(MediatedWorkflow workflow, List<String> rankServices, IntConsumer afterRound)
+            throws IOException, InterruptedException {
+        int p = workflow.size();
+        if (rankServices.size() != p) {
+            throw new IllegalArgumentException(p + " ranks but " + rankServices.size() + " service addresses");
+        }
+        long start = System.nanoTime();
+        for (int round = 0; round < workflow.rounds(); round++) {
+            String activity = workflow.activity(round);
+            List<Future<Map<String, Object>>> answers = new ArrayList<>(p);
+            for (int rank = 0; rank < p; rank++) {
+                StepWire.StepRequest req = new StepWire.StepRequest(activity, rank, p, round, workflow.inputs(round, rank));
+                String url = rankServices.get(rank);
+                answers.add(calls.submit(() -> client.step(url, req)));
+            }
+            long deadline = System.nanoTime() + callTimeout.toNanos();
+            try {
+                for (int rank = 0; rank < p; rank++) {
+                    Map<String, Object> out;
+                    try {
+                        out = answers.get(rank).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (ExecutionException e) {
+                        Throwable c = e.getCause();
+                        throw new IOException("round " + round + ", rank " + rank + ": " + (c.getMessage() == null ? c : c.getMessage()), c);
+                    } catch (TimeoutException e) {
+                        throw new IOException("round " + round + ", rank " + rank + ": no answer within " + callTimeout.toSeconds() + " s");
+                    }
+                    workflow.accept(round, rank, out);
+                }
+            } finally {
+                answers.forEach(f -> f.cancel(true));
+            }
+            workflow.endRound(round);
+            if (afterRound != null) {
+                afterRound.accept(round);
+            }
+        }
+        return System.nanoTime() - start;
+    }
+
+    @Override
+    public void close() {
+        calls.shutdownNow();
+    }
+}
