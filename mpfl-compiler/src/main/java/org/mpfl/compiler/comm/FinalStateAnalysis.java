@@ -43,8 +43,15 @@ final class FinalStateAnalysis {
                 if (chain.edges().stream().noneMatch(e -> explained.contains(e.from()))) {
                     cycle(chain);
                 }
-            } else if (!explained.contains(chain.end())) {
-                nothingCanServe(chain.end(), graph);
+            } else {
+                if (!explained.contains(chain.end())) {
+                    nothingCanServe(chain.end(), graph);
+                }
+                // a wait several ranks could serve (any source, waitall) is its own problem, not just a consequence
+                Blocker own = graph.blockerOf(r);
+                if (r != chain.end() && own != null && own.waitsFor().size() > 1) {
+                    nothingCanServe(r, graph);
+                }
             }
             chain.edges().forEach(e -> explained.add(e.from()));
             explained.add(r);
@@ -75,6 +82,8 @@ final class FinalStateAnalysis {
             }
         }
         Map<String, TreeSet<Integer>> finished = new LinkedHashMap<>();
+        Map<SourceLocation, TreeSet<Integer>> blockedAt = new LinkedHashMap<>();
+        Map<SourceLocation, String> blockedHow = new LinkedHashMap<>();
         for (int m : slot.missing()) {
             SymbolicRank missing = ranks.get(m);
             if (missing.status == SymbolicRank.Status.DONE) {
@@ -83,13 +92,19 @@ final class FinalStateAnalysis {
             } else {
                 Blocker b = graph.blockerOf(m);
                 if (b != null) {
-                    parts.add("rank " + m + " waits at " + b.at() + " (" + b.describe() + ")");
-                    if (!b.at().equals(primary)) {
-                        notes.add(new Diagnostic.Note(b.at(), "rank " + m + " is blocked here: " + b.describe()));
-                    }
+                    blockedAt.computeIfAbsent(b.at(), k -> new TreeSet<>()).add(m);
+                    blockedHow.putIfAbsent(b.at(), b.describe());
                 }
             }
         }
+        blockedAt.forEach((at, who) -> {
+            String how = (who.size() == 1 ? "" : "rank " + who.first() + ": ") + blockedHow.get(at);
+            String text = CommunicationReporter.ranks(who) + (who.size() == 1 ? " is" : " are") + " blocked";
+            parts.add(text + " at " + at + " (" + how + ")");
+            if (!at.equals(where.values().iterator().next())) {
+                notes.add(new Diagnostic.Note(at, text + " here (" + how + ")"));
+            }
+        });
         finished.forEach((last, who) -> parts.add(CommunicationReporter.ranks(who)
                 + (who.size() == 1 ? " finishes" : " finish") + " without reaching it"
                 + (who.size() == 1 ? last : last.replace("its last", "their last"))));
@@ -140,13 +155,22 @@ final class FinalStateAnalysis {
             return;
         }
         TreeSet<Integer> finished = new TreeSet<>();
+        TreeSet<Integer> blocked = new TreeSet<>();
         for (int w : b.waitsFor()) {
             if (w != rank && ranks.get(w).status == SymbolicRank.Status.DONE) {
                 finished.add(w);
+            } else if (w != rank && graph.isStuck(w)) {
+                blocked.add(w);
             }
         }
-        String who = finished.isEmpty() ? "no other rank can" : CommunicationReporter.ranks(finished)
-                + (finished.size() == 1 ? " has" : " have") + " finished, so nobody will";
+        List<String> reasons = new ArrayList<>();
+        if (!finished.isEmpty()) {
+            reasons.add(CommunicationReporter.ranks(finished) + (finished.size() == 1 ? " has" : " have") + " finished");
+        }
+        if (!blocked.isEmpty()) {
+            reasons.add(CommunicationReporter.ranks(blocked) + (blocked.size() == 1 ? " is" : " are") + " blocked");
+        }
+        String who = reasons.isEmpty() ? "no other rank can" : String.join(" and ", reasons) + ", so nobody will";
         if (b instanceof Blockers.RequestWait w && w.requests().stream().anyMatch(r -> !r.complete && r.kind == Request.Kind.RECEIVE)) {
             reporter.error(b.at(), "unmatched receive: rank " + rank + " waits forever — " + b.describe() + ", and "
                     + who + " send it", List.of());

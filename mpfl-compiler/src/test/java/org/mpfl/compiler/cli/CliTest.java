@@ -18,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 class CliTest {
     private static final String HEAT = "src/test/resources/fixtures/valid/heat1d.mpfl.xml";
     private static final String TYPES = "src/test/resources/fixtures/errors/types.mpfl.xml";
+    /** No diagnostic at all, not even a warning of the communication check. */
+    private static final String CLEAN = "src/test/resources/fixtures/comm/ring-even-odd.mpfl.xml";
 
     @TempDir
     Path out;
@@ -35,9 +37,17 @@ class CliTest {
 
     @Test
     void cleanDocumentExitsZeroSilently() {
-        Run run = mpflc("check", HEAT);
+        Run run = mpflc("check", CLEAN);
         assertEquals(0, run.exit(), run.stderr());
         assertEquals("", run.stderr());
+    }
+
+    @Test
+    void warningsOfTheCommunicationCheckKeepExitZero() {
+        Run run = mpflc("check", HEAT);
+        assertEquals(0, run.exit(), run.stderr());
+        assertTrue(run.stderr().contains("warning: the communication after this <if> depends on run-time data"), run.stderr());
+        assertTrue(run.stderr().endsWith("0 errors, 1 warning" + System.lineSeparator()), run.stderr());
     }
 
     @Test
