@@ -53,7 +53,13 @@ final class ProgramStepper {
             if (v.init() == null) {
                 main.rank.write(v.name(), Values.zero(v.type()));
             } else {
-                store(main, new IrTarget(v.name(), null, v.type(), v.at()), v.init(), v.at());
+                try {
+                    store(main, new IrTarget(v.name(), null, v.type(), v.at()), v.init(), v.at());
+                } catch (RankStop stop) {
+                    throw stop.at() == null ? new RankStop(stop.reason(), v.at(), stop.getMessage()) : stop;
+                } catch (RuntimeFault fault) {
+                    throw RankStop.fault(fault.location() == null ? v.at() : fault.location(), fault.getMessage());
+                }
             }
         }
     }
@@ -134,6 +140,8 @@ final class ProgramStepper {
                     + " (the condition uses " + unknown.explain() + ")");
         } catch (RuntimeFault fault) {
             throw RankStop.fault(fault.location() == null ? w.loop.at() : fault.location(), fault.getMessage());
+        } catch (RankStop stop) {
+            throw stop.at() == null ? new RankStop(stop.reason(), w.loop.at(), stop.getMessage()) : stop;
         }
         if (more) {
             t.frames.push(new RankThread.Body(w.loop.body()));
