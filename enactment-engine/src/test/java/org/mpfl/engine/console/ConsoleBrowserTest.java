@@ -301,6 +301,31 @@ class ConsoleBrowserTest {
 
     @Test
     @Order(5)
+    void waitDescriptionsReadTheInterpreterFormats() {
+        open("/registry");
+        Object answer = browser.asyncScript("const done = arguments[arguments.length - 1];"
+                + "Promise.all([import('./js/wait-description.js'), import('./js/activity-kind.js')]).then(([w, k]) => done(["
+                + " w.describeWaits('receive from 5 (rank 1 of node) tag any comm node'),"
+                + " w.describeWaits('broadcast with root 0 comm world (4 ranks)'),"
+                + " w.describeWaits('barrier as its root comm grid (6 ranks)'),"
+                + " w.describeWaits('ssend to 2 tag 4 comm world; allreduce comm sub (2 ranks)'),"
+                + " [k.activityKind('compute org.x.Step'), k.activityKind('sendrecv'), k.activityKind('cartesian'), k.activityKind('assign')]"
+                + "])).catch(e => done(String(e)))");
+        assertTrue(answer instanceof List, "the modules did not load: " + answer);
+        List<?> parts = (List<?>) answer;
+        Map<?, ?> receive = (Map<?, ?>) ((List<?>) parts.get(0)).get(0);
+        assertEquals(List.of("receive", "5 (rank 1 of node)", "any", "node"),
+                List.of(receive.get("kind"), receive.get("peer"), receive.get("tag"), receive.get("comm")), receive.toString());
+        Map<?, ?> broadcast = (Map<?, ?>) ((List<?>) parts.get(1)).get(0);
+        assertEquals(List.of("collective", "broadcast", "world", "0", "4"), List.of(broadcast.get("kind"), broadcast.get("op"),
+                broadcast.get("comm"), broadcast.get("root"), broadcast.get("ranks")), broadcast.toString());
+        assertEquals("itself", ((Map<?, ?>) ((List<?>) parts.get(2)).get(0)).get("root"));
+        assertEquals("[send, collective]", String.valueOf(((List<?>) parts.get(3)).stream().map(m -> ((Map<?, ?>) m).get("kind")).toList()));
+        assertEquals(List.of("compute", "communicate", "communicate", "compute"), parts.get(4));
+    }
+
+    @Test
+    @Order(6)
     void registryListsTheHostsWithServicesCapacityAndHeartbeat() throws Exception {
         open("/registry");
         browser.await("two hosts listed", WAIT, d -> count("#hosts-table tbody tr") == 2);

@@ -75,6 +75,11 @@ final class HeadlessChromium implements AutoCloseable {
         return ((JavascriptExecutor) driver).executeScript(js, args);
     }
 
+    /** Runs an asynchronous script: it ends by calling its last argument with the result. */
+    Object asyncScript(String js, Object... args) {
+        return ((JavascriptExecutor) driver).executeAsyncScript(js, args);
+    }
+
     /** Waits (bounded) until the condition holds, failing with {@code what} in the message. */
     <T> T await(String what, Duration timeout, Function<WebDriver, T> condition) {
         return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).withMessage(what)
@@ -83,6 +88,7 @@ final class HeadlessChromium implements AutoCloseable {
 
     /** Saves a PNG of the whole page (the window grows to the page's height for the shot). */
     void screenshot(Path file) throws IOException {
+        script("if (document.activeElement) document.activeElement.blur()"); // no focus ring in the picture
         Dimension before = driver.manage().window().getSize();
         long height = ((Number) script("return Math.ceil(document.documentElement.scrollHeight)")).longValue();
         driver.manage().window().setSize(new Dimension(before.getWidth(), (int) Math.min(4000, Math.max(before.getHeight(), height + 20))));
