@@ -23,6 +23,8 @@ final class FinalStateAnalysis {
     private final List<SymbolicRank> ranks;
     private final CommunicationReporter reporter;
     private final Set<Integer> explained = new HashSet<>();
+    /** Added to every finding when receives from any rank were matched: the check followed one order of arrival. */
+    private Diagnostic.Note orderNote;
 
     FinalStateAnalysis(List<SymbolicRank> ranks, CommunicationReporter reporter) {
         this.ranks = ranks;
@@ -30,6 +32,11 @@ final class FinalStateAnalysis {
     }
 
     void analyse(CollectiveRendezvous rendezvous, MessageMatcher matcher) {
+        Request wildcard = matcher.firstWildcardMatch();
+        if (wildcard != null) {
+            orderNote = new Diagnostic.Note(wildcard.at, "this receive from any rank matched one of several possible senders;"
+                    + " with another order the outcome may differ");
+        }
         WaitForGraph graph = new WaitForGraph(ranks);
         for (CollectiveRendezvous.Slot slot : rendezvous.incomplete()) {
             incompleteCollective(slot, graph);
@@ -108,7 +115,7 @@ final class FinalStateAnalysis {
         finished.forEach((last, who) -> parts.add(CommunicationReporter.ranks(who)
                 + (who.size() == 1 ? " finishes" : " finish") + " without reaching it"
                 + (who.size() == 1 ? last : last.replace("its last", "their last"))));
-        reporter.error(primary, "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", parts), notes);
+        error(primary, "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", parts), notes);
     }
 
     private void cycle(WaitForGraph.Chain chain) {
@@ -144,7 +151,7 @@ final class FinalStateAnalysis {
         List<Diagnostic.Note> notes = new ArrayList<>();
         elsewhere.forEach((at, who) -> notes.add(new Diagnostic.Note(at, CommunicationReporter.ranks(who)
                 + (who.size() == 1 ? " is" : " are") + " blocked here: " + what.get(at))));
-        reporter.error(primary, "deadlock: " + String.join(" → ", links) + " → rank " + ordered.get(0).from(), notes);
+        error(primary, "deadlock: " + String.join(" → ", links) + " → rank " + ordered.get(0).from(), notes);
     }
 
     /** A stuck rank that waits only for finished ranks (or itself). */
@@ -172,13 +179,13 @@ final class FinalStateAnalysis {
         }
         String who = reasons.isEmpty() ? "no other rank can" : String.join(" and ", reasons) + ", so nobody will";
         if (b instanceof Blockers.RequestWait w && w.requests().stream().anyMatch(r -> !r.complete && r.kind == Request.Kind.RECEIVE)) {
-            reporter.error(b.at(), "unmatched receive: rank " + rank + " waits forever — " + b.describe() + ", and "
+            error(b.at(), "unmatched receive: rank " + rank + " waits forever — " + b.describe() + ", and "
                     + who + " send it", List.of());
         } else if (b instanceof Blockers.RequestWait) {
-            reporter.error(b.at(), "unmatched synchronous send: rank " + rank + " waits forever — " + b.describe() + ", and "
+            error(b.at(), "unmatched synchronous send: rank " + rank + " waits forever — " + b.describe() + ", and "
                     + who + " receive it", List.of());
         } else {
-            reporter.error(b.at(), "rank " + rank + " waits forever — " + b.describe(), List.of());
+            error(b.at(), "rank " + rank + " waits forever — " + b.describe(), List.of());
         }
     }
 
@@ -199,7 +206,7 @@ final class FinalStateAnalysis {
                         + m.comm.name() + ")");
             }
             String list = String.join("; ", shown) + (messages.size() > 4 ? "; …" : "");
-            reporter.error(at, messages.size() == 1
+            error(at, messages.size() == 1
                     ? "unmatched send: the message sent here from " + list + " is never received"
                     : "unmatched send: " + messages.size() + " messages sent here are never received: " + list, List.of());
         });
@@ -209,7 +216,15 @@ final class FinalStateAnalysis {
                 posted.computeIfAbsent(r.at, k -> new TreeSet<>()).add(r.owner.worldRank());
             }
         }
-        posted.forEach((at, who) -> reporter.error(at, "unmatched receive: the receive posted here by "
+        posted.forEach((at, who) -> error(at, "unmatched receive: the receive posted here by "
                 + CommunicationReporter.ranks(who) + " is never matched by a message", List.of()));
+    }
+
+    private void error(SourceLocation at, String message, List<Diagnostic.Note> notes) {
+        List<Diagnostic.Note> all = new ArrayList<>(notes);
+        if (orderNote != null) {
+            all.add(orderNote);
+        }
+        reporter.error(at, message, all);
     }
 }

@@ -14,6 +14,8 @@ import java.util.List;
 final class MessageMatcher {
     private final List<List<Request>> posted = new ArrayList<>();
     private final List<List<Request>> arrived = new ArrayList<>();
+    /** The first receive from any rank that matched a message, or null: from there on, the check follows one of several possible orders. */
+    private Request firstWildcardMatch;
 
     MessageMatcher(int worldSize) {
         for (int i = 0; i < worldSize; i++) {
@@ -58,11 +60,18 @@ final class MessageMatcher {
                 && (receive.tag == Communicator.ANY_TAG || receive.tag == message.tag);
     }
 
-    private static void match(Request receive, Request message) {
+    private void match(Request receive, Request message) {
+        if (receive.peer == Communicator.ANY_SOURCE && firstWildcardMatch == null) {
+            firstWildcardMatch = receive;
+        }
         receive.matched = true;
         receive.complete = true;
         message.matched = true;
         message.complete = true;
+    }
+
+    Request firstWildcardMatch() {
+        return firstWildcardMatch;
     }
 
     /** Messages sent and never received, in world-rank order of their destination. */

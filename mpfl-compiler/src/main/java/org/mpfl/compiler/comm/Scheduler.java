@@ -48,9 +48,10 @@ final class Scheduler {
                             progress = true;
                         }
                         for (int q = 0; q < QUANTUM && thread.runnable(); q++) {
-                            if (++operations > limits.maxOperations()) {
+                            if (operations >= limits.maxOperations()) {
                                 return Outcome.OPERATION_LIMIT;
                             }
+                            operations++;
                             if ((operations & 1023) == 0 && System.nanoTime() > deadline) {
                                 return Outcome.TIME_LIMIT;
                             }

@@ -83,10 +83,6 @@ final class SymbolicRank {
         communicators.put(name, communicator);
     }
 
-    boolean knows(String name) {
-        return communicators.containsKey(name);
-    }
-
     /** The communicator {@code name} this rank uses for an operation; a fault if it cannot (section 7). */
     Communicator communicator(String name, SourceLocation at) {
         Communicator c = communicators.get(name);
