@@ -21,6 +21,22 @@ final class BenchCommands {
         return args.get(i);
     }
 
+    /** JVM options of the benchmark hosts unless given: the runtime benchmarks' ({@code -Xmx2g -Xms2g -XX:+UseParallelGC}). */
+    static final List<String> DEFAULT_HOST_JVM_ARGS = org.mpfl.runtime.bench.BenchCommand.DEFAULT_HOST_JVM_ARGS;
+
+    static int nonNegativeInt(List<String> args, int i, String option) throws UsageException {
+        String v = value(args, i, option);
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < 0) {
+                throw new UsageException(option + " must not be negative, got " + v);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number, got " + v);
+        }
+    }
+
     static int positiveInt(List<String> args, int i, String option) throws UsageException {
         String v = value(args, i, option);
         try {

@@ -11,12 +11,15 @@ import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
 
 /**
- * {@code mpflc bench mediator [--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2]}:
+ * {@code mpflc bench mediator [--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1]
+ * [--host-jvm-arg ARG]…}:
  * the same iterative workflow (p ranks, every rank sharing a block of {@code --kb} KiB with all others
  * each iteration, plus a small compute) run with MPFL's direct messaging and in the engine's mediator
- * mode, on the same local service hosts ({@link MediatorBenchmark}). Prints a table with the ratio, or
- * with {@code --json} one object {@code {"results":[{"p","iterations","bytes","direct_ms","mediator_ms"}…]}}
- * ({@code bytes}: one rank's block). Progress on stderr. Reached as {@code mpflc bench mediator}
+ * mode, on the same local service hosts ({@link MediatorBenchmark}; host JVMs {@code -Xmx2g -Xms2g
+ * -XX:+UseParallelGC} unless {@code --host-jvm-arg} is given; {@code --capacity 1}: ranks round robin over the hosts). Prints a table with the ratio, or
+ * with {@code --json} one object {@code {"results":[{"p","iterations","bytes","direct_ms","mediator_ms","direct_loop_ms"}…]}}
+ * ({@code bytes}: one rank's block; {@code direct_ms} the whole run as the engine times it, {@code direct_loop_ms}
+ * the document's loop alone). Progress on stderr. Reached as {@code mpflc bench mediator}
  * through the runtime's {@code bench} command, which hands sub-commands it does not know to commands
  * named {@code "bench <sub>"}.
  */
@@ -32,7 +35,7 @@ public final class MediatorBenchCommand implements CliCommand {
     }
 
     /** The parsed options. */
-    record Options(boolean json, List<Integer> ranks, int iterations, int kb, int hosts) {
+    record Options(boolean json, List<Integer> ranks, int iterations, int kb, int hosts, int capacity, List<String> hostJvmArgs) {
         int doubles() {
             return kb * 1024 / 8;
         }
@@ -44,6 +47,8 @@ public final class MediatorBenchCommand implements CliCommand {
         int iterations = 50;
         int kb = 200;
         int hosts = 2;
+        int capacity = 1;
+        List<String> hostJvmArgs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -52,17 +57,23 @@ public final class MediatorBenchCommand implements CliCommand {
                 case "--iterations" -> iterations = BenchCommands.positiveInt(args, ++i, a);
                 case "--kb" -> kb = BenchCommands.positiveInt(args, ++i, a);
                 case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
+                case "--capacity" -> capacity = BenchCommands.nonNegativeInt(args, ++i, a);
+                case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
                 default -> throw new UsageException("unknown option " + a + " (usage: bench mediator [--json] [--ranks 2,4,8]"
-                        + " [--iterations 50] [--kb 200] [--hosts 2])");
+                        + " [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1] [--host-jvm-arg ARG]...)");
             }
         }
-        return new Options(json, ranks, iterations, kb, hosts);
+        if (hostJvmArgs.isEmpty()) {
+            hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
+        }
+        return new Options(json, ranks, iterations, kb, hosts, capacity, List.copyOf(hostJvmArgs));
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         Options o = parse(args);
-        List<MediatorBenchmark.Result> results = new MediatorBenchmark(o.ranks(), o.iterations(), o.doubles(), o.hosts(), err).run();
+        List<MediatorBenchmark.Result> results = new MediatorBenchmark(o.ranks(), o.iterations(), o.doubles(), o.hosts(),
+                o.capacity(), o.hostJvmArgs(), err).run();
         if (o.json()) {
             out.println(toJson(results));
         } else {
@@ -80,6 +91,7 @@ public final class MediatorBenchCommand implements CliCommand {
             m.put("bytes", r.bytes());
             m.put("direct_ms", Math.round(r.directMs() * 10) / 10.0);
             m.put("mediator_ms", Math.round(r.mediatorMs() * 10) / 10.0);
+            m.put("direct_loop_ms", Double.isNaN(r.directLoopMs()) ? null : Math.round(r.directLoopMs() * 10) / 10.0);
             rows.add(m);
         }
         return new ObjectMapper().writeValueAsString(Map.of("results", rows));
@@ -87,14 +99,15 @@ public final class MediatorBenchCommand implements CliCommand {
 
     static void printTable(List<MediatorBenchmark.Result> results, PrintStream out) {
         out.println("Direct messaging vs mediator: p ranks, every rank shares its block with all others each iteration");
-        out.printf(Locale.ROOT, "%4s %10s %10s %12s %14s %9s  %s%n", "p", "iterations", "bytes", "direct_ms", "mediator_ms", "ratio",
-                "target (p>=4: ratio >= 3)");
+        out.printf(Locale.ROOT, "%4s %10s %10s %12s %14s %9s %15s %11s  %s%n", "p", "iterations", "bytes", "direct_ms", "mediator_ms",
+                "ratio", "direct_loop_ms", "loop_ratio", "target (p>=4: ratio >= 3)");
         for (MediatorBenchmark.Result r : results) {
             String target = r.p() < 4 ? "-" : r.ratio() >= 3 ? "met" : "NOT met";
-            out.printf(Locale.ROOT, "%4d %10d %10d %12.1f %14.1f %9.2f  %s%n", r.p(), r.iterations(), r.bytes(), r.directMs(),
-                    r.mediatorMs(), r.ratio(), target);
+            out.printf(Locale.ROOT, "%4d %10d %10d %12.1f %14.1f %9.2f %15.1f %11.2f  %s%n", r.p(), r.iterations(), r.bytes(),
+                    r.directMs(), r.mediatorMs(), r.ratio(), r.directLoopMs(), r.mediatorMs() / r.directLoopMs(), target);
         }
-        out.println("direct_ms: the engine's run time of the MPFL document (creation to end); mediator_ms: the mediator's"
-                + " rounds (first call to last answer); bytes: one rank's block per iteration");
+        out.println("direct_ms: the engine's run of the MPFL document, creation to end (placement, domain, run fan-out, the loop,"
+                + " completion); direct_loop_ms: the document's own loop, barrier to barrier (rank 0); mediator_ms: the"
+                + " mediator's rounds, first call to last answer; bytes: one rank's block per iteration");
     }
 }

@@ -11,24 +11,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.cli.EngineClient;
-import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.mediator.Mediator;
 import org.mpfl.engine.mediator.exchange.AllgatherExchange;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * Direct messaging against the mediator on the same workflow and the same hosts: an embedded engine
- * with {@code hosts} local service-host processes; for every p, the exchange document
+ * with {@code hosts} local service-host processes ({@link BenchCluster}); for every p, the exchange document
  * ({@link AllgatherExchange#DOCUMENT}) run through the engine (ranks allgather their blocks directly),
- * then the same rounds enacted by the engine's {@link Mediator} (the engine relays every block). Each
+ * then the same rounds enacted by the engine's {@link Mediator} (the engine relays every block), with
+ * the same rank-to-host placement (the engine's; round robin with capacity 1). Each
  * is warmed up once with two iterations (archive deployment, JIT) before the timed run; both must
  * end with the same checksums on every rank, or the case fails.
  */
 final class MediatorBenchmark {
     /** One measured case. */
-    record Result(int p, int iterations, long bytes, double directMs, double mediatorMs) {
+    record Result(int p, int iterations, long bytes, double directMs, double mediatorMs, double directLoopMs) {
         double ratio() {
             return mediatorMs / directMs;
         }
@@ -41,9 +40,15 @@ final class MediatorBenchmark {
     private final int iterations;
     private final int doubles;
     private final int hosts;
+    private final int capacity;
+    private final List<String> hostJvmArgs;
     private final PrintStream progress;
 
-    MediatorBenchmark(List<Integer> ranks, int iterations, int doubles, int hosts, PrintStream progress) {
+    /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
+    MediatorBenchmark(List<Integer> ranks, int iterations, int doubles, int hosts, int capacity, List<String> hostJvmArgs,
+                      PrintStream progress) {
+        this.capacity = capacity;
+        this.hostJvmArgs = hostJvmArgs;
         this.ranks = ranks;
         this.iterations = iterations;
         this.doubles = doubles;
@@ -57,10 +62,9 @@ final class MediatorBenchmark {
             Path document = work.resolve("exchange.mpfl.xml");
             Files.writeString(document, AllgatherExchange.document(), StandardCharsets.UTF_8);
             progress.println("[bench mediator] starting an engine and " + hosts + " service hosts");
-            try (LocalCluster cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(work.resolve("engine")), hosts,
-                    Duration.ofSeconds(120));
+            try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, capacity, hostJvmArgs);
                  Mediator mediator = new Mediator(CALL_TIMEOUT)) {
-                EngineClient client = new EngineClient(cluster.engine().url(), cluster.engine().token());
+                EngineClient client = cluster.client();
                 List<Result> results = new ArrayList<>();
                 for (int p : ranks) {
                     List<String> services = Mediator.placeRanks(cluster.engine().registry(), p);
@@ -69,7 +73,8 @@ final class MediatorBenchmark {
                     mediated(mediator, services, p, 2);
                     progress.printf(Locale.ROOT, "[bench mediator] p=%d: direct messaging, %d iterations %s%n", p, iterations, BenchCommands.load());
                     Timed direct = direct(client, document, p, iterations);
-                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: direct %.0f ms; mediator, %d iterations%n", p, direct.ms(), iterations);
+                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: direct %.0f ms (loop %.0f ms); mediator, %d iterations%n", p,
+                            direct.ms(), direct.loopMs(), iterations);
                     Timed mediated = mediated(mediator, services, p, iterations);
                     progress.printf(Locale.ROOT, "[bench mediator] p=%d: mediator %.0f ms (%.2fx)%n", p, mediated.ms(), mediated.ms() / direct.ms());
                     for (int r = 0; r < p; r++) {
@@ -78,7 +83,7 @@ final class MediatorBenchmark {
                                     + " under direct messaging but " + mediated.checksums()[r] + " under the mediator");
                         }
                     }
-                    results.add(new Result(p, iterations, 8L * doubles, direct.ms(), mediated.ms()));
+                    results.add(new Result(p, iterations, 8L * doubles, direct.ms(), mediated.ms(), direct.loopMs()));
                 }
                 return results;
             }
@@ -88,7 +93,7 @@ final class MediatorBenchmark {
     }
 
     /** A timed run and every rank's final checksum. */
-    private record Timed(double ms, double[] checksums) {
+    private record Timed(double ms, double[] checksums, double loopMs) {
     }
 
     private Timed direct(EngineClient client, Path document, int p, int iters)
@@ -107,12 +112,12 @@ final class MediatorBenchmark {
             sums[r] = v.asDouble();
         }
         // the engine's own account of the run: from its creation (placement, domain, run fan-out) to its end
-        return new Timed(run.path("elapsedMs").asDouble(), sums);
+        return new Timed(run.path("elapsedMs").asDouble(), sums, DocumentRuns.output(run, "loop_ms", 0).asDouble(Double.NaN));
     }
 
     private Timed mediated(Mediator mediator, List<String> services, int p, int iters) throws IOException, InterruptedException {
         AllgatherExchange w = new AllgatherExchange(p, iters, doubles);
         long nanos = mediator.run(w, services, null);
-        return new Timed(nanos / 1e6, w.checksums());
+        return new Timed(nanos / 1e6, w.checksums(), nanos / 1e6);
     }
 }

@@ -13,9 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.cli.EngineClient;
-import org.mpfl.engine.local.LocalCluster;
 
 /**
  * Runs the MolDyn sample through an embedded engine on local service-host processes for every size,
@@ -47,10 +45,15 @@ final class MolDynBenchmark {
     private final List<String> algorithms;
     private final int moves;
     private final int hosts;
+    private final int capacity;
+    private final List<String> hostJvmArgs;
     private final PrintStream progress;
 
+    /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
     MolDynBenchmark(Path document, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
-                    PrintStream progress) {
+                    int capacity, List<String> hostJvmArgs, PrintStream progress) {
+        this.capacity = capacity;
+        this.hostJvmArgs = hostJvmArgs;
         this.document = document;
         this.sizes = sizes;
         this.ranks = ranks;
@@ -105,14 +108,13 @@ final class MolDynBenchmark {
             String text = Files.readString(document, StandardCharsets.UTF_8);
             Path dir = document.toAbsolutePath().getParent();
             progress.println("[bench moldyn] starting an engine and " + hosts + " service hosts");
-            try (LocalCluster cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(work.resolve("engine")), hosts,
-                    Duration.ofSeconds(120))) {
-                EngineClient client = new EngineClient(cluster.engine().url(), cluster.engine().token());
+            try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, capacity, hostJvmArgs)) {
+                EngineClient client = cluster.client();
                 List<Result> results = new ArrayList<>();
                 for (int mm : sizes) {
                     double base = Double.NaN;
                     if (ranks.contains(1)) {
-                        Result one = measure(client, work, text, dir, mm, 1, algorithms.get(0), Double.NaN);
+                        Result one = measure(client, work, text, dir, mm, 1, "auto", Double.NaN);
                         base = one.totalS();
                         results.add(new Result(mm, 1, "-", one.particles(), one.totalS(), one.commS(), one.ek(), one.deviation(),
                                 one.validation(), 1.0, one.runMs()));

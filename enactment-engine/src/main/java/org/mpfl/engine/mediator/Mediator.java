@@ -3,7 +3,6 @@ package org.mpfl.engine.mediator;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -13,10 +12,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntConsumer;
-import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.run.Placement;
+import org.mpfl.engine.run.RankPlacement;
 import org.mpfl.runtime.mediator.StepClient;
 import org.mpfl.runtime.mediator.StepWire;
+import org.mpfl.runtime.monitor.RunRequest.ProcessSlice;
 
 /**
  * Enacts a {@link MediatedWorkflow} BPEL-style: per round, one request-response {@code step} call to
@@ -40,18 +41,22 @@ public final class Mediator implements AutoCloseable {
     }
 
     /**
-     * Where the ranks' services are called: rank r on the r-th registered host modulo their number
-     * (hosts in id order), the step service of each.
+     * Where the ranks' services are called: the engine's own {@link Placement} of one process of
+     * {@code size} ranks over the registered hosts (consecutive ranks share a host up to its capacity),
+     * i.e. the same rank-to-host mapping a run of an MPFL document gets; each rank's address is the
+     * step service of its host.
      */
     public static List<String> placeRanks(HostRegistry registry, int size) throws IOException {
-        List<HostInfo> hosts = new ArrayList<>(registry.hosts());
-        if (hosts.isEmpty()) {
-            throw new IOException("no service host registered: the mediator has nobody to call");
+        List<RankPlacement> placed;
+        try {
+            placed = Placement.place(List.of(new ProcessSlice("mediated", StepWire.SERVICE, size)), registry.hosts(),
+                    (host, service) -> true); // every service host publishes the step service
+        } catch (Placement.PlacementException e) {
+            throw new IOException("mediator: " + e.getMessage(), e);
         }
-        hosts.sort(Comparator.comparing(HostInfo::hostId));
         List<String> urls = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            urls.add(StepWire.serviceUrl(hosts.get(r % hosts.size()).soapUrl()));
+        for (RankPlacement r : placed) {
+            urls.add(r.endpoint().soapUrl());
         }
         return urls;
     }
