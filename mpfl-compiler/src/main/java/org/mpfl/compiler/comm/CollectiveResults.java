@@ -18,6 +18,9 @@ import org.mpfl.compiler.ir.eval.Values;
  * they are {@link Unknown}. A fault of the collective itself is a {@link RankStop} result.
  */
 final class CollectiveResults {
+    /** Largest gathered result the check builds (a gather over thousands of ranks must not allocate gigabytes). */
+    private static final long MAX_GATHERED = 1 << 20;
+
     private int nextCommunicatorId;
 
     CollectiveResults(int firstCommunicatorId) {
@@ -47,6 +50,8 @@ final class CollectiveResults {
             if (!(activity instanceof IrActivity.Scan)) {
                 Arrays.fill(results, acc);
             }
+        } else if (activity instanceof IrActivity.Gather || activity instanceof IrActivity.Allgather) {
+            Arrays.fill(results, gather(arrivals, activity));
         } else if (activity instanceof IrActivity.Split s) {
             split(slot, s, results);
         } else if (activity instanceof IrActivity.Cartesian c) {
@@ -57,6 +62,47 @@ final class CollectiveResults {
             Arrays.fill(results, unknown);
         }
         return results;
+    }
+
+    /** Numbers gathered in rank order: scalars into an array of their type, arrays concatenated; anything else is not followed. */
+    private static Object gather(CollectiveRendezvous.Arrival[] arrivals, IrActivity activity) {
+        Unknown notFollowed = new Unknown(intoOf(activity), "the result of <" + CommunicationReporter.kind(activity) + "> at "
+                + activity.at() + " (the check follows gathered numbers only, up to " + MAX_GATHERED + " of them)");
+        Object first = arrivals[0].contribution();
+        long total = 0;
+        for (CollectiveRendezvous.Arrival a : arrivals) {
+            Object v = a.contribution();
+            if (v instanceof Unknown u) {
+                return u;
+            }
+            boolean number = v instanceof Integer || v instanceof Long || v instanceof Double;
+            boolean numbers = v instanceof int[] || v instanceof long[] || v instanceof double[];
+            if (!(number || numbers) || v.getClass() != first.getClass()) {
+                return notFollowed;
+            }
+            total += number ? 1 : Values.length(v);
+        }
+        if (total > MAX_GATHERED) {
+            return notFollowed;
+        }
+        Object out = first instanceof Integer || first instanceof int[] ? new int[(int) total]
+                : first instanceof Long || first instanceof long[] ? new long[(int) total]
+                : first instanceof Double || first instanceof double[] ? new double[(int) total] : null;
+        if (out == null) {
+            return notFollowed;
+        }
+        int at = 0;
+        for (CollectiveRendezvous.Arrival a : arrivals) {
+            Object v = a.contribution();
+            if (v instanceof Number) {
+                java.lang.reflect.Array.set(out, at++, v);
+            } else {
+                int n = Values.length(v);
+                System.arraycopy(v, 0, out, at, n);
+                at += n;
+            }
+        }
+        return out;
     }
 
     private static String intoOf(IrActivity a) {
@@ -179,9 +225,5 @@ final class CollectiveResults {
         for (int i = 0; i < results.length; i++) {
             results[i] = i < places ? created : null;
         }
-    }
-
-    int nextId() {
-        return nextCommunicatorId++;
     }
 }

@@ -200,12 +200,14 @@ final class FinalStateAnalysis {
             }
         }
         byPlace.forEach((at, messages) -> {
-            List<String> shown = new ArrayList<>();
-            for (Request m : messages.subList(0, Math.min(4, messages.size()))) {
-                shown.add("rank " + m.owner.worldRank() + " → " + m.describePeer() + " (" + m.describeTag() + ", comm "
-                        + m.comm.name() + ")");
+            Map<String, Integer> counted = new LinkedHashMap<>();
+            for (Request m : messages) {
+                counted.merge("rank " + m.owner.worldRank() + " → " + m.describePeer() + " (" + m.describeTag() + ", comm "
+                        + m.comm.name() + ")", 1, Integer::sum);
             }
-            String list = String.join("; ", shown) + (messages.size() > 4 ? "; …" : "");
+            List<String> shown = new ArrayList<>();
+            counted.forEach((pair, n) -> shown.add(n == 1 ? pair : n + " × " + pair));
+            String list = String.join("; ", shown.subList(0, Math.min(4, shown.size()))) + (shown.size() > 4 ? "; …" : "");
             error(at, messages.size() == 1
                     ? "unmatched send: the message sent here from " + list + " is never received"
                     : "unmatched send: " + messages.size() + " messages sent here are never received: " + list, List.of());

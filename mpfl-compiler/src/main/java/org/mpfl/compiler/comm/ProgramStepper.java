@@ -525,7 +525,7 @@ final class ProgramStepper {
             }
         } else if (a instanceof IrActivity.Gather x) {
             root = root(x.root(), comm, t, a);
-            evaluateData(x.data(), t);
+            contribution = contribution(x.data(), t);
         } else if (a instanceof IrActivity.Reduce x) {
             root = root(x.root(), comm, t, a);
             contribution = contribution(x.data(), t);
@@ -537,7 +537,7 @@ final class ProgramStepper {
             contribution = contribution(x.data(), t);
             signature.append(" with op ").append(x.op().spelling());
         } else if (a instanceof IrActivity.Allgather x) {
-            evaluateData(x.data(), t);
+            contribution = contribution(x.data(), t);
         } else if (a instanceof IrActivity.Alltoall x) {
             evaluateData(x.data(), t);
         } else if (a instanceof IrActivity.Split x) {
