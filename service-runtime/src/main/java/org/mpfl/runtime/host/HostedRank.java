@@ -135,12 +135,12 @@ final class HostedRank implements RankContext, RankMonitor {
     }
 
     RankStatus status() {
-        Map<String, String> out = new LinkedHashMap<>();
-        synchronized (outputs) {
-            for (Map.Entry<String, Object> e : outputs.entrySet()) {
-                out.put(e.getKey(), RunMessages.toJson(e.getValue()));
-            }
-        }
+        // the state is read first: outputs are recorded before "done"/"failed" is written (volatile),
+        // so a final state read here guarantees the outputs read below are complete. Reading the
+        // outputs first could pair an earlier, partial snapshot with a later "done".
+        String st = state;
+        String why = failure;
+        Map<String, String> out = outputsSnapshot();
         String counters = countersJson;
         if (counters == null && !instance.isEnded()) {
             try {
@@ -149,7 +149,17 @@ final class HostedRank implements RankContext, RankMonitor {
                 // counters are optional in a status answer
             }
         }
-        return new RankStatus(state, progressValue, progressTotal, counters, out, failure);
+        return new RankStatus(st, progressValue, progressTotal, counters, out, why);
+    }
+
+    private Map<String, String> outputsSnapshot() {
+        Map<String, String> out = new LinkedHashMap<>();
+        synchronized (outputs) {
+            for (Map.Entry<String, Object> e : outputs.entrySet()) {
+                out.put(e.getKey(), RunMessages.toJson(e.getValue()));
+            }
+        }
+        return out;
     }
 
     boolean isFinished() {
