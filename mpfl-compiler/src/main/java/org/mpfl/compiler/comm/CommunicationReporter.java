@@ -91,31 +91,50 @@ final class CommunicationReporter {
         diagnostics.report(new Diagnostic(at, Severity.ERROR, message, notes));
     }
 
-    /** All members reached the k-th collective of a communicator, but not the same one. */
-    void collectiveMismatch(CollectiveRendezvous.Slot slot) {
+    /** The members of a collective slot grouped by what and where they reached, with notes for the places after the first. */
+    record ArrivalGroups(SourceLocation primary, List<String> parts, List<Diagnostic.Note> notes) {
+    }
+
+    /**
+     * {@code ranks 0-2 reach <allreduce> at f:12:5}, one part per (collective, place); root, op and grid are
+     * shown only when every group reached the same kind of collective (otherwise the kind is the difference).
+     */
+    static ArrivalGroups group(List<CollectiveRendezvous.Arrival> arrivals) {
+        boolean sameKind = arrivals.stream().map(a -> kind(a.activity())).distinct().count() == 1;
         Map<String, TreeSet<Integer>> groups = new LinkedHashMap<>();
         Map<String, SourceLocation> where = new LinkedHashMap<>();
-        for (CollectiveRendezvous.Arrival a : slot.arrivals) {
-            String key = a.signature() + " at " + a.activity().at();
+        Map<String, String> what = new LinkedHashMap<>();
+        for (CollectiveRendezvous.Arrival a : arrivals) {
+            String collective = sameKind ? a.signature() : "<" + kind(a.activity()) + ">";
+            String key = collective + " at " + a.activity().at();
             groups.computeIfAbsent(key, k -> new TreeSet<>()).add(a.rank().worldRank());
             where.putIfAbsent(key, a.activity().at());
-            a.rank().status = SymbolicRank.Status.STOPPED;
-            a.rank().stop = new RankStop(RankStop.Reason.ERROR, a.activity().at(), "collective mismatch");
+            what.putIfAbsent(key, collective);
         }
         List<String> parts = new ArrayList<>();
         List<Diagnostic.Note> notes = new ArrayList<>();
         SourceLocation primary = null;
         for (Map.Entry<String, TreeSet<Integer>> g : groups.entrySet()) {
-            String who = ranks(g.getValue());
-            parts.add(who + (g.getValue().size() == 1 ? " reaches " : " reach ") + g.getKey());
+            String reach = ranks(g.getValue()) + (g.getValue().size() == 1 ? " reaches " : " reach ");
+            parts.add(reach + g.getKey());
             SourceLocation at = where.get(g.getKey());
             if (primary == null) {
                 primary = at;
             } else if (!at.equals(primary)) {
-                notes.add(new Diagnostic.Note(at, who + (g.getValue().size() == 1 ? " reaches " : " reach ")
-                        + g.getKey().substring(0, g.getKey().lastIndexOf(" at ")) + " here"));
+                notes.add(new Diagnostic.Note(at, reach + what.get(g.getKey()) + " here"));
             }
         }
-        error(primary, "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", parts), notes);
+        return new ArrivalGroups(primary, parts, notes);
+    }
+
+    /** All members reached the k-th collective of a communicator, but not the same one: reported, and the members stop. */
+    void collectiveMismatch(CollectiveRendezvous.Slot slot) {
+        for (CollectiveRendezvous.Arrival a : slot.arrivals) {
+            a.rank().status = SymbolicRank.Status.STOPPED;
+            a.rank().stop = new RankStop(RankStop.Reason.ERROR, a.activity().at(), "collective mismatch");
+        }
+        ArrivalGroups groups = group(List.of(slot.arrivals));
+        error(groups.primary(), "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", groups.parts()),
+                groups.notes());
     }
 }

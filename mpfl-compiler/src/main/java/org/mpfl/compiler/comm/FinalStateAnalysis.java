@@ -71,23 +71,11 @@ final class FinalStateAnalysis {
         if (present.stream().noneMatch(a -> graph.isStuck(a.rank().worldRank()))) {
             return;
         }
-        Map<String, TreeSet<Integer>> groups = new LinkedHashMap<>();
-        Map<String, SourceLocation> where = new LinkedHashMap<>();
-        for (CollectiveRendezvous.Arrival a : present) {
-            String key = a.signature() + " at " + a.activity().at();
-            groups.computeIfAbsent(key, k -> new TreeSet<>()).add(a.rank().worldRank());
-            where.putIfAbsent(key, a.activity().at());
-            explained.add(a.rank().worldRank());
-        }
-        List<String> parts = new ArrayList<>();
-        List<Diagnostic.Note> notes = new ArrayList<>();
-        SourceLocation primary = null;
-        for (Map.Entry<String, TreeSet<Integer>> g : groups.entrySet()) {
-            parts.add(CommunicationReporter.ranks(g.getValue()) + (g.getValue().size() == 1 ? " reaches " : " reach ") + g.getKey());
-            if (primary == null) {
-                primary = where.get(g.getKey());
-            }
-        }
+        present.forEach(a -> explained.add(a.rank().worldRank()));
+        CommunicationReporter.ArrivalGroups groups = CommunicationReporter.group(present);
+        SourceLocation primary = groups.primary();
+        List<String> parts = new ArrayList<>(groups.parts());
+        List<Diagnostic.Note> notes = new ArrayList<>(groups.notes());
         Map<String, TreeSet<Integer>> finished = new LinkedHashMap<>();
         Map<SourceLocation, TreeSet<Integer>> blockedAt = new LinkedHashMap<>();
         Map<SourceLocation, String> blockedHow = new LinkedHashMap<>();
@@ -108,7 +96,7 @@ final class FinalStateAnalysis {
             String how = (who.size() == 1 ? "" : "rank " + who.first() + ": ") + blockedHow.get(at);
             String text = CommunicationReporter.ranks(who) + (who.size() == 1 ? " is" : " are") + " blocked";
             parts.add(text + " at " + at + " (" + how + ")");
-            if (!at.equals(where.values().iterator().next())) {
+            if (!at.equals(primary)) {
                 notes.add(new Diagnostic.Note(at, text + " here (" + how + ")"));
             }
         });
