@@ -1,0 +1,149 @@
+package org.mpfl.engine.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.compiler.cli.UsageException;
+
+/** Options, JSON shapes and the document rewriting of {@code mpflc bench mediator} and {@code mpflc bench moldyn}. */
+@Timeout(240)
+class BenchCommandsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void mediatorOptions() throws Exception {
+        MediatorBenchCommand.Options d = MediatorBenchCommand.parse(List.of());
+        assertEquals(List.of(2, 4, 8), d.ranks());
+        assertEquals(50, d.iterations());
+        assertEquals(200, d.kb());
+        assertEquals(25_600, d.doubles());
+        assertEquals(1, d.capacity());
+        assertEquals(BenchCommands.DEFAULT_HOST_JVM_ARGS, d.hostJvmArgs());
+        MediatorBenchCommand.Options o = MediatorBenchCommand.parse(List.of("--json", "--ranks", "2,4", "--iterations", "3",
+                "--kb", "8", "--host-jvm-arg", "-Xmx512m"));
+        assertTrue(o.json());
+        assertEquals(List.of(2, 4), o.ranks());
+        assertEquals(3, o.iterations());
+        assertEquals(1024, o.doubles());
+        assertEquals(List.of("-Xmx512m"), o.hostJvmArgs());
+        assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--ranks", "2,x")));
+        assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--iterations", "0")));
+        assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--kb")));
+        assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--bogus")));
+    }
+
+    @Test
+    void moldynOptions() throws Exception {
+        MolDynBenchCommand.Options d = MolDynBenchCommand.parse(List.of());
+        assertEquals(List.of(8, 13), d.sizes());
+        assertEquals(List.of(1, 2, 4), d.ranks());
+        assertEquals(List.of("auto", "serial", "binomial"), d.algorithms());
+        assertEquals(50, d.moves());
+        assertFalse(d.withMpj());
+        assertTrue(d.document().endsWith(Path.of("samples", "moldyn", "moldyn.mpfl.xml")));
+        MolDynBenchCommand.Options o = MolDynBenchCommand.parse(List.of("--json", "--mm", "8", "--ranks", "1,2",
+                "--algorithms", "serial,recursive-doubling", "--with-mpj", "--mpj-results", "/tmp/x"));
+        assertEquals(List.of(8), o.sizes());
+        assertEquals(List.of("serial", "recursive-doubling"), o.algorithms());
+        assertTrue(o.withMpj());
+        assertEquals(Path.of("/tmp/x"), o.mpjResults());
+        assertThrows(UsageException.class, () -> MolDynBenchCommand.parse(List.of("--algorithms", ",")));
+        assertThrows(UsageException.class, () -> MolDynBenchCommand.parse(List.of("--mm", "-1")));
+    }
+
+    /** A tiny real run through mpflc's dispatch (bench → "bench mediator"): one JSON object of the documented shape. */
+    @Test
+    void mediatorJsonOnATinyRun() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Mpflc.run(List.of("bench", "mediator", "--json", "--ranks", "2", "--iterations", "2", "--kb", "1",
+                "--host-jvm-arg", "-Xmx256m"), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8).trim();
+        JsonNode all = JSON.readTree(text);
+        assertEquals(1, all.size(), text);
+        JsonNode results = all.get("results");
+        assertEquals(1, results.size(), text);
+        JsonNode r = results.get(0);
+        assertEquals(2, r.get("p").asInt());
+        assertEquals(2, r.get("iterations").asInt());
+        assertEquals(1024, r.get("bytes").asLong());
+        assertTrue(r.get("direct_ms").asDouble() > 0 && r.get("mediator_ms").asDouble() > 0, text);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("[bench mediator] p=2"), "progress goes to stderr");
+    }
+
+    @Test
+    void moldynJsonShape() throws Exception {
+        List<MolDynBenchmark.Result> results = List.of(
+                new MolDynBenchmark.Result(8, 1, "-", 2048, 2.0, 0.0, 1731.4306625334357, 0.0, "pass_abs_1e-12", 1.0, 2500),
+                new MolDynBenchmark.Result(8, 2, "serial", 2048, 1.25, 0.125, 1731.430662533435, 6.8e-13, "pass_abs_1e-12", 1.6, 1800));
+        List<MpjMolDyn.Row> mpj = List.of(new MpjMolDyn.Row("niodev", 2, 8, 0.596, 0.254, 1731.430662533435, 6.82e-13, "pass_abs_1e-12"));
+        JsonNode all = JSON.readTree(MolDynBenchCommand.toJson(results, mpj, "test"));
+        JsonNode r = all.get("results").get(1);
+        for (String k : List.of("mm", "p", "algorithm", "particles", "total_s", "comm_s", "comm_share", "ek", "ek_deviation",
+                "validation", "speedup", "run_ms")) {
+            assertTrue(r.has(k), k);
+        }
+        assertEquals(0.1, r.get("comm_share").asDouble(), 1e-12);
+        assertEquals("niodev", all.get("mpj").get("rows").get(0).get("device").asText());
+        ByteArrayOutputStream table = new ByteArrayOutputStream();
+        MolDynBenchCommand.printTables(results, mpj, "test", new PrintStream(table, true, StandardCharsets.UTF_8));
+        assertTrue(table.toString(StandardCharsets.UTF_8).contains("0.596"), "MPJ Express side by side");
+    }
+
+    @Test
+    void validationFollowsTheBenchmarksCriteria() {
+        assertEquals("pass_abs_1e-12", MolDynBenchmark.validation(8, 50, 1731.4306625334357 + 9e-13));
+        assertEquals("pass_rel_1e-8", MolDynBenchmark.validation(13, 50, 7397.392307839352 + 5.5e-12));
+        assertEquals("FAIL", MolDynBenchmark.validation(13, 50, 7397.39));
+        assertEquals("no_reference", MolDynBenchmark.validation(8, 10, 1.0));
+        assertEquals("no_reference", MolDynBenchmark.validation(4, 50, 1.0));
+    }
+
+    /** The MolDyn variants: library made absolute; serial = serial reduce + serial broadcast; others name the algorithm. */
+    @Test
+    void moldynDocumentVariants() throws Exception {
+        Path root = Files.createTempDirectory("mpfl-moldyn-variant-");
+        try {
+            Path docDir = Files.createDirectories(root.resolve("moldyn"));
+            Path jar = Files.createDirectories(root.resolve("target")).resolve("mpfl-samples.jar");
+            Files.write(jar, new byte[0]);
+            String text = "<workflow><library path=\"../target/mpfl-samples.jar\"/>\n"
+                    + "<allreduce data=\"partialForces\" op=\"sum\" into=\"forces\"/></workflow>";
+            String auto = MolDynBenchmark.variant(text, docDir, "auto");
+            assertTrue(auto.contains("<library path=\"" + jar.toAbsolutePath().normalize() + "\"/>"), auto);
+            assertTrue(auto.contains("<allreduce data=\"partialForces\" op=\"sum\" into=\"forces\"/>"), auto);
+            String serial = MolDynBenchmark.variant(text, docDir, "serial");
+            assertTrue(serial.contains("<reduce root=\"0\" data=\"partialForces\" op=\"sum\" into=\"forces\" algorithm=\"serial\"/>"
+                    + "<broadcast root=\"0\" var=\"forces\" algorithm=\"serial\"/>"), serial);
+            assertFalse(serial.contains("<allreduce"), serial);
+            assertTrue(MolDynBenchmark.variant(text, docDir, "binomial").contains("algorithm=\"binomial\""));
+            Files.delete(jar);
+            assertThrows(java.io.IOException.class, () -> MolDynBenchmark.variant(text, docDir, "auto"));
+        } finally {
+            BenchCommands.deleteTree(root);
+        }
+    }
+
+    /** The real sample still has the allreduce the variants rewrite. */
+    @Test
+    void theMolDynSampleHasTheRewrittenAllreduce() throws Exception {
+        Path sample = Path.of("..", "samples", "moldyn", "moldyn.mpfl.xml");
+        if (Files.isRegularFile(sample)) {
+            assertTrue(Files.readString(sample).contains("<allreduce data=\"partialForces\" op=\"sum\" into=\"forces\"/>"));
+        }
+    }
+}
