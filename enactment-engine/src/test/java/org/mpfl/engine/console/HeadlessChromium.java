@@ -26,8 +26,12 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * and deletes the profile.
  */
 final class HeadlessChromium implements AutoCloseable {
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    /** Debian's paths; {@code -Dmpfl.chromium=...} and {@code -Dmpfl.chromedriver=...} point elsewhere. */
+    static final Path CHROMIUM = Path.of(System.getProperty("mpfl.chromium", "/usr/bin/chromium"));
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("mpfl.chromedriver", "/usr/bin/chromedriver"));
+    /** Kept so that the settings hold: Selenium warns that it has no DevTools support for this Chromium, which it does not need. */
+    private static final java.util.logging.Logger CDP_WARNINGS = java.util.logging.Logger.getLogger("org.openqa.selenium.devtools");
+    private static final java.util.logging.Logger CHROMIUM_WARNINGS = java.util.logging.Logger.getLogger("org.openqa.selenium.chromium");
 
     private final ChromeDriverService service;
     private final ChromeDriver driver;
@@ -45,6 +49,8 @@ final class HeadlessChromium implements AutoCloseable {
             throw new AssertionError("the console's browser tests need " + CHROMIUM + " and " + CHROMEDRIVER
                     + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
         }
+        CDP_WARNINGS.setLevel(java.util.logging.Level.SEVERE);
+        CHROMIUM_WARNINGS.setLevel(java.util.logging.Level.SEVERE);
         // keep Selenium from looking anything up on the network
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
         Path profile = Files.createTempDirectory("mpfl-console-chromium-");
