@@ -218,4 +218,21 @@ class MpflDocumentRunTest {
         assertEquals("<r xmlns=\"urn:r\">echo 0</r>", r.json().at("/outputs/reply/0").asText());
         assertEquals("<r xmlns=\"urn:r\">echo 1</r>", r.json().at("/outputs/reply/1").asText());
     }
+
+    @Test
+    void twoRunsOfOneDocumentAtOnce() throws Exception {
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var a = pool.submit(() -> run("everything", "base=1"));
+            var b = pool.submit(() -> run("everything", "base=2"));
+            Result ra = a.get();
+            Result rb = b.get();
+            assertEquals("SUCCEEDED", ra.state(), ra.err());
+            assertEquals("SUCCEEDED", rb.state(), rb.err());
+            assertEquals(2, ra.json().at("/outputs/y/0").asInt());
+            assertEquals(4, rb.json().at("/outputs/y/0").asInt());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

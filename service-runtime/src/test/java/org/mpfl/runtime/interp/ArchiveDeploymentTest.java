@@ -131,6 +131,20 @@ class ArchiveDeploymentTest {
     }
 
     @Test
+    void deployingTheSameArchiveAgainKeepsTheServiceInPlace() throws Exception {
+        byte[] archive = Files.readAllBytes(build.resolve(archiveName()));
+        host.deployArchive("Doubler", archive);
+        Object service = serviceObject();
+        host.deployArchive("Doubler", archive);
+        assertTrue(service == serviceObject(), "not redeployed");
+        assertEquals("done", run("Doubler", Map.of()).get(0).state());
+    }
+
+    private static Object serviceObject() throws org.apache.axis2.AxisFault {
+        return host.axis2Context().getAxisConfiguration().getService("Doubler");
+    }
+
+    @Test
     void anArchiveWithoutItsProgramIsRefusedAndDoesNotBlockLaterDeployments() throws Exception {
         byte[] broken = withoutEntry(Files.readAllBytes(build.resolve(archiveName())), "mpfl/program.json");
         IOException e = assertThrows(IOException.class, () -> host.deployArchive("Doubler", broken));
