@@ -25,7 +25,7 @@ import org.mpfl.engine.run.RunSettings;
 /**
  * MPFL documents compiled by {@code mpflc run}, deployed by the engine onto two service-host
  * processes and run by the rank interpreter: success with outputs, a {@code fail} activity, and a
- * run-time deadlock the static check cannot see (the receive source depends on a param).
+ * run-time deadlock the static check cannot see (the receive source depends on a received value).
  */
 @Timeout(300)
 class DocumentRunTest {
