@@ -159,11 +159,14 @@ export class TimelineView {
       const y = AXIS_HEIGHT + i * (LANE_HEIGHT + LANE_GAP);
       const {segments, markers} = this.timeline.lane(rank, openEnd);
       const shapes = [];
+      let drawnUntil = -Infinity; // a long run has far more segments than pixels: draw each pixel once
       for (const s of segments) {
         if (s.endMs < startMs || s.startMs > endMs) continue;
-        const x1 = Math.max(LABEL_WIDTH, x(s.startMs));
+        const x1 = Math.max(LABEL_WIDTH, x(s.startMs), drawnUntil);
         const x2 = Math.min(LABEL_WIDTH + plotWidth, x(s.endMs));
+        if (x2 <= drawnUntil + 0.5) continue;
         const w = Math.max(1, x2 - x1);
+        drawnUntil = x1 + w;
         const tip = `rank ${rank} · ${KIND_NAMES[s.kind] || s.kind} · ${s.label}${s.location ? ' at ' + shortLocation(s.location) : ''}\n`
           + `${formatDuration(s.endMs - s.startMs)}${s.open ? ' so far' : ''} (${formatClock(s.startMs)} – ${s.open ? 'now' : formatClock(s.endMs)})`;
         shapes.push(svg('rect', {class: 'seg seg-' + s.kind, x: x1, y: y + 2, width: w, height: LANE_HEIGHT - 4,
