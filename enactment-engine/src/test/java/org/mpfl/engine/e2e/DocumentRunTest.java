@@ -90,7 +90,7 @@ class DocumentRunTest {
     void runtimeDeadlockIsReportedWithItsCycle() throws Exception {
         JsonNode j = run(resource("deadlock.mpfl.xml"));
         assertEquals("FAILED", j.get("state").asText(), j.toString());
-        String where = resource("deadlock.mpfl.xml") + ":7:7";
+        String where = resource("deadlock.mpfl.xml") + ":15:5";
         assertEquals("deadlock: rank 0 waits for rank 1 at " + where + " > rank 1 waits for rank 0 at " + where,
                 j.at("/error/message").asText());
     }
