@@ -230,8 +230,7 @@ final class HostedRank implements RankContext, RankMonitor {
     @Override
     public List<RunRequest.ProcessSlice> processes() {
         List<RunRequest.ProcessSlice> slices = request.processes();
-        return slices == null || slices.isEmpty()
-                ? List.of(new RunRequest.ProcessSlice(serviceType, serviceType, request.size())) : slices;
+        return slices == null ? List.of() : slices;
     }
 
     @Override

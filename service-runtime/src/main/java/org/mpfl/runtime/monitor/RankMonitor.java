@@ -11,7 +11,10 @@ import java.util.List;
  */
 public interface RankMonitor {
 
-    /** The processes of the domain in world-rank order with their rank counts ({@code run}'s content). */
+    /**
+     * The processes of the domain in world-rank order with their rank counts ({@code run}'s content);
+     * empty when the run request did not say.
+     */
     List<RunRequest.ProcessSlice> processes();
 
     /**
