@@ -20,7 +20,7 @@ public record CheckLimits(long maxOperations, int maxRanks, int maxValueLength, 
     public static CheckLimits fromSystemProperties() {
         return new CheckLimits(
                 Long.getLong("mpfl.check.maxOperations", 500_000L),
-                Integer.getInteger("mpfl.check.maxRanks", 4096),
+                Integer.getInteger("mpfl.check.maxRanks", 1024),
                 Integer.getInteger("mpfl.check.maxValueLength", 1 << 20),
                 Long.getLong("mpfl.check.maxMillis", 1_000L),
                 Integer.getInteger("mpfl.check.localLoopLimit", 10_000));

@@ -125,7 +125,9 @@ final class FinalStateAnalysis {
                 continue;
             }
             WaitForGraph.Edge e = ordered.get(i);
-            links.add("rank " + e.from() + " waits for rank " + e.to() + " at " + e.blocker().at());
+            int candidates = e.blocker().waitsFor().size();
+            links.add("rank " + e.from() + " waits for rank " + e.to() + (candidates > 1 ? " (or any of " + candidates + " ranks)" : "")
+                    + " at " + e.blocker().at());
         }
         SourceLocation primary = ordered.get(0).blocker().at();
         Map<SourceLocation, TreeSet<Integer>> elsewhere = new LinkedHashMap<>();

@@ -1,6 +1,9 @@
 package org.mpfl.compiler.comm;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,13 +52,14 @@ final class WaitForGraph {
             }
             edges.put(rank.worldRank(), out);
         }
-        boolean grew = true;
-        while (grew) {
-            grew = false;
-            for (Map.Entry<Integer, List<Edge>> e : edges.entrySet()) {
-                if (!uncertain.contains(e.getKey()) && e.getValue().stream().anyMatch(edge -> uncertain.contains(edge.to()))) {
-                    uncertain.add(e.getKey());
-                    grew = true;
+        // who waits for whom, reversed: uncertainty spreads from the stopped ranks to everyone waiting for them
+        Map<Integer, List<Integer>> waitedBy = new HashMap<>();
+        edges.forEach((from, out) -> out.forEach(e -> waitedBy.computeIfAbsent(e.to(), k -> new ArrayList<>()).add(from)));
+        Deque<Integer> pending = new ArrayDeque<>(uncertain);
+        while (!pending.isEmpty()) {
+            for (int waiter : waitedBy.getOrDefault(pending.pop(), List.of())) {
+                if (uncertain.add(waiter)) {
+                    pending.push(waiter);
                 }
             }
         }
