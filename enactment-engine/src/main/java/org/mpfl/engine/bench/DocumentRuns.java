@@ -50,8 +50,12 @@ final class DocumentRuns {
             }
             if (System.nanoTime() > deadline) {
                 client.post("/api/runs/" + id + "/cancel", null);
+                StringBuilder ranks = new StringBuilder();
+                for (JsonNode r : run.path("ranks")) {
+                    ranks.append(' ').append(r.path("rank").asText()).append('=').append(r.path("state").asText());
+                }
                 throw new IOException("run " + id + " of " + document.getFileName() + " did not end within "
-                        + timeout.toSeconds() + " s (cancelled)");
+                        + timeout.toSeconds() + " s (cancelled); it was " + state + ", ranks:" + ranks);
             }
             Thread.sleep(POLL_MS);
         }

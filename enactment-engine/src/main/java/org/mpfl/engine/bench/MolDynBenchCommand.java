@@ -14,7 +14,7 @@ import org.mpfl.compiler.cli.UsageException;
 
 /**
  * {@code mpflc bench moldyn [--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial]
- * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--with-mpj [--mpj-results DIR]
+ * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--run-timeout S] [--with-mpj [--mpj-results DIR]
  * [--quiet-wait S]]}: the MolDyn
  * sample through the engine ({@link MolDynBenchmark}) — total time, communication time and share, ek and
  * its deviation from the JGF reference, speed-up over one rank, per allreduce algorithm — with MPJ
@@ -36,7 +36,8 @@ public final class MolDynBenchCommand implements CliCommand {
 
     /** The parsed options. */
     record Options(boolean json, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
-                   int capacity, List<String> hostJvmArgs, Path document, boolean withMpj, Path mpjResults, int quietWait) {
+                   int capacity, List<String> hostJvmArgs, Path document, boolean withMpj, Path mpjResults, int quietWait,
+                   int runTimeoutS) {
     }
 
     static Options parse(List<String> args) throws UsageException {
@@ -52,6 +53,7 @@ public final class MolDynBenchCommand implements CliCommand {
         boolean withMpj = false;
         Path mpjResults = null;
         int quietWait = 120;
+        int runTimeoutS = 1800;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -77,10 +79,11 @@ public final class MolDynBenchCommand implements CliCommand {
                 case "--with-mpj" -> withMpj = true;
                 case "--mpj-results" -> mpjResults = Path.of(BenchCommands.value(args, ++i, a));
                 case "--quiet-wait" -> quietWait = BenchCommands.nonNegativeInt(args, ++i, a);
+                case "--run-timeout" -> runTimeoutS = BenchCommands.positiveInt(args, ++i, a);
                 default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
                         + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--capacity N]"
                         + " [--host-jvm-arg ARG]... [--document FILE]"
-                        + " [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
+                        + " [--run-timeout S] [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
             }
         }
         if (document == null) {
@@ -91,7 +94,7 @@ public final class MolDynBenchCommand implements CliCommand {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
         return new Options(json, sizes, ranks, algorithms, moves, hosts, capacity, List.copyOf(hostJvmArgs), document, withMpj,
-                mpjResults, quietWait);
+                mpjResults, quietWait, runTimeoutS);
     }
 
     @Override
@@ -101,7 +104,7 @@ public final class MolDynBenchCommand implements CliCommand {
             throw new UsageException("no MolDyn document at " + o.document() + " (give --document FILE)");
         }
         List<MolDynBenchmark.Result> results = new MolDynBenchmark(o.document(), o.sizes(), o.ranks(), o.algorithms(), o.moves(),
-                o.hosts(), o.capacity(), o.hostJvmArgs(), err).run();
+                o.hosts(), o.capacity(), o.hostJvmArgs(), err).runTimeout(java.time.Duration.ofSeconds(o.runTimeoutS())).run();
         List<MpjMolDyn.Row> mpj;
         String mpjSource;
         if (o.withMpj() && MpjMolDyn.installed()) {

@@ -29,7 +29,6 @@ final class MolDynBenchmark {
     private static final Pattern ALLREDUCE = Pattern.compile(
             "<allreduce\\s+data=\"partialForces\"\\s+op=\"sum\"\\s+into=\"forces\"\\s*/>");
     private static final Pattern LIBRARY = Pattern.compile("<library\\s+path=\"([^\"]+)\"\\s*/>");
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(30);
 
     /** One measured case. */
     record Result(int mm, int p, String algorithm, int particles, double totalS, double commS, double ek,
@@ -47,6 +46,7 @@ final class MolDynBenchmark {
     private final int hosts;
     private final int capacity;
     private final List<String> hostJvmArgs;
+    private Duration runTimeout = Duration.ofMinutes(30);
     private final PrintStream progress;
 
     /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
@@ -61,6 +61,12 @@ final class MolDynBenchmark {
         this.moves = moves;
         this.hosts = hosts;
         this.progress = progress;
+    }
+
+    /** Bounds each run (it is cancelled and the benchmark fails after it). */
+    MolDynBenchmark runTimeout(Duration d) {
+        this.runTimeout = d;
+        return this;
     }
 
     /** The document with its library made absolute and the force allreduce using {@code algorithm}. */
@@ -142,7 +148,7 @@ final class MolDynBenchmark {
         }
         progress.printf(Locale.ROOT, "[bench moldyn] mm=%d p=%d allreduce %s %s%n", mm, p, p == 1 ? "-" : algorithm, BenchCommands.load());
         JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
-                "moves", Integer.toString(moves)), RUN_TIMEOUT);
+                "moves", Integer.toString(moves)), runTimeout);
         if (!run.path("state").asText().equals("SUCCEEDED")) {
             throw new IOException("MolDyn mm=" + mm + " p=" + p + " (" + algorithm + "): " + DocumentRuns.describeFailure(run));
         }
