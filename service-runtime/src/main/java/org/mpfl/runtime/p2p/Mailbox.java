@@ -37,6 +37,12 @@ final class Mailbox {
 
     private static final class Stream {
         long next;
+        /**
+         * The message {@code next} was answered BUSY and has not been admitted since: later ones are
+         * answered BUSY too, so a sender with several stores in flight cannot fill the buffer with
+         * successors of a message that then never finds room (they could not be delivered before it).
+         */
+        boolean nextRefused;
         final TreeMap<Long, Buffered> early = new TreeMap<>();
     }
 
@@ -78,6 +84,7 @@ final class Mailbox {
                 PostedReceive r = takeMatchingPosted(e);
                 if (r == null) {
                     if (!domain.tryReserve(bytes)) {
+                        s.nextRefused = true;
                         return Outcome.BUSY;
                     }
                     unexpected.add(new Buffered(own(e, copyOnAdmit), bytes));
@@ -85,6 +92,7 @@ final class Mailbox {
                     deliver(r, own(e, copyOnAdmit), matchedSync);
                 }
                 s.next++;
+                s.nextRefused = false;
                 for (Buffered b = s.early.remove(s.next); b != null; b = s.early.remove(s.next)) {
                     PostedReceive waiting = takeMatchingPosted(b.envelope());
                     if (waiting == null) {
@@ -96,7 +104,7 @@ final class Mailbox {
                     s.next++;
                 }
             } else {
-                if (!domain.tryReserve(bytes)) {
+                if (s.nextRefused || !domain.tryReserve(bytes)) {
                     return Outcome.BUSY;
                 }
                 s.early.put(e.seq(), new Buffered(own(e, copyOnAdmit), bytes));
@@ -123,6 +131,8 @@ final class Mailbox {
                         return Outcome.STORED;
                     }
                 }
+            } else if (s != null && s.nextRefused) {
+                return Outcome.BUSY;
             }
             return domain.bufferedBytes() + bytes <= domain.unexpectedLimitBytes() ? Outcome.STORED : Outcome.BUSY;
         } finally {

@@ -1,7 +1,11 @@
 package org.mpfl.runtime.p2p;
 
-import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedList;
+import java.util.List;
+import java.util.ListIterator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.mpfl.runtime.api.DeliveryException;
@@ -17,7 +21,8 @@ import org.mpfl.runtime.transport.TransportException;
 /**
  * The ordered path from one rank instance to one destination world rank. Sequence numbers are
  * assigned here, in the order messages enter the lane, and messages leave in that order: at most
- * one store to the destination is in progress at a time.
+ * one store (or one pipelined batch of stores, {@link Transport#storeAll}) to the destination is in
+ * progress at a time; the receiver orders by sequence number and drops duplicates.
  *
  * <p>When the lane is idle a blocking send stores on the caller's thread (no thread hand-over, no
  * copy for remote transports). Otherwise — or when that first attempt answers BUSY or fails — the
@@ -28,11 +33,18 @@ import org.mpfl.runtime.transport.TransportException;
  */
 final class OutboundLane {
     private static final long MAX_SLEEP_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** At most this many messages, and about this many payload bytes, go in one {@link Transport#storeAll} batch. */
+    private static final int MAX_BATCH = 64;
+    private static final long MAX_BATCH_BYTES = 1L << 20;
 
     private final RankInstance owner;
     private final int dest;
     private final Endpoint endpoint;
-    private final ArrayDeque<Outgoing> queue = new ArrayDeque<>();
+    private final LinkedList<Outgoing> queue = new LinkedList<>();
+    /** Written by {@link Transport#storeAsync}, answer not yet in (each holds its own copy). */
+    private final ArrayList<Outgoing> inFlight = new ArrayList<>();
+    /** Orders records the way they entered the lane (a resent one goes back to its place). */
+    private long entered;
     private final HashMap<Integer, long[]> nextSeq = new HashMap<>();
     /** True while a store runs on a caller's thread or the background sender has work. */
     private boolean active;
@@ -70,6 +82,7 @@ final class OutboundLane {
             }
             long seq = nextSeq.computeIfAbsent(context, c -> new long[1])[0]++;
             o = new Outgoing(owner.envelope(context, dest, tag, seq, kind, payload));
+            o.order = entered++;
             inline = mode == Mode.BLOCKING && !active && queue.isEmpty();
             if (inline) {
                 active = true;
@@ -92,6 +105,7 @@ final class OutboundLane {
     void submit(Envelope envelope) {
         Outgoing o = new Outgoing(envelope);
         synchronized (this) {
+            o.order = entered++;
             queue.addLast(o);
             startSenderIfIdle();
         }
@@ -105,6 +119,7 @@ final class OutboundLane {
         Outgoing o = new Outgoing(envelope);
         synchronized (this) {
             owner.checkUsable();
+            o.order = entered++;
             queue.addLast(o);
             startSenderIfIdle();
         }
@@ -115,7 +130,7 @@ final class OutboundLane {
     /** Waits until everything queued has left (rank end); bounded by abort and the delivery deadline. */
     void awaitIdle() {
         synchronized (this) {
-            while (active || !queue.isEmpty()) {
+            while (active || !queue.isEmpty() || !inFlight.isEmpty()) {
                 owner.checkUsable();
                 try {
                     wait(50);
@@ -173,6 +188,9 @@ final class OutboundLane {
     }
 
     private void storeInline(Outgoing o) {
+        if (storeInlineAsync(o)) {
+            return;
+        }
         try {
             transport().store(endpoint, o.envelope);
             o.delivered.complete(null);
@@ -198,7 +216,7 @@ final class OutboundLane {
                     copyForQueue(o, bytes);
                     queuedBytes += o.queuedBytes;
                 }
-                queue.addFirst(o);
+                insertInOrder(o);
                 owner.registry().outboundThreads().execute(this::drain);
             }
         } catch (MpiwsException ex) {
@@ -212,10 +230,101 @@ final class OutboundLane {
         }
     }
 
-    /** The background sender: delivers the queue head by head until it is empty. */
+    /**
+     * A small standard send over a transport that answers asynchronously (the binary channel): the
+     * message is copied (a resend must not see the caller's later changes), written on the caller's
+     * thread, and the caller returns without waiting for the answer, so back-to-back sends are
+     * pipelined. The answer arrives in {@link #answered}. Returns false if not applicable.
+     */
+    private boolean storeInlineAsync(Outgoing o) {
+        long bytes = Mailbox.bufferedSize(o.envelope.payload());
+        Transport t = transport;
+        if (t == null || !t.answersAsynchronously() || bytes > owner.settings().eagerLimitBytes()
+                || o.envelope.payload().type() == Payload.Type.OBJECT) {
+            return false;
+        }
+        synchronized (this) {
+            copyForQueue(o, bytes);
+            queuedBytes += o.queuedBytes;
+            inFlight.add(o);
+        }
+        boolean taken;
+        try {
+            taken = t.storeAsync(endpoint, o.envelope, failure -> answered(o, failure));
+        } catch (RuntimeException ex) {
+            taken = false;
+        }
+        synchronized (this) {
+            if (!taken && inFlight.remove(o)) {
+                // not taken after all: it goes through the background sender (already copied)
+                insertInOrder(o);
+            }
+            if (queue.isEmpty()) {
+                active = false;
+                notifyAll();
+            } else {
+                owner.registry().outboundThreads().execute(this::drain);
+            }
+        }
+        return true;
+    }
+
+    /** The answer to a {@link #storeInlineAsync} store (on the transport's reader thread). */
+    private void answered(Outgoing o, TransportException failure) {
+        if (failure == null) {
+            synchronized (this) {
+                if (!inFlight.remove(o)) {
+                    return; // the lane failed meanwhile
+                }
+                queuedBytes -= o.queuedBytes;
+                notifyAll();
+            }
+            o.delivered.complete(null);
+            return;
+        }
+        if (failure.isFinal()) {
+            synchronized (this) {
+                if (!inFlight.remove(o)) {
+                    return;
+                }
+            }
+            failAll(o, new DeliveryException(describe(o.envelope) + " was rejected: " + failure.getMessage(), failure));
+            return;
+        }
+        // busy or transient: the background sender resends it, in its place, with backoff
+        synchronized (this) {
+            if (!inFlight.remove(o)) {
+                return;
+            }
+            insertInOrder(o);
+            startSenderIfIdle();
+        }
+    }
+
+    /** Caller holds the lock: puts a record back into the queue before every later one. */
+    private void insertInOrder(Outgoing o) {
+        ListIterator<Outgoing> it = queue.listIterator();
+        while (it.hasNext()) {
+            if (it.next().order > o.order) {
+                it.previous();
+                break;
+            }
+        }
+        it.add(o);
+    }
+
+    /**
+     * The background sender: delivers the queue until it is empty. When several messages wait, they
+     * go as one batch ({@link Transport#storeAll}: pipelined on the binary channel); whatever a batch
+     * did not deliver stays at the head of the queue, in order, and the first of it is retried alone
+     * with backoff before batching resumes.
+     */
     private void drain() {
+        ArrayList<Outgoing> batch = new ArrayList<>();
+        ArrayList<Envelope> envelopes = new ArrayList<>();
         while (true) {
             Outgoing o;
+            batch.clear();
             synchronized (this) {
                 o = queue.peekFirst();
                 if (o == null) {
@@ -223,8 +332,28 @@ final class OutboundLane {
                     notifyAll();
                     return;
                 }
+                if (queue.size() > 1) {
+                    long bytes = 0;
+                    for (Outgoing q : queue) {
+                        if (batch.size() == MAX_BATCH || (bytes >= MAX_BATCH_BYTES && !batch.isEmpty())) {
+                            break;
+                        }
+                        batch.add(q);
+                        bytes += q.envelope.payload().encodedLength();
+                    }
+                }
             }
             try {
+                if (batch.size() > 1) {
+                    try {
+                        if (deliverBatch(batch, envelopes)) {
+                            continue;
+                        }
+                    } catch (TransportException noTransportYet) {
+                        // selecting the transport failed: the single delivery below retries it
+                    }
+                    // the head was not delivered: it goes alone, with retries and backoff
+                }
                 deliverWithRetry(o);
             } catch (MpiwsException ex) {
                 failAll(null, ex);
@@ -234,11 +363,62 @@ final class OutboundLane {
                 return;
             }
             synchronized (this) {
-                queue.pollFirst();
+                removeExactly(o);
                 queuedBytes -= o.queuedBytes;
                 notifyAll();
             }
             o.delivered.complete(null);
+        }
+    }
+
+    /**
+     * Stores a batch taken from the head of the queue; removes and completes what was delivered.
+     * Returns whether the head was delivered. A final rejection fails the lane (as a single store).
+     */
+    private boolean deliverBatch(List<Outgoing> batch, ArrayList<Envelope> envelopes) throws TransportException {
+        owner.domain().checkNotAborted();
+        envelopes.clear();
+        for (Outgoing q : batch) {
+            envelopes.add(q.envelope);
+        }
+        TransportException[] results = transport().storeAll(endpoint, envelopes);
+        for (int i = 0; i < results.length; i++) {
+            if (results[i] != null && results[i].isFinal()) {
+                throw new DeliveryException(describe(batch.get(i).envelope) + " was rejected: "
+                        + results[i].getMessage(), results[i]);
+            }
+        }
+        int delivered = 0;
+        synchronized (this) {
+            for (int i = 0; i < results.length; i++) {
+                if (results[i] == null) {
+                    delivered++;
+                    Outgoing q = batch.get(i);
+                    removeExactly(q);
+                    queuedBytes -= q.queuedBytes;
+                }
+            }
+            notifyAll();
+        }
+        for (int i = 0; i < results.length; i++) {
+            if (results[i] == null) {
+                batch.get(i).delivered.complete(null);
+            }
+        }
+        return results[0] == null && delivered > 0;
+    }
+
+    /** Caller holds the lock. Usually the head (a batch is taken from the head). */
+    private void removeExactly(Outgoing o) {
+        if (queue.peekFirst() == o) {
+            queue.pollFirst();
+            return;
+        }
+        for (Iterator<Outgoing> it = queue.iterator(); it.hasNext(); ) {
+            if (it.next() == o) {
+                it.remove();
+                return;
+            }
         }
     }
 
@@ -282,6 +462,10 @@ final class OutboundLane {
                 o.delivered.completeExceptionally(ex);
             }
             queue.clear();
+            for (Outgoing o : inFlight) {
+                o.delivered.completeExceptionally(ex);
+            }
+            inFlight.clear();
             queuedBytes = 0;
             active = false;
             notifyAll();

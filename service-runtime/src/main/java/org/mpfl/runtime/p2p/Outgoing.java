@@ -8,6 +8,8 @@ final class Outgoing {
     Envelope envelope;
     /** Bytes charged to the lane's queue bound while queued (copied small messages only). */
     long queuedBytes;
+    /** Order of entry into its lane (see {@code OutboundLane}). */
+    long order;
     final CompletableFuture<Void> delivered = new CompletableFuture<>();
 
     Outgoing(Envelope envelope) {

@@ -22,6 +22,44 @@ public interface Transport extends AutoCloseable {
      */
     void store(Endpoint endpoint, Envelope envelope) throws TransportException;
 
+    /** Whether {@link #storeAsync} takes (small) envelopes; callers then copy what they pass to it. */
+    default boolean answersAsynchronously() {
+        return false;
+    }
+
+    /**
+     * Starts delivering one envelope without waiting for the receiver's answer, which arrives later
+     * through {@code done} (possibly on another thread, possibly before this returns). Returns
+     * {@code false} if this transport does not do that for this envelope (the caller then uses
+     * {@link #store}); the default never does.
+     */
+    default boolean storeAsync(Endpoint endpoint, Envelope envelope, StoreCallback done) {
+        return false;
+    }
+
+    /**
+     * Delivers several envelopes for one destination, in this order, possibly several in flight at
+     * once (the receiver re-orders by sequence number and drops duplicates). Returns one entry per
+     * envelope: {@code null} if it was stored (or recognised as duplicate), else what {@link #store}
+     * would have thrown for it; an envelope after a transport failure may carry that failure without
+     * having been tried (or after having been stored: a retry is then dropped as a duplicate).
+     * The default stores one after the other and stops at the first failure that is not BUSY.
+     */
+    default TransportException[] storeAll(Endpoint endpoint, java.util.List<Envelope> envelopes) {
+        TransportException[] out = new TransportException[envelopes.size()];
+        for (int i = 0; i < out.length; i++) {
+            try {
+                store(endpoint, envelopes.get(i));
+            } catch (ReceiverBusyException busy) {
+                out[i] = busy;
+            } catch (TransportException ex) {
+                java.util.Arrays.fill(out, i, out.length, ex);
+                break;
+            }
+        }
+        return out;
+    }
+
     /** Asks the rank's host to abort the domain (best effort, bounded time). */
     void abort(Endpoint endpoint, String domainId, byte[] proof) throws TransportException;
 

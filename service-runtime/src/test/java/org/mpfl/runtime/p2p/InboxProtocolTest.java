@@ -116,6 +116,58 @@ class InboxProtocolTest {
         }
     }
 
+    @Test
+    void pipelinedStoresOverTheWireAreAnsweredEachAndDeliveredOnceInSequence() {
+        Domain2 d = openDomain();
+        try {
+            // one batch: out of order, with an injected retry in the middle
+            List<Envelope> batch = List.of(d.envelope(1, 0, 8, 2, "m2"), d.envelope(1, 0, 8, 0, "m0"),
+                    d.envelope(1, 0, 8, 1, "m1"), d.envelope(1, 0, 8, 1, "m1"), d.envelope(1, 0, 8, 3, "m3"));
+            TransportException[] results = wire.storeAll(host.endpoint("x"), batch);
+            for (TransportException r : results) {
+                assertEquals(null, r);
+            }
+            Communicator w = d.r0().world();
+            for (int i = 0; i < 4; i++) {
+                assertEquals("m" + i, w.recv(1, 8, Duration.ofSeconds(5)).value());
+            }
+            assertThrows(ReceiveTimeoutException.class, () -> w.recv(1, 8, Duration.ofMillis(200)));
+            assertEquals(0, d.r0().bufferedMessages());
+        } finally {
+            d.close();
+        }
+    }
+
+    @Test
+    void afterTheNextMessageWasRefusedItsSuccessorsAreRefusedUntilItIsAdmitted() {
+        MessagingHost small = MessagingHost.start("refuse-test", "127.0.0.1", 0, "127.0.0.1",
+                MessagingSettings.fromSystemProperties().withUnexpectedLimitBytes(1000), null);
+        try {
+            String id = DomainToken.generate();
+            String token = DomainToken.generate();
+            var eps = List.of(small.endpoint("r0"), small.endpoint("r1"));
+            Domain2 d = new Domain2(id, token, small.registry().open(id, 0, token, eps, small.selector(), "local"),
+                    small.registry().open(id, 1, token, eps, small.selector(), "local"));
+            try {
+                Envelope big = d.envelope(1, 0, 8, 0, new byte[2000]);
+                Envelope next = d.envelope(1, 0, 8, 1, new byte[8]);
+                assertEquals(Inbox.Outcome.BUSY, small.registry().store(big));
+                // would fit, but could not be delivered before the refused one: refused too
+                assertEquals(Inbox.Outcome.BUSY, small.registry().store(next));
+                assertEquals(0, d.r0().bufferedMessages());
+                var pending = d.r0().world().irecv(1, 8);
+                assertEquals(Inbox.Outcome.STORED, small.registry().store(big));
+                assertEquals(Inbox.Outcome.STORED, small.registry().store(next));
+                assertEquals(2000, ((byte[]) pending.await().value()).length);
+                assertEquals(8, ((byte[]) d.r0().world().recv(1, 8, Duration.ofSeconds(5)).value()).length);
+            } finally {
+                d.close();
+            }
+        } finally {
+            small.close();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"inbox", "binary"})
     void aStoreWithAWrongTokenProofIsRejected(String via) {

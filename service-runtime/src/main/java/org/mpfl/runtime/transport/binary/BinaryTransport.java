@@ -6,21 +6,35 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.ReceiverBusyException;
+import org.mpfl.runtime.transport.StoreCallback;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportException;
 
 /**
  * The sending end of the binary channel: one persistent TCP connection (TCP_NODELAY) per peer host
- * address, shared by all ranks and domains of this host, reconnected after an error. A store writes
- * one frame and waits for its one-byte reply; stores to the same peer host take turns on the
- * connection. The channel is blocking (fewest system calls per message); a watchdog closes a
- * connection whose request takes longer than {@code ioTimeoutMillis}, which fails that store
- * (retryable) instead of letting it hang.
+ * address, shared by all ranks and domains of this host, reconnected after an error.
+ *
+ * <p>Replies are read by one reader thread per connection, in order, and matched to the requests
+ * in the order their frames were written (the server answers every frame in the order it reads
+ * them). So writers never wait for each other's replies: a store can be written and its reply
+ * handled later ({@link #storeAsync}, used by the lanes for small standard sends), several frames
+ * can be written back to back ({@link #storeAll}), and {@link #store} simply waits for its own
+ * reply. Frames are written under the connection's lock, whole. A watchdog closes a connection whose
+ * oldest unanswered request is older than {@code ioTimeoutMillis}; every unanswered request then
+ * fails (retryable) — the lanes resend them, and the receiver drops what it already stored as
+ * duplicates.
  */
 public final class BinaryTransport implements Transport {
     private static final int CONNECT_TIMEOUT_MS = 2000;
@@ -40,7 +54,7 @@ public final class BinaryTransport implements Transport {
         watchdog.start();
     }
 
-    /** Closes connections stuck in one request for longer than the I/O timeout. */
+    /** Closes connections whose oldest unanswered request is older than the I/O timeout. */
     private void watch() {
         long limit = ioTimeoutMillis * 1_000_000L;
         while (!closed) {
@@ -51,9 +65,13 @@ public final class BinaryTransport implements Transport {
             }
             long now = System.nanoTime();
             for (Connection c : connections.values()) {
-                long since = c.busySince;
-                if (since != 0 && now - since > limit) {
-                    c.abandon();
+                Link l = c.link;
+                if (l != null) {
+                    long since = l.oldestPendingSince();
+                    if (since != 0 && now - since > limit) {
+                        l.kill(new SocketTimeoutException("no reply on the binary channel to " + c.address
+                                + " for " + ioTimeoutMillis + " ms"));
+                    }
                 }
             }
         }
@@ -78,7 +96,8 @@ public final class BinaryTransport implements Transport {
         Connection c = connection(address);
         c.lock.lock();
         try {
-            if (c.pinged) {
+            Link l = c.link;
+            if (l != null && !l.dead && c.pinged) {
                 return true;
             }
             c.request(out -> out.startWrite().put(BinaryProtocol.OP_PING));
@@ -96,32 +115,20 @@ public final class BinaryTransport implements Transport {
 
     @Override
     public void store(Endpoint endpoint, Envelope e) throws TransportException {
-        String address = endpoint.binaryAddress();
-        if (address == null) {
-            throw new TransportException("rank " + e.to() + " advertises no binary address", true, null);
-        }
+        String address = address(endpoint, e);
         byte reply;
         Connection c = connection(address);
         c.lock.lock();
         try {
-            byte[] id = e.domainId().getBytes(StandardCharsets.UTF_8);
-            byte[] proof = e.proof() == null ? new byte[0] : e.proof();
             long payloadBytes = e.payload().encodedLength();
             boolean rendezvous = payloadBytes > BinaryProtocol.EAGER_MAX_BYTES;
             reply = c.request(out -> {
-                ByteBuffer b = out.startWrite();
-                b.put(rendezvous ? BinaryProtocol.OP_ASK : BinaryProtocol.OP_STORE).put((byte) e.kind().ordinal())
-                        .put((byte) e.payload().type().code)
-                        .put((byte) proof.length).putShort((short) id.length)
-                        .putInt(e.context()).putInt(e.from()).putInt(e.to()).putInt(e.tag()).putLong(e.seq())
-                        .putLong(payloadBytes);
-                out.putBytes(id);
-                out.putBytes(proof);
-                if (!rendezvous) {
-                    out.putPayload(e.payload());
-                }
+                out.startWrite();
+                writeStoreFrame(out, e, rendezvous ? BinaryProtocol.OP_ASK : BinaryProtocol.OP_STORE, payloadBytes,
+                        !rendezvous);
             });
             if (rendezvous && reply == BinaryProtocol.REPLY_GO) {
+                // still under the lock: the payload must be the next bytes on the connection
                 reply = c.request(out -> {
                     out.startWrite();
                     out.putPayload(e.payload());
@@ -133,12 +140,171 @@ public final class BinaryTransport implements Transport {
         } finally {
             c.lock.unlock();
         }
+        check(reply, address);
+    }
+
+    /**
+     * Writes an eager store and returns; {@code done} gets its outcome later, on the connection's
+     * reader thread ({@code null}: stored or duplicate), or at once on this thread if it could not
+     * be written. Payloads above {@link BinaryProtocol#EAGER_MAX_BYTES} are not taken (false).
+     */
+    @Override
+    public boolean answersAsynchronously() {
+        return true;
+    }
+
+    @Override
+    public boolean storeAsync(Endpoint endpoint, Envelope e, StoreCallback done) {
+        String address = endpoint.binaryAddress();
+        long payloadBytes = e.payload().encodedLength();
+        if (address == null || payloadBytes > BinaryProtocol.EAGER_MAX_BYTES) {
+            return false;
+        }
+        Connection c = connection(address);
+        Link l;
+        c.lock.lock();
+        try {
+            l = c.link();
+            l.send(out -> {
+                out.startWrite();
+                writeStoreFrame(out, e, BinaryProtocol.OP_STORE, payloadBytes, true);
+            }, true, new ReplyHandler() {
+                @Override
+                public void reply(byte b) {
+                    TransportException failure = null;
+                    try {
+                        check(b, address);
+                    } catch (TransportException ex) {
+                        failure = ex;
+                    }
+                    done.done(failure);
+                }
+
+                @Override
+                public void failed(IOException ex) {
+                    done.done(new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex));
+                }
+            });
+        } catch (IOException ex) {
+            // could not connect: nothing was registered
+            c.lock.unlock();
+            done.done(new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex));
+            return true;
+        }
+        c.lock.unlock();
+        return true;
+    }
+
+    /**
+     * Pipelined stores: the eager frames of a run of envelopes are written back to back and their
+     * one-byte replies awaited afterwards, so a run of small messages costs one round trip instead of
+     * one each. A payload above {@link BinaryProtocol#EAGER_MAX_BYTES} goes alone, with its
+     * rendezvous. A broken connection fails the unanswered rest (the lane resends them; whatever the
+     * receiver already stored is then dropped there as a duplicate).
+     */
+    @Override
+    public TransportException[] storeAll(Endpoint endpoint, List<Envelope> envelopes) {
+        TransportException[] out = new TransportException[envelopes.size()];
+        String address = endpoint.binaryAddress();
+        if (address == null) {
+            Arrays.fill(out, new TransportException("advertises no binary address", true, null));
+            return out;
+        }
+        Connection c = connection(address);
+        int i = 0;
+        while (i < out.length) {
+            Envelope first = envelopes.get(i);
+            if (first.payload().encodedLength() > BinaryProtocol.EAGER_MAX_BYTES) {
+                try {
+                    store(endpoint, first);
+                } catch (ReceiverBusyException busy) {
+                    out[i] = busy;
+                } catch (TransportException ex) {
+                    Arrays.fill(out, i, out.length, ex);
+                    return out;
+                }
+                i++;
+                continue;
+            }
+            int end = i;
+            long bytes = 0;
+            while (end < out.length && bytes < BinaryProtocol.EAGER_MAX_BYTES) {
+                long len = envelopes.get(end).payload().encodedLength();
+                if (len > BinaryProtocol.EAGER_MAX_BYTES) {
+                    break;
+                }
+                bytes += len;
+                end++;
+            }
+            List<CompletableFuture<Byte>> replies = new ArrayList<>(end - i);
+            c.lock.lock();
+            try {
+                Link l = c.link();
+                for (int k = i; k < end; k++) {
+                    Envelope e = envelopes.get(k);
+                    CompletableFuture<Byte> f = new CompletableFuture<>();
+                    replies.add(f);
+                    l.send(o -> {
+                        o.startWrite();
+                        writeStoreFrame(o, e, BinaryProtocol.OP_STORE, e.payload().encodedLength(), true);
+                    }, k == end - 1, futureHandler(f));
+                }
+            } catch (IOException ex) {
+                c.disconnect();
+                Arrays.fill(out, i, out.length,
+                        new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex));
+                return out;
+            } finally {
+                c.lock.unlock();
+            }
+            for (int k = 0; k < replies.size(); k++) {
+                try {
+                    check(awaitReply(replies.get(k)), address);
+                } catch (IOException ex) {
+                    Arrays.fill(out, i + k, out.length,
+                            new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex));
+                    return out;
+                } catch (TransportException ex) {
+                    out[i + k] = ex;
+                }
+            }
+            i = end;
+        }
+        return out;
+    }
+
+    private static String address(Endpoint endpoint, Envelope e) throws TransportException {
+        String address = endpoint.binaryAddress();
+        if (address == null) {
+            throw new TransportException("rank " + e.to() + " advertises no binary address", true, null);
+        }
+        return address;
+    }
+
+    private static void check(byte reply, String address) throws TransportException {
         switch (reply) {
             case BinaryProtocol.REPLY_STORED, BinaryProtocol.REPLY_DUPLICATE -> { }
             case BinaryProtocol.REPLY_BUSY -> throw new ReceiverBusyException("host " + address + " is busy");
             case BinaryProtocol.REPLY_REJECTED -> throw new TransportException("host " + address
                     + " rejected the message (bad token proof, or the domain was aborted)", true, null);
             default -> throw new TransportException("host " + address + " could not decode the message", true, null);
+        }
+    }
+
+    private static void writeStoreFrame(ChannelBuffer out, Envelope e, byte op, long payloadBytes, boolean withPayload)
+            throws IOException {
+        byte[] id = e.domainId().getBytes(StandardCharsets.UTF_8);
+        byte[] proof = e.proof() == null ? new byte[0] : e.proof();
+        out.room(BinaryProtocol.STORE_FIXED + 1);
+        out.buffer().put(op).put((byte) e.kind().ordinal())
+                .put((byte) e.payload().type().code)
+                .put((byte) proof.length).putShort((short) id.length)
+                .putInt(e.context()).putInt(e.from()).putInt(e.to()).putInt(e.tag()).putLong(e.seq())
+                .putLong(payloadBytes);
+        out.putBytes(id);
+        out.putBytes(proof);
+        if (withPayload) {
+            out.putPayload(e.payload());
         }
     }
 
@@ -181,52 +347,82 @@ public final class BinaryTransport implements Transport {
         void write(ChannelBuffer out) throws IOException;
     }
 
-    /** One connection to one peer address; use under {@link #lock}. */
+    /** What happens with the reply to one request. Called on the reader thread (or the failing writer). */
+    private interface ReplyHandler {
+        void reply(byte b);
+
+        void failed(IOException e);
+    }
+
+    private static ReplyHandler futureHandler(CompletableFuture<Byte> f) {
+        return new ReplyHandler() {
+            @Override
+            public void reply(byte b) {
+                f.complete(b);
+            }
+
+            @Override
+            public void failed(IOException e) {
+                f.completeExceptionally(e);
+            }
+        };
+    }
+
+    /** Waits for a reply; bounded because the watchdog fails every request unanswered for too long. */
+    private static byte awaitReply(CompletableFuture<Byte> f) throws IOException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return f.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    throw cause instanceof IOException io ? io : new IOException(String.valueOf(cause), cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** One connection to one peer address: its current link; frames are written under {@link #lock}. */
     private final class Connection {
         final String address;
         final ReentrantLock lock = new ReentrantLock();
-        volatile SocketChannel channel;
-        ChannelBuffer buffer;
+        volatile Link link;
         boolean pinged;
-        /** When the request in progress started (System.nanoTime), 0 when idle. */
-        volatile long busySince;
 
         Connection(String address) {
             this.address = address;
         }
 
-        /** Writes one request and returns the reply byte. */
-        byte request(FrameWriter frame) throws IOException {
+        /** The live link, connecting first if there is none. Under the lock. */
+        Link link() throws IOException {
             if (closed) {
                 throw new IOException("transport closed");
             }
-            busySince = System.nanoTime();
-            try {
-                if (channel == null) {
-                    connect();
-                }
-                frame.write(buffer);
-                buffer.flush();
-                buffer.startRead();
-                return buffer.getByte();
-            } finally {
-                busySince = 0;
+            Link l = link;
+            if (l == null || l.dead) {
+                pinged = false;
+                l = new Link(connect(), address);
+                link = l;
+                l.startReader();
             }
+            return l;
         }
 
-        /** From the watchdog: unblocks the stuck request (it fails with an I/O error and disconnects). */
-        void abandon() {
-            SocketChannel ch = channel;
-            if (ch != null) {
-                try {
-                    ch.close();
-                } catch (IOException ignored) {
-                    // closing anyway
-                }
-            }
+        /** Writes one request and waits for its reply byte. Under the lock. */
+        byte request(FrameWriter frame) throws IOException {
+            CompletableFuture<Byte> f = new CompletableFuture<>();
+            link().send(frame, true, futureHandler(f));
+            return awaitReply(f);
         }
 
-        private void connect() throws IOException {
+        private SocketChannel connect() throws IOException {
             int colon = address.lastIndexOf(':');
             if (colon < 0) {
                 throw new IOException("binary address '" + address + "' is not host:port");
@@ -237,8 +433,7 @@ public final class BinaryTransport implements Transport {
             try {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 ch.socket().connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
-                channel = ch;
-                buffer = new ChannelBuffer(ch, null, ioTimeoutMillis);
+                return ch;
             } catch (IOException | RuntimeException e) {
                 ch.close();
                 throw e;
@@ -247,15 +442,105 @@ public final class BinaryTransport implements Transport {
 
         void disconnect() {
             pinged = false;
-            try {
-                if (channel != null) {
-                    channel.close();
+            Link l = link;
+            if (l != null) {
+                l.kill(new IOException("disconnected"));
+            }
+        }
+    }
+
+    private record Pending(long since, ReplyHandler handler) {
+    }
+
+    /** One TCP connection: written by writers under the connection's lock, read by its reader thread. */
+    private static final class Link {
+        final SocketChannel channel;
+        final String address;
+        final ChannelBuffer out;
+        final ChannelBuffer in;
+        /** Handlers of the requests written and not yet answered, in writing order. Guarded by itself. */
+        final ArrayDeque<Pending> pending = new ArrayDeque<>();
+        volatile boolean dead;
+
+        Link(SocketChannel channel, String address) {
+            this.channel = channel;
+            this.address = address;
+            this.out = new ChannelBuffer(channel, null, 0);
+            this.in = new ChannelBuffer(channel, null, 0);
+        }
+
+        void startReader() {
+            Thread t = new Thread(this::readLoop, "mpfl-binary-replies-" + address);
+            t.setDaemon(true);
+            t.start();
+        }
+
+        /**
+         * Registers the handler, then writes the frame (and flushes it if {@code flush}). A failure
+         * kills the link, which fails every unanswered request, this one included.
+         */
+        void send(FrameWriter frame, boolean flush, ReplyHandler handler) {
+            synchronized (pending) {
+                if (dead) {
+                    handler.failed(new IOException("connection to " + address + " closed"));
+                    return;
                 }
+                pending.addLast(new Pending(System.nanoTime(), handler));
+            }
+            try {
+                frame.write(out);
+                if (flush) {
+                    out.flush();
+                } else {
+                    out.flushIfMoreThan(BinaryProtocol.BUFFER_BYTES / 2);
+                }
+            } catch (IOException | RuntimeException e) {
+                kill(e instanceof IOException io ? io : new IOException(e.toString(), e));
+            }
+        }
+
+        long oldestPendingSince() {
+            synchronized (pending) {
+                Pending p = pending.peekFirst();
+                return p == null ? 0 : p.since();
+            }
+        }
+
+        private void readLoop() {
+            in.startRead();
+            try {
+                while (true) {
+                    byte b = in.getByte();
+                    Pending p;
+                    synchronized (pending) {
+                        p = pending.pollFirst();
+                    }
+                    if (p == null) {
+                        throw new IOException("unexpected reply byte from " + address);
+                    }
+                    p.handler().reply(b);
+                }
+            } catch (IOException | RuntimeException e) {
+                kill(e instanceof IOException io ? io : new IOException(e.toString(), e));
+            }
+        }
+
+        /** Closes the connection and fails every unanswered request. */
+        void kill(IOException why) {
+            ArrayList<Pending> failed;
+            synchronized (pending) {
+                dead = true;
+                failed = new ArrayList<>(pending);
+                pending.clear();
+            }
+            try {
+                channel.close();
             } catch (IOException ignored) {
                 // closing anyway
             }
-            channel = null;
-            buffer = null;
+            for (Pending p : failed) {
+                p.handler().failed(why);
+            }
         }
     }
 }

@@ -32,14 +32,22 @@ final class ChannelBuffer {
 
     // ------------------------------------------------------------------ writing
 
+    /** Switches to writing (dropping unread input) and returns the buffer; what is already being written stays. */
     ByteBuffer startWrite() {
-        reading = false;
-        buf.clear();
+        if (reading) {
+            reading = false;
+            buf.clear();
+        }
+        return buf;
+    }
+
+    /** The buffer being written (after {@link #startWrite()} and {@link #room}). */
+    ByteBuffer buffer() {
         return buf;
     }
 
     /** Makes room for at least {@code n} more bytes. */
-    private void room(int n) throws IOException {
+    void room(int n) throws IOException {
         if (buf.remaining() < n) {
             flush();
         }
@@ -91,6 +99,13 @@ final class ChannelBuffer {
             }
             case NULL -> { }
             default -> putBytes(p.encode());
+        }
+    }
+
+    /** Writes what is buffered if it is more than {@code n} bytes (frames written back to back). */
+    void flushIfMoreThan(int n) throws IOException {
+        if (buf.position() > n) {
+            flush();
         }
     }
 
