@@ -108,9 +108,11 @@ final class RankActivityMonitor {
             blocked.remove(b);
             if (waitPosted) {
                 waitPosted = false;
-                // under the lock, so that this clearing event is queued after the WAIT it clears
+                // under the lock, so that this clearing event is queued after the WAIT it clears.
+                // It names the operation that waited and must not restart the sampling clock:
+                // otherwise the activity the rank reaches right after the wait (typically a compute)
+                // would be dropped, and the timeline would show that time as the wait's operation.
                 sink.activity(b.activity, text(b.at));
-                lastActivityNanos = System.nanoTime();
             }
         }
     }

@@ -87,6 +87,19 @@ class RankActivityMonitorTest {
     }
 
     @Test
+    void theActivityAfterAClearedWaitIsReportedRightAway() {
+        Sink sink = new Sink();
+        RankActivityMonitor m = new RankActivityMonitor(sink);
+        RankActivityMonitor.Blocking b = m.begin("receive", AT, () -> "receive from 1");
+        m.scan(b.startNanos + ms(RankActivityMonitor.WAIT_AFTER_MS + 1));
+        m.end(b);
+        m.reached("compute", AT);
+        assertEquals(List.of("WAIT receive w.mpfl.xml:3:5 receive from 1", "ACTIVITY receive w.mpfl.xml:3:5",
+                "ACTIVITY compute w.mpfl.xml:3:5"), sink.events,
+                "the clearing event does not restart the sampling clock, so the compute after the wait is shown");
+    }
+
+    @Test
     void activitiesAreSampled() {
         Sink sink = new Sink();
         RankActivityMonitor m = new RankActivityMonitor(sink);
