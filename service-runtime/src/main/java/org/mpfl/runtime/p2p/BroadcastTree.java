@@ -32,9 +32,11 @@ final class BroadcastTree {
     }
 
     static byte[] encode(Payload value, int root, int[] members, long[] seqs) {
-        byte[] body = value.encode();
         int n = members.length;
-        ByteBuffer buf = ByteBuffer.allocate(12 + 12 * n + body.length).order(ByteOrder.LITTLE_ENDIAN);
+        // arrays and scalars are written straight into the message (one copy); others encode once
+        byte[] body = fixedSize(value.type()) ? null : value.encode();
+        int bodyLength = body == null ? value.encodedLength() : body.length;
+        ByteBuffer buf = ByteBuffer.allocate(12 + 12 * n + bodyLength).order(ByteOrder.LITTLE_ENDIAN);
         buf.putInt(value.type().code).putInt(root).putInt(n);
         for (int m : members) {
             buf.putInt(m);
@@ -42,8 +44,19 @@ final class BroadcastTree {
         for (long s : seqs) {
             buf.putLong(s);
         }
-        buf.put(body);
+        if (body == null) {
+            value.encodeInto(buf);
+        } else {
+            buf.put(body);
+        }
         return buf.array();
+    }
+
+    private static boolean fixedSize(Payload.Type type) {
+        return switch (type) {
+            case INT_ARRAY, LONG_ARRAY, DOUBLE_ARRAY, INT, LONG, DOUBLE, BOOLEAN, NULL -> true;
+            default -> false;
+        };
     }
 
     static Header header(byte[] bytes) {
@@ -66,7 +79,8 @@ final class BroadcastTree {
     }
 
     static Payload value(Header h, byte[] bytes) {
-        return Payload.decode(h.type(), Arrays.copyOfRange(bytes, h.valueOffset(), bytes.length));
+        // decoded straight out of the received bytes (which are forwarded as they are): one copy
+        return Payload.decode(h.type(), bytes, h.valueOffset(), bytes.length - h.valueOffset());
     }
 
     /**

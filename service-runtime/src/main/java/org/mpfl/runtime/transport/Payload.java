@@ -177,30 +177,43 @@ public final class Payload {
 
     /** Reads a value from its wire form. */
     public static Payload decode(Type type, byte[] bytes) {
-        ByteBuffer buf = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        return decode(type, bytes, 0, bytes.length);
+    }
+
+    /**
+     * Reads a value from the wire form at {@code bytes[offset, offset + length)}. Arrays and scalars
+     * are read in place; byte arrays and {@code object} values need their own array and are copied
+     * out unless the range is the whole array.
+     */
+    public static Payload decode(Type type, byte[] bytes, int offset, int length) {
+        if ((type == Type.BYTES || type == Type.OBJECT) && (offset != 0 || length != bytes.length)) {
+            bytes = java.util.Arrays.copyOfRange(bytes, offset, offset + length);
+            offset = 0;
+        }
+        ByteBuffer buf = ByteBuffer.wrap(bytes, offset, length).slice().order(ByteOrder.LITTLE_ENDIAN);
         Object v = switch (type) {
             case NULL -> null;
             case INT_ARRAY -> {
-                int[] a = new int[bytes.length / 4];
+                int[] a = new int[length / 4];
                 buf.asIntBuffer().get(a);
                 yield a;
             }
             case LONG_ARRAY -> {
-                long[] a = new long[bytes.length / 8];
+                long[] a = new long[length / 8];
                 buf.asLongBuffer().get(a);
                 yield a;
             }
             case DOUBLE_ARRAY -> {
-                double[] a = new double[bytes.length / 8];
+                double[] a = new double[length / 8];
                 buf.asDoubleBuffer().get(a);
                 yield a;
             }
             case BYTES -> bytes;
-            case STRING -> new String(bytes, StandardCharsets.UTF_8);
+            case STRING -> new String(bytes, offset, length, StandardCharsets.UTF_8);
             case INT -> buf.getInt();
             case LONG -> buf.getLong();
             case DOUBLE -> buf.getDouble();
-            case BOOLEAN -> bytes[0] != 0;
+            case BOOLEAN -> bytes[offset] != 0;
             case OBJECT -> null; // deserialised lazily, see value()
         };
         if (type == Type.OBJECT) {
