@@ -56,7 +56,7 @@ public final class DeploymentService {
                 push(h, service, archive, digest);
                 results.put(h.hostId(), "ok");
             } catch (Exception e) {
-                results.put(h.hostId(), "failed: " + e.getMessage());
+                results.put(h.hostId(), "failed: " + describe(e));
             }
         }
         return results;
@@ -69,6 +69,26 @@ public final class DeploymentService {
         deployer.deploy(h, service, archive);
         registry.addService(h.hostId(), service);
         deployed.put(h.hostId() + "\u0000" + service, digest);
+    }
+
+    /**
+     * What went wrong, never {@code null}: the JDK's HTTP client throws some exceptions without a
+     * message (a {@link java.net.ConnectException} when the host's port is closed, e.g. a host that
+     * stopped but has not yet left the registry), so the type and the cause's text stand in for it.
+     */
+    static String describe(Throwable e) {
+        String message = e.getMessage();
+        if (message != null && !message.isBlank()) {
+            return message;
+        }
+        StringBuilder why = new StringBuilder(e.getClass().getName());
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            why.append(": ").append(c.getMessage() != null && !c.getMessage().isBlank() ? c.getMessage() : c.getClass().getName());
+            if (c.getMessage() != null && !c.getMessage().isBlank()) {
+                break;
+            }
+        }
+        return why.toString();
     }
 
     static String sha256(byte[] bytes) {

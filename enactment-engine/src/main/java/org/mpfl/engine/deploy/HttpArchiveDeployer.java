@@ -37,7 +37,14 @@ public final class HttpArchiveDeployer implements ArchiveDeployer {
                 .header("Content-Type", "application/octet-stream")
                 .header("Authorization", "Bearer " + engineToken)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(archive)).build();
-        HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> resp;
+        try {
+            resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            // e.g. a ConnectException without a message when the host stopped but is still registered
+            throw new IOException("host " + host.hostId() + " did not take service '" + service + "' at " + uri + ": "
+                    + DeploymentService.describe(e), e);
+        }
         if (resp.statusCode() / 100 != 2) {
             throw new IOException("host " + host.hostId() + " refused service '" + service + "' at " + uri + ": HTTP "
                     + resp.statusCode() + " " + resp.body());
