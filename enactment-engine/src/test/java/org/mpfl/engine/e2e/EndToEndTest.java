@@ -140,6 +140,22 @@ class EndToEndTest {
             assertTrue(d.at("/error/message").asText().contains(killedHost), d.toString());
             assertEquals(1, d.at("/error/rank").asInt(), d.toString());
             assertTrue(System.currentTimeMillis() - t0 < 10_000, "no hang");
+        } finally {
+            // the stopped victims stay registered until their heartbeat times out; the other tests of
+            // this class (deployments to every live host) must not see them
+            awaitOnlyTheSharedHosts();
+        }
+    }
+
+    static void awaitOnlyTheSharedHosts() throws InterruptedException {
+        Set<String> shared = new HashSet<>();
+        hosts.hosts().forEach(h -> shared.add(h.hostId()));
+        long end = System.currentTimeMillis() + engine.registry().heartbeatTimeout().toMillis() + 15_000;
+        while (!engine.registry().hosts().stream().allMatch(h -> shared.contains(h.hostId()))) {
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("stopped hosts are still registered: " + engine.registry().hosts());
+            }
+            Thread.sleep(100);
         }
     }
 
