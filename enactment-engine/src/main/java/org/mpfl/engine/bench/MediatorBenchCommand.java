@@ -2,6 +2,7 @@ package org.mpfl.engine.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,10 +10,11 @@ import java.util.Locale;
 import java.util.Map;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.runtime.bench.BenchPlot;
 
 /**
  * {@code mpflc bench mediator [--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1]
- * [--host-jvm-arg ARG]…}:
+ * [--host-jvm-arg ARG]… [--plot FILE.png]}:
  * the same iterative workflow (p ranks, every rank sharing a block of {@code --kb} KiB with all others
  * each iteration, plus a small compute) run with MPFL's direct messaging and in the engine's mediator
  * mode, on the same local service hosts ({@link MediatorBenchmark}; host JVMs {@code -Xmx2g -Xms2g
@@ -35,7 +37,8 @@ public final class MediatorBenchCommand implements CliCommand {
     }
 
     /** The parsed options. */
-    record Options(boolean json, List<Integer> ranks, int iterations, int kb, int hosts, int capacity, List<String> hostJvmArgs) {
+    record Options(boolean json, List<Integer> ranks, int iterations, int kb, int hosts, int capacity, List<String> hostJvmArgs,
+                   Path plot) {
         int doubles() {
             return kb * 1024 / 8;
         }
@@ -49,6 +52,7 @@ public final class MediatorBenchCommand implements CliCommand {
         int hosts = 2;
         int capacity = 1;
         List<String> hostJvmArgs = new ArrayList<>();
+        Path plot = null;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -59,14 +63,15 @@ public final class MediatorBenchCommand implements CliCommand {
                 case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
                 case "--capacity" -> capacity = BenchCommands.nonNegativeInt(args, ++i, a);
                 case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
+                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
                 default -> throw new UsageException("unknown option " + a + " (usage: bench mediator [--json] [--ranks 2,4,8]"
-                        + " [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1] [--host-jvm-arg ARG]...)");
+                        + " [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1] [--host-jvm-arg ARG]... [--plot FILE.png])");
             }
         }
         if (hostJvmArgs.isEmpty()) {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
-        return new Options(json, ranks, iterations, kb, hosts, capacity, List.copyOf(hostJvmArgs));
+        return new Options(json, ranks, iterations, kb, hosts, capacity, List.copyOf(hostJvmArgs), plot);
     }
 
     @Override
@@ -74,12 +79,35 @@ public final class MediatorBenchCommand implements CliCommand {
         Options o = parse(args);
         List<MediatorBenchmark.Result> results = new MediatorBenchmark(o.ranks(), o.iterations(), o.doubles(), o.hosts(),
                 o.capacity(), o.hostJvmArgs(), err).run();
+        if (o.plot() != null) {
+            plot(results, o.plot());
+            err.println("[bench mediator] plot written to " + o.plot());
+        }
         if (o.json()) {
             out.println(toJson(results));
         } else {
             printTable(results, out);
         }
         return 0;
+    }
+
+    /** Run time against p, one line per mode (the runtime's {@link BenchPlot}). */
+    static void plot(List<MediatorBenchmark.Result> results, Path png) throws java.io.IOException {
+        List<double[]> direct = new ArrayList<>();
+        List<double[]> loop = new ArrayList<>();
+        List<double[]> mediated = new ArrayList<>();
+        for (MediatorBenchmark.Result r : results) {
+            direct.add(new double[] {r.p(), r.directMs()});
+            loop.add(new double[] {r.p(), r.directLoopMs()});
+            mediated.add(new double[] {r.p(), r.mediatorMs()});
+        }
+        String title = results.isEmpty() ? "run time (ms)"
+                : String.format(Locale.ROOT, "run time (ms), %d iterations, %d KiB per rank", results.get(0).iterations(),
+                        results.get(0).bytes() / 1024);
+        BenchPlot.writePanels(List.of(new BenchPlot.Panel(title, "ranks p", List.of(
+                new BenchPlot.Line("MPFL direct messaging (engine run)", direct, false),
+                new BenchPlot.Line("MPFL direct messaging (loop only)", loop, true),
+                new BenchPlot.Line("engine mediator mode (BPEL-style)", mediated, false)))), png);
     }
 
     static String toJson(List<MediatorBenchmark.Result> results) throws Exception {

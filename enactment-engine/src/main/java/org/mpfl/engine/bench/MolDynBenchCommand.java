@@ -11,10 +11,12 @@ import java.util.Locale;
 import java.util.Map;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.runtime.bench.BenchPlot;
 
 /**
  * {@code mpflc bench moldyn [--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial]
- * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--run-timeout S] [--with-mpj [--mpj-results DIR]
+ * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--run-timeout S] [--plot FILE.png]
+ * [--with-mpj [--mpj-results DIR]
  * [--quiet-wait S]]}: the MolDyn
  * sample through the engine ({@link MolDynBenchmark}) — total time, communication time and share, ek and
  * its deviation from the JGF reference, speed-up over one rank, per allreduce algorithm — with MPJ
@@ -37,7 +39,7 @@ public final class MolDynBenchCommand implements CliCommand {
     /** The parsed options. */
     record Options(boolean json, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
                    int capacity, List<String> hostJvmArgs, Path document, boolean withMpj, Path mpjResults, int quietWait,
-                   int runTimeoutS) {
+                   int runTimeoutS, Path plot) {
     }
 
     static Options parse(List<String> args) throws UsageException {
@@ -54,6 +56,7 @@ public final class MolDynBenchCommand implements CliCommand {
         Path mpjResults = null;
         int quietWait = 120;
         int runTimeoutS = 1800;
+        Path plot = null;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -80,10 +83,11 @@ public final class MolDynBenchCommand implements CliCommand {
                 case "--mpj-results" -> mpjResults = Path.of(BenchCommands.value(args, ++i, a));
                 case "--quiet-wait" -> quietWait = BenchCommands.nonNegativeInt(args, ++i, a);
                 case "--run-timeout" -> runTimeoutS = BenchCommands.positiveInt(args, ++i, a);
+                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
                 default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
                         + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--capacity N]"
                         + " [--host-jvm-arg ARG]... [--document FILE]"
-                        + " [--run-timeout S] [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
+                        + " [--run-timeout S] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
             }
         }
         if (document == null) {
@@ -94,7 +98,7 @@ public final class MolDynBenchCommand implements CliCommand {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
         return new Options(json, sizes, ranks, algorithms, moves, hosts, capacity, List.copyOf(hostJvmArgs), document, withMpj,
-                mpjResults, quietWait, runTimeoutS);
+                mpjResults, quietWait, runTimeoutS, plot);
     }
 
     @Override
@@ -118,6 +122,10 @@ public final class MolDynBenchCommand implements CliCommand {
             mpj = MpjMolDyn.committed();
             mpjSource = "peers' committed results (" + MpjMolDyn.peersDir().resolve("results/mpj-moldyn.csv") + ", idle machine)";
         }
+        if (o.plot() != null) {
+            plot(results, mpj, o.plot());
+            err.println("[bench moldyn] plot written to " + o.plot());
+        }
         if (o.json()) {
             out.println(toJson(results, mpj, mpjSource));
         } else {
@@ -125,6 +133,39 @@ public final class MolDynBenchCommand implements CliCommand {
         }
         boolean failed = results.stream().anyMatch(r -> r.validation().equals("FAIL"));
         return failed ? 1 : 0;
+    }
+
+    /**
+     * Two panels (the runtime's {@link BenchPlot}): speed-up over one rank against p, a line per size and
+     * reduction variant; total time against p with MPJ Express dashed.
+     */
+    static void plot(List<MolDynBenchmark.Result> results, List<MpjMolDyn.Row> mpj, Path png) throws java.io.IOException {
+        Map<String, List<double[]>> speedup = new LinkedHashMap<>();
+        Map<String, List<double[]>> total = new LinkedHashMap<>();
+        for (MolDynBenchmark.Result r : results) {
+            List<String> variants = r.p() == 1
+                    ? results.stream().filter(x -> x.mm() == r.mm() && x.p() > 1).map(MolDynBenchmark.Result::algorithm).distinct().toList()
+                    : List.of(r.algorithm());
+            for (String v : variants.isEmpty() ? List.of("-") : variants) {
+                String key = "MPFL mm=" + r.mm() + " " + v;
+                speedup.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {r.p(), r.speedup()});
+                total.computeIfAbsent(key, k -> new ArrayList<>()).add(new double[] {r.p(), r.totalS()});
+            }
+        }
+        List<BenchPlot.Line> left = new ArrayList<>();
+        speedup.forEach((k, v) -> left.add(new BenchPlot.Line(k, v, false)));
+        List<BenchPlot.Line> right = new ArrayList<>();
+        total.forEach((k, v) -> right.add(new BenchPlot.Line(k, v, false)));
+        Map<String, List<double[]>> peer = new LinkedHashMap<>();
+        for (MpjMolDyn.Row m : mpj) {
+            if (results.stream().anyMatch(r -> r.mm() == m.mm())) {
+                peer.computeIfAbsent("MPJ Express " + m.device() + " mm=" + m.mm(), k -> new ArrayList<>())
+                        .add(new double[] {m.p(), m.totalS()});
+            }
+        }
+        peer.forEach((k, v) -> right.add(new BenchPlot.Line(k, v, true)));
+        BenchPlot.writePanels(List.of(new BenchPlot.Panel("MolDyn speed-up over 1 rank", "ranks p", left),
+                new BenchPlot.Panel("MolDyn total time of the moves (s)", "ranks p", right)), png);
     }
 
     static String toJson(List<MolDynBenchmark.Result> results, List<MpjMolDyn.Row> mpj, String mpjSource) throws Exception {

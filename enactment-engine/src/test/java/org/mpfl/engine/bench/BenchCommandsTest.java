@@ -35,6 +35,7 @@ class BenchCommandsTest {
         MediatorBenchCommand.Options o = MediatorBenchCommand.parse(List.of("--json", "--ranks", "2,4", "--iterations", "3",
                 "--kb", "8", "--host-jvm-arg", "-Xmx512m"));
         assertTrue(o.json());
+        assertEquals(null, o.plot());
         assertEquals(List.of(2, 4), o.ranks());
         assertEquals(3, o.iterations());
         assertEquals(1024, o.doubles());
@@ -102,6 +103,28 @@ class BenchCommandsTest {
         ByteArrayOutputStream table = new ByteArrayOutputStream();
         MolDynBenchCommand.printTables(results, mpj, "test", new PrintStream(table, true, StandardCharsets.UTF_8));
         assertTrue(table.toString(StandardCharsets.UTF_8).contains("0.596"), "MPJ Express side by side");
+    }
+
+    /** Both plots are drawn by the runtime's BenchPlot (headless) from results. */
+    @Test
+    void plotsAreWritten() throws Exception {
+        Path dir = Files.createTempDirectory("mpfl-bench-plots-");
+        try {
+            Path m = dir.resolve("mediator.png");
+            MediatorBenchCommand.plot(List.of(new MediatorBenchmark.Result(2, 50, 204800, 900, 1500, 600),
+                    new MediatorBenchmark.Result(4, 50, 204800, 1200, 4800, 900)), m);
+            Path d = dir.resolve("moldyn.png");
+            MolDynBenchCommand.plot(List.of(
+                    new MolDynBenchmark.Result(13, 1, "-", 8788, 8.0, 0.0, 7397.392307839352, 0.0, "pass_abs_1e-12", 1.0, 9000),
+                    new MolDynBenchmark.Result(13, 2, "auto", 8788, 4.2, 0.3, 7397.392307839351, 9e-13, "pass_abs_1e-12", 1.9, 5000)),
+                    List.of(new MpjMolDyn.Row("niodev", 2, 13, 4.274, 0.403, 7397.392307839351, 9.1e-13, "pass_abs_1e-12")), d);
+            for (Path png : List.of(m, d)) {
+                byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
+                assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII), png.toString());
+            }
+        } finally {
+            BenchCommands.deleteTree(dir);
+        }
     }
 
     @Test

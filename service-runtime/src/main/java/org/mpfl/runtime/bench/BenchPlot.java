@@ -99,11 +99,74 @@ public final class BenchPlot {
         ImageIO.write(img, "png", png.toFile());
     }
 
+    /** A named line of (x, y) points for {@link #writePanels}; dashed for reference data (e.g. the peers'). */
+    public record Line(String name, List<double[]> points, boolean dashed) {
+    }
+
+    /** One log-log panel of {@link #writePanels}: title, x-axis label and lines. */
+    public record Panel(String title, String xLabel, List<Line> lines) {
+    }
+
+    /**
+     * Draws panels side by side, log-log like the point-to-point plot, the x axis spanning the decades
+     * of the data — for the other benchmarks' plots (the engine's {@code bench mediator} and
+     * {@code bench moldyn}), so that every plot of the project looks alike.
+     */
+    public static void writePanels(List<Panel> panels, Path png) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        int n = Math.max(1, panels.size());
+        int width = n * (W / 2);
+        BufferedImage img = new BufferedImage(width, H, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = img.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, width, H);
+        for (int i = 0; i < panels.size(); i++) {
+            Panel pn = panels.get(i);
+            List<Series> series = new ArrayList<>();
+            double minX = Double.MAX_VALUE;
+            double maxX = 0;
+            double minY = Double.MAX_VALUE;
+            double maxY = 0;
+            for (Line l : pn.lines()) {
+                series.add(new Series(l.name(), l.points(), l.dashed()));
+                for (double[] pt : l.points()) {
+                    if (pt[0] > 0) {
+                        minX = Math.min(minX, pt[0]);
+                        maxX = Math.max(maxX, pt[0]);
+                    }
+                    if (pt[1] > 0 && !Double.isNaN(pt[1])) {
+                        minY = Math.min(minY, pt[1]);
+                        maxY = Math.max(maxY, pt[1]);
+                    }
+                }
+            }
+            if (maxX == 0) {
+                minX = 1;
+                maxX = 10;
+            }
+            if (maxY == 0) {
+                minY = 1;
+                maxY = 10;
+            }
+            double lo = Math.pow(10, Math.floor(Math.log10(minX)));
+            double hi = Math.pow(10, Math.max(Math.ceil(Math.log10(maxX)), Math.log10(lo) + 1));
+            panel(g, i * (W / 2) + 60, 40, W / 2 - 90, H - 110, pn.title(), series, lo, hi, pn.xLabel(), minY, maxY);
+        }
+        g.dispose();
+        Files.createDirectories(png.toAbsolutePath().getParent());
+        ImageIO.write(img, "png", png.toFile());
+    }
+
     private static void panel(Graphics2D g, int x0, int y0, int w, int h, String title, List<Series> series) {
-        double minX = 1;
-        double maxX = 1e8;
-        double minY = 1;
-        double maxY = 1e6;
+        panel(g, x0, y0, w, h, title, series, 1, 1e8, "message size (bytes)", 1, 1e6);
+    }
+
+    private static void panel(Graphics2D g, int x0, int y0, int w, int h, String title, List<Series> series,
+                              double minX, double maxX, String xLabel, double leastMinY, double leastMaxY) {
+        // the y axis spans at least [leastMinY, leastMaxY] and every point
+        double minY = leastMinY;
+        double maxY = leastMaxY;
         for (Series s : series) {
             for (double[] p : s.points()) {
                 if (p[1] > 0 && !Double.isNaN(p[1])) {
@@ -115,7 +178,7 @@ public final class BenchPlot {
         double lx0 = Math.log10(minX);
         double lx1 = Math.log10(maxX);
         double ly0 = Math.floor(Math.log10(minY));
-        double ly1 = Math.ceil(Math.log10(maxY));
+        double ly1 = Math.max(Math.ceil(Math.log10(maxY)), ly0 + 1); // at least one decade (no empty axis)
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
         g.setColor(Color.BLACK);
         g.drawString(title, x0, y0 - 12);
@@ -139,7 +202,7 @@ public final class BenchPlot {
             int y = y0 + h - (int) ((e - ly0) / (ly1 - ly0) * h);
             g.drawString("1e" + (int) e, x0 - 35, y + 4);
         }
-        g.drawString("message size (bytes)", x0 + w / 2 - 50, y0 + h + 32);
+        g.drawString(xLabel, x0 + w / 2 - 50, y0 + h + 32);
         int legendY = y0 + 18;
         for (int i = 0; i < series.size(); i++) {
             Series s = series.get(i);
