@@ -3,6 +3,7 @@ package org.mpfl.engine.mediator;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -78,10 +79,13 @@ public final class Mediator implements AutoCloseable {
         for (int round = 0; round < workflow.rounds(); round++) {
             String activity = workflow.activity(round);
             List<Future<Map<String, Object>>> answers = new ArrayList<>(p);
+            // a value sent to several ranks of the round (e.g. everybody's blocks) is encoded once
+            Map<Object, byte[]> encoded = new IdentityHashMap<>();
             for (int rank = 0; rank < p; rank++) {
                 StepWire.StepRequest req = new StepWire.StepRequest(activity, rank, p, round, workflow.inputs(round, rank));
+                StepWire.Body body = StepWire.request(req, encoded);
                 String url = rankServices.get(rank);
-                answers.add(calls.submit(() -> client.step(url, req)));
+                answers.add(calls.submit(() -> client.step(url, req, body)));
             }
             long deadline = System.nanoTime() + callTimeout.toNanos();
             try {

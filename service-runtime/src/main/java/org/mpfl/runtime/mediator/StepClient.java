@@ -31,7 +31,12 @@ public final class StepClient {
      * @throws IOException a fault answered by the host (the activity failed), an unreachable host, or the timeout
      */
     public Map<String, Object> step(String serviceUrl, StepWire.StepRequest request) throws IOException, InterruptedException {
-        StepWire.Body body = StepWire.request(request);
+        return step(serviceUrl, request, StepWire.request(request));
+    }
+
+    /** As {@link #step(String, StepWire.StepRequest)}, with the request already encoded ({@link StepWire#request}). */
+    public Map<String, Object> step(String serviceUrl, StepWire.StepRequest request, StepWire.Body body)
+            throws IOException, InterruptedException {
         HttpRequest req = HttpRequest.newBuilder(URI.create(serviceUrl)).timeout(timeout)
                 .header("Content-Type", body.contentType())
                 .POST(HttpRequest.BodyPublishers.ofByteArrays(body.parts())).build();

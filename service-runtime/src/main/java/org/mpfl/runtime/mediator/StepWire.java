@@ -69,6 +69,15 @@ public final class StepWire {
 
     /** Writes a step request as an MTOM package. */
     public static Body request(StepRequest r) {
+        return request(r, new java.util.IdentityHashMap<>());
+    }
+
+    /**
+     * Writes a step request, taking the encoding of each input value from {@code encoded} (by identity)
+     * or adding it there: a mediator sending the same array to every rank of a round encodes it once,
+     * as a BPEL engine holding the variable in its wire form would.
+     */
+    public static Body request(StepRequest r, Map<Object, byte[]> encoded) {
         String boundary = "MIMEBoundary_mpfl_step_" + BOUNDARIES.incrementAndGet();
         StringBuilder xml = new StringBuilder(512);
         xml.append("<soapenv:Envelope xmlns:soapenv=\"").append(MpiwsNames.SOAP12_NS).append("\"><soapenv:Body>")
@@ -81,7 +90,7 @@ public final class StepWire {
         int i = 0;
         for (Map.Entry<String, Object> e : r.inputs().entrySet()) {
             Payload p = Payload.of(e.getValue());
-            byte[] bytes = p.encode();
+            byte[] bytes = e.getValue() == null ? p.encode() : encoded.computeIfAbsent(e.getValue(), v -> p.encode());
             xml.append("<m:value name=\"").append(Xml.escape(e.getKey())).append("\" type=\"").append(p.type()).append("\">");
             if (bytes.length > INLINE_LIMIT) {
                 String cid = "v" + (i++) + "." + boundary + "@mpfl";
