@@ -10,23 +10,24 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import javax.imageio.ImageIO;
 
 /**
- * Draws the point-to-point results as a PNG (java.awt, headless; no plotting library needed): two
- * log-log panels, PingPong round trip and Ping*Pong time per message against message size, one
- * line per MPIWS transport, the socket reference and MPJ Express niodev/multicore.
- * {@code java -cp … org.mpfl.runtime.bench.BenchPlot results.json plot.png} redraws a saved run.
+ * The project's one plotter: PNG charts of log-log panels (java.awt, headless; no plotting library
+ * needed), lines with dots, dashed for reference data (the peers'). Used by every benchmark command:
+ * {@code bench p2p} ({@link BenchCommand#plot}: PingPong and Ping*Pong against message size),
+ * {@code bench collectives} (a panel per operation), the engine's {@code bench mediator},
+ * {@code bench moldyn} and {@code bench startup}.
+ * {@code java -cp … org.mpfl.runtime.bench.BenchPlot results.json plot.png} redraws a saved
+ * {@code bench p2p} run ({@code bench collectives --from FILE --plot PNG} does so for the collectives).
  */
 public final class BenchPlot {
     private static final int W = 1400;
     private static final int H = 620;
     private static final Color[] COLORS = {new Color(0xD62728), new Color(0x1F77B4), new Color(0x2CA02C),
-        Color.BLACK, new Color(0x9467BD), new Color(0xFF7F0E)};
+        Color.BLACK, new Color(0x9467BD), new Color(0xFF7F0E), new Color(0x8C564B), new Color(0xE377C2)};
 
     private BenchPlot() {
     }
@@ -37,66 +38,12 @@ public final class BenchPlot {
             System.exit(2);
         }
         System.setProperty("java.awt.headless", "true");
-        write(BenchCommand.fromJson(Files.readString(Path.of(args[0]))), Path.of(args[1]));
+        BenchCommand.Saved saved = BenchCommand.fromJson(Files.readString(Path.of(args[0])));
+        BenchCommand.plot(saved.results(), saved.peers(), Path.of(args[1]));
     }
 
-    /** A named series of (bytes, µs) points. */
+    /** A named series of (x, y) points. */
     private record Series(String name, List<double[]> points, boolean dashed) {
-    }
-
-    public static void write(P2pBenchmark.Results r, Path png) throws IOException {
-        System.setProperty("java.awt.headless", "true");
-        BufferedImage img = new BufferedImage(W, H, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, W, H);
-
-        Map<String, List<double[]>> pp = new LinkedHashMap<>();
-        Map<String, List<double[]>> psp = new LinkedHashMap<>();
-        List<double[]> sockPp = new ArrayList<>();
-        List<double[]> sockPsp = new ArrayList<>();
-        java.util.Set<Integer> seen = new java.util.TreeSet<>();
-        for (P2pBenchmark.PingPong p : r.pingpong()) {
-            pp.computeIfAbsent("MPIWS " + p.transport(), k -> new ArrayList<>()).add(new double[] {p.bytes(), p.mpiwsUs()});
-            if (seen.add(p.n())) {
-                sockPp.add(new double[] {p.bytes(), p.socketUs()});
-            }
-        }
-        seen.clear();
-        for (P2pBenchmark.PingStarPong p : r.pingstarpong()) {
-            psp.computeIfAbsent("MPIWS " + p.transport(), k -> new ArrayList<>()).add(new double[] {p.bytes(), p.mpiwsUsPerMsg()});
-            if (seen.add(p.n())) {
-                sockPsp.add(new double[] {p.bytes(), p.socketUsPerMsg()});
-            }
-        }
-        List<double[]> nioPp = new ArrayList<>();
-        List<double[]> mcPp = new ArrayList<>();
-        List<double[]> nioPsp = new ArrayList<>();
-        List<double[]> mcPsp = new ArrayList<>();
-        for (int n : MpjReference.SIZES) {
-            double b = 8.0 * n * n;
-            nioPp.add(new double[] {b, MpjReference.niodevPingPong(n)});
-            mcPp.add(new double[] {b, MpjReference.multicorePingPong(n)});
-            nioPsp.add(new double[] {b, MpjReference.niodevPingStarPong(n)});
-            mcPsp.add(new double[] {b, MpjReference.multicorePingStarPong(n)});
-        }
-        List<Series> left = new ArrayList<>();
-        pp.forEach((k, v) -> left.add(new Series(k, v, false)));
-        left.add(new Series("raw Java sockets", sockPp, false));
-        left.add(new Series("MPJ Express niodev", nioPp, true));
-        left.add(new Series("MPJ Express multicore", mcPp, true));
-        List<Series> right = new ArrayList<>();
-        psp.forEach((k, v) -> right.add(new Series(k, v, false)));
-        right.add(new Series("raw Java sockets", sockPsp, false));
-        right.add(new Series("MPJ Express niodev", nioPsp, true));
-        right.add(new Series("MPJ Express multicore", mcPsp, true));
-
-        panel(g, 60, 40, W / 2 - 90, H - 110, "PingPong round trip (median, us)", left);
-        panel(g, W / 2 + 50, 40, W / 2 - 90, H - 110, "Ping*Pong time per message (us)", right);
-        g.dispose();
-        Files.createDirectories(png.toAbsolutePath().getParent());
-        ImageIO.write(img, "png", png.toFile());
     }
 
     /** A named line of (x, y) points for {@link #writePanels}; dashed for reference data (e.g. the peers'). */
@@ -113,14 +60,21 @@ public final class BenchPlot {
      * {@code bench moldyn}), so that every plot of the project looks alike.
      */
     public static void writePanels(List<Panel> panels, Path png) throws IOException {
+        writePanels(panels, Math.max(1, panels.size()), png);
+    }
+
+    /** Draws panels in rows of {@code columns} (e.g. 2 × 2 for the collectives' four operations). */
+    public static void writePanels(List<Panel> panels, int columns, Path png) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        int n = Math.max(1, panels.size());
-        int width = n * (W / 2);
-        BufferedImage img = new BufferedImage(width, H, BufferedImage.TYPE_INT_RGB);
+        int cols = Math.max(1, Math.min(columns, Math.max(1, panels.size())));
+        int rowCount = Math.max(1, (panels.size() + cols - 1) / cols);
+        int width = cols * (W / 2);
+        int height = rowCount * H;
+        BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = img.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
         g.setColor(Color.WHITE);
-        g.fillRect(0, 0, width, H);
+        g.fillRect(0, 0, width, height);
         for (int i = 0; i < panels.size(); i++) {
             Panel pn = panels.get(i);
             List<Series> series = new ArrayList<>();
@@ -151,15 +105,12 @@ public final class BenchPlot {
             }
             double lo = Math.pow(10, Math.floor(Math.log10(minX)));
             double hi = Math.pow(10, Math.max(Math.ceil(Math.log10(maxX)), Math.log10(lo) + 1));
-            panel(g, i * (W / 2) + 60, 40, W / 2 - 90, H - 110, pn.title(), series, lo, hi, pn.xLabel(), minY, maxY);
+            panel(g, (i % cols) * (W / 2) + 60, (i / cols) * H + 40, W / 2 - 90, H - 110, pn.title(), series, lo, hi,
+                    pn.xLabel(), minY, maxY);
         }
         g.dispose();
         Files.createDirectories(png.toAbsolutePath().getParent());
         ImageIO.write(img, "png", png.toFile());
-    }
-
-    private static void panel(Graphics2D g, int x0, int y0, int w, int h, String title, List<Series> series) {
-        panel(g, x0, y0, w, h, title, series, 1, 1e8, "message size (bytes)", 1, 1e6);
     }
 
     private static void panel(Graphics2D g, int x0, int y0, int w, int h, String title, List<Series> series,

@@ -11,17 +11,26 @@ import java.util.Locale;
 import java.util.Map;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.runtime.bench.BenchCommand;
+import org.mpfl.runtime.bench.BenchPlot;
+import org.mpfl.runtime.bench.PeerResults;
+import org.mpfl.runtime.bench.PeerRuns;
 import org.mpfl.runtime.collective.Collectives;
 
 /**
  * {@code mpflc bench collectives [--json] [--ranks 2,4,8] [--sizes 10,100,300,700]
  * [--transport auto|soap|binary[,...]] [--ops bcast,gather,allreduce,barrier] [--scale X]
- * [--quiet-wait SECONDS] [--host-jvm-arg ARG]... [--save FILE.json] [--plot FILE.png] [--from FILE.json]}: median of the
+ * [--with-peers | --with-mpj | --with-ompi] [--peers DIR] [--quiet-wait SECONDS] [--host-jvm-arg ARG]...
+ * [--save FILE.json] [--plot FILE.png] [--from FILE.json]}: median of the
  * max-over-ranks time of barrier, broadcast, gather and allreduce for every algorithm and for
  * {@code auto}, with ranks spread round-robin over two local service hosts
- * ({@link CollectivesBenchmark}). Prints a table with the ratio to MPJ Express niodev, or with
- * {@code --json} one object {@code {"results":[{"op","algorithm","transport","p","n","bytes","median_us"}...]}}.
- * Progress goes to stderr. {@code --from} re-reads saved results instead of measuring.
+ * ({@link CollectivesBenchmark}). Prints a table with the ratios to MPJ Express niodev and Open MPI
+ * tcp, or with {@code --json} one object
+ * {@code {"results":[{"op","algorithm","transport","p","n","bytes","median_us",…,"mpj_us","ompi_us"}...],"peers":{…}}}.
+ * With {@code --with-mpj}/{@code --with-ompi}/{@code --with-peers} the peers' scripts run first, in
+ * the same invocation, at the same rank counts ({@link PeerRuns}); otherwise, and for a peer that is
+ * not installed, their stored results are used and labelled so. Progress goes to stderr.
+ * {@code --from} re-reads saved results (with the peers' numbers saved with them) instead of measuring.
  *
  * <p>Reached as {@code mpflc bench collectives ...} (the {@code bench} command hands the arguments
  * after {@code collectives} to {@link #run}).
@@ -37,11 +46,16 @@ public final class CollectivesBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "collectives [--json] [--ranks 2,4,8] [--sizes 10,100,300,700] [--transport auto|soap|binary]";
+        return USAGE;
     }
 
-    @Override
-    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+    /** The options of {@code bench collectives}. */
+    record Options(boolean json, List<Integer> ranks, List<Integer> sizes, List<String> transports, List<String> ops,
+                   double scale, List<String> hostJvmArgs, Path save, Path plot, Path from, int quietWait,
+                   PeerRuns.Options peers) {
+    }
+
+    static Options parse(List<String> args) throws UsageException {
         boolean json = false;
         List<Integer> ranks = List.of(2, 4, 8);
         List<Integer> sizes = List.of(10, 100, 300, 700);
@@ -53,12 +67,19 @@ public final class CollectivesBenchCommand implements CliCommand {
         Path plot = null;
         Path from = null;
         int quietWait = 0;
+        PeerRuns.Options peers = PeerRuns.Options.defaults();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
+            var peerOption = peers.parse(args, i);
+            if (peerOption.isPresent()) {
+                peers = peerOption.get().options();
+                i += peerOption.get().consumed() - 1;
+                continue;
+            }
             switch (a) {
                 case "--json" -> json = true;
-                case "--ranks" -> ranks = ints(value(args, ++i, a));
-                case "--sizes" -> sizes = ints(value(args, ++i, a));
+                case "--ranks" -> ranks = ints(value(args, ++i, a), a);
+                case "--sizes" -> sizes = ints(value(args, ++i, a), a);
                 case "--transport", "--transports" -> {
                     transports = List.of(value(args, ++i, a).split(","));
                     for (String t : transports) {
@@ -75,13 +96,13 @@ public final class CollectivesBenchCommand implements CliCommand {
                         }
                     }
                 }
-                case "--quiet-wait" -> quietWait = Integer.parseInt(value(args, ++i, a));
-                case "--scale" -> scale = Double.parseDouble(value(args, ++i, a));
+                case "--quiet-wait" -> quietWait = (int) number(value(args, ++i, a), a);
+                case "--scale" -> scale = number(value(args, ++i, a), a);
                 case "--host-jvm-arg" -> jvmArgs.add(value(args, ++i, a));
                 case "--save" -> save = Path.of(value(args, ++i, a));
                 case "--plot" -> plot = Path.of(value(args, ++i, a));
                 case "--from" -> from = Path.of(value(args, ++i, a));
-                default -> throw new UsageException("unknown option " + a + "; usage: bench " + summary());
+                default -> throw new UsageException("unknown option " + a + "; usage: bench " + USAGE);
             }
         }
         for (int p : ranks) {
@@ -92,43 +113,83 @@ public final class CollectivesBenchCommand implements CliCommand {
         if (jvmArgs.isEmpty()) {
             jvmArgs.addAll(DEFAULT_HOST_JVM_ARGS);
         }
+        return new Options(json, ranks, sizes, transports, ops, scale, List.copyOf(jvmArgs), save, plot, from, quietWait,
+                peers.quietWait(quietWait));
+    }
+
+    static final String USAGE = "collectives [--json] [--ranks 2,4,8] [--sizes 10,100,300,700] [--transport auto|soap|binary]"
+            + " [--ops barrier,bcast,gather,allreduce] [--scale X] [--with-peers | --with-mpj | --with-ompi] [--peers DIR]"
+            + " [--quiet-wait S] [--host-jvm-arg ARG]... [--save FILE.json] [--plot FILE.png] [--from FILE.json]";
+
+    /** The MPJ Express device compared with: niodev (TCP between JVMs), as the targets. */
+    static final PeerResults.Peer MPJ = new PeerResults.Peer("mpj", "niodev");
+    /** The Open MPI mode compared with: TCP over loopback. */
+    static final PeerResults.Peer OMPI = new PeerResults.Peer("ompi", "tcp");
+
+    /** What the peers' scripts run: their collectives at the rank counts asked for. */
+    static PeerRuns.Request peerRequest(Options o) {
+        return new PeerRuns.Request("coll", o.ranks(), o.scale(), List.of(MPJ.mode()), List.of(OMPI.mode()));
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Options o = parse(args);
         List<CollectivesBenchmark.Result> results;
-        if (from != null) {
-            results = fromJson(Files.readString(from));
+        PeerResults peers;
+        if (o.from() != null) {
+            Saved saved = fromJson(Files.readString(o.from()));
+            results = saved.results();
+            // a saved run keeps the peers' numbers it was compared with; older files have none
+            peers = saved.peers().rows().isEmpty() ? PeerRuns.stored(o.peers().dir()) : saved.peers();
         } else {
+            peers = o.peers().mpj() || o.peers().ompi()
+                    ? PeerRuns.compare(o.peers(), peerRequest(o), err)
+                    : PeerRuns.stored(o.peers().dir());
             Map<String, List<String>> cases = new LinkedHashMap<>();
-            for (String op : ops) {
+            for (String op : o.ops()) {
                 // auto last: measured after the named algorithms, it is not the one that meets a cold path
                 List<String> algs = new ArrayList<>(Collectives.algorithms(op));
                 algs.add("auto");
                 cases.put(op, algs);
             }
-            results = new CollectivesBenchmark(ranks, sizes, transports, cases, scale, jvmArgs, err)
-                    .quietWait(quietWait).run();
+            results = new CollectivesBenchmark(o.ranks(), o.sizes(), o.transports(), cases, o.scale(), o.hostJvmArgs(), err)
+                    .quietWait(o.quietWait()).run();
         }
-        String text = toJson(results);
-        if (save != null) {
-            Files.writeString(save, text + "\n");
-            err.println("[bench] results saved to " + save);
+        String text = toJson(results, peers);
+        if (o.save() != null) {
+            Files.writeString(o.save(), text + "\n");
+            err.println("[bench] results saved to " + o.save());
         }
-        if (plot != null) {
-            CollectivesPlot.write(results, plot);
-            err.println("[bench] plot written to " + plot);
+        if (o.plot() != null) {
+            plot(results, peers, o.plot());
+            err.println("[bench] plot written to " + o.plot());
         }
-        if (json) {
+        if (o.json()) {
             out.println(text);
         } else {
-            printTable(results, out);
+            printTable(results, peers, out);
         }
         return 0;
     }
 
-    private static List<Integer> ints(String csv) {
+    private static List<Integer> ints(String csv, String option) throws UsageException {
         List<Integer> out = new ArrayList<>();
         for (String s : csv.split(",")) {
-            out.add(Integer.parseInt(s.trim()));
+            try {
+                out.add(Integer.parseInt(s.trim()));
+            } catch (NumberFormatException e) {
+                throw new UsageException(option + " wants numbers separated by commas, got " + csv);
+            }
         }
         return out;
+    }
+
+    private static double number(String v, String option) throws UsageException {
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " wants a number, got " + v);
+        }
     }
 
     private static String value(List<String> args, int i, String option) throws UsageException {
@@ -138,7 +199,12 @@ public final class CollectivesBenchCommand implements CliCommand {
         return args.get(i);
     }
 
-    static String toJson(List<CollectivesBenchmark.Result> results) throws Exception {
+    /**
+     * {@code {"results":[{op,algorithm,transport,p,n,bytes,median_us,min_us,mean_us,iterations,
+     * mpj_mode,mpj_us,ompi_mode,ompi_us}…],"peers":{"mpj":source,"ompi":source}}}: each row with the
+     * peers' median for the same op, p and N ({@code null} where they have none).
+     */
+    static String toJson(List<CollectivesBenchmark.Result> results, PeerResults peers) throws Exception {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (CollectivesBenchmark.Result r : results) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -152,22 +218,50 @@ public final class CollectivesBenchCommand implements CliCommand {
             m.put("min_us", round(r.minUs()));
             m.put("mean_us", round(r.meanUs()));
             m.put("iterations", r.iterations());
+            for (PeerResults.Peer peer : List.of(MPJ, OMPI)) {
+                m.put(peer.peer() + "_mode", peer.mode());
+                m.put(peer.peer() + "_us", round(peers.us(peer, r.op(), r.p(), r.n())));
+            }
             rows.add(m);
         }
-        return new ObjectMapper().writeValueAsString(Map.of("results", rows));
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("results", rows);
+        all.put("peers", Map.of("mpj", peers.source("mpj"), "ompi", peers.source("ompi")));
+        return new ObjectMapper().writeValueAsString(all);
+    }
+
+    /** A saved run: the results and the peers' numbers they were compared with. */
+    record Saved(List<CollectivesBenchmark.Result> results, PeerResults peers) {
     }
 
     @SuppressWarnings("unchecked")
-    static List<CollectivesBenchmark.Result> fromJson(String text) throws Exception {
+    static Saved fromJson(String text) throws Exception {
         Map<String, Object> all = new ObjectMapper().readValue(text, Map.class);
         List<CollectivesBenchmark.Result> out = new ArrayList<>();
+        List<PeerResults.Row> peerRows = new ArrayList<>();
         for (Map<String, Object> m : (List<Map<String, Object>>) all.get("results")) {
-            out.add(new CollectivesBenchmark.Result((String) m.get("op"), (String) m.get("algorithm"),
+            CollectivesBenchmark.Result r = new CollectivesBenchmark.Result((String) m.get("op"), (String) m.get("algorithm"),
                     (String) m.get("transport"), ((Number) m.get("p")).intValue(), ((Number) m.get("n")).intValue(),
                     ((Number) m.get("bytes")).longValue(), num(m.get("median_us")), num(m.get("min_us")),
-                    num(m.get("mean_us")), m.get("iterations") == null ? 0 : ((Number) m.get("iterations")).intValue()));
+                    num(m.get("mean_us")), m.get("iterations") == null ? 0 : ((Number) m.get("iterations")).intValue());
+            out.add(r);
+            for (String peer : List.of("mpj", "ompi")) {
+                Object mode = m.get(peer + "_mode");
+                Object us = m.get(peer + "_us");
+                if (mode != null && us != null) {
+                    PeerResults.Row row = new PeerResults.Row(peer, mode.toString(), r.op().equals("barrier") ? "none" : "double",
+                            r.op(), r.p(), r.n(), r.bytes(), num(us));
+                    if (!peerRows.contains(row)) {
+                        peerRows.add(row);
+                    }
+                }
+            }
         }
-        return out;
+        Map<String, String> sources = new LinkedHashMap<>();
+        if (all.get("peers") instanceof Map<?, ?> src) {
+            src.forEach((k, v) -> sources.put(String.valueOf(k), String.valueOf(v)));
+        }
+        return new Saved(out, new PeerResults(peerRows, sources));
     }
 
     private static double num(Object o) {
@@ -178,16 +272,63 @@ public final class CollectivesBenchCommand implements CliCommand {
         return Double.isNaN(v) ? null : Math.round(v * 10) / 10.0;
     }
 
-    static void printTable(List<CollectivesBenchmark.Result> results, PrintStream out) {
+    static void printTable(List<CollectivesBenchmark.Result> results, PeerResults peers, PrintStream out) {
         out.println("Collectives: median over iterations of the max-over-ranks time (us), N x N doubles, root 0");
-        out.printf(Locale.ROOT, "%-9s %-24s %-9s %3s %5s %10s %11s %11s %7s%n", "op", "algorithm", "transport", "p", "N",
-                "bytes", "median_us", "mpj_us", "x_mpj");
+        out.printf(Locale.ROOT, "%-9s %-24s %-9s %3s %5s %10s %11s %11s %7s %11s %7s%n", "op", "algorithm", "transport", "p", "N",
+                "bytes", "median_us", "mpj_us", "x_mpj", "ompi_us", "x_ompi");
         for (CollectivesBenchmark.Result r : results) {
-            double mpj = MpjCollectivesReference.niodev(r.op(), r.p(), r.n());
-            out.printf(Locale.ROOT, "%-9s %-24s %-9s %3d %5d %10d %11.1f %11.1f %7.2f%n", r.op(), r.algorithm(),
-                    r.transport(), r.p(), r.n(), r.bytes(), r.medianUs(), mpj, r.medianUs() / mpj);
+            double mpj = peers.us(MPJ, r.op(), r.p(), r.n());
+            double ompi = peers.us(OMPI, r.op(), r.p(), r.n());
+            out.printf(Locale.ROOT, "%-9s %-24s %-9s %3d %5d %10d %11.1f %11s %7s %11s %7s%n", r.op(), r.algorithm(),
+                    r.transport(), r.p(), r.n(), r.bytes(), r.medianUs(), BenchCommand.fmt(mpj, 1),
+                    BenchCommand.fmt(r.medianUs() / mpj, 2), BenchCommand.fmt(ompi, 1), BenchCommand.fmt(r.medianUs() / ompi, 2));
         }
         out.println();
-        out.println("mpj_us: MPJ Express 0.44 niodev, double[], same kind of machine (shared/peers/results/mpj-collectives.csv)");
+        out.println("mpj_us: MPJ Express 0.44 niodev, double[]: " + peers.source("mpj"));
+        out.println("ompi_us: Open MPI tcp (loopback), MPI_DOUBLE: " + peers.source("ompi"));
+    }
+
+    /**
+     * The PNG ({@link BenchPlot}, panels two by two): per operation measured, time against N at the largest p
+     * measured (barrier: against p), with the first transport; a line per algorithm, and dashed MPJ
+     * Express niodev and Open MPI tcp (labelled "stored" when not measured in this run).
+     */
+    static void plot(List<CollectivesBenchmark.Result> results, PeerResults peers, Path png) throws java.io.IOException {
+        String transport = results.isEmpty() ? "auto" : results.get(0).transport();
+        int maxP = results.stream().filter(r -> !r.op().equals("barrier")).mapToInt(CollectivesBenchmark.Result::p).max().orElse(0);
+        List<BenchPlot.Panel> panels = new ArrayList<>();
+        for (String op : List.of("bcast", "gather", "allreduce", "barrier")) {
+            if (!panels.isEmpty() && results.stream().noneMatch(r -> r.op().equals(op))) {
+                continue; // an operation left out with --ops
+            }
+            boolean barrier = op.equals("barrier");
+            Map<String, List<double[]>> byAlg = new LinkedHashMap<>();
+            java.util.TreeSet<Integer> xs = new java.util.TreeSet<>();
+            for (CollectivesBenchmark.Result r : results) {
+                if (r.op().equals(op) && r.transport().equals(transport) && (barrier || r.p() == maxP) && r.medianUs() > 0) {
+                    byAlg.computeIfAbsent(r.algorithm(), k -> new ArrayList<>()).add(new double[] {barrier ? r.p() : r.n(), r.medianUs()});
+                    xs.add(barrier ? r.p() : r.n());
+                }
+            }
+            List<BenchPlot.Line> lines = new ArrayList<>();
+            byAlg.forEach((alg, pts) -> lines.add(new BenchPlot.Line(alg, pts, false)));
+            for (PeerResults.Peer peer : List.of(MPJ, OMPI)) {
+                List<double[]> pts = new ArrayList<>();
+                for (int x : xs) {
+                    double v = barrier ? peers.us(peer, op, x, 0) : peers.us(peer, op, maxP, x);
+                    if (!Double.isNaN(v)) {
+                        pts.add(new double[] {x, v});
+                    }
+                }
+                if (!pts.isEmpty()) {
+                    lines.add(new BenchPlot.Line(peer.label() + (peers.source(peer.peer()).startsWith("measured") ? "" : " (stored)"),
+                            pts, true));
+                }
+            }
+            String title = barrier ? "barrier (" + transport + "), median us vs p"
+                    : op + " (" + transport + "), p=" + maxP + ", median us vs N";
+            panels.add(new BenchPlot.Panel(title, barrier ? "p (ranks)" : "N (N x N doubles)", lines));
+        }
+        BenchPlot.writePanels(panels, 2, png);
     }
 }
