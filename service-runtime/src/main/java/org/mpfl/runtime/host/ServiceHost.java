@@ -38,6 +38,7 @@ import org.apache.axis2.wsdl.WSDLConstants;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.domain.DomainToken;
+import org.mpfl.runtime.domain.MessagingHost;
 import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.domain.RankRegistry;
 import org.mpfl.runtime.monitor.RunRequest;
@@ -45,11 +46,7 @@ import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
 import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Inbox;
-import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportSelector;
-import org.mpfl.runtime.transport.binary.BinaryServer;
-import org.mpfl.runtime.transport.binary.BinaryTransport;
-import org.mpfl.runtime.transport.local.LocalTransport;
 import org.mpfl.runtime.transport.soap.MpiwsNames;
 import org.mpfl.runtime.transport.soap.RankStatus;
 import org.mpfl.runtime.transport.soap.RunMessages;
@@ -61,7 +58,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An MPFL service host: one JVM's Axis2 {@code SimpleHTTPServer} publishing MPIWS service types,
- * the registry of the rank instances living here, and the transports their messages use.
+ * the registry of the rank instances living here, and the transports their messages use (assembled by
+ * {@link MessagingHost}, the same as for an in-process host without HTTP).
  *
  * <p>A <b>service type</b> is a name bound to a {@link RankProgram} factory; it is published at
  * {@code http://ADDR:PORT/axis2/services/NAME} with the operations {@code run}, {@code store},
@@ -107,11 +105,11 @@ public final class ServiceHost implements AutoCloseable {
     private final ServerSocket serverSocket;
     private final SimpleHTTPServer http;
     private final String baseUrl;
-    private final RankRegistry registry;
+    /** The registry, the local/binary/SOAP transports and their selector: assembled by {@link MessagingHost}. */
+    private final MessagingHost messaging;
+    /** Also used directly for abort fan-out to the other hosts of a domain (closed by {@link #messaging}). */
     private final SoapTransport soap;
-    private final LocalTransport local;
-    private final BinaryServer binaryServer;
-    private final Transport binary;
+    private final RankRegistry registry;
     private final String binaryAddress;
     private final TransportSelector selector;
     private final Map<String, Supplier<RankProgram>> serviceTypes = new ConcurrentHashMap<>();
@@ -128,22 +126,21 @@ public final class ServiceHost implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.registry = new RankRegistry(hostId, MessagingSettings.fromSystemProperties());
-        this.soap = new SoapTransport();
-        this.local = new LocalTransport(hostId, registry);
         String bind = o.bind() == null ? "127.0.0.1" : o.bind();
         String advertise = o.advertise() != null ? o.advertise()
                 : (InetAddress.getByName(bind).isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : bind);
-        if (o.binary()) {
-            this.binaryServer = new BinaryServer(registry, bind, 0, advertise);
-            this.binary = new BinaryTransport(Math.max(10_000, registry.settings().deliveryDeadline().toMillis()));
-            this.binaryAddress = binaryServer.address();
-        } else {
-            this.binaryServer = null;
-            this.binary = null;
-            this.binaryAddress = null;
+        this.soap = new SoapTransport();
+        try {
+            this.messaging = MessagingHost.start(hostId, o.binary() ? bind : null, 0, advertise,
+                    MessagingSettings.fromSystemProperties(), soap);
+        } catch (java.io.UncheckedIOException e) {
+            eventThreads.shutdownNow();
+            soap.close();
+            throw e.getCause();
         }
-        this.selector = new TransportSelector(local, binary, soap);
+        this.registry = messaging.registry();
+        this.selector = messaging.selector();
+        this.binaryAddress = messaging.binaryAddress();
         try {
             this.axis2 = Axis2Setup.create(repository, o.servicesDir());
             deployArchivedServiceTypes();
@@ -616,16 +613,7 @@ public final class ServiceHost implements AutoCloseable {
         } catch (IOException ignored) {
             // closing
         }
-        registry.close();
-        soap.close();
-        local.close();
-        if (binaryServer != null) {
-            binaryServer.close();
-        }
-        if (binary != null) {
-            binary.close();
-        }
-        selector.close();
+        messaging.close();
         eventThreads.shutdownNow();
         try {
             if (axis2 != null) {
