@@ -8,6 +8,7 @@ import java.util.List;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.engine.run.RunSettings;
 import org.mpfl.runtime.testkit.HostProcesses;
 
 /**
@@ -33,7 +34,18 @@ final class BenchCluster implements AutoCloseable {
      * @param capacity ranks each host announces, or 0 for the host's default (its number of cores)
      */
     static BenchCluster start(Path dataDir, int hostCount, int capacity, List<String> hostJvmArgs) throws Exception {
-        Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir));
+        return start(dataDir, hostCount, capacity, hostJvmArgs, "auto");
+    }
+
+    /**
+     * @param transport the transport the engine asks every rank of its runs to use ({@code auto}, {@code soap},
+     *                  {@code binary}, {@code local}; see {@link RunSettings#transport})
+     */
+    static BenchCluster start(Path dataDir, int hostCount, int capacity, List<String> hostJvmArgs, String transport)
+            throws Exception {
+        RunSettings d = RunSettings.defaults();
+        Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).runSettings(new RunSettings(d.fanOutTimeout(),
+                d.deadlockGrace(), d.statusPollInterval(), d.hostFailureLimit(), transport)));
         HostProcesses hosts = null;
         try {
             HostProcesses.Builder b = HostProcesses.builder().count(hostCount).readyTimeout(Duration.ofSeconds(120));

@@ -14,11 +14,12 @@ import org.mpfl.runtime.bench.BenchPlot;
 
 /**
  * {@code mpflc bench mediator [--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1]
- * [--host-jvm-arg ARG]… [--plot FILE.png]}:
+ * [--transport auto|soap|binary] [--host-jvm-arg ARG]… [--plot FILE.png]}:
  * the same iterative workflow (p ranks, every rank sharing a block of {@code --kb} KiB with all others
  * each iteration, plus a small compute) run with MPFL's direct messaging and in the engine's mediator
  * mode, on the same local service hosts ({@link MediatorBenchmark}; host JVMs {@code -Xmx2g -Xms2g
- * -XX:+UseParallelGC} unless {@code --host-jvm-arg} is given; {@code --capacity 1}: ranks round robin over the hosts). Prints a table with the ratio, or
+ * -XX:+UseParallelGC} unless {@code --host-jvm-arg} is given; {@code --capacity 1}: ranks round robin over the hosts;
+ * {@code --transport}: what the direct runs' messages use, {@code auto} by default). Prints a table with the ratio, or
  * with {@code --json} one object {@code {"results":[{"p","iterations","bytes","direct_ms","mediator_ms","direct_loop_ms"}…]}}
  * ({@code bytes}: one rank's block; {@code direct_ms} the whole run as the engine times it, {@code direct_loop_ms}
  * the document's loop alone). Progress on stderr. Reached as {@code mpflc bench mediator}
@@ -38,7 +39,7 @@ public final class MediatorBenchCommand implements CliCommand {
 
     /** The parsed options. */
     record Options(boolean json, List<Integer> ranks, int iterations, int kb, int hosts, int capacity, List<String> hostJvmArgs,
-                   Path plot) {
+                   Path plot, String transport) {
         int doubles() {
             return kb * 1024 / 8;
         }
@@ -53,6 +54,7 @@ public final class MediatorBenchCommand implements CliCommand {
         int capacity = 1;
         List<String> hostJvmArgs = new ArrayList<>();
         Path plot = null;
+        String transport = "auto";
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -64,21 +66,28 @@ public final class MediatorBenchCommand implements CliCommand {
                 case "--capacity" -> capacity = BenchCommands.nonNegativeInt(args, ++i, a);
                 case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
                 case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
+                case "--transport" -> {
+                    transport = BenchCommands.value(args, ++i, a);
+                    if (!List.of("auto", "soap", "binary", "local").contains(transport)) {
+                        throw new UsageException("--transport is auto, soap, binary or local, got " + transport);
+                    }
+                }
                 default -> throw new UsageException("unknown option " + a + " (usage: bench mediator [--json] [--ranks 2,4,8]"
-                        + " [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1] [--host-jvm-arg ARG]... [--plot FILE.png])");
+                        + " [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1] [--transport auto|soap|binary]"
+                        + " [--host-jvm-arg ARG]... [--plot FILE.png])");
             }
         }
         if (hostJvmArgs.isEmpty()) {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
-        return new Options(json, ranks, iterations, kb, hosts, capacity, List.copyOf(hostJvmArgs), plot);
+        return new Options(json, ranks, iterations, kb, hosts, capacity, List.copyOf(hostJvmArgs), plot, transport);
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         Options o = parse(args);
         List<MediatorBenchmark.Result> results = new MediatorBenchmark(o.ranks(), o.iterations(), o.doubles(), o.hosts(),
-                o.capacity(), o.hostJvmArgs(), err).run();
+                o.capacity(), o.hostJvmArgs(), err).transport(o.transport()).run();
         if (o.plot() != null) {
             plot(results, o.plot());
             err.println("[bench mediator] plot written to " + o.plot());

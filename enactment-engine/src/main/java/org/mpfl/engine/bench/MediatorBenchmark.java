@@ -43,6 +43,7 @@ final class MediatorBenchmark {
     private final int capacity;
     private final List<String> hostJvmArgs;
     private final PrintStream progress;
+    private String transport = "auto";
 
     /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
     MediatorBenchmark(List<Integer> ranks, int iterations, int doubles, int hosts, int capacity, List<String> hostJvmArgs,
@@ -56,13 +57,19 @@ final class MediatorBenchmark {
         this.progress = progress;
     }
 
+    /** The transport of the direct runs' ranks ({@code auto} by default; {@code soap}: every message over SOAP/MTOM). */
+    MediatorBenchmark transport(String t) {
+        this.transport = t;
+        return this;
+    }
+
     List<Result> run() throws Exception {
         Path work = Files.createTempDirectory("mpfl-bench-mediator-");
         try {
             Path document = work.resolve("exchange.mpfl.xml");
             Files.writeString(document, AllgatherExchange.document(), StandardCharsets.UTF_8);
             progress.println("[bench mediator] starting an engine and " + hosts + " service hosts");
-            try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, capacity, hostJvmArgs);
+            try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, capacity, hostJvmArgs, transport);
                  Mediator mediator = new Mediator(CALL_TIMEOUT)) {
                 EngineClient client = cluster.client();
                 List<Result> results = new ArrayList<>();

@@ -36,6 +36,9 @@ class BenchCommandsTest {
                 "--kb", "8", "--host-jvm-arg", "-Xmx512m"));
         assertTrue(o.json());
         assertEquals(null, o.plot());
+        assertEquals("auto", o.transport());
+        assertEquals("soap", MediatorBenchCommand.parse(List.of("--transport", "soap")).transport());
+        assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--transport", "carrier-pigeon")));
         assertEquals(List.of(2, 4), o.ranks());
         assertEquals(3, o.iterations());
         assertEquals(1024, o.doubles());
