@@ -39,7 +39,9 @@ public final class BenchPlot {
         }
         System.setProperty("java.awt.headless", "true");
         BenchCommand.Saved saved = BenchCommand.fromJson(Files.readString(Path.of(args[0])));
-        BenchCommand.plot(saved.results(), saved.peers(), Path.of(args[1]));
+        // a file saved before the rows carried the peers' numbers: the peers' stored results
+        PeerResults peers = saved.peers().rows().isEmpty() ? PeerRuns.stored(PeerRuns.peersDir()) : saved.peers();
+        BenchCommand.plot(saved.results(), peers, Path.of(args[1]));
     }
 
     /** A named series of (x, y) points. */
