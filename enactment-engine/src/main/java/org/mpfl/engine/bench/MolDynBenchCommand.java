@@ -15,7 +15,8 @@ import org.mpfl.runtime.bench.BenchPlot;
 
 /**
  * {@code mpflc bench moldyn [--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial]
- * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--run-timeout S] [--plot FILE.png]
+ * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--run-timeout S] [--warmup-moves 5]
+ * [--plot FILE.png]
  * [--with-mpj [--mpj-results DIR]
  * [--quiet-wait S]]}: the MolDyn
  * sample through the engine ({@link MolDynBenchmark}) — total time, communication time and share, ek and
@@ -39,7 +40,7 @@ public final class MolDynBenchCommand implements CliCommand {
     /** The parsed options. */
     record Options(boolean json, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
                    int capacity, List<String> hostJvmArgs, Path document, boolean withMpj, Path mpjResults, int quietWait,
-                   int runTimeoutS, Path plot) {
+                   int runTimeoutS, Path plot, int warmupMoves) {
     }
 
     static Options parse(List<String> args) throws UsageException {
@@ -57,6 +58,7 @@ public final class MolDynBenchCommand implements CliCommand {
         int quietWait = 120;
         int runTimeoutS = 1800;
         Path plot = null;
+        int warmupMoves = 5;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -84,10 +86,11 @@ public final class MolDynBenchCommand implements CliCommand {
                 case "--quiet-wait" -> quietWait = BenchCommands.nonNegativeInt(args, ++i, a);
                 case "--run-timeout" -> runTimeoutS = BenchCommands.positiveInt(args, ++i, a);
                 case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
+                case "--warmup-moves" -> warmupMoves = BenchCommands.nonNegativeInt(args, ++i, a);
                 default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
                         + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--capacity N]"
                         + " [--host-jvm-arg ARG]... [--document FILE]"
-                        + " [--run-timeout S] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
+                        + " [--run-timeout S] [--warmup-moves 5] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
             }
         }
         if (document == null) {
@@ -98,7 +101,7 @@ public final class MolDynBenchCommand implements CliCommand {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
         return new Options(json, sizes, ranks, algorithms, moves, hosts, capacity, List.copyOf(hostJvmArgs), document, withMpj,
-                mpjResults, quietWait, runTimeoutS, plot);
+                mpjResults, quietWait, runTimeoutS, plot, warmupMoves);
     }
 
     @Override
@@ -108,7 +111,7 @@ public final class MolDynBenchCommand implements CliCommand {
             throw new UsageException("no MolDyn document at " + o.document() + " (give --document FILE)");
         }
         List<MolDynBenchmark.Result> results = new MolDynBenchmark(o.document(), o.sizes(), o.ranks(), o.algorithms(), o.moves(),
-                o.hosts(), o.capacity(), o.hostJvmArgs(), err).runTimeout(java.time.Duration.ofSeconds(o.runTimeoutS())).run();
+                o.hosts(), o.capacity(), o.hostJvmArgs(), err).runTimeout(java.time.Duration.ofSeconds(o.runTimeoutS())).warmupMoves(o.warmupMoves()).run();
         List<MpjMolDyn.Row> mpj;
         String mpjSource;
         if (o.withMpj() && MpjMolDyn.installed()) {

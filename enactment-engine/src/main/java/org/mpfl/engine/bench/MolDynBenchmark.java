@@ -21,7 +21,8 @@ import org.mpfl.engine.cli.EngineClient;
  * used as it is, except for two rewrites into a private copy: its library path is made absolute, and
  * for an algorithm other than {@code auto} the force allreduce names it — {@code serial} replaces the
  * allreduce by a serial reduce to rank 0 and a serial broadcast (the paper's "serial allReduce").
- * One rank is run once per size (no collective algorithm involved); it is the speed-up's base.
+ * One rank is run once per size (no collective algorithm involved); it is the speed-up's base. Before a
+ * variant is measured it runs once untimed ({@link #warmUp}).
  */
 final class MolDynBenchmark {
     /** The JGF references of ek after 50 moves. */
@@ -47,6 +48,7 @@ final class MolDynBenchmark {
     private final int capacity;
     private final List<String> hostJvmArgs;
     private Duration runTimeout = Duration.ofMinutes(30);
+    private int warmupMoves = 5;
     private final PrintStream progress;
 
     /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
@@ -66,6 +68,12 @@ final class MolDynBenchmark {
     /** Bounds each run (it is cancelled and the benchmark fails after it). */
     MolDynBenchmark runTimeout(Duration d) {
         this.runTimeout = d;
+        return this;
+    }
+
+    /** Moves of the untimed warm-up run before each variant is measured (0: none). */
+    MolDynBenchmark warmupMoves(int moves) {
+        this.warmupMoves = moves;
         return this;
     }
 
@@ -119,13 +127,20 @@ final class MolDynBenchmark {
                 List<Result> results = new ArrayList<>();
                 for (int mm : sizes) {
                     double base = Double.NaN;
+                    String warm = null;
                     if (ranks.contains(1)) {
+                        warmUp(client, work, text, dir, mm, "auto");
+                        warm = "auto";
                         Result one = measure(client, work, text, dir, mm, 1, "auto", Double.NaN);
                         base = one.totalS();
                         results.add(new Result(mm, 1, "-", one.particles(), one.totalS(), one.commS(), one.ek(), one.deviation(),
                                 one.validation(), 1.0, one.runMs()));
                     }
                     for (String algorithm : algorithms) {
+                        if (!algorithm.equals(warm) && ranks.stream().anyMatch(p -> p > 1)) {
+                            warmUp(client, work, text, dir, mm, algorithm);
+                            warm = algorithm;
+                        }
                         for (int p : ranks) {
                             if (p > 1) {
                                 results.add(measure(client, work, text, dir, mm, p, algorithm, base));
@@ -140,12 +155,37 @@ final class MolDynBenchmark {
         }
     }
 
-    private Result measure(EngineClient client, Path work, String text, Path dir, int mm, int p, String algorithm, double base)
-            throws Exception {
+    /**
+     * An untimed run of a variant before it is measured: each variant is its own generated service, which
+     * the engine (re)deploys when it changes, so its activity code starts cold in fresh class loaders;
+     * without this the first measured case of every variant — the one-rank base of the speed-up
+     * among them — would carry class loading and JIT compilation.
+     */
+    private void warmUp(EngineClient client, Path work, String text, Path dir, int mm, String algorithm) throws Exception {
+        if (warmupMoves == 0) {
+            return;
+        }
+        int p = ranks.stream().mapToInt(Integer::intValue).max().orElse(1);
+        Path doc = variantFile(work, text, dir, algorithm);
+        progress.printf(Locale.ROOT, "[bench moldyn] warm-up mm=%d p=%d allreduce %s, %d moves (untimed)%n", mm, p, algorithm, warmupMoves);
+        JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
+                "moves", Integer.toString(warmupMoves)), runTimeout);
+        if (!run.path("state").asText().equals("SUCCEEDED")) {
+            throw new IOException("MolDyn warm-up mm=" + mm + " p=" + p + " (" + algorithm + "): " + DocumentRuns.describeFailure(run));
+        }
+    }
+
+    private static Path variantFile(Path work, String text, Path dir, String algorithm) throws IOException {
         Path doc = work.resolve("moldyn-" + algorithm + ".mpfl.xml");
         if (!Files.exists(doc)) {
             Files.writeString(doc, variant(text, dir, algorithm), StandardCharsets.UTF_8);
         }
+        return doc;
+    }
+
+    private Result measure(EngineClient client, Path work, String text, Path dir, int mm, int p, String algorithm, double base)
+            throws Exception {
+        Path doc = variantFile(work, text, dir, algorithm);
         progress.printf(Locale.ROOT, "[bench moldyn] mm=%d p=%d allreduce %s %s%n", mm, p, p == 1 ? "-" : algorithm, BenchCommands.load());
         JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
                 "moves", Integer.toString(moves)), runTimeout);

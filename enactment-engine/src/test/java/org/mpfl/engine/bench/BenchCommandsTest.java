@@ -57,6 +57,8 @@ class BenchCommandsTest {
         assertEquals(List.of("auto", "serial", "binomial"), d.algorithms());
         assertEquals(50, d.moves());
         assertFalse(d.withMpj());
+        assertEquals(5, d.warmupMoves());
+        assertEquals(0, MolDynBenchCommand.parse(List.of("--warmup-moves", "0")).warmupMoves());
         assertTrue(d.document().endsWith(Path.of("samples", "moldyn", "moldyn.mpfl.xml")));
         MolDynBenchCommand.Options o = MolDynBenchCommand.parse(List.of("--json", "--mm", "8", "--ranks", "1,2",
                 "--algorithms", "serial,recursive-doubling", "--with-mpj", "--mpj-results", "/tmp/x"));
