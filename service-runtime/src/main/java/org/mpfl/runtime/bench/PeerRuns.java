@@ -205,9 +205,11 @@ public final class PeerRuns {
     /**
      * Runs {@code <peers>/<script>} from a private copy (with {@code sources}, paths relative to the
      * peers' directory) with {@code env}, its output to {@code RES_DIR/<script>.out} and, line by
-     * line, to {@code progress}; stops every process it left behind. Returns its exit code.
+     * line, to {@code progress}; stops every process it left behind (also when it times out after
+     * {@code limit} — an {@link IOException} — or the JVM is shut down). {@code env} must hold
+     * {@code RES_DIR}. Returns its exit code. For the other peer scripts too ({@code run-mpj-moldyn.sh}).
      */
-    static int runScript(Path peers, String script, List<String> sources, Map<String, String> env, Duration limit,
+    public static int runScript(Path peers, String script, List<String> sources, Map<String, String> env, Duration limit,
                          PrintStream progress) throws IOException, InterruptedException {
         if (!Files.isRegularFile(peers.resolve(script))) {
             throw new IOException("no " + peers.resolve(script) + " (give the peers' directory with --peers DIR)");
@@ -268,24 +270,30 @@ public final class PeerRuns {
     }
 
     /**
-     * Stops the script and everything it started: its descendants and, from the script's pid file
-     * ({@code build/mpj/daemon.pid} in the private copy), MPJ Express's daemon — started in the
-     * background, so no longer a descendant — with the rank JVMs it launched.
+     * Stops the script and everything it started: its descendants and, from the scripts' pid files
+     * ({@code build/<name>/daemon.pid} in the private copy: {@code run-mpj.sh},
+     * {@code run-mpj-moldyn.sh}), MPJ Express's daemon — started in the background, so no longer a
+     * descendant — with the rank JVMs it launched.
      */
     static void stop(Process proc, Path copy) {
         List<ProcessHandle> victims = new ArrayList<>();
-        Path pidFile = copy.resolve("build/mpj/daemon.pid");
-        try {
-            if (Files.isRegularFile(pidFile)) {
+        List<Path> pidFiles = new ArrayList<>();
+        try (var dirs = Files.list(copy.resolve("build"))) {
+            dirs.map(d -> d.resolve("daemon.pid")).filter(Files::isRegularFile).forEach(pidFiles::add);
+        } catch (IOException | RuntimeException e) {
+            // nothing built, no daemon
+        }
+        for (Path pidFile : pidFiles) {
+            try {
                 long pid = Long.parseLong(Files.readString(pidFile).trim());
                 ProcessHandle.of(pid).filter(h -> h.info().commandLine().map(c -> c.contains("daemon.jar")).orElse(true))
                         .ifPresent(h -> {
                             h.descendants().forEach(victims::add);
                             victims.add(h);
                         });
+            } catch (IOException | RuntimeException e) {
+                // no daemon to stop
             }
-        } catch (IOException | RuntimeException e) {
-            // no daemon to stop
         }
         proc.descendants().forEach(victims::add);
         victims.add(proc.toHandle());
