@@ -38,7 +38,8 @@ public final class BenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "benchmarks: p2p [--json] [--sizes ...] [--transports soap,binary,local] | collectives [--json] [--ranks 2,4,8] [--sizes ...] [--transport auto|soap|binary]";
+        return "benchmarks: p2p [--json] [--sizes ...] [--transports soap,binary,local] [--with-peers|--with-mpj|--with-ompi]"
+                + " | collectives [--json] [--ranks 2,4,8] [--sizes ...] [--transport auto|soap|binary] [--with-peers|--with-mpj|--with-ompi]";
     }
 
     @Override
