@@ -26,8 +26,22 @@ final class DocumentRuns {
     private DocumentRuns() {
     }
 
+    /**
+     * An ended run and the client's own time from sending the start request ({@code sentAtMs}, wall
+     * clock) to reading the run's final state (compilation before the request excluded; resolution:
+     * the polling interval).
+     */
+    record Ended(JsonNode run, double clientMs, long sentAtMs) {
+    }
+
     /** Compiles {@code document} with {@code params} (values as typed on a command line), runs it, returns the ended run. */
     static JsonNode run(EngineClient client, Path document, Map<String, Object> params, Duration timeout)
+            throws IOException, InterruptedException, WorkflowCompiler.CompileException {
+        return run(client, document, params, timeout, POLL_MS).run();
+    }
+
+    /** As {@link #run(EngineClient, Path, Map, Duration)}, polling the run every {@code pollMs}, and timed from the start request. */
+    static Ended run(EngineClient client, Path document, Map<String, Object> params, Duration timeout, long pollMs)
             throws IOException, InterruptedException, WorkflowCompiler.CompileException {
         String text = Files.readString(document, StandardCharsets.UTF_8);
         WorkflowCompiler.Compiled c = Compilers.forFile(document).compile(document.toString(), text, params);
@@ -40,13 +54,15 @@ final class DocumentRuns {
         if (!archives.isEmpty()) {
             start.put("archives", archives);
         }
+        long sentAtMs = System.currentTimeMillis();
+        long t0 = System.nanoTime();
         String id = client.post("/api/runs", start).get("id").asText();
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = t0 + timeout.toNanos();
         for (;;) {
             JsonNode run = client.get("/api/runs/" + id);
             String state = run.path("state").asText();
             if (state.equals("SUCCEEDED") || state.equals("FAILED") || state.equals("CANCELLED")) {
-                return run;
+                return new Ended(run, (System.nanoTime() - t0) / 1e6, sentAtMs);
             }
             if (System.nanoTime() > deadline) {
                 client.post("/api/runs/" + id + "/cancel", null);
@@ -57,7 +73,7 @@ final class DocumentRuns {
                 throw new IOException("run " + id + " of " + document.getFileName() + " did not end within "
                         + timeout.toSeconds() + " s (cancelled); it was " + state + ", ranks:" + ranks);
             }
-            Thread.sleep(POLL_MS);
+            Thread.sleep(pollMs);
         }
     }
 

@@ -135,6 +135,12 @@ public final class RunService implements AutoCloseable {
                 calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
             }
             fanOut.callAll(calls);
+            if (run.state() == RunState.SUCCEEDED && calls.stream().allMatch(c -> c.done() && c.failure() == null)) {
+                // every rank ended before the fan-out saw the last acceptance: the start-up still ended now
+                // (startupMs of a run is never missing because its ranks were quick)
+                run.markRunning(System.currentTimeMillis(), true);
+                persist(run);
+            }
             if (run.state().isFinal()) {
                 // cancelled or failed while ranks were being started: the abort sent then may have
                 // missed ranks that were created after it, so abort once more now that all are out

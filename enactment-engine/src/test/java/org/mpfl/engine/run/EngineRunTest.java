@@ -93,6 +93,25 @@ class EngineRunTest {
         assertEquals(id, listed.get(0).get("id").asText());
     }
 
+    /** Ranks that end before their run calls return: the run succeeds then, and its startupMs is still recorded. */
+    @Test
+    void startupIsRecordedWhenRanksEndBeforeTheFanOutReturns() throws Exception {
+        FakeRanks fakes = new FakeRanks(r -> r.state("DONE"));
+        fakes.returnDelayMs = 600;
+        start(fakes, fast(), Duration.ofSeconds(30));
+        String id = startRun(ringPlan(2));
+        JsonNode d = awaitFinal(id, 10_000);
+        assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+        long end = System.currentTimeMillis() + 5_000;
+        while (!d.get("startupMs").isNumber() && System.currentTimeMillis() < end) {
+            Thread.sleep(50);
+            d = Http.get(engine.url() + "/api/runs/" + id).json();
+        }
+        assertTrue(d.get("startupMs").isNumber(), d.toString());
+        assertTrue(d.get("startupMs").asLong() >= 600, d.toString());
+        assertEquals("SUCCEEDED", d.get("state").asText());
+    }
+
     @Test
     void failingRankFailsTheRunWithRankLocationAndMessageAndAbortsTheDomain() throws Exception {
         FakeRanks fakes = new FakeRanks(r -> {

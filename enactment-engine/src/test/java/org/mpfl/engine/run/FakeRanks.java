@@ -33,6 +33,8 @@ public final class FakeRanks implements RankInvoker {
     private final Map<String, CountDownLatch> abortLatches = new ConcurrentHashMap<>();
     volatile int refuseRank = -1;
     volatile long acceptDelayMs;
+    /** How long {@code run} takes to return after the rank's thread started (ranks may end before their call returns). */
+    volatile long returnDelayMs;
 
     public FakeRanks(Behaviour behaviour) {
         this.behaviour = behaviour;
@@ -115,6 +117,9 @@ public final class FakeRanks implements RankInvoker {
         }, "fake-rank-" + request.rank());
         t.setDaemon(true);
         t.start();
+        if (returnDelayMs > 0) {
+            Thread.sleep(returnDelayMs);
+        }
     }
 
     @Override
