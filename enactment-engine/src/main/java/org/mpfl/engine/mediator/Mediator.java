@@ -31,9 +31,10 @@ public final class Mediator implements AutoCloseable {
     private final Duration callTimeout;
     private final ExecutorService calls;
 
-    public Mediator(Duration callTimeout) {
+    /** @param engineToken the engine's token, which the hosts' step service requires (they got it when started) */
+    public Mediator(Duration callTimeout, String engineToken) {
         this.callTimeout = callTimeout;
-        this.client = new StepClient(callTimeout);
+        this.client = new StepClient(callTimeout, engineToken);
         this.calls = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "mpfl-mediator-call");
             t.setDaemon(true);

@@ -42,7 +42,7 @@ class MediatorModeTest {
     static void start() throws Exception {
         dir = Files.createTempDirectory("mpfl-mediator-test-");
         cluster = BenchCluster.start(dir.resolve("engine"), 2, 1, List.of("-Xmx256m"));
-        mediator = new Mediator(Duration.ofSeconds(60));
+        mediator = new Mediator(Duration.ofSeconds(60), cluster.engine().token());
     }
 
     @AfterAll
@@ -108,6 +108,15 @@ class MediatorModeTest {
         IOException e = assertThrows(IOException.class,
                 () -> mediator.run(broken, Mediator.placeRanks(cluster.engine().registry(), P), null));
         assertTrue(e.getMessage().contains("round 0, rank 0") && e.getMessage().contains("NoSuchActivity"), e.getMessage());
+    }
+
+    @Test
+    void aStepWithoutTheEngineTokenIsRefused() throws Exception {
+        try (Mediator stranger = new Mediator(Duration.ofSeconds(30), "not-the-engine-token")) {
+            IOException e = assertThrows(IOException.class, () -> stranger.run(new AllgatherExchange(P, 1, 10),
+                    Mediator.placeRanks(cluster.engine().registry(), P), null));
+            assertTrue(e.getMessage().contains("engine token"), e.getMessage());
+        }
     }
 
     /** The workflow's activities applied in this JVM, allgather by concatenation. */

@@ -98,8 +98,6 @@ public final class HostMain {
         EngineAnnouncer announcer = null;
         CountDownLatch stopped = new CountDownLatch(1);
         try {
-            // the mediator mode's step service (BPEL-style re-invocation, see org.mpfl.runtime.mediator)
-            org.mpfl.runtime.mediator.StepService.install(host);
             for (String[] p : programs) {
                 Class<?> c = Class.forName(p[1]);
                 if (!RankProgram.class.isAssignableFrom(c)) {
@@ -108,6 +106,9 @@ public final class HostMain {
                 host.registerServiceType(p[0], () -> newProgram(c));
             }
             host.setDeployToken(engineToken);
+            // the mediator mode's step service (BPEL-style re-invocation, see org.mpfl.runtime.mediator),
+            // callable by the engine (its token) or, without one, from this machine only — like deployments
+            org.mpfl.runtime.mediator.StepService.install(host, engineToken);
             if (engine != null) {
                 announcer = new EngineAnnouncer(host, engine, engineToken, capacity);
                 EngineAnnouncer a = announcer;

@@ -18,9 +18,12 @@ import org.mpfl.runtime.transport.soap.SoapFault;
 public final class StepClient {
     private final HttpClient http;
     private final Duration timeout;
+    private final String token;
 
-    public StepClient(Duration timeout) {
+    /** @param token the engine token the hosts expect ({@code Authorization: Bearer}), or {@code null} */
+    public StepClient(Duration timeout, String token) {
         this.timeout = timeout;
+        this.token = token;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
     }
 
@@ -37,16 +40,21 @@ public final class StepClient {
     /** As {@link #step(String, StepWire.StepRequest)}, with the request already encoded ({@link StepWire#request}). */
     public Map<String, Object> step(String serviceUrl, StepWire.StepRequest request, StepWire.Body body)
             throws IOException, InterruptedException {
-        HttpRequest req = HttpRequest.newBuilder(URI.create(serviceUrl)).timeout(timeout)
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(serviceUrl)).timeout(timeout)
                 .header("Content-Type", body.contentType())
-                .POST(HttpRequest.BodyPublishers.ofByteArrays(body.parts())).build();
+                .POST(HttpRequest.BodyPublishers.ofByteArrays(body.parts()));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        HttpRequest req = b.build();
         HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
         String contentType = r.headers().firstValue("Content-Type").orElse("application/soap+xml");
         if (r.statusCode() / 100 != 2) {
             String reason;
             try {
-                reason = SoapFault.parse(r.body()).reason();
-            } catch (RuntimeException e) {
+                // faults may come as MTOM packages too (the host's MTOM setting): the envelope is the root part
+                reason = SoapFault.parse(StepWire.envelope(contentType, r.body())).reason();
+            } catch (IOException | RuntimeException e) {
                 reason = new String(r.body(), 0, Math.min(r.body().length, 500), StandardCharsets.UTF_8);
             }
             throw new IOException("step " + request.activity() + " as rank " + request.rank() + " at " + serviceUrl

@@ -2,6 +2,9 @@ package org.mpfl.runtime.mediator;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -43,15 +46,21 @@ public final class StepService {
     private StepService() {
     }
 
-    /** Publishes the service in a host (idempotent). */
-    public static void install(ServiceHost host) throws AxisFault {
+    /**
+     * Publishes the service in a host (idempotent).
+     *
+     * @param token the engine token callers must send as {@code Authorization: Bearer}, or {@code null}
+     *              to accept loopback callers only (the rule of the host's deployment endpoint): the service
+     *              runs code of the host's class path on request, so it is not open to anyone
+     */
+    public static void install(ServiceHost host, String token) throws AxisFault {
         AxisConfiguration cfg = host.axis2Context().getAxisConfiguration();
         if (cfg.getService(StepWire.SERVICE) != null) {
             return;
         }
         AxisService svc = new AxisService(StepWire.SERVICE);
         InOutAxisOperation op = new InOutAxisOperation(new QName(StepWire.OPERATION));
-        op.setMessageReceiver(new Receiver());
+        op.setMessageReceiver(new Receiver(token));
         op.setSoapAction(StepWire.action());
         svc.addOperation(op);
         svc.mapActionToOperation(StepWire.action(), op);
@@ -62,9 +71,15 @@ public final class StepService {
     static final class Receiver extends AbstractInOutMessageReceiver {
         /** Activity classes by name (the class, not the instance: every call gets a new instance). */
         private final Map<String, Class<? extends Activity>> classes = new ConcurrentHashMap<>();
+        private final String token;
+
+        Receiver(String token) {
+            this.token = token;
+        }
 
         @Override
         public void invokeBusinessLogic(MessageContext in, MessageContext out) throws AxisFault {
+            authorise(in);
             OMElement step = in.getEnvelope().getBody().getFirstElement();
             if (step == null || !step.getLocalName().equals(StepWire.OPERATION)) {
                 throw new AxisFault("step: the SOAP body holds no m:step element");
@@ -121,6 +136,33 @@ public final class StepService {
             out.setDoingMTOM(true);
             out.setProperty(org.apache.axis2.Constants.Configuration.ENABLE_MTOM, "true");
             out.setEnvelope(env);
+        }
+
+        /** The engine's token, or (without one) a caller on this machine; else a Sender fault. */
+        private void authorise(MessageContext in) throws AxisFault {
+            boolean allowed;
+            if (token != null) {
+                String auth = null;
+                if (in.getProperty(MessageContext.TRANSPORT_HEADERS) instanceof Map<?, ?> headers) {
+                    for (Map.Entry<?, ?> h : headers.entrySet()) {
+                        if (String.valueOf(h.getKey()).equalsIgnoreCase("Authorization")) {
+                            auth = String.valueOf(h.getValue()).trim();
+                        }
+                    }
+                }
+                allowed = auth != null && MessageDigest.isEqual(("Bearer " + token).getBytes(StandardCharsets.UTF_8),
+                        auth.getBytes(StandardCharsets.UTF_8));
+            } else {
+                Object remote = in.getProperty(MessageContext.REMOTE_ADDR);
+                try {
+                    allowed = remote != null && InetAddress.getByName(remote.toString()).isLoopbackAddress();
+                } catch (IOException e) {
+                    allowed = false;
+                }
+            }
+            if (!allowed) {
+                throw new AxisFault("step refused: missing or wrong engine token");
+            }
         }
 
         private static Object readValue(OMElement v) throws IOException {

@@ -156,6 +156,22 @@ public final class StepWire {
         }
     }
 
+    /** The SOAP envelope of a body: the root part of a multipart/related (MTOM) package, else the body itself. */
+    public static byte[] envelope(String contentType, byte[] body) throws IOException {
+        MediaType mt = MediaType.parse(contentType);
+        if (!mt.type().equals("multipart/related") || mt.param("boundary") == null) {
+            return body;
+        }
+        List<Part> parts = split(body, mt.param("boundary"));
+        String start = mt.param("start");
+        for (Part p : parts) {
+            if (start == null || stripAngles(start).equals(p.contentId())) {
+                return p.body();
+            }
+        }
+        return parts.isEmpty() ? body : parts.get(0).body();
+    }
+
     private static Map<String, Object> parseValues(byte[] root, Map<String, byte[]> attachments) throws XMLStreamException, IOException {
         Map<String, Object> values = new LinkedHashMap<>();
         XMLStreamReader x = Xml.reader(new java.io.ByteArrayInputStream(root));
