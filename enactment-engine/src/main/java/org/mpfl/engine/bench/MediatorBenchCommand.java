@@ -34,7 +34,7 @@ public final class MediatorBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "[--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2]  direct messaging vs the engine's mediator mode";
+        return "[--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--transport auto|soap] [--plot FILE.png]  direct messaging vs the engine's mediator mode";
     }
 
     /** The parsed options. */

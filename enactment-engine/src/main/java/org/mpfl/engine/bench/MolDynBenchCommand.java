@@ -34,7 +34,7 @@ public final class MolDynBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "[--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--with-mpj]  MolDyn sample: speed-up, comm share, ek";
+        return "[--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--with-mpj] [--plot FILE.png]  MolDyn sample: speed-up, comm share, ek";
     }
 
     /** The parsed options. */
