@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * with hostId, SOAP base URL, binary address, service types, capacity) and then sends a heartbeat
  * every few seconds ({@code POST /api/registry/hosts/{hostId}/heartbeat}). An unreachable engine is
  * a logged warning and a retry on the next beat, never a crash; a heartbeat the engine does not
- * know (404, e.g. after an engine restart) makes the host announce itself again.
+ * know (404, e.g. after an engine restart) makes the host announce itself again. {@link #close()}
+ * (the host's shutdown) takes the host out of the engine's registry at once.
  */
 public final class EngineAnnouncer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineAnnouncer.class);
@@ -41,6 +42,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         return t;
     });
     private volatile boolean announced;
+    private volatile boolean started;
     private volatile long intervalMs = 3_000;
     private volatile boolean warned;
 
@@ -58,6 +60,7 @@ public final class EngineAnnouncer implements AutoCloseable {
 
     /** Announces now (in the background) and keeps beating. */
     public void start() {
+        started = true;
         timer.execute(this::beat);
     }
 
@@ -140,5 +143,37 @@ public final class EngineAnnouncer implements AutoCloseable {
     @Override
     public void close() {
         timer.shutdownNow();
+        try {
+            // a beat in flight must not announce the host again after it left
+            timer.awaitTermination(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (started) {
+                // also when an announcement was cut short: the engine may have registered the host
+                leave();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.debug("could not leave the engine's registry at {}: {}", engineUrl, e.toString());
+        }
+    }
+
+    /**
+     * Tells the engine that this host stops ({@code DELETE /api/registry/hosts/{hostId}}), best effort
+     * and bounded: otherwise the engine keeps placing ranks on and deploying to a closed port until
+     * the heartbeat times out.
+     */
+    private void leave() throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engineUrl + "/api/registry/hosts/"
+                + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(2)).DELETE();
+        if (engineToken != null) {
+            b.header("Authorization", "Bearer " + engineToken);
+        }
+        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        announced = false;
+        if (r.statusCode() / 100 == 2) {
+            LOG.info("left the engine's registry at {}", engineUrl);
+        } else {
+            LOG.debug("engine answered HTTP {} when this host left its registry", r.statusCode());
+        }
     }
 }

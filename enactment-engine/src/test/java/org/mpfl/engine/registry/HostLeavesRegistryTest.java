@@ -1,0 +1,38 @@
+package org.mpfl.engine.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.runtime.host.EngineAnnouncer;
+import org.mpfl.runtime.host.ServiceHost;
+
+/** A service host that stops leaves the engine's registry at once, not after the heartbeat timeout. */
+@Timeout(60)
+class HostLeavesRegistryTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void closingTheAnnouncerRemovesTheHost() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).openRegistry(false).token("fixed-token")
+                .heartbeatTimeout(Duration.ofMinutes(5)));
+             ServiceHost host = ServiceHost.start(ServiceHost.Options.loopback())) {
+            EngineAnnouncer announcer = new EngineAnnouncer(host, engine.url(), engine.token(), 1);
+            announcer.start();
+            long end = System.currentTimeMillis() + 20_000;
+            while (engine.registry().host(host.hostId()).isEmpty()) {
+                assertTrue(System.currentTimeMillis() < end, "the host did not register");
+                Thread.sleep(50);
+            }
+            announcer.close();
+            assertEquals(0, engine.registry().hosts().size(), "still registered: " + engine.registry().hosts());
+        }
+    }
+}
