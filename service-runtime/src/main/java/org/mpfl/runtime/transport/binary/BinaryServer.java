@@ -83,7 +83,9 @@ public final class BinaryServer implements AutoCloseable {
 
     private void serve(SocketChannel ch) {
         ChannelBuffer in = new ChannelBuffer(ch, null, 0);
-        ByteBuffer reply = ByteBuffer.allocateDirect(1);
+        // replies are collected while further frames are already buffered (a pipelining client) and
+        // written together: one system call for a run of frames instead of one per frame
+        ByteBuffer reply = ByteBuffer.allocateDirect(4096);
         in.startRead();
         try {
             while (!closed) {
@@ -100,7 +102,10 @@ public final class BinaryServer implements AutoCloseable {
                     case BinaryProtocol.OP_PING -> BinaryProtocol.REPLY_STORED;
                     default -> throw new IOException("unknown binary-channel op " + op);
                 };
-                answer(ch, reply, outcome);
+                reply.put(outcome);
+                if (in.buffered() == 0 || !reply.hasRemaining()) {
+                    flushReplies(ch, reply);
+                }
             }
         } catch (IOException e) {
             if (!closed) {
@@ -116,12 +121,13 @@ public final class BinaryServer implements AutoCloseable {
         }
     }
 
-    private static void answer(SocketChannel ch, ByteBuffer reply, byte outcome) throws IOException {
-        reply.clear();
-        reply.put(outcome).flip();
+    /** Writes the collected replies. */
+    private static void flushReplies(SocketChannel ch, ByteBuffer reply) throws IOException {
+        reply.flip();
         while (reply.hasRemaining()) {
             ch.write(reply);
         }
+        reply.clear();
     }
 
     private static byte code(Inbox.Outcome outcome) {
@@ -160,7 +166,8 @@ public final class BinaryServer implements AutoCloseable {
             if (probe != Inbox.Outcome.STORED) {
                 return code(probe); // no payload follows
             }
-            answer(ch, reply, BinaryProtocol.REPLY_GO);
+            reply.put(BinaryProtocol.REPLY_GO);
+            flushReplies(ch, reply); // the client waits for GO before it sends the payload
         }
         Payload payload;
         try {

@@ -155,6 +155,11 @@ final class ChannelBuffer {
         buf.flip();
     }
 
+    /** Bytes already read from the channel and not yet consumed (reading side). */
+    int buffered() {
+        return reading ? buf.remaining() : 0;
+    }
+
     byte getByte() throws IOException {
         need(1);
         return buf.get();
