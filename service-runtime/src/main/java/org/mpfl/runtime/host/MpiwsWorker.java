@@ -118,7 +118,8 @@ final class MpiwsWorker implements Worker {
             } catch (IOException | RuntimeException e) {
                 LOG.warn("deployment of {} failed", name, e);
                 status = 400;
-                text = "deployment failed: " + e.getMessage();
+                // some failures (e.g. a NullPointerException inside Axis2) carry no message: name the type then
+                text = "deployment failed: " + (e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage());
             }
         }
         response.setStatus(status);
