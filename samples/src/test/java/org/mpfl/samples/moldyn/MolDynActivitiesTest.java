@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.mpfl.samples.common.FakeRankContext;
@@ -84,9 +83,8 @@ class MolDynActivitiesTest {
         assertEquals(108, out.get("particles"));
     }
 
-    /** mm=13 (8788 particles) takes ~7 s per run serially on an idle core: run with -Dmoldyn.large=true. */
+    /** mm=13 (8788 particles): about 7 s per run serially on an idle core, ~20 s for the three. */
     @Test
-    @EnabledIfSystemProperty(named = "moldyn.large", matches = "true")
     void largeSizeReproducesTheReference() throws Exception {
         assertEquals(REFERENCE_EK_MM13, runRanks(13, 1, MOVES)[0], 0.0);
         for (int ranks : new int[] {2, 4}) {
