@@ -7,11 +7,15 @@ import java.nio.file.Path;
 import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.gen.BuildWriter;
+import org.mpfl.compiler.gen.RuntimeBundle;
 
 /**
- * {@code mpflc compile FILE [-o DIR] [--param k=v]…}: check, then write {@code plan.json} and one
- * {@code .aar} per process into DIR (default: {@code <stem>.build} next to the document). Nothing is
- * written when the document has errors. Prints the written files on stdout.
+ * {@code mpflc compile FILE [-o DIR] [--param k=v]… [--bundle-runtime]}: check, then write
+ * {@code plan.json} and one {@code .aar} per process into DIR (default: {@code <stem>.build} next to the
+ * document). Nothing is written when the document has errors. Prints the written files on stdout.
+ * {@code --bundle-runtime} puts the MPFL runtime jars (about 3.5 MB) into every archive's {@code lib/}
+ * so that it deploys into a stock Axis2 container; without it the archives stay small and need an MPFL
+ * service host (or the runtime on the container's class path).
  */
 public final class CompileCommand implements CliCommand {
     @Override
@@ -21,7 +25,7 @@ public final class CompileCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "compile to a deployment plan and service archives: FILE [-o DIR] [--param NAME=VALUE]...";
+        return "compile to a deployment plan and service archives: FILE [-o DIR] [--param NAME=VALUE]... [--bundle-runtime]";
     }
 
     @Override
@@ -41,7 +45,8 @@ public final class CompileCommand implements CliCommand {
         try {
             byte[] source = Files.readAllBytes(arguments.file());
             Path documentDirectory = arguments.file().toAbsolutePath().getParent();
-            for (Path written : BuildWriter.write(result.workflow(), source, documentDirectory, output)) {
+            RuntimeBundle runtime = arguments.bundleRuntime() ? RuntimeBundle.fromClassPath() : null;
+            for (Path written : BuildWriter.write(result.workflow(), source, documentDirectory, output, runtime)) {
                 out.println(written);
             }
         } catch (IOException e) {

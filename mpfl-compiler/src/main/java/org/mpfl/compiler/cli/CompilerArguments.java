@@ -6,12 +6,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The words of {@code mpflc check|compile FILE [--param k=v]… [-o DIR]}. */
-record CompilerArguments(Path file, String displayName, Map<String, String> params, Path outputDirectory) {
+/** The words of {@code mpflc check|compile FILE [--param k=v]… [-o DIR] [--bundle-runtime]}. */
+record CompilerArguments(Path file, String displayName, Map<String, String> params, Path outputDirectory,
+        boolean bundleRuntime) {
 
     static CompilerArguments parse(List<String> args, boolean allowOutput) throws UsageException {
         String file = null;
         Path output = null;
+        boolean bundle = false;
         Map<String, String> params = new LinkedHashMap<>();
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
@@ -27,6 +29,8 @@ record CompilerArguments(Path file, String displayName, Map<String, String> para
                     throw new UsageException(arg + " needs a directory");
                 }
                 output = Paths.get(args.get(++i));
+            } else if (allowOutput && arg.equals("--bundle-runtime")) {
+                bundle = true;
             } else if (arg.startsWith("-") && arg.length() > 1) {
                 throw new UsageException("unknown option '" + arg + "'");
             } else if (file != null) {
@@ -38,7 +42,7 @@ record CompilerArguments(Path file, String displayName, Map<String, String> para
         if (file == null) {
             throw new UsageException("no document given");
         }
-        return new CompilerArguments(Paths.get(file), file, params, output);
+        return new CompilerArguments(Paths.get(file), file, params, output, bundle);
     }
 
     private static void param(String text, Map<String, String> params) throws UsageException {

@@ -38,6 +38,17 @@ public final class BuildWriter {
      */
     public static List<Path> write(IrWorkflow workflow, byte[] source, Path documentDirectory, Path outputDirectory)
             throws IOException {
+        return write(workflow, source, documentDirectory, outputDirectory, null);
+    }
+
+    /**
+     * Writes the plan and the archives, each with the runtime jars of {@code runtime} unless it is
+     * {@code null} ({@code mpflc compile --bundle-runtime}).
+     *
+     * @return the files written (plan first)
+     */
+    public static List<Path> write(IrWorkflow workflow, byte[] source, Path documentDirectory, Path outputDirectory,
+            RuntimeBundle runtime) throws IOException {
         Files.createDirectories(outputDirectory);
         DeploymentPlan plan = PlanBuilder.build(workflow, source);
         List<Path> written = new ArrayList<>();
@@ -46,7 +57,7 @@ public final class BuildWriter {
         written.add(planFile);
         for (PlanProcess process : plan.processes()) {
             Path archive = outputDirectory.resolve(process.archive());
-            ServiceArchiveWriter.write(plan, process, documentDirectory, archive);
+            ServiceArchiveWriter.write(plan, process, documentDirectory, archive, runtime);
             written.add(archive);
         }
         return written;

@@ -13,6 +13,39 @@ public final class RuntimeBinding {
      */
     public static final String INTERPRETER_CLASS = "org.mpfl.runtime.interp.InterpreterService";
 
+    /**
+     * Axis2 message receiver of {@code run} and {@code status} named in services.xml (service-runtime's
+     * {@code MpiwsInOutReceiver}): with it and the two below, the archive works in a stock Axis2 container.
+     */
+    public static final String IN_OUT_RECEIVER_CLASS = "org.mpfl.runtime.host.MpiwsInOutReceiver";
+
+    /** Axis2 message receiver of {@code store}, {@code bstore} and {@code abort} (service-runtime's {@code MpiwsRobustInOnlyReceiver}). */
+    public static final String ROBUST_IN_ONLY_RECEIVER_CLASS = "org.mpfl.runtime.host.MpiwsRobustInOnlyReceiver";
+
+    /**
+     * The Axis2 {@code ServiceLifeCycle} of a generated service (services.xml {@code <service class=…>},
+     * service-runtime's {@code ContainerServiceLifeCycle}): binds the service to the container's MPFL
+     * messaging when deployed into a stock Axis2, does nothing inside an MPFL service host.
+     */
+    public static final String LIFECYCLE_CLASS = "org.mpfl.runtime.host.ContainerServiceLifeCycle";
+
+    /**
+     * One class of each jar the runtime needs in a container that has none of it (what
+     * {@code mpflc compile --bundle-runtime} copies into the archive's {@code lib/}): service-runtime,
+     * mpfl-compiler, mpfl-grammar, ANTLR 4 runtime, Jackson (databind, core, annotations), SLF4J API.
+     * Stock Axis2 ships none of them (it logs through commons-logging).
+     */
+    public static final String[] RUNTIME_CLASSES = {
+        INTERPRETER_CLASS,
+        "org.mpfl.compiler.MpflCompiler",
+        "org.mpfl.grammar.MpflExpressionParser",
+        "org.antlr.v4.runtime.Lexer",
+        "com.fasterxml.jackson.databind.ObjectMapper",
+        "com.fasterxml.jackson.core.JsonFactory",
+        "com.fasterxml.jackson.annotation.JsonProperty",
+        "org.slf4j.LoggerFactory",
+    };
+
     /** services.xml parameter from which the service host learns the rank program class ({@code ServiceHost.PROGRAM_PARAMETER}). */
     public static final String PROGRAM_CLASS_PARAMETER = "mpfl.rankProgram";
 

@@ -23,9 +23,11 @@ import org.mpfl.compiler.plan.PlanProcess;
  *   META-INF/SERVICE.wsdl      the MPIWS operations (SOAP 1.2, document/literal)
  *   mpfl/program.json          {@link ServiceProgram}: the process's typed IR
  *   mpfl/plan.json             the whole deployment plan
- *   lib/*.jar                  the workflow's library jars
+ *   lib/*.jar                  the workflow's library jars (and, with a {@link RuntimeBundle}, the runtime's)
  * </pre>
- * The MPFL runtime jars are not bundled: the service host provides them. Entries have a fixed
+ * By default the MPFL runtime jars are not bundled: an MPFL service host provides them. With a
+ * {@link RuntimeBundle} ({@code mpflc compile --bundle-runtime}) they are, and the archive also runs in
+ * a stock Axis2 container. Entries have a fixed
  * timestamp so that the same document always yields byte-identical archives.
  */
 public final class ServiceArchiveWriter {
@@ -46,6 +48,15 @@ public final class ServiceArchiveWriter {
      * @param documentDirectory where library paths of the plan are resolved
      */
     public static void write(DeploymentPlan plan, PlanProcess process, Path documentDirectory, Path target) throws IOException {
+        write(plan, process, documentDirectory, target, null);
+    }
+
+    /**
+     * Writes the archive of {@code process}, with the runtime jars of {@code runtime} under {@code lib/}
+     * unless it is {@code null}.
+     */
+    public static void write(DeploymentPlan plan, PlanProcess process, Path documentDirectory, Path target,
+            RuntimeBundle runtime) throws IOException {
         // not Files.createTempFile: its owner-only permissions would follow the archive after the move,
         // and a service host running as another user could not read it
         Path temporary = target.resolveSibling(target.getFileName() + ".part");
@@ -61,6 +72,11 @@ public final class ServiceArchiveWriter {
                 for (PlanLibrary library : plan.libraries()) {
                     try (InputStream in = Files.newInputStream(documentDirectory.resolve(library.path()))) {
                         entry(zip, written, library.archiveEntry(), in.readAllBytes());
+                    }
+                }
+                if (runtime != null) {
+                    for (java.util.Map.Entry<String, byte[]> jar : runtime.entries().entrySet()) {
+                        entry(zip, written, jar.getKey(), jar.getValue());
                     }
                 }
             }

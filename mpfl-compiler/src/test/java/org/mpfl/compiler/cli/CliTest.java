@@ -106,6 +106,17 @@ class CliTest {
     }
 
     @Test
+    void bundleRuntimeWithoutTheRuntimeOnTheClassPathIsOneClearLine() throws IOException {
+        // the compiler's own tests have no service-runtime on the class path (bin/mpflc has)
+        Run run = mpflc("compile", HEAT, "-o", out.resolve("build").toString(), "--bundle-runtime");
+        assertEquals(1, run.exit());
+        assertEquals(1, run.stderr().lines().filter(l -> l.startsWith("mpflc compile:")).count(), run.stderr());
+        assertTrue(run.stderr().contains("cannot bundle the runtime: class org.mpfl.runtime.interp.InterpreterService"),
+                run.stderr());
+        assertEquals(2, mpflc("check", HEAT, "--bundle-runtime").exit(), "a compile option only");
+    }
+
+    @Test
     void compileWritesNothingWhenTheDocumentHasErrors() throws IOException {
         Run run = mpflc("compile", TYPES, "-o", out.resolve("build").toString());
         assertEquals(1, run.exit());

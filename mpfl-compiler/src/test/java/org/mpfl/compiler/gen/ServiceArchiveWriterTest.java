@@ -75,6 +75,16 @@ class ServiceArchiveWriterTest {
         assertEquals("mpfl/program.json", parameters.get(RuntimeBinding.PROGRAM_ENTRY_PARAMETER));
         assertEquals("solver", parameters.get(RuntimeBinding.PROCESS_PARAMETER));
         assertEquals(5, service.getElementsByTagName("operation").getLength());
+        // what a stock Axis2 container needs: the life cycle and the receivers of the runtime
+        assertEquals(RuntimeBinding.LIFECYCLE_CLASS, service.getAttribute("class"));
+        NodeList receivers = service.getElementsByTagName("messageReceiver");
+        assertEquals(5, receivers.getLength());
+        for (int i = 0; i < receivers.getLength(); i++) {
+            Element receiver = (Element) receivers.item(i);
+            String operation = ((Element) receiver.getParentNode()).getAttribute("name");
+            assertEquals(RuntimeBinding.isRequestResponse(operation) ? RuntimeBinding.IN_OUT_RECEIVER_CLASS
+                    : RuntimeBinding.ROBUST_IN_ONLY_RECEIVER_CLASS, receiver.getAttribute("class"), operation);
+        }
 
         Document wsdl = xml(entries.get("META-INF/HeatSolver.wsdl"));
         NodeList operations = wsdl.getElementsByTagNameNS("http://schemas.xmlsoap.org/wsdl/", "operation");

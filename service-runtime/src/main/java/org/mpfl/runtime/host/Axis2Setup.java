@@ -17,6 +17,12 @@ import org.apache.axis2.context.ConfigurationContextFactory;
  * the JAX-WS service-builder extension removed.
  */
 final class Axis2Setup {
+    /**
+     * Global parameter of a service host's Axis2 configuration: tells the {@link ContainerServiceLifeCycle}
+     * of generated services that the host binds them (not a stock container). Not named like
+     * {@link ServiceHost#HOST_PARAMETER}: services inherit global parameters.
+     */
+    static final String HOST_MARKER = "mpfl.hostConfiguration";
     private static final String DEFAULT_CONFIG = "/org/apache/axis2/deployment/axis2_default.xml";
 
     private Axis2Setup() {
@@ -72,7 +78,8 @@ final class Axis2Setup {
             Files.createDirectories(services);
         }
         Path axis2Xml = repository.resolve("axis2.xml");
-        Files.writeString(axis2Xml, configuration());
+        Files.writeString(axis2Xml, configuration().replaceFirst("(<axisconfig[^>]*>)",
+                "$1\n    <parameter name=\"" + HOST_MARKER + "\">true</parameter>"));
         try {
             return ConfigurationContextFactory.createConfigurationContextFromFileSystem(
                     repository.toString(), axis2Xml.toString());

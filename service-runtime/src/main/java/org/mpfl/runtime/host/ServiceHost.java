@@ -1,13 +1,11 @@
 package org.mpfl.runtime.host;
 
 import java.io.IOException;
-import java.io.StringReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,9 +20,6 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import javax.xml.namespace.QName;
-import javax.xml.stream.XMLStreamConstants;
-import javax.xml.stream.XMLStreamException;
-import javax.xml.stream.XMLStreamReader;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.ConfigurationContext;
 import org.apache.axis2.description.AxisOperation;
@@ -37,7 +32,6 @@ import org.apache.axis2.transport.http.SimpleHTTPServer;
 import org.apache.axis2.wsdl.WSDLConstants;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
-import org.mpfl.runtime.domain.DomainToken;
 import org.mpfl.runtime.domain.MessagingHost;
 import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.domain.RankRegistry;
@@ -49,10 +43,8 @@ import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.soap.MpiwsNames;
 import org.mpfl.runtime.transport.soap.RankStatus;
-import org.mpfl.runtime.transport.soap.RunMessages;
 import org.mpfl.runtime.transport.soap.SoapFault;
 import org.mpfl.runtime.transport.soap.SoapTransport;
-import org.mpfl.runtime.transport.soap.Xml;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * <p>One host per JVM (Axis2 wants one {@link ConfigurationContext} per JVM); several hosts run side
  * by side as separate processes on different ports or addresses.
  */
-public final class ServiceHost implements AutoCloseable {
+public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     static {
         HostMain.quietLogging();
     }
@@ -80,8 +72,6 @@ public final class ServiceHost implements AutoCloseable {
     public static final String HOST_PARAMETER = "mpfl.serviceHost";
     /** Axis2 service parameter (services.xml) naming the {@link RankProgram} class of a service type. */
     public static final String PROGRAM_PARAMETER = "mpfl.rankProgram";
-    /** Finished ranks whose final status is kept for {@code status}. */
-    private static final int KEPT_FINISHED_RANKS = 10_000;
 
     /**
      * How to start a host.
@@ -113,7 +103,8 @@ public final class ServiceHost implements AutoCloseable {
     private final String binaryAddress;
     private final TransportSelector selector;
     private final Map<String, Supplier<RankProgram>> serviceTypes = new ConcurrentHashMap<>();
-    private final Map<String, HostedRank> ranks = new LinkedHashMap<>();
+    /** The ranks started here ({@code run}, {@code status}, {@code abort}). */
+    private final RankTable rankTable;
     private final ExecutorService eventThreads;
     private volatile Function<RankInstance, Communicator> worldFactory = CollectiveCommunicator::world;
     private volatile boolean closed;
@@ -141,6 +132,8 @@ public final class ServiceHost implements AutoCloseable {
         this.registry = messaging.registry();
         this.selector = messaging.selector();
         this.binaryAddress = messaging.binaryAddress();
+        this.rankTable = new RankTable(hostId, registry, selector, soap, eventThreads, serviceTypes::get,
+                () -> worldFactory, () -> closed);
         try {
             this.axis2 = Axis2Setup.create(repository, o.servicesDir());
             deployArchivedServiceTypes();
@@ -198,6 +191,7 @@ public final class ServiceHost implements AutoCloseable {
     }
 
     /** The receiving side of every transport in this host. */
+    @Override
     public Inbox inbox() {
         return registry;
     }
@@ -379,7 +373,7 @@ public final class ServiceHost implements AutoCloseable {
      * The program factory of an archived service whose program class is a {@link RankProgramFactory}
      * (generated MPFL services), created once here; {@code null} for a plain {@link RankProgram} class.
      */
-    private static Supplier<RankProgram> programFactory(AxisService svc, String className, ClassLoader loader)
+    static Supplier<RankProgram> programFactory(AxisService svc, String className, ClassLoader loader)
             throws AxisFault {
         Class<?> type;
         try {
@@ -411,7 +405,7 @@ public final class ServiceHost implements AutoCloseable {
                 o = new InOutAxisOperation(new QName(op));
                 svc.addOperation(o);
             }
-            o.setMessageReceiver(new MpiwsReceivers.InOut());
+            o.setMessageReceiver(new MpiwsInOutReceiver());
             o.setSoapAction(MpiwsNames.action(op));
             svc.mapActionToOperation(MpiwsNames.action(op), o);
         }
@@ -423,7 +417,7 @@ public final class ServiceHost implements AutoCloseable {
                 svc.addOperation(o);
             }
             o.setMessageExchangePattern(WSDL2Constants.MEP_URI_ROBUST_IN_ONLY);
-            o.setMessageReceiver(new MpiwsReceivers.RobustInOnly());
+            o.setMessageReceiver(new MpiwsRobustInOnlyReceiver());
             o.setSoapAction(MpiwsNames.action(op));
             svc.mapActionToOperation(MpiwsNames.action(op), o);
         }
@@ -446,145 +440,32 @@ public final class ServiceHost implements AutoCloseable {
         }
     }
 
-    private static String key(String domainId, int rank) {
-        return domainId + "#" + rank;
-    }
-
     /** {@code run}: creates the rank instance and starts its program; answers at once. */
-    String handleRun(String serviceType, String runXml) throws OperationFault {
-        RunRequest req;
-        try {
-            req = RunMessages.parseRun(runXml);
-        } catch (XMLStreamException | RuntimeException e) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad run request: " + e.getMessage()));
-        }
-        return startRank(serviceType, req);
+    @Override
+    public String handleRun(String serviceType, String runXml) throws OperationFault {
+        return rankTable.handleRun(serviceType, runXml);
     }
 
     /** Starts one rank of {@code serviceType} in this host (what {@code run} does). */
     public String startRank(String serviceType, RunRequest req) throws OperationFault {
-        Supplier<RankProgram> factory = serviceTypes.get(serviceType);
-        if (factory == null) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, "no service type " + serviceType + " here"));
-        }
-        if (closed) {
-            throw new OperationFault(new SoapFault("Receiver", SoapFault.FAILED, "service host is shutting down"));
-        }
-        RankProgram program;
-        try {
-            program = factory.get();
-        } catch (RuntimeException e) {
-            throw new OperationFault(new SoapFault("Receiver", SoapFault.FAILED, e.getMessage()));
-        }
-        RankInstance instance;
-        try {
-            instance = registry.open(req.domainId(), req.rank(), req.token(), req.endpoints(), selector, req.transport());
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, e.getMessage()));
-        }
-        Communicator world = worldFactory.apply(instance);
-        HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventThreads,
-                () -> abortDomainEverywhere(req, "rank " + req.rank() + " failed"));
-        synchronized (ranks) {
-            ranks.put(key(req.domainId(), req.rank()), rank);
-            trimFinished();
-        }
-        rank.start();
-        return "<m:runResponse xmlns:m=\"" + MpiwsNames.NS + "\"><m:state>running</m:state></m:runResponse>";
-    }
-
-    private void trimFinished() {
-        if (ranks.size() <= KEPT_FINISHED_RANKS) {
-            return;
-        }
-        var it = ranks.values().iterator();
-        while (ranks.size() > KEPT_FINISHED_RANKS && it.hasNext()) {
-            if (it.next().isFinished()) {
-                it.remove();
-            }
-        }
+        return rankTable.startRank(serviceType, req);
     }
 
     /** {@code status}: the state of one rank instance ({@code unknown} if this host has none). */
-    String handleStatus(String statusXml) throws OperationFault {
-        String domainId = null;
-        int rank = -1;
-        try {
-            XMLStreamReader x = Xml.reader(new StringReader(statusXml));
-            while (x.hasNext()) {
-                if (x.next() == XMLStreamConstants.START_ELEMENT && MpiwsNames.NS.equals(x.getNamespaceURI())) {
-                    if (x.getLocalName().equals("domainId")) {
-                        domainId = x.getElementText().trim();
-                    } else if (x.getLocalName().equals("rank")) {
-                        rank = Integer.parseInt(x.getElementText().trim());
-                    }
-                }
-            }
-        } catch (XMLStreamException | RuntimeException e) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad status request: " + e.getMessage()));
-        }
-        if (domainId == null) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "status needs domainId and rank"));
-        }
-        return RunMessages.statusResponseXml(status(domainId, rank));
+    @Override
+    public String handleStatus(String statusXml) throws OperationFault {
+        return rankTable.handleStatus(statusXml);
     }
 
     /** The status of one rank instance of this host. */
     public RankStatus status(String domainId, int rank) {
-        HostedRank r;
-        synchronized (ranks) {
-            r = ranks.get(key(domainId, rank));
-        }
-        return r == null ? new RankStatus("unknown", Double.NaN, Double.NaN, null, Map.of(), null) : r.status();
+        return rankTable.status(domainId, rank);
     }
 
     /** {@code abort}: aborts the domain in this host if the proof is valid. */
-    void handleAbort(String abortXml) throws OperationFault {
-        String domainId = null;
-        byte[] proof = null;
-        try {
-            XMLStreamReader x = Xml.reader(new StringReader(abortXml));
-            while (x.hasNext()) {
-                if (x.next() == XMLStreamConstants.START_ELEMENT && MpiwsNames.NS.equals(x.getNamespaceURI())) {
-                    if (x.getLocalName().equals("domainId")) {
-                        domainId = x.getElementText().trim();
-                    } else if (x.getLocalName().equals("proof")) {
-                        proof = Base64.getMimeDecoder().decode(x.getElementText().trim());
-                    }
-                }
-            }
-        } catch (XMLStreamException | RuntimeException e) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad abort request: " + e.getMessage()));
-        }
-        if (domainId == null || proof == null) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "abort needs domainId and proof"));
-        }
-        if (registry.domain(domainId) == null) {
-            return; // nothing of that domain lives here (any more): nothing to abort
-        }
-        if (!registry.abort(domainId, proof)) {
-            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, "abort rejected: bad token proof"));
-        }
-    }
-
-    /** A rank failed: abort its domain here and, best effort, in every other host of the domain. */
-    private void abortDomainEverywhere(RunRequest req, String reason) {
-        registry.abortLocally(req.domainId(), reason);
-        byte[] proof = new DomainToken(req.token()).proveAbort(req.domainId());
-        Set<String> done = new TreeSet<>();
-        done.add(hostId);
-        for (Endpoint e : req.endpoints()) {
-            String id = e.hostId() != null ? e.hostId() : e.soapUrl();
-            if (done.add(id)) {
-                eventThreads.execute(() -> {
-                    try {
-                        soap.abort(e, req.domainId(), proof);
-                    } catch (Exception ex) {
-                        LOG.warn("cannot abort domain at {}: {}", e.soapUrl(), ex.getMessage());
-                    }
-                });
-            }
-        }
+    @Override
+    public void handleAbort(String abortXml) throws OperationFault {
+        rankTable.handleAbort(abortXml);
     }
 
     // ------------------------------------------------------------------ shutdown

@@ -1,0 +1,219 @@
+package org.mpfl.runtime.host;
+
+import java.io.StringReader;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.mpfl.runtime.api.Communicator;
+import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.domain.DomainToken;
+import org.mpfl.runtime.domain.RankRegistry;
+import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.runtime.transport.TransportSelector;
+import org.mpfl.runtime.transport.soap.MpiwsNames;
+import org.mpfl.runtime.transport.soap.RankStatus;
+import org.mpfl.runtime.transport.soap.RunMessages;
+import org.mpfl.runtime.transport.soap.SoapFault;
+import org.mpfl.runtime.transport.soap.SoapTransport;
+import org.mpfl.runtime.transport.soap.Xml;
+import org.mpfl.runtime.host.ServiceHost.OperationFault;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rank side of the MPIWS operations {@code run}, {@code status} and {@code abort}: the ranks started
+ * in one messaging set-up, with their final states kept for {@code status}. Shared by the
+ * {@link ServiceHost} and by generated services in a stock Axis2 container ({@link ContainerRuntime}).
+ */
+final class RankTable implements MpiwsHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(RankTable.class);
+    /** Finished ranks whose final status is kept for {@code status}. */
+    private static final int KEPT_FINISHED_RANKS = 10_000;
+
+    private final String hostId;
+    private final RankRegistry registry;
+    private final TransportSelector selector;
+    private final SoapTransport soap;
+    private final Executor eventThreads;
+    private final Function<String, Supplier<RankProgram>> serviceTypes;
+    private final Supplier<Function<RankInstance, Communicator>> worldFactory;
+    private final BooleanSupplier closed;
+    private final Map<String, HostedRank> ranks = new LinkedHashMap<>();
+
+    /**
+     * @param serviceTypes the program factory of a service type, {@code null} for an unknown one
+     * @param closed       whether the owner is shutting down ({@code run} is refused then)
+     */
+    RankTable(String hostId, RankRegistry registry, TransportSelector selector, SoapTransport soap, Executor eventThreads,
+              Function<String, Supplier<RankProgram>> serviceTypes,
+              Supplier<Function<RankInstance, Communicator>> worldFactory, BooleanSupplier closed) {
+        this.hostId = hostId;
+        this.registry = registry;
+        this.selector = selector;
+        this.soap = soap;
+        this.eventThreads = eventThreads;
+        this.serviceTypes = serviceTypes;
+        this.worldFactory = worldFactory;
+        this.closed = closed;
+    }
+
+    @Override
+    public org.mpfl.runtime.transport.Inbox inbox() {
+        return registry;
+    }
+
+    private static String key(String domainId, int rank) {
+        return domainId + "#" + rank;
+    }
+
+    /** {@code run}: creates the rank instance and starts its program; answers at once. */
+    @Override
+    public String handleRun(String serviceType, String runXml) throws OperationFault {
+        RunRequest req;
+        try {
+            req = RunMessages.parseRun(runXml);
+        } catch (XMLStreamException | RuntimeException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad run request: " + e.getMessage()));
+        }
+        return startRank(serviceType, req);
+    }
+
+    /** Starts one rank of {@code serviceType} in this host (what {@code run} does). */
+    public String startRank(String serviceType, RunRequest req) throws OperationFault {
+        Supplier<RankProgram> factory = serviceTypes.apply(serviceType);
+        if (factory == null) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, "no service type " + serviceType + " here"));
+        }
+        if (closed.getAsBoolean()) {
+            throw new OperationFault(new SoapFault("Receiver", SoapFault.FAILED, "service host is shutting down"));
+        }
+        RankProgram program;
+        try {
+            program = factory.get();
+        } catch (RuntimeException e) {
+            throw new OperationFault(new SoapFault("Receiver", SoapFault.FAILED, e.getMessage()));
+        }
+        RankInstance instance;
+        try {
+            instance = registry.open(req.domainId(), req.rank(), req.token(), req.endpoints(), selector, req.transport());
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, e.getMessage()));
+        }
+        Communicator world = worldFactory.get().apply(instance);
+        HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventThreads,
+                () -> abortDomainEverywhere(req, "rank " + req.rank() + " failed"));
+        synchronized (ranks) {
+            ranks.put(key(req.domainId(), req.rank()), rank);
+            trimFinished();
+        }
+        rank.start();
+        return "<m:runResponse xmlns:m=\"" + MpiwsNames.NS + "\"><m:state>running</m:state></m:runResponse>";
+    }
+
+    private void trimFinished() {
+        if (ranks.size() <= KEPT_FINISHED_RANKS) {
+            return;
+        }
+        var it = ranks.values().iterator();
+        while (ranks.size() > KEPT_FINISHED_RANKS && it.hasNext()) {
+            if (it.next().isFinished()) {
+                it.remove();
+            }
+        }
+    }
+
+    /** {@code status}: the state of one rank instance ({@code unknown} if this host has none). */
+    @Override
+    public String handleStatus(String statusXml) throws OperationFault {
+        String domainId = null;
+        int rank = -1;
+        try {
+            XMLStreamReader x = Xml.reader(new StringReader(statusXml));
+            while (x.hasNext()) {
+                if (x.next() == XMLStreamConstants.START_ELEMENT && MpiwsNames.NS.equals(x.getNamespaceURI())) {
+                    if (x.getLocalName().equals("domainId")) {
+                        domainId = x.getElementText().trim();
+                    } else if (x.getLocalName().equals("rank")) {
+                        rank = Integer.parseInt(x.getElementText().trim());
+                    }
+                }
+            }
+        } catch (XMLStreamException | RuntimeException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad status request: " + e.getMessage()));
+        }
+        if (domainId == null) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "status needs domainId and rank"));
+        }
+        return RunMessages.statusResponseXml(status(domainId, rank));
+    }
+
+    /** The status of one rank instance of this host. */
+    public RankStatus status(String domainId, int rank) {
+        HostedRank r;
+        synchronized (ranks) {
+            r = ranks.get(key(domainId, rank));
+        }
+        return r == null ? new RankStatus("unknown", Double.NaN, Double.NaN, null, Map.of(), null) : r.status();
+    }
+
+    /** {@code abort}: aborts the domain in this host if the proof is valid. */
+    @Override
+    public void handleAbort(String abortXml) throws OperationFault {
+        String domainId = null;
+        byte[] proof = null;
+        try {
+            XMLStreamReader x = Xml.reader(new StringReader(abortXml));
+            while (x.hasNext()) {
+                if (x.next() == XMLStreamConstants.START_ELEMENT && MpiwsNames.NS.equals(x.getNamespaceURI())) {
+                    if (x.getLocalName().equals("domainId")) {
+                        domainId = x.getElementText().trim();
+                    } else if (x.getLocalName().equals("proof")) {
+                        proof = Base64.getMimeDecoder().decode(x.getElementText().trim());
+                    }
+                }
+            }
+        } catch (XMLStreamException | RuntimeException e) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "bad abort request: " + e.getMessage()));
+        }
+        if (domainId == null || proof == null) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "abort needs domainId and proof"));
+        }
+        if (registry.domain(domainId) == null) {
+            return; // nothing of that domain lives here (any more): nothing to abort
+        }
+        if (!registry.abort(domainId, proof)) {
+            throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, "abort rejected: bad token proof"));
+        }
+    }
+
+    /** A rank failed: abort its domain here and, best effort, in every other host of the domain. */
+    private void abortDomainEverywhere(RunRequest req, String reason) {
+        registry.abortLocally(req.domainId(), reason);
+        byte[] proof = new DomainToken(req.token()).proveAbort(req.domainId());
+        Set<String> done = new TreeSet<>();
+        done.add(hostId);
+        for (Endpoint e : req.endpoints()) {
+            String id = e.hostId() != null ? e.hostId() : e.soapUrl();
+            if (done.add(id)) {
+                eventThreads.execute(() -> {
+                    try {
+                        soap.abort(e, req.domainId(), proof);
+                    } catch (Exception ex) {
+                        LOG.warn("cannot abort domain at {}: {}", e.soapUrl(), ex.getMessage());
+                    }
+                });
+            }
+        }
+    }
+}
