@@ -172,7 +172,12 @@ class ServiceHostSoapTest {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         HttpServer engine = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         engine.createContext("/cb/events", ex -> {
-            events.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            // one event per POST, or several as an array (the poster batches): one entry per event
+            com.fasterxml.jackson.databind.JsonNode body = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(ex.getRequestBody().readAllBytes());
+            for (com.fasterxml.jackson.databind.JsonNode n : body.isArray() ? body : List.of(body)) {
+                events.add(n.toString());
+            }
             ex.sendResponseHeaders(204, -1);
             ex.close();
         });
