@@ -213,34 +213,43 @@ final class InterpreterHarness {
             Map<String, InterpretedProgram> programs = new HashMap<>();
             List<RankRecord> records = new ArrayList<>();
             List<CompletableFuture<Void>> ends = new ArrayList<>();
+            // open every rank before starting any: a rank that fails at once aborts the domain, and a
+            // rank opened after that abort would be refused by the registry
+            List<RankInstance> instances = new ArrayList<>();
+            List<InterpretedProgram> programOfRank = new ArrayList<>();
             int rank = 0;
             for (RunRequest.ProcessSlice slice : slices) {
                 InterpretedProgram program = programs.computeIfAbsent(slice.name(),
                         n -> InterpretedProgram.of(workflow, n, InterpreterHarness.class.getClassLoader()));
                 for (int i = 0; i < slice.ranks(); i++, rank++) {
-                    RankInstance instance = host.registry().open(domainId, rank, token, endpoints, host.selector(), "local");
-                    RankRecord record = new RankRecord(rank, instance, slices, params);
-                    records.add(record);
-                    CompletableFuture<Void> end = new CompletableFuture<>();
-                    ends.add(end);
-                    Thread t = new Thread(() -> {
-                        try {
-                            new RankInterpreter(program).run(record);
-                            instance.finish();
-                        } catch (Throwable e) {
-                            record.failure = e;
-                            instance.close();
-                            if (!(e instanceof DomainAbortedException)) {
-                                host.registry().abortLocally(domainId, "rank " + record.rank + " failed: " + e);
-                            }
-                        } finally {
-                            record.endedNanos = System.nanoTime();
-                            end.complete(null);
-                        }
-                    }, "interp-rank-" + rank);
-                    t.setDaemon(true);
-                    t.start();
+                    instances.add(host.registry().open(domainId, rank, token, endpoints, host.selector(), "local"));
+                    programOfRank.add(program);
                 }
+            }
+            for (int r = 0; r < size; r++) {
+                RankInstance instance = instances.get(r);
+                InterpretedProgram program = programOfRank.get(r);
+                RankRecord record = new RankRecord(r, instance, slices, params);
+                records.add(record);
+                CompletableFuture<Void> end = new CompletableFuture<>();
+                ends.add(end);
+                Thread t = new Thread(() -> {
+                    try {
+                        new RankInterpreter(program).run(record);
+                        instance.finish();
+                    } catch (Throwable e) {
+                        record.failure = e;
+                        instance.close();
+                        if (!(e instanceof DomainAbortedException)) {
+                            host.registry().abortLocally(domainId, "rank " + record.rank + " failed: " + e);
+                        }
+                    } finally {
+                        record.endedNanos = System.nanoTime();
+                        end.complete(null);
+                    }
+                }, "interp-rank-" + r);
+                t.setDaemon(true);
+                t.start();
             }
             boolean timedOut = false;
             try {
