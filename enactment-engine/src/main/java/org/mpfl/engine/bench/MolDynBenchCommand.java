@@ -34,13 +34,17 @@ public final class MolDynBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "[--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--with-mpj] [--plot FILE.png]  MolDyn sample: speed-up, comm share, ek";
+        return "[--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--with-mpj [--peers DIR]] [--plot FILE.png]  MolDyn sample: speed-up, comm share, ek";
     }
 
     /** The parsed options. */
     record Options(boolean json, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
                    int capacity, List<String> hostJvmArgs, Path document, boolean withMpj, Path mpjResults, int quietWait,
-                   int runTimeoutS, Path plot, int warmupMoves) {
+                   int runTimeoutS, Path plot, int warmupMoves, Path peersDir) {
+        /** The peers' directory: {@code --peers}, else {@link MpjMolDyn#peersDir()}. */
+        Path peers() {
+            return peersDir != null ? peersDir : MpjMolDyn.peersDir();
+        }
     }
 
     static Options parse(List<String> args) throws UsageException {
@@ -55,6 +59,7 @@ public final class MolDynBenchCommand implements CliCommand {
         Path document = null;
         boolean withMpj = false;
         Path mpjResults = null;
+        Path peersDir = null;
         int quietWait = 120;
         int runTimeoutS = 1800;
         Path plot = null;
@@ -83,6 +88,7 @@ public final class MolDynBenchCommand implements CliCommand {
                 case "--document" -> document = Path.of(BenchCommands.value(args, ++i, a));
                 case "--with-mpj" -> withMpj = true;
                 case "--mpj-results" -> mpjResults = Path.of(BenchCommands.value(args, ++i, a));
+                case "--peers" -> peersDir = Path.of(BenchCommands.value(args, ++i, a));
                 case "--quiet-wait" -> quietWait = BenchCommands.nonNegativeInt(args, ++i, a);
                 case "--run-timeout" -> runTimeoutS = BenchCommands.positiveInt(args, ++i, a);
                 case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
@@ -90,7 +96,7 @@ public final class MolDynBenchCommand implements CliCommand {
                 default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
                         + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--capacity N]"
                         + " [--host-jvm-arg ARG]... [--document FILE]"
-                        + " [--run-timeout S] [--warmup-moves 5] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--quiet-wait S]])");
+                        + " [--run-timeout S] [--warmup-moves 5] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--peers DIR] [--quiet-wait S]])");
             }
         }
         if (document == null) {
@@ -101,7 +107,7 @@ public final class MolDynBenchCommand implements CliCommand {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
         return new Options(json, sizes, ranks, algorithms, moves, hosts, capacity, List.copyOf(hostJvmArgs), document, withMpj,
-                mpjResults, quietWait, runTimeoutS, plot, warmupMoves);
+                mpjResults, quietWait, runTimeoutS, plot, warmupMoves, peersDir);
     }
 
     @Override
@@ -110,20 +116,24 @@ public final class MolDynBenchCommand implements CliCommand {
         if (!Files.isRegularFile(o.document())) {
             throw new UsageException("no MolDyn document at " + o.document() + " (give --document FILE)");
         }
+        // say it before the benchmark runs, not after
+        if (o.withMpj() && MpjMolDyn.installed() && !Files.isRegularFile(o.peers().resolve("run-mpj-moldyn.sh"))) {
+            throw new UsageException("no " + o.peers().resolve("run-mpj-moldyn.sh") + " (give the peers' directory with --peers DIR)");
+        }
         List<MolDynBenchmark.Result> results = new MolDynBenchmark(o.document(), o.sizes(), o.ranks(), o.algorithms(), o.moves(),
                 o.hosts(), o.capacity(), o.hostJvmArgs(), err).runTimeout(java.time.Duration.ofSeconds(o.runTimeoutS())).warmupMoves(o.warmupMoves()).run();
         List<MpjMolDyn.Row> mpj;
         String mpjSource;
         if (o.withMpj() && MpjMolDyn.installed()) {
             Path dir = o.mpjResults() != null ? o.mpjResults() : Files.createTempDirectory("mpfl-mpj-results-");
-            mpj = MpjMolDyn.run(o.sizes(), o.ranks(), dir, o.quietWait(), err);
+            mpj = MpjMolDyn.run(o.peers(), o.sizes(), o.ranks(), dir, o.quietWait(), err);
             mpjSource = "measured in this run (" + dir.resolve("mpj-moldyn.csv") + ")";
         } else {
             if (o.withMpj()) {
                 err.println("[bench moldyn] MPJ Express is not installed (" + MpjMolDyn.MPJ_JAR + " missing): showing the peers' committed results");
             }
-            mpj = MpjMolDyn.committed();
-            mpjSource = "peers' committed results (" + MpjMolDyn.peersDir().resolve("results/mpj-moldyn.csv") + ", idle machine)";
+            mpj = MpjMolDyn.committed(o.peers());
+            mpjSource = "peers' committed results (" + o.peers().resolve("results/mpj-moldyn.csv") + ", idle machine)";
         }
         if (o.plot() != null) {
             plot(results, mpj, o.plot());

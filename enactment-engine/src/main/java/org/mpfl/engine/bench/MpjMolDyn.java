@@ -42,8 +42,8 @@ final class MpjMolDyn {
     }
 
     /** The peers' committed results (idle machine), or an empty list. */
-    static List<Row> committed() throws IOException {
-        Path csv = peersDir().resolve("results/mpj-moldyn.csv");
+    static List<Row> committed(Path peers) throws IOException {
+        Path csv = peers.resolve("results/mpj-moldyn.csv");
         return Files.isRegularFile(csv) ? parse(csv) : List.of();
     }
 
@@ -52,7 +52,7 @@ final class MpjMolDyn {
      *
      * @param quietWait seconds the script may wait for an idle machine before each run
      */
-    static List<Row> run(List<Integer> sizes, List<Integer> ranks, Path resultsDir, int quietWait, PrintStream progress)
+    static List<Row> run(Path peers, List<Integer> sizes, List<Integer> ranks, Path resultsDir, int quietWait, PrintStream progress)
             throws IOException, InterruptedException {
         Files.createDirectories(resultsDir);
         Map<String, String> env = new LinkedHashMap<>();
@@ -60,7 +60,7 @@ final class MpjMolDyn {
         env.put("PROCS", join(ranks));
         env.put("RES_DIR", resultsDir.toAbsolutePath().toString());
         env.put("QUIET_WAIT", Integer.toString(quietWait));
-        int exit = PeerRuns.runScript(peersDir(), "run-mpj-moldyn.sh", List.of("mpj/MolDyn.java"), env, RUN_LIMIT, progress);
+        int exit = PeerRuns.runScript(peers, "run-mpj-moldyn.sh", List.of("mpj/MolDyn.java"), env, RUN_LIMIT, progress);
         Path csv = resultsDir.resolve("mpj-moldyn.csv");
         if (!Files.isRegularFile(csv)) {
             throw new IOException("the MPJ Express MolDyn run (exit " + exit + ") wrote no " + csv);

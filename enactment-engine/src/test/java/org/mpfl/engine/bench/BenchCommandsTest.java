@@ -61,11 +61,12 @@ class BenchCommandsTest {
         assertEquals(0, MolDynBenchCommand.parse(List.of("--warmup-moves", "0")).warmupMoves());
         assertTrue(d.document().endsWith(Path.of("samples", "moldyn", "moldyn.mpfl.xml")));
         MolDynBenchCommand.Options o = MolDynBenchCommand.parse(List.of("--json", "--mm", "8", "--ranks", "1,2",
-                "--algorithms", "serial,recursive-doubling", "--with-mpj", "--mpj-results", "/tmp/x"));
+                "--algorithms", "serial,recursive-doubling", "--with-mpj", "--mpj-results", "/tmp/x", "--peers", "/tmp/peers"));
         assertEquals(List.of(8), o.sizes());
         assertEquals(List.of("serial", "recursive-doubling"), o.algorithms());
         assertTrue(o.withMpj());
         assertEquals(Path.of("/tmp/x"), o.mpjResults());
+        assertEquals(Path.of("/tmp/peers"), o.peers());
         assertThrows(UsageException.class, () -> MolDynBenchCommand.parse(List.of("--algorithms", ",")));
         assertThrows(UsageException.class, () -> MolDynBenchCommand.parse(List.of("--mm", "-1")));
     }
