@@ -15,10 +15,7 @@ final class BenchCommands {
     }
 
     static String value(List<String> args, int i, String option) throws UsageException {
-        if (i >= args.size()) {
-            throw new UsageException(option + " needs a value");
-        }
-        return args.get(i);
+        return org.mpfl.runtime.bench.BenchArgs.value(args, i, option);
     }
 
     /** JVM options of the benchmark hosts unless given: the runtime benchmarks' ({@code -Xmx2g -Xms2g -XX:+UseParallelGC}). */

@@ -1,5 +1,8 @@
 package org.mpfl.runtime.bench;
 
+import static org.mpfl.runtime.bench.BenchArgs.number;
+import static org.mpfl.runtime.bench.BenchArgs.value;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.PrintStream;
@@ -115,16 +118,7 @@ public final class BenchCommand implements CliCommand {
             }
             switch (a) {
                 case "--json" -> json = true;
-                case "--sizes" -> {
-                    sizes = new ArrayList<>();
-                    for (String s : value(args, ++i, a).split(",")) {
-                        try {
-                            sizes.add(Integer.parseInt(s.trim()));
-                        } catch (NumberFormatException e) {
-                            throw new UsageException("--sizes wants numbers separated by commas, got " + args.get(i));
-                        }
-                    }
-                }
+                case "--sizes" -> sizes = BenchArgs.ints(value(args, ++i, a), a);
                 case "--transports" -> {
                     transports = List.of(value(args, ++i, a).split(","));
                     for (String t : transports) {
@@ -175,21 +169,6 @@ public final class BenchCommand implements CliCommand {
     /** The Open MPI mode a transport is compared with: shared memory for {@code local}, TCP over loopback otherwise. */
     static PeerResults.Peer ompi(String transport) {
         return new PeerResults.Peer("ompi", transport.equals("local") ? "shm" : "tcp");
-    }
-
-    private static double number(List<String> args, int i, String option) throws UsageException {
-        try {
-            return Double.parseDouble(value(args, i, option));
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + " wants a number, got " + args.get(i));
-        }
-    }
-
-    private static String value(List<String> args, int i, String option) throws UsageException {
-        if (i >= args.size()) {
-            throw new UsageException(option + " needs a value");
-        }
-        return args.get(i);
     }
 
     /**

@@ -1,5 +1,9 @@
 package org.mpfl.runtime.collective.bench;
 
+import static org.mpfl.runtime.bench.BenchArgs.ints;
+import static org.mpfl.runtime.bench.BenchArgs.number;
+import static org.mpfl.runtime.bench.BenchArgs.value;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -96,8 +100,8 @@ public final class CollectivesBenchCommand implements CliCommand {
                         }
                     }
                 }
-                case "--quiet-wait" -> quietWait = (int) number(value(args, ++i, a), a);
-                case "--scale" -> scale = number(value(args, ++i, a), a);
+                case "--quiet-wait" -> quietWait = (int) number(args, ++i, a);
+                case "--scale" -> scale = number(args, ++i, a);
                 case "--host-jvm-arg" -> jvmArgs.add(value(args, ++i, a));
                 case "--save" -> save = Path.of(value(args, ++i, a));
                 case "--plot" -> plot = Path.of(value(args, ++i, a));
@@ -171,34 +175,6 @@ public final class CollectivesBenchCommand implements CliCommand {
         }
         return 0;
     }
-
-    private static List<Integer> ints(String csv, String option) throws UsageException {
-        List<Integer> out = new ArrayList<>();
-        for (String s : csv.split(",")) {
-            try {
-                out.add(Integer.parseInt(s.trim()));
-            } catch (NumberFormatException e) {
-                throw new UsageException(option + " wants numbers separated by commas, got " + csv);
-            }
-        }
-        return out;
-    }
-
-    private static double number(String v, String option) throws UsageException {
-        try {
-            return Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + " wants a number, got " + v);
-        }
-    }
-
-    private static String value(List<String> args, int i, String option) throws UsageException {
-        if (i >= args.size()) {
-            throw new UsageException(option + " needs a value");
-        }
-        return args.get(i);
-    }
-
     /**
      * {@code {"results":[{op,algorithm,transport,p,n,bytes,median_us,min_us,mean_us,iterations,
      * mpj_mode,mpj_us,ompi_mode,ompi_us}…],"peers":{"mpj":source,"ompi":source}}}: each row with the
