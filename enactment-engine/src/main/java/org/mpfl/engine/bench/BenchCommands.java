@@ -64,6 +64,27 @@ final class BenchCommands {
         return out;
     }
 
+    /**
+     * The median of repeated measurements (the lower middle one for an even count): what the bench
+     * commands report when a case is run several times, so that one run disturbed by the machine (a
+     * compilation, another process) does not decide the result.
+     */
+    static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = new java.util.ArrayList<>(values);
+        sorted.sort(Comparator.naturalOrder());
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
+    /** The run whose {@code key} is the {@link #median} of all runs' (its other figures come with it). */
+    static <T> T medianRun(List<T> runs, java.util.function.ToDoubleFunction<T> key) {
+        List<T> sorted = new java.util.ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(key));
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
     /** {@code (load 1.23)} from /proc/loadavg, or empty where there is none. */
     static String load() {
         try {

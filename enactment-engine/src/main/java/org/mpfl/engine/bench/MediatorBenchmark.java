@@ -21,13 +21,21 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  * with {@code hosts} local service-host processes ({@link BenchCluster}); for every p, the exchange document
  * ({@link AllgatherExchange#DOCUMENT}) run through the engine (ranks allgather their blocks directly),
  * then the same rounds enacted by the engine's {@link Mediator} (the engine relays every block), with
- * the same rank-to-host placement (the engine's; round robin with capacity 1). Each
- * is warmed up once with two iterations (archive deployment, JIT) before the timed run; both must
- * end with the same checksums on every rank, or the case fails.
+ * the same rank-to-host placement (the engine's; round robin with capacity 1). For every p both modes
+ * are first run untimed with {@code warmupIterations} iterations (archive deployment, JIT compilation in
+ * the engine and the hosts: a cold first run of either mode took 2–5× longer than the steady state), then
+ * {@code repeats} times each, alternating direct and mediated; the medians are reported with the range.
+ * Every timed pair must end with the same checksums on every rank, or the case fails.
  */
 final class MediatorBenchmark {
     /** One measured case. */
-    record Result(int p, int iterations, long bytes, double directMs, double mediatorMs, double directLoopMs) {
+    record Result(int p, int iterations, long bytes, double directMs, double mediatorMs, double directLoopMs,
+                  int repeats, double directMinMs, double directMaxMs, double mediatorMinMs, double mediatorMaxMs) {
+        /** One run of each mode. */
+        Result(int p, int iterations, long bytes, double directMs, double mediatorMs, double directLoopMs) {
+            this(p, iterations, bytes, directMs, mediatorMs, directLoopMs, 1, directMs, directMs, mediatorMs, mediatorMs);
+        }
+
         double ratio() {
             return mediatorMs / directMs;
         }
@@ -44,6 +52,8 @@ final class MediatorBenchmark {
     private final List<String> hostJvmArgs;
     private final PrintStream progress;
     private String transport = "auto";
+    private int repeats = 3;
+    private int warmupIterations = -1;
 
     /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
     MediatorBenchmark(List<Integer> ranks, int iterations, int doubles, int hosts, int capacity, List<String> hostJvmArgs,
@@ -63,6 +73,18 @@ final class MediatorBenchmark {
         return this;
     }
 
+    /** Timed runs of each mode per p; the medians are reported. */
+    MediatorBenchmark repeats(int r) {
+        this.repeats = r;
+        return this;
+    }
+
+    /** Iterations of the untimed warm-up run of each mode per p (0: none; default: as many as timed). */
+    MediatorBenchmark warmupIterations(int n) {
+        this.warmupIterations = n;
+        return this;
+    }
+
     List<Result> run() throws Exception {
         Path work = Files.createTempDirectory("mpfl-bench-mediator-");
         try {
@@ -75,28 +97,52 @@ final class MediatorBenchmark {
                 List<Result> results = new ArrayList<>();
                 for (int p : ranks) {
                     List<String> services = Mediator.placeRanks(cluster.engine().registry(), p);
-                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up (2 iterations each) %s%n", p, BenchCommands.load());
-                    direct(client, document, p, 2);
-                    mediated(mediator, services, p, 2);
-                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: direct messaging, %d iterations %s%n", p, iterations, BenchCommands.load());
-                    Timed direct = direct(client, document, p, iterations);
-                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: direct %.0f ms (loop %.0f ms); mediator, %d iterations%n", p,
-                            direct.ms(), direct.loopMs(), iterations);
-                    Timed mediated = mediated(mediator, services, p, iterations);
-                    progress.printf(Locale.ROOT, "[bench mediator] p=%d: mediator %.0f ms (%.2fx)%n", p, mediated.ms(), mediated.ms() / direct.ms());
-                    for (int r = 0; r < p; r++) {
-                        if (Double.compare(direct.checksums()[r], mediated.checksums()[r]) != 0) {
-                            throw new IOException("p=" + p + ": rank " + r + " ends with checksum " + direct.checksums()[r]
-                                    + " under direct messaging but " + mediated.checksums()[r] + " under the mediator");
-                        }
+                    int warm = warmupIterations < 0 ? iterations : warmupIterations;
+                    if (warm > 0) {
+                        progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up, %d iterations each mode (untimed) %s%n", p, warm,
+                                BenchCommands.load());
+                        direct(client, document, p, warm);
+                        mediated(mediator, services, p, warm);
                     }
-                    results.add(new Result(p, iterations, 8L * doubles, direct.ms(), mediated.ms(), direct.loopMs()));
+                    List<Timed> directRuns = new ArrayList<>();
+                    List<Timed> mediatedRuns = new ArrayList<>();
+                    for (int rep = 1; rep <= repeats; rep++) {
+                        progress.printf(Locale.ROOT, "[bench mediator] p=%d (%d/%d): direct messaging, %d iterations %s%n", p, rep,
+                                repeats, iterations, BenchCommands.load());
+                        Timed direct = direct(client, document, p, iterations);
+                        progress.printf(Locale.ROOT, "[bench mediator] p=%d (%d/%d): direct %.0f ms (loop %.0f ms); mediator%n", p, rep,
+                                repeats, direct.ms(), direct.loopMs());
+                        Timed mediated = mediated(mediator, services, p, iterations);
+                        progress.printf(Locale.ROOT, "[bench mediator] p=%d (%d/%d): mediator %.0f ms (%.2fx)%n", p, rep, repeats,
+                                mediated.ms(), mediated.ms() / direct.ms());
+                        sameChecksums(p, direct, mediated);
+                        directRuns.add(direct);
+                        mediatedRuns.add(mediated);
+                    }
+                    results.add(summary(p, directRuns, mediatedRuns));
                 }
                 return results;
             }
         } finally {
             BenchCommands.deleteTree(work);
         }
+    }
+
+    private static void sameChecksums(int p, Timed direct, Timed mediated) throws IOException {
+        for (int r = 0; r < p; r++) {
+            if (Double.compare(direct.checksums()[r], mediated.checksums()[r]) != 0) {
+                throw new IOException("p=" + p + ": rank " + r + " ends with checksum " + direct.checksums()[r]
+                        + " under direct messaging but " + mediated.checksums()[r] + " under the mediator");
+            }
+        }
+    }
+
+    private Result summary(int p, List<Timed> direct, List<Timed> mediated) {
+        List<Double> d = direct.stream().map(Timed::ms).toList();
+        List<Double> m = mediated.stream().map(Timed::ms).toList();
+        return new Result(p, iterations, 8L * doubles, BenchCommands.median(d), BenchCommands.median(m),
+                BenchCommands.median(direct.stream().map(Timed::loopMs).toList()), d.size(),
+                java.util.Collections.min(d), java.util.Collections.max(d), java.util.Collections.min(m), java.util.Collections.max(m));
     }
 
     /** A timed run and every rank's final checksum. */

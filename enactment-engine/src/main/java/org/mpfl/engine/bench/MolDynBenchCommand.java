@@ -16,15 +16,16 @@ import org.mpfl.runtime.bench.BenchPlot;
 /**
  * {@code mpflc bench moldyn [--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial]
  * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--run-timeout S] [--warmup-moves 5]
- * [--plot FILE.png]
+ * [--repeat 3] [--plot FILE.png]
  * [--with-mpj [--mpj-results DIR]
  * [--quiet-wait S]]}: the MolDyn
  * sample through the engine ({@link MolDynBenchmark}) — total time, communication time and share, ek and
- * its deviation from the JGF reference, speed-up over one rank, per allreduce algorithm — with MPJ
+ * its deviation from the JGF reference, speed-up over one rank, per allreduce algorithm; each case run
+ * {@code --repeat} times and its median run reported with the range — with MPJ
  * Express side by side: run in the same invocation with {@code --with-mpj} where it is installed,
  * otherwise the peers' committed results. {@code --json}:
- * {@code {"results":[{"mm","p","algorithm","particles","total_s","comm_s","comm_share","ek","ek_deviation","validation","speedup","run_ms"}…],
- * "mpj":{"source","rows":[{"device","p","mm","total_s","comm_s","ek","ek_deviation","validation"}…]}}}.
+ * {@code {"results":[{"mm","p","algorithm","particles","total_s","comm_s","comm_share","ek","ek_deviation","validation","speedup","run_ms",
+ * "repeats","total_s_min","total_s_max","failed_runs"}…], "mpj":{"source","rows":[{"device","p","mm","total_s","comm_s","ek","ek_deviation","validation"}…]}}}.
  */
 public final class MolDynBenchCommand implements CliCommand {
     @Override
@@ -34,13 +35,13 @@ public final class MolDynBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "[--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--with-mpj [--peers DIR]] [--plot FILE.png]  MolDyn sample: speed-up, comm share, ek";
+        return "[--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--repeat 3] [--with-mpj [--peers DIR]] [--plot FILE.png]  MolDyn sample: speed-up, comm share, ek";
     }
 
     /** The parsed options. */
     record Options(boolean json, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
                    int capacity, List<String> hostJvmArgs, Path document, boolean withMpj, Path mpjResults, int quietWait,
-                   int runTimeoutS, Path plot, int warmupMoves, Path peersDir) {
+                   int runTimeoutS, Path plot, int warmupMoves, Path peersDir, int repeat) {
         /** The peers' directory: {@code --peers}, else {@link MpjMolDyn#peersDir()}. */
         Path peers() {
             return peersDir != null ? peersDir : MpjMolDyn.peersDir();
@@ -64,6 +65,7 @@ public final class MolDynBenchCommand implements CliCommand {
         int runTimeoutS = 1800;
         Path plot = null;
         int warmupMoves = 5;
+        int repeat = 3;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -93,10 +95,11 @@ public final class MolDynBenchCommand implements CliCommand {
                 case "--run-timeout" -> runTimeoutS = BenchCommands.positiveInt(args, ++i, a);
                 case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
                 case "--warmup-moves" -> warmupMoves = BenchCommands.nonNegativeInt(args, ++i, a);
+                case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
                 default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
                         + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--capacity N]"
                         + " [--host-jvm-arg ARG]... [--document FILE]"
-                        + " [--run-timeout S] [--warmup-moves 5] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--peers DIR] [--quiet-wait S]])");
+                        + " [--run-timeout S] [--warmup-moves 5] [--repeat 3] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--peers DIR] [--quiet-wait S]])");
             }
         }
         if (document == null) {
@@ -107,7 +110,7 @@ public final class MolDynBenchCommand implements CliCommand {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
         return new Options(json, sizes, ranks, algorithms, moves, hosts, capacity, List.copyOf(hostJvmArgs), document, withMpj,
-                mpjResults, quietWait, runTimeoutS, plot, warmupMoves, peersDir);
+                mpjResults, quietWait, runTimeoutS, plot, warmupMoves, peersDir, repeat);
     }
 
     @Override
@@ -121,7 +124,8 @@ public final class MolDynBenchCommand implements CliCommand {
             throw new UsageException("no " + o.peers().resolve("run-mpj-moldyn.sh") + " (give the peers' directory with --peers DIR)");
         }
         List<MolDynBenchmark.Result> results = new MolDynBenchmark(o.document(), o.sizes(), o.ranks(), o.algorithms(), o.moves(),
-                o.hosts(), o.capacity(), o.hostJvmArgs(), err).runTimeout(java.time.Duration.ofSeconds(o.runTimeoutS())).warmupMoves(o.warmupMoves()).run();
+                o.hosts(), o.capacity(), o.hostJvmArgs(), err).runTimeout(java.time.Duration.ofSeconds(o.runTimeoutS())).warmupMoves(o.warmupMoves())
+                .repeats(o.repeat()).run();
         List<MpjMolDyn.Row> mpj;
         String mpjSource;
         if (o.withMpj() && MpjMolDyn.installed()) {
@@ -197,6 +201,10 @@ public final class MolDynBenchCommand implements CliCommand {
             m.put("validation", r.validation());
             m.put("speedup", finite(r.speedup()));
             m.put("run_ms", finite(r.runMs()));
+            m.put("repeats", r.runs());
+            m.put("total_s_min", finite(r.minS()));
+            m.put("total_s_max", finite(r.maxS()));
+            m.put("failed_runs", r.failedRuns());
             rows.add(m);
         }
         List<Map<String, Object>> peer = new ArrayList<>();
@@ -227,13 +235,18 @@ public final class MolDynBenchCommand implements CliCommand {
 
     static void printTables(List<MolDynBenchmark.Result> results, List<MpjMolDyn.Row> mpj, String mpjSource, PrintStream out) {
         out.println("MolDyn through the engine (total_s: the moves, barrier to barrier; comm_s: rank 0 inside the force reduction)");
-        out.printf(Locale.ROOT, "%4s %3s %-20s %7s %9s %9s %6s %8s %-20s %10s %-15s %8s %8s%n", "mm", "p", "allreduce", "N",
-                "total_s", "comm_s", "comm%", "speedup", "ek", "|ek-ref|", "validation", "mpj_nio", "mpj_mc");
+        out.printf(Locale.ROOT, "%4s %3s %-20s %7s %9s %13s %9s %6s %8s %-20s %10s %-15s %8s %8s%n", "mm", "p", "allreduce", "N",
+                "total_s", "range", "comm_s", "comm%", "speedup", "ek", "|ek-ref|", "validation", "mpj_nio", "mpj_mc");
         for (MolDynBenchmark.Result r : results) {
-            out.printf(Locale.ROOT, "%4d %3d %-20s %7d %9.3f %9.3f %6.1f %8.2f %-20s %10s %-15s %8s %8s%n", r.mm(), r.p(),
-                    r.algorithm(), r.particles(), r.totalS(), r.commS(), 100 * r.commShare(), r.speedup(), r.ek(),
+            out.printf(Locale.ROOT, "%4d %3d %-20s %7d %9.3f %13s %9.3f %6.1f %8.2f %-20s %10s %-15s %8s %8s%n", r.mm(), r.p(),
+                    r.algorithm(), r.particles(), r.totalS(), String.format(Locale.ROOT, "%.2f-%.2f", r.minS(), r.maxS()),
+                    r.commS(), 100 * r.commShare(), r.speedup(), r.ek(),
                     Double.isNaN(r.deviation()) ? "-" : String.format(Locale.ROOT, "%.2e", r.deviation()),
                     r.validation(), peer(mpj, "niodev", r), peer(mpj, "multicore", r));
+        }
+        if (!results.isEmpty()) {
+            out.printf(Locale.ROOT, "each row: the run with the median total_s of %d (range: fastest-slowest; p = 1: all variants' one-rank"
+                    + " runs, the speed-up's base); ek of that run, validation of all of them%n", results.get(results.size() - 1).runs());
         }
         out.println("mpj_nio / mpj_mc: MPJ Express 0.44 total_s, niodev / multicore, " + mpjSource);
         out.println();
@@ -248,9 +261,10 @@ public final class MolDynBenchCommand implements CliCommand {
         List<MolDynBenchmark.Result> validated = results.stream()
                 .filter(r -> (r.mm() == 8 || r.mm() == 13) && r.p() <= 4 && !r.validation().equals("no_reference")).toList();
         if (!validated.isEmpty()) {
-            long failed = validated.stream().filter(r -> r.validation().equals("FAIL")).count();
+            int failed = validated.stream().mapToInt(MolDynBenchmark.Result::failedRuns).sum();
+            int runs = validated.stream().mapToInt(MolDynBenchmark.Result::runs).sum();
             lines.add("target ek reproduced (1e-12 abs or 1e-8 rel): " + (failed == 0 ? "met" : "NOT met") + " in "
-                    + (validated.size() - failed) + " of " + validated.size() + " runs");
+                    + (runs - failed) + " of " + runs + " runs");
         }
         for (MolDynBenchmark.Result r : results) {
             if (r.mm() == 13 && r.p() == 2) {

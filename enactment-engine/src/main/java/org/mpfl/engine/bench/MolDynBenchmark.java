@@ -21,8 +21,11 @@ import org.mpfl.engine.cli.EngineClient;
  * used as it is, except for two rewrites into a private copy: its library path is made absolute, and
  * for an algorithm other than {@code auto} the force allreduce names it — {@code serial} replaces the
  * allreduce by a serial reduce to rank 0 and a serial broadcast (the paper's "serial allReduce").
- * One rank is run once per size (no collective algorithm involved); it is the speed-up's base. Before a
- * variant is measured it runs once untimed ({@link #warmUp}).
+ * Before a variant is measured it runs once untimed ({@link #warmUp}); then every rank count is run
+ * {@code repeats} times, the rank counts taking turns, and the run with the median total time is
+ * reported with the range. One rank is run with every variant (no collective algorithm is involved,
+ * so they are the same program); the median of all of them is the speed-up's base. Every run's ek
+ * is validated.
  */
 final class MolDynBenchmark {
     /** The JGF references of ek after 50 moves. */
@@ -33,7 +36,27 @@ final class MolDynBenchmark {
 
     /** One measured case. */
     record Result(int mm, int p, String algorithm, int particles, double totalS, double commS, double ek,
-                  double deviation, String validation, double speedup, double runMs) {
+                  double deviation, String validation, double speedup, double runMs,
+                  int runs, int failedRuns, double minS, double maxS) {
+        /** One run. */
+        Result(int mm, int p, String algorithm, int particles, double totalS, double commS, double ek,
+               double deviation, String validation, double speedup, double runMs) {
+            this(mm, p, algorithm, particles, totalS, commS, ek, deviation, validation, speedup, runMs,
+                    1, validation.equals("FAIL") ? 1 : 0, totalS, totalS);
+        }
+
+        /** The median run of {@code runs} (same case), as {@code algorithm}, with the speed-up over {@code base} seconds. */
+        static Result of(List<Result> runs, String algorithm, double base) {
+            Result m = BenchCommands.medianRun(runs, Result::totalS);
+            int failed = (int) runs.stream().filter(r -> r.validation().equals("FAIL")).count();
+            String validation = failed > 0 ? "FAIL"
+                    : runs.stream().map(Result::validation).filter(v -> !v.equals("pass_abs_1e-12")).findFirst().orElse(m.validation());
+            return new Result(m.mm(), m.p(), algorithm, m.particles(), m.totalS(), m.commS(), m.ek(), m.deviation(), validation,
+                    base / m.totalS(), m.runMs(), runs.size(), failed,
+                    runs.stream().mapToDouble(Result::totalS).min().orElse(Double.NaN),
+                    runs.stream().mapToDouble(Result::totalS).max().orElse(Double.NaN));
+        }
+
         double commShare() {
             return totalS > 0 ? commS / totalS : Double.NaN;
         }
@@ -49,6 +72,7 @@ final class MolDynBenchmark {
     private final List<String> hostJvmArgs;
     private Duration runTimeout = Duration.ofMinutes(30);
     private int warmupMoves = 5;
+    private int repeats = 3;
     private final PrintStream progress;
 
     /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
@@ -74,6 +98,12 @@ final class MolDynBenchmark {
     /** Moves of the untimed warm-up run before each variant is measured (0: none). */
     MolDynBenchmark warmupMoves(int moves) {
         this.warmupMoves = moves;
+        return this;
+    }
+
+    /** Timed runs of every case; the median is reported. */
+    MolDynBenchmark repeats(int r) {
+        this.repeats = r;
         return this;
     }
 
@@ -126,27 +156,24 @@ final class MolDynBenchmark {
                 EngineClient client = cluster.client();
                 List<Result> results = new ArrayList<>();
                 for (int mm : sizes) {
-                    double base = Double.NaN;
-                    String warm = null;
-                    if (ranks.contains(1)) {
-                        warmUp(client, work, text, dir, mm, "auto");
-                        warm = "auto";
-                        Result one = measure(client, work, text, dir, mm, 1, "auto", Double.NaN);
-                        base = one.totalS();
-                        results.add(new Result(mm, 1, "-", one.particles(), one.totalS(), one.commS(), one.ek(), one.deviation(),
-                                one.validation(), 1.0, one.runMs()));
-                    }
+                    List<Result> oneRank = new ArrayList<>();
+                    Map<String, Map<Integer, List<Result>>> multi = new java.util.LinkedHashMap<>();
                     for (String algorithm : algorithms) {
-                        if (!algorithm.equals(warm) && ranks.stream().anyMatch(p -> p > 1)) {
-                            warmUp(client, work, text, dir, mm, algorithm);
-                            warm = algorithm;
-                        }
-                        for (int p : ranks) {
-                            if (p > 1) {
-                                results.add(measure(client, work, text, dir, mm, p, algorithm, base));
+                        warmUp(client, work, text, dir, mm, algorithm);
+                        Map<Integer, List<Result>> byP = multi.computeIfAbsent(algorithm, a -> new java.util.TreeMap<>());
+                        for (int rep = 1; rep <= repeats; rep++) {
+                            for (int p : ranks) {
+                                Result r = measure(client, work, text, dir, mm, p, algorithm, rep);
+                                (p == 1 ? oneRank : byP.computeIfAbsent(p, k -> new ArrayList<>())).add(r);
                             }
                         }
                     }
+                    double base = oneRank.isEmpty() ? Double.NaN
+                            : BenchCommands.median(oneRank.stream().map(Result::totalS).toList());
+                    if (!oneRank.isEmpty()) {
+                        results.add(Result.of(oneRank, "-", base));
+                    }
+                    multi.forEach((algorithm, byP) -> byP.forEach((p, runs) -> results.add(Result.of(runs, algorithm, base))));
                 }
                 return results;
             }
@@ -183,10 +210,11 @@ final class MolDynBenchmark {
         return doc;
     }
 
-    private Result measure(EngineClient client, Path work, String text, Path dir, int mm, int p, String algorithm, double base)
+    private Result measure(EngineClient client, Path work, String text, Path dir, int mm, int p, String algorithm, int rep)
             throws Exception {
         Path doc = variantFile(work, text, dir, algorithm);
-        progress.printf(Locale.ROOT, "[bench moldyn] mm=%d p=%d allreduce %s %s%n", mm, p, p == 1 ? "-" : algorithm, BenchCommands.load());
+        progress.printf(Locale.ROOT, "[bench moldyn] mm=%d p=%d allreduce %s (%d/%d) %s%n", mm, p, algorithm, rep, repeats,
+                BenchCommands.load());
         JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
                 "moves", Integer.toString(moves)), runTimeout);
         if (!run.path("state").asText().equals("SUCCEEDED")) {
@@ -198,7 +226,7 @@ final class MolDynBenchmark {
         int particles = DocumentRuns.output(run, "particles", 0).asInt();
         Double ref = REFERENCE_EK.get(mm);
         double dev = ref == null || moves != 50 ? Double.NaN : Math.abs(ek - ref);
-        Result r = new Result(mm, p, algorithm, particles, total, comm, ek, dev, validation(mm, moves, ek), base / total,
+        Result r = new Result(mm, p, algorithm, particles, total, comm, ek, dev, validation(mm, moves, ek), Double.NaN,
                 run.path("elapsedMs").asDouble());
         progress.printf(Locale.ROOT, "[bench moldyn]   total %.3f s, comm %.3f s (%.0f %%), ek %s (%s)%n", total, comm,
                 100 * r.commShare(), ek, r.validation());

@@ -47,6 +47,44 @@ class BenchCommandsTest {
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--iterations", "0")));
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--kb")));
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--bogus")));
+        assertEquals(3, d.repeat());
+        assertEquals(-1, d.warmupIterations(), "default: warm up with as many iterations as are timed");
+        assertEquals(5, MediatorBenchCommand.parse(List.of("--repeat", "5")).repeat());
+        assertEquals(0, MediatorBenchCommand.parse(List.of("--warmup-iterations", "0")).warmupIterations());
+        assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--repeat", "0")));
+    }
+
+    @Test
+    void medianOfRepeatedRuns() {
+        assertEquals(3.0, BenchCommands.median(List.of(9.0, 3.0, 1.0)));
+        assertEquals(2.0, BenchCommands.median(List.of(4.0, 2.0, 1.0, 3.0)), "the lower middle one for an even count");
+        assertTrue(Double.isNaN(BenchCommands.median(List.of())));
+        assertEquals("bb", BenchCommands.medianRun(List.of("ccc", "a", "bb"), String::length));
+    }
+
+    /** A MolDyn row is its median run; the range and the validation cover every run. */
+    @Test
+    void moldynRowIsTheMedianRun() {
+        List<MolDynBenchmark.Result> runs = List.of(
+                new MolDynBenchmark.Result(13, 2, "binomial", 8788, 4.8, 0.4, 7397.1, 0.0, "pass_abs_1e-12", Double.NaN, 5000),
+                new MolDynBenchmark.Result(13, 2, "binomial", 8788, 4.2, 0.2, 7397.2, 0.0, "pass_rel_1e-8", Double.NaN, 4400),
+                new MolDynBenchmark.Result(13, 2, "binomial", 8788, 4.4, 0.3, 7397.3, 0.0, "pass_abs_1e-12", Double.NaN, 4600));
+        MolDynBenchmark.Result row = MolDynBenchmark.Result.of(runs, "binomial", 7.92);
+        assertEquals(4.4, row.totalS());
+        assertEquals(0.3, row.commS(), "the median run's own figures come with it");
+        assertEquals(7397.3, row.ek());
+        assertEquals(1.8, row.speedup(), 1e-12);
+        assertEquals(4.2, row.minS());
+        assertEquals(4.8, row.maxS());
+        assertEquals(3, row.runs());
+        assertEquals("pass_rel_1e-8", row.validation(), "the weakest validation of all runs");
+        List<MolDynBenchmark.Result> withFailure = new java.util.ArrayList<>(runs);
+        withFailure.add(new MolDynBenchmark.Result(13, 2, "binomial", 8788, 4.3, 0.3, 1.0, 7396.0, "FAIL", Double.NaN, 4500));
+        MolDynBenchmark.Result failed = MolDynBenchmark.Result.of(withFailure, "binomial", 7.92);
+        assertEquals("FAIL", failed.validation(), "one failing run fails the row, even if the median run passed");
+        assertEquals(1, failed.failedRuns());
+        assertTrue(MolDynBenchCommand.targets(List.of(failed)).get(0).contains("NOT met in 3 of 4 runs"),
+                MolDynBenchCommand.targets(List.of(failed)).toString());
     }
 
     @Test
@@ -59,6 +97,8 @@ class BenchCommandsTest {
         assertFalse(d.withMpj());
         assertEquals(5, d.warmupMoves());
         assertEquals(0, MolDynBenchCommand.parse(List.of("--warmup-moves", "0")).warmupMoves());
+        assertEquals(3, d.repeat());
+        assertEquals(1, MolDynBenchCommand.parse(List.of("--repeat", "1")).repeat());
         assertTrue(d.document().endsWith(Path.of("samples", "moldyn", "moldyn.mpfl.xml")));
         MolDynBenchCommand.Options o = MolDynBenchCommand.parse(List.of("--json", "--mm", "8", "--ranks", "1,2",
                 "--algorithms", "serial,recursive-doubling", "--with-mpj", "--mpj-results", "/tmp/x", "--peers", "/tmp/peers"));
@@ -87,6 +127,9 @@ class BenchCommandsTest {
         JsonNode r = results.get(0);
         assertEquals(2, r.get("p").asInt());
         assertEquals(2, r.get("iterations").asInt());
+        assertEquals(3, r.get("repeats").asInt());
+        assertTrue(r.get("direct_min_ms").asDouble() <= r.get("direct_ms").asDouble()
+                && r.get("direct_ms").asDouble() <= r.get("direct_max_ms").asDouble(), text);
         assertEquals(1024, r.get("bytes").asLong());
         assertTrue(r.get("direct_ms").asDouble() > 0 && r.get("mediator_ms").asDouble() > 0, text);
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("[bench mediator] p=2"), "progress goes to stderr");
@@ -101,7 +144,7 @@ class BenchCommandsTest {
         JsonNode all = JSON.readTree(MolDynBenchCommand.toJson(results, mpj, "test"));
         JsonNode r = all.get("results").get(1);
         for (String k : List.of("mm", "p", "algorithm", "particles", "total_s", "comm_s", "comm_share", "ek", "ek_deviation",
-                "validation", "speedup", "run_ms")) {
+                "validation", "speedup", "run_ms", "repeats", "total_s_min", "total_s_max", "failed_runs")) {
             assertTrue(r.has(k), k);
         }
         assertEquals(0.1, r.get("comm_share").asDouble(), 1e-12);
