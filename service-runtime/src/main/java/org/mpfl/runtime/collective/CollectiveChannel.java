@@ -31,6 +31,15 @@ public interface CollectiveChannel {
     /** Non-blocking send. */
     Request isend(Object value, int dest, int tag);
 
+    /**
+     * Non-blocking send of a buffer the algorithm hands over: a fresh primitive array (or list) that
+     * it sends to this one rank and never reads or writes again, so an in-JVM receiver may keep it
+     * without a copy. The default is {@link #isend}.
+     */
+    default Request isendHandedOver(Object value, int dest, int tag) {
+        return isend(value, dest, tag);
+    }
+
     /** Blocking receive; {@code tag} may be {@code ANY_TAG} (never {@code ANY_SOURCE} in these algorithms). */
     Message recv(int source, int tag);
 
@@ -43,7 +52,7 @@ public interface CollectiveChannel {
      * range; a runtime that encodes straight from the source array can override it to save a copy.
      */
     default Request isendRange(Object array, int offset, int length, int dest, int tag) {
-        return isend(Seqs.slice(array, offset, offset + length), dest, tag);
+        return isendHandedOver(Seqs.slice(array, offset, offset + length), dest, tag); // a fresh copy, sent once
     }
 
     /**

@@ -254,7 +254,7 @@ final class Gathers {
             Request rl = ch.irecv(partner, lengthsTag);
             Request rd = ch.irecv(partner, dataTag);
             Request sl = ch.isend(lengths, partner, lengthsTag);
-            Request sd = ch.isend(concat(blocks, mine), partner, dataTag);
+            Request sd = ch.isendHandedOver(concat(blocks, mine), partner, dataTag); // fresh, sent once
             int[] theirLengths = (int[]) rl.await().value();
             Object data = rd.await().value();
             Seqs.checkSameKind(mine, data, "allgather");

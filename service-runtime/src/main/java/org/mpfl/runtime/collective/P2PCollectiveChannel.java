@@ -58,6 +58,11 @@ public final class P2PCollectiveChannel implements CollectiveChannel {
     }
 
     @Override
+    public Request isendHandedOver(Object value, int dest, int tag) {
+        return comm.isendHandedOver(value, dest, tag);
+    }
+
+    @Override
     public Message recv(int source, int tag) {
         return comm.recv(source, tag);
     }

@@ -51,6 +51,11 @@ final class SubChannel implements CollectiveChannel {
     }
 
     @Override
+    public Request isendHandedOver(Object value, int dest, int tag) {
+        return parent.isendHandedOver(value, members[dest], tag);
+    }
+
+    @Override
     public Request isendRange(Object array, int offset, int length, int dest, int tag) {
         return parent.isendRange(array, offset, length, members[dest], tag);
     }

@@ -149,6 +149,20 @@ public class P2PCommunicator implements Communicator {
         return new P2PRequest.Send(this, o, null, dest);
     }
 
+    /**
+     * Like {@link #isend}, for a fresh primitive array the caller never touches again and sends to this
+     * one rank only (a collective's temporary buffer): a rank of the same host receives it without a copy.
+     */
+    public Request isendHandedOver(Object value, int dest, int tag) {
+        if (dest == PROC_NULL) {
+            return new P2PRequest.Done(null);
+        }
+        checkSendTag(tag);
+        Payload payload = Payload.handedOver(payloadOf(value).value());
+        Outgoing o = rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, payload, OutboundLane.Mode.NON_BLOCKING);
+        return new P2PRequest.Send(this, o, null, dest);
+    }
+
     @Override
     public Request issend(Object value, int dest, int tag) {
         if (dest == PROC_NULL) {

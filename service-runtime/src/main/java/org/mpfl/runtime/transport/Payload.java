@@ -45,6 +45,8 @@ public final class Payload {
     private Object value;
     /** For OBJECT: the serialised form, once known (read off the wire, or encoded once). */
     private byte[] serialised;
+    /** A primitive array the sender will never touch again: an in-JVM receiver may keep it without a copy. */
+    private boolean handedOver;
 
     private Payload(Type type, Object value) {
         this.type = type;
@@ -59,6 +61,26 @@ public final class Payload {
     /** Wraps a value without copying it (callers copy where the sender may reuse its array). */
     public static Payload of(Object value) {
         return new Payload(typeOf(value), value);
+    }
+
+    /**
+     * Wraps a value its sender hands over: a fresh primitive array that the sender keeps no reference
+     * to (a collective's temporary buffer sent to exactly one rank), so the local transport can pass
+     * it on without the copy it otherwise makes. Other values are wrapped as by {@link #of}: an
+     * object graph may still be shared with the sender.
+     */
+    public static Payload handedOver(Object value) {
+        Payload p = of(value);
+        p.handedOver = switch (p.type) {
+            case INT_ARRAY, LONG_ARRAY, DOUBLE_ARRAY, BYTES -> true;
+            default -> false;
+        };
+        return p;
+    }
+
+    /** Whether the sender handed the value over ({@link #handedOver}); copies never are. */
+    public boolean isHandedOver() {
+        return handedOver;
     }
 
     public static Type typeOf(Object value) {

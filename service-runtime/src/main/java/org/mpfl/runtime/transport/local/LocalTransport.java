@@ -11,7 +11,8 @@ import org.mpfl.runtime.transport.TransportException;
 /**
  * In-JVM hand-over between ranks of one service host: the envelope goes straight to this host's
  * registry on the sender's thread, no encoding; the payload is deep-copied once, and only when the
- * receiver admits the message (a BUSY answer costs no copy).
+ * receiver admits the message (a BUSY answer costs no copy) — not at all when the sender handed it
+ * over ({@link org.mpfl.runtime.transport.Payload#isHandedOver()}).
  */
 public final class LocalTransport implements Transport {
     private final String hostId;
@@ -34,7 +35,7 @@ public final class LocalTransport implements Transport {
 
     @Override
     public void store(Endpoint endpoint, Envelope envelope) throws TransportException {
-        Inbox.Outcome outcome = registry.store(envelope, true);
+        Inbox.Outcome outcome = registry.store(envelope, !envelope.payload().isHandedOver());
         switch (outcome) {
             case STORED, DUPLICATE -> { }
             case BUSY -> throw new ReceiverBusyException("rank " + envelope.to() + " is busy");
