@@ -20,7 +20,7 @@ import org.mpfl.runtime.bench.BenchPlot;
  * mode, on the same local service hosts ({@link MediatorBenchmark}; host JVMs {@code -Xmx2g -Xms2g
  * -XX:+UseParallelGC} unless {@code --host-jvm-arg} is given; {@code --capacity 1}: ranks round robin over the hosts;
  * {@code --transport}: what the direct runs' messages use, {@code auto} by default; each mode warmed up untimed with
- * {@code --warmup-iterations}, default as many as timed, then timed {@code --repeat} times, medians reported).
+ * {@code --warmup-iterations}, default 4 × the timed ones, then timed {@code --repeat} times, medians reported).
  * Prints a table with the ratio, or with {@code --json} one object
  * {@code {"results":[{"p","iterations","bytes","direct_ms","mediator_ms","direct_loop_ms","repeats","direct_min_ms",
  * "direct_max_ms","mediator_min_ms","mediator_max_ms"}…]}} ({@code bytes}: one rank's block; {@code direct_ms} the

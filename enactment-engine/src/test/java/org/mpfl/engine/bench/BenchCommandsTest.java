@@ -48,7 +48,7 @@ class BenchCommandsTest {
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--kb")));
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--bogus")));
         assertEquals(3, d.repeat());
-        assertEquals(-1, d.warmupIterations(), "default: warm up with as many iterations as are timed");
+        assertEquals(-1, d.warmupIterations(), "default: warm up with 4 x the timed iterations");
         assertEquals(5, MediatorBenchCommand.parse(List.of("--repeat", "5")).repeat());
         assertEquals(0, MediatorBenchCommand.parse(List.of("--warmup-iterations", "0")).warmupIterations());
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--repeat", "0")));

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * It runs only while some rank is registered.
  */
 final class WaitWatchdog {
-    static final long PERIOD_MS = 5;
+    static final long PERIOD_MS = 10;
     private static final Logger LOG = LoggerFactory.getLogger(WaitWatchdog.class);
     private static final Set<RankActivityMonitor> MONITORS = ConcurrentHashMap.newKeySet();
     private static ScheduledExecutorService executor;
