@@ -14,13 +14,13 @@ import org.mpfl.runtime.bench.BenchPlot;
 
 /**
  * {@code mpflc bench mediator [--json] [--ranks 2,4,8] [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1]
- * [--transport auto|soap|binary] [--repeat 3] [--warmup-iterations N] [--host-jvm-arg ARG]… [--plot FILE.png]}:
+ * [--transport auto|soap|binary] [--repeat 3] [--warmup-seconds 15] [--host-jvm-arg ARG]… [--plot FILE.png]}:
  * the same iterative workflow (p ranks, every rank sharing a block of {@code --kb} KiB with all others
  * each iteration, plus a small compute) run with MPFL's direct messaging and in the engine's mediator
  * mode, on the same local service hosts ({@link MediatorBenchmark}; host JVMs {@code -Xmx2g -Xms2g
  * -XX:+UseParallelGC} unless {@code --host-jvm-arg} is given; {@code --capacity 1}: ranks round robin over the hosts;
- * {@code --transport}: what the direct runs' messages use, {@code auto} by default; each mode warmed up untimed with
- * {@code --warmup-iterations}, default 4 × the timed ones, then timed {@code --repeat} times, medians reported).
+ * {@code --transport}: what the direct runs' messages use, {@code auto} by default; each mode warmed up with
+ * {@code --warmup-seconds} of untimed runs of the timed size, then timed {@code --repeat} times, medians reported).
  * Prints a table with the ratio, or with {@code --json} one object
  * {@code {"results":[{"p","iterations","bytes","direct_ms","mediator_ms","direct_loop_ms","repeats","direct_min_ms",
  * "direct_max_ms","mediator_min_ms","mediator_max_ms"}…]}} ({@code bytes}: one rank's block; {@code direct_ms} the
@@ -41,7 +41,7 @@ public final class MediatorBenchCommand implements CliCommand {
 
     /** The parsed options. */
     record Options(boolean json, List<Integer> ranks, int iterations, int kb, int hosts, int capacity, List<String> hostJvmArgs,
-                   Path plot, String transport, int repeat, int warmupIterations) {
+                   Path plot, String transport, int repeat, int warmupSeconds) {
         int doubles() {
             return kb * 1024 / 8;
         }
@@ -58,7 +58,7 @@ public final class MediatorBenchCommand implements CliCommand {
         Path plot = null;
         String transport = "auto";
         int repeat = 3;
-        int warmupIterations = -1;
+        int warmupSeconds = MediatorBenchmark.DEFAULT_WARMUP_SECONDS;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -71,7 +71,7 @@ public final class MediatorBenchCommand implements CliCommand {
                 case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
                 case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
                 case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
-                case "--warmup-iterations" -> warmupIterations = BenchCommands.nonNegativeInt(args, ++i, a);
+                case "--warmup-seconds" -> warmupSeconds = BenchCommands.nonNegativeInt(args, ++i, a);
                 case "--transport" -> {
                     transport = BenchCommands.value(args, ++i, a);
                     if (!List.of("auto", "soap", "binary", "local").contains(transport)) {
@@ -80,14 +80,14 @@ public final class MediatorBenchCommand implements CliCommand {
                 }
                 default -> throw new UsageException("unknown option " + a + " (usage: bench mediator [--json] [--ranks 2,4,8]"
                         + " [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1] [--transport auto|soap|binary]"
-                        + " [--repeat 3] [--warmup-iterations N] [--host-jvm-arg ARG]... [--plot FILE.png])");
+                        + " [--repeat 3] [--warmup-seconds 15] [--host-jvm-arg ARG]... [--plot FILE.png])");
             }
         }
         if (hostJvmArgs.isEmpty()) {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
         return new Options(json, ranks, iterations, kb, hosts, capacity, List.copyOf(hostJvmArgs), plot, transport, repeat,
-                warmupIterations);
+                warmupSeconds);
     }
 
     @Override
@@ -95,7 +95,7 @@ public final class MediatorBenchCommand implements CliCommand {
         Options o = parse(args);
         List<MediatorBenchmark.Result> results = new MediatorBenchmark(o.ranks(), o.iterations(), o.doubles(), o.hosts(),
                 o.capacity(), o.hostJvmArgs(), err).transport(o.transport()).repeats(o.repeat())
-                .warmupIterations(o.warmupIterations()).run();
+                .warmupSeconds(o.warmupSeconds()).run();
         if (o.plot() != null) {
             plot(results, o.plot());
             err.println("[bench mediator] plot written to " + o.plot());

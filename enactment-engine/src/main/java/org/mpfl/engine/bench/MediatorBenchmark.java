@@ -22,9 +22,10 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  * ({@link AllgatherExchange#DOCUMENT}) run through the engine (ranks allgather their blocks directly),
  * then the same rounds enacted by the engine's {@link Mediator} (the engine relays every block), with
  * the same rank-to-host placement (the engine's; round robin with capacity 1). For every p both modes
- * are first run untimed with {@code warmupIterations} iterations (default {@value #DEFAULT_WARMUP_FACTOR} × the
- * timed ones: archive deployment, JIT compilation in the engine and the hosts — a cold first run of either
- * mode took 2–5× longer than the steady state), then
+ * are first run untimed, taking turns, each with the timed iteration count, for {@code warmupSeconds}
+ * (archive deployment and JIT compilation in the engine and the hosts: a cold first run of either mode took
+ * 2–5× longer than the steady state, and {@code jstat -compiler} on a host showed its compiler busy for the
+ * first ~10 s of runs, a third of the 2-core machine — much of the code runs once per run), then
  * {@code repeats} times each, alternating direct and mediated; the medians are reported with the range.
  * Every timed pair must end with the same checksums on every rank, or the case fails.
  */
@@ -42,12 +43,8 @@ final class MediatorBenchmark {
         }
     }
 
-    /**
-     * Without {@code --warmup-iterations}, each mode warms up with this many times the timed iterations:
-     * measured here, both modes kept getting faster over the first 3-4 runs of 50 iterations (JIT
-     * compilation of the hosts' messaging and SOAP paths and the engine's event intake).
-     */
-    static final int DEFAULT_WARMUP_FACTOR = 4;
+    /** Seconds of untimed runs (both modes taking turns) per p by default; see the class comment. */
+    static final int DEFAULT_WARMUP_SECONDS = 15;
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(15);
     private static final Duration CALL_TIMEOUT = Duration.ofMinutes(2);
 
@@ -60,7 +57,7 @@ final class MediatorBenchmark {
     private final PrintStream progress;
     private String transport = "auto";
     private int repeats = 3;
-    private int warmupIterations = -1;
+    private int warmupSeconds = DEFAULT_WARMUP_SECONDS;
 
     /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
     MediatorBenchmark(List<Integer> ranks, int iterations, int doubles, int hosts, int capacity, List<String> hostJvmArgs,
@@ -86,9 +83,9 @@ final class MediatorBenchmark {
         return this;
     }
 
-    /** Iterations of the untimed warm-up run of each mode per p (0: none; negative: the default, {@value #DEFAULT_WARMUP_FACTOR} × timed). */
-    MediatorBenchmark warmupIterations(int n) {
-        this.warmupIterations = n;
+    /** Seconds of untimed runs of both modes per p before the timed ones (0: none). */
+    MediatorBenchmark warmupSeconds(int s) {
+        this.warmupSeconds = s;
         return this;
     }
 
@@ -104,12 +101,17 @@ final class MediatorBenchmark {
                 List<Result> results = new ArrayList<>();
                 for (int p : ranks) {
                     List<String> services = Mediator.placeRanks(cluster.engine().registry(), p);
-                    int warm = warmupIterations < 0 ? DEFAULT_WARMUP_FACTOR * iterations : warmupIterations;
-                    if (warm > 0) {
-                        progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up, %d iterations each mode (untimed) %s%n", p, warm,
-                                BenchCommands.load());
-                        direct(client, document, p, warm);
-                        mediated(mediator, services, p, warm);
+                    if (warmupSeconds > 0) {
+                        progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up, %d s of untimed runs of both modes %s%n", p,
+                                warmupSeconds, BenchCommands.load());
+                        long end = System.nanoTime() + warmupSeconds * 1_000_000_000L;
+                        int runs = 0;
+                        do {
+                            direct(client, document, p, iterations);
+                            mediated(mediator, services, p, iterations);
+                            runs++;
+                        } while (System.nanoTime() < end);
+                        progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up done, %d runs of each mode%n", p, runs);
                     }
                     List<Timed> directRuns = new ArrayList<>();
                     List<Timed> mediatedRuns = new ArrayList<>();

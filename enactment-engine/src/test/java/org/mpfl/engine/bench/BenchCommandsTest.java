@@ -48,9 +48,9 @@ class BenchCommandsTest {
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--kb")));
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--bogus")));
         assertEquals(3, d.repeat());
-        assertEquals(-1, d.warmupIterations(), "default: warm up with 4 x the timed iterations");
+        assertEquals(15, d.warmupSeconds());
         assertEquals(5, MediatorBenchCommand.parse(List.of("--repeat", "5")).repeat());
-        assertEquals(0, MediatorBenchCommand.parse(List.of("--warmup-iterations", "0")).warmupIterations());
+        assertEquals(0, MediatorBenchCommand.parse(List.of("--warmup-seconds", "0")).warmupSeconds());
         assertThrows(UsageException.class, () -> MediatorBenchCommand.parse(List.of("--repeat", "0")));
     }
 
@@ -116,7 +116,7 @@ class BenchCommandsTest {
     void mediatorJsonOnATinyRun() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Mpflc.run(List.of("bench", "mediator", "--json", "--ranks", "2", "--iterations", "2", "--kb", "1",
+        int code = Mpflc.run(List.of("bench", "mediator", "--json", "--ranks", "2", "--iterations", "2", "--kb", "1", "--warmup-seconds", "1",
                 "--host-jvm-arg", "-Xmx256m"), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8).trim();
