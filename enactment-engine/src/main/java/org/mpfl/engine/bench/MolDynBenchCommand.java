@@ -16,7 +16,7 @@ import org.mpfl.runtime.bench.BenchPlot;
 /**
  * {@code mpflc bench moldyn [--json] [--mm 8,13] [--ranks 1,2,4] [--algorithms auto,serial,binomial]
  * [--moves 50] [--hosts 2] [--capacity N] [--host-jvm-arg ARG]… [--document FILE] [--run-timeout S] [--warmup-moves 5]
- * [--repeat 3] [--plot FILE.png]
+ * [--warmup-seconds 10] [--repeat 3] [--plot FILE.png]
  * [--with-mpj [--mpj-results DIR]
  * [--quiet-wait S]]}: the MolDyn
  * sample through the engine ({@link MolDynBenchmark}) — total time, communication time and share, ek and
@@ -41,7 +41,7 @@ public final class MolDynBenchCommand implements CliCommand {
     /** The parsed options. */
     record Options(boolean json, List<Integer> sizes, List<Integer> ranks, List<String> algorithms, int moves, int hosts,
                    int capacity, List<String> hostJvmArgs, Path document, boolean withMpj, Path mpjResults, int quietWait,
-                   int runTimeoutS, Path plot, int warmupMoves, Path peersDir, int repeat) {
+                   int runTimeoutS, Path plot, int warmupMoves, Path peersDir, int repeat, int warmupSeconds) {
         /** The peers' directory: {@code --peers}, else {@link MpjMolDyn#peersDir()}. */
         Path peers() {
             return peersDir != null ? peersDir : MpjMolDyn.peersDir();
@@ -66,6 +66,7 @@ public final class MolDynBenchCommand implements CliCommand {
         Path plot = null;
         int warmupMoves = 5;
         int repeat = 3;
+        int warmupSeconds = 10;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -96,10 +97,11 @@ public final class MolDynBenchCommand implements CliCommand {
                 case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
                 case "--warmup-moves" -> warmupMoves = BenchCommands.nonNegativeInt(args, ++i, a);
                 case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
+                case "--warmup-seconds" -> warmupSeconds = BenchCommands.nonNegativeInt(args, ++i, a);
                 default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
                         + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--capacity N]"
                         + " [--host-jvm-arg ARG]... [--document FILE]"
-                        + " [--run-timeout S] [--warmup-moves 5] [--repeat 3] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--peers DIR] [--quiet-wait S]])");
+                        + " [--run-timeout S] [--warmup-moves 5] [--warmup-seconds 10] [--repeat 3] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--peers DIR] [--quiet-wait S]])");
             }
         }
         if (document == null) {
@@ -110,7 +112,7 @@ public final class MolDynBenchCommand implements CliCommand {
             hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
         }
         return new Options(json, sizes, ranks, algorithms, moves, hosts, capacity, List.copyOf(hostJvmArgs), document, withMpj,
-                mpjResults, quietWait, runTimeoutS, plot, warmupMoves, peersDir, repeat);
+                mpjResults, quietWait, runTimeoutS, plot, warmupMoves, peersDir, repeat, warmupSeconds);
     }
 
     @Override
@@ -125,6 +127,7 @@ public final class MolDynBenchCommand implements CliCommand {
         }
         List<MolDynBenchmark.Result> results = new MolDynBenchmark(o.document(), o.sizes(), o.ranks(), o.algorithms(), o.moves(),
                 o.hosts(), o.capacity(), o.hostJvmArgs(), err).runTimeout(java.time.Duration.ofSeconds(o.runTimeoutS())).warmupMoves(o.warmupMoves())
+                .warmupSeconds(o.warmupSeconds())
                 .repeats(o.repeat()).run();
         List<MpjMolDyn.Row> mpj;
         String mpjSource;

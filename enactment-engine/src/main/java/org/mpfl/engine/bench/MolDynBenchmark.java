@@ -72,6 +72,7 @@ final class MolDynBenchmark {
     private final List<String> hostJvmArgs;
     private Duration runTimeout = Duration.ofMinutes(30);
     private int warmupMoves = 5;
+    private int warmupSeconds = 10;
     private int repeats = 3;
     private final PrintStream progress;
 
@@ -98,6 +99,12 @@ final class MolDynBenchmark {
     /** Moves of the untimed warm-up run before each variant is measured (0: none). */
     MolDynBenchmark warmupMoves(int moves) {
         this.warmupMoves = moves;
+        return this;
+    }
+
+    /** Untimed warm-up runs of each variant go on for at least this long (at least one run). */
+    MolDynBenchmark warmupSeconds(int seconds) {
+        this.warmupSeconds = seconds;
         return this;
     }
 
@@ -183,10 +190,12 @@ final class MolDynBenchmark {
     }
 
     /**
-     * An untimed run of a variant before it is measured: each variant is its own generated service, which
-     * the engine (re)deploys when it changes, so its activity code starts cold in fresh class loaders;
-     * without this the first measured case of every variant — the one-rank base of the speed-up
-     * among them — would carry class loading and JIT compilation.
+     * Untimed runs of a variant before it is measured, with the largest p, for {@code warmupSeconds}:
+     * each variant is its own generated service, which the engine (re)deploys when it changes, so its
+     * activity code starts cold in fresh class loaders; and the engine and the hosts keep JIT-compiling
+     * for the first ~10 s of runs (code that runs once per run), on the cores the ranks need. Without
+     * this the first measured cases of every variant — the one-rank base of the speed-up among them —
+     * would carry class loading and compilation.
      */
     private void warmUp(EngineClient client, Path work, String text, Path dir, int mm, String algorithm) throws Exception {
         if (warmupMoves == 0) {
@@ -194,12 +203,19 @@ final class MolDynBenchmark {
         }
         int p = ranks.stream().mapToInt(Integer::intValue).max().orElse(1);
         Path doc = variantFile(work, text, dir, algorithm);
-        progress.printf(Locale.ROOT, "[bench moldyn] warm-up mm=%d p=%d allreduce %s, %d moves (untimed)%n", mm, p, algorithm, warmupMoves);
-        JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
-                "moves", Integer.toString(warmupMoves)), runTimeout);
-        if (!run.path("state").asText().equals("SUCCEEDED")) {
-            throw new IOException("MolDyn warm-up mm=" + mm + " p=" + p + " (" + algorithm + "): " + DocumentRuns.describeFailure(run));
-        }
+        progress.printf(Locale.ROOT, "[bench moldyn] warm-up mm=%d p=%d allreduce %s: runs of %d moves for %d s (untimed)%n", mm, p,
+                algorithm, warmupMoves, warmupSeconds);
+        long end = System.nanoTime() + warmupSeconds * 1_000_000_000L;
+        int runs = 0;
+        do {
+            JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
+                    "moves", Integer.toString(warmupMoves)), runTimeout);
+            if (!run.path("state").asText().equals("SUCCEEDED")) {
+                throw new IOException("MolDyn warm-up mm=" + mm + " p=" + p + " (" + algorithm + "): " + DocumentRuns.describeFailure(run));
+            }
+            runs++;
+        } while (System.nanoTime() < end);
+        progress.printf(Locale.ROOT, "[bench moldyn]   warm-up done, %d runs%n", runs);
     }
 
     private static Path variantFile(Path work, String text, Path dir, String algorithm) throws IOException {

@@ -99,6 +99,8 @@ class BenchCommandsTest {
         assertEquals(0, MolDynBenchCommand.parse(List.of("--warmup-moves", "0")).warmupMoves());
         assertEquals(3, d.repeat());
         assertEquals(1, MolDynBenchCommand.parse(List.of("--repeat", "1")).repeat());
+        assertEquals(10, d.warmupSeconds());
+        assertEquals(0, MolDynBenchCommand.parse(List.of("--warmup-seconds", "0")).warmupSeconds());
         assertTrue(d.document().endsWith(Path.of("samples", "moldyn", "moldyn.mpfl.xml")));
         MolDynBenchCommand.Options o = MolDynBenchCommand.parse(List.of("--json", "--mm", "8", "--ranks", "1,2",
                 "--algorithms", "serial,recursive-doubling", "--with-mpj", "--mpj-results", "/tmp/x", "--peers", "/tmp/peers"));

@@ -27,7 +27,7 @@ class MolDynBenchCommandTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Path document = Path.of("moldyn", "moldyn.mpfl.xml").toAbsolutePath();
         int code = Mpflc.run(List.of("bench", "moldyn", "--json", "--mm", "3", "--ranks", "1,2", "--moves", "2",
-                "--algorithms", "auto,serial,binomial", "--repeat", "2", "--host-jvm-arg", "-Xmx256m", "--run-timeout", "90", "--document", document.toString()),
+                "--algorithms", "auto,serial,binomial", "--repeat", "2", "--warmup-seconds", "0", "--host-jvm-arg", "-Xmx256m", "--run-timeout", "90", "--document", document.toString()),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
         JsonNode all = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8).trim());
