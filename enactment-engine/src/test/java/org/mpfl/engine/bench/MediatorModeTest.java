@@ -22,7 +22,7 @@ import org.mpfl.engine.mediator.Mediator;
 import org.mpfl.engine.mediator.exchange.AllgatherExchange;
 import org.mpfl.engine.mediator.exchange.ExchangeInit;
 import org.mpfl.engine.mediator.exchange.ExchangeUpdate;
-import org.mpfl.runtime.api.ActivityContext;
+import org.mpfl.engine.mediator.exchange.RankOfProcess;
 
 /**
  * The mediator mode over two real service-host processes: the exchange workflow enacted by the
@@ -124,7 +124,7 @@ class MediatorModeTest {
         double[][] blocks = new double[P][];
         double[] sums = new double[P];
         for (int r = 0; r < P; r++) {
-            blocks[r] = (double[]) new ExchangeInit().execute(Map.of("n", DOUBLES), context(r)).get("block");
+            blocks[r] = (double[]) new ExchangeInit().execute(Map.of("n", DOUBLES), new RankOfProcess(r, P)).get("block");
         }
         for (int it = 0; it < ITERATIONS; it++) {
             double[] all = new double[P * DOUBLES];
@@ -132,44 +132,11 @@ class MediatorModeTest {
                 System.arraycopy(blocks[r], 0, all, r * DOUBLES, DOUBLES);
             }
             for (int r = 0; r < P; r++) {
-                Map<String, Object> out = new ExchangeUpdate().execute(Map.of("all", all), context(r));
+                Map<String, Object> out = new ExchangeUpdate().execute(Map.of("all", all), new RankOfProcess(r, P));
                 blocks[r] = (double[]) out.get("block");
                 sums[r] = (Double) out.get("checksum");
             }
         }
         return sums;
-    }
-
-    private static ActivityContext context(int rank) {
-        return new ActivityContext() {
-            @Override
-            public int rank() {
-                return rank;
-            }
-
-            @Override
-            public int size() {
-                return P;
-            }
-
-            @Override
-            public int processRank() {
-                return rank;
-            }
-
-            @Override
-            public int processSize() {
-                return P;
-            }
-
-            @Override
-            public Map<String, Object> params() {
-                return Map.of();
-            }
-
-            @Override
-            public void log(String level, String message) {
-            }
-        };
     }
 }

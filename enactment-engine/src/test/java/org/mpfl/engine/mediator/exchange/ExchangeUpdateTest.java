@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.mpfl.runtime.api.ActivityContext;
 
 /** The update gives the bits of its formula, written the plain way, for sizes around p. */
 class ExchangeUpdateTest {
@@ -18,7 +17,7 @@ class ExchangeUpdateTest {
                     all[k] = Math.sin(k * 0.37) * (k % 11 + 1);
                 }
                 for (int me = 0; me < p; me++) {
-                    Map<String, Object> out = new ExchangeUpdate().execute(Map.of("all", all), context(me, p));
+                    Map<String, Object> out = new ExchangeUpdate().execute(Map.of("all", all), new RankOfProcess(me, p));
                     double[] expected = new double[n];
                     double sum = 0;
                     for (int i = 0; i < n; i++) {
@@ -34,38 +33,5 @@ class ExchangeUpdateTest {
                 }
             }
         }
-    }
-
-    private static ActivityContext context(int rank, int size) {
-        return new ActivityContext() {
-            @Override
-            public int rank() {
-                return rank;
-            }
-
-            @Override
-            public int size() {
-                return size;
-            }
-
-            @Override
-            public int processRank() {
-                return rank;
-            }
-
-            @Override
-            public int processSize() {
-                return size;
-            }
-
-            @Override
-            public Map<String, Object> params() {
-                return Map.of();
-            }
-
-            @Override
-            public void log(String level, String message) {
-            }
-        };
     }
 }
