@@ -33,6 +33,17 @@ import org.mpfl.runtime.transport.TransportException;
  */
 final class OutboundLane {
     private static final long MAX_SLEEP_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * BUSY answers are retried with a backoff doubling from 50 µs up to {@link #MAX_BUSY_BACKOFF_NANOS};
+     * during a rank's first {@link #START_PHASE_NANOS} only up to {@link #START_BUSY_BACKOFF_NANOS}: a
+     * BUSY then almost always means the peer's {@code run} has not arrived yet (the engine starts the
+     * ranks in parallel, within milliseconds of each other), and a 6-12 ms sleep taken just before it
+     * did made the first barrier of every run take ~15 ms. Later, a BUSY is a full receive buffer, and
+     * a long backoff keeps a large eager message from being resent every millisecond.
+     */
+    private static final long MAX_BUSY_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long START_BUSY_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long START_PHASE_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** At most this many messages, and about this many payload bytes, go in one {@link Transport#storeAll} batch. */
     private static final int MAX_BATCH = 64;
     private static final long MAX_BATCH_BYTES = 1L << 20;
@@ -433,7 +444,8 @@ final class OutboundLane {
                 return;
             } catch (ReceiverBusyException busy) {
                 sleep(busyBackoff);
-                busyBackoff = Math.min(busyBackoff * 2, TimeUnit.MILLISECONDS.toNanos(20));
+                long cap = owner.ageNanos() < START_PHASE_NANOS ? START_BUSY_BACKOFF_NANOS : MAX_BUSY_BACKOFF_NANOS;
+                busyBackoff = Math.min(busyBackoff * 2, cap);
             } catch (TransportException ex) {
                 if (ex.isFinal()) {
                     throw new DeliveryException(describe(o.envelope) + " was rejected: " + ex.getMessage(), ex);

@@ -39,9 +39,16 @@ public final class RankInstance {
     private final Mailbox mailbox;
     private final OutboundLane[] lanes;
     private final TrafficCounters counters;
+    /** When this rank was opened here ({@link System#nanoTime()}): its peers open within the run's fan-out of it. */
+    private final long openedNanos = System.nanoTime();
     private final ConcurrentHashMap<SyncKey, CompletableFuture<Void>> syncAcks = new ConcurrentHashMap<>();
     private volatile MpiwsException failure;
     private volatile boolean ended;
+
+    /** Nanoseconds since this rank was opened here. */
+    long ageNanos() {
+        return System.nanoTime() - openedNanos;
+    }
 
     public RankInstance(RankRegistry registry, Domain domain, int rank, List<Endpoint> endpoints,
                         TransportSelector selector, String transportMode) {
