@@ -70,12 +70,7 @@ final class BenchCommands {
      * compilation, another process) does not decide the result.
      */
     static double median(List<Double> values) {
-        if (values.isEmpty()) {
-            return Double.NaN;
-        }
-        List<Double> sorted = new java.util.ArrayList<>(values);
-        sorted.sort(Comparator.naturalOrder());
-        return sorted.get((sorted.size() - 1) / 2);
+        return values.isEmpty() ? Double.NaN : medianRun(values, Double::doubleValue);
     }
 
     /** The run whose {@code key} is the {@link #median} of all runs' (its other figures come with it). */
@@ -83,6 +78,25 @@ final class BenchCommands {
         List<T> sorted = new java.util.ArrayList<>(runs);
         sorted.sort(Comparator.comparingDouble(key));
         return sorted.get((sorted.size() - 1) / 2);
+    }
+
+    /** One untimed warm-up run. */
+    interface WarmupRun {
+        void run() throws Exception;
+    }
+
+    /**
+     * Repeats {@code run} for at least {@code seconds} (at least once: the untimed warm-up of the bench
+     * commands, time-based as JMH's) and returns how many runs that took.
+     */
+    static int repeatFor(int seconds, WarmupRun run) throws Exception {
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        int runs = 0;
+        do {
+            run.run();
+            runs++;
+        } while (System.nanoTime() < end);
+        return runs;
     }
 
     /** {@code (load 1.23)} from /proc/loadavg, or empty where there is none. */

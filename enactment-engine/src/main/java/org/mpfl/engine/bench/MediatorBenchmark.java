@@ -104,13 +104,10 @@ final class MediatorBenchmark {
                     if (warmupSeconds > 0) {
                         progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up, %d s of untimed runs of both modes %s%n", p,
                                 warmupSeconds, BenchCommands.load());
-                        long end = System.nanoTime() + warmupSeconds * 1_000_000_000L;
-                        int runs = 0;
-                        do {
+                        int runs = BenchCommands.repeatFor(warmupSeconds, () -> {
                             direct(client, document, p, iterations);
                             mediated(mediator, services, p, iterations);
-                            runs++;
-                        } while (System.nanoTime() < end);
+                        });
                         progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up done, %d runs of each mode%n", p, runs);
                     }
                     List<Timed> directRuns = new ArrayList<>();

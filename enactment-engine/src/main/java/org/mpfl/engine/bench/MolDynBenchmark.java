@@ -205,16 +205,13 @@ final class MolDynBenchmark {
         Path doc = variantFile(work, text, dir, algorithm);
         progress.printf(Locale.ROOT, "[bench moldyn] warm-up mm=%d p=%d allreduce %s: runs of %d moves for %d s (untimed)%n", mm, p,
                 algorithm, warmupMoves, warmupSeconds);
-        long end = System.nanoTime() + warmupSeconds * 1_000_000_000L;
-        int runs = 0;
-        do {
+        int runs = BenchCommands.repeatFor(warmupSeconds, () -> {
             JsonNode run = DocumentRuns.run(client, doc, Map.of("mm", Integer.toString(mm), "ranks", Integer.toString(p),
                     "moves", Integer.toString(warmupMoves)), runTimeout);
             if (!run.path("state").asText().equals("SUCCEEDED")) {
                 throw new IOException("MolDyn warm-up mm=" + mm + " p=" + p + " (" + algorithm + "): " + DocumentRuns.describeFailure(run));
             }
-            runs++;
-        } while (System.nanoTime() < end);
+        });
         progress.printf(Locale.ROOT, "[bench moldyn]   warm-up done, %d runs%n", runs);
     }
 

@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * tight loop costs the engine and the host a few requests per second instead of one per iteration
  * (one POST per event kept the engine's REST thread, the host's HTTP client and the event store busy
  * on the same cores as the ranks' messaging; at 50 ms between POSTs the engine still took ~25 % of a
- * 2-core machine during bench mediator's tight loop, and the direct loop at p = 4 ran 1.5× faster with 250 ms). A STATE or WAIT event, and {@link #flush}, end the
- * wait at once. Within a batch, a PROGRESS event followed by a later one is superseded and not sent
+ * 2-core machine during bench mediator's tight loop, and the direct loop at p = 4 ran 1.5× faster with
+ * 250 ms). A STATE or WAIT event, and {@link #flush}, end the wait at once. Within a batch, a PROGRESS event followed by a later one is superseded and not sent
  * (progress is a gauge; the newest value is what status reports too).
  */
 final class EventPoster {

@@ -140,13 +140,7 @@ public class P2PCommunicator implements Communicator {
 
     @Override
     public Request isend(Object value, int dest, int tag) {
-        if (dest == PROC_NULL) {
-            return new P2PRequest.Done(null);
-        }
-        checkSendTag(tag);
-        Outgoing o = rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, payloadOf(value),
-                OutboundLane.Mode.NON_BLOCKING);
-        return new P2PRequest.Send(this, o, null, dest);
+        return isend(value, dest, tag, false);
     }
 
     /**
@@ -154,12 +148,16 @@ public class P2PCommunicator implements Communicator {
      * one rank only (a collective's temporary buffer): a rank of the same host receives it without a copy.
      */
     public Request isendHandedOver(Object value, int dest, int tag) {
+        return isend(value, dest, tag, true);
+    }
+
+    private Request isend(Object value, int dest, int tag, boolean handedOver) {
         if (dest == PROC_NULL) {
             return new P2PRequest.Done(null);
         }
         checkSendTag(tag);
-        Payload payload = Payload.handedOver(payloadOf(value).value());
-        Outgoing o = rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, payload, OutboundLane.Mode.NON_BLOCKING);
+        Outgoing o = rank.lane(worldRankOf(dest)).send(context, tag, Envelope.Kind.DATA, payloadOf(value, handedOver),
+                OutboundLane.Mode.NON_BLOCKING);
         return new P2PRequest.Send(this, o, null, dest);
     }
 
@@ -246,7 +244,12 @@ public class P2PCommunicator implements Communicator {
 
     /** The value as a payload; an object value must be serialisable (checked here, before anything is sent). */
     private static Payload payloadOf(Object value) {
-        Payload p = Payload.of(value);
+        return payloadOf(value, false);
+    }
+
+    /** The payload of a value to send; {@code handedOver}: see {@link Payload#handedOver}. */
+    private static Payload payloadOf(Object value, boolean handedOver) {
+        Payload p = handedOver ? Payload.handedOver(value) : Payload.of(value);
         if (p.type() == Payload.Type.OBJECT && !(value instanceof java.io.Serializable)) {
             throw new IllegalArgumentException("cannot send a value of " + value.getClass().getName()
                     + ": object values must be java.io.Serializable");
