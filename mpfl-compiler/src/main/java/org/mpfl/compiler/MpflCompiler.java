@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.ParamValues;
 import org.mpfl.compiler.check.WorkflowAnalysis;
 import org.mpfl.compiler.check.WorkflowChecker;
 import org.mpfl.compiler.diag.Diagnostics;
@@ -13,6 +12,7 @@ import org.mpfl.compiler.diag.SourceLocation;
 import org.mpfl.compiler.ir.IrWorkflow;
 import org.mpfl.compiler.parse.DocumentReader;
 import org.mpfl.compiler.parse.StructureValidator;
+import org.mpfl.compiler.plan.ParamValues;
 
 /**
  * The front-end pipeline of {@code mpflc check}: secure reading, structure, names and types (→ IR),

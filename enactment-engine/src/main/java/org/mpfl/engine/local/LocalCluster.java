@@ -4,25 +4,26 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
+import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.launch.HostProcesses;
 
 /**
  * An engine plus N service-host child processes on loopback, for {@code mpflc run --local} and
- * {@code mpflc up}. Each host is {@code java -cp <this class path> org.mpfl.runtime.host.HostMain
- * --engine URL --port 0} (what {@code mpflc host} runs); it registers itself with the engine. {@link #close} stops the hosts
- * (politely, then forcibly after a bound) and the engine; a JVM shutdown hook does the same if the
- * command line is interrupted. Hosts run with {@code --exit-with-parent}: they end by themselves if
- * this process dies without stopping them.
+ * {@code mpflc up}. The hosts are started by the one host launcher ({@link HostProcesses}: what
+ * {@code mpflc host} runs, with {@code --engine URL --port 0}); they register themselves with the
+ * engine, and the engine's credential reaches them in their environment, never on their command
+ * line. {@link #close} stops the hosts (politely, then forcibly after a bound) and the engine; a JVM
+ * shutdown hook does the same if the command line is interrupted. Hosts run with
+ * {@code --exit-with-parent}: they end by themselves if this process dies without stopping them.
  */
 public final class LocalCluster implements AutoCloseable {
     private final Engine engine;
-    private final List<Process> hosts = new ArrayList<>();
     private final Path logDir;
     private final Thread shutdownHook;
+    private HostProcesses hosts;
     private volatile boolean closed;
 
     private LocalCluster(Engine engine, Path logDir) {
@@ -55,10 +56,8 @@ public final class LocalCluster implements AutoCloseable {
             throw e;
         }
         try {
-            for (int i = 0; i < hostCount; i++) {
-                c.startHost(i, services);
-            }
-            c.awaitHosts(hostCount, startTimeout);
+            c.startHosts(hostCount, services, startTimeout);
+            c.awaitRegistration(hostCount, startTimeout);
         } catch (Exception e) {
             c.close();
             throw e;
@@ -66,42 +65,37 @@ public final class LocalCluster implements AutoCloseable {
         return c;
     }
 
-    private void startHost(int index, List<String> services) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java));
+    private void startHosts(int count, List<String> services, Duration timeout) throws IOException {
+        HostProcesses.Builder b = HostProcesses.builder().count(count).readyTimeout(timeout).logDirectory(logDir)
+                .environment("MPFL_ENGINE_TOKEN", engine.token());
         String opts = System.getenv("MPFL_HOST_JAVA_OPTS");
         if (opts != null && !opts.isBlank()) {
-            cmd.addAll(List.of(opts.strip().split("\\s+")));
+            List.of(opts.strip().split("\\s+")).forEach(b::jvmArg);
         }
         String home = System.getProperty("mpfl.home");
         if (home != null) {
-            cmd.add("-Dmpfl.home=" + home);
+            b.jvmArg("-Dmpfl.home=" + home);
         }
-        // HostMain directly rather than 'Mpflc host': the host needs no other command on the class path
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), org.mpfl.runtime.host.HostMain.class.getName(),
-                "--engine", engine.url(), "--port", "0", "--exit-with-parent"));
+        List.of("--engine", engine.url()).forEach(b::hostArg);
         for (String s : services) {
-            cmd.addAll(List.of("--service", s));
+            List.of("--service", s).forEach(b::hostArg);
         }
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(logDir.resolve("host-" + index + ".log").toFile());
-        pb.environment().put("MPFL_ENGINE_TOKEN", engine.token());
-        hosts.add(pb.start());
+        hosts = b.start();
     }
 
-    private void awaitHosts(int count, Duration timeout) throws IOException, InterruptedException {
+    private void awaitRegistration(int count, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (engine.registry().hosts().size() < count) {
             for (int i = 0; i < hosts.size(); i++) {
                 if (!hosts.get(i).isAlive()) {
-                    throw new IOException("local service host " + i + " exited with code " + hosts.get(i).exitValue()
-                            + ":\n" + tail(logDir.resolve("host-" + i + ".log")));
+                    throw new IOException("local service host " + i + " exited with code " + hosts.get(i).process().exitValue()
+                            + ":\n" + tail(hosts.get(i).log()));
                 }
             }
             if (System.nanoTime() > deadline) {
                 throw new IOException("only " + engine.registry().hosts().size() + " of " + count
                         + " local service hosts registered within " + timeout.toSeconds() + " s; host log:\n"
-                        + tail(logDir.resolve("host-0.log")));
+                        + tail(hosts.get(0).log()));
             }
             Thread.sleep(100);
         }
@@ -122,7 +116,7 @@ public final class LocalCluster implements AutoCloseable {
 
     /** The child processes (for tests that kill one). */
     public List<Process> hostProcesses() {
-        return List.copyOf(hosts);
+        return hosts == null ? List.of() : hosts.hosts().stream().map(HostProcess::process).toList();
     }
 
     private synchronized void stopAll() {
@@ -130,16 +124,8 @@ public final class LocalCluster implements AutoCloseable {
             return;
         }
         closed = true;
-        hosts.forEach(Process::destroy);
-        for (Process p : hosts) {
-            try {
-                if (!p.waitFor(5, TimeUnit.SECONDS)) {
-                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+        if (hosts != null) {
+            hosts.close();
         }
         engine.close();
     }

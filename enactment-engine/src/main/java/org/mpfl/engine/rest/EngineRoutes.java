@@ -22,7 +22,7 @@ import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.WorkflowPlan;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowCompiler;
-import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.protocol.RankEvent;
 
 /**
  * The REST API of the engine as Camel REST DSL routes on platform-http (Vert.x): workflows,

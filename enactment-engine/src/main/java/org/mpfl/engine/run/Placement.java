@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.mpfl.engine.registry.HostInfo;
-import org.mpfl.runtime.monitor.RunRequest.ProcessSlice;
-import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.RunRequest.ProcessSlice;
 
 /**
  * Maps the ranks of each process onto hosts that can run its service type, round robin weighted by

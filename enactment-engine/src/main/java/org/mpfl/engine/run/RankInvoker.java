@@ -1,6 +1,6 @@
 package org.mpfl.engine.run;
 
-import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.protocol.RunRequest;
 
 /**
  * How the engine talks to rank instances: the MPIWS {@code run}, {@code status} and {@code abort}

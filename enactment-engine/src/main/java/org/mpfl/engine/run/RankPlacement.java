@@ -1,6 +1,6 @@
 package org.mpfl.engine.run;
 
-import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.protocol.Endpoint;
 
 /**
  * Where one world rank runs.

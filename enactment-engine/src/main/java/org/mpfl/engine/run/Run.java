@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.protocol.RankEvent;
 
 /**
  * The live state of one run: its ranks, their progress, outputs and counters, and the run's own

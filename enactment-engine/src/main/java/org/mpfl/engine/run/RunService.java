@@ -25,8 +25,8 @@ import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.store.RunStore;
-import org.mpfl.runtime.monitor.RankEvent;
-import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RunRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,7 +126,7 @@ public final class RunService implements AutoCloseable {
                 return;
             }
             List<RunRequest.ProcessSlice> slices = plan.processes();
-            List<org.mpfl.runtime.transport.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
+            List<org.mpfl.protocol.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
             String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
             List<RankFanOut.RankCall> calls = new ArrayList<>();
             for (RankPlacement p : placements) {
@@ -200,7 +200,7 @@ public final class RunService implements AutoCloseable {
             for (RunStore.LiveDomain d : orphans) {
                 List<RankFanOut.RankCall> calls = new ArrayList<>();
                 for (String url : d.serviceUrls()) {
-                    RankPlacement target = new RankPlacement(0, "", "", "", new org.mpfl.runtime.transport.Endpoint(url, null, null));
+                    RankPlacement target = new RankPlacement(0, "", "", "", new org.mpfl.protocol.Endpoint(url, null, null));
                     calls.add(new RankFanOut.RankCall(0, () -> invoker.abort(target, d.domainId(), d.token())));
                 }
                 try {

@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.engine.Json;
-import org.mpfl.runtime.domain.DomainToken;
-import org.mpfl.runtime.monitor.RunRequest;
-import org.mpfl.runtime.transport.soap.MpiwsClient;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.RunRequest;
 
 /**
  * Calls {@code run}, {@code status} and {@code abort} on service hosts over SOAP 1.2 with the service
@@ -28,7 +28,7 @@ public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
 
     @Override
     public RankStatus status(RankPlacement target, String domainId) throws Exception {
-        org.mpfl.runtime.transport.soap.RankStatus s = client.status(target.endpoint().soapUrl(), domainId, target.rank());
+        org.mpfl.protocol.RankStatus s = client.status(target.endpoint().soapUrl(), domainId, target.rank());
         Map<String, Object> counters = null;
         if (s.countersJson() != null && !s.countersJson().isBlank()) {
             counters = Json.MAPPER.readValue(s.countersJson(), Json.MAPPER.getTypeFactory()

@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.engine.Json;
-import org.mpfl.runtime.monitor.RunRequest.ProcessSlice;
+import org.mpfl.protocol.RunRequest.ProcessSlice;
 
 /**
  * What the engine needs from a deployment plan to start a run: the workflow's name, its processes

@@ -10,11 +10,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.compiler.MpflCompiler;
-import org.mpfl.compiler.check.ParamValues;
 import org.mpfl.compiler.diag.Diagnostic;
 import org.mpfl.compiler.diag.Diagnostics;
 import org.mpfl.compiler.gen.BuildWriter;
 import org.mpfl.compiler.ir.IrProcess;
+import org.mpfl.compiler.plan.ParamValues;
 import org.mpfl.engine.Json;
 
 /**

@@ -20,7 +20,7 @@ import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.run.RunSettings;
-import org.mpfl.runtime.testkit.HostProcesses;
+import org.mpfl.protocol.launch.HostProcesses;
 
 /**
  * The engine with real service-host processes (R2's host, started by the testkit) running

@@ -28,7 +28,7 @@ import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
-import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.protocol.RankEvent;
 
 /** The REST surface: token checks, OpenAPI, console files, the live event stream, foreign events. */
 @Timeout(60)

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
-import org.mpfl.runtime.monitor.RankEvent;
+import org.mpfl.protocol.RankEvent;
 
 /** Runs through the engine's REST API with in-process fake ranks: success, failures, timeouts, deadlock, host loss, cancel. */
 @Timeout(60)

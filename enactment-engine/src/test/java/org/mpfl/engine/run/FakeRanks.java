@@ -12,8 +12,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.engine.Json;
-import org.mpfl.runtime.monitor.RankEvent;
-import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RunRequest;
 
 /**
  * An in-process stand-in for service hosts: {@code run} starts a thread per rank that plays a

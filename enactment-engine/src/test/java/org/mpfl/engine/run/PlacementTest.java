@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.mpfl.engine.registry.HostInfo;
-import org.mpfl.runtime.monitor.RunRequest.ProcessSlice;
+import org.mpfl.protocol.RunRequest.ProcessSlice;
 
 class PlacementTest {
     static HostInfo host(String id, int capacity, String... services) {

@@ -5,9 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.mpfl.compiler.gen.PlanBuilder;
 import org.mpfl.compiler.ir.IrWorkflow;
 import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.PlanBuilder;
 import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.compiler.plan.PlanProcess;
 

@@ -15,6 +15,8 @@ import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.compiler.plan.PlanLibrary;
 import org.mpfl.compiler.plan.PlanProcess;
+import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.compiler.plan.ServiceProgram;
 
 /**
  * Writes the Axis2 service archive ({@code .aar}) of one process:

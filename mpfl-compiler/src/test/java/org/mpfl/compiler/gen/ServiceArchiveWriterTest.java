@@ -21,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.compiler.plan.PlanJson;
+import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.compiler.plan.ServiceProgram;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.TestDocuments;
+import org.mpfl.compiler.gen.PlanBuilder;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.IrExpr;
 import org.mpfl.compiler.ir.MpflType;

@@ -19,7 +19,7 @@ public final class P2PCollectiveChannel implements CollectiveChannel {
 
     /** Host numbers by communicator rank, from the host ids of the domain's endpoints. */
     private static int[] hostsOf(P2PCommunicator comm) {
-        java.util.List<org.mpfl.runtime.transport.Endpoint> endpoints = comm.rankInstance().endpoints();
+        java.util.List<org.mpfl.protocol.Endpoint> endpoints = comm.rankInstance().endpoints();
         java.util.Map<String, Integer> numbers = new java.util.HashMap<>();
         int[] out = new int[comm.size()];
         for (int r = 0; r < out.length; r++) {

@@ -3,6 +3,7 @@ package org.mpfl.runtime.domain;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.p2p.RankInstance;
 

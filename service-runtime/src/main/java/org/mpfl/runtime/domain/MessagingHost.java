@@ -2,9 +2,9 @@ package org.mpfl.runtime.domain;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.p2p.RankInstance;
-import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.binary.BinaryServer;

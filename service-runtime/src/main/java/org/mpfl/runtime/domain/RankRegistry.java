@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.p2p.RankInstance;
-import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.TransportSelector;
@@ -140,7 +140,7 @@ public final class RankRegistry implements Inbox, AutoCloseable {
         if (domain == null) {
             return afterEnd(envelope.domainId());
         }
-        if (!domain.proofs().verify(envelope)) {
+        if (!envelope.isProvenBy(domain.proofs())) {
             LOG.warn("rejected a {} for domain {} from rank {} to rank {}: bad token proof", envelope.kind(),
                     Domain.shortId(envelope.domainId()), envelope.from(), envelope.to());
             return Outcome.REJECTED;
@@ -173,7 +173,7 @@ public final class RankRegistry implements Inbox, AutoCloseable {
         if (domain == null) {
             return afterEnd(header.domainId());
         }
-        if (!domain.proofs().verify(header) || domain.isAborted()) {
+        if (!header.isProvenBy(domain.proofs()) || domain.isAborted()) {
             return Outcome.REJECTED;
         }
         RankInstance instance = domain.ranks.get(header.to());

@@ -160,8 +160,8 @@ final class ContainerRuntime implements MpiwsHandler {
     private RankTable table() throws OperationFault {
         RankTable t = table;
         if (t == null) {
-            throw new OperationFault(new org.mpfl.runtime.transport.soap.SoapFault("Receiver",
-                    org.mpfl.runtime.transport.soap.SoapFault.FAILED, "runtime not started"));
+            throw new OperationFault(new org.mpfl.protocol.SoapFault("Receiver",
+                    org.mpfl.protocol.SoapFault.FAILED, "runtime not started"));
         }
         return t;
     }

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.mpfl.runtime.transport.soap.MpiwsNames;
+import org.mpfl.protocol.MpiwsNames;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -9,9 +9,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executor;
-import org.mpfl.runtime.monitor.RankEvent;
+import java.util.concurrent.TimeUnit;
+import org.mpfl.protocol.RankEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

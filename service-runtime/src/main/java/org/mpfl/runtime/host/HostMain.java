@@ -7,23 +7,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.runtime.api.RankProgram;
 
 /**
  * The service-host process: {@code mpflc host [--engine URL] [--port P] [--bind ADDR] [--services DIR]
  * [--host-id ID] [--advertise NAME] [--capacity N] [--engine-token T] [--no-binary]
- * [--service NAME=CLASS]… [--exit-with-parent]}.
+ * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent]}.
  *
  * <p>Prints exactly one ready line on stdout once it accepts requests —
  * {@code MPFL host <hostId> listening on http://ADDR:PORT/ binary ADDR:PORT2} ({@code binary none}
  * without the binary channel) — so launchers can wait for it, then runs until killed.
  * {@code --service NAME=CLASS} publishes a hand-written {@link RankProgram} class (no-argument
- * constructor) as a service type; {@code --exit-with-parent} ends the host when its standard input
+ * constructor) as a service type; {@code --extension NAME} installs an optional {@link HostExtension}
+ * found on the class path (none is installed unless asked); {@code --exit-with-parent} ends the host when its standard input
  * closes (the launching process died), so test and benchmark hosts never outlive their launcher.
  */
 public final class HostMain {
-    /** Prefix of the ready line. */
-    public static final String READY_PREFIX = "MPFL host ";
+    /** Prefix of the ready line (the launcher's {@link HostProcesses#READY_PREFIX}). */
+    public static final String READY_PREFIX = HostProcesses.READY_PREFIX;
 
     private HostMain() {
     }
@@ -69,6 +71,7 @@ public final class HostMain {
         boolean binary = true;
         boolean exitWithParent = false;
         List<String[]> programs = new ArrayList<>();
+        List<HostExtension> extensions = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             switch (a) {
@@ -90,6 +93,7 @@ public final class HostMain {
                     }
                     programs.add(new String[] {v.substring(0, eq), v.substring(eq + 1)});
                 }
+                case "--extension" -> extensions.add(HostExtension.named(value(args, ++i, a)));
                 default -> throw new UsageException("unknown option " + a
                         + " (usage: host [--engine URL] [--port P] [--bind ADDR] [--services DIR] [--service NAME=CLASS])");
             }
@@ -106,9 +110,9 @@ public final class HostMain {
                 host.registerServiceType(p[0], () -> newProgram(c));
             }
             host.setDeployToken(engineToken);
-            // the mediator mode's step service (BPEL-style re-invocation, see org.mpfl.runtime.mediator),
-            // callable by the engine (its token) or, without one, from this machine only — like deployments
-            org.mpfl.runtime.mediator.StepService.install(host, engineToken);
+            for (HostExtension extension : extensions) {
+                extension.install(host, engineToken);
+            }
             if (engine != null) {
                 announcer = new EngineAnnouncer(host, engine, engineToken, capacity);
                 EngineAnnouncer a = announcer;

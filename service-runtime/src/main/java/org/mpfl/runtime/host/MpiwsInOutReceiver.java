@@ -7,8 +7,8 @@ import org.apache.axiom.soap.SOAPFactory;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.MessageContext;
 import org.apache.axis2.receivers.AbstractInOutMessageReceiver;
-import org.mpfl.runtime.transport.soap.MpiwsNames;
-import org.mpfl.runtime.transport.soap.SoapFault;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.SoapFault;
 
 /**
  * The Axis2 message receiver of the request-response MPIWS operations {@code run} and {@code status},

@@ -5,8 +5,8 @@ import javax.xml.namespace.QName;
 import org.apache.axiom.om.OMElement;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.MessageContext;
-import org.mpfl.runtime.transport.soap.MpiwsNames;
-import org.mpfl.runtime.transport.soap.SoapFault;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.SoapFault;
 
 /**
  * What the MPIWS message receivers ({@link MpiwsInOutReceiver}, {@link MpiwsRobustInOnlyReceiver})

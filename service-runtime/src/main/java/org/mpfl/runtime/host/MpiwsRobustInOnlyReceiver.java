@@ -10,10 +10,10 @@ import org.apache.axiom.om.OMText;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.MessageContext;
 import org.apache.axis2.engine.MessageReceiver;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.SoapFault;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
-import org.mpfl.runtime.transport.soap.MpiwsNames;
-import org.mpfl.runtime.transport.soap.SoapFault;
 
 /**
  * The Axis2 message receiver of the robust in-only MPIWS operations {@code store}, {@code bstore} and

@@ -1,8 +1,8 @@
 package org.mpfl.runtime.host;
 
+import org.mpfl.protocol.SoapFault;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
-import org.mpfl.runtime.transport.soap.SoapFault;
 
 /** Maps an {@link Inbox.Outcome} to the robust in-only answer: no fault (202) or a SOAP 1.2 fault. */
 final class StoreOutcomes {

@@ -8,8 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.mpfl.compiler.check.ParamValues;
-import org.mpfl.compiler.gen.ServiceProgram;
 import org.mpfl.compiler.ir.IrExpr;
 import org.mpfl.compiler.ir.IrParam;
 import org.mpfl.compiler.ir.IrProcess;
@@ -18,9 +16,11 @@ import org.mpfl.compiler.ir.MpflType;
 import org.mpfl.compiler.ir.eval.ConstantEnvironment;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.compiler.plan.DeploymentPlan;
+import org.mpfl.compiler.plan.ParamValues;
 import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.compiler.plan.PlanParam;
 import org.mpfl.compiler.plan.PlanProcess;
+import org.mpfl.compiler.plan.ServiceProgram;
 import org.mpfl.runtime.api.Activity;
 
 /**

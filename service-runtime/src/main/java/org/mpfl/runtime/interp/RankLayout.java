@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.mpfl.compiler.ir.eval.ConstantEnvironment;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.protocol.RunRequest;
 
 /**
  * Where this rank sits in the domain: world rank and size, and every process's first world rank and

@@ -4,7 +4,7 @@ import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.MpflType;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.compiler.ir.eval.Values;
-import org.mpfl.runtime.transport.soap.RunMessages;
+import org.mpfl.protocol.RunMessages;
 
 /** {@code output}, {@code log}, {@code progress} and {@code fail}: what a rank reports to the engine. */
 final class ReportSteps {

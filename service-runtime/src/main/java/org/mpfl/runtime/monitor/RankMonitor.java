@@ -1,6 +1,7 @@
 package org.mpfl.runtime.monitor;
 
 import java.util.List;
+import org.mpfl.protocol.RunRequest;
 
 /**
  * What a rank's host offers a rank program beyond {@link org.mpfl.runtime.api.RankContext}: the

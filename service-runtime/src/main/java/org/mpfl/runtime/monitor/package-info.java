@@ -1,6 +1,6 @@
 /**
  * What flows between a rank instance and the engine besides messages: the content of the MPIWS
- * {@code run} request ({@link org.mpfl.runtime.monitor.RunRequest}) and the events a rank reports to
- * the engine's callback address ({@link org.mpfl.runtime.monitor.RankEvent}, JSON).
+ * {@code run} request ({@link org.mpfl.protocol.RunRequest}) and the events a rank reports to
+ * the engine's callback address ({@link org.mpfl.protocol.RankEvent}, JSON).
  */
 package org.mpfl.runtime.monitor;

@@ -7,12 +7,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.api.DeliveryException;
 import org.mpfl.runtime.api.MpiwsException;
 import org.mpfl.runtime.domain.Domain;
 import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.domain.RankRegistry;
-import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox.Outcome;
 import org.mpfl.runtime.transport.Payload;
@@ -236,7 +236,7 @@ public final class RankInstance {
     }
 
     private Envelope envelope(int context, int from, int to, int tag, long seq, Envelope.Kind kind, Payload payload) {
-        byte[] proof = domain.proofs().prove(domain.id(), context, from, to, tag, seq, kind);
+        byte[] proof = domain.proofs().prove(domain.id(), context, from, to, tag, seq, kind.ordinal());
         return new Envelope(domain.id(), context, from, to, tag, seq, kind, proof, payload);
     }
 

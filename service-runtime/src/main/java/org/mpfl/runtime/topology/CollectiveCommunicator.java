@@ -1,13 +1,13 @@
 package org.mpfl.runtime.topology;
 
 import java.util.List;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.CartesianCommunicator;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReduceOp;
 import org.mpfl.runtime.collective.CollectiveConfig;
 import org.mpfl.runtime.collective.Collectives;
 import org.mpfl.runtime.collective.P2PCollectiveChannel;
-import org.mpfl.runtime.monitor.RunRequest;
 import org.mpfl.runtime.p2p.P2PCommunicator;
 import org.mpfl.runtime.p2p.RankInstance;
 

@@ -2,7 +2,7 @@ package org.mpfl.runtime.topology;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.protocol.RunRequest;
 
 /**
  * The per-process communicators of an MPMD run: process i (document order) holds the next

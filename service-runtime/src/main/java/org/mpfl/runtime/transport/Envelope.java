@@ -1,5 +1,7 @@
 package org.mpfl.runtime.transport;
 
+import org.mpfl.protocol.DomainToken;
+
 /**
  * One message as every transport carries it: the MPIWS {@code store} header and its payload.
  *
@@ -26,5 +28,10 @@ public record Envelope(String domainId, int context, int from, int to, int tag, 
         SYNC_ACK,
         /** A broadcast message that the receiver forwards down the binomial tree on arrival (bstore). */
         BSTORE
+    }
+
+    /** Whether this message carries {@code token}'s proof for its header. */
+    public boolean isProvenBy(DomainToken token) {
+        return token.verify(domainId, context, from, to, tag, seq, kind.ordinal(), proof);
     }
 }

@@ -1,5 +1,7 @@
 package org.mpfl.runtime.transport;
 
+import org.mpfl.protocol.Endpoint;
+
 /**
  * Carries envelopes to ranks in other places. Implementations: local (same JVM), binary (TCP between
  * MPFL hosts), soap (Axis2 HTTP, always available). Callers keep per-destination order themselves:

@@ -1,6 +1,7 @@
 package org.mpfl.runtime.transport;
 
 import java.util.Locale;
+import org.mpfl.protocol.Endpoint;
 
 /**
  * Chooses the transport for each peer, like Open MPI's transport selection: {@code local} when the

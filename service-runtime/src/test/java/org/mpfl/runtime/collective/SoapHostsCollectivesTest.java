@@ -10,12 +10,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.mpfl.runtime.domain.DomainToken;
-import org.mpfl.runtime.monitor.RunRequest;
-import org.mpfl.runtime.testkit.HostProcesses;
-import org.mpfl.runtime.transport.Endpoint;
-import org.mpfl.runtime.transport.soap.MpiwsClient;
-import org.mpfl.runtime.transport.soap.RankStatus;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.RankStatus;
+import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.launch.HostProcesses;
 
 /**
  * The collective suite between two separate service-host processes (child JVMs): ranks placed

@@ -18,8 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import org.mpfl.runtime.testkit.HostProcess;
-import org.mpfl.runtime.testkit.HostProcesses;
+import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.launch.HostProcesses;
 
 /**
  * The service-host process as launchers see it: the ready line, the engine announcement and

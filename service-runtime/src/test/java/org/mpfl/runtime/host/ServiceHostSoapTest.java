@@ -44,22 +44,22 @@ import org.apache.axis2.client.ServiceClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.RankStatus;
+import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.SoapFault;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.Message;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
-import org.mpfl.runtime.domain.DomainToken;
-import org.mpfl.runtime.monitor.RunRequest;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
-import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportException;
-import org.mpfl.runtime.transport.soap.MpiwsClient;
-import org.mpfl.runtime.transport.soap.MpiwsNames;
-import org.mpfl.runtime.transport.soap.RankStatus;
-import org.mpfl.runtime.transport.soap.SoapFault;
 import org.mpfl.runtime.transport.soap.SoapTransport;
 import org.w3c.dom.Document;
 
@@ -110,7 +110,7 @@ class ServiceHostSoapTest {
     private record Opened(String domainId, DomainToken token, RankInstance rank, List<Endpoint> endpoints) {
         Envelope envelope(long seq, Object value) {
             return new Envelope(domainId, 0, 0, 1, 7, seq, Envelope.Kind.DATA,
-                    token.prove(domainId, 0, 0, 1, 7, seq, Envelope.Kind.DATA), Payload.of(value));
+                    token.prove(domainId, 0, 0, 1, 7, seq, Envelope.Kind.DATA.ordinal()), Payload.of(value));
         }
     }
 
@@ -243,7 +243,7 @@ class ServiceHostSoapTest {
         try {
             Envelope good = o.envelope(0, "hello");
             Envelope forged = new Envelope(good.domainId(), 0, 0, 1, 7, 0, Envelope.Kind.DATA,
-                    new DomainToken(DomainToken.generate()).prove(good.domainId(), 0, 0, 1, 7, 0, Envelope.Kind.DATA),
+                    new DomainToken(DomainToken.generate()).prove(good.domainId(), 0, 0, 1, 7, 0, Envelope.Kind.DATA.ordinal()),
                     Payload.of("forged"));
             TransportException ex = assertThrows(TransportException.class, () -> SOAP.store(o.endpoints().get(1), forged));
             assertTrue(ex.isFinal(), ex.getMessage());

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.gen.BuildWriter;
-import org.mpfl.compiler.gen.RuntimeBinding;
 import org.mpfl.compiler.gen.RuntimeBundle;
-import org.mpfl.runtime.domain.DomainToken;
+import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.RankStatus;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.interp.InterpreterService;
-import org.mpfl.runtime.monitor.RunRequest;
-import org.mpfl.runtime.transport.Endpoint;
-import org.mpfl.runtime.transport.soap.MpiwsClient;
-import org.mpfl.runtime.transport.soap.RankStatus;
 
 /**
  * A generated archive compiled with the runtime bundled ({@code mpflc compile --bundle-runtime}) in a

@@ -23,12 +23,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.gen.BuildWriter;
-import org.mpfl.runtime.domain.DomainToken;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.RankStatus;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.host.ServiceHost;
-import org.mpfl.runtime.monitor.RunRequest;
-import org.mpfl.runtime.transport.Endpoint;
-import org.mpfl.runtime.transport.soap.MpiwsClient;
-import org.mpfl.runtime.transport.soap.RankStatus;
 
 /**
  * Generated service archives ({@code mpflc compile}) in a service host: deployed through the host's

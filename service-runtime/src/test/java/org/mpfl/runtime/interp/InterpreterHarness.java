@@ -15,21 +15,21 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.mpfl.compiler.MpflCompiler;
-import org.mpfl.compiler.check.ParamValues;
 import org.mpfl.compiler.diag.Diagnostics;
 import org.mpfl.compiler.ir.IrProcess;
 import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.compiler.plan.ParamValues;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.RankContext;
-import org.mpfl.runtime.domain.DomainToken;
 import org.mpfl.runtime.domain.MessagingHost;
 import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.monitor.RankMonitor;
-import org.mpfl.runtime.monitor.RunRequest;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
-import org.mpfl.runtime.transport.Endpoint;
 
 /**
  * Runs an MPFL document from {@code src/test/resources/interp} with the rank interpreter, every

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.monitor.RankMonitor;
-import org.mpfl.runtime.monitor.RunRequest;
 
 /** WAIT/ACTIVITY reporting, driven by explicit scans instead of the watchdog's clock. */
 class RankActivityMonitorTest {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.gen.RuntimeBinding;
+import org.mpfl.compiler.plan.RuntimeBinding;
 
 /** Every activity kind, run by the interpreter on in-process ranks (documents in src/test/resources/interp). */
 @Timeout(120)

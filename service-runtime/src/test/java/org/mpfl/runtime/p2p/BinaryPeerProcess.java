@@ -9,10 +9,10 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.domain.InProcessRankContext;
 import org.mpfl.runtime.domain.MessagingHost;
 import org.mpfl.runtime.domain.MessagingSettings;
-import org.mpfl.runtime.transport.Endpoint;
 
 /**
  * A child JVM hosting ranks with only the binary channel (started by {@link TwoProcessFixture}).

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
-import org.mpfl.runtime.domain.DomainToken;
 import org.mpfl.runtime.domain.MessagingHost;
 import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.transport.Envelope;
@@ -48,7 +48,7 @@ class InboxProtocolTest {
 
     private record Domain2(String id, String token, RankInstance r0, RankInstance r1) {
         Envelope envelope(int from, int to, int tag, long seq, Object value) {
-            byte[] proof = new DomainToken(token).prove(id, 0, from, to, tag, seq, Envelope.Kind.DATA);
+            byte[] proof = new DomainToken(token).prove(id, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
             return new Envelope(id, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, Payload.of(value));
         }
 
@@ -174,7 +174,7 @@ class InboxProtocolTest {
         Domain2 d = openDomain();
         try {
             Envelope good = d.envelope(1, 0, 5, 0, "x");
-            byte[] forged = new DomainToken(DomainToken.generate()).prove(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA);
+            byte[] forged = new DomainToken(DomainToken.generate()).prove(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA.ordinal());
             Envelope bad = new Envelope(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA, forged, good.payload());
             assertEquals(Inbox.Outcome.REJECTED, store(via, bad));
             // a proof for another slot (other tag) does not fit this one either
@@ -205,7 +205,7 @@ class InboxProtocolTest {
         Domain2 d = openDomain();
         try {
             Tripwire.deserialised = false;
-            byte[] forged = new DomainToken(DomainToken.generate()).prove(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA);
+            byte[] forged = new DomainToken(DomainToken.generate()).prove(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA.ordinal());
             Envelope bad = new Envelope(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA, forged, Payload.of(new Tripwire()));
             assertEquals(Inbox.Outcome.REJECTED, store("binary", bad));
             assertFalse(Tripwire.deserialised);

@@ -8,14 +8,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.runtime.domain.DomainToken;
-import org.mpfl.runtime.monitor.RunRequest;
-import org.mpfl.runtime.testkit.HostProcess;
-import org.mpfl.runtime.testkit.HostProcesses;
-import org.mpfl.runtime.transport.Endpoint;
-import org.mpfl.runtime.transport.soap.MpiwsClient;
-import org.mpfl.runtime.transport.soap.RankStatus;
-import org.mpfl.runtime.transport.soap.RunMessages;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.RankStatus;
+import org.mpfl.protocol.RunMessages;
+import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.launch.HostProcesses;
 
 /**
  * Ranks in two real service-host processes (Axis2 over HTTP, started with {@code -Xmx512m} by the

@@ -16,11 +16,11 @@ import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.mpfl.runtime.domain.DomainToken;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.domain.InProcessRankContext;
 import org.mpfl.runtime.domain.MessagingHost;
 import org.mpfl.runtime.domain.MessagingSettings;
-import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
 

@@ -13,6 +13,7 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.CartesianCommunicator;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.Message;
@@ -21,7 +22,6 @@ import org.mpfl.runtime.collective.RuntimeRanks;
 import org.mpfl.runtime.domain.InProcessCluster;
 import org.mpfl.runtime.domain.InProcessRankContext;
 import org.mpfl.runtime.domain.MessagingSettings;
-import org.mpfl.runtime.monitor.RunRequest;
 
 /** split, dup, cartesian, process communicators and isolation, over the real runtime on two hosts (local + binary transports). */
 class CommunicatorsRuntimeTest {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.protocol.RunRequest;
 
 /** Dims, Cartesian coordinates and shifts, split plans, process layout, context agreement: pure functions. */
 class TopologyMathTest {

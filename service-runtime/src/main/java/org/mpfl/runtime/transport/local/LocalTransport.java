@@ -1,7 +1,7 @@
 package org.mpfl.runtime.transport.local;
 
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.domain.RankRegistry;
-import org.mpfl.runtime.transport.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.ReceiverBusyException;

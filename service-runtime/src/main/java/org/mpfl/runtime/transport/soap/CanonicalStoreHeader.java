@@ -1,6 +1,7 @@
 package org.mpfl.runtime.transport.soap;
 
 import java.nio.charset.StandardCharsets;
+import org.mpfl.protocol.MpiwsNames;
 
 /**
  * Reads the SOAP root part of a store in the exact canonical form {@link StoreMessageWriter}

@@ -1,5 +1,8 @@
 package org.mpfl.runtime.transport.soap;
 
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.Xml;
+
 /**
  * The WSDL 1.1 description of one MPIWS service type: document/literal, SOAP 1.2 binding, the five
  * operations {@code run}, {@code store}, {@code bstore}, {@code status}, {@code abort}, and the MTOM

@@ -6,7 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.mpfl.runtime.transport.Endpoint;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.SoapFault;
+import org.mpfl.protocol.Xml;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.Transport;
@@ -72,7 +75,7 @@ public final class SoapTransport implements Transport {
     @Override
     public void abort(Endpoint endpoint, String domainId, byte[] proof) throws TransportException {
         Target t = target(endpoint);
-        String body = envelope("<m:abort xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>" + Xml.escape(domainId)
+        String body = MpiwsNames.envelope("<m:abort xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>" + Xml.escape(domainId)
                 + "</m:domainId><m:proof>" + Base64.getEncoder().encodeToString(proof == null ? new byte[0] : proof)
                 + "</m:proof></m:abort>");
         HttpConnection.Response r = post(t, MpiwsNames.OP_ABORT, body);
@@ -92,11 +95,6 @@ public final class SoapTransport implements Transport {
             c.write(bytes);
             c.flush();
         });
-    }
-
-    static String envelope(String bodyContent) {
-        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS
-                + "\"><s:Body>" + bodyContent + "</s:Body></s:Envelope>";
     }
 
     private interface RequestWriter {

@@ -9,6 +9,10 @@ import java.util.Base64;
 import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
+import org.mpfl.protocol.MediaType;
+import org.mpfl.protocol.MimeInput;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.Xml;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 

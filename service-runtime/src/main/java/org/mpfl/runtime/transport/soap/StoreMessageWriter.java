@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.Xml;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 

@@ -1,8 +1,0 @@
-/**
- * The engine's benchmark commands, {@code mpflc bench mediator} (MPFL's direct messaging against the
- * engine's mediator mode), {@code mpflc bench moldyn} (the MolDyn sample: speed-up, communication
- * share, collective algorithms, MPJ Express side by side) and {@code mpflc bench startup} (the
- * engine's start-up time per rank count and the overhead of an empty run): each runs MPFL documents
- * through a real engine on local service-host processes and stops them before it returns.
- */
-package org.mpfl.engine.bench;

@@ -1,0 +1,48 @@
+package org.mpfl.architecture;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.Test;
+
+/** The shared rules catch what they are for: a package cycle, and a lower layer using an upper one. */
+class ArchitectureRulesTest {
+    private static final String FIXTURE = "org.mpfl.architecture.fixture";
+
+    @Test
+    void aPackageCycleFailsTheRule() {
+        JavaClasses classes = new ClassFileImporter().importPackages(FIXTURE + ".cycle");
+        AssertionError e = assertThrows(AssertionError.class,
+                () -> ArchitectureRules.noPackageCycles(FIXTURE + ".cycle").check(classes));
+        assertTrue(e.getMessage().contains("Cycle detected"), e.getMessage());
+    }
+
+    @Test
+    void packagesWithoutACyclePass() {
+        JavaClasses classes = new ClassFileImporter().importPackages(FIXTURE + ".layers");
+        assertDoesNotThrow(() -> ArchitectureRules.noPackageCycles(FIXTURE + ".layers").check(classes));
+    }
+
+    @Test
+    void anUpwardDependencyFailsTheLayers() {
+        JavaClasses classes = new ClassFileImporter().importPackages(FIXTURE + ".layers");
+        ArchRule upperOnTop = layers("upper", "lower");
+        ArchRule lowerOnTop = layers("lower", "upper");
+        // upper.Upper uses lower.Lower: fine when upper sits on top, an upward dependency otherwise
+        assertDoesNotThrow(() -> upperOnTop.check(classes));
+        AssertionError e = assertThrows(AssertionError.class, () -> lowerOnTop.check(classes));
+        assertTrue(e.getMessage().contains("Upper"), e.getMessage());
+    }
+
+    private static ArchRule layers(String top, String bottom) {
+        return ArchitectureRules.layers()
+                .layer("top").definedBy(FIXTURE + ".layers." + top)
+                .layer("bottom").definedBy(FIXTURE + ".layers." + bottom)
+                .whereLayer("top").mayNotBeAccessedByAnyLayer()
+                .whereLayer("bottom").mayOnlyBeAccessedByLayers("top");
+    }
+}

@@ -1,0 +1,57 @@
+package org.mpfl.compiler.commands;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.util.List;
+import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.compiler.diag.Diagnostics;
+
+/**
+ * {@code mpflc check FILE [--param k=v]…}: every static check; diagnostics GCC-style on stderr,
+ * sorted by position; exit 0 if there is no error (warnings allowed), 1 if there is one, 2 for usage.
+ */
+public final class CheckCommand implements CliCommand {
+    static final String USAGE = "FILE [--param NAME=VALUE]...";
+
+    @Override
+    public String name() {
+        return "check";
+    }
+
+    @Override
+    public String summary() {
+        return "check an MPFL document: " + USAGE;
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
+        CompilerArguments arguments = CompilerArguments.parse(args, false);
+        if (!Files.isRegularFile(arguments.file())) {
+            err.println("mpflc check: " + missing(arguments));
+            return 1;
+        }
+        MpflCompiler.CheckResult result = new MpflCompiler().check(arguments.file(), arguments.displayName(), arguments.params());
+        report(result.diagnostics(), err);
+        return result.diagnostics().hasErrors() ? 1 : 0;
+    }
+
+    static String missing(CompilerArguments arguments) {
+        return arguments.displayName() + ": " + (Files.exists(arguments.file()) ? "not a regular file" : "no such file");
+    }
+
+    /** Prints the diagnostics and a count line if there are any. */
+    static void report(Diagnostics diagnostics, PrintStream err) {
+        diagnostics.printTo(err);
+        int errors = diagnostics.errorCount();
+        int warnings = diagnostics.sorted().size() - errors;
+        if (errors + warnings > 0) {
+            err.println(plural(errors, "error") + ", " + plural(warnings, "warning"));
+        }
+    }
+
+    private static String plural(int n, String word) {
+        return n + " " + word + (n == 1 ? "" : "s");
+    }
+}

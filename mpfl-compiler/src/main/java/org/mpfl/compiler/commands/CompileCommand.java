@@ -1,0 +1,60 @@
+package org.mpfl.compiler.commands;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.compiler.gen.BuildWriter;
+import org.mpfl.compiler.gen.RuntimeBundle;
+
+/**
+ * {@code mpflc compile FILE [-o DIR] [--param k=v]… [--bundle-runtime]}: check, then write
+ * {@code plan.json} and one {@code .aar} per process into DIR (default: {@code <stem>.build} next to the
+ * document). Nothing is written when the document has errors. Prints the written files on stdout.
+ * {@code --bundle-runtime} puts the MPFL runtime jars (about 3.5 MB) into every archive's {@code lib/}
+ * so that it deploys into a stock Axis2 container; without it the archives stay small and need an MPFL
+ * service host (or the runtime on the container's class path).
+ */
+public final class CompileCommand implements CliCommand {
+    @Override
+    public String name() {
+        return "compile";
+    }
+
+    @Override
+    public String summary() {
+        return "compile to a deployment plan and service archives: FILE [-o DIR] [--param NAME=VALUE]... [--bundle-runtime]";
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
+        CompilerArguments arguments = CompilerArguments.parse(args, true);
+        if (!Files.isRegularFile(arguments.file())) {
+            err.println("mpflc compile: " + CheckCommand.missing(arguments));
+            return 1;
+        }
+        MpflCompiler.CheckResult result = new MpflCompiler().check(arguments.file(), arguments.displayName(), arguments.params());
+        CheckCommand.report(result.diagnostics(), err);
+        if (!result.ok()) {
+            return 1;
+        }
+        Path output = arguments.outputDirectory() != null ? arguments.outputDirectory()
+                : BuildWriter.defaultOutputDirectory(arguments.file());
+        try {
+            byte[] source = Files.readAllBytes(arguments.file());
+            Path documentDirectory = arguments.file().toAbsolutePath().getParent();
+            RuntimeBundle runtime = arguments.bundleRuntime() ? RuntimeBundle.fromClassPath() : null;
+            for (Path written : BuildWriter.write(result.workflow(), source, documentDirectory, output, runtime)) {
+                out.println(written);
+            }
+        } catch (IOException e) {
+            err.println("mpflc compile: cannot write " + output + ": " + e.getMessage());
+            return 1;
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,80 @@
+package org.mpfl.compiler.gen;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.IrParam;
+import org.mpfl.compiler.ir.IrProcess;
+import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.compiler.ir.eval.ConstantEnvironment;
+import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.compiler.plan.DeploymentPlan;
+import org.mpfl.compiler.plan.PlanLibrary;
+import org.mpfl.compiler.plan.PlanParam;
+import org.mpfl.compiler.plan.PlanProcess;
+
+/** Builds the {@link DeploymentPlan} of a checked, error-free workflow. */
+public final class PlanBuilder {
+    /** Written into every plan. */
+    public static final String COMPILER = "mpflc 0.1.0";
+
+    private PlanBuilder() {
+    }
+
+    /** The archive file name of a process. */
+    public static String archiveName(IrProcess process) {
+        return process.name() + ".aar";
+    }
+
+    /** The archive entry of a library: {@code lib/} + its file name. */
+    public static String libraryEntry(String path) {
+        Path fileName = Paths.get(path).getFileName();
+        return "lib/" + (fileName == null ? path : fileName.toString());
+    }
+
+    public static DeploymentPlan build(IrWorkflow workflow, byte[] source) {
+        List<PlanParam> params = new ArrayList<>();
+        for (IrParam p : workflow.params()) {
+            Object value = p.defaultValue() instanceof IrExpr.Const c ? c.value() : null;
+            params.add(new PlanParam(p.name(), p.type(), value, value == null));
+        }
+        List<PlanLibrary> libraries = workflow.libraries().stream().map(l -> new PlanLibrary(l, libraryEntry(l))).toList();
+        ConstantEnvironment defaults = new ConstantEnvironment(defaults(params));
+        List<PlanProcess> processes = new ArrayList<>();
+        for (IrProcess p : workflow.processes()) {
+            processes.add(new PlanProcess(p.name(), p.service(), p.ranks(), ranksWithDefaults(p, defaults), archiveName(p), p));
+        }
+        String fileName = Paths.get(workflow.sourceFile()).getFileName().toString();
+        return new DeploymentPlan(DeploymentPlan.FORMAT_VERSION, workflow.name(), workflow.version(), workflow.description(),
+                fileName, sha256(source), COMPILER, params, libraries, processes);
+    }
+
+    private static Map<String, Object> defaults(List<PlanParam> params) {
+        Map<String, Object> values = new java.util.LinkedHashMap<>();
+        params.stream().filter(p -> p.defaultValue() != null).forEach(p -> values.put(p.name(), p.defaultValue()));
+        return values;
+    }
+
+    private static Integer ranksWithDefaults(IrProcess p, ConstantEnvironment defaults) {
+        try {
+            return ExpressionEvaluator.evaluateInt(p.ranks(), defaults);
+        } catch (ConstantEnvironment.NotConstantException | RuntimeFault e) {
+            return null;
+        }
+    }
+
+    public static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is mandatory in every JDK", e);
+        }
+    }
+}

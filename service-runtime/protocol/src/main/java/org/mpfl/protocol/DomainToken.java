@@ -1,0 +1,87 @@
+package org.mpfl.protocol;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Base64;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * A domain's secret token and the proofs derived from it.
+ *
+ * <p><b>Token:</b> 256 random bits from {@link SecureRandom}, base64url without padding; only the
+ * {@code run} request carries it. <b>Proof:</b> HMAC-SHA256 keyed with the token over the message
+ * header (domain ID, context, from, to, tag, sequence number, kind), so a proof cannot be reused
+ * for another message slot, and a captured proof reveals nothing about the token. The payload is
+ * not covered: the header proof keeps outsiders from injecting or aborting; confidentiality and
+ * integrity against someone on the wire need TLS underneath. Checks are constant-time
+ * ({@link MessageDigest#isEqual}).
+ */
+public final class DomainToken {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final byte[] STORE_LABEL = "MPIWS-store-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ABORT_LABEL = "MPIWS-abort-1".getBytes(StandardCharsets.US_ASCII);
+
+    private final SecretKeySpec key;
+    /** Mac instances are not thread-safe and costly to create: one per thread per token. */
+    private final ThreadLocal<Mac> macs;
+
+    public DomainToken(String token) {
+        if (token == null || token.isBlank()) {
+            throw new IllegalArgumentException("a domain token is required");
+        }
+        this.key = new SecretKeySpec(token.getBytes(StandardCharsets.US_ASCII), "HmacSHA256");
+        this.macs = ThreadLocal.withInitial(this::newMac);
+    }
+
+    /** A fresh unguessable token (also usable as an unguessable domain ID). */
+    public static String generate() {
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /**
+     * The proof for one store/bstore/sync-ack message.
+     *
+     * @param kindCode the message kind's wire code (the runtime's {@code Envelope.Kind} ordinal), so
+     *                 a proof for one kind of message cannot be replayed as another
+     */
+    public byte[] prove(String domainId, int context, int from, int to, int tag, long seq, int kindCode) {
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer header = ByteBuffer.allocate(STORE_LABEL.length + 4 + id.length + 4 * 4 + 8 + 1);
+        header.put(STORE_LABEL).putInt(id.length).put(id)
+                .putInt(context).putInt(from).putInt(to).putInt(tag).putLong(seq).put((byte) kindCode);
+        Mac mac = macs.get();
+        return mac.doFinal(header.array());
+    }
+
+    /** Whether {@code proof} is this token's proof for the message header given (constant time). */
+    public boolean verify(String domainId, int context, int from, int to, int tag, long seq, int kindCode, byte[] proof) {
+        return proof != null && MessageDigest.isEqual(prove(domainId, context, from, to, tag, seq, kindCode), proof);
+    }
+
+    /** The proof that authorises aborting {@code domainId}. */
+    public byte[] proveAbort(String domainId) {
+        Mac mac = macs.get();
+        mac.update(ABORT_LABEL);
+        return mac.doFinal(domainId.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public boolean verifyAbort(String domainId, byte[] proof) {
+        return proof != null && MessageDigest.isEqual(proveAbort(domainId), proof);
+    }
+
+    private Mac newMac() {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(key);
+            return mac;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package org.mpfl.protocol;
+
+import java.util.Map;
+
+/**
+ * One thing a rank reports to the engine (POSTed as JSON to {@code callbackUrl + "/events"}, in
+ * order per rank, best effort; the engine also polls {@code status}).
+ *
+ * @param domainId the domain
+ * @param rank     world rank
+ * @param seq      per-rank event number from 0, so the engine can order and de-duplicate
+ * @param timeMs   epoch milliseconds when it happened
+ * @param type     what happened
+ * @param state    for {@code STATE}: PENDING, RUNNING, DONE, FAILED, ABORTED
+ * @param activity the current activity ("receive", "allreduce", "compute org.x.Step", ...), for
+ *                 ACTIVITY/WAIT/STATE(FAILED)
+ * @param location source location {@code file:line:col} of that activity, or {@code null}
+ * @param message  log text, failure cause, or what a blocked rank waits for
+ *                 ("receive from 3 tag 0 comm world")
+ * @param level    log level (info, warn, error) for {@code LOG}
+ * @param name     output name for {@code OUTPUT}
+ * @param value    output value, or progress {@code {"value":v,"total":t}}, or counters
+ *                 {@code {"sentTo":{rank:count},"bytesTo":{rank:bytes}}}
+ */
+public record RankEvent(String domainId, int rank, long seq, long timeMs, Type type, String state,
+                        String activity, String location, String message, String level, String name,
+                        Object value) {
+
+    /** Kinds of rank events. */
+    public enum Type {
+        /** Lifecycle change; {@code state} says which. */
+        STATE,
+        /** Started an activity (compute, communicate); drives the timeline. */
+        ACTIVITY,
+        /** Blocked waiting; {@code message} says for what. Cleared by the next ACTIVITY. */
+        WAIT,
+        /** A log line. */
+        LOG,
+        /** A progress report. */
+        PROGRESS,
+        /** An output value of the run. */
+        OUTPUT,
+        /** Message counters per destination. */
+        COUNTERS
+    }
+
+    /** A convenience map form for JSON writers that prefer maps. */
+    public Map<String, Object> progress(double v, double total) {
+        return Map.of("value", v, "total", total);
+    }
+}
