@@ -15,7 +15,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
+import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -84,6 +86,7 @@ class StockAxis2ContainerTest {
         try (ZipFile zip = new ZipFile(archive.toFile())) {
             for (String jar : runtime.jars().keySet()) {
                 assertTrue(zip.getEntry("lib/" + jar) != null, "lib/" + jar + " bundled");
+                assertCarriesNoCompiler(zip, "lib/" + jar);
             }
         }
 
@@ -192,6 +195,19 @@ class StockAxis2ContainerTest {
      * This JVM's class path without any MPFL jar or class directory and without what the archive
      * brings (Jackson, ANTLR, SLF4J): Axis2 and its dependencies.
      */
+    /** A rank runs checked IR: neither the compiler proper, nor the grammar, nor ANTLR travels with a service. */
+    private static void assertCarriesNoCompiler(ZipFile archive, String jarEntry) throws IOException {
+        List<String> forbidden = List.of("org/mpfl/compiler/parse/", "org/mpfl/compiler/check/", "org/mpfl/compiler/comm/",
+                "org/mpfl/compiler/gen/", "org/mpfl/compiler/ast/", "org/mpfl/compiler/commands/",
+                "org/mpfl/compiler/MpflCompiler", "org/mpfl/grammar/", "org/antlr/");
+        try (ZipInputStream jar = new ZipInputStream(archive.getInputStream(archive.getEntry(jarEntry)))) {
+            for (ZipEntry e = jar.getNextEntry(); e != null; e = jar.getNextEntry()) {
+                String name = e.getName();
+                assertTrue(forbidden.stream().noneMatch(name::startsWith), jarEntry + " carries " + name);
+            }
+        }
+    }
+
     private static String containerClassPath(RuntimeBundle runtime) throws IOException {
         Set<Path> bundled = new HashSet<>();
         for (Path p : runtime.jars().values()) {

@@ -50,7 +50,7 @@ public final class CollectivesBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return USAGE;
+        return USAGE.substring("collectives ".length()); // the command's name already says it
     }
 
     /** The options of {@code bench collectives}. */

@@ -1,0 +1,47 @@
+package org.mpfl.compiler;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import org.junit.jupiter.api.Test;
+import org.mpfl.architecture.ArchitectureRules;
+
+/**
+ * mpfl-ir: what the compiler hands to the runtime and the engine. Diagnostics at the bottom, then the
+ * IR, its evaluation and the plan model; the command frame stands alone. Nothing here may reach into
+ * the compiler proper, the runtime or the engine (Maven keeps them off the class path; this keeps the
+ * packages in order).
+ */
+class IrArchitectureTest {
+    private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
+
+    @Test
+    void noPackageCycles() {
+        ArchitectureRules.noPackageCycles("org.mpfl").check(CLASSES);
+    }
+
+    @Test
+    void dependenciesPointDown() {
+        ArchitectureRules.layers()
+                .layer("plan").definedBy("org.mpfl.compiler.plan..")
+                .layer("evaluation").definedBy("org.mpfl.compiler.ir.eval..")
+                .layer("ir").definedBy("org.mpfl.compiler.ir")
+                .layer("diagnostics").definedBy("org.mpfl.compiler.diag..")
+                .layer("command frame").definedBy("org.mpfl.compiler.cli..")
+                .whereLayer("plan").mayNotBeAccessedByAnyLayer()
+                .whereLayer("evaluation").mayOnlyBeAccessedByLayers("plan")
+                .whereLayer("ir").mayOnlyBeAccessedByLayers("plan", "evaluation")
+                .whereLayer("diagnostics").mayOnlyBeAccessedByLayers("plan", "evaluation", "ir")
+                .whereLayer("command frame").mayNotBeAccessedByAnyLayer()
+                .check(CLASSES);
+    }
+
+    @Test
+    void theCommandFrameUsesNothingOfTheCompiler() {
+        noClasses().that().resideInAPackage("org.mpfl.compiler.cli..")
+                .should().dependOnClassesThat(resideInAPackage("org.mpfl..").and(resideOutsideOfPackage("org.mpfl.compiler.cli..")))
+                .check(CLASSES);
+    }
+}

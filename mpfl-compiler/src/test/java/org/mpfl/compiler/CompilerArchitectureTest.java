@@ -1,0 +1,40 @@
+package org.mpfl.compiler;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import org.junit.jupiter.api.Test;
+import org.mpfl.architecture.ArchitectureRules;
+
+/**
+ * The compiler's steps depend downwards along the path document → AST → checked IR → plan →
+ * services: parse builds the AST, check turns it into IR, comm analyses the IR (found through
+ * ServiceLoader, so nothing names it), gen writes plan and archives, the {@link MpflCompiler} facade
+ * runs the steps, and the commands sit on top.
+ */
+class CompilerArchitectureTest {
+    private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
+
+    @Test
+    void noPackageCycles() {
+        ArchitectureRules.noPackageCycles("org.mpfl").check(CLASSES);
+    }
+
+    @Test
+    void stepsDependDownwards() {
+        ArchitectureRules.layers()
+                .layer("commands").definedBy("org.mpfl.compiler.commands..")
+                .layer("facade").definedBy("org.mpfl.compiler")
+                .layer("gen").definedBy("org.mpfl.compiler.gen..")
+                .layer("comm").definedBy("org.mpfl.compiler.comm..")
+                .layer("check").definedBy("org.mpfl.compiler.check..")
+                .layer("parse").definedBy("org.mpfl.compiler.parse..")
+                .layer("ast").definedBy("org.mpfl.compiler.ast..")
+                .whereLayer("commands").mayNotBeAccessedByAnyLayer()
+                .whereLayer("facade").mayOnlyBeAccessedByLayers("commands")
+                .whereLayer("gen").mayOnlyBeAccessedByLayers("commands", "facade")
+                .whereLayer("comm").mayNotBeAccessedByAnyLayer()
+                .whereLayer("check").mayOnlyBeAccessedByLayers("facade", "comm")
+                .whereLayer("parse").mayOnlyBeAccessedByLayers("facade", "check")
+                .whereLayer("ast").mayOnlyBeAccessedByLayers("facade", "check", "parse")
+                .check(CLASSES);
+    }
+}

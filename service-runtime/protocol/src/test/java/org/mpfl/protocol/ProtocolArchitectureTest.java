@@ -1,0 +1,35 @@
+package org.mpfl.protocol;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import org.junit.jupiter.api.Test;
+import org.mpfl.architecture.ArchitectureRules;
+
+/**
+ * The protocol is what the engine and the hosts share: it stands on the JDK and Jackson alone, so
+ * that the engine can speak to hosts without the runtime (and Axis2) on its compile path.
+ */
+class ProtocolArchitectureTest {
+    private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
+
+    @Test
+    void noPackageCycles() {
+        ArchitectureRules.noPackageCycles("org.mpfl").check(CLASSES);
+    }
+
+    @Test
+    void usesNothingElseOfMpfl() {
+        noClasses().should().dependOnClassesThat(resideInAPackage("org.mpfl..").and(resideOutsideOfPackage("org.mpfl.protocol..")))
+                .check(CLASSES);
+    }
+
+    @Test
+    void theLauncherIsAboveTheMessages() {
+        noClasses().that().resideInAPackage("org.mpfl.protocol")
+                .should().dependOnClassesThat().resideInAPackage("org.mpfl.protocol.launch..")
+                .check(CLASSES);
+    }
+}
