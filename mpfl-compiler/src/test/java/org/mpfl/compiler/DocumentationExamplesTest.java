@@ -17,7 +17,7 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Every MPFL example of the documentation — a fenced block opened with {@code ```xml mpfl} in
  * {@code docs/*.md} — is a complete document whose diagnostics are exactly those written inline
- * ({@link FixtureExpectations}). Library paths are not resolved (examples have no files next to them).
+ * ({@link DocExampleExpectations}). Library paths are not resolved (examples have no files next to them).
  */
 class DocumentationExamplesTest {
     static final Path DOCS = Paths.get("../docs");
@@ -50,7 +50,7 @@ class DocumentationExamplesTest {
         }
         assertTrue(all.size() >= 10, "examples found: " + all.size());
         return all.stream().map(example -> DynamicTest.dynamicTest(example.document() + ":" + example.line(), () -> {
-            FixtureExpectations expectations = new FixtureExpectations(example.text());
+            DocExampleExpectations expectations = new DocExampleExpectations(example.text());
             MpflCompiler compiler = expectations.typesOnly() ? new MpflCompiler(List.of()) : new MpflCompiler();
             MpflCompiler.CheckResult result = compiler.check(example.text().getBytes(StandardCharsets.UTF_8), "example.mpfl.xml",
                     null, expectations.params());

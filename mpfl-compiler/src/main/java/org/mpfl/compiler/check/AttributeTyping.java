@@ -17,7 +17,7 @@ import org.mpfl.compiler.parse.Suggestions;
  * Reading typed values out of attributes: expressions of an expected type, assignment targets,
  * communicator names, name lists. Every method reports its own errors and returns null on error.
  */
-final class AttributeTyping {
+public final class AttributeTyping {
     private final ProcessContext context;
 
     AttributeTyping(ProcessContext context) {
@@ -33,7 +33,7 @@ final class AttributeTyping {
     }
 
     /** The expression in {@code attribute}, typed; null if absent or wrong. */
-    IrExpr expression(Element e, String attribute, Scope scope) {
+    public IrExpr expression(Element e, String attribute, Scope scope) {
         Attribute a = e.attribute(attribute);
         if (a == null) {
             return null;
@@ -43,12 +43,12 @@ final class AttributeTyping {
     }
 
     /** The expression converted to {@code type}; reports "attribute 'x' of <e> must be T, found U". */
-    IrExpr expression(Element e, String attribute, Scope scope, MpflType type) {
+    public IrExpr expression(Element e, String attribute, Scope scope, MpflType type) {
         IrExpr typed = expression(e, attribute, scope);
         return expect(typed, type, "attribute '" + attribute + "' of <" + e.name() + ">");
     }
 
-    IrExpr expect(IrExpr typed, MpflType type, String what) {
+    public IrExpr expect(IrExpr typed, MpflType type, String what) {
         if (typed == null) {
             return null;
         }
@@ -61,7 +61,7 @@ final class AttributeTyping {
     }
 
     /** Any expression as a string: non-strings are wrapped in {@code string(...)}. */
-    IrExpr text(Element e, String attribute, Scope scope) {
+    public IrExpr text(Element e, String attribute, Scope scope) {
         IrExpr typed = expression(e, attribute, scope);
         if (typed == null || typed.type() == MpflType.STRING) {
             return typed;
@@ -70,7 +70,7 @@ final class AttributeTyping {
     }
 
     /** Whether the attribute is the word {@code any} (receive source and tag). */
-    static boolean isAny(Element e, String attribute) {
+    public static boolean isAny(Element e, String attribute) {
         Attribute a = e.attribute(attribute);
         return a != null && a.value().trim().equals("any");
     }
@@ -79,7 +79,7 @@ final class AttributeTyping {
      * An assignment target: a process variable {@code x} or an element {@code x[i]} of an array
      * variable. Params, loop variables and built-ins are read-only.
      */
-    IrTarget target(Element e, String attribute, Scope scope) {
+    public IrTarget target(Element e, String attribute, Scope scope) {
         Attribute a = e.attribute(attribute);
         if (a == null) {
             return null;
@@ -124,7 +124,7 @@ final class AttributeTyping {
     }
 
     /** A whole variable only (broadcast {@code var}, compute outputs). */
-    IrTarget variable(Element e, String attribute, Scope scope) {
+    public IrTarget variable(Element e, String attribute, Scope scope) {
         IrTarget target = target(e, attribute, scope);
         if (target != null && target.index() != null) {
             error(target.at(), "attribute '" + attribute + "' of <" + e.name() + "> must name a whole variable, not an element");
@@ -152,7 +152,7 @@ final class AttributeTyping {
     }
 
     /** The communicator of {@code comm} (default {@code world}); null if unknown. */
-    String communicator(Element e, String attribute) {
+    public String communicator(Element e, String attribute) {
         Attribute a = e.attribute(attribute);
         if (a == null) {
             return "world";
@@ -174,11 +174,11 @@ final class AttributeTyping {
     }
 
     /** One name of a name list with its exact position. */
-    record PlacedName(String name, SourceLocation at) {
+    public record PlacedName(String name, SourceLocation at) {
     }
 
     /** A comma-separated list of identifiers, each with its position; null if any is malformed (reported). */
-    List<PlacedName> nameList(Attribute a) {
+    public List<PlacedName> nameList(Attribute a) {
         List<PlacedName> names = new ArrayList<>();
         if (a == null || a.value().isBlank()) {
             return names;
@@ -199,7 +199,7 @@ final class AttributeTyping {
     }
 
     /** A parsed expression list (dims, periodic), typed; null on error. */
-    List<IrExpr> expressionList(Element e, String attribute, Scope scope) {
+    public List<IrExpr> expressionList(Element e, String attribute, Scope scope) {
         Attribute a = e.attribute(attribute);
         if (a == null) {
             return null;

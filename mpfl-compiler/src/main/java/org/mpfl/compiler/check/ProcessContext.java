@@ -4,7 +4,10 @@ import java.util.Set;
 import org.mpfl.compiler.diag.Diagnostics;
 import org.mpfl.compiler.parse.ExpressionParser;
 
-/** What the activity validators of one process share. */
-record ProcessContext(String processName, Diagnostics diagnostics, ExpressionParser expressions, NameContext names,
+/**
+ * What the checking of one process's activities needs: its name, where diagnostics go, the
+ * expression parser, the names its expressions may mention, and the requests its isend/irecv start.
+ */
+public record ProcessContext(String processName, Diagnostics diagnostics, ExpressionParser expressions, NameContext names,
         Set<String> requests) {
 }

@@ -11,6 +11,7 @@ import java.util.Set;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.ast.Expr;
+import org.mpfl.compiler.check.activity.Flow;
 import org.mpfl.compiler.diag.Diagnostics;
 import org.mpfl.compiler.diag.SourceLocation;
 import org.mpfl.compiler.ir.IrActivity;
@@ -85,33 +86,6 @@ public final class WorkflowChecker {
         return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location());
     }
 
-    /**
-     * Reports whether {@code name} may be declared here: a well-formed identifier, not a reserved
-     * word or built-in, not already visible (no shadowing: it would make expressions ambiguous).
-     */
-    static boolean checkNewName(Diagnostics diagnostics, SourceLocation at, String name, String what, Scope scope) {
-        if (!Names.IDENTIFIER.matcher(name).matches()) {
-            diagnostics.error(at, "'" + name + "' is not a valid " + what + " name (letters, digits and '_', not starting with a digit)");
-            return false;
-        }
-        if (Names.RESERVED.contains(name)) {
-            diagnostics.error(at, "'" + name + "' is a reserved word and cannot name a " + what);
-            return false;
-        }
-        if (Scope.BUILTIN_IDENTIFIERS.containsKey(name)) {
-            diagnostics.error(at, "'" + name + "' is a built-in identifier and cannot name a " + what);
-            return false;
-        }
-        Scope.Symbol existing = scope.lookup(name);
-        if (existing != null) {
-            diagnostics.error(at, "duplicate name '" + name + "': already declared as "
-                    + existing.kind().name().toLowerCase(java.util.Locale.ROOT).replace("loop", "loop variable")
-                    .replace("var", "variable") + (existing.declaredAt() == null ? "" : " at " + existing.declaredAt()));
-            return false;
-        }
-        return true;
-    }
-
     private String workflowName(Element root) {
         Attribute a = root.attribute("name");
         if (a == null) {
@@ -182,7 +156,7 @@ public final class WorkflowChecker {
             ok = false;
         }
         String name = nameAttribute == null ? null : nameAttribute.value().trim();
-        if (name != null && !checkNewName(diagnostics, nameAttribute.location(), name, "param", paramScope)) {
+        if (name != null && !Names.checkNewName(diagnostics, nameAttribute.location(), name, "param", paramScope)) {
             name = null;
         }
         IrExpr defaultValue = null;
@@ -285,7 +259,7 @@ public final class WorkflowChecker {
                 }
             }
         }
-        List<IrActivity> body = new ActivityChecker(context).body(e, scope.child(), ActivityChecker.Flow.top());
+        List<IrActivity> body = new ActivityChecker(context).body(e, scope.child(), Flow.top());
         unwaitedRequests(e);
         return new IrProcess(name, service, ranks, variables, List.copyOf(communicators.keySet()),
                 List.copyOf(requests), body, e.location());
@@ -329,7 +303,7 @@ public final class WorkflowChecker {
             return null;
         }
         String name = nameAttribute.value().trim();
-        if (!checkNewName(diagnostics, nameAttribute.location(), name, "variable", scope)) {
+        if (!Names.checkNewName(diagnostics, nameAttribute.location(), name, "variable", scope)) {
             return null;
         }
         if (type != null) {

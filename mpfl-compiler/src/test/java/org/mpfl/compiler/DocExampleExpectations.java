@@ -9,7 +9,9 @@ import java.util.regex.Pattern;
 import org.mpfl.compiler.diag.Diagnostic;
 
 /**
- * Expectations written inside a fixture or a documentation example (the Checkstyle habit):
+ * Expectations written inside a documentation example of {@code docs/*.md}, next to the line they
+ * are about, matched by substring. (The test fixtures use the exact, end-of-file convention of
+ * {@link InlineExpectations} instead; the docs have not been converted to it.)
  * <ul>
  *   <li>{@code <!-- error: text -->} / {@code <!-- warning: text -->} — a diagnostic of that severity
  *       on this line whose message contains {@code text};</li>
@@ -22,7 +24,7 @@ import org.mpfl.compiler.diag.Diagnostic;
  * </ul>
  * No expectation means the document must be clean.
  */
-public final class FixtureExpectations {
+public final class DocExampleExpectations {
     private static final Pattern EXPECTATION = Pattern.compile("<!--\\s*(error|warning|note)(?:@(\\d*)(?::(\\d+))?)?:\\s*(.*?)\\s*-->");
     private static final Pattern PARAM = Pattern.compile("<!--\\s*param:\\s*([A-Za-z_][A-Za-z0-9_]*)=(.*?)\\s*-->");
 
@@ -48,7 +50,7 @@ public final class FixtureExpectations {
     private final Map<String, String> params = new LinkedHashMap<>();
     private final boolean typesOnly;
 
-    public FixtureExpectations(String text) {
+    public DocExampleExpectations(String text) {
         String[] lines = text.split("\r\n|\r|\n", -1);
         for (int i = 0; i < lines.length; i++) {
             Matcher m = EXPECTATION.matcher(lines[i]);
@@ -65,7 +67,7 @@ public final class FixtureExpectations {
         typesOnly = text.contains("<!-- check: types-only -->");
     }
 
-    /** Comments cannot contain "--": fixtures write it as "&#45;&#45;"; &lt; &gt; &amp; are also understood. */
+    /** Comments cannot contain "--": examples write it as "&#45;&#45;"; &lt; &gt; &amp; are also understood. */
     private static String unescape(String s) {
         return s.replace("&#45;", "-").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
     }

@@ -1,0 +1,39 @@
+package org.mpfl.compiler.check.activity;
+
+import java.util.List;
+import org.mpfl.compiler.ast.Attribute;
+import org.mpfl.compiler.ast.Element;
+import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.MpflType;
+
+/** {@code <for var from to step>}: int bounds, a non-zero step, and a loop variable visible in the body only. */
+final class ForValidator implements ActivityValidator {
+    @Override
+    public IrActivity validate(ActivityContext context, Element e, Scope scope, Flow flow) {
+        Attribute varAttribute = e.attribute("var");
+        IrExpr from = context.attrs().expression(e, "from", scope, MpflType.INT);
+        IrExpr to = context.attrs().expression(e, "to", scope, MpflType.INT);
+        IrExpr step = e.attribute("step") == null ? new IrExpr.Const(MpflType.INT, 1, e.location())
+                : context.attrs().expression(e, "step", scope, MpflType.INT);
+        if (step instanceof IrExpr.Const c && Integer.valueOf(0).equals(c.value())) {
+            context.error(step.at(), "the step of <for> must not be 0");
+            step = null;
+        }
+        Scope bodyScope = scope.child();
+        String variable = null;
+        if (varAttribute != null) {
+            variable = varAttribute.value().trim();
+            if (context.checkNewName(varAttribute.location(), variable, "loop variable", scope)) {
+                bodyScope.declare(new Scope.Symbol(variable, IrExpr.RefKind.LOOP, MpflType.INT, varAttribute.location()));
+            } else {
+                variable = null;
+            }
+        }
+        // the body is checked even when the header is wrong, so that its own errors are reported too
+        List<IrActivity> body = context.body(e, bodyScope, flow.inLoop());
+        return ActivityContext.allPresent(variable, from, to, step)
+                ? new IrActivity.For(variable, from, to, step, body, e.location()) : null;
+    }
+}

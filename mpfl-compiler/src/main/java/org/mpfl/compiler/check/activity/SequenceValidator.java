@@ -1,0 +1,13 @@
+package org.mpfl.compiler.check.activity;
+
+import org.mpfl.compiler.ast.Element;
+import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.ir.IrActivity;
+
+/** {@code <sequence>}: its body, in the enclosing scope (a sequence declares nothing). */
+final class SequenceValidator implements ActivityValidator {
+    @Override
+    public IrActivity validate(ActivityContext context, Element e, Scope scope, Flow flow) {
+        return new IrActivity.Sequence(context.body(e, scope, flow), e.location());
+    }
+}
