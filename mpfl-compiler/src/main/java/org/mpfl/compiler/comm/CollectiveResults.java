@@ -7,7 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
 import org.mpfl.compiler.ir.eval.Values;
+import org.mpfl.compiler.ir.semantics.CartesianGrid;
+import org.mpfl.compiler.ir.semantics.CollectiveShape;
+import org.mpfl.compiler.ir.semantics.SplitChoice;
 
 /**
  * What a matched collective gives each member, as far as the check follows values: a broadcast
@@ -39,8 +43,7 @@ final class CollectiveResults {
             }
         } else if (activity instanceof IrActivity.Allreduce || activity instanceof IrActivity.Reduce
                 || activity instanceof IrActivity.Scan) {
-            IrActivity.ReduceOp op = activity instanceof IrActivity.Allreduce a ? a.op()
-                    : activity instanceof IrActivity.Reduce r ? r.op() : ((IrActivity.Scan) activity).op();
+            IrActivity.ReduceOp op = CollectiveShape.op(activity);
             Object acc = null;
             for (int i = 0; i < n; i++) {
                 Object value = arrivals[i].contribution();
@@ -187,13 +190,13 @@ final class CollectiveResults {
     private void split(CollectiveRendezvous.Slot slot, IrActivity.Split s, Object[] results) {
         Map<Integer, List<Integer>> byColour = new LinkedHashMap<>();
         for (int i = 0; i < slot.arrivals.length; i++) {
-            int[] colourKey = (int[]) slot.arrivals[i].contribution();
-            if (colourKey[0] >= 0) {
-                byColour.computeIfAbsent(colourKey[0], c -> new ArrayList<>()).add(i);
+            SplitChoice choice = (SplitChoice) slot.arrivals[i].contribution();
+            if (choice.joins()) {
+                byColour.computeIfAbsent(choice.colour(), c -> new ArrayList<>()).add(i);
             }
         }
         for (List<Integer> group : byColour.values()) {
-            group.sort(Comparator.<Integer>comparingInt(i -> ((int[]) slot.arrivals[i].contribution())[1])
+            group.sort(Comparator.<Integer>comparingInt(i -> ((SplitChoice) slot.arrivals[i].contribution()).key())
                     .thenComparingInt(i -> i));
             int[] members = group.stream().mapToInt(slot.comm::world).toArray();
             Communicator created = new Communicator(nextCommunicatorId++, s.name(), members, null, null);
@@ -202,26 +205,18 @@ final class CollectiveResults {
     }
 
     private void cartesian(CollectiveRendezvous.Slot slot, IrActivity.Cartesian c, Object[] results) {
-        Object[] grid = (Object[]) slot.arrivals[0].contribution();
-        int[] dims = (int[]) grid[0];
-        boolean[] periodic = (boolean[]) grid[1];
-        long places = 1;
-        for (int d : dims) {
-            if (d < 1) {
-                Arrays.fill(results, RankStop.fault(c.at(), "cartesian " + c.name() + ": dims " + Arrays.toString(dims)
-                        + " must all be at least 1"));
-                return;
-            }
-            places = Math.min(places * d, Integer.MAX_VALUE);
-        }
-        if (dims.length == 0 || places > slot.comm.size()) {
-            Arrays.fill(results, RankStop.fault(c.at(), "cartesian " + c.name() + ": the grid " + Arrays.toString(dims)
-                    + " has " + places + " places but communicator " + slot.comm.name() + " has only " + slot.comm.size()
-                    + " ranks"));
+        CartesianGrid grid = (CartesianGrid) slot.arrivals[0].contribution();
+        int places;
+        try {
+            places = grid.placesIn(c.name(), slot.comm.name(), slot.comm.size(), c.at());
+        } catch (RuntimeFault fault) {
+            // a fault of the collective itself: every member stops with it
+            Arrays.fill(results, RankStop.fault(fault.location(), fault.getMessage()));
             return;
         }
-        int[] members = Arrays.copyOf(slot.comm.members(), (int) places);
-        Communicator created = new Communicator(nextCommunicatorId++, c.name(), members, dims.clone(), periodic.clone());
+        int[] members = Arrays.copyOf(slot.comm.members(), places);
+        Communicator created = new Communicator(nextCommunicatorId++, c.name(), members, grid.dims().clone(),
+                grid.periodic().clone());
         for (int i = 0; i < results.length; i++) {
             results[i] = i < places ? created : null;
         }

@@ -1,6 +1,7 @@
 package org.mpfl.compiler.comm;
 
 import java.util.Arrays;
+import org.mpfl.compiler.ir.semantics.Addressing;
 
 /**
  * One communicator instance as the check computes it: its members (world ranks in communicator-rank
@@ -9,9 +10,10 @@ import java.util.Arrays;
  * instance ({@link #id()}), as MPI contexts do.
  */
 final class Communicator {
-    static final int PROC_NULL = -1;
-    static final int ANY_SOURCE = -2;
-    static final int ANY_TAG = -1;
+    // the wildcards and "no peer" mean what they mean at run time: one definition for both
+    static final int PROC_NULL = Addressing.PROC_NULL;
+    static final int ANY_SOURCE = Addressing.ANY_SOURCE;
+    static final int ANY_TAG = Addressing.ANY_TAG;
 
     private final int id;
     private final String name;

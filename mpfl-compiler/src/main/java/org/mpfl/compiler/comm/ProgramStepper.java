@@ -16,6 +16,12 @@ import org.mpfl.compiler.ir.MpflType;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.compiler.ir.eval.RuntimeFault;
 import org.mpfl.compiler.ir.eval.Values;
+import org.mpfl.compiler.ir.semantics.Addressing;
+import org.mpfl.compiler.ir.semantics.CartesianGrid;
+import org.mpfl.compiler.ir.semantics.CollectiveShape;
+import org.mpfl.compiler.ir.semantics.ForRange;
+import org.mpfl.compiler.ir.semantics.Operands;
+import org.mpfl.compiler.ir.semantics.SplitChoice;
 
 /**
  * Executes a rank thread one step at a time (one activity, or one loop test) over symbolic values:
@@ -104,7 +110,7 @@ final class ProgramStepper {
 
     private void stepFor(RankThread t, RankThread.ForLoop f) {
         if (f.started) {
-            f.current += f.step;
+            f.current = f.range.after(f.current);
         }
         f.started = true;
         if (++f.iterations > limits.localLoopLimit() && isCommunicationFree(f.loop.body())) {
@@ -112,7 +118,7 @@ final class ProgramStepper {
             havoc(t, f.loop.body(), "assigned in the <for> at " + f.loop.at() + ", which ran too long to be followed");
             return;
         }
-        boolean more = f.step > 0 ? f.current < f.to : f.current > f.to;
+        boolean more = f.range.includes(f.current);
         if (more) {
             t.frames.push(new RankThread.Body(f.loop.body()));
         } else {
@@ -219,13 +225,10 @@ final class ProgramStepper {
     }
 
     private void startFor(IrActivity.For x, RankThread t) {
-        int from;
-        int to;
-        int step;
+        ForRange range;
         try {
-            from = ExpressionEvaluator.evaluateInt(x.from(), t);
-            to = ExpressionEvaluator.evaluateInt(x.to(), t);
-            step = x.step() == null ? 1 : ExpressionEvaluator.evaluateInt(x.step(), t);
+            // plain evaluation: an unknown bound comes here as UnknownValueException; a step of 0 is a fault
+            range = ForRange.of(x, Operands.in(t));
         } catch (UnknownValueException unknown) {
             if (isCommunicationFree(x.body())) {
                 havoc(t, x.body(), "assigned in the <for> at " + x.at() + ", whose bounds depend on run-time data");
@@ -234,10 +237,7 @@ final class ProgramStepper {
             throw RankStop.undecided(x.at(), "the communication after this <for> depends on run-time data (its bounds use "
                     + unknown.explain() + ")");
         }
-        if (step == 0) {
-            throw RankStop.fault(x.step().at(), "for " + x.variable() + ": step is 0, the loop would never end");
-        }
-        t.frames.push(new RankThread.ForLoop(x, from, to, step));
+        t.frames.push(new RankThread.ForLoop(x, range));
     }
 
     /** Whether a body has no communication at all, so that not following it changes no communication. */
@@ -344,30 +344,45 @@ final class ProgramStepper {
         return fitted == null ? value : fitted;
     }
 
-    private int evaluateInt(IrExpr expr, RankThread t, String what, IrActivity a) {
-        try {
-            return ExpressionEvaluator.evaluateInt(expr, t);
-        } catch (UnknownValueException unknown) {
-            throw RankStop.undecided(a.at(), "the " + what + " of this <" + CommunicationReporter.kind(a)
-                    + "> depends on run-time data (it uses " + unknown.explain() + ")");
-        }
-    }
+    /**
+     * The operands of {@code a} as the shared semantics read them: one that depends on run-time data
+     * stops the rank here, naming the operand, since the communication that follows depends on it.
+     */
+    private static Operands operands(RankThread t, IrActivity a) {
+        Operands plain = Operands.in(t);
+        return new Operands() {
+            @Override
+            public Object value(IrExpr expr, String role) {
+                try {
+                    return plain.value(expr, role);
+                } catch (UnknownValueException unknown) {
+                    throw undecided(role, unknown);
+                }
+            }
 
-    private int peer(IrExpr expr, Communicator comm, RankThread t, String what, IrActivity a) {
-        int r = evaluateInt(expr, t, what, a);
-        if (r != Communicator.PROC_NULL && (r < 0 || r >= comm.size())) {
-            throw RankStop.fault(expr.at(), "the " + what + " is rank " + r + ", outside communicator " + comm.name()
-                    + " of size " + comm.size() + " (use -1 for no peer)");
-        }
-        return r;
-    }
+            @Override
+            public int intValue(IrExpr expr, String role) {
+                try {
+                    return plain.intValue(expr, role);
+                } catch (UnknownValueException unknown) {
+                    throw undecided(role, unknown);
+                }
+            }
 
-    private int tag(IrExpr expr, RankThread t, IrActivity a) {
-        int tag = evaluateInt(expr, t, "tag", a);
-        if (tag < 0) {
-            throw RankStop.fault(expr.at(), "tag is " + tag + "; tags are at least 0");
-        }
-        return tag;
+            @Override
+            public boolean test(IrExpr expr, String role) {
+                try {
+                    return plain.test(expr, role);
+                } catch (UnknownValueException unknown) {
+                    throw undecided(role, unknown);
+                }
+            }
+
+            private RankStop undecided(String role, UnknownValueException unknown) {
+                return RankStop.undecided(a.at(), "the " + role + " of this <" + CommunicationReporter.kind(a)
+                        + "> depends on run-time data (it uses " + unknown.explain() + ")");
+            }
+        };
     }
 
     /** Evaluates data that is sent: faults count, the value itself is not followed. */
@@ -385,10 +400,11 @@ final class ProgramStepper {
 
     private void pointToPoint(IrActivity a, RankThread t) {
         SymbolicRank rank = t.rank;
+        Operands ops = operands(t, a);
         if (a instanceof IrActivity.Send x) {
             Communicator comm = rank.communicator(x.comm(), x.at());
-            int to = peer(x.to(), comm, t, "destination", a);
-            int tag = tag(x.tag(), t, a);
+            int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
+            int tag = Addressing.sendTag(x.tag(), ops);
             evaluateData(x.data(), t);
             if (to != Communicator.PROC_NULL) {
                 Request message = new Request(Request.Kind.SEND, rank, comm, to, tag,
@@ -400,8 +416,8 @@ final class ProgramStepper {
             }
         } else if (a instanceof IrActivity.Receive x) {
             Communicator comm = rank.communicator(x.comm(), x.at());
-            int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, t, "source", a);
-            int tag = x.tag() == null ? Communicator.ANY_TAG : tag(x.tag(), t, a);
+            int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
+            int tag = Addressing.receiveTag(x.tag(), ops);
             if (from == Communicator.PROC_NULL) {
                 deliverFromNobody(t, x.source(), x.gottag());
                 return;
@@ -412,10 +428,10 @@ final class ProgramStepper {
                     thread -> deliver(thread, receive, x.into(), x.source(), x.gottag()));
         } else if (a instanceof IrActivity.SendRecv x) {
             Communicator comm = rank.communicator(x.comm(), x.at());
-            int to = peer(x.to(), comm, t, "destination", a);
-            int sendTag = tag(x.sendTag(), t, a);
-            int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, t, "source", a);
-            int recvTag = x.recvTag() == null ? Communicator.ANY_TAG : tag(x.recvTag(), t, a);
+            int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
+            int sendTag = Addressing.sendTag(x.sendTag(), ops);
+            int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
+            int recvTag = Addressing.receiveTag(x.recvTag(), ops);
             evaluateData(x.data(), t);
             Request receive = null;
             if (from != Communicator.PROC_NULL) {
@@ -432,8 +448,8 @@ final class ProgramStepper {
             }
         } else if (a instanceof IrActivity.ISend x) {
             Communicator comm = rank.communicator(x.comm(), x.at());
-            int to = peer(x.to(), comm, t, "destination", a);
-            int tag = tag(x.tag(), t, a);
+            int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
+            int tag = Addressing.sendTag(x.tag(), ops);
             evaluateData(x.data(), t);
             rank.requests().remove(x.request());
             if (to != Communicator.PROC_NULL) {
@@ -444,8 +460,8 @@ final class ProgramStepper {
             }
         } else if (a instanceof IrActivity.IRecv x) {
             Communicator comm = rank.communicator(x.comm(), x.at());
-            int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, t, "source", a);
-            int tag = x.tag() == null ? Communicator.ANY_TAG : tag(x.tag(), t, a);
+            int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
+            int tag = Addressing.receiveTag(x.tag(), ops);
             rank.requests().remove(x.request());
             if (from == Communicator.PROC_NULL) {
                 deliverFromNobody(t, x.source(), x.gottag());
@@ -510,45 +526,33 @@ final class ProgramStepper {
         SymbolicRank rank = t.rank;
         Communicator comm = rank.communicator(a.comm(), a.at());
         int me = comm.rankOf(rank.worldRank());
+        Operands ops = operands(t, a);
         String kind = CommunicationReporter.kind(a);
         StringBuilder signature = new StringBuilder("<").append(kind).append(">");
+        IrExpr rootExpr = CollectiveShape.root(a);
+        Integer root = rootExpr == null ? null : Addressing.root(rootExpr, ops, comm.name(), comm.size());
+        IrExpr data = CollectiveShape.data(a, root != null && root == me);
+        IrActivity.ReduceOp op = CollectiveShape.op(a);
         Object contribution = null;
-        Integer root = null;
         if (a instanceof IrActivity.Broadcast x) {
-            root = root(x.root(), comm, t, a);
             Object mine = rank.read(x.variable().variable());
             contribution = mine instanceof Unknown ? mine : Values.copy(mine);
-        } else if (a instanceof IrActivity.Scatter x) {
-            root = root(x.root(), comm, t, a);
-            if (root == me) {
-                evaluateData(x.data(), t);
+        } else if (a instanceof IrActivity.Scatter || a instanceof IrActivity.Alltoall) {
+            if (data != null) {
+                evaluateData(data, t); // faults count; the blocks themselves are not followed
             }
-        } else if (a instanceof IrActivity.Gather x) {
-            root = root(x.root(), comm, t, a);
-            contribution = contribution(x.data(), t);
-        } else if (a instanceof IrActivity.Reduce x) {
-            root = root(x.root(), comm, t, a);
-            contribution = contribution(x.data(), t);
-            signature.append(" with op ").append(x.op().spelling());
-        } else if (a instanceof IrActivity.Allreduce x) {
-            contribution = contribution(x.data(), t);
-            signature.append(" with op ").append(x.op().spelling());
-        } else if (a instanceof IrActivity.Scan x) {
-            contribution = contribution(x.data(), t);
-            signature.append(" with op ").append(x.op().spelling());
-        } else if (a instanceof IrActivity.Allgather x) {
-            contribution = contribution(x.data(), t);
-        } else if (a instanceof IrActivity.Alltoall x) {
-            evaluateData(x.data(), t);
         } else if (a instanceof IrActivity.Split x) {
-            int colour = evaluateInt(x.color(), t, "color", a);
-            int key = x.key() == null ? me : evaluateInt(x.key(), t, "key", a);
-            contribution = new int[] {colour, key};
+            contribution = SplitChoice.of(x, ops, me);
         } else if (a instanceof IrActivity.Cartesian x) {
-            int[] dims = dims(x, t);
-            boolean[] periodic = periodic(x, dims.length, t);
-            contribution = new Object[] {dims, periodic};
-            signature.append(" with dims ").append(Arrays.toString(dims)).append(" periodic ").append(Arrays.toString(periodic));
+            CartesianGrid grid = CartesianGrid.of(x, ops);
+            contribution = grid;
+            signature.append(" with dims ").append(Arrays.toString(grid.dims()))
+                    .append(" periodic ").append(Arrays.toString(grid.periodic()));
+        } else if (data != null) {
+            contribution = contribution(data, t);
+        }
+        if (op != null) {
+            signature.append(" with op ").append(op.spelling());
         }
         if (root != null) {
             signature.insert(signature.indexOf(">") + 1, " with root " + root);
@@ -567,51 +571,6 @@ final class ProgramStepper {
         }
     }
 
-    private int root(IrExpr expr, Communicator comm, RankThread t, IrActivity a) {
-        int r = evaluateInt(expr, t, "root", a);
-        if (r < 0 || r >= comm.size()) {
-            throw RankStop.fault(expr.at(), "root is rank " + r + ", outside communicator " + comm.name() + " of size "
-                    + comm.size());
-        }
-        return r;
-    }
-
-    private int[] dims(IrActivity.Cartesian x, RankThread t) {
-        if (x.dims().size() == 1 && x.dims().get(0).type() == MpflType.INT_ARRAY) {
-            try {
-                return ((int[]) ExpressionEvaluator.evaluate(x.dims().get(0), t)).clone();
-            } catch (UnknownValueException unknown) {
-                throw RankStop.undecided(x.at(), "the dims of this <cartesian> depend on run-time data (they use "
-                        + unknown.explain() + ")");
-            }
-        }
-        int[] dims = new int[x.dims().size()];
-        for (int i = 0; i < dims.length; i++) {
-            dims[i] = evaluateInt(x.dims().get(i), t, "dims", x);
-        }
-        return dims;
-    }
-
-    private boolean[] periodic(IrActivity.Cartesian x, int nd, RankThread t) {
-        boolean[] periodic = new boolean[nd];
-        try {
-            if (x.periodic().size() == 1) {
-                Arrays.fill(periodic, ExpressionEvaluator.test(x.periodic().get(0), t));
-            } else if (x.periodic().size() == nd) {
-                for (int i = 0; i < nd; i++) {
-                    periodic[i] = ExpressionEvaluator.test(x.periodic().get(i), t);
-                }
-            } else if (!x.periodic().isEmpty()) {
-                throw RankStop.fault(x.at(), "periodic has " + x.periodic().size() + " values for a grid of " + nd
-                        + " dimensions");
-            }
-        } catch (UnknownValueException unknown) {
-            throw RankStop.undecided(x.at(), "the periodicity of this <cartesian> depends on run-time data (it uses "
-                    + unknown.explain() + ")");
-        }
-        return periodic;
-    }
-
     /** Stores this member's result of a completed collective. */
     private void collectiveDone(RankThread t, IrActivity a, CollectiveRendezvous.Slot slot, int me) {
         Object result = slot.results[me];
@@ -620,29 +579,10 @@ final class ProgramStepper {
         }
         SymbolicRank rank = t.rank;
         rank.lastCollective = "<" + CommunicationReporter.kind(a) + "> on comm " + slot.comm.name() + " at " + a.at();
-        int root = slot.arrivals[me].root() == null ? -1 : slot.arrivals[me].root();
-        if (a instanceof IrActivity.Broadcast x) {
-            if (me != root) {
-                storeValue(t, x.variable(), result);
-            }
-        } else if (a instanceof IrActivity.Reduce x) {
-            if (me == root) {
-                storeValue(t, x.into(), result);
-            }
-        } else if (a instanceof IrActivity.Gather x) {
-            if (me == root) {
-                storeValue(t, x.into(), result);
-            }
-        } else if (a instanceof IrActivity.Allreduce x) {
-            storeValue(t, x.into(), result);
-        } else if (a instanceof IrActivity.Scan x) {
-            storeValue(t, x.into(), result);
-        } else if (a instanceof IrActivity.Scatter x) {
-            storeValue(t, x.into(), result);
-        } else if (a instanceof IrActivity.Allgather x) {
-            storeValue(t, x.into(), result);
-        } else if (a instanceof IrActivity.Alltoall x) {
-            storeValue(t, x.into(), result);
+        Integer root = slot.arrivals[me].root();
+        IrTarget target = CollectiveShape.result(a, root != null && root == me);
+        if (target != null) {
+            storeValue(t, target, result);
         } else if (a instanceof IrActivity.Split x) {
             rank.define(x.name(), (Communicator) result);
         } else if (a instanceof IrActivity.Cartesian x) {

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.List;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.eval.EvaluationEnvironment;
+import org.mpfl.compiler.ir.semantics.ForRange;
 
 /**
  * One thread of execution of a rank (the rank's body, or a branch of a {@code parallel}) as an
@@ -29,17 +30,15 @@ final class RankThread implements EvaluationEnvironment {
     /** A {@code for} loop: bounds evaluated once; {@code started} says whether the body ran already. */
     static final class ForLoop {
         final IrActivity.For loop;
+        final ForRange range;
         long current;
-        final int to;
-        final int step;
         boolean started;
         int iterations;
 
-        ForLoop(IrActivity.For loop, int from, int to, int step) {
+        ForLoop(IrActivity.For loop, ForRange range) {
             this.loop = loop;
-            this.current = from;
-            this.to = to;
-            this.step = step;
+            this.range = range;
+            this.current = range.from();
         }
     }
 

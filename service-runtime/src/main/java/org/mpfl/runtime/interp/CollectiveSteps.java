@@ -3,9 +3,13 @@ package org.mpfl.runtime.interp;
 import java.util.function.Supplier;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.IrTarget;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.compiler.ir.eval.RuntimeFault;
 import org.mpfl.compiler.ir.eval.Values;
+import org.mpfl.compiler.ir.semantics.Addressing;
+import org.mpfl.compiler.ir.semantics.CollectiveShape;
+import org.mpfl.compiler.ir.semantics.Operands;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReduceOp;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
@@ -32,57 +36,49 @@ final class CollectiveSteps {
                 }
                 return null;
             });
-        } else if (a instanceof IrActivity.Broadcast x) {
-            int root = root(x.root(), comm, f);
-            Object mine = rank.load(x.variable(), f);
-            Object result = blocking(name, a, f, comm, root, () -> comm.bcast(mine, root, algorithm));
-            if (comm.rank() != root) {
-                rank.store(x.variable(), result, false, f, "broadcast value");
-            }
-        } else if (a instanceof IrActivity.Scatter x) {
-            int root = root(x.root(), comm, f);
-            // the data is the root's; other ranks do not even evaluate it (it may index arrays only the root has)
-            Object data = comm.rank() == root ? ExpressionEvaluator.evaluate(x.data(), f) : null;
-            Object result = blocking(name, a, f, comm, root, () -> comm.scatter(data, root, algorithm));
-            rank.store(x.into(), result, false, f, "scattered block");
-        } else if (a instanceof IrActivity.Gather x) {
-            int root = root(x.root(), comm, f);
-            Object data = ExpressionEvaluator.evaluate(x.data(), f);
-            Object result = blocking(name, a, f, comm, root, () -> comm.gather(data, root, algorithm));
-            if (comm.rank() == root) {
-                rank.store(x.into(), result, false, f, "gathered value");
-            }
-        } else if (a instanceof IrActivity.Allgather x) {
-            Object data = ExpressionEvaluator.evaluate(x.data(), f);
-            Object result = blocking(name, a, f, comm, null, () -> comm.allgather(data, algorithm));
-            rank.store(x.into(), result, false, f, "gathered value");
-        } else if (a instanceof IrActivity.Alltoall x) {
-            Object data = ExpressionEvaluator.evaluate(x.data(), f);
-            int length = Values.length(data);
-            if (length % comm.size() != 0) {
-                throw new RuntimeFault(x.data().at(), "alltoall needs data whose length is a multiple of the "
-                        + comm.size() + " ranks of communicator " + comm.name() + "; it has " + length + " elements");
-            }
-            Object result = blocking(name, a, f, comm, null, () -> comm.alltoall(data, algorithm));
-            rank.store(x.into(), result, false, f, "alltoall result");
-        } else if (a instanceof IrActivity.Reduce x) {
-            int root = root(x.root(), comm, f);
-            Object data = ExpressionEvaluator.evaluate(x.data(), f);
-            Object result = blocking(name, a, f, comm, root, () -> comm.reduce(data, op(x.op()), root, algorithm));
-            if (comm.rank() == root) {
-                rank.store(x.into(), result, false, f, "reduced value");
-            }
-        } else if (a instanceof IrActivity.Allreduce x) {
-            Object data = ExpressionEvaluator.evaluate(x.data(), f);
-            Object result = blocking(name, a, f, comm, null, () -> comm.allreduce(data, op(x.op()), algorithm));
-            rank.store(x.into(), result, false, f, "reduced value");
-        } else if (a instanceof IrActivity.Scan x) {
-            Object data = ExpressionEvaluator.evaluate(x.data(), f);
-            Object result = blocking(name, a, f, comm, null, () -> comm.scan(data, op(x.op()), algorithm));
-            rank.store(x.into(), result, false, f, "scan value");
         } else {
-            throw new IllegalStateException("not a collective: " + a);
+            IrExpr rootExpr = CollectiveShape.root(a);
+            Integer root = rootExpr == null ? null : Addressing.root(rootExpr, Operands.in(f), comm.name(), comm.size());
+            boolean atRoot = root != null && comm.rank() == root;
+            // a broadcast contributes its variable; scatter's data is evaluated on the root only
+            IrExpr dataExpr = CollectiveShape.data(a, atRoot);
+            Object data = a instanceof IrActivity.Broadcast x ? rank.load(x.variable(), f)
+                    : dataExpr == null ? null : ExpressionEvaluator.evaluate(dataExpr, f);
+            if (a instanceof IrActivity.Alltoall x) {
+                int length = Values.length(data);
+                if (length % comm.size() != 0) {
+                    throw new RuntimeFault(x.data().at(), "alltoall needs data whose length is a multiple of the "
+                            + comm.size() + " ranks of communicator " + comm.name() + "; it has " + length + " elements");
+                }
+            }
+            Object result = blocking(name, a, f, comm, root, () -> call(a, comm, data, root, algorithm));
+            IrTarget target = CollectiveShape.result(a, atRoot);
+            if (target != null) {
+                rank.store(target, result, false, f, CollectiveShape.resultName(a));
+            }
         }
+    }
+
+    /** The communicator's operation for {@code a} (every collective but barrier). */
+    private static Object call(IrActivity.Collective a, Communicator comm, Object data, Integer root, String algorithm) {
+        if (a instanceof IrActivity.Broadcast) {
+            return comm.bcast(data, root, algorithm);
+        } else if (a instanceof IrActivity.Scatter) {
+            return comm.scatter(data, root, algorithm);
+        } else if (a instanceof IrActivity.Gather) {
+            return comm.gather(data, root, algorithm);
+        } else if (a instanceof IrActivity.Allgather) {
+            return comm.allgather(data, algorithm);
+        } else if (a instanceof IrActivity.Alltoall) {
+            return comm.alltoall(data, algorithm);
+        } else if (a instanceof IrActivity.Reduce x) {
+            return comm.reduce(data, op(x.op()), root, algorithm);
+        } else if (a instanceof IrActivity.Allreduce x) {
+            return comm.allreduce(data, op(x.op()), algorithm);
+        } else if (a instanceof IrActivity.Scan x) {
+            return comm.scan(data, op(x.op()), algorithm);
+        }
+        throw new IllegalStateException("not a collective: " + a);
     }
 
     private static Object blocking(String name, IrActivity a, Frame f, Communicator comm, Integer root,
@@ -102,15 +98,6 @@ final class CollectiveSteps {
         } finally {
             monitor.end(b);
         }
-    }
-
-    private static int root(IrExpr expr, Communicator comm, Frame f) {
-        int r = ExpressionEvaluator.evaluateInt(expr, f);
-        if (r < 0 || r >= comm.size()) {
-            throw new RuntimeFault(expr.at(), "root is rank " + r + ", outside communicator " + comm.name() + " of size "
-                    + comm.size());
-        }
-        return r;
     }
 
     private static ReduceOp op(IrActivity.ReduceOp op) {

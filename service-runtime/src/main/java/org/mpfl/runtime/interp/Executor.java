@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.compiler.ir.semantics.ForRange;
+import org.mpfl.compiler.ir.semantics.Operands;
 import org.mpfl.runtime.api.DomainAbortedException;
 
 /**
@@ -99,16 +100,11 @@ final class Executor {
     }
 
     private Flow loop(IrActivity.For x, Frame f) {
-        int from = ExpressionEvaluator.evaluateInt(x.from(), f);
-        int to = ExpressionEvaluator.evaluateInt(x.to(), f);
-        int step = x.step() == null ? 1 : ExpressionEvaluator.evaluateInt(x.step(), f);
-        if (step == 0) {
-            throw new RuntimeFault(x.step().at(), "for " + x.variable() + ": step is 0, the loop would never end");
-        }
+        ForRange range = ForRange.of(x, Operands.in(f));
         RankState rank = f.rank();
         Frame body = f.withLoopVariable(x.variable());
         // long arithmetic: i += step must not wrap around near Integer.MAX_VALUE
-        for (long i = from; step > 0 ? i < to : i > to; i += step) {
+        for (long i = range.from(); range.includes(i); i = range.after(i)) {
             rank.checkAborted();
             body.setLoopValue((int) i);
             if (run(x.body(), body) == Flow.BREAK) {

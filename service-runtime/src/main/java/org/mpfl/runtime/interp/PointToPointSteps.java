@@ -4,10 +4,11 @@ import java.time.Duration;
 import java.util.function.Supplier;
 import org.mpfl.compiler.diag.SourceLocation;
 import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
 import org.mpfl.compiler.ir.IrTarget;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.compiler.ir.semantics.Addressing;
+import org.mpfl.compiler.ir.semantics.Operands;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.Message;
 import org.mpfl.runtime.api.Request;
@@ -46,8 +47,9 @@ final class PointToPointSteps {
     private void send(IrActivity.Send x, Frame f) {
         RankState rank = f.rank();
         Communicator comm = rank.communicators().get(x.comm());
-        int to = peer(x.to(), comm, "to", f);
-        int tag = tag(x.tag(), f);
+        Operands ops = Operands.in(f);
+        int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
+        int tag = Addressing.sendTag(x.tag(), ops);
         Object value = ExpressionEvaluator.evaluate(x.data(), f);
         rank.monitor().reached("send", x.at());
         if (to == Communicator.PROC_NULL) {
@@ -71,8 +73,9 @@ final class PointToPointSteps {
     private void receive(IrActivity.Receive x, Frame f) {
         RankState rank = f.rank();
         Communicator comm = rank.communicators().get(x.comm());
-        int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, "from", f);
-        int tag = x.tag() == null ? Communicator.ANY_TAG : tag(x.tag(), f);
+        Operands ops = Operands.in(f);
+        int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
+        int tag = Addressing.receiveTag(x.tag(), ops);
         Duration timeout = null;
         if (x.timeout() != null) {
             long ms = ((Number) ExpressionEvaluator.evaluate(x.timeout(), f)).longValue();
@@ -99,10 +102,11 @@ final class PointToPointSteps {
     private void sendRecv(IrActivity.SendRecv x, Frame f) {
         RankState rank = f.rank();
         Communicator comm = rank.communicators().get(x.comm());
-        int to = peer(x.to(), comm, "to", f);
-        int sendTag = tag(x.sendTag(), f);
-        int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, "from", f);
-        int recvTag = x.recvTag() == null ? Communicator.ANY_TAG : tag(x.recvTag(), f);
+        Operands ops = Operands.in(f);
+        int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
+        int sendTag = Addressing.sendTag(x.sendTag(), ops);
+        int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
+        int recvTag = Addressing.receiveTag(x.recvTag(), ops);
         Object value = ExpressionEvaluator.evaluate(x.data(), f);
         rank.monitor().reached("sendrecv", x.at());
         Message m;
@@ -119,8 +123,9 @@ final class PointToPointSteps {
     private void isend(IrActivity.ISend x, Frame f) {
         RankState rank = f.rank();
         Communicator comm = rank.communicators().get(x.comm());
-        int to = peer(x.to(), comm, "to", f);
-        int tag = tag(x.tag(), f);
+        Operands ops = Operands.in(f);
+        int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
+        int tag = Addressing.sendTag(x.tag(), ops);
         Object value = ExpressionEvaluator.evaluate(x.data(), f);
         rank.monitor().reached("isend", x.at());
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
@@ -133,8 +138,9 @@ final class PointToPointSteps {
     private void irecv(IrActivity.IRecv x, Frame f) {
         RankState rank = f.rank();
         Communicator comm = rank.communicators().get(x.comm());
-        int from = x.from() == null ? Communicator.ANY_SOURCE : peer(x.from(), comm, "from", f);
-        int tag = x.tag() == null ? Communicator.ANY_TAG : tag(x.tag(), f);
+        Operands ops = Operands.in(f);
+        int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
+        int tag = Addressing.receiveTag(x.tag(), ops);
         rank.monitor().reached("irecv", x.at());
         Request r = comm.irecv(from, tag);
         Supplier<String> receive = receiveText(comm, from, tag, " (request " + x.request() + ")");
@@ -189,24 +195,6 @@ final class PointToPointSteps {
         if (gottag != null) {
             rank.store(gottag, m.tag(), false, f, "tag");
         }
-    }
-
-    /** A peer rank in {@code comm}: −1 (MPI_PROC_NULL) or a member's rank. */
-    static int peer(IrExpr expr, Communicator comm, String attribute, Frame f) {
-        int r = ExpressionEvaluator.evaluateInt(expr, f);
-        if (r != Communicator.PROC_NULL && (r < 0 || r >= comm.size())) {
-            throw new RuntimeFault(expr.at(), "'" + attribute + "' is rank " + r + ", outside communicator " + comm.name()
-                    + " of size " + comm.size() + " (use -1 for no peer)");
-        }
-        return r;
-    }
-
-    static int tag(IrExpr expr, Frame f) {
-        int t = ExpressionEvaluator.evaluateInt(expr, f);
-        if (t < 0) {
-            throw new RuntimeFault(expr.at(), "tag is " + t + "; tags are at least 0");
-        }
-        return t;
     }
 
     private static Supplier<String> receiveText(Communicator comm, int from, int tag, String suffix) {

@@ -3,37 +3,30 @@ package org.mpfl.runtime.interp;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.ir.eval.ConstantEnvironment;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
+import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.compiler.ir.eval.ProcessLayout;
 import org.mpfl.protocol.RunRequest;
 
 /**
- * Where this rank sits in the domain: world rank and size, and every process's first world rank and
- * rank count (MPMD: processes in document order, each a contiguous block).
+ * Where this rank sits in the domain: its world rank and the workflow's {@link ProcessLayout} (MPMD:
+ * processes in document order, each a contiguous block), which the compiler's communication check
+ * uses too — so {@code first}, {@code count} and the rank's own process are worked out alike. This
+ * class only adds what a running rank knows besides: its world rank, and that the domain's size must
+ * match the layout.
  */
 final class RankLayout {
     private final int worldRank;
-    private final int worldSize;
-    private final Map<String, int[]> blocks = new LinkedHashMap<>();
+    private final ProcessLayout layout;
     private final String ownProcess;
 
-    private RankLayout(int worldRank, int worldSize, Map<String, Integer> counts) {
-        this.worldRank = worldRank;
-        this.worldSize = worldSize;
-        int next = 0;
-        String own = null;
-        for (Map.Entry<String, Integer> e : counts.entrySet()) {
-            blocks.put(e.getKey(), new int[] {next, e.getValue()});
-            if (worldRank >= next && worldRank < next + e.getValue()) {
-                own = e.getKey();
-            }
-            next += e.getValue();
-        }
-        if (next != worldSize) {
+    private RankLayout(int worldRank, int worldSize, ProcessLayout layout) {
+        if (layout.worldSize() != worldSize) {
             throw Faults.of("start", null, "the domain has " + worldSize + " ranks but the workflow's processes have "
-                    + next + " (" + counts + ")");
+                    + layout.worldSize() + " (" + counts(layout) + ")");
         }
-        this.ownProcess = own;
+        this.worldRank = worldRank;
+        this.layout = layout;
+        this.ownProcess = worldRank >= 0 && worldRank < worldSize ? layout.processOf(worldRank) : null;
     }
 
     /** The layout the host was given in {@code run}. */
@@ -42,18 +35,23 @@ final class RankLayout {
         for (RunRequest.ProcessSlice s : slices) {
             counts.put(s.name(), s.ranks());
         }
-        return new RankLayout(worldRank, worldSize, counts);
+        return new RankLayout(worldRank, worldSize, ProcessLayout.ofCounts(counts));
     }
 
-    /** The layout computed from the workflow's rank-count expressions with the run's params. */
+    /**
+     * The layout computed from the workflow's rank-count expressions with the run's params. A
+     * single process takes the whole domain, whatever its expression says.
+     */
     static RankLayout of(int worldRank, int worldSize, List<InterpretedProgram.ProcessSpec> processes,
                             Map<String, Object> params) {
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        ConstantEnvironment env = new ConstantEnvironment(params);
-        for (InterpretedProgram.ProcessSpec p : processes) {
-            counts.put(p.name(), processes.size() == 1 ? worldSize : ExpressionEvaluator.evaluateInt(p.ranks(), env));
+        if (processes.size() == 1) {
+            return new RankLayout(worldRank, worldSize, ProcessLayout.ofCounts(Map.of(processes.get(0).name(), worldSize)));
         }
-        return new RankLayout(worldRank, worldSize, counts);
+        Map<String, IrExpr> ranks = new LinkedHashMap<>();
+        for (InterpretedProgram.ProcessSpec p : processes) {
+            ranks.put(p.name(), p.ranks());
+        }
+        return new RankLayout(worldRank, worldSize, ProcessLayout.evaluate(ranks, params));
     }
 
     int worldRank() {
@@ -61,7 +59,7 @@ final class RankLayout {
     }
 
     int worldSize() {
-        return worldSize;
+        return layout.worldSize();
     }
 
     String ownProcess() {
@@ -69,22 +67,22 @@ final class RankLayout {
     }
 
     boolean hasProcess(String name) {
-        return blocks.containsKey(name);
+        return layout.hasProcess(name);
     }
 
+    /** {@code first('P')}; a fault without location for an unknown process. */
     int first(String process) {
-        return block(process)[0];
+        return layout.first(process);
     }
 
+    /** {@code count('P')}; a fault without location for an unknown process. */
     int count(String process) {
-        return block(process)[1];
+        return layout.count(process);
     }
 
-    private int[] block(String process) {
-        int[] b = blocks.get(process);
-        if (b == null) {
-            throw new org.mpfl.compiler.ir.eval.RuntimeFault(null, "no process '" + process + "' in this workflow");
-        }
-        return b;
+    private static Map<String, Integer> counts(ProcessLayout layout) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        layout.processes().forEach(p -> counts.put(p, layout.count(p)));
+        return counts;
     }
 }
