@@ -10,7 +10,8 @@ import org.mpfl.architecture.ArchitectureRules;
 
 /**
  * mpfl-ir: what the compiler hands to the runtime and the engine. Diagnostics at the bottom, then the
- * IR, its evaluation and the plan model; the command frame stands alone. Nothing here may reach into
+ * IR, its evaluation, the activity semantics that the static check and the interpreter share, and the
+ * plan model; the command frame stands alone. Nothing here may reach into
  * the compiler proper, the runtime or the engine (Maven keeps them off the class path; this keeps the
  * packages in order).
  */
@@ -26,14 +27,16 @@ class IrArchitectureTest {
     void dependenciesPointDown() {
         ArchitectureRules.layers()
                 .layer("plan").definedBy("org.mpfl.compiler.plan..")
+                .layer("semantics").definedBy("org.mpfl.compiler.ir.semantics..")
                 .layer("evaluation").definedBy("org.mpfl.compiler.ir.eval..")
                 .layer("ir").definedBy("org.mpfl.compiler.ir")
                 .layer("diagnostics").definedBy("org.mpfl.compiler.diag..")
                 .layer("command frame").definedBy("org.mpfl.compiler.cli..")
                 .whereLayer("plan").mayNotBeAccessedByAnyLayer()
-                .whereLayer("evaluation").mayOnlyBeAccessedByLayers("plan")
-                .whereLayer("ir").mayOnlyBeAccessedByLayers("plan", "evaluation")
-                .whereLayer("diagnostics").mayOnlyBeAccessedByLayers("plan", "evaluation", "ir")
+                .whereLayer("semantics").mayNotBeAccessedByAnyLayer()
+                .whereLayer("evaluation").mayOnlyBeAccessedByLayers("plan", "semantics")
+                .whereLayer("ir").mayOnlyBeAccessedByLayers("plan", "semantics", "evaluation")
+                .whereLayer("diagnostics").mayOnlyBeAccessedByLayers("plan", "semantics", "evaluation", "ir")
                 .whereLayer("command frame").mayNotBeAccessedByAnyLayer()
                 .check(CLASSES);
     }

@@ -1,7 +1,9 @@
 /**
- * Name resolution and static typing ({@link org.mpfl.compiler.check.WorkflowChecker}; the activity
- * elements are checked by the validators of {@link org.mpfl.compiler.check.activity}), param values,
- * and the {@link org.mpfl.compiler.check.WorkflowAnalysis} extension point for whole-program analyses
- * such as the communication check.
+ * The check step's owner: {@link org.mpfl.compiler.check.WorkflowChecker} resolves names and types a
+ * document into the checked IR (declarations here, activities through
+ * {@link org.mpfl.compiler.check.activity.ActivityChecker} and its one-validator-per-element package),
+ * and the {@link org.mpfl.compiler.check.WorkflowAnalysis} extension point runs whole-program
+ * analyses such as the communication check. Layers: this package → {@code check.activity} →
+ * {@code check.typing}.
  */
 package org.mpfl.compiler.check;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
-import org.mpfl.compiler.check.CollectiveAlgorithmNames;
+import org.mpfl.compiler.check.typing.CollectiveAlgorithmNames;
 
 /** The compiler warns about algorithm names it does not know; it must know exactly the runtime's. */
 class AlgorithmNamesAgreeTest {

@@ -3,7 +3,7 @@ package org.mpfl.compiler.check.activity;
 import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 
 /** {@code <barrier comm algorithm>}. */

@@ -1,7 +1,7 @@
 package org.mpfl.compiler.check.activity;
 
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.MpflType;
 

@@ -4,8 +4,8 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.Names;
-import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.check.typing.Names;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.IrExpr;
 

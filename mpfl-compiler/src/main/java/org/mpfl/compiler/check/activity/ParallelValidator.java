@@ -3,7 +3,7 @@ package org.mpfl.compiler.check.activity;
 import java.util.ArrayList;
 import java.util.List;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 
 /** {@code <parallel>} with its {@code <branch>} children; a branch starts outside any loop so that {@code <break>} cannot leave it. */

@@ -4,8 +4,8 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 import static org.mpfl.compiler.check.activity.ActivityContext.anyAsNull;
 
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.ExpressionTyper;
-import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.check.typing.ExpressionTyper;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.IrExpr;
 import org.mpfl.compiler.ir.IrTarget;

@@ -5,7 +5,7 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 import java.util.List;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.IrActivity.ReduceOp;
 import org.mpfl.compiler.ir.IrExpr;

@@ -3,8 +3,8 @@ package org.mpfl.compiler.check.activity;
 import java.util.List;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.check.AttributeTyping;
-import org.mpfl.compiler.check.Scope;
+import org.mpfl.compiler.check.typing.AttributeTyping;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 
 /** {@code <waitall requests>}: a non-empty list of requests the process starts; every unknown one is reported. */

@@ -1,4 +1,4 @@
-package org.mpfl.compiler.check;
+package org.mpfl.compiler.check.typing;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +20,7 @@ import org.mpfl.compiler.parse.Suggestions;
 public final class AttributeTyping {
     private final ProcessContext context;
 
-    AttributeTyping(ProcessContext context) {
+    public AttributeTyping(ProcessContext context) {
         this.context = context;
     }
 

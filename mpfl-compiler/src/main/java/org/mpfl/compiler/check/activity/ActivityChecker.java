@@ -1,4 +1,4 @@
-package org.mpfl.compiler.check;
+package org.mpfl.compiler.check.activity;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,6 +7,9 @@ import org.mpfl.compiler.check.activity.ActivityContext;
 import org.mpfl.compiler.check.activity.ActivityValidator;
 import org.mpfl.compiler.check.activity.ActivityValidators;
 import org.mpfl.compiler.check.activity.Flow;
+import org.mpfl.compiler.check.typing.AttributeTyping;
+import org.mpfl.compiler.check.typing.ProcessContext;
+import org.mpfl.compiler.check.typing.Scope;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.parse.ElementCatalog;
 
@@ -15,17 +18,17 @@ import org.mpfl.compiler.parse.ElementCatalog;
  * {@link org.mpfl.compiler.check.activity}, in document order, and warns about activities that
  * can never run because a {@code <fail>} or {@code <break>} precedes them in the same block.
  */
-final class ActivityChecker {
+public final class ActivityChecker {
     private final ProcessContext context;
     private final ActivityContext activities;
 
-    ActivityChecker(ProcessContext context) {
+    public ActivityChecker(ProcessContext context) {
         this.context = context;
         this.activities = new ActivityContext(context, new AttributeTyping(context), this::body);
     }
 
     /** The activities among the children of {@code parent} (other children are handled by their parent's validator). */
-    List<IrActivity> body(Element parent, Scope scope, Flow flow) {
+    public List<IrActivity> body(Element parent, Scope scope, Flow flow) {
         List<IrActivity> result = new ArrayList<>();
         String endedBy = null;
         for (Element child : parent.children()) {

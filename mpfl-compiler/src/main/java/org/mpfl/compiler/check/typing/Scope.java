@@ -1,4 +1,4 @@
-package org.mpfl.compiler.check;
+package org.mpfl.compiler.check.typing;
 
 import java.util.HashMap;
 import java.util.Map;

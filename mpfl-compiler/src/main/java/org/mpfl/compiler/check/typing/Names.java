@@ -1,4 +1,4 @@
-package org.mpfl.compiler.check;
+package org.mpfl.compiler.check.typing;
 
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -13,7 +13,7 @@ public final class Names {
     /** Params, vars, loop variables, requests, communicators: usable inside expressions. */
     public static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     /** Workflow and process names (also service types and communicator names of processes). */
-    static final Pattern WORKFLOW_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
+    public static final Pattern WORKFLOW_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
     /** Output names. */
     public static final Pattern OUTPUT_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]*");
     /** Java class names for compute. */
