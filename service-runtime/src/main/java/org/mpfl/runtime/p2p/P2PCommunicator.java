@@ -10,7 +10,6 @@ import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.Message;
 import org.mpfl.runtime.api.ReduceOp;
 import org.mpfl.runtime.api.Request;
-import org.mpfl.runtime.domain.Domain;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 

@@ -1,4 +1,4 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.protocol.Endpoint;
-import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.local.LocalInbox;

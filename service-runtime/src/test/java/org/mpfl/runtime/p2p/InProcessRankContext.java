@@ -1,10 +1,9 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankContext;
-import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
 
 /** A minimal {@link RankContext} for ranks run without a service host (tests, benchmarks, embedding). */
