@@ -8,7 +8,6 @@ import org.mpfl.compiler.ir.eval.RuntimeFault;
 import org.mpfl.compiler.ir.eval.Values;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReduceOp;
-import org.mpfl.runtime.topology.CollectiveCommunicator;
 
 /**
  * The collective activities (barrier, broadcast, scatter, gather, allgather, alltoall, reduce,
@@ -25,11 +24,7 @@ final class CollectiveSteps {
         String name = Executor.name(a);
         if (a instanceof IrActivity.Barrier) {
             blocking(name, a, f, comm, null, () -> {
-                if (comm instanceof CollectiveCommunicator cc) {
-                    cc.collectives().barrier(algorithm);
-                } else {
-                    comm.barrier();
-                }
+                rank.runtime().barrier(comm, algorithm);
                 return null;
             });
         } else if (a instanceof IrActivity.Broadcast x) {
@@ -95,7 +90,7 @@ final class CollectiveSteps {
                 return name + where;
             }
             return comm.rank() == root ? name + " as its root" + where
-                    : name + " with root " + PointToPointSteps.describePeer(comm, root) + where;
+                    : name + " with root " + PointToPointSteps.describePeer(f.rank().runtime(), comm, root) + where;
         });
         try {
             return call.get();
