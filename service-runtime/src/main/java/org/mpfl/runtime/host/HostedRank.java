@@ -19,15 +19,17 @@ import org.mpfl.runtime.monitor.LocatedFailure;
 import org.mpfl.runtime.monitor.RankMonitor;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
+import org.mpfl.runtime.topology.RankRuntime;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One rank started by {@code run} in this host: runs its {@link RankProgram} on its own thread,
- * is the program's {@link RankContext}, reports {@link RankEvent}s to the engine and keeps its final
+ * is the program's {@link RankContext} (also its {@link RankMonitor} and, for the rank interpreter, its
+ * {@link RankRuntime}), reports {@link RankEvent}s to the engine and keeps its final
  * state, progress, counters and outputs for {@code status} after it ended.
  */
-final class HostedRank implements RankContext, RankMonitor {
+final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider {
     private static final Logger LOG = LoggerFactory.getLogger(HostedRank.class);
 
     private final RunRequest request;
@@ -35,6 +37,7 @@ final class HostedRank implements RankContext, RankMonitor {
     private final RankProgram program;
     private final RankInstance instance;
     private final Communicator world;
+    private final RankRuntime runtime;
     private final EventPoster events;
     private final AtomicLong eventSeq = new AtomicLong();
     private final Map<String, Object> outputs = Collections.synchronizedMap(new LinkedHashMap<>());
@@ -53,6 +56,7 @@ final class HostedRank implements RankContext, RankMonitor {
         this.program = program;
         this.instance = instance;
         this.world = world;
+        this.runtime = RankRuntime.of(instance);
         this.events = new EventPoster(request.callbackUrl(), eventThreads);
         this.onFailure = onFailure;
     }
@@ -223,6 +227,13 @@ final class HostedRank implements RankContext, RankMonitor {
         progressValue = value;
         progressTotal = total;
         event(RankEvent.Type.PROGRESS, null, null, null, null, Map.of("value", value, "total", total));
+    }
+
+    // ------------------------------------------------------------------ RankRuntime.Provider
+
+    @Override
+    public RankRuntime rankRuntime() {
+        return runtime;
     }
 
     // ------------------------------------------------------------------ RankMonitor

@@ -12,7 +12,6 @@ import org.mpfl.compiler.ir.semantics.CollectiveShape;
 import org.mpfl.compiler.ir.semantics.Operands;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReduceOp;
-import org.mpfl.runtime.topology.CollectiveCommunicator;
 
 /**
  * The collective activities (barrier, broadcast, scatter, gather, allgather, alltoall, reduce,
@@ -29,11 +28,7 @@ final class CollectiveSteps {
         String name = Executor.name(a);
         if (a instanceof IrActivity.Barrier) {
             blocking(name, a, f, comm, null, () -> {
-                if (comm instanceof CollectiveCommunicator cc) {
-                    cc.collectives().barrier(algorithm);
-                } else {
-                    comm.barrier();
-                }
+                rank.runtime().barrier(comm, algorithm);
                 return null;
             });
         } else {
@@ -91,7 +86,7 @@ final class CollectiveSteps {
                 return name + where;
             }
             return comm.rank() == root ? name + " as its root" + where
-                    : name + " with root " + PointToPointSteps.describePeer(comm, root) + where;
+                    : name + " with root " + PointToPointSteps.describePeer(f.rank().runtime(), comm, root) + where;
         });
         try {
             return call.get();

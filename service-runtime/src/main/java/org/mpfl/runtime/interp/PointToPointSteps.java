@@ -12,7 +12,7 @@ import org.mpfl.compiler.ir.semantics.Operands;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.Message;
 import org.mpfl.runtime.api.Request;
-import org.mpfl.runtime.p2p.P2PCommunicator;
+import org.mpfl.runtime.topology.RankRuntime;
 
 /**
  * send, receive, sendrecv, isend, irecv, wait and waitall over the rank's communicators. Peers are
@@ -57,7 +57,8 @@ final class PointToPointSteps {
         }
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
         RankActivityMonitor.Blocking b = rank.monitor().begin("send", x.at(),
-                () -> (synchronous ? "ssend to " : "send to ") + describePeer(comm, to) + " tag " + tag + " comm " + comm.name()
+                () -> (synchronous ? "ssend to " : "send to ") + describePeer(rank.runtime(), comm, to) + " tag " + tag
+                        + " comm " + comm.name()
                         + (synchronous ? " (waiting for the receiver to match it)" : " (receiver's buffer full)"));
         try {
             if (synchronous) {
@@ -89,7 +90,8 @@ final class PointToPointSteps {
         if (from == Communicator.PROC_NULL) {
             m = new Message(Communicator.PROC_NULL, Communicator.ANY_TAG, null);
         } else {
-            RankActivityMonitor.Blocking b = rank.monitor().begin("receive", x.at(), receiveText(comm, from, tag, ""));
+            RankActivityMonitor.Blocking b = rank.monitor().begin("receive", x.at(),
+                    receiveText(rank.runtime(), comm, from, tag, ""));
             try {
                 m = timeout == null ? comm.recv(from, tag) : comm.recv(from, tag, timeout);
             } finally {
@@ -110,8 +112,9 @@ final class PointToPointSteps {
         Object value = ExpressionEvaluator.evaluate(x.data(), f);
         rank.monitor().reached("sendrecv", x.at());
         Message m;
-        RankActivityMonitor.Blocking b = rank.monitor().begin("sendrecv", x.at(), receiveText(comm, from, recvTag,
-                to == Communicator.PROC_NULL ? " (sendrecv)" : " (sendrecv, sending to " + describePeer(comm, to) + ")"));
+        RankActivityMonitor.Blocking b = rank.monitor().begin("sendrecv", x.at(), receiveText(rank.runtime(), comm, from,
+                recvTag, to == Communicator.PROC_NULL ? " (sendrecv)"
+                        : " (sendrecv, sending to " + describePeer(rank.runtime(), comm, to) + ")"));
         try {
             m = comm.sendrecv(value, to, sendTag, from, recvTag);
         } finally {
@@ -131,7 +134,7 @@ final class PointToPointSteps {
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
         Request r = synchronous ? comm.issend(value, to, tag) : comm.isend(value, to, tag);
         Supplier<String> what = () -> "request " + x.request() + ": " + (synchronous ? "ssend to " : "send to ")
-                + describePeer(comm, to) + " tag " + tag + " comm " + comm.name();
+                + describePeer(rank.runtime(), comm, to) + " tag " + tag + " comm " + comm.name();
         rank.requests().start(x.request(), new PendingRequests.Pending(x, r, what, to == Communicator.PROC_NULL));
     }
 
@@ -143,7 +146,7 @@ final class PointToPointSteps {
         int tag = Addressing.receiveTag(x.tag(), ops);
         rank.monitor().reached("irecv", x.at());
         Request r = comm.irecv(from, tag);
-        Supplier<String> receive = receiveText(comm, from, tag, " (request " + x.request() + ")");
+        Supplier<String> receive = receiveText(rank.runtime(), comm, from, tag, " (request " + x.request() + ")");
         rank.requests().start(x.request(), new PendingRequests.Pending(x, r, receive, from == Communicator.PROC_NULL));
     }
 
@@ -197,17 +200,17 @@ final class PointToPointSteps {
         }
     }
 
-    private static Supplier<String> receiveText(Communicator comm, int from, int tag, String suffix) {
-        return () -> "receive from " + (from == Communicator.ANY_SOURCE ? "any rank" : describePeer(comm, from))
+    private static Supplier<String> receiveText(RankRuntime runtime, Communicator comm, int from, int tag, String suffix) {
+        return () -> "receive from " + (from == Communicator.ANY_SOURCE ? "any rank" : describePeer(runtime, comm, from))
                 + " tag " + (tag == Communicator.ANY_TAG ? "any" : String.valueOf(tag)) + " comm " + comm.name() + suffix;
     }
 
     /** A peer named by its world rank (what the engine's wait-for graph uses), with its rank in {@code comm} if different. */
-    static String describePeer(Communicator comm, int peer) {
+    static String describePeer(RankRuntime runtime, Communicator comm, int peer) {
         if (peer == Communicator.PROC_NULL) {
             return "nobody (-1)";
         }
-        int world = comm instanceof P2PCommunicator p ? p.worldRankOf(peer) : peer;
+        int world = runtime.worldRankOf(comm, peer);
         return world == peer ? String.valueOf(world) : world + " (rank " + peer + " of " + comm.name() + ")";
     }
 }

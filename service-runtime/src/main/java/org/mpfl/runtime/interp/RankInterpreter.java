@@ -4,7 +4,7 @@ import java.util.Map;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.monitor.RankMonitor;
-import org.mpfl.runtime.p2p.P2PCommunicator;
+import org.mpfl.runtime.topology.RankRuntime;
 
 /**
  * The {@link RankProgram} of a generated MPFL service: runs one rank of its process's typed IR with
@@ -28,9 +28,7 @@ public final class RankInterpreter implements RankProgram {
     public void run(RankContext context) {
         RankMonitor sink = context instanceof RankMonitor m ? m : null;
         RankActivityMonitor monitor = new RankActivityMonitor(sink);
-        if (context.world() instanceof P2PCommunicator p) {
-            monitor.watchAbort(p.rankInstance().domain()::isAborted);
-        }
+        monitor.watchAbort(RankRuntime.of(context)::isAborted);
         Thread me = Thread.currentThread();
         ClassLoader previous = me.getContextClassLoader();
         me.setContextClassLoader(program.libraries());

@@ -12,9 +12,8 @@ import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.compiler.ir.eval.RuntimeFault;
 import org.mpfl.compiler.ir.eval.Values;
 import org.mpfl.runtime.api.Activity;
-import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankContext;
-import org.mpfl.runtime.p2p.P2PCommunicator;
+import org.mpfl.runtime.topology.RankRuntime;
 
 /**
  * Everything one interpreted rank owns: its params, its process variables, its communicators and
@@ -34,7 +33,7 @@ final class RankState {
     private final RankActivityMonitor monitor;
     private final Map<String, Object> variables = new ConcurrentHashMap<>();
     private final Map<IrActivity.Compute, Activity> activities = Collections.synchronizedMap(new IdentityHashMap<>());
-    private final Runnable abortCheck;
+    private final RankRuntime runtime;
 
     RankState(InterpretedProgram program, RankContext context, Map<String, Object> params, RankLayout layout,
               RankActivityMonitor monitor) {
@@ -44,8 +43,7 @@ final class RankState {
         this.layout = layout;
         this.monitor = monitor;
         this.communicators = new NamedCommunicators(context, layout);
-        Communicator world = context.world();
-        this.abortCheck = world instanceof P2PCommunicator p ? p.rankInstance()::checkUsable : () -> { };
+        this.runtime = RankRuntime.of(context);
     }
 
     InterpretedProgram program() {
@@ -54,6 +52,11 @@ final class RankState {
 
     RankContext context() {
         return context;
+    }
+
+    /** What the runtime offers this rank beyond the public API (abort state, world ranks, barrier algorithms). */
+    RankRuntime runtime() {
+        return runtime;
     }
 
     Map<String, Object> params() {
@@ -78,7 +81,7 @@ final class RankState {
 
     /** Throws {@link org.mpfl.runtime.api.DomainAbortedException} once the domain was aborted (cheap: volatile reads). */
     void checkAborted() {
-        abortCheck.run();
+        runtime.checkUsable();
     }
 
     /** Initialises the process variables in declaration order (init expressions may read earlier ones). */

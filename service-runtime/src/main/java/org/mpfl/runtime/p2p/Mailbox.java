@@ -11,7 +11,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.mpfl.runtime.api.MpiwsException;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
-import org.mpfl.runtime.domain.Domain;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox.Outcome;
 import org.mpfl.runtime.transport.Payload;

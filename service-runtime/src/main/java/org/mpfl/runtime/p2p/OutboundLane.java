@@ -513,6 +513,6 @@ final class OutboundLane {
 
     private String describe(Envelope e) {
         return "message " + e.kind() + " from rank " + e.from() + " to rank " + e.to() + " (tag " + e.tag()
-                + ", seq " + e.seq() + ", domain " + org.mpfl.runtime.domain.Domain.shortId(e.domainId()) + ")";
+                + ", seq " + e.seq() + ", domain " + Domain.shortId(e.domainId()) + ")";
     }
 }

@@ -10,7 +10,6 @@ import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.Message;
 import org.mpfl.runtime.api.ReduceOp;
 import org.mpfl.runtime.api.Request;
-import org.mpfl.runtime.domain.Domain;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 
@@ -25,7 +24,8 @@ import org.mpfl.runtime.transport.Payload;
  * {@code memberWorldRanks[i]} the world rank of communicator rank {@code i} (must contain this
  * rank). Messages of different contexts never match each other. Collective operations, split, dup
  * and cartesian are not implemented here: they throw {@link UnsupportedOperationException} and a
- * subclass (org.mpfl.runtime.collective) overrides them.
+ * subclass ({@code org.mpfl.runtime.topology.CollectiveCommunicator}, on top of {@code org.mpfl.runtime.collective})
+ * overrides them.
  *
  * <p><b>Tags:</b> user tags are {@code >= 0}; negative tags other than {@link #ANY_TAG} are free for
  * internal protocols, and {@link #ANY_TAG} never matches them.
@@ -297,7 +297,7 @@ public class P2PCommunicator implements Communicator {
         return value;
     }
 
-    // ------------------------------------------------------------------ provided by org.mpfl.runtime.collective
+    // ------------------------------------------------------------------ provided by the subclass in org.mpfl.runtime.topology
 
     private UnsupportedOperationException collectivesElsewhere(String op) {
         return new UnsupportedOperationException(op + " on communicator " + name

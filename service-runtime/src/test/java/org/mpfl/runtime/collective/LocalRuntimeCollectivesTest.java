@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.mpfl.runtime.domain.InProcessCluster;
-import org.mpfl.runtime.domain.MessagingSettings;
+import org.mpfl.runtime.p2p.InProcessCluster;
+import org.mpfl.runtime.p2p.MessagingSettings;
 
 /** The collective suite over the real runtime, all ranks in one host (local transport, native bstore). */
 class LocalRuntimeCollectivesTest extends CollectiveSuite {

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.mpfl.runtime.api.Communicator;
-import org.mpfl.runtime.domain.InProcessCluster;
-import org.mpfl.runtime.domain.InProcessRankContext;
+import org.mpfl.runtime.p2p.InProcessCluster;
+import org.mpfl.runtime.p2p.InProcessRankContext;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
 
 /** Runs a body on p ranks of the real point-to-point runtime ({@link InProcessCluster}), each with the collective world communicator. */

@@ -25,11 +25,12 @@ import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.RankContext;
-import org.mpfl.runtime.domain.MessagingHost;
-import org.mpfl.runtime.domain.MessagingSettings;
+import org.mpfl.runtime.p2p.MessagingHost;
+import org.mpfl.runtime.p2p.MessagingSettings;
 import org.mpfl.runtime.monitor.RankMonitor;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
+import org.mpfl.runtime.topology.RankRuntime;
 
 /**
  * Runs an MPFL document from {@code src/test/resources/interp} with the rank interpreter, every
@@ -39,7 +40,7 @@ import org.mpfl.runtime.topology.CollectiveCommunicator;
  */
 final class InterpreterHarness {
     /** What one rank's context saw. */
-    static final class RankRecord implements RankContext, RankMonitor {
+    static final class RankRecord implements RankContext, RankMonitor, RankRuntime.Provider {
         final int rank;
         final Communicator world;
         final RankInstance instance;
@@ -64,6 +65,11 @@ final class InterpreterHarness {
         @Override
         public Communicator world() {
             return world;
+        }
+
+        @Override
+        public RankRuntime rankRuntime() {
+            return RankRuntime.of(instance);
         }
 
         @Override

@@ -10,9 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.protocol.Endpoint;
-import org.mpfl.runtime.domain.InProcessRankContext;
-import org.mpfl.runtime.domain.MessagingHost;
-import org.mpfl.runtime.domain.MessagingSettings;
 
 /**
  * A child JVM hosting ranks with only the binary channel (started by {@link TwoProcessFixture}).

@@ -17,10 +17,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
-import org.mpfl.runtime.domain.Domain;
-import org.mpfl.runtime.domain.InProcessCluster;
-import org.mpfl.runtime.domain.InProcessRankContext;
-import org.mpfl.runtime.domain.MessagingSettings;
 
 /** Memory bound under a flood, bstore broadcast, and no leak of domain state across many domains. */
 class FlowControlAndBstoreTest {

@@ -11,8 +11,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.mpfl.runtime.api.Communicator;
-import org.mpfl.runtime.domain.InProcessCluster;
-import org.mpfl.runtime.domain.MessagingSettings;
 
 /**
  * The local transport copies what a rank sends (the sender may reuse its array once the send is

@@ -6,8 +6,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.runtime.domain.InProcessCluster;
-import org.mpfl.runtime.domain.MessagingSettings;
 
 /** Ranks in this JVM: one host with the local transport, or two hosts (ranks alternating) over the binary channel. */
 final class InJvmFixture implements TransportFixture {

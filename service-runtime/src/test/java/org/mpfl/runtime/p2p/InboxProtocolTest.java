@@ -16,8 +16,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
-import org.mpfl.runtime.domain.MessagingHost;
-import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.Payload;

@@ -10,8 +10,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import org.mpfl.runtime.api.Communicator;
-import org.mpfl.runtime.domain.InProcessCluster;
-import org.mpfl.runtime.domain.MessagingSettings;
 
 /**
  * A quick PingPong probe of the local and binary transports (two in-JVM hosts) against plain

@@ -14,8 +14,6 @@ import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.DeliveryException;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
-import org.mpfl.runtime.domain.MessagingSettings;
-import org.mpfl.runtime.domain.RankRegistry;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportException;

@@ -18,9 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
-import org.mpfl.runtime.domain.InProcessRankContext;
-import org.mpfl.runtime.domain.MessagingHost;
-import org.mpfl.runtime.domain.MessagingSettings;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
 

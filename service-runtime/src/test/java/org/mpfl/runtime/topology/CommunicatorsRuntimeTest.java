@@ -19,9 +19,9 @@ import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.Message;
 import org.mpfl.runtime.api.ReduceOp;
 import org.mpfl.runtime.collective.RuntimeRanks;
-import org.mpfl.runtime.domain.InProcessCluster;
-import org.mpfl.runtime.domain.InProcessRankContext;
-import org.mpfl.runtime.domain.MessagingSettings;
+import org.mpfl.runtime.p2p.InProcessCluster;
+import org.mpfl.runtime.p2p.InProcessRankContext;
+import org.mpfl.runtime.p2p.MessagingSettings;
 
 /** split, dup, cartesian, process communicators and isolation, over the real runtime on two hosts (local + binary transports). */
 class CommunicatorsRuntimeTest {

@@ -1,7 +1,6 @@
 package org.mpfl.runtime.transport.local;
 
 import org.mpfl.protocol.Endpoint;
-import org.mpfl.runtime.domain.RankRegistry;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.ReceiverBusyException;
@@ -10,17 +9,17 @@ import org.mpfl.runtime.transport.TransportException;
 
 /**
  * In-JVM hand-over between ranks of one service host: the envelope goes straight to this host's
- * registry on the sender's thread, no encoding; the payload is deep-copied once, and only when the
+ * {@link LocalInbox} (its rank registry) on the sender's thread, no encoding; the payload is deep-copied once, and only when the
  * receiver admits the message (a BUSY answer costs no copy) — not at all when the sender handed it
  * over ({@link org.mpfl.runtime.transport.Payload#isHandedOver()}).
  */
 public final class LocalTransport implements Transport {
     private final String hostId;
-    private final RankRegistry registry;
+    private final LocalInbox inbox;
 
-    public LocalTransport(String hostId, RankRegistry registry) {
+    public LocalTransport(String hostId, LocalInbox inbox) {
         this.hostId = hostId;
-        this.registry = registry;
+        this.inbox = inbox;
     }
 
     @Override
@@ -35,7 +34,7 @@ public final class LocalTransport implements Transport {
 
     @Override
     public void store(Endpoint endpoint, Envelope envelope) throws TransportException {
-        Inbox.Outcome outcome = registry.store(envelope, !envelope.payload().isHandedOver());
+        Inbox.Outcome outcome = inbox.store(envelope, !envelope.payload().isHandedOver());
         switch (outcome) {
             case STORED, DUPLICATE -> { }
             case BUSY -> throw new ReceiverBusyException("rank " + envelope.to() + " is busy");
@@ -46,7 +45,7 @@ public final class LocalTransport implements Transport {
 
     @Override
     public void abort(Endpoint endpoint, String domainId, byte[] proof) {
-        registry.abort(domainId, proof);
+        inbox.abort(domainId, proof);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,10 +8,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.protocol.Endpoint;
-import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.transport.Envelope;
-import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.TransportSelector;
+import org.mpfl.runtime.transport.local.LocalInbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * wrong token proof (logged). A domain's state is dropped when its last
  * rank in this host ends; only a small bounded list of ended domain IDs is remembered.
  */
-public final class RankRegistry implements Inbox, AutoCloseable {
+public final class RankRegistry implements LocalInbox, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RankRegistry.class);
     private static final int REMEMBERED_ENDED_DOMAINS = 4096;
 
@@ -130,11 +129,7 @@ public final class RankRegistry implements Inbox, AutoCloseable {
         return store(envelope, false);
     }
 
-    /**
-     * Like {@link #store(Envelope)}; with {@code copyOnAdmit} the payload is shared with the sender
-     * (in-JVM hand-over) and is deep-copied only once the message is admitted, so a BUSY answer
-     * costs no copy.
-     */
+    @Override
     public Outcome store(Envelope envelope, boolean copyOnAdmit) {
         Domain domain = domains.get(envelope.domainId());
         if (domain == null) {

@@ -1,11 +1,10 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.DomainAbortedException;
-import org.mpfl.runtime.p2p.RankInstance;
 
 /**
  * What one service host knows of one communication domain: its token, the rank instances it hosts,

@@ -1,10 +1,9 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RunRequest;
-import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.binary.BinaryServer;

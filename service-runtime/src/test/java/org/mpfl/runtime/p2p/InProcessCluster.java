@@ -1,4 +1,4 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,7 +11,6 @@ import java.util.concurrent.TimeoutException;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.api.RankProgram;
-import org.mpfl.runtime.p2p.RankInstance;
 
 /**
  * Several service hosts' messaging in one JVM, without Axis2: for tests and benchmarks. Each host

@@ -1,4 +1,4 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.time.Duration;
 

@@ -1,14 +1,14 @@
-package org.mpfl.runtime.domain;
+package org.mpfl.runtime.p2p;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankContext;
-import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
+import org.mpfl.runtime.topology.RankRuntime;
 
 /** A minimal {@link RankContext} for ranks run without a service host (tests, benchmarks, embedding). */
-public final class InProcessRankContext implements RankContext {
+public final class InProcessRankContext implements RankContext, RankRuntime.Provider {
     private final RankInstance rank;
     private final Communicator world;
     private final Map<String, Object> params;
@@ -23,6 +23,11 @@ public final class InProcessRankContext implements RankContext {
     @Override
     public Communicator world() {
         return world;
+    }
+
+    @Override
+    public RankRuntime rankRuntime() {
+        return RankRuntime.of(rank);
     }
 
     @Override

@@ -1,0 +1,59 @@
+package org.mpfl.runtime;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import org.junit.jupiter.api.Test;
+import org.mpfl.architecture.ArchitectureRules;
+
+/**
+ * The runtime's layers, bottom to top: the public API ({@code api}) and rank monitoring; transports;
+ * point-to-point messaging with its domains and rank registry; collectives; communicators with their
+ * topologies; then the service host and, on top, the interpreter that runs a process's IR.
+ */
+class RuntimeArchitectureTest {
+    private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
+
+    @Test
+    void noPackageCycles() {
+        ArchitectureRules.noPackageCycles("org.mpfl").check(CLASSES);
+    }
+
+    @Test
+    void layersDependDownwards() {
+        ArchitectureRules.layers()
+                .layer("interpreter").definedBy("org.mpfl.runtime.interp..")
+                .layer("host").definedBy("org.mpfl.runtime.host..")
+                .layer("communicators").definedBy("org.mpfl.runtime.topology..")
+                .layer("collectives").definedBy("org.mpfl.runtime.collective..")
+                .layer("point-to-point").definedBy("org.mpfl.runtime.p2p..")
+                .layer("transports").definedBy("org.mpfl.runtime.transport..")
+                .layer("monitoring").definedBy("org.mpfl.runtime.monitor..")
+                .layer("api").definedBy("org.mpfl.runtime.api..")
+                .whereLayer("interpreter").mayNotBeAccessedByAnyLayer()
+                .whereLayer("host").mayOnlyBeAccessedByLayers("interpreter")
+                .whereLayer("communicators").mayOnlyBeAccessedByLayers("interpreter", "host")
+                .whereLayer("collectives").mayOnlyBeAccessedByLayers("interpreter", "host", "communicators")
+                .whereLayer("point-to-point").mayOnlyBeAccessedByLayers("interpreter", "host", "communicators", "collectives")
+                .whereLayer("transports").mayOnlyBeAccessedByLayers("interpreter", "host", "communicators", "collectives",
+                        "point-to-point")
+                .check(CLASSES);
+    }
+
+    @Test
+    void thePublicApiStandsAlone() {
+        noClasses().that().resideInAPackage("org.mpfl.runtime.api..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.mpfl.runtime.p2p..", "org.mpfl.runtime.collective..",
+                        "org.mpfl.runtime.topology..", "org.mpfl.runtime.transport..", "org.mpfl.runtime.host..",
+                        "org.mpfl.runtime.interp..", "org.mpfl.runtime.monitor..")
+                .check(CLASSES);
+    }
+
+    @Test
+    void theRuntimeRunsCheckedIrAndNeverTheCompiler() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("org.mpfl.compiler.parse..", "org.mpfl.compiler.ast..",
+                        "org.mpfl.compiler.check..", "org.mpfl.compiler.comm..", "org.mpfl.compiler.gen..",
+                        "org.mpfl.compiler.commands..", "org.mpfl.grammar..", "org.antlr..", "org.mpfl.engine..", "org.mpfl.bench..")
+                .check(CLASSES);
+    }
+}
