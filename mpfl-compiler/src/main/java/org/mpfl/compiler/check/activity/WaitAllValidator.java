@@ -12,6 +12,9 @@ final class WaitAllValidator implements ActivityValidator {
     @Override
     public IrActivity validate(ActivityContext context, Element e, Scope scope, Flow flow) {
         Attribute a = e.attribute("requests");
+        if (a == null) {
+            return null; // structure validation reported the missing attribute
+        }
         List<AttributeTyping.PlacedName> names = context.attrs().nameList(a);
         if (names == null) {
             return null;
