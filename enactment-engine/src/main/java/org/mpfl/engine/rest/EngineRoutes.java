@@ -15,7 +15,7 @@ import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.runtime.domain.DomainToken;
 import org.mpfl.runtime.monitor.RunRequest;
 import org.mpfl.runtime.transport.soap.MpiwsClient;

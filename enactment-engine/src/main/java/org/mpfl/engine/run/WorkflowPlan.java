@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.runtime.monitor.RunRequest.ProcessSlice;
 
 /**

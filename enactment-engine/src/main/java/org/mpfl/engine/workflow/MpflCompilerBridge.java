@@ -15,7 +15,7 @@ import org.mpfl.compiler.diag.Diagnostic;
 import org.mpfl.compiler.diag.Diagnostics;
 import org.mpfl.compiler.gen.BuildWriter;
 import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 
 /**
  * The engine's bridge to the MPFL compiler: runs every static check ({@link MpflCompiler#check}) with
