@@ -14,12 +14,13 @@ import java.util.List;
 import java.util.Map;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.mpfl.compiler.plan.DeploymentPlan;
+import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
-import org.mpfl.engine.run.WorkflowPlan;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 import org.mpfl.runtime.monitor.RankEvent;
@@ -209,12 +210,12 @@ public final class EngineRoutes extends RouteBuilder {
         }
         String name = b.hasNonNull("name") ? b.get("name").asText() : null;
         if (plan != null && !plan.isNull()) {
-            WorkflowPlan parsed = WorkflowPlan.fromJson(plan);
+            DeploymentPlan parsed = PlanJson.readPlan(plan);
             name = name == null ? parsed.workflow() : name;
         } else if (document != null) {
             WorkflowCompiler.Compiled c = compile(b.path("file").asText(name == null ? "workflow.mpfl.xml" : name), document, Map.of());
-            plan = c.plan();
-            name = name == null ? WorkflowPlan.fromJson(plan).workflow() : name;
+            plan = c.planJson();
+            name = name == null ? c.plan().workflow() : name;
             deployArchives(c.archives());
         }
         engine.store().saveWorkflow(name, document, plan == null ? null : Json.write(plan), System.currentTimeMillis());
@@ -307,7 +308,7 @@ public final class EngineRoutes extends RouteBuilder {
             if (b.hasNonNull("document")) {
                 WorkflowCompiler.Compiled c = compile(b.path("file").asText("workflow.mpfl.xml"), b.get("document").asText(), params);
                 deployArchives(c.archives());
-                plan = c.plan();
+                plan = c.planJson();
                 params = c.params();
             } else if (b.hasNonNull("workflow")) {
                 String name = b.get("workflow").asText();
@@ -316,7 +317,7 @@ public final class EngineRoutes extends RouteBuilder {
                 if (w.document() != null) {
                     WorkflowCompiler.Compiled c = compile(name, w.document(), params);
                     deployArchives(c.archives());
-                    plan = c.plan();
+                    plan = c.planJson();
                     params = c.params();
                 } else {
                     plan = Json.MAPPER.readTree(w.plan());
@@ -325,7 +326,7 @@ public final class EngineRoutes extends RouteBuilder {
                 throw new ApiException(400, "a run needs 'plan', 'document' or 'workflow'");
             }
         }
-        Run run = engine.runs().start(WorkflowPlan.fromJson(plan), params);
+        Run run = engine.runs().start(PlanJson.readPlan(plan), params);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", run.id());
         m.put("state", run.state().name());

@@ -20,6 +20,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.mpfl.compiler.ir.eval.ConstantEnvironment;
+import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostInfo;
@@ -27,6 +31,7 @@ import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.runtime.monitor.RankEvent;
 import org.mpfl.runtime.monitor.RunRequest;
+import org.mpfl.runtime.monitor.RunRequest.ProcessSlice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,8 +98,16 @@ public final class RunService implements AutoCloseable {
      * @param plan   what to run
      * @param params parameter values given for this run (override the plan's defaults)
      * @return the run, PENDING
+     * @throws IllegalArgumentException if the rank counts cannot be worked out with these values
      */
-    public Run start(WorkflowPlan plan, Map<String, Object> params) {
+    public Run start(DeploymentPlan plan, Map<String, Object> params) {
+        ProcessLayout layout = layout(plan, params);
+        Map<String, String> services = new LinkedHashMap<>();
+        List<ProcessSlice> slices = new ArrayList<>();
+        for (String process : layout.processes()) {
+            services.put(process, plan.process(process).service());
+            slices.add(new ProcessSlice(process, services.get(process), layout.count(process)));
+        }
         Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
         if (params != null) {
             all.putAll(params);
@@ -104,16 +117,26 @@ public final class RunService implements AutoCloseable {
         runs.put(id, run);
         persist(run);
         record(run, null, "run", stateEvent(run));
-        workers.submit(() -> launch(run, plan));
+        workers.submit(() -> launch(run, layout, services, List.copyOf(slices)));
         return run;
     }
 
-    private void launch(Run run, WorkflowPlan plan) {
+    /** The plan's process layout for a run with these parameter values. */
+    private static ProcessLayout layout(DeploymentPlan plan, Map<String, Object> params) {
+        try {
+            return plan.layout(plan.paramValues(params));
+        } catch (RuntimeFault | ConstantEnvironment.NotConstantException e) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private void launch(Run run, ProcessLayout layout, Map<String, String> services, List<ProcessSlice> slices) {
         try {
             run.markStarting(System.currentTimeMillis());
             List<RankPlacement> placements;
             try {
-                placements = Placement.place(plan.processes(), registry.hosts(),
+                placements = Placement.place(layout, services, registry.hosts(),
                         (h, service) -> h.offers(service) || (!h.staticEntry() && deployments.hasArchive(service)));
             } catch (Placement.PlacementException e) {
                 fail(run, new RunError(null, null, e.getMessage()));
@@ -125,7 +148,6 @@ public final class RunService implements AutoCloseable {
             if (run.state().isFinal()) {
                 return;
             }
-            List<RunRequest.ProcessSlice> slices = plan.processes();
             List<org.mpfl.runtime.transport.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
             String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
             List<RankFanOut.RankCall> calls = new ArrayList<>();

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.compiler.ir.IrExpr;
 import org.mpfl.compiler.ir.IrProcess;
 import org.mpfl.compiler.ir.IrWorkflow;
 
@@ -18,18 +19,13 @@ public final class ProcessLayout {
     private final Map<String, Integer> count = new LinkedHashMap<>();
     private final int worldSize;
 
-    private ProcessLayout(IrWorkflow workflow, Map<String, Object> params) {
-        ConstantEnvironment env = new ConstantEnvironment(params);
+    private ProcessLayout(Map<String, Integer> counts) {
         int next = 0;
-        for (IrProcess p : workflow.processes()) {
-            int n = ExpressionEvaluator.evaluateInt(p.ranks(), env);
-            if (n < 1) {
-                throw new RuntimeFault(p.ranks().at(), "process '" + p.name() + "' gets " + n + " ranks; it needs at least 1");
-            }
-            processes.add(p.name());
-            first.put(p.name(), next);
-            count.put(p.name(), n);
-            next = Math.addExact(next, n);
+        for (Map.Entry<String, Integer> e : counts.entrySet()) {
+            processes.add(e.getKey());
+            first.put(e.getKey(), next);
+            count.put(e.getKey(), e.getValue());
+            next = Math.addExact(next, e.getValue());
         }
         worldSize = next;
     }
@@ -41,7 +37,46 @@ public final class ProcessLayout {
      * @throws ConstantEnvironment.NotConstantException if a needed param has no value
      */
     public static ProcessLayout of(IrWorkflow workflow, Map<String, Object> params) {
-        return new ProcessLayout(workflow, params);
+        Map<String, IrExpr> ranks = new LinkedHashMap<>();
+        for (IrProcess p : workflow.processes()) {
+            ranks.put(p.name(), p.ranks());
+        }
+        return of(ranks, params);
+    }
+
+    /**
+     * Computes the layout of processes given by their rank-count expressions, in rank order (the
+     * map's iteration order), e.g. those of a deployment plan.
+     *
+     * @throws RuntimeFault if a count is below 1 or faults
+     * @throws ConstantEnvironment.NotConstantException if a needed param has no value
+     */
+    public static ProcessLayout of(Map<String, IrExpr> ranksByProcess, Map<String, Object> params) {
+        ConstantEnvironment env = new ConstantEnvironment(params);
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        ranksByProcess.forEach((name, ranks) -> {
+            int n = ExpressionEvaluator.evaluateInt(ranks, env);
+            if (n < 1) {
+                throw new RuntimeFault(ranks.at(), "process '" + name + "' gets " + n + " ranks; it needs at least 1");
+            }
+            counts.put(name, n);
+        });
+        return new ProcessLayout(counts);
+    }
+
+    /**
+     * The layout of processes whose rank counts are already known, in rank order (the map's
+     * iteration order).
+     *
+     * @throws IllegalArgumentException if a count is below 1
+     */
+    public static ProcessLayout ofCounts(Map<String, Integer> countsByProcess) {
+        countsByProcess.forEach((name, n) -> {
+            if (n == null || n < 1) {
+                throw new IllegalArgumentException("process '" + name + "' gets " + n + " ranks; it needs at least 1");
+            }
+        });
+        return new ProcessLayout(new LinkedHashMap<>(countsByProcess));
     }
 
     public int worldSize() {
