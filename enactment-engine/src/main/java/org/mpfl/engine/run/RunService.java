@@ -536,6 +536,38 @@ public final class RunService implements AutoCloseable {
         return () -> listeners.getOrDefault(runId, new ArrayList<>()).remove(listener);
     }
 
+    /**
+     * Cancels a run, telling what became of it.
+     *
+     * @throws UnknownRunException if there is no such run
+     */
+    public Cancellation cancelRun(String runId) throws UnknownRunException {
+        boolean cancelled = cancel(runId);
+        return new Cancellation(runId, cancelled, detail(runId).map(d -> d.path("state").asText()).orElse(null));
+    }
+
+    /**
+     * The answer to a cancel request.
+     *
+     * @param runId     the run
+     * @param cancelled whether this request cancelled it ({@code false}: it had already ended)
+     * @param state     its state now
+     */
+    public record Cancellation(String runId, boolean cancelled, String state) {
+    }
+
+    /**
+     * A run's event log: stored events after event {@code afterId}, at most {@code limit}.
+     *
+     * @throws UnknownRunException if there is no such run
+     */
+    public List<RunStore.StoredEvent> log(String runId, long afterId, int limit) throws UnknownRunException {
+        if (detail(runId).isEmpty()) {
+            throw new UnknownRunException(runId);
+        }
+        return store.events(runId, afterId, limit);
+    }
+
     /** A run's detail: live if this engine runs it, else as stored. */
     public Optional<JsonNode> detail(String runId) {
         Run run = runs.get(runId);
