@@ -27,13 +27,15 @@ import org.mpfl.engine.run.RankInvoker;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.SoapRankInvoker;
 import org.mpfl.engine.store.RunStore;
+import org.mpfl.engine.workflow.WorkflowService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The enactment engine in one object: registry, run service, store and the HTTP server (REST API,
- * event stream and console on one port). {@link #start} returns once it serves; {@link #close}
- * stops everything it started.
+ * The enactment engine in one object and its composition root: creates the store, registry,
+ * deployments, run and workflow services and the HTTP server (REST API, event stream and console on
+ * one port) and wires them together. Nothing in the engine's packages depends on this class.
+ * {@link #start} returns once it serves; {@link #close} stops everything it started.
  */
 public final class Engine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -49,6 +51,7 @@ public final class Engine implements AutoCloseable {
     private final HostRegistry registry;
     private final RunService runs;
     private final DeploymentService deployments;
+    private final WorkflowService workflows;
     private final CamelContext camel;
     private final ExecutorService fanOutPool;
 
@@ -91,7 +94,9 @@ public final class Engine implements AutoCloseable {
         RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
         RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout());
         this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url);
-        camel.addRoutes(new EngineRoutes(this));
+        this.workflows = new WorkflowService(store, config.compiler(), deployments, runs);
+        camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, config.openRegistry(), registry, runs,
+                workflows, deployments)));
         camel.start();
         runs.abortOrphanedDomains();
 
@@ -192,6 +197,11 @@ public final class Engine implements AutoCloseable {
 
     public DeploymentService deployments() {
         return deployments;
+    }
+
+    /** Stored workflows and run starts (what {@code POST /api/workflows} and {@code /api/runs} call). */
+    public WorkflowService workflows() {
+        return workflows;
     }
 
     public EngineConfig config() {

@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import org.mpfl.engine.json.Json;
 
 /** A tiny JSON-over-HTTP client for tests. */
 public final class Http {

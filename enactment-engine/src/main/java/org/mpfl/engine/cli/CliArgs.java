@@ -84,7 +84,7 @@ final class CliArgs {
         }
         if (v.startsWith("[") || v.startsWith("{")) {
             try {
-                return org.mpfl.engine.Json.MAPPER.readValue(v, Object.class);
+                return org.mpfl.engine.json.Json.MAPPER.readValue(v, Object.class);
             } catch (java.io.IOException e) {
                 return v;
             }

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.engine.run.WorkflowPlan;
+import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
@@ -56,7 +56,7 @@ public final class DeployCommand implements CliCommand {
         } else {
             out.println("no generated services to deploy (the plan's services must already be on the hosts)");
         }
-        String name = WorkflowPlan.fromJson(input.plan()).workflow();
+        String name = PlanJson.readPlan(input.plan()).workflow();
         Map<String, Object> wf = new LinkedHashMap<>();
         wf.put("name", name);
         wf.put("plan", input.plan());

@@ -12,7 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 
 /**
  * The command line's client of the engine's REST API. Every request is bounded by a timeout; errors

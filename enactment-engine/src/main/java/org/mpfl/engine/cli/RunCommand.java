@@ -12,7 +12,7 @@ import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 

@@ -10,7 +10,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.workflow.Compilers;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
@@ -44,7 +44,7 @@ record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, Map<String, Ob
         }
         String document = Files.readString(file, StandardCharsets.UTF_8);
         WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(), document, rawParams);
-        return new WorkflowInput(c.plan(), c.archives(), c.params());
+        return new WorkflowInput(c.planJson(), c.archives(), c.params());
     }
 
     private static WorkflowInput fromDirectory(Path dir, Map<String, Object> params) throws IOException {

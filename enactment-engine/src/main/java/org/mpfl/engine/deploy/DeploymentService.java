@@ -32,6 +32,20 @@ public final class DeploymentService {
         this.deployer = deployer;
     }
 
+    /**
+     * Stores several archives and installs each on every live host, in the given order.
+     *
+     * @param archives {@code .aar} bytes by service type
+     * @return per service, the per-host results of {@link #deploy}
+     */
+    public Map<String, Map<String, String>> deployAll(Map<String, byte[]> archives) throws IOException {
+        Map<String, Map<String, String>> results = new LinkedHashMap<>();
+        for (Map.Entry<String, byte[]> a : archives.entrySet()) {
+            results.put(a.getKey(), deploy(a.getKey(), a.getValue()));
+        }
+        return results;
+    }
+
     /** Stores an archive and installs it on every live host; returns per-host results ("ok" or the error). */
     public Map<String, String> deploy(String service, byte[] archive) throws IOException {
         if (!SERVICE_NAME.matcher(service).matches()) {

@@ -102,6 +102,11 @@ public final class HostRegistry {
         return Optional.ofNullable(hosts.get(hostId));
     }
 
+    /** How often a host should heartbeat: a third of the timeout, at least every 500 ms apart. */
+    public Duration heartbeatInterval() {
+        return Duration.ofMillis(Math.max(500, heartbeatTimeout().toMillis() / 3));
+    }
+
     public Duration heartbeatTimeout() {
         return heartbeatTimeout;
     }

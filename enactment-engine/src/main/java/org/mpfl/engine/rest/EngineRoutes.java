@@ -2,7 +2,6 @@ package org.mpfl.engine.rest;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -11,31 +10,52 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.mpfl.engine.Engine;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;
+import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
-import org.mpfl.engine.run.WorkflowPlan;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowCompiler;
+import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.RankEvent;
 
 /**
  * The REST API of the engine as Camel REST DSL routes on platform-http (Vert.x): workflows,
- * deployments, runs, rank events, registry and the OpenAPI document. Every handler takes the request
- * body as text and answers JSON; mutating endpoints demand {@code Authorization: Bearer <engine token>}
- * (401 otherwise). Rank events are authorised by their unguessable domain ID instead, and host
- * announcements by the token only when the registry is closed ({@code EngineConfig.openRegistry(false)}).
+ * deployments, runs, rank events, registry and the OpenAPI document. This class only translates HTTP:
+ * each handler checks authorisation, parses the request (text body as JSON, path and query
+ * parameters), calls one use case of {@link WorkflowService}, {@link RunService},
+ * {@link DeploymentService} or {@link HostRegistry}, and maps its answer or exception to a status and
+ * a JSON body. Mutating endpoints demand {@code Authorization: Bearer <engine token>} (401 otherwise).
+ * Rank events are authorised by their unguessable domain ID instead, and host announcements by the
+ * token only when the registry is closed ({@code EngineConfig.openRegistry(false)}).
  */
 public final class EngineRoutes extends RouteBuilder {
-    private final Engine engine;
+    private final Api api;
 
-    public EngineRoutes(Engine engine) {
-        this.engine = engine;
+    /**
+     * What the REST API serves: the use cases behind it and the settings it reports or enforces.
+     *
+     * @param url          the engine's base URL (known once the server is bound)
+     * @param token        the engine token mutating requests must carry
+     * @param openRegistry whether hosts may announce, heartbeat and leave without the token
+     * @param registry     the host registry
+     * @param runs         runs
+     * @param workflows    stored workflows and run starts
+     * @param deployments  service archives
+     */
+    public record Api(Supplier<String> url, String token, boolean openRegistry, HostRegistry registry, RunService runs,
+                      WorkflowService workflows, DeploymentService deployments) {
+    }
+
+    public EngineRoutes(Api api) {
+        this.api = api;
     }
 
     /** One endpoint's logic: request in, JSON-ready answer out (or an {@link ApiException}). */
@@ -74,24 +94,24 @@ public final class EngineRoutes extends RouteBuilder {
 
         handle("engine-info", this::engineInfo);
         handle("openapi", this::openApi);
-        handle("workflows-list", ex -> Reply.ok(engine.store().workflows().stream().map(EngineRoutes::workflowSummary).toList()));
+        handle("workflows-list", ex -> Reply.ok(api.workflows().list().stream().map(EngineRoutes::workflowSummary).toList()));
         handle("workflows-save", this::saveWorkflow);
         handle("workflows-get", this::getWorkflow);
-        handle("deployments-list", ex -> Reply.ok(Map.of("services", engine.deployments().services())));
+        handle("deployments-list", ex -> Reply.ok(Map.of("services", api.deployments().services())));
         handle("deployments-create", this::deploy);
         handle("runs-list", this::listRuns);
         handle("runs-start", this::startRun);
-        handle("runs-get", ex -> Reply.ok(engine.runs().detail(param(ex, "id"))
+        handle("runs-get", ex -> Reply.ok(api.runs().detail(param(ex, "id"))
                 .orElseThrow(() -> new ApiException(404, "no run '" + param(ex, "id") + "'"))));
         handle("runs-cancel", this::cancelRun);
         handle("runs-log", this::runLog);
         handle("rank-events", this::rankEvents);
-        handle("hosts-list", ex -> Reply.ok(engine.registry().hosts()));
+        handle("hosts-list", ex -> Reply.ok(api.registry().hosts()));
         handle("hosts-announce", this::announce);
         handle("hosts-heartbeat", this::heartbeat);
         handle("hosts-remove", ex -> {
             requireHostAuth(ex);
-            engine.registry().remove(param(ex, "hostId"), false);
+            api.registry().remove(param(ex, "hostId"), false);
             return new Reply(204, null);
         });
     }
@@ -107,6 +127,12 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = h.handle(ex);
             } catch (ApiException e) {
                 reply = new Reply(e.status(), Map.of("error", e.getMessage()));
+            } catch (WorkflowCompiler.CompileException e) {
+                reply = new Reply(422, Map.of("error", "the document has static errors:\n" + e.getMessage()));
+            } catch (WorkflowService.UnknownWorkflowException e) {
+                reply = new Reply(404, Map.of("error", e.getMessage()));
+            } catch (RunService.ForeignEventException e) {
+                reply = new Reply(403, Map.of("error", e.getMessage()));
             } catch (IllegalArgumentException | IOException e) {
                 reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
             } catch (RunService.UnknownRunException e) {
@@ -142,6 +168,11 @@ public final class EngineRoutes extends RouteBuilder {
         return ex.getIn().getHeader(name, String.class);
     }
 
+    /** A text field of a JSON body, {@code null} when absent or null. */
+    private static String text(JsonNode body, String field) {
+        return body.hasNonNull(field) ? body.get(field).asText() : null;
+    }
+
     private static JsonNode body(Exchange ex) throws ApiException {
         String text = ex.getIn().getBody(String.class);
         if (text == null || text.isBlank()) {
@@ -157,7 +188,7 @@ public final class EngineRoutes extends RouteBuilder {
     /** 401 unless the request carries the engine token. */
     private void requireToken(Exchange ex) throws ApiException {
         String auth = ex.getIn().getHeader("Authorization", String.class);
-        String expected = "Bearer " + engine.token();
+        String expected = "Bearer " + api.token();
         if (auth == null || !MessageDigest.isEqual(auth.strip().getBytes(StandardCharsets.UTF_8),
                 expected.getBytes(StandardCharsets.UTF_8))) {
             throw new ApiException(401, auth == null ? "this request needs 'Authorization: Bearer <engine token>'"
@@ -166,7 +197,7 @@ public final class EngineRoutes extends RouteBuilder {
     }
 
     private void requireHostAuth(Exchange ex) throws ApiException {
-        if (!engine.config().openRegistry()) {
+        if (!api.openRegistry()) {
             requireToken(ex);
         }
     }
@@ -174,10 +205,10 @@ public final class EngineRoutes extends RouteBuilder {
     private Reply engineInfo(Exchange ex) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", "mpfl-engine");
-        m.put("url", engine.url());
-        m.put("hosts", engine.registry().hosts().size());
-        m.put("openRegistry", engine.config().openRegistry());
-        m.put("heartbeatTimeoutMs", engine.registry().heartbeatTimeout().toMillis());
+        m.put("url", api.url().get());
+        m.put("hosts", api.registry().hosts().size());
+        m.put("openRegistry", api.openRegistry());
+        m.put("heartbeatTimeoutMs", api.registry().heartbeatTimeout().toMillis());
         return Reply.ok(m);
     }
 
@@ -199,52 +230,21 @@ public final class EngineRoutes extends RouteBuilder {
         return m;
     }
 
+    /** {@code {"name"?, "document"?, "file"?, "plan"?}}: stores a workflow (201 with its name). */
     private Reply saveWorkflow(Exchange ex) throws Exception {
         requireToken(ex);
         JsonNode b = body(ex);
-        String document = b.hasNonNull("document") ? b.get("document").asText() : null;
-        JsonNode plan = b.get("plan");
-        if (document == null && (plan == null || plan.isNull())) {
-            throw new ApiException(400, "a workflow needs 'document' (MPFL XML) or 'plan' (deployment plan JSON)");
-        }
-        String name = b.hasNonNull("name") ? b.get("name").asText() : null;
-        if (plan != null && !plan.isNull()) {
-            WorkflowPlan parsed = WorkflowPlan.fromJson(plan);
-            name = name == null ? parsed.workflow() : name;
-        } else if (document != null) {
-            WorkflowCompiler.Compiled c = compile(b.path("file").asText(name == null ? "workflow.mpfl.xml" : name), document, Map.of());
-            plan = c.plan();
-            name = name == null ? WorkflowPlan.fromJson(plan).workflow() : name;
-            deployArchives(c.archives());
-        }
-        engine.store().saveWorkflow(name, document, plan == null ? null : Json.write(plan), System.currentTimeMillis());
+        String name = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
+                text(b, "file"), b.get("plan")));
         return new Reply(201, Map.of("name", name));
     }
 
     private Reply getWorkflow(Exchange ex) throws Exception {
-        String name = param(ex, "name");
-        RunStore.StoredWorkflow w = engine.store().workflow(name)
-                .orElseThrow(() -> new ApiException(404, "no workflow '" + name + "'"));
+        RunStore.StoredWorkflow w = api.workflows().get(param(ex, "name"));
         Map<String, Object> m = workflowSummary(w);
         m.put("document", w.document());
-        m.put("plan", w.plan() == null ? null : Json.MAPPER.readTree(w.plan()));
+        m.put("plan", WorkflowService.planJson(w).orElse(null));
         return Reply.ok(m);
-    }
-
-    private WorkflowCompiler.Compiled compile(String file, String document, Map<String, Object> params) throws ApiException {
-        try {
-            return engine.config().compiler().compile(file, document, params);
-        } catch (WorkflowCompiler.CompileException e) {
-            throw new ApiException(422, "the document has static errors:\n" + e.getMessage());
-        }
-    }
-
-    private Map<String, Object> deployArchives(Map<String, byte[]> archives) throws IOException {
-        Map<String, Object> results = new LinkedHashMap<>();
-        for (Map.Entry<String, byte[]> a : archives.entrySet()) {
-            results.put(a.getKey(), engine.deployments().deploy(a.getKey(), a.getValue()));
-        }
-        return results;
     }
 
     /**
@@ -260,6 +260,11 @@ public final class EngineRoutes extends RouteBuilder {
         } else {
             items.add(b);
         }
+        return new Reply(201, Map.of("deployed", api.deployments().deployAll(archives(items))));
+    }
+
+    /** {@code [{"service", "archive": base64}]} as archive bytes by service type. */
+    private static Map<String, byte[]> archives(Iterable<JsonNode> items) throws ApiException {
         Map<String, byte[]> archives = new LinkedHashMap<>();
         for (JsonNode a : items) {
             String service = a.path("service").asText(null);
@@ -273,14 +278,14 @@ public final class EngineRoutes extends RouteBuilder {
                 throw new ApiException(400, "archive of '" + service + "' is not base64: " + e.getMessage());
             }
         }
-        return new Reply(201, Map.of("deployed", deployArchives(archives)));
+        return archives;
     }
 
     private Reply listRuns(Exchange ex) {
         String state = param(ex, "state");
         String limit = param(ex, "limit");
         int n = limit == null ? 200 : Math.max(1, Math.min(10_000, Integer.parseInt(limit)));
-        return Reply.ok(engine.runs().list(state == null || state.isBlank() ? null : state.toUpperCase(java.util.Locale.ROOT), n));
+        return Reply.ok(api.runs().list(state == null || state.isBlank() ? null : state.toUpperCase(Locale.ROOT), n));
     }
 
     /**
@@ -293,67 +298,33 @@ public final class EngineRoutes extends RouteBuilder {
         Map<String, Object> params = b.has("params") && b.get("params").isObject()
                 ? Json.MAPPER.convertValue(b.get("params"), new TypeReference<Map<String, Object>>() { })
                 : Map.of();
-        if (b.has("archives") && b.get("archives").isArray()) {
-            ObjectNode d = Json.MAPPER.createObjectNode();
-            d.set("archives", b.get("archives"));
-            Map<String, byte[]> archives = new LinkedHashMap<>();
-            for (JsonNode a : b.get("archives")) {
-                archives.put(a.path("service").asText(), Base64.getDecoder().decode(a.path("archive").asText()));
-            }
-            deployArchives(archives);
-        }
-        JsonNode plan = b.get("plan");
-        if (plan == null || plan.isNull()) {
-            if (b.hasNonNull("document")) {
-                WorkflowCompiler.Compiled c = compile(b.path("file").asText("workflow.mpfl.xml"), b.get("document").asText(), params);
-                deployArchives(c.archives());
-                plan = c.plan();
-                params = c.params();
-            } else if (b.hasNonNull("workflow")) {
-                String name = b.get("workflow").asText();
-                RunStore.StoredWorkflow w = engine.store().workflow(name)
-                        .orElseThrow(() -> new ApiException(404, "no workflow '" + name + "'"));
-                if (w.document() != null) {
-                    WorkflowCompiler.Compiled c = compile(name, w.document(), params);
-                    deployArchives(c.archives());
-                    plan = c.plan();
-                    params = c.params();
-                } else {
-                    plan = Json.MAPPER.readTree(w.plan());
-                }
-            } else {
-                throw new ApiException(400, "a run needs 'plan', 'document' or 'workflow'");
-            }
-        }
-        Run run = engine.runs().start(WorkflowPlan.fromJson(plan), params);
+        Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
+        Run run = api.workflows().start(new WorkflowService.StartRun(b.get("plan"), text(b, "document"), text(b, "file"),
+                text(b, "workflow"), params, archives));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", run.id());
         m.put("state", run.state().name());
-        m.put("url", engine.url() + "/api/runs/" + run.id());
+        m.put("url", api.url().get() + "/api/runs/" + run.id());
         return new Reply(201, m);
     }
 
     private Reply cancelRun(Exchange ex) throws Exception {
         requireToken(ex);
-        String id = param(ex, "id");
-        boolean cancelled = engine.runs().cancel(id);
+        RunService.Cancellation c = api.runs().cancelRun(param(ex, "id"));
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", id);
-        m.put("cancelled", cancelled);
-        m.put("state", engine.runs().detail(id).map(d -> d.path("state").asText()).orElse(null));
+        m.put("id", c.runId());
+        m.put("cancelled", c.cancelled());
+        m.put("state", c.state());
         return Reply.ok(m);
     }
 
-    private Reply runLog(Exchange ex) throws ApiException {
-        String id = param(ex, "id");
-        if (engine.runs().detail(id).isEmpty()) {
-            throw new ApiException(404, "no run '" + id + "'");
-        }
+    private Reply runLog(Exchange ex) throws Exception {
         long after = param(ex, "after") == null ? 0 : Long.parseLong(param(ex, "after"));
         int limit = param(ex, "limit") == null ? 10_000 : Math.min(100_000, Integer.parseInt(param(ex, "limit")));
-        return Reply.ok(engine.store().events(id, after, limit));
+        return Reply.ok(api.runs().log(param(ex, "id"), after, limit));
     }
 
+    /** One rank event or an array of them, POSTed by the ranks of a run (authorised by the domain ID). */
     private Reply rankEvents(Exchange ex) throws Exception {
         JsonNode b = body(ex);
         List<RankEvent> events = new ArrayList<>();
@@ -368,11 +339,7 @@ public final class EngineRoutes extends RouteBuilder {
         } catch (IOException e) {
             throw new ApiException(400, "not a rank event: " + e.getMessage());
         }
-        try {
-            engine.runs().rankEvents(param(ex, "id"), events);
-        } catch (RunService.ForeignEventException e) {
-            throw new ApiException(403, e.getMessage());
-        }
+        api.runs().rankEvents(param(ex, "id"), events);
         return new Reply(204, null);
     }
 
@@ -385,15 +352,15 @@ public final class EngineRoutes extends RouteBuilder {
             throw new ApiException(400, "not a host announcement: " + e.getMessage());
         }
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("host", engine.registry().announce(a));
-        m.put("heartbeatIntervalMs", Math.max(500, engine.registry().heartbeatTimeout().toMillis() / 3));
+        m.put("host", api.registry().announce(a));
+        m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
         return new Reply(201, m);
     }
 
     private Reply heartbeat(Exchange ex) throws ApiException {
         requireHostAuth(ex);
         String id = param(ex, "hostId");
-        if (!engine.registry().heartbeat(id)) {
+        if (!api.registry().heartbeat(id)) {
             throw new ApiException(404, "unknown host '" + id + "': announce again");
         }
         return new Reply(204, null);

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.store.RunStore;
 

@@ -2,9 +2,12 @@ package org.mpfl.engine.run;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
+import org.mpfl.compiler.ir.eval.ProcessLayout;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
@@ -29,14 +32,36 @@ public final class Placement {
     }
 
     /**
-     * Places every rank.
+     * Places every rank of processes with known rank counts (in rank order).
      *
      * @param processes  the processes in document order
      * @param hosts      live hosts
      * @param canRun     whether a host can run a service type (offers it, or it can be deployed there)
      */
     public static List<RankPlacement> place(List<ProcessSlice> processes, List<HostInfo> hosts,
-                                            java.util.function.BiPredicate<HostInfo, String> canRun)
+                                            BiPredicate<HostInfo, String> canRun)
+            throws PlacementException {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        Map<String, String> services = new HashMap<>();
+        for (ProcessSlice p : processes) {
+            if (counts.put(p.name(), p.ranks()) != null) {
+                throw new IllegalArgumentException("process '" + p.name() + "' is given twice");
+            }
+            services.put(p.name(), p.service());
+        }
+        return place(ProcessLayout.ofCounts(counts), services, hosts, canRun);
+    }
+
+    /**
+     * Places every rank.
+     *
+     * @param layout     which world ranks belong to which process
+     * @param services   the service type of each process
+     * @param hosts      live hosts
+     * @param canRun     whether a host can run a service type (offers it, or it can be deployed there)
+     */
+    public static List<RankPlacement> place(ProcessLayout layout, Map<String, String> services, List<HostInfo> hosts,
+                                            BiPredicate<HostInfo, String> canRun)
             throws PlacementException {
         if (hosts.isEmpty()) {
             throw new PlacementException("no service hosts are registered (start some with 'mpflc host --engine URL' or give a host file)");
@@ -45,16 +70,16 @@ public final class Placement {
         Map<String, Integer> cursor = new HashMap<>();
         Map<String, Integer> overflow = new HashMap<>();
         List<RankPlacement> out = new ArrayList<>();
-        int rank = 0;
-        for (ProcessSlice p : processes) {
-            Predicate<HostInfo> ok = h -> canRun.test(h, p.service());
+        for (String process : layout.processes()) {
+            String service = services.get(process);
+            Predicate<HostInfo> ok = h -> canRun.test(h, service);
             List<HostInfo> candidates = hosts.stream().filter(ok).toList();
             if (candidates.isEmpty()) {
-                throw new PlacementException("no registered host offers service '" + p.service() + "' for process '"
-                        + p.name() + "' and no archive is deployed for it (mpflc deploy FILE --engine URL)");
+                throw new PlacementException("no registered host offers service '" + service + "' for process '"
+                        + process + "' and no archive is deployed for it (mpflc deploy FILE --engine URL)");
             }
-            int start = cursor.getOrDefault(p.service(), 0);
-            for (int i = 0; i < p.ranks(); i++) {
+            int start = cursor.getOrDefault(service, 0);
+            for (int i = 0; i < layout.count(process); i++) {
                 HostInfo chosen = null;
                 for (int k = 0; k < candidates.size(); k++) {
                     HostInfo h = candidates.get((start + k) % candidates.size());
@@ -67,14 +92,14 @@ public final class Placement {
                 }
                 if (chosen == null) {
                     // every candidate is full: spread the rest evenly, first host first
-                    int over = overflow.merge(p.service(), 1, Integer::sum) - 1;
+                    int over = overflow.merge(service, 1, Integer::sum) - 1;
                     chosen = candidates.get(over % candidates.size());
                 }
                 used.merge(chosen.hostId(), 1, Integer::sum);
-                out.add(new RankPlacement(rank++, p.name(), p.service(), chosen.hostId(),
-                        new Endpoint(chosen.serviceUrl(p.service()), chosen.binaryAddress(), chosen.hostId())));
+                out.add(new RankPlacement(layout.first(process) + i, process, service, chosen.hostId(),
+                        new Endpoint(chosen.serviceUrl(service), chosen.binaryAddress(), chosen.hostId())));
             }
-            cursor.put(p.service(), start);
+            cursor.put(service, start);
         }
         return out;
     }

@@ -20,12 +20,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import org.mpfl.engine.Json;
+import org.mpfl.compiler.ir.eval.ConstantEnvironment;
+import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RunRequest.ProcessSlice;
 import org.mpfl.protocol.RunRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,8 +98,16 @@ public final class RunService implements AutoCloseable {
      * @param plan   what to run
      * @param params parameter values given for this run (override the plan's defaults)
      * @return the run, PENDING
+     * @throws IllegalArgumentException if the rank counts cannot be worked out with these values
      */
-    public Run start(WorkflowPlan plan, Map<String, Object> params) {
+    public Run start(DeploymentPlan plan, Map<String, Object> params) {
+        ProcessLayout layout = layout(plan, params);
+        Map<String, String> services = new LinkedHashMap<>();
+        List<ProcessSlice> slices = new ArrayList<>();
+        for (String process : layout.processes()) {
+            services.put(process, plan.process(process).service());
+            slices.add(new ProcessSlice(process, services.get(process), layout.count(process)));
+        }
         Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
         if (params != null) {
             all.putAll(params);
@@ -104,16 +117,26 @@ public final class RunService implements AutoCloseable {
         runs.put(id, run);
         persist(run);
         record(run, null, "run", stateEvent(run));
-        workers.submit(() -> launch(run, plan));
+        workers.submit(() -> launch(run, layout, services, List.copyOf(slices)));
         return run;
     }
 
-    private void launch(Run run, WorkflowPlan plan) {
+    /** The plan's process layout for a run with these parameter values. */
+    private static ProcessLayout layout(DeploymentPlan plan, Map<String, Object> params) {
+        try {
+            return plan.layout(plan.paramValues(params));
+        } catch (RuntimeFault | ConstantEnvironment.NotConstantException e) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private void launch(Run run, ProcessLayout layout, Map<String, String> services, List<ProcessSlice> slices) {
         try {
             run.markStarting(System.currentTimeMillis());
             List<RankPlacement> placements;
             try {
-                placements = Placement.place(plan.processes(), registry.hosts(),
+                placements = Placement.place(layout, services, registry.hosts(),
                         (h, service) -> h.offers(service) || (!h.staticEntry() && deployments.hasArchive(service)));
             } catch (Placement.PlacementException e) {
                 fail(run, new RunError(null, null, e.getMessage()));
@@ -125,9 +148,7 @@ public final class RunService implements AutoCloseable {
             if (run.state().isFinal()) {
                 return;
             }
-            List<RunRequest.ProcessSlice> slices = plan.processes();
-            List<org.mpfl.protocol.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
-            String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
+            List<org.mpfl.protocol.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();            String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
             List<RankFanOut.RankCall> calls = new ArrayList<>();
             for (RankPlacement p : placements) {
                 RunRequest req = new RunRequest(run.domainId(), p.rank(), endpoints, slices, paramsOf(run), run.token(),
@@ -512,6 +533,38 @@ public final class RunService implements AutoCloseable {
     public AutoCloseable listen(String runId, RunListener listener) {
         listeners.computeIfAbsent(runId, k -> new CopyOnWriteArrayList<>()).add(listener);
         return () -> listeners.getOrDefault(runId, new ArrayList<>()).remove(listener);
+    }
+
+    /**
+     * Cancels a run, telling what became of it.
+     *
+     * @throws UnknownRunException if there is no such run
+     */
+    public Cancellation cancelRun(String runId) throws UnknownRunException {
+        boolean cancelled = cancel(runId);
+        return new Cancellation(runId, cancelled, detail(runId).map(d -> d.path("state").asText()).orElse(null));
+    }
+
+    /**
+     * The answer to a cancel request.
+     *
+     * @param runId     the run
+     * @param cancelled whether this request cancelled it ({@code false}: it had already ended)
+     * @param state     its state now
+     */
+    public record Cancellation(String runId, boolean cancelled, String state) {
+    }
+
+    /**
+     * A run's event log: stored events after event {@code afterId}, at most {@code limit}.
+     *
+     * @throws UnknownRunException if there is no such run
+     */
+    public List<RunStore.StoredEvent> log(String runId, long afterId, int limit) throws UnknownRunException {
+        if (detail(runId).isEmpty()) {
+            throw new UnknownRunException(runId);
+        }
+        return store.events(runId, afterId, limit);
     }
 
     /** A run's detail: live if this engine runs it, else as stored. */

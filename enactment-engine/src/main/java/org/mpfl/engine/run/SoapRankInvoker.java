@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RunRequest;

@@ -15,7 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 
 /**
  * Runs, their events and stored workflows in a relational database through JDBC: an embedded H2 file

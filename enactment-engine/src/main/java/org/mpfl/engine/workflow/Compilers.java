@@ -18,7 +18,7 @@ public final class Compilers {
     }
 
     /** Convenience for tests: a compiler that always returns the given plan. */
-    public static WorkflowCompiler fixed(com.fasterxml.jackson.databind.JsonNode plan, Map<String, byte[]> archives) {
+    public static WorkflowCompiler fixed(org.mpfl.compiler.plan.DeploymentPlan plan, Map<String, byte[]> archives) {
         return (fileName, document, params) -> new WorkflowCompiler.Compiled(plan, archives, Map.of());
     }
 }

@@ -1,7 +1,5 @@
 package org.mpfl.engine.workflow;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,16 +10,20 @@ import java.util.Map;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.diag.Diagnostic;
 import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.gen.BuildWriter;
+import org.mpfl.compiler.gen.PlanBuilder;
+import org.mpfl.compiler.gen.ServiceArchiveWriter;
 import org.mpfl.compiler.ir.IrProcess;
+import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.compiler.plan.ParamValues;
-import org.mpfl.engine.Json;
+import org.mpfl.compiler.plan.PlanProcess;
+import org.mpfl.engine.json.Json;
 
 /**
  * The engine's bridge to the MPFL compiler: runs every static check ({@link MpflCompiler#check}) with
- * the run's parameters, resolves each process's rank count with them, and generates the deployment
- * plan and one service archive per process ({@link BuildWriter}, as {@code mpflc compile} does). The
- * plan's {@code ranks} become this run's counts (the expression is kept as {@code ranksExpression}).
+ * the run's parameters, checks each process's rank count with them, and builds the deployment plan
+ * ({@link PlanBuilder}) and one service archive per process ({@link ServiceArchiveWriter}), as
+ * {@code mpflc compile} does. The plan handed back carries the run's parameter values as its
+ * defaults ({@link DeploymentPlan#withParamValues}), so a plan stored from it starts with them.
  * A document with errors is refused with its GCC-style diagnostics.
  */
 public final class MpflCompilerBridge implements WorkflowCompiler {
@@ -53,31 +55,33 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
                         + "' depends on a parameter without value; give it with --param"));
             }
         }
-        Path out = null;
+        DeploymentPlan plan = PlanBuilder.build(result.workflow(), document.getBytes(StandardCharsets.UTF_8));
+        Map<String, byte[]> archives;
         try {
-            out = Files.createTempDirectory("mpfl-compile-");
-            BuildWriter.write(result.workflow(), document.getBytes(StandardCharsets.UTF_8), documentDirectory, out);
-            ObjectNode plan = (ObjectNode) Json.MAPPER.readTree(out.resolve(BuildWriter.PLAN_FILE).toFile());
-            Map<String, byte[]> archives = new LinkedHashMap<>();
-            for (JsonNode p : plan.path("processes")) {
-                ObjectNode process = (ObjectNode) p;
-                // the plan keeps the count as an expression; the engine places the count for this run's params
-                process.set("ranksExpression", process.get("ranks"));
-                process.put("ranks", counts.get(process.path("name").asText()));
-                String archive = process.path("archive").asText(null);
-                if (archive != null && Files.isRegularFile(out.resolve(archive))) {
-                    archives.put(process.path("service").asText(), Files.readAllBytes(out.resolve(archive)));
-                }
-            }
-            // the values the counts were resolved with, so a stored plan starts with matching params
-            plan.set("runParams", Json.MAPPER.valueToTree(result.paramValues()));
-            return new Compiled(plan, archives, result.paramValues());
+            archives = archives(plan);
         } catch (IOException e) {
             throw new CompileException(List.of(fileName + ":1:1: error: cannot generate the services: " + e.getMessage()));
-        } finally {
-            if (out != null) {
-                deleteTree(out);
+        }
+        // the archives carry the plan as compiled; the engine gets it with this run's values as defaults
+        return new Compiled(plan.withParamValues(result.paramValues()), archives, result.paramValues());
+    }
+
+    /**
+     * One archive per process, by service type. {@link ServiceArchiveWriter} writes files only, so each
+     * archive passes through a private temporary directory (the plan does not).
+     */
+    private Map<String, byte[]> archives(DeploymentPlan plan) throws IOException {
+        Map<String, byte[]> archives = new LinkedHashMap<>();
+        Path dir = Files.createTempDirectory("mpfl-archives-");
+        try {
+            for (PlanProcess process : plan.processes()) {
+                Path archive = dir.resolve(process.archive());
+                ServiceArchiveWriter.write(plan, process, documentDirectory, archive);
+                archives.put(process.service(), Files.readAllBytes(archive));
             }
+            return archives;
+        } finally {
+            deleteTree(dir);
         }
     }
 

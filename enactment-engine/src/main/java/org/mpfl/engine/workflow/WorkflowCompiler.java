@@ -3,6 +3,8 @@ package org.mpfl.engine.workflow;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.compiler.plan.DeploymentPlan;
+import org.mpfl.compiler.plan.PlanJson;
 
 /**
  * Turns an MPFL document into a deployment plan and generated service archives — the engine's view
@@ -21,11 +23,15 @@ public interface WorkflowCompiler {
     Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException;
 
     /**
-     * @param plan     the deployment plan JSON
+     * @param plan     the deployment plan (its param defaults are this run's values)
      * @param archives generated service archives by service type ({@code .aar} bytes)
      * @param params   the typed values of every parameter for this run (defaults filled in)
      */
-    record Compiled(JsonNode plan, Map<String, byte[]> archives, Map<String, Object> params) {
+    record Compiled(DeploymentPlan plan, Map<String, byte[]> archives, Map<String, Object> params) {
+        /** The plan as JSON, written by the compiler's {@link PlanJson} (what clients send to the engine). */
+        public JsonNode planJson() {
+            return PlanJson.mapper().valueToTree(plan);
+        }
     }
 
     /** Static errors: the document must not be started. */

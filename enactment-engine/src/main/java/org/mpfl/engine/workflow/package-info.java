@@ -1,2 +1,7 @@
-/** Workflows as the engine sees them: documents, plans, and the bridge to the compiler. */
+/**
+ * Workflows as the engine sees them: the workflow use cases ({@link org.mpfl.engine.workflow.WorkflowService}:
+ * store and read workflows, start a run of a plan, document or stored workflow), and the bridge to
+ * the compiler. Plans are the compiler's {@link org.mpfl.compiler.plan.DeploymentPlan}, read with
+ * {@link org.mpfl.compiler.plan.PlanJson}.
+ */
 package org.mpfl.engine.workflow;

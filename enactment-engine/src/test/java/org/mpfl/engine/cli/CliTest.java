@@ -18,7 +18,7 @@ import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
-import org.mpfl.engine.Json;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
 
 /** The engine's mpflc commands as a user types them. */

@@ -69,10 +69,17 @@ public final class ProcessLayout {
 
     /**
      * The layout of processes whose rank counts are already known (in document order), e.g. as a
-     * host was given them. The counts are taken as they are.
+     * host or the engine's placement was given them.
+     *
+     * @throws IllegalArgumentException if a count is below 1
      */
     public static ProcessLayout ofCounts(Map<String, Integer> counts) {
-        return new ProcessLayout(counts);
+        counts.forEach((name, n) -> {
+            if (n == null || n < 1) {
+                throw new IllegalArgumentException("process '" + name + "' gets " + n + " ranks; it needs at least 1");
+            }
+        });
+        return new ProcessLayout(new LinkedHashMap<>(counts));
     }
 
     /** The number of ranks of all processes together. */

@@ -1,4 +1,4 @@
-package org.mpfl.engine;
+package org.mpfl.engine.json;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
