@@ -2,8 +2,9 @@
 """Draws the package dependency graph of MPFL's production code from the compiled classes.
 
 Usage (after `mvn -DskipTests package`):  python3 docs/tools/dependency_graph.py
-Writes docs/plots/dependencies.dot and, where Graphviz's `dot` is installed, docs/plots/dependencies.png;
-prints the module-level edges and the lines of production code per module (Markdown tables).
+Writes docs/plots/modules.dot (which module's code uses which) and docs/plots/dependencies.dot (the
+packages of each module and their dependencies inside it), and PNGs of both where Graphviz's `dot`
+is installed; prints the module-level edges and the lines of production code per module (Markdown).
 The edges come from `jdeps` (JDK) over each module's target/classes: nothing is drawn by hand.
 """
 import collections
@@ -58,29 +59,34 @@ def main():
             owner.setdefault(p, module)
         edges |= module_edges
     short = lambda p: p[len("org.mpfl."):] if p.startswith("org.mpfl.") else p
-    dot = ["digraph mpfl {", "  rankdir=BT; compound=true; node [shape=box, fontsize=10, fontname=Helvetica];"]
-    for i, module in enumerate(MODULES):
-        dot.append(f'  subgraph cluster_{i} {{ label="{module}"; style=rounded; color=gray40; fontname=Helvetica;')
-        for p in sorted(p for p, m in owner.items() if m == module):
-            dot.append(f'    "{short(p)}";')
-        dot.append("  }")
-    for a, b in sorted(edges):
-        if a in owner and b in owner:
-            dot.append(f'  "{short(a)}" -> "{short(b)}" [color="{"gray60" if owner[a] == owner[b] else "steelblue"}"];')
-    dot.append("}")
-    plots = os.path.join(ROOT, "docs", "plots")
-    with open(os.path.join(plots, "dependencies.dot"), "w", encoding="utf-8") as fh:
-        fh.write("\n".join(dot) + "\n")
-    if shutil.which("dot"):
-        subprocess.run(["dot", "-Tpng", "-Gdpi=110", "-o", os.path.join(plots, "dependencies.png"),
-                        os.path.join(plots, "dependencies.dot")], check=True)
-        print("wrote docs/plots/dependencies.dot and docs/plots/dependencies.png")
-    else:
-        print("wrote docs/plots/dependencies.dot (install graphviz for the PNG)")
     module_edges = collections.defaultdict(set)
     for a, b in edges:
         if a in owner and b in owner and owner[a] != owner[b]:
             module_edges[owner[a]].add(owner[b])
+    modules = ["digraph modules {", "  rankdir=BT; node [shape=box, style=rounded, fontname=Helvetica];"]
+    modules += [f'  "{m}";' for m in MODULES]
+    modules += [f'  "{a}" -> "{b}";' for a in MODULES for b in MODULES if b in module_edges[a]]
+    modules.append("}")
+    # cross-module edges are the module graph's business: drawing them here would hide the layers
+    dot = ["digraph packages {", "  rankdir=BT; node [shape=box, fontsize=10, fontname=Helvetica];"]
+    for i, module in enumerate(MODULES):
+        dot.append(f'  subgraph cluster_{i} {{ label="{module}"; style=rounded; color=gray40; fontname=Helvetica;')
+        for p in sorted(p for p, m in owner.items() if m == module):
+            dot.append(f'    "{short(p)}";')
+        for a, b in sorted(edges):
+            if owner.get(a) == module and owner.get(b) == module:
+                dot.append(f'    "{short(a)}" -> "{short(b)}";')
+        dot.append("  }")
+    dot.append("}")
+    plots = os.path.join(ROOT, "docs", "plots")
+    for name, lines in (("modules", modules), ("dependencies", dot)):
+        with open(os.path.join(plots, name + ".dot"), "w", encoding="utf-8") as fh:
+            fh.write("\n".join(lines) + "\n")
+        if shutil.which("dot"):
+            subprocess.run(["dot", "-Tpng", "-Gdpi=96", "-o", os.path.join(plots, name + ".png"),
+                            os.path.join(plots, name + ".dot")], check=True)
+    print("wrote docs/plots/modules.dot, docs/plots/dependencies.dot"
+          + (" and their PNGs" if shutil.which("dot") else " (install graphviz for the PNGs)"))
     print("\n| module | uses (in its code) | lines of production code |\n| --- | --- | ---: |")
     for module in MODULES:
         print(f"| `{module}` | {', '.join(f'`{m}`' for m in MODULES if m in module_edges[module]) or '—'} | {lines_of_code(module)} |")

@@ -1,6 +1,10 @@
 package org.mpfl.runtime.topology;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.mpfl.compiler.ir.eval.ProcessLayout;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.CartesianCommunicator;
 import org.mpfl.runtime.api.Communicator;
@@ -54,12 +58,35 @@ public class CollectiveCommunicator extends P2PCommunicator {
      */
     public static CollectiveCommunicator process(RankInstance rank, List<RunRequest.ProcessSlice> processes,
                                                  String processName) {
-        ProcessLayout.Slice s = ProcessLayout.of(processes).byName(processName);
-        if (!s.contains(rank.rank())) {
-            throw new IllegalArgumentException("world rank " + rank.rank() + " is not a rank of process '"
-                    + processName + "' (ranks " + s.firstRank() + ".." + (s.firstRank() + s.ranks() - 1) + ")");
+        ProcessLayout layout = layoutOf(processes);
+        if (!layout.hasProcess(processName)) {
+            throw new IllegalArgumentException("no process named '" + processName + "' in this run");
         }
-        return new CollectiveCommunicator(rank, s.context(), s.members(), s.name(), CollectiveConfig.fromSystemProperties());
+        int first = layout.first(processName);
+        int count = layout.count(processName);
+        if (rank.rank() < first || rank.rank() >= first + count) {
+            throw new IllegalArgumentException("world rank " + rank.rank() + " is not a rank of process '"
+                    + processName + "' (ranks " + first + ".." + (first + count - 1) + ")");
+        }
+        return new CollectiveCommunicator(rank, processContext(layout, processName), IntStream.range(first, first + count).toArray(),
+                processName, CollectiveConfig.fromSystemProperties());
+    }
+
+    /**
+     * The MPMD layout of a run as its request gives it, with the compiler's {@link ProcessLayout}: every
+     * rank, the engine and the static check place processes the same way.
+     */
+    static ProcessLayout layoutOf(List<RunRequest.ProcessSlice> processes) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (RunRequest.ProcessSlice p : processes) {
+            counts.put(p.name(), p.ranks());
+        }
+        return ProcessLayout.ofCounts(counts);
+    }
+
+    /** Process i (document order) talks in context {@link ContextIds#processContext(int) 2 + 2i}. */
+    static int processContext(ProcessLayout layout, String processName) {
+        return ContextIds.processContext(layout.processes().indexOf(processName));
     }
 
     /**
@@ -82,7 +109,7 @@ public class CollectiveCommunicator extends P2PCommunicator {
 
     /** The communicator of this rank's own process. */
     public static CollectiveCommunicator ownProcess(RankInstance rank, List<RunRequest.ProcessSlice> processes) {
-        return process(rank, processes, ProcessLayout.of(processes).of(rank.rank()).name());
+        return process(rank, processes, layoutOf(processes).processOf(rank.rank()));
     }
 
     public CollectiveConfig config() {

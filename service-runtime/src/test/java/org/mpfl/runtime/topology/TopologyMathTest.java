@@ -2,11 +2,13 @@ package org.mpfl.runtime.topology;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.mpfl.compiler.ir.eval.ProcessLayout;
 import org.mpfl.protocol.RunRequest;
 
 /** Dims, Cartesian coordinates and shifts, split plans, process layout, context agreement: pure functions. */
@@ -119,13 +121,14 @@ class TopologyMathTest {
 
     @Test
     void processLayoutSlicesTheWorldInDocumentOrder() {
-        ProcessLayout l = ProcessLayout.of(List.of(new RunRequest.ProcessSlice("A", "svcA", 2),
+        ProcessLayout l = CollectiveCommunicator.layoutOf(List.of(new RunRequest.ProcessSlice("A", "svcA", 2),
                 new RunRequest.ProcessSlice("B", "svcB", 3)));
-        assertEquals("A", l.of(1).name());
-        assertEquals("B", l.of(2).name());
-        assertArrayEquals(new int[] {2, 3, 4}, l.byName("B").members());
-        assertEquals(ContextIds.processContext(1), l.byName("B").context());
-        assertThrows(IllegalArgumentException.class, () -> l.of(5));
-        assertThrows(IllegalArgumentException.class, () -> l.byName("C"));
+        assertEquals("A", l.processOf(1));
+        assertEquals("B", l.processOf(2));
+        assertEquals(2, l.first("B"));
+        assertEquals(3, l.count("B"));
+        assertEquals(ContextIds.processContext(1), CollectiveCommunicator.processContext(l, "B"));
+        assertThrows(IllegalArgumentException.class, () -> l.processOf(5));
+        assertFalse(l.hasProcess("C"));
     }
 }
