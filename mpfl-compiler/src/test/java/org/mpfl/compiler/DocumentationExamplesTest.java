@@ -13,15 +13,17 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.mpfl.fixtures.InlineExpectations;
 
 /**
  * Every MPFL example of the documentation — a fenced block opened with {@code ```xml mpfl} in
- * {@code docs/*.md} — is a complete document whose diagnostics are exactly those written inline
- * ({@link DocExampleExpectations}). Library paths are not resolved (examples have no files next to them).
+ * {@code docs/*.md} — is a complete document whose diagnostics are exactly those written at its end,
+ * the way every fixture carries them ({@link InlineExpectations}, docs/fixtures.md): line numbers count
+ * from the block's first line. Library paths are not resolved (examples have no files next to them).
  */
 class DocumentationExamplesTest {
     static final Path DOCS = Paths.get("../docs");
-    static final List<String> DOCUMENTS = List.of("language-reference.md", "tutorial.md");
+    static final List<String> DOCUMENTS = List.of("language-reference.md", "tutorial.md", "compiler-ir.md", "fixtures.md");
 
     record Example(String document, int line, String text) {
     }
@@ -50,14 +52,14 @@ class DocumentationExamplesTest {
         }
         assertTrue(all.size() >= 10, "examples found: " + all.size());
         return all.stream().map(example -> DynamicTest.dynamicTest(example.document() + ":" + example.line(), () -> {
-            DocExampleExpectations expectations = new DocExampleExpectations(example.text());
+            InlineExpectations expectations = new InlineExpectations(example.text());
             MpflCompiler compiler = expectations.typesOnly() ? new MpflCompiler(List.of()) : new MpflCompiler();
             MpflCompiler.CheckResult result = compiler.check(example.text().getBytes(StandardCharsets.UTF_8), "example.mpfl.xml",
                     null, expectations.params());
-            List<String> differences = expectations.differences(result.diagnostics().sorted());
-            if (!differences.isEmpty()) {
-                fail("example at docs/" + example.document() + ":" + example.line() + " (lines below are relative to the block):\n  "
-                        + String.join("\n  ", differences));
+            String mismatch = expectations.mismatch(result.diagnostics().sorted());
+            if (mismatch != null) {
+                fail("example at docs/" + example.document() + ":" + example.line() + " (lines below count from the block's first line):\n"
+                        + mismatch);
             }
         }));
     }

@@ -20,10 +20,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.mpfl.compiler.diag.Diagnostic;
+import org.mpfl.fixtures.InlineExpectations;
 
 /**
  * Every fixture under {@code src/test/resources/fixtures} checked the way {@code mpflc check} checks
- * it, against the diagnostics written inside it ({@link InlineExpectations}, fixtures/README.md).
+ * it, against the diagnostics written inside it ({@link InlineExpectations}, docs/fixtures.md).
  */
 class FixtureDiagnosticsTest {
     static final Path FIXTURES = Paths.get("src/test/resources/fixtures");
