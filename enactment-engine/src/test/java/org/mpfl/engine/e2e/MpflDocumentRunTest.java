@@ -18,9 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,7 +48,7 @@ class MpflDocumentRunTest {
                 Files.write(dir.resolve(doc + ".mpfl.xml"), in.readAllBytes());
             }
         }
-        activitiesJar(Files.createDirectories(dir.resolve("lib")).resolve("activities.jar"));
+        TestActivities.jar(Files.createDirectories(dir.resolve("lib")).resolve("activities.jar"));
         cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
                 .runSettings(new RunSettings(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofMillis(500), 2, "auto")),
                 2, Duration.ofSeconds(90));
@@ -80,41 +77,6 @@ class MpflDocumentRunTest {
         }
         try (var s = Files.walk(dir)) {
             s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-    }
-
-    /** gen.Twice (y = 2x, input named by the compute) and gen.Decide (receiveFirst = true), compiled here: not on any class path. */
-    static void activitiesJar(Path jar) throws IOException {
-        Path src = Files.createTempDirectory(dir, "src");
-        Files.createDirectories(src.resolve("gen"));
-        Files.writeString(src.resolve("gen/Twice.java"), """
-                package gen;
-                public class Twice implements org.mpfl.runtime.api.Activity {
-                    public java.util.Map<String, Object> execute(java.util.Map<String, Object> in,
-                            org.mpfl.runtime.api.ActivityContext ctx) {
-                        int v = (Integer) in.values().iterator().next();
-                        return java.util.Map.of("y", 2 * v, "twice", 2 * v);
-                    }
-                }
-                """);
-        Files.writeString(src.resolve("gen/Decide.java"), """
-                package gen;
-                public class Decide implements org.mpfl.runtime.api.Activity {
-                    public java.util.Map<String, Object> execute(java.util.Map<String, Object> in,
-                            org.mpfl.runtime.api.ActivityContext ctx) {
-                        return java.util.Map.of("receiveFirst", true);
-                    }
-                }
-                """);
-        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-classpath", System.getProperty("java.class.path"),
-                "-d", src.toString(), src.resolve("gen/Twice.java").toString(), src.resolve("gen/Decide.java").toString());
-        assertEquals(0, rc, "javac");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
-            for (String c : List.of("gen/Twice.class", "gen/Decide.class")) {
-                j.putNextEntry(new JarEntry(c));
-                j.write(Files.readAllBytes(src.resolve(c)));
-                j.closeEntry();
-            }
         }
     }
 

@@ -98,6 +98,7 @@ public final class HostProcesses implements AutoCloseable {
         private final List<String> jvmArgs = new ArrayList<>();
         private final List<String> hostArgs = new ArrayList<>();
         private final Map<String, String> environment = new LinkedHashMap<>();
+        private final List<String> launchPrefix = new ArrayList<>();
         private Duration readyTimeout = Duration.ofSeconds(90);
         private Path logDirectory;
 
@@ -133,6 +134,17 @@ public final class HostProcesses implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Words put before each child's {@code java} command, e.g. {@code ip netns exec NS} to start the
+         * host inside a network namespace (the multi-host tests). The prefix must exec the command, not
+         * fork it, so that the child process is the host JVM itself (what {@link #close} and a test's
+         * SIGKILL act on).
+         */
+        public Builder launchPrefix(List<String> words) {
+            launchPrefix.addAll(words);
+            return this;
+        }
+
         /** Where the children's logs go ({@code host-N.log}); a temporary file each by default. */
         public Builder logDirectory(Path directory) {
             this.logDirectory = directory;
@@ -152,7 +164,7 @@ public final class HostProcesses implements AutoCloseable {
                 for (int i = 0; i < count; i++) {
                     Path log = logDirectory == null ? Files.createTempFile("mpfl-host-" + i + "-", ".log")
                             : logDirectory.resolve("host-" + i + ".log");
-                    List<String> cmd = new ArrayList<>();
+                    List<String> cmd = new ArrayList<>(launchPrefix);
                     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
                     cmd.addAll(jvmArgs);
                     cmd.add("-cp");

@@ -1,0 +1,57 @@
+package org.mpfl.engine.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import javax.tools.ToolProvider;
+
+/**
+ * The activity library of the test document {@code mpfl/everything.mpfl.xml} ({@code lib/activities.jar}
+ * next to it), compiled when a test needs it so that the classes are on no class path: only the
+ * generated service archive brings them to the hosts.
+ */
+public final class TestActivities {
+    private TestActivities() {
+    }
+
+    /** Writes gen.Twice (y = 2x, input named by the compute) and gen.Decide (receiveFirst = true) into {@code jar}. */
+    public static void jar(Path jar) throws IOException {
+        Path src = Files.createTempDirectory(jar.toAbsolutePath().getParent(), "src");
+        Files.createDirectories(src.resolve("gen"));
+        Files.writeString(src.resolve("gen/Twice.java"), """
+                package gen;
+                public class Twice implements org.mpfl.runtime.api.Activity {
+                    public java.util.Map<String, Object> execute(java.util.Map<String, Object> in,
+                            org.mpfl.runtime.api.ActivityContext ctx) {
+                        int v = (Integer) in.values().iterator().next();
+                        return java.util.Map.of("y", 2 * v, "twice", 2 * v);
+                    }
+                }
+                """);
+        Files.writeString(src.resolve("gen/Decide.java"), """
+                package gen;
+                public class Decide implements org.mpfl.runtime.api.Activity {
+                    public java.util.Map<String, Object> execute(java.util.Map<String, Object> in,
+                            org.mpfl.runtime.api.ActivityContext ctx) {
+                        return java.util.Map.of("receiveFirst", true);
+                    }
+                }
+                """);
+        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-classpath", System.getProperty("java.class.path"),
+                "-d", src.toString(), src.resolve("gen/Twice.java").toString(), src.resolve("gen/Decide.java").toString());
+        assertEquals(0, rc, "javac");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
+            for (String c : List.of("gen/Twice.class", "gen/Decide.class")) {
+                j.putNextEntry(new JarEntry(c));
+                j.write(Files.readAllBytes(src.resolve(c)));
+                j.closeEntry();
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package org.mpfl.engine.multihost;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.e2e.TestActivities;
+import org.mpfl.engine.e2e.WaitingProgram;
+
+/**
+ * MPFL across machines: the engine, three service hosts and an attacker each in a network namespace
+ * of their own ({@link NetworkLab}), talking over a bridge with lab addresses only. Documents run with
+ * ranks on every host; a host killed
+ * or cut off mid-run fails the run naming it, within the bounds of issue 13, and leaves no rank
+ * running on the hosts the engine still reaches.
+ */
+@Timeout(300)
+class MultiHostRunTest {
+    static NetworkLab lab;
+    static Path docs;
+
+    @BeforeAll
+    static void start() throws Exception {
+        lab = NetworkLab.builder().hosts(3).capacity(1).hostService("wait", WaitingProgram.class).start();
+        docs = Files.createTempDirectory("mpfl-multihost-");
+        try (InputStream in = MultiHostRunTest.class.getResourceAsStream("/mpfl/everything.mpfl.xml")) {
+            Files.write(docs.resolve("everything.mpfl.xml"), in.readAllBytes());
+        }
+        TestActivities.jar(Files.createDirectories(docs.resolve("lib")).resolve("activities.jar"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (lab != null) {
+            lab.close();
+        }
+    }
+
+    static final Set<String> THREE = Set.of("h1", "h2", "h3");
+
+    @Test
+    void ringRunsWithRanksOnAllThreeHosts() throws Exception {
+        JsonNode r = lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), "ranks=6");
+        assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
+        assertEquals(15, r.at("/outputs/token/0").asInt(), r.toString());
+        assertEquals(THREE, lab.placement(r.path("run").asText()));
+    }
+
+    @Test
+    void everyCollectiveRunsAcrossTheHosts() throws Exception {
+        JsonNode r = lab.runDocument(docs.resolve("everything.mpfl.xml"), "base=20");
+        assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
+        JsonNode o = r.get("outputs");
+        // the same values as on one machine (MpflDocumentRunTest): bcast, scatter, gather, reduce, allgather, alltoall…
+        assertEquals(40, o.at("/y/0").asInt());
+        assertEquals("[42,44,46]", o.at("/answers/0").toString());
+        assertEquals("[0,1,2,3]", o.at("/all/0").toString());
+        assertEquals(6, o.at("/total/0").asInt());
+        assertEquals("[0,1,2,3]", o.at("/swapped/0").toString());
+        for (int w = 0; w < 3; w++) {
+            String rank = "/" + (w + 1);
+            assertEquals(w + 2, o.at("/prefix" + rank).asInt());
+            assertEquals(6, o.at("/workerSum" + rank).asInt());
+            assertEquals((w + 2) % 3, o.at("/fromWest" + rank).asInt());
+        }
+        assertEquals(THREE, lab.placement(r.path("run").asText()));
+    }
+
+    /** Waits (bounded) until no host of the lab runs a rank thread; fails naming those still running. */
+    static void assertNoRankRunning(List<NetworkLab.Host> hosts) throws Exception {
+        long end = System.currentTimeMillis() + 10_000;
+        Map<String, List<String>> running;
+        do {
+            running = new java.util.TreeMap<>();
+            for (NetworkLab.Host h : hosts) {
+                List<String> t = h.rankThreads();
+                if (!t.isEmpty()) {
+                    running.put(h.hostId(), t);
+                }
+            }
+            if (running.isEmpty()) {
+                return;
+            }
+            Thread.sleep(200);
+        } while (System.currentTimeMillis() < end);
+        throw new AssertionError("ranks still running 10 s after the run failed: " + running);
+    }
+
+    static String startWaitingRun(int ranks) throws Exception {
+        Http.Answer a = Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(), Map.of("params", Map.of(),
+                "plan", Map.of("workflow", "wait", "processes", List.of(Map.of("name", "wait", "service", "wait", "ranks", ranks)))));
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    static void awaitRunning(String id) throws Exception {
+        long end = System.currentTimeMillis() + 30_000;
+        while (!lab.run(id).path("state").asText().equals("RUNNING")) {
+            assertTrue(System.currentTimeMillis() < end, "run did not start: " + lab.run(id));
+            Thread.sleep(50);
+        }
+    }
+
+    static long awaitEndMs(String id, long boundMs) throws Exception {
+        long t0 = System.nanoTime();
+        for (;;) {
+            String s = lab.run(id).path("state").asText();
+            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(s)) {
+                return (System.nanoTime() - t0) / 1_000_000;
+            }
+            if ((System.nanoTime() - t0) / 1_000_000 > boundMs) {
+                throw new AssertionError("run " + id + " still " + s + " after " + boundMs + " ms");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void killedHostFailsTheRunNamingIt() throws Exception {
+        NetworkLab.Host victim = lab.addHost("v1", 31);
+        try {
+            String id = startWaitingRun(4);
+            awaitRunning(id);
+            assertEquals(Set.of("h1", "h2", "h3", "v1"), lab.placement(id));
+            victim.kill();
+            long ms = awaitEndMs(id, 60_000);
+            JsonNode d = lab.run(id);
+            assertEquals("FAILED", d.path("state").asText(), d.toString());
+            assertTrue(d.at("/error/message").asText().contains("v1"), d.toString());
+            assertTrue(ms < 5_000, "failed after " + ms + " ms");
+            assertNoRankRunning(lab.hosts());
+        } finally {
+            lab.removeHost(victim);
+        }
+    }
+
+    @Test
+    void hostCutOffFailsTheRunNamingIt() throws Exception {
+        NetworkLab.Host victim = lab.addHost("v2", 32);
+        try {
+            String id = startWaitingRun(4);
+            awaitRunning(id);
+            victim.node().linkDown();
+            long ms = awaitEndMs(id, 60_000);
+            JsonNode d = lab.run(id);
+            assertEquals("FAILED", d.path("state").asText(), d.toString());
+            assertTrue(d.at("/error/message").asText().contains("v2"), d.toString());
+            assertTrue(ms < 15_000, "failed after " + ms + " ms");
+            // the hosts the engine still reaches ended their ranks (the engine aborted the domain there);
+            // the cut-off host's own rank is not checked: nothing tells it today (see docs/deployment.md)
+            assertNoRankRunning(lab.hosts().stream().filter(h -> h != victim).toList());
+        } finally {
+            lab.removeHost(victim);
+        }
+    }
+}

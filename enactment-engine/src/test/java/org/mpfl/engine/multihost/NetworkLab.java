@@ -1,0 +1,966 @@
+package org.mpfl.engine.multihost;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.launch.HostProcesses;
+
+/**
+ * A small network of "machines" on this one machine, for tests of MPFL across machines: network
+ * namespaces made with {@code ip netns}, joined by veth pairs to a bridge that lives in a namespace of
+ * its own (the "switch"), with addresses in {@value #SUBNET}0/24 that exist only inside those
+ * namespaces. Nothing touches the machine's own interfaces, and no traffic leaves the lab: the test
+ * JVM reaches a node's view of the network through that node's {@link NamespaceRelay} (over a
+ * Unix-domain socket), which only connects to lab addresses.
+ *
+ * <p>In the lab: the engine ({@code mpflc up --hosts 0 --bind ADDR}) in node {@code eng}, N service
+ * hosts ({@code mpflc host --engine URL --bind ADDR}, started by the one launcher
+ * {@link HostProcesses}) in nodes {@code h1…hN}, an {@code atk} node for attacks, and any further
+ * hosts a test {@linkplain #addHost adds} (e.g. one to kill). Everything the lab made carries the
+ * prefix {@code mpfl-lab-<pid>-<n>-}: {@link #close} stops every process, asserts that no process is
+ * left in any of its namespaces, and deletes them (also when start-up failed); the next lab removes
+ * what a crashed JVM left (prefix with a dead pid).
+ *
+ * <p>Needs root and {@code ip} (iproute2); {@code iptables} for {@link Node#dropTcp}. Where they are
+ * missing, {@link #start} fails naming what is missing, unless {@code MPFL_SKIP_NETNS=1} is set, in
+ * which case the tests are skipped with that message.
+ *
+ * <pre>{@code
+ * lab = NetworkLab.builder().hosts(3).hostService("wait", WaitingProgram.class).start();
+ * Http.get(lab.engineUrl(lab.attacker()) + "/api/runs");   // from the attacker's address
+ * lab.close();                                             // asserts no process is left
+ * }</pre>
+ */
+public final class NetworkLab implements AutoCloseable {
+    /** Every namespace, directory and relay socket of a lab starts with this. */
+    public static final String PREFIX = "mpfl-lab-";
+    /** The lab's /24: addresses exist only inside the lab's namespaces. */
+    public static final String SUBNET = "10.77.0.";
+    /** Set to {@code 1} to skip (not fail) the multi-host tests where namespaces cannot be made. */
+    public static final String SKIP_ENV = "MPFL_SKIP_NETNS";
+    /** The engine's port inside its namespace (every namespace has its own ports). */
+    public static final int ENGINE_PORT = 8080;
+    private static final Pattern LAB_NAME = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-\\d+-.*");
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
+    private static final AtomicInteger LABS = new AtomicInteger();
+    private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+    private final String name;
+    private final Path dir;
+    private final Builder config;
+    private final String switchNs;
+    private final Map<String, Node> nodes = new ConcurrentHashMap<>();
+    private final List<Host> hosts = new CopyOnWriteArrayList<>();
+    private final List<String> madeNamespaces = new CopyOnWriteArrayList<>();
+    private final Thread shutdownHook;
+    private Process engine;
+    private Path engineLog;
+    private String token;
+    private volatile boolean closed;
+
+    private NetworkLab(Builder config) throws IOException {
+        this.config = config;
+        this.name = PREFIX + ProcessHandle.current().pid() + "-" + LABS.incrementAndGet();
+        this.dir = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), name));
+        this.switchNs = name + "-sw";
+        this.shutdownHook = new Thread(this::stopQuietly, name + "-stop");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** How the lab is made. */
+    public static final class Builder {
+        private int hostCount = 3;
+        private int capacity = 1;
+        private final Map<String, String> services = new LinkedHashMap<>();
+        private final List<String> engineArgs = new ArrayList<>();
+        private HostSetup hostSetup = HostSetup.ENGINE_TOKEN_IN_ENVIRONMENT;
+        private Duration startTimeout = Duration.ofSeconds(120);
+
+        public Builder hosts(int n) {
+            hostCount = n;
+            return this;
+        }
+
+        /** Each host's {@code --capacity} (1 by default, so a run of N ≥ hosts ranks uses every host). */
+        public Builder capacity(int n) {
+            capacity = n;
+            return this;
+        }
+
+        /** A hand-written {@code RankProgram} published on every host ({@code --service NAME=CLASS}). */
+        public Builder hostService(String serviceName, Class<?> program) {
+            services.put(serviceName, program.getName());
+            return this;
+        }
+
+        /** Further {@code mpflc up} options for the engine. */
+        public Builder engineArgs(String... args) {
+            engineArgs.addAll(List.of(args));
+            return this;
+        }
+
+        /** How each host gets its credentials and extra options (see {@link HostSetup}). */
+        public Builder hostSetup(HostSetup setup) {
+            hostSetup = setup;
+            return this;
+        }
+
+        public Builder startTimeout(Duration d) {
+            startTimeout = d;
+            return this;
+        }
+
+        /** Makes the lab and starts the engine and the hosts; on any failure removes what it made. */
+        public NetworkLab start() throws Exception {
+            requireNamespaces();
+            removeLeftovers();
+            NetworkLab lab = new NetworkLab(this);
+            try {
+                lab.build();
+                return lab;
+            } catch (Exception | Error e) {
+                try {
+                    lab.close();
+                } catch (RuntimeException | Error cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * What a host needs beyond the lab's own options: the place where the credential features plug in.
+     * The default hands the engine's admin token to the host in its environment, as {@code mpflc up}
+     * does today.
+     */
+    @FunctionalInterface
+    public interface HostSetup {
+        /** Hosts get the engine token in {@code MPFL_ENGINE_TOKEN} (what the engine uses to deploy). */
+        HostSetup ENGINE_TOKEN_IN_ENVIRONMENT = (lab, node, launcher) -> launcher.environment("MPFL_ENGINE_TOKEN", lab.token());
+
+        /** Adds environment variables, files, host options to the launcher of the host in {@code node}. */
+        void configure(NetworkLab lab, Node node, HostProcesses.Builder launcher) throws Exception;
+    }
+
+    // ---------------------------------------------------------------- preconditions and leftovers
+
+    /**
+     * Fails (or, with {@value #SKIP_ENV}=1, skips) unless this JVM can make network namespaces: root,
+     * {@code ip} on the path.
+     */
+    static void requireNamespaces() {
+        String missing = null;
+        try {
+            Result id = exec(List.of("id", "-u"), Duration.ofSeconds(10));
+            if (!id.out().strip().equals("0")) {
+                missing = "root (the tests run as uid " + id.out().strip() + ")";
+            }
+        } catch (IOException e) {
+            missing = "the 'id' command (" + e.getMessage() + ")";
+        }
+        if (missing == null) {
+            try {
+                Result ip = exec(List.of("ip", "netns", "list"), Duration.ofSeconds(10));
+                if (ip.code() != 0) {
+                    missing = "a working 'ip netns' (iproute2): " + ip.out().strip();
+                }
+            } catch (IOException e) {
+                missing = "the 'ip' command of iproute2 (apt-get install iproute2)";
+            }
+        }
+        if (missing == null) {
+            return;
+        }
+        String message = "the multi-host tests need to create network namespaces, which needs " + missing
+                + "; set " + SKIP_ENV + "=1 to skip them where that is impossible";
+        if ("1".equals(System.getenv(SKIP_ENV))) {
+            Assumptions.abort(message);
+        }
+        throw new IllegalStateException(message);
+    }
+
+    /** Removes the namespaces (and their processes) and directories of labs whose JVM is gone. */
+    static void removeLeftovers() throws IOException {
+        for (String ns : namespaces()) {
+            Matcher m = LAB_NAME.matcher(ns);
+            if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false)) {
+                continue;
+            }
+            if (m.matches()) {
+                killAll(ns);
+                exec(List.of("ip", "netns", "del", ns), COMMAND_TIMEOUT);
+            }
+        }
+        try (var dirs = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            for (Path d : dirs.toList()) {
+                Matcher m = LAB_NAME.matcher(d.getFileName().toString() + "-");
+                if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
+                    deleteTree(d);
+                }
+            }
+        }
+    }
+
+    private static List<String> namespaces() throws IOException {
+        List<String> out = new ArrayList<>();
+        for (String line : exec(List.of("ip", "netns", "list"), COMMAND_TIMEOUT).out().split("\n")) {
+            if (!line.isBlank()) {
+                out.add(line.strip().split("\\s+")[0]);
+            }
+        }
+        return out;
+    }
+
+    /** The pids of the processes in a namespace. */
+    static List<Long> pids(String ns) throws IOException {
+        List<Long> out = new ArrayList<>();
+        for (String line : exec(List.of("ip", "netns", "pids", ns), COMMAND_TIMEOUT).out().split("\n")) {
+            if (line.strip().matches("\\d+")) {
+                out.add(Long.parseLong(line.strip()));
+            }
+        }
+        return out;
+    }
+
+    private static void killAll(String ns) throws IOException {
+        for (long pid : pids(ns)) {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    // ---------------------------------------------------------------- building
+
+    private void build() throws Exception {
+        ip("netns", "add", switchNs);
+        madeNamespaces.add(switchNs);
+        ip("-n", switchNs, "link", "add", "br0", "type", "bridge");
+        ip("-n", switchNs, "link", "set", "br0", "up");
+        Node eng = node("eng", SUBNET + 10);
+        node("atk", SUBNET + 66);
+        startEngine(eng);
+        List<CompletableFuture<Host>> starting = new ArrayList<>();
+        for (int i = 1; i <= config.hostCount; i++) {
+            Node n = node("h" + i, SUBNET + (10 + i));
+            starting.add(CompletableFuture.supplyAsync(() -> launchHost(n)));
+        }
+        for (CompletableFuture<Host> f : starting) {
+            try {
+                hosts.add(f.join());
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof Exception x ? x : e;
+            }
+        }
+        awaitRegistered(hosts.stream().map(Host::hostId).toList());
+    }
+
+    /** Makes a namespace joined to the switch with {@code address}/24 on its {@code eth0}. */
+    private Node node(String nodeName, String address) throws IOException {
+        String ns = name + "-" + nodeName;
+        ip("netns", "add", ns);
+        madeNamespaces.add(ns);
+        String port = "p-" + nodeName;
+        ip("link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", port, "netns", switchNs);
+        ip("-n", switchNs, "link", "set", port, "master", "br0");
+        ip("-n", switchNs, "link", "set", port, "up");
+        ip("-n", ns, "addr", "add", address + "/24", "dev", "eth0");
+        ip("-n", ns, "link", "set", "eth0", "up");
+        ip("-n", ns, "link", "set", "lo", "up");
+        Node n = new Node(this, nodeName, ns, address);
+        nodes.put(nodeName, n);
+        return n;
+    }
+
+    private void startEngine(Node eng) throws Exception {
+        Path data = Files.createDirectories(dir.resolve("engine"));
+        engineLog = dir.resolve("engine.log");
+        List<String> cmd = new ArrayList<>(eng.inside());
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JVM);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Mpflc.class.getName(), "up", "--hosts", "0",
+                "--bind", eng.address(), "--port", Integer.toString(ENGINE_PORT), "--data", data.toString()));
+        cmd.addAll(config.engineArgs);
+        engine = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(engine.getInputStream(), StandardCharsets.UTF_8));
+                 OutputStream log = Files.newOutputStream(engineLog)) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    log.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                    log.flush();
+                    if (line.startsWith("MPFL engine and console: ")) {
+                        ready.complete(null);
+                    }
+                }
+            } catch (IOException e) {
+                // the engine is gone
+            }
+            ready.completeExceptionally(new IOException("the engine exited before it was ready:\n" + tail(engineLog)));
+        }, name + "-engine-out");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            ready.get(config.startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("the engine was not ready within " + config.startTimeout + ":\n" + tail(engineLog));
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw (IOException) e.getCause();
+        }
+        token = Files.readString(data.resolve("engine.token")).strip();
+    }
+
+    private Host launchHost(Node n) {
+        try {
+            HostProcesses.Builder b = HostProcesses.builder().count(1).launchPrefix(n.inside())
+                    .readyTimeout(config.startTimeout).logDirectory(Files.createDirectories(dir.resolve(n.name())));
+            JVM.forEach(b::jvmArg);
+            config.services.forEach((s, c) -> List.of("--service", s + "=" + c).forEach(b::hostArg));
+            List.of("--engine", engineUrl(), "--bind", n.address(), "--host-id", n.name(),
+                    "--capacity", Integer.toString(config.capacity)).forEach(b::hostArg);
+            config.hostSetup.configure(this, n, b);
+            HostProcesses p = b.start();
+            return new Host(n, p);
+        } catch (Exception e) {
+            throw new IllegalStateException("service host " + n.name() + " did not start: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Adds one more host in a namespace of its own (e.g. a victim to kill or cut off) and waits until
+     * the engine has registered it. Names must be new and short ({@code v1}…).
+     */
+    public Host addHost(String nodeName, int lastOctet) throws Exception {
+        Host h = launchHost(node(nodeName, SUBNET + lastOctet));
+        hosts.add(h);
+        awaitRegistered(List.of(h.hostId()));
+        return h;
+    }
+
+    /** Stops a host added with {@link #addHost} and deletes its namespace. */
+    public void removeHost(Host h) throws IOException {
+        h.processes().close();
+        hosts.remove(h);
+        Node n = nodes.remove(h.node().name());
+        n.closeRelay();
+        List<Long> left = pids(n.netns());
+        killAll(n.netns());
+        ip("netns", "del", n.netns());
+        madeNamespaces.remove(n.netns());
+        if (!left.isEmpty()) {
+            throw new AssertionError("processes " + left + " were still running in " + n.netns() + " after its host stopped");
+        }
+    }
+
+    /** Waits until the engine lists these hosts. */
+    public void awaitRegistered(List<String> hostIds) throws Exception {
+        long end = System.nanoTime() + config.startTimeout.toNanos();
+        String seen = "";
+        while (System.nanoTime() < end) {
+            Http.Answer a = Http.get(engineUrl(engineNode()) + "/api/registry/hosts");
+            seen = a.body();
+            List<String> ids = new ArrayList<>();
+            a.json().forEach(h -> ids.add(h.path("hostId").asText()));
+            if (ids.containsAll(hostIds)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new IOException("hosts " + hostIds + " not registered within " + config.startTimeout + "; registry: " + seen
+                + "\n" + logs());
+    }
+
+    // ---------------------------------------------------------------- what tests use
+
+    /** The engine's base URL inside the lab ({@code http://10.77.0.10:8080}). */
+    public String engineUrl() {
+        return "http://" + engineNode().address() + ":" + ENGINE_PORT;
+    }
+
+    /** A loopback URL of this JVM that reaches the engine from {@code from}'s address. */
+    public String engineUrl(Node from) throws IOException {
+        InetSocketAddress a = from.reach(engineNode().address(), ENGINE_PORT);
+        return "http://127.0.0.1:" + a.getPort();
+    }
+
+    /** The engine's admin token (read from its data directory, never passed on a command line). */
+    public String token() {
+        return token;
+    }
+
+    /** The engine's data directory ({@code mpflc run --data DIR} finds the token there). */
+    public Path engineData() {
+        return dir.resolve("engine");
+    }
+
+    public Node engineNode() {
+        return nodes.get("eng");
+    }
+
+    /** The attacker's node: a lab address that is neither the engine nor a host. */
+    public Node attacker() {
+        return nodes.get("atk");
+    }
+
+    /** The hosts the lab started with, then those added. */
+    public List<Host> hosts() {
+        return List.copyOf(hosts);
+    }
+
+    public Host host(String hostId) {
+        return hosts.stream().filter(h -> h.hostId().equals(hostId)).findFirst().orElseThrow();
+    }
+
+    /**
+     * Runs a document as a user on the engine's machine does — {@code mpflc run DOC --engine URL
+     * --data DIR --json --param …} (the token read from the engine's data directory) — and returns its
+     * JSON summary; an assertion error with the command's output and the lab's logs if there is none.
+     */
+    public JsonNode runDocument(Path document, String... params) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", document.toString(), "--engine", engineUrl(engineNode()),
+                "--data", engineData().toString(), "--json", "--timeout", "180"));
+        for (String p : params) {
+            args.add("--param");
+            args.add(p);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Mpflc.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
+        if (text.isBlank()) {
+            throw new AssertionError("mpflc run " + document + " printed no summary (exit " + code + "): "
+                    + err.toString(StandardCharsets.UTF_8) + "\n" + logs());
+        }
+        return Json.MAPPER.readTree(text);
+    }
+
+    /** A run's detail as the engine's REST API gives it ({@code GET /api/runs/ID}, read from the engine's node). */
+    public JsonNode run(String runId) throws Exception {
+        return Http.get(engineUrl(engineNode()) + "/api/runs/" + runId).json();
+    }
+
+    /** The ids of the hosts a run's ranks were placed on (from its detail's {@code ranks[].host}). */
+    public java.util.Set<String> placement(String runId) throws Exception {
+        java.util.Set<String> used = new java.util.TreeSet<>();
+        run(runId).path("ranks").forEach(r -> used.add(r.path("host").asText()));
+        return used;
+    }
+
+    /** The engine process (the {@code mpflc up} JVM). */
+    public Process engineProcess() {
+        return engine;
+    }
+
+    /** The last lines of every log of the lab, for assertion messages. */
+    public String logs() {
+        StringBuilder b = new StringBuilder("engine log:\n").append(tail(engineLog));
+        for (Host h : hosts) {
+            b.append("\nhost ").append(h.hostId()).append(" log:\n").append(tail(h.process().log()));
+        }
+        return b.toString();
+    }
+
+    // ---------------------------------------------------------------- stopping
+
+    private void stopQuietly() {
+        try {
+            stop();
+        } catch (IOException | RuntimeException e) {
+            System.err.println("network lab " + name + ": " + e);
+        }
+    }
+
+    /** Stops every process and returns what was still running in the namespaces afterwards. */
+    private synchronized Map<String, List<Long>> stop() throws IOException {
+        Map<String, List<Long>> leftovers = new LinkedHashMap<>();
+        if (closed) {
+            return leftovers;
+        }
+        closed = true;
+        for (Host h : hosts) {
+            h.processes().close();
+        }
+        if (engine != null) {
+            engine.destroy();
+            try {
+                if (!engine.waitFor(15, TimeUnit.SECONDS)) {
+                    engine.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                engine.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (Node n : nodes.values()) {
+            n.closeRelay();
+        }
+        for (String ns : List.copyOf(madeNamespaces)) {
+            List<Long> left = pids(ns);
+            if (!left.isEmpty()) {
+                leftovers.put(ns, left);
+                killAll(ns);
+            }
+            Result r = exec(List.of("ip", "netns", "del", ns), COMMAND_TIMEOUT);
+            if (r.code() == 0) {
+                madeNamespaces.remove(ns);
+            }
+        }
+        return leftovers;
+    }
+
+    /**
+     * Stops the hosts and the engine, deletes the namespaces and the lab's directory, and fails if a
+     * process was still running in a namespace after its owner was stopped, or a namespace could not
+     * be deleted.
+     */
+    @Override
+    public void close() {
+        Map<String, List<Long>> leftovers;
+        try {
+            leftovers = stop();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook stops the lab (stop is idempotent)
+        }
+        if (!leftovers.isEmpty()) {
+            throw new AssertionError("processes left running in the lab's namespaces after stopping it (killed now): "
+                    + leftovers);
+        }
+        if (!madeNamespaces.isEmpty()) {
+            throw new AssertionError("namespaces could not be deleted: " + madeNamespaces);
+        }
+        try {
+            deleteTree(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- nodes and hosts
+
+    /**
+     * One "machine" of the lab: a network namespace with one address on the lab's switch.
+     */
+    public static final class Node {
+        private final NetworkLab lab;
+        private final String name;
+        private final String netns;
+        private final String address;
+        private final Map<String, Forward> forwards = new ConcurrentHashMap<>();
+        private Process relay;
+        private Path relaySocket;
+
+        Node(NetworkLab lab, String name, String netns, String address) {
+            this.lab = lab;
+            this.name = name;
+            this.netns = netns;
+            this.address = address;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        public String netns() {
+            return netns;
+        }
+
+        /** This node's address in the lab. */
+        public String address() {
+            return address;
+        }
+
+        /** The words that run a command inside this node: {@code ip netns exec NS}. */
+        public List<String> inside() {
+            return List.of("ip", "netns", "exec", netns);
+        }
+
+        /** Runs a command inside this node (bounded) and returns its exit code and output. */
+        public Result exec(String... command) throws IOException {
+            List<String> cmd = new ArrayList<>(inside());
+            cmd.addAll(List.of(command));
+            return NetworkLab.exec(cmd, COMMAND_TIMEOUT);
+        }
+
+        /**
+         * A loopback address of this JVM whose connections are made from this node to
+         * {@code labAddress:port} (through the node's relay): the peer sees this node's address.
+         */
+        public synchronized InetSocketAddress reach(String labAddress, int port) throws IOException {
+            if (!labAddress.startsWith(SUBNET)) {
+                throw new IllegalArgumentException(labAddress + " is not in the lab");
+            }
+            Forward f = forwards.get(labAddress + ":" + port);
+            if (f == null) {
+                f = new Forward(relaySocket(), labAddress, port);
+                forwards.put(labAddress + ":" + port, f);
+            }
+            return f.local();
+        }
+
+        /** Connects from this node to {@code labAddress:port}; the caller closes the socket. */
+        public java.net.Socket connect(String labAddress, int port) throws IOException {
+            java.net.Socket s = new java.net.Socket();
+            s.connect(reach(labAddress, port), 5_000);
+            return s;
+        }
+
+        /** Takes this node's link down: like pulling its cable (nothing answers, nothing is refused). */
+        public void linkDown() throws IOException {
+            lab.ip("-n", netns, "link", "set", "eth0", "down");
+        }
+
+        public void linkUp() throws IOException {
+            lab.ip("-n", netns, "link", "set", "eth0", "up");
+        }
+
+        /**
+         * A firewall rule in this node dropping incoming TCP to {@code port} (silently, as a firewall
+         * does); closing it removes the rule.
+         */
+        public Firewall dropTcp(int port) throws IOException {
+            Firewall f = new Firewall(this, port);
+            f.change("-I");
+            return f;
+        }
+
+        private synchronized Path relaySocket() throws IOException {
+            if (relay != null) {
+                return relaySocket;
+            }
+            relaySocket = lab.dir.resolve("relay-" + name + ".sock");
+            List<String> cmd = new ArrayList<>(inside());
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.addAll(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                    System.getProperty("java.class.path"), NamespaceRelay.class.getName(), relaySocket.toString(), SUBNET));
+            Path log = lab.dir.resolve("relay-" + name + ".log");
+            relay = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+            CompletableFuture<Void> ready = new CompletableFuture<>();
+            Process p = relay;
+            Thread t = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        if (line.equals(NamespaceRelay.READY)) {
+                            ready.complete(null);
+                        }
+                    }
+                } catch (IOException e) {
+                    // gone
+                }
+                ready.completeExceptionally(new IOException("relay of " + name + " exited:\n" + tail(log)));
+            }, "relay-out-" + name);
+            t.setDaemon(true);
+            t.start();
+            try {
+                ready.get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                relay.destroyForcibly();
+                relay = null;
+                throw new IOException("the relay of node " + name + " did not start: " + e.getMessage() + "\n" + tail(log));
+            }
+            return relaySocket;
+        }
+
+        synchronized void closeRelay() {
+            forwards.values().forEach(Forward::close);
+            forwards.clear();
+            if (relay != null) {
+                relay.destroy();
+                try {
+                    if (!relay.waitFor(5, TimeUnit.SECONDS)) {
+                        relay.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    }
+                } catch (InterruptedException e) {
+                    relay.destroyForcibly();
+                    Thread.currentThread().interrupt();
+                }
+                relay = null;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return name + " (" + address + " in " + netns + ")";
+        }
+    }
+
+    /** A rule dropping incoming TCP to one port of one node; {@link #close} removes it. */
+    public static final class Firewall implements AutoCloseable {
+        private final Node node;
+        private final int port;
+        private final String iptables;
+
+        Firewall(Node node, int port) throws IOException {
+            this.node = node;
+            this.port = port;
+            this.iptables = iptablesCommand(node);
+        }
+
+        void change(String action) throws IOException {
+            Result r = node.exec(iptables, action, "INPUT", "-p", "tcp", "--dport", Integer.toString(port), "-j", "DROP");
+            if (r.code() != 0) {
+                throw new IOException(iptables + " " + action + " in " + node + " failed: " + r.out());
+            }
+        }
+
+        /** Packets the rule dropped so far (proof that something tried the port). */
+        public long droppedPackets() throws IOException {
+            Result r = node.exec(iptables, "-L", "INPUT", "-v", "-n", "-x");
+            for (String line : r.out().split("\n")) {
+                if (line.contains("dpt:" + port) && line.contains("DROP")) {
+                    return Long.parseLong(line.strip().split("\\s+")[0]);
+                }
+            }
+            throw new IOException("no DROP rule for port " + port + " in " + node + ":\n" + r.out());
+        }
+
+        @Override
+        public void close() throws IOException {
+            change("-D");
+        }
+
+        /** {@code iptables} if it works inside the node, else {@code iptables-legacy}. */
+        private static String iptablesCommand(Node node) throws IOException {
+            StringBuilder why = new StringBuilder();
+            for (String c : List.of("iptables", "iptables-legacy")) {
+                try {
+                    Result r = node.exec(c, "-S", "INPUT");
+                    if (r.code() == 0) {
+                        return c;
+                    }
+                    why.append(c).append(": ").append(r.out().strip()).append("; ");
+                } catch (IOException e) {
+                    why.append(c).append(": ").append(e.getMessage()).append("; ");
+                }
+            }
+            throw new IOException("no working iptables inside a network namespace (apt-get install iptables): " + why);
+        }
+    }
+
+    /** A service host of the lab: its node and its process. */
+    public static final class Host {
+        private final Node node;
+        private final HostProcesses processes;
+
+        Host(Node node, HostProcesses processes) {
+            this.node = node;
+            this.processes = processes;
+        }
+
+        public Node node() {
+            return node;
+        }
+
+        public String hostId() {
+            return process().hostId();
+        }
+
+        public HostProcess process() {
+            return processes.get(0);
+        }
+
+        HostProcesses processes() {
+            return processes;
+        }
+
+        /** The port of the host's binary channel (from its ready line). */
+        public int binaryPort() {
+            String a = process().binaryAddress();
+            return Integer.parseInt(a.substring(a.lastIndexOf(':') + 1));
+        }
+
+        /** The port of the host's SOAP server. */
+        public int soapPort() {
+            String u = process().baseUrl();
+            return Integer.parseInt(u.substring(u.lastIndexOf(':') + 1).replace("/", ""));
+        }
+
+        /** SIGKILL: the host dies at once, with no goodbye. */
+        public void kill() {
+            process().process().destroyForcibly();
+        }
+
+        /**
+         * The names of the rank threads running in this host now ({@code mpfl-rank-…}), read with
+         * {@code jcmd PID Thread.print}; empty when the host process has ended.
+         */
+        public List<String> rankThreads() throws IOException {
+            Process p = process().process();
+            if (!p.isAlive()) {
+                return List.of();
+            }
+            Result r = NetworkLab.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(p.pid()), "Thread.print"), COMMAND_TIMEOUT);
+            if (r.code() != 0) {
+                if (!p.isAlive()) {
+                    return List.of();
+                }
+                throw new IOException("jcmd " + p.pid() + " Thread.print failed: " + r.out());
+            }
+            List<String> out = new ArrayList<>();
+            for (String line : r.out().split("\n")) {
+                if (line.startsWith("\"mpfl-rank-")) {
+                    out.add(line.substring(1, line.indexOf('"', 1)));
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public String toString() {
+            return hostId() + " at " + node.address();
+        }
+    }
+
+    /** A loopback listener of this JVM whose connections go through a node's relay to one lab address. */
+    private static final class Forward {
+        private final ServerSocketChannel server;
+        private final Thread acceptor;
+
+        Forward(Path relaySocket, String address, int port) throws IOException {
+            server = ServerSocketChannel.open();
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            acceptor = new Thread(() -> {
+                while (server.isOpen()) {
+                    SocketChannel local;
+                    try {
+                        local = server.accept();
+                    } catch (IOException e) {
+                        return;
+                    }
+                    try {
+                        SocketChannel remote = SocketChannel.open(StandardProtocolFamily.UNIX);
+                        remote.connect(UnixDomainSocketAddress.of(relaySocket));
+                        NamespaceRelay.writeHeader(remote, address, port);
+                        NamespaceRelay.splice(local, remote);
+                    } catch (IOException e) {
+                        try {
+                            local.close();
+                        } catch (IOException ignored) {
+                            // closing anyway
+                        }
+                    }
+                }
+            }, "lab-forward-" + address + ":" + port);
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        InetSocketAddress local() throws IOException {
+            return (InetSocketAddress) server.getLocalAddress();
+        }
+
+        void close() {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- commands
+
+    /** The exit code and the merged output of a command. */
+    public record Result(int code, String out) {
+    }
+
+    void ip(String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("ip"));
+        cmd.addAll(List.of(args));
+        Result r = exec(cmd, COMMAND_TIMEOUT);
+        if (r.code() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed (" + r.code() + "): " + r.out().strip());
+        }
+    }
+
+    /** Runs a command, waiting at most {@code timeout}; its stdin is closed, stdout and stderr merged. */
+    static Result exec(List<String> cmd, Duration timeout) throws IOException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .start();
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "";
+            }
+        });
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", cmd) + " did not end within " + timeout);
+            }
+            return new Result(p.exitValue(), out.get(5, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted: " + cmd, e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return new Result(p.exitValue(), "");
+        }
+    }
+
+    static String tail(Path log) {
+        if (log == null) {
+            return "(no log)";
+        }
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    private static void deleteTree(Path d) throws IOException {
+        if (!Files.exists(d)) {
+            return;
+        }
+        try (var s = Files.walk(d)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
