@@ -7,17 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -133,7 +128,7 @@ class HostTlsTest {
             assertThrows(MpiwsClient.MpiwsCallException.class, () -> new MpiwsClient(Duration.ofSeconds(10)).wsdl(url));
             // plaintext HTTP to the TLS port gets no HTTP answer
             URIParts p = URIParts.of(url);
-            assertNoHttpAnswer(p.host(), p.port());
+            LabPki.assertNoHttpAnswer(p.host(), p.port());
         }
     }
 
@@ -159,25 +154,6 @@ class HostTlsTest {
         Path quiet = Files.createDirectories(dir.resolve("quiet-logs"));
         try (HostProcesses hosts = HostProcesses.builder().count(1).logDirectory(quiet).start()) {
             assertFalse(Files.readString(hosts.get(0).log()).contains("WARNING"), "a loopback host does not warn");
-        }
-    }
-
-    /** Sends a plaintext HTTP request to a TLS port: the answer, if any, is not HTTP. */
-    public static void assertNoHttpAnswer(String host, int port) throws IOException {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), 5_000);
-            s.setSoTimeout(10_000);
-            s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            s.getOutputStream().flush();
-            InputStream in = s.getInputStream();
-            byte[] answer;
-            try {
-                answer = in.readNBytes(5);
-            } catch (SSLException | java.net.SocketException e) {
-                return; // reset: refused
-            }
-            assertFalse(new String(answer, StandardCharsets.ISO_8859_1).startsWith("HTTP/"),
-                    "a plaintext request to the TLS port got an HTTP answer");
         }
     }
 

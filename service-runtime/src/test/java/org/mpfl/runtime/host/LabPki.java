@@ -1,7 +1,11 @@
 package org.mpfl.runtime.host;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +17,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -111,6 +116,25 @@ public final class LabPki {
             return ks.getKey(alias, PASSWORD.toCharArray());
         } catch (GeneralSecurityException e) {
             throw new IOException(e);
+        }
+    }
+
+    /** Sends a plaintext HTTP request to a TLS port: the answer, if any, is not HTTP. */
+    public static void assertNoHttpAnswer(String host, int port) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), 5_000);
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            InputStream in = s.getInputStream();
+            byte[] answer;
+            try {
+                answer = in.readNBytes(5);
+            } catch (SSLException | java.net.SocketException e) {
+                return; // reset: refused
+            }
+            assertFalse(new String(answer, StandardCharsets.ISO_8859_1).startsWith("HTTP/"),
+                    "a plaintext request to the TLS port got an HTTP answer");
         }
     }
 
