@@ -15,6 +15,10 @@ import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServerConfiguration;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.jsse.KeyManagersParameters;
+import org.apache.camel.support.jsse.KeyStoreParameters;
+import org.apache.camel.support.jsse.SSLContextParameters;
+import org.apache.camel.support.jsse.TrustManagersParameters;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.deploy.HttpArchiveDeployer;
 import org.mpfl.engine.registry.HostFile;
@@ -28,6 +32,7 @@ import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.SoapRankInvoker;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowService;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,9 +68,15 @@ public final class Engine implements AutoCloseable {
             restrictToOwner(config.dataDir());
         }
         this.token = config.token() != null ? config.token() : loadOrCreateToken(config.dataDir());
+        TlsSettings tls = config.tls();
+        TlsSettings.plaintextWarning("the engine", config.bindHost(), tls.serves(), PLAINTEXT_EXPOSURE).ifPresent(w -> {
+            // stderr, not the log: the one line an operator must not miss, whatever the log settings
+            System.err.println("mpflc: " + w);
+            System.err.flush();
+        });
         int port = config.port() == 0 ? freePort(config.bindHost()) : config.port();
         String host = config.bindHost().equals("0.0.0.0") ? InetAddress.getLocalHost().getHostName() : config.bindHost();
-        this.url = config.publicUrl() != null ? stripSlash(config.publicUrl()) : "http://" + host + ":" + port;
+        this.url = config.publicUrl() != null ? stripSlash(config.publicUrl()) : tls.scheme() + "://" + host + ":" + port;
 
         this.store = config.jdbcUrl() != null ? RunStore.open(config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword())
                 : RunStore.openEmbedded(config.dataDir());
@@ -78,7 +89,7 @@ public final class Engine implements AutoCloseable {
             registry.addStatic(HostFile.read(config.hostFile()));
         }
         this.deployments = new DeploymentService(config.dataDir().resolve("archives"), registry,
-                new HttpArchiveDeployer(config.runSettings().fanOutTimeout(), token));
+                new HttpArchiveDeployer(config.runSettings().fanOutTimeout(), token, tls));
 
         this.camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("mpfl-engine");
@@ -88,11 +99,14 @@ public final class Engine implements AutoCloseable {
         http.setBindHost(config.bindHost());
         http.setBindPort(port);
         http.setMaxBodySize(256L * 1024 * 1024);
+        if (tls.serves()) {
+            http.setSslContextParameters(sslParameters(tls));
+        }
         camel.addService(new VertxPlatformHttpServer(http));
         camel.getRestConfiguration().setComponent("platform-http");
         this.fanOutPool = Executors.newFixedThreadPool(config.fanOutThreads(), daemonThreads("mpfl-fan-out"));
         RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
-        RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout());
+        RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(), tls);
         this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url);
         this.workflows = new WorkflowService(store, config.compiler(), deployments, runs);
         camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, config.openRegistry(), registry, runs,
@@ -108,6 +122,29 @@ public final class Engine implements AutoCloseable {
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);
         LOG.info("MPFL engine at {} (data {})", url, config.dataDir());
+    }
+
+    /**
+     * What an attacker on the network can do to an engine that listens without TLS (the start-up
+     * warning, see {@link TlsSettings#plaintextWarning}).
+     */
+    static final String PLAINTEXT_EXPOSURE = "can read and alter its traffic — the engine token and host credentials "
+            + "sent with requests, workflows, parameters and results — and can impersonate the engine to hosts and the "
+            + "command line";
+
+    /** Camel's TLS parameters for the HTTP server, from the key store the TLS settings read (PEM or PKCS#12). */
+    static SSLContextParameters sslParameters(TlsSettings tls) {
+        KeyStoreParameters keys = new KeyStoreParameters();
+        keys.setKeyStore(tls.keyStore());
+        KeyManagersParameters km = new KeyManagersParameters();
+        km.setKeyStore(keys);
+        km.setKeyPassword(new String(tls.keyPassword()));
+        TrustManagersParameters tm = new TrustManagersParameters();
+        tm.setTrustManager(tls.trustManager());
+        SSLContextParameters p = new SSLContextParameters();
+        p.setKeyManagers(km);
+        p.setTrustManagers(tm);
+        return p;
     }
 
     /** Starts an engine; returns once it serves HTTP. */

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.mpfl.engine.run.RankInvoker;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * How to start an {@link Engine}. Defaults: loopback on port 8080, data in {@code ~/.mpfl/engine},
@@ -25,6 +26,20 @@ public final class EngineConfig {
     private RankInvoker invoker;
     private int fanOutThreads = 64;
     private org.mpfl.engine.workflow.WorkflowCompiler compiler = org.mpfl.engine.workflow.Compilers.standard();
+    private TlsSettings tls = TlsSettings.NONE;
+
+    /**
+     * TLS: with key material the REST API and console are served on {@code https}; the CA
+     * ({@code --tls-ca}) is what the engine trusts when it deploys to and calls {@code https} hosts.
+     */
+    public EngineConfig tls(TlsSettings v) {
+        tls = v == null ? TlsSettings.NONE : v;
+        return this;
+    }
+
+    public TlsSettings tls() {
+        return tls;
+    }
 
     /** Address to listen on ({@code 0.0.0.0} for all interfaces). */
     public EngineConfig bindHost(String v) {

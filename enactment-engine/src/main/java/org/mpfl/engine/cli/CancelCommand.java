@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.compiler.cli.UsageException;
 
 /** {@code mpflc cancel RUN --engine URL}: cancels a run (its domain is aborted on every rank). */
@@ -21,13 +22,13 @@ public final class CancelCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data"), Set.of());
+        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data", TlsSettings.CA), Set.of());
         String id = args.onePositional("RUN");
         String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
         if (url == null) {
             throw new UsageException("give --engine URL");
         }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")));
+        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")), args.tls());
         JsonNode r = client.post("/api/runs/" + id + "/cancel", null);
         if (r.path("cancelled").asBoolean()) {
             out.println("run " + id + " cancelled");

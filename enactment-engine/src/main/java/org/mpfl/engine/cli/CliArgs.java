@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * The words after a command: positionals, {@code --flag}s, {@code --option value} (or
@@ -90,6 +91,11 @@ final class CliArgs {
             }
         }
         return v;
+    }
+
+    /** The TLS settings of the {@code --tls-*} options given (see {@link TlsSettings}); {@code NONE} without any. */
+    TlsSettings tls() throws java.io.IOException {
+        return TlsSettings.fromOptions(options);
     }
 
     String option(String name) {

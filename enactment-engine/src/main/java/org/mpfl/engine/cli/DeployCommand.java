@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
@@ -28,7 +29,7 @@ public final class DeployCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data"), Set.of());
+        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data", TlsSettings.CA), Set.of());
         Path file = Path.of(args.onePositional("FILE or DIR"));
         WorkflowInput input;
         try {
@@ -41,7 +42,7 @@ public final class DeployCommand implements CliCommand {
         if (url == null) {
             throw new org.mpfl.compiler.cli.UsageException("give --engine URL");
         }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")));
+        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")), args.tls());
         int failures = 0;
         if (!input.archives().isEmpty()) {
             JsonNode res = client.post("/api/deployments", Map.of("archives", input.archivesJson()));

@@ -13,18 +13,27 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * The command line's client of the engine's REST API. Every request is bounded by a timeout; errors
  * carry the engine's own message.
  */
 public final class EngineClient {
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http;
     private final String url;
     private final String token;
 
     public EngineClient(String url, String token) {
+        this(url, token, TlsSettings.NONE);
+    }
+
+    /**
+     * A client of an engine; with an {@code https} URL the engine must present a certificate that
+     * the TLS settings' CA ({@code --tls-ca}, else the JDK's public CAs) signed for the URL's host.
+     */
+    public EngineClient(String url, String token, TlsSettings tls) {
+        this.http = tls.httpClient().connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1).build();
         this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.token = token;
     }
@@ -86,6 +95,9 @@ public final class EngineClient {
             resp = http.send(req, HttpResponse.BodyHandlers.ofString());
         } catch (ConnectException e) {
             throw new IOException("cannot reach the engine at " + url + " (is it running? start one with 'mpflc up')", e);
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IOException("no trusted TLS connection to the engine at " + url + ": " + e.getMessage()
+                    + " (give the CA that signed the engine's certificate with --tls-ca)", e);
         }
         JsonNode body = resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());
         if (resp.statusCode() / 100 != 2) {

@@ -24,7 +24,8 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  * {@code --token T}/{@code --data DIR} (engine token) and {@code --timeout S} (cancel after S seconds).
  */
 public final class RunCommand implements CliCommand {
-    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token", "data", "timeout", "service");
+    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token", "data", "timeout", "service",
+            org.mpfl.protocol.tls.TlsSettings.CA);
     static final Set<String> FLAGS = Set.of("local", "json");
 
     @Override
@@ -77,7 +78,7 @@ public final class RunCommand implements CliCommand {
                     throw new UsageException("--service applies to the hosts of --local only");
                 }
                 client = new EngineClient(args.option("engine"),
-                        EngineClient.resolveToken(args.option("token"), args.option("data")));
+                        EngineClient.resolveToken(args.option("token"), args.option("data")), args.tls());
             }
             Map<String, Object> start = new LinkedHashMap<>();
             start.put("plan", input.plan());

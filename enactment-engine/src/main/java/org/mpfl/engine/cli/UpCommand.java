@@ -11,13 +11,16 @@ import org.mpfl.compiler.cli.UsageException;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * {@code mpflc up [--hosts N] [--port P]}: starts the engine with its console and N local service
  * hosts and keeps them running until interrupted. Also: {@code --data DIR} (runs database, token),
  * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token T},
  * {@code --jdbc URL}, {@code --heartbeat-timeout S}, {@code --closed-registry} (hosts need the token),
- * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts).
+ * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts),
+ * and TLS ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, with {@code --tls-ca F}:
+ * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
  */
 public final class UpCommand implements CliCommand {
     @Override
@@ -32,8 +35,10 @@ public final class UpCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("hosts", "port", "data", "bind", "public-url", "host-file", "token",
-                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"), Set.of("closed-registry"));
+        Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
+                "token", "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"));
+        options.addAll(TlsSettings.OPTIONS);
+        CliArgs args = CliArgs.parse(argList, options, Set.of("closed-registry"));
         if (!args.positionals.isEmpty()) {
             throw new UsageException("unexpected " + args.positionals);
         }
@@ -44,7 +49,8 @@ public final class UpCommand implements CliCommand {
         }
         EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.option("data")))
                 .openRegistry(!args.flag("closed-registry"))
-                .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)));
+                .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)))
+                .tls(args.tls());
         if (args.option("bind") != null) {
             config.bindHost(args.option("bind"));
         }

@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * Pushes an archive to a host with {@code POST <deployUrl>?service=NAME} (body: the archive bytes,
@@ -16,7 +17,7 @@ import org.mpfl.engine.registry.HostInfo;
  * host's deployment endpoint (see {@link HostInfo#deployUrl()}).
  */
 public final class HttpArchiveDeployer implements ArchiveDeployer {
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http;
     private final Duration timeout;
     private final String engineToken;
 
@@ -25,6 +26,12 @@ public final class HttpArchiveDeployer implements ArchiveDeployer {
      * @param engineToken sent as {@code Authorization: Bearer} so hosts can refuse archives from others
      */
     public HttpArchiveDeployer(Duration timeout, String engineToken) {
+        this(timeout, engineToken, TlsSettings.NONE);
+    }
+
+    /** A deployer whose {@code https} connections verify hosts against the TLS settings' CA ({@code --tls-ca}). */
+    public HttpArchiveDeployer(Duration timeout, String engineToken, TlsSettings tls) {
+        this.http = tls.httpClient().connectTimeout(Duration.ofSeconds(5)).build();
         this.timeout = timeout;
         this.engineToken = engineToken;
     }

@@ -9,6 +9,7 @@ import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * An engine plus N service-host child processes on loopback, for {@code mpflc run --local} and
@@ -47,6 +48,9 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(EngineConfig config, int hostCount, List<String> services, Duration startTimeout)
             throws Exception {
+        if (config.tls().serves() && !config.tls().hasCa() && hostCount > 0) {
+            throw new IOException("TLS: the local hosts must trust the engine's certificate: give its CA with --tls-ca");
+        }
         Engine engine = Engine.start(config);
         LocalCluster c;
         try {
@@ -77,6 +81,14 @@ public final class LocalCluster implements AutoCloseable {
             b.jvmArg("-Dmpfl.home=" + home);
         }
         List.of("--engine", engine.url()).forEach(b::hostArg);
+        TlsSettings tls = engine.config().tls();
+        if (tls.serves()) {
+            // the hosts serve with the engine's certificate (valid for this machine's loopback address,
+            // see docs/deployment.md) and trust the same CA; the binary channel has no TLS yet
+            tls.childArguments().forEach(b::hostArg);
+            tls.childEnvironment(System::getenv).forEach(b::environment);
+            b.hostArg("--no-binary");
+        }
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);
         }

@@ -8,6 +8,7 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * Calls {@code run}, {@code status} and {@code abort} on service hosts over SOAP 1.2 with the service
@@ -18,7 +19,12 @@ public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
     private final MpiwsClient client;
 
     public SoapRankInvoker(Duration timeout) {
-        this.client = new MpiwsClient(timeout);
+        this(timeout, TlsSettings.NONE);
+    }
+
+    /** An invoker whose {@code https} calls verify hosts against the TLS settings' CA ({@code --tls-ca}). */
+    public SoapRankInvoker(Duration timeout, TlsSettings tls) {
+        this.client = new MpiwsClient(timeout, tls);
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import javax.xml.stream.XMLStreamException;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * The engine's client of the MPIWS control operations {@code run}, {@code status} and
@@ -20,8 +21,13 @@ public final class MpiwsClient implements AutoCloseable {
     private final Duration timeout;
 
     public MpiwsClient(Duration timeout) {
+        this(timeout, TlsSettings.NONE);
+    }
+
+    /** A client whose {@code https} calls verify hosts against the TLS settings' CA ({@code --tls-ca}). */
+    public MpiwsClient(Duration timeout, TlsSettings tls) {
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        this.http = tls.httpClient().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
     }
 
     public MpiwsClient() {

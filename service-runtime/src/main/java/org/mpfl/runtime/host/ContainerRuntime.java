@@ -141,7 +141,8 @@ final class ContainerRuntime implements MpiwsHandler {
                 return t;
             });
             Function<RankInstance, Communicator> world = CollectiveCommunicator::world;
-            table = new RankTable(hostId, messaging.registry(), messaging.selector(), soap, eventThreads, services::get,
+            table = new RankTable(hostId, messaging.registry(), messaging.selector(), soap, eventThreads,
+                    org.mpfl.protocol.tls.TlsSettings.NONE, services::get,
                     () -> world, () -> closed);
             LOG.info("MPFL runtime {} started in this Axis2 container", hostId);
         }

@@ -35,7 +35,8 @@ public final class EngineAnnouncer implements AutoCloseable {
     private final String engineUrl;
     private final String engineToken;
     private final int capacity;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(CALL_TIMEOUT).build();
+    /** Verifies an {@code https} engine against the host's TLS settings' CA. */
+    private final HttpClient http;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "mpfl-engine-heartbeat");
         t.setDaemon(true);
@@ -53,6 +54,7 @@ public final class EngineAnnouncer implements AutoCloseable {
      */
     public EngineAnnouncer(ServiceHost host, String engineUrl, String engineToken, int capacity) {
         this.host = host;
+        this.http = host.tls().httpClient().connectTimeout(CALL_TIMEOUT).build();
         this.engineUrl = engineUrl.endsWith("/") ? engineUrl.substring(0, engineUrl.length() - 1) : engineUrl;
         this.engineToken = engineToken;
         this.capacity = capacity;

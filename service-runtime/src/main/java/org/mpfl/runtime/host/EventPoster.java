@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +42,13 @@ final class EventPoster {
     /** At most this many events in one POST. */
     private static final int MAX_BATCH = 500;
     private static final Duration POST_TIMEOUT = Duration.ofSeconds(5);
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(POST_TIMEOUT).build();
+
+    /** A client for the engine's callback address, verifying an {@code https} engine against the TLS settings' CA. */
+    static HttpClient client(TlsSettings tls) {
+        return tls.httpClient().version(HttpClient.Version.HTTP_1_1).connectTimeout(POST_TIMEOUT).build();
+    }
+
+    private final HttpClient http;
 
     private final URI target;
     private final Executor executor;
@@ -56,7 +62,8 @@ final class EventPoster {
     private long dropped;
 
     /** @param callbackUrl the engine's callback base address, or {@code null} (events are then discarded) */
-    EventPoster(String callbackUrl, Executor executor) {
+    EventPoster(String callbackUrl, Executor executor, HttpClient http) {
+        this.http = http;
         this.target = callbackUrl == null || callbackUrl.isBlank() ? null
                 : URI.create(callbackUrl.endsWith("/") ? callbackUrl + "events" : callbackUrl + "/events");
         this.executor = executor;
@@ -161,7 +168,7 @@ final class EventPoster {
             HttpRequest req = HttpRequest.newBuilder(target).timeout(POST_TIMEOUT)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-            HttpResponse<Void> r = HTTP.send(req, HttpResponse.BodyHandlers.discarding());
+            HttpResponse<Void> r = http.send(req, HttpResponse.BodyHandlers.discarding());
             if (r.statusCode() / 100 != 2) {
                 warnOnce("engine answered HTTP " + r.statusCode() + " to " + events.size() + " event(s)");
             }

@@ -4,16 +4,24 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.mpfl.compiler.cli.UsageException;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.api.RankProgram;
 
 /**
  * The service-host process: {@code mpflc host [--engine URL] [--port P] [--bind ADDR] [--services DIR]
  * [--host-id ID] [--advertise NAME] [--capacity N] [--engine-token T] [--no-binary]
- * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent]}.
+ * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent]} and the TLS flags of
+ * {@link TlsSettings} ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, {@code --tls-ca F};
+ * a TLS host runs with {@code --no-binary}: the binary channel has no TLS yet).
+ *
+ * <p>A host that listens on a non-loopback address without TLS prints one WARNING line on stderr
+ * at start.
  *
  * <p>Prints exactly one ready line on stdout once it accepts requests —
  * {@code MPFL host <hostId> listening on http://ADDR:PORT/ binary ADDR:PORT2} ({@code binary none}
@@ -72,8 +80,13 @@ public final class HostMain {
         boolean exitWithParent = false;
         List<String[]> programs = new ArrayList<>();
         List<HostExtension> extensions = new ArrayList<>();
+        Map<String, String> tlsOptions = new LinkedHashMap<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
+            if (a.startsWith("--") && TlsSettings.OPTIONS.contains(a.substring(2))) {
+                tlsOptions.put(a.substring(2), value(args, ++i, a));
+                continue;
+            }
             switch (a) {
                 case "--engine" -> engine = value(args, ++i, a);
                 case "--engine-token" -> engineToken = value(args, ++i, a);
@@ -95,10 +108,17 @@ public final class HostMain {
                 }
                 case "--extension" -> extensions.add(HostExtension.named(value(args, ++i, a)));
                 default -> throw new UsageException("unknown option " + a
-                        + " (usage: host [--engine URL] [--port P] [--bind ADDR] [--services DIR] [--service NAME=CLASS])");
+                        + " (usage: host [--engine URL] [--port P] [--bind ADDR] [--services DIR] [--service NAME=CLASS]"
+                        + " [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F])");
             }
         }
-        ServiceHost host = ServiceHost.start(new ServiceHost.Options(bind, port, services, hostId, advertise, binary));
+        TlsSettings tls = TlsSettings.fromOptions(tlsOptions);
+        TlsSettings.plaintextWarning("this service host", bind, tls.serves(), ServiceHost.PLAINTEXT_EXPOSURE)
+                .ifPresent(w -> {
+                    err.println("mpflc host: " + w);
+                    err.flush();
+                });
+        ServiceHost host = ServiceHost.start(new ServiceHost.Options(bind, port, services, hostId, advertise, binary, tls));
         EngineAnnouncer announcer = null;
         CountDownLatch stopped = new CountDownLatch(1);
         try {

@@ -50,14 +50,14 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     private volatile String countersJson;
 
     HostedRank(RunRequest request, String serviceType, RankProgram program, RankInstance instance,
-               Communicator world, Executor eventThreads, Runnable onFailure) {
+               Communicator world, Executor eventThreads, java.net.http.HttpClient eventHttp, Runnable onFailure) {
         this.request = request;
         this.serviceType = serviceType;
         this.program = program;
         this.instance = instance;
         this.world = world;
         this.runtime = RankRuntime.of(instance);
-        this.events = new EventPoster(request.callbackUrl(), eventThreads);
+        this.events = new EventPoster(request.callbackUrl(), eventThreads, eventHttp);
         this.onFailure = onFailure;
     }
 

@@ -46,6 +46,8 @@ final class RankTable implements MpiwsHandler {
     private final TransportSelector selector;
     private final SoapTransport soap;
     private final Executor eventThreads;
+    /** Posts rank events to the engine (with the host's TLS settings). */
+    private final java.net.http.HttpClient eventHttp;
     private final Function<String, Supplier<RankProgram>> serviceTypes;
     private final Supplier<Function<RankInstance, Communicator>> worldFactory;
     private final BooleanSupplier closed;
@@ -56,13 +58,14 @@ final class RankTable implements MpiwsHandler {
      * @param closed       whether the owner is shutting down ({@code run} is refused then)
      */
     RankTable(String hostId, RankRegistry registry, TransportSelector selector, SoapTransport soap, Executor eventThreads,
-              Function<String, Supplier<RankProgram>> serviceTypes,
+              org.mpfl.protocol.tls.TlsSettings tls, Function<String, Supplier<RankProgram>> serviceTypes,
               Supplier<Function<RankInstance, Communicator>> worldFactory, BooleanSupplier closed) {
         this.hostId = hostId;
         this.registry = registry;
         this.selector = selector;
         this.soap = soap;
         this.eventThreads = eventThreads;
+        this.eventHttp = EventPoster.client(tls);
         this.serviceTypes = serviceTypes;
         this.worldFactory = worldFactory;
         this.closed = closed;
@@ -111,7 +114,7 @@ final class RankTable implements MpiwsHandler {
             throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, e.getMessage()));
         }
         Communicator world = worldFactory.get().apply(instance);
-        HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventThreads,
+        HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventThreads, eventHttp,
                 () -> abortDomainEverywhere(req, "rank " + req.rank() + " failed"));
         synchronized (ranks) {
             ranks.put(key(req.domainId(), req.rank()), rank);

@@ -35,6 +35,7 @@ import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.SoapFault;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.p2p.MessagingHost;
@@ -82,14 +83,33 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      * @param hostId      unique id, or {@code null} to generate one
      * @param advertise   host name or address put into service URLs, or {@code null} for {@code bind}
      * @param binary      whether to offer the binary channel (on an ephemeral port of {@code bind})
+     * @param tls         TLS of the SOAP endpoint and of every client this host uses ({@link TlsSettings#NONE}: plaintext)
      */
-    public record Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary) {
+    public record Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
+                          TlsSettings tls) {
+        /** Plaintext options (TLS off). */
+        public Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary) {
+            this(bind, port, servicesDir, hostId, advertise, binary, TlsSettings.NONE);
+        }
+
+        public Options {
+            tls = tls == null ? TlsSettings.NONE : tls;
+        }
+
         public static Options loopback() {
             return new Options("127.0.0.1", 0, null, null, null, true);
         }
     }
 
+    /**
+     * What an attacker on the network can do to a host that listens without TLS (the start-up
+     * warning, see {@link TlsSettings#plaintextWarning}).
+     */
+    static final String PLAINTEXT_EXPOSURE = "can read and alter every message between ranks (workflow data, domain "
+            + "tokens and proofs, service archives with their deploy credential) and can impersonate this host";
+
     private final String hostId;
+    private final TlsSettings tls;
     private final Path repository;
     private final ConfigurationContext axis2;
     private final ServerSocket serverSocket;
@@ -111,6 +131,16 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
 
     private ServiceHost(Options o) throws IOException {
         this.hostId = o.hostId() != null ? o.hostId() : "host-" + UUID.randomUUID().toString().substring(0, 8);
+        this.tls = o.tls();
+        if (tls.serves() && o.binary()) {
+            // the binary channel has no TLS yet: offering it would carry the ranks' data in plaintext
+            throw new IOException("the binary channel has no TLS: a host with TLS on must run with --no-binary "
+                    + "(its ranks then talk SOAP over https)");
+        }
+        if (tls.enabled() && !tls.serves()) {
+            throw new IOException("TLS: a host needs its own certificate and key (--tls-cert/--tls-key or --tls-keystore), "
+                    + "not only --tls-ca");
+        }
         this.repository = Files.createTempDirectory("mpfl-host-" + hostId + "-");
         this.eventThreads = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "mpfl-events-" + hostId);
@@ -120,7 +150,7 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         String bind = o.bind() == null ? "127.0.0.1" : o.bind();
         String advertise = o.advertise() != null ? o.advertise()
                 : (InetAddress.getByName(bind).isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : bind);
-        this.soap = new SoapTransport();
+        this.soap = new SoapTransport(tls);
         try {
             this.messaging = MessagingHost.start(hostId, o.binary() ? bind : null, 0, advertise,
                     MessagingSettings.fromSystemProperties(), soap);
@@ -132,15 +162,15 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         this.registry = messaging.registry();
         this.selector = messaging.selector();
         this.binaryAddress = messaging.binaryAddress();
-        this.rankTable = new RankTable(hostId, registry, selector, soap, eventThreads, serviceTypes::get,
+        this.rankTable = new RankTable(hostId, registry, selector, soap, eventThreads, tls, serviceTypes::get,
                 () -> worldFactory, () -> closed);
         try {
             this.axis2 = Axis2Setup.create(repository, o.servicesDir());
             deployArchivedServiceTypes();
-            this.serverSocket = new ServerSocket();
+            this.serverSocket = tls.newServerSocket();
             serverSocket.setReuseAddress(true);
             serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bind), o.port()), 256);
-            this.baseUrl = "http://" + advertise + ":" + serverSocket.getLocalPort();
+            this.baseUrl = tls.scheme() + "://" + advertise + ":" + serverSocket.getLocalPort();
             HostHttpFactory factory = new HostHttpFactory(axis2, serverSocket, () -> new MpiwsWorker(this));
             this.http = new SimpleHTTPServer(factory);
             http.start();
@@ -161,7 +191,12 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         return hostId;
     }
 
-    /** {@code http://ADDR:PORT}. */
+    /** The TLS settings of this host (its clients of the engine and of other hosts use them too). */
+    public TlsSettings tls() {
+        return tls;
+    }
+
+    /** {@code http://ADDR:PORT}, or {@code https://…} with TLS on. */
     public String baseUrl() {
         return baseUrl;
     }

@@ -9,7 +9,7 @@ import org.mpfl.protocol.MpiwsNames;
  * ready line.
  *
  * @param hostId        the host's id
- * @param baseUrl       {@code http://127.0.0.1:PORT}
+ * @param baseUrl       {@code http://127.0.0.1:PORT} ({@code https://…} with TLS on)
  * @param binaryAddress {@code 127.0.0.1:PORT2}, or {@code null}
  * @param process       the child process
  * @param log           file receiving the child's stderr

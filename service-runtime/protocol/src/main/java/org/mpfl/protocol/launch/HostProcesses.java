@@ -43,7 +43,7 @@ public final class HostProcesses implements AutoCloseable {
     /** Prefix of the line a host prints on stdout once it accepts requests. */
     public static final String READY_PREFIX = "MPFL host ";
     private static final Pattern READY = Pattern.compile(
-            Pattern.quote(READY_PREFIX) + "(\\S+) listening on (http://\\S+?)/? binary (\\S+)");
+            Pattern.quote(READY_PREFIX) + "(\\S+) listening on (https?://\\S+?)/? binary (\\S+)");
     private static final Duration GRACE = Duration.ofSeconds(5);
 
     private final List<HostProcess> hosts;

@@ -8,9 +8,12 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * One persistent HTTP/1.1 client connection with its own reusable write and read buffers.
@@ -29,7 +32,8 @@ final class HttpConnection implements Closeable {
     private static final int WRITE_BUFFER = 256 * 1024;
 
     private final String hostPort;
-    private final SocketChannel channel;
+    /** Where the write buffer goes: the socket channel itself, or the TLS socket's stream. */
+    private final WritableByteChannel channel;
     private final Socket socket;
     private final InputStream in;
     /**
@@ -44,7 +48,11 @@ final class HttpConnection implements Closeable {
     private boolean reusable = true;
     private long lastUsedNanos = System.nanoTime();
 
-    HttpConnection(String host, int port, int connectTimeoutMs, int readTimeoutMs) throws IOException {
+    /**
+     * Connects; with {@code tls} the connection is TLS (handshake done here, bounded by the read
+     * limit) to a server whose certificate the TLS settings' CA signed for {@code host}.
+     */
+    HttpConnection(String host, int port, int connectTimeoutMs, int readTimeoutMs, TlsSettings tls) throws IOException {
         this.hostPort = host + ":" + port;
         SocketChannel ch = SocketChannel.open();
         Socket s = ch.socket();
@@ -56,11 +64,14 @@ final class HttpConnection implements Closeable {
             s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
             // the socket adaptor's stream honours SO_TIMEOUT on a blocking channel: reads stay bounded
             s.setSoTimeout(readTimeoutMs);
-        } catch (IOException e) {
+            if (tls != null) {
+                s = tls.clientSocket(s, host, port);
+            }
+        } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
         }
-        this.channel = ch;
+        this.channel = tls == null ? ch : Channels.newChannel(s.getOutputStream());
         this.socket = s;
         this.in = s.getInputStream();
     }
@@ -343,7 +354,7 @@ final class HttpConnection implements Closeable {
     public void close() {
         reusable = false;
         try {
-            channel.close();
+            socket.close();
         } catch (IOException ignored) {
             // closing: nothing left to do
         }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * Idle persistent connections per {@code host:port}. Callers take one, use it for one exchange and
@@ -18,9 +19,12 @@ final class HttpConnectionPool implements Closeable {
     private final int connectTimeoutMs;
     private final int readTimeoutMs;
     private final long maxIdleNanos;
+    /** TLS for every connection, or {@code null} for plaintext. */
+    private final TlsSettings tls;
     private volatile boolean closed;
 
-    HttpConnectionPool(int connectTimeoutMs, int readTimeoutMs, long maxIdleMs) {
+    HttpConnectionPool(int connectTimeoutMs, int readTimeoutMs, long maxIdleMs, TlsSettings tls) {
+        this.tls = tls;
         this.connectTimeoutMs = connectTimeoutMs;
         this.readTimeoutMs = readTimeoutMs;
         this.maxIdleNanos = TimeUnit.MILLISECONDS.toNanos(maxIdleMs);
@@ -46,7 +50,7 @@ final class HttpConnectionPool implements Closeable {
     }
 
     HttpConnection open(String host, int port) throws IOException {
-        return new HttpConnection(host, port, connectTimeoutMs, readTimeoutMs);
+        return new HttpConnection(host, port, connectTimeoutMs, readTimeoutMs, tls);
     }
 
     /** Gives a connection back after a complete exchange; broken ones are closed. */

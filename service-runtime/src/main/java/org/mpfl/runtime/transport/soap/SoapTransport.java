@@ -10,6 +10,7 @@ import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.SoapFault;
 import org.mpfl.protocol.Xml;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.Transport;
@@ -32,17 +33,35 @@ public final class SoapTransport implements Transport {
     /** Idle connections older than this are not reused (below the server's keep-alive time). */
     private static final long MAX_IDLE_MS = 10_000;
 
-    private final HttpConnectionPool pool = new HttpConnectionPool(CONNECT_TIMEOUT_MS, READ_TIMEOUT_MS, MAX_IDLE_MS);
+    private final HttpConnectionPool pool;
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
+    /** {@code https} when TLS is on, else {@code http}: the only scheme this transport sends to. */
+    private final String scheme;
+
+    /** A plaintext transport ({@code http://} peers only). */
+    public SoapTransport() {
+        this(TlsSettings.NONE);
+    }
+
+    /**
+     * A transport for a host with these TLS settings: with TLS on it speaks only {@code https} and
+     * only to peers whose certificate the settings' CA ({@code --tls-ca}) signed for the address in
+     * their URL — never plaintext, so a peer advertising {@code http://} is unreachable, not a leak.
+     */
+    public SoapTransport(TlsSettings tls) {
+        this.scheme = tls.enabled() ? "https" : "http";
+        this.pool = new HttpConnectionPool(CONNECT_TIMEOUT_MS, READ_TIMEOUT_MS, MAX_IDLE_MS, tls.enabled() ? tls : null);
+    }
 
     /** Host, port and path of a service URL, parsed once. */
     record Target(String host, int port, String path, String hostHeader) {
-        static Target of(String url) {
+        static Target of(String url, String scheme) {
             URI u = URI.create(url);
-            if (!"http".equalsIgnoreCase(u.getScheme())) {
-                throw new IllegalArgumentException("the SOAP transport speaks http only: " + url);
+            if (!scheme.equalsIgnoreCase(u.getScheme())) {
+                throw new IllegalArgumentException("this host's SOAP transport speaks " + scheme + " only"
+                        + (scheme.equals("https") ? " (TLS is on)" : " (TLS is off: start it with --tls-ca to reach https peers)"));
             }
-            int port = u.getPort() < 0 ? 80 : u.getPort();
+            int port = u.getPort() < 0 ? (scheme.equals("https") ? 443 : 80) : u.getPort();
             String path = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
             if (u.getRawQuery() != null) {
                 path += "?" + u.getRawQuery();
@@ -58,7 +77,7 @@ public final class SoapTransport implements Transport {
 
     @Override
     public boolean reaches(Endpoint endpoint) {
-        return endpoint != null && endpoint.soapUrl() != null && endpoint.soapUrl().startsWith("http://");
+        return endpoint != null && endpoint.soapUrl() != null && endpoint.soapUrl().startsWith(scheme + "://");
     }
 
     @Override
@@ -141,11 +160,11 @@ public final class SoapTransport implements Transport {
     }
 
     private Target target(Endpoint endpoint) throws TransportException {
-        if (!reaches(endpoint)) {
+        if (endpoint == null || endpoint.soapUrl() == null) {
             throw new TransportException("no SOAP address for " + endpoint, true, null);
         }
         try {
-            return targets.computeIfAbsent(endpoint.soapUrl(), Target::of);
+            return targets.computeIfAbsent(endpoint.soapUrl(), url -> Target.of(url, scheme));
         } catch (IllegalArgumentException e) {
             throw new TransportException("bad SOAP address " + endpoint.soapUrl() + ": " + e.getMessage(), true, e);
         }

@@ -1,0 +1,136 @@
+package org.mpfl.engine.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.engine.run.RunSettings;
+import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.host.LabPki;
+
+/**
+ * An engine and two service-host processes with TLS from a lab CA (as {@code mpflc up} with the
+ * {@code --tls-*} flags starts them): a ring runs with every SOAP call — REST, deploy, run, store
+ * between the hosts, rank events — over https. The attacks: plaintext HTTP to the engine's port, a
+ * client that does not trust the lab CA, and a host whose certificate another CA signed, which
+ * can neither join (it does not trust the engine) nor be served by the engine (the engine does not
+ * trust it).
+ */
+@Timeout(300)
+class TlsClusterTest {
+    static Path dir;
+    static LabPki lab;
+    static LabPki.Machine machine;
+    static LocalCluster cluster;
+    static EngineClient client;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("mpfl-tls-");
+        lab = LabPki.create(dir.resolve("lab"), "lab");
+        machine = lab.issue("engine-machine", "127.0.0.1");
+        EngineConfig config = new EngineConfig().port(0).dataDir(dir.resolve("data")).tls(machine.settings())
+                .heartbeatTimeout(Duration.ofSeconds(5))
+                .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto"));
+        cluster = LocalCluster.start(config, 2, List.of("ring=" + RingProgram.class.getName()), Duration.ofSeconds(90));
+        client = new EngineClient(cluster.engine().url(), cluster.engine().token(),
+                TlsSettings.fromOptions(Map.of(TlsSettings.CA, machine.caPem().toString()), n -> null));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void ringRunsOverHttpsEverywhere() throws Exception {
+        assertTrue(cluster.engine().url().startsWith("https://127.0.0.1:"), cluster.engine().url());
+        JsonNode hosts = client.get("/api/registry/hosts");
+        assertEquals(2, hosts.size(), hosts.toString());
+        hosts.forEach(h -> assertTrue(h.toString().contains("https://127.0.0.1:"), "host advertises https: " + h));
+        JsonNode started = client.post("/api/runs", Map.of("params", Map.of("rounds", 3),
+                "plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 4)))));
+        String id = started.get("id").asText();
+        JsonNode d = awaitEnd(id, 90_000);
+        assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+        assertEquals(12, d.at("/outputs/token/0").asLong());
+        Set<String> used = new java.util.HashSet<>();
+        d.get("ranks").forEach(r -> used.add(r.get("host").asText()));
+        assertEquals(2, used.size(), "ranks on both hosts, so messages crossed between them: " + d);
+    }
+
+    @Test
+    void plaintextHttpToTheEnginePortGetsNoHttpAnswer() throws IOException {
+        URI u = URI.create(cluster.engine().url());
+        LabPki.assertNoHttpAnswer(u.getHost(), u.getPort());
+    }
+
+    @Test
+    void aClientThatDoesNotTrustTheLabCaIsRefused() throws Exception {
+        LabPki.Machine other = LabPki.create(dir.resolve("other-client"), "other").issue("client", "127.0.0.1");
+        for (TlsSettings untrusting : List.of(TlsSettings.NONE, other.settings())) {
+            EngineClient c = new EngineClient(cluster.engine().url(), cluster.engine().token(), untrusting);
+            IOException e = assertThrows(IOException.class, () -> c.get("/api/registry/hosts"));
+            assertTrue(e.getMessage().contains("no trusted TLS connection") && e.getMessage().contains("--tls-ca"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aHostWithACertificateFromAnotherCaCannotJoinNorServe() throws Exception {
+        LabPki.Machine rogue = LabPki.create(dir.resolve("rogue"), "rogue").issue("rogue-host", "127.0.0.1");
+        int before = cluster.engine().registry().hosts().size();
+        Path logs = Files.createDirectories(dir.resolve("rogue-logs"));
+        HostProcesses.Builder b = HostProcesses.builder().count(1).logDirectory(logs).service("ring", RingProgram.class)
+                .hostArg("--no-binary").hostArg("--host-id").hostArg("rogue").hostArg("--engine").hostArg(cluster.engine().url())
+                .environment("MPFL_ENGINE_TOKEN", cluster.engine().token());
+        rogue.pemArguments().forEach(b::hostArg);
+        try (HostProcesses hosts = b.start()) {
+            // it does not trust the engine's certificate: its announcement never arrives
+            Thread.sleep(4_000);
+            assertFalse(cluster.engine().registry().hosts().stream().anyMatch(h -> h.hostId().equals("rogue")),
+                    "a host from another CA joined the registry");
+            assertEquals(before, cluster.engine().registry().hosts().size());
+            assertTrue(Files.readString(hosts.get(0).log()).contains("PKIX")
+                    || Files.readString(hosts.get(0).log()).toLowerCase().contains("certificate"),
+                    "the rogue host's log says why it cannot announce: " + Files.readString(hosts.get(0).log()));
+            // and the engine's clients (same TLS settings as the engine's deployer and invoker) refuse it
+            org.mpfl.protocol.MpiwsClient engineSide = new org.mpfl.protocol.MpiwsClient(Duration.ofSeconds(10), machine.settings());
+            String url = hosts.get(0).serviceUrl("ring");
+            assertThrows(org.mpfl.protocol.MpiwsClient.MpiwsCallException.class, () -> engineSide.wsdl(url));
+        }
+    }
+
+    static JsonNode awaitEnd(String id, long ms) throws Exception {
+        long end = System.currentTimeMillis() + ms;
+        for (;;) {
+            JsonNode d = client.get("/api/runs/" + id);
+            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())) {
+                return d;
+            }
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("run " + id + " still " + d.get("state") + " after " + ms + " ms: " + d);
+            }
+            Thread.sleep(200);
+        }
+    }
+}

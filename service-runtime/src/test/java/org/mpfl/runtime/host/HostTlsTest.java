@@ -1,0 +1,167 @@
+package org.mpfl.runtime.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.p2p.ScenarioProgram;
+
+/**
+ * TLS of a service host: the flags read into key material (PEM and PKCS#12) with clear errors, the
+ * plaintext warning's decision, and real host processes — one serving https that a client with the
+ * lab CA reaches and a plaintext or untrusting client cannot, one with TLS and the binary channel
+ * that refuses to start, one bound to the wildcard address without TLS that warns.
+ */
+@Timeout(180)
+class HostTlsTest {
+    @TempDir
+    static Path dir;
+    static LabPki lab;
+    static LabPki.Machine machine;
+    static LabPki.Machine stranger;
+
+    @BeforeAll
+    static void makeCertificates() throws IOException {
+        lab = LabPki.create(dir.resolve("lab"), "lab");
+        machine = lab.issue("machine-a", "127.0.0.1");
+        stranger = LabPki.create(dir.resolve("other"), "other").issue("machine-x", "127.0.0.1");
+    }
+
+    // ------------------------------------------------------------------ reading the flags
+
+    @Test
+    void pemAndPkcs12GiveKeyMaterialAndTrust() throws IOException {
+        TlsSettings pem = machine.settings();
+        assertTrue(pem.serves());
+        assertEquals("https", pem.scheme());
+        assertTrue(pem.hasCa());
+        TlsSettings p12 = TlsSettings.fromOptions(Map.of(TlsSettings.KEYSTORE, machine.p12().toString(),
+                TlsSettings.CA, machine.caPem().toString()), n -> n.equals(TlsSettings.PASSWORD_ENV) ? LabPki.PASSWORD : null);
+        assertTrue(p12.serves());
+        Path pwFile = Files.writeString(dir.resolve("pw"), LabPki.PASSWORD + "\n");
+        assertTrue(TlsSettings.fromOptions(Map.of(TlsSettings.KEYSTORE, machine.p12().toString(),
+                TlsSettings.KEYSTORE_PASSWORD_FILE, pwFile.toString()), n -> null).serves());
+        TlsSettings clientOnly = TlsSettings.fromOptions(Map.of(TlsSettings.CA, machine.caPem().toString()), n -> null);
+        assertTrue(clientOnly.enabled());
+        assertFalse(clientOnly.serves());
+        assertEquals("http", clientOnly.scheme());
+        assertFalse(TlsSettings.fromOptions(Map.of("port", "8080"), n -> null).enabled());
+    }
+
+    @Test
+    void unusableFlagsSayWhatToDo() throws Exception {
+        IOException wrongPassword = assertThrows(IOException.class, () -> TlsSettings.fromOptions(
+                Map.of(TlsSettings.KEYSTORE, machine.p12().toString()), n -> "not-the-password"));
+        assertTrue(wrongPassword.getMessage().contains("--tls-keystore") && wrongPassword.getMessage().contains("MPFL_TLS_PASSWORD"),
+                wrongPassword.getMessage());
+        IOException foreignKey = assertThrows(IOException.class, () -> TlsSettings.fromOptions(Map.of(
+                TlsSettings.CERT, machine.certPem().toString(), TlsSettings.KEY, stranger.keyPem().toString()), n -> null));
+        assertTrue(foreignKey.getMessage().contains("does not belong"), foreignKey.getMessage());
+        Path pkcs1 = Files.writeString(dir.resolve("rsa.pem"), "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n");
+        IOException oldFormat = assertThrows(IOException.class, () -> TlsSettings.fromOptions(Map.of(
+                TlsSettings.CERT, machine.certPem().toString(), TlsSettings.KEY, pkcs1.toString()), n -> null));
+        assertTrue(oldFormat.getMessage().contains("openssl pkcs8 -topk8 -nocrypt"), oldFormat.getMessage());
+        IOException half = assertThrows(IOException.class, () -> TlsSettings.fromOptions(
+                Map.of(TlsSettings.CERT, machine.certPem().toString()), n -> null));
+        assertTrue(half.getMessage().contains("go together"), half.getMessage());
+        IOException missing = assertThrows(IOException.class, () -> TlsSettings.fromOptions(
+                Map.of(TlsSettings.CA, dir.resolve("nope.pem").toString()), n -> null));
+        assertTrue(missing.getMessage().contains("no such file"), missing.getMessage());
+        IOException notPem = assertThrows(IOException.class, () -> TlsSettings.fromOptions(
+                Map.of(TlsSettings.CA, pwFileWith("hello").toString()), n -> null));
+        assertTrue(notPem.getMessage().contains("--tls-ca"), notPem.getMessage());
+    }
+
+    private static Path pwFileWith(String text) throws IOException {
+        return Files.writeString(dir.resolve("text-" + text), text);
+    }
+
+    @Test
+    void warnsExactlyForANonLoopbackBindWithoutTls() {
+        for (String loopback : List.of("127.0.0.1", "127.0.0.2", "localhost", "::1")) {
+            assertEquals(Optional.empty(), TlsSettings.plaintextWarning("x", loopback, false, "can do harm"), loopback);
+        }
+        for (String exposed : List.of("0.0.0.0", "10.1.2.3", "::", "192.168.7.1")) {
+            Optional<String> w = TlsSettings.plaintextWarning("the engine", exposed, false, "can do harm");
+            assertTrue(w.isPresent(), exposed);
+            assertTrue(w.get().startsWith("WARNING: the engine listens on " + exposed + " without TLS"), w.get());
+            assertTrue(w.get().contains("--tls-cert") && w.get().contains("--tls-ca") && w.get().contains("can do harm"), w.get());
+            assertEquals(Optional.empty(), TlsSettings.plaintextWarning("the engine", exposed, true, "can do harm"), exposed);
+        }
+    }
+
+    // ------------------------------------------------------------------ real host processes
+
+    @Test
+    void hostServesHttpsOnlyToClientsThatTrustTheLabCa() throws Exception {
+        List<String> tls = machine.pemArguments();
+        HostProcesses.Builder b = HostProcesses.builder().count(1).service("Scenario", ScenarioProgram.class).hostArg("--no-binary");
+        tls.forEach(b::hostArg);
+        try (HostProcesses hosts = b.start()) {
+            String url = hosts.get(0).serviceUrl("Scenario");
+            assertTrue(url.startsWith("https://127.0.0.1:"), url);
+            // the lab CA's client reaches it, verifying certificate and IP address
+            String wsdl = new MpiwsClient(Duration.ofSeconds(10), machine.settings()).wsdl(url);
+            assertTrue(wsdl.contains("store"), wsdl);
+            // a client trusting only another CA is refused in the handshake
+            MpiwsClient.MpiwsCallException refused = assertThrows(MpiwsClient.MpiwsCallException.class,
+                    () -> new MpiwsClient(Duration.ofSeconds(10), stranger.settings()).wsdl(url));
+            assertTrue(refused.getMessage().contains("SSLHandshakeException") || refused.getMessage().contains("PKIX"),
+                    refused.getMessage());
+            // so is a client with the JDK's public CAs
+            assertThrows(MpiwsClient.MpiwsCallException.class, () -> new MpiwsClient(Duration.ofSeconds(10)).wsdl(url));
+            // plaintext HTTP to the TLS port gets no HTTP answer
+            URIParts p = URIParts.of(url);
+            LabPki.assertNoHttpAnswer(p.host(), p.port());
+        }
+    }
+
+    @Test
+    void hostWithTlsRefusesTheBinaryChannelWithoutTls() {
+        HostProcesses.Builder b = HostProcesses.builder().count(1).readyTimeout(Duration.ofSeconds(60));
+        machine.pemArguments().forEach(b::hostArg);
+        IOException e = assertThrows(IOException.class, b::start);
+        assertTrue(e.getMessage().contains("binary channel has no TLS") && e.getMessage().contains("--no-binary"), e.getMessage());
+    }
+
+    @Test
+    void hostBoundToAllAddressesWithoutTlsWarnsOnStderr() throws Exception {
+        Path logs = Files.createDirectories(dir.resolve("warn-logs"));
+        try (HostProcesses hosts = HostProcesses.builder().count(1).logDirectory(logs).hostArg("--bind").hostArg("0.0.0.0")
+                .hostArg("--advertise").hostArg("127.0.0.1").start()) {
+            assertNotNull(hosts.get(0).baseUrl());
+            String stderr = Files.readString(hosts.get(0).log());
+            long warnings = stderr.lines().filter(l -> l.contains("WARNING") && l.contains("without TLS")).count();
+            assertEquals(1, warnings, stderr);
+            assertTrue(stderr.contains("listens on 0.0.0.0") && stderr.contains("--tls-cert"), stderr);
+        }
+        Path quiet = Files.createDirectories(dir.resolve("quiet-logs"));
+        try (HostProcesses hosts = HostProcesses.builder().count(1).logDirectory(quiet).start()) {
+            assertFalse(Files.readString(hosts.get(0).log()).contains("WARNING"), "a loopback host does not warn");
+        }
+    }
+
+    /** Host and port of a URL. */
+    record URIParts(String host, int port) {
+        static URIParts of(String url) {
+            java.net.URI u = java.net.URI.create(url);
+            return new URIParts(u.getHost(), u.getPort());
+        }
+    }
+}
