@@ -28,7 +28,7 @@ public final class DeployCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data"), Set.of());
+        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data"), Set.of());
         Path file = Path.of(args.onePositional("FILE or DIR"));
         WorkflowInput input;
         try {
@@ -41,7 +41,7 @@ public final class DeployCommand implements CliCommand {
         if (url == null) {
             throw new org.mpfl.compiler.cli.UsageException("give --engine URL");
         }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")));
+        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")));
         int failures = 0;
         if (!input.archives().isEmpty()) {
             JsonNode res = client.post("/api/deployments", Map.of("archives", input.archivesJson()));

@@ -15,8 +15,8 @@ import org.mpfl.engine.local.LocalCluster;
 /**
  * {@code mpflc up [--hosts N] [--port P]}: starts the engine with its console and N local service
  * hosts and keeps them running until interrupted. Also: {@code --data DIR} (runs database, token),
- * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token T},
- * {@code --jdbc URL}, {@code --heartbeat-timeout S}, {@code --closed-registry} (hosts need the token),
+ * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token-file F}
+ * (a fixed admin token, read from a file), {@code --jdbc URL}, {@code --heartbeat-timeout S},
  * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts).
  */
 public final class UpCommand implements CliCommand {
@@ -32,8 +32,8 @@ public final class UpCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("hosts", "port", "data", "bind", "public-url", "host-file", "token",
-                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"), Set.of("closed-registry"));
+        CliArgs args = CliArgs.parse(argList, Set.of("hosts", "port", "data", "bind", "public-url", "host-file", "token-file",
+                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"), Set.of());
         if (!args.positionals.isEmpty()) {
             throw new UsageException("unexpected " + args.positionals);
         }
@@ -43,7 +43,6 @@ public final class UpCommand implements CliCommand {
             throw new UsageException("--hosts must be >= 0 and --port within 0..65535");
         }
         EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.option("data")))
-                .openRegistry(!args.flag("closed-registry"))
                 .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)));
         if (args.option("bind") != null) {
             config.bindHost(args.option("bind"));
@@ -54,8 +53,8 @@ public final class UpCommand implements CliCommand {
         if (args.option("host-file") != null) {
             config.hostFile(Path.of(args.option("host-file")));
         }
-        if (args.option("token") != null) {
-            config.token(args.option("token"));
+        if (args.option("token-file") != null) {
+            config.token(EngineClient.readTokenFile(Path.of(args.option("token-file"))));
         }
         if (args.option("jdbc") != null) {
             config.jdbc(args.option("jdbc"), args.options.getOrDefault("jdbc-user", "sa"), args.options.getOrDefault("jdbc-password", ""));
@@ -65,7 +64,9 @@ public final class UpCommand implements CliCommand {
         out.println("MPFL engine and console: " + engine.url() + "/");
         out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");
         out.println("service hosts: " + engine.registry().hosts().size() + "; engine token in "
-                + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token)" : ""));
+                + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token-file)" : ""));
+        out.println("a host on another machine: mpflc host-token --engine " + engine.url() + " -o host.credential, copy the"
+                + " file there, then mpflc host --credential-file host.credential --bind ADDR");
         out.println("press Ctrl-C to stop");
         out.flush();
         // the JVM shutdown hook of the cluster stops hosts and engine on Ctrl-C

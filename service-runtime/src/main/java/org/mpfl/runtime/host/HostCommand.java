@@ -13,7 +13,7 @@ public final class HostCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "start a service host: [--engine URL] [--port P] [--bind ADDR] [--services DIR]";
+        return "start a service host: [--engine URL --credential-file F] [--port P] [--bind ADDR] [--services DIR]";
     }
 
     @Override
