@@ -21,6 +21,7 @@ import org.apache.camel.support.jsse.SSLContextParameters;
 import org.apache.camel.support.jsse.TrustManagersParameters;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.deploy.HttpArchiveDeployer;
+import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostFile;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.rest.EngineRoutes;
@@ -32,6 +33,7 @@ import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.SoapRankInvoker;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowService;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +56,7 @@ public final class Engine implements AutoCloseable {
     private final String url;
     private final RunStore store;
     private final HostRegistry registry;
+    private final HostCredentials credentials;
     private final RunService runs;
     private final DeploymentService deployments;
     private final WorkflowService workflows;
@@ -85,11 +88,12 @@ public final class Engine implements AutoCloseable {
             LOG.info("{} run(s) left unfinished by the previous engine marked FAILED (engine restarted)", marked);
         }
         this.registry = new HostRegistry(config.heartbeatTimeout());
+        this.credentials = new HostCredentials(credentialStore(store));
         if (config.hostFile() != null) {
             registry.addStatic(HostFile.read(config.hostFile()));
         }
         this.deployments = new DeploymentService(config.dataDir().resolve("archives"), registry,
-                new HttpArchiveDeployer(config.runSettings().fanOutTimeout(), token, tls));
+                new HttpArchiveDeployer(config.runSettings().fanOutTimeout(), credentials::engineAuthorization, tls));
 
         this.camel = new DefaultCamelContext();
         camel.getCamelContextExtension().setName("mpfl-engine");
@@ -106,10 +110,11 @@ public final class Engine implements AutoCloseable {
         camel.getRestConfiguration().setComponent("platform-http");
         this.fanOutPool = Executors.newFixedThreadPool(config.fanOutThreads(), daemonThreads("mpfl-fan-out"));
         RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
-        RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(), tls);
+        RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(),
+                credentials::engineAuthorization, tls);
         this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url);
         this.workflows = new WorkflowService(store, config.compiler(), deployments, runs);
-        camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, config.openRegistry(), registry, runs,
+        camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, registry, credentials, runs,
                 workflows, deployments)));
         camel.start();
         runs.abortOrphanedDomains();
@@ -210,12 +215,49 @@ public final class Engine implements AutoCloseable {
         return t;
     }
 
+    /** Host credentials kept in the run store (verifier and engine key of each, never a secret). */
+    private static HostCredentials.Persistence credentialStore(RunStore store) {
+        return new HostCredentials.Persistence() {
+            @Override
+            public java.util.List<HostCredentials.Entry> loadAll() {
+                return store.credentials().stream().map(c -> new HostCredentials.Entry(c.id(), c.hostId(), c.verifier(),
+                        c.engineKey(), c.createdMs())).toList();
+            }
+
+            @Override
+            public void save(HostCredentials.Entry e) {
+                store.saveCredential(new RunStore.StoredCredential(e.id(), e.hostId(), e.verifier(), e.engineKey(), e.createdMs()));
+            }
+
+            @Override
+            public void delete(String id) {
+                store.deleteCredential(id);
+            }
+        };
+    }
+
+    /**
+     * Issues a credential for a host this engine's caller starts ({@code null} host id: a fresh one),
+     * e.g. the local hosts of {@code mpflc up}; its text goes to the host in its environment.
+     */
+    public HostCredential issueHostCredential(String hostId) throws HostCredentials.HostIdTakenException {
+        return credentials.issue(hostId, url);
+    }
+
+    /** The host credentials: issue, revoke, and the key for one host (for the engine's own callers). */
+    public HostCredentials credentials() {
+        return credentials;
+    }
+
     /** Base URL, e.g. {@code http://127.0.0.1:8080}. */
     public String url() {
         return url;
     }
 
-    /** The bearer token mutating requests must carry. */
+    /**
+     * The admin token: mutating REST requests and the command line carry it. It never leaves the
+     * engine: no request the engine makes carries it (hosts get keys of their own).
+     */
     public String token() {
         return token;
     }

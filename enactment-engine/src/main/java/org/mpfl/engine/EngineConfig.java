@@ -8,7 +8,8 @@ import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * How to start an {@link Engine}. Defaults: loopback on port 8080, data in {@code ~/.mpfl/engine},
- * embedded H2, a generated token, 10 s heartbeat timeout, no host file.
+ * embedded H2, a generated token, 10 s heartbeat timeout, no host file. The host registry is always
+ * closed: hosts announce with their own credential (see {@code docs/security.md}).
  */
 public final class EngineConfig {
     private String bindHost = "127.0.0.1";
@@ -21,7 +22,6 @@ public final class EngineConfig {
     private String token;
     private Path hostFile;
     private Duration heartbeatTimeout = Duration.ofSeconds(10);
-    private boolean openRegistry = true;
     private RunSettings runSettings = RunSettings.defaults();
     private RankInvoker invoker;
     private int fanOutThreads = 64;
@@ -89,15 +89,6 @@ public final class EngineConfig {
         return this;
     }
 
-    /**
-     * Whether hosts may announce and heartbeat without the engine token ({@code true} by default so
-     * {@code mpflc host --engine URL} works on a trusted network; set {@code false} to require it).
-     */
-    public EngineConfig openRegistry(boolean v) {
-        openRegistry = v;
-        return this;
-    }
-
     public EngineConfig runSettings(RunSettings v) {
         runSettings = v;
         return this;
@@ -162,10 +153,6 @@ public final class EngineConfig {
 
     public Duration heartbeatTimeout() {
         return heartbeatTimeout;
-    }
-
-    public boolean openRegistry() {
-        return openRegistry;
     }
 
     public RunSettings runSettings() {

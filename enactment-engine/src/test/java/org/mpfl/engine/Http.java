@@ -7,7 +7,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.engine.json.Json;
+import org.mpfl.engine.registry.HostCredentials;
+import org.mpfl.protocol.HostCredential;
 
 /** A tiny JSON-over-HTTP client for tests. */
 public final class Http {
@@ -30,13 +34,44 @@ public final class Http {
     }
 
     public static Answer post(String url, String token, Object body) throws IOException, InterruptedException {
+        return send("POST", url, token == null ? null : "Bearer " + token, body);
+    }
+
+    /** Any method, with an {@code Authorization} header value as given ({@code null}: none) and a JSON body ({@code null}: none). */
+    public static Answer send(String method, String url, String authorization, Object body) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : Json.write(body)));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : Json.write(body)));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
         }
         HttpResponse<String> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
         return new Answer(r.statusCode(), r.body());
+    }
+
+    /** Credentials tests issued, by engine URL and host id (the engine shows a secret only once). */
+    private static final Map<String, HostCredential> CREDENTIALS = new ConcurrentHashMap<>();
+
+    /** The credential of {@code hostId} at this engine, issued on first use. */
+    public static HostCredential credential(Engine engine, String hostId) {
+        return CREDENTIALS.computeIfAbsent(engine.url() + " " + hostId, k -> {
+            try {
+                return engine.issueHostCredential(hostId);
+            } catch (HostCredentials.HostIdTakenException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** Announces a host (a map with {@code hostId}) as that host would: with its own credential. */
+    public static Answer announce(Engine engine, Map<String, Object> host) throws IOException, InterruptedException {
+        return send("POST", engine.url() + "/api/registry/hosts", credential(engine, (String) host.get("hostId")).authorization(), host);
+    }
+
+    /** A heartbeat of {@code hostId}, with its own credential. */
+    public static Answer heartbeat(Engine engine, String hostId) throws IOException, InterruptedException {
+        return send("POST", engine.url() + "/api/registry/hosts/" + hostId + "/heartbeat",
+                credential(engine, hostId).authorization(), "");
     }
 }

@@ -22,13 +22,13 @@ public final class CancelCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data", TlsSettings.CA), Set.of());
+        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data", TlsSettings.CA), Set.of());
         String id = args.onePositional("RUN");
         String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
         if (url == null) {
             throw new UsageException("give --engine URL");
         }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")), args.tls());
+        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
         JsonNode r = client.post("/api/runs/" + id + "/cancel", null);
         if (r.path("cancelled").asBoolean()) {
             out.println("run " + id + " cancelled");

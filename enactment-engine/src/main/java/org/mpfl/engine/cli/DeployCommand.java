@@ -29,7 +29,7 @@ public final class DeployCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data", TlsSettings.CA), Set.of());
+        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data", TlsSettings.CA), Set.of());
         Path file = Path.of(args.onePositional("FILE or DIR"));
         WorkflowInput input;
         try {
@@ -42,7 +42,7 @@ public final class DeployCommand implements CliCommand {
         if (url == null) {
             throw new org.mpfl.compiler.cli.UsageException("give --engine URL");
         }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")), args.tls());
+        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
         int failures = 0;
         if (!input.archives().isEmpty()) {
             JsonNode res = client.post("/api/deployments", Map.of("archives", input.archivesJson()));

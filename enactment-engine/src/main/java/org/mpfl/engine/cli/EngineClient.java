@@ -43,12 +43,13 @@ public final class EngineClient {
     }
 
     /**
-     * The engine token for the command line: {@code --token}, else {@code $MPFL_ENGINE_TOKEN}, else
-     * the token file in the data directory ({@code --data}, default {@code ~/.mpfl/engine}).
+     * The engine (admin) token for the command line: the file {@code --token-file}, else
+     * {@code $MPFL_ENGINE_TOKEN}, else the token file in the data directory ({@code --data}, default
+     * {@code ~/.mpfl/engine}). Never an option value: the command line is visible in {@code ps}.
      */
-    static String resolveToken(String option, String dataDir) throws IOException {
-        if (option != null) {
-            return option;
+    static String resolveToken(String tokenFile, String dataDir) throws IOException {
+        if (tokenFile != null) {
+            return readTokenFile(Path.of(tokenFile));
         }
         String env = System.getenv("MPFL_ENGINE_TOKEN");
         if (env != null && !env.isBlank()) {
@@ -56,6 +57,20 @@ public final class EngineClient {
         }
         Path file = dataDir(dataDir).resolve(Engine.TOKEN_FILE);
         return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : null;
+    }
+
+    /** The token in a file given with {@code --token-file} (its first non-blank content, stripped). */
+    static String readTokenFile(Path file) throws IOException {
+        String t;
+        try {
+            t = Files.readString(file, StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            throw new IOException("cannot read the token file " + file + ": " + e.getMessage(), e);
+        }
+        if (t.isEmpty()) {
+            throw new IOException("the token file " + file + " is empty");
+        }
+        return t;
     }
 
     /** The engine URL: {@code --engine}, else {@code $MPFL_ENGINE}, else the URL file of the last engine started in the data dir. */
@@ -103,7 +118,7 @@ public final class EngineClient {
         if (resp.statusCode() / 100 != 2) {
             String msg = body != null && body.has("error") ? body.get("error").asText() : resp.body();
             if (resp.statusCode() == 401) {
-                msg = msg + " (give the engine token with --token, $MPFL_ENGINE_TOKEN or --data DIR of the engine)";
+                msg = msg + " (give the engine token with --token-file F, $MPFL_ENGINE_TOKEN or --data DIR of the engine)";
             }
             throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg);
         }

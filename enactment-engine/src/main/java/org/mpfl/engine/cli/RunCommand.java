@@ -21,10 +21,10 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  * follows it with a progress bar on stderr, prints the outputs; exit 0 only if the run SUCCEEDED.
  * {@code --local} starts an embedded engine and N local service hosts for this run only
  * ({@code --service NAME=CLASS} publishes a hand-written {@code RankProgram} on them). Also
- * {@code --token T}/{@code --data DIR} (engine token) and {@code --timeout S} (cancel after S seconds).
+ * {@code --token-file F}/{@code --data DIR} (engine token; or {@code $MPFL_ENGINE_TOKEN}) and {@code --timeout S} (cancel after S seconds).
  */
 public final class RunCommand implements CliCommand {
-    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token", "data", "timeout", "service",
+    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token-file", "data", "timeout", "service",
             org.mpfl.protocol.tls.TlsSettings.CA);
     static final Set<String> FLAGS = Set.of("local", "json");
 
@@ -78,7 +78,7 @@ public final class RunCommand implements CliCommand {
                     throw new UsageException("--service applies to the hosts of --local only");
                 }
                 client = new EngineClient(args.option("engine"),
-                        EngineClient.resolveToken(args.option("token"), args.option("data")), args.tls());
+                        EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
             }
             Map<String, Object> start = new LinkedHashMap<>();
             start.put("plan", input.plan());

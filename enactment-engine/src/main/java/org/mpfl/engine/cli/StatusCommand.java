@@ -26,13 +26,13 @@ public final class StatusCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token", "data", TlsSettings.CA), Set.of("follow", "json"));
+        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data", TlsSettings.CA), Set.of("follow", "json"));
         String id = args.onePositional("RUN");
         String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
         if (url == null) {
             throw new UsageException("give --engine URL");
         }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token"), args.option("data")), args.tls());
+        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
         JsonNode run = args.flag("follow") ? RunFollower.follow(client, id, 0, args.flag("json") ? null : err)
                 : client.get("/api/runs/" + id);
         if (args.flag("json")) {

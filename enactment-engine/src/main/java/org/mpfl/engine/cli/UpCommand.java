@@ -16,8 +16,8 @@ import org.mpfl.protocol.tls.TlsSettings;
 /**
  * {@code mpflc up [--hosts N] [--port P]}: starts the engine with its console and N local service
  * hosts and keeps them running until interrupted. Also: {@code --data DIR} (runs database, token),
- * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token T},
- * {@code --jdbc URL}, {@code --heartbeat-timeout S}, {@code --closed-registry} (hosts need the token),
+ * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token-file F}
+ * (a fixed admin token, read from a file), {@code --jdbc URL}, {@code --heartbeat-timeout S},
  * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts),
  * and TLS ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, with {@code --tls-ca F}:
  * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
@@ -36,9 +36,9 @@ public final class UpCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
-                "token", "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"));
+                "token-file", "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"));
         options.addAll(TlsSettings.OPTIONS);
-        CliArgs args = CliArgs.parse(argList, options, Set.of("closed-registry"));
+        CliArgs args = CliArgs.parse(argList, options, Set.of());
         if (!args.positionals.isEmpty()) {
             throw new UsageException("unexpected " + args.positionals);
         }
@@ -48,7 +48,6 @@ public final class UpCommand implements CliCommand {
             throw new UsageException("--hosts must be >= 0 and --port within 0..65535");
         }
         EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.option("data")))
-                .openRegistry(!args.flag("closed-registry"))
                 .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)))
                 .tls(args.tls());
         if (args.option("bind") != null) {
@@ -60,8 +59,8 @@ public final class UpCommand implements CliCommand {
         if (args.option("host-file") != null) {
             config.hostFile(Path.of(args.option("host-file")));
         }
-        if (args.option("token") != null) {
-            config.token(args.option("token"));
+        if (args.option("token-file") != null) {
+            config.token(EngineClient.readTokenFile(Path.of(args.option("token-file"))));
         }
         if (args.option("jdbc") != null) {
             config.jdbc(args.option("jdbc"), args.options.getOrDefault("jdbc-user", "sa"), args.options.getOrDefault("jdbc-password", ""));
@@ -71,7 +70,9 @@ public final class UpCommand implements CliCommand {
         out.println("MPFL engine and console: " + engine.url() + "/");
         out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");
         out.println("service hosts: " + engine.registry().hosts().size() + "; engine token in "
-                + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token)" : ""));
+                + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token-file)" : ""));
+        out.println("a host on another machine: mpflc host-token --engine " + engine.url() + " -o host.credential, copy the"
+                + " file there, then mpflc host --credential-file host.credential --bind ADDR");
         out.println("press Ctrl-C to stop");
         out.flush();
         // the JVM shutdown hook of the cluster stops hosts and engine on Ctrl-C

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.Function;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.tls.TlsSettings;
 
@@ -19,31 +20,36 @@ import org.mpfl.protocol.tls.TlsSettings;
 public final class HttpArchiveDeployer implements ArchiveDeployer {
     private final HttpClient http;
     private final Duration timeout;
-    private final String engineToken;
+    private final Function<String, String> authorizations;
 
     /**
-     * @param timeout     bound on one deployment
-     * @param engineToken sent as {@code Authorization: Bearer} so hosts can refuse archives from others
+     * @param timeout        bound on one deployment
+     * @param authorizations the {@code Authorization} header for a host id (the engine's key for that
+     *                       host, useless at any other), or {@code null} for a host without a credential
      */
-    public HttpArchiveDeployer(Duration timeout, String engineToken) {
-        this(timeout, engineToken, TlsSettings.NONE);
+    public HttpArchiveDeployer(Duration timeout, Function<String, String> authorizations) {
+        this(timeout, authorizations, TlsSettings.NONE);
     }
 
     /** A deployer whose {@code https} connections verify hosts against the TLS settings' CA ({@code --tls-ca}). */
-    public HttpArchiveDeployer(Duration timeout, String engineToken, TlsSettings tls) {
+    public HttpArchiveDeployer(Duration timeout, Function<String, String> authorizations, TlsSettings tls) {
         this.http = tls.httpClient().connectTimeout(Duration.ofSeconds(5)).build();
         this.timeout = timeout;
-        this.engineToken = engineToken;
+        this.authorizations = authorizations;
     }
 
     @Override
     public void deploy(HostInfo host, String service, byte[] archive) throws IOException, InterruptedException {
         URI uri = URI.create(host.deployUrl() + (host.deployUrl().contains("?") ? "&" : "?") + "service="
                 + URLEncoder.encode(service, StandardCharsets.UTF_8));
-        HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout)
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
                 .header("Content-Type", "application/octet-stream")
-                .header("Authorization", "Bearer " + engineToken)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(archive)).build();
+                .POST(HttpRequest.BodyPublishers.ofByteArray(archive));
+        String authorization = authorizations.apply(host.hostId());
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        HttpRequest req = b.build();
         HttpResponse<String> resp;
         try {
             resp = http.send(req, HttpResponse.BodyHandlers.ofString());

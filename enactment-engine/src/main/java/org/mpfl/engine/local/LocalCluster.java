@@ -5,8 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.registry.HostCredentials;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -15,8 +19,8 @@ import org.mpfl.protocol.tls.TlsSettings;
  * An engine plus N service-host child processes on loopback, for {@code mpflc run --local} and
  * {@code mpflc up}. The hosts are started by the one host launcher ({@link HostProcesses}: what
  * {@code mpflc host} runs, with {@code --engine URL --port 0}); they register themselves with the
- * engine, and the engine's credential reaches them in their environment, never on their command
- * line. {@link #close} stops the hosts (politely, then forcibly after a bound) and the engine; a JVM
+ * engine with a host credential each that the engine issued for them, which reaches them in their
+ * environment, never on their command line. {@link #close} stops the hosts (politely, then forcibly after a bound) and the engine; a JVM
  * shutdown hook does the same if the command line is interrupted. Hosts run with
  * {@code --exit-with-parent}: they end by themselves if this process dies without stopping them.
  */
@@ -25,6 +29,8 @@ public final class LocalCluster implements AutoCloseable {
     private final Path logDir;
     private final Thread shutdownHook;
     private HostProcesses hosts;
+    /** Credentials issued to this cluster's hosts: revoked when it stops, so none outlives its host. */
+    private final List<String> issued = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     private LocalCluster(Engine engine, Path logDir) {
@@ -71,7 +77,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private void startHosts(int count, List<String> services, Duration timeout) throws IOException {
         HostProcesses.Builder b = HostProcesses.builder().count(count).readyTimeout(timeout).logDirectory(logDir)
-                .environment("MPFL_ENGINE_TOKEN", engine.token());
+                .environmentOf(credentialsOf(engine, issued));
         String opts = System.getenv("MPFL_HOST_JAVA_OPTS");
         if (opts != null && !opts.isBlank()) {
             List.of(opts.strip().split("\\s+")).forEach(b::jvmArg);
@@ -93,6 +99,23 @@ public final class LocalCluster implements AutoCloseable {
             List.of("--service", s).forEach(b::hostArg);
         }
         hosts = b.start();
+    }
+
+    /**
+     * Each host the caller starts gets a credential of its own, issued now, in its environment
+     * ({@value HostCredential#ENV}; the ids issued are added to {@code issuedIds}): how {@code mpflc up} and {@code run --local} keep working with
+     * zero configuration on a closed registry, with no secret on a command line.
+     */
+    public static IntFunction<Map<String, String>> credentialsOf(Engine engine, List<String> issuedIds) {
+        return i -> {
+            try {
+                HostCredential c = engine.issueHostCredential(null);
+                issuedIds.add(c.id());
+                return Map.of(HostCredential.ENV, c.text());
+            } catch (HostCredentials.HostIdTakenException e) {
+                throw new IllegalStateException("a fresh host id was taken: " + e.getMessage(), e);
+            }
+        };
     }
 
     private void awaitRegistration(int count, Duration timeout) throws IOException, InterruptedException {
@@ -139,6 +162,7 @@ public final class LocalCluster implements AutoCloseable {
         if (hosts != null) {
             hosts.close();
         }
+        issued.forEach(id -> engine.credentials().revoke(id));
         engine.close();
     }
 

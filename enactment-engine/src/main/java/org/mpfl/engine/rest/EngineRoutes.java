@@ -18,12 +18,14 @@ import org.apache.camel.builder.RouteBuilder;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;
+import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 import org.mpfl.engine.workflow.WorkflowService;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.RankEvent;
 
 /**
@@ -33,8 +35,10 @@ import org.mpfl.protocol.RankEvent;
  * parameters), calls one use case of {@link WorkflowService}, {@link RunService},
  * {@link DeploymentService} or {@link HostRegistry}, and maps its answer or exception to a status and
  * a JSON body. Mutating endpoints demand {@code Authorization: Bearer <engine token>} (401 otherwise).
- * Rank events are authorised by their unguessable domain ID instead, and host announcements by the
- * token only when the registry is closed ({@code EngineConfig.openRegistry(false)}).
+ * Rank events are authorised by their unguessable domain ID instead. The registry is closed: announce,
+ * heartbeat and leave need a host credential ({@link HostCredentials}; 401 without a valid one, before
+ * anything is read or allocated) and a host speaks only for its own host id (403 otherwise); the admin
+ * token issues, lists and revokes credentials and may remove any host.
  */
 public final class EngineRoutes extends RouteBuilder {
     private final Api api;
@@ -44,13 +48,13 @@ public final class EngineRoutes extends RouteBuilder {
      *
      * @param url          the engine's base URL (known once the server is bound)
      * @param token        the engine token mutating requests must carry
-     * @param openRegistry whether hosts may announce, heartbeat and leave without the token
      * @param registry     the host registry
+     * @param credentials  the hosts' credentials
      * @param runs         runs
      * @param workflows    stored workflows and run starts
      * @param deployments  service archives
      */
-    public record Api(Supplier<String> url, String token, boolean openRegistry, HostRegistry registry, RunService runs,
+    public record Api(Supplier<String> url, String token, HostRegistry registry, HostCredentials credentials, RunService runs,
                       WorkflowService workflows, DeploymentService deployments) {
     }
 
@@ -90,7 +94,10 @@ public final class EngineRoutes extends RouteBuilder {
                 .get("/registry/hosts").to(direct("hosts-list"))
                 .post("/registry/hosts").to(direct("hosts-announce"))
                 .post("/registry/hosts/{hostId}/heartbeat").to(direct("hosts-heartbeat"))
-                .delete("/registry/hosts/{hostId}").to(direct("hosts-remove"));
+                .delete("/registry/hosts/{hostId}").to(direct("hosts-remove"))
+                .get("/registry/credentials").to(direct("credentials-list"))
+                .post("/registry/credentials").to(direct("credentials-issue"))
+                .delete("/registry/credentials/{id}").to(direct("credentials-revoke"));
 
         handle("engine-info", this::engineInfo);
         handle("openapi", this::openApi);
@@ -110,8 +117,31 @@ public final class EngineRoutes extends RouteBuilder {
         handle("hosts-announce", this::announce);
         handle("hosts-heartbeat", this::heartbeat);
         handle("hosts-remove", ex -> {
-            requireHostAuth(ex);
-            api.registry().remove(param(ex, "hostId"), false);
+            String hostId = param(ex, "hostId");
+            if (!hasAdminToken(ex)) {
+                requireHostSpeakingFor(ex, hostId);
+            }
+            api.registry().remove(hostId, false);
+            return new Reply(204, null);
+        });
+        handle("credentials-list", ex -> {
+            requireToken(ex);
+            return Reply.ok(api.credentials().list().stream().map(e -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("id", e.id());
+                m.put("hostId", e.hostId());
+                m.put("createdMs", e.createdMs());
+                return m;
+            }).toList());
+        });
+        handle("credentials-issue", this::issueCredential);
+        handle("credentials-revoke", ex -> {
+            requireToken(ex);
+            HostCredentials.Entry gone = api.credentials().revoke(param(ex, "id"))
+                    .orElseThrow(() -> new ApiException(404, "no host credential '" + param(ex, "id") + "'"));
+            // the host leaves now, its runs hear of it as of a lost host; its later requests get 401
+            api.registry().remove(gone.hostId(), true);
+            log.info("host credential {} of host {} revoked", gone.id(), gone.hostId());
             return new Reply(204, null);
         });
     }
@@ -187,19 +217,60 @@ public final class EngineRoutes extends RouteBuilder {
 
     /** 401 unless the request carries the engine token. */
     private void requireToken(Exchange ex) throws ApiException {
-        String auth = ex.getIn().getHeader("Authorization", String.class);
-        String expected = "Bearer " + api.token();
-        if (auth == null || !MessageDigest.isEqual(auth.strip().getBytes(StandardCharsets.UTF_8),
-                expected.getBytes(StandardCharsets.UTF_8))) {
-            throw new ApiException(401, auth == null ? "this request needs 'Authorization: Bearer <engine token>'"
-                    : "wrong engine token");
+        if (!hasAdminToken(ex)) {
+            throw new ApiException(401, ex.getIn().getHeader("Authorization") == null
+                    ? "this request needs 'Authorization: Bearer <engine token>'" : "wrong engine token");
         }
     }
 
-    private void requireHostAuth(Exchange ex) throws ApiException {
-        if (!api.openRegistry()) {
-            requireToken(ex);
+    private boolean hasAdminToken(Exchange ex) {
+        String auth = ex.getIn().getHeader("Authorization", String.class);
+        String expected = "Bearer " + api.token();
+        return auth != null && MessageDigest.isEqual(auth.strip().getBytes(StandardCharsets.UTF_8),
+                expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The host id a request's host credential speaks for; 401 without a valid host credential. */
+    private String requireHost(Exchange ex) throws ApiException {
+        String auth = ex.getIn().getHeader("Authorization", String.class);
+        return api.credentials().authenticate(auth).orElseThrow(() -> new ApiException(401, auth == null
+                ? "the registry is closed: this request needs 'Authorization: Bearer <host credential>' (mpflc host-token)"
+                : "not a valid host credential (unknown, revoked or wrong secret)"));
+    }
+
+    /** 401 without a valid host credential, 403 when it belongs to another host than {@code hostId}. */
+    private void requireHostSpeakingFor(Exchange ex, String hostId) throws ApiException {
+        String own = requireHost(ex);
+        if (!own.equals(hostId)) {
+            throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + hostId + "'");
         }
+    }
+
+    /** {@code {"hostId"?}} with the admin token: a new host credential (201; the only time its secret is shown). */
+    private Reply issueCredential(Exchange ex) throws Exception {
+        requireToken(ex);
+        String text = ex.getIn().getBody(String.class);
+        String hostId = null;
+        if (text != null && !text.isBlank()) {
+            try {
+                hostId = text(Json.MAPPER.readTree(text), "hostId");
+            } catch (IOException e) {
+                throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+            }
+        }
+        HostCredential c;
+        try {
+            c = api.credentials().issue(hostId, api.url().get());
+        } catch (HostCredentials.HostIdTakenException e) {
+            throw new ApiException(409, e.getMessage());
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", c.id());
+        m.put("hostId", c.hostId());
+        m.put("engine", c.engineUrl());
+        m.put("secret", c.secret());
+        m.put("credential", c.text());
+        return new Reply(201, m);
     }
 
     private Reply engineInfo(Exchange ex) {
@@ -207,7 +278,7 @@ public final class EngineRoutes extends RouteBuilder {
         m.put("name", "mpfl-engine");
         m.put("url", api.url().get());
         m.put("hosts", api.registry().hosts().size());
-        m.put("openRegistry", api.openRegistry());
+        m.put("openRegistry", false); // hosts always need their credential (kept for older clients)
         m.put("heartbeatTimeoutMs", api.registry().heartbeatTimeout().toMillis());
         return Reply.ok(m);
     }
@@ -344,13 +415,17 @@ public final class EngineRoutes extends RouteBuilder {
     }
 
     private Reply announce(Exchange ex) throws Exception {
-        requireHostAuth(ex);
+        String own = requireHost(ex);
         HostAnnouncement a;
         try {
             a = Json.MAPPER.treeToValue(body(ex), HostAnnouncement.class);
         } catch (IOException e) {
             throw new ApiException(400, "not a host announcement: " + e.getMessage());
         }
+        if (a.hostId() != null && !a.hostId().isBlank() && !a.hostId().equals(own)) {
+            throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");
+        }
+        a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("host", api.registry().announce(a));
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
@@ -358,8 +433,8 @@ public final class EngineRoutes extends RouteBuilder {
     }
 
     private Reply heartbeat(Exchange ex) throws ApiException {
-        requireHostAuth(ex);
         String id = param(ex, "hostId");
+        requireHostSpeakingFor(ex, id);
         if (!api.registry().heartbeat(id)) {
             throw new ApiException(404, "unknown host '" + id + "': announce again");
         }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.MpiwsClient;
@@ -13,23 +14,30 @@ import org.mpfl.protocol.tls.TlsSettings;
 /**
  * Calls {@code run}, {@code status} and {@code abort} on service hosts over SOAP 1.2 with the service
  * runtime's {@link MpiwsClient} (every call bounded by the timeout). {@code abort} carries the proof
- * of the domain token, so only the engine that created a domain can abort it.
+ * of the domain token, so only the engine that created a domain can abort it; {@code run} carries the
+ * engine's key for the target host (a host refuses {@code run} without it), never the admin token.
  */
 public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
     private final MpiwsClient client;
+    private final Function<String, String> authorizations;
 
-    public SoapRankInvoker(Duration timeout) {
-        this(timeout, TlsSettings.NONE);
+    /**
+     * @param authorizations the {@code Authorization} header for {@code run} at a host id (the engine's
+     *                       key for that host), or {@code null} for a host without a credential
+     */
+    public SoapRankInvoker(Duration timeout, Function<String, String> authorizations) {
+        this(timeout, authorizations, TlsSettings.NONE);
     }
 
     /** An invoker whose {@code https} calls verify hosts against the TLS settings' CA ({@code --tls-ca}). */
-    public SoapRankInvoker(Duration timeout, TlsSettings tls) {
+    public SoapRankInvoker(Duration timeout, Function<String, String> authorizations, TlsSettings tls) {
         this.client = new MpiwsClient(timeout, tls);
+        this.authorizations = authorizations;
     }
 
     @Override
     public void run(RankPlacement target, RunRequest request) throws Exception {
-        client.run(target.endpoint().soapUrl(), request);
+        client.run(target.endpoint().soapUrl(), request, authorizations.apply(target.hostId()));
     }
 
     @Override

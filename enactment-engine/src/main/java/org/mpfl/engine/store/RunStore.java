@@ -64,6 +64,10 @@ public final class RunStore implements AutoCloseable {
             // deleted as soon as the run ends
             s.execute("CREATE TABLE IF NOT EXISTS live_domains (run_id VARCHAR(64) PRIMARY KEY, domain_id VARCHAR(128) NOT NULL, "
                     + "token VARCHAR(128) NOT NULL, service_urls CLOB NOT NULL)");
+            // host credentials: the verifier (SHA-256) of each secret and the key the engine calls that
+            // host with, never the secret itself
+            s.execute("CREATE TABLE IF NOT EXISTS host_credentials (id VARCHAR(64) PRIMARY KEY, host_id VARCHAR(128) NOT NULL, "
+                    + "verifier VARCHAR(64) NOT NULL, engine_key VARCHAR(64) NOT NULL, created_ms BIGINT NOT NULL)");
         }
     }
 
@@ -229,6 +233,59 @@ public final class RunStore implements AutoCloseable {
         } catch (SQLException e) {
             throw new StoreException("cannot forget the domain of run " + runId, e);
         }
+    }
+
+    /**
+     * One host credential as stored: no secret, only its verifier and the engine's key for that host.
+     *
+     * @param id        credential id
+     * @param hostId    the host it speaks for
+     * @param verifier  SHA-256 of the secret, base64url
+     * @param engineKey the key the engine authenticates to the host with
+     * @param createdMs when it was issued
+     */
+    public record StoredCredential(String id, String hostId, String verifier, String engineKey, long createdMs) {
+        @Override
+        public String toString() {
+            return "StoredCredential[id=" + id + ", hostId=" + hostId + "]";
+        }
+    }
+
+    public synchronized void saveCredential(StoredCredential c) {
+        try (PreparedStatement p = connection.prepareStatement("MERGE INTO host_credentials (id, host_id, verifier, engine_key, "
+                + "created_ms) KEY (id) VALUES (?, ?, ?, ?, ?)")) {
+            p.setString(1, c.id());
+            p.setString(2, c.hostId());
+            p.setString(3, c.verifier());
+            p.setString(4, c.engineKey());
+            p.setLong(5, c.createdMs());
+            p.executeUpdate();
+        } catch (SQLException e) {
+            throw new StoreException("cannot store host credential " + c.id(), e);
+        }
+    }
+
+    public synchronized void deleteCredential(String id) {
+        try (PreparedStatement p = connection.prepareStatement("DELETE FROM host_credentials WHERE id = ?")) {
+            p.setString(1, id);
+            p.executeUpdate();
+        } catch (SQLException e) {
+            throw new StoreException("cannot delete host credential " + id, e);
+        }
+    }
+
+    /** Every stored host credential. */
+    public synchronized List<StoredCredential> credentials() {
+        List<StoredCredential> out = new ArrayList<>();
+        try (Statement s = connection.createStatement();
+             ResultSet r = s.executeQuery("SELECT id, host_id, verifier, engine_key, created_ms FROM host_credentials")) {
+            while (r.next()) {
+                out.add(new StoredCredential(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getLong(5)));
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot read host credentials", e);
+        }
+        return out;
     }
 
     /** Domains recorded as live (after a restart: those the previous engine left running). */

@@ -72,9 +72,10 @@ class CliTest {
     void statusCancelAndTokenAgainstARunningEngine() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
-            Http.post(engine.url() + "/api/registry/hosts", null, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
+            Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
                     "services", List.of("w")));
-            Result refused = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--token", "wrong");
+            Path wrongToken = Files.writeString(dir.resolve("wrong.token"), "wrong\n");
+            Result refused = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--token-file", wrongToken.toString());
             assertEquals(1, refused.exit());
             assertTrue(refused.err().contains("wrong engine token"), refused.err());
 
@@ -92,6 +93,43 @@ class CliTest {
             assertEquals(1, again.exit());
             Result json = mpflc("status", id, "--engine", engine.url(), "--json");
             assertEquals("CANCELLED", json.json().get("state").asText());
+        }
+    }
+
+    @Test
+    void hostTokenWritesAnOwnerOnlyJoinFileTheEngineAccepts() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> { })))) {
+            Path wrongToken = Files.writeString(dir.resolve("wrong.token"), "wrong\n");
+            Result refused = mpflc("host-token", "--engine", engine.url(), "--token-file", wrongToken.toString(),
+                    "-o", dir.resolve("refused.credential").toString());
+            assertEquals(1, refused.exit(), refused.err());
+            assertTrue(refused.err().contains("wrong engine token"), refused.err());
+            assertTrue(Files.notExists(dir.resolve("refused.credential")));
+            assertTrue(engine.credentials().list().isEmpty());
+
+            Path file = dir.resolve("node7.credential");
+            Result ok = mpflc("host-token", "--engine", engine.url(), "--data", dir.resolve("engine").toString(),
+                    "--host-id", "node7", "-o", file.toString());
+            assertEquals(0, ok.exit(), ok.err());
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+            org.mpfl.protocol.HostCredential c = org.mpfl.protocol.HostCredential.read(file);
+            assertEquals("node7", c.hostId());
+            assertEquals(engine.url(), c.engineUrl());
+            assertTrue(!ok.err().contains(c.secret()) && !ok.out().contains(c.secret()), "the secret is printed: " + ok.err());
+            Http.Answer announced = Http.send("POST", engine.url() + "/api/registry/hosts", c.authorization(),
+                    Map.of("soapUrl", "http://127.0.0.1:1/s"));
+            assertEquals(201, announced.status(), announced.body());
+            assertEquals("node7", engine.registry().hosts().get(0).hostId());
+
+            Result again = mpflc("host-token", "--engine", engine.url(), "--data", dir.resolve("engine").toString(),
+                    "--host-id", "node7", "-o", dir.resolve("second.credential").toString());
+            assertEquals(1, again.exit(), "node7 already has a credential");
+            assertTrue(again.err().contains("revoke it first"), again.err());
+            Result overwrite = mpflc("host-token", "--engine", engine.url(), "--data", dir.resolve("engine").toString(),
+                    "-o", file.toString());
+            assertEquals(1, overwrite.exit(), "an existing join file is not overwritten");
+            assertEquals(c, org.mpfl.protocol.HostCredential.read(file));
         }
     }
 

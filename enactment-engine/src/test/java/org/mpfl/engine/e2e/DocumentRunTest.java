@@ -49,7 +49,7 @@ class DocumentRunTest {
 
     static JsonNode run(Path document, String... params) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", document.toString(), "--engine", cluster.engine().url(),
-                "--token", cluster.engine().token(), "--json"));
+                "--data", cluster.engine().config().dataDir().toString(), "--json"));
         for (String p : params) {
             args.add("--param");
             args.add(p);
@@ -101,8 +101,8 @@ class DocumentRunTest {
         assertTrue(Files.isRegularFile(ring), "no ring sample at " + ring.toAbsolutePath());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Mpflc.run(List.of("deploy", ring.toString(), "--engine", cluster.engine().url(), "--token",
-                cluster.engine().token(), "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int code = Mpflc.run(List.of("deploy", ring.toString(), "--engine", cluster.engine().url(), "--data",
+                cluster.engine().config().dataDir().toString(), "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         String said = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, said + err.toString(StandardCharsets.UTF_8));

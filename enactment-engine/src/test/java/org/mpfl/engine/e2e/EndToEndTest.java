@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
+import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcesses;
 
@@ -38,6 +40,7 @@ class EndToEndTest {
         engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(3))
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(2).service("ring", RingProgram.class).service("failing", FailingProgram.class)
+                .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
                 .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").start();
         awaitHosts(2);
     }
@@ -121,6 +124,7 @@ class EndToEndTest {
     @Test
     void killedHostFailsTheRunWithThatCause() throws Exception {
         try (HostProcesses victims = HostProcesses.builder().count(2).service("victim", WaitingProgram.class)
+                .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
                 .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start()) {
             awaitHosts(4);
             String id = start("victim", 2, Map.of());

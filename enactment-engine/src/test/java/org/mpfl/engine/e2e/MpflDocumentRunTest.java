@@ -88,7 +88,7 @@ class MpflDocumentRunTest {
 
     static Result run(String doc, String... params) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", dir.resolve(doc + ".mpfl.xml").toString(), "--engine",
-                cluster.engine().url(), "--token", cluster.engine().token(), "--json"));
+                cluster.engine().url(), "--data", cluster.engine().config().dataDir().toString(), "--json"));
         for (String p : params) {
             args.add("--param");
             args.add(p);

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.runtime.host.EngineAnnouncer;
 import org.mpfl.runtime.host.ServiceHost;
 
@@ -21,18 +22,23 @@ class HostLeavesRegistryTest {
 
     @Test
     void closingTheAnnouncerRemovesTheHost() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).openRegistry(false).token("fixed-token")
-                .heartbeatTimeout(Duration.ofMinutes(5)));
-             ServiceHost host = ServiceHost.start(ServiceHost.Options.loopback())) {
-            EngineAnnouncer announcer = new EngineAnnouncer(host, engine.url(), engine.token(), 1);
-            announcer.start();
-            long end = System.currentTimeMillis() + 20_000;
-            while (engine.registry().host(host.hostId()).isEmpty()) {
-                assertTrue(System.currentTimeMillis() < end, "the host did not register");
-                Thread.sleep(50);
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5)))) {
+            HostCredential credential = engine.issueHostCredential(null);
+            try (ServiceHost host = ServiceHost.start(new ServiceHost.Options("127.0.0.1", 0, null, credential.hostId(), null, true))) {
+                leaves(engine, host, credential);
             }
-            announcer.close();
-            assertEquals(0, engine.registry().hosts().size(), "still registered: " + engine.registry().hosts());
         }
+    }
+
+    private static void leaves(Engine engine, ServiceHost host, HostCredential credential) throws Exception {
+        EngineAnnouncer announcer = new EngineAnnouncer(host, engine.url(), credential, 1);
+        announcer.start();
+        long end = System.currentTimeMillis() + 20_000;
+        while (engine.registry().host(host.hostId()).isEmpty()) {
+            assertTrue(System.currentTimeMillis() < end, "the host did not register");
+            Thread.sleep(50);
+        }
+        announcer.close();
+        assertEquals(0, engine.registry().hosts().size(), "still registered: " + engine.registry().hosts());
     }
 }

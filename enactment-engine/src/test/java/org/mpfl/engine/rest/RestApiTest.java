@@ -45,7 +45,7 @@ class RestApiTest {
             r.output("x", r.rank());
             r.state("DONE");
         })));
-        Http.post(engine.url() + "/api/registry/hosts", null, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
     }
 
     @AfterEach

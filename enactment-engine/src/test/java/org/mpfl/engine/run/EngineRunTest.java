@@ -35,7 +35,7 @@ class EngineRunTest {
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(invoker).runSettings(settings)
                 .heartbeatTimeout(heartbeat));
         for (int h = 0; h < 2; h++) {
-            Http.Answer a = Http.post(engine.url() + "/api/registry/hosts", null, Map.of("hostId", "h" + h,
+            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
                     "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 2));
             assertEquals(201, a.status(), a.body());
         }
@@ -187,7 +187,7 @@ class EngineRunTest {
         long end = System.currentTimeMillis() + 10_000;
         JsonNode d = null;
         while (System.currentTimeMillis() < end) {
-            Http.post(engine.url() + "/api/registry/hosts/h0/heartbeat", null, "");
+            Http.heartbeat(engine, "h0");
             d = Http.get(engine.url() + "/api/runs/" + id).json();
             if (d.get("state").asText().equals("FAILED")) {
                 break;

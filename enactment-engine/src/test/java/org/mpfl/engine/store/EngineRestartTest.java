@@ -34,7 +34,7 @@ class EngineRestartTest {
             }
         })))) {
             token = first.token();
-            Http.post(first.url() + "/api/registry/hosts", null, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s"
+            Http.announce(first, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s"
                     , "services", List.of("w")));
             done = Http.post(first.url() + "/api/runs", token, plan(1)).json().get("id").asText();
             awaitState(first, done, "SUCCEEDED");

@@ -74,7 +74,7 @@ class SamplesRunTest {
     /** Runs a sample and returns its outputs ({name: {rank: value}}), failing unless it SUCCEEDED. */
     static JsonNode run(String sample, String... params) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--json",
-                "--engine", cluster.engine().url(), "--token", cluster.engine().token(), "--timeout", "300"));
+                "--engine", cluster.engine().url(), "--data", cluster.engine().config().dataDir().toString(), "--timeout", "300"));
         for (String param : params) {
             args.add("--param");
             args.add(param);

@@ -42,7 +42,18 @@ public final class MpiwsClient implements AutoCloseable {
      * @throws MpiwsCallException if the host answered a fault or could not be reached
      */
     public String run(String serviceUrl, RunRequest request) throws MpiwsCallException {
-        String answer = call(serviceUrl, MpiwsNames.OP_RUN, RunMessages.runXml(request));
+        return run(serviceUrl, request, null);
+    }
+
+    /**
+     * As {@link #run(String, RunRequest)}, authenticated to the host.
+     *
+     * @param authorization the {@code Authorization} header value for this host
+     *                      ({@link HostCredential#engineAuthorization}), or {@code null} for none (a host
+     *                      without a credential accepts {@code run} from its own machine only)
+     */
+    public String run(String serviceUrl, RunRequest request, String authorization) throws MpiwsCallException {
+        String answer = call(serviceUrl, MpiwsNames.OP_RUN, RunMessages.runXml(request), authorization);
         try {
             return RunMessages.parseStatusResponse(answer.replace("runResponse", "statusResponse")).state();
         } catch (XMLStreamException e) {
@@ -90,10 +101,19 @@ public final class MpiwsClient implements AutoCloseable {
 
     /** POSTs one SOAP 1.2 request and returns the answer body (empty for a 202). */
     public String call(String serviceUrl, String operation, String bodyElement) throws MpiwsCallException {
+        return call(serviceUrl, operation, bodyElement, null);
+    }
+
+    /** As {@link #call(String, String, String)} with an {@code Authorization} header ({@code null}: none). */
+    public String call(String serviceUrl, String operation, String bodyElement, String authorization) throws MpiwsCallException {
         String envelope = MpiwsNames.envelope(bodyElement);
-        HttpRequest req = HttpRequest.newBuilder(URI.create(serviceUrl)).timeout(timeout)
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(serviceUrl)).timeout(timeout)
                 .header("Content-Type", "application/soap+xml; charset=UTF-8; action=\"" + MpiwsNames.action(operation) + "\"")
-                .POST(HttpRequest.BodyPublishers.ofString(envelope, StandardCharsets.UTF_8)).build();
+                .POST(HttpRequest.BodyPublishers.ofString(envelope, StandardCharsets.UTF_8));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        HttpRequest req = b.build();
         HttpResponse<byte[]> r;
         try {
             r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * every few seconds ({@code POST /api/registry/hosts/{hostId}/heartbeat}). An unreachable engine is
  * a logged warning and a retry on the next beat, never a crash; a heartbeat the engine does not
  * know (404, e.g. after an engine restart) makes the host announce itself again. {@link #close()}
- * (the host's shutdown) takes the host out of the engine's registry at once.
+ * (the host's shutdown) takes the host out of the engine's registry at once. Every request carries the
+ * host's credential ({@link HostCredential#authorization()}); nothing else of the host's is sent.
  */
 public final class EngineAnnouncer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineAnnouncer.class);
@@ -33,7 +35,7 @@ public final class EngineAnnouncer implements AutoCloseable {
 
     private final ServiceHost host;
     private final String engineUrl;
-    private final String engineToken;
+    private final HostCredential credential;
     private final int capacity;
     /** Verifies an {@code https} engine against the host's TLS settings' CA. */
     private final HttpClient http;
@@ -49,14 +51,17 @@ public final class EngineAnnouncer implements AutoCloseable {
 
     /**
      * @param engineUrl   the engine's base URL ({@code http://host:port})
-     * @param engineToken sent as a bearer token when not {@code null}
+     * @param credential  the host's credential (its host id must be the host's): every request carries it
      * @param capacity    ranks this host should take
      */
-    public EngineAnnouncer(ServiceHost host, String engineUrl, String engineToken, int capacity) {
+    public EngineAnnouncer(ServiceHost host, String engineUrl, HostCredential credential, int capacity) {
+        if (credential == null || !credential.hostId().equals(host.hostId())) {
+            throw new IllegalArgumentException("the announcer needs the credential of host " + host.hostId());
+        }
         this.host = host;
         this.http = host.tls().httpClient().connectTimeout(CALL_TIMEOUT).build();
         this.engineUrl = engineUrl.endsWith("/") ? engineUrl.substring(0, engineUrl.length() - 1) : engineUrl;
-        this.engineToken = engineToken;
+        this.credential = credential;
         this.capacity = capacity;
     }
 
@@ -129,9 +134,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(CALL_TIMEOUT)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
-        if (engineToken != null) {
-            b.header("Authorization", "Bearer " + engineToken);
-        }
+        b.header("Authorization", credential.authorization());
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -167,9 +170,7 @@ public final class EngineAnnouncer implements AutoCloseable {
     private void leave() throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engineUrl + "/api/registry/hosts/"
                 + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(2)).DELETE();
-        if (engineToken != null) {
-            b.header("Authorization", "Bearer " + engineToken);
-        }
+        b.header("Authorization", credential.authorization());
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         announced = false;
         if (r.statusCode() / 100 == 2) {

@@ -14,12 +14,11 @@ public interface HostExtension {
     String name();
 
     /**
-     * Installs the extension's services in {@code host}.
-     *
-     * @param engineToken the credential of the engine this host serves, or {@code null} when it has
-     *                    none (then the extension must accept calls from this machine only)
+     * Installs the extension's services in {@code host}. An operation that makes the host act must
+     * admit only the host's engine: {@link ServiceHost#acceptsEngineCall(org.apache.axis2.context.MessageContext)}
+     * (the engine's key for this host, or this machine when the host serves no engine).
      */
-    void install(ServiceHost host, String engineToken) throws Exception;
+    void install(ServiceHost host) throws Exception;
 
     /** The extension called {@code name} on the class path. */
     static HostExtension named(String name) throws UsageException {

@@ -9,19 +9,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.api.RankProgram;
 
 /**
  * The service-host process: {@code mpflc host [--engine URL] [--port P] [--bind ADDR] [--services DIR]
- * [--host-id ID] [--advertise NAME] [--capacity N] [--engine-token T] [--no-binary]
+ * [--host-id ID] [--advertise NAME] [--capacity N] [--credential-file F] [--no-binary]
  * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent]} and the TLS flags of
  * {@link TlsSettings} ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, {@code --tls-ca F};
  * a TLS host runs with {@code --no-binary}: the binary channel has no TLS yet).
  *
  * <p>A host that listens on a non-loopback address without TLS prints one WARNING line on stderr
  * at start.
+ *
+ * <p>The host's credential (from {@code mpflc host-token}) comes from {@code --credential-file F} or
+ * the environment variable {@value HostCredential#ENV} (its text), never from the command line,
+ * which every user sees in {@code ps}. With it the host announces itself under the credential's host
+ * id and accepts deployments and {@code run} only with the engine's key for this host; without it
+ * (and without {@code --engine}) it accepts them from this machine only. {@code --engine} without a
+ * credential is refused: the engine's registry is closed.
  *
  * <p>Prints exactly one ready line on stdout once it accepts requests —
  * {@code MPFL host <hostId> listening on http://ADDR:PORT/ binary ADDR:PORT2} ({@code binary none}
@@ -69,7 +77,7 @@ public final class HostMain {
     public static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         quietLogging();
         String engine = null;
-        String engineToken = System.getenv("MPFL_ENGINE_TOKEN");
+        Path credentialFile = null;
         String bind = "127.0.0.1";
         String advertise = null;
         String hostId = null;
@@ -89,7 +97,7 @@ public final class HostMain {
             }
             switch (a) {
                 case "--engine" -> engine = value(args, ++i, a);
-                case "--engine-token" -> engineToken = value(args, ++i, a);
+                case "--credential-file" -> credentialFile = Path.of(value(args, ++i, a));
                 case "--port" -> port = intValue(args, ++i, a);
                 case "--bind" -> bind = value(args, ++i, a);
                 case "--advertise" -> advertise = value(args, ++i, a);
@@ -108,9 +116,24 @@ public final class HostMain {
                 }
                 case "--extension" -> extensions.add(HostExtension.named(value(args, ++i, a)));
                 default -> throw new UsageException("unknown option " + a
-                        + " (usage: host [--engine URL] [--port P] [--bind ADDR] [--services DIR] [--service NAME=CLASS]"
-                        + " [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F])");
+                        + " (usage: host [--engine URL] [--credential-file F] [--port P] [--bind ADDR] [--advertise NAME]"
+                        + " [--services DIR] [--service NAME=CLASS] [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F];"
+                        + " the credential may also come from $" + HostCredential.ENV + ")");
             }
+        }
+        HostCredential credential = credential(credentialFile, System.getenv(HostCredential.ENV));
+        if (engine == null && credential != null && credential.engineUrl() != null) {
+            engine = credential.engineUrl();
+        }
+        if (engine != null && credential == null) {
+            throw new UsageException("--engine needs this host's credential: --credential-file F or $" + HostCredential.ENV
+                    + " (make one on the engine's machine with 'mpflc host-token --engine URL -o F')");
+        }
+        if (credential != null) {
+            if (hostId != null && !hostId.equals(credential.hostId())) {
+                throw new UsageException("--host-id " + hostId + " differs from the credential's host id " + credential.hostId());
+            }
+            hostId = credential.hostId();
         }
         TlsSettings tls = TlsSettings.fromOptions(tlsOptions);
         TlsSettings.plaintextWarning("this service host", bind, tls.serves(), ServiceHost.PLAINTEXT_EXPOSURE)
@@ -129,12 +152,12 @@ public final class HostMain {
                 }
                 host.registerServiceType(p[0], () -> newProgram(c));
             }
-            host.setDeployToken(engineToken);
+            host.setCredential(credential);
             for (HostExtension extension : extensions) {
-                extension.install(host, engineToken);
+                extension.install(host);
             }
             if (engine != null) {
-                announcer = new EngineAnnouncer(host, engine, engineToken, capacity);
+                announcer = new EngineAnnouncer(host, engine, credential, capacity);
                 EngineAnnouncer a = announcer;
                 host.onDeploy(a::reannounce);
                 announcer.start();
@@ -174,6 +197,23 @@ public final class HostMain {
             }
             host.close();
             throw e;
+        }
+    }
+
+    /** The credential from the file, else from the environment's text, else {@code null}. */
+    static HostCredential credential(Path file, String environmentText) throws UsageException {
+        try {
+            if (file != null) {
+                return HostCredential.read(file);
+            }
+            if (environmentText != null && !environmentText.isBlank()) {
+                return HostCredential.parse(environmentText, "$" + HostCredential.ENV);
+            }
+            return null;
+        } catch (IOException e) {
+            throw new UsageException("cannot read the credential file " + file + ": " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
         }
     }
 

@@ -13,7 +13,9 @@ import org.mpfl.protocol.SoapFault;
 /**
  * The Axis2 message receiver of the request-response MPIWS operations {@code run} and {@code status},
  * for services of an MPFL {@link ServiceHost} and for generated services in a stock Axis2 container
- * (named in their services.xml).
+ * (named in their services.xml). {@code run} on a {@link ServiceHost} needs the engine's key for that
+ * host ({@link ServiceHost#acceptsEngineCall}); {@code status} is a read, authorised by the
+ * unguessable domain ID.
  */
 public final class MpiwsInOutReceiver extends AbstractInOutMessageReceiver {
     @Override
@@ -22,6 +24,11 @@ public final class MpiwsInOutReceiver extends AbstractInOutMessageReceiver {
         String op = in.getAxisOperation().getName().getLocalPart();
         String serviceType = in.getAxisService().getName();
         OMElement request = MpiwsReceivers.bodyElement(in);
+        if (MpiwsNames.OP_RUN.equals(op) && host instanceof ServiceHost serviceHost && !serviceHost.acceptsEngineCall(in)) {
+            // run starts code here: only the engine of this host (its key), or this machine without an engine
+            throw MpiwsReceivers.fault(new SoapFault("Sender", SoapFault.REJECTED,
+                    "run refused: not the engine of this host (missing or wrong host key)"));
+        }
         String answer;
         try {
             answer = switch (op) {

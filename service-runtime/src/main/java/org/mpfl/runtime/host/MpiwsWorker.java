@@ -49,6 +49,9 @@ final class MpiwsWorker implements Worker {
     public void service(AxisHttpRequest request, AxisHttpResponse response, MessageContext msgContext)
             throws HttpException, IOException {
         String method = request.getMethod();
+        // the receivers of run (and extensions) check it; Axis2's simple server passes no headers on
+        Header authorization = request.getFirstHeader("Authorization");
+        msgContext.setProperty(ServiceHost.AUTHORIZATION_PROPERTY, authorization == null ? null : authorization.getValue());
         if ("POST".equals(method) && request.getRequestURI().startsWith(ServiceHost.DEPLOY_PATH)) {
             deploy(request, response, msgContext);
             return;
@@ -94,21 +97,12 @@ final class MpiwsWorker implements Worker {
                 }
             }
         }
-        String token = host.deployToken;
-        Header auth = request.getFirstHeader("Authorization");
-        boolean allowed;
-        if (token != null) {
-            allowed = auth != null && java.security.MessageDigest.isEqual(("Bearer " + token).getBytes(StandardCharsets.UTF_8),
-                    auth.getValue().trim().getBytes(StandardCharsets.UTF_8));
-        } else {
-            Object remote = mc.getProperty(MessageContext.REMOTE_ADDR);
-            allowed = remote != null && java.net.InetAddress.getByName(remote.toString()).isLoopbackAddress();
-        }
+        boolean allowed = host.acceptsEngineCall(mc);
         int status;
         String text;
         if (!allowed) {
             status = 403;
-            text = "deployment refused: missing or wrong engine token";
+            text = "deployment refused: not the engine of this host (missing or wrong host key)";
         } else {
             byte[] archive = request.getInputStream().readNBytes(256 * 1024 * 1024);
             try {

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 import javax.xml.namespace.QName;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.context.MessageContext;
 import org.apache.axis2.description.AxisOperation;
 import org.apache.axis2.description.AxisOperationFactory;
 import org.apache.axis2.description.AxisService;
@@ -31,6 +32,7 @@ import org.apache.axis2.engine.AxisConfiguration;
 import org.apache.axis2.transport.http.SimpleHTTPServer;
 import org.apache.axis2.wsdl.WSDLConstants;
 import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
@@ -282,12 +284,47 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         return baseUrl + DEPLOY_PATH;
     }
 
-    /** Token a deployment must carry as {@code Authorization: Bearer}; {@code null}: loopback callers only. */
-    volatile String deployToken;
+    /**
+     * The message-context property under which the host's HTTP worker leaves a request's
+     * {@code Authorization} header for the message receivers (Axis2's simple server keeps no headers).
+     */
+    public static final String AUTHORIZATION_PROPERTY = "mpfl.authorization";
 
-    /** Sets the token required for deployments (the engine's token). */
-    public void setDeployToken(String token) {
-        this.deployToken = token;
+    /** This host's credential; {@code null}: no engine, deploy and {@code run} from this machine only. */
+    private volatile HostCredential credential;
+
+    /**
+     * Sets the host's credential: from now on deployments, {@code run} and extensions' operations need
+     * the engine's key for this host ({@link HostCredential#acceptsEngine}).
+     */
+    public void setCredential(HostCredential credential) {
+        this.credential = credential;
+    }
+
+    /**
+     * Whether a call that makes this host act (deploy, {@code run}, an extension's operation) comes
+     * from the engine: with a credential, the {@code Authorization} header must carry the engine's key
+     * for this host; without one (a host that serves no engine), the caller must be on this machine.
+     *
+     * @param authorization the request's {@code Authorization} header, or {@code null}
+     * @param remoteAddress the caller's address as Axis2 reports it ({@link MessageContext#REMOTE_ADDR})
+     */
+    public boolean acceptsEngineCall(String authorization, Object remoteAddress) {
+        HostCredential c = credential;
+        if (c != null) {
+            return c.acceptsEngine(authorization);
+        }
+        try {
+            return remoteAddress != null && InetAddress.getByName(remoteAddress.toString()).isLoopbackAddress();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** {@link #acceptsEngineCall} for the request of a message context (as the host's receivers see it). */
+    public boolean acceptsEngineCall(MessageContext mc) {
+        Object auth = mc.getProperty(AUTHORIZATION_PROPERTY);
+        return acceptsEngineCall(auth == null ? null : auth.toString(), mc.getProperty(MessageContext.REMOTE_ADDR));
     }
 
     /**

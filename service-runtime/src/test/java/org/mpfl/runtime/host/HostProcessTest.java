@@ -14,17 +14,21 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 
 /**
  * The service-host process as launchers see it: the ready line, the engine announcement and
- * heartbeats (and that an unreachable engine does not stop the host), deployment needing the
- * engine token, and that closing the testkit leaves no process behind.
+ * heartbeats with the host's credential (taken from the environment, never the command line),
+ * deployment needing the engine's key for this host (not its secret, not another host's key), and that closing the testkit leaves no process behind.
  */
 class HostProcessTest {
     /** A trivial program for the {@code --service} option. */
@@ -33,6 +37,14 @@ class HostProcessTest {
         public void run(org.mpfl.runtime.api.RankContext context) {
             context.output("ran", true);
         }
+    }
+
+    private static HttpResponse<String> deploy(HostProcess h, String authorization) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(h.baseUrl() + ServiceHost.DEPLOY_PATH + "?service=Evil"))
+                .timeout(Duration.ofSeconds(20)).header("Authorization", authorization)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1, 2, 3})).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
@@ -55,9 +67,11 @@ class HostProcessTest {
             ex.close();
         });
         engine.start();
+        HostCredential credential = HostCredential.generate(null, "h-test");
         HostProcesses hosts = HostProcesses.builder().count(1).service("Nothing", Nothing.class)
+                .environmentOf(i -> Map.of(HostCredential.ENV, credential.text()))
                 .hostArg("--engine").hostArg("http://127.0.0.1:" + engine.getAddress().getPort())
-                .hostArg("--engine-token").hostArg("s3cret").hostArg("--capacity").hostArg("3").start();
+                .hostArg("--capacity").hostArg("3").start();
         HostProcess h = hosts.get(0);
         try {
             assertTrue(h.baseUrl().startsWith("http://127.0.0.1:"), h.baseUrl());
@@ -74,14 +88,19 @@ class HostProcessTest {
             assertEquals("Nothing", a.get("services").get(0).asText());
             assertEquals(3, a.get("capacity").asInt());
             assertTrue(beats.size() >= 2, "heartbeats: " + beats);
-            assertTrue(beats.get(0).contains("/api/registry/hosts/" + h.hostId() + "/heartbeat Bearer s3cret"), beats.get(0));
+            assertEquals("h-test", h.hostId(), "the host id is the credential's");
+            assertTrue(beats.get(0).equals("/api/registry/hosts/h-test/heartbeat " + credential.authorization()), beats.get(0));
+            String cmdline = Files.readString(Path.of("/proc/" + h.process().pid() + "/cmdline"), StandardCharsets.UTF_8);
+            assertFalse(cmdline.contains(credential.secret()) || cmdline.contains(credential.engineKey()),
+                    "a secret on the command line: " + cmdline.replace('\0', ' '));
 
-            HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create(h.baseUrl() + ServiceHost.DEPLOY_PATH + "?service=Evil"))
-                    .timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer wrong")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1, 2, 3})).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertEquals(403, refused.statusCode(), refused.body());
+            assertEquals(403, deploy(h, "Bearer wrong").statusCode());
+            assertEquals(403, deploy(h, credential.authorization()).statusCode(), "the host's own secret is not the engine's key");
+            HostCredential other = HostCredential.generate(null, "h-other");
+            assertEquals(403, deploy(h, HostCredential.engineAuthorization(other.engineKey())).statusCode(),
+                    "another host's key");
+            HttpResponse<String> accepted = deploy(h, HostCredential.engineAuthorization(credential.engineKey()));
+            assertEquals(400, accepted.statusCode(), "past authorisation, the bytes are no archive: " + accepted.body());
 
             engine.stop(0); // an engine that went away: the host keeps serving
             Thread.sleep(1500);

@@ -2,6 +2,7 @@ package org.mpfl.bench.mediator;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.function.Function;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -31,15 +32,28 @@ public final class Mediator implements AutoCloseable {
     private final Duration callTimeout;
     private final ExecutorService calls;
 
-    /** @param engineToken the engine's token, which the hosts' step service requires (they got it when started) */
-    public Mediator(Duration callTimeout, String engineToken) {
+    /**
+     * @param authorizations the {@code Authorization} header for a step-service URL: the engine's key
+     *                       for that URL's host ({@link #hostAuthorizations}), which the step service requires
+     */
+    public Mediator(Duration callTimeout, Function<String, String> authorizations) {
         this.callTimeout = callTimeout;
-        this.client = new StepClient(callTimeout, engineToken);
+        this.client = new StepClient(callTimeout, authorizations);
         this.calls = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "mpfl-mediator-call");
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * The header for each step-service URL: the key of the registered host whose step service it is
+     * ({@code keys}: host id to header, e.g. the engine's {@code credentials()::engineAuthorization}),
+     * {@code null} for a URL of no registered host.
+     */
+    public static Function<String, String> hostAuthorizations(HostRegistry registry, Function<String, String> keys) {
+        return url -> registry.hosts().stream().filter(h -> h.serviceUrl(StepWire.SERVICE).equals(url)).findFirst()
+                .map(h -> keys.apply(h.hostId())).orElse(null);
     }
 
     /**

@@ -17,7 +17,7 @@ public final class MediatorStepExtension implements HostExtension {
     }
 
     @Override
-    public void install(ServiceHost host, String engineToken) throws Exception {
-        StepService.install(host, engineToken);
+    public void install(ServiceHost host) throws Exception {
+        StepService.install(host);
     }
 }

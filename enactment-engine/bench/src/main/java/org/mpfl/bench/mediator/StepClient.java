@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 import org.mpfl.protocol.SoapFault;
 
 /**
@@ -18,12 +19,15 @@ import org.mpfl.protocol.SoapFault;
 public final class StepClient {
     private final HttpClient http;
     private final Duration timeout;
-    private final String token;
+    private final Function<String, String> authorizations;
 
-    /** @param token the engine token the hosts expect ({@code Authorization: Bearer}), or {@code null} */
-    public StepClient(Duration timeout, String token) {
+    /**
+     * @param authorizations the {@code Authorization} header for a step-service URL (the engine's key for
+     *                       that host), or {@code null} from it for none
+     */
+    public StepClient(Duration timeout, Function<String, String> authorizations) {
         this.timeout = timeout;
-        this.token = token;
+        this.authorizations = authorizations;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
     }
 
@@ -43,8 +47,9 @@ public final class StepClient {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(serviceUrl)).timeout(timeout)
                 .header("Content-Type", body.contentType())
                 .POST(HttpRequest.BodyPublishers.ofByteArrays(body.parts()));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
+        String authorization = authorizations.apply(serviceUrl);
+        if (authorization != null) {
+            b.header("Authorization", authorization);
         }
         HttpRequest req = b.build();
         HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());

@@ -2,9 +2,6 @@ package org.mpfl.bench.mediator;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -49,18 +46,18 @@ public final class StepService {
     /**
      * Publishes the service in a host (idempotent).
      *
-     * @param token the engine token callers must send as {@code Authorization: Bearer}, or {@code null}
-     *              to accept loopback callers only (the rule of the host's deployment endpoint): the service
-     *              runs code of the host's class path on request, so it is not open to anyone
+     * Callers must be the host's engine ({@link ServiceHost#acceptsEngineCall}: its key for this host,
+     * or this machine when the host serves no engine), the rule of the host's deployment endpoint: the
+     * service runs code of the host's class path on request, so it is not open to anyone.
      */
-    public static void install(ServiceHost host, String token) throws AxisFault {
+    public static void install(ServiceHost host) throws AxisFault {
         AxisConfiguration cfg = host.axis2Context().getAxisConfiguration();
         if (cfg.getService(StepWire.SERVICE) != null) {
             return;
         }
         AxisService svc = new AxisService(StepWire.SERVICE);
         InOutAxisOperation op = new InOutAxisOperation(new QName(StepWire.OPERATION));
-        op.setMessageReceiver(new Receiver(token));
+        op.setMessageReceiver(new Receiver(host));
         op.setSoapAction(StepWire.action());
         svc.addOperation(op);
         svc.mapActionToOperation(StepWire.action(), op);
@@ -71,10 +68,10 @@ public final class StepService {
     static final class Receiver extends AbstractInOutMessageReceiver {
         /** Activity classes by name (the class, not the instance: every call gets a new instance). */
         private final Map<String, Class<? extends Activity>> classes = new ConcurrentHashMap<>();
-        private final String token;
+        private final ServiceHost host;
 
-        Receiver(String token) {
-            this.token = token;
+        Receiver(ServiceHost host) {
+            this.host = host;
         }
 
         @Override
@@ -138,30 +135,10 @@ public final class StepService {
             out.setEnvelope(env);
         }
 
-        /** The engine's token, or (without one) a caller on this machine; else a Sender fault. */
+        /** The host's engine (its key for this host), or without one a caller on this machine; else a fault. */
         private void authorise(MessageContext in) throws AxisFault {
-            boolean allowed;
-            if (token != null) {
-                String auth = null;
-                if (in.getProperty(MessageContext.TRANSPORT_HEADERS) instanceof Map<?, ?> headers) {
-                    for (Map.Entry<?, ?> h : headers.entrySet()) {
-                        if (String.valueOf(h.getKey()).equalsIgnoreCase("Authorization")) {
-                            auth = String.valueOf(h.getValue()).trim();
-                        }
-                    }
-                }
-                allowed = auth != null && MessageDigest.isEqual(("Bearer " + token).getBytes(StandardCharsets.UTF_8),
-                        auth.getBytes(StandardCharsets.UTF_8));
-            } else {
-                Object remote = in.getProperty(MessageContext.REMOTE_ADDR);
-                try {
-                    allowed = remote != null && InetAddress.getByName(remote.toString()).isLoopbackAddress();
-                } catch (IOException e) {
-                    allowed = false;
-                }
-            }
-            if (!allowed) {
-                throw new AxisFault("step refused: missing or wrong engine token");
+            if (!host.acceptsEngineCall(in)) {
+                throw new AxisFault("step refused: not the engine of this host (missing or wrong host key)");
             }
         }
 

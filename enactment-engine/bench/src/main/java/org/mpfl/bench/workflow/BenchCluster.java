@@ -5,10 +5,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import org.mpfl.bench.mediator.Mediator;
 import org.mpfl.bench.mediator.MediatorStepExtension;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcesses;
 
@@ -17,7 +20,8 @@ import org.mpfl.protocol.launch.HostProcesses;
  * invocation: the hosts are the runtime's {@link HostProcesses} (they end with this JVM), started with
  * the given JVM options and each announcing {@code capacity} ranks — capacity 1 makes the engine's
  * placement round-robin (rank r on host r mod N, like one node per host), the default of
- * {@code mpflc run --local} is the number of cores (consecutive ranks share a host). {@link #close}
+ * {@code mpflc run --local} is the number of cores (consecutive ranks share a host). Each host gets a
+ * credential of its own in its environment, as with {@code mpflc up}. {@link #close}
  * stops the hosts (bounded) and the engine.
  */
 final class BenchCluster implements AutoCloseable {
@@ -49,13 +53,14 @@ final class BenchCluster implements AutoCloseable {
                 d.deadlockGrace(), d.statusPollInterval(), d.hostFailureLimit(), transport)));
         HostProcesses hosts = null;
         try {
-            HostProcesses.Builder b = HostProcesses.builder().count(hostCount).readyTimeout(Duration.ofSeconds(120));
+            HostProcesses.Builder b = HostProcesses.builder().count(hostCount).readyTimeout(Duration.ofSeconds(120))
+                    .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()));
             hostJvmArgs.forEach(b::jvmArg);
             String home = System.getProperty("mpfl.home");
             if (home != null) {
                 b.jvmArg("-Dmpfl.home=" + home);
             }
-            List<String> hostArgs = new ArrayList<>(List.of("--engine", engine.url(), "--engine-token", engine.token(),
+            List<String> hostArgs = new ArrayList<>(List.of("--engine", engine.url(),
                     "--extension", MediatorStepExtension.NAME));
             if (capacity > 0) {
                 hostArgs.addAll(List.of("--capacity", Integer.toString(capacity)));
@@ -82,6 +87,11 @@ final class BenchCluster implements AutoCloseable {
 
     Engine engine() {
         return engine;
+    }
+
+    /** The header for each step-service URL of this cluster's hosts (the engine's key for that host). */
+    Function<String, String> stepAuthorizations() {
+        return Mediator.hostAuthorizations(engine.registry(), engine.credentials()::engineAuthorization);
     }
 
     EngineClient client() {

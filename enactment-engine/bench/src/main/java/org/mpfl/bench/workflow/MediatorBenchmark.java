@@ -96,7 +96,7 @@ final class MediatorBenchmark {
             Files.writeString(document, AllgatherExchange.document(), StandardCharsets.UTF_8);
             progress.println("[bench mediator] starting an engine and " + hosts + " service hosts");
             try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, capacity, hostJvmArgs, transport);
-                 Mediator mediator = new Mediator(CALL_TIMEOUT, cluster.engine().token())) {
+                 Mediator mediator = new Mediator(CALL_TIMEOUT, cluster.stepAuthorizations())) {
                 EngineClient client = cluster.client();
                 List<Result> results = new ArrayList<>();
                 for (int p : ranks) {

@@ -42,7 +42,7 @@ class MediatorModeTest {
     static void start() throws Exception {
         dir = Files.createTempDirectory("mpfl-mediator-test-");
         cluster = BenchCluster.start(dir.resolve("engine"), 2, 1, List.of("-Xmx256m"));
-        mediator = new Mediator(Duration.ofSeconds(60), cluster.engine().token());
+        mediator = new Mediator(Duration.ofSeconds(60), cluster.stepAuthorizations());
     }
 
     @AfterAll
@@ -111,11 +111,27 @@ class MediatorModeTest {
     }
 
     @Test
-    void aStepWithoutTheEngineTokenIsRefused() throws Exception {
-        try (Mediator stranger = new Mediator(Duration.ofSeconds(30), "not-the-engine-token")) {
+    void aStepWithoutTheHostsKeyIsRefused() throws Exception {
+        // the admin token is not a host's key, and neither is another host's key
+        java.util.List<String> urls = Mediator.placeRanks(cluster.engine().registry(), P);
+        java.util.function.Function<String, String> keys = cluster.stepAuthorizations();
+        java.util.function.Function<String, String> swapped = url -> keys.apply(urls.stream().filter(u -> !u.equals(url))
+                .findFirst().orElseThrow());
+        for (java.util.function.Function<String, String> wrong : java.util.List.<java.util.function.Function<String, String>>of(
+                url -> "Bearer " + cluster.engine().token(), swapped)) {
+            try (Mediator stranger = new Mediator(Duration.ofSeconds(30), wrong)) {
+                IOException e = assertThrows(IOException.class, () -> stranger.run(new AllgatherExchange(P, 1, 10), urls, null));
+                assertTrue(e.getMessage().contains("not the engine of this host"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void aStepWithoutAnyKeyIsRefused() throws Exception {
+        try (Mediator stranger = new Mediator(Duration.ofSeconds(30), url -> null)) {
             IOException e = assertThrows(IOException.class, () -> stranger.run(new AllgatherExchange(P, 1, 10),
                     Mediator.placeRanks(cluster.engine().registry(), P), null));
-            assertTrue(e.getMessage().contains("engine token"), e.getMessage());
+            assertTrue(e.getMessage().contains("not the engine of this host"), e.getMessage());
         }
     }
 

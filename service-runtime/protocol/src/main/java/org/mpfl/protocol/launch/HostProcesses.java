@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -99,6 +100,7 @@ public final class HostProcesses implements AutoCloseable {
         private final List<String> hostArgs = new ArrayList<>();
         private final Map<String, String> environment = new LinkedHashMap<>();
         private final List<String> launchPrefix = new ArrayList<>();
+        private IntFunction<Map<String, String>> environmentOf = i -> Map.of();
         private Duration readyTimeout = Duration.ofSeconds(90);
         private Path logDirectory;
 
@@ -145,6 +147,15 @@ public final class HostProcesses implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Environment variables for child {@code i} (called once per child, before it starts): how each
+         * host gets its own credential ({@code MPFL_HOST_CREDENTIAL}) without it appearing in {@code ps}.
+         */
+        public Builder environmentOf(IntFunction<Map<String, String>> perHost) {
+            this.environmentOf = perHost;
+            return this;
+        }
+
         /** Where the children's logs go ({@code host-N.log}); a temporary file each by default. */
         public Builder logDirectory(Path directory) {
             this.logDirectory = directory;
@@ -180,6 +191,7 @@ public final class HostProcesses implements AutoCloseable {
                     cmd.addAll(hostArgs);
                     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
                     pb.environment().putAll(environment);
+                    pb.environment().putAll(environmentOf.apply(i));
                     Process p = pb.start();
                     started.add(p);
                     ready.add(readyLine(p, log));

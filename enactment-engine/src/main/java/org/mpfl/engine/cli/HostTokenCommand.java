@@ -1,0 +1,88 @@
+package org.mpfl.engine.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+
+/**
+ * {@code mpflc host-token --engine URL [-o FILE] [--host-id ID] [--token-file F] [--data DIR]}: asks
+ * the engine for a new host credential ({@code POST /api/registry/credentials}, with the admin token
+ * from {@code --token-file}, {@code $MPFL_ENGINE_TOKEN} or the data directory) and writes it as a join
+ * file, created with mode 0600 (an existing file is not overwritten); without {@code -o} the file is
+ * written to standard output. Copy it to the host's machine and start
+ * {@code mpflc host --credential-file FILE --bind ADDR}.
+ */
+public final class HostTokenCommand implements CliCommand {
+    @Override
+    public String name() {
+        return "host-token";
+    }
+
+    @Override
+    public String summary() {
+        return "--engine URL [-o FILE] [--host-id ID]  issue a credential (join file) for a service host";
+    }
+
+    @Override
+    public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
+        List<String> words = new ArrayList<>();
+        for (String w : argList) {
+            words.add(w.equals("-o") ? "--output" : w);
+        }
+        CliArgs args = CliArgs.parse(words, Set.of("engine", "output", "host-id", "token-file", "data"), Set.of());
+        if (!args.positionals.isEmpty()) {
+            throw new UsageException("unexpected " + args.positionals);
+        }
+        String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
+        if (url == null) {
+            throw new UsageException("give the engine with --engine URL");
+        }
+        String token = EngineClient.resolveToken(args.option("token-file"), args.option("data"));
+        if (token == null) {
+            throw new UsageException("issuing a host credential needs the engine's admin token: --token-file F or $MPFL_ENGINE_TOKEN");
+        }
+        String output = args.option("output");
+        if (output != null && Files.exists(Path.of(output))) {
+            // before asking the engine: a credential whose file cannot be written would only have to be revoked
+            throw new IOException(output + " exists: not overwritten (revoke the credential it holds if it is no longer needed)");
+        }
+        EngineClient client = new EngineClient(url, token);
+        JsonNode issued = client.post("/api/registry/credentials",
+                args.option("host-id") == null ? Map.of() : Map.of("hostId", args.option("host-id")));
+        String text = issued.get("credential").asText();
+        if (output == null) {
+            out.print(text);
+            out.flush();
+        } else {
+            writeOwnerOnly(Path.of(output), text);
+            err.println("host credential " + issued.get("id").asText() + " for host " + issued.get("hostId").asText()
+                    + " written to " + output + " (mode 0600); on the host: mpflc host --credential-file " + output
+                    + " --bind ADDR");
+        }
+        return 0;
+    }
+
+    /** Creates {@code file} readable by its owner only from the start (no window with wider permissions). */
+    static void writeOwnerOnly(Path file, String text) throws IOException {
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (FileAlreadyExistsException e) {
+            throw new IOException(file + " exists: not overwritten (revoke the credential it holds if it is no longer needed)");
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(file); // not a POSIX file system
+        }
+        Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
+    }
+}

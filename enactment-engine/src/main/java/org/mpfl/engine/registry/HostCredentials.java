@@ -1,0 +1,153 @@
+package org.mpfl.engine.registry;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.HostCredential;
+
+/**
+ * The credentials of the service hosts (see {@code docs/security.md}, "Credentials"): issues one per
+ * host id, checks what hosts present ({@code Authorization: Bearer ID.SECRET}), revokes, and gives the
+ * engine the key it authenticates to one host with. Of a secret the engine keeps only its
+ * {@linkplain HostCredential#verifier verifier} (SHA-256) and the {@linkplain HostCredential#engineKey
+ * key derived from it}; both are persisted through {@link Persistence}, so credentials survive an
+ * engine restart. Nothing here logs a secret.
+ */
+public final class HostCredentials {
+    /**
+     * One issued credential as the engine keeps it.
+     *
+     * @param id        the credential's id
+     * @param hostId    the host it may speak for
+     * @param verifier  SHA-256 of the secret ({@link HostCredential#verifier})
+     * @param engineKey the key the engine authenticates to the host with ({@link HostCredential#engineKey})
+     * @param createdMs when it was issued
+     */
+    public record Entry(String id, String hostId, String verifier, String engineKey, long createdMs) {
+        @Override
+        public String toString() {
+            return "Entry[id=" + id + ", hostId=" + hostId + "]";
+        }
+    }
+
+    /** Where entries live across restarts (the engine's run store). */
+    public interface Persistence {
+        List<Entry> loadAll();
+
+        void save(Entry e);
+
+        void delete(String id);
+
+        /** Keeps nothing (tests, engines without a store). */
+        Persistence NONE = new Persistence() {
+            @Override
+            public List<Entry> loadAll() {
+                return List.of();
+            }
+
+            @Override
+            public void save(Entry e) {
+            }
+
+            @Override
+            public void delete(String id) {
+            }
+        };
+    }
+
+    /** A host id already holds a credential: revoke it first (one key per host keeps engine → host unambiguous). */
+    public static final class HostIdTakenException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public HostIdTakenException(String message) {
+            super(message);
+        }
+    }
+
+    private final Map<String, Entry> byId = new ConcurrentHashMap<>();
+    private final Persistence persistence;
+    private final LongSupplier clock;
+
+    public HostCredentials(Persistence persistence) {
+        this(persistence, System::currentTimeMillis);
+    }
+
+    HostCredentials(Persistence persistence, LongSupplier clock) {
+        this.persistence = persistence;
+        this.clock = clock;
+        persistence.loadAll().forEach(e -> byId.put(e.id(), e));
+    }
+
+    /**
+     * Issues a credential for {@code hostId} ({@code null}: a fresh {@code host-…} id).
+     *
+     * @param engineUrl written into the credential's text so {@code mpflc host} finds the engine
+     */
+    public synchronized HostCredential issue(String hostId, String engineUrl) throws HostIdTakenException {
+        String id = hostId == null || hostId.isBlank() ? "host-" + DomainToken.generate().substring(0, 10) : hostId.strip();
+        if (!id.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}")) {
+            throw new IllegalArgumentException("a host id is 1..128 letters, digits, '.', '_' or '-', got '" + id + "'");
+        }
+        Optional<Entry> taken = forHost(id);
+        if (taken.isPresent()) {
+            throw new HostIdTakenException("host id '" + id + "' already has credential " + taken.get().id()
+                    + ": revoke it first (DELETE /api/registry/credentials/" + taken.get().id() + ")");
+        }
+        HostCredential c = HostCredential.generate(engineUrl, id);
+        Entry e = new Entry(c.id(), c.hostId(), HostCredential.verifier(c.secret()), c.engineKey(), clock.getAsLong());
+        persistence.save(e);
+        byId.put(e.id(), e);
+        return c;
+    }
+
+    /**
+     * The host id a request's {@code Authorization} header speaks for, or empty when it carries no
+     * valid host credential (absent, malformed, unknown id, wrong secret, revoked).
+     */
+    public Optional<String> authenticate(String authorization) {
+        String[] idSecret = HostCredential.parseAuthorization(authorization);
+        if (idSecret == null) {
+            return Optional.empty();
+        }
+        Entry e = byId.get(idSecret[0]);
+        // compare even for an unknown id, so the answer's timing says nothing about which ids exist
+        String expected = e == null ? "unknown-credential-verifier-000000000000000" : e.verifier();
+        boolean ok = MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
+                HostCredential.verifier(idSecret[1]).getBytes(StandardCharsets.US_ASCII));
+        return ok && e != null ? Optional.of(e.hostId()) : Optional.empty();
+    }
+
+    /** Revokes a credential; returns what it was, empty if unknown. */
+    public synchronized Optional<Entry> revoke(String id) {
+        Entry e = byId.remove(id);
+        if (e != null) {
+            persistence.delete(id);
+        }
+        return Optional.ofNullable(e);
+    }
+
+    /** The credential of a host id, if it has one. */
+    public Optional<Entry> forHost(String hostId) {
+        return byId.values().stream().filter(e -> e.hostId().equals(hostId)).findFirst();
+    }
+
+    /**
+     * The {@code Authorization} header value with which the engine calls {@code hostId} (deploy,
+     * {@code run}, extensions), or {@code null} when that host has no credential (then it is a host
+     * without an engine key: it accepts calls from its own machine only).
+     */
+    public String engineAuthorization(String hostId) {
+        return forHost(hostId).map(e -> HostCredential.engineAuthorization(e.engineKey())).orElse(null);
+    }
+
+    /** All credentials, oldest first (no secrets in them). */
+    public List<Entry> list() {
+        return byId.values().stream().sorted(Comparator.comparingLong(Entry::createdMs).thenComparing(Entry::id)).toList();
+    }
+}
