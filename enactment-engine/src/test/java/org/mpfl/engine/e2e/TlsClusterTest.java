@@ -19,9 +19,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
 import org.mpfl.engine.cli.EngineClient;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.host.LabPki;
@@ -102,7 +104,8 @@ class TlsClusterTest {
         Path logs = Files.createDirectories(dir.resolve("rogue-logs"));
         HostProcesses.Builder b = HostProcesses.builder().count(1).logDirectory(logs).service("ring", RingProgram.class)
                 .hostArg("--no-binary").hostArg("--host-id").hostArg("rogue").hostArg("--engine").hostArg(cluster.engine().url())
-                .environment("MPFL_ENGINE_TOKEN", cluster.engine().token());
+                // a valid credential: only the certificate from another CA keeps it out
+                .environment(HostCredential.ENV, Http.credential(cluster.engine(), "rogue").text());
         rogue.pemArguments().forEach(b::hostArg);
         try (HostProcesses hosts = b.start()) {
             // it does not trust the engine's certificate: its announcement never arrives

@@ -35,6 +35,7 @@ import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 
 /**
@@ -109,7 +110,7 @@ public final class NetworkLab implements AutoCloseable {
         private int capacity = 1;
         private final Map<String, String> services = new LinkedHashMap<>();
         private final List<String> engineArgs = new ArrayList<>();
-        private HostSetup hostSetup = HostSetup.ENGINE_TOKEN_IN_ENVIRONMENT;
+        private HostSetup hostSetup = HostSetup.OWN_CREDENTIAL_IN_ENVIRONMENT;
         private Duration startTimeout = Duration.ofSeconds(120);
 
         public Builder hosts(int n) {
@@ -166,14 +167,16 @@ public final class NetworkLab implements AutoCloseable {
     }
 
     /**
-     * What a host needs beyond the lab's own options: the place where the credential features plug in.
-     * The default hands the engine's admin token to the host in its environment, as {@code mpflc up}
-     * does today.
+     * What a host needs beyond the lab's own options. The default enrols each host as an
+     * administrator would ({@code mpflc host-token}: {@code POST /api/registry/credentials} with the
+     * admin token, from the engine's machine) and hands the host its own credential in its
+     * environment, as {@code mpflc up} does for local hosts.
      */
     @FunctionalInterface
     public interface HostSetup {
-        /** Hosts get the engine token in {@code MPFL_ENGINE_TOKEN} (what the engine uses to deploy). */
-        HostSetup ENGINE_TOKEN_IN_ENVIRONMENT = (lab, node, launcher) -> launcher.environment("MPFL_ENGINE_TOKEN", lab.token());
+        /** Each host gets a credential of its own (host id = node name) in {@code MPFL_HOST_CREDENTIAL}. */
+        HostSetup OWN_CREDENTIAL_IN_ENVIRONMENT = (lab, node, launcher) ->
+                launcher.environment(HostCredential.ENV, lab.issueCredential(node.name()));
 
         /** Adds environment variables, files, host options to the launcher of the host in {@code node}. */
         void configure(NetworkLab lab, Node node, HostProcesses.Builder launcher) throws Exception;
@@ -445,6 +448,19 @@ public final class NetworkLab implements AutoCloseable {
 
     public Host host(String hostId) {
         return hosts.stream().filter(h -> h.hostId().equals(hostId)).findFirst().orElseThrow();
+    }
+
+    /**
+     * Issues a host credential for {@code hostId} as an administrator on the engine's machine does
+     * ({@code POST /api/registry/credentials} with the admin token) and returns its text form (what
+     * {@code mpflc host-token} writes to a join file).
+     */
+    public String issueCredential(String hostId) throws Exception {
+        Http.Answer a = Http.post(engineUrl(engineNode()) + "/api/registry/credentials", token(), Map.of("hostId", hostId));
+        if (a.status() != 201) {
+            throw new IOException("the engine did not issue a credential for " + hostId + ": " + a);
+        }
+        return a.json().path("credential").asText();
     }
 
     /**
