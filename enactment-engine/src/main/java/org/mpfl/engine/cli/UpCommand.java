@@ -11,13 +11,17 @@ import org.mpfl.compiler.cli.UsageException;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.engine.run.RunSettings;
 
 /**
  * {@code mpflc up [--hosts N] [--port P]}: starts the engine with its console and N local service
  * hosts and keeps them running until interrupted. Also: {@code --data DIR} (runs database, token),
  * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token T},
  * {@code --jdbc URL}, {@code --heartbeat-timeout S}, {@code --closed-registry} (hosts need the token),
- * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts).
+ * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts),
+ * {@code --quarantine S} (how long a host that refused a deployment or {@code run} gets no ranks at
+ * first; doubles per offence in a row up to 15 minutes or S, whichever is longer),
+ * {@code --max-replacements N} (how often one run may be placed again after host faults).
  */
 public final class UpCommand implements CliCommand {
     @Override
@@ -33,7 +37,8 @@ public final class UpCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         CliArgs args = CliArgs.parse(argList, Set.of("hosts", "port", "data", "bind", "public-url", "host-file", "token",
-                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"), Set.of("closed-registry"));
+                "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service", "quarantine", "max-replacements"),
+                Set.of("closed-registry"));
         if (!args.positionals.isEmpty()) {
             throw new UsageException("unexpected " + args.positionals);
         }
@@ -45,6 +50,7 @@ public final class UpCommand implements CliCommand {
         EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.option("data")))
                 .openRegistry(!args.flag("closed-registry"))
                 .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)));
+        config.runSettings(quarantine(args, config.runSettings()));
         if (args.option("bind") != null) {
             config.bindHost(args.option("bind"));
         }
@@ -71,5 +77,17 @@ public final class UpCommand implements CliCommand {
         // the JVM shutdown hook of the cluster stops hosts and engine on Ctrl-C
         new CountDownLatch(1).await();
         return 0;
+    }
+
+    /** The run settings with {@code --quarantine S} and {@code --max-replacements N} applied. */
+    static RunSettings quarantine(CliArgs args, RunSettings settings) throws UsageException {
+        int seconds = args.intOption("quarantine", (int) settings.quarantine().toSeconds());
+        int replacements = args.intOption("max-replacements", settings.maxReplacements());
+        if (seconds < 0 || replacements < 0) {
+            throw new UsageException("--quarantine and --max-replacements must be >= 0");
+        }
+        Duration first = Duration.ofSeconds(seconds);
+        Duration max = first.compareTo(RunSettings.QUARANTINE_MAX) > 0 ? first : RunSettings.QUARANTINE_MAX;
+        return settings.withQuarantine(first, max, replacements);
     }
 }
