@@ -11,6 +11,7 @@ import org.mpfl.compiler.cli.UsageException;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -19,6 +20,9 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token-file F}
  * (a fixed admin token, read from a file), {@code --jdbc URL}, {@code --heartbeat-timeout S},
  * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts),
+ * {@code --quarantine S} (how long a host that refused a deployment or {@code run} gets no ranks at
+ * first; doubles per offence in a row up to 15 minutes or S, whichever is longer),
+ * {@code --max-replacements N} (how often one run may be placed again after host faults),
  * and TLS ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, with {@code --tls-ca F}:
  * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
  */
@@ -36,7 +40,8 @@ public final class UpCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
-                "token-file", "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service"));
+                "token-file", "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service", "quarantine",
+                "max-replacements"));
         options.addAll(TlsSettings.OPTIONS);
         CliArgs args = CliArgs.parse(argList, options, Set.of());
         if (!args.positionals.isEmpty()) {
@@ -50,6 +55,7 @@ public final class UpCommand implements CliCommand {
         EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.option("data")))
                 .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)))
                 .tls(args.tls());
+        config.runSettings(quarantine(args, config.runSettings()));
         if (args.option("bind") != null) {
             config.bindHost(args.option("bind"));
         }
@@ -78,5 +84,17 @@ public final class UpCommand implements CliCommand {
         // the JVM shutdown hook of the cluster stops hosts and engine on Ctrl-C
         new CountDownLatch(1).await();
         return 0;
+    }
+
+    /** The run settings with {@code --quarantine S} and {@code --max-replacements N} applied. */
+    static RunSettings quarantine(CliArgs args, RunSettings settings) throws UsageException {
+        int seconds = args.intOption("quarantine", (int) settings.quarantine().toSeconds());
+        int replacements = args.intOption("max-replacements", settings.maxReplacements());
+        if (seconds < 0 || replacements < 0) {
+            throw new UsageException("--quarantine and --max-replacements must be >= 0");
+        }
+        Duration first = Duration.ofSeconds(seconds);
+        Duration max = first.compareTo(RunSettings.QUARANTINE_MAX) > 0 ? first : RunSettings.QUARANTINE_MAX;
+        return settings.withQuarantine(first, max, replacements);
     }
 }

@@ -17,9 +17,16 @@ import java.util.function.LongSupplier;
  * The service hosts the engine can place ranks on. Hosts announce themselves and then heartbeat;
  * a host whose last heartbeat is older than the timeout leaves the registry (and listeners hear of
  * it, so runs with ranks there fail). Host-file entries never expire.
+ *
+ * <p>A host that refuses a deployment or a {@code run}, or does not answer {@code run} in time,
+ * is put in {@linkplain Quarantine quarantine}: it stays registered (and visible, with the reason)
+ * but {@link #placeable} leaves it out until the quarantine ends. Each offence in a row doubles the
+ * time, up to a cap; quarantine is kept by host id across a leave and a new announcement, so
+ * announcing again does not lift it.
  */
 public final class HostRegistry {
     private final Map<String, HostInfo> hosts = new ConcurrentHashMap<>();
+    private final Map<String, Quarantine> quarantines = new ConcurrentHashMap<>();
     private final List<Consumer<HostInfo>> lostListeners = new CopyOnWriteArrayList<>();
     private final Duration heartbeatTimeout;
     private final LongSupplier clock;
@@ -85,7 +92,57 @@ public final class HostRegistry {
             }
         }
         dead.forEach(h -> remove(h.hostId(), true));
+        // ended quarantines of hosts that are gone need not be remembered (the map stays small)
+        quarantines.entrySet().removeIf(q -> !q.getValue().active(now) && !hosts.containsKey(q.getKey()));
         return dead;
+    }
+
+    /**
+     * Quarantines a host for {@code first} times 2<sup>offences in a row - 1</sup>, at most {@code max}.
+     * While a quarantine is active a further report (another run that saw the same fault at the same
+     * time) does not count as a new offence.
+     *
+     * @param reason what the host did, readable by a user
+     * @return the quarantine now in force
+     */
+    public Quarantine quarantine(String hostId, String reason, Duration first, Duration max) {
+        long now = clock.getAsLong();
+        return quarantines.compute(hostId, (k, q) -> {
+            if (q != null && q.active(now)) {
+                return q;
+            }
+            int offences = q == null ? 1 : q.offences() + 1;
+            long ms = first.toMillis();
+            for (int i = 1; i < offences && ms < max.toMillis(); i++) {
+                ms *= 2;
+            }
+            return new Quarantine(reason, now, now + Math.min(ms, max.toMillis()), offences);
+        });
+    }
+
+    /**
+     * A host accepted work again: its offences are forgotten (the next one starts at the first
+     * duration). An active quarantine stays in force.
+     */
+    public void forgive(String hostId) {
+        long now = clock.getAsLong();
+        quarantines.computeIfPresent(hostId, (k, q) -> q.active(now) ? q : null);
+    }
+
+    /** The host's quarantine, active or ended, if it has offences on record. */
+    public Optional<Quarantine> quarantine(String hostId) {
+        return Optional.ofNullable(quarantines.get(hostId));
+    }
+
+    /** Whether the host is in quarantine now. */
+    public boolean quarantined(String hostId) {
+        Quarantine q = quarantines.get(hostId);
+        return q != null && q.active(clock.getAsLong());
+    }
+
+    /** Live hosts that are not in quarantine, sorted by id. */
+    public List<HostInfo> placeable() {
+        return hosts().stream().filter(h -> !quarantined(h.hostId())).toList();
     }
 
     /** Hears about hosts that were lost (heartbeat timeout or reported dead). */

@@ -19,6 +19,7 @@ import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;
 import org.mpfl.engine.registry.HostCredentials;
+import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
@@ -113,7 +114,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("runs-cancel", this::cancelRun);
         handle("runs-log", this::runLog);
         handle("rank-events", this::rankEvents);
-        handle("hosts-list", ex -> Reply.ok(api.registry().hosts()));
+        handle("hosts-list", ex -> Reply.ok(hostViews()));
         handle("hosts-announce", this::announce);
         handle("hosts-heartbeat", this::heartbeat);
         handle("hosts-remove", ex -> {
@@ -412,6 +413,29 @@ public final class EngineRoutes extends RouteBuilder {
         }
         api.runs().rankEvents(param(ex, "id"), events);
         return new Reply(204, null);
+    }
+
+    /**
+     * The registry's hosts as JSON, each with {@code quarantine}: {@code null}, or why and until when
+     * the engine places no ranks there ({@code active} false once it ended; the offences stay on
+     * record until the host accepts work again).
+     */
+    private List<Map<String, Object>> hostViews() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (HostInfo h : api.registry().hosts()) {
+            Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
+            m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
+                Map<String, Object> v = new LinkedHashMap<>();
+                v.put("active", api.registry().quarantined(h.hostId()));
+                v.put("reason", q.reason());
+                v.put("sinceMs", q.sinceMs());
+                v.put("untilMs", q.untilMs());
+                v.put("offences", q.offences());
+                return v;
+            }).orElse(null));
+            out.add(m);
+        }
+        return out;
     }
 
     private Reply announce(Exchange ex) throws Exception {

@@ -63,6 +63,23 @@ public final class Placement {
     public static List<RankPlacement> place(ProcessLayout layout, Map<String, String> services, List<HostInfo> hosts,
                                             BiPredicate<HostInfo, String> canRun)
             throws PlacementException {
+        return place(layout, services, hosts, canRun, Map.of());
+    }
+
+    /**
+     * Places every rank on hosts that are not unavailable.
+     *
+     * @param layout      which world ranks belong to which process
+     * @param services    the service type of each process
+     * @param hosts       live hosts, including unavailable ones (they are named when no capacity is left)
+     * @param canRun      whether a host can run a service type (offers it, or it can be deployed there)
+     * @param unavailable hosts that must not get ranks, by id, with why (e.g. "quarantined until … (deploy refused)")
+     * @throws PlacementException when a process has no host; with {@code "no capacity: "} and every
+     *                            unavailable host that could have run it when only those are left
+     */
+    public static List<RankPlacement> place(ProcessLayout layout, Map<String, String> services, List<HostInfo> hosts,
+                                            BiPredicate<HostInfo, String> canRun, Map<String, String> unavailable)
+            throws PlacementException {
         if (hosts.isEmpty()) {
             throw new PlacementException("no service hosts are registered (start some with 'mpflc host --engine URL' or give a host file)");
         }
@@ -73,10 +90,17 @@ public final class Placement {
         for (String process : layout.processes()) {
             String service = services.get(process);
             Predicate<HostInfo> ok = h -> canRun.test(h, service);
-            List<HostInfo> candidates = hosts.stream().filter(ok).toList();
-            if (candidates.isEmpty()) {
+            List<HostInfo> able = hosts.stream().filter(ok).toList();
+            if (able.isEmpty()) {
                 throw new PlacementException("no registered host offers service '" + service + "' for process '"
                         + process + "' and no archive is deployed for it (mpflc deploy FILE --engine URL)");
+            }
+            List<HostInfo> candidates = able.stream().filter(h -> !unavailable.containsKey(h.hostId())).toList();
+            if (candidates.isEmpty()) {
+                int n = layout.count(process);
+                throw new PlacementException("no capacity: " + n + " rank" + (n == 1 ? "" : "s") + " of process '" + process
+                        + "' (service '" + service + "') need hosts; " + String.join(", ", able.stream()
+                        .map(h -> h.hostId() + " " + unavailable.get(h.hostId())).toList()));
             }
             int start = cursor.getOrDefault(service, 0);
             for (int i = 0; i < layout.count(process); i++) {

@@ -12,12 +12,19 @@ import org.mpfl.protocol.RankEvent;
  * The live state of one run: its ranks, their progress, outputs and counters, and the run's own
  * state. All methods are thread-safe (one lock per run); events may arrive from many HTTP threads,
  * the status poller and the deadlock detector at once.
+ *
+ * <p>A run may need more than one start attempt: when a host refuses a deployment or {@code run},
+ * or does not answer in time, the engine places the ranks again on other hosts under a new domain
+ * (ID and token), so that no domain ever has ranks of two placements. Events of an earlier domain
+ * are foreign to the run from then on. While an attempt starts, rank failures are held back: if the
+ * attempt is given up they were consequences of a half-started domain; if every rank accepted
+ * {@code run}, {@link #endStartup} reports the first one and the run fails.
  */
 public final class Run {
     private final String id;
     private final String workflow;
-    private final String domainId;
-    private final String token;
+    private String domainId;
+    private String token;
     private final Map<String, Object> params;
     private final long createdMs;
     private final DeadlockDetector deadlockDetector = new DeadlockDetector();
@@ -28,6 +35,10 @@ public final class Run {
     private long endedMs;
     private RunError error;
     private boolean dirty = true;
+    /** Whether the current attempt is still starting (not every rank has accepted {@code run} yet). */
+    private boolean starting;
+    private int attempts;
+    private final List<Map<String, Object>> hostFaults = new ArrayList<>();
 
     Run(String id, String workflow, String domainId, String token, Map<String, Object> params, long createdMs) {
         this.id = id;
@@ -46,12 +57,70 @@ public final class Run {
         return workflow;
     }
 
-    String domainId() {
+    synchronized String domainId() {
         return domainId;
     }
 
-    String token() {
+    synchronized String token() {
         return token;
+    }
+
+    /** The domain of one start attempt: what aborting it needs. */
+    record Domain(String id, String token, List<RankPlacement> placements) {
+    }
+
+    /** The current attempt's domain. */
+    synchronized Domain domain() {
+        return new Domain(domainId, token, placements());
+    }
+
+    /**
+     * Gives up the current attempt: from now on the run has a new domain and no ranks until it is
+     * {@linkplain #placed placed} again; events of the old domain are {@linkplain Outcome#FOREIGN foreign}.
+     *
+     * @return the domain given up (to abort)
+     */
+    synchronized Domain newDomain(String newDomainId, String newToken) {
+        Domain old = domain();
+        domainId = newDomainId;
+        token = newToken;
+        ranks.clear();
+        dirty = true;
+        return old;
+    }
+
+    /**
+     * Records a host fault of a start attempt (also kept in the run's detail as {@code hostFaults}).
+     *
+     * @param fault what happened: host, why, until when it is quarantined, what the engine did
+     */
+    synchronized void hostFault(Map<String, Object> fault) {
+        Map<String, Object> f = new LinkedHashMap<>(fault);
+        f.put("attempt", attempts);
+        hostFaults.add(f);
+        dirty = true;
+    }
+
+    /** How many start attempts the run has made (placements tried). */
+    synchronized int attempts() {
+        return attempts;
+    }
+
+    /**
+     * Ends the start-up of the current attempt (every rank accepted {@code run}): rank failures are
+     * no longer held back.
+     *
+     * @return the failure of a rank held back during start-up, if any
+     */
+    synchronized Optional<RunError> endStartup() {
+        starting = false;
+        Optional<RunError> failed = firstFailedRank().map(this::rankError);
+        if (failed.isEmpty() && !ranks.isEmpty() && ranks.stream().allMatch(RankView::isFinal)
+                && ranks.stream().anyMatch(r -> r.state.equals("ABORTED"))) {
+            // aborted while starting and nobody reported a cause (the ALL_ABORTED outcome was held back)
+            return Optional.of(new RunError(null, null, "domain aborted"));
+        }
+        return failed;
     }
 
     Map<String, Object> params() {
@@ -70,9 +139,12 @@ public final class Run {
         return error;
     }
 
+    /** Starts an attempt with these placements (the ranks of the current domain). */
     synchronized void placed(List<RankPlacement> placements) {
         ranks.clear();
         placements.forEach(p -> ranks.add(new RankView(p)));
+        starting = true;
+        attempts++;
         dirty = true;
     }
 
@@ -116,8 +188,8 @@ public final class Run {
         return true;
     }
 
-    /** What applying an event changed at run level. */
-    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED }
+    /** What applying an event changed at run level ({@code FOREIGN}: the event is of another domain). */
+    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED, FOREIGN }
 
     /**
      * Applies one rank event (duplicates by sequence number are ignored).
@@ -125,6 +197,10 @@ public final class Run {
      * @return whether the run as a whole is now complete or failed
      */
     synchronized Outcome apply(RankEvent e) {
+        if (!domainId.equals(e.domainId())) {
+            // checked under the lock: an event of a domain given up a moment ago must not reach the new ranks
+            return Outcome.FOREIGN;
+        }
         if (e.rank() < 0 || e.rank() >= ranks.size()) {
             return Outcome.NONE;
         }
@@ -243,13 +319,13 @@ public final class Run {
                 if (location != null) {
                     r.location = location;
                 }
-                return Outcome.RANK_FAILED;
+                return starting ? Outcome.NONE : Outcome.RANK_FAILED;
             }
             case "ABORTED" -> {
                 r.endedMs = t;
                 r.blocked = false;
                 r.error = message;
-                if (ranks.stream().allMatch(RankView::isFinal)) {
+                if (!starting && ranks.stream().allMatch(RankView::isFinal)) {
                     // every rank ended and nobody reported a cause: the abort itself is the failure
                     return Outcome.ALL_ABORTED;
                 }
@@ -354,6 +430,8 @@ public final class Run {
             });
         }
         m.put("matrix", Map.of("messages", messages, "bytes", bytes));
+        m.put("attempts", attempts);
+        m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
         return m;
     }
 

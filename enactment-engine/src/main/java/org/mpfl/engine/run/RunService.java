@@ -28,6 +28,7 @@ import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.registry.Quarantine;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
@@ -40,6 +41,15 @@ import org.slf4j.LoggerFactory;
  * token), fans {@code run} out to every rank, applies rank events and {@code status} answers, fails
  * the run and aborts the domain when a rank fails, a host is lost or a deadlock is found, and keeps
  * the store up to date.
+ *
+ * <p>A host that refuses a deployment or {@code run}, or does not answer {@code run} within the
+ * fan-out timeout, does not fail the run: the engine quarantines it (see
+ * {@link HostRegistry#quarantine(String, String, java.time.Duration, java.time.Duration)}), records a
+ * {@code placement} event and a {@code hostFaults} entry, aborts the half-started domain and places
+ * the ranks again on other hosts under a new domain, at most {@link RunSettings#maxReplacements}
+ * times. The run fails only when no host is left for some process ("no capacity: …", naming every
+ * host kept out and why) or the re-placements are used up. Faults after every rank accepted
+ * {@code run} (the workflow's own, a lost host) fail the run as before.
  */
 public final class RunService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RunService.class);
@@ -131,64 +141,195 @@ public final class RunService implements AutoCloseable {
         }
     }
 
+    /**
+     * Places, deploys and starts a run; when hosts fail the attempt before the domain started
+     * (deploy refused, {@code run} refused or unanswered), quarantines them and tries again on other
+     * hosts with a new domain, at most {@link RunSettings#maxReplacements} times.
+     */
     private void launch(Run run, ProcessLayout layout, Map<String, String> services, List<ProcessSlice> slices) {
         try {
             run.markStarting(System.currentTimeMillis());
-            List<RankPlacement> placements;
-            try {
-                placements = Placement.place(layout, services, registry.hosts(),
-                        (h, service) -> h.offers(service) || (!h.staticEntry() && deployments.hasArchive(service)));
-            } catch (Placement.PlacementException e) {
-                fail(run, new RunError(null, null, e.getMessage()));
-                return;
-            }
-            run.placed(placements);
-            recordLiveDomain(run, placements);
-            deployMissing(run, placements);
-            if (run.state().isFinal()) {
-                return;
-            }
-            List<org.mpfl.protocol.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();            String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
-            List<RankFanOut.RankCall> calls = new ArrayList<>();
-            for (RankPlacement p : placements) {
-                RunRequest req = new RunRequest(run.domainId(), p.rank(), endpoints, slices, paramsOf(run), run.token(),
-                        callback, settings.transport());
-                calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
-            }
-            fanOut.callAll(calls);
-            if (run.state() == RunState.SUCCEEDED && calls.stream().allMatch(c -> c.done() && c.failure() == null)) {
-                // every rank ended before the fan-out saw the last acceptance: the start-up still ended now
-                // (startupMs of a run is never missing because its ranks were quick)
-                run.markRunning(System.currentTimeMillis(), true);
-                persist(run);
-            }
-            if (run.state().isFinal()) {
-                // cancelled or failed while ranks were being started: the abort sent then may have
-                // missed ranks that were created after it, so abort once more now that all are out
-                abortDomain(run);
-                return;
-            }
-            for (RankFanOut.RankCall c : calls) {
-                RankPlacement p = placements.get(c.rank());
-                if (!c.done()) {
-                    fail(run, new RunError(c.rank(), p.endpoint().soapUrl(), "rank " + c.rank() + " on host " + p.hostId()
-                            + " did not accept run within " + settings.fanOutTimeout().toSeconds() + " s"));
+            // hosts that failed this run, with why: kept out of its later attempts even if their quarantine ends
+            Map<String, String> faulty = new LinkedHashMap<>();
+            for (;;) {
+                List<RankPlacement> placements;
+                try {
+                    placements = Placement.place(layout, services, registry.hosts(),
+                            (h, service) -> h.offers(service) || (!h.staticEntry() && deployments.hasArchive(service)),
+                            unavailable(faulty));
+                } catch (Placement.PlacementException e) {
+                    fail(run, new RunError(null, null, e.getMessage()));
                     return;
                 }
-                if (c.failure() != null) {
-                    fail(run, new RunError(c.rank(), p.endpoint().soapUrl(), "rank " + c.rank() + " on host " + p.hostId()
-                            + " refused run: " + describe(c.failure())));
+                run.placed(placements);
+                recordLiveDomain(run, placements);
+                List<HostFault> faults = deployMissing(placements);
+                if (run.state().isFinal()) {
+                    return; // cancelled while deploying: nothing of this domain runs yet
+                }
+                Attempt attempt = faults.isEmpty() ? start(run, placements, slices) : new Attempt(faults, Set.of(), Set.of());
+                if (attempt == null || !placeAgain(run, attempt, faulty)) {
                     return;
                 }
-            }
-            if (run.markRunning(System.currentTimeMillis(), true)) {
-                persist(run);
-                record(run, null, "run", stateEvent(run));
             }
         } catch (RuntimeException e) {
             LOG.error("run {} could not be started", run.id(), e);
             fail(run, new RunError(null, null, "the engine could not start the run: " + describe(e)));
         }
+    }
+
+    /**
+     * A host that failed a start attempt before the domain started.
+     *
+     * @param quarantine whether the host is to blame (a host that left the registry is not quarantined)
+     */
+    private record HostFault(String hostId, Integer rank, String location, String reason, boolean quarantine) {
+        /** Longest reason kept: a host's answer is quoted in it and a rogue host could send anything. */
+        static final int MAX_REASON = 300;
+
+        HostFault {
+            if (reason.length() > MAX_REASON) {
+                reason = reason.substring(0, MAX_REASON) + "…";
+            }
+        }
+    }
+
+    /**
+     * A start attempt given up: the host faults, and the service URLs where ranks of its domain were
+     * started (they must be aborted) or may still start (their {@code run} went unanswered).
+     */
+    private record Attempt(List<HostFault> faults, Set<String> startedUrls, Set<String> unansweredUrls) {
+    }
+
+    /** Hosts not to place on: those quarantined now and those that failed this run, with why. */
+    private Map<String, String> unavailable(Map<String, String> faultyForThisRun) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (HostInfo h : registry.hosts()) {
+            registry.quarantine(h.hostId()).filter(q -> registry.quarantined(h.hostId()))
+                    .ifPresent(q -> out.put(h.hostId(), quarantineText(q.untilMs(), q.reason())));
+        }
+        faultyForThisRun.forEach(out::putIfAbsent);
+        return out;
+    }
+
+    private static String quarantineText(long untilMs, String reason) {
+        return "quarantined until " + java.time.Instant.ofEpochMilli(untilMs) + " (" + reason + ")";
+    }
+
+    /**
+     * Fans {@code run} out to every rank of the current domain.
+     *
+     * @return the attempt to give up when hosts refused or did not answer; {@code null} when the run
+     *         is under way or ended
+     */
+    private Attempt start(Run run, List<RankPlacement> placements, List<ProcessSlice> slices) {
+        List<org.mpfl.protocol.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
+        String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
+        Run.Domain domain = run.domain();
+        List<RankFanOut.RankCall> calls = new ArrayList<>();
+        for (RankPlacement p : placements) {
+            RunRequest req = new RunRequest(domain.id(), p.rank(), endpoints, slices, paramsOf(run), domain.token(),
+                    callback, settings.transport());
+            calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
+        }
+        fanOut.callAll(calls);
+        if (run.state() == RunState.SUCCEEDED && calls.stream().allMatch(c -> c.done() && c.failure() == null)) {
+            // every rank ended before the fan-out saw the last acceptance: the start-up still ended now
+            // (startupMs of a run is never missing because its ranks were quick)
+            run.markRunning(System.currentTimeMillis(), true);
+            persist(run);
+        }
+        if (run.state().isFinal()) {
+            // cancelled or failed while ranks were being started: the abort sent then may have
+            // missed ranks that were created after it, so abort once more now that all are out
+            abortDomain(run);
+            return null;
+        }
+        List<HostFault> faults = new ArrayList<>();
+        Set<String> started = new LinkedHashSet<>();
+        Set<String> unanswered = new LinkedHashSet<>();
+        for (RankFanOut.RankCall c : calls) {
+            RankPlacement p = placements.get(c.rank());
+            String url = p.endpoint().soapUrl();
+            if (!c.done()) {
+                unanswered.add(url);
+                faults.add(new HostFault(p.hostId(), c.rank(), url, "rank " + c.rank() + " did not accept run within "
+                        + settings.fanOutTimeout().toSeconds() + " s", true));
+            } else if (c.failure() != null) {
+                faults.add(new HostFault(p.hostId(), c.rank(), url, "rank " + c.rank() + " refused run: " + describe(c.failure()), true));
+            } else {
+                started.add(url);
+            }
+        }
+        Set<String> faultyHosts = new LinkedHashSet<>();
+        faults.forEach(f -> faultyHosts.add(f.hostId()));
+        placements.stream().map(RankPlacement::hostId).filter(h -> !faultyHosts.contains(h)).distinct()
+                .forEach(registry::forgive);
+        if (!faults.isEmpty()) {
+            return new Attempt(faults, started, unanswered);
+        }
+        Optional<RunError> heldBack = run.endStartup();
+        if (heldBack.isPresent()) {
+            // every rank accepted run: a rank that failed meanwhile failed in the workflow, not in placement
+            fail(run, heldBack.get());
+        } else if (run.markRunning(System.currentTimeMillis(), true)) {
+            persist(run);
+            record(run, null, "run", stateEvent(run));
+        }
+        return null;
+    }
+
+    /**
+     * Quarantines the hosts that failed an attempt, records what happened, aborts the half-started
+     * domain and gives the run a new one.
+     *
+     * @param faulty this run's faulty hosts so far (updated)
+     * @return whether to place again ({@code false}: the run failed, or ended meanwhile)
+     */
+    private boolean placeAgain(Run run, Attempt attempt, Map<String, String> faulty) {
+        boolean again = run.attempts() <= settings.maxReplacements();
+        Map<String, HostFault> byHost = new LinkedHashMap<>();
+        attempt.faults().forEach(f -> byHost.putIfAbsent(f.hostId(), f));
+        for (HostFault f : byHost.values()) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("host", f.hostId());
+            body.put("rank", f.rank());
+            body.put("reason", f.reason());
+            String why;
+            if (f.quarantine()) {
+                Quarantine q = registry.quarantine(f.hostId(), f.reason(), settings.quarantine(), settings.quarantineMax());
+                body.put("quarantinedUntilMs", q.untilMs());
+                why = quarantineText(q.untilMs(), f.reason());
+            } else {
+                body.put("quarantinedUntilMs", null);
+                why = "(" + f.reason() + ")";
+            }
+            faulty.put(f.hostId(), why);
+            body.put("action", again ? "placing again" : "gave up");
+            body.put("message", "attempt " + run.attempts() + ": host " + f.hostId() + " " + why + "; "
+                    + (again ? "placing the ranks again without it" : "no more placements (at most "
+                    + settings.maxReplacements() + " re-placements per run)"));
+            body.put("timeMs", System.currentTimeMillis());
+            run.hostFault(body);
+            record(run, f.rank(), "placement", body);
+            LOG.warn("run {}: {}", run.id(), body.get("message"));
+        }
+        if (!again) {
+            HostFault first = attempt.faults().get(0);
+            fail(run, new RunError(first.rank(), first.location(), "could not start the run after " + run.attempts()
+                    + " placements: " + String.join("; ", faulty.entrySet().stream()
+                    .map(e -> "host " + e.getKey() + " " + e.getValue()).toList())));
+            return false;
+        }
+        Run.Domain old = run.newDomain(randomId(24), randomId(32));
+        persist(run);
+        // ranks that started must go before the new domain starts (bounded by the fan-out timeout);
+        // where run went unanswered a rank may still appear later, so abort there too, in the background
+        abortDomain(run.id(), old, attempt.startedUrls());
+        if (!attempt.unansweredUrls().isEmpty()) {
+            workers.submit(() -> abortDomain(run.id(), old, attempt.unansweredUrls()));
+        }
+        return !run.state().isFinal();
     }
 
     private void recordLiveDomain(Run run, List<RankPlacement> placements) {
@@ -239,25 +380,30 @@ public final class RunService implements AutoCloseable {
         });
     }
 
-    private void deployMissing(Run run, List<RankPlacement> placements) {
+    /** Installs missing services on the placed hosts; returns the hosts that could not take them. */
+    private List<HostFault> deployMissing(List<RankPlacement> placements) {
         Set<String> done = new LinkedHashSet<>();
+        Set<String> failedHosts = new LinkedHashSet<>();
+        List<HostFault> faults = new ArrayList<>();
         for (RankPlacement p : placements) {
-            if (!done.add(p.hostId() + "\u0000" + p.service())) {
+            if (failedHosts.contains(p.hostId()) || !done.add(p.hostId() + "\u0000" + p.service())) {
                 continue;
             }
             Optional<HostInfo> host = registry.host(p.hostId());
             if (host.isEmpty()) {
-                fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "host " + p.hostId() + " left the registry while the run started"));
-                return;
+                failedHosts.add(p.hostId());
+                faults.add(new HostFault(p.hostId(), p.rank(), p.endpoint().soapUrl(), "left the registry while the run started", false));
+                continue;
             }
             try {
                 deployments.ensureDeployed(host.get(), p.service());
             } catch (Exception e) {
-                fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "cannot deploy service '" + p.service() + "' on host "
-                        + p.hostId() + ": " + describe(e)));
-                return;
+                failedHosts.add(p.hostId());
+                faults.add(new HostFault(p.hostId(), p.rank(), p.endpoint().soapUrl(), "cannot deploy service '" + p.service()
+                        + "': " + describe(e), true));
             }
         }
+        return faults;
     }
 
     private static Map<String, Object> paramsOf(Run run) {
@@ -282,10 +428,11 @@ public final class RunService implements AutoCloseable {
             if (e == null || e.type() == null) {
                 continue;
             }
-            if (!run.domainId().equals(e.domainId())) {
+            Run.Outcome outcome = run.apply(e);
+            if (outcome == Run.Outcome.FOREIGN) {
+                // the run's domain, or one it gave up when it placed its ranks again
                 throw new ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
             }
-            Run.Outcome outcome = run.apply(e);
             record(run, e.rank(), "rank", published(e));
             handle(run, outcome, e.rank());
         }
@@ -371,20 +518,29 @@ public final class RunService implements AutoCloseable {
     }
 
     private void abortDomain(Run run) {
+        abortDomain(run.id(), run.domain(), null);
+        forgetLiveDomain(run);
+    }
+
+    /**
+     * Aborts a domain at its service URLs (all when {@code onlyUrls} is {@code null}); bounded by the
+     * fan-out timeout.
+     */
+    private void abortDomain(String runId, Run.Domain domain, Set<String> onlyUrls) {
         // abort is per service instance and domain, so one call per distinct service URL is enough
         Map<String, RankPlacement> byUrl = new LinkedHashMap<>();
-        run.placements().forEach(p -> byUrl.putIfAbsent(p.endpoint().soapUrl(), p));
+        domain.placements().stream().filter(p -> onlyUrls == null || onlyUrls.contains(p.endpoint().soapUrl()))
+                .forEach(p -> byUrl.putIfAbsent(p.endpoint().soapUrl(), p));
         List<RankFanOut.RankCall> calls = byUrl.values().stream()
-                .map(p -> new RankFanOut.RankCall(p.rank(), () -> invoker.abort(p, run.domainId(), run.token()))).toList();
+                .map(p -> new RankFanOut.RankCall(p.rank(), () -> invoker.abort(p, domain.id(), domain.token()))).toList();
         try {
             fanOut.callAll(calls);
         } catch (RuntimeException e) {
-            LOG.warn("aborting the domain of run {}: {}", run.id(), describe(e));
+            LOG.warn("aborting the domain of run {}: {}", runId, describe(e));
         }
-        forgetLiveDomain(run);
         for (RankFanOut.RankCall c : calls) {
             if (c.failure() != null || !c.done()) {
-                LOG.debug("abort at rank {} of run {}: {}", c.rank(), run.id(),
+                LOG.debug("abort at rank {} of run {}: {}", c.rank(), runId,
                         c.done() ? describe(c.failure()) : "no answer");
             }
         }

@@ -9,8 +9,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,6 +22,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.engine.run.RunSettings;
 
 /** The engine's mpflc commands as a user types them. */
 @Timeout(180)
@@ -145,5 +148,23 @@ class CliTest {
         List<String> names = new java.util.ArrayList<>();
         j.fieldNames().forEachRemaining(names::add);
         return names;
+    }
+
+    @Test
+    void upTakesTheQuarantinePolicyFromItsOptions() throws Exception {
+        RunSettings d = RunSettings.defaults();
+        RunSettings s = UpCommand.quarantine(CliArgs.parse(List.of("--quarantine", "5", "--max-replacements", "1"),
+                Set.of("quarantine", "max-replacements"), Set.of()), d);
+        assertEquals(Duration.ofSeconds(5), s.quarantine());
+        assertEquals(Duration.ofMinutes(15), s.quarantineMax());
+        assertEquals(1, s.maxReplacements());
+        assertEquals(d.fanOutTimeout(), s.fanOutTimeout());
+        s = UpCommand.quarantine(CliArgs.parse(List.of("--quarantine", "3600"), Set.of("quarantine", "max-replacements"),
+                Set.of()), d);
+        assertEquals(Duration.ofHours(1), s.quarantineMax(), "a first quarantine longer than the cap raises the cap");
+        assertEquals(2, s.maxReplacements());
+        Result bad = mpflc("up", "--quarantine", "-1", "--hosts", "0", "--port", "0", "--data", dir.toString());
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("--quarantine and --max-replacements must be >= 0"), bad.err());
     }
 }

@@ -339,4 +339,18 @@ class ConsoleBrowserTest {
         }
         browser.screenshot(shots.resolve("registry.png"));
     }
+
+    /** A quarantined host says so in its row, with the reason (the last test: it keeps that host out of placement). */
+    @Test
+    @Order(7)
+    void registryShowsAQuarantinedHostWithItsReason() {
+        open("/registry");
+        String hostId = engine.registry().hosts().get(0).hostId();
+        engine.registry().quarantine(hostId, "deploy refused: HTTP 500", Duration.ofSeconds(60), Duration.ofSeconds(60));
+        String row = "#hosts-table tr[data-host-id='" + hostId + "']";
+        browser.await("host " + hostId + " shown quarantined", WAIT, d -> text(row).contains("quarantined until ")
+                && text(row).contains("deploy refused: HTTP 500"));
+        String other = "#hosts-table tr[data-host-id='" + engine.registry().hosts().get(1).hostId() + "']";
+        assertTrue(!text(other).contains("quarantined"), text(other));
+    }
 }

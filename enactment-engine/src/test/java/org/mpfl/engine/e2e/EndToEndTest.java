@@ -66,24 +66,11 @@ class EndToEndTest {
     }
 
     static String start(String service, int ranks, Map<String, Object> params) throws Exception {
-        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("params", params,
-                "plan", Map.of("workflow", service, "processes", List.of(Map.of("name", service, "service", service, "ranks", ranks)))));
-        assertEquals(201, a.status(), a.body());
-        return a.json().get("id").asText();
+        return PlanRuns.start(engine, service, ranks, params);
     }
 
     static JsonNode awaitEnd(String id, long ms) throws Exception {
-        long end = System.currentTimeMillis() + ms;
-        for (;;) {
-            JsonNode d = Http.get(engine.url() + "/api/runs/" + id).json();
-            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())) {
-                return d;
-            }
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("run " + id + " still " + d.get("state") + " after " + ms + " ms: " + d);
-            }
-            Thread.sleep(100);
-        }
+        return PlanRuns.awaitEnd(engine, id, ms);
     }
 
     @Test

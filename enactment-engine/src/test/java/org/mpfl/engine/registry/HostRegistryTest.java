@@ -95,4 +95,60 @@ class HostRegistryTest {
         Files.writeString(file, "http://a:1/s colour=blue\n");
         assertTrue(assertThrows(IOException.class, () -> HostFile.read(file)).getMessage().contains("unknown key 'colour'"));
     }
+
+    @Test
+    void quarantineDoublesOnRepeatOffencesUpToTheCapAndKeepsTheHostOutOfPlacement() {
+        Duration first = Duration.ofSeconds(60);
+        Duration cap = Duration.ofSeconds(200);
+        registry.announce(host("a", "ring"));
+        registry.announce(host("b", "ring"));
+        Quarantine q = registry.quarantine("a", "deploy refused: HTTP 500", first, cap);
+        assertEquals(1, q.offences());
+        assertEquals(now.get() + 60_000, q.untilMs());
+        assertTrue(registry.quarantined("a"));
+        assertEquals(List.of("b"), registry.placeable().stream().map(HostInfo::hostId).toList());
+        assertEquals(2, registry.hosts().size(), "a quarantined host stays registered (and visible)");
+
+        // a second report while the quarantine lasts (another run saw the same fault) is not a new offence
+        now.addAndGet(1_000);
+        assertEquals(q, registry.quarantine("a", "run refused", first, cap));
+
+        now.set(q.untilMs());
+        assertFalse(registry.quarantined("a"), "it ends on time");
+        assertEquals(2, registry.placeable().size());
+        Quarantine second = registry.quarantine("a", "run refused", first, cap);
+        assertEquals(2, second.offences());
+        assertEquals(now.get() + 120_000, second.untilMs(), "doubled");
+        assertEquals("run refused", second.reason());
+        now.set(second.untilMs());
+        assertEquals(now.get() + 200_000, registry.quarantine("a", "x", first, cap).untilMs(), "240 s capped at 200 s");
+    }
+
+    @Test
+    void announcingAgainDoesNotLiftAQuarantineAndAcceptedWorkForgivesOnlyOnceItEnded() {
+        Duration first = Duration.ofSeconds(10);
+        registry.announce(host("a", "ring"));
+        Quarantine q = registry.quarantine("a", "run refused", first, Duration.ofMinutes(5));
+        registry.remove("a", false);
+        registry.announce(host("a", "ring"));
+        assertTrue(registry.quarantined("a"), "leave and announce again: still quarantined");
+        registry.forgive("a");
+        assertTrue(registry.quarantined("a"), "an active quarantine is not lifted by work accepted elsewhere");
+        now.set(q.untilMs());
+        registry.forgive("a");
+        assertTrue(registry.quarantine("a").isEmpty(), "offences forgotten once it behaved");
+        assertEquals(1, registry.quarantine("a", "again", first, Duration.ofMinutes(5)).offences());
+    }
+
+    @Test
+    void endedQuarantinesOfHostsThatLeftAreForgotten() {
+        registry.announce(host("a", "ring"));
+        Quarantine q = registry.quarantine("a", "run refused", Duration.ofSeconds(1), Duration.ofSeconds(1));
+        registry.remove("a", false);
+        registry.expire();
+        assertTrue(registry.quarantine("a").isPresent(), "kept while active");
+        now.set(q.untilMs());
+        registry.expire();
+        assertTrue(registry.quarantine("a").isEmpty());
+    }
 }

@@ -1,11 +1,14 @@
 package org.mpfl.engine.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -17,7 +20,10 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.protocol.RankEvent;
 
-/** Runs through the engine's REST API with in-process fake ranks: success, failures, timeouts, deadlock, host loss, cancel. */
+/**
+ * Runs through the engine's REST API with in-process fake ranks: success, failures, timeouts, deadlock, host loss, cancel,
+ * and hosts that refuse run (quarantine and re-placement).
+ */
 @Timeout(60)
 class EngineRunTest {
     @TempDir
@@ -141,15 +147,97 @@ class EngineRunTest {
         assertEquals(1, fakes.aborted.size(), "the domain is aborted on the other ranks");
     }
 
+    /**
+     * A rank refused wherever it goes: each host is quarantined in turn, and when none is left the run
+     * fails saying so, naming every host and what it answered.
+     */
     @Test
-    void rankThatRefusesRunFailsTheRun() throws Exception {
+    void rankThatRefusesRunOnEveryHostFailsTheRunNamingEachHost() throws Exception {
         FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(10_000));
         fakes.refuseRank = 1;
         start(fakes, fast(), Duration.ofSeconds(30));
         JsonNode d = awaitFinal(startRun(ringPlan(3)), 10_000);
         assertEquals("FAILED", d.get("state").asText());
-        assertEquals(1, d.at("/error/rank").asInt());
-        assertTrue(d.at("/error/message").asText().contains("not deployed here"), d.toString());
+        String message = d.at("/error/message").asText();
+        assertTrue(message.startsWith("no capacity: 3 ranks of process 'ring' (service 'ring') need hosts; "), message);
+        assertTrue(message.contains("h0 quarantined until "), message);
+        assertTrue(message.contains("h1 quarantined until "), message);
+        assertTrue(message.contains("rank 1 refused run: service 'ring' is not deployed here"), message);
+        assertEquals(2, d.get("hostFaults").size(), d.toString());
+        assertEquals(2, d.get("attempts").asInt(), d.toString());
+    }
+
+    /**
+     * A host that refuses run is quarantined and the run is placed again, on the other host, under a
+     * new domain: the ranks that had started under the first one are aborted, no domain mixes ranks of
+     * two placements, and the run record and the registry say what happened.
+     */
+    @Test
+    void hostThatRefusesRunIsQuarantinedAndTheRunIsPlacedAgainUnderANewDomain() throws Exception {
+        FakeRanks fakes = new FakeRanks(r -> {
+            r.output("rank", r.rank());
+            r.state("DONE");
+        });
+        fakes.refuseHost = "h0";
+        start(fakes, fast(), Duration.ofSeconds(30));
+        String id = startRun(ringPlan(4));
+        JsonNode d = awaitFinal(id, 10_000);
+        assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+        d.get("ranks").forEach(r -> assertEquals("h1", r.get("host").asText(), "every rank on the host that is left"));
+        assertEquals(2, d.get("attempts").asInt());
+        JsonNode fault = d.at("/hostFaults/0");
+        assertEquals("h0", fault.get("host").asText(), d.toString());
+        assertEquals(1, fault.get("attempt").asInt());
+        assertEquals("placing again", fault.get("action").asText());
+        assertTrue(fault.get("reason").asText().contains("refused run: service 'ring' is not deployed here"), fault.toString());
+        assertTrue(fault.get("quarantinedUntilMs").asLong() > System.currentTimeMillis() + 30_000, "quarantined for the default minute");
+
+        // two domains: the first had ranks 2 and 3 start on h1 and was aborted; the second has all four
+        Map<String, List<FakeRanks.Started>> byDomain = new LinkedHashMap<>();
+        fakes.started.forEach(s -> byDomain.computeIfAbsent(s.domainId(), k -> new ArrayList<>()).add(s));
+        assertEquals(2, byDomain.size(), fakes.started.toString());
+        List<String> domains = List.copyOf(byDomain.keySet());
+        assertEquals(List.of(2, 3), byDomain.get(domains.get(0)).stream().map(FakeRanks.Started::rank).sorted().toList());
+        assertEquals(List.of(0, 1, 2, 3), byDomain.get(domains.get(1)).stream().map(FakeRanks.Started::rank).sorted().toList());
+        assertTrue(fakes.aborted.contains(domains.get(0)), "the half-started domain is aborted");
+        assertFalse(fakes.aborted.contains(domains.get(1)), "the domain that ran is not");
+
+        JsonNode hosts = Http.get(engine.url() + "/api/registry/hosts").json();
+        JsonNode h0 = hosts.get(0);
+        assertEquals("h0", h0.get("hostId").asText());
+        assertTrue(h0.at("/quarantine/active").asBoolean(), hosts.toString());
+        assertEquals(1, h0.at("/quarantine/offences").asInt());
+        assertTrue(h0.at("/quarantine/reason").asText().contains("not deployed here"), hosts.toString());
+        assertTrue(hosts.get(1).get("quarantine").isNull(), hosts.toString());
+
+        String log = Http.get(engine.url() + "/api/runs/" + id + "/log").body();
+        assertTrue(log.contains("\"placement\"") && log.contains("attempt 1: host h0 quarantined until "), log);
+
+        // a later run does not go near h0 while it is quarantined
+        JsonNode next = awaitFinal(startRun(ringPlan(2)), 10_000);
+        assertEquals("SUCCEEDED", next.get("state").asText(), next.toString());
+        assertEquals(1, next.get("attempts").asInt(), next.toString());
+        assertEquals(0, next.get("hostFaults").size());
+    }
+
+    /** A rank that fails in its workflow while others are still being started is not a host fault: no retry. */
+    @Test
+    void rankFailingWhileTheOthersStartFailsTheRunWithoutPlacingAgain() throws Exception {
+        FakeRanks fakes = new FakeRanks(r -> {
+            if (r.rank() == 0) {
+                r.fail("compute org.x.Step", "ring.mpfl.xml:12:5", "boom at start");
+            } else {
+                r.awaitAbort(10_000);
+            }
+        });
+        fakes.returnDelayMs = 500; // run calls return after rank 0 has failed
+        start(fakes, fast(), Duration.ofSeconds(30));
+        JsonNode d = awaitFinal(startRun(ringPlan(2)), 10_000);
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        assertEquals(0, d.at("/error/rank").asInt(), d.toString());
+        assertEquals("boom at start", d.at("/error/message").asText());
+        assertEquals(1, d.get("attempts").asInt());
+        assertEquals(1, fakes.started.stream().map(FakeRanks.Started::domainId).distinct().count());
     }
 
     @Test
@@ -158,8 +246,10 @@ class EngineRunTest {
         fakes.acceptDelayMs = 3_000; // longer than the 2 s fan-out timeout
         start(fakes, fast(), Duration.ofSeconds(30));
         long t0 = System.currentTimeMillis();
-        JsonNode d = awaitFinal(startRun(ringPlan(2)), 10_000);
+        JsonNode d = awaitFinal(startRun(ringPlan(4)), 10_000); // ranks on both hosts
         assertEquals("FAILED", d.get("state").asText());
+        // both hosts let the fan-out time out: both are quarantined, and no host is left
+        assertTrue(d.at("/error/message").asText().startsWith("no capacity: "), d.toString());
         assertTrue(d.at("/error/message").asText().contains("did not accept run within 2 s"), d.toString());
         assertTrue(System.currentTimeMillis() - t0 < 2_900, "the fan-out timeout bounds the wait");
     }

@@ -32,6 +32,14 @@ public final class FakeRanks implements RankInvoker {
     final java.util.concurrent.atomic.AtomicInteger abortCalls = new java.util.concurrent.atomic.AtomicInteger();
     private final Map<String, CountDownLatch> abortLatches = new ConcurrentHashMap<>();
     volatile int refuseRank = -1;
+    /** A host whose every {@code run} is refused ({@code null}: none). */
+    volatile String refuseHost;
+    /** Every accepted {@code run}: host, domain and rank, in order of acceptance. */
+    final java.util.List<Started> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** One accepted {@code run}. */
+    record Started(String hostId, String domainId, int rank) {
+    }
     volatile long acceptDelayMs;
     /** How long {@code run} takes to return after the rank's thread started (ranks may end before their call returns). */
     volatile long returnDelayMs;
@@ -98,9 +106,10 @@ public final class FakeRanks implements RankInvoker {
         if (acceptDelayMs > 0) {
             Thread.sleep(acceptDelayMs);
         }
-        if (request.rank() == refuseRank) {
+        if (request.rank() == refuseRank || target.hostId().equals(refuseHost)) {
             throw new IllegalStateException("service '" + target.service() + "' is not deployed here");
         }
+        started.add(new Started(target.hostId(), request.domainId(), request.rank()));
         abortLatches.computeIfAbsent(request.domainId(), k -> new CountDownLatch(1));
         Thread t = new Thread(() -> {
             Rank r = new Rank(request);

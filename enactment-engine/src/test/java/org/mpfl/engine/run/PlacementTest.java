@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.mpfl.compiler.ir.eval.ProcessLayout;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
 
@@ -39,5 +41,21 @@ class PlacementTest {
         assertEquals(true, e.getMessage().contains("no registered host offers service 'X'"));
         assertThrows(Placement.PlacementException.class, () -> Placement.place(
                 List.of(new ProcessSlice("x", "X", 1)), List.of(), (h, s) -> true));
+    }
+
+    @Test
+    void unavailableHostsGetNoRanksAndWhenOnlyTheyAreLeftTheErrorNamesThem() throws Exception {
+        List<HostInfo> hosts = List.of(host("a", 8, "ring"), host("b", 1, "ring"), host("c", 8, "other"));
+        List<RankPlacement> p = Placement.place(ProcessLayout.ofCounts(Map.of("ring", 3)),
+                Map.of("ring", "ring"), hosts, (h, s) -> h.offers(s),
+                Map.of("a", "quarantined until T (deploy refused: HTTP 500)"));
+        assertEquals(List.of("b", "b", "b"), p.stream().map(RankPlacement::hostId).toList(), "oversubscribed rather than placed on a");
+
+        Placement.PlacementException e = assertThrows(Placement.PlacementException.class, () -> Placement.place(
+                ProcessLayout.ofCounts(Map.of("ring", 4)), Map.of("ring", "ring"),
+                hosts, (h, s) -> h.offers(s), Map.of("a", "quarantined until T (deploy refused: HTTP 500)",
+                        "b", "quarantined until U (rank 0 refused run: no)")));
+        assertEquals("no capacity: 4 ranks of process 'ring' (service 'ring') need hosts; "
+                + "a quarantined until T (deploy refused: HTTP 500), b quarantined until U (rank 0 refused run: no)", e.getMessage());
     }
 }

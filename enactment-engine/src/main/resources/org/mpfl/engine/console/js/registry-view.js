@@ -1,4 +1,4 @@
-// The registry: service hosts, their services, capacity and last heartbeat; refreshed live.
+// The registry: service hosts, their services, capacity, last heartbeat and quarantine; refreshed live.
 
 import { api } from './api.js';
 import { el, show } from './dom.js';
@@ -16,11 +16,19 @@ function health(host, timeoutMs, now) {
   return {label: 'alive', cls: 'alive'};
 }
 
+// A host that refused a deployment or run is kept out of placement for a while: say why and until when.
+function quarantineBadge(q) {
+  if (!q || !q.active) return null;
+  return el('div', {class: 'sub quarantine', title: q.reason},
+    el('span', {class: 'badge health-quarantined'}, 'quarantined'),
+    ` until ${formatTime(q.untilMs)}` + (q.offences > 1 ? ` (offence ${q.offences})` : '') + ': ' + q.reason);
+}
+
 function hostRow(host, timeoutMs, now) {
   const h = health(host, timeoutMs, now);
   const services = (host.services || []).slice().sort();
   return el('tr', {'data-host-id': host.hostId},
-    el('td', {}, el('span', {class: 'badge health-' + h.cls}, h.label)),
+    el('td', {}, el('span', {class: 'badge health-' + h.cls}, h.label), quarantineBadge(host.quarantine)),
     el('th', {scope: 'row', class: 'mono'}, host.hostId),
     el('td', {class: 'mono'}, host.soapUrl, host.binaryAddress ? el('div', {class: 'sub'}, 'binary ' + host.binaryAddress) : null),
     el('td', {}, services.length ? el('ul', {class: 'chips'}, services.map(s => el('li', {class: 'chip'}, s)))

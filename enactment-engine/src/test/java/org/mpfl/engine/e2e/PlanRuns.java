@@ -1,0 +1,39 @@
+package org.mpfl.engine.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.Http;
+
+/** Starts one-process plans through the REST API and waits for their end (for the tests with real hosts). */
+final class PlanRuns {
+    private PlanRuns() {
+    }
+
+    /** Starts a plan with one process named after its service; returns the run id. */
+    static String start(Engine engine, String service, int ranks, Map<String, Object> params) throws Exception {
+        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("params", params,
+                "plan", Map.of("workflow", service, "processes", List.of(Map.of("name", service, "service", service, "ranks", ranks)))));
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    /** The run's detail once it ended; fails when it has not within {@code ms}. */
+    static JsonNode awaitEnd(Engine engine, String id, long ms) throws Exception {
+        long end = System.currentTimeMillis() + ms;
+        for (;;) {
+            JsonNode d = Http.get(engine.url() + "/api/runs/" + id).json();
+            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())) {
+                return d;
+            }
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("run " + id + " still " + d.get("state") + " after " + ms + " ms: " + d);
+            }
+            Thread.sleep(100);
+        }
+    }
+}
