@@ -151,8 +151,17 @@ class ObjectPayloadTest {
         public Object anything;
     }
 
+    /** An allowed class with a field that Jackson would fill by loading (and initialising) a named class. */
+    public static final class ClassHolder {
+        public Class<?> type;
+    }
+
     @Test
     void insideAnAllowedClassNoTypeComesFromTheData() {
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> read("[\""
+                + ClassHolder.class.getName() + "\",{\"type\":\"" + Tripwire.class.getName() + "\"}]",
+                ObjectTypes.of(ClassHolder.class)));
+        assertTrue(refused.getMessage().contains("cannot be read from a message"), refused.getMessage());
         ObjectTypes types = ObjectTypes.of(Polymorphic.class, Untyped.class);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> read("[\""
                 + Polymorphic.class.getName() + "\",{\"payload\":[\"" + Tripwire.class.getName() + "\",{}]}]", types));
