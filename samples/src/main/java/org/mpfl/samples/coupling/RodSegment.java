@@ -1,6 +1,5 @@
 package org.mpfl.samples.coupling;
 
-import java.io.Serializable;
 import java.util.Arrays;
 
 /**
@@ -14,8 +13,7 @@ import java.util.Arrays;
  * from the start of the interval. A conductive material takes more sub-steps than a poor conductor; the
  * steady state does not depend on the interval.
  */
-final class RodSegment implements Serializable {
-    private static final long serialVersionUID = 1L;
+final class RodSegment {
 
     /**
      * Fraction of the explicit stability limit. A cell's faces conduct at most 2k/Δx each (a half-cell
@@ -23,12 +21,16 @@ final class RodSegment implements Serializable {
      */
     private static final double SAFETY = 0.9;
 
-    private final double cellWidth;
-    private final double conductivity;
-    private final double heatCapacity;   // volumetric, J/(m³·K)
-    private final double heldTemperature;
-    private final double[] temperature;
-    private final double[] change;
+    private double cellWidth;
+    private double conductivity;
+    private double heatCapacity;   // volumetric, J/(m³·K)
+    private double heldTemperature;
+    private double[] temperature;
+    private double[] change;
+
+    /** For the {@code object} codec, which sets the fields from a message (docs/wire-format.md). */
+    private RodSegment() {
+    }
 
     RodSegment(double conductivity, double heatCapacity, double length, int cells, double heldTemperature) {
         if (cells < 1 || conductivity <= 0 || heatCapacity <= 0 || length <= 0) {

@@ -1,7 +1,5 @@
 package org.mpfl.samples.heat2d;
 
-import java.io.Serializable;
-
 /**
  * One rank's block of a square-cell plate for Jacobi iteration of Laplace's equation (steady heat
  * conduction), with a ring of ghost cells around it. Along a side that is an edge of the whole plate,
@@ -10,22 +8,25 @@ import java.io.Serializable;
  *
  * <p>The north edge of the whole plate is held at {@link #HOT_EDGE}, the other three at 0.
  */
-final class Plate implements Serializable {
-    private static final long serialVersionUID = 1L;
+final class Plate {
 
     static final double HOT_EDGE = 100.0;
     static final double COLD_EDGE = 0.0;
 
-    final int rows;
-    final int columns;
+    int rows;
+    int columns;
     /** Whether another rank's block lies on that side (else the side is an edge of the whole plate). */
-    final boolean northNeighbour;
-    final boolean southNeighbour;
-    final boolean westNeighbour;
-    final boolean eastNeighbour;
-    private final int stride;          // columns + 2 ghost cells
+    boolean northNeighbour;
+    boolean southNeighbour;
+    boolean westNeighbour;
+    boolean eastNeighbour;
+    private int stride;          // columns + 2 ghost cells
     private double[] current;
     private double[] next;
+
+    /** For the {@code object} codec, which sets the fields from a message (docs/wire-format.md). */
+    private Plate() {
+    }
 
     /**
      * @param globalRows    rows of the whole plate

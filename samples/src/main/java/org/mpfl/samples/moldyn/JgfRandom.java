@@ -1,7 +1,5 @@
 package org.mpfl.samples.moldyn;
 
-import java.io.Serializable;
-
 /**
  * The pseudo-random source of the Java Grande Forum MolDyn benchmark, reproduced exactly because the
  * benchmark's reference energies depend on every bit of the initial velocities.
@@ -10,8 +8,7 @@ import java.io.Serializable;
  * modulo 2³¹−1 (a zero or negative state restarts at 1), scaled by the benchmark's constant
  * 4.656612875e-10. Gaussian pairs come from the polar (Marsaglia) method.
  */
-final class JgfRandom implements Serializable {
-    private static final long serialVersionUID = 1L;
+final class JgfRandom {
 
     private static final long MULTIPLIER = 16807L;
     private static final long LOW_31_BITS = 0x7FFF_FFFFL;
@@ -21,6 +18,10 @@ final class JgfRandom implements Serializable {
     private long state;
     private double lastFirst;
     private double lastSecond;
+
+    /** For the {@code object} codec, which sets the fields from a message (docs/wire-format.md). */
+    private JgfRandom() {
+    }
 
     JgfRandom(long seed) {
         this.state = seed;

@@ -1,7 +1,5 @@
 package org.mpfl.samples.moldyn;
 
-import java.io.Serializable;
-
 /**
  * The particles of the Java Grande Forum MolDyn benchmark (Section 3; Lennard-Jones molecular
  * dynamics in reduced units, after D. Heermann), as every rank holds them: all particles, with
@@ -12,8 +10,7 @@ import java.io.Serializable;
  * {@link #applyForces} (all ranks, O(n)). The floating-point operations are done in the benchmark's
  * order so that one rank reproduces the benchmark's reference kinetic energies bit for bit.
  */
-final class MolecularSystem implements Serializable {
-    private static final long serialVersionUID = 1L;
+final class MolecularSystem {
 
     // the benchmark's constants
     static final double DENSITY = 0.83134;
@@ -23,31 +20,35 @@ final class MolecularSystem implements Serializable {
     static final int RESCALE_EVERY = 10;
     static final int RESCALE_UNTIL = 19;
 
-    final int cellsPerSide;
-    final int particles;
-    private final double side;
-    private final double halfSide;
-    private final double cutoffSquared;
-    private final double timeStepSquared;
-    private final double halfTimeStepSquared;
-    private final double temperatureScale;
+    int cellsPerSide;
+    int particles;
+    private double side;
+    private double halfSide;
+    private double cutoffSquared;
+    private double timeStepSquared;
+    private double halfTimeStepSquared;
+    private double temperatureScale;
 
-    private final double[] x;
-    private final double[] y;
-    private final double[] z;
-    private final double[] vx;
-    private final double[] vy;
-    private final double[] vz;
+    private double[] x;
+    private double[] y;
+    private double[] z;
+    private double[] vx;
+    private double[] vy;
+    private double[] vz;
     /** Global forces of the last move, already multiplied by h²/2 (a displacement, as in the benchmark). */
-    private final double[] fx;
-    private final double[] fy;
-    private final double[] fz;
+    private double[] fx;
+    private double[] fy;
+    private double[] fz;
 
     private int movesDone;
     private double kineticSum;        // ekin: sum of v² / h²
     private double potentialSum;      // epot: sum over pairs of (r^-12 - r^-6), before the factor 4
     private double virialSum;
     private long interactions;
+
+    /** For the {@code object} codec, which sets the fields from a message (docs/wire-format.md). */
+    private MolecularSystem() {
+    }
 
     /** n = 4·mm³ particles on a face-centred cubic lattice with Gaussian velocities at the reference temperature. */
     MolecularSystem(int cellsPerSide) {

@@ -13,7 +13,9 @@ import java.util.Map;
  * <p>Values use the runtime's representation of MPFL types: {@code int} → {@link Integer},
  * {@code long} → {@link Long}, {@code double} → {@link Double}, {@code boolean} → {@link Boolean},
  * {@code string} → {@link String}, {@code int[]}/{@code long[]}/{@code double[]} → Java arrays,
- * {@code bytes} → {@code byte[]}, {@code object} → any object.
+ * {@code bytes} → {@code byte[]}, {@code object} → any object (one that is sent to another rank must
+ * be a JDK value kind or a value class in this activity's package or listed in the library's
+ * {@code META-INF/mpfl/object-types}: see the language reference on {@code object}).
  */
 public interface Activity {
     /**

@@ -7,9 +7,11 @@ import java.time.Duration;
  *
  * <p><b>Values.</b> A message carries one value: {@code int[]}, {@code long[]}, {@code double[]},
  * {@code byte[]} (the MPFL type {@code bytes}), {@link String}, {@link Integer}, {@link Long},
- * {@link Double}, {@link Boolean}, or any other object (the MPFL type {@code object}). Primitive
- * arrays travel as raw bytes, never through Java serialisation. A received value is always a fresh
- * copy: after {@code send} returns, the sender may reuse its array.
+ * {@link Double}, {@link Boolean}, or an object value (the MPFL type {@code object}): JDK value kinds
+ * (boxed primitives, strings, primitive arrays, lists, sets and maps of object values) and the
+ * rank program's value classes (its allow-list, docs/wire-format.md "object values"), sent as JSON.
+ * Nothing travels through Java serialisation. A received value is always a fresh copy: after
+ * {@code send} returns, the sender may reuse its array.
  *
  * <p><b>Matching and order</b> are MPI's: a receive matches on (communicator, source or
  * {@link #ANY_SOURCE}, tag or {@link #ANY_TAG}); two messages from one sender to one receiver on one

@@ -26,6 +26,7 @@ import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.p2p.RankRegistry;
 import org.mpfl.runtime.host.ServiceHost.OperationFault;
 import org.mpfl.runtime.p2p.RankInstance;
+import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.soap.SoapTransport;
 import org.slf4j.Logger;
@@ -113,6 +114,8 @@ final class RankTable implements MpiwsHandler {
         } catch (IllegalStateException | IllegalArgumentException e) {
             throw new OperationFault(new SoapFault("Sender", SoapFault.REJECTED, e.getMessage()));
         }
+        // before the program runs: its object values are sent and read with its workflow's allow-list
+        instance.allowObjectTypes(ObjectTypes.forProgram(program));
         Communicator world = worldFactory.get().apply(instance);
         HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventThreads, eventHttp,
                 () -> abortDomainEverywhere(req, "rank " + req.rank() + " failed"));

@@ -7,10 +7,14 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.IrExpr;
 import org.mpfl.compiler.ir.IrParam;
 import org.mpfl.compiler.ir.IrProcess;
+import org.mpfl.compiler.ir.IrWalk;
 import org.mpfl.compiler.ir.IrWorkflow;
 import org.mpfl.compiler.ir.MpflType;
 import org.mpfl.compiler.ir.eval.ConstantEnvironment;
@@ -22,12 +26,13 @@ import org.mpfl.compiler.plan.PlanParam;
 import org.mpfl.compiler.plan.PlanProcess;
 import org.mpfl.compiler.plan.ServiceProgram;
 import org.mpfl.runtime.api.Activity;
+import org.mpfl.runtime.transport.ObjectTypes;
 
 /**
  * The program of one generated service, shared by all its ranks: the process's typed IR, the
  * workflow's params (types and defaults) and processes (to lay out world ranks when the host does
  * not say), and the class loader of the service's libraries, from which {@code compute} activity
- * classes are loaded (once per class per deployment).
+ * classes are loaded (once per class per deployment), and the allow-list of its {@code object} values.
  */
 public final class InterpretedProgram {
     /** A workflow param: its type and its default value ({@code null}: must be given at run time). */
@@ -43,15 +48,35 @@ public final class InterpretedProgram {
     private final List<ParamSpec> params;
     private final List<ProcessSpec> processes;
     private final ClassLoader libraries;
+    private final ObjectTypes objectTypes;
     private final Map<String, Class<? extends Activity>> activityClasses = new ConcurrentHashMap<>();
 
     private InterpretedProgram(String workflow, IrProcess process, List<ParamSpec> params, List<ProcessSpec> processes,
-                               ClassLoader libraries) {
+                               ClassLoader libraries, List<IrProcess> allPrograms) {
         this.workflow = workflow;
         this.process = process;
         this.params = List.copyOf(params);
         this.processes = List.copyOf(processes);
         this.libraries = libraries;
+        this.objectTypes = ObjectTypes.forWorkflow(libraries, activityClassNames(allPrograms));
+    }
+
+    /**
+     * The {@code compute} classes of every process of the workflow: an object value may come from any
+     * process, and the value classes live next to the activities that make them ({@link ObjectTypes}).
+     */
+    private static Set<String> activityClassNames(List<IrProcess> programs) {
+        Set<String> names = new TreeSet<>();
+        for (IrProcess p : programs) {
+            if (p != null) {
+                IrWalk.forEachActivity(p.body(), a -> {
+                    if (a instanceof IrActivity.Compute c) {
+                        names.add(c.className());
+                    }
+                });
+            }
+        }
+        return names;
     }
 
     /** The program of process {@code processName} of a checked workflow (tests, embedding). */
@@ -67,7 +92,7 @@ public final class InterpretedProgram {
             params.add(new ParamSpec(param.name(), param.type(), dflt));
         }
         List<ProcessSpec> processes = workflow.processes().stream().map(x -> new ProcessSpec(x.name(), x.ranks())).toList();
-        return new InterpretedProgram(workflow.name(), p, params, processes, libraries);
+        return new InterpretedProgram(workflow.name(), p, params, processes, libraries, workflow.processes());
     }
 
     /** The program of a generated service archive: its program entry and the deployment plan next to it. */
@@ -83,7 +108,10 @@ public final class InterpretedProgram {
         for (PlanProcess p : plan.processes()) {
             processes.add(new ProcessSpec(p.name(), p.ranks()));
         }
-        return new InterpretedProgram(plan.workflow(), program.program(), params, processes, libraries);
+        List<IrProcess> programs = new ArrayList<>();
+        programs.add(program.program());
+        plan.processes().forEach(p -> programs.add(p.program()));
+        return new InterpretedProgram(plan.workflow(), program.program(), params, processes, libraries, programs);
     }
 
     /** Reads the program and plan entries of a generated archive ({@code mpfl/program.json}, {@code mpfl/plan.json}). */
@@ -109,6 +137,11 @@ public final class InterpretedProgram {
 
     ClassLoader libraries() {
         return libraries;
+    }
+
+    /** The allow-list of this workflow's {@code object} values (same for all its processes). */
+    public ObjectTypes objectTypes() {
+        return objectTypes;
     }
 
     /**

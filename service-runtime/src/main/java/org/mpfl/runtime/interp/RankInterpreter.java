@@ -5,6 +5,7 @@ import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.monitor.RankMonitor;
 import org.mpfl.runtime.topology.RankRuntime;
+import org.mpfl.runtime.transport.ObjectTypes;
 
 /**
  * The {@link RankProgram} of a generated MPFL service: runs one rank of its process's typed IR with
@@ -17,11 +18,17 @@ import org.mpfl.runtime.topology.RankRuntime;
  *   host.registerServiceType("Solver", () -> new RankInterpreter(program));
  * }</pre>
  */
-public final class RankInterpreter implements RankProgram {
+public final class RankInterpreter implements RankProgram, ObjectTypes.Declaring {
     private final InterpretedProgram program;
 
     public RankInterpreter(InterpretedProgram program) {
         this.program = program;
+    }
+
+    /** The workflow's: JDK value kinds and the classes next to its activities ({@link ObjectTypes}). */
+    @Override
+    public ObjectTypes objectTypes() {
+        return program.objectTypes();
     }
 
     @Override

@@ -227,7 +227,7 @@ public class P2PCommunicator implements Communicator {
                 + (r.tag == ANY_TAG ? "any tag" : "tag " + r.tag) + " arrived on communicator " + name
                 + " within " + Duration.ofNanos(timeoutNanos) + " (receiver: rank " + myRank + ", domain "
                 + Domain.shortId(rank.domainId()) + ")");
-        return new Message(localOf[e.from()], e.tag(), e.payload().value());
+        return new Message(localOf[e.from()], e.tag(), valueOf(e));
     }
 
     private void acknowledge(List<Envelope> matchedSync) {
@@ -242,19 +242,32 @@ public class P2PCommunicator implements Communicator {
         }
     }
 
-    /** The value as a payload; an object value must be serialisable (checked here, before anything is sent). */
-    private static Payload payloadOf(Object value) {
+    /**
+     * The value of a received message: an object value is decoded here with this rank's allow-list
+     * ({@link RankInstance#objectTypes()}), after the receive matched (so after the proof was checked).
+     */
+    private Object valueOf(Envelope e) {
+        try {
+            return e.payload().value(rank.objectTypes());
+        } catch (IllegalArgumentException refused) {
+            throw new IllegalArgumentException("message from rank " + localOf[e.from()] + " with tag " + e.tag()
+                    + " on communicator " + name + ": " + refused.getMessage(), refused);
+        }
+    }
+
+    /**
+     * The value as a payload; an object value is encoded now, and every class in it must be on this
+     * rank's allow-list (checked here, before anything is sent: its receivers apply the same list).
+     */
+    private Payload payloadOf(Object value) {
         return payloadOf(value, false);
     }
 
     /** The payload of a value to send; {@code handedOver}: see {@link Payload#handedOver}. */
-    private static Payload payloadOf(Object value, boolean handedOver) {
-        Payload p = handedOver ? Payload.handedOver(value) : Payload.of(value);
-        if (p.type() == Payload.Type.OBJECT && !(value instanceof java.io.Serializable)) {
-            throw new IllegalArgumentException("cannot send a value of " + value.getClass().getName()
-                    + ": object values must be java.io.Serializable");
-        }
-        return p;
+    private Payload payloadOf(Object value, boolean handedOver) {
+        // an object value is never handed over (its graph may be shared): it is encoded and checked
+        return handedOver && Payload.typeOf(value) != Payload.Type.OBJECT ? Payload.handedOver(value)
+                : Payload.ofObject(value, rank.objectTypes());
     }
 
     // ------------------------------------------------------------------ bstore

@@ -12,6 +12,7 @@ import org.mpfl.runtime.api.DeliveryException;
 import org.mpfl.runtime.api.MpiwsException;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox.Outcome;
+import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportSelector;
 
@@ -41,6 +42,8 @@ public final class RankInstance {
     private final ConcurrentHashMap<SyncKey, CompletableFuture<Void>> syncAcks = new ConcurrentHashMap<>();
     private volatile MpiwsException failure;
     private volatile boolean ended;
+    /** What object values this rank sends and accepts; set by the host from the rank's program. */
+    private volatile ObjectTypes objectTypes = ObjectTypes.none();
 
     /** Nanoseconds since this rank was opened here. */
     long ageNanos() {
@@ -88,6 +91,19 @@ public final class RankInstance {
     /** Messages buffered here, not yet received (unexpected or out of order). */
     public int bufferedMessages() {
         return mailbox.bufferedMessages();
+    }
+
+    /** The allow-list of this rank's {@code object} values (JDK value kinds only until the host sets it). */
+    public ObjectTypes objectTypes() {
+        return objectTypes;
+    }
+
+    /**
+     * Sets which classes this rank's {@code object} values may be (sent and received); the host sets
+     * its program's ({@link ObjectTypes#forProgram}) before the program starts.
+     */
+    public void allowObjectTypes(ObjectTypes types) {
+        this.objectTypes = java.util.Objects.requireNonNull(types);
     }
 
     /** The failure that ended this rank's messaging ({@code null} if none). */

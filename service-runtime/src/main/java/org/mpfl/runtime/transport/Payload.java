@@ -1,11 +1,5 @@
 package org.mpfl.runtime.transport;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
-import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -14,8 +8,9 @@ import java.nio.charset.StandardCharsets;
  * A message value and its wire form. Encoding (documented in docs/wire-format.md): primitive arrays
  * are their elements as little-endian raw bytes, no header (the element count follows from the
  * length); scalars are 4 or 8 little-endian bytes, booleans one byte; strings UTF-8; {@code object}
- * values Java serialisation (only ever deserialised by {@link #value()} on the receiving rank, after
- * the domain token was checked).
+ * values JSON with the kind or class of every value ({@link ObjectCodec}), read only by
+ * {@link #value(ObjectTypes)} on the receiving rank, after the domain token was checked, and only
+ * into the JDK value kinds and the classes that rank allows. Never Java serialisation.
  */
 public final class Payload {
 
@@ -41,8 +36,10 @@ public final class Payload {
     }
 
     private final Type type;
-    /** For OBJECT read off the wire: {@code null} until first asked for (see {@link #value()}). */
+    /** For OBJECT read off the wire: {@code null} until decoded (see {@link #value(ObjectTypes)}). */
     private Object value;
+    /** For OBJECT: whether {@link #value} holds the value (made here, or decoded; set after it). */
+    private volatile boolean decoded;
     /** For OBJECT: the serialised form, once known (read off the wire, or encoded once). */
     private byte[] serialised;
     /** A primitive array the sender will never touch again: an in-JVM receiver may keep it without a copy. */
@@ -51,6 +48,7 @@ public final class Payload {
     private Payload(Type type, Object value) {
         this.type = type;
         this.value = value;
+        this.decoded = true;
     }
 
     private Payload(byte[] serialisedObject) {
@@ -58,9 +56,28 @@ public final class Payload {
         this.serialised = serialisedObject;
     }
 
-    /** Wraps a value without copying it (callers copy where the sender may reuse its array). */
+    /**
+     * Wraps a value without copying it (callers copy where the sender may reuse its array). An
+     * {@code object} value is encoded when first needed, without checking its classes against an
+     * allow-list: senders of user data use {@link #ofObject}.
+     */
     public static Payload of(Object value) {
         return new Payload(typeOf(value), value);
+    }
+
+    /**
+     * The payload of a value a rank sends: an {@code object} value is encoded now (a snapshot, as a
+     * send has value semantics) and every class in it must be on the sender's allow-list, so a value
+     * its receivers would refuse fails here, at the send; other values as by {@link #of}.
+     *
+     * @throws IllegalArgumentException if an object value holds something that cannot be sent
+     */
+    public static Payload ofObject(Object value, ObjectTypes sender) {
+        Payload p = of(value);
+        if (p.type == Type.OBJECT) {
+            p.serialised = ObjectCodec.encode(value, sender);
+        }
+        return p;
     }
 
     /**
@@ -113,17 +130,32 @@ public final class Payload {
     }
 
     /**
-     * The value. An {@code object} value read off the wire is deserialised here, on first use — by
-     * the receiving rank after its receive matched, so never before the domain token was checked,
-     * and with the receiving thread's context class loader.
+     * The value. An {@code object} value read off the wire needs the receiver's allow-list:
+     * {@link #value(ObjectTypes)}.
+     *
+     * @throws IllegalStateException for an {@code object} value read off the wire and not decoded yet
      */
     public Object value() {
-        if (type == Type.OBJECT && value == null) {
-            synchronized (this) {
-                if (value == null) {
-                    value = deserialise(serialised);
-                }
-            }
+        if (type == Type.OBJECT && !decoded) {
+            throw new IllegalStateException("an object payload read off the wire is decoded with the receiver's"
+                    + " allow-list: value(ObjectTypes)");
+        }
+        return value;
+    }
+
+    /**
+     * The value, an {@code object} value read off the wire decoded on first use with the receiving
+     * rank's allow-list — by the receiving rank after its receive matched, so never before the domain
+     * token was checked.
+     *
+     * @throws ObjectTypeRefusedException if it names a class {@code allowed} does not contain (that
+     *         class is not even loaded)
+     * @throws IllegalArgumentException if it is not a valid object encoding
+     */
+    public synchronized Object value(ObjectTypes allowed) {
+        if (type == Type.OBJECT && !decoded) {
+            value = ObjectCodec.decode(serialised, allowed);
+            decoded = true;
         }
         return value;
     }
@@ -168,7 +200,7 @@ public final class Payload {
             case OBJECT:
                 synchronized (this) {
                     if (serialised == null) {
-                        serialised = serialise(value);
+                        serialised = ObjectCodec.encode(value, null);
                     }
                     return serialised;
                 }
@@ -236,43 +268,11 @@ public final class Payload {
             case LONG -> buf.getLong();
             case DOUBLE -> buf.getDouble();
             case BOOLEAN -> bytes[offset] != 0;
-            case OBJECT -> null; // deserialised lazily, see value()
+            case OBJECT -> null; // decoded by the receiver with its allow-list, see value(ObjectTypes)
         };
         if (type == Type.OBJECT) {
             return new Payload(bytes);
         }
         return new Payload(type, v);
-    }
-
-    private static byte[] serialise(Object value) {
-        if (!(value instanceof Serializable)) {
-            throw new IllegalArgumentException("object value of " + value.getClass().getName()
-                    + " is not serialisable and cannot be sent");
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (ObjectOutputStream oos = new ObjectOutputStream(out)) {
-            oos.writeObject(value);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot serialise object value: " + e.getMessage(), e);
-        }
-        return out.toByteArray();
-    }
-
-    private static Object deserialise(byte[] bytes) {
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes)) {
-            @Override
-            protected Class<?> resolveClass(java.io.ObjectStreamClass desc) throws IOException, ClassNotFoundException {
-                // user activity classes live in the service's libraries: resolve through the context loader
-                try {
-                    return Class.forName(desc.getName(), false, Thread.currentThread().getContextClassLoader());
-                } catch (ClassNotFoundException e) {
-                    return super.resolveClass(desc);
-                }
-            }
-        }) {
-            return in.readObject();
-        } catch (IOException | ClassNotFoundException e) {
-            throw new IllegalArgumentException("cannot read object value: " + e.getMessage(), e);
-        }
     }
 }

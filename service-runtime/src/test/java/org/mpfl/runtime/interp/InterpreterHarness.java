@@ -228,7 +228,9 @@ final class InterpreterHarness {
                 InterpretedProgram program = programs.computeIfAbsent(slice.name(),
                         n -> InterpretedProgram.of(workflow, n, InterpreterHarness.class.getClassLoader()));
                 for (int i = 0; i < slice.ranks(); i++, rank++) {
-                    instances.add(host.registry().open(domainId, rank, token, endpoints, host.selector(), "local"));
+                    RankInstance instance = host.registry().open(domainId, rank, token, endpoints, host.selector(), "local");
+                    instance.allowObjectTypes(program.objectTypes()); // as the service host does
+                    instances.add(instance);
                     programOfRank.add(program);
                 }
             }

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.protocol.Endpoint;
+import org.mpfl.runtime.transport.ObjectTypes;
 
 /**
  * A child JVM hosting ranks with only the binary channel (started by {@link TwoProcessFixture}).
@@ -67,6 +68,7 @@ public final class BinaryPeerProcess {
         for (String r : f[7].split(",")) {
             int rank = Integer.parseInt(r);
             RankInstance instance = host.registry().open(domainId, rank, token, endpoints, host.selector(), mode);
+            instance.allowObjectTypes(ObjectTypes.forProgram(P2PScenarios.named(scenario))); // as the service host does
             Thread t = new Thread(() -> runRank(host, instance, params, scenario, out), "child-rank-" + rank);
             t.setDaemon(true);
             t.start();

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.transport.ObjectTypes;
 
 /**
  * Several service hosts' messaging in one JVM, without Axis2: for tests and benchmarks. Each host
@@ -64,7 +65,9 @@ public final class InProcessCluster implements AutoCloseable {
         List<RankInstance> instances = new ArrayList<>();
         for (int r = 0; r < hostOfRank.length; r++) {
             MessagingHost h = hosts.get(hostOfRank[r]);
-            instances.add(h.registry().open(domainId, r, token, endpoints, h.selector(), transportMode));
+            RankInstance instance = h.registry().open(domainId, r, token, endpoints, h.selector(), transportMode);
+            instance.allowObjectTypes(ObjectTypes.forProgram(program)); // as the service host does
+            instances.add(instance);
         }
         Run run = new Run(domainId, token);
         for (RankInstance instance : instances) {

@@ -18,6 +18,7 @@ import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
+import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
@@ -187,29 +188,31 @@ class InboxProtocolTest {
         }
     }
 
-    /** Records whether it was ever deserialised. */
-    static final class Tripwire implements java.io.Serializable {
-        private static final long serialVersionUID = 1L;
-        static volatile boolean deserialised;
+    /** Records whether it was ever created from a message (its constructor runs when it is decoded). */
+    static final class Tripwire {
+        static volatile boolean created;
+        private int armed = 1;
 
-        private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, ClassNotFoundException {
-            in.defaultReadObject();
-            deserialised = true;
+        Tripwire() {
+            created = true;
         }
     }
 
     @Test
-    void anObjectFromASenderWithoutTheTokenIsNeverDeserialised() {
+    void anObjectFromASenderWithoutTheTokenIsNeverDecoded() {
         Domain2 d = openDomain();
         try {
-            Tripwire.deserialised = false;
+            d.r0().allowObjectTypes(ObjectTypes.of(Tripwire.class));
+            Envelope good = d.envelope(1, 0, 5, 0, new Tripwire());
+            Tripwire.created = false;
             byte[] forged = new DomainToken(DomainToken.generate()).prove(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA.ordinal());
-            Envelope bad = new Envelope(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA, forged, Payload.of(new Tripwire()));
+            Envelope bad = new Envelope(d.id(), 0, 1, 0, 5, 0, Envelope.Kind.DATA, forged, good.payload());
             assertEquals(Inbox.Outcome.REJECTED, store("binary", bad));
-            assertFalse(Tripwire.deserialised);
-            assertEquals(Inbox.Outcome.STORED, store("binary", d.envelope(1, 0, 5, 0, new Tripwire())));
+            assertFalse(Tripwire.created);
+            assertEquals(Inbox.Outcome.STORED, store("binary", good));
+            assertFalse(Tripwire.created, "decoded before the receive");
             assertTrue(d.r0().world().recv(1, 5, Duration.ofSeconds(5)).value() instanceof Tripwire);
-            assertTrue(Tripwire.deserialised);
+            assertTrue(Tripwire.created);
         } finally {
             d.close();
         }

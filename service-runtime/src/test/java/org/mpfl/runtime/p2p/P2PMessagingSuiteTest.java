@@ -133,4 +133,11 @@ class P2PMessagingSuiteTest {
     void nonBlockingRequests(TransportFixture f) {
         runOk(f, "nonblocking", 2, Map.of());
     }
+
+    /** Every kind of object value, JDK kinds and the program's own value classes, arrives exactly (JSON encoding). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fixtures")
+    void objectValuesOfEveryKindArriveExactly(TransportFixture f) {
+        assertEquals("true", runOk(f, "objects", 2, Map.of()).get(1).outputs().get("ok"));
+    }
 }

@@ -31,6 +31,8 @@ public final class P2PScenarios {
             case "abortWait" -> P2PScenarios::abortWait;
             case "sendrecvRing" -> P2PScenarios::sendrecvRing;
             case "nonblocking" -> P2PScenarios::nonblocking;
+            case "objects" -> P2PScenarios::objects;
+            case "objectVictim" -> P2PScenarios::objectVictim;
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }
@@ -222,5 +224,54 @@ public final class P2PScenarios {
 
     static Map<String, String> none() {
         return Map.of();
+    }
+
+    /**
+     * Rank 0 sends every {@link ObjectValues#all()} value, one message each, then all of them as one
+     * list; rank 1 checks each against its own copy, exactly.
+     */
+    static void objects(RankContext ctx) {
+        Communicator w = ctx.world();
+        List<Object> values = ObjectValues.all();
+        if (w.rank() == 0) {
+            for (Object v : values) {
+                w.send(v, 1, 11);
+            }
+            w.send(values, 1, 12);
+        } else if (w.rank() == 1) {
+            for (int i = 0; i < values.size(); i++) {
+                Object got = w.recv(0, 11, Duration.ofSeconds(20)).value();
+                String d = ObjectValues.difference(values.get(i), got);
+                check(d == null, "value " + i + " changed on the way: " + d);
+            }
+            String d = ObjectValues.difference(values, w.recv(0, 12, Duration.ofSeconds(20)).value());
+            check(d == null, "the list of all values changed on the way: " + d);
+            ctx.output("ok", true);
+        }
+    }
+
+    /**
+     * Rank 1 receives {@code n} messages with tag 5 that an attacker holding the domain token sends in
+     * rank 0's name (rank 0 itself sends nothing), and records for each what it got: {@code ok:<class>}
+     * or {@code refused:<message>}; then which of {@link org.mpfl.runtime.p2p.gadget.Tripwire}'s side
+     * effects happened in its JVM ({@code marks}).
+     */
+    static void objectVictim(RankContext ctx) {
+        Communicator w = ctx.world();
+        if (w.rank() != 1) {
+            return;
+        }
+        int n = intParam(ctx, "n", 1);
+        for (int i = 0; i < n; i++) {
+            String got;
+            try {
+                Object v = w.recv(0, 5, Duration.ofSeconds(20)).value();
+                got = "ok:" + (v == null ? "null" : v.getClass().getName());
+            } catch (IllegalArgumentException refused) {
+                got = "refused:" + refused.getMessage();
+            }
+            ctx.output("m" + i, got);
+        }
+        ctx.output("marks", org.mpfl.runtime.p2p.gadget.TripwireMarks.marks());
     }
 }

@@ -16,6 +16,12 @@ import org.mpfl.protocol.RunMessages;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Payload;
+import org.mpfl.runtime.transport.Transport;
+import org.mpfl.runtime.transport.TransportException;
+import org.mpfl.runtime.transport.binary.BinaryTransport;
+import org.mpfl.runtime.transport.soap.SoapTransport;
 
 /**
  * Ranks in two real service-host processes (Axis2 over HTTP, started with {@code -Xmx512m} by the
@@ -82,6 +88,17 @@ final class ServiceHostFixture implements TransportFixture {
             @Override
             public String domainId() {
                 return domainId;
+            }
+
+            @Override
+            public void inject(int from, int to, int tag, long seq, Payload payload) {
+                byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
+                Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
+                try (Transport wire = "soap".equals(transport) ? new SoapTransport() : new BinaryTransport(10_000)) {
+                    wire.store(endpoints.get(to), e);
+                } catch (TransportException ex) {
+                    throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
+                }
             }
 
             @Override

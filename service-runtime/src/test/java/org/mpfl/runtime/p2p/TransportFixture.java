@@ -28,6 +28,15 @@ public interface TransportFixture {
 
         /** Waits (bounded) for every rank; fails the test if one does not end within {@code timeout}. */
         List<Result> await(Duration timeout);
+
+        /**
+         * Stores a hand-made message over the wire, as someone holding the domain token (a compromised
+         * peer) can: from world rank {@code from} to {@code to}, with a valid proof for its header, and
+         * {@code payload} exactly as given (not checked against any allow-list).
+         */
+        default void inject(int from, int to, int tag, long seq, org.mpfl.runtime.transport.Payload payload) {
+            throw new UnsupportedOperationException(getClass().getName() + " cannot inject messages");
+        }
     }
 
     /**

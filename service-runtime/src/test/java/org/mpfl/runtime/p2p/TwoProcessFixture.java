@@ -18,6 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
+import org.mpfl.runtime.transport.ObjectTypes;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
 
@@ -125,6 +128,7 @@ final class TwoProcessFixture implements TransportFixture {
         for (int r = 0; r < size; r++) {
             if (r % 2 == 0) {
                 RankInstance instance = host.registry().open(domainId, r, token, endpoints, host.selector(), "binary");
+                instance.allowObjectTypes(ObjectTypes.forProgram(P2PScenarios.named(scenario))); // as the service host does
                 CompletableFuture<Result> f = new CompletableFuture<>();
                 Thread t = new Thread(() -> f.complete(runRank(instance, new HashMap<>(params), scenario)), "parent-rank-" + r);
                 t.setDaemon(true);
@@ -138,6 +142,17 @@ final class TwoProcessFixture implements TransportFixture {
             @Override
             public String domainId() {
                 return domainId;
+            }
+
+            @Override
+            public void inject(int from, int to, int tag, long seq, Payload payload) {
+                byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
+                Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
+                try (BinaryTransport wire = new BinaryTransport(10_000)) {
+                    wire.store(endpoints.get(to), e);
+                } catch (TransportException ex) {
+                    throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
+                }
             }
 
             @Override

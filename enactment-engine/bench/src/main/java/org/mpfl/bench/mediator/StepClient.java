@@ -7,9 +7,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.mpfl.protocol.SoapFault;
+import org.mpfl.runtime.transport.ObjectTypes;
 
 /**
  * The mediator's client of the {@code step} operation: one SOAP 1.2/MTOM request-response per call
@@ -65,6 +67,8 @@ public final class StepClient {
             throw new IOException("step " + request.activity() + " as rank " + request.rank() + " at " + serviceUrl
                     + " failed (HTTP " + r.statusCode() + "): " + reason);
         }
-        return StepWire.values(contentType, r.body());
+        // object outputs are read with the allow-list of the activity's workflow, as a rank would read them
+        return StepWire.values(contentType, r.body(),
+                ObjectTypes.forWorkflow(StepClient.class.getClassLoader(), List.of(request.activity())));
     }
 }

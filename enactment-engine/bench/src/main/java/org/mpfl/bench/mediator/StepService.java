@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.xml.namespace.QName;
@@ -25,6 +26,7 @@ import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.runtime.api.Activity;
 import org.mpfl.runtime.api.ActivityContext;
 import org.mpfl.runtime.host.ServiceHost;
+import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.Payload;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +86,7 @@ public final class StepService {
             String activityName = null;
             int rank = 0;
             int size = 1;
+            Map<String, OMElement> values = new LinkedHashMap<>();
             Map<String, Object> inputs = new LinkedHashMap<>();
             try {
                 for (Iterator<OMElement> it = step.getChildElements(); it.hasNext();) {
@@ -92,15 +95,20 @@ public final class StepService {
                         case "activity" -> activityName = c.getText().trim();
                         case "rank" -> rank = Integer.parseInt(c.getText().trim());
                         case "size" -> size = Integer.parseInt(c.getText().trim());
-                        case "value" -> inputs.put(c.getAttributeValue(new QName("name")), readValue(c));
+                        case "value" -> values.put(c.getAttributeValue(new QName("name")), c);
                         default -> { }
                     }
                 }
+                if (activityName == null) {
+                    throw new AxisFault("step: no activity named");
+                }
+                // object inputs are read with the allow-list of the activity's workflow, as a rank would read them
+                ObjectTypes allowed = ObjectTypes.forWorkflow(StepService.class.getClassLoader(), List.of(activityName));
+                for (Map.Entry<String, OMElement> v : values.entrySet()) {
+                    inputs.put(v.getKey(), readValue(v.getValue(), allowed));
+                }
             } catch (IOException | RuntimeException e) {
                 throw new AxisFault("step: bad request: " + e.getMessage(), e);
-            }
-            if (activityName == null) {
-                throw new AxisFault("step: no activity named");
             }
             Map<String, Object> outputs;
             try {
@@ -142,7 +150,7 @@ public final class StepService {
             }
         }
 
-        private static Object readValue(OMElement v) throws IOException {
+        private static Object readValue(OMElement v, ObjectTypes allowed) throws IOException {
             Payload.Type type = Payload.Type.valueOf(v.getAttributeValue(new QName("type")));
             byte[] bytes;
             OMNode n = v.getFirstOMChild();
@@ -153,7 +161,7 @@ public final class StepService {
             } else {
                 bytes = Base64.getMimeDecoder().decode(v.getText().trim());
             }
-            return Payload.decode(type, bytes).value();
+            return Payload.decode(type, bytes).value(allowed);
         }
 
         @SuppressWarnings("unchecked")

@@ -16,6 +16,7 @@ import javax.xml.stream.XMLStreamReader;
 import org.mpfl.protocol.MediaType;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.Xml;
+import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.Payload;
 
 /**
@@ -123,7 +124,7 @@ public final class StepWire {
      * Reads the values of a {@code stepResponse} (or of a request's {@code m:value}s) from an HTTP body:
      * a multipart/related MTOM package or a plain SOAP envelope.
      */
-    public static Map<String, Object> values(String contentType, byte[] body) throws IOException {
+    public static Map<String, Object> values(String contentType, byte[] body, ObjectTypes allowed) throws IOException {
         MediaType mt = MediaType.parse(contentType);
         byte[] root = body;
         Map<String, byte[]> attachments = new HashMap<>();
@@ -150,7 +151,7 @@ public final class StepWire {
             }
         }
         try {
-            return parseValues(root, attachments);
+            return parseValues(root, attachments, allowed);
         } catch (XMLStreamException e) {
             throw new IOException("bad step message: " + e.getMessage(), e);
         }
@@ -172,7 +173,8 @@ public final class StepWire {
         return parts.isEmpty() ? body : parts.get(0).body();
     }
 
-    private static Map<String, Object> parseValues(byte[] root, Map<String, byte[]> attachments) throws XMLStreamException, IOException {
+    private static Map<String, Object> parseValues(byte[] root, Map<String, byte[]> attachments, ObjectTypes allowed)
+            throws XMLStreamException, IOException {
         Map<String, Object> values = new LinkedHashMap<>();
         XMLStreamReader x = Xml.reader(new java.io.ByteArrayInputStream(root));
         while (x.hasNext()) {
@@ -205,7 +207,7 @@ public final class StepWire {
             if (bytes == null) {
                 bytes = Base64.getMimeDecoder().decode(text.toString().trim());
             }
-            values.put(name, Payload.decode(type, bytes).value());
+            values.put(name, Payload.decode(type, bytes).value(allowed));
         }
         return values;
     }

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.mpfl.runtime.transport.ObjectTypes;
 
 /** The step request's MTOM package reads back to the values written (attachments and inline values). */
 class StepWireTest {
@@ -21,16 +22,18 @@ class StepWireTest {
         inputs.put("n", 42);
         inputs.put("small", new double[] {1.5, -2.5});
         inputs.put("label", "a<b>&c");
+        inputs.put("list", java.util.List.of("object", 1));
         StepWire.Body body = StepWire.request(new StepWire.StepRequest("x.Y", 1, 4, 7, inputs));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         body.parts().forEach(bytes::writeBytes);
         assertEquals(body.length(), bytes.size());
-        Map<String, Object> back = StepWire.values(body.contentType(), bytes.toByteArray());
+        Map<String, Object> back = StepWire.values(body.contentType(), bytes.toByteArray(), ObjectTypes.none());
         assertEquals(inputs.keySet(), back.keySet());
         assertArrayEquals(big, (double[]) back.get("all"), 0.0);
         assertEquals(42, back.get("n"));
         assertArrayEquals(new double[] {1.5, -2.5}, (double[]) back.get("small"), 0.0);
         assertEquals("a<b>&c", back.get("label"));
+        assertEquals(java.util.List.of("object", 1), back.get("list"));
     }
 
     @Test
