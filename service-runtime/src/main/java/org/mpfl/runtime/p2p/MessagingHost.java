@@ -50,7 +50,11 @@ public final class MessagingHost implements AutoCloseable {
                 registry.close();
                 throw new UncheckedIOException("cannot open the binary channel on " + binaryBindHost + ":" + binaryPort, e);
             }
-            binary = new BinaryTransport(Math.max(10_000, settings.deliveryDeadline().toMillis()));
+            // a connection to a peer opens with a proof of the token of a domain both hosts belong to
+            binary = new BinaryTransport(Math.max(10_000, settings.deliveryDeadline().toMillis()), id -> {
+                Domain d = registry.domain(id);
+                return d == null ? null : d.proofs();
+            });
         }
         TransportSelector selector = new TransportSelector(new LocalTransport(hostId, registry), binary, soap);
         return new MessagingHost(hostId, registry, server, selector);

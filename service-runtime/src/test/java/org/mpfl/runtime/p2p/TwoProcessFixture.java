@@ -143,7 +143,7 @@ final class TwoProcessFixture implements TransportFixture {
             @Override
             public void abort() {
                 byte[] proof = new DomainToken(token).proveAbort(domainId);
-                try (BinaryTransport wire = new BinaryTransport(5000)) {
+                try (BinaryTransport wire = new BinaryTransport(5000, id -> new DomainToken(token))) {
                     wire.abort(host.endpoint("parent"), domainId, proof);
                     wire.abort(new Endpoint("child", childAddress, childHostId), domainId, proof);
                 } catch (TransportException e) {
