@@ -24,6 +24,7 @@ public final class DomainToken {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final byte[] STORE_LABEL = "MPIWS-store-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ABORT_LABEL = "MPIWS-abort-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CHANNEL_LABEL = "MPIWS-channel-1".getBytes(StandardCharsets.US_ASCII);
 
     private final SecretKeySpec key;
     /** Mac instances are not thread-safe and costly to create: one per thread per token. */
@@ -73,6 +74,21 @@ public final class DomainToken {
 
     public boolean verifyAbort(String domainId, byte[] proof) {
         return proof != null && MessageDigest.isEqual(proveAbort(domainId), proof);
+    }
+
+    /**
+     * The proof that opens a binary-channel connection for {@code domainId}: bound to the server's
+     * fresh {@code challenge}, so a captured handshake is worth nothing on any other connection.
+     */
+    public byte[] proveChannel(byte[] challenge, String domainId) {
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(CHANNEL_LABEL.length + 4 + challenge.length + id.length);
+        b.put(CHANNEL_LABEL).putInt(challenge.length).put(challenge).put(id);
+        return macs.get().doFinal(b.array());
+    }
+
+    public boolean verifyChannel(byte[] challenge, String domainId, byte[] proof) {
+        return proof != null && MessageDigest.isEqual(proveChannel(challenge, domainId), proof);
     }
 
     private Mac newMac() {

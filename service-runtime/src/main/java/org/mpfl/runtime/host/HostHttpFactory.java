@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Axis2's {@link HttpFactory} with three changes for a service host: it listens on a server socket
  * bound before start (so a host can bind one address and use an ephemeral port, which the stock
- * listener cannot), it uses the MPIWS worker, and its socket and session buffers are 128 KB instead
- * of Axis2's 8 KB, which throttled large messages.
+ * listener cannot), it uses the MPIWS worker, its socket and session buffers are 128 KB instead
+ * of Axis2's 8 KB, which throttled large messages, and its request pool is bounded: {@code mpfl.host.threads}
+ * threads (64) and a queue of {@code mpfl.host.connectionQueue} connections (256); more are closed.
  */
 final class HostHttpFactory extends HttpFactory {
     private static final Logger LOG = LoggerFactory.getLogger(HostHttpFactory.class);
@@ -65,8 +66,12 @@ final class HostHttpFactory extends HttpFactory {
             });
             return t;
         };
+        // bounded: connections beyond the threads wait in a bounded queue; beyond that the executor refuses and
+        // the listener closes the connection at once (AbortPolicy → the listener's catch), instead of queueing
+        // without limit for whoever opens connections fastest
         return new ThreadPoolExecutor(getRequestCoreThreadPoolSize(), getRequestMaxThreadPoolSize(),
-                getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(), new LinkedBlockingQueue<>(), threads);
+                getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(),
+                new LinkedBlockingQueue<>(Integer.getInteger("mpfl.host.connectionQueue", 256)), threads);
     }
 
     @Override
@@ -125,6 +130,14 @@ final class HostHttpFactory extends HttpFactory {
                 try {
                     s.setTcpNoDelay(true);
                     manager.process(new AxisHttpConnectionImpl(scheme, s, http1Config, socketConfig));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    LOG.warn("all request threads busy and the queue full: closed a connection from {}",
+                            s.getRemoteSocketAddress());
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // nothing to do
+                    }
                 } catch (IOException | RuntimeException e) {
                     LOG.warn("cannot serve a connection from {}", s.getRemoteSocketAddress(), e);
                     try {

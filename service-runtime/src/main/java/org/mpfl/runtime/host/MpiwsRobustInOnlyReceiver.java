@@ -13,6 +13,7 @@ import org.apache.axis2.engine.MessageReceiver;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.SoapFault;
 import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.Payload;
 
 /**
@@ -30,7 +31,7 @@ public final class MpiwsRobustInOnlyReceiver implements MessageReceiver {
         try {
             switch (op) {
                 case MpiwsNames.OP_STORE, MpiwsNames.OP_BSTORE -> {
-                    Envelope e = readStore(request);
+                    Envelope e = readStore(request, host.inbox());
                     SoapFault f = StoreOutcomes.toFault(host.inbox().store(e), e);
                     if (f != null) {
                         throw MpiwsReceivers.fault(f);
@@ -41,13 +42,30 @@ public final class MpiwsRobustInOnlyReceiver implements MessageReceiver {
             }
         } catch (ServiceHost.OperationFault f) {
             throw MpiwsReceivers.fault(f.fault());
+        } catch (Refused r) {
+            throw MpiwsReceivers.fault(r.fault);
         } catch (IOException | RuntimeException e) {
             throw MpiwsReceivers.fault(new SoapFault("Sender", SoapFault.MALFORMED, "bad " + op + " message: " + e.getMessage()));
         }
     }
 
-    /** The object-model path of a store: read the fields, then the XOP attachment (or inline base64). */
-    private static Envelope readStore(OMElement store) throws IOException {
+    /** A store refused from its header. */
+    private static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+        final transient SoapFault fault;
+
+        Refused(SoapFault fault) {
+            super(fault.reason());
+            this.fault = fault;
+        }
+    }
+
+    /**
+     * The object-model path of a store: read the fields, admit the header (domain, proof, length,
+     * memory — {@link Inbox#admit}), and only then read the XOP attachment (or inline base64) into
+     * the payload. (Axis2 has parsed the SOAP part already; the attachment is read here.)
+     */
+    private static Envelope readStore(OMElement store, Inbox inbox) throws IOException {
         String domainId = null;
         int context = 0;
         int from = 0;
@@ -57,19 +75,13 @@ public final class MpiwsRobustInOnlyReceiver implements MessageReceiver {
         Envelope.Kind kind = null;
         byte[] proof = new byte[0];
         Payload.Type type = Payload.Type.BYTES;
-        byte[] payload = new byte[0];
+        long length = 0;
+        OMElement payloadElement = null;
         for (Iterator<OMElement> it = store.getChildElements(); it.hasNext();) {
             OMElement c = it.next();
             String name = c.getLocalName();
             if (name.equals("payload")) {
-                OMNode n = c.getFirstOMChild();
-                if (n instanceof OMText t && t.isBinary()) {
-                    try (InputStream in = t.getBlob().getInputStream()) {
-                        payload = in.readAllBytes();
-                    }
-                } else {
-                    payload = Base64.getMimeDecoder().decode(c.getText().trim());
-                }
+                payloadElement = c;
                 continue;
             }
             String v = c.getText().trim();
@@ -83,12 +95,46 @@ public final class MpiwsRobustInOnlyReceiver implements MessageReceiver {
                 case "kind" -> kind = Envelope.Kind.valueOf(v);
                 case "proof" -> proof = Base64.getMimeDecoder().decode(v);
                 case "type" -> type = Payload.Type.valueOf(v);
+                case "length" -> length = Long.parseLong(v);
                 default -> { }
             }
         }
         if (domainId == null || kind == null) {
             throw new IOException("store message lacks domainId or kind");
         }
-        return new Envelope(domainId, context, from, to, tag, seq, kind, proof, Payload.decode(type, payload));
+        Envelope header = new Envelope(domainId, context, from, to, tag, seq, kind, proof, null);
+        if (length > inbox.maxMessageBytes()) {
+            throw new Refused(new SoapFault("Sender", SoapFault.REJECTED, "message of " + length
+                    + " bytes exceeds this host's per-message limit of " + inbox.maxMessageBytes() + " bytes"));
+        }
+        Inbox.Admission admission = inbox.admit(header, length);
+        try {
+            if (admission.outcome() != Inbox.Outcome.STORED) {
+                SoapFault f = StoreOutcomes.toFault(admission.outcome(), header);
+                if (f == null) {
+                    // a duplicate: answered 202 by the caller's store, which drops it again
+                    return new Envelope(domainId, context, from, to, tag, seq, kind, proof, Payload.of(null));
+                }
+                throw new Refused(f);
+            }
+            byte[] payload = new byte[0];
+            if (payloadElement != null) {
+                OMNode n = payloadElement.getFirstOMChild();
+                if (n instanceof OMText t && t.isBinary()) {
+                    try (InputStream in = t.getBlob().getInputStream()) {
+                        payload = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 64L, inbox.maxMessageBytes()) + 1);
+                    }
+                } else {
+                    payload = Base64.getMimeDecoder().decode(payloadElement.getText().trim());
+                }
+                if (payload.length > inbox.maxMessageBytes()) {
+                    throw new Refused(new SoapFault("Sender", SoapFault.REJECTED, "payload exceeds this host's per-message limit of "
+                            + inbox.maxMessageBytes() + " bytes"));
+                }
+            }
+            return new Envelope(domainId, context, from, to, tag, seq, kind, proof, Payload.decode(type, payload));
+        } finally {
+            admission.release();
+        }
     }
 }

@@ -1,6 +1,7 @@
 package org.mpfl.runtime.host;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import org.apache.axis2.context.MessageContext;
@@ -133,27 +134,132 @@ final class MpiwsWorker implements Worker {
                 // unknown length: parts are bounded by the stream
             }
         }
+        Inbox inbox = host.inbox();
+        long limit = inbox.maxMessageBytes();
+        // what the gate decided: the admission (with its budget reservation) or a refusal
+        Inbox.Admission[] admitted = new Inbox.Admission[1];
+        SoapFault[] refused = new SoapFault[1];
+        boolean[] proven = new boolean[1];
+        StoreMessageReader.Gate gate = (op, header, maxPayload) -> {
+            if (maxPayload > limit && maxPayload != Long.MAX_VALUE) {
+                refused[0] = new SoapFault("Sender", SoapFault.REJECTED, "message of " + maxPayload
+                        + " bytes exceeds this host's per-message limit of " + limit + " bytes");
+                return -1;
+            }
+            long bound = Math.min(maxPayload, limit);
+            // a length known from neither m:length nor Content-Length (a chunked body from another client):
+            // nothing to reserve up front; the sender is admitted by its proof, reading is bounded by the
+            // limit, and the buffer bound charges the real size when the message is stored
+            Inbox.Admission a = inbox.admit(header, maxPayload == Long.MAX_VALUE ? 0 : bound);
+            admitted[0] = a;
+            proven[0] = a.proven();
+            if (a.outcome() != Inbox.Outcome.STORED) {
+                refused[0] = StoreOutcomes.toFault(a.outcome(), header);
+                return -1;
+            }
+            return bound;
+        };
         SoapFault fault;
+        InputStream body = request.getInputStream();
         try {
-            StoreMessageReader.StoreRequest sr = StoreMessageReader.read(contentType, request.getInputStream(), length);
-            fault = StoreOutcomes.toFault(host.inbox().store(sr.envelope()), sr.envelope());
+            StoreMessageReader.StoreRequest sr = StoreMessageReader.read(contentType, body, length, gate);
+            Inbox.Admission a = admitted[0];
+            fault = StoreOutcomes.toFault(inbox.store(sr.envelope(), a == null ? null : a.reservation()), sr.envelope());
+        } catch (StoreMessageReader.RefusedStoreException e) {
+            fault = refused[0];
+            if (fault == null) {
+                // a DUPLICATE needs no fault: the robust in-only answer is 202
+                if (!drain(body, proven[0] ? Long.MAX_VALUE : UNPROVEN_DRAIN_BYTES)) {
+                    answerAndClose(request, 202, null);
+                    return;
+                }
+                response.setStatus(202);
+                return;
+            }
+            // a sender who proved the domain token keeps its connection: its body is drained (read and
+            // dropped, nothing allocated); a stranger's is not read further and the connection closes
+            if (!drain(body, proven[0] ? Long.MAX_VALUE : UNPROVEN_DRAIN_BYTES)) {
+                answerAndClose(request, fault.httpStatus(), fault);
+                return;
+            }
         } catch (StoreMessageReader.MalformedStoreException e) {
             fault = new SoapFault("Sender", SoapFault.MALFORMED, e.getMessage());
+            if (admitted[0] == null || !admitted[0].proven()) {
+                answerAndClose(request, fault.httpStatus(), fault);
+                return;
+            }
         } catch (IOException e) {
             throw e;
         } catch (RuntimeException e) {
             LOG.warn("store failed", e);
             fault = new SoapFault("Receiver", SoapFault.FAILED, String.valueOf(e));
+        } finally {
+            if (admitted[0] != null) {
+                admitted[0].release();
+            }
         }
         if (fault == null) {
             response.setStatus(202);
             return;
         }
-        byte[] body = fault.toXml().getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = fault.toXml().getBytes(StandardCharsets.UTF_8);
         response.setStatus(fault.httpStatus());
         response.setContentType("application/soap+xml; charset=UTF-8");
         OutputStream out = response.getOutputStream();
-        out.write(body);
+        out.write(bytes);
         out.close();
+    }
+
+    /** How much of a refused stranger's body is read and dropped so that a small one keeps its connection. */
+    private static final long UNPROVEN_DRAIN_BYTES = 64 * 1024;
+
+    /** Reads and drops the rest of a body, at most {@code max} bytes; whether it ended within that. */
+    private static boolean drain(InputStream body, long max) {
+        byte[] sink = new byte[8192];
+        long total = 0;
+        try {
+            while (total <= max) {
+                int n = body.read(sink);
+                if (n < 0) {
+                    return true;
+                }
+                total += n;
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /**
+     * Answers on the socket itself and closes the connection, leaving the rest of the body unread:
+     * Axis2 would drain a body before it sends the answer (a 2 GB announcement would hold the thread
+     * until its socket timeout). The answer goes out first and the output is shut before closing, so
+     * a client that reads while it writes sees it.
+     */
+    private static void answerAndClose(AxisHttpRequest request, int status, SoapFault fault) {
+        java.net.Socket socket = request.getSocketHolder() == null ? null : request.getSocketHolder().getSocket();
+        if (socket == null) {
+            return;
+        }
+        try {
+            byte[] body = fault == null ? new byte[0] : fault.toXml().getBytes(StandardCharsets.UTF_8);
+            String head = "HTTP/1.1 " + status + (status == 202 ? " Accepted" : status == 400 ? " Bad Request" : " Internal Server Error")
+                    + "\r\nContent-Type: application/soap+xml; charset=UTF-8\r\nContent-Length: " + body.length
+                    + "\r\nConnection: close\r\n\r\n";
+            OutputStream out = socket.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            socket.shutdownOutput();
+        } catch (IOException e) {
+            LOG.debug("could not answer a refused store", e);
+        } finally {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closed anyway
+            }
+        }
     }
 }

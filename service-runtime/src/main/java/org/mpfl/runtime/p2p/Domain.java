@@ -5,11 +5,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.transport.MemoryBudget;
 
 /**
  * What one service host knows of one communication domain: its token, the rank instances it hosts,
  * the abort state, and the memory account for unexpected messages, shared by all of the domain's
- * ranks in this host (the bound of the spec is per domain).
+ * ranks in this host (the bound of the spec is per domain). Every byte charged here is charged to the
+ * host's {@link MemoryBudget} too, which bounds all domains together.
  */
 public final class Domain {
     private final String id;
@@ -17,18 +19,20 @@ public final class Domain {
     private final DomainToken proofs;
     private final int size;
     private final long unexpectedLimitBytes;
+    private final MemoryBudget hostBudget;
     private final AtomicLong bufferedBytes = new AtomicLong();
     private final AtomicLong peakBufferedBytes = new AtomicLong();
     final ConcurrentHashMap<Integer, RankInstance> ranks = new ConcurrentHashMap<>();
     final Set<Integer> endedRanks = ConcurrentHashMap.newKeySet();
     private volatile String abortReason;
 
-    Domain(String id, String token, int size, long unexpectedLimitBytes) {
+    Domain(String id, String token, int size, long unexpectedLimitBytes, MemoryBudget hostBudget) {
         this.id = id;
         this.token = token;
         this.proofs = new DomainToken(token);
         this.size = size;
         this.unexpectedLimitBytes = unexpectedLimitBytes;
+        this.hostBudget = hostBudget;
     }
 
     public String id() {
@@ -52,14 +56,34 @@ public final class Domain {
     // ------------------------------------------------------------------ memory bound
 
     /**
-     * Accounts {@code bytes} of buffered payload if the domain stays within its limit; a message of
-     * zero bytes always fits.
+     * Accounts {@code bytes} of buffered payload if the domain stays within its limit and the host
+     * within its budget; a message of zero bytes always fits.
      */
     public boolean tryReserve(long bytes) {
+        return tryReserve(bytes, null);
+    }
+
+    /**
+     * Like {@link #tryReserve(long)}, taking the host-budget part from {@code prepaid} (the bytes a
+     * transport reserved before it read the payload; may be {@code null}) as far as it goes.
+     */
+    public boolean tryReserve(long bytes, MemoryBudget.Reservation prepaid) {
+        long fromPrepaid = prepaid == null ? 0 : prepaid.take(bytes);
+        long extra = bytes - fromPrepaid;
+        if (!hostBudget.tryReserve(extra)) {
+            if (prepaid != null) {
+                prepaid.giveBack(fromPrepaid);
+            }
+            return false;
+        }
         while (true) {
             long current = bufferedBytes.get();
             long next = current + bytes;
             if (bytes > 0 && next > unexpectedLimitBytes) {
+                hostBudget.release(extra);
+                if (prepaid != null) {
+                    prepaid.giveBack(fromPrepaid);
+                }
                 return false;
             }
             if (bufferedBytes.compareAndSet(current, next)) {
@@ -69,8 +93,21 @@ public final class Domain {
         }
     }
 
+    /** Returns bytes charged with {@link #tryReserve} to the domain's account and the host's budget. */
     public void release(long bytes) {
         bufferedBytes.addAndGet(-bytes);
+        hostBudget.release(bytes);
+    }
+
+    /** Whether {@code bytes} more would fit in the domain's bound and the host's budget now (non-binding). */
+    boolean wouldFit(long bytes) {
+        return bufferedBytes.get() + bytes <= unexpectedLimitBytes
+                && hostBudget.usedBytes() + bytes <= hostBudget.limitBytes();
+    }
+
+    /** The host's budget this domain's account is part of. */
+    public MemoryBudget hostBudget() {
+        return hostBudget;
     }
 
     /** Payload bytes now held for unmatched or out-of-order messages of this domain in this host. */

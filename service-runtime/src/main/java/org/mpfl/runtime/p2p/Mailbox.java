@@ -13,6 +13,7 @@ import org.mpfl.runtime.api.MpiwsException;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox.Outcome;
+import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.Payload;
 
 /**
@@ -67,6 +68,14 @@ final class Mailbox {
      * the lock.
      */
     Outcome accept(Envelope e, boolean copyOnAdmit, List<Envelope> matchedSync) {
+        return accept(e, copyOnAdmit, matchedSync, null);
+    }
+
+    /**
+     * Like {@link #accept(Envelope, boolean, List)}; a message that gets buffered takes its host-budget
+     * bytes from {@code prepaid} (what the transport reserved before reading it; may be {@code null}).
+     */
+    Outcome accept(Envelope e, boolean copyOnAdmit, List<Envelope> matchedSync, MemoryBudget.Reservation prepaid) {
         if (copyOnAdmit && e.payload().type() == Payload.Type.OBJECT) {
             // copying an object value (serialise + deserialise) can fail: do it before any accounting
             e = own(e, true);
@@ -82,7 +91,7 @@ final class Mailbox {
             if (e.seq() == s.next) {
                 PostedReceive r = takeMatchingPosted(e);
                 if (r == null) {
-                    if (!domain.tryReserve(bytes)) {
+                    if (!domain.tryReserve(bytes, prepaid)) {
                         s.nextRefused = true;
                         return Outcome.BUSY;
                     }
@@ -103,7 +112,7 @@ final class Mailbox {
                     s.next++;
                 }
             } else {
-                if (s.nextRefused || !domain.tryReserve(bytes)) {
+                if (s.nextRefused || !domain.tryReserve(bytes, prepaid)) {
                     return Outcome.BUSY;
                 }
                 s.early.put(e.seq(), new Buffered(own(e, copyOnAdmit), bytes));
@@ -133,7 +142,30 @@ final class Mailbox {
             } else if (s != null && s.nextRefused) {
                 return Outcome.BUSY;
             }
-            return domain.bufferedBytes() + bytes <= domain.unexpectedLimitBytes() ? Outcome.STORED : Outcome.BUSY;
+            return domain.wouldFit(bytes) ? Outcome.STORED : Outcome.BUSY;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether a message with this header would go straight to a posted receive now (in order, and a
+     * receive matches it), so it need not be charged to any buffer bound.
+     */
+    boolean wouldMatchPosted(Envelope header) {
+        lock.lock();
+        try {
+            Stream s = streams.get(streamKey(header.context(), header.from()));
+            long next = s == null ? 0 : s.next;
+            if (header.seq() != next) {
+                return false;
+            }
+            for (PostedReceive r : posted) {
+                if (r.matches(header)) {
+                    return true;
+                }
+            }
+            return false;
         } finally {
             lock.unlock();
         }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.binary.BinaryServer;
@@ -40,7 +41,13 @@ public final class MessagingHost implements AutoCloseable {
      */
     public static MessagingHost start(String hostId, String binaryBindHost, int binaryPort, String advertisedHost,
                                       MessagingSettings settings, Transport soap) {
-        RankRegistry registry = new RankRegistry(hostId, settings);
+        return start(hostId, binaryBindHost, binaryPort, advertisedHost, settings, MemoryBudget.fromSystemProperties(), soap);
+    }
+
+    /** Like {@link #start(String, String, int, String, MessagingSettings, Transport)} with the host's memory budget given. */
+    public static MessagingHost start(String hostId, String binaryBindHost, int binaryPort, String advertisedHost,
+                                      MessagingSettings settings, MemoryBudget budget, Transport soap) {
+        RankRegistry registry = new RankRegistry(hostId, settings, budget);
         BinaryServer server = null;
         BinaryTransport binary = null;
         if (binaryBindHost != null) {
@@ -50,7 +57,11 @@ public final class MessagingHost implements AutoCloseable {
                 registry.close();
                 throw new UncheckedIOException("cannot open the binary channel on " + binaryBindHost + ":" + binaryPort, e);
             }
-            binary = new BinaryTransport(Math.max(10_000, settings.deliveryDeadline().toMillis()));
+            // a connection to a peer opens with a proof of the token of a domain both hosts belong to
+            binary = new BinaryTransport(Math.max(10_000, settings.deliveryDeadline().toMillis()), id -> {
+                Domain d = registry.domain(id);
+                return d == null ? null : d.proofs();
+            });
         }
         TransportSelector selector = new TransportSelector(new LocalTransport(hostId, registry), binary, soap);
         return new MessagingHost(hostId, registry, server, selector);

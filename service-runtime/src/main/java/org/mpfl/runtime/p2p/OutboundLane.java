@@ -215,8 +215,7 @@ final class OutboundLane {
             }
         } catch (TransportException ex) {
             if (ex.isFinal()) {
-                DeliveryException failure = new DeliveryException(describe(o.envelope) + " was rejected: "
-                        + ex.getMessage(), ex);
+                MpiwsException failure = rejection(o.envelope, ex);
                 failAll(o, failure);
                 throw failure;
             }
@@ -448,7 +447,7 @@ final class OutboundLane {
                 busyBackoff = Math.min(busyBackoff * 2, cap);
             } catch (TransportException ex) {
                 if (ex.isFinal()) {
-                    throw new DeliveryException(describe(o.envelope) + " was rejected: " + ex.getMessage(), ex);
+                    throw rejection(o.envelope, ex);
                 }
                 if (System.nanoTime() > deadline) {
                     throw new DeliveryException(describe(o.envelope) + " could not be delivered within "
@@ -482,6 +481,28 @@ final class OutboundLane {
             active = false;
             notifyAll();
         }
+    }
+
+    /** How long a rejected sender waits for its own host to learn of an abort that may explain the rejection. */
+    private static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    /**
+     * The failure for a final rejection. An abort reaches a domain's hosts one after another, and a
+     * peer that has already dropped the domain rejects what this host still sends: if this host
+     * learns of the abort within a short grace, the rejection was the abort, and the rank fails with
+     * {@link DomainAbortedException} as its peers do; otherwise it is a {@link DeliveryException}.
+     */
+    private MpiwsException rejection(Envelope e, TransportException ex) {
+        long end = System.nanoTime() + ABORT_GRACE_NANOS;
+        while (!owner.domain().isAborted() && System.nanoTime() < end) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        try {
+            owner.domain().checkNotAborted();
+        } catch (DomainAbortedException aborted) {
+            return aborted;
+        }
+        return new DeliveryException(describe(e) + " was rejected: " + ex.getMessage(), ex);
     }
 
     private void sleep(long nanos) {

@@ -11,7 +11,9 @@ import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.api.DeliveryException;
 import org.mpfl.runtime.api.MpiwsException;
 import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.Inbox.Outcome;
+import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportSelector;
@@ -135,6 +137,11 @@ public final class RankInstance {
 
     /** Handles an envelope addressed to this rank whose proof the registry has checked. */
     public Outcome accept(Envelope e, boolean copyOnAdmit) {
+        return accept(e, copyOnAdmit, null);
+    }
+
+    /** Like {@link #accept(Envelope, boolean)}; a buffered message takes its host-budget bytes from {@code prepaid}. */
+    public Outcome accept(Envelope e, boolean copyOnAdmit, MemoryBudget.Reservation prepaid) {
         if (ended) {
             return domain.isAborted() ? Outcome.REJECTED : Outcome.DUPLICATE; // ended: dropped
         }
@@ -146,9 +153,9 @@ public final class RankInstance {
                 return Outcome.STORED;
             }
             case BSTORE -> {
-                outcome = acceptBstore(e, matchedSync);
+                outcome = acceptBstore(e, matchedSync, prepaid);
             }
-            default -> outcome = mailbox.accept(e, copyOnAdmit, matchedSync);
+            default -> outcome = mailbox.accept(e, copyOnAdmit, matchedSync, prepaid);
         }
         for (Envelope m : matchedSync) {
             acknowledge(m);
@@ -167,7 +174,21 @@ public final class RankInstance {
         return mailbox.probe(header, payloadBytes);
     }
 
-    private Outcome acceptBstore(Envelope e, List<Envelope> matchedSync) {
+    /**
+     * See {@link Inbox#admit}: the probe, and a host-budget reservation of {@code payloadBytes}
+     * unless a posted receive waits for the message (BUSY if the budget has no room).
+     */
+    public Inbox.Admission admit(Envelope header, long payloadBytes) {
+        Outcome outcome = probe(header, payloadBytes);
+        if (outcome != Outcome.STORED || header.kind() == Envelope.Kind.SYNC_ACK
+                || mailbox.wouldMatchPosted(header)) {
+            return new Inbox.Admission(outcome, true, null);
+        }
+        MemoryBudget.Reservation r = domain.hostBudget().reserve(payloadBytes);
+        return r == null ? new Inbox.Admission(Outcome.BUSY, true, null) : new Inbox.Admission(Outcome.STORED, true, r);
+    }
+
+    private Outcome acceptBstore(Envelope e, List<Envelope> matchedSync, MemoryBudget.Reservation prepaid) {
         byte[] bytes = (byte[]) e.payload().value();
         BroadcastTree.Header h;
         Payload value;
@@ -179,7 +200,7 @@ public final class RankInstance {
         }
         Envelope asData = new Envelope(e.domainId(), e.context(), e.from(), e.to(), e.tag(), e.seq(),
                 Envelope.Kind.DATA, e.proof(), value);
-        Outcome outcome = mailbox.accept(asData, false, matchedSync);
+        Outcome outcome = mailbox.accept(asData, false, matchedSync, prepaid);
         if (outcome == Outcome.STORED) {
             int me = h.indexOf(rank);
             for (int child : BroadcastTree.children(me, h.root(), h.members().length)) {

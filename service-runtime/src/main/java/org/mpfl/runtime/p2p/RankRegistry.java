@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.local.LocalInbox;
 import org.slf4j.Logger;
@@ -24,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * finalize, and the sender does not fail; an aborted domain answers {@code REJECTED}, as does a
  * wrong token proof (logged). A domain's state is dropped when its last
  * rank in this host ends; only a small bounded list of ended domain IDs is remembered.
+ *
+ * <p>Memory: besides each domain's bound ({@link MessagingSettings#unexpectedLimitBytes()}), one
+ * {@link MemoryBudget} bounds what all domains of this host buffer together, and what transports
+ * are reading for them ({@link #admit}).
  */
 public final class RankRegistry implements LocalInbox, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RankRegistry.class);
@@ -31,6 +36,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
 
     private final String hostId;
     private final MessagingSettings settings;
+    private final MemoryBudget budget;
     private final ConcurrentHashMap<String, Domain> domains = new ConcurrentHashMap<>();
     /** Ended or aborted domains (ID → why), so late messages are rejected rather than retried. */
     private final Map<String, String> ended = new LinkedHashMap<>(64, 0.75f, false) {
@@ -41,9 +47,15 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
     };
     private final ExecutorService outboundThreads;
 
+    /** A registry with the host budget from the system properties ({@link MemoryBudget#fromSystemProperties()}). */
     public RankRegistry(String hostId, MessagingSettings settings) {
+        this(hostId, settings, MemoryBudget.fromSystemProperties());
+    }
+
+    public RankRegistry(String hostId, MessagingSettings settings, MemoryBudget budget) {
         this.hostId = hostId;
         this.settings = settings;
+        this.budget = budget;
         AtomicInteger n = new AtomicInteger();
         this.outboundThreads = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "mpfl-outbound-" + hostId + "-" + n.incrementAndGet());
@@ -58,6 +70,29 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
 
     public MessagingSettings settings() {
         return settings;
+    }
+
+    @Override
+    public Outcome authenticateChannel(String domainId, byte[] challenge, byte[] proof) {
+        Domain domain = domains.get(domainId);
+        if (domain == null) {
+            return afterEnd(domainId);
+        }
+        if (!domain.proofs().verifyChannel(challenge, domainId, proof)) {
+            LOG.warn("refused a binary-channel connection for domain {}: bad token proof", Domain.shortId(domainId));
+            return Outcome.REJECTED;
+        }
+        return domain.isAborted() ? Outcome.REJECTED : Outcome.STORED;
+    }
+
+    @Override
+    public long maxMessageBytes() {
+        return budget.maxMessageBytes();
+    }
+
+    /** The host's memory budget for unmatched messages of all domains. */
+    public MemoryBudget budget() {
+        return budget;
     }
 
     /** Runs the background senders of outbound lanes. */
@@ -85,7 +120,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
             }
             ended.remove(domainId);
             Domain domain = domains.computeIfAbsent(domainId,
-                    id -> new Domain(id, token, endpoints.size(), settings.unexpectedLimitBytes()));
+                    id -> new Domain(id, token, endpoints.size(), settings.unexpectedLimitBytes(), budget));
             if (!domain.hasToken(token)) {
                 throw new IllegalStateException("rank " + rank + " of domain " + Domain.shortId(domainId)
                         + " opened with a token that differs from the domain's");
@@ -131,6 +166,15 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
 
     @Override
     public Outcome store(Envelope envelope, boolean copyOnAdmit) {
+        return store(envelope, copyOnAdmit, null);
+    }
+
+    @Override
+    public Outcome store(Envelope envelope, MemoryBudget.Reservation reservation) {
+        return store(envelope, false, reservation);
+    }
+
+    private Outcome store(Envelope envelope, boolean copyOnAdmit, MemoryBudget.Reservation reservation) {
         Domain domain = domains.get(envelope.domainId());
         if (domain == null) {
             return afterEnd(envelope.domainId());
@@ -147,7 +191,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
         if (instance == null) {
             return domain.endedRanks.contains(envelope.to()) ? Outcome.DUPLICATE : Outcome.BUSY;
         }
-        return instance.accept(envelope, copyOnAdmit);
+        return instance.accept(envelope, copyOnAdmit, reservation);
     }
 
     /** A store for a domain without state here: not yet opened (BUSY), ended (dropped) or aborted. */
@@ -176,6 +220,38 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
             return domain.endedRanks.contains(header.to()) ? Outcome.DUPLICATE : Outcome.BUSY;
         }
         return instance.probe(header, payloadBytes);
+    }
+
+    /**
+     * Admission before allocation (see {@link org.mpfl.runtime.transport.Inbox#admit}): the order of
+     * the checks is the order of their cost to the host — the length against the per-message limit,
+     * the domain known here, the token proof, then the rank's buffer and the host's budget. A
+     * refusal allocates nothing.
+     */
+    @Override
+    public Admission admit(Envelope header, long payloadBytes) {
+        if (payloadBytes > budget.maxMessageBytes()) {
+            LOG.warn("refused a {} of {} bytes for domain {}: over the per-message limit of {} bytes", header.kind(),
+                    payloadBytes, Domain.shortId(header.domainId()), budget.maxMessageBytes());
+            return new Admission(Outcome.REJECTED, false, null);
+        }
+        Domain domain = domains.get(header.domainId());
+        if (domain == null) {
+            return new Admission(afterEnd(header.domainId()), false, null);
+        }
+        if (!header.isProvenBy(domain.proofs())) {
+            LOG.warn("rejected a {} for domain {} from rank {} to rank {}: bad token proof", header.kind(),
+                    Domain.shortId(header.domainId()), header.from(), header.to());
+            return new Admission(Outcome.REJECTED, false, null);
+        }
+        if (domain.isAborted()) {
+            return new Admission(Outcome.REJECTED, true, null);
+        }
+        RankInstance instance = domain.ranks.get(header.to());
+        if (instance == null) {
+            return new Admission(domain.endedRanks.contains(header.to()) ? Outcome.DUPLICATE : Outcome.BUSY, true, null);
+        }
+        return instance.admit(header, payloadBytes);
     }
 
     @Override

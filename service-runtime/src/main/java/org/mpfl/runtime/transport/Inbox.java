@@ -28,6 +28,44 @@ public interface Inbox {
     Outcome store(Envelope envelope);
 
     /**
+     * Like {@link #store(Envelope)}, for a payload read after {@link #admit}: the inbox takes over
+     * what it needs of {@code reservation} (may be {@code null}) if it buffers the message; the
+     * caller releases the rest afterwards.
+     */
+    default Outcome store(Envelope envelope, MemoryBudget.Reservation reservation) {
+        return store(envelope);
+    }
+
+    /**
+     * The answer to a header whose payload has not been read yet.
+     *
+     * @param outcome     {@code STORED}: read the payload and {@link #store(Envelope, MemoryBudget.Reservation)
+     *                    store} it; anything else is the answer, and no payload byte is to be allocated
+     * @param proven      whether the header carried a valid proof of a domain known here (a transport
+     *                    may then drain a refused payload to keep its connection; a stranger's it does not)
+     * @param reservation the host-budget bytes reserved for the payload ({@code null}: none needed,
+     *                    e.g. a posted receive waits for it); the caller releases it in any case
+     */
+    record Admission(Outcome outcome, boolean proven, MemoryBudget.Reservation reservation) {
+        /** Releases the reservation, if any. */
+        public void release() {
+            if (reservation != null) {
+                reservation.release();
+            }
+        }
+    }
+
+    /**
+     * Admission before allocation: decides from the header alone — domain known, token proof valid,
+     * rank there, room in the domain's bound and in the host's {@link MemoryBudget} — whether a
+     * payload of {@code payloadBytes} may be read now. Unlike {@link #probe} it reserves the bytes
+     * in the host budget when the message would be buffered. The default admits everything.
+     */
+    default Admission admit(Envelope header, long payloadBytes) {
+        return new Admission(probe(header, payloadBytes), false, null);
+    }
+
+    /**
      * A non-binding look at whether a store of {@code payloadBytes} with this header would be
      * admitted now, so a transport can skip sending (or reading) a large payload that would only be
      * answered BUSY, REJECTED or DUPLICATE. {@code STORED} means "go ahead"; the store itself
@@ -39,6 +77,21 @@ public interface Inbox {
      */
     default Outcome probe(Envelope header, long payloadBytes) {
         return Outcome.STORED;
+    }
+
+    /**
+     * The binary channel's handshake: whether the peer proved, with {@code proof} over this
+     * connection's {@code challenge}, that it holds the token of {@code domainId}. {@code STORED}:
+     * yes; {@code BUSY}: the domain is not known here yet; {@code DUPLICATE}: it has ended here;
+     * {@code REJECTED}: wrong proof or aborted domain. The default rejects (no domains, no channel).
+     */
+    default Outcome authenticateChannel(String domainId, byte[] challenge, byte[] proof) {
+        return Outcome.REJECTED;
+    }
+
+    /** The largest payload one message may announce here; a larger one is refused before it is read. */
+    default long maxMessageBytes() {
+        return Long.MAX_VALUE;
     }
 
     /** Aborts the domain if the proof is valid; returns whether it was accepted. */

@@ -32,10 +32,16 @@ public final class InProcessCluster implements AutoCloseable {
     }
 
     public static InProcessCluster start(int hostCount, MessagingSettings settings) {
+        return start(hostCount, settings, org.mpfl.runtime.transport.MemoryBudget::fromSystemProperties);
+    }
+
+    /** A cluster whose hosts each get their own memory budget from {@code budgets}. */
+    public static InProcessCluster start(int hostCount, MessagingSettings settings,
+                                         java.util.function.Supplier<org.mpfl.runtime.transport.MemoryBudget> budgets) {
         InProcessCluster c = new InProcessCluster();
         for (int i = 0; i < hostCount; i++) {
             c.hosts.add(MessagingHost.start("inproc-" + i + "-" + DomainToken.generate().substring(0, 6),
-                    "127.0.0.1", 0, "127.0.0.1", settings, null));
+                    "127.0.0.1", 0, "127.0.0.1", settings, budgets.get(), null));
         }
         return c;
     }

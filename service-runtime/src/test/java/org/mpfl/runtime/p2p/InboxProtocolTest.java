@@ -36,7 +36,11 @@ class InboxProtocolTest {
     static void start() {
         host = MessagingHost.start("protocol-test", "127.0.0.1", 0, "127.0.0.1",
                 MessagingSettings.fromSystemProperties(), null);
-        wire = new BinaryTransport(5000);
+        // this test's wire client belongs to every domain the test opens in the host
+        wire = new BinaryTransport(5000, id -> {
+            Domain d = host.registry().domain(id);
+            return d == null ? null : d.proofs();
+        });
     }
 
     @AfterAll

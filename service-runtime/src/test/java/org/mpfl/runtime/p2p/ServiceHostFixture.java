@@ -94,7 +94,7 @@ final class ServiceHostFixture implements TransportFixture {
             public void inject(int from, int to, int tag, long seq, Payload payload) {
                 byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
                 Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
-                try (Transport wire = "soap".equals(transport) ? new SoapTransport() : new BinaryTransport(10_000)) {
+                try (Transport wire = "soap".equals(transport) ? new SoapTransport() : new BinaryTransport(10_000, id -> new DomainToken(token))) {
                     wire.store(endpoints.get(to), e);
                 } catch (TransportException ex) {
                     throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);

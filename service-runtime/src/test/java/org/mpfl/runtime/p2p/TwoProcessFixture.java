@@ -148,7 +148,7 @@ final class TwoProcessFixture implements TransportFixture {
             public void inject(int from, int to, int tag, long seq, Payload payload) {
                 byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
                 Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
-                try (BinaryTransport wire = new BinaryTransport(10_000)) {
+                try (BinaryTransport wire = new BinaryTransport(10_000, id -> new DomainToken(token))) {
                     wire.store(endpoints.get(to), e);
                 } catch (TransportException ex) {
                     throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
@@ -158,7 +158,7 @@ final class TwoProcessFixture implements TransportFixture {
             @Override
             public void abort() {
                 byte[] proof = new DomainToken(token).proveAbort(domainId);
-                try (BinaryTransport wire = new BinaryTransport(5000)) {
+                try (BinaryTransport wire = new BinaryTransport(5000, id -> new DomainToken(token))) {
                     wire.abort(host.endpoint("parent"), domainId, proof);
                     wire.abort(new Endpoint("child", childAddress, childHostId), domainId, proof);
                 } catch (TransportException e) {

@@ -4,6 +4,16 @@ package org.mpfl.runtime.transport.binary;
  * The binary channel's frames (all integers little-endian). One request at a time per connection;
  * every request gets a one-byte reply, so each store is confirmed.
  *
+ * <p>Handshake: on accepting a connection the server sends {@code HELLO := "MPFB" version:u8
+ * challenge[32]} (fresh random bytes); the client's first frame must be
+ * {@code AUTH(5) := domainIdLen:u16 proofLen:u8 domainId proof} with the proof
+ * {@code DomainToken.proveChannel(challenge, domainId)} of a domain it belongs to, answered with
+ * one reply byte (STORED: open; BUSY: domain not known here yet; DUPLICATE: domain ended;
+ * REJECTED: wrong proof) — anything else, or no AUTH within {@link #HANDSHAKE_MILLIS}, closes
+ * the connection. Nothing is allocated for a peer before it has proved a domain token, and each
+ * later store still carries its own proof, checked (with its length and the host's memory) before
+ * its payload is read. A connection silent for {@code mpfl.binary.idleTimeoutMs} is closed.
+ *
  * <pre>
  * request  := op:u8 body
  * STORE(1) := kind:u8 payloadType:u8 proofLen:u8 domainIdLen:u16 context:i32 from:i32 to:i32 tag:i32
@@ -13,7 +23,8 @@ package org.mpfl.runtime.transport.binary;
  * ASK(4)   := the STORE header without the payload; the server answers GO and then reads the
  *             payload (and answers again with the store's outcome), or answers BUSY, REJECTED or
  *             DUPLICATE at once and no payload follows
- * reply    := u8: 0 STORED (abort: accepted; ping: alive), 1 DUPLICATE, 2 BUSY, 3 REJECTED, 4 MALFORMED, 5 GO
+ * reply    := u8: 0 STORED (abort: accepted; ping: alive), 1 DUPLICATE, 2 BUSY, 3 REJECTED, 4 MALFORMED, 5 GO,
+ *             6 TOO_LARGE (the payload length is over the receiving host's per-message limit; final)
  * </pre>
  *
  * ASK is the rendezvous for payloads above {@link #EAGER_MAX_BYTES} (1 MiB): the receiver checks
@@ -31,6 +42,16 @@ final class BinaryProtocol {
     static final byte OP_ABORT = 2;
     static final byte OP_PING = 3;
     static final byte OP_ASK = 4;
+    static final byte OP_AUTH = 5;
+
+    static final byte[] HELLO_MAGIC = {'M', 'P', 'F', 'B'};
+    static final byte VERSION = 1;
+    static final int CHALLENGE_BYTES = 32;
+    static final int HELLO_BYTES = HELLO_MAGIC.length + 1 + CHALLENGE_BYTES;
+    /** A handshake (connect to AUTH answered) must complete within this, else the server drops the connection. */
+    static final long HANDSHAKE_MILLIS = Long.getLong("mpfl.binary.handshakeTimeoutMs", 5_000L);
+    /** A connection without a byte received for this long is closed by the server. */
+    static final long IDLE_MILLIS = Long.getLong("mpfl.binary.idleTimeoutMs", 120_000L);
 
     static final byte REPLY_STORED = 0;
     static final byte REPLY_DUPLICATE = 1;
@@ -38,11 +59,12 @@ final class BinaryProtocol {
     static final byte REPLY_REJECTED = 3;
     static final byte REPLY_MALFORMED = 4;
     static final byte REPLY_GO = 5;
+    static final byte REPLY_TOO_LARGE = 6;
 
     /** The largest payload a STORE may carry; larger ones go with ASK (rendezvous). A protocol constant. */
     static final long EAGER_MAX_BYTES = 1L << 20;
     /** Connections a binary server accepts at once (one thread each); more are closed at once. */
-    static final int MAX_CONNECTIONS = 256;
+    static final int MAX_CONNECTIONS = Integer.getInteger("mpfl.binary.maxConnections", 256);
 
     /** Bytes of a STORE request after the op byte and before the domain ID. */
     static final int STORE_FIXED = 1 + 1 + 1 + 2 + 4 * 4 + 8 + 8;

@@ -8,7 +8,8 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.Set;
+import java.security.SecureRandom;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.runtime.transport.Envelope;
@@ -21,14 +22,19 @@ import org.slf4j.LoggerFactory;
  * The receiving end of the binary channel: accepts connections from other MPFL service hosts and
  * hands every stored envelope to the {@link Inbox}, answering with its outcome. One thread per
  * connection reads frames in order, so per-connection order is kept; the inbox never blocks, so a
- * connection is never held up by a rank's program.
+ * connection is never held up by a rank's program. Connections are bounded
+ * ({@link BinaryProtocol#MAX_CONNECTIONS}), authenticated by their handshake before anything is
+ * read for a message, and closed when the handshake is slow or the connection idle (a reaper
+ * thread; see {@link BinaryProtocol}).
  */
 public final class BinaryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BinaryServer.class);
 
     private final Inbox inbox;
     private final ServerSocketChannel server;
-    private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Map<SocketChannel, Conn> connections = new ConcurrentHashMap<>();
     private final AtomicInteger connectionCount = new AtomicInteger();
     private final String advertisedHost;
     private volatile boolean closed;
@@ -46,6 +52,9 @@ public final class BinaryServer implements AutoCloseable {
         Thread acceptor = new Thread(this::acceptLoop, "mpfl-binary-accept-" + port());
         acceptor.setDaemon(true);
         acceptor.start();
+        Thread reaper = new Thread(this::reapLoop, "mpfl-binary-reaper-" + port());
+        reaper.setDaemon(true);
+        reaper.start();
     }
 
     public int port() {
@@ -67,8 +76,9 @@ public final class BinaryServer implements AutoCloseable {
                     continue;
                 }
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                connections.add(ch);
-                Thread t = new Thread(() -> serve(ch), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
+                Conn conn = new Conn(ch);
+                connections.put(ch, conn);
+                Thread t = new Thread(() -> serve(conn), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
                 t.setDaemon(true);
                 t.start();
             } catch (ClosedChannelException e) {
@@ -81,13 +91,69 @@ public final class BinaryServer implements AutoCloseable {
         }
     }
 
-    private void serve(SocketChannel ch) {
-        ChannelBuffer in = new ChannelBuffer(ch, null, 0);
-        // replies are collected while further frames are already buffered (a pipelining client) and
-        // written together: one system call for a run of frames instead of one per frame
-        ByteBuffer reply = ByteBuffer.allocateDirect(4096);
-        in.startRead();
+    /** One accepted connection: its input, when it was accepted, whether its handshake is done. */
+    private static final class Conn {
+        final SocketChannel channel;
+        final ChannelBuffer in;
+        final long acceptedNanos = System.nanoTime();
+        volatile boolean authenticated;
+
+        Conn(SocketChannel channel) {
+            this.channel = channel;
+            this.in = new ChannelBuffer(channel, null, 0);
+        }
+
+        void close() {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    /** Closes connections whose handshake is too slow and connections idle for too long. */
+    private void reapLoop() {
+        long handshake = BinaryProtocol.HANDSHAKE_MILLIS * 1_000_000L;
+        long idle = BinaryProtocol.IDLE_MILLIS * 1_000_000L;
+        while (!closed) {
+            try {
+                Thread.sleep(Math.max(20, Math.min(250, BinaryProtocol.HANDSHAKE_MILLIS / 4)));
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Conn c : connections.values()) {
+                if (!c.authenticated && now - c.acceptedNanos > handshake) {
+                    LOG.info("binary channel: dropped a connection from {} without a handshake within {} ms",
+                            remote(c.channel), BinaryProtocol.HANDSHAKE_MILLIS);
+                    c.close();
+                } else if (now - c.in.lastReadNanos() > idle) {
+                    LOG.debug("binary channel: closed a connection idle for {} ms", BinaryProtocol.IDLE_MILLIS);
+                    c.close();
+                }
+            }
+        }
+    }
+
+    private static String remote(SocketChannel ch) {
         try {
+            return String.valueOf(ch.getRemoteAddress());
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private void serve(Conn conn) {
+        SocketChannel ch = conn.channel;
+        ChannelBuffer in = conn.in;
+        try {
+            if (!handshake(conn)) {
+                return;
+            }
+            // replies are collected while further frames are already buffered (a pipelining client) and
+            // written together: one system call for a run of frames instead of one per frame
+            ByteBuffer reply = ByteBuffer.allocateDirect(4096);
             while (!closed) {
                 byte op;
                 try {
@@ -113,12 +179,54 @@ public final class BinaryServer implements AutoCloseable {
             }
         } finally {
             connections.remove(ch);
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
+            conn.close();
         }
+    }
+
+    /**
+     * Sends HELLO with a fresh challenge and checks the peer's AUTH frame; answers it and says
+     * whether the connection is open. Reads at most a few hundred bytes, into the connection's
+     * existing buffer, before the peer has proved a domain token.
+     */
+    private boolean handshake(Conn conn) throws IOException {
+        byte[] challenge = new byte[BinaryProtocol.CHALLENGE_BYTES];
+        RANDOM.nextBytes(challenge);
+        ByteBuffer hello = ByteBuffer.allocate(BinaryProtocol.HELLO_BYTES);
+        hello.put(BinaryProtocol.HELLO_MAGIC).put(BinaryProtocol.VERSION).put(challenge).flip();
+        while (hello.hasRemaining()) {
+            conn.channel.write(hello);
+        }
+        ChannelBuffer in = conn.in;
+        in.startRead();
+        byte op;
+        try {
+            op = in.getByte();
+        } catch (java.io.EOFException eof) {
+            return false; // a reachability probe: connected, read HELLO, left
+        }
+        if (op != BinaryProtocol.OP_AUTH) {
+            LOG.info("binary channel: dropped a connection from {}: first frame is not AUTH", remote(conn.channel));
+            return false;
+        }
+        int idLen = in.getUnsignedShort();
+        int proofLen = in.getByte() & 0xff;
+        if (idLen == 0 || idLen > BinaryProtocol.MAX_DOMAIN_ID) {
+            LOG.info("binary channel: dropped a connection from {}: bad AUTH frame", remote(conn.channel));
+            return false;
+        }
+        String domainId = new String(in.getBytes(idLen), StandardCharsets.UTF_8);
+        byte[] proof = in.getBytes(proofLen);
+        Inbox.Outcome outcome = inbox.authenticateChannel(domainId, challenge, proof);
+        ByteBuffer answer = ByteBuffer.allocate(1).put(code(outcome)).flip();
+        while (answer.hasRemaining()) {
+            conn.channel.write(answer);
+        }
+        if (outcome != Inbox.Outcome.STORED) {
+            LOG.info("binary channel: refused a connection from {}: {}", remote(conn.channel), outcome);
+            return false;
+        }
+        conn.authenticated = true;
+        return true;
     }
 
     /** Writes the collected replies. */
@@ -139,7 +247,12 @@ public final class BinaryServer implements AutoCloseable {
         };
     }
 
-    /** STORE, or ASK (rendezvous: probe the inbox, answer GO before the payload is read). */
+    /**
+     * STORE, or ASK (rendezvous: the payload follows only after GO). Admission before allocation:
+     * the length against the host's per-message limit, then the inbox's {@link Inbox#admit} (domain,
+     * proof, rank, buffer bound, host budget) — all from the header. A refused STORE's payload (at
+     * most {@link BinaryProtocol#EAGER_MAX_BYTES}, already on its way) is skipped, never allocated.
+     */
     private byte store(ChannelBuffer in, SocketChannel ch, ByteBuffer reply, boolean ask) throws IOException {
         int kindOrdinal = in.getByte() & 0xff;
         int typeCode = in.getByte() & 0xff;
@@ -160,35 +273,47 @@ public final class BinaryServer implements AutoCloseable {
         String domainId = new String(in.getBytes(idLen), StandardCharsets.UTF_8);
         byte[] proof = in.getBytes(proofLen);
         Envelope.Kind kind = Envelope.Kind.values()[kindOrdinal];
-        if (ask) {
-            Inbox.Outcome probe = inbox.probe(new Envelope(domainId, context, from, to, tag, seq, kind, proof, null),
-                    payloadLen);
-            if (probe != Inbox.Outcome.STORED) {
-                return code(probe); // no payload follows
-            }
-            reply.put(BinaryProtocol.REPLY_GO);
-            flushReplies(ch, reply); // the client waits for GO before it sends the payload
+        Envelope header = new Envelope(domainId, context, from, to, tag, seq, kind, proof, null);
+        byte refusal;
+        Inbox.Admission admission = null;
+        if (payloadLen > inbox.maxMessageBytes()) {
+            refusal = BinaryProtocol.REPLY_TOO_LARGE;
+        } else {
+            admission = inbox.admit(header, payloadLen);
+            refusal = admission.outcome() == Inbox.Outcome.STORED ? -1 : code(admission.outcome());
         }
-        Payload payload;
         try {
-            Payload.Type type = Payload.Type.ofCode(typeCode);
-            if (type == Payload.Type.OBJECT) {
-                // never deserialise an object sent by someone who cannot prove the domain token
-                byte[] raw = in.getBytes((int) payloadLen);
-                Envelope header = new Envelope(domainId, context, from, to, tag, seq, kind, proof, null);
-                if (inbox.probe(header, payloadLen) == Inbox.Outcome.REJECTED) {
-                    return BinaryProtocol.REPLY_REJECTED;
+            if (refusal >= 0) {
+                if (!ask) {
+                    in.skip(payloadLen); // an eager payload is on its way: drop it
                 }
-                payload = Payload.decode(type, raw);
-            } else {
-                payload = in.getPayload(type, payloadLen);
+                return refusal; // after ASK no payload follows
             }
-        } catch (IllegalArgumentException e) {
-            // the bytes were consumed; the frame is answered, the connection stays usable
-            LOG.warn("binary channel: undecodable payload for domain {}: {}", domainId, e.getMessage());
-            return BinaryProtocol.REPLY_MALFORMED;
+            if (ask) {
+                reply.put(BinaryProtocol.REPLY_GO);
+                flushReplies(ch, reply); // the client waits for GO before it sends the payload
+            }
+            Payload payload;
+            try {
+                Payload.Type type = Payload.Type.ofCode(typeCode);
+                if (type == Payload.Type.OBJECT) {
+                    // decoded only now that the sender has proved the domain token (admission above)
+                    payload = Payload.decode(type, in.getBytes((int) payloadLen));
+                } else {
+                    payload = in.getPayload(type, payloadLen);
+                }
+            } catch (IllegalArgumentException e) {
+                // the bytes were consumed; the frame is answered, the connection stays usable
+                LOG.warn("binary channel: undecodable payload for domain {}: {}", domainId, e.getMessage());
+                return BinaryProtocol.REPLY_MALFORMED;
+            }
+            return code(inbox.store(new Envelope(domainId, context, from, to, tag, seq, kind, proof, payload),
+                    admission.reservation()));
+        } finally {
+            if (admission != null) {
+                admission.release();
+            }
         }
-        return code(inbox.store(new Envelope(domainId, context, from, to, tag, seq, kind, proof, payload)));
     }
 
     private byte abort(ChannelBuffer in) throws IOException {
@@ -210,12 +335,8 @@ public final class BinaryServer implements AutoCloseable {
         } catch (IOException ignored) {
             // closing anyway
         }
-        for (SocketChannel ch : connections) {
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
+        for (Conn c : connections.values()) {
+            c.close();
         }
     }
 }

@@ -15,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.ReceiverBusyException;
@@ -42,13 +44,22 @@ public final class BinaryTransport implements Transport {
     private static final long UNREACHABLE_MEMORY_NANOS = 5_000_000_000L;
 
     private final long ioTimeoutMillis;
+    /** The token of a domain this host belongs to, by domain ID ({@code null}: none), for handshakes. */
+    private final Function<String, DomainToken> credentials;
     private final ConcurrentHashMap<String, Connection> connections = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> unreachableSince = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final Thread watchdog;
 
-    public BinaryTransport(long ioTimeoutMillis) {
+    /**
+     * @param ioTimeoutMillis how long a request may stay unanswered before its connection is closed
+     * @param credentials     the token of a domain by its ID, as this host knows it ({@code null} if
+     *                        it does not): a connection opens with a proof of the token of the domain
+     *                        of the message that needs it (see {@link BinaryProtocol})
+     */
+    public BinaryTransport(long ioTimeoutMillis, Function<String, DomainToken> credentials) {
         this.ioTimeoutMillis = ioTimeoutMillis;
+        this.credentials = credentials;
         this.watchdog = new Thread(this::watch, "mpfl-binary-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
@@ -94,22 +105,19 @@ public final class BinaryTransport implements Transport {
             return false;
         }
         Connection c = connection(address);
-        c.lock.lock();
-        try {
-            Link l = c.link;
-            if (l != null && !l.dead && c.pinged) {
-                return true;
-            }
-            c.request(out -> out.startWrite().put(BinaryProtocol.OP_PING));
-            c.pinged = true;
+        Link l = c.link;
+        if (l != null && !l.dead) {
+            return true;
+        }
+        // a probe: connect and read the server's HELLO (no domain needed); the connection that
+        // carries messages opens with the handshake of the first message's domain
+        try (SocketChannel ch = c.connect()) {
+            readHello(ch);
             unreachableSince.remove(address);
             return true;
         } catch (IOException e) {
-            c.disconnect();
             unreachableSince.put(address, System.nanoTime());
             return false;
-        } finally {
-            c.lock.unlock();
         }
     }
 
@@ -122,18 +130,20 @@ public final class BinaryTransport implements Transport {
         try {
             long payloadBytes = e.payload().encodedLength();
             boolean rendezvous = payloadBytes > BinaryProtocol.EAGER_MAX_BYTES;
-            reply = c.request(out -> {
+            reply = c.request(e.domainId(), out -> {
                 out.startWrite();
                 writeStoreFrame(out, e, rendezvous ? BinaryProtocol.OP_ASK : BinaryProtocol.OP_STORE, payloadBytes,
                         !rendezvous);
             });
             if (rendezvous && reply == BinaryProtocol.REPLY_GO) {
                 // still under the lock: the payload must be the next bytes on the connection
-                reply = c.request(out -> {
+                reply = c.request(e.domainId(), out -> {
                     out.startWrite();
                     out.putPayload(e.payload());
                 });
             }
+        } catch (HandshakeRefused refused) {
+            reply = refused.reply;
         } catch (IOException ex) {
             c.disconnect();
             throw new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex);
@@ -164,7 +174,7 @@ public final class BinaryTransport implements Transport {
         Link l;
         c.lock.lock();
         try {
-            l = c.link();
+            l = c.link(e.domainId());
             l.send(out -> {
                 out.startWrite();
                 writeStoreFrame(out, e, BinaryProtocol.OP_STORE, payloadBytes, true);
@@ -185,6 +195,16 @@ public final class BinaryTransport implements Transport {
                     done.done(new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex));
                 }
             });
+        } catch (HandshakeRefused refused) {
+            c.lock.unlock();
+            TransportException failure = null;
+            try {
+                check(refused.reply, address);
+            } catch (TransportException ex) {
+                failure = ex;
+            }
+            done.done(failure);
+            return true;
         } catch (IOException ex) {
             // could not connect: nothing was registered
             c.lock.unlock();
@@ -239,7 +259,7 @@ public final class BinaryTransport implements Transport {
             List<CompletableFuture<Byte>> replies = new ArrayList<>(end - i);
             c.lock.lock();
             try {
-                Link l = c.link();
+                Link l = c.link(envelopes.get(i).domainId());
                 for (int k = i; k < end; k++) {
                     Envelope e = envelopes.get(k);
                     CompletableFuture<Byte> f = new CompletableFuture<>();
@@ -249,6 +269,16 @@ public final class BinaryTransport implements Transport {
                         writeStoreFrame(o, e, BinaryProtocol.OP_STORE, e.payload().encodedLength(), true);
                     }, k == end - 1, futureHandler(f));
                 }
+            } catch (HandshakeRefused refused) {
+                // the lane's envelopes share one domain: the handshake's answer is theirs
+                TransportException failure = null;
+                try {
+                    check(refused.reply, address);
+                } catch (TransportException ex) {
+                    failure = ex;
+                }
+                Arrays.fill(out, i, out.length, failure);
+                return out;
             } catch (IOException ex) {
                 c.disconnect();
                 Arrays.fill(out, i, out.length,
@@ -287,6 +317,8 @@ public final class BinaryTransport implements Transport {
             case BinaryProtocol.REPLY_BUSY -> throw new ReceiverBusyException("host " + address + " is busy");
             case BinaryProtocol.REPLY_REJECTED -> throw new TransportException("host " + address
                     + " rejected the message (bad token proof, or the domain was aborted)", true, null);
+            case BinaryProtocol.REPLY_TOO_LARGE -> throw new TransportException("host " + address
+                    + " refused the message: its payload is over that host's per-message limit", true, null);
             default -> throw new TransportException("host " + address + " could not decode the message", true, null);
         }
     }
@@ -315,11 +347,14 @@ public final class BinaryTransport implements Transport {
         c.lock.lock();
         try {
             byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
-            c.request(out -> {
+            c.request(domainId, out -> {
                 out.startWrite().put(BinaryProtocol.OP_ABORT).put((byte) proof.length).putShort((short) id.length);
                 out.putBytes(id);
                 out.putBytes(proof);
             });
+        } catch (HandshakeRefused refused) {
+            throw new TransportException("abort over binary channel to " + address + ": the connection was refused ("
+                    + refused.getMessage() + ")", refused.reply != BinaryProtocol.REPLY_BUSY, refused);
         } catch (IOException ex) {
             c.disconnect();
             throw new TransportException("abort over binary channel to " + address + ": " + ex.getMessage(), false, ex);
@@ -394,35 +429,66 @@ public final class BinaryTransport implements Transport {
         final String address;
         final ReentrantLock lock = new ReentrantLock();
         volatile Link link;
-        boolean pinged;
 
         Connection(String address) {
             this.address = address;
         }
 
-        /** The live link, connecting first if there is none. Under the lock. */
-        Link link() throws IOException {
+        /**
+         * The live link, connecting first if there is none — with the handshake for
+         * {@code domainId} (a link, once open, carries messages of every domain). Under the lock.
+         *
+         * @throws HandshakeRefused if the server answered the handshake with anything but STORED
+         */
+        Link link(String domainId) throws IOException {
             if (closed) {
                 throw new IOException("transport closed");
             }
             Link l = link;
             if (l == null || l.dead) {
-                pinged = false;
-                l = new Link(connect(), address);
+                SocketChannel ch = connect();
+                try {
+                    handshake(ch, domainId);
+                } catch (IOException | RuntimeException e) {
+                    ch.close();
+                    throw e;
+                }
+                l = new Link(ch, address);
                 link = l;
                 l.startReader();
             }
             return l;
         }
 
+        /** Reads HELLO and answers it with AUTH for {@code domainId}; bounded by the connect timeout. */
+        private void handshake(SocketChannel ch, String domainId) throws IOException {
+            DomainToken token = credentials.apply(domainId);
+            if (token == null) {
+                throw new HandshakeRefused(BinaryProtocol.REPLY_REJECTED, "this host holds no token of domain "
+                        + domainId);
+            }
+            byte[] challenge = readHello(ch);
+            byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+            byte[] proof = token.proveChannel(challenge, domainId);
+            ByteBuffer auth = ByteBuffer.allocate(1 + 2 + 1 + id.length + proof.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            auth.put(BinaryProtocol.OP_AUTH).putShort((short) id.length).put((byte) proof.length).put(id).put(proof).flip();
+            while (auth.hasRemaining()) {
+                ch.write(auth);
+            }
+            byte reply = readWithTimeout(ch, 1)[0];
+            if (reply != BinaryProtocol.REPLY_STORED) {
+                throw new HandshakeRefused(reply, "handshake for domain answered " + reply);
+            }
+        }
+
         /** Writes one request and waits for its reply byte. Under the lock. */
-        byte request(FrameWriter frame) throws IOException {
+        byte request(String domainId, FrameWriter frame) throws IOException {
             CompletableFuture<Byte> f = new CompletableFuture<>();
-            link().send(frame, true, futureHandler(f));
+            link(domainId).send(frame, true, futureHandler(f));
             return awaitReply(f);
         }
 
-        private SocketChannel connect() throws IOException {
+        SocketChannel connect() throws IOException {
             int colon = address.lastIndexOf(':');
             if (colon < 0) {
                 throw new IOException("binary address '" + address + "' is not host:port");
@@ -441,11 +507,52 @@ public final class BinaryTransport implements Transport {
         }
 
         void disconnect() {
-            pinged = false;
             Link l = link;
             if (l != null) {
                 l.kill(new IOException("disconnected"));
             }
+        }
+    }
+
+    /** The server answered the handshake with {@link #reply} instead of opening the connection. */
+    private static final class HandshakeRefused extends IOException {
+        private static final long serialVersionUID = 1L;
+        final byte reply;
+
+        HandshakeRefused(byte reply, String message) {
+            super(message);
+            this.reply = reply;
+        }
+    }
+
+    /** Reads the server's HELLO and returns its challenge. */
+    private static byte[] readHello(SocketChannel ch) throws IOException {
+        byte[] hello = readWithTimeout(ch, BinaryProtocol.HELLO_BYTES);
+        for (int i = 0; i < BinaryProtocol.HELLO_MAGIC.length; i++) {
+            if (hello[i] != BinaryProtocol.HELLO_MAGIC[i]) {
+                throw new IOException("not an MPFL binary channel (no HELLO)");
+            }
+        }
+        if (hello[BinaryProtocol.HELLO_MAGIC.length] != BinaryProtocol.VERSION) {
+            throw new IOException("binary channel version " + hello[BinaryProtocol.HELLO_MAGIC.length] + " not spoken here");
+        }
+        return Arrays.copyOfRange(hello, BinaryProtocol.HELLO_MAGIC.length + 1, BinaryProtocol.HELLO_BYTES);
+    }
+
+    /** Reads exactly {@code n} bytes of a blocking channel within {@link #CONNECT_TIMEOUT_MS}. */
+    private static byte[] readWithTimeout(SocketChannel ch, int n) throws IOException {
+        java.net.Socket s = ch.socket();
+        int before = s.getSoTimeout();
+        s.setSoTimeout(CONNECT_TIMEOUT_MS);
+        try {
+            // the socket adaptor's stream honours SO_TIMEOUT (a channel read does not); exactly n bytes, no read-ahead
+            byte[] b = s.getInputStream().readNBytes(n);
+            if (b.length < n) {
+                throw new java.io.EOFException("binary channel closed during the handshake");
+            }
+            return b;
+        } finally {
+            s.setSoTimeout(before);
         }
     }
 

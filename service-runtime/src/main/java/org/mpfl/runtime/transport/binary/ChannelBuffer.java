@@ -22,6 +22,8 @@ final class ChannelBuffer {
     private final Selector selector;
     private final long ioTimeoutMillis;
     private boolean reading;
+    /** When bytes last arrived ({@link System#nanoTime()}), for the server's idle and handshake checks. */
+    private volatile long lastReadNanos = System.nanoTime();
 
     /** @param selector {@code null} for a blocking channel */
     ChannelBuffer(SocketChannel channel, Selector selector, long ioTimeoutMillis) {
@@ -148,11 +150,28 @@ final class ChannelBuffer {
                 throw new EOFException("connection closed by the peer");
             } else if (r > 0) {
                 lastProgress = System.nanoTime();
+                lastReadNanos = lastProgress;
             } else {
                 waitFor(SelectionKey.OP_READ, lastProgress);
             }
         }
         buf.flip();
+    }
+
+    /** When bytes last arrived from the peer. */
+    long lastReadNanos() {
+        return lastReadNanos;
+    }
+
+    /** Reads and drops {@code n} bytes (a refused payload the peer already sent), allocating nothing. */
+    void skip(long n) throws IOException {
+        long left = n;
+        while (left > 0) {
+            need(1);
+            int k = (int) Math.min(left, buf.remaining());
+            buf.position(buf.position() + k);
+            left -= k;
+        }
     }
 
     /** Bytes already read from the channel and not yet consumed (reading side). */

@@ -3,6 +3,7 @@ package org.mpfl.runtime.transport.soap;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -23,9 +24,13 @@ import org.mpfl.runtime.transport.Payload;
  * standard client may send for the WSDL's operation. The lean server path: no object model, a
  * StAX pass over the small root part, and the attachment read straight into the payload array
  * when {@code m:length} announces its size.
+ *
+ * <p>Header first: the store's header fields are read (at most {@value #MAX_ROOT_BYTES} bytes),
+ * then a {@link Gate} decides — domain known, token proof, announced length, memory — and only
+ * then is a payload byte allocated. Whoever the gate refuses costs the host the header's bytes.
  */
 public final class StoreMessageReader {
-    /** Largest SOAP root part accepted (the envelope without the payload is a few hundred bytes). */
+    /** Largest SOAP root part accepted before the gate (the envelope without the payload is a few hundred bytes). */
     private static final int MAX_ROOT_BYTES = 1024 * 1024;
 
     private StoreMessageReader() {
@@ -35,8 +40,24 @@ public final class StoreMessageReader {
     public record StoreRequest(String operation, Envelope envelope) {
     }
 
+    /** Admission of a store from its header, before its payload is read. */
+    @FunctionalInterface
+    public interface Gate {
+        /** Admits everything (tests, tools). */
+        Gate OPEN = (operation, header, maxPayloadBytes) -> maxPayloadBytes;
+
+        /**
+         * @param header          the header; its payload is {@code null}
+         * @param maxPayloadBytes the announced payload length ({@code m:length}), else an upper bound
+         *                        of it (the body's length, or {@link Long#MAX_VALUE} when unknown)
+         * @return the most payload bytes the reader may then read (at most {@code maxPayloadBytes}),
+         *         or a negative number to refuse: the reading ends with {@link RefusedStoreException}
+         */
+        long admit(String operation, Envelope header, long maxPayloadBytes);
+    }
+
     /** The request is not a well-formed store message (answered with a Sender fault). */
-    public static final class MalformedStoreException extends IOException {
+    public static class MalformedStoreException extends IOException {
         private static final long serialVersionUID = 1L;
 
         public MalformedStoreException(String message) {
@@ -48,21 +69,39 @@ public final class StoreMessageReader {
         }
     }
 
+    /** The gate refused the store; the rest of the body is unread (the gate's owner answers). */
+    public static final class RefusedStoreException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        RefusedStoreException() {
+            super("store refused before its payload was read");
+        }
+    }
+
+    /** Parses a request body with every store admitted (see {@link #read(String, InputStream, long, Gate)}). */
+    public static StoreRequest read(String contentType, InputStream body, long contentLength) throws IOException {
+        return read(contentType, body, contentLength, Gate.OPEN);
+    }
+
     /**
      * Parses a request body.
      *
      * @param contentType   the HTTP {@code Content-Type}
      * @param body          the HTTP entity stream (not closed here)
      * @param contentLength the HTTP content length, or -1; bounds the parts
+     * @param gate          asked once, after the header and before any payload byte is allocated
+     * @throws RefusedStoreException if the gate refused
      */
-    public static StoreRequest read(String contentType, InputStream body, long contentLength) throws IOException {
+    public static StoreRequest read(String contentType, InputStream body, long contentLength, Gate gate) throws IOException {
         MediaType mt = MediaType.parse(contentType);
-        long max = contentLength > 0 ? contentLength : Integer.MAX_VALUE;
+        long max = contentLength > 0 ? contentLength : Long.MAX_VALUE;
         if (mt.type().equals("multipart/related")) {
-            return readMultipart(mt, body, max);
+            return readMultipart(mt, body, max, gate);
         }
         if (mt.type().equals("application/soap+xml")) {
-            Header h = parseRoot(body);
+            // the header must come within MAX_ROOT_BYTES; the gate then lifts the bound to the admitted size
+            BoundedInput in = new BoundedInput(body, MAX_ROOT_BYTES);
+            Header h = parseRoot(in, gate, max, in);
             if (h.href != null) {
                 throw new MalformedStoreException("xop:Include outside an MTOM package");
             }
@@ -71,7 +110,7 @@ public final class StoreMessageReader {
         throw new MalformedStoreException("unsupported content type for a SOAP 1.2 store: " + contentType);
     }
 
-    private static StoreRequest readMultipart(MediaType mt, InputStream body, long max) throws IOException {
+    private static StoreRequest readMultipart(MediaType mt, InputStream body, long max, Gate gate) throws IOException {
         String boundary = mt.param("boundary");
         if (boundary == null || boundary.isEmpty()) {
             throw new MalformedStoreException("multipart/related without a boundary");
@@ -94,14 +133,24 @@ public final class StoreMessageReader {
         if (start != null && rootHeaders.contentId != null && !stripAngles(start).equals(rootHeaders.contentId)) {
             throw new MalformedStoreException("the SOAP root part must come first in the MTOM package");
         }
-        byte[] root = in.readUntil(delimiter, MAX_ROOT_BYTES);
+        byte[] root;
+        try {
+            root = in.readUntil(delimiter, MAX_ROOT_BYTES);
+        } catch (java.io.EOFException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new MalformedStoreException("SOAP root part larger than " + MAX_ROOT_BYTES + " bytes");
+        }
         Header h = canonical(root);
         if (h == null) {
-            h = parseRoot(new ByteArrayInputStream(root));
+            h = parseRoot(new ByteArrayInputStream(root), Gate.OPEN, max, null);
         }
         if (h.href == null) {
+            // the payload is inline in the root part, which is read already (bounded above)
+            admit(gate, h, h.inline == null ? 0 : h.inline.length() * 3L / 4);
             return finish(h, decodeInline(h));
         }
+        long bound = admit(gate, h, h.length >= 0 ? h.length : max);
         String wanted = cid(h.href);
         for (;;) {
             if (in.consumeIf(new byte[] {'-', '-'})) {
@@ -110,19 +159,85 @@ public final class StoreMessageReader {
             in.readLine(); // rest of the boundary line (CRLF, maybe transport padding)
             PartHeaders ph = readPartHeaders(in);
             if (!wanted.equals(ph.contentId)) {
-                in.readUntil(delimiter, max); // an unrelated part: skip it
+                in.readUntil(delimiter, bound); // an unrelated part: skip it (bounded by what was admitted)
                 continue;
             }
             Payload.Type type = h.type;
             if (h.length >= 0 && isArray(type)) {
+                if (h.length > bound) {
+                    throw new MalformedStoreException("payload of " + h.length + " bytes over the admitted " + bound);
+                }
                 Object value = readArray(in, type, h.length);
                 if (!in.consumeIf(delimiter)) {
                     throw new MalformedStoreException("payload part is not " + h.length + " bytes long as m:length says");
                 }
                 return finish(h, Payload.of(value));
             }
-            byte[] raw = in.readUntil(delimiter, max);
+            byte[] raw = in.readUntil(delimiter, bound);
             return finish(h, Payload.decode(type, raw));
+        }
+    }
+
+    /** Asks the gate about a complete header; returns the payload bound it admitted. */
+    private static long admit(Gate gate, Header h, long maxPayloadBytes) throws IOException {
+        if (h.operation == null || h.domainId == null || h.kind == null) {
+            throw new MalformedStoreException("store message lacks domainId or kind");
+        }
+        Envelope header = new Envelope(h.domainId, h.context, h.from, h.to, h.tag, h.seq, h.kind, h.proof, null);
+        long bound = gate.admit(h.operation, header, maxPayloadBytes);
+        if (bound < 0) {
+            throw new RefusedStoreException();
+        }
+        return Math.min(bound, maxPayloadBytes);
+    }
+
+    /** An input stream that fails once more than its current limit has been read. */
+    private static final class BoundedInput extends java.io.FilterInputStream {
+        private long limit;
+        private long count;
+
+        BoundedInput(InputStream in, long limit) {
+            super(in);
+            this.limit = limit;
+        }
+
+        void limit(long newLimit) {
+            limit = newLimit;
+        }
+
+        private void counted(long n) throws IOException {
+            if (n > 0) {
+                count += n;
+                if (count > limit) {
+                    throw new MalformedStoreException("store message larger than " + limit + " bytes at this point");
+                }
+            }
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            counted(b < 0 ? 0 : 1);
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            counted(n);
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long k = super.skip(n);
+            counted(k);
+            return k;
+        }
+
+        @Override
+        public boolean markSupported() {
+            return false;
         }
     }
 
@@ -242,6 +357,11 @@ public final class StoreMessageReader {
         long length = -1;
         String href;
         String inline;
+        /** Asked when the payload starts (plain SOAP) or after the root part (MTOM). */
+        Gate gate = Gate.OPEN;
+        long max = Long.MAX_VALUE;
+        BoundedInput bounded;
+        boolean admitted;
     }
 
     /** The header from the canonical layout, or {@code null} (then the XML parser reads it). */
@@ -270,8 +390,16 @@ public final class StoreMessageReader {
         }
     }
 
-    private static Header parseRoot(InputStream xml) throws IOException {
+    /**
+     * Parses a SOAP root; when the {@code m:payload} element starts, the header fields before it are
+     * complete and the gate is asked (then {@code bounded}, if given, gets the admitted bound: base64
+     * text is 4/3 of its bytes, plus the envelope's tail).
+     */
+    private static Header parseRoot(InputStream xml, Gate gate, long max, BoundedInput bounded) throws IOException {
         Header h = new Header();
+        h.gate = gate;
+        h.max = max;
+        h.bounded = bounded;
         try {
             XMLStreamReader r = Xml.reader(xml);
             try {
@@ -314,7 +442,15 @@ public final class StoreMessageReader {
                 r.close();
             }
         } catch (XMLStreamException | IllegalArgumentException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io; // refused by the gate, or over the bound
+            }
             throw new MalformedStoreException("bad store message: " + e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        if (!h.admitted && h.operation != null) {
+            admit(gate, h, 0); // no payload element at all: an empty payload
         }
         return h;
     }
@@ -326,6 +462,16 @@ public final class StoreMessageReader {
             return;
         }
         if (local.equals("payload")) {
+            try {
+                long bound = admit(h.gate, h, h.length >= 0 ? h.length : h.max);
+                h.admitted = true;
+                if (h.bounded != null) {
+                    long text = bound >= Long.MAX_VALUE / 2 ? Long.MAX_VALUE / 2 : bound * 4 / 3 + 4;
+                    h.bounded.limit(MAX_ROOT_BYTES + text + MAX_ROOT_BYTES);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             StringBuilder text = new StringBuilder();
             int depth = 1;
             while (depth > 0) {

@@ -1,0 +1,283 @@
+package org.mpfl.runtime.p2p;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.RankStatus;
+import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.runtime.transport.Envelope;
+
+/**
+ * Admission before allocation, attacked over real sockets against a real service-host process
+ * ({@code -Xmx512m}, so a per-message limit of 128 MB): stores over SOAP with an unknown domain, a
+ * wrong token proof and an announced 2 GB payload are each refused from their header, twenty times
+ * each, while the host's resident memory ({@code VmRSS}) grows less than 64 MB; on the binary
+ * channel a garbage handshake and a handshake that never finishes are dropped within the bound,
+ * and an authenticated connection left idle is closed. Meanwhile a legitimate run between the two
+ * hosts over the binary channel succeeds.
+ */
+class AdmissionAttackTest {
+    private static final long HANDSHAKE_MS = 2000;
+    private static final long IDLE_MS = 3000;
+    private static HostProcesses hosts;
+    private static final MpiwsClient CLIENT = new MpiwsClient(Duration.ofSeconds(30));
+
+    @BeforeAll
+    static void start() throws IOException {
+        hosts = HostProcesses.builder().count(2).service(ScenarioProgram.SERVICE, ScenarioProgram.class)
+                .jvmArg("-Xmx512m").jvmArg("-Dmpfl.binary.handshakeTimeoutMs=" + HANDSHAKE_MS)
+                .jvmArg("-Dmpfl.binary.idleTimeoutMs=" + IDLE_MS).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        CLIENT.close();
+        hosts.close();
+    }
+
+    /** A domain started on the hosts: ranks alternate between host 0 and host 1. */
+    private record Run(String domainId, String token, List<Endpoint> endpoints) {
+    }
+
+    private static Run run(String scenario, int size, String transport) {
+        String domainId = DomainToken.generate();
+        String token = DomainToken.generate();
+        List<Endpoint> endpoints = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            endpoints.add(hosts.get(r % 2).endpoint(ScenarioProgram.SERVICE));
+        }
+        var procs = List.of(new RunRequest.ProcessSlice("scenario", ScenarioProgram.SERVICE, size));
+        for (int r = 0; r < size; r++) {
+            try {
+                CLIENT.run(endpoints.get(r).soapUrl(), new RunRequest(domainId, r, endpoints, procs,
+                        Map.of("scenario", scenario), token, null, transport));
+            } catch (MpiwsClient.MpiwsCallException e) {
+                throw new IllegalStateException("run of rank " + r + " failed: " + e.getMessage(), e);
+            }
+        }
+        return new Run(domainId, token, endpoints);
+    }
+
+    private static RankStatus awaitFinal(Run run, int rank, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            RankStatus s = CLIENT.status(run.endpoints().get(rank).soapUrl(), run.domainId(), rank);
+            if (s.isFinal() || System.nanoTime() > deadline) {
+                return s;
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static long residentKb(HostProcess h) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + h.process().pid() + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        throw new IllegalStateException("no VmRSS for " + h.process().pid());
+    }
+
+    /**
+     * Sends a store announcing {@code length} payload bytes over raw HTTP, pushes up to 4 MB of the
+     * payload from another thread, and returns the answer's head and body; asserts that the host
+     * closes the connection (or answers) within 10 s.
+     */
+    private static String attackStore(String url, String domainId, byte[] proof, long length) throws Exception {
+        URI u = URI.create(url);
+        String boundary = "attack";
+        String root = "<?xml version=\"1.0\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS + "\"><s:Body>"
+                + "<m:store xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>" + domainId + "</m:domainId>"
+                + "<m:context>0</m:context><m:from>0</m:from><m:to>1</m:to><m:tag>0</m:tag><m:seq>0</m:seq>"
+                + "<m:kind>DATA</m:kind><m:proof>" + Base64.getEncoder().encodeToString(proof) + "</m:proof>"
+                + "<m:type>BYTES</m:type><m:length>" + length + "</m:length><m:payload><xop:Include xmlns:xop=\""
+                + MpiwsNames.XOP_NS + "\" href=\"cid:p\"/></m:payload></m:store></s:Body></s:Envelope>";
+        String head = "--" + boundary + "\r\nContent-Type: application/xop+xml; charset=UTF-8; type=\"application/soap+xml\""
+                + "\r\nContent-ID: <root>\r\n\r\n" + root + "\r\n--" + boundary
+                + "\r\nContent-Type: application/octet-stream\r\nContent-ID: <p>\r\n\r\n";
+        long contentLength = head.length() + length + ("\r\n--" + boundary + "--\r\n").length();
+        String request = "POST " + u.getRawPath() + " HTTP/1.1\r\nHost: " + u.getHost() + ":" + u.getPort()
+                + "\r\nContent-Type: multipart/related; boundary=\"" + boundary + "\"; type=\"application/xop+xml\"; "
+                + "start=\"<root>\"; start-info=\"application/soap+xml\"; action=\"" + MpiwsNames.action(MpiwsNames.OP_STORE)
+                + "\"\r\nContent-Length: " + contentLength + "\r\n\r\n" + head;
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 5000);
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            Thread pusher = new Thread(() -> {
+                byte[] chunk = new byte[64 * 1024];
+                try {
+                    for (int i = 0; i < 64; i++) {
+                        out.write(chunk);
+                    }
+                } catch (IOException closedByTheHost) {
+                    // expected: the host stopped reading
+                }
+            });
+            pusher.setDaemon(true);
+            pusher.start();
+            long t0 = System.nanoTime();
+            byte[] answer;
+            try {
+                answer = s.getInputStream().readAllBytes(); // until the host closes
+            } catch (SocketTimeoutException e) {
+                throw new AssertionError("the host neither answered nor closed within 10 s");
+            } catch (IOException reset) {
+                answer = new byte[0];
+            }
+            assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
+            return new String(answer, StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void refusedStoresAllocateNothingAndALegitimateRunSucceedsMeanwhile() throws Exception {
+        Run legit = run("fifo", 2, "binary");
+        Run target = run("abortWait", 2, "binary"); // a domain that lives on both hosts for a while
+        HostProcess victim = hosts.get(1);
+        String url = victim.serviceUrl(ScenarioProgram.SERVICE);
+        byte[] goodProof = new DomainToken(target.token()).prove(target.domainId(), 0, 0, 1, 0, 0, Envelope.Kind.DATA.ordinal());
+        byte[] wrongProof = new DomainToken(DomainToken.generate()).prove(target.domainId(), 0, 0, 1, 0, 0,
+                Envelope.Kind.DATA.ordinal());
+        System.gc();
+        long before = residentKb(victim);
+        for (int i = 0; i < 20; i++) {
+            // under the per-message limit (128 MB here), so that the domain and the proof are what refuses them
+            String unknown = attackStore(url, DomainToken.generate(), wrongProof, 100_000_000L);
+            assertTrue(unknown.contains("m:Busy") && unknown.contains("Connection: close"), unknown);
+            String forged = attackStore(url, target.domainId(), wrongProof, 100_000_000L);
+            assertTrue(forged.contains("m:Rejected") && forged.contains("Connection: close"), forged);
+            String huge = attackStore(url, target.domainId(), goodProof, 2_000_000_000L);
+            assertTrue(huge.contains("per-message limit"), huge);
+            String hugeStranger = attackStore(url, DomainToken.generate(), wrongProof, 2_000_000_000L);
+            assertTrue(hugeStranger.contains("per-message limit"), hugeStranger);
+        }
+        long grownMb = (residentKb(victim) - before) / 1024;
+        assertTrue(grownMb < 64, "the host's resident memory grew by " + grownMb + " MB");
+        assertTrue(victim.isAlive());
+        for (int r = 0; r < 2; r++) {
+            RankStatus s = awaitFinal(legit, r, Duration.ofSeconds(60));
+            assertEquals("done", s.state(), "legitimate rank " + r + ": " + s.failure());
+        }
+        for (HostProcess h : hosts.hosts()) {
+            CLIENT.abort(h.serviceUrl(ScenarioProgram.SERVICE), target.domainId(), new DomainToken(target.token())
+                    .proveAbort(target.domainId()));
+        }
+    }
+
+    private static Socket binary(HostProcess h) throws IOException {
+        String a = h.binaryAddress();
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress(a.substring(0, a.lastIndexOf(':')), Integer.parseInt(a.substring(a.lastIndexOf(':') + 1))), 5000);
+        s.setSoTimeout((int) (IDLE_MS + HANDSHAKE_MS + 5000));
+        return s;
+    }
+
+    /** Reads until the host closes; returns after how many ms. */
+    private static long msUntilClosed(Socket s, long t0) {
+        try {
+            InputStream in = s.getInputStream();
+            while (in.read() >= 0) {
+                // HELLO and maybe a reply: keep reading until the host closes
+            }
+        } catch (IOException closed) {
+            // a reset is a close too
+        }
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    @Test
+    void aGarbageHandshakeIsDroppedAtOnce() throws Exception {
+        try (Socket s = binary(hosts.get(0))) {
+            long t0 = System.nanoTime();
+            byte[] garbage = new byte[4096];
+            java.util.Arrays.fill(garbage, (byte) 0x41); // not AUTH: 'A'
+            s.getOutputStream().write(garbage);
+            long ms = msUntilClosed(s, t0);
+            assertTrue(ms < 1000, "garbage handshake closed after " + ms + " ms");
+        }
+    }
+
+    @Test
+    void aHandshakeThatNeverFinishesIsDroppedWithinTheBound() throws Exception {
+        try (Socket s = binary(hosts.get(0))) {
+            long t0 = System.nanoTime();
+            s.getOutputStream().write(new byte[] {5, 40}); // AUTH, then half a length, then nothing
+            long ms = msUntilClosed(s, t0);
+            assertTrue(ms >= HANDSHAKE_MS - 200 && ms < HANDSHAKE_MS + 1500, "slow handshake closed after " + ms + " ms");
+        }
+    }
+
+    @Test
+    void anIdleAuthenticatedConnectionIsClosedAndAStrangersProofOpensNothing() throws Exception {
+        Run target = run("abortWait", 2, "binary");
+        try {
+            for (boolean proven : new boolean[] {false, true}) {
+                try (Socket s = binary(hosts.get(0))) {
+                    long t0 = System.nanoTime();
+                    byte[] hello = s.getInputStream().readNBytes(37);
+                    assertEquals("MPFB", new String(hello, 0, 4, StandardCharsets.US_ASCII));
+                    byte[] challenge = java.util.Arrays.copyOfRange(hello, 5, 37);
+                    String token = proven ? target.token() : DomainToken.generate();
+                    byte[] proof = new DomainToken(token).proveChannel(challenge, target.domainId());
+                    byte[] id = target.domainId().getBytes(StandardCharsets.UTF_8);
+                    ByteBuffer auth = ByteBuffer.allocate(4 + id.length + proof.length).order(ByteOrder.LITTLE_ENDIAN);
+                    auth.put((byte) 5).putShort((short) id.length).put((byte) proof.length).put(id).put(proof);
+                    s.getOutputStream().write(auth.array());
+                    int reply = s.getInputStream().read();
+                    assertEquals(proven ? 0 : 3, reply, "handshake answer (0 open, 3 rejected)");
+                    long ms = msUntilClosed(s, t0);
+                    if (proven) {
+                        assertTrue(ms >= IDLE_MS - 300 && ms < IDLE_MS + 2000, "idle connection closed after " + ms + " ms");
+                    } else {
+                        assertTrue(ms < 1000, "refused connection closed after " + ms + " ms");
+                    }
+                }
+            }
+        } finally {
+            for (HostProcess h : hosts.hosts()) {
+                CLIENT.abort(h.serviceUrl(ScenarioProgram.SERVICE), target.domainId(), new DomainToken(target.token())
+                        .proveAbort(target.domainId()));
+            }
+        }
+    }
+
+    @Test
+    void hostsStillTalkOverSoapAfterTheAttacks() throws Exception {
+        Run legit = run("fifo", 2, "soap");
+        for (int r = 0; r < 2; r++) {
+            RankStatus s = awaitFinal(legit, r, Duration.ofSeconds(60));
+            assertNull(s.failure(), "rank " + r);
+            assertEquals("done", s.state());
+        }
+    }
+}
