@@ -27,27 +27,55 @@ public final class Http {
         }
     }
 
+    /** The plain client (the JDK's public CAs for https). */
+    public static final Client PLAIN = new Client(CLIENT);
+
     public static Answer get(String url) throws IOException, InterruptedException {
-        HttpResponse<String> r = CLIENT.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body());
+        return PLAIN.get(url);
     }
 
     public static Answer post(String url, String token, Object body) throws IOException, InterruptedException {
-        return send("POST", url, token == null ? null : "Bearer " + token, body);
+        return PLAIN.post(url, token, body);
     }
 
     /** Any method, with an {@code Authorization} header value as given ({@code null}: none) and a JSON body ({@code null}: none). */
     public static Answer send(String method, String url, String authorization, Object body) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : Json.write(body)));
-        if (authorization != null) {
-            b.header("Authorization", authorization);
+        return PLAIN.send(method, url, authorization, body);
+    }
+
+    /**
+     * The same calls through a client of one's own, e.g. one that trusts a lab CA
+     * ({@code new Http.Client(tls.httpClient().build())}).
+     */
+    public static final class Client {
+        private final HttpClient client;
+
+        public Client(HttpClient client) {
+            this.client = client;
         }
-        HttpResponse<String> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        return new Answer(r.statusCode(), r.body());
+
+        public Answer get(String url) throws IOException, InterruptedException {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return new Answer(r.statusCode(), r.body());
+        }
+
+        public Answer post(String url, String token, Object body) throws IOException, InterruptedException {
+            return send("POST", url, token == null ? null : "Bearer " + token, body);
+        }
+
+        /** Any method, with an {@code Authorization} header value as given ({@code null}: none) and a JSON body ({@code null}: none). */
+        public Answer send(String method, String url, String authorization, Object body) throws IOException, InterruptedException {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                    .header("Content-Type", "application/json")
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : Json.write(body)));
+            if (authorization != null) {
+                b.header("Authorization", authorization);
+            }
+            HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            return new Answer(r.statusCode(), r.body());
+        }
     }
 
     /** Credentials tests issued, by engine URL and host id (the engine shows a secret only once). */

@@ -32,7 +32,7 @@ class MultiHostRunTest {
 
     @BeforeAll
     static void start() throws Exception {
-        lab = NetworkLab.builder().hosts(3).capacity(1).hostService("wait", WaitingProgram.class).start();
+        lab = NetworkLab.builder().hosts(3).capacity(1).hostService("wait", WaitingProgram.class).tls().start();
         docs = Files.createTempDirectory("mpfl-multihost-");
         try (InputStream in = MultiHostRunTest.class.getResourceAsStream("/mpfl/everything.mpfl.xml")) {
             Files.write(docs.resolve("everything.mpfl.xml"), in.readAllBytes());
@@ -98,7 +98,7 @@ class MultiHostRunTest {
     }
 
     static String startWaitingRun(int ranks) throws Exception {
-        Http.Answer a = Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(), Map.of("params", Map.of(),
+        Http.Answer a = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(), Map.of("params", Map.of(),
                 "plan", Map.of("workflow", "wait", "processes", List.of(Map.of("name", "wait", "service", "wait", "ranks", ranks)))));
         assertEquals(201, a.status(), a.body());
         return a.json().get("id").asText();

@@ -37,6 +37,8 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.host.LabPki;
 
 /**
  * A small network of "machines" on this one machine, for tests of MPFL across machines: network
@@ -60,7 +62,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  *
  * <pre>{@code
  * lab = NetworkLab.builder().hosts(3).hostService("wait", WaitingProgram.class).start();
- * Http.get(lab.engineUrl(lab.attacker()) + "/api/runs");   // from the attacker's address
+ * lab.http().get(lab.engineUrl(lab.attacker()) + "/api/runs");   // from the attacker's address
  * lab.close();                                             // asserts no process is left
  * }</pre>
  */
@@ -89,6 +91,10 @@ public final class NetworkLab implements AutoCloseable {
     private Process engine;
     private Path engineLog;
     private String token;
+    /** The lab CA when the lab runs over TLS ({@link Builder#tls}), else null. */
+    private LabPki pki;
+    /** REST client of the test JVM: trusts the lab CA when the lab runs over TLS. */
+    private Http.Client http = Http.PLAIN;
     private volatile boolean closed;
 
     private NetworkLab(Builder config) throws IOException {
@@ -112,6 +118,7 @@ public final class NetworkLab implements AutoCloseable {
         private final List<String> engineArgs = new ArrayList<>();
         private HostSetup hostSetup = HostSetup.OWN_CREDENTIAL_IN_ENVIRONMENT;
         private Duration startTimeout = Duration.ofSeconds(120);
+        private boolean tls;
 
         public Builder hosts(int n) {
             hostCount = n;
@@ -139,6 +146,18 @@ public final class NetworkLab implements AutoCloseable {
         /** How each host gets its credentials and extra options (see {@link HostSetup}). */
         public Builder hostSetup(HostSetup setup) {
             hostSetup = setup;
+            return this;
+        }
+
+        /**
+         * Everything over TLS from a lab CA ({@link LabPki}): the engine serves https with a
+         * certificate for its lab address and 127.0.0.1 (the test JVM reaches it through a relay on
+         * loopback), each host serves its SOAP server over https with a certificate for its lab
+         * address and runs with {@code --no-binary} (the binary channel has no TLS yet), and every
+         * client of the lab (hosts, {@code mpflc run}, {@link #http()}) trusts that CA only.
+         */
+        public Builder tls() {
+            tls = true;
             return this;
         }
 
@@ -277,6 +296,11 @@ public final class NetworkLab implements AutoCloseable {
         ip("-n", switchNs, "link", "set", "br0", "up");
         Node eng = node("eng", SUBNET + 10);
         node("atk", SUBNET + 66);
+        if (config.tls) {
+            pki = LabPki.create(dir.resolve("pki"), "lab");
+            http = new Http.Client(TlsSettings.fromOptions(Map.of(TlsSettings.CA, pki.caPem().toString()))
+                    .httpClient().connectTimeout(Duration.ofSeconds(5)).build());
+        }
         startEngine(eng);
         List<CompletableFuture<Host>> starting = new ArrayList<>();
         for (int i = 1; i <= config.hostCount; i++) {
@@ -318,6 +342,9 @@ public final class NetworkLab implements AutoCloseable {
         cmd.addAll(JVM);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Mpflc.class.getName(), "up", "--hosts", "0",
                 "--bind", eng.address(), "--port", Integer.toString(ENGINE_PORT), "--data", data.toString()));
+        if (config.tls) {
+            cmd.addAll(pki.issue(eng.name(), eng.address(), "127.0.0.1").pemArguments());
+        }
         cmd.addAll(config.engineArgs);
         engine = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -357,6 +384,10 @@ public final class NetworkLab implements AutoCloseable {
             config.services.forEach((s, c) -> List.of("--service", s + "=" + c).forEach(b::hostArg));
             List.of("--engine", engineUrl(), "--bind", n.address(), "--host-id", n.name(),
                     "--capacity", Integer.toString(config.capacity)).forEach(b::hostArg);
+            if (config.tls) {
+                pki.issue(n.name(), n.address()).pemArguments().forEach(b::hostArg);
+                b.hostArg("--no-binary");
+            }
             config.hostSetup.configure(this, n, b);
             HostProcesses p = b.start();
             return new Host(n, p);
@@ -396,7 +427,7 @@ public final class NetworkLab implements AutoCloseable {
         long end = System.nanoTime() + config.startTimeout.toNanos();
         String seen = "";
         while (System.nanoTime() < end) {
-            Http.Answer a = Http.get(engineUrl(engineNode()) + "/api/registry/hosts");
+            Http.Answer a = http.get(engineUrl(engineNode()) + "/api/registry/hosts");
             seen = a.body();
             List<String> ids = new ArrayList<>();
             a.json().forEach(h -> ids.add(h.path("hostId").asText()));
@@ -411,20 +442,51 @@ public final class NetworkLab implements AutoCloseable {
 
     // ---------------------------------------------------------------- what tests use
 
-    /** The engine's base URL inside the lab ({@code http://10.77.0.10:8080}). */
+    /** The engine's base URL inside the lab ({@code http://10.77.0.10:8080}, https over TLS). */
     public String engineUrl() {
-        return "http://" + engineNode().address() + ":" + ENGINE_PORT;
+        return scheme() + "://" + engineNode().address() + ":" + ENGINE_PORT;
     }
 
-    /** A loopback URL of this JVM that reaches the engine from {@code from}'s address. */
+    /**
+     * A loopback URL of this JVM that reaches the engine from {@code from}'s address (over TLS the
+     * engine's certificate names 127.0.0.1 too, so the name checks).
+     */
     public String engineUrl(Node from) throws IOException {
         InetSocketAddress a = from.reach(engineNode().address(), ENGINE_PORT);
-        return "http://127.0.0.1:" + a.getPort();
+        return scheme() + "://127.0.0.1:" + a.getPort();
+    }
+
+    /** {@code https} when the lab runs over TLS, else {@code http}. */
+    public String scheme() {
+        return config.tls ? "https" : "http";
+    }
+
+    /** Whether the lab runs over TLS ({@link Builder#tls}). */
+    public boolean tls() {
+        return config.tls;
+    }
+
+    /** The lab CA's certificate (PEM) when the lab runs over TLS. */
+    public Path caPem() {
+        if (pki == null) {
+            throw new IllegalStateException("the lab runs without TLS");
+        }
+        return pki.caPem();
+    }
+
+    /** The REST client of the test JVM for the lab: over TLS it trusts the lab CA (and nothing else). */
+    public Http.Client http() {
+        return http;
     }
 
     /** The engine's admin token (read from its data directory, never passed on a command line). */
     public String token() {
         return token;
+    }
+
+    /** The lab's own directory (logs, PKI, data), deleted by {@link #close}. */
+    public Path directory() {
+        return dir;
     }
 
     /** The engine's data directory ({@code mpflc run --data DIR} finds the token there). */
@@ -456,7 +518,7 @@ public final class NetworkLab implements AutoCloseable {
      * {@code mpflc host-token} writes to a join file).
      */
     public String issueCredential(String hostId) throws Exception {
-        Http.Answer a = Http.post(engineUrl(engineNode()) + "/api/registry/credentials", token(), Map.of("hostId", hostId));
+        Http.Answer a = http.post(engineUrl(engineNode()) + "/api/registry/credentials", token(), Map.of("hostId", hostId));
         if (a.status() != 201) {
             throw new IOException("the engine did not issue a credential for " + hostId + ": " + a);
         }
@@ -471,6 +533,9 @@ public final class NetworkLab implements AutoCloseable {
     public JsonNode runDocument(Path document, String... params) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", document.toString(), "--engine", engineUrl(engineNode()),
                 "--data", engineData().toString(), "--json", "--timeout", "180"));
+        if (config.tls) {
+            args.addAll(List.of("--" + TlsSettings.CA, caPem().toString()));
+        }
         for (String p : params) {
             args.add("--param");
             args.add(p);
@@ -488,7 +553,7 @@ public final class NetworkLab implements AutoCloseable {
 
     /** A run's detail as the engine's REST API gives it ({@code GET /api/runs/ID}, read from the engine's node). */
     public JsonNode run(String runId) throws Exception {
-        return Http.get(engineUrl(engineNode()) + "/api/runs/" + runId).json();
+        return http.get(engineUrl(engineNode()) + "/api/runs/" + runId).json();
     }
 
     /** The ids of the hosts a run's ranks were placed on (from its detail's {@code ranks[].host}). */
@@ -659,6 +724,20 @@ public final class NetworkLab implements AutoCloseable {
             java.net.Socket s = new java.net.Socket();
             s.connect(reach(labAddress, port), 5_000);
             return s;
+        }
+
+        /**
+         * Starts {@code main} in a JVM of its own inside this node (e.g. a rogue server on the
+         * attacker's address), output to {@code NAME.log} in the lab's directory; the caller stops it
+         * ({@link #close} kills whatever is left in the namespaces).
+         */
+        public Process startJava(Class<?> main, String logName, String... args) throws IOException {
+            List<String> cmd = new ArrayList<>(inside());
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.addAll(List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                    System.getProperty("java.class.path"), main.getName()));
+            cmd.addAll(List.of(args));
+            return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(lab.dir.resolve(logName + ".log").toFile()).start();
         }
 
         /** Takes this node's link down: like pulling its cable (nothing answers, nothing is refused). */

@@ -25,7 +25,7 @@ class MultiHostSamplesTest {
     @BeforeAll
     static void start(@TempDir Path data) throws Exception {
         SamplesRunTest.startCluster(data);
-        lab = NetworkLab.builder().hosts(3).capacity(2).start();
+        lab = NetworkLab.builder().hosts(3).capacity(2).tls().start();
     }
 
     @AfterAll

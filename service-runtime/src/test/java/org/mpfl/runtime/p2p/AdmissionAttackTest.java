@@ -6,19 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.MpiwsClient;
-import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcess;
@@ -97,66 +90,11 @@ class AdmissionAttackTest {
     }
 
     private static long residentKb(HostProcess h) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/" + h.process().pid() + "/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
-            }
-        }
-        throw new IllegalStateException("no VmRSS for " + h.process().pid());
+        return StoreAttack.residentKb(h.process().pid());
     }
 
-    /**
-     * Sends a store announcing {@code length} payload bytes over raw HTTP, pushes up to 4 MB of the
-     * payload from another thread, and returns the answer's head and body; asserts that the host
-     * closes the connection (or answers) within 10 s.
-     */
     private static String attackStore(String url, String domainId, byte[] proof, long length) throws Exception {
-        URI u = URI.create(url);
-        String boundary = "attack";
-        String root = "<?xml version=\"1.0\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS + "\"><s:Body>"
-                + "<m:store xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>" + domainId + "</m:domainId>"
-                + "<m:context>0</m:context><m:from>0</m:from><m:to>1</m:to><m:tag>0</m:tag><m:seq>0</m:seq>"
-                + "<m:kind>DATA</m:kind><m:proof>" + Base64.getEncoder().encodeToString(proof) + "</m:proof>"
-                + "<m:type>BYTES</m:type><m:length>" + length + "</m:length><m:payload><xop:Include xmlns:xop=\""
-                + MpiwsNames.XOP_NS + "\" href=\"cid:p\"/></m:payload></m:store></s:Body></s:Envelope>";
-        String head = "--" + boundary + "\r\nContent-Type: application/xop+xml; charset=UTF-8; type=\"application/soap+xml\""
-                + "\r\nContent-ID: <root>\r\n\r\n" + root + "\r\n--" + boundary
-                + "\r\nContent-Type: application/octet-stream\r\nContent-ID: <p>\r\n\r\n";
-        long contentLength = head.length() + length + ("\r\n--" + boundary + "--\r\n").length();
-        String request = "POST " + u.getRawPath() + " HTTP/1.1\r\nHost: " + u.getHost() + ":" + u.getPort()
-                + "\r\nContent-Type: multipart/related; boundary=\"" + boundary + "\"; type=\"application/xop+xml\"; "
-                + "start=\"<root>\"; start-info=\"application/soap+xml\"; action=\"" + MpiwsNames.action(MpiwsNames.OP_STORE)
-                + "\"\r\nContent-Length: " + contentLength + "\r\n\r\n" + head;
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 5000);
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            Thread pusher = new Thread(() -> {
-                byte[] chunk = new byte[64 * 1024];
-                try {
-                    for (int i = 0; i < 64; i++) {
-                        out.write(chunk);
-                    }
-                } catch (IOException closedByTheHost) {
-                    // expected: the host stopped reading
-                }
-            });
-            pusher.setDaemon(true);
-            pusher.start();
-            long t0 = System.nanoTime();
-            byte[] answer;
-            try {
-                answer = s.getInputStream().readAllBytes(); // until the host closes
-            } catch (SocketTimeoutException e) {
-                throw new AssertionError("the host neither answered nor closed within 10 s");
-            } catch (IOException reset) {
-                answer = new byte[0];
-            }
-            assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
-            return new String(answer, StandardCharsets.UTF_8);
-        }
+        return StoreAttack.send(url, domainId, proof, length);
     }
 
     @Test
