@@ -49,7 +49,7 @@ public final class EngineClient {
      */
     static String resolveToken(String tokenFile, String dataDir) throws IOException {
         if (tokenFile != null) {
-            return readTokenFile(Path.of(tokenFile));
+            return readSecretFile(Path.of(tokenFile));
         }
         String env = System.getenv("MPFL_ENGINE_TOKEN");
         if (env != null && !env.isBlank()) {
@@ -59,16 +59,19 @@ public final class EngineClient {
         return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : null;
     }
 
-    /** The token in a file given with {@code --token-file} (its first non-blank content, stripped). */
-    static String readTokenFile(Path file) throws IOException {
+    /**
+     * A secret in a file ({@code --token-file}, {@code --jdbc-password-file}): its content, stripped;
+     * files rather than options because every user of the machine sees a command line.
+     */
+    static String readSecretFile(Path file) throws IOException {
         String t;
         try {
             t = Files.readString(file, StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
-            throw new IOException("cannot read the token file " + file + ": " + e.getMessage(), e);
+            throw new IOException("cannot read the secret file " + file + ": " + e.getMessage(), e);
         }
         if (t.isEmpty()) {
-            throw new IOException("the token file " + file + " is empty");
+            throw new IOException("the secret file " + file + " is empty");
         }
         return t;
     }

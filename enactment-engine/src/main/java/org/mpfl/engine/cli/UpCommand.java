@@ -18,7 +18,7 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code mpflc up [--hosts N] [--port P]}: starts the engine with its console and N local service
  * hosts and keeps them running until interrupted. Also: {@code --data DIR} (runs database, token),
  * {@code --bind ADDR}, {@code --public-url URL}, {@code --host-file FILE}, {@code --token-file F}
- * (a fixed admin token, read from a file), {@code --jdbc URL}, {@code --heartbeat-timeout S},
+ * (a fixed admin token, read from a file), {@code --jdbc URL} (with {@code --jdbc-user U} and the password from {@code --jdbc-password-file F} or {@code $MPFL_JDBC_PASSWORD}), {@code --heartbeat-timeout S},
  * {@code --service NAME=CLASS} (a hand-written {@code RankProgram} published on the local hosts),
  * {@code --quarantine S} (how long a host that refused a deployment or {@code run} gets no ranks at
  * first; doubles per offence in a row up to 15 minutes or S, whichever is longer),
@@ -40,7 +40,7 @@ public final class UpCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
-                "token-file", "jdbc", "jdbc-user", "jdbc-password", "heartbeat-timeout", "service", "quarantine",
+                "token-file", "jdbc", "jdbc-user", "jdbc-password-file", "heartbeat-timeout", "service", "quarantine",
                 "max-replacements"));
         options.addAll(TlsSettings.OPTIONS);
         CliArgs args = CliArgs.parse(argList, options, Set.of());
@@ -66,10 +66,14 @@ public final class UpCommand implements CliCommand {
             config.hostFile(Path.of(args.option("host-file")));
         }
         if (args.option("token-file") != null) {
-            config.token(EngineClient.readTokenFile(Path.of(args.option("token-file"))));
+            config.token(EngineClient.readSecretFile(Path.of(args.option("token-file"))));
         }
         if (args.option("jdbc") != null) {
-            config.jdbc(args.option("jdbc"), args.options.getOrDefault("jdbc-user", "sa"), args.options.getOrDefault("jdbc-password", ""));
+            // the password from a file or the environment, never the command line (every user sees ps)
+            String password = args.option("jdbc-password-file") != null
+                    ? EngineClient.readSecretFile(Path.of(args.option("jdbc-password-file")))
+                    : System.getenv().getOrDefault("MPFL_JDBC_PASSWORD", "");
+            config.jdbc(args.option("jdbc"), args.options.getOrDefault("jdbc-user", "sa"), password);
         }
         LocalCluster cluster = LocalCluster.start(config, hosts, args.services, Duration.ofSeconds(60));
         Engine engine = cluster.engine();
