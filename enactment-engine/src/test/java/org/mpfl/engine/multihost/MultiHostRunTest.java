@@ -77,6 +77,30 @@ class MultiHostRunTest {
         assertEquals(THREE, lab.placement(r.path("run").asText()));
     }
 
+    /**
+     * A firewall in h3's namespace silently drops its binary port: the domain's set-up finds h3's
+     * binary channel unreachable and every host talks to h3 over SOAP for the whole run, even where
+     * an earlier run left a connection to that port open (the firewall drops its packets too).
+     */
+    @Test
+    void ringSucceedsOverSoapWhenOneHostsBinaryPortIsBlocked() throws Exception {
+        NetworkLab.Host h3 = lab.host("h3");
+        // a run first, so the other hosts hold live binary connections to h3 when the firewall goes up
+        JsonNode before = lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), "ranks=6");
+        assertEquals("SUCCEEDED", before.path("state").asText(), before + "\n" + lab.logs());
+        try (var wall = h3.node().dropTcp(h3.binaryPort())) {
+            long t0 = System.nanoTime();
+            JsonNode r = lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), "ranks=6");
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
+            assertEquals(15, r.at("/outputs/token/0").asInt(), r.toString());
+            assertEquals(THREE, lab.placement(r.path("run").asText()));
+            assertTrue(wall.droppedPackets() > 0, "nothing tried h3's binary port: the test proves nothing");
+            // one bounded probe per peer at set-up, not a stall per message
+            assertTrue(ms < 15_000, "the run took " + ms + " ms");
+        }
+    }
+
     /** Waits (bounded) until no host of the lab runs a rank thread; fails naming those still running. */
     static void assertNoRankRunning(List<NetworkLab.Host> hosts) throws Exception {
         long end = System.currentTimeMillis() + 10_000;
