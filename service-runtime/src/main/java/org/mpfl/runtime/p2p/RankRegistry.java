@@ -277,6 +277,18 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
         }
     }
 
+    /** Aborts every domain with live state in this host (the host's own decision); returns how many. */
+    public int abortAllLocally(String reason) {
+        int n = 0;
+        for (String id : List.copyOf(domains.keySet())) {
+            if (domains.containsKey(id)) {
+                abortLocally(id, reason);
+                n++;
+            }
+        }
+        return n;
+    }
+
     @Override
     public void close() {
         for (Domain d : domains.values()) {
