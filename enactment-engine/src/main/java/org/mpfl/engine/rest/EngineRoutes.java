@@ -453,6 +453,8 @@ public final class EngineRoutes extends RouteBuilder {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("host", api.registry().announce(a));
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
+        // the host gives up its ranks when it has not reached the engine for this long (the engine gave up on it)
+        m.put("heartbeatTimeoutMs", api.registry().heartbeatTimeout().toMillis());
         return new Reply(201, m);
     }
 

@@ -23,7 +23,8 @@ import org.mpfl.engine.e2e.WaitingProgram;
  * of their own ({@link NetworkLab}), talking over a bridge with lab addresses only. Documents run with
  * ranks on every host; a host killed
  * or cut off mid-run fails the run naming it, within the bounds of issue 13, and leaves no rank
- * running on the hosts the engine still reaches.
+ * running anywhere (a cut-off host ends its own ranks once it has lost the engine); a firewalled
+ * binary port means SOAP to that host.
  */
 @Timeout(300)
 class MultiHostRunTest {
@@ -75,6 +76,30 @@ class MultiHostRunTest {
             assertEquals((w + 2) % 3, o.at("/fromWest" + rank).asInt());
         }
         assertEquals(THREE, lab.placement(r.path("run").asText()));
+    }
+
+    /**
+     * A firewall in h3's namespace silently drops its binary port: the domain's set-up finds h3's
+     * binary channel unreachable and every host talks to h3 over SOAP for the whole run, even where
+     * an earlier run left a connection to that port open (the firewall drops its packets too).
+     */
+    @Test
+    void ringSucceedsOverSoapWhenOneHostsBinaryPortIsBlocked() throws Exception {
+        NetworkLab.Host h3 = lab.host("h3");
+        // a run first, so the other hosts hold live binary connections to h3 when the firewall goes up
+        JsonNode before = lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), "ranks=6");
+        assertEquals("SUCCEEDED", before.path("state").asText(), before + "\n" + lab.logs());
+        try (var wall = h3.node().dropTcp(h3.binaryPort())) {
+            long t0 = System.nanoTime();
+            JsonNode r = lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), "ranks=6");
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
+            assertEquals(15, r.at("/outputs/token/0").asInt(), r.toString());
+            assertEquals(THREE, lab.placement(r.path("run").asText()));
+            assertTrue(wall.droppedPackets() > 0, "nothing tried h3's binary port: the test proves nothing");
+            // one bounded probe per peer at set-up, not a stall per message
+            assertTrue(ms < 15_000, "the run took " + ms + " ms");
+        }
     }
 
     /** Waits (bounded) until no host of the lab runs a rank thread; fails naming those still running. */
@@ -151,15 +176,25 @@ class MultiHostRunTest {
         try {
             String id = startWaitingRun(4);
             awaitRunning(id);
+            assertEquals(Set.of("h1", "h2", "h3", "v2"), lab.placement(id));
+            assertTrue(!victim.rankThreads().isEmpty(), "the victim runs no rank: the test proves nothing");
             victim.node().linkDown();
             long ms = awaitEndMs(id, 60_000);
             JsonNode d = lab.run(id);
             assertEquals("FAILED", d.path("state").asText(), d.toString());
             assertTrue(d.at("/error/message").asText().contains("v2"), d.toString());
             assertTrue(ms < 15_000, "failed after " + ms + " ms");
-            // the hosts the engine still reaches ended their ranks (the engine aborted the domain there);
-            // the cut-off host's own rank is not checked: nothing tells it today (see docs/deployment.md)
+            // the hosts the engine still reaches ended their ranks (the engine aborted the domain there)
             assertNoRankRunning(lab.hosts().stream().filter(h -> h != victim).toList());
+            // the cut-off host ends its own once it has missed the engine for longer than the engine's
+            // heartbeat timeout (10 s): the engine's abort cannot reach it (jcmd works without the link)
+            long end = System.currentTimeMillis() + 15_000;
+            List<String> left = victim.rankThreads();
+            while (!left.isEmpty() && System.currentTimeMillis() < end) {
+                Thread.sleep(250);
+                left = victim.rankThreads();
+            }
+            assertEquals(List.of(), left, "ranks still running on the cut-off host 15 s after the run failed");
         } finally {
             lab.removeHost(victim);
         }

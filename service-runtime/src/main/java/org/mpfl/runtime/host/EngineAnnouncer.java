@@ -27,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * know (404, e.g. after an engine restart) makes the host announce itself again. {@link #close()}
  * (the host's shutdown) takes the host out of the engine's registry at once. Every request carries the
  * host's credential ({@link HostCredential#authorization()}); nothing else of the host's is sent.
+ *
+ * <p>A host that has not reached its engine for longer than the engine's heartbeat timeout (from
+ * the announcement's answer) aborts every domain it runs, saying why: by then the engine has
+ * counted the host as lost and failed its runs, and the abort it sent could not arrive (a host cut
+ * off by the network would otherwise keep its ranks running, and holding their memory, for ever).
+ * A host that never reached an engine gives up nothing; a host started without an engine has no
+ * announcer at all.
  */
 public final class EngineAnnouncer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineAnnouncer.class);
@@ -39,7 +46,8 @@ public final class EngineAnnouncer implements AutoCloseable {
     private final int capacity;
     /** Verifies an {@code https} engine against the host's TLS settings' CA. */
     private final HttpClient http;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    /** Two threads: the beats (each may block up to {@link #CALL_TIMEOUT}) and the loss check, which must not wait for them. */
+    private final ScheduledExecutorService timer = Executors.newScheduledThreadPool(2, r -> {
         Thread t = new Thread(r, "mpfl-engine-heartbeat");
         t.setDaemon(true);
         return t;
@@ -47,6 +55,10 @@ public final class EngineAnnouncer implements AutoCloseable {
     private volatile boolean announced;
     private volatile boolean started;
     private volatile long intervalMs = 3_000;
+    /** The engine's heartbeat timeout, as its announcement answer says (the engine's default until then). */
+    private volatile long engineTimeoutMs = 10_000;
+    /** When the engine last answered an announcement or a heartbeat (nanoTime); 0: never. */
+    private volatile long lastContactNanos;
     private volatile boolean warned;
 
     /**
@@ -69,6 +81,35 @@ public final class EngineAnnouncer implements AutoCloseable {
     public void start() {
         started = true;
         timer.execute(this::beat);
+        timer.scheduleWithFixedDelay(this::checkContact, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Aborts this host's domains when the engine has been out of reach for longer than its heartbeat
+     * timeout: the engine has given this host up by then (its runs here failed), and nothing else
+     * would ever end their ranks. Checked every second, apart from the beats, so the bound holds
+     * while a beat hangs on an unanswered connect.
+     */
+    private void checkContact() {
+        long last = lastContactNanos;
+        if (last == 0) {
+            return;
+        }
+        long silentMs = (System.nanoTime() - last) / 1_000_000;
+        if (silentMs <= engineTimeoutMs) {
+            return;
+        }
+        try {
+            int n = host.registry().abortAllLocally("this host has not reached its engine at " + engineUrl + " for "
+                    + silentMs + " ms, longer than the engine's heartbeat timeout (" + engineTimeoutMs
+                    + " ms): the engine has given up its ranks here");
+            if (n > 0) {
+                LOG.warn("lost the engine at {} ({} ms without an answer, its heartbeat timeout is {} ms): aborted {} "
+                        + "domain(s) running here", engineUrl, silentMs, engineTimeoutMs, n);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("could not abort the domains after losing the engine: {}", e.toString());
+        }
     }
 
     /** Announce again, e.g. after a new service type was deployed. */
@@ -90,7 +131,7 @@ public final class EngineAnnouncer implements AutoCloseable {
                 } else if (r.statusCode() / 100 != 2) {
                     warn("engine answered HTTP " + r.statusCode() + " to a heartbeat");
                 } else {
-                    warned = false;
+                    contact();
                 }
             }
         } catch (InterruptedException e) {
@@ -118,16 +159,28 @@ public final class EngineAnnouncer implements AutoCloseable {
             return;
         }
         announced = true;
-        warned = false;
         try {
             JsonNode n = JSON.readTree(r.body());
             if (n.has("heartbeatIntervalMs")) {
                 intervalMs = Math.max(500, n.get("heartbeatIntervalMs").asLong());
             }
+            if (n.has("heartbeatTimeoutMs")) {
+                engineTimeoutMs = Math.max(intervalMs, n.get("heartbeatTimeoutMs").asLong());
+            }
         } catch (Exception ignored) {
-            // keep the default interval
+            // keep the default interval and timeout
         }
+        contact();
         LOG.info("registered with the engine at {} (heartbeat every {} ms)", engineUrl, intervalMs);
+    }
+
+    /** The engine answered: the host is in its registry again (and says so if it had been warning). */
+    private void contact() {
+        if (warned) {
+            LOG.info("the engine at {} answers again", engineUrl);
+        }
+        warned = false;
+        lastContactNanos = System.nanoTime();
     }
 
     private HttpResponse<String> post(String url, String json) throws Exception {

@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.transport.DomainTransports;
 import org.mpfl.runtime.transport.MemoryBudget;
 
 /**
@@ -25,9 +26,12 @@ public final class Domain {
     final ConcurrentHashMap<Integer, RankInstance> ranks = new ConcurrentHashMap<>();
     final Set<Integer> endedRanks = ConcurrentHashMap.newKeySet();
     private volatile String abortReason;
+    private final DomainTransports transports;
 
-    Domain(String id, String token, int size, long unexpectedLimitBytes, MemoryBudget hostBudget) {
+    Domain(String id, String token, int size, long unexpectedLimitBytes, MemoryBudget hostBudget,
+           DomainTransports transports) {
         this.id = id;
+        this.transports = transports;
         this.token = token;
         this.proofs = new DomainToken(token);
         this.size = size;
@@ -42,6 +46,11 @@ public final class Domain {
     /** World size. */
     public int size() {
         return size;
+    }
+
+    /** The transports to this domain's peers, settled per peer host when the domain was set up here. */
+    public DomainTransports transports() {
+        return transports;
     }
 
     public DomainToken proofs() {

@@ -521,7 +521,7 @@ final class OutboundLane {
     private Transport transport() throws TransportException {
         Transport t = transport;
         if (t == null) {
-            t = owner.selector().select(endpoint, owner.transportMode());
+            t = owner.domain().transports().select(endpoint, owner.transportMode());
             transport = t;
         }
         return t;

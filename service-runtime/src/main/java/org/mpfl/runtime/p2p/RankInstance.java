@@ -16,7 +16,6 @@ import org.mpfl.runtime.transport.Inbox.Outcome;
 import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.Payload;
-import org.mpfl.runtime.transport.TransportSelector;
 
 /**
  * One rank of one domain living in this service host (the paper's WS-Resource): its mailbox, its
@@ -34,7 +33,6 @@ public final class RankInstance {
     private final Domain domain;
     private final int rank;
     private final List<Endpoint> endpoints;
-    private final TransportSelector selector;
     private final String transportMode;
     private final Mailbox mailbox;
     private final OutboundLane[] lanes;
@@ -53,12 +51,11 @@ public final class RankInstance {
     }
 
     public RankInstance(RankRegistry registry, Domain domain, int rank, List<Endpoint> endpoints,
-                        TransportSelector selector, String transportMode) {
+                        String transportMode) {
         this.registry = registry;
         this.domain = domain;
         this.rank = rank;
         this.endpoints = endpoints;
-        this.selector = selector;
         this.transportMode = transportMode;
         this.mailbox = new Mailbox(this, domain);
         this.lanes = new OutboundLane[3 * endpoints.size()];
@@ -284,10 +281,6 @@ public final class RankInstance {
 
     MessagingSettings settings() {
         return registry.settings();
-    }
-
-    TransportSelector selector() {
-        return selector;
     }
 
     String transportMode() {

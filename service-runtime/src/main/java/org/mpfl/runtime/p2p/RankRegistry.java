@@ -120,12 +120,13 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
             }
             ended.remove(domainId);
             Domain domain = domains.computeIfAbsent(domainId,
-                    id -> new Domain(id, token, endpoints.size(), settings.unexpectedLimitBytes(), budget));
+                    id -> new Domain(id, token, endpoints.size(), settings.unexpectedLimitBytes(), budget,
+                            selector.forDomain(id, List.copyOf(endpoints), transportMode, outboundThreads)));
             if (!domain.hasToken(token)) {
                 throw new IllegalStateException("rank " + rank + " of domain " + Domain.shortId(domainId)
                         + " opened with a token that differs from the domain's");
             }
-            RankInstance instance = new RankInstance(this, domain, rank, List.copyOf(endpoints), selector,
+            RankInstance instance = new RankInstance(this, domain, rank, List.copyOf(endpoints),
                     transportMode);
             if (domain.ranks.putIfAbsent(rank, instance) != null) {
                 throw new IllegalStateException("rank " + rank + " of domain " + Domain.shortId(domainId)
@@ -274,6 +275,18 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
             LOG.info("domain {} aborted: {}", Domain.shortId(domainId), reason);
             domain.abort(reason);
         }
+    }
+
+    /** Aborts every domain with live state in this host (the host's own decision); returns how many. */
+    public int abortAllLocally(String reason) {
+        int n = 0;
+        for (String id : List.copyOf(domains.keySet())) {
+            if (domains.containsKey(id)) {
+                abortLocally(id, reason);
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override

@@ -15,6 +15,21 @@ public interface Transport extends AutoCloseable {
     boolean reaches(Endpoint endpoint);
 
     /**
+     * Which of {@code peers} this transport reaches now, found within about {@code timeoutMillis}
+     * in all (a transport that probes the network probes them all at once). The default asks
+     * {@link #reaches} for each.
+     */
+    default java.util.Set<Endpoint> reachable(java.util.Collection<Endpoint> peers, long timeoutMillis) {
+        java.util.Set<Endpoint> out = new java.util.HashSet<>();
+        for (Endpoint p : peers) {
+            if (reaches(p)) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Delivers one envelope and returns once the receiving side has stored (or recognised as
      * duplicate) it.
      *

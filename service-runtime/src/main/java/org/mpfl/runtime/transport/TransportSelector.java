@@ -6,12 +6,12 @@ import org.mpfl.protocol.Endpoint;
 /**
  * Chooses the transport for each peer, like Open MPI's transport selection: {@code local} when the
  * peer lives in this host process (same {@code hostId}); else {@code binary} when the peer's
- * endpoint advertises a binary address and it answers (checked once per address, at the first
- * message of a domain to it); else {@code soap}. A mode forces one transport: {@code auto} (the
+ * endpoint advertises a binary address and it answered the probe made when the domain was set up
+ * in this host ({@link DomainTransports}: once per domain and peer host, bounded); else {@code soap}. A mode forces one transport: {@code auto} (the
  * default), {@code local}, {@code binary} or {@code soap} — from {@code RunRequest.transport} or the
  * system property {@code mpfl.transport}. A forced transport that cannot reach the peer is a final
- * error (no silent fallback, so benchmarks measure what they say); a binary address that does not
- * answer is a retryable one (the sender retries until its delivery deadline).
+ * error (no silent fallback, so benchmarks measure what they say); a forced binary channel that does
+ * not answer fails stores retryably (the sender retries until its delivery deadline).
  *
  * <p>The SOAP transport is supplied by the service host (Axis2 lives there); a selector built with
  * {@code soap == null} works with local and binary only.
@@ -49,54 +49,14 @@ public final class TransportSelector implements AutoCloseable {
         };
     }
 
-    /** The transport to carry messages to {@code peer}. */
-    public Transport select(Endpoint peer, String requestedMode) throws TransportException {
-        String mode = effectiveMode(requestedMode);
-        switch (mode) {
-            case "local":
-                if (local.reaches(peer)) {
-                    return local;
-                }
-                throw unreachable(mode, peer, "the peer lives in another host process (" + peer.hostId() + ")");
-            case "binary":
-                if (binary == null) {
-                    throw unreachable(mode, peer, "this host offers no binary channel");
-                }
-                if (binary.reaches(peer)) {
-                    return binary;
-                }
-                if (peer.binaryAddress() == null) {
-                    throw unreachable(mode, peer, "the peer advertises no binary address");
-                }
-                // the peer host may be (re)starting: retryable, the sender keeps trying until its deadline
-                throw new TransportException("transport binary cannot reach " + peer.soapUrl() + ": its binary address "
-                        + peer.binaryAddress() + " does not answer", false, null);
-            case "soap":
-                if (soap == null) {
-                    throw unreachable(mode, peer, "this host has no SOAP transport");
-                }
-                return soap;
-            default:
-                if (local.reaches(peer)) {
-                    return local;
-                }
-                if (binary != null && peer.binaryAddress() != null && binary.reaches(peer)) {
-                    return binary;
-                }
-                if (soap != null) {
-                    return soap;
-                }
-                if (binary != null && peer.binaryAddress() != null) {
-                    throw new TransportException("no transport reaches " + peer.soapUrl() + ": its binary address "
-                            + peer.binaryAddress() + " does not answer and this host has no SOAP transport", false, null);
-                }
-                throw unreachable(mode, peer, "neither the local nor the binary transport reaches it and this "
-                        + "host has no SOAP transport");
-        }
-    }
-
-    private static TransportException unreachable(String mode, Endpoint peer, String why) {
-        return new TransportException("transport " + mode + " cannot reach " + peer.soapUrl() + ": " + why, true, null);
+    /**
+     * The transports of a domain being set up in this host, with {@code endpoints} its ranks' endpoints:
+     * in auto mode this starts the probe of the other hosts' binary channels, on {@code probes}.
+     */
+    public DomainTransports forDomain(String domainId, java.util.List<Endpoint> endpoints, String requestedMode,
+                                      java.util.concurrent.Executor probes) {
+        return new DomainTransports(domainId, local, binary, soap, endpoints, requestedMode, probes,
+                DomainTransports.PROBE_TIMEOUT_MS);
     }
 
     @Override

@@ -5,12 +5,17 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -40,14 +45,13 @@ import org.mpfl.runtime.transport.TransportException;
  */
 public final class BinaryTransport implements Transport {
     private static final int CONNECT_TIMEOUT_MS = 2000;
-    /** How long an unreachable address is remembered before trying again. */
-    private static final long UNREACHABLE_MEMORY_NANOS = 5_000_000_000L;
+    /** The bound on {@link #reaches}: a peer on a working network says HELLO within milliseconds. */
+    private static final long PROBE_TIMEOUT_MS = 1000;
 
     private final long ioTimeoutMillis;
     /** The token of a domain this host belongs to, by domain ID ({@code null}: none), for handshakes. */
     private final Function<String, DomainToken> credentials;
     private final ConcurrentHashMap<String, Connection> connections = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Long> unreachableSince = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final Thread watchdog;
 
@@ -93,31 +97,137 @@ public final class BinaryTransport implements Transport {
         return "binary";
     }
 
-    /** Whether the peer's binary address answers a ping (the set-up negotiation); remembered per address. */
+    /** Whether the peer's binary address says HELLO now, within {@link #PROBE_TIMEOUT_MS} (a fresh probe). */
     @Override
     public boolean reaches(Endpoint endpoint) {
-        String address = endpoint.binaryAddress();
-        if (address == null || closed) {
-            return false;
+        return endpoint.binaryAddress() != null && !reachable(List.of(endpoint), PROBE_TIMEOUT_MS).isEmpty();
+    }
+
+    /**
+     * The probe of domain set-up: opens a fresh connection to each peer's binary address, all at
+     * once, and keeps those whose server sends a well-formed HELLO within {@code timeoutMillis}
+     * (then closes them: no AUTH, so the server allocates nothing). An open connection of an
+     * earlier domain proves nothing — a firewall may have closed the port since without either end
+     * noticing — so it is not consulted. A refused connect fails at once; a silently dropped one
+     * (firewall) or a port that never says HELLO costs the whole timeout, once per domain.
+     */
+    @Override
+    public Set<Endpoint> reachable(Collection<Endpoint> peers, long timeoutMillis) {
+        Set<Endpoint> ok = new HashSet<>();
+        if (closed || peers.isEmpty()) {
+            return ok;
         }
-        Long since = unreachableSince.get(address);
-        if (since != null && System.nanoTime() - since < UNREACHABLE_MEMORY_NANOS) {
-            return false;
-        }
-        Connection c = connection(address);
-        Link l = c.link;
-        if (l != null && !l.dead) {
-            return true;
-        }
-        // a probe: connect and read the server's HELLO (no domain needed); the connection that
-        // carries messages opens with the handshake of the first message's domain
-        try (SocketChannel ch = c.connect()) {
-            readHello(ch);
-            unreachableSince.remove(address);
-            return true;
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        try (Selector sel = Selector.open()) {
+            List<SocketChannel> open = new ArrayList<>();
+            int outstanding = 0;
+            try {
+                for (Endpoint peer : peers) {
+                    InetSocketAddress target = socketAddress(peer.binaryAddress());
+                    if (target == null) {
+                        continue;
+                    }
+                    SocketChannel ch = SocketChannel.open();
+                    open.add(ch);
+                    ch.configureBlocking(false);
+                    ByteBuffer hello = ByteBuffer.allocate(BinaryProtocol.HELLO_BYTES);
+                    try {
+                        if (ch.connect(target)) {
+                            ch.register(sel, SelectionKey.OP_READ, new Probe(peer, hello));
+                        } else {
+                            ch.register(sel, SelectionKey.OP_CONNECT, new Probe(peer, hello));
+                        }
+                        outstanding++;
+                    } catch (IOException refused) {
+                        ch.close();
+                    }
+                }
+                // cancelled keys stay in keys() until the next select: count the probes still running
+                while (outstanding > 0) {
+                    long left = (deadline - System.nanoTime()) / 1_000_000L;
+                    if (left <= 0) {
+                        break;
+                    }
+                    sel.select(left);
+                    for (SelectionKey k : sel.selectedKeys()) {
+                        if (stepProbe(k, ok)) {
+                            outstanding--;
+                        }
+                    }
+                    sel.selectedKeys().clear();
+                }
+            } finally {
+                for (SocketChannel ch : open) {
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // a probe: nothing to keep
+                    }
+                }
+            }
         } catch (IOException e) {
-            unreachableSince.put(address, System.nanoTime());
+            // no selector: nothing could be probed, so nothing is known to answer
+        }
+        return ok;
+    }
+
+    /** One probe in flight: whose address, and the HELLO read so far. */
+    private record Probe(Endpoint peer, ByteBuffer hello) {
+    }
+
+    /**
+     * Advances one probe: finishes its connect, or reads HELLO bytes (a complete, valid one:
+     * reachable). Returns whether the probe has ended (answered or failed).
+     */
+    private static boolean stepProbe(SelectionKey k, Set<Endpoint> ok) {
+        SocketChannel ch = (SocketChannel) k.channel();
+        Probe p = (Probe) k.attachment();
+        try {
+            if (k.isConnectable()) {
+                if (ch.finishConnect()) {
+                    k.interestOps(SelectionKey.OP_READ);
+                }
+                return false;
+            }
+            if (ch.read(p.hello()) < 0) {
+                throw new IOException("closed before HELLO");
+            }
+            if (!p.hello().hasRemaining()) {
+                byte[] h = p.hello().array();
+                if (Arrays.equals(h, 0, BinaryProtocol.HELLO_MAGIC.length, BinaryProtocol.HELLO_MAGIC, 0,
+                        BinaryProtocol.HELLO_MAGIC.length) && h[BinaryProtocol.HELLO_MAGIC.length] == BinaryProtocol.VERSION) {
+                    ok.add(p.peer());
+                }
+                k.cancel();
+                ch.close();
+                return true;
+            }
             return false;
+        } catch (IOException e) {
+            k.cancel();
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // failed probe
+            }
+            return true;
+        }
+    }
+
+    /** {@code host:port} as a socket address, or {@code null} if it is not one. */
+    private static InetSocketAddress socketAddress(String address) {
+        if (address == null) {
+            return null;
+        }
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            return null;
+        }
+        try {
+            InetSocketAddress a = new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+            return a.isUnresolved() ? null : a;
+        } catch (IllegalArgumentException e) {
+            return null;
         }
     }
 

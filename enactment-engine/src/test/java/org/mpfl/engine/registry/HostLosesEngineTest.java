@@ -1,0 +1,75 @@
+package org.mpfl.engine.registry;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.runtime.host.EngineAnnouncer;
+import org.mpfl.runtime.host.ServiceHost;
+import org.mpfl.runtime.p2p.Domain;
+
+/**
+ * A host that has lost its engine for longer than the engine's heartbeat timeout aborts its domains
+ * (the engine gave up on its ranks, and its abort cannot arrive); a host without an engine keeps
+ * its own. Real HTTP on loopback; the engine is stopped to lose it.
+ */
+@Timeout(60)
+class HostLosesEngineTest {
+    @TempDir
+    Path dir;
+
+    private static String openDomain(ServiceHost host) {
+        String id = DomainToken.generate();
+        host.registry().open(id, 0, DomainToken.generate(), List.of(new Endpoint("x", null, host.hostId())),
+                host.selector(), "local");
+        return id;
+    }
+
+    @Test
+    void aHostAbortsItsDomainsOnceItMissedTheEngineLongerThanItsHeartbeatTimeout() throws Exception {
+        Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMillis(1500)));
+        HostCredential credential = engine.issueHostCredential(null);
+        try (ServiceHost host = ServiceHost.start(new ServiceHost.Options("127.0.0.1", 0, null, credential.hostId(), null, true));
+             ServiceHost alone = ServiceHost.start(new ServiceHost.Options("127.0.0.1", 0, null, "no-engine", null, true))) {
+            EngineAnnouncer announcer = new EngineAnnouncer(host, engine.url(), credential, 1);
+            try {
+                announcer.start();
+                long end = System.currentTimeMillis() + 20_000;
+                while (engine.registry().host(host.hostId()).isEmpty()) {
+                    assertTrue(System.currentTimeMillis() < end, "the host did not register");
+                    Thread.sleep(50);
+                }
+                String id = openDomain(host);
+                String own = openDomain(alone);
+                // with the engine there, heartbeats succeed: nothing is aborted past the timeout
+                Thread.sleep(2500);
+                assertFalse(host.registry().domain(id).isAborted(), "aborted while the engine answers");
+                engine.close();
+                long t0 = System.currentTimeMillis();
+                Domain d = host.registry().domain(id);
+                while (!d.isAborted()) {
+                    assertTrue(System.currentTimeMillis() - t0 < 5_000, "the domain was not aborted 5 s after the engine went");
+                    Thread.sleep(50);
+                }
+                String why = org.junit.jupiter.api.Assertions.assertThrows(
+                        org.mpfl.runtime.api.DomainAbortedException.class, d::checkNotAborted).getMessage();
+                assertTrue(why.contains("heartbeat timeout"), why);
+                assertFalse(alone.registry().domain(own).isAborted(), "a host without an engine lost its domain");
+            } finally {
+                announcer.close();
+            }
+        } finally {
+            engine.close();
+        }
+    }
+}
