@@ -90,10 +90,9 @@ public final class LocalCluster implements AutoCloseable {
         TlsSettings tls = engine.config().tls();
         if (tls.serves()) {
             // the hosts serve with the engine's certificate (valid for this machine's loopback address,
-            // see docs/deployment.md) and trust the same CA; the binary channel has no TLS yet
+            // see docs/deployment.md) and trust the same CA, on SOAP and on the binary channel alike
             tls.childArguments().forEach(b::hostArg);
             tls.childEnvironment(System::getenv).forEach(b::environment);
-            b.hostArg("--no-binary");
         }
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);

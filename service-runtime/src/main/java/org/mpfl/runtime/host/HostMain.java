@@ -19,7 +19,8 @@ import org.mpfl.runtime.api.RankProgram;
  * [--host-id ID] [--advertise NAME] [--capacity N] [--credential-file F] [--no-binary]
  * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent]} and the TLS flags of
  * {@link TlsSettings} ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, {@code --tls-ca F};
- * a TLS host runs with {@code --no-binary}: the binary channel has no TLS yet).
+ * with TLS on, the SOAP endpoint and the binary channel both run over TLS; {@code --no-binary} still
+ * turns the binary channel off).
  *
  * <p>A host that listens on a non-loopback address without TLS prints one WARNING line on stderr
  * at start.
@@ -117,7 +118,8 @@ public final class HostMain {
                 case "--extension" -> extensions.add(HostExtension.named(value(args, ++i, a)));
                 default -> throw new UsageException("unknown option " + a
                         + " (usage: host [--engine URL] [--credential-file F] [--port P] [--bind ADDR] [--advertise NAME]"
-                        + " [--services DIR] [--service NAME=CLASS] [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F];"
+                        + " [--services DIR] [--service NAME=CLASS] [--no-binary]"
+                        + " [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F] (TLS covers SOAP and the binary channel);"
                         + " the credential may also come from $" + HostCredential.ENV + ")");
             }
         }

@@ -46,6 +46,7 @@ import org.mpfl.runtime.p2p.RankRegistry;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
 import org.mpfl.runtime.transport.Inbox;
+import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.soap.SoapTransport;
 import org.slf4j.Logger;
@@ -85,7 +86,8 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      * @param hostId      unique id, or {@code null} to generate one
      * @param advertise   host name or address put into service URLs, or {@code null} for {@code bind}
      * @param binary      whether to offer the binary channel (on an ephemeral port of {@code bind})
-     * @param tls         TLS of the SOAP endpoint and of every client this host uses ({@link TlsSettings#NONE}: plaintext)
+     * @param tls         TLS of the SOAP endpoint, of the binary channel and of every client this host uses
+     *                    ({@link TlsSettings#NONE}: plaintext)
      */
     public record Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
                           TlsSettings tls) {
@@ -134,11 +136,6 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     private ServiceHost(Options o) throws IOException {
         this.hostId = o.hostId() != null ? o.hostId() : "host-" + UUID.randomUUID().toString().substring(0, 8);
         this.tls = o.tls();
-        if (tls.serves() && o.binary()) {
-            // the binary channel has no TLS yet: offering it would carry the ranks' data in plaintext
-            throw new IOException("the binary channel has no TLS: a host with TLS on must run with --no-binary "
-                    + "(its ranks then talk SOAP over https)");
-        }
         if (tls.enabled() && !tls.serves()) {
             throw new IOException("TLS: a host needs its own certificate and key (--tls-cert/--tls-key or --tls-keystore), "
                     + "not only --tls-ca");
@@ -154,8 +151,9 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
                 : (InetAddress.getByName(bind).isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : bind);
         this.soap = new SoapTransport(tls);
         try {
+            // with TLS on, the binary channel runs over TLS too (same certificate, same CA)
             this.messaging = MessagingHost.start(hostId, o.binary() ? bind : null, 0, advertise,
-                    MessagingSettings.fromSystemProperties(), soap);
+                    MessagingSettings.fromSystemProperties(), MemoryBudget.fromSystemProperties(), soap, tls);
         } catch (java.io.UncheckedIOException e) {
             eventThreads.shutdownNow();
             soap.close();

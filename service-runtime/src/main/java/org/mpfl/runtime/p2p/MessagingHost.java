@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportSelector;
@@ -47,12 +48,22 @@ public final class MessagingHost implements AutoCloseable {
     /** Like {@link #start(String, String, int, String, MessagingSettings, Transport)} with the host's memory budget given. */
     public static MessagingHost start(String hostId, String binaryBindHost, int binaryPort, String advertisedHost,
                                       MessagingSettings settings, MemoryBudget budget, Transport soap) {
+        return start(hostId, binaryBindHost, binaryPort, advertisedHost, settings, budget, soap, TlsSettings.NONE);
+    }
+
+    /**
+     * Like {@link #start(String, String, int, String, MessagingSettings, MemoryBudget, Transport)},
+     * with the binary channel over TLS when {@code tls} is on: its server with this host's
+     * certificate, its connections verifying the peers' certificates against the CA.
+     */
+    public static MessagingHost start(String hostId, String binaryBindHost, int binaryPort, String advertisedHost,
+                                      MessagingSettings settings, MemoryBudget budget, Transport soap, TlsSettings tls) {
         RankRegistry registry = new RankRegistry(hostId, settings, budget);
         BinaryServer server = null;
         BinaryTransport binary = null;
         if (binaryBindHost != null) {
             try {
-                server = new BinaryServer(registry, binaryBindHost, binaryPort, advertisedHost);
+                server = new BinaryServer(registry, binaryBindHost, binaryPort, advertisedHost, tls);
             } catch (IOException e) {
                 registry.close();
                 throw new UncheckedIOException("cannot open the binary channel on " + binaryBindHost + ":" + binaryPort, e);
@@ -61,7 +72,7 @@ public final class MessagingHost implements AutoCloseable {
             binary = new BinaryTransport(Math.max(10_000, settings.deliveryDeadline().toMillis()), id -> {
                 Domain d = registry.domain(id);
                 return d == null ? null : d.proofs();
-            });
+            }, tls);
         }
         TransportSelector selector = new TransportSelector(new LocalTransport(hostId, registry), binary, soap);
         return new MessagingHost(hostId, registry, server, selector);

@@ -17,16 +17,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.p2p.ScenarioProgram;
+import org.mpfl.runtime.transport.binary.BinaryTransport;
 
 /**
  * TLS of a service host: the flags read into key material (PEM and PKCS#12) with clear errors, the
  * plaintext warning's decision, and real host processes — one serving https that a client with the
- * lab CA reaches and a plaintext or untrusting client cannot, one with TLS and the binary channel
- * that refuses to start, one bound to the wildcard address without TLS that warns.
+ * lab CA reaches and a plaintext or untrusting client cannot, one with TLS whose binary channel runs
+ * inside TLS (and one with {@code --no-binary} that has none), one bound to the wildcard address without TLS that warns.
  */
 @Timeout(180)
 class HostTlsTest {
@@ -133,11 +135,24 @@ class HostTlsTest {
     }
 
     @Test
-    void hostWithTlsRefusesTheBinaryChannelWithoutTls() {
+    void hostWithTlsRunsTheBinaryChannelOverTls() throws Exception {
         HostProcesses.Builder b = HostProcesses.builder().count(1).readyTimeout(Duration.ofSeconds(60));
         machine.pemArguments().forEach(b::hostArg);
-        IOException e = assertThrows(IOException.class, b::start);
-        assertTrue(e.getMessage().contains("binary channel has no TLS") && e.getMessage().contains("--no-binary"), e.getMessage());
+        try (HostProcesses hosts = b.start();
+             BinaryTransport tls = new BinaryTransport(5000, id -> null, machine.settings());
+             BinaryTransport plain = new BinaryTransport(5000, id -> null)) {
+            Endpoint host = hosts.get(0).endpoint("any");
+            assertNotNull(host.binaryAddress(), "TLS no longer turns the binary channel off");
+            // HELLO comes only inside TLS: a verifying TLS client sees it, a plaintext one does not
+            assertTrue(tls.reaches(host));
+            assertFalse(plain.reaches(host));
+        }
+        // --no-binary still turns it off
+        HostProcesses.Builder off = HostProcesses.builder().count(1).readyTimeout(Duration.ofSeconds(60)).hostArg("--no-binary");
+        machine.pemArguments().forEach(off::hostArg);
+        try (HostProcesses hosts = off.start()) {
+            assertEquals(null, hosts.get(0).binaryAddress());
+        }
     }
 
     @Test

@@ -199,11 +199,30 @@ public final class TlsSettings {
     }
 
     /**
+     * Layers TLS over an accepted socket as the server (this component's certificate; no client
+     * certificate asked for). No I/O happens here: the handshake runs on the first read or on
+     * {@link SSLSocket#startHandshake()}, in the connection's own thread, bounded by the socket's
+     * read time-out. Closing the returned socket closes {@code accepted}.
+     *
+     * @throws IllegalStateException if this component does not serve TLS ({@link #serves()})
+     */
+    public SSLSocket serverSocket(Socket accepted) throws IOException {
+        if (!serves()) {
+            throw new IllegalStateException("TLS: no certificate and key to serve with");
+        }
+        String peer = accepted.getInetAddress() == null ? null : accepted.getInetAddress().getHostAddress();
+        SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(accepted, peer, accepted.getPort(), true);
+        s.setUseClientMode(false);
+        s.setNeedClientAuth(false);
+        return s;
+    }
+
+    /**
      * Layers TLS over a connected socket as a client and completes the handshake (bounded by the
      * socket's read time-out, which the caller sets first). The server must present a certificate
      * from {@code --tls-ca} naming {@code host}; otherwise this throws and closes the socket.
      */
-    public Socket clientSocket(Socket connected, String host, int port) throws IOException {
+    public SSLSocket clientSocket(Socket connected, String host, int port) throws IOException {
         SSLSocket s = (SSLSocket) clientContext().getSocketFactory().createSocket(connected, host, port, true);
         try {
             SSLParameters p = s.getSSLParameters();

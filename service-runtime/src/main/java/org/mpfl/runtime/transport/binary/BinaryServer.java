@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -12,6 +13,8 @@ import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSocket;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.Payload;
@@ -26,6 +29,12 @@ import org.slf4j.LoggerFactory;
  * ({@link BinaryProtocol#MAX_CONNECTIONS}), authenticated by their handshake before anything is
  * read for a message, and closed when the handshake is slow or the connection idle (a reaper
  * thread; see {@link BinaryProtocol}).
+ *
+ * <p>With TLS ({@link TlsSettings#serves()}) every accepted connection is layered with TLS before
+ * anything else: the TLS handshake, then HELLO/AUTH inside it, all within the same handshake
+ * time-out. A client that does not speak TLS, or does not trust this host's certificate, never gets
+ * to HELLO. The accepted plaintext channel stays what the reaper closes, so closing never waits for
+ * TLS (no close_notify to a peer that does not read).
  */
 public final class BinaryServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BinaryServer.class);
@@ -37,6 +46,8 @@ public final class BinaryServer implements AutoCloseable {
     private final Map<SocketChannel, Conn> connections = new ConcurrentHashMap<>();
     private final AtomicInteger connectionCount = new AtomicInteger();
     private final String advertisedHost;
+    /** The TLS of every accepted connection, or {@code null}: plaintext. */
+    private final TlsSettings tls;
     private volatile boolean closed;
 
     /**
@@ -45,8 +56,22 @@ public final class BinaryServer implements AutoCloseable {
      * @param advertisedHost the host name other hosts use to reach this one (e.g. 127.0.0.1)
      */
     public BinaryServer(Inbox inbox, String bindHost, int port, String advertisedHost) throws IOException {
+        this(inbox, bindHost, port, advertisedHost, TlsSettings.NONE);
+    }
+
+    /**
+     * Listens on {@code bindHost:port}, with TLS when {@code tls} serves it (this host's certificate
+     * and key), else in plaintext.
+     *
+     * @throws IOException if {@code tls} is on without a certificate and key to serve with
+     */
+    public BinaryServer(Inbox inbox, String bindHost, int port, String advertisedHost, TlsSettings tls) throws IOException {
+        if (tls.enabled() && !tls.serves()) {
+            throw new IOException("TLS: the binary channel needs this host's certificate and key, not only --tls-ca");
+        }
         this.inbox = inbox;
         this.advertisedHost = advertisedHost;
+        this.tls = tls.serves() ? tls : null;
         this.server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(bindHost, port), 64);
         Thread acceptor = new Thread(this::acceptLoop, "mpfl-binary-accept-" + port());
@@ -75,8 +100,15 @@ public final class BinaryServer implements AutoCloseable {
                     ch.close();
                     continue;
                 }
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                Conn conn = new Conn(ch);
+                Conn conn;
+                try {
+                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    conn = new Conn(ch, tls);
+                } catch (IOException | RuntimeException e) {
+                    ch.close();
+                    LOG.warn("binary channel: cannot set up an accepted connection: {}", e.toString());
+                    continue;
+                }
                 connections.put(ch, conn);
                 Thread t = new Thread(() -> serve(conn), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
                 t.setDaemon(true);
@@ -91,16 +123,30 @@ public final class BinaryServer implements AutoCloseable {
         }
     }
 
-    /** One accepted connection: its input, when it was accepted, whether its handshake is done. */
+    /**
+     * One accepted connection: the accepted channel (what is closed), what frames are read from and
+     * written to (the channel itself, or its TLS layer), when it was accepted, whether its handshake
+     * is done.
+     */
     private static final class Conn {
         final SocketChannel channel;
+        /** The TLS layer over {@link #channel}, or {@code null}: plaintext. */
+        final SSLSocket ssl;
+        final ByteChannel io;
         final ChannelBuffer in;
         final long acceptedNanos = System.nanoTime();
         volatile boolean authenticated;
 
-        Conn(SocketChannel channel) {
+        Conn(SocketChannel channel, TlsSettings tls) throws IOException {
             this.channel = channel;
-            this.in = new ChannelBuffer(channel, null, 0);
+            if (tls == null) {
+                this.ssl = null;
+                this.io = channel;
+            } else {
+                this.ssl = tls.serverSocket(channel.socket()); // no I/O yet: the handshake runs in serve()
+                this.io = new SocketStreams(ssl);
+            }
+            this.in = new ChannelBuffer(io, null, 0);
         }
 
         void close() {
@@ -146,8 +192,12 @@ public final class BinaryServer implements AutoCloseable {
 
     private void serve(Conn conn) {
         SocketChannel ch = conn.channel;
+        ByteChannel io = conn.io;
         ChannelBuffer in = conn.in;
         try {
+            if (conn.ssl != null && !tlsHandshake(conn)) {
+                return;
+            }
             if (!handshake(conn)) {
                 return;
             }
@@ -162,15 +212,15 @@ public final class BinaryServer implements AutoCloseable {
                     return;
                 }
                 byte outcome = switch (op) {
-                    case BinaryProtocol.OP_STORE -> store(in, ch, reply, false);
-                    case BinaryProtocol.OP_ASK -> store(in, ch, reply, true);
+                    case BinaryProtocol.OP_STORE -> store(in, io, reply, false);
+                    case BinaryProtocol.OP_ASK -> store(in, io, reply, true);
                     case BinaryProtocol.OP_ABORT -> abort(in);
                     case BinaryProtocol.OP_PING -> BinaryProtocol.REPLY_STORED;
                     default -> throw new IOException("unknown binary-channel op " + op);
                 };
                 reply.put(outcome);
                 if (in.buffered() == 0 || !reply.hasRemaining()) {
-                    flushReplies(ch, reply);
+                    flushReplies(io, reply);
                 }
             }
         } catch (IOException e) {
@@ -180,6 +230,28 @@ public final class BinaryServer implements AutoCloseable {
         } finally {
             connections.remove(ch);
             conn.close();
+        }
+    }
+
+    /**
+     * The TLS handshake of an accepted connection, bounded by the handshake time-out (the socket's
+     * read time-out here; the reaper closes the connection at the same bound in any case). Says
+     * whether it succeeded: a plaintext client, or one that does not trust this host's certificate,
+     * is dropped here, before HELLO.
+     */
+    private boolean tlsHandshake(Conn conn) {
+        try {
+            conn.ssl.setSoTimeout((int) BinaryProtocol.HANDSHAKE_MILLIS);
+            conn.ssl.startHandshake();
+            // frames are read without a time-out, as in plaintext: the reaper closes idle connections
+            conn.ssl.setSoTimeout(0);
+            return true;
+        } catch (IOException e) {
+            if (!closed) {
+                LOG.info("binary channel: dropped a connection from {}: TLS handshake failed: {}", remote(conn.channel),
+                        e.toString());
+            }
+            return false;
         }
     }
 
@@ -194,7 +266,7 @@ public final class BinaryServer implements AutoCloseable {
         ByteBuffer hello = ByteBuffer.allocate(BinaryProtocol.HELLO_BYTES);
         hello.put(BinaryProtocol.HELLO_MAGIC).put(BinaryProtocol.VERSION).put(challenge).flip();
         while (hello.hasRemaining()) {
-            conn.channel.write(hello);
+            conn.io.write(hello);
         }
         ChannelBuffer in = conn.in;
         in.startRead();
@@ -219,7 +291,7 @@ public final class BinaryServer implements AutoCloseable {
         Inbox.Outcome outcome = inbox.authenticateChannel(domainId, challenge, proof);
         ByteBuffer answer = ByteBuffer.allocate(1).put(code(outcome)).flip();
         while (answer.hasRemaining()) {
-            conn.channel.write(answer);
+            conn.io.write(answer);
         }
         if (outcome != Inbox.Outcome.STORED) {
             LOG.info("binary channel: refused a connection from {}: {}", remote(conn.channel), outcome);
@@ -230,7 +302,7 @@ public final class BinaryServer implements AutoCloseable {
     }
 
     /** Writes the collected replies. */
-    private static void flushReplies(SocketChannel ch, ByteBuffer reply) throws IOException {
+    private static void flushReplies(ByteChannel ch, ByteBuffer reply) throws IOException {
         reply.flip();
         while (reply.hasRemaining()) {
             ch.write(reply);
@@ -253,7 +325,7 @@ public final class BinaryServer implements AutoCloseable {
      * proof, rank, buffer bound, host budget) — all from the header. A refused STORE's payload (at
      * most {@link BinaryProtocol#EAGER_MAX_BYTES}, already on its way) is skipped, never allocated.
      */
-    private byte store(ChannelBuffer in, SocketChannel ch, ByteBuffer reply, boolean ask) throws IOException {
+    private byte store(ChannelBuffer in, ByteChannel ch, ByteBuffer reply, boolean ask) throws IOException {
         int kindOrdinal = in.getByte() & 0xff;
         int typeCode = in.getByte() & 0xff;
         int proofLen = in.getByte() & 0xff;

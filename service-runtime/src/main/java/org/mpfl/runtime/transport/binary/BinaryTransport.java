@@ -2,9 +2,11 @@ package org.mpfl.runtime.transport.binary;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -18,11 +20,13 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.StoreCallback;
@@ -42,6 +46,11 @@ import org.mpfl.runtime.transport.TransportException;
  * oldest unanswered request is older than {@code ioTimeoutMillis}; every unanswered request then
  * fails (retryable) — the lanes resend them, and the receiver drops what it already stored as
  * duplicates.
+ *
+ * <p>With TLS ({@link TlsSettings#enabled()}) every connection, probes included, is layered with
+ * TLS right after the TCP connect: the peer host must present a certificate from {@code --tls-ca}
+ * naming the host of its binary address (as SOAP over https), within the connect time-out, before
+ * HELLO is read. Frames, handshake and replies are the same bytes inside TLS.
  */
 public final class BinaryTransport implements Transport {
     private static final int CONNECT_TIMEOUT_MS = 2000;
@@ -52,6 +61,8 @@ public final class BinaryTransport implements Transport {
     /** The token of a domain this host belongs to, by domain ID ({@code null}: none), for handshakes. */
     private final Function<String, DomainToken> credentials;
     private final ConcurrentHashMap<String, Connection> connections = new ConcurrentHashMap<>();
+    /** The TLS every connection is layered with, or {@code null}: plaintext. */
+    private final TlsSettings tls;
     private volatile boolean closed;
     private final Thread watchdog;
 
@@ -62,6 +73,15 @@ public final class BinaryTransport implements Transport {
      *                        of the message that needs it (see {@link BinaryProtocol})
      */
     public BinaryTransport(long ioTimeoutMillis, Function<String, DomainToken> credentials) {
+        this(ioTimeoutMillis, credentials, TlsSettings.NONE);
+    }
+
+    /**
+     * Like {@link #BinaryTransport(long, Function)}, connecting with TLS when {@code tls} is on (the
+     * peers' certificates verified against its CA and their binary addresses).
+     */
+    public BinaryTransport(long ioTimeoutMillis, Function<String, DomainToken> credentials, TlsSettings tls) {
+        this.tls = tls.enabled() ? tls : null;
         this.ioTimeoutMillis = ioTimeoutMillis;
         this.credentials = credentials;
         this.watchdog = new Thread(this::watch, "mpfl-binary-watchdog");
@@ -117,6 +137,9 @@ public final class BinaryTransport implements Transport {
         if (closed || peers.isEmpty()) {
             return ok;
         }
+        if (tls != null) {
+            return reachableTls(peers, timeoutMillis);
+        }
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         try (Selector sel = Selector.open()) {
             List<SocketChannel> open = new ArrayList<>();
@@ -171,6 +194,69 @@ public final class BinaryTransport implements Transport {
         return ok;
     }
 
+    /**
+     * The probe over TLS: the same question (does a well-formed HELLO arrive within the time-out?),
+     * asked after a TLS handshake that verifies the peer's certificate — a port that answers TLS
+     * with the wrong certificate is not reachable. One short-lived thread per peer, all at once;
+     * each one's connect, handshake and read are bounded by the common deadline, and this waits for
+     * them no longer than that.
+     */
+    private Set<Endpoint> reachableTls(Collection<Endpoint> peers, long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        ConcurrentLinkedQueue<Endpoint> ok = new ConcurrentLinkedQueue<>();
+        List<Thread> probes = new ArrayList<>();
+        for (Endpoint peer : peers) {
+            String address = peer.binaryAddress();
+            InetSocketAddress target = socketAddress(address);
+            if (target == null) {
+                continue;
+            }
+            Thread t = new Thread(() -> {
+                if (probeTls(address.substring(0, address.lastIndexOf(':')), target, deadline)) {
+                    ok.add(peer);
+                }
+            }, "mpfl-binary-probe-" + address);
+            t.setDaemon(true);
+            t.start();
+            probes.add(t);
+        }
+        try {
+            for (Thread t : probes) {
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left > 0) {
+                    t.join(left);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new HashSet<>(ok);
+    }
+
+    /** One TLS probe: connect, TLS handshake, a valid HELLO, all before {@code deadline}; then leave. */
+    private boolean probeTls(String host, InetSocketAddress target, long deadline) {
+        try (Socket s = new Socket()) {
+            s.connect(target, remainingMillis(deadline));
+            s.setSoTimeout(remainingMillis(deadline));
+            try (Socket ssl = tls.clientSocket(s, host, target.getPort())) {
+                ssl.setSoTimeout(remainingMillis(deadline));
+                helloChallenge(ssl.getInputStream().readNBytes(BinaryProtocol.HELLO_BYTES));
+                return true;
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Milliseconds left until {@code deadline} ({@link System#nanoTime()}), at least 1 (0 means no time-out). */
+    private static int remainingMillis(long deadline) throws SocketTimeoutException {
+        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        if (left <= 0) {
+            throw new SocketTimeoutException("probe deadline passed");
+        }
+        return (int) Math.min(Integer.MAX_VALUE, left);
+    }
+
     /** One probe in flight: whose address, and the HELLO read so far. */
     private record Probe(Endpoint peer, ByteBuffer hello) {
     }
@@ -193,12 +279,9 @@ public final class BinaryTransport implements Transport {
                 throw new IOException("closed before HELLO");
             }
             if (!p.hello().hasRemaining()) {
-                byte[] h = p.hello().array();
-                if (Arrays.equals(h, 0, BinaryProtocol.HELLO_MAGIC.length, BinaryProtocol.HELLO_MAGIC, 0,
-                        BinaryProtocol.HELLO_MAGIC.length) && h[BinaryProtocol.HELLO_MAGIC.length] == BinaryProtocol.VERSION) {
-                    ok.add(p.peer());
-                }
                 k.cancel();
+                helloChallenge(p.hello().array()); // throws (probe failed) unless a well-formed HELLO
+                ok.add(p.peer());
                 ch.close();
                 return true;
             }
@@ -557,13 +640,23 @@ public final class BinaryTransport implements Transport {
             Link l = link;
             if (l == null || l.dead) {
                 SocketChannel ch = connect();
+                ByteChannel io = ch;
                 try {
-                    handshake(ch, domainId);
+                    Socket s = ch.socket();
+                    if (tls != null) {
+                        // the TLS handshake is bounded like HELLO/AUTH; frames are then read without a
+                        // time-out (as the plaintext channel): the watchdog bounds unanswered requests
+                        s.setSoTimeout(CONNECT_TIMEOUT_MS);
+                        s = tls.clientSocket(s, address.substring(0, address.lastIndexOf(':')), ch.socket().getPort());
+                        io = new SocketStreams(s);
+                    }
+                    handshake(s, io, domainId);
+                    s.setSoTimeout(0);
                 } catch (IOException | RuntimeException e) {
                     ch.close();
                     throw e;
                 }
-                l = new Link(ch, address);
+                l = new Link(ch, io, address);
                 link = l;
                 l.startReader();
             }
@@ -571,21 +664,21 @@ public final class BinaryTransport implements Transport {
         }
 
         /** Reads HELLO and answers it with AUTH for {@code domainId}; bounded by the connect timeout. */
-        private void handshake(SocketChannel ch, String domainId) throws IOException {
+        private void handshake(Socket s, ByteChannel io, String domainId) throws IOException {
             DomainToken token = credentials.apply(domainId);
             if (token == null) {
                 throw new HandshakeRefused(BinaryProtocol.REPLY_REJECTED, "this host holds no token of domain "
                         + domainId);
             }
-            byte[] challenge = readHello(ch);
+            byte[] challenge = helloChallenge(readWithTimeout(s, BinaryProtocol.HELLO_BYTES));
             byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
             byte[] proof = token.proveChannel(challenge, domainId);
             ByteBuffer auth = ByteBuffer.allocate(1 + 2 + 1 + id.length + proof.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             auth.put(BinaryProtocol.OP_AUTH).putShort((short) id.length).put((byte) proof.length).put(id).put(proof).flip();
             while (auth.hasRemaining()) {
-                ch.write(auth);
+                io.write(auth);
             }
-            byte reply = readWithTimeout(ch, 1)[0];
+            byte reply = readWithTimeout(s, 1)[0];
             if (reply != BinaryProtocol.REPLY_STORED) {
                 throw new HandshakeRefused(reply, "handshake for domain answered " + reply);
             }
@@ -635,9 +728,11 @@ public final class BinaryTransport implements Transport {
         }
     }
 
-    /** Reads the server's HELLO and returns its challenge. */
-    private static byte[] readHello(SocketChannel ch) throws IOException {
-        byte[] hello = readWithTimeout(ch, BinaryProtocol.HELLO_BYTES);
+    /** Checks the server's HELLO ({@link BinaryProtocol#HELLO_BYTES} bytes) and returns its challenge. */
+    private static byte[] helloChallenge(byte[] hello) throws IOException {
+        if (hello.length < BinaryProtocol.HELLO_BYTES) {
+            throw new java.io.EOFException("binary channel closed before HELLO");
+        }
         for (int i = 0; i < BinaryProtocol.HELLO_MAGIC.length; i++) {
             if (hello[i] != BinaryProtocol.HELLO_MAGIC[i]) {
                 throw new IOException("not an MPFL binary channel (no HELLO)");
@@ -649,13 +744,16 @@ public final class BinaryTransport implements Transport {
         return Arrays.copyOfRange(hello, BinaryProtocol.HELLO_MAGIC.length + 1, BinaryProtocol.HELLO_BYTES);
     }
 
-    /** Reads exactly {@code n} bytes of a blocking channel within {@link #CONNECT_TIMEOUT_MS}. */
-    private static byte[] readWithTimeout(SocketChannel ch, int n) throws IOException {
-        java.net.Socket s = ch.socket();
+    /**
+     * Reads exactly {@code n} bytes within {@link #CONNECT_TIMEOUT_MS} from a blocking channel's
+     * socket adaptor, or from its TLS layer.
+     */
+    private static byte[] readWithTimeout(Socket s, int n) throws IOException {
         int before = s.getSoTimeout();
         s.setSoTimeout(CONNECT_TIMEOUT_MS);
         try {
             // the socket adaptor's stream honours SO_TIMEOUT (a channel read does not); exactly n bytes, no read-ahead
+            // (over TLS the socket's one input stream keeps what it decrypted ahead for the link's reads)
             byte[] b = s.getInputStream().readNBytes(n);
             if (b.length < n) {
                 throw new java.io.EOFException("binary channel closed during the handshake");
@@ -671,6 +769,7 @@ public final class BinaryTransport implements Transport {
 
     /** One TCP connection: written by writers under the connection's lock, read by its reader thread. */
     private static final class Link {
+        /** The TCP connection: closing it ends the link at once (over TLS too: no close_notify to wait for). */
         final SocketChannel channel;
         final String address;
         final ChannelBuffer out;
@@ -679,11 +778,12 @@ public final class BinaryTransport implements Transport {
         final ArrayDeque<Pending> pending = new ArrayDeque<>();
         volatile boolean dead;
 
-        Link(SocketChannel channel, String address) {
+        /** @param io what frames go through: {@code channel} itself, or its TLS layer */
+        Link(SocketChannel channel, ByteChannel io, String address) {
             this.channel = channel;
             this.address = address;
-            this.out = new ChannelBuffer(channel, null, 0);
-            this.in = new ChannelBuffer(channel, null, 0);
+            this.out = new ChannelBuffer(io, null, 0);
+            this.in = new ChannelBuffer(io, null, 0);
         }
 
         void startReader() {

@@ -5,19 +5,22 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.runtime.transport.Payload;
 
 /**
- * Buffered little-endian reading and writing of one socket channel through one direct buffer, with
- * primitive arrays copied straight between the Java array and the buffer. Blocking channels block;
- * non-blocking ones wait on a selector and fail after {@code ioTimeoutMillis} without progress.
+ * Buffered little-endian reading and writing of one byte channel through one direct buffer, with
+ * primitive arrays copied straight between the Java array and the buffer. The channel is a plaintext
+ * {@link java.nio.channels.SocketChannel} or a TLS socket's streams ({@link SocketStreams}). Blocking
+ * channels block; non-blocking (selectable) ones wait on a selector and fail after
+ * {@code ioTimeoutMillis} without progress.
  */
 final class ChannelBuffer {
-    private final SocketChannel channel;
+    private final ByteChannel channel;
     private final ByteBuffer buf = ByteBuffer.allocateDirect(BinaryProtocol.BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final Selector selector;
     private final long ioTimeoutMillis;
@@ -25,8 +28,8 @@ final class ChannelBuffer {
     /** When bytes last arrived ({@link System#nanoTime()}), for the server's idle and handshake checks. */
     private volatile long lastReadNanos = System.nanoTime();
 
-    /** @param selector {@code null} for a blocking channel */
-    ChannelBuffer(SocketChannel channel, Selector selector, long ioTimeoutMillis) {
+    /** @param selector {@code null} for a blocking channel; else {@code channel} is a {@link SelectableChannel} registered with it */
+    ChannelBuffer(ByteChannel channel, Selector selector, long ioTimeoutMillis) {
         this.channel = channel;
         this.selector = selector;
         this.ioTimeoutMillis = ioTimeoutMillis;
@@ -267,7 +270,7 @@ final class ChannelBuffer {
         if (left <= 0) {
             throw new SocketTimeoutException("no progress on the binary channel for " + ioTimeoutMillis + " ms");
         }
-        SelectionKey key = channel.keyFor(selector);
+        SelectionKey key = ((SelectableChannel) channel).keyFor(selector);
         key.interestOps(op);
         selector.select(left);
         selector.selectedKeys().clear();
