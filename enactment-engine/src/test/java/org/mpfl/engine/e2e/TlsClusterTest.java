@@ -30,8 +30,9 @@ import org.mpfl.runtime.host.LabPki;
 
 /**
  * An engine and two service-host processes with TLS from a lab CA (as {@code mpflc up} with the
- * {@code --tls-*} flags starts them): a ring runs with every SOAP call — REST, deploy, run, store
- * between the hosts, rank events — over https. The attacks: plaintext HTTP to the engine's port, a
+ * {@code --tls-*} flags starts them): a ring runs with every call over TLS — REST, deploy, run and
+ * rank events over https, and the ranks' messages between the hosts over the binary channel (forced
+ * for this cluster's runs, so no message could have taken SOAP), which runs inside TLS. The attacks: plaintext HTTP to the engine's port, a
  * client that does not trust the lab CA, and a host whose certificate another CA signed, which
  * can neither join (it does not trust the engine) nor be served by the engine (the engine does not
  * trust it).
@@ -51,7 +52,7 @@ class TlsClusterTest {
         machine = lab.issue("engine-machine", "127.0.0.1");
         EngineConfig config = new EngineConfig().port(0).dataDir(dir.resolve("data")).tls(machine.settings())
                 .heartbeatTimeout(Duration.ofSeconds(5))
-                .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto"));
+                .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "binary"));
         cluster = LocalCluster.start(config, 2, List.of("ring=" + RingProgram.class.getName()), Duration.ofSeconds(90));
         client = new EngineClient(cluster.engine().url(), cluster.engine().token(),
                 TlsSettings.fromOptions(Map.of(TlsSettings.CA, machine.caPem().toString()), n -> null));
@@ -70,6 +71,8 @@ class TlsClusterTest {
         JsonNode hosts = client.get("/api/registry/hosts");
         assertEquals(2, hosts.size(), hosts.toString());
         hosts.forEach(h -> assertTrue(h.toString().contains("https://127.0.0.1:"), "host advertises https: " + h));
+        // TLS no longer turns the binary channel off: `mpflc up` starts TLS hosts with it
+        hosts.forEach(h -> assertTrue(h.path("binaryAddress").asText("").startsWith("127.0.0.1:"), "binary address: " + h));
         JsonNode started = client.post("/api/runs", Map.of("params", Map.of("rounds", 3),
                 "plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 4)))));
         String id = started.get("id").asText();

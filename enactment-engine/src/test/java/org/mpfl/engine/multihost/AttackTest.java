@@ -51,10 +51,11 @@ import org.mpfl.runtime.transport.soap.SoapTransport;
  * namespaces. Each must be refused and leave no trace (registry, run list, deployed services, host
  * memory, no gadget constructed), and a legitimate ring started before the attacks must succeed.
  *
- * <p>The lab runs without TLS and with the binary channel on: the binary channel has no TLS yet, so
- * only a plaintext lab has a binary port to attack, and a plaintext network is the worst case for
- * the rest — the attacker may sniff domain IDs, and the admission checks must hold anyway (the runs
- * over TLS are {@link MultiHostRunTest}'s).
+ * <p>The lab runs without TLS and with the binary channel on: a plaintext network is the worst case
+ * — the attacker may sniff domain IDs, and the admission checks must hold anyway — and the binary
+ * protocol's own handshake is reached without a certificate (the runs over TLS, binary channel
+ * included, are {@link MultiHostRunTest}'s; TLS refusing plaintext and untrusting binary clients is
+ * the runtime's {@code BinaryTlsTest}).
  */
 @Timeout(240)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

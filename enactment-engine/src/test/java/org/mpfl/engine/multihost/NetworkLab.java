@@ -153,7 +153,7 @@ public final class NetworkLab implements AutoCloseable {
          * Everything over TLS from a lab CA ({@link LabPki}): the engine serves https with a
          * certificate for its lab address and 127.0.0.1 (the test JVM reaches it through a relay on
          * loopback), each host serves its SOAP server over https with a certificate for its lab
-         * address and runs with {@code --no-binary} (the binary channel has no TLS yet), and every
+         * address on SOAP and on the binary channel alike (both over TLS), and every
          * client of the lab (hosts, {@code mpflc run}, {@link #http()}) trusts that CA only.
          */
         public Builder tls() {
@@ -386,7 +386,6 @@ public final class NetworkLab implements AutoCloseable {
                     "--capacity", Integer.toString(config.capacity)).forEach(b::hostArg);
             if (config.tls) {
                 pki.issue(n.name(), n.address()).pemArguments().forEach(b::hostArg);
-                b.hostArg("--no-binary");
             }
             config.hostSetup.configure(this, n, b);
             HostProcesses p = b.start();
