@@ -24,6 +24,7 @@ import org.mpfl.engine.deploy.HttpArchiveDeployer;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostFile;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.rest.EarlyAuthorization;
 import org.mpfl.engine.rest.EngineRoutes;
 import org.mpfl.engine.rest.EventStream;
 import org.mpfl.engine.rest.StaticConsole;
@@ -123,6 +124,7 @@ public final class Engine implements AutoCloseable {
         if (router == null) {
             throw new IllegalStateException("the HTTP server did not start on port " + port);
         }
+        EarlyAuthorization.install(router, token, credentials);
         EventStream.install(router, runs, store);
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);
