@@ -48,9 +48,12 @@ public final class HostProcesses implements AutoCloseable {
     private static final Duration GRACE = Duration.ofSeconds(5);
 
     private final List<HostProcess> hosts;
+    /** Whether the logs are temporary files of ours (no log directory was given): deleted on close. */
+    private final boolean temporaryLogs;
 
-    private HostProcesses(List<HostProcess> hosts) {
+    private HostProcesses(List<HostProcess> hosts, boolean temporaryLogs) {
         this.hosts = hosts;
+        this.temporaryLogs = temporaryLogs;
     }
 
     public static Builder builder() {
@@ -69,7 +72,10 @@ public final class HostProcesses implements AutoCloseable {
         return hosts.size();
     }
 
-    /** Stops every child: destroy, wait up to 5 s, then destroy forcibly. */
+    /**
+     * Stops every child: destroy, wait up to 5 s, then destroy forcibly; then deletes the logs when
+     * they were temporary files (a caller that wants them keeps them with {@code logDirectory}).
+     */
     @Override
     public void close() {
         for (HostProcess h : hosts) {
@@ -77,6 +83,15 @@ public final class HostProcesses implements AutoCloseable {
         }
         for (HostProcess h : hosts) {
             stop(h.process());
+        }
+        if (temporaryLogs) {
+            for (HostProcess h : hosts) {
+                try {
+                    Files.deleteIfExists(h.log());
+                } catch (IOException e) {
+                    // a log that cannot be deleted is left in the temporary directory, nothing worse
+                }
+            }
         }
     }
 
@@ -207,7 +222,7 @@ public final class HostProcesses implements AutoCloseable {
                         throw new IOException("service host " + i + " did not start: " + e.getCause().getMessage());
                     }
                 }
-                return new HostProcesses(List.copyOf(hosts));
+                return new HostProcesses(List.copyOf(hosts), logDirectory == null);
             } catch (IOException | RuntimeException e) {
                 for (Process p : started) {
                     p.destroyForcibly();
