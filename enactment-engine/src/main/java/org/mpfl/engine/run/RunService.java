@@ -30,6 +30,7 @@ import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.registry.Quarantine;
 import org.mpfl.engine.store.RunStore;
+import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
 import org.mpfl.protocol.RunRequest;
@@ -251,7 +252,8 @@ public final class RunService implements AutoCloseable {
         for (RankFanOut.RankCall c : calls) {
             RankPlacement p = placements.get(c.rank());
             String url = p.endpoint().soapUrl();
-            if (!c.done()) {
+            if (!c.done() || neverAnswered(c.failure())) {
+                // the call's own timeout equals the fan-out's: whichever fires first, it is the same fault
                 unanswered.add(url);
                 faults.add(new HostFault(p.hostId(), c.rank(), url, "rank " + c.rank() + " did not accept run within "
                         + settings.fanOutTimeout().toSeconds() + " s", true));
@@ -277,6 +279,15 @@ public final class RunService implements AutoCloseable {
             record(run, null, "run", stateEvent(run));
         }
         return null;
+    }
+
+    private static boolean neverAnswered(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof MpiwsClient.MpiwsCallException e && e.timedOut()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -118,7 +118,9 @@ public final class MpiwsClient implements AutoCloseable {
         try {
             r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
-            throw new MpiwsCallException(operation + " at " + serviceUrl + " failed: " + e, null);
+            MpiwsCallException failure = new MpiwsCallException(operation + " at " + serviceUrl + " failed: " + e, null);
+            failure.initCause(e);
+            throw failure;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MpiwsCallException(operation + " at " + serviceUrl + " interrupted", null);
@@ -161,6 +163,11 @@ public final class MpiwsClient implements AutoCloseable {
         /** The SOAP fault the host answered, or {@code null} if none (transport failure). */
         public SoapFault fault() {
             return fault;
+        }
+
+        /** Whether the host never answered within the client's timeout (as opposed to refusing). */
+        public boolean timedOut() {
+            return getCause() instanceof java.net.http.HttpTimeoutException;
         }
     }
 }
