@@ -25,6 +25,7 @@ public final class DomainToken {
     private static final byte[] STORE_LABEL = "MPIWS-store-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ABORT_LABEL = "MPIWS-abort-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHANNEL_LABEL = "MPIWS-channel-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CHECKPOINT_LABEL = "MPIWS-checkpoint-1".getBytes(StandardCharsets.US_ASCII);
 
     private final SecretKeySpec key;
     /** Mac instances are not thread-safe and costly to create: one per thread per token. */
@@ -89,6 +90,24 @@ public final class DomainToken {
 
     public boolean verifyChannel(byte[] challenge, String domainId, byte[] proof) {
         return proof != null && MessageDigest.isEqual(proveChannel(challenge, domainId), proof);
+    }
+
+    /**
+     * The proof that authorises one rank's part of one checkpoint ({@link CheckpointUpload}): bound
+     * to the domain, the rank, the checkpoint's sequence number and the SHA-256 of the part, so it
+     * cannot be replayed for another rank, another checkpoint or other content.
+     */
+    public byte[] proveCheckpoint(String domainId, int rank, long checkpoint, String sha256Hex) {
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        byte[] digest = sha256Hex.getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer b = ByteBuffer.allocate(CHECKPOINT_LABEL.length + 4 + id.length + 4 + 8 + 4 + digest.length);
+        b.put(CHECKPOINT_LABEL).putInt(id.length).put(id).putInt(rank).putLong(checkpoint).putInt(digest.length).put(digest);
+        return macs.get().doFinal(b.array());
+    }
+
+    public boolean verifyCheckpoint(String domainId, int rank, long checkpoint, String sha256Hex, byte[] proof) {
+        return proof != null && sha256Hex != null
+                && MessageDigest.isEqual(proveCheckpoint(domainId, rank, checkpoint, sha256Hex), proof);
     }
 
     private Mac newMac() {

@@ -56,6 +56,10 @@ public final class RunMessages {
             }
         }
         el(sb, "params", toJson(r.params() == null ? Map.of() : r.params()));
+        if (r.resume() != null) {
+            sb.append("<m:resume checkpoint=\"").append(r.resume().checkpoint()).append("\">")
+              .append(Xml.escape(r.resume().state())).append("</m:resume>");
+        }
         sb.append("</m:run>");
         return sb.toString();
     }
@@ -71,6 +75,7 @@ public final class RunMessages {
         Map<Integer, Endpoint> endpoints = new java.util.TreeMap<>();
         List<RunRequest.ProcessSlice> processes = new ArrayList<>();
         Map<String, Object> params = Map.of();
+        RunRequest.Resume resume = null;
         while (x.hasNext()) {
             if (x.next() != XMLStreamConstants.START_ELEMENT || !MpiwsNames.NS.equals(x.getNamespaceURI())) {
                 continue;
@@ -87,6 +92,8 @@ public final class RunMessages {
                 case "process" -> processes.add(new RunRequest.ProcessSlice(x.getAttributeValue(null, "name"),
                         x.getAttributeValue(null, "service"), Integer.parseInt(x.getAttributeValue(null, "ranks"))));
                 case "params" -> params = fromJson(x.getElementText());
+                case "resume" -> resume = new RunRequest.Resume(Long.parseLong(x.getAttributeValue(null, "checkpoint")),
+                        x.getElementText());
                 default -> { }
             }
         }
@@ -101,7 +108,7 @@ public final class RunMessages {
             }
             list.add(e.getValue());
         }
-        return new RunRequest(domainId, rank, list, processes, params, token, callback, transport);
+        return new RunRequest(domainId, rank, list, processes, params, token, callback, transport, resume);
     }
 
     // ------------------------------------------------------------------ status

@@ -14,9 +14,26 @@ import java.util.Map;
  * @param token       the domain's secret token (base64url); only run carries it, messages carry a proof
  * @param callbackUrl where the rank posts {@link RankEvent}s ({@code null}: nobody listens)
  * @param transport   forced transport ({@code soap}, {@code binary}, {@code local}) or {@code auto}
+ * @param resume      where this rank resumes ({@code null}: from the start)
  */
 public record RunRequest(String domainId, int rank, List<Endpoint> endpoints, List<ProcessSlice> processes,
-                         Map<String, Object> params, String token, String callbackUrl, String transport) {
+                         Map<String, Object> params, String token, String callbackUrl, String transport,
+                         Resume resume) {
+
+    /** A request that starts the rank from the beginning. */
+    public RunRequest(String domainId, int rank, List<Endpoint> endpoints, List<ProcessSlice> processes,
+                      Map<String, Object> params, String token, String callbackUrl, String transport) {
+        this(domainId, rank, endpoints, processes, params, token, callbackUrl, transport, null);
+    }
+
+    /**
+     * Resume right after a complete checkpoint.
+     *
+     * @param checkpoint the checkpoint's sequence number in the run (see {@link CheckpointUpload})
+     * @param state      this rank's part of it, exactly as the rank uploaded it
+     */
+    public record Resume(long checkpoint, String state) {
+    }
 
     /** One process of the workflow: its name, service type, and how many world ranks it has. */
     public record ProcessSlice(String name, String service, int ranks) {

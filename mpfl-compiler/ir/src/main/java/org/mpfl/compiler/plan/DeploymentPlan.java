@@ -19,14 +19,24 @@ import org.mpfl.compiler.ir.eval.RuntimeFault;
  * @param source        the document's file name (no directories)
  * @param sourceSha256  SHA-256 of the document's bytes, lower-case hex
  * @param compiler      the compiler that wrote the plan
+ * @param restarts      how many times a run may restart after an infrastructure fault
+ *                      ({@code <workflow restarts="N">}); null: not given (0 unless the run says otherwise)
  */
 public record DeploymentPlan(int formatVersion, String workflow, String version, String description, String source,
         String sourceSha256, String compiler, List<PlanParam> params, List<PlanLibrary> libraries,
-        List<PlanProcess> processes) {
+        List<PlanProcess> processes, Integer restarts) {
 
     /** The plan format written by this compiler. */
     public static final int FORMAT_VERSION = 1;
 
+    /** A plan whose document does not say how often a run may restart. */
+    public DeploymentPlan(int formatVersion, String workflow, String version, String description, String source,
+            String sourceSha256, String compiler, List<PlanParam> params, List<PlanLibrary> libraries,
+            List<PlanProcess> processes) {
+        this(formatVersion, workflow, version, description, source, sourceSha256, compiler, params, libraries, processes, null);
+    }
+
+    @com.fasterxml.jackson.annotation.JsonCreator
     public DeploymentPlan {
         params = List.copyOf(params);
         libraries = List.copyOf(libraries);
@@ -109,6 +119,6 @@ public record DeploymentPlan(int formatVersion, String workflow, String version,
             newProcesses.add(new PlanProcess(p.name(), p.service(), p.ranks(), ranks, p.archive(), p.program()));
         }
         return new DeploymentPlan(formatVersion, workflow, version, description, source, sourceSha256, compiler, newParams,
-                libraries, newProcesses);
+                libraries, newProcesses, restarts);
     }
 }
