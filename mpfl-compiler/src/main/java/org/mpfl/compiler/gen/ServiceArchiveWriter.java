@@ -17,6 +17,8 @@ import org.mpfl.compiler.plan.PlanLibrary;
 import org.mpfl.compiler.plan.PlanProcess;
 import org.mpfl.compiler.plan.RuntimeBinding;
 import org.mpfl.compiler.plan.ServiceProgram;
+import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.MpiwsWsdl;
 
 /**
  * Writes the Axis2 service archive ({@code .aar}) of one process:
@@ -88,19 +90,13 @@ public final class ServiceArchiveWriter {
         }
     }
 
-    /** The WSDL text of a process's service. The address is a placeholder the host rewrites on deployment. */
-    public static String wsdl(DeploymentPlan plan, PlanProcess process) throws IOException {
-        String template;
-        try (InputStream in = ServiceArchiveWriter.class.getResourceAsStream("mpiws.wsdl")) {
-            if (in == null) {
-                throw new IOException("WSDL template missing from the compiler jar");
-            }
-            template = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        return template.replace("${SERVICE}", Xml.escape(process.service()))
-                .replace("${WORKFLOW}", Xml.escape(plan.workflow()))
-                .replace("${PROCESS}", Xml.escape(process.name()))
-                .replace("${ADDRESS}", "http://localhost:8080/axis2/services/" + Xml.escape(process.service()));
+    /**
+     * The WSDL text of a process's service, from the protocol's one template ({@link MpiwsWsdl}). The
+     * address is a placeholder the host rewrites on deployment.
+     */
+    public static String wsdl(DeploymentPlan plan, PlanProcess process) {
+        return MpiwsWsdl.of(process.service(), "MPFL workflow " + plan.workflow() + ", process " + process.name(),
+                "http://localhost:8080" + MpiwsNames.SERVICES_PATH + process.service());
     }
 
     private static void entry(ZipOutputStream zip, Set<String> written, String name, byte[] content) throws IOException {

@@ -15,7 +15,7 @@ import org.mpfl.protocol.MediaType;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.SoapFault;
 import org.mpfl.runtime.transport.Inbox;
-import org.mpfl.runtime.transport.soap.MpiwsWsdl;
+import org.mpfl.protocol.MpiwsWsdl;
 import org.mpfl.runtime.transport.soap.StoreMessageReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,7 +73,7 @@ final class MpiwsWorker implements Worker {
                 int slash = path.lastIndexOf('/');
                 String type = path.substring(slash + 1);
                 if (path.startsWith(MpiwsNames.SERVICES_PATH) && host.hasServiceType(type)) {
-                    byte[] wsdl = MpiwsWsdl.of(type, host.serviceUrl(type)).getBytes(StandardCharsets.UTF_8);
+                    byte[] wsdl = MpiwsWsdl.of(type, "MPFL service host " + host.hostId(), host.serviceUrl(type)).getBytes(StandardCharsets.UTF_8);
                     response.setStatus(200);
                     response.setContentType("text/xml; charset=UTF-8");
                     OutputStream out = response.getOutputStream();
