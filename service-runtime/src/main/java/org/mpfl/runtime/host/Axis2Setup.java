@@ -64,6 +64,15 @@ final class Axis2Setup {
      * the configuration context; deploys the {@code .aar} files found there.
      */
     static ConfigurationContext create(Path repository, Path servicesDir) throws IOException {
+        return create(repository, servicesDir, false);
+    }
+
+    /**
+     * {@link #create(Path, Path)}; with {@code inServletContainer} the HTTP transport receiver is the
+     * servlet's ({@code AxisServletListener}), so that nothing of Axis2's opens a socket of its own (the
+     * default's {@code SimpleHTTPServer} on port 6060 would start with the container's listener manager).
+     */
+    static ConfigurationContext create(Path repository, Path servicesDir, boolean inServletContainer) throws IOException {
         Files.createDirectories(repository);
         Path services = repository.resolve("services");
         if (servicesDir != null) {
@@ -78,7 +87,12 @@ final class Axis2Setup {
             Files.createDirectories(services);
         }
         Path axis2Xml = repository.resolve("axis2.xml");
-        Files.writeString(axis2Xml, configuration().replaceFirst("(<axisconfig[^>]*>)",
+        String config = configuration();
+        if (inServletContainer) {
+            config = replaceRequired(config, "class=\"org.apache.axis2.transport.http.SimpleHTTPServer\">\n        <parameter name=\"port\">6060</parameter>",
+                    "class=\"org.apache.axis2.transport.http.AxisServletListener\">");
+        }
+        Files.writeString(axis2Xml, config.replaceFirst("(<axisconfig[^>]*>)",
                 "$1\n    <parameter name=\"" + HOST_MARKER + "\">true</parameter>"));
         try {
             return ConfigurationContextFactory.createConfigurationContextFromFileSystem(

@@ -98,25 +98,11 @@ final class MpiwsWorker implements Worker {
                 }
             }
         }
-        boolean allowed = host.acceptsEngineCall(mc);
-        int status;
-        String text;
-        if (!allowed) {
-            status = 403;
-            text = "deployment refused: not the engine of this host (missing or wrong host key)";
-        } else {
-            byte[] archive = request.getInputStream().readNBytes(256 * 1024 * 1024);
-            try {
-                host.deployArchive(name, archive);
-                status = 201;
-                text = "deployed " + name;
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("deployment of {} failed", name, e);
-                status = 400;
-                // some failures (e.g. a NullPointerException inside Axis2) carry no message: name the type then
-                text = "deployment failed: " + (e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage());
-            }
-        }
+        Object auth = mc.getProperty(ServiceHost.AUTHORIZATION_PROPERTY);
+        ServiceHost.DeployAnswer answer = host.handleDeploy(name, auth == null ? null : auth.toString(),
+                mc.getProperty(MessageContext.REMOTE_ADDR), request.getInputStream());
+        int status = answer.status();
+        String text = answer.text();
         response.setStatus(status);
         response.setContentType("text/plain; charset=UTF-8");
         OutputStream out = response.getOutputStream();

@@ -134,6 +134,15 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     private volatile boolean closed;
 
     private ServiceHost(Options o) throws IOException {
+        this(o, null);
+    }
+
+    /**
+     * @param containerBaseUrl {@code null}: this host serves HTTP itself (Axis2's {@code SimpleHTTPServer}
+     *                         on {@code o.port()}); else the {@code http(s)://ADDR:PORT} of the servlet
+     *                         container whose {@code AxisServlet} serves this host's Axis2 context
+     */
+    private ServiceHost(Options o, String containerBaseUrl) throws IOException {
         this.hostId = o.hostId() != null ? o.hostId() : "host-" + UUID.randomUUID().toString().substring(0, 8);
         this.tls = o.tls();
         if (tls.enabled() && !tls.serves()) {
@@ -165,8 +174,16 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         this.rankTable = new RankTable(hostId, registry, selector, soap, eventThreads, tls, serviceTypes::get,
                 () -> worldFactory, () -> closed);
         try {
-            this.axis2 = Axis2Setup.create(repository, o.servicesDir());
+            this.axis2 = Axis2Setup.create(repository, o.servicesDir(), containerBaseUrl != null);
             deployArchivedServiceTypes();
+            if (containerBaseUrl != null) {
+                // the servlet container listens (and does TLS, if configured there); no socket of ours
+                this.serverSocket = null;
+                this.http = null;
+                this.baseUrl = containerBaseUrl.endsWith("/") ? containerBaseUrl.substring(0, containerBaseUrl.length() - 1)
+                        : containerBaseUrl;
+                return;
+            }
             this.serverSocket = tls.newServerSocket();
             serverSocket.setReuseAddress(true);
             serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bind), o.port()), 256);
@@ -185,6 +202,24 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         return new ServiceHost(options);
     }
 
+    /**
+     * Starts a host whose HTTP a servlet container serves (the MPIWS web application in Tomcat): no
+     * socket of its own for SOAP; the container's {@code AxisServlet}, mapped at
+     * {@value MpiwsNames#SERVICES_PATH}, must be given {@link #axis2Context()} (its servlet-context
+     * attribute {@code CONFIGURATION_CONTEXT}) so that it dispatches to this host's services.
+     * Everything else — the rank table, the binary channel ({@code options.binary()} on
+     * {@code options.bind()}), deployments, the credential — is as in {@link #start}.
+     *
+     * @param containerBaseUrl the container's {@code http(s)://ADDR:PORT} as the engine and the other
+     *                         hosts reach it (service URLs are {@code containerBaseUrl/axis2/services/TYPE})
+     */
+    public static ServiceHost startInContainer(Options options, String containerBaseUrl) throws IOException {
+        if (containerBaseUrl == null || !containerBaseUrl.matches("https?://[^/?#]+/?")) {
+            throw new IOException("the container's base URL must be http(s)://ADDR:PORT, got " + containerBaseUrl);
+        }
+        return new ServiceHost(options, containerBaseUrl);
+    }
+
     // ------------------------------------------------------------------ identity and addresses
 
     public String hostId() {
@@ -201,8 +236,12 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         return baseUrl;
     }
 
+    /** The HTTP port: this host's own, or the servlet container's (from its base URL). */
     public int port() {
-        return serverSocket.getLocalPort();
+        if (serverSocket != null) {
+            return serverSocket.getLocalPort();
+        }
+        return java.net.URI.create(baseUrl).getPort();
     }
 
     /** The SOAP address of a service type in this host. */
@@ -322,7 +361,60 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     /** {@link #acceptsEngineCall} for the request of a message context (as the host's receivers see it). */
     public boolean acceptsEngineCall(MessageContext mc) {
         Object auth = mc.getProperty(AUTHORIZATION_PROPERTY);
+        if (auth == null && http == null) {
+            // in a servlet container the AxisServlet keeps the request's headers (this host's worker does not)
+            auth = transportHeader(mc, "Authorization");
+        }
         return acceptsEngineCall(auth == null ? null : auth.toString(), mc.getProperty(MessageContext.REMOTE_ADDR));
+    }
+
+    private static Object transportHeader(MessageContext mc, String name) {
+        if (mc.getProperty(MessageContext.TRANSPORT_HEADERS) instanceof Map<?, ?> headers) {
+            for (Map.Entry<?, ?> e : headers.entrySet()) {
+                if (e.getKey() != null && name.equalsIgnoreCase(e.getKey().toString())) {
+                    return e.getValue();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The largest service archive a deploy request may carry. */
+    public static final int MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
+
+    /**
+     * The HTTP answer to a deploy request.
+     *
+     * @param status 201 deployed, 403 not the engine of this host, 400 the archive was refused
+     * @param text   what happened, for the caller (plain text)
+     */
+    public record DeployAnswer(int status, String text) {
+    }
+
+    /**
+     * A deploy request ({@code POST …/mpfl-deploy?service=NAME}, body: the {@code .aar}), whichever
+     * HTTP server carries it (this host's own, or a servlet container's): the caller is authorised
+     * ({@link #acceptsEngineCall(String, Object)}) <em>before</em> a byte of the body is read, and the
+     * body is read up to {@link #MAX_ARCHIVE_BYTES}.
+     */
+    public DeployAnswer handleDeploy(String name, String authorization, Object remoteAddress, java.io.InputStream body)
+            throws IOException {
+        if (!acceptsEngineCall(authorization, remoteAddress)) {
+            return new DeployAnswer(403, "deployment refused: not the engine of this host (missing or wrong host key)");
+        }
+        byte[] archive = body.readNBytes(MAX_ARCHIVE_BYTES + 1);
+        if (archive.length > MAX_ARCHIVE_BYTES) {
+            return new DeployAnswer(400, "deployment failed: the archive exceeds " + MAX_ARCHIVE_BYTES + " bytes");
+        }
+        try {
+            deployArchive(name, archive);
+            return new DeployAnswer(201, "deployed " + name);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("deployment of {} failed", name, e);
+            // some failures (e.g. a NullPointerException inside Axis2) carry no message: name the type then
+            return new DeployAnswer(400, "deployment failed: "
+                    + (e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage()));
+        }
     }
 
     /**
