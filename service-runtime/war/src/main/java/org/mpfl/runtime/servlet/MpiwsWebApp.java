@@ -54,6 +54,14 @@ public final class MpiwsWebApp implements ServletContextListener {
                 host.onDeploy(announcer::reannounce);
                 announcer.start();
             }
+            String advertised = java.net.URI.create(s.baseUrl()).getHost();
+            if (s.baseUrl().startsWith("http:") && !TlsSettings.isLoopback(advertised)) {
+                // the TLS of the SOAP endpoint is Tomcat's connector's; say loudly when it is off
+                sc.log("WARNING: this MPFL host in Tomcat is reached at " + s.baseUrl() + " without TLS: anyone on the network"
+                        + " can read and alter every message between ranks (workflow data, domain tokens and proofs, service"
+                        + " archives with their deploy credential) and can impersonate this host. Give Tomcat an HTTPS"
+                        + " connector and set " + WebAppSettings.BASE_URL + " to its https:// address (docs/deployment.md, Tomcat).");
+            }
             sc.log("MPFL host " + host.hostId() + " in Tomcat at " + host.baseUrl() + MpiwsNames.SERVICES_PATH
                     + " binary " + (host.binaryAddress() == null ? "none" : host.binaryAddress())
                     + (s.engineUrl() == null ? ", no engine: deploy and run from this machine only" : ", engine " + s.engineUrl()));
