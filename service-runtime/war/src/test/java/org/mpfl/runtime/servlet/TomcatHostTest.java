@@ -49,7 +49,8 @@ import org.mpfl.protocol.SoapFault;
  * messages crossing between them (into Tomcat through its {@code AxisServlet}: the Tomcat host offers
  * no binary channel here). The attacks: a deploy without or with a wrong host key, a {@code run}
  * without the engine's key, and a store with a bad proof or an oversized announced length are all
- * refused, and nothing is deployed or started.
+ * refused, and nothing is deployed or started. The shipped zeep client reads a rank's status in Tomcat
+ * from the WSDL Tomcat serves and aborts its domain.
  */
 @Timeout(300)
 class TomcatHostTest {
@@ -262,13 +263,34 @@ class TomcatHostTest {
                     () -> client.call(url, "store", storeBody(domain, 2_000_000_000L, proof)));
             assertEquals(SoapFault.REJECTED, big.fault() == null ? null : big.fault().subcode(), big.getMessage());
             assertEquals("running", client.status(url, domain, 0).state(), "the forged stores delivered nothing");
-            client.abort(url, domain, new DomainToken(token).proveAbort(domain));
+            // any SOAP client through Tomcat: the zeep example reads the status and aborts the domain
+            assertTrue(zeep(url, "status", "--domain", domain, "--rank", "0").contains("\"state\": \"running\""));
+            Path tokenFile = Files.createTempFile(work, "token", ".txt",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(tokenFile, token);
+            assertEquals("ok", zeep(url, "abort", "--domain", domain, "--token-file", tokenFile.toString()));
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (!client.status(url, domain, 0).isFinal() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
             assertEquals("failed", client.status(url, domain, 0).state(), "aborted");
         }
+    }
+
+    /** The shipped Python client (samples/clients/python, zeep under /usr/bin/python3) on a Tomcat service; its stdout. */
+    private static String zeep(String serviceUrl, String... args) throws Exception {
+        Path client = Path.of("../../samples/clients/python/mpiws_client.py").toAbsolutePath().normalize();
+        List<String> cmd = new java.util.ArrayList<>(List.of("/usr/bin/python3", client.toString(), "--wsdl", serviceUrl + "?wsdl"));
+        cmd.addAll(List.of(args));
+        Path out = Files.createTempFile(work, "zeep", ".out");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            throw new AssertionError("the zeep client did not finish within 60 s");
+        }
+        String text = Files.readString(out).trim();
+        assertEquals(0, p.exitValue(), text);
+        return text;
     }
 
     private static String storeBody(String domain, long length, byte[] proof) {
