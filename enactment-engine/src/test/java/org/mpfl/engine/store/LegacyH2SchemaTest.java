@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Databases the store did not make with its current migrations: one made by the engine before
  * migrations existed (its tables, no Flyway history) opens with every record kept and is baselined at
- * version 1; one that a newer engine migrated further is refused with a clear error instead of written to.
+ * version 1; one that a newer engine migrated further, or one holding someone else's tables, is refused
+ * with a clear error instead of written to.
  */
 @Timeout(60)
 class LegacyH2SchemaTest {
@@ -89,6 +90,20 @@ class LegacyH2SchemaTest {
              ResultSet r = s.executeQuery("SELECT COUNT(*) FROM runs")) {
             r.next();
             assertEquals(1, r.getInt(1));
+        }
+    }
+
+    @Test
+    void aDatabaseHoldingOtherTablesIsRefusedNotTakenOver() throws Exception {
+        try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE invoices (id BIGINT PRIMARY KEY)");
+        }
+        RunStore.StoreException e = assertThrows(RunStore.StoreException.class, () -> RunStore.openEmbedded(dir).close());
+        assertTrue(e.getMessage().contains("cannot bring the database schema"), e.getMessage());
+        try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'PUBLIC'")) {
+            r.next();
+            assertEquals(1, r.getInt(1), "nothing was created beside the foreign table");
         }
     }
 
