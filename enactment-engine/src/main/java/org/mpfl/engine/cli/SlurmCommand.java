@@ -1,0 +1,274 @@
+package org.mpfl.engine.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.tls.TlsSettings;
+
+/**
+ * {@code mpflc slurm --credentials DIR [--engine URL] [--bind ADDR] [--host-arg A]… [--ready-timeout S]
+ * [--log-dir D] [--mpflc PATH] [--run FILE [run options…]]}, inside a Slurm allocation ({@code sbatch} or
+ * {@code salloc}): starts one service host per allocated node as one {@code srun} step, each enrolled
+ * with the engine with its node's credential {@code DIR/NODE.credential} (a join file from
+ * {@code mpflc host-token --host-id NODE}; readable by its owner only, else refused), and waits until
+ * the engine lists every one of them. With {@code --run}, the rest of the command line is an
+ * {@code mpflc run} (given {@code --engine} unless it has one): the workflow runs on those hosts, then
+ * the hosts are stopped and the run's exit status is this command's. Without it, the hosts serve until
+ * the allocation ends (Slurm ends the step; the hosts leave the engine's registry on SIGTERM) or this
+ * command is interrupted. See {@code docs/deployment.md}, section "Slurm".
+ *
+ * <p>Why a Java command rather than a shell script: it waits for the engine to list the hosts (with the
+ * same client, TLS and all, as {@code mpflc run}) instead of for a log line, and the run that follows is
+ * {@link RunCommand} itself.
+ */
+public final class SlurmCommand implements CliCommand {
+    /** How long {@code scontrol} and stopping the host step may take. */
+    private static final Duration TOOL_WAIT = Duration.ofSeconds(30);
+
+    @Override
+    public String name() {
+        return "slurm";
+    }
+
+    @Override
+    public String summary() {
+        return "--credentials DIR [--bind ADDR] [--run FILE …]  in a Slurm allocation: one service host per node (srun)";
+    }
+
+    @Override
+    public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
+        int runAt = argList.indexOf("--run");
+        List<String> own = runAt < 0 ? argList : argList.subList(0, runAt);
+        List<String> runArgs = runAt < 0 ? null : new ArrayList<>(argList.subList(runAt + 1, argList.size()));
+        if (runArgs != null && runArgs.isEmpty()) {
+            throw new UsageException("--run needs a workflow FILE (and any 'mpflc run' options after it)");
+        }
+        Set<String> options = new HashSet<>(Set.of("credentials", "engine", "bind", "host-arg", "ready-timeout", "log-dir",
+                "mpflc"));
+        options.addAll(TlsSettings.OPTIONS);
+        List<String> hostArgs = new ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        for (int i = 0; i < own.size(); i++) {
+            // --host-arg repeats (CliArgs keeps the last value of an option)
+            if (own.get(i).equals("--host-arg")) {
+                if (i + 1 >= own.size()) {
+                    throw new UsageException("--host-arg needs a value");
+                }
+                hostArgs.add(own.get(++i));
+            } else {
+                rest.add(own.get(i));
+            }
+        }
+        CliArgs args = CliArgs.parse(rest, options, Set.of());
+        if (!args.positionals.isEmpty()) {
+            throw new UsageException("unexpected " + args.positionals);
+        }
+        String job = System.getenv("SLURM_JOB_ID");
+        String nodeList = System.getenv("SLURM_JOB_NODELIST");
+        if (job == null || nodeList == null) {
+            throw new UsageException("mpflc slurm runs inside a Slurm allocation (SLURM_JOB_ID and SLURM_JOB_NODELIST unset):"
+                    + " sbatch -N 4 --wrap 'mpflc slurm --credentials DIR --run FILE', or salloc -N 4 mpflc slurm …");
+        }
+        if (args.option("credentials") == null) {
+            throw new UsageException("give the directory of the nodes' credentials: --credentials DIR (NODE.credential each)");
+        }
+        Path credentials = Path.of(args.option("credentials")).toAbsolutePath();
+        int readySeconds = args.intOption("ready-timeout", 120);
+        if (readySeconds < 1) {
+            throw new UsageException("--ready-timeout must be at least 1 (seconds)");
+        }
+
+        List<String> nodes = nodes(nodeList);
+        Map<String, String> hostIds = new LinkedHashMap<>();
+        String engine = args.option("engine");
+        for (String node : nodes) {
+            HostCredential c = nodeCredential(credentials, node);
+            hostIds.put(node, c.hostId());
+            if (engine == null && c.engineUrl() != null) {
+                engine = c.engineUrl();
+            }
+        }
+        if (engine == null) {
+            throw new UsageException("no engine URL: give --engine URL (the credentials do not name one)");
+        }
+        String mpflc = args.option("mpflc") != null ? args.option("mpflc") : defaultMpflc();
+        Path logs = Path.of(args.option("log-dir") != null ? args.option("log-dir") : "mpfl-slurm-" + job).toAbsolutePath();
+        Files.createDirectories(logs);
+
+        List<String> cmd = new ArrayList<>(List.of("srun", "--nodes=" + nodes.size(), "--ntasks=" + nodes.size(),
+                "--ntasks-per-node=1", "--kill-on-bad-exit=0", "--job-name=mpfl-hosts",
+                "--output=" + logs.resolve("host-%N.log")));
+        // each task picks its own node's credential; values reach the shell as positional parameters,
+        // never as shell text
+        cmd.addAll(List.of("/bin/sh", "-c", NODE_SCRIPT, "mpfl-slurm-node", mpflc, credentials.toString(), engine,
+                args.option("bind") == null ? "" : args.option("bind")));
+        cmd.addAll(hostArgs);
+        Process srun = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logs.resolve("srun.log").toFile())
+                .start();
+        Thread stopper = new Thread(() -> stop(srun), "mpfl-slurm-stop");
+        Runtime.getRuntime().addShutdownHook(stopper);
+        try {
+            EngineClient client = new EngineClient(engine, null, args.tls());
+            awaitHosts(client, Set.copyOf(hostIds.values()), srun, logs, Duration.ofSeconds(readySeconds));
+            err.println("mpflc slurm: " + nodes.size() + " service host(s) enrolled with " + engine + " on " + String.join(",", nodes)
+                    + " (job " + job + "; host logs in " + logs + ")");
+            err.flush();
+            if (runArgs == null) {
+                err.println("mpflc slurm: the hosts serve until the allocation ends (scancel " + job + ") or this command stops");
+                err.flush();
+                return srun.waitFor();
+            }
+            if (!runArgs.contains("--engine") && runArgs.stream().noneMatch(a -> a.startsWith("--engine="))) {
+                runArgs.addAll(List.of("--engine", engine));
+            }
+            return new RunCommand().run(runArgs, out, err);
+        } finally {
+            stop(srun);
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopper);
+            } catch (IllegalStateException e) {
+                // the JVM is already shutting down: the hook stops srun
+            }
+        }
+    }
+
+    /**
+     * The per-node host command: {@code $1} mpflc, {@code $2} credentials directory, {@code $3} engine URL,
+     * {@code $4} bind address (empty: the address the node's name resolves to), then extra host arguments.
+     */
+    private static final String NODE_SCRIPT = String.join("\n",
+            "m=$1; d=$2; e=$3; b=$4; shift 4",
+            "n=${SLURMD_NODENAME:-$(hostname -s)}",
+            "if [ -z \"$b\" ]; then b=$(getent hosts \"$n\" | awk '{print $1; exit}'); fi",
+            "if [ -z \"$b\" ]; then echo \"mpflc slurm: node $n: its name does not resolve; give --bind ADDR\" >&2; exit 2; fi",
+            "exec \"$m\" host --credential-file \"$d/$n.credential\" --engine \"$e\" --bind \"$b\" --port 0 \"$@\"");
+
+    /** The allocation's node names ({@code scontrol show hostnames}, which expands {@code node[1-4]}). */
+    static List<String> nodes(String nodeList) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("scontrol", "show", "hostnames", nodeList).redirectErrorStream(true).start();
+        String text;
+        try {
+            if (!p.waitFor(TOOL_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new IOException("scontrol show hostnames did not answer within " + TOOL_WAIT.toSeconds() + " s");
+            }
+            text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            p.destroyForcibly();
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException("scontrol show hostnames " + nodeList + " failed: " + text.strip());
+        }
+        List<String> nodes = text.lines().map(String::strip).filter(s -> !s.isEmpty()).toList();
+        if (nodes.isEmpty()) {
+            throw new IOException("the allocation has no nodes (SLURM_JOB_NODELIST=" + nodeList + ")");
+        }
+        return nodes;
+    }
+
+    /** A node's credential: present, readable by its owner only (like an SSH key), well-formed. */
+    static HostCredential nodeCredential(Path dir, String node) throws IOException, UsageException {
+        Path file = dir.resolve(node + ".credential");
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException("no credential for node " + node + ": " + file + " (make it where the engine runs with"
+                    + " mpflc host-token --engine URL --host-id " + node + " -o " + file + ")");
+        }
+        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
+        for (PosixFilePermission p : perms) {
+            if (!p.name().startsWith("OWNER_")) {
+                throw new UsageException(file + " is readable or writable by others (" + java.nio.file.attribute.PosixFilePermissions
+                        .toString(perms) + "): a host credential must be mode 0600 (chmod 600 " + file + ", and revoke it if"
+                        + " others may have read it)");
+            }
+        }
+        try {
+            return HostCredential.read(file);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(file + ": not a host credential: " + e.getMessage());
+        }
+    }
+
+    private static String defaultMpflc() throws UsageException {
+        String home = System.getProperty("mpfl.home");
+        if (home == null) {
+            throw new UsageException("cannot tell where bin/mpflc is (no -Dmpfl.home): give --mpflc PATH");
+        }
+        return Path.of(home, "bin", "mpflc").toString();
+    }
+
+    /** Waits until the engine lists every host id; fails early when the srun step ends first. */
+    private static void awaitHosts(EngineClient client, Set<String> hostIds, Process srun, Path logs, Duration timeout)
+            throws IOException, InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        Set<String> listed = new HashSet<>();
+        String lastError = "";
+        while (true) {
+            try {
+                listed.clear();
+                for (JsonNode h : client.get("/api/registry/hosts")) {
+                    listed.add(h.path("hostId").asText());
+                }
+                if (listed.containsAll(hostIds)) {
+                    return;
+                }
+            } catch (IOException e) {
+                lastError = " (engine: " + e.getMessage() + ")";
+            }
+            if (!srun.isAlive()) {
+                throw new IOException("the service hosts' srun step ended (exit " + srun.exitValue() + ") before every host"
+                        + " enrolled" + lastError + "; see " + logs + "/host-NODE.log and srun.log" + tails(logs));
+            }
+            if (System.nanoTime() > end) {
+                Set<String> missing = new HashSet<>(hostIds);
+                missing.removeAll(listed);
+                throw new IOException("hosts " + missing + " did not enroll with the engine within " + timeout.toSeconds() + " s"
+                        + lastError + "; see " + logs + tails(logs));
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    private static String tails(Path logs) {
+        StringBuilder b = new StringBuilder();
+        try (var files = Files.list(logs)) {
+            for (Path f : files.sorted().toList()) {
+                List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+                b.append("\n--- ").append(f.getFileName()).append(" (last lines):");
+                lines.subList(Math.max(0, lines.size() - 5), lines.size()).forEach(l -> b.append("\n").append(l));
+            }
+        } catch (IOException e) {
+            b.append("\n(cannot read the logs: ").append(e.getMessage()).append(")");
+        }
+        return b.toString();
+    }
+
+    /** Ends the host step: SIGTERM to srun (which forwards it to every host), then SIGKILL after a grace period. */
+    private static void stop(Process srun) {
+        if (!srun.isAlive()) {
+            return;
+        }
+        srun.destroy();
+        try {
+            if (!srun.waitFor(TOOL_WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                srun.destroyForcibly().waitFor(TOOL_WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            srun.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package org.mpfl.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.HostCredential;
+
+/**
+ * {@code mpflc slurm} on a real single-node Slurm cluster ({@link SlurmCluster}: munged, slurmctld and
+ * slurmd started here) against an engine started here: a batch job starts the node's service host with
+ * {@code srun}, enrolled with the node's credential file, runs the ring sample on it and stops it; a job
+ * without {@code --run} keeps its host up for an {@code mpflc run --engine URL} from outside until the
+ * allocation ends ({@code scancel}), after which no host is listed and no host process is left. Attacks:
+ * a credential file others can read, and a node without a credential, are refused before any host starts.
+ */
+@Timeout(400)
+class SlurmCommandTest {
+    static SlurmCluster slurm;
+    static Engine engine;
+    static Path dir;
+    static Path credentials;
+    static Path mpflc;
+    static Path ring;
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("mpfl-slurm-test-");
+        slurm = SlurmCluster.start();
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine")));
+        credentials = Files.createDirectories(dir.resolve("credentials"));
+        HostCredential c = engine.issueHostCredential(slurm.node());
+        HostTokenCommand.writeOwnerOnly(credentials.resolve(slurm.node() + ".credential"), c.text());
+        // what bin/mpflc does after the build, with this test's class path (the build has not packaged yet)
+        mpflc = dir.resolve("mpflc");
+        Files.writeString(mpflc, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
+                + "' -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("java.class.path") + "' "
+                + Mpflc.class.getName() + " \"$@\"\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(mpflc, PosixFilePermissions.fromString("rwx------"));
+        ring = Path.of("..", "samples", "ring", "ring.mpfl.xml").toAbsolutePath().normalize();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (slurm != null) {
+            slurm.close();
+        }
+        if (engine != null) {
+            engine.close();
+        }
+        if (dir != null) {
+            try (Stream<Path> s = Files.walk(dir)) {
+                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    @Test
+    void aBatchJobRunsTheRingOnItsNodesHostThenStopsIt() throws Exception {
+        Path logs = dir.resolve("logs-run");
+        Path out = dir.resolve("run.out");
+        String wrap = mpflc + " slurm --credentials " + credentials + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs
+                + " --run " + ring + " --data " + engine.config().dataDir() + " --json";
+        String submitted = sbatch("--wait", "--nodes=1", "--output=" + out, "--wrap=" + wrap);
+        String text = Files.readString(out);
+        assertTrue(submitted.contains("Submitted batch job"), submitted + text);
+        String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError(text));
+        JsonNode result = Json.MAPPER.readTree(json);
+        assertEquals("SUCCEEDED", result.get("state").asText(), text);
+        assertEquals(6, result.at("/outputs/token/0").asInt(), "0 + 1 + 2 + 3 around the ring: " + text);
+        JsonNode run = Http.get(engine.url() + "/api/runs/" + result.get("run").asText()).json();
+        for (JsonNode rank : run.get("ranks")) {
+            assertEquals(slurm.node(), rank.get("host").asText(), "every rank on the node's host: " + run);
+        }
+        assertTrue(Files.readString(logs.resolve("host-" + slurm.node() + ".log")).contains("MPFL host " + slurm.node() + " listening"),
+                "the host ran as a job step on the node");
+        awaitTrue(() -> !listed(slurm.node()), "the host left the registry when the job ended");
+        assertNoHostProcess();
+    }
+
+    @Test
+    void hostsServeRunsFromOutsideUntilTheAllocationEnds() throws Exception {
+        Path logs = dir.resolve("logs-serve");
+        String submitted = sbatch("--nodes=1", "--output=" + dir.resolve("serve.out"), "--wrap=" + mpflc + " slurm --credentials "
+                + credentials + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs);
+        String job = submitted.replaceAll("(?s).*Submitted batch job (\\d+).*", "$1");
+        awaitTrue(() -> listed(slurm.node()), "the node's host enrolled");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = Mpflc.run(List.of("run", ring.toString(), "--engine", engine.url(), "--data", engine.config().dataDir().toString(),
+                "--json", "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        JsonNode result = Json.MAPPER.readTree(out.toString(StandardCharsets.UTF_8));
+        assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
+        assertEquals(3, result.at("/outputs/token/0").asInt(), result.toString());
+        assertTrue(listed(slurm.node()), "still up after the run: it serves until the allocation ends");
+        SlurmCluster.run(List.of("scancel", job), slurm.environment());
+        awaitTrue(() -> !listed(slurm.node()), "the host left the registry when the allocation ended");
+        awaitTrue(() -> {
+            try {
+                return SlurmCluster.run(List.of("squeue", "-h", "-j", job), slurm.environment()).isBlank();
+            } catch (IOException e) {
+                return true; // squeue refuses an id it has forgotten
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, "the job is gone");
+        assertNoHostProcess();
+    }
+
+    @Test
+    void aCredentialOthersCanReadOrAMissingOneIsRefusedBeforeAnyHostStarts() throws Exception {
+        Path loose = Files.createDirectories(dir.resolve("loose"));
+        Path file = Files.copy(credentials.resolve(slurm.node() + ".credential"), loose.resolve(slurm.node() + ".credential"));
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        for (Path creds : List.of(loose, empty)) {
+            Path logs = dir.resolve("logs-" + creds.getFileName());
+            Path out = dir.resolve(creds.getFileName() + ".out");
+            List<String> cmd = new ArrayList<>(List.of("sbatch", "--wait", "--nodes=1", "--output=" + out, "--wrap=" + mpflc
+                    + " slurm --credentials " + creds + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs + " --run " + ring
+                    + " --data " + engine.config().dataDir()));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            pb.environment().putAll(slurm.environment());
+            Process p = pb.start();
+            p.getOutputStream().close();
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "sbatch --wait returned");
+            String text = Files.readString(out);
+            assertNotEquals(0, p.exitValue(), text);
+            assertTrue(text.contains(creds == loose ? "must be mode 0600" : "no credential for node " + slurm.node()), text);
+            assertFalse(Files.exists(logs.resolve("host-" + slurm.node() + ".log")), "no host step was started: " + text);
+        }
+        assertFalse(listed(slurm.node()));
+    }
+
+    /** Submits with {@code sbatch} (bounded) in the test cluster's environment; its output. */
+    private static String sbatch(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("sbatch"));
+        cmd.addAll(List.of(args));
+        try {
+            return SlurmCluster.run(cmd, slurm.environment());
+        } catch (IOException e) {
+            throw new AssertionError(e.getMessage() + slurm.logs(), e);
+        }
+    }
+
+    private static boolean listed(String hostId) {
+        return engine.registry().hosts().stream().anyMatch(h -> h.hostId().equals(hostId));
+    }
+
+    /** No process is left whose command line names this test's directory (a host, srun, mpflc slurm). */
+    private static void assertNoHostProcess() throws Exception {
+        awaitTrue(() -> leftovers().isEmpty(), "no process of this test is left: " + leftovers());
+    }
+
+    private static List<String> leftovers() {
+        List<String> found = new ArrayList<>();
+        ProcessHandle.allProcesses().forEach(p -> p.info().commandLine().ifPresent(c -> {
+            if (c.contains(credentials.toString()) || c.contains(mpflc.toString())) {
+                found.add(p.pid() + " " + c);
+            }
+        }));
+        return found;
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError(what + " (not within 60 s)" + slurm.logs());
+            }
+            Thread.sleep(200);
+        }
+    }
+}
