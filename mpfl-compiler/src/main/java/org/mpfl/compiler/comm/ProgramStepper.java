@@ -630,8 +630,8 @@ final class ProgramStepper {
         }
         Request m = crossing.get(0);
         reporter.error(x.at(), "a message crosses this <checkpoint>: rank " + m.owner.worldRank() + " sends it at " + m.at
-                + " to " + m.describePeer() + " (" + m.describeTag() + "), which receives it only after the checkpoint;"
-                + " no message may be in flight at a checkpoint" + (crossing.size() > 1 ? " (" + crossing.size()
+                + " to " + m.describePeer() + " (" + m.describeTag() + ", comm " + m.comm.name() + "), which has not received it"
+                + " when every rank is at the checkpoint; no message may be in flight at a checkpoint" + (crossing.size() > 1 ? " (" + crossing.size()
                 + " messages cross it)" : ""), List.of(new org.mpfl.compiler.diag.Diagnostic.Note(m.at, "sent here")));
     }
 }
