@@ -86,6 +86,46 @@ class CheckpointResumeTest {
         assertRefused(full, 1, full.rank(1).checkpoints.get(3L), "part of checkpoint 3, not of 4");
     }
 
+    @Test
+    void aPartWhoseObjectNamesAClassOutsideTheAllowListIsRefusedUnread() throws Exception {
+        InterpreterHarness.Result full = InterpreterHarness.run(DOC, Map.of(), LIMIT).succeeded();
+        // a part made by someone who knows the format: a valid digest, and a gadget class in the object variable
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        var root = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(full.rank(0).checkpoints.get(2L));
+        var content = (com.fasterxml.jackson.databind.node.ObjectNode) root.get("content");
+        var names = (com.fasterxml.jackson.databind.node.ObjectNode) content.get("variables").get("names");
+        names.put("type", "OBJECT");
+        names.put("data", java.util.Base64.getEncoder().encodeToString(
+                "[\"javax.management.BadAttributeValueExpException\",{\"val\":\"x\"}]".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        root.put("sha256", CheckpointState.sha256(json.writeValueAsString(content)));
+        InterpreterHarness.Result r = InterpreterHarness.run(DOC, Map.of(), LIMIT,
+                x -> new RunRequest.Resume(2, x == 0 ? root.toString() : full.rank(x).checkpoints.get(2L)));
+        RankFault fault = r.singleFault();
+        assertEquals("resume", fault.activity());
+        assertTrue(fault.getMessage().contains("javax.management.BadAttributeValueExpException"), fault.getMessage());
+    }
+
+    @Test
+    void aMessageCrossingACheckpointOrAnOutstandingRequestFailsTheRunThere() {
+        InterpreterHarness.Result clean = InterpreterHarness.run("crossing.mpfl.xml", Map.of(), LIMIT).succeeded();
+        assertEquals(1, clean.rank(0).checkpoints.size());
+
+        InterpreterHarness.Result crossing = InterpreterHarness.run("crossing.mpfl.xml", Map.of("what", "cross"), LIMIT);
+        for (InterpreterHarness.RankRecord rank : crossing.ranks()) {
+            RankFault f = rank.fault();
+            assertTrue(f != null && f.activity().equals("checkpoint") && f.getMessage().contains(
+                    "1 point-to-point message(s) cross the checkpoint (3 sent and 2 received in the domain before it)"),
+                    "rank " + rank.rank + ": " + rank.failure);
+            assertTrue(rank.checkpoints.isEmpty(), "no part of an inconsistent cut is stored");
+        }
+
+        InterpreterHarness.Result request = InterpreterHarness.run("crossing.mpfl.xml", Map.of("what", "request"), LIMIT);
+        RankFault f = request.ranks().stream().map(InterpreterHarness.RankRecord::fault).filter(x -> x != null)
+                .findFirst().orElseThrow(() -> new AssertionError("no fault: " + request.failures()));
+        assertEquals("checkpoint", f.activity());
+        assertTrue(f.getMessage().contains("request 'r' is still outstanding at the checkpoint"), f.getMessage());
+    }
+
     private static void assertRefused(InterpreterHarness.Result full, int rank, String state, String expected) {
         InterpreterHarness.Result r = InterpreterHarness.run(DOC, Map.of(), LIMIT,
                 x -> new RunRequest.Resume(4, x == rank ? state : full.rank(x).checkpoints.get(4L)));
