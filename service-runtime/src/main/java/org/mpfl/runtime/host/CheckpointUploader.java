@@ -25,13 +25,19 @@ import org.mpfl.protocol.RunRequest;
 final class CheckpointUploader {
     private static final Duration TIMEOUT = Duration.ofMillis(Long.getLong("mpfl.checkpoint.uploadTimeoutMs", 60_000));
 
+    /** How often a waiting upload looks whether the domain was aborted. */
+    private static final long ABORT_POLL_MS = 100;
+
     private final RunRequest request;
     private final HttpClient http;
     private final URI target;
+    private final java.util.function.BooleanSupplier aborted;
 
-    CheckpointUploader(RunRequest request, HttpClient http) {
+    /** @param aborted whether the rank's domain was aborted: a waiting upload then gives up at once */
+    CheckpointUploader(RunRequest request, HttpClient http, java.util.function.BooleanSupplier aborted) {
         this.request = request;
         this.http = http;
+        this.aborted = aborted;
         String callback = request.callbackUrl();
         this.target = callback == null || callback.isBlank() ? null
                 : URI.create(callback.endsWith("/") ? callback + CheckpointUpload.PATH : callback + "/" + CheckpointUpload.PATH);
@@ -60,9 +66,26 @@ final class CheckpointUploader {
                 .header(CheckpointUpload.SHA256_HEADER, sha)
                 .header(CheckpointUpload.PROOF_HEADER, Base64.getUrlEncoder().withoutPadding().encodeToString(proof))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(part)).build();
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> sent =
+                http.sendAsync(post, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TIMEOUT.toNanos() + 1_000_000_000L;
         try {
-            HttpResponse<String> answer = http.sendAsync(post, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
-                    .get(TIMEOUT.toMillis() + 1_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+            // like every blocking call of a rank, the wait ends soon after an abort of its domain
+            while (!sent.isDone()) {
+                if (aborted.getAsBoolean()) {
+                    sent.cancel(true);
+                    return "the domain was aborted while the part was being stored";
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new java.util.concurrent.TimeoutException();
+                }
+                try {
+                    sent.get(ABORT_POLL_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException stillWaiting) {
+                    // look at the abort flag again
+                }
+            }
+            HttpResponse<String> answer = sent.get();
             if (answer.statusCode() / 100 != 2) {
                 String body = answer.body() == null ? "" : answer.body().strip();
                 return "the engine refused the part: HTTP " + answer.statusCode()
@@ -73,8 +96,12 @@ final class CheckpointUploader {
             Thread.currentThread().interrupt();
             return "interrupted while storing the part";
         } catch (java.util.concurrent.TimeoutException e) {
+            sent.cancel(true);
             return "the engine did not answer within " + TIMEOUT.toMillis() + " ms";
         } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof java.net.http.HttpTimeoutException) {
+                return "the engine did not answer within " + TIMEOUT.toMillis() + " ms";
+            }
             return "cannot reach the engine at " + target + ": " + e.getCause();
         }
     }

@@ -60,7 +60,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
         this.world = world;
         this.runtime = RankRuntime.of(instance);
         this.events = new EventPoster(request.callbackUrl(), eventThreads, eventHttp);
-        this.checkpoints = new CheckpointUploader(request, eventHttp);
+        this.checkpoints = new CheckpointUploader(request, eventHttp, runtime::isAborted);
         this.onFailure = onFailure;
     }
 

@@ -1,6 +1,5 @@
 package org.mpfl.runtime.interp;
 
-import java.util.Set;
 import org.mpfl.compiler.ir.IrActivity;
 import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
 import org.mpfl.runtime.api.Communicator;
@@ -32,9 +31,9 @@ final class CheckpointStep {
             return;
         }
         long started = System.nanoTime();
-        Set<String> open = rank.requests().names();
+        java.util.List<String> open = rank.requests().inProgress();
         if (!open.isEmpty()) {
-            String name = open.iterator().next();
+            String name = open.get(0);
             throw Faults.of("checkpoint", x.at(), "request '" + name + "' is still outstanding at the checkpoint;"
                     + " <wait> for it before the checkpoint (a pending operation cannot be saved)");
         }

@@ -58,6 +58,11 @@ class CheckpointUploadTest {
     static final Map<String, DomainToken> tokens = new ConcurrentHashMap<>();
     static final List<String> refused = new CopyOnWriteArrayList<>();
     static final List<String> events = new CopyOnWriteArrayList<>();
+    /** Domains whose uploads the stand-in engine answers only after {@link #STALL_MS}. */
+    static final java.util.Set<String> stalled = ConcurrentHashMap.newKeySet();
+    /** The hosts' upload bound in these tests ({@code mpfl.checkpoint.uploadTimeoutMs}). */
+    static final long UPLOAD_TIMEOUT_MS = 1500;
+    static final long STALL_MS = 6000;
 
     @BeforeAll
     static void start() throws Exception {
@@ -78,9 +83,10 @@ class CheckpointUploadTest {
             events.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             answer(x, 204, "");
         });
+        engine.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         engine.start();
         hosts = HostProcesses.builder().count(2).hostArg("--services").hostArg(services.toString())
-                .jvmArg("-Xmx256m").start();
+                .jvmArg("-Xmx256m").jvmArg("-Dmpfl.checkpoint.uploadTimeoutMs=" + UPLOAD_TIMEOUT_MS).start();
     }
 
     @AfterAll
@@ -97,6 +103,9 @@ class CheckpointUploadTest {
     private static void checkpoint(HttpExchange x) throws IOException {
         try {
             String domain = x.getRequestHeaders().getFirst(CheckpointUpload.DOMAIN_HEADER);
+            if (stalled.contains(domain)) {
+                Thread.sleep(STALL_MS);
+            }
             int rank = Integer.parseInt(x.getRequestHeaders().getFirst(CheckpointUpload.RANK_HEADER));
             long number = Long.parseLong(x.getRequestHeaders().getFirst(CheckpointUpload.CHECKPOINT_HEADER));
             String sha = x.getRequestHeaders().getFirst(CheckpointUpload.SHA256_HEADER);
@@ -140,7 +149,7 @@ class CheckpointUploadTest {
             assertEquals(10, stored.get(r).size(), "rank " + r + " uploaded every checkpoint; refused: " + refused);
         }
         assertTrue(refused.stream().noneMatch(x -> x.startsWith(full.domain)), refused.toString());
-        assertTrue(events.stream().anyMatch(e -> e.contains("\"CHECKPOINT\"") && e.contains("\"stored\":true")),
+        assertTrue(eventually(() -> events.stream().anyMatch(e -> e.contains("\"CHECKPOINT\"") && e.contains("\"stored\":true"))),
                 "a CHECKPOINT event reports each part");
 
         Run resumed = run(7L, stored);
@@ -177,10 +186,36 @@ class CheckpointUploadTest {
             assertEquals("done", run.status.get(r).state(), "rank " + r + ": " + run.status.get(r).failure());
         }
         assertTrue(parts.get(run.domain) == null, "nothing stored for a domain the engine does not know");
-        assertTrue(events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"CHECKPOINT\"")
-                && e.contains("\"stored\":false") && e.contains("HTTP 403")), "the refusal is reported");
+        assertTrue(eventually(() -> events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"CHECKPOINT\"")
+                && e.contains("\"stored\":false") && e.contains("HTTP 403"))), "the refusal is reported");
         Run full = run(null, null);
         assertEquals(full.status.get(0).outputsJson(), run.status.get(0).outputsJson());
+    }
+
+    @Test
+    void anEngineThatDoesNotAnswerCostsEachCheckpointItsBoundAndNoMore() throws Exception {
+        long started = System.nanoTime();
+        // every=0: only the while's checkpoint is taken, 4 times
+        Run run = run(null, null, true, Map.of("every", 0), stalled::add);
+        long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+        for (int r = 0; r < RANKS; r++) {
+            assertEquals("done", run.status.get(r).state(), "rank " + r + ": " + run.status.get(r).failure());
+        }
+        assertTrue(eventually(() -> events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"stored\":false")
+                && e.contains("did not answer within " + UPLOAD_TIMEOUT_MS + " ms"))), "the time-out is reported: " + events);
+        assertTrue(seconds < 4 * STALL_MS / 1000, "4 checkpoints waited for their bound, not for the engine: " + seconds + " s");
+    }
+
+    /** Events are posted in the background: waits (bounded) until {@code condition} holds. */
+    private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(50);
+        }
+        return true;
     }
 
     record Run(String domain, List<RankStatus> status) {
@@ -191,8 +226,14 @@ class CheckpointUploadTest {
     }
 
     private static Run run(Long resumeFrom, Map<Integer, Map<Long, String>> from, boolean known) throws Exception {
+        return run(resumeFrom, from, known, Map.of(), d -> { });
+    }
+
+    private static Run run(Long resumeFrom, Map<Integer, Map<Long, String>> from, boolean known, Map<String, Object> params,
+                           java.util.function.Consumer<String> beforeStart) throws Exception {
         String domain = DomainToken.generate();
         String token = DomainToken.generate();
+        beforeStart.accept(domain);
         if (known) {
             tokens.put(domain, new DomainToken(token));
         }
@@ -205,7 +246,7 @@ class CheckpointUploadTest {
         try (MpiwsClient client = new MpiwsClient(Duration.ofSeconds(30))) {
             for (int r = 0; r < RANKS; r++) {
                 RunRequest.Resume resume = resumeFrom == null ? null : new RunRequest.Resume(resumeFrom, from.get(r).get(resumeFrom));
-                client.run(hosts.get(r % 2).serviceUrl(service), new RunRequest(domain, r, endpoints, slices, Map.of(), token,
+                client.run(hosts.get(r % 2).serviceUrl(service), new RunRequest(domain, r, endpoints, slices, params, token,
                         callback, "auto", resume));
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();

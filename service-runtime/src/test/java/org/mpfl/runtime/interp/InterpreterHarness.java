@@ -221,15 +221,7 @@ final class InterpreterHarness {
     }
 
     static Result run(String name, Map<String, String> params, Duration limit) {
-        MpflCompiler.CheckResult checked = compile(name, params);
-        IrWorkflow workflow = checked.workflow();
-        Map<String, Integer> counts = ParamValues.rankCounts(workflow, checked.paramValues(), new Diagnostics());
-        List<RunRequest.ProcessSlice> slices = new ArrayList<>();
-        for (IrProcess p : workflow.processes()) {
-            slices.add(new RunRequest.ProcessSlice(p.name(), p.service(), counts.get(p.name())));
-        }
-        // params travel as texts, as from the command line; the interpreter types them
-        return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit, r -> null);
+        return run(name, params, limit, r -> null);
     }
 
     /** Like {@link #run(String, Map, Duration)}, each rank resuming from what {@code resume} gives it ({@code null}: from the start). */
@@ -242,6 +234,7 @@ final class InterpreterHarness {
         for (IrProcess p : workflow.processes()) {
             slices.add(new RunRequest.ProcessSlice(p.name(), p.service(), counts.get(p.name())));
         }
+        // params travel as texts, as from the command line; the interpreter types them
         return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit, resume);
     }
 
