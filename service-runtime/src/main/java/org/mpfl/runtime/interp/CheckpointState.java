@@ -29,7 +29,8 @@ import org.mpfl.runtime.transport.Payload;
  *              "position": [{"index", "arm"?, "value"?, "from"?, "to"?, "step"?, "iteration"?}, ...],
  *              "arrivals": [<arrivals at each checkpoint site>],
  *              "communicators": [{"name", "kind": "split"|"cartesian", "comm", "colour", "key", "dims", "periodic"}],
- *              "variables": {"name": {"type": "<payload type>", "data": "<base64 of its wire form>"}}}}
+ *              "variables": {"name": {"type": "<payload type>", "data": "<base64 of its wire form>"},
+ *                            "obj": {"type": "OBJECT", "json": "<its object encoding, JSON as a string>"}}}}
  * }</pre>
  *
  * Variables travel in their message wire form ({@link Payload}: raw little-endian arrays, exact
@@ -82,7 +83,12 @@ final class CheckpointState {
             }
             ObjectNode entry = vars.putObject(v.name());
             entry.put("type", p.type().name());
-            entry.put("data", Base64.getEncoder().encodeToString(p.encode()));
+            if (p.type() == Payload.Type.OBJECT) {
+                // the object encoding is JSON text already: kept as a string, not base64 (a third smaller)
+                entry.put("json", new String(p.encode(), StandardCharsets.UTF_8));
+            } else {
+                entry.put("data", Base64.getEncoder().encodeToString(p.encode()));
+            }
         }
         try {
             String content = JSON.writeValueAsString(c);
@@ -167,7 +173,8 @@ final class CheckpointState {
                     throw new IllegalArgumentException("variable '" + v.name() + "' is missing");
                 }
                 Payload.Type type = Payload.Type.valueOf(entry.path("type").asText());
-                byte[] data = Base64.getDecoder().decode(entry.path("data").asText());
+                byte[] data = type == Payload.Type.OBJECT ? entry.path("json").asText().getBytes(StandardCharsets.UTF_8)
+                        : Base64.getDecoder().decode(entry.path("data").asText());
                 Object value = Payload.decode(type, data).value(program.objectTypes());
                 Object fitted = ValueConversion.fit(value, v.type());
                 if (fitted == ValueConversion.MISMATCH) {

@@ -95,8 +95,7 @@ class CheckpointResumeTest {
         var content = (com.fasterxml.jackson.databind.node.ObjectNode) root.get("content");
         var names = (com.fasterxml.jackson.databind.node.ObjectNode) content.get("variables").get("names");
         names.put("type", "OBJECT");
-        names.put("data", java.util.Base64.getEncoder().encodeToString(
-                "[\"javax.management.BadAttributeValueExpException\",{\"val\":\"x\"}]".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        names.put("json", "[\"javax.management.BadAttributeValueExpException\",{\"val\":\"x\"}]");
         root.put("sha256", CheckpointState.sha256(json.writeValueAsString(content)));
         InterpreterHarness.Result r = InterpreterHarness.run(DOC, Map.of(), LIMIT,
                 x -> new RunRequest.Resume(2, x == 0 ? root.toString() : full.rank(x).checkpoints.get(2L)));
