@@ -46,12 +46,19 @@ final class Executor {
             ResumePoint resume = frame.rank().resuming();
             if (resume != null) {
                 int depth = position.depth() - 1;
-                ProgramPosition.Step step = resume.step(depth, body.size());
+                ProgramPosition.Step step;
+                try {
+                    step = resume.step(depth, body.size());
+                    if (resume.isLast(depth)) {
+                        resume.checkAt(body.get(step.index()));
+                    }
+                } catch (ResumePoint.Mismatch e) {
+                    throw ResumePoint.fault(frame.rank(), e);
+                }
                 i = step.index();
                 level.enter(i);
                 IrActivity a = body.get(i);
                 if (resume.isLast(depth)) {
-                    resume.checkAt(a);
                     frame.rank().resumed();
                 } else if (reenter(a, step, frame, level) == Flow.BREAK) {
                     return Flow.BREAK;
@@ -99,6 +106,8 @@ final class Executor {
                     + ", which has no body");
         } catch (RankFault e) {
             throw e;
+        } catch (ResumePoint.Mismatch e) {
+            throw ResumePoint.fault(f.rank(), e);
         } catch (RuntimeException e) {
             throw Faults.at(name(a), a.at(), e);
         }
@@ -143,7 +152,8 @@ final class Executor {
     }
 
     private Flow ifThenElse(IrActivity.If x, Frame f) {
-        for (IrActivity.Arm arm : x.arms()) {
+        for (int k = 0; k < x.arms().size(); k++) {
+            IrActivity.Arm arm = x.arms().get(k);
             boolean taken;
             try {
                 taken = ExpressionEvaluator.test(arm.test(), f);
@@ -152,7 +162,7 @@ final class Executor {
             }
             if (taken) {
                 if (f.tracked()) {
-                    f.rank().position().top().arm = x.arms().indexOf(arm);
+                    f.rank().position().top().arm = k;
                 }
                 return run(arm.body(), f);
             }

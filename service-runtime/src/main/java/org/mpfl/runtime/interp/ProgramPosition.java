@@ -22,7 +22,7 @@ final class ProgramPosition {
         /** The loop range saved with this step. */
         ForRange range() {
             if (from == null || to == null || step == null || step == 0) {
-                throw new IllegalArgumentException("a for loop step without its range");
+                throw ResumePoint.mismatch("a <for> step without its range");
             }
             return new ForRange(from, to, step);
         }

@@ -45,7 +45,22 @@ final class ResumePoint {
         }
     }
 
-    static IllegalArgumentException mismatch(String why) {
-        return new IllegalArgumentException("the checkpoint's position does not fit this program: " + why);
+    static Mismatch mismatch(String why) {
+        return new Mismatch("the checkpoint's position does not fit this program: " + why);
+    }
+
+    /** A saved position that does not fit the program. */
+    static final class Mismatch extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        Mismatch(String message) {
+            super(message);
+        }
+    }
+
+    /** The fault of a rank whose saved position does not fit: at the process, like any refused part. */
+    static RankFault fault(RankState rank, IllegalArgumentException why) {
+        return Faults.of("resume", rank.program().process().at(), "cannot resume from checkpoint " + rank.lastCheckpoint()
+                + ": " + why.getMessage());
     }
 }

