@@ -50,6 +50,17 @@ class DeploymentPlanTest {
     }
 
     @Test
+    void restartsGoesFromTheWorkflowIntoThePlanAndIsAbsentWhenNotGiven() throws IOException {
+        DeploymentPlan plan = plan(Paths.get("src/test/resources/fixtures/valid/checkpoint.mpfl.xml"));
+        assertEquals(2, plan.restarts());
+        assertEquals(2, PlanJson.mapper().readTree(PlanJson.toBytes(plan)).get("restarts").asInt());
+        DeploymentPlan heat = plan(Paths.get("src/test/resources/fixtures/valid/heat1d.mpfl.xml"));
+        assertNull(heat.restarts());
+        assertTrue(PlanJson.mapper().readTree(PlanJson.toBytes(heat)).path("restarts").isMissingNode()
+                || PlanJson.mapper().readTree(PlanJson.toBytes(heat)).path("restarts").isNull());
+    }
+
+    @Test
     void planHoldsHeaderParamsAndProcesses() throws IOException {
         Path heat = Paths.get("src/test/resources/fixtures/valid/heat1d.mpfl.xml");
         DeploymentPlan plan = plan(heat);

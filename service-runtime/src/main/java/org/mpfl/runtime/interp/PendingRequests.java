@@ -42,6 +42,14 @@ final class PendingRequests {
         return pending.remove(name);
     }
 
+    /**
+     * Names of operations still in progress: those with a real peer (one with peer -1 is complete
+     * already, and waiting for it later does nothing, so a checkpoint may cross it).
+     */
+    java.util.List<String> inProgress() {
+        return pending.entrySet().stream().filter(e -> !e.getValue().peerNull()).map(Map.Entry::getKey).sorted().toList();
+    }
+
     /** Names never waited for (reported when the rank ends). */
     java.util.Set<String> names() {
         return pending.keySet();
