@@ -58,8 +58,6 @@ public final class RunStore implements AutoCloseable {
             s.execute("CREATE TABLE IF NOT EXISTS run_events (id BIGINT AUTO_INCREMENT PRIMARY KEY, run_id VARCHAR(64) NOT NULL, "
                     + "rank_no INT, time_ms BIGINT NOT NULL, type VARCHAR(16) NOT NULL, body CLOB NOT NULL)");
             s.execute("CREATE INDEX IF NOT EXISTS run_events_by_run ON run_events (run_id, id)");
-            s.execute("CREATE TABLE IF NOT EXISTS workflows (name VARCHAR(256) PRIMARY KEY, updated_ms BIGINT NOT NULL, "
-                    + "document CLOB, plan CLOB)");
             // credentials of domains still going, so an engine that restarts can abort what it lost;
             // deleted as soon as the run ends
             s.execute("CREATE TABLE IF NOT EXISTS live_domains (run_id VARCHAR(64) PRIMARY KEY, domain_id VARCHAR(128) NOT NULL, "
@@ -68,6 +66,82 @@ public final class RunStore implements AutoCloseable {
             // host with, never the secret itself
             s.execute("CREATE TABLE IF NOT EXISTS host_credentials (id VARCHAR(64) PRIMARY KEY, host_id VARCHAR(128) NOT NULL, "
                     + "verifier VARCHAR(64) NOT NULL, engine_key VARCHAR(64) NOT NULL, created_ms BIGINT NOT NULL)");
+        }
+        createWorkflowVersions();
+    }
+
+    /**
+     * The DDL of workflow versions, in one place so that it can become a migration as it stands
+     * (portable: H2 and PostgreSQL). One row per version of a stored workflow; {@code services} is
+     * JSON text: the name each service type of the version is deployed under on the hosts.
+     */
+    static final List<String> WORKFLOW_VERSIONS_DDL = List.of(
+            "CREATE TABLE IF NOT EXISTS workflow_versions (name VARCHAR(256) NOT NULL, version INTEGER NOT NULL, "
+                    + "deployed_ms BIGINT NOT NULL, source_sha256 VARCHAR(64) NOT NULL, content_sha256 VARCHAR(64) NOT NULL, "
+                    + "document VARCHAR(1000000), plan VARCHAR(1000000), services VARCHAR(100000), PRIMARY KEY (name, version))");
+
+    private void createWorkflowVersions() throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            for (String ddl : WORKFLOW_VERSIONS_DDL) {
+                s.execute(ddl);
+            }
+        }
+        migrateUnversionedWorkflows();
+    }
+
+    /**
+     * Moves the workflows of a data directory written before versions existed (table {@code workflows},
+     * one row per name) into {@code workflow_versions} as version 1 of each, then drops the old table.
+     * Their services were deployed under the plain service type names, so the version maps none
+     * ({@code services} null: runs use the plain names, as before). Idempotent: a name already
+     * versioned is not copied again, so a crash between copying and dropping is harmless. The SHA-256
+     * is computed here, not in SQL, because H2 and PostgreSQL spell it differently.
+     */
+    private void migrateUnversionedWorkflows() throws SQLException {
+        if (!tableExists("workflows")) {
+            return;
+        }
+        List<Object[]> old = new ArrayList<>();
+        try (Statement s = connection.createStatement();
+             ResultSet r = s.executeQuery("SELECT name, updated_ms, document, plan FROM workflows")) {
+            while (r.next()) {
+                old.add(new Object[] {r.getString(1), r.getLong(2), r.getString(3), r.getString(4)});
+            }
+        }
+        for (Object[] w : old) {
+            String name = (String) w[0];
+            if (latestWorkflowVersion(name).isPresent()) {
+                continue;
+            }
+            String document = (String) w[2];
+            String plan = (String) w[3];
+            String sha = sha256(document != null ? document : plan == null ? "" : plan);
+            insertWorkflowVersion(new StoredWorkflow(name, 1, (Long) w[1], sha, sha, document, plan, null));
+        }
+        try (Statement s = connection.createStatement()) {
+            s.execute("DROP TABLE workflows");
+        }
+    }
+
+    private boolean tableExists(String table) throws SQLException {
+        // H2 keeps unquoted names in upper case, PostgreSQL in lower case
+        for (String n : List.of(table.toUpperCase(java.util.Locale.ROOT), table.toLowerCase(java.util.Locale.ROOT))) {
+            try (ResultSet r = connection.getMetaData().getTables(null, null, n, new String[] {"TABLE"})) {
+                if (r.next()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** SHA-256 of a text (UTF-8), lower-case hex. */
+    public static String sha256(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
     }
 
@@ -303,41 +377,117 @@ public final class RunStore implements AutoCloseable {
         return out;
     }
 
-    /** A stored workflow: its document (may be null), its plan JSON (may be null). */
-    public record StoredWorkflow(String name, long updatedMs, String document, String plan) {
-    }
-
-    public synchronized void saveWorkflow(String name, String document, String plan, long nowMs) {
-        try (PreparedStatement p = connection.prepareStatement(
-                "MERGE INTO workflows (name, updated_ms, document, plan) KEY (name) VALUES (?, ?, ?, ?)")) {
-            p.setString(1, name);
-            p.setLong(2, nowMs);
-            p.setString(3, document);
-            p.setString(4, plan);
-            p.executeUpdate();
-        } catch (SQLException e) {
-            throw new StoreException("cannot save workflow " + name, e);
+    /**
+     * One version of a stored workflow.
+     *
+     * @param name          the workflow's name
+     * @param version       1, 2, 3 … in the order deployed
+     * @param deployedMs    when this version was deployed
+     * @param sourceSha256  SHA-256 of its MPFL source (the document, or the one the plan was compiled from)
+     * @param contentSha256 SHA-256 over what was deployed (source or plan, and the archives): equal means unchanged
+     * @param document      its MPFL document, or {@code null}
+     * @param plan          its deployment plan JSON, or {@code null}
+     * @param services      JSON object: service type → name deployed on the hosts; {@code null}: the plain names
+     */
+    public record StoredWorkflow(String name, int version, long deployedMs, String sourceSha256, String contentSha256,
+                                 String document, String plan, String services) {
+        /** When the workflow last changed (this version's deployment). */
+        public long updatedMs() {
+            return deployedMs;
         }
     }
 
-    public synchronized Optional<StoredWorkflow> workflow(String name) {
-        try (PreparedStatement p = connection.prepareStatement("SELECT name, updated_ms, document, plan FROM workflows WHERE name = ?")) {
+    private static final String VERSION_COLUMNS =
+            "name, version, deployed_ms, source_sha256, content_sha256, document, plan, services";
+
+    /** Adds a version; fails if that version of the workflow exists. */
+    public synchronized void saveWorkflowVersion(StoredWorkflow w) {
+        try {
+            insertWorkflowVersion(w);
+        } catch (SQLException e) {
+            throw new StoreException("cannot save version " + w.version() + " of workflow " + w.name(), e);
+        }
+    }
+
+    private void insertWorkflowVersion(StoredWorkflow w) throws SQLException {
+        try (PreparedStatement p = connection.prepareStatement(
+                "INSERT INTO workflow_versions (" + VERSION_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            p.setString(1, w.name());
+            p.setInt(2, w.version());
+            p.setLong(3, w.deployedMs());
+            p.setString(4, w.sourceSha256());
+            p.setString(5, w.contentSha256());
+            p.setString(6, w.document());
+            p.setString(7, w.plan());
+            p.setString(8, w.services());
+            p.executeUpdate();
+        }
+    }
+
+    private static StoredWorkflow version(ResultSet r) throws SQLException {
+        return new StoredWorkflow(r.getString(1), r.getInt(2), r.getLong(3), r.getString(4), r.getString(5), r.getString(6),
+                r.getString(7), r.getString(8));
+    }
+
+    /** A given version of a workflow. */
+    public synchronized Optional<StoredWorkflow> workflowVersion(String name, int version) {
+        try (PreparedStatement p = connection.prepareStatement(
+                "SELECT " + VERSION_COLUMNS + " FROM workflow_versions WHERE name = ? AND version = ?")) {
             p.setString(1, name);
+            p.setInt(2, version);
             try (ResultSet r = p.executeQuery()) {
-                return r.next() ? Optional.of(new StoredWorkflow(r.getString(1), r.getLong(2), r.getString(3), r.getString(4)))
-                        : Optional.empty();
+                return r.next() ? Optional.of(version(r)) : Optional.empty();
             }
+        } catch (SQLException e) {
+            throw new StoreException("cannot read version " + version + " of workflow " + name, e);
+        }
+    }
+
+    /** The latest version of a workflow. */
+    public synchronized Optional<StoredWorkflow> workflow(String name) {
+        try {
+            return latestWorkflowVersion(name);
         } catch (SQLException e) {
             throw new StoreException("cannot read workflow " + name, e);
         }
     }
 
+    private Optional<StoredWorkflow> latestWorkflowVersion(String name) throws SQLException {
+        try (PreparedStatement p = connection.prepareStatement("SELECT " + VERSION_COLUMNS
+                + " FROM workflow_versions WHERE name = ? ORDER BY version DESC LIMIT 1")) {
+            p.setString(1, name);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? Optional.of(version(r)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Every version of a workflow, oldest first, without document and plan (a listing). */
+    public synchronized List<StoredWorkflow> workflowVersions(String name) {
+        List<StoredWorkflow> out = new ArrayList<>();
+        try (PreparedStatement p = connection.prepareStatement("SELECT name, version, deployed_ms, source_sha256, "
+                + "content_sha256, NULL, NULL, services FROM workflow_versions WHERE name = ? ORDER BY version")) {
+            p.setString(1, name);
+            try (ResultSet r = p.executeQuery()) {
+                while (r.next()) {
+                    out.add(version(r));
+                }
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot list the versions of workflow " + name, e);
+        }
+        return out;
+    }
+
+    /** The latest version of every workflow, by name. */
     public synchronized List<StoredWorkflow> workflows() {
         List<StoredWorkflow> out = new ArrayList<>();
         try (Statement s = connection.createStatement();
-             ResultSet r = s.executeQuery("SELECT name, updated_ms, document, plan FROM workflows ORDER BY name")) {
+             ResultSet r = s.executeQuery("SELECT v.name, v.version, v.deployed_ms, v.source_sha256, v.content_sha256, "
+                     + "v.document, v.plan, v.services FROM workflow_versions v WHERE v.version = "
+                     + "(SELECT MAX(l.version) FROM workflow_versions l WHERE l.name = v.name) ORDER BY v.name")) {
             while (r.next()) {
-                out.add(new StoredWorkflow(r.getString(1), r.getLong(2), r.getString(3), r.getString(4)));
+                out.add(version(r));
             }
         } catch (SQLException e) {
             throw new StoreException("cannot list workflows", e);
