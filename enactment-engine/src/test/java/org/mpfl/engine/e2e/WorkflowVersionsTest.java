@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,9 +23,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,9 +91,7 @@ class WorkflowVersionsTest {
 
     /** {@code gen.Pause}: sleeps the milliseconds it is given (so that runs overlap), on no class path but the archive's. */
     static void pauseJar(Path jar) throws IOException {
-        Path src = Files.createTempDirectory(jar.toAbsolutePath().getParent(), "src");
-        Files.createDirectories(src.resolve("gen"));
-        Files.writeString(src.resolve("gen/Pause.java"), """
+        TestActivities.jar(jar, Map.of("gen/Pause", """
                 package gen;
                 public class Pause implements org.mpfl.runtime.api.Activity {
                     public java.util.Map<String, Object> execute(java.util.Map<String, Object> in,
@@ -107,15 +101,7 @@ class WorkflowVersionsTest {
                         return java.util.Map.of("slept", ms);
                     }
                 }
-                """);
-        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-classpath", System.getProperty("java.class.path"),
-                "-d", src.toString(), src.resolve("gen/Pause.java").toString());
-        assertEquals(0, rc, "javac");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
-            j.putNextEntry(new JarEntry("gen/Pause.class"));
-            j.write(Files.readAllBytes(src.resolve("gen/Pause.class")));
-            j.closeEntry();
-        }
+                """));
     }
 
     record Result(int exit, String out, String err) {
