@@ -22,7 +22,8 @@ import org.mpfl.engine.json.Json;
  * database under the data directory by default, any JDBC URL by configuration (e.g. an H2 server,
  * {@code jdbc:h2:tcp://db/mpfl}). Each run is kept as its latest JSON detail plus its event log, so
  * an engine restart loses no run record; runs that were still going when the engine died are marked
- * FAILED "engine restarted" on the next start.
+ * FAILED "engine restarted" on the next start. Stored workflows are kept per version
+ * ({@link #WORKFLOW_VERSIONS_DDL}; a data directory from before versions is migrated when opened).
  *
  * <p>One connection, used under a lock: the engine writes little (state changes, events) and H2
  * embedded is fastest that way.
