@@ -13,8 +13,10 @@ import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
- * {@code mpflc deploy FILE|DIR --engine URL}: compiles if needed, sends the generated services to the
- * engine (which installs them on every live host) and stores the workflow so runs can name it.
+ * {@code mpflc deploy FILE|DIR --engine URL}: compiles if needed, sends the plan and the generated
+ * services to the engine in one request, which stores them as a new version of the workflow when they
+ * changed (and installs the services on every live host, under the version's names) so runs can name
+ * it ({@code NAME} for the latest version, {@code NAME@N} for version N).
  */
 public final class DeployCommand implements CliCommand {
     @Override
@@ -44,25 +46,30 @@ public final class DeployCommand implements CliCommand {
         }
         EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
         int failures = 0;
-        if (!input.archives().isEmpty()) {
-            JsonNode res = client.post("/api/deployments", Map.of("archives", input.archivesJson()));
-            for (var svc = res.path("deployed").fields(); svc.hasNext();) {
-                var s = svc.next();
-                for (var h = s.getValue().fields(); h.hasNext();) {
-                    var host = h.next();
-                    out.println(s.getKey() + " on " + host.getKey() + ": " + host.getValue().asText());
-                    failures += host.getValue().asText().startsWith("failed") ? 1 : 0;
-                }
-            }
-        } else {
-            out.println("no generated services to deploy (the plan's services must already be on the hosts)");
-        }
         String name = PlanJson.readPlan(input.plan()).workflow();
         Map<String, Object> wf = new LinkedHashMap<>();
         wf.put("name", name);
         wf.put("plan", input.plan());
-        client.post("/api/workflows", wf);
-        out.println("workflow '" + name + "' stored at " + client.url());
+        if (!input.archives().isEmpty()) {
+            // one request: the archives belong to the version they are deployed for
+            wf.put("archives", input.archivesJson());
+        }
+        JsonNode res = client.post("/api/workflows", wf);
+        for (var svc = res.path("deployed").fields(); svc.hasNext();) {
+            var s = svc.next();
+            for (var h = s.getValue().fields(); h.hasNext();) {
+                var host = h.next();
+                out.println(s.getKey() + " on " + host.getKey() + ": " + host.getValue().asText());
+                failures += host.getValue().asText().startsWith("failed") ? 1 : 0;
+            }
+        }
+        if (input.archives().isEmpty()) {
+            out.println("no generated services to deploy (the plan's services must already be on the hosts)");
+        }
+        out.println("workflow '" + name + "' version " + res.path("version").asInt()
+                + (res.path("created").asBoolean() ? " deployed" : " unchanged (same source and services as the latest version)")
+                + " at " + client.url() + " (run it with 'mpflc run " + name + " --engine URL' or '" + name + "@"
+                + res.path("version").asInt() + "')");
         return failures == 0 ? 0 : 1;
     }
 }

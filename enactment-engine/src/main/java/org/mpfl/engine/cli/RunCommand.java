@@ -17,7 +17,9 @@ import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
- * {@code mpflc run FILE [--param k=v]… (--engine URL | --local [--hosts N]) [--json]}: starts a run,
+ * {@code mpflc run FILE|WORKFLOW[@N] [--param k=v]… (--engine URL | --local [--hosts N]) [--json]}: starts a run
+ * of a document, plan or compiled directory, or ({@code --engine} only) of a workflow stored with
+ * {@code mpflc deploy}: {@code NAME} runs its latest version, {@code NAME@N} version N;
  * follows it with a progress bar on stderr, prints the outputs; exit 0 only if the run SUCCEEDED.
  * {@code --local} starts an embedded engine and N local service hosts for this run only
  * ({@code --service NAME=CLASS} publishes a hand-written {@code RankProgram} on them). Also
@@ -35,7 +37,7 @@ public final class RunCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "FILE [--param k=v]... (--engine URL | --local [--hosts N]) [--json]  start a run and follow it";
+        return "FILE|WORKFLOW[@N] [--param k=v]... (--engine URL | --local [--hosts N]) [--json]  start a run and follow it";
     }
 
     @Override
@@ -53,12 +55,15 @@ public final class RunCommand implements CliCommand {
         int timeoutS = args.intOption("timeout", 0);
         boolean json = args.flag("json");
 
-        WorkflowInput input;
-        try {
-            input = WorkflowInput.load(file, args.params, args.rawParams);
-        } catch (WorkflowCompiler.CompileException e) {
-            e.diagnostics().forEach(err::println);
-            return 1;
+        String stored = storedWorkflow(args.onePositional("FILE"), file, local);
+        WorkflowInput input = null;
+        if (stored == null) {
+            try {
+                input = WorkflowInput.load(file, args.params, args.rawParams);
+            } catch (WorkflowCompiler.CompileException e) {
+                e.diagnostics().forEach(err::println);
+                return 1;
+            }
         }
 
         LocalCluster cluster = null;
@@ -81,10 +86,15 @@ public final class RunCommand implements CliCommand {
                         EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
             }
             Map<String, Object> start = new LinkedHashMap<>();
-            start.put("plan", input.plan());
-            start.put("params", input.params());
-            if (!input.archives().isEmpty()) {
-                start.put("archives", input.archivesJson());
+            if (stored != null) {
+                start.put("workflow", stored);
+                start.put("params", args.params);
+            } else {
+                start.put("plan", input.plan());
+                start.put("params", input.params());
+                if (!input.archives().isEmpty()) {
+                    start.put("archives", input.archivesJson());
+                }
             }
             JsonNode started = client.post("/api/runs", start);
             String id = started.get("id").asText();
@@ -98,6 +108,21 @@ public final class RunCommand implements CliCommand {
                 deleteTree(localData);
             }
         }
+    }
+
+    /** A stored workflow reference: {@code NAME} or {@code NAME@N}, with an optional {@code @N}. */
+    private static final java.util.regex.Pattern STORED = java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9_-]*(@[0-9]+)?");
+
+    /**
+     * The stored workflow the argument names ({@code NAME} or {@code NAME@N}, deployed with {@code mpflc
+     * deploy}), or {@code null} when it is a file: a file that exists wins; with {@code --local} there is
+     * no stored workflow.
+     */
+    static String storedWorkflow(String argument, Path file, boolean local) {
+        if (local || Files.exists(file) || !STORED.matcher(argument).matches()) {
+            return null;
+        }
+        return argument;
     }
 
     static int report(JsonNode run, PrintStream out, PrintStream err, boolean json) {

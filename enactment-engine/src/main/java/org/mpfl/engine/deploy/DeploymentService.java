@@ -46,6 +46,33 @@ public final class DeploymentService {
         return results;
     }
 
+    /**
+     * Stores several archives under the names given and installs each on every live host, in the given
+     * order: an archive whose service has another name is renamed first ({@link ServiceNames}: the
+     * services of a workflow are deployed under qualified names so that workflows sharing a service
+     * type name do not replace each other's service).
+     *
+     * @param archives {@code .aar} bytes by the name to deploy them under
+     * @return per name, the per-host results of {@link #deploy}
+     * @throws IOException if an archive is no service archive with exactly one service
+     */
+    public Map<String, Map<String, String>> deployAllAs(Map<String, byte[]> archives) throws IOException {
+        Map<String, Map<String, String>> results = new LinkedHashMap<>();
+        for (Map.Entry<String, byte[]> a : archives.entrySet()) {
+            if (!SERVICE_NAME.matcher(a.getKey()).matches()) {
+                throw new IllegalArgumentException("bad service name '" + a.getKey() + "'");
+            }
+            byte[] archive;
+            try {
+                archive = ArchiveDescriptor.renamed(a.getValue(), a.getKey());
+            } catch (IOException e) {
+                throw new IOException("service '" + a.getKey() + "': " + e.getMessage(), e);
+            }
+            results.put(a.getKey(), deploy(a.getKey(), archive));
+        }
+        return results;
+    }
+
     /** Stores an archive and installs it on every live host; returns per-host results ("ok" or the error). */
     public Map<String, String> deploy(String service, byte[] archive) throws IOException {
         if (!SERVICE_NAME.matcher(service).matches()) {
@@ -105,7 +132,8 @@ public final class DeploymentService {
         return why.toString();
     }
 
-    static String sha256(byte[] bytes) {
+    /** SHA-256 of bytes, lower-case hex. */
+    public static String sha256(byte[] bytes) {
         try {
             return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (java.security.NoSuchAlgorithmException e) {

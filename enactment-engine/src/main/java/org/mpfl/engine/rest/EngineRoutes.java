@@ -299,21 +299,58 @@ public final class EngineRoutes extends RouteBuilder {
         m.put("updatedMs", w.updatedMs());
         m.put("hasDocument", w.document() != null);
         m.put("hasPlan", w.plan() != null);
+        m.put("latestVersion", w.version());
         return m;
     }
 
-    /** {@code {"name"?, "document"?, "file"?, "plan"?}}: stores a workflow (201 with its name). */
+    /** One version in a workflow's listing. */
+    private static Map<String, Object> versionView(RunStore.StoredWorkflow v, int latest) throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("version", v.version());
+        m.put("deployedMs", v.deployedMs());
+        m.put("sourceSha256", v.sourceSha256());
+        m.put("latest", v.version() == latest);
+        m.put("services", v.services() == null ? null : Json.MAPPER.readTree(v.services()));
+        return m;
+    }
+
+    /**
+     * {@code {"name"?, "document"?, "file"?, "plan"?, "archives"?}}: deploys a workflow. 201 with
+     * {@code name}, {@code version}, {@code created: true} when it made a new version; 200 with the
+     * latest version and {@code created: false} when nothing changed. {@code deployed}: per service
+     * name, per host, "ok" or the error.
+     */
     private Reply saveWorkflow(Exchange ex) throws Exception {
         requireToken(ex);
         JsonNode b = body(ex);
-        String name = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
-                text(b, "file"), b.get("plan")));
-        return new Reply(201, Map.of("name", name));
+        Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
+        WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
+                text(b, "file"), b.get("plan"), archives));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", d.name());
+        m.put("version", d.version());
+        m.put("created", d.created());
+        m.put("deployed", d.deployed());
+        return new Reply(d.created() ? 201 : 200, m);
     }
 
+    /**
+     * {@code NAME}: the latest version's document and plan with the list of every version;
+     * {@code NAME@N}: version N's.
+     */
     private Reply getWorkflow(Exchange ex) throws Exception {
         RunStore.StoredWorkflow w = api.workflows().get(param(ex, "name"));
         Map<String, Object> m = workflowSummary(w);
+        List<RunStore.StoredWorkflow> versions = api.workflows().versions(w.name());
+        int latest = versions.get(versions.size() - 1).version();
+        m.put("latestVersion", latest);
+        m.put("version", w.version());
+        m.put("sourceSha256", w.sourceSha256());
+        List<Map<String, Object>> views = new ArrayList<>();
+        for (RunStore.StoredWorkflow v : versions) {
+            views.add(versionView(v, latest));
+        }
+        m.put("versions", views);
         m.put("document", w.document());
         m.put("plan", WorkflowService.planJson(w).orElse(null));
         return Reply.ok(m);

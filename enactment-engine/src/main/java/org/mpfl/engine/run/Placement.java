@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 import org.mpfl.compiler.ir.eval.ProcessLayout;
@@ -80,6 +81,21 @@ public final class Placement {
     public static List<RankPlacement> place(ProcessLayout layout, Map<String, String> services, List<HostInfo> hosts,
                                             BiPredicate<HostInfo, String> canRun, Map<String, String> unavailable)
             throws PlacementException {
+        return place(layout, services, hosts, canRun, unavailable, (h, service) -> service);
+    }
+
+    /**
+     * Places every rank on hosts that are not unavailable, where a service may have another name on
+     * some hosts (a workflow's services are deployed under qualified names, but a static host-file
+     * entry offers only what was installed on it by hand, under the plain type name).
+     *
+     * @param nameOnHost the name of a process's service on a host: the rank's service and endpoint use it
+     * @see #place(ProcessLayout, Map, List, BiPredicate, Map)
+     */
+    public static List<RankPlacement> place(ProcessLayout layout, Map<String, String> services, List<HostInfo> hosts,
+                                            BiPredicate<HostInfo, String> canRun, Map<String, String> unavailable,
+                                            BiFunction<HostInfo, String, String> nameOnHost)
+            throws PlacementException {
         if (hosts.isEmpty()) {
             throw new PlacementException("no service hosts are registered (start some with 'mpflc host --engine URL' or give a host file)");
         }
@@ -120,8 +136,9 @@ public final class Placement {
                     chosen = candidates.get(over % candidates.size());
                 }
                 used.merge(chosen.hostId(), 1, Integer::sum);
-                out.add(new RankPlacement(layout.first(process) + i, process, service, chosen.hostId(),
-                        new Endpoint(chosen.serviceUrl(service), chosen.binaryAddress(), chosen.hostId())));
+                String onHost = nameOnHost.apply(chosen, service);
+                out.add(new RankPlacement(layout.first(process) + i, process, onHost, chosen.hostId(),
+                        new Endpoint(chosen.serviceUrl(onHost), chosen.binaryAddress(), chosen.hostId())));
             }
             cursor.put(service, start);
         }

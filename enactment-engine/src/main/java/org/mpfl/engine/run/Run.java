@@ -39,6 +39,8 @@ public final class Run {
     private boolean starting;
     private int attempts;
     private final List<Map<String, Object>> hostFaults = new ArrayList<>();
+    /** The stored workflow version it runs, or {@code null} for a plan or document sent with the run. */
+    private Integer workflowVersion;
 
     Run(String id, String workflow, String domainId, String token, Map<String, Object> params, long createdMs) {
         this.id = id;
@@ -55,6 +57,15 @@ public final class Run {
 
     public String workflow() {
         return workflow;
+    }
+
+    /** The stored workflow version it runs, or {@code null} for a plan or document sent with the run. */
+    public synchronized Integer workflowVersion() {
+        return workflowVersion;
+    }
+
+    synchronized void workflowVersion(Integer version) {
+        this.workflowVersion = version;
     }
 
     synchronized String domainId() {
@@ -440,6 +451,7 @@ public final class Run {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", id);
         m.put("workflow", workflow);
+        m.put("workflowVersion", workflowVersion);
         m.put("state", state.name());
         m.put("createdMs", createdMs);
         m.put("startedMs", startedMs == 0 ? null : startedMs);

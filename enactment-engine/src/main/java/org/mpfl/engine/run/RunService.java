@@ -112,12 +112,29 @@ public final class RunService implements AutoCloseable {
      * @throws IllegalArgumentException if the rank counts cannot be worked out with these values
      */
     public Run start(DeploymentPlan plan, Map<String, Object> params) {
+        return start(plan, params, null, Map.of());
+    }
+
+    /**
+     * Accepts a run of a workflow whose services are deployed under their own names and starts it in
+     * the background.
+     *
+     * @param plan         what to run
+     * @param params       parameter values given for this run (override the plan's defaults)
+     * @param version      the stored workflow version it runs, or {@code null} (a plan or document sent with the run)
+     * @param serviceNames service type → the name it is deployed under on the hosts (a type not in it: its plain name)
+     * @return the run, PENDING
+     * @throws IllegalArgumentException if the rank counts cannot be worked out with these values
+     */
+    public Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames) {
         ProcessLayout layout = layout(plan, params);
         Map<String, String> services = new LinkedHashMap<>();
         List<ProcessSlice> slices = new ArrayList<>();
         for (String process : layout.processes()) {
-            services.put(process, plan.process(process).service());
-            slices.add(new ProcessSlice(process, services.get(process), layout.count(process)));
+            String type = plan.process(process).service();
+            // ranks are placed on the deployed name; the run request keeps the plan's service type
+            services.put(process, serviceNames.getOrDefault(type, type));
+            slices.add(new ProcessSlice(process, type, layout.count(process)));
         }
         Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
         if (params != null) {
@@ -125,6 +142,7 @@ public final class RunService implements AutoCloseable {
         }
         String id = randomId(12);
         Run run = new Run(id, plan.workflow(), randomId(24), randomId(32), Map.copyOf(all), System.currentTimeMillis());
+        run.workflowVersion(version);
         runs.put(id, run);
         persist(run);
         record(run, null, "run", stateEvent(run));
@@ -152,12 +170,17 @@ public final class RunService implements AutoCloseable {
             run.markStarting(System.currentTimeMillis());
             // hosts that failed this run, with why: kept out of its later attempts even if their quarantine ends
             Map<String, String> faulty = new LinkedHashMap<>();
+            // a static host-file entry has what was installed on it by hand, under the plain type names
+            Map<String, String> plainType = new HashMap<>();
+            slices.forEach(s -> plainType.put(services.get(s.name()), s.service()));
+            java.util.function.BiFunction<HostInfo, String, String> onHost =
+                    (h, service) -> h.staticEntry() ? plainType.getOrDefault(service, service) : service;
             for (;;) {
                 List<RankPlacement> placements;
                 try {
                     placements = Placement.place(layout, services, registry.hosts(),
-                            (h, service) -> h.offers(service) || (!h.staticEntry() && deployments.hasArchive(service)),
-                            unavailable(faulty));
+                            (h, service) -> h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service)),
+                            unavailable(faulty), onHost);
                 } catch (Placement.PlacementException e) {
                     fail(run, new RunError(null, null, e.getMessage()));
                     return;

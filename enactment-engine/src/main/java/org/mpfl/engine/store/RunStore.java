@@ -25,6 +25,7 @@ import org.mpfl.engine.json.Json;
  * {@code jdbc:postgresql://db/mpfl}, or an H2 server, {@code jdbc:h2:tcp://db/mpfl}). Each run is kept as
  * its latest JSON detail plus its event log, so an engine restart loses no run record; runs that were
  * still going when the engine died are marked FAILED "engine restarted" on the next start.
+ * Stored workflows are kept per version (migration {@code V2}, {@link V2__Workflow_versions}).
  *
  * <p>One connection, used under a lock: the engine writes little (state changes, events) and H2
  * embedded is fastest that way. The SQL is portable between H2 and PostgreSQL (no {@code MERGE}: an
@@ -39,7 +40,7 @@ import org.mpfl.engine.json.Json;
  * database migrated by a newer engine), so an engine never writes into a schema it does not know.
  * To change the schema:
  * <ol>
- *   <li>add the next file, e.g. {@code V2__run_checkpoints.sql} (two underscores; the version is the
+ *   <li>add the next file, e.g. {@code V3__run_checkpoints.sql} (two underscores; the version is the
  *       number after {@code V}); never edit a file that has been released, since databases out there
  *       already ran it;</li>
  *   <li>write DDL that runs on both H2 and PostgreSQL: {@code BIGINT}, {@code INT}, {@code VARCHAR(n)},
@@ -100,6 +101,7 @@ public final class RunStore implements AutoCloseable {
                 .dataSource(jdbcUrl, user, password)
                 .locations(MIGRATIONS)
                 .placeholders(placeholders(product))
+                .javaMigrations(new V2__Workflow_versions())
                 // an applied migration this engine does not have (a newer engine migrated the database)
                 // is an error, not a warning: this engine's INSERTs may not fit that schema
                 .ignoreMigrationPatterns(new String[0])
@@ -166,6 +168,16 @@ public final class RunStore implements AutoCloseable {
             } else {
                 p.setObject(i + 1, values[i]);
             }
+        }
+    }
+
+    /** SHA-256 of a text (UTF-8), lower-case hex. */
+    public static String sha256(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
     }
 
@@ -397,39 +409,117 @@ public final class RunStore implements AutoCloseable {
         return out;
     }
 
-    /** A stored workflow: its document (may be null), its plan JSON (may be null). */
-    public record StoredWorkflow(String name, long updatedMs, String document, String plan) {
-    }
-
-    public synchronized void saveWorkflow(String name, String document, String plan, long nowMs) {
-        try {
-            upsert("UPDATE workflows SET updated_ms = ?, document = ?, plan = ? WHERE name = ?",
-                    new Object[] {nowMs, document, plan, name},
-                    "INSERT INTO workflows (name, updated_ms, document, plan) VALUES (?, ?, ?, ?)",
-                    new Object[] {name, nowMs, document, plan});
-        } catch (SQLException e) {
-            throw new StoreException("cannot save workflow " + name, e);
+    /**
+     * One version of a stored workflow.
+     *
+     * @param name          the workflow's name
+     * @param version       1, 2, 3 … in the order deployed
+     * @param deployedMs    when this version was deployed
+     * @param sourceSha256  SHA-256 of its MPFL source (the document, or the one the plan was compiled from)
+     * @param contentSha256 SHA-256 over what was deployed (source or plan, and the archives): equal means unchanged
+     * @param document      its MPFL document, or {@code null}
+     * @param plan          its deployment plan JSON, or {@code null}
+     * @param services      JSON object: service type → name deployed on the hosts; {@code null}: the plain names
+     */
+    public record StoredWorkflow(String name, int version, long deployedMs, String sourceSha256, String contentSha256,
+                                 String document, String plan, String services) {
+        /** When the workflow last changed (this version's deployment). */
+        public long updatedMs() {
+            return deployedMs;
         }
     }
 
-    public synchronized Optional<StoredWorkflow> workflow(String name) {
-        try (PreparedStatement p = connection.prepareStatement("SELECT name, updated_ms, document, plan FROM workflows WHERE name = ?")) {
+    private static final String VERSION_COLUMNS =
+            "name, version, deployed_ms, source_sha256, content_sha256, document, plan, services";
+
+    /** Adds a version; fails if that version of the workflow exists. */
+    public synchronized void saveWorkflowVersion(StoredWorkflow w) {
+        try {
+            insertWorkflowVersion(w);
+        } catch (SQLException e) {
+            throw new StoreException("cannot save version " + w.version() + " of workflow " + w.name(), e);
+        }
+    }
+
+    private void insertWorkflowVersion(StoredWorkflow w) throws SQLException {
+        try (PreparedStatement p = connection.prepareStatement(
+                "INSERT INTO workflow_versions (" + VERSION_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            p.setString(1, w.name());
+            p.setInt(2, w.version());
+            p.setLong(3, w.deployedMs());
+            p.setString(4, w.sourceSha256());
+            p.setString(5, w.contentSha256());
+            p.setString(6, w.document());
+            p.setString(7, w.plan());
+            p.setString(8, w.services());
+            p.executeUpdate();
+        }
+    }
+
+    private static StoredWorkflow version(ResultSet r) throws SQLException {
+        return new StoredWorkflow(r.getString(1), r.getInt(2), r.getLong(3), r.getString(4), r.getString(5), r.getString(6),
+                r.getString(7), r.getString(8));
+    }
+
+    /** A given version of a workflow. */
+    public synchronized Optional<StoredWorkflow> workflowVersion(String name, int version) {
+        try (PreparedStatement p = connection.prepareStatement(
+                "SELECT " + VERSION_COLUMNS + " FROM workflow_versions WHERE name = ? AND version = ?")) {
             p.setString(1, name);
+            p.setInt(2, version);
             try (ResultSet r = p.executeQuery()) {
-                return r.next() ? Optional.of(new StoredWorkflow(r.getString(1), r.getLong(2), r.getString(3), r.getString(4)))
-                        : Optional.empty();
+                return r.next() ? Optional.of(version(r)) : Optional.empty();
             }
+        } catch (SQLException e) {
+            throw new StoreException("cannot read version " + version + " of workflow " + name, e);
+        }
+    }
+
+    /** The latest version of a workflow. */
+    public synchronized Optional<StoredWorkflow> workflow(String name) {
+        try {
+            return latestWorkflowVersion(name);
         } catch (SQLException e) {
             throw new StoreException("cannot read workflow " + name, e);
         }
     }
 
+    private Optional<StoredWorkflow> latestWorkflowVersion(String name) throws SQLException {
+        try (PreparedStatement p = connection.prepareStatement("SELECT " + VERSION_COLUMNS
+                + " FROM workflow_versions WHERE name = ? ORDER BY version DESC LIMIT 1")) {
+            p.setString(1, name);
+            try (ResultSet r = p.executeQuery()) {
+                return r.next() ? Optional.of(version(r)) : Optional.empty();
+            }
+        }
+    }
+
+    /** Every version of a workflow, oldest first, without document and plan (a listing). */
+    public synchronized List<StoredWorkflow> workflowVersions(String name) {
+        List<StoredWorkflow> out = new ArrayList<>();
+        try (PreparedStatement p = connection.prepareStatement("SELECT name, version, deployed_ms, source_sha256, "
+                + "content_sha256, NULL, NULL, services FROM workflow_versions WHERE name = ? ORDER BY version")) {
+            p.setString(1, name);
+            try (ResultSet r = p.executeQuery()) {
+                while (r.next()) {
+                    out.add(version(r));
+                }
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot list the versions of workflow " + name, e);
+        }
+        return out;
+    }
+
+    /** The latest version of every workflow, by name. */
     public synchronized List<StoredWorkflow> workflows() {
         List<StoredWorkflow> out = new ArrayList<>();
         try (Statement s = connection.createStatement();
-             ResultSet r = s.executeQuery("SELECT name, updated_ms, document, plan FROM workflows ORDER BY name")) {
+             ResultSet r = s.executeQuery("SELECT v.name, v.version, v.deployed_ms, v.source_sha256, v.content_sha256, "
+                     + "v.document, v.plan, v.services FROM workflow_versions v WHERE v.version = "
+                     + "(SELECT MAX(l.version) FROM workflow_versions l WHERE l.name = v.name) ORDER BY v.name")) {
             while (r.next()) {
-                out.add(new StoredWorkflow(r.getString(1), r.getLong(2), r.getString(3), r.getString(4)));
+                out.add(version(r));
             }
         } catch (SQLException e) {
             throw new StoreException("cannot list workflows", e);

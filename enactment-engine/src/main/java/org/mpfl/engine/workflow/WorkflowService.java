@@ -2,12 +2,15 @@ package org.mpfl.engine.workflow;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.compiler.plan.PlanJson;
 import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.deploy.ServiceNames;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
@@ -33,14 +36,24 @@ public final class WorkflowService {
     }
 
     /**
-     * A workflow to store: a document (compiled now, its generated services deployed) or a plan.
+     * A workflow to store: a document (compiled now, its generated services deployed) or a plan with
+     * the archives of its services.
      *
      * @param name     its name ({@code null}: the plan's workflow name)
      * @param document MPFL XML, or {@code null}
      * @param file     the document's file name for diagnostics ({@code null}: the name)
      * @param plan     a deployment plan as JSON, or {@code null}; used when both are given
+     * @param archives the plan's service archives by service type (ignored with a document: it is compiled)
      */
-    public record SaveWorkflow(String name, String document, String file, JsonNode plan) {
+    public record SaveWorkflow(String name, String document, String file, JsonNode plan, Map<String, byte[]> archives) {
+        public SaveWorkflow {
+            archives = archives == null ? Map.of() : archives;
+        }
+
+        /** A workflow without archives. */
+        public SaveWorkflow(String name, String document, String file, JsonNode plan) {
+            this(name, document, file, plan, Map.of());
+        }
     }
 
     /**
@@ -50,7 +63,7 @@ public final class WorkflowService {
      * @param plan     a deployment plan as JSON
      * @param document MPFL XML, compiled with {@code params}
      * @param file     the document's file name for diagnostics ({@code null}: {@code workflow.mpfl.xml})
-     * @param workflow the name of a stored workflow
+     * @param workflow the name of a stored workflow, {@code NAME} (its latest version) or {@code NAME@N}
      * @param params   parameter values of the run (override the plan's defaults)
      * @param archives service archives to deploy before anything else, by service type
      */
@@ -62,34 +75,88 @@ public final class WorkflowService {
         }
     }
 
-    /** No stored workflow of that name. */
+    /** No stored workflow of that name, or no such version of it. */
     public static final class UnknownWorkflowException extends Exception {
         private static final long serialVersionUID = 1L;
 
-        public UnknownWorkflowException(String name) {
-            super("no workflow '" + name + "'");
+        public UnknownWorkflowException(String message) {
+            super(message);
+        }
+
+        static UnknownWorkflowException named(String name) {
+            return new UnknownWorkflowException("no workflow '" + name + "'");
         }
     }
 
-    /** Stored workflows by name. */
+    /**
+     * What deploying a workflow did.
+     *
+     * @param name     the workflow
+     * @param version  its version now (a new one, or the latest when nothing changed)
+     * @param created  whether this deployment made a new version
+     * @param deployed per deployed service name, the per-host results
+     */
+    public record Deployed(String name, int version, boolean created, Map<String, Map<String, String>> deployed) {
+    }
+
+    /** Stored workflows by name (their latest versions). */
     public List<RunStore.StoredWorkflow> list() {
         return store.workflows();
     }
 
-    /** A stored workflow. */
-    public RunStore.StoredWorkflow get(String name) throws UnknownWorkflowException {
-        return store.workflow(name).orElseThrow(() -> new UnknownWorkflowException(name));
+    /**
+     * A stored workflow: {@code NAME} (its latest version) or {@code NAME@N} (version N).
+     *
+     * @throws UnknownWorkflowException if there is no such workflow or version
+     * @throws IllegalArgumentException if the version after {@code @} is not a positive number
+     */
+    public RunStore.StoredWorkflow get(String reference) throws UnknownWorkflowException {
+        int at = reference.lastIndexOf('@');
+        if (at < 0) {
+            return store.workflow(reference).orElseThrow(() -> UnknownWorkflowException.named(reference));
+        }
+        String name = reference.substring(0, at);
+        String v = reference.substring(at + 1);
+        int version;
+        try {
+            version = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            version = -1;
+        }
+        if (version < 1) {
+            throw new IllegalArgumentException("bad workflow version '" + v + "' in '" + reference
+                    + "' (NAME@N with N = 1, 2, 3 …; NAME alone is the latest)");
+        }
+        Optional<RunStore.StoredWorkflow> w = store.workflowVersion(name, version);
+        if (w.isPresent()) {
+            return w.get();
+        }
+        RunStore.StoredWorkflow latest = store.workflow(name).orElseThrow(() -> UnknownWorkflowException.named(name));
+        throw new UnknownWorkflowException("workflow '" + name + "' has no version " + version + " (versions 1 to "
+                + latest.version() + ")");
+    }
+
+    /** Every version of a workflow, oldest first (no documents or plans). */
+    public List<RunStore.StoredWorkflow> versions(String name) throws UnknownWorkflowException {
+        List<RunStore.StoredWorkflow> all = store.workflowVersions(name);
+        if (all.isEmpty()) {
+            throw UnknownWorkflowException.named(name);
+        }
+        return all;
     }
 
     /**
-     * Stores a workflow (replacing one of the same name).
+     * Deploys a workflow: a new version when it changed (another document or plan, or other archives
+     * than the latest version's), the latest version again otherwise. The services of version N are
+     * deployed under their own names ({@link ServiceNames#ofVersion}), so the runs of earlier versions
+     * keep theirs; no version's services are ever taken off the hosts here.
      *
-     * @return its name
+     * @return the version and what deploying did
      * @throws IllegalArgumentException if it has neither document nor plan
-     * @throws IOException if the plan is not a deployment plan, or deploying failed
+     * @throws IOException if the plan is not a deployment plan, an archive is not one, or deploying failed
      * @throws WorkflowCompiler.CompileException if the document has static errors
      */
-    public String save(SaveWorkflow request) throws IOException, WorkflowCompiler.CompileException {
+    public synchronized Deployed save(SaveWorkflow request) throws IOException, WorkflowCompiler.CompileException {
         String document = request.document();
         JsonNode plan = present(request.plan()) ? request.plan() : null;
         if (document == null && plan == null) {
@@ -97,63 +164,122 @@ public final class WorkflowService {
         }
         String name = request.name();
         String planText;
-        if (plan != null) {
+        String sourceSha;
+        Map<String, byte[]> archives;
+        if (document == null) {
             DeploymentPlan parsed = PlanJson.readPlan(plan);
             name = name == null ? parsed.workflow() : name;
             planText = Json.write(plan); // as given
+            sourceSha = parsed.sourceSha256() != null && !parsed.sourceSha256().isBlank() ? parsed.sourceSha256()
+                    : RunStore.sha256(planText);
+            archives = request.archives();
         } else {
             String file = request.file() != null ? request.file() : name == null ? "workflow.mpfl.xml" : name;
             WorkflowCompiler.Compiled c = compiler.compile(file, document, Map.of());
             name = name == null ? c.plan().workflow() : name;
-            deployments.deployAll(c.archives());
             planText = Json.write(c.planJson());
+            sourceSha = RunStore.sha256(document);
+            archives = c.archives();
         }
-        store.saveWorkflow(name, document, planText, System.currentTimeMillis());
-        return name;
+        if (name == null || name.isBlank() || name.contains("@") || name.length() > 256) {
+            throw new IllegalArgumentException("bad workflow name '" + name + "' (no '@', at most 256 characters)");
+        }
+        // what decides "changed": the source (or the plan when there is none) and every archive
+        StringBuilder content = new StringBuilder(document != null ? "document\n" + document : "plan\n" + planText);
+        new TreeMap<>(archives).forEach((type, bytes) -> content.append("\narchive ").append(type).append(' ')
+                .append(DeploymentService.sha256(bytes)));
+        String contentSha = RunStore.sha256(content.toString());
+        Optional<RunStore.StoredWorkflow> latest = store.workflow(name);
+        boolean created = latest.isEmpty() || !latest.get().contentSha256().equals(contentSha);
+        int version = created ? latest.map(w -> w.version() + 1).orElse(1) : latest.get().version();
+        Map<String, String> names = serviceNames(latest.filter(w -> !created).orElse(null), name, version, archives.keySet());
+        // deployed before the version is recorded: a version never names services that were not sent
+        Map<String, Map<String, String>> results = deployments.deployAllAs(byName(archives, names));
+        if (created) {
+            store.saveWorkflowVersion(new RunStore.StoredWorkflow(name, version, System.currentTimeMillis(), sourceSha, contentSha,
+                    document, planText, Json.write(names)));
+        }
+        return new Deployed(name, version, created, results);
+    }
+
+    /** The deployed names of a version's services: as recorded, else qualified by workflow and version. */
+    private static Map<String, String> serviceNames(RunStore.StoredWorkflow recorded, String name, int version,
+                                                    java.util.Collection<String> types) throws IOException {
+        Map<String, String> names = new LinkedHashMap<>(recorded == null ? Map.of() : recordedNames(recorded));
+        boolean legacy = recorded != null && recorded.services() == null;
+        for (String type : types) {
+            names.putIfAbsent(type, legacy ? type : ServiceNames.ofVersion(name, version, type));
+        }
+        return names;
+    }
+
+    private static Map<String, String> recordedNames(RunStore.StoredWorkflow w) throws IOException {
+        if (w.services() == null) {
+            return Map.of(); // a version from before versions existed: plain names
+        }
+        return Json.MAPPER.readValue(w.services(), new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, String>>() { });
+    }
+
+    private static Map<String, byte[]> byName(Map<String, byte[]> archives, Map<String, String> names) {
+        Map<String, byte[]> out = new LinkedHashMap<>();
+        archives.forEach((type, bytes) -> out.put(names.getOrDefault(type, type), bytes));
+        return out;
     }
 
     /**
      * Starts a run: deploys the archives given, works out the plan (reads it, compiles the document, or
-     * takes the stored workflow's document or plan), deploys what a compilation generated, and hands the
-     * plan to the run service.
+     * takes the stored workflow version's document or plan), deploys what a compilation generated, and
+     * hands the plan to the run service. Archives sent with a run are deployed under names of their own
+     * ({@link ServiceNames#ofArchive}); a stored version's under the version's names.
      *
      * @return the run, PENDING
      * @throws IllegalArgumentException if there is nothing to run or the rank counts cannot be worked out
      * @throws IOException if the plan is not a deployment plan, or deploying failed
      * @throws WorkflowCompiler.CompileException if the document has static errors
-     * @throws UnknownWorkflowException if the stored workflow named does not exist
+     * @throws UnknownWorkflowException if the stored workflow or version named does not exist
      */
     public Run start(StartRun request) throws IOException, WorkflowCompiler.CompileException, UnknownWorkflowException {
-        deployments.deployAll(request.archives());
         Map<String, Object> params = request.params();
         DeploymentPlan plan;
+        Integer version = null;
+        Map<String, String> names;
         if (present(request.plan())) {
             plan = PlanJson.readPlan(request.plan());
+            names = deployOwn(plan.workflow(), request.archives());
         } else if (request.document() != null) {
             String file = request.file() != null ? request.file() : "workflow.mpfl.xml";
-            WorkflowCompiler.Compiled c = compileAndDeploy(file, request.document(), params);
+            deployments.deployAll(request.archives());
+            WorkflowCompiler.Compiled c = compiler.compile(file, request.document(), params);
             plan = c.plan();
             params = c.params();
+            names = deployOwn(plan.workflow(), c.archives());
         } else if (request.workflow() != null) {
+            deployments.deployAll(request.archives());
             RunStore.StoredWorkflow w = get(request.workflow());
+            version = w.version();
             if (w.document() != null) {
-                WorkflowCompiler.Compiled c = compileAndDeploy(w.name(), w.document(), params);
+                WorkflowCompiler.Compiled c = compiler.compile(w.name(), w.document(), params);
                 plan = c.plan();
                 params = c.params();
+                names = serviceNames(w, w.name(), w.version(), c.archives().keySet());
+                // the stored archives are these; deploying again reaches hosts that joined since (a no-op elsewhere)
+                deployments.deployAllAs(byName(c.archives(), names));
             } else {
                 plan = PlanJson.readPlan(Json.MAPPER.readTree(w.plan()));
+                names = recordedNames(w);
             }
         } else {
             throw new IllegalArgumentException("a run needs 'plan', 'document' or 'workflow'");
         }
-        return runs.start(plan, params);
+        return runs.start(plan, params, version, names);
     }
 
-    private WorkflowCompiler.Compiled compileAndDeploy(String file, String document, Map<String, Object> params)
-            throws IOException, WorkflowCompiler.CompileException {
-        WorkflowCompiler.Compiled c = compiler.compile(file, document, params);
-        deployments.deployAll(c.archives());
-        return c;
+    /** Deploys the archives sent with one run under names of their own; returns them by service type. */
+    private Map<String, String> deployOwn(String workflow, Map<String, byte[]> archives) throws IOException {
+        Map<String, String> names = new LinkedHashMap<>();
+        archives.forEach((type, bytes) -> names.put(type, ServiceNames.ofArchive(workflow, bytes, type)));
+        deployments.deployAllAs(byName(archives, names));
+        return names;
     }
 
     private static boolean present(JsonNode n) {

@@ -107,7 +107,7 @@ class DocumentRunTest {
         String said = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, said + err.toString(StandardCharsets.UTF_8));
         assertTrue(said.contains("RingNode on "), said);
-        assertTrue(said.contains("workflow 'ring' stored"), said);
+        assertTrue(said.contains("workflow 'ring' version 1 deployed"), said);
         String id = org.mpfl.engine.Http.post(cluster.engine().url() + "/api/runs", cluster.engine().token(),
                 java.util.Map.of("workflow", "ring")).json().get("id").asText();
         long end = System.currentTimeMillis() + 60_000;

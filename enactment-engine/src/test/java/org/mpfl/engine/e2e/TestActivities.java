@@ -43,13 +43,32 @@ public final class TestActivities {
                     }
                 }
                 """);
-        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, "-classpath", System.getProperty("java.class.path"),
-                "-d", src.toString(), src.resolve("gen/Twice.java").toString(), src.resolve("gen/Decide.java").toString());
+        compileInto(jar, src, List.of("gen/Twice", "gen/Decide"));
+    }
+
+    /**
+     * Writes a jar of activity classes compiled from sources (class name with slashes → Java source),
+     * against the test class path.
+     */
+    public static void jar(Path jar, java.util.Map<String, String> sources) throws IOException {
+        Path src = Files.createTempDirectory(jar.toAbsolutePath().getParent(), "src");
+        for (var s : sources.entrySet()) {
+            Path file = src.resolve(s.getKey() + ".java");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, s.getValue());
+        }
+        compileInto(jar, src, List.copyOf(sources.keySet()));
+    }
+
+    private static void compileInto(Path jar, Path src, List<String> classes) throws IOException {
+        List<String> args = new java.util.ArrayList<>(List.of("-classpath", System.getProperty("java.class.path"), "-d", src.toString()));
+        classes.forEach(c -> args.add(src.resolve(c + ".java").toString()));
+        int rc = ToolProvider.getSystemJavaCompiler().run(null, null, null, args.toArray(String[]::new));
         assertEquals(0, rc, "javac");
         try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
-            for (String c : List.of("gen/Twice.class", "gen/Decide.class")) {
-                j.putNextEntry(new JarEntry(c));
-                j.write(Files.readAllBytes(src.resolve(c)));
+            for (String c : classes) {
+                j.putNextEntry(new JarEntry(c + ".class"));
+                j.write(Files.readAllBytes(src.resolve(c + ".class")));
                 j.closeEntry();
             }
         }

@@ -35,6 +35,20 @@ class PlacementTest {
     }
 
     @Test
+    void aServiceMayHaveAnotherNameOnSomeHostsAndItsRanksAndEndpointsUseIt() throws Exception {
+        // the engine deploys the workflow's 'node' as 'wf.v2.node'; a static host-file entry has only the plain 'node'
+        HostInfo dynamic = host("a", 1, "wf.v2.node");
+        HostInfo fixed = new HostInfo("s", "http://s/axis2/services", null, Set.of("node"), 1, 0, true, null);
+        java.util.function.BiFunction<HostInfo, String, String> onHost = (h, s) -> h.staticEntry() ? "node" : s;
+        List<RankPlacement> p = Placement.place(ProcessLayout.ofCounts(Map.of("p", 2)), Map.of("p", "wf.v2.node"),
+                List.of(dynamic, fixed), (h, s) -> h.offers(onHost.apply(h, s)), Map.of(), onHost);
+        assertEquals("http://a/axis2/services/wf.v2.node", p.get(0).endpoint().soapUrl());
+        assertEquals("wf.v2.node", p.get(0).service());
+        assertEquals("http://s/axis2/services/node", p.get(1).endpoint().soapUrl());
+        assertEquals("node", p.get(1).service());
+    }
+
+    @Test
     void noHostForAServiceIsAClearError() {
         Placement.PlacementException e = assertThrows(Placement.PlacementException.class, () -> Placement.place(
                 List.of(new ProcessSlice("x", "X", 1)), List.of(host("a", 1, "Y")), (h, s) -> h.offers(s)));

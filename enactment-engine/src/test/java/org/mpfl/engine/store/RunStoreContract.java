@@ -107,8 +107,8 @@ abstract class RunStoreContract {
             store.saveCredential(new RunStore.StoredCredential("c1", "h1", "v1", "k1", 5));
             store.saveCredential(new RunStore.StoredCredential("c1", "h1", "v2", "k2", 6));
             store.saveCredential(new RunStore.StoredCredential("c2", "h2", "v3", "k3", 7));
-            store.saveWorkflow("w", big, null, 10);
-            store.saveWorkflow("a", null, "{\"p\":1}", 11);
+            store.saveWorkflowVersion(new RunStore.StoredWorkflow("w", 1, 10, "s1", "c1", big, null, null));
+            store.saveWorkflowVersion(new RunStore.StoredWorkflow("a", 1, 11, "s2", "c2", null, "{\"p\":1}", "{\"t\":\"a.v1.t\"}"));
         }
         try (RunStore store = openStore()) {
             assertEquals(1, store.liveDomains().size());
@@ -125,10 +125,13 @@ abstract class RunStoreContract {
             assertEquals(big, w.document());
             assertEquals(null, w.plan());
             assertEquals(List.of("a", "w"), store.workflows().stream().map(RunStore.StoredWorkflow::name).toList());
-            store.saveWorkflow("w", "<small/>", "{}", 12);
+            store.saveWorkflowVersion(new RunStore.StoredWorkflow("w", 2, 12, "s3", "c3", "<small/>", "{}", null));
             assertEquals("<small/>", store.workflow("w").orElseThrow().document());
             assertEquals(12, store.workflow("w").orElseThrow().updatedMs());
             assertEquals(Optional.empty(), store.workflow("none"));
+            assertEquals(big, store.workflowVersion("w", 1).orElseThrow().document());
+            assertEquals(List.of(1, 2), store.workflowVersions("w").stream().map(RunStore.StoredWorkflow::version).toList());
+            assertEquals("{\"t\":\"a.v1.t\"}", store.workflow("a").orElseThrow().services());
         }
     }
 

@@ -49,5 +49,7 @@ export const api = {
   cancelRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/cancel'),
   hosts: () => getJson('api/registry/hosts'),
   engine: () => getJson('api/engine'),
+  workflows: () => getJson('api/workflows'),
+  workflow: name => getJson('api/workflows/' + encodeURIComponent(name)),
   eventStreamUrl: id => 'api/runs/' + encodeURIComponent(id) + '/events',
 };

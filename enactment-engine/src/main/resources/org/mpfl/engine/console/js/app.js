@@ -2,11 +2,13 @@
 //   #/runs[?state=FAILED]   runs list
 //   #/runs/<id>             run detail (live)
 //   #/registry              service hosts
+//   #/workflows[/<name>]    stored workflows, a workflow's versions
 
 import { bindTokenForm } from './engine-token.js';
 import { mountRunsView } from './runs-view.js';
 import { mountRunDetailView } from './run-detail-view.js';
 import { mountRegistryView } from './registry-view.js';
+import { mountWorkflowsView, mountWorkflowVersionsView } from './workflows-view.js';
 
 const view = document.getElementById('view');
 let disposeCurrent = () => {};
@@ -32,6 +34,10 @@ function route() {
     highlightNav('registry');
     document.title = 'Registry · MPFL console';
     disposeCurrent = mountRegistryView(view);
+  } else if (parts[0] === 'workflows') {
+    highlightNav('workflows');
+    document.title = (parts[1] ? parts[1] + ' · ' : '') + 'Workflows · MPFL console';
+    disposeCurrent = parts[1] ? mountWorkflowVersionsView(view, parts[1]) : mountWorkflowsView(view);
   } else if (parts[0] === 'runs' && parts[1]) {
     highlightNav('runs');
     document.title = 'Run ' + parts[1] + ' · MPFL console';

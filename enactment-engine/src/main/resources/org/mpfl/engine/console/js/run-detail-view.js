@@ -13,6 +13,7 @@ import { TimelineView } from './timeline-view.js';
 import { MessageMatrixView } from './message-matrix-view.js';
 import { RankTableView } from './rank-table-view.js';
 import { RankLogsView } from './rank-logs-view.js';
+import { runWorkflowLabel } from './workflows-view.js';
 
 const RECONCILE_MS = 2000;     // re-read the detail while the run is live
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
@@ -45,6 +46,7 @@ class RunHeader {
     const fact = (name, value, id) => el('div', {class: 'fact'}, el('dt', {}, name), el('dd', {id}, value));
     show(this.facts,
       fact('Run id', el('code', {}, model.id)),
+      fact('Workflow version', run.workflowVersion ? runWorkflowLabel(run) : 'not stored (sent with the run)', 'run-workflow-version'),
       fact('Created', formatTime(run.createdMs)),
       fact(run.endedMs ? 'Ended' : 'Running for', run.endedMs ? formatTime(run.endedMs) : formatDuration(duration)),
       fact('Duration', formatDuration(duration), 'run-duration'),

@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { el, show, stateBadge, progressBar } from './dom.js';
 import { formatDuration, formatTime } from './format.js';
 import { poll } from './polling.js';
+import { runWorkflowLabel } from './workflows-view.js';
 
 const STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const REFRESH_MS = 1500;
@@ -28,7 +29,8 @@ function runRow(run) {
   const link = el('a', {href: '#/runs/' + encodeURIComponent(run.id)}, run.workflow || '(unnamed)');
   return el('tr', {'data-run-id': run.id, 'data-state': run.state},
     el('td', {}, stateBadge(run.state)),
-    el('th', {scope: 'row'}, link, el('div', {class: 'sub mono'}, run.id)),
+    el('th', {scope: 'row'}, link, el('div', {class: 'sub mono'}, run.id),
+      run.workflowVersion ? el('div', {class: 'sub', 'data-workflow-version': run.workflowVersion}, 'version ', runWorkflowLabel(run)) : null),
     el('td', {class: 'num'}, run.size ?? '–'),
     el('td', {}, formatTime(run.startedMs || run.createdMs)),
     el('td', {class: 'num', 'data-duration': runDuration(run)}, formatDuration(runDuration(run))),
