@@ -30,6 +30,7 @@ import org.mpfl.engine.rest.EventStream;
 import org.mpfl.engine.rest.StaticConsole;
 import org.mpfl.engine.run.RankFanOut;
 import org.mpfl.engine.run.RankInvoker;
+import org.mpfl.engine.run.Reattachment;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.SoapRankInvoker;
 import org.mpfl.engine.store.RunStore;
@@ -59,6 +60,7 @@ public final class Engine implements AutoCloseable {
     private final HostRegistry registry;
     private final HostCredentials credentials;
     private final RunService runs;
+    private final Reattachment reattachment;
     private final DeploymentService deployments;
     private final WorkflowService workflows;
     private final CamelContext camel;
@@ -84,11 +86,8 @@ public final class Engine implements AutoCloseable {
 
         this.store = config.jdbcUrl() != null ? RunStore.open(config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword())
                 : RunStore.openEmbedded(config.dataDir());
-        int marked = store.failUnfinishedRuns(System.currentTimeMillis());
-        if (marked > 0) {
-            LOG.info("{} run(s) left unfinished by the previous engine marked FAILED (engine restarted)", marked);
-        }
         this.registry = new HostRegistry(config.heartbeatTimeout());
+        registry.engineLossGrace(config.engineLossGrace());
         this.credentials = new HostCredentials(credentialStore(store));
         if (config.hostFile() != null) {
             registry.addStatic(HostFile.read(config.hostFile()));
@@ -114,11 +113,16 @@ public final class Engine implements AutoCloseable {
         RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(),
                 credentials::engineAuthorization, tls);
         this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url);
+        // runs the previous engine left RUNNING are taken over before the API serves (their hosts'
+        // redelivered events must find them); the others still going are marked FAILED
+        this.reattachment = new Reattachment(runs, store, invoker, registry, config.reattachGrace());
+        reattachment.adopt();
         this.workflows = new WorkflowService(store, config.compiler(), deployments, runs);
         camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, registry, credentials, runs,
                 workflows, deployments)));
         camel.start();
         runs.abortOrphanedDomains();
+        reattachment.start();
 
         VertxPlatformHttpRouter router = VertxPlatformHttpRouter.lookup(camel, VertxPlatformHttpRouter.getRouterNameFromPort(port));
         if (router == null) {
@@ -291,6 +295,7 @@ public final class Engine implements AutoCloseable {
 
     @Override
     public void close() {
+        reattachment.stop();
         try {
             runs.close();
         } catch (RuntimeException e) {

@@ -27,6 +27,34 @@ public final class EngineConfig {
     private int fanOutThreads = 64;
     private org.mpfl.engine.workflow.WorkflowCompiler compiler = org.mpfl.engine.workflow.Compilers.standard();
     private TlsSettings tls = TlsSettings.NONE;
+    private Duration reattachGrace = Duration.ofSeconds(60);
+    private Duration engineLossGrace = Duration.ofSeconds(120);
+
+    /**
+     * How long a restarted engine waits for the hosts of a run it re-attaches to (answering
+     * {@code status}) before it fails the run naming the host that did not come back (default 60 s).
+     */
+    public EngineConfig reattachGrace(Duration v) {
+        reattachGrace = v;
+        return this;
+    }
+
+    public Duration reattachGrace() {
+        return reattachGrace;
+    }
+
+    /**
+     * How long hosts keep running ranks while they cannot reach this engine (default 120 s): an
+     * engine restarted within it re-attaches to its runs; past it the hosts abort the ranks.
+     */
+    public EngineConfig engineLossGrace(Duration v) {
+        engineLossGrace = v;
+        return this;
+    }
+
+    public Duration engineLossGrace() {
+        return engineLossGrace;
+    }
 
     /**
      * TLS: with key material the REST API and console are served on {@code https}; the CA

@@ -23,6 +23,9 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code --quarantine S} (how long a host that refused a deployment or {@code run} gets no ranks at
  * first; doubles per offence in a row up to 15 minutes or S, whichever is longer),
  * {@code --max-replacements N} (how often one run may be placed again after host faults),
+ * {@code --reattach-grace S} (how long a restarted engine waits for the hosts of the runs it re-attaches
+ * to, default 60) and {@code --engine-loss-grace S} (how long hosts keep running ranks while the engine
+ * is unreachable, default 120; see {@code docs/durability.md}),
  * and TLS ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, with {@code --tls-ca F}:
  * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
  */
@@ -41,7 +44,7 @@ public final class UpCommand implements CliCommand {
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
                 "token-file", "jdbc", "jdbc-user", "jdbc-password-file", "heartbeat-timeout", "service", "quarantine",
-                "max-replacements"));
+                "max-replacements", "reattach-grace", "engine-loss-grace"));
         options.addAll(TlsSettings.OPTIONS);
         CliArgs args = CliArgs.parse(argList, options, Set.of());
         if (!args.positionals.isEmpty()) {
@@ -56,6 +59,12 @@ public final class UpCommand implements CliCommand {
                 .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)))
                 .tls(args.tls());
         config.runSettings(quarantine(args, config.runSettings()));
+        int reattach = args.intOption("reattach-grace", (int) config.reattachGrace().toSeconds());
+        int lossGrace = args.intOption("engine-loss-grace", (int) config.engineLossGrace().toSeconds());
+        if (reattach < 1 || lossGrace < 0) {
+            throw new UsageException("--reattach-grace must be >= 1 and --engine-loss-grace >= 0");
+        }
+        config.reattachGrace(Duration.ofSeconds(reattach)).engineLossGrace(Duration.ofSeconds(lossGrace));
         if (args.option("bind") != null) {
             config.bindHost(args.option("bind"));
         }

@@ -167,4 +167,20 @@ public final class HostRegistry {
     public Duration heartbeatTimeout() {
         return heartbeatTimeout;
     }
+
+    private volatile Duration engineLossGrace = Duration.ZERO;
+
+    /**
+     * How long hosts are to keep running their ranks while they cannot reach the engine (told to
+     * each host in the answer to its announcement): a restarted engine re-attaches to runs whose
+     * ranks are still there.
+     */
+    public Duration engineLossGrace() {
+        return engineLossGrace;
+    }
+
+    /** Sets {@link #engineLossGrace()} (at start-up). */
+    public void engineLossGrace(Duration grace) {
+        engineLossGrace = grace;
+    }
 }

@@ -492,6 +492,9 @@ public final class EngineRoutes extends RouteBuilder {
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
         // the host gives up its ranks when it has not reached the engine for this long (the engine gave up on it)
         m.put("heartbeatTimeoutMs", api.registry().heartbeatTimeout().toMillis());
+        // ... unless the engine itself is what went away: then the ranks run on this long, so that a
+        // restarted engine re-attaches to them (docs/durability.md)
+        m.put("engineLossGraceMs", api.registry().engineLossGrace().toMillis());
         return new Reply(201, m);
     }
 

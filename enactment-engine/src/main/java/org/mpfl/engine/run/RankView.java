@@ -33,6 +33,12 @@ final class RankView {
     final Set<Long> seenSeq = new HashSet<>();
     long lastEventMs;
     long statusFailedSinceMs;
+    /**
+     * The highest event sequence number applied (kept in the stored detail as {@code lastSeq}): a
+     * host sends a rank's events in order, so after an engine restart a redelivered event at or
+     * below it was applied before (or dropped for good) and is ignored.
+     */
+    long maxSeq = -1;
 
     RankView(RankPlacement placement) {
         this.placement = placement;
@@ -69,6 +75,7 @@ final class RankView {
         m.put("logs", logs.stream().toList());
         m.put("sentTo", new TreeMap<>(sentTo));
         m.put("bytesTo", new TreeMap<>(bytesTo));
+        m.put("lastSeq", maxSeq);
         return m;
     }
 }

@@ -216,9 +216,10 @@ public final class Run {
             return Outcome.NONE;
         }
         RankView r = ranks.get(e.rank());
-        if (!r.seenSeq.add(e.seq())) {
+        if (reattachedSeqBound(r, e.seq()) || !r.seenSeq.add(e.seq())) {
             return Outcome.NONE;
         }
+        r.maxSeq = Math.max(r.maxSeq, e.seq());
         dirty = true;
         r.lastEventMs = e.timeMs();
         switch (e.type()) {
@@ -477,5 +478,63 @@ public final class Run {
             }
         }
         return sum / ranks.size();
+    }
+
+    // ------------------------------------------------------------------ re-attachment (Reattachment)
+
+    /** Whether a restarted engine is still confirming this run's ranks (status polling waits meanwhile). */
+    private boolean reattaching;
+    /** Per rank, the highest sequence number the stored detail had seen (events up to it are old). */
+    private long[] restoredSeq = new long[0];
+
+    /** Whether event {@code seq} of rank {@code r} was applied by the engine before it restarted. */
+    private boolean reattachedSeqBound(RankView r, long seq) {
+        int i = r.placement.rank();
+        return i < restoredSeq.length && seq <= restoredSeq[i];
+    }
+
+    /**
+     * Makes this (new) run object the re-attached form of a stored RUNNING run: its ranks at their
+     * recorded places, RUNNING, with rank failures held back (like a start-up) until every rank has
+     * been heard from again ({@link #endReattach}).
+     *
+     * @return the rank views, for the caller to restore from the stored detail before the run is shared
+     */
+    synchronized List<RankView> reattached(List<RankPlacement> placements, long startedAt, long allRunningAt,
+                                           int attemptCount, List<Map<String, Object>> faults) {
+        placed(placements);
+        attempts = attemptCount;
+        startedMs = startedAt;
+        allRunningMs = allRunningAt;
+        state = RunState.RUNNING;
+        hostFaults.addAll(faults);
+        reattaching = true;
+        return List.copyOf(ranks);
+    }
+
+    /** Records the stored {@code lastSeq} of every rank (after the views were restored). */
+    synchronized void restoredSequences() {
+        restoredSeq = ranks.stream().mapToLong(r -> r.maxSeq).toArray();
+    }
+
+    synchronized boolean reattaching() {
+        return reattaching;
+    }
+
+    /**
+     * Every rank was heard from again: normal monitoring resumes.
+     *
+     * @return a rank failure held back meanwhile, if any (the run must fail with it)
+     */
+    synchronized Optional<RunError> endReattach() {
+        reattaching = false;
+        return endStartup();
+    }
+
+    /** The run's place in the registry's view: hosts and service URLs of its ranks. */
+    synchronized Map<String, String> hostUrls() {
+        Map<String, String> m = new LinkedHashMap<>();
+        ranks.forEach(r -> m.putIfAbsent(r.placement.hostId(), r.placement.endpoint().soapUrl()));
+        return m;
     }
 }

@@ -394,6 +394,9 @@ public final class RunService implements AutoCloseable {
         }
         workers.submit(() -> {
             for (RunStore.LiveDomain d : orphans) {
+                if (runs.containsKey(d.runId())) {
+                    continue; // re-attached to (Reattachment): its domain lives on
+                }
                 List<RankFanOut.RankCall> calls = new ArrayList<>();
                 for (String url : d.serviceUrls()) {
                     RankPlacement target = new RankPlacement(0, "", "", "", new org.mpfl.protocol.Endpoint(url, null, null));
@@ -596,7 +599,7 @@ public final class RunService implements AutoCloseable {
             registry.expire();
             long now = System.currentTimeMillis();
             for (Run run : runs.values()) {
-                if (run.state() == RunState.RUNNING) {
+                if (run.state() == RunState.RUNNING && !run.reattaching()) {
                     run.checkDeadlock(now, settings.deadlockGrace().toMillis()).ifPresent(err -> fail(run, err));
                     pollStatus(run, now);
                 }
@@ -689,7 +692,7 @@ public final class RunService implements AutoCloseable {
         });
     }
 
-    private void persist(Run run) {
+    void persist(Run run) {
         try {
             Map<String, Object> detail = run.toJson();
             store.saveRun(run.id(), run.workflow(), run.state().name(), (Long) detail.get("createdMs"), detail);
@@ -702,7 +705,7 @@ public final class RunService implements AutoCloseable {
         return run.summaryJson();
     }
 
-    private void record(Run run, Integer rank, String kind, Object body) {
+    void record(Run run, Integer rank, String kind, Object body) {
         long id;
         try {
             id = store.appendEvent(run.id(), rank, System.currentTimeMillis(), kind, body);
@@ -764,6 +767,16 @@ public final class RunService implements AutoCloseable {
             return Optional.of(Json.MAPPER.valueToTree(run.toJson()));
         }
         return store.run(runId);
+    }
+
+    /** Takes over a run re-attached to after an engine restart ({@link Reattachment}); before the API serves. */
+    void adopt(Run run) {
+        runs.put(run.id(), run);
+    }
+
+    /** Applies a {@code status} answer of one rank as the status poller does (ending the run if it ended). */
+    void applyStatus(Run run, int rank, RankStatus status) {
+        handle(run, run.applyStatus(rank, status, System.currentTimeMillis()), rank);
     }
 
     /** A live run of this engine instance. */

@@ -24,7 +24,8 @@ import org.mpfl.engine.json.Json;
  * database under the data directory by default, any JDBC URL by configuration (e.g. PostgreSQL,
  * {@code jdbc:postgresql://db/mpfl}, or an H2 server, {@code jdbc:h2:tcp://db/mpfl}). Each run is kept as
  * its latest JSON detail plus its event log, so an engine restart loses no run record; runs that were
- * still going when the engine died are marked FAILED "engine restarted" on the next start.
+ * still going when the engine died are re-attached to by the next engine ({@code org.mpfl.engine.run.Reattachment},
+ * with the domain credentials of {@code live_domains}); those still starting are marked FAILED "engine restarted".
  * Stored workflows are kept per version (migration {@code V2}, {@link V2__Workflow_versions}).
  *
  * <p>One connection, used under a lock: the engine writes little (state changes, events) and H2
@@ -289,11 +290,23 @@ public final class RunStore implements AutoCloseable {
      * @return how many runs were marked
      */
     public synchronized int failUnfinishedRuns(long nowMs) {
+        return failUnfinishedRuns(nowMs, java.util.Set.of());
+    }
+
+    /**
+     * Marks runs that were PENDING or RUNNING when the engine stopped as FAILED "engine restarted",
+     * except those in {@code reattached} (a restarted engine carries on monitoring them).
+     *
+     * @return how many runs were marked
+     */
+    public synchronized int failUnfinishedRuns(long nowMs, java.util.Set<String> reattached) {
         List<String[]> unfinished = new ArrayList<>();
         try (Statement s = connection.createStatement();
              ResultSet r = s.executeQuery("SELECT id, detail FROM runs WHERE state IN ('PENDING', 'RUNNING')")) {
             while (r.next()) {
-                unfinished.add(new String[] {r.getString(1), r.getString(2)});
+                if (!reattached.contains(r.getString(1))) {
+                    unfinished.add(new String[] {r.getString(1), r.getString(2)});
+                }
             }
         } catch (SQLException e) {
             throw new StoreException("cannot read unfinished runs", e);

@@ -33,7 +33,10 @@ class MultiHostRunTest {
 
     @BeforeAll
     static void start() throws Exception {
-        lab = NetworkLab.builder().hosts(3).capacity(1).hostService("wait", WaitingProgram.class).tls().start();
+        // no engine-loss grace: a cut-off host ends its ranks after the heartbeat timeout (hostCutOff… below);
+        // the grace that lets ranks outlive an engine restart is tested in durability.EngineRestartDurabilityTest
+        lab = NetworkLab.builder().hosts(3).capacity(1).hostService("wait", WaitingProgram.class).tls()
+                .engineArgs("--engine-loss-grace", "0").start();
         docs = Files.createTempDirectory("mpfl-multihost-");
         try (InputStream in = MultiHostRunTest.class.getResourceAsStream("/mpfl/everything.mpfl.xml")) {
             Files.write(docs.resolve("everything.mpfl.xml"), in.readAllBytes());

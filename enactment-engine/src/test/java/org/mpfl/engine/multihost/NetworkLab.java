@@ -90,6 +90,7 @@ public final class NetworkLab implements AutoCloseable {
     private final Thread shutdownHook;
     private Process engine;
     private Path engineLog;
+    private int engineStarts;
     private String token;
     /** The lab CA when the lab runs over TLS ({@link Builder#tls}), else null. */
     private LabPki pki;
@@ -336,7 +337,9 @@ public final class NetworkLab implements AutoCloseable {
 
     private void startEngine(Node eng) throws Exception {
         Path data = Files.createDirectories(dir.resolve("engine"));
-        engineLog = dir.resolve("engine.log");
+        // a restarted engine logs to a file of its own (engine-2.log…): the previous log stays for diagnosis
+        engineStarts++;
+        engineLog = dir.resolve(engineStarts == 1 ? "engine.log" : "engine-" + engineStarts + ".log");
         List<String> cmd = new ArrayList<>(eng.inside());
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM);
@@ -562,6 +565,28 @@ public final class NetworkLab implements AutoCloseable {
         return used;
     }
 
+    /**
+     * SIGKILL of the engine process (no goodbye: its data directory stays as the crash left it);
+     * waits (bounded) until it is gone.
+     */
+    public void killEngine() throws InterruptedException {
+        engine.destroyForcibly();
+        if (!engine.waitFor(15, TimeUnit.SECONDS)) {
+            throw new AssertionError("the engine process did not die within 15 s of SIGKILL");
+        }
+    }
+
+    /**
+     * Starts the engine again in its node, on the same address, port and data directory (as an
+     * operator restarts a crashed engine); returns once it serves. Hosts find it by themselves.
+     */
+    public void restartEngine() throws Exception {
+        if (engine != null && engine.isAlive()) {
+            throw new IllegalStateException("the engine still runs");
+        }
+        startEngine(engineNode());
+    }
+
     /** The engine process (the {@code mpflc up} JVM). */
     public Process engineProcess() {
         return engine;
@@ -569,7 +594,11 @@ public final class NetworkLab implements AutoCloseable {
 
     /** The last lines of every log of the lab, for assertion messages. */
     public String logs() {
-        StringBuilder b = new StringBuilder("engine log:\n").append(tail(engineLog));
+        StringBuilder b = new StringBuilder();
+        for (int i = 1; i <= engineStarts; i++) {
+            Path log = dir.resolve(i == 1 ? "engine.log" : "engine-" + i + ".log");
+            b.append(i == 1 ? "engine log:\n" : "\nlog of engine start " + i + ":\n").append(tail(log));
+        }
         for (Host h : hosts) {
             b.append("\nhost ").append(h.hostId()).append(" log:\n").append(tail(h.process().log()));
         }

@@ -28,10 +28,13 @@ import org.slf4j.LoggerFactory;
  * (the host's shutdown) takes the host out of the engine's registry at once. Every request carries the
  * host's credential ({@link HostCredential#authorization()}); nothing else of the host's is sent.
  *
- * <p>A host that has not reached its engine for longer than the engine's heartbeat timeout (from
- * the announcement's answer) aborts every domain it runs, saying why: by then the engine has
- * counted the host as lost and failed its runs, and the abort it sent could not arrive (a host cut
- * off by the network would otherwise keep its ranks running, and holding their memory, for ever).
+ * <p>A host that has not reached its engine for longer than the engine's heartbeat timeout and its
+ * engine-loss grace (both from the announcement's answer, {@code heartbeatTimeoutMs} and
+ * {@code engineLossGraceMs}) aborts every domain it runs, saying why: by then the engine has either
+ * counted the host as lost and failed its runs (its abort could not arrive: a host cut off by the
+ * network would otherwise keep its ranks running, and holding their memory, for ever), or has been
+ * down for longer than it asked its hosts to wait for it. Within the grace the ranks run on, so an
+ * engine that restarts re-attaches to them (the hosts' events wait in their {@code EventPoster}s).
  * A host that never reached an engine gives up nothing; a host started without an engine has no
  * announcer at all.
  */
@@ -39,6 +42,8 @@ public final class EngineAnnouncer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineAnnouncer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+    /** The longest engine-loss grace a host accepts from its engine (one day). */
+    static final long MAX_ENGINE_LOSS_GRACE_MS = 24 * 3_600_000L;
 
     private final ServiceHost host;
     private final String engineUrl;
@@ -57,6 +62,12 @@ public final class EngineAnnouncer implements AutoCloseable {
     private volatile long intervalMs = 3_000;
     /** The engine's heartbeat timeout, as its announcement answer says (the engine's default until then). */
     private volatile long engineTimeoutMs = 10_000;
+    /**
+     * How long the engine asked its hosts to keep running ranks while it cannot be reached (its
+     * {@code engineLossGraceMs}; 0 from an engine that does not say): a restarted engine re-attaches
+     * to them within it.
+     */
+    private volatile long engineLossGraceMs;
     /** When the engine last answered an announcement or a heartbeat (nanoTime); 0: never. */
     private volatile long lastContactNanos;
     private volatile boolean warned;
@@ -96,16 +107,18 @@ public final class EngineAnnouncer implements AutoCloseable {
             return;
         }
         long silentMs = (System.nanoTime() - last) / 1_000_000;
-        if (silentMs <= engineTimeoutMs) {
+        long boundMs = Math.max(engineTimeoutMs, engineLossGraceMs);
+        if (silentMs <= boundMs) {
             return;
         }
         try {
             int n = host.registry().abortAllLocally("this host has not reached its engine at " + engineUrl + " for "
                     + silentMs + " ms, longer than the engine's heartbeat timeout (" + engineTimeoutMs
-                    + " ms): the engine has given up its ranks here");
+                    + " ms) and its engine-loss grace (" + engineLossGraceMs + " ms): the engine has given up its ranks here");
             if (n > 0) {
-                LOG.warn("lost the engine at {} ({} ms without an answer, its heartbeat timeout is {} ms): aborted {} "
-                        + "domain(s) running here", engineUrl, silentMs, engineTimeoutMs, n);
+                LOG.warn("lost the engine at {} ({} ms without an answer, its heartbeat timeout is {} ms, its engine-loss "
+                        + "grace {} ms): aborted {} domain(s) running here", engineUrl, silentMs, engineTimeoutMs,
+                        engineLossGraceMs, n);
             }
         } catch (RuntimeException e) {
             LOG.warn("could not abort the domains after losing the engine: {}", e.toString());
@@ -167,6 +180,8 @@ public final class EngineAnnouncer implements AutoCloseable {
             if (n.has("heartbeatTimeoutMs")) {
                 engineTimeoutMs = Math.max(intervalMs, n.get("heartbeatTimeoutMs").asLong());
             }
+            // bounded: a wrong or hostile answer must not keep ranks alive for ever without an engine
+            engineLossGraceMs = Math.min(MAX_ENGINE_LOSS_GRACE_MS, Math.max(0, n.path("engineLossGraceMs").asLong(0)));
         } catch (Exception ignored) {
             // keep the default interval and timeout
         }

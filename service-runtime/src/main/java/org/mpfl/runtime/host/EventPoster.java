@@ -17,10 +17,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts one rank's {@link RankEvent}s as JSON to {@code callbackUrl + "/events"}, in order, best
- * effort: a background task drains the rank's queue one POST at a time (so order holds), each POST
- * bounded by a timeout; failures are logged once and the events are dropped (the engine also polls
- * {@code status}). The queue is bounded so that a dead engine cannot make a chatty rank grow memory.
+ * Posts one rank's {@link RankEvent}s as JSON to {@code callbackUrl + "/events"}, in order: a
+ * background task drains the rank's queue one POST at a time (so order holds), each POST bounded by a
+ * timeout. Posting never blocks or fails the rank: {@link #post} only queues.
+ *
+ * <p><b>An unreachable engine</b> (no connection, a timeout, HTTP 5xx/408/429 — e.g. while it
+ * restarts) does not lose events: the batch goes back to the head of the queue and is sent again
+ * after a back-off ({@value #FIRST_BACKOFF_MS} ms doubling up to {@value #MAX_BACKOFF_MS} ms) until the engine
+ * takes it, for at most {@value #RETRY_WINDOW_MS} ms of one outage (then the backlog is given up
+ * with a warning; the engine still has {@code status}, which carries every output). An engine that
+ * answers and refuses (another 4xx: an unknown run, a foreign domain) will never take that batch: it
+ * is dropped. The backlog is bounded: past {@value #MAX_QUEUED} queued events, routine ones
+ * ({@code log}, {@code activity}, {@code wait}) are dropped and counted, {@code progress} and
+ * {@code counters} are coalesced to the latest of each, and the ones that carry results —
+ * {@code state} (DONE, FAILED, ABORTED) and {@code output} — are never dropped, up to a hard cap of
+ * {@value #HARD_CAP} queued events (only outputs can reach it; beyond it an output is dropped and
+ * counted: the rank's {@code status} still reports it).
  *
  * <p>Events are batched: one POST carries everything queued meanwhile (a JSON array, as the engine's
  * {@code /ranks/events} accepts), and routine events wait until {@value #MIN_POST_INTERVAL_MS} ms
@@ -35,10 +47,22 @@ import org.slf4j.LoggerFactory;
 final class EventPoster {
     private static final Logger LOG = LoggerFactory.getLogger(EventPoster.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int MAX_QUEUED = 10_000;
+    /** Past this many queued events, routine events are dropped and gauges coalesced. */
+    static final int MAX_QUEUED = 10_000;
+    /** No more than this many events are ever queued (outputs past it are dropped; status keeps them). */
+    static final int HARD_CAP = 20_000;
     /** Routine events are collected for this long after a POST before the next one. */
     static final long MIN_POST_INTERVAL_MS = 250;
     private static final long MIN_POST_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(MIN_POST_INTERVAL_MS);
+    /** First wait before a failed POST is tried again; doubles per failure. */
+    static final long FIRST_BACKOFF_MS = 250;
+    /** Longest wait between two tries. */
+    static final long MAX_BACKOFF_MS = 5_000;
+    /**
+     * How long one outage of the engine is bridged before the backlog is given up: longer than an
+     * engine restart and the hosts' engine-loss grace (after which the ranks are aborted anyway).
+     */
+    static final long RETRY_WINDOW_MS = 15 * 60_000L;
     /** At most this many events in one POST. */
     private static final int MAX_BATCH = 500;
     private static final Duration POST_TIMEOUT = Duration.ofSeconds(5);
@@ -58,8 +82,12 @@ final class EventPoster {
     private boolean urgent;
     /** When the last POST ended (drain task only). */
     private long lastPostNanos = System.nanoTime() - MIN_POST_INTERVAL_NANOS;
+    /** Whether the current outage was logged (drain task only). */
     private boolean warned;
+    /** Events dropped or coalesced because the backlog was full, or refused by the engine. Guarded by {@code queue}. */
     private long dropped;
+    /** When the current outage began (nanoTime), 0 while the engine takes events (drain task only). */
+    private long outageSinceNanos;
 
     /** @param callbackUrl the engine's callback base address, or {@code null} (events are then discarded) */
     EventPoster(String callbackUrl, Executor executor, HttpClient http) {
@@ -69,12 +97,13 @@ final class EventPoster {
         this.executor = executor;
     }
 
+    /** Queues an event (never blocks on the network). */
     void post(RankEvent event) {
         if (target == null) {
             return;
         }
         synchronized (queue) {
-            if (queue.size() >= MAX_QUEUED) {
+            if (queue.size() >= MAX_QUEUED && !admitOverflow(event)) {
                 dropped++;
                 return;
             }
@@ -89,6 +118,57 @@ final class EventPoster {
             draining = true;
         }
         executor.execute(this::drain);
+    }
+
+    /**
+     * Whether an event may still join a full queue (the engine has been unreachable for a while):
+     * results always (up to the hard cap), gauges replacing their older value, routine events never.
+     * Called under the queue's lock.
+     */
+    private boolean admitOverflow(RankEvent event) {
+        switch (event.type()) {
+            case STATE -> {
+                return true; // a handful per rank: the run's outcome must arrive
+            }
+            case OUTPUT -> {
+                return queue.size() < HARD_CAP || evictOldest(t -> t != RankEvent.Type.STATE && t != RankEvent.Type.OUTPUT);
+            }
+            case PROGRESS, COUNTERS -> {
+                // a gauge: the newest value is all that matters
+                evictOldest(t -> t == event.type());
+                return true;
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    /** Removes the oldest queued event of a matching type; whether there was one. */
+    private boolean evictOldest(java.util.function.Predicate<RankEvent.Type> type) {
+        var it = queue.iterator();
+        while (it.hasNext()) {
+            if (type.test(it.next().type())) {
+                it.remove();
+                dropped++;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Events dropped so far (full backlog, refused by the engine, or given up after the retry window). */
+    long dropped() {
+        synchronized (queue) {
+            return dropped;
+        }
+    }
+
+    /** Events waiting to be delivered. */
+    int queued() {
+        synchronized (queue) {
+            return queue.size();
+        }
     }
 
     /** Waits (bounded) until queued events are sent, so a final STATE reaches the engine before the host forgets the rank. */
@@ -110,6 +190,7 @@ final class EventPoster {
 
     private void drain() {
         List<RankEvent> batch = new ArrayList<>();
+        long backoffMs = FIRST_BACKOFF_MS;
         for (;;) {
             batch.clear();
             synchronized (queue) {
@@ -124,7 +205,7 @@ final class EventPoster {
                         break;
                     }
                 }
-                if (queue.isEmpty()) {
+                if (queue.isEmpty() || Thread.currentThread().isInterrupted()) {
                     draining = false;
                     urgent = false;
                     queue.notifyAll();
@@ -137,9 +218,77 @@ final class EventPoster {
                     urgent = false;
                 }
             }
-            send(withoutSupersededProgress(batch));
+            List<RankEvent> sending = withoutSupersededProgress(batch);
+            if (sending.size() < batch.size()) {
+                synchronized (queue) {
+                    dropped += batch.size() - sending.size(); // coalesced progress counts as dropped
+                }
+            }
+            Delivery d = send(sending);
             lastPostNanos = System.nanoTime();
+            if (d == Delivery.RETRY) {
+                if (!retryLater(sending, backoffMs)) {
+                    synchronized (queue) {
+                        draining = false;
+                        queue.notifyAll();
+                    }
+                    return;
+                }
+                backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+            } else {
+                backoffMs = FIRST_BACKOFF_MS;
+                if (d == Delivery.REFUSED) {
+                    synchronized (queue) {
+                        dropped += sending.size();
+                    }
+                }
+                if (outageSinceNanos != 0 && d == Delivery.OK) {
+                    long ms = (System.nanoTime() - outageSinceNanos) / 1_000_000;
+                    LOG.info("the engine takes events again after {} ms; {} event(s) of this rank dropped so far", ms, dropped());
+                    outageSinceNanos = 0;
+                    warned = false;
+                }
+            }
         }
+    }
+
+    /**
+     * Puts an undelivered batch back at the head of the queue and waits the back-off; gives up the
+     * whole backlog when the outage outlasted {@link #RETRY_WINDOW_MS}.
+     *
+     * @return whether to keep draining ({@code false}: interrupted, the host is stopping)
+     */
+    private boolean retryLater(List<RankEvent> batch, long backoffMs) {
+        long now = System.nanoTime();
+        if (outageSinceNanos == 0) {
+            outageSinceNanos = now;
+        }
+        boolean giveUp = (now - outageSinceNanos) / 1_000_000 > RETRY_WINDOW_MS;
+        synchronized (queue) {
+            if (giveUp) {
+                dropped += batch.size() + queue.size();
+                LOG.warn("the engine at {} has taken no event for {} s: giving up this rank's {} undelivered event(s)",
+                        target, RETRY_WINDOW_MS / 1000, batch.size() + queue.size());
+                queue.clear();
+                outageSinceNanos = 0;
+                warned = false;
+                return true;
+            }
+            for (int i = batch.size() - 1; i >= 0; i--) {
+                queue.addFirst(batch.get(i));
+            }
+            long deadline = now + TimeUnit.MILLISECONDS.toNanos(backoffMs);
+            // the back-off holds even against flush(): hammering a down engine helps nobody
+            for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(queue, left);
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** The batch without the PROGRESS events that a later PROGRESS event of it supersedes (order kept). */
@@ -161,7 +310,13 @@ final class EventPoster {
         return out;
     }
 
-    private void send(List<RankEvent> events) {
+    /** How a POST went: taken, to be tried again (engine unreachable or overloaded), or refused for good. */
+    enum Delivery { OK, RETRY, REFUSED }
+
+    private Delivery send(List<RankEvent> events) {
+        if (events.isEmpty()) {
+            return Delivery.OK;
+        }
         try {
             // one event goes as an object, several as an array (the engine takes both)
             byte[] body = events.size() == 1 ? JSON.writeValueAsBytes(events.get(0)) : JSON.writeValueAsBytes(events);
@@ -169,20 +324,33 @@ final class EventPoster {
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
             HttpResponse<Void> r = http.send(req, HttpResponse.BodyHandlers.discarding());
-            if (r.statusCode() / 100 != 2) {
-                warnOnce("engine answered HTTP " + r.statusCode() + " to " + events.size() + " event(s)");
+            int code = r.statusCode();
+            if (code / 100 == 2) {
+                return Delivery.OK;
             }
+            if (code / 100 == 5 || code == 408 || code == 429) {
+                warnOnce("engine answered HTTP " + code + " to " + events.size() + " event(s); trying again");
+                return Delivery.RETRY;
+            }
+            warnOnce("engine refused " + events.size() + " event(s) with HTTP " + code + "; dropped");
+            return Delivery.REFUSED;
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-        } catch (Exception ex) {
+            return Delivery.RETRY;
+        } catch (java.io.IOException ex) {
+            warnOnce("cannot post events to " + target + ": " + ex + "; keeping them and trying again");
+            return Delivery.RETRY;
+        } catch (RuntimeException ex) {
+            // a bug or an unusable address: retrying would not help
             warnOnce("cannot post events to " + target + ": " + ex);
+            return Delivery.REFUSED;
         }
     }
 
     private void warnOnce(String message) {
         if (!warned) {
             warned = true;
-            LOG.warn("{} (further event failures of this rank are not logged; {} dropped so far)", message, dropped);
+            LOG.warn("{} (further event failures of this rank are not logged; {} dropped so far)", message, dropped());
         }
     }
 }

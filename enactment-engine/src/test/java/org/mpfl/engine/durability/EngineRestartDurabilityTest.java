@@ -1,0 +1,203 @@
+package org.mpfl.engine.durability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.multihost.NetworkLab;
+
+/**
+ * The engine is not a single point of failure for running work (issue 14): the engine ({@code mpflc
+ * up}) and three service hosts each in a network namespace of their own ({@link NetworkLab}), a
+ * multi-host ring that takes its time ({@link PacedRingProgram}), and the engine killed with SIGKILL
+ * mid-run and started again on the same data directory:
+ * <ul>
+ *   <li>restarted 3 s later, it re-attaches and the run ends SUCCEEDED with exactly the outputs of an
+ *       undisturbed run; a forged event for the re-attached run is refused (events are still
+ *       authorised by the run's domain ID, which only the engine's store kept);</li>
+ *   <li>down for 30 s while the run finishes on the hosts, the run ends SUCCEEDED once it is back
+ *       (the outputs come from the hosts' kept events and the ranks' {@code status});</li>
+ *   <li>a host SIGKILLed while the engine is down: after the restart the run ends FAILED naming that
+ *       host, within a few seconds, and no rank is left running on the other hosts.</li>
+ * </ul>
+ */
+@Timeout(300)
+class EngineRestartDurabilityTest {
+    static NetworkLab lab;
+    /** Outputs of undisturbed runs, by ranks and rounds. */
+    static final Map<String, JsonNode> REFERENCE = new TreeMap<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        // a short re-attach grace keeps a lost host's bound small; hosts keep their ranks for 120 s
+        // without the engine (the default engine-loss grace), longer than any outage below
+        lab = NetworkLab.builder().hosts(3).capacity(2).hostService("pring", PacedRingProgram.class)
+                .engineArgs("--reattach-grace", "20").start();
+    }
+
+    /** After a restart the hosts come back into the registry by themselves, within a heartbeat or two. */
+    @BeforeEach
+    void hostsRegistered() throws Exception {
+        lab.awaitRegistered(List.of("h1", "h2", "h3"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (lab != null) {
+            lab.close();
+        }
+    }
+
+    static String startRing(int ranks, int rounds, int pauseMs) throws Exception {
+        Http.Answer a = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(),
+                Map.of("params", Map.of("rounds", rounds, "pauseMs", pauseMs), "plan", Map.of("workflow", "pring",
+                        "processes", List.of(Map.of("name", "pring", "service", "pring", "ranks", ranks)))));
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    /** The outputs of an undisturbed run of the same ring (no pauses: outputs never depend on timing). */
+    static JsonNode reference(int ranks, int rounds) throws Exception {
+        String key = ranks + "x" + rounds;
+        if (!REFERENCE.containsKey(key)) {
+            JsonNode d = awaitEnd(startRing(ranks, rounds, 0), 60_000);
+            assertEquals("SUCCEEDED", d.path("state").asText(), d + "\n" + lab.logs());
+            REFERENCE.put(key, d.path("outputs"));
+        }
+        return REFERENCE.get(key);
+    }
+
+    static JsonNode awaitEnd(String id, long boundMs) throws Exception {
+        long end = System.currentTimeMillis() + boundMs;
+        for (;;) {
+            JsonNode d = lab.run(id);
+            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.path("state").asText())) {
+                return d;
+            }
+            if (System.currentTimeMillis() > end) {
+                throw new AssertionError("run " + id + " still " + d.path("state").asText() + " after " + boundMs + " ms: "
+                        + d + "\n" + lab.logs());
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Waits until the run is RUNNING and at least {@code fraction} done; fails if it ended already. */
+    static void awaitProgress(String id, double fraction) throws Exception {
+        long end = System.currentTimeMillis() + 60_000;
+        for (;;) {
+            JsonNode d = lab.run(id);
+            assertTrue(!d.path("state").asText().matches("SUCCEEDED|FAILED|CANCELLED"), "ended too early: " + d);
+            if (d.path("state").asText().equals("RUNNING") && d.path("progress").asDouble() >= fraction) {
+                return;
+            }
+            assertTrue(System.currentTimeMillis() < end, "no progress: " + d + "\n" + lab.logs());
+            Thread.sleep(100);
+        }
+    }
+
+    /** The messages of the run's stored events of one kind. */
+    static List<String> messages(String id, String kind) throws Exception {
+        List<String> out = new ArrayList<>();
+        lab.http().get(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/log?limit=10000").json().forEach(e -> {
+            if (e.path("type").asText().equals(kind)) {
+                out.add(e.path("body").path("message").asText());
+            }
+        });
+        return out;
+    }
+
+    @Test
+    void engineKilledMidRunAndRestartedThreeSecondsLaterReattachesAndTheRunSucceeds() throws Exception {
+        JsonNode expected = reference(6, 30);
+        String id = startRing(6, 30, 500); // ~15 s
+        awaitProgress(id, 0.15);
+        assertEquals(Set.of("h1", "h2", "h3"), lab.placement(id));
+        lab.killEngine();
+        Thread.sleep(3_000);
+        lab.restartEngine();
+        // a forged event for the re-attached run: refused (its domain ID is not public), run unharmed
+        Http.Answer forged = lab.http().post(lab.engineUrl(lab.attacker()) + "/api/runs/" + id + "/ranks/events", null,
+                List.of(Map.of("domainId", "guessed", "rank", 0, "seq", 1_000_000, "type", "STATE", "state", "FAILED",
+                        "message", "forged by the attacker")));
+        assertEquals(403, forged.status(), forged.body());
+        JsonNode d = awaitEnd(id, 90_000);
+        assertEquals("SUCCEEDED", d.path("state").asText(), d + "\n" + lab.logs());
+        assertEquals(expected, d.path("outputs"), "the outputs of an undisturbed run");
+        assertTrue(messages(id, "placement").stream().anyMatch(m -> m.startsWith("re-attached")),
+                messages(id, "placement").toString());
+        assertTrue(!d.toString().contains("forged by the attacker"), d.toString());
+    }
+
+    @Test
+    void engineDownForThirtySecondsWhileTheRunFinishesSucceedsOnceItIsBack() throws Exception {
+        JsonNode expected = reference(6, 12);
+        String id = startRing(6, 12, 500); // ~6 s
+        awaitProgress(id, 0.1);
+        lab.killEngine();
+        long down = System.currentTimeMillis();
+        Thread.sleep(25_000);
+        // the run has finished on the hosts meanwhile (its last rank thread ended without the engine)
+        for (NetworkLab.Host h : lab.hosts()) {
+            assertEquals(List.of(), h.rankThreads(), "a rank of the run still runs on " + h.hostId());
+        }
+        Thread.sleep(Math.max(0, 30_000 - (System.currentTimeMillis() - down)));
+        lab.restartEngine();
+        long t0 = System.currentTimeMillis();
+        JsonNode d = awaitEnd(id, 60_000);
+        assertEquals("SUCCEEDED", d.path("state").asText(), d + "\n" + lab.logs());
+        assertEquals(expected, d.path("outputs"), "the outputs of an undisturbed run");
+        long ms = System.currentTimeMillis() - t0;
+        assertTrue(ms < 20_000, "succeeded " + ms + " ms after the engine was back");
+    }
+
+    @Test
+    void hostKilledWhileTheEngineIsDownFailsTheRunNamingItAfterTheRestart() throws Exception {
+        NetworkLab.Host victim = lab.addHost("v1", 31);
+        try {
+            String id = startRing(8, 400, 200); // ~80 s: the run cannot end by itself during the test
+            awaitProgress(id, 0.01);
+            assertEquals(Set.of("h1", "h2", "h3", "v1"), lab.placement(id));
+            lab.killEngine();
+            victim.kill();
+            Thread.sleep(3_000);
+            lab.restartEngine();
+            long t0 = System.currentTimeMillis();
+            JsonNode d = awaitEnd(id, 60_000);
+            long ms = System.currentTimeMillis() - t0;
+            assertEquals("FAILED", d.path("state").asText(), d + "\n" + lab.logs());
+            String why = d.at("/error/message").asText();
+            assertTrue(why.contains("service host v1") && why.contains("lost while the engine was away"), d.toString());
+            assertTrue(ms < 25_000, "failed " + ms + " ms after the engine was back");
+            // the engine aborted the domain on the hosts it reaches: nothing of the run keeps running
+            long end = System.currentTimeMillis() + 15_000;
+            Map<String, List<String>> running = new TreeMap<>();
+            do {
+                running.clear();
+                for (NetworkLab.Host h : lab.hosts()) {
+                    if (h != victim && !h.rankThreads().isEmpty()) {
+                        running.put(h.hostId(), h.rankThreads());
+                    }
+                }
+                if (running.isEmpty()) {
+                    break;
+                }
+                Thread.sleep(250);
+            } while (System.currentTimeMillis() < end);
+            assertEquals(Map.of(), running, "ranks still running 15 s after the run failed");
+        } finally {
+            lab.removeHost(victim);
+        }
+    }
+}
