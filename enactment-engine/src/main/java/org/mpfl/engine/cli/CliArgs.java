@@ -72,6 +72,11 @@ final class CliArgs {
         return a;
     }
 
+    /** The words with {@code -o X} spelled {@code --output X}, for commands that take {@code -o}. */
+    static List<String> shortOutput(List<String> args) {
+        return args.stream().map(w -> w.equals("-o") ? "--output" : w).toList();
+    }
+
     /** A parameter value as typed on the command line: integer, decimal, boolean, JSON array/object, else text. */
     static Object scalar(String v) {
         if (v.matches("-?\\d{1,18}")) {

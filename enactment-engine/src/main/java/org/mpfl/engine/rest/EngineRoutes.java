@@ -91,6 +91,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .get("/runs/{id}").to(direct("runs-get"))
                 .post("/runs/{id}/cancel").to(direct("runs-cancel"))
                 .get("/runs/{id}/log").to(direct("runs-log"))
+                .get("/runs/{id}/trace").to(direct("runs-trace"))
                 .post("/runs/{id}/ranks/events").to(direct("rank-events"))
                 .get("/registry/hosts").to(direct("hosts-list"))
                 .post("/registry/hosts").to(direct("hosts-announce"))
@@ -113,6 +114,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .orElseThrow(() -> new ApiException(404, "no run '" + param(ex, "id") + "'"))));
         handle("runs-cancel", this::cancelRun);
         handle("runs-log", this::runLog);
+        handle("runs-trace", ex -> Reply.ok(api.runs().trace(param(ex, "id"))));
         handle("rank-events", this::rankEvents);
         handle("hosts-list", ex -> Reply.ok(hostViews()));
         handle("hosts-announce", this::announce);

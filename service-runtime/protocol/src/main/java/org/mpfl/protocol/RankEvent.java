@@ -41,7 +41,12 @@ public record RankEvent(String domainId, int rank, long seq, long timeMs, Type t
         /** An output value of the run. */
         OUTPUT,
         /** Message counters per destination. */
-        COUNTERS
+        COUNTERS,
+        /**
+         * Finished operations for the run's trace, batched and capped by the rank (value
+         * {@code {"spans":[…],"dropped":{…}}}: see the runtime's {@code RankMonitor.spans}).
+         */
+        SPANS
     }
 
     /** A convenience map form for JSON writers that prefer maps. */

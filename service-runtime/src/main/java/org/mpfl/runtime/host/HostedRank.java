@@ -253,4 +253,9 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     public void waiting(String activity, String location, String waitingFor) {
         event(RankEvent.Type.WAIT, null, activity, location, waitingFor, null, null, null);
     }
+
+    @Override
+    public void spans(Map<String, Object> batch) {
+        event(RankEvent.Type.SPANS, null, null, null, null, null, null, batch);
+    }
 }
