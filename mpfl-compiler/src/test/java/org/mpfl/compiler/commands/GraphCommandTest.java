@@ -1,0 +1,127 @@
+package org.mpfl.compiler.commands;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.compiler.cli.Mpflc;
+
+/**
+ * {@code mpflc graph} over the samples: the DOT has a node per process with its rank count and exactly
+ * the message flows and collectives the symbolic run finds; {@code -o x.svg} renders with Graphviz.
+ */
+class GraphCommandTest {
+    static final Path SAMPLES = Path.of("../samples").toAbsolutePath().normalize();
+
+    record Result(int exit, String out, String err) {
+    }
+
+    static Result mpflc(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = Mpflc.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A sample's document, copied next to an empty {@code target/mpfl-samples.jar}: the samples module
+     * that builds the real library comes after the compiler in the build, and the picture needs only
+     * that the library exists, not its classes.
+     */
+    static String sample(String name) {
+        try {
+            Path dir = Files.createDirectories(SAMPLE_COPIES.resolve(name));
+            Path jar = SAMPLE_COPIES.resolve("target/mpfl-samples.jar");
+            if (!Files.exists(jar)) {
+                Files.createDirectories(jar.getParent());
+                try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+                    out.putNextEntry(new java.util.jar.JarEntry("META-INF/"));
+                    out.closeEntry();
+                }
+            }
+            Path doc = dir.resolve(name + ".mpfl.xml");
+            Files.copy(SAMPLES.resolve(name + "/" + name + ".mpfl.xml"), doc, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return doc.toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static final Path SAMPLE_COPIES = Path.of("target/graph-samples").toAbsolutePath();
+
+    /** The label of edge {@code from -> to} (the first one), or null. */
+    static String edge(String dot, String from, String to) {
+        Matcher m = Pattern.compile(Pattern.quote("\"p:" + from + "\" -> \"p:" + to + "\"") + " \\[[^]]*label=\"([^\"]*)\"").matcher(dot);
+        return m.find() ? m.group(1) : null;
+    }
+
+    @Test
+    void ringIsOneProcessSendingToItselfOncePerRank() {
+        Result r = mpflc("graph", sample("ring"), "--param", "ranks=5");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("digraph \"ring\" {"), r.out());
+        assertTrue(r.out().contains("\"p:node\" [shape=box") && r.out().contains("node\\n5 ranks\\nservice RingNode"), r.out());
+        // rank 0's send (line 21) once, ranks 1..4's send (line 30) four times
+        assertEquals("send ×1\\nring.mpfl.xml:21:7", edge(r.out(), "node", "node"), r.out());
+        assertTrue(r.out().contains("label=\"send ×4\\nring.mpfl.xml:30:7\""), r.out());
+        assertTrue(!r.out().contains("shape=ellipse"), "no collectives in a ring: " + r.out());
+    }
+
+    @Test
+    void couplingHasMessagesBothWaysBetweenTwoProcesses() {
+        Result r = mpflc("graph", sample("coupling"));
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(edge(r.out(), "steel", "copper") != null, r.out());
+        assertTrue(edge(r.out(), "copper", "steel") != null, r.out());
+        assertTrue(edge(r.out(), "steel", "steel") == null, "no message stays within a one-rank process: " + r.out());
+    }
+
+    @Test
+    void heat2dHasHaloExchangesAndAnAllreduceOverTheGrid() {
+        Result r = mpflc("graph", sample("heat2d"));
+        assertEquals(0, r.exit(), r.err());
+        String halo = edge(r.out(), "solver", "solver");
+        assertTrue(halo != null && halo.contains("(grid)"), r.out());
+        assertTrue(r.out().contains("allreduce ×"), r.out());
+        assertTrue(r.out().contains("comm grid"), r.out());
+        assertTrue(r.out().contains("\"p:solver\" -> \"c:0\" [dir=none"), r.out());
+    }
+
+    @Test
+    void svgThroughGraphvizAndDotToAFile(@TempDir Path dir) throws Exception {
+        Path svg = dir.resolve("ring.svg");
+        Result r = mpflc("graph", sample("ring"), "-o", svg.toString());
+        assertEquals(0, r.exit(), r.err() + "  (SVG needs Graphviz: apt-get install graphviz)");
+        String text = Files.readString(svg);
+        assertTrue(text.contains("<svg") && text.contains(">node</text>"), text);
+        Path dot = dir.resolve("ring.dot");
+        assertEquals(0, mpflc("graph", sample("ring"), "-o", dot.toString()).exit());
+        assertTrue(Files.readString(dot).startsWith("digraph"));
+    }
+
+    @Test
+    void badInputIsAClearError(@TempDir Path dir) throws Exception {
+        Result png = mpflc("graph", sample("ring"), "-o", dir.resolve("x.png").toString());
+        assertEquals(2, png.exit());
+        assertTrue(png.err().contains("-o wants a file ending in .svg or .dot"), png.err());
+        Result missing = mpflc("graph", dir.resolve("none.mpfl.xml").toString());
+        assertEquals(1, missing.exit());
+        assertTrue(missing.err().contains("no such file"), missing.err());
+        Path broken = dir.resolve("broken.mpfl.xml");
+        Files.writeString(broken, "<workflow xmlns=\"urn:mpfl:1.0\" name=\"b\"><process name=\"p\" ranks=\"2\"><send to=\"nowhere\" data=\"1\"/></process></workflow>");
+        Result errors = mpflc("graph", broken.toString());
+        assertEquals(1, errors.exit());
+        assertTrue(errors.err().contains("broken.mpfl.xml:1:") && errors.out().isEmpty(), errors.err() + errors.out());
+        // a DOT label cannot be broken out of by a name with quotes
+        assertEquals("\"a\\\"b\\\\c\\nd\"", org.mpfl.compiler.comm.WorkflowGraphAccess.quote("a\"b\\c\nd"));
+    }
+}
