@@ -31,7 +31,7 @@ public final class TraceCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(CliArgs.shortOutput(argList), VALUE_OPTIONS, Set.of());
+        CliArgs args = CliArgs.parse(argList.stream().map(w -> w.equals("-o") ? "--output" : w).toList(), VALUE_OPTIONS, Set.of());
         String id = args.onePositional("RUN");
         String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
         if (url == null) {
