@@ -84,6 +84,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .get("/workflows").to(direct("workflows-list"))
                 .post("/workflows").to(direct("workflows-save"))
                 .get("/workflows/{name}").to(direct("workflows-get"))
+                .get("/workflows/{name}/graph").to(direct("workflows-graph"))
                 .get("/deployments").to(direct("deployments-list"))
                 .post("/deployments").to(direct("deployments-create"))
                 .get("/runs").to(direct("runs-list"))
@@ -106,6 +107,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("workflows-list", ex -> Reply.ok(api.workflows().list().stream().map(EngineRoutes::workflowSummary).toList()));
         handle("workflows-save", this::saveWorkflow);
         handle("workflows-get", this::getWorkflow);
+        handle("workflows-graph", this::workflowGraph);
         handle("deployments-list", ex -> Reply.ok(Map.of("services", api.deployments().services())));
         handle("deployments-create", this::deploy);
         handle("runs-list", this::listRuns);
@@ -311,6 +313,22 @@ public final class EngineRoutes extends RouteBuilder {
         String name = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
                 text(b, "file"), b.get("plan")));
         return new Reply(201, Map.of("name", name));
+    }
+
+    /** {@code ?format=svg} (default; 503 with the reason when Graphviz is missing) or {@code ?format=dot}. */
+    private Reply workflowGraph(Exchange ex) throws Exception {
+        String format = param(ex, "format") == null ? "svg" : param(ex, "format");
+        if (!format.equals("svg") && !format.equals("dot")) {
+            throw new ApiException(400, "format must be svg or dot, got '" + format + "'");
+        }
+        try {
+            WorkflowService.Graph g = api.workflows().graph(param(ex, "name"), format.equals("svg"));
+            return Reply.ok(new RawText(g.contentType(), g.text()));
+        } catch (WorkflowService.NoDocumentException e) {
+            throw new ApiException(409, e.getMessage());
+        } catch (WorkflowService.NoRendererException e) {
+            throw new ApiException(503, e.getMessage() + " (the DOT text is at ?format=dot)");
+        }
     }
 
     private Reply getWorkflow(Exchange ex) throws Exception {

@@ -71,6 +71,51 @@ public final class WorkflowService {
         }
     }
 
+    /** A stored workflow's picture ({@link WorkflowCompiler#graphDot}) as DOT or, rendered by Graphviz, SVG. */
+    public record Graph(String contentType, String text) {
+    }
+
+    /** A workflow stored as a plan only: there is no document to draw. */
+    public static final class NoDocumentException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public NoDocumentException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The picture of a stored workflow, from its document with its parameters' defaults.
+     *
+     * @param svg SVG through Graphviz's {@code dot} (a {@link NoRendererException} without it), else the DOT text
+     */
+    public Graph graph(String name, boolean svg) throws UnknownWorkflowException, NoDocumentException,
+            WorkflowCompiler.CompileException, NoRendererException, IOException, InterruptedException {
+        RunStore.StoredWorkflow w = get(name);
+        if (w.document() == null) {
+            throw new NoDocumentException("workflow '" + name + "' was stored as a plan without its document, so there is "
+                    + "nothing to draw: deploy it from its MPFL document (mpflc deploy FILE.mpfl.xml)");
+        }
+        String dot = compiler.graphDot(name + ".mpfl.xml", w.document(), Map.of());
+        if (!svg) {
+            return new Graph("text/vnd.graphviz; charset=utf-8", dot);
+        }
+        try {
+            return new Graph("image/svg+xml", org.mpfl.compiler.gen.Graphviz.svg(dot));
+        } catch (org.mpfl.compiler.gen.Graphviz.UnavailableException e) {
+            throw new NoRendererException(e.getMessage());
+        }
+    }
+
+    /** SVG was asked for and Graphviz is missing or failed; the message says how to get it. */
+    public static final class NoRendererException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public NoRendererException(String message) {
+            super(message);
+        }
+    }
+
     /** Stored workflows by name. */
     public List<RunStore.StoredWorkflow> list() {
         return store.workflows();

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import org.mpfl.compiler.check.WorkflowPicture;
 import org.mpfl.compiler.diag.Diagnostic;
 import org.mpfl.compiler.diag.Diagnostics;
 import org.mpfl.compiler.diag.SourceLocation;
@@ -31,12 +32,25 @@ import org.mpfl.compiler.ir.eval.ProcessLayout;
 public record WorkflowGraph(String workflow, List<Process> processes, List<Messages> messages,
                             List<Collective> collectives, List<String> notes) {
 
+    /** The {@link WorkflowPicture} of the compiler, found through ServiceLoader. */
+    public static final class Provider implements WorkflowPicture {
+        @Override
+        public Drawing draw(IrWorkflow workflow, Map<String, Object> paramValues) {
+            WorkflowGraph g = of(workflow, paramValues);
+            long pairs = g.messages().stream().map(m -> m.from() + "\u0000" + m.to()).distinct().count();
+            return new Drawing(g.toDot(), g.notes(), g.processes().size(), (int) pairs, g.collectives().size());
+        }
+    }
+
     /** A process: its name, service and rank count ({@code -1} when the count is not known before the run). */
     public record Process(String name, String service, int ranks) {
     }
 
-    /** {@code count} messages sent by ranks of {@code from} at {@code site} and received by ranks of {@code to}. */
-    public record Messages(String from, String to, String comm, String site, long count) {
+    /**
+     * {@code count} messages sent by ranks of {@code from} with {@code operation} (send, sendrecv, isend)
+     * at {@code site} and received by ranks of {@code to}.
+     */
+    public record Messages(String from, String to, String comm, String operation, String site, long count) {
     }
 
     /** {@code count} instances of a collective {@code operation} over {@code comm} at {@code site}, among ranks of {@code processes}. */
@@ -62,8 +76,10 @@ public record WorkflowGraph(String workflow, List<Process> processes, List<Messa
         CommunicationObserver observer = new CommunicationObserver() {
             @Override
             public void message(Request send, Request receive) {
+                String operation = send.origin == null ? "send"
+                        : send.origin.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT);
                 Messages m = new Messages(send.owner.process().name(), receive.owner.process().name(), send.comm.name(),
-                        site(send.at), 0);
+                        operation, site(send.at), 0);
                 String key = m.from() + "\u0000" + m.to() + "\u0000" + m.comm() + "\u0000" + m.site();
                 messageKeys.putIfAbsent(key, m);
                 messageCounts.computeIfAbsent(key, k -> new long[1])[0]++;
@@ -93,15 +109,18 @@ public record WorkflowGraph(String workflow, List<Process> processes, List<Messa
         new CommunicationCheck().run(workflow, paramValues, diagnostics, observer);
         List<String> notes = new ArrayList<>();
         for (Diagnostic d : diagnostics.sorted()) {
-            if (d.message().startsWith("the communication check")) {
-                notes.add(d.message());
+            if (d.message().startsWith("the communication")) {
+                // short enough for a caption: where, and what, without the explanation in brackets
+                String m = d.message();
+                int paren = m.indexOf(" (");
+                notes.add(site(d.location()) + ": " + (paren > 0 ? m.substring(0, paren) : m));
             }
         }
         if (layout == null) {
             notes.add("the rank counts are not known before the run (give the parameters with --param): no messages shown");
         }
         List<Messages> messages = new ArrayList<>();
-        messageKeys.forEach((k, m) -> messages.add(new Messages(m.from(), m.to(), m.comm(), m.site(), messageCounts.get(k)[0])));
+        messageKeys.forEach((k, m) -> messages.add(new Messages(m.from(), m.to(), m.comm(), m.operation(), m.site(), messageCounts.get(k)[0])));
         List<Collective> collectives = new ArrayList<>();
         collectiveKeys.forEach((k, c) -> collectives.add(new Collective(c.operation(), c.comm(), c.processes(), c.site(),
                 collectiveCounts.get(k)[0])));
@@ -121,14 +140,15 @@ public record WorkflowGraph(String workflow, List<Process> processes, List<Messa
 
     /**
      * The picture as Graphviz DOT: a box per process ({@code name}, rank count, service), a solid arrow
-     * per message flow (label: count and send site), an ellipse per collective joined to the processes
+     * per pair of processes that exchange messages (a label line per send site: operation, count,
+     * communicator, location), an ellipse per collective joined to the processes
      * taking part by dashed lines (label: operation, communicator, count, site).
      */
     public String toDot() {
         StringBuilder d = new StringBuilder();
         d.append("digraph ").append(quote(workflow)).append(" {\n");
         d.append("  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, labelloc=t, label=")
-                .append(quote(workflow + (notes.isEmpty() ? "" : "\n(partial: " + String.join("; ", notes) + ")"))).append("];\n");
+                .append(quote(workflow + (notes.isEmpty() ? "" : "\npartial: " + String.join("\n", notes)))).append("];\n");
         d.append("  node [fontname=\"Helvetica\", fontsize=11];\n");
         d.append("  edge [fontname=\"Helvetica\", fontsize=9];\n");
         for (Process p : processes) {
@@ -136,10 +156,20 @@ public record WorkflowGraph(String workflow, List<Process> processes, List<Messa
             d.append("  ").append(quote("p:" + p.name())).append(" [shape=box, style=\"rounded,filled\", fillcolor=\"#dbe8fb\", label=")
                     .append(quote(p.name() + "\n" + ranks + (p.service() == null ? "" : "\nservice " + p.service()))).append("];\n");
         }
+        // one arrow per pair of processes, a label line per send site: several arrows between the same
+        // two boxes (or loops on one) would pile their labels on top of each other
+        Map<String, List<Messages>> byPair = new LinkedHashMap<>();
         for (Messages m : messages) {
-            d.append("  ").append(quote("p:" + m.from())).append(" -> ").append(quote("p:" + m.to()))
-                    .append(" [color=\"#c05621\", label=").append(quote("send ×" + m.count() + (m.comm().equals("world") ? "" : " (" + m.comm() + ")")
-                            + "\n" + m.site())).append("];\n");
+            byPair.computeIfAbsent(m.from() + "\u0000" + m.to(), k -> new ArrayList<>()).add(m);
+        }
+        for (List<Messages> flows : byPair.values()) {
+            StringBuilder label = new StringBuilder();
+            for (Messages m : flows) {
+                label.append(label.length() == 0 ? "" : "\n").append(m.operation()).append(" ×").append(m.count())
+                        .append(m.comm().equals("world") ? "" : " (" + m.comm() + ")").append(" at ").append(m.site());
+            }
+            d.append("  ").append(quote("p:" + flows.get(0).from())).append(" -> ").append(quote("p:" + flows.get(0).to()))
+                    .append(" [color=\"#c05621\", label=").append(quote(label.toString())).append("];\n");
         }
         int i = 0;
         for (Collective c : collectives) {

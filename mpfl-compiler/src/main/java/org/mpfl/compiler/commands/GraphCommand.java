@@ -9,13 +9,12 @@ import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
-import org.mpfl.compiler.comm.Graphviz;
-import org.mpfl.compiler.comm.WorkflowGraph;
+import org.mpfl.compiler.gen.Graphviz;
 
 /**
  * {@code mpflc graph FILE [--param k=v]… [-o out.svg|out.dot]}: the picture of a workflow — its
- * processes, the messages and the collectives between them ({@link WorkflowGraph}, derived from the
- * checked document with these parameter values) — as Graphviz DOT, or SVG rendered by Graphviz's
+ * processes, the messages and the collectives between them ({@link MpflCompiler#picture}, derived
+ * from the checked document with these parameter values) — as Graphviz DOT, or SVG rendered by Graphviz's
  * {@code dot} when the output ends in {@code .svg}. Without {@code -o} the DOT goes to standard output.
  * A document with static errors gets its diagnostics and no picture.
  */
@@ -49,19 +48,20 @@ public final class GraphCommand implements CliCommand {
         if (output != null && !name.endsWith(".svg") && !name.endsWith(".dot") && !name.endsWith(".gv")) {
             throw new UsageException("-o wants a file ending in .svg or .dot, got " + output);
         }
-        CompilerArguments arguments = CompilerArguments.parse(rest, false);
+        CompilerArguments arguments = CompilerArguments.parse(rest);
         if (!Files.isRegularFile(arguments.file())) {
             err.println("mpflc graph: " + CheckCommand.missing(arguments));
             return 1;
         }
-        MpflCompiler.CheckResult result = new MpflCompiler().check(arguments.file(), arguments.displayName(), arguments.params());
+        MpflCompiler compiler = new MpflCompiler();
+        MpflCompiler.CheckResult result = compiler.check(arguments.file(), arguments.displayName(), arguments.params());
         if (!result.ok()) {
             CheckCommand.report(result.diagnostics(), err);
             return 1;
         }
-        WorkflowGraph graph = WorkflowGraph.of(result.workflow(), result.paramValues());
+        MpflCompiler.Picture graph = compiler.picture(result);
         graph.notes().forEach(n -> err.println("mpflc graph: note: " + n));
-        String dot = graph.toDot();
+        String dot = graph.dot();
         if (output == null) {
             out.print(dot);
             return 0;
@@ -76,8 +76,8 @@ public final class GraphCommand implements CliCommand {
         } else {
             Files.writeString(output, dot, StandardCharsets.UTF_8);
         }
-        err.println("mpflc graph: wrote " + output + " (" + graph.processes().size() + " processes, "
-                + graph.messages().size() + " message flows, " + graph.collectives().size() + " collectives)");
+        err.println("mpflc graph: wrote " + output + " (" + graph.processes() + " processes, "
+                + graph.messageFlows() + " message flows, " + graph.collectives() + " collectives)");
         return 0;
     }
 }

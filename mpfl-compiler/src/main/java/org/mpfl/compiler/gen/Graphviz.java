@@ -1,4 +1,4 @@
-package org.mpfl.compiler.comm;
+package org.mpfl.compiler.gen;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,12 +1,16 @@
 // Entry point: hash routing between the runs list, a run's detail and the registry.
 //   #/runs[?state=FAILED]   runs list
 //   #/runs/<id>             run detail (live)
+//   #/runs/<id>/trace       the run's trace (the JSON Perfetto opens, drawn here)
+//   #/workflows/<name>      a stored workflow's picture
 //   #/registry              service hosts
 
 import { bindTokenForm } from './engine-token.js';
 import { mountRunsView } from './runs-view.js';
 import { mountRunDetailView } from './run-detail-view.js';
 import { mountRegistryView } from './registry-view.js';
+import { mountTraceView } from './trace-view.js';
+import { mountWorkflowGraphView } from './workflow-graph-view.js';
 
 const view = document.getElementById('view');
 let disposeCurrent = () => {};
@@ -32,6 +36,14 @@ function route() {
     highlightNav('registry');
     document.title = 'Registry · MPFL console';
     disposeCurrent = mountRegistryView(view);
+  } else if (parts[0] === 'runs' && parts[1] && parts[2] === 'trace') {
+    highlightNav('runs');
+    document.title = 'Trace of run ' + parts[1] + ' · MPFL console';
+    disposeCurrent = mountTraceView(view, parts[1]);
+  } else if (parts[0] === 'workflows' && parts[1]) {
+    highlightNav('runs');
+    document.title = 'Workflow ' + parts[1] + ' · MPFL console';
+    disposeCurrent = mountWorkflowGraphView(view, parts[1]);
   } else if (parts[0] === 'runs' && parts[1]) {
     highlightNav('runs');
     document.title = 'Run ' + parts[1] + ' · MPFL console';
