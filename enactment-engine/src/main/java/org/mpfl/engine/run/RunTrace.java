@@ -36,14 +36,22 @@ import org.mpfl.engine.store.RunStore;
  *     message and location), {@code ABORTED}, and every event of kind {@code CHECKPOINT} (any
  *     spelling: its fields become the instant's {@code args}); the run's state changes on {@code pid} 0.</li>
  * </ul>
- * Spans a rank did not keep (beyond its cap) are summed in {@code otherData.droppedSpans}.
+ * Spans a rank did not keep (beyond its cap) are summed in {@code otherData.droppedSpans}, and so are
+ * those beyond {@link #MAX_SPANS_PER_RANK} that the trace itself does not keep.
  */
 public final class RunTrace {
     /** The thread of a rank's sampled activity segments. */
     static final int SAMPLED_TID = 0;
     /** The thread of a rank's main-thread operations; {@code parallel} branch lane N is {@code OPERATIONS_TID + N}. */
     static final int OPERATIONS_TID = 1;
-    private static final int MAX_EVENTS_READ = 1_000_000;
+    /** Stored events a trace reads at most (a run's ranks keep theirs far below: see {@link #MAX_SPANS_PER_RANK}). */
+    private static final int MAX_EVENTS_READ = 200_000;
+    /**
+     * Spans of one rank the trace keeps at most: twice what a rank keeps itself, so that a rank that
+     * does not keep its cap (a modified host, anyone holding the domain ID) cannot make the trace, the
+     * engine's memory and the browser drawing it grow without bound; the rest are counted.
+     */
+    static final int MAX_SPANS_PER_RANK = 10_000;
 
     private RunTrace() {
     }
@@ -70,6 +78,7 @@ public final class RunTrace {
 
         List<Span> spans = new ArrayList<>();
         java.util.Set<Integer> branchLanes = new java.util.HashSet<>();
+        Map<Integer, int[]> spansOfRank = new HashMap<>();
         for (RunStore.StoredEvent e : events) {
             JsonNode b = e.body();
             if (e.type().equals("run")) {
@@ -87,7 +96,13 @@ public final class RunTrace {
             int rank = e.rank();
             String type = b.path("type").asText();
             if (type.equals("SPANS")) {
+                int[] kept = spansOfRank.computeIfAbsent(rank, r -> new int[2]);
                 for (JsonNode s : b.path("value").path("spans")) {
+                    if (kept[0] >= MAX_SPANS_PER_RANK) {
+                        kept[1]++;
+                        continue;
+                    }
+                    kept[0]++;
                     Span span = Span.of(rank, s, originUs);
                     spans.add(span);
                     if (span.lane > 0 && branchLanes.add(rank * 1000 + span.lane)) {
@@ -112,6 +127,17 @@ public final class RunTrace {
             }
         }
 
+        spansOfRank.forEach((rank, kept) -> {
+            if (kept[1] > 0) {
+                Map<String, Object> d = new LinkedHashMap<>();
+                JsonNode reported = (JsonNode) dropped.get(Integer.toString(rank));
+                if (reported != null) {
+                    reported.fields().forEachRemaining(f -> d.put(f.getKey(), f.getValue()));
+                }
+                d.put("(beyond the engine's cap of " + MAX_SPANS_PER_RANK + ")", Map.of("count", kept[1]));
+                dropped.put(Integer.toString(rank), d);
+            }
+        });
         for (Map.Entry<Integer, List<JsonNode>> r : byRank.entrySet()) {
             sampledLane(out, r.getKey(), r.getValue(), originUs, detail);
         }

@@ -75,6 +75,17 @@ public final class WorkflowService {
     public record Graph(String contentType, String text) {
     }
 
+    /** {@code given} over the stored plan's parameter defaults (those of the deployment), or {@code given} without a plan. */
+    private static Map<String, Object> storedDefaults(RunStore.StoredWorkflow w, Map<String, Object> given) throws IOException {
+        if (w.plan() == null) {
+            return given;
+        }
+        Map<String, Object> values = new java.util.LinkedHashMap<>(PlanJson.readPlan(Json.MAPPER.readTree(w.plan())).paramValues(Map.of()));
+        values.values().removeIf(java.util.Objects::isNull);
+        values.putAll(given);
+        return values;
+    }
+
     /** A workflow stored as a plan only: there is no document to draw. */
     public static final class NoDocumentException extends Exception {
         private static final long serialVersionUID = 1L;
@@ -96,7 +107,7 @@ public final class WorkflowService {
             throw new NoDocumentException("workflow '" + name + "' was stored as a plan without its document, so there is "
                     + "nothing to draw: deploy it from its MPFL document (mpflc deploy FILE.mpfl.xml)");
         }
-        String dot = compiler.graphDot(name + ".mpfl.xml", w.document(), Map.of());
+        String dot = compiler.graphDot(name + ".mpfl.xml", w.document(), storedDefaults(w, Map.of()));
         if (!svg) {
             return new Graph("text/vnd.graphviz; charset=utf-8", dot);
         }
@@ -182,7 +193,9 @@ public final class WorkflowService {
         } else if (request.workflow() != null) {
             RunStore.StoredWorkflow w = get(request.workflow());
             if (w.document() != null) {
-                WorkflowCompiler.Compiled c = compileAndDeploy(w.name(), w.document(), params);
+                // the stored plan's defaults are the values it was deployed with (mpflc deploy --param):
+                // the document alone would start with its own defaults instead
+                WorkflowCompiler.Compiled c = compileAndDeploy(w.name(), w.document(), storedDefaults(w, params));
                 plan = c.plan();
                 params = c.params();
             } else {

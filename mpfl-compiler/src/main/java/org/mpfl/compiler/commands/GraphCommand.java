@@ -76,8 +76,8 @@ public final class GraphCommand implements CliCommand {
         } else {
             Files.writeString(output, dot, StandardCharsets.UTF_8);
         }
-        err.println("mpflc graph: wrote " + output + " (" + graph.processes() + " processes, "
-                + graph.messageFlows() + " message flows, " + graph.collectives() + " collectives)");
+        err.println("mpflc graph: wrote " + output + " (processes: " + graph.processes() + ", message flows: "
+                + graph.messageFlows() + ", collectives: " + graph.collectives() + ")");
         return 0;
     }
 }

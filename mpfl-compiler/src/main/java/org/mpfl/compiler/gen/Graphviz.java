@@ -18,6 +18,11 @@ import java.util.concurrent.TimeUnit;
 public final class Graphviz {
     /** How long {@code dot} may take for one picture before it is stopped. */
     static final long TIMEOUT_SECONDS = 30;
+    /**
+     * Renderings at once in this JVM: the engine draws on unauthenticated GETs, and each one is a
+     * process, so a burst of requests waits (bounded) here instead of forking without limit.
+     */
+    private static final java.util.concurrent.Semaphore RENDERERS = new java.util.concurrent.Semaphore(2);
 
     private Graphviz() {
     }
@@ -58,6 +63,17 @@ public final class Graphviz {
             throw new UnavailableException("SVG needs Graphviz's 'dot' program, which is not installed "
                     + "(apt-get install graphviz, or set $MPFL_DOT); write DOT instead (-o FILE.dot) and render it elsewhere");
         }
+        if (!RENDERERS.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            throw new UnavailableException("Graphviz is busy drawing other pictures; try again");
+        }
+        try {
+            return render(program, dot);
+        } finally {
+            RENDERERS.release();
+        }
+    }
+
+    private static String render(Path program, String dot) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(program.toString(), "-Tsvg").redirectErrorStream(false).start();
         CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()));
         CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
