@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.compiler.cli.MpflcCall;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
@@ -50,14 +47,8 @@ class SweepTest {
         RunCommand.deleteTree(dir);
     }
 
-    record Result(int exit, String out, String err) {
-    }
-
-    static Result mpflc(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Mpflc.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static MpflcCall mpflc(String... args) {
+        return MpflcCall.run(args);
     }
 
     static String[] onEngine(String... more) {
@@ -69,7 +60,7 @@ class SweepTest {
 
     @Test
     void theCartesianProductRunsWithATableOfOutputs() {
-        Result r = mpflc(onEngine("--sweep", "a=1,2,3", "--sweep", "b=0,5", "--param", "ranks=3", "--parallel", "3"));
+        MpflcCall r = mpflc(onEngine("--sweep", "a=1,2,3", "--sweep", "b=0,5", "--param", "ranks=3", "--parallel", "3"));
         assertEquals(0, r.exit(), r.err() + r.out());
         assertTrue(r.err().contains("sweep of 6 run(s), 3 at a time"), r.err());
         List<String> progress = r.err().lines().filter(l -> l.matches("\\[\\d/6] .*")).toList();
@@ -86,7 +77,7 @@ class SweepTest {
 
     @Test
     void jsonAndAFailingCombinationThatDoesNotStopTheOthers() throws Exception {
-        Result r = mpflc(onEngine("--sweep", "a=-1,4", "--json"));
+        MpflcCall r = mpflc(onEngine("--sweep", "a=-1,4", "--json"));
         assertEquals(1, r.exit(), "one run failed: " + r.err());
         JsonNode runs = Json.MAPPER.readTree(r.out());
         assertEquals(2, runs.size(), r.out());
@@ -99,7 +90,7 @@ class SweepTest {
 
     @Test
     void aSweepOnALocalClusterOfItsOwn() {
-        Result r = mpflc("run", dir.resolve("sweep.mpfl.xml").toString(), "--local", "--hosts", "1", "--sweep", "ranks=1,2");
+        MpflcCall r = mpflc("run", dir.resolve("sweep.mpfl.xml").toString(), "--local", "--hosts", "1", "--sweep", "ranks=1,2");
         assertEquals(0, r.exit(), r.err() + r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.matches("2\\s+SUCCEEDED\\s+\\d+\\.\\d\\s+\\{\"0\":10,\"1\":20}\\s+20")), r.out());
     }
@@ -117,12 +108,12 @@ class SweepTest {
             many.append(',').append(i);
         }
         assertUsage(mpflc(onEngine("--sweep", "a=" + many, "--sweep", "b=" + many)), "more than 1000 combinations");
-        Result invalid = mpflc(onEngine("--sweep", "ranks=2,0"));
+        MpflcCall invalid = mpflc(onEngine("--sweep", "ranks=2,0"));
         assertEquals(1, invalid.exit());
         assertTrue(invalid.out().contains("INVALID"), invalid.out() + invalid.err());
     }
 
-    static void assertUsage(Result r, String message) {
+    static void assertUsage(MpflcCall r, String message) {
         assertEquals(2, r.exit(), r.err());
         assertTrue(r.err().contains(message), r.err());
     }

@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.compiler.cli.MpflcCall;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
@@ -56,14 +53,8 @@ class RunTraceTest {
         }
     }
 
-    record Cli(int exit, String out, String err) {
-    }
-
-    static Cli mpflc(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Mpflc.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Cli(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static MpflcCall mpflc(String... args) {
+        return MpflcCall.run(args);
     }
 
     static String runDocument(String doc, String... params) throws Exception {
@@ -73,7 +64,7 @@ class RunTraceTest {
             args.add("--param");
             args.add(p);
         }
-        Cli c = mpflc(args.toArray(String[]::new));
+        MpflcCall c = mpflc(args.toArray(String[]::new));
         JsonNode result = Json.MAPPER.readTree(c.out());
         return result.path("run").asText();
     }
@@ -81,7 +72,7 @@ class RunTraceTest {
     /** The trace as {@code mpflc trace RUN --engine URL -o FILE} writes it. */
     static JsonNode trace(String run) throws Exception {
         Path file = dir.resolve(run + ".trace.json");
-        Cli c = mpflc("trace", run, "--engine", cluster.engine().url(), "-o", file.toString());
+        MpflcCall c = mpflc("trace", run, "--engine", cluster.engine().url(), "-o", file.toString());
         assertEquals(0, c.exit(), c.err());
         assertTrue(c.err().contains("trace events of run " + run), c.err());
         return Json.MAPPER.readTree(file.toFile());
@@ -161,10 +152,10 @@ class RunTraceTest {
     @Test
     void anUnknownRunIsAClearErrorNotATrace() throws Exception {
         assertEquals(404, Http.get(cluster.engine().url() + "/api/runs/no-such-run/trace").status());
-        Cli c = mpflc("trace", "no-such-run", "--engine", cluster.engine().url());
+        MpflcCall c = mpflc("trace", "no-such-run", "--engine", cluster.engine().url());
         assertEquals(1, c.exit());
         assertTrue(c.err().contains("no-such-run"), c.err());
-        Cli usage = mpflc("trace", "--engine", cluster.engine().url());
+        MpflcCall usage = mpflc("trace", "--engine", cluster.engine().url());
         assertEquals(2, usage.exit());
         assertTrue(usage.err().contains("missing RUN"), usage.err());
     }

@@ -3,17 +3,13 @@ package org.mpfl.compiler.commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.compiler.cli.MpflcCall;
 
 /**
  * {@code mpflc graph} over the samples: the DOT has a node per process with its rank count and exactly
@@ -22,14 +18,8 @@ import org.mpfl.compiler.cli.Mpflc;
 class GraphCommandTest {
     static final Path SAMPLES = Path.of("../samples").toAbsolutePath().normalize();
 
-    record Result(int exit, String out, String err) {
-    }
-
-    static Result mpflc(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Mpflc.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static MpflcCall mpflc(String... args) {
+        return MpflcCall.run(args);
     }
 
     /**
@@ -66,7 +56,7 @@ class GraphCommandTest {
 
     @Test
     void ringIsOneProcessSendingToItselfOncePerRank() {
-        Result r = mpflc("graph", sample("ring"), "--param", "ranks=5");
+        MpflcCall r = mpflc("graph", sample("ring"), "--param", "ranks=5");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("digraph \"ring\" {"), r.out());
         assertTrue(r.out().contains("\"p:node\" [shape=box") && r.out().contains("node\\n5 ranks\\nservice RingNode"), r.out());
@@ -77,7 +67,7 @@ class GraphCommandTest {
 
     @Test
     void couplingHasMessagesBothWaysBetweenTwoProcesses() {
-        Result r = mpflc("graph", sample("coupling"));
+        MpflcCall r = mpflc("graph", sample("coupling"));
         assertEquals(0, r.exit(), r.err());
         assertTrue(edge(r.out(), "steel", "copper") != null, r.out());
         assertTrue(edge(r.out(), "copper", "steel") != null, r.out());
@@ -86,7 +76,7 @@ class GraphCommandTest {
 
     @Test
     void heat2dHasHaloExchangesAndAnAllreduceOverTheGrid() {
-        Result r = mpflc("graph", sample("heat2d"));
+        MpflcCall r = mpflc("graph", sample("heat2d"));
         assertEquals(0, r.exit(), r.err());
         String halo = edge(r.out(), "solver", "solver");
         assertEquals("sendrecv ×2 (grid) at heat2d.mpfl.xml:54:7\\nsendrecv ×2 (grid) at heat2d.mpfl.xml:55:7\\n"
@@ -103,7 +93,7 @@ class GraphCommandTest {
     @Test
     void svgThroughGraphvizAndDotToAFile(@TempDir Path dir) throws Exception {
         Path svg = dir.resolve("ring.svg");
-        Result r = mpflc("graph", sample("ring"), "-o", svg.toString());
+        MpflcCall r = mpflc("graph", sample("ring"), "-o", svg.toString());
         assertEquals(0, r.exit(), r.err() + "  (SVG needs Graphviz: apt-get install graphviz)");
         String text = Files.readString(svg);
         assertTrue(text.contains("<svg") && text.contains(">node</text>"), text);
@@ -114,15 +104,15 @@ class GraphCommandTest {
 
     @Test
     void badInputIsAClearError(@TempDir Path dir) throws Exception {
-        Result png = mpflc("graph", sample("ring"), "-o", dir.resolve("x.png").toString());
+        MpflcCall png = mpflc("graph", sample("ring"), "-o", dir.resolve("x.png").toString());
         assertEquals(2, png.exit());
         assertTrue(png.err().contains("-o wants a file ending in .svg or .dot"), png.err());
-        Result missing = mpflc("graph", dir.resolve("none.mpfl.xml").toString());
+        MpflcCall missing = mpflc("graph", dir.resolve("none.mpfl.xml").toString());
         assertEquals(1, missing.exit());
         assertTrue(missing.err().contains("no such file"), missing.err());
         Path broken = dir.resolve("broken.mpfl.xml");
         Files.writeString(broken, "<workflow xmlns=\"urn:mpfl:1.0\" name=\"b\"><process name=\"p\" ranks=\"2\"><send to=\"nowhere\" data=\"1\"/></process></workflow>");
-        Result errors = mpflc("graph", broken.toString());
+        MpflcCall errors = mpflc("graph", broken.toString());
         assertEquals(1, errors.exit());
         assertTrue(errors.err().contains("broken.mpfl.xml:1:") && errors.out().isEmpty(), errors.err() + errors.out());
         // a DOT label cannot be broken out of by a name with quotes
