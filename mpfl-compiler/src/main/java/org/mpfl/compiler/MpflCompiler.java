@@ -75,4 +75,32 @@ public final class MpflCompiler {
         }
         return new CheckResult(diagnostics, workflow, values);
     }
+
+    /**
+     * The picture of a checked workflow ({@code mpflc graph}): processes, messages, collectives as
+     * Graphviz DOT, from the {@link org.mpfl.compiler.check.WorkflowPicture} found through ServiceLoader.
+     *
+     * @throws IllegalStateException when the result has errors or no picture provider is installed
+     */
+    public Picture picture(CheckResult result) {
+        if (!result.ok()) {
+            throw new IllegalStateException("a document with errors has no picture");
+        }
+        org.mpfl.compiler.check.WorkflowPicture picture = ServiceLoader.load(org.mpfl.compiler.check.WorkflowPicture.class)
+                .findFirst().orElseThrow(() -> new IllegalStateException("no workflow picture provider on the class path"));
+        org.mpfl.compiler.check.WorkflowPicture.Drawing d = picture.draw(result.workflow(), result.paramValues());
+        return new Picture(d.dot(), d.notes(), d.processes(), d.messageFlows(), d.collectives());
+    }
+
+    /**
+     * A workflow's picture.
+     *
+     * @param dot          Graphviz DOT
+     * @param notes        why it is partial (communication that depends on run-time data), or empty
+     * @param processes    boxes
+     * @param messageFlows arrows between processes
+     * @param collectives  collective nodes
+     */
+    public record Picture(String dot, java.util.List<String> notes, int processes, int messageFlows, int collectives) {
+    }
 }

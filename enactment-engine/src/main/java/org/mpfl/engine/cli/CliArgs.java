@@ -21,6 +21,8 @@ final class CliArgs {
     final Set<String> flags = new java.util.HashSet<>();
     /** Values of {@code --service NAME=CLASS}, which may repeat. */
     final List<String> services = new ArrayList<>();
+    /** Values of {@code --sweep NAME=V1,V2}, which may repeat (for commands that accept it). */
+    final List<String> sweeps = new ArrayList<>();
 
     static CliArgs parse(List<String> args, Set<String> valueOptions, Set<String> flagOptions) throws UsageException {
         CliArgs a = new CliArgs();
@@ -53,7 +55,9 @@ final class CliArgs {
                 }
                 value = args.get(++i);
             }
-            if (name.equals("service")) {
+            if (name.equals("sweep")) {
+                a.sweeps.add(value);
+            } else if (name.equals("service")) {
                 if (value.indexOf('=') <= 0) {
                     throw new UsageException("--service needs NAME=CLASS (a RankProgram class on the class path), got '" + value + "'");
                 }

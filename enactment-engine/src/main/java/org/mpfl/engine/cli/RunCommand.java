@@ -24,10 +24,12 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  * {@code --local} starts an embedded engine and N local service hosts for this run only
  * ({@code --service NAME=CLASS} publishes a hand-written {@code RankProgram} on them). Also
  * {@code --token-file F}/{@code --data DIR} (engine token; or {@code $MPFL_ENGINE_TOKEN}) and {@code --timeout S} (cancel after S seconds).
+ * {@code --sweep NAME=V1,V2,…} (repeatable) runs every combination of the values, {@code --parallel K} at a
+ * time, and prints a table of their outputs ({@link Sweep}).
  */
 public final class RunCommand implements CliCommand {
     static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token-file", "data", "timeout", "service",
-            org.mpfl.protocol.tls.TlsSettings.CA);
+            "sweep", "parallel", org.mpfl.protocol.tls.TlsSettings.CA);
     static final Set<String> FLAGS = Set.of("local", "json");
 
     @Override
@@ -37,7 +39,7 @@ public final class RunCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "FILE|WORKFLOW[@N] [--param k=v]... (--engine URL | --local [--hosts N]) [--json]  start a run and follow it";
+        return "FILE|WORKFLOW[@N] [--param k=v]... [--sweep k=v1,v2... [--parallel K]] (--engine URL | --local [--hosts N]) [--json]  start a run (or a sweep) and follow it";
     }
 
     @Override
@@ -54,10 +56,18 @@ public final class RunCommand implements CliCommand {
         }
         int timeoutS = args.intOption("timeout", 0);
         boolean json = args.flag("json");
+        List<Sweep.Axis> axes = Sweep.axes(args.sweeps, args.params);
+        int parallel = args.intOption("parallel", Sweep.DEFAULT_PARALLEL);
+        if (parallel < 1) {
+            throw new UsageException("--parallel must be at least 1");
+        }
+        if (axes.isEmpty() && args.option("parallel") != null) {
+            throw new UsageException("--parallel applies to --sweep only");
+        }
 
-        String stored = storedWorkflow(args.onePositional("FILE"), file, local);
+        String stored = axes.isEmpty() ? storedWorkflow(args.onePositional("FILE"), file, local) : null;
         WorkflowInput input = null;
-        if (stored == null) {
+        if (axes.isEmpty() && stored == null) {
             try {
                 input = WorkflowInput.load(file, args.params, args.rawParams);
             } catch (WorkflowCompiler.CompileException e) {
@@ -85,20 +95,18 @@ public final class RunCommand implements CliCommand {
                 client = new EngineClient(args.option("engine"),
                         EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
             }
-            Map<String, Object> start = new LinkedHashMap<>();
+            if (!axes.isEmpty()) {
+                return Sweep.run(client, file, args, axes, parallel, timeoutS, json, out, err);
+            }
+            JsonNode last;
             if (stored != null) {
+                Map<String, Object> start = new LinkedHashMap<>();
                 start.put("workflow", stored);
                 start.put("params", args.params);
+                last = startAndFollow(client, start, timeoutS, json ? null : err);
             } else {
-                start.put("plan", input.plan());
-                start.put("params", input.params());
-                if (!input.archives().isEmpty()) {
-                    start.put("archives", input.archivesJson());
-                }
+                last = startAndFollow(client, input, timeoutS, json ? null : err);
             }
-            JsonNode started = client.post("/api/runs", start);
-            String id = started.get("id").asText();
-            JsonNode last = RunFollower.follow(client, id, timeoutS, json ? null : err);
             return report(last, out, err, json);
         } finally {
             if (cluster != null) {
@@ -108,6 +116,24 @@ public final class RunCommand implements CliCommand {
                 deleteTree(localData);
             }
         }
+    }
+
+    /** Starts a run of {@code input} and follows it to its end (progress to {@code progress}, or none). */
+    static JsonNode startAndFollow(EngineClient client, WorkflowInput input, int timeoutS, PrintStream progress) throws Exception {
+        Map<String, Object> start = new LinkedHashMap<>();
+        start.put("plan", input.plan());
+        start.put("params", input.params());
+        if (!input.archives().isEmpty()) {
+            start.put("archives", input.archivesJson());
+        }
+        return startAndFollow(client, start, timeoutS, progress);
+    }
+
+    /** Starts a run as {@code POST /api/runs} with {@code start} and follows it to its end. */
+    static JsonNode startAndFollow(EngineClient client, Map<String, Object> start, int timeoutS, PrintStream progress) throws Exception {
+        JsonNode started = client.post("/api/runs", start);
+        String id = started.get("id").asText();
+        return RunFollower.follow(client, id, timeoutS, progress);
     }
 
     /** A stored workflow reference: {@code NAME} or {@code NAME@N}, with an optional {@code @N}. */

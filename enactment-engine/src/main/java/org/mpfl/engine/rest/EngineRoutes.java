@@ -84,6 +84,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .get("/workflows").to(direct("workflows-list"))
                 .post("/workflows").to(direct("workflows-save"))
                 .get("/workflows/{name}").to(direct("workflows-get"))
+                .get("/workflows/{name}/graph").to(direct("workflows-graph"))
                 .get("/deployments").to(direct("deployments-list"))
                 .post("/deployments").to(direct("deployments-create"))
                 .get("/runs").to(direct("runs-list"))
@@ -91,6 +92,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .get("/runs/{id}").to(direct("runs-get"))
                 .post("/runs/{id}/cancel").to(direct("runs-cancel"))
                 .get("/runs/{id}/log").to(direct("runs-log"))
+                .get("/runs/{id}/trace").to(direct("runs-trace"))
                 .post("/runs/{id}/ranks/events").to(direct("rank-events"))
                 .get("/registry/hosts").to(direct("hosts-list"))
                 .post("/registry/hosts").to(direct("hosts-announce"))
@@ -105,6 +107,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("workflows-list", ex -> Reply.ok(api.workflows().list().stream().map(EngineRoutes::workflowSummary).toList()));
         handle("workflows-save", this::saveWorkflow);
         handle("workflows-get", this::getWorkflow);
+        handle("workflows-graph", this::workflowGraph);
         handle("deployments-list", ex -> Reply.ok(Map.of("services", api.deployments().services())));
         handle("deployments-create", this::deploy);
         handle("runs-list", this::listRuns);
@@ -113,6 +116,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .orElseThrow(() -> new ApiException(404, "no run '" + param(ex, "id") + "'"))));
         handle("runs-cancel", this::cancelRun);
         handle("runs-log", this::runLog);
+        handle("runs-trace", ex -> Reply.ok(api.runs().trace(param(ex, "id"))));
         handle("rank-events", this::rankEvents);
         handle("hosts-list", ex -> Reply.ok(hostViews()));
         handle("hosts-announce", this::announce);
@@ -332,6 +336,22 @@ public final class EngineRoutes extends RouteBuilder {
         m.put("created", d.created());
         m.put("deployed", d.deployed());
         return new Reply(d.created() ? 201 : 200, m);
+    }
+
+    /** {@code ?format=svg} (default; 503 with the reason when Graphviz is missing) or {@code ?format=dot}. */
+    private Reply workflowGraph(Exchange ex) throws Exception {
+        String format = param(ex, "format") == null ? "svg" : param(ex, "format");
+        if (!format.equals("svg") && !format.equals("dot")) {
+            throw new ApiException(400, "format must be svg or dot, got '" + format + "'");
+        }
+        try {
+            WorkflowService.Graph g = api.workflows().graph(param(ex, "name"), format.equals("svg"));
+            return Reply.ok(new RawText(g.contentType(), g.text()));
+        } catch (WorkflowService.NoDocumentException e) {
+            throw new ApiException(409, e.getMessage());
+        } catch (WorkflowService.NoRendererException e) {
+            throw new ApiException(503, e.getMessage() + " (the DOT text is at ?format=dot)");
+        }
     }
 
     /**

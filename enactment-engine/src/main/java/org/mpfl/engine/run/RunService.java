@@ -760,6 +760,25 @@ public final class RunService implements AutoCloseable {
         return store.events(runId, afterId, limit);
     }
 
+    /**
+     * The run as Chrome Trace Event JSON ({@link RunTrace}), from its detail and all its stored events
+     * (read in pages; at most {@link RunTrace#maxEvents()} events).
+     */
+    public Map<String, Object> trace(String runId) throws UnknownRunException {
+        JsonNode detail = detail(runId).orElseThrow(() -> new UnknownRunException(runId));
+        List<RunStore.StoredEvent> events = new ArrayList<>();
+        long after = 0;
+        while (events.size() < RunTrace.maxEvents()) {
+            List<RunStore.StoredEvent> page = store.events(runId, after, 10_000);
+            if (page.isEmpty()) {
+                break;
+            }
+            events.addAll(page);
+            after = page.get(page.size() - 1).id();
+        }
+        return RunTrace.build(detail, events);
+    }
+
     /** A run's detail: live if this engine runs it, else as stored. */
     public Optional<JsonNode> detail(String runId) {
         Run run = runs.get(runId);

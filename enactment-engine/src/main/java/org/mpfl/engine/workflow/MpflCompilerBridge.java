@@ -35,12 +35,27 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
     }
 
     @Override
-    public Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException {
+    public String graphDot(String fileName, String document, Map<String, Object> params) throws CompileException {
+        MpflCompiler compiler = new MpflCompiler();
+        MpflCompiler.CheckResult result = compiler.check(document.getBytes(StandardCharsets.UTF_8), fileName,
+                documentDirectory, texts(params));
+        if (!result.ok()) {
+            throw new CompileException(lines(result.diagnostics()));
+        }
+        return compiler.picture(result).dot();
+    }
+
+    private static Map<String, String> texts(Map<String, Object> params) {
         Map<String, String> text = new LinkedHashMap<>();
         params.forEach((k, v) -> text.put(k, v instanceof String s ? s
                 : v instanceof Number || v instanceof Boolean ? String.valueOf(v) : Json.write(v)));
+        return text;
+    }
+
+    @Override
+    public Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException {
         MpflCompiler.CheckResult result = new MpflCompiler().check(document.getBytes(StandardCharsets.UTF_8), fileName,
-                documentDirectory, text);
+                documentDirectory, texts(params));
         if (!result.ok()) {
             throw new CompileException(lines(result.diagnostics()));
         }
@@ -56,6 +71,11 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
             }
         }
         DeploymentPlan plan = PlanBuilder.build(result.workflow(), document.getBytes(StandardCharsets.UTF_8));
+        if (documentDirectory == null && !plan.libraries().isEmpty()) {
+            // the archives bundle the libraries, which lie next to the document on the sender's machine
+            throw new CompileException(List.of(fileName + ":1:1: error: the document uses libraries (" + plan.libraries().size()
+                    + "), which the engine cannot read: send its compiled plan and archives with it (mpflc deploy FILE, mpflc run FILE)"));
+        }
         Map<String, byte[]> archives;
         try {
             archives = archives(plan);

@@ -23,6 +23,16 @@ public interface WorkflowCompiler {
     Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException;
 
     /**
+     * The workflow's picture as Graphviz DOT ({@code mpflc graph}): its processes, the messages and the
+     * collectives between them, for these parameter values (defaults for the rest).
+     *
+     * @throws CompileException when the document has static errors, or this compiler draws no pictures
+     */
+    default String graphDot(String fileName, String document, Map<String, Object> params) throws CompileException {
+        throw new CompileException(List.of(fileName + ":1:1: error: this engine's compiler draws no pictures"));
+    }
+
+    /**
      * @param plan     the deployment plan (its param defaults are this run's values)
      * @param archives generated service archives by service type ({@code .aar} bytes)
      * @param params   the typed values of every parameter for this run (defaults filled in)

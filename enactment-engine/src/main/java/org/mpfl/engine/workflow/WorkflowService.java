@@ -99,6 +99,62 @@ public final class WorkflowService {
     public record Deployed(String name, int version, boolean created, Map<String, Map<String, String>> deployed) {
     }
 
+    /** A stored workflow's picture ({@link WorkflowCompiler#graphDot}) as DOT or, rendered by Graphviz, SVG. */
+    public record Graph(String contentType, String text) {
+    }
+
+    /** {@code given} over the stored plan's parameter defaults (those of the deployment), or {@code given} without a plan. */
+    private static Map<String, Object> storedDefaults(RunStore.StoredWorkflow w, Map<String, Object> given) throws IOException {
+        if (w.plan() == null) {
+            return given;
+        }
+        Map<String, Object> values = new java.util.LinkedHashMap<>(PlanJson.readPlan(Json.MAPPER.readTree(w.plan())).paramValues(Map.of()));
+        values.values().removeIf(java.util.Objects::isNull);
+        values.putAll(given);
+        return values;
+    }
+
+    /** A workflow stored as a plan only: there is no document to draw. */
+    public static final class NoDocumentException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public NoDocumentException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The picture of a stored workflow, from its document with its parameters' defaults.
+     *
+     * @param svg SVG through Graphviz's {@code dot} (a {@link NoRendererException} without it), else the DOT text
+     */
+    public Graph graph(String name, boolean svg) throws UnknownWorkflowException, NoDocumentException,
+            WorkflowCompiler.CompileException, NoRendererException, IOException, InterruptedException {
+        RunStore.StoredWorkflow w = get(name);
+        if (w.document() == null) {
+            throw new NoDocumentException("workflow '" + name + "' was stored as a plan without its document, so there is "
+                    + "nothing to draw: deploy it from its MPFL document (mpflc deploy FILE.mpfl.xml)");
+        }
+        String dot = compiler.graphDot(name + ".mpfl.xml", w.document(), storedDefaults(w, Map.of()));
+        if (!svg) {
+            return new Graph("text/vnd.graphviz; charset=utf-8", dot);
+        }
+        try {
+            return new Graph("image/svg+xml", org.mpfl.compiler.gen.Graphviz.svg(dot));
+        } catch (org.mpfl.compiler.gen.Graphviz.UnavailableException e) {
+            throw new NoRendererException(e.getMessage());
+        }
+    }
+
+    /** SVG was asked for and Graphviz is missing or failed; the message says how to get it. */
+    public static final class NoRendererException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public NoRendererException(String message) {
+            super(message);
+        }
+    }
+
     /** Stored workflows by name (their latest versions). */
     public List<RunStore.StoredWorkflow> list() {
         return store.workflows();
@@ -258,7 +314,9 @@ public final class WorkflowService {
             RunStore.StoredWorkflow w = get(request.workflow());
             version = w.version();
             if (w.document() != null) {
-                WorkflowCompiler.Compiled c = compiler.compile(w.name(), w.document(), params);
+                // the stored plan's defaults are the values it was deployed with (mpflc deploy --param):
+                // the document alone would start with its own defaults instead
+                WorkflowCompiler.Compiled c = compiler.compile(w.name(), w.document(), storedDefaults(w, params));
                 plan = c.plan();
                 params = c.params();
                 names = serviceNames(w, w.name(), w.version(), c.archives().keySet());

@@ -175,7 +175,9 @@ class ConsoleBrowserTest {
         assertEquals(Boolean.TRUE, browser.script("return window.consoleNotReloaded === true"), "the page was not reloaded");
 
         // the matrix: each rank sent exactly `rounds` messages to rank+1 and none elsewhere
-        browser.await("the ring's counts in the matrix", WAIT, d -> matrixCount(0, 1) == rounds && matrixCount(n - 1, 0) == rounds);
+        // every rank's final counters (its COUNTERS event or the engine's last status poll) may land after the run's end
+        browser.await("the ring's counts in the matrix", WAIT, d -> java.util.stream.IntStream.range(0, n)
+                .allMatch(r -> matrixCount(r, (r + 1) % n) == rounds));
         for (int from = 0; from < n; from++) {
             for (int to = 0; to < n; to++) {
                 assertEquals(to == (from + 1) % n ? rounds : 0, matrixCount(from, to), "messages " + from + " -> " + to);
@@ -352,5 +354,58 @@ class ConsoleBrowserTest {
                 && text(row).contains("deploy refused: HTTP 500"));
         String other = "#hosts-table tr[data-host-id='" + engine.registry().hosts().get(1).hostId() + "']";
         assertTrue(!text(other).contains("quarantined"), text(other));
+    }
+
+    @Test
+    @Order(8)
+    void traceOfARunDownloadsAndOpensAndTheWorkflowPictureShows() throws Exception {
+        int n = 4;
+        String id = workflows.start(engine, "ring-rounds.mpfl.xml", Map.of("ranks", n, "rounds", 3, "pauseMs", 20));
+        open("/runs/" + id);
+        browser.await("the run succeeds", WAIT, d -> "SUCCEEDED".equals(runState()));
+
+        // the download is the engine's trace: Trace Event JSON with a named track per rank
+        String href = attribute("#trace-download", "href");
+        assertEquals("api/runs/" + id + "/trace", href);
+        assertEquals(id + ".trace.json", attribute("#trace-download", "download"));
+        String tracks = (String) browser.asyncScript("const done = arguments[arguments.length - 1];"
+                + "fetch(arguments[0]).then(r => r.json()).then(t => done(t.traceEvents.filter(e => e.ph === 'M' && e.name === 'process_name')"
+                + ".map(e => e.args.name.split(' ').slice(0, 2).join(' ')).join(','))).catch(e => done('error ' + e))", href);
+        assertEquals("run ring-rounds,rank 0,rank 1,rank 2,rank 3", tracks.replaceFirst("^run ring-rounds [^,]*", "run ring-rounds"));
+
+        // the console draws the same trace: per rank its sampled lane and its operations
+        click("#trace-open");
+        browser.await("the trace is drawn", WAIT, d -> count("#trace rect.span") > 0);
+        for (int r = 0; r < n; r++) {
+            for (String cat : List.of("send", "receive", "compute")) {
+                assertTrue(count("#trace rect.span[data-rank='" + r + "'][data-cat='" + cat + "']") > 0, "rank " + r + " has " + cat + " spans");
+            }
+        }
+        assertEquals(n, count("#trace .trace-process"), "a track group per rank");
+        assertTrue(count("#trace path.instant[data-name='done']") == n, "every rank's end is marked");
+        browser.screenshot(shots.resolve("trace.png"));
+
+        // the workflow's picture, once it is stored with its document (as mpflc deploy does)
+        Http.Answer saved = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", "ring-rounds",
+                "document", Files.readString(workflows.document("ring-rounds.mpfl.xml")), "file", "ring-rounds.mpfl.xml",
+                "plan", workflows.plan("ring-rounds.mpfl.xml")));
+        assertEquals(201, saved.status(), saved.body());
+        open("/runs/" + id);
+        browser.await("the run links to its workflow's picture", WAIT, d -> count("#workflow-graph-link") == 1);
+        click("#workflow-graph-link");
+        browser.await("the picture is shown", WAIT, d -> Boolean.TRUE.equals(browser.script(
+                "const i = document.getElementById('workflow-graph'); return !!i && i.complete && i.naturalWidth > 100")));
+        String dot = Http.get(engine.url() + "/api/workflows/ring-rounds/graph?format=dot").body();
+        assertTrue(dot.contains("\"p:node\" -> \"p:node\"") && dot.contains("node\\n6 ranks"), dot);
+        browser.screenshot(shots.resolve("graph.png"));
+
+        // a workflow stored as a plan only has nothing to draw: the view says why
+        Http.Answer planOnly = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", "plan-only",
+                "plan", Map.of("workflow", "plan-only", "processes", List.of(Map.of("name", "p", "service", "P", "ranks", 1)))));
+        assertEquals(201, planOnly.status(), planOnly.body());
+        open("/workflows/plan-only");
+        browser.await("the reason is shown", WAIT, d -> text("#graph-error").contains("without its document"));
+        assertEquals(400, Http.get(engine.url() + "/api/workflows/ring-rounds/graph?format=png").status());
+        assertEquals(404, Http.get(engine.url() + "/api/workflows/none/graph").status());
     }
 }

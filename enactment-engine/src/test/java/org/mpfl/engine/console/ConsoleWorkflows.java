@@ -67,6 +67,12 @@ final class ConsoleWorkflows {
         return dir.resolve(name);
     }
 
+    /** The compiled plan of {@code document} with its defaults (as {@code mpflc deploy} sends it). */
+    com.fasterxml.jackson.databind.JsonNode plan(String document) throws Exception {
+        Path file = document(document);
+        return Compilers.forFile(file).compile(file.toString(), Files.readString(file, StandardCharsets.UTF_8), Map.of()).planJson();
+    }
+
     /** Compiles {@code document} with these parameter values and starts it; returns the run id. */
     String start(Engine engine, String document, Map<String, Object> params) throws Exception {
         Path file = document(document);

@@ -60,6 +60,8 @@ final class CollectiveRendezvous {
     private final Map<Integer, List<Slot>> slots = new HashMap<>();
     private final CollectiveResults results;
     private final CommunicationReporter reporter;
+    /** Told about every completed collective (the workflow graph); the check itself needs none. */
+    CommunicationObserver observer = CommunicationObserver.NONE;
 
     CollectiveRendezvous(CollectiveResults results, CommunicationReporter reporter) {
         this.results = results;
@@ -93,6 +95,7 @@ final class CollectiveRendezvous {
         }
         slot.results = results.complete(slot);
         slot.completed = true;
+        observer.collective(slot);
     }
 
     /** Slots some members entered and that never completed. */

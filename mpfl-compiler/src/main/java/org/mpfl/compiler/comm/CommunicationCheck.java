@@ -42,6 +42,11 @@ public final class CommunicationCheck implements WorkflowAnalysis {
     }
 
     private void run(IrWorkflow workflow, Map<String, Object> paramValues, Diagnostics diagnostics) {
+        run(workflow, paramValues, diagnostics, CommunicationObserver.NONE);
+    }
+
+    /** The check, telling {@code observer} about every matched message and completed collective. */
+    void run(IrWorkflow workflow, Map<String, Object> paramValues, Diagnostics diagnostics, CommunicationObserver observer) {
         CommunicationReporter reporter = new CommunicationReporter(diagnostics);
         ProcessLayout layout = layout(workflow, paramValues, reporter);
         if (layout == null) {
@@ -58,6 +63,8 @@ public final class CommunicationCheck implements WorkflowAnalysis {
         }
         MessageMatcher matcher = new MessageMatcher(world);
         CollectiveRendezvous rendezvous = new CollectiveRendezvous(new CollectiveResults(processes.size() + 1), reporter);
+        matcher.observer = observer;
+        rendezvous.observer = observer;
         ProgramStepper stepper = new ProgramStepper(matcher, rendezvous, limits, reporter);
         Scheduler scheduler = new Scheduler(stepper, reporter, limits);
 

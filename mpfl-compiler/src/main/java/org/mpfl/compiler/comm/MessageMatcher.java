@@ -16,6 +16,8 @@ final class MessageMatcher {
     private final List<List<Request>> arrived = new ArrayList<>();
     /** The first receive from any rank that matched a message, or null: from there on, the check follows one of several possible orders. */
     private Request firstWildcardMatch;
+    /** Told about every match (the workflow graph); the check itself needs none. */
+    CommunicationObserver observer = CommunicationObserver.NONE;
 
     MessageMatcher(int worldSize) {
         for (int i = 0; i < worldSize; i++) {
@@ -68,6 +70,7 @@ final class MessageMatcher {
         receive.complete = true;
         message.matched = true;
         message.complete = true;
+        observer.message(message, receive);
     }
 
     Request firstWildcardMatch() {

@@ -27,7 +27,7 @@ public final class CheckCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        CompilerArguments arguments = CompilerArguments.parse(args, false);
+        CompilerArguments arguments = CompilerArguments.parse(args);
         if (!Files.isRegularFile(arguments.file())) {
             err.println("mpflc check: " + missing(arguments));
             return 1;

@@ -32,7 +32,7 @@ public final class CompileCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        CompilerArguments arguments = CompilerArguments.parse(args, true);
+        CompilerArguments arguments = CompilerArguments.parse(args, java.util.Set.of("-o", "--output"), "--bundle-runtime");
         if (!Files.isRegularFile(arguments.file())) {
             err.println("mpflc compile: " + CheckCommand.missing(arguments));
             return 1;

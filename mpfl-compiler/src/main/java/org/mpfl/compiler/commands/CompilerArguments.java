@@ -11,7 +11,17 @@ import org.mpfl.compiler.cli.UsageException;
 record CompilerArguments(Path file, String displayName, Map<String, String> params, Path outputDirectory,
         boolean bundleRuntime) {
 
-    static CompilerArguments parse(List<String> args, boolean allowOutput) throws UsageException {
+    /** The words of {@code check}: a document and {@code --param}s only. */
+    static CompilerArguments parse(List<String> args) throws UsageException {
+        return parse(args, java.util.Set.of(), null);
+    }
+
+    /**
+     * The words of {@code compile}: also {@code outputFlags} (the spellings of {@code -o DIR}) and the
+     * {@code bundleFlag}. The caller names them, so that each command's own source lists the flags it
+     * accepts (docs/cli.md is checked against the sources).
+     */
+    static CompilerArguments parse(List<String> args, java.util.Set<String> outputFlags, String bundleFlag) throws UsageException {
         String file = null;
         Path output = null;
         boolean bundle = false;
@@ -25,12 +35,12 @@ record CompilerArguments(Path file, String displayName, Map<String, String> para
                 param(args.get(++i), params);
             } else if (arg.startsWith("--param=")) {
                 param(arg.substring("--param=".length()), params);
-            } else if (allowOutput && (arg.equals("-o") || arg.equals("--output"))) {
+            } else if (outputFlags.contains(arg)) {
                 if (i + 1 >= args.size()) {
                     throw new UsageException(arg + " needs a directory");
                 }
                 output = Paths.get(args.get(++i));
-            } else if (allowOutput && arg.equals("--bundle-runtime")) {
+            } else if (arg.equals(bundleFlag)) {
                 bundle = true;
             } else if (arg.startsWith("-") && arg.length() > 1) {
                 throw new UsageException("unknown option '" + arg + "'");

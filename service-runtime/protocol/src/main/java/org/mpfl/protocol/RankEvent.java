@@ -47,7 +47,12 @@ public record RankEvent(String domainId, int rank, long seq, long timeMs, Type t
          * "ms": T, "stored": true|false}} (T: from the rank reaching it to its part being stored);
          * {@code message} says why the part was not stored when {@code stored} is false.
          */
-        CHECKPOINT
+        CHECKPOINT,
+        /**
+         * Finished operations for the run's trace, batched and capped by the rank (value
+         * {@code {"spans":[…],"dropped":{…}}}: see the runtime's {@code RankMonitor.spans}).
+         */
+        SPANS
     }
 
     /** A convenience map form for JSON writers that prefer maps. */

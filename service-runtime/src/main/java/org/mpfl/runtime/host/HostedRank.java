@@ -283,4 +283,9 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
         value.put("stored", failure == null);
         event(RankEvent.Type.CHECKPOINT, null, null, null, failure, failure == null ? null : "warn", null, value);
     }
+
+    @Override
+    public void spans(Map<String, Object> batch) {
+        event(RankEvent.Type.SPANS, null, null, null, null, null, null, batch);
+    }
 }

@@ -80,7 +80,7 @@ final class CollectiveSteps {
                                    Supplier<Object> call) {
         RankActivityMonitor monitor = f.rank().monitor();
         monitor.reached(name, a.at());
-        RankActivityMonitor.Blocking b = monitor.begin(name, a.at(), () -> {
+        RankActivityMonitor.Blocking b = monitor.begin("collective", name, a.at(), () -> {
             String where = " comm " + comm.name() + " (" + comm.size() + " ranks)";
             if (root == null) {
                 return name + where;
@@ -88,6 +88,9 @@ final class CollectiveSteps {
             return comm.rank() == root ? name + " as its root" + where
                     : name + " with root " + PointToPointSteps.describePeer(f.rank().runtime(), comm, root) + where;
         });
+        if (root != null) {
+            b.peer(f.rank().runtime().worldRankOf(comm, root), null);
+        }
         try {
             return call.get();
         } finally {

@@ -18,7 +18,7 @@ final class CommunicatorSteps {
         Communicator parent = rank.communicators().get(a.comm());
         String name = Executor.name(a);
         rank.monitor().reached(name, a.at());
-        RankActivityMonitor.Blocking b = rank.monitor().begin(name, a.at(),
+        RankActivityMonitor.Blocking b = rank.monitor().begin("communicator", name, a.at(),
                 () -> name + " comm " + parent.name() + " (" + parent.size() + " ranks)");
         try {
             if (a instanceof IrActivity.Split x) {

@@ -40,6 +40,7 @@ final class ComputeStep {
         ClassLoader previous = me.getContextClassLoader();
         me.setContextClassLoader(rank.program().libraries());
         rank.monitor().busyStart();
+        long started = rank.monitor().computeStart();
         try {
             outputs = activity.execute(inputs, new Context(rank, f));
         } catch (DomainAbortedException e) {
@@ -52,6 +53,7 @@ final class ComputeStep {
             throw new RankFault(name, x.at(), "activity " + x.className() + " failed: " + describe(e), e);
         } finally {
             rank.monitor().busyEnd();
+            rank.monitor().computed(name, x.at(), started);
             me.setContextClassLoader(previous);
         }
         if (Thread.interrupted()) {

@@ -59,7 +59,8 @@ final class PointToPointSteps {
         RankActivityMonitor.Blocking b = rank.monitor().begin("send", x.at(),
                 () -> (synchronous ? "ssend to " : "send to ") + describePeer(rank.runtime(), comm, to) + " tag " + tag
                         + " comm " + comm.name()
-                        + (synchronous ? " (waiting for the receiver to match it)" : " (receiver's buffer full)"));
+                        + (synchronous ? " (waiting for the receiver to match it)" : " (receiver's buffer full)"))
+                .peer(rank.runtime().worldRankOf(comm, to), tag);
         try {
             if (synchronous) {
                 comm.ssend(value, to, tag);
@@ -95,6 +96,7 @@ final class PointToPointSteps {
                     receiveText(rank.runtime(), comm, from, tag, ""));
             try {
                 m = timeout == null ? comm.recv(from, tag) : comm.recv(from, tag, timeout);
+                b.peer(m.source() >= 0 ? rank.runtime().worldRankOf(comm, m.source()) : -1, m.tag());
             } finally {
                 rank.monitor().end(b);
             }
@@ -117,6 +119,9 @@ final class PointToPointSteps {
         RankActivityMonitor.Blocking b = rank.monitor().begin("sendrecv", x.at(), receiveText(rank.runtime(), comm, from,
                 recvTag, to == Communicator.PROC_NULL ? " (sendrecv)"
                         : " (sendrecv, sending to " + describePeer(rank.runtime(), comm, to) + ")"));
+        if (to != Communicator.PROC_NULL) {
+            b.peer(rank.runtime().worldRankOf(comm, to), sendTag);
+        }
         try {
             m = comm.sendrecv(value, to, sendTag, from, recvTag);
         } finally {

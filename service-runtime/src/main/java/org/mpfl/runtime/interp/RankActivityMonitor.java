@@ -2,8 +2,10 @@ package org.mpfl.runtime.interp;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.mpfl.compiler.diag.SourceLocation;
 import org.mpfl.runtime.monitor.RankMonitor;
@@ -25,6 +27,8 @@ import org.mpfl.runtime.monitor.RankMonitor;
  * It also ends user code promptly when the domain is aborted: threads inside a {@code compute} are
  * interrupted once the watchdog sees the abort (activities that sleep, wait or do I/O stop there; the
  * interpreter then ends the rank as aborted).
+ * Every finished blocking call and {@code compute} also becomes a span of the run's trace
+ * ({@link SpanRecorder}: capped per rank, sent in batches from the watchdog's thread).
  * Without a {@link RankMonitor} (a plain rank context) everything here is a no-op.
  */
 final class RankActivityMonitor {
@@ -33,22 +37,38 @@ final class RankActivityMonitor {
     static final long WAIT_AFTER_RECENT_MS = 250;
     private static final long RECENT_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
 
-    /** One blocking call in progress. */
+    /** One blocking call in progress (and, for the trace, the span it becomes). */
     static final class Blocking {
         final String activity;
         final SourceLocation at;
         final Supplier<String> waitingFor;
         final long startNanos;
+        final String category;
+        final long bytesBefore;
+        private int peer = -1;
+        private Integer tag;
 
-        Blocking(String activity, SourceLocation at, Supplier<String> waitingFor, long startNanos) {
+        Blocking(String category, String activity, SourceLocation at, Supplier<String> waitingFor, long startNanos,
+                 long bytesBefore) {
+            this.category = category;
             this.activity = activity;
             this.at = at;
             this.waitingFor = waitingFor;
             this.startNanos = startNanos;
+            this.bytesBefore = bytesBefore;
+        }
+
+        /** The other side of a point-to-point call (world rank, -1 for none) and its tag, for the trace span. */
+        Blocking peer(int worldRank, Integer messageTag) {
+            if (this != UNMONITORED) {
+                this.peer = worldRank;
+                this.tag = messageTag;
+            }
+            return this;
         }
     }
 
-    private static final Blocking UNMONITORED = new Blocking(null, null, null, 0);
+    private static final Blocking UNMONITORED = new Blocking(null, null, null, null, 0, -1);
 
     private final RankMonitor sink;
     private final Object lock = new Object();
@@ -60,10 +80,19 @@ final class RankActivityMonitor {
     private final List<Thread> busy = new ArrayList<>(1);
     private BooleanSupplier aborted = () -> false;
     private boolean interruptedOnAbort;
+    /** Finished operations for the trace; {@code null} without a sink or with spans turned off. */
+    private final SpanRecorder spans;
+    private LongSupplier bytesSent = () -> -1;
 
     /** @param sink where events go, or {@code null} for none */
     RankActivityMonitor(RankMonitor sink) {
         this.sink = sink;
+        this.spans = sink != null && SpanRecorder.ENABLED ? new SpanRecorder() : null;
+    }
+
+    /** How many payload bytes the rank has sent so far (the runtime's counters), for the bytes of send and collective spans. */
+    void countBytesWith(LongSupplier sent) {
+        this.bytesSent = sent;
     }
 
     boolean enabled() {
@@ -89,10 +118,16 @@ final class RankActivityMonitor {
 
     /** A blocking call starts; {@code waitingFor} describes it with world ranks, computed only if reported. */
     Blocking begin(String activity, SourceLocation at, Supplier<String> waitingFor) {
+        return begin(activity.startsWith("wait") ? "wait" : activity, activity, at, waitingFor);
+    }
+
+    /** As {@link #begin(String, SourceLocation, Supplier)}, with the trace category (collective, communicator, …). */
+    Blocking begin(String category, String activity, SourceLocation at, Supplier<String> waitingFor) {
         if (sink == null) {
             return UNMONITORED;
         }
-        Blocking b = new Blocking(activity, at, waitingFor, System.nanoTime());
+        long before = spans != null && !category.equals("receive") && spans.hasRoom() ? bytesSent.getAsLong() : -1;
+        Blocking b = new Blocking(category, activity, at, waitingFor, System.nanoTime(), before);
         synchronized (lock) {
             blocked.add(b);
         }
@@ -113,6 +148,32 @@ final class RankActivityMonitor {
                 // otherwise the activity the rank reaches right after the wait (typically a compute)
                 // would be dropped, and the timeline would show that time as the wait's operation.
                 sink.activity(b.activity, text(b.at));
+            }
+        }
+        if (spans != null) {
+            long bytes = b.bytesBefore < 0 ? -1 : bytesSent.getAsLong() - b.bytesBefore;
+            spans.record(b.category, b.activity, text(b.at), b.startNanos, System.nanoTime(), b.peer, b.tag, bytes);
+        }
+    }
+
+    /** When a {@code compute} starts, for {@link #computed}. */
+    long computeStart() {
+        return spans == null ? 0 : System.nanoTime();
+    }
+
+    /** A {@code compute} that started at {@code startNanos} ended (normally or not): a trace span. */
+    void computed(String activity, SourceLocation at, long startNanos) {
+        if (spans != null) {
+            spans.record("compute", activity, text(at), startNanos, System.nanoTime(), -1, null, -1);
+        }
+    }
+
+    /** The rank ended: the spans not sent yet, and the counts of those beyond the cap, go to the engine now. */
+    void finish() {
+        if (spans != null) {
+            Map<String, Object> batch = spans.take(System.nanoTime(), true);
+            if (batch != null) {
+                sink.spans(batch);
             }
         }
     }
@@ -159,6 +220,12 @@ final class RankActivityMonitor {
 
     /** Called by the watchdog: reports a WAIT when every running thread has been blocked long enough. */
     void scan(long now) {
+        if (spans != null) {
+            Map<String, Object> batch = spans.take(now, false);
+            if (batch != null) {
+                sink.spans(batch);
+            }
+        }
         synchronized (lock) {
             if (!busy.isEmpty() && !interruptedOnAbort && aborted.getAsBoolean()) {
                 interruptedOnAbort = true;

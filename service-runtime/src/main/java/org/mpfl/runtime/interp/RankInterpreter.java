@@ -37,6 +37,7 @@ public final class RankInterpreter implements RankProgram, ObjectTypes.Declaring
         RankMonitor sink = context instanceof RankMonitor m ? m : null;
         RankActivityMonitor monitor = new RankActivityMonitor(sink);
         monitor.watchAbort(RankRuntime.of(context)::isAborted);
+        monitor.countBytesWith(RankRuntime.of(context)::bytesSent);
         Thread me = Thread.currentThread();
         ClassLoader previous = me.getContextClassLoader();
         me.setContextClassLoader(program.libraries());
@@ -64,6 +65,7 @@ public final class RankInterpreter implements RankProgram, ObjectTypes.Declaring
             }
         } finally {
             WaitWatchdog.unregister(monitor);
+            monitor.finish();
             me.setContextClassLoader(previous);
         }
     }

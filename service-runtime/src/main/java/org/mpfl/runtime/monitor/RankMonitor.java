@@ -29,4 +29,12 @@ public interface RankMonitor {
      * says ({@code "receive from 3 tag 0 comm world"}: world ranks, so that wait-for edges can be followed).
      */
     void waiting(String activity, String location, String waitingFor);
+
+    /**
+     * A batch of finished operations of the rank for the engine's trace ({@code RankEvent.Type.SPANS}):
+     * {@code {"spans":[{name, cat, ts, dur, lane, peer, tag, bytes, loc}…], "dropped":{activity:{count, durUs}}}}
+     * (times in epoch microseconds). A monitor that keeps no trace ignores it.
+     */
+    default void spans(java.util.Map<String, Object> batch) {
+    }
 }

@@ -27,6 +27,15 @@ public final class TrafficCounters {
         return bytes.get(dest);
     }
 
+    /** Payload bytes sent to all destinations so far (a sum over the world: for sampled trace spans, not per message). */
+    public long bytesSent() {
+        long sum = 0;
+        for (int i = 0; i < bytes.length(); i++) {
+            sum += bytes.get(i);
+        }
+        return sum;
+    }
+
     /** {@code {"sentTo":{rank:count},"bytesTo":{rank:bytes}}} with non-zero entries only, as RankEvent COUNTERS carries. */
     public Map<String, Object> asEventValue() {
         Map<String, Long> sent = new LinkedHashMap<>();

@@ -39,4 +39,9 @@ final class InstanceRankRuntime implements RankRuntime {
             comm.barrier();
         }
     }
+
+    @Override
+    public long bytesSent() {
+        return rank.counters().bytesSent();
+    }
 }

@@ -72,4 +72,12 @@ public interface RankRuntime {
      * it has no algorithm choice.
      */
     void barrier(Communicator comm, String algorithm);
+
+    /**
+     * Payload bytes this rank has sent so far over all destinations (the message counters' sum), or
+     * {@code -1} when the runtime does not count; trace spans take the difference around an operation.
+     */
+    default long bytesSent() {
+        return -1;
+    }
 }

@@ -46,6 +46,7 @@ export const api = {
   run: id => getJson('api/runs/' + encodeURIComponent(id)),
   runHistory: (id, afterId, limit = 10000) =>
     getJson(`api/runs/${encodeURIComponent(id)}/log?after=${afterId}&limit=${limit}`),
+  trace: id => getJson('api/runs/' + encodeURIComponent(id) + '/trace'),
   cancelRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/cancel'),
   hosts: () => getJson('api/registry/hosts'),
   engine: () => getJson('api/engine'),

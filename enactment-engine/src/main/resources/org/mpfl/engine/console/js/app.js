@@ -1,6 +1,8 @@
 // Entry point: hash routing between the runs list, a run's detail and the registry.
 //   #/runs[?state=FAILED]   runs list
 //   #/runs/<id>             run detail (live)
+//   #/runs/<id>/trace       the run's trace (the JSON Perfetto opens, drawn here)
+//   #/workflows/<name>/graph  a stored workflow's picture
 //   #/registry              service hosts
 //   #/workflows[/<name>]    stored workflows, a workflow's versions
 
@@ -9,6 +11,8 @@ import { mountRunsView } from './runs-view.js';
 import { mountRunDetailView } from './run-detail-view.js';
 import { mountRegistryView } from './registry-view.js';
 import { mountWorkflowsView, mountWorkflowVersionsView } from './workflows-view.js';
+import { mountTraceView } from './trace-view.js';
+import { mountWorkflowGraphView } from './workflow-graph-view.js';
 
 const view = document.getElementById('view');
 let disposeCurrent = () => {};
@@ -34,6 +38,14 @@ function route() {
     highlightNav('registry');
     document.title = 'Registry · MPFL console';
     disposeCurrent = mountRegistryView(view);
+  } else if (parts[0] === 'runs' && parts[1] && parts[2] === 'trace') {
+    highlightNav('runs');
+    document.title = 'Trace of run ' + parts[1] + ' · MPFL console';
+    disposeCurrent = mountTraceView(view, parts[1]);
+  } else if (parts[0] === 'workflows' && parts[1] && parts[2] === 'graph') {
+    highlightNav('runs');
+    document.title = 'Workflow ' + parts[1] + ' · MPFL console';
+    disposeCurrent = mountWorkflowGraphView(view, parts[1]);
   } else if (parts[0] === 'workflows') {
     highlightNav('workflows');
     document.title = (parts[1] ? parts[1] + ' · ' : '') + 'Workflows · MPFL console';

@@ -14,6 +14,7 @@ import { MessageMatrixView } from './message-matrix-view.js';
 import { RankTableView } from './rank-table-view.js';
 import { RankLogsView } from './rank-logs-view.js';
 import { runWorkflowLabel } from './workflows-view.js';
+import { workflowStored } from './workflow-graph-view.js';
 
 const RECONCILE_MS = 2000;     // re-read the detail while the run is live
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
@@ -104,6 +105,24 @@ class RunHeader {
   }
 }
 
+/**
+ * The run's trace (the same events as the timeline, as Chrome Trace Event JSON): a download for
+ * Perfetto / chrome://tracing and the console's own drawing of it; the workflow's picture once the
+ * engine knows the run's workflow as a stored one.
+ */
+function traceLinks(runId) {
+  const links = el('p', {class: 'trace-links', id: 'trace-links'},
+    el('a', {id: 'trace-download', class: 'button-link', href: 'api/runs/' + encodeURIComponent(runId) + '/trace', download: runId + '.trace.json'},
+      'Download trace (Perfetto / chrome://tracing)'),
+    el('a', {id: 'trace-open', class: 'button-link', href: '#/runs/' + encodeURIComponent(runId) + '/trace'}, 'Open trace'));
+  api.run(runId).then(async run => {
+    if (run && run.workflow && await workflowStored(run.workflow)) {
+      links.append(el('a', {id: 'workflow-graph-link', class: 'button-link', href: '#/workflows/' + encodeURIComponent(run.workflow) + '/graph'}, 'Workflow picture'));
+    }
+  }).catch(() => {});
+  return links;
+}
+
 /** Shows run runId in container; returns a function that closes its stream and timers. */
 export function mountRunDetailView(container, runId) {
   const model = new RunModel(runId);
@@ -122,7 +141,7 @@ export function mountRunDetailView(container, runId) {
     problem,
     header.element,
     section('ranks', 'Ranks', ranksView.element),
-    section('timeline', 'Timeline', timelineView.element),
+    section('timeline', 'Timeline', traceLinks(runId), timelineView.element),
     el('div', {class: 'two-columns'},
       section('matrix', 'Messages between ranks', matrixView.element),
       section('logs', 'Logs and outputs', logsView.element)));

@@ -41,7 +41,8 @@ export function mountWorkflowVersionsView(container, name) {
     show(holder,
       el('p', {class: 'summary'}, `${versions.length} version${versions.length === 1 ? '' : 's'}; run the latest with `,
         el('code', {}, `mpflc run ${name} --engine ${location.origin}`), ', an older one with ',
-        el('code', {}, `${name}@N`), '.'),
+        el('code', {}, `${name}@N`), '. ',
+        el('a', {id: 'workflow-picture-link', href: '#/workflows/' + encodeURIComponent(name) + '/graph'}, 'Picture of the workflow')),
       el('table', {class: 'data versions', id: 'versions-table'},
         el('caption', {class: 'visually-hidden'}, 'Versions of ' + name + ', newest first'),
         el('thead', {}, el('tr', {}, ['Version', 'Deployed', 'Source SHA-256', 'Services on the hosts']

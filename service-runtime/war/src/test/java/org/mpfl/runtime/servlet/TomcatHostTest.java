@@ -209,8 +209,9 @@ class TomcatHostTest {
         assertEquals(2, hosts.size(), "ranks in Tomcat and in the mpflc host: " + detail.path("ranks"));
         // the generated service was deployed into Tomcat by the engine, and Tomcat serves the one WSDL
         try (MpiwsClient client = new MpiwsClient(Duration.ofSeconds(20))) {
-            String wsdl = client.wsdl(tomcatUrl + "/axis2/services/TomcatRing");
-            assertTrue(wsdl.contains("MpiwsSoap12Binding") && wsdl.contains(tomcatUrl + "/axis2/services/TomcatRing"), wsdl);
+            String service = ringServiceInTomcat().orElseThrow(() -> new AssertionError(tomcatHost().services().toString()));
+            String wsdl = client.wsdl(tomcatUrl + "/axis2/services/" + service);
+            assertTrue(wsdl.contains("MpiwsSoap12Binding") && wsdl.contains(tomcatUrl + "/axis2/services/" + service), wsdl);
         }
     }
 
@@ -302,12 +303,16 @@ class TomcatHostTest {
 
     /** A generated service deployed in Tomcat: the ring's, after running it once if needed. */
     private static String awaitServiceInTomcat() throws Exception {
-        if (!tomcatHost().services().contains("TomcatRing")) {
+        if (ringServiceInTomcat().isEmpty()) {
             Object[] result = runRing();
             assertEquals("SUCCEEDED", ((JsonNode) result[0]).path("state").asText(), (String) result[1]);
         }
-        assertTrue(tomcatHost().services().contains("TomcatRing"), tomcatHost().services().toString());
-        return "TomcatRing";
+        return ringServiceInTomcat().orElseThrow(() -> new AssertionError(tomcatHost().services().toString()));
+    }
+
+    /** The ring's service as the engine deployed it: under its workflow-qualified name (W.hHASH.TomcatRing). */
+    private static java.util.Optional<String> ringServiceInTomcat() {
+        return tomcatHost().services().stream().filter(s -> s.equals("TomcatRing") || s.endsWith(".TomcatRing")).findFirst();
     }
 
 }

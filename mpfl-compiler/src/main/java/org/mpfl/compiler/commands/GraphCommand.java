@@ -1,0 +1,83 @@
+package org.mpfl.compiler.commands;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.compiler.gen.Graphviz;
+
+/**
+ * {@code mpflc graph FILE [--param k=v]… [-o out.svg|out.dot]}: the picture of a workflow — its
+ * processes, the messages and the collectives between them ({@link MpflCompiler#picture}, derived
+ * from the checked document with these parameter values) — as Graphviz DOT, or SVG rendered by Graphviz's
+ * {@code dot} when the output ends in {@code .svg}. Without {@code -o} the DOT goes to standard output.
+ * A document with static errors gets its diagnostics and no picture.
+ */
+public final class GraphCommand implements CliCommand {
+    @Override
+    public String name() {
+        return "graph";
+    }
+
+    @Override
+    public String summary() {
+        return "FILE [--param NAME=VALUE]... [-o out.svg|out.dot]  draw the processes, messages and collectives";
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        List<String> rest = new ArrayList<>();
+        Path output = null;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.equals("-o") || a.equals("--output")) {
+                if (i + 1 >= args.size()) {
+                    throw new UsageException(a + " needs a file (.svg or .dot)");
+                }
+                output = Path.of(args.get(++i));
+            } else {
+                rest.add(a);
+            }
+        }
+        String name = output == null ? "" : output.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+        if (output != null && !name.endsWith(".svg") && !name.endsWith(".dot") && !name.endsWith(".gv")) {
+            throw new UsageException("-o wants a file ending in .svg or .dot, got " + output);
+        }
+        CompilerArguments arguments = CompilerArguments.parse(rest);
+        if (!Files.isRegularFile(arguments.file())) {
+            err.println("mpflc graph: " + CheckCommand.missing(arguments));
+            return 1;
+        }
+        MpflCompiler compiler = new MpflCompiler();
+        MpflCompiler.CheckResult result = compiler.check(arguments.file(), arguments.displayName(), arguments.params());
+        if (!result.ok()) {
+            CheckCommand.report(result.diagnostics(), err);
+            return 1;
+        }
+        MpflCompiler.Picture graph = compiler.picture(result);
+        graph.notes().forEach(n -> err.println("mpflc graph: note: " + n));
+        String dot = graph.dot();
+        if (output == null) {
+            out.print(dot);
+            return 0;
+        }
+        if (name.endsWith(".svg")) {
+            try {
+                Files.writeString(output, Graphviz.svg(dot), StandardCharsets.UTF_8);
+            } catch (Graphviz.UnavailableException e) {
+                err.println("mpflc graph: " + e.getMessage());
+                return 1;
+            }
+        } else {
+            Files.writeString(output, dot, StandardCharsets.UTF_8);
+        }
+        err.println("mpflc graph: wrote " + output + " (processes: " + graph.processes() + ", message flows: "
+                + graph.messageFlows() + ", collectives: " + graph.collectives() + ")");
+        return 0;
+    }
+}
