@@ -21,10 +21,12 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  * follows it with a progress bar on stderr, prints the outputs; exit 0 only if the run SUCCEEDED.
  * {@code --local} starts an embedded engine and N local service hosts for this run only
  * ({@code --service NAME=CLASS} publishes a hand-written {@code RankProgram} on them). Also
- * {@code --token-file F}/{@code --data DIR} (engine token; or {@code $MPFL_ENGINE_TOKEN}) and {@code --timeout S} (cancel after S seconds).
+ * {@code --token-file F}/{@code --data DIR} (engine token; or {@code $MPFL_ENGINE_TOKEN}), {@code --timeout S} (cancel after S seconds)
+ * and {@code --restarts N} (how often the run may restart after an infrastructure fault; overrides the
+ * workflow's {@code restarts}).
  */
 public final class RunCommand implements CliCommand {
-    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token-file", "data", "timeout", "service",
+    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token-file", "data", "timeout", "service", "restarts",
             org.mpfl.protocol.tls.TlsSettings.CA);
     static final Set<String> FLAGS = Set.of("local", "json");
 
@@ -51,6 +53,10 @@ public final class RunCommand implements CliCommand {
             throw new UsageException("--hosts must be at least 1");
         }
         int timeoutS = args.intOption("timeout", 0);
+        Integer restarts = args.option("restarts") == null ? null : args.intOption("restarts", 0);
+        if (restarts != null && restarts < 0) {
+            throw new UsageException("--restarts must be at least 0");
+        }
         boolean json = args.flag("json");
 
         WorkflowInput input;
@@ -83,6 +89,9 @@ public final class RunCommand implements CliCommand {
             Map<String, Object> start = new LinkedHashMap<>();
             start.put("plan", input.plan());
             start.put("params", input.params());
+            if (restarts != null) {
+                start.put("restarts", restarts);
+            }
             if (!input.archives().isEmpty()) {
                 start.put("archives", input.archivesJson());
             }

@@ -23,6 +23,8 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code --quarantine S} (how long a host that refused a deployment or {@code run} gets no ranks at
  * first; doubles per offence in a row up to 15 minutes or S, whichever is longer),
  * {@code --max-replacements N} (how often one run may be placed again after host faults),
+ * {@code --checkpoint-dir DIR} (where ranks' checkpoint parts are kept; default {@code DATA/checkpoints}),
+ * {@code --checkpoint-max-bytes N} (the largest part one rank may upload; default 64 MiB),
  * and TLS ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, with {@code --tls-ca F}:
  * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
  */
@@ -41,7 +43,7 @@ public final class UpCommand implements CliCommand {
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
                 "token-file", "jdbc", "jdbc-user", "jdbc-password-file", "heartbeat-timeout", "service", "quarantine",
-                "max-replacements"));
+                "max-replacements", "checkpoint-dir", "checkpoint-max-bytes"));
         options.addAll(TlsSettings.OPTIONS);
         CliArgs args = CliArgs.parse(argList, options, Set.of());
         if (!args.positionals.isEmpty()) {
@@ -56,6 +58,21 @@ public final class UpCommand implements CliCommand {
                 .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)))
                 .tls(args.tls());
         config.runSettings(quarantine(args, config.runSettings()));
+        if (args.option("checkpoint-dir") != null) {
+            config.checkpointDir(Path.of(args.option("checkpoint-dir")));
+        }
+        if (args.option("checkpoint-max-bytes") != null) {
+            long max;
+            try {
+                max = Long.parseLong(args.option("checkpoint-max-bytes"));
+            } catch (NumberFormatException e) {
+                throw new UsageException("--checkpoint-max-bytes must be a number of bytes");
+            }
+            if (max < 1) {
+                throw new UsageException("--checkpoint-max-bytes must be at least 1");
+            }
+            config.checkpointMaxBytes(max);
+        }
         if (args.option("bind") != null) {
             config.bindHost(args.option("bind"));
         }

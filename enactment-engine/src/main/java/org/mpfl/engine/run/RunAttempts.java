@@ -74,6 +74,10 @@ final class RunAttempts {
         if (resumedFrom == null) {
             carried.clear(); // from the start: every output is produced again
         }
+        long from = resumedFrom == null ? 0 : resumedFrom;
+        // later checkpoints are gone from disk: the new attempt takes them again
+        checkpoints.tailMap(from, false).values().forEach(m -> m.putIfAbsent("unusable",
+                "discarded: a later attempt resumed from " + (from == 0 ? "the start" : "checkpoint " + from)));
     }
 
     /** The checkpoint the current attempt resumed from ({@code null}: the start). */
