@@ -90,8 +90,7 @@ public final class WorkflowChecker {
                 processes.add(process);
             }
         }
-        return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location(),
-                restarts(root));
+        return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location());
     }
 
     private String workflowName(Element root) {
@@ -116,25 +115,6 @@ public final class WorkflowChecker {
             diagnostics.error(a.location(), "version '" + version + "' must be letters, digits, '.', '_' or '-'");
         }
         return version;
-    }
-
-    /** {@code restarts="N"}: a whole number from 0; absent: {@code null} (the run decides, 0 by default). */
-    private Integer restarts(Element root) {
-        Attribute a = root.attribute("restarts");
-        if (a == null) {
-            return null;
-        }
-        String text = a.value().trim();
-        try {
-            int n = Integer.parseInt(text);
-            if (n >= 0 && n <= 1000) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        diagnostics.error(a.location(), "restarts '" + text + "' must be a whole number from 0 to 1000");
-        return null;
     }
 
     private void library(Element e, Path documentDirectory, List<String> libraries) {

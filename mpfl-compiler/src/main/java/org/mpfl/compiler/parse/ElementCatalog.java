@@ -40,7 +40,7 @@ public final class ElementCatalog {
     private static final List<String> COLLECTIVE_OPTIONS = List.of("comm", "algorithm");
 
     static {
-        rule("workflow", List.of("name"), List.of("version", "restarts"), Content.CHILDREN,
+        rule("workflow", List.of("name"), List.of("version"), Content.CHILDREN,
                 Set.of("description", "library", "param", "process"));
         rule("description", List.of(), List.of(), Content.TEXT, Set.of());
         rule("library", List.of("path"), List.of(), Content.EMPTY, Set.of());

@@ -6,19 +6,9 @@ import org.mpfl.compiler.diag.SourceLocation;
 /**
  * A checked workflow: the typed program of every process. World ranks are numbered over
  * {@link #processes()} in this order.
- *
- * @param restarts {@code <workflow restarts="N">}: how often a run may restart after an
- *                 infrastructure fault ({@code null}: not given)
  */
 public record IrWorkflow(String name, String version, String description, String sourceFile,
-        List<String> libraries, List<IrParam> params, List<IrProcess> processes, SourceLocation at, Integer restarts) {
-
-    /** A workflow that does not say how often its runs may restart. */
-    public IrWorkflow(String name, String version, String description, String sourceFile,
-            List<String> libraries, List<IrParam> params, List<IrProcess> processes, SourceLocation at) {
-        this(name, version, description, sourceFile, libraries, params, processes, at, null);
-    }
-
+        List<String> libraries, List<IrParam> params, List<IrProcess> processes, SourceLocation at) {
     public IrWorkflow {
         libraries = List.copyOf(libraries);
         params = List.copyOf(params);
