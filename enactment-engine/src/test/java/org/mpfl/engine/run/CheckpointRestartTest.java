@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,25 +117,8 @@ class CheckpointRestartTest {
         }
     }
 
-    /** An upload as a rank makes it; the {@code headers} override or drop ({@code null}) the computed ones. */
     HttpResponse<String> upload(String runId, RunRequest as, long seq, byte[] body, Map<String, String> headers) throws Exception {
-        String sha = CheckpointStore.sha256Hex(body);
-        Map<String, String> h = new LinkedHashMap<>();
-        h.put(CheckpointUpload.DOMAIN_HEADER, as.domainId());
-        h.put(CheckpointUpload.RANK_HEADER, String.valueOf(as.rank()));
-        h.put(CheckpointUpload.CHECKPOINT_HEADER, String.valueOf(seq));
-        h.put(CheckpointUpload.SHA256_HEADER, sha);
-        h.put(CheckpointUpload.PROOF_HEADER, proof(as.token(), as.domainId(), as.rank(), seq, sha));
-        h.putAll(headers);
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/" + runId + "/ranks/"
-                + CheckpointUpload.PATH)).timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        h.forEach((k, v) -> {
-            if (v != null) {
-                b.header(k, v);
-            }
-        });
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return HandMadeUploads.upload(engine.url(), runId, as, seq, body, headers);
     }
 
     HttpResponse<String> upload(String runId, RunRequest as, long seq, String body) throws Exception {
@@ -144,11 +126,11 @@ class CheckpointRestartTest {
     }
 
     static String proof(String token, String domain, int rank, long seq, String sha) {
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(new DomainToken(token).proveCheckpoint(domain, rank, seq, sha));
+        return HandMadeUploads.proof(token, domain, rank, seq, sha);
     }
 
     static String part(int rank, long seq) {
-        return "{\"rank\":" + rank + ",\"checkpoint\":" + seq + ",\"vars\":{\"s\":\"<x>&amp;é\"}}";
+        return HandMadeUploads.part(rank, seq);
     }
 
     /** Uploads a complete checkpoint {@code seq} for every rank of a domain. */
