@@ -90,7 +90,23 @@ public final class WorkflowChecker {
                 processes.add(process);
             }
         }
-        return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location());
+        return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location(),
+                restarts(root));
+    }
+
+    /** {@code restarts="N"}: a non-negative int literal (not an expression: the engine reads it before any param is known). */
+    private Integer restarts(Element root) {
+        Attribute a = root.attribute("restarts");
+        if (a == null) {
+            return null;
+        }
+        String text = a.value().trim();
+        if (text.matches("[0-9]{1,9}")) {
+            return Integer.parseInt(text);
+        }
+        diagnostics.error(a.location(), "restarts='" + a.value() + "' must be a non-negative int literal"
+                + " (how many times a run may restart after an infrastructure fault)");
+        return null;
     }
 
     private String workflowName(Element root) {

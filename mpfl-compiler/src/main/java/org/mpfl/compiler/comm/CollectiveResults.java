@@ -59,7 +59,7 @@ final class CollectiveResults {
             split(slot, s, results);
         } else if (activity instanceof IrActivity.Cartesian c) {
             cartesian(slot, c, results);
-        } else if (!(activity instanceof IrActivity.Barrier)) {
+        } else if (!(activity instanceof IrActivity.Barrier) && !(activity instanceof IrActivity.Checkpoint)) {
             Unknown unknown = new Unknown(intoOf(activity), "the result of <" + CommunicationReporter.kind(activity) + "> at "
                     + activity.at() + " (the check does not follow gathered, scattered or exchanged data)");
             Arrays.fill(results, unknown);

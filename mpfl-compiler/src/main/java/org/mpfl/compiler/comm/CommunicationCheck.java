@@ -58,7 +58,7 @@ public final class CommunicationCheck implements WorkflowAnalysis {
         }
         MessageMatcher matcher = new MessageMatcher(world);
         CollectiveRendezvous rendezvous = new CollectiveRendezvous(new CollectiveResults(processes.size() + 1), reporter);
-        ProgramStepper stepper = new ProgramStepper(matcher, rendezvous, limits);
+        ProgramStepper stepper = new ProgramStepper(matcher, rendezvous, limits, reporter);
         Scheduler scheduler = new Scheduler(stepper, reporter, limits);
 
         List<SymbolicRank> ranks = new ArrayList<>(world);

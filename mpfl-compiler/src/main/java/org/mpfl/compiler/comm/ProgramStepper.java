@@ -35,14 +35,19 @@ final class ProgramStepper {
     private final MessageMatcher matcher;
     private final CollectiveRendezvous rendezvous;
     private final CheckLimits limits;
+    private final CommunicationReporter reporter;
     private final AllocationGuard guard;
+    /** Checkpoints already reported for a message crossing them (once per place). */
+    private final Set<SourceLocation> crossedCheckpoints = new java.util.HashSet<>();
     private final List<RankThread> started = new ArrayList<>();
     private final Map<List<IrActivity>, Boolean> communicationFree = new IdentityHashMap<>();
 
-    ProgramStepper(MessageMatcher matcher, CollectiveRendezvous rendezvous, CheckLimits limits) {
+    ProgramStepper(MessageMatcher matcher, CollectiveRendezvous rendezvous, CheckLimits limits,
+            CommunicationReporter reporter) {
         this.matcher = matcher;
         this.rendezvous = rendezvous;
         this.limits = limits;
+        this.reporter = reporter;
         this.guard = new AllocationGuard(limits.maxValueLength());
     }
 
@@ -543,6 +548,12 @@ final class ProgramStepper {
             }
         } else if (a instanceof IrActivity.Split x) {
             contribution = SplitChoice.of(x, ops, me);
+        } else if (a instanceof IrActivity.Checkpoint x) {
+            int every = ops.intValue(x.every(), "every");
+            if (every != 1) {
+                signature.append(" every ").append(every);
+            }
+            outstandingAtCheckpoint(x, t);
         } else if (a instanceof IrActivity.Cartesian x) {
             CartesianGrid grid = CartesianGrid.of(x, ops);
             contribution = grid;
@@ -559,6 +570,10 @@ final class ProgramStepper {
         }
         CollectiveRendezvous.Slot slot = rendezvous.arrive(comm,
                 new CollectiveRendezvous.Arrival(rank, a, me, signature.toString(), root, contribution));
+        if (slot.completed && a instanceof IrActivity.Checkpoint x) {
+            // the last rank arrived: every rank is at the checkpoint now, none has gone on
+            messagesCrossing(x);
+        }
         t.blocker = new Blockers.CollectiveWait(slot, me, thread -> collectiveDone(thread, a, slot, me));
     }
 
@@ -588,5 +603,35 @@ final class ProgramStepper {
         } else if (a instanceof IrActivity.Cartesian x) {
             rank.define(x.name(), (Communicator) result);
         }
+    }
+
+    /**
+     * A non-blocking request still outstanding when a rank reaches a checkpoint: an error, since the
+     * state saved there could not hold the operation (the run would fail at the checkpoint).
+     */
+    private void outstandingAtCheckpoint(IrActivity.Checkpoint x, RankThread t) {
+        for (Map.Entry<String, Request> open : t.rank.requests().entrySet()) {
+            Request r = open.getValue();
+            reporter.error(x.at(), "request '" + open.getKey() + "' of rank " + t.rank.worldRank() + " (<"
+                    + CommunicationReporter.kind(r.origin) + "> at " + r.at + ") is still outstanding at this <checkpoint>;"
+                    + " <wait> for it before the checkpoint", List.of());
+            throw new RankStop(RankStop.Reason.ERROR, x.at(), "request outstanding at a checkpoint");
+        }
+    }
+
+    /**
+     * Every rank of the domain is at the checkpoint: a message sent and not yet received crosses it,
+     * which the saved state could not hold (reported once per checkpoint).
+     */
+    private void messagesCrossing(IrActivity.Checkpoint x) {
+        List<Request> crossing = matcher.unreceivedMessages();
+        if (crossing.isEmpty() || !crossedCheckpoints.add(x.at())) {
+            return;
+        }
+        Request m = crossing.get(0);
+        reporter.error(x.at(), "a message crosses this <checkpoint>: rank " + m.owner.worldRank() + " sends it at " + m.at
+                + " to " + m.describePeer() + " (" + m.describeTag() + ", comm " + m.comm.name() + "), which has not received it"
+                + " when every rank is at the checkpoint; no message may be in flight at a checkpoint" + (crossing.size() > 1 ? " (" + crossing.size()
+                + " messages cross it)" : ""), List.of(new org.mpfl.compiler.diag.Diagnostic.Note(m.at, "sent here")));
     }
 }

@@ -53,7 +53,7 @@ public final class PlanBuilder {
         }
         String fileName = Paths.get(workflow.sourceFile()).getFileName().toString();
         return new DeploymentPlan(DeploymentPlan.FORMAT_VERSION, workflow.name(), workflow.version(), workflow.description(),
-                fileName, sha256(source), COMPILER, params, libraries, processes);
+                fileName, sha256(source), COMPILER, params, libraries, processes, workflow.restarts());
     }
 
     private static Map<String, Object> defaults(List<PlanParam> params) {

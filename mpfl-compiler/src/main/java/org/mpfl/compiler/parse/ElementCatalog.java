@@ -40,7 +40,7 @@ public final class ElementCatalog {
     private static final List<String> COLLECTIVE_OPTIONS = List.of("comm", "algorithm");
 
     static {
-        rule("workflow", List.of("name"), List.of("version"), Content.CHILDREN,
+        rule("workflow", List.of("name"), List.of("version", "restarts"), Content.CHILDREN,
                 Set.of("description", "library", "param", "process"));
         rule("description", List.of(), List.of(), Content.TEXT, Set.of());
         rule("library", List.of("path"), List.of(), Content.EMPTY, Set.of());
@@ -87,13 +87,15 @@ public final class ElementCatalog {
         rule("log", List.of("message"), List.of("level"), Content.EMPTY, Set.of());
         rule("progress", List.of("value"), List.of("total"), Content.EMPTY, Set.of());
         rule("fail", List.of("message"), List.of(), Content.EMPTY, Set.of());
+        // fault tolerance
+        rule("checkpoint", List.of(), List.of("every"), Content.EMPTY, Set.of());
     }
 
     /** Elements that are activities (may appear in any activity sequence). */
     public static final Set<String> ACTIVITIES = Set.of("assign", "if", "while", "for", "break", "sequence", "parallel",
             "compute", "invoke", "send", "receive", "sendrecv", "isend", "irecv", "wait", "waitall", "barrier",
             "broadcast", "scatter", "gather", "allgather", "alltoall", "reduce", "allreduce", "scan", "split",
-            "cartesian", "output", "log", "progress", "fail");
+            "cartesian", "output", "log", "progress", "fail", "checkpoint");
 
     private ElementCatalog() {
     }

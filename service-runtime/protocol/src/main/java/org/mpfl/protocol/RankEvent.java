@@ -41,7 +41,13 @@ public record RankEvent(String domainId, int rank, long seq, long timeMs, Type t
         /** An output value of the run. */
         OUTPUT,
         /** Message counters per destination. */
-        COUNTERS
+        COUNTERS,
+        /**
+         * The rank took its part of a checkpoint: {@code value} is {@code {"checkpoint": N, "bytes": B,
+         * "ms": T, "stored": true|false}} (T: from the rank reaching it to its part being stored);
+         * {@code message} says why the part was not stored when {@code stored} is false.
+         */
+        CHECKPOINT
     }
 
     /** A convenience map form for JSON writers that prefer maps. */

@@ -15,6 +15,7 @@ import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.monitor.CheckpointSink;
 import org.mpfl.runtime.monitor.LocatedFailure;
 import org.mpfl.runtime.monitor.RankMonitor;
 import org.mpfl.runtime.p2p.RankInstance;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * {@link RankRuntime}), reports {@link RankEvent}s to the engine and keeps its final
  * state, progress, counters and outputs for {@code status} after it ended.
  */
-final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider {
+final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider, CheckpointSink {
     private static final Logger LOG = LoggerFactory.getLogger(HostedRank.class);
 
     private final RunRequest request;
@@ -39,6 +40,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     private final Communicator world;
     private final RankRuntime runtime;
     private final EventPoster events;
+    private final CheckpointUploader checkpoints;
     private final AtomicLong eventSeq = new AtomicLong();
     private final Map<String, Object> outputs = Collections.synchronizedMap(new LinkedHashMap<>());
     private final Map<String, Communicator> processComms = new java.util.concurrent.ConcurrentHashMap<>();
@@ -58,6 +60,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
         this.world = world;
         this.runtime = RankRuntime.of(instance);
         this.events = new EventPoster(request.callbackUrl(), eventThreads, eventHttp);
+        this.checkpoints = new CheckpointUploader(request, eventHttp);
         this.onFailure = onFailure;
     }
 
@@ -252,5 +255,32 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     @Override
     public void waiting(String activity, String location, String waitingFor) {
         event(RankEvent.Type.WAIT, null, activity, location, waitingFor, null, null, null);
+    }
+
+    // ------------------------------------------------------------------ CheckpointSink
+
+    @Override
+    public boolean stores() {
+        return checkpoints.hasTarget();
+    }
+
+    @Override
+    public RunRequest.Resume resume() {
+        return request.resume();
+    }
+
+    @Override
+    public String store(long checkpoint, byte[] part) {
+        return checkpoints.upload(checkpoint, part);
+    }
+
+    @Override
+    public void checkpointed(long checkpoint, long bytes, long millis, String failure) {
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("checkpoint", checkpoint);
+        value.put("bytes", bytes);
+        value.put("ms", millis);
+        value.put("stored", failure == null);
+        event(RankEvent.Type.CHECKPOINT, null, null, null, failure, failure == null ? null : "warn", null, value);
     }
 }

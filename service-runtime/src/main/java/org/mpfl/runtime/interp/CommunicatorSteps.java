@@ -23,10 +23,13 @@ final class CommunicatorSteps {
         try {
             if (a instanceof IrActivity.Split x) {
                 SplitChoice choice = SplitChoice.of(x, Operands.in(f), parent.rank());
-                // a negative colour is MPI_UNDEFINED: the rank takes part and gets no communicator
-                rank.communicators().define(x.name(), parent.split(x.name(), choice.communicatorColour(), choice.key()));
+                split(rank, new NamedCommunicators.Made(x.name(), "split", x.comm(), choice.communicatorColour(),
+                        choice.key(), null, null));
             } else if (a instanceof IrActivity.Cartesian x) {
-                cartesian(x, parent, f);
+                CartesianGrid grid = CartesianGrid.of(x, Operands.in(f));
+                grid.placesIn(x.name(), parent.name(), parent.size(), x.at());
+                cartesian(rank, new NamedCommunicators.Made(x.name(), "cartesian", x.comm(), 0, 0, grid.dims(),
+                        grid.periodic()));
             } else {
                 throw new IllegalStateException("not a communicator activity: " + a);
             }
@@ -35,16 +38,35 @@ final class CommunicatorSteps {
         }
     }
 
-    private static void cartesian(IrActivity.Cartesian x, Communicator parent, Frame f) {
-        CartesianGrid grid = CartesianGrid.of(x, Operands.in(f));
-        int places = grid.placesIn(x.name(), parent.name(), parent.size(), x.at());
-        RankState rank = f.rank();
+    /** Makes a split communicator from evaluated operands (also when a resumed rank re-creates it). */
+    static void split(RankState rank, NamedCommunicators.Made made) {
+        Communicator parent = rank.communicators().get(made.comm());
+        // a negative colour is MPI_UNDEFINED: the rank takes part and gets no communicator
+        rank.communicators().define(made, parent.split(made.name(), made.colour(), made.key()));
+    }
+
+    /** Makes a Cartesian communicator from evaluated dims (also when a resumed rank re-creates it). */
+    static void cartesian(RankState rank, NamedCommunicators.Made made) {
+        Communicator parent = rank.communicators().get(made.comm());
+        int places = 1;
+        for (int d : made.dims()) {
+            places *= d;
+        }
         if (places == parent.size()) {
-            rank.communicators().define(x.name(), parent.cartesian(x.name(), grid.dims(), grid.periodic()));
+            rank.communicators().define(made, parent.cartesian(made.name(), made.dims(), made.periodic()));
             return;
         }
         boolean member = parent.rank() < places;
-        Communicator members = parent.split(x.name() + "/members", member ? 0 : SplitChoice.UNDEFINED, parent.rank());
-        rank.communicators().define(x.name(), member ? members.cartesian(x.name(), grid.dims(), grid.periodic()) : null);
+        Communicator members = parent.split(made.name() + "/members", member ? 0 : SplitChoice.UNDEFINED, parent.rank());
+        rank.communicators().define(made, member ? members.cartesian(made.name(), made.dims(), made.periodic()) : null);
+    }
+
+    /** Re-creates a communicator of a checkpoint's log, in the order the rank first made them. */
+    static void remake(RankState rank, NamedCommunicators.Made made) {
+        if (made.kind().equals("split")) {
+            split(rank, made);
+        } else {
+            cartesian(rank, made);
+        }
     }
 }

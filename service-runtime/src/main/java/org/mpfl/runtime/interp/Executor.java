@@ -27,14 +27,81 @@ final class Executor {
     private final ComputeStep compute = new ComputeStep();
     private final InvokeStep invoke = new InvokeStep();
     private final ReportSteps reports = new ReportSteps();
+    private final CheckpointStep checkpoints = new CheckpointStep();
 
     Flow run(List<IrActivity> body, Frame frame) {
-        for (int i = 0, n = body.size(); i < n; i++) {
-            if (execute(body.get(i), frame) == Flow.BREAK) {
-                return Flow.BREAK;
+        if (!frame.tracked()) {
+            for (int i = 0, n = body.size(); i < n; i++) {
+                if (execute(body.get(i), frame) == Flow.BREAK) {
+                    return Flow.BREAK;
+                }
             }
+            return Flow.NEXT;
         }
-        return Flow.NEXT;
+        // the main thread: keep the position up to date for checkpoints, re-enter it when resuming
+        ProgramPosition position = frame.rank().position();
+        ProgramPosition.Level level = position.push();
+        try {
+            int i = 0;
+            ResumePoint resume = frame.rank().resuming();
+            if (resume != null) {
+                int depth = position.depth() - 1;
+                ProgramPosition.Step step = resume.step(depth, body.size());
+                i = step.index();
+                level.enter(i);
+                IrActivity a = body.get(i);
+                if (resume.isLast(depth)) {
+                    resume.checkAt(a);
+                    frame.rank().resumed();
+                } else if (reenter(a, step, frame, level) == Flow.BREAK) {
+                    return Flow.BREAK;
+                }
+                i++;
+            }
+            for (int n = body.size(); i < n; i++) {
+                level.enter(i);
+                if (execute(body.get(i), frame) == Flow.BREAK) {
+                    return Flow.BREAK;
+                }
+            }
+            return Flow.NEXT;
+        } finally {
+            position.pop();
+        }
+    }
+
+    /** Resuming: runs the rest of the if arm, loop iteration or sequence the checkpoint was in, then what follows in it. */
+    private Flow reenter(IrActivity a, ProgramPosition.Step step, Frame f, ProgramPosition.Level level) {
+        try {
+            if (a instanceof IrActivity.If x) {
+                int arm = step.arm() == null ? -1 : step.arm();
+                if (arm < 0 || arm > x.arms().size()) {
+                    throw ResumePoint.mismatch("no arm " + arm + " in the <if> at " + x.at());
+                }
+                level.arm = arm;
+                return run(arm == x.arms().size() ? x.otherwise() : x.arms().get(arm).body(), f);
+            } else if (a instanceof IrActivity.Sequence x) {
+                return run(x.body(), f);
+            } else if (a instanceof IrActivity.For x) {
+                if (step.value() == null) {
+                    throw ResumePoint.mismatch("no loop value for the <for> at " + x.at());
+                }
+                return loop(x, f, step.range(), step.value());
+            } else if (a instanceof IrActivity.While x) {
+                long iteration = step.iteration() == null ? 0 : step.iteration();
+                level.iteration = iteration;
+                if (run(x.body(), f) == Flow.BREAK) {
+                    return Flow.NEXT;
+                }
+                return loop(x, f, iteration + 1);
+            }
+            throw ResumePoint.mismatch("the saved position goes into a <" + name(a) + "> at " + a.at()
+                    + ", which has no body");
+        } catch (RankFault e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw Faults.at(name(a), a.at(), e);
+        }
     }
 
     Flow execute(IrActivity a, Frame f) {
@@ -57,6 +124,8 @@ final class Executor {
                 compute.execute(x, f);
             } else if (a instanceof IrActivity.Invoke x) {
                 invoke.execute(x, f);
+            } else if (a instanceof IrActivity.Checkpoint x) {
+                checkpoints.execute(x, f);
             } else if (a instanceof IrActivity.Collective x) {
                 collectives.execute(x, f);
             } else if (a instanceof IrActivity.Split || a instanceof IrActivity.Cartesian) {
@@ -82,16 +151,31 @@ final class Executor {
                 throw Faults.at(arm == x.arms().get(0) ? "if" : "elseif", arm.at(), e);
             }
             if (taken) {
+                if (f.tracked()) {
+                    f.rank().position().top().arm = x.arms().indexOf(arm);
+                }
                 return run(arm.body(), f);
             }
+        }
+        if (f.tracked()) {
+            f.rank().position().top().arm = x.arms().size();
         }
         return run(x.otherwise(), f);
     }
 
     private Flow loop(IrActivity.While x, Frame f) {
+        return loop(x, f, 0);
+    }
+
+    /** A while loop from its {@code iteration}-th test on (0: from the start). */
+    private Flow loop(IrActivity.While x, Frame f, long iteration) {
         RankState rank = f.rank();
-        while (ExpressionEvaluator.test(x.test(), f)) {
+        ProgramPosition.Level level = f.tracked() ? rank.position().top() : null;
+        for (long n = iteration; ExpressionEvaluator.test(x.test(), f); n++) {
             rank.checkAborted();
+            if (level != null) {
+                level.iteration = n;
+            }
             if (run(x.body(), f) == Flow.BREAK) {
                 break;
             }
@@ -101,12 +185,24 @@ final class Executor {
 
     private Flow loop(IrActivity.For x, Frame f) {
         ForRange range = ForRange.of(x, Operands.in(f));
+        return loop(x, f, range, range.from());
+    }
+
+    /** A for loop over {@code range} from the iteration at {@code first} on (resuming starts inside it). */
+    private Flow loop(IrActivity.For x, Frame f, ForRange range, long first) {
         RankState rank = f.rank();
         Frame body = f.withLoopVariable(x.variable());
+        ProgramPosition.Level level = f.tracked() ? rank.position().top() : null;
+        if (level != null) {
+            level.range = range;
+        }
         // long arithmetic: i += step must not wrap around near Integer.MAX_VALUE
-        for (long i = range.from(); range.includes(i); i = range.after(i)) {
+        for (long i = first; range.includes(i); i = range.after(i)) {
             rank.checkAborted();
             body.setLoopValue((int) i);
+            if (level != null) {
+                level.value = i;
+            }
             if (run(x.body(), body) == Flow.BREAK) {
                 break;
             }

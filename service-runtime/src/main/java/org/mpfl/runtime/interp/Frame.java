@@ -11,27 +11,35 @@ final class Frame implements EvaluationEnvironment {
     private final RankState rank;
     private final Frame parent;
     private final String loopVariable;
+    /** Whether this is the rank's main thread, whose position a checkpoint saves ({@link ProgramPosition}). */
+    private final boolean tracked;
     private int loopValue;
 
-    private Frame(RankState rank, Frame parent, String loopVariable) {
+    private Frame(RankState rank, Frame parent, String loopVariable, boolean tracked) {
         this.rank = rank;
         this.parent = parent;
         this.loopVariable = loopVariable;
+        this.tracked = tracked;
     }
 
     /** The frame of a rank's main thread. */
     static Frame root(RankState rank) {
-        return new Frame(rank, null, null);
+        return new Frame(rank, null, null, true);
     }
 
     /** A frame holding one loop variable, seeing this one's. */
     Frame withLoopVariable(String name) {
-        return new Frame(rank, this, name);
+        return new Frame(rank, this, name, tracked);
     }
 
     /** A frame for a parallel branch: sees this one's loop variables, owns its own further ones. */
     Frame branch() {
-        return new Frame(rank, this, null);
+        return new Frame(rank, this, null, false);
+    }
+
+    /** Whether the executor keeps this thread's position (the main thread, not a parallel branch). */
+    boolean tracked() {
+        return tracked;
     }
 
     void setLoopValue(int value) {

@@ -50,6 +50,9 @@ public final class InterpretedProgram {
     private final ClassLoader libraries;
     private final ObjectTypes objectTypes;
     private final Map<String, Class<? extends Activity>> activityClasses = new ConcurrentHashMap<>();
+    /** The process's checkpoint sites in document order: a checkpoint names its site by index here. */
+    private final List<IrActivity.Checkpoint> checkpointSites = new ArrayList<>();
+    private volatile String digest;
 
     private InterpretedProgram(String workflow, IrProcess process, List<ParamSpec> params, List<ProcessSpec> processes,
                                ClassLoader libraries, List<IrProcess> allPrograms) {
@@ -59,6 +62,44 @@ public final class InterpretedProgram {
         this.processes = List.copyOf(processes);
         this.libraries = libraries;
         this.objectTypes = ObjectTypes.forWorkflow(libraries, activityClassNames(allPrograms));
+        IrWalk.forEachActivity(process.body(), a -> {
+            if (a instanceof IrActivity.Checkpoint c) {
+                checkpointSites.add(c);
+            }
+        });
+    }
+
+    /** The index of a checkpoint site of this process (document order). */
+    int checkpointSite(IrActivity.Checkpoint site) {
+        for (int i = 0; i < checkpointSites.size(); i++) {
+            if (checkpointSites.get(i) == site) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("not a checkpoint of process " + process.name() + ": " + site.at());
+    }
+
+    /** The checkpoint site at {@code index}, or null. */
+    IrActivity.Checkpoint checkpointSite(int index) {
+        return index >= 0 && index < checkpointSites.size() ? checkpointSites.get(index) : null;
+    }
+
+    /**
+     * SHA-256 of the process's IR (lower-case hex): a checkpoint records it, and only the same program
+     * resumes from it (a changed document has other positions and variables).
+     */
+    String digest() {
+        String d = digest;
+        if (d == null) {
+            try {
+                byte[] ir = org.mpfl.compiler.plan.PlanJson.toBytes(process);
+                d = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(ir));
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("no SHA-256", e);
+            }
+            digest = d;
+        }
+        return d;
     }
 
     /**

@@ -19,6 +19,16 @@ final class NamedCommunicators {
     private final RankContext context;
     private final RankLayout layout;
     private final Map<String, Object> created = new ConcurrentHashMap<>();
+    /** Every split/cartesian this rank took part in, in order: what a resumed rank makes again. */
+    private final java.util.List<Made> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * How a communicator was made, with its operands evaluated: {@code kind} {@code split}
+     * ({@code colour}, {@code key}) or {@code cartesian} ({@code dims}, {@code periodic}), over the
+     * communicator {@code comm}.
+     */
+    record Made(String name, String kind, String comm, int colour, int key, int[] dims, boolean[] periodic) {
+    }
 
     NamedCommunicators(RankContext context, RankLayout layout) {
         this.context = context;
@@ -56,8 +66,14 @@ final class NamedCommunicators {
     }
 
     /** Records what a split/cartesian created; {@code null}: this rank is not a member. */
-    void define(String name, Communicator c) {
-        created.put(name, c == null ? NOT_MEMBER : c);
+    void define(Made made, Communicator c) {
+        created.put(made.name(), c == null ? NOT_MEMBER : c);
+        log.add(made);
+    }
+
+    /** The communicators this rank made, in order (a checkpoint saves them). */
+    java.util.List<Made> made() {
+        return java.util.List.copyOf(log);
     }
 
     /** {@code rank(c)}: −1 if this rank is not a member. */

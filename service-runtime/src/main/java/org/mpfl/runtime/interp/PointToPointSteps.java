@@ -66,6 +66,7 @@ final class PointToPointSteps {
             } else {
                 comm.send(value, to, tag);
             }
+            rank.messages().sent();
         } finally {
             rank.monitor().end(b);
         }
@@ -97,6 +98,7 @@ final class PointToPointSteps {
             } finally {
                 rank.monitor().end(b);
             }
+            rank.messages().received();
         }
         deliver(m, from == Communicator.PROC_NULL, x.into(), x.source(), x.gottag(), f);
     }
@@ -120,6 +122,12 @@ final class PointToPointSteps {
         } finally {
             rank.monitor().end(b);
         }
+        if (to != Communicator.PROC_NULL) {
+            rank.messages().sent();
+        }
+        if (from != Communicator.PROC_NULL) {
+            rank.messages().received();
+        }
         deliver(m, from == Communicator.PROC_NULL, x.into(), null, null, f);
     }
 
@@ -133,6 +141,9 @@ final class PointToPointSteps {
         rank.monitor().reached("isend", x.at());
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
         Request r = synchronous ? comm.issend(value, to, tag) : comm.isend(value, to, tag);
+        if (to != Communicator.PROC_NULL) {
+            rank.messages().sent();
+        }
         Supplier<String> what = () -> "request " + x.request() + ": " + (synchronous ? "ssend to " : "send to ")
                 + describePeer(rank.runtime(), comm, to) + " tag " + tag + " comm " + comm.name();
         rank.requests().start(x.request(), new PendingRequests.Pending(x, r, what, to == Communicator.PROC_NULL));
@@ -170,6 +181,9 @@ final class PointToPointSteps {
             rank.monitor().end(b);
         }
         if (p.origin() instanceof IrActivity.IRecv x) {
+            if (!p.peerNull()) {
+                rank.messages().received();
+            }
             deliver(m, p.peerNull(), x.into(), x.source(), x.gottag(), f);
         }
     }

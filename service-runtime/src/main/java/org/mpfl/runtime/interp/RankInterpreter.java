@@ -3,6 +3,7 @@ package org.mpfl.runtime.interp;
 import java.util.Map;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.monitor.CheckpointSink;
 import org.mpfl.runtime.monitor.RankMonitor;
 import org.mpfl.runtime.topology.RankRuntime;
 import org.mpfl.runtime.transport.ObjectTypes;
@@ -54,6 +55,9 @@ public final class RankInterpreter implements RankProgram, ObjectTypes.Declaring
             RankState rank = new RankState(program, context, params, layout, monitor);
             Frame frame = Frame.root(rank);
             rank.initialiseVariables(frame);
+            if (context instanceof CheckpointSink checkpoints && checkpoints.resume() != null) {
+                CheckpointStep.resume(rank, checkpoints.resume());
+            }
             new Executor().run(program.process().body(), frame);
             if (!rank.requests().names().isEmpty()) {
                 context.log("warn", "requests never waited for: " + rank.requests().names());

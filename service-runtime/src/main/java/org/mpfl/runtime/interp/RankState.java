@@ -34,6 +34,36 @@ final class RankState {
     private final Map<String, Object> variables = new ConcurrentHashMap<>();
     private final Map<IrActivity.Compute, Activity> activities = Collections.synchronizedMap(new IdentityHashMap<>());
     private final RankRuntime runtime;
+    private final MessageCount messages = new MessageCount();
+    private final ProgramPosition position = new ProgramPosition();
+    /** Set while a resumed rank re-enters its saved position; null otherwise. */
+    private volatile ResumePoint resuming;
+    /** The number of the last checkpoint taken (or resumed from) in this run; 0: none. */
+    private long lastCheckpoint;
+    /** How often each checkpoint site was reached (for {@code every}). */
+    private final Map<IrActivity.Checkpoint, long[]> checkpointArrivals = Collections.synchronizedMap(new IdentityHashMap<>());
+
+    /** Point-to-point messages this rank sent and received (a checkpoint checks that none is in flight). */
+    static final class MessageCount {
+        private final java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicLong received = new java.util.concurrent.atomic.AtomicLong();
+
+        void sent() {
+            sent.incrementAndGet();
+        }
+
+        void received() {
+            received.incrementAndGet();
+        }
+
+        long sentCount() {
+            return sent.get();
+        }
+
+        long receivedCount() {
+            return received.get();
+        }
+    }
 
     RankState(InterpretedProgram program, RankContext context, Map<String, Object> params, RankLayout layout,
               RankActivityMonitor monitor) {
@@ -73,6 +103,50 @@ final class RankState {
 
     PendingRequests requests() {
         return requests;
+    }
+
+    /** The main thread's position in the program (for checkpoints). */
+    ProgramPosition position() {
+        return position;
+    }
+
+    /** The position a resumed rank is re-entering, or null. */
+    ResumePoint resuming() {
+        return resuming;
+    }
+
+    void resumeAt(ResumePoint point) {
+        resuming = point;
+    }
+
+    /** The resumed rank has reached its checkpoint: from here on it runs as usual. */
+    void resumed() {
+        resuming = null;
+    }
+
+    MessageCount messages() {
+        return messages;
+    }
+
+    long lastCheckpoint() {
+        return lastCheckpoint;
+    }
+
+    void lastCheckpoint(long number) {
+        lastCheckpoint = number;
+    }
+
+    /** This site's arrival counter (one element, updated in place). */
+    long[] arrivals(IrActivity.Checkpoint site) {
+        return checkpointArrivals.computeIfAbsent(site, s -> new long[1]);
+    }
+
+    /** Restores a variable from a checkpoint (already fitted to its declared type). */
+    void restore(String name, Object value) {
+        if (!variables.containsKey(name)) {
+            throw new IllegalArgumentException("'" + name + "' is not a variable of this process");
+        }
+        variables.put(name, value == null ? NULL : value);
     }
 
     RankActivityMonitor monitor() {

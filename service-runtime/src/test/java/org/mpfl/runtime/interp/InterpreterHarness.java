@@ -40,7 +40,8 @@ import org.mpfl.runtime.topology.RankRuntime;
  */
 final class InterpreterHarness {
     /** What one rank's context saw. */
-    static final class RankRecord implements RankContext, RankMonitor, RankRuntime.Provider {
+    static final class RankRecord implements RankContext, RankMonitor, RankRuntime.Provider,
+            org.mpfl.runtime.monitor.CheckpointSink {
         final int rank;
         final Communicator world;
         final RankInstance instance;
@@ -53,6 +54,32 @@ final class InterpreterHarness {
         private final Map<String, Communicator> processComms = new ConcurrentHashMap<>();
         volatile Throwable failure;
         volatile long endedNanos;
+        /** The parts of checkpoints this rank stored, by checkpoint number (the engine's role). */
+        final Map<Long, String> checkpoints = new ConcurrentHashMap<>();
+        /** What each checkpoint reported: number, bytes, failure. */
+        final List<String> checkpointEvents = new CopyOnWriteArrayList<>();
+        volatile RunRequest.Resume resume;
+
+        @Override
+        public boolean stores() {
+            return true;
+        }
+
+        @Override
+        public RunRequest.Resume resume() {
+            return resume;
+        }
+
+        @Override
+        public String store(long checkpoint, byte[] part) {
+            checkpoints.put(checkpoint, new String(part, java.nio.charset.StandardCharsets.UTF_8));
+            return null;
+        }
+
+        @Override
+        public void checkpointed(long checkpoint, long bytes, long millis, String failure) {
+            checkpointEvents.add(checkpoint + " " + bytes + (failure == null ? "" : " " + failure));
+        }
 
         RankRecord(int rank, RankInstance instance, List<RunRequest.ProcessSlice> slices, Map<String, Object> params) {
             this.rank = rank;
@@ -202,11 +229,29 @@ final class InterpreterHarness {
             slices.add(new RunRequest.ProcessSlice(p.name(), p.service(), counts.get(p.name())));
         }
         // params travel as texts, as from the command line; the interpreter types them
-        return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit);
+        return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit, r -> null);
+    }
+
+    /** Like {@link #run(String, Map, Duration)}, each rank resuming from what {@code resume} gives it ({@code null}: from the start). */
+    static Result run(String name, Map<String, String> params, Duration limit,
+                      java.util.function.IntFunction<RunRequest.Resume> resume) {
+        MpflCompiler.CheckResult checked = compile(name, params);
+        IrWorkflow workflow = checked.workflow();
+        Map<String, Integer> counts = ParamValues.rankCounts(workflow, checked.paramValues(), new Diagnostics());
+        List<RunRequest.ProcessSlice> slices = new ArrayList<>();
+        for (IrProcess p : workflow.processes()) {
+            slices.add(new RunRequest.ProcessSlice(p.name(), p.service(), counts.get(p.name())));
+        }
+        return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit, resume);
     }
 
     /** Runs every rank of the workflow until all ended or {@code limit} passed (then the domain is aborted). */
     static Result run(IrWorkflow workflow, List<RunRequest.ProcessSlice> slices, Map<String, Object> params, Duration limit) {
+        return run(workflow, slices, params, limit, r -> null);
+    }
+
+    static Result run(IrWorkflow workflow, List<RunRequest.ProcessSlice> slices, Map<String, Object> params, Duration limit,
+                      java.util.function.IntFunction<RunRequest.Resume> resume) {
         int size = slices.stream().mapToInt(RunRequest.ProcessSlice::ranks).sum();
         try (MessagingHost host = MessagingHost.start("interp-" + DomainToken.generate().substring(0, 6), null, 0, null,
                 MessagingSettings.fromSystemProperties(), null)) {
@@ -238,6 +283,7 @@ final class InterpreterHarness {
                 RankInstance instance = instances.get(r);
                 InterpretedProgram program = programOfRank.get(r);
                 RankRecord record = new RankRecord(r, instance, slices, params);
+                record.resume = resume.apply(r);
                 records.add(record);
                 CompletableFuture<Void> end = new CompletableFuture<>();
                 ends.add(end);

@@ -48,6 +48,7 @@ import org.mpfl.compiler.diag.SourceLocation;
     @JsonSubTypes.Type(value = IrActivity.Log.class, name = "log"),
     @JsonSubTypes.Type(value = IrActivity.Progress.class, name = "progress"),
     @JsonSubTypes.Type(value = IrActivity.Fail.class, name = "fail"),
+    @JsonSubTypes.Type(value = IrActivity.Checkpoint.class, name = "checkpoint"),
 })
 public sealed interface IrActivity {
     /** Location of the element's start tag. */
@@ -305,5 +306,26 @@ public sealed interface IrActivity {
 
     /** Raises a user fault; {@code message} has type string. */
     record Fail(IrExpr message, SourceLocation at) implements IrActivity {
+    }
+
+    /**
+     * {@code <checkpoint every>}: a collective over {@code world} (every rank reaches it the same
+     * number of times, in the same order as its other world collectives) that saves each rank's
+     * state on every {@code every}-th arrival ({@code every} is an int; 1 when not given; 0 or less
+     * takes none). {@link #comm()} is always {@code world}, {@link #algorithm()} always {@code auto}.
+     */
+    record Checkpoint(IrExpr every, SourceLocation at) implements Collective {
+        /** Always {@code world}: a checkpoint cuts the whole domain. */
+        @Override
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        public String comm() {
+            return "world";
+        }
+
+        @Override
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        public String algorithm() {
+            return "auto";
+        }
     }
 }

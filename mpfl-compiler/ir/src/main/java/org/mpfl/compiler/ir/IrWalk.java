@@ -143,6 +143,8 @@ public final class IrWalk {
             add.accept(p.total());
         } else if (activity instanceof IrActivity.Fail f) {
             add.accept(f.message());
+        } else if (activity instanceof IrActivity.Checkpoint c) {
+            add.accept(c.every());
         }
         return out;
     }

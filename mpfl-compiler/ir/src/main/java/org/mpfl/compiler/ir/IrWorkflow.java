@@ -8,7 +8,14 @@ import org.mpfl.compiler.diag.SourceLocation;
  * {@link #processes()} in this order.
  */
 public record IrWorkflow(String name, String version, String description, String sourceFile,
-        List<String> libraries, List<IrParam> params, List<IrProcess> processes, SourceLocation at) {
+        List<String> libraries, List<IrParam> params, List<IrProcess> processes, SourceLocation at, Integer restarts) {
+
+    /** A workflow whose document does not say how often a run may restart ({@code restarts} null). */
+    public IrWorkflow(String name, String version, String description, String sourceFile,
+            List<String> libraries, List<IrParam> params, List<IrProcess> processes, SourceLocation at) {
+        this(name, version, description, sourceFile, libraries, params, processes, at, null);
+    }
+
     public IrWorkflow {
         libraries = List.copyOf(libraries);
         params = List.copyOf(params);

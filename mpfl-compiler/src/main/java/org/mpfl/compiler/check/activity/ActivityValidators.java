@@ -44,7 +44,8 @@ public final class ActivityValidators {
             Map.entry("output", new OutputValidator()),
             Map.entry("log", new LogValidator()),
             Map.entry("progress", new ProgressValidator()),
-            Map.entry("fail", new FailValidator()));
+            Map.entry("fail", new FailValidator()),
+            Map.entry("checkpoint", new CheckpointValidator()));
 
     private ActivityValidators() {
     }

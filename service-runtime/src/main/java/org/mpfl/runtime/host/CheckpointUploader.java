@@ -1,0 +1,89 @@
+package org.mpfl.runtime.host;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HexFormat;
+import org.mpfl.protocol.CheckpointUpload;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.RunRequest;
+
+/**
+ * Hands one rank's parts of checkpoints to the engine ({@link CheckpointUpload}): {@code POST
+ * <callbackUrl>/checkpoints} with the domain, rank, checkpoint number, the part's SHA-256 and the
+ * proof that binds them to the domain's token, so the token itself never travels. Each upload waits at
+ * most {@code mpfl.checkpoint.uploadTimeoutMs} (system property of the host, default 60 000 ms).
+ * Without a callback address (no engine: tests, embedding) nothing is uploaded and the checkpoint
+ * is reported as not stored.
+ */
+final class CheckpointUploader {
+    private static final Duration TIMEOUT = Duration.ofMillis(Long.getLong("mpfl.checkpoint.uploadTimeoutMs", 60_000));
+
+    private final RunRequest request;
+    private final HttpClient http;
+    private final URI target;
+
+    CheckpointUploader(RunRequest request, HttpClient http) {
+        this.request = request;
+        this.http = http;
+        String callback = request.callbackUrl();
+        this.target = callback == null || callback.isBlank() ? null
+                : URI.create(callback.endsWith("/") ? callback + CheckpointUpload.PATH : callback + "/" + CheckpointUpload.PATH);
+    }
+
+    /** Whether there is an engine to upload to. */
+    boolean hasTarget() {
+        return target != null;
+    }
+
+    /** Uploads a part; {@code null} when the engine stored it, otherwise why not. */
+    String upload(long checkpoint, byte[] part) {
+        if (target == null) {
+            return "no engine to store checkpoints (the run request has no callback address)";
+        }
+        if (request.token() == null) {
+            return "the run request has no domain token to prove the checkpoint with";
+        }
+        String sha = sha256Hex(part);
+        byte[] proof = new DomainToken(request.token()).proveCheckpoint(request.domainId(), request.rank(), checkpoint, sha);
+        HttpRequest post = HttpRequest.newBuilder(target).timeout(TIMEOUT)
+                .header("Content-Type", "application/json")
+                .header(CheckpointUpload.DOMAIN_HEADER, request.domainId())
+                .header(CheckpointUpload.RANK_HEADER, Integer.toString(request.rank()))
+                .header(CheckpointUpload.CHECKPOINT_HEADER, Long.toString(checkpoint))
+                .header(CheckpointUpload.SHA256_HEADER, sha)
+                .header(CheckpointUpload.PROOF_HEADER, Base64.getUrlEncoder().withoutPadding().encodeToString(proof))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(part)).build();
+        try {
+            HttpResponse<String> answer = http.sendAsync(post, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8))
+                    .get(TIMEOUT.toMillis() + 1_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (answer.statusCode() / 100 != 2) {
+                String body = answer.body() == null ? "" : answer.body().strip();
+                return "the engine refused the part: HTTP " + answer.statusCode()
+                        + (body.isEmpty() ? "" : " " + (body.length() > 200 ? body.substring(0, 200) + "..." : body));
+            }
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while storing the part";
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "the engine did not answer within " + TIMEOUT.toMillis() + " ms";
+        } catch (java.util.concurrent.ExecutionException e) {
+            return "cannot reach the engine at " + target + ": " + e.getCause();
+        }
+    }
+
+    static String sha256Hex(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA-256", e);
+        }
+    }
+}
