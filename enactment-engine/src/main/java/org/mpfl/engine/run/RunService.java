@@ -839,7 +839,13 @@ public final class RunService implements AutoCloseable {
             long now = System.currentTimeMillis();
             for (Run run : runs.values()) {
                 if (run.state() == RunState.RUNNING) {
-                    run.checkDeadlock(now, settings.deadlockGrace().toMillis()).ifPresent(err -> fail(run, err));
+                    run.checkDeadlock(now, settings.deadlockGrace().toMillis()).ifPresent(err -> {
+                        // ranks blocked on a peer whose host has stopped answering are not deadlocked:
+                        // that is a lost host (an infrastructure fault), found by the status polls
+                        if (!anyHostSilent(run)) {
+                            fail(run, err);
+                        }
+                    });
                     pollStatus(run, now);
                 }
                 if (run.takeDirty()) {
@@ -853,6 +859,12 @@ public final class RunService implements AutoCloseable {
     }
 
     private final Map<String, Long> lastPoll = new ConcurrentHashMap<>();
+
+    /** Whether a host of the run's current ranks missed its last {@code status} poll or left the registry. */
+    private boolean anyHostSilent(Run run) {
+        return run.placements().stream().map(RankPlacement::hostId).distinct().anyMatch(h ->
+                hostFailures.getOrDefault(h, new AtomicInteger()).get() > 0 || registry.host(h).isEmpty());
+    }
 
     /** Finished runs kept in memory (for late events and fast reads) before only the store has them. */
     static final int FINISHED_IN_MEMORY = 500;
