@@ -313,6 +313,7 @@ public final class Run {
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
             case COUNTERS -> applyCounters(r, e.value());
+            case CHECKPOINT -> history.rankReport(e.rank(), e.value(), e.message());
             default -> { }
         }
         return Outcome.NONE;

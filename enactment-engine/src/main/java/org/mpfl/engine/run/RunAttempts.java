@@ -148,9 +148,34 @@ final class RunAttempts {
         m.put("lastMs", c.lastMs());
         m.put("spanMs", c.lastMs() - c.firstMs());
         m.put("complete", c.complete());
+        Map<String, Object> before = checkpoints.get(c.seq());
+        if (before != null && before.get("attempt") instanceof Integer a && a == c.attempt() && before.containsKey("rankMs")) {
+            m.put("rankMs", before.get("rankMs")); // a rank's report may arrive before the last part
+        }
         checkpoints.put(c.seq(), m);
         while (checkpoints.size() > LISTED_CHECKPOINTS) {
             checkpoints.pollFirstEntry();
+        }
+    }
+
+    /**
+     * A rank's own report of a checkpoint ({@code CHECKPOINT} event: {@code {checkpoint, bytes, ms,
+     * stored}}): keeps the slowest rank's time from reaching the checkpoint to its part being stored
+     * ({@code rankMs}), and why a part was not stored.
+     */
+    synchronized void rankReport(int rank, Object value, String message) {
+        if (!(value instanceof Map<?, ?> v) || !(v.get("checkpoint") instanceof Number n)) {
+            return;
+        }
+        Map<String, Object> m = checkpoints.get(n.longValue());
+        if (m == null) {
+            return; // the part never arrived (or the checkpoint was dropped from the listing): nothing to add to
+        }
+        if (v.get("ms") instanceof Number ms) {
+            m.merge("rankMs", ms.longValue(), (a, b) -> Math.max(((Number) a).longValue(), ((Number) b).longValue()));
+        }
+        if (Boolean.FALSE.equals(v.get("stored"))) {
+            m.put("notStored", "rank " + rank + ": " + (message == null ? "not stored" : message));
         }
     }
 

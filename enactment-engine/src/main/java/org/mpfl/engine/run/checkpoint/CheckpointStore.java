@@ -45,6 +45,8 @@ public final class CheckpointStore {
 
     private final Path root;
     private final long maxPartBytes;
+    /** One lock per run: its manifests, listings and deletions (parts of different runs never wait for each other). */
+    private final java.util.concurrent.ConcurrentHashMap<String, Object> locks = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param root         the directory holding every run's checkpoints (created when needed)
@@ -108,14 +110,29 @@ public final class CheckpointStore {
      *
      * @throws IOException if the part cannot be written
      */
-    public synchronized Checkpoint store(String runId, long seq, int attempt, int ranks, int rank, byte[] part,
-                                         String sha256Hex, long nowMs) throws IOException {
+    public Checkpoint store(String runId, long seq, int attempt, int ranks, int rank, byte[] part,
+                            String sha256Hex, long nowMs) throws IOException {
         Path dir = dir(runId, seq);
         Files.createDirectories(dir);
+        // the part is written and forced outside the run's lock (the ranks' parts go to disk side by side);
+        // only the manifest update is serialised
+        Path tmp = dir.resolve(partName(rank) + "." + attempt + ".tmp");
+        writeForced(tmp, part);
+        synchronized (lock(runId)) {
+            return record(runId, dir, tmp, seq, attempt, ranks, rank, part.length, sha256Hex, nowMs);
+        }
+    }
+
+    private Checkpoint record(String runId, Path dir, Path tmp, long seq, int attempt, int ranks, int rank, long bytes,
+                              String sha256Hex, long nowMs) throws IOException {
         ObjectNode manifest = readManifest(dir).orElse(null);
         if (manifest != null && (manifest.path("attempt").asInt() != attempt || manifest.path("ranks").asInt() != ranks)) {
-            deleteTree(dir);
-            Files.createDirectories(dir);
+            // another attempt's checkpoint of this number: it was after the one this attempt resumed from
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path f : files.filter(f -> !f.getFileName().toString().endsWith(".tmp")).toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
             manifest = null;
         }
         if (manifest == null) {
@@ -125,13 +142,18 @@ public final class CheckpointStore {
             manifest.put("ranks", ranks);
             manifest.putObject("parts");
         }
-        writeAtomically(dir.resolve(partName(rank)), part);
+        move(tmp, dir.resolve(partName(rank)));
         ObjectNode p = ((ObjectNode) manifest.get("parts")).putObject(String.valueOf(rank));
         p.put("sha256", sha256Hex);
-        p.put("bytes", part.length);
+        p.put("bytes", bytes);
         p.put("receivedMs", nowMs);
-        writeAtomically(dir.resolve(MANIFEST), Json.write(manifest).getBytes(StandardCharsets.UTF_8));
         Checkpoint c = summary(manifest);
+        // forced when it makes the checkpoint complete: a manifest lost before that only loses an
+        // incomplete checkpoint, which is never used anyway
+        writeAtomically(dir.resolve(MANIFEST), Json.write(manifest).getBytes(StandardCharsets.UTF_8), c.complete());
+        if (c.complete()) {
+            forceDirectory(dir); // the parts' and the manifest's renames
+        }
         if (c.complete()) {
             dropOldComplete(runId);
         }
@@ -139,12 +161,19 @@ public final class CheckpointStore {
     }
 
     /** Every checkpoint of a run (complete or not), oldest first. */
-    public synchronized List<Checkpoint> list(String runId) {
-        List<Checkpoint> out = new ArrayList<>();
-        for (long seq : seqs(runId)) {
-            readManifest(dir(runId, seq)).ifPresent(m -> out.add(summary(m)));
+    public List<Checkpoint> list(String runId) {
+        synchronized (lock(runId)) {
+            List<Checkpoint> out = new ArrayList<>();
+            for (long seq : seqs(runId)) {
+                readManifest(dir(runId, seq)).ifPresent(m -> out.add(summary(m)));
+            }
+            return out;
         }
-        return out;
+    }
+
+    private Object lock(String runId) {
+        runDir(runId); // validates the id
+        return locks.computeIfAbsent(runId, k -> new Object());
     }
 
     /**
@@ -154,7 +183,13 @@ public final class CheckpointStore {
      *
      * @param ranks the number of ranks the resumed run has (a checkpoint of another size is unusable)
      */
-    public synchronized Selection latestUsable(String runId, int ranks) {
+    public Selection latestUsable(String runId, int ranks) {
+        synchronized (lock(runId)) {
+            return select(runId, ranks);
+        }
+    }
+
+    private Selection select(String runId, int ranks) {
         List<String> rejected = new ArrayList<>();
         List<Long> seqs = seqs(runId);
         for (int i = seqs.size() - 1; i >= 0; i--) {
@@ -195,17 +230,22 @@ public final class CheckpointStore {
     }
 
     /** Deletes the run's checkpoints numbered after {@code seq} (0: all): a new attempt takes them again. */
-    public synchronized void discardAfter(String runId, long seq) throws IOException {
-        for (long s : seqs(runId)) {
-            if (s > seq) {
-                deleteTree(dir(runId, s));
+    public void discardAfter(String runId, long seq) throws IOException {
+        synchronized (lock(runId)) {
+            for (long s : seqs(runId)) {
+                if (s > seq) {
+                    deleteTree(dir(runId, s));
+                }
             }
         }
     }
 
     /** Deletes every checkpoint of a run. */
-    public synchronized void delete(String runId) throws IOException {
-        deleteTree(runDir(runId));
+    public void delete(String runId) throws IOException {
+        synchronized (lock(runId)) {
+            deleteTree(runDir(runId));
+        }
+        locks.remove(runId);
     }
 
     /** The lower-case hex SHA-256 of {@code bytes}. */
@@ -306,16 +346,38 @@ public final class CheckpointStore {
         }
     }
 
-    private static void writeAtomically(Path target, byte[] bytes) throws IOException {
+    private static void writeAtomically(Path target, byte[] bytes, boolean force) throws IOException {
         Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        write(tmp, bytes, force);
+        move(tmp, target);
+    }
+
+    private static void writeForced(Path file, byte[] bytes) throws IOException {
+        write(file, bytes, true);
+    }
+
+    private static void write(Path file, byte[] bytes, boolean force) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
             ByteBuffer b = ByteBuffer.wrap(bytes);
             while (b.hasRemaining()) {
                 ch.write(b);
             }
-            ch.force(true);
+            if (force) {
+                ch.force(true);
+            }
         }
+    }
+
+    private static void forceDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // not every platform can force a directory; the files themselves are forced
+        }
+    }
+
+    private static void move(Path tmp, Path target) throws IOException {
         try {
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {

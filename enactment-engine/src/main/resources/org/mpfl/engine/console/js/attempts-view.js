@@ -22,7 +22,8 @@ export class AttemptsView {
       el('div', {class: 'table-holder'}, el('table', {class: 'data checkpoints', id: 'checkpoints-table'},
         el('thead', {}, el('tr', {},
           el('th', {scope: 'col'}, 'Checkpoint'), el('th', {scope: 'col'}, 'Attempt'), el('th', {scope: 'col'}, 'Parts'),
-          el('th', {scope: 'col'}, 'Size'), el('th', {scope: 'col'}, 'Parts arrived within'), el('th', {scope: 'col'}, 'Taken'),
+          el('th', {scope: 'col'}, 'Size'), el('th', {scope: 'col'}, 'Parts arrived within'),
+          el('th', {scope: 'col'}, 'Slowest rank'), el('th', {scope: 'col'}, 'Taken'),
           el('th', {scope: 'col'}, 'Status'))),
         this.checkpoints)));
   }
@@ -47,7 +48,7 @@ export class AttemptsView {
       el('td', {class: 'mono'}, (a.hosts || []).join(', ')))));
     const cps = run.checkpoints || [];
     show(this.checkpoints, cps.length === 0
-      ? el('tr', {}, el('td', {colspan: 7, class: 'sub'}, 'No checkpoint taken.'))
+      ? el('tr', {}, el('td', {colspan: 8, class: 'sub'}, 'No checkpoint taken.'))
       : cps.slice().reverse().map(c => el('tr', {'data-seq': c.seq, 'data-complete': String(c.complete),
         'data-unusable': c.unusable ? 'true' : 'false'},
         el('th', {scope: 'row', class: 'num'}, String(c.seq)),
@@ -55,7 +56,9 @@ export class AttemptsView {
         el('td', {class: 'num'}, `${c.parts} / ${c.ranks}`),
         el('td', {class: 'num'}, formatBytes(c.bytes)),
         el('td', {class: 'num'}, formatDuration(c.spanMs)),
+        el('td', {class: 'num'}, c.rankMs === null || c.rankMs === undefined ? '–' : formatDuration(c.rankMs)),
         el('td', {}, formatTime(c.lastMs)),
-        el('td', {class: 'checkpoint-status'}, c.unusable ? c.unusable : c.complete ? 'complete' : 'incomplete'))));
+        el('td', {class: 'checkpoint-status'}, c.unusable ? c.unusable : c.complete ? 'complete' : 'incomplete',
+          c.notStored ? el('div', {class: 'sub'}, c.notStored) : null))));
   }
 }
