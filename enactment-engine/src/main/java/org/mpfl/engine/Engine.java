@@ -24,6 +24,7 @@ import org.mpfl.engine.deploy.HttpArchiveDeployer;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostFile;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.rest.CheckpointUploads;
 import org.mpfl.engine.rest.EarlyAuthorization;
 import org.mpfl.engine.rest.EngineRoutes;
 import org.mpfl.engine.rest.EventStream;
@@ -33,6 +34,7 @@ import org.mpfl.engine.run.RankInvoker;
 import org.mpfl.engine.run.Reattachment;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.SoapRankInvoker;
+import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.HostCredential;
@@ -112,7 +114,8 @@ public final class Engine implements AutoCloseable {
         RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
         RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(),
                 credentials::engineAuthorization, tls);
-        this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url);
+        this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url,
+                new CheckpointStore(config.checkpointDir(), config.checkpointMaxBytes()));
         // runs the previous engine left RUNNING are taken over before the API serves (their hosts'
         // redelivered events must find them); the others still going are marked FAILED
         this.reattachment = new Reattachment(runs, store, invoker, registry, config.reattachGrace());
@@ -129,6 +132,7 @@ public final class Engine implements AutoCloseable {
             throw new IllegalStateException("the HTTP server did not start on port " + port);
         }
         EarlyAuthorization.install(router, token, credentials);
+        CheckpointUploads.install(router, runs.checkpoints());
         EventStream.install(router, runs, store);
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);

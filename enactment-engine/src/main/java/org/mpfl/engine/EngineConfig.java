@@ -25,6 +25,8 @@ public final class EngineConfig {
     private RunSettings runSettings = RunSettings.defaults();
     private RankInvoker invoker;
     private int fanOutThreads = 64;
+    private Path checkpointDir;
+    private long checkpointMaxBytes = org.mpfl.engine.run.checkpoint.CheckpointStore.DEFAULT_MAX_PART_BYTES;
     private org.mpfl.engine.workflow.WorkflowCompiler compiler = org.mpfl.engine.workflow.Compilers.standard();
     private TlsSettings tls = TlsSettings.NONE;
     private Duration reattachGrace = Duration.ofSeconds(60);
@@ -136,6 +138,29 @@ public final class EngineConfig {
 
     public org.mpfl.engine.workflow.WorkflowCompiler compiler() {
         return compiler;
+    }
+
+    /** Where checkpoints are kept ({@code null}: {@code DATA/checkpoints}). */
+    public EngineConfig checkpointDir(Path v) {
+        checkpointDir = v;
+        return this;
+    }
+
+    public Path checkpointDir() {
+        return checkpointDir != null ? checkpointDir : dataDir.resolve("checkpoints");
+    }
+
+    /** The largest checkpoint part accepted from one rank, in bytes. */
+    public EngineConfig checkpointMaxBytes(long v) {
+        if (v < 1) {
+            throw new IllegalArgumentException("the checkpoint part limit must be at least 1 byte");
+        }
+        checkpointMaxBytes = v;
+        return this;
+    }
+
+    public long checkpointMaxBytes() {
+        return checkpointMaxBytes;
     }
 
     public EngineConfig fanOutThreads(int v) {

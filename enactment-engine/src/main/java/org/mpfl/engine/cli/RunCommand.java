@@ -25,10 +25,11 @@ import org.mpfl.engine.workflow.WorkflowCompiler;
  * ({@code --service NAME=CLASS} publishes a hand-written {@code RankProgram} on them). Also
  * {@code --token-file F}/{@code --data DIR} (engine token; or {@code $MPFL_ENGINE_TOKEN}) and {@code --timeout S} (cancel after S seconds).
  * {@code --sweep NAME=V1,V2,…} (repeatable) runs every combination of the values, {@code --parallel K} at a
- * time, and prints a table of their outputs ({@link Sweep}).
+ * time, and prints a table of their outputs ({@link Sweep}). {@code --restarts N}: how often the run may restart
+ * after an infrastructure fault (overrides the workflow's {@code restarts}).
  */
 public final class RunCommand implements CliCommand {
-    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token-file", "data", "timeout", "service",
+    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token-file", "data", "timeout", "service", "restarts",
             "sweep", "parallel", org.mpfl.protocol.tls.TlsSettings.CA);
     static final Set<String> FLAGS = Set.of("local", "json");
 
@@ -55,6 +56,10 @@ public final class RunCommand implements CliCommand {
             throw new UsageException("--hosts must be at least 1");
         }
         int timeoutS = args.intOption("timeout", 0);
+        Integer restarts = args.option("restarts") == null ? null : args.intOption("restarts", 0);
+        if (restarts != null && restarts < 0) {
+            throw new UsageException("--restarts must be at least 0");
+        }
         boolean json = args.flag("json");
         List<Sweep.Axis> axes = Sweep.axes(args.sweeps, args.params);
         int parallel = args.intOption("parallel", Sweep.DEFAULT_PARALLEL);
@@ -98,15 +103,18 @@ public final class RunCommand implements CliCommand {
             if (!axes.isEmpty()) {
                 return Sweep.run(client, file, args, axes, parallel, timeoutS, json, out, err);
             }
-            JsonNode last;
+            Map<String, Object> start;
             if (stored != null) {
-                Map<String, Object> start = new LinkedHashMap<>();
+                start = new LinkedHashMap<>();
                 start.put("workflow", stored);
                 start.put("params", args.params);
-                last = startAndFollow(client, start, timeoutS, json ? null : err);
             } else {
-                last = startAndFollow(client, input, timeoutS, json ? null : err);
+                start = startRequest(input);
             }
+            if (restarts != null) {
+                start.put("restarts", restarts);
+            }
+            JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err);
             return report(last, out, err, json);
         } finally {
             if (cluster != null) {
@@ -120,13 +128,18 @@ public final class RunCommand implements CliCommand {
 
     /** Starts a run of {@code input} and follows it to its end (progress to {@code progress}, or none). */
     static JsonNode startAndFollow(EngineClient client, WorkflowInput input, int timeoutS, PrintStream progress) throws Exception {
+        return startAndFollow(client, startRequest(input), timeoutS, progress);
+    }
+
+    /** The body of {@code POST /api/runs} that starts {@code input} (its plan, parameters and archives). */
+    static Map<String, Object> startRequest(WorkflowInput input) {
         Map<String, Object> start = new LinkedHashMap<>();
         start.put("plan", input.plan());
         start.put("params", input.params());
         if (!input.archives().isEmpty()) {
             start.put("archives", input.archivesJson());
         }
-        return startAndFollow(client, start, timeoutS, progress);
+        return start;
     }
 
     /** Starts a run as {@code POST /api/runs} with {@code start} and follows it to its end. */

@@ -26,6 +26,8 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code --reattach-grace S} (how long a restarted engine waits for the hosts of the runs it re-attaches
  * to, default 60) and {@code --engine-loss-grace S} (how long hosts keep running ranks while the engine
  * is unreachable, default 120; see {@code docs/durability.md}),
+ * {@code --checkpoint-dir DIR} (where ranks' checkpoint parts are kept; default {@code DATA/checkpoints}),
+ * {@code --checkpoint-max-bytes N} (the largest part one rank may upload; default 64 MiB),
  * and TLS ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, with {@code --tls-ca F}:
  * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
  */
@@ -44,7 +46,8 @@ public final class UpCommand implements CliCommand {
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
                 "token-file", "jdbc", "jdbc-user", "jdbc-password-file", "heartbeat-timeout", "service", "quarantine",
-                "max-replacements", "reattach-grace", "engine-loss-grace"));
+                "max-replacements", "reattach-grace", "engine-loss-grace",
+                "checkpoint-dir", "checkpoint-max-bytes"));
         options.addAll(TlsSettings.OPTIONS);
         CliArgs args = CliArgs.parse(argList, options, Set.of());
         if (!args.positionals.isEmpty()) {
@@ -65,6 +68,21 @@ public final class UpCommand implements CliCommand {
             throw new UsageException("--reattach-grace must be >= 1 and --engine-loss-grace >= 0");
         }
         config.reattachGrace(Duration.ofSeconds(reattach)).engineLossGrace(Duration.ofSeconds(lossGrace));
+        if (args.option("checkpoint-dir") != null) {
+            config.checkpointDir(Path.of(args.option("checkpoint-dir")));
+        }
+        if (args.option("checkpoint-max-bytes") != null) {
+            long max;
+            try {
+                max = Long.parseLong(args.option("checkpoint-max-bytes"));
+            } catch (NumberFormatException e) {
+                throw new UsageException("--checkpoint-max-bytes must be a number of bytes");
+            }
+            if (max < 1) {
+                throw new UsageException("--checkpoint-max-bytes must be at least 1");
+            }
+            config.checkpointMaxBytes(max);
+        }
         if (args.option("bind") != null) {
             config.bindHost(args.option("bind"));
         }

@@ -91,6 +91,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .post("/runs").to(direct("runs-start"))
                 .get("/runs/{id}").to(direct("runs-get"))
                 .post("/runs/{id}/cancel").to(direct("runs-cancel"))
+                .post("/runs/{id}/resume").to(direct("runs-resume"))
                 .get("/runs/{id}/log").to(direct("runs-log"))
                 .get("/runs/{id}/trace").to(direct("runs-trace"))
                 .post("/runs/{id}/ranks/events").to(direct("rank-events"))
@@ -115,6 +116,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("runs-get", ex -> Reply.ok(api.runs().detail(param(ex, "id"))
                 .orElseThrow(() -> new ApiException(404, "no run '" + param(ex, "id") + "'"))));
         handle("runs-cancel", this::cancelRun);
+        handle("runs-resume", this::resumeRun);
         handle("runs-log", this::runLog);
         handle("runs-trace", ex -> Reply.ok(api.runs().trace(param(ex, "id"))));
         handle("rank-events", this::rankEvents);
@@ -172,6 +174,8 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
             } catch (RunService.UnknownRunException e) {
                 reply = new Reply(404, Map.of("error", e.getMessage()));
+            } catch (RunService.ResumeRefusedException e) {
+                reply = new Reply(409, Map.of("error", e.getMessage()));
             } catch (Exception e) {
                 log.error("{} failed", name, e);
                 reply = new Reply(500, Map.of("error", "internal error: " + e));
@@ -428,8 +432,15 @@ public final class EngineRoutes extends RouteBuilder {
                 ? Json.MAPPER.convertValue(b.get("params"), new TypeReference<Map<String, Object>>() { })
                 : Map.of();
         Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
+        Integer restarts = null;
+        if (b.hasNonNull("restarts")) {
+            if (!b.get("restarts").isIntegralNumber() || !b.get("restarts").canConvertToInt() || b.get("restarts").asInt() < 0) {
+                throw new ApiException(400, "'restarts' must be a whole number of at least 0");
+            }
+            restarts = b.get("restarts").asInt();
+        }
         Run run = api.workflows().start(new WorkflowService.StartRun(b.get("plan"), text(b, "document"), text(b, "file"),
-                text(b, "workflow"), params, archives));
+                text(b, "workflow"), params, archives, restarts));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", run.id());
         m.put("state", run.state().name());
@@ -444,6 +455,17 @@ public final class EngineRoutes extends RouteBuilder {
         m.put("id", c.runId());
         m.put("cancelled", c.cancelled());
         m.put("state", c.state());
+        return Reply.ok(m);
+    }
+
+    /** A new attempt of a FAILED or CANCELLED run from its newest usable checkpoint (409 in any other state). */
+    private Reply resumeRun(Exchange ex) throws Exception {
+        requireToken(ex);
+        Run run = api.runs().resume(param(ex, "id"));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", run.id());
+        m.put("state", run.state().name());
+        m.put("url", api.url().get() + "/api/runs/" + run.id());
         return Reply.ok(m);
     }
 

@@ -41,6 +41,8 @@ public final class Run {
     private final List<Map<String, Object>> hostFaults = new ArrayList<>();
     /** The stored workflow version it runs, or {@code null} for a plan or document sent with the run. */
     private Integer workflowVersion;
+    /** Restarts, attempt log, checkpoints and outputs carried over between attempts (see {@link RunAttempts}). */
+    private final RunAttempts history = new RunAttempts();
 
     Run(String id, String workflow, String domainId, String token, Map<String, Object> params, long createdMs) {
         this.id = id;
@@ -93,6 +95,7 @@ public final class Run {
      */
     synchronized Domain newDomain(String newDomainId, String newToken) {
         Domain old = domain();
+        history.keepOutputs(ranks);
         domainId = newDomainId;
         token = newToken;
         ranks.clear();
@@ -156,7 +159,66 @@ public final class Run {
         placements.forEach(p -> ranks.add(new RankView(p)));
         starting = true;
         attempts++;
+        history.placed(attempts, ranks, System.currentTimeMillis());
         dirty = true;
+    }
+
+    /** The run's restarts, attempts and checkpoints (guarded by this run's lock). */
+    RunAttempts history() {
+        return history;
+    }
+
+    /** What to do about an infrastructure fault of a domain. */
+    enum Decision { STALE, FAIL, RESTART }
+
+    /**
+     * @param decision what to do
+     * @param old      the domain given up (to abort) when restarting
+     */
+    record RestartDecision(Decision decision, Domain old) {
+    }
+
+    /**
+     * Decides, once per domain, what an infrastructure fault of domain {@code faultDomain} does: nothing
+     * when the run ended or has moved on to another domain (the fault is stale), a restart under a
+     * new domain while restarts are left, a failure otherwise.
+     */
+    synchronized RestartDecision restartOrFail(String faultDomain, String newDomainId, String newToken) {
+        if (state.isFinal() || !domainId.equals(faultDomain)) {
+            return new RestartDecision(Decision.STALE, null);
+        }
+        if (!history.takeRestart()) {
+            return new RestartDecision(Decision.FAIL, null);
+        }
+        return new RestartDecision(Decision.RESTART, newDomain(newDomainId, newToken));
+    }
+
+    /**
+     * Opens a FAILED or CANCELLED run again for a new attempt under a new domain (its old domain was
+     * aborted when it ended).
+     *
+     * @throws IllegalStateException when the run is in another state
+     */
+    synchronized void reopen(String newDomainId, String newToken) {
+        if (state != RunState.FAILED && state != RunState.CANCELLED) {
+            throw new IllegalStateException("run " + id + " is " + state + "; only a FAILED or CANCELLED run can be resumed");
+        }
+        newDomain(newDomainId, newToken);
+        state = RunState.PENDING;
+        error = null;
+        endedMs = 0;
+        dirty = true;
+    }
+
+    /** Marks the run changed (to be persisted by the ticker). */
+    synchronized void touch() {
+        dirty = true;
+    }
+
+    /** The failure of a rank that an infrastructure fault does not explain, if any. */
+    synchronized Optional<RunError> workflowFailure(java.util.function.Predicate<String> infrastructure) {
+        return ranks.stream().filter(r -> r.state.equals("FAILED") && !infrastructure.test(r.error))
+                .min(java.util.Comparator.comparingLong(r -> r.endedMs)).map(r -> rankError(r.placement.rank()));
     }
 
     synchronized List<RankPlacement> placements() {
@@ -200,7 +262,7 @@ public final class Run {
     }
 
     /** What applying an event changed at run level ({@code FOREIGN}: the event is of another domain). */
-    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED, FOREIGN }
+    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED, FOREIGN, RANK_LOST }
 
     /**
      * Applies one rank event (duplicates by sequence number are ignored).
@@ -263,17 +325,25 @@ public final class Run {
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
             case COUNTERS -> applyCounters(r, e.value());
+            case CHECKPOINT -> history.rankReport(e.rank(), e.value(), e.message());
             default -> { }
         }
         return Outcome.NONE;
     }
 
-    /** Applies a {@code status} answer the same way as events. */
-    synchronized Outcome applyStatus(int rank, RankStatus s, long nowMs) {
-        if (rank < 0 || rank >= ranks.size() || s == null) {
+    /**
+     * Applies a {@code status} answer of domain {@code domain} the same way as events; a rank that its
+     * host no longer knows ({@code unknown}) while it runs is {@linkplain Outcome#RANK_LOST lost}.
+     */
+    synchronized Outcome applyStatus(String domain, int rank, RankStatus s, long nowMs) {
+        if (!domainId.equals(domain) || rank < 0 || rank >= ranks.size() || s == null) {
             return Outcome.NONE;
         }
         RankView r = ranks.get(rank);
+        if ("UNKNOWN".equalsIgnoreCase(s.state()) && !starting && !r.isFinal() && state == RunState.RUNNING) {
+            // every rank accepted run and its host keeps finished ranks: it was killed or its host restarted
+            return Outcome.RANK_LOST;
+        }
         dirty = true;
         if (s.progressValue() != null) {
             r.progressValue = s.progressValue();
@@ -444,6 +514,7 @@ public final class Run {
         m.put("matrix", Map.of("messages", messages, "bytes", bytes));
         m.put("attempts", attempts);
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
+        history.toJson(m);
         return m;
     }
 

@@ -29,6 +29,7 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.registry.Quarantine;
+import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankEvent;
@@ -69,12 +70,22 @@ public final class RunService implements AutoCloseable {
     private final Map<String, AtomicInteger> hostFailures = new ConcurrentHashMap<>();
     private final ExecutorService workers = Executors.newCachedThreadPool(daemon("mpfl-run"));
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon("mpfl-run-ticker"));
+    private final CheckpointStore checkpoints;
+    private final CheckpointIntake intake;
+    /** What each run needs to be placed again (a restart or a resume): its layout, services and process slices. */
+    private final Map<String, Launch> launches = new ConcurrentHashMap<>();
+
+    /** What placing a run's ranks needs, kept for restarts and resumes. */
+    private record Launch(ProcessLayout layout, Map<String, String> services, List<ProcessSlice> slices) {
+    }
 
     /**
      * @param engineUrl the engine's base URL as ranks reach it (their callback address is built from it)
      */
     public RunService(HostRegistry registry, RunStore store, RankInvoker invoker, DeploymentService deployments,
-                      RankFanOut fanOut, RunSettings settings, Supplier<String> engineUrl) {
+                      RankFanOut fanOut, RunSettings settings, Supplier<String> engineUrl, CheckpointStore checkpoints) {
+        this.checkpoints = checkpoints;
+        this.intake = new CheckpointIntake(runs::get, checkpoints, this::checkpointStored);
         this.registry = registry;
         this.store = store;
         this.invoker = invoker;
@@ -112,7 +123,17 @@ public final class RunService implements AutoCloseable {
      * @throws IllegalArgumentException if the rank counts cannot be worked out with these values
      */
     public Run start(DeploymentPlan plan, Map<String, Object> params) {
-        return start(plan, params, null, Map.of());
+        return start(plan, params, null, Map.of(), null);
+    }
+
+    /**
+     * Accepts a run and starts it in the background.
+     *
+     * @param restarts how many times the run may restart after an infrastructure fault ({@code null}:
+     *                 as the plan says, 0 when it does not)
+     */
+    public Run start(DeploymentPlan plan, Map<String, Object> params, Integer restarts) {
+        return start(plan, params, null, Map.of(), restarts);
     }
 
     /**
@@ -123,10 +144,14 @@ public final class RunService implements AutoCloseable {
      * @param params       parameter values given for this run (override the plan's defaults)
      * @param version      the stored workflow version it runs, or {@code null} (a plan or document sent with the run)
      * @param serviceNames service type → the name it is deployed under on the hosts (a type not in it: its plain name)
+     * @param restarts     how many times the run may restart after an infrastructure fault ({@code null}:
+     *                     as the plan says, 0 when it does not)
      * @return the run, PENDING
-     * @throws IllegalArgumentException if the rank counts cannot be worked out with these values
+     * @throws IllegalArgumentException if the rank counts cannot be worked out with these values, or restarts is negative
      */
-    public Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames) {
+    public Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
+                     Integer restarts) {
+        int allowedRestarts = RestartPolicy.allowed(restarts, plan.restarts());
         ProcessLayout layout = layout(plan, params);
         Map<String, String> services = new LinkedHashMap<>();
         List<ProcessSlice> slices = new ArrayList<>();
@@ -143,10 +168,13 @@ public final class RunService implements AutoCloseable {
         String id = randomId(12);
         Run run = new Run(id, plan.workflow(), randomId(24), randomId(32), Map.copyOf(all), System.currentTimeMillis());
         run.workflowVersion(version);
+        run.history().restartsAllowed(allowedRestarts);
+        Launch spec = new Launch(layout, Map.copyOf(services), List.copyOf(slices));
+        launches.put(id, spec);
         runs.put(id, run);
         persist(run);
         record(run, null, "run", stateEvent(run));
-        workers.submit(() -> launch(run, layout, services, List.copyOf(slices)));
+        workers.submit(() -> launch(run, spec, null, new LinkedHashMap<>()));
         return run;
     }
 
@@ -165,11 +193,14 @@ public final class RunService implements AutoCloseable {
      * (deploy refused, {@code run} refused or unanswered), quarantines them and tries again on other
      * hosts with a new domain, at most {@link RunSettings#maxReplacements} times.
      */
-    private void launch(Run run, ProcessLayout layout, Map<String, String> services, List<ProcessSlice> slices) {
+    private void launch(Run run, Launch spec, CheckpointStore.Usable resume, Map<String, String> faulty) {
+        ProcessLayout layout = spec.layout();
+        Map<String, String> services = spec.services();
+        List<ProcessSlice> slices = spec.slices();
         try {
             run.markStarting(System.currentTimeMillis());
-            // hosts that failed this run, with why: kept out of its later attempts even if their quarantine ends
-            Map<String, String> faulty = new LinkedHashMap<>();
+            // faulty: hosts that failed this run, with why: kept out of its later attempts even if their quarantine ends
+            int attemptsBefore = run.attempts();
             // a static host-file entry has what was installed on it by hand, under the plain type names
             Map<String, String> plainType = new HashMap<>();
             slices.forEach(s -> plainType.put(services.get(s.name()), s.service()));
@@ -191,8 +222,8 @@ public final class RunService implements AutoCloseable {
                 if (run.state().isFinal()) {
                     return; // cancelled while deploying: nothing of this domain runs yet
                 }
-                Attempt attempt = faults.isEmpty() ? start(run, placements, slices) : new Attempt(faults, Set.of(), Set.of());
-                if (attempt == null || !placeAgain(run, attempt, faulty)) {
+                Attempt attempt = faults.isEmpty() ? start(run, placements, slices, resume) : new Attempt(faults, Set.of(), Set.of());
+                if (attempt == null || !placeAgain(run, attempt, faulty, run.attempts() - attemptsBefore)) {
                     return;
                 }
             }
@@ -246,14 +277,15 @@ public final class RunService implements AutoCloseable {
      * @return the attempt to give up when hosts refused or did not answer; {@code null} when the run
      *         is under way or ended
      */
-    private Attempt start(Run run, List<RankPlacement> placements, List<ProcessSlice> slices) {
+    private Attempt start(Run run, List<RankPlacement> placements, List<ProcessSlice> slices, CheckpointStore.Usable resume) {
         List<org.mpfl.protocol.Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
         String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
         Run.Domain domain = run.domain();
         List<RankFanOut.RankCall> calls = new ArrayList<>();
         for (RankPlacement p : placements) {
             RunRequest req = new RunRequest(domain.id(), p.rank(), endpoints, slices, paramsOf(run), domain.token(),
-                    callback, settings.transport());
+                    callback, settings.transport(),
+                    resume == null ? null : new RunRequest.Resume(resume.seq(), resume.parts().get(p.rank())));
             calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
         }
         fanOut.callAll(calls);
@@ -297,9 +329,13 @@ public final class RunService implements AutoCloseable {
         if (heldBack.isPresent()) {
             // every rank accepted run: a rank that failed meanwhile failed in the workflow, not in placement
             fail(run, heldBack.get());
-        } else if (run.markRunning(System.currentTimeMillis(), true)) {
-            persist(run);
-            record(run, null, "run", stateEvent(run));
+        } else {
+            run.history().running(run.attempts(), System.currentTimeMillis());
+            run.touch();
+            if (run.markRunning(System.currentTimeMillis(), true)) {
+                persist(run);
+                record(run, null, "run", stateEvent(run));
+            }
         }
         return null;
     }
@@ -320,8 +356,8 @@ public final class RunService implements AutoCloseable {
      * @param faulty this run's faulty hosts so far (updated)
      * @return whether to place again ({@code false}: the run failed, or ended meanwhile)
      */
-    private boolean placeAgain(Run run, Attempt attempt, Map<String, String> faulty) {
-        boolean again = run.attempts() <= settings.maxReplacements();
+    private boolean placeAgain(Run run, Attempt attempt, Map<String, String> faulty, int placements) {
+        boolean again = placements <= settings.maxReplacements();
         Map<String, HostFault> byHost = new LinkedHashMap<>();
         attempt.faults().forEach(f -> byHost.putIfAbsent(f.hostId(), f));
         for (HostFault f : byHost.values()) {
@@ -350,7 +386,7 @@ public final class RunService implements AutoCloseable {
         }
         if (!again) {
             HostFault first = attempt.faults().get(0);
-            fail(run, new RunError(first.rank(), first.location(), "could not start the run after " + run.attempts()
+            fail(run, new RunError(first.rank(), first.location(), "could not start the run after " + placements
                     + " placements: " + String.join("; ", faulty.entrySet().stream()
                     .map(e -> "host " + e.getKey() + " " + e.getValue()).toList())));
             return false;
@@ -471,7 +507,7 @@ public final class RunService implements AutoCloseable {
                 throw new ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
             }
             record(run, e.rank(), "rank", published(e));
-            handle(run, outcome, e.rank());
+            handle(run, outcome, e.rank(), e.domainId());
         }
     }
 
@@ -495,23 +531,235 @@ public final class RunService implements AutoCloseable {
         return m;
     }
 
-    private void handle(Run run, Run.Outcome outcome, int rank) {
+    /**
+     * What a rank's outcome means for the run.
+     *
+     * @param domainId the domain the outcome came from (a fault of a domain given up is stale)
+     */
+    private void handle(Run run, Run.Outcome outcome, int rank, String domainId) {
         switch (outcome) {
             case ALL_DONE -> succeed(run);
-            case RANK_FAILED -> fail(run, run.rankError(rank));
+            case RANK_FAILED -> {
+                RunError error = run.rankError(rank);
+                if (!RestartPolicy.infrastructure(error.message())) {
+                    fail(run, error);
+                    return;
+                }
+                // a transport failure: give a workflow fault of another rank (which may have caused it,
+                // by aborting the domain) a moment to arrive and win
+                workers.submit(() -> {
+                    settle();
+                    Optional<RunError> own = run.workflowFailure(RestartPolicy::infrastructure);
+                    if (own.isPresent()) {
+                        fail(run, own.get());
+                    } else {
+                        infrastructureFault(run, domainId, error, Set.of());
+                    }
+                });
+            }
             case ALL_ABORTED -> {
                 // give a late FAILED event of the causing rank a moment to arrive and win
                 workers.submit(() -> {
-                    try {
-                        Thread.sleep(500);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                    settle();
+                    Optional<RunError> own = run.workflowFailure(RestartPolicy::infrastructure);
+                    if (own.isPresent()) {
+                        fail(run, own.get());
+                        return;
                     }
                     RunError e = run.rankError(rank);
-                    fail(run, new RunError(e.rank(), e.location(), e.message() == null ? "domain aborted" : e.message()));
+                    RunError error = new RunError(e.rank(), e.location(), e.message() == null ? "domain aborted" : e.message());
+                    // every rank aborted and none failed on its own: aborted from outside the workflow
+                    infrastructureFault(run, domainId, error, Set.of());
                 });
             }
+            case RANK_LOST -> {
+                RankPlacement p = run.placements().stream().filter(x -> x.rank() == rank).findFirst().orElse(null);
+                infrastructureFault(run, domainId, new RunError(rank, p == null ? null : p.endpoint().soapUrl(), "rank " + rank
+                        + " is unknown to its host " + (p == null ? "" : p.hostId()) + " (killed from outside?)"), Set.of());
+            }
             default -> { }
+        }
+    }
+
+    private static void settle() {
+        try {
+            Thread.sleep(RestartPolicy.SETTLE_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * An infrastructure fault of domain {@code domainId} (see {@link RestartPolicy}): restarts the run
+     * under a new domain while it has restarts left, fails it with {@code error} otherwise. Stale
+     * faults (of a domain the run gave up, or of an ended run) change nothing.
+     *
+     * @param lostHosts hosts known to be lost (kept out of the new placement)
+     */
+    private void infrastructureFault(Run run, String domainId, RunError error, Set<String> lostHosts) {
+        long faultMs = System.currentTimeMillis();
+        Run.RestartDecision d = run.restartOrFail(domainId, randomId(24), randomId(32));
+        switch (d.decision()) {
+            case STALE -> { }
+            case FAIL -> {
+                int allowed = run.history().restartsAllowed();
+                fail(run, allowed == 0 ? error : new RunError(error.rank(), error.location(), error.message()
+                        + " (no restarts left: " + allowed + " of " + allowed + " used)"));
+            }
+            case RESTART -> {
+                Map<String, Object> body = new LinkedHashMap<>();
+                body.put("cause", error.message());
+                body.put("rank", error.rank());
+                body.put("restart", run.history().restartsUsed());
+                body.put("allowed", run.history().restartsAllowed());
+                body.put("timeMs", faultMs);
+                persist(run);
+                record(run, null, "restart", body);
+                LOG.warn("run {}: infrastructure fault ({}); restart {} of {}", run.id(), error.message(),
+                        run.history().restartsUsed(), run.history().restartsAllowed());
+                workers.submit(() -> restart(run, d.old(), error, lostHosts, faultMs));
+            }
+        }
+    }
+
+    /**
+     * Aborts the given-up domain, keeps the lost hosts (and those the abort cannot reach) out, and
+     * launches a new attempt right after the newest usable checkpoint (from the start without one).
+     */
+    private void restart(Run run, Run.Domain old, RunError cause, Set<String> lostHosts, long faultMs) {
+        Map<String, String> faulty = new LinkedHashMap<>();
+        lostHosts.forEach(h -> faulty.put(h, "(lost: " + cause.message() + ")"));
+        abortUnreachable(run.id(), old).forEach(h -> faulty.putIfAbsent(h, "(unreachable when its ranks were aborted)"));
+        Launch spec = launches.get(run.id());
+        if (spec == null || run.state().isFinal()) {
+            return;
+        }
+        CheckpointStore.Usable from = resumePoint(run, "restart after: " + cause.message(), faultMs);
+        launch(run, spec, from, faulty);
+    }
+
+    /**
+     * Where the next attempt resumes: the newest complete checkpoint whose parts all check out (newer
+     * ones that do not are marked unusable and the attempt's note says so); checkpoints after it are
+     * discarded (the new attempt takes them again).
+     */
+    private CheckpointStore.Usable resumePoint(Run run, String cause, Long faultMs) {
+        Launch spec = launches.get(run.id());
+        int ranks = spec.slices().stream().mapToInt(ProcessSlice::ranks).sum();
+        CheckpointStore.Selection sel = checkpoints.latestUsable(run.id(), ranks);
+        for (String why : sel.rejected()) {
+            try {
+                run.history().unusable(Long.parseLong(why.substring("checkpoint ".length(), why.indexOf(' ', "checkpoint ".length()))), why);
+            } catch (RuntimeException e) {
+                LOG.debug("run {}: {}", run.id(), why);
+            }
+            LOG.warn("run {}: {}", run.id(), why);
+        }
+        CheckpointStore.Usable from = sel.checkpoint().orElse(null);
+        String note = sel.rejected().isEmpty() ? null : String.join("; ", sel.rejected())
+                + (from == null ? "; resuming from the start" : "; resuming from checkpoint " + from.seq());
+        try {
+            checkpoints.discardAfter(run.id(), from == null ? 0 : from.seq());
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("run {}: cannot discard checkpoints after the one resumed from: {}", run.id(), describe(e));
+        }
+        run.history().next(cause, from == null ? null : from.seq(), note, faultMs);
+        run.touch();
+        return from;
+    }
+
+    /**
+     * Aborts a domain at every service URL and returns the hosts that could not be reached (no answer,
+     * or a transport failure rather than a SOAP answer): they are lost for the next placement.
+     */
+    private Set<String> abortUnreachable(String runId, Run.Domain domain) {
+        Map<String, RankPlacement> byUrl = new LinkedHashMap<>();
+        domain.placements().forEach(p -> byUrl.putIfAbsent(p.endpoint().soapUrl(), p));
+        List<RankFanOut.RankCall> calls = byUrl.values().stream()
+                .map(p -> new RankFanOut.RankCall(p.rank(), () -> invoker.abort(p, domain.id(), domain.token()))).toList();
+        try {
+            fanOut.callAll(calls);
+        } catch (RuntimeException e) {
+            LOG.warn("aborting the domain of run {}: {}", runId, describe(e));
+        }
+        Set<String> unreachable = new LinkedHashSet<>();
+        List<RankPlacement> targets = List.copyOf(byUrl.values());
+        for (int i = 0; i < calls.size(); i++) {
+            RankFanOut.RankCall c = calls.get(i);
+            if (!c.done() || transportFailure(c.failure())) {
+                unreachable.add(targets.get(i).hostId());
+            }
+        }
+        return unreachable;
+    }
+
+    private static boolean transportFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof MpiwsClient.MpiwsCallException e) {
+                return e.fault() == null;
+            }
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Starts a new attempt of a FAILED or CANCELLED run right after its newest usable checkpoint (from
+     * the start without one), under a new domain, on hosts placed afresh.
+     *
+     * @throws UnknownRunException if there is no such run
+     * @throws ResumeRefusedException if the run is in another state, or this engine no longer holds it
+     */
+    public Run resume(String runId) throws UnknownRunException, ResumeRefusedException {
+        Run run = runs.get(runId);
+        Launch spec = launches.get(runId);
+        if (run == null || spec == null) {
+            if (store.run(runId).isPresent()) {
+                throw new ResumeRefusedException("run " + runId + " is no longer held by this engine (it ended before the engine "
+                        + "restarted, or long ago); it cannot be resumed");
+            }
+            throw new UnknownRunException(runId);
+        }
+        try {
+            run.reopen(randomId(24), randomId(32));
+        } catch (IllegalStateException e) {
+            throw new ResumeRefusedException(e.getMessage());
+        }
+        CheckpointStore.Usable from = resumePoint(run, "resumed by user", null);
+        persist(run);
+        record(run, null, "run", stateEvent(run));
+        LOG.info("run {} ({}) resumed {}", run.id(), run.workflow(), from == null ? "from the start" : "from checkpoint " + from.seq());
+        workers.submit(() -> launch(run, spec, from, new LinkedHashMap<>()));
+        return run;
+    }
+
+    /** A resume that the run's state does not allow. */
+    public static final class ResumeRefusedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        public ResumeRefusedException(String message) {
+            super(message);
+        }
+    }
+
+    /** Where ranks' checkpoint parts are admitted and stored. */
+    public CheckpointIntake checkpoints() {
+        return intake;
+    }
+
+    private void checkpointStored(Run run, CheckpointStore.Checkpoint c) {
+        run.history().checkpoint(c);
+        run.touch();
+        if (c.complete()) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("checkpoint", c.seq());
+            body.put("attempt", c.attempt());
+            body.put("bytes", c.bytes());
+            body.put("spanMs", c.lastMs() - c.firstMs());
+            body.put("timeMs", c.lastMs());
+            record(run, null, "checkpoint", body);
         }
     }
 
@@ -520,6 +768,12 @@ public final class RunService implements AutoCloseable {
         run.markRunning(System.currentTimeMillis(), false);
         if (run.finish(RunState.SUCCEEDED, null, System.currentTimeMillis())) {
             forgetLiveDomain(run);
+            try {
+                // a succeeded run is never resumed: its checkpoints are of no further use
+                checkpoints.delete(run.id());
+            } catch (java.io.IOException | RuntimeException e) {
+                LOG.warn("run {}: cannot delete its checkpoints: {}", run.id(), describe(e));
+            }
             persist(run);
             record(run, null, "run", stateEvent(run));
             LOG.info("run {} ({}) succeeded", run.id(), run.workflow());
@@ -532,7 +786,8 @@ public final class RunService implements AutoCloseable {
             LOG.info("run {} ({}) failed: {}", run.id(), run.workflow(), error.message());
             persist(run);
             record(run, null, "run", stateEvent(run));
-            workers.submit(() -> abortDomain(run));
+            Run.Domain domain = run.domain();
+            workers.submit(() -> abortDomain(run, domain));
         }
     }
 
@@ -548,15 +803,23 @@ public final class RunService implements AutoCloseable {
         if (run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), System.currentTimeMillis())) {
             persist(run);
             record(run, null, "run", stateEvent(run));
-            workers.submit(() -> abortDomain(run));
+            Run.Domain domain = run.domain();
+            workers.submit(() -> abortDomain(run, domain));
             return true;
         }
         return false;
     }
 
     private void abortDomain(Run run) {
-        abortDomain(run.id(), run.domain(), null);
-        forgetLiveDomain(run);
+        abortDomain(run, run.domain());
+    }
+
+    /** Aborts a domain of the run (captured when the run ended: a resume may have given it a new one since). */
+    private void abortDomain(Run run, Run.Domain domain) {
+        abortDomain(run.id(), domain, null);
+        if (domain.id().equals(run.domainId())) {
+            forgetLiveDomain(run);
+        }
     }
 
     /**
@@ -588,9 +851,10 @@ public final class RunService implements AutoCloseable {
             if (run.state().isFinal()) {
                 continue;
             }
-            run.placements().stream().filter(p -> p.hostId().equals(host.hostId())).findFirst().ifPresent(p ->
-                    fail(run, new RunError(p.rank(), host.soapUrl(), "service host " + host.hostId() + " at " + host.soapUrl()
-                            + " was lost (rank " + p.rank() + " ran there)")));
+            Run.Domain domain = run.domain();
+            domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())).findFirst().ifPresent(p ->
+                    infrastructureFault(run, domain.id(), new RunError(p.rank(), host.soapUrl(), "service host " + host.hostId()
+                            + " at " + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"), Set.of(host.hostId())));
         }
     }
 
@@ -600,7 +864,13 @@ public final class RunService implements AutoCloseable {
             long now = System.currentTimeMillis();
             for (Run run : runs.values()) {
                 if (run.state() == RunState.RUNNING && !run.reattaching()) {
-                    run.checkDeadlock(now, settings.deadlockGrace().toMillis()).ifPresent(err -> fail(run, err));
+                    run.checkDeadlock(now, settings.deadlockGrace().toMillis()).ifPresent(err -> {
+                        // ranks blocked on a peer whose host has stopped answering are not deadlocked:
+                        // that is a lost host (an infrastructure fault), found by the status polls
+                        if (!anyHostSilent(run)) {
+                            fail(run, err);
+                        }
+                    });
                     pollStatus(run, now);
                 }
                 if (run.takeDirty()) {
@@ -614,6 +884,12 @@ public final class RunService implements AutoCloseable {
     }
 
     private final Map<String, Long> lastPoll = new ConcurrentHashMap<>();
+
+    /** Whether a host of the run's current ranks missed its last {@code status} poll or left the registry. */
+    private boolean anyHostSilent(Run run) {
+        return run.placements().stream().map(RankPlacement::hostId).distinct().anyMatch(h ->
+                hostFailures.getOrDefault(h, new AtomicInteger()).get() > 0 || registry.host(h).isEmpty());
+    }
 
     /** Finished runs kept in memory (for late events and fast reads) before only the store has them. */
     static final int FINISHED_IN_MEMORY = 500;
@@ -633,6 +909,7 @@ public final class RunService implements AutoCloseable {
                         persist(r);
                     }
                     runs.remove(r.id());
+                    launches.remove(r.id());
                     polling.remove(r.id());
                     lastPoll.remove(r.id());
                     listeners.remove(r.id());
@@ -651,7 +928,8 @@ public final class RunService implements AutoCloseable {
         workers.submit(() -> {
             try {
                 Map<String, Boolean> hostOk = new HashMap<>();
-                for (RankPlacement p : run.placements()) {
+                Run.Domain domain = run.domain();
+                for (RankPlacement p : domain.placements()) {
                     if (run.state().isFinal()) {
                         return;
                     }
@@ -659,9 +937,9 @@ public final class RunService implements AutoCloseable {
                         continue;
                     }
                     try {
-                        RankStatus s = invoker.status(p, run.domainId());
+                        RankStatus s = invoker.status(p, domain.id());
                         hostOk.put(p.hostId(), true);
-                        handle(run, run.applyStatus(p.rank(), s, System.currentTimeMillis()), p.rank());
+                        handle(run, run.applyStatus(domain.id(), p.rank(), s, System.currentTimeMillis()), p.rank(), domain.id());
                     } catch (UnsupportedOperationException e) {
                         return;
                     } catch (Exception e) {
@@ -680,9 +958,10 @@ public final class RunService implements AutoCloseable {
                             LOG.warn("service host {} does not answer status; removing it", host);
                             registry.remove(host, true);
                         } else {
-                            run.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
-                                    fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "service host " + host
-                                            + " does not answer (rank " + p.rank() + " ran there)")));
+                            domain.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
+                                    infrastructureFault(run, domain.id(), new RunError(p.rank(), p.endpoint().soapUrl(),
+                                            "service host " + host + " does not answer (rank " + p.rank() + " ran there)"),
+                                            Set.of(host)));
                         }
                     }
                 });
@@ -795,7 +1074,8 @@ public final class RunService implements AutoCloseable {
 
     /** Applies a {@code status} answer of one rank as the status poller does (ending the run if it ended). */
     void applyStatus(Run run, int rank, RankStatus status) {
-        handle(run, run.applyStatus(rank, status, System.currentTimeMillis()), rank);
+        String domain = run.domain().id();
+        handle(run, run.applyStatus(domain, rank, status, System.currentTimeMillis()), rank, domain);
     }
 
     /** A live run of this engine instance. */

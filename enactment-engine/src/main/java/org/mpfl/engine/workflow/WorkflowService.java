@@ -66,12 +66,19 @@ public final class WorkflowService {
      * @param workflow the name of a stored workflow, {@code NAME} (its latest version) or {@code NAME@N}
      * @param params   parameter values of the run (override the plan's defaults)
      * @param archives service archives to deploy before anything else, by service type
+     * @param restarts how many times the run may restart after an infrastructure fault ({@code null}: as the plan says)
      */
     public record StartRun(JsonNode plan, String document, String file, String workflow, Map<String, Object> params,
-                           Map<String, byte[]> archives) {
+                           Map<String, byte[]> archives, Integer restarts) {
         public StartRun {
             params = params == null ? Map.of() : params;
             archives = archives == null ? Map.of() : archives;
+        }
+
+        /** A run that restarts as its plan says. */
+        public StartRun(JsonNode plan, String document, String file, String workflow, Map<String, Object> params,
+                        Map<String, byte[]> archives) {
+            this(plan, document, file, workflow, params, archives, null);
         }
     }
 
@@ -329,7 +336,7 @@ public final class WorkflowService {
         } else {
             throw new IllegalArgumentException("a run needs 'plan', 'document' or 'workflow'");
         }
-        return runs.start(plan, params, version, names);
+        return runs.start(plan, params, version, names, request.restarts());
     }
 
     /** Deploys the archives sent with one run under names of their own; returns them by service type. */

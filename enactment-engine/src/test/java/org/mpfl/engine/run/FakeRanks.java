@@ -66,6 +66,11 @@ public final class FakeRanks implements RankInvoker {
             return request.rank();
         }
 
+        /** The {@code run} request this rank received (domain, token, callback, resume). */
+        public RunRequest request() {
+            return request;
+        }
+
         public int size() {
             return request.size();
         }

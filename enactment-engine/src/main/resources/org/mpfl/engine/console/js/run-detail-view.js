@@ -15,6 +15,7 @@ import { RankTableView } from './rank-table-view.js';
 import { RankLogsView } from './rank-logs-view.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { workflowStored } from './workflow-graph-view.js';
+import { AttemptsView } from './attempts-view.js';
 
 const RECONCILE_MS = 2000;     // re-read the detail while the run is live
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
@@ -53,6 +54,7 @@ class RunHeader {
       fact('Duration', formatDuration(duration), 'run-duration'),
       fact('Start-up', run.startupMs === null || run.startupMs === undefined ? '–' : formatDuration(run.startupMs)),
       fact('Ranks', String(run.size ?? model.ranks.length)),
+      fact('Attempts', String((run.attemptLog || []).length || '–'), 'run-attempts'),
       fact('Parameters', run.params && Object.keys(run.params).length
         ? el('code', {}, Object.entries(run.params).map(([k, v]) => `${k}=${formatValue(v, 40)}`).join(' ')) : '–'));
     show(this.progress, progressBar(model.progress(), 'progress of the run'));
@@ -131,6 +133,7 @@ export function mountRunDetailView(container, runId) {
   const matrixView = new MessageMatrixView();
   const timelineView = new TimelineView(timeline);
   const logsView = new RankLogsView();
+  const attemptsView = new AttemptsView();
   const connection = el('span', {class: 'connection', id: 'connection', role: 'status'});
   const header = new RunHeader(cancel);
   const problem = el('p', {class: 'status-line', role: 'status'});
@@ -142,6 +145,7 @@ export function mountRunDetailView(container, runId) {
     header.element,
     section('ranks', 'Ranks', ranksView.element),
     section('timeline', 'Timeline', traceLinks(runId), timelineView.element),
+    section('attempts', 'Attempts and checkpoints', attemptsView.element),
     el('div', {class: 'two-columns'},
       section('matrix', 'Messages between ranks', matrixView.element),
       section('logs', 'Logs and outputs', logsView.element)));
@@ -159,6 +163,7 @@ export function mountRunDetailView(container, runId) {
     matrixView.update(model);
     timelineView.update(model);
     logsView.update(model);
+    attemptsView.update(model);
     container.dataset.runState = model.run.state;
   };
   const scheduleRender = () => {

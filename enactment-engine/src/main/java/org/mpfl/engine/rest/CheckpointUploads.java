@@ -1,0 +1,122 @@
+package org.mpfl.engine.rest;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Map;
+import org.mpfl.engine.json.Json;
+import org.mpfl.engine.run.CheckpointIntake;
+import org.mpfl.protocol.CheckpointUpload;
+
+/**
+ * {@code POST /api/runs/{id}/ranks/checkpoints}: a rank's part of a checkpoint ({@link CheckpointUpload}).
+ *
+ * <p>Served on the Vert.x router ahead of everything else (also ahead of {@link EarlyAuthorization}:
+ * ranks carry no engine credential, their proof is in the headers), so that the part is admitted from
+ * its headers before one byte of the body is read: unknown run, wrong domain, rank or proof are
+ * refused at once, and so is an announced length above the bound (413); a body sent without a length
+ * is cut off at the bound. The body is read into memory (at most the bound) and handed to a worker
+ * thread to be checked against its SHA-256 and written. A body that does not arrive within
+ * {@link #UPLOAD_TIMEOUT_MS} ends the connection. Every refusal closes the connection, so an unread
+ * body is never waited for.
+ */
+public final class CheckpointUploads {
+    /** How long one part may take to arrive once admitted. */
+    static final long UPLOAD_TIMEOUT_MS = 120_000;
+
+    private CheckpointUploads() {
+    }
+
+    /** Adds the route to the router, before every other {@code /api} handler. */
+    public static void install(Router router, CheckpointIntake intake) {
+        router.post("/api/runs/:id/ranks/" + CheckpointUpload.PATH).order(-2000).handler(ctx -> serve(ctx, intake));
+    }
+
+    private static void serve(RoutingContext ctx, CheckpointIntake intake) {
+        HttpServerRequest req = ctx.request();
+        long announced = -1;
+        String length = req.getHeader("Content-Length");
+        if (length != null) {
+            try {
+                announced = Long.parseLong(length.strip());
+            } catch (NumberFormatException e) {
+                refuse(ctx, 400, "Content-Length is not a number");
+                return;
+            }
+        }
+        CheckpointIntake.Admission admission;
+        try {
+            admission = intake.admit(ctx.pathParam("id"), req.getHeader(CheckpointUpload.DOMAIN_HEADER),
+                    req.getHeader(CheckpointUpload.RANK_HEADER), req.getHeader(CheckpointUpload.CHECKPOINT_HEADER),
+                    req.getHeader(CheckpointUpload.SHA256_HEADER), req.getHeader(CheckpointUpload.PROOF_HEADER), announced);
+        } catch (CheckpointIntake.Refused e) {
+            refuse(ctx, e.status(), e.getMessage());
+            return;
+        }
+        long max = intake.maxPartBytes();
+        Buffer body = Buffer.buffer((int) Math.min(Math.max(announced, 0), Math.min(max, 1 << 20)));
+        boolean[] done = {false};
+        long timer = ctx.vertx().setTimer(UPLOAD_TIMEOUT_MS, t -> {
+            if (!done[0]) {
+                done[0] = true;
+                refuse(ctx, 408, "the checkpoint part did not arrive within " + UPLOAD_TIMEOUT_MS / 1000 + " s");
+            }
+        });
+        req.handler(chunk -> {
+            if (done[0]) {
+                return;
+            }
+            if ((long) body.length() + chunk.length() > max) {
+                done[0] = true;
+                ctx.vertx().cancelTimer(timer);
+                refuse(ctx, 413, "a checkpoint part may have at most " + max + " bytes");
+                return;
+            }
+            body.appendBuffer(chunk);
+        });
+        req.exceptionHandler(e -> {
+            done[0] = true;
+            ctx.vertx().cancelTimer(timer);
+        });
+        req.endHandler(v -> {
+            if (done[0]) {
+                return;
+            }
+            done[0] = true;
+            ctx.vertx().cancelTimer(timer);
+            byte[] bytes = body.getBytes();
+            // hashing and writing to disk block: off the event loop
+            ctx.vertx().<Map<String, Object>>executeBlocking(() -> CheckpointIntake.answer(intake.accept(admission, bytes)), false)
+                    .onComplete(ar -> {
+                        if (ar.succeeded()) {
+                            answer(ctx.response(), 201, ar.result(), false);
+                        } else if (ar.cause() instanceof CheckpointIntake.Refused r) {
+                            answer(ctx.response(), r.status(), Map.of("error", r.getMessage()), false);
+                        } else {
+                            answer(ctx.response(), 500, Map.of("error", "internal error: " + ar.cause()), false);
+                        }
+                    });
+        });
+        req.resume();
+    }
+
+    private static void refuse(RoutingContext ctx, int status, String message) {
+        answer(ctx.response(), status, Map.of("error", message), true);
+    }
+
+    private static void answer(HttpServerResponse resp, int status, Object body, boolean close) {
+        if (resp.ended() || resp.closed()) {
+            return;
+        }
+        resp.setStatusCode(status).putHeader("Content-Type", "application/json");
+        if (close) {
+            // the body may be unread: end the connection rather than read or wait for it
+            resp.putHeader("Connection", "close");
+            resp.end(Json.write(body) + "\n").onComplete(x -> resp.close());
+        } else {
+            resp.end(Json.write(body) + "\n");
+        }
+    }
+}

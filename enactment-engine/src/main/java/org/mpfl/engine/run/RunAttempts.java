@@ -1,0 +1,199 @@
+package org.mpfl.engine.run;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.mpfl.engine.run.checkpoint.CheckpointStore;
+
+/**
+ * A run's history across attempts: its restart budget, one entry per attempt (every placement of its
+ * ranks under a domain: the first start, a re-placement after hosts failed the start, a restart after
+ * an infrastructure fault, a resume asked for by a user), and the checkpoints its ranks took.
+ *
+ * <p>Placement re-tries (hosts that refused a deployment or {@code run}) and restarts share the one
+ * attempt counter of {@link Run#attempts()}; the run's {@code hostFaults} name the attempt they ended.
+ * In the run detail: {@code restarts {allowed, used}}, {@code attemptLog [{attempt, cause,
+ * resumedFrom, note, startMs, hosts}]} and {@code checkpoints [{seq, attempt, ranks, parts, bytes,
+ * firstMs, lastMs, spanMs, complete}]}.
+ */
+final class RunAttempts {
+    /** Checkpoints listed in the run detail (the newest; older ones only add to {@code checkpointsTaken}). */
+    static final int LISTED_CHECKPOINTS = 50;
+
+    private int restartsAllowed;
+    private int restartsUsed;
+    private final List<Map<String, Object>> log = new ArrayList<>();
+    private String nextCause;
+    private Long resumedFrom;
+    private String note;
+    private Long faultMs;
+    private final TreeMap<Long, Map<String, Object>> checkpoints = new TreeMap<>();
+    /** Complete checkpoints taken over all attempts. */
+    private int checkpointsTaken;
+    /** Outputs ranks reported in earlier attempts, by rank: still valid when the next one resumes from a checkpoint. */
+    private final Map<Integer, Map<String, Object>> carried = new HashMap<>();
+
+    synchronized void restartsAllowed(int n) {
+        restartsAllowed = Math.max(0, n);
+    }
+
+    synchronized int restartsAllowed() {
+        return restartsAllowed;
+    }
+
+    synchronized int restartsUsed() {
+        return restartsUsed;
+    }
+
+    /** Uses one restart; {@code false} when none is left. */
+    synchronized boolean takeRestart() {
+        if (restartsUsed >= restartsAllowed) {
+            return false;
+        }
+        restartsUsed++;
+        return true;
+    }
+
+    /**
+     * Says why the next attempt starts and where it resumes; later re-placements within it keep the
+     * resume point.
+     *
+     * @param resumedFrom the checkpoint resumed from ({@code null}: from the start)
+     * @param note        what became of newer checkpoints (unusable ones), or {@code null}
+     * @param faultMs     when the fault that caused it was noticed ({@code null}: no fault)
+     */
+    synchronized void next(String cause, Long resumedFrom, String note, Long faultMs) {
+        this.nextCause = cause;
+        this.faultMs = faultMs;
+        this.resumedFrom = resumedFrom;
+        this.note = note;
+        if (resumedFrom == null) {
+            carried.clear(); // from the start: every output is produced again
+        }
+        long from = resumedFrom == null ? 0 : resumedFrom;
+        // later checkpoints are gone from disk: the new attempt takes them again
+        checkpoints.tailMap(from, false).values().forEach(m -> m.putIfAbsent("unusable",
+                "discarded: a later attempt resumed from " + (from == 0 ? "the start" : "checkpoint " + from)));
+    }
+
+    /** The checkpoint the current attempt resumed from ({@code null}: the start). */
+    synchronized Long resumedFrom() {
+        return resumedFrom;
+    }
+
+    /** Records attempt {@code attempt} placed on these ranks (called under the run's lock). */
+    synchronized void placed(int attempt, List<RankView> ranks, long nowMs) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("attempt", attempt);
+        e.put("cause", nextCause != null ? nextCause : attempt == 1 ? "start" : "placed again after host faults of attempt "
+                + (attempt - 1));
+        e.put("resumedFrom", resumedFrom);
+        e.put("note", note);
+        e.put("startMs", nowMs);
+        e.put("faultMs", faultMs);
+        e.put("runningMs", null);
+        e.put("recoveryMs", null);
+        LinkedHashSet<String> hosts = new LinkedHashSet<>();
+        ranks.forEach(r -> hosts.add(r.placement.hostId()));
+        e.put("hosts", List.copyOf(hosts));
+        log.add(e);
+        nextCause = null;
+        note = null;
+        faultMs = null;
+        if (resumedFrom != null) {
+            for (RankView r : ranks) {
+                carried.getOrDefault(r.placement.rank(), Map.of()).forEach(r.outputs::putIfAbsent);
+            }
+        }
+    }
+
+    /**
+     * Every rank of attempt {@code attempt} accepted {@code run}: records when, and for an attempt
+     * caused by a fault, {@code recoveryMs}, the time from noticing the fault to all ranks running again.
+     */
+    synchronized void running(int attempt, long nowMs) {
+        for (Map<String, Object> e : log) {
+            if (e.get("attempt") instanceof Integer a && a == attempt && e.get("runningMs") == null) {
+                e.put("runningMs", nowMs);
+                if (e.get("faultMs") instanceof Long f) {
+                    e.put("recoveryMs", nowMs - f);
+                }
+            }
+        }
+    }
+
+    /** Keeps the outputs of the ranks of the attempt being given up (called under the run's lock). */
+    synchronized void keepOutputs(List<RankView> ranks) {
+        for (RankView r : ranks) {
+            carried.computeIfAbsent(r.placement.rank(), k -> new LinkedHashMap<>()).putAll(r.outputs);
+        }
+    }
+
+    /** Records what is known of a checkpoint after one of its parts arrived. */
+    synchronized void checkpoint(CheckpointStore.Checkpoint c) {
+        if (c.complete()) {
+            checkpointsTaken++;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("seq", c.seq());
+        m.put("attempt", c.attempt());
+        m.put("ranks", c.ranks());
+        m.put("parts", c.parts());
+        m.put("bytes", c.bytes());
+        m.put("firstMs", c.firstMs());
+        m.put("lastMs", c.lastMs());
+        m.put("spanMs", c.lastMs() - c.firstMs());
+        m.put("complete", c.complete());
+        Map<String, Object> before = checkpoints.get(c.seq());
+        if (before != null && before.get("attempt") instanceof Integer a && a == c.attempt() && before.containsKey("rankMs")) {
+            m.put("rankMs", before.get("rankMs")); // a rank's report may arrive before the last part
+        }
+        checkpoints.put(c.seq(), m);
+        while (checkpoints.size() > LISTED_CHECKPOINTS) {
+            checkpoints.pollFirstEntry();
+        }
+    }
+
+    /**
+     * A rank's own report of a checkpoint ({@code CHECKPOINT} event: {@code {checkpoint, bytes, ms,
+     * stored}}): keeps the slowest rank's time from reaching the checkpoint to its part being stored
+     * ({@code rankMs}), and why a part was not stored.
+     */
+    synchronized void rankReport(int rank, Object value, String message) {
+        if (!(value instanceof Map<?, ?> v) || !(v.get("checkpoint") instanceof Number n)) {
+            return;
+        }
+        Map<String, Object> m = checkpoints.get(n.longValue());
+        if (m == null) {
+            return; // the part never arrived (or the checkpoint was dropped from the listing): nothing to add to
+        }
+        if (v.get("ms") instanceof Number ms) {
+            m.merge("rankMs", ms.longValue(), (a, b) -> Math.max(((Number) a).longValue(), ((Number) b).longValue()));
+        }
+        if (Boolean.FALSE.equals(v.get("stored"))) {
+            m.put("notStored", "rank " + rank + ": " + (message == null ? "not stored" : message));
+        }
+    }
+
+    /** Marks a checkpoint as never to be used, with why. */
+    synchronized void unusable(long seq, String why) {
+        Map<String, Object> m = checkpoints.get(seq);
+        if (m != null) {
+            m.put("unusable", why);
+        }
+    }
+
+    synchronized void toJson(Map<String, Object> m) {
+        Map<String, Object> restarts = new LinkedHashMap<>();
+        restarts.put("allowed", restartsAllowed);
+        restarts.put("used", restartsUsed);
+        m.put("restarts", restarts);
+        m.put("attemptLog", log.stream().map(LinkedHashMap::new).toList());
+        m.put("checkpoints", checkpoints.values().stream().map(LinkedHashMap::new).toList());
+        m.put("checkpointsTaken", checkpointsTaken);
+    }
+}

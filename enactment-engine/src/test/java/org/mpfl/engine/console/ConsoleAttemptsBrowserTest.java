@@ -1,0 +1,132 @@
+package org.mpfl.engine.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.engine.run.HandMadeUploads;
+import org.mpfl.engine.run.RunSettings;
+
+/**
+ * The console's attempts and checkpoints, in a real headless Chromium against a real engine whose
+ * ranks are played in-process (they report over HTTP and upload their checkpoint parts by hand):
+ * a run takes two checkpoints, the second turns out corrupt, a transport failure restarts the run
+ * from the first; the run page lists both attempts (cause, resumed from, note about the unusable
+ * checkpoint, time until the ranks ran again) and the checkpoints with size, arrival span and status.
+ */
+@Timeout(120)
+class ConsoleAttemptsBrowserTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    static Path dataDir;
+    static Engine engine;
+    static HeadlessChromium browser;
+    static final List<FakeRanks.Rank> STARTED = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        browser = HeadlessChromium.start(1400, 1000);
+        dataDir = Files.createTempDirectory("mpfl-console-attempts-");
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).invoker(new FakeRanks(r -> {
+            STARTED.add(r);
+            r.awaitAbort(90_000);
+        })).runSettings(new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"))
+                .heartbeatTimeout(Duration.ofSeconds(60)));
+        for (int h = 0; h < 2; h++) {
+            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
+                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 1));
+            assertEquals(201, a.status(), a.body());
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            if (browser != null) {
+                browser.close();
+            }
+        } finally {
+            if (engine != null) {
+                engine.close();
+            }
+        }
+    }
+
+    static List<FakeRanks.Rank> domain(int attempt) throws Exception {
+        long end = System.currentTimeMillis() + 20_000;
+        for (;;) {
+            List<String> domains = STARTED.stream().map(r -> r.request().domainId()).distinct().toList();
+            if (domains.size() >= attempt) {
+                String d = domains.get(attempt - 1);
+                List<FakeRanks.Rank> rs = STARTED.stream().filter(r -> r.request().domainId().equals(d))
+                        .sorted(java.util.Comparator.comparingInt(FakeRanks.Rank::rank)).toList();
+                if (rs.size() == 2) {
+                    return rs;
+                }
+            }
+            assertTrue(System.currentTimeMillis() < end, "attempt " + attempt + " did not start");
+            Thread.sleep(20);
+        }
+    }
+
+    static String text(String css) {
+        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
+    }
+
+    static String attribute(String css, String name) {
+        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null",
+                css, name);
+    }
+
+    @Test
+    void aRestartedRunShowsEachAttemptAndItsCheckpoints() throws Exception {
+        Http.Answer started = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("restarts", 1,
+                "plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 2)))));
+        assertEquals(201, started.status(), started.body());
+        String id = started.json().get("id").asText();
+        List<FakeRanks.Rank> first = domain(1);
+        for (long seq = 1; seq <= 2; seq++) {
+            for (FakeRanks.Rank r : first) {
+                byte[] body = HandMadeUploads.part(r.rank(), seq).getBytes(StandardCharsets.UTF_8);
+                assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), seq, body, Map.of()).statusCode());
+            }
+        }
+        Path corrupt = dataDir.resolve("checkpoints").resolve(id).resolve("2").resolve("rank-0.json");
+        Files.writeString(corrupt, "{\"tampered\":true}");
+        first.get(1).fail("send", "ring.mpfl.xml:12:7", "DeliveryException: send to rank 0 failed: connection reset");
+        domain(2);
+
+        browser.driver().get(engine.url() + "/#/runs/" + id);
+        browser.await("both attempts shown", WAIT, d -> attribute("#attempts-table tr[data-attempt='2'] .attempt-resumed",
+                "data-resumed-from") != null && text("#attempts-table tr[data-attempt='2'] td:nth-of-type(4)").matches(".*\\d.*"));
+        assertEquals("1", attribute("#attempts-table tr[data-attempt='2'] .attempt-resumed", "data-resumed-from"));
+        assertEquals("checkpoint 1", text("#attempts-table tr[data-attempt='2'] .attempt-resumed"));
+        assertEquals("start", text("#attempts-table tr[data-attempt='1'] .attempt-resumed"));
+        String cause = text("#attempts-table tr[data-attempt='2'] .attempt-cause");
+        assertTrue(cause.contains("restart after: DeliveryException: send to rank 0 failed"), cause);
+        assertTrue(cause.contains("checkpoint 2 unusable: rank 0's part does not match its SHA-256"), cause);
+        assertTrue(text("#restarts-summary").contains("1 of 1 used"), text("#restarts-summary"));
+        assertEquals("true", attribute("#checkpoints-table tr[data-seq='1']", "data-complete"));
+        assertEquals("false", attribute("#checkpoints-table tr[data-seq='1']", "data-unusable"));
+        assertEquals("true", attribute("#checkpoints-table tr[data-seq='2']", "data-unusable"));
+        assertTrue(text("#checkpoints-table tr[data-seq='1']").contains("2 / 2"), text("#checkpoints-table"));
+        assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
+        assertEquals("2", text("#run-attempts"));
+        Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
+        Files.createDirectories(shots);
+        browser.screenshot(shots.resolve("run-attempts.png"));
+    }
+}

@@ -1,0 +1,377 @@
+package org.mpfl.engine.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.run.checkpoint.CheckpointStore;
+import org.mpfl.protocol.CheckpointUpload;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.RunRequest;
+
+/**
+ * The engine's half of checkpoints and restarts, with fake ranks (in-process, reporting over HTTP)
+ * and checkpoint parts uploaded by hand over real HTTP exactly as {@link CheckpointUpload} says: the
+ * upload's attacks, complete and incomplete checkpoints, a restart after an infrastructure fault that
+ * resumes every rank from its own part, corrupt and missing parts never resumed from, a workflow
+ * fault never retried, and {@code POST /api/runs/{id}/resume}.
+ */
+@Timeout(90)
+class CheckpointRestartTest {
+    static final long MAX_PART = 4096;
+    @TempDir
+    Path dir;
+    Engine engine;
+    /** Every rank the fake hosts started, in order. */
+    final List<FakeRanks.Rank> started = new CopyOnWriteArrayList<>();
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+
+    @AfterEach
+    void stop() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    void start() throws Exception {
+        FakeRanks ranks = new FakeRanks(r -> {
+            started.add(r);
+            r.awaitAbort(60_000);
+        });
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks).runSettings(EngineRunTest.fast())
+                .heartbeatTimeout(Duration.ofSeconds(30)).checkpointMaxBytes(MAX_PART));
+        for (int h = 0; h < 2; h++) {
+            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
+                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 2));
+            assertEquals(201, a.status(), a.body());
+        }
+    }
+
+    String startRun(int ranks, Integer restarts) throws Exception {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("plan", EngineRunTest.ringPlan(ranks));
+        if (restarts != null) {
+            body.put("restarts", restarts);
+        }
+        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), body);
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    /** The ranks of the run's {@code attempt}-th started domain (waits for all {@code n}). */
+    List<FakeRanks.Rank> domain(int attempt, int n) throws Exception {
+        long end = System.currentTimeMillis() + 20_000;
+        for (;;) {
+            List<String> domains = started.stream().map(r -> r.request.domainId()).distinct().toList();
+            if (domains.size() >= attempt) {
+                String d = domains.get(attempt - 1);
+                List<FakeRanks.Rank> rs = started.stream().filter(r -> r.request.domainId().equals(d))
+                        .sorted(java.util.Comparator.comparingInt(FakeRanks.Rank::rank)).toList();
+                if (rs.size() == n) {
+                    return rs;
+                }
+            }
+            assertTrue(System.currentTimeMillis() < end, "attempt " + attempt + " did not start " + n + " ranks: " + started.size());
+            Thread.sleep(20);
+        }
+    }
+
+    JsonNode detail(String id) throws Exception {
+        return Http.get(engine.url() + "/api/runs/" + id).json();
+    }
+
+    JsonNode await(String id, java.util.function.Predicate<JsonNode> until, String what) throws Exception {
+        long end = System.currentTimeMillis() + 20_000;
+        for (;;) {
+            JsonNode d = detail(id);
+            if (until.test(d)) {
+                return d;
+            }
+            assertTrue(System.currentTimeMillis() < end, what + ": " + d);
+            Thread.sleep(50);
+        }
+    }
+
+    HttpResponse<String> upload(String runId, RunRequest as, long seq, byte[] body, Map<String, String> headers) throws Exception {
+        return HandMadeUploads.upload(engine.url(), runId, as, seq, body, headers);
+    }
+
+    HttpResponse<String> upload(String runId, RunRequest as, long seq, String body) throws Exception {
+        return upload(runId, as, seq, body.getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    static String proof(String token, String domain, int rank, long seq, String sha) {
+        return HandMadeUploads.proof(token, domain, rank, seq, sha);
+    }
+
+    static String part(int rank, long seq) {
+        return HandMadeUploads.part(rank, seq);
+    }
+
+    /** Uploads a complete checkpoint {@code seq} for every rank of a domain. */
+    void checkpoint(String runId, List<FakeRanks.Rank> ranks, long seq) throws Exception {
+        for (FakeRanks.Rank r : ranks) {
+            HttpResponse<String> a = upload(runId, r.request, seq, part(r.rank(), seq));
+            assertEquals(201, a.statusCode(), a.body());
+        }
+    }
+
+    Path part(String runId, long seq, int rank) {
+        return dir.resolve("checkpoints").resolve(runId).resolve(Long.toString(seq)).resolve("rank-" + rank + ".json");
+    }
+
+    @Test
+    void partsMakeACompleteCheckpointRecordedWithSizeAndTime() throws Exception {
+        start();
+        String id = startRun(2, null);
+        List<FakeRanks.Rank> ranks = domain(1, 2);
+        HttpResponse<String> first = upload(id, ranks.get(0).request, 1, part(0, 1));
+        assertEquals(201, first.statusCode(), first.body());
+        assertTrue(first.body().contains("\"complete\":false"), first.body());
+        JsonNode d = detail(id);
+        assertFalse(d.at("/checkpoints/0/complete").asBoolean(), d.toString());
+        HttpResponse<String> second = upload(id, ranks.get(1).request, 1, part(1, 1));
+        assertTrue(second.body().contains("\"complete\":true"), second.body());
+        d = detail(id);
+        JsonNode c = d.at("/checkpoints/0");
+        assertTrue(c.get("complete").asBoolean(), d.toString());
+        assertEquals(part(0, 1).getBytes(StandardCharsets.UTF_8).length + part(1, 1).getBytes(StandardCharsets.UTF_8).length,
+                c.get("bytes").asLong());
+        assertTrue(c.get("spanMs").asLong() >= 0 && c.get("lastMs").asLong() >= c.get("firstMs").asLong(), c.toString());
+        assertEquals(1, d.get("checkpointsTaken").asInt());
+        // stored as uploaded, with a manifest naming each part's checksum
+        assertEquals(part(1, 1), Files.readString(part(id, 1, 1)));
+        String manifest = Files.readString(part(id, 1, 0).resolveSibling("manifest.json"));
+        assertTrue(manifest.contains(CheckpointStore.sha256Hex(part(1, 1).getBytes(StandardCharsets.UTF_8))), manifest);
+        assertTrue(Http.get(engine.url() + "/api/runs/" + id + "/log").body().contains("\"type\":\"checkpoint\""));
+    }
+
+    @Test
+    void uploadAttacksAreRefusedAndStoreNothing() throws Exception {
+        start();
+        String id = startRun(2, null);
+        List<FakeRanks.Rank> ranks = domain(1, 2);
+        RunRequest r0 = ranks.get(0).request;
+        byte[] body = part(0, 1).getBytes(StandardCharsets.UTF_8);
+        String sha = CheckpointStore.sha256Hex(body);
+        // no proof
+        assertEquals(401, upload(id, r0, 1, body, mapOf(CheckpointUpload.PROOF_HEADER, null)).statusCode());
+        // a wrong proof, a proof made with another token
+        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER, "AAAA")).statusCode());
+        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
+                proof(DomainToken.generate(), r0.domainId(), 0, 1, sha))).statusCode());
+        // rank 1's proof presented for rank 0, the proof of checkpoint 2 for checkpoint 1
+        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
+                proof(r0.token(), r0.domainId(), 1, 1, sha))).statusCode());
+        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
+                proof(r0.token(), r0.domainId(), 0, 2, sha))).statusCode());
+        // a rank the domain does not have, even with a proof for it
+        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.RANK_HEADER, "7",
+                CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 7, 1, sha))).statusCode());
+        // another body than the one announced (and proven): the SHA-256 check after reading
+        HttpResponse<String> swapped = upload(id, r0, 1, "{\"evil\":1}".getBytes(StandardCharsets.UTF_8),
+                Map.of(CheckpointUpload.SHA256_HEADER, sha, CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, sha)));
+        assertEquals(400, swapped.statusCode(), swapped.body());
+        // unknown run, unknown domain
+        assertEquals(404, upload("no-such-run", r0, 1, body, Map.of()).statusCode());
+        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.DOMAIN_HEADER, "forged-domain")).statusCode());
+        // malformed headers
+        assertEquals(400, upload(id, r0, 1, body, Map.of(CheckpointUpload.CHECKPOINT_HEADER, "one")).statusCode());
+        assertEquals(400, upload(id, r0, 1, body, Map.of(CheckpointUpload.SHA256_HEADER, "xyz")).statusCode());
+        // a body above the bound, sent without announcing it (chunked): cut off at the bound
+        byte[] big = new byte[(int) MAX_PART + 1];
+        java.util.Arrays.fill(big, (byte) 'a');
+        HttpRequest chunked = HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/" + id + "/ranks/checkpoints"))
+                .timeout(Duration.ofSeconds(10))
+                .header(CheckpointUpload.DOMAIN_HEADER, r0.domainId()).header(CheckpointUpload.RANK_HEADER, "0")
+                .header(CheckpointUpload.CHECKPOINT_HEADER, "1").header(CheckpointUpload.SHA256_HEADER, CheckpointStore.sha256Hex(big))
+                .header(CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, CheckpointStore.sha256Hex(big)))
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big))).build();
+        assertEquals(413, http.send(chunked, HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertFalse(Files.exists(dir.resolve("checkpoints").resolve(id)), "nothing of the refused uploads is stored");
+        assertEquals(0, detail(id).get("checkpoints").size());
+    }
+
+    @Test
+    void anAnnouncedOversizedPartIsRefusedBeforeItsBodyIsRead() throws Exception {
+        start();
+        String id = startRun(2, null);
+        RunRequest r0 = domain(1, 2).get(0).request;
+        String sha = CheckpointStore.sha256Hex(new byte[0]);
+        URI u = URI.create(engine.url());
+        long t0 = System.nanoTime();
+        String head;
+        try (Socket s = new Socket(u.getHost(), u.getPort())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /api/runs/" + id + "/ranks/checkpoints HTTP/1.1\r\nHost: " + u.getHost() + "\r\n"
+                    + CheckpointUpload.DOMAIN_HEADER + ": " + r0.domainId() + "\r\n" + CheckpointUpload.RANK_HEADER + ": 0\r\n"
+                    + CheckpointUpload.CHECKPOINT_HEADER + ": 1\r\n" + CheckpointUpload.SHA256_HEADER + ": " + sha + "\r\n"
+                    + CheckpointUpload.PROOF_HEADER + ": " + proof(r0.token(), r0.domainId(), 0, 1, sha) + "\r\n"
+                    + "Content-Length: 10000000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c; (c = in.read()) != -1 && c != '\n';) {
+                line.append((char) c);
+            }
+            head = line.toString();
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(head.startsWith("HTTP/1.1 413"), head);
+        assertTrue(ms < 3_000, "answered after " + ms + " ms");
+    }
+
+    @Test
+    void aRestartResumesEveryRankFromItsOwnPartUnderANewDomainAndTheOldDomainIsRefused() throws Exception {
+        start();
+        String id = startRun(3, 1);
+        List<FakeRanks.Rank> first = domain(1, 3);
+        checkpoint(id, first, 1);
+        checkpoint(id, first, 2);
+        // an incomplete checkpoint 3 is never used
+        assertEquals(201, upload(id, first.get(0).request, 3, part(0, 3)).statusCode());
+        long t0 = System.currentTimeMillis();
+        first.get(1).fail("send", "ring.mpfl.xml:9:5", "DeliveryException: send to rank 2 failed: connection refused");
+        List<FakeRanks.Rank> second = domain(2, 3);
+        for (FakeRanks.Rank r : second) {
+            assertNotEquals(first.get(0).request.domainId(), r.request.domainId());
+            assertNotEquals(first.get(0).request.token(), r.request.token());
+            assertEquals(2, r.request.resume().checkpoint());
+            assertEquals(part(r.rank(), 2), r.request.resume().state(), "each rank gets its own part, as uploaded");
+        }
+        JsonNode d = await(id, x -> x.at("/attemptLog/1/runningMs").isNumber(), "the second attempt runs");
+        assertEquals("RUNNING", d.get("state").asText(), d.toString());
+        assertEquals(1, d.at("/restarts/used").asInt());
+        JsonNode a = d.at("/attemptLog/1");
+        assertEquals(2, a.get("attempt").asInt());
+        assertEquals(2, a.get("resumedFrom").asInt());
+        assertTrue(a.get("cause").asText().contains("DeliveryException"), a.toString());
+        assertTrue(a.get("startMs").asLong() >= t0, a.toString());
+        assertTrue(a.get("recoveryMs").asLong() >= 0, a.toString());
+        assertEquals("start", d.at("/attemptLog/0/cause").asText());
+        assertTrue(Http.get(engine.url() + "/api/runs/" + id + "/log").body().contains("\"type\":\"restart\""));
+        // the old domain's proof is no good any more; the new one's is
+        assertEquals(403, upload(id, first.get(0).request, 3, part(0, 3)).statusCode());
+        assertEquals(201, upload(id, second.get(0).request, 3, part(0, 3)).statusCode());
+        // checkpoint 3 of attempt 1 was discarded: it is the new attempt's now, with its one part
+        JsonNode third = null;
+        for (JsonNode c : detail(id).get("checkpoints")) {
+            if (c.get("seq").asInt() == 3) {
+                third = c;
+            }
+        }
+        assertEquals(2, third.get("attempt").asInt(), String.valueOf(third));
+        assertEquals(1, third.get("parts").asInt(), String.valueOf(third));
+        assertFalse(third.get("complete").asBoolean());
+        // no restarts left: the next infrastructure fault fails the run, saying so
+        second.get(0).fail("send", null, "DeliveryException: send to rank 1 failed");
+        JsonNode end = await(id, x -> x.get("state").asText().equals("FAILED"), "fails once the restarts are used");
+        assertTrue(end.at("/error/message").asText().contains("no restarts left"), end.toString());
+    }
+
+    @Test
+    void aCorruptOrMissingPartIsNeverResumedFrom() throws Exception {
+        start();
+        String id = startRun(2, 2);
+        List<FakeRanks.Rank> first = domain(1, 2);
+        checkpoint(id, first, 1);
+        checkpoint(id, first, 2);
+        Files.writeString(part(id, 2, 1), part(1, 2).replace("rank", "RANK")); // same length, other content
+        first.get(0).fail(null, null, "DeliveryException: peer gone");
+        List<FakeRanks.Rank> second = domain(2, 2);
+        second.forEach(r -> assertEquals(1, r.request.resume().checkpoint(), "checkpoint 2 is corrupt: 1 is used"));
+        assertEquals(part(1, 1), second.get(1).request.resume().state());
+        JsonNode d = await(id, x -> x.at("/attemptLog/1/runningMs").isNumber(), "the second attempt runs");
+        String note = d.at("/attemptLog/1/note").asText();
+        assertTrue(note.contains("checkpoint 2 unusable: rank 1's part does not match its SHA-256"), d.toString());
+        assertFalse(Files.exists(part(id, 2, 0)), "checkpoints after the one resumed from are discarded");
+
+        // now checkpoint 1 loses a part: the next restart starts from the beginning
+        Files.delete(part(id, 1, 0));
+        second.get(1).fail(null, null, "peer unreachable: send to rank 0 failed");
+        List<FakeRanks.Rank> third = domain(3, 2);
+        third.forEach(r -> assertNull(r.request.resume(), "no usable checkpoint: from the start"));
+        d = await(id, x -> x.at("/attemptLog/2/runningMs").isNumber(), "the third attempt runs");
+        assertTrue(d.at("/attemptLog/2/note").asText().contains("checkpoint 1 unusable: rank 0's part is missing"), d.toString());
+        assertTrue(d.at("/attemptLog/2/resumedFrom").isNull(), d.toString());
+    }
+
+    @Test
+    void aWorkflowFaultIsNotRetried() throws Exception {
+        start();
+        String id = startRun(2, 3);
+        List<FakeRanks.Rank> ranks = domain(1, 2);
+        checkpoint(id, ranks, 1);
+        ranks.get(1).fail("fault", "w.mpfl.xml:4:7", "fault: the input is negative");
+        JsonNode d = await(id, x -> x.get("state").asText().equals("FAILED"), "the run fails");
+        Thread.sleep(RestartPolicy.SETTLE_MS + 300);
+        d = detail(id);
+        assertEquals("FAILED", d.get("state").asText());
+        assertEquals("fault: the input is negative", d.at("/error/message").asText());
+        assertEquals(0, d.at("/restarts/used").asInt());
+        assertEquals(1, d.get("attemptLog").size(), d.toString());
+        assertEquals(1, started.stream().map(r -> r.request.domainId()).distinct().count(), "no second domain");
+    }
+
+    @Test
+    void resumeStartsANewAttemptOfACancelledRunFromItsLastCheckpoint() throws Exception {
+        start();
+        String id = startRun(2, null);
+        List<FakeRanks.Rank> first = domain(1, 2);
+        // only FAILED or CANCELLED runs resume, only with the engine token, only runs that exist
+        Http.Answer running = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null);
+        assertEquals(409, running.status(), running.body());
+        assertTrue(running.body().contains("only a FAILED or CANCELLED run can be resumed"), running.body());
+        assertEquals(401, Http.post(engine.url() + "/api/runs/" + id + "/resume", null, null).status());
+        assertEquals(404, Http.post(engine.url() + "/api/runs/nope/resume", engine.token(), null).status());
+        checkpoint(id, first, 1);
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), null).status());
+        await(id, x -> x.get("state").asText().equals("CANCELLED"), "cancelled");
+        Http.Answer resumed = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null);
+        assertEquals(200, resumed.status(), resumed.body());
+        List<FakeRanks.Rank> second = domain(2, 2);
+        second.forEach(r -> assertEquals(1, r.request.resume().checkpoint()));
+        JsonNode d = await(id, x -> x.get("state").asText().equals("RUNNING") && x.at("/attemptLog/1/runningMs").isNumber(),
+                "the resumed run runs");
+        assertEquals("resumed by user", d.at("/attemptLog/1/cause").asText());
+        assertTrue(d.get("error").isNull(), d.toString());
+        for (FakeRanks.Rank r : second) {
+            r.state("DONE");
+        }
+        d = await(id, x -> x.get("state").asText().equals("SUCCEEDED"), "the resumed run succeeds");
+        assertFalse(Files.exists(dir.resolve("checkpoints").resolve(id)), "a succeeded run's checkpoints are deleted");
+        assertEquals(409, Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null).status());
+    }
+
+    private static Map<String, String> mapOf(String k, String v) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(k, v);
+        return m;
+    }
+}
