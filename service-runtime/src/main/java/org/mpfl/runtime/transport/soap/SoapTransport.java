@@ -26,6 +26,7 @@ import org.mpfl.runtime.transport.TransportException;
  * <p>Thread-safe; one instance per JVM is enough (connections are pooled per host and port).
  */
 public final class SoapTransport implements Transport {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SoapTransport.class);
     /** Connect time limit. */
     public static final int CONNECT_TIMEOUT_MS = 5_000;
     /** Socket read limit for one answer; a store is answered as soon as it is buffered. */
@@ -185,6 +186,9 @@ public final class SoapTransport implements Transport {
         try {
             r = exchange(t, c -> StoreMessageWriter.writeBatch(c, t.path(), t.hostHeader(), chunk));
             batchRequests.incrementAndGet();
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("storeBatch of {} envelopes to {}: HTTP {}", chunk.size(), t.hostHeader(), r.status());
+            }
         } catch (TransportException ex) {
             java.util.Arrays.fill(out, from, to, ex);
             return false;
