@@ -6,10 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -176,32 +172,11 @@ class SoapBatchTest {
                 + "\r\nContent-Type: multipart/related; boundary=\"" + b + "\"; type=\"application/xop+xml\"; "
                 + "start=\"<root>\"; start-info=\"application/soap+xml\"; action=\"" + MpiwsNames.action(MpiwsNames.OP_STORE_BATCH)
                 + "\"\r\nContent-Length: " + contentLength + "\r\n\r\n" + head;
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 5000);
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.UTF_8));
-            out.write(payload1);
-            out.write(between.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            Thread pusher = new Thread(() -> {
-                byte[] chunk = new byte[64 * 1024];
-                try {
-                    for (int i = 0; i < 64; i++) {
-                        out.write(chunk);
-                    }
-                } catch (IOException closedByTheHost) {
-                    // expected: the host stopped reading
-                }
-            });
-            pusher.setDaemon(true);
-            pusher.start();
-            try {
-                return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (SocketTimeoutException e) {
-                throw new AssertionError("the host neither answered nor closed within 10 s: it waited for the payload");
-            }
-        }
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        bytes.write(request.getBytes(StandardCharsets.UTF_8));
+        bytes.write(payload1);
+        bytes.write(between.getBytes(StandardCharsets.US_ASCII));
+        return StoreAttack.exchange(u, bytes.toByteArray(), 64);
     }
 
     private static String entry(String domainId, long seq, byte[] proof, String type, long length, String cid) {

@@ -110,7 +110,15 @@ public final class StoreMessageReader {
         throw new MalformedStoreException("unsupported content type for a SOAP 1.2 store: " + contentType);
     }
 
-    private static StoreRequest readMultipart(MediaType mt, InputStream body, long max, Gate gate) throws IOException {
+    /** An MTOM package opened: its part reader after the root part, the delimiter, and the root part's bytes. */
+    private record Opened(MimeInput in, byte[] delimiter, byte[] root) {
+    }
+
+    /**
+     * Reads an MTOM package up to the end of its root part (at most {@value #MAX_ROOT_BYTES} bytes),
+     * which must be the first part (and the {@code start} one, if the content type names it).
+     */
+    private static Opened open(MediaType mt, InputStream body) throws IOException {
         String boundary = mt.param("boundary");
         if (boundary == null || boundary.isEmpty()) {
             throw new MalformedStoreException("multipart/related without a boundary");
@@ -133,14 +141,20 @@ public final class StoreMessageReader {
         if (start != null && rootHeaders.contentId != null && !stripAngles(start).equals(rootHeaders.contentId)) {
             throw new MalformedStoreException("the SOAP root part must come first in the MTOM package");
         }
-        byte[] root;
         try {
-            root = in.readUntil(delimiter, MAX_ROOT_BYTES);
+            return new Opened(in, delimiter, in.readUntil(delimiter, MAX_ROOT_BYTES));
         } catch (java.io.EOFException e) {
             throw e;
         } catch (IOException e) {
             throw new MalformedStoreException("SOAP root part larger than " + MAX_ROOT_BYTES + " bytes");
         }
+    }
+
+    private static StoreRequest readMultipart(MediaType mt, InputStream body, long max, Gate gate) throws IOException {
+        Opened opened = open(mt, body);
+        MimeInput in = opened.in();
+        byte[] delimiter = opened.delimiter();
+        byte[] root = opened.root();
         Header h = canonical(root);
         if (h == null) {
             h = parseRoot(new ByteArrayInputStream(root), Gate.OPEN, max, null);
@@ -229,31 +243,10 @@ public final class StoreMessageReader {
             throw new MalformedStoreException("a storeBatch must be an MTOM package (multipart/related), not " + contentType);
         }
         long max = contentLength > 0 ? contentLength : Long.MAX_VALUE;
-        String boundary = mt.param("boundary");
-        if (boundary == null || boundary.isEmpty()) {
-            throw new MalformedStoreException("multipart/related without a boundary");
-        }
-        byte[] delimiter = ("\r\n--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
-        String dashBoundary = "--" + boundary;
-        MimeInput in = new MimeInput(body);
-        for (int lines = 0; ; lines++) {
-            String line = in.readLine();
-            if (line.trim().equals(dashBoundary)) {
-                break;
-            }
-            if (lines > 100) {
-                throw new MalformedStoreException("no MIME boundary found");
-            }
-        }
-        readPartHeaders(in);
-        byte[] root;
-        try {
-            root = in.readUntil(delimiter, MAX_ROOT_BYTES);
-        } catch (java.io.EOFException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new MalformedStoreException("SOAP root part larger than " + MAX_ROOT_BYTES + " bytes");
-        }
+        Opened opened = open(mt, body);
+        MimeInput in = opened.in();
+        byte[] delimiter = opened.delimiter();
+        byte[] root = opened.root();
         java.util.List<Header> entries = parseBatchRoot(root, max);
         for (int i = 0; i < entries.size(); i++) {
             Header h = entries.get(i);
