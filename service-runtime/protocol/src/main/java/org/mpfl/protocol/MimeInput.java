@@ -118,6 +118,38 @@ public final class MimeInput {
         }
     }
 
+    /**
+     * Like {@link #readUntil} but drops the bytes instead of keeping them: nothing is allocated, so
+     * a refused part can be passed over whatever its size.
+     *
+     * @return how many bytes came before the delimiter
+     * @throws IOException if more than {@code max} bytes come before it, or the body ends
+     */
+    public long skipUntil(byte[] delimiter, long max) throws IOException {
+        long skipped = 0;
+        byte first = delimiter[0];
+        for (;;) {
+            int searchEnd = lim - delimiter.length;
+            for (int i = pos; i <= searchEnd; i++) {
+                if (buf[i] == first && matches(i, delimiter)) {
+                    skipped += i - pos;
+                    pos = i + delimiter.length;
+                    return skipped;
+                }
+            }
+            int keep = Math.min(lim - pos, delimiter.length - 1);
+            int take = lim - pos - keep;
+            skipped += take;
+            pos += take;
+            if (skipped > max) {
+                throw new IOException("MIME part larger than " + max + " bytes");
+            }
+            if (!ensure(lim - pos + 1)) {
+                throw new EOFException("end of MIME body before the closing delimiter");
+            }
+        }
+    }
+
     private boolean matches(int at, byte[] d) {
         for (int k = 1; k < d.length; k++) {
             if (buf[at + k] != d[k]) {

@@ -18,6 +18,12 @@ public final class MpiwsNames {
     public static final String OP_BSTORE = "bstore";
     public static final String OP_STATUS = "status";
     public static final String OP_ABORT = "abort";
+    /**
+     * Several {@code store}/{@code bstore} calls in one MTOM package, each answered on its own
+     * ({@code docs/wire-format.md}, "Batched stores"); not in the WSDL: MPFL hosts send it to MPFL
+     * hosts, and fall back to single stores when a server does not understand it.
+     */
+    public static final String OP_STORE_BATCH = "storeBatch";
 
     /** Context path under which the service host publishes every service type. */
     public static final String SERVICES_PATH = "/axis2/services/";

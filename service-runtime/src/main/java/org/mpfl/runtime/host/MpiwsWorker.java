@@ -13,9 +13,10 @@ import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpException;
 import org.mpfl.protocol.MediaType;
 import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.MpiwsWsdl;
 import org.mpfl.protocol.SoapFault;
 import org.mpfl.runtime.transport.Inbox;
-import org.mpfl.protocol.MpiwsWsdl;
+import org.mpfl.runtime.transport.soap.StoreBatchResponse;
 import org.mpfl.runtime.transport.soap.StoreMessageReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,10 @@ final class MpiwsWorker implements Worker {
             String op = MpiwsNames.operationOfAction(mt.soapAction());
             if (MpiwsNames.OP_STORE.equals(op) || MpiwsNames.OP_BSTORE.equals(op)) {
                 store(request, response, contentType);
+                return;
+            }
+            if (MpiwsNames.OP_STORE_BATCH.equals(op)) {
+                storeBatch(request, response, contentType);
                 return;
             }
         } else if ("GET".equals(method)) {
@@ -156,7 +161,7 @@ final class MpiwsWorker implements Worker {
             if (fault == null) {
                 // a DUPLICATE needs no fault: the robust in-only answer is 202
                 if (!drain(body, proven[0] ? Long.MAX_VALUE : UNPROVEN_DRAIN_BYTES)) {
-                    answerAndClose(request, 202, null);
+                    answerAndClose(request, 202, (SoapFault) null);
                     return;
                 }
                 response.setStatus(202);
@@ -196,6 +201,101 @@ final class MpiwsWorker implements Worker {
         out.close();
     }
 
+    /**
+     * A {@code storeBatch}: every entry is admitted from its header exactly like a single store
+     * (per-message limit, domain, proof, bound, budget) before its attachment is read, stored on
+     * its own, and answered on its own in one {@code storeBatchResponse} (200). A refusal of a
+     * sender that proved the token is recorded and its attachment passed over unread into memory;
+     * any other refusal (a stranger, or a length over the limit) or a malformed entry ends the
+     * reading there: the answer lists what was done up to it and the connection is closed, so
+     * the rest of the body is never read.
+     */
+    private void storeBatch(AxisHttpRequest request, AxisHttpResponse response, String contentType) throws IOException {
+        long length = contentLength(request);
+        Inbox inbox = host.inbox();
+        long limit = inbox.maxMessageBytes();
+        java.util.List<SoapFault> outcomes = new java.util.ArrayList<>();
+        boolean[] proven = new boolean[1];
+        Inbox.Admission[] admitted = new Inbox.Admission[1];
+        StoreMessageReader.BatchHandler handler = new StoreMessageReader.BatchHandler() {
+            @Override
+            public long admit(int index, String operation, org.mpfl.runtime.transport.Envelope header, long maxPayload) {
+                proven[0] = false;
+                if (maxPayload > limit && maxPayload != Long.MAX_VALUE) {
+                    outcomes.add(new SoapFault("Sender", SoapFault.REJECTED, "message of " + maxPayload
+                            + " bytes exceeds this host's per-message limit of " + limit + " bytes"));
+                    return -1;
+                }
+                long bound = Math.min(maxPayload, limit);
+                Inbox.Admission a = inbox.admit(header, maxPayload == Long.MAX_VALUE ? 0 : bound);
+                proven[0] = a.proven();
+                if (a.outcome() != Inbox.Outcome.STORED) {
+                    a.release();
+                    outcomes.add(StoreOutcomes.toFault(a.outcome(), header));
+                    return -1;
+                }
+                admitted[0] = a;
+                return bound;
+            }
+
+            @Override
+            public boolean passOverRefused(int index) {
+                return proven[0];
+            }
+
+            @Override
+            public void accept(int index, StoreMessageReader.StoreRequest sr) {
+                Inbox.Admission a = admitted[0];
+                admitted[0] = null;
+                try {
+                    outcomes.add(StoreOutcomes.toFault(inbox.store(sr.envelope(), a == null ? null : a.reservation()), sr.envelope()));
+                } catch (RuntimeException e) {
+                    LOG.warn("store failed", e);
+                    outcomes.add(new SoapFault("Receiver", SoapFault.FAILED, String.valueOf(e)));
+                } finally {
+                    if (a != null) {
+                        a.release();
+                    }
+                }
+            }
+        };
+        InputStream body = request.getInputStream();
+        StoreMessageReader.BatchResult result;
+        try {
+            result = StoreMessageReader.readBatch(contentType, body, length, handler);
+        } catch (StoreMessageReader.MalformedStoreException e) {
+            outcomes.add(new SoapFault("Sender", SoapFault.MALFORMED, e.getMessage()));
+            answerAndClose(request, 200, StoreBatchResponse.toBytes(outcomes, -1));
+            return;
+        } finally {
+            if (admitted[0] != null) {
+                admitted[0].release(); // admitted, then the body broke off before it was read
+            }
+        }
+        byte[] answer = StoreBatchResponse.toBytes(outcomes, result.entries());
+        if (result.processed() < result.entries()) {
+            answerAndClose(request, 200, answer);
+            return;
+        }
+        response.setStatus(200);
+        response.setContentType("application/soap+xml; charset=UTF-8");
+        OutputStream out = response.getOutputStream();
+        out.write(answer);
+        out.close();
+    }
+
+    private static long contentLength(AxisHttpRequest request) {
+        Header h = request.getFirstHeader("Content-Length");
+        if (h != null) {
+            try {
+                return Long.parseLong(h.getValue().trim());
+            } catch (NumberFormatException ignored) {
+                // unknown length: parts are bounded by the stream
+            }
+        }
+        return -1;
+    }
+
     /** How much of a refused stranger's body is read and dropped so that a small one keeps its connection. */
     private static final long UNPROVEN_DRAIN_BYTES = 64 * 1024;
 
@@ -224,13 +324,17 @@ final class MpiwsWorker implements Worker {
      * a client that reads while it writes sees it.
      */
     private static void answerAndClose(AxisHttpRequest request, int status, SoapFault fault) {
+        answerAndClose(request, status, fault == null ? new byte[0] : fault.toXml().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@link #answerAndClose(AxisHttpRequest, int, SoapFault)} with any SOAP body (a batch's answer). */
+    private static void answerAndClose(AxisHttpRequest request, int status, byte[] body) {
         java.net.Socket socket = request.getSocketHolder() == null ? null : request.getSocketHolder().getSocket();
         if (socket == null) {
             return;
         }
         try {
-            byte[] body = fault == null ? new byte[0] : fault.toXml().getBytes(StandardCharsets.UTF_8);
-            String head = "HTTP/1.1 " + status + (status == 202 ? " Accepted" : status == 400 ? " Bad Request" : " Internal Server Error")
+            String head = "HTTP/1.1 " + status + (status == 200 ? " OK" : status == 202 ? " Accepted" : status == 400 ? " Bad Request" : " Internal Server Error")
                     + "\r\nContent-Type: application/soap+xml; charset=UTF-8\r\nContent-Length: " + body.length
                     + "\r\nConnection: close\r\n\r\n";
             OutputStream out = socket.getOutputStream();

@@ -94,7 +94,7 @@ final class OutboundLane {
             long seq = nextSeq.computeIfAbsent(context, c -> new long[1])[0]++;
             o = new Outgoing(owner.envelope(context, dest, tag, seq, kind, payload));
             o.order = entered++;
-            inline = mode == Mode.BLOCKING && !active && queue.isEmpty();
+            inline = mode == Mode.BLOCKING && !active && queue.isEmpty() && !queuesForBatching(payload);
             if (inline) {
                 active = true;
             } else {
@@ -175,6 +175,18 @@ final class OutboundLane {
         o.envelope = new Envelope(e.domainId(), e.context(), e.from(), e.to(), e.tag(), e.seq(), e.kind(), e.proof(),
                 e.payload().copy());
         o.queuedBytes = Math.max(bytes, 1);
+    }
+
+    /**
+     * Whether a small blocking send goes through the queue (copied; the caller returns at once)
+     * although the lane is idle: over a transport that batches stores (SOAP), so that messages
+     * sent back to back while one is in flight leave together in one request instead of one HTTP
+     * exchange each. Objects stay inline (an unencodable value fails the send itself).
+     */
+    private boolean queuesForBatching(Payload payload) {
+        Transport t = transport;
+        return t != null && t.batchesStores() && payload.type() != Payload.Type.OBJECT
+                && Mailbox.bufferedSize(payload) <= owner.settings().eagerLimitBytes();
     }
 
     /** Caller holds the lock. */

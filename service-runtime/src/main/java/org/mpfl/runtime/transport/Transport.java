@@ -77,6 +77,15 @@ public interface Transport extends AutoCloseable {
         return out;
     }
 
+    /**
+     * Whether {@link #storeAll} carries several envelopes in one exchange (SOAP: one HTTP request),
+     * so that a sender gains by queueing small messages behind one in flight rather than storing
+     * each on its caller's thread. The default: no.
+     */
+    default boolean batchesStores() {
+        return false;
+    }
+
     /** Asks the rank's host to abort the domain (best effort, bounded time). */
     void abort(Endpoint endpoint, String domainId, byte[] proof) throws TransportException;
 

@@ -12,17 +12,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.DomainToken;
-import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankStatus;
-import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.runtime.transport.Envelope;
@@ -56,37 +52,12 @@ class AdmissionAttackTest {
     }
 
     /** A domain started on the hosts: ranks alternate between host 0 and host 1. */
-    private record Run(String domainId, String token, List<Endpoint> endpoints) {
+    private static HostRuns run(String scenario, int size, String transport) {
+        return HostRuns.start(hosts, CLIENT, scenario, size, Map.of(), transport);
     }
 
-    private static Run run(String scenario, int size, String transport) {
-        String domainId = DomainToken.generate();
-        String token = DomainToken.generate();
-        List<Endpoint> endpoints = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            endpoints.add(hosts.get(r % 2).endpoint(ScenarioProgram.SERVICE));
-        }
-        var procs = List.of(new RunRequest.ProcessSlice("scenario", ScenarioProgram.SERVICE, size));
-        for (int r = 0; r < size; r++) {
-            try {
-                CLIENT.run(endpoints.get(r).soapUrl(), new RunRequest(domainId, r, endpoints, procs,
-                        Map.of("scenario", scenario), token, null, transport));
-            } catch (MpiwsClient.MpiwsCallException e) {
-                throw new IllegalStateException("run of rank " + r + " failed: " + e.getMessage(), e);
-            }
-        }
-        return new Run(domainId, token, endpoints);
-    }
-
-    private static RankStatus awaitFinal(Run run, int rank, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            RankStatus s = CLIENT.status(run.endpoints().get(rank).soapUrl(), run.domainId(), rank);
-            if (s.isFinal() || System.nanoTime() > deadline) {
-                return s;
-            }
-            Thread.sleep(50);
-        }
+    private static RankStatus awaitFinal(HostRuns run, int rank, Duration timeout) throws Exception {
+        return run.awaitFinal(CLIENT, rank, timeout);
     }
 
     private static long residentKb(HostProcess h) throws IOException {
@@ -99,8 +70,8 @@ class AdmissionAttackTest {
 
     @Test
     void refusedStoresAllocateNothingAndALegitimateRunSucceedsMeanwhile() throws Exception {
-        Run legit = run("fifo", 2, "binary");
-        Run target = run("abortWait", 2, "binary"); // a domain that lives on both hosts for a while
+        HostRuns legit = run("fifo", 2, "binary");
+        HostRuns target = run("abortWait", 2, "binary"); // a domain that lives on both hosts for a while
         HostProcess victim = hosts.get(1);
         String url = victim.serviceUrl(ScenarioProgram.SERVICE);
         byte[] goodProof = new DomainToken(target.token()).prove(target.domainId(), 0, 0, 1, 0, 0, Envelope.Kind.DATA.ordinal());
@@ -177,7 +148,7 @@ class AdmissionAttackTest {
 
     @Test
     void anIdleAuthenticatedConnectionIsClosedAndAStrangersProofOpensNothing() throws Exception {
-        Run target = run("abortWait", 2, "binary");
+        HostRuns target = run("abortWait", 2, "binary");
         try {
             for (boolean proven : new boolean[] {false, true}) {
                 try (Socket s = binary(hosts.get(0))) {
@@ -211,7 +182,7 @@ class AdmissionAttackTest {
 
     @Test
     void hostsStillTalkOverSoapAfterTheAttacks() throws Exception {
-        Run legit = run("fifo", 2, "soap");
+        HostRuns legit = run("fifo", 2, "soap");
         for (int r = 0; r < 2; r++) {
             RankStatus s = awaitFinal(legit, r, Duration.ofSeconds(60));
             assertNull(s.failure(), "rank " + r);

@@ -33,6 +33,7 @@ public final class P2PScenarios {
             case "nonblocking" -> P2PScenarios::nonblocking;
             case "objects" -> P2PScenarios::objects;
             case "objectVictim" -> P2PScenarios::objectVictim;
+            case "collect" -> P2PScenarios::collect;
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
     }
@@ -273,5 +274,24 @@ public final class P2PScenarios {
             ctx.output("m" + i, got);
         }
         ctx.output("marks", org.mpfl.runtime.p2p.gadget.TripwireMarks.marks());
+    }
+
+    /**
+     * Rank 1 receives {@code n} messages from rank 0 with tag 5 (stored there by a test from outside)
+     * and outputs the first element of each, in the order received, as {@code got} ("3,1,..."); the
+     * other ranks end at once. For the transport tests that inject stores themselves.
+     */
+    static void collect(RankContext ctx) {
+        Communicator w = ctx.world();
+        if (w.rank() != 1) {
+            return;
+        }
+        int n = intParam(ctx, "n", 1);
+        StringBuilder got = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            double[] v = (double[]) w.recv(0, 5, Duration.ofSeconds(30)).value();
+            got.append(i == 0 ? "" : ",").append((long) v[0]).append(':').append(v.length);
+        }
+        ctx.output("got", got.toString());
     }
 }

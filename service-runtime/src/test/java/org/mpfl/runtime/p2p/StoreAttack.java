@@ -63,11 +63,21 @@ public final class StoreAttack {
                 + "\r\nContent-Type: multipart/related; boundary=\"" + boundary + "\"; type=\"application/xop+xml\"; "
                 + "start=\"<root>\"; start-info=\"application/soap+xml\"; action=\"" + MpiwsNames.action(MpiwsNames.OP_STORE)
                 + "\"\r\nContent-Length: " + contentLength + "\r\n\r\n" + head;
+        return exchange(u, request.getBytes(StandardCharsets.UTF_8), chunks);
+    }
+
+    /**
+     * Sends {@code request} (an HTTP request head and the start of its body) over a raw socket, pushes
+     * {@code chunks} × 64 kB more of the body from another thread, and returns the answer's head and
+     * body; asserts that the host answers or closes within 10 s (i.e. without waiting for the rest of
+     * a body it should not read).
+     */
+    public static String exchange(URI u, byte[] request, int chunks) throws Exception {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 5000);
             s.setSoTimeout(10_000);
             OutputStream out = s.getOutputStream();
-            out.write(request.getBytes(StandardCharsets.UTF_8));
+            out.write(request);
             out.flush();
             Thread pusher = new Thread(() -> {
                 byte[] chunk = new byte[64 * 1024];

@@ -45,7 +45,26 @@ public final class HostProcesses implements AutoCloseable {
     public static final String READY_PREFIX = "MPFL host ";
     private static final Pattern READY = Pattern.compile(
             Pattern.quote(READY_PREFIX) + "(\\S+) listening on (https?://\\S+?)/? binary (\\S+)");
-    private static final Duration GRACE = Duration.ofSeconds(5);
+    /**
+     * How long {@link #close} waits for a host to end after asking it to ({@code mpfl.host.stopGraceMs},
+     * default 5 s) before killing it; the build's class-data-sharing training run raises it so that
+     * its host can write its archive on the way out.
+     */
+    private static final Duration GRACE = Duration.ofMillis(Long.getLong("mpfl.host.stopGraceMs", 5_000));
+    /**
+     * A class-data sharing archive for the host JVMs ({@code mpfl.host.cdsArchive}, set by
+     * {@code bin/mpflc} when the build made one, {@code enactment-engine/target/cds/host.jsa}): the
+     * classes of a host's start and first run are then mapped from it instead of being loaded and
+     * verified one by one. An archive that does not match the class path is ignored by the JVM
+     * (silently: its CDS warnings are off), so a stale one costs nothing but the gain.
+     */
+    static List<String> cdsArguments() {
+        String archive = System.getProperty("mpfl.host.cdsArchive");
+        if (archive == null || archive.isBlank() || !Files.isRegularFile(Path.of(archive))) {
+            return List.of();
+        }
+        return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off,cds+dynamic=off");
+    }
 
     private final List<HostProcess> hosts;
     /** Whether the logs are temporary files of ours (no log directory was given): deleted on close. */
@@ -192,6 +211,9 @@ public final class HostProcesses implements AutoCloseable {
                             : logDirectory.resolve("host-" + i + ".log");
                     List<String> cmd = new ArrayList<>(launchPrefix);
                     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                    if (jvmArgs.stream().noneMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit") || a.startsWith("-XX:SharedArchiveFile"))) {
+                        cmd.addAll(cdsArguments());
+                    }
                     cmd.addAll(jvmArgs);
                     cmd.add("-cp");
                     cmd.add(System.getProperty("java.class.path"));

@@ -26,6 +26,7 @@ import org.mpfl.runtime.transport.TransportException;
  * <p>Thread-safe; one instance per JVM is enough (connections are pooled per host and port).
  */
 public final class SoapTransport implements Transport {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SoapTransport.class);
     /** Connect time limit. */
     public static final int CONNECT_TIMEOUT_MS = 5_000;
     /** Socket read limit for one answer; a store is answered as soon as it is buffered. */
@@ -33,7 +34,20 @@ public final class SoapTransport implements Transport {
     /** Idle connections older than this are not reused (below the server's keep-alive time). */
     private static final long MAX_IDLE_MS = 10_000;
 
+    /**
+     * A batch's HTTP request carries about this many payload bytes at most
+     * ({@code mpfl.soap.batchBytes}, default 1 MiB): larger batches are split, and an envelope
+     * larger than it goes alone as a single {@code store}.
+     */
+    static final long BATCH_BYTES = Long.getLong("mpfl.soap.batchBytes", 1L << 20);
+    /** At most this many envelopes per batch request ({@code mpfl.soap.batchMax}, default 64; 1 turns batching off). */
+    static final int BATCH_MAX = Math.max(1, Math.min(StoreMessageReader.MAX_BATCH_ENTRIES, Integer.getInteger("mpfl.soap.batchMax", 64)));
+
     private final HttpConnectionPool pool;
+    /** Service URLs whose server did not understand {@code storeBatch}: single stores only. */
+    private final java.util.Set<String> noBatch = ConcurrentHashMap.newKeySet();
+    /** {@code storeBatch} requests sent (tests check the splitting). */
+    private final java.util.concurrent.atomic.AtomicLong batchRequests = new java.util.concurrent.atomic.AtomicLong();
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
     /** {@code https} when TLS is on, else {@code http}: the only scheme this transport sends to. */
     private final String scheme;
@@ -89,6 +103,115 @@ public final class SoapTransport implements Transport {
             return;
         }
         throw faultToException(op, endpoint, r);
+    }
+
+    /** How many {@code storeBatch} requests this transport has sent (answered or not). */
+    public long batchRequestsSent() {
+        return batchRequests.get();
+    }
+
+    @Override
+    public boolean batchesStores() {
+        return BATCH_MAX > 1;
+    }
+
+    /**
+     * Several envelopes in as few HTTP requests as the size limits allow: consecutive envelopes go
+     * as one {@code storeBatch} MTOM package of at most {@link #BATCH_MAX} envelopes and about
+     * {@link #BATCH_BYTES} payload bytes (one larger than that goes alone as a plain {@code store}).
+     * Each envelope is answered on its own; a transport failure fails the rest (as in the default).
+     * A server that does not understand {@code storeBatch} gets single stores from then on (a
+     * resent envelope that it had stored after all is dropped there as a duplicate).
+     */
+    @Override
+    public TransportException[] storeAll(Endpoint endpoint, java.util.List<Envelope> envelopes) {
+        int n = envelopes.size();
+        TransportException[] out = new TransportException[n];
+        Target t;
+        try {
+            t = target(endpoint);
+        } catch (TransportException e) {
+            java.util.Arrays.fill(out, e);
+            return out;
+        }
+        int i = 0;
+        while (i < n) {
+            int j = i;
+            long bytes = 0;
+            while (j < n && j - i < BATCH_MAX) {
+                Envelope e = envelopes.get(j);
+                long len = e.payload() == null ? 0 : e.payload().encodedLength();
+                if (j > i && bytes + len > BATCH_BYTES) {
+                    break;
+                }
+                bytes += len;
+                j++;
+            }
+            boolean goOn = j - i == 1 || noBatch.contains(endpoint.soapUrl())
+                    ? storeEach(endpoint, envelopes, i, j, out)
+                    : storeBatch(endpoint, t, envelopes, i, j, out);
+            if (!goOn) {
+                for (int k = j; k < n; k++) {
+                    if (out[k] == null) {
+                        out[k] = out[j - 1] != null ? out[j - 1] : new TransportException("not sent after an earlier failure", false, null);
+                    }
+                }
+                return out;
+            }
+            i = j;
+        }
+        return out;
+    }
+
+    /** Single stores of {@code envelopes[from, to)}; false after a failure that is not BUSY (the rest is filled). */
+    private boolean storeEach(Endpoint endpoint, java.util.List<Envelope> envelopes, int from, int to, TransportException[] out) {
+        for (int k = from; k < to; k++) {
+            try {
+                store(endpoint, envelopes.get(k));
+            } catch (ReceiverBusyException busy) {
+                out[k] = busy;
+            } catch (TransportException ex) {
+                java.util.Arrays.fill(out, k, to, ex);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One {@code storeBatch} of {@code envelopes[from, to)}; false after a transport failure (the rest is filled). */
+    private boolean storeBatch(Endpoint endpoint, Target t, java.util.List<Envelope> envelopes, int from, int to,
+                               TransportException[] out) {
+        java.util.List<Envelope> chunk = envelopes.subList(from, to);
+        HttpConnection.Response r;
+        try {
+            r = exchange(t, c -> StoreMessageWriter.writeBatch(c, t.path(), t.hostHeader(), chunk));
+            batchRequests.incrementAndGet();
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("storeBatch of {} envelopes to {}: HTTP {}", chunk.size(), t.hostHeader(), r.status());
+            }
+        } catch (TransportException ex) {
+            java.util.Arrays.fill(out, from, to, ex);
+            return false;
+        }
+        java.util.List<SoapFault> outcomes = r.status() == 200 ? StoreBatchResponse.parse(r.body()) : null;
+        if (outcomes == null) {
+            // not an MPFL host of this version (or its lean path is off): single stores from now on
+            noBatch.add(endpoint.soapUrl());
+            return storeEach(endpoint, envelopes, from, to, out);
+        }
+        for (int k = 0; k < chunk.size(); k++) {
+            if (k >= outcomes.size()) {
+                // the receiver stopped reading before this one: not stored, resent by the lane
+                java.util.Arrays.fill(out, from + k, to, new TransportException(MpiwsNames.OP_STORE_BATCH + " at "
+                        + endpoint.soapUrl() + ": envelope " + k + " of " + chunk.size() + " was not processed", false, null));
+                return false;
+            }
+            SoapFault f = outcomes.get(k);
+            if (f != null) {
+                out[from + k] = faultToException(StoreMessageWriter.operationOf(chunk.get(k)), endpoint, f, f.httpStatus());
+            }
+        }
+        return true;
     }
 
     @Override
@@ -149,12 +272,15 @@ public final class SoapTransport implements Transport {
     }
 
     private static TransportException faultToException(String op, Endpoint endpoint, HttpConnection.Response r) {
-        SoapFault f = SoapFault.fromHttp(r.status(), r.contentType(), r.body());
+        return faultToException(op, endpoint, SoapFault.fromHttp(r.status(), r.contentType(), r.body()), r.status());
+    }
+
+    private static TransportException faultToException(String op, Endpoint endpoint, SoapFault f, int status) {
         if (SoapFault.BUSY.equals(f.subcode())) {
             // flow control, not a failure: the sender backs off briefly without a delivery deadline
             return new ReceiverBusyException(op + " at " + endpoint.soapUrl() + ": " + f.reason());
         }
-        boolean retry = SoapFault.BUSY.equals(f.subcode()) || (f.subcode() == null && r.status() >= 500);
+        boolean retry = SoapFault.BUSY.equals(f.subcode()) || (f.subcode() == null && status >= 500);
         return new TransportException(op + " at " + endpoint.soapUrl() + " answered "
                 + (f.subcode() == null ? f.code() : f.subcode()) + ": " + f.reason(), !retry, null);
     }

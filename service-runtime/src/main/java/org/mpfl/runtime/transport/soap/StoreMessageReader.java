@@ -110,7 +110,15 @@ public final class StoreMessageReader {
         throw new MalformedStoreException("unsupported content type for a SOAP 1.2 store: " + contentType);
     }
 
-    private static StoreRequest readMultipart(MediaType mt, InputStream body, long max, Gate gate) throws IOException {
+    /** An MTOM package opened: its part reader after the root part, the delimiter, and the root part's bytes. */
+    private record Opened(MimeInput in, byte[] delimiter, byte[] root) {
+    }
+
+    /**
+     * Reads an MTOM package up to the end of its root part (at most {@value #MAX_ROOT_BYTES} bytes),
+     * which must be the first part (and the {@code start} one, if the content type names it).
+     */
+    private static Opened open(MediaType mt, InputStream body) throws IOException {
         String boundary = mt.param("boundary");
         if (boundary == null || boundary.isEmpty()) {
             throw new MalformedStoreException("multipart/related without a boundary");
@@ -133,14 +141,20 @@ public final class StoreMessageReader {
         if (start != null && rootHeaders.contentId != null && !stripAngles(start).equals(rootHeaders.contentId)) {
             throw new MalformedStoreException("the SOAP root part must come first in the MTOM package");
         }
-        byte[] root;
         try {
-            root = in.readUntil(delimiter, MAX_ROOT_BYTES);
+            return new Opened(in, delimiter, in.readUntil(delimiter, MAX_ROOT_BYTES));
         } catch (java.io.EOFException e) {
             throw e;
         } catch (IOException e) {
             throw new MalformedStoreException("SOAP root part larger than " + MAX_ROOT_BYTES + " bytes");
         }
+    }
+
+    private static StoreRequest readMultipart(MediaType mt, InputStream body, long max, Gate gate) throws IOException {
+        Opened opened = open(mt, body);
+        MimeInput in = opened.in();
+        byte[] delimiter = opened.delimiter();
+        byte[] root = opened.root();
         Header h = canonical(root);
         if (h == null) {
             h = parseRoot(new ByteArrayInputStream(root), Gate.OPEN, max, null);
@@ -176,6 +190,183 @@ public final class StoreMessageReader {
             byte[] raw = in.readUntil(delimiter, bound);
             return finish(h, Payload.decode(type, raw));
         }
+    }
+
+    /** Most entries one {@code storeBatch} may carry (the sender's default is 64). */
+    public static final int MAX_BATCH_ENTRIES = 1024;
+
+    /**
+     * What the reader of a {@code storeBatch} asks and tells its owner, entry by entry, in order.
+     */
+    public interface BatchHandler {
+        /**
+         * Admission of entry {@code index} from its header, before its payload is read: as
+         * {@link Gate#admit}; negative refuses it (its outcome is the handler's to record).
+         */
+        long admit(int index, String operation, Envelope header, long maxPayloadBytes);
+
+        /**
+         * After a refusal of entry {@code index}: whether the reader may pass over its attachment
+         * (read and dropped, nothing allocated) and go on with the next entry. Only for a sender
+         * that proved the domain token; otherwise the reading stops there.
+         */
+        boolean passOverRefused(int index);
+
+        /** Entry {@code index} was admitted and read. */
+        void accept(int index, StoreRequest request);
+    }
+
+    /**
+     * How far a batch was read.
+     *
+     * @param entries   how many entries the root part lists
+     * @param processed how many were admitted and read, or refused; fewer than {@code entries}
+     *                  when the reading stopped at a refusal the handler did not let it pass over
+     */
+    public record BatchResult(int entries, int processed) {
+    }
+
+    /**
+     * Reads a {@code storeBatch} MTOM package ({@code docs/wire-format.md}, "Batched stores"): the
+     * root part (at most {@value #MAX_ROOT_BYTES} bytes, at most {@value #MAX_BATCH_ENTRIES}
+     * entries) is parsed first; then, entry by entry, the header is admitted through the handler
+     * and only then is that entry's attachment — which must be the next part — read (or passed
+     * over without allocation when refused).
+     *
+     * @throws MalformedStoreException if the package is not a well-formed batch; entries handed to
+     *                                 the handler before that stay handed over
+     */
+    public static BatchResult readBatch(String contentType, InputStream body, long contentLength, BatchHandler handler)
+            throws IOException {
+        MediaType mt = MediaType.parse(contentType);
+        if (!mt.type().equals("multipart/related")) {
+            throw new MalformedStoreException("a storeBatch must be an MTOM package (multipart/related), not " + contentType);
+        }
+        long max = contentLength > 0 ? contentLength : Long.MAX_VALUE;
+        Opened opened = open(mt, body);
+        MimeInput in = opened.in();
+        byte[] delimiter = opened.delimiter();
+        byte[] root = opened.root();
+        java.util.List<Header> entries = parseBatchRoot(root, max);
+        for (int i = 0; i < entries.size(); i++) {
+            Header h = entries.get(i);
+            if (h.operation == null || h.domainId == null || h.kind == null) {
+                throw new MalformedStoreException("entry " + i + " of the batch lacks domainId or kind");
+            }
+            Envelope header = new Envelope(h.domainId, h.context, h.from, h.to, h.tag, h.seq, h.kind, h.proof, null);
+            long announced = h.href == null ? (h.inline == null ? 0 : h.inline.length() * 3L / 4)
+                    : (h.length >= 0 ? h.length : max);
+            long bound = handler.admit(i, h.operation, header, announced);
+            boolean refused = bound < 0;
+            if (refused && !handler.passOverRefused(i)) {
+                return new BatchResult(entries.size(), i);
+            }
+            bound = Math.min(bound, announced);
+            if (h.href == null) {
+                if (!refused) {
+                    handler.accept(i, finish(h, decodeInline(h)));
+                }
+                continue;
+            }
+            if (in.consumeIf(new byte[] {'-', '-'})) {
+                throw new MalformedStoreException("the batch has no attachment for entry " + i);
+            }
+            in.readLine(); // rest of the boundary line
+            PartHeaders ph = readPartHeaders(in);
+            if (!cid(h.href).equals(ph.contentId)) {
+                throw new MalformedStoreException("entry " + i + " of the batch references " + h.href
+                        + " but the next part is <" + ph.contentId + ">: attachments must follow in the order of their entries");
+            }
+            if (refused) {
+                in.skipUntil(delimiter, h.length >= 0 ? h.length : max);
+                continue;
+            }
+            if (h.length >= 0 && isArray(h.type)) {
+                Object value = readArray(in, h.type, h.length);
+                if (!in.consumeIf(delimiter)) {
+                    throw new MalformedStoreException("payload of entry " + i + " is not " + h.length + " bytes long as m:length says");
+                }
+                handler.accept(i, finish(h, Payload.of(value)));
+            } else {
+                byte[] raw = in.readUntil(delimiter, bound);
+                handler.accept(i, finish(h, Payload.decode(h.type, raw)));
+            }
+        }
+        return new BatchResult(entries.size(), entries.size());
+    }
+
+    /** The entries of a batch's root part (header fields only; nothing admitted yet). */
+    private static java.util.List<Header> parseBatchRoot(byte[] root, long max) throws IOException {
+        java.util.List<Header> entries = new java.util.ArrayList<>();
+        try {
+            XMLStreamReader r = Xml.reader(new ByteArrayInputStream(root));
+            try {
+                int depth = 0;
+                boolean inBody = false;
+                boolean inBatch = false;
+                Header h = null;
+                while (r.hasNext()) {
+                    int ev = r.next();
+                    if (ev == XMLStreamConstants.START_ELEMENT) {
+                        depth++;
+                        String ns = r.getNamespaceURI();
+                        String local = r.getLocalName();
+                        if (depth == 1) {
+                            if (!MpiwsNames.SOAP12_NS.equals(ns) || !local.equals("Envelope")) {
+                                throw new MalformedStoreException("not a SOAP 1.2 envelope: {" + ns + "}" + local);
+                            }
+                        } else if (depth == 2) {
+                            inBody = MpiwsNames.SOAP12_NS.equals(ns) && local.equals("Body");
+                            if (!inBody) {
+                                skip(r);
+                                depth--;
+                            }
+                        } else if (depth == 3) {
+                            if (!MpiwsNames.NS.equals(ns) || !local.equals(MpiwsNames.OP_STORE_BATCH)) {
+                                throw new MalformedStoreException("body is not an MPIWS storeBatch: {" + ns + "}" + local);
+                            }
+                            inBatch = true;
+                        } else if (depth == 4 && inBatch) {
+                            if (!MpiwsNames.NS.equals(ns)
+                                    || !(local.equals(MpiwsNames.OP_STORE) || local.equals(MpiwsNames.OP_BSTORE))) {
+                                throw new MalformedStoreException("a storeBatch entry must be a store or bstore, not {" + ns + "}" + local);
+                            }
+                            if (entries.size() == MAX_BATCH_ENTRIES) {
+                                throw new MalformedStoreException("a storeBatch carries at most " + MAX_BATCH_ENTRIES + " entries");
+                            }
+                            h = new Header();
+                            h.operation = local;
+                            h.max = max;
+                            entries.add(h);
+                        } else if (depth == 5 && h != null) {
+                            field(r, h, ns, local);
+                            depth--;
+                        } else {
+                            skip(r);
+                            depth--;
+                        }
+                    } else if (ev == XMLStreamConstants.END_ELEMENT) {
+                        if (depth == 4) {
+                            h = null;
+                        }
+                        depth--;
+                    }
+                }
+            } finally {
+                r.close();
+            }
+        } catch (XMLStreamException | IllegalArgumentException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new MalformedStoreException("bad storeBatch message: " + e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        if (entries.isEmpty()) {
+            throw new MalformedStoreException("a storeBatch without entries");
+        }
+        return entries;
     }
 
     /** Asks the gate about a complete header; returns the payload bound it admitted. */

@@ -58,12 +58,7 @@ final class StoreMessageWriter {
                 + ">\"; start-info=\"application/soap+xml\"; action=\"" + action
                 + "\"\r\nMIME-Version: 1.0\r\nUser-Agent: mpfl-mpiws\r\nContent-Length: " + contentLength + "\r\n\r\n");
         c.write(head);
-        switch (p.type()) {
-            case DOUBLE_ARRAY -> c.writeDoubles((double[]) p.value());
-            case LONG_ARRAY -> c.writeLongs((long[]) p.value());
-            case INT_ARRAY -> c.writeInts((int[]) p.value());
-            default -> c.write(encodedNonArray);
-        }
+        writePayload(c, p, encodedNonArray);
         c.write(tail);
         c.flush();
     }
@@ -79,6 +74,17 @@ final class StoreMessageWriter {
         sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
           .append("<s:Envelope xmlns:s=\"").append(MpiwsNames.SOAP12_NS).append("\"><s:Body>")
           .append("<m:").append(operation).append(" xmlns:m=\"").append(MpiwsNames.NS).append("\">");
+        fields(sb, e, type, payloadLength, PAYLOAD_CID);
+        sb.append("</m:").append(operation).append("></s:Body></s:Envelope>\r\n")
+          .append("--").append(boundary).append("\r\n")
+          .append("Content-Type: application/octet-stream\r\n")
+          .append("Content-Transfer-Encoding: binary\r\n")
+          .append("Content-ID: <").append(PAYLOAD_CID).append(">\r\n\r\n");
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The header fields and the {@code xop:Include} of one store element (the same in a batch and alone). */
+    private static void fields(StringBuilder sb, Envelope e, Payload.Type type, long payloadLength, String cid) {
         element(sb, "domainId", Xml.escape(e.domainId()));
         element(sb, "context", Integer.toString(e.context()));
         element(sb, "from", Integer.toString(e.from()));
@@ -90,13 +96,92 @@ final class StoreMessageWriter {
         element(sb, "type", type.name());
         element(sb, "length", Long.toString(payloadLength));
         sb.append("<m:payload><xop:Include xmlns:xop=\"").append(MpiwsNames.XOP_NS)
-          .append("\" href=\"cid:").append(PAYLOAD_CID).append("\"/></m:payload>")
-          .append("</m:").append(operation).append("></s:Body></s:Envelope>\r\n")
-          .append("--").append(boundary).append("\r\n")
-          .append("Content-Type: application/octet-stream\r\n")
+          .append("\" href=\"cid:").append(cid).append("\"/></m:payload>");
+    }
+
+    /** The Content-ID of the payload of entry {@code index} (from 0) of a batch. */
+    static String batchPayloadCid(int index) {
+        return "payload." + (index + 1) + "@mpfl";
+    }
+
+    /** The operation element of an envelope: {@code bstore} for a broadcast, else {@code store}. */
+    static String operationOf(Envelope e) {
+        return e.kind() == Envelope.Kind.BSTORE ? MpiwsNames.OP_BSTORE : MpiwsNames.OP_STORE;
+    }
+
+    /**
+     * Writes one {@code storeBatch} request: the root part lists every envelope as a {@code store}
+     * (or {@code bstore}) element under {@code m:storeBatch}, each referencing its own attachment,
+     * and the attachments follow in the same order (the receiver admits each from its header just
+     * before it reads that attachment). Payload bytes go straight from the arrays to the connection.
+     */
+    static void writeBatch(HttpConnection c, String path, String hostHeader, java.util.List<Envelope> envelopes) throws IOException {
+        String boundary = BOUNDARY_PREFIX + Long.toHexString(BOUNDARY_COUNTER.incrementAndGet());
+        String action = MpiwsNames.action(MpiwsNames.OP_STORE_BATCH);
+        int n = envelopes.size();
+        Payload[] payloads = new Payload[n];
+        byte[][] encoded = new byte[n][];
+        long[] lengths = new long[n];
+        StringBuilder sb = new StringBuilder(256 + 700 * n);
+        sb.append("--").append(boundary).append("\r\n")
+          .append("Content-Type: application/xop+xml; charset=UTF-8; type=\"application/soap+xml; action=\\\"")
+          .append(action).append("\\\"\"\r\n")
           .append("Content-Transfer-Encoding: binary\r\n")
-          .append("Content-ID: <").append(PAYLOAD_CID).append(">\r\n\r\n");
-        return sb.toString().getBytes(StandardCharsets.UTF_8);
+          .append("Content-ID: <").append(ROOT_CID).append(">\r\n\r\n");
+        sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+          .append("<s:Envelope xmlns:s=\"").append(MpiwsNames.SOAP12_NS).append("\"><s:Body>")
+          .append("<m:").append(MpiwsNames.OP_STORE_BATCH).append(" xmlns:m=\"").append(MpiwsNames.NS).append("\">");
+        for (int i = 0; i < n; i++) {
+            Envelope e = envelopes.get(i);
+            Payload p = e.payload() == null ? Payload.of(null) : e.payload();
+            payloads[i] = p;
+            switch (p.type()) {
+                case DOUBLE_ARRAY -> lengths[i] = 8L * ((double[]) p.value()).length;
+                case LONG_ARRAY -> lengths[i] = 8L * ((long[]) p.value()).length;
+                case INT_ARRAY -> lengths[i] = 4L * ((int[]) p.value()).length;
+                default -> {
+                    encoded[i] = p.encode();
+                    lengths[i] = encoded[i].length;
+                }
+            }
+            String op = operationOf(e);
+            sb.append("<m:").append(op).append('>');
+            fields(sb, e, p.type(), lengths[i], batchPayloadCid(i));
+            sb.append("</m:").append(op).append('>');
+        }
+        sb.append("</m:").append(MpiwsNames.OP_STORE_BATCH).append("></s:Body></s:Envelope>");
+        byte[] root = sb.toString().getBytes(StandardCharsets.UTF_8);
+        byte[][] partHeads = new byte[n][];
+        long contentLength = root.length;
+        for (int i = 0; i < n; i++) {
+            partHeads[i] = ("\r\n--" + boundary + "\r\nContent-Type: application/octet-stream\r\n"
+                    + "Content-Transfer-Encoding: binary\r\nContent-ID: <" + batchPayloadCid(i) + ">\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII);
+            contentLength += partHeads[i].length + lengths[i];
+        }
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII);
+        contentLength += tail.length;
+        c.writeAscii("POST " + path + " HTTP/1.1\r\nHost: " + hostHeader
+                + "\r\nContent-Type: multipart/related; boundary=\"" + boundary
+                + "\"; type=\"application/xop+xml\"; start=\"<" + ROOT_CID
+                + ">\"; start-info=\"application/soap+xml\"; action=\"" + action
+                + "\"\r\nMIME-Version: 1.0\r\nUser-Agent: mpfl-mpiws\r\nContent-Length: " + contentLength + "\r\n\r\n");
+        c.write(root);
+        for (int i = 0; i < n; i++) {
+            c.write(partHeads[i]);
+            writePayload(c, payloads[i], encoded[i]);
+        }
+        c.write(tail);
+        c.flush();
+    }
+
+    private static void writePayload(HttpConnection c, Payload p, byte[] encodedNonArray) throws IOException {
+        switch (p.type()) {
+            case DOUBLE_ARRAY -> c.writeDoubles((double[]) p.value());
+            case LONG_ARRAY -> c.writeLongs((long[]) p.value());
+            case INT_ARRAY -> c.writeInts((int[]) p.value());
+            default -> c.write(encodedNonArray);
+        }
     }
 
     private static void element(StringBuilder sb, String name, String text) {
