@@ -42,8 +42,9 @@ public final class WorkflowService {
      * @param name     its name ({@code null}: the plan's workflow name)
      * @param document MPFL XML, or {@code null}
      * @param file     the document's file name for diagnostics ({@code null}: the name)
-     * @param plan     a deployment plan as JSON, or {@code null}; used when both are given
-     * @param archives the plan's service archives by service type (ignored with a document: it is compiled)
+     * @param plan     a deployment plan as JSON, or {@code null}; used when both are given (the document is
+     *                 then stored only to draw the workflow)
+     * @param archives the plan's service archives by service type (ignored without a plan: the document is compiled)
      */
     public record SaveWorkflow(String name, String document, String file, JsonNode plan, Map<String, byte[]> archives) {
         public SaveWorkflow {
@@ -229,7 +230,10 @@ public final class WorkflowService {
         String planText;
         String sourceSha;
         Map<String, byte[]> archives;
-        if (document == null) {
+        if (plan != null) {
+            // a plan compiled by the client (mpflc deploy): it and its archives are what runs, since the
+            // document may use libraries that only the client's machine has; the document rides along
+            // to draw the workflow
             DeploymentPlan parsed = PlanJson.readPlan(plan);
             name = name == null ? parsed.workflow() : name;
             planText = Json.write(plan); // as given
@@ -248,7 +252,10 @@ public final class WorkflowService {
             throw new IllegalArgumentException("bad workflow name '" + name + "' (no '@', at most 256 characters)");
         }
         // what decides "changed": the source (or the plan when there is none) and every archive
-        StringBuilder content = new StringBuilder(document != null ? "document\n" + document : "plan\n" + planText);
+        StringBuilder content = new StringBuilder(plan == null ? "document\n" + document : "plan\n" + planText);
+        if (plan != null && document != null) {
+            content.append("\ndocument\n").append(document);
+        }
         new TreeMap<>(archives).forEach((type, bytes) -> content.append("\narchive ").append(type).append(' ')
                 .append(DeploymentService.sha256(bytes)));
         String contentSha = RunStore.sha256(content.toString());
@@ -320,9 +327,11 @@ public final class WorkflowService {
             deployments.deployAll(request.archives());
             RunStore.StoredWorkflow w = get(request.workflow());
             version = w.version();
-            if (w.document() != null) {
-                // the stored plan's defaults are the values it was deployed with (mpflc deploy --param):
-                // the document alone would start with its own defaults instead
+            DeploymentPlan stored = w.plan() == null ? null : PlanJson.readPlan(Json.MAPPER.readTree(w.plan()));
+            if (w.document() != null && (stored == null || stored.libraries().isEmpty())) {
+                // compiled again with this run's values over the deployment's (mpflc deploy --param), so the
+                // static checks see them; a document with libraries cannot be compiled here (they are on the
+                // deploying machine) and runs from the plan and archives compiled there
                 WorkflowCompiler.Compiled c = compiler.compile(w.name(), w.document(), storedDefaults(w, params));
                 plan = c.plan();
                 params = c.params();
@@ -330,7 +339,7 @@ public final class WorkflowService {
                 // the stored archives are these; deploying again reaches hosts that joined since (a no-op elsewhere)
                 deployments.deployAllAs(byName(c.archives(), names));
             } else {
-                plan = PlanJson.readPlan(Json.MAPPER.readTree(w.plan()));
+                plan = stored;
                 names = recordedNames(w);
             }
         } else {

@@ -403,7 +403,7 @@ class ConsoleBrowserTest {
         Http.Answer planOnly = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", "plan-only",
                 "plan", Map.of("workflow", "plan-only", "processes", List.of(Map.of("name", "p", "service", "P", "ranks", 1)))));
         assertEquals(201, planOnly.status(), planOnly.body());
-        open("/workflows/plan-only");
+        open("/workflows/plan-only/graph");
         browser.await("the reason is shown", WAIT, d -> text("#graph-error").contains("without its document"));
         assertEquals(400, Http.get(engine.url() + "/api/workflows/ring-rounds/graph?format=png").status());
         assertEquals(404, Http.get(engine.url() + "/api/workflows/none/graph").status());
