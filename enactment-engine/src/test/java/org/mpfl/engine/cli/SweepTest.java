@@ -17,13 +17,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.compiler.cli.MpflcCall;
 import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.console.activities.Pause;
+import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 
 /**
  * {@code mpflc run FILE --sweep …}: real runs on host processes, against an engine ({@code --engine})
- * and on a cluster of its own ({@code --local}); the cartesian product, bounded concurrency, one
- * progress line per run, the table and the JSON; a failing combination does not stop the others.
+ * and on a cluster of its own ({@code --local}); the cartesian product, bounded concurrency (read
+ * from the engine's record of when each run was created and ended), one progress line per run, the
+ * table and the JSON; a failing combination does not stop the others.
  */
 @Timeout(300)
 class SweepTest {
@@ -36,6 +40,7 @@ class SweepTest {
         try (InputStream in = SweepTest.class.getResourceAsStream("/mpfl/sweep.mpfl.xml")) {
             Files.write(dir.resolve("sweep.mpfl.xml"), in.readAllBytes());
         }
+        TestActivities.jar(Files.createDirectories(dir.resolve("lib")).resolve("activities.jar"), Pause.class);
         cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(dir.resolve("engine")), 2, Duration.ofSeconds(90));
     }
 
@@ -73,6 +78,53 @@ class SweepTest {
         assertTrue(lines.get(1).matches("1\\s+0\\s+SUCCEEDED\\s+\\d+\\.\\d\\s+\\{\"0\":10,\"1\":20,\"2\":30}\\s+30"), lines.get(1));
         assertTrue(lines.get(2).matches("1\\s+5\\s+SUCCEEDED\\s+\\d+\\.\\d\\s+\\S+\\s+45"), lines.get(2));
         assertTrue(lines.get(6).matches("3\\s+5\\s+SUCCEEDED\\s+\\d+\\.\\d\\s+\\S+\\s+105"), lines.get(6));
+    }
+
+    @Test
+    void atMostParallelRunsAreInFlightAtOnceAndThatManyAre() throws Exception {
+        // every rank pauses 1.5 s, far longer than it takes the sweep to start its next run, so the
+        // first three runs are surely under way together and each later one waits for a free place
+        int parallel = 3;
+        MpflcCall r = mpflc(onEngine("--sweep", "a=1,2,3,4,5,6", "--param", "ranks=1", "--param", "pauseMs=1500",
+                "--parallel", Integer.toString(parallel), "--json"));
+        assertEquals(0, r.exit(), r.err() + r.out());
+        List<long[]> lifetimes = new ArrayList<>();
+        for (JsonNode outcome : Json.MAPPER.readTree(r.out())) {
+            JsonNode run = Http.get(cluster.engine().url() + "/api/runs/" + outcome.path("run").asText()).json();
+            assertEquals("SUCCEEDED", run.path("state").asText(), run.toString());
+            lifetimes.add(new long[] {run.path("createdMs").asLong(), run.path("endedMs").asLong()});
+        }
+        assertEquals(6, lifetimes.size(), r.out());
+        assertEquals(parallel, mostAtOnce(lifetimes), "runs in flight at once, from the engine's createdMs and endedMs: "
+                + lifetimes.stream().map(l -> "[" + l[0] + ", " + l[1] + "]").toList());
+    }
+
+    /**
+     * The largest number of the intervals [created, ended] that overlap at one instant. A run created in
+     * the millisecond another ended does not overlap it: the sweep starts its next run only once it has
+     * seen one end.
+     */
+    static int mostAtOnce(List<long[]> lifetimes) {
+        List<long[]> changes = new ArrayList<>();
+        for (long[] l : lifetimes) {
+            changes.add(new long[] {l[0], 1});
+            changes.add(new long[] {l[1], -1});
+        }
+        changes.sort(java.util.Comparator.<long[]>comparingLong(c -> c[0]).thenComparingLong(c -> c[1]));
+        int now = 0;
+        int most = 0;
+        for (long[] c : changes) {
+            now += (int) c[1];
+            most = Math.max(most, now);
+        }
+        return most;
+    }
+
+    @Test
+    void mostAtOnceCountsOnlyRealOverlaps() {
+        assertEquals(1, mostAtOnce(List.of(new long[] {0, 10}, new long[] {10, 20}, new long[] {20, 30})));
+        assertEquals(2, mostAtOnce(List.of(new long[] {0, 10}, new long[] {5, 20}, new long[] {10, 30})));
+        assertEquals(3, mostAtOnce(List.of(new long[] {0, 10}, new long[] {1, 9}, new long[] {2, 3})));
     }
 
     @Test

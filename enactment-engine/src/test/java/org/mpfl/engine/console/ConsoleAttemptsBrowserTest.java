@@ -27,6 +27,10 @@ import org.mpfl.engine.run.RunSettings;
  * a run takes two checkpoints, the second turns out corrupt, a transport failure restarts the run
  * from the first; the run page lists both attempts (cause, resumed from, note about the unusable
  * checkpoint, time until the ranks ran again) and the checkpoints with size, arrival span and status.
+ *
+ * <p>Its screenshot {@code run-attempts.png} goes where {@link ConsoleBrowserTest}'s go: to
+ * {@code target/console-screenshots}, or to {@code -Dmpfl.console.screenshots=DIR} (how the copy in
+ * {@code docs/console/}, shown by {@code docs/console.md}, is refreshed).
  */
 @Timeout(120)
 class ConsoleAttemptsBrowserTest {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,11 +12,10 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.console.activities.Pause;
+import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.workflow.Compilers;
 import org.mpfl.engine.workflow.WorkflowCompiler;
 
@@ -46,21 +44,8 @@ final class ConsoleWorkflows {
                 Files.copy(in, dir.resolve(d));
             }
         }
-        writeLibrary(dir.resolve("console-activities.jar"), Pause.class);
+        TestActivities.jar(dir.resolve("console-activities.jar"), Pause.class);
         return new ConsoleWorkflows(dir);
-    }
-
-    private static void writeLibrary(Path jar, Class<?>... classes) throws IOException {
-        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
-            for (Class<?> c : classes) {
-                String entry = c.getName().replace('.', '/') + ".class";
-                try (InputStream in = c.getClassLoader().getResourceAsStream(entry)) {
-                    out.putNextEntry(new JarEntry(entry));
-                    in.transferTo(out);
-                    out.closeEntry();
-                }
-            }
-        }
     }
 
     Path document(String name) {

@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,7 +26,8 @@ import org.mpfl.engine.local.LocalCluster;
 /**
  * {@code mpflc trace} over real runs on two service-host processes: the trace is valid Trace Event
  * JSON with a track per rank, its spans nest, its send/receive pairs equal the run's message counters,
- * collectives appear with their root and bytes, and a fault is an instant event with its location.
+ * collectives appear with their root and bytes, every checkpoint the run record counts is an instant
+ * on every rank's track, and a fault is an instant event with its location.
  */
 @Timeout(300)
 class RunTraceTest {
@@ -95,7 +98,7 @@ class RunTraceTest {
             if (e.path("ph").asText().equals("X") && e.path("cat").asText().equals("compute")) {
                 computes[e.get("pid").asInt() - 1]++;
                 assertTrue(e.path("name").asText().equals("compute gen.Twice"), e.toString());
-                assertTrue(e.path("args").path("location").asText().matches(".*trace.mpfl.xml:(20|25):9"), e.toString());
+                assertTrue(e.path("args").path("location").asText().matches(".*trace.mpfl.xml:(22|27):9"), e.toString());
             }
             if (e.path("ph").asText().equals("i") && e.path("name").asText().equals("done")) {
                 done++;
@@ -106,8 +109,10 @@ class RunTraceTest {
     }
 
     @Test
-    void collectivesHaveSpansWithRootAndBytes() throws Exception {
-        String run = runDocument("trace", "ranks=4", "rounds=1", "collectives=true");
+    void collectivesHaveSpansWithRootAndBytesAndCheckpointsAreInstants() throws Exception {
+        // the checkpoints ride on this run (not the point-to-point one): their allgather adds
+        // messages that the point-to-point test's counters would have to leave out
+        String run = runDocument("trace", "ranks=4", "rounds=2", "collectives=true", "checkpointEvery=1");
         JsonNode detail = detail(run);
         assertEquals("SUCCEEDED", detail.path("state").asText(), detail.toString());
         JsonNode events = TraceEventFormat.check(trace(run), detail, true);
@@ -130,6 +135,35 @@ class RunTraceTest {
         assertEquals(4, allreduces, "an allreduce span on every rank");
         assertEquals(4, broadcasts, "a broadcast span on every rank");
         assertTrue(collectiveBytes > 0, "the collectives sent bytes");
+        checkpointInstantsMatchTheRunRecord(events, detail);
+    }
+
+    /**
+     * Every rank's operations track has one {@code checkpoint} instant per checkpoint the run record
+     * says was taken, numbered as the record numbers them, each reporting its part stored.
+     */
+    static void checkpointInstantsMatchTheRunRecord(JsonNode events, JsonNode detail) {
+        List<Long> taken = new ArrayList<>();
+        detail.path("checkpoints").forEach(c -> {
+            assertTrue(c.path("complete").asBoolean(), "every checkpoint complete: " + c);
+            taken.add(c.path("seq").asLong());
+        });
+        assertEquals(2, detail.path("checkpointsTaken").asInt(), "one checkpoint per round: " + detail.path("checkpoints"));
+        assertEquals(List.of(1L, 2L), taken, detail.path("checkpoints").toString());
+        Map<Integer, List<Long>> instants = new TreeMap<>();
+        for (JsonNode e : events) {
+            if (e.path("ph").asText().equals("i") && e.path("name").asText().equals("checkpoint")) {
+                assertEquals(1, e.path("tid").asInt(), "on the rank's operations thread: " + e);
+                assertTrue(e.path("args").path("value").path("stored").asBoolean(), "the part was stored: " + e);
+                instants.computeIfAbsent(e.path("pid").asInt() - 1, r -> new ArrayList<>()).add(e.path("args").path("value").path("checkpoint").asLong());
+            }
+        }
+        for (JsonNode rank : detail.path("ranks")) {
+            List<Long> seen = new ArrayList<>(instants.getOrDefault(rank.path("rank").asInt(), List.of()));
+            java.util.Collections.sort(seen);
+            assertEquals(taken, seen, "rank " + rank.path("rank").asInt() + "'s checkpoint instants: " + instants);
+        }
+        assertEquals(detail.path("ranks").size(), instants.size(), "checkpoint instants only on the run's ranks: " + instants);
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.mpfl.engine.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +59,24 @@ public final class TestActivities {
             Files.writeString(file, s.getValue());
         }
         compileInto(jar, src, List.copyOf(sources.keySet()));
+    }
+
+    /**
+     * Writes a jar of activity classes that are already compiled on the test class path (such as
+     * {@code org.mpfl.engine.console.activities.Pause}): the hosts still get them only from the
+     * generated service archive, since they run in processes of their own.
+     */
+    public static void jar(Path jar, Class<?>... classes) throws IOException {
+        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
+            for (Class<?> c : classes) {
+                String entry = c.getName().replace('.', '/') + ".class";
+                try (InputStream in = c.getClassLoader().getResourceAsStream(entry)) {
+                    out.putNextEntry(new JarEntry(entry));
+                    in.transferTo(out);
+                    out.closeEntry();
+                }
+            }
+        }
     }
 
     private static void compileInto(Path jar, Path src, List<String> classes) throws IOException {

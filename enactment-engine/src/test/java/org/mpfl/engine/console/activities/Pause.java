@@ -7,7 +7,8 @@ import org.mpfl.runtime.api.ActivityContext;
 /**
  * A compute activity that only takes time: sleeps the run's {@code pauseMs} parameter (in short
  * slices, so that an abort interrupting the rank ends it at once). Packaged into
- * {@code console-activities.jar} by the console tests.
+ * {@code console-activities.jar} by the console tests and into the sweep document's library by
+ * {@code SweepTest}.
  */
 public class Pause implements Activity {
     @Override
