@@ -15,13 +15,15 @@ import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
- * {@code mpflc host-token --engine URL [-o FILE] [--host-id ID] [--token-file F] [--data DIR]}: asks
+ * {@code mpflc host-token --engine URL [-o FILE] [--host-id ID] [--token-file F] [--data DIR] [--tls-ca F]}: asks
  * the engine for a new host credential ({@code POST /api/registry/credentials}, with the admin token
  * from {@code --token-file}, {@code $MPFL_ENGINE_TOKEN} or the data directory) and writes it as a join
  * file, created with mode 0600 (an existing file is not overwritten); without {@code -o} the file is
- * written to standard output. Copy it to the host's machine and start
+ * written to standard output. An {@code https} engine's certificate must chain to {@code --tls-ca} (else
+ * the JDK's public CAs), as for the other engine clients. Copy it to the host's machine and start
  * {@code mpflc host --credential-file FILE --bind ADDR}.
  */
 public final class HostTokenCommand implements CliCommand {
@@ -41,7 +43,7 @@ public final class HostTokenCommand implements CliCommand {
         for (String w : argList) {
             words.add(w.equals("-o") ? "--output" : w);
         }
-        CliArgs args = CliArgs.parse(words, Set.of("engine", "output", "host-id", "token-file", "data"), Set.of());
+        CliArgs args = CliArgs.parse(words, Set.of("engine", "output", "host-id", "token-file", "data", TlsSettings.CA), Set.of());
         if (!args.positionals.isEmpty()) {
             throw new UsageException("unexpected " + args.positionals);
         }
@@ -58,7 +60,7 @@ public final class HostTokenCommand implements CliCommand {
             // before asking the engine: a credential whose file cannot be written would only have to be revoked
             throw new IOException(output + " exists: not overwritten (revoke the credential it holds if it is no longer needed)");
         }
-        EngineClient client = new EngineClient(url, token);
+        EngineClient client = new EngineClient(url, token, args.tls());
         JsonNode issued = client.post("/api/registry/credentials",
                 args.option("host-id") == null ? Map.of() : Map.of("hostId", args.option("host-id")));
         String text = issued.get("credential").asText();

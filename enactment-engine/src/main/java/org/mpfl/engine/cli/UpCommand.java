@@ -108,8 +108,11 @@ public final class UpCommand implements CliCommand {
         out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");
         out.println("service hosts: " + engine.registry().hosts().size() + "; engine token in "
                 + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token-file)" : ""));
-        out.println("a host on another machine: mpflc host-token --engine " + engine.url() + " -o host.credential, copy the"
-                + " file there, then mpflc host --credential-file host.credential --bind ADDR");
+        // with TLS both commands need the CA too, or the enrolment fails on the engine's certificate
+        String ca = config.tls().enabled() ? " --tls-ca CA.pem" : "";
+        out.println("a host on another machine: mpflc host-token --engine " + engine.url() + ca + " -o host.credential, copy the"
+                + " file there, then mpflc host --credential-file host.credential --bind ADDR"
+                + (ca.isEmpty() ? "" : " --tls-cert CERT.pem --tls-key KEY.pem" + ca) + " (docs/deployment.md)");
         out.println("press Ctrl-C to stop");
         out.flush();
         // the JVM shutdown hook of the cluster stops hosts and engine on Ctrl-C

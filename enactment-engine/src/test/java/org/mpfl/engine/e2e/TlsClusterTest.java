@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.cli.EngineClient;
@@ -98,6 +102,33 @@ class TlsClusterTest {
             IOException e = assertThrows(IOException.class, () -> c.get("/api/registry/hosts"));
             assertTrue(e.getMessage().contains("no trusted TLS connection") && e.getMessage().contains("--tls-ca"), e.getMessage());
         }
+    }
+
+    /** The enrolment step of a TLS deployment: {@code mpflc host-token} trusts the engine through {@code --tls-ca}. */
+    @Test
+    void aHostCredentialIsIssuedOverHttpsOnlyWithTheLabCa() throws Exception {
+        String engine = cluster.engine().url();
+        String data = dir.resolve("data").toString();
+        Path untrusted = dir.resolve("untrusted.credential");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(1, mpflc(err, "host-token", "--engine", engine, "--data", data, "--host-id", "node9", "-o", untrusted.toString()),
+                err.toString(StandardCharsets.UTF_8));
+        String refusal = err.toString(StandardCharsets.UTF_8);
+        assertTrue(refusal.contains("no trusted TLS connection") && refusal.contains("--tls-ca"), refusal);
+        assertFalse(Files.exists(untrusted));
+
+        Path file = dir.resolve("node9.credential");
+        err.reset();
+        assertEquals(0, mpflc(err, "host-token", "--engine", engine, "--data", data, "--host-id", "node9", "-o", file.toString(),
+                "--tls-ca", machine.caPem().toString()), err.toString(StandardCharsets.UTF_8));
+        HostCredential c = HostCredential.read(file);
+        assertEquals("node9", c.hostId());
+        assertEquals(engine, c.engineUrl());
+    }
+
+    static int mpflc(ByteArrayOutputStream err, String... args) {
+        return Mpflc.run(List.of(args), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     @Test

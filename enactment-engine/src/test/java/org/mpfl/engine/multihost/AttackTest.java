@@ -23,10 +23,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Http;
@@ -51,6 +54,11 @@ import org.mpfl.runtime.transport.soap.SoapTransport;
  * namespaces. Each must be refused and leave no trace (registry, run list, deployed services, host
  * memory, no gadget constructed), and a legitimate ring started before the attacks must succeed.
  *
+ * <p>That ring is provably running during every attack: it goes round (paced: rank 0 waits
+ * {@value #PACE_MS} ms after each round) until the last test tells it to stop, and after each attack it must still be
+ * {@code RUNNING} and have gone further round than before the attack ({@link #theLegitimateRingGoesOn});
+ * stopped at the end, it must have SUCCEEDED with the token of exactly the rounds it did.
+ *
  * <p>The lab runs without TLS and with the binary channel on: a plaintext network is the worst case
  * — the attacker may sniff domain IDs, and the admission checks must hold anyway — and the binary
  * protocol's own handshake is reached without a certificate (the runs over TLS, binary channel
@@ -62,14 +70,67 @@ import org.mpfl.runtime.transport.soap.SoapTransport;
 class AttackTest {
     static NetworkLab lab;
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    /** A ring started before the attacks, checked last. */
+    /** Rank 0 of the legitimate ring waits this long after each round. */
+    static final int PACE_MS = 100;
+    /**
+     * At most this many rounds: over 10 minutes at the pace, far beyond the attacks (~20 s); it only
+     * ends the ring if this class never got to stop it.
+     */
+    static final int MAX_ROUNDS = 6_000;
+    /** A ring started before the attacks, going round until {@link #stopLegitimate} exists; checked after each attack and last. */
     static String legitimate;
+    static Path stopLegitimate;
+    /** Set by the last test, which stops the ring: from then on it is no longer expected to be running. */
+    static volatile boolean legitimateStopped;
+    /** The rounds the legitimate ring had done (rank 0's progress) when the current attack began. */
+    long roundsBefore;
 
     @BeforeAll
     static void start() throws Exception {
         lab = NetworkLab.builder().hosts(3).capacity(1).hostService("ring", RingProgram.class)
                 .hostService(ScenarioProgram.SERVICE, ScenarioProgram.class).start();
-        legitimate = startRing(3, 20_000);
+        // the hosts share this machine's file system, so rank 0 (in h1's namespace) sees the file appear
+        stopLegitimate = lab.directory().resolve("legitimate-ring.stop");
+        legitimate = startRing(3, Map.of("rounds", MAX_ROUNDS, "pauseMs", PACE_MS, "stopFile", stopLegitimate.toString()));
+        awaitRoundsAbove(0);
+    }
+
+    @BeforeEach
+    void noteTheLegitimateRingsRounds() throws Exception {
+        roundsBefore = rounds(lab.run(legitimate));
+    }
+
+    /**
+     * After each attack the legitimate ring is still running and has gone round further than before
+     * it: it was running throughout the attack (started before, not ended since) and the attack did
+     * not stall it.
+     */
+    @AfterEach
+    void theLegitimateRingGoesOn(TestInfo test) throws Exception {
+        if (legitimateStopped) {
+            return;
+        }
+        JsonNode d = lab.run(legitimate);
+        assertEquals("RUNNING", d.path("state").asText(), "the legitimate ring is no longer running after "
+                + test.getDisplayName() + ": " + d + "\n" + lab.logs());
+        awaitRoundsAbove(roundsBefore);
+    }
+
+    /** Rank 0's rounds done, as the engine last heard (its progress events come every 250 ms or so). */
+    static long rounds(JsonNode run) {
+        return run.at("/ranks/0/progress/value").asLong(0);
+    }
+
+    /** Waits (bounded) until the legitimate ring has done more than {@code rounds} rounds. */
+    static void awaitRoundsAbove(long rounds) throws Exception {
+        long end = System.currentTimeMillis() + 15_000;
+        JsonNode d = lab.run(legitimate);
+        while (rounds(d) <= rounds) {
+            assertTrue(System.currentTimeMillis() < end, "the legitimate ring did not go round past round " + rounds
+                    + " within 15 s: " + d + "\n" + lab.logs());
+            Thread.sleep(100);
+            d = lab.run(legitimate);
+        }
     }
 
     @AfterAll
@@ -109,20 +170,26 @@ class AttackTest {
     }
 
     static Map<String, Object> ringPlan(int ranks) {
-        return ringPlan(ranks, 5);
+        return ringPlan(ranks, Map.of("rounds", 5));
     }
 
-    static Map<String, Object> ringPlan(int ranks, int rounds) {
-        return Map.of("params", Map.of("rounds", rounds),
+    /** A run of the ring with these parameters ({@link RingProgram}'s). */
+    static Map<String, Object> ringPlan(int ranks, Map<String, Object> params) {
+        return Map.of("params", params,
                 "plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", ranks))));
     }
 
     @Test
     @Order(Integer.MAX_VALUE)
     void theRingStartedBeforeTheAttacksSucceeded() throws Exception {
+        long seen = rounds(lab.run(legitimate));
+        legitimateStopped = true;
+        Files.createFile(stopLegitimate);
         JsonNode d = awaitEnd(legitimate);
         assertEquals("SUCCEEDED", d.path("state").asText(), d + "\n" + lab.logs());
-        assertEquals(3 * 20_000, d.at("/outputs/token/0").asInt(), d.toString());
+        long done = d.at("/outputs/rounds/0").asLong();
+        assertTrue(done >= seen && done < MAX_ROUNDS, "rounds " + done + ", seen " + seen + " before the stop: " + d);
+        assertEquals(3 * done, d.at("/outputs/token/0").asLong(), "each of the 3 ranks adds 1 per round: " + d);
         assertEquals(Set.of("h1", "h2", "h3"), lab.placement(legitimate));
     }
 
@@ -468,11 +535,11 @@ class AttackTest {
     }
 
     static String startRing(int ranks) throws Exception {
-        return startRing(ranks, 5);
+        return startRing(ranks, Map.of("rounds", 5));
     }
 
-    static String startRing(int ranks, int rounds) throws Exception {
-        Http.Answer a = Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(), ringPlan(ranks, rounds));
+    static String startRing(int ranks, Map<String, Object> params) throws Exception {
+        Http.Answer a = Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(), ringPlan(ranks, params));
         assertEquals(201, a.status(), a.body());
         return a.json().get("id").asText();
     }

@@ -13,8 +13,8 @@ public final class HostCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "start a service host: [--engine URL --credential-file F] [--port P] [--bind ADDR] [--services DIR]"
-                + " [--tls-cert F --tls-key F --tls-ca F --no-binary]";
+        return "start a service host: [--engine URL --credential-file F] [--port P] [--binary-port P] [--bind ADDR]"
+                + " [--services DIR] [--tls-cert F --tls-key F --tls-ca F --no-binary]";
     }
 
     @Override

@@ -16,11 +16,12 @@ import org.mpfl.runtime.api.RankProgram;
 
 /**
  * The service-host process: {@code mpflc host [--engine URL] [--port P] [--bind ADDR] [--services DIR]
- * [--host-id ID] [--advertise NAME] [--capacity N] [--credential-file F] [--no-binary]
+ * [--host-id ID] [--advertise NAME] [--capacity N] [--credential-file F] [--no-binary | --binary-port P]
  * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent]} and the TLS flags of
  * {@link TlsSettings} ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, {@code --tls-ca F};
  * with TLS on, the SOAP endpoint and the binary channel both run over TLS; {@code --no-binary} still
- * turns the binary channel off).
+ * turns the binary channel off). {@code --port} and {@code --binary-port} default to 0, any free port;
+ * a fixed binary port is what a firewall between hosts can open (a blocked one means SOAP to this host).
  *
  * <p>A host that listens on a non-loopback address without TLS prints one WARNING line on stderr
  * at start.
@@ -104,6 +105,7 @@ public final class HostMain {
         String hostId = null;
         Path services = null;
         int port = 0;
+        int binaryPort = 0;
         int capacity = Runtime.getRuntime().availableProcessors();
         boolean binary = true;
         boolean exitWithParent = false;
@@ -119,7 +121,8 @@ public final class HostMain {
             switch (a) {
                 case "--engine" -> engine = value(args, ++i, a);
                 case "--credential-file" -> credentialFile = Path.of(value(args, ++i, a));
-                case "--port" -> port = intValue(args, ++i, a);
+                case "--port" -> port = portValue(args, ++i, a);
+                case "--binary-port" -> binaryPort = portValue(args, ++i, a);
                 case "--bind" -> bind = value(args, ++i, a);
                 case "--advertise" -> advertise = value(args, ++i, a);
                 case "--host-id" -> hostId = value(args, ++i, a);
@@ -138,10 +141,14 @@ public final class HostMain {
                 case "--extension" -> extensions.add(HostExtension.named(value(args, ++i, a)));
                 default -> throw new UsageException("unknown option " + a
                         + " (usage: host [--engine URL] [--credential-file F] [--port P] [--bind ADDR] [--advertise NAME]"
-                        + " [--services DIR] [--service NAME=CLASS] [--no-binary]"
+                        + " [--services DIR] [--service NAME=CLASS] [--no-binary | --binary-port P]"
                         + " [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F] (TLS covers SOAP and the binary channel);"
                         + " the credential may also come from $" + HostCredential.ENV + ")");
             }
+        }
+        if (!binary && binaryPort != 0) {
+            throw new UsageException("--binary-port " + binaryPort + " and --no-binary contradict each other: "
+                    + "--no-binary opens no binary port");
         }
         HostCredential credential = credential(credentialFile, System.getenv(HostCredential.ENV));
         if (engine == null && credential != null && credential.engineUrl() != null) {
@@ -163,7 +170,7 @@ public final class HostMain {
                     err.println("mpflc host: " + w);
                     err.flush();
                 });
-        ServiceHost host = ServiceHost.start(new ServiceHost.Options(bind, port, services, hostId, advertise, binary, tls));
+        ServiceHost host = ServiceHost.start(new ServiceHost.Options(bind, port, services, hostId, advertise, binary, binaryPort, tls));
         EngineAnnouncer announcer = null;
         CountDownLatch stopped = new CountDownLatch(1);
         try {
@@ -252,6 +259,21 @@ public final class HostMain {
             throw new UsageException(option + " needs a value");
         }
         return args.get(i);
+    }
+
+    /** A TCP port: 0 (any free port) to 65535. */
+    private static int portValue(List<String> args, int i, String option) throws UsageException {
+        String v = value(args, i, option);
+        int port;
+        try {
+            port = Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (port < 0 || port > 65535) {
+            throw new UsageException(option + " needs a port number within 0..65535 (0: any free port), got '" + v + "'");
+        }
+        return port;
     }
 
     private static int intValue(List<String> args, int i, String option) throws UsageException {

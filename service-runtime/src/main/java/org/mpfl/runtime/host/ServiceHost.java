@@ -85,19 +85,29 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      * @param servicesDir directory of {@code .aar} service archives, or {@code null}
      * @param hostId      unique id, or {@code null} to generate one
      * @param advertise   host name or address put into service URLs, or {@code null} for {@code bind}
-     * @param binary      whether to offer the binary channel (on an ephemeral port of {@code bind})
+     * @param binary      whether to offer the binary channel (on {@code bind})
+     * @param binaryPort  the binary channel's port, 0 for an ephemeral one (a fixed one lets a firewall open it)
      * @param tls         TLS of the SOAP endpoint, of the binary channel and of every client this host uses
      *                    ({@link TlsSettings#NONE}: plaintext)
      */
     public record Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
-                          TlsSettings tls) {
-        /** Plaintext options (TLS off). */
+                          int binaryPort, TlsSettings tls) {
+        /** Plaintext options (TLS off), the binary channel on an ephemeral port. */
         public Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary) {
             this(bind, port, servicesDir, hostId, advertise, binary, TlsSettings.NONE);
         }
 
+        /** The binary channel on an ephemeral port. */
+        public Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
+                       TlsSettings tls) {
+            this(bind, port, servicesDir, hostId, advertise, binary, 0, tls);
+        }
+
         public Options {
             tls = tls == null ? TlsSettings.NONE : tls;
+            if (port < 0 || port > 65535 || binaryPort < 0 || binaryPort > 65535) {
+                throw new IllegalArgumentException("ports are 0..65535 (0: any free port), got " + port + " and " + binaryPort);
+            }
         }
 
         public static Options loopback() {
@@ -161,12 +171,13 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         this.soap = new SoapTransport(tls);
         try {
             // with TLS on, the binary channel runs over TLS too (same certificate, same CA)
-            this.messaging = MessagingHost.start(hostId, o.binary() ? bind : null, 0, advertise,
+            this.messaging = MessagingHost.start(hostId, o.binary() ? bind : null, o.binaryPort(), advertise,
                     MessagingSettings.fromSystemProperties(), MemoryBudget.fromSystemProperties(), soap, tls);
         } catch (java.io.UncheckedIOException e) {
             eventThreads.shutdownNow();
             soap.close();
-            throw e.getCause();
+            // "cannot open the binary channel on ADDR:PORT: Address already in use": which socket, and why
+            throw new IOException(e.getMessage() + ": " + e.getCause().getMessage(), e.getCause());
         }
         this.registry = messaging.registry();
         this.selector = messaging.selector();
@@ -186,7 +197,11 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
             }
             this.serverSocket = tls.newServerSocket();
             serverSocket.setReuseAddress(true);
-            serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bind), o.port()), 256);
+            try {
+                serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bind), o.port()), 256);
+            } catch (IOException e) {
+                throw new IOException("cannot open the SOAP endpoint on " + bind + ":" + o.port() + ": " + e.getMessage(), e);
+            }
             this.baseUrl = tls.scheme() + "://" + advertise + ":" + serverSocket.getLocalPort();
             HostHttpFactory factory = new HostHttpFactory(axis2, serverSocket, () -> new MpiwsWorker(this));
             this.http = new SimpleHTTPServer(factory);

@@ -73,6 +73,9 @@ public final class BinaryServer implements AutoCloseable {
         this.advertisedHost = advertisedHost;
         this.tls = tls.serves() ? tls : null;
         this.server = ServerSocketChannel.open();
+        // a fixed port (mpflc host --binary-port) must be free again at once when a host restarts with
+        // its old connections in TIME_WAIT; it still cannot be bound while another socket listens on it
+        server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         server.bind(new InetSocketAddress(bindHost, port), 64);
         Thread acceptor = new Thread(this::acceptLoop, "mpfl-binary-accept-" + port());
         acceptor.setDaemon(true);

@@ -1,0 +1,93 @@
+package org.mpfl.runtime.host;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.mpfl.compiler.cli.Mpflc;
+import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.launch.HostProcesses;
+
+/**
+ * {@code mpflc host --binary-port P}: the binary channel listens on the port given (so that a firewall
+ * between hosts can open it), as a real host process; a port already taken stops the host with a
+ * message naming the channel and the address; a value that is no port is a usage error (exit 2).
+ */
+class HostBinaryPortTest {
+    /** A port free a moment ago on loopback (the host binds it right after; another process taking it meanwhile is unlikely). */
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void aHostStartedWithABinaryPortServesTheBinaryChannelThere() throws Exception {
+        int port = freePort();
+        try (HostProcesses hosts = HostProcesses.builder().count(1).hostArg("--binary-port").hostArg(Integer.toString(port)).start()) {
+            HostProcess h = hosts.get(0);
+            assertEquals("127.0.0.1:" + port, h.binaryAddress(), "the ready line's binary address");
+            // the binary channel's own greeting on that port, not just any listener
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+                s.setSoTimeout(5_000);
+                assertArrayEquals("MPFB".getBytes(StandardCharsets.US_ASCII), s.getInputStream().readNBytes(4));
+            }
+        }
+    }
+
+    @Test
+    void aBinaryPortAlreadyTakenStopsTheHostSayingWhich() throws Exception {
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = taken.getLocalPort();
+            IOException e = assertThrows(IOException.class, () -> HostProcesses.builder().count(1)
+                    .hostArg("--binary-port").hostArg(Integer.toString(port)).start().close());
+            String m = e.getMessage();
+            assertTrue(m.contains("mpflc host: cannot open the binary channel on 127.0.0.1:" + port + ": Address already in use"), m);
+            assertTrue(!m.contains("\tat "), "a stack trace: " + m);
+        }
+    }
+
+    record Result(int exit, String err) {
+    }
+
+    static Result host(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        List<String> words = new java.util.ArrayList<>(List.of("host"));
+        words.addAll(List.of(args));
+        int exit = Mpflc.run(words, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(exit, err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aValueThatIsNoPortIsAUsageError() {
+        for (String bad : List.of("70000", "-1", "nine", "")) {
+            Result r = host("--binary-port", bad);
+            assertEquals(2, r.exit(), r.err());
+            assertEquals("mpflc host: --binary-port needs a port number within 0..65535 (0: any free port), got '" + bad + "'",
+                    r.err().strip());
+        }
+        Result portToo = host("--port", "65536");
+        assertEquals(2, portToo.exit(), portToo.err());
+        assertTrue(portToo.err().contains("--port needs a port number within 0..65535"), portToo.err());
+        Result missing = host("--binary-port");
+        assertEquals(2, missing.exit(), missing.err());
+        assertEquals("mpflc host: --binary-port needs a value", missing.err().strip());
+        Result contradiction = host("--no-binary", "--binary-port", "9000");
+        assertEquals(2, contradiction.exit(), contradiction.err());
+        assertTrue(contradiction.err().contains("--binary-port 9000 and --no-binary contradict each other"), contradiction.err());
+    }
+}
