@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.console.activities.Pause;
 import org.mpfl.engine.workflow.Compilers;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * The console tests' MPFL documents ({@code ring-rounds}, {@code failing}, {@code stuck}), copied
