@@ -16,7 +16,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MODULES = [  # bottom to top, as the parent POM builds them
-    "mpfl-compiler/ir", "mpfl-compiler", "service-runtime/protocol", "service-runtime",
+    "mpfl-grammar", "mpfl-compiler/ir", "mpfl-compiler", "service-runtime/protocol", "service-runtime",
     "enactment-engine", "enactment-engine/bench", "service-runtime/war", "samples",
 ]
 

@@ -10,7 +10,8 @@ import org.mpfl.architecture.ArchitectureRules;
  * The engine's layers, top to bottom: the command line and the local cluster; the composition root
  * ({@link Engine} wires everything, nothing below imports it); the REST layer, which only translates
  * HTTP to use cases; workflow and run use cases; deployment; the registry and the run store; JSON.
- * The engine speaks to hosts through the protocol only, never through the runtime's classes.
+ * The engine speaks to hosts through the protocol only, never through the runtime's classes, and
+ * compiles documents through mpfl-ir's compiler SPI only (the compiler proper is found at run time).
  */
 class EngineArchitectureTest {
     private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
@@ -49,5 +50,10 @@ class EngineArchitectureTest {
     void theEngineReachesHostsThroughTheProtocolOnly() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("org.mpfl.runtime..", "org.mpfl.bench..")
                 .check(CLASSES);
+    }
+
+    @Test
+    void theEngineReachesTheCompilerThroughItsSpiOnly() {
+        ArchitectureRules.usesNoCompiler().check(CLASSES);
     }
 }

@@ -1,6 +1,11 @@
 package org.mpfl.compiler;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.mpfl.architecture.ArchitectureRules;
 
@@ -8,7 +13,8 @@ import org.mpfl.architecture.ArchitectureRules;
  * The compiler's steps depend downwards along the path document → AST → checked IR → plan →
  * services: parse builds the AST, check turns it into IR, comm analyses the IR (found through
  * ServiceLoader, so nothing names it), gen writes plan and archives, the {@link MpflCompiler} facade
- * runs the steps, and the commands sit on top.
+ * runs the steps (and {@link MpflCompilerBridge} offers them to the engine through mpfl-ir's compiler
+ * SPI), and the commands sit on top.
  */
 class CompilerArchitectureTest {
     private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
@@ -36,5 +42,20 @@ class CompilerArchitectureTest {
                 .whereLayer("parse").mayOnlyBeAccessedByLayers("facade", "check")
                 .whereLayer("ast").mayOnlyBeAccessedByLayers("facade", "check", "parse")
                 .check(CLASSES);
+    }
+
+    /**
+     * The other modules' rules forbid the compiler proper by the package list in
+     * {@link ArchitectureRules#COMPILER_PROPER}: a package added here without it would slip past them.
+     */
+    @Test
+    void everyPackageOfTheCompilerIsKnownAsTheCompilerProper() {
+        Set<String> unlisted = new TreeSet<>();
+        for (JavaClass c : CLASSES) {
+            if (!ArchitectureRules.isCompiling(c.getPackageName())) {
+                unlisted.add(c.getPackageName());
+            }
+        }
+        assertTrue(unlisted.isEmpty(), "packages of mpfl-compiler missing from ArchitectureRules.COMPILER_PROPER: " + unlisted);
     }
 }

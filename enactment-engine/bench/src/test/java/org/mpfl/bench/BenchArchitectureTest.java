@@ -6,7 +6,8 @@ import org.mpfl.architecture.ArchitectureRules;
 
 /**
  * The benchmarks: the shared bench frame (options, plots, peers) at the bottom, the collective and
- * mediator benchmarks on it, the engine-driven workflow benchmarks on top.
+ * mediator benchmarks on it, the engine-driven workflow benchmarks on top. Documents are compiled
+ * through the engine (mpfl-ir's compiler SPI), never by the compiler proper directly.
  */
 class BenchArchitectureTest {
     private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
@@ -28,5 +29,10 @@ class BenchArchitectureTest {
                 .whereLayer("mediator").mayOnlyBeAccessedByLayers("workflow")
                 .whereLayer("frame").mayOnlyBeAccessedByLayers("workflow", "collective")
                 .check(CLASSES);
+    }
+
+    @Test
+    void benchmarksCompileThroughTheEngineOnly() {
+        ArchitectureRules.usesNoCompiler().check(CLASSES);
     }
 }

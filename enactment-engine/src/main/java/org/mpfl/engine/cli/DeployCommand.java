@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.compiler.plan.PlanJson;
-import org.mpfl.engine.workflow.WorkflowCompiler;
+import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * {@code mpflc deploy FILE|DIR --engine URL}: compiles if needed, sends the plan and the generated

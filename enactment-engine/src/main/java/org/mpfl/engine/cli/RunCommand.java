@@ -11,10 +11,10 @@ import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.cli.CliCommand;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * {@code mpflc run FILE|WORKFLOW[@N] [--param k=v]… (--engine URL | --local [--hosts N]) [--json]}: starts a run

@@ -12,8 +12,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.json.Json;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * {@code mpflc run FILE --sweep name=v1,v2,… [--sweep …] [--parallel K]}: one run per combination of the

@@ -10,9 +10,9 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.workflow.Compilers;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * What the command line sends to the engine for a FILE argument: an MPFL document is checked and

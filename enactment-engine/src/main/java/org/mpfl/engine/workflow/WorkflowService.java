@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.compiler.plan.PlanJson;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.deploy.ServiceNames;
 import org.mpfl.engine.json.Json;
@@ -148,8 +149,8 @@ public final class WorkflowService {
             return new Graph("text/vnd.graphviz; charset=utf-8", dot);
         }
         try {
-            return new Graph("image/svg+xml", org.mpfl.compiler.gen.Graphviz.svg(dot));
-        } catch (org.mpfl.compiler.gen.Graphviz.UnavailableException e) {
+            return new Graph("image/svg+xml", compiler.svg(dot));
+        } catch (WorkflowCompiler.RendererUnavailableException e) {
             throw new NoRendererException(e.getMessage());
         }
     }

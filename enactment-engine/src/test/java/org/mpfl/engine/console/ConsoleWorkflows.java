@@ -12,12 +12,12 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.console.activities.Pause;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.workflow.Compilers;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * The console tests' MPFL documents ({@code ring-rounds}, {@code failing}, {@code stuck}), copied

@@ -1,6 +1,7 @@
 package org.mpfl.architecture;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,6 +37,19 @@ class ArchitectureRulesTest {
         assertDoesNotThrow(() -> upperOnTop.check(classes));
         AssertionError e = assertThrows(AssertionError.class, () -> lowerOnTop.check(classes));
         assertTrue(e.getMessage().contains("Upper"), e.getMessage());
+    }
+
+    @Test
+    void theCompilerProperIsNotMpflIr() {
+        for (String p : new String[] {"org.mpfl.compiler", "org.mpfl.compiler.gen", "org.mpfl.compiler.check.activity",
+                "org.mpfl.compiler.commands", "org.mpfl.grammar", "org.antlr.v4.runtime"}) {
+            assertTrue(ArchitectureRules.isCompiling(p), p);
+        }
+        for (String p : new String[] {"org.mpfl.compiler.ir", "org.mpfl.compiler.ir.eval", "org.mpfl.compiler.plan",
+                "org.mpfl.compiler.diag", "org.mpfl.compiler.cli", "org.mpfl.compiler.spi", "org.mpfl.compilers",
+                "org.mpfl.runtime.host"}) {
+            assertFalse(ArchitectureRules.isCompiling(p), p);
+        }
     }
 
     private static ArchRule layers(String top, String bottom) {

@@ -10,8 +10,9 @@ import org.mpfl.architecture.ArchitectureRules;
 
 /**
  * mpfl-ir: what the compiler hands to the runtime and the engine. Diagnostics at the bottom, then the
- * IR, its evaluation, the activity semantics that the static check and the interpreter share, and the
- * plan model; the command frame stands alone. Nothing here may reach into
+ * IR, its evaluation, the activity semantics that the static check and the interpreter share, the
+ * plan model, and on top the compiler SPI (what the engine sees of the compiler: plans and archives
+ * from a document); the command frame stands alone. Nothing here may reach into
  * the compiler proper, the runtime or the engine (Maven keeps them off the class path; this keeps the
  * packages in order).
  */
@@ -26,13 +27,15 @@ class IrArchitectureTest {
     @Test
     void dependenciesPointDown() {
         ArchitectureRules.layers()
+                .layer("compiler SPI").definedBy("org.mpfl.compiler.spi..")
                 .layer("plan").definedBy("org.mpfl.compiler.plan..")
                 .layer("semantics").definedBy("org.mpfl.compiler.ir.semantics..")
                 .layer("evaluation").definedBy("org.mpfl.compiler.ir.eval..")
                 .layer("ir").definedBy("org.mpfl.compiler.ir")
                 .layer("diagnostics").definedBy("org.mpfl.compiler.diag..")
                 .layer("command frame").definedBy("org.mpfl.compiler.cli..")
-                .whereLayer("plan").mayNotBeAccessedByAnyLayer()
+                .whereLayer("compiler SPI").mayNotBeAccessedByAnyLayer()
+                .whereLayer("plan").mayOnlyBeAccessedByLayers("compiler SPI")
                 .whereLayer("semantics").mayNotBeAccessedByAnyLayer()
                 .whereLayer("evaluation").mayOnlyBeAccessedByLayers("plan", "semantics")
                 .whereLayer("ir").mayOnlyBeAccessedByLayers("plan", "semantics", "evaluation")

@@ -8,6 +8,7 @@
  * ({@link org.mpfl.runtime.collective.Collectives#ALGORITHMS}) or chosen by {@code auto} from message
  * size, communicator size and placement on hosts ({@link org.mpfl.runtime.collective.CollectiveConfig}).
  * Primitive arrays are never serialised; reductions work in place on the received arrays.
- * {@code bench} holds {@code mpflc bench collectives}.
+ * The benchmark of these algorithms, {@code mpflc bench collectives}, lives in the bench module
+ * ({@code org.mpfl.bench.collective}), outside the runtime.
  */
 package org.mpfl.runtime.collective;

@@ -11,9 +11,9 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.cli.EngineClient;
 import org.mpfl.engine.workflow.Compilers;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * Runs MPFL documents through an engine's REST API the way {@code mpflc run} does (compile here,

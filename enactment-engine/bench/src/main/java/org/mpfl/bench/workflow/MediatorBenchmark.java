@@ -13,8 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.mediator.Mediator;
 import org.mpfl.bench.mediator.exchange.AllgatherExchange;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.cli.EngineClient;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * Direct messaging against the mediator on the same workflow and the same hosts: an embedded engine

@@ -12,8 +12,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.mpfl.compiler.spi.WorkflowCompiler;
 import org.mpfl.engine.cli.EngineClient;
-import org.mpfl.engine.workflow.WorkflowCompiler;
 
 /**
  * The engine's start-up time and fixed overhead: an embedded engine with {@code hosts} local

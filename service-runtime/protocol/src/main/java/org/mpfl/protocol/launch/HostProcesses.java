@@ -290,7 +290,7 @@ public final class HostProcesses implements AutoCloseable {
                     why = "(no log)";
                 }
                 f.completeExceptionally(new IOException("host process ended before it was ready; its log:\n" + why));
-            }, "mpfl-testkit-host-out");
+            }, "mpfl-host-out-" + p.pid());
             t.setDaemon(true);
             t.start();
             return f;

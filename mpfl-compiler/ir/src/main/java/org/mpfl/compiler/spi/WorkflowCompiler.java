@@ -1,6 +1,7 @@
-package org.mpfl.engine.workflow;
+package org.mpfl.compiler.spi;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.compiler.plan.DeploymentPlan;
@@ -9,7 +10,8 @@ import org.mpfl.compiler.plan.PlanJson;
 /**
  * Turns an MPFL document into a deployment plan and generated service archives — the engine's view
  * of the compiler ({@code mpflc check}/{@code compile}), used by {@code mpflc run} and by REST
- * starts that send a document instead of a plan.
+ * starts that send a document instead of a plan. The compiler proper implements it
+ * ({@link WorkflowCompilerProvider}); the engine also implements it in tests (a fixed plan).
  */
 public interface WorkflowCompiler {
     /**
@@ -30,6 +32,15 @@ public interface WorkflowCompiler {
      */
     default String graphDot(String fileName, String document, Map<String, Object> params) throws CompileException {
         throw new CompileException(List.of(fileName + ":1:1: error: this engine's compiler draws no pictures"));
+    }
+
+    /**
+     * A picture's DOT text rendered as SVG (by Graphviz's {@code dot}, which MPFL does not bundle).
+     *
+     * @throws RendererUnavailableException when there is no renderer or it failed; the message says how to get SVG
+     */
+    default String svg(String dot) throws IOException, InterruptedException {
+        throw new RendererUnavailableException("this engine's compiler renders no pictures; ask for DOT instead");
     }
 
     /**
@@ -57,6 +68,15 @@ public interface WorkflowCompiler {
         /** {@code FILE:LINE:COL: error: message} lines. */
         public List<String> diagnostics() {
             return diagnostics;
+        }
+    }
+
+    /** SVG cannot be drawn here (no Graphviz, or it failed or is busy); the message says what to do. */
+    final class RendererUnavailableException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public RendererUnavailableException(String message) {
+            super(message);
         }
     }
 }

@@ -1,5 +1,7 @@
-package org.mpfl.engine.workflow;
+package org.mpfl.compiler;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,16 +9,17 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.diag.Diagnostic;
 import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.compiler.gen.Graphviz;
 import org.mpfl.compiler.gen.PlanBuilder;
 import org.mpfl.compiler.gen.ServiceArchiveWriter;
 import org.mpfl.compiler.ir.IrProcess;
 import org.mpfl.compiler.plan.DeploymentPlan;
 import org.mpfl.compiler.plan.ParamValues;
 import org.mpfl.compiler.plan.PlanProcess;
-import org.mpfl.engine.json.Json;
+import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.compiler.spi.WorkflowCompilerProvider;
 
 /**
  * The engine's bridge to the MPFL compiler: runs every static check ({@link MpflCompiler#check}) with
@@ -24,10 +27,25 @@ import org.mpfl.engine.json.Json;
  * ({@link PlanBuilder}) and one service archive per process ({@link ServiceArchiveWriter}), as
  * {@code mpflc compile} does. The plan handed back carries the run's parameter values as its
  * defaults ({@link DeploymentPlan#withParamValues}), so a plan stored from it starts with them.
- * A document with errors is refused with its GCC-style diagnostics.
+ * A document with errors is refused with its GCC-style diagnostics. Pictures are drawn by
+ * {@link MpflCompiler#picture} and rendered by {@link Graphviz}.
+ *
+ * <p>The engine compiles against mpfl-ir only and finds this class through {@link Provider}
+ * ({@code META-INF/services/org.mpfl.compiler.spi.WorkflowCompilerProvider}).
  */
 public final class MpflCompilerBridge implements WorkflowCompiler {
+    /** Non-text parameter values (lists, maps from JSON) become JSON text again, as {@code --param} takes them. */
+    private static final ObjectMapper PARAM_TEXT = new ObjectMapper();
+
     private final Path documentDirectory;
+
+    /** The {@link WorkflowCompilerProvider} that the engine loads. */
+    public static final class Provider implements WorkflowCompilerProvider {
+        @Override
+        public WorkflowCompiler compiler(Path documentDirectory) {
+            return new MpflCompilerBridge(documentDirectory);
+        }
+    }
 
     /** @param documentDirectory where library paths of the document resolve ({@code null}: none) */
     public MpflCompilerBridge(Path documentDirectory) {
@@ -45,11 +63,28 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
         return compiler.picture(result).dot();
     }
 
+    @Override
+    public String svg(String dot) throws IOException, InterruptedException {
+        try {
+            return Graphviz.svg(dot);
+        } catch (Graphviz.UnavailableException e) {
+            throw new RendererUnavailableException(e.getMessage());
+        }
+    }
+
     private static Map<String, String> texts(Map<String, Object> params) {
         Map<String, String> text = new LinkedHashMap<>();
         params.forEach((k, v) -> text.put(k, v instanceof String s ? s
-                : v instanceof Number || v instanceof Boolean ? String.valueOf(v) : Json.write(v)));
+                : v instanceof Number || v instanceof Boolean ? String.valueOf(v) : json(v)));
         return text;
+    }
+
+    private static String json(Object value) {
+        try {
+            return PARAM_TEXT.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
+        }
     }
 
     @Override
