@@ -324,9 +324,15 @@ class AttackTest {
         assertEquals(401, Http.send("POST", engineFromAttacker() + "/api/registry/hosts/h0/heartbeat", stolen.authorization(), "").status());
     }
 
-    /** A store's answer is the refusal expected, or there is none (see the caller). */
+    /**
+     * A store's answer is the refusal expected, or there is none, or only a refusal's head (see the
+     * caller: the relay can pass the host's reset on after the head and before the body).
+     */
     static void assertRefused(String answer, String expected) {
-        assertTrue(answer.isEmpty() || answer.contains(expected) && !answer.startsWith("HTTP/1.1 2"), answer);
+        int headEnd = answer.indexOf("\r\n\r\n");
+        boolean refusalHeadOnly = answer.matches("(?s)HTTP/1\\.1 [45]\\d\\d .*") && headEnd >= 0
+                && answer.substring(headEnd + 4).isEmpty();
+        assertTrue(answer.isEmpty() || refusalHeadOnly || answer.contains(expected) && !answer.startsWith("HTTP/1.1 2"), answer);
     }
 
     static Map<String, String> registryOfReal() throws Exception {
