@@ -2,26 +2,25 @@ package org.mpfl.bench.workflow;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.mpfl.engine.local.NetworkNamespaces;
 
 /**
  * The "machines" of {@code mpflc bench lab}: network namespaces made with {@code ip netns}, each joined
  * by a veth pair to a bridge in a namespace of its own (the switch), with addresses in
  * {@value #SUBNET}0/24 that exist only inside them; the link of every node is shaped in both directions
  * with a {@code tbf} qdisc at the given rate (its {@code eth0} and its port on the switch). Nothing
- * touches this machine's own interfaces: all traffic stays inside the namespaces. The same approach as
- * the engine tests' {@code NetworkLab} (which also runs an attacker, relays and TLS, none of which a
- * benchmark needs), with a prefix and a subnet of its own ({@value #PREFIX}, not the tests' 10.77.0.0/24)
- * so that a benchmark and the multi-host tests can run at the same time.
+ * touches this machine's own interfaces: all traffic stays inside the namespaces. The namespaces, the
+ * bridge and their removal are the engine's {@link NetworkNamespaces}, as for the engine tests'
+ * {@code NetworkLab} (which also runs an attacker, relays and TLS, none of which a benchmark needs); a
+ * prefix and a subnet of its own ({@value #PREFIX}, not the tests' 10.77.0.0/24) let a benchmark and the
+ * multi-host tests run at the same time.
  *
  * <p>{@link #close} kills every process left in its namespaces and deletes them; it is idempotent and
  * also runs from a shutdown hook (Ctrl-C). {@link #create} first removes what an earlier benchmark
@@ -32,9 +31,9 @@ final class LabNetwork implements AutoCloseable {
     static final String PREFIX = "mpfl-bench-";
     /** The lab's /24 (addresses exist only inside the lab's namespaces). */
     static final String SUBNET = "10.78.0.";
-    private static final Pattern LAB_NAME = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-.*");
     private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)(bit|kbit|mbit|gbit|tbit)", Pattern.CASE_INSENSITIVE);
-    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
+    private static final String TC_MISSING =
+            "iproute2's 'tc' with the tbf qdisc to shape the links (apt-get install iproute2), or --rate none";
     private static final int ENGINE_OCTET = 10;
     private static final java.util.concurrent.atomic.AtomicInteger LABS = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -42,7 +41,7 @@ final class LabNetwork implements AutoCloseable {
     record Node(String name, String netns, String address) {
         /** The words that run a command inside this node (they exec it: the pid stays the command's). */
         List<String> inside() {
-            return List.of("ip", "netns", "exec", netns);
+            return NetworkNamespaces.inside(netns);
         }
     }
 
@@ -64,29 +63,18 @@ final class LabNetwork implements AutoCloseable {
      * shaping), or null when nothing is missing.
      */
     static String missing(boolean shaping) {
+        String missing = NetworkNamespaces.missing();
+        if (missing != null) {
+            return missing + ": it creates network namespaces";
+        }
         try {
-            String uid = exec(List.of("id", "-u")).strip();
-            if (!uid.equals("0")) {
-                return "root (this runs as uid " + uid + "): it creates network namespaces";
+            if (shaping && NetworkNamespaces.exec(List.of("tc", "qdisc", "show", "dev", "lo"), Duration.ofSeconds(10)).code() != 0) {
+                return TC_MISSING;
             }
         } catch (IOException e) {
-            return "the 'id' command (" + e.getMessage() + ")";
-        }
-        if (!works(List.of("ip", "netns", "list"))) {
-            return "a working 'ip netns' (iproute2: apt-get install iproute2)";
-        }
-        if (shaping && !works(List.of("tc", "qdisc", "show", "dev", "lo"))) {
-            return "iproute2's 'tc' with the tbf qdisc to shape the links (apt-get install iproute2), or --rate none";
+            return TC_MISSING;
         }
         return null;
-    }
-
-    private static boolean works(List<String> cmd) {
-        try {
-            return run(cmd).code() == 0;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** Bits per second of a tc rate ({@code 1gbit}, {@code 100mbit}), or a usage problem as an exception. */
@@ -118,12 +106,14 @@ final class LabNetwork implements AutoCloseable {
         if (hostCount > 200) {
             throw new IllegalArgumentException("at most 200 hosts fit the lab's /24");
         }
-        removeLeftovers(progress);
+        for (String ns : NetworkNamespaces.removeLeftovers(PREFIX)) {
+            progress.println("[bench lab] removed " + ns + ", left by an earlier benchmark that died");
+        }
         LabNetwork lab = new LabNetwork();
         try {
-            String sw = lab.namespace("sw");
-            lab.ip("-n", sw, "link", "add", "br0", "type", "bridge");
-            lab.ip("-n", sw, "link", "set", "br0", "up");
+            String sw = lab.name + "-sw";
+            lab.made.add(sw);
+            NetworkNamespaces.addSwitch(sw);
             lab.engine = lab.node("eng", SUBNET + ENGINE_OCTET, rate);
             for (int i = 1; i <= hostCount; i++) {
                 lab.hosts.add(lab.node("h" + i, SUBNET + (ENGINE_OCTET + i), rate));
@@ -143,23 +133,12 @@ final class LabNetwork implements AutoCloseable {
         return List.copyOf(hosts);
     }
 
-    private String namespace(String suffix) throws IOException {
-        String ns = name + "-" + suffix;
-        ip("netns", "add", ns);
-        made.add(ns);
-        return ns;
-    }
-
     private Node node(String nodeName, String address, String rate) throws IOException {
-        String ns = namespace(nodeName);
+        String ns = name + "-" + nodeName;
         String sw = name + "-sw";
         String port = "p-" + nodeName;
-        ip("link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", port, "netns", sw);
-        ip("-n", sw, "link", "set", port, "master", "br0");
-        ip("-n", sw, "link", "set", port, "up");
-        ip("-n", ns, "addr", "add", address + "/24", "dev", "eth0");
-        ip("-n", ns, "link", "set", "eth0", "up");
-        ip("-n", ns, "link", "set", "lo", "up");
+        made.add(ns);
+        NetworkNamespaces.addNode(sw, ns, port, address);
         if (rate != null) {
             // both directions: what the node sends (its eth0) and what it receives (its port on the switch)
             shape(ns, "eth0", rate);
@@ -176,56 +155,13 @@ final class LabNetwork implements AutoCloseable {
      */
     private void shape(String ns, String dev, String rate) throws IOException {
         long burst = Math.max(bitsPerSecond(rate) / 8 / 250, 128 * 1024);
-        List<String> cmd = List.of("tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "tbf", "rate", rate,
-                "burst", Long.toString(burst), "latency", "50ms");
-        Result r = run(cmd);
-        if (r.code() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed (" + r.code() + "): " + r.out().strip());
-        }
+        NetworkNamespaces.check(List.of("tc", "-n", ns, "qdisc", "add", "dev", dev, "root", "tbf", "rate", rate,
+                "burst", Long.toString(burst), "latency", "50ms"));
     }
 
     /** The qdisc of a node's eth0 as {@code tc} shows it (what the benchmark reports as the link). */
     String qdisc(Node n) throws IOException {
-        return run(List.of("tc", "-n", n.netns(), "qdisc", "show", "dev", "eth0")).out().strip();
-    }
-
-    /** Removes the namespaces (and their processes) of benchmark labs whose JVM is gone. */
-    private static void removeLeftovers(PrintStream progress) throws IOException {
-        for (String ns : namespaces()) {
-            Matcher m = LAB_NAME.matcher(ns);
-            if (m.matches() && !ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false)) {
-                progress.println("[bench lab] removing " + ns + ", left by an earlier benchmark that died");
-                killAll(ns);
-                run(List.of("ip", "netns", "del", ns));
-            }
-        }
-    }
-
-    private static List<String> namespaces() throws IOException {
-        List<String> out = new ArrayList<>();
-        for (String line : exec(List.of("ip", "netns", "list")).split("\n")) {
-            if (!line.isBlank()) {
-                out.add(line.strip().split("\\s+")[0]);
-            }
-        }
-        return out;
-    }
-
-    /** The pids of the processes in a namespace. */
-    static List<Long> pids(String ns) throws IOException {
-        List<Long> out = new ArrayList<>();
-        for (String line : exec(List.of("ip", "netns", "pids", ns)).split("\n")) {
-            if (line.strip().matches("\\d+")) {
-                out.add(Long.parseLong(line.strip()));
-            }
-        }
-        return out;
-    }
-
-    private static void killAll(String ns) throws IOException {
-        for (long pid : pids(ns)) {
-            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-        }
+        return NetworkNamespaces.check(List.of("tc", "-n", n.netns(), "qdisc", "show", "dev", "eth0")).strip();
     }
 
     private void closeQuietly() {
@@ -252,15 +188,17 @@ final class LabNetwork implements AutoCloseable {
             // the JVM is shutting down: this is the hook
         }
         List<String> left = new ArrayList<>();
+        List<String> exist = NetworkNamespaces.list();
+        made.retainAll(exist); // a namespace whose making failed at once is not there to delete
         // hosts and the engine first, the switch last (its ports go with the nodes' veth ends)
         List<String> order = new ArrayList<>(made);
         java.util.Collections.reverse(order);
         for (String ns : order) {
-            for (int attempt = 0; attempt < 3 && !pids(ns).isEmpty(); attempt++) {
-                killAll(ns);
+            for (int attempt = 0; attempt < 3 && !NetworkNamespaces.pids(ns).isEmpty(); attempt++) {
+                NetworkNamespaces.killAll(ns);
                 sleep(200);
             }
-            if (run(List.of("ip", "netns", "del", ns)).code() == 0) {
+            if (NetworkNamespaces.delete(ns)) {
                 made.remove(ns);
             } else {
                 left.add(ns);
@@ -276,53 +214,6 @@ final class LabNetwork implements AutoCloseable {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void ip(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("ip"));
-        cmd.addAll(List.of(args));
-        Result r = run(cmd);
-        if (r.code() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed (" + r.code() + "): " + r.out().strip());
-        }
-    }
-
-    /** The exit code and the merged output of a command. */
-    private record Result(int code, String out) {
-    }
-
-    private static String exec(List<String> cmd) throws IOException {
-        Result r = run(cmd);
-        if (r.code() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed (" + r.code() + "): " + r.out().strip());
-        }
-        return r.out();
-    }
-
-    /** Runs a command, waiting at most {@link #COMMAND_TIMEOUT}; stdin closed, stdout and stderr merged. */
-    private static Result run(List<String> cmd) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "";
-            }
-        });
-        try {
-            if (!p.waitFor(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", cmd) + " did not end within " + COMMAND_TIMEOUT.toSeconds() + " s");
-            }
-            return new Result(p.exitValue(), out.get(5, TimeUnit.SECONDS));
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: " + String.join(" ", cmd), e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            return new Result(p.exitValue(), "");
         }
     }
 }
