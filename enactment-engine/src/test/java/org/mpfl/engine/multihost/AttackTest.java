@@ -309,7 +309,7 @@ class AttackTest {
             assertTrue(m0.startsWith("refused:") && m0.contains("names class " + Tripwire.class.getName()), outputs.toString());
             assertEquals("ok:[B", outputs.at("/m1/1").asText(), outputs.toString());
             assertEquals(TripwireMarks.NONE, outputs.at("/marks/1").asText(), "the gadget ran in the victim");
-            String props = NetworkLab.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+            String props = org.mpfl.engine.local.NetworkNamespaces.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                     Long.toString(pid), "VM.system_properties"), Duration.ofSeconds(30)).out();
             assertTrue(props.contains("java.version") && !props.contains("mpfl.test.tripwire"), "gadget marks in the victim JVM");
             Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + runId + "/cancel", lab.token(), null);

@@ -34,6 +34,8 @@ import org.junit.jupiter.api.Assumptions;
 import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
+import org.mpfl.engine.local.NetworkNamespaces;
+import org.mpfl.engine.local.NetworkNamespaces.Result;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
@@ -209,25 +211,7 @@ public final class NetworkLab implements AutoCloseable {
      * {@code ip} on the path.
      */
     static void requireNamespaces() {
-        String missing = null;
-        try {
-            Result id = exec(List.of("id", "-u"), Duration.ofSeconds(10));
-            if (!id.out().strip().equals("0")) {
-                missing = "root (the tests run as uid " + id.out().strip() + ")";
-            }
-        } catch (IOException e) {
-            missing = "the 'id' command (" + e.getMessage() + ")";
-        }
-        if (missing == null) {
-            try {
-                Result ip = exec(List.of("ip", "netns", "list"), Duration.ofSeconds(10));
-                if (ip.code() != 0) {
-                    missing = "a working 'ip netns' (iproute2): " + ip.out().strip();
-                }
-            } catch (IOException e) {
-                missing = "the 'ip' command of iproute2 (apt-get install iproute2)";
-            }
-        }
+        String missing = NetworkNamespaces.missing();
         if (missing == null) {
             return;
         }
@@ -241,16 +225,7 @@ public final class NetworkLab implements AutoCloseable {
 
     /** Removes the namespaces (and their processes) and directories of labs whose JVM is gone. */
     static void removeLeftovers() throws IOException {
-        for (String ns : namespaces()) {
-            Matcher m = LAB_NAME.matcher(ns);
-            if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(ProcessHandle::isAlive).orElse(false)) {
-                continue;
-            }
-            if (m.matches()) {
-                killAll(ns);
-                exec(List.of("ip", "netns", "del", ns), COMMAND_TIMEOUT);
-            }
-        }
+        NetworkNamespaces.removeLeftovers(PREFIX);
         try (var dirs = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
             for (Path d : dirs.toList()) {
                 Matcher m = LAB_NAME.matcher(d.getFileName().toString() + "-");
@@ -261,40 +236,11 @@ public final class NetworkLab implements AutoCloseable {
         }
     }
 
-    private static List<String> namespaces() throws IOException {
-        List<String> out = new ArrayList<>();
-        for (String line : exec(List.of("ip", "netns", "list"), COMMAND_TIMEOUT).out().split("\n")) {
-            if (!line.isBlank()) {
-                out.add(line.strip().split("\\s+")[0]);
-            }
-        }
-        return out;
-    }
-
-    /** The pids of the processes in a namespace. */
-    static List<Long> pids(String ns) throws IOException {
-        List<Long> out = new ArrayList<>();
-        for (String line : exec(List.of("ip", "netns", "pids", ns), COMMAND_TIMEOUT).out().split("\n")) {
-            if (line.strip().matches("\\d+")) {
-                out.add(Long.parseLong(line.strip()));
-            }
-        }
-        return out;
-    }
-
-    private static void killAll(String ns) throws IOException {
-        for (long pid : pids(ns)) {
-            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-        }
-    }
-
     // ---------------------------------------------------------------- building
 
     private void build() throws Exception {
-        ip("netns", "add", switchNs);
         madeNamespaces.add(switchNs);
-        ip("-n", switchNs, "link", "add", "br0", "type", "bridge");
-        ip("-n", switchNs, "link", "set", "br0", "up");
+        NetworkNamespaces.addSwitch(switchNs);
         Node eng = node("eng", SUBNET + 10);
         node("atk", SUBNET + 66);
         if (config.tls) {
@@ -321,15 +267,8 @@ public final class NetworkLab implements AutoCloseable {
     /** Makes a namespace joined to the switch with {@code address}/24 on its {@code eth0}. */
     private Node node(String nodeName, String address) throws IOException {
         String ns = name + "-" + nodeName;
-        ip("netns", "add", ns);
         madeNamespaces.add(ns);
-        String port = "p-" + nodeName;
-        ip("link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", port, "netns", switchNs);
-        ip("-n", switchNs, "link", "set", port, "master", "br0");
-        ip("-n", switchNs, "link", "set", port, "up");
-        ip("-n", ns, "addr", "add", address + "/24", "dev", "eth0");
-        ip("-n", ns, "link", "set", "eth0", "up");
-        ip("-n", ns, "link", "set", "lo", "up");
+        NetworkNamespaces.addNode(switchNs, ns, "p-" + nodeName, address);
         Node n = new Node(this, nodeName, ns, address);
         nodes.put(nodeName, n);
         return n;
@@ -415,9 +354,9 @@ public final class NetworkLab implements AutoCloseable {
         hosts.remove(h);
         Node n = nodes.remove(h.node().name());
         n.closeRelay();
-        List<Long> left = pids(n.netns());
-        killAll(n.netns());
-        ip("netns", "del", n.netns());
+        List<Long> left = NetworkNamespaces.pids(n.netns());
+        NetworkNamespaces.killAll(n.netns());
+        NetworkNamespaces.ip("netns", "del", n.netns());
         madeNamespaces.remove(n.netns());
         if (!left.isEmpty()) {
             throw new AssertionError("processes " + left + " were still running in " + n.netns() + " after its host stopped");
@@ -640,13 +579,12 @@ public final class NetworkLab implements AutoCloseable {
             n.closeRelay();
         }
         for (String ns : List.copyOf(madeNamespaces)) {
-            List<Long> left = pids(ns);
+            List<Long> left = NetworkNamespaces.pids(ns);
             if (!left.isEmpty()) {
                 leftovers.put(ns, left);
-                killAll(ns);
+                NetworkNamespaces.killAll(ns);
             }
-            Result r = exec(List.of("ip", "netns", "del", ns), COMMAND_TIMEOUT);
-            if (r.code() == 0) {
+            if (NetworkNamespaces.delete(ns)) {
                 madeNamespaces.remove(ns);
             }
         }
@@ -728,7 +666,7 @@ public final class NetworkLab implements AutoCloseable {
         public Result exec(String... command) throws IOException {
             List<String> cmd = new ArrayList<>(inside());
             cmd.addAll(List.of(command));
-            return NetworkLab.exec(cmd, COMMAND_TIMEOUT);
+            return NetworkNamespaces.exec(cmd, COMMAND_TIMEOUT);
         }
 
         /**
@@ -770,11 +708,11 @@ public final class NetworkLab implements AutoCloseable {
 
         /** Takes this node's link down: like pulling its cable (nothing answers, nothing is refused). */
         public void linkDown() throws IOException {
-            lab.ip("-n", netns, "link", "set", "eth0", "down");
+            NetworkNamespaces.ip("-n", netns, "link", "set", "eth0", "down");
         }
 
         public void linkUp() throws IOException {
-            lab.ip("-n", netns, "link", "set", "eth0", "up");
+            NetworkNamespaces.ip("-n", netns, "link", "set", "eth0", "up");
         }
 
         /**
@@ -953,7 +891,7 @@ public final class NetworkLab implements AutoCloseable {
             if (!p.isAlive()) {
                 return List.of();
             }
-            Result r = NetworkLab.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+            Result r = NetworkNamespaces.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                     Long.toString(p.pid()), "Thread.print"), COMMAND_TIMEOUT);
             if (r.code() != 0) {
                 if (!p.isAlive()) {
@@ -1024,45 +962,6 @@ public final class NetworkLab implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- commands
-
-    /** The exit code and the merged output of a command. */
-    public record Result(int code, String out) {
-    }
-
-    void ip(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("ip"));
-        cmd.addAll(List.of(args));
-        Result r = exec(cmd, COMMAND_TIMEOUT);
-        if (r.code() != 0) {
-            throw new IOException(String.join(" ", cmd) + " failed (" + r.code() + "): " + r.out().strip());
-        }
-    }
-
-    /** Runs a command, waiting at most {@code timeout}; its stdin is closed, stdout and stderr merged. */
-    static Result exec(List<String> cmd, Duration timeout) throws IOException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                .start();
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return "";
-            }
-        });
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", cmd) + " did not end within " + timeout);
-            }
-            return new Result(p.exitValue(), out.get(5, TimeUnit.SECONDS));
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted: " + cmd, e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            return new Result(p.exitValue(), "");
-        }
-    }
 
     static String tail(Path log) {
         if (log == null) {

@@ -28,11 +28,23 @@ final class BenchCluster implements AutoCloseable {
     private static final Duration REGISTRATION_TIMEOUT = Duration.ofSeconds(60);
 
     private final Engine engine;
-    private final HostProcesses hosts;
+    private final List<HostProcesses> hosts;
 
-    private BenchCluster(Engine engine, HostProcesses hosts) {
+    private BenchCluster(Engine engine, List<HostProcesses> hosts) {
         this.engine = engine;
         this.hosts = hosts;
+    }
+
+    /**
+     * Where the engine listens and how each host is started when they are not all on this machine's
+     * loopback ({@code mpflc bench lab}: the engine on {@code engineAddress} of this JVM's network
+     * namespace, host i started behind {@code hostPrefixes[i]}, e.g. {@code ip netns exec NS}, bound to
+     * {@code hostAddresses[i]}).
+     */
+    record Spread(String engineAddress, List<List<String>> hostPrefixes, List<String> hostAddresses) {
+        int hosts() {
+            return hostAddresses.size();
+        }
     }
 
     /**
@@ -48,25 +60,70 @@ final class BenchCluster implements AutoCloseable {
      */
     static BenchCluster start(Path dataDir, int hostCount, int capacity, List<String> hostJvmArgs, String transport)
             throws Exception {
+        return start(dataDir, hostCount, capacity, hostJvmArgs, transport, null);
+    }
+
+    /** As above; with a {@link Spread} (not null) the engine and each host listen where it says ({@code hostCount} is its size). */
+    static BenchCluster start(Path dataDir, int hostCount, int capacity, List<String> hostJvmArgs, String transport, Spread spread)
+            throws Exception {
         RunSettings d = RunSettings.defaults();
-        Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).runSettings(new RunSettings(d.fanOutTimeout(),
-                d.deadlockGrace(), d.statusPollInterval(), d.hostFailureLimit(), transport)));
-        HostProcesses hosts = null;
+        EngineConfig config = new EngineConfig().port(0).dataDir(dataDir).runSettings(new RunSettings(d.fanOutTimeout(),
+                d.deadlockGrace(), d.statusPollInterval(), d.hostFailureLimit(), transport));
+        if (spread != null) {
+            config.bindHost(spread.engineAddress());
+        }
+        Engine engine = Engine.start(config);
+        List<HostProcesses> hosts = new ArrayList<>();
         try {
-            HostProcesses.Builder b = HostProcesses.builder().count(hostCount).readyTimeout(Duration.ofSeconds(120))
-                    .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()));
-            hostJvmArgs.forEach(b::jvmArg);
-            String home = System.getProperty("mpfl.home");
-            if (home != null) {
-                b.jvmArg("-Dmpfl.home=" + home);
+            var credentials = LocalCluster.credentialsOf(engine, new ArrayList<>());
+            // one launcher per host when each has a prefix and an address of its own, else one for all
+            int launchers = spread == null ? 1 : spread.hosts();
+            List<HostProcesses.Builder> builders = new ArrayList<>();
+            for (int k = 0; k < launchers; k++) {
+                HostProcesses.Builder b = HostProcesses.builder().count(spread == null ? hostCount : 1)
+                        .readyTimeout(Duration.ofSeconds(120)).environmentOf(credentials);
+                hostJvmArgs.forEach(b::jvmArg);
+                String home = System.getProperty("mpfl.home");
+                if (home != null) {
+                    b.jvmArg("-Dmpfl.home=" + home);
+                }
+                List<String> hostArgs = new ArrayList<>(List.of("--engine", engine.url(),
+                        "--extension", MediatorStepExtension.NAME));
+                if (capacity > 0) {
+                    hostArgs.addAll(List.of("--capacity", Integer.toString(capacity)));
+                }
+                if (spread != null) {
+                    b.launchPrefix(spread.hostPrefixes().get(k));
+                    hostArgs.addAll(List.of("--bind", spread.hostAddresses().get(k)));
+                }
+                hostArgs.forEach(b::hostArg);
+                builders.add(b);
             }
-            List<String> hostArgs = new ArrayList<>(List.of("--engine", engine.url(),
-                    "--extension", MediatorStepExtension.NAME));
-            if (capacity > 0) {
-                hostArgs.addAll(List.of("--capacity", Integer.toString(capacity)));
+            List<java.util.concurrent.CompletableFuture<HostProcesses>> starting = new ArrayList<>();
+            for (HostProcesses.Builder b : builders) {
+                starting.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return b.start();
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }));
             }
-            hostArgs.forEach(b::hostArg);
-            hosts = b.start();
+            IOException failed = null;
+            for (var f : starting) {
+                try {
+                    hosts.add(f.join());
+                } catch (java.util.concurrent.CompletionException e) {
+                    IOException x = e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause()
+                            : new IOException(e.getCause().getMessage(), e.getCause());
+                    if (failed == null) {
+                        failed = x;
+                    }
+                }
+            }
+            if (failed != null) {
+                throw failed;
+            }
             long deadline = System.nanoTime() + REGISTRATION_TIMEOUT.toNanos();
             while (engine.registry().hosts().size() < hostCount) {
                 if (System.nanoTime() > deadline) {
@@ -77,9 +134,7 @@ final class BenchCluster implements AutoCloseable {
             }
             return new BenchCluster(engine, hosts);
         } catch (Exception | Error e) {
-            if (hosts != null) {
-                hosts.close();
-            }
+            hosts.forEach(HostProcesses::close);
             engine.close();
             throw e;
         }
@@ -94,6 +149,20 @@ final class BenchCluster implements AutoCloseable {
         return Mediator.hostAuthorizations(engine.registry(), engine.credentials()::engineAuthorization);
     }
 
+    /** The host processes' pids (the JVMs themselves: a launch prefix must exec, see {@link HostProcesses.Builder#launchPrefix}). */
+    List<Long> hostPids() {
+        List<Long> pids = new ArrayList<>();
+        hosts.forEach(h -> h.hosts().forEach(p -> pids.add(p.process().pid())));
+        return pids;
+    }
+
+    /** The host ids in the order of {@link #hostPids}. */
+    List<String> hostIds() {
+        List<String> ids = new ArrayList<>();
+        hosts.forEach(h -> h.hosts().forEach(p -> ids.add(p.hostId())));
+        return ids;
+    }
+
     EngineClient client() {
         return new EngineClient(engine.url(), engine.token());
     }
@@ -101,7 +170,7 @@ final class BenchCluster implements AutoCloseable {
     @Override
     public void close() {
         try {
-            hosts.close();
+            hosts.forEach(HostProcesses::close);
         } finally {
             engine.close();
         }

@@ -58,6 +58,7 @@ final class MediatorBenchmark {
     private String transport = "auto";
     private int repeats = 3;
     private int warmupSeconds = DEFAULT_WARMUP_SECONDS;
+    private String label = "[bench mediator]";
 
     /** @param capacity ranks per host before the placement moves on (0: the hosts' default, their core count) */
     MediatorBenchmark(List<Integer> ranks, int iterations, int doubles, int hosts, int capacity, List<String> hostJvmArgs,
@@ -83,6 +84,12 @@ final class MediatorBenchmark {
         return this;
     }
 
+    /** How progress lines begin ({@code [bench mediator]} by default). */
+    MediatorBenchmark label(String l) {
+        this.label = l;
+        return this;
+    }
+
     /** Seconds of untimed runs of both modes per p before the timed ones (0: none). */
     MediatorBenchmark warmupSeconds(int s) {
         this.warmupSeconds = s;
@@ -92,45 +99,55 @@ final class MediatorBenchmark {
     List<Result> run() throws Exception {
         Path work = Files.createTempDirectory("mpfl-bench-mediator-");
         try {
-            Path document = work.resolve("exchange.mpfl.xml");
-            Files.writeString(document, AllgatherExchange.document(), StandardCharsets.UTF_8);
-            progress.println("[bench mediator] starting an engine and " + hosts + " service hosts");
-            try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, capacity, hostJvmArgs, transport);
-                 Mediator mediator = new Mediator(CALL_TIMEOUT, cluster.stepAuthorizations())) {
-                EngineClient client = cluster.client();
-                List<Result> results = new ArrayList<>();
-                for (int p : ranks) {
-                    List<String> services = Mediator.placeRanks(cluster.engine().registry(), p);
-                    if (warmupSeconds > 0) {
-                        progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up, %d s of untimed runs of both modes %s%n", p,
-                                warmupSeconds, BenchCommands.load());
-                        int runs = BenchCommands.repeatFor(warmupSeconds, () -> {
-                            direct(client, document, p, iterations);
-                            mediated(mediator, services, p, iterations);
-                        });
-                        progress.printf(Locale.ROOT, "[bench mediator] p=%d: warm-up done, %d runs of each mode%n", p, runs);
-                    }
-                    List<Timed> directRuns = new ArrayList<>();
-                    List<Timed> mediatedRuns = new ArrayList<>();
-                    for (int rep = 1; rep <= repeats; rep++) {
-                        progress.printf(Locale.ROOT, "[bench mediator] p=%d (%d/%d): direct messaging, %d iterations %s%n", p, rep,
-                                repeats, iterations, BenchCommands.load());
-                        Timed direct = direct(client, document, p, iterations);
-                        progress.printf(Locale.ROOT, "[bench mediator] p=%d (%d/%d): direct %.0f ms (loop %.0f ms); mediator%n", p, rep,
-                                repeats, direct.ms(), direct.loopMs());
-                        Timed mediated = mediated(mediator, services, p, iterations);
-                        progress.printf(Locale.ROOT, "[bench mediator] p=%d (%d/%d): mediator %.0f ms (%.2fx)%n", p, rep, repeats,
-                                mediated.ms(), mediated.ms() / direct.ms());
-                        sameChecksums(p, direct, mediated);
-                        directRuns.add(direct);
-                        mediatedRuns.add(mediated);
-                    }
-                    results.add(summary(p, directRuns, mediatedRuns));
-                }
-                return results;
+            progress.println(label + " starting an engine and " + hosts + " service hosts");
+            try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, capacity, hostJvmArgs, transport)) {
+                return run(cluster, work);
             }
         } finally {
             BenchCommands.deleteTree(work);
+        }
+    }
+
+    /**
+     * The measurement on a running {@code cluster} (its engine's transport and its hosts' capacity are
+     * the caller's; {@code mpflc bench lab} passes hosts in network namespaces of their own); the
+     * document goes to {@code work}.
+     */
+    List<Result> run(BenchCluster cluster, Path work) throws Exception {
+        Path document = work.resolve("exchange.mpfl.xml");
+        Files.writeString(document, AllgatherExchange.document(), StandardCharsets.UTF_8);
+        try (Mediator mediator = new Mediator(CALL_TIMEOUT, cluster.stepAuthorizations())) {
+            EngineClient client = cluster.client();
+            List<Result> results = new ArrayList<>();
+            for (int p : ranks) {
+                List<String> services = Mediator.placeRanks(cluster.engine().registry(), p);
+                if (warmupSeconds > 0) {
+                    progress.printf(Locale.ROOT, label + " p=%d: warm-up, %d s of untimed runs of both modes %s%n", p,
+                            warmupSeconds, BenchCommands.load());
+                    int runs = BenchCommands.repeatFor(warmupSeconds, () -> {
+                        direct(client, document, p, iterations);
+                        mediated(mediator, services, p, iterations);
+                    });
+                    progress.printf(Locale.ROOT, label + " p=%d: warm-up done, %d runs of each mode%n", p, runs);
+                }
+                List<Timed> directRuns = new ArrayList<>();
+                List<Timed> mediatedRuns = new ArrayList<>();
+                for (int rep = 1; rep <= repeats; rep++) {
+                    progress.printf(Locale.ROOT, label + " p=%d (%d/%d): direct messaging, %d iterations %s%n", p, rep,
+                            repeats, iterations, BenchCommands.load());
+                    Timed direct = direct(client, document, p, iterations);
+                    progress.printf(Locale.ROOT, label + " p=%d (%d/%d): direct %.0f ms (loop %.0f ms); mediator%n", p, rep,
+                            repeats, direct.ms(), direct.loopMs());
+                    Timed mediated = mediated(mediator, services, p, iterations);
+                    progress.printf(Locale.ROOT, label + " p=%d (%d/%d): mediator %.0f ms (%.2fx)%n", p, rep, repeats,
+                            mediated.ms(), mediated.ms() / direct.ms());
+                    sameChecksums(p, direct, mediated);
+                    directRuns.add(direct);
+                    mediatedRuns.add(mediated);
+                }
+                results.add(summary(p, directRuns, mediatedRuns));
+            }
+            return results;
         }
     }
 

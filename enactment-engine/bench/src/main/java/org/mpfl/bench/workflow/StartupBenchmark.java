@@ -153,24 +153,32 @@ final class StartupBenchmark {
         if (!run.path("state").asText().equals("SUCCEEDED")) {
             throw new IOException(what + ": " + DocumentRuns.describeFailure(run));
         }
-        // ranks can all end before the engine's fan-out has seen the last acceptance; the run is then
-        // SUCCEEDED a moment before its start-up time is recorded: read it once the fan-out is back
-        long deadline = System.nanoTime() + STARTUP_RECORD_WAIT.toNanos();
-        while (!run.path("startupMs").isNumber() && System.nanoTime() < deadline) {
-            Thread.sleep(POLL_MS);
-            run = client.get("/api/runs/" + run.path("id").asText());
-        }
+        run = withStartup(client, run, what);
         JsonNode startup = run.path("startupMs");
-        if (!startup.isNumber()) {
-            throw new IOException(what + ": run " + run.path("id").asText() + " has no startupMs "
-                    + STARTUP_RECORD_WAIT.toSeconds() + " s after it succeeded");
-        }
         long created = run.path("createdMs").asLong();
         long started = run.path("startedMs").asLong();
         long endedMs = run.path("endedMs").asLong();
         long allRunning = started + startup.asLong();
         return new double[] {startup.asDouble(), ended.clientMs(), created - ended.sentAtMs(), started - created,
             endedMs - allRunning, ended.sentAtMs() + ended.clientMs() - endedMs};
+    }
+
+    /**
+     * The ended {@code run} once its {@code startupMs} is recorded: ranks can all end before the
+     * engine's fan-out has seen the last acceptance, and the run is then SUCCEEDED a moment before its
+     * start-up time is recorded; this reads it again (bounded) until the fan-out is back.
+     */
+    static JsonNode withStartup(EngineClient client, JsonNode run, String what) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + STARTUP_RECORD_WAIT.toNanos();
+        while (!run.path("startupMs").isNumber() && System.nanoTime() < deadline) {
+            Thread.sleep(POLL_MS);
+            run = client.get("/api/runs/" + run.path("id").asText());
+        }
+        if (!run.path("startupMs").isNumber()) {
+            throw new IOException(what + ": run " + run.path("id").asText() + " has no startupMs "
+                    + STARTUP_RECORD_WAIT.toSeconds() + " s after it succeeded");
+        }
+        return run;
     }
 
     /** The median (mean of the middle two for an even count); NaN for none. */
