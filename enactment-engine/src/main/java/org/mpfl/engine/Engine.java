@@ -70,11 +70,7 @@ public final class Engine implements AutoCloseable {
 
     private Engine(EngineConfig config) throws Exception {
         this.config = config;
-        boolean fresh = !Files.exists(config.dataDir());
-        Files.createDirectories(config.dataDir());
-        if (fresh) {
-            restrictToOwner(config.dataDir());
-        }
+        createDataDirectory(config.dataDir());
         this.token = config.token() != null ? config.token() : loadOrCreateToken(config.dataDir());
         TlsSettings tls = config.tls();
         TlsSettings.plaintextWarning("the engine", config.bindHost(), tls.serves(), PLAINTEXT_EXPOSURE).ifPresent(w -> {
@@ -192,9 +188,19 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * A data directory the engine creates holds the token and live domains' credentials: owner only
-     * (0700) where POSIX. An existing directory given with --data keeps its permissions.
+     * Creates an engine's data directory as the engine does (for a caller that puts something there before
+     * the engine starts): a directory created here holds the token and live domains' credentials, so it
+     * is the owner's only (0700) where POSIX; an existing one given with --data keeps its permissions.
      */
+    public static Path createDataDirectory(Path dir) throws IOException {
+        boolean fresh = !Files.exists(dir);
+        Files.createDirectories(dir);
+        if (fresh) {
+            restrictToOwner(dir);
+        }
+        return dir;
+    }
+
     private static void restrictToOwner(Path dir) {
         try {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));

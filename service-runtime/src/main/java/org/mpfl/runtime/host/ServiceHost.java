@@ -88,9 +88,18 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      * @param binary      whether to offer the binary channel (on an ephemeral port of {@code bind})
      * @param tls         TLS of the SOAP endpoint, of the binary channel and of every client this host uses
      *                    ({@link TlsSettings#NONE}: plaintext)
+     * @param awaitCredential whether the credential comes after the start ({@link #setCredential}, e.g. from
+     *                    the launcher on standard input): until it does, the host refuses every call that
+     *                    makes it act (deploy, {@code run}, extensions), also from this machine
      */
     public record Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
-                          TlsSettings tls) {
+                          TlsSettings tls, boolean awaitCredential) {
+        /** Options of a host whose credential, if any, is set before it serves an engine. */
+        public Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
+                       TlsSettings tls) {
+            this(bind, port, servicesDir, hostId, advertise, binary, tls, false);
+        }
+
         /** Plaintext options (TLS off). */
         public Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary) {
             this(bind, port, servicesDir, hostId, advertise, binary, TlsSettings.NONE);
@@ -145,6 +154,7 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     private ServiceHost(Options o, String containerBaseUrl) throws IOException {
         this.hostId = o.hostId() != null ? o.hostId() : "host-" + UUID.randomUUID().toString().substring(0, 8);
         this.tls = o.tls();
+        this.awaitingCredential = o.awaitCredential();
         if (tls.enabled() && !tls.serves()) {
             throw new IOException("TLS: a host needs its own certificate and key (--tls-cert/--tls-key or --tls-keystore), "
                     + "not only --tls-ca");
@@ -329,6 +339,12 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
 
     /** This host's credential; {@code null}: no engine, deploy and {@code run} from this machine only. */
     private volatile HostCredential credential;
+    /**
+     * Set from the start when the credential comes later ({@link Options#awaitCredential}): without it, a
+     * host listening before its launcher hands it the credential would take orders from any local
+     * process in between.
+     */
+    private volatile boolean awaitingCredential;
 
     /**
      * Sets the host's credential: from now on deployments, {@code run} and extensions' operations need
@@ -336,6 +352,9 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      */
     public void setCredential(HostCredential credential) {
         this.credential = credential;
+        if (credential != null) {
+            awaitingCredential = false;
+        }
     }
 
     /**
@@ -350,6 +369,9 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         HostCredential c = credential;
         if (c != null) {
             return c.acceptsEngine(authorization);
+        }
+        if (awaitingCredential) {
+            return false;
         }
         try {
             return remoteAddress != null && InetAddress.getByName(remoteAddress.toString()).isLoopbackAddress();

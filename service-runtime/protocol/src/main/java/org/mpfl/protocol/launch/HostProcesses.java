@@ -3,6 +3,7 @@ package org.mpfl.protocol.launch;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.mpfl.protocol.HostCredential;
 
 /**
  * The one launcher of service-host processes ({@code mpflc run --local}, {@code mpflc up}, the
@@ -27,6 +30,11 @@ import java.util.regex.Pattern;
  * them, waits a grace period and then kills them forcibly; the children also exit by themselves
  * when this JVM dies ({@code --exit-with-parent}: their stdin closes). Use in try-with-resources or
  * {@code @AfterAll}.
+ *
+ * <p>A launcher whose engine is still starting launches its hosts first ({@link Builder#credentialsOnStdin},
+ * {@link Builder#launch}): they do their own start-up meanwhile and wait for the engine's URL and their
+ * credential, which {@link Launch#handOver} writes on their standard input once the engine issued it
+ * (never on a command line; a pipe from the launcher is visible to no other user).
  *
  * <pre>{@code
  * try (HostProcesses hosts = HostProcesses.builder().count(2)
@@ -97,12 +105,7 @@ public final class HostProcesses implements AutoCloseable {
      */
     @Override
     public void close() {
-        for (HostProcess h : hosts) {
-            h.process().destroy();
-        }
-        for (HostProcess h : hosts) {
-            stop(h.process());
-        }
+        stopAll(hosts.stream().map(HostProcess::process).toList(), false);
         if (temporaryLogs) {
             for (HostProcess h : hosts) {
                 try {
@@ -111,6 +114,131 @@ public final class HostProcesses implements AutoCloseable {
                     // a log that cannot be deleted is left in the temporary directory, nothing worse
                 }
             }
+        }
+    }
+
+    /** Asks every process to end (all first, so that they end in parallel), then waits for each within its bound. */
+    private static void stopAll(List<Process> processes, boolean forcibly) {
+        for (Process p : processes) {
+            if (forcibly) {
+                p.destroyForcibly();
+            } else {
+                p.destroy();
+            }
+        }
+        for (Process p : processes) {
+            stop(p);
+        }
+    }
+
+    /** The last lines of a host's log, for an error message. */
+    static String logTail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    /**
+     * Host processes launched but not yet known to be ready ({@link Builder#launch}): hand each its
+     * credential (with {@link Builder#credentialsOnStdin}), then {@link #awaitReady}, or {@link #abort}.
+     */
+    public static final class Launch {
+        private final List<Process> processes;
+        private final List<Path> logs;
+        private final List<String> hostIds;
+        private final List<CompletableFuture<HostProcess>> ready;
+        private final long deadlineNanos;
+        private final Duration readyTimeout;
+        private final boolean temporaryLogs;
+
+        private Launch(List<Process> processes, List<Path> logs, List<String> hostIds, List<CompletableFuture<HostProcess>> ready,
+                       Duration readyTimeout, long startNanos, boolean temporaryLogs) {
+            this.processes = processes;
+            this.logs = logs;
+            this.hostIds = hostIds;
+            this.ready = ready;
+            this.readyTimeout = readyTimeout;
+            this.deadlineNanos = startNanos + readyTimeout.toNanos();
+            this.temporaryLogs = temporaryLogs;
+        }
+
+        public int size() {
+            return processes.size();
+        }
+
+        /** The id host {@code i} was started with ({@code --host-id}, with {@link Builder#credentialsOnStdin}), else {@code null}. */
+        public String hostId(int i) {
+            return hostIds.get(i);
+        }
+
+        /** The child processes, in launch order. */
+        public List<Process> processes() {
+            return processes;
+        }
+
+        /**
+         * Writes the engine's URL and host {@code i}'s credential (whose {@code engineUrl} must be set and
+         * whose host id must be {@link #hostId(int) the one it was started with}) on its standard input, as
+         * one line. The pipe stays open: its end later tells the host that this process is gone.
+         *
+         * @throws IOException the host is gone (the message carries its log's end)
+         */
+        public void handOver(int i, HostCredential credential) throws IOException {
+            if (hostIds.get(i) == null) {
+                throw new IllegalStateException("host " + i + " was not started with credentialsOnStdin()");
+            }
+            if (!credential.hostId().equals(hostIds.get(i)) || credential.engineUrl() == null) {
+                throw new IllegalArgumentException("host " + i + " needs a credential for host id " + hostIds.get(i)
+                        + " that names its engine, got " + credential);
+            }
+            Process p = processes.get(i);
+            try {
+                OutputStream in = p.getOutputStream();
+                in.write((credential.line() + "\n").getBytes(StandardCharsets.US_ASCII));
+                in.flush();
+            } catch (IOException e) {
+                throw new IOException("service host " + i + " ended before it got its credential" + exitCode(p) + "; its log:\n"
+                        + logTail(logs.get(i)));
+            }
+        }
+
+        /**
+         * Waits until every host printed its ready line (with {@link Builder#credentialsOnStdin}: after its
+         * hand-over), at most the ready timeout from the launch; on failure stops them all.
+         */
+        public HostProcesses awaitReady() throws IOException {
+            try {
+                List<HostProcess> hosts = new ArrayList<>();
+                for (int i = 0; i < ready.size(); i++) {
+                    try {
+                        hosts.add(ready.get(i).get(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
+                    } catch (TimeoutException e) {
+                        throw new IOException("service host " + i + " not ready within " + readyTimeout + exitCode(processes.get(i)));
+                    } catch (ExecutionException e) {
+                        throw new IOException("service host " + i + " did not start: " + e.getCause().getMessage());
+                    }
+                }
+                return new HostProcesses(List.copyOf(hosts), temporaryLogs);
+            } catch (IOException | RuntimeException e) {
+                abort();
+                throw e;
+            } catch (InterruptedException e) {
+                processes.forEach(Process::destroyForcibly);
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while starting service hosts", e);
+            }
+        }
+
+        /** Stops every launched host (forcibly: none of them is serving anything yet). */
+        public void abort() {
+            stopAll(processes, true);
+        }
+
+        private static String exitCode(Process p) {
+            return p.isAlive() ? "" : " (exited with " + p.exitValue() + ")";
         }
     }
 
@@ -137,6 +265,7 @@ public final class HostProcesses implements AutoCloseable {
         private IntFunction<Map<String, String>> environmentOf = i -> Map.of();
         private Duration readyTimeout = Duration.ofSeconds(90);
         private Path logDirectory;
+        private boolean credentialsOnStdin;
 
         public Builder count(int n) {
             this.count = n;
@@ -201,9 +330,34 @@ public final class HostProcesses implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The children get the engine's URL and their credential on standard input, after they started
+         * ({@code mpflc host --credential-stdin}, with a {@code --host-id} of the launcher's choosing and the
+         * ready timeout as their bound): {@link #launch}, then {@link Launch#handOver} each. Nothing of
+         * {@value HostCredential#ENV} reaches them from this process's environment.
+         */
+        public Builder credentialsOnStdin() {
+            this.credentialsOnStdin = true;
+            return this;
+        }
+
         /** Starts all children in parallel and waits until each is ready; on failure kills those started. */
         public HostProcesses start() throws IOException {
+            if (credentialsOnStdin) {
+                throw new IllegalStateException("hosts that wait for their credential on standard input: launch(), handOver(…), awaitReady()");
+            }
+            return launch().awaitReady();
+        }
+
+        /**
+         * Starts all children in parallel without waiting for them ({@link Launch#awaitReady} does); on
+         * failure kills those started.
+         */
+        public Launch launch() throws IOException {
+            long startNanos = System.nanoTime();
             List<Process> started = new ArrayList<>();
+            List<Path> logs = new ArrayList<>();
+            List<String> hostIds = new ArrayList<>();
             List<CompletableFuture<HostProcess>> ready = new ArrayList<>();
             try {
                 for (int i = 0; i < count; i++) {
@@ -226,44 +380,30 @@ public final class HostProcesses implements AutoCloseable {
                         cmd.add(s.getKey() + "=" + s.getValue());
                     }
                     cmd.addAll(hostArgs);
+                    String hostId = null;
+                    if (credentialsOnStdin) {
+                        hostId = "host-" + UUID.randomUUID().toString().substring(0, 8);
+                        cmd.addAll(List.of("--host-id", hostId, "--credential-stdin",
+                                "--credential-timeout", Long.toString(Math.max(1, readyTimeout.toSeconds()))));
+                    }
                     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
                     pb.environment().putAll(environment);
                     pb.environment().putAll(environmentOf.apply(i));
+                    if (credentialsOnStdin) {
+                        pb.environment().remove(HostCredential.ENV);
+                    }
                     Process p = pb.start();
                     started.add(p);
+                    logs.add(log);
+                    hostIds.add(hostId);
                     ready.add(readyLine(p, log));
                 }
-                List<HostProcess> hosts = new ArrayList<>();
-                long deadline = System.nanoTime() + readyTimeout.toNanos();
-                for (int i = 0; i < ready.size(); i++) {
-                    try {
-                        hosts.add(ready.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-                    } catch (TimeoutException e) {
-                        throw new IOException("service host " + i + " not ready within " + readyTimeout + tail(started.get(i)));
-                    } catch (ExecutionException e) {
-                        throw new IOException("service host " + i + " did not start: " + e.getCause().getMessage());
-                    }
-                }
-                return new HostProcesses(List.copyOf(hosts), logDirectory == null);
+                return new Launch(List.copyOf(started), List.copyOf(logs), java.util.Collections.unmodifiableList(hostIds),
+                        List.copyOf(ready), readyTimeout, startNanos, logDirectory == null);
             } catch (IOException | RuntimeException e) {
-                for (Process p : started) {
-                    p.destroyForcibly();
-                }
-                for (Process p : started) {
-                    stop(p);
-                }
+                stopAll(started, true);
                 throw e;
-            } catch (InterruptedException e) {
-                for (Process p : started) {
-                    p.destroyForcibly();
-                }
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while starting service hosts", e);
             }
-        }
-
-        private static String tail(Process p) {
-            return p.isAlive() ? "" : " (exited with " + p.exitValue() + ")";
         }
 
         /** Reads the child's stdout: completes with the ready line, then keeps draining it. */
@@ -282,14 +422,7 @@ public final class HostProcesses implements AutoCloseable {
                 } catch (IOException e) {
                     // the child is gone
                 }
-                String why;
-                try {
-                    List<String> lines = Files.readAllLines(log);
-                    why = String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-                } catch (IOException e) {
-                    why = "(no log)";
-                }
-                f.completeExceptionally(new IOException("host process ended before it was ready; its log:\n" + why));
+                f.completeExceptionally(new IOException("host process ended before it was ready; its log:\n" + logTail(log)));
             }, "mpfl-testkit-host-out");
             t.setDaemon(true);
             t.start();
