@@ -78,6 +78,9 @@ public final class HostMain {
      */
     static final long EXIT_CLOSE_WAIT_MS = Long.getLong("mpfl.host.exitCloseWaitMs", 500);
 
+    /** Axis2's switch: its HTTP server's stop closes open connections at once instead of awaiting their workers 3 s. */
+    static final String AXIS2_FAST_SHUTDOWN = "org.apache.axis2.transport.http.server.fastShutdown";
+
     /** Closes the host on another thread and waits at most {@code waitMs} for it. */
     static void closeWithin(ServiceHost host, long waitMs) {
         Thread closer = new Thread(host::close, "mpfl-host-close");
@@ -196,8 +199,13 @@ public final class HostMain {
             if (a != null) {
                 a.close();
             }
+            // the process ends: requests in flight end with it, so the HTTP server need not give the
+            // workers on idle keep-alive connections (the engine's, the peers') its 3 s before it closes them
+            System.setProperty(AXIS2_FAST_SHUTDOWN, "true");
             closeWithin(host, EXIT_CLOSE_WAIT_MS);
             stopped.countDown();
+            // the last word to a launcher (HostProcesses): cleaned up, nothing left to wait for
+            out.close();
         }, "mpfl-host-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdown);
         try {

@@ -75,12 +75,28 @@ public final class HostProcesses implements AutoCloseable {
     }
 
     private final List<HostProcess> hosts;
+    private final List<Child> children;
     /** Whether the logs are temporary files of ours (no log directory was given): deleted on close. */
     private final boolean temporaryLogs;
+    /** Whether a host that has closed its standard output on the way out may be ended at once (see {@link #stop}). */
+    private final boolean endOnceClosed;
 
-    private HostProcesses(List<HostProcess> hosts, boolean temporaryLogs) {
+    private HostProcesses(List<HostProcess> hosts, List<Child> children, boolean temporaryLogs, boolean endOnceClosed) {
         this.hosts = hosts;
+        this.children = children;
         this.temporaryLogs = temporaryLogs;
+        this.endOnceClosed = endOnceClosed;
+    }
+
+    /**
+     * One child as launched.
+     *
+     * @param ready        its ready line
+     * @param outputClosed completes when its standard output closes: a host closes it when its shutdown has
+     *                     cleaned up (or the process is gone)
+     */
+    private record Child(Process process, Path log, String hostId, CompletableFuture<HostProcess> ready,
+                         CompletableFuture<Void> outputClosed) {
     }
 
     public static Builder builder() {
@@ -105,7 +121,7 @@ public final class HostProcesses implements AutoCloseable {
      */
     @Override
     public void close() {
-        stopAll(hosts.stream().map(HostProcess::process).toList(), false);
+        stopAll(children, false, endOnceClosed);
         if (temporaryLogs) {
             for (HostProcess h : hosts) {
                 try {
@@ -117,17 +133,17 @@ public final class HostProcesses implements AutoCloseable {
         }
     }
 
-    /** Asks every process to end (all first, so that they end in parallel), then waits for each within its bound. */
-    private static void stopAll(List<Process> processes, boolean forcibly) {
-        for (Process p : processes) {
+    /** Asks every child to end (all first, so that they end in parallel), then waits for each within its bound. */
+    private static void stopAll(List<Child> children, boolean forcibly, boolean endOnceClosed) {
+        for (Child c : children) {
             if (forcibly) {
-                p.destroyForcibly();
+                c.process().destroyForcibly();
             } else {
-                p.destroy();
+                c.process().destroy();
             }
         }
-        for (Process p : processes) {
-            stop(p);
+        for (Child c : children) {
+            stop(c, endOnceClosed);
         }
     }
 
@@ -146,37 +162,32 @@ public final class HostProcesses implements AutoCloseable {
      * credential (with {@link Builder#credentialsOnStdin}), then {@link #awaitReady}, or {@link #abort}.
      */
     public static final class Launch {
-        private final List<Process> processes;
-        private final List<Path> logs;
-        private final List<String> hostIds;
-        private final List<CompletableFuture<HostProcess>> ready;
+        private final List<Child> children;
         private final long deadlineNanos;
         private final Duration readyTimeout;
         private final boolean temporaryLogs;
+        private final boolean endOnceClosed;
 
-        private Launch(List<Process> processes, List<Path> logs, List<String> hostIds, List<CompletableFuture<HostProcess>> ready,
-                       Duration readyTimeout, long startNanos, boolean temporaryLogs) {
-            this.processes = processes;
-            this.logs = logs;
-            this.hostIds = hostIds;
-            this.ready = ready;
+        private Launch(List<Child> children, Duration readyTimeout, long startNanos, boolean temporaryLogs, boolean endOnceClosed) {
+            this.children = children;
             this.readyTimeout = readyTimeout;
             this.deadlineNanos = startNanos + readyTimeout.toNanos();
             this.temporaryLogs = temporaryLogs;
+            this.endOnceClosed = endOnceClosed;
         }
 
         public int size() {
-            return processes.size();
+            return children.size();
         }
 
         /** The id host {@code i} was started with ({@code --host-id}, with {@link Builder#credentialsOnStdin}), else {@code null}. */
         public String hostId(int i) {
-            return hostIds.get(i);
+            return children.get(i).hostId();
         }
 
         /** The child processes, in launch order. */
         public List<Process> processes() {
-            return processes;
+            return children.stream().map(Child::process).toList();
         }
 
         /**
@@ -187,21 +198,22 @@ public final class HostProcesses implements AutoCloseable {
          * @throws IOException the host is gone (the message carries its log's end)
          */
         public void handOver(int i, HostCredential credential) throws IOException {
-            if (hostIds.get(i) == null) {
+            Child c = children.get(i);
+            if (c.hostId() == null) {
                 throw new IllegalStateException("host " + i + " was not started with credentialsOnStdin()");
             }
-            if (!credential.hostId().equals(hostIds.get(i)) || credential.engineUrl() == null) {
-                throw new IllegalArgumentException("host " + i + " needs a credential for host id " + hostIds.get(i)
+            if (!credential.hostId().equals(c.hostId()) || credential.engineUrl() == null) {
+                throw new IllegalArgumentException("host " + i + " needs a credential for host id " + c.hostId()
                         + " that names its engine, got " + credential);
             }
-            Process p = processes.get(i);
+            Process p = c.process();
             try {
                 OutputStream in = p.getOutputStream();
                 in.write((credential.line() + "\n").getBytes(StandardCharsets.US_ASCII));
                 in.flush();
             } catch (IOException e) {
                 throw new IOException("service host " + i + " ended before it got its credential" + exitCode(p) + "; its log:\n"
-                        + logTail(logs.get(i)));
+                        + logTail(c.log()));
             }
         }
 
@@ -212,21 +224,22 @@ public final class HostProcesses implements AutoCloseable {
         public HostProcesses awaitReady() throws IOException {
             try {
                 List<HostProcess> hosts = new ArrayList<>();
-                for (int i = 0; i < ready.size(); i++) {
+                for (int i = 0; i < children.size(); i++) {
                     try {
-                        hosts.add(ready.get(i).get(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
+                        hosts.add(children.get(i).ready().get(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
                     } catch (TimeoutException e) {
-                        throw new IOException("service host " + i + " not ready within " + readyTimeout + exitCode(processes.get(i)));
+                        throw new IOException("service host " + i + " not ready within " + readyTimeout
+                                + exitCode(children.get(i).process()));
                     } catch (ExecutionException e) {
                         throw new IOException("service host " + i + " did not start: " + e.getCause().getMessage());
                     }
                 }
-                return new HostProcesses(List.copyOf(hosts), temporaryLogs);
+                return new HostProcesses(List.copyOf(hosts), children, temporaryLogs, endOnceClosed);
             } catch (IOException | RuntimeException e) {
                 abort();
                 throw e;
             } catch (InterruptedException e) {
-                processes.forEach(Process::destroyForcibly);
+                children.forEach(c -> c.process().destroyForcibly());
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while starting service hosts", e);
             }
@@ -234,7 +247,7 @@ public final class HostProcesses implements AutoCloseable {
 
         /** Stops every launched host (forcibly: none of them is serving anything yet). */
         public void abort() {
-            stopAll(processes, true);
+            stopAll(children, true, false);
         }
 
         private static String exitCode(Process p) {
@@ -242,9 +255,26 @@ public final class HostProcesses implements AutoCloseable {
         }
     }
 
-    static void stop(Process p) {
+    /**
+     * Waits (up to the grace) for a child asked to end, then kills it. With {@code endOnceClosed}, a host
+     * that closed its standard output — the last step of its shutdown, after it left the engine's
+     * registry and deleted its files — is killed at once: the JVM's own exit would still wait 300 ms
+     * for its threads in native code (HotSpot's VM_Exit; a host always has one, reading its stdin),
+     * after every local run.
+     */
+    private static void stop(Child c, boolean endOnceClosed) {
+        Process p = c.process();
+        long deadline = System.nanoTime() + GRACE.toNanos();
         try {
-            if (!p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (endOnceClosed) {
+                try {
+                    c.outputClosed().get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+                    p.destroyForcibly();
+                } catch (TimeoutException | ExecutionException e) {
+                    // not closed within the grace: killed below
+                }
+            }
+            if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
             }
@@ -355,17 +385,16 @@ public final class HostProcesses implements AutoCloseable {
          */
         public Launch launch() throws IOException {
             long startNanos = System.nanoTime();
-            List<Process> started = new ArrayList<>();
-            List<Path> logs = new ArrayList<>();
-            List<String> hostIds = new ArrayList<>();
-            List<CompletableFuture<HostProcess>> ready = new ArrayList<>();
+            List<Child> started = new ArrayList<>();
+            // a JVM that writes a class-data sharing archive at its exit must be let finish (the build's training run)
+            boolean dumpsAtExit = jvmArgs.stream().anyMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit"));
             try {
                 for (int i = 0; i < count; i++) {
                     Path log = logDirectory == null ? Files.createTempFile("mpfl-host-" + i + "-", ".log")
                             : logDirectory.resolve("host-" + i + ".log");
                     List<String> cmd = new ArrayList<>(launchPrefix);
                     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-                    if (jvmArgs.stream().noneMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit") || a.startsWith("-XX:SharedArchiveFile"))) {
+                    if (!dumpsAtExit && jvmArgs.stream().noneMatch(a -> a.startsWith("-XX:SharedArchiveFile"))) {
                         cmd.addAll(cdsArguments());
                     }
                     cmd.addAll(jvmArgs);
@@ -393,22 +422,20 @@ public final class HostProcesses implements AutoCloseable {
                         pb.environment().remove(HostCredential.ENV);
                     }
                     Process p = pb.start();
-                    started.add(p);
-                    logs.add(log);
-                    hostIds.add(hostId);
-                    ready.add(readyLine(p, log));
+                    CompletableFuture<HostProcess> ready = new CompletableFuture<>();
+                    CompletableFuture<Void> outputClosed = new CompletableFuture<>();
+                    started.add(new Child(p, log, hostId, ready, outputClosed));
+                    readOutput(p, log, ready, outputClosed);
                 }
-                return new Launch(List.copyOf(started), List.copyOf(logs), java.util.Collections.unmodifiableList(hostIds),
-                        List.copyOf(ready), readyTimeout, startNanos, logDirectory == null);
+                return new Launch(List.copyOf(started), readyTimeout, startNanos, logDirectory == null, !dumpsAtExit);
             } catch (IOException | RuntimeException e) {
-                stopAll(started, true);
+                stopAll(started, true, false);
                 throw e;
             }
         }
 
-        /** Reads the child's stdout: completes with the ready line, then keeps draining it. */
-        private static CompletableFuture<HostProcess> readyLine(Process p, Path log) {
-            CompletableFuture<HostProcess> f = new CompletableFuture<>();
+        /** Reads the child's stdout: completes {@code f} with the ready line, keeps draining it, then completes {@code closed}. */
+        private static void readOutput(Process p, Path log, CompletableFuture<HostProcess> f, CompletableFuture<Void> closed) {
             Thread t = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                     String line;
@@ -422,11 +449,13 @@ public final class HostProcesses implements AutoCloseable {
                 } catch (IOException e) {
                     // the child is gone
                 }
-                f.completeExceptionally(new IOException("host process ended before it was ready; its log:\n" + logTail(log)));
-            }, "mpfl-testkit-host-out");
+                closed.complete(null);
+                if (!f.isDone()) {
+                    f.completeExceptionally(new IOException("host process ended before it was ready; its log:\n" + logTail(log)));
+                }
+            }, "mpfl-host-out");
             t.setDaemon(true);
             t.start();
-            return f;
         }
     }
 }
