@@ -139,7 +139,9 @@ public final class HostProcesses implements AutoCloseable {
             if (forcibly) {
                 c.process().destroyForcibly();
             } else {
-                c.process().destroy();
+                // SIGTERM through the handle: Process.destroy() would also close our end of the child's
+                // stdout, and its end is how a host tells that it has cleaned up (see stop)
+                c.process().toHandle().destroy();
             }
         }
         for (Child c : children) {
