@@ -84,4 +84,20 @@ class LocalClusterTest {
             }
         }
     }
+
+    @Test
+    void anEngineThatCannotStartTakesItsAlreadyLaunchedHostsWithIt() throws Exception {
+        // a host file that does not exist: the engine fails while the hosts it will not need are starting
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> LocalCluster.start(new EngineConfig().port(0)
+                .dataDir(dir.resolve("engine")).hostFile(dir.resolve("no.hosts")), 2, List.of(), Duration.ofSeconds(120)));
+        // the hosts were launched before the engine failed: none may outlive the failed start
+        List<String> running = ProcessHandle.current().children().filter(ProcessHandle::isAlive).map(h -> {
+            try {
+                return Files.readString(Path.of("/proc/" + h.pid() + "/cmdline")).replace('\0', ' ');
+            } catch (java.io.IOException gone) {
+                return "";
+            }
+        }).filter(cmdline -> cmdline.contains("--credential-stdin")).toList();
+        assertTrue(running.isEmpty(), "launched hosts still run: " + running);
+    }
 }
