@@ -2,7 +2,8 @@ package org.mpfl.engine;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,13 +69,10 @@ public final class Engine implements AutoCloseable {
     private final CamelContext camel;
     private final ExecutorService fanOutPool;
 
-    private Engine(EngineConfig config) throws Exception {
+    /** @param port where the HTTP server listens (a free one reserved by {@link #start} when the configuration says 0) */
+    private Engine(EngineConfig config, int port) throws Exception {
         this.config = config;
-        boolean fresh = !Files.exists(config.dataDir());
-        Files.createDirectories(config.dataDir());
-        if (fresh) {
-            restrictToOwner(config.dataDir());
-        }
+        createDataDirectory(config.dataDir());
         this.token = config.token() != null ? config.token() : loadOrCreateToken(config.dataDir());
         TlsSettings tls = config.tls();
         TlsSettings.plaintextWarning("the engine", config.bindHost(), tls.serves(), PLAINTEXT_EXPOSURE).ifPresent(w -> {
@@ -82,7 +80,6 @@ public final class Engine implements AutoCloseable {
             System.err.println("mpflc: " + w);
             System.err.flush();
         });
-        int port = config.port() == 0 ? freePort(config.bindHost()) : config.port();
         String host = config.bindHost().equals("0.0.0.0") ? InetAddress.getLocalHost().getHostName() : config.bindHost();
         this.url = config.publicUrl() != null ? stripSlash(config.publicUrl()) : tls.scheme() + "://" + host + ":" + port;
 
@@ -164,7 +161,15 @@ public final class Engine implements AutoCloseable {
 
     /** Starts an engine; returns once it serves HTTP. */
     public static Engine start(EngineConfig config) throws Exception {
-        return new Engine(config);
+        Socket reservation = config.port() == 0 ? reservePort(config.bindHost()) : null;
+        try {
+            return new Engine(config, reservation == null ? config.port() : reservation.getLocalPort());
+        } finally {
+            // the server listens now (or never will): the port is its own
+            if (reservation != null) {
+                reservation.close();
+            }
+        }
     }
 
     private static java.util.concurrent.ThreadFactory daemonThreads(String name) {
@@ -177,13 +182,22 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * A free port: the platform-http router is registered under the configured port, so the engine
-     * must know its port before the server starts (port 0 would leave REST routes unbound).
+     * A free port, reserved: the platform-http router is registered under the configured port, so the
+     * engine must know its port before the server starts (port 0 would leave REST routes unbound). The
+     * returned socket is bound to it (with SO_REUSEADDR, not listening) until the server listens there
+     * (also with SO_REUSEADDR, which Linux allows next to a bound socket that does not listen): the
+     * kernel gives a reserved port to no one binding port 0 meanwhile — such as the local hosts, which
+     * now start at the same time as their engine and took its port once in a while.
      */
-    static int freePort(String bindHost) throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(bindHost))) {
+    static Socket reservePort(String bindHost) throws IOException {
+        Socket s = new Socket();
+        try {
             s.setReuseAddress(true);
-            return s.getLocalPort();
+            s.bind(new InetSocketAddress(InetAddress.getByName(bindHost), 0));
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
         }
     }
 
@@ -192,9 +206,19 @@ public final class Engine implements AutoCloseable {
     }
 
     /**
-     * A data directory the engine creates holds the token and live domains' credentials: owner only
-     * (0700) where POSIX. An existing directory given with --data keeps its permissions.
+     * Creates an engine's data directory as the engine does (for a caller that puts something there before
+     * the engine starts): a directory created here holds the token and live domains' credentials, so it
+     * is the owner's only (0700) where POSIX; an existing one given with --data keeps its permissions.
      */
+    public static Path createDataDirectory(Path dir) throws IOException {
+        boolean fresh = !Files.exists(dir);
+        Files.createDirectories(dir);
+        if (fresh) {
+            restrictToOwner(dir);
+        }
+        return dir;
+    }
+
     private static void restrictToOwner(Path dir) {
         try {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));

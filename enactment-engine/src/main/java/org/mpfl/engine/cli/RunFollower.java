@@ -12,6 +12,13 @@ import java.io.PrintStream;
  */
 final class RunFollower {
     private static final long POLL_MS = 200;
+    /**
+     * Polls come every {@value #FIRST_POLL_MS} ms during a run's first {@value #FIRST_POLLS_FOR_MS} ms: a
+     * short run (the README's first one takes half a second) is reported as soon as it ends, not up to a
+     * full interval later; after that a long one is polled at the usual rate.
+     */
+    private static final long FIRST_POLL_MS = 50;
+    private static final long FIRST_POLLS_FOR_MS = 3_000;
     private static final long UNREACHABLE_LIMIT_MS = 30_000;
 
     private RunFollower() {
@@ -72,7 +79,7 @@ final class RunFollower {
                     }
                     client.post("/api/runs/" + id + "/cancel", null);
                 }
-                Thread.sleep(POLL_MS);
+                Thread.sleep(System.currentTimeMillis() - start < FIRST_POLLS_FOR_MS ? FIRST_POLL_MS : POLL_MS);
             }
         } finally {
             try {

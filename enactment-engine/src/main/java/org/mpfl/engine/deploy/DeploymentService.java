@@ -8,13 +8,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 
 /**
  * Keeps the generated service archives the engine was given ({@code DATA/archives/NAME.aar}) and
- * installs them on hosts: on every live host when deployed, and on a placed host that lacks the
+ * installs them on hosts: on every live host when deployed (on all of them at once), and on a placed host that lacks the
  * service when a run starts (deploy-if-needed). An archive identical to the one the engine already
  * installed on a host is not sent again, so starting the same document twice does not restart its
  * services under a running run.
@@ -83,6 +89,7 @@ public final class DeploymentService {
         Files.move(tmp, archiveDir.resolve(service + ".aar"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         String digest = sha256(archive);
         Map<String, String> results = new LinkedHashMap<>();
+        Map<String, CompletableFuture<String>> pushes = new LinkedHashMap<>();
         for (HostInfo h : registry.hosts()) {
             if (h.staticEntry()) {
                 results.put(h.hostId(), "skipped (static host-file entry)");
@@ -93,14 +100,37 @@ public final class DeploymentService {
                 results.put(h.hostId(), "ok");
                 continue;
             }
-            try {
-                push(h, service, archive, digest);
-                results.put(h.hostId(), "ok");
-            } catch (Exception e) {
-                results.put(h.hostId(), "failed: " + describe(e));
-            }
+            results.put(h.hostId(), null);
+            // all hosts at once: each takes its time to install the archive (a run's start waited for the sum)
+            pushes.put(h.hostId(), CompletableFuture.supplyAsync(() -> {
+                try {
+                    push(h, service, archive, digest);
+                    return "ok";
+                } catch (Exception e) {
+                    return "failed: " + describe(e);
+                }
+            }, pushers));
         }
+        // each push is bounded by the deployer's timeout
+        pushes.forEach((host, push) -> results.put(host, push.join()));
         return results;
+    }
+
+    /**
+     * Threads for pushing an archive to several hosts at once (at most 16 at a time; idle ones end),
+     * daemons: an engine's close need not stop them.
+     */
+    private final ExecutorService pushers = pushers();
+
+    private static ExecutorService pushers() {
+        AtomicInteger n = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(16, 16, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "mpfl-deploy-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** Which archive (SHA-256) the engine installed per host and service. */

@@ -18,24 +18,27 @@ import org.mpfl.protocol.tls.TlsSettings;
 /**
  * An engine plus N service-host child processes on loopback, for {@code mpflc run --local} and
  * {@code mpflc up}. The hosts are started by the one host launcher ({@link HostProcesses}: what
- * {@code mpflc host} runs, with {@code --engine URL --port 0}); they register themselves with the
- * engine with a host credential each that the engine issued for them, which reaches them in their
- * environment, never on their command line. {@link #close} stops the hosts (politely, then forcibly after a bound) and the engine; a JVM
- * shutdown hook does the same if the command line is interrupted. Hosts run with
- * {@code --exit-with-parent}: they end by themselves if this process dies without stopping them.
+ * {@code mpflc host} runs, with {@code --port 0 --credential-stdin}) <em>before</em> the engine, so that
+ * their start-up (a JVM each, Axis2, ports) and the engine's overlap; once the engine serves, it issues
+ * each host a credential, which reaches the host with the engine's URL on its standard input, never
+ * on its command line, and the hosts register themselves. {@link #close} stops the hosts (politely,
+ * then forcibly after a bound) and the engine, both at once; a JVM shutdown hook does the same if the
+ * command line is interrupted. Hosts run with {@code --exit-with-parent}: they end by themselves if
+ * this process dies without stopping them (also while they still wait for their credential).
  */
 public final class LocalCluster implements AutoCloseable {
     private final Engine engine;
-    private final Path logDir;
     private final Thread shutdownHook;
+    /** The hosts as launched, until they are ready ({@link #hosts}). */
+    private final HostProcesses.Launch launch;
     private HostProcesses hosts;
     /** Credentials issued to this cluster's hosts: revoked when it stops, so none outlives its host. */
     private final List<String> issued = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    private LocalCluster(Engine engine, Path logDir) {
+    private LocalCluster(Engine engine, HostProcesses.Launch launch) {
         this.engine = engine;
-        this.logDir = logDir;
+        this.launch = launch;
         this.shutdownHook = new Thread(this::stopAll, "mpfl-local-cluster-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -57,16 +60,24 @@ public final class LocalCluster implements AutoCloseable {
         if (config.tls().serves() && !config.tls().hasCa() && hostCount > 0) {
             throw new IOException("TLS: the local hosts must trust the engine's certificate: give its CA with --tls-ca");
         }
-        Engine engine = Engine.start(config);
-        LocalCluster c;
+        Path logDir = Files.createDirectories(Engine.createDataDirectory(config.dataDir()).resolve("host-logs"));
+        // the hosts first: they start while the engine does, and wait for it on their standard input
+        HostProcesses.Launch launch = hostCount > 0 ? hosts(config, hostCount, services, startTimeout, logDir).launch() : null;
+        Engine engine;
         try {
-            c = new LocalCluster(engine, Files.createDirectories(config.dataDir().resolve("host-logs")));
-        } catch (IOException | RuntimeException e) {
-            engine.close();
+            engine = Engine.start(config);
+        } catch (Exception | Error e) {
+            if (launch != null) {
+                launch.abort();
+            }
             throw e;
         }
+        LocalCluster c = new LocalCluster(engine, launch);
         try {
-            c.startHosts(hostCount, services, startTimeout);
+            if (launch != null) {
+                c.handOverCredentials();
+                c.hosts = launch.awaitReady();
+            }
             c.awaitRegistration(hostCount, startTimeout);
         } catch (Exception e) {
             c.close();
@@ -75,9 +86,16 @@ public final class LocalCluster implements AutoCloseable {
         return c;
     }
 
-    private void startHosts(int count, List<String> services, Duration timeout) throws IOException {
+    /** The launcher of the hosts: everything but the engine's URL and their credentials, which come later. */
+    private static HostProcesses.Builder hosts(EngineConfig config, int count, List<String> services, Duration timeout,
+                                               Path logDir) {
         HostProcesses.Builder b = HostProcesses.builder().count(count).readyTimeout(timeout).logDirectory(logDir)
-                .environmentOf(credentialsOf(engine, issued));
+                .credentialsOnStdin();
+        // C2 later (thresholds x4): a local cluster's hosts mostly run start-up code once, and compiling it
+        // with C2 cost each ~0.45 s of CPU of ~1.3 on the README's first run (2 cores, 3 JVMs starting at
+        // once); C2 still compiles what a rank runs hot (a loop after 160,000 iterations instead of 40,000).
+        // MPFL_HOST_JAVA_OPTS comes after it, so it can set another value.
+        b.jvmArg("-XX:CompileThresholdScaling=4");
         String opts = System.getenv("MPFL_HOST_JAVA_OPTS");
         if (opts != null && !opts.isBlank()) {
             List.of(opts.strip().split("\\s+")).forEach(b::jvmArg);
@@ -86,8 +104,7 @@ public final class LocalCluster implements AutoCloseable {
         if (home != null) {
             b.jvmArg("-Dmpfl.home=" + home);
         }
-        List.of("--engine", engine.url()).forEach(b::hostArg);
-        TlsSettings tls = engine.config().tls();
+        TlsSettings tls = config.tls();
         if (tls.serves()) {
             // the hosts serve with the engine's certificate (valid for this machine's loopback address,
             // see docs/deployment.md) and trust the same CA, on SOAP and on the binary channel alike
@@ -97,13 +114,28 @@ public final class LocalCluster implements AutoCloseable {
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);
         }
-        hosts = b.start();
+        return b;
+    }
+
+    /** Issues each launched host its credential (for the id it was started with) and hands it over. */
+    private void handOverCredentials() throws IOException {
+        for (int i = 0; i < launch.size(); i++) {
+            HostCredential c;
+            try {
+                c = engine.issueHostCredential(launch.hostId(i));
+            } catch (HostCredentials.HostIdTakenException e) {
+                throw new IOException("local service host " + i + ": its id was taken: " + e.getMessage(), e);
+            }
+            issued.add(c.id());
+            launch.handOver(i, c);
+        }
     }
 
     /**
      * Each host the caller starts gets a credential of its own, issued now, in its environment
-     * ({@value HostCredential#ENV}; the ids issued are added to {@code issuedIds}): how {@code mpflc up} and {@code run --local} keep working with
-     * zero configuration on a closed registry, with no secret on a command line.
+     * ({@value HostCredential#ENV}; the ids issued are added to {@code issuedIds}): how the benchmarks'
+     * and tests' hosts, started once their engine serves, work on a closed registry with no secret on a
+     * command line ({@code mpflc up} and {@code run --local} hand theirs over on standard input instead).
      */
     public static IntFunction<Map<String, String>> credentialsOf(Engine engine, List<String> issuedIds) {
         return i -> {
@@ -131,7 +163,7 @@ public final class LocalCluster implements AutoCloseable {
                         + " local service hosts registered within " + timeout.toSeconds() + " s; host log:\n"
                         + tail(hosts.get(0).log()));
             }
-            Thread.sleep(100);
+            Thread.sleep(20);
         }
     }
 
@@ -153,16 +185,38 @@ public final class LocalCluster implements AutoCloseable {
         return hosts == null ? List.of() : hosts.hosts().stream().map(HostProcess::process).toList();
     }
 
+    /**
+     * Stops the hosts and the engine at once: neither needs the other to end (a host that cannot leave
+     * the engine's registry gives up within its own bound), and one after the other cost the sum of
+     * both after every local run. Bounded: the hosts are killed after {@link HostProcesses#close}'s grace.
+     */
     private synchronized void stopAll() {
         if (closed) {
             return;
         }
         closed = true;
-        if (hosts != null) {
-            hosts.close();
+        HostProcesses ready = hosts;
+        Thread hostsStop = new Thread(() -> {
+            if (ready != null) {
+                ready.close();
+            } else if (launch != null) {
+                launch.abort();
+            }
+        }, "mpfl-local-hosts-stop");
+        hostsStop.start();
+        try {
+            issued.forEach(id -> engine.credentials().revoke(id));
+            engine.close();
+        } finally {
+            try {
+                hostsStop.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                if (launch != null) {
+                    launch.processes().forEach(Process::destroyForcibly);
+                }
+            }
         }
-        issued.forEach(id -> engine.credentials().revoke(id));
-        engine.close();
     }
 
     @Override

@@ -298,7 +298,11 @@ public final class RunService implements AutoCloseable {
         if (run.state().isFinal()) {
             // cancelled or failed while ranks were being started: the abort sent then may have
             // missed ranks that were created after it, so abort once more now that all are out
-            abortDomain(run);
+            // (a run that succeeded meanwhile has no rank left to abort, as after any success: its
+            // needless abort also raced with a 'run --local' that stops its engine at the result)
+            if (run.state() != RunState.SUCCEEDED) {
+                abortDomain(run);
+            }
             return null;
         }
         List<HostFault> faults = new ArrayList<>();

@@ -108,7 +108,9 @@ public final class RunStore implements AutoCloseable {
                 .ignoreMigrationPatterns(new String[0])
                 .load();
         try {
-            if (flyway.info().applied().length == 0 && hasTable(connection, "runs")) {
+            // the table first: Flyway's info() reads the history and every migration, which a new database
+            // (every 'run --local') would pay for before migrate() does the same again
+            if (hasTable(connection, "runs") && flyway.info().applied().length == 0) {
                 // made by the engine before migrations: the tables are V1's; record that, do not rerun it
                 flyway = Flyway.configure(RunStore.class.getClassLoader()).configuration(flyway.getConfiguration())
                         .baselineVersion(LEGACY_VERSION)

@@ -36,6 +36,25 @@ class DeploymentServiceTest {
     }
 
     @Test
+    void anArchiveGoesToAllHostsAtOnce() throws Exception {
+        HostRegistry registry = new HostRegistry(Duration.ofSeconds(30));
+        for (String id : List.of("a", "b", "c")) {
+            registry.announce(new HostAnnouncement(id, "http://127.0.0.1:9000/" + id, null, List.of(), 1, null));
+        }
+        // each push waits until all three are under way: pushed one after the other, none would finish
+        java.util.concurrent.CountDownLatch underWay = new java.util.concurrent.CountDownLatch(3);
+        DeploymentService deployments = new DeploymentService(dir, registry, (host, service, archive) -> {
+            underWay.countDown();
+            if (!underWay.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new java.io.IOException("pushed alone");
+            }
+        });
+        Map<String, String> results = deployments.deploy("Svc", new byte[] {1, 2, 3});
+        assertEquals(Map.of("a", "ok", "b", "ok", "c", "ok"), results);
+        assertEquals(List.of("a", "b", "c"), List.copyOf(results.keySet()), "in the registry's order");
+    }
+
+    @Test
     void describeUsesTheFirstMessageAlongTheCauses() {
         assertEquals("refused", DeploymentService.describe(new java.io.IOException("refused")));
         assertEquals("java.io.IOException: connection reset",

@@ -147,6 +147,27 @@ public record HostCredential(String engineUrl, String id, String hostId, String 
         }
     }
 
+    /**
+     * The text form as one line (base64url of {@link #text()}): how a launcher hands a host its engine's
+     * URL and its credential on the host's standard input ({@code mpflc host --credential-stdin}), which
+     * ends at a line break. A pipe from the launcher, like the environment and unlike the command line,
+     * is visible to no other user.
+     */
+    public String line() {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(text().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Parses {@link #line()}; the error names {@code source}, never the secret. */
+    public static HostCredential parseLine(String line, String source) {
+        String text;
+        try {
+            text = new String(Base64.getUrlDecoder().decode(line == null ? "" : line.strip()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(source + ": not a host credential line (not base64url)");
+        }
+        return parse(text, source);
+    }
+
     /** Reads a join file. */
     public static HostCredential read(Path file) throws IOException {
         return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());

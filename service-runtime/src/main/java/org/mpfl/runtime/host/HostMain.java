@@ -3,11 +3,13 @@ package org.mpfl.runtime.host;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.mpfl.compiler.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
@@ -17,7 +19,8 @@ import org.mpfl.runtime.api.RankProgram;
 /**
  * The service-host process: {@code mpflc host [--engine URL] [--port P] [--bind ADDR] [--services DIR]
  * [--host-id ID] [--advertise NAME] [--capacity N] [--credential-file F] [--no-binary | --binary-port P]
- * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent]} and the TLS flags of
+ * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent] [--credential-stdin --host-id ID
+ * [--credential-timeout S]]} and the TLS flags of
  * {@link TlsSettings} ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, {@code --tls-ca F};
  * with TLS on, the SOAP endpoint and the binary channel both run over TLS; {@code --no-binary} still
  * turns the binary channel off). {@code --port} and {@code --binary-port} default to 0, any free port;
@@ -32,6 +35,13 @@ import org.mpfl.runtime.api.RankProgram;
  * id and accepts deployments and {@code run} only with the engine's key for this host; without it
  * (and without {@code --engine}) it accepts them from this machine only. {@code --engine} without a
  * credential is refused: the engine's registry is closed.
+ *
+ * <p>{@code --credential-stdin} (for launchers, with {@code --host-id ID}) starts the host at once and takes
+ * the engine's URL and the credential afterwards, as one line on standard input
+ * ({@link HostCredential#line()}), within {@code --credential-timeout S} (default 120): so a launcher
+ * can start its hosts while its engine is still starting. Until the line arrives the host refuses every
+ * call that makes it act, also from this machine; no line within the bound, or the input closed first,
+ * ends the host with a message saying so. The ready line comes after the hand-over.
  *
  * <p>Prints exactly one ready line on stdout once it accepts requests —
  * {@code MPFL host <hostId> listening on http://ADDR:PORT/ binary ADDR:PORT2} ({@code binary none}
@@ -68,6 +78,9 @@ public final class HostMain {
      * anyway, so waiting for them only made every {@code mpflc run --local} end ~3 s after its result.
      */
     static final long EXIT_CLOSE_WAIT_MS = Long.getLong("mpfl.host.exitCloseWaitMs", 500);
+
+    /** Axis2's switch: its HTTP server's stop closes open connections at once instead of awaiting their workers 3 s. */
+    static final String AXIS2_FAST_SHUTDOWN = "org.apache.axis2.transport.http.server.fastShutdown";
 
     /** Closes the host on another thread and waits at most {@code waitMs} for it. */
     static void closeWithin(ServiceHost host, long waitMs) {
@@ -109,6 +122,8 @@ public final class HostMain {
         int capacity = Runtime.getRuntime().availableProcessors();
         boolean binary = true;
         boolean exitWithParent = false;
+        boolean credentialStdin = false;
+        int credentialTimeoutS = 120;
         List<String[]> programs = new ArrayList<>();
         List<HostExtension> extensions = new ArrayList<>();
         Map<String, String> tlsOptions = new LinkedHashMap<>();
@@ -130,6 +145,8 @@ public final class HostMain {
                 case "--capacity" -> capacity = intValue(args, ++i, a);
                 case "--no-binary" -> binary = false;
                 case "--exit-with-parent" -> exitWithParent = true;
+                case "--credential-stdin" -> credentialStdin = true;
+                case "--credential-timeout" -> credentialTimeoutS = intValue(args, ++i, a);
                 case "--service" -> {
                     String v = value(args, ++i, a);
                     int eq = v.indexOf('=');
@@ -141,7 +158,7 @@ public final class HostMain {
                 case "--extension" -> extensions.add(HostExtension.named(value(args, ++i, a)));
                 default -> throw new UsageException("unknown option " + a
                         + " (usage: host [--engine URL] [--credential-file F] [--port P] [--bind ADDR] [--advertise NAME]"
-                        + " [--services DIR] [--service NAME=CLASS] [--no-binary | --binary-port P]"
+                        + " [--services DIR] [--service NAME=CLASS] [--no-binary | --binary-port P] [--credential-stdin --host-id ID]"
                         + " [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F] (TLS covers SOAP and the binary channel);"
                         + " the credential may also come from $" + HostCredential.ENV + ")");
             }
@@ -150,7 +167,11 @@ public final class HostMain {
             throw new UsageException("--binary-port " + binaryPort + " and --no-binary contradict each other: "
                     + "--no-binary opens no binary port");
         }
-        HostCredential credential = credential(credentialFile, System.getenv(HostCredential.ENV));
+        String environmentCredential = System.getenv(HostCredential.ENV);
+        if (credentialStdin) {
+            checkStdinHandOver(engine, credentialFile, environmentCredential, hostId, credentialTimeoutS);
+        }
+        HostCredential credential = credential(credentialFile, environmentCredential);
         if (engine == null && credential != null && credential.engineUrl() != null) {
             engine = credential.engineUrl();
         }
@@ -170,9 +191,30 @@ public final class HostMain {
                     err.println("mpflc host: " + w);
                     err.flush();
                 });
-        ServiceHost host = ServiceHost.start(new ServiceHost.Options(bind, port, services, hostId, advertise, binary, binaryPort, tls));
+        ServiceHost host = ServiceHost.start(new ServiceHost.Options(bind, port, services, hostId, advertise, binary, binaryPort, tls,
+                credentialStdin));
+        Runnable launcherGone = () -> {
+            System.err.println("mpflc host: standard input closed (launcher gone): exiting");
+            System.exit(0);
+        };
         EngineAnnouncer announcer = null;
+        AtomicReference<EngineAnnouncer> announcing = new AtomicReference<>();
         CountDownLatch stopped = new CountDownLatch(1);
+        // before the hand-over wait, which a launcher that gives up may end with SIGTERM
+        Thread shutdown = new Thread(() -> {
+            EngineAnnouncer a = announcing.get();
+            if (a != null) {
+                a.close();
+            }
+            // the process ends: requests in flight end with it, so the HTTP server need not give the
+            // workers on idle keep-alive connections (the engine's, the peers') its 3 s before it closes them
+            System.setProperty(AXIS2_FAST_SHUTDOWN, "true");
+            closeWithin(host, EXIT_CLOSE_WAIT_MS);
+            stopped.countDown();
+            // the last word to a launcher (HostProcesses): cleaned up, nothing left to wait for
+            out.close();
+        }, "mpfl-host-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdown);
         try {
             for (String[] p : programs) {
                 Class<?> c = Class.forName(p[1]);
@@ -185,38 +227,26 @@ public final class HostMain {
             for (HostExtension extension : extensions) {
                 extension.install(host);
             }
+            if (credentialStdin) {
+                // the heavy start-up (Axis2, ports) is done; now wait for the launcher's engine
+                ParentStdin stdin = ParentStdin.watch(System.in, true, exitWithParent ? launcherGone : null);
+                credential = handedOver(stdin.awaitLine(Duration.ofSeconds(credentialTimeoutS)), hostId);
+                engine = credential.engineUrl();
+                host.setCredential(credential);
+            }
             if (engine != null) {
                 announcer = new EngineAnnouncer(host, engine, credential, capacity);
                 EngineAnnouncer a = announcer;
                 host.onDeploy(a::reannounce);
+                announcing.set(announcer);
                 announcer.start();
             }
-            EngineAnnouncer finalAnnouncer = announcer;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                if (finalAnnouncer != null) {
-                    finalAnnouncer.close();
-                }
-                closeWithin(host, EXIT_CLOSE_WAIT_MS);
-                stopped.countDown();
-            }, "mpfl-host-shutdown"));
             out.println(READY_PREFIX + host.hostId() + " listening on " + host.baseUrl() + "/ binary "
                     + (host.binaryAddress() == null ? "none" : host.binaryAddress())
                     + " services " + String.join(",", host.serviceTypes()));
             out.flush();
-            if (exitWithParent) {
-                Thread watcher = new Thread(() -> {
-                    try {
-                        while (System.in.read() >= 0) {
-                            // the launcher never writes; EOF means it is gone
-                        }
-                    } catch (IOException e) {
-                        System.err.println("mpflc host: cannot read standard input: " + e);
-                    }
-                    System.err.println("mpflc host: standard input closed (launcher gone): exiting");
-                    System.exit(0);
-                }, "mpfl-parent-watch");
-                watcher.setDaemon(true);
-                watcher.start();
+            if (exitWithParent && !credentialStdin) {
+                ParentStdin.watch(System.in, false, launcherGone);
             }
             stopped.await();
             return 0;
@@ -225,8 +255,47 @@ public final class HostMain {
                 announcer.close();
             }
             host.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdown);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway and closes the closed host again, which does nothing
+            }
             throw e;
         }
+    }
+
+    /** {@code --credential-stdin} is the one source of the engine's URL and the credential, for a host of known id. */
+    private static void checkStdinHandOver(String engine, Path credentialFile, String environmentCredential, String hostId,
+                                           int timeoutS) throws UsageException {
+        if (engine != null || credentialFile != null || (environmentCredential != null && !environmentCredential.isBlank())) {
+            throw new UsageException("--credential-stdin takes the engine's URL and the credential from standard input:"
+                    + " give no --engine, --credential-file or $" + HostCredential.ENV + " with it");
+        }
+        if (hostId == null) {
+            throw new UsageException("--credential-stdin needs --host-id ID (the host's id is fixed at its start,"
+                    + " before its credential arrives)");
+        }
+        if (timeoutS < 1) {
+            throw new UsageException("--credential-timeout must be at least 1 (seconds)");
+        }
+    }
+
+    /** The credential of the hand-over line: for this host, naming its engine. */
+    static HostCredential handedOver(String line, String hostId) throws UsageException {
+        HostCredential c;
+        try {
+            c = HostCredential.parseLine(line, "the line on standard input (--credential-stdin)");
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        if (!c.hostId().equals(hostId)) {
+            throw new UsageException("the credential on standard input is for host " + c.hostId() + ", this host is "
+                    + hostId + " (--host-id)");
+        }
+        if (c.engineUrl() == null) {
+            throw new UsageException("the credential on standard input names no engine (its engine= line)");
+        }
+        return c;
     }
 
     /** The credential from the file, else from the environment's text, else {@code null}. */

@@ -89,9 +89,18 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      * @param binaryPort  the binary channel's port, 0 for an ephemeral one (a fixed one lets a firewall open it)
      * @param tls         TLS of the SOAP endpoint, of the binary channel and of every client this host uses
      *                    ({@link TlsSettings#NONE}: plaintext)
+     * @param awaitCredential whether the credential comes after the start ({@link #setCredential}, e.g. from
+     *                    the launcher on standard input): until it does, the host refuses every call that
+     *                    makes it act (deploy, {@code run}, extensions), also from this machine
      */
     public record Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
-                          int binaryPort, TlsSettings tls) {
+                          int binaryPort, TlsSettings tls, boolean awaitCredential) {
+        /** Options of a host whose credential, if any, is set before it serves an engine. */
+        public Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary,
+                       int binaryPort, TlsSettings tls) {
+            this(bind, port, servicesDir, hostId, advertise, binary, binaryPort, tls, false);
+        }
+
         /** Plaintext options (TLS off), the binary channel on an ephemeral port. */
         public Options(String bind, int port, Path servicesDir, String hostId, String advertise, boolean binary) {
             this(bind, port, servicesDir, hostId, advertise, binary, TlsSettings.NONE);
@@ -155,6 +164,7 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     private ServiceHost(Options o, String containerBaseUrl) throws IOException {
         this.hostId = o.hostId() != null ? o.hostId() : "host-" + UUID.randomUUID().toString().substring(0, 8);
         this.tls = o.tls();
+        this.awaitingCredential = o.awaitCredential();
         if (tls.enabled() && !tls.serves()) {
             throw new IOException("TLS: a host needs its own certificate and key (--tls-cert/--tls-key or --tls-keystore), "
                     + "not only --tls-ca");
@@ -344,6 +354,12 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
 
     /** This host's credential; {@code null}: no engine, deploy and {@code run} from this machine only. */
     private volatile HostCredential credential;
+    /**
+     * Set from the start when the credential comes later ({@link Options#awaitCredential}): without it, a
+     * host listening before its launcher hands it the credential would take orders from any local
+     * process in between.
+     */
+    private volatile boolean awaitingCredential;
 
     /**
      * Sets the host's credential: from now on deployments, {@code run} and extensions' operations need
@@ -351,6 +367,9 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      */
     public void setCredential(HostCredential credential) {
         this.credential = credential;
+        if (credential != null) {
+            awaitingCredential = false;
+        }
     }
 
     /**
@@ -365,6 +384,9 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         HostCredential c = credential;
         if (c != null) {
             return c.acceptsEngine(authorization);
+        }
+        if (awaitingCredential) {
+            return false;
         }
         try {
             return remoteAddress != null && InetAddress.getByName(remoteAddress.toString()).isLoopbackAddress();

@@ -3,6 +3,7 @@ package org.mpfl.protocol.launch;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.mpfl.protocol.HostCredential;
 
 /**
  * The one launcher of service-host processes ({@code mpflc run --local}, {@code mpflc up}, the
@@ -27,6 +30,11 @@ import java.util.regex.Pattern;
  * them, waits a grace period and then kills them forcibly; the children also exit by themselves
  * when this JVM dies ({@code --exit-with-parent}: their stdin closes). Use in try-with-resources or
  * {@code @AfterAll}.
+ *
+ * <p>A launcher whose engine is still starting launches its hosts first ({@link Builder#credentialsOnStdin},
+ * {@link Builder#launch}): they do their own start-up meanwhile and wait for the engine's URL and their
+ * credential, which {@link Launch#handOver} writes on their standard input once the engine issued it
+ * (never on a command line; a pipe from the launcher is visible to no other user).
  *
  * <pre>{@code
  * try (HostProcesses hosts = HostProcesses.builder().count(2)
@@ -67,12 +75,28 @@ public final class HostProcesses implements AutoCloseable {
     }
 
     private final List<HostProcess> hosts;
+    private final List<Child> children;
     /** Whether the logs are temporary files of ours (no log directory was given): deleted on close. */
     private final boolean temporaryLogs;
+    /** Whether a host that has closed its standard output on the way out may be ended at once (see {@link #stop}). */
+    private final boolean endOnceClosed;
 
-    private HostProcesses(List<HostProcess> hosts, boolean temporaryLogs) {
+    private HostProcesses(List<HostProcess> hosts, List<Child> children, boolean temporaryLogs, boolean endOnceClosed) {
         this.hosts = hosts;
+        this.children = children;
         this.temporaryLogs = temporaryLogs;
+        this.endOnceClosed = endOnceClosed;
+    }
+
+    /**
+     * One child as launched.
+     *
+     * @param ready        its ready line
+     * @param outputClosed completes when its standard output closes: a host closes it when its shutdown has
+     *                     cleaned up (or the process is gone)
+     */
+    private record Child(Process process, Path log, String hostId, CompletableFuture<HostProcess> ready,
+                         CompletableFuture<Void> outputClosed) {
     }
 
     public static Builder builder() {
@@ -97,12 +121,7 @@ public final class HostProcesses implements AutoCloseable {
      */
     @Override
     public void close() {
-        for (HostProcess h : hosts) {
-            h.process().destroy();
-        }
-        for (HostProcess h : hosts) {
-            stop(h.process());
-        }
+        stopAll(children, false, endOnceClosed);
         if (temporaryLogs) {
             for (HostProcess h : hosts) {
                 try {
@@ -114,9 +133,150 @@ public final class HostProcesses implements AutoCloseable {
         }
     }
 
-    static void stop(Process p) {
+    /** Asks every child to end (all first, so that they end in parallel), then waits for each within its bound. */
+    private static void stopAll(List<Child> children, boolean forcibly, boolean endOnceClosed) {
+        for (Child c : children) {
+            if (forcibly) {
+                c.process().destroyForcibly();
+            } else {
+                // SIGTERM through the handle: Process.destroy() would also close our end of the child's
+                // stdout, and its end is how a host tells that it has cleaned up (see stop)
+                c.process().toHandle().destroy();
+            }
+        }
+        for (Child c : children) {
+            stop(c, endOnceClosed);
+        }
+    }
+
+    /** The last lines of a host's log, for an error message. */
+    static String logTail(Path log) {
         try {
-            if (!p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    /**
+     * Host processes launched but not yet known to be ready ({@link Builder#launch}): hand each its
+     * credential (with {@link Builder#credentialsOnStdin}), then {@link #awaitReady}, or {@link #abort}.
+     */
+    public static final class Launch {
+        private final List<Child> children;
+        private final long deadlineNanos;
+        private final Duration readyTimeout;
+        private final boolean temporaryLogs;
+        private final boolean endOnceClosed;
+
+        private Launch(List<Child> children, Duration readyTimeout, long startNanos, boolean temporaryLogs, boolean endOnceClosed) {
+            this.children = children;
+            this.readyTimeout = readyTimeout;
+            this.deadlineNanos = startNanos + readyTimeout.toNanos();
+            this.temporaryLogs = temporaryLogs;
+            this.endOnceClosed = endOnceClosed;
+        }
+
+        public int size() {
+            return children.size();
+        }
+
+        /** The id host {@code i} was started with ({@code --host-id}, with {@link Builder#credentialsOnStdin}), else {@code null}. */
+        public String hostId(int i) {
+            return children.get(i).hostId();
+        }
+
+        /** The child processes, in launch order. */
+        public List<Process> processes() {
+            return children.stream().map(Child::process).toList();
+        }
+
+        /**
+         * Writes the engine's URL and host {@code i}'s credential (whose {@code engineUrl} must be set and
+         * whose host id must be {@link #hostId(int) the one it was started with}) on its standard input, as
+         * one line. The pipe stays open: its end later tells the host that this process is gone.
+         *
+         * @throws IOException the host is gone (the message carries its log's end)
+         */
+        public void handOver(int i, HostCredential credential) throws IOException {
+            Child c = children.get(i);
+            if (c.hostId() == null) {
+                throw new IllegalStateException("host " + i + " was not started with credentialsOnStdin()");
+            }
+            if (!credential.hostId().equals(c.hostId()) || credential.engineUrl() == null) {
+                throw new IllegalArgumentException("host " + i + " needs a credential for host id " + c.hostId()
+                        + " that names its engine, got " + credential);
+            }
+            Process p = c.process();
+            try {
+                OutputStream in = p.getOutputStream();
+                in.write((credential.line() + "\n").getBytes(StandardCharsets.US_ASCII));
+                in.flush();
+            } catch (IOException e) {
+                throw new IOException("service host " + i + " ended before it got its credential" + exitCode(p) + "; its log:\n"
+                        + logTail(c.log()));
+            }
+        }
+
+        /**
+         * Waits until every host printed its ready line (with {@link Builder#credentialsOnStdin}: after its
+         * hand-over), at most the ready timeout from the launch; on failure stops them all.
+         */
+        public HostProcesses awaitReady() throws IOException {
+            try {
+                List<HostProcess> hosts = new ArrayList<>();
+                for (int i = 0; i < children.size(); i++) {
+                    try {
+                        hosts.add(children.get(i).ready().get(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS));
+                    } catch (TimeoutException e) {
+                        throw new IOException("service host " + i + " not ready within " + readyTimeout
+                                + exitCode(children.get(i).process()));
+                    } catch (ExecutionException e) {
+                        throw new IOException("service host " + i + " did not start: " + e.getCause().getMessage());
+                    }
+                }
+                return new HostProcesses(List.copyOf(hosts), children, temporaryLogs, endOnceClosed);
+            } catch (IOException | RuntimeException e) {
+                abort();
+                throw e;
+            } catch (InterruptedException e) {
+                children.forEach(c -> c.process().destroyForcibly());
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while starting service hosts", e);
+            }
+        }
+
+        /** Stops every launched host (forcibly: none of them is serving anything yet). */
+        public void abort() {
+            stopAll(children, true, false);
+        }
+
+        private static String exitCode(Process p) {
+            return p.isAlive() ? "" : " (exited with " + p.exitValue() + ")";
+        }
+    }
+
+    /**
+     * Waits (up to the grace) for a child asked to end, then kills it. With {@code endOnceClosed}, a host
+     * that closed its standard output — the last step of its shutdown, after it left the engine's
+     * registry and deleted its files — is killed at once: the JVM's own exit would still wait 300 ms
+     * for its threads in native code (HotSpot's VM_Exit; a host always has one, reading its stdin),
+     * after every local run.
+     */
+    private static void stop(Child c, boolean endOnceClosed) {
+        Process p = c.process();
+        long deadline = System.nanoTime() + GRACE.toNanos();
+        try {
+            if (endOnceClosed) {
+                try {
+                    c.outputClosed().get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+                    p.destroyForcibly();
+                } catch (TimeoutException | ExecutionException e) {
+                    // not closed within the grace: killed below
+                }
+            }
+            if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
             }
@@ -137,6 +297,7 @@ public final class HostProcesses implements AutoCloseable {
         private IntFunction<Map<String, String>> environmentOf = i -> Map.of();
         private Duration readyTimeout = Duration.ofSeconds(90);
         private Path logDirectory;
+        private boolean credentialsOnStdin;
 
         public Builder count(int n) {
             this.count = n;
@@ -201,17 +362,41 @@ public final class HostProcesses implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The children get the engine's URL and their credential on standard input, after they started
+         * ({@code mpflc host --credential-stdin}, with a {@code --host-id} of the launcher's choosing and the
+         * ready timeout as their bound): {@link #launch}, then {@link Launch#handOver} each. Nothing of
+         * {@value HostCredential#ENV} reaches them from this process's environment.
+         */
+        public Builder credentialsOnStdin() {
+            this.credentialsOnStdin = true;
+            return this;
+        }
+
         /** Starts all children in parallel and waits until each is ready; on failure kills those started. */
         public HostProcesses start() throws IOException {
-            List<Process> started = new ArrayList<>();
-            List<CompletableFuture<HostProcess>> ready = new ArrayList<>();
+            if (credentialsOnStdin) {
+                throw new IllegalStateException("hosts that wait for their credential on standard input: launch(), handOver(…), awaitReady()");
+            }
+            return launch().awaitReady();
+        }
+
+        /**
+         * Starts all children in parallel without waiting for them ({@link Launch#awaitReady} does); on
+         * failure kills those started.
+         */
+        public Launch launch() throws IOException {
+            long startNanos = System.nanoTime();
+            List<Child> started = new ArrayList<>();
+            // a JVM that writes a class-data sharing archive at its exit must be let finish (the build's training run)
+            boolean dumpsAtExit = jvmArgs.stream().anyMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit"));
             try {
                 for (int i = 0; i < count; i++) {
                     Path log = logDirectory == null ? Files.createTempFile("mpfl-host-" + i + "-", ".log")
                             : logDirectory.resolve("host-" + i + ".log");
                     List<String> cmd = new ArrayList<>(launchPrefix);
                     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-                    if (jvmArgs.stream().noneMatch(a -> a.startsWith("-XX:ArchiveClassesAtExit") || a.startsWith("-XX:SharedArchiveFile"))) {
+                    if (!dumpsAtExit && jvmArgs.stream().noneMatch(a -> a.startsWith("-XX:SharedArchiveFile"))) {
                         cmd.addAll(cdsArguments());
                     }
                     cmd.addAll(jvmArgs);
@@ -226,49 +411,33 @@ public final class HostProcesses implements AutoCloseable {
                         cmd.add(s.getKey() + "=" + s.getValue());
                     }
                     cmd.addAll(hostArgs);
+                    String hostId = null;
+                    if (credentialsOnStdin) {
+                        hostId = "host-" + UUID.randomUUID().toString().substring(0, 8);
+                        cmd.addAll(List.of("--host-id", hostId, "--credential-stdin",
+                                "--credential-timeout", Long.toString(Math.max(1, readyTimeout.toSeconds()))));
+                    }
                     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(log.toFile());
                     pb.environment().putAll(environment);
                     pb.environment().putAll(environmentOf.apply(i));
-                    Process p = pb.start();
-                    started.add(p);
-                    ready.add(readyLine(p, log));
-                }
-                List<HostProcess> hosts = new ArrayList<>();
-                long deadline = System.nanoTime() + readyTimeout.toNanos();
-                for (int i = 0; i < ready.size(); i++) {
-                    try {
-                        hosts.add(ready.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-                    } catch (TimeoutException e) {
-                        throw new IOException("service host " + i + " not ready within " + readyTimeout + tail(started.get(i)));
-                    } catch (ExecutionException e) {
-                        throw new IOException("service host " + i + " did not start: " + e.getCause().getMessage());
+                    if (credentialsOnStdin) {
+                        pb.environment().remove(HostCredential.ENV);
                     }
+                    Process p = pb.start();
+                    CompletableFuture<HostProcess> ready = new CompletableFuture<>();
+                    CompletableFuture<Void> outputClosed = new CompletableFuture<>();
+                    started.add(new Child(p, log, hostId, ready, outputClosed));
+                    readOutput(p, log, ready, outputClosed);
                 }
-                return new HostProcesses(List.copyOf(hosts), logDirectory == null);
+                return new Launch(List.copyOf(started), readyTimeout, startNanos, logDirectory == null, !dumpsAtExit);
             } catch (IOException | RuntimeException e) {
-                for (Process p : started) {
-                    p.destroyForcibly();
-                }
-                for (Process p : started) {
-                    stop(p);
-                }
+                stopAll(started, true, false);
                 throw e;
-            } catch (InterruptedException e) {
-                for (Process p : started) {
-                    p.destroyForcibly();
-                }
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while starting service hosts", e);
             }
         }
 
-        private static String tail(Process p) {
-            return p.isAlive() ? "" : " (exited with " + p.exitValue() + ")";
-        }
-
-        /** Reads the child's stdout: completes with the ready line, then keeps draining it. */
-        private static CompletableFuture<HostProcess> readyLine(Process p, Path log) {
-            CompletableFuture<HostProcess> f = new CompletableFuture<>();
+        /** Reads the child's stdout: completes {@code f} with the ready line, keeps draining it, then completes {@code closed}. */
+        private static void readOutput(Process p, Path log, CompletableFuture<HostProcess> f, CompletableFuture<Void> closed) {
             Thread t = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                     String line;
@@ -282,18 +451,13 @@ public final class HostProcesses implements AutoCloseable {
                 } catch (IOException e) {
                     // the child is gone
                 }
-                String why;
-                try {
-                    List<String> lines = Files.readAllLines(log);
-                    why = String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-                } catch (IOException e) {
-                    why = "(no log)";
+                closed.complete(null);
+                if (!f.isDone()) {
+                    f.completeExceptionally(new IOException("host process ended before it was ready; its log:\n" + logTail(log)));
                 }
-                f.completeExceptionally(new IOException("host process ended before it was ready; its log:\n" + why));
             }, "mpfl-host-out-" + p.pid());
             t.setDaemon(true);
             t.start();
-            return f;
         }
     }
 }
