@@ -21,6 +21,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.runtime.host.ProcFiles;
 
 /**
  * {@code run --local}'s cluster: its hosts start while the engine does and get the engine's URL and
@@ -31,10 +32,6 @@ import org.mpfl.protocol.HostCredential;
 class LocalClusterTest {
     @TempDir
     Path dir;
-
-    private static String proc(Process p, String file) throws Exception {
-        return new String(Files.readAllBytes(Path.of("/proc/" + p.pid() + "/" + file)), StandardCharsets.UTF_8).replace('\0', ' ');
-    }
 
     @Test
     void hostsHandedTheirCredentialOnStdinRegisterRunRanksAndLeaveNothingBehind() throws Exception {
@@ -54,8 +51,8 @@ class LocalClusterTest {
             processes = cluster.hostProcesses();
             assertEquals(2, processes.size());
             for (Process p : processes) {
-                String cmdline = proc(p, "cmdline");
-                String environ = proc(p, "environ");
+                String cmdline = ProcFiles.read(p, "cmdline");
+                String environ = ProcFiles.read(p, "environ");
                 assertTrue(cmdline.contains("--credential-stdin"), cmdline);
                 assertFalse(cmdline.contains("--engine"), "the engine's URL comes with the credential: " + cmdline);
                 for (String text : List.of(cmdline, environ)) {

@@ -37,10 +37,6 @@ class HostCredentialStdinTest {
     @TempDir
     Path logs;
 
-    private static String procFile(Process p, String name) throws IOException {
-        return new String(Files.readAllBytes(Path.of("/proc/" + p.pid() + "/" + name)), StandardCharsets.UTF_8).replace('\0', ' ');
-    }
-
     @Test
     void aHostHandedItsCredentialOnStdinAnnouncesItselfWithIt() throws Exception {
         List<String> announcements = new CopyOnWriteArrayList<>();
@@ -62,7 +58,7 @@ class HostCredentialStdinTest {
         try {
             Process p = launch.processes().get(0);
             HostCredential credential = HostCredential.generate("http://127.0.0.1:" + engine.getAddress().getPort(), launch.hostId(0));
-            String cmdline = procFile(p, "cmdline");
+            String cmdline = ProcFiles.read(p, "cmdline");
             assertTrue(cmdline.contains("--credential-stdin") && cmdline.contains("--host-id " + launch.hostId(0)), cmdline);
             launch.handOver(0, credential);
             hosts = launch.awaitReady();
@@ -75,7 +71,7 @@ class HostCredentialStdinTest {
             assertEquals(credential.authorization(), announcements.isEmpty() ? null : announcements.get(0),
                     "the host announced itself with the credential it was handed");
             for (String file : List.of("cmdline", "environ")) {
-                String text = procFile(p, file);
+                String text = ProcFiles.read(p, file);
                 assertFalse(text.contains(credential.secret()) || text.contains(credential.line())
                         || text.contains(HostCredential.ENV), "the credential in /proc/PID/" + file + ": " + text);
             }
