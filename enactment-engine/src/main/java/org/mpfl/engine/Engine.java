@@ -161,6 +161,9 @@ public final class Engine implements AutoCloseable {
 
     /** Starts an engine; returns once it serves HTTP. */
     public static Engine start(EngineConfig config) throws Exception {
+        if (config.port() != 0) {
+            ensureFree(config.bindHost(), config.port());
+        }
         Socket reservation = config.port() == 0 ? reservePort(config.bindHost()) : null;
         try {
             return new Engine(config, reservation == null ? config.port() : reservation.getLocalPort());
@@ -189,6 +192,21 @@ public final class Engine implements AutoCloseable {
      * kernel gives a reserved port to no one binding port 0 meanwhile — such as the local hosts, which
      * now start at the same time as their engine and took its port once in a while.
      */
+    /**
+     * A given port that another server listens on fails the start here, saying so: Vert.x only logs
+     * that it could not bind, and the engine would start and serve nothing. (A port left in TIME_WAIT
+     * by an engine that just stopped is free: SO_REUSEADDR, as Vert.x binds.)
+     */
+    static void ensureFree(String bindHost, int port) throws IOException {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(InetAddress.getByName(bindHost), port));
+        } catch (java.net.BindException e) {
+            throw new IOException("cannot listen on " + bindHost + ":" + port + ": the port is in use (another engine?); "
+                    + "stop what listens there or choose another port with --port", e);
+        }
+    }
+
     static Socket reservePort(String bindHost) throws IOException {
         Socket s = new Socket();
         try {

@@ -12,10 +12,34 @@ import java.nio.channels.ServerSocketChannel;
 import org.junit.jupiter.api.Test;
 
 /**
- * The port an engine picks for itself ({@code port(0)}) stays reserved until its HTTP server listens
+ * A given port already in use fails the start with a clear message. The port an engine picks for itself ({@code port(0)}) stays reserved until its HTTP server listens
  * there: the local hosts, started at the same time, bind port 0 meanwhile and once in a while got it.
  */
 class EnginePortTest {
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
+
+    @Test
+    void aGivenPortThatAnotherServerListensOnFailsTheStartSayingSo() throws Exception {
+        try (ServerSocket other = new ServerSocket()) {
+            other.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = other.getLocalPort();
+            java.io.IOException e = assertThrows(java.io.IOException.class,
+                    () -> Engine.start(new EngineConfig().port(port).dataDir(dir.resolve("engine"))).close());
+            org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("cannot listen on 127.0.0.1:" + port
+                    + ": the port is in use"), e.getMessage());
+        }
+        // once it is free, the same port serves
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = probe.getLocalPort();
+            probe.close();
+            try (Engine engine = Engine.start(new EngineConfig().port(port).dataDir(dir.resolve("engine2")))) {
+                assertEquals(200, Http.get(engine.url() + "/api/runs").status());
+            }
+        }
+    }
+
     @Test
     void aReservedPortGoesToNoPortZeroBindButTheServerCanListenThere() throws Exception {
         try (Socket reservation = Engine.reservePort("127.0.0.1")) {
