@@ -37,8 +37,9 @@ import org.mpfl.protocol.launch.HostProcesses;
  * host is SIGKILLed in the middle succeeds with exactly the reference's iteration count and residual,
  * resuming from its last complete checkpoint and redoing at most one checkpoint interval (measured:
  * the last iteration any rank reported before the fault, from per-iteration progress, minus the
- * iteration of the checkpoint resumed from); a run cancelled in the middle and resumed with
- * {@code mpflc resume} succeeds with the reference's outputs too. Prints the figures
+ * iteration of the checkpoint resumed from); a run cancelled in the middle, its newest checkpoint
+ * damaged on disk, and resumed with {@code mpflc resume} succeeds with the reference's outputs too,
+ * from the checkpoint before the damaged one. Prints the figures
  * {@code docs/benchmarks.md} quotes ({@code HEAT2D-…} lines).
  */
 @Timeout(600)
@@ -155,6 +156,19 @@ class Heat2dRestartTest {
         assertEquals(1, cancelled.exitCode(), cancelled.out());
         assertTrue(cancelled.out().contains("CANCELLED"), cancelled.out());
         long lastComplete = get("/api/runs/" + id).path("checkpointsTaken").asLong();
+        // the newest complete checkpoint is damaged on the engine's disk (one rank's part, one bit):
+        // the resume must find it unusable and take the one before, and still give the undisturbed result
+        long newest = -1;
+        for (JsonNode c : get("/api/runs/" + id).path("checkpoints")) {
+            if (c.path("complete").asBoolean()) {
+                newest = Math.max(newest, c.path("seq").asLong());
+            }
+        }
+        assertTrue(newest >= 15, "a complete checkpoint to damage: " + get("/api/runs/" + id).path("checkpoints"));
+        Path damaged = data.resolve("checkpoints").resolve(id).resolve(Long.toString(newest)).resolve("rank-0.json");
+        byte[] bytes = Files.readAllBytes(damaged);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(damaged, bytes);
 
         SampleDocuments.Result resumed = mpflc("resume", List.of(id, "--follow"));
         JsonNode summary = SamplesRunTest.lastJsonObject(resumed.out());
@@ -164,7 +178,10 @@ class Heat2dRestartTest {
         JsonNode after = get("/api/runs/" + id);
         JsonNode attempt = after.at("/attemptLog/1");
         assertEquals("resumed by user", attempt.path("cause").asText(), after.toString());
-        assertTrue(attempt.path("resumedFrom").asLong() >= 15 && attempt.path("resumedFrom").asLong() <= lastComplete, after.toString());
+        assertTrue(attempt.path("resumedFrom").asLong() >= 14 && attempt.path("resumedFrom").asLong() < newest, after.toString());
+        assertTrue(lastComplete >= newest, after.toString());
+        assertTrue(attempt.path("note").asText().contains("checkpoint " + newest + " unusable: rank 0's part does not match its SHA-256"),
+                after.toString());
     }
 
     @Test
