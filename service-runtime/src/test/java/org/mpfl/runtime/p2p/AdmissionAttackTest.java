@@ -146,6 +146,68 @@ class AdmissionAttackTest {
         }
     }
 
+    /** Reads HELLO, answers it with AUTH for {@code domainId} proven with {@code token}; returns the host's answer. */
+    private static int authenticate(Socket s, String domainId, String token) throws IOException {
+        byte[] hello = s.getInputStream().readNBytes(37);
+        assertEquals("MPFB", new String(hello, 0, 4, StandardCharsets.US_ASCII));
+        byte[] challenge = java.util.Arrays.copyOfRange(hello, 5, 37);
+        byte[] proof = new DomainToken(token).proveChannel(challenge, domainId);
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer auth = ByteBuffer.allocate(4 + id.length + proof.length).order(ByteOrder.LITTLE_ENDIAN);
+        auth.put((byte) 5).putShort((short) id.length).put((byte) proof.length).put(id).put(proof);
+        s.getOutputStream().write(auth.array());
+        return s.getInputStream().read();
+    }
+
+    /** A STORE (op 1) or ASK (op 4) frame of a byte payload from rank 1 to rank 0, as the wire format lays it out. */
+    private static byte[] storeFrame(byte op, String domainId, byte[] proof, long payloadLength, byte[] payload) {
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer f = ByteBuffer.allocate(6 + 16 + 16 + id.length + proof.length + payload.length).order(ByteOrder.LITTLE_ENDIAN);
+        f.put(op).put((byte) Envelope.Kind.DATA.ordinal()).put((byte) 4 /* bytes */).put((byte) proof.length)
+                .putShort((short) id.length).putInt(0).putInt(1).putInt(0).putInt(0).putLong(0).putLong(payloadLength)
+                .put(id).put(proof).put(payload);
+        return f.array();
+    }
+
+    /**
+     * Authenticating the channel for a domain proves nothing about the stores that follow: each is
+     * admitted from its own header. A wrong proof is refused (its eager payload skipped), a length over
+     * the host's per-message limit is refused before any payload travels even with the right proof,
+     * and the connection stays usable for what is allowed.
+     */
+    @Test
+    void storesOnAnAuthenticatedConnectionAreStillAdmittedOneByOneFromTheirHeaders() throws Exception {
+        HostRuns target = run("abortWait", 2, "binary");
+        HostProcess victim = hosts.get(0);
+        byte[] goodProof = new DomainToken(target.token()).prove(target.domainId(), 0, 1, 0, 0, 0, Envelope.Kind.DATA.ordinal());
+        byte[] wrongProof = new DomainToken(DomainToken.generate()).prove(target.domainId(), 0, 1, 0, 0, 0,
+                Envelope.Kind.DATA.ordinal());
+        System.gc();
+        long before = residentKb(victim);
+        try (Socket s = binary(victim)) {
+            assertEquals(0, authenticate(s, target.domainId(), target.token()), "the channel opens with the domain's proof");
+            InputStream in = s.getInputStream();
+            for (int i = 0; i < 20; i++) {
+                s.getOutputStream().write(storeFrame((byte) 1, target.domainId(), wrongProof, 16, new byte[16]));
+                assertEquals(3, in.read(), "an eager store with a wrong proof: REJECTED");
+                s.getOutputStream().write(storeFrame((byte) 4, target.domainId(), goodProof, 2_000_000_000L, new byte[0]));
+                assertEquals(6, in.read(), "2 GB announced with the right proof: TOO_LARGE, no GO");
+                s.getOutputStream().write(storeFrame((byte) 4, target.domainId(), wrongProof, 100_000_000L, new byte[0]));
+                assertEquals(3, in.read(), "100 MB asked with a wrong proof: REJECTED, no GO");
+            }
+            s.getOutputStream().write(new byte[] {3});
+            assertEquals(0, in.read(), "after the refusals the connection still answers a PING");
+        } finally {
+            for (HostProcess h : hosts.hosts()) {
+                CLIENT.abort(h.serviceUrl(ScenarioProgram.SERVICE), target.domainId(), new DomainToken(target.token())
+                        .proveAbort(target.domainId()));
+            }
+        }
+        long grownMb = (residentKb(victim) - before) / 1024;
+        assertTrue(grownMb < 64, "the host's resident memory grew by " + grownMb + " MB");
+        assertTrue(victim.isAlive());
+    }
+
     @Test
     void anIdleAuthenticatedConnectionIsClosedAndAStrangersProofOpensNothing() throws Exception {
         HostRuns target = run("abortWait", 2, "binary");
@@ -153,16 +215,7 @@ class AdmissionAttackTest {
             for (boolean proven : new boolean[] {false, true}) {
                 try (Socket s = binary(hosts.get(0))) {
                     long t0 = System.nanoTime();
-                    byte[] hello = s.getInputStream().readNBytes(37);
-                    assertEquals("MPFB", new String(hello, 0, 4, StandardCharsets.US_ASCII));
-                    byte[] challenge = java.util.Arrays.copyOfRange(hello, 5, 37);
-                    String token = proven ? target.token() : DomainToken.generate();
-                    byte[] proof = new DomainToken(token).proveChannel(challenge, target.domainId());
-                    byte[] id = target.domainId().getBytes(StandardCharsets.UTF_8);
-                    ByteBuffer auth = ByteBuffer.allocate(4 + id.length + proof.length).order(ByteOrder.LITTLE_ENDIAN);
-                    auth.put((byte) 5).putShort((short) id.length).put((byte) proof.length).put(id).put(proof);
-                    s.getOutputStream().write(auth.array());
-                    int reply = s.getInputStream().read();
+                    int reply = authenticate(s, target.domainId(), proven ? target.token() : DomainToken.generate());
                     assertEquals(proven ? 0 : 3, reply, "handshake answer (0 open, 3 rejected)");
                     long ms = msUntilClosed(s, t0);
                     if (proven) {
