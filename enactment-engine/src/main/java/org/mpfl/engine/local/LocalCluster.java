@@ -155,24 +155,15 @@ public final class LocalCluster implements AutoCloseable {
             for (int i = 0; i < hosts.size(); i++) {
                 if (!hosts.get(i).isAlive()) {
                     throw new IOException("local service host " + i + " exited with code " + hosts.get(i).process().exitValue()
-                            + ":\n" + tail(hosts.get(i).log()));
+                            + ":\n" + HostProcesses.logTail(hosts.get(i).log()));
                 }
             }
             if (System.nanoTime() > deadline) {
                 throw new IOException("only " + engine.registry().hosts().size() + " of " + count
                         + " local service hosts registered within " + timeout.toSeconds() + " s; host log:\n"
-                        + tail(hosts.get(0).log()));
+                        + HostProcesses.logTail(hosts.get(0).log()));
             }
             Thread.sleep(20);
-        }
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
         }
     }
 

@@ -149,13 +149,13 @@ public final class HostProcesses implements AutoCloseable {
         }
     }
 
-    /** The last lines of a host's log, for an error message. */
-    static String logTail(Path log) {
+    /** The last 20 lines of a host's log ({@link HostProcess#log()}), for an error message. */
+    public static String logTail(Path log) {
         try {
             List<String> lines = Files.readAllLines(log);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
         } catch (IOException e) {
-            return "(no log)";
+            return "(no log: " + e.getMessage() + ")";
         }
     }
 
