@@ -28,7 +28,8 @@ import org.mpfl.runtime.host.HostMain;
  * With {@code --with-mpj}/{@code --with-ompi}/{@code --with-peers} the peers' own benchmark
  * scripts run first in the same invocation where the peer is installed ({@link PeerRuns});
  * otherwise, and for a peer that is not installed, the peers' stored results are shown, labelled
- * so. Progress goes to stderr.
+ * so. Progress goes to stderr. {@code --from FILE.json} tabulates (and with {@code --plot} draws) a
+ * run saved with {@code --save} instead of measuring, with the peers' numbers it was compared with.
  */
 public final class BenchCommand implements CliCommand {
     /** Default JVM options of the two benchmark hosts. */
@@ -62,11 +63,21 @@ public final class BenchCommand implements CliCommand {
                     + " [--sizes 10,100,300,700] [--transport auto|soap|binary] [--with-peers | --with-mpj | --with-ompi] ...");
         }
         Options o = parse(args.subList(1, args.size()));
-        PeerResults peers = o.peers().mpj() || o.peers().ompi()
-                ? PeerRuns.compare(o.peers(), peerRequest(o), err)
-                : PeerRuns.stored(o.peers().dir());
-        P2pBenchmark.Results r = new P2pBenchmark(o.sizes(), o.transports(), o.scale(), o.hostJvmArgs(), err)
-                .quietWait(o.quietWait()).run();
+        P2pBenchmark.Results r;
+        PeerResults peers;
+        if (o.from() != null) {
+            // a saved run, tabulated and plotted again; its peers' numbers are those it was compared with
+            Saved saved = fromJson(Files.readString(o.from()));
+            r = saved.results();
+            // a file saved before the rows carried the peers' numbers: the peers' stored results
+            peers = saved.peers().rows().isEmpty() ? PeerRuns.stored(o.peers().dir()) : saved.peers();
+        } else {
+            peers = o.peers().mpj() || o.peers().ompi()
+                    ? PeerRuns.compare(o.peers(), peerRequest(o), err)
+                    : PeerRuns.stored(o.peers().dir());
+            r = new P2pBenchmark(o.sizes(), o.transports(), o.scale(), o.hostJvmArgs(), err)
+                    .quietWait(o.quietWait()).run();
+        }
         String text = toJson(r, peers);
         if (o.save() != null) {
             Files.writeString(o.save(), text + "\n");
@@ -90,7 +101,7 @@ public final class BenchCommand implements CliCommand {
 
     /** The options of {@code bench p2p}. */
     record Options(boolean json, List<Integer> sizes, List<String> transports, double scale, List<String> hostJvmArgs,
-                   Path save, Path plot, int quietWait, PeerRuns.Options peers) {
+                   Path save, Path plot, int quietWait, PeerRuns.Options peers, Path from) {
     }
 
     /** Parses the arguments after {@code p2p}. */
@@ -102,6 +113,7 @@ public final class BenchCommand implements CliCommand {
         List<String> jvmArgs = new ArrayList<>();
         Path save = null;
         Path plot = null;
+        Path from = null;
         int quietWait = 0;
         PeerRuns.Options peers = PeerRuns.Options.defaults();
         for (int i = 0; i < args.size(); i++) {
@@ -127,6 +139,7 @@ public final class BenchCommand implements CliCommand {
                 case "--host-jvm-arg" -> jvmArgs.add(value(args, ++i, a));
                 case "--save" -> save = Path.of(value(args, ++i, a));
                 case "--plot" -> plot = Path.of(value(args, ++i, a));
+                case "--from" -> from = Path.of(value(args, ++i, a));
                 case "--quiet-wait" -> quietWait = (int) number(args, ++i, a);
                 default -> throw new UsageException("unknown option " + a + "; usage: bench " + P2P_USAGE);
             }
@@ -134,13 +147,16 @@ public final class BenchCommand implements CliCommand {
         if (jvmArgs.isEmpty()) {
             jvmArgs.addAll(DEFAULT_HOST_JVM_ARGS);
         }
+        if (from != null && !Files.isRegularFile(from)) {
+            throw new UsageException("--from " + from + ": no such file (a JSON saved with --save)");
+        }
         return new Options(json, List.copyOf(sizes), transports, scale, List.copyOf(jvmArgs), save, plot, quietWait,
-                peers.quietWait(quietWait));
+                peers.quietWait(quietWait), from);
     }
 
     static final String P2P_USAGE = "p2p [--json] [--sizes 1,10,...] [--transports soap,binary,local] [--scale X]"
             + " [--with-peers | --with-mpj | --with-ompi] [--peers DIR] [--quiet-wait S] [--host-jvm-arg ARG]..."
-            + " [--save FILE.json] [--plot FILE.png]";
+            + " [--save FILE.json] [--plot FILE.png] [--from FILE.json]";
 
     /** What the peers' scripts run for these options: PingPong and Ping*Pong at p = 2, the devices the transports are compared with. */
     static PeerRuns.Request peerRequest(Options o) {

@@ -32,18 +32,6 @@ public final class BenchPlot {
     private BenchPlot() {
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: BenchPlot RESULTS.json OUT.png");
-            System.exit(2);
-        }
-        System.setProperty("java.awt.headless", "true");
-        BenchCommand.Saved saved = BenchCommand.fromJson(Files.readString(Path.of(args[0])));
-        // a file saved before the rows carried the peers' numbers: the peers' stored results
-        PeerResults peers = saved.peers().rows().isEmpty() ? PeerRuns.stored(PeerRuns.peersDir()) : saved.peers();
-        BenchCommand.plot(saved.results(), peers, Path.of(args[1]));
-    }
-
     /** A named series of (x, y) points. */
     private record Series(String name, List<double[]> points, boolean dashed) {
     }

@@ -1,6 +1,7 @@
 package org.mpfl.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,5 +98,26 @@ class BenchCommandTest {
         assertTrue(table.contains("0.91"), table); // 700 / 766.14
         assertTrue(table.contains("mpj_us: MPJ Express 0.44, double[] (niodev for soap/binary, multicore for local): stored reference"), table);
         assertTrue(table.contains(" - "), "a size the peer has no number for");
+    }
+
+    @Test
+    void fromASavedRunPrintsAndPlotsItWithoutMeasuring(@TempDir Path dir) throws Exception {
+        Path saved = dir.resolve("p2p.json");
+        Files.writeString(saved, BenchCommand.toJson(RESULTS, PeerRuns.stored(PeerResultsTest.fixture())) + "\n");
+        Path png = dir.resolve("again.png");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new BenchCommand().run(List.of("p2p", "--from", saved.toString(), "--plot", png.toString()),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertTrue(table.contains("766.1"), "the saved run's peer numbers: " + table);
+        assertTrue(table.contains("0.91"), "its ratios (700 / 766.14): " + table);
+        assertTrue(Files.size(png) > 1000, "the plot");
+        assertFalse(err.toString(StandardCharsets.UTF_8).contains("warming up"), "nothing measured: " + err);
+
+        UsageException missing = assertThrows(UsageException.class,
+                () -> BenchCommand.parse(List.of("--from", dir.resolve("none.json").toString())));
+        assertTrue(missing.getMessage().contains("no such file"), missing.getMessage());
     }
 }
