@@ -17,10 +17,13 @@ It is used here only as the HMAC key; it is never sent.
 
 Usage (Debian: apt-get install python3-zeep; run with /usr/bin/python3):
 
-  mpiws_client.py --wsdl URL|FILE [--address URL] status --domain D --rank R
-  mpiws_client.py --wsdl URL|FILE [--address URL] abort --domain D --token-file F
-  mpiws_client.py --wsdl URL|FILE [--address URL] store --domain D --token-file F --from R --to R
+  mpiws_client.py --wsdl URL|FILE [--address URL] status --domain=D --rank R
+  mpiws_client.py --wsdl URL|FILE [--address URL] abort --domain=D --token-file F
+  mpiws_client.py --wsdl URL|FILE [--address URL] store --domain=D --token-file F --from R --to R
                   [--tag T] [--seq N] [--context C] (--int V | --long V | --double V | --string S | --bytes-hex H)
+
+Write --domain=D with "=": a domain ID is base64url and may begin with "-", which
+"--domain D" would take for an option.
 
 status prints one JSON object; store and abort print "ok". A SOAP fault prints "fault: SUBCODE: reason"
 on stderr and exits with 1 (e.g. "fault: Rejected: ..." for a wrong token).

@@ -25,7 +25,8 @@ import org.mpfl.runtime.transport.TransportException;
  * progress at a time; the receiver orders by sequence number and drops duplicates.
  *
  * <p>When the lane is idle a blocking send stores on the caller's thread (no thread hand-over, no
- * copy for remote transports). Otherwise — or when that first attempt answers BUSY or fails — the
+ * copy for remote transports), and so does a small isend over a transport that answers
+ * asynchronously (written without a copy, its answer read later). Otherwise — or when that first attempt answers BUSY or fails — the
  * message joins the queue, served by one background sender per lane while it has work, which
  * retries with backoff: BUSY answers indefinitely (flow control; only an abort ends it), transport
  * failures until the delivery deadline, after which the rank fails with a
@@ -72,7 +73,10 @@ final class OutboundLane {
     enum Mode {
         /** Standard/synchronous blocking send: inline when idle; small ones copied when queued, large ones waited for. */
         BLOCKING,
-        /** isend/issend: always queued, never copied, never waited for here. */
+        /**
+         * isend/issend: never copied, never waited for here; written on the caller's thread when the
+         * lane is idle and the message small over the binary channel, else queued.
+         */
         NON_BLOCKING
     }
 

@@ -265,11 +265,11 @@ class TomcatHostTest {
             assertEquals(SoapFault.REJECTED, big.fault() == null ? null : big.fault().subcode(), big.getMessage());
             assertEquals("running", client.status(url, domain, 0).state(), "the forged stores delivered nothing");
             // any SOAP client through Tomcat: the zeep example reads the status and aborts the domain
-            assertTrue(zeep(url, "status", "--domain", domain, "--rank", "0").contains("\"state\": \"running\""));
+            assertTrue(zeep(url, "status", "--domain=" + domain, "--rank", "0").contains("\"state\": \"running\""));
             Path tokenFile = Files.createTempFile(work, "token", ".txt",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(tokenFile, token);
-            assertEquals("ok", zeep(url, "abort", "--domain", domain, "--token-file", tokenFile.toString()));
+            assertEquals("ok", zeep(url, "abort", "--domain=" + domain, "--token-file", tokenFile.toString()));
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (!client.status(url, domain, 0).isFinal() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
