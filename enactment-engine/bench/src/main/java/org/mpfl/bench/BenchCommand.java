@@ -66,15 +66,12 @@ public final class BenchCommand implements CliCommand {
         P2pBenchmark.Results r;
         PeerResults peers;
         if (o.from() != null) {
-            // a saved run, tabulated and plotted again; its peers' numbers are those it was compared with
+            // a saved run, tabulated and plotted again, with the peers' numbers it was compared with
             Saved saved = fromJson(Files.readString(o.from()));
             r = saved.results();
-            // a file saved before the rows carried the peers' numbers: the peers' stored results
-            peers = saved.peers().rows().isEmpty() ? PeerRuns.stored(o.peers().dir()) : saved.peers();
+            peers = PeerRuns.ofSaved(saved.peers(), o.peers().dir());
         } else {
-            peers = o.peers().mpj() || o.peers().ompi()
-                    ? PeerRuns.compare(o.peers(), peerRequest(o), err)
-                    : PeerRuns.stored(o.peers().dir());
+            peers = PeerRuns.compare(o.peers(), peerRequest(o), err);
             r = new P2pBenchmark(o.sizes(), o.transports(), o.scale(), o.hostJvmArgs(), err)
                     .quietWait(o.quietWait()).run();
         }

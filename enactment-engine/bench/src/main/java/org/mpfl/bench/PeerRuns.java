@@ -146,6 +146,14 @@ public final class PeerRuns {
     }
 
     /**
+     * The peers' numbers a saved run was compared with; a file saved before its rows carried them
+     * gets the stored results of {@code peers} instead.
+     */
+    public static PeerResults ofSaved(PeerResults saved, Path peers) throws IOException {
+        return saved.rows().isEmpty() ? stored(peers) : saved;
+    }
+
+    /**
      * The peers' numbers for a command: the stored ones, with those of each peer asked for in
      * {@code o} and installed measured now instead (progress and warnings to {@code progress}). A
      * peer that is asked for but not installed, or whose run fails, keeps its stored numbers.

@@ -143,12 +143,9 @@ public final class CollectivesBenchCommand implements CliCommand {
         if (o.from() != null) {
             Saved saved = fromJson(Files.readString(o.from()));
             results = saved.results();
-            // a saved run keeps the peers' numbers it was compared with; older files have none
-            peers = saved.peers().rows().isEmpty() ? PeerRuns.stored(o.peers().dir()) : saved.peers();
+            peers = PeerRuns.ofSaved(saved.peers(), o.peers().dir());
         } else {
-            peers = o.peers().mpj() || o.peers().ompi()
-                    ? PeerRuns.compare(o.peers(), peerRequest(o), err)
-                    : PeerRuns.stored(o.peers().dir());
+            peers = PeerRuns.compare(o.peers(), peerRequest(o), err);
             Map<String, List<String>> cases = new LinkedHashMap<>();
             for (String op : o.ops()) {
                 // auto last: measured after the named algorithms, it is not the one that meets a cold path
