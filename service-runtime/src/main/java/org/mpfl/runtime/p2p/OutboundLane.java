@@ -26,8 +26,8 @@ import org.mpfl.runtime.transport.TransportException;
  *
  * <p>When the lane is idle a blocking send stores on the caller's thread (no thread hand-over, no
  * copy for remote transports), and so does a small isend over a transport that answers
- * asynchronously (written without a copy, its answer read later). Otherwise — or when that first attempt answers BUSY or fails — the
- * message joins the queue, served by one background sender per lane while it has work, which
+ * asynchronously (written without a copy, its answer read later). Otherwise — or when that first
+ * attempt answers BUSY or fails — the message joins the queue, served by one background sender per lane while it has work, which
  * retries with backoff: BUSY answers indefinitely (flow control; only an abort ends it), transport
  * failures until the delivery deadline, after which the rank fails with a
  * {@link DeliveryException}.

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,14 @@ class InlineIsendTest {
         }
     }
 
+    /** Message {@code i}: {@code longs} times i, but i² first. */
+    private static long[] numbered(int i, int longs) {
+        long[] a = new long[longs];
+        Arrays.fill(a, i);
+        a[0] = (long) i * i;
+        return a;
+    }
+
     /** Rank 0 isends {@code count} arrays of {@code longs} numbered longs to rank 1, waits for all, then overwrites them. */
     private static RankProgram numberedIsends(int count, int longs, long receiverDelayMs) {
         return ctx -> {
@@ -39,26 +48,20 @@ class InlineIsendTest {
                 List<long[]> arrays = new ArrayList<>();
                 List<Request> requests = new ArrayList<>();
                 for (int i = 0; i < count; i++) {
-                    long[] a = new long[longs];
-                    java.util.Arrays.fill(a, i);
-                    a[0] = (long) i * i;
+                    long[] a = numbered(i, longs);
                     arrays.add(a);
                     requests.add(w.isend(a, 1, TAG));
                 }
                 Request.awaitAll(requests.toArray(Request[]::new));
                 for (long[] a : arrays) {
-                    java.util.Arrays.fill(a, -7); // after completion the message is the receiver's
+                    Arrays.fill(a, -7); // after completion the message is the receiver's
                 }
                 w.send(new long[] {-2}, 1, TAG);
             } else {
                 Thread.sleep(receiverDelayMs);
                 assertArrayEquals(new long[] {-1}, (long[]) w.recv(0, TAG, LIMIT).value());
                 for (int i = 0; i < count; i++) {
-                    long[] got = (long[]) w.recv(0, TAG, LIMIT).value();
-                    long[] want = new long[longs];
-                    java.util.Arrays.fill(want, i);
-                    want[0] = (long) i * i;
-                    assertArrayEquals(want, got, "message " + i);
+                    assertArrayEquals(numbered(i, longs), (long[]) w.recv(0, TAG, LIMIT).value(), "message " + i);
                 }
                 assertArrayEquals(new long[] {-2}, (long[]) w.recv(0, TAG, LIMIT).value(), "nothing after the last");
                 ctx.output("received", count);
