@@ -31,6 +31,10 @@ public final class CheckpointIntake {
 
     /** What the run service does with a stored part. */
     interface Callback {
+        /** Adds the part to the run's own record; called under the run's lock, so it must not block. */
+        void recorded(Run run, CheckpointStore.Checkpoint checkpoint);
+
+        /** Announces the part (events, listeners); called after the lock is released. */
         void stored(Run run, CheckpointStore.Checkpoint checkpoint);
     }
 
@@ -146,14 +150,23 @@ public final class CheckpointIntake {
             throw new Refused(400, "a checkpoint part must be UTF-8 (JSON) text");
         }
         Run run = runs.apply(a.runId());
-        if (run == null || !a.domainId().equals(run.domainId()) || run.state().isFinal()) {
+        if (run == null) {
             throw new Refused(403, "run " + a.runId() + " is no longer on that domain");
         }
         CheckpointStore.Checkpoint c;
-        try {
-            c = store.store(a.runId(), a.seq(), a.attempt(), a.ranks(), a.rank(), body, a.sha256(), System.currentTimeMillis());
-        } catch (IOException e) {
-            throw new Refused(500, "cannot store the checkpoint part: " + e.getMessage());
+        // The check, the write and the run's record of it are one step under the run's lock, the lock
+        // Run.finish takes: a part that passed the check while a cancel was ending the run would otherwise
+        // complete a checkpoint after the run had ended, and an ended run's record would still change.
+        synchronized (run) {
+            if (!a.domainId().equals(run.domainId()) || run.state().isFinal()) {
+                throw new Refused(403, "run " + a.runId() + " is no longer on that domain");
+            }
+            try {
+                c = store.store(a.runId(), a.seq(), a.attempt(), a.ranks(), a.rank(), body, a.sha256(), System.currentTimeMillis());
+            } catch (IOException e) {
+                throw new Refused(500, "cannot store the checkpoint part: " + e.getMessage());
+            }
+            stored.recorded(run, c);
         }
         stored.stored(run, c);
         return c;

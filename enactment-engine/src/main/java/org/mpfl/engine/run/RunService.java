@@ -85,7 +85,18 @@ public final class RunService implements AutoCloseable {
     public RunService(HostRegistry registry, RunStore store, RankInvoker invoker, DeploymentService deployments,
                       RankFanOut fanOut, RunSettings settings, Supplier<String> engineUrl, CheckpointStore checkpoints) {
         this.checkpoints = checkpoints;
-        this.intake = new CheckpointIntake(runs::get, checkpoints, this::checkpointStored);
+        this.intake = new CheckpointIntake(runs::get, checkpoints, new CheckpointIntake.Callback() {
+            @Override
+            public void recorded(Run run, CheckpointStore.Checkpoint c) {
+                run.history().checkpoint(c);
+                run.touch();
+            }
+
+            @Override
+            public void stored(Run run, CheckpointStore.Checkpoint c) {
+                checkpointStored(run, c);
+            }
+        });
         this.registry = registry;
         this.store = store;
         this.invoker = invoker;
@@ -754,8 +765,6 @@ public final class RunService implements AutoCloseable {
     }
 
     private void checkpointStored(Run run, CheckpointStore.Checkpoint c) {
-        run.history().checkpoint(c);
-        run.touch();
         if (c.complete()) {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("checkpoint", c.seq());
