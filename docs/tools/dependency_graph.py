@@ -16,8 +16,8 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MODULES = [  # bottom to top, as the parent POM builds them
-    "mpfl-grammar", "mpfl-compiler/ir", "mpfl-compiler", "service-runtime/protocol", "service-runtime",
-    "enactment-engine", "enactment-engine/bench", "service-runtime/war", "samples",
+    "mpfl-grammar", "mpfl-compiler/mpfl-ir", "mpfl-compiler", "service-runtime/mpiws-protocol", "service-runtime",
+    "enactment-engine", "enactment-engine/mpfl-bench", "service-runtime/mpiws-war", "samples",
 ]
 
 

@@ -27,7 +27,7 @@ public final class EngineConfig {
     private int fanOutThreads = 64;
     private Path checkpointDir;
     private long checkpointMaxBytes = org.mpfl.engine.run.checkpoint.CheckpointStore.DEFAULT_MAX_PART_BYTES;
-    private org.mpfl.compiler.spi.WorkflowCompiler compiler = org.mpfl.engine.workflow.Compilers.standard();
+    private org.mpfl.ir.spi.WorkflowCompiler compiler = org.mpfl.engine.workflow.Compilers.standard();
     private TlsSettings tls = TlsSettings.NONE;
     private Duration reattachGrace = Duration.ofSeconds(60);
     private Duration engineLossGrace = Duration.ofSeconds(120);
@@ -131,12 +131,12 @@ public final class EngineConfig {
     }
 
     /** How the engine compiles documents sent instead of plans. */
-    public EngineConfig compiler(org.mpfl.compiler.spi.WorkflowCompiler v) {
+    public EngineConfig compiler(org.mpfl.ir.spi.WorkflowCompiler v) {
         compiler = v;
         return this;
     }
 
-    public org.mpfl.compiler.spi.WorkflowCompiler compiler() {
+    public org.mpfl.ir.spi.WorkflowCompiler compiler() {
         return compiler;
     }
 

@@ -7,12 +7,12 @@ import java.util.ServiceLoader;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.WorkflowAnalysis;
 import org.mpfl.compiler.check.WorkflowChecker;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrWorkflow;
 import org.mpfl.compiler.parse.DocumentReader;
 import org.mpfl.compiler.parse.StructureValidator;
-import org.mpfl.compiler.plan.ParamValues;
+import org.mpfl.ir.plan.ParamValues;
 
 /**
  * The front-end pipeline of {@code mpflc check}: secure reading, structure, names and types (→ IR),

@@ -9,17 +9,17 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.diag.Diagnostic;
-import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.ir.diag.Diagnostic;
+import org.mpfl.ir.diag.Diagnostics;
 import org.mpfl.compiler.gen.Graphviz;
 import org.mpfl.compiler.gen.PlanBuilder;
 import org.mpfl.compiler.gen.ServiceArchiveWriter;
-import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.ParamValues;
-import org.mpfl.compiler.plan.PlanProcess;
-import org.mpfl.compiler.spi.WorkflowCompiler;
-import org.mpfl.compiler.spi.WorkflowCompilerProvider;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.ParamValues;
+import org.mpfl.ir.plan.PlanProcess;
+import org.mpfl.ir.spi.WorkflowCompiler;
+import org.mpfl.ir.spi.WorkflowCompilerProvider;
 
 /**
  * The engine's bridge to the MPFL compiler: runs every static check ({@link MpflCompiler#check}) with
@@ -31,7 +31,7 @@ import org.mpfl.compiler.spi.WorkflowCompilerProvider;
  * {@link MpflCompiler#picture} and rendered by {@link Graphviz}.
  *
  * <p>The engine compiles against mpfl-ir only and finds this class through {@link Provider}
- * ({@code META-INF/services/org.mpfl.compiler.spi.WorkflowCompilerProvider}).
+ * ({@code META-INF/services/org.mpfl.ir.spi.WorkflowCompilerProvider}).
  */
 public final class MpflCompilerBridge implements WorkflowCompiler {
     /** Non-text parameter values (lists, maps from JSON) become JSON text again, as {@code --param} takes them. */

@@ -78,12 +78,12 @@ class DocumentationExamplesTest {
                 }
             }
         }
-        for (org.mpfl.compiler.ir.MpflType type : org.mpfl.compiler.ir.MpflType.values()) {
+        for (org.mpfl.ir.MpflType type : org.mpfl.ir.MpflType.values()) {
             if (!reference.contains("`" + type.spelling() + "`")) {
                 missing.add("type " + type);
             }
         }
-        for (org.mpfl.compiler.ir.Builtin function : org.mpfl.compiler.ir.Builtin.values()) {
+        for (org.mpfl.ir.Builtin function : org.mpfl.ir.Builtin.values()) {
             if (!reference.contains("`" + function.functionName() + "(")) {
                 missing.add("function " + function.functionName());
             }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.mpfl.compiler.diag.Diagnostic;
+import org.mpfl.ir.diag.Diagnostic;
 import org.mpfl.fixtures.InlineExpectations;
 
 /**

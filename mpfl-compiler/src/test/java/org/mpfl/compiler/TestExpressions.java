@@ -6,10 +6,10 @@ import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.check.typing.ExpressionTyper;
 import org.mpfl.compiler.check.typing.NameContext;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 import org.mpfl.compiler.parse.ExpressionParser;
 
 /** Parses and types one expression as if it stood in attribute {@code value} at t.mpfl.xml:1:1. */

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Set;
-import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.protocol.tls.TlsSettings;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.UsageException;
 
 /** {@code mpflc cancel RUN --engine URL}: cancels a run (its domain is aborted on every rank). */
 public final class CancelCommand implements CliCommand {

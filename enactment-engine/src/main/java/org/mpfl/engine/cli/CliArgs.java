@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**

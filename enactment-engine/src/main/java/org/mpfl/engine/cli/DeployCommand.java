@@ -8,9 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.compiler.plan.PlanJson;
-import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.plan.PlanJson;
+import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -43,7 +43,7 @@ public final class DeployCommand implements CliCommand {
         }
         String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
         if (url == null) {
-            throw new org.mpfl.compiler.cli.UsageException("give --engine URL");
+            throw new org.mpfl.ir.cli.UsageException("give --engine URL");
         }
         EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
         int failures = 0;

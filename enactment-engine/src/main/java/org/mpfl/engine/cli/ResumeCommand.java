@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Set;
-import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**

@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsSettings;
 

@@ -11,8 +11,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.mpfl.compiler.cli.UsageException;
-import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.json.Json;
 
 /**

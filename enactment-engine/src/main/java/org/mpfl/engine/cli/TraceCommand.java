@@ -6,8 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
-import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.tls.TlsSettings;
 

@@ -10,7 +10,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.workflow.Compilers;
 

@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Predicate;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RunRequest.ProcessSlice;

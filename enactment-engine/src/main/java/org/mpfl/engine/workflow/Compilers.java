@@ -4,9 +4,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.spi.WorkflowCompiler;
-import org.mpfl.compiler.spi.WorkflowCompilerProvider;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.spi.WorkflowCompiler;
+import org.mpfl.ir.spi.WorkflowCompilerProvider;
 
 /**
  * The compilers the engine and the command line use. The engine compiles against mpfl-ir only: the

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * its flags. The commands and flags are read from the code, so a command or flag added without
  * documentation fails here with what is missing and where:
  * <ul>
- * <li>commands: every class listed in a module's {@code META-INF/services/org.mpfl.compiler.cli.CliCommand},
+ * <li>commands: every class listed in a module's {@code META-INF/services/org.mpfl.ir.cli.CliCommand},
  *     named by its {@code name()};</li>
  * <li>flags: in the command's source file and the classes of its module that it names (its parser,
  *     e.g. {@code HostMain}, {@code PeerRuns}), other commands excepted: every whole-flag literal that a
@@ -61,7 +61,7 @@ class CliDocumentationTest {
         List<Command> out = new ArrayList<>();
         List<Path> registries;
         try (Stream<Path> s = Files.walk(root)) {
-            registries = s.filter(p -> p.endsWith(Path.of("src/main/resources/META-INF/services/org.mpfl.compiler.cli.CliCommand")))
+            registries = s.filter(p -> p.endsWith(Path.of("src/main/resources/META-INF/services/org.mpfl.ir.cli.CliCommand")))
                     .filter(p -> !p.toString().contains("/target/")).sorted().toList();
         }
         java.util.Set<String> commandClasses = new java.util.HashSet<>();
@@ -145,7 +145,7 @@ class CliDocumentationTest {
 
     /** The flags a {@code TlsSettings} constant stands for (a string, or a list of such constants); none for others. */
     static List<String> tlsOptions(Path root, String constant) throws IOException {
-        String text = Files.readString(root.resolve("service-runtime/protocol/src/main/java/org/mpfl/protocol/tls/TlsSettings.java"));
+        String text = Files.readString(root.resolve("service-runtime/mpiws-protocol/src/main/java/org/mpfl/protocol/tls/TlsSettings.java"));
         Map<String, String> strings = new LinkedHashMap<>();
         Matcher s = Pattern.compile("static final String ([A-Z_]+) = \"([a-z][a-z0-9-]*)\";").matcher(text);
         while (s.find()) {

@@ -1,5 +1,6 @@
 package org.mpfl.engine.cli;
 
+import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -24,7 +25,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
@@ -112,7 +112,7 @@ class SlurmCommandTest {
         awaitTrue(() -> listed(slurm.node()), "the node's host enrolled");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Mpflc.run(List.of("run", ring.toString(), "--engine", engine.url(), "--data", engine.config().dataDir().toString(),
+        int exit = Commands.run(List.of("run", ring.toString(), "--engine", engine.url(), "--data", engine.config().dataDir().toString(),
                 "--json", "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         JsonNode result = Json.MAPPER.readTree(out.toString(StandardCharsets.UTF_8));

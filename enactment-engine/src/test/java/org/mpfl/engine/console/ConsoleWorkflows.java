@@ -12,7 +12,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.console.activities.Pause;

@@ -1,5 +1,6 @@
 package org.mpfl.engine.e2e;
 
+import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
@@ -56,7 +56,7 @@ class DocumentRunTest {
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Mpflc.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(!text.isBlank(), "no JSON; stderr: " + err.toString(StandardCharsets.UTF_8));
         JsonNode j = Json.MAPPER.readTree(text);
@@ -101,7 +101,7 @@ class DocumentRunTest {
         assertTrue(Files.isRegularFile(ring), "no ring sample at " + ring.toAbsolutePath());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Mpflc.run(List.of("deploy", ring.toString(), "--engine", cluster.engine().url(), "--data",
+        int code = Commands.run(List.of("deploy", ring.toString(), "--engine", cluster.engine().url(), "--data",
                 cluster.engine().config().dataDir().toString(), "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         String said = out.toString(StandardCharsets.UTF_8);

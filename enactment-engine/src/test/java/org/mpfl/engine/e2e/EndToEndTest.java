@@ -154,7 +154,7 @@ class EndToEndTest {
     void generatedArchivesAreDeployedOnEveryLiveHost() throws Exception {
         Path document = Path.of("..", "samples", "ring", "ring.mpfl.xml");
         assertTrue(Files.isRegularFile(document), "no ring sample at " + document.toAbsolutePath());
-        org.mpfl.compiler.spi.WorkflowCompiler.Compiled c = org.mpfl.engine.workflow.Compilers.forFile(document)
+        org.mpfl.ir.spi.WorkflowCompiler.Compiled c = org.mpfl.engine.workflow.Compilers.forFile(document)
                 .compile(document.toString(), Files.readString(document), Map.of("ranks", "2"));
         assertEquals(List.of("RingNode"), List.copyOf(c.archives().keySet()));
         Http.Answer a = Http.post(engine.url() + "/api/deployments", engine.token(), Map.of("archives", List.of(Map.of(

@@ -1,5 +1,6 @@
 package org.mpfl.engine.e2e;
 
+import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,7 +23,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
@@ -95,7 +95,7 @@ class MpflDocumentRunTest {
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Mpflc.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int exit = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         JsonNode json = text.isBlank() ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(text);
         return new Result(exit, json, err.toString(StandardCharsets.UTF_8) + text);

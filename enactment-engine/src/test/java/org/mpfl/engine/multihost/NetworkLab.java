@@ -1,5 +1,7 @@
 package org.mpfl.engine.multihost;
 
+import org.mpfl.engine.cli.Mpflc;
+import org.mpfl.ir.cli.Commands;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -31,7 +33,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
-import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.NetworkNamespaces;
@@ -483,7 +484,7 @@ public final class NetworkLab implements AutoCloseable {
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Mpflc.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8);
         if (text.isBlank()) {
             throw new AssertionError("mpflc run " + document + " printed no summary (exit " + code + "): "

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
 

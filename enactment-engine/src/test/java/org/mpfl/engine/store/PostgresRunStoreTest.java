@@ -1,5 +1,7 @@
 package org.mpfl.engine.store;
 
+import org.mpfl.engine.cli.Mpflc;
+import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -25,7 +27,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
@@ -77,7 +78,7 @@ class PostgresRunStoreTest extends RunStoreContract {
             String engine = engineUrl(first);
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int exit = Mpflc.run(List.of("run", ring.toString(), "--engine", engine, "--data", data.toString(), "--json"),
+            int exit = Commands.run(List.of("run", ring.toString(), "--engine", engine, "--data", data.toString(), "--json"),
                     new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
             JsonNode result = Json.MAPPER.readTree(out.toString(StandardCharsets.UTF_8));
             assertEquals(0, exit, err.toString(StandardCharsets.UTF_8) + out);

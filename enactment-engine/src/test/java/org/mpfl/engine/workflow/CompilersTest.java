@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.ir.spi.WorkflowCompiler;
 
 /**
  * The engine finds the compiler proper through ServiceLoader (it compiles against mpfl-ir only), and
@@ -39,7 +39,7 @@ class CompilersTest {
         assertEquals(1, e.diagnostics().size());
         assertTrue(e.diagnostics().get(0).startsWith("tiny.mpfl.xml:1:1: error: this engine has no MPFL compiler"),
                 e.diagnostics().get(0));
-        assertTrue(e.getMessage().contains("org.mpfl.compiler.spi.WorkflowCompilerProvider"), e.getMessage());
+        assertTrue(e.getMessage().contains("org.mpfl.ir.spi.WorkflowCompilerProvider"), e.getMessage());
         assertThrows(WorkflowCompiler.CompileException.class, () -> none.graphDot("tiny.mpfl.xml", RING, Map.of()));
     }
 }

@@ -10,10 +10,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.PlanJson;
-import org.mpfl.compiler.spi.WorkflowCompiler;
+import org.mpfl.ir.eval.ProcessLayout;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanJson;
+import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.json.Json;
 
 /** The engine reads plans with the compiler's PlanJson and lays ranks out with its ProcessLayout. */

@@ -1,7 +1,7 @@
 package org.mpfl.compiler.ast;
 
 import java.util.function.IntFunction;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * An attribute of a document element with its location and a map from offsets inside the (decoded)

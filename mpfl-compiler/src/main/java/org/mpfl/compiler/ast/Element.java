@@ -5,7 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * A document element with the location of its start tag, its attributes (in document order, each

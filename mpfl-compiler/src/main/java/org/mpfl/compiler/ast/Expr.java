@@ -1,15 +1,15 @@
 package org.mpfl.compiler.ast;
 
 import java.util.List;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.BinaryOp;
-import org.mpfl.compiler.ir.MpflType;
-import org.mpfl.compiler.ir.UnaryOp;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.BinaryOp;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.UnaryOp;
 
 /**
  * An untyped expression as written in an attribute value, with the location of each node (the
  * location of an operator node is the location of its operator token). The checker turns it into a
- * typed {@link org.mpfl.compiler.ir.IrExpr}.
+ * typed {@link org.mpfl.ir.IrExpr}.
  */
 public sealed interface Expr {
     SourceLocation location();

@@ -1,8 +1,8 @@
 package org.mpfl.compiler.check;
 
 import java.util.Map;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.IrWorkflow;
 
 /**
  * A whole-program analysis that runs after typing succeeded without errors, for given param values

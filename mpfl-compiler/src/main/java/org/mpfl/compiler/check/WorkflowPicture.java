@@ -2,7 +2,7 @@ package org.mpfl.compiler.check;
 
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.ir.IrWorkflow;
 
 /**
  * Draws a checked workflow: its processes and the communication between them, as Graphviz DOT

@@ -2,11 +2,11 @@ package org.mpfl.compiler.comm;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
-import org.mpfl.compiler.ir.Builtin;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrWalk;
-import org.mpfl.compiler.ir.eval.EvaluationEnvironment;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.Builtin;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrWalk;
+import org.mpfl.ir.eval.EvaluationEnvironment;
+import org.mpfl.ir.eval.ExpressionEvaluator;
 
 /**
  * Keeps the check from allocating what a real rank would: before an expression that builds arrays

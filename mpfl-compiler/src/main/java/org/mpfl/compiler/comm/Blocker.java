@@ -1,7 +1,7 @@
 package org.mpfl.compiler.comm;
 
 import java.util.List;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * Why a thread of a rank cannot go on: it waits for requests, for a collective to complete, or for

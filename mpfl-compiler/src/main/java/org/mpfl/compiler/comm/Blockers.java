@@ -5,7 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /** The kinds of {@link Blocker}: requests (point-to-point), a collective, the branches of a parallel. */
 final class Blockers {

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /**
  * Where the members of a communicator meet for their collectives: the k-th collective a member

@@ -6,12 +6,12 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
-import org.mpfl.compiler.ir.eval.Values;
-import org.mpfl.compiler.ir.semantics.CartesianGrid;
-import org.mpfl.compiler.ir.semantics.CollectiveShape;
-import org.mpfl.compiler.ir.semantics.SplitChoice;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.eval.RuntimeFault;
+import org.mpfl.ir.eval.Values;
+import org.mpfl.ir.semantics.CartesianGrid;
+import org.mpfl.ir.semantics.CollectiveShape;
+import org.mpfl.ir.semantics.SplitChoice;
 
 /**
  * What a matched collective gives each member, as far as the check follows values: a broadcast

@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.compiler.check.WorkflowAnalysis;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.compiler.ir.IrWorkflow;
-import org.mpfl.compiler.ir.eval.ConstantEnvironment;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.eval.ConstantEnvironment;
+import org.mpfl.ir.eval.ProcessLayout;
+import org.mpfl.ir.eval.RuntimeFault;
 
 /**
  * The communication check of spec section 5, for given param values: every rank's program is

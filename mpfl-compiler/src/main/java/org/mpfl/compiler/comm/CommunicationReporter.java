@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
-import org.mpfl.compiler.diag.Diagnostic;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.diag.Severity;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.diag.Diagnostic;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.diag.Severity;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrActivity;
 
 /**
  * Turns the findings of the check into diagnostics: errors for deadlock cycles, unmatched sends and

@@ -1,7 +1,7 @@
 package org.mpfl.compiler.comm;
 
 import java.util.Arrays;
-import org.mpfl.compiler.ir.semantics.Addressing;
+import org.mpfl.ir.semantics.Addressing;
 
 /**
  * One communicator instance as the check computes it: its members (world ranks in communicator-rank

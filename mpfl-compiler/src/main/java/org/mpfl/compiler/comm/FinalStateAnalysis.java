@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.mpfl.compiler.diag.Diagnostic;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.Diagnostic;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * Explains the state in which no rank can move any more: collectives some members never reach,

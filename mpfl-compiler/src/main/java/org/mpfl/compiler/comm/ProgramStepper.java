@@ -7,21 +7,21 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
-import org.mpfl.compiler.ir.IrWalk;
-import org.mpfl.compiler.ir.MpflType;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
-import org.mpfl.compiler.ir.eval.Values;
-import org.mpfl.compiler.ir.semantics.Addressing;
-import org.mpfl.compiler.ir.semantics.CartesianGrid;
-import org.mpfl.compiler.ir.semantics.CollectiveShape;
-import org.mpfl.compiler.ir.semantics.ForRange;
-import org.mpfl.compiler.ir.semantics.Operands;
-import org.mpfl.compiler.ir.semantics.SplitChoice;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.IrWalk;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.eval.RuntimeFault;
+import org.mpfl.ir.eval.Values;
+import org.mpfl.ir.semantics.Addressing;
+import org.mpfl.ir.semantics.CartesianGrid;
+import org.mpfl.ir.semantics.CollectiveShape;
+import org.mpfl.ir.semantics.ForRange;
+import org.mpfl.ir.semantics.Operands;
+import org.mpfl.ir.semantics.SplitChoice;
 
 /**
  * Executes a rank thread one step at a time (one activity, or one loop test) over symbolic values:
@@ -632,6 +632,6 @@ final class ProgramStepper {
         reporter.error(x.at(), "a message crosses this <checkpoint>: rank " + m.owner.worldRank() + " sends it at " + m.at
                 + " to " + m.describePeer() + " (" + m.describeTag() + ", comm " + m.comm.name() + "), which has not received it"
                 + " when every rank is at the checkpoint; no message may be in flight at a checkpoint" + (crossing.size() > 1 ? " (" + crossing.size()
-                + " messages cross it)" : ""), List.of(new org.mpfl.compiler.diag.Diagnostic.Note(m.at, "sent here")));
+                + " messages cross it)" : ""), List.of(new org.mpfl.ir.diag.Diagnostic.Note(m.at, "sent here")));
     }
 }

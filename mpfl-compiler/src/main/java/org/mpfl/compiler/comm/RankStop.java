@@ -1,6 +1,6 @@
 package org.mpfl.compiler.comm;
 
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * Ends the analysis of one rank: either something its communication depends on is not known

@@ -4,9 +4,9 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.eval.EvaluationEnvironment;
-import org.mpfl.compiler.ir.semantics.ForRange;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.eval.EvaluationEnvironment;
+import org.mpfl.ir.semantics.ForRange;
 
 /**
  * One thread of execution of a rank (the rank's body, or a branch of a {@code parallel}) as an

@@ -1,7 +1,7 @@
 package org.mpfl.compiler.comm;
 
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrActivity;
 
 /**
  * One point-to-point operation in flight: a message (send side) or a posted receive. Blocking

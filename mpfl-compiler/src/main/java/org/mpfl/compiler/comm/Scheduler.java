@@ -88,7 +88,7 @@ final class Scheduler {
             b.resume(thread);
         } catch (RankStop stop) {
             throw stop.at() == null ? new RankStop(stop.reason(), b.at(), stop.getMessage()) : stop;
-        } catch (org.mpfl.compiler.ir.eval.RuntimeFault fault) {
+        } catch (org.mpfl.ir.eval.RuntimeFault fault) {
             throw RankStop.fault(fault.location() == null ? b.at() : fault.location(), fault.getMessage());
         }
         return true;

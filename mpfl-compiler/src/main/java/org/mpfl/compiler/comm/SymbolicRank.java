@@ -5,9 +5,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.eval.ProcessLayout;
 
 /**
  * The state of one simulated rank: its variables (concrete values or {@link Unknown}), the

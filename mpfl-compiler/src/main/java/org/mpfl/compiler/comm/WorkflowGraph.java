@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.mpfl.compiler.check.WorkflowPicture;
-import org.mpfl.compiler.diag.Diagnostic;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.compiler.ir.IrWorkflow;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.diag.Diagnostic;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.eval.ProcessLayout;
 
 /**
  * The picture of a checked workflow: its processes, the messages between them and the collectives

@@ -4,9 +4,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
-import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.compiler.cli.UsageException;
-import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.diag.Diagnostics;
 
 /**
  * {@code mpflc check FILE [--param k=v]…}: every static check; diagnostics GCC-style on stderr,

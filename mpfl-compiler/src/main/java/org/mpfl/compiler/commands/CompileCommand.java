@@ -6,8 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
-import org.mpfl.compiler.cli.CliCommand;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
 import org.mpfl.compiler.gen.BuildWriter;
 import org.mpfl.compiler.gen.RuntimeBundle;
 

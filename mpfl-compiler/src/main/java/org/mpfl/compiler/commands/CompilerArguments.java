@@ -5,7 +5,7 @@ import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.UsageException;
 
 /** The words of {@code mpflc check|compile FILE [--param k=v]… [-o DIR] [--bundle-runtime]}. */
 record CompilerArguments(Path file, String displayName, Map<String, String> params, Path outputDirectory,

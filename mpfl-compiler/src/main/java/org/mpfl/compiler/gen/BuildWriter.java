@@ -6,10 +6,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.mpfl.compiler.gen.PlanBuilder;
-import org.mpfl.compiler.ir.IrWorkflow;
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.PlanJson;
-import org.mpfl.compiler.plan.PlanProcess;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanJson;
+import org.mpfl.ir.plan.PlanProcess;
 
 /**
  * The output step of {@code mpflc compile}: {@code plan.json} and one {@code .aar} per process in

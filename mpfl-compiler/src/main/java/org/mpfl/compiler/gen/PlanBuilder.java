@@ -8,17 +8,17 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrParam;
-import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.compiler.ir.IrWorkflow;
-import org.mpfl.compiler.ir.eval.ConstantEnvironment;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.PlanLibrary;
-import org.mpfl.compiler.plan.PlanParam;
-import org.mpfl.compiler.plan.PlanProcess;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrParam;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.eval.ConstantEnvironment;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.eval.RuntimeFault;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanLibrary;
+import org.mpfl.ir.plan.PlanParam;
+import org.mpfl.ir.plan.PlanProcess;
 
 /** Builds the {@link DeploymentPlan} of a checked, error-free workflow. */
 public final class PlanBuilder {

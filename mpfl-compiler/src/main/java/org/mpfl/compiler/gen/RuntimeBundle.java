@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.ir.plan.RuntimeBinding;
 
 /**
  * The MPFL runtime jars that {@code mpflc compile --bundle-runtime} puts under an archive's

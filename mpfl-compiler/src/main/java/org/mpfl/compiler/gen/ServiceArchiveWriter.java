@@ -11,12 +11,12 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.PlanJson;
-import org.mpfl.compiler.plan.PlanLibrary;
-import org.mpfl.compiler.plan.PlanProcess;
-import org.mpfl.compiler.plan.RuntimeBinding;
-import org.mpfl.compiler.plan.ServiceProgram;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanJson;
+import org.mpfl.ir.plan.PlanLibrary;
+import org.mpfl.ir.plan.PlanProcess;
+import org.mpfl.ir.plan.RuntimeBinding;
+import org.mpfl.ir.plan.ServiceProgram;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.MpiwsWsdl;
 

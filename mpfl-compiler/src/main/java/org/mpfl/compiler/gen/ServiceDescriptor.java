@@ -1,8 +1,8 @@
 package org.mpfl.compiler.gen;
 
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.PlanProcess;
-import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanProcess;
+import org.mpfl.ir.plan.RuntimeBinding;
 
 /** Writes {@code META-INF/services.xml}, the Axis2 descriptor of one generated service. */
 final class ServiceDescriptor {

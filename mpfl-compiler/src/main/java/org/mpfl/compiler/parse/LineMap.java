@@ -2,7 +2,7 @@ package org.mpfl.compiler.parse;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /** Converts character offsets of a source text to 1-based line/column and back (CR, LF and CRLF end lines). */
 final class LineMap {

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.ir.diag.Diagnostics;
 
 /**
  * Checks the element tree against {@link ElementCatalog}: namespace, known elements, nesting and

@@ -12,12 +12,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.mpfl.compiler.MpflCompiler;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.compiler.ir.IrWorkflow;
-import org.mpfl.compiler.ir.MpflType;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.eval.ProcessLayout;
 
 /** The IR the checker produces: defaults filled in, names resolved, promotions explicit. */
 class WorkflowCheckerTest {
@@ -119,12 +119,12 @@ class WorkflowCheckerTest {
                 + "<while test='x lt n'><if test='x eq 1'><send to='x + 1' data='a[x]'/><else><break/></else></if>"
                 + "<parallel><branch><assign to='a[x]' value='rank'/></branch></parallel></while>");
         List<String> kinds = new ArrayList<>();
-        org.mpfl.compiler.ir.IrWalk.forEachActivity(p.body(), a -> kinds.add(a.getClass().getSimpleName()));
+        org.mpfl.ir.IrWalk.forEachActivity(p.body(), a -> kinds.add(a.getClass().getSimpleName()));
         assertEquals(List.of("While", "If", "Send", "Break", "Parallel", "Assign"), kinds);
         IrActivity.Send send = (IrActivity.Send) ((IrActivity.If) ((IrActivity.While) p.body().get(0)).body().get(0)).arms().get(0).body().get(0);
         List<String> read = new ArrayList<>();
-        for (IrExpr e : org.mpfl.compiler.ir.IrWalk.expressions(send)) {
-            org.mpfl.compiler.ir.IrWalk.references(e).forEach(r -> read.add(r.name()));
+        for (IrExpr e : org.mpfl.ir.IrWalk.expressions(send)) {
+            org.mpfl.ir.IrWalk.references(e).forEach(r -> read.add(r.name()));
         }
         assertEquals(List.of("x", "a", "x"), read);
     }

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.mpfl.compiler.MpflCompiler;
-import org.mpfl.compiler.diag.Diagnostic;
+import org.mpfl.ir.diag.Diagnostic;
 
 /**
  * What the fixtures cannot show: the bounds of the check (operation limit, rank limit, arrays too

@@ -1,5 +1,6 @@
 package org.mpfl.compiler.diag;
 
+import org.mpfl.ir.diag.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

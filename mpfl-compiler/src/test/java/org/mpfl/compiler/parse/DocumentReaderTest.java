@@ -17,8 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.diag.Diagnostic;
-import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.ir.diag.Diagnostic;
+import org.mpfl.ir.diag.Diagnostics;
 
 class DocumentReaderTest {
     @TempDir

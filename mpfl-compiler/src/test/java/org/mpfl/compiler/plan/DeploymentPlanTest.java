@@ -1,5 +1,6 @@
 package org.mpfl.compiler.plan;
 
+import org.mpfl.ir.plan.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,9 +20,9 @@ import org.junit.jupiter.api.TestFactory;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.TestDocuments;
 import org.mpfl.compiler.gen.PlanBuilder;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /** Plans of every valid fixture and sample validate against docs/deployment-plan.schema.json and survive a JSON round trip. */
 class DeploymentPlanTest {

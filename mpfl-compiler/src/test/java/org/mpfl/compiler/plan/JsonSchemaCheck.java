@@ -1,5 +1,6 @@
 package org.mpfl.compiler.plan;
 
+import org.mpfl.ir.plan.*;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -1,5 +1,6 @@
 package org.mpfl.samples.documents;
 
+import org.mpfl.ir.cli.Commands;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -8,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.mpfl.compiler.cli.Mpflc;
 
 /** The sample documents on disk, and mpflc run in-process on them. */
 final class SampleDocuments {
@@ -41,7 +41,7 @@ final class SampleDocuments {
         int exit;
         try (PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
              PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            exit = Mpflc.run(args, outStream, errStream);
+            exit = Commands.run(args, outStream, errStream);
         }
         return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }

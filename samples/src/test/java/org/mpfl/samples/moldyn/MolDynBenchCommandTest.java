@@ -1,5 +1,6 @@
 package org.mpfl.samples.moldyn;
 
+import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.cli.Mpflc;
 
 /**
  * {@code mpflc bench moldyn} on a tiny case (mm=3, 2 moves) with the real sample and its activity
@@ -26,7 +26,7 @@ class MolDynBenchCommandTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Path document = Path.of("moldyn", "moldyn.mpfl.xml").toAbsolutePath();
-        int code = Mpflc.run(List.of("bench", "moldyn", "--json", "--mm", "3", "--ranks", "1,2", "--moves", "2",
+        int code = Commands.run(List.of("bench", "moldyn", "--json", "--mm", "3", "--ranks", "1,2", "--moves", "2",
                 "--algorithms", "auto,serial,binomial", "--repeat", "2", "--warmup-seconds", "0", "--host-jvm-arg", "-Xmx256m", "--run-timeout", "90", "--document", document.toString()),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));

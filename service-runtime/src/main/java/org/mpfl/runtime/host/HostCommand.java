@@ -2,7 +2,7 @@ package org.mpfl.runtime.host;
 
 import java.io.PrintStream;
 import java.util.List;
-import org.mpfl.compiler.cli.CliCommand;
+import org.mpfl.ir.cli.CliCommand;
 
 /** {@code mpflc host …}: runs one service host in this process (see {@link HostMain}). */
 public final class HostCommand implements CliCommand {

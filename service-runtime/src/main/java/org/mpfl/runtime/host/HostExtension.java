@@ -1,7 +1,7 @@
 package org.mpfl.runtime.host;
 
 import java.util.ServiceLoader;
-import org.mpfl.compiler.cli.UsageException;
+import org.mpfl.ir.cli.UsageException;
 
 /**
  * An optional service that a host installs only when asked ({@code mpflc host --extension NAME}),

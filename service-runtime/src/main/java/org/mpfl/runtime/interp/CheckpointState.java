@@ -14,8 +14,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrVariable;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrVariable;
 import org.mpfl.runtime.transport.Payload;
 
 /**

@@ -1,7 +1,7 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.monitor.CheckpointSink;
 

@@ -1,15 +1,15 @@
 package org.mpfl.runtime.interp;
 
 import java.util.function.Supplier;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
-import org.mpfl.compiler.ir.eval.Values;
-import org.mpfl.compiler.ir.semantics.Addressing;
-import org.mpfl.compiler.ir.semantics.CollectiveShape;
-import org.mpfl.compiler.ir.semantics.Operands;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.eval.RuntimeFault;
+import org.mpfl.ir.eval.Values;
+import org.mpfl.ir.semantics.Addressing;
+import org.mpfl.ir.semantics.CollectiveShape;
+import org.mpfl.ir.semantics.Operands;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.ReduceOp;
 

@@ -1,9 +1,9 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.semantics.CartesianGrid;
-import org.mpfl.compiler.ir.semantics.Operands;
-import org.mpfl.compiler.ir.semantics.SplitChoice;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.semantics.CartesianGrid;
+import org.mpfl.ir.semantics.Operands;
+import org.mpfl.ir.semantics.SplitChoice;
 import org.mpfl.runtime.api.Communicator;
 
 /**

@@ -3,10 +3,10 @@ package org.mpfl.runtime.interp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.ir.semantics.ForRange;
-import org.mpfl.compiler.ir.semantics.Operands;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.semantics.ForRange;
+import org.mpfl.ir.semantics.Operands;
 import org.mpfl.runtime.api.DomainAbortedException;
 
 /**

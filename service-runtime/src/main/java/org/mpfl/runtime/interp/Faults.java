@@ -1,7 +1,7 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.eval.RuntimeFault;
 import org.mpfl.runtime.api.DeliveryException;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.MpiwsException;

@@ -1,6 +1,6 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.compiler.ir.eval.EvaluationEnvironment;
+import org.mpfl.ir.eval.EvaluationEnvironment;
 
 /**
  * What expressions see on one thread of execution of a rank: the loop variables of the enclosing
@@ -111,7 +111,7 @@ final class Frame implements EvaluationEnvironment {
     public int neighbor(String comm, int dim, int displacement) {
         var cart = rank.communicators().cartesian(comm);
         if (dim < 0 || dim >= cart.dims().length) {
-            throw new org.mpfl.compiler.ir.eval.RuntimeFault(null, "neighbor('" + comm + "', " + dim + ", ...): dimension "
+            throw new org.mpfl.ir.eval.RuntimeFault(null, "neighbor('" + comm + "', " + dim + ", ...): dimension "
                     + dim + " outside 0.." + (cart.dims().length - 1));
         }
         return cart.neighbor(dim, displacement);

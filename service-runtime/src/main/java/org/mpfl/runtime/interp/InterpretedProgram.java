@@ -10,21 +10,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrParam;
-import org.mpfl.compiler.ir.IrProcess;
-import org.mpfl.compiler.ir.IrWalk;
-import org.mpfl.compiler.ir.IrWorkflow;
-import org.mpfl.compiler.ir.MpflType;
-import org.mpfl.compiler.ir.eval.ConstantEnvironment;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.plan.DeploymentPlan;
-import org.mpfl.compiler.plan.ParamValues;
-import org.mpfl.compiler.plan.PlanJson;
-import org.mpfl.compiler.plan.PlanParam;
-import org.mpfl.compiler.plan.PlanProcess;
-import org.mpfl.compiler.plan.ServiceProgram;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrParam;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.IrWalk;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.eval.ConstantEnvironment;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.ParamValues;
+import org.mpfl.ir.plan.PlanJson;
+import org.mpfl.ir.plan.PlanParam;
+import org.mpfl.ir.plan.PlanProcess;
+import org.mpfl.ir.plan.ServiceProgram;
 import org.mpfl.runtime.api.Activity;
 import org.mpfl.runtime.transport.ObjectTypes;
 
@@ -92,7 +92,7 @@ public final class InterpretedProgram {
         String d = digest;
         if (d == null) {
             try {
-                byte[] ir = org.mpfl.compiler.plan.PlanJson.toBytes(process);
+                byte[] ir = org.mpfl.ir.plan.PlanJson.toBytes(process);
                 d = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(ir));
             } catch (java.security.NoSuchAlgorithmException e) {
                 throw new IllegalStateException("no SHA-256", e);

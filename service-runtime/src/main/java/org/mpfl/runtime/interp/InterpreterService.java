@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
-import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.ir.plan.RuntimeBinding;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.host.RankProgramFactory;
 

@@ -2,9 +2,9 @@ package org.mpfl.runtime.interp;
 
 import java.net.URI;
 import java.net.URISyntaxException;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.eval.RuntimeFault;
 
 /**
  * {@code invoke}: a request-response call of an external SOAP service ({@link SoapInvoker}); a

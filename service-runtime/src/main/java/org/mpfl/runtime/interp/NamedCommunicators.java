@@ -2,7 +2,7 @@ package org.mpfl.runtime.interp;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.mpfl.compiler.ir.eval.RuntimeFault;
+import org.mpfl.ir.eval.RuntimeFault;
 import org.mpfl.runtime.api.CartesianCommunicator;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankContext;

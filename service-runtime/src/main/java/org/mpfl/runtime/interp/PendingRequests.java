@@ -3,8 +3,8 @@ package org.mpfl.runtime.interp;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrActivity;
 import org.mpfl.runtime.api.Request;
 
 /**

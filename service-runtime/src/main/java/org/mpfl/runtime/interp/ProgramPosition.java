@@ -3,7 +3,7 @@ package org.mpfl.runtime.interp;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.ArrayList;
 import java.util.List;
-import org.mpfl.compiler.ir.semantics.ForRange;
+import org.mpfl.ir.semantics.ForRange;
 
 /**
  * Where the main thread of a rank is in its program, kept up to date by the {@link Executor} so that

@@ -1,6 +1,6 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 import org.mpfl.runtime.monitor.LocatedFailure;
 
 /**

@@ -3,8 +3,8 @@ package org.mpfl.runtime.interp;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.protocol.RunRequest;
 
 /**

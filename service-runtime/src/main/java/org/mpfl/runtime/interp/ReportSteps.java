@@ -1,9 +1,9 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.MpflType;
-import org.mpfl.compiler.ir.eval.ExpressionEvaluator;
-import org.mpfl.compiler.ir.eval.Values;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.eval.Values;
 import org.mpfl.protocol.RunMessages;
 
 /** {@code output}, {@code log}, {@code progress} and {@code fail}: what a rank reports to the engine. */

@@ -1,7 +1,7 @@
 package org.mpfl.runtime.interp;
 
 import java.util.List;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /**
  * The position a resumed rank re-enters ({@link ProgramPosition} as a checkpoint saved it): the

@@ -1,7 +1,7 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.compiler.ir.MpflType;
-import org.mpfl.compiler.ir.eval.Values;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.eval.Values;
 
 /**
  * Fits a value that comes from outside the type checker (a received message, a collective's result,

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.CartesianCommunicator;
 import org.mpfl.runtime.api.Communicator;

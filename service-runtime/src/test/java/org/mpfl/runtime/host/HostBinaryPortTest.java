@@ -1,5 +1,6 @@
 package org.mpfl.runtime.host;
 
+import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,7 +16,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mpfl.compiler.cli.Mpflc;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 
@@ -67,7 +67,7 @@ class HostBinaryPortTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         List<String> words = new java.util.ArrayList<>(List.of("host"));
         words.addAll(List.of(args));
-        int exit = Mpflc.run(words, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+        int exit = Commands.run(words, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Result(exit, err.toString(StandardCharsets.UTF_8));
     }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.gen.BuildWriter;
-import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.ir.plan.RuntimeBinding;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.MpiwsWsdl;
 import org.mpfl.runtime.transport.Envelope;

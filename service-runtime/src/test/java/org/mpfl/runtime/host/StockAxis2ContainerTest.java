@@ -27,7 +27,7 @@ import org.mpfl.architecture.ArchitectureRules;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.gen.BuildWriter;
 import org.mpfl.compiler.gen.RuntimeBundle;
-import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.ir.plan.RuntimeBinding;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.MpiwsClient;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.mpfl.compiler.ir.IrWorkflow;
+import org.mpfl.ir.IrWorkflow;
 
 /**
  * Section 7: a fault on one rank fails it with its activity, source location and cause, and the

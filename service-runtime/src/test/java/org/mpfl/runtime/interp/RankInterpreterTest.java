@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.compiler.plan.RuntimeBinding;
+import org.mpfl.ir.plan.RuntimeBinding;
 
 /** Every activity kind, run by the interpreter on in-process ranks (documents in src/test/resources/interp). */
 @Timeout(120)

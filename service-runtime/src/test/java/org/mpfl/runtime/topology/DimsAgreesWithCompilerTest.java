@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import java.lang.reflect.Method;
 import org.junit.jupiter.api.Test;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * The compiler evaluates {@code dims(p, nd)} for its static analysis with its own copy (it does not
@@ -14,7 +14,7 @@ import org.mpfl.compiler.diag.SourceLocation;
 class DimsAgreesWithCompilerTest {
     @Test
     void sameFactorisationAsTheCompilersEvaluator() throws Exception {
-        Class<?> functions = Class.forName("org.mpfl.compiler.ir.eval.Functions");
+        Class<?> functions = Class.forName("org.mpfl.ir.eval.Functions");
         Method dims = functions.getDeclaredMethod("dims", int.class, int.class, SourceLocation.class);
         dims.setAccessible(true);
         SourceLocation at = SourceLocation.startOf("test");

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mpfl.compiler.ir.eval.ProcessLayout;
+import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.protocol.RunRequest;
 
 /** Dims, Cartesian coordinates and shifts, split plans, process layout, context agreement: pure functions. */

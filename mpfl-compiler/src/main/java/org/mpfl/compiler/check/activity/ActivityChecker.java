@@ -10,7 +10,7 @@ import org.mpfl.compiler.check.activity.Flow;
 import org.mpfl.compiler.check.typing.AttributeTyping;
 import org.mpfl.compiler.check.typing.ProcessContext;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 import org.mpfl.compiler.parse.ElementCatalog;
 
 /**

@@ -8,10 +8,10 @@ import org.mpfl.compiler.check.typing.CollectiveAlgorithmNames;
 import org.mpfl.compiler.check.typing.Names;
 import org.mpfl.compiler.check.typing.ProcessContext;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 import org.mpfl.compiler.parse.Suggestions;
 
 /**

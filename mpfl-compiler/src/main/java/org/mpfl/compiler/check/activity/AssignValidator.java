@@ -3,9 +3,9 @@ package org.mpfl.compiler.check.activity;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.ExpressionTyper;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
 
 /** {@code <assign to value>}: the value must convert to the target's type without narrowing. */
 final class AssignValidator implements ActivityValidator {

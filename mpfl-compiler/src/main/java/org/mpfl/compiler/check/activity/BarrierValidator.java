@@ -4,7 +4,7 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /** {@code <barrier comm algorithm>}. */
 final class BarrierValidator implements ActivityValidator {

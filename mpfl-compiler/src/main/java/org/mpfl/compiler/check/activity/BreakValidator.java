@@ -2,7 +2,7 @@ package org.mpfl.compiler.check.activity;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /** {@code <break>}: only inside a loop, and never out of a parallel branch (the branch would end alone). */
 final class BreakValidator implements ActivityValidator {

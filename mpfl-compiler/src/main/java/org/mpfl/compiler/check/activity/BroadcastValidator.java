@@ -4,10 +4,10 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.MpflType;
 
 /** {@code <broadcast root var>}: the root's value of a whole variable (not an element) reaches every rank. */
 final class BroadcastValidator implements ActivityValidator {

@@ -5,9 +5,9 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 import java.util.List;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /**
  * {@code <cartesian name comm dims periodic>}: dims are int expressions, or one int[] whose length

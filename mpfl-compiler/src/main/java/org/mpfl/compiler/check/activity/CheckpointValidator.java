@@ -2,9 +2,9 @@ package org.mpfl.compiler.check.activity;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /**
  * {@code <checkpoint every>}: {@code every} is an int expression (1 when absent). A checkpoint saves

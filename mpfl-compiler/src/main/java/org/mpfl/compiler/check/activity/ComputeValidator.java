@@ -9,10 +9,10 @@ import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.AttributeTyping;
 import org.mpfl.compiler.check.typing.Names;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
 import org.mpfl.compiler.parse.Suggestions;
 
 /**

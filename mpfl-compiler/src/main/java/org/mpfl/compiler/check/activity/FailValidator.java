@@ -2,8 +2,8 @@ package org.mpfl.compiler.check.activity;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
 
 /** {@code <fail message>}: any value, shown as text. */
 final class FailValidator implements ActivityValidator {

@@ -4,9 +4,9 @@ import java.util.List;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /** {@code <for var from to step>}: int bounds, a non-zero step, and a loop variable visible in the body only. */
 final class ForValidator implements ActivityValidator {

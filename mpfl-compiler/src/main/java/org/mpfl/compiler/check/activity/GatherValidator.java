@@ -2,8 +2,8 @@ package org.mpfl.compiler.check.activity;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.MpflType;
 
 /** {@code <gather>} and {@code <allgather>}: the result type follows from the data ({@link #gatherResult}); only gather has a root. */
 final class GatherValidator implements ActivityValidator {

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /** {@code <if test>} with its {@code <elseif>} and {@code <else>} children, each body in a scope of its own. */
 final class IfValidator implements ActivityValidator {

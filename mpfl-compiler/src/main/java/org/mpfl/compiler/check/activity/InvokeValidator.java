@@ -4,10 +4,10 @@ import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Names;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.MpflType;
 
 /** {@code <invoke endpoint operation input output>}: a web-service call whose messages are strings. */
 final class InvokeValidator implements ActivityValidator {

@@ -5,8 +5,8 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
 
 /** {@code <log level message>}: level info (the default), warn or error; any message value, shown as text. */
 final class LogValidator implements ActivityValidator {

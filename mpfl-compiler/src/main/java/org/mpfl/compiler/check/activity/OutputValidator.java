@@ -6,8 +6,8 @@ import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Names;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
 
 /** {@code <output name value>}: a named result of the run. */
 final class OutputValidator implements ActivityValidator {

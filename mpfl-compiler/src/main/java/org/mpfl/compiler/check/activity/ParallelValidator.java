@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /** {@code <parallel>} with its {@code <branch>} children; a branch starts outside any loop so that {@code <break>} cannot leave it. */
 final class ParallelValidator implements ActivityValidator {

@@ -4,9 +4,9 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /** {@code <progress value total>}: doubles, total 100 by default (a percentage). */
 final class ProgressValidator implements ActivityValidator {

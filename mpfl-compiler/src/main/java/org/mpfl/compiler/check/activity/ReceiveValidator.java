@@ -6,10 +6,10 @@ import static org.mpfl.compiler.check.activity.ActivityContext.anyAsNull;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.ExpressionTyper;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.MpflType;
 
 /**
  * {@code <receive>} and {@code <irecv>}: a source and tag that may be {@code any}, optional int

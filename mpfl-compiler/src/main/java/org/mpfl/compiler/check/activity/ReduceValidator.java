@@ -6,11 +6,11 @@ import java.util.List;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrActivity.ReduceOp;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrActivity.ReduceOp;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.MpflType;
 import org.mpfl.compiler.parse.Suggestions;
 
 /** {@code <reduce>}, {@code <allreduce>} and {@code <scan>}: an op that fits the data's type; only reduce has a root. */

@@ -2,7 +2,7 @@ package org.mpfl.compiler.check.activity;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /** {@code <scatter>} and {@code <alltoall>}: an array (or bytes) in, the same type out; only scatter has a root. */
 final class ScatterValidator implements ActivityValidator {

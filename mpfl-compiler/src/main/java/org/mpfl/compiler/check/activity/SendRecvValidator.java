@@ -5,10 +5,10 @@ import static org.mpfl.compiler.check.activity.ActivityContext.anyAsNull;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.IrTarget;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.MpflType;
 
 /** {@code <sendrecv>}: a send and a receive in one step; the receiving half may name {@code any}. */
 final class SendRecvValidator implements ActivityValidator {

@@ -5,9 +5,9 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /** {@code <send>} and {@code <isend>}, which differ only in the request the latter starts. */
 final class SendValidator implements ActivityValidator {

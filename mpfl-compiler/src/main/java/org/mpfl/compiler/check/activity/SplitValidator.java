@@ -4,9 +4,9 @@ import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /** {@code <split name comm color key>}: creates a communicator of the ranks with the same color. */
 final class SplitValidator implements ActivityValidator {

@@ -5,7 +5,7 @@ import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.AttributeTyping;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /** {@code <waitall requests>}: a non-empty list of requests the process starts; every unknown one is reported. */
 final class WaitAllValidator implements ActivityValidator {

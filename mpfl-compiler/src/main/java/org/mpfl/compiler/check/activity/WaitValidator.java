@@ -2,7 +2,7 @@ package org.mpfl.compiler.check.activity;
 
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
+import org.mpfl.ir.IrActivity;
 
 /** {@code <wait request>}: the request must be started by an {@code <isend>}/{@code <irecv>} of the process. */
 final class WaitValidator implements ActivityValidator {

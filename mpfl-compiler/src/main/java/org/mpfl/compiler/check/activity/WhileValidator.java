@@ -3,9 +3,9 @@ package org.mpfl.compiler.check.activity;
 import java.util.List;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
-import org.mpfl.compiler.ir.IrActivity;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /** {@code <while test>}; warns about a constant-true test with no {@code <break>} that could end it. */
 final class WhileValidator implements ActivityValidator {

@@ -3,12 +3,12 @@ package org.mpfl.compiler.check.typing;
 import java.util.ArrayList;
 import java.util.List;
 import org.mpfl.compiler.ast.Expr;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.BinaryOp;
-import org.mpfl.compiler.ir.Builtin;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.BinaryOp;
+import org.mpfl.ir.Builtin;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 import org.mpfl.compiler.parse.Suggestions;
 
 /**

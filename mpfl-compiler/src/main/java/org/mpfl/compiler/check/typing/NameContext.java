@@ -2,7 +2,7 @@ package org.mpfl.compiler.check.typing;
 
 import java.util.Map;
 import java.util.Set;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * The non-variable names an expression may mention as string arguments: the processes of the

@@ -2,8 +2,8 @@ package org.mpfl.compiler.check.typing;
 
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.mpfl.compiler.diag.Diagnostics;
-import org.mpfl.compiler.diag.SourceLocation;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.diag.SourceLocation;
 
 /**
  * Lexical rules for the names a document declares, and the check that a new name may be declared

@@ -1,7 +1,7 @@
 package org.mpfl.compiler.check.typing;
 
 import java.util.Set;
-import org.mpfl.compiler.diag.Diagnostics;
+import org.mpfl.ir.diag.Diagnostics;
 import org.mpfl.compiler.parse.ExpressionParser;
 
 /**

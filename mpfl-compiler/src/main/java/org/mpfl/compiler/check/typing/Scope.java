@@ -2,9 +2,9 @@ package org.mpfl.compiler.check.typing;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.mpfl.compiler.diag.SourceLocation;
-import org.mpfl.compiler.ir.IrExpr;
-import org.mpfl.compiler.ir.MpflType;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.MpflType;
 
 /**
  * Names visible to an expression: params, the built-in identifiers, process variables and loop

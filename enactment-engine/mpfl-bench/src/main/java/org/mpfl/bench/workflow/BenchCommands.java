@@ -1,0 +1,119 @@
+package org.mpfl.bench.workflow;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import org.mpfl.ir.cli.UsageException;
+
+/** What the engine's bench commands share: option values, the machine's load, cleaning up. */
+final class BenchCommands {
+    private BenchCommands() {
+    }
+
+    static String value(List<String> args, int i, String option) throws UsageException {
+        return org.mpfl.bench.BenchArgs.value(args, i, option);
+    }
+
+    /** JVM options of the benchmark hosts unless given: the runtime benchmarks' ({@code -Xmx2g -Xms2g -XX:+UseParallelGC}). */
+    static final List<String> DEFAULT_HOST_JVM_ARGS = org.mpfl.bench.BenchCommand.DEFAULT_HOST_JVM_ARGS;
+
+    static int nonNegativeInt(List<String> args, int i, String option) throws UsageException {
+        String v = value(args, i, option);
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < 0) {
+                throw new UsageException(option + " must not be negative, got " + v);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number, got " + v);
+        }
+    }
+
+    static int positiveInt(List<String> args, int i, String option) throws UsageException {
+        String v = value(args, i, option);
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < 1) {
+                throw new UsageException(option + " must be at least 1, got " + v);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number, got " + v);
+        }
+    }
+
+    /** {@code 2,4,8} → [2, 4, 8]; every element at least 1. */
+    static List<Integer> intList(List<String> args, int i, String option) throws UsageException {
+        List<Integer> out = new ArrayList<>();
+        for (String s : value(args, i, option).split(",")) {
+            try {
+                int n = Integer.parseInt(s.trim());
+                if (n < 1) {
+                    throw new UsageException(option + ": " + n + " is below 1");
+                }
+                out.add(n);
+            } catch (NumberFormatException e) {
+                throw new UsageException(option + " wants numbers separated by commas, got " + value(args, i, option));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The median of repeated measurements (the lower middle one for an even count): what the bench
+     * commands report when a case is run several times, so that one run disturbed by the machine (a
+     * compilation, another process) does not decide the result.
+     */
+    static double median(List<Double> values) {
+        return values.isEmpty() ? Double.NaN : medianRun(values, Double::doubleValue);
+    }
+
+    /** The run whose {@code key} is the {@link #median} of all runs' (its other figures come with it). */
+    static <T> T medianRun(List<T> runs, java.util.function.ToDoubleFunction<T> key) {
+        List<T> sorted = new java.util.ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(key));
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+
+    /** One untimed warm-up run. */
+    interface WarmupRun {
+        void run() throws Exception;
+    }
+
+    /**
+     * Repeats {@code run} for at least {@code seconds} (at least once: the untimed warm-up of the bench
+     * commands, time-based as JMH's) and returns how many runs that took.
+     */
+    static int repeatFor(int seconds, WarmupRun run) throws Exception {
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        int runs = 0;
+        do {
+            run.run();
+            runs++;
+        } while (System.nanoTime() < end);
+        return runs;
+    }
+
+    /** {@code (load 1.23)} from /proc/loadavg, or empty where there is none. */
+    static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return String.format(Locale.ROOT, "(load %s)", f[0]);
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    static void deleteTree(Path root) {
+        try (var s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind is harmless
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package org.mpfl.bench.workflow;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
+
+/**
+ * {@code mpflc bench lab [--hosts 4] [--rate 1gbit|none] [--ranks 16,64,256] [--iterations 100] [--repeat 3]
+ * [--mediator-ranks 4,8] [--kb 200] [--mediator-iterations 50] [--warmup-seconds 15] [--host-jvm-arg ARG]…
+ * [--json] [--plot FILE.png]}: MPFL on "real links" — an engine and {@code --hosts} service hosts, each in a
+ * network namespace of its own on a private bridge ({@link LabNetwork}, 10.78.0.0/24, every link shaped
+ * to {@code --rate} with tc's tbf in both directions): (A) {@link ScaleBenchmark}, a ring and an allreduce
+ * loop on every rank count of {@code --ranks}, checked, with start-up time, run time and host memory per
+ * rank; (B) {@link MediatorBenchmark}, direct messaging against the BPEL-style mediator for every p of
+ * {@code --mediator-ranks} over the same links. Needs root and iproute2 ({@code ip}, {@code tc}); refuses
+ * with a message naming what is missing otherwise.
+ *
+ * <p>A command rather than options of {@code bench startup}/{@code bench mediator}: both parts need
+ * the same lab (namespaces, bridge, shaping, the engine inside it), which costs seconds to make and
+ * must be removed however the command ends, and the rank counts and the hosts' capacity differ from
+ * what those commands measure on loopback.
+ *
+ * <p>This process makes the lab and removes it (also on failure and Ctrl-C: a shutdown hook); the
+ * measurement runs in a second JVM started inside the engine's namespace ({@link LabInside}), since
+ * the engine (with the mediator, in its process as in {@code bench mediator}) must listen on a lab
+ * address; that JVM starts the hosts in theirs through {@code HostProcesses} with an
+ * {@code ip netns exec NS} prefix, credentials issued by the engine in their environment. Progress on
+ * stderr; a table, or with {@code --json} one object {@code {"hosts","rate","scale":[{"p","iterations",
+ * "first_startup_ms","startup_ms","run_ms","loop_ms","kib_per_rank","first_kib_per_rank","host_rss_mib",
+ * "repeats"}…],"mediator":[…as bench mediator --json…]}}.
+ */
+public final class LabBenchCommand implements CliCommand {
+    /** JVM options of the lab's hosts unless given: no -Xms, so that VmRSS grows with what the ranks use. */
+    static final List<String> DEFAULT_LAB_HOST_JVM_ARGS = List.of("-Xmx1g", "-XX:+UseParallelGC");
+    /** Largest loop count: every rank's total stays within the document's int at 256 ranks and beyond. */
+    static final int MAX_ITERATIONS = 1000;
+
+    @Override
+    public String name() {
+        return "bench lab";
+    }
+
+    @Override
+    public String summary() {
+        return "[--hosts 4] [--rate 1gbit] [--ranks 16,64,256] [--mediator-ranks 4,8] [--json] [--plot FILE.png]"
+                + "  hosts in network namespaces on shaped links (root): scale, and direct vs mediator";
+    }
+
+    /** The parsed options. */
+    record Options(boolean json, int hosts, String rate, List<Integer> ranks, int iterations, int repeat,
+                   List<Integer> mediatorRanks, int kb, int mediatorIterations, int warmupSeconds, List<String> hostJvmArgs,
+                   Path plot) {
+        int doubles() {
+            return kb * 1024 / 8;
+        }
+    }
+
+    static Options parse(List<String> args) throws UsageException {
+        boolean json = false;
+        int hosts = 4;
+        String rate = "1gbit";
+        List<Integer> ranks = List.of(16, 64, 256);
+        int iterations = 100;
+        int repeat = 3;
+        List<Integer> mediatorRanks = List.of(4, 8);
+        int kb = 200;
+        int mediatorIterations = 50;
+        int warmupSeconds = MediatorBenchmark.DEFAULT_WARMUP_SECONDS;
+        List<String> hostJvmArgs = new ArrayList<>();
+        Path plot = null;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--json" -> json = true;
+                case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
+                case "--rate" -> rate = BenchCommands.value(args, ++i, a);
+                case "--ranks" -> ranks = BenchCommands.intList(args, ++i, a);
+                case "--iterations" -> iterations = BenchCommands.positiveInt(args, ++i, a);
+                case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
+                case "--mediator-ranks" -> mediatorRanks = BenchCommands.intList(args, ++i, a);
+                case "--kb" -> kb = BenchCommands.positiveInt(args, ++i, a);
+                case "--mediator-iterations" -> mediatorIterations = BenchCommands.positiveInt(args, ++i, a);
+                case "--warmup-seconds" -> warmupSeconds = BenchCommands.nonNegativeInt(args, ++i, a);
+                case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
+                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
+                default -> throw new UsageException("unknown option " + a + " (usage: bench lab [--hosts 4] [--rate 1gbit|none]"
+                        + " [--ranks 16,64,256] [--iterations 100] [--repeat 3] [--mediator-ranks 4,8] [--kb 200]"
+                        + " [--mediator-iterations 50] [--warmup-seconds 15] [--host-jvm-arg ARG]... [--json] [--plot FILE.png])");
+            }
+        }
+        if (hosts > 200) {
+            throw new UsageException("--hosts: at most 200 hosts fit the lab's /24, got " + hosts);
+        }
+        if (rate.equals("none")) {
+            rate = null;
+        } else {
+            try {
+                LabNetwork.bitsPerSecond(rate);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--rate " + rate + ": " + e.getMessage() + ", or none");
+            }
+        }
+        if (ranks.stream().anyMatch(p -> p < 2)) {
+            throw new UsageException("--ranks: the ring needs at least 2 ranks, got " + ranks);
+        }
+        if (iterations > MAX_ITERATIONS) {
+            throw new UsageException("--iterations: at most " + MAX_ITERATIONS + ", got " + iterations);
+        }
+        if (hostJvmArgs.isEmpty()) {
+            hostJvmArgs.addAll(DEFAULT_LAB_HOST_JVM_ARGS);
+        }
+        return new Options(json, hosts, rate, ranks, iterations, repeat, mediatorRanks, kb, mediatorIterations, warmupSeconds,
+                List.copyOf(hostJvmArgs), plot);
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Options o = parse(args);
+        String missing = LabNetwork.missing(o.rate() != null);
+        if (missing != null) {
+            err.println("mpflc bench lab: needs " + missing + "; nothing was changed");
+            return 1;
+        }
+        Path work = Files.createTempDirectory("mpfl-bench-lab-");
+        Process inside = null;
+        try (LabNetwork lab = LabNetwork.create(o.hosts(), o.rate(), err)) {
+            err.println("[bench lab] " + o.hosts() + " hosts and the engine in network namespaces " + lab.engine().netns()
+                    .replaceAll("-eng$", "-*") + ", " + LabNetwork.SUBNET + "0/24, links "
+                    + (o.rate() == null ? "not shaped" : "shaped to " + o.rate() + " (" + lab.qdisc(lab.engine()) + ")")
+                    + " " + BenchCommands.load());
+            Path plan = work.resolve("plan.json");
+            LabInside.writePlan(plan, args, lab);
+            List<String> cmd = LabInside.command(lab.engine(), plan);
+            // the measurement's output and progress are this command's (copied to out and err); its stdin stays
+            // a pipe of ours: it ends when that closes (this JVM gone, even by SIGKILL), and its hosts end with it
+            inside = new ProcessBuilder(cmd).start();
+            Thread copyOut = copy(inside.getInputStream(), out, "bench-lab-out");
+            Thread copyErr = copy(inside.getErrorStream(), err, "bench-lab-err");
+            int code = inside.waitFor();
+            copyOut.join();
+            copyErr.join();
+            if (code != 0) {
+                throw new IOException("the measurement failed (exit " + code + "; its message is above)");
+            }
+            return 0;
+        } finally {
+            if (inside != null && inside.isAlive()) {
+                inside.destroy();
+                if (!inside.waitFor(10, TimeUnit.SECONDS)) {
+                    inside.destroyForcibly();
+                }
+            }
+            BenchCommands.deleteTree(work);
+        }
+    }
+
+    private static Thread copy(java.io.InputStream from, PrintStream to, String name) {
+        Thread t = new Thread(() -> {
+            try {
+                from.transferTo(to);
+            } catch (IOException e) {
+                // the measurement ended
+            }
+            to.flush();
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** The whole result as one JSON object (see the class comment). */
+    static String toJson(Options o, List<ScaleBenchmark.Result> scale, List<MediatorBenchmark.Result> mediator) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (ScaleBenchmark.Result r : scale) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("p", r.p());
+            m.put("iterations", r.iterations());
+            m.put("first_startup_ms", round(r.firstStartupMs()));
+            m.put("startup_ms", round(r.startupMs()));
+            m.put("run_ms", round(r.runMs()));
+            m.put("loop_ms", round(r.loopMs()));
+            m.put("kib_per_rank", round(r.kibPerRank()));
+            m.put("first_kib_per_rank", round(r.firstKibPerRank()));
+            m.put("host_rss_mib", round(r.hostRssMib()));
+            m.put("repeats", r.repeats());
+            rows.add(m);
+        }
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("hosts", o.hosts());
+        all.put("rate", o.rate());
+        all.put("scale", rows);
+        all.put("mediator", json.readTree(MediatorBenchCommand.toJson(mediator)).path("results"));
+        return json.writeValueAsString(all);
+    }
+
+    private static Double round(double v) {
+        return Double.isFinite(v) ? Math.round(v * 10) / 10.0 : null;
+    }
+
+    static void printTable(Options o, List<ScaleBenchmark.Result> scale, List<MediatorBenchmark.Result> mediator, PrintStream out) {
+        out.printf(java.util.Locale.ROOT, "Scale: %d hosts in network namespaces, links %s; ring + %d allreduces, ranks round robin"
+                + " over the hosts; medians of %d runs after a first run%n", o.hosts(), o.rate() == null ? "not shaped" : o.rate(),
+                o.iterations(), o.repeat());
+        out.printf(java.util.Locale.ROOT, "%6s %16s %11s %9s %9s %13s %19s %13s%n", "ranks", "first_startup_ms", "startup_ms",
+                "run_ms", "loop_ms", "kib_per_rank", "first_kib_per_rank", "host_rss_mib");
+        for (ScaleBenchmark.Result r : scale) {
+            out.printf(java.util.Locale.ROOT, "%6d %16.1f %11.1f %9.1f %9.1f %13.1f %19.1f %13.1f%n", r.p(), r.firstStartupMs(),
+                    r.startupMs(), r.runMs(), r.loopMs(), r.kibPerRank(), r.firstKibPerRank(), r.hostRssMib());
+        }
+        out.println("startup_ms: run accepted until every rank runs (the engine's startupMs); run_ms: the run, creation to end;"
+                + " loop_ms: ring and loop, barrier to barrier; kib_per_rank: peak VmRSS of a host during a run minus its VmRSS"
+                + " before, per rank on it (mean over hosts); host_rss_mib: a host's VmRSS before a run (mean)");
+        out.println();
+        MediatorBenchCommand.printTable(mediator, out);
+    }
+}

@@ -1,0 +1,110 @@
+package org.mpfl.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.ir.cli.UsageException;
+
+/** The peer options and the script runner, with stand-in scripts (the real peers take minutes). */
+class PeerRunsTest {
+    private static PeerRuns.Options parseAll(String... args) throws UsageException {
+        PeerRuns.Options o = PeerRuns.Options.defaults();
+        List<String> list = List.of(args);
+        for (int i = 0; i < list.size(); ) {
+            PeerRuns.Parsed p = o.parse(list, i).orElseThrow();
+            o = p.options();
+            i += p.consumed();
+        }
+        return o;
+    }
+
+    @Test
+    void peerOptions() throws Exception {
+        assertEquals(new PeerRuns.Options(true, true, null, 0), parseAll("--with-peers"));
+        assertEquals(new PeerRuns.Options(true, false, null, 0), parseAll("--with-mpj"));
+        assertEquals(new PeerRuns.Options(false, true, Path.of("/p"), 0), parseAll("--with-ompi", "--peers", "/p"));
+        assertEquals(Path.of("/p"), parseAll("--peers", "/p").dir());
+        assertTrue(PeerRuns.Options.defaults().parse(List.of("--json"), 0).isEmpty());
+        assertThrows(UsageException.class, () -> parseAll("--peers"));
+    }
+
+    @Test
+    void theScriptRunsFromAPrivateCopyWithTheEnvironmentAndItsCsvIsRead(@TempDir Path dir) throws Exception {
+        Path peers = dir.resolve("peers");
+        Files.createDirectories(peers.resolve("mpj"));
+        Files.writeString(peers.resolve("mpj/MpjBench.java"), "// stand-in");
+        Files.writeString(peers.resolve("run-mpj.sh"), """
+                set -e
+                HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+                test -f "$HERE/mpj/MpjBench.java"
+                echo "peer,mode,type,N,bytes,iters,rtt_median_us,rtt_min_us,rtt_mean_us,bw_MBps" > "$RES_DIR/mpj-pingpong.csv"
+                echo "mpj,$DEVICES,double,1,8,10,$PROCS$SCALE,1,1,1" >> "$RES_DIR/mpj-pingpong.csv"
+                echo "$WHAT $QUIET_WAIT $HERE" > "$RES_DIR/env.txt"
+                echo "== done"
+                """);
+        Path res = dir.resolve("res");
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        int exit = PeerRuns.runScript(peers, "run-mpj.sh", List.of("mpj/MpjBench.java"),
+                Map.of("RES_DIR", res.toString(), "DEVICES", "niodev", "PROCS", "2", "SCALE", "0.5", "WHAT", "p2p", "QUIET_WAIT", "3"),
+                Duration.ofMinutes(1), new PrintStream(progress, true, StandardCharsets.UTF_8));
+        assertEquals(0, exit);
+        PeerResults r = PeerResults.read(res, "mpj", "measured in this run");
+        assertEquals(20.5, r.us(new PeerResults.Peer("mpj", "niodev"), PeerResults.PINGPONG, 2, 1));
+        String[] env = Files.readString(res.resolve("env.txt")).trim().split(" ");
+        assertEquals("p2p", env[0]);
+        assertEquals("3", env[1]);
+        assertFalse(Path.of(env[2]).startsWith(peers), "ran from a copy, not in the peers' directory");
+        assertFalse(Files.exists(Path.of(env[2])), "the copy is removed");
+        assertTrue(progress.toString(StandardCharsets.UTF_8).contains("[peers] == done"));
+        assertTrue(Files.readString(res.resolve("run-mpj.out")).contains("== done"));
+        try (var files = Files.list(peers)) {
+            assertEquals(2, files.count(), "nothing written into the peers' directory");
+        }
+    }
+
+    @Test
+    void aRunThatTimesOutLeavesNoProcessBehindNotEvenTheBackgroundDaemon(@TempDir Path dir) throws Exception {
+        Path peers = dir.resolve("peers");
+        Files.createDirectories(peers);
+        // like run-mpj.sh: a daemon started in the background (no longer a child), its pid in build/mpj/daemon.pid
+        Files.writeString(peers.resolve("run-mpj.sh"), """
+                HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+                mkdir -p "$HERE/build/mpj"
+                ( nohup bash -c 'sleep 300; true' daemon.jar > /dev/null 2>&1 &
+                  echo $! > "$HERE/build/mpj/daemon.pid" )
+                cp "$HERE/build/mpj/daemon.pid" "$RES_DIR/daemon.pid"
+                echo $$ > "$RES_DIR/script.pid"
+                sleep 300
+                """);
+        Path res = dir.resolve("res");
+        Files.createDirectories(res);
+        PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertThrows(IOException.class, () -> PeerRuns.runScript(peers, "run-mpj.sh", List.of(), Map.of("RES_DIR", res.toString()),
+                Duration.ofSeconds(2), sink));
+        for (String f : List.of("daemon.pid", "script.pid")) {
+            long pid = Long.parseLong(Files.readString(res.resolve(f)).trim());
+            var h = ProcessHandle.of(pid);
+            assertTrue(h.isEmpty() || !h.get().isAlive(), f + " " + pid + " still running");
+        }
+    }
+
+    @Test
+    void aMissingScriptIsAnError(@TempDir Path dir) {
+        PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertThrows(IOException.class, () -> PeerRuns.runScript(dir, "run-mpj.sh", List.of(), Map.of("RES_DIR", dir.toString()),
+                Duration.ofSeconds(5), sink));
+    }
+}

@@ -1,0 +1,42 @@
+package org.mpfl.engine.cli;
+
+import java.util.List;
+import org.mpfl.ir.cli.Commands;
+
+/** The {@code mpflc} process: runs one command line ({@link Commands#run}) and exits with its code. */
+public final class Mpflc {
+    private Mpflc() {
+    }
+
+    public static void main(String[] args) {
+        int code = Commands.run(List.of(args), System.out, System.err);
+        System.out.flush();
+        System.err.flush();
+        endHttpClientSelectors();
+        System.exit(code);
+    }
+
+    /**
+     * Ends the selector threads of the JDK HTTP clients the command used, once it is done (a JDK 17
+     * {@code HttpClient} cannot be closed): each waits in native code (epoll), and HotSpot's exit waits
+     * up to 300 ms for threads in native code — after every command that spoke HTTP, e.g. the README's
+     * {@code run --local}. An interrupt ends such a thread (it closes its client's idle connections).
+     * Found by the JDK's thread name: where that differs, only the 300 ms are not saved.
+     */
+    static void endHttpClientSelectors() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        Thread[] threads = new Thread[root.activeCount() + 16];
+        int n = root.enumerate(threads, true);
+        for (int i = 0; i < n; i++) {
+            if (SELECTOR_THREAD.matcher(threads[i].getName()).matches()) {
+                threads[i].interrupt();
+            }
+        }
+    }
+
+    private static final java.util.regex.Pattern SELECTOR_THREAD = java.util.regex.Pattern.compile("HttpClient-\\d+-SelectorManager");
+
+}

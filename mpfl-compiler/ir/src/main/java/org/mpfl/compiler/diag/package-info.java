@@ -1,2 +1,0 @@
-/** Diagnostics: located errors and warnings, collected (never thrown) and printed GCC-style. */
-package org.mpfl.compiler.diag;

@@ -1,7 +1,0 @@
-package org.mpfl.compiler.ir;
-
-import org.mpfl.compiler.diag.SourceLocation;
-
-/** A workflow param: scalar type, optional constant default (null = must be given at run time). */
-public record IrParam(String name, MpflType type, IrExpr defaultValue, SourceLocation at) {
-}

@@ -1,2 +1,0 @@
-/** The deployment plan ({@code plan.json}) and its JSON form. */
-package org.mpfl.compiler.plan;

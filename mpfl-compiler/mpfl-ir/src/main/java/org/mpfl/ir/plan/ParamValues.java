@@ -1,0 +1,100 @@
+package org.mpfl.ir.plan;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.ir.IrExpr;
+import org.mpfl.ir.IrParam;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.eval.ConstantEnvironment;
+import org.mpfl.ir.eval.ExpressionEvaluator;
+import org.mpfl.ir.eval.RuntimeFault;
+
+/**
+ * Param values for a compilation or a run: defaults, overridden by {@code name=value} texts (from
+ * {@code --param}), each parsed according to the param's type. Also checks that every process gets
+ * at least one rank with these values.
+ */
+public final class ParamValues {
+    private ParamValues() {
+    }
+
+    /**
+     * Resolves values; problems are reported at {@code at} (the workflow element, since command-line
+     * values have no place in the document). Params with neither default nor override are absent.
+     */
+    public static Map<String, Object> resolve(IrWorkflow workflow, Map<String, String> overrides, Diagnostics diagnostics,
+            SourceLocation at) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (IrParam p : workflow.params()) {
+            if (p.defaultValue() instanceof IrExpr.Const c) {
+                values.put(p.name(), c.value());
+            }
+        }
+        overrides.forEach((name, text) -> {
+            IrParam param = workflow.params().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
+            if (param == null) {
+                diagnostics.error(at, "--param " + name + ": the workflow has no param '" + name + "'");
+                return;
+            }
+            Object value = parse(text, param.type());
+            if (value == null) {
+                diagnostics.error(at, "--param " + name + "=" + text + ": not a valid " + param.type());
+                return;
+            }
+            values.put(name, value);
+        });
+        return values;
+    }
+
+    /** A command-line text as a value of a scalar type, or null if it is not one. */
+    public static Object parse(String text, MpflType type) {
+        String t = text.trim();
+        try {
+            return switch (type) {
+                case INT -> Integer.parseInt(t);
+                case LONG -> Long.parseLong(t.endsWith("L") || t.endsWith("l") ? t.substring(0, t.length() - 1) : t);
+                case DOUBLE -> {
+                    double d = Double.parseDouble(t);
+                    yield Double.isFinite(d) ? d : null;
+                }
+                case BOOLEAN -> t.equals("true") ? Boolean.TRUE : t.equals("false") ? Boolean.FALSE : null;
+                case STRING -> text;
+                default -> null;
+            };
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Evaluates every process's rank count with these values; reports counts below 1 and faults at the
+     * process. Returns counts by process name (absent where a param has no value).
+     */
+    public static Map<String, Integer> rankCounts(IrWorkflow workflow, Map<String, Object> values, Diagnostics diagnostics) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        ConstantEnvironment env = new ConstantEnvironment(values);
+        for (IrProcess p : workflow.processes()) {
+            if (p.ranks() == null) {
+                continue;
+            }
+            try {
+                int count = ExpressionEvaluator.evaluateInt(p.ranks(), env);
+                if (count < 1) {
+                    diagnostics.error(p.ranks().at(), "process '" + p.name() + "' gets " + count
+                            + " ranks with these params; it needs at least 1");
+                } else {
+                    counts.put(p.name(), count);
+                }
+            } catch (RuntimeFault fault) {
+                diagnostics.error(fault.location(), "ranks of process '" + p.name() + "': " + fault.getMessage());
+            } catch (ConstantEnvironment.NotConstantException unknown) {
+                // a param without default and not given: the count is only known at run time
+            }
+        }
+        return counts;
+    }
+}

@@ -1,0 +1,82 @@
+package org.mpfl.ir.spi;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanJson;
+
+/**
+ * Turns an MPFL document into a deployment plan and generated service archives — the engine's view
+ * of the compiler ({@code mpflc check}/{@code compile}), used by {@code mpflc run} and by REST
+ * starts that send a document instead of a plan. The compiler proper implements it
+ * ({@link WorkflowCompilerProvider}); the engine also implements it in tests (a fixed plan).
+ */
+public interface WorkflowCompiler {
+    /**
+     * Checks and compiles a document.
+     *
+     * @param fileName name used in diagnostics ({@code ring.mpfl.xml})
+     * @param document the XML text
+     * @param params   parameter values of the run (rank counts may depend on them)
+     * @throws CompileException with GCC-style diagnostics when the document has static errors
+     */
+    Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException;
+
+    /**
+     * The workflow's picture as Graphviz DOT ({@code mpflc graph}): its processes, the messages and the
+     * collectives between them, for these parameter values (defaults for the rest).
+     *
+     * @throws CompileException when the document has static errors, or this compiler draws no pictures
+     */
+    default String graphDot(String fileName, String document, Map<String, Object> params) throws CompileException {
+        throw new CompileException(List.of(fileName + ":1:1: error: this engine's compiler draws no pictures"));
+    }
+
+    /**
+     * A picture's DOT text rendered as SVG (by Graphviz's {@code dot}, which MPFL does not bundle).
+     *
+     * @throws RendererUnavailableException when there is no renderer or it failed; the message says how to get SVG
+     */
+    default String svg(String dot) throws IOException, InterruptedException {
+        throw new RendererUnavailableException("this engine's compiler renders no pictures; ask for DOT instead");
+    }
+
+    /**
+     * @param plan     the deployment plan (its param defaults are this run's values)
+     * @param archives generated service archives by service type ({@code .aar} bytes)
+     * @param params   the typed values of every parameter for this run (defaults filled in)
+     */
+    record Compiled(DeploymentPlan plan, Map<String, byte[]> archives, Map<String, Object> params) {
+        /** The plan as JSON, written by the compiler's {@link PlanJson} (what clients send to the engine). */
+        public JsonNode planJson() {
+            return PlanJson.mapper().valueToTree(plan);
+        }
+    }
+
+    /** Static errors: the document must not be started. */
+    final class CompileException extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final List<String> diagnostics;
+
+        public CompileException(List<String> diagnostics) {
+            super(String.join("\n", diagnostics));
+            this.diagnostics = List.copyOf(diagnostics);
+        }
+
+        /** {@code FILE:LINE:COL: error: message} lines. */
+        public List<String> diagnostics() {
+            return diagnostics;
+        }
+    }
+
+    /** SVG cannot be drawn here (no Graphviz, or it failed or is busy); the message says what to do. */
+    final class RendererUnavailableException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public RendererUnavailableException(String message) {
+            super(message);
+        }
+    }
+}
