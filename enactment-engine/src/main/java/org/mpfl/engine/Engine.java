@@ -36,7 +36,8 @@ import org.mpfl.engine.run.Reattachment;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.SoapRankInvoker;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
-import org.mpfl.engine.store.RunStore;
+import org.mpfl.engine.store.EngineDatabase;
+import org.mpfl.engine.store.HostCredentialStore;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -59,7 +60,7 @@ public final class Engine implements AutoCloseable {
     private final EngineConfig config;
     private final String token;
     private final String url;
-    private final RunStore store;
+    private final EngineDatabase database;
     private final HostRegistry registry;
     private final HostCredentials credentials;
     private final RunService runs;
@@ -83,11 +84,11 @@ public final class Engine implements AutoCloseable {
         String host = config.bindHost().equals("0.0.0.0") ? InetAddress.getLocalHost().getHostName() : config.bindHost();
         this.url = config.publicUrl() != null ? stripSlash(config.publicUrl()) : tls.scheme() + "://" + host + ":" + port;
 
-        this.store = config.jdbcUrl() != null ? RunStore.open(config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword())
-                : RunStore.openEmbedded(config.dataDir());
+        this.database = config.jdbcUrl() != null ? EngineDatabase.open(config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword())
+                : EngineDatabase.openEmbedded(config.dataDir());
         this.registry = new HostRegistry(config.heartbeatTimeout());
         registry.engineLossGrace(config.engineLossGrace());
-        this.credentials = new HostCredentials(credentialStore(store));
+        this.credentials = new HostCredentials(credentialStore(database.credentials()));
         if (config.hostFile() != null) {
             registry.addStatic(HostFile.read(config.hostFile()));
         }
@@ -111,13 +112,15 @@ public final class Engine implements AutoCloseable {
         RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
         RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(),
                 credentials::engineAuthorization, tls);
-        this.runs = new RunService(registry, store, invoker, deployments, fanOut, config.runSettings(), () -> url,
+        this.runs = new RunService(registry, database.runs(), database.liveDomains(), invoker, deployments, fanOut,
+                config.runSettings(), () -> url,
                 new CheckpointStore(config.checkpointDir(), config.checkpointMaxBytes()));
         // runs the previous engine left RUNNING are taken over before the API serves (their hosts'
         // redelivered events must find them); the others still going are marked FAILED
-        this.reattachment = new Reattachment(runs, store, invoker, registry, config.reattachGrace());
+        this.reattachment = new Reattachment(runs, database.runs(), database.liveDomains(), invoker, registry,
+                config.reattachGrace());
         reattachment.adopt();
-        this.workflows = new WorkflowService(store, config.compiler(), deployments, runs);
+        this.workflows = new WorkflowService(database.workflows(), config.compiler(), deployments, runs);
         camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, registry, credentials, runs,
                 workflows, deployments)));
         camel.start();
@@ -130,7 +133,7 @@ public final class Engine implements AutoCloseable {
         }
         EarlyAuthorization.install(router, token, credentials);
         CheckpointUploads.install(router, runs.checkpoints());
-        EventStream.install(router, runs, store);
+        EventStream.install(router, runs, database.runs());
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);
         LOG.info("MPFL engine at {} (data {})", url, config.dataDir());
@@ -267,23 +270,23 @@ public final class Engine implements AutoCloseable {
         return t;
     }
 
-    /** Host credentials kept in the run store (verifier and engine key of each, never a secret). */
-    private static HostCredentials.Persistence credentialStore(RunStore store) {
+    /** Host credentials kept in the engine's database (verifier and engine key of each, never a secret). */
+    private static HostCredentials.Persistence credentialStore(HostCredentialStore store) {
         return new HostCredentials.Persistence() {
             @Override
             public java.util.List<HostCredentials.Entry> loadAll() {
-                return store.credentials().stream().map(c -> new HostCredentials.Entry(c.id(), c.hostId(), c.verifier(),
+                return store.all().stream().map(c -> new HostCredentials.Entry(c.id(), c.hostId(), c.verifier(),
                         c.engineKey(), c.createdMs())).toList();
             }
 
             @Override
             public void save(HostCredentials.Entry e) {
-                store.saveCredential(new RunStore.StoredCredential(e.id(), e.hostId(), e.verifier(), e.engineKey(), e.createdMs()));
+                store.save(new HostCredentialStore.StoredCredential(e.id(), e.hostId(), e.verifier(), e.engineKey(), e.createdMs()));
             }
 
             @Override
             public void delete(String id) {
-                store.deleteCredential(id);
+                store.delete(id);
             }
         };
     }
@@ -322,8 +325,9 @@ public final class Engine implements AutoCloseable {
         return runs;
     }
 
-    public RunStore store() {
-        return store;
+    /** The engine's database: runs, live domains, host credentials, workflow versions. */
+    public EngineDatabase database() {
+        return database;
     }
 
     public DeploymentService deployments() {
@@ -358,6 +362,6 @@ public final class Engine implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        store.close();
+        database.close();
     }
 }

@@ -24,7 +24,7 @@ import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
-import org.mpfl.engine.store.RunStore;
+import org.mpfl.engine.store.WorkflowVersionStore;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.RankEvent;
@@ -301,7 +301,7 @@ public final class EngineRoutes extends RouteBuilder {
         }
     }
 
-    private static Map<String, Object> workflowSummary(RunStore.StoredWorkflow w) {
+    private static Map<String, Object> workflowSummary(WorkflowVersionStore.StoredWorkflow w) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", w.name());
         m.put("updatedMs", w.updatedMs());
@@ -312,7 +312,7 @@ public final class EngineRoutes extends RouteBuilder {
     }
 
     /** One version in a workflow's listing. */
-    private static Map<String, Object> versionView(RunStore.StoredWorkflow v, int latest) throws IOException {
+    private static Map<String, Object> versionView(WorkflowVersionStore.StoredWorkflow v, int latest) throws IOException {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("version", v.version());
         m.put("deployedMs", v.deployedMs());
@@ -363,15 +363,15 @@ public final class EngineRoutes extends RouteBuilder {
      * {@code NAME@N}: version N's.
      */
     private Reply getWorkflow(Exchange ex) throws Exception {
-        RunStore.StoredWorkflow w = api.workflows().get(param(ex, "name"));
+        WorkflowVersionStore.StoredWorkflow w = api.workflows().get(param(ex, "name"));
         Map<String, Object> m = workflowSummary(w);
-        List<RunStore.StoredWorkflow> versions = api.workflows().versions(w.name());
+        List<WorkflowVersionStore.StoredWorkflow> versions = api.workflows().versions(w.name());
         int latest = versions.get(versions.size() - 1).version();
         m.put("latestVersion", latest);
         m.put("version", w.version());
         m.put("sourceSha256", w.sourceSha256());
         List<Map<String, Object>> views = new ArrayList<>();
-        for (RunStore.StoredWorkflow v : versions) {
+        for (WorkflowVersionStore.StoredWorkflow v : versions) {
             views.add(versionView(v, latest));
         }
         m.put("versions", views);

@@ -14,6 +14,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.store.LiveDomainStore;
+import org.mpfl.engine.store.RunRecord;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.Endpoint;
 import org.slf4j.Logger;
@@ -58,6 +60,7 @@ public final class Reattachment {
 
     private final RunService runs;
     private final RunStore store;
+    private final LiveDomainStore liveDomains;
     private final RankInvoker invoker;
     private final HostRegistry registry;
     private final Duration grace;
@@ -67,9 +70,11 @@ public final class Reattachment {
     /**
      * @param grace how long after {@link #start} a host may take to answer {@code status} again
      */
-    public Reattachment(RunService runs, RunStore store, RankInvoker invoker, HostRegistry registry, Duration grace) {
+    public Reattachment(RunService runs, RunStore store, LiveDomainStore liveDomains, RankInvoker invoker, HostRegistry registry,
+                        Duration grace) {
         this.runs = runs;
         this.store = store;
+        this.liveDomains = liveDomains;
         this.invoker = invoker;
         this.registry = registry;
         this.grace = grace;
@@ -82,24 +87,24 @@ public final class Reattachment {
      * @return how many runs were re-attached to
      */
     public int adopt() {
-        Map<String, RunStore.LiveDomain> live = new HashMap<>();
-        store.liveDomains().forEach(d -> live.put(d.runId(), d));
+        Map<String, LiveDomainStore.LiveDomain> live = new HashMap<>();
+        liveDomains.all().forEach(d -> live.put(d.runId(), d));
         Set<String> ids = new LinkedHashSet<>();
-        for (JsonNode summary : store.runs("RUNNING", Integer.MAX_VALUE)) {
-            String id = summary.path("id").asText();
-            RunStore.LiveDomain domain = live.get(id);
+        for (RunRecord stored : store.runs("RUNNING", Integer.MAX_VALUE)) {
+            String id = stored.id();
+            LiveDomainStore.LiveDomain domain = live.get(id);
             if (domain == null) {
                 continue;
             }
             try {
-                Optional<Run> run = store.run(id).flatMap(d -> restore(d, domain));
+                Optional<Run> run = restore(stored.detail(), domain);
                 if (run.isPresent()) {
                     runs.adopt(run.get());
                     adopted.add(run.get());
                     ids.add(id);
                 }
             } catch (RuntimeException e) {
-                LOG.warn("run {} cannot be re-attached to: {}", id, RunService.describe(e));
+                LOG.warn("run {} cannot be re-attached to: {}", id, Failures.describe(e));
             }
         }
         int failed = store.failUnfinishedRuns(System.currentTimeMillis(), ids);
@@ -113,7 +118,7 @@ public final class Reattachment {
     }
 
     /** A stored RUNNING run as a live run object, or empty when its detail lacks what monitoring needs. */
-    static Optional<Run> restore(JsonNode d, RunStore.LiveDomain domain) {
+    static Optional<Run> restore(JsonNode d, LiveDomainStore.LiveDomain domain) {
         JsonNode ranks = d.path("ranks");
         if (!ranks.isArray() || ranks.isEmpty()) {
             return Optional.empty();
@@ -246,7 +251,7 @@ public final class Reattachment {
                 it.remove(); // an invoker without status: events alone will tell
             } catch (Exception e) {
                 hostOk.put(p.hostId(), false);
-                lastFailure.put(p.hostId(), RunService.describe(e));
+                lastFailure.put(p.hostId(), Failures.describe(e));
                 if (refused(e)) {
                     refusedSince.putIfAbsent(p.hostId(), now);
                 } else {

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.mpfl.engine.json.Json;
+import org.mpfl.engine.store.RunRecord;
 import org.mpfl.protocol.RankEvent;
 
 /**
@@ -489,8 +491,16 @@ public final class Run {
         return out;
     }
 
-    /** The full detail the REST API returns and the store keeps. */
-    public synchronized Map<String, Object> toJson() {
+    /**
+     * The run as the store keeps it: its columns and its detail document (the summary, params, ranks,
+     * outputs, message matrix, attempts, host faults, restarts and checkpoints). What the REST API
+     * answers is built from it by {@link RunView}.
+     */
+    public synchronized RunRecord record() {
+        return new RunRecord(id, workflow, state.name(), createdMs, Json.MAPPER.valueToTree(detail()));
+    }
+
+    private Map<String, Object> detail() {
         Map<String, Object> m = summaryJson();
         m.put("params", params);
         m.put("ranks", ranks.stream().map(RankView::toJson).toList());
@@ -518,8 +528,8 @@ public final class Run {
         return m;
     }
 
-    /** The short form used in run lists. */
-    public synchronized Map<String, Object> summaryJson() {
+    /** The short form: the body of a run's state events, and a live run in run lists ({@link RunView#summary}). */
+    synchronized Map<String, Object> summaryJson() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", id);
         m.put("workflow", workflow);

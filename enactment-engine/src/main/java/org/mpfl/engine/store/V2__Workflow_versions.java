@@ -22,7 +22,7 @@ final class V2__Workflow_versions extends BaseJavaMigration {
     @Override
     public void migrate(Context context) throws SQLException {
         Connection c = context.getConnection();
-        String largeText = RunStore.placeholders(c.getMetaData().getDatabaseProductName()).get("large_text");
+        String largeText = EngineDatabase.placeholders(c.getMetaData().getDatabaseProductName()).get("large_text");
         try (Statement s = c.createStatement()) {
             s.execute("CREATE TABLE workflow_versions (name VARCHAR(256) NOT NULL, version INTEGER NOT NULL, "
                     + "deployed_ms BIGINT NOT NULL, source_sha256 VARCHAR(64) NOT NULL, content_sha256 VARCHAR(64) NOT NULL, "
@@ -35,7 +35,7 @@ final class V2__Workflow_versions extends BaseJavaMigration {
             while (r.next()) {
                 String document = r.getString(3);
                 String plan = r.getString(4);
-                String sha = RunStore.sha256(document != null ? document : plan == null ? "" : plan);
+                String sha = WorkflowVersionStore.sha256(document != null ? document : plan == null ? "" : plan);
                 insert.setString(1, r.getString(1));
                 insert.setLong(2, r.getLong(2));
                 insert.setString(3, sha);

@@ -15,7 +15,7 @@ import org.mpfl.engine.deploy.ServiceNames;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
-import org.mpfl.engine.store.RunStore;
+import org.mpfl.engine.store.WorkflowVersionStore;
 
 /**
  * The workflow use cases: store workflows (an MPFL document, compiled and its services deployed, or a
@@ -24,12 +24,12 @@ import org.mpfl.engine.store.RunStore;
  * {@link WorkflowCompiler}; runs are started by the {@link RunService}.
  */
 public final class WorkflowService {
-    private final RunStore store;
+    private final WorkflowVersionStore store;
     private final WorkflowCompiler compiler;
     private final DeploymentService deployments;
     private final RunService runs;
 
-    public WorkflowService(RunStore store, WorkflowCompiler compiler, DeploymentService deployments, RunService runs) {
+    public WorkflowService(WorkflowVersionStore store, WorkflowCompiler compiler, DeploymentService deployments, RunService runs) {
         this.store = store;
         this.compiler = compiler;
         this.deployments = deployments;
@@ -113,7 +113,7 @@ public final class WorkflowService {
     }
 
     /** {@code given} over the stored plan's parameter defaults (those of the deployment), or {@code given} without a plan. */
-    private static Map<String, Object> storedDefaults(RunStore.StoredWorkflow w, Map<String, Object> given) throws IOException {
+    private static Map<String, Object> storedDefaults(WorkflowVersionStore.StoredWorkflow w, Map<String, Object> given) throws IOException {
         if (w.plan() == null) {
             return given;
         }
@@ -139,7 +139,7 @@ public final class WorkflowService {
      */
     public Graph graph(String name, boolean svg) throws UnknownWorkflowException, NoDocumentException,
             WorkflowCompiler.CompileException, NoRendererException, IOException, InterruptedException {
-        RunStore.StoredWorkflow w = get(name);
+        WorkflowVersionStore.StoredWorkflow w = get(name);
         if (w.document() == null) {
             throw new NoDocumentException("workflow '" + name + "' was stored as a plan without its document, so there is "
                     + "nothing to draw: deploy it from its MPFL document (mpflc deploy FILE.mpfl.xml)");
@@ -165,8 +165,8 @@ public final class WorkflowService {
     }
 
     /** Stored workflows by name (their latest versions). */
-    public List<RunStore.StoredWorkflow> list() {
-        return store.workflows();
+    public List<WorkflowVersionStore.StoredWorkflow> list() {
+        return store.all();
     }
 
     /**
@@ -175,10 +175,10 @@ public final class WorkflowService {
      * @throws UnknownWorkflowException if there is no such workflow or version
      * @throws IllegalArgumentException if the version after {@code @} is not a positive number
      */
-    public RunStore.StoredWorkflow get(String reference) throws UnknownWorkflowException {
+    public WorkflowVersionStore.StoredWorkflow get(String reference) throws UnknownWorkflowException {
         int at = reference.lastIndexOf('@');
         if (at < 0) {
-            return store.workflow(reference).orElseThrow(() -> UnknownWorkflowException.named(reference));
+            return store.latest(reference).orElseThrow(() -> UnknownWorkflowException.named(reference));
         }
         String name = reference.substring(0, at);
         String v = reference.substring(at + 1);
@@ -192,18 +192,18 @@ public final class WorkflowService {
             throw new IllegalArgumentException("bad workflow version '" + v + "' in '" + reference
                     + "' (NAME@N with N = 1, 2, 3 …; NAME alone is the latest)");
         }
-        Optional<RunStore.StoredWorkflow> w = store.workflowVersion(name, version);
+        Optional<WorkflowVersionStore.StoredWorkflow> w = store.version(name, version);
         if (w.isPresent()) {
             return w.get();
         }
-        RunStore.StoredWorkflow latest = store.workflow(name).orElseThrow(() -> UnknownWorkflowException.named(name));
+        WorkflowVersionStore.StoredWorkflow latest = store.latest(name).orElseThrow(() -> UnknownWorkflowException.named(name));
         throw new UnknownWorkflowException("workflow '" + name + "' has no version " + version + " (versions 1 to "
                 + latest.version() + ")");
     }
 
     /** Every version of a workflow, oldest first (no documents or plans). */
-    public List<RunStore.StoredWorkflow> versions(String name) throws UnknownWorkflowException {
-        List<RunStore.StoredWorkflow> all = store.workflowVersions(name);
+    public List<WorkflowVersionStore.StoredWorkflow> versions(String name) throws UnknownWorkflowException {
+        List<WorkflowVersionStore.StoredWorkflow> all = store.versions(name);
         if (all.isEmpty()) {
             throw UnknownWorkflowException.named(name);
         }
@@ -239,14 +239,14 @@ public final class WorkflowService {
             name = name == null ? parsed.workflow() : name;
             planText = Json.write(plan); // as given
             sourceSha = parsed.sourceSha256() != null && !parsed.sourceSha256().isBlank() ? parsed.sourceSha256()
-                    : RunStore.sha256(planText);
+                    : WorkflowVersionStore.sha256(planText);
             archives = request.archives();
         } else {
             String file = request.file() != null ? request.file() : name == null ? "workflow.mpfl.xml" : name;
             WorkflowCompiler.Compiled c = compiler.compile(file, document, Map.of());
             name = name == null ? c.plan().workflow() : name;
             planText = Json.write(c.planJson());
-            sourceSha = RunStore.sha256(document);
+            sourceSha = WorkflowVersionStore.sha256(document);
             archives = c.archives();
         }
         if (name == null || name.isBlank() || name.contains("@") || name.length() > 256) {
@@ -259,22 +259,22 @@ public final class WorkflowService {
         }
         new TreeMap<>(archives).forEach((type, bytes) -> content.append("\narchive ").append(type).append(' ')
                 .append(DeploymentService.sha256(bytes)));
-        String contentSha = RunStore.sha256(content.toString());
-        Optional<RunStore.StoredWorkflow> latest = store.workflow(name);
+        String contentSha = WorkflowVersionStore.sha256(content.toString());
+        Optional<WorkflowVersionStore.StoredWorkflow> latest = store.latest(name);
         boolean created = latest.isEmpty() || !latest.get().contentSha256().equals(contentSha);
         int version = created ? latest.map(w -> w.version() + 1).orElse(1) : latest.get().version();
         Map<String, String> names = serviceNames(latest.filter(w -> !created).orElse(null), name, version, archives.keySet());
         // deployed before the version is recorded: a version never names services that were not sent
         Map<String, Map<String, String>> results = deployments.deployAllAs(byName(archives, names));
         if (created) {
-            store.saveWorkflowVersion(new RunStore.StoredWorkflow(name, version, System.currentTimeMillis(), sourceSha, contentSha,
+            store.save(new WorkflowVersionStore.StoredWorkflow(name, version, System.currentTimeMillis(), sourceSha, contentSha,
                     document, planText, Json.write(names)));
         }
         return new Deployed(name, version, created, results);
     }
 
     /** The deployed names of a version's services: as recorded, else qualified by workflow and version. */
-    private static Map<String, String> serviceNames(RunStore.StoredWorkflow recorded, String name, int version,
+    private static Map<String, String> serviceNames(WorkflowVersionStore.StoredWorkflow recorded, String name, int version,
                                                     java.util.Collection<String> types) throws IOException {
         Map<String, String> names = new LinkedHashMap<>(recorded == null ? Map.of() : recordedNames(recorded));
         boolean legacy = recorded != null && recorded.services() == null;
@@ -284,7 +284,7 @@ public final class WorkflowService {
         return names;
     }
 
-    private static Map<String, String> recordedNames(RunStore.StoredWorkflow w) throws IOException {
+    private static Map<String, String> recordedNames(WorkflowVersionStore.StoredWorkflow w) throws IOException {
         if (w.services() == null) {
             return Map.of(); // a version from before versions existed: plain names
         }
@@ -326,7 +326,7 @@ public final class WorkflowService {
             names = deployOwn(plan.workflow(), c.archives());
         } else if (request.workflow() != null) {
             deployments.deployAll(request.archives());
-            RunStore.StoredWorkflow w = get(request.workflow());
+            WorkflowVersionStore.StoredWorkflow w = get(request.workflow());
             version = w.version();
             DeploymentPlan stored = w.plan() == null ? null : PlanJson.readPlan(Json.MAPPER.readTree(w.plan()));
             if (w.document() != null && (stored == null || stored.libraries().isEmpty())) {
@@ -362,7 +362,7 @@ public final class WorkflowService {
     }
 
     /** The stored plan of a workflow as JSON, if it has one. */
-    public static Optional<JsonNode> planJson(RunStore.StoredWorkflow w) throws IOException {
+    public static Optional<JsonNode> planJson(WorkflowVersionStore.StoredWorkflow w) throws IOException {
         return w.plan() == null ? Optional.empty() : Optional.of(Json.MAPPER.readTree(w.plan()));
     }
 }

@@ -14,7 +14,7 @@ import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
-import org.mpfl.engine.store.RunStore;
+import org.mpfl.engine.store.HostCredentialStore;
 import org.mpfl.protocol.HostCredential;
 
 /**
@@ -104,7 +104,7 @@ class ClosedRegistryTest {
             assertEquals(200, list.status());
             assertFalse(list.body().contains(a.secret()), "the list shows a secret: " + list.body());
             // only the verifier and the derived key are stored, never the secret
-            for (RunStore.StoredCredential c : engine.store().credentials()) {
+            for (HostCredentialStore.StoredCredential c : engine.database().credentials().all()) {
                 assertFalse(c.verifier().equals(a.secret()) || c.engineKey().equals(a.secret()) || c.toString().contains(a.secret()));
             }
         }

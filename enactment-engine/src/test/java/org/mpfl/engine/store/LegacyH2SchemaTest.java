@@ -31,7 +31,7 @@ class LegacyH2SchemaTest {
         return "jdbc:h2:file:" + dir.toAbsolutePath().resolve("engine") + ";DB_CLOSE_ON_EXIT=FALSE";
     }
 
-    /** The DDL of RunStore.createSchema() before migrations, verbatim (H2 only: AUTO_INCREMENT, CLOB). */
+    /** The DDL the engine made before migrations, verbatim (H2 only: AUTO_INCREMENT, CLOB). */
     /** The DDL of the engine before migrations, verbatim. */
     static final List<String> OLD_DDL = List.of(
             "CREATE TABLE IF NOT EXISTS runs (id VARCHAR(64) PRIMARY KEY, workflow VARCHAR(256), "
@@ -59,15 +59,16 @@ class LegacyH2SchemaTest {
             s.execute("INSERT INTO workflows VALUES ('ring', 4, '<workflow/>', NULL)");
         }
         for (int open = 0; open < 2; open++) {
-            try (RunStore store = RunStore.openEmbedded(dir)) {
-                assertEquals("SUCCEEDED", store.run("old").orElseThrow().get("state").asText());
-                assertEquals("<workflow/>", store.workflow("ring").orElseThrow().document());
-                assertEquals("h", store.credentials().get(0).hostId());
+            try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
+                RunStore store = db.runs();
+                assertEquals("SUCCEEDED", store.run("old").orElseThrow().detail().get("state").asText());
+                assertEquals("<workflow/>", db.workflows().latest("ring").orElseThrow().document());
+                assertEquals("h", db.credentials().all().get(0).hostId());
                 long next = store.appendEvent("old", 2, 3, "state", Map.of());
                 List<RunStore.StoredEvent> events = store.events("old", 0, 10);
                 assertEquals(3 + open, events.size());
                 assertTrue(next > events.get(1).id(), "the old identity column goes on: " + next);
-                store.saveRun("new" + open, "ring", "RUNNING", 6, Map.of("id", "new" + open));
+                store.save(RunStoreContract.run("new" + open, "ring", "RUNNING", 6, Map.of()));
             }
         }
         assertEquals(List.of("1|BASELINE|true", "2|JDBC|true"), history(), "baselined once at version 1, V1 not run, V2 run once");
@@ -75,8 +76,8 @@ class LegacyH2SchemaTest {
 
     @Test
     void aDatabaseMigratedByANewerEngineIsRefused() throws Exception {
-        try (RunStore store = RunStore.openEmbedded(dir)) {
-            store.saveRun("r", "w", "SUCCEEDED", 1, Map.of("id", "r"));
+        try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
+            db.runs().save(RunStoreContract.run("r", "w", "SUCCEEDED", 1, Map.of()));
         }
         assertEquals(List.of("1|SQL|true", "2|JDBC|true"), history());
         try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement()) {
@@ -84,7 +85,7 @@ class LegacyH2SchemaTest {
                     + "\"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") "
                     + "VALUES (99, '99', 'from the future', 'SQL', 'V99__from_the_future.sql', 1, 'sa', 0, TRUE)");
         }
-        RunStore.StoreException e = assertThrows(RunStore.StoreException.class, () -> RunStore.openEmbedded(dir).close());
+        StoreException e = assertThrows(StoreException.class, () -> EngineDatabase.openEmbedded(dir).close());
         assertTrue(e.getMessage().contains("cannot bring the database schema") && e.getMessage().contains("99"), e.getMessage());
         // refused before anything was written, and the database is not left locked
         try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement();
@@ -99,7 +100,7 @@ class LegacyH2SchemaTest {
         try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE invoices (id BIGINT PRIMARY KEY)");
         }
-        RunStore.StoreException e = assertThrows(RunStore.StoreException.class, () -> RunStore.openEmbedded(dir).close());
+        StoreException e = assertThrows(StoreException.class, () -> EngineDatabase.openEmbedded(dir).close());
         assertTrue(e.getMessage().contains("cannot bring the database schema"), e.getMessage());
         try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'PUBLIC'")) {

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
 
 /**
@@ -31,35 +32,48 @@ abstract class RunStoreContract {
     /** The engine's configuration pointing at this backend's database (the same one on every call in a test). */
     abstract EngineConfig storeConfig(EngineConfig config) throws Exception;
 
-    /** Opens the store on this test's database. */
-    final RunStore openStore() throws Exception {
+    /** Opens the engine's database on this test's database. */
+    final EngineDatabase openStore() throws Exception {
         EngineConfig c = storeConfig(new EngineConfig().dataDir(dir));
-        return c.jdbcUrl() == null ? RunStore.openEmbedded(dir) : RunStore.open(c.jdbcUrl(), c.jdbcUser(), c.jdbcPassword());
+        return c.jdbcUrl() == null ? EngineDatabase.openEmbedded(dir) : EngineDatabase.open(c.jdbcUrl(), c.jdbcUser(), c.jdbcPassword());
+    }
+
+    /** A run's record as the run service saves it: the columns, and a detail document repeating them. */
+    static RunRecord run(String id, String workflow, String state, long createdMs, Map<String, Object> more) {
+        Map<String, Object> detail = new java.util.LinkedHashMap<>(Map.of("id", id, "state", state));
+        detail.putAll(more);
+        return new RunRecord(id, workflow, state, createdMs, Json.MAPPER.valueToTree(detail));
     }
 
     @Test
     void runsAreSavedReplacedListedAndFiltered() throws Exception {
-        try (RunStore store = openStore()) {
-            store.saveRun("r1", "ring", "RUNNING", 1000, Map.of("id", "r1", "state", "RUNNING", "ranks", List.of(1, 2)));
-            store.saveRun("r2", "ring", "SUCCEEDED", 2000, Map.of("id", "r2", "state", "SUCCEEDED"));
-            store.saveRun("r1", "ring", "FAILED", 1000, Map.of("id", "r1", "state", "FAILED", "ranks", List.of(1, 2)));
-            assertEquals("FAILED", store.run("r1").orElseThrow().get("state").asText(), "the second save replaced the first");
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
+            store.save(run("r1", "ring", "RUNNING", 1000, Map.of("ranks", List.of(1, 2))));
+            store.save(run("r2", "ring", "SUCCEEDED", 2000, Map.of()));
+            store.save(run("r1", "ring", "FAILED", 1000, Map.of("ranks", List.of(1, 2))));
+            RunRecord r1 = store.run("r1").orElseThrow();
+            assertEquals("FAILED", r1.state(), "the second save replaced the first");
+            assertEquals("FAILED", r1.detail().get("state").asText());
+            assertEquals(List.of(1, 2), Json.MAPPER.convertValue(r1.detail().get("ranks"), List.class), "the record keeps the detail");
+            assertEquals(1000, r1.createdMs());
+            assertEquals("ring", r1.workflow());
             assertEquals(Optional.empty(), store.run("nope"));
-            List<JsonNode> all = store.runs(null, 10);
-            assertEquals(List.of("r2", "r1"), all.stream().map(r -> r.get("id").asText()).toList(), "newest first");
-            assertFalse(all.get(1).has("ranks"), "lists carry the summary only");
+            List<RunRecord> all = store.runs(null, 10);
+            assertEquals(List.of("r2", "r1"), all.stream().map(RunRecord::id).toList(), "newest first");
             assertEquals(1, store.runs("FAILED", 10).size());
             assertEquals(1, store.runs(null, 1).size());
         }
-        try (RunStore store = openStore()) {
-            assertEquals("FAILED", store.run("r1").orElseThrow().get("state").asText(), "kept when reopened");
+        try (EngineDatabase db = openStore()) {
+            assertEquals("FAILED", db.runs().run("r1").orElseThrow().detail().get("state").asText(), "kept when reopened");
         }
     }
 
     @Test
     void eventIdsIncreaseAcrossReopening() throws Exception {
         long last;
-        try (RunStore store = openStore()) {
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
             long a = store.appendEvent("r", 0, 1, "state", Map.of("s", 1));
             long b = store.appendEvent("r", null, 2, "log", Map.of("s", 2));
             store.appendEvent("other", 1, 2, "log", Map.of("s", 0));
@@ -73,7 +87,8 @@ abstract class RunStoreContract {
             assertEquals(List.of(b), store.events("r", a, 10).stream().map(RunStore.StoredEvent::id).toList());
             assertEquals(1, store.events("r", 0, 1).size());
         }
-        try (RunStore store = openStore()) {
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
             long next = store.appendEvent("r", 0, 3, "state", Map.of());
             assertTrue(next > last, "after reopening " + next + " follows " + last);
             assertEquals(3, store.events("r", 0, 10).size());
@@ -82,17 +97,20 @@ abstract class RunStoreContract {
 
     @Test
     void unfinishedRunsAreFailedOnce() throws Exception {
-        try (RunStore store = openStore()) {
-            store.saveRun("p", "w", "PENDING", 1, Map.of("id", "p", "state", "PENDING"));
-            store.saveRun("r", "w", "RUNNING", 2, Map.of("id", "r", "state", "RUNNING"));
-            store.saveRun("s", "w", "SUCCEEDED", 3, Map.of("id", "s", "state", "SUCCEEDED"));
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
+            store.save(run("p", "w", "PENDING", 1, Map.of()));
+            store.save(run("r", "w", "RUNNING", 2, Map.of()));
+            store.save(run("s", "w", "SUCCEEDED", 3, Map.of()));
             assertEquals(2, store.failUnfinishedRuns(99));
             assertEquals(0, store.failUnfinishedRuns(100));
-            JsonNode r = store.run("r").orElseThrow();
+            RunRecord stored = store.run("r").orElseThrow();
+            assertEquals("FAILED", stored.state());
+            JsonNode r = stored.detail();
             assertEquals("FAILED", r.get("state").asText());
             assertEquals("engine restarted", r.at("/error/message").asText());
             assertEquals(99, r.get("endedMs").asLong());
-            assertEquals("SUCCEEDED", store.run("s").orElseThrow().get("state").asText());
+            assertEquals("SUCCEEDED", store.run("s").orElseThrow().state());
         }
     }
 
@@ -100,38 +118,41 @@ abstract class RunStoreContract {
     void liveDomainsCredentialsAndWorkflowsAreReplacedAndDeleted() throws Exception {
         // beyond H2's 1,000,000-character VARCHAR: documents and JSON have no length limit
         String big = "x".repeat(1_200_000);
-        try (RunStore store = openStore()) {
-            store.saveLiveDomain(new RunStore.LiveDomain("r", "d1", "t1", List.of("http://a")));
-            store.saveLiveDomain(new RunStore.LiveDomain("r", "d2", "t2", List.of("http://a", "http://b")));
-            assertEquals(List.of(new RunStore.LiveDomain("r", "d2", "t2", List.of("http://a", "http://b"))), store.liveDomains());
-            store.saveCredential(new RunStore.StoredCredential("c1", "h1", "v1", "k1", 5));
-            store.saveCredential(new RunStore.StoredCredential("c1", "h1", "v2", "k2", 6));
-            store.saveCredential(new RunStore.StoredCredential("c2", "h2", "v3", "k3", 7));
-            store.saveWorkflowVersion(new RunStore.StoredWorkflow("w", 1, 10, "s1", "c1", big, null, null));
-            store.saveWorkflowVersion(new RunStore.StoredWorkflow("a", 1, 11, "s2", "c2", null, "{\"p\":1}", "{\"t\":\"a.v1.t\"}"));
+        try (EngineDatabase db = openStore()) {
+            db.liveDomains().save(new LiveDomainStore.LiveDomain("r", "d1", "t1", List.of("http://a")));
+            db.liveDomains().save(new LiveDomainStore.LiveDomain("r", "d2", "t2", List.of("http://a", "http://b")));
+            assertEquals(List.of(new LiveDomainStore.LiveDomain("r", "d2", "t2", List.of("http://a", "http://b"))),
+                    db.liveDomains().all());
+            db.credentials().save(new HostCredentialStore.StoredCredential("c1", "h1", "v1", "k1", 5));
+            db.credentials().save(new HostCredentialStore.StoredCredential("c1", "h1", "v2", "k2", 6));
+            db.credentials().save(new HostCredentialStore.StoredCredential("c2", "h2", "v3", "k3", 7));
+            db.workflows().save(new WorkflowVersionStore.StoredWorkflow("w", 1, 10, "s1", "c1", big, null, null));
+            db.workflows().save(new WorkflowVersionStore.StoredWorkflow("a", 1, 11, "s2", "c2", null, "{\"p\":1}",
+                    "{\"t\":\"a.v1.t\"}"));
         }
-        try (RunStore store = openStore()) {
-            assertEquals(1, store.liveDomains().size());
-            store.deleteLiveDomain("r");
-            assertEquals(List.of(), store.liveDomains());
-            List<RunStore.StoredCredential> creds = store.credentials();
+        try (EngineDatabase db = openStore()) {
+            assertEquals(1, db.liveDomains().all().size());
+            db.liveDomains().delete("r");
+            assertEquals(List.of(), db.liveDomains().all());
+            List<HostCredentialStore.StoredCredential> creds = db.credentials().all();
             assertEquals(2, creds.size());
-            RunStore.StoredCredential c1 = creds.stream().filter(c -> c.id().equals("c1")).findFirst().orElseThrow();
+            HostCredentialStore.StoredCredential c1 = creds.stream().filter(c -> c.id().equals("c1")).findFirst().orElseThrow();
             assertEquals("v2", c1.verifier());
             assertEquals(6, c1.createdMs());
-            store.deleteCredential("c1");
-            assertEquals(List.of("c2"), store.credentials().stream().map(RunStore.StoredCredential::id).toList());
-            RunStore.StoredWorkflow w = store.workflow("w").orElseThrow();
+            db.credentials().delete("c1");
+            assertEquals(List.of("c2"), db.credentials().all().stream().map(HostCredentialStore.StoredCredential::id).toList());
+            WorkflowVersionStore store = db.workflows();
+            WorkflowVersionStore.StoredWorkflow w = store.latest("w").orElseThrow();
             assertEquals(big, w.document());
             assertEquals(null, w.plan());
-            assertEquals(List.of("a", "w"), store.workflows().stream().map(RunStore.StoredWorkflow::name).toList());
-            store.saveWorkflowVersion(new RunStore.StoredWorkflow("w", 2, 12, "s3", "c3", "<small/>", "{}", null));
-            assertEquals("<small/>", store.workflow("w").orElseThrow().document());
-            assertEquals(12, store.workflow("w").orElseThrow().updatedMs());
-            assertEquals(Optional.empty(), store.workflow("none"));
-            assertEquals(big, store.workflowVersion("w", 1).orElseThrow().document());
-            assertEquals(List.of(1, 2), store.workflowVersions("w").stream().map(RunStore.StoredWorkflow::version).toList());
-            assertEquals("{\"t\":\"a.v1.t\"}", store.workflow("a").orElseThrow().services());
+            assertEquals(List.of("a", "w"), store.all().stream().map(WorkflowVersionStore.StoredWorkflow::name).toList());
+            store.save(new WorkflowVersionStore.StoredWorkflow("w", 2, 12, "s3", "c3", "<small/>", "{}", null));
+            assertEquals("<small/>", store.latest("w").orElseThrow().document());
+            assertEquals(12, store.latest("w").orElseThrow().updatedMs());
+            assertEquals(Optional.empty(), store.latest("none"));
+            assertEquals(big, store.version("w", 1).orElseThrow().document());
+            assertEquals(List.of(1, 2), store.versions("w").stream().map(WorkflowVersionStore.StoredWorkflow::version).toList());
+            assertEquals("{\"t\":\"a.v1.t\"}", store.latest("a").orElseThrow().services());
         }
     }
 
@@ -175,12 +196,12 @@ abstract class RunStoreContract {
             awaitState(second, going, "CANCELLED");
             long end = System.currentTimeMillis() + 10_000;
             // the domain is forgotten right after the abort returns (the same background task)
-            while ((secondRanks.abortCalls() == 0 || !second.store().liveDomains().isEmpty())
+            while ((secondRanks.abortCalls() == 0 || !second.database().liveDomains().all().isEmpty())
                     && System.currentTimeMillis() < end) {
                 Thread.sleep(50);
             }
             assertEquals(1, secondRanks.abortCalls(), "one service URL of the re-attached 2-rank run");
-            assertEquals(0, second.store().liveDomains().size(), "the ended run's domain credentials are deleted");
+            assertEquals(0, second.database().liveDomains().all().size(), "the ended run's domain credentials are deleted");
         }
     }
 

@@ -41,15 +41,16 @@ class WorkflowVersionsStoreTest {
             }
         }
         for (int open = 0; open < 2; open++) { // the second opening finds nothing left to migrate
-            try (RunStore store = RunStore.openEmbedded(dir)) {
-                RunStore.StoredWorkflow ring = store.workflow("ring").orElseThrow();
+            try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
+                WorkflowVersionStore store = db.workflows();
+                WorkflowVersionStore.StoredWorkflow ring = store.latest("ring").orElseThrow();
                 assertEquals(1, ring.version());
                 assertEquals(1234, ring.deployedMs());
                 assertEquals("<workflow name='ring'/>", ring.document());
-                assertEquals(RunStore.sha256("<workflow name='ring'/>"), ring.sourceSha256());
+                assertEquals(WorkflowVersionStore.sha256("<workflow name='ring'/>"), ring.sourceSha256());
                 assertNull(ring.services(), "its services were deployed under the plain names");
-                assertEquals(1, store.workflowVersions("planned").size());
-                assertEquals(2, store.workflows().size());
+                assertEquals(1, store.versions("planned").size());
+                assertEquals(2, store.all().size());
             }
         }
         try (Connection c = DriverManager.getConnection(url, "sa", "");
@@ -60,18 +61,19 @@ class WorkflowVersionsStoreTest {
 
     @Test
     void versionsAreKeptSideBySideAndAVersionIsNeverWrittenTwice() throws Exception {
-        try (RunStore store = RunStore.openEmbedded(dir)) {
-            store.saveWorkflowVersion(new RunStore.StoredWorkflow("w", 1, 10, "a", "ca", "<one/>", null, "{\"node\":\"w.v1.node\"}"));
-            store.saveWorkflowVersion(new RunStore.StoredWorkflow("w", 2, 20, "b", "cb", "<two/>", null, "{\"node\":\"w.v2.node\"}"));
-            assertEquals(2, store.workflow("w").orElseThrow().version());
-            assertEquals("<one/>", store.workflowVersion("w", 1).orElseThrow().document());
-            assertEquals(2, store.workflowVersions("w").size());
-            assertNull(store.workflowVersions("w").get(0).document(), "a listing carries no documents");
-            assertEquals(1, store.workflows().size());
-            assertEquals(2, store.workflows().get(0).version());
-            assertThrows(RunStore.StoreException.class, () -> store.saveWorkflowVersion(
-                    new RunStore.StoredWorkflow("w", 2, 30, "c", "cc", "<forged/>", null, null)));
-            assertEquals("<two/>", store.workflowVersion("w", 2).orElseThrow().document());
+        try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
+            WorkflowVersionStore store = db.workflows();
+            store.save(new WorkflowVersionStore.StoredWorkflow("w", 1, 10, "a", "ca", "<one/>", null, "{\"node\":\"w.v1.node\"}"));
+            store.save(new WorkflowVersionStore.StoredWorkflow("w", 2, 20, "b", "cb", "<two/>", null, "{\"node\":\"w.v2.node\"}"));
+            assertEquals(2, store.latest("w").orElseThrow().version());
+            assertEquals("<one/>", store.version("w", 1).orElseThrow().document());
+            assertEquals(2, store.versions("w").size());
+            assertNull(store.versions("w").get(0).document(), "a listing carries no documents");
+            assertEquals(1, store.all().size());
+            assertEquals(2, store.all().get(0).version());
+            assertThrows(StoreException.class, () -> store.save(
+                    new WorkflowVersionStore.StoredWorkflow("w", 2, 30, "c", "cc", "<forged/>", null, null)));
+            assertEquals("<two/>", store.version("w", 2).orElseThrow().document());
         }
     }
 }

@@ -1,0 +1,137 @@
+package org.mpfl.engine.run;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.function.Predicate;
+import org.mpfl.engine.store.LiveDomainStore;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A run's domains on the hosts: recorded as live while they may have ranks (so that a restarted engine
+ * can re-attach to them or abort them) and aborted through one path, {@link #abort}, whoever asks —
+ * the lifecycle when a run ends or restarts, placement when it gives up a half-started domain, the
+ * engine at start for domains its predecessor left running.
+ */
+final class RunDomains {
+    private static final Logger LOG = LoggerFactory.getLogger(RunDomains.class);
+
+    private final LiveDomainStore store;
+    private final RankInvoker invoker;
+    private final RankFanOut fanOut;
+
+    RunDomains(LiveDomainStore store, RankInvoker invoker, RankFanOut fanOut) {
+        this.store = store;
+        this.invoker = invoker;
+        this.fanOut = fanOut;
+    }
+
+    /** Records the run's current domain as live on these placements' service URLs. */
+    void live(Run run, List<RankPlacement> placements) {
+        try {
+            List<String> urls = placements.stream().map(p -> p.endpoint().soapUrl()).distinct().toList();
+            store.save(new LiveDomainStore.LiveDomain(run.id(), run.domainId(), run.token(), urls));
+        } catch (RuntimeException e) {
+            LOG.warn("run {}: {}", run.id(), Failures.describe(e));
+        }
+    }
+
+    /** Forgets the run's live domain. */
+    void forget(String runId) {
+        try {
+            store.delete(runId);
+        } catch (RuntimeException e) {
+            LOG.warn("run {}: {}", runId, Failures.describe(e));
+        }
+    }
+
+    /**
+     * Aborts a domain of an ended run (captured when it ended: a resume may have given it a new one
+     * since) at every service URL, and forgets it when it is still the run's current domain.
+     */
+    void abortEnded(Run run, Run.Domain domain) {
+        abort(run.id(), domain, null);
+        if (domain.id().equals(run.domainId())) {
+            forget(run.id());
+        }
+    }
+
+    /**
+     * Aborts a domain at its service URLs (all when {@code onlyUrls} is {@code null}), bounded by the
+     * fan-out timeout.
+     *
+     * @return the hosts that could not be reached (no answer, or a transport failure rather than a SOAP answer)
+     */
+    Set<String> abort(String runId, Run.Domain domain, Set<String> onlyUrls) {
+        return abort(runId, domain.id(), domain.token(), domain.placements().stream()
+                .filter(p -> onlyUrls == null || onlyUrls.contains(p.endpoint().soapUrl())).toList());
+    }
+
+    /** The one abort path: one {@code abort} per distinct service URL (abort is per service instance and domain). */
+    private Set<String> abort(String runId, String domainId, String token, Collection<RankPlacement> placements) {
+        Map<String, RankPlacement> byUrl = new LinkedHashMap<>();
+        placements.forEach(p -> byUrl.putIfAbsent(p.endpoint().soapUrl(), p));
+        List<RankPlacement> targets = List.copyOf(byUrl.values());
+        List<RankFanOut.RankCall> calls = targets.stream()
+                .map(p -> new RankFanOut.RankCall(p.rank(), () -> invoker.abort(p, domainId, token))).toList();
+        try {
+            fanOut.callAll(calls);
+        } catch (RuntimeException e) {
+            LOG.warn("aborting the domain of run {}: {}", runId, Failures.describe(e));
+        }
+        Set<String> unreachable = new LinkedHashSet<>();
+        for (int i = 0; i < calls.size(); i++) {
+            RankFanOut.RankCall c = calls.get(i);
+            if (c.failure() != null || !c.done()) {
+                LOG.debug("abort at rank {} of run {}: {}", c.rank(), runId, c.done() ? Failures.describe(c.failure()) : "no answer");
+            }
+            if (!c.done() || transportFailure(c.failure())) {
+                unreachable.add(targets.get(i).hostId());
+            }
+        }
+        return unreachable;
+    }
+
+    private static boolean transportFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof MpiwsClient.MpiwsCallException e) {
+                return e.fault() == null;
+            }
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Aborts, in the background, the domains a previous engine left running (recorded live, never
+     * ended) and forgets them, each abort bounded by the fan-out timeout.
+     *
+     * @param held whether this engine holds the run (re-attached to it: its domain lives on)
+     */
+    void abortOrphans(Predicate<String> held, Executor workers) {
+        List<LiveDomainStore.LiveDomain> orphans = store.all();
+        if (orphans.isEmpty()) {
+            return;
+        }
+        workers.execute(() -> {
+            for (LiveDomainStore.LiveDomain d : orphans) {
+                if (held.test(d.runId())) {
+                    continue;
+                }
+                abort(d.runId(), d.domainId(), d.token(), d.serviceUrls().stream()
+                        .map(url -> new RankPlacement(0, "", "", "", new Endpoint(url, null, null))).toList());
+                forget(d.runId());
+                LOG.info("aborted the domain of run {} left running by a previous engine", d.runId());
+            }
+        });
+    }
+}

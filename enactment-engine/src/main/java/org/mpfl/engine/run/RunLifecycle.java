@@ -1,0 +1,262 @@
+package org.mpfl.engine.run;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import org.mpfl.engine.run.checkpoint.CheckpointStore;
+import org.mpfl.engine.store.RunStore;
+import org.mpfl.ir.eval.ConstantEnvironment;
+import org.mpfl.ir.eval.ProcessLayout;
+import org.mpfl.ir.eval.RuntimeFault;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.protocol.RunRequest.ProcessSlice;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The domain lifecycle room of the run service: accepts a run and has it placed ({@link RunPlacer}),
+ * takes it to RUNNING once every rank accepted {@code run}, and ends it: succeeded, failed or cancelled,
+ * each end aborting its domain through the one abort path ({@link RunDomains}). An infrastructure fault
+ * restarts the run under a new domain while restarts are left ({@link RestartPolicy}); a user may resume
+ * a FAILED or CANCELLED run. Restarts and resumes go on from the newest usable checkpoint.
+ *
+ * <p>Monitoring reports to this room through {@link RunFaults}; this room asks placement and never
+ * calls back into monitoring.
+ */
+final class RunLifecycle implements RunFaults {
+    private static final Logger LOG = LoggerFactory.getLogger(RunLifecycle.class);
+
+    private final LiveRuns runs;
+    private final RunStore store;
+    private final RunPlacer placer;
+    private final RunDomains domains;
+    private final RunJournal journal;
+    private final CheckpointStore checkpoints;
+    private final ExecutorService workers;
+
+    RunLifecycle(LiveRuns runs, RunStore store, RunPlacer placer, RunDomains domains, RunJournal journal,
+                 CheckpointStore checkpoints, ExecutorService workers) {
+        this.runs = runs;
+        this.store = store;
+        this.placer = placer;
+        this.domains = domains;
+        this.journal = journal;
+        this.checkpoints = checkpoints;
+        this.workers = workers;
+    }
+
+    /** See {@link RunService#start(DeploymentPlan, Map, Integer, Map, Integer)}. */
+    Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
+              Integer restarts) {
+        int allowedRestarts = RestartPolicy.allowed(restarts, plan.restarts());
+        ProcessLayout layout = layout(plan, params);
+        Map<String, String> services = new LinkedHashMap<>();
+        List<ProcessSlice> slices = new ArrayList<>();
+        for (String process : layout.processes()) {
+            String type = plan.process(process).service();
+            // ranks are placed on the deployed name; the run request keeps the plan's service type
+            services.put(process, serviceNames.getOrDefault(type, type));
+            slices.add(new ProcessSlice(process, type, layout.count(process)));
+        }
+        Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
+        if (params != null) {
+            all.putAll(params);
+        }
+        Run run = new Run(RandomIds.of(12), plan.workflow(), RandomIds.domainId(), RandomIds.domainToken(), Map.copyOf(all),
+                System.currentTimeMillis());
+        run.workflowVersion(version);
+        run.history().restartsAllowed(allowedRestarts);
+        LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices));
+        runs.add(run, spec);
+        journal.stateChanged(run);
+        launch(run, spec, null, new LinkedHashMap<>());
+        return run;
+    }
+
+    /** The plan's process layout for a run with these parameter values. */
+    private static ProcessLayout layout(DeploymentPlan plan, Map<String, Object> params) {
+        try {
+            return plan.layout(plan.paramValues(params));
+        } catch (RuntimeFault | ConstantEnvironment.NotConstantException e) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Has the run placed and started in the background, and acts on how that ended. */
+    private void launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty) {
+        workers.submit(() -> launched(run, placer.launch(run, spec, resume, faulty)));
+    }
+
+    private void launched(Run run, RunPlacer.Launched launched) {
+        switch (launched.kind()) {
+            case FAILED -> failed(run, launched.failure());
+            case STARTED -> {
+                Optional<RunError> heldBack = run.endStartup();
+                if (heldBack.isPresent()) {
+                    // every rank accepted run: a rank that failed meanwhile failed in the workflow, not in placement
+                    failed(run, heldBack.get());
+                } else {
+                    run.history().running(run.attempts(), System.currentTimeMillis());
+                    run.touch();
+                    if (run.markRunning(System.currentTimeMillis(), true)) {
+                        journal.stateChanged(run);
+                    }
+                }
+            }
+            case ENDED -> { }
+        }
+    }
+
+    @Override
+    public void succeeded(Run run) {
+        // a rank may report DONE before every rank has accepted run; that is still a success
+        run.markRunning(System.currentTimeMillis(), false);
+        if (run.finish(RunState.SUCCEEDED, null, System.currentTimeMillis())) {
+            domains.forget(run.id());
+            try {
+                // a succeeded run is never resumed: its checkpoints are of no further use
+                checkpoints.delete(run.id());
+            } catch (java.io.IOException | RuntimeException e) {
+                LOG.warn("run {}: cannot delete its checkpoints: {}", run.id(), Failures.describe(e));
+            }
+            journal.stateChanged(run);
+            LOG.info("run {} ({}) succeeded", run.id(), run.workflow());
+        }
+    }
+
+    /** Fails a run (once) and aborts its domain on every rank. */
+    @Override
+    public void failed(Run run, RunError error) {
+        if (run.finish(RunState.FAILED, error, System.currentTimeMillis())) {
+            LOG.info("run {} ({}) failed: {}", run.id(), run.workflow(), error.message());
+            end(run);
+        }
+    }
+
+    /** Cancels a run; {@code false} when it had already ended. */
+    boolean cancel(String runId) throws RunService.UnknownRunException {
+        Run run = runs.get(runId);
+        if (run == null) {
+            if (store.run(runId).isPresent()) {
+                return false;
+            }
+            throw new RunService.UnknownRunException(runId);
+        }
+        if (run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), System.currentTimeMillis())) {
+            end(run);
+            return true;
+        }
+        return false;
+    }
+
+    /** A run just ended FAILED or CANCELLED: records it and aborts its domain in the background. */
+    private void end(Run run) {
+        journal.stateChanged(run);
+        Run.Domain domain = run.domain();
+        workers.submit(() -> domains.abortEnded(run, domain));
+    }
+
+    @Override
+    public void infrastructureFault(Run run, String domainId, RunError error, Set<String> lostHosts) {
+        long faultMs = System.currentTimeMillis();
+        Run.RestartDecision d = run.restartOrFail(domainId, RandomIds.domainId(), RandomIds.domainToken());
+        switch (d.decision()) {
+            case STALE -> { }
+            case FAIL -> {
+                int allowed = run.history().restartsAllowed();
+                failed(run, allowed == 0 ? error : new RunError(error.rank(), error.location(), error.message()
+                        + " (no restarts left: " + allowed + " of " + allowed + " used)"));
+            }
+            case RESTART -> {
+                Map<String, Object> body = new LinkedHashMap<>();
+                body.put("cause", error.message());
+                body.put("rank", error.rank());
+                body.put("restart", run.history().restartsUsed());
+                body.put("allowed", run.history().restartsAllowed());
+                body.put("timeMs", faultMs);
+                journal.persist(run);
+                journal.record(run, null, "restart", body);
+                LOG.warn("run {}: infrastructure fault ({}); restart {} of {}", run.id(), error.message(),
+                        run.history().restartsUsed(), run.history().restartsAllowed());
+                workers.submit(() -> restart(run, d.old(), error, lostHosts, faultMs));
+            }
+        }
+    }
+
+    /**
+     * Aborts the given-up domain, keeps the lost hosts (and those the abort cannot reach) out, and
+     * launches a new attempt right after the newest usable checkpoint (from the start without one).
+     */
+    private void restart(Run run, Run.Domain old, RunError cause, Set<String> lostHosts, long faultMs) {
+        Map<String, String> faulty = new LinkedHashMap<>();
+        lostHosts.forEach(h -> faulty.put(h, "(lost: " + cause.message() + ")"));
+        domains.abort(run.id(), old, null).forEach(h -> faulty.putIfAbsent(h, "(unreachable when its ranks were aborted)"));
+        Optional<LaunchSpec> spec = runs.launch(run.id());
+        if (spec.isEmpty() || run.state().isFinal()) {
+            return;
+        }
+        CheckpointStore.Usable from = resumePoint(run, spec.get(), "restart after: " + cause.message(), faultMs);
+        launched(run, placer.launch(run, spec.get(), from, faulty));
+    }
+
+    /** See {@link RunService#resume(String)}. */
+    Run resume(String runId) throws RunService.UnknownRunException, RunService.ResumeRefusedException {
+        Run run = runs.get(runId);
+        Optional<LaunchSpec> spec = runs.launch(runId);
+        if (run == null || spec.isEmpty()) {
+            if (store.run(runId).isPresent()) {
+                throw new RunService.ResumeRefusedException("run " + runId + " is no longer held by this engine (it ended "
+                        + "before the engine restarted, or long ago); it cannot be resumed");
+            }
+            throw new RunService.UnknownRunException(runId);
+        }
+        try {
+            run.reopen(RandomIds.domainId(), RandomIds.domainToken());
+        } catch (IllegalStateException e) {
+            throw new RunService.ResumeRefusedException(e.getMessage());
+        }
+        CheckpointStore.Usable from = resumePoint(run, spec.get(), "resumed by user", null);
+        journal.stateChanged(run);
+        LOG.info("run {} ({}) resumed {}", run.id(), run.workflow(), from == null ? "from the start" : "from checkpoint " + from.seq());
+        launch(run, spec.get(), from, new LinkedHashMap<>());
+        return run;
+    }
+
+    /**
+     * Where the next attempt resumes: the newest complete checkpoint whose parts all check out (newer
+     * ones that do not are marked unusable and the attempt's note says so); checkpoints after it are
+     * discarded (the new attempt takes them again).
+     */
+    private CheckpointStore.Usable resumePoint(Run run, LaunchSpec spec, String cause, Long faultMs) {
+        CheckpointStore.Selection sel = checkpoints.latestUsable(run.id(), spec.ranks());
+        for (String why : sel.rejected()) {
+            try {
+                run.history().unusable(Long.parseLong(why.substring("checkpoint ".length(), why.indexOf(' ', "checkpoint ".length()))), why);
+            } catch (RuntimeException e) {
+                LOG.debug("run {}: {}", run.id(), why);
+            }
+            LOG.warn("run {}: {}", run.id(), why);
+        }
+        CheckpointStore.Usable from = sel.checkpoint().orElse(null);
+        String note = sel.rejected().isEmpty() ? null : String.join("; ", sel.rejected())
+                + (from == null ? "; resuming from the start" : "; resuming from checkpoint " + from.seq());
+        try {
+            checkpoints.discardAfter(run.id(), from == null ? 0 : from.seq());
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("run {}: cannot discard checkpoints after the one resumed from: {}", run.id(), Failures.describe(e));
+        }
+        run.history().next(cause, from == null ? null : from.seq(), note, faultMs);
+        run.touch();
+        return from;
+    }
+
+    /** Aborts the domains a previous engine left running, in the background (see {@link RunDomains#abortOrphans}). */
+    void abortOrphanedDomains() {
+        domains.abortOrphans(runs::holds, workers);
+    }
+}

@@ -1,0 +1,329 @@
+package org.mpfl.engine.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.store.RunRecord;
+import org.mpfl.engine.store.RunStore;
+import org.mpfl.protocol.RankEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The monitoring room of the run service: applies what ranks report (events they POST, answers to
+ * {@code status} polls), watches for deadlocks and for hosts that stop answering or leave the
+ * registry, and answers read queries (detail, lists, event log, trace). What it finds that changes a
+ * run's course goes to the lifecycle through {@link RunFaults}, the one way out of this room.
+ */
+final class RunMonitor {
+    private static final Logger LOG = LoggerFactory.getLogger(RunMonitor.class);
+    /** Finished runs kept in memory (for late events and fast reads) before only the store has them. */
+    static final int FINISHED_IN_MEMORY = 500;
+    /** How long a finished run stays in memory at least (late OUTPUT/COUNTERS events still apply). */
+    static final long FINISHED_MIN_AGE_MS = 60_000;
+
+    private final LiveRuns runs;
+    private final RunStore store;
+    private final RunJournal journal;
+    private final RunFaults faults;
+    private final HostRegistry registry;
+    private final RankInvoker invoker;
+    private final RunSettings settings;
+    private final ExecutorService workers;
+    private final Map<String, AtomicBoolean> polling = new ConcurrentHashMap<>();
+    private final Map<String, Long> lastPoll = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> hostFailures = new ConcurrentHashMap<>();
+
+    RunMonitor(LiveRuns runs, RunStore store, RunJournal journal, RunFaults faults, HostRegistry registry, RankInvoker invoker,
+               RunSettings settings, ExecutorService workers) {
+        this.runs = runs;
+        this.store = store;
+        this.journal = journal;
+        this.faults = faults;
+        this.registry = registry;
+        this.invoker = invoker;
+        this.settings = settings;
+        this.workers = workers;
+    }
+
+    // ------------------------------------------------------------------ what ranks report
+
+    /** See {@link RunService#rankEvents}. */
+    void rankEvents(String runId, List<RankEvent> events) throws RunService.UnknownRunException, RunService.ForeignEventException {
+        Run run = runs.get(runId);
+        if (run == null) {
+            throw new RunService.UnknownRunException(runId);
+        }
+        for (RankEvent e : events) {
+            if (e == null || e.type() == null) {
+                continue;
+            }
+            Run.Outcome outcome = run.apply(e);
+            if (outcome == Run.Outcome.FOREIGN) {
+                // the run's domain, or one it gave up when it placed its ranks again
+                throw new RunService.ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
+            }
+            journal.record(run, e.rank(), "rank", published(e));
+            handle(run, outcome, e.rank(), e.domainId());
+        }
+    }
+
+    /**
+     * A rank event as stored and streamed: everything but the domain ID, which authorises events
+     * and must not leak to readers of the public event log.
+     */
+    static Map<String, Object> published(RankEvent e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("rank", e.rank());
+        m.put("seq", e.seq());
+        m.put("timeMs", e.timeMs());
+        m.put("type", e.type());
+        m.put("state", e.state());
+        m.put("activity", e.activity());
+        m.put("location", e.location());
+        m.put("message", e.message());
+        m.put("level", e.level());
+        m.put("name", e.name());
+        m.put("value", e.value());
+        return m;
+    }
+
+    /** Applies a {@code status} answer of one rank as the status poller does (ending the run if it ended). */
+    void applyStatus(Run run, int rank, RankStatus status) {
+        String domain = run.domain().id();
+        handle(run, run.applyStatus(domain, rank, status, System.currentTimeMillis()), rank, domain);
+    }
+
+    /**
+     * What a rank's outcome means for the run.
+     *
+     * @param domainId the domain the outcome came from (a fault of a domain given up is stale)
+     */
+    private void handle(Run run, Run.Outcome outcome, int rank, String domainId) {
+        switch (outcome) {
+            case ALL_DONE -> faults.succeeded(run);
+            case RANK_FAILED -> {
+                RunError error = run.rankError(rank);
+                if (!RestartPolicy.infrastructure(error.message())) {
+                    faults.failed(run, error);
+                    return;
+                }
+                // a transport failure: give a workflow fault of another rank (which may have caused it,
+                // by aborting the domain) a moment to arrive and win
+                workers.submit(() -> {
+                    settle();
+                    Optional<RunError> own = run.workflowFailure(RestartPolicy::infrastructure);
+                    if (own.isPresent()) {
+                        faults.failed(run, own.get());
+                    } else {
+                        faults.infrastructureFault(run, domainId, error, Set.of());
+                    }
+                });
+            }
+            case ALL_ABORTED -> {
+                // give a late FAILED event of the causing rank a moment to arrive and win
+                workers.submit(() -> {
+                    settle();
+                    Optional<RunError> own = run.workflowFailure(RestartPolicy::infrastructure);
+                    if (own.isPresent()) {
+                        faults.failed(run, own.get());
+                        return;
+                    }
+                    RunError e = run.rankError(rank);
+                    RunError error = new RunError(e.rank(), e.location(), e.message() == null ? "domain aborted" : e.message());
+                    // every rank aborted and none failed on its own: aborted from outside the workflow
+                    faults.infrastructureFault(run, domainId, error, Set.of());
+                });
+            }
+            case RANK_LOST -> {
+                RankPlacement p = run.placements().stream().filter(x -> x.rank() == rank).findFirst().orElse(null);
+                faults.infrastructureFault(run, domainId, new RunError(rank, p == null ? null : p.endpoint().soapUrl(), "rank "
+                        + rank + " is unknown to its host " + (p == null ? "" : p.hostId()) + " (killed from outside?)"), Set.of());
+            }
+            default -> { }
+        }
+    }
+
+    private static void settle() {
+        try {
+            Thread.sleep(RestartPolicy.SETTLE_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ------------------------------------------------------------------ hosts and the ticker
+
+    /** The registry lost a host: an infrastructure fault of every unfinished run with a rank there. */
+    void hostLost(HostInfo host) {
+        for (Run run : runs.all()) {
+            if (run.state().isFinal()) {
+                continue;
+            }
+            Run.Domain domain = run.domain();
+            domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())).findFirst().ifPresent(p ->
+                    faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), host.soapUrl(), "service host "
+                            + host.hostId() + " at " + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"),
+                            Set.of(host.hostId())));
+        }
+    }
+
+    /** One round of the ticker: expired hosts, deadlocks, status polls, dirty records, old runs. */
+    void tick() {
+        try {
+            registry.expire();
+            long now = System.currentTimeMillis();
+            for (Run run : runs.all()) {
+                if (run.state() == RunState.RUNNING && !run.reattaching()) {
+                    run.checkDeadlock(now, settings.deadlockGrace().toMillis()).ifPresent(err -> {
+                        // ranks blocked on a peer whose host has stopped answering are not deadlocked:
+                        // that is a lost host (an infrastructure fault), found by the status polls
+                        if (!anyHostSilent(run)) {
+                            faults.failed(run, err);
+                        }
+                    });
+                    pollStatus(run, now);
+                }
+                journal.persistIfChanged(run);
+            }
+            forgetOldRuns(now);
+        } catch (RuntimeException e) {
+            LOG.warn("run ticker: {}", Failures.describe(e), e);
+        }
+    }
+
+    /** Whether a host of the run's current ranks missed its last {@code status} poll or left the registry. */
+    private boolean anyHostSilent(Run run) {
+        return run.placements().stream().map(RankPlacement::hostId).distinct().anyMatch(h ->
+                hostFailures.getOrDefault(h, new AtomicInteger()).get() > 0 || registry.host(h).isEmpty());
+    }
+
+    private void forgetOldRuns(long now) {
+        List<Run> finished = runs.all().stream().filter(r -> r.state().isFinal()).toList();
+        if (finished.size() <= FINISHED_IN_MEMORY) {
+            return;
+        }
+        finished.stream().filter(r -> now - r.endedMs() > FINISHED_MIN_AGE_MS)
+                .sorted(java.util.Comparator.comparingLong(Run::endedMs))
+                .limit(finished.size() - FINISHED_IN_MEMORY)
+                .forEach(r -> {
+                    journal.persistIfChanged(r);
+                    runs.forget(r.id());
+                    polling.remove(r.id());
+                    lastPoll.remove(r.id());
+                    journal.forget(r.id());
+                });
+    }
+
+    private void pollStatus(Run run, long now) {
+        if (now - lastPoll.getOrDefault(run.id(), 0L) < settings.statusPollInterval().toMillis()) {
+            return;
+        }
+        AtomicBoolean busy = polling.computeIfAbsent(run.id(), k -> new AtomicBoolean());
+        if (!busy.compareAndSet(false, true)) {
+            return;
+        }
+        lastPoll.put(run.id(), now);
+        workers.submit(() -> {
+            try {
+                Map<String, Boolean> hostOk = new HashMap<>();
+                Run.Domain domain = run.domain();
+                for (RankPlacement p : domain.placements()) {
+                    if (run.state().isFinal()) {
+                        return;
+                    }
+                    if (Boolean.FALSE.equals(hostOk.get(p.hostId()))) {
+                        continue;
+                    }
+                    try {
+                        RankStatus s = invoker.status(p, domain.id());
+                        hostOk.put(p.hostId(), true);
+                        handle(run, run.applyStatus(domain.id(), p.rank(), s, System.currentTimeMillis()), p.rank(), domain.id());
+                    } catch (UnsupportedOperationException e) {
+                        return;
+                    } catch (Exception e) {
+                        hostOk.put(p.hostId(), false);
+                        LOG.debug("status of rank {} of run {}: {}", p.rank(), run.id(), Failures.describe(e));
+                    }
+                }
+                hostOk.forEach((host, ok) -> {
+                    AtomicInteger failures = hostFailures.computeIfAbsent(host, k -> new AtomicInteger());
+                    if (ok) {
+                        failures.set(0);
+                    } else if (failures.incrementAndGet() >= settings.hostFailureLimit()) {
+                        failures.set(0);
+                        Optional<HostInfo> h = registry.host(host);
+                        if (h.isPresent()) {
+                            LOG.warn("service host {} does not answer status; removing it", host);
+                            registry.remove(host, true);
+                        } else {
+                            domain.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
+                                    faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), p.endpoint().soapUrl(),
+                                            "service host " + host + " does not answer (rank " + p.rank() + " ran there)"),
+                                            Set.of(host)));
+                        }
+                    }
+                });
+            } finally {
+                busy.set(false);
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ read queries
+
+    /** See {@link RunService#log}. */
+    List<RunStore.StoredEvent> log(String runId, long afterId, int limit) throws RunService.UnknownRunException {
+        if (detail(runId).isEmpty()) {
+            throw new RunService.UnknownRunException(runId);
+        }
+        return store.events(runId, afterId, limit);
+    }
+
+    /** See {@link RunService#trace}. */
+    Map<String, Object> trace(String runId) throws RunService.UnknownRunException {
+        JsonNode detail = detail(runId).orElseThrow(() -> new RunService.UnknownRunException(runId));
+        List<RunStore.StoredEvent> events = new ArrayList<>();
+        long after = 0;
+        while (events.size() < RunTrace.maxEvents()) {
+            List<RunStore.StoredEvent> page = store.events(runId, after, 10_000);
+            if (page.isEmpty()) {
+                break;
+            }
+            events.addAll(page);
+            after = page.get(page.size() - 1).id();
+        }
+        return RunTrace.build(detail, events);
+    }
+
+    /** A run's detail as the REST API shows it: live if this engine runs it, else as stored. */
+    Optional<JsonNode> detail(String runId) {
+        Run run = runs.get(runId);
+        if (run != null) {
+            return Optional.of(RunView.detail(run));
+        }
+        return store.run(runId).map(RunView::detail);
+    }
+
+    /** Runs as the REST API lists them, newest first (live state for this engine's runs, stored otherwise). */
+    List<JsonNode> list(String state, int limit) {
+        List<RunRecord> stored = store.runs(state, limit);
+        List<JsonNode> out = new ArrayList<>(stored.size());
+        for (RunRecord r : stored) {
+            Run live = runs.get(r.id());
+            out.add(live == null ? RunView.listed(r) : RunView.summary(live));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,335 @@
+package org.mpfl.engine.run;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.registry.Quarantine;
+import org.mpfl.engine.run.checkpoint.CheckpointStore;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.RunRequest.ProcessSlice;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The placement room of the run service: places a run's ranks on hosts ({@link Placement}), deploys
+ * the services they lack, records the domain as live and fans {@code run} out to every rank, until
+ * every rank accepted it ({@link Launched#STARTED}).
+ *
+ * <p>A host that refuses a deployment or {@code run}, or does not answer {@code run} within the
+ * fan-out timeout, does not fail the run: it is quarantined (see
+ * {@link HostRegistry#quarantine(String, String, java.time.Duration, java.time.Duration)}), the run gets
+ * a {@code placement} event and a {@code hostFaults} entry, the half-started domain is aborted and the
+ * ranks are placed again on other hosts under a new domain, at most {@link RunSettings#maxReplacements}
+ * times. The launch fails only when no host is left for some process ("no capacity: …", naming every
+ * host kept out and why) or the re-placements are used up; what then becomes of the run is the
+ * lifecycle's decision, not this room's.
+ */
+final class RunPlacer {
+    private static final Logger LOG = LoggerFactory.getLogger(RunPlacer.class);
+
+    private final HostRegistry registry;
+    private final DeploymentService deployments;
+    private final RankInvoker invoker;
+    private final RankFanOut fanOut;
+    private final RunSettings settings;
+    private final Supplier<String> engineUrl;
+    private final RunJournal journal;
+    private final RunDomains domains;
+    private final ExecutorService workers;
+
+    RunPlacer(HostRegistry registry, DeploymentService deployments, RankInvoker invoker, RankFanOut fanOut, RunSettings settings,
+              Supplier<String> engineUrl, RunJournal journal, RunDomains domains, ExecutorService workers) {
+        this.registry = registry;
+        this.deployments = deployments;
+        this.invoker = invoker;
+        this.fanOut = fanOut;
+        this.settings = settings;
+        this.engineUrl = engineUrl;
+        this.journal = journal;
+        this.domains = domains;
+        this.workers = workers;
+    }
+
+    /**
+     * How a launch ended.
+     *
+     * @param failure why the run must fail ({@link Kind#FAILED} only)
+     */
+    record Launched(Kind kind, RunError failure) {
+        enum Kind {
+            /** Every rank of the current domain accepted {@code run}. */
+            STARTED,
+            /** No domain could be started: the run must fail with {@code failure}. */
+            FAILED,
+            /** The run ended (cancelled, failed or succeeded) while it was being started. */
+            ENDED
+        }
+
+        static final Launched STARTED = new Launched(Kind.STARTED, null);
+        static final Launched ENDED = new Launched(Kind.ENDED, null);
+
+        static Launched failed(RunError why) {
+            return new Launched(Kind.FAILED, why);
+        }
+    }
+
+    /**
+     * Places, deploys and starts a run; when hosts fail the attempt before the domain started
+     * (deploy refused, {@code run} refused or unanswered), quarantines them and tries again on other
+     * hosts with a new domain, at most {@link RunSettings#maxReplacements} times.
+     *
+     * @param resume the checkpoint the ranks resume from, or {@code null} (from the start)
+     * @param faulty hosts that failed this run, with why: kept out of its later attempts even if their
+     *               quarantine ends (updated)
+     */
+    Launched launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty) {
+        Map<String, String> services = spec.services();
+        List<ProcessSlice> slices = spec.slices();
+        try {
+            run.markStarting(System.currentTimeMillis());
+            int attemptsBefore = run.attempts();
+            // a static host-file entry has what was installed on it by hand, under the plain type names
+            Map<String, String> plainType = new HashMap<>();
+            slices.forEach(s -> plainType.put(services.get(s.name()), s.service()));
+            BiFunction<HostInfo, String, String> onHost =
+                    (h, service) -> h.staticEntry() ? plainType.getOrDefault(service, service) : service;
+            for (;;) {
+                List<RankPlacement> placements;
+                try {
+                    placements = Placement.place(spec.layout(), services, registry.hosts(),
+                            (h, service) -> h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service)),
+                            unavailable(faulty), onHost);
+                } catch (Placement.PlacementException e) {
+                    return Launched.failed(new RunError(null, null, e.getMessage()));
+                }
+                run.placed(placements);
+                domains.live(run, placements);
+                List<HostFault> faults = deployMissing(placements);
+                if (run.state().isFinal()) {
+                    return Launched.ENDED; // cancelled while deploying: nothing of this domain runs yet
+                }
+                Attempt attempt = faults.isEmpty() ? start(run, placements, slices, resume) : new Attempt(faults, Set.of(), Set.of());
+                if (attempt.started()) {
+                    return Launched.STARTED;
+                }
+                if (attempt.ended()) {
+                    return Launched.ENDED;
+                }
+                Optional<RunError> givenUp = placeAgain(run, attempt, faulty, run.attempts() - attemptsBefore);
+                if (givenUp.isPresent()) {
+                    return Launched.failed(givenUp.get());
+                }
+                if (run.state().isFinal()) {
+                    return Launched.ENDED;
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("run {} could not be started", run.id(), e);
+            return Launched.failed(new RunError(null, null, "the engine could not start the run: " + Failures.describe(e)));
+        }
+    }
+
+    /**
+     * A host that failed a start attempt before the domain started.
+     *
+     * @param quarantine whether the host is to blame (a host that left the registry is not quarantined)
+     */
+    record HostFault(String hostId, Integer rank, String location, String reason, boolean quarantine) {
+        /** Longest reason kept: a host's answer is quoted in it and a rogue host could send anything. */
+        static final int MAX_REASON = 300;
+
+        HostFault {
+            if (reason.length() > MAX_REASON) {
+                reason = reason.substring(0, MAX_REASON) + "…";
+            }
+        }
+    }
+
+    /**
+     * One start attempt's end: every rank accepted {@code run} ({@code faults} empty, not ended), the run
+     * ended meanwhile, or the attempt is given up: the host faults, and the service URLs where ranks of
+     * its domain were started (they must be aborted) or may still start (their {@code run} went unanswered).
+     */
+    private record Attempt(List<HostFault> faults, Set<String> startedUrls, Set<String> unansweredUrls, boolean ended) {
+        Attempt(List<HostFault> faults, Set<String> startedUrls, Set<String> unansweredUrls) {
+            this(faults, startedUrls, unansweredUrls, false);
+        }
+
+        static final Attempt STARTED = new Attempt(List.of(), Set.of(), Set.of(), false);
+        static final Attempt ENDED = new Attempt(List.of(), Set.of(), Set.of(), true);
+
+        boolean started() {
+            return !ended && faults.isEmpty();
+        }
+    }
+
+    /** Hosts not to place on: those quarantined now and those that failed this run, with why. */
+    private Map<String, String> unavailable(Map<String, String> faultyForThisRun) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (HostInfo h : registry.hosts()) {
+            registry.quarantine(h.hostId()).filter(q -> registry.quarantined(h.hostId()))
+                    .ifPresent(q -> out.put(h.hostId(), quarantineText(q.untilMs(), q.reason())));
+        }
+        faultyForThisRun.forEach(out::putIfAbsent);
+        return out;
+    }
+
+    private static String quarantineText(long untilMs, String reason) {
+        return "quarantined until " + java.time.Instant.ofEpochMilli(untilMs) + " (" + reason + ")";
+    }
+
+    /** Fans {@code run} out to every rank of the current domain. */
+    private Attempt start(Run run, List<RankPlacement> placements, List<ProcessSlice> slices, CheckpointStore.Usable resume) {
+        List<Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
+        String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
+        Run.Domain domain = run.domain();
+        List<RankFanOut.RankCall> calls = new ArrayList<>();
+        for (RankPlacement p : placements) {
+            RunRequest req = new RunRequest(domain.id(), p.rank(), endpoints, slices, run.params(), domain.token(),
+                    callback, settings.transport(),
+                    resume == null ? null : new RunRequest.Resume(resume.seq(), resume.parts().get(p.rank())));
+            calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
+        }
+        fanOut.callAll(calls);
+        if (run.state() == RunState.SUCCEEDED && calls.stream().allMatch(c -> c.done() && c.failure() == null)) {
+            // every rank ended before the fan-out saw the last acceptance: the start-up still ended now
+            // (startupMs of a run is never missing because its ranks were quick)
+            run.markRunning(System.currentTimeMillis(), true);
+            journal.persist(run);
+        }
+        if (run.state().isFinal()) {
+            // cancelled or failed while ranks were being started: the abort sent then may have
+            // missed ranks that were created after it, so abort once more now that all are out
+            // (a run that succeeded meanwhile has no rank left to abort, as after any success: its
+            // needless abort also raced with a 'run --local' that stops its engine at the result)
+            if (run.state() != RunState.SUCCEEDED) {
+                domains.abortEnded(run, run.domain());
+            }
+            return Attempt.ENDED;
+        }
+        List<HostFault> faults = new ArrayList<>();
+        Set<String> started = new LinkedHashSet<>();
+        Set<String> unanswered = new LinkedHashSet<>();
+        for (RankFanOut.RankCall c : calls) {
+            RankPlacement p = placements.get(c.rank());
+            String url = p.endpoint().soapUrl();
+            if (!c.done() || neverAnswered(c.failure())) {
+                // the call's own timeout equals the fan-out's: whichever fires first, it is the same fault
+                unanswered.add(url);
+                faults.add(new HostFault(p.hostId(), c.rank(), url, "rank " + c.rank() + " did not accept run within "
+                        + settings.fanOutTimeout().toSeconds() + " s", true));
+            } else if (c.failure() != null) {
+                faults.add(new HostFault(p.hostId(), c.rank(), url, "rank " + c.rank() + " refused run: "
+                        + Failures.describe(c.failure()), true));
+            } else {
+                started.add(url);
+            }
+        }
+        Set<String> faultyHosts = new LinkedHashSet<>();
+        faults.forEach(f -> faultyHosts.add(f.hostId()));
+        placements.stream().map(RankPlacement::hostId).filter(h -> !faultyHosts.contains(h)).distinct()
+                .forEach(registry::forgive);
+        return faults.isEmpty() ? Attempt.STARTED : new Attempt(faults, started, unanswered);
+    }
+
+    private static boolean neverAnswered(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof MpiwsClient.MpiwsCallException e && e.timedOut()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Quarantines the hosts that failed an attempt, records what happened, aborts the half-started
+     * domain and gives the run a new one.
+     *
+     * @param faulty     this run's faulty hosts so far (updated)
+     * @param placements how many placements this launch has tried
+     * @return why the launch is given up (the re-placements are used up), or empty to place again
+     */
+    private Optional<RunError> placeAgain(Run run, Attempt attempt, Map<String, String> faulty, int placements) {
+        boolean again = placements <= settings.maxReplacements();
+        Map<String, HostFault> byHost = new LinkedHashMap<>();
+        attempt.faults().forEach(f -> byHost.putIfAbsent(f.hostId(), f));
+        for (HostFault f : byHost.values()) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("host", f.hostId());
+            body.put("rank", f.rank());
+            body.put("reason", f.reason());
+            String why;
+            if (f.quarantine()) {
+                Quarantine q = registry.quarantine(f.hostId(), f.reason(), settings.quarantine(), settings.quarantineMax());
+                body.put("quarantinedUntilMs", q.untilMs());
+                why = quarantineText(q.untilMs(), f.reason());
+            } else {
+                body.put("quarantinedUntilMs", null);
+                why = "(" + f.reason() + ")";
+            }
+            faulty.put(f.hostId(), why);
+            body.put("action", again ? "placing again" : "gave up");
+            body.put("message", "attempt " + run.attempts() + ": host " + f.hostId() + " " + why + "; "
+                    + (again ? "placing the ranks again without it" : "no more placements (at most "
+                    + settings.maxReplacements() + " re-placements per run)"));
+            body.put("timeMs", System.currentTimeMillis());
+            run.hostFault(body);
+            journal.record(run, f.rank(), "placement", body);
+            LOG.warn("run {}: {}", run.id(), body.get("message"));
+        }
+        if (!again) {
+            HostFault first = attempt.faults().get(0);
+            return Optional.of(new RunError(first.rank(), first.location(), "could not start the run after " + placements
+                    + " placements: " + String.join("; ", faulty.entrySet().stream()
+                    .map(e -> "host " + e.getKey() + " " + e.getValue()).toList())));
+        }
+        Run.Domain old = run.newDomain(RandomIds.domainId(), RandomIds.domainToken());
+        journal.persist(run);
+        // ranks that started must go before the new domain starts (bounded by the fan-out timeout);
+        // where run went unanswered a rank may still appear later, so abort there too, in the background
+        domains.abort(run.id(), old, attempt.startedUrls());
+        if (!attempt.unansweredUrls().isEmpty()) {
+            workers.submit(() -> domains.abort(run.id(), old, attempt.unansweredUrls()));
+        }
+        return Optional.empty();
+    }
+
+    /** Installs missing services on the placed hosts; returns the hosts that could not take them. */
+    private List<HostFault> deployMissing(List<RankPlacement> placements) {
+        Set<String> done = new LinkedHashSet<>();
+        Set<String> failedHosts = new LinkedHashSet<>();
+        List<HostFault> faults = new ArrayList<>();
+        for (RankPlacement p : placements) {
+            if (failedHosts.contains(p.hostId()) || !done.add(p.hostId() + "\u0000" + p.service())) {
+                continue;
+            }
+            Optional<HostInfo> host = registry.host(p.hostId());
+            if (host.isEmpty()) {
+                failedHosts.add(p.hostId());
+                faults.add(new HostFault(p.hostId(), p.rank(), p.endpoint().soapUrl(), "left the registry while the run started", false));
+                continue;
+            }
+            try {
+                deployments.ensureDeployed(host.get(), p.service());
+            } catch (Exception e) {
+                failedHosts.add(p.hostId());
+                faults.add(new HostFault(p.hostId(), p.rank(), p.endpoint().soapUrl(), "cannot deploy service '" + p.service()
+                        + "': " + Failures.describe(e), true));
+            }
+        }
+        return faults;
+    }
+}
