@@ -52,6 +52,63 @@ final class RankView {
         return sentTo.values().stream().mapToLong(Long::longValue).sum();
     }
 
+    /** Takes the counters of a {@code COUNTERS} event: {@code {sentTo: {rank: n}, bytesTo: {rank: n}}}. */
+    void applyCounters(Object value) {
+        if (!(value instanceof Map<?, ?> m)) {
+            return;
+        }
+        copyCounts(m.get("sentTo"), sentTo);
+        copyCounts(m.get("bytesTo"), bytesTo);
+    }
+
+    private static void copyCounts(Object from, Map<Integer, Long> to) {
+        if (from instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> {
+                try {
+                    to.put(Integer.valueOf(String.valueOf(k)), (long) number(v, 0));
+                } catch (NumberFormatException ignored) {
+                    // a rank key that is not a number is a bug in the sender; skip it rather than fail the run
+                }
+            });
+        }
+    }
+
+    /** A number sent as a number or as text; {@code dflt} when it is neither. */
+    static double number(Object o, double dflt) {
+        if (o instanceof Number n) {
+            return n.doubleValue();
+        }
+        if (o instanceof String s) {
+            try {
+                return Double.parseDouble(s);
+            } catch (NumberFormatException e) {
+                return dflt;
+            }
+        }
+        return dflt;
+    }
+
+    /** The ranks' message and byte counts as {@code {messages: [from][to], bytes: [from][to]}}. */
+    static Map<String, Object> matrix(java.util.List<RankView> ranks) {
+        int n = ranks.size();
+        long[][] messages = new long[n][n];
+        long[][] bytes = new long[n][n];
+        for (RankView r : ranks) {
+            int from = r.placement.rank();
+            r.sentTo.forEach((to, c) -> {
+                if (to >= 0 && to < n) {
+                    messages[from][to] = c;
+                }
+            });
+            r.bytesTo.forEach((to, c) -> {
+                if (to >= 0 && to < n) {
+                    bytes[from][to] = c;
+                }
+            });
+        }
+        return Map.of("messages", messages, "bytes", bytes);
+    }
+
     Map<String, Object> toJson() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("rank", placement.rank());

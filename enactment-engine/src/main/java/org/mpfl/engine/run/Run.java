@@ -321,12 +321,12 @@ public final class Run {
             }
             case PROGRESS -> {
                 if (e.value() instanceof Map<?, ?> m) {
-                    r.progressValue = number(m.get("value"), r.progressValue);
-                    r.progressTotal = number(m.get("total"), r.progressTotal);
+                    r.progressValue = RankView.number(m.get("value"), r.progressValue);
+                    r.progressTotal = RankView.number(m.get("total"), r.progressTotal);
                 }
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
-            case COUNTERS -> applyCounters(r, e.value());
+            case COUNTERS -> r.applyCounters(e.value());
             case CHECKPOINT -> history.rankReport(e.rank(), e.value(), e.message());
             default -> { }
         }
@@ -354,7 +354,7 @@ public final class Run {
             r.progressTotal = s.progressTotal();
         }
         if (s.counters() != null) {
-            applyCounters(r, s.counters());
+            r.applyCounters(s.counters());
         }
         if (s.outputs() != null) {
             // status carries every output recorded so far; events may have been dropped on the way
@@ -431,40 +431,6 @@ public final class Run {
                 .min(java.util.Comparator.comparingLong(r -> r.endedMs)).map(r -> r.placement.rank());
     }
 
-    private static void applyCounters(RankView r, Object value) {
-        if (!(value instanceof Map<?, ?> m)) {
-            return;
-        }
-        copyCounts(m.get("sentTo"), r.sentTo);
-        copyCounts(m.get("bytesTo"), r.bytesTo);
-    }
-
-    private static void copyCounts(Object from, Map<Integer, Long> to) {
-        if (from instanceof Map<?, ?> m) {
-            m.forEach((k, v) -> {
-                try {
-                    to.put(Integer.valueOf(String.valueOf(k)), (long) number(v, 0));
-                } catch (NumberFormatException ignored) {
-                    // a rank key that is not a number is a bug in the sender; skip it rather than fail the run
-                }
-            });
-        }
-    }
-
-    private static double number(Object o, double dflt) {
-        if (o instanceof Number n) {
-            return n.doubleValue();
-        }
-        if (o instanceof String s) {
-            try {
-                return Double.parseDouble(s);
-            } catch (NumberFormatException e) {
-                return dflt;
-            }
-        }
-        return dflt;
-    }
-
     /** Runs the deadlock check once; a report means the run must fail. */
     synchronized Optional<RunError> checkDeadlock(long nowMs, long graceMs) {
         if (state != RunState.RUNNING) {
@@ -505,23 +471,7 @@ public final class Run {
         m.put("params", params);
         m.put("ranks", ranks.stream().map(RankView::toJson).toList());
         m.put("outputs", outputs());
-        int n = ranks.size();
-        long[][] messages = new long[n][n];
-        long[][] bytes = new long[n][n];
-        for (RankView r : ranks) {
-            int from = r.placement.rank();
-            r.sentTo.forEach((to, c) -> {
-                if (to >= 0 && to < n) {
-                    messages[from][to] = c;
-                }
-            });
-            r.bytesTo.forEach((to, c) -> {
-                if (to >= 0 && to < n) {
-                    bytes[from][to] = c;
-                }
-            });
-        }
-        m.put("matrix", Map.of("messages", messages, "bytes", bytes));
+        m.put("matrix", RankView.matrix(ranks));
         m.put("attempts", attempts);
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
         history.toJson(m);

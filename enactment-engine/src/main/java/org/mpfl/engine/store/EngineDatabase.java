@@ -191,11 +191,29 @@ public final class EngineDatabase implements AutoCloseable {
         }
     }
 
+    /** Runs one statement with these values under the lock (a failure says {@code what} was being done). */
+    void execute(String what, String sql, Object... values) {
+        locked(what, c -> {
+            try (PreparedStatement p = c.prepareStatement(sql)) {
+                bind(p, values);
+                p.executeUpdate();
+            }
+            return null;
+        });
+    }
+
     /**
      * Runs an {@code UPDATE}, then the {@code INSERT} with the same values when it changed no row: the
-     * portable upsert (see the class comment). Callers hold the lock.
+     * portable upsert (see the class comment), under the lock.
      */
-    static void upsert(Connection connection, String update, Object[] updateValues, String insert, Object[] insertValues)
+    void upsert(String what, String update, Object[] updateValues, String insert, Object[] insertValues) {
+        locked(what, c -> {
+            upsert(c, update, updateValues, insert, insertValues);
+            return null;
+        });
+    }
+
+    private static void upsert(Connection connection, String update, Object[] updateValues, String insert, Object[] insertValues)
             throws SQLException {
         try (PreparedStatement p = connection.prepareStatement(update)) {
             bind(p, updateValues);

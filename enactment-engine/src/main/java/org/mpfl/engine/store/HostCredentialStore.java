@@ -1,6 +1,5 @@
 package org.mpfl.engine.store;
 
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -35,24 +34,16 @@ public final class HostCredentialStore {
 
     /** Stores (or replaces) a credential. */
     public void save(StoredCredential c) {
-        db.locked("cannot store host credential " + c.id(), conn -> {
-            EngineDatabase.upsert(conn, "UPDATE host_credentials SET host_id = ?, verifier = ?, engine_key = ?, created_ms = ? WHERE id = ?",
-                    new Object[] {c.hostId(), c.verifier(), c.engineKey(), c.createdMs(), c.id()},
-                    "INSERT INTO host_credentials (id, host_id, verifier, engine_key, created_ms) VALUES (?, ?, ?, ?, ?)",
-                    new Object[] {c.id(), c.hostId(), c.verifier(), c.engineKey(), c.createdMs()});
-            return null;
-        });
+        db.upsert("cannot store host credential " + c.id(),
+                "UPDATE host_credentials SET host_id = ?, verifier = ?, engine_key = ?, created_ms = ? WHERE id = ?",
+                new Object[] {c.hostId(), c.verifier(), c.engineKey(), c.createdMs(), c.id()},
+                "INSERT INTO host_credentials (id, host_id, verifier, engine_key, created_ms) VALUES (?, ?, ?, ?, ?)",
+                new Object[] {c.id(), c.hostId(), c.verifier(), c.engineKey(), c.createdMs()});
     }
 
     /** Deletes a credential (revoked). */
     public void delete(String id) {
-        db.locked("cannot delete host credential " + id, c -> {
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM host_credentials WHERE id = ?")) {
-                p.setString(1, id);
-                p.executeUpdate();
-            }
-            return null;
-        });
+        db.execute("cannot delete host credential " + id, "DELETE FROM host_credentials WHERE id = ?", id);
     }
 
     /** Every stored host credential. */

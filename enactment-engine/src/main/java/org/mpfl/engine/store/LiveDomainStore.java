@@ -1,6 +1,5 @@
 package org.mpfl.engine.store;
 
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -27,24 +26,16 @@ public final class LiveDomainStore {
     /** Records (or replaces) the live domain of a run. */
     public void save(LiveDomain d) {
         String urls = Json.write(d.serviceUrls());
-        db.locked("cannot record the domain of run " + d.runId(), c -> {
-            EngineDatabase.upsert(c, "UPDATE live_domains SET domain_id = ?, token = ?, service_urls = ? WHERE run_id = ?",
-                    new Object[] {d.domainId(), d.token(), urls, d.runId()},
-                    "INSERT INTO live_domains (run_id, domain_id, token, service_urls) VALUES (?, ?, ?, ?)",
-                    new Object[] {d.runId(), d.domainId(), d.token(), urls});
-            return null;
-        });
+        db.upsert("cannot record the domain of run " + d.runId(),
+                "UPDATE live_domains SET domain_id = ?, token = ?, service_urls = ? WHERE run_id = ?",
+                new Object[] {d.domainId(), d.token(), urls, d.runId()},
+                "INSERT INTO live_domains (run_id, domain_id, token, service_urls) VALUES (?, ?, ?, ?)",
+                new Object[] {d.runId(), d.domainId(), d.token(), urls});
     }
 
     /** Forgets the live domain of a run (it ended, or its domain was aborted). */
     public void delete(String runId) {
-        db.locked("cannot forget the domain of run " + runId, c -> {
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM live_domains WHERE run_id = ?")) {
-                p.setString(1, runId);
-                p.executeUpdate();
-            }
-            return null;
-        });
+        db.execute("cannot forget the domain of run " + runId, "DELETE FROM live_domains WHERE run_id = ?", runId);
     }
 
     /** Domains recorded as live (after a restart: those the previous engine left running). */

@@ -27,13 +27,10 @@ public final class RunStore {
     /** Inserts or replaces a run's record. */
     public void save(RunRecord run) {
         String json = Json.write(run.detail());
-        db.locked("cannot save run " + run.id(), c -> {
-            EngineDatabase.upsert(c, "UPDATE runs SET workflow = ?, state = ?, created_ms = ?, detail = ? WHERE id = ?",
-                    new Object[] {run.workflow(), run.state(), run.createdMs(), json, run.id()},
-                    "INSERT INTO runs (id, workflow, state, created_ms, detail) VALUES (?, ?, ?, ?, ?)",
-                    new Object[] {run.id(), run.workflow(), run.state(), run.createdMs(), json});
-            return null;
-        });
+        db.upsert("cannot save run " + run.id(), "UPDATE runs SET workflow = ?, state = ?, created_ms = ?, detail = ? WHERE id = ?",
+                new Object[] {run.workflow(), run.state(), run.createdMs(), json, run.id()},
+                "INSERT INTO runs (id, workflow, state, created_ms, detail) VALUES (?, ?, ?, ?, ?)",
+                new Object[] {run.id(), run.workflow(), run.state(), run.createdMs(), json});
     }
 
     /** Appends an event to a run's log; returns its id (increasing; the SSE event id). */
