@@ -46,6 +46,37 @@ class EngineArchitectureTest {
                 .check(CLASSES);
     }
 
+    /**
+     * The run service's rooms call downwards only (docs/architecture.md, "A run's path through the
+     * engine"): the facade {@code RunService} → monitoring → (through {@code RunFaults}) the lifecycle →
+     * placement → the shared parts below them, which call no room.
+     */
+    @Test
+    void theRunServiceRoomsCallDownwardsOnly() {
+        String facade = room("RunService");
+        String monitor = room("RunMonitor");
+        String lifecycle = room("RunLifecycle");
+        String placer = room("RunPlacer");
+        noClasses().that().haveNameMatching(monitor).should().dependOnClassesThat()
+                .haveNameMatching(alternatives(facade, lifecycle, placer)).check(CLASSES);
+        noClasses().that().haveNameMatching(lifecycle).should().dependOnClassesThat()
+                .haveNameMatching(alternatives(facade, monitor)).check(CLASSES);
+        noClasses().that().haveNameMatching(placer).should().dependOnClassesThat()
+                .haveNameMatching(alternatives(facade, monitor, lifecycle, room("RunFaults"))).check(CLASSES);
+        noClasses().that().haveNameMatching(alternatives(room("RunDomains"), room("RunJournal"), room("LiveRuns")))
+                .should().dependOnClassesThat().haveNameMatching(alternatives(facade, monitor, lifecycle, placer, room("RunFaults")))
+                .check(CLASSES);
+    }
+
+    /** A class of the run package and its nested classes, as a name pattern. */
+    private static String room(String simpleName) {
+        return "org\\.mpfl\\.engine\\.run\\." + simpleName + "(\\$.*)?";
+    }
+
+    private static String alternatives(String... patterns) {
+        return "(" + String.join("|", patterns) + ")";
+    }
+
     @Test
     void theEngineReachesHostsThroughTheProtocolOnly() {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("org.mpfl.runtime..", "org.mpfl.bench..")

@@ -22,8 +22,11 @@ import org.mpfl.engine.registry.HostAnnouncement;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.run.ForeignEventException;
+import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
+import org.mpfl.engine.run.UnknownRunException;
 import org.mpfl.engine.store.WorkflowVersionStore;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.HostCredential;
@@ -168,13 +171,13 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(422, Map.of("error", "the document has static errors:\n" + e.getMessage()));
             } catch (WorkflowService.UnknownWorkflowException e) {
                 reply = new Reply(404, Map.of("error", e.getMessage()));
-            } catch (RunService.ForeignEventException e) {
+            } catch (ForeignEventException e) {
                 reply = new Reply(403, Map.of("error", e.getMessage()));
             } catch (IllegalArgumentException | IOException e) {
                 reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
-            } catch (RunService.UnknownRunException e) {
+            } catch (UnknownRunException e) {
                 reply = new Reply(404, Map.of("error", e.getMessage()));
-            } catch (RunService.ResumeRefusedException e) {
+            } catch (ResumeRefusedException e) {
                 reply = new Reply(409, Map.of("error", e.getMessage()));
             } catch (Exception e) {
                 log.error("{} failed", name, e);

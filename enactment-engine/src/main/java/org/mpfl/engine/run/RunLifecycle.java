@@ -139,13 +139,13 @@ final class RunLifecycle implements RunFaults {
     }
 
     /** Cancels a run; {@code false} when it had already ended. */
-    boolean cancel(String runId) throws RunService.UnknownRunException {
+    boolean cancel(String runId) throws UnknownRunException {
         Run run = runs.get(runId);
         if (run == null) {
             if (store.run(runId).isPresent()) {
                 return false;
             }
-            throw new RunService.UnknownRunException(runId);
+            throw new UnknownRunException(runId);
         }
         if (run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), System.currentTimeMillis())) {
             end(run);
@@ -205,20 +205,20 @@ final class RunLifecycle implements RunFaults {
     }
 
     /** See {@link RunService#resume(String)}. */
-    Run resume(String runId) throws RunService.UnknownRunException, RunService.ResumeRefusedException {
+    Run resume(String runId) throws UnknownRunException, ResumeRefusedException {
         Run run = runs.get(runId);
         Optional<LaunchSpec> spec = runs.launch(runId);
         if (run == null || spec.isEmpty()) {
             if (store.run(runId).isPresent()) {
-                throw new RunService.ResumeRefusedException("run " + runId + " is no longer held by this engine (it ended "
+                throw new ResumeRefusedException("run " + runId + " is no longer held by this engine (it ended "
                         + "before the engine restarted, or long ago); it cannot be resumed");
             }
-            throw new RunService.UnknownRunException(runId);
+            throw new UnknownRunException(runId);
         }
         try {
             run.reopen(RandomIds.domainId(), RandomIds.domainToken());
         } catch (IllegalStateException e) {
-            throw new RunService.ResumeRefusedException(e.getMessage());
+            throw new ResumeRefusedException(e.getMessage());
         }
         CheckpointStore.Usable from = resumePoint(run, spec.get(), "resumed by user", null);
         journal.stateChanged(run);

@@ -60,10 +60,10 @@ final class RunMonitor {
     // ------------------------------------------------------------------ what ranks report
 
     /** See {@link RunService#rankEvents}. */
-    void rankEvents(String runId, List<RankEvent> events) throws RunService.UnknownRunException, RunService.ForeignEventException {
+    void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException {
         Run run = runs.get(runId);
         if (run == null) {
-            throw new RunService.UnknownRunException(runId);
+            throw new UnknownRunException(runId);
         }
         for (RankEvent e : events) {
             if (e == null || e.type() == null) {
@@ -72,7 +72,7 @@ final class RunMonitor {
             Run.Outcome outcome = run.apply(e);
             if (outcome == Run.Outcome.FOREIGN) {
                 // the run's domain, or one it gave up when it placed its ranks again
-                throw new RunService.ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
+                throw new ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
             }
             journal.record(run, e.rank(), "rank", published(e));
             handle(run, outcome, e.rank(), e.domainId());
@@ -284,16 +284,16 @@ final class RunMonitor {
     // ------------------------------------------------------------------ read queries
 
     /** See {@link RunService#log}. */
-    List<RunStore.StoredEvent> log(String runId, long afterId, int limit) throws RunService.UnknownRunException {
+    List<RunStore.StoredEvent> log(String runId, long afterId, int limit) throws UnknownRunException {
         if (detail(runId).isEmpty()) {
-            throw new RunService.UnknownRunException(runId);
+            throw new UnknownRunException(runId);
         }
         return store.events(runId, afterId, limit);
     }
 
     /** See {@link RunService#trace}. */
-    Map<String, Object> trace(String runId) throws RunService.UnknownRunException {
-        JsonNode detail = detail(runId).orElseThrow(() -> new RunService.UnknownRunException(runId));
+    Map<String, Object> trace(String runId) throws UnknownRunException {
+        JsonNode detail = detail(runId).orElseThrow(() -> new UnknownRunException(runId));
         List<RunStore.StoredEvent> events = new ArrayList<>();
         long after = 0;
         while (events.size() < RunTrace.maxEvents()) {

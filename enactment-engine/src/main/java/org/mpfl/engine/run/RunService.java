@@ -268,31 +268,4 @@ public final class RunService implements AutoCloseable {
      */
     public record Cancellation(String runId, boolean cancelled, String state) {
     }
-
-    /** A resume that the run's state does not allow. */
-    public static final class ResumeRefusedException extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        public ResumeRefusedException(String message) {
-            super(message);
-        }
-    }
-
-    /** No run with that id. */
-    public static final class UnknownRunException extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        public UnknownRunException(String runId) {
-            super("no run '" + runId + "'");
-        }
-    }
-
-    /** An event whose domain does not match the run (a stray or forged event). */
-    public static final class ForeignEventException extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        public ForeignEventException(String message) {
-            super(message);
-        }
-    }
 }
