@@ -1,0 +1,118 @@
+package org.mpfl.engine.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.store.EngineDatabase;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.RankEvent;
+
+/**
+ * Monitoring reports to the lifecycle through {@link RunFaults} alone: what a rank's events mean for
+ * the run (all done: succeeded; a workflow fault: failed; a lost host: an infrastructure fault of the
+ * run's current domain), events of another domain refused, and every applied event in the run's log.
+ * In process: a recording {@link RunFaults}, an embedded H2 database, no hosts.
+ */
+class RunMonitorTest {
+    @TempDir
+    Path dir;
+
+    private EngineDatabase db;
+    private ExecutorService workers;
+    private final List<String> reported = new CopyOnWriteArrayList<>();
+    private final RunFaults faults = new RunFaults() {
+        @Override
+        public void succeeded(Run run) {
+            reported.add("succeeded " + run.id());
+        }
+
+        @Override
+        public void failed(Run run, RunError error) {
+            reported.add("failed " + run.id() + ": rank " + error.rank() + " " + error.message());
+        }
+
+        @Override
+        public void infrastructureFault(Run run, String domainId, RunError error, Set<String> lostHosts) {
+            reported.add("infrastructure " + run.id() + " " + domainId + " " + lostHosts + ": " + error.message());
+        }
+    };
+    private final LiveRuns runs = new LiveRuns();
+    private RunMonitor monitor;
+
+    @BeforeEach
+    void open() throws Exception {
+        db = EngineDatabase.openEmbedded(dir);
+        workers = Executors.newCachedThreadPool();
+        monitor = new RunMonitor(runs, db.runs(), new RunJournal(db.runs()), faults, new HostRegistry(Duration.ofSeconds(60)),
+                null, RunSettings.defaults(), workers);
+    }
+
+    @AfterEach
+    void close() {
+        workers.shutdownNow();
+        db.close();
+    }
+
+    private Run running() {
+        Run run = new Run("r", "w", "d1", "t1", Map.of(), 1);
+        run.placed(List.of(new RankPlacement(0, "p", "s", "h0", new Endpoint("http://h0/s", null, "h0")),
+                new RankPlacement(1, "p", "s", "h1", new Endpoint("http://h1/s", null, "h1"))));
+        run.endStartup();
+        run.markRunning(2, true);
+        runs.adopt(run);
+        return run;
+    }
+
+    private static RankEvent state(String domain, int rank, long seq, String state, String message) {
+        return new RankEvent(domain, rank, seq, 10 + seq, RankEvent.Type.STATE, state, "compute", "w.mpfl.xml:3:5", message,
+                null, null, null);
+    }
+
+    @Test
+    void everyRankDoneIsASuccessReportedOnce() throws Exception {
+        running();
+        monitor.rankEvents("r", List.of(state("d1", 0, 1, "DONE", null)));
+        assertEquals(List.of(), reported, "one rank of two done: nothing to report");
+        monitor.rankEvents("r", List.of(state("d1", 1, 1, "DONE", null), state("d1", 1, 1, "DONE", null)));
+        assertEquals(List.of("succeeded r"), reported, "reported once, whatever repeats");
+        assertEquals(3, db.runs().events("r", 0, 10).size(), "each applied event is in the log, the duplicate too: "
+                + db.runs().events("r", 0, 10));
+    }
+
+    @Test
+    void aWorkflowFaultFailsTheRunWithTheRanksError() throws Exception {
+        running();
+        monitor.rankEvents("r", List.of(state("d1", 1, 1, "FAILED", "RuntimeFault: division by zero")));
+        assertEquals(List.of("failed r: rank 1 RuntimeFault: division by zero"), reported);
+    }
+
+    @Test
+    void anEventOfAnotherDomainIsRefusedAndChangesNothing() {
+        running();
+        assertThrows(ForeignEventException.class, () -> monitor.rankEvents("r", List.of(state("forged", 0, 1, "FAILED", "x"))));
+        assertThrows(UnknownRunException.class, () -> monitor.rankEvents("nope", List.of(state("d1", 0, 1, "DONE", null))));
+        assertEquals(List.of(), reported);
+    }
+
+    @Test
+    void aLostHostIsAnInfrastructureFaultOfTheCurrentDomain() {
+        running();
+        monitor.hostLost(new org.mpfl.engine.registry.HostInfo("h1", "http://h1/s", null, Set.of("s"), 1, 0, false, null));
+        assertEquals(1, reported.size(), reported.toString());
+        assertTrue(reported.get(0).startsWith("infrastructure r d1 [h1]: service host h1"), reported.toString());
+    }
+}
