@@ -1,9 +1,9 @@
 package org.mpfl.runtime.collective;
 
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.ir.semantics.CollectiveAlgorithms;
 import org.mpfl.runtime.api.ReduceOp;
 
 /**
@@ -16,32 +16,11 @@ import org.mpfl.runtime.api.ReduceOp;
  * consecutive collectives never match each other. Collectives of one communicator must not be called
  * concurrently from several threads of one rank.
  *
- * <p>Algorithms ({@link #ALGORITHMS}) are chosen by name or, for {@code auto} (or {@code null}), by
- * message size and communicator size ({@link CollectiveConfig}).
+ * <p>Algorithms are chosen by name, from the table the compiler checks documents against
+ * ({@link CollectiveAlgorithms}), or, for {@code auto} (or {@code null}), by message size and
+ * communicator size ({@link CollectiveConfig}).
  */
 public final class Collectives {
-    /** Algorithm names per operation; {@code auto} is accepted everywhere as well. */
-    public static final Map<String, List<String>> ALGORITHMS = Map.of(
-            "barrier", List.of("dissemination", "serial", "binomial", "hierarchical"),
-            "bcast", List.of("serial", "binomial", "bstore", "scatter-allgather", "hierarchical"),
-            "scatter", List.of("serial", "binomial"),
-            "gather", List.of("serial", "binomial"),
-            "allgather", List.of("ring", "recursive-doubling", "gather-broadcast"),
-            "reduce", List.of("serial", "binomial"),
-            "allreduce", List.of("reduce-broadcast", "recursive-doubling", "reduce-scatter-allgather", "hierarchical"),
-            "alltoall", List.of("pairwise", "basic"),
-            "scan", List.of("linear", "recursive-doubling"));
-
-    /**
-     * Other names accepted per operation: the generic names the MPFL compiler knows
-     * ({@code bandwidth-optimal}) and the tree names where an operation's tree variant has a longer
-     * name ({@code binomial} allreduce is reduce + broadcast).
-     */
-    public static final Map<String, Map<String, String>> ALIASES = Map.of(
-            "allreduce", Map.of("bandwidth-optimal", "reduce-scatter-allgather", "binomial", "reduce-broadcast"),
-            "bcast", Map.of("bandwidth-optimal", "scatter-allgather"),
-            "allgather", Map.of("binomial", "gather-broadcast"));
-
     private final CollectiveChannel channel;
     private final CollectiveConfig config;
     private final AtomicInteger sequence = new AtomicInteger();
@@ -60,13 +39,11 @@ public final class Collectives {
         return config;
     }
 
-    /** The algorithm names of an operation (for help texts and benchmarks). */
+    /** The algorithm names of an operation ({@code bcast} or {@code broadcast}; for help texts and benchmarks). */
     public static List<String> algorithms(String op) {
-        List<String> names = ALGORITHMS.get(op);
-        if (names == null) {
-            throw new IllegalArgumentException("unknown collective operation '" + op + "'");
-        }
-        return names;
+        return CollectiveAlgorithms.ofOperation(op)
+                .orElseThrow(() -> new IllegalArgumentException("unknown collective operation '" + op + "'"))
+                .algorithms();
     }
 
     // ------------------------------------------------------------------------------------ operations
@@ -76,7 +53,7 @@ public final class Collectives {
     }
 
     public void barrier(String algorithm) {
-        String alg = resolve("barrier", algorithm);
+        String alg = resolve(CollectiveAlgorithms.BARRIER, algorithm);
         int seq = next();
         if (channel.size() == 1) {
             return;
@@ -100,7 +77,7 @@ public final class Collectives {
 
     /** The root's value on every rank; the root gets its own value back (not a copy). */
     public Object bcast(Object value, int root, String algorithm) {
-        String alg = resolve("bcast", algorithm);
+        String alg = resolve(CollectiveAlgorithms.BROADCAST, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -128,7 +105,7 @@ public final class Collectives {
 
     /** Block distribution of the root's array (the first {@code len % p} ranks get one element more). */
     public Object scatter(Object array, int root, String algorithm) {
-        String alg = resolve("scatter", algorithm);
+        String alg = resolve(CollectiveAlgorithms.SCATTER, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -153,7 +130,7 @@ public final class Collectives {
      * concatenated, strings and other objects become a {@link java.util.List}; {@code null} elsewhere.
      */
     public Object gather(Object value, int root, String algorithm) {
-        String alg = resolve("gather", algorithm);
+        String alg = resolve(CollectiveAlgorithms.GATHER, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -174,7 +151,7 @@ public final class Collectives {
 
     /** Like {@link #gather}, with the result on every rank. */
     public Object allgather(Object value, String algorithm) {
-        String alg = resolve("allgather", algorithm);
+        String alg = resolve(CollectiveAlgorithms.ALLGATHER, algorithm);
         int seq = next();
         int p = channel.size();
         Object mine = Contribution.wire(value);
@@ -194,7 +171,7 @@ public final class Collectives {
 
     /** Element-wise reduction at the root ({@code null} elsewhere). */
     public Object reduce(Object value, ReduceOp op, int root, String algorithm) {
-        String alg = resolve("reduce", algorithm);
+        String alg = resolve(CollectiveAlgorithms.REDUCE, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -215,7 +192,7 @@ public final class Collectives {
 
     /** Element-wise reduction with the result on every rank (the same bits everywhere). */
     public Object allreduce(Object value, ReduceOp op, String algorithm) {
-        String alg = resolve("allreduce", algorithm);
+        String alg = resolve(CollectiveAlgorithms.ALLREDUCE, algorithm);
         int seq = next();
         int p = channel.size();
         Object operand = Reductions.operand(value, op);
@@ -241,7 +218,7 @@ public final class Collectives {
 
     /** Block {@code j} (block distribution) of this rank's array goes to rank {@code j}; received blocks are concatenated in rank order. */
     public Object alltoall(Object array, String algorithm) {
-        String alg = resolve("alltoall", algorithm);
+        String alg = resolve(CollectiveAlgorithms.ALLTOALL, algorithm);
         int seq = next();
         if (!Seqs.isSeq(array)) {
             throw new IllegalArgumentException("alltoall: the value must be an array, not "
@@ -257,7 +234,7 @@ public final class Collectives {
 
     /** Inclusive prefix reduction over ranks {@code 0..rank}. */
     public Object scan(Object value, ReduceOp op, String algorithm) {
-        String alg = resolve("scan", algorithm);
+        String alg = resolve(CollectiveAlgorithms.SCAN, algorithm);
         int seq = next();
         Object operand = Reductions.operand(value, op);
         Object reduced = channel.size() == 1 ? Reductions.copy(operand)
@@ -284,20 +261,13 @@ public final class Collectives {
         }
     }
 
-    /** The named algorithm, or {@code null} for an automatic choice. */
-    private String resolve(String op, String algorithm) {
-        String name = algorithm == null ? "auto" : algorithm.trim().toLowerCase(Locale.ROOT);
-        if (name.equals("auto") || name.isEmpty()) {
-            name = config.forcedAlgorithm(op);
-            if (name == null) {
-                return null;
-            }
+    /** The named algorithm (an alias resolved), or {@code null} for an automatic choice. */
+    private String resolve(CollectiveAlgorithms op, String algorithm) {
+        Optional<String> named = op.resolve(algorithm);
+        if (named.isEmpty()) {
+            String forced = config.forcedAlgorithm(op.operation());
+            named = forced == null ? Optional.empty() : op.resolve(forced);
         }
-        name = ALIASES.getOrDefault(op, Map.of()).getOrDefault(name, name);
-        if (!ALGORITHMS.get(op).contains(name)) {
-            throw new IllegalArgumentException("unknown " + op + " algorithm '" + name + "' (known: auto, "
-                    + String.join(", ", ALGORITHMS.get(op)) + ")");
-        }
-        return name;
+        return named.orElse(null);
     }
 }
