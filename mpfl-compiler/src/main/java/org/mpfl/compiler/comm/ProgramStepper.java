@@ -100,6 +100,8 @@ final class ProgramStepper {
                 execute(a, t);
             } catch (RankStop stop) {
                 throw stop.at() == null ? new RankStop(stop.reason(), a.at(), stop.getMessage()) : stop;
+            } catch (Addressing.OutsideCommunicator outside) {
+                throw RankStop.certainFault(outside.location(), outside.getMessage());
             } catch (RuntimeFault fault) {
                 throw RankStop.fault(fault.location() == null ? a.at() : fault.location(), fault.getMessage());
             } catch (UnknownValueException unknown) {
