@@ -1,5 +1,6 @@
 package org.mpfl.compiler.comm;
 
+import java.util.function.Supplier;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.IrTarget;
@@ -87,34 +88,26 @@ final class SymbolicValues {
         return new Operands() {
             @Override
             public Object value(IrExpr expr, String role) {
-                try {
-                    return plain.value(expr, role);
-                } catch (UnknownValueException unknown) {
-                    throw undecided(role, unknown);
-                }
+                return decided(() -> plain.value(expr, role), role);
             }
 
             @Override
             public int intValue(IrExpr expr, String role) {
-                try {
-                    return plain.intValue(expr, role);
-                } catch (UnknownValueException unknown) {
-                    throw undecided(role, unknown);
-                }
+                return decided(() -> plain.intValue(expr, role), role);
             }
 
             @Override
             public boolean test(IrExpr expr, String role) {
-                try {
-                    return plain.test(expr, role);
-                } catch (UnknownValueException unknown) {
-                    throw undecided(role, unknown);
-                }
+                return decided(() -> plain.test(expr, role), role);
             }
 
-            private RankStop undecided(String role, UnknownValueException unknown) {
-                return RankStop.undecided(a.at(), "the " + role + " of this <" + CommunicationReporter.kind(a)
-                        + "> depends on run-time data (it uses " + unknown.explain() + ")");
+            private <T> T decided(Supplier<T> read, String role) {
+                try {
+                    return read.get();
+                } catch (UnknownValueException unknown) {
+                    throw RankStop.undecided(a.at(), "the " + role + " of this <" + CommunicationReporter.kind(a)
+                            + "> depends on run-time data (it uses " + unknown.explain() + ")");
+                }
             }
         };
     }

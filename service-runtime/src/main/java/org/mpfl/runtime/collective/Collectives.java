@@ -71,7 +71,8 @@ public final class Collectives {
                     Barriers.binomial(channel, seq);
                 }
             }
-            default -> Barriers.binomial(channel, seq);
+            case "binomial" -> Barriers.binomial(channel, seq);
+            default -> throw unimplemented(CollectiveAlgorithms.BARRIER, alg);
         }
     }
 
@@ -99,7 +100,8 @@ public final class Collectives {
             case "hierarchical" -> Hierarchy.worthwhile(channel.hosts())
                     ? Hierarchical.bcast(channel, seq, value, root, config)
                     : Broadcasts.tree(channel, seq, value, root, channel.rank() == root && Broadcasts.isLong(value, p, config));
-            default -> Broadcasts.tree(channel, seq, value, root, true);
+            case "scatter-allgather" -> Broadcasts.tree(channel, seq, value, root, true);
+            default -> throw unimplemented(CollectiveAlgorithms.BROADCAST, alg);
         };
     }
 
@@ -120,9 +122,11 @@ public final class Collectives {
         if (alg == null) {
             alg = p >= config.scatterBinomialMinRanks() ? "binomial" : "serial";
         }
-        return alg.equals("binomial")
-                ? Gathers.scatterBinomial(channel, seq, array, root)
-                : Gathers.scatterSerial(channel, seq, array, root);
+        return switch (alg) {
+            case "binomial" -> Gathers.scatterBinomial(channel, seq, array, root);
+            case "serial" -> Gathers.scatterSerial(channel, seq, array, root);
+            default -> throw unimplemented(CollectiveAlgorithms.SCATTER, alg);
+        };
     }
 
     /**
@@ -142,9 +146,11 @@ public final class Collectives {
             if (alg == null) {
                 alg = p >= config.gatherBinomialMinRanks() ? "binomial" : "serial";
             }
-            gathered = alg.equals("binomial")
-                    ? Gathers.gatherBinomial(channel, seq, mine, root)
-                    : Gathers.gatherSerial(channel, seq, mine, root);
+            gathered = switch (alg) {
+                case "binomial" -> Gathers.gatherBinomial(channel, seq, mine, root);
+                case "serial" -> Gathers.gatherSerial(channel, seq, mine, root);
+                default -> throw unimplemented(CollectiveAlgorithms.GATHER, alg);
+            };
         }
         return gathered == null ? null : Contribution.fromWire(gathered, value);
     }
@@ -164,7 +170,8 @@ public final class Collectives {
         Object gathered = switch (alg) {
             case "recursive-doubling" -> Gathers.allgatherRecursiveDoubling(channel, seq, mine);
             case "gather-broadcast" -> Broadcasts.tree(channel, seq, Gathers.gatherBinomial(channel, seq, mine, 0), 0, false);
-            default -> Gathers.allgatherRing(channel, seq, mine);
+            case "ring" -> Gathers.allgatherRing(channel, seq, mine);
+            default -> throw unimplemented(CollectiveAlgorithms.ALLGATHER, alg);
         };
         return Contribution.fromWire(gathered, value);
     }
@@ -183,9 +190,11 @@ public final class Collectives {
             if (alg == null) {
                 alg = p >= config.reduceBinomialMinRanks() ? "binomial" : "serial";
             }
-            reduced = alg.equals("binomial")
-                    ? ReduceAlgorithms.reduceBinomial(channel, seq, operand, op, root)
-                    : ReduceAlgorithms.reduceSerial(channel, seq, operand, op, root);
+            reduced = switch (alg) {
+                case "binomial" -> ReduceAlgorithms.reduceBinomial(channel, seq, operand, op, root);
+                case "serial" -> ReduceAlgorithms.reduceSerial(channel, seq, operand, op, root);
+                default -> throw unimplemented(CollectiveAlgorithms.REDUCE, alg);
+            };
         }
         return reduced == null ? null : Reductions.result(reduced, value);
     }
@@ -211,7 +220,8 @@ public final class Collectives {
             case "hierarchical" -> Hierarchical.allreduce(channel, seq, operand, op, config);
             case "reduce-broadcast" -> ReduceAlgorithms.allreduceReduceBroadcast(channel, seq, operand, op);
             case "reduce-scatter-allgather" -> ReduceAlgorithms.allreduceReduceScatterAllgather(channel, seq, operand, op);
-            default -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
+            case "recursive-doubling" -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
+            default -> throw unimplemented(CollectiveAlgorithms.ALLREDUCE, alg);
         };
         return Reductions.result(reduced, value);
     }
@@ -227,9 +237,11 @@ public final class Collectives {
         if (channel.size() == 1) {
             return Seqs.slice(array, 0, Seqs.length(array));
         }
-        return "basic".equals(alg)
-                ? Gathers.alltoallBasic(channel, seq, array)
-                : Gathers.alltoallPairwise(channel, seq, array);
+        return switch (alg == null ? "pairwise" : alg) {
+            case "basic" -> Gathers.alltoallBasic(channel, seq, array);
+            case "pairwise" -> Gathers.alltoallPairwise(channel, seq, array);
+            default -> throw unimplemented(CollectiveAlgorithms.ALLTOALL, alg);
+        };
     }
 
     /** Inclusive prefix reduction over ranks {@code 0..rank}. */
@@ -237,10 +249,11 @@ public final class Collectives {
         String alg = resolve(CollectiveAlgorithms.SCAN, algorithm);
         int seq = next();
         Object operand = Reductions.operand(value, op);
-        Object reduced = channel.size() == 1 ? Reductions.copy(operand)
-                : "linear".equals(alg)
-                ? ReduceAlgorithms.scanLinear(channel, seq, operand, op)
-                : ReduceAlgorithms.scanRecursiveDoubling(channel, seq, operand, op);
+        Object reduced = channel.size() == 1 ? Reductions.copy(operand) : switch (alg == null ? "recursive-doubling" : alg) {
+            case "linear" -> ReduceAlgorithms.scanLinear(channel, seq, operand, op);
+            case "recursive-doubling" -> ReduceAlgorithms.scanRecursiveDoubling(channel, seq, operand, op);
+            default -> throw unimplemented(CollectiveAlgorithms.SCAN, alg);
+        };
         return Reductions.result(reduced, value);
     }
 
@@ -259,6 +272,15 @@ public final class Collectives {
         if (root < 0 || root >= channel.size()) {
             throw new IllegalArgumentException("root " + root + " is not a rank of a communicator of size " + channel.size());
         }
+    }
+
+    /**
+     * A name of the table that this class does not dispatch: a table and a runtime out of step, which
+     * the collective suites (every algorithm of every operation) find before a document does.
+     */
+    private static IllegalStateException unimplemented(CollectiveAlgorithms op, String algorithm) {
+        return new IllegalStateException("the runtime has no implementation of " + op.element() + " algorithm '" + algorithm
+                + "' of the table of collective algorithms");
     }
 
     /** The named algorithm (an alias resolved), or {@code null} for an automatic choice. */

@@ -74,8 +74,8 @@ class RankFaultTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "object | 17 | received value (from rank 0 tag 0) of type object (java.util. | does not fit variable 'number' of type int",
-        "array  | 20 | received value (from rank 0 tag 0) of type int[]               | does not fit variable 'doubles' of type double[]",
+        "object | 19 | received value (from rank 0 tag 0) of type object (java.util. | does not fit variable 'number' of type int",
+        "array  | 22 | received value (from rank 0 tag 0) of type int[]               | does not fit variable 'doubles' of type double[]",
     })
     void receivedValueOfTheWrongTypeIsAFault(String what, int line, String start, String end) {
         InterpreterHarness.Result r = InterpreterHarness.run("mismatch.mpfl.xml", Map.of("what", what), LIMIT);
