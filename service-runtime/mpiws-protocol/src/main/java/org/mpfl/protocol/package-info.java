@@ -13,7 +13,8 @@
  * ({@link org.mpfl.protocol.Xml}).
  *
  * <p>Sub-packages: {@code launch} starts service-host processes, {@code tls} is the TLS of every
- * endpoint and client, {@code digest} the SHA-256 both ends of a digest compute. Of them this package
- * uses {@code tls} only (the engine's client); the launcher is above the messages, never below.
+ * endpoint and client, {@code digest} the SHA-256 both ends of a digest compute. This package uses
+ * {@code tls} (the engine's client) and {@code digest} (a credential's verifier); the launcher is above
+ * the messages, never below.
  */
 package org.mpfl.protocol;

@@ -15,6 +15,13 @@ class Sha256Test {
     }
 
     @Test
+    void theRawDigestIsWhatTheHexSpells() {
+        byte[] raw = Sha256.of("abc".getBytes(StandardCharsets.UTF_8));
+        assertEquals(32, raw.length);
+        assertEquals(Sha256.hex("abc"), java.util.HexFormat.of().formatHex(raw));
+    }
+
+    @Test
     void textIsDigestedAsUtf8() {
         String text = "Grüße, ρ";
         assertEquals(Sha256.hex(text.getBytes(StandardCharsets.UTF_8)), Sha256.hex(text));
