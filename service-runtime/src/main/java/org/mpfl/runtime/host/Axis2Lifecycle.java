@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * directory, its one {@link ConfigurationContext} ({@link Axis2Setup}), and the HTTP server that
  * carries SOAP to it — either the host's own {@code SimpleHTTPServer} on a socket bound here
  * ({@link #listen}), or a servlet container's {@code AxisServlet} ({@link #serveThroughContainer}).
- * {@link #close} stops the server, terminates the context and deletes the repository.
+ * {@link #stopServing} stops the server; {@link #close} then terminates the context and deletes the
+ * repository.
  */
 final class Axis2Lifecycle implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Axis2Lifecycle.class);
@@ -100,11 +101,13 @@ final class Axis2Lifecycle implements AutoCloseable {
         return serverSocket == null;
     }
 
-    @Override
-    public void close() {
+    /** Stops taking requests (the HTTP server and its socket); the context stays until {@link #close}. */
+    void stopServing() {
+        SimpleHTTPServer server = http;
+        http = null; // stopped once, whoever calls first
         try {
-            if (http != null) {
-                http.stop();
+            if (server != null) {
+                server.stop();
             }
         } catch (RuntimeException e) {
             LOG.debug("stopping HTTP", e);
@@ -116,6 +119,11 @@ final class Axis2Lifecycle implements AutoCloseable {
         } catch (IOException ignored) {
             // closing
         }
+    }
+
+    @Override
+    public void close() {
+        stopServing();
         try {
             context.terminate();
         } catch (AxisFault e) {

@@ -422,8 +422,10 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
             return;
         }
         closed = true;
-        axis2.close();
+        // as before the split: no new requests, then the ranks' messaging, then Axis2 and its repository
+        axis2.stopServing();
         messaging.close();
         eventThreads.shutdownNow();
+        axis2.close();
     }
 }
