@@ -43,16 +43,6 @@ public final class WorkflowVersionStore {
         }
     }
 
-    /** SHA-256 of a text (UTF-8), lower-case hex: a workflow's source and content digests. */
-    public static String sha256(String text) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
-    }
-
     /** Adds a version; fails if that version of the workflow exists. */
     public void save(StoredWorkflow w) {
         db.locked("cannot save version " + w.version() + " of workflow " + w.name(), c -> {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * {@code mpflc bench lab [--hosts 4] [--rate 1gbit|none] [--ranks 16,64,256] [--iterations 100] [--repeat 3]
@@ -159,7 +160,7 @@ public final class LabBenchCommand implements CliCommand {
                     inside.destroyForcibly();
                 }
             }
-            BenchCommands.deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 

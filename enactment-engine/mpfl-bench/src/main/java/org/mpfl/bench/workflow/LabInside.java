@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The measurement of {@code mpflc bench lab}, in a JVM of its own inside the engine's network namespace
@@ -119,7 +120,7 @@ public final class LabInside {
                 out.flush();
             }
         } finally {
-            BenchCommands.deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 
