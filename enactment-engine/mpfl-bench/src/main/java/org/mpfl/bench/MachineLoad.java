@@ -9,7 +9,7 @@ import java.nio.file.Path;
  * How busy the machine is, from {@code /proc/stat}, so a benchmark can wait for a quiet machine
  * before measuring (the peers' scripts do the same: other jobs on 2 cores distort everything).
  */
-final class MachineLoad {
+public final class MachineLoad {
     private MachineLoad() {
     }
 
@@ -22,6 +22,34 @@ final class MachineLoad {
             return Double.NaN;
         }
         return (double) (b[1] - a[1]) / (b[0] - a[0]);
+    }
+
+    /** The 1-minute load average ({@code /proc/loadavg}); {@code NaN} where there is none. */
+    public static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** A window over which the share of idle CPU time is measured: {@link #start}, then {@link #idleFraction()}. */
+    public static final class Window {
+        private final long[] start = read();
+
+        /** Share of CPU time spent idle since the window started; {@code NaN} where /proc/stat is missing. */
+        public double idleFraction() {
+            long[] now = read();
+            if (start == null || now == null || now[0] == start[0]) {
+                return Double.NaN;
+            }
+            return (double) (now[1] - start[1]) / (now[0] - start[0]);
+        }
+    }
+
+    /** Starts a {@link Window}. */
+    public static Window start() {
+        return new Window();
     }
 
     /** {total, idle+iowait} jiffies of the aggregate "cpu" line. */

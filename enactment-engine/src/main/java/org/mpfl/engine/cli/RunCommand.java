@@ -22,7 +22,8 @@ import org.mpfl.ir.files.FileTrees;
  * of a document, plan or compiled directory, or ({@code --engine} only) of a workflow stored with
  * {@code mpflc deploy}: {@code NAME} runs its latest version, {@code NAME@N} version N;
  * follows it with a progress bar on stderr, prints the outputs; exit 0 only if the run SUCCEEDED.
- * {@code --local} starts an embedded engine and N local service hosts for this run only
+ * {@code --local} starts an engine for this run only, with one service host in the same JVM (the ranks need
+ * no process of their own) or, with {@code --hosts N}, N service-host processes on loopback
  * ({@code --service NAME=CLASS} publishes a hand-written {@code RankProgram} on them). Also
  * {@code --token-file F}/{@code --data DIR} (engine token; or {@code $MPFL_ENGINE_TOKEN}) and {@code --timeout S} (cancel after S seconds).
  * {@code --sweep NAME=V1,V2,…} (repeatable) runs every combination of the values, {@code --parallel K} at a
@@ -52,7 +53,9 @@ public final class RunCommand implements CliCommand {
         if (local == (args.option("engine") != null)) {
             throw new UsageException("give exactly one of --engine URL or --local");
         }
-        int hosts = args.intOption("hosts", 2);
+        // no --hosts: one host in this JVM (EmbeddedHost); --hosts N: N host processes
+        boolean embedded = args.option("hosts") == null;
+        int hosts = args.intOption("hosts", 1);
         if (hosts < 1) {
             throw new UsageException("--hosts must be at least 1");
         }
@@ -89,10 +92,12 @@ public final class RunCommand implements CliCommand {
             if (local) {
                 localData = Files.createTempDirectory("mpfl-local-");
                 if (!json) {
-                    err.println("mpflc run: starting a local engine and " + hosts + " service host(s)...");
+                    err.println("mpflc run: starting a local engine and " + (embedded ? "a service host in its JVM"
+                            : hosts + " service host process(es)") + "...");
                 }
-                cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(localData), hosts, args.services,
-                        Duration.ofSeconds(60));
+                EngineConfig config = new EngineConfig().port(0).dataDir(localData);
+                cluster = embedded ? LocalCluster.startEmbedded(config, args.services, Duration.ofSeconds(60))
+                        : LocalCluster.start(config, hosts, args.services, Duration.ofSeconds(60));
                 client = new EngineClient(cluster.engine().url(), cluster.engine().token());
             } else {
                 if (!args.services.isEmpty()) {

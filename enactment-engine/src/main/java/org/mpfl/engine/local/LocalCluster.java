@@ -6,11 +6,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.launch.EmbeddedHost;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -25,6 +31,11 @@ import org.mpfl.protocol.tls.TlsSettings;
  * then forcibly after a bound) and the engine, both at once; a JVM shutdown hook does the same if the
  * command line is interrupted. Hosts run with {@code --exit-with-parent}: they end by themselves if
  * this process dies without stopping them (also while they still wait for their credential).
+ *
+ * <p>{@link #startEmbedded} instead starts one host in this JVM ({@link EmbeddedHost}), while the engine
+ * starts: {@code mpflc run --local} without {@code --hosts}, whose ranks need no process of their own.
+ * Everything between engine and host still goes over loopback HTTP as with a host process (the
+ * credential hand-over aside); one JVM starts instead of three, the first run's main cost.
  */
 public final class LocalCluster implements AutoCloseable {
     private final Engine engine;
@@ -32,13 +43,16 @@ public final class LocalCluster implements AutoCloseable {
     /** The hosts as launched, until they are ready ({@link #hosts}). */
     private final HostProcesses.Launch launch;
     private HostProcesses hosts;
+    /** The host in this JVM ({@link #startEmbedded}), or {@code null}. */
+    private final EmbeddedHost embedded;
     /** Credentials issued to this cluster's hosts: revoked when it stops, so none outlives its host. */
     private final List<String> issued = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    private LocalCluster(Engine engine, HostProcesses.Launch launch) {
+    private LocalCluster(Engine engine, HostProcesses.Launch launch, EmbeddedHost embedded) {
         this.engine = engine;
         this.launch = launch;
+        this.embedded = embedded;
         this.shutdownHook = new Thread(this::stopAll, "mpfl-local-cluster-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -72,13 +86,75 @@ public final class LocalCluster implements AutoCloseable {
             }
             throw e;
         }
-        LocalCluster c = new LocalCluster(engine, launch);
+        LocalCluster c = new LocalCluster(engine, launch, null);
         try {
             if (launch != null) {
                 c.handOverCredentials();
                 c.hosts = launch.awaitReady();
             }
             c.awaitRegistration(hostCount, startTimeout);
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    /**
+     * Starts the engine and one service host in this JVM, at the same time, and waits (up to
+     * {@code startTimeout}) until the host registered; {@code services} as for
+     * {@link #start(EngineConfig, int, List, Duration)}. Plaintext only (TLS needs host processes).
+     *
+     * @throws IOException no embedded host on the class path (the service runtime), or TLS asked for
+     */
+    public static LocalCluster startEmbedded(EngineConfig config, List<String> services, Duration startTimeout)
+            throws Exception {
+        if (config.tls().serves()) {
+            throw new IOException("TLS: a host in the engine's JVM serves plaintext only; start host processes (--hosts N)");
+        }
+        EmbeddedHost.Factory factory = EmbeddedHost.factory().orElseThrow(() -> new IOException(
+                "no embedded service host on the class path (the service-runtime jar): start host processes (--hosts N)"));
+        // the host (Axis2, ports) starts on another thread while this one starts the engine: on two cores the
+        // two start-ups overlap, as a host process's and the engine's do
+        CompletableFuture<EmbeddedHost> starting = new CompletableFuture<>();
+        Thread starter = new Thread(() -> {
+            try {
+                starting.complete(factory.start("local-" + UUID.randomUUID().toString().substring(0, 8), services));
+            } catch (Throwable t) {
+                starting.completeExceptionally(t);
+            }
+        }, "mpfl-embedded-host-start");
+        starter.setDaemon(true);
+        starter.start();
+        Engine engine;
+        try {
+            engine = Engine.start(config);
+        } catch (Exception | Error e) {
+            starting.thenAccept(h -> h.close(Duration.ofSeconds(1)));
+            throw e;
+        }
+        EmbeddedHost host;
+        try {
+            host = starting.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            engine.close();
+            throw e.getCause() instanceof Exception x ? x : new IOException("the embedded service host failed to start", e.getCause());
+        } catch (TimeoutException e) {
+            engine.close();
+            starting.thenAccept(h -> h.close(Duration.ofSeconds(1)));
+            throw new IOException("the embedded service host did not start within " + startTimeout.toSeconds() + " s");
+        }
+        LocalCluster c = new LocalCluster(engine, null, host);
+        try {
+            HostCredential credential;
+            try {
+                credential = engine.issueHostCredential(host.hostId());
+            } catch (HostCredentials.HostIdTakenException e) {
+                throw new IOException("the embedded service host's id was taken: " + e.getMessage(), e);
+            }
+            c.issued.add(credential.id());
+            host.handOver(credential);
+            c.awaitRegistration(1, startTimeout);
         } catch (Exception e) {
             c.close();
             throw e;
@@ -152,7 +228,7 @@ public final class LocalCluster implements AutoCloseable {
     private void awaitRegistration(int count, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (engine.registry().hosts().size() < count) {
-            for (int i = 0; i < hosts.size(); i++) {
+            for (int i = 0; hosts != null && i < hosts.size(); i++) {
                 if (!hosts.get(i).isAlive()) {
                     throw new IOException("local service host " + i + " exited with code " + hosts.get(i).process().exitValue()
                             + ":\n" + HostProcesses.logTail(hosts.get(i).log()));
@@ -161,7 +237,7 @@ public final class LocalCluster implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new IOException("only " + engine.registry().hosts().size() + " of " + count
                         + " local service hosts registered within " + timeout.toSeconds() + " s; host log:\n"
-                        + HostProcesses.logTail(hosts.get(0).log()));
+                        + (hosts == null ? "(the host runs in this JVM: see above)" : HostProcesses.logTail(hosts.get(0).log())));
             }
             Thread.sleep(20);
         }
@@ -181,6 +257,12 @@ public final class LocalCluster implements AutoCloseable {
      * the engine's registry gives up within its own bound), and one after the other cost the sum of
      * both after every local run. Bounded: the hosts are killed after {@link HostProcesses#close}'s grace.
      */
+    /**
+     * How long the stop waits for the embedded host: as long as a host process's exit does
+     * ({@code mpfl.host.exitCloseWaitMs}, 500 ms); what is left of it ends with this JVM.
+     */
+    private static final Duration EMBEDDED_CLOSE_BOUND = Duration.ofMillis(Long.getLong("mpfl.host.exitCloseWaitMs", 500));
+
     private synchronized void stopAll() {
         if (closed) {
             return;
@@ -190,6 +272,8 @@ public final class LocalCluster implements AutoCloseable {
         Thread hostsStop = new Thread(() -> {
             if (ready != null) {
                 ready.close();
+            } else if (embedded != null) {
+                embedded.close(EMBEDDED_CLOSE_BOUND);
             } else if (launch != null) {
                 launch.abort();
             }

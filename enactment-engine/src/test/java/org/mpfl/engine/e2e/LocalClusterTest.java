@@ -26,7 +26,8 @@ import org.mpfl.runtime.host.ProcFiles;
 /**
  * {@code run --local}'s cluster: its hosts start while the engine does and get the engine's URL and
  * their credential on standard input (never in argv or the environment); they register and run ranks;
- * closing the cluster leaves no host running and no host's files behind.
+ * closing the cluster leaves no host running and no host's files behind. The embedded variant
+ * ({@code run --local} without {@code --hosts}) runs the same ranks on a host in this JVM.
  */
 @Timeout(240)
 class LocalClusterTest {
@@ -80,6 +81,42 @@ class LocalClusterTest {
                 assertTrue(left.isEmpty(), "files of host " + id + " left: " + left);
             }
         }
+    }
+
+    @Test
+    void anEmbeddedHostRunsTheRanksInThisJvmThroughTheEngineAndLeavesNothingBehind() throws Exception {
+        String hostId;
+        LocalCluster cluster = LocalCluster.startEmbedded(new EngineConfig().port(0).dataDir(dir.resolve("engine")),
+                List.of("ring=" + RingProgram.class.getName()), Duration.ofSeconds(120));
+        try {
+            Engine engine = cluster.engine();
+            assertTrue(cluster.hostProcesses().isEmpty(), "an embedded host is no process");
+            List<HostInfo> hosts = engine.registry().hosts();
+            assertEquals(1, hosts.size(), "registered: " + hosts);
+            hostId = hosts.get(0).hostId();
+            // the engine reaches it as any host: over HTTP, at the SOAP URL it announced itself with
+            assertTrue(hosts.get(0).soapUrl().startsWith("http://127.0.0.1:"), hosts.get(0).toString());
+            JsonNode d = PlanRuns.awaitEnd(engine, PlanRuns.start(engine, "ring", 4, Map.of("rounds", 2)), 60_000);
+            assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+            assertEquals(8, d.at("/outputs/token/0").asLong());
+            assertTrue(ProcessHandle.current().children().noneMatch(h -> h.info().commandLine().orElse("").contains("credential")),
+                    "the run started a host process");
+        } finally {
+            cluster.close();
+        }
+        // close() waits for the host only up to its bound (the JVM of 'run --local' ends right after), so the
+        // host's last step, deleting its repository, is awaited here: 60 s holds on a loaded 2-core machine
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        List<Path> left;
+        do {
+            try (Stream<Path> s = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+                left = s.filter(f -> f.getFileName().toString().startsWith("mpfl-host-" + hostId + "-")).toList();
+            }
+            if (!left.isEmpty()) {
+                Thread.sleep(50);
+            }
+        } while (!left.isEmpty() && System.nanoTime() < deadline);
+        assertTrue(left.isEmpty(), "files of the embedded host left: " + left);
     }
 
     @Test

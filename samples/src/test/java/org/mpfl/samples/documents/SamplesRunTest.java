@@ -32,7 +32,7 @@ import org.mpfl.fixtures.InlineExpectations;
 
 /**
  * Each sample end to end at a small size: {@code mpflc run DOC --engine URL --json --param …} on one
- * local cluster (an engine and two service-host processes on loopback, what {@code --local} starts for
+ * local cluster (an engine and two service-host processes on loopback, what {@code --local --hosts 2} starts for
  * a single run), started once for all samples because starting it dominates a small run.
  *
  * <p>Each sample runs once, with the params its document gives ({@code <!-- param: NAME=VALUE -->}), and

@@ -82,8 +82,8 @@ public final class HostMain {
     /** Axis2's switch: its HTTP server's stop closes open connections at once instead of awaiting their workers 3 s. */
     static final String AXIS2_FAST_SHUTDOWN = "org.apache.axis2.transport.http.server.fastShutdown";
 
-    /** Closes the host on another thread and waits at most {@code waitMs} for it. */
-    static void closeWithin(ServiceHost host, long waitMs) {
+    /** Closes the host on another thread and waits at most {@code waitMs} for it; whether it closed within. */
+    static boolean closeWithin(ServiceHost host, long waitMs) {
         Thread closer = new Thread(host::close, "mpfl-host-close");
         closer.setDaemon(true);
         closer.start();
@@ -92,6 +92,7 @@ public final class HostMain {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        return !closer.isAlive();
     }
 
     /** Keeps Axis2's informational chatter (and its warning on every closed keep-alive connection) out of the log. */
@@ -217,11 +218,7 @@ public final class HostMain {
         Runtime.getRuntime().addShutdownHook(shutdown);
         try {
             for (String[] p : programs) {
-                Class<?> c = Class.forName(p[1]);
-                if (!RankProgram.class.isAssignableFrom(c)) {
-                    throw new UsageException(p[1] + " is not a " + RankProgram.class.getName());
-                }
-                host.registerServiceType(p[0], () -> newProgram(c));
+                publish(host, p[0], p[1]);
             }
             host.setCredential(credential);
             for (HostExtension extension : extensions) {
@@ -313,6 +310,15 @@ public final class HostMain {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
+    }
+
+    /** Publishes the hand-written {@link RankProgram} class {@code className} as service type {@code name} ({@code --service}). */
+    static void publish(ServiceHost host, String name, String className) throws Exception {
+        Class<?> c = Class.forName(className);
+        if (!RankProgram.class.isAssignableFrom(c)) {
+            throw new UsageException(className + " is not a " + RankProgram.class.getName());
+        }
+        host.registerServiceType(name, () -> newProgram(c));
     }
 
     private static RankProgram newProgram(Class<?> c) {

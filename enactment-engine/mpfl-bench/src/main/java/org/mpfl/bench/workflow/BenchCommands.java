@@ -101,11 +101,7 @@ final class BenchCommands {
 
     /** {@code (load 1.23)} from /proc/loadavg, or empty where there is none. */
     static String load() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return String.format(Locale.ROOT, "(load %s)", f[0]);
-        } catch (IOException | RuntimeException e) {
-            return "";
-        }
+        double l = org.mpfl.bench.MachineLoad.loadAverage();
+        return Double.isNaN(l) ? "" : String.format(Locale.ROOT, "(load %.2f)", l);
     }
 }

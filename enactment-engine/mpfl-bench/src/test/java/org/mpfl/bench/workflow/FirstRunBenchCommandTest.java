@@ -27,6 +27,22 @@ class FirstRunBenchCommandTest {
         assertEquals(home.resolve("samples/ring/ring.mpfl.xml"), d.document());
         assertThrows(UsageException.class, () -> FirstRunBenchCommand.parse(List.of("--repeat", "0"), home));
         assertThrows(UsageException.class, () -> FirstRunBenchCommand.parse(List.of("--bogus"), home));
+        assertEquals(false, d.withPeers());
+        assertEquals(true, FirstRunBenchCommand.parse(List.of("--with-peers"), home).withPeers());
+    }
+
+    @Test
+    void thePeersTimesAndTheRatiosToThem() {
+        List<PeerStartup.Time> t = PeerStartup.parse(List.of("compiling…", "startup,mpj-multicore,0.640",
+                "startup,mpj-niodev,FAILED: no daemon", "startup,ompi-shm,0.400", "median,mpj-multicore,0.640,min 0.640"));
+        assertEquals(List.of(new PeerStartup.Time("mpj-multicore", 0.64), new PeerStartup.Time("ompi-shm", 0.4)), t);
+        List<FirstRunBenchCommand.Run> runs = List.of(new FirstRunBenchCommand.Run("plain", 1, 2.0, 0),
+                new FirstRunBenchCommand.Run("default", 1, 0.8, 0), new FirstRunBenchCommand.Run("mpj-multicore", 1, 0.64, 0),
+                new FirstRunBenchCommand.Run("ompi-shm", 1, 0.4, 0));
+        var ratios = FirstRunBenchCommand.ratiosToPeers(FirstRunBenchCommand.medians(runs));
+        assertEquals(List.of("mpj-multicore", "ompi-shm"), List.copyOf(ratios.keySet()));
+        assertEquals(1.25, ratios.get("mpj-multicore"), 1e-9);
+        assertEquals(2.0, ratios.get("ompi-shm"), 1e-9);
     }
 
     @Test
