@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.bench.PeerRuns;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The peers' first run, measured now: {@code <peers>/run-startup.sh} (a 4-process ring from the command
@@ -40,7 +41,7 @@ final class PeerStartup {
             }
             return times;
         } finally {
-            BenchCommands.deleteTree(res);
+            FileTrees.deleteQuietly(res);
         }
     }
 
