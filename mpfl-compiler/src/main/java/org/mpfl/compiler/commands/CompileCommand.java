@@ -24,7 +24,7 @@ import org.mpfl.compiler.gen.RuntimeBundle;
 public final class CompileCommand implements CliCommand {
     private static final ArgumentSpec SPEC = DocumentArguments.spec("compile", "Check, then write plan.json and one .aar"
             + " per process (nothing when the document has errors); prints the written files.")
-            .value("--output", "DIR", "<stem>.build next to the document", "the output directory")
+            .value("--output", "DIR", "the output directory (default: <stem>.build next to the document)")
             .alias("-o", "--output")
             .flag("--bundle-runtime", "put the MPFL runtime jars into every archive (for a stock Axis2 container)");
     @Override

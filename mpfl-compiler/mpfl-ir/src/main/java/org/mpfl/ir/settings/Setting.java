@@ -93,6 +93,11 @@ public final class Setting<T> {
         return given().orElse(fallback);
     }
 
+    /** The declared default ({@code null} when it is computed where the setting is read). */
+    public T defaultValue() {
+        return defaultValue;
+    }
+
     /** The text as given, unparsed, or {@code null}. */
     public String raw() {
         return source == Source.PROPERTY ? System.getProperty(name) : System.getenv(name);
