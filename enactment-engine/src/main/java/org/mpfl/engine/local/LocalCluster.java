@@ -1,5 +1,7 @@
 package org.mpfl.engine.local;
 
+import org.mpfl.engine.settings.EngineSettings;
+import org.mpfl.ir.cli.CliSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,11 +98,11 @@ public final class LocalCluster implements AutoCloseable {
         // once); C2 still compiles what a rank runs hot (a loop after 160,000 iterations instead of 40,000).
         // MPFL_HOST_JAVA_OPTS comes after it, so it can set another value.
         b.jvmArg("-XX:CompileThresholdScaling=4");
-        String opts = System.getenv("MPFL_HOST_JAVA_OPTS");
+        String opts = EngineSettings.HOST_JAVA_OPTS.raw();
         if (opts != null && !opts.isBlank()) {
             List.of(opts.strip().split("\\s+")).forEach(b::jvmArg);
         }
-        String home = System.getProperty("mpfl.home");
+        String home = CliSettings.HOME.get();
         if (home != null) {
             b.jvmArg("-Dmpfl.home=" + home);
         }

@@ -25,11 +25,12 @@ import org.junit.jupiter.api.Test;
  * <ul>
  * <li>commands: every class listed in a module's {@code META-INF/services/org.mpfl.ir.cli.CliCommand},
  *     named by its {@code name()};</li>
- * <li>flags: in the command's source file and the classes of its module that it names (its parser,
- *     e.g. {@code HostMain}, {@code PeerRuns}), other commands excepted: every whole-flag literal that a
- *     parser compares with ({@code case "--port" ->}, {@code .equals("-o")}) and the {@code TlsSettings}
- *     option constants they refer to; in the command's own file also every whole-flag literal and every
- *     lower-case literal in a {@code Set.of(…)} (the option sets {@code CliArgs.parse} takes).</li>
+ * <li>flags: in the command's source file and the classes of its module that it names (where it declares
+ *     its options, e.g. {@code HostMain}, {@code PeerRuns}, {@code EngineOptions}), other commands excepted:
+ *     every flag an {@code ArgumentSpec} declaration names ({@code .value("--port", …)},
+ *     {@code .alias("-o", …)}), every whole-flag literal a parser compares with ({@code .equals("-o")}),
+ *     the TLS flags of {@code TlsOptions::client}/{@code ::serving} and the {@code TlsSettings} option
+ *     constants named; in the command's own file also every whole-flag literal.</li>
  * </ul>
  */
 class CliDocumentationTest {
@@ -38,8 +39,11 @@ class CliDocumentationTest {
     private static final Pattern CASE_LABEL = Pattern.compile("case\\s+(\"-[^:>]*?)\\s*(->|:)");
     private static final Pattern EQUALS = Pattern.compile("equals\\(\"(--?[a-z][a-z0-9-]*)\"\\)");
     private static final Pattern FLAG_LITERAL = Pattern.compile("\"(--?[a-z][a-z0-9-]*)\"");
-    private static final Pattern SET_OF = Pattern.compile("Set\\.of\\(([^)]*)\\)");
-    private static final Pattern WORD_LITERAL = Pattern.compile("\"([a-z][a-z0-9-]*)\"");
+    /** An option an {@code ArgumentSpec} declares. */
+    private static final Pattern DECLARATION = Pattern.compile(
+            "\\.(?:flag|value|repeatable|rest|alias)\\(\\s*\"(--?[a-z][a-z0-9-]*)\"");
+    /** The TLS option groups of {@code TlsOptions}: {@code client} is {@code --tls-ca}, {@code serving} every TLS flag. */
+    private static final Pattern TLS_GROUP = Pattern.compile("TlsOptions::(client|serving)\\b");
     private static final Pattern TLS_CONSTANT = Pattern.compile("TlsSettings\\.([A-Z][A-Z_]*)\\b");
 
     /** One command as found in the code. */
@@ -95,7 +99,7 @@ class CliDocumentationTest {
                 TreeSet<String> flags = new TreeSet<>();
                 flags(text, root, flags, true);
                 // the helpers of its module that it names: the parser of `host` is HostMain, …
-                Matcher used = Pattern.compile("\\b([A-Z]\\w*)\\.").matcher(text);
+                Matcher used = Pattern.compile("\\b([A-Z]\\w*)(?:\\.|::)").matcher(text);
                 java.util.Set<Path> helpers = new java.util.LinkedHashSet<>();
                 while (used.find()) {
                     Path helper = moduleClasses.get(used.group(1));
@@ -124,18 +128,19 @@ class CliDocumentationTest {
         while (equals.find()) {
             flags.add(equals.group(1));
         }
+        Matcher declared = DECLARATION.matcher(text);
+        while (declared.find()) {
+            flags.add(declared.group(1));
+        }
         if (commandFile) {
             Matcher literal = FLAG_LITERAL.matcher(text);
             while (literal.find()) {
                 flags.add(literal.group(1));
             }
-            Matcher set = SET_OF.matcher(text);
-            while (set.find()) {
-                Matcher word = WORD_LITERAL.matcher(set.group(1));
-                while (word.find()) {
-                    flags.add("--" + word.group(1));
-                }
-            }
+        }
+        Matcher group = TLS_GROUP.matcher(text);
+        while (group.find()) {
+            flags.addAll(tlsOptions(root, group.group(1).equals("client") ? "CA" : "OPTIONS"));
         }
         Matcher tls = TLS_CONSTANT.matcher(text);
         while (tls.find()) {
@@ -219,12 +224,16 @@ class CliDocumentationTest {
         for (Command c : commands(root())) {
             byName.put(c.name(), c.flags());
         }
-        // CliArgs option sets, repeatable options, TlsSettings constants, switch cases of a parser helper, -o aliases
+        // declarations in the command and in its module's helpers, TLS option groups, -o aliases
         assertTrue(byName.get("run").containsAll(List.of("--engine", "--local", "--sweep", "--parallel", "--tls-ca")), byName.get("run").toString());
         assertTrue(byName.get("up").containsAll(List.of("--tls-cert", "--tls-key", "--tls-keystore")), byName.get("up").toString());
         assertTrue(byName.get("host").containsAll(List.of("--credential-file", "--no-binary", "--tls-ca")), byName.get("host").toString());
         assertTrue(byName.get("host-token").contains("-o"), byName.get("host-token").toString());
         assertTrue(byName.get("check").containsAll(List.of("--param", "-p")), byName.get("check").toString());
+        assertTrue(byName.get("status").containsAll(List.of("--engine", "--token-file", "--data", "--tls-ca", "--follow")),
+                byName.get("status").toString());
+        assertTrue(byName.get("slurm").containsAll(List.of("--run", "--host-arg", "--tls-keystore-password-file")),
+                byName.get("slurm").toString());
         assertTrue(byName.get("trace").contains("--output"), byName.get("trace").toString());
         // and a section that lacks one is caught
         String doc = "### mpflc run\nuse --engine and --local\n### mpflc up\n--sweep\n";
