@@ -14,6 +14,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 
@@ -111,7 +112,7 @@ public final class LocalCluster implements AutoCloseable {
             // the hosts serve with the engine's certificate (valid for this machine's loopback address,
             // see docs/deployment.md) and trust the same CA, on SOAP and on the binary channel alike
             tls.childArguments().forEach(b::hostArg);
-            tls.childEnvironment(System::getenv).forEach(b::environment);
+            tls.childEnvironment(ProtocolSettings::environment).forEach(b::environment);
         }
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);

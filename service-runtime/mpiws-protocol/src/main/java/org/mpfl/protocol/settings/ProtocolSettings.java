@@ -20,4 +20,19 @@ public final class ProtocolSettings {
     /** Its name is {@code TlsSettings.PASSWORD_ENV}. */
     public static final Setting<String> TLS_PASSWORD = Setting.environment("MPFL_TLS_PASSWORD", "unset",
             "the password of --tls-keystore when no --tls-keystore-password-file is given");
+
+    /**
+     * The value of one of these environment variables, or {@code null}: the environment for code that
+     * takes it as a function (so that its tests give their own).
+     *
+     * @throws IllegalArgumentException for a variable not declared here
+     */
+    public static String environment(String name) {
+        for (Setting<String> s : java.util.List.of(HOST_CREDENTIAL, TLS_PASSWORD)) {
+            if (s.name().equals(name)) {
+                return s.raw();
+            }
+        }
+        throw new IllegalArgumentException(name + " is not an environment variable of ProtocolSettings");
+    }
 }

@@ -150,7 +150,7 @@ public final class TlsSettings {
 
     /** Reads the TLS options from this process's environment ({@value #PASSWORD_ENV}). */
     public static TlsSettings fromOptions(Map<String, String> given) throws IOException {
-        return fromOptions(given, n -> n.equals(PASSWORD_ENV) ? ProtocolSettings.TLS_PASSWORD.raw() : null);
+        return fromOptions(given, ProtocolSettings::environment);
     }
 
     /** Whether any TLS option was given (clients then trust {@code --tls-ca}). */
