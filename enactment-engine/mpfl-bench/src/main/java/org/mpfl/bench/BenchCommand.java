@@ -107,30 +107,26 @@ public final class BenchCommand implements CliCommand {
     /** The options of {@code bench p2p}. */
     static final ArgumentSpec SPEC = ArgumentSpec.of("bench p2p", "The point-to-point benchmark: PingPong and Ping*Pong over"
             + " each transport, with the ratios to raw sockets (measured in the same run), MPJ Express and Open MPI.")
-            .flag("--json", "print exactly one JSON object")
             .value("--sizes", "1,10,...", SIZES.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")),
                     "message sizes (doubles)")
             .value("--transports", "soap,binary,local", String.join(",", TRANSPORTS), "the transports measured")
             .value("--scale", "X", "1", "iteration scale")
             .with(PeerRuns.Options::declare)
-            .value("--quiet-wait", "S", "0", "seconds each peer run may wait for an idle machine")
-            .repeatable("--host-jvm-arg", "ARG", "a JVM option of the benchmark hosts (default " + String.join(" ",
-                    DEFAULT_HOST_JVM_ARGS) + ")")
-            .value("--save", "FILE.json", "also write the JSON to FILE")
-            .value("--plot", "FILE.png", "draw the results")
-            .value("--from", "FILE.json", "tabulate (and plot) a run saved with --save instead of measuring");
+            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output)
+            .with(BenchOptions::saved);
 
     /** Parses the arguments after {@code p2p}. */
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);
-        List<String> jvmArgs = a.values("--host-jvm-arg").isEmpty() ? DEFAULT_HOST_JVM_ARGS : a.values("--host-jvm-arg");
         Path from = a.path("--from");
         if (from != null && !Files.isRegularFile(from)) {
             throw new UsageException("--from " + from + ": no such file (a JSON saved with --save)");
         }
-        int quietWait = (int) a.number("--quiet-wait");
+        PeerRuns.Options peers = PeerRuns.Options.of(a);
         return new Options(a.flag("--json"), a.intList("--sizes", 0), a.choices("--transports", TRANSPORTS), a.number("--scale"),
-                List.copyOf(jvmArgs), a.path("--save"), a.path("--plot"), quietWait, PeerRuns.Options.of(a).quietWait(quietWait), from);
+                BenchOptions.hostJvmArgs(a, DEFAULT_HOST_JVM_ARGS), a.path("--save"), a.path("--plot"), peers.quietWait(), peers,
+                from);
     }
 
     /** The benchmarks: this command's p2p and every command named "bench SUB". */

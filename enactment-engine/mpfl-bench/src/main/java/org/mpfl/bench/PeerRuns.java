@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliSettings;
+import org.mpfl.ir.cli.UsageException;
 
 /**
  * The peers ({@code ../shared/peers/}: MPJ Express and Open MPI, with their own benchmark scripts)
@@ -57,13 +58,15 @@ public final class PeerRuns {
                     .flag("--with-peers", "run every installed peer's benchmark in this invocation (MPJ Express and Open MPI)")
                     .flag("--with-mpj", "run MPJ Express's benchmark in this invocation")
                     .flag("--with-ompi", "run Open MPI's benchmark in this invocation")
-                    .value("--peers", "DIR", "the peers' directory (default $MPFL_PEERS, else ../shared/peers)");
+                    .value("--peers", "DIR", "the peers' directory (default $MPFL_PEERS, else ../shared/peers)")
+                    .value("--quiet-wait", "S", "0", "seconds each peer run may wait for an idle machine");
         }
 
-        /** The peer options given (the scripts' quiet wait 0: set it with {@link #quietWait(int)}). */
-        public static Options of(Arguments a) {
+        /** The peer options given. */
+        public static Options of(Arguments a) throws UsageException {
             boolean all = a.flag("--with-peers");
-            return new Options(all || a.flag("--with-mpj"), all || a.flag("--with-ompi"), a.path("--peers"), 0);
+            return new Options(all || a.flag("--with-mpj"), all || a.flag("--with-ompi"), a.path("--peers"),
+                    (int) a.number("--quiet-wait"));
         }
 
         public Options quietWait(int seconds) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchCommand;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.bench.BenchPlot;
 import org.mpfl.bench.PeerResults;
 import org.mpfl.bench.PeerRuns;
@@ -61,7 +62,6 @@ public final class CollectivesBenchCommand implements CliCommand {
 
     static final ArgumentSpec SPEC = ArgumentSpec.of("bench collectives", "Barrier, broadcast, gather and allreduce over"
             + " two local service hosts, with the ratios to MPJ Express niodev and Open MPI tcp.")
-            .flag("--json", "print one JSON object")
             .value("--ranks", "2,4,8", "2,4,8", "rank counts (1..64)")
             .value("--sizes", "10,100,...", "10,100,300,700", "message sizes (doubles)")
             .value("--transport", "auto|soap|binary", "auto", "the transports measured (comma-separated)")
@@ -69,12 +69,9 @@ public final class CollectivesBenchCommand implements CliCommand {
             .value("--ops", "barrier,bcast,...", String.join(",", OPS), "the operations measured")
             .value("--scale", "X", "1", "iteration scale")
             .with(PeerRuns.Options::declare)
-            .value("--quiet-wait", "S", "0", "seconds each peer run may wait for an idle machine")
-            .repeatable("--host-jvm-arg", "ARG", "a JVM option of the benchmark hosts (default " + String.join(" ",
-                    DEFAULT_HOST_JVM_ARGS) + ")")
-            .value("--save", "FILE.json", "also write the JSON to FILE")
-            .value("--plot", "FILE.png", "draw the results")
-            .value("--from", "FILE.json", "re-read saved results instead of measuring");
+            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output)
+            .with(BenchOptions::saved);
 
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);
@@ -84,11 +81,10 @@ public final class CollectivesBenchCommand implements CliCommand {
                 throw new UsageException("--ranks: " + p + " is out of range 1..64");
             }
         }
-        List<String> jvmArgs = a.values("--host-jvm-arg").isEmpty() ? DEFAULT_HOST_JVM_ARGS : a.values("--host-jvm-arg");
-        int quietWait = (int) a.number("--quiet-wait");
+        PeerRuns.Options peers = PeerRuns.Options.of(a);
         return new Options(a.flag("--json"), ranks, a.intList("--sizes", 0), a.choices("--transport", List.of("auto", "soap", "binary")),
-                a.choices("--ops", OPS), a.number("--scale"), List.copyOf(jvmArgs), a.path("--save"), a.path("--plot"),
-                a.path("--from"), quietWait, PeerRuns.Options.of(a).quietWait(quietWait));
+                a.choices("--ops", OPS), a.number("--scale"), BenchOptions.hostJvmArgs(a, DEFAULT_HOST_JVM_ARGS), a.path("--save"),
+                a.path("--plot"), a.path("--from"), peers.quietWait(), peers);
     }
 
     /** The MPJ Express device compared with: niodev (TCP between JVMs), as the targets. */

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -60,10 +61,9 @@ public final class FirstRunBenchCommand implements CliCommand {
 
     static final ArgumentSpec SPEC = ArgumentSpec.of("bench first-run", "Wall time of 'mpflc run FILE --local' as a new user"
             + " sees it, with and without the class-data-sharing archives (variants plain and default).")
-            .flag("--json", "print one JSON object")
             .value("--repeat", "N", "5", "runs per variant")
             .value("--document", "FILE", "the document run (default samples/ring/ring.mpfl.xml)")
-            .value("--plot", "FILE.png", "draw the runs");
+            .with(BenchOptions::output);
 
     static Options parse(List<String> args, Path home) throws UsageException {
         Arguments a = SPEC.parse(args);

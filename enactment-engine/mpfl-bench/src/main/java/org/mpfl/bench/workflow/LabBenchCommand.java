@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -77,9 +78,8 @@ public final class LabBenchCommand implements CliCommand {
             .value("--kb", "N", "200", "KiB each rank sends per round in part B")
             .value("--mediator-iterations", "N", "50", "rounds of part B's ring")
             .value("--warmup-seconds", "S", String.valueOf(MediatorBenchmark.DEFAULT_WARMUP_SECONDS), "untimed warm-up per case")
-            .repeatable("--host-jvm-arg", "ARG", "a JVM option of the lab's hosts (default -Xmx1g -XX:+UseParallelGC)")
-            .flag("--json", "print one JSON object")
-            .value("--plot", "FILE.png", "draw the results");
+            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_LAB_HOST_JVM_ARGS))
+            .with(BenchOptions::output);
 
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);
@@ -93,7 +93,7 @@ public final class LabBenchCommand implements CliCommand {
         int kb = a.intAtLeast("--kb", 1);
         int mediatorIterations = a.intAtLeast("--mediator-iterations", 1);
         int warmupSeconds = a.intAtLeast("--warmup-seconds", 0);
-        List<String> hostJvmArgs = new ArrayList<>(a.values("--host-jvm-arg"));
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, DEFAULT_LAB_HOST_JVM_ARGS);
         Path plot = a.path("--plot");
         if (hosts > 200) {
             throw new UsageException("--hosts: at most 200 hosts fit the lab's /24, got " + hosts);
@@ -113,11 +113,8 @@ public final class LabBenchCommand implements CliCommand {
         if (iterations > MAX_ITERATIONS) {
             throw new UsageException("--iterations: at most " + MAX_ITERATIONS + ", got " + iterations);
         }
-        if (hostJvmArgs.isEmpty()) {
-            hostJvmArgs.addAll(DEFAULT_LAB_HOST_JVM_ARGS);
-        }
         return new Options(json, hosts, rate, ranks, iterations, repeat, mediatorRanks, kb, mediatorIterations, warmupSeconds,
-                List.copyOf(hostJvmArgs), plot);
+                hostJvmArgs, plot);
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -51,7 +52,6 @@ public final class MediatorBenchCommand implements CliCommand {
 
     static final ArgumentSpec SPEC = ArgumentSpec.of("bench mediator", "Direct messaging vs the engine's mediator mode:"
             + " a ring of --iterations rounds with --kb per rank at each rank count.")
-            .flag("--json", "print one JSON object")
             .value("--ranks", "2,4,8", "2,4,8", "rank counts")
             .value("--iterations", "N", "50", "rounds of the ring")
             .value("--kb", "N", "200", "KiB each rank sends per round")
@@ -60,15 +60,14 @@ public final class MediatorBenchCommand implements CliCommand {
             .value("--transport", "auto|soap|binary|local", "auto", "the transport of direct messaging")
             .value("--repeat", "N", "3", "measured runs per case (the median is reported)")
             .value("--warmup-seconds", "S", String.valueOf(MediatorBenchmark.DEFAULT_WARMUP_SECONDS), "untimed warm-up per case")
-            .repeatable("--host-jvm-arg", "ARG", "a JVM option of the benchmark hosts (default -Xmx2g -Xms2g -XX:+UseParallelGC)")
-            .value("--plot", "FILE.png", "draw the results");
+            .with(s -> BenchOptions.hostJvmArgs(s, BenchCommands.DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output);
 
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);
-        List<String> hostJvmArgs = a.values("--host-jvm-arg").isEmpty() ? BenchCommands.DEFAULT_HOST_JVM_ARGS
-                : a.values("--host-jvm-arg");
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, BenchCommands.DEFAULT_HOST_JVM_ARGS);
         return new Options(a.flag("--json"), a.intList("--ranks", 1), a.intAtLeast("--iterations", 1), a.intAtLeast("--kb", 1),
-                a.intAtLeast("--hosts", 1), a.intAtLeast("--capacity", 0), List.copyOf(hostJvmArgs), a.path("--plot"),
+                a.intAtLeast("--hosts", 1), a.intAtLeast("--capacity", 0), hostJvmArgs, a.path("--plot"),
                 a.choices("--transport", List.of("auto", "soap", "binary", "local")).get(0), a.intAtLeast("--repeat", 1),
                 a.intAtLeast("--warmup-seconds", 0));
     }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -53,24 +54,23 @@ public final class MolDynBenchCommand implements CliCommand {
 
     static final ArgumentSpec SPEC = ArgumentSpec.of("bench moldyn", "The MolDyn sample: speed-up, communication share and"
             + " the kinetic energy check per size, rank count and broadcast algorithm, beside MPJ Express.")
-            .flag("--json", "print one JSON object")
             .value("--mm", "8,13", "8,13", "problem sizes")
             .value("--ranks", "1,2,4", "1,2,4", "rank counts")
             .value("--algorithms", "auto,serial,binomial", "auto,serial,binomial", "the broadcast algorithms compared")
             .value("--moves", "N", "50", "moves per run")
             .value("--hosts", "N", "2", "local service hosts")
             .value("--capacity", "N", "0", "each host's capacity (0: its own)")
-            .repeatable("--host-jvm-arg", "ARG", "a JVM option of the benchmark hosts (default -Xmx2g -Xms2g -XX:+UseParallelGC)")
+            .with(s -> BenchOptions.hostJvmArgs(s, BenchCommands.DEFAULT_HOST_JVM_ARGS))
             .value("--document", "FILE", "the document (default samples/moldyn/moldyn.mpfl.xml)")
             .value("--run-timeout", "S", "1800", "bound of one run")
             .value("--warmup-moves", "N", "5", "moves of the untimed warm-up run")
             .value("--warmup-seconds", "S", "10", "untimed warm-up per case")
             .value("--repeat", "N", "3", "measured runs per case (the median is reported)")
-            .value("--plot", "FILE.png", "draw the results")
             .flag("--with-mpj", "run MPJ Express's MolDyn in this invocation where it is installed")
             .value("--mpj-results", "DIR", "MPJ Express's stored results to use instead")
             .value("--peers", "DIR", "the peers' directory (default $MPFL_PEERS, else ../shared/peers)")
-            .value("--quiet-wait", "S", "120", "seconds each MPJ Express run may wait for an idle machine");
+            .value("--quiet-wait", "S", "120", "seconds each MPJ Express run may wait for an idle machine")
+            .with(BenchOptions::output);
 
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);
@@ -85,10 +85,9 @@ public final class MolDynBenchCommand implements CliCommand {
         }
         Path document = a.has("--document") ? a.path("--document")
                 : Path.of(CliSettings.HOME.get("."), "samples", "moldyn", "moldyn.mpfl.xml");
-        List<String> hostJvmArgs = a.values("--host-jvm-arg").isEmpty() ? BenchCommands.DEFAULT_HOST_JVM_ARGS
-                : a.values("--host-jvm-arg");
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, BenchCommands.DEFAULT_HOST_JVM_ARGS);
         return new Options(a.flag("--json"), a.intList("--mm", 1), a.intList("--ranks", 1), List.copyOf(algorithms),
-                a.intAtLeast("--moves", 1), a.intAtLeast("--hosts", 1), a.intAtLeast("--capacity", 0), List.copyOf(hostJvmArgs),
+                a.intAtLeast("--moves", 1), a.intAtLeast("--hosts", 1), a.intAtLeast("--capacity", 0), hostJvmArgs,
                 document, a.flag("--with-mpj"), a.path("--mpj-results"), a.intAtLeast("--quiet-wait", 0),
                 a.intAtLeast("--run-timeout", 1), a.path("--plot"), a.intAtLeast("--warmup-moves", 0), a.path("--peers"),
                 a.intAtLeast("--repeat", 1), a.intAtLeast("--warmup-seconds", 0));

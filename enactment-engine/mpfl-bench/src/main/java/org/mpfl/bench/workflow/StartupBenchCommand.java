@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -44,20 +45,18 @@ public final class StartupBenchCommand implements CliCommand {
 
     static final ArgumentSpec SPEC = ArgumentSpec.of("bench startup", "The engine's start-up time (run accepted to every rank"
             + " running) and end-to-end time of small runs, and the empty workflow's overhead.")
-            .flag("--json", "print one JSON object")
             .value("--ranks", "4,16,64", "4,16,64", "rank counts")
             .value("--hosts", "N", "2", "local service hosts")
             .value("--repeat", "N", "5", "warm runs per case (the median is reported)")
             .value("--capacity", "N", "0", "each host's capacity (0: its own, as mpflc run --local)")
-            .repeatable("--host-jvm-arg", "ARG", "a JVM option of the benchmark hosts (default -Xmx2g -Xms2g -XX:+UseParallelGC)")
-            .value("--plot", "FILE.png", "draw the results");
+            .with(s -> BenchOptions.hostJvmArgs(s, BenchCommands.DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output);
 
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);
-        List<String> hostJvmArgs = a.values("--host-jvm-arg").isEmpty() ? BenchCommands.DEFAULT_HOST_JVM_ARGS
-                : a.values("--host-jvm-arg");
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, BenchCommands.DEFAULT_HOST_JVM_ARGS);
         return new Options(a.flag("--json"), a.intList("--ranks", 1), a.intAtLeast("--hosts", 1), a.intAtLeast("--repeat", 1),
-                a.intAtLeast("--capacity", 0), List.copyOf(hostJvmArgs), a.path("--plot"));
+                a.intAtLeast("--capacity", 0), hostJvmArgs, a.path("--plot"));
     }
 
     @Override
