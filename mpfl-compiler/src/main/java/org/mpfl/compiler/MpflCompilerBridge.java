@@ -20,6 +20,7 @@ import org.mpfl.ir.plan.ParamValues;
 import org.mpfl.ir.plan.PlanProcess;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.ir.spi.WorkflowCompilerProvider;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The engine's bridge to the MPFL compiler: runs every static check ({@link MpflCompiler#check}) with
@@ -136,15 +137,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
             }
             return archives;
         } finally {
-            deleteTree(dir);
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        try (var s = Files.walk(root)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory left behind is harmless
+            FileTrees.deleteQuietly(dir);
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.mpfl.fixtures.InlineExpectations;
+import org.mpfl.ir.semantics.CollectiveAlgorithms;
 
 /**
  * Every MPFL example of the documentation — a fenced block opened with {@code ```xml mpfl} in
@@ -62,6 +63,34 @@ class DocumentationExamplesTest {
                         + mismatch);
             }
         }));
+    }
+
+    /**
+     * The reference's table of collective algorithms is the table the compiler and the runtime use
+     * ({@link CollectiveAlgorithms}): a row per operation, its algorithms in order, its aliases sorted.
+     */
+    @org.junit.jupiter.api.Test
+    void referenceListsTheAlgorithmsOfEveryCollectiveAsTheTableHasThem() throws IOException {
+        List<String> lines = Files.readAllLines(DOCS.resolve("language-reference.md"), StandardCharsets.UTF_8);
+        List<String> wrong = new ArrayList<>();
+        for (CollectiveAlgorithms operation : CollectiveAlgorithms.values()) {
+            String row = algorithmRow(operation);
+            String prefix = "| `" + operation.element() + "` | `";
+            List<String> documented = lines.stream().filter(l -> l.startsWith(prefix) && l.contains("|") && !l.contains("`root`")
+                    && !l.contains("`data`")).toList();
+            if (!documented.equals(List.of(row))) {
+                wrong.add("expected the row\n" + row + "\nfound " + documented);
+            }
+        }
+        assertTrue(wrong.isEmpty(), "docs/language-reference.md, section 5.4, differs from CollectiveAlgorithms:\n"
+                + String.join("\n", wrong));
+    }
+
+    private static String algorithmRow(CollectiveAlgorithms operation) {
+        String algorithms = String.join(", ", operation.algorithms().stream().map(a -> "`" + a + "`").toList());
+        String aliases = String.join(", ", new java.util.TreeMap<>(operation.aliases()).entrySet().stream()
+                .map(e -> "`" + e.getKey() + "` = `" + e.getValue() + "`").toList());
+        return "| `" + operation.element() + "` | " + algorithms + " | " + (aliases.isEmpty() ? "—" : aliases) + " |";
     }
 
     @org.junit.jupiter.api.Test

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +19,7 @@ import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The peers ({@code ../shared/peers/}: MPJ Express and Open MPI, with their own benchmark scripts)
@@ -254,7 +254,7 @@ public final class PeerRuns {
                 }
             }
         } finally {
-            deleteTree(copy);
+            FileTrees.deleteQuietly(copy);
         }
     }
 
@@ -314,14 +314,6 @@ public final class PeerRuns {
             } catch (Exception e) {
                 h.destroyForcibly();
             }
-        }
-    }
-
-    static void deleteTree(Path root) {
-        try (var s = Files.walk(root)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory left behind is harmless
         }
     }
 }

@@ -12,7 +12,7 @@ public final class Mpflc {
         int code = Commands.run(List.of(args), System.out, System.err);
         System.out.flush();
         System.err.flush();
-        endHttpClientSelectors();
+        endHttpClientSelectors(thread -> true);
         System.exit(code);
     }
 
@@ -22,8 +22,12 @@ public final class Mpflc {
      * up to 300 ms for threads in native code — after every command that spoke HTTP, e.g. the README's
      * {@code run --local}. An interrupt ends such a thread (it closes its client's idle connections).
      * Found by the JDK's thread name: where that differs, only the 300 ms are not saved.
+     *
+     * @param which the selector threads to end; the process ends all of them, a test in a shared JVM
+     *              only its own (ending another test's client's selector leaves that client's requests
+     *              hanging past their timeouts, which the selector enforces)
      */
-    static void endHttpClientSelectors() {
+    static void endHttpClientSelectors(java.util.function.Predicate<Thread> which) {
         ThreadGroup root = Thread.currentThread().getThreadGroup();
         while (root.getParent() != null) {
             root = root.getParent();
@@ -31,7 +35,7 @@ public final class Mpflc {
         Thread[] threads = new Thread[root.activeCount() + 16];
         int n = root.enumerate(threads, true);
         for (int i = 0; i < n; i++) {
-            if (SELECTOR_THREAD.matcher(threads[i].getName()).matches()) {
+            if (SELECTOR_THREAD.matcher(threads[i].getName()).matches() && which.test(threads[i])) {
                 threads[i].interrupt();
             }
         }

@@ -17,6 +17,7 @@ import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * {@code mpflc run FILE|WORKFLOW[@N] [--param k=v]… (--engine URL | --local [--hosts N]) [--json]}: starts a run
@@ -135,7 +136,7 @@ public final class RunCommand implements CliCommand {
                 cluster.close();
             }
             if (localData != null) {
-                deleteTree(localData);
+                FileTrees.deleteQuietly(localData);
             }
         }
     }
@@ -237,13 +238,5 @@ public final class RunCommand implements CliCommand {
         }
         sb.append(sb.length() > 1 ? ": " : " ").append(error.path("message").asText());
         return sb.toString();
-    }
-
-    static void deleteTree(Path root) {
-        try (var s = Files.walk(root)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (java.io.IOException e) {
-            // a temporary directory left behind is harmless; the run's result matters more
-        }
     }
 }

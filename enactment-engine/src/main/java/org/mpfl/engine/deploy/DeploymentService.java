@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * Keeps the generated service archives the engine was given ({@code DATA/archives/NAME.aar}) and
@@ -87,7 +88,7 @@ public final class DeploymentService {
         Path tmp = Files.createTempFile(archiveDir, service, ".part");
         Files.write(tmp, archive);
         Files.move(tmp, archiveDir.resolve(service + ".aar"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        String digest = sha256(archive);
+        String digest = Sha256.hex(archive);
         Map<String, String> results = new LinkedHashMap<>();
         Map<String, CompletableFuture<String>> pushes = new LinkedHashMap<>();
         for (HostInfo h : registry.hosts()) {
@@ -162,15 +163,6 @@ public final class DeploymentService {
         return why.toString();
     }
 
-    /** SHA-256 of bytes, lower-case hex. */
-    public static String sha256(byte[] bytes) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
-    }
-
     /** Whether an archive for {@code service} is stored. */
     public boolean hasArchive(String service) {
         return SERVICE_NAME.matcher(service).matches() && Files.isRegularFile(archiveDir.resolve(service + ".aar"));
@@ -194,6 +186,6 @@ public final class DeploymentService {
         if (archive.isEmpty()) {
             throw new IOException("host " + host.hostId() + " does not offer service '" + service + "' and no archive of it is deployed");
         }
-        push(host, service, archive.get(), sha256(archive.get()));
+        push(host, service, archive.get(), Sha256.hex(archive.get()));
     }
 }

@@ -1,6 +1,7 @@
 package org.mpfl.engine.deploy;
 
 import java.util.regex.Pattern;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * The names services of a workflow are deployed under on the hosts. A host keeps one service per
@@ -39,6 +40,6 @@ public final class ServiceNames {
 
     /** The name of an archive of {@code type} sent with one run of {@code workflow}, or the plain type. */
     public static String ofArchive(String workflow, byte[] archive, String type) {
-        return qualifiable(workflow, type) ? workflow + ".h" + DeploymentService.sha256(archive).substring(0, 12) + "." + type : type;
+        return qualifiable(workflow, type) ? workflow + ".h" + Sha256.hex(archive).substring(0, 12) + "." + type : type;
     }
 }

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * The engine's end of {@link CheckpointUpload}: a rank's part of a checkpoint is admitted from the
@@ -141,7 +142,7 @@ public final class CheckpointIntake {
      *                 the run has moved on to another domain meanwhile, 500 when it cannot be written
      */
     public CheckpointStore.Checkpoint accept(Admission a, byte[] body) throws Refused {
-        if (!CheckpointStore.sha256Hex(body).equals(a.sha256())) {
+        if (!Sha256.hex(body).equals(a.sha256())) {
             throw new Refused(400, "the body does not match " + CheckpointUpload.SHA256_HEADER);
         }
         try {

@@ -174,16 +174,6 @@ public final class RunStore implements AutoCloseable {
         }
     }
 
-    /** SHA-256 of a text (UTF-8), lower-case hex. */
-    public static String sha256(String text) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
-    }
-
     /** Inserts or replaces a run's record. */
     public synchronized void saveRun(String id, String workflow, String state, long createdMs, Map<String, Object> detail) {
         String json = Json.write(detail);

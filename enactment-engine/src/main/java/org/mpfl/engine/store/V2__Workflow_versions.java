@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.flywaydb.core.api.migration.Context;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * Schema version 2: stored workflows are kept per version ({@code workflow_versions}, key name +
@@ -35,7 +36,7 @@ final class V2__Workflow_versions extends BaseJavaMigration {
             while (r.next()) {
                 String document = r.getString(3);
                 String plan = r.getString(4);
-                String sha = RunStore.sha256(document != null ? document : plan == null ? "" : plan);
+                String sha = Sha256.hex(document != null ? document : plan == null ? "" : plan);
                 insert.setString(1, r.getString(1));
                 insert.setLong(2, r.getLong(2));
                 insert.setString(3, sha);

@@ -16,6 +16,7 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.store.RunStore;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * The workflow use cases: store workflows (an MPFL document, compiled and its services deployed, or a
@@ -239,14 +240,14 @@ public final class WorkflowService {
             name = name == null ? parsed.workflow() : name;
             planText = Json.write(plan); // as given
             sourceSha = parsed.sourceSha256() != null && !parsed.sourceSha256().isBlank() ? parsed.sourceSha256()
-                    : RunStore.sha256(planText);
+                    : Sha256.hex(planText);
             archives = request.archives();
         } else {
             String file = request.file() != null ? request.file() : name == null ? "workflow.mpfl.xml" : name;
             WorkflowCompiler.Compiled c = compiler.compile(file, document, Map.of());
             name = name == null ? c.plan().workflow() : name;
             planText = Json.write(c.planJson());
-            sourceSha = RunStore.sha256(document);
+            sourceSha = Sha256.hex(document);
             archives = c.archives();
         }
         if (name == null || name.isBlank() || name.contains("@") || name.length() > 256) {
@@ -258,8 +259,8 @@ public final class WorkflowService {
             content.append("\ndocument\n").append(document);
         }
         new TreeMap<>(archives).forEach((type, bytes) -> content.append("\narchive ").append(type).append(' ')
-                .append(DeploymentService.sha256(bytes)));
-        String contentSha = RunStore.sha256(content.toString());
+                .append(Sha256.hex(bytes)));
+        String contentSha = Sha256.hex(content.toString());
         Optional<RunStore.StoredWorkflow> latest = store.workflow(name);
         boolean created = latest.isEmpty() || !latest.get().contentSha256().equals(contentSha);
         int version = created ? latest.map(w -> w.version() + 1).orElse(1) : latest.get().version();

@@ -9,13 +9,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * A single-node Slurm cluster on this machine for tests, made of Debian's {@code slurm-wlm} and
@@ -201,11 +201,7 @@ final class SlurmCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory
-        }
+        FileTrees.deleteQuietly(dir);
     }
 
     private void daemon(List<String> cmd, Path out) throws IOException {

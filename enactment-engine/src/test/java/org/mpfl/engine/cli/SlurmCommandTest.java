@@ -15,12 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,6 +27,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * {@code mpflc slurm} on a real single-node Slurm cluster ({@link SlurmCluster}: munged, slurmctld and
@@ -74,9 +72,7 @@ class SlurmCommandTest {
             engine.close();
         }
         if (dir != null) {
-            try (Stream<Path> s = Files.walk(dir)) {
-                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FileTrees.deleteQuietly(dir);
         }
     }
 

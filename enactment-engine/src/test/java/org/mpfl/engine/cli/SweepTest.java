@@ -22,6 +22,7 @@ import org.mpfl.engine.console.activities.Pause;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * {@code mpflc run FILE --sweep …}: real runs on host processes, against an engine ({@code --engine})
@@ -49,7 +50,7 @@ class SweepTest {
         if (cluster != null) {
             cluster.close();
         }
-        RunCommand.deleteTree(dir);
+        FileTrees.deleteQuietly(dir);
     }
 
     static MpflcCall mpflc(String... args) {

@@ -17,6 +17,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.openqa.selenium.By;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The console's workflow versions in a real headless Chromium against a real engine (ranks answered
@@ -64,9 +65,7 @@ class ConsoleWorkflowVersionsTest {
             if (engine != null) {
                 engine.close();
             }
-            try (var s = Files.walk(dataDir)) {
-                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FileTrees.deleteQuietly(dataDir);
         }
     }
 

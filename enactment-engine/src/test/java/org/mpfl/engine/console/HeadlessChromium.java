@@ -6,9 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -18,6 +16,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * Debian's headless Chromium driven through {@code /usr/bin/chromedriver}, with both paths set
@@ -68,7 +67,7 @@ final class HeadlessChromium implements AutoCloseable {
             return new HeadlessChromium(service, driver, profile);
         } catch (RuntimeException e) {
             service.stop();
-            deleteTree(profile);
+            FileTrees.deleteQuietly(profile);
             throw e;
         }
     }
@@ -118,15 +117,7 @@ final class HeadlessChromium implements AutoCloseable {
             // the browser is gone already
         } finally {
             service.stop();
-            deleteTree(profile);
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temp directory left behind is harmless
+            FileTrees.deleteQuietly(profile);
         }
     }
 }

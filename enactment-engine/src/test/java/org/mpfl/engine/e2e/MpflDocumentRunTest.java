@@ -27,6 +27,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * MPFL documents run end to end as a user runs them ({@code mpflc run DOC --engine URL --json}):
@@ -75,9 +76,7 @@ class MpflDocumentRunTest {
         if (cluster != null) {
             cluster.close();
         }
-        try (var s = Files.walk(dir)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        FileTrees.deleteQuietly(dir);
     }
 
     record Result(int exit, JsonNode json, String err) {

@@ -22,6 +22,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * {@code mpflc trace} over real runs on two service-host processes: the trace is valid Trace Event
@@ -51,9 +52,7 @@ class RunTraceTest {
         if (cluster != null) {
             cluster.close();
         }
-        try (var s = Files.walk(dir)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        FileTrees.deleteQuietly(dir);
     }
 
     static MpflcCall mpflc(String... args) {

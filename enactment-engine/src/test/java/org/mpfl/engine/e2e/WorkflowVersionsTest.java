@@ -33,6 +33,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * Workflow versions and the services of different workflows on one host, as a user meets them: an
@@ -59,9 +60,7 @@ class WorkflowVersionsTest {
         if (cluster != null) {
             cluster.close();
         }
-        try (var s = Files.walk(dir)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        FileTrees.deleteQuietly(dir);
     }
 
     /**

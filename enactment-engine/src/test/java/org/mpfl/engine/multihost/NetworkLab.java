@@ -21,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +41,7 @@ import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.host.LabPki;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * A small network of "machines" on this one machine, for tests of MPFL across machines: network
@@ -231,7 +231,7 @@ public final class NetworkLab implements AutoCloseable {
             for (Path d : dirs.toList()) {
                 Matcher m = LAB_NAME.matcher(d.getFileName().toString() + "-");
                 if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
-                    deleteTree(d);
+                    FileTrees.delete(d);
                 }
             }
         }
@@ -618,7 +618,7 @@ public final class NetworkLab implements AutoCloseable {
             throw new AssertionError("namespaces could not be deleted: " + madeNamespaces);
         }
         try {
-            deleteTree(dir);
+            FileTrees.delete(dir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -973,17 +973,6 @@ public final class NetworkLab implements AutoCloseable {
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
-        }
-    }
-
-    private static void deleteTree(Path d) throws IOException {
-        if (!Files.exists(d)) {
-            return;
-        }
-        try (var s = Files.walk(d)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

@@ -29,10 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
-import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * The engine's half of checkpoints and restarts, with fake ranks (in-process, reporting over HTTP)
@@ -167,7 +167,7 @@ class CheckpointRestartTest {
         // stored as uploaded, with a manifest naming each part's checksum
         assertEquals(part(1, 1), Files.readString(part(id, 1, 1)));
         String manifest = Files.readString(part(id, 1, 0).resolveSibling("manifest.json"));
-        assertTrue(manifest.contains(CheckpointStore.sha256Hex(part(1, 1).getBytes(StandardCharsets.UTF_8))), manifest);
+        assertTrue(manifest.contains(Sha256.hex(part(1, 1).getBytes(StandardCharsets.UTF_8))), manifest);
         assertTrue(Http.get(engine.url() + "/api/runs/" + id + "/log").body().contains("\"type\":\"checkpoint\""));
     }
 
@@ -178,7 +178,7 @@ class CheckpointRestartTest {
         List<FakeRanks.Rank> ranks = domain(1, 2);
         RunRequest r0 = ranks.get(0).request;
         byte[] body = part(0, 1).getBytes(StandardCharsets.UTF_8);
-        String sha = CheckpointStore.sha256Hex(body);
+        String sha = Sha256.hex(body);
         // no proof
         assertEquals(401, upload(id, r0, 1, body, mapOf(CheckpointUpload.PROOF_HEADER, null)).statusCode());
         // a wrong proof, a proof made with another token
@@ -209,8 +209,8 @@ class CheckpointRestartTest {
         HttpRequest chunked = HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/" + id + "/ranks/checkpoints"))
                 .timeout(Duration.ofSeconds(10))
                 .header(CheckpointUpload.DOMAIN_HEADER, r0.domainId()).header(CheckpointUpload.RANK_HEADER, "0")
-                .header(CheckpointUpload.CHECKPOINT_HEADER, "1").header(CheckpointUpload.SHA256_HEADER, CheckpointStore.sha256Hex(big))
-                .header(CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, CheckpointStore.sha256Hex(big)))
+                .header(CheckpointUpload.CHECKPOINT_HEADER, "1").header(CheckpointUpload.SHA256_HEADER, Sha256.hex(big))
+                .header(CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, Sha256.hex(big)))
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big))).build();
         assertEquals(413, http.send(chunked, HttpResponse.BodyHandlers.ofString()).statusCode());
         assertFalse(Files.exists(dir.resolve("checkpoints").resolve(id)), "nothing of the refused uploads is stored");
@@ -222,7 +222,7 @@ class CheckpointRestartTest {
         start();
         String id = startRun(2, null);
         RunRequest r0 = domain(1, 2).get(0).request;
-        String sha = CheckpointStore.sha256Hex(new byte[0]);
+        String sha = Sha256.hex(new byte[0]);
         URI u = URI.create(engine.url());
         long t0 = System.nanoTime();
         String head;

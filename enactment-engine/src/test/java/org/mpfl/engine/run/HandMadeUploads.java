@@ -8,10 +8,10 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.digest.Sha256;
 
 /** Checkpoint parts uploaded over HTTP exactly as a rank does ({@link CheckpointUpload}), for tests that play the rank. */
 public final class HandMadeUploads {
@@ -27,7 +27,7 @@ public final class HandMadeUploads {
      */
     public static HttpResponse<String> upload(String engineUrl, String runId, RunRequest as, long seq, byte[] body,
                                               Map<String, String> headers) throws Exception {
-        String sha = CheckpointStore.sha256Hex(body);
+        String sha = Sha256.hex(body);
         Map<String, String> h = new LinkedHashMap<>();
         h.put(CheckpointUpload.DOMAIN_HEADER, as.domainId());
         h.put(CheckpointUpload.RANK_HEADER, String.valueOf(as.rank()));

@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * A throwaway PostgreSQL server for tests: Debian's server binaries ({@code /usr/lib/postgresql/N/bin},
@@ -122,7 +123,7 @@ public final class PostgresServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            delete(dir);
+            FileTrees.deleteQuietly(dir);
         }
     }
 
@@ -184,14 +185,6 @@ public final class PostgresServer implements AutoCloseable {
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
-        }
-    }
-
-    private static void delete(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a temporary directory
         }
     }
 }

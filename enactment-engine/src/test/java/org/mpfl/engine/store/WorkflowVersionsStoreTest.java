@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.protocol.digest.Sha256;
 
 /** Workflow versions in the store, and a data directory from before versions existed. */
 class WorkflowVersionsStoreTest {
@@ -46,7 +47,7 @@ class WorkflowVersionsStoreTest {
                 assertEquals(1, ring.version());
                 assertEquals(1234, ring.deployedMs());
                 assertEquals("<workflow name='ring'/>", ring.document());
-                assertEquals(RunStore.sha256("<workflow name='ring'/>"), ring.sourceSha256());
+                assertEquals(Sha256.hex("<workflow name='ring'/>"), ring.sourceSha256());
                 assertNull(ring.services(), "its services were deployed under the plain names");
                 assertEquals(1, store.workflowVersions("planned").size());
                 assertEquals(2, store.workflows().size());

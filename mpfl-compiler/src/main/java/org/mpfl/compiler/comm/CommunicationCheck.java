@@ -16,7 +16,8 @@ import org.mpfl.ir.eval.RuntimeFault;
  * executed symbolically (concrete values where known, {@link Unknown} for run-time data), the ranks
  * are stepped by a {@link Scheduler} until all have finished or none can move, and then
  * {@link FinalStateAnalysis} explains what is stuck. Errors: deadlock cycles, unmatched sends and
- * receives, collective mismatches. Warnings: what depends on run-time data and was not decided,
+ * receives, collective mismatches, messages whose type cannot fit their receive ({@link MessageTyping})
+ * and ranks outside their communicator. Warnings: what depends on run-time data and was not decided,
  * faults the run would hit with these values, and bounds of {@link CheckLimits} that stopped the check.
  */
 public final class CommunicationCheck implements WorkflowAnalysis {
@@ -61,7 +62,7 @@ public final class CommunicationCheck implements WorkflowAnalysis {
             String p = processes.get(i);
             processComms.add(new Communicator(i + 1, p, range(layout.first(p), layout.first(p) + layout.count(p)), null, null));
         }
-        MessageMatcher matcher = new MessageMatcher(world);
+        MessageMatcher matcher = new MessageMatcher(world, new MessageTyping(reporter));
         CollectiveRendezvous rendezvous = new CollectiveRendezvous(new CollectiveResults(processes.size() + 1), reporter);
         matcher.observer = observer;
         rendezvous.observer = observer;

@@ -15,13 +15,13 @@ import org.mpfl.ir.IrActivity;
 
 /**
  * Turns the findings of the check into diagnostics: errors for deadlock cycles, unmatched sends and
- * receives and collective mismatches (with notes at the other locations involved), warnings for
- * what was not decided or would fail at run time — one warning per place and cause, naming all the
- * ranks concerned.
+ * receives, collective mismatches and messages whose type does not fit their receive (with notes at
+ * the other locations involved) and for ranks outside their communicator, warnings for what was not
+ * decided or would fail at run time — one diagnostic per place and cause, naming all the ranks concerned.
  */
 final class CommunicationReporter {
     private final Diagnostics diagnostics;
-    private final Map<SourceLocation, Map<String, TreeSet<Integer>>> stops = new LinkedHashMap<>();
+    private final Map<SourceLocation, Map<Stop, TreeSet<Integer>>> stops = new LinkedHashMap<>();
 
     CommunicationReporter(Diagnostics diagnostics) {
         this.diagnostics = diagnostics;
@@ -68,19 +68,27 @@ final class CommunicationReporter {
         if (stop.reason() == RankStop.Reason.ERROR) {
             return;
         }
-        String message = stop.reason() == RankStop.Reason.FAULT
-                ? "with these param values the run fails here (" + stop.getMessage() + ")"
-                : stop.getMessage();
         SourceLocation at = stop.at() == null ? rank.process().at() : stop.at();
-        stops.computeIfAbsent(at, k -> new LinkedHashMap<>()).computeIfAbsent(message, k -> new TreeSet<>())
-                .add(rank.worldRank());
+        stops.computeIfAbsent(at, k -> new LinkedHashMap<>()).computeIfAbsent(new Stop(stop.reason(), stop.getMessage()),
+                k -> new TreeSet<>()).add(rank.worldRank());
     }
 
-    /** Emits the warnings of {@link #stopped}. */
+    /** Emits the diagnostics of {@link #stopped}: one per place and cause, naming all the ranks concerned. */
     void flush() {
-        stops.forEach((at, byMessage) -> byMessage.forEach((message, ranks) ->
-                diagnostics.warning(at, message + "; not checked beyond this point on " + ranks(ranks))));
+        stops.forEach((at, byCause) -> byCause.forEach((stop, ranks) -> {
+            switch (stop.reason()) {
+                case FAULT -> diagnostics.warning(at, "with these param values the run fails here (" + stop.message()
+                        + "); not checked beyond this point on " + ranks(ranks));
+                case CERTAIN_FAULT -> diagnostics.error(at, stop.message() + ": with these param values the run fails here on "
+                        + ranks(ranks) + " (not checked beyond this point)");
+                default -> diagnostics.warning(at, stop.message() + "; not checked beyond this point on " + ranks(ranks));
+            }
+        }));
         stops.clear();
+    }
+
+    /** Why ranks stopped at one place. */
+    private record Stop(RankStop.Reason reason, String message) {
     }
 
     void warning(SourceLocation at, String message) {

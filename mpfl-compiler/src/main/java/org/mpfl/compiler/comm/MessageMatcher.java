@@ -9,7 +9,7 @@ import java.util.List;
  * matched (in posting order) and the messages arrived and not yet received (in sending order). A
  * message matches the earliest posted receive with the same communicator, a fitting source and tag;
  * a receive matches the earliest arrived message that fits. Both orders together give MPI's
- * non-overtaking rule.
+ * non-overtaking rule. Every match goes to {@link MessageTyping}, which checks the types across it.
  */
 final class MessageMatcher {
     private final List<List<Request>> posted = new ArrayList<>();
@@ -18,8 +18,10 @@ final class MessageMatcher {
     private Request firstWildcardMatch;
     /** Told about every match (the workflow graph); the check itself needs none. */
     CommunicationObserver observer = CommunicationObserver.NONE;
+    private final MessageTyping typing;
 
-    MessageMatcher(int worldSize) {
+    MessageMatcher(int worldSize, MessageTyping typing) {
+        this.typing = typing;
         for (int i = 0; i < worldSize; i++) {
             posted.add(new ArrayList<>());
             arrived.add(new ArrayList<>());
@@ -66,6 +68,7 @@ final class MessageMatcher {
         if (receive.peer == Communicator.ANY_SOURCE && firstWildcardMatch == null) {
             firstWildcardMatch = receive;
         }
+        typing.matched(message, receive, firstWildcardMatch == null);
         receive.matched = true;
         receive.complete = true;
         message.matched = true;

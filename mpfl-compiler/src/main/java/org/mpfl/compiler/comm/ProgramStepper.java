@@ -12,7 +12,6 @@ import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.IrWalk;
-import org.mpfl.ir.MpflType;
 import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.ir.eval.RuntimeFault;
 import org.mpfl.ir.eval.Values;
@@ -26,8 +25,8 @@ import org.mpfl.ir.semantics.SplitChoice;
 /**
  * Executes a rank thread one step at a time (one activity, or one loop test) over symbolic values:
  * control flow with known values is followed exactly; point-to-point operations go to the
- * {@link MessageMatcher}, collectives to the {@link CollectiveRendezvous}; a blocking operation
- * leaves a {@link Blocker} on the thread. Where a decision depends on run-time data it throws
+ * {@link PointToPointStepper}, collectives to the {@link CollectiveRendezvous}, values to
+ * {@link SymbolicValues}; a blocking operation leaves a {@link Blocker} on the thread. Where a decision depends on run-time data it throws
  * {@link RankStop} — except for an {@code if} or loop without any communication inside, whose
  * assignments simply become unknown so that the analysis can go on.
  */
@@ -36,7 +35,8 @@ final class ProgramStepper {
     private final CollectiveRendezvous rendezvous;
     private final CheckLimits limits;
     private final CommunicationReporter reporter;
-    private final AllocationGuard guard;
+    private final SymbolicValues values;
+    private final PointToPointStepper pointToPoint;
     /** Checkpoints already reported for a message crossing them (once per place). */
     private final Set<SourceLocation> crossedCheckpoints = new java.util.HashSet<>();
     private final List<RankThread> started = new ArrayList<>();
@@ -48,7 +48,8 @@ final class ProgramStepper {
         this.rendezvous = rendezvous;
         this.limits = limits;
         this.reporter = reporter;
-        this.guard = new AllocationGuard(limits.maxValueLength());
+        this.values = new SymbolicValues(limits);
+        this.pointToPoint = new PointToPointStepper(matcher, values);
     }
 
     /** Threads started by {@code parallel} since the last call (the scheduler adds them). */
@@ -65,7 +66,7 @@ final class ProgramStepper {
                 main.rank.write(v.name(), Values.zero(v.type()));
             } else {
                 try {
-                    store(main, new IrTarget(v.name(), null, v.type(), v.at()), v.init(), v.at());
+                    values.store(main, new IrTarget(v.name(), null, v.type(), v.at()), v.init());
                 } catch (RankStop stop) {
                     throw stop.at() == null ? new RankStop(stop.reason(), v.at(), stop.getMessage()) : stop;
                 } catch (RuntimeFault fault) {
@@ -100,6 +101,8 @@ final class ProgramStepper {
                 execute(a, t);
             } catch (RankStop stop) {
                 throw stop.at() == null ? new RankStop(stop.reason(), a.at(), stop.getMessage()) : stop;
+            } catch (Addressing.OutsideCommunicator outside) {
+                throw RankStop.certainFault(outside.location(), outside.getMessage());
             } catch (RuntimeFault fault) {
                 throw RankStop.fault(fault.location() == null ? a.at() : fault.location(), fault.getMessage());
             } catch (UnknownValueException unknown) {
@@ -163,7 +166,7 @@ final class ProgramStepper {
 
     private void execute(IrActivity a, RankThread t) {
         if (a instanceof IrActivity.Assign x) {
-            store(t, x.target(), x.value(), x.at());
+            values.store(t, x.target(), x.value());
         } else if (a instanceof IrActivity.If x) {
             branch(x, t);
         } else if (a instanceof IrActivity.While x) {
@@ -199,7 +202,7 @@ final class ProgramStepper {
         } else if (a instanceof IrActivity.Collective || a instanceof IrActivity.Split || a instanceof IrActivity.Cartesian) {
             collective((IrActivity.Communication) a, t);
         } else if (a instanceof IrActivity.Communication || a instanceof IrActivity.Wait || a instanceof IrActivity.WaitAll) {
-            pointToPoint(a, t);
+            pointToPoint.step(a, t);
         }
         // output, log, progress: no influence on communication
     }
@@ -292,246 +295,13 @@ final class ProgramStepper {
         }
     }
 
-    // ---- values ----
-
-    /** {@code target = value}: unknown values and unknown indices make the variable unknown. */
-    private void store(RankThread t, IrTarget target, IrExpr value, SourceLocation at) {
-        Object result;
-        try {
-            String refused = guard.refuse(value, t);
-            result = refused != null ? new Unknown(target.variable(), refused) : ExpressionEvaluator.evaluate(value, t);
-        } catch (UnknownValueException unknown) {
-            result = unknown.unknown();
-        }
-        storeValue(t, target, result);
-    }
-
-    /** Stores an evaluated value (or {@link Unknown}) into a target. */
-    void storeValue(RankThread t, IrTarget target, Object value) {
-        String name = target.variable();
-        int length = lengthOf(value);
-        if (length > limits.maxValueLength()) {
-            value = new Unknown(name, "a value of " + length + " elements, more than the check follows ("
-                    + limits.maxValueLength() + ")");
-        }
-        if (target.index() == null) {
-            t.rank.write(name, value instanceof Unknown ? value : coerce(Values.copy(value), target.type()));
-            return;
-        }
-        Object array = t.rank.read(name);
-        if (array instanceof Unknown) {
-            return;
-        }
-        int index;
-        try {
-            index = ExpressionEvaluator.evaluateInt(target.index(), t);
-        } catch (UnknownValueException unknown) {
-            t.rank.write(name, unknown.unknown());
-            return;
-        }
-        if (value instanceof Unknown u) {
-            t.rank.write(name, u);
-            return;
-        }
-        ExpressionEvaluator.storeElement(array, index, value, target.at());
-    }
-
-    /** Elements of an array or characters of a string; 0 for anything else. */
-    private static int lengthOf(Object value) {
-        if (value instanceof String text) {
-            return text.length();
-        }
-        return value != null && value.getClass().isArray() && !(value instanceof Object[]) ? Values.length(value) : 0;
-    }
-
-    private static Object coerce(Object value, MpflType type) {
-        Object fitted = Values.coerce(value, type);
-        return fitted == null ? value : fitted;
-    }
-
-    /**
-     * The operands of {@code a} as the shared semantics read them: one that depends on run-time data
-     * stops the rank here, naming the operand, since the communication that follows depends on it.
-     */
-    private static Operands operands(RankThread t, IrActivity a) {
-        Operands plain = Operands.in(t);
-        return new Operands() {
-            @Override
-            public Object value(IrExpr expr, String role) {
-                try {
-                    return plain.value(expr, role);
-                } catch (UnknownValueException unknown) {
-                    throw undecided(role, unknown);
-                }
-            }
-
-            @Override
-            public int intValue(IrExpr expr, String role) {
-                try {
-                    return plain.intValue(expr, role);
-                } catch (UnknownValueException unknown) {
-                    throw undecided(role, unknown);
-                }
-            }
-
-            @Override
-            public boolean test(IrExpr expr, String role) {
-                try {
-                    return plain.test(expr, role);
-                } catch (UnknownValueException unknown) {
-                    throw undecided(role, unknown);
-                }
-            }
-
-            private RankStop undecided(String role, UnknownValueException unknown) {
-                return RankStop.undecided(a.at(), "the " + role + " of this <" + CommunicationReporter.kind(a)
-                        + "> depends on run-time data (it uses " + unknown.explain() + ")");
-            }
-        };
-    }
-
-    /** Evaluates data that is sent: faults count, the value itself is not followed. */
-    private void evaluateData(IrExpr data, RankThread t) {
-        try {
-            if (guard.refuse(data, t) == null) {
-                ExpressionEvaluator.evaluate(data, t);
-            }
-        } catch (UnknownValueException ignored) {
-            // sending an unknown value is fine: received values are unknown anyway
-        }
-    }
-
-    // ---- point-to-point ----
-
-    private void pointToPoint(IrActivity a, RankThread t) {
-        SymbolicRank rank = t.rank;
-        Operands ops = operands(t, a);
-        if (a instanceof IrActivity.Send x) {
-            Communicator comm = rank.communicator(x.comm(), x.at());
-            int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
-            int tag = Addressing.sendTag(x.tag(), ops);
-            evaluateData(x.data(), t);
-            if (to != Communicator.PROC_NULL) {
-                Request message = new Request(Request.Kind.SEND, rank, comm, to, tag,
-                        x.mode() == IrActivity.SendMode.SYNCHRONOUS, a, x.at());
-                matcher.send(message);
-                if (!message.complete) {
-                    t.blocker = new Blockers.RequestWait(x.at(), "synchronous <send>", List.of(message), null);
-                }
-            }
-        } else if (a instanceof IrActivity.Receive x) {
-            Communicator comm = rank.communicator(x.comm(), x.at());
-            int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
-            int tag = Addressing.receiveTag(x.tag(), ops);
-            if (from == Communicator.PROC_NULL) {
-                deliverFromNobody(t, x.source(), x.gottag());
-                return;
-            }
-            Request receive = new Request(Request.Kind.RECEIVE, rank, comm, from, tag, false, a, x.at());
-            matcher.receive(receive);
-            t.blocker = new Blockers.RequestWait(x.at(), "<receive>", List.of(receive),
-                    thread -> deliver(thread, receive, x.into(), x.source(), x.gottag()));
-        } else if (a instanceof IrActivity.SendRecv x) {
-            Communicator comm = rank.communicator(x.comm(), x.at());
-            int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
-            int sendTag = Addressing.sendTag(x.sendTag(), ops);
-            int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
-            int recvTag = Addressing.receiveTag(x.recvTag(), ops);
-            evaluateData(x.data(), t);
-            Request receive = null;
-            if (from != Communicator.PROC_NULL) {
-                receive = new Request(Request.Kind.RECEIVE, rank, comm, from, recvTag, false, a, x.at());
-                matcher.receive(receive);
-            }
-            if (to != Communicator.PROC_NULL) {
-                matcher.send(new Request(Request.Kind.SEND, rank, comm, to, sendTag, false, a, x.at()));
-            }
-            if (receive != null) {
-                Request r = receive;
-                t.blocker = new Blockers.RequestWait(x.at(), "<sendrecv>", List.of(receive),
-                        thread -> deliver(thread, r, x.into(), null, null));
-            }
-        } else if (a instanceof IrActivity.ISend x) {
-            Communicator comm = rank.communicator(x.comm(), x.at());
-            int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
-            int tag = Addressing.sendTag(x.tag(), ops);
-            evaluateData(x.data(), t);
-            rank.requests().remove(x.request());
-            if (to != Communicator.PROC_NULL) {
-                Request message = new Request(Request.Kind.SEND, rank, comm, to, tag,
-                        x.mode() == IrActivity.SendMode.SYNCHRONOUS, a, x.at());
-                matcher.send(message);
-                rank.requests().put(x.request(), message);
-            }
-        } else if (a instanceof IrActivity.IRecv x) {
-            Communicator comm = rank.communicator(x.comm(), x.at());
-            int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
-            int tag = Addressing.receiveTag(x.tag(), ops);
-            rank.requests().remove(x.request());
-            if (from == Communicator.PROC_NULL) {
-                deliverFromNobody(t, x.source(), x.gottag());
-                return;
-            }
-            Request receive = new Request(Request.Kind.RECEIVE, rank, comm, from, tag, false, a, x.at());
-            matcher.receive(receive);
-            rank.requests().put(x.request(), receive);
-        } else if (a instanceof IrActivity.Wait x) {
-            await(t, a, List.of(x.request()));
-        } else if (a instanceof IrActivity.WaitAll x) {
-            await(t, a, x.requests());
-        }
-    }
-
-    private void await(RankThread t, IrActivity a, List<String> names) {
-        List<Request> requests = new ArrayList<>();
-        for (String name : names) {
-            Request r = t.rank.requests().remove(name);
-            if (r != null) { // a request never started or already waited for is MPI's null request
-                requests.add(r);
-            }
-        }
-        if (requests.isEmpty()) {
-            return;
-        }
-        t.blocker = new Blockers.RequestWait(a.at(), "<" + CommunicationReporter.kind(a) + ">", requests, thread -> {
-            for (Request r : requests) {
-                if (r.origin instanceof IrActivity.IRecv x) {
-                    deliver(thread, r, x.into(), x.source(), x.gottag());
-                }
-            }
-        });
-    }
-
-    private void deliver(RankThread t, Request receive, IrTarget into, IrTarget source, IrTarget gottag) {
-        storeValue(t, into, new Unknown(into.variable(), "received at " + receive.at));
-        if (source != null) {
-            storeValue(t, source, receive.peer == Communicator.ANY_SOURCE
-                    ? new Unknown(source.variable(), "the sender of the receive from any rank at " + receive.at)
-                    : (Object) receive.peer);
-        }
-        if (gottag != null) {
-            storeValue(t, gottag, receive.tag == Communicator.ANY_TAG
-                    ? new Unknown(gottag.variable(), "the tag of the receive of any tag at " + receive.at)
-                    : (Object) receive.tag);
-        }
-    }
-
-    private void deliverFromNobody(RankThread t, IrTarget source, IrTarget gottag) {
-        if (source != null) {
-            storeValue(t, source, Communicator.PROC_NULL);
-        }
-        if (gottag != null) {
-            storeValue(t, gottag, Communicator.ANY_TAG);
-        }
-    }
-
     // ---- collectives ----
 
     private void collective(IrActivity.Communication a, RankThread t) {
         SymbolicRank rank = t.rank;
         Communicator comm = rank.communicator(a.comm(), a.at());
         int me = comm.rankOf(rank.worldRank());
-        Operands ops = operands(t, a);
+        Operands ops = SymbolicValues.operands(t, a);
         String kind = CommunicationReporter.kind(a);
         StringBuilder signature = new StringBuilder("<").append(kind).append(">");
         IrExpr rootExpr = CollectiveShape.root(a);
@@ -544,7 +314,7 @@ final class ProgramStepper {
             contribution = mine instanceof Unknown ? mine : Values.copy(mine);
         } else if (a instanceof IrActivity.Scatter || a instanceof IrActivity.Alltoall) {
             if (data != null) {
-                evaluateData(data, t); // faults count; the blocks themselves are not followed
+                values.evaluateData(data, t); // faults count; the blocks themselves are not followed
             }
         } else if (a instanceof IrActivity.Split x) {
             contribution = SplitChoice.of(x, ops, me);
@@ -560,7 +330,7 @@ final class ProgramStepper {
             signature.append(" with dims ").append(Arrays.toString(grid.dims()))
                     .append(" periodic ").append(Arrays.toString(grid.periodic()));
         } else if (data != null) {
-            contribution = contribution(data, t);
+            contribution = values.contribution(data, t);
         }
         if (op != null) {
             signature.append(" with op ").append(op.spelling());
@@ -577,15 +347,6 @@ final class ProgramStepper {
         t.blocker = new Blockers.CollectiveWait(slot, me, thread -> collectiveDone(thread, a, slot, me));
     }
 
-    private Object contribution(IrExpr data, RankThread t) {
-        try {
-            String refused = guard.refuse(data, t);
-            return refused != null ? new Unknown("data", refused) : ExpressionEvaluator.evaluate(data, t);
-        } catch (UnknownValueException unknown) {
-            return unknown.unknown();
-        }
-    }
-
     /** Stores this member's result of a completed collective. */
     private void collectiveDone(RankThread t, IrActivity a, CollectiveRendezvous.Slot slot, int me) {
         Object result = slot.results[me];
@@ -597,7 +358,7 @@ final class ProgramStepper {
         Integer root = slot.arrivals[me].root();
         IrTarget target = CollectiveShape.result(a, root != null && root == me);
         if (target != null) {
-            storeValue(t, target, result);
+            values.storeValue(t, target, result);
         } else if (a instanceof IrActivity.Split x) {
             rank.define(x.name(), (Communicator) result);
         } else if (a instanceof IrActivity.Cartesian x) {

@@ -2,10 +2,7 @@ package org.mpfl.compiler.gen;
 
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.ir.IrExpr;
@@ -19,6 +16,7 @@ import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.ir.plan.PlanLibrary;
 import org.mpfl.ir.plan.PlanParam;
 import org.mpfl.ir.plan.PlanProcess;
+import org.mpfl.protocol.digest.Sha256;
 
 /** Builds the {@link DeploymentPlan} of a checked, error-free workflow. */
 public final class PlanBuilder {
@@ -53,7 +51,7 @@ public final class PlanBuilder {
         }
         String fileName = Paths.get(workflow.sourceFile()).getFileName().toString();
         return new DeploymentPlan(DeploymentPlan.FORMAT_VERSION, workflow.name(), workflow.version(), workflow.description(),
-                fileName, sha256(source), COMPILER, params, libraries, processes, workflow.restarts());
+                fileName, Sha256.hex(source), COMPILER, params, libraries, processes, workflow.restarts());
     }
 
     private static Map<String, Object> defaults(List<PlanParam> params) {
@@ -67,14 +65,6 @@ public final class PlanBuilder {
             return ExpressionEvaluator.evaluateInt(p.ranks(), defaults);
         } catch (ConstantEnvironment.NotConstantException | RuntimeFault e) {
             return null;
-        }
-    }
-
-    public static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is mandatory in every JDK", e);
         }
     }
 }

@@ -23,6 +23,7 @@ import org.mpfl.compiler.gen.PlanBuilder;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.MpflType;
+import org.mpfl.protocol.digest.Sha256;
 
 /** Plans of every valid fixture and sample validate against docs/deployment-plan.schema.json and survive a JSON round trip. */
 class DeploymentPlanTest {
@@ -67,7 +68,7 @@ class DeploymentPlanTest {
         DeploymentPlan plan = plan(heat);
         assertEquals("heat1d", plan.workflow());
         assertEquals("1", plan.version());
-        assertEquals(PlanBuilder.sha256(Files.readAllBytes(heat)), plan.sourceSha256());
+        assertEquals(Sha256.hex(Files.readAllBytes(heat)), plan.sourceSha256());
         assertEquals(64, plan.sourceSha256().length());
         assertEquals(new PlanParam("eps", MpflType.DOUBLE, 1e-6, false), plan.params().get(2));
         PlanProcess solver = plan.process("solver");

@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.Properties;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * The credential of one service host, issued by the engine ({@code POST /api/registry/credentials},
@@ -62,12 +63,7 @@ public record HostCredential(String engineUrl, String id, String hostId, String 
 
     /** What the engine stores to check a presented secret: SHA-256 of it, base64url. */
     public static String verifier(String secret) {
-        try {
-            byte[] h = MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(h);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 is not available in this JVM", e);
-        }
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(Sha256.of(secret.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** The key with which the engine authenticates to this host (HMAC-SHA256 of a label under the secret). */

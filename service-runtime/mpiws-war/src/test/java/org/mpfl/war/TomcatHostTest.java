@@ -39,6 +39,7 @@ import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.SoapFault;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The MPIWS web application ({@code target/axis2.war}, built before the tests) in a real Tomcat 10 —
@@ -164,9 +165,7 @@ class TomcatHostTest {
             cluster.close();
         }
         if (work != null) {
-            try (var s = Files.walk(work)) {
-                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FileTrees.deleteQuietly(work);
         }
     }
 

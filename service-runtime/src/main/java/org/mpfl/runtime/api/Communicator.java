@@ -67,8 +67,8 @@ public interface Communicator {
 
     // ---------------------------------------------------------------- collectives
     // Every rank of the communicator calls the same collectives in the same order. The algorithm
-    // is "auto" (chosen by message and communicator size) or a named one, e.g. "serial",
-    // "binomial", "recursive-doubling", "ring", "reduce-broadcast", "reduce-scatter-allgather".
+    // is "auto" (chosen by message and communicator size) or one the operation has in
+    // org.mpfl.ir.semantics.CollectiveAlgorithms, the table the compiler checks documents against.
 
     /** Blocks until every rank of the communicator has entered the barrier. */
     void barrier();

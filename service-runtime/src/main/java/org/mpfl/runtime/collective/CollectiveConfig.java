@@ -2,6 +2,7 @@ package org.mpfl.runtime.collective;
 
 import org.mpfl.runtime.settings.RuntimeSettings;
 import java.util.Locale;
+import org.mpfl.ir.semantics.CollectiveAlgorithms;
 
 /**
  * Thresholds of the automatic algorithm choice. Every rank of a communicator must use the same
@@ -24,7 +25,8 @@ import java.util.Locale;
  *       groups ranks by service host (one leader per host talks across hosts);</li>
  *   <li>{@code mpfl.collective.<op>.algorithm}: forces the algorithm that {@code auto} means for an
  *       operation ({@code barrier}, {@code bcast}, {@code scatter}, {@code gather}, {@code allgather},
- *       {@code reduce}, {@code allreduce}, {@code alltoall}, {@code scan}).</li>
+ *       {@code reduce}, {@code allreduce}, {@code alltoall}, {@code scan}: the
+ *       {@link CollectiveAlgorithms#operation()} names).</li>
  * </ul>
  *
  * @param bcastLongBytes          broadcast switches to scatter-allgather at this many bytes
@@ -41,10 +43,6 @@ public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long 
                                int gatherBinomialMinRanks, int scatterBinomialMinRanks,
                                int reduceBinomialMinRanks, boolean hierarchical, java.util.Map<String, String> forced) {
 
-    /** Operation names as used in properties and in {@link Collectives}. */
-    public static final String[] OPERATIONS = {
-        "barrier", "bcast", "scatter", "gather", "allgather", "reduce", "allreduce", "alltoall", "scan"};
-
     /** Defaults, measured on the 2-core reference machine (see docs/benchmarks.md, "Collectives"). */
     public static CollectiveConfig defaults() {
         return new CollectiveConfig(RuntimeSettings.COLLECTIVE_BCAST_LONG_BYTES.defaultValue(),
@@ -60,10 +58,10 @@ public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long 
     public static CollectiveConfig fromSystemProperties() {
         CollectiveConfig d = defaults();
         java.util.Map<String, String> forced = new java.util.HashMap<>();
-        for (String op : OPERATIONS) {
-            String v = RuntimeSettings.COLLECTIVE_ALGORITHM.forMember(op).raw();
+        for (CollectiveAlgorithms op : CollectiveAlgorithms.values()) {
+            String v = RuntimeSettings.COLLECTIVE_ALGORITHM.forMember(op.operation()).raw();
             if (v != null && !v.isBlank() && !v.equals("auto")) {
-                forced.put(op, v.trim().toLowerCase(Locale.ROOT));
+                forced.put(op.operation(), v.trim().toLowerCase(Locale.ROOT));
             }
         }
         return new CollectiveConfig(

@@ -1,9 +1,9 @@
 package org.mpfl.runtime.collective;
 
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.ir.semantics.CollectiveAlgorithms;
 import org.mpfl.runtime.api.ReduceOp;
 
 /**
@@ -16,32 +16,11 @@ import org.mpfl.runtime.api.ReduceOp;
  * consecutive collectives never match each other. Collectives of one communicator must not be called
  * concurrently from several threads of one rank.
  *
- * <p>Algorithms ({@link #ALGORITHMS}) are chosen by name or, for {@code auto} (or {@code null}), by
- * message size and communicator size ({@link CollectiveConfig}).
+ * <p>Algorithms are chosen by name, from the table the compiler checks documents against
+ * ({@link CollectiveAlgorithms}), or, for {@code auto} (or {@code null}), by message size and
+ * communicator size ({@link CollectiveConfig}).
  */
 public final class Collectives {
-    /** Algorithm names per operation; {@code auto} is accepted everywhere as well. */
-    public static final Map<String, List<String>> ALGORITHMS = Map.of(
-            "barrier", List.of("dissemination", "serial", "binomial", "hierarchical"),
-            "bcast", List.of("serial", "binomial", "bstore", "scatter-allgather", "hierarchical"),
-            "scatter", List.of("serial", "binomial"),
-            "gather", List.of("serial", "binomial"),
-            "allgather", List.of("ring", "recursive-doubling", "gather-broadcast"),
-            "reduce", List.of("serial", "binomial"),
-            "allreduce", List.of("reduce-broadcast", "recursive-doubling", "reduce-scatter-allgather", "hierarchical"),
-            "alltoall", List.of("pairwise", "basic"),
-            "scan", List.of("linear", "recursive-doubling"));
-
-    /**
-     * Other names accepted per operation: the generic names the MPFL compiler knows
-     * ({@code bandwidth-optimal}) and the tree names where an operation's tree variant has a longer
-     * name ({@code binomial} allreduce is reduce + broadcast).
-     */
-    public static final Map<String, Map<String, String>> ALIASES = Map.of(
-            "allreduce", Map.of("bandwidth-optimal", "reduce-scatter-allgather", "binomial", "reduce-broadcast"),
-            "bcast", Map.of("bandwidth-optimal", "scatter-allgather"),
-            "allgather", Map.of("binomial", "gather-broadcast"));
-
     private final CollectiveChannel channel;
     private final CollectiveConfig config;
     private final AtomicInteger sequence = new AtomicInteger();
@@ -60,13 +39,11 @@ public final class Collectives {
         return config;
     }
 
-    /** The algorithm names of an operation (for help texts and benchmarks). */
+    /** The algorithm names of an operation ({@code bcast} or {@code broadcast}; for help texts and benchmarks). */
     public static List<String> algorithms(String op) {
-        List<String> names = ALGORITHMS.get(op);
-        if (names == null) {
-            throw new IllegalArgumentException("unknown collective operation '" + op + "'");
-        }
-        return names;
+        return CollectiveAlgorithms.ofOperation(op)
+                .orElseThrow(() -> new IllegalArgumentException("unknown collective operation '" + op + "'"))
+                .algorithms();
     }
 
     // ------------------------------------------------------------------------------------ operations
@@ -76,7 +53,7 @@ public final class Collectives {
     }
 
     public void barrier(String algorithm) {
-        String alg = resolve("barrier", algorithm);
+        String alg = resolve(CollectiveAlgorithms.BARRIER, algorithm);
         int seq = next();
         if (channel.size() == 1) {
             return;
@@ -94,13 +71,14 @@ public final class Collectives {
                     Barriers.binomial(channel, seq);
                 }
             }
-            default -> Barriers.binomial(channel, seq);
+            case "binomial" -> Barriers.binomial(channel, seq);
+            default -> throw unimplemented(CollectiveAlgorithms.BARRIER, alg);
         }
     }
 
     /** The root's value on every rank; the root gets its own value back (not a copy). */
     public Object bcast(Object value, int root, String algorithm) {
-        String alg = resolve("bcast", algorithm);
+        String alg = resolve(CollectiveAlgorithms.BROADCAST, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -122,13 +100,14 @@ public final class Collectives {
             case "hierarchical" -> Hierarchy.worthwhile(channel.hosts())
                     ? Hierarchical.bcast(channel, seq, value, root, config)
                     : Broadcasts.tree(channel, seq, value, root, channel.rank() == root && Broadcasts.isLong(value, p, config));
-            default -> Broadcasts.tree(channel, seq, value, root, true);
+            case "scatter-allgather" -> Broadcasts.tree(channel, seq, value, root, true);
+            default -> throw unimplemented(CollectiveAlgorithms.BROADCAST, alg);
         };
     }
 
     /** Block distribution of the root's array (the first {@code len % p} ranks get one element more). */
     public Object scatter(Object array, int root, String algorithm) {
-        String alg = resolve("scatter", algorithm);
+        String alg = resolve(CollectiveAlgorithms.SCATTER, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -143,9 +122,11 @@ public final class Collectives {
         if (alg == null) {
             alg = p >= config.scatterBinomialMinRanks() ? "binomial" : "serial";
         }
-        return alg.equals("binomial")
-                ? Gathers.scatterBinomial(channel, seq, array, root)
-                : Gathers.scatterSerial(channel, seq, array, root);
+        return switch (alg) {
+            case "binomial" -> Gathers.scatterBinomial(channel, seq, array, root);
+            case "serial" -> Gathers.scatterSerial(channel, seq, array, root);
+            default -> throw unimplemented(CollectiveAlgorithms.SCATTER, alg);
+        };
     }
 
     /**
@@ -153,7 +134,7 @@ public final class Collectives {
      * concatenated, strings and other objects become a {@link java.util.List}; {@code null} elsewhere.
      */
     public Object gather(Object value, int root, String algorithm) {
-        String alg = resolve("gather", algorithm);
+        String alg = resolve(CollectiveAlgorithms.GATHER, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -165,16 +146,18 @@ public final class Collectives {
             if (alg == null) {
                 alg = p >= config.gatherBinomialMinRanks() ? "binomial" : "serial";
             }
-            gathered = alg.equals("binomial")
-                    ? Gathers.gatherBinomial(channel, seq, mine, root)
-                    : Gathers.gatherSerial(channel, seq, mine, root);
+            gathered = switch (alg) {
+                case "binomial" -> Gathers.gatherBinomial(channel, seq, mine, root);
+                case "serial" -> Gathers.gatherSerial(channel, seq, mine, root);
+                default -> throw unimplemented(CollectiveAlgorithms.GATHER, alg);
+            };
         }
         return gathered == null ? null : Contribution.fromWire(gathered, value);
     }
 
     /** Like {@link #gather}, with the result on every rank. */
     public Object allgather(Object value, String algorithm) {
-        String alg = resolve("allgather", algorithm);
+        String alg = resolve(CollectiveAlgorithms.ALLGATHER, algorithm);
         int seq = next();
         int p = channel.size();
         Object mine = Contribution.wire(value);
@@ -187,14 +170,15 @@ public final class Collectives {
         Object gathered = switch (alg) {
             case "recursive-doubling" -> Gathers.allgatherRecursiveDoubling(channel, seq, mine);
             case "gather-broadcast" -> Broadcasts.tree(channel, seq, Gathers.gatherBinomial(channel, seq, mine, 0), 0, false);
-            default -> Gathers.allgatherRing(channel, seq, mine);
+            case "ring" -> Gathers.allgatherRing(channel, seq, mine);
+            default -> throw unimplemented(CollectiveAlgorithms.ALLGATHER, alg);
         };
         return Contribution.fromWire(gathered, value);
     }
 
     /** Element-wise reduction at the root ({@code null} elsewhere). */
     public Object reduce(Object value, ReduceOp op, int root, String algorithm) {
-        String alg = resolve("reduce", algorithm);
+        String alg = resolve(CollectiveAlgorithms.REDUCE, algorithm);
         checkRoot(root);
         int seq = next();
         int p = channel.size();
@@ -206,16 +190,18 @@ public final class Collectives {
             if (alg == null) {
                 alg = p >= config.reduceBinomialMinRanks() ? "binomial" : "serial";
             }
-            reduced = alg.equals("binomial")
-                    ? ReduceAlgorithms.reduceBinomial(channel, seq, operand, op, root)
-                    : ReduceAlgorithms.reduceSerial(channel, seq, operand, op, root);
+            reduced = switch (alg) {
+                case "binomial" -> ReduceAlgorithms.reduceBinomial(channel, seq, operand, op, root);
+                case "serial" -> ReduceAlgorithms.reduceSerial(channel, seq, operand, op, root);
+                default -> throw unimplemented(CollectiveAlgorithms.REDUCE, alg);
+            };
         }
         return reduced == null ? null : Reductions.result(reduced, value);
     }
 
     /** Element-wise reduction with the result on every rank (the same bits everywhere). */
     public Object allreduce(Object value, ReduceOp op, String algorithm) {
-        String alg = resolve("allreduce", algorithm);
+        String alg = resolve(CollectiveAlgorithms.ALLREDUCE, algorithm);
         int seq = next();
         int p = channel.size();
         Object operand = Reductions.operand(value, op);
@@ -234,14 +220,15 @@ public final class Collectives {
             case "hierarchical" -> Hierarchical.allreduce(channel, seq, operand, op, config);
             case "reduce-broadcast" -> ReduceAlgorithms.allreduceReduceBroadcast(channel, seq, operand, op);
             case "reduce-scatter-allgather" -> ReduceAlgorithms.allreduceReduceScatterAllgather(channel, seq, operand, op);
-            default -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
+            case "recursive-doubling" -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
+            default -> throw unimplemented(CollectiveAlgorithms.ALLREDUCE, alg);
         };
         return Reductions.result(reduced, value);
     }
 
     /** Block {@code j} (block distribution) of this rank's array goes to rank {@code j}; received blocks are concatenated in rank order. */
     public Object alltoall(Object array, String algorithm) {
-        String alg = resolve("alltoall", algorithm);
+        String alg = resolve(CollectiveAlgorithms.ALLTOALL, algorithm);
         int seq = next();
         if (!Seqs.isSeq(array)) {
             throw new IllegalArgumentException("alltoall: the value must be an array, not "
@@ -250,20 +237,23 @@ public final class Collectives {
         if (channel.size() == 1) {
             return Seqs.slice(array, 0, Seqs.length(array));
         }
-        return "basic".equals(alg)
-                ? Gathers.alltoallBasic(channel, seq, array)
-                : Gathers.alltoallPairwise(channel, seq, array);
+        return switch (alg == null ? "pairwise" : alg) {
+            case "basic" -> Gathers.alltoallBasic(channel, seq, array);
+            case "pairwise" -> Gathers.alltoallPairwise(channel, seq, array);
+            default -> throw unimplemented(CollectiveAlgorithms.ALLTOALL, alg);
+        };
     }
 
     /** Inclusive prefix reduction over ranks {@code 0..rank}. */
     public Object scan(Object value, ReduceOp op, String algorithm) {
-        String alg = resolve("scan", algorithm);
+        String alg = resolve(CollectiveAlgorithms.SCAN, algorithm);
         int seq = next();
         Object operand = Reductions.operand(value, op);
-        Object reduced = channel.size() == 1 ? Reductions.copy(operand)
-                : "linear".equals(alg)
-                ? ReduceAlgorithms.scanLinear(channel, seq, operand, op)
-                : ReduceAlgorithms.scanRecursiveDoubling(channel, seq, operand, op);
+        Object reduced = channel.size() == 1 ? Reductions.copy(operand) : switch (alg == null ? "recursive-doubling" : alg) {
+            case "linear" -> ReduceAlgorithms.scanLinear(channel, seq, operand, op);
+            case "recursive-doubling" -> ReduceAlgorithms.scanRecursiveDoubling(channel, seq, operand, op);
+            default -> throw unimplemented(CollectiveAlgorithms.SCAN, alg);
+        };
         return Reductions.result(reduced, value);
     }
 
@@ -284,20 +274,22 @@ public final class Collectives {
         }
     }
 
-    /** The named algorithm, or {@code null} for an automatic choice. */
-    private String resolve(String op, String algorithm) {
-        String name = algorithm == null ? "auto" : algorithm.trim().toLowerCase(Locale.ROOT);
-        if (name.equals("auto") || name.isEmpty()) {
-            name = config.forcedAlgorithm(op);
-            if (name == null) {
-                return null;
-            }
+    /**
+     * A name of the table that this class does not dispatch: a table and a runtime out of step, which
+     * the collective suites (every algorithm of every operation) find before a document does.
+     */
+    private static IllegalStateException unimplemented(CollectiveAlgorithms op, String algorithm) {
+        return new IllegalStateException("the runtime has no implementation of " + op.element() + " algorithm '" + algorithm
+                + "' of the table of collective algorithms");
+    }
+
+    /** The named algorithm (an alias resolved), or {@code null} for an automatic choice. */
+    private String resolve(CollectiveAlgorithms op, String algorithm) {
+        Optional<String> named = op.resolve(algorithm);
+        if (named.isEmpty()) {
+            String forced = config.forcedAlgorithm(op.operation());
+            named = forced == null ? Optional.empty() : op.resolve(forced);
         }
-        name = ALIASES.getOrDefault(op, Map.of()).getOrDefault(name, name);
-        if (!ALGORITHMS.get(op).contains(name)) {
-            throw new IllegalArgumentException("unknown " + op + " algorithm '" + name + "' (known: auto, "
-                    + String.join(", ", ALGORITHMS.get(op)) + ")");
-        }
-        return name;
+        return named.orElse(null);
     }
 }

@@ -6,14 +6,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.HexFormat;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * Hands one rank's parts of checkpoints to the engine ({@link CheckpointUpload}): {@code POST
@@ -57,7 +55,7 @@ final class CheckpointUploader {
         if (request.token() == null) {
             return "the run request has no domain token to prove the checkpoint with";
         }
-        String sha = sha256Hex(part);
+        String sha = Sha256.hex(part);
         byte[] proof = new DomainToken(request.token()).proveCheckpoint(request.domainId(), request.rank(), checkpoint, sha);
         HttpRequest post = HttpRequest.newBuilder(target).timeout(TIMEOUT)
                 .header("Content-Type", "application/json")
@@ -104,14 +102,6 @@ final class CheckpointUploader {
                 return "the engine did not answer within " + TIMEOUT.toMillis() + " ms";
             }
             return "cannot reach the engine at " + target + ": " + e.getCause();
-        }
-    }
-
-    static String sha256Hex(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("no SHA-256", e);
         }
     }
 }

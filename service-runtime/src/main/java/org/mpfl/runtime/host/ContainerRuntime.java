@@ -16,7 +16,6 @@ import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.p2p.MessagingHost;
 import org.mpfl.runtime.p2p.MessagingSettings;
-import org.mpfl.runtime.host.ServiceHost.OperationFault;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
 import org.mpfl.runtime.transport.Inbox;
@@ -104,7 +103,7 @@ final class ContainerRuntime implements MpiwsHandler {
         String className = cn.toString().trim();
         ClassLoader loader = svc.getClassLoader() != null ? svc.getClassLoader() : ContainerRuntime.class.getClassLoader();
         try {
-            Supplier<RankProgram> factory = ServiceHost.programFactory(svc, className, loader);
+            Supplier<RankProgram> factory = ServiceArchives.programFactory(svc, className, loader);
             if (factory != null) {
                 LOG.info("MPFL service {} bound to the container (program factory {})", svc.getName(), className);
                 return factory;
@@ -112,13 +111,7 @@ final class ContainerRuntime implements MpiwsHandler {
         } catch (AxisFault e) {
             return refused(svc, e.getMessage());
         }
-        return () -> {
-            try {
-                return (RankProgram) Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
-            } catch (ReflectiveOperationException | ClassCastException e) {
-                throw new IllegalStateException("cannot create rank program " + className + ": " + e, e);
-            }
-        };
+        return ServiceArchives.newInstances(className, loader);
     }
 
     private static Supplier<RankProgram> refused(AxisService svc, String why) {

@@ -1,6 +1,5 @@
 package org.mpfl.runtime.host;
 
-import org.mpfl.runtime.host.ServiceHost.OperationFault;
 import org.mpfl.runtime.transport.Inbox;
 
 /**

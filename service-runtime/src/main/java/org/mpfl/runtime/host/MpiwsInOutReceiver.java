@@ -36,7 +36,7 @@ public final class MpiwsInOutReceiver extends AbstractInOutMessageReceiver {
                 case MpiwsNames.OP_STATUS -> host.handleStatus(request.toString());
                 default -> throw MpiwsReceivers.fault(new SoapFault("Sender", SoapFault.MALFORMED, "no request-response operation " + op));
             };
-        } catch (ServiceHost.OperationFault f) {
+        } catch (OperationFault f) {
             throw MpiwsReceivers.fault(f.fault());
         }
         SOAPFactory factory = getSOAPFactory(in);

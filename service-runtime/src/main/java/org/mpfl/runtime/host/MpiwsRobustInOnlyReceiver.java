@@ -40,7 +40,7 @@ public final class MpiwsRobustInOnlyReceiver implements MessageReceiver {
                 case MpiwsNames.OP_ABORT -> host.handleAbort(request.toString());
                 default -> throw MpiwsReceivers.fault(new SoapFault("Sender", SoapFault.MALFORMED, "no in-only operation " + op));
             }
-        } catch (ServiceHost.OperationFault f) {
+        } catch (OperationFault f) {
             throw MpiwsReceivers.fault(f.fault());
         } catch (Refused r) {
             throw MpiwsReceivers.fault(r.fault);

@@ -24,7 +24,6 @@ import org.mpfl.protocol.Xml;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.p2p.RankRegistry;
-import org.mpfl.runtime.host.ServiceHost.OperationFault;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.TransportSelector;

@@ -2,41 +2,21 @@ package org.mpfl.runtime.host;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
-import javax.xml.namespace.QName;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.ConfigurationContext;
 import org.apache.axis2.context.MessageContext;
-import org.apache.axis2.description.AxisOperation;
-import org.apache.axis2.description.AxisOperationFactory;
-import org.apache.axis2.description.AxisService;
-import org.apache.axis2.description.InOutAxisOperation;
-import org.apache.axis2.description.WSDL2Constants;
-import org.apache.axis2.engine.AxisConfiguration;
-import org.apache.axis2.transport.http.SimpleHTTPServer;
-import org.apache.axis2.wsdl.WSDLConstants;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
-import org.mpfl.protocol.SoapFault;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
@@ -49,8 +29,6 @@ import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.TransportSelector;
 import org.mpfl.runtime.transport.soap.SoapTransport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * An MPFL service host: one JVM's Axis2 {@code SimpleHTTPServer} publishing MPIWS service types,
@@ -65,13 +43,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One host per JVM (Axis2 wants one {@link ConfigurationContext} per JVM); several hosts run side
  * by side as separate processes on different ports or addresses.
+ *
+ * <p>The host is a composition; each step has one owner: {@link Axis2Lifecycle} (repository,
+ * configuration context, HTTP server, shutdown), {@link ServiceArchives} (receiving, unpacking and
+ * binding {@code .aar} archives), {@link CallerAuthentication} (who may make the host act),
+ * {@link MpiwsDispatch} (the service types and their MPIWS operations) and {@link RankTable} (the
+ * ranks that {@code run}, {@code status} and {@code abort} act on).
  */
 public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     static {
         HostMain.quietLogging();
     }
 
-    private static final Logger LOG = LoggerFactory.getLogger(ServiceHost.class);
     /** Axis2 service parameter holding the {@link ServiceHost} that serves it. */
     public static final String HOST_PARAMETER = "mpfl.serviceHost";
     /** Axis2 service parameter (services.xml) naming the {@link RankProgram} class of a service type. */
@@ -131,30 +114,26 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     static final String PLAINTEXT_EXPOSURE = "can read and alter every message between ranks (workflow data, domain "
             + "tokens and proofs, service archives with their deploy credential) and can impersonate this host";
 
+
     private final String hostId;
     private final TlsSettings tls;
-    private final Path repository;
-    private final ConfigurationContext axis2;
-    private final ServerSocket serverSocket;
-    private final SimpleHTTPServer http;
-    private final String baseUrl;
     /** The registry, the local/binary/SOAP transports and their selector: assembled by {@link MessagingHost}. */
     private final MessagingHost messaging;
-    /** Also used directly for abort fan-out to the other hosts of a domain (closed by {@link #messaging}). */
-    private final SoapTransport soap;
     private final RankRegistry registry;
     private final String binaryAddress;
     private final TransportSelector selector;
-    private final Map<String, Supplier<RankProgram>> serviceTypes = new ConcurrentHashMap<>();
+    /** Who may make this host act. */
+    private final CallerAuthentication callers;
+    /** The service types and their MPIWS operations. */
+    private final MpiwsDispatch dispatch;
     /** The ranks started here ({@code run}, {@code status}, {@code abort}). */
     private final RankTable rankTable;
     private final ExecutorService eventThreads;
+    /** The Axis2 context, the repository and the HTTP server ({@code null} only while starting failed). */
+    private final Axis2Lifecycle axis2;
+    private final ServiceArchives archives;
     private volatile Function<RankInstance, Communicator> worldFactory = CollectiveCommunicator::world;
     private volatile boolean closed;
-
-    private ServiceHost(Options o) throws IOException {
-        this(o, null);
-    }
 
     /**
      * @param containerBaseUrl {@code null}: this host serves HTTP itself (Axis2's {@code SimpleHTTPServer}
@@ -164,12 +143,10 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     private ServiceHost(Options o, String containerBaseUrl) throws IOException {
         this.hostId = o.hostId() != null ? o.hostId() : "host-" + UUID.randomUUID().toString().substring(0, 8);
         this.tls = o.tls();
-        this.awaitingCredential = o.awaitCredential();
         if (tls.enabled() && !tls.serves()) {
             throw new IOException("TLS: a host needs its own certificate and key (--tls-cert/--tls-key or --tls-keystore), "
                     + "not only --tls-ca");
         }
-        this.repository = Files.createTempDirectory("mpfl-host-" + hostId + "-");
         this.eventThreads = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "mpfl-events-" + hostId);
             t.setDaemon(true);
@@ -178,7 +155,8 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         String bind = o.bind() == null ? "127.0.0.1" : o.bind();
         String advertise = o.advertise() != null ? o.advertise()
                 : (InetAddress.getByName(bind).isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : bind);
-        this.soap = new SoapTransport(tls);
+        // also used directly for abort fan-out to the other hosts of a domain (closed by the messaging host)
+        SoapTransport soap = new SoapTransport(tls);
         try {
             // with TLS on, the binary channel runs over TLS too (same certificate, same CA)
             this.messaging = MessagingHost.start(hostId, o.binary() ? bind : null, o.binaryPort(), advertise,
@@ -192,39 +170,35 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         this.registry = messaging.registry();
         this.selector = messaging.selector();
         this.binaryAddress = messaging.binaryAddress();
-        this.rankTable = new RankTable(hostId, registry, selector, soap, eventThreads, tls, serviceTypes::get,
+        this.dispatch = new MpiwsDispatch(this);
+        this.rankTable = new RankTable(hostId, registry, selector, soap, eventThreads, tls, dispatch::programs,
                 () -> worldFactory, () -> closed);
+        Axis2Lifecycle started = null;
         try {
-            this.axis2 = Axis2Setup.create(repository, o.servicesDir(), containerBaseUrl != null);
-            deployArchivedServiceTypes();
+            started = Axis2Lifecycle.create(hostId, o.servicesDir(), containerBaseUrl != null);
+            Axis2Lifecycle lifecycle = started;
+            this.callers = new CallerAuthentication(o.awaitCredential(), lifecycle::servedByContainer);
+            this.archives = new ServiceArchives(lifecycle.repository(), lifecycle.context(), dispatch);
+            archives.bindDeployed();
             if (containerBaseUrl != null) {
-                // the servlet container listens (and does TLS, if configured there); no socket of ours
-                this.serverSocket = null;
-                this.http = null;
-                this.baseUrl = containerBaseUrl.endsWith("/") ? containerBaseUrl.substring(0, containerBaseUrl.length() - 1)
-                        : containerBaseUrl;
-                return;
+                lifecycle.serveThroughContainer(containerBaseUrl);
+            } else {
+                lifecycle.listen(tls, bind, o.port(), advertise, () -> new MpiwsWorker(this));
             }
-            this.serverSocket = tls.newServerSocket();
-            serverSocket.setReuseAddress(true);
-            try {
-                serverSocket.bind(new InetSocketAddress(InetAddress.getByName(bind), o.port()), 256);
-            } catch (IOException e) {
-                throw new IOException("cannot open the SOAP endpoint on " + bind + ":" + o.port() + ": " + e.getMessage(), e);
-            }
-            this.baseUrl = tls.scheme() + "://" + advertise + ":" + serverSocket.getLocalPort();
-            HostHttpFactory factory = new HostHttpFactory(axis2, serverSocket, () -> new MpiwsWorker(this));
-            this.http = new SimpleHTTPServer(factory);
-            http.start();
         } catch (IOException | RuntimeException e) {
-            closeQuietly();
+            if (started != null) {
+                started.close();
+            }
+            messaging.close();
+            eventThreads.shutdownNow();
             throw e;
         }
+        this.axis2 = started;
     }
 
     /** Starts a host (the HTTP endpoint accepts requests when this returns). */
     public static ServiceHost start(Options options) throws IOException {
-        return new ServiceHost(options);
+        return new ServiceHost(options, null);
     }
 
     /**
@@ -258,20 +232,17 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
 
     /** {@code http://ADDR:PORT}, or {@code https://…} with TLS on. */
     public String baseUrl() {
-        return baseUrl;
+        return axis2.baseUrl();
     }
 
     /** The HTTP port: this host's own, or the servlet container's (from its base URL). */
     public int port() {
-        if (serverSocket != null) {
-            return serverSocket.getLocalPort();
-        }
-        return java.net.URI.create(baseUrl).getPort();
+        return axis2.port();
     }
 
     /** The SOAP address of a service type in this host. */
     public String serviceUrl(String serviceType) {
-        return baseUrl + MpiwsNames.SERVICES_PATH + serviceType;
+        return baseUrl() + MpiwsNames.SERVICES_PATH + serviceType;
     }
 
     /** {@code host:port} of this host's binary channel, or {@code null} when it offers none. */
@@ -286,7 +257,7 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
 
     /** This JVM's Axis2 configuration context (clients in this JVM must share it, see the Axis2 notes). */
     public ConfigurationContext axis2Context() {
-        return axis2;
+        return axis2.context();
     }
 
     /** The receiving side of every transport in this host. */
@@ -316,26 +287,15 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
 
     /** Publishes a service type (idempotent for the same name: the factory is replaced). */
     public synchronized void registerServiceType(String name, Supplier<RankProgram> factory) throws AxisFault {
-        if (!name.matches("[A-Za-z_][A-Za-z0-9_.\\-]*")) {
-            throw new IllegalArgumentException("bad service type name '" + name + "'");
-        }
-        AxisConfiguration cfg = axis2.getAxisConfiguration();
-        AxisService svc = cfg.getService(name);
-        if (svc == null) {
-            svc = new AxisService(name);
-            svc.addParameter(HOST_PARAMETER, this);
-            addMpiwsOperations(svc);
-            cfg.addService(svc);
-        }
-        serviceTypes.put(name, factory);
+        dispatch.register(axis2.context(), name, factory);
     }
 
     public boolean hasServiceType(String name) {
-        return serviceTypes.containsKey(name);
+        return dispatch.has(name);
     }
 
     public Set<String> serviceTypes() {
-        return new TreeSet<>(serviceTypes.keySet());
+        return dispatch.names();
     }
 
     /** Path of the deployment endpoint ({@code POST …?service=NAME}, body: the {@code .aar}). */
@@ -343,8 +303,10 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
 
     /** Where the engine POSTs service archives. */
     public String deployUrl() {
-        return baseUrl + DEPLOY_PATH;
+        return baseUrl() + DEPLOY_PATH;
     }
+
+    // ------------------------------------------------------------------ callers
 
     /**
      * The message-context property under which the host's HTTP worker leaves a request's
@@ -352,24 +314,13 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      */
     public static final String AUTHORIZATION_PROPERTY = "mpfl.authorization";
 
-    /** This host's credential; {@code null}: no engine, deploy and {@code run} from this machine only. */
-    private volatile HostCredential credential;
-    /**
-     * Set from the start when the credential comes later ({@link Options#awaitCredential}): without it, a
-     * host listening before its launcher hands it the credential would take orders from any local
-     * process in between.
-     */
-    private volatile boolean awaitingCredential;
-
     /**
      * Sets the host's credential: from now on deployments, {@code run} and extensions' operations need
-     * the engine's key for this host ({@link HostCredential#acceptsEngine}).
+     * the engine's key for this host ({@link HostCredential#acceptsEngine}). Until then a host started
+     * with {@link Options#awaitCredential} refuses them all; one started without serves this machine.
      */
     public void setCredential(HostCredential credential) {
-        this.credential = credential;
-        if (credential != null) {
-            awaitingCredential = false;
-        }
+        callers.setCredential(credential);
     }
 
     /**
@@ -381,40 +332,15 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      * @param remoteAddress the caller's address as Axis2 reports it ({@link MessageContext#REMOTE_ADDR})
      */
     public boolean acceptsEngineCall(String authorization, Object remoteAddress) {
-        HostCredential c = credential;
-        if (c != null) {
-            return c.acceptsEngine(authorization);
-        }
-        if (awaitingCredential) {
-            return false;
-        }
-        try {
-            return remoteAddress != null && InetAddress.getByName(remoteAddress.toString()).isLoopbackAddress();
-        } catch (IOException e) {
-            return false;
-        }
+        return callers.acceptsEngineCall(authorization, remoteAddress);
     }
 
     /** {@link #acceptsEngineCall} for the request of a message context (as the host's receivers see it). */
     public boolean acceptsEngineCall(MessageContext mc) {
-        Object auth = mc.getProperty(AUTHORIZATION_PROPERTY);
-        if (auth == null && http == null) {
-            // in a servlet container the AxisServlet keeps the request's headers (this host's worker does not)
-            auth = transportHeader(mc, "Authorization");
-        }
-        return acceptsEngineCall(auth == null ? null : auth.toString(), mc.getProperty(MessageContext.REMOTE_ADDR));
+        return callers.acceptsEngineCall(mc);
     }
 
-    private static Object transportHeader(MessageContext mc, String name) {
-        if (mc.getProperty(MessageContext.TRANSPORT_HEADERS) instanceof Map<?, ?> headers) {
-            for (Map.Entry<?, ?> e : headers.entrySet()) {
-                if (e.getKey() != null && name.equalsIgnoreCase(e.getKey().toString())) {
-                    return e.getValue();
-                }
-            }
-        }
-        return null;
-    }
+    // ------------------------------------------------------------------ service archives
 
     /** The largest service archive a deploy request may carry. */
     public static final int MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
@@ -439,18 +365,8 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         if (!acceptsEngineCall(authorization, remoteAddress)) {
             return new DeployAnswer(403, "deployment refused: not the engine of this host (missing or wrong host key)");
         }
-        byte[] archive = body.readNBytes(MAX_ARCHIVE_BYTES + 1);
-        if (archive.length > MAX_ARCHIVE_BYTES) {
-            return new DeployAnswer(400, "deployment failed: the archive exceeds " + MAX_ARCHIVE_BYTES + " bytes");
-        }
-        try {
-            deployArchive(name, archive);
-            return new DeployAnswer(201, "deployed " + name);
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("deployment of {} failed", name, e);
-            // some failures (e.g. a NullPointerException inside Axis2) carry no message: name the type then
-            return new DeployAnswer(400, "deployment failed: "
-                    + (e.getMessage() == null || e.getMessage().isBlank() ? e.toString() : e.getMessage()));
+        synchronized (this) {
+            return archives.receive(name, body);
         }
     }
 
@@ -460,184 +376,15 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      * its service type.
      */
     public synchronized void deployArchive(String name, byte[] archive) throws IOException {
-        if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_.\\-]*")) {
-            throw new IllegalArgumentException("bad service name '" + name + "'");
-        }
-        Path dir = repository.resolve("services");
-        Path file = dir.resolve(name + ".aar");
-        if (serviceTypes.containsKey(name) && Files.isRegularFile(file)
-                && java.util.Arrays.equals(Files.readAllBytes(file), archive)) {
-            // the same archive again (every run of a document deploys its archives): replacing it
-            // would pull the service away from ranks of runs that are starting or running now
-            return;
-        }
-        Path tmp = Files.createTempFile(repository, name, ".part");
-        Files.write(tmp, archive);
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        AxisConfiguration cfg = axis2.getAxisConfiguration();
-        try {
-            removeWithGroup(cfg, name);
-            org.apache.axis2.deployment.ServiceDeployer deployer = new org.apache.axis2.deployment.ServiceDeployer();
-            deployer.init(axis2);
-            deployer.setDirectory("services");
-            deployer.setExtension("aar");
-            deployer.deploy(new org.apache.axis2.deployment.repository.util.DeploymentFileData(file.toFile(), deployer));
-        } catch (AxisFault e) {
-            throw new IOException("cannot deploy " + name + ": " + e.getMessage(), e);
-        }
-        String refused = deployArchivedServiceTypes().get(name);
-        if (refused != null) {
-            throw new IOException("cannot deploy " + name + ": " + refused);
-        }
-        if (!serviceTypes.containsKey(name)) {
-            throw new IOException("archive " + name + " deployed no service named " + name + " with a "
-                    + PROGRAM_PARAMETER + " parameter");
-        }
-        Runnable l = deployListener;
-        if (l != null) {
-            l.run();
-        }
+        archives.deploy(name, archive);
     }
-
-    /**
-     * Removes a service with its service group: removing the service alone leaves a group that
-     * Axis2's dispatch then finds inconsistent with a redeployed service of the same name ("does not
-     * belong to the service group").
-     */
-    private static void removeWithGroup(AxisConfiguration cfg, String serviceName) throws AxisFault {
-        AxisService old = cfg.getService(serviceName);
-        if (old == null) {
-            return;
-        }
-        if (old.getAxisServiceGroup() != null && old.getAxisServiceGroup().getServiceGroupName() != null) {
-            cfg.removeServiceGroup(old.getAxisServiceGroup().getServiceGroupName());
-        }
-        if (cfg.getService(serviceName) != null) {
-            cfg.removeService(serviceName);
-        }
-    }
-
-    private volatile Runnable deployListener;
 
     /** Called after each successful deployment (the engine announcer re-announces the service types). */
     public void onDeploy(Runnable listener) {
-        this.deployListener = listener;
-    }
-
-    /**
-     * Binds the services deployed from {@code .aar} archives that name a rank program. An archive
-     * whose program factory refuses it is removed again (so it does not block later deployments);
-     * returns those refusals by service name.
-     */
-    private Map<String, String> deployArchivedServiceTypes() throws AxisFault {
-        Map<String, String> refused = new LinkedHashMap<>();
-        AxisConfiguration cfg = axis2.getAxisConfiguration();
-        for (AxisService svc : List.copyOf(cfg.getServices().values())) {
-            Object cn = svc.getParameterValue(PROGRAM_PARAMETER);
-            if (cn == null || svc.getParameter(HOST_PARAMETER) != null) {
-                continue;
-            }
-            String className = cn.toString().trim();
-            ClassLoader loader = svc.getClassLoader() != null ? svc.getClassLoader() : getClass().getClassLoader();
-            Supplier<RankProgram> factory;
-            try {
-                factory = programFactory(svc, className, loader);
-            } catch (AxisFault e) {
-                LOG.warn("service archive {} refused: {}", svc.getName(), e.getMessage());
-                refused.put(svc.getName(), e.getMessage());
-                removeWithGroup(cfg, svc.getName());
-                serviceTypes.remove(svc.getName());
-                continue;
-            }
-            svc.addParameter(HOST_PARAMETER, this);
-            addMpiwsOperations(svc);
-            if (factory != null) {
-                serviceTypes.put(svc.getName(), factory);
-                LOG.info("service type {} deployed from an archive (program factory {})", svc.getName(), className);
-                continue;
-            }
-            serviceTypes.put(svc.getName(), () -> {
-                try {
-                    return (RankProgram) Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
-                } catch (ReflectiveOperationException | ClassCastException e) {
-                    throw new IllegalStateException("cannot create rank program " + className + ": " + e, e);
-                }
-            });
-            LOG.info("service type {} deployed from an archive (program {})", svc.getName(), className);
-        }
-        return refused;
-    }
-
-    /**
-     * The program factory of an archived service whose program class is a {@link RankProgramFactory}
-     * (generated MPFL services), created once here; {@code null} for a plain {@link RankProgram} class.
-     */
-    static Supplier<RankProgram> programFactory(AxisService svc, String className, ClassLoader loader)
-            throws AxisFault {
-        Class<?> type;
-        try {
-            type = Class.forName(className, true, loader);
-        } catch (ClassNotFoundException | LinkageError e) {
-            return null; // reported when a rank of it is started, as before
-        }
-        if (!RankProgramFactory.class.isAssignableFrom(type)) {
-            return null;
-        }
-        Map<String, String> parameters = new LinkedHashMap<>();
-        for (org.apache.axis2.description.Parameter p : svc.getParameters()) {
-            if (p.getValue() instanceof String text) {
-                parameters.put(p.getName(), text.trim());
-            }
-        }
-        try {
-            RankProgramFactory f = (RankProgramFactory) type.getDeclaredConstructor().newInstance();
-            return f.programs(loader, svc.getFileName(), parameters);
-        } catch (Exception e) {
-            throw new AxisFault("service " + svc.getName() + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
-        }
-    }
-
-    private static void addMpiwsOperations(AxisService svc) throws AxisFault {
-        for (String op : List.of(MpiwsNames.OP_RUN, MpiwsNames.OP_STATUS)) {
-            AxisOperation o = svc.getOperation(new QName(op));
-            if (o == null) {
-                o = new InOutAxisOperation(new QName(op));
-                svc.addOperation(o);
-            }
-            o.setMessageReceiver(new MpiwsInOutReceiver());
-            o.setSoapAction(MpiwsNames.action(op));
-            svc.mapActionToOperation(MpiwsNames.action(op), o);
-        }
-        for (String op : List.of(MpiwsNames.OP_STORE, MpiwsNames.OP_BSTORE, MpiwsNames.OP_ABORT)) {
-            AxisOperation o = svc.getOperation(new QName(op));
-            if (o == null) {
-                o = AxisOperationFactory.getAxisOperation(WSDLConstants.MEP_CONSTANT_ROBUST_IN_ONLY);
-                o.setName(new QName(op));
-                svc.addOperation(o);
-            }
-            o.setMessageExchangePattern(WSDL2Constants.MEP_URI_ROBUST_IN_ONLY);
-            o.setMessageReceiver(new MpiwsRobustInOnlyReceiver());
-            o.setSoapAction(MpiwsNames.action(op));
-            svc.mapActionToOperation(MpiwsNames.action(op), o);
-        }
+        archives.onDeploy(listener);
     }
 
     // ------------------------------------------------------------------ operations
-
-    /** A request the host answers with a SOAP fault. */
-    static final class OperationFault extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final transient SoapFault fault;
-
-        OperationFault(SoapFault fault) {
-            super(fault.reason());
-            this.fault = fault;
-        }
-
-        SoapFault fault() {
-            return fault;
-        }
-    }
 
     /** {@code run}: creates the rank instance and starts its program; answers at once. */
     @Override
@@ -675,51 +422,10 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
             return;
         }
         closed = true;
-        closeQuietly();
-    }
-
-    private void closeQuietly() {
-        try {
-            if (http != null) {
-                http.stop();
-            }
-        } catch (RuntimeException e) {
-            LOG.debug("stopping HTTP", e);
-        }
-        try {
-            if (serverSocket != null) {
-                serverSocket.close();
-            }
-        } catch (IOException ignored) {
-            // closing
-        }
+        // as before the split: no new requests, then the ranks' messaging, then Axis2 and its repository
+        axis2.stopServing();
         messaging.close();
         eventThreads.shutdownNow();
-        try {
-            if (axis2 != null) {
-                axis2.terminate();
-            }
-        } catch (AxisFault e) {
-            LOG.debug("terminating Axis2", e);
-        }
-        deleteTree(repository);
-    }
-
-    private static void deleteTree(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            // services/ may be a link to the user's directory: delete the link, never its content
-            s.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            });
-        } catch (IOException ignored) {
-            // best effort
-        }
+        axis2.close();
     }
 }

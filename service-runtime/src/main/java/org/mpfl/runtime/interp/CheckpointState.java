@@ -6,17 +6,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrVariable;
 import org.mpfl.runtime.transport.Payload;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * One rank's part of a checkpoint, as JSON text (format {@value #FORMAT}; described in
@@ -94,7 +92,7 @@ final class CheckpointState {
             String content = JSON.writeValueAsString(c);
             ObjectNode root = JSON.createObjectNode();
             root.put("format", FORMAT);
-            root.put("sha256", sha256(content));
+            root.put("sha256", Sha256.hex(content));
             root.set("content", c);
             return JSON.writeValueAsBytes(root);
         } catch (JsonProcessingException e) {
@@ -126,7 +124,7 @@ final class CheckpointState {
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("its content cannot be read", e);
         }
-        if (c == null || !c.isObject() || !sha256(content).equals(root.path("sha256").asText())) {
+        if (c == null || !c.isObject() || !Sha256.hex(content).equals(root.path("sha256").asText())) {
             throw new IllegalArgumentException("its content does not match its SHA-256 (the part is damaged)");
         }
         expect(c, "program", program.digest(), "it was taken by another program (the workflow changed)");
@@ -200,14 +198,6 @@ final class CheckpointState {
     private static void expect(JsonNode c, String field, String value, String otherwise) {
         if (!value.equals(c.path(field).asText())) {
             throw new IllegalArgumentException(otherwise);
-        }
-    }
-
-    static String sha256(String text) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("no SHA-256", e);
         }
     }
 }

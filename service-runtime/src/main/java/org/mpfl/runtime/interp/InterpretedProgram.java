@@ -27,6 +27,7 @@ import org.mpfl.ir.plan.PlanProcess;
 import org.mpfl.ir.plan.ServiceProgram;
 import org.mpfl.runtime.api.Activity;
 import org.mpfl.runtime.transport.ObjectTypes;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * The program of one generated service, shared by all its ranks: the process's typed IR, the
@@ -91,12 +92,7 @@ public final class InterpretedProgram {
     String digest() {
         String d = digest;
         if (d == null) {
-            try {
-                byte[] ir = org.mpfl.ir.plan.PlanJson.toBytes(process);
-                d = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(ir));
-            } catch (java.security.NoSuchAlgorithmException e) {
-                throw new IllegalStateException("no SHA-256", e);
-            }
+            d = Sha256.hex(org.mpfl.ir.plan.PlanJson.toBytes(process));
             digest = d;
         }
         return d;

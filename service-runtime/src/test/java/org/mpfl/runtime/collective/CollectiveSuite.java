@@ -40,10 +40,15 @@ abstract class CollectiveSuite {
         return new int[] {3, 8};
     }
 
+    /**
+     * Every name the table of collective algorithms accepts for {@code op} ({@code auto}, the
+     * algorithms, the aliases), so that a name the table has and the runtime does not dispatch fails here.
+     */
     static List<String> withAuto(String op) {
         List<String> out = new ArrayList<>();
         out.add("auto");
         out.addAll(Collectives.algorithms(op));
+        out.addAll(new java.util.TreeSet<>(org.mpfl.ir.semantics.CollectiveAlgorithms.ofOperation(op).orElseThrow().aliases().keySet()));
         return out;
     }
 

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * Checkpoints taken by the rank interpreter and runs resumed from them: every checkpoint of a
@@ -142,7 +143,7 @@ class CheckpointResumeTest {
         ObjectNode root = (ObjectNode) json.readTree(part);
         ObjectNode content = (ObjectNode) root.get("content");
         edit.accept(content);
-        root.put("sha256", CheckpointState.sha256(json.writeValueAsString(content)));
+        root.put("sha256", Sha256.hex(json.writeValueAsString(content)));
         return root.toString();
     }
 

@@ -12,11 +12,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,6 +33,7 @@ import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.protocol.digest.Sha256;
 
 /**
  * Checkpoints between real processes: the checkpoint document's archive deployed in two service-host
@@ -117,7 +116,7 @@ class CheckpointUploadTest {
                 return;
             }
             byte[] body = x.getRequestBody().readAllBytes();
-            if (!HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)).equals(sha)) {
+            if (!Sha256.hex(body).equals(sha)) {
                 refused.add(domain + ": digest of rank " + rank);
                 answer(x, 400, "digest");
                 return;

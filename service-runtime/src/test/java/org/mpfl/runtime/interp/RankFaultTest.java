@@ -6,13 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrProcess;
 import org.mpfl.ir.IrWorkflow;
+import org.mpfl.protocol.RunRequest;
 
 /**
  * Section 7: a fault on one rank fails it with its activity, source location and cause, and the
@@ -70,8 +74,8 @@ class RankFaultTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "object | 17 | received value (from rank 0 tag 0) of type object (java.util. | does not fit variable 'number' of type int",
-        "array  | 20 | received value (from rank 0 tag 0) of type int[]               | does not fit variable 'doubles' of type double[]",
+        "object | 19 | received value (from rank 0 tag 0) of type object (java.util. | does not fit variable 'number' of type int",
+        "array  | 22 | received value (from rank 0 tag 0) of type int[]               | does not fit variable 'doubles' of type double[]",
     })
     void receivedValueOfTheWrongTypeIsAFault(String what, int line, String start, String end) {
         InterpreterHarness.Result r = InterpreterHarness.run("mismatch.mpfl.xml", Map.of("what", what), LIMIT);
@@ -107,9 +111,23 @@ class RankFaultTest {
         assertTrue(lag < 2_000, "rank 0 left its compute " + lag + " ms after the fault");
     }
 
+    /**
+     * The compiler rejects an algorithm its operation lacks, so the IR here is changed after checking,
+     * as a plan written by another compiler version or by hand could carry it: the runtime still fails
+     * the rank with the table's names instead of running some other algorithm.
+     */
     @Test
     void anAlgorithmTheRuntimeLacksIsAFaultNamingTheKnownOnes() {
-        InterpreterHarness.Result r = InterpreterHarness.run("algorithm.mpfl.xml", Map.of(), LIMIT);
+        IrWorkflow checked = InterpreterHarness.compile("algorithm.mpfl.xml", Map.of()).workflow();
+        IrProcess team = checked.processes().get(0);
+        List<IrActivity> body = team.body().stream().map(a -> a instanceof IrActivity.Allreduce x
+                ? new IrActivity.Allreduce(x.data(), x.op(), x.into(), x.comm(), "telepathy", x.at()) : a).toList();
+        IrProcess forged = new IrProcess(team.name(), team.service(), team.ranks(), team.variables(), team.communicators(),
+                team.requests(), body, team.at());
+        IrWorkflow workflow = new IrWorkflow(checked.name(), checked.version(), checked.description(), checked.sourceFile(),
+                checked.libraries(), checked.params(), List.of(forged), checked.at(), checked.restarts());
+        InterpreterHarness.Result r = InterpreterHarness.run(workflow,
+                List.of(new RunRequest.ProcessSlice(team.name(), team.service(), 2)), Map.of(), LIMIT);
         assertFalse(r.timedOut());
         RankFault f = r.rank(0).fault() != null ? r.rank(0).fault() : r.rank(1).fault();
         assertEquals("allreduce", f.activity());

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.mpfl.runtime.p2p.ObjectValues;
 import org.mpfl.runtime.p2p.gadget.Tripwire;
 import org.mpfl.runtime.p2p.gadget.TripwireMarks;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * {@code object} payloads (type 10) in one JVM: every allowed kind survives the wire form exactly, and
@@ -229,9 +230,7 @@ class ObjectPayloadTest {
                 assertTrue(e.getMessage().contains("'java.util.*' cannot be an object type"), e.getMessage());
             }
         } finally {
-            try (var files = java.nio.file.Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            }
+            FileTrees.deleteQuietly(dir);
         }
     }
 }

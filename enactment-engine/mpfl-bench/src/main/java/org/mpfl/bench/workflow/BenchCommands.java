@@ -59,12 +59,4 @@ final class BenchCommands {
             return "";
         }
     }
-
-    static void deleteTree(Path root) {
-        try (var s = Files.walk(root)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temporary directory left behind is harmless
-        }
-    }
 }

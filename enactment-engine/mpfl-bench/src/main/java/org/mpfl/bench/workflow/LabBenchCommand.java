@@ -15,6 +15,7 @@ import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * {@code mpflc bench lab [--hosts 4] [--rate 1gbit|none] [--ranks 16,64,256] [--iterations 100] [--repeat 3]
@@ -154,7 +155,7 @@ public final class LabBenchCommand implements CliCommand {
                     inside.destroyForcibly();
                 }
             }
-            BenchCommands.deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 

@@ -14,6 +14,7 @@ import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.settings.Setting;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The measurement of {@code mpflc bench lab}, in a JVM of its own inside the engine's network namespace
@@ -122,7 +123,7 @@ public final class LabInside {
                 out.flush();
             }
         } finally {
-            BenchCommands.deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 

@@ -15,6 +15,7 @@ import org.mpfl.bench.mediator.Mediator;
 import org.mpfl.bench.mediator.exchange.AllgatherExchange;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * Direct messaging against the mediator on the same workflow and the same hosts: an embedded engine
@@ -104,7 +105,7 @@ final class MediatorBenchmark {
                 return run(cluster, work);
             }
         } finally {
-            BenchCommands.deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 

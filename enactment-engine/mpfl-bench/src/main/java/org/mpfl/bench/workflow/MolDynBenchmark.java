@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * Runs the MolDyn sample through an embedded engine on local service-host processes for every size,
@@ -185,7 +186,7 @@ final class MolDynBenchmark {
                 return results;
             }
         } finally {
-            BenchCommands.deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 

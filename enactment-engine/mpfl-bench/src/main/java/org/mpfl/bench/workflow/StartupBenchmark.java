@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.cli.EngineClient;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The engine's start-up time and fixed overhead: an embedded engine with {@code hosts} local
@@ -104,7 +105,7 @@ final class StartupBenchmark {
                 return new Results(results, e);
             }
         } finally {
-            BenchCommands.deleteTree(work);
+            FileTrees.deleteQuietly(work);
         }
     }
 

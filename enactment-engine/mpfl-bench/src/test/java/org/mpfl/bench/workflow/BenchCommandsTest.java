@@ -17,6 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.files.FileTrees;
 
 /** Options, JSON shapes and the document rewriting of {@code mpflc bench mediator} and {@code mpflc bench moldyn}. */
 @Timeout(240)
@@ -174,7 +175,7 @@ class BenchCommandsTest {
                 assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII), png.toString());
             }
         } finally {
-            BenchCommands.deleteTree(dir);
+            FileTrees.deleteQuietly(dir);
         }
     }
 
@@ -208,7 +209,7 @@ class BenchCommandsTest {
             Files.delete(jar);
             assertThrows(java.io.IOException.class, () -> MolDynBenchmark.variant(text, docDir, "auto"));
         } finally {
-            BenchCommands.deleteTree(root);
+            FileTrees.deleteQuietly(root);
         }
     }
 

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.files.FileTrees;
 
 /** Options and a tiny real run of {@code mpflc bench first-run} (one run per variant of the ring through bin/mpflc). */
 class FirstRunBenchCommandTest {
@@ -50,7 +51,7 @@ class FirstRunBenchCommandTest {
             byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
             assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII));
         } finally {
-            BenchCommands.deleteTree(dir);
+            FileTrees.deleteQuietly(dir);
         }
     }
 }

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.files.FileTrees;
 
 /** Options, the checked values and a tiny real run of {@code mpflc bench lab} in network namespaces. */
 @Timeout(300)
@@ -132,7 +133,7 @@ class LabBenchCommandTest {
                     .readAllBytes(), StandardCharsets.UTF_8);
             assertFalse(left.contains(prefix), "namespaces left behind:\n" + left);
         } finally {
-            BenchCommands.deleteTree(dir);
+            FileTrees.deleteQuietly(dir);
         }
     }
 

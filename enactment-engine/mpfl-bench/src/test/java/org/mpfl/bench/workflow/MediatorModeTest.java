@@ -23,6 +23,7 @@ import org.mpfl.bench.mediator.exchange.AllgatherExchange;
 import org.mpfl.bench.mediator.exchange.ExchangeInit;
 import org.mpfl.bench.mediator.exchange.ExchangeUpdate;
 import org.mpfl.bench.mediator.exchange.RankOfProcess;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The mediator mode over two real service-host processes: the exchange workflow enacted by the
@@ -53,7 +54,7 @@ class MediatorModeTest {
         if (cluster != null) {
             cluster.close();
         }
-        BenchCommands.deleteTree(dir);
+        FileTrees.deleteQuietly(dir);
     }
 
     @Test

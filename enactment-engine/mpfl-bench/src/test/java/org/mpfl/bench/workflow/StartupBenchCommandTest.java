@@ -19,6 +19,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.files.FileTrees;
 
 /** Options, JSON shape and a tiny real run of {@code mpflc bench startup}. */
 @Timeout(240)
@@ -91,7 +92,7 @@ class StartupBenchCommandTest {
             byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
             assertEquals("PNG", new String(head, 1, 3, StandardCharsets.US_ASCII));
         } finally {
-            BenchCommands.deleteTree(dir);
+            FileTrees.deleteQuietly(dir);
         }
     }
 

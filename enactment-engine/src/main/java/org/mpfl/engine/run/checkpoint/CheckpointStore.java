@@ -13,15 +13,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.digest.Sha256;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * The ranks' checkpoint parts on disk: {@code ROOT/<run>/<seq>/rank-<r>.json} (the part exactly as the
@@ -212,7 +211,7 @@ public final class CheckpointStore {
                 }
                 try {
                     byte[] bytes = Files.readAllBytes(file);
-                    if (!sha256Hex(bytes).equals(meta.path("sha256").asText())) {
+                    if (!Sha256.hex(bytes).equals(meta.path("sha256").asText())) {
                         why = "rank " + r + "'s part does not match its SHA-256 (corrupt)";
                     } else {
                         parts.add(utf8(bytes));
@@ -234,7 +233,7 @@ public final class CheckpointStore {
         synchronized (lock(runId)) {
             for (long s : seqs(runId)) {
                 if (s > seq) {
-                    deleteTree(dir(runId, s));
+                    FileTrees.delete(dir(runId, s));
                 }
             }
         }
@@ -243,18 +242,9 @@ public final class CheckpointStore {
     /** Deletes every checkpoint of a run. */
     public void delete(String runId) throws IOException {
         synchronized (lock(runId)) {
-            deleteTree(runDir(runId));
+            FileTrees.delete(runDir(runId));
         }
         locks.remove(runId);
-    }
-
-    /** The lower-case hex SHA-256 of {@code bytes}. */
-    public static String sha256Hex(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** The part as text; {@link CharacterCodingException} if it is not UTF-8 (the contract says JSON text). */
@@ -271,13 +261,13 @@ public final class CheckpointStore {
             }
         }
         for (int i = 0; i < complete.size() - KEPT_COMPLETE; i++) {
-            deleteTree(dir(runId, complete.get(i)));
+            FileTrees.delete(dir(runId, complete.get(i)));
         }
         // an incomplete checkpoint older than the newest complete one can never complete any more
         long newest = complete.isEmpty() ? 0 : complete.get(complete.size() - 1);
         for (long s : seqs(runId)) {
             if (s < newest && !complete.contains(s)) {
-                deleteTree(dir(runId, s));
+                FileTrees.delete(dir(runId, s));
             }
         }
     }
@@ -382,17 +372,6 @@ public final class CheckpointStore {
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

@@ -9,7 +9,8 @@ import org.mpfl.ir.eval.RuntimeFault;
  * receive without {@code from} listens to {@link #ANY_SOURCE}, one without {@code tag} to
  * {@link #ANY_TAG}; tags are at least 0; a root must be a member. The constants have MPI's meaning
  * and the runtime API's values, so the check and the interpreter agree on them. A rank or tag out
- * of range is a {@link RuntimeFault} at its expression.
+ * of range is a {@link RuntimeFault} at its expression; a rank outside its communicator is the
+ * subclass {@link OutsideCommunicator}, which the static check reports as an error.
  */
 public final class Addressing {
     /** No peer: a send to it or a receive from it does nothing (MPI_PROC_NULL). */
@@ -18,6 +19,19 @@ public final class Addressing {
     public static final int ANY_SOURCE = -2;
     /** A receive of any tag (MPI_ANY_TAG); also the tag a receive from {@link #PROC_NULL} reports. */
     public static final int ANY_TAG = -1;
+
+    /**
+     * A {@code to}, {@code from} or {@code root} that names no member of its communicator: the run
+     * fails there whatever the data, so the communication check, which knows the value for the given
+     * params, reports it as an error rather than as one of the faults it only warns about.
+     */
+    public static final class OutsideCommunicator extends RuntimeFault {
+        private static final long serialVersionUID = 1L;
+
+        OutsideCommunicator(IrExpr expr, String message) {
+            super(expr.at(), message);
+        }
+    }
 
     private Addressing() {
     }
@@ -50,7 +64,7 @@ public final class Addressing {
     public static int root(IrExpr root, Operands operands, String comm, int size) {
         int r = operands.intValue(root, "root");
         if (r < 0 || r >= size) {
-            throw new RuntimeFault(root.at(), "root is rank " + r + ", outside communicator " + comm + " of size " + size);
+            throw new OutsideCommunicator(root, "root is rank " + r + ", outside communicator " + comm + " of size " + size);
         }
         return r;
     }
@@ -58,7 +72,7 @@ public final class Addressing {
     private static int peer(IrExpr expr, Operands operands, String role, String attribute, String comm, int size) {
         int r = operands.intValue(expr, role);
         if (r != PROC_NULL && (r < 0 || r >= size)) {
-            throw new RuntimeFault(expr.at(), "the " + role + " ('" + attribute + "') is rank " + r + ", outside communicator "
+            throw new OutsideCommunicator(expr, "the " + role + " ('" + attribute + "') is rank " + r + ", outside communicator "
                     + comm + " of size " + size + " (use -1 for no peer)");
         }
         return r;

@@ -4,7 +4,6 @@ import java.util.List;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.AttributeTyping;
-import org.mpfl.compiler.check.typing.CollectiveAlgorithmNames;
 import org.mpfl.compiler.check.typing.Names;
 import org.mpfl.compiler.check.typing.ProcessContext;
 import org.mpfl.compiler.check.typing.Scope;
@@ -12,6 +11,7 @@ import org.mpfl.ir.diag.SourceLocation;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.MpflType;
+import org.mpfl.ir.semantics.CollectiveAlgorithms;
 import org.mpfl.compiler.parse.Suggestions;
 
 /**
@@ -124,22 +124,29 @@ public final class ActivityContext {
     }
 
     /**
-     * The collective algorithm, {@code auto} when absent. Names the runtime is not known to offer draw
-     * a warning, not an error: the runtime may offer more than this compiler knows.
+     * The collective algorithm, {@code auto} when absent. A name the element's operation lacks in the
+     * table of {@link CollectiveAlgorithms} is an error (the runtime would fail on it), with the
+     * nearest accepted name when one is close and the operations that do offer it when some do.
      */
     public String algorithm(Element e) {
         Attribute a = e.attribute("algorithm");
         if (a == null) {
-            return "auto";
+            return CollectiveAlgorithms.AUTO;
         }
         String name = a.value().trim();
         if (!name.matches("[a-z][a-z0-9-]*")) {
             error(a.location(), "'" + name + "' is not an algorithm name (lower-case words joined by '-')");
             return null;
         }
-        if (!CollectiveAlgorithmNames.KNOWN.contains(name)) {
-            warning(a.location(), "algorithm '" + name + "' is not one the runtime is known to offer"
-                    + Suggestions.didYouMean(name, CollectiveAlgorithmNames.KNOWN) + "; the run fails if the runtime lacks it");
+        CollectiveAlgorithms operation = CollectiveAlgorithms.ofElement(e.name()).orElseThrow(
+                () -> new IllegalStateException("<" + e.name() + "> is not in the table of collective algorithms"));
+        if (!operation.accepts(name)) {
+            List<String> elsewhere = CollectiveAlgorithms.offering(name).stream().map(o -> "<" + o.element() + ">").toList();
+            error(a.location(), "<" + e.name() + "> has no algorithm '" + name + "'"
+                    + Suggestions.didYouMean(name, operation.accepted())
+                    + (elsewhere.isEmpty() ? "" : " (an algorithm of " + String.join(", ", elsewhere) + ")")
+                    + "; it has " + String.join(", ", operation.accepted()));
+            return null;
         }
         return name;
     }

@@ -1,5 +1,7 @@
 package org.mpfl.runtime.transport.binary;
 
+import java.io.IOException;
+import java.util.Arrays;
 import org.mpfl.runtime.settings.RuntimeSettings;
 
 /**
@@ -77,5 +79,21 @@ final class BinaryProtocol {
     static final int BUFFER_BYTES = 256 * 1024;
 
     private BinaryProtocol() {
+    }
+
+    /** Checks the server's HELLO ({@link BinaryProtocol#HELLO_BYTES} bytes) and returns its challenge. */
+    static byte[] helloChallenge(byte[] hello) throws IOException {
+        if (hello.length < HELLO_BYTES) {
+            throw new java.io.EOFException("binary channel closed before HELLO");
+        }
+        for (int i = 0; i < HELLO_MAGIC.length; i++) {
+            if (hello[i] != HELLO_MAGIC[i]) {
+                throw new IOException("not an MPFL binary channel (no HELLO)");
+            }
+        }
+        if (hello[HELLO_MAGIC.length] != VERSION) {
+            throw new IOException("binary channel version " + hello[HELLO_MAGIC.length] + " not spoken here");
+        }
+        return Arrays.copyOfRange(hello, HELLO_MAGIC.length + 1, HELLO_BYTES);
     }
 }

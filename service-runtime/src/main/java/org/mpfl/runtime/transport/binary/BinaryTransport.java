@@ -7,11 +7,8 @@ import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -20,8 +17,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
@@ -63,6 +58,7 @@ public final class BinaryTransport implements Transport {
     private final ConcurrentHashMap<String, Connection> connections = new ConcurrentHashMap<>();
     /** The TLS every connection is layered with, or {@code null}: plaintext. */
     private final TlsSettings tls;
+    private final ReachabilityProbe probe;
     private volatile boolean closed;
     private final Thread watchdog;
 
@@ -82,6 +78,7 @@ public final class BinaryTransport implements Transport {
      */
     public BinaryTransport(long ioTimeoutMillis, Function<String, DomainToken> credentials, TlsSettings tls) {
         this.tls = tls.enabled() ? tls : null;
+        this.probe = new ReachabilityProbe(this.tls);
         this.ioTimeoutMillis = ioTimeoutMillis;
         this.credentials = credentials;
         this.watchdog = new Thread(this::watch, "mpfl-binary-watchdog");
@@ -100,7 +97,7 @@ public final class BinaryTransport implements Transport {
             }
             long now = System.nanoTime();
             for (Connection c : connections.values()) {
-                Link l = c.link;
+                ReplyLink l = c.link;
                 if (l != null) {
                     long since = l.oldestPendingSince();
                     if (since != 0 && now - since > limit) {
@@ -124,194 +121,12 @@ public final class BinaryTransport implements Transport {
     }
 
     /**
-     * The probe of domain set-up: opens a fresh connection to each peer's binary address, all at
-     * once, and keeps those whose server sends a well-formed HELLO within {@code timeoutMillis}
-     * (then closes them: no AUTH, so the server allocates nothing). An open connection of an
-     * earlier domain proves nothing — a firewall may have closed the port since without either end
-     * noticing — so it is not consulted. A refused connect fails at once; a silently dropped one
-     * (firewall) or a port that never says HELLO costs the whole timeout, once per domain.
+     * The probe of domain set-up ({@link ReachabilityProbe}): a fresh connection to each peer's binary
+     * address, all at once; reachable are those whose server says a well-formed HELLO in time.
      */
     @Override
     public Set<Endpoint> reachable(Collection<Endpoint> peers, long timeoutMillis) {
-        Set<Endpoint> ok = new HashSet<>();
-        if (closed || peers.isEmpty()) {
-            return ok;
-        }
-        if (tls != null) {
-            return reachableTls(peers, timeoutMillis);
-        }
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-        try (Selector sel = Selector.open()) {
-            List<SocketChannel> open = new ArrayList<>();
-            int outstanding = 0;
-            try {
-                for (Endpoint peer : peers) {
-                    InetSocketAddress target = socketAddress(peer.binaryAddress());
-                    if (target == null) {
-                        continue;
-                    }
-                    SocketChannel ch = SocketChannel.open();
-                    open.add(ch);
-                    ch.configureBlocking(false);
-                    ByteBuffer hello = ByteBuffer.allocate(BinaryProtocol.HELLO_BYTES);
-                    try {
-                        if (ch.connect(target)) {
-                            ch.register(sel, SelectionKey.OP_READ, new Probe(peer, hello));
-                        } else {
-                            ch.register(sel, SelectionKey.OP_CONNECT, new Probe(peer, hello));
-                        }
-                        outstanding++;
-                    } catch (IOException refused) {
-                        ch.close();
-                    }
-                }
-                // cancelled keys stay in keys() until the next select: count the probes still running
-                while (outstanding > 0) {
-                    long left = (deadline - System.nanoTime()) / 1_000_000L;
-                    if (left <= 0) {
-                        break;
-                    }
-                    sel.select(left);
-                    for (SelectionKey k : sel.selectedKeys()) {
-                        if (stepProbe(k, ok)) {
-                            outstanding--;
-                        }
-                    }
-                    sel.selectedKeys().clear();
-                }
-            } finally {
-                for (SocketChannel ch : open) {
-                    try {
-                        ch.close();
-                    } catch (IOException ignored) {
-                        // a probe: nothing to keep
-                    }
-                }
-            }
-        } catch (IOException e) {
-            // no selector: nothing could be probed, so nothing is known to answer
-        }
-        return ok;
-    }
-
-    /**
-     * The probe over TLS: the same question (does a well-formed HELLO arrive within the time-out?),
-     * asked after a TLS handshake that verifies the peer's certificate — a port that answers TLS
-     * with the wrong certificate is not reachable. One short-lived thread per peer, all at once;
-     * each one's connect, handshake and read are bounded by the common deadline, and this waits for
-     * them no longer than that.
-     */
-    private Set<Endpoint> reachableTls(Collection<Endpoint> peers, long timeoutMillis) {
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
-        ConcurrentLinkedQueue<Endpoint> ok = new ConcurrentLinkedQueue<>();
-        List<Thread> probes = new ArrayList<>();
-        for (Endpoint peer : peers) {
-            String address = peer.binaryAddress();
-            InetSocketAddress target = socketAddress(address);
-            if (target == null) {
-                continue;
-            }
-            Thread t = new Thread(() -> {
-                if (probeTls(address.substring(0, address.lastIndexOf(':')), target, deadline)) {
-                    ok.add(peer);
-                }
-            }, "mpfl-binary-probe-" + address);
-            t.setDaemon(true);
-            t.start();
-            probes.add(t);
-        }
-        try {
-            for (Thread t : probes) {
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left > 0) {
-                    t.join(left);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return new HashSet<>(ok);
-    }
-
-    /** One TLS probe: connect, TLS handshake, a valid HELLO, all before {@code deadline}; then leave. */
-    private boolean probeTls(String host, InetSocketAddress target, long deadline) {
-        try (Socket s = new Socket()) {
-            s.connect(target, remainingMillis(deadline));
-            s.setSoTimeout(remainingMillis(deadline));
-            try (Socket ssl = tls.clientSocket(s, host, target.getPort())) {
-                ssl.setSoTimeout(remainingMillis(deadline));
-                helloChallenge(ssl.getInputStream().readNBytes(BinaryProtocol.HELLO_BYTES));
-                return true;
-            }
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
-    /** Milliseconds left until {@code deadline} ({@link System#nanoTime()}), at least 1 (0 means no time-out). */
-    private static int remainingMillis(long deadline) throws SocketTimeoutException {
-        long left = (deadline - System.nanoTime()) / 1_000_000L;
-        if (left <= 0) {
-            throw new SocketTimeoutException("probe deadline passed");
-        }
-        return (int) Math.min(Integer.MAX_VALUE, left);
-    }
-
-    /** One probe in flight: whose address, and the HELLO read so far. */
-    private record Probe(Endpoint peer, ByteBuffer hello) {
-    }
-
-    /**
-     * Advances one probe: finishes its connect, or reads HELLO bytes (a complete, valid one:
-     * reachable). Returns whether the probe has ended (answered or failed).
-     */
-    private static boolean stepProbe(SelectionKey k, Set<Endpoint> ok) {
-        SocketChannel ch = (SocketChannel) k.channel();
-        Probe p = (Probe) k.attachment();
-        try {
-            if (k.isConnectable()) {
-                if (ch.finishConnect()) {
-                    k.interestOps(SelectionKey.OP_READ);
-                }
-                return false;
-            }
-            if (ch.read(p.hello()) < 0) {
-                throw new IOException("closed before HELLO");
-            }
-            if (!p.hello().hasRemaining()) {
-                k.cancel();
-                helloChallenge(p.hello().array()); // throws (probe failed) unless a well-formed HELLO
-                ok.add(p.peer());
-                ch.close();
-                return true;
-            }
-            return false;
-        } catch (IOException e) {
-            k.cancel();
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // failed probe
-            }
-            return true;
-        }
-    }
-
-    /** {@code host:port} as a socket address, or {@code null} if it is not one. */
-    private static InetSocketAddress socketAddress(String address) {
-        if (address == null) {
-            return null;
-        }
-        int colon = address.lastIndexOf(':');
-        if (colon < 0) {
-            return null;
-        }
-        try {
-            InetSocketAddress a = new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
-            return a.isUnresolved() ? null : a;
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        return closed ? new HashSet<>() : probe.reachable(peers, timeoutMillis);
     }
 
     @Override
@@ -364,14 +179,14 @@ public final class BinaryTransport implements Transport {
             return false;
         }
         Connection c = connection(address);
-        Link l;
+        ReplyLink l;
         c.lock.lock();
         try {
             l = c.link(e.domainId());
             l.send(out -> {
                 out.startWrite();
                 writeStoreFrame(out, e, BinaryProtocol.OP_STORE, payloadBytes, true);
-            }, true, new ReplyHandler() {
+            }, true, new ReplyLink.ReplyHandler() {
                 @Override
                 public void reply(byte b) {
                     TransportException failure = null;
@@ -452,7 +267,7 @@ public final class BinaryTransport implements Transport {
             List<CompletableFuture<Byte>> replies = new ArrayList<>(end - i);
             c.lock.lock();
             try {
-                Link l = c.link(envelopes.get(i).domainId());
+                ReplyLink l = c.link(envelopes.get(i).domainId());
                 for (int k = i; k < end; k++) {
                     Envelope e = envelopes.get(k);
                     CompletableFuture<Byte> f = new CompletableFuture<>();
@@ -460,7 +275,7 @@ public final class BinaryTransport implements Transport {
                     l.send(o -> {
                         o.startWrite();
                         writeStoreFrame(o, e, BinaryProtocol.OP_STORE, e.payload().encodedLength(), true);
-                    }, k == end - 1, futureHandler(f));
+                    }, k == end - 1, ReplyLink.futureHandler(f));
                 }
             } catch (HandshakeRefused refused) {
                 // the lane's envelopes share one domain: the handshake's answer is theirs
@@ -482,7 +297,7 @@ public final class BinaryTransport implements Transport {
             }
             for (int k = 0; k < replies.size(); k++) {
                 try {
-                    check(awaitReply(replies.get(k)), address);
+                    check(ReplyLink.awaitReply(replies.get(k)), address);
                 } catch (IOException ex) {
                     Arrays.fill(out, i + k, out.length,
                             new TransportException("binary channel to " + address + ": " + ex.getMessage(), false, ex));
@@ -570,58 +385,11 @@ public final class BinaryTransport implements Transport {
         connections.clear();
     }
 
-    @FunctionalInterface
-    private interface FrameWriter {
-        void write(ChannelBuffer out) throws IOException;
-    }
-
-    /** What happens with the reply to one request. Called on the reader thread (or the failing writer). */
-    private interface ReplyHandler {
-        void reply(byte b);
-
-        void failed(IOException e);
-    }
-
-    private static ReplyHandler futureHandler(CompletableFuture<Byte> f) {
-        return new ReplyHandler() {
-            @Override
-            public void reply(byte b) {
-                f.complete(b);
-            }
-
-            @Override
-            public void failed(IOException e) {
-                f.completeExceptionally(e);
-            }
-        };
-    }
-
-    /** Waits for a reply; bounded because the watchdog fails every request unanswered for too long. */
-    private static byte awaitReply(CompletableFuture<Byte> f) throws IOException {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return f.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
-                    throw cause instanceof IOException io ? io : new IOException(String.valueOf(cause), cause);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
     /** One connection to one peer address: its current link; frames are written under {@link #lock}. */
     private final class Connection {
         final String address;
         final ReentrantLock lock = new ReentrantLock();
-        volatile Link link;
+        volatile ReplyLink link;
 
         Connection(String address) {
             this.address = address;
@@ -633,11 +401,11 @@ public final class BinaryTransport implements Transport {
          *
          * @throws HandshakeRefused if the server answered the handshake with anything but STORED
          */
-        Link link(String domainId) throws IOException {
+        ReplyLink link(String domainId) throws IOException {
             if (closed) {
                 throw new IOException("transport closed");
             }
-            Link l = link;
+            ReplyLink l = link;
             if (l == null || l.dead) {
                 SocketChannel ch = connect();
                 ByteChannel io = ch;
@@ -656,7 +424,7 @@ public final class BinaryTransport implements Transport {
                     ch.close();
                     throw e;
                 }
-                l = new Link(ch, io, address);
+                l = new ReplyLink(ch, io, address);
                 link = l;
                 l.startReader();
             }
@@ -670,7 +438,7 @@ public final class BinaryTransport implements Transport {
                 throw new HandshakeRefused(BinaryProtocol.REPLY_REJECTED, "this host holds no token of domain "
                         + domainId);
             }
-            byte[] challenge = helloChallenge(readWithTimeout(s, BinaryProtocol.HELLO_BYTES));
+            byte[] challenge = BinaryProtocol.helloChallenge(readWithTimeout(s, BinaryProtocol.HELLO_BYTES));
             byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
             byte[] proof = token.proveChannel(challenge, domainId);
             ByteBuffer auth = ByteBuffer.allocate(1 + 2 + 1 + id.length + proof.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -685,10 +453,10 @@ public final class BinaryTransport implements Transport {
         }
 
         /** Writes one request and waits for its reply byte. Under the lock. */
-        byte request(String domainId, FrameWriter frame) throws IOException {
+        byte request(String domainId, ReplyLink.FrameWriter frame) throws IOException {
             CompletableFuture<Byte> f = new CompletableFuture<>();
-            link(domainId).send(frame, true, futureHandler(f));
-            return awaitReply(f);
+            link(domainId).send(frame, true, ReplyLink.futureHandler(f));
+            return ReplyLink.awaitReply(f);
         }
 
         SocketChannel connect() throws IOException {
@@ -710,7 +478,7 @@ public final class BinaryTransport implements Transport {
         }
 
         void disconnect() {
-            Link l = link;
+            ReplyLink l = link;
             if (l != null) {
                 l.kill(new IOException("disconnected"));
             }
@@ -726,22 +494,6 @@ public final class BinaryTransport implements Transport {
             super(message);
             this.reply = reply;
         }
-    }
-
-    /** Checks the server's HELLO ({@link BinaryProtocol#HELLO_BYTES} bytes) and returns its challenge. */
-    private static byte[] helloChallenge(byte[] hello) throws IOException {
-        if (hello.length < BinaryProtocol.HELLO_BYTES) {
-            throw new java.io.EOFException("binary channel closed before HELLO");
-        }
-        for (int i = 0; i < BinaryProtocol.HELLO_MAGIC.length; i++) {
-            if (hello[i] != BinaryProtocol.HELLO_MAGIC[i]) {
-                throw new IOException("not an MPFL binary channel (no HELLO)");
-            }
-        }
-        if (hello[BinaryProtocol.HELLO_MAGIC.length] != BinaryProtocol.VERSION) {
-            throw new IOException("binary channel version " + hello[BinaryProtocol.HELLO_MAGIC.length] + " not spoken here");
-        }
-        return Arrays.copyOfRange(hello, BinaryProtocol.HELLO_MAGIC.length + 1, BinaryProtocol.HELLO_BYTES);
     }
 
     /**
@@ -764,100 +516,4 @@ public final class BinaryTransport implements Transport {
         }
     }
 
-    private record Pending(long since, ReplyHandler handler) {
-    }
-
-    /** One TCP connection: written by writers under the connection's lock, read by its reader thread. */
-    private static final class Link {
-        /** The TCP connection: closing it ends the link at once (over TLS too: no close_notify to wait for). */
-        final SocketChannel channel;
-        final String address;
-        final ChannelBuffer out;
-        final ChannelBuffer in;
-        /** Handlers of the requests written and not yet answered, in writing order. Guarded by itself. */
-        final ArrayDeque<Pending> pending = new ArrayDeque<>();
-        volatile boolean dead;
-
-        /** @param io what frames go through: {@code channel} itself, or its TLS layer */
-        Link(SocketChannel channel, ByteChannel io, String address) {
-            this.channel = channel;
-            this.address = address;
-            this.out = new ChannelBuffer(io, null, 0);
-            this.in = new ChannelBuffer(io, null, 0);
-        }
-
-        void startReader() {
-            Thread t = new Thread(this::readLoop, "mpfl-binary-replies-" + address);
-            t.setDaemon(true);
-            t.start();
-        }
-
-        /**
-         * Registers the handler, then writes the frame (and flushes it if {@code flush}). A failure
-         * kills the link, which fails every unanswered request, this one included.
-         */
-        void send(FrameWriter frame, boolean flush, ReplyHandler handler) {
-            synchronized (pending) {
-                if (dead) {
-                    handler.failed(new IOException("connection to " + address + " closed"));
-                    return;
-                }
-                pending.addLast(new Pending(System.nanoTime(), handler));
-            }
-            try {
-                frame.write(out);
-                if (flush) {
-                    out.flush();
-                } else {
-                    out.flushIfMoreThan(BinaryProtocol.BUFFER_BYTES / 2);
-                }
-            } catch (IOException | RuntimeException e) {
-                kill(e instanceof IOException io ? io : new IOException(e.toString(), e));
-            }
-        }
-
-        long oldestPendingSince() {
-            synchronized (pending) {
-                Pending p = pending.peekFirst();
-                return p == null ? 0 : p.since();
-            }
-        }
-
-        private void readLoop() {
-            in.startRead();
-            try {
-                while (true) {
-                    byte b = in.getByte();
-                    Pending p;
-                    synchronized (pending) {
-                        p = pending.pollFirst();
-                    }
-                    if (p == null) {
-                        throw new IOException("unexpected reply byte from " + address);
-                    }
-                    p.handler().reply(b);
-                }
-            } catch (IOException | RuntimeException e) {
-                kill(e instanceof IOException io ? io : new IOException(e.toString(), e));
-            }
-        }
-
-        /** Closes the connection and fails every unanswered request. */
-        void kill(IOException why) {
-            ArrayList<Pending> failed;
-            synchronized (pending) {
-                dead = true;
-                failed = new ArrayList<>(pending);
-                pending.clear();
-            }
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
-            for (Pending p : failed) {
-                p.handler().failed(why);
-            }
-        }
-    }
 }

@@ -28,6 +28,17 @@ import org.mpfl.runtime.transport.Payload;
  * <p>Header first: the store's header fields are read (at most {@value #MAX_ROOT_BYTES} bytes),
  * then a {@link Gate} decides — domain known, token proof, announced length, memory — and only
  * then is a payload byte allocated. Whoever the gate refuses costs the host the header's bytes.
+ *
+ * <p>Why one class of about 700 lines: it is a single streaming pass over one untrusted body, and
+ * its parts share that pass's state and bounds — the MIME reader positioned at a boundary, the root
+ * part's byte limit, the parsed {@code Header} with its fields still unchecked, and the gate's
+ * verdict that decides whether the next part is read into a typed array, read as raw bytes or passed
+ * over without allocation; the XML pass itself asks the gate when {@code m:payload} starts and narrows
+ * the stream's bound from the answer. A single store and a batch differ only in how often they go
+ * round this loop. Split along the header/payload line, each half would have to hand the other the half-read
+ * stream and the not-yet-admitted header, which is exactly the ordering (admit before allocate) this
+ * reader exists to keep visible in one place; the pieces that stand alone already live elsewhere
+ * ({@link MimeInput}, {@link MediaType}, {@link CanonicalStoreHeader}, {@link Payload}).
  */
 public final class StoreMessageReader {
     /** Largest SOAP root part accepted before the gate (the envelope without the payload is a few hundred bytes). */

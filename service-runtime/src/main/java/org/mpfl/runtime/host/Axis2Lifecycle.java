@@ -1,0 +1,135 @@
+package org.mpfl.runtime.host;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.axis2.AxisFault;
+import org.apache.axis2.context.ConfigurationContext;
+import org.apache.axis2.transport.http.SimpleHTTPServer;
+import org.apache.axis2.transport.http.server.WorkerFactory;
+import org.mpfl.ir.files.FileTrees;
+import org.mpfl.protocol.tls.TlsSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Axis2 side of a {@link ServiceHost}, from start to end: the host's private repository
+ * directory, its one {@link ConfigurationContext} ({@link Axis2Setup}), and the HTTP server that
+ * carries SOAP to it — either the host's own {@code SimpleHTTPServer} on a socket bound here
+ * ({@link #listen}), or a servlet container's {@code AxisServlet} ({@link #serveThroughContainer}).
+ * {@link #stopServing} stops the server; {@link #close} then terminates the context and deletes the
+ * repository.
+ */
+final class Axis2Lifecycle implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Axis2Lifecycle.class);
+
+    private final Path repository;
+    private final ConfigurationContext context;
+    private volatile ServerSocket serverSocket;
+    private volatile SimpleHTTPServer http;
+    private volatile String baseUrl;
+
+    private Axis2Lifecycle(Path repository, ConfigurationContext context) {
+        this.repository = repository;
+        this.context = context;
+    }
+
+    /**
+     * Creates the repository (a temporary directory; {@code services/} links to {@code servicesDir}
+     * if given) and the configuration context, which deploys the archives found there.
+     */
+    static Axis2Lifecycle create(String hostId, Path servicesDir, boolean inServletContainer) throws IOException {
+        Path repository = Files.createTempDirectory("mpfl-host-" + hostId + "-");
+        try {
+            return new Axis2Lifecycle(repository, Axis2Setup.create(repository, servicesDir, inServletContainer));
+        } catch (IOException | RuntimeException e) {
+            FileTrees.deleteQuietly(repository);
+            throw e;
+        }
+    }
+
+    /** The servlet container listens (and does TLS, if configured there): no socket of ours. */
+    void serveThroughContainer(String containerBaseUrl) {
+        this.baseUrl = containerBaseUrl.endsWith("/") ? containerBaseUrl.substring(0, containerBaseUrl.length() - 1)
+                : containerBaseUrl;
+    }
+
+    /** Binds {@code bind:port} and serves SOAP there with the given workers; service URLs name {@code advertise}. */
+    void listen(TlsSettings tls, String bind, int port, String advertise, WorkerFactory workers) throws IOException {
+        ServerSocket socket = tls.newServerSocket();
+        this.serverSocket = socket; // closed by close() if anything below fails
+        socket.setReuseAddress(true);
+        try {
+            socket.bind(new InetSocketAddress(InetAddress.getByName(bind), port), 256);
+        } catch (IOException e) {
+            throw new IOException("cannot open the SOAP endpoint on " + bind + ":" + port + ": " + e.getMessage(), e);
+        }
+        this.baseUrl = tls.scheme() + "://" + advertise + ":" + socket.getLocalPort();
+        SimpleHTTPServer server = new SimpleHTTPServer(new HostHttpFactory(context, socket, workers));
+        this.http = server;
+        server.start();
+    }
+
+    ConfigurationContext context() {
+        return context;
+    }
+
+    /** The private repository ({@code services/} holds the deployed archives). */
+    Path repository() {
+        return repository;
+    }
+
+    /** {@code http(s)://ADDR:PORT} of whoever serves SOAP. */
+    String baseUrl() {
+        return baseUrl;
+    }
+
+    /** The HTTP port: the host's own, or the servlet container's (from its base URL). */
+    int port() {
+        ServerSocket s = serverSocket;
+        return s != null ? s.getLocalPort() : java.net.URI.create(baseUrl).getPort();
+    }
+
+    /**
+     * Whether a servlet container carries the requests: its {@code AxisServlet} keeps a request's
+     * headers in the message context, the host's own worker does not.
+     */
+    boolean servedByContainer() {
+        return serverSocket == null;
+    }
+
+    /** Stops taking requests (the HTTP server and its socket); the context stays until {@link #close}. */
+    void stopServing() {
+        SimpleHTTPServer server = http;
+        http = null; // stopped once, whoever calls first
+        try {
+            if (server != null) {
+                server.stop();
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("stopping HTTP", e);
+        }
+        try {
+            if (serverSocket != null) {
+                serverSocket.close();
+            }
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    @Override
+    public void close() {
+        stopServing();
+        try {
+            context.terminate();
+        } catch (AxisFault e) {
+            LOG.debug("terminating Axis2", e);
+        }
+        // services/ may be a link to the user's directory: the helper deletes the link, never its content
+        FileTrees.deleteQuietly(repository);
+    }
+}

@@ -1,0 +1,223 @@
+package org.mpfl.runtime.transport.binary;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.tls.TlsSettings;
+
+/**
+ * Which peers' binary channels answer now: the question {@link BinaryTransport#reachable} asks at
+ * domain set-up, on connections of its own (never the transport's data connections). Plaintext
+ * probes share one selector; TLS probes run one short-lived thread per peer. Every probe is bounded
+ * by the caller's time-out and leaves before AUTH, so a server allocates nothing for it.
+ */
+final class ReachabilityProbe {
+    /** The TLS every probe is layered with, or {@code null}: plaintext. */
+    private final TlsSettings tls;
+
+    ReachabilityProbe(TlsSettings tls) {
+        this.tls = tls;
+    }
+
+    /**
+     * The probe of domain set-up: opens a fresh connection to each peer's binary address, all at
+     * once, and keeps those whose server sends a well-formed HELLO within {@code timeoutMillis}
+     * (then closes them: no AUTH, so the server allocates nothing). An open connection of an
+     * earlier domain proves nothing — a firewall may have closed the port since without either end
+     * noticing — so it is not consulted. A refused connect fails at once; a silently dropped one
+     * (firewall) or a port that never says HELLO costs the whole timeout, once per domain.
+     */
+    Set<Endpoint> reachable(Collection<Endpoint> peers, long timeoutMillis) {
+        Set<Endpoint> ok = new HashSet<>();
+        if (peers.isEmpty()) {
+            return ok;
+        }
+        if (tls != null) {
+            return reachableTls(peers, timeoutMillis);
+        }
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        try (Selector sel = Selector.open()) {
+            List<SocketChannel> open = new ArrayList<>();
+            int outstanding = 0;
+            try {
+                for (Endpoint peer : peers) {
+                    InetSocketAddress target = socketAddress(peer.binaryAddress());
+                    if (target == null) {
+                        continue;
+                    }
+                    SocketChannel ch = SocketChannel.open();
+                    open.add(ch);
+                    ch.configureBlocking(false);
+                    ByteBuffer hello = ByteBuffer.allocate(BinaryProtocol.HELLO_BYTES);
+                    try {
+                        if (ch.connect(target)) {
+                            ch.register(sel, SelectionKey.OP_READ, new Probe(peer, hello));
+                        } else {
+                            ch.register(sel, SelectionKey.OP_CONNECT, new Probe(peer, hello));
+                        }
+                        outstanding++;
+                    } catch (IOException refused) {
+                        ch.close();
+                    }
+                }
+                // cancelled keys stay in keys() until the next select: count the probes still running
+                while (outstanding > 0) {
+                    long left = (deadline - System.nanoTime()) / 1_000_000L;
+                    if (left <= 0) {
+                        break;
+                    }
+                    sel.select(left);
+                    for (SelectionKey k : sel.selectedKeys()) {
+                        if (stepProbe(k, ok)) {
+                            outstanding--;
+                        }
+                    }
+                    sel.selectedKeys().clear();
+                }
+            } finally {
+                for (SocketChannel ch : open) {
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // a probe: nothing to keep
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // no selector: nothing could be probed, so nothing is known to answer
+        }
+        return ok;
+    }
+
+    /**
+     * The probe over TLS: the same question (does a well-formed HELLO arrive within the time-out?),
+     * asked after a TLS handshake that verifies the peer's certificate — a port that answers TLS
+     * with the wrong certificate is not reachable. One short-lived thread per peer, all at once;
+     * each one's connect, handshake and read are bounded by the common deadline, and this waits for
+     * them no longer than that.
+     */
+    private Set<Endpoint> reachableTls(Collection<Endpoint> peers, long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        ConcurrentLinkedQueue<Endpoint> ok = new ConcurrentLinkedQueue<>();
+        List<Thread> probes = new ArrayList<>();
+        for (Endpoint peer : peers) {
+            String address = peer.binaryAddress();
+            InetSocketAddress target = socketAddress(address);
+            if (target == null) {
+                continue;
+            }
+            Thread t = new Thread(() -> {
+                if (probeTls(address.substring(0, address.lastIndexOf(':')), target, deadline)) {
+                    ok.add(peer);
+                }
+            }, "mpfl-binary-probe-" + address);
+            t.setDaemon(true);
+            t.start();
+            probes.add(t);
+        }
+        try {
+            for (Thread t : probes) {
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left > 0) {
+                    t.join(left);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new HashSet<>(ok);
+    }
+
+    /** One TLS probe: connect, TLS handshake, a valid HELLO, all before {@code deadline}; then leave. */
+    private boolean probeTls(String host, InetSocketAddress target, long deadline) {
+        try (Socket s = new Socket()) {
+            s.connect(target, remainingMillis(deadline));
+            s.setSoTimeout(remainingMillis(deadline));
+            try (Socket ssl = tls.clientSocket(s, host, target.getPort())) {
+                ssl.setSoTimeout(remainingMillis(deadline));
+                BinaryProtocol.helloChallenge(ssl.getInputStream().readNBytes(BinaryProtocol.HELLO_BYTES));
+                return true;
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Milliseconds left until {@code deadline} ({@link System#nanoTime()}), at least 1 (0 means no time-out). */
+    private static int remainingMillis(long deadline) throws SocketTimeoutException {
+        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        if (left <= 0) {
+            throw new SocketTimeoutException("probe deadline passed");
+        }
+        return (int) Math.min(Integer.MAX_VALUE, left);
+    }
+
+    /** One probe in flight: whose address, and the HELLO read so far. */
+    private record Probe(Endpoint peer, ByteBuffer hello) {
+    }
+
+    /**
+     * Advances one probe: finishes its connect, or reads HELLO bytes (a complete, valid one:
+     * reachable). Returns whether the probe has ended (answered or failed).
+     */
+    private static boolean stepProbe(SelectionKey k, Set<Endpoint> ok) {
+        SocketChannel ch = (SocketChannel) k.channel();
+        Probe p = (Probe) k.attachment();
+        try {
+            if (k.isConnectable()) {
+                if (ch.finishConnect()) {
+                    k.interestOps(SelectionKey.OP_READ);
+                }
+                return false;
+            }
+            if (ch.read(p.hello()) < 0) {
+                throw new IOException("closed before HELLO");
+            }
+            if (!p.hello().hasRemaining()) {
+                k.cancel();
+                BinaryProtocol.helloChallenge(p.hello().array()); // throws (probe failed) unless a well-formed HELLO
+                ok.add(p.peer());
+                ch.close();
+                return true;
+            }
+            return false;
+        } catch (IOException e) {
+            k.cancel();
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // failed probe
+            }
+            return true;
+        }
+    }
+
+    /** {@code host:port} as a socket address, or {@code null} if it is not one. */
+    private static InetSocketAddress socketAddress(String address) {
+        if (address == null) {
+            return null;
+        }
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            return null;
+        }
+        try {
+            InetSocketAddress a = new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+            return a.isUnresolved() ? null : a;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+}
