@@ -1,8 +1,5 @@
 package org.mpfl.bench;
 
-import static org.mpfl.bench.BenchArgs.number;
-import static org.mpfl.bench.BenchArgs.value;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.PrintStream;
@@ -13,7 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.HelpRequested;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.runtime.host.HostMain;
 
@@ -59,8 +59,11 @@ public final class BenchCommand implements CliCommand {
             }
         }
         if (args.isEmpty() || !args.get(0).equals("p2p")) {
-            throw new UsageException("usage: bench " + P2P_USAGE + " | bench collectives [--json] [--ranks 2,4,8]"
-                    + " [--sizes 10,100,300,700] [--transport auto|soap|binary] [--with-peers | --with-mpj | --with-ompi] ...");
+            String usage = usage();
+            if (!args.isEmpty() && (args.get(0).equals("--help") || args.get(0).equals("-h"))) {
+                throw new HelpRequested(usage);
+            }
+            throw new UsageException((args.isEmpty() ? "which benchmark?" : "unknown benchmark '" + args.get(0) + "'") + "\n" + usage);
         }
         Options o = parse(args.subList(1, args.size()));
         P2pBenchmark.Results r;
@@ -101,59 +104,45 @@ public final class BenchCommand implements CliCommand {
                    Path save, Path plot, int quietWait, PeerRuns.Options peers, Path from) {
     }
 
+    /** The options of {@code bench p2p}. */
+    static final ArgumentSpec SPEC = ArgumentSpec.of("bench p2p", "The point-to-point benchmark: PingPong and Ping*Pong over"
+            + " each transport, with the ratios to raw sockets (measured in the same run), MPJ Express and Open MPI.")
+            .value("--sizes", "1,10,...", SIZES.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")),
+                    "message sizes (doubles)")
+            .value("--transports", "soap,binary,local", String.join(",", TRANSPORTS), "the transports measured")
+            .value("--scale", "X", "1", "iteration scale")
+            .with(PeerRuns.Options::declare)
+            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output)
+            .with(BenchOptions::saved);
+
     /** Parses the arguments after {@code p2p}. */
     static Options parse(List<String> args) throws UsageException {
-        boolean json = false;
-        List<Integer> sizes = SIZES;
-        List<String> transports = TRANSPORTS;
-        double scale = 1.0;
-        List<String> jvmArgs = new ArrayList<>();
-        Path save = null;
-        Path plot = null;
-        Path from = null;
-        int quietWait = 0;
-        PeerRuns.Options peers = PeerRuns.Options.defaults();
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            var peerOption = peers.parse(args, i);
-            if (peerOption.isPresent()) {
-                peers = peerOption.get().options();
-                i += peerOption.get().consumed() - 1;
-                continue;
-            }
-            switch (a) {
-                case "--json" -> json = true;
-                case "--sizes" -> sizes = BenchArgs.ints(value(args, ++i, a), a);
-                case "--transports" -> {
-                    transports = List.of(value(args, ++i, a).split(","));
-                    for (String t : transports) {
-                        if (!TRANSPORTS.contains(t)) {
-                            throw new UsageException("unknown transport " + t + " (soap, binary, local)");
-                        }
-                    }
-                }
-                case "--scale" -> scale = number(args, ++i, a);
-                case "--host-jvm-arg" -> jvmArgs.add(value(args, ++i, a));
-                case "--save" -> save = Path.of(value(args, ++i, a));
-                case "--plot" -> plot = Path.of(value(args, ++i, a));
-                case "--from" -> from = Path.of(value(args, ++i, a));
-                case "--quiet-wait" -> quietWait = (int) number(args, ++i, a);
-                default -> throw new UsageException("unknown option " + a + "; usage: bench " + P2P_USAGE);
-            }
-        }
-        if (jvmArgs.isEmpty()) {
-            jvmArgs.addAll(DEFAULT_HOST_JVM_ARGS);
-        }
+        Arguments a = SPEC.parse(args);
+        Path from = a.path("--from");
         if (from != null && !Files.isRegularFile(from)) {
             throw new UsageException("--from " + from + ": no such file (a JSON saved with --save)");
         }
-        return new Options(json, List.copyOf(sizes), transports, scale, List.copyOf(jvmArgs), save, plot, quietWait,
-                peers.quietWait(quietWait), from);
+        PeerRuns.Options peers = PeerRuns.Options.of(a);
+        return new Options(a.flag("--json"), a.intList("--sizes", 0), a.choices("--transports", TRANSPORTS), a.number("--scale"),
+                BenchOptions.hostJvmArgs(a, DEFAULT_HOST_JVM_ARGS), a.path("--save"), a.path("--plot"), peers.quietWait(), peers,
+                from);
     }
 
-    static final String P2P_USAGE = "p2p [--json] [--sizes 1,10,...] [--transports soap,binary,local] [--scale X]"
-            + " [--with-peers | --with-mpj | --with-ompi] [--peers DIR] [--quiet-wait S] [--host-jvm-arg ARG]..."
-            + " [--save FILE.json] [--plot FILE.png] [--from FILE.json]";
+    /** The benchmarks: this command's p2p and every command named "bench SUB". */
+    static String usage() {
+        StringBuilder b = new StringBuilder("usage: mpflc bench BENCHMARK [OPTIONS]  ('mpflc bench BENCHMARK --help' for its options)\n");
+        b.append(String.format("  %-12s %s%n", "p2p", "point-to-point: PingPong and Ping*Pong per transport, vs sockets, MPJ Express, Open MPI"));
+        List<CliCommand> subs = new ArrayList<>();
+        java.util.ServiceLoader.load(CliCommand.class).forEach(subs::add);
+        subs.sort(java.util.Comparator.comparing(CliCommand::name));
+        for (CliCommand c : subs) {
+            if (c.name().startsWith("bench ")) {
+                b.append(String.format("  %-12s %s%n", c.name().substring("bench ".length()), c.summary()));
+            }
+        }
+        return b.toString();
+    }
 
     /** What the peers' scripts run for these options: PingPong and Ping*Pong at p = 2, the devices the transports are compared with. */
     static PeerRuns.Request peerRequest(Options o) {

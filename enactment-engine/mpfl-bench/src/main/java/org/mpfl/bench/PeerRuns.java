@@ -13,9 +13,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
+import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.files.FileTrees;
 
@@ -50,23 +52,21 @@ public final class PeerRuns {
             return new Options(false, false, null, 0);
         }
 
-        /**
-         * If {@code args[i]} is one of the peer options, the options with it (and {@code consumed()}
-         * tells how many arguments it took); otherwise empty.
-         */
-        public Optional<Parsed> parse(List<String> args, int i) throws UsageException {
-            return switch (args.get(i)) {
-                case "--with-peers" -> Optional.of(new Parsed(new Options(true, true, peersDir, quietWait), 1));
-                case "--with-mpj" -> Optional.of(new Parsed(new Options(true, ompi, peersDir, quietWait), 1));
-                case "--with-ompi" -> Optional.of(new Parsed(new Options(mpj, true, peersDir, quietWait), 1));
-                case "--peers" -> {
-                    if (i + 1 >= args.size()) {
-                        throw new UsageException("--peers needs a directory");
-                    }
-                    yield Optional.of(new Parsed(new Options(mpj, ompi, Path.of(args.get(i + 1)), quietWait), 2));
-                }
-                default -> Optional.empty();
-            };
+        /** Declares the peer options on a bench command's arguments. */
+        public static ArgumentSpec declare(ArgumentSpec spec) {
+            return spec
+                    .flag("--with-peers", "run every installed peer's benchmark in this invocation (MPJ Express and Open MPI)")
+                    .flag("--with-mpj", "run MPJ Express's benchmark in this invocation")
+                    .flag("--with-ompi", "run Open MPI's benchmark in this invocation")
+                    .value("--peers", "DIR", "the peers' directory (default $MPFL_PEERS, else ../shared/peers)")
+                    .value("--quiet-wait", "S", "0", "seconds each peer run may wait for an idle machine");
+        }
+
+        /** The peer options given. */
+        public static Options of(Arguments a) throws UsageException {
+            boolean all = a.flag("--with-peers");
+            return new Options(all || a.flag("--with-mpj"), all || a.flag("--with-ompi"), a.path("--peers"),
+                    (int) a.number("--quiet-wait"));
         }
 
         public Options quietWait(int seconds) {
@@ -77,10 +77,6 @@ public final class PeerRuns {
         public Path dir() {
             return peersDir != null ? peersDir : PeerRuns.peersDir();
         }
-    }
-
-    /** Options after one parsed option, and how many arguments it took. */
-    public record Parsed(Options options, int consumed) {
     }
 
     /**
@@ -97,11 +93,11 @@ public final class PeerRuns {
      * directory holding {@code bin/mpflc}).
      */
     public static Path peersDir() {
-        String env = System.getenv("MPFL_PEERS");
+        String env = BenchSettings.PEERS.raw();
         if (env != null && !env.isBlank()) {
             return Path.of(env);
         }
-        String home = System.getProperty("mpfl.home");
+        String home = CliSettings.HOME.get();
         Path root = home != null ? Path.of(home).toAbsolutePath() : null;
         if (root == null) {
             for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {

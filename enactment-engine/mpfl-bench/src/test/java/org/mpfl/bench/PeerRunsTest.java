@@ -16,19 +16,15 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.UsageException;
 
 /** The peer options and the script runner, with stand-in scripts (the real peers take minutes). */
 class PeerRunsTest {
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("bench demo", "peer options alone").with(PeerRuns.Options::declare);
+
     private static PeerRuns.Options parseAll(String... args) throws UsageException {
-        PeerRuns.Options o = PeerRuns.Options.defaults();
-        List<String> list = List.of(args);
-        for (int i = 0; i < list.size(); ) {
-            PeerRuns.Parsed p = o.parse(list, i).orElseThrow();
-            o = p.options();
-            i += p.consumed();
-        }
-        return o;
+        return PeerRuns.Options.of(SPEC.parse(List.of(args)));
     }
 
     @Test
@@ -37,7 +33,9 @@ class PeerRunsTest {
         assertEquals(new PeerRuns.Options(true, false, null, 0), parseAll("--with-mpj"));
         assertEquals(new PeerRuns.Options(false, true, Path.of("/p"), 0), parseAll("--with-ompi", "--peers", "/p"));
         assertEquals(Path.of("/p"), parseAll("--peers", "/p").dir());
-        assertTrue(PeerRuns.Options.defaults().parse(List.of("--json"), 0).isEmpty());
+        assertEquals(PeerRuns.Options.defaults(), parseAll());
+        assertEquals(Path.of("/q"), parseAll("--peers=/q").peersDir());
+        assertThrows(UsageException.class, () -> parseAll("--json"), "not a peer option");
         assertThrows(UsageException.class, () -> parseAll("--peers"));
     }
 

@@ -3,13 +3,15 @@ package org.mpfl.engine.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.List;
-import java.util.Set;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
-import org.mpfl.protocol.tls.TlsSettings;
-import org.mpfl.ir.cli.UsageException;
 
 /** {@code mpflc cancel RUN --engine URL}: cancels a run (its domain is aborted on every rank). */
 public final class CancelCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("cancel", "Cancels a run: its domain is aborted on every rank.")
+            .positional("RUN", "the run's id")
+            .with(EngineOptions::client);
     @Override
     public String name() {
         return "cancel";
@@ -22,13 +24,9 @@ public final class CancelCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data", TlsSettings.CA), Set.of());
-        String id = args.onePositional("RUN");
-        String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
-        if (url == null) {
-            throw new UsageException("give --engine URL");
-        }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
+        Arguments args = SPEC.parse(argList);
+        String id = args.positional("RUN");
+        EngineClient client = EngineOptions.connect(args);
         JsonNode r = client.post("/api/runs/" + id + "/cancel", null);
         if (r.path("cancelled").asBoolean()) {
             out.println("run " + id + " cancelled");

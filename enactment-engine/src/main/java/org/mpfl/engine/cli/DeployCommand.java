@@ -7,11 +7,11 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.ir.spi.WorkflowCompiler;
-import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * {@code mpflc deploy FILE|DIR --engine URL}: compiles if needed, sends the plan and the generated
@@ -20,6 +20,11 @@ import org.mpfl.protocol.tls.TlsSettings;
  * it ({@code NAME} for the latest version, {@code NAME@N} for version N).
  */
 public final class DeployCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("deploy", "Compiles if needed and stores the plan and the"
+            + " generated services in the engine as a new version of the workflow when they changed (run it as NAME or NAME@N).")
+            .positional("FILE|DIR", "a document, plan or compiled directory")
+            .with(RunParams::declare)
+            .with(EngineOptions::client);
     @Override
     public String name() {
         return "deploy";
@@ -32,20 +37,16 @@ public final class DeployCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data", TlsSettings.CA), Set.of());
-        Path file = Path.of(args.onePositional("FILE or DIR"));
+        Arguments args = SPEC.parse(argList);
+        Path file = Path.of(args.positional("FILE|DIR"));
         WorkflowInput input;
         try {
-            input = WorkflowInput.load(file, args.params, args.rawParams);
+            input = WorkflowInput.load(file, RunParams.params(args), RunParams.rawParams(args));
         } catch (WorkflowCompiler.CompileException e) {
             e.diagnostics().forEach(err::println);
             return 1;
         }
-        String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
-        if (url == null) {
-            throw new org.mpfl.ir.cli.UsageException("give --engine URL");
-        }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
+        EngineClient client = EngineOptions.connect(args);
         int failures = 0;
         String name = PlanJson.readPlan(input.plan()).workflow();
         Map<String, Object> wf = new LinkedHashMap<>();

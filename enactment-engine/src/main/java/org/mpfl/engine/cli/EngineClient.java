@@ -1,5 +1,6 @@
 package org.mpfl.engine.cli;
 
+import org.mpfl.engine.settings.EngineSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -51,7 +52,7 @@ public final class EngineClient {
         if (tokenFile != null) {
             return readSecretFile(Path.of(tokenFile));
         }
-        String env = System.getenv("MPFL_ENGINE_TOKEN");
+        String env = EngineSettings.ENGINE_TOKEN.raw();
         if (env != null && !env.isBlank()) {
             return env.strip();
         }
@@ -81,7 +82,7 @@ public final class EngineClient {
         if (option != null) {
             return option;
         }
-        String env = System.getenv("MPFL_ENGINE");
+        String env = EngineSettings.ENGINE.raw();
         if (env != null && !env.isBlank()) {
             return env.strip();
         }

@@ -9,13 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
+import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
-import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * {@code mpflc host-token --engine URL [-o FILE] [--host-id ID] [--token-file F] [--data DIR] [--tls-ca F]}: asks
@@ -27,6 +27,12 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code mpflc host --credential-file FILE --bind ADDR}.
  */
 public final class HostTokenCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("host-token", "Asks the engine for a new host credential and"
+            + " writes it as a join file (mode 0600; an existing file is not overwritten).")
+            .with(EngineOptions::client)
+            .value("--output", "FILE", "the join file to create (else standard output)")
+            .alias("-o", "--output")
+            .value("--host-id", "ID", "the host's id (else the engine picks one)");
     @Override
     public String name() {
         return "host-token";
@@ -39,30 +45,23 @@ public final class HostTokenCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        List<String> words = new ArrayList<>();
-        for (String w : argList) {
-            words.add(w.equals("-o") ? "--output" : w);
-        }
-        CliArgs args = CliArgs.parse(words, Set.of("engine", "output", "host-id", "token-file", "data", TlsSettings.CA), Set.of());
-        if (!args.positionals.isEmpty()) {
-            throw new UsageException("unexpected " + args.positionals);
-        }
-        String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
+        Arguments args = SPEC.parse(argList);
+        String url = EngineClient.resolveUrl(args.value("--engine"), args.value("--data"));
         if (url == null) {
             throw new UsageException("give the engine with --engine URL");
         }
-        String token = EngineClient.resolveToken(args.option("token-file"), args.option("data"));
+        String token = EngineOptions.token(args);
         if (token == null) {
             throw new UsageException("issuing a host credential needs the engine's admin token: --token-file F or $MPFL_ENGINE_TOKEN");
         }
-        String output = args.option("output");
+        String output = args.value("--output");
         if (output != null && Files.exists(Path.of(output))) {
             // before asking the engine: a credential whose file cannot be written would only have to be revoked
             throw new IOException(output + " exists: not overwritten (revoke the credential it holds if it is no longer needed)");
         }
-        EngineClient client = new EngineClient(url, token, args.tls());
+        EngineClient client = new EngineClient(url, token, TlsOptions.of(args));
         JsonNode issued = client.post("/api/registry/credentials",
-                args.option("host-id") == null ? Map.of() : Map.of("hostId", args.option("host-id")));
+                args.value("--host-id") == null ? Map.of() : Map.of("hostId", args.value("--host-id")));
         String text = issued.get("credential").asText();
         if (output == null) {
             out.print(text);

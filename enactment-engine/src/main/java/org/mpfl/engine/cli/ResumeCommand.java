@@ -3,10 +3,9 @@ package org.mpfl.engine.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.List;
-import java.util.Set;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
-import org.mpfl.ir.cli.UsageException;
-import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * {@code mpflc resume RUN --engine URL [--follow] [--json]}: starts a new attempt of a FAILED or
@@ -15,6 +14,11 @@ import org.mpfl.protocol.tls.TlsSettings;
  * followed, the run SUCCEEDED); 1 when the engine refused it (the run is in another state).
  */
 public final class ResumeCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("resume", "Starts a new attempt of a FAILED or CANCELLED run from its newest usable checkpoint (from the start without one).")
+            .positional("RUN", "the run's id")
+            .with(EngineOptions::client)
+            .flag("--follow", "follow the run like mpflc run does, to its end")
+            .flag("--json", "print the run as one JSON object");
     @Override
     public String name() {
         return "resume";
@@ -27,13 +31,9 @@ public final class ResumeCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data", TlsSettings.CA), Set.of("follow", "json"));
-        String id = args.onePositional("RUN");
-        String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
-        if (url == null) {
-            throw new UsageException("give --engine URL");
-        }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
+        Arguments args = SPEC.parse(argList);
+        String id = args.positional("RUN");
+        EngineClient client = EngineOptions.connect(args);
         JsonNode r;
         try {
             r = client.post("/api/runs/" + id + "/resume", null);
@@ -41,11 +41,11 @@ public final class ResumeCommand implements CliCommand {
             err.println("mpflc resume: " + e.getMessage());
             return 1;
         }
-        if (!args.flag("follow")) {
+        if (!args.flag("--follow")) {
             out.println("run " + id + " resumed (" + r.path("state").asText() + ")");
             return 0;
         }
-        JsonNode last = RunFollower.follow(client, id, 0, args.flag("json") ? null : err);
-        return RunCommand.report(last, out, err, args.flag("json"));
+        JsonNode last = RunFollower.follow(client, id, 0, args.flag("--json") ? null : err);
+        return RunCommand.report(last, out, err, args.flag("--json"));
     }
 }

@@ -8,8 +8,10 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
@@ -31,9 +33,20 @@ import org.mpfl.ir.files.FileTrees;
  * after an infrastructure fault (overrides the workflow's {@code restarts}).
  */
 public final class RunCommand implements CliCommand {
-    static final Set<String> VALUE_OPTIONS = Set.of("engine", "hosts", "token-file", "data", "timeout", "service", "restarts",
-            "sweep", "parallel", org.mpfl.protocol.tls.TlsSettings.CA);
-    static final Set<String> FLAGS = Set.of("local", "json");
+    static final ArgumentSpec SPEC = ArgumentSpec.of("run", "Starts a run (or a sweep of runs) and follows it with a progress"
+            + " bar on stderr; prints the outputs; exit 0 only if the run SUCCEEDED.")
+            .positional("FILE|WORKFLOW[@N]", "a document, plan or compiled directory, or (with --engine) a deployed workflow")
+            .with(RunParams::declare)
+            .with(EngineOptions::client)
+            .flag("--local", "start an embedded engine and local service hosts for this run only")
+            .value("--hosts", "N", null, "--local: N service host processes (default: one host in the engine's JVM)")
+            .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram on the hosts of --local")
+            .value("--timeout", "S", "0", "cancel the run after S seconds (0: never)")
+            .value("--restarts", "N", "how often the run may restart after an infrastructure fault (overrides the workflow's)")
+            .repeatable("--sweep", "NAME=V1,V2,...", "run every combination of the values and print a table of their outputs")
+            .value("--parallel", "K", String.valueOf(Sweep.DEFAULT_PARALLEL), "runs of a --sweep at a time")
+            .flag("--json", "print the result as one JSON object")
+            .note("Give exactly one of --engine URL or --local.");
 
     @Override
     public String name() {
@@ -47,38 +60,40 @@ public final class RunCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, VALUE_OPTIONS, FLAGS);
-        Path file = Path.of(args.onePositional("FILE"));
-        boolean local = args.flag("local");
-        if (local == (args.option("engine") != null)) {
+        Arguments args = SPEC.parse(argList);
+        String target = args.positional("FILE|WORKFLOW[@N]");
+        Path file = Path.of(target);
+        boolean local = args.flag("--local");
+        if (local == args.has("--engine")) {
             throw new UsageException("give exactly one of --engine URL or --local");
         }
         // no --hosts: one host in this JVM (EmbeddedHost); --hosts N: N host processes
-        boolean embedded = args.option("hosts") == null;
-        int hosts = args.intOption("hosts", 1);
+        boolean embedded = !args.has("--hosts");
+        int hosts = args.intValue("--hosts", 1);
         if (hosts < 1) {
             throw new UsageException("--hosts must be at least 1");
         }
-        int timeoutS = args.intOption("timeout", 0);
-        Integer restarts = args.option("restarts") == null ? null : args.intOption("restarts", 0);
+        int timeoutS = args.intValue("--timeout");
+        Integer restarts = args.has("--restarts") ? args.intValue("--restarts") : null;
         if (restarts != null && restarts < 0) {
             throw new UsageException("--restarts must be at least 0");
         }
-        boolean json = args.flag("json");
-        List<Sweep.Axis> axes = Sweep.axes(args.sweeps, args.params);
-        int parallel = args.intOption("parallel", Sweep.DEFAULT_PARALLEL);
+        boolean json = args.flag("--json");
+        Map<String, Object> params = RunParams.params(args);
+        List<Sweep.Axis> axes = Sweep.axes(args.values("--sweep"), params);
+        int parallel = args.intValue("--parallel");
         if (parallel < 1) {
             throw new UsageException("--parallel must be at least 1");
         }
-        if (axes.isEmpty() && args.option("parallel") != null) {
+        if (axes.isEmpty() && args.has("--parallel")) {
             throw new UsageException("--parallel applies to --sweep only");
         }
 
-        String stored = axes.isEmpty() ? storedWorkflow(args.onePositional("FILE"), file, local) : null;
+        String stored = axes.isEmpty() ? storedWorkflow(target, file, local) : null;
         WorkflowInput input = null;
         if (axes.isEmpty() && stored == null) {
             try {
-                input = WorkflowInput.load(file, args.params, args.rawParams);
+                input = WorkflowInput.load(file, params, RunParams.rawParams(args));
             } catch (WorkflowCompiler.CompileException e) {
                 e.diagnostics().forEach(err::println);
                 return 1;
@@ -96,24 +111,23 @@ public final class RunCommand implements CliCommand {
                             : hosts + " service host process(es)") + "...");
                 }
                 EngineConfig config = new EngineConfig().port(0).dataDir(localData);
-                cluster = embedded ? LocalCluster.startEmbedded(config, args.services, Duration.ofSeconds(60))
-                        : LocalCluster.start(config, hosts, args.services, Duration.ofSeconds(60));
+                cluster = embedded ? LocalCluster.startEmbedded(config, services(args), Duration.ofSeconds(60))
+                        : LocalCluster.start(config, hosts, services(args), Duration.ofSeconds(60));
                 client = new EngineClient(cluster.engine().url(), cluster.engine().token());
             } else {
-                if (!args.services.isEmpty()) {
+                if (args.has("--service")) {
                     throw new UsageException("--service applies to the hosts of --local only");
                 }
-                client = new EngineClient(args.option("engine"),
-                        EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
+                client = new EngineClient(args.value("--engine"), EngineOptions.token(args), TlsOptions.of(args));
             }
             if (!axes.isEmpty()) {
-                return Sweep.run(client, file, args, axes, parallel, timeoutS, json, out, err);
+                return Sweep.run(client, file, params, RunParams.rawParams(args), axes, parallel, timeoutS, json, out, err);
             }
             Map<String, Object> start;
             if (stored != null) {
                 start = new LinkedHashMap<>();
                 start.put("workflow", stored);
-                start.put("params", args.params);
+                start.put("params", params);
             } else {
                 start = startRequest(input);
             }
@@ -130,6 +144,16 @@ public final class RunCommand implements CliCommand {
                 FileTrees.deleteQuietly(localData);
             }
         }
+    }
+
+    /** The {@code --service NAME=CLASS} values, checked to be pairs (the hosts load the classes). */
+    static List<String> services(Arguments args) throws UsageException {
+        for (String v : args.values("--service")) {
+            if (v.indexOf('=') <= 0) {
+                throw new UsageException("--service needs NAME=CLASS (a RankProgram class on the class path), got '" + v + "'");
+            }
+        }
+        return args.values("--service");
     }
 
     /** Starts a run of {@code input} and follows it to its end (progress to {@code progress}, or none). */

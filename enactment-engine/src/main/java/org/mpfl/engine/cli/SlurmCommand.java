@@ -15,10 +15,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
-import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.protocol.tls.TlsOptions;
 
 /**
  * {@code mpflc slurm --credentials DIR [--engine URL] [--bind ADDR] [--host-arg A]… [--ready-timeout S]
@@ -37,6 +40,19 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@link RunCommand} itself.
  */
 public final class SlurmCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("slurm", "Inside a Slurm allocation: starts one service host per"
+            + " allocated node (one srun step), each enrolled with its node's credential, and waits until the engine lists them.")
+            .value("--credentials", "DIR", "the nodes' credentials, DIR/NODE.credential each (mode 0600)")
+            .value("--engine", "URL", "the engine (else the one the credentials name)")
+            .value("--bind", "ADDR", "the hosts' address (else the address each node's name resolves to)")
+            .repeatable("--host-arg", "A", "one more argument for every 'mpflc host'")
+            .value("--ready-timeout", "S", "120", "how long to wait for every host to enrol")
+            .value("--log-dir", "D", "the hosts' logs (default mpfl-slurm-JOB)")
+            .value("--mpflc", "PATH", "the mpflc the nodes run (default: bin/mpflc of this installation)")
+            .with(TlsOptions::serving)
+            .rest("--run", "FILE [RUN OPTIONS]", "then run the workflow on those hosts (the rest is an 'mpflc run'), stop the"
+                    + " hosts and exit with the run's status")
+            .note("See docs/deployment.md, section \"Slurm\".");
     /** How long {@code scontrol} and stopping the host step may take. */
     private static final Duration TOOL_WAIT = Duration.ofSeconds(30);
 
@@ -52,31 +68,11 @@ public final class SlurmCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        int runAt = argList.indexOf("--run");
-        List<String> own = runAt < 0 ? argList : argList.subList(0, runAt);
-        List<String> runArgs = runAt < 0 ? null : new ArrayList<>(argList.subList(runAt + 1, argList.size()));
+        Arguments args = SPEC.parse(argList);
+        List<String> hostArgs = args.values("--host-arg");
+        List<String> runArgs = args.rest() == null ? null : new ArrayList<>(args.rest());
         if (runArgs != null && runArgs.isEmpty()) {
             throw new UsageException("--run needs a workflow FILE (and any 'mpflc run' options after it)");
-        }
-        Set<String> options = new HashSet<>(Set.of("credentials", "engine", "bind", "host-arg", "ready-timeout", "log-dir",
-                "mpflc"));
-        options.addAll(TlsSettings.OPTIONS);
-        List<String> hostArgs = new ArrayList<>();
-        List<String> rest = new ArrayList<>();
-        for (int i = 0; i < own.size(); i++) {
-            // --host-arg repeats (CliArgs keeps the last value of an option)
-            if (own.get(i).equals("--host-arg")) {
-                if (i + 1 >= own.size()) {
-                    throw new UsageException("--host-arg needs a value");
-                }
-                hostArgs.add(own.get(++i));
-            } else {
-                rest.add(own.get(i));
-            }
-        }
-        CliArgs args = CliArgs.parse(rest, options, Set.of());
-        if (!args.positionals.isEmpty()) {
-            throw new UsageException("unexpected " + args.positionals);
         }
         String job = System.getenv("SLURM_JOB_ID");
         String nodeList = System.getenv("SLURM_JOB_NODELIST");
@@ -84,18 +80,18 @@ public final class SlurmCommand implements CliCommand {
             throw new UsageException("mpflc slurm runs inside a Slurm allocation (SLURM_JOB_ID and SLURM_JOB_NODELIST unset):"
                     + " sbatch -N 4 --wrap 'mpflc slurm --credentials DIR --run FILE', or salloc -N 4 mpflc slurm …");
         }
-        if (args.option("credentials") == null) {
+        if (!args.has("--credentials")) {
             throw new UsageException("give the directory of the nodes' credentials: --credentials DIR (NODE.credential each)");
         }
-        Path credentials = Path.of(args.option("credentials")).toAbsolutePath();
-        int readySeconds = args.intOption("ready-timeout", 120);
+        Path credentials = args.path("--credentials").toAbsolutePath();
+        int readySeconds = args.intValue("--ready-timeout");
         if (readySeconds < 1) {
             throw new UsageException("--ready-timeout must be at least 1 (seconds)");
         }
 
         List<String> nodes = nodes(nodeList);
         Map<String, String> hostIds = new LinkedHashMap<>();
-        String engine = args.option("engine");
+        String engine = args.value("--engine");
         for (String node : nodes) {
             HostCredential c = nodeCredential(credentials, node);
             hostIds.put(node, c.hostId());
@@ -106,8 +102,8 @@ public final class SlurmCommand implements CliCommand {
         if (engine == null) {
             throw new UsageException("no engine URL: give --engine URL (the credentials do not name one)");
         }
-        String mpflc = args.option("mpflc") != null ? args.option("mpflc") : defaultMpflc();
-        Path logs = Path.of(args.option("log-dir") != null ? args.option("log-dir") : "mpfl-slurm-" + job).toAbsolutePath();
+        String mpflc = args.has("--mpflc") ? args.value("--mpflc") : defaultMpflc();
+        Path logs = Path.of(args.value("--log-dir", "mpfl-slurm-" + job)).toAbsolutePath();
         Files.createDirectories(logs);
 
         List<String> cmd = new ArrayList<>(List.of("srun", "--nodes=" + nodes.size(), "--ntasks=" + nodes.size(),
@@ -116,14 +112,14 @@ public final class SlurmCommand implements CliCommand {
         // each task picks its own node's credential; values reach the shell as positional parameters,
         // never as shell text
         cmd.addAll(List.of("/bin/sh", "-c", NODE_SCRIPT, "mpfl-slurm-node", mpflc, credentials.toString(), engine,
-                args.option("bind") == null ? "" : args.option("bind")));
+                args.value("--bind", "")));
         cmd.addAll(hostArgs);
         Process srun = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logs.resolve("srun.log").toFile())
                 .start();
         Thread stopper = new Thread(() -> stop(srun), "mpfl-slurm-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try {
-            EngineClient client = new EngineClient(engine, null, args.tls());
+            EngineClient client = new EngineClient(engine, null, TlsOptions.of(args));
             awaitHosts(client, Set.copyOf(hostIds.values()), srun, logs, Duration.ofSeconds(readySeconds));
             err.println("mpflc slurm: " + nodes.size() + " service host(s) enrolled with " + engine + " on " + String.join(",", nodes)
                     + " (job " + job + "; host logs in " + logs + ")");
@@ -203,7 +199,7 @@ public final class SlurmCommand implements CliCommand {
     }
 
     private static String defaultMpflc() throws UsageException {
-        String home = System.getProperty("mpfl.home");
+        String home = CliSettings.HOME.get();
         if (home == null) {
             throw new UsageException("cannot tell where bin/mpflc is (no -Dmpfl.home): give --mpflc PATH");
         }

@@ -3,10 +3,9 @@ package org.mpfl.engine.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.List;
-import java.util.Set;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
-import org.mpfl.protocol.tls.TlsSettings;
-import org.mpfl.ir.cli.UsageException;
 
 /**
  * {@code mpflc status RUN --engine URL [--follow] [--json]}: the run's state, its ranks (state,
@@ -14,6 +13,11 @@ import org.mpfl.ir.cli.UsageException;
  * {@code --follow} it follows the run like {@code mpflc run} does. Exit 0 only if SUCCEEDED.
  */
 public final class StatusCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("status", "Shows a run: its state, its ranks (state, progress, activity and location, what a blocked rank waits for), outputs or error; exit 0 only if it SUCCEEDED.")
+            .positional("RUN", "the run's id")
+            .with(EngineOptions::client)
+            .flag("--follow", "follow the run like mpflc run does, to its end")
+            .flag("--json", "print the run as one JSON object");
     @Override
     public String name() {
         return "status";
@@ -26,16 +30,12 @@ public final class StatusCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList, Set.of("engine", "token-file", "data", TlsSettings.CA), Set.of("follow", "json"));
-        String id = args.onePositional("RUN");
-        String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
-        if (url == null) {
-            throw new UsageException("give --engine URL");
-        }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
-        JsonNode run = args.flag("follow") ? RunFollower.follow(client, id, 0, args.flag("json") ? null : err)
+        Arguments args = SPEC.parse(argList);
+        String id = args.positional("RUN");
+        EngineClient client = EngineOptions.connect(args);
+        JsonNode run = args.flag("--follow") ? RunFollower.follow(client, id, 0, args.flag("--json") ? null : err)
                 : client.get("/api/runs/" + id);
-        if (args.flag("json")) {
+        if (args.flag("--json")) {
             return RunCommand.report(run, out, err, true);
         }
         out.printf("run %s  %s  workflow %s  %.0f%%  %.1f s%n", run.path("id").asText(), run.path("state").asText(),

@@ -111,8 +111,8 @@ final class Sweep {
     }
 
     /** Runs every combination on {@code client}'s engine; prints progress to {@code err}, the table or JSON to {@code out}. */
-    static int run(EngineClient client, Path file, CliArgs args, List<Axis> axes, int parallel, int timeoutS, boolean json,
-                   PrintStream out, PrintStream err) throws Exception {
+    static int run(EngineClient client, Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
+                   List<Axis> axes, int parallel, int timeoutS, boolean json, PrintStream out, PrintStream err) throws Exception {
         List<Map<String, String>> combos = combinations(axes);
         int total = combos.size();
         AtomicInteger finished = new AtomicInteger();
@@ -128,7 +128,7 @@ final class Sweep {
                 int index = i;
                 Map<String, String> values = combos.get(i);
                 futures.add(pool.submit(() -> {
-                    Outcome o = one(client, file, args, index, values, timeoutS);
+                    Outcome o = one(client, file, fixedParams, fixedRawParams, index, values, timeoutS);
                     synchronized (err) {
                         err.printf("[%d/%d] %-30s %-9s %6.1f s%s%n", finished.incrementAndGet(), total, describe(values), o.state(),
                                 o.elapsedMs() / 1000.0, o.run() == null ? "" : "  run " + o.run());
@@ -151,12 +151,13 @@ final class Sweep {
         }
     }
 
-    private static Outcome one(EngineClient client, Path file, CliArgs args, int index, Map<String, String> values, int timeoutS) {
+    private static Outcome one(EngineClient client, Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
+                               int index, Map<String, String> values, int timeoutS) {
         long started = System.currentTimeMillis();
-        Map<String, Object> params = new LinkedHashMap<>(args.params);
-        Map<String, Object> raw = new LinkedHashMap<>(args.rawParams);
+        Map<String, Object> params = new LinkedHashMap<>(fixedParams);
+        Map<String, Object> raw = new LinkedHashMap<>(fixedRawParams);
         values.forEach((k, v) -> {
-            params.put(k, CliArgs.scalar(v));
+            params.put(k, RunParams.scalar(v));
             raw.put(k, v);
         });
         try {

@@ -5,11 +5,10 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
-import org.mpfl.ir.cli.UsageException;
 import org.mpfl.engine.json.Json;
-import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * {@code mpflc trace RUN --engine URL [-o trace.json]}: the run as Chrome Trace Event JSON, as the engine
@@ -17,7 +16,12 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code chrome://tracing}). Without {@code -o} the JSON goes to standard output.
  */
 public final class TraceCommand implements CliCommand {
-    static final Set<String> VALUE_OPTIONS = Set.of("engine", "token-file", "data", "output", TlsSettings.CA);
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("trace", "The run as Chrome Trace Event JSON (open it in"
+            + " https://ui.perfetto.dev or chrome://tracing).")
+            .positional("RUN", "the run's id")
+            .with(EngineOptions::client)
+            .value("--output", "FILE", "write the trace to FILE (else standard output)")
+            .alias("-o", "--output");
 
     @Override
     public String name() {
@@ -31,16 +35,12 @@ public final class TraceCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        CliArgs args = CliArgs.parse(argList.stream().map(w -> w.equals("-o") ? "--output" : w).toList(), VALUE_OPTIONS, Set.of());
-        String id = args.onePositional("RUN");
-        String url = EngineClient.resolveUrl(args.option("engine"), args.option("data"));
-        if (url == null) {
-            throw new UsageException("give --engine URL");
-        }
-        EngineClient client = new EngineClient(url, EngineClient.resolveToken(args.option("token-file"), args.option("data")), args.tls());
+        Arguments args = SPEC.parse(argList);
+        String id = args.positional("RUN");
+        EngineClient client = EngineOptions.connect(args);
         JsonNode trace = client.get("/api/runs/" + id + "/trace");
         String text = Json.write(trace);
-        String output = args.option("output");
+        String output = args.value("--output");
         if (output == null) {
             out.println(text);
         } else {

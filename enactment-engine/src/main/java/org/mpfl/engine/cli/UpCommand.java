@@ -1,17 +1,19 @@
 package org.mpfl.engine.cli;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.engine.settings.EngineSettings;
+import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -32,6 +34,30 @@ import org.mpfl.protocol.tls.TlsSettings;
  * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
  */
 public final class UpCommand implements CliCommand {
+    static final ArgumentSpec SPEC = ArgumentSpec.of("up", "Starts the engine with its console and N local service hosts and"
+            + " keeps them running until interrupted (Ctrl-C).")
+            .value("--hosts", "N", "2", "local service hosts to start")
+            .value("--port", "P", "8080", "the engine's port (0: any free port)")
+            .value("--data", "DIR", "the runs database, token and URL files (default ~/.mpfl/engine)")
+            .value("--bind", "ADDR", "the address to listen on")
+            .value("--public-url", "URL", "the URL hosts and clients reach the engine by")
+            .value("--host-file", "F", "a file naming the hosts allowed to enrol")
+            .value("--token-file", "F", "a fixed admin token, read from this file")
+            .value("--jdbc", "URL", "the runs database (else H2 in --data)")
+            .value("--jdbc-user", "U", "sa", "the database user")
+            .value("--jdbc-password-file", "F", "the database password (else $MPFL_JDBC_PASSWORD)")
+            .value("--heartbeat-timeout", "S", "10", "seconds without a host's heartbeat before it counts as lost")
+            .repeatable("--service", "NAME=CLASS", "a hand-written RankProgram published on the local hosts")
+            .value("--quarantine", "S", "how long a host that refused a deployment or run gets no ranks at first (doubles per"
+                    + " offence in a row up to 15 minutes or S)")
+            .value("--max-replacements", "N", "how often one run may be placed again after host faults")
+            .value("--reattach-grace", "S", "60", "how long a restarted engine waits for the hosts of the runs it re-attaches to")
+            .value("--engine-loss-grace", "S", "120", "how long hosts keep running ranks while the engine is unreachable")
+            .value("--checkpoint-dir", "DIR", "where ranks' checkpoint parts are kept (default DATA/checkpoints)")
+            .value("--checkpoint-max-bytes", "N", "the largest part one rank may upload (default 64 MiB)")
+            .with(TlsOptions::serving)
+            .note("With TLS (--tls-cert/--tls-key or --tls-keystore, with --tls-ca) the console, the REST API and the local hosts"
+                    + " speak https.");
     @Override
     public String name() {
         return "up";
@@ -44,65 +70,52 @@ public final class UpCommand implements CliCommand {
 
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
-        Set<String> options = new java.util.HashSet<>(Set.of("hosts", "port", "data", "bind", "public-url", "host-file",
-                "token-file", "jdbc", "jdbc-user", "jdbc-password-file", "heartbeat-timeout", "service", "quarantine",
-                "max-replacements", "reattach-grace", "engine-loss-grace",
-                "checkpoint-dir", "checkpoint-max-bytes"));
-        options.addAll(TlsSettings.OPTIONS);
-        CliArgs args = CliArgs.parse(argList, options, Set.of());
-        if (!args.positionals.isEmpty()) {
-            throw new UsageException("unexpected " + args.positionals);
-        }
-        int hosts = args.intOption("hosts", 2);
-        int port = args.intOption("port", 8080);
+        Arguments args = SPEC.parse(argList);
+        int hosts = args.intValue("--hosts");
+        int port = args.intValue("--port");
         if (hosts < 0 || port < 0 || port > 65535) {
             throw new UsageException("--hosts must be >= 0 and --port within 0..65535");
         }
-        EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.option("data")))
-                .heartbeatTimeout(Duration.ofSeconds(args.intOption("heartbeat-timeout", 10)))
-                .tls(args.tls());
+        EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.value("--data")))
+                .heartbeatTimeout(Duration.ofSeconds(args.intValue("--heartbeat-timeout")))
+                .tls(TlsOptions.of(args));
         config.runSettings(quarantine(args, config.runSettings()));
-        int reattach = args.intOption("reattach-grace", (int) config.reattachGrace().toSeconds());
-        int lossGrace = args.intOption("engine-loss-grace", (int) config.engineLossGrace().toSeconds());
+        int reattach = args.intValue("--reattach-grace", (int) config.reattachGrace().toSeconds());
+        int lossGrace = args.intValue("--engine-loss-grace", (int) config.engineLossGrace().toSeconds());
         if (reattach < 1 || lossGrace < 0) {
             throw new UsageException("--reattach-grace must be >= 1 and --engine-loss-grace >= 0");
         }
         config.reattachGrace(Duration.ofSeconds(reattach)).engineLossGrace(Duration.ofSeconds(lossGrace));
-        if (args.option("checkpoint-dir") != null) {
-            config.checkpointDir(Path.of(args.option("checkpoint-dir")));
+        if (args.has("--checkpoint-dir")) {
+            config.checkpointDir(args.path("--checkpoint-dir"));
         }
-        if (args.option("checkpoint-max-bytes") != null) {
-            long max;
-            try {
-                max = Long.parseLong(args.option("checkpoint-max-bytes"));
-            } catch (NumberFormatException e) {
-                throw new UsageException("--checkpoint-max-bytes must be a number of bytes");
-            }
+        if (args.has("--checkpoint-max-bytes")) {
+            long max = args.longValue("--checkpoint-max-bytes", 0);
             if (max < 1) {
                 throw new UsageException("--checkpoint-max-bytes must be at least 1");
             }
             config.checkpointMaxBytes(max);
         }
-        if (args.option("bind") != null) {
-            config.bindHost(args.option("bind"));
+        if (args.has("--bind")) {
+            config.bindHost(args.value("--bind"));
         }
-        if (args.option("public-url") != null) {
-            config.publicUrl(args.option("public-url"));
+        if (args.has("--public-url")) {
+            config.publicUrl(args.value("--public-url"));
         }
-        if (args.option("host-file") != null) {
-            config.hostFile(Path.of(args.option("host-file")));
+        if (args.has("--host-file")) {
+            config.hostFile(args.path("--host-file"));
         }
-        if (args.option("token-file") != null) {
-            config.token(EngineClient.readSecretFile(Path.of(args.option("token-file"))));
+        if (args.has("--token-file")) {
+            config.token(EngineClient.readSecretFile(args.path("--token-file")));
         }
-        if (args.option("jdbc") != null) {
+        if (args.has("--jdbc")) {
             // the password from a file or the environment, never the command line (every user sees ps)
-            String password = args.option("jdbc-password-file") != null
-                    ? EngineClient.readSecretFile(Path.of(args.option("jdbc-password-file")))
-                    : System.getenv().getOrDefault("MPFL_JDBC_PASSWORD", "");
-            config.jdbc(args.option("jdbc"), args.options.getOrDefault("jdbc-user", "sa"), password);
+            String password = args.has("--jdbc-password-file")
+                    ? EngineClient.readSecretFile(args.path("--jdbc-password-file"))
+                    : EngineSettings.JDBC_PASSWORD.get("");
+            config.jdbc(args.value("--jdbc"), args.value("--jdbc-user"), password);
         }
-        LocalCluster cluster = LocalCluster.start(config, hosts, args.services, Duration.ofSeconds(60));
+        LocalCluster cluster = LocalCluster.start(config, hosts, RunCommand.services(args), Duration.ofSeconds(60));
         Engine engine = cluster.engine();
         out.println("MPFL engine and console: " + engine.url() + "/");
         out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");
@@ -121,9 +134,9 @@ public final class UpCommand implements CliCommand {
     }
 
     /** The run settings with {@code --quarantine S} and {@code --max-replacements N} applied. */
-    static RunSettings quarantine(CliArgs args, RunSettings settings) throws UsageException {
-        int seconds = args.intOption("quarantine", (int) settings.quarantine().toSeconds());
-        int replacements = args.intOption("max-replacements", settings.maxReplacements());
+    static RunSettings quarantine(Arguments args, RunSettings settings) throws UsageException {
+        int seconds = args.intValue("--quarantine", (int) settings.quarantine().toSeconds());
+        int replacements = args.intValue("--max-replacements", settings.maxReplacements());
         if (seconds < 0 || replacements < 0) {
             throw new UsageException("--quarantine and --max-replacements must be >= 0");
         }

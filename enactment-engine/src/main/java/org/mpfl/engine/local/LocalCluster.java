@@ -1,5 +1,7 @@
 package org.mpfl.engine.local;
 
+import org.mpfl.engine.settings.EngineSettings;
+import org.mpfl.ir.cli.CliSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +20,7 @@ import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.EmbeddedHost;
 import org.mpfl.protocol.launch.HostProcess;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 
@@ -172,11 +175,11 @@ public final class LocalCluster implements AutoCloseable {
         // once); C2 still compiles what a rank runs hot (a loop after 160,000 iterations instead of 40,000).
         // MPFL_HOST_JAVA_OPTS comes after it, so it can set another value.
         b.jvmArg("-XX:CompileThresholdScaling=4");
-        String opts = System.getenv("MPFL_HOST_JAVA_OPTS");
+        String opts = EngineSettings.HOST_JAVA_OPTS.raw();
         if (opts != null && !opts.isBlank()) {
             List.of(opts.strip().split("\\s+")).forEach(b::jvmArg);
         }
-        String home = System.getProperty("mpfl.home");
+        String home = CliSettings.HOME.get();
         if (home != null) {
             b.jvmArg("-Dmpfl.home=" + home);
         }
@@ -185,7 +188,7 @@ public final class LocalCluster implements AutoCloseable {
             // the hosts serve with the engine's certificate (valid for this machine's loopback address,
             // see docs/deployment.md) and trust the same CA, on SOAP and on the binary channel alike
             tls.childArguments().forEach(b::hostArg);
-            tls.childEnvironment(System::getenv).forEach(b::environment);
+            tls.childEnvironment(ProtocolSettings::environment).forEach(b::environment);
         }
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,18 +157,45 @@ class CliTest {
     @Test
     void upTakesTheQuarantinePolicyFromItsOptions() throws Exception {
         RunSettings d = RunSettings.defaults();
-        RunSettings s = UpCommand.quarantine(CliArgs.parse(List.of("--quarantine", "5", "--max-replacements", "1"),
-                Set.of("quarantine", "max-replacements"), Set.of()), d);
+        RunSettings s = UpCommand.quarantine(UpCommand.SPEC.parse(List.of("--quarantine", "5", "--max-replacements=1")), d);
         assertEquals(Duration.ofSeconds(5), s.quarantine());
         assertEquals(Duration.ofMinutes(15), s.quarantineMax());
         assertEquals(1, s.maxReplacements());
         assertEquals(d.fanOutTimeout(), s.fanOutTimeout());
-        s = UpCommand.quarantine(CliArgs.parse(List.of("--quarantine", "3600"), Set.of("quarantine", "max-replacements"),
-                Set.of()), d);
+        s = UpCommand.quarantine(UpCommand.SPEC.parse(List.of("--quarantine", "3600")), d);
         assertEquals(Duration.ofHours(1), s.quarantineMax(), "a first quarantine longer than the cap raises the cap");
         assertEquals(2, s.maxReplacements());
         Result bad = mpflc("up", "--quarantine", "-1", "--hosts", "0", "--port", "0", "--data", dir.toString());
         assertEquals(2, bad.exit(), bad.err());
         assertTrue(bad.err().contains("--quarantine and --max-replacements must be >= 0"), bad.err());
+    }
+
+    @Test
+    void everyEngineCommandAndHostAnswersHelpWithoutDoingAnything() {
+        for (String command : List.of("run", "up", "host-token", "slurm", "deploy", "status", "cancel", "resume", "trace", "host")) {
+            Result r = mpflc(command, "--help");
+            assertEquals(0, r.exit(), command + ": " + r.err());
+            assertTrue(r.out().startsWith("usage: mpflc " + command), r.out());
+            assertTrue(r.out().contains("-h, --help"), r.out());
+            assertEquals("", r.err(), command);
+        }
+        assertTrue(mpflc("run", "-h").out().contains("--sweep NAME=V1,V2,..."));
+        assertTrue(mpflc("up", "--help").out().contains("--tls-keystore FILE.p12"));
+    }
+
+    @Test
+    void usageErrorsNameTheOption() {
+        Result unknown = mpflc("status", "r1", "--engin", "http://x");
+        assertEquals(2, unknown.exit());
+        assertTrue(unknown.err().startsWith("mpflc status: unknown option --engin (see mpflc status --help)"), unknown.err());
+        Result missing = mpflc("cancel", "r1", "--engine");
+        assertEquals(2, missing.exit());
+        assertTrue(missing.err().startsWith("mpflc cancel: --engine needs a value"), missing.err());
+        Result number = mpflc("run", "x.xml", "--local", "--hosts", "many");
+        assertEquals(2, number.exit());
+        assertTrue(number.err().startsWith("mpflc run: --hosts must be a whole number, got 'many'"), number.err());
+        Result both = mpflc("run", "x.xml", "--local", "--engine=http://127.0.0.1:1");
+        assertEquals(2, both.exit());
+        assertTrue(both.err().contains("give exactly one of --engine URL or --local"), both.err());
     }
 }

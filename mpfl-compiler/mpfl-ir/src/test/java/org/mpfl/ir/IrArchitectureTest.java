@@ -34,6 +34,7 @@ class IrArchitectureTest {
                 .layer("ir").definedBy("org.mpfl.ir")
                 .layer("diagnostics").definedBy("org.mpfl.ir.diag..")
                 .layer("command frame").definedBy("org.mpfl.ir.cli..")
+                .layer("settings").definedBy("org.mpfl.ir.settings..")
                 .whereLayer("compiler SPI").mayNotBeAccessedByAnyLayer()
                 .whereLayer("plan").mayOnlyBeAccessedByLayers("compiler SPI")
                 .whereLayer("semantics").mayNotBeAccessedByAnyLayer()
@@ -41,13 +42,15 @@ class IrArchitectureTest {
                 .whereLayer("ir").mayOnlyBeAccessedByLayers("plan", "semantics", "evaluation")
                 .whereLayer("diagnostics").mayOnlyBeAccessedByLayers("plan", "semantics", "evaluation", "ir")
                 .whereLayer("command frame").mayNotBeAccessedByAnyLayer()
+                .whereLayer("settings").mayOnlyBeAccessedByLayers("command frame")
                 .check(CLASSES);
     }
 
     @Test
     void theCommandFrameUsesNothingOfTheCompiler() {
         noClasses().that().resideInAPackage("org.mpfl.ir.cli..")
-                .should().dependOnClassesThat(resideInAPackage("org.mpfl..").and(resideOutsideOfPackage("org.mpfl.ir.cli..")))
+                .should().dependOnClassesThat(resideInAPackage("org.mpfl..").and(resideOutsideOfPackage("org.mpfl.ir.cli.."))
+                        .and(resideOutsideOfPackage("org.mpfl.ir.settings..")))
                 .check(CLASSES);
     }
 }

@@ -1,5 +1,7 @@
 package org.mpfl.compiler.comm;
 
+import org.mpfl.compiler.settings.CompilerSettings;
+
 /**
  * Bounds of one run of the communication check, so that it stays fast on any document (a loop of a
  * billion steps, a huge rank count, an array of a gigabyte): what a bound stops is reported as a
@@ -19,10 +21,10 @@ public record CheckLimits(long maxOperations, int maxRanks, int maxValueLength, 
     /** The defaults, overridden by system properties where set. */
     public static CheckLimits fromSystemProperties() {
         return new CheckLimits(
-                Long.getLong("mpfl.check.maxOperations", 500_000L),
-                Integer.getInteger("mpfl.check.maxRanks", 1024),
-                Integer.getInteger("mpfl.check.maxValueLength", 1 << 20),
-                Long.getLong("mpfl.check.maxMillis", 1_000L),
-                Integer.getInteger("mpfl.check.localLoopLimit", 10_000));
+                CompilerSettings.CHECK_MAX_OPERATIONS.get(),
+                CompilerSettings.CHECK_MAX_RANKS.get(),
+                CompilerSettings.CHECK_MAX_VALUE_LENGTH.get(),
+                CompilerSettings.CHECK_MAX_MILLIS.get(),
+                CompilerSettings.CHECK_LOCAL_LOOP_LIMIT.get());
     }
 }

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.diag.Diagnostics;
@@ -14,6 +15,8 @@ import org.mpfl.ir.diag.Diagnostics;
  */
 public final class CheckCommand implements CliCommand {
     static final String USAGE = "FILE [--param NAME=VALUE]...";
+    private static final ArgumentSpec SPEC = DocumentArguments.spec("check", "Every static check of an MPFL document;"
+            + " diagnostics on stderr; exit 0 without errors (warnings allowed), 1 with errors.");
 
     @Override
     public String name() {
@@ -27,7 +30,7 @@ public final class CheckCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        CompilerArguments arguments = CompilerArguments.parse(args);
+        DocumentArguments arguments = DocumentArguments.of(SPEC.parse(args));
         if (!Files.isRegularFile(arguments.file())) {
             err.println("mpflc check: " + missing(arguments));
             return 1;
@@ -37,7 +40,7 @@ public final class CheckCommand implements CliCommand {
         return result.diagnostics().hasErrors() ? 1 : 0;
     }
 
-    static String missing(CompilerArguments arguments) {
+    static String missing(DocumentArguments arguments) {
         return arguments.displayName() + ": " + (Files.exists(arguments.file()) ? "not a regular file" : "no such file");
     }
 

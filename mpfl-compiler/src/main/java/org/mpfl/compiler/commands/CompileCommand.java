@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.compiler.gen.BuildWriter;
@@ -20,6 +22,11 @@ import org.mpfl.compiler.gen.RuntimeBundle;
  * service host (or the runtime on the container's class path).
  */
 public final class CompileCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = DocumentArguments.spec("compile", "Check, then write plan.json and one .aar"
+            + " per process (nothing when the document has errors); prints the written files.")
+            .value("--output", "DIR", "the output directory (default: <stem>.build next to the document)")
+            .alias("-o", "--output")
+            .flag("--bundle-runtime", "put the MPFL runtime jars into every archive (for a stock Axis2 container)");
     @Override
     public String name() {
         return "compile";
@@ -32,7 +39,8 @@ public final class CompileCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        CompilerArguments arguments = CompilerArguments.parse(args, java.util.Set.of("-o", "--output"), "--bundle-runtime");
+        Arguments parsed = SPEC.parse(args);
+        DocumentArguments arguments = DocumentArguments.of(parsed);
         if (!Files.isRegularFile(arguments.file())) {
             err.println("mpflc compile: " + CheckCommand.missing(arguments));
             return 1;
@@ -42,12 +50,11 @@ public final class CompileCommand implements CliCommand {
         if (!result.ok()) {
             return 1;
         }
-        Path output = arguments.outputDirectory() != null ? arguments.outputDirectory()
-                : BuildWriter.defaultOutputDirectory(arguments.file());
+        Path output = parsed.has("--output") ? parsed.path("--output") : BuildWriter.defaultOutputDirectory(arguments.file());
         try {
             byte[] source = Files.readAllBytes(arguments.file());
             Path documentDirectory = arguments.file().toAbsolutePath().getParent();
-            RuntimeBundle runtime = arguments.bundleRuntime() ? RuntimeBundle.fromClassPath() : null;
+            RuntimeBundle runtime = parsed.flag("--bundle-runtime") ? RuntimeBundle.fromClassPath() : null;
             for (Path written : BuildWriter.write(result.workflow(), source, documentDirectory, output, runtime)) {
                 out.println(written);
             }

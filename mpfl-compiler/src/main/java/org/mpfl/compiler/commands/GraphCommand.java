@@ -4,9 +4,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.compiler.gen.Graphviz;
@@ -19,6 +20,10 @@ import org.mpfl.compiler.gen.Graphviz;
  * A document with static errors gets its diagnostics and no picture.
  */
 public final class GraphCommand implements CliCommand {
+    private static final ArgumentSpec SPEC = DocumentArguments.spec("graph", "The picture of a workflow: its processes,"
+            + " messages and collectives, as Graphviz DOT (stdout without -o) or SVG (-o FILE.svg, rendered by dot).")
+            .value("--output", "FILE", "out.svg, out.dot or out.gv; without it the DOT goes to standard output")
+            .alias("-o", "--output");
     @Override
     public String name() {
         return "graph";
@@ -31,24 +36,13 @@ public final class GraphCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        List<String> rest = new ArrayList<>();
-        Path output = null;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.equals("-o") || a.equals("--output")) {
-                if (i + 1 >= args.size()) {
-                    throw new UsageException(a + " needs a file (.svg or .dot)");
-                }
-                output = Path.of(args.get(++i));
-            } else {
-                rest.add(a);
-            }
-        }
+        Arguments parsed = SPEC.parse(args);
+        Path output = parsed.path("--output");
         String name = output == null ? "" : output.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
         if (output != null && !name.endsWith(".svg") && !name.endsWith(".dot") && !name.endsWith(".gv")) {
             throw new UsageException("-o wants a file ending in .svg or .dot, got " + output);
         }
-        CompilerArguments arguments = CompilerArguments.parse(rest);
+        DocumentArguments arguments = DocumentArguments.of(parsed);
         if (!Files.isRegularFile(arguments.file())) {
             err.println("mpflc graph: " + CheckCommand.missing(arguments));
             return 1;

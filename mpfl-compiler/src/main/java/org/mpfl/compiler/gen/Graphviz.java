@@ -38,7 +38,7 @@ public final class Graphviz {
 
     /** The {@code dot} program to run, or {@code null} when none is installed. */
     public static Path program() {
-        String given = System.getenv("MPFL_DOT");
+        String given = org.mpfl.compiler.settings.CompilerSettings.DOT.raw();
         if (given != null && !given.isBlank()) {
             Path p = Path.of(given);
             return Files.isExecutable(p) ? p : null;

@@ -95,7 +95,30 @@ class CliTest {
         assertEquals(2, mpflc("check", HEAT, "--param", "novalue").exit());
         assertEquals(2, mpflc("check", HEAT, HEAT).exit());
         assertEquals(2, mpflc("compile", HEAT, "-o").exit());
-        assertTrue(mpflc("check").stderr().startsWith("mpflc check: no document given"));
+        assertTrue(mpflc("check").stderr().startsWith("mpflc check: missing FILE"), mpflc("check").stderr());
+        assertTrue(mpflc("check", HEAT, "--frobnicate").stderr().startsWith("mpflc check: unknown option --frobnicate"));
+        assertTrue(mpflc("compile", HEAT, "-o").stderr().startsWith("mpflc compile: -o needs a value"));
+    }
+
+    @Test
+    void everyCompilerCommandAnswersHelpWithItsOptions() {
+        for (String command : List.of("check", "compile", "graph")) {
+            for (String help : List.of("--help", "-h")) {
+                Run run = mpflc(command, help);
+                assertEquals(0, run.exit(), command + " " + help + ": " + run.stderr());
+                assertTrue(run.stdout().startsWith("usage: mpflc " + command + " FILE [OPTIONS]"), run.stdout());
+                assertTrue(run.stdout().contains("-p, --param NAME=VALUE"), run.stdout());
+            }
+        }
+        assertTrue(mpflc("compile", "--help").stdout().contains("--bundle-runtime"));
+        assertTrue(mpflc("graph", HEAT, "-h").stdout().contains("-o, --output FILE"));
+    }
+
+    @Test
+    void paramsAndOutputTakeEitherSpelling() throws IOException {
+        Run run = mpflc("compile", HEAT, "--output=" + out, "-p", "steps=10");
+        assertEquals(0, run.exit(), run.stderr());
+        assertTrue(Files.isRegularFile(out.resolve("plan.json")));
     }
 
     @Test

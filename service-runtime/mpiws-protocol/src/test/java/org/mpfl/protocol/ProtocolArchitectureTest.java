@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.mpfl.architecture.ArchitectureRules;
 
 /**
- * The protocol is what the engine and the hosts share: it stands on the JDK and Jackson alone, so
- * that the engine can speak to hosts without the runtime (and Axis2) on its compile path.
+ * The protocol is what the engine and the hosts share: it stands on the JDK and Jackson alone (and mpfl-ir's
+ * settings declaration and command-line parser, which stand on the JDK alone), so that the engine can speak to hosts without the
+ * runtime (and Axis2) on its compile path.
  */
 class ProtocolArchitectureTest {
     private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
@@ -22,7 +23,9 @@ class ProtocolArchitectureTest {
 
     @Test
     void usesNothingElseOfMpfl() {
-        noClasses().should().dependOnClassesThat(resideInAPackage("org.mpfl..").and(resideOutsideOfPackage("org.mpfl.protocol..")))
+        noClasses().should().dependOnClassesThat(resideInAPackage("org.mpfl..").and(resideOutsideOfPackage("org.mpfl.protocol.."))
+                        .and(resideOutsideOfPackage("org.mpfl.ir.settings.."))
+                        .and(resideOutsideOfPackage("org.mpfl.ir.cli..")))
                 .check(CLASSES);
     }
 

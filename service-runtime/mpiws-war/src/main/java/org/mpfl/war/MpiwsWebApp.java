@@ -1,5 +1,6 @@
 package org.mpfl.war;
 
+import org.mpfl.protocol.settings.ProtocolSettings;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
@@ -42,7 +43,7 @@ public final class MpiwsWebApp implements ServletContextListener {
                         + " not at '" + sc.getContextPath() + "': service URLs are " + MpiwsNames.SERVICES_PATH + "TYPE");
             }
             String base = System.getProperty("catalina.base");
-            WebAppSettings s = WebAppSettings.read(sc::getInitParameter, base == null ? null : Path.of(base), System::getenv);
+            WebAppSettings s = WebAppSettings.read(sc::getInitParameter, base == null ? null : Path.of(base), ProtocolSettings::environment);
             String hostId = s.credential() == null ? null : s.credential().hostId();
             host = ServiceHost.startInContainer(new ServiceHost.Options(s.bind(), 0, s.servicesDir(), hostId, s.advertise(),
                     s.binary(), TlsSettings.NONE), s.baseUrl());

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
+import org.mpfl.ir.settings.Setting;
 import org.mpfl.protocol.HostCredential;
 
 /**
@@ -15,38 +16,59 @@ import org.mpfl.protocol.HostCredential;
  *   <li>a system property ({@code -Dmpfl.baseUrl=…} in {@code CATALINA_BASE/bin/setenv.sh}),</li>
  *   <li>a line of {@code CATALINA_BASE/conf/mpfl-host.properties}.</li>
  * </ol>
- * The host credential is a file ({@value #CREDENTIAL_FILE}, by default
+ * The host credential is a file ({@code mpfl.credentialFile}, by default
  * {@code CATALINA_BASE/conf/mpfl-host.credential} when it exists) or the environment variable
  * {@value HostCredential#ENV}; never a parameter value, which Tomcat's manager and logs may show.
  *
- * @param baseUrl        {@value #BASE_URL}: {@code http(s)://ADDR:PORT} at which the engine and the other hosts
+ * @param baseUrl        {@code mpfl.baseUrl}: {@code http(s)://ADDR:PORT} at which the engine and the other hosts
  *                       reach this Tomcat (required)
  * @param credential     the host credential, or {@code null}: no engine, deploy and {@code run} from this machine only
- * @param engineUrl      {@value #ENGINE}, else the credential's engine; {@code null}: join no engine
- * @param capacity       {@value #CAPACITY}: ranks this host should take (default: the processors)
- * @param binary         {@value #BINARY}: whether to offer the binary channel (default true)
- * @param bind           {@value #BIND}: address of the binary channel (default 127.0.0.1)
- * @param advertise      {@value #ADVERTISE}: host name put into the binary address, or {@code null} for {@code bind}
- * @param servicesDir    {@value #SERVICES}: a directory of {@code .aar} archives deployed at start, or {@code null}
+ * @param engineUrl      {@code mpfl.engine}, else the credential's engine; {@code null}: join no engine
+ * @param capacity       {@code mpfl.capacity}: ranks this host should take (default: the processors)
+ * @param binary         {@code mpfl.binary}: whether to offer the binary channel (default true)
+ * @param bind           {@code mpfl.bind}: address of the binary channel (default 127.0.0.1)
+ * @param advertise      {@code mpfl.advertise}: host name put into the binary address, or {@code null} for {@code bind}
+ * @param servicesDir    {@code mpfl.services}: a directory of {@code .aar} archives deployed at start, or {@code null}
  */
 public record WebAppSettings(String baseUrl, HostCredential credential, String engineUrl, int capacity, boolean binary,
                              String bind, String advertise, Path servicesDir) {
     /** Key: the container's base URL. */
-    public static final String BASE_URL = "mpfl.baseUrl";
+    public static final Setting<String> BASE_URL_SETTING = key("mpfl.baseUrl", "required",
+            "http(s)://ADDR:PORT at which the engine and the other hosts reach this Tomcat");
     /** Key: the credential file. */
-    public static final String CREDENTIAL_FILE = "mpfl.credentialFile";
+    public static final Setting<String> CREDENTIAL_FILE_SETTING = key("mpfl.credentialFile", "CATALINA_BASE/conf/mpfl-host.credential",
+            "the host's credential file (else $MPFL_HOST_CREDENTIAL)");
     /** Key: the engine's URL (default: the credential's). */
-    public static final String ENGINE = "mpfl.engine";
+    public static final Setting<String> ENGINE_SETTING = key("mpfl.engine", "the credential's engine", "the engine to join");
     /** Key: the capacity announced to the engine. */
-    public static final String CAPACITY = "mpfl.capacity";
+    public static final Setting<String> CAPACITY_SETTING = key("mpfl.capacity", "the number of processors",
+            "ranks this host should take");
     /** Key: {@code true}/{@code false}, the binary channel. */
-    public static final String BINARY = "mpfl.binary";
+    public static final Setting<String> BINARY_SETTING = key("mpfl.binary", "true", "whether to offer the binary channel");
     /** Key: the binary channel's address. */
-    public static final String BIND = "mpfl.bind";
+    public static final Setting<String> BIND_SETTING = key("mpfl.bind", "127.0.0.1", "address of the binary channel");
     /** Key: the advertised host name of the binary channel. */
-    public static final String ADVERTISE = "mpfl.advertise";
+    public static final Setting<String> ADVERTISE_SETTING = key("mpfl.advertise", "mpfl.bind",
+            "host name put into the binary channel's address");
     /** Key: a directory of service archives deployed at start. */
-    public static final String SERVICES = "mpfl.services";
+    public static final Setting<String> SERVICES_SETTING = key("mpfl.services", "none",
+            "a directory of .aar service archives deployed at start");
+
+    public static final String BASE_URL = BASE_URL_SETTING.name();
+    public static final String CREDENTIAL_FILE = CREDENTIAL_FILE_SETTING.name();
+    public static final String ENGINE = ENGINE_SETTING.name();
+    public static final String CAPACITY = CAPACITY_SETTING.name();
+    public static final String BINARY = BINARY_SETTING.name();
+    public static final String BIND = BIND_SETTING.name();
+    public static final String ADVERTISE = ADVERTISE_SETTING.name();
+    public static final String SERVICES = SERVICES_SETTING.name();
+
+    /** A key of the web application: a system property here, also a context parameter or a line of the properties file. */
+    private static Setting<String> key(String name, String defaultText, String description) {
+        return Setting.textProperty(name, null, defaultText, description
+                + " (also a context parameter or a line of CATALINA_BASE/conf/mpfl-host.properties)");
+    }
+
     /** The properties file under {@code CATALINA_BASE/conf}. */
     public static final String PROPERTIES_FILE = "mpfl-host.properties";
     /** The default credential file under {@code CATALINA_BASE/conf}. */
@@ -74,7 +96,7 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
         UnaryOperator<String> get = key -> {
             String v = contextParameter.apply(key);
             if (v == null || v.isBlank()) {
-                v = System.getProperty(key);
+                v = System.getProperty(key); // the declared keys above, read where a context parameter and the file are
             }
             if (v == null || v.isBlank()) {
                 v = file.getProperty(key);

@@ -1,5 +1,6 @@
 package org.mpfl.runtime.collective;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.util.Locale;
 import org.mpfl.ir.semantics.CollectiveAlgorithms;
 
@@ -44,7 +45,13 @@ public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long 
 
     /** Defaults, measured on the 2-core reference machine (see docs/benchmarks.md, "Collectives"). */
     public static CollectiveConfig defaults() {
-        return new CollectiveConfig(4L << 20, 8, 128 * 1024, 16, 4, 3, true, java.util.Map.of());
+        return new CollectiveConfig(RuntimeSettings.COLLECTIVE_BCAST_LONG_BYTES.defaultValue(),
+                RuntimeSettings.COLLECTIVE_BCAST_LONG_MIN_RANKS.defaultValue(),
+                RuntimeSettings.COLLECTIVE_ALLREDUCE_LONG_BYTES.defaultValue(),
+                RuntimeSettings.COLLECTIVE_GATHER_BINOMIAL_MIN_RANKS.defaultValue(),
+                RuntimeSettings.COLLECTIVE_SCATTER_BINOMIAL_MIN_RANKS.defaultValue(),
+                RuntimeSettings.COLLECTIVE_REDUCE_BINOMIAL_MIN_RANKS.defaultValue(),
+                RuntimeSettings.COLLECTIVE_HIERARCHICAL.defaultValue(), java.util.Map.of());
     }
 
     /** Defaults overridden by the {@code mpfl.collective.*} system properties. */
@@ -52,19 +59,19 @@ public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long 
         CollectiveConfig d = defaults();
         java.util.Map<String, String> forced = new java.util.HashMap<>();
         for (CollectiveAlgorithms op : CollectiveAlgorithms.values()) {
-            String v = System.getProperty("mpfl.collective." + op.operation() + ".algorithm");
+            String v = RuntimeSettings.COLLECTIVE_ALGORITHM.forMember(op.operation()).raw();
             if (v != null && !v.isBlank() && !v.equals("auto")) {
                 forced.put(op.operation(), v.trim().toLowerCase(Locale.ROOT));
             }
         }
         return new CollectiveConfig(
-                Long.getLong("mpfl.collective.bcast.longBytes", d.bcastLongBytes),
-                Integer.getInteger("mpfl.collective.bcast.longMinRanks", d.bcastLongMinRanks),
-                Long.getLong("mpfl.collective.allreduce.longBytes", d.allreduceLongBytes),
-                Integer.getInteger("mpfl.collective.gather.binomialMinRanks", d.gatherBinomialMinRanks),
-                Integer.getInteger("mpfl.collective.scatter.binomialMinRanks", d.scatterBinomialMinRanks),
-                Integer.getInteger("mpfl.collective.reduce.binomialMinRanks", d.reduceBinomialMinRanks),
-                Boolean.parseBoolean(System.getProperty("mpfl.collective.hierarchical", String.valueOf(d.hierarchical))),
+                RuntimeSettings.COLLECTIVE_BCAST_LONG_BYTES.get(),
+                RuntimeSettings.COLLECTIVE_BCAST_LONG_MIN_RANKS.get(),
+                RuntimeSettings.COLLECTIVE_ALLREDUCE_LONG_BYTES.get(),
+                RuntimeSettings.COLLECTIVE_GATHER_BINOMIAL_MIN_RANKS.get(),
+                RuntimeSettings.COLLECTIVE_SCATTER_BINOMIAL_MIN_RANKS.get(),
+                RuntimeSettings.COLLECTIVE_REDUCE_BINOMIAL_MIN_RANKS.get(),
+                RuntimeSettings.COLLECTIVE_HIERARCHICAL.get(),
                 java.util.Map.copyOf(forced));
     }
 

@@ -1,5 +1,6 @@
 package org.mpfl.runtime.host;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,7 +22,7 @@ import org.mpfl.protocol.digest.Sha256;
  * is reported as not stored.
  */
 final class CheckpointUploader {
-    private static final Duration TIMEOUT = Duration.ofMillis(Long.getLong("mpfl.checkpoint.uploadTimeoutMs", 60_000));
+    private static final Duration TIMEOUT = Duration.ofMillis(RuntimeSettings.CHECKPOINT_UPLOAD_TIMEOUT_MS.get());
 
     /** How often a waiting upload looks whether the domain was aborted. */
     private static final long ABORT_POLL_MS = 100;

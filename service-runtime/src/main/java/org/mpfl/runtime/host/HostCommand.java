@@ -13,8 +13,7 @@ public final class HostCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "start a service host: [--engine URL --credential-file F] [--port P] [--binary-port P] [--bind ADDR]"
-                + " [--services DIR] [--tls-cert F --tls-key F --tls-ca F --no-binary]";
+        return "[--engine URL --credential-file F] [--port P] [--bind ADDR] [--services DIR] [OPTIONS]  start a service host";
     }
 
     @Override

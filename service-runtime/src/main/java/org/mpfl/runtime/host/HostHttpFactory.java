@@ -1,5 +1,6 @@
 package org.mpfl.runtime.host;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -40,8 +41,8 @@ final class HostHttpFactory extends HttpFactory {
         this.serverSocket = serverSocket;
         setRequestTcpNoDelay(true);
         // each open keep-alive connection holds one worker thread; peers keep a few each
-        setRequestCoreThreadPoolSize(Integer.getInteger("mpfl.host.threads", 64));
-        setRequestMaxThreadPoolSize(Integer.getInteger("mpfl.host.threads", 64));
+        setRequestCoreThreadPoolSize(RuntimeSettings.HOST_THREADS.get());
+        setRequestMaxThreadPoolSize(RuntimeSettings.HOST_THREADS.get());
         setRequestSocketTimeout(60_000);
     }
 
@@ -71,7 +72,7 @@ final class HostHttpFactory extends HttpFactory {
         // without limit for whoever opens connections fastest
         return new ThreadPoolExecutor(getRequestCoreThreadPoolSize(), getRequestMaxThreadPoolSize(),
                 getThreadKeepAliveTime(), getThreadKeepAliveTimeUnit(),
-                new LinkedBlockingQueue<>(Integer.getInteger("mpfl.host.connectionQueue", 256)), threads);
+                new LinkedBlockingQueue<>(RuntimeSettings.HOST_CONNECTION_QUEUE.get()), threads);
     }
 
     @Override

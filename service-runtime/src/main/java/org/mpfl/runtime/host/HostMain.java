@@ -1,18 +1,23 @@
 package org.mpfl.runtime.host;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
+import org.mpfl.ir.cli.HelpRequested;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.protocol.settings.ProtocolSettings;
+import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.api.RankProgram;
 
@@ -62,6 +67,9 @@ public final class HostMain {
         quietLogging();
         try {
             System.exit(run(List.of(args), System.out, System.err));
+        } catch (HelpRequested e) {
+            System.out.print(e.usage());
+            System.exit(0);
         } catch (UsageException e) {
             System.err.println("mpflc host: " + e.getMessage());
             System.exit(2);
@@ -77,7 +85,7 @@ public final class HostMain {
      * connections (the engine's, the peers'); the process is ending and the OS closes every socket
      * anyway, so waiting for them only made every {@code mpflc run --local} end ~3 s after its result.
      */
-    static final long EXIT_CLOSE_WAIT_MS = Long.getLong("mpfl.host.exitCloseWaitMs", 500);
+    static final long EXIT_CLOSE_WAIT_MS = RuntimeSettings.HOST_EXIT_CLOSE_WAIT_MS.get();
 
     /** Axis2's switch: its HTTP server's stop closes open connections at once instead of awaiting their workers 3 s. */
     static final String AXIS2_FAST_SHUTDOWN = "org.apache.axis2.transport.http.server.fastShutdown";
@@ -109,66 +117,60 @@ public final class HostMain {
         }
     }
 
+    /** The options of {@code mpflc host}. */
+    static final ArgumentSpec SPEC = ArgumentSpec.of("host", "Runs one service host in this process; prints one ready line"
+            + " (" + READY_PREFIX + "ID listening on URL/ binary ADDR:PORT ...) once it accepts requests, then serves until killed.")
+            .value("--engine", "URL", "the engine to announce this host to (needs the host's credential)")
+            .value("--credential-file", "F", "this host's credential (a join file from mpflc host-token; or $"
+                    + HostCredential.ENV + ")")
+            .value("--port", "P", "0", "the SOAP endpoint's port (0: any free port)")
+            .value("--bind", "ADDR", "127.0.0.1", "the address to listen on")
+            .value("--advertise", "NAME", "the host name peers and the engine reach this host by (default: the bind address)")
+            .value("--host-id", "ID", "this host's id (must match the credential's)")
+            .value("--services", "DIR", "a directory of service archives (.aar) to deploy at start")
+            .value("--capacity", "N", "ranks the engine may place here (default: the number of cores)")
+            .flag("--no-binary", "no binary channel (SOAP only)")
+            .value("--binary-port", "P", "0", "the binary channel's port (0: any free port; a fixed one is what a firewall can open)")
+            .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram class as service type NAME")
+            .repeatable("--extension", "NAME", "install an optional host extension found on the class path")
+            .flag("--exit-with-parent", "end the host when its standard input closes (the launcher died)")
+            .flag("--credential-stdin", "take the engine's URL and the credential as one line on standard input (with --host-id)")
+            .value("--credential-timeout", "S", "120", "how long --credential-stdin waits for that line")
+            .with(TlsOptions::serving)
+            .note("With TLS on, the SOAP endpoint and the binary channel both run over TLS. The credential never comes from the"
+                    + " command line (every user sees ps).");
+
     /** Parses the options, starts the host, prints the ready line and blocks until the host is stopped. */
     public static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         quietLogging();
-        String engine = null;
-        Path credentialFile = null;
-        String bind = "127.0.0.1";
-        String advertise = null;
-        String hostId = null;
-        Path services = null;
-        int port = 0;
-        int binaryPort = 0;
-        int capacity = Runtime.getRuntime().availableProcessors();
-        boolean binary = true;
-        boolean exitWithParent = false;
-        boolean credentialStdin = false;
-        int credentialTimeoutS = 120;
+        Arguments given = SPEC.parse(args);
+        String engine = given.value("--engine");
+        Path credentialFile = given.path("--credential-file");
+        String bind = given.value("--bind");
+        String advertise = given.value("--advertise");
+        String hostId = given.value("--host-id");
+        Path services = given.path("--services");
+        int port = port(given, "--port");
+        int binaryPort = port(given, "--binary-port");
+        int capacity = given.intValue("--capacity", Runtime.getRuntime().availableProcessors());
+        boolean binary = !given.flag("--no-binary");
+        boolean exitWithParent = given.flag("--exit-with-parent");
+        boolean credentialStdin = given.flag("--credential-stdin");
+        int credentialTimeoutS = given.intValue("--credential-timeout");
         List<String[]> programs = new ArrayList<>();
-        List<HostExtension> extensions = new ArrayList<>();
-        Map<String, String> tlsOptions = new LinkedHashMap<>();
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.startsWith("--") && TlsSettings.OPTIONS.contains(a.substring(2))) {
-                tlsOptions.put(a.substring(2), value(args, ++i, a));
-                continue;
-            }
-            switch (a) {
-                case "--engine" -> engine = value(args, ++i, a);
-                case "--credential-file" -> credentialFile = Path.of(value(args, ++i, a));
-                case "--port" -> port = portValue(args, ++i, a);
-                case "--binary-port" -> binaryPort = portValue(args, ++i, a);
-                case "--bind" -> bind = value(args, ++i, a);
-                case "--advertise" -> advertise = value(args, ++i, a);
-                case "--host-id" -> hostId = value(args, ++i, a);
-                case "--services" -> services = Path.of(value(args, ++i, a));
-                case "--capacity" -> capacity = intValue(args, ++i, a);
-                case "--no-binary" -> binary = false;
-                case "--exit-with-parent" -> exitWithParent = true;
-                case "--credential-stdin" -> credentialStdin = true;
-                case "--credential-timeout" -> credentialTimeoutS = intValue(args, ++i, a);
-                case "--service" -> {
-                    String v = value(args, ++i, a);
-                    int eq = v.indexOf('=');
-                    if (eq <= 0) {
-                        throw new UsageException("--service wants NAME=CLASS, got " + v);
-                    }
-                    programs.add(new String[] {v.substring(0, eq), v.substring(eq + 1)});
-                }
-                case "--extension" -> extensions.add(HostExtension.named(value(args, ++i, a)));
-                default -> throw new UsageException("unknown option " + a
-                        + " (usage: host [--engine URL] [--credential-file F] [--port P] [--bind ADDR] [--advertise NAME]"
-                        + " [--services DIR] [--service NAME=CLASS] [--no-binary | --binary-port P] [--credential-stdin --host-id ID]"
-                        + " [--tls-cert F --tls-key F | --tls-keystore F.p12] [--tls-ca F] (TLS covers SOAP and the binary channel);"
-                        + " the credential may also come from $" + HostCredential.ENV + ")");
-            }
+        for (Map.Entry<String, String> p : given.pairs("--service").entrySet()) {
+            programs.add(new String[] {p.getKey(), p.getValue()});
         }
+        List<HostExtension> extensions = new ArrayList<>();
+        for (String name : given.values("--extension")) {
+            extensions.add(HostExtension.named(name));
+        }
+        Map<String, String> tlsOptions = TlsOptions.given(given);
         if (!binary && binaryPort != 0) {
             throw new UsageException("--binary-port " + binaryPort + " and --no-binary contradict each other: "
                     + "--no-binary opens no binary port");
         }
-        String environmentCredential = System.getenv(HostCredential.ENV);
+        String environmentCredential = ProtocolSettings.HOST_CREDENTIAL.raw();
         if (credentialStdin) {
             checkStdinHandOver(engine, credentialFile, environmentCredential, hostId, credentialTimeoutS);
         }
@@ -329,16 +331,9 @@ public final class HostMain {
         }
     }
 
-    private static String value(List<String> args, int i, String option) throws UsageException {
-        if (i >= args.size()) {
-            throw new UsageException(option + " needs a value");
-        }
-        return args.get(i);
-    }
-
     /** A TCP port: 0 (any free port) to 65535. */
-    private static int portValue(List<String> args, int i, String option) throws UsageException {
-        String v = value(args, i, option);
+    private static int port(Arguments a, String option) throws UsageException {
+        String v = a.value(option);
         int port;
         try {
             port = Integer.parseInt(v);
@@ -349,13 +344,5 @@ public final class HostMain {
             throw new UsageException(option + " needs a port number within 0..65535 (0: any free port), got '" + v + "'");
         }
         return port;
-    }
-
-    private static int intValue(List<String> args, int i, String option) throws UsageException {
-        try {
-            return Integer.parseInt(value(args, i, option));
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + " needs a number");
-        }
     }
 }

@@ -1,5 +1,6 @@
 package org.mpfl.runtime.host;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 final class MpiwsWorker implements Worker {
     private static final Logger LOG = LoggerFactory.getLogger(MpiwsWorker.class);
-    private static final boolean LEAN_STORE = Boolean.parseBoolean(System.getProperty("mpfl.soap.leanStore", "true"));
+    private static final boolean LEAN_STORE = RuntimeSettings.SOAP_LEAN_STORE.get();
 
     private final ServiceHost host;
     private final HTTPWorker axis2 = new HTTPWorker();

@@ -1,5 +1,6 @@
 package org.mpfl.runtime.interp;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.StringReader;
@@ -34,11 +35,11 @@ import org.xml.sax.SAXException;
  * A request-response SOAP 1.2 call, as the {@code invoke} activity makes it: the input string is
  * the body's payload, the answer is the body's content as a string, and a SOAP fault (1.2 or 1.1)
  * becomes a {@link Failure} carrying its code and reason. XML is parsed without DTDs or external
- * entities; the call is bounded by a timeout ({@value #TIMEOUT_PROPERTY}, default 60 s) and by the
+ * entities; the call is bounded by a timeout ({@code mpfl.invoke.timeoutMs}, default 60 s) and by the
  * caller's abort check, polled while waiting.
  */
 final class SoapInvoker {
-    static final String TIMEOUT_PROPERTY = "mpfl.invoke.timeoutMs";
+    static final String TIMEOUT_PROPERTY = RuntimeSettings.INVOKE_TIMEOUT_MS.name();
     static final String SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
     static final String SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
     private static final long POLL_MS = 50;
@@ -59,7 +60,7 @@ final class SoapInvoker {
     }
 
     static Duration timeout() {
-        return Duration.ofMillis(Long.getLong(TIMEOUT_PROPERTY, 60_000L));
+        return Duration.ofMillis(RuntimeSettings.INVOKE_TIMEOUT_MS.get());
     }
 
     /**

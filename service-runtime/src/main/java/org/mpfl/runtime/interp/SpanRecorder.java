@@ -1,5 +1,6 @@
 package org.mpfl.runtime.interp;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -23,7 +24,7 @@ final class SpanRecorder {
     static final int MAX_SPANS = 5000;
     static final int BATCH = 256;
     static final long FLUSH_MS = 250;
-    static final boolean ENABLED = !"false".equals(System.getProperty("mpfl.trace.spans"));
+    static final boolean ENABLED = RuntimeSettings.TRACE_SPANS.get();
     private static final long FLUSH_NANOS = TimeUnit.MILLISECONDS.toNanos(FLUSH_MS);
 
     private final long epochMicrosAtStart = System.currentTimeMillis() * 1000;

@@ -1,5 +1,6 @@
 package org.mpfl.runtime.p2p;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -47,7 +48,7 @@ final class Mailbox {
     }
 
     /** How long a receive spins before parking: {@code mpfl.receiveSpinMicros}, default 0 (2-core machines lose by spinning). */
-    private static final long SPIN_NANOS = Long.getLong("mpfl.receiveSpinMicros", 0) * 1000;
+    private static final long SPIN_NANOS = RuntimeSettings.RECEIVE_SPIN_MICROS.get() * 1000;
 
     private final RankInstance owner;
     private final Domain domain;

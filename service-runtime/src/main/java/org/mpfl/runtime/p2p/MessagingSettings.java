@@ -1,5 +1,6 @@
 package org.mpfl.runtime.p2p;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.time.Duration;
 
 /**
@@ -31,10 +32,10 @@ public record MessagingSettings(long unexpectedLimitBytes, long eagerLimitBytes,
     public static MessagingSettings fromSystemProperties() {
         long heapQuarter = Runtime.getRuntime().maxMemory() / 4;
         return new MessagingSettings(
-                Long.getLong("mpfl.unexpectedLimitBytes", Math.min(256L << 20, heapQuarter)),
-                Long.getLong("mpfl.eagerLimitBytes", 128L << 10),
-                Long.getLong("mpfl.outboundLimitBytes", 64L << 20),
-                Duration.ofMillis(Long.getLong("mpfl.deliveryDeadlineMs", 30_000L)));
+                RuntimeSettings.UNEXPECTED_LIMIT_BYTES.get(Math.min(256L << 20, heapQuarter)),
+                RuntimeSettings.EAGER_LIMIT_BYTES.get(),
+                RuntimeSettings.OUTBOUND_LIMIT_BYTES.get(),
+                Duration.ofMillis(RuntimeSettings.DELIVERY_DEADLINE_MS.get()));
     }
 
     public MessagingSettings withUnexpectedLimitBytes(long limit) {

@@ -1,5 +1,6 @@
 package org.mpfl.runtime.transport;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +35,7 @@ public final class DomainTransports {
      * a LAN's round trip, well below the engine's deadlock grace (5 s), which a sender waiting for the
      * decision must not trip.
      */
-    public static final long PROBE_TIMEOUT_MS = Long.getLong("mpfl.binary.probeTimeoutMs", 1000L);
+    public static final long PROBE_TIMEOUT_MS = RuntimeSettings.BINARY_PROBE_TIMEOUT_MS.get();
 
     private final String domainId;
     private final Transport local;

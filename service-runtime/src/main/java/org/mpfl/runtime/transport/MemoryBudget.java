@@ -1,5 +1,6 @@
 package org.mpfl.runtime.transport;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,9 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class MemoryBudget {
     /** System property: the budget in bytes (default: a quarter of the max heap). */
-    public static final String LIMIT_PROPERTY = "mpfl.host.memoryBudgetBytes";
+    public static final String LIMIT_PROPERTY = RuntimeSettings.HOST_MEMORY_BUDGET_BYTES.name();
     /** System property: the largest payload one message may announce (default: the budget, at most 2 GB). */
-    public static final String MESSAGE_LIMIT_PROPERTY = "mpfl.host.maxMessageBytes";
+    public static final String MESSAGE_LIMIT_PROPERTY = RuntimeSettings.HOST_MAX_MESSAGE_BYTES.name();
 
     private final long limitBytes;
     private final long maxMessageBytes;
@@ -40,11 +41,11 @@ public final class MemoryBudget {
         this.maxMessageBytes = maxMessageBytes;
     }
 
-    /** The budget from {@value #LIMIT_PROPERTY} and {@value #MESSAGE_LIMIT_PROPERTY}, defaults from the heap. */
+    /** The budget from {@code mpfl.host.memoryBudgetBytes} and {@code mpfl.host.maxMessageBytes}, defaults from the heap. */
     public static MemoryBudget fromSystemProperties() {
-        long limit = Long.getLong(LIMIT_PROPERTY, Runtime.getRuntime().maxMemory() / 4);
+        long limit = RuntimeSettings.HOST_MEMORY_BUDGET_BYTES.get(Runtime.getRuntime().maxMemory() / 4);
         // Java arrays end at about 2^31 elements; a payload is one array
-        long message = Long.getLong(MESSAGE_LIMIT_PROPERTY, Math.min(limit, Integer.MAX_VALUE - 64L));
+        long message = RuntimeSettings.HOST_MAX_MESSAGE_BYTES.get(Math.min(limit, Integer.MAX_VALUE - 64L));
         return new MemoryBudget(limit, message);
     }
 

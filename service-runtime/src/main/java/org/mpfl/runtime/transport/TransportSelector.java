@@ -1,5 +1,6 @@
 package org.mpfl.runtime.transport;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.util.Locale;
 import org.mpfl.protocol.Endpoint;
 
@@ -18,7 +19,7 @@ import org.mpfl.protocol.Endpoint;
  */
 public final class TransportSelector implements AutoCloseable {
     /** System property forcing a transport for every domain of this JVM that does not force one itself. */
-    public static final String MODE_PROPERTY = "mpfl.transport";
+    public static final String MODE_PROPERTY = RuntimeSettings.TRANSPORT.name();
 
     private final Transport local;
     private final Transport binary;
@@ -39,7 +40,7 @@ public final class TransportSelector implements AutoCloseable {
     public static String effectiveMode(String requested) {
         String mode = requested;
         if (mode == null || mode.isBlank()) {
-            mode = System.getProperty(MODE_PROPERTY, "auto");
+            mode = RuntimeSettings.TRANSPORT.get();
         }
         mode = mode.trim().toLowerCase(Locale.ROOT);
         return switch (mode) {

@@ -73,6 +73,20 @@ class HostBinaryPortTest {
     }
 
     @Test
+    void helpDescribesEveryOptionAndStartsNoHost() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit = Commands.run(List.of("host", "--help"), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        String usage = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, exit, usage);
+        assertTrue(usage.startsWith("usage: mpflc host [OPTIONS]"), usage);
+        for (String flag : List.of("--engine URL", "--credential-file F", "--binary-port P", "--no-binary", "--tls-cert CERT.pem",
+                "--tls-ca CA.pem", "--credential-stdin", "--service NAME=CLASS")) {
+            assertTrue(usage.contains(flag), flag + " in " + usage);
+        }
+    }
+
+    @Test
     void aValueThatIsNoPortIsAUsageError() {
         for (String bad : List.of("70000", "-1", "nine", "")) {
             Result r = host("--binary-port", bad);
@@ -85,7 +99,13 @@ class HostBinaryPortTest {
         assertTrue(portToo.err().contains("--port needs a port number within 0..65535"), portToo.err());
         Result missing = host("--binary-port");
         assertEquals(2, missing.exit(), missing.err());
-        assertEquals("mpflc host: --binary-port needs a value", missing.err().strip());
+        assertEquals("mpflc host: --binary-port needs a value (--binary-port P)", missing.err().strip());
+        Result equalsForm = host("--binary-port=nine");
+        assertEquals("mpflc host: --binary-port needs a port number within 0..65535 (0: any free port), got 'nine'",
+                equalsForm.err().strip(), "--name=value reads as --name value");
+        Result unknown = host("--frobnicate");
+        assertEquals(2, unknown.exit());
+        assertTrue(unknown.err().startsWith("mpflc host: unknown option --frobnicate (see mpflc host --help)"), unknown.err());
         Result contradiction = host("--no-binary", "--binary-port", "9000");
         assertEquals(2, contradiction.exit(), contradiction.err());
         assertTrue(contradiction.err().contains("--binary-port 9000 and --no-binary contradict each other"), contradiction.err());

@@ -1,8 +1,5 @@
 package org.mpfl.bench.collective;
 
-import static org.mpfl.bench.BenchArgs.ints;
-import static org.mpfl.bench.BenchArgs.number;
-import static org.mpfl.bench.BenchArgs.value;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
@@ -14,9 +11,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchCommand;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.bench.BenchPlot;
 import org.mpfl.bench.PeerResults;
 import org.mpfl.bench.PeerRuns;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.runtime.collective.Collectives;
@@ -50,7 +50,8 @@ public final class CollectivesBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return USAGE.substring("collectives ".length()); // the command's name already says it
+        return "[--json] [--ranks 2,4,8] [--sizes ...] [--transport auto|soap|binary] [--ops ...] [--with-peers|--with-mpj|--with-ompi]"
+                + "  collectives vs MPJ Express and Open MPI";
     }
 
     /** The options of {@code bench collectives}. */
@@ -59,71 +60,32 @@ public final class CollectivesBenchCommand implements CliCommand {
                    PeerRuns.Options peers) {
     }
 
+    static final ArgumentSpec SPEC = ArgumentSpec.of("bench collectives", "Barrier, broadcast, gather and allreduce over"
+            + " two local service hosts, with the ratios to MPJ Express niodev and Open MPI tcp.")
+            .value("--ranks", "2,4,8", "2,4,8", "rank counts (1..64)")
+            .value("--sizes", "10,100,...", "10,100,300,700", "message sizes (doubles)")
+            .value("--transport", "auto|soap|binary", "auto", "the transports measured (comma-separated)")
+            .alias("--transports", "--transport")
+            .value("--ops", "barrier,bcast,...", String.join(",", OPS), "the operations measured")
+            .value("--scale", "X", "1", "iteration scale")
+            .with(PeerRuns.Options::declare)
+            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output)
+            .with(BenchOptions::saved);
+
     static Options parse(List<String> args) throws UsageException {
-        boolean json = false;
-        List<Integer> ranks = List.of(2, 4, 8);
-        List<Integer> sizes = List.of(10, 100, 300, 700);
-        List<String> transports = List.of("auto");
-        List<String> ops = OPS;
-        double scale = 1.0;
-        List<String> jvmArgs = new ArrayList<>();
-        Path save = null;
-        Path plot = null;
-        Path from = null;
-        int quietWait = 0;
-        PeerRuns.Options peers = PeerRuns.Options.defaults();
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            var peerOption = peers.parse(args, i);
-            if (peerOption.isPresent()) {
-                peers = peerOption.get().options();
-                i += peerOption.get().consumed() - 1;
-                continue;
-            }
-            switch (a) {
-                case "--json" -> json = true;
-                case "--ranks" -> ranks = ints(value(args, ++i, a), a);
-                case "--sizes" -> sizes = ints(value(args, ++i, a), a);
-                case "--transport", "--transports" -> {
-                    transports = List.of(value(args, ++i, a).split(","));
-                    for (String t : transports) {
-                        if (!List.of("auto", "soap", "binary").contains(t)) {
-                            throw new UsageException("unknown transport " + t + " (auto, soap, binary)");
-                        }
-                    }
-                }
-                case "--ops" -> {
-                    ops = List.of(value(args, ++i, a).split(","));
-                    for (String o : ops) {
-                        if (!OPS.contains(o)) {
-                            throw new UsageException("unknown operation " + o + " (" + String.join(", ", OPS) + ")");
-                        }
-                    }
-                }
-                case "--quiet-wait" -> quietWait = (int) number(args, ++i, a);
-                case "--scale" -> scale = number(args, ++i, a);
-                case "--host-jvm-arg" -> jvmArgs.add(value(args, ++i, a));
-                case "--save" -> save = Path.of(value(args, ++i, a));
-                case "--plot" -> plot = Path.of(value(args, ++i, a));
-                case "--from" -> from = Path.of(value(args, ++i, a));
-                default -> throw new UsageException("unknown option " + a + "; usage: bench " + USAGE);
-            }
-        }
+        Arguments a = SPEC.parse(args);
+        List<Integer> ranks = a.intList("--ranks", 1);
         for (int p : ranks) {
-            if (p < 1 || p > 64) {
+            if (p > 64) {
                 throw new UsageException("--ranks: " + p + " is out of range 1..64");
             }
         }
-        if (jvmArgs.isEmpty()) {
-            jvmArgs.addAll(DEFAULT_HOST_JVM_ARGS);
-        }
-        return new Options(json, ranks, sizes, transports, ops, scale, List.copyOf(jvmArgs), save, plot, from, quietWait,
-                peers.quietWait(quietWait));
+        PeerRuns.Options peers = PeerRuns.Options.of(a);
+        return new Options(a.flag("--json"), ranks, a.intList("--sizes", 0), a.choices("--transport", List.of("auto", "soap", "binary")),
+                a.choices("--ops", OPS), a.number("--scale"), BenchOptions.hostJvmArgs(a, DEFAULT_HOST_JVM_ARGS), a.path("--save"),
+                a.path("--plot"), a.path("--from"), peers.quietWait(), peers);
     }
-
-    static final String USAGE = "collectives [--json] [--ranks 2,4,8] [--sizes 10,100,300,700] [--transport auto|soap|binary]"
-            + " [--ops barrier,bcast,gather,allreduce] [--scale X] [--with-peers | --with-mpj | --with-ompi] [--peers DIR]"
-            + " [--quiet-wait S] [--host-jvm-arg ARG]... [--save FILE.json] [--plot FILE.png] [--from FILE.json]";
 
     /** The MPJ Express device compared with: niodev (TCP between JVMs), as the targets. */
     static final PeerResults.Peer MPJ = new PeerResults.Peer("mpj", "niodev");

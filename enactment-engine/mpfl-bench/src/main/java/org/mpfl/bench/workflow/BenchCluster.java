@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.bench.mediator.Mediator;
 import org.mpfl.bench.mediator.MediatorStepExtension;
 import org.mpfl.engine.Engine;
@@ -83,7 +84,7 @@ final class BenchCluster implements AutoCloseable {
                 HostProcesses.Builder b = HostProcesses.builder().count(spread == null ? hostCount : 1)
                         .readyTimeout(Duration.ofSeconds(120)).environmentOf(credentials);
                 hostJvmArgs.forEach(b::jvmArg);
-                String home = System.getProperty("mpfl.home");
+                String home = CliSettings.HOME.get();
                 if (home != null) {
                     b.jvmArg("-Dmpfl.home=" + home);
                 }

@@ -3,66 +3,17 @@ package org.mpfl.bench.workflow;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import org.mpfl.ir.cli.UsageException;
 
 /** What the engine's bench commands share: option values, the machine's load, cleaning up. */
 final class BenchCommands {
     private BenchCommands() {
     }
 
-    static String value(List<String> args, int i, String option) throws UsageException {
-        return org.mpfl.bench.BenchArgs.value(args, i, option);
-    }
-
     /** JVM options of the benchmark hosts unless given: the runtime benchmarks' ({@code -Xmx2g -Xms2g -XX:+UseParallelGC}). */
     static final List<String> DEFAULT_HOST_JVM_ARGS = org.mpfl.bench.BenchCommand.DEFAULT_HOST_JVM_ARGS;
-
-    static int nonNegativeInt(List<String> args, int i, String option) throws UsageException {
-        String v = value(args, i, option);
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n < 0) {
-                throw new UsageException(option + " must not be negative, got " + v);
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + " needs a number, got " + v);
-        }
-    }
-
-    static int positiveInt(List<String> args, int i, String option) throws UsageException {
-        String v = value(args, i, option);
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n < 1) {
-                throw new UsageException(option + " must be at least 1, got " + v);
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + " needs a number, got " + v);
-        }
-    }
-
-    /** {@code 2,4,8} → [2, 4, 8]; every element at least 1. */
-    static List<Integer> intList(List<String> args, int i, String option) throws UsageException {
-        List<Integer> out = new ArrayList<>();
-        for (String s : value(args, i, option).split(",")) {
-            try {
-                int n = Integer.parseInt(s.trim());
-                if (n < 1) {
-                    throw new UsageException(option + ": " + n + " is below 1");
-                }
-                out.add(n);
-            } catch (NumberFormatException e) {
-                throw new UsageException(option + " wants numbers separated by commas, got " + value(args, i, option));
-            }
-        }
-        return out;
-    }
 
     /**
      * The median of repeated measurements (the lower middle one for an even count): what the bench

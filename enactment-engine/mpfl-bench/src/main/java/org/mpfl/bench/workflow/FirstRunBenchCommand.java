@@ -13,9 +13,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
 import org.mpfl.bench.MachineLoad;
 import org.mpfl.bench.PeerRuns;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
 
 /**
@@ -64,30 +68,22 @@ public final class FirstRunBenchCommand implements CliCommand {
     record Run(String variant, int index, double wallSeconds, double load) {
     }
 
+    static final ArgumentSpec SPEC = ArgumentSpec.of("bench first-run", "Wall time of 'mpflc run FILE --local' as a new user"
+            + " sees it, with and without the class-data-sharing archives (variants plain and default).")
+            .value("--repeat", "N", "5", "runs per variant")
+            .value("--document", "FILE", "the document run (default samples/ring/ring.mpfl.xml)")
+            .flag("--with-peers", "after each round, MPJ Express's and Open MPI's 4-rank ring start (../shared/peers/run-startup.sh) and the ratios")
+            .with(BenchOptions::output);
+
     static Options parse(List<String> args, Path home) throws UsageException {
-        boolean json = false;
-        int repeat = 5;
-        Path document = home.resolve("samples/ring/ring.mpfl.xml");
-        Path plot = null;
-        boolean withPeers = false;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            switch (a) {
-                case "--json" -> json = true;
-                case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
-                case "--document" -> document = Path.of(BenchCommands.value(args, ++i, a));
-                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
-                case "--with-peers" -> withPeers = true;
-                default -> throw new UsageException("unknown option " + a
-                        + " (usage: bench first-run [--json] [--repeat 5] [--document FILE] [--plot FILE.png] [--with-peers])");
-            }
-        }
-        return new Options(json, repeat, document, plot, withPeers);
+        Arguments a = SPEC.parse(args);
+        Path document = a.has("--document") ? a.path("--document") : home.resolve("samples/ring/ring.mpfl.xml");
+        return new Options(a.flag("--json"), a.intAtLeast("--repeat", 1), document, a.path("--plot"), a.flag("--with-peers"));
     }
 
     /** The project directory: {@code mpfl.home} (set by bin/mpflc), else the nearest directory upwards with bin/mpflc. */
     static Path home() throws UsageException {
-        String h = System.getProperty("mpfl.home");
+        String h = CliSettings.HOME.get();
         if (h != null) {
             return Path.of(h);
         }
@@ -101,6 +97,7 @@ public final class FirstRunBenchCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        SPEC.parse(args); // --help and bad options before looking for the project
         Path home = home();
         Options o = parse(args, home);
         if (!Files.isRegularFile(o.document())) {

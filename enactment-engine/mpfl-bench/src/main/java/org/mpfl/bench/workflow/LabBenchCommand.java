@@ -10,6 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.bench.BenchOptions;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.files.FileTrees;
@@ -65,39 +68,34 @@ public final class LabBenchCommand implements CliCommand {
         }
     }
 
+    static final ArgumentSpec SPEC = ArgumentSpec.of("bench lab", "MPFL on real links: the engine and service hosts in"
+            + " network namespaces of their own on a private bridge, every link shaped to --rate (needs root and iproute2).")
+            .value("--hosts", "N", "4", "service hosts (at most 200)")
+            .value("--rate", "RATE", "1gbit", "each link's rate in both directions (tc tbf), or none")
+            .value("--ranks", "16,64,256", "16,64,256", "rank counts of part A (ring and allreduce loop)")
+            .value("--iterations", "N", "100", "allreduces of part A's loop (at most " + MAX_ITERATIONS + ")")
+            .value("--repeat", "N", "3", "measured runs per case")
+            .value("--mediator-ranks", "4,8", "4,8", "rank counts of part B (bench mediator over the same links)")
+            .value("--kb", "N", "200", "KiB each rank sends per round in part B")
+            .value("--mediator-iterations", "N", "50", "rounds of part B's ring")
+            .value("--warmup-seconds", "S", String.valueOf(MediatorBenchmark.DEFAULT_WARMUP_SECONDS), "untimed warm-up per case")
+            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_LAB_HOST_JVM_ARGS))
+            .with(BenchOptions::output);
+
     static Options parse(List<String> args) throws UsageException {
-        boolean json = false;
-        int hosts = 4;
-        String rate = "1gbit";
-        List<Integer> ranks = List.of(16, 64, 256);
-        int iterations = 100;
-        int repeat = 3;
-        List<Integer> mediatorRanks = List.of(4, 8);
-        int kb = 200;
-        int mediatorIterations = 50;
-        int warmupSeconds = MediatorBenchmark.DEFAULT_WARMUP_SECONDS;
-        List<String> hostJvmArgs = new ArrayList<>();
-        Path plot = null;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            switch (a) {
-                case "--json" -> json = true;
-                case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
-                case "--rate" -> rate = BenchCommands.value(args, ++i, a);
-                case "--ranks" -> ranks = BenchCommands.intList(args, ++i, a);
-                case "--iterations" -> iterations = BenchCommands.positiveInt(args, ++i, a);
-                case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
-                case "--mediator-ranks" -> mediatorRanks = BenchCommands.intList(args, ++i, a);
-                case "--kb" -> kb = BenchCommands.positiveInt(args, ++i, a);
-                case "--mediator-iterations" -> mediatorIterations = BenchCommands.positiveInt(args, ++i, a);
-                case "--warmup-seconds" -> warmupSeconds = BenchCommands.nonNegativeInt(args, ++i, a);
-                case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
-                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
-                default -> throw new UsageException("unknown option " + a + " (usage: bench lab [--hosts 4] [--rate 1gbit|none]"
-                        + " [--ranks 16,64,256] [--iterations 100] [--repeat 3] [--mediator-ranks 4,8] [--kb 200]"
-                        + " [--mediator-iterations 50] [--warmup-seconds 15] [--host-jvm-arg ARG]... [--json] [--plot FILE.png])");
-            }
-        }
+        Arguments a = SPEC.parse(args);
+        boolean json = a.flag("--json");
+        int hosts = a.intAtLeast("--hosts", 1);
+        String rate = a.value("--rate");
+        List<Integer> ranks = a.intList("--ranks", 1);
+        int iterations = a.intAtLeast("--iterations", 1);
+        int repeat = a.intAtLeast("--repeat", 1);
+        List<Integer> mediatorRanks = a.intList("--mediator-ranks", 1);
+        int kb = a.intAtLeast("--kb", 1);
+        int mediatorIterations = a.intAtLeast("--mediator-iterations", 1);
+        int warmupSeconds = a.intAtLeast("--warmup-seconds", 0);
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, DEFAULT_LAB_HOST_JVM_ARGS);
+        Path plot = a.path("--plot");
         if (hosts > 200) {
             throw new UsageException("--hosts: at most 200 hosts fit the lab's /24, got " + hosts);
         }
@@ -116,11 +114,8 @@ public final class LabBenchCommand implements CliCommand {
         if (iterations > MAX_ITERATIONS) {
             throw new UsageException("--iterations: at most " + MAX_ITERATIONS + ", got " + iterations);
         }
-        if (hostJvmArgs.isEmpty()) {
-            hostJvmArgs.addAll(DEFAULT_LAB_HOST_JVM_ARGS);
-        }
         return new Options(json, hosts, rate, ranks, iterations, repeat, mediatorRanks, kb, mediatorIterations, warmupSeconds,
-                List.copyOf(hostJvmArgs), plot);
+                hostJvmArgs, plot);
     }
 
     @Override

@@ -10,6 +10,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.ir.cli.CliSettings;
+import org.mpfl.ir.settings.Setting;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.bench.BenchPlot;
 import org.mpfl.ir.files.FileTrees;
 
@@ -44,10 +47,10 @@ public final class LabInside {
         List<String> cmd = new ArrayList<>(engine.inside());
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of("-Xmx2g", "-XX:+UseParallelGC"));
-        for (String property : List.of("mpfl.home", "mpfl.host.cdsArchive")) {
-            String v = System.getProperty(property);
+        for (Setting<String> property : List.of(CliSettings.HOME, ProtocolSettings.HOST_CDS_ARCHIVE)) {
+            String v = property.raw();
             if (v != null) {
-                cmd.add("-D" + property + "=" + v);
+                cmd.add("-D" + property.name() + "=" + v);
             }
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), LabInside.class.getName(), plan.toString()));
@@ -76,7 +79,7 @@ public final class LabInside {
             System.exit(0);
         } catch (Exception e) {
             err.println("mpflc bench lab: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-            if (System.getenv("MPFL_DEBUG") != null) {
+            if (CliSettings.DEBUG.given().isPresent()) {
                 e.printStackTrace(err);
             }
             System.exit(1);

@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 
@@ -47,47 +50,26 @@ public final class MediatorBenchCommand implements CliCommand {
         }
     }
 
+    static final ArgumentSpec SPEC = ArgumentSpec.of("bench mediator", "Direct messaging vs the engine's mediator mode:"
+            + " a ring of --iterations rounds with --kb per rank at each rank count.")
+            .value("--ranks", "2,4,8", "2,4,8", "rank counts")
+            .value("--iterations", "N", "50", "rounds of the ring")
+            .value("--kb", "N", "200", "KiB each rank sends per round")
+            .value("--hosts", "N", "2", "local service hosts")
+            .value("--capacity", "N", "1", "each host's capacity (0: its own)")
+            .value("--transport", "auto|soap|binary|local", "auto", "the transport of direct messaging")
+            .value("--repeat", "N", "3", "measured runs per case (the median is reported)")
+            .value("--warmup-seconds", "S", String.valueOf(MediatorBenchmark.DEFAULT_WARMUP_SECONDS), "untimed warm-up per case")
+            .with(s -> BenchOptions.hostJvmArgs(s, BenchCommands.DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output);
+
     static Options parse(List<String> args) throws UsageException {
-        boolean json = false;
-        List<Integer> ranks = List.of(2, 4, 8);
-        int iterations = 50;
-        int kb = 200;
-        int hosts = 2;
-        int capacity = 1;
-        List<String> hostJvmArgs = new ArrayList<>();
-        Path plot = null;
-        String transport = "auto";
-        int repeat = 3;
-        int warmupSeconds = MediatorBenchmark.DEFAULT_WARMUP_SECONDS;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            switch (a) {
-                case "--json" -> json = true;
-                case "--ranks" -> ranks = BenchCommands.intList(args, ++i, a);
-                case "--iterations" -> iterations = BenchCommands.positiveInt(args, ++i, a);
-                case "--kb" -> kb = BenchCommands.positiveInt(args, ++i, a);
-                case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
-                case "--capacity" -> capacity = BenchCommands.nonNegativeInt(args, ++i, a);
-                case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
-                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
-                case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
-                case "--warmup-seconds" -> warmupSeconds = BenchCommands.nonNegativeInt(args, ++i, a);
-                case "--transport" -> {
-                    transport = BenchCommands.value(args, ++i, a);
-                    if (!List.of("auto", "soap", "binary", "local").contains(transport)) {
-                        throw new UsageException("--transport is auto, soap, binary or local, got " + transport);
-                    }
-                }
-                default -> throw new UsageException("unknown option " + a + " (usage: bench mediator [--json] [--ranks 2,4,8]"
-                        + " [--iterations 50] [--kb 200] [--hosts 2] [--capacity 1] [--transport auto|soap|binary]"
-                        + " [--repeat 3] [--warmup-seconds 15] [--host-jvm-arg ARG]... [--plot FILE.png])");
-            }
-        }
-        if (hostJvmArgs.isEmpty()) {
-            hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
-        }
-        return new Options(json, ranks, iterations, kb, hosts, capacity, List.copyOf(hostJvmArgs), plot, transport, repeat,
-                warmupSeconds);
+        Arguments a = SPEC.parse(args);
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, BenchCommands.DEFAULT_HOST_JVM_ARGS);
+        return new Options(a.flag("--json"), a.intList("--ranks", 1), a.intAtLeast("--iterations", 1), a.intAtLeast("--kb", 1),
+                a.intAtLeast("--hosts", 1), a.intAtLeast("--capacity", 0), hostJvmArgs, a.path("--plot"),
+                a.choices("--transport", List.of("auto", "soap", "binary", "local")).get(0), a.intAtLeast("--repeat", 1),
+                a.intAtLeast("--warmup-seconds", 0));
     }
 
     @Override

@@ -10,7 +10,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
 
 /**
@@ -48,71 +52,45 @@ public final class MolDynBenchCommand implements CliCommand {
         }
     }
 
+    static final ArgumentSpec SPEC = ArgumentSpec.of("bench moldyn", "The MolDyn sample: speed-up, communication share and"
+            + " the kinetic energy check per size, rank count and broadcast algorithm, beside MPJ Express.")
+            .value("--mm", "8,13", "8,13", "problem sizes")
+            .value("--ranks", "1,2,4", "1,2,4", "rank counts")
+            .value("--algorithms", "auto,serial,binomial", "auto,serial,binomial", "the broadcast algorithms compared")
+            .value("--moves", "N", "50", "moves per run")
+            .value("--hosts", "N", "2", "local service hosts")
+            .value("--capacity", "N", "0", "each host's capacity (0: its own)")
+            .with(s -> BenchOptions.hostJvmArgs(s, BenchCommands.DEFAULT_HOST_JVM_ARGS))
+            .value("--document", "FILE", "the document (default samples/moldyn/moldyn.mpfl.xml)")
+            .value("--run-timeout", "S", "1800", "bound of one run")
+            .value("--warmup-moves", "N", "5", "moves of the untimed warm-up run")
+            .value("--warmup-seconds", "S", "10", "untimed warm-up per case")
+            .value("--repeat", "N", "3", "measured runs per case (the median is reported)")
+            .flag("--with-mpj", "run MPJ Express's MolDyn in this invocation where it is installed")
+            .value("--mpj-results", "DIR", "MPJ Express's stored results to use instead")
+            .value("--peers", "DIR", "the peers' directory (default $MPFL_PEERS, else ../shared/peers)")
+            .value("--quiet-wait", "S", "120", "seconds each MPJ Express run may wait for an idle machine")
+            .with(BenchOptions::output);
+
     static Options parse(List<String> args) throws UsageException {
-        boolean json = false;
-        List<Integer> sizes = List.of(8, 13);
-        List<Integer> ranks = List.of(1, 2, 4);
-        List<String> algorithms = List.of("auto", "serial", "binomial");
-        int moves = 50;
-        int hosts = 2;
-        int capacity = 0;
-        List<String> hostJvmArgs = new ArrayList<>();
-        Path document = null;
-        boolean withMpj = false;
-        Path mpjResults = null;
-        Path peersDir = null;
-        int quietWait = 120;
-        int runTimeoutS = 1800;
-        Path plot = null;
-        int warmupMoves = 5;
-        int repeat = 3;
-        int warmupSeconds = 10;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            switch (a) {
-                case "--json" -> json = true;
-                case "--mm" -> sizes = BenchCommands.intList(args, ++i, a);
-                case "--ranks" -> ranks = BenchCommands.intList(args, ++i, a);
-                case "--algorithms" -> {
-                    algorithms = new ArrayList<>();
-                    for (String s : BenchCommands.value(args, ++i, a).split(",")) {
-                        if (!s.isBlank()) {
-                            algorithms.add(s.trim());
-                        }
-                    }
-                    if (algorithms.isEmpty()) {
-                        throw new UsageException("--algorithms needs at least one name");
-                    }
-                }
-                case "--moves" -> moves = BenchCommands.positiveInt(args, ++i, a);
-                case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
-                case "--capacity" -> capacity = BenchCommands.nonNegativeInt(args, ++i, a);
-                case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
-                case "--document" -> document = Path.of(BenchCommands.value(args, ++i, a));
-                case "--with-mpj" -> withMpj = true;
-                case "--mpj-results" -> mpjResults = Path.of(BenchCommands.value(args, ++i, a));
-                case "--peers" -> peersDir = Path.of(BenchCommands.value(args, ++i, a));
-                case "--quiet-wait" -> quietWait = BenchCommands.nonNegativeInt(args, ++i, a);
-                case "--run-timeout" -> runTimeoutS = BenchCommands.positiveInt(args, ++i, a);
-                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
-                case "--warmup-moves" -> warmupMoves = BenchCommands.nonNegativeInt(args, ++i, a);
-                case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
-                case "--warmup-seconds" -> warmupSeconds = BenchCommands.nonNegativeInt(args, ++i, a);
-                default -> throw new UsageException("unknown option " + a + " (usage: bench moldyn [--json] [--mm 8,13]"
-                        + " [--ranks 1,2,4] [--algorithms auto,serial,binomial] [--moves 50] [--hosts 2] [--capacity N]"
-                        + " [--host-jvm-arg ARG]... [--document FILE]"
-                        + " [--run-timeout S] [--warmup-moves 5] [--warmup-seconds 10] [--repeat 3] [--plot FILE.png] [--with-mpj [--mpj-results DIR] [--peers DIR] [--quiet-wait S]])");
+        Arguments a = SPEC.parse(args);
+        List<String> algorithms = new ArrayList<>();
+        for (String s : a.value("--algorithms").split(",")) {
+            if (!s.isBlank()) {
+                algorithms.add(s.trim());
             }
         }
-        if (document == null) {
-            String home = System.getProperty("mpfl.home", ".");
-            document = Path.of(home, "samples", "moldyn", "moldyn.mpfl.xml");
+        if (algorithms.isEmpty()) {
+            throw new UsageException("--algorithms needs at least one name");
         }
-        if (hostJvmArgs.isEmpty()) {
-            hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
-        }
-        return new Options(json, sizes, ranks, algorithms, moves, hosts, capacity, List.copyOf(hostJvmArgs), document, withMpj,
-                mpjResults, quietWait, runTimeoutS, plot, warmupMoves, peersDir, repeat, warmupSeconds);
+        Path document = a.has("--document") ? a.path("--document")
+                : Path.of(CliSettings.HOME.get("."), "samples", "moldyn", "moldyn.mpfl.xml");
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, BenchCommands.DEFAULT_HOST_JVM_ARGS);
+        return new Options(a.flag("--json"), a.intList("--mm", 1), a.intList("--ranks", 1), List.copyOf(algorithms),
+                a.intAtLeast("--moves", 1), a.intAtLeast("--hosts", 1), a.intAtLeast("--capacity", 0), hostJvmArgs,
+                document, a.flag("--with-mpj"), a.path("--mpj-results"), a.intAtLeast("--quiet-wait", 0),
+                a.intAtLeast("--run-timeout", 1), a.path("--plot"), a.intAtLeast("--warmup-moves", 0), a.path("--peers"),
+                a.intAtLeast("--repeat", 1), a.intAtLeast("--warmup-seconds", 0));
     }
 
     @Override

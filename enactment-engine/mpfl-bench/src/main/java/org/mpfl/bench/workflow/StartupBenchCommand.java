@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.mpfl.bench.BenchPlot;
+import org.mpfl.bench.BenchOptions;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 
@@ -40,32 +43,20 @@ public final class StartupBenchCommand implements CliCommand {
     record Options(boolean json, List<Integer> ranks, int hosts, int repeat, int capacity, List<String> hostJvmArgs, Path plot) {
     }
 
+    static final ArgumentSpec SPEC = ArgumentSpec.of("bench startup", "The engine's start-up time (run accepted to every rank"
+            + " running) and end-to-end time of small runs, and the empty workflow's overhead.")
+            .value("--ranks", "4,16,64", "4,16,64", "rank counts")
+            .value("--hosts", "N", "2", "local service hosts")
+            .value("--repeat", "N", "5", "warm runs per case (the median is reported)")
+            .value("--capacity", "N", "0", "each host's capacity (0: its own, as mpflc run --local)")
+            .with(s -> BenchOptions.hostJvmArgs(s, BenchCommands.DEFAULT_HOST_JVM_ARGS))
+            .with(BenchOptions::output);
+
     static Options parse(List<String> args) throws UsageException {
-        boolean json = false;
-        List<Integer> ranks = List.of(4, 16, 64);
-        int hosts = 2;
-        int repeat = 5;
-        int capacity = 0;
-        List<String> hostJvmArgs = new ArrayList<>();
-        Path plot = null;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            switch (a) {
-                case "--json" -> json = true;
-                case "--ranks" -> ranks = BenchCommands.intList(args, ++i, a);
-                case "--hosts" -> hosts = BenchCommands.positiveInt(args, ++i, a);
-                case "--repeat" -> repeat = BenchCommands.positiveInt(args, ++i, a);
-                case "--capacity" -> capacity = BenchCommands.nonNegativeInt(args, ++i, a);
-                case "--host-jvm-arg" -> hostJvmArgs.add(BenchCommands.value(args, ++i, a));
-                case "--plot" -> plot = Path.of(BenchCommands.value(args, ++i, a));
-                default -> throw new UsageException("unknown option " + a + " (usage: bench startup [--json] [--ranks 4,16,64]"
-                        + " [--hosts 2] [--repeat 5] [--capacity N] [--host-jvm-arg ARG]... [--plot FILE.png])");
-            }
-        }
-        if (hostJvmArgs.isEmpty()) {
-            hostJvmArgs.addAll(BenchCommands.DEFAULT_HOST_JVM_ARGS);
-        }
-        return new Options(json, ranks, hosts, repeat, capacity, List.copyOf(hostJvmArgs), plot);
+        Arguments a = SPEC.parse(args);
+        List<String> hostJvmArgs = BenchOptions.hostJvmArgs(a, BenchCommands.DEFAULT_HOST_JVM_ARGS);
+        return new Options(a.flag("--json"), a.intList("--ranks", 1), a.intAtLeast("--hosts", 1), a.intAtLeast("--repeat", 1),
+                a.intAtLeast("--capacity", 0), hostJvmArgs, a.path("--plot"));
     }
 
     @Override

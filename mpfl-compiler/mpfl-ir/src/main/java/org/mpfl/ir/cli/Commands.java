@@ -19,6 +19,12 @@ public final class Commands {
     public static int run(List<String> args, PrintStream out, PrintStream err) {
         List<CliCommand> commands = new ArrayList<>();
         ServiceLoader.load(CliCommand.class).forEach(commands::add);
+        return run(commands, args, out, err);
+    }
+
+    /** Runs one command line with these commands (tests give their own). */
+    static int run(List<CliCommand> given, List<String> args, PrintStream out, PrintStream err) {
+        List<CliCommand> commands = new ArrayList<>(given);
         commands.sort(Comparator.comparing(CliCommand::name));
         if (args.isEmpty() || args.get(0).equals("--help") || args.get(0).equals("-h") || args.get(0).equals("help")) {
             usage(commands, args.isEmpty() ? err : out);
@@ -29,12 +35,15 @@ public final class Commands {
             if (c.name().equals(name)) {
                 try {
                     return c.run(args.subList(1, args.size()), out, err);
+                } catch (HelpRequested e) {
+                    out.print(e.usage());
+                    return 0;
                 } catch (UsageException e) {
                     err.println("mpflc " + name + ": " + e.getMessage());
                     return 2;
                 } catch (Exception e) {
                     err.println("mpflc " + name + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-                    if (System.getenv("MPFL_DEBUG") != null) {
+                    if (CliSettings.DEBUG.given().isPresent()) {
                         e.printStackTrace(err);
                     }
                     return 1;
@@ -51,5 +60,6 @@ public final class Commands {
         for (CliCommand c : commands) {
             to.printf("  %-10s %s%n", c.name(), c.summary());
         }
+        to.println("'mpflc COMMAND --help' describes a command's options");
     }
 }

@@ -1,5 +1,6 @@
 package org.mpfl.protocol.launch;
 
+import org.mpfl.protocol.settings.ProtocolSettings;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -58,7 +59,7 @@ public final class HostProcesses implements AutoCloseable {
      * default 5 s) before killing it; the build's class-data-sharing training run raises it so that
      * its host can write its archive on the way out.
      */
-    private static final Duration GRACE = Duration.ofMillis(Long.getLong("mpfl.host.stopGraceMs", 5_000));
+    private static final Duration GRACE = Duration.ofMillis(ProtocolSettings.HOST_STOP_GRACE_MS.get());
     /**
      * A class-data sharing archive for the host JVMs ({@code mpfl.host.cdsArchive}, set by
      * {@code bin/mpflc} when the build made one, {@code enactment-engine/target/cds/host.jsa}): the
@@ -67,7 +68,7 @@ public final class HostProcesses implements AutoCloseable {
      * (silently: its CDS warnings are off), so a stale one costs nothing but the gain.
      */
     static List<String> cdsArguments() {
-        String archive = System.getProperty("mpfl.host.cdsArchive");
+        String archive = ProtocolSettings.HOST_CDS_ARCHIVE.raw();
         if (archive == null || archive.isBlank() || !Files.isRegularFile(Path.of(archive))) {
             return List.of();
         }

@@ -1,5 +1,6 @@
 package org.mpfl.protocol.tls;
 
+import org.mpfl.protocol.settings.ProtocolSettings;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -149,7 +150,7 @@ public final class TlsSettings {
 
     /** Reads the TLS options from this process's environment ({@value #PASSWORD_ENV}). */
     public static TlsSettings fromOptions(Map<String, String> given) throws IOException {
-        return fromOptions(given, System::getenv);
+        return fromOptions(given, ProtocolSettings::environment);
     }
 
     /** Whether any TLS option was given (clients then trust {@code --tls-ca}). */

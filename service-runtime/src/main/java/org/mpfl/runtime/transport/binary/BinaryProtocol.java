@@ -2,6 +2,7 @@ package org.mpfl.runtime.transport.binary;
 
 import java.io.IOException;
 import java.util.Arrays;
+import org.mpfl.runtime.settings.RuntimeSettings;
 
 /**
  * The binary channel's frames (all integers little-endian). One request at a time per connection;
@@ -52,9 +53,9 @@ final class BinaryProtocol {
     static final int CHALLENGE_BYTES = 32;
     static final int HELLO_BYTES = HELLO_MAGIC.length + 1 + CHALLENGE_BYTES;
     /** A handshake (connect to AUTH answered) must complete within this, else the server drops the connection. */
-    static final long HANDSHAKE_MILLIS = Long.getLong("mpfl.binary.handshakeTimeoutMs", 5_000L);
+    static final long HANDSHAKE_MILLIS = RuntimeSettings.BINARY_HANDSHAKE_TIMEOUT_MS.get();
     /** A connection without a byte received for this long is closed by the server. */
-    static final long IDLE_MILLIS = Long.getLong("mpfl.binary.idleTimeoutMs", 120_000L);
+    static final long IDLE_MILLIS = RuntimeSettings.BINARY_IDLE_TIMEOUT_MS.get();
 
     static final byte REPLY_STORED = 0;
     static final byte REPLY_DUPLICATE = 1;
@@ -67,7 +68,7 @@ final class BinaryProtocol {
     /** The largest payload a STORE may carry; larger ones go with ASK (rendezvous). A protocol constant. */
     static final long EAGER_MAX_BYTES = 1L << 20;
     /** Connections a binary server accepts at once (one thread each); more are closed at once. */
-    static final int MAX_CONNECTIONS = Integer.getInteger("mpfl.binary.maxConnections", 256);
+    static final int MAX_CONNECTIONS = RuntimeSettings.BINARY_MAX_CONNECTIONS.get();
 
     /** Bytes of a STORE request after the op byte and before the domain ID. */
     static final int STORE_FIXED = 1 + 1 + 1 + 2 + 4 * 4 + 8 + 8;

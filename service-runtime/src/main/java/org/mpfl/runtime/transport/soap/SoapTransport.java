@@ -1,5 +1,6 @@
 package org.mpfl.runtime.transport.soap;
 
+import org.mpfl.runtime.settings.RuntimeSettings;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -39,9 +40,9 @@ public final class SoapTransport implements Transport {
      * ({@code mpfl.soap.batchBytes}, default 1 MiB): larger batches are split, and an envelope
      * larger than it goes alone as a single {@code store}.
      */
-    static final long BATCH_BYTES = Long.getLong("mpfl.soap.batchBytes", 1L << 20);
+    static final long BATCH_BYTES = RuntimeSettings.SOAP_BATCH_BYTES.get();
     /** At most this many envelopes per batch request ({@code mpfl.soap.batchMax}, default 64; 1 turns batching off). */
-    static final int BATCH_MAX = Math.max(1, Math.min(StoreMessageReader.MAX_BATCH_ENTRIES, Integer.getInteger("mpfl.soap.batchMax", 64)));
+    static final int BATCH_MAX = Math.max(1, Math.min(StoreMessageReader.MAX_BATCH_ENTRIES, RuntimeSettings.SOAP_BATCH_MAX.get()));
 
     private final HttpConnectionPool pool;
     /** Service URLs whose server did not understand {@code storeBatch}: single stores only. */

@@ -1,0 +1,39 @@
+package org.mpfl.engine.cli;
+
+import java.io.IOException;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
+import org.mpfl.ir.cli.UsageException;
+import org.mpfl.protocol.tls.TlsOptions;
+
+/**
+ * The options the engine's commands share, declared once: how a client command reaches the engine
+ * ({@code --engine}, {@code --token-file}, {@code --data}, {@code --tls-ca}), with how they are read.
+ */
+final class EngineOptions {
+    private EngineOptions() {
+    }
+
+    /** {@code --engine URL --token-file F --data DIR --tls-ca CA.pem}. */
+    static ArgumentSpec client(ArgumentSpec spec) {
+        return spec
+                .value("--engine", "URL", "the engine (else $MPFL_ENGINE, else the last engine started with --data)")
+                .value("--token-file", "F", "a file holding the engine's admin token (else $MPFL_ENGINE_TOKEN, else --data's)")
+                .value("--data", "DIR", "the engine's data directory, for its URL and token (default ~/.mpfl/engine)")
+                .with(TlsOptions::client);
+    }
+
+    /** A client of the engine the options name; a usage error when none is named. */
+    static EngineClient connect(Arguments a) throws IOException, UsageException {
+        String url = EngineClient.resolveUrl(a.value("--engine"), a.value("--data"));
+        if (url == null) {
+            throw new UsageException("give --engine URL");
+        }
+        return new EngineClient(url, token(a), TlsOptions.of(a));
+    }
+
+    /** The admin token the options name ({@link EngineClient#resolveToken}), or {@code null}. */
+    static String token(Arguments a) throws IOException {
+        return EngineClient.resolveToken(a.value("--token-file"), a.value("--data"));
+    }
+}

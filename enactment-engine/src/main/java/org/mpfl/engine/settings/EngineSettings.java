@@ -1,0 +1,23 @@
+package org.mpfl.engine.settings;
+
+import org.mpfl.ir.settings.Setting;
+
+/**
+ * Every environment variable the engine and its commands read (see docs/cli.md, "Settings"; the
+ * project directory {@code mpfl.home} is the command frame's, {@code CliSettings}), read only through
+ * these declarations. Secrets come from here or from files, never from the command line, which every
+ * user of the machine sees.
+ */
+public final class EngineSettings {
+    private EngineSettings() {
+    }
+
+    public static final Setting<String> ENGINE = Setting.environment("MPFL_ENGINE", "the URL file in --data",
+            "the engine the client commands (status, cancel, deploy, …) talk to when --engine is not given");
+    public static final Setting<String> ENGINE_TOKEN = Setting.environment("MPFL_ENGINE_TOKEN", "the token file in --data",
+            "the engine's admin token for the client commands when --token-file is not given");
+    public static final Setting<String> JDBC_PASSWORD = Setting.environment("MPFL_JDBC_PASSWORD", "empty",
+            "the password of mpflc up --jdbc when no --jdbc-password-file is given");
+    public static final Setting<String> HOST_JAVA_OPTS = Setting.environment("MPFL_HOST_JAVA_OPTS", "unset",
+            "extra JVM options (space-separated) of the local service hosts of mpflc up and run --local, e.g. -Dmpfl.… settings");
+}

@@ -1,0 +1,11 @@
+package org.mpfl.engine.settings;
+
+import org.junit.jupiter.api.Test;
+import org.mpfl.ir.settings.SettingsDoc;
+
+class EngineSettingsDocTest {
+    @Test
+    void docsCliListsTheEnginesSettings() throws Exception {
+        SettingsDoc.assertCurrent("engine", EngineSettings.class);
+    }
+}

@@ -1,0 +1,11 @@
+package org.mpfl.ir.cli;
+
+import org.junit.jupiter.api.Test;
+import org.mpfl.ir.settings.SettingsDoc;
+
+class CliSettingsDocTest {
+    @Test
+    void docsCliListsTheCommandFramesSettings() throws Exception {
+        SettingsDoc.assertCurrent("mpflc", CliSettings.class);
+    }
+}

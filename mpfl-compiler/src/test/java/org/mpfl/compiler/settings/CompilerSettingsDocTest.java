@@ -1,0 +1,11 @@
+package org.mpfl.compiler.settings;
+
+import org.junit.jupiter.api.Test;
+import org.mpfl.ir.settings.SettingsDoc;
+
+class CompilerSettingsDocTest {
+    @Test
+    void docsCliListsTheCompilersSettings() throws Exception {
+        SettingsDoc.assertCurrent("compiler", CompilerSettings.class);
+    }
+}

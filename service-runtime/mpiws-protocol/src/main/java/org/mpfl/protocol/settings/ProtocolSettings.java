@@ -1,0 +1,38 @@
+package org.mpfl.protocol.settings;
+
+import org.mpfl.ir.settings.Setting;
+
+/**
+ * Every system property and environment variable the protocol reads (the host launcher, TLS, host
+ * credentials; see docs/cli.md, "Settings"), read only through these declarations.
+ */
+public final class ProtocolSettings {
+    private ProtocolSettings() {
+    }
+
+    public static final Setting<Long> HOST_STOP_GRACE_MS = Setting.longProperty("mpfl.host.stopGraceMs", 5_000L,
+            "how long a launcher waits for a host process it asked to stop before it kills it");
+    public static final Setting<String> HOST_CDS_ARCHIVE = Setting.textProperty("mpfl.host.cdsArchive", null,
+            "set by bin/mpflc when built", "class-data-sharing archive the launched host JVMs map their classes from");
+    /** Its name is {@code HostCredential.ENV}. */
+    public static final Setting<String> HOST_CREDENTIAL = Setting.environment("MPFL_HOST_CREDENTIAL", "unset",
+            "a service host's credential (join-file text), instead of --credential-file; never on the command line");
+    /** Its name is {@code TlsSettings.PASSWORD_ENV}. */
+    public static final Setting<String> TLS_PASSWORD = Setting.environment("MPFL_TLS_PASSWORD", "unset",
+            "the password of --tls-keystore when no --tls-keystore-password-file is given");
+
+    /**
+     * The value of one of these environment variables, or {@code null}: the environment for code that
+     * takes it as a function (so that its tests give their own).
+     *
+     * @throws IllegalArgumentException for a variable not declared here
+     */
+    public static String environment(String name) {
+        for (Setting<String> s : java.util.List.of(HOST_CREDENTIAL, TLS_PASSWORD)) {
+            if (s.name().equals(name)) {
+                return s.raw();
+            }
+        }
+        throw new IllegalArgumentException(name + " is not an environment variable of ProtocolSettings");
+    }
+}

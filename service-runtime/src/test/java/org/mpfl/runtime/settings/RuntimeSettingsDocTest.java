@@ -1,0 +1,11 @@
+package org.mpfl.runtime.settings;
+
+import org.junit.jupiter.api.Test;
+import org.mpfl.ir.settings.SettingsDoc;
+
+class RuntimeSettingsDocTest {
+    @Test
+    void docsCliListsTheRuntimesSettings() throws Exception {
+        SettingsDoc.assertCurrent("runtime", RuntimeSettings.class);
+    }
+}
