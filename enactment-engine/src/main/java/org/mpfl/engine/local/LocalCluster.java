@@ -264,7 +264,7 @@ public final class LocalCluster implements AutoCloseable {
      * How long the stop waits for the embedded host: as long as a host process's exit does
      * ({@code mpfl.host.exitCloseWaitMs}, 500 ms); what is left of it ends with this JVM.
      */
-    private static final Duration EMBEDDED_CLOSE_BOUND = Duration.ofMillis(Long.getLong("mpfl.host.exitCloseWaitMs", 500));
+    private static final Duration EMBEDDED_CLOSE_BOUND = Duration.ofMillis(EngineSettings.EMBEDDED_HOST_CLOSE_WAIT_MS.get());
 
     private synchronized void stopAll() {
         if (closed) {

@@ -3,7 +3,7 @@ package org.mpfl.engine.settings;
 import org.mpfl.ir.settings.Setting;
 
 /**
- * Every environment variable the engine and its commands read (see docs/cli.md, "Settings"; the
+ * Every environment variable and system property the engine and its commands read (see docs/cli.md, "Settings"; the
  * project directory {@code mpfl.home} is the command frame's, {@code CliSettings}), read only through
  * these declarations. Secrets come from here or from files, never from the command line, which every
  * user of the machine sees.
@@ -20,4 +20,6 @@ public final class EngineSettings {
             "the password of mpflc up --jdbc when no --jdbc-password-file is given");
     public static final Setting<String> HOST_JAVA_OPTS = Setting.environment("MPFL_HOST_JAVA_OPTS", "unset",
             "extra JVM options (space-separated) of the local service hosts of mpflc up and run --local, e.g. -Dmpfl.… settings");
+    public static final Setting<Long> EMBEDDED_HOST_CLOSE_WAIT_MS = Setting.longProperty("mpfl.host.exitCloseWaitMs", 500L,
+            "how long run --local's exit waits for the service host in its JVM to close (the same property bounds a host process's exit)");
 }
