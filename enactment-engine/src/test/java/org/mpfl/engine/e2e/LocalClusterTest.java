@@ -21,7 +21,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.HostCredential;
-import org.mpfl.runtime.host.ProcFiles;
+import org.mpfl.testing.ProcFiles;
 
 /**
  * {@code run --local}'s cluster: its hosts start while the engine does and get the engine's URL and

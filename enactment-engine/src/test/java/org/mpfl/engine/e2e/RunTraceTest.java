@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.ir.cli.MpflcCall;
+import org.mpfl.testing.MpflcCall;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;

@@ -30,7 +30,7 @@ import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
-import org.mpfl.runtime.host.LabPki;
+import org.mpfl.testing.LabPki;
 
 /**
  * An engine and two service-host processes with TLS from a lab CA (as {@code mpflc up} with the

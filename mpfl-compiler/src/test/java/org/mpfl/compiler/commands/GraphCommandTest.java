@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.ir.cli.MpflcCall;
+import org.mpfl.testing.MpflcCall;
 
 /**
  * {@code mpflc graph} over the samples: the DOT has a node per process with its rank count and exactly

@@ -36,6 +36,7 @@ import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
+import org.mpfl.testing.LabPki;
 
 /**
  * The binary channel over TLS between two real TLS service-host processes (started with the binary

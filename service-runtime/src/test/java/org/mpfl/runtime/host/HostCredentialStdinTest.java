@@ -24,6 +24,7 @@ import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.ProcFiles;
 
 /**
  * A host that gets its engine's URL and credential on standard input after its start ({@code mpflc host

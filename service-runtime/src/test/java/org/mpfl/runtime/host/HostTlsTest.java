@@ -23,6 +23,7 @@ import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.p2p.ScenarioProgram;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
+import org.mpfl.testing.LabPki;
 
 /**
  * TLS of a service host: the flags read into key material (PEM and PKCS#12) with clear errors, the
