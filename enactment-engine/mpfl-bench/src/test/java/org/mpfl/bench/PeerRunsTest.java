@@ -17,8 +17,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.testing.StartsProcesses;
 
 /** The peer options and the script runner, with stand-in scripts (the real peers take minutes). */
+@StartsProcesses
 class PeerRunsTest {
     private static PeerRuns.Options parseAll(String... args) throws UsageException {
         PeerRuns.Options o = PeerRuns.Options.defaults();

@@ -23,6 +23,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.StartsProcesses;
 
 /** The engine's mpflc commands as a user types them. */
 @Timeout(180)
@@ -50,6 +51,7 @@ class CliTest {
     }
 
     @Test
+    @StartsProcesses
     void runLocalStartsHostsRunsTheRingAndPrintsOneJsonObject() throws Exception {
         Result r = mpflc("run", plan("ring", 4).toString(), "--local", "--hosts", "2", "--service",
                 "ring=org.mpfl.engine.e2e.RingProgram", "--param", "rounds=2", "--json");
@@ -64,6 +66,7 @@ class CliTest {
     }
 
     @Test
+    @StartsProcesses
     void runLocalFailingRankExitsOneWithTheCause() throws Exception {
         Result r = mpflc("run", plan("failing", 3).toString(), "--local", "--service", "failing=org.mpfl.engine.e2e.FailingProgram");
         assertEquals(1, r.exit(), r.err());

@@ -30,6 +30,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc slurm} on a real single-node Slurm cluster ({@link SlurmCluster}: munged, slurmctld and
@@ -40,6 +41,7 @@ import org.mpfl.protocol.HostCredential;
  * a credential file others can read, and a node without a credential, are refused before any host starts.
  */
 @Timeout(400)
+@StartsProcesses
 class SlurmCommandTest {
     static SlurmCluster slurm;
     static Engine engine;

@@ -22,6 +22,7 @@ import org.mpfl.engine.console.activities.Pause;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc run FILE --sweep …}: real runs on host processes, against an engine ({@code --engine})
@@ -30,6 +31,7 @@ import org.mpfl.engine.local.LocalCluster;
  * table and the JSON; a failing combination does not stop the others.
  */
 @Timeout(300)
+@StartsProcesses
 class SweepTest {
     static Path dir;
     static LocalCluster cluster;

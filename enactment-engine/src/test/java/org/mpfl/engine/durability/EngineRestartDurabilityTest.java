@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.multihost.NetworkLab;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The engine is not a single point of failure for running work (issue 14): the engine ({@code mpflc
@@ -33,6 +34,7 @@ import org.mpfl.engine.multihost.NetworkLab;
  * </ul>
  */
 @Timeout(300)
+@StartsProcesses
 class EngineRestartDurabilityTest {
     static NetworkLab lab;
     /** Outputs of undisturbed runs, by ranks and rounds. */

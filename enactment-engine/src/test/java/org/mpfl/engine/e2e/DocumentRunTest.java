@@ -21,6 +21,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * MPFL documents compiled by {@code mpflc run}, deployed by the engine onto two service-host
@@ -28,6 +29,7 @@ import org.mpfl.engine.run.RunSettings;
  * run-time deadlock the static check cannot see (the receive source depends on a received value).
  */
 @Timeout(300)
+@StartsProcesses
 class DocumentRunTest {
     static Path data;
     static LocalCluster cluster;

@@ -23,12 +23,14 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The engine with real service-host processes (R2's host, started by the testkit) running
  * hand-written rank programs: ring success, a failing rank, a killed host, two runs at once.
  */
 @Timeout(240)
+@StartsProcesses
 class EndToEndTest {
     static Path dataDir;
     static Engine engine;

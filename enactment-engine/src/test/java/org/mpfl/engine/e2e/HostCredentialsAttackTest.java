@@ -31,6 +31,7 @@ import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The engine → host credentials under attack, with a real engine and real host processes over HTTP: a
@@ -40,6 +41,7 @@ import org.mpfl.protocol.MpiwsNames;
  * token; and no host process that MPFL starts has a secret on its command line.
  */
 @Timeout(180)
+@StartsProcesses
 class HostCredentialsAttackTest {
     static Path data;
     static LocalCluster cluster;

@@ -25,6 +25,7 @@ import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * A failing host does not fail runs: an engine with two real service-host processes and a rogue
@@ -34,6 +35,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  * bound; once the quarantine ends the rogue is tried again (and quarantined for twice as long).
  */
 @Timeout(300)
+@StartsProcesses
 class HostQuarantineTest {
     static final Duration FAN_OUT = Duration.ofSeconds(4);
     static final Duration QUARANTINE = Duration.ofSeconds(5);

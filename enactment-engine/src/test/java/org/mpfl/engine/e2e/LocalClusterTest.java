@@ -22,6 +22,7 @@ import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.testing.ProcFiles;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code run --local}'s cluster: its hosts start while the engine does and get the engine's URL and
@@ -29,6 +30,7 @@ import org.mpfl.testing.ProcFiles;
  * closing the cluster leaves no host running and no host's files behind.
  */
 @Timeout(240)
+@StartsProcesses
 class LocalClusterTest {
     @TempDir
     Path dir;

@@ -27,6 +27,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * MPFL documents run end to end as a user runs them ({@code mpflc run DOC --engine URL --json}):
@@ -35,6 +36,7 @@ import org.mpfl.engine.run.RunSettings;
  * show, a receive timeout and an invoke of an external SOAP service.
  */
 @Timeout(300)
+@StartsProcesses
 class MpflDocumentRunTest {
     static Path dir;
     static LocalCluster cluster;

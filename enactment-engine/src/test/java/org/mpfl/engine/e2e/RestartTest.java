@@ -30,6 +30,7 @@ import org.mpfl.engine.cli.ResumeCommand;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Restarts and resumes with real service-host processes: a paced ring on three hosts with
@@ -40,6 +41,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  */
 @Timeout(240)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@StartsProcesses
 class RestartTest {
     static final int ROUNDS = 30;
     static Path dataDir;

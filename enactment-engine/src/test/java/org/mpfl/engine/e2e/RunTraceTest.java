@@ -22,6 +22,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc trace} over real runs on two service-host processes: the trace is valid Trace Event
@@ -30,6 +31,7 @@ import org.mpfl.engine.local.LocalCluster;
  * on every rank's track, and a fault is an instant event with its location.
  */
 @Timeout(300)
+@StartsProcesses
 class RunTraceTest {
     static Path dir;
     static LocalCluster cluster;

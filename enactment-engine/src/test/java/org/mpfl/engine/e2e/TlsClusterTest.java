@@ -31,6 +31,7 @@ import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.testing.LabPki;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * An engine and two service-host processes with TLS from a lab CA (as {@code mpflc up} with the
@@ -42,6 +43,7 @@ import org.mpfl.testing.LabPki;
  * trust it).
  */
 @Timeout(300)
+@StartsProcesses
 class TlsClusterTest {
     static Path dir;
     static LabPki lab;

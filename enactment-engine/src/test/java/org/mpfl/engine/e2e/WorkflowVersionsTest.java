@@ -33,6 +33,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Workflow versions and the services of different workflows on one host, as a user meets them: an
@@ -41,6 +42,7 @@ import org.mpfl.engine.run.RunSettings;
  * its process's service {@code node}; they differ in what they output.
  */
 @Timeout(300)
+@StartsProcesses
 class WorkflowVersionsTest {
     static Path dir;
     static LocalCluster cluster;

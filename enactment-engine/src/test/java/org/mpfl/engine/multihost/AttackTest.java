@@ -47,6 +47,7 @@ import org.mpfl.runtime.p2p.gadget.TripwireMarks;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.soap.SoapTransport;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Attacks from the lab's attacker node ({@link NetworkLab#attacker()}: a machine on the same network
@@ -67,6 +68,7 @@ import org.mpfl.runtime.transport.soap.SoapTransport;
  */
 @Timeout(240)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@StartsProcesses
 class AttackTest {
     static NetworkLab lab;
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

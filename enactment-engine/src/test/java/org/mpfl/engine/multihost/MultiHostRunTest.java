@@ -18,6 +18,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.e2e.EverythingDocument;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.e2e.WaitingProgram;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * MPFL across machines: the engine, three service hosts and an attacker each in a network namespace
@@ -28,6 +29,7 @@ import org.mpfl.engine.e2e.WaitingProgram;
  * binary port means SOAP to that host.
  */
 @Timeout(300)
+@StartsProcesses
 class MultiHostRunTest {
     static NetworkLab lab;
     static Path docs;

@@ -30,6 +30,7 @@ import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * heat2d with checkpoints (every {@value #EVERY} iterations) on three real host processes, driven
@@ -44,6 +45,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  */
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@StartsProcesses
 class Heat2dRestartTest {
     static final int EVERY = 10;
     static final List<String> PARAMS = List.of("rows=24", "columns=24", "ranks=6", "tolerance=1e-3", "maxIter=3000",

@@ -39,6 +39,7 @@ import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.SoapFault;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The MPIWS web application ({@code target/axis2.war}, built before the tests) in a real Tomcat 10 —
@@ -53,6 +54,7 @@ import org.mpfl.protocol.SoapFault;
  * from the WSDL Tomcat serves and aborts its domain.
  */
 @Timeout(300)
+@StartsProcesses
 class TomcatHostTest {
     static final Path TOMCAT_HOME = Path.of("/usr/share/tomcat10");
     static final Path WAR = Path.of("target/axis2.war").toAbsolutePath();

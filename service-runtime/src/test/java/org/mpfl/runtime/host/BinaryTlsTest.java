@@ -37,6 +37,7 @@ import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
 import org.mpfl.testing.LabPki;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The binary channel over TLS between two real TLS service-host processes (started with the binary
@@ -48,6 +49,7 @@ import org.mpfl.testing.LabPki;
  * handshake.
  */
 @Timeout(240)
+@StartsProcesses
 class BinaryTlsTest {
     @TempDir
     static Path dir;

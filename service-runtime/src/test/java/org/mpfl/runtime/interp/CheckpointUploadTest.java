@@ -35,6 +35,7 @@ import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Checkpoints between real processes: the checkpoint document's archive deployed in two service-host
@@ -45,6 +46,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  * uploaded parts of one checkpoint and ends with the outputs of the uninterrupted run.
  */
 @Timeout(240)
+@StartsProcesses
 class CheckpointUploadTest {
     private static final int RANKS = 4;
     @TempDir

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.testing.StartsProcesses;
 
 /** Options and a tiny real run of {@code mpflc bench first-run} (one run per variant of the ring through bin/mpflc). */
 class FirstRunBenchCommandTest {
@@ -29,6 +30,7 @@ class FirstRunBenchCommandTest {
     }
 
     @Test
+    @StartsProcesses
     void tinyRunPrintsBothVariantsAndAPlot() throws Exception {
         Path dir = Files.createTempDirectory("mpfl-bench-first-run-test-");
         try {
