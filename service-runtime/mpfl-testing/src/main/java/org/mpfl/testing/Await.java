@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The one way tests wait: poll an observable value until a condition holds, failing after a bound
@@ -34,6 +35,14 @@ public final class Await {
      * {@link AssertionError} naming {@code what} and the last value) when {@code bound} passed first.
      */
     public static <T> T until(Duration bound, String what, Read<T> read, Predicate<? super T> until) throws Exception {
+        return until(bound, () -> what, read, until);
+    }
+
+    /**
+     * Like {@link #until(Duration, String, Read, Predicate)}, with the failure's explanation computed
+     * only when it fails (the logs of the processes involved, say).
+     */
+    public static <T> T until(Duration bound, Supplier<String> what, Read<T> read, Predicate<? super T> until) throws Exception {
         long deadline = System.nanoTime() + bound.toNanos();
         long pauseMs = 10;
         for (;;) {
@@ -42,7 +51,7 @@ public final class Await {
                 return value;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not within " + bound.toSeconds() + " s: " + what + "; last seen: " + value);
+                throw new AssertionError("not within " + bound.toSeconds() + " s: " + what.get() + "; last seen: " + value);
             }
             Thread.sleep(pauseMs);
             pauseMs = Math.min(200, pauseMs * 2);
@@ -62,6 +71,11 @@ public final class Await {
     /** Waits until a run's detail (the engine's {@code GET /api/runs/ID}) shows it ended, and returns it. */
     public static JsonNode runEnds(Duration bound, Read<JsonNode> detail) throws Exception {
         return until(bound, "the run ends", detail, Await::ended);
+    }
+
+    /** Like {@link #runEnds(Duration, Read)}; a failure also says {@code context} (the lab's logs, say). */
+    public static JsonNode runEnds(Duration bound, Read<JsonNode> detail, Supplier<String> context) throws Exception {
+        return until(bound, () -> "the run ends\n" + context.get(), detail, Await::ended);
     }
 
     /** Whether a run's detail shows it ended ({@link #ENDED}). */
