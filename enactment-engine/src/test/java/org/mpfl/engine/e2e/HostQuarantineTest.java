@@ -26,6 +26,7 @@ import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * A failing host does not fail runs: an engine with two real service-host processes and a rogue
@@ -58,11 +59,7 @@ class HostQuarantineTest {
         hosts = HostProcesses.builder().count(2).service("ring", RingProgram.class)
                 .environmentOf(i -> Map.of(HostCredential.ENV, Http.credential(engine, "real-" + i).text()))
                 .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").start();
-        long end = System.currentTimeMillis() + 60_000;
-        while (engine.registry().hosts().size() < 2) {
-            assertTrue(System.currentTimeMillis() < end, "hosts did not register: " + engine.registry().hosts());
-            Thread.sleep(100);
-        }
+        Await.until(Duration.ofSeconds(90), "2 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 2);
     }
 
     @AfterAll
@@ -163,15 +160,11 @@ class HostQuarantineTest {
         // the first domain, as the rogue saw it: ranks 0..3 ran on the real hosts and were aborted
         // there; ranks 4 and 5 never ran anywhere under it (the second placement is another domain)
         try (MpiwsClient client = new MpiwsClient(Duration.ofSeconds(5))) {
-            long end = System.currentTimeMillis() + 10_000;
             for (int rank = 0; rank < 4; rank++) {
                 String url = first.endpoints().get(rank).soapUrl();
-                String state;
-                while (!Set.of("aborted", "failed").contains(state = client.status(url, first.domainId(), rank).state())
-                        && System.currentTimeMillis() < end) {
-                    Thread.sleep(100);
-                }
-                assertTrue(Set.of("aborted", "failed").contains(state), "rank " + rank + " of the first domain is " + state);
+                int r0 = rank;
+                Await.until(Duration.ofSeconds(30), "rank " + rank + " of the first domain aborted or failed",
+                        () -> client.status(url, first.domainId(), r0).state(), s -> Set.of("aborted", "failed").contains(s));
             }
             Set<String> realUrls = new HashSet<>();
             for (int rank = 0; rank < 4; rank++) {
@@ -223,11 +216,7 @@ class HostQuarantineTest {
         JsonNode first = assertSucceededWithoutTheRogue(awaitEnd(startRing("ring", 4), 60_000), r.hostId, 4);
         assertEquals(QUARANTINE.toMillis(), first.get("quarantinedUntilMs").asLong() - hostView(r.hostId).at("/quarantine/sinceMs").asLong());
 
-        long end = System.currentTimeMillis() + 30_000;
-        while (hostView(r.hostId).at("/quarantine/active").asBoolean()) {
-            assertTrue(System.currentTimeMillis() < end, "quarantine did not end");
-            Thread.sleep(200);
-        }
+        Await.until(QUARANTINE.plusSeconds(30), "the quarantine ended", () -> !hostView(r.hostId).at("/quarantine/active").asBoolean());
         int deploysBefore = r.deploys.get();
         JsonNode again = assertSucceededWithoutTheRogue(awaitEnd(startRing("ring", 4), 60_000), r.hostId, 4);
         assertEquals(deploysBefore + 1, r.deploys.get(), "tried again once the quarantine ended");

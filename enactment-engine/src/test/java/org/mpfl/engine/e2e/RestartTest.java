@@ -31,6 +31,7 @@ import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * Restarts and resumes with real service-host processes: a paced ring on three hosts with
@@ -56,11 +57,7 @@ class RestartTest {
         hosts = HostProcesses.builder().count(3).service("paced", PacedRingProgram.class).service("failing", FailingProgram.class)
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
                 .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start();
-        long end = System.currentTimeMillis() + 60_000;
-        while (engine.registry().hosts().size() < 3) {
-            assertTrue(System.currentTimeMillis() < end, "hosts did not register: " + engine.registry().hosts());
-            Thread.sleep(100);
-        }
+        Await.until(Duration.ofSeconds(90), "3 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 3);
     }
 
     @AfterAll
@@ -86,15 +83,8 @@ class RestartTest {
     }
 
     static JsonNode awaitProgress(String id, double atLeast) throws Exception {
-        long end = System.currentTimeMillis() + 30_000;
-        for (;;) {
-            JsonNode d = Http.get(engine.url() + "/api/runs/" + id).json();
-            if (d.get("state").asText().equals("RUNNING") && d.get("progress").asDouble() >= atLeast) {
-                return d;
-            }
-            assertTrue(System.currentTimeMillis() < end, "run did not get to " + atLeast + ": " + d);
-            Thread.sleep(50);
-        }
+        return Await.until(Duration.ofSeconds(60), "the run RUNNING at " + atLeast, () -> Http.get(engine.url() + "/api/runs/" + id).json(),
+                d -> d.get("state").asText().equals("RUNNING") && d.get("progress").asDouble() >= atLeast);
     }
 
     @Test

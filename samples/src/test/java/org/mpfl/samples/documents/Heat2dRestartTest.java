@@ -31,6 +31,7 @@ import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * heat2d with checkpoints (every {@value #EVERY} iterations) on three real host processes, driven
@@ -66,11 +67,7 @@ class Heat2dRestartTest {
         hosts = HostProcesses.builder().count(3).readyTimeout(Duration.ofSeconds(120))
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
                 .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").start();
-        long end = System.currentTimeMillis() + 60_000;
-        while (engine.registry().hosts().size() < 3) {
-            assertTrue(System.currentTimeMillis() < end, "hosts did not register");
-            Thread.sleep(100);
-        }
+        Await.until(Duration.ofSeconds(120), "3 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 3);
         SampleDocuments.Result r = mpflc("run", List.of());
         JsonNode summary = SamplesRunTest.lastJsonObject(r.out());
         assertEquals("SUCCEEDED", summary.path("state").asText(), r.out() + r.err());
@@ -114,18 +111,10 @@ class Heat2dRestartTest {
 
     /** The newest run, once it satisfies {@code until}. */
     static JsonNode newestRun(Predicate<JsonNode> until, String what) throws Exception {
-        long end = System.currentTimeMillis() + 120_000;
-        for (;;) {
+        return Await.until(Duration.ofSeconds(180), what, () -> {
             JsonNode runs = get("/api/runs");
-            if (runs.size() > 0) {
-                JsonNode d = get("/api/runs/" + runs.get(0).path("id").asText());
-                if (until.test(d)) {
-                    return d;
-                }
-            }
-            assertTrue(System.currentTimeMillis() < end, what);
-            Thread.sleep(100);
-        }
+            return runs.size() > 0 ? get("/api/runs/" + runs.get(0).path("id").asText()) : null;
+        }, d -> d != null && until.test(d));
     }
 
     static boolean running(JsonNode d, int checkpoints) {
