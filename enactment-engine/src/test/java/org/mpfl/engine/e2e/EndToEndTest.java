@@ -40,7 +40,8 @@ class EndToEndTest {
     @BeforeAll
     static void start() throws Exception {
         dataDir = Files.createTempDirectory("mpfl-e2e-");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(3))
+        // 15 s, not 3: hosts on a loaded 2-core machine (load 25 seen) missed 3 s and were declared lost
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(15))
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(2).service("ring", RingProgram.class).service("failing", FailingProgram.class)
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))

@@ -52,7 +52,8 @@ class RestartTest {
     @BeforeAll
     static void start() throws Exception {
         dataDir = Files.createTempDirectory("mpfl-restart-");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(3))
+        // 15 s, not 3: hosts on a loaded 2-core machine (load 25 seen) missed 3 s and were declared lost
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(15))
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(3).service("paced", PacedRingProgram.class).service("failing", FailingProgram.class)
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))

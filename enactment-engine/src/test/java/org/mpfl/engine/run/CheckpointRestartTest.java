@@ -233,7 +233,9 @@ class CheckpointRestartTest {
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertTrue(head.startsWith("HTTP/1.1 413"), head);
-        assertTrue(ms < 3_000, "answered after " + ms + " ms");
+        // the point: refused without reading the 10 GB that never come (a wait would hang); 15 s holds on a
+        // loaded 2-core machine
+        assertTrue(ms < 15_000, "answered after " + ms + " ms");
     }
 
     @Test

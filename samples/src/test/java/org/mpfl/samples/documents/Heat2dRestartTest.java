@@ -62,7 +62,8 @@ class Heat2dRestartTest {
     @BeforeAll
     static void start() throws Exception {
         data = Files.createTempDirectory("mpfl-heat2d-restart-");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(data).heartbeatTimeout(Duration.ofSeconds(3))
+        // 15 s, not 3: hosts on a loaded 2-core machine (load 25 seen) missed 3 s and were declared lost
+        engine = Engine.start(new EngineConfig().port(0).dataDir(data).heartbeatTimeout(Duration.ofSeconds(15))
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(10), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(3).readyTimeout(Duration.ofSeconds(120))
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))

@@ -63,9 +63,16 @@ public final class Await {
         until(bound, what, condition, Boolean.TRUE::equals);
     }
 
-    /** Waits until a run's detail (the engine's {@code GET /api/runs/ID}) shows it in {@code state}. */
+    /**
+     * Waits until a run's detail (the engine's {@code GET /api/runs/ID}) shows it in {@code state}; fails at
+     * once when the run ended in another state.
+     */
     public static JsonNode runIn(Duration bound, String state, Read<JsonNode> detail) throws Exception {
-        return until(bound, "the run in state " + state, detail, d -> d.path("state").asText().equals(state));
+        JsonNode d = until(bound, "the run in state " + state, detail, x -> x.path("state").asText().equals(state) || ended(x));
+        if (!d.path("state").asText().equals(state)) {
+            throw new AssertionError("the run ended without reaching state " + state + ": " + d);
+        }
+        return d;
     }
 
     /** Waits until a run's detail (the engine's {@code GET /api/runs/ID}) shows it ended, and returns it. */
