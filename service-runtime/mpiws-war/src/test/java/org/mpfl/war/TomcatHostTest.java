@@ -42,7 +42,7 @@ import org.mpfl.protocol.SoapFault;
 import org.mpfl.testing.StartsProcesses;
 
 /**
- * The MPIWS web application ({@code target/axis2.war}, built before the tests) in a real Tomcat 10 —
+ * The MPIWS web application ({@code target/axis2.war}, built at package, before the full tier) in a real Tomcat 10 —
  * Debian's {@code tomcat10} from {@code /usr/share/tomcat10}, run as a child JVM with its own
  * {@code CATALINA_BASE} in a temporary directory (a free HTTP port, no shutdown port) — joins an
  * engine as a host, next to an {@code mpflc host} process: the engine deploys the generated service
