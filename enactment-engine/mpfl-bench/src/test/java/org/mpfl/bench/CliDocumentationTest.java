@@ -15,8 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.mpfl.testing.MpflcCall;
 import org.mpfl.ir.cli.CliCommand;
-import org.mpfl.ir.cli.MpflcCall;
 
 /**
  * Every {@code mpflc} command and every flag it accepts is documented: the README's command table has

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
+import org.mpfl.testing.MpflcCall;
 import org.mpfl.ir.cli.CliCommand;
-import org.mpfl.ir.cli.MpflcCall;
 
 /**
  * {@code --help} and {@code -h} on every {@code mpflc} command, run as a user runs them: this module's

@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.testing.StartsProcesses;
 
 /** The peer options and the script runner, with stand-in scripts (the real peers take minutes). */
+@StartsProcesses
 class PeerRunsTest {
     private static final ArgumentSpec SPEC = ArgumentSpec.of("bench demo", "peer options alone").with(PeerRuns.Options::declare);
 

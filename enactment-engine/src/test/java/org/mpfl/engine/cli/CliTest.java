@@ -22,6 +22,8 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /** The engine's mpflc commands as a user types them. */
 @Timeout(180)
@@ -49,6 +51,7 @@ class CliTest {
     }
 
     @Test
+    @StartsProcesses
     void runLocalStartsHostsRunsTheRingAndPrintsOneJsonObject() throws Exception {
         Result r = mpflc("run", plan("ring", 4).toString(), "--local", "--hosts", "2", "--service",
                 "ring=org.mpfl.engine.e2e.RingProgram", "--param", "rounds=2", "--json");
@@ -63,6 +66,7 @@ class CliTest {
     }
 
     @Test
+    @StartsProcesses
     void runLocalFailingRankExitsOneWithTheCause() throws Exception {
         Result r = mpflc("run", plan("failing", 3).toString(), "--local", "--service", "failing=org.mpfl.engine.e2e.FailingProgram");
         assertEquals(1, r.exit(), r.err());
@@ -84,10 +88,8 @@ class CliTest {
             String id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
                     "processes", List.of(Map.of("name", "w", "ranks", 2))))).json().get("id").asText();
             // the run is placed asynchronously: status lists ranks once they are placed (bounded wait)
-            long placedBy = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-            while (Http.get(engine.url() + "/api/runs/" + id).json().path("ranks").size() < 2 && System.nanoTime() < placedBy) {
-                Thread.sleep(50);
-            }
+            Await.until(Duration.ofSeconds(30), "both ranks placed", () -> Http.get(engine.url() + "/api/runs/" + id).json(),
+                    d -> d.path("ranks").size() >= 2);
             Result status = mpflc("status", id, "--engine", engine.url());
             assertEquals(1, status.exit(), "not SUCCEEDED (yet)");
             assertTrue(status.out().contains("run " + id), status.out());

@@ -12,6 +12,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Before its exit, mpflc ends the selector threads of the JDK HTTP clients the command used: one left
  * in native code made HotSpot's exit wait 300 ms after every command that spoke HTTP.
+ *
+ * <p>The process ends every selector; this test ends only its own client's
+ * ({@code endHttpClientSelectors(ours::contains)}): the engine module's other tests share this JVM, and
+ * a shared client without the thread that drives its requests and timeouts hung the next test's
+ * request for ever (seen: EnginePortTest after this test).
  */
 class MpflcExitTest {
     private static Set<Thread> selectors() {
@@ -28,7 +33,6 @@ class MpflcExitTest {
         Set<Thread> ours = selectors();
         ours.removeAll(before);
         assertFalse(ours.isEmpty(), "the client's selector thread (named as the JDK names it) runs from its creation");
-        // only this test's selectors: the engine module's other tests share this JVM and its HTTP clients
         Mpflc.endHttpClientSelectors(ours::contains);
         for (Thread t : ours) {
             t.join(10_000);

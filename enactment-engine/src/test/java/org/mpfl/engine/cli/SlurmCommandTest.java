@@ -28,6 +28,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc slurm} on a real single-node Slurm cluster ({@link SlurmCluster}: munged, slurmctld and
@@ -38,6 +39,7 @@ import org.mpfl.ir.files.FileTrees;
  * a credential file others can read, and a node without a credential, are refused before any host starts.
  */
 @Timeout(400)
+@StartsProcesses
 class SlurmCommandTest {
     static SlurmCluster slurm;
     static Engine engine;

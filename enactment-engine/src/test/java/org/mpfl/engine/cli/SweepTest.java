@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.ir.cli.MpflcCall;
+import org.mpfl.testing.MpflcCall;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.console.activities.Pause;
@@ -23,6 +23,7 @@ import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc run FILE --sweep …}: real runs on host processes, against an engine ({@code --engine})
@@ -31,6 +32,7 @@ import org.mpfl.ir.files.FileTrees;
  * table and the JSON; a failing combination does not stop the others.
  */
 @Timeout(300)
+@StartsProcesses
 class SweepTest {
     static Path dir;
     static LocalCluster cluster;

@@ -20,6 +20,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.HandMadeUploads;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The console's attempts and checkpoints, in a real headless Chromium against a real engine whose
@@ -33,6 +34,7 @@ import org.mpfl.engine.run.RunSettings;
  * {@code docs/console/}, shown by {@code docs/console.md}, is refreshed).
  */
 @Timeout(120)
+@StartsProcesses
 class ConsoleAttemptsBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     static Path dataDir;

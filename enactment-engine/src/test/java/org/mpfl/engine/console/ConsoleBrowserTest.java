@@ -26,6 +26,7 @@ import org.mpfl.engine.run.RunSettings;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The web console in a real headless Chromium against a real engine with two service-host child
@@ -40,6 +41,7 @@ import org.openqa.selenium.support.ui.Select;
  */
 @Timeout(180)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@StartsProcesses
 class ConsoleBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     static Path dataDir;

@@ -18,6 +18,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.openqa.selenium.By;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The console's workflow versions in a real headless Chromium against a real engine (ranks answered
@@ -26,6 +27,7 @@ import org.mpfl.ir.files.FileTrees;
  * and the version a run used, in the run's detail and in the runs list.
  */
 @Timeout(120)
+@StartsProcesses
 class ConsoleWorkflowVersionsTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     static Path dataDir;

@@ -89,6 +89,7 @@ class HttpArchiveDeployerTest {
                 () -> new HttpArchiveDeployer(Duration.ofSeconds(2), hostId -> "Bearer t").deploy(h, "ring", new byte[] {1, 2, 3}));
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         assertTrue(e.getMessage().contains("did not answer the deployment of service 'ring'"), e.getMessage());
-        assertTrue(ms >= 1_900 && ms < 4_000, "bounded by the 2 s timeout: " + ms + " ms");
+        // the point: the 2 s timeout ends it, not the host's 60 s; the upper 20 s holds on a loaded 2-core machine
+        assertTrue(ms >= 1_900 && ms < 20_000, "bounded by the 2 s timeout: " + ms + " ms");
     }
 }

@@ -16,6 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.multihost.NetworkLab;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
+import java.time.Duration;
 
 /**
  * The engine is not a single point of failure for running work (issue 14): the engine ({@code mpflc
@@ -33,6 +36,7 @@ import org.mpfl.engine.multihost.NetworkLab;
  * </ul>
  */
 @Timeout(300)
+@StartsProcesses
 class EngineRestartDurabilityTest {
     static NetworkLab lab;
     /** Outputs of undisturbed runs, by ranks and rounds. */
@@ -79,32 +83,14 @@ class EngineRestartDurabilityTest {
     }
 
     static JsonNode awaitEnd(String id, long boundMs) throws Exception {
-        long end = System.currentTimeMillis() + boundMs;
-        for (;;) {
-            JsonNode d = lab.run(id);
-            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.path("state").asText())) {
-                return d;
-            }
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("run " + id + " still " + d.path("state").asText() + " after " + boundMs + " ms: "
-                        + d + "\n" + lab.logs());
-            }
-            Thread.sleep(100);
-        }
+        return Await.runEnds(Duration.ofMillis(boundMs), () -> lab.run(id), lab::logs);
     }
 
     /** Waits until the run is RUNNING and at least {@code fraction} done; fails if it ended already. */
     static void awaitProgress(String id, double fraction) throws Exception {
-        long end = System.currentTimeMillis() + 60_000;
-        for (;;) {
-            JsonNode d = lab.run(id);
-            assertTrue(!d.path("state").asText().matches("SUCCEEDED|FAILED|CANCELLED"), "ended too early: " + d);
-            if (d.path("state").asText().equals("RUNNING") && d.path("progress").asDouble() >= fraction) {
-                return;
-            }
-            assertTrue(System.currentTimeMillis() < end, "no progress: " + d + "\n" + lab.logs());
-            Thread.sleep(100);
-        }
+        JsonNode d = Await.until(Duration.ofSeconds(60), () -> "progress " + fraction + "\n" + lab.logs(), () -> lab.run(id),
+                x -> Await.ended(x) || x.path("state").asText().equals("RUNNING") && x.path("progress").asDouble() >= fraction);
+        assertTrue(!Await.ended(d), "ended too early: " + d);
     }
 
     /** The messages of the run's stored events of one kind. */
@@ -147,11 +133,17 @@ class EngineRestartDurabilityTest {
         awaitProgress(id, 0.1);
         lab.killEngine();
         long down = System.currentTimeMillis();
-        Thread.sleep(25_000);
-        // the run has finished on the hosts meanwhile (its last rank thread ended without the engine)
-        for (NetworkLab.Host h : lab.hosts()) {
-            assertEquals(List.of(), h.rankThreads(), "a rank of the run still runs on " + h.hostId());
-        }
+        // the run finishes on the hosts meanwhile (its last rank thread ends without the engine) ...
+        Await.until(Duration.ofSeconds(28), "the run's ranks ended on every host while the engine was down",
+                () -> {
+                    for (NetworkLab.Host h : lab.hosts()) {
+                        if (!h.rankThreads().isEmpty()) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+        // ... and the engine stays down for the 30 s that are the point of the test
         Thread.sleep(Math.max(0, 30_000 - (System.currentTimeMillis() - down)));
         lab.restartEngine();
         long t0 = System.currentTimeMillis();
@@ -159,7 +151,9 @@ class EngineRestartDurabilityTest {
         assertEquals("SUCCEEDED", d.path("state").asText(), d + "\n" + lab.logs());
         assertEquals(expected, d.path("outputs"), "the outputs of an undisturbed run");
         long ms = System.currentTimeMillis() - t0;
-        assertTrue(ms < 20_000, "succeeded " + ms + " ms after the engine was back");
+        // the point: the engine re-attaches at once, it does not wait for a timeout. Usually a few seconds;
+        // 45 s holds for a JVM restarting in a namespace on a loaded 2-core machine
+        assertTrue(ms < 45_000, "succeeded " + ms + " ms after the engine was back");
     }
 
     @Test
@@ -179,23 +173,18 @@ class EngineRestartDurabilityTest {
             assertEquals("FAILED", d.path("state").asText(), d + "\n" + lab.logs());
             String why = d.at("/error/message").asText();
             assertTrue(why.contains("service host v1") && why.contains("lost while the engine was away"), d.toString());
-            assertTrue(ms < 25_000, "failed " + ms + " ms after the engine was back");
+            // as above: at once, not after a timeout; 45 s holds on a loaded 2-core machine
+            assertTrue(ms < 45_000, "failed " + ms + " ms after the engine was back");
             // the engine aborted the domain on the hosts it reaches: nothing of the run keeps running
-            long end = System.currentTimeMillis() + 15_000;
-            Map<String, List<String>> running = new TreeMap<>();
-            do {
-                running.clear();
+            Await.until(Duration.ofSeconds(30), "no rank of the run running on the hosts the engine reaches", () -> {
+                Map<String, List<String>> running = new TreeMap<>();
                 for (NetworkLab.Host h : lab.hosts()) {
                     if (h != victim && !h.rankThreads().isEmpty()) {
                         running.put(h.hostId(), h.rankThreads());
                     }
                 }
-                if (running.isEmpty()) {
-                    break;
-                }
-                Thread.sleep(250);
-            } while (System.currentTimeMillis() < end);
-            assertEquals(Map.of(), running, "ranks still running 15 s after the run failed");
+                return running;
+            }, Map::isEmpty);
         } finally {
             lab.removeHost(victim);
         }

@@ -21,6 +21,8 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * MPFL documents compiled by {@code mpflc run}, deployed by the engine onto two service-host
@@ -28,6 +30,7 @@ import org.mpfl.engine.run.RunSettings;
  * run-time deadlock the static check cannot see (the receive source depends on a received value).
  */
 @Timeout(300)
+@StartsProcesses
 class DocumentRunTest {
     static Path data;
     static LocalCluster cluster;
@@ -110,13 +113,8 @@ class DocumentRunTest {
         assertTrue(said.contains("workflow 'ring' version 1 deployed"), said);
         String id = org.mpfl.engine.Http.post(cluster.engine().url() + "/api/runs", cluster.engine().token(),
                 java.util.Map.of("workflow", "ring")).json().get("id").asText();
-        long end = System.currentTimeMillis() + 60_000;
-        JsonNode d;
-        do {
-            Thread.sleep(100);
-            d = org.mpfl.engine.Http.get(cluster.engine().url() + "/api/runs/" + id).json();
-        } while (!java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())
-                && System.currentTimeMillis() < end);
+        JsonNode d = Await.runEnds(java.time.Duration.ofSeconds(60),
+                () -> org.mpfl.engine.Http.get(cluster.engine().url() + "/api/runs/" + id).json());
         assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
         assertEquals(3, d.get("size").asInt());
         assertEquals(3, d.at("/outputs/token/0").asInt());

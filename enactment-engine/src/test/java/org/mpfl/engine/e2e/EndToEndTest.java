@@ -23,12 +23,15 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * The engine with real service-host processes (R2's host, started by the testkit) running
  * hand-written rank programs: ring success, a failing rank, a killed host, two runs at once.
  */
 @Timeout(240)
+@StartsProcesses
 class EndToEndTest {
     static Path dataDir;
     static Engine engine;
@@ -37,7 +40,8 @@ class EndToEndTest {
     @BeforeAll
     static void start() throws Exception {
         dataDir = Files.createTempDirectory("mpfl-e2e-");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(3))
+        // 15 s, not 3: hosts on a loaded 2-core machine (load 25 seen) missed 3 s and were declared lost
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofSeconds(15))
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(2).service("ring", RingProgram.class).service("failing", FailingProgram.class)
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
@@ -55,14 +59,8 @@ class EndToEndTest {
         }
     }
 
-    static void awaitHosts(int n) throws InterruptedException {
-        long end = System.currentTimeMillis() + 30_000;
-        while (engine.registry().hosts().size() < n) {
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("hosts did not register: " + engine.registry().hosts());
-            }
-            Thread.sleep(100);
-        }
+    static void awaitHosts(int n) throws Exception {
+        Await.until(Duration.ofSeconds(60), n + " hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= n);
     }
 
     static String start(String service, int ranks, Map<String, Object> params) throws Exception {
@@ -115,11 +113,7 @@ class EndToEndTest {
                 .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start()) {
             awaitHosts(4);
             String id = start("victim", 2, Map.of());
-            long end = System.currentTimeMillis() + 20_000;
-            while (!Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText().equals("RUNNING")) {
-                assertTrue(System.currentTimeMillis() < end, "run did not start");
-                Thread.sleep(50);
-            }
+            Await.runIn(Duration.ofSeconds(60), "RUNNING", () -> Http.get(engine.url() + "/api/runs/" + id).json());
             JsonNode before = Http.get(engine.url() + "/api/runs/" + id).json();
             String killedHost = before.at("/ranks/1/host").asText();
             assertNotEquals(before.at("/ranks/0/host").asText(), killedHost);
@@ -130,7 +124,9 @@ class EndToEndTest {
             assertEquals("FAILED", d.get("state").asText(), d.toString());
             assertTrue(d.at("/error/message").asText().contains(killedHost), d.toString());
             assertEquals(1, d.at("/error/rank").asInt(), d.toString());
-            assertTrue(System.currentTimeMillis() - t0 < 10_000, "no hang");
+            // the point: a killed host fails the run at once (its connection resets), no hang; usually
+            // within 1 s, and 20 s holds on a loaded 2-core machine
+            assertTrue(System.currentTimeMillis() - t0 < 20_000, "no hang");
         } finally {
             // the stopped victims stay registered until their heartbeat times out; the other tests of
             // this class (deployments to every live host) must not see them
@@ -138,16 +134,11 @@ class EndToEndTest {
         }
     }
 
-    static void awaitOnlyTheSharedHosts() throws InterruptedException {
+    static void awaitOnlyTheSharedHosts() throws Exception {
         Set<String> shared = new HashSet<>();
         hosts.hosts().forEach(h -> shared.add(h.hostId()));
-        long end = System.currentTimeMillis() + engine.registry().heartbeatTimeout().toMillis() + 15_000;
-        while (!engine.registry().hosts().stream().allMatch(h -> shared.contains(h.hostId()))) {
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("stopped hosts are still registered: " + engine.registry().hosts());
-            }
-            Thread.sleep(100);
-        }
+        Await.until(engine.registry().heartbeatTimeout().plusSeconds(45), "the stopped hosts left the registry",
+                () -> engine.registry().hosts(), hs -> hs.stream().allMatch(h -> shared.contains(h.hostId())));
     }
 
     @Test

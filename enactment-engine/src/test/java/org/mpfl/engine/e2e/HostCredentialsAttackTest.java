@@ -31,6 +31,8 @@ import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * The engine → host credentials under attack, with a real engine and real host processes over HTTP: a
@@ -40,6 +42,7 @@ import org.mpfl.protocol.MpiwsNames;
  * token; and no host process that MPFL starts has a secret on its command line.
  */
 @Timeout(180)
+@StartsProcesses
 class HostCredentialsAttackTest {
     static Path data;
     static LocalCluster cluster;
@@ -106,11 +109,9 @@ class HostCredentialsAttackTest {
         Http.Answer run = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "ring",
                 "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 2)))));
         assertEquals(201, run.status(), run.body());
-        long end = System.currentTimeMillis() + 30_000;
-        while (CAPTURED.stream().noneMatch(c -> isRun(c)) || CAPTURED.stream().noneMatch(c -> c.path().contains("mpfl-deploy"))) {
-            assertTrue(System.currentTimeMillis() < end, "the rogue got no deploy and run; captured " + CAPTURED.size());
-            Thread.sleep(50);
-        }
+        Await.until(Duration.ofSeconds(60), () -> "the rogue got a deploy and a run; captured " + CAPTURED.size(),
+                () -> CAPTURED.stream().anyMatch(c -> isRun(c)) && CAPTURED.stream().anyMatch(c -> c.path().contains("mpfl-deploy")),
+                Boolean.TRUE::equals);
 
         String realKey = engine.credentials().forHost(real.hostId()).orElseThrow().engineKey();
         for (Captured c : CAPTURED) {

@@ -21,7 +21,8 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.protocol.HostCredential;
-import org.mpfl.runtime.host.ProcFiles;
+import org.mpfl.testing.ProcFiles;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code run --local}'s cluster: its hosts start while the engine does and get the engine's URL and
@@ -30,6 +31,7 @@ import org.mpfl.runtime.host.ProcFiles;
  * ({@code run --local} without {@code --hosts}) runs the same ranks on a host in this JVM.
  */
 @Timeout(240)
+@StartsProcesses
 class LocalClusterTest {
     @TempDir
     Path dir;

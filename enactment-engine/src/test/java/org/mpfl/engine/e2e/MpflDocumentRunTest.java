@@ -28,6 +28,7 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * MPFL documents run end to end as a user runs them ({@code mpflc run DOC --engine URL --json}):
@@ -36,6 +37,7 @@ import org.mpfl.ir.files.FileTrees;
  * show, a receive timeout and an invoke of an external SOAP service.
  */
 @Timeout(300)
+@StartsProcesses
 class MpflDocumentRunTest {
     static Path dir;
     static LocalCluster cluster;

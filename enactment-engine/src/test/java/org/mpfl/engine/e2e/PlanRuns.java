@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.Http;
+import org.mpfl.testing.Await;
+import java.time.Duration;
 
 /** Starts one-process plans through the REST API and waits for their end (for the tests with real hosts). */
 final class PlanRuns {
@@ -24,16 +25,6 @@ final class PlanRuns {
 
     /** The run's detail once it ended; fails when it has not within {@code ms}. */
     static JsonNode awaitEnd(Engine engine, String id, long ms) throws Exception {
-        long end = System.currentTimeMillis() + ms;
-        for (;;) {
-            JsonNode d = Http.get(engine.url() + "/api/runs/" + id).json();
-            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())) {
-                return d;
-            }
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("run " + id + " still " + d.get("state") + " after " + ms + " ms: " + d);
-            }
-            Thread.sleep(100);
-        }
+        return Await.runEnds(Duration.ofMillis(ms), () -> Http.get(engine.url() + "/api/runs/" + id).json());
     }
 }

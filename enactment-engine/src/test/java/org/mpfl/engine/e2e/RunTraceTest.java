@@ -17,12 +17,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.ir.cli.MpflcCall;
+import org.mpfl.testing.MpflcCall;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc trace} over real runs on two service-host processes: the trace is valid Trace Event
@@ -31,6 +32,7 @@ import org.mpfl.ir.files.FileTrees;
  * on every rank's track, and a fault is an instant event with its location.
  */
 @Timeout(300)
+@StartsProcesses
 class RunTraceTest {
     static Path dir;
     static LocalCluster cluster;

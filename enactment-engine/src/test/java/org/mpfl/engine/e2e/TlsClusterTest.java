@@ -30,7 +30,9 @@ import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
-import org.mpfl.runtime.host.LabPki;
+import org.mpfl.testing.LabPki;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * An engine and two service-host processes with TLS from a lab CA (as {@code mpflc up} with the
@@ -42,6 +44,7 @@ import org.mpfl.runtime.host.LabPki;
  * trust it).
  */
 @Timeout(300)
+@StartsProcesses
 class TlsClusterTest {
     static Path dir;
     static LabPki lab;
@@ -158,16 +161,6 @@ class TlsClusterTest {
     }
 
     static JsonNode awaitEnd(String id, long ms) throws Exception {
-        long end = System.currentTimeMillis() + ms;
-        for (;;) {
-            JsonNode d = client.get("/api/runs/" + id);
-            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.get("state").asText())) {
-                return d;
-            }
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("run " + id + " still " + d.get("state") + " after " + ms + " ms: " + d);
-            }
-            Thread.sleep(200);
-        }
+        return Await.runEnds(Duration.ofMillis(ms), () -> client.get("/api/runs/" + id));
     }
 }

@@ -34,6 +34,8 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.Await;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Workflow versions and the services of different workflows on one host, as a user meets them: an
@@ -42,6 +44,7 @@ import org.mpfl.ir.files.FileTrees;
  * its process's service {@code node}; they differ in what they output.
  */
 @Timeout(300)
+@StartsProcesses
 class WorkflowVersionsTest {
     static Path dir;
     static LocalCluster cluster;
@@ -139,16 +142,8 @@ class WorkflowVersionsTest {
     }
 
     static JsonNode awaitState(String runId, String... states) throws Exception {
-        long end = System.currentTimeMillis() + 60_000;
-        JsonNode run;
-        do {
-            run = Http.get(url() + "/api/runs/" + runId).json();
-            if (List.of(states).contains(run.path("state").asText())) {
-                return run;
-            }
-            Thread.sleep(50);
-        } while (System.currentTimeMillis() < end);
-        throw new AssertionError("run " + runId + " did not reach " + List.of(states) + ": " + run);
+        return Await.until(Duration.ofSeconds(60), "the run in one of " + List.of(states), () -> Http.get(url() + "/api/runs/" + runId).json(),
+                run -> List.of(states).contains(run.path("state").asText()));
     }
 
     @Test
@@ -198,8 +193,12 @@ class WorkflowVersionsTest {
         Path delta = document("delta", "delta", 7);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
+            int runsBefore = Http.get(url() + "/api/runs").json().size();
             Future<Result> rg = pool.submit(() -> run(gamma.toString(), "pauseMs=1000"));
-            Thread.sleep(300); // gamma's services are deployed and its ranks start first
+            // gamma's services are deployed and its ranks start first
+            Await.until(Duration.ofSeconds(60), "gamma's run started", () -> Http.get(url() + "/api/runs").json(),
+                    runs -> runs.size() > runsBefore && java.util.stream.StreamSupport.stream(runs.spliterator(), false)
+                            .anyMatch(r -> r.path("state").asText().equals("RUNNING")));
             Future<Result> rd = pool.submit(() -> run(delta.toString(), "pauseMs=1000"));
             JsonNode jg = rg.get().json();
             JsonNode jd = rd.get().json();

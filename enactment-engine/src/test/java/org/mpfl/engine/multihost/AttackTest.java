@@ -47,6 +47,8 @@ import org.mpfl.runtime.p2p.gadget.TripwireMarks;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.soap.SoapTransport;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
 
 /**
  * Attacks from the lab's attacker node ({@link NetworkLab#attacker()}: a machine on the same network
@@ -67,6 +69,7 @@ import org.mpfl.runtime.transport.soap.SoapTransport;
  */
 @Timeout(240)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@StartsProcesses
 class AttackTest {
     static NetworkLab lab;
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -123,14 +126,8 @@ class AttackTest {
 
     /** Waits (bounded) until the legitimate ring has done more than {@code rounds} rounds. */
     static void awaitRoundsAbove(long rounds) throws Exception {
-        long end = System.currentTimeMillis() + 15_000;
-        JsonNode d = lab.run(legitimate);
-        while (rounds(d) <= rounds) {
-            assertTrue(System.currentTimeMillis() < end, "the legitimate ring did not go round past round " + rounds
-                    + " within 15 s: " + d + "\n" + lab.logs());
-            Thread.sleep(100);
-            d = lab.run(legitimate);
-        }
+        Await.until(Duration.ofSeconds(30), () -> "the legitimate ring goes round past round " + rounds + "\n" + lab.logs(),
+                () -> lab.run(legitimate), d -> rounds(d) > rounds);
     }
 
     @AfterAll
@@ -404,15 +401,8 @@ class AttackTest {
     }
 
     static JsonNode awaitOutput(String runId, String name) throws Exception {
-        long end = System.currentTimeMillis() + 40_000;
-        for (;;) {
-            JsonNode d = lab.run(runId);
-            if (d.path("outputs").has(name)) {
-                return d.path("outputs");
-            }
-            assertTrue(System.currentTimeMillis() < end, "no output " + name + ": " + d + "\n" + lab.logs());
-            Thread.sleep(100);
-        }
+        return Await.until(Duration.ofSeconds(60), () -> "output " + name + "\n" + lab.logs(), () -> lab.run(runId),
+                d -> d.path("outputs").has(name)).path("outputs");
     }
 
     static HttpResponse<String> post(String url, String authorization, String contentType, byte[] body) throws Exception {
@@ -551,14 +541,6 @@ class AttackTest {
     }
 
     static JsonNode awaitEnd(String id) throws Exception {
-        long end = System.currentTimeMillis() + 60_000;
-        for (;;) {
-            JsonNode d = lab.run(id);
-            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(d.path("state").asText())) {
-                return d;
-            }
-            assertTrue(System.currentTimeMillis() < end, "run " + id + " did not end: " + d);
-            Thread.sleep(100);
-        }
+        return Await.runEnds(Duration.ofSeconds(60), () -> lab.run(id), lab::logs);
     }
 }

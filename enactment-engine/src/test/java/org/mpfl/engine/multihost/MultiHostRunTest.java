@@ -18,6 +18,9 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.e2e.EverythingDocument;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.e2e.WaitingProgram;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Await;
+import java.time.Duration;
 
 /**
  * MPFL across machines: the engine, three service hosts and an attacker each in a network namespace
@@ -28,6 +31,7 @@ import org.mpfl.engine.e2e.WaitingProgram;
  * binary port means SOAP to that host.
  */
 @Timeout(300)
+@StartsProcesses
 class MultiHostRunTest {
     static NetworkLab lab;
     static Path docs;
@@ -98,22 +102,16 @@ class MultiHostRunTest {
 
     /** Waits (bounded) until no host of the lab runs a rank thread; fails naming those still running. */
     static void assertNoRankRunning(List<NetworkLab.Host> hosts) throws Exception {
-        long end = System.currentTimeMillis() + 10_000;
-        Map<String, List<String>> running;
-        do {
-            running = new java.util.TreeMap<>();
+        Await.until(Duration.ofSeconds(30), "no rank running after the run failed", () -> {
+            Map<String, List<String>> running = new java.util.TreeMap<>();
             for (NetworkLab.Host h : hosts) {
                 List<String> t = h.rankThreads();
                 if (!t.isEmpty()) {
                     running.put(h.hostId(), t);
                 }
             }
-            if (running.isEmpty()) {
-                return;
-            }
-            Thread.sleep(200);
-        } while (System.currentTimeMillis() < end);
-        throw new AssertionError("ranks still running 10 s after the run failed: " + running);
+            return running;
+        }, Map::isEmpty);
     }
 
     static String startWaitingRun(int ranks) throws Exception {
@@ -124,25 +122,13 @@ class MultiHostRunTest {
     }
 
     static void awaitRunning(String id) throws Exception {
-        long end = System.currentTimeMillis() + 30_000;
-        while (!lab.run(id).path("state").asText().equals("RUNNING")) {
-            assertTrue(System.currentTimeMillis() < end, "run did not start: " + lab.run(id));
-            Thread.sleep(50);
-        }
+        Await.runIn(Duration.ofSeconds(60), "RUNNING", () -> lab.run(id));
     }
 
     static long awaitEndMs(String id, long boundMs) throws Exception {
         long t0 = System.nanoTime();
-        for (;;) {
-            String s = lab.run(id).path("state").asText();
-            if (Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(s)) {
-                return (System.nanoTime() - t0) / 1_000_000;
-            }
-            if ((System.nanoTime() - t0) / 1_000_000 > boundMs) {
-                throw new AssertionError("run " + id + " still " + s + " after " + boundMs + " ms");
-            }
-            Thread.sleep(50);
-        }
+        Await.runEnds(Duration.ofMillis(boundMs), () -> lab.run(id), lab::logs);
+        return (System.nanoTime() - t0) / 1_000_000;
     }
 
     @Test
@@ -157,7 +143,9 @@ class MultiHostRunTest {
             JsonNode d = lab.run(id);
             assertEquals("FAILED", d.path("state").asText(), d.toString());
             assertTrue(d.at("/error/message").asText().contains("v1"), d.toString());
-            assertTrue(ms < 5_000, "failed after " + ms + " ms");
+            // the point: a killed host is noticed at once (its connections reset), not by the 10 s heartbeat
+            // timeout; usually within 1 s, and 9 s holds on a loaded 2-core machine
+            assertTrue(ms < 9_000, "failed after " + ms + " ms");
             assertNoRankRunning(lab.hosts());
         } finally {
             lab.removeHost(victim);
@@ -177,18 +165,15 @@ class MultiHostRunTest {
             JsonNode d = lab.run(id);
             assertEquals("FAILED", d.path("state").asText(), d.toString());
             assertTrue(d.at("/error/message").asText().contains("v2"), d.toString());
-            assertTrue(ms < 15_000, "failed after " + ms + " ms");
+            // the point: a cut-off host is noticed by the 10 s heartbeat timeout, not never; 25 s holds on a
+            // loaded 2-core machine
+            assertTrue(ms < 25_000, "failed after " + ms + " ms");
             // the hosts the engine still reaches ended their ranks (the engine aborted the domain there)
             assertNoRankRunning(lab.hosts().stream().filter(h -> h != victim).toList());
             // the cut-off host ends its own once it has missed the engine for longer than the engine's
             // heartbeat timeout (10 s): the engine's abort cannot reach it (jcmd works without the link)
-            long end = System.currentTimeMillis() + 15_000;
-            List<String> left = victim.rankThreads();
-            while (!left.isEmpty() && System.currentTimeMillis() < end) {
-                Thread.sleep(250);
-                left = victim.rankThreads();
-            }
-            assertEquals(List.of(), left, "ranks still running on the cut-off host 15 s after the run failed");
+            Await.until(Duration.ofSeconds(40), "the cut-off host ended the run's ranks by itself", victim::rankThreads,
+                    List::isEmpty);
         } finally {
             lab.removeHost(victim);
         }

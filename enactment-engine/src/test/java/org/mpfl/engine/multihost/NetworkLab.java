@@ -40,8 +40,8 @@ import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
-import org.mpfl.runtime.host.LabPki;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.LabPki;
 
 /**
  * A small network of "machines" on this one machine, for tests of MPFL across machines: network

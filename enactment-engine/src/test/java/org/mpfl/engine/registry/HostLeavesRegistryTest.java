@@ -13,6 +13,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.runtime.host.EngineAnnouncer;
 import org.mpfl.runtime.host.ServiceHost;
+import org.mpfl.testing.Await;
 
 /** A service host that stops leaves the engine's registry at once, not after the heartbeat timeout. */
 @Timeout(60)
@@ -33,11 +34,7 @@ class HostLeavesRegistryTest {
     private static void leaves(Engine engine, ServiceHost host, HostCredential credential) throws Exception {
         EngineAnnouncer announcer = new EngineAnnouncer(host, engine.url(), credential, 1);
         announcer.start();
-        long end = System.currentTimeMillis() + 20_000;
-        while (engine.registry().host(host.hostId()).isEmpty()) {
-            assertTrue(System.currentTimeMillis() < end, "the host did not register");
-            Thread.sleep(50);
-        }
+        Await.until(Duration.ofSeconds(30), "the host registered", () -> engine.registry().host(host.hostId()).isPresent());
         announcer.close();
         assertEquals(0, engine.registry().hosts().size(), "still registered: " + engine.registry().hosts());
     }

@@ -16,6 +16,8 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.store.HostCredentialStore;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.testing.Await;
+import java.time.Duration;
 
 /**
  * The registry is closed (over HTTP against a real engine): announce, heartbeat and leave need the
@@ -135,11 +137,8 @@ class ClosedRegistryTest {
                     "services", List.of("w")));
             id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
                     "processes", List.of(Map.of("name", "w", "ranks", 1))))).json().get("id").asText();
-            long end = System.currentTimeMillis() + 10_000;
-            while (!Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText().equals("SUCCEEDED")) {
-                org.junit.jupiter.api.Assertions.assertTrue(System.currentTimeMillis() < end, "run did not succeed");
-                Thread.sleep(50);
-            }
+            String run = id;
+            Await.runIn(Duration.ofSeconds(30), "SUCCEEDED", () -> Http.get(engine.url() + "/api/runs/" + run).json());
         }
         // another engine with another data directory but the same database sees the run
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("b")).jdbc(jdbc, "sa", "")

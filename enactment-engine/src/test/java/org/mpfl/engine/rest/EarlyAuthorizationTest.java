@@ -39,7 +39,9 @@ class EarlyAuthorizationTest {
                     String head = postHeadersOnly(engine.url(), path, auth, 200_000_000L);
                     long ms = (System.nanoTime() - t0) / 1_000_000;
                     assertTrue(head.startsWith("HTTP/1.1 401"), path + " with " + auth + ": " + head);
-                    assertTrue(ms < 3_000, path + " answered after " + ms + " ms");
+                    // the point: refused without waiting for the body, which never comes (a wait would hang);
+                    // 15 s holds on a loaded 2-core machine
+                    assertTrue(ms < 15_000, path + " answered after " + ms + " ms");
                 }
             }
             assertEquals(0, engine.registry().hosts().size(), "nothing registered");

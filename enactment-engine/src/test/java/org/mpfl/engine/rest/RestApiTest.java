@@ -29,6 +29,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.testing.Await;
 
 /** The REST surface: token checks, OpenAPI, console files, the live event stream, foreign events. */
 @Timeout(60)
@@ -115,7 +116,7 @@ class RestApiTest {
                 .forEach(lines::add));
         reader.setDaemon(true);
         reader.start();
-        reader.join(10_000);
+        reader.join(30_000); // a bound for a broken build: the stream ends with the run
         assertFalse(reader.isAlive(), "the stream reported the end of the run: " + lines);
         assertEquals("event: snapshot", lines.get(0));
         assertTrue(lines.contains("event: rank"));
@@ -133,11 +134,7 @@ class RestApiTest {
         Http.Answer missing = Http.post(engine.url() + "/api/runs/nope/ranks/events", null,
                 Map.of("domainId", "guess", "rank", 0, "seq", 1, "timeMs", 1, "type", "LOG"));
         assertEquals(404, missing.status());
-        long end = System.currentTimeMillis() + 10_000;
-        while (!Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText().equals("SUCCEEDED")) {
-            assertTrue(System.currentTimeMillis() < end);
-            Thread.sleep(50);
-        }
+        Await.runIn(Duration.ofSeconds(30), "SUCCEEDED", () -> Http.get(engine.url() + "/api/runs/" + id).json());
         assertNull(Http.get(engine.url() + "/api/runs/" + id).json().get("domainId"), "the domain ID is a secret");
         String log = Http.get(engine.url() + "/api/runs/" + id + "/log").body();
         assertTrue(log.contains("\"type\":\"OUTPUT\""), log);

@@ -35,6 +35,8 @@ public final class FakeRanks implements RankInvoker {
     /** A host whose every {@code run} is refused ({@code null}: none). */
     volatile String refuseHost;
     /** Every accepted {@code run}: host, domain and rank, in order of acceptance. */
+    /** Run calls entered (counted before {@link #acceptDelayMs}); {@link #started} lists those accepted. */
+    final java.util.concurrent.atomic.AtomicInteger runCalls = new java.util.concurrent.atomic.AtomicInteger();
     final java.util.List<Started> started = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** One accepted {@code run}. */
@@ -108,6 +110,7 @@ public final class FakeRanks implements RankInvoker {
 
     @Override
     public void run(RankPlacement target, RunRequest request) throws Exception {
+        runCalls.incrementAndGet();
         if (acceptDelayMs > 0) {
             Thread.sleep(acceptDelayMs);
         }

@@ -18,6 +18,8 @@ import org.mpfl.engine.run.RankInvoker;
 import org.mpfl.engine.run.RankPlacement;
 import org.mpfl.engine.run.RankStatus;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.testing.Await;
+import java.time.Duration;
 
 /**
  * A re-attached run whose rank its host no longer knows. The restart itself, on H2 and PostgreSQL:
@@ -66,10 +68,7 @@ class EngineRestartTest {
             JsonNode b = Http.get(second.url() + "/api/runs/" + going).json();
             String why = b.at("/error/message").asText();
             assertTrue(why.startsWith("rank 0 is unknown to service host h at http://127.0.0.1:1/s"), why);
-            long end = System.currentTimeMillis() + 10_000;
-            while (ranks.abortCalls() == 0 && System.currentTimeMillis() < end) {
-                Thread.sleep(50);
-            }
+            Await.until(Duration.ofSeconds(30), "the domain aborted", () -> ranks.abortCalls() > 0);
             assertEquals(1, ranks.abortCalls(), "the domain is aborted");
         }
     }
@@ -79,12 +78,6 @@ class EngineRestartTest {
     }
 
     static void awaitState(Engine e, String id, String state) throws Exception {
-        long end = System.currentTimeMillis() + 10_000;
-        while (!Http.get(e.url() + "/api/runs/" + id).json().get("state").asText().equals(state)) {
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("run " + id + " not " + state + ": " + Http.get(e.url() + "/api/runs/" + id).body());
-            }
-            Thread.sleep(50);
-        }
+        Await.runIn(Duration.ofSeconds(30), state, () -> Http.get(e.url() + "/api/runs/" + id).json());
     }
 }

@@ -30,12 +30,14 @@ import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@link RunStoreContract} on a PostgreSQL server started for this class ({@link PostgresServer}), one
  * fresh database per test; and {@code mpflc up --jdbc jdbc:postgresql://… --jdbc-user U
  * --jdbc-password-file F} as a user starts it. Fails (never skips) when the server cannot start.
  */
+@StartsProcesses
 class PostgresRunStoreTest extends RunStoreContract {
     private static final AtomicInteger DATABASES = new AtomicInteger();
     static PostgresServer server;

@@ -17,6 +17,8 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.testing.Await;
+import java.time.Duration;
 
 /**
  * What the run store must do on every database it supports, run once per backend by its subclasses
@@ -194,12 +196,9 @@ abstract class RunStoreContract {
             // the second engine holds the domain's token: cancelling the re-attached run aborts it
             assertEquals(200, Http.post(second.url() + "/api/runs/" + going + "/cancel", token, Map.of()).status());
             awaitState(second, going, "CANCELLED");
-            long end = System.currentTimeMillis() + 10_000;
             // the domain is forgotten right after the abort returns (the same background task)
-            while ((secondRanks.abortCalls() == 0 || !second.database().liveDomains().all().isEmpty())
-                    && System.currentTimeMillis() < end) {
-                Thread.sleep(50);
-            }
+            Await.until(Duration.ofSeconds(30), "the domain aborted and forgotten",
+                    () -> secondRanks.abortCalls() > 0 && second.database().liveDomains().all().isEmpty());
             assertEquals(1, secondRanks.abortCalls(), "one service URL of the re-attached 2-rank run");
             assertEquals(0, second.database().liveDomains().all().size(), "the ended run's domain credentials are deleted");
         }
@@ -210,12 +209,6 @@ abstract class RunStoreContract {
     }
 
     static void awaitState(Engine e, String id, String state) throws Exception {
-        long end = System.currentTimeMillis() + 10_000;
-        while (!Http.get(e.url() + "/api/runs/" + id).json().get("state").asText().equals(state)) {
-            if (System.currentTimeMillis() > end) {
-                throw new AssertionError("run " + id + " not " + state + ": " + Http.get(e.url() + "/api/runs/" + id).body());
-            }
-            Thread.sleep(50);
-        }
+        Await.runIn(Duration.ofSeconds(30), state, () -> Http.get(e.url() + "/api/runs/" + id).json());
     }
 }

@@ -9,7 +9,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.ir.cli.MpflcCall;
+import org.mpfl.testing.MpflcCall;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc graph} over the samples: the DOT has a node per process with its rank count and exactly
@@ -103,6 +104,7 @@ class GraphCommandTest {
     }
 
     @Test
+    @StartsProcesses
     void svgThroughGraphvizAndDotToAFile(@TempDir Path dir) throws Exception {
         Path svg = dir.resolve("ring.svg");
         MpflcCall r = mpflc("graph", sample("ring"), "-o", svg.toString());

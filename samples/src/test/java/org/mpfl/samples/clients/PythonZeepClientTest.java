@@ -30,6 +30,7 @@ import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The shipped Python client ({@code samples/clients/python/mpiws_client.py}, zeep — Debian's
@@ -40,6 +41,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  * and an abort with a wrong token are refused with {@code m:Rejected} and change nothing.
  */
 @Timeout(180)
+@StartsProcesses
 class PythonZeepClientTest {
     private static final String PYTHON = "/usr/bin/python3";
     private static final Path CLIENT = Path.of("clients/python/mpiws_client.py").toAbsolutePath();

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.multihost.NetworkLab;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * A sample with real activity code across machines: heat2d's halo exchange with its ranks on three
@@ -18,6 +19,7 @@ import org.mpfl.engine.multihost.NetworkLab;
  * on one machine. The lab lives in the engine's test-jar; heat2d lives here, where its activity jar is.
  */
 @Timeout(300)
+@StartsProcesses
 class MultiHostSamplesTest {
     private static final String[] PARAMS = {"rows=12", "columns=12", "ranks=6", "tolerance=0.1"};
     private static NetworkLab lab;

@@ -29,6 +29,7 @@ import org.mpfl.ir.plan.ParamValues;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.fixtures.InlineExpectations;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Each sample end to end at a small size: {@code mpflc run DOC --engine URL --json --param …} on one
@@ -40,6 +41,7 @@ import org.mpfl.fixtures.InlineExpectations;
  * docs/fixtures.md). What is a property rather than a value (a time {@code > 0}, a temperature close to
  * the analytic one) is checked below, on the same run.
  */
+@StartsProcesses
 class SamplesRunTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /**

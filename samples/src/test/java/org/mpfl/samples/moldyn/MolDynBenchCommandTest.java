@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc bench moldyn} on a tiny case (mm=3, 2 moves) with the real sample and its activity
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * algorithm) compiles, runs on 1 and 2 ranks and ends with the one-rank ek; the JSON has its shape.
  */
 @Timeout(300)
+@StartsProcesses
 class MolDynBenchCommandTest {
     @Test
     void tinyRunOfEveryVariant() throws Exception {

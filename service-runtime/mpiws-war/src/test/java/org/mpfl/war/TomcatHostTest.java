@@ -40,9 +40,10 @@ import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.SoapFault;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /**
- * The MPIWS web application ({@code target/axis2.war}, built before the tests) in a real Tomcat 10 —
+ * The MPIWS web application ({@code target/axis2.war}, built at package, before the full tier) in a real Tomcat 10 —
  * Debian's {@code tomcat10} from {@code /usr/share/tomcat10}, run as a child JVM with its own
  * {@code CATALINA_BASE} in a temporary directory (a free HTTP port, no shutdown port) — joins an
  * engine as a host, next to an {@code mpflc host} process: the engine deploys the generated service
@@ -54,6 +55,7 @@ import org.mpfl.ir.files.FileTrees;
  * from the WSDL Tomcat serves and aborts its domain.
  */
 @Timeout(300)
+@StartsProcesses
 class TomcatHostTest {
     static final Path TOMCAT_HOME = Path.of("/usr/share/tomcat10");
     static final Path WAR = Path.of("target/axis2.war").toAbsolutePath();

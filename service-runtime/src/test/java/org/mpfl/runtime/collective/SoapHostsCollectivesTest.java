@@ -16,12 +16,14 @@ import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The collective suite between two separate service-host processes (child JVMs): ranks placed
  * round-robin, started with the MPIWS {@code run} operation and checked with {@code status}; once
  * with every message over SOAP/HTTP, once with the automatic transport choice.
  */
+@StartsProcesses
 class SoapHostsCollectivesTest {
     private static final String SERVICE = "mpfl.test.CollectiveSuite";
     private static final String TESTS = "broadcastEveryRootAlgorithmAndLength,scatterBlockDistribution,"

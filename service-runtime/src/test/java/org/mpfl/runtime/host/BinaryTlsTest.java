@@ -36,6 +36,8 @@ import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
+import org.mpfl.testing.LabPki;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The binary channel over TLS between two real TLS service-host processes (started with the binary
@@ -47,6 +49,7 @@ import org.mpfl.runtime.transport.binary.BinaryTransport;
  * handshake.
  */
 @Timeout(240)
+@StartsProcesses
 class BinaryTlsTest {
     @TempDir
     static Path dir;

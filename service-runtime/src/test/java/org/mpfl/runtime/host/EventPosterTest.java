@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.testing.Await;
 
 /**
  * A rank's events outlive an engine that is away (issue 14): with nothing listening at the callback
@@ -99,11 +100,8 @@ class EventPosterTest {
         Thread.sleep(1_500);
         AtomicInteger posts = new AtomicInteger();
         List<JsonNode> got = engine(port, 200, posts);
-        long end = System.currentTimeMillis() + 30_000;
-        while (got.stream().noneMatch(e -> "DONE".equals(e.path("state").asText()))) {
-            assertTrue(System.currentTimeMillis() < end, "the final state did not arrive: " + got.size() + " events");
-            Thread.sleep(50);
-        }
+        Await.until(Duration.ofSeconds(60), () -> "the final state arrives (" + got.size() + " events)",
+                () -> got.stream().anyMatch(e -> "DONE".equals(e.path("state").asText())), Boolean.TRUE::equals);
         List<Long> seqs = new ArrayList<>();
         got.forEach(e -> seqs.add(e.path("seq").asLong()));
         for (int i = 1; i < seqs.size(); i++) {
@@ -144,11 +142,7 @@ class EventPosterTest {
         engine(port, 503, posts);
         EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", threads, EventPoster.client(TlsSettings.NONE));
         poster.post(event(0, RankEvent.Type.STATE, "DONE", null, null, null));
-        long end = System.currentTimeMillis() + 10_000;
-        while (posts.get() < 3) {
-            assertTrue(System.currentTimeMillis() < end, "503 was not retried: " + posts.get() + " POST(s)");
-            Thread.sleep(50);
-        }
+        Await.until(Duration.ofSeconds(30), "503 retried twice", posts::get, n -> n >= 3);
         assertEquals(0, poster.dropped(), "the event is kept until the engine takes it");
     }
 }

@@ -18,12 +18,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc host --binary-port P}: the binary channel listens on the port given (so that a firewall
  * between hosts can open it), as a real host process; a port already taken stops the host with a
  * message naming the channel and the address; a value that is no port is a usage error (exit 2).
  */
+@StartsProcesses
 class HostBinaryPortTest {
     /** A port free a moment ago on loopback (the host binds it right after; another process taking it meanwhile is unlikely). */
     static int freePort() throws IOException {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The class-data sharing archive of the hosts ({@code mpfl.host.cdsArchive}, which {@code bin/mpflc}
@@ -21,6 +22,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  * exists and not otherwise, and a host given a stale or corrupt archive (say, left from another build)
  * still starts and serves — the JVM ignores an archive that does not match, silently.
  */
+@StartsProcesses
 class HostCdsArchiveTest {
     private static String commandLine(Process p) throws Exception {
         return new String(Files.readAllBytes(Path.of("/proc/" + p.pid() + "/cmdline")), StandardCharsets.UTF_8)

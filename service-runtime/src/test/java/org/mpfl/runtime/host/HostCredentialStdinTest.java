@@ -24,6 +24,8 @@ import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.ProcFiles;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * A host that gets its engine's URL and credential on standard input after its start ({@code mpflc host
@@ -33,6 +35,7 @@ import org.mpfl.protocol.launch.HostProcesses;
  * exits saying so.
  */
 @Timeout(180)
+@StartsProcesses
 class HostCredentialStdinTest {
     @TempDir
     Path logs;

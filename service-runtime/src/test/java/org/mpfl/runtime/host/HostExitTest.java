@@ -11,12 +11,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * A host asked to end (SIGTERM, as {@code mpflc run --local} ends its hosts) exits promptly although a
  * client still holds an idle keep-alive HTTP connection to it: the exit does not wait for Axis2's
  * worker on that connection (it did, ~3 s, after every local run).
  */
+@StartsProcesses
 class HostExitTest {
     @Test
     void aHostEndsPromptlyWithAnIdleKeepAliveConnectionOpen() throws Exception {

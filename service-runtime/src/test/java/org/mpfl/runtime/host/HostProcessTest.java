@@ -24,12 +24,14 @@ import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The service-host process as launchers see it: the ready line, the engine announcement and
  * heartbeats with the host's credential (taken from the environment, never the command line),
  * deployment needing the engine's key for this host (not its secret, not another host's key), and that closing the testkit leaves no process behind.
  */
+@StartsProcesses
 class HostProcessTest {
     /** A trivial program for the {@code --service} option. */
     public static final class Nothing implements org.mpfl.runtime.api.RankProgram {

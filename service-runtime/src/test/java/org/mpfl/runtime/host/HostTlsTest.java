@@ -23,6 +23,8 @@ import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.p2p.ScenarioProgram;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
+import org.mpfl.testing.LabPki;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * TLS of a service host: the flags read into key material (PEM and PKCS#12) with clear errors, the
@@ -31,6 +33,7 @@ import org.mpfl.runtime.transport.binary.BinaryTransport;
  * inside TLS (and one with {@code --no-binary} that has none), one bound to the wildcard address without TLS that warns.
  */
 @Timeout(180)
+@StartsProcesses
 class HostTlsTest {
     @TempDir
     static Path dir;

@@ -34,6 +34,7 @@ import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.interp.InterpreterService;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * A generated archive compiled with the runtime bundled ({@code mpflc compile --bundle-runtime}) in a
@@ -43,6 +44,7 @@ import org.mpfl.runtime.interp.InterpreterService;
  * handler chain to the archive's own receivers.
  */
 @Timeout(180)
+@StartsProcesses
 class StockAxis2ContainerTest {
     private static final String DOCUMENT = """
             <?xml version="1.0" encoding="UTF-8"?>

@@ -34,6 +34,7 @@ import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.digest.Sha256;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Checkpoints between real processes: the checkpoint document's archive deployed in two service-host
@@ -44,6 +45,7 @@ import org.mpfl.protocol.digest.Sha256;
  * uploaded parts of one checkpoint and ends with the outputs of the uninterrupted run.
  */
 @Timeout(240)
+@StartsProcesses
 class CheckpointUploadTest {
     private static final int RANKS = 4;
     @TempDir

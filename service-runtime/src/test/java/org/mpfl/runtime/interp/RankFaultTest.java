@@ -51,7 +51,9 @@ class RankFaultTest {
             InterpreterHarness.RankRecord other = r.rank(rank);
             assertTrue(other.aborted(), "rank " + rank + " was aborted: " + other.failure);
             long lag = TimeUnit.NANOSECONDS.toMillis(other.endedNanos - faultEnd);
-            assertTrue(lag < 2_000, "rank " + rank + " ended " + lag + " ms after the fault");
+            // the point: the abort ends them, not their receive's timeout (30 s); usually within 100 ms,
+            // 10 s holds on a loaded 2-core machine
+            assertTrue(lag < 10_000, "rank " + rank + " ended " + lag + " ms after the fault");
         }
     }
 
@@ -108,7 +110,8 @@ class RankFaultTest {
         assertEquals(1, r.faultingRank());
         assertTrue(r.rank(0).aborted(), "rank 0 ends as aborted, not faulted: " + r.rank(0).failure);
         long lag = TimeUnit.NANOSECONDS.toMillis(r.rank(0).endedNanos - r.rank(1).endedNanos);
-        assertTrue(lag < 2_000, "rank 0 left its compute " + lag + " ms after the fault");
+        // the point: the abort stops the compute, which would sleep 30 s; 10 s holds on a loaded 2-core machine
+        assertTrue(lag < 10_000, "rank 0 left its compute " + lag + " ms after the fault");
     }
 
     /**

@@ -22,6 +22,7 @@ import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Admission before allocation, attacked over real sockets against a real service-host process
@@ -32,6 +33,7 @@ import org.mpfl.runtime.transport.Envelope;
  * and an authenticated connection left idle is closed. Meanwhile a legitimate run between the two
  * hosts over the binary channel succeeds.
  */
+@StartsProcesses
 class AdmissionAttackTest {
     private static final long HANDSHAKE_MS = 2000;
     private static final long IDLE_MS = 3000;

@@ -20,6 +20,7 @@ import org.mpfl.runtime.p2p.gadget.Tripwire;
 import org.mpfl.runtime.p2p.gadget.TripwireMarks;
 import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.runtime.transport.Payload;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Someone who holds a domain's token (a compromised peer) sends {@code object} payloads that name
@@ -28,6 +29,7 @@ import org.mpfl.runtime.transport.Payload;
  * its static initialiser, constructor, setter or {@code readObject}: {@link Tripwire} marks each in a
  * system property), and the receiving rank goes on to receive an allowed value.
  */
+@StartsProcesses
 class ObjectPayloadAttackTest {
     private static final List<TransportFixture> FIXTURES = new ArrayList<>();
 

@@ -13,11 +13,13 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The messaging suite, over every fixture of {@link TransportFixtures#FACTORIES} (local, binary
  * between two in-JVM hosts, binary between two processes; R2 adds SOAP there).
  */
+@StartsProcesses
 class P2PMessagingSuiteTest {
     private static final Duration RUN_LIMIT = Duration.ofSeconds(60);
     private static List<TransportFixture> fixtures;

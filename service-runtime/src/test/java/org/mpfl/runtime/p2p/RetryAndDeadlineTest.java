@@ -124,7 +124,8 @@ class RetryAndDeadlineTest {
         long t0 = System.nanoTime();
         DeliveryException e = assertThrows(DeliveryException.class, () -> sender.recv(1, 0, Duration.ofSeconds(10)));
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertTrue(ms < 3000, "failed after " + ms + " ms");
+        // the point: the 300 ms delivery deadline fails it, not the receive's 10 s; 8 s holds on a loaded 2-core machine
+        assertTrue(ms < 8000, "failed after " + ms + " ms");
         assertTrue(e.getMessage().contains("to rank 1") && e.getMessage().contains("injected"), e.getMessage());
     }
 }

@@ -27,6 +27,7 @@ import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.soap.SoapTransport;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * Batched SOAP stores ({@code storeBatch}, several envelopes in one MTOM package) into a real
@@ -36,6 +37,7 @@ import org.mpfl.runtime.transport.soap.SoapTransport;
  * with a forged proof is refused before its (never sent) 100 MB payload is read — the envelope
  * before it in the same request is still delivered.
  */
+@StartsProcesses
 class SoapBatchTest {
     private static HostProcesses hosts;
     private static final MpiwsClient CLIENT = new MpiwsClient(Duration.ofSeconds(30));

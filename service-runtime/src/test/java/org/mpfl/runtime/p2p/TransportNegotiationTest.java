@@ -200,7 +200,8 @@ class TransportNegotiationTest {
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         // one probe (bounded by the probe timeout), not a stall on the silenced old connection
-        assertTrue(ms < DomainTransports.PROBE_TIMEOUT_MS + 1500, "20 messages took " + ms + " ms");
+        // (a stall would last until the receives' 10 s timeout; the probe plus 6 s holds on a loaded 2-core machine)
+        assertTrue(ms < DomainTransports.PROBE_TIMEOUT_MS + 6000, "20 messages took " + ms + " ms");
         assertTrue(soap.stores.get() >= 20, "SOAP carried " + soap.stores.get());
         assertEquals("soap", a.registry().domain(second[0].domainId()).transports()
                 .select(second[1].endpoints().get(1), "auto").name());
@@ -227,7 +228,8 @@ class TransportNegotiationTest {
             assertEquals("binary", d.select(answering, "auto").name());
             assertEquals("local", d.select(self, "auto").name());
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(ms < 500, "a refused port should be decided at once, took " + ms + " ms");
+            // the point: a refused port is decided at once, not after the probe timeout (the bound)
+            assertTrue(ms < DomainTransports.PROBE_TIMEOUT_MS, "a refused port should be decided at once, took " + ms + " ms");
             // forced modes do not fall back
             assertEquals("binary", d.select(refusing, "binary").name());
             assertEquals("soap", d.select(answering, "soap").name());

@@ -1,7 +1,7 @@
 package org.mpfl.runtime.settings;
 
 import org.junit.jupiter.api.Test;
-import org.mpfl.ir.settings.SettingsDoc;
+import org.mpfl.testing.SettingsDoc;
 
 class RuntimeSettingsDocTest {
     @Test

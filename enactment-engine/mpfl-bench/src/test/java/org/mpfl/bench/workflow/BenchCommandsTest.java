@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /** Options, JSON shapes and the document rewriting of {@code mpflc bench mediator} and {@code mpflc bench moldyn}. */
 @Timeout(240)
@@ -116,6 +117,7 @@ class BenchCommandsTest {
 
     /** A tiny real run through mpflc's dispatch (bench → "bench mediator"): one JSON object of the documented shape. */
     @Test
+    @StartsProcesses
     void mediatorJsonOnATinyRun() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();

@@ -16,6 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /** Options and a tiny real run of {@code mpflc bench first-run} (one run per variant of the ring through bin/mpflc). */
 class FirstRunBenchCommandTest {
@@ -46,6 +47,7 @@ class FirstRunBenchCommandTest {
     }
 
     @Test
+    @StartsProcesses
     void tinyRunPrintsBothVariantsAndAPlot() throws Exception {
         Path dir = Files.createTempDirectory("mpfl-bench-first-run-test-");
         try {

@@ -22,9 +22,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /** Options, the checked values and a tiny real run of {@code mpflc bench lab} in network namespaces. */
 @Timeout(300)
+@StartsProcesses
 class LabBenchCommandTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The engine tests' convention (NetworkLab): set to 1 to skip, not fail, where namespaces cannot be made. */

@@ -24,6 +24,7 @@ import org.mpfl.bench.mediator.exchange.ExchangeInit;
 import org.mpfl.bench.mediator.exchange.ExchangeUpdate;
 import org.mpfl.bench.mediator.exchange.RankOfProcess;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * The mediator mode over two real service-host processes: the exchange workflow enacted by the
@@ -31,6 +32,7 @@ import org.mpfl.ir.files.FileTrees;
  * match the activities applied in-process; a failing step names its round and rank.
  */
 @Timeout(240)
+@StartsProcesses
 class MediatorModeTest {
     static final int P = 2;
     static final int ITERATIONS = 3;

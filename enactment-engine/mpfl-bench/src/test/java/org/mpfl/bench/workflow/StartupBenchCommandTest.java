@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.StartsProcesses;
 
 /** Options, JSON shape and a tiny real run of {@code mpflc bench startup}. */
 @Timeout(240)
@@ -61,6 +62,7 @@ class StartupBenchCommandTest {
 
     /** A tiny real run through mpflc's dispatch (bench → "bench startup"): the documented JSON object, and a plot. */
     @Test
+    @StartsProcesses
     void jsonOnATinyRun() throws Exception {
         Path dir = Files.createTempDirectory("mpfl-bench-startup-test-");
         try {

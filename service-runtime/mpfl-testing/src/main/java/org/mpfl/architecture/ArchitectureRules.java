@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 
 /**
  * The architecture rules every module checks its own production classes against (each module's
- * {@code ArchitectureTest}); shared through this module's test-jar so that there is one way to say
+ * {@code ArchitectureTest}); shared through mpfl-testing so that there is one way to say
  * "no package cycles" and "dependencies point down". {@link ArchitectureRulesTest} proves that each
  * rule fails on a cycle and on an upward dependency.
  */
@@ -63,6 +63,16 @@ public final class ArchitectureRules {
             throw new IllegalStateException("no " + classes.toAbsolutePath() + ": run the module's tests from its directory");
         }
         return new ClassFileImporter().importPath(classes);
+    }
+
+    /**
+     * The production classes of the module that holds {@code anyOfItsClasses} (its jar, or its
+     * {@code target/classes} in a reactor build): for the modules below mpfl-testing (mpfl-ir,
+     * mpiws-protocol), whose architecture tests live in mpfl-testing because they cannot depend on it.
+     */
+    public static JavaClasses classesOf(Class<?> anyOfItsClasses) {
+        java.net.URL where = anyOfItsClasses.getProtectionDomain().getCodeSource().getLocation();
+        return new ClassFileImporter().importUrl(where);
     }
 
     /** No cycle between the packages below {@code rootPackage} (each package, at any depth, is one slice). */

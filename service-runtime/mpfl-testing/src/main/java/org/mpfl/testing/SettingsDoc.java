@@ -1,4 +1,4 @@
-package org.mpfl.ir.settings;
+package org.mpfl.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.mpfl.ir.settings.SettingsTable;
 
 /**
  * The check behind every component's settings-doc test (shared through the test-jar): the table of the

@@ -1,4 +1,4 @@
-package org.mpfl.runtime.host;
+package org.mpfl.testing;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 

@@ -3,7 +3,7 @@ package org.mpfl.protocol.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
-import org.mpfl.ir.settings.SettingsDoc;
+import org.mpfl.testing.SettingsDoc;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsSettings;
 

@@ -1,4 +1,6 @@
-package org.mpfl.ir.cli;
+package org.mpfl.testing;
+
+import org.mpfl.ir.cli.Commands;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -7,7 +9,7 @@ import java.util.List;
 
 /**
  * One {@code mpflc} command line run in this JVM as a user runs it ({@link Commands#run}), with its exit
- * code and what it printed on stdout and stderr. Shared by the modules' command tests (test-jar).
+ * code and what it printed on stdout and stderr. Shared by the modules' command tests.
  *
  * @param exit the exit code
  * @param out  standard output

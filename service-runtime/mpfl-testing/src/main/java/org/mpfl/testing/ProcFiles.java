@@ -1,4 +1,4 @@
-package org.mpfl.runtime.host;
+package org.mpfl.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
