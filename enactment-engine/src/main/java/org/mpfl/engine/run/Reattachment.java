@@ -258,7 +258,8 @@ public final class Reattachment {
                     refusedSince.remove(p.hostId());
                 }
             }
-            if (run.state().isFinal()) {
+            // a run that ended on its last rank's answer was still re-attached to: say so below
+            if (run.state().isFinal() && !unconfirmed.isEmpty()) {
                 return true;
             }
         }
