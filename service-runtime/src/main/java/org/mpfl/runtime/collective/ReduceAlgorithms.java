@@ -80,11 +80,9 @@ final class ReduceAlgorithms {
             return fold.acc;
         }
         Object acc = fold.acc;
-        int newRank = fold.newRank;
         int tag = Tags.of(seq, Tags.ALLREDUCE);
         for (int d = 1; d < p2; d <<= 1) {
-            int partnerNew = newRank ^ d;
-            int partner = fold.partner(partnerNew);
+            int partner = fold.partner(fold.newRank ^ d);
             // acc is internal and never modified after this send, so the send is not waited for
             ch.isend(acc, partner, tag);
             Object theirs = ch.recv(partner, tag).value();

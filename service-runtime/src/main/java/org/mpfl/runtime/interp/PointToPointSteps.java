@@ -46,16 +46,15 @@ final class PointToPointSteps {
     }
 
     private void send(IrActivity.Send x, Frame f) {
-        Outgoing out = Outgoing.of(x.comm(), x.to(), x.tag(), x.data(), f);
+        Outgoing out = Outgoing.reached("send", x.at(), x.comm(), x.to(), x.tag(), x.data(), f);
+        if (out.to() == Communicator.PROC_NULL) {
+            return;
+        }
         RankState rank = out.rank();
         Communicator comm = out.comm();
         int to = out.to();
         int tag = out.tag();
         Object value = out.value();
-        rank.monitor().reached("send", x.at());
-        if (to == Communicator.PROC_NULL) {
-            return;
-        }
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
         RankActivityMonitor.Blocking b = rank.monitor().begin("send", x.at(),
                 () -> out.describe(synchronous)
@@ -137,20 +136,16 @@ final class PointToPointSteps {
     }
 
     private void isend(IrActivity.ISend x, Frame f) {
-        Outgoing out = Outgoing.of(x.comm(), x.to(), x.tag(), x.data(), f);
-        RankState rank = out.rank();
-        Communicator comm = out.comm();
-        int to = out.to();
-        int tag = out.tag();
-        Object value = out.value();
-        rank.monitor().reached("isend", x.at());
+        Outgoing out = Outgoing.reached("isend", x.at(), x.comm(), x.to(), x.tag(), x.data(), f);
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
-        Request r = synchronous ? comm.issend(value, to, tag) : comm.isend(value, to, tag);
-        if (to != Communicator.PROC_NULL) {
-            rank.messages().sent();
+        Request r = synchronous ? out.comm().issend(out.value(), out.to(), out.tag())
+                : out.comm().isend(out.value(), out.to(), out.tag());
+        boolean peerNull = out.to() == Communicator.PROC_NULL;
+        if (!peerNull) {
+            out.rank().messages().sent();
         }
         Supplier<String> what = () -> "request " + x.request() + ": " + out.describe(synchronous);
-        rank.requests().start(x.request(), new PendingRequests.Pending(x, r, what, to == Communicator.PROC_NULL));
+        out.rank().requests().start(x.request(), new PendingRequests.Pending(x, r, what, peerNull));
     }
 
     private void irecv(IrActivity.IRecv x, Frame f) {
@@ -192,15 +187,21 @@ final class PointToPointSteps {
         }
     }
 
-    /** A send's (send, isend) operands, worked out in the order a fault must surface: peer, tag, then the value. */
+    /**
+     * A send's (send, isend) operands, worked out in the order a fault must surface: peer, tag, then
+     * the value; then the activity is reported reached.
+     */
     private record Outgoing(RankState rank, Communicator comm, int to, int tag, Object value) {
-        static Outgoing of(String commName, IrExpr toExpr, IrExpr tagExpr, IrExpr data, Frame f) {
+        static Outgoing reached(String activity, SourceLocation at, String commName, IrExpr toExpr, IrExpr tagExpr,
+                                IrExpr data, Frame f) {
             RankState rank = f.rank();
             Communicator comm = rank.communicators().get(commName);
             Operands ops = Operands.in(f);
             int to = Addressing.destination(toExpr, ops, comm.name(), comm.size());
             int tag = Addressing.sendTag(tagExpr, ops);
-            return new Outgoing(rank, comm, to, tag, ExpressionEvaluator.evaluate(data, f));
+            Object value = ExpressionEvaluator.evaluate(data, f);
+            rank.monitor().reached(activity, at);
+            return new Outgoing(rank, comm, to, tag, value);
         }
 
         /** {@code send to 3 tag 0 comm world} ({@code ssend to …} when synchronous). */
