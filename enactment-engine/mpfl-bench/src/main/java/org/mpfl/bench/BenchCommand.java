@@ -110,11 +110,7 @@ public final class BenchCommand implements CliCommand {
             .value("--sizes", "1,10,...", SIZES.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")),
                     "message sizes (doubles)")
             .value("--transports", "soap,binary,local", String.join(",", TRANSPORTS), "the transports measured")
-            .value("--scale", "X", "1", "iteration scale")
-            .with(PeerRuns.Options::declare)
-            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_HOST_JVM_ARGS))
-            .with(BenchOptions::output)
-            .with(BenchOptions::saved);
+            .with(BenchOptions::measuredAgainstPeers);
 
     /** Parses the arguments after {@code p2p}. */
     static Options parse(List<String> args) throws UsageException {

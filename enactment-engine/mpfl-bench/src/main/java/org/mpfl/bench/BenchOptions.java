@@ -21,6 +21,19 @@ public final class BenchOptions {
                 .value("--from", "FILE.json", "show (and plot) a run saved with --save instead of measuring");
     }
 
+    /**
+     * What a benchmark measured beside MPJ Express and Open MPI takes after its own options:
+     * {@code --scale X}, the peers' options, {@code --host-jvm-arg} (default
+     * {@link BenchCommand#DEFAULT_HOST_JVM_ARGS}), {@link #output} and {@link #saved}.
+     */
+    public static ArgumentSpec measuredAgainstPeers(ArgumentSpec spec) {
+        return spec.value("--scale", "X", "1", "iteration scale")
+                .with(PeerRuns.Options::declare)
+                .with(s -> hostJvmArgs(s, BenchCommand.DEFAULT_HOST_JVM_ARGS))
+                .with(BenchOptions::output)
+                .with(BenchOptions::saved);
+    }
+
     /** {@code --host-jvm-arg ARG}, repeatable: the benchmark hosts' JVM options instead of {@code defaults}. */
     public static ArgumentSpec hostJvmArgs(ArgumentSpec spec, List<String> defaults) {
         return spec.repeatable("--host-jvm-arg", "ARG", "a JVM option of the benchmark hosts (default "

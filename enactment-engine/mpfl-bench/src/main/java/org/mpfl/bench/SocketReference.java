@@ -182,67 +182,46 @@ public final class SocketReference {
 
         /** Median PingPong round trip in µs. */
         double pingPong(int n, int iters, int warm) throws IOException {
-            java.util.TimerTask limit = bound(LIMIT_MS);
-            try {
-                return pingPongUnbounded(n, iters, warm);
-            } finally {
-                limit.cancel();
-            }
+            return measure(0, 1, 1.0, n, iters, warm);
+        }
+
+        /** Median Ping*Pong total (11 messages) in µs. */
+        double pingStarPong(int n, int iters, int warm) throws IOException {
+            return measure(1, PingPongProgram.K, 2.0, n, iters, warm);
         }
 
         /** One measurement may take at most this long (then the reference fails instead of hanging). */
         private static final long LIMIT_MS = 10 * 60_000;
 
-        private double pingPongUnbounded(int n, int iters, int warm) throws IOException {
-            header(0, n, iters + warm);
-            Wire wire = new Wire(n);
-            double[] mine = new double[n * n];
-            java.util.Arrays.fill(mine, 1.0);
-            double[] t = new double[iters];
-            double[] last = null;
-            for (int i = -warm; i < iters; i++) {
-                long t0 = System.nanoTime();
-                wire.send(out, mine);
-                last = wire.receive(in);
-                long t1 = System.nanoTime();
-                if (i >= 0) {
-                    t[i] = (t1 - t0) / 1e3;
-                }
-            }
-            check(last, 1.0);
-            return PingPongProgram.median(t);
-        }
-
-        /** Median Ping*Pong total (11 messages) in µs. */
-        double pingStarPong(int n, int iters, int warm) throws IOException {
+        /**
+         * Median time in µs of {@code sends} messages out and the server's one back, in the server's
+         * {@code mode}, whose reply must hold {@code expect}; bounded by {@link #LIMIT_MS}.
+         */
+        private double measure(int mode, int sends, double expect, int n, int iters, int warm) throws IOException {
             java.util.TimerTask limit = bound(LIMIT_MS);
             try {
-                return pingStarPongUnbounded(n, iters, warm);
+                header(mode, n, iters + warm);
+                Wire wire = new Wire(n);
+                double[] mine = new double[n * n];
+                java.util.Arrays.fill(mine, 1.0);
+                double[] t = new double[iters];
+                double[] last = null;
+                for (int i = -warm; i < iters; i++) {
+                    long t0 = System.nanoTime();
+                    for (int k = 0; k < sends; k++) {
+                        wire.send(out, mine);
+                    }
+                    last = wire.receive(in);
+                    long t1 = System.nanoTime();
+                    if (i >= 0) {
+                        t[i] = (t1 - t0) / 1e3;
+                    }
+                }
+                check(last, expect);
+                return PingPongProgram.median(t);
             } finally {
                 limit.cancel();
             }
-        }
-
-        private double pingStarPongUnbounded(int n, int iters, int warm) throws IOException {
-            header(1, n, iters + warm);
-            Wire wire = new Wire(n);
-            double[] mine = new double[n * n];
-            java.util.Arrays.fill(mine, 1.0);
-            double[] t = new double[iters];
-            double[] last = null;
-            for (int i = -warm; i < iters; i++) {
-                long t0 = System.nanoTime();
-                for (int k = 0; k < PingPongProgram.K; k++) {
-                    wire.send(out, mine);
-                }
-                last = wire.receive(in);
-                long t1 = System.nanoTime();
-                if (i >= 0) {
-                    t[i] = (t1 - t0) / 1e3;
-                }
-            }
-            check(last, 2.0);
-            return PingPongProgram.median(t);
         }
 
         private static void check(double[] got, double expect) throws IOException {

@@ -15,10 +15,7 @@ import org.mpfl.ir.cli.CliCommand;
  */
 public final class ResumeCommand implements CliCommand {
     private static final ArgumentSpec SPEC = ArgumentSpec.of("resume", "Starts a new attempt of a FAILED or CANCELLED run from its newest usable checkpoint (from the start without one).")
-            .positional("RUN", "the run's id")
-            .with(EngineOptions::client)
-            .flag("--follow", "follow the run like mpflc run does, to its end")
-            .flag("--json", "print the run as one JSON object");
+            .with(RunFollower::runOptions);
     @Override
     public String name() {
         return "resume";
@@ -45,7 +42,7 @@ public final class ResumeCommand implements CliCommand {
             out.println("run " + id + " resumed (" + r.path("state").asText() + ")");
             return 0;
         }
-        JsonNode last = RunFollower.follow(client, id, 0, args.flag("--json") ? null : err);
+        JsonNode last = RunFollower.follow(client, args, err);
         return RunCommand.report(last, out, err, args.flag("--json"));
     }
 }

@@ -3,6 +3,8 @@ package org.mpfl.engine.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintStream;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
 
 /**
  * Follows a run by polling {@code GET /api/runs/{id}} until it ends, drawing a progress bar on
@@ -22,6 +24,20 @@ final class RunFollower {
     private static final long UNREACHABLE_LIMIT_MS = 30_000;
 
     private RunFollower() {
+    }
+
+    /** {@code RUN --engine URL [--follow] [--json]}: the options of a command that shows or follows one run. */
+    static ArgumentSpec runOptions(ArgumentSpec spec) {
+        return spec
+                .positional("RUN", "the run's id")
+                .with(EngineOptions::client)
+                .flag("--follow", "follow the run like mpflc run does, to its end")
+                .flag("--json", "print the run as one JSON object");
+    }
+
+    /** Follows the run {@code RUN} names, drawing progress on {@code err} unless {@code --json} asks for JSON only. */
+    static JsonNode follow(EngineClient client, Arguments args, PrintStream err) throws Exception {
+        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err);
     }
 
     static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress) throws Exception {

@@ -14,10 +14,7 @@ import org.mpfl.ir.cli.CliCommand;
  */
 public final class StatusCommand implements CliCommand {
     private static final ArgumentSpec SPEC = ArgumentSpec.of("status", "Shows a run: its state, its ranks (state, progress, activity and location, what a blocked rank waits for), outputs or error; exit 0 only if it SUCCEEDED.")
-            .positional("RUN", "the run's id")
-            .with(EngineOptions::client)
-            .flag("--follow", "follow the run like mpflc run does, to its end")
-            .flag("--json", "print the run as one JSON object");
+            .with(RunFollower::runOptions);
     @Override
     public String name() {
         return "status";
@@ -33,7 +30,7 @@ public final class StatusCommand implements CliCommand {
         Arguments args = SPEC.parse(argList);
         String id = args.positional("RUN");
         EngineClient client = EngineOptions.connect(args);
-        JsonNode run = args.flag("--follow") ? RunFollower.follow(client, id, 0, args.flag("--json") ? null : err)
+        JsonNode run = args.flag("--follow") ? RunFollower.follow(client, args, err)
                 : client.get("/api/runs/" + id);
         if (args.flag("--json")) {
             return RunCommand.report(run, out, err, true);

@@ -54,6 +54,18 @@ public sealed interface IrActivity {
     /** Location of the element's start tag. */
     SourceLocation at();
 
+    /** The element name of an activity, as written in the document (its {@code "kind"}). */
+    static String elementName(IrActivity a) {
+        String simple = a.getClass().getSimpleName();
+        return switch (simple) {
+            case "ISend" -> "isend";
+            case "IRecv" -> "irecv";
+            case "SendRecv" -> "sendrecv";
+            case "WaitAll" -> "waitall";
+            default -> simple.toLowerCase(Locale.ROOT);
+        };
+    }
+
     /** Marker of the activities that communicate (point-to-point and collective); handy for the communication check. */
     sealed interface Communication extends IrActivity {
         /** The communicator name: {@code world}, a process name, or a split/cartesian name. */

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.diag.SourceLocation;
 
 /** The kinds of {@link Blocker}: requests (point-to-point), a collective, the branches of a parallel. */
@@ -79,7 +80,7 @@ final class Blockers {
 
         @Override
         public String describe() {
-            return "<" + CommunicationReporter.kind(slot.arrivals[commRank].activity()) + "> on comm " + slot.comm.name()
+            return "<" + IrActivity.elementName(slot.arrivals[commRank].activity()) + "> on comm " + slot.comm.name()
                     + " waits for " + CommunicationReporter.ranks(slot.missing());
         }
 

@@ -60,7 +60,7 @@ final class CollectiveResults {
         } else if (activity instanceof IrActivity.Cartesian c) {
             cartesian(slot, c, results);
         } else if (!(activity instanceof IrActivity.Barrier) && !(activity instanceof IrActivity.Checkpoint)) {
-            Unknown unknown = new Unknown(intoOf(activity), "the result of <" + CommunicationReporter.kind(activity) + "> at "
+            Unknown unknown = new Unknown(intoOf(activity), "the result of <" + IrActivity.elementName(activity) + "> at "
                     + activity.at() + " (the check does not follow gathered, scattered or exchanged data)");
             Arrays.fill(results, unknown);
         }
@@ -69,7 +69,7 @@ final class CollectiveResults {
 
     /** Numbers gathered in rank order: scalars into an array of their type, arrays concatenated; anything else is not followed. */
     private static Object gather(CollectiveRendezvous.Arrival[] arrivals, IrActivity activity) {
-        Unknown notFollowed = new Unknown(intoOf(activity), "the result of <" + CommunicationReporter.kind(activity) + "> at "
+        Unknown notFollowed = new Unknown(intoOf(activity), "the result of <" + IrActivity.elementName(activity) + "> at "
                 + activity.at() + " (the check follows gathered numbers only, up to " + MAX_GATHERED + " of them)");
         Object first = arrivals[0].contribution();
         long total = 0;
@@ -147,7 +147,7 @@ final class CollectiveResults {
             }
             return r;
         } else if (acc.getClass().isArray() || value.getClass().isArray()) {
-            return RankStop.fault(activity.at(), "element-wise <" + CommunicationReporter.kind(activity)
+            return RankStop.fault(activity.at(), "element-wise <" + IrActivity.elementName(activity)
                     + "> of arrays of different lengths (" + Values.length(acc) + " and " + Values.length(value) + ")");
         }
         return scalar(acc, value, op);

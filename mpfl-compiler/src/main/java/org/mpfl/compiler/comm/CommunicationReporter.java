@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import org.mpfl.ir.diag.Diagnostic;
@@ -25,18 +24,6 @@ final class CommunicationReporter {
 
     CommunicationReporter(Diagnostics diagnostics) {
         this.diagnostics = diagnostics;
-    }
-
-    /** The element name of an activity, as written in the document. */
-    static String kind(IrActivity a) {
-        String simple = a.getClass().getSimpleName();
-        return switch (simple) {
-            case "ISend" -> "isend";
-            case "IRecv" -> "irecv";
-            case "SendRecv" -> "sendrecv";
-            case "WaitAll" -> "waitall";
-            default -> simple.toLowerCase(Locale.ROOT);
-        };
     }
 
     /** {@code rank 3}, {@code ranks 0-2}, {@code ranks 0, 2, 5-7}. */
@@ -108,12 +95,12 @@ final class CommunicationReporter {
      * shown only when every group reached the same kind of collective (otherwise the kind is the difference).
      */
     static ArrivalGroups group(List<CollectiveRendezvous.Arrival> arrivals) {
-        boolean sameKind = arrivals.stream().map(a -> kind(a.activity())).distinct().count() == 1;
+        boolean sameKind = arrivals.stream().map(a -> IrActivity.elementName(a.activity())).distinct().count() == 1;
         Map<String, TreeSet<Integer>> groups = new LinkedHashMap<>();
         Map<String, SourceLocation> where = new LinkedHashMap<>();
         Map<String, String> what = new LinkedHashMap<>();
         for (CollectiveRendezvous.Arrival a : arrivals) {
-            String collective = sameKind ? a.signature() : "<" + kind(a.activity()) + ">";
+            String collective = sameKind ? a.signature() : "<" + IrActivity.elementName(a.activity()) + ">";
             String key = collective + " at " + a.activity().at();
             groups.computeIfAbsent(key, k -> new TreeSet<>()).add(a.rank().worldRank());
             where.putIfAbsent(key, a.activity().at());

@@ -39,7 +39,7 @@ final class MessageTyping {
         if (sent == null || expected == null || fits(sent, expected) || !reported.add(List.of(message.at, receive.at))) {
             return;
         }
-        reporter.error(receive.at, "<" + CommunicationReporter.kind(receive.origin) + "> into '" + into.variable() + "' of type "
+        reporter.error(receive.at, "<" + IrActivity.elementName(receive.origin) + "> into '" + into.variable() + "' of type "
                 + expected.spelling() + " matches the " + sent.spelling() + " that rank " + message.owner.worldRank()
                 + " sends at " + message.at + " (" + message.describeTag() + ", comm " + message.comm.name() + "); " + sent.spelling()
                 + " does not fit " + expected.spelling() + " (only numeric scalars widen): the run fails here on rank "

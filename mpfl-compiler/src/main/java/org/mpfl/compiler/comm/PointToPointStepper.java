@@ -113,7 +113,7 @@ final class PointToPointStepper {
         if (requests.isEmpty()) {
             return;
         }
-        t.blocker = new Blockers.RequestWait(a.at(), "<" + CommunicationReporter.kind(a) + ">", requests, thread -> {
+        t.blocker = new Blockers.RequestWait(a.at(), "<" + IrActivity.elementName(a) + ">", requests, thread -> {
             for (Request r : requests) {
                 if (r.origin instanceof IrActivity.IRecv x) {
                     deliver(thread, r, x.into(), x.source(), x.gottag());

@@ -106,11 +106,11 @@ final class ProgramStepper {
             } catch (RuntimeFault fault) {
                 throw RankStop.fault(fault.location() == null ? a.at() : fault.location(), fault.getMessage());
             } catch (UnknownValueException unknown) {
-                throw RankStop.undecided(a.at(), "the communication after this <" + CommunicationReporter.kind(a)
+                throw RankStop.undecided(a.at(), "the communication after this <" + IrActivity.elementName(a)
                         + "> depends on run-time data (it uses " + unknown.explain() + ")");
             } catch (RuntimeException unexpected) {
                 // never let a document crash the compiler: say what was not followed instead
-                throw RankStop.undecided(a.at(), "the check could not follow this <" + CommunicationReporter.kind(a) + "> ("
+                throw RankStop.undecided(a.at(), "the check could not follow this <" + IrActivity.elementName(a) + "> ("
                         + unexpected + ")");
             }
         }
@@ -302,7 +302,7 @@ final class ProgramStepper {
         Communicator comm = rank.communicator(a.comm(), a.at());
         int me = comm.rankOf(rank.worldRank());
         Operands ops = SymbolicValues.operands(t, a);
-        String kind = CommunicationReporter.kind(a);
+        String kind = IrActivity.elementName(a);
         StringBuilder signature = new StringBuilder("<").append(kind).append(">");
         IrExpr rootExpr = CollectiveShape.root(a);
         Integer root = rootExpr == null ? null : Addressing.root(rootExpr, ops, comm.name(), comm.size());
@@ -354,7 +354,7 @@ final class ProgramStepper {
             throw stop;
         }
         SymbolicRank rank = t.rank;
-        rank.lastCollective = "<" + CommunicationReporter.kind(a) + "> on comm " + slot.comm.name() + " at " + a.at();
+        rank.lastCollective = "<" + IrActivity.elementName(a) + "> on comm " + slot.comm.name() + " at " + a.at();
         Integer root = slot.arrivals[me].root();
         IrTarget target = CollectiveShape.result(a, root != null && root == me);
         if (target != null) {
@@ -374,7 +374,7 @@ final class ProgramStepper {
         for (Map.Entry<String, Request> open : t.rank.requests().entrySet()) {
             Request r = open.getValue();
             reporter.error(x.at(), "request '" + open.getKey() + "' of rank " + t.rank.worldRank() + " (<"
-                    + CommunicationReporter.kind(r.origin) + "> at " + r.at + ") is still outstanding at this <checkpoint>;"
+                    + IrActivity.elementName(r.origin) + "> at " + r.at + ") is still outstanding at this <checkpoint>;"
                     + " <wait> for it before the checkpoint", List.of());
             throw new RankStop(RankStop.Reason.ERROR, x.at(), "request outstanding at a checkpoint");
         }

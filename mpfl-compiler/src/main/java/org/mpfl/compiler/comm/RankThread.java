@@ -5,7 +5,8 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import org.mpfl.ir.IrActivity;
-import org.mpfl.ir.eval.EvaluationEnvironment;
+import org.mpfl.ir.eval.PlacedRankEnvironment;
+import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.ir.semantics.ForRange;
 
 /**
@@ -15,7 +16,7 @@ import org.mpfl.ir.semantics.ForRange;
  * thread that started it), then the rank's variables and params; a variable holding an
  * {@link Unknown} makes the evaluation throw {@link UnknownValueException}.
  */
-final class RankThread implements EvaluationEnvironment {
+final class RankThread implements PlacedRankEnvironment {
 
     /** An activity list being executed. */
     static final class Body {
@@ -91,28 +92,13 @@ final class RankThread implements EvaluationEnvironment {
     }
 
     @Override
-    public int worldSize() {
-        return rank.layout().worldSize();
+    public ProcessLayout processLayout() {
+        return rank.layout();
     }
 
     @Override
-    public int processRank() {
-        return rank.processRank();
-    }
-
-    @Override
-    public int processSize() {
-        return rank.processSize();
-    }
-
-    @Override
-    public int firstRank(String process) {
-        return rank.layout().first(process);
-    }
-
-    @Override
-    public int rankCount(String process) {
-        return rank.layout().count(process);
+    public String ownProcess() {
+        return rank.process().name();
     }
 
     @Override

@@ -52,14 +52,6 @@ final class SymbolicRank {
         return layout;
     }
 
-    int processRank() {
-        return worldRank - layout.first(process.name());
-    }
-
-    int processSize() {
-        return layout.count(process.name());
-    }
-
     /** A variable's value, a param's value, or an {@link Unknown} for a param without value; null if neither. */
     Object read(String name) {
         if (variables.containsKey(name)) {

@@ -105,7 +105,7 @@ final class SymbolicValues {
                 try {
                     return read.get();
                 } catch (UnknownValueException unknown) {
-                    throw RankStop.undecided(a.at(), "the " + role + " of this <" + CommunicationReporter.kind(a)
+                    throw RankStop.undecided(a.at(), "the " + role + " of this <" + IrActivity.elementName(a)
                             + "> depends on run-time data (it uses " + unknown.explain() + ")");
                 }
             }

@@ -149,18 +149,9 @@ final class Broadcasts {
     }
 
     private static Object scatterAllgatherRoot(CollectiveChannel ch, int seq, Object value, int root, int[] children) {
-        int p = ch.size();
         int length = Seqs.length(value);
         long[] header = {typeCode(value), length};
-        List<Request> sends = new ArrayList<>(2 * children.length);
-        for (int c : children) {
-            sends.add(ch.isend(header, c, Tags.of(seq, Tags.BCAST_HEADER)));
-            int rel = BinomialTree.relative(c, root, p);
-            int from = BlockDistribution.offset(length, p, rel);
-            int to = BlockDistribution.offset(length, p, rel + BinomialTree.subtreeSize(rel, p));
-            sends.add(ch.isendRange(value, from, to - from, c, Tags.of(seq, Tags.BCAST_CHUNK)));
-        }
-        Requests.awaitAll(sends);
+        sendToSubtrees(ch, seq, header, value, root, children);
         // the root already holds every chunk: it only relays in the ring and never writes the caller's array
         ring(ch, seq, value, root, false);
         return value;
@@ -176,17 +167,27 @@ final class Broadcasts {
         int from = BlockDistribution.offset(length, p, rel);
         Object chunk = ch.recv(parent, Tags.of(seq, Tags.BCAST_CHUNK)).value();
         System.arraycopy(chunk, 0, result, from, Seqs.length(chunk));
+        sendToSubtrees(ch, seq, header, result, root, children);
+        ring(ch, seq, result, root, true);
+        return result;
+    }
+
+    /**
+     * The scatter half of scatter-allgather: sends each child the header and the chunks of its whole
+     * subtree (contiguous in relative ranks) out of {@code data}, and waits for the sends.
+     */
+    private static void sendToSubtrees(CollectiveChannel ch, int seq, long[] header, Object data, int root, int[] children) {
+        int p = ch.size();
+        int length = (int) header[1];
         List<Request> sends = new ArrayList<>(2 * children.length);
         for (int c : children) {
             sends.add(ch.isend(header, c, Tags.of(seq, Tags.BCAST_HEADER)));
-            int crel = BinomialTree.relative(c, root, p);
-            int cfrom = BlockDistribution.offset(length, p, crel);
-            int cto = BlockDistribution.offset(length, p, crel + BinomialTree.subtreeSize(crel, p));
-            sends.add(ch.isendRange(result, cfrom, cto - cfrom, c, Tags.of(seq, Tags.BCAST_CHUNK)));
+            int rel = BinomialTree.relative(c, root, p);
+            int from = BlockDistribution.offset(length, p, rel);
+            int to = BlockDistribution.offset(length, p, rel + BinomialTree.subtreeSize(rel, p));
+            sends.add(ch.isendRange(data, from, to - from, c, Tags.of(seq, Tags.BCAST_CHUNK)));
         }
         Requests.awaitAll(sends);
-        ring(ch, seq, result, root, true);
-        return result;
     }
 
     /**

@@ -74,29 +74,15 @@ final class ReduceAlgorithms {
      * get the result from it at the end.
      */
     static Object allreduceRecursiveDoubling(CollectiveChannel ch, int seq, Object operand, ReduceOp op) {
-        int p = ch.size();
-        int me = ch.rank();
-        int p2 = Integer.highestOneBit(p);
-        int extra = p - p2;
-        int foldTag = Tags.of(seq, Tags.ALLREDUCE_FOLD);
-        Object acc;
-        int newRank;
-        if (me < 2 * extra) {
-            if (me % 2 == 0) {
-                ch.send(operand, me + 1, foldTag);
-                return ch.recv(me + 1, foldTag).value();
-            }
-            acc = ch.recv(me - 1, foldTag).value();
-            Reductions.combine(op, acc, operand);
-            newRank = me / 2;
-        } else {
-            acc = Reductions.copy(operand);
-            newRank = me - extra;
+        int p2 = Integer.highestOneBit(ch.size());
+        Fold fold = Fold.in(ch, seq, operand, op);
+        if (fold.handedOff) {
+            return fold.acc;
         }
+        Object acc = fold.acc;
         int tag = Tags.of(seq, Tags.ALLREDUCE);
         for (int d = 1; d < p2; d <<= 1) {
-            int partnerNew = newRank ^ d;
-            int partner = partnerNew < extra ? 2 * partnerNew + 1 : partnerNew + extra;
+            int partner = fold.partner(fold.newRank ^ d);
             // acc is internal and never modified after this send, so the send is not waited for
             ch.isend(acc, partner, tag);
             Object theirs = ch.recv(partner, tag).value();
@@ -104,10 +90,7 @@ final class ReduceAlgorithms {
             Reductions.combine(op, theirs, acc);
             acc = theirs;
         }
-        if (me < 2 * extra) {
-            ch.send(acc, me - 1, foldTag);
-        }
-        return acc;
+        return fold.finish(acc);
     }
 
     /**
@@ -117,36 +100,24 @@ final class ReduceAlgorithms {
      * in total, whatever p is. Operands shorter than the number of participants use recursive doubling.
      */
     static Object allreduceReduceScatterAllgather(CollectiveChannel ch, int seq, Object operand, ReduceOp op) {
-        int p = ch.size();
-        int me = ch.rank();
-        int p2 = Integer.highestOneBit(p);
-        int extra = p - p2;
+        int p2 = Integer.highestOneBit(ch.size());
         int length = Array.getLength(operand);
         if (length < p2) {
             return allreduceRecursiveDoubling(ch, seq, operand, op);
         }
-        int foldTag = Tags.of(seq, Tags.ALLREDUCE_FOLD);
-        Object acc;
-        int newRank;
-        if (me < 2 * extra) {
-            if (me % 2 == 0) {
-                ch.send(operand, me + 1, foldTag);
-                return ch.recv(me + 1, foldTag).value();
-            }
-            acc = ch.recv(me - 1, foldTag).value();
-            Reductions.combine(op, acc, operand);
-            newRank = me / 2;
-        } else {
-            acc = Reductions.copy(operand);
-            newRank = me - extra;
+        Fold fold = Fold.in(ch, seq, operand, op);
+        if (fold.handedOff) {
+            return fold.acc;
         }
+        Object acc = fold.acc;
+        int newRank = fold.newRank;
         int tag = Tags.of(seq, Tags.ALLREDUCE);
         // reduce-scatter: the block range [lo, hi) halves each step; the high bit of newRank picks the half first
         int lo = 0;
         int hi = p2;
         for (int d = p2 >> 1; d >= 1; d >>= 1) {
             int partnerNew = newRank ^ d;
-            int partner = partnerNew < extra ? 2 * partnerNew + 1 : partnerNew + extra;
+            int partner = fold.partner(partnerNew);
             int mid = lo + d;
             boolean keepLow = (newRank & d) == 0;
             int keepLo = keepLow ? lo : mid;
@@ -168,7 +139,7 @@ final class ReduceAlgorithms {
         // allgather: the owned range doubles each step
         for (int d = 1; d < p2; d <<= 1) {
             int partnerNew = newRank ^ d;
-            int partner = partnerNew < extra ? 2 * partnerNew + 1 : partnerNew + extra;
+            int partner = fold.partner(partnerNew);
             int myLo = newRank & ~(d - 1);
             int theirLo = partnerNew & ~(d - 1);
             int myOff = BlockDistribution.offset(length, p2, myLo);
@@ -180,10 +151,64 @@ final class ReduceAlgorithms {
             System.arraycopy(theirs, 0, acc, theirOff, Array.getLength(theirs));
             sq.await();
         }
-        if (me < 2 * extra) {
-            ch.send(acc, me - 1, foldTag);
+        return fold.finish(acc);
+    }
+
+    /**
+     * The fold that lets a size {@code p} that is not a power of two run an algorithm among
+     * {@code 2^k} participants ({@code r = p - 2^k}): of the first {@code 2r} ranks, each even one hands
+     * its operand to its odd neighbour, which combines the two and takes part; the even one gets the
+     * result back from it at the end ({@link #finish}).
+     */
+    private static final class Fold {
+        private final CollectiveChannel ch;
+        private final int foldTag;
+        private final int extra;
+        /** Whether this rank handed its operand off; then {@link #acc} is already the result. */
+        final boolean handedOff;
+        /** This rank's accumulator (a copy of its operand, or the fold of its pair), or the result when handed off. */
+        final Object acc;
+        /** This rank's rank among the participants. */
+        final int newRank;
+
+        private Fold(CollectiveChannel ch, int foldTag, int extra, boolean handedOff, Object acc, int newRank) {
+            this.ch = ch;
+            this.foldTag = foldTag;
+            this.extra = extra;
+            this.handedOff = handedOff;
+            this.acc = acc;
+            this.newRank = newRank;
         }
-        return acc;
+
+        static Fold in(CollectiveChannel ch, int seq, Object operand, ReduceOp op) {
+            int me = ch.rank();
+            int extra = ch.size() - Integer.highestOneBit(ch.size());
+            int foldTag = Tags.of(seq, Tags.ALLREDUCE_FOLD);
+            if (me < 2 * extra) {
+                if (me % 2 == 0) {
+                    ch.send(operand, me + 1, foldTag);
+                    return new Fold(ch, foldTag, extra, true, ch.recv(me + 1, foldTag).value(), -1);
+                }
+                Object acc = ch.recv(me - 1, foldTag).value();
+                Reductions.combine(op, acc, operand);
+                return new Fold(ch, foldTag, extra, false, acc, me / 2);
+            }
+            return new Fold(ch, foldTag, extra, false, Reductions.copy(operand), me - extra);
+        }
+
+        /** The channel rank of the participant {@code participant}. */
+        int partner(int participant) {
+            return participant < extra ? 2 * participant + 1 : participant + extra;
+        }
+
+        /** Hands the result to the even neighbour this rank folded in, if any; returns it. */
+        Object finish(Object result) {
+            int me = ch.rank();
+            if (me < 2 * extra) {
+                ch.send(result, me - 1, foldTag);
+            }
+            return result;
+        }
     }
 
     // ------------------------------------------------------------------------------------ scan

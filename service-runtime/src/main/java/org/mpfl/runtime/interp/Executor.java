@@ -320,13 +320,6 @@ final class Executor {
         if (a instanceof IrActivity.Invoke i) {
             return "invoke " + i.operation();
         }
-        String simple = a.getClass().getSimpleName();
-        return switch (simple) {
-            case "ISend" -> "isend";
-            case "IRecv" -> "irecv";
-            case "SendRecv" -> "sendrecv";
-            case "WaitAll" -> "waitall";
-            default -> simple.toLowerCase(java.util.Locale.ROOT);
-        };
+        return IrActivity.elementName(a);
     }
 }

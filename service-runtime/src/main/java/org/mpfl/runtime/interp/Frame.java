@@ -1,13 +1,14 @@
 package org.mpfl.runtime.interp;
 
-import org.mpfl.ir.eval.EvaluationEnvironment;
+import org.mpfl.ir.eval.PlacedRankEnvironment;
+import org.mpfl.ir.eval.ProcessLayout;
 
 /**
  * What expressions see on one thread of execution of a rank: the loop variables of the enclosing
  * {@code for}s (innermost first; each parallel branch gets its own chain), then the rank's process
  * variables and params, and the rank's built-ins and communicators.
  */
-final class Frame implements EvaluationEnvironment {
+final class Frame implements PlacedRankEnvironment {
     private final RankState rank;
     private final Frame parent;
     private final String loopVariable;
@@ -66,30 +67,13 @@ final class Frame implements EvaluationEnvironment {
     }
 
     @Override
-    public int worldSize() {
-        return rank.layout().worldSize();
+    public ProcessLayout processLayout() {
+        return rank.layout().processLayout();
     }
 
     @Override
-    public int processRank() {
-        RankLayout l = rank.layout();
-        return l.worldRank() - l.first(l.ownProcess());
-    }
-
-    @Override
-    public int processSize() {
-        RankLayout l = rank.layout();
-        return l.count(l.ownProcess());
-    }
-
-    @Override
-    public int firstRank(String process) {
-        return rank.layout().first(process);
-    }
-
-    @Override
-    public int rankCount(String process) {
-        return rank.layout().count(process);
+    public String ownProcess() {
+        return rank.layout().ownProcess();
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.function.Supplier;
 import org.mpfl.ir.diag.SourceLocation;
 import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.ir.eval.RuntimeFault;
@@ -45,20 +46,18 @@ final class PointToPointSteps {
     }
 
     private void send(IrActivity.Send x, Frame f) {
-        RankState rank = f.rank();
-        Communicator comm = rank.communicators().get(x.comm());
-        Operands ops = Operands.in(f);
-        int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
-        int tag = Addressing.sendTag(x.tag(), ops);
-        Object value = ExpressionEvaluator.evaluate(x.data(), f);
-        rank.monitor().reached("send", x.at());
-        if (to == Communicator.PROC_NULL) {
+        Outgoing out = Outgoing.reached("send", x.at(), x.comm(), x.to(), x.tag(), x.data(), f);
+        if (out.to() == Communicator.PROC_NULL) {
             return;
         }
+        RankState rank = out.rank();
+        Communicator comm = out.comm();
+        int to = out.to();
+        int tag = out.tag();
+        Object value = out.value();
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
         RankActivityMonitor.Blocking b = rank.monitor().begin("send", x.at(),
-                () -> (synchronous ? "ssend to " : "send to ") + describePeer(rank.runtime(), comm, to) + " tag " + tag
-                        + " comm " + comm.name()
+                () -> out.describe(synchronous)
                         + (synchronous ? " (waiting for the receiver to match it)" : " (receiver's buffer full)"))
                 .peer(rank.runtime().worldRankOf(comm, to), tag);
         try {
@@ -74,11 +73,11 @@ final class PointToPointSteps {
     }
 
     private void receive(IrActivity.Receive x, Frame f) {
-        RankState rank = f.rank();
-        Communicator comm = rank.communicators().get(x.comm());
-        Operands ops = Operands.in(f);
-        int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
-        int tag = Addressing.receiveTag(x.tag(), ops);
+        Incoming in = Incoming.of(x.comm(), x.from(), x.tag(), f);
+        RankState rank = in.rank();
+        Communicator comm = in.comm();
+        int from = in.from();
+        int tag = in.tag();
         Duration timeout = null;
         if (x.timeout() != null) {
             long ms = ((Number) ExpressionEvaluator.evaluate(x.timeout(), f)).longValue();
@@ -137,29 +136,24 @@ final class PointToPointSteps {
     }
 
     private void isend(IrActivity.ISend x, Frame f) {
-        RankState rank = f.rank();
-        Communicator comm = rank.communicators().get(x.comm());
-        Operands ops = Operands.in(f);
-        int to = Addressing.destination(x.to(), ops, comm.name(), comm.size());
-        int tag = Addressing.sendTag(x.tag(), ops);
-        Object value = ExpressionEvaluator.evaluate(x.data(), f);
-        rank.monitor().reached("isend", x.at());
+        Outgoing out = Outgoing.reached("isend", x.at(), x.comm(), x.to(), x.tag(), x.data(), f);
         boolean synchronous = x.mode() == IrActivity.SendMode.SYNCHRONOUS;
-        Request r = synchronous ? comm.issend(value, to, tag) : comm.isend(value, to, tag);
-        if (to != Communicator.PROC_NULL) {
-            rank.messages().sent();
+        Request r = synchronous ? out.comm().issend(out.value(), out.to(), out.tag())
+                : out.comm().isend(out.value(), out.to(), out.tag());
+        boolean peerNull = out.to() == Communicator.PROC_NULL;
+        if (!peerNull) {
+            out.rank().messages().sent();
         }
-        Supplier<String> what = () -> "request " + x.request() + ": " + (synchronous ? "ssend to " : "send to ")
-                + describePeer(rank.runtime(), comm, to) + " tag " + tag + " comm " + comm.name();
-        rank.requests().start(x.request(), new PendingRequests.Pending(x, r, what, to == Communicator.PROC_NULL));
+        Supplier<String> what = () -> "request " + x.request() + ": " + out.describe(synchronous);
+        out.rank().requests().start(x.request(), new PendingRequests.Pending(x, r, what, peerNull));
     }
 
     private void irecv(IrActivity.IRecv x, Frame f) {
-        RankState rank = f.rank();
-        Communicator comm = rank.communicators().get(x.comm());
-        Operands ops = Operands.in(f);
-        int from = Addressing.source(x.from(), ops, comm.name(), comm.size());
-        int tag = Addressing.receiveTag(x.tag(), ops);
+        Incoming in = Incoming.of(x.comm(), x.from(), x.tag(), f);
+        RankState rank = in.rank();
+        Communicator comm = in.comm();
+        int from = in.from();
+        int tag = in.tag();
         rank.monitor().reached("irecv", x.at());
         Request r = comm.irecv(from, tag);
         Supplier<String> receive = receiveText(rank.runtime(), comm, from, tag, " (request " + x.request() + ")");
@@ -190,6 +184,41 @@ final class PointToPointSteps {
                 rank.messages().received();
             }
             deliver(m, p.peerNull(), x.into(), x.source(), x.gottag(), f);
+        }
+    }
+
+    /**
+     * A send's (send, isend) operands, worked out in the order a fault must surface: peer, tag, then
+     * the value; then the activity is reported reached.
+     */
+    private record Outgoing(RankState rank, Communicator comm, int to, int tag, Object value) {
+        static Outgoing reached(String activity, SourceLocation at, String commName, IrExpr toExpr, IrExpr tagExpr,
+                                IrExpr data, Frame f) {
+            RankState rank = f.rank();
+            Communicator comm = rank.communicators().get(commName);
+            Operands ops = Operands.in(f);
+            int to = Addressing.destination(toExpr, ops, comm.name(), comm.size());
+            int tag = Addressing.sendTag(tagExpr, ops);
+            Object value = ExpressionEvaluator.evaluate(data, f);
+            rank.monitor().reached(activity, at);
+            return new Outgoing(rank, comm, to, tag, value);
+        }
+
+        /** {@code send to 3 tag 0 comm world} ({@code ssend to …} when synchronous). */
+        String describe(boolean synchronous) {
+            return (synchronous ? "ssend to " : "send to ") + describePeer(rank.runtime(), comm, to) + " tag " + tag
+                    + " comm " + comm.name();
+        }
+    }
+
+    /** A receive's (receive, irecv) peer and tag. */
+    private record Incoming(RankState rank, Communicator comm, int from, int tag) {
+        static Incoming of(String commName, IrExpr fromExpr, IrExpr tagExpr, Frame f) {
+            RankState rank = f.rank();
+            Communicator comm = rank.communicators().get(commName);
+            Operands ops = Operands.in(f);
+            return new Incoming(rank, comm, Addressing.source(fromExpr, ops, comm.name(), comm.size()),
+                    Addressing.receiveTag(tagExpr, ops));
         }
     }
 

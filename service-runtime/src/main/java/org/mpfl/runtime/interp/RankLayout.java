@@ -62,6 +62,10 @@ final class RankLayout {
         return layout.worldSize();
     }
 
+    ProcessLayout processLayout() {
+        return layout;
+    }
+
     String ownProcess() {
         return ownProcess;
     }

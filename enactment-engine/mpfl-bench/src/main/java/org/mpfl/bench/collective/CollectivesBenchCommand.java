@@ -40,7 +40,7 @@ import org.mpfl.runtime.collective.Collectives;
  * after {@code collectives} to {@link #run}).
  */
 public final class CollectivesBenchCommand implements CliCommand {
-    static final List<String> DEFAULT_HOST_JVM_ARGS = List.of("-Xmx2g", "-Xms2g", "-XX:+UseParallelGC");
+    static final List<String> DEFAULT_HOST_JVM_ARGS = org.mpfl.bench.BenchCommand.DEFAULT_HOST_JVM_ARGS;
     static final List<String> OPS = List.of("barrier", "bcast", "gather", "allreduce");
 
     @Override
@@ -67,11 +67,7 @@ public final class CollectivesBenchCommand implements CliCommand {
             .value("--transport", "auto|soap|binary", "auto", "the transports measured (comma-separated)")
             .alias("--transports", "--transport")
             .value("--ops", "barrier,bcast,...", String.join(",", OPS), "the operations measured")
-            .value("--scale", "X", "1", "iteration scale")
-            .with(PeerRuns.Options::declare)
-            .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_HOST_JVM_ARGS))
-            .with(BenchOptions::output)
-            .with(BenchOptions::saved);
+            .with(BenchOptions::measuredAgainstPeers);
 
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);

@@ -323,13 +323,10 @@ public final class StoreMessageReader {
                         String ns = r.getNamespaceURI();
                         String local = r.getLocalName();
                         if (depth == 1) {
-                            if (!MpiwsNames.SOAP12_NS.equals(ns) || !local.equals("Envelope")) {
-                                throw new MalformedStoreException("not a SOAP 1.2 envelope: {" + ns + "}" + local);
-                            }
+                            checkEnvelope(ns, local);
                         } else if (depth == 2) {
-                            inBody = MpiwsNames.SOAP12_NS.equals(ns) && local.equals("Body");
+                            inBody = enterBody(r, ns, local);
                             if (!inBody) {
-                                skip(r);
                                 depth--;
                             }
                         } else if (depth == 3) {
@@ -367,10 +364,7 @@ public final class StoreMessageReader {
                 r.close();
             }
         } catch (XMLStreamException | IllegalArgumentException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
-            }
-            throw new MalformedStoreException("bad storeBatch message: " + e.getMessage(), e);
+            throw parseFailure(e, "storeBatch");
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
@@ -614,13 +608,10 @@ public final class StoreMessageReader {
                         String ns = r.getNamespaceURI();
                         String local = r.getLocalName();
                         if (depth == 1) {
-                            if (!MpiwsNames.SOAP12_NS.equals(ns) || !local.equals("Envelope")) {
-                                throw new MalformedStoreException("not a SOAP 1.2 envelope: {" + ns + "}" + local);
-                            }
+                            checkEnvelope(ns, local);
                         } else if (depth == 2) {
-                            inBody = MpiwsNames.SOAP12_NS.equals(ns) && local.equals("Body");
+                            inBody = enterBody(r, ns, local);
                             if (!inBody) {
-                                skip(r);
                                 depth--;
                             }
                         } else if (depth == 3 && inBody) {
@@ -644,10 +635,7 @@ public final class StoreMessageReader {
                 r.close();
             }
         } catch (XMLStreamException | IllegalArgumentException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io; // refused by the gate, or over the bound
-            }
-            throw new MalformedStoreException("bad store message: " + e.getMessage(), e);
+            throw parseFailure(e, "store");
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
@@ -655,6 +643,33 @@ public final class StoreMessageReader {
             admit(gate, h, 0); // no payload element at all: an empty payload
         }
         return h;
+    }
+
+    /** A SOAP root's document element must be a SOAP 1.2 envelope. */
+    private static void checkEnvelope(String ns, String local) throws MalformedStoreException {
+        if (!MpiwsNames.SOAP12_NS.equals(ns) || !local.equals("Envelope")) {
+            throw new MalformedStoreException("not a SOAP 1.2 envelope: {" + ns + "}" + local);
+        }
+    }
+
+    /** Whether an envelope's child is its body; any other child (a SOAP header) is skipped, the reader on its END_ELEMENT. */
+    private static boolean enterBody(XMLStreamReader r, String ns, String local) throws XMLStreamException {
+        boolean body = MpiwsNames.SOAP12_NS.equals(ns) && local.equals("Body");
+        if (!body) {
+            skip(r);
+        }
+        return body;
+    }
+
+    /**
+     * What a failed parse of a root part means: the gate's refusal or the bound, which the parser
+     * carries as the cause, else a malformed {@code operation} message.
+     */
+    private static IOException parseFailure(Exception e, String operation) {
+        if (e.getCause() instanceof IOException io) {
+            return io;
+        }
+        return new MalformedStoreException("bad " + operation + " message: " + e.getMessage(), e);
     }
 
     /** Reads one child of the store element; the reader ends on its END_ELEMENT. */

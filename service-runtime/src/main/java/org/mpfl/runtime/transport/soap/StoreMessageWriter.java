@@ -63,9 +63,8 @@ final class StoreMessageWriter {
         c.flush();
     }
 
-    /** Everything of the body before the payload bytes: root part, its delimiter, the attachment's headers. */
-    static byte[] head(String boundary, String action, String operation, Envelope e, Payload.Type type, long payloadLength) {
-        StringBuilder sb = new StringBuilder(1024);
+    /** The root part's delimiter and headers, then the envelope up to the opening of the {@code operation} element. */
+    private static void openRootPart(StringBuilder sb, String boundary, String action, String operation) {
         sb.append("--").append(boundary).append("\r\n")
           .append("Content-Type: application/xop+xml; charset=UTF-8; type=\"application/soap+xml; action=\\\"")
           .append(action).append("\\\"\"\r\n")
@@ -74,6 +73,12 @@ final class StoreMessageWriter {
         sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
           .append("<s:Envelope xmlns:s=\"").append(MpiwsNames.SOAP12_NS).append("\"><s:Body>")
           .append("<m:").append(operation).append(" xmlns:m=\"").append(MpiwsNames.NS).append("\">");
+    }
+
+    /** Everything of the body before the payload bytes: root part, its delimiter, the attachment's headers. */
+    static byte[] head(String boundary, String action, String operation, Envelope e, Payload.Type type, long payloadLength) {
+        StringBuilder sb = new StringBuilder(1024);
+        openRootPart(sb, boundary, action, operation);
         fields(sb, e, type, payloadLength, PAYLOAD_CID);
         sb.append("</m:").append(operation).append("></s:Body></s:Envelope>\r\n")
           .append("--").append(boundary).append("\r\n")
@@ -123,14 +128,7 @@ final class StoreMessageWriter {
         byte[][] encoded = new byte[n][];
         long[] lengths = new long[n];
         StringBuilder sb = new StringBuilder(256 + 700 * n);
-        sb.append("--").append(boundary).append("\r\n")
-          .append("Content-Type: application/xop+xml; charset=UTF-8; type=\"application/soap+xml; action=\\\"")
-          .append(action).append("\\\"\"\r\n")
-          .append("Content-Transfer-Encoding: binary\r\n")
-          .append("Content-ID: <").append(ROOT_CID).append(">\r\n\r\n");
-        sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-          .append("<s:Envelope xmlns:s=\"").append(MpiwsNames.SOAP12_NS).append("\"><s:Body>")
-          .append("<m:").append(MpiwsNames.OP_STORE_BATCH).append(" xmlns:m=\"").append(MpiwsNames.NS).append("\">");
+        openRootPart(sb, boundary, action, MpiwsNames.OP_STORE_BATCH);
         for (int i = 0; i < n; i++) {
             Envelope e = envelopes.get(i);
             Payload p = e.payload() == null ? Payload.of(null) : e.payload();
