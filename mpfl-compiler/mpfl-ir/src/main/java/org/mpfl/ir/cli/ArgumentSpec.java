@@ -149,6 +149,12 @@ public final class ArgumentSpec {
             String name = eq > 0 ? w.substring(0, eq) : w;
             String inline = eq > 0 ? w.substring(eq + 1) : null;
             Option o = options.get(aliases.getOrDefault(name, name));
+            if (o == null && !w.startsWith("--")) {
+                // a run or domain ID is base64url and may begin with '-': a single-dash word that names
+                // no declared option is an argument (mpflc status -Xy3…), as in getopt after its options
+                given.add(w);
+                continue;
+            }
             if (o == null) {
                 throw new UsageException("unknown option " + name + " (" + helpHint() + ")");
             }

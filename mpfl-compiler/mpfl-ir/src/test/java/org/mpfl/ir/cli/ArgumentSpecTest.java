@@ -45,6 +45,19 @@ class ArgumentSpecTest {
         assertNull(parse("r").value("--engine"));
     }
 
+    /**
+     * Run and domain IDs are base64url and begin with '-' once in 64: {@code mpflc status -Xy…} must
+     * take the ID as the argument (CliTest failed once this way), while -o stays the declared alias.
+     */
+    @Test
+    void aSingleDashWordThatNamesNoOptionIsAnArgument() throws UsageException {
+        assertEquals("-Xy3_k", parse("-Xy3_k", "--json").positional("RUN"));
+        assertEquals("-Xy3_k", parse("--json", "-Xy3_k", "-o", "f").positional("RUN"));
+        assertEquals("f", parse("--json", "-Xy3_k", "-o", "f").value("--output"));
+        UsageException doubleDash = assertThrows(UsageException.class, () -> parse("r", "--Xy3"));
+        assertTrue(doubleDash.getMessage().startsWith("unknown option --Xy3"), doubleDash.getMessage());
+    }
+
     @Test
     void errorsNameTheOption() {
         UsageException unknown = assertThrows(UsageException.class, () -> parse("r", "--engin", "x"));
