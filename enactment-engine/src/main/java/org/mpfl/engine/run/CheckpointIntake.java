@@ -32,10 +32,7 @@ public final class CheckpointIntake {
 
     /** What the run service does with a stored part. */
     interface Callback {
-        /** Adds the part to the run's own record; called under the run's lock, so it must not block. */
-        void recorded(Run run, CheckpointStore.Checkpoint checkpoint);
-
-        /** Announces the part (events, listeners); called after the lock is released. */
+        /** Announces the part (events, listeners); called after the run's lock is released. */
         void stored(Run run, CheckpointStore.Checkpoint checkpoint);
     }
 
@@ -167,7 +164,8 @@ public final class CheckpointIntake {
             } catch (IOException e) {
                 throw new Refused(500, "cannot store the checkpoint part: " + e.getMessage());
             }
-            stored.recorded(run, c);
+            run.history().checkpoint(c);
+            run.touch();
         }
         stored.stored(run, c);
         return c;

@@ -54,18 +54,9 @@ public final class RunService implements AutoCloseable {
         RunPlacer placer = new RunPlacer(registry, deployments, invoker, fanOut, settings, engineUrl, journal, domains, workers);
         this.lifecycle = new RunLifecycle(runs, store, placer, domains, journal, checkpoints, workers);
         this.monitor = new RunMonitor(runs, store, journal, lifecycle, registry, invoker, settings, workers);
-        this.intake = new CheckpointIntake(runs::get, checkpoints, new CheckpointIntake.Callback() {
-            @Override
-            public void recorded(Run run, CheckpointStore.Checkpoint c) {
-                run.history().checkpoint(c);
-                run.touch();
-            }
-
-            @Override
-            public void stored(Run run, CheckpointStore.Checkpoint c) {
-                if (c.complete()) {
-                    journal.record(run, null, "checkpoint", checkpointEvent(c));
-                }
+        this.intake = new CheckpointIntake(runs::get, checkpoints, (run, c) -> {
+            if (c.complete()) {
+                journal.record(run, null, "checkpoint", checkpointEvent(c));
             }
         });
         registry.onHostLost(monitor::hostLost);
