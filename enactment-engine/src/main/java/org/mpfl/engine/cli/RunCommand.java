@@ -90,34 +90,39 @@ public final class RunCommand implements CliCommand {
         }
 
         String stored = axes.isEmpty() ? storedWorkflow(target, file, local) : null;
-        WorkflowInput input = null;
-        if (axes.isEmpty() && stored == null) {
-            try {
-                input = WorkflowInput.load(file, params, RunParams.rawParams(args));
-            } catch (WorkflowCompiler.CompileException e) {
-                e.diagnostics().forEach(err::println);
-                return 1;
-            }
+        if (!local && args.has("--service")) {
+            throw new UsageException("--service applies to the hosts of --local only");
         }
+        List<String> services = local ? services(args) : List.of();
 
-        LocalCluster cluster = null;
+        LocalCluster.Starting cluster = null;
         Path localData = null;
         try {
+            // --local: the cluster starts in the background while the document compiles (the compiler and the
+            // engine's start-up each take about half a second of CPU on the README's first run); a missing file
+            // is reported without starting anything
+            if (local && Files.exists(file)) {
+                localData = Files.createTempDirectory("mpfl-local-");
+                cluster = startCluster(localData, embedded, hosts, services, json, err);
+            }
+            WorkflowInput input = null;
+            if (axes.isEmpty() && stored == null) {
+                try {
+                    input = WorkflowInput.load(file, params, RunParams.rawParams(args));
+                } catch (WorkflowCompiler.CompileException e) {
+                    e.diagnostics().forEach(err::println);
+                    return 1;
+                }
+            }
             EngineClient client;
             if (local) {
-                localData = Files.createTempDirectory("mpfl-local-");
-                if (!json) {
-                    err.println("mpflc run: starting a local engine and " + (embedded ? "a service host in its JVM"
-                            : hosts + " service host process(es)") + "...");
+                if (cluster == null) {
+                    localData = Files.createTempDirectory("mpfl-local-");
+                    cluster = startCluster(localData, embedded, hosts, services, json, err);
                 }
-                EngineConfig config = new EngineConfig().port(0).dataDir(localData);
-                cluster = embedded ? LocalCluster.startEmbedded(config, services(args), Duration.ofSeconds(60))
-                        : LocalCluster.start(config, hosts, services(args), Duration.ofSeconds(60));
-                client = new EngineClient(cluster.engine().url(), cluster.engine().token());
+                LocalCluster started = cluster.await();
+                client = new EngineClient(started.engine().url(), started.engine().token());
             } else {
-                if (args.has("--service")) {
-                    throw new UsageException("--service applies to the hosts of --local only");
-                }
                 client = new EngineClient(args.value("--engine"), EngineOptions.token(args), TlsOptions.of(args));
             }
             if (!axes.isEmpty()) {
@@ -144,6 +149,19 @@ public final class RunCommand implements CliCommand {
                 FileTrees.deleteQuietly(localData);
             }
         }
+    }
+
+    /** Starts the cluster of {@code --local} in the background ({@link LocalCluster#startInBackground}). */
+    private static LocalCluster.Starting startCluster(Path dataDir, boolean embedded, int hosts, List<String> services,
+                                                      boolean json, PrintStream err) {
+        if (!json) {
+            err.println("mpflc run: starting a local engine and " + (embedded ? "a service host in its JVM"
+                    : hosts + " service host process(es)") + "...");
+        }
+        EngineConfig config = new EngineConfig().port(0).dataDir(dataDir).throwawayDatabase();
+        Duration startTimeout = Duration.ofSeconds(60);
+        return LocalCluster.startInBackground(() -> embedded ? LocalCluster.startEmbedded(config, services, startTimeout)
+                : LocalCluster.start(config, hosts, services, startTimeout), startTimeout.multipliedBy(2));
     }
 
     /** The {@code --service NAME=CLASS} values, checked to be pairs (the hosts load the classes). */
