@@ -51,7 +51,10 @@ import org.flywaydb.core.api.FlywayException;
  *       entry rather than forking the file;</li>
  *   <li>run the store tests: {@code RunStoreContract} runs on H2 and on a PostgreSQL server
  *       ({@code H2RunStoreTest}, {@code PostgresRunStoreTest}), and {@code LegacyH2SchemaTest} opens a
- *       database made before migrations existed.</li>
+ *       database made before migrations existed;</li>
+ *   <li>run {@code ThrowawaySchemaTest} and copy the schema snapshot it writes to {@code target/} over
+ *       {@value #THROWAWAY_SCHEMA} (what the throwaway database of {@code run --local} starts from,
+ *       {@link #openThrowaway}).</li>
  * </ol>
  * Databases made by the engine before migrations (the tables of {@code V1}, no history table) are
  * baselined at version 1: Flyway records V1 as present without running it, then applies V2 and later.
