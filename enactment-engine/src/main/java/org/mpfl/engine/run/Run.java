@@ -98,6 +98,7 @@ public final class Run {
     synchronized Domain newDomain(String newDomainId, String newToken) {
         Domain old = domain();
         history.keepOutputs(ranks);
+        history.ended("INTERRUPTED", null, System.currentTimeMillis());
         domainId = newDomainId;
         token = newToken;
         ranks.clear();
@@ -248,6 +249,9 @@ public final class Run {
 
     synchronized void markStarting(long nowMs) {
         startedMs = nowMs;
+        // the start-up is the current attempt's: an earlier attempt's moment of all ranks running
+        // would make startupMs negative (seen as -17873 ms on a resumed run)
+        allRunningMs = 0;
         dirty = true;
     }
 
@@ -259,6 +263,7 @@ public final class Run {
         state = finalState;
         error = cause;
         endedMs = nowMs;
+        history.ended(finalState.name(), cause == null ? null : cause.message(), nowMs);
         dirty = true;
         return true;
     }
@@ -310,6 +315,7 @@ public final class Run {
                 r.waitingFor = e.message();
             }
             case LOG -> {
+                r.logCount++;
                 if (r.logs.size() >= RankView.MAX_LOG_LINES) {
                     r.logs.removeFirst();
                 }
@@ -388,9 +394,7 @@ public final class Run {
             case "DONE" -> {
                 r.endedMs = t;
                 r.blocked = false;
-                if (r.progressTotal > 0) {
-                    r.progressValue = r.progressTotal;
-                }
+                // progressValue stays as last reported: a loop that converged early ends below its total
                 return ranks.stream().allMatch(x -> x.state.equals("DONE")) ? Outcome.ALL_DONE : Outcome.NONE;
             }
             case "FAILED" -> {
@@ -468,11 +472,9 @@ public final class Run {
 
     private Map<String, Object> detail() {
         Map<String, Object> m = summaryJson();
-        m.put("params", params);
         m.put("ranks", ranks.stream().map(RankView::toJson).toList());
         m.put("outputs", outputs());
         m.put("matrix", RankView.matrix(ranks));
-        m.put("attempts", attempts);
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
         history.toJson(m);
         return m;
@@ -493,22 +495,33 @@ public final class Run {
         m.put("size", ranks.size());
         m.put("progress", progress());
         m.put("error", error);
+        m.put("attempts", attempts);
+        m.put("resumed", history.resumed());
+        m.put("params", params);
         return m;
     }
 
+    /**
+     * The mean progress of the ranks that report {@code <progress>} (a rank that ended DONE counts as
+     * complete): ranks that never report it would otherwise count as 0 and drag the run's bar down.
+     * Without any reporting rank, the share of ranks DONE.
+     */
     private double progress() {
         if (ranks.isEmpty()) {
             return state == RunState.SUCCEEDED ? 1.0 : 0.0;
         }
         double sum = 0;
+        int reporting = 0;
         for (RankView r : ranks) {
-            if (r.state.equals("DONE")) {
-                sum += 1;
-            } else if (r.progressTotal > 0) {
-                sum += Math.min(1.0, r.progressValue / r.progressTotal);
+            if (r.progressTotal > 0) {
+                reporting++;
+                sum += r.state.equals("DONE") ? 1.0 : Math.min(1.0, r.progressValue / r.progressTotal);
             }
         }
-        return sum / ranks.size();
+        if (reporting > 0) {
+            return sum / reporting;
+        }
+        return ranks.stream().filter(r -> r.state.equals("DONE")).count() / (double) ranks.size();
     }
 
     // ------------------------------------------------------------------ re-attachment (Reattachment)

@@ -17,12 +17,15 @@ import org.mpfl.engine.run.checkpoint.CheckpointStore;
  * <p>Placement re-tries (hosts that refused a deployment or {@code run}) and restarts share the one
  * attempt counter of {@link Run#attempts()}; the run's {@code hostFaults} name the attempt they ended.
  * In the run detail: {@code restarts {allowed, used}}, {@code attemptLog [{attempt, cause,
- * resumedFrom, note, startMs, hosts}]} and {@code checkpoints [{seq, attempt, ranks, parts, bytes,
+ * resumedFrom, note, startMs, runningMs, endMs, outcome, outcomeMessage, hosts}]} and {@code checkpoints [{seq, attempt, ranks, parts, bytes,
  * firstMs, lastMs, spanMs, complete}]}.
  */
 final class RunAttempts {
     /** Checkpoints listed in the run detail (the newest; older ones only add to {@code checkpointsTaken}). */
     static final int LISTED_CHECKPOINTS = 50;
+
+    /** The cause of an attempt that {@code mpflc resume} (or the console's Resume) started. */
+    static final String RESUMED_CAUSE = "resumed by user";
 
     private int restartsAllowed;
     private int restartsUsed;
@@ -97,6 +100,9 @@ final class RunAttempts {
         e.put("faultMs", faultMs);
         e.put("runningMs", null);
         e.put("recoveryMs", null);
+        e.put("endMs", null);
+        e.put("outcome", null);
+        e.put("outcomeMessage", null);
         LinkedHashSet<String> hosts = new LinkedHashSet<>();
         ranks.forEach(r -> hosts.add(r.placement.hostId()));
         e.put("hosts", List.copyOf(hosts));
@@ -124,6 +130,28 @@ final class RunAttempts {
                 }
             }
         }
+    }
+
+    /**
+     * The current attempt ended: the run reached final state {@code outcome}, or {@code INTERRUPTED}
+     * when another attempt replaces it (a restart, a re-placement). Only the first end of an attempt
+     * counts: a run given up by a restart is not ended again by its new attempt's start.
+     */
+    synchronized void ended(String outcome, String message, long nowMs) {
+        if (log.isEmpty()) {
+            return;
+        }
+        Map<String, Object> last = log.get(log.size() - 1);
+        if (last.get("endMs") == null) {
+            last.put("endMs", nowMs);
+            last.put("outcome", outcome);
+            last.put("outcomeMessage", message);
+        }
+    }
+
+    /** Whether a user resumed the run at least once. */
+    synchronized boolean resumed() {
+        return log.stream().anyMatch(e -> RESUMED_CAUSE.equals(e.get("cause")));
     }
 
     /** Keeps the outputs of the ranks of the attempt being given up (called under the run's lock). */

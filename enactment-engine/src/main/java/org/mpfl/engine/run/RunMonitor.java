@@ -318,12 +318,17 @@ final class RunMonitor {
 
     /** Runs as the REST API lists them, newest first (live state for this engine's runs, stored otherwise). */
     List<JsonNode> list(String state, int limit) {
-        List<RunRecord> stored = store.runs(state, limit);
-        List<JsonNode> out = new ArrayList<>(stored.size());
-        for (RunRecord r : stored) {
+        return list(org.mpfl.engine.store.RunQuery.newest(state, limit)).runs();
+    }
+
+    /** One page of runs as the REST API lists them, and how many matched in all. */
+    RunService.RunListing list(org.mpfl.engine.store.RunQuery query) {
+        org.mpfl.engine.store.RunStore.RunPage page = store.page(query);
+        List<JsonNode> out = new ArrayList<>(page.runs().size());
+        for (RunRecord r : page.runs()) {
             Run live = runs.get(r.id());
             out.add(live == null ? RunView.listed(r) : RunView.summary(live));
         }
-        return out;
+        return new RunService.RunListing(page.total(), out);
     }
 }

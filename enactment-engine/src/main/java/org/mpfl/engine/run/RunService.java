@@ -205,6 +205,15 @@ public final class RunService implements AutoCloseable {
         return monitor.list(state, limit);
     }
 
+    /** A page of runs as the REST API lists them and how many runs matched in all. */
+    public record RunListing(long total, List<JsonNode> runs) {
+    }
+
+    /** Runs matching {@code query}, sorted and paged ({@link RunView}; live state for this engine's runs). */
+    public RunListing list(org.mpfl.engine.store.RunQuery query) {
+        return monitor.list(query);
+    }
+
     /** A live run of this engine instance. */
     public Optional<Run> live(String runId) {
         return Optional.ofNullable(runs.get(runId));

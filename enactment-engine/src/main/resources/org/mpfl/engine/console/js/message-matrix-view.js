@@ -57,6 +57,6 @@ export class MessageMatrixView {
           el('thead', {}, header), el('tbody', {}, rows), el('tfoot', {}, footer)));
     this.note.textContent = total === 0
       ? 'No messages counted yet: ranks report their counters when they end, and the engine asks running ranks for them every poll.'
-      : `${format(total)} ${this.measure === 'bytes' ? 'of payload' : 'messages'} in total; darker is more.`;
+      : `${format(total)} ${this.measure === 'bytes' ? 'of payload' : total === 1 ? 'message' : 'messages'} in total; darker is more.`;
   }
 }
