@@ -25,6 +25,7 @@ import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.ForeignEventException;
 import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.Run;
+import org.mpfl.engine.run.RunListing;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.UnknownRunException;
 import org.mpfl.engine.store.RunQuery;
@@ -444,7 +445,7 @@ public final class EngineRoutes extends RouteBuilder {
                 blankless(param(ex, "q")), blankless(param(ex, "param")), epochMs(ex, "from"), epochMs(ex, "to"),
                 sort == null ? "created" : sort, order == null ? sort != null && !sort.equals("created") : order.equals("asc"),
                 (int) whole(ex, "offset", 0, 0, Integer.MAX_VALUE), (int) whole(ex, "limit", 200, 1, 10_000));
-        RunService.RunListing listing = api.runs().list(query);
+        RunListing listing = api.runs().list(query);
         return new Reply(200, new Headed(listing.runs(), Map.of("X-Total-Count", String.valueOf(listing.total()))));
     }
 

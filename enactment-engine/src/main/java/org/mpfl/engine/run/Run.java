@@ -471,17 +471,30 @@ public final class Run {
     }
 
     private Map<String, Object> detail() {
-        Map<String, Object> m = summaryJson();
+        Map<String, Object> m = summaryCore();
+        m.put("params", params);
         m.put("ranks", ranks.stream().map(RankView::toJson).toList());
         m.put("outputs", outputs());
         m.put("matrix", RankView.matrix(ranks));
+        m.put("attempts", attempts);
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
         history.toJson(m);
+        m.put("resumed", history.resumed());
         return m;
     }
 
     /** The short form: the body of a run's state events, and a live run in run lists ({@link RunView#summary}). */
     synchronized Map<String, Object> summaryJson() {
+        Map<String, Object> m = summaryCore();
+        // what a runs list shows of a live run besides its state and times (a stored run lists its detail)
+        m.put("attempts", attempts);
+        m.put("resumed", history.resumed());
+        m.put("params", params);
+        return m;
+    }
+
+    /** The fields every form of the run starts with, in the order the API has always shown them. */
+    private Map<String, Object> summaryCore() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", id);
         m.put("workflow", workflow);
@@ -495,9 +508,6 @@ public final class Run {
         m.put("size", ranks.size());
         m.put("progress", progress());
         m.put("error", error);
-        m.put("attempts", attempts);
-        m.put("resumed", history.resumed());
-        m.put("params", params);
         return m;
     }
 

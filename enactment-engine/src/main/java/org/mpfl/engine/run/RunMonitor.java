@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunRecord;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.RankEvent;
@@ -318,17 +319,17 @@ final class RunMonitor {
 
     /** Runs as the REST API lists them, newest first (live state for this engine's runs, stored otherwise). */
     List<JsonNode> list(String state, int limit) {
-        return list(org.mpfl.engine.store.RunQuery.newest(state, limit)).runs();
+        return list(RunQuery.newest(state, limit)).runs();
     }
 
     /** One page of runs as the REST API lists them, and how many matched in all. */
-    RunService.RunListing list(org.mpfl.engine.store.RunQuery query) {
-        org.mpfl.engine.store.RunStore.RunPage page = store.page(query);
+    RunListing list(RunQuery query) {
+        RunStore.RunPage page = store.page(query);
         List<JsonNode> out = new ArrayList<>(page.runs().size());
         for (RunRecord r : page.runs()) {
             Run live = runs.get(r.id());
             out.add(live == null ? RunView.listed(r) : RunView.summary(live));
         }
-        return new RunService.RunListing(page.total(), out);
+        return new RunListing(page.total(), out);
     }
 }

@@ -15,6 +15,7 @@ import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.LiveDomainStore;
+import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.protocol.RankEvent;
@@ -205,12 +206,8 @@ public final class RunService implements AutoCloseable {
         return monitor.list(state, limit);
     }
 
-    /** A page of runs as the REST API lists them and how many runs matched in all. */
-    public record RunListing(long total, List<JsonNode> runs) {
-    }
-
     /** Runs matching {@code query}, sorted and paged ({@link RunView}; live state for this engine's runs). */
-    public RunListing list(org.mpfl.engine.store.RunQuery query) {
+    public RunListing list(RunQuery query) {
         return monitor.list(query);
     }
 

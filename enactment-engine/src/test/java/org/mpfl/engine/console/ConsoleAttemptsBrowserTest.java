@@ -9,13 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.HandMadeUploads;
@@ -37,25 +35,18 @@ import org.mpfl.testing.StartsProcesses;
 @StartsProcesses
 class ConsoleAttemptsBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
-    static Path dataDir;
+    static FakeRankEngine fakes;
     static Engine engine;
+    static Path dataDir;
     static HeadlessChromium browser;
-    static final List<FakeRanks.Rank> STARTED = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
         browser = HeadlessChromium.start(1400, 1000);
-        dataDir = Files.createTempDirectory("mpfl-console-attempts-");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).invoker(new FakeRanks(r -> {
-            STARTED.add(r);
-            r.awaitAbort(90_000);
-        })).runSettings(new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"))
-                .heartbeatTimeout(Duration.ofSeconds(60)));
-        for (int h = 0; h < 2; h++) {
-            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
-                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 1));
-            assertEquals(201, a.status(), a.body());
-        }
+        fakes = FakeRankEngine.start("attempts", new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"),
+                Duration.ofSeconds(60), 1, r -> r.awaitAbort(90_000));
+        engine = fakes.engine;
+        dataDir = fakes.dataDir;
     }
 
     @AfterAll
@@ -65,36 +56,22 @@ class ConsoleAttemptsBrowserTest {
                 browser.close();
             }
         } finally {
-            if (engine != null) {
-                engine.close();
+            if (fakes != null) {
+                fakes.close();
             }
         }
     }
 
     static List<FakeRanks.Rank> domain(int attempt) throws Exception {
-        long end = System.currentTimeMillis() + 20_000;
-        for (;;) {
-            List<String> domains = STARTED.stream().map(r -> r.request().domainId()).distinct().toList();
-            if (domains.size() >= attempt) {
-                String d = domains.get(attempt - 1);
-                List<FakeRanks.Rank> rs = STARTED.stream().filter(r -> r.request().domainId().equals(d))
-                        .sorted(java.util.Comparator.comparingInt(FakeRanks.Rank::rank)).toList();
-                if (rs.size() == 2) {
-                    return rs;
-                }
-            }
-            assertTrue(System.currentTimeMillis() < end, "attempt " + attempt + " did not start");
-            Thread.sleep(20);
-        }
+        return fakes.ranks(null, attempt, 2, Duration.ofSeconds(20));
     }
 
     static String text(String css) {
-        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
+        return browser.text(css);
     }
 
     static String attribute(String css, String name) {
-        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null",
-                css, name);
+        return browser.attribute(css, name);
     }
 
     @Test

@@ -21,14 +21,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
@@ -62,30 +60,23 @@ class ConsoleTruthBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(40);
     private static final Path SHOTS = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    static Path dataDir;
+    static FakeRankEngine fakes;
     static Engine engine;
     static HeadlessChromium browser;
-    static final List<FakeRanks.Rank> STARTED = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
         browser = HeadlessChromium.start(1400, 1000);
-        dataDir = Files.createTempDirectory("mpfl-console-truth-");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).invoker(new FakeRanks(r -> {
-            STARTED.add(r);
-            if (r.awaitAbort(120_000)) {
-                // as a real rank does when its domain is aborted under it
-                r.event(RankEvent.Type.STATE, "FAILED", null, null, "DomainAbortedException: domain " + r.request().domainId()
-                        + " was aborted: aborted by request", null, null);
-            }
-        })).runSettings(new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMillis(200), 2, "auto"))
+        fakes = FakeRankEngine.start("truth", new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMillis(200), 2, "auto"),
                 // the test hosts never send heartbeats: they must outlive all the tests of this class
-                .heartbeatTimeout(Duration.ofMinutes(30)));
-        for (int h = 0; h < 2; h++) {
-            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
-                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 2));
-            assertEquals(201, a.status(), a.body());
-        }
+                Duration.ofMinutes(30), 2, r -> {
+                    if (r.awaitAbort(120_000)) {
+                        // as a real rank does when its domain is aborted under it
+                        r.event(RankEvent.Type.STATE, "FAILED", null, null, "DomainAbortedException: domain " + r.request().domainId()
+                                + " was aborted: aborted by request", null, null);
+                    }
+                });
+        engine = fakes.engine;
         Files.createDirectories(SHOTS);
     }
 
@@ -96,8 +87,8 @@ class ConsoleTruthBrowserTest {
                 browser.close();
             }
         } finally {
-            if (engine != null) {
-                engine.close();
+            if (fakes != null) {
+                fakes.close();
             }
         }
     }
@@ -113,21 +104,7 @@ class ConsoleTruthBrowserTest {
 
     /** The ranks of a run's {@code attempt}-th domain, by rank, once all {@code size} have started. */
     static List<FakeRanks.Rank> ranksOf(String runId, int attempt, int size) throws Exception {
-        long end = System.currentTimeMillis() + WAIT.toMillis();
-        for (;;) {
-            List<FakeRanks.Rank> ofRun = STARTED.stream().filter(r -> r.request().callbackUrl().contains("/runs/" + runId + "/")).toList();
-            List<String> domains = ofRun.stream().map(r -> r.request().domainId()).distinct().toList();
-            if (domains.size() >= attempt) {
-                String d = domains.get(attempt - 1);
-                List<FakeRanks.Rank> rs = ofRun.stream().filter(r -> r.request().domainId().equals(d))
-                        .sorted(java.util.Comparator.comparingInt(FakeRanks.Rank::rank)).toList();
-                if (rs.size() == size) {
-                    return rs;
-                }
-            }
-            assertTrue(System.currentTimeMillis() < end, "attempt " + attempt + " of run " + runId + " did not start");
-            Thread.sleep(20);
-        }
+        return fakes.ranks(runId, attempt, size, WAIT);
     }
 
     static JsonNode run(String id) throws Exception {
@@ -155,16 +132,15 @@ class ConsoleTruthBrowserTest {
     }
 
     static String text(String css) {
-        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
+        return browser.text(css);
     }
 
     static String attribute(String css, String name) {
-        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null",
-                css, name);
+        return browser.attribute(css, name);
     }
 
     static long count(String css) {
-        return ((Number) browser.script("return document.querySelectorAll(arguments[0]).length", css)).longValue();
+        return browser.count(css);
     }
 
     static void open(String hash) {
@@ -172,6 +148,7 @@ class ConsoleTruthBrowserTest {
     }
 
     static void shot(String name) throws IOException {
+        browser.script("window.scrollTo(0, 0)"); // the window grows to the page for the picture: all of it from the top
         browser.screenshot(SHOTS.resolve(name));
     }
 
@@ -475,7 +452,6 @@ class ConsoleTruthBrowserTest {
         assertTrue(text("#logs").contains("No line matches."));
         browser.script("const s = document.getElementById('log-level'); s.value = ''; s.dispatchEvent(new Event('change'));"
                 + "const q = document.getElementById('log-search'); q.value = ''; q.dispatchEvent(new Event('input'))");
-        browser.script("document.getElementById('logs-section').scrollIntoView()");
         shot("run-logs.png");
 
         open("#/runs/" + id + "/trace");

@@ -5,7 +5,7 @@
 // arrive, complete or not, unusable), collapsed to a summary when there are many.
 
 import { el, show, stateBadge } from './dom.js';
-import { formatBytes, formatDuration, formatTime, plural } from './format.js';
+import { formatBytes, formatDuration, formatTime, humanMessage, plural } from './format.js';
 
 /** Checkpoints shown before "show all". */
 const CHECKPOINTS_SHOWN = 5;
@@ -45,7 +45,7 @@ function outcome(run, a, isFinal) {
   const last = a === log[log.length - 1];
   const state = a.outcome || (last ? (isFinal ? run.state : 'RUNNING') : 'INTERRUPTED');
   return el('td', {class: 'attempt-outcome', 'data-outcome': state}, stateBadge(state),
-    a.outcomeMessage && state !== 'SUCCEEDED' ? el('div', {class: 'sub'}, a.outcomeMessage) : null);
+    a.outcomeMessage && state !== 'SUCCEEDED' ? el('div', {class: 'sub', title: a.outcomeMessage}, humanMessage(a.outcomeMessage).text) : null);
 }
 
 export class AttemptsView {

@@ -54,7 +54,8 @@ function isoDuration(text) {
 export function humanMessage(message) {
   const full = String(message || '');
   let text = full.replace(/\bPT(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?\b/g, d => d === 'PT' ? d : isoDuration(d));
-  const withoutIds = text.replace(/,?\s*domain [A-Za-z0-9_-]{6,}…?/g, '').replace(/\(\s*\)/g, '').replace(/ {2,}/g, ' ');
+  const withoutIds = text.replace(/,?\s*domain [A-Za-z0-9_-]{6,}…?/g, '').replace(/\(\s*\)/g, '').replace(/ {2,}/g, ' ')
+    .replace(/(?:[A-Za-z]:)?(?:[\/\\][\w.@+-]+)+[\/\\]([\w.@+-]+\.xml(?::\d+){0,2})/g, '$1'); // source paths as file:line:col
   return {text: withoutIds, hidden: withoutIds !== text};
 }
 

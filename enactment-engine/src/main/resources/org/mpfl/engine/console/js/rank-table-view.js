@@ -83,7 +83,8 @@ function rankRow(r, run, now) {
     stateCell(r, run),
     progressCell(r),
     el('td', {class: 'rank-activity'}, ended && r.activity ? el('span', {class: 'sub'}, 'last: ') : null, r.activity || '',
-      origin ? el('div', {class: 'origin-tag'}, 'cause of the failure') : null),
+      origin ? el('div', {class: 'origin-tag'}, /^deadlock/.test((run.error && run.error.message) || '') ? 'first in the deadlock cycle'
+        : 'cause of the failure') : null),
     el('td', {class: 'rank-location mono', title: r.location || '', 'data-location': r.location || ''}, shortLocation(r.location)),
     waitCell(r),
     el('td', {class: 'num'}, formatDuration(elapsed)));

@@ -70,6 +70,8 @@ class RunHeader {
 
   update(model) {
     const run = model.run || {};
+    // an action's message (resuming, cancel sent) is done with once the run ended after it
+    if (this.saidAtMs && run.endedMs && run.endedMs > this.saidAtMs) this.say('');
     show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'));
     // wall time from creation (what the user waited), active time the sum of the attempts' own times
     const wall = run.createdMs ? (run.endedMs || Date.now()) - run.createdMs : null;
@@ -162,6 +164,7 @@ class RunHeader {
 
   say(text) {
     this.message.textContent = text;
+    this.saidAtMs = text ? Date.now() : 0;
   }
 }
 
@@ -269,38 +272,34 @@ export function mountRunDetailView(container, runId) {
     }
   }
 
-  async function resume() {
-    header.say('Resuming…');
+  /** Runs a mutating call with the token: progress, then its result or why it failed, in the header. */
+  async function withToken(name, progressText, call, done) {
+    header.say(progressText);
     try {
-      const answer = await api.resumeRun(runId);
-      header.say(`Resumed: a new attempt is ${String(answer.state).toLowerCase()}.`);
-      onReopened();
+      done(await call());
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) {
         header.say('The engine refused the token (' + e.message + '). Enter the right one in the top bar.');
         markTokenRefused();
         askForToken();
       } else {
-        header.say('Resume failed: ' + e.message);
+        header.say(name + ' failed: ' + e.message);
       }
     }
   }
 
-  async function cancel() {
-    header.say('Cancelling…');
-    try {
-      const answer = await api.cancelRun(runId);
+  function resume() {
+    return withToken('Resume', 'Resuming…', () => api.resumeRun(runId), answer => {
+      header.say(`Resumed: a new attempt is ${String(answer.state).toLowerCase()}.`);
+      onReopened();
+    });
+  }
+
+  function cancel() {
+    return withToken('Cancel', 'Cancelling…', () => api.cancelRun(runId), answer => {
       header.say(answer.cancelled ? 'Cancel sent: the ranks are being aborted.' : `The run had already ended (${answer.state}).`);
       if (answer.state) model.applyRunSummary({state: answer.state});
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 401) {
-        header.say('The engine refused the token (' + e.message + '). Enter the right one in the top bar.');
-        markTokenRefused();
-        askForToken();
-      } else {
-        header.say('Cancel failed: ' + e.message);
-      }
-    }
+    });
   }
 
   const showConnection = state => {

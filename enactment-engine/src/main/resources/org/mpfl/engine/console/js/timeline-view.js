@@ -24,6 +24,12 @@ function niceStep(spanMs, targetTicks) {
   return 10 * power;
 }
 
+/** The longest of the labels (longest first) that fits in width px, as a list of zero or one. */
+function fitting(labels, width) {
+  const label = labels.find(l => width > l.length * 6 + 8);
+  return label ? [label] : [];
+}
+
 function relative(ms) {
   if (Math.abs(ms) < 1000) return '+' + Math.round(ms) + ' ms';
   return '+' + (ms / 1000).toFixed(ms < 10_000 ? 2 : 1) + ' s';
@@ -161,7 +167,8 @@ export class TimelineView {
       return svg('g', {class: 'attempt-band band-' + String(state).toLowerCase(), 'data-attempt': a.attempt, 'data-outcome': state},
         svg('rect', {class: 'band-bg', x: x1, y: AXIS_HEIGHT, width: x2 - x1, height: height - AXIS_HEIGHT}, svg('title', {}, tip)),
         svg('line', {class: 'band-edge', x1, x2: x1, y1: AXIS_HEIGHT, y2: height}),
-        x2 - x1 > label.length * 6 + 8 ? svg('text', {class: 'band-label', x: x1 + 4, y: AXIS_HEIGHT + BAND_ROW - 5}, label) : null);
+        fitting([label, `#${a.attempt} · ${String(state).toLowerCase()}`, '#' + a.attempt], x2 - x1)
+          .map(text => svg('text', {class: 'band-label', x: x1 + 4, y: AXIS_HEIGHT + BAND_ROW - 5}, text)));
     }).filter(Boolean);
 
     const axis = [];
@@ -197,8 +204,11 @@ export class TimelineView {
       for (const m of markers) {
         if (m.timeMs < startMs || m.timeMs > endMs) continue;
         const mx = x(m.timeMs);
+        // the ✕ sits on a white disc: over a red wait segment a red ✕ alone is invisible (1:1)
         shapes.push(m.kind === 'failed'
-          ? svg('text', {class: 'marker failed', x: mx, y: y + LANE_HEIGHT - 5, 'text-anchor': 'middle', 'data-rank': rank}, '✕', svg('title', {}, m.label))
+          ? svg('g', {class: 'marker failed', 'data-rank': rank},
+              svg('circle', {class: 'marker-disc', cx: mx, cy: y + LANE_HEIGHT / 2, r: 7}),
+              svg('text', {class: 'marker-glyph', x: mx, y: y + LANE_HEIGHT - 5, 'text-anchor': 'middle'}, '✕'), svg('title', {}, m.label))
           : svg('line', {class: 'marker ' + m.kind, x1: mx, x2: mx, y1: y, y2: y + LANE_HEIGHT}, svg('title', {}, m.label)));
       }
       return svg('g', {class: 'lane', 'data-rank': rank},
