@@ -107,7 +107,7 @@ class ConsoleAttemptsBrowserTest {
         assertEquals("true", attribute("#checkpoints-table tr[data-seq='2']", "data-unusable"));
         assertTrue(text("#checkpoints-table tr[data-seq='1']").contains("2 / 2"), text("#checkpoints-table"));
         assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
-        assertEquals("2", text("#run-attempts"));
+        assertEquals("2 attempts · restarted", text("#run-attempts"));
         Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
         Files.createDirectories(shots);
         browser.screenshot(shots.resolve("run-attempts.png"));

@@ -329,8 +329,12 @@ class ConsoleTruthBrowserTest {
         assertFalse(text("main").contains("PT0.5S"), text("main"));
         assertFalse(text("main").contains(domain), "the domain id shows only when asked for");
         assertEquals("true", attribute("#rank-row-1", "data-failure-origin"));
-        browser.driver().findElement(By.cssSelector("#failure details.internals summary")).click();
-        assertTrue(text("#failure").contains(domain), "expanded, the full message is there");
+        browser.await("expanded, the full message is there", WAIT, d -> {
+            if (!Boolean.TRUE.equals(browser.script("return document.querySelector('#failure details.internals').open"))) {
+                d.findElement(By.cssSelector("#failure details.internals summary")).click();
+            }
+            return text("#failure").contains(domain);
+        });
         shot("run-timeout.png");
     }
 

@@ -105,6 +105,10 @@ class RunHeader {
 
   renderCause(run) {
     const e = run.error;
+    // drawn again only when it changed: a live page renders often, and would close an opened "details"
+    const key = JSON.stringify([run.state, e]);
+    if (key === this.causeKey) return;
+    this.causeKey = key;
     if (!e || !run.state || !['FAILED', 'CANCELLED'].includes(run.state)) {
       show(this.cause);
       return;
