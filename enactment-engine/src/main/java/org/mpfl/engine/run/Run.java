@@ -333,7 +333,7 @@ public final class Run {
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
             case COUNTERS -> r.applyCounters(e.value());
-            case CHECKPOINT -> history.rankReport(e.rank(), e.value(), e.message());
+            case CHECKPOINT -> history.rankReport(e.rank(), e.value(), e.message(), r.progressValue, r.progressTotal);
             default -> { }
         }
         return Outcome.NONE;

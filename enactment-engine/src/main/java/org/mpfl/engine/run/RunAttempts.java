@@ -180,6 +180,9 @@ final class RunAttempts {
         if (before != null && before.get("attempt") instanceof Integer a && a == c.attempt() && before.containsKey("rankMs")) {
             m.put("rankMs", before.get("rankMs")); // a rank's report may arrive before the last part
         }
+        if (before != null && before.get("attempt") instanceof Integer a && a == c.attempt() && before.containsKey("progress")) {
+            m.put("progress", before.get("progress"));
+        }
         checkpoints.put(c.seq(), m);
         while (checkpoints.size() > LISTED_CHECKPOINTS) {
             checkpoints.pollFirstEntry();
@@ -189,15 +192,20 @@ final class RunAttempts {
     /**
      * A rank's own report of a checkpoint ({@code CHECKPOINT} event: {@code {checkpoint, bytes, ms,
      * stored}}): keeps the slowest rank's time from reaching the checkpoint to its part being stored
-     * ({@code rankMs}), and why a part was not stored.
+     * ({@code rankMs}), why a part was not stored, and where the run was: the highest {@code <progress>}
+     * value a rank had reported when it took the checkpoint ({@code progress {value, total}}; for a loop
+     * that reports its iteration, the checkpoint's iteration).
      */
-    synchronized void rankReport(int rank, Object value, String message) {
+    synchronized void rankReport(int rank, Object value, String message, double progressValue, double progressTotal) {
         if (!(value instanceof Map<?, ?> v) || !(v.get("checkpoint") instanceof Number n)) {
             return;
         }
         Map<String, Object> m = checkpoints.get(n.longValue());
         if (m == null) {
             return; // the part never arrived (or the checkpoint was dropped from the listing): nothing to add to
+        }
+        if (progressTotal > 0 && (!(m.get("progress") instanceof Map<?, ?> p) || ((Number) p.get("value")).doubleValue() < progressValue)) {
+            m.put("progress", Map.of("value", progressValue, "total", progressTotal));
         }
         if (v.get("ms") instanceof Number ms) {
             m.merge("rankMs", ms.longValue(), (a, b) -> Math.max(((Number) a).longValue(), ((Number) b).longValue()));

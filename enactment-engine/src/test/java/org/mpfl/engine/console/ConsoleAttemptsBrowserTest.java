@@ -18,6 +18,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.HandMadeUploads;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.protocol.RankEvent;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -82,10 +83,14 @@ class ConsoleAttemptsBrowserTest {
         String id = started.json().get("id").asText();
         List<FakeRanks.Rank> first = domain(1);
         for (long seq = 1; seq <= 2; seq++) {
+            // rank 0's progress when it takes the checkpoint: the table's "At progress" (40 of 100, then 80 of 100)
+            first.get(0).event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 40 * seq, "total", 100));
             for (FakeRanks.Rank r : first) {
                 byte[] body = HandMadeUploads.part(r.rank(), seq).getBytes(StandardCharsets.UTF_8);
                 assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), seq, body, Map.of()).statusCode());
             }
+            first.get(0).event(RankEvent.Type.CHECKPOINT, null, null, null, null, null,
+                    Map.of("checkpoint", seq, "bytes", 10, "ms", 3, "stored", true));
         }
         Path corrupt = dataDir.resolve("checkpoints").resolve(id).resolve("2").resolve("rank-0.json");
         Files.writeString(corrupt, "{\"tampered\":true}");
@@ -106,6 +111,8 @@ class ConsoleAttemptsBrowserTest {
         assertEquals("false", attribute("#checkpoints-table tr[data-seq='1']", "data-unusable"));
         assertEquals("true", attribute("#checkpoints-table tr[data-seq='2']", "data-unusable"));
         assertTrue(text("#checkpoints-table tr[data-seq='1']").contains("2 / 2"), text("#checkpoints-table"));
+        assertEquals("40 of 100", text("#checkpoints-table tr[data-seq='1'] .checkpoint-progress"));
+        assertEquals("80 of 100", text("#checkpoints-table tr[data-seq='2'] .checkpoint-progress"));
         assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
         assertEquals("2 attempts · restarted", text("#run-attempts"));
         Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));

@@ -5,7 +5,7 @@
 // arrive, complete or not, unusable), collapsed to a summary when there are many.
 
 import { el, show, stateBadge } from './dom.js';
-import { formatBytes, formatDuration, formatTime, humanMessage, plural } from './format.js';
+import { formatAmount, formatBytes, formatDuration, formatTime, humanMessage, plural } from './format.js';
 
 /** Checkpoints shown before "show all". */
 const CHECKPOINTS_SHOWN = 5;
@@ -67,7 +67,8 @@ export class AttemptsView {
       this.checkpointSummary,
       el('div', {class: 'table-holder'}, el('table', {class: 'data checkpoints', id: 'checkpoints-table'},
         el('thead', {}, el('tr', {},
-          el('th', {scope: 'col'}, 'Checkpoint'), el('th', {scope: 'col'}, 'Attempt'), el('th', {scope: 'col'}, 'Parts'),
+          el('th', {scope: 'col'}, 'Checkpoint'), el('th', {scope: 'col'}, 'Attempt'), el('th', {scope: 'col', title: 'the highest <progress> a rank had reported when it took the checkpoint'}, 'At progress'),
+          el('th', {scope: 'col'}, 'Parts'),
           el('th', {scope: 'col'}, 'Size'), el('th', {scope: 'col'}, 'Parts arrived within'),
           el('th', {scope: 'col'}, 'Slowest rank'), el('th', {scope: 'col'}, 'Taken'),
           el('th', {scope: 'col'}, 'Status'))),
@@ -114,11 +115,13 @@ export class AttemptsView {
     this.toggle.hidden = cps.length <= CHECKPOINTS_SHOWN;
     this.toggle.textContent = this.showAll ? `Show the newest ${CHECKPOINTS_SHOWN} only` : `Show all ${cps.length} checkpoints`;
     show(this.checkpoints, cps.length === 0
-      ? el('tr', {}, el('td', {colspan: 8, class: 'sub'}, 'No checkpoint taken.'))
+      ? el('tr', {}, el('td', {colspan: 9, class: 'sub'}, 'No checkpoint taken.'))
       : shown.map(c => el('tr', {'data-seq': c.seq, 'data-complete': String(c.complete),
         'data-unusable': c.unusable ? 'true' : 'false'},
         el('th', {scope: 'row', class: 'num'}, String(c.seq)),
         el('td', {class: 'num'}, String(c.attempt)),
+        el('td', {class: 'num checkpoint-progress'}, c.progress && c.progress.total > 0
+          ? `${formatAmount(c.progress.value)} of ${formatAmount(c.progress.total)}` : '–'),
         el('td', {class: 'num'}, `${c.parts} / ${c.ranks}`),
         el('td', {class: 'num'}, formatBytes(c.bytes)),
         el('td', {class: 'num'}, formatDuration(c.spanMs)),
