@@ -165,7 +165,7 @@ class ConsoleTruthBrowserTest {
             js = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         Map<String, Object> result = (Map<String, Object>) browser.script("return eval(arguments[0])", js);
-        assertTrue(((Number) result.get("checked")).longValue() > 20, "the contrast check saw the page's texts: " + result);
+        assertTrue(((Number) result.get("checked")).longValue() > 10, "the contrast check saw the page's texts: " + result);
         return (List<String>) result.get("failures");
     }
 
@@ -464,6 +464,8 @@ class ConsoleTruthBrowserTest {
         assertEquals(0, count("#trace .trace-track:not(.checkpoint-lane) .instant[data-name='checkpoint']"),
                 "no checkpoint diamond on the operations lanes");
         assertEquals(1, count("#trace-legend [data-instant='checkpoint']"));
+        List<String> trace = contrastFailures();
+        assertTrue(trace.isEmpty(), "trace page: " + String.join("\n", trace));
         shot("trace-checkpoints.png");
     }
 
@@ -492,6 +494,10 @@ class ConsoleTruthBrowserTest {
         browser.await("the registry", WAIT, d -> text("main").contains("h0"));
         List<String> registry = contrastFailures();
         assertTrue(registry.isEmpty(), "registry: " + String.join("\n", registry));
+        open("#/workflows");
+        browser.await("the workflows page", WAIT, d -> count("#workflows-table, main .empty") > 0);
+        List<String> workflows = contrastFailures();
+        assertTrue(workflows.isEmpty(), "workflows: " + String.join("\n", workflows));
 
         Dimension before = browser.driver().manage().window().getSize();
         try {
