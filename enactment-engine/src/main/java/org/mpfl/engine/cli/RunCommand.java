@@ -213,6 +213,11 @@ public final class RunCommand implements CliCommand {
     }
 
     static int report(JsonNode run, PrintStream out, PrintStream err, boolean json) {
+        return report(run, out, err, json, "mpflc run");
+    }
+
+    /** Prints a run's outcome; {@code command} prefixes the line about a run that did not succeed. */
+    static int report(JsonNode run, PrintStream out, PrintStream err, boolean json, String command) {
         String state = run.path("state").asText();
         JsonNode error = run.get("error");
         if (json) {
@@ -242,7 +247,7 @@ public final class RunCommand implements CliCommand {
                 }
             });
             if (!state.equals("SUCCEEDED")) {
-                err.println("mpflc run: run " + run.path("id").asText() + " " + state + describeError(error));
+                err.println(command + ": run " + run.path("id").asText() + " " + state + describeError(error));
             }
         }
         return state.equals("SUCCEEDED") ? 0 : 1;
