@@ -1,0 +1,78 @@
+package org.mpfl.runtime.interp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mpfl.runtime.settings.RuntimeSettings;
+import org.mpfl.testing.StartsProcesses;
+
+/**
+ * {@code <compute python>} with a real interpreter (Debian's python3 with python3-numpy, as .ci/run
+ * installs): every type both ways, in-place updates, module state between calls, fresh output arrays,
+ * and the kernel's prints as the rank's log lines.
+ */
+@StartsProcesses
+class PythonKernelTest {
+    static final String PYTHON = KernelTestPython.PATH;
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+    private static String previous;
+
+    @BeforeAll
+    static void usePython() {
+        previous = System.setProperty(RuntimeSettings.KERNEL_PYTHON.name(), PYTHON);
+    }
+
+    @AfterAll
+    static void restore() {
+        if (previous == null) {
+            System.clearProperty(RuntimeSettings.KERNEL_PYTHON.name());
+        } else {
+            System.setProperty(RuntimeSettings.KERNEL_PYTHON.name(), previous);
+        }
+    }
+
+    @Test
+    void everyTypeTravelsBothWaysAndModuleStatePersists() {
+        InterpreterHarness.Result r = InterpreterHarness.run("pykernel.mpfl.xml", Map.of(), LIMIT).succeeded();
+        for (int rank = 0; rank < 2; rank++) {
+            double[] expected = new double[4];
+            double total = 0;
+            for (int i = 0; i < 4; i++) {
+                expected[i] = 4.0 * (i + rank); // doubled in place by each of the two calls
+                total += expected[i];
+            }
+            assertArrayEquals(expected, (double[]) r.output("a", rank), "in-place update seen by the rank " + rank);
+            assertEquals(total, r.output("total", rank));
+            assertEquals(42L, r.output("count", rank));
+            assertEquals("RANK" + rank + "!", r.output("tag", rank));
+            assertEquals(rank != 0, r.output("ok", rank));
+            assertEquals(2, r.output("calls", rank), "module state lives as long as the rank");
+            assertEquals(Map.of("calls", 2), withoutNulls(r.output("info", rank)));
+            int[] ints = (int[]) r.output("ints", rank);
+            long[] longs = (long[]) r.output("longs", rank);
+            double[] doubles = (double[]) r.output("doubles", rank);
+            assertEquals(41, ints.length); // n = 41 elements
+            assertEquals(40, ints[40]);
+            assertEquals(40L << 40, longs[40]);
+            assertEquals(1.0, doubles[40]);
+            assertEquals(1.0 / 40, doubles[1], 1e-15);
+            assertEquals("numpy", r.output("backend", rank));
+            List<String> logs = r.rank(rank).logs;
+            assertTrue(logs.contains("info: scale call 2 on rank" + rank), "the kernel's print is a log line: " + logs);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> withoutNulls(Object info) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>((Map<String, Object>) info);
+        m.values().removeIf(java.util.Objects::isNull);
+        return m;
+    }
+}
