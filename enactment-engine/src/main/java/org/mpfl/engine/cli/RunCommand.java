@@ -17,6 +17,7 @@ import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.ir.files.FileTrees;
 
 /**
@@ -40,6 +41,7 @@ public final class RunCommand implements CliCommand {
             .with(EngineOptions::client)
             .flag("--local", "start an embedded engine and local service hosts for this run only")
             .value("--hosts", "N", null, "--local: N service host processes (default: one host in the engine's JVM)")
+            .value("--python", "PATH", "the interpreter of <compute python> kernels on the local hosts (default: python3 on the PATH)")
             .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram on the hosts of --local")
             .value("--timeout", "S", "0", "cancel the run after S seconds (0: never)")
             .value("--restarts", "N", "how often the run may restart after an infrastructure fault (overrides the workflow's)")
@@ -111,6 +113,7 @@ public final class RunCommand implements CliCommand {
                             : hosts + " service host process(es)") + "...");
                 }
                 EngineConfig config = new EngineConfig().port(0).dataDir(localData);
+                kernelPython(args);
                 cluster = embedded ? LocalCluster.startEmbedded(config, services(args), Duration.ofSeconds(60))
                         : LocalCluster.start(config, hosts, services(args), Duration.ofSeconds(60));
                 client = new EngineClient(cluster.engine().url(), cluster.engine().token());
@@ -147,6 +150,16 @@ public final class RunCommand implements CliCommand {
     }
 
     /** The {@code --service NAME=CLASS} values, checked to be pairs (the hosts load the classes). */
+    /**
+     * {@code --python PATH} of {@code run --local} and {@code up}: the interpreter of Python kernels, for a
+     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}).
+     */
+    static void kernelPython(Arguments args) {
+        if (args.has("--python")) {
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), args.value("--python"));
+        }
+    }
+
     static List<String> services(Arguments args) throws UsageException {
         for (String v : args.values("--service")) {
             if (v.indexOf('=') <= 0) {

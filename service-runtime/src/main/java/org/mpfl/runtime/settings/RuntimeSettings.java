@@ -79,8 +79,7 @@ public final class RuntimeSettings {
     public static final Setting<Long> INVOKE_TIMEOUT_MS = Setting.longProperty("mpfl.invoke.timeoutMs", 60_000L,
             "how long an <invoke> of an external web service may take");
     // kernels in other languages (docs/kernel-protocol.md)
-    public static final Setting<String> KERNEL_PYTHON = Setting.textProperty("mpfl.kernel.python", "python3", "python3",
-            "the interpreter of <compute python> workers (mpflc host --python PATH): a virtualenv's or conda's python works");
+    // the interpreter's setting is ProtocolSettings.KERNEL_PYTHON: the host launcher passes it on
     public static final Setting<String> KERNEL_COMMAND_DIRS = Setting.textProperty("mpfl.kernel.allowCommandDirs", "", "none",
             "directories (separated by the path separator) whose executables <compute command> may name by absolute path"
                     + " (mpflc host --allow-command-dir DIR)");

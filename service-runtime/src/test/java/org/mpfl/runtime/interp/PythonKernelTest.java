@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.mpfl.runtime.settings.RuntimeSettings;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -26,15 +26,15 @@ class PythonKernelTest {
 
     @BeforeAll
     static void usePython() {
-        previous = System.setProperty(RuntimeSettings.KERNEL_PYTHON.name(), PYTHON);
+        previous = System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), PYTHON);
     }
 
     @AfterAll
     static void restore() {
         if (previous == null) {
-            System.clearProperty(RuntimeSettings.KERNEL_PYTHON.name());
+            System.clearProperty(ProtocolSettings.KERNEL_PYTHON.name());
         } else {
-            System.setProperty(RuntimeSettings.KERNEL_PYTHON.name(), previous);
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), previous);
         }
     }
 

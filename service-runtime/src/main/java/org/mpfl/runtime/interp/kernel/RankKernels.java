@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.MpflType;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.runtime.settings.RuntimeSettings;
 
 /**
@@ -97,7 +98,7 @@ public final class RankKernels implements AutoCloseable {
     }
 
     private KernelWorker startPython() throws KernelFailure {
-        String python = RuntimeSettings.KERNEL_PYTHON.get();
+        String python = ProtocolSettings.KERNEL_PYTHON.get();
         Map<String, String> env = new LinkedHashMap<>();
         env.put("MPFL_KERNEL_PATH", libraries.pythonPathText());
         env.put("PYTHONUNBUFFERED", "1");
