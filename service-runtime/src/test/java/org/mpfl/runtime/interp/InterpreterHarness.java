@@ -214,11 +214,22 @@ final class InterpreterHarness {
         } catch (URISyntaxException | NullPointerException e) {
             throw new AssertionError("no test document interp/" + name, e);
         }
+        return compile(file, params);
+    }
+
+    /** Checks and compiles the document {@code file} (it must check clean). */
+    static MpflCompiler.CheckResult compile(Path file, Map<String, String> params) {
+        String name = file.getFileName().toString();
         MpflCompiler.CheckResult r = new MpflCompiler().check(file, name, params);
         if (!r.ok()) {
-            throw new AssertionError("interp/" + name + " does not check clean:\n" + r.diagnostics().sorted());
+            throw new AssertionError(name + " does not check clean:\n" + r.diagnostics().sorted());
         }
         return r;
+    }
+
+    /** Runs the document {@code file} (anywhere), its kernel libraries next to it. */
+    static Result run(Path file, Map<String, String> params, Duration limit) {
+        return run(compile(file, params), file.getParent(), params, limit, r -> null);
     }
 
     static Result run(String name, Map<String, String> params, Duration limit) {
@@ -228,7 +239,11 @@ final class InterpreterHarness {
     /** Like {@link #run(String, Map, Duration)}, each rank resuming from what {@code resume} gives it ({@code null}: from the start). */
     static Result run(String name, Map<String, String> params, Duration limit,
                       java.util.function.IntFunction<RunRequest.Resume> resume) {
-        MpflCompiler.CheckResult checked = compile(name, params);
+        return run(compile(name, params), documentDirectory(name), params, limit, resume);
+    }
+
+    private static Result run(MpflCompiler.CheckResult checked, Path directory, Map<String, String> params, Duration limit,
+                              java.util.function.IntFunction<RunRequest.Resume> resume) {
         IrWorkflow workflow = checked.workflow();
         Map<String, Integer> counts = ParamValues.rankCounts(workflow, checked.paramValues(), new Diagnostics());
         List<RunRequest.ProcessSlice> slices = new ArrayList<>();
@@ -236,7 +251,7 @@ final class InterpreterHarness {
             slices.add(new RunRequest.ProcessSlice(p.name(), p.service(), counts.get(p.name())));
         }
         // params travel as texts, as from the command line; the interpreter types them
-        KernelLibraries kernels = KernelLibraries.inDirectory(documentDirectory(name), workflow.libraries());
+        KernelLibraries kernels = KernelLibraries.inDirectory(directory, workflow.libraries());
         return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit, resume, kernels);
     }
 
