@@ -68,3 +68,9 @@ def chatty(x):
     for _ in range(100_000):  # 10 MB
         print(line)
     return {"y": x + 1.0}
+
+
+if os.environ.get("MPFL_TEST_NEVER_SET"):
+    def ghost(x):
+        """Defined only under a condition: mpflc check cannot tell that it is missing, the rank's start can."""
+        return {"y": x}

@@ -90,6 +90,7 @@ public final class WorkflowChecker {
                 processes.add(process);
             }
         }
+        new KernelLibraryCheck(diagnostics, documentDirectory, libraries).check(processes);
         return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location(),
                 restarts(root));
     }

@@ -4,12 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.testing.StartsProcesses;
 
@@ -66,6 +69,34 @@ class PythonKernelTest {
             assertEquals("numpy", r.output("backend", rank));
             List<String> logs = r.rank(rank).logs;
             assertTrue(logs.contains("info: scale call 2 on rank" + rank), "the kernel's print is a log line: " + logs);
+        }
+    }
+
+    /**
+     * With NumPy hidden (the interpreter is a wrapper that puts a {@code numpy} package raising
+     * ImportError first on the path, as a user's environment without NumPy would be), arrays are
+     * {@code array.array} and the same document gives the same results.
+     */
+    @Test
+    void withoutNumPyArraysAreArrayArrays(@TempDir Path dir) throws Exception {
+        Path hidden = Files.createDirectories(dir.resolve("hide/numpy"));
+        Files.writeString(hidden.resolve("__init__.py"), "raise ImportError('NumPy is hidden by PythonKernelTest')\n");
+        Path wrapper = dir.resolve("python-without-numpy");
+        Files.writeString(wrapper, "#!/bin/sh\nPYTHONPATH=" + dir.resolve("hide") + " exec " + PYTHON + " \"$@\"\n");
+        assertTrue(wrapper.toFile().setExecutable(true, true));
+        String numpy = System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), wrapper.toString());
+        try {
+            InterpreterHarness.Result r = InterpreterHarness.run("pykernel.mpfl.xml", Map.of(), LIMIT).succeeded();
+            for (int rank = 0; rank < 2; rank++) {
+                assertEquals("array", r.output("backend", rank), "the kernel saw no NumPy");
+                assertArrayEquals(new double[] {4.0 * rank, 4.0 * (1 + rank), 4.0 * (2 + rank), 4.0 * (3 + rank)},
+                        (double[]) r.output("a", rank), "array.array updated in place is written back");
+                assertEquals(2, r.output("calls", rank));
+                assertEquals(40L << 40, ((long[]) r.output("longs", rank))[40]);
+                assertEquals(1.0, ((double[]) r.output("doubles", rank))[40]);
+            }
+        } finally {
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), numpy);
         }
     }
 
