@@ -89,7 +89,7 @@ public final class KernelsBenchCommand implements CliCommand {
                 out.printf("kernels (median per call, µs; %d doubles)%n", size);
                 out.printf("  %-34s %12s %12s %12s%n", "", "worker", "Java", "Python alone");
                 for (String kind : List.of("empty", "inPlace", "newArray")) {
-                    out.printf(java.util.Locale.ROOT, "  %-34s %12.1f %12.1f %12.1f%n", label(kind, size),
+                    out.printf(java.util.Locale.ROOT, "  %-34s %12.1f %12.1f %12.1f%n", label(kind),
                             figures.get(kind + ".worker"), figures.get(kind + ".java"), figures.get(kind + ".python"));
                 }
             }
@@ -101,11 +101,11 @@ public final class KernelsBenchCommand implements CliCommand {
         }
     }
 
-    private static String label(String kind, int size) {
+    private static String label(String kind) {
         return switch (kind) {
             case "empty" -> "empty call round trip";
-            case "inPlace" -> size + " doubles in, updated in place, out";
-            default -> size + " doubles in, a new array out";
+            case "inPlace" -> "array in, updated in place, out";
+            default -> "array in, a new array out";
         };
     }
 
