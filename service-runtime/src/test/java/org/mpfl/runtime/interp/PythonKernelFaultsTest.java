@@ -19,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.mpfl.runtime.interp.kernel.KernelFailure;
-import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
 
@@ -36,16 +35,12 @@ class PythonKernelFaultsTest {
 
     @BeforeAll
     static void usePython() {
-        previous = System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), KernelTestPython.PATH);
+        previous = KernelTestPython.use(KernelTestPython.PATH);
     }
 
     @AfterAll
     static void restore() {
-        if (previous == null) {
-            System.clearProperty(ProtocolSettings.KERNEL_PYTHON.name());
-        } else {
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), previous);
-        }
+        KernelTestPython.restore(previous);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -119,13 +114,13 @@ class PythonKernelFaultsTest {
 
     @Test
     void aBadInterpreterPathFailsTheRankAtStartNamingIt() {
-        String good = System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), "/no/such/python3");
+        String good = KernelTestPython.use("/no/such/python3");
         try {
             RankFault f = InterpreterHarness.run("pykernel-nofunction.mpfl.xml", Map.of(), LIMIT).singleFault();
             assertTrue(f.getMessage().contains("cannot start the python worker (/no/such/python3)"), f.getMessage());
             assertTrue(f.getMessage().contains("No such file or directory"), f.getMessage());
         } finally {
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), good);
+            KernelTestPython.restore(good);
         }
     }
 }

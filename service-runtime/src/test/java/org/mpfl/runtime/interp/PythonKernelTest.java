@@ -13,7 +13,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -29,16 +28,12 @@ class PythonKernelTest {
 
     @BeforeAll
     static void usePython() {
-        previous = System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), PYTHON);
+        previous = KernelTestPython.use(KernelTestPython.PATH);
     }
 
     @AfterAll
     static void restore() {
-        if (previous == null) {
-            System.clearProperty(ProtocolSettings.KERNEL_PYTHON.name());
-        } else {
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), previous);
-        }
+        KernelTestPython.restore(previous);
     }
 
     @Test
@@ -84,7 +79,7 @@ class PythonKernelTest {
         Path wrapper = dir.resolve("python-without-numpy");
         Files.writeString(wrapper, "#!/bin/sh\nPYTHONPATH=" + dir.resolve("hide") + " exec " + PYTHON + " \"$@\"\n");
         assertTrue(wrapper.toFile().setExecutable(true, true));
-        String numpy = System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), wrapper.toString());
+        String numpy = KernelTestPython.use(wrapper.toString());
         try {
             InterpreterHarness.Result r = InterpreterHarness.run("pykernel.mpfl.xml", Map.of(), LIMIT).succeeded();
             for (int rank = 0; rank < 2; rank++) {
@@ -96,7 +91,7 @@ class PythonKernelTest {
                 assertEquals(1.0, ((double[]) r.output("doubles", rank))[40]);
             }
         } finally {
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), numpy);
+            KernelTestPython.restore(numpy);
         }
     }
 
