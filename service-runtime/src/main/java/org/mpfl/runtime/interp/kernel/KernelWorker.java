@@ -1,6 +1,5 @@
 package org.mpfl.runtime.interp.kernel;
 
-import java.io.EOFException;
 import java.io.File;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -165,8 +164,9 @@ final class KernelWorker implements AutoCloseable {
             broken = true;
             throw e;
         } catch (IOException e) {
+            // end of file, "Connection reset" or "Broken pipe": the worker's end of the socket is gone
             broken = true;
-            throw KernelFailure.workflow(label + ": " + rootMessage(e));
+            throw died(e);
         }
     }
 
@@ -176,18 +176,15 @@ final class KernelWorker implements AutoCloseable {
         } catch (ControlChannel.TimedOut e) {
             broken = true;
             throw KernelFailure.workflow(label + " did not answer in time" + lastLines(stderr));
-        } catch (EOFException e) {
-            broken = true;
-            throw died();
         }
     }
 
     /** The failure of a worker that closed its channel: its exit status or signal, with its last stderr lines. */
-    private KernelFailure died() {
+    private KernelFailure died(IOException cause) {
         try {
             if (!process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
-                return KernelFailure.workflow(label + " closed its control channel but did not exit" + lastLines(stderr));
+                return KernelFailure.workflow(label + ": " + rootMessage(cause) + " (the worker was stopped)" + lastLines(stderr));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
