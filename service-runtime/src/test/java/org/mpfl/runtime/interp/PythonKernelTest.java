@@ -64,6 +64,8 @@ class PythonKernelTest {
             assertEquals("numpy", r.output("backend", rank));
             List<String> logs = r.rank(rank).logs;
             assertTrue(logs.contains("info: scale call 2 on rank" + rank), "the kernel's print is a log line: " + logs);
+            assertTrue(r.rank(rank).events.contains("ACTIVITY compute python kernels:scale @ pykernel.mpfl.xml:28:5"),
+                    "a kernel call is an activity of the rank, as a Java one: " + r.rank(rank).events);
         }
     }
 
