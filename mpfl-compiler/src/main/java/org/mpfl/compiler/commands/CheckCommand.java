@@ -4,7 +4,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.util.List;
 import org.mpfl.compiler.MpflCompiler;
-import org.mpfl.compiler.check.KernelLibraryCheck;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
@@ -40,11 +39,9 @@ public final class CheckCommand implements CliCommand {
             err.println("mpflc check: " + missing(arguments));
             return 1;
         }
-        MpflCompiler.CheckResult result = new MpflCompiler().check(arguments.file(), arguments.displayName(), arguments.params());
-        if (result.workflow() != null) {
-            KernelLibraryCheck.pythonFunctions(result.workflow(), arguments.file().toAbsolutePath().getParent(),
-                    given.value("--python"), result.diagnostics());
-        }
+        MpflCompiler compiler = new MpflCompiler();
+        MpflCompiler.CheckResult result = compiler.check(arguments.file(), arguments.displayName(), arguments.params());
+        compiler.checkPythonFunctions(result, arguments.file().toAbsolutePath().getParent(), given.value("--python"));
         report(result.diagnostics(), err);
         return result.diagnostics().hasErrors() ? 1 : 0;
     }
