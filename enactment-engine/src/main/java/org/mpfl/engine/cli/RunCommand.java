@@ -69,6 +69,9 @@ public final class RunCommand implements CliCommand {
         if (local == args.has("--engine")) {
             throw new UsageException("give exactly one of --engine URL or --local");
         }
+        if (local) {
+            kernelPython(args);
+        }
         // no --hosts: one host in this JVM (EmbeddedHost); --hosts N: N host processes
         boolean embedded = !args.has("--hosts");
         int hosts = args.intValue("--hosts", 1);
@@ -113,7 +116,6 @@ public final class RunCommand implements CliCommand {
                             : hosts + " service host process(es)") + "...");
                 }
                 EngineConfig config = new EngineConfig().port(0).dataDir(localData);
-                kernelPython(args);
                 cluster = embedded ? LocalCluster.startEmbedded(config, services(args), Duration.ofSeconds(60))
                         : LocalCluster.start(config, hosts, services(args), Duration.ofSeconds(60));
                 client = new EngineClient(cluster.engine().url(), cluster.engine().token());
@@ -150,16 +152,6 @@ public final class RunCommand implements CliCommand {
     }
 
     /** The {@code --service NAME=CLASS} values, checked to be pairs (the hosts load the classes). */
-    /**
-     * {@code --python PATH} of {@code run --local} and {@code up}: the interpreter of Python kernels, for a
-     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}).
-     */
-    static void kernelPython(Arguments args) {
-        if (args.has("--python")) {
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), args.value("--python"));
-        }
-    }
-
     static List<String> services(Arguments args) throws UsageException {
         for (String v : args.values("--service")) {
             if (v.indexOf('=') <= 0) {
@@ -256,5 +248,15 @@ public final class RunCommand implements CliCommand {
         }
         sb.append(sb.length() > 1 ? ": " : " ").append(error.path("message").asText());
         return sb.toString();
+    }
+
+    /**
+     * {@code --python PATH} of {@code run --local} and {@code up}: the interpreter of Python kernels, for a
+     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}).
+     */
+    static void kernelPython(Arguments args) {
+        if (args.has("--python")) {
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), args.value("--python"));
+        }
     }
 }
