@@ -81,8 +81,7 @@ final class KernelWorker implements AutoCloseable {
                 try {
                     process = builder.start();
                 } catch (IOException e) {
-                    throw KernelFailure.workflow("cannot start " + label + " (" + command.get(0) + "): "
-                            + rootMessage(e));
+                    throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
                 }
                 AtomicLong budget = new AtomicLong(logBytesPerCall);
                 OutputPump out = new OutputPump(process.getInputStream(), "info", log, budget, "mpfl-kernel-stdout");
