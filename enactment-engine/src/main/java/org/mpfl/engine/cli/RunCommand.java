@@ -17,6 +17,7 @@ import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.ir.files.FileTrees;
 
 /**
@@ -40,6 +41,7 @@ public final class RunCommand implements CliCommand {
             .with(EngineOptions::client)
             .flag("--local", "start an embedded engine and local service hosts for this run only")
             .value("--hosts", "N", null, "--local: N service host processes (default: one host in the engine's JVM)")
+            .value("--python", "PATH", "the interpreter of <compute python> kernels on the local hosts (default: python3 on the PATH)")
             .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram on the hosts of --local")
             .value("--timeout", "S", "0", "cancel the run after S seconds (0: never)")
             .value("--restarts", "N", "how often the run may restart after an infrastructure fault (overrides the workflow's)")
@@ -66,6 +68,9 @@ public final class RunCommand implements CliCommand {
         boolean local = args.flag("--local");
         if (local == args.has("--engine")) {
             throw new UsageException("give exactly one of --engine URL or --local");
+        }
+        if (local) {
+            kernelPython(args);
         }
         // no --hosts: one host in this JVM (EmbeddedHost); --hosts N: N host processes
         boolean embedded = !args.has("--hosts");
@@ -266,5 +271,15 @@ public final class RunCommand implements CliCommand {
         }
         sb.append(sb.length() > 1 ? ": " : " ").append(error.path("message").asText());
         return sb.toString();
+    }
+
+    /**
+     * {@code --python PATH} of {@code run --local} and {@code up}: the interpreter of Python kernels, for a
+     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}).
+     */
+    static void kernelPython(Arguments args) {
+        if (args.has("--python")) {
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), args.value("--python"));
+        }
     }
 }

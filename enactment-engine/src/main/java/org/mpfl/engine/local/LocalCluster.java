@@ -265,6 +265,8 @@ public final class LocalCluster implements AutoCloseable {
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);
         }
+        // mpflc up / run --local --python PATH: the hosts' kernel interpreter (each host checks it at start)
+        ProtocolSettings.KERNEL_PYTHON.given().ifPresent(python -> List.of("--python", python).forEach(b::hostArg));
         return b;
     }
 
