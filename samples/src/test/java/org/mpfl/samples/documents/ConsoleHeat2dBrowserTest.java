@@ -97,14 +97,6 @@ class ConsoleHeat2dBrowserTest {
         return Http.get(engine.url() + "/api/runs/" + id).json();
     }
 
-    static String text(String css) {
-        return browser.text(css);
-    }
-
-    static String attribute(String css, String name) {
-        return browser.attribute(css, name);
-    }
-
     static void shot(String name) throws Exception {
         Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
         Files.createDirectories(shots);
@@ -126,10 +118,10 @@ class ConsoleHeat2dBrowserTest {
         assertTrue(ended.path("startupMs").asLong(-1) >= 0, ended.toString());
 
         browser.driver().get(engine.url() + "/#/runs/" + id);
-        browser.await("the page shows the run ended", WAIT, d -> "SUCCEEDED".equals(attribute("#run-title .badge", "data-state")));
+        browser.await("the page shows the run ended", WAIT, d -> "SUCCEEDED".equals(browser.attribute("#run-title .badge", "data-state")));
         browser.await("rank 0 ended at the run's own iteration count", WAIT,
-                d -> text("#rank-row-0 .progress-note").contains("ended at " + iterations + " of 500"));
-        assertTrue(text("#run-attempts").contains("1 attempt"), text("#run-attempts"));
+                d -> browser.text("#rank-row-0 .progress-note").contains("ended at " + iterations + " of 500"));
+        assertTrue(browser.text("#run-attempts").contains("1 attempt"), browser.text("#run-attempts"));
         shot("run-converged.png");
     }
 
@@ -154,11 +146,11 @@ class ConsoleHeat2dBrowserTest {
         WebElement input = browser.driver().findElement(By.id("token-input"));
         input.sendKeys("not-the-token");
         browser.driver().findElement(By.id("token-save")).click();
-        browser.await("a wrong token is said to be refused", WAIT, d -> "refused".equals(attribute("#token-status", "data-verdict")));
-        assertEquals("token refused", text("#token-status"));
+        browser.await("a wrong token is said to be refused", WAIT, d -> "refused".equals(browser.attribute("#token-status", "data-verdict")));
+        assertEquals("token refused", browser.text("#token-status"));
         input.sendKeys(engine.token());
         browser.driver().findElement(By.id("token-save")).click();
-        browser.await("the right token is accepted", WAIT, d -> "token accepted".equals(text("#token-status")));
+        browser.await("the right token is accepted", WAIT, d -> "token accepted".equals(browser.text("#token-status")));
         browser.driver().findElement(By.id("resume-run")).click();
         JsonNode done = Await.until(Duration.ofSeconds(300), "the resumed run ended", () -> run(id),
                 d -> d.hasNonNull("endedMs") && !d.path("state").asText().equals("RUNNING"));
@@ -179,21 +171,21 @@ class ConsoleHeat2dBrowserTest {
 
         browser.driver().get(engine.url() + "/#/runs/" + id);
         browser.await("both attempts with their outcomes", WAIT,
-                d -> "SUCCEEDED".equals(attribute("#attempts-table tr[data-attempt='2'] .attempt-outcome", "data-outcome")));
-        assertEquals("CANCELLED", attribute("#attempts-table tr[data-attempt='1'] .attempt-outcome", "data-outcome"));
-        assertEquals("2 attempts · resumed", text("#run-attempts"));
+                d -> "SUCCEEDED".equals(browser.attribute("#attempts-table tr[data-attempt='2'] .attempt-outcome", "data-outcome")));
+        assertEquals("CANCELLED", browser.attribute("#attempts-table tr[data-attempt='1'] .attempt-outcome", "data-outcome"));
+        assertEquals("2 attempts · resumed", browser.text("#run-attempts"));
         browser.await("the timeline's attempt bands", WAIT,
                 d -> browser.count("#timeline .attempt-band") == 2);
-        assertEquals("CANCELLED", attribute("#timeline .attempt-band[data-attempt='1']", "data-outcome"));
-        assertEquals("SUCCEEDED", attribute("#timeline .attempt-band[data-attempt='2']", "data-outcome"));
-        assertTrue(!text("#run-active").equals("–") && !text("#run-duration").isBlank(), text("#run-active"));
+        assertEquals("CANCELLED", browser.attribute("#timeline .attempt-band[data-attempt='1']", "data-outcome"));
+        assertEquals("SUCCEEDED", browser.attribute("#timeline .attempt-band[data-attempt='2']", "data-outcome"));
+        assertTrue(!browser.text("#run-active").equals("–") && !browser.text("#run-duration").isBlank(), browser.text("#run-active"));
         int iterations = done.at("/outputs/iterations/0").asInt(-1);
         browser.await("rank 0 ended at the resumed run's own count", WAIT,
-                d -> text("#rank-row-0 .progress-note").contains("ended at " + iterations + " of 3000"));
+                d -> browser.text("#rank-row-0 .progress-note").contains("ended at " + iterations + " of 3000"));
         shot("run-resumed.png");
 
         browser.driver().get(engine.url() + "/#/runs?q=" + id);
         browser.await("the list shows the attempts", WAIT,
-                d -> text("#runs-table tr[data-run-id='" + id + "'] .col-attempts").equals("2 attempts · resumed"));
+                d -> browser.text("#runs-table tr[data-run-id='" + id + "'] .col-attempts").equals("2 attempts · resumed"));
     }
 }
