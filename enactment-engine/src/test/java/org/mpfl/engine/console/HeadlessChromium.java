@@ -22,15 +22,18 @@ import org.mpfl.ir.files.FileTrees;
  * Debian's headless Chromium driven through {@code /usr/bin/chromedriver}, with both paths set
  * explicitly so that Selenium Manager never runs (nothing is downloaded), a fresh profile directory,
  * and every background network feature off. {@link #close()} quits the browser, stops the driver
- * and deletes the profile.
+ * and deletes the profile. Public for the samples module's console test, which runs heat2d for real.
  */
-final class HeadlessChromium implements AutoCloseable {
+public final class HeadlessChromium implements AutoCloseable {
     /** Debian's paths; {@code -Dmpfl.chromium=...} and {@code -Dmpfl.chromedriver=...} point elsewhere. */
     static final Path CHROMIUM = Path.of(System.getProperty("mpfl.chromium", "/usr/bin/chromium"));
     static final Path CHROMEDRIVER = Path.of(System.getProperty("mpfl.chromedriver", "/usr/bin/chromedriver"));
     /** Kept so that the settings hold: Selenium warns that it has no DevTools support for this Chromium, which it does not need. */
     private static final java.util.logging.Logger CDP_WARNINGS = java.util.logging.Logger.getLogger("org.openqa.selenium.devtools");
     private static final java.util.logging.Logger CHROMIUM_WARNINGS = java.util.logging.Logger.getLogger("org.openqa.selenium.chromium");
+
+    /** How long a page script may take unless a caller needs longer (and sets it back). */
+    static final Duration SCRIPT_TIMEOUT = Duration.ofSeconds(10);
 
     private final ChromeDriverService service;
     private final ChromeDriver driver;
@@ -43,7 +46,7 @@ final class HeadlessChromium implements AutoCloseable {
     }
 
     /** Starts the browser, or throws an AssertionError that says what to install. */
-    static HeadlessChromium start(int width, int height) throws IOException {
+    public static HeadlessChromium start(int width, int height) throws IOException {
         if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
             throw new AssertionError("the console's browser tests need " + CHROMIUM + " and " + CHROMEDRIVER
                     + " (Debian: apt-get install chromium chromium-driver; .ci/run installs them)");
@@ -63,7 +66,7 @@ final class HeadlessChromium implements AutoCloseable {
                 .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
         try {
             ChromeDriver driver = new ChromeDriver(service, options);
-            driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(20)).scriptTimeout(Duration.ofSeconds(10));
+            driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(20)).scriptTimeout(SCRIPT_TIMEOUT);
             return new HeadlessChromium(service, driver, profile);
         } catch (RuntimeException e) {
             service.stop();
@@ -72,42 +75,42 @@ final class HeadlessChromium implements AutoCloseable {
         }
     }
 
-    WebDriver driver() {
+    public WebDriver driver() {
         return driver;
     }
 
-    Object script(String js, Object... args) {
+    public Object script(String js, Object... args) {
         return ((JavascriptExecutor) driver).executeScript(js, args);
     }
 
     /** The visible text of the first element matching {@code css} ({@code ""} when there is none). */
-    String text(String css) {
+    public String text(String css) {
         return (String) script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
     }
 
     /** An attribute of the first element matching {@code css} ({@code null} when either is missing). */
-    String attribute(String css, String name) {
+    public String attribute(String css, String name) {
         return (String) script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null", css, name);
     }
 
     /** How many elements match {@code css}. */
-    long count(String css) {
+    public long count(String css) {
         return ((Number) script("return document.querySelectorAll(arguments[0]).length", css)).longValue();
     }
 
     /** Runs an asynchronous script: it ends by calling its last argument with the result. */
-    Object asyncScript(String js, Object... args) {
+    public Object asyncScript(String js, Object... args) {
         return ((JavascriptExecutor) driver).executeAsyncScript(js, args);
     }
 
     /** Waits (bounded) until the condition holds, failing with {@code what} in the message. */
-    <T> T await(String what, Duration timeout, Function<WebDriver, T> condition) {
+    public <T> T await(String what, Duration timeout, Function<WebDriver, T> condition) {
         return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).withMessage(what)
                 .ignoring(StaleElementReferenceException.class).until(condition);
     }
 
     /** Saves a PNG of the whole page (the window grows to the page's height for the shot). */
-    void screenshot(Path file) throws IOException {
+    public void screenshot(Path file) throws IOException {
         script("if (document.activeElement) document.activeElement.blur()"); // no focus ring in the picture
         Dimension before = driver.manage().window().getSize();
         long height = ((Number) script("return Math.ceil(document.documentElement.scrollHeight)")).longValue();

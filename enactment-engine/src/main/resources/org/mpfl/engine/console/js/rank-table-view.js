@@ -87,7 +87,7 @@ function rankRow(r, run, now) {
         : 'cause of the failure') : null),
     el('td', {class: 'rank-location mono', title: r.location || '', 'data-location': r.location || ''}, shortLocation(r.location)),
     waitCell(r),
-    el('td', {class: 'num'}, formatDuration(elapsed)));
+    el('td', {class: 'num rank-time'}, formatDuration(elapsed)));
 }
 
 /** The rank that most blocked ranks wait for, if they wait for a rank at all. */
@@ -137,6 +137,8 @@ export class RankTableView {
   }
 
   update(model) {
+    // the table is drawn anew on every live update: a rank's error "details" a reader opened stays open
+    const opened = [...this.element.querySelectorAll('.rank-error details[open]')].map(d => d.closest('tr').dataset.rank);
     const now = Date.now();
     const run = model.run || {};
     const blocked = model.ranks.filter(r => r.blocked && !ENDED.has(r.state)).length;
@@ -149,8 +151,13 @@ export class RankTableView {
       model.ranks.length === 0 ? el('p', {class: 'empty'}, ended ? 'No rank was placed.' : 'Ranks are being placed…')
         : el('table', {class: 'data ranks', id: 'ranks-table'},
             el('caption', {class: 'visually-hidden'}, 'Ranks of this run'),
-            el('thead', {}, el('tr', {}, ['Rank', 'Process · host', 'State', 'Progress', ended ? 'Last activity' : 'Activity', 'Location',
-              'Waiting for', 'Time'].map(h => el('th', {scope: 'col'}, h)))),
+            el('thead', {}, el('tr', {}, [['Rank', 'col-rank'], ['Process · host', 'col-place'], ['State', 'col-state'],
+              ['Progress', 'col-progress'], [ended ? 'Last activity' : 'Activity', 'col-activity'], ['Location', 'col-location'],
+              ['Waiting for', 'col-wait'], ['Time', 'col-time']].map(([h, cls]) => el('th', {scope: 'col', class: cls}, h)))),
             el('tbody', {}, model.ranks.map(r => rankRow(r, run, now)))));
+    for (const rank of opened) {
+      const details = this.element.querySelector(`#rank-row-${rank} .rank-error details`);
+      if (details) details.open = true;
+    }
   }
 }
