@@ -21,6 +21,8 @@ import org.mpfl.engine.store.AccessStore;
 public final class AccessPolicy {
     /** What a route needs. */
     public enum Need {
+        /** Anyone, with or without a credential ({@code GET /api/auth}: how to log in, and who one is). */
+        PUBLIC,
         /** Authorised by the run's domain (rank events, checkpoint parts): the routes check it. */
         DOMAIN,
         /** A host credential (the registry routes check which host) or the admin token. */
@@ -72,6 +74,9 @@ public final class AccessPolicy {
         if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments") && !read) {
             return new Target(Need.ADMIN, null, null, !read);
         }
+        if (p.equals("/api/auth") && read) {
+            return new Target(Need.PUBLIC, null, null, false);
+        }
         if (p.equals("/api/engine") || p.equals("/api/openapi")) {
             return new Target(read ? Need.READ : Need.ADMIN, null, null, !read);
         }
@@ -121,7 +126,14 @@ public final class AccessPolicy {
      */
     public Caller admit(String authorization, Target t) throws AccessDenied {
         if (t.need() == Need.DOMAIN) {
-            return new Caller("domain", Caller.Kind.ANONYMOUS, Role.VIEWER, java.util.Set.of(), false);
+            return Caller.nobody();
+        }
+        if (t.need() == Need.PUBLIC) {
+            try {
+                return authorization == null ? Caller.nobody() : authenticate(authorization, t);
+            } catch (AccessDenied d) {
+                return Caller.nobody();
+            }
         }
         Caller c = authenticate(authorization, t);
         try {

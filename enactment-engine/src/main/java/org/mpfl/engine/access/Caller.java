@@ -45,6 +45,11 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
         return new Caller("anonymous", Kind.ANONYMOUS, Role.VIEWER, Set.of(), true);
     }
 
+    /** No credential, and nothing to see (what a route gets that has no caller of its own). */
+    public static Caller nobody() {
+        return new Caller("nobody", Kind.ANONYMOUS, Role.VIEWER, Set.of(), false);
+    }
+
     /** A host speaking with its credential. */
     public static Caller host(String hostId) {
         return new Caller("host:" + hostId, Kind.HOST, Role.VIEWER, Set.of(), false);

@@ -118,7 +118,7 @@ public final class RunCommand implements CliCommand {
                 if (args.has("--service")) {
                     throw new UsageException("--service applies to the hosts of --local only");
                 }
-                client = new EngineClient(args.value("--engine"), EngineOptions.token(args), TlsOptions.of(args));
+                client = new EngineClient(args.value("--engine"), EngineOptions.token(args, args.value("--engine")), TlsOptions.of(args));
             }
             if (!axes.isEmpty()) {
                 return Sweep.run(client, file, params, RunParams.rawParams(args), axes, parallel, timeoutS, json, out, err);

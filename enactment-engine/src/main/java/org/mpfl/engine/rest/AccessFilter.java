@@ -32,6 +32,8 @@ public final class AccessFilter {
     /** Installs the check in front of every {@code /api/} route of {@code router}, and the audit route. */
     public static void install(Router router, AccessPolicy policy, Audit audit, AccessStore store) {
         router.route("/api/*").order(-1000).handler(ctx -> admit(ctx, policy, audit));
+        router.get("/api/auth").handler(ctx -> ctx.response().putHeader("Content-Type", "application/json")
+                .end(authInfo(policy, ctx.user() == null ? Caller.nobody() : Caller.fromPrincipal(ctx.user().principal())).encode()));
         router.get("/api/audit").handler(ctx -> ctx.vertx().executeBlocking(() -> auditPage(ctx, store), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
@@ -90,6 +92,22 @@ public final class AccessFilter {
         resp.end(new JsonObject().put("error", message).encode() + "\n");
     }
 
+    /**
+     * {@code GET /api/auth}: how to log in (the issuer, the audience, the public client of the console
+     * and {@code mpflc login}; all null without an issuer) and, with a valid credential, who one is.
+     */
+    private static JsonObject authInfo(AccessPolicy policy, Caller c) {
+        JsonObject o = new JsonObject();
+        policy.users().ifPresentOrElse(u -> o.put("issuer", u.settings().issuer().toString()).put("audience", u.settings().audience())
+                .put("clientId", u.settings().consoleClientId()), () -> o.putNull("issuer"));
+        o.put("openReads", policy.openReads());
+        if (c.kind() != Caller.Kind.ANONYMOUS) {
+            o.put("user", c.name()).put("role", c.role().name().toLowerCase(java.util.Locale.ROOT))
+                    .put("projects", new JsonArray(c.projects().stream().sorted().toList())).put("allProjects", c.allProjects());
+        }
+        return o;
+    }
+
     private static JsonArray auditPage(RoutingContext ctx, AccessStore store) {
         String after = ctx.request().getParam("after");
         String limit = ctx.request().getParam("limit");
@@ -112,6 +130,6 @@ public final class AccessFilter {
         if (u instanceof User user) {
             return Caller.fromPrincipal(user.principal());
         }
-        return new Caller("nobody", Caller.Kind.ANONYMOUS, org.mpfl.engine.access.Role.VIEWER, java.util.Set.of(), false);
+        return Caller.nobody();
     }
 }

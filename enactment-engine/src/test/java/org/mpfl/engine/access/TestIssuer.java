@@ -28,7 +28,8 @@ import java.util.function.UnaryOperator;
 /**
  * A small but real OpenID Connect issuer for tests, built from nimbus-jose-jwt's parts on the JDK's
  * HTTP server: a discovery document, a JWKS endpoint serving the current signing key (RS256), and
- * tokens signed with it. {@link #rotate} replaces the key as an issuer rotating its keys does: the
+ * tokens signed with it; a token endpoint (device code, refresh token and client credentials grants),
+ * a device authorization endpoint, and the approval a user gives in the browser ({@code /approve}). {@link #rotate} replaces the key as an issuer rotating its keys does: the
  * JWKS then serves only the new one. The engine's verifier talks to it over HTTP as to any issuer.
  *
  * <p>Why not {@code no.nav.security:mock-oauth2-server}: it resolves from Maven Central, but it has no
@@ -49,7 +50,172 @@ public final class TestIssuer implements AutoCloseable {
             jwksFetches.incrementAndGet();
             json(ex, new JWKSet(key.toPublicJWK()).toJSONObject(true));
         });
+        server.createContext("/realms/test/device", this::deviceAuthorization);
+        server.createContext("/realms/test/approve", this::approve);
+        server.createContext("/realms/test/token", this::tokenEndpoint);
         server.start();
+    }
+
+    /** A client of this issuer: its secret ({@code null}: public) and what its tokens say. */
+    private record Client(String secret, String user, String role, String[] projects) {
+    }
+
+    /** A device code waiting for (or given) a user's approval. */
+    private static final class Pending {
+        final String userCode;
+        volatile String[] approvedAs;
+
+        Pending(String userCode) {
+            this.userCode = userCode;
+        }
+    }
+
+    private final Map<String, Client> clients = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Pending> deviceCodes = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String[]> refreshTokens = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicInteger refreshes = new AtomicInteger();
+    private volatile long accessTokenSeconds = 300;
+
+    /** Registers a public client (device grant). */
+    public TestIssuer publicClient(String id) {
+        clients.put(id, new Client(null, null, null, null));
+        return this;
+    }
+
+    /** Registers a confidential client whose client-credentials tokens name {@code user}. */
+    public TestIssuer serviceAccount(String id, String secret, String user, String role, String... projects) {
+        clients.put(id, new Client(secret, user, role, projects));
+        return this;
+    }
+
+    /** How long the access tokens of the token endpoint last (seconds). */
+    public TestIssuer accessTokenSeconds(long s) {
+        accessTokenSeconds = s;
+        return this;
+    }
+
+    /** How many refresh-token grants were answered. */
+    public int refreshes() {
+        return refreshes.get();
+    }
+
+    /** The user codes waiting for approval. */
+    public List<String> pendingUserCodes() {
+        return deviceCodes.values().stream().filter(p -> p.approvedAs == null).map(p -> p.userCode).toList();
+    }
+
+    private void deviceAuthorization(HttpExchange ex) throws IOException {
+        Map<String, String> f = form(ex);
+        if (!clients.containsKey(f.get("client_id"))) {
+            error(ex, 401, "invalid_client");
+            return;
+        }
+        String userCode = UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+        String deviceCode = UUID.randomUUID().toString();
+        deviceCodes.put(deviceCode, new Pending(userCode));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("device_code", deviceCode);
+        m.put("user_code", userCode);
+        m.put("verification_uri", issuer + "/approve");
+        m.put("expires_in", 120);
+        m.put("interval", 1);
+        json(ex, m);
+    }
+
+    /** What the user does in the browser: approves a user code as {@code user} (form: user_code, user, role, projects). */
+    private void approve(HttpExchange ex) throws IOException {
+        Map<String, String> f = form(ex);
+        for (Pending p : deviceCodes.values()) {
+            if (p.userCode.equals(f.get("user_code"))) {
+                p.approvedAs = new String[] {f.get("user"), f.get("role"), f.getOrDefault("projects", "")};
+                json(ex, Map.of("approved", true));
+                return;
+            }
+        }
+        error(ex, 404, "unknown user code");
+    }
+
+    private void tokenEndpoint(HttpExchange ex) throws IOException {
+        Map<String, String> f = form(ex);
+        Client client = clients.get(f.get("client_id"));
+        if (client == null || client.secret() != null && !client.secret().equals(f.get("client_secret"))) {
+            error(ex, 401, "invalid_client");
+            return;
+        }
+        String[] who;
+        switch (f.getOrDefault("grant_type", "")) {
+            case "urn:ietf:params:oauth:grant-type:device_code" -> {
+                Pending p = deviceCodes.get(f.get("device_code"));
+                if (p == null) {
+                    error(ex, 400, "expired_token");
+                    return;
+                }
+                if (p.approvedAs == null) {
+                    error(ex, 400, "authorization_pending");
+                    return;
+                }
+                deviceCodes.remove(f.get("device_code"));
+                who = p.approvedAs;
+            }
+            case "refresh_token" -> {
+                who = refreshTokens.remove(f.getOrDefault("refresh_token", ""));
+                if (who == null) {
+                    error(ex, 400, "invalid_grant");
+                    return;
+                }
+                refreshes.incrementAndGet();
+            }
+            case "client_credentials" -> {
+                if (client.secret() == null) {
+                    error(ex, 400, "unauthorized_client");
+                    return;
+                }
+                who = new String[] {client.user(), client.role(), String.join(",", client.projects())};
+            }
+            default -> {
+                error(ex, 400, "unsupported_grant_type");
+                return;
+            }
+        }
+        try {
+            Instant now = Instant.now();
+            String[] projects = who[2].isEmpty() ? new String[0] : who[2].split(",");
+            String access = sign(claims(who[0], who[1], projects).expirationTime(Date.from(now.plusSeconds(accessTokenSeconds))).build(),
+                    key);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("access_token", access);
+            m.put("token_type", "Bearer");
+            m.put("expires_in", accessTokenSeconds);
+            if (client.secret() == null) {
+                String refresh = UUID.randomUUID().toString();
+                refreshTokens.put(refresh, who);
+                m.put("refresh_token", refresh);
+            }
+            json(ex, m);
+        } catch (Exception e) {
+            error(ex, 500, e.toString());
+        }
+    }
+
+    private static Map<String, String> form(HttpExchange ex) throws IOException {
+        Map<String, String> m = new LinkedHashMap<>();
+        String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        for (String pair : body.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                m.put(java.net.URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                        java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return m;
+    }
+
+    private static void error(HttpExchange ex, int status, String error) throws IOException {
+        byte[] b = JSONObjectUtils.toJSONString(Map.of("error", error)).getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, b.length);
+        ex.getResponseBody().write(b);
+        ex.close();
     }
 
     /** Starts an issuer on a free loopback port. */
@@ -87,6 +253,7 @@ public final class TestIssuer implements AutoCloseable {
         m.put("issuer", issuer);
         m.put("jwks_uri", issuer + "/jwks");
         m.put("token_endpoint", issuer + "/token");
+        m.put("device_authorization_endpoint", issuer + "/device");
         m.put("id_token_signing_alg_values_supported", List.of("RS256"));
         return m;
     }
