@@ -138,7 +138,8 @@ public final class Engine implements AutoCloseable {
         if (router == null) {
             throw new IllegalStateException("the HTTP server did not start on port " + port);
         }
-        AccessFilter.install(router, access, audit, database.access());
+        AccessFilter.install(router, access, audit, database.access(), access.users().map(org.mpfl.engine.access.ConsoleSessions::new)
+                .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);
         CheckpointUploads.install(router, runs.checkpoints());
         EventStream.install(router, runs, database.runs());
         StaticConsole.install(router);

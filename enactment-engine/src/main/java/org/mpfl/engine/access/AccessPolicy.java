@@ -74,7 +74,7 @@ public final class AccessPolicy {
         if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments") && !read) {
             return new Target(Need.ADMIN, null, null, !read);
         }
-        if (p.equals("/api/auth") && read) {
+        if ((p.equals("/api/auth") || p.startsWith("/api/session/")) && read) {
             return new Target(Need.PUBLIC, null, null, false);
         }
         if (p.equals("/api/engine") || p.equals("/api/openapi")) {

@@ -5,11 +5,14 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.auth.User;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.Optional;
 import org.apache.camel.Exchange;
 import org.mpfl.engine.access.AccessDenied;
 import org.mpfl.engine.access.AccessPolicy;
 import org.mpfl.engine.access.Audit;
 import org.mpfl.engine.access.Caller;
+import org.mpfl.engine.access.ConsoleSessions;
+import org.mpfl.engine.access.OidcVerifier;
 import org.mpfl.engine.store.AccessStore;
 
 /**
@@ -29,9 +32,19 @@ public final class AccessFilter {
     private AccessFilter() {
     }
 
-    /** Installs the check in front of every {@code /api/} route of {@code router}, and the audit route. */
-    public static void install(Router router, AccessPolicy policy, Audit audit, AccessStore store) {
-        router.route("/api/*").order(-1000).handler(ctx -> admit(ctx, policy, audit));
+    /**
+     * Installs the check in front of every {@code /api/} route of {@code router}, the audit route and,
+     * with {@code sessions}, the console's login routes ({@code /api/session/login}, {@code callback},
+     * {@code logout}; {@link ConsoleSessions}).
+     *
+     * @param url the engine's public base URL (the console's login comes back to it)
+     */
+    public static void install(Router router, AccessPolicy policy, Audit audit, AccessStore store, ConsoleSessions sessions,
+                               java.util.function.Supplier<String> url) {
+        router.route("/api/*").order(-1000).handler(ctx -> admit(ctx, policy, audit, sessions));
+        if (sessions != null) {
+            installSessions(router, sessions, url);
+        }
         router.get("/api/auth").handler(ctx -> ctx.response().putHeader("Content-Type", "application/json")
                 .end(authInfo(policy, ctx.user() == null ? Caller.nobody() : Caller.fromPrincipal(ctx.user().principal())).encode()));
         router.get("/api/audit").handler(ctx -> ctx.vertx().executeBlocking(() -> auditPage(ctx, store), false)
@@ -44,7 +57,60 @@ public final class AccessFilter {
                 }));
     }
 
-    private static void admit(RoutingContext ctx, AccessPolicy policy, Audit audit) {
+    private static void installSessions(Router router, ConsoleSessions sessions, java.util.function.Supplier<String> url) {
+        router.get("/api/session/login").handler(ctx -> ctx.vertx()
+                .executeBlocking(() -> sessions.loginRedirect(url.get() + "/api/session/callback"), false)
+                .onComplete(ar -> redirectOr(ctx, ar.succeeded() ? ar.result() : null, ar.cause())));
+        router.get("/api/session/callback").handler(ctx -> ctx.vertx()
+                .executeBlocking(() -> sessions.complete(ctx.request().getParam("state"), ctx.request().getParam("code"),
+                        url.get() + "/api/session/callback"), false)
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        ctx.response().putHeader("Set-Cookie", ConsoleSessions.COOKIE + "=" + ar.result()
+                                + "; Path=/; HttpOnly; SameSite=Strict" + (url.get().startsWith("https:") ? "; Secure" : ""));
+                    }
+                    redirectOr(ctx, ar.succeeded() ? url.get() + "/" : null, ar.cause());
+                }));
+        router.get("/api/session/logout").handler(ctx -> {
+            io.vertx.core.http.Cookie c = ctx.request().getCookie(ConsoleSessions.COOKIE);
+            ctx.vertx().executeBlocking(() -> Optional.ofNullable(sessions.logout(c == null ? null : c.getValue(), url.get() + "/")),
+                    false).onComplete(ar -> {
+                        ctx.response().putHeader("Set-Cookie", ConsoleSessions.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
+                        redirectOr(ctx, ar.succeeded() ? ar.result().orElse(url.get() + "/") : url.get() + "/", null);
+                    });
+        });
+    }
+
+    private static void redirectOr(RoutingContext ctx, String location, Throwable failure) {
+        if (location != null) {
+            ctx.response().setStatusCode(302).putHeader("Location", location).putHeader("Cache-Control", "no-store").end();
+        } else {
+            boolean unavailable = failure instanceof OidcVerifier.TokenRefused t && t.unavailable();
+            refuse(ctx, unavailable ? 503 : 400, failure == null ? "login failed" : failure.getMessage(), false);
+        }
+    }
+
+    /**
+     * The {@code Authorization} a request proves: its header, else the console session its cookie names.
+     * A mutation carried by the cookie must come from the console's own origin (a page of another site
+     * cannot make the browser act for the user; {@code SameSite=Strict} already keeps the cookie from
+     * such requests in current browsers).
+     */
+    private static String authorization(RoutingContext ctx, ConsoleSessions sessions, boolean read) throws AccessDenied {
+        String auth = ctx.request().getHeader("Authorization");
+        io.vertx.core.http.Cookie c = ctx.request().getCookie(ConsoleSessions.COOKIE);
+        if (auth != null || sessions == null || c == null) {
+            return auth;
+        }
+        String origin = ctx.request().getHeader("Origin");
+        String host = ctx.request().getHeader("Host");
+        if (!read && origin != null && (host == null || !origin.replaceFirst("^https?://", "").equals(host))) {
+            throw new AccessDenied(403, "a console session acts only from the console's own page");
+        }
+        return sessions.accessToken(c.getValue()).map(t -> "Bearer " + t).orElse(null);
+    }
+
+    private static void admit(RoutingContext ctx, AccessPolicy policy, Audit audit, ConsoleSessions sessions) {
         String method = ctx.request().method().name();
         String path = ctx.normalizedPath();
         AccessPolicy.Target target = AccessPolicy.target(method, path);
@@ -52,12 +118,12 @@ public final class AccessFilter {
             ctx.next();
             return;
         }
-        String auth = ctx.request().getHeader("Authorization");
+        boolean read = method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
         String source = ctx.request().remoteAddress() == null ? "?" : ctx.request().remoteAddress().hostAddress();
         // paused while the check runs off the event loop: no body byte is read, nor the request's end
         // consumed, before it is admitted; the platform's body handler resumes it
         ctx.request().pause();
-        ctx.vertx().executeBlocking(() -> policy.admit(auth, target), false).onComplete(ar -> {
+        ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read), target), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 Caller caller = ar.result();
                 ctx.setUser(User.create(caller.toPrincipal()));

@@ -53,6 +53,16 @@ public final class TestIssuer implements AutoCloseable {
         server.createContext("/realms/test/device", this::deviceAuthorization);
         server.createContext("/realms/test/approve", this::approve);
         server.createContext("/realms/test/token", this::tokenEndpoint);
+        server.createContext("/realms/test/authorize", this::authorize);
+        server.createContext("/realms/test/logout", ex -> {
+            String q = ex.getRequestURI().getRawQuery();
+            String back = q == null ? null : java.util.Arrays.stream(q.split("&")).filter(kv -> kv.startsWith("post_logout_redirect_uri="))
+                    .map(kv -> java.net.URLDecoder.decode(kv.substring(kv.indexOf('=') + 1), StandardCharsets.UTF_8)).findFirst().orElse(null);
+            logouts.incrementAndGet();
+            ex.getResponseHeaders().set("Location", back == null ? issuer : back);
+            ex.sendResponseHeaders(302, -1);
+            ex.close();
+        });
         server.start();
     }
 
@@ -74,6 +84,66 @@ public final class TestIssuer implements AutoCloseable {
     private final Map<String, Pending> deviceCodes = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, String[]> refreshTokens = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicInteger refreshes = new AtomicInteger();
+    private final AtomicInteger logouts = new AtomicInteger();
+    /** Authorization codes: what was asked (client, redirect, PKCE challenge) and who approved. */
+    private final Map<String, String[]> codes = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** How often a browser was sent to the issuer's logout. */
+    public int logouts() {
+        return logouts.get();
+    }
+
+    /**
+     * The login page a browser is sent to (GET: a form; POST: the user's answer, then back to the
+     * client's redirect URI with a code). Only registered clients, only S256 PKCE.
+     */
+    private void authorize(HttpExchange ex) throws IOException {
+        Map<String, String> f = ex.getRequestMethod().equals("GET") ? query(ex) : form(ex);
+        if (!clients.containsKey(f.get("client_id")) || !"S256".equals(f.get("code_challenge_method"))
+                || f.get("code_challenge") == null || f.get("redirect_uri") == null) {
+            error(ex, 400, "invalid_request");
+            return;
+        }
+        if (ex.getRequestMethod().equals("GET")) {
+            StringBuilder html = new StringBuilder("<!doctype html><html><body><h1>Test issuer login</h1><form method=post>");
+            for (String k : List.of("client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method", "nonce")) {
+                html.append("<input type=hidden name=\"").append(k).append("\" value=\"").append(escape(f.getOrDefault(k, ""))).append("\">");
+            }
+            html.append("<input id=user name=user><input id=role name=role><input id=projects name=projects>")
+                    .append("<button id=submit type=submit>Log in</button></form></body></html>");
+            byte[] b = html.toString().getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+            ex.sendResponseHeaders(200, b.length);
+            ex.getResponseBody().write(b);
+            ex.close();
+            return;
+        }
+        String code = UUID.randomUUID().toString();
+        codes.put(code, new String[] {f.get("client_id"), f.get("redirect_uri"), f.get("code_challenge"), f.get("user"), f.get("role"),
+                f.getOrDefault("projects", "")});
+        String back = f.get("redirect_uri") + (f.get("redirect_uri").contains("?") ? "&" : "?") + "code=" + code + "&state="
+                + java.net.URLEncoder.encode(f.getOrDefault("state", ""), StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Location", back);
+        ex.sendResponseHeaders(302, -1);
+        ex.close();
+    }
+
+    private static String escape(String s) {
+        return s.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;");
+    }
+
+    private static Map<String, String> query(HttpExchange ex) {
+        Map<String, String> m = new LinkedHashMap<>();
+        String q = ex.getRequestURI().getRawQuery();
+        for (String pair : q == null ? new String[0] : q.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                m.put(java.net.URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                        java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return m;
+    }
     private volatile long accessTokenSeconds = 300;
 
     /** Registers a public client (device grant). */
@@ -157,6 +227,15 @@ public final class TestIssuer implements AutoCloseable {
                 deviceCodes.remove(f.get("device_code"));
                 who = p.approvedAs;
             }
+            case "authorization_code" -> {
+                String[] c = codes.remove(f.getOrDefault("code", ""));
+                if (c == null || !c[0].equals(f.get("client_id")) || !c[1].equals(f.get("redirect_uri"))
+                        || !c[2].equals(s256(f.getOrDefault("code_verifier", "")))) {
+                    error(ex, 400, "invalid_grant");
+                    return;
+                }
+                who = new String[] {c[3], c[4], c[5]};
+            }
             case "refresh_token" -> {
                 who = refreshTokens.remove(f.getOrDefault("refresh_token", ""));
                 if (who == null) {
@@ -194,6 +273,15 @@ public final class TestIssuer implements AutoCloseable {
             json(ex, m);
         } catch (Exception e) {
             error(ex, 500, e.toString());
+        }
+    }
+
+    private static String s256(String verifier) {
+        try {
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -254,6 +342,8 @@ public final class TestIssuer implements AutoCloseable {
         m.put("jwks_uri", issuer + "/jwks");
         m.put("token_endpoint", issuer + "/token");
         m.put("device_authorization_endpoint", issuer + "/device");
+        m.put("authorization_endpoint", issuer + "/authorize");
+        m.put("end_session_endpoint", issuer + "/logout");
         m.put("id_token_signing_alg_values_supported", List.of("RS256"));
         return m;
     }
