@@ -2,21 +2,16 @@ package org.mpfl.engine.access;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 import com.nimbusds.jose.util.JSONObjectUtils;
 
 /**
@@ -79,9 +74,9 @@ public final class ConsoleSessions {
         String codeVerifier = randomId() + randomId();
         String nonce = randomId();
         pending.put(state, new Pending(codeVerifier, nonce, now));
-        return endpoint + (endpoint.contains("?") ? "&" : "?") + form(Map.of("response_type", "code",
+        return endpoint + (endpoint.contains("?") ? "&" : "?") + OAuthForms.form(Map.of("response_type", "code",
                 "client_id", verifier.settings().consoleClientId(), "redirect_uri", callbackUrl, "scope", "openid",
-                "state", state, "nonce", nonce, "code_challenge", s256(codeVerifier), "code_challenge_method", "S256"));
+                "state", state, "nonce", nonce, "code_challenge", OAuthForms.s256(codeVerifier), "code_challenge_method", "S256"));
     }
 
     /**
@@ -144,7 +139,7 @@ public final class ConsoleSessions {
         try {
             String end = (String) verifier.discovery().get("end_session_endpoint");
             return end == null ? null : end + (end.contains("?") ? "&" : "?")
-                    + form(Map.of("client_id", verifier.settings().consoleClientId(), "post_logout_redirect_uri", afterUrl));
+                    + OAuthForms.form(Map.of("client_id", verifier.settings().consoleClientId(), "post_logout_redirect_uri", afterUrl));
         } catch (OidcVerifier.TokenRefused e) {
             return null;
         }
@@ -175,7 +170,7 @@ public final class ConsoleSessions {
         try {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(endpoint)).timeout(CALL)
                     .header("Content-Type", "application/x-www-form-urlencoded").header("Accept", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(form(fields))).build(), HttpResponse.BodyHandlers.ofString());
+                    .POST(HttpRequest.BodyPublishers.ofString(OAuthForms.form(fields))).build(), HttpResponse.BodyHandlers.ofString());
             Map<String, Object> body = JSONObjectUtils.parse(r.body());
             if (r.statusCode() != 200) {
                 throw new OidcVerifier.TokenRefused("the issuer refused the login: " + body.get("error"), false);
@@ -189,23 +184,9 @@ public final class ConsoleSessions {
         }
     }
 
-    private static String form(Map<String, String> fields) {
-        return new LinkedHashMap<>(fields).entrySet().stream().map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
-                + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8)).collect(Collectors.joining("&"));
-    }
-
     private String randomId() {
         byte[] b = new byte[24];
         random.nextBytes(b);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    }
-
-    private static String s256(String verifier) {
-        try {
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

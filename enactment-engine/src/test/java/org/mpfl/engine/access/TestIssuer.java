@@ -230,7 +230,7 @@ public final class TestIssuer implements AutoCloseable {
             case "authorization_code" -> {
                 String[] c = codes.remove(f.getOrDefault("code", ""));
                 if (c == null || !c[0].equals(f.get("client_id")) || !c[1].equals(f.get("redirect_uri"))
-                        || !c[2].equals(s256(f.getOrDefault("code_verifier", "")))) {
+                        || !c[2].equals(OAuthForms.s256(f.getOrDefault("code_verifier", "")))) {
                     error(ex, 400, "invalid_grant");
                     return;
                 }
@@ -273,15 +273,6 @@ public final class TestIssuer implements AutoCloseable {
             json(ex, m);
         } catch (Exception e) {
             error(ex, 500, e.toString());
-        }
-    }
-
-    private static String s256(String verifier) {
-        try {
-            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
-                    java.security.MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 
