@@ -162,7 +162,7 @@ public final class Engine implements AutoCloseable {
             System.err.flush();
         }
         OidcVerifier users = config.oidc() == null ? null : new OidcVerifier(config.oidc());
-        return new AccessPolicy(token, credentials::authenticate, users, openReads, db.access());
+        return new AccessPolicy(token, credentials::authenticate, users, openReads, loopback && config.oidc() == null, db.access());
     }
 
     /**

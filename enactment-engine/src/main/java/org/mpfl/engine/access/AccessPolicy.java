@@ -31,7 +31,12 @@ public final class AccessPolicy {
         READ,
         VIEWER,
         OPERATOR,
-        ADMIN
+        ADMIN,
+        /**
+         * Admins; and anyone on a local engine (loopback, no issuer: {@code mpflc up}, {@code run --local}),
+         * whose console shows the registry without a login as before.
+         */
+        ADMIN_OR_LOCAL
     }
 
     /**
@@ -71,6 +76,9 @@ public final class AccessPolicy {
             // heartbeats are a host's keep-alive every few seconds, not a change anyone audits
             return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat"));
         }
+        if (p.equals("/api/registry/hosts") && read) {
+            return new Target(Need.ADMIN_OR_LOCAL, null, null, false);
+        }
         if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments") && !read) {
             return new Target(Need.ADMIN, null, null, !read);
         }
@@ -90,6 +98,7 @@ public final class AccessPolicy {
     private final Function<String, Optional<String>> hosts;
     private final OidcVerifier users;
     private final boolean openReads;
+    private final boolean local;
     private final AccessStore store;
 
     /**
@@ -97,14 +106,16 @@ public final class AccessPolicy {
      * @param hosts      the host id a {@code Authorization} header's host credential speaks for
      * @param users      the OpenID Connect verifier, {@code null} without an issuer
      * @param openReads  whether reads need no credential (loopback without an issuer, or {@code --anonymous-read})
+     * @param local      whether this is a local engine (loopback, no issuer): its registry view is open too
      * @param store      projects and owners of runs and workflows
      */
     public AccessPolicy(String adminToken, Function<String, Optional<String>> hosts, OidcVerifier users, boolean openReads,
-                        AccessStore store) {
+                        boolean local, AccessStore store) {
         this.adminAuthorization = ("Bearer " + adminToken).getBytes(StandardCharsets.UTF_8);
         this.hosts = hosts;
         this.users = users;
         this.openReads = openReads;
+        this.local = local && users == null;
         this.store = store;
     }
 
@@ -155,6 +166,12 @@ public final class AccessPolicy {
             }
             case READ -> {
                 return c;
+            }
+            case ADMIN_OR_LOCAL -> {
+                if (local && c.kind() == Caller.Kind.ANONYMOUS) {
+                    return c;
+                }
+                t = new Target(Need.ADMIN, t.runId(), t.workflow(), t.audited());
             }
             default -> {
             }
