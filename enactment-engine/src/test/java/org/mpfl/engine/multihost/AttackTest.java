@@ -498,7 +498,7 @@ class AttackTest {
     @Test
     void forgedRankEventsDoNotChangeALegitimateRun() throws Exception {
         String id = startRing(6);
-        // the run's id is public (GET /api/runs); its domain ID, which authorises rank events, is not
+        // suppose the attacker learnt the run's id (reads need a credential off loopback); its domain ID, which authorises rank events, it has not
         Map<String, Object> forged = Map.of("domainId", "guessed", "rank", 0, "seq", 0, "type", "STATE", "state", "FAILED",
                 "message", "forged by the attacker");
         Http.Answer a = Http.post(engineFromAttacker() + "/api/runs/" + id + "/ranks/events", null, List.of(forged));
