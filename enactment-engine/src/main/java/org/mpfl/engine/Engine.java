@@ -20,13 +20,16 @@ import org.apache.camel.support.jsse.KeyManagersParameters;
 import org.apache.camel.support.jsse.KeyStoreParameters;
 import org.apache.camel.support.jsse.SSLContextParameters;
 import org.apache.camel.support.jsse.TrustManagersParameters;
+import org.mpfl.engine.access.AccessPolicy;
+import org.mpfl.engine.access.Audit;
+import org.mpfl.engine.access.OidcVerifier;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.deploy.HttpArchiveDeployer;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostFile;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.rest.CheckpointUploads;
-import org.mpfl.engine.rest.EarlyAuthorization;
+import org.mpfl.engine.rest.AccessFilter;
 import org.mpfl.engine.rest.EngineRoutes;
 import org.mpfl.engine.rest.EventStream;
 import org.mpfl.engine.rest.StaticConsole;
@@ -69,6 +72,8 @@ public final class Engine implements AutoCloseable {
     private final WorkflowService workflows;
     private final CamelContext camel;
     private final ExecutorService fanOutPool;
+    private final AccessPolicy access;
+    private final Audit audit;
 
     /** @param port where the HTTP server listens (a free one reserved by {@link #start} when the configuration says 0) */
     private Engine(EngineConfig config, int port) throws Exception {
@@ -122,8 +127,10 @@ public final class Engine implements AutoCloseable {
                 config.reattachGrace());
         reattachment.adopt();
         this.workflows = new WorkflowService(database.workflows(), config.compiler(), deployments, runs);
+        this.access = accessPolicy(config, token, credentials, database);
+        this.audit = new Audit(database.access(), config.auditRetention());
         camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, registry, credentials, runs,
-                workflows, deployments)));
+                workflows, deployments, access)));
         camel.start();
         runs.abortOrphanedDomains();
         reattachment.start();
@@ -132,12 +139,31 @@ public final class Engine implements AutoCloseable {
         if (router == null) {
             throw new IllegalStateException("the HTTP server did not start on port " + port);
         }
-        EarlyAuthorization.install(router, token, credentials);
+        AccessFilter.install(router, access, audit, database.access(), access.users().map(org.mpfl.engine.access.ConsoleSessions::new)
+                .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);
         CheckpointUploads.install(router, runs.checkpoints());
         EventStream.install(router, runs, database.runs());
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);
         LOG.info("MPFL engine at {} (data {})", url, config.dataDir());
+    }
+
+    /**
+     * The access policy: reads are open only on loopback without an issuer, or when the operator turned
+     * anonymous reads on (which on any other address prints a warning: anyone who reaches the port reads
+     * every run).
+     */
+    private static AccessPolicy accessPolicy(EngineConfig config, String token, HostCredentials credentials, EngineDatabase db)
+            throws IOException {
+        boolean loopback = InetAddress.getByName(config.bindHost()).isLoopbackAddress();
+        boolean openReads = config.anonymousRead() || loopback && config.oidc() == null;
+        if (config.anonymousRead() && !loopback) {
+            System.err.println("mpflc: WARNING: --anonymous-read: anyone who reaches " + config.bindHost() + " reads every run, "
+                    + "workflow and log of every project without a credential");
+            System.err.flush();
+        }
+        OidcVerifier users = config.oidc() == null ? null : new OidcVerifier(config.oidc());
+        return new AccessPolicy(token, credentials::authenticate, users, openReads, loopback && config.oidc() == null, db.access());
     }
 
     /**
@@ -363,6 +389,12 @@ public final class Engine implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        audit.close();
         database.close();
+    }
+
+    /** The audit trail of mutations (admins read it at {@code GET /api/audit}). */
+    public Audit audit() {
+        return audit;
     }
 }

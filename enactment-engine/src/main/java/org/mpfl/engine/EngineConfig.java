@@ -32,6 +32,43 @@ public final class EngineConfig {
     private TlsSettings tls = TlsSettings.NONE;
     private Duration reattachGrace = Duration.ofSeconds(60);
     private Duration engineLossGrace = Duration.ofSeconds(120);
+    private org.mpfl.engine.access.OidcSettings oidc;
+    private boolean anonymousRead;
+    private Duration auditRetention = Duration.ofDays(90);
+
+    /** The one OpenID Connect issuer whose users the engine accepts ({@code null}: none, only the admin token). */
+    public EngineConfig oidc(org.mpfl.engine.access.OidcSettings v) {
+        oidc = v;
+        return this;
+    }
+
+    public org.mpfl.engine.access.OidcSettings oidc() {
+        return oidc;
+    }
+
+    /**
+     * Reads without any credential even on a non-loopback address (a warning at start). Without it, an
+     * engine on loopback without an issuer serves reads to anyone (as {@code mpflc up} and {@code run
+     * --local} do) and any other engine demands a credential for every request.
+     */
+    public EngineConfig anonymousRead(boolean v) {
+        anonymousRead = v;
+        return this;
+    }
+
+    public boolean anonymousRead() {
+        return anonymousRead;
+    }
+
+    /** How long the audit trail keeps an entry (default 90 days). */
+    public EngineConfig auditRetention(Duration v) {
+        auditRetention = v;
+        return this;
+    }
+
+    public Duration auditRetention() {
+        return auditRetention;
+    }
 
     /**
      * How long a restarted engine waits for the hosts of a run it re-attaches to (answering

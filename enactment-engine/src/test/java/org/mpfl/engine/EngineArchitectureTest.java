@@ -9,7 +9,7 @@ import org.mpfl.architecture.ArchitectureRules;
 /**
  * The engine's layers, top to bottom: the command line and the local cluster; the composition root
  * ({@link Engine} wires everything, nothing below imports it); the REST layer, which only translates
- * HTTP to use cases; workflow and run use cases; deployment; the registry and the run store; JSON.
+ * HTTP to use cases; access (who may see and do what); workflow and run use cases; deployment; the registry and the run store; JSON.
  * The engine speaks to hosts through the protocol only, never through the runtime's classes, and
  * compiles documents through mpfl-ir's compiler SPI only (the compiler proper is found at run time).
  */
@@ -28,6 +28,7 @@ class EngineArchitectureTest {
                 .layer("local").definedBy("org.mpfl.engine.local..")
                 .layer("composition root").definedBy("org.mpfl.engine")
                 .layer("rest").definedBy("org.mpfl.engine.rest..")
+                .layer("access").definedBy("org.mpfl.engine.access..")
                 .layer("workflow").definedBy("org.mpfl.engine.workflow..")
                 .layer("run").definedBy("org.mpfl.engine.run..")
                 .layer("deploy").definedBy("org.mpfl.engine.deploy..")
@@ -38,11 +39,12 @@ class EngineArchitectureTest {
                 .whereLayer("local").mayOnlyBeAccessedByLayers("cli")
                 .whereLayer("composition root").mayOnlyBeAccessedByLayers("cli", "local")
                 .whereLayer("rest").mayOnlyBeAccessedByLayers("composition root")
+                .whereLayer("access").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
                 .whereLayer("workflow").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
                 .whereLayer("run").mayOnlyBeAccessedByLayers("cli", "composition root", "rest", "workflow")
                 .whereLayer("deploy").mayOnlyBeAccessedByLayers("composition root", "rest", "workflow", "run")
                 .whereLayer("registry").mayOnlyBeAccessedByLayers("cli", "local", "composition root", "rest", "run", "deploy")
-                .whereLayer("store").mayOnlyBeAccessedByLayers("composition root", "rest", "workflow", "run")
+                .whereLayer("store").mayOnlyBeAccessedByLayers("composition root", "rest", "access", "workflow", "run")
                 .check(CLASSES);
     }
 

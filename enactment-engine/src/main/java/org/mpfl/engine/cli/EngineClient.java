@@ -122,7 +122,7 @@ public final class EngineClient {
         if (resp.statusCode() / 100 != 2) {
             String msg = body != null && body.has("error") ? body.get("error").asText() : resp.body();
             if (resp.statusCode() == 401) {
-                msg = msg + " (give the engine token with --token-file F, $MPFL_ENGINE_TOKEN or --data DIR of the engine)";
+                msg = msg + " (log in with mpflc login --engine URL, or give the engine token with --token-file F, $MPFL_ENGINE_TOKEN or --data DIR of the engine)";
             }
             throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg);
         }

@@ -20,6 +20,7 @@ final class EngineOptions {
                 .value("--engine", "URL", "the engine (else $MPFL_ENGINE, else the last engine started with --data)")
                 .value("--token-file", "F", "a file holding the engine's admin token (else $MPFL_ENGINE_TOKEN, else --data's)")
                 .value("--data", "DIR", "the engine's data directory, for its URL and token (default ~/.mpfl/engine)")
+                .value("--login-cache", "F", "the tokens of mpflc login (default ~/.mpfl/login.json)")
                 .with(TlsOptions::client);
     }
 
@@ -29,11 +30,28 @@ final class EngineOptions {
         if (url == null) {
             throw new UsageException("give --engine URL");
         }
-        return new EngineClient(url, token(a), TlsOptions.of(a));
+        return new EngineClient(url, token(a, url), TlsOptions.of(a));
     }
 
-    /** The admin token the options name ({@link EngineClient#resolveToken}), or {@code null}. */
-    static String token(Arguments a) throws IOException {
+    /**
+     * The bearer token for an engine: an admin token named explicitly ({@code --token-file},
+     * {@code $MPFL_ENGINE_TOKEN}), else the login of {@code mpflc login} for that URL (refreshed when
+     * needed), else the admin token in the data directory ({@link EngineClient#resolveToken}); {@code null}
+     * when there is none.
+     */
+    static String token(Arguments a, String url) throws IOException {
+        String env = org.mpfl.engine.settings.EngineSettings.ENGINE_TOKEN.raw();
+        if (a.value("--token-file") == null && (env == null || env.isBlank()) && url != null) {
+            java.util.Optional<String> login = new TokenCache(loginCache(a)).accessToken(url);
+            if (login.isPresent()) {
+                return login.get();
+            }
+        }
         return EngineClient.resolveToken(a.value("--token-file"), a.value("--data"));
+    }
+
+    /** The login cache the options name. */
+    static java.nio.file.Path loginCache(Arguments a) {
+        return a.value("--login-cache") != null ? java.nio.file.Path.of(a.value("--login-cache")) : TokenCache.defaultFile();
     }
 }

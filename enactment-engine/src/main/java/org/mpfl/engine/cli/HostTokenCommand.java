@@ -50,7 +50,7 @@ public final class HostTokenCommand implements CliCommand {
         if (url == null) {
             throw new UsageException("give the engine with --engine URL");
         }
-        String token = EngineOptions.token(args);
+        String token = EngineOptions.token(args, url);
         if (token == null) {
             throw new UsageException("issuing a host credential needs the engine's admin token: --token-file F or $MPFL_ENGINE_TOKEN");
         }

@@ -128,7 +128,7 @@ public final class RunCommand implements CliCommand {
                 LocalCluster started = cluster.await();
                 client = new EngineClient(started.engine().url(), started.engine().token());
             } else {
-                client = new EngineClient(args.value("--engine"), EngineOptions.token(args), TlsOptions.of(args));
+                client = new EngineClient(args.value("--engine"), EngineOptions.token(args, args.value("--engine")), TlsOptions.of(args));
             }
             if (!axes.isEmpty()) {
                 return Sweep.run(client, file, params, RunParams.rawParams(args), axes, parallel, timeoutS, json, out, err);

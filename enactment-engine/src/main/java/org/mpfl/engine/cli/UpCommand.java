@@ -30,6 +30,8 @@ import org.mpfl.protocol.tls.TlsSettings;
  * is unreachable, default 120; see {@code docs/durability.md}),
  * {@code --checkpoint-dir DIR} (where ranks' checkpoint parts are kept; default {@code DATA/checkpoints}),
  * {@code --checkpoint-max-bytes N} (the largest part one rank may upload; default 64 MiB),
+ * access ({@code --oidc-issuer URL --oidc-audience A} and the claim options, {@code --anonymous-read},
+ * {@code --audit-retention-days D}; see {@link AccessOptions}),
  * and TLS ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, with {@code --tls-ca F}:
  * the console, the REST API and the local hosts then speak {@code https}; see {@link TlsSettings}).
  */
@@ -57,6 +59,7 @@ public final class UpCommand implements CliCommand {
             .value("--checkpoint-dir", "DIR", "where ranks' checkpoint parts are kept (default DATA/checkpoints)")
             .value("--checkpoint-max-bytes", "N", "the largest part one rank may upload (default 64 MiB)")
             .with(TlsOptions::serving)
+            .with(AccessOptions::serving)
             .note("With TLS (--tls-cert/--tls-key or --tls-keystore, with --tls-ca) the console, the REST API and the local hosts"
                     + " speak https.");
     @Override
@@ -80,6 +83,7 @@ public final class UpCommand implements CliCommand {
         EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.value("--data")))
                 .heartbeatTimeout(Duration.ofSeconds(args.intValue("--heartbeat-timeout")))
                 .tls(TlsOptions.of(args));
+        AccessOptions.apply(args, config);
         config.runSettings(quarantine(args, config.runSettings()));
         int reattach = args.intValue("--reattach-grace", (int) config.reattachGrace().toSeconds());
         int lossGrace = args.intValue("--engine-loss-grace", (int) config.engineLossGrace().toSeconds());

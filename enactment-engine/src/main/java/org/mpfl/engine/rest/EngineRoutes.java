@@ -16,6 +16,10 @@ import java.util.function.Supplier;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.mpfl.ir.spi.WorkflowCompiler;
+import org.mpfl.engine.access.AccessDenied;
+import org.mpfl.engine.access.AccessPolicy;
+import org.mpfl.engine.access.Caller;
+import org.mpfl.engine.access.Role;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;
@@ -60,9 +64,11 @@ public final class EngineRoutes extends RouteBuilder {
      * @param runs         runs
      * @param workflows    stored workflows and run starts
      * @param deployments  service archives
+     * @param access       who may see and do what ({@link AccessFilter} applies it before a route runs; the
+     *                     routes use it for what only the body tells: projects of new runs and workflows, lists)
      */
     public record Api(Supplier<String> url, String token, HostRegistry registry, HostCredentials credentials, RunService runs,
-                      WorkflowService workflows, DeploymentService deployments) {
+                      WorkflowService workflows, DeploymentService deployments, AccessPolicy access) {
     }
 
     public EngineRoutes(Api api) {
@@ -112,7 +118,11 @@ public final class EngineRoutes extends RouteBuilder {
 
         handle("engine-info", this::engineInfo);
         handle("openapi", this::openApi);
-        handle("workflows-list", ex -> Reply.ok(api.workflows().list().stream().map(EngineRoutes::workflowSummary).toList()));
+        handle("workflows-list", ex -> {
+            Caller caller = AccessFilter.caller(ex);
+            return Reply.ok(api.workflows().list().stream().filter(w -> api.access().seesWorkflow(caller, w.name()))
+                    .map(EngineRoutes::workflowSummary).toList());
+        });
         handle("workflows-save", this::saveWorkflow);
         handle("workflows-get", this::getWorkflow);
         handle("workflows-graph", this::workflowGraph);
@@ -171,6 +181,8 @@ public final class EngineRoutes extends RouteBuilder {
             try {
                 reply = h.handle(ex);
             } catch (ApiException e) {
+                reply = new Reply(e.status(), Map.of("error", e.getMessage()));
+            } catch (AccessDenied e) {
                 reply = new Reply(e.status(), Map.of("error", e.getMessage()));
             } catch (WorkflowCompiler.CompileException e) {
                 reply = new Reply(422, Map.of("error", "the document has static errors:\n" + e.getMessage()));
@@ -240,12 +252,25 @@ public final class EngineRoutes extends RouteBuilder {
         }
     }
 
-    /** 401 unless the request carries the engine token. */
+    /** 401 unless the request carries the engine token or an admin's token. */
     private void requireToken(Exchange ex) throws ApiException {
-        if (!hasAdminToken(ex)) {
+        requireRole(ex, Role.ADMIN);
+    }
+
+    /**
+     * 401/403 unless the caller the access filter admitted has {@code role} (the filter checked the
+     * route already; this guards what only the body tells, such as archives, which put code on hosts).
+     */
+    private static Caller requireRole(Exchange ex, Role role) throws ApiException {
+        Caller c = AccessFilter.caller(ex);
+        if (c.kind() == Caller.Kind.ANONYMOUS || c.kind() == Caller.Kind.HOST) {
             throw new ApiException(401, ex.getIn().getHeader("Authorization") == null
                     ? "this request needs 'Authorization: Bearer <engine token>'" : "wrong engine token");
         }
+        if (!c.role().includes(role)) {
+            throw new ApiException(403, "this needs the " + role.name().toLowerCase(Locale.ROOT) + " role");
+        }
+        return c;
     }
 
     private boolean hasAdminToken(Exchange ex) {
@@ -345,11 +370,16 @@ public final class EngineRoutes extends RouteBuilder {
      * name, per host, "ok" or the error.
      */
     private Reply saveWorkflow(Exchange ex) throws Exception {
-        requireToken(ex);
+        Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
         Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
+        if (!archives.isEmpty()) {
+            requireRole(ex, Role.ADMIN); // archives are code the hosts will run
+        }
+        String project = api.access().workflowProject(text(b, "name"), caller, text(b, "project"));
         WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
                 text(b, "file"), b.get("plan"), archives));
+        api.access().ownWorkflow(d.name(), caller, project);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", d.name());
         m.put("version", d.version());
@@ -445,6 +475,10 @@ public final class EngineRoutes extends RouteBuilder {
                 blankless(param(ex, "q")), blankless(param(ex, "param")), epochMs(ex, "from"), epochMs(ex, "to"),
                 sort == null ? "created" : sort, order == null ? sort != null && !sort.equals("created") : order.equals("asc"),
                 (int) whole(ex, "offset", 0, 0, Integer.MAX_VALUE), (int) whole(ex, "limit", 200, 1, 10_000));
+        Caller caller = AccessFilter.caller(ex);
+        if (!caller.allProjects()) {
+            query = query.within(caller.projects());
+        }
         RunListing listing = api.runs().list(query);
         return new Reply(200, new Headed(listing.runs(), Map.of("X-Total-Count", String.valueOf(listing.total()))));
     }
@@ -491,8 +525,16 @@ public final class EngineRoutes extends RouteBuilder {
      * {@code "params": {...}} and optionally {@code "archives": [{"service","archive"}]} to deploy first.
      */
     private Reply startRun(Exchange ex) throws Exception {
-        requireToken(ex);
+        Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
+        if (b.has("archives")) {
+            requireRole(ex, Role.ADMIN); // archives are code the hosts will run
+        }
+        if (text(b, "workflow") != null) {
+            String name = text(b, "workflow");
+            api.access().requireWorkflowVisible(caller, name.contains("@") ? name.substring(0, name.indexOf('@')) : name);
+        }
+        String project = api.access().projectForNew(caller, text(b, "project"));
         Map<String, Object> params = b.has("params") && b.get("params").isObject()
                 ? Json.MAPPER.convertValue(b.get("params"), new TypeReference<Map<String, Object>>() { })
                 : Map.of();
@@ -506,6 +548,7 @@ public final class EngineRoutes extends RouteBuilder {
         }
         Run run = api.workflows().start(new WorkflowService.StartRun(b.get("plan"), text(b, "document"), text(b, "file"),
                 text(b, "workflow"), params, archives, restarts));
+        api.access().ownRun(run.id(), caller, project);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", run.id());
         m.put("state", run.state().name());
@@ -514,7 +557,7 @@ public final class EngineRoutes extends RouteBuilder {
     }
 
     private Reply cancelRun(Exchange ex) throws Exception {
-        requireToken(ex);
+        requireRole(ex, Role.OPERATOR);
         RunService.Cancellation c = api.runs().cancelRun(param(ex, "id"));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", c.runId());
@@ -525,7 +568,7 @@ public final class EngineRoutes extends RouteBuilder {
 
     /** A new attempt of a FAILED or CANCELLED run from its newest usable checkpoint (409 in any other state). */
     private Reply resumeRun(Exchange ex) throws Exception {
-        requireToken(ex);
+        requireRole(ex, Role.OPERATOR);
         Run run = api.runs().resume(param(ex, "id"));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", run.id());

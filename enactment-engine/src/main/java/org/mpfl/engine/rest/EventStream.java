@@ -62,6 +62,11 @@ public final class EventStream {
     }
 
     private static void serve(RoutingContext ctx, RunService runs, RunStore store) {
+        if (!ctx.request().isEnded()) {
+            // the access filter paused the request until it was admitted; a stream reads nothing more, but
+            // must see the client go away at once (a paused connection would notice only at the next write)
+            ctx.request().resume();
+        }
         String id = ctx.pathParam("id");
         HttpServerResponse resp = ctx.response();
         Context context = ctx.vertx().getOrCreateContext();

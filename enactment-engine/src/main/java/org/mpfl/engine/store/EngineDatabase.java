@@ -70,6 +70,7 @@ public final class EngineDatabase implements AutoCloseable {
     private final LiveDomainStore liveDomains;
     private final HostCredentialStore credentials;
     private final WorkflowVersionStore workflows;
+    private final AccessStore access;
 
     private EngineDatabase(Connection connection) {
         this.connection = connection;
@@ -77,6 +78,7 @@ public final class EngineDatabase implements AutoCloseable {
         this.liveDomains = new LiveDomainStore(this);
         this.credentials = new HostCredentialStore(this);
         this.workflows = new WorkflowVersionStore(this);
+        this.access = new AccessStore(this);
     }
 
     /** Opens (creating if needed) the embedded H2 database {@code DIR/engine.mv.db}. */
@@ -169,6 +171,11 @@ public final class EngineDatabase implements AutoCloseable {
     /** Host credentials (verifiers and engine keys, never a secret). */
     public HostCredentialStore credentials() {
         return credentials;
+    }
+
+    /** Who owns each run and workflow (project, owner) and the audit trail. */
+    public AccessStore access() {
+        return access;
     }
 
     /** Stored workflows, per version. */

@@ -10,12 +10,14 @@ import java.util.Objects;
  * (any case); {@code param} a parameter's value as text, either {@code value} (any parameter) or
  * {@code name=value}; {@code fromMs}/{@code toMs} bound the creation time (inclusive).
  *
- * @param sort    one of {@link #SORTABLE}'s keys
- * @param offset  runs to skip (after filtering and sorting)
- * @param limit   most runs to return
+ * @param sort     one of {@link #SORTABLE}'s keys
+ * @param offset   runs to skip (after filtering and sorting)
+ * @param limit    most runs to return
+ * @param projects the projects whose runs may be listed ({@code null}: every project). The filter is part of
+ *                 the query, so that the total and the pages count only runs the caller may see.
  */
 public record RunQuery(String state, String workflow, String text, String param, Long fromMs, Long toMs,
-                       String sort, boolean ascending, int offset, int limit) {
+                       String sort, boolean ascending, int offset, int limit, java.util.Set<String> projects) {
     /** The sort keys and the column each orders by. */
     public static final Map<String, String> SORTABLE = Map.of(
             "created", "created_ms", "workflow", "workflow", "state", "state", "id", "id");
@@ -29,6 +31,18 @@ public record RunQuery(String state, String workflow, String text, String param,
         if (offset < 0 || limit < 1) {
             throw new IllegalArgumentException("offset must be at least 0 and limit at least 1");
         }
+        projects = projects == null ? null : java.util.Set.copyOf(projects);
+    }
+
+    /** A query over every project. */
+    public RunQuery(String state, String workflow, String text, String param, Long fromMs, Long toMs,
+                    String sort, boolean ascending, int offset, int limit) {
+        this(state, workflow, text, param, fromMs, toMs, sort, ascending, offset, limit, null);
+    }
+
+    /** The same query restricted to {@code projects} ({@code null}: every project). */
+    public RunQuery within(java.util.Set<String> projects) {
+        return new RunQuery(state, workflow, text, param, fromMs, toMs, sort, ascending, offset, limit, projects);
     }
 
     /** The newest {@code limit} runs, optionally in one state (the list before paging existed). */

@@ -141,6 +141,15 @@ public final class RunStore {
             where.append(" AND created_ms <= ?");
             args.add(q.toMs());
         }
+        if (q.projects() != null) {
+            if (q.projects().isEmpty()) {
+                where.append(" AND 1 = 0");
+            } else {
+                where.append(" AND id IN (SELECT run_id FROM run_owners WHERE project IN (")
+                        .append(String.join(", ", java.util.Collections.nCopies(q.projects().size(), "?"))).append("))");
+                args.addAll(new java.util.TreeSet<>(q.projects()));
+            }
+        }
         if (q.param() != null) {
             String value = q.param().substring(q.param().indexOf('=') + 1);
             where.append(" AND detail LIKE ? ESCAPE '!'");

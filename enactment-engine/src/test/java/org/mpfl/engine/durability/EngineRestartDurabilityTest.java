@@ -96,7 +96,7 @@ class EngineRestartDurabilityTest {
     /** The messages of the run's stored events of one kind. */
     static List<String> messages(String id, String kind) throws Exception {
         List<String> out = new ArrayList<>();
-        lab.http().get(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/log?limit=10000").json().forEach(e -> {
+        lab.adminGet("/api/runs/" + id + "/log?limit=10000").json().forEach(e -> {
             if (e.path("type").asText().equals(kind)) {
                 out.add(e.path("body").path("message").asText());
             }

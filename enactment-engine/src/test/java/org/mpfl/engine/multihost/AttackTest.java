@@ -155,13 +155,13 @@ class AttackTest {
     }
 
     static int runCount() throws Exception {
-        return Http.get(lab.engineUrl(lab.engineNode()) + "/api/runs").json().size();
+        return lab.adminGet("/api/runs").json().size();
     }
 
     /** What an attack must not change in the registry: each host's id, address, services and capacity. */
     static Map<String, String> registry() throws Exception {
         Map<String, String> out = new TreeMap<>();
-        Http.get(lab.engineUrl(lab.engineNode()) + "/api/registry/hosts").json().forEach(h -> out.put(h.path("hostId").asText(),
+        lab.adminGet("/api/registry/hosts").json().forEach(h -> out.put(h.path("hostId").asText(),
                 h.path("soapUrl").asText() + " " + h.path("services") + " " + h.path("capacity")));
         return out;
     }
@@ -334,7 +334,7 @@ class AttackTest {
 
     static Map<String, String> registryOfReal() throws Exception {
         Map<String, String> out = new TreeMap<>();
-        Http.get(lab.engineUrl(lab.engineNode()) + "/api/registry/hosts").json().forEach(h -> out.put(h.path("hostId").asText(), h.toString()));
+        lab.adminGet("/api/registry/hosts").json().forEach(h -> out.put(h.path("hostId").asText(), h.toString()));
         return out;
     }
 
@@ -429,7 +429,7 @@ class AttackTest {
         Http.Answer a = Http.post(engineFromAttacker() + "/api/deployments", null,
                 Map.of("archives", List.of(Map.of("service", "Evil", "archive", Base64.getEncoder().encodeToString(new byte[] {1, 2, 3})))));
         assertEquals(401, a.status(), a.body());
-        assertTrue(!Http.get(lab.engineUrl(lab.engineNode()) + "/api/deployments").body().contains("Evil"));
+        assertTrue(!lab.adminGet("/api/deployments").body().contains("Evil"));
     }
 
     @Test
@@ -445,7 +445,7 @@ class AttackTest {
             assertEquals(403, r.statusCode(), r.body());
         }
         // the host does not offer the service (it re-announces its services after a deployment)
-        JsonNode hosts = Http.get(lab.engineUrl(lab.engineNode()) + "/api/registry/hosts").json();
+        JsonNode hosts = lab.adminGet("/api/registry/hosts").json();
         hosts.forEach(h -> assertTrue(!h.path("services").toString().contains("Evil"), h.toString()));
     }
 
@@ -498,7 +498,7 @@ class AttackTest {
     @Test
     void forgedRankEventsDoNotChangeALegitimateRun() throws Exception {
         String id = startRing(6);
-        // the run's id is public (GET /api/runs); its domain ID, which authorises rank events, is not
+        // suppose the attacker learnt the run's id (reads need a credential off loopback); its domain ID, which authorises rank events, it has not
         Map<String, Object> forged = Map.of("domainId", "guessed", "rank", 0, "seq", 0, "type", "STATE", "state", "FAILED",
                 "message", "forged by the attacker");
         Http.Answer a = Http.post(engineFromAttacker() + "/api/runs/" + id + "/ranks/events", null, List.of(forged));

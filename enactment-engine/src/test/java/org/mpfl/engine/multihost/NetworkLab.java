@@ -369,7 +369,7 @@ public final class NetworkLab implements AutoCloseable {
         long end = System.nanoTime() + config.startTimeout.toNanos();
         String seen = "";
         while (System.nanoTime() < end) {
-            Http.Answer a = http.get(engineUrl(engineNode()) + "/api/registry/hosts");
+            Http.Answer a = adminGet("/api/registry/hosts");
             seen = a.body();
             List<String> ids = new ArrayList<>();
             a.json().forEach(h -> ids.add(h.path("hostId").asText()));
@@ -495,7 +495,15 @@ public final class NetworkLab implements AutoCloseable {
 
     /** A run's detail as the engine's REST API gives it ({@code GET /api/runs/ID}, read from the engine's node). */
     public JsonNode run(String runId) throws Exception {
-        return http.get(engineUrl(engineNode()) + "/api/runs/" + runId).json();
+        return adminGet("/api/runs/" + runId).json();
+    }
+
+    /**
+     * A read of the engine's REST API from the engine's node with the admin token: an engine on a
+     * non-loopback address serves no anonymous read (docs/security.md, "Users, roles and projects").
+     */
+    public Http.Answer adminGet(String path) throws Exception {
+        return http.send("GET", engineUrl(engineNode()) + path, "Bearer " + token, null);
     }
 
     /** The ids of the hosts a run's ranks were placed on (from its detail's {@code ranks[].host}). */

@@ -7,6 +7,7 @@
 //   #/workflows[/<name>]    stored workflows, a workflow's versions
 
 import { bindTokenForm } from './engine-token.js';
+import { showSession } from './session.js';
 import { mountRunsView } from './runs-view.js';
 import { mountRunDetailView } from './run-detail-view.js';
 import { mountRegistryView } from './registry-view.js';
@@ -62,5 +63,6 @@ function route() {
 }
 
 bindTokenForm(document.getElementById('token-form'));
+showSession(document.getElementById('session'));
 window.addEventListener('hashchange', route);
 route();

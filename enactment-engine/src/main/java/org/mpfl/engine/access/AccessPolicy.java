@@ -1,0 +1,307 @@
+package org.mpfl.engine.access;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.mpfl.engine.store.AccessStore;
+
+/**
+ * Who may do what on which REST route, in one place (docs/security.md has the same table for people).
+ * {@link #target} classifies a request by method and path alone, before anything of its body is read;
+ * {@link #admit} authenticates its {@code Authorization} header and decides. A run or workflow of a
+ * project the caller does not belong to answers 404 on every route that names it, exactly as one that
+ * does not exist. Routes this table does not know are reads for viewers ({@code GET}) and admin-only
+ * otherwise, so a route added later is closed until it is placed here.
+ */
+public final class AccessPolicy {
+    /** What a route needs. */
+    public enum Need {
+        /** Anyone, with or without a credential ({@code GET /api/auth}: how to log in, and who one is). */
+        PUBLIC,
+        /** Authorised by the run's domain (rank events, checkpoint parts): the routes check it. */
+        DOMAIN,
+        /** A host credential (the registry routes check which host) or the admin token. */
+        HOST_OR_ADMIN,
+        /** Anyone who may read at all (engine info, the OpenAPI document). */
+        READ,
+        VIEWER,
+        OPERATOR,
+        ADMIN,
+        /**
+         * Admins; and anyone on a local engine (loopback, no issuer: {@code mpflc up}, {@code run --local}),
+         * whose console shows the registry without a login as before.
+         */
+        ADMIN_OR_LOCAL
+    }
+
+    /**
+     * A request as the policy sees it.
+     *
+     * @param need     what it needs
+     * @param runId    the run it names, or {@code null}
+     * @param workflow the workflow it names (without {@code @VERSION}), or {@code null}
+     * @param audited  whether it changes something and so goes to the audit trail
+     */
+    public record Target(Need need, String runId, String workflow, boolean audited) {
+    }
+
+    private static final Pattern RUN = Pattern.compile("^/api/runs/([^/]+)(/.*)?$");
+    private static final Pattern WORKFLOW = Pattern.compile("^/api/workflows/([^/]+)(/.*)?$");
+    private static final Pattern HOST_ROUTES = Pattern.compile("^/api/registry/hosts(/[^/]+(/heartbeat)?)?$");
+
+    /** Classifies a request by method and path. */
+    public static Target target(String method, String path) {
+        String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+        boolean read = method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
+        Matcher run = RUN.matcher(p);
+        if (run.matches()) {
+            String rest = run.group(2) == null ? "" : run.group(2);
+            if (rest.equals("/ranks/events") || rest.equals("/ranks/checkpoints")) {
+                return new Target(Need.DOMAIN, null, null, false);
+            }
+            return new Target(read ? Need.VIEWER : Need.OPERATOR, run.group(1), null, !read);
+        }
+        Matcher wf = WORKFLOW.matcher(p);
+        if (wf.matches()) {
+            String name = wf.group(1);
+            int at = name.indexOf('@');
+            return new Target(read ? Need.VIEWER : Need.OPERATOR, null, at < 0 ? name : name.substring(0, at), !read);
+        }
+        if (HOST_ROUTES.matcher(p).matches() && !read) {
+            // heartbeats are a host's keep-alive every few seconds, not a change anyone audits
+            return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat"));
+        }
+        if (p.equals("/api/registry/hosts") && read) {
+            return new Target(Need.ADMIN_OR_LOCAL, null, null, false);
+        }
+        if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments") && !read) {
+            return new Target(Need.ADMIN, null, null, !read);
+        }
+        if ((p.equals("/api/auth") || p.startsWith("/api/session/")) && read) {
+            return new Target(Need.PUBLIC, null, null, false);
+        }
+        if (p.equals("/api/engine") || p.equals("/api/openapi")) {
+            return new Target(read ? Need.READ : Need.ADMIN, null, null, !read);
+        }
+        if (p.equals("/api/runs") || p.equals("/api/workflows") || p.equals("/api/deployments")) {
+            return new Target(read ? Need.VIEWER : Need.OPERATOR, null, null, !read);
+        }
+        return new Target(read ? Need.VIEWER : Need.ADMIN, null, null, !read);
+    }
+
+    private final byte[] adminAuthorization;
+    private final Function<String, Optional<String>> hosts;
+    private final OidcVerifier users;
+    private final boolean openReads;
+    private final boolean local;
+    private final AccessStore store;
+
+    /**
+     * @param adminToken the engine's admin token
+     * @param hosts      the host id a {@code Authorization} header's host credential speaks for
+     * @param users      the OpenID Connect verifier, {@code null} without an issuer
+     * @param openReads  whether reads need no credential (loopback without an issuer, or {@code --anonymous-read})
+     * @param local      whether this is a local engine (loopback, no issuer): its registry view is open too
+     * @param store      projects and owners of runs and workflows
+     */
+    public AccessPolicy(String adminToken, Function<String, Optional<String>> hosts, OidcVerifier users, boolean openReads,
+                        boolean local, AccessStore store) {
+        this.adminAuthorization = ("Bearer " + adminToken).getBytes(StandardCharsets.UTF_8);
+        this.hosts = hosts;
+        this.users = users;
+        this.openReads = openReads;
+        this.local = local && users == null;
+        this.store = store;
+    }
+
+    /** Whether reads need no credential. */
+    public boolean openReads() {
+        return openReads;
+    }
+
+    /** The OpenID Connect verifier, empty when no issuer is configured. */
+    public Optional<OidcVerifier> users() {
+        return Optional.ofNullable(users);
+    }
+
+    /**
+     * Authenticates a request and decides whether it may go on. May block (a token's key set, the
+     * owner of a run): call it off the event loop.
+     *
+     * @return the caller, to be handed to the route
+     */
+    public Caller admit(String authorization, Target t) throws AccessDenied {
+        if (t.need() == Need.DOMAIN) {
+            return Caller.nobody();
+        }
+        if (t.need() == Need.PUBLIC) {
+            try {
+                return authorization == null ? Caller.nobody() : authenticate(authorization, t);
+            } catch (AccessDenied d) {
+                return Caller.nobody();
+            }
+        }
+        Caller c = authenticate(authorization, t);
+        try {
+            return authorize(c, t);
+        } catch (AccessDenied d) {
+            // a stranger's refusal names nobody, so it stays off the audit trail
+            throw c.kind() == Caller.Kind.ANONYMOUS ? d : d.of(c);
+        }
+    }
+
+    private Caller authorize(Caller c, Target t) throws AccessDenied {
+        switch (t.need()) {
+            case HOST_OR_ADMIN -> {
+                if (c.kind() != Caller.Kind.HOST && c.kind() != Caller.Kind.ADMIN_TOKEN) {
+                    throw new AccessDenied(c.kind() == Caller.Kind.ANONYMOUS ? 401 : 403,
+                            "the registry's host routes need a host credential (or the admin token)");
+                }
+                return c;
+            }
+            case READ -> {
+                return c;
+            }
+            case ADMIN_OR_LOCAL -> {
+                if (local && c.kind() == Caller.Kind.ANONYMOUS) {
+                    return c;
+                }
+                t = new Target(Need.ADMIN, t.runId(), t.workflow(), t.audited());
+            }
+            default -> {
+            }
+        }
+        if (c.kind() == Caller.Kind.HOST) {
+            // not a credential anywhere but the registry's host routes: as if none were given
+            throw new AccessDenied(401, "a host credential only speaks for its host in the registry");
+        }
+        Role needed = Role.valueOf(t.need().name());
+        if (!c.role().includes(needed)) {
+            throw new AccessDenied(c.kind() == Caller.Kind.ANONYMOUS ? 401 : 403, c.kind() == Caller.Kind.ANONYMOUS
+                    ? "this request needs 'Authorization: Bearer <token>'" : "this needs the " + needed.name().toLowerCase(Locale.ROOT)
+                    + " role; " + c.name() + " is " + c.role().name().toLowerCase(Locale.ROOT));
+        }
+        if (t.runId() != null) {
+            requireRunVisible(c, t.runId());
+        }
+        if (t.workflow() != null) {
+            requireWorkflowVisible(c, t.workflow());
+        }
+        return c;
+    }
+
+    private Caller authenticate(String authorization, Target t) throws AccessDenied {
+        if (authorization == null || authorization.isBlank()) {
+            if (openReads) {
+                return Caller.anonymousReader();
+            }
+            throw new AccessDenied(401, "this request needs 'Authorization: Bearer <token>'");
+        }
+        String auth = authorization.strip();
+        if (MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), adminAuthorization)) {
+            return Caller.adminToken();
+        }
+        String bearer = auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).strip() : "";
+        if (users != null && bearer.chars().filter(ch -> ch == '.').count() == 2) {
+            try {
+                return users.verify(bearer);
+            } catch (OidcVerifier.TokenRefused e) {
+                throw new AccessDenied(e.unavailable() ? 503 : 401, e.getMessage());
+            }
+        }
+        Optional<String> host = hosts.apply(auth);
+        if (host.isPresent()) {
+            return Caller.host(host.get());
+        }
+        throw new AccessDenied(401, users == null ? "wrong engine token" : "not a valid token or credential");
+    }
+
+    /** 404 unless the caller sees the run's project (a run without a recorded owner: admins only). */
+    public void requireRunVisible(Caller c, String runId) throws AccessDenied {
+        if (!c.allProjects() && !store.runOwner(runId).map(o -> c.sees(o.project())).orElse(false)) {
+            throw new AccessDenied(404, "no run '" + runId + "'");
+        }
+    }
+
+    /** 404 unless the caller sees the workflow's project. */
+    public void requireWorkflowVisible(Caller c, String name) throws AccessDenied {
+        if (!c.allProjects() && !store.workflowOwner(name).map(o -> c.sees(o.project())).orElse(false)) {
+            throw new AccessDenied(404, "no workflow '" + name + "'");
+        }
+    }
+
+    /** Whether the caller sees a run (for lists). */
+    public boolean seesRun(Caller c, String runId) {
+        return c.allProjects() || store.runOwner(runId).map(o -> c.sees(o.project())).orElse(false);
+    }
+
+    /** Whether the caller sees a workflow (for lists). */
+    public boolean seesWorkflow(Caller c, String name) {
+        return c.allProjects() || store.workflowOwner(name).map(o -> c.sees(o.project())).orElse(false);
+    }
+
+    /**
+     * The project something the caller creates goes to: the one it names (it must be one of the
+     * caller's), else the caller's only project, else {@value Caller#DEFAULT_PROJECT} for callers that see
+     * every project.
+     */
+    public String projectForNew(Caller c, String requested) throws AccessDenied {
+        if (requested != null && !requested.isBlank()) {
+            if (!c.sees(requested)) {
+                throw new AccessDenied(403, c.name() + " is not a member of project '" + requested + "'");
+            }
+            return requested;
+        }
+        if (c.allProjects()) {
+            return Caller.DEFAULT_PROJECT;
+        }
+        List<String> mine = c.projects().stream().sorted().toList();
+        if (mine.size() == 1) {
+            return mine.get(0);
+        }
+        throw new AccessDenied(mine.isEmpty() ? 403 : 400, mine.isEmpty() ? c.name() + " belongs to no project"
+                : "name the project ('project'): one of " + mine);
+    }
+
+    /** Records the owner of a run just started. */
+    public void ownRun(String runId, Caller c, String project) {
+        store.ownRun(runId, new AccessStore.Ownership(project, c.name()));
+    }
+
+    /**
+     * The project a workflow saved by the caller belongs to, checked before it is saved: a workflow
+     * already owned keeps its project, and only that project's members (or admins) may save new versions
+     * of it (409 to others: the name is taken); a new one goes to {@link #projectForNew}. Callers that do
+     * not see every project must name the workflow ({@code name}), so this check comes before the save.
+     *
+     * @param name the name in the request, {@code null} when the document's own name is to be used
+     */
+    public String workflowProject(String name, Caller c, String requested) throws AccessDenied {
+        if (name == null || name.isBlank()) {
+            if (!c.allProjects()) {
+                throw new AccessDenied(400, "name the workflow ('name') when saving it into a project");
+            }
+            return projectForNew(c, requested);
+        }
+        Optional<AccessStore.Ownership> existing = store.workflowOwner(name);
+        if (existing.isPresent()) {
+            if (!c.sees(existing.get().project())) {
+                throw new AccessDenied(409, "the workflow name '" + name + "' is taken; choose another");
+            }
+            return existing.get().project();
+        }
+        return projectForNew(c, requested);
+    }
+
+    /** Records the owner of a workflow just saved, unless it has one. */
+    public void ownWorkflow(String name, Caller c, String project) {
+        if (store.workflowOwner(name).isEmpty()) {
+            store.ownWorkflow(name, new AccessStore.Ownership(project, c.name()));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package org.mpfl.engine.access;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * Who made a request, as the access layer established it before the request reached a route.
+ *
+ * @param name        shown in the audit trail and as the owner of what it creates: the user's name
+ *                    (from the configured claim), {@code admin-token}, {@code host:ID} or {@code anonymous}
+ * @param kind        how it was authenticated
+ * @param role        what it may do
+ * @param projects    the projects it acts within (ignored when {@code allProjects})
+ * @param allProjects whether it sees every project (the admin token, admins, anonymous readers of an open engine)
+ */
+public record Caller(String name, Kind kind, Role role, Set<String> projects, boolean allProjects) {
+    /** How a caller was authenticated. */
+    public enum Kind {
+        /** The engine's admin token (bootstrap and local use). */
+        ADMIN_TOKEN,
+        /** A bearer JWT of the configured OpenID Connect issuer. */
+        USER,
+        /** A host credential (the registry's own routes decide what it may do). */
+        HOST,
+        /** No credential; only where reads are open. */
+        ANONYMOUS
+    }
+
+    /** The project every run and workflow made without a user (admin token, older databases) belongs to. */
+    public static final String DEFAULT_PROJECT = "default";
+
+    public Caller {
+        projects = Set.copyOf(projects);
+    }
+
+    /** The admin token's caller. */
+    public static Caller adminToken() {
+        return new Caller("admin-token", Kind.ADMIN_TOKEN, Role.ADMIN, Set.of(), true);
+    }
+
+    /** An anonymous reader of an engine whose reads are open. */
+    public static Caller anonymousReader() {
+        return new Caller("anonymous", Kind.ANONYMOUS, Role.VIEWER, Set.of(), true);
+    }
+
+    /** No credential, and nothing to see (what a route gets that has no caller of its own). */
+    public static Caller nobody() {
+        return new Caller("nobody", Kind.ANONYMOUS, Role.VIEWER, Set.of(), false);
+    }
+
+    /** A host speaking with its credential. */
+    public static Caller host(String hostId) {
+        return new Caller("host:" + hostId, Kind.HOST, Role.VIEWER, Set.of(), false);
+    }
+
+    /** Whether this caller may see what belongs to {@code project}. */
+    public boolean sees(String project) {
+        return allProjects || projects.contains(project);
+    }
+
+    /** As a Vert.x principal, the form in which it travels from the access filter to the Camel routes. */
+    public JsonObject toPrincipal() {
+        return new JsonObject().put("name", name).put("kind", kind.name()).put("role", role.name())
+                .put("projects", new JsonArray(projects.stream().sorted().toList())).put("allProjects", allProjects);
+    }
+
+    /** The caller a principal made by {@link #toPrincipal()} describes. */
+    public static Caller fromPrincipal(JsonObject p) {
+        Set<String> projects = new LinkedHashSet<>();
+        p.getJsonArray("projects", new JsonArray()).forEach(v -> projects.add(String.valueOf(v)));
+        return new Caller(p.getString("name"), Kind.valueOf(p.getString("kind")), Role.valueOf(p.getString("role")), projects,
+                p.getBoolean("allProjects", false));
+    }
+}

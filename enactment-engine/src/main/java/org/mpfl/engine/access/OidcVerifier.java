@@ -1,0 +1,207 @@
+package org.mpfl.engine.access;
+
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.KeySourceException;
+import com.nimbusds.jose.jwk.source.JWKSource;
+import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
+import com.nimbusds.jose.proc.BadJOSEException;
+import com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier;
+import com.nimbusds.jose.proc.JWSVerificationKeySelector;
+import com.nimbusds.jose.proc.SecurityContext;
+import com.nimbusds.jose.util.DefaultResourceRetriever;
+import com.nimbusds.jose.util.JSONObjectUtils;
+import com.nimbusds.jose.util.ResourceRetriever;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.proc.ConfigurableJWTProcessor;
+import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
+import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URL;
+import java.text.ParseException;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Verifies bearer JWTs of the one configured OpenID Connect issuer with nimbus-jose-jwt: the issuer's
+ * key set (JWKS, found through its discovery document) is cached and fetched again when a token names
+ * a key the cache lacks (rotation), at most once per {@link OidcSettings#jwksRefetchMin}; the accepted
+ * JWS algorithm is the configured one only (a token's own {@code alg}, {@code none} included, chooses
+ * nothing); {@code iss} must equal the issuer, {@code aud} contain the audience, {@code exp} lie ahead
+ * and {@code nbf} behind, within the clock skew. Roles and projects come from the configured claims.
+ *
+ * <p>Blocking: a verification may fetch the discovery document or the key set (each bounded by 5 s
+ * connect and 5 s read); call it off the event loop. While the issuer cannot be reached, tokens whose
+ * key is cached are still verified (for up to an hour); others are refused as {@linkplain TokenRefused#unavailable
+ * unavailable}, and discovery is tried again at most every 10 s.
+ */
+public final class OidcVerifier {
+    private static final int HTTP_TIMEOUT_MS = 5_000;
+    private static final int HTTP_SIZE_LIMIT = 512 * 1024;
+    private static final long DISCOVERY_RETRY_MS = 10_000;
+
+    private final OidcSettings settings;
+    private final ResourceRetriever http = new DefaultResourceRetriever(HTTP_TIMEOUT_MS, HTTP_TIMEOUT_MS, HTTP_SIZE_LIMIT);
+    private volatile ConfigurableJWTProcessor<SecurityContext> processor;
+    private volatile Map<String, Object> discovery;
+    private long nextDiscoveryMs;
+
+    public OidcVerifier(OidcSettings settings) {
+        this.settings = settings;
+    }
+
+    public OidcSettings settings() {
+        return settings;
+    }
+
+    /** A token the engine does not accept, and why (the reason is safe to show the client). */
+    public static final class TokenRefused extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final boolean unavailable;
+
+        TokenRefused(String reason, boolean unavailable) {
+            super(reason);
+            this.unavailable = unavailable;
+        }
+
+        /** Whether the issuer could not be reached (the token may be fine: try again later). */
+        public boolean unavailable() {
+            return unavailable;
+        }
+    }
+
+    /** The caller a token proves, or why it proves nothing. */
+    public Caller verify(String jwt) throws TokenRefused {
+        JWTClaimsSet claims;
+        try {
+            claims = processor().process(jwt, null);
+        } catch (KeySourceException e) {
+            throw new TokenRefused("the issuer's keys cannot be fetched: " + e.getMessage(), true);
+        } catch (ParseException e) {
+            throw new TokenRefused("not a JWT: " + e.getMessage(), false);
+        } catch (BadJOSEException | com.nimbusds.jose.JOSEException e) {
+            throw new TokenRefused("token refused: " + e.getMessage(), false);
+        }
+        String user = Optional.ofNullable(stringClaim(claims, settings.userClaim())).orElse(claims.getSubject());
+        Role role = null;
+        for (String v : values(claims, settings.rolesClaim())) {
+            Optional<Role> r = Role.named(v, settings.rolePrefix());
+            if (r.isPresent() && (role == null || r.get().includes(role))) {
+                role = r.get();
+            }
+        }
+        if (role == null) {
+            throw new TokenRefused("the token names no MPFL role in claim '" + settings.rolesClaim() + "'", false);
+        }
+        Set<String> projects = new LinkedHashSet<>();
+        for (String v : values(claims, settings.projectsClaim())) {
+            String p = v.startsWith("/") ? v.substring(1) : v;
+            if (!p.isBlank()) {
+                projects.add(p);
+            }
+        }
+        return new Caller(user, Caller.Kind.USER, role, projects, role == Role.ADMIN);
+    }
+
+    /** The issuer's discovery document (fetched on first use), for the command line's and console's flows. */
+    public Map<String, Object> discovery() throws TokenRefused {
+        processor();
+        return discovery;
+    }
+
+    private ConfigurableJWTProcessor<SecurityContext> processor() throws TokenRefused {
+        ConfigurableJWTProcessor<SecurityContext> p = processor;
+        if (p != null) {
+            return p;
+        }
+        synchronized (this) {
+            if (processor != null) {
+                return processor;
+            }
+            long now = System.currentTimeMillis();
+            if (now < nextDiscoveryMs) {
+                throw new TokenRefused("the OIDC issuer " + settings.issuer() + " could not be reached; retrying shortly", true);
+            }
+            nextDiscoveryMs = now + DISCOVERY_RETRY_MS;
+            Map<String, Object> doc = fetchDiscovery();
+            processor = build(doc);
+            discovery = doc;
+            return processor;
+        }
+    }
+
+    private Map<String, Object> fetchDiscovery() throws TokenRefused {
+        String issuer = settings.issuer().toString();
+        URI where = URI.create((issuer.endsWith("/") ? issuer : issuer + "/") + ".well-known/openid-configuration");
+        Map<String, Object> doc;
+        try {
+            doc = JSONObjectUtils.parse(http.retrieveResource(where.toURL()).getContent());
+        } catch (IOException | ParseException e) {
+            throw new TokenRefused("the OIDC issuer " + issuer + " could not be reached: " + e.getMessage(), true);
+        }
+        if (!issuer.equals(doc.get("issuer"))) {
+            // OpenID Connect Discovery 1.0, 4.3: the document must name the issuer it was fetched for
+            throw new TokenRefused("the discovery document of " + issuer + " names issuer '" + doc.get("issuer") + "'", true);
+        }
+        if (!(doc.get("jwks_uri") instanceof String)) {
+            throw new TokenRefused("the discovery document of " + issuer + " has no jwks_uri", true);
+        }
+        return doc;
+    }
+
+    private ConfigurableJWTProcessor<SecurityContext> build(Map<String, Object> doc) throws TokenRefused {
+        URL jwks;
+        try {
+            jwks = URI.create((String) doc.get("jwks_uri")).toURL();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new TokenRefused("the issuer's jwks_uri is not a URL: " + e.getMessage(), true);
+        }
+        long refetch = settings.jwksRefetchMin().toMillis();
+        JWKSourceBuilder<SecurityContext> b = JWKSourceBuilder.<SecurityContext>create(jwks, http)
+                .cache(TimeUnit.MINUTES.toMillis(5), HTTP_TIMEOUT_MS * 2L)
+                .outageTolerant(TimeUnit.HOURS.toMillis(1))
+                .retrying(false);
+        b = refetch > 0 ? b.rateLimited(refetch) : b.rateLimited(false);
+        JWKSource<SecurityContext> keys = b.build();
+        ConfigurableJWTProcessor<SecurityContext> p = new DefaultJWTProcessor<>();
+        p.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, new JOSEObjectType("at+jwt"), null));
+        p.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.parse(settings.algorithm()), keys));
+        DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(Set.of(settings.audience()),
+                new JWTClaimsSet.Builder().issuer(settings.issuer().toString()).build(), Set.of("sub", "exp"), null);
+        claims.setMaxClockSkew((int) settings.clockSkew().toSeconds());
+        p.setJWTClaimsSetVerifier(claims);
+        return p;
+    }
+
+    private static String stringClaim(JWTClaimsSet claims, String path) {
+        List<String> v = values(claims, path);
+        return v.isEmpty() ? null : v.get(0);
+    }
+
+    /** The string values at a dotted claim path: one string, or the strings of a list. */
+    static List<String> values(JWTClaimsSet claims, String path) {
+        if (path == null || path.isBlank()) {
+            return List.of();
+        }
+        Object v = claims.getClaims();
+        for (String part : path.split("\\.")) {
+            if (!(v instanceof Map<?, ?> m)) {
+                return List.of();
+            }
+            v = m.get(part);
+        }
+        if (v instanceof String s) {
+            return List.of(s);
+        }
+        if (v instanceof Collection<?> c) {
+            return c.stream().filter(String.class::isInstance).map(String.class::cast).toList();
+        }
+        return List.of();
+    }
+}

@@ -1,0 +1,201 @@
+package org.mpfl.engine.rest;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.User;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Optional;
+import org.apache.camel.Exchange;
+import org.mpfl.engine.access.AccessDenied;
+import org.mpfl.engine.access.AccessPolicy;
+import org.mpfl.engine.access.Audit;
+import org.mpfl.engine.access.Caller;
+import org.mpfl.engine.access.ConsoleSessions;
+import org.mpfl.engine.access.OidcVerifier;
+import org.mpfl.engine.store.AccessStore;
+
+/**
+ * The one access check in front of every {@code /api/} route (Camel's REST routes and the Vert.x ones
+ * alike): classifies the request by method and path ({@link AccessPolicy#target}), authenticates its
+ * {@code Authorization} header and applies the policy before any of its body is read, so a refused
+ * request costs no more than its head; admitted requests go on with their {@link Caller} attached as
+ * the Vert.x user, which Camel hands to the routes ({@link #caller}). Authentication can block (a
+ * token's key set, a run's owner), so it runs on a worker thread, never on the event loop. Mutations of
+ * authenticated callers go to the {@link Audit} trail once answered. Also serves {@code GET /api/audit}
+ * (admins: {@code ?after=ID&limit=N}).
+ */
+public final class AccessFilter {
+    /** The Camel header platform-http puts the Vert.x user in. */
+    private static final String USER_HEADER = "CamelVertxPlatformHttpAuthenticatedUser";
+
+    private AccessFilter() {
+    }
+
+    /**
+     * Installs the check in front of every {@code /api/} route of {@code router}, the audit route and,
+     * with {@code sessions}, the console's login routes ({@code /api/session/login}, {@code callback},
+     * {@code logout}; {@link ConsoleSessions}).
+     *
+     * @param url the engine's public base URL (the console's login comes back to it)
+     */
+    public static void install(Router router, AccessPolicy policy, Audit audit, AccessStore store, ConsoleSessions sessions,
+                               java.util.function.Supplier<String> url) {
+        router.route("/api/*").order(-1000).handler(ctx -> admit(ctx, policy, audit, sessions));
+        if (sessions != null) {
+            installSessions(router, sessions, url);
+        }
+        router.get("/api/auth").handler(ctx -> ctx.response().putHeader("Content-Type", "application/json")
+                .end(authInfo(policy, ctx.user() == null ? Caller.nobody() : Caller.fromPrincipal(ctx.user().principal())).encode()));
+        router.get("/api/audit").handler(ctx -> ctx.vertx().executeBlocking(() -> auditPage(ctx, store), false)
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        ctx.response().putHeader("Content-Type", "application/json").end(ar.result().encode());
+                    } else {
+                        refuse(ctx, 400, ar.cause().getMessage() == null ? ar.cause().toString() : ar.cause().getMessage(), false);
+                    }
+                }));
+    }
+
+    private static void installSessions(Router router, ConsoleSessions sessions, java.util.function.Supplier<String> url) {
+        router.get("/api/session/login").handler(ctx -> ctx.vertx()
+                .executeBlocking(() -> sessions.loginRedirect(url.get() + "/api/session/callback"), false)
+                .onComplete(ar -> redirectOr(ctx, ar.succeeded() ? ar.result() : null, ar.cause())));
+        router.get("/api/session/callback").handler(ctx -> ctx.vertx()
+                .executeBlocking(() -> sessions.complete(ctx.request().getParam("state"), ctx.request().getParam("code"),
+                        url.get() + "/api/session/callback"), false)
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        ctx.response().putHeader("Set-Cookie", ConsoleSessions.COOKIE + "=" + ar.result()
+                                + "; Path=/; HttpOnly; SameSite=Strict" + (url.get().startsWith("https:") ? "; Secure" : ""));
+                    }
+                    redirectOr(ctx, ar.succeeded() ? url.get() + "/" : null, ar.cause());
+                }));
+        router.get("/api/session/logout").handler(ctx -> {
+            io.vertx.core.http.Cookie c = ctx.request().getCookie(ConsoleSessions.COOKIE);
+            ctx.vertx().executeBlocking(() -> Optional.ofNullable(sessions.logout(c == null ? null : c.getValue(), url.get() + "/")),
+                    false).onComplete(ar -> {
+                        ctx.response().putHeader("Set-Cookie", ConsoleSessions.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
+                        redirectOr(ctx, ar.succeeded() ? ar.result().orElse(url.get() + "/") : url.get() + "/", null);
+                    });
+        });
+    }
+
+    private static void redirectOr(RoutingContext ctx, String location, Throwable failure) {
+        if (location != null) {
+            ctx.response().setStatusCode(302).putHeader("Location", location).putHeader("Cache-Control", "no-store").end();
+        } else {
+            boolean unavailable = failure instanceof OidcVerifier.TokenRefused t && t.unavailable();
+            refuse(ctx, unavailable ? 503 : 400, failure == null ? "login failed" : failure.getMessage(), false);
+        }
+    }
+
+    /**
+     * The {@code Authorization} a request proves: its header, else the console session its cookie names.
+     * A mutation carried by the cookie must come from the console's own origin (a page of another site
+     * cannot make the browser act for the user; {@code SameSite=Strict} already keeps the cookie from
+     * such requests in current browsers).
+     */
+    private static String authorization(RoutingContext ctx, ConsoleSessions sessions, boolean read) throws AccessDenied {
+        String auth = ctx.request().getHeader("Authorization");
+        io.vertx.core.http.Cookie c = ctx.request().getCookie(ConsoleSessions.COOKIE);
+        if (auth != null || sessions == null || c == null) {
+            return auth;
+        }
+        String origin = ctx.request().getHeader("Origin");
+        String host = ctx.request().getHeader("Host");
+        if (!read && origin != null && (host == null || !origin.replaceFirst("^https?://", "").equals(host))) {
+            throw new AccessDenied(403, "a console session acts only from the console's own page");
+        }
+        return sessions.accessToken(c.getValue()).map(t -> "Bearer " + t).orElse(null);
+    }
+
+    private static void admit(RoutingContext ctx, AccessPolicy policy, Audit audit, ConsoleSessions sessions) {
+        String method = ctx.request().method().name();
+        String path = ctx.normalizedPath();
+        AccessPolicy.Target target = AccessPolicy.target(method, path);
+        if (target.need() == AccessPolicy.Need.DOMAIN) {
+            ctx.next();
+            return;
+        }
+        boolean read = method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
+        String source = ctx.request().remoteAddress() == null ? "?" : ctx.request().remoteAddress().hostAddress();
+        // paused while the check runs off the event loop: no body byte is read, nor the request's end
+        // consumed, before it is admitted; the platform's body handler resumes it
+        ctx.request().pause();
+        ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read), target), false).onComplete(ar -> {
+            if (ar.succeeded()) {
+                Caller caller = ar.result();
+                ctx.setUser(User.create(caller.toPrincipal()));
+                if (target.audited()) {
+                    ctx.addEndHandler(v -> audit.record(caller, source, method, path, ctx.response().getStatusCode()));
+                }
+                ctx.next();
+            } else if (ar.cause() instanceof AccessDenied d) {
+                if (target.audited()) {
+                    // an authenticated caller refused is on the trail; a stranger's refusal is only counted
+                    audit.record(d.who(), source, method, path, d.status());
+                }
+                refuse(ctx, d.status(), d.getMessage(), target.audited());
+            } else {
+                refuse(ctx, 500, "internal error in the access check", true);
+            }
+        });
+    }
+
+    private static void refuse(RoutingContext ctx, int status, String message, boolean close) {
+        var resp = ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json");
+        if (status == 401) {
+            resp.putHeader("WWW-Authenticate", "Bearer realm=\"mpfl-engine\"");
+        }
+        if (status == 503) {
+            resp.putHeader("Retry-After", "10");
+        }
+        if (close) {
+            // the body of a refused mutation is never read: the connection cannot carry another request
+            resp.putHeader("Connection", "close");
+        }
+        resp.end(new JsonObject().put("error", message).encode() + "\n");
+    }
+
+    /**
+     * {@code GET /api/auth}: how to log in (the issuer, the audience, the public client of the console
+     * and {@code mpflc login}; all null without an issuer) and, with a valid credential, who one is.
+     */
+    private static JsonObject authInfo(AccessPolicy policy, Caller c) {
+        JsonObject o = new JsonObject();
+        policy.users().ifPresentOrElse(u -> o.put("issuer", u.settings().issuer().toString()).put("audience", u.settings().audience())
+                .put("clientId", u.settings().consoleClientId()), () -> o.putNull("issuer"));
+        o.put("openReads", policy.openReads());
+        if (c.kind() != Caller.Kind.ANONYMOUS) {
+            o.put("user", c.name()).put("role", c.role().name().toLowerCase(java.util.Locale.ROOT))
+                    .put("projects", new JsonArray(c.projects().stream().sorted().toList())).put("allProjects", c.allProjects());
+        }
+        return o;
+    }
+
+    private static JsonArray auditPage(RoutingContext ctx, AccessStore store) {
+        String after = ctx.request().getParam("after");
+        String limit = ctx.request().getParam("limit");
+        long a = after == null ? 0 : Long.parseLong(after);
+        int n = limit == null ? 1000 : Math.max(1, Math.min(10_000, Integer.parseInt(limit)));
+        JsonArray out = new JsonArray();
+        for (AccessStore.AuditEntry e : store.audit(a, n)) {
+            out.add(new JsonObject().put("id", e.id()).put("timeMs", e.timeMs()).put("who", e.who()).put("source", e.source())
+                    .put("action", e.action()).put("status", e.status()));
+        }
+        return out;
+    }
+
+    /**
+     * The caller the filter admitted for a Camel exchange; one that sees nothing when the exchange did
+     * not pass the filter (fail closed).
+     */
+    public static Caller caller(Exchange ex) {
+        Object u = ex.getIn().getHeader(USER_HEADER);
+        if (u instanceof User user) {
+            return Caller.fromPrincipal(user.principal());
+        }
+        return Caller.nobody();
+    }
+}

@@ -1,0 +1,84 @@
+package org.mpfl.engine.access;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.run.FakeRanks;
+
+/**
+ * A scripted session against a real engine and issuer: the audit trail lists each mutation exactly
+ * once — who, from where, what, with which result, refusals of authenticated callers included — and
+ * nothing else (no read, no heartbeat, no stranger's refused request); it contains no secret: not
+ * the admin token, not a token of a user, not the secret of the host credential issued in the session.
+ */
+@Timeout(120)
+class AuditTrailTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aScriptedSessionListsEachMutationOnceAndNoSecret() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start();
+             Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("the-admin-token")
+                     .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine")).invoker(new FakeRanks(r -> {
+                         Thread.sleep(60_000); // runs stay RUNNING until cancelled
+                     })))) {
+            String url = engine.url();
+            String alice = issuer.token("alice", "operator", "a");
+            String bob = issuer.token("bob", "operator", "b");
+            String root = issuer.token("root", "admin");
+            Map<String, Object> plan = Map.of("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1))));
+
+            Http.Answer issued = Http.post(url + "/api/registry/credentials", "the-admin-token", Map.of("hostId", "h"));
+            assertEquals(201, issued.status());
+            String hostSecret = issued.json().get("secret").asText();
+            String hostAuth = "Bearer " + issued.json().get("id").asText() + "." + hostSecret;
+            assertEquals(201, Http.send("POST", url + "/api/registry/hosts", hostAuth,
+                    Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring"))).status());
+            assertEquals(204, Http.send("POST", url + "/api/registry/hosts/h/heartbeat", hostAuth, "").status());
+            String run = Http.post(url + "/api/runs", alice, plan).json().get("id").asText();
+            assertEquals(404, Http.post(url + "/api/runs/" + run + "/cancel", bob, Map.of()).status());
+            assertEquals(200, Http.post(url + "/api/runs/" + run + "/cancel", alice, Map.of()).status());
+            assertEquals(201, Http.post(url + "/api/workflows", alice, Map.of("name", "w", "plan", plan.get("plan"))).status());
+            assertEquals(401, Http.post(url + "/api/runs", null, plan).status(), "a stranger");
+            assertEquals(401, Http.post(url + "/api/runs", "forged.jwt.value", plan).status(), "a forged token");
+            assertEquals(200, Http.send("GET", url + "/api/runs/" + run, "Bearer " + alice, null).status(), "a read");
+
+            engine.audit().flush(Duration.ofSeconds(10));
+            Http.Answer trail = Http.send("GET", url + "/api/audit", "Bearer " + root, null);
+            assertEquals(200, trail.status(), trail.body());
+            List<String> lines = new ArrayList<>();
+            for (JsonNode e : trail.json()) {
+                assertEquals("127.0.0.1", e.get("source").asText(), e.toString());
+                assertTrue(e.get("timeMs").asLong() > 0);
+                lines.add(e.get("who").asText() + " " + e.get("action").asText() + " " + e.get("status").asInt());
+            }
+            List<String> expected = List.of(
+                    "admin-token POST /api/registry/credentials 201",
+                    "host:h POST /api/registry/hosts 201",
+                    "alice POST /api/runs 201",
+                    "bob POST /api/runs/" + run + "/cancel 404",
+                    "alice POST /api/runs/" + run + "/cancel 200",
+                    "alice POST /api/workflows 201");
+            // each exactly once, nothing else (the order of two answers written in the same instant may vary)
+            assertEquals(expected.stream().sorted().toList(), lines.stream().sorted().toList(), String.join("\n", lines));
+            for (String secret : List.of("the-admin-token", hostSecret, alice, bob, root)) {
+                assertFalse(trail.body().contains(secret), "a secret in the audit trail");
+            }
+            assertEquals(403, Http.send("GET", url + "/api/audit", "Bearer " + alice, null).status(), "admins only");
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package org.mpfl.engine.access;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.protocol.RankEvent;
+
+/**
+ * Users of a real issuer ({@link TestIssuer}) against a real engine: a user of project A cannot list,
+ * read, trace, cancel, resume or follow B's runs (404 on every route, as for a run that does not
+ * exist), and an admin can; roles bound what each may do; the registry, credentials and audit trail
+ * are admin only; reads need a credential once an issuer is configured.
+ */
+@Timeout(120)
+class ProjectIsolationTest {
+    @TempDir
+    Path dir;
+    TestIssuer issuer;
+    Engine engine;
+    String alice;
+    String bob;
+    String vera;
+    String root;
+
+    @BeforeEach
+    void start() throws Exception {
+        issuer = TestIssuer.start();
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("admin-token")
+                .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine"))
+                .invoker(new FakeRanks(r -> {
+                    r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 1, "total", 1));
+                    r.output("x", r.rank());
+                    r.state("DONE");
+                })));
+        Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        alice = "Bearer " + issuer.token("alice", "operator", "a");
+        bob = "Bearer " + issuer.token("bob", "operator", "b");
+        vera = "Bearer " + issuer.token("vera", "viewer", "a");
+        root = "Bearer " + issuer.token("root", "admin");
+    }
+
+    @AfterEach
+    void stop() {
+        engine.close();
+        issuer.close();
+    }
+
+    private static Map<String, Object> plan() {
+        return Map.of("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1))));
+    }
+
+    private String startRun(String auth) throws Exception {
+        Http.Answer a = Http.send("POST", engine.url() + "/api/runs", auth, plan());
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    private int status(String method, String path, String auth) throws Exception {
+        return Http.send(method, engine.url() + path, auth, method.equals("GET") ? null : Map.of()).status();
+    }
+
+    /** The status of the event stream's answer (its head only: the stream itself stays open). */
+    private int eventsStatus(String id, String auth) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/" + id + "/events"))
+                .timeout(Duration.ofSeconds(10));
+        if (auth != null) {
+            b.header("Authorization", auth);
+        }
+        HttpResponse<java.io.InputStream> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+        r.body().close();
+        return r.statusCode();
+    }
+
+    private List<String> listedRuns(String auth) throws Exception {
+        Http.Answer a = Http.send("GET", engine.url() + "/api/runs", auth, null);
+        assertEquals(200, a.status(), a.body());
+        List<String> ids = new ArrayList<>();
+        a.json().forEach(r -> ids.add(r.get("id").asText()));
+        return ids;
+    }
+
+    @Test
+    void aUserOfProjectACannotReachProjectBsRunsOnAnyRouteAndAnAdminCan() throws Exception {
+        String runA = startRun(alice);
+        String runB = startRun(bob);
+        assertEquals(List.of(runA), listedRuns(alice));
+        assertEquals(List.of(runB), listedRuns(bob));
+        assertTrue(listedRuns(root).containsAll(List.of(runA, runB)));
+        assertTrue(listedRuns("Bearer admin-token").containsAll(List.of(runA, runB)));
+
+        Map<String, String> routes = new HashMap<>();
+        routes.put("", "GET");
+        routes.put("/log", "GET");
+        routes.put("/trace", "GET");
+        routes.put("/cancel", "POST");
+        routes.put("/resume", "POST");
+        for (Map.Entry<String, String> r : routes.entrySet()) {
+            String path = "/api/runs/" + runB + r.getKey();
+            assertEquals(404, status(r.getValue(), path, alice), "alice: " + r.getValue() + " " + path);
+            // exactly what a run that does not exist answers: nothing tells the two apart
+            assertEquals(404, status(r.getValue(), "/api/runs/no-such-run" + r.getKey(), alice));
+            assertTrue(status(r.getValue(), path, root) != 404, "root: " + r.getValue() + " " + path);
+        }
+        assertEquals(404, eventsStatus(runB, alice));
+        assertEquals(200, eventsStatus(runB, root));
+        assertEquals(200, eventsStatus(runA, alice));
+        assertEquals(200, status("GET", "/api/runs/" + runA + "/trace", alice));
+        // the refused cancel changed nothing: B's run is still bob's and readable by bob
+        assertEquals(200, status("GET", "/api/runs/" + runB, bob));
+    }
+
+    @Test
+    void rolesBoundWhatEachUserMayDo() throws Exception {
+        String runA = startRun(alice);
+        assertEquals(200, status("GET", "/api/runs/" + runA, vera), "a viewer of A reads A's runs");
+        assertEquals(403, status("POST", "/api/runs/" + runA + "/cancel", vera), "a viewer cannot cancel");
+        assertEquals(403, Http.send("POST", engine.url() + "/api/runs", vera, plan()).status(), "a viewer cannot start");
+        for (String admin : List.of("/api/registry/hosts", "/api/registry/credentials", "/api/audit")) {
+            assertEquals(403, status("GET", admin, alice), admin);
+            assertEquals(200, status("GET", admin, root), admin);
+        }
+        assertEquals(403, Http.send("POST", engine.url() + "/api/registry/credentials", alice, Map.of("hostId", "x")).status());
+        assertEquals(403, Http.send("POST", engine.url() + "/api/deployments", alice, Map.of()).status(), "archives: admin only");
+        // a project the operator is not in
+        assertEquals(403, Http.send("POST", engine.url() + "/api/runs", alice,
+                Map.of("plan", ((Map<?, ?>) plan().get("plan")), "project", "b")).status());
+    }
+
+    @Test
+    void workflowsBelongToAProjectToo() throws Exception {
+        Map<String, Object> wf = Map.of("name", "ringA", "plan", plan().get("plan"));
+        assertEquals(201, Http.send("POST", engine.url() + "/api/workflows", alice, wf).status());
+        assertEquals(200, status("GET", "/api/workflows/ringA", alice));
+        assertEquals(404, status("GET", "/api/workflows/ringA", bob));
+        assertEquals(404, status("GET", "/api/workflows/ringA@1", bob));
+        Http.Answer listed = Http.send("GET", engine.url() + "/api/workflows", bob, null);
+        assertFalse(listed.body().contains("ringA"), listed.body());
+        assertEquals(409, Http.send("POST", engine.url() + "/api/workflows", bob, wf).status(), "bob cannot add a version to A's");
+        assertEquals(404, Http.send("POST", engine.url() + "/api/runs", bob, Map.of("workflow", "ringA")).status());
+        assertEquals(201, Http.send("POST", engine.url() + "/api/runs", alice, Map.of("workflow", "ringA")).status());
+    }
+
+    @Test
+    void tokensAreCheckedOnEveryRequestAndReadsNeedOne() throws Exception {
+        assertEquals(401, status("GET", "/api/runs", null), "an engine with an issuer serves no anonymous read");
+        assertEquals(401, status("GET", "/api/runs", "Bearer " + issuer.token(b -> b.audience("other"))));
+        String expired = "Bearer " + issuer.token(b -> b.expirationTime(new java.util.Date(System.currentTimeMillis() - 120_000)));
+        assertEquals(401, status("POST", "/api/runs", expired));
+        assertEquals(200, status("GET", "/api/runs", "Bearer admin-token"), "the admin token still works");
+        JsonNode err = Http.send("GET", engine.url() + "/api/runs", "Bearer a.b.c", null).json();
+        assertTrue(err.get("error").asText().startsWith("not a JWT") || err.get("error").asText().contains("token"), err.toString());
+    }
+}

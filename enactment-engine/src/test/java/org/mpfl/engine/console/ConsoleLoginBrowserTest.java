@@ -1,0 +1,92 @@
+package org.mpfl.engine.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.access.OidcSettings;
+import org.mpfl.engine.access.TestIssuer;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.testing.StartsProcesses;
+import org.openqa.selenium.By;
+
+/**
+ * The console's login in a real headless Chromium against a real engine and issuer: Authorization
+ * Code + PKCE through the issuer's login page, back to the console logged in as that user, who sees
+ * the runs of their project and not another's; no token in the URL, in storage or in a cookie a
+ * script can read; logout ends the session at the engine and at the issuer.
+ */
+@Timeout(180)
+@StartsProcesses
+class ConsoleLoginBrowserTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void loginShowsOnlyTheUsersProjectAndLogoutEndsTheSession() throws Exception {
+        HeadlessChromium browser = HeadlessChromium.start(1200, 900);
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
+             Engine engine = Engine.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dir).token("admin")
+                     .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"))
+                     .invoker(new FakeRanks(r -> {
+                         r.output("x", r.rank());
+                         r.state("DONE");
+                     })))) {
+            Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+            Map<String, Object> plan = Map.of("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1))));
+            String runA = Http.post(engine.url() + "/api/runs", issuer.token("alice", "operator", "a"), plan).json().get("id").asText();
+            String runB = Http.post(engine.url() + "/api/runs", issuer.token("bob", "operator", "b"), plan).json().get("id").asText();
+
+            browser.driver().get(engine.url() + "/#/runs");
+            browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
+            browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("alice");
+            browser.driver().findElement(By.id("role")).sendKeys("operator");
+            browser.driver().findElement(By.id("projects")).sendKeys("a");
+            browser.driver().findElement(By.id("submit")).click();
+            String who = browser.await("logged in", WAIT, d -> {
+                String t = d.findElement(By.id("session-user")).getText();
+                return t.isEmpty() ? null : t;
+            });
+            assertTrue(who.startsWith("alice (operator"), who);
+            String url = browser.driver().getCurrentUrl();
+            assertFalse(url.contains("code=") || url.contains("token") || url.contains("eyJ"), "nothing of the login in the URL: " + url);
+            assertEquals("", browser.script("return document.cookie"), "the session cookie is HttpOnly");
+            assertEquals(0L, ((Number) browser.script("return localStorage.length")).longValue(), "nothing in localStorage");
+            assertFalse(String.valueOf(browser.script("return JSON.stringify(sessionStorage)")).contains("eyJ"), "no JWT in sessionStorage");
+
+            browser.await("alice's run listed", WAIT, d -> d.findElement(By.tagName("body")).getText().contains(runA) ? true : null);
+            assertFalse(browser.driver().findElement(By.tagName("body")).getText().contains(runB), "bob's run is not listed");
+            assertEquals(404L, fetchStatus(browser, "api/runs/" + runB));
+            assertEquals(200L, fetchStatus(browser, "api/runs/" + runA));
+            browser.driver().get(engine.url() + "/#/runs/" + runA);
+            browser.await("alice's run view", WAIT, d -> d.findElement(By.id("view")).getText().contains("SUCCEEDED") ? true : null);
+
+            browser.await("the Log out link", WAIT, d -> d.findElement(By.id("logout"))).click();
+            browser.await("logged out", WAIT, d -> d.findElement(By.id("login")));
+            assertEquals(1, issuer.logouts(), "the session was ended at the issuer too");
+            assertEquals(401L, fetchStatus(browser, "api/runs"), "the session is gone at the engine");
+        } finally {
+            browser.close();
+        }
+    }
+
+    /** The status of a same-origin fetch made by the page (with its cookie, as the console's own calls). */
+    private static long fetchStatus(HeadlessChromium browser, String path) {
+        Object status = ((org.openqa.selenium.JavascriptExecutor) browser.driver()).executeAsyncScript(
+                "const done = arguments[arguments.length - 1];"
+                + " fetch(arguments[0], {cache: 'no-store'}).then(r => done(r.status), e => done(-1));", path);
+        return ((Number) status).longValue();
+    }
+}
