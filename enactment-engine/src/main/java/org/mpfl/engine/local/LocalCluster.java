@@ -193,6 +193,9 @@ public final class LocalCluster implements AutoCloseable {
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);
         }
+        // a local cluster is there for the runs of this one command: its hosts take every rank they are
+        // given, as the one host of 'run --local' does, however many cores the machine has
+        b.hostArg("--oversubscribe");
         return b;
     }
 

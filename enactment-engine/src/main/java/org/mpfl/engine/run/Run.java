@@ -63,6 +63,11 @@ public final class Run {
         return workflow;
     }
 
+    /** When the engine accepted it (epoch milliseconds): its place in the run queue among equal priorities. */
+    long createdMs() {
+        return createdMs;
+    }
+
     /** The stored workflow version it runs, or {@code null} for a plan or document sent with the run. */
     public synchronized Integer workflowVersion() {
         return workflowVersion;
@@ -246,6 +251,51 @@ public final class Run {
         return false;
     }
 
+    /** Why and where the run waits in the queue while QUEUED (see {@link RunQueue}), else {@code null}. */
+    private Map<String, Object> queue;
+
+    /**
+     * PENDING (or, waiting for a restart, RUNNING) → QUEUED, or a QUEUED run's reason and place updated.
+     *
+     * @param reason   why its ranks do not fit now
+     * @param position its place in the queue, 1 first
+     * @return whether the state changed (a state event is due)
+     */
+    synchronized boolean markQueued(String reason, int position, int priority, long sinceMs, Long deadlineMs) {
+        if (state.isFinal()) {
+            return false;
+        }
+        Map<String, Object> q = new LinkedHashMap<>();
+        q.put("reason", reason);
+        q.put("position", position);
+        q.put("priority", priority);
+        q.put("sinceMs", sinceMs);
+        q.put("deadlineMs", deadlineMs);
+        boolean changed = state != RunState.QUEUED;
+        if (!q.equals(queue)) {
+            dirty = true;
+        }
+        queue = q;
+        state = RunState.QUEUED;
+        return changed;
+    }
+
+    /** A QUEUED run got its places: PENDING again (a run waiting for a restart was not QUEUED unless it had to wait). */
+    synchronized boolean leaveQueue() {
+        boolean wasQueued = state == RunState.QUEUED;
+        if (wasQueued) {
+            state = RunState.PENDING;
+            queue = null;
+            dirty = true;
+        }
+        return wasQueued;
+    }
+
+    /** The queue's reason while QUEUED, else {@code null}. */
+    synchronized String queueReason() {
+        return queue == null ? null : (String) queue.get("reason");
+    }
+
     synchronized void markStarting(long nowMs) {
         startedMs = nowMs;
         dirty = true;
@@ -259,6 +309,7 @@ public final class Run {
         state = finalState;
         error = cause;
         endedMs = nowMs;
+        queue = null;
         dirty = true;
         return true;
     }
@@ -493,6 +544,9 @@ public final class Run {
         m.put("size", ranks.size());
         m.put("progress", progress());
         m.put("error", error);
+        if (queue != null && state == RunState.QUEUED) {
+            m.put("queue", new LinkedHashMap<>(queue));
+        }
         return m;
     }
 

@@ -43,7 +43,8 @@ class RunHeader {
 
   update(model) {
     const run = model.run || {};
-    show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'));
+    show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'),
+      run.queue ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
     const duration = run.startedMs || run.createdMs ? (run.endedMs || Date.now()) - (run.startedMs || run.createdMs) : null;
     const fact = (name, value, id) => el('div', {class: 'fact'}, el('dt', {}, name), el('dd', {id}, value));
     show(this.facts,

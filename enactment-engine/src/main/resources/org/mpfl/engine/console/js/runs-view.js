@@ -6,7 +6,7 @@ import { formatDuration, formatTime } from './format.js';
 import { poll } from './polling.js';
 import { runWorkflowLabel } from './workflows-view.js';
 
-const STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+const STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const REFRESH_MS = 1500;
 
 function stateFilter(selected) {
