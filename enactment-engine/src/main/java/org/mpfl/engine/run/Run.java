@@ -22,6 +22,8 @@ import org.mpfl.protocol.RankEvent;
  * attempt is given up they were consequences of a half-started domain; if every rank accepted
  * {@code run}, {@link #endStartup} reports the first one and the run fails.
  */
+// Over 600 lines on purpose: everything that changes with one run (ranks, attempts, its queue place,
+// re-attachment) changes under this one lock; split into several objects it would need a lock protocol.
 public final class Run {
     private final String id;
     private final String workflow;
@@ -251,31 +253,21 @@ public final class Run {
         return false;
     }
 
-    /** Why and where the run waits in the queue while QUEUED (see {@link RunQueue}), else {@code null}. */
-    private Map<String, Object> queue;
+    /** Why and where the run waits while QUEUED, else {@code null}. */
+    private QueuePlace queue;
 
     /**
-     * PENDING (or, waiting for a restart, RUNNING) → QUEUED, or a QUEUED run's reason and place updated.
+     * PENDING (or, waiting for a restart, RUNNING) → QUEUED, or a QUEUED run's place updated.
      *
-     * @param reason   why its ranks do not fit now
-     * @param position its place in the queue, 1 first
      * @return whether the state changed (a state event is due)
      */
-    synchronized boolean markQueued(String reason, int position, int priority, long sinceMs, Long deadlineMs) {
+    synchronized boolean markQueued(QueuePlace place) {
         if (state.isFinal()) {
             return false;
         }
-        Map<String, Object> q = new LinkedHashMap<>();
-        q.put("reason", reason);
-        q.put("position", position);
-        q.put("priority", priority);
-        q.put("sinceMs", sinceMs);
-        q.put("deadlineMs", deadlineMs);
         boolean changed = state != RunState.QUEUED;
-        if (!q.equals(queue)) {
-            dirty = true;
-        }
-        queue = q;
+        dirty |= !place.equals(queue);
+        queue = place;
         state = RunState.QUEUED;
         return changed;
     }
@@ -293,7 +285,7 @@ public final class Run {
 
     /** The queue's reason while QUEUED, else {@code null}. */
     synchronized String queueReason() {
-        return queue == null ? null : (String) queue.get("reason");
+        return queue == null ? null : queue.reason();
     }
 
     synchronized void markStarting(long nowMs) {
@@ -545,7 +537,7 @@ public final class Run {
         m.put("progress", progress());
         m.put("error", error);
         if (queue != null && state == RunState.QUEUED) {
-            m.put("queue", new LinkedHashMap<>(queue));
+            m.put("queue", queue.toJson());
         }
         return m;
     }

@@ -121,6 +121,11 @@ final class RunQueue {
                     });
                     continue;
                 }
+                if (r.waitReason() == null && r.failure() == null) {
+                    it.remove(); // it ended (cancelled) a moment ago
+                    after.add(() -> forget(e.run()));
+                    continue;
+                }
                 if (r.failure() != null && !e.waitForHosts()) {
                     it.remove();
                     after.add(() -> {
@@ -140,7 +145,7 @@ final class RunQueue {
 
     private void waitFor(Entry e, int position, String reason, List<Runnable> after) {
         int priority = e.spec().queueing().priority();
-        if (e.run().markQueued(reason, position, priority, e.sinceMs(), e.deadlineMs(defaultTimeout))) {
+        if (e.run().markQueued(new QueuePlace(reason, position, priority, e.sinceMs(), e.deadlineMs(defaultTimeout)))) {
             after.add(() -> {
                 if (e.run().attempts() == 0) {
                     persist(e);
