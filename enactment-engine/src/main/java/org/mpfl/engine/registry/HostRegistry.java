@@ -61,8 +61,11 @@ public final class HostRegistry {
         String id = a.hostId() == null || a.hostId().isBlank() ? a.soapUrl() : a.hostId();
         Set<String> services = a.services() == null ? Set.of() : Set.copyOf(new TreeSet<>(a.services()));
         int capacity = a.capacity() == null || a.capacity() < 1 ? 1 : a.capacity();
+        // a host that states no capacity has never promised a bound: it takes more ranks when every host
+        // is full, as all hosts did before capacity was honoured (mpflc host and the WAR always state one)
+        boolean oversubscribe = a.oversubscribe() != null ? a.oversubscribe() : a.capacity() == null;
         HostInfo info = new HostInfo(id, a.soapUrl(), a.binaryAddress(), services, capacity, clock.getAsLong(), staticEntry,
-                a.deployUrl(), Boolean.TRUE.equals(a.oversubscribe()), a.instance());
+                a.deployUrl(), oversubscribe, a.instance());
         HostInfo old = hosts.put(id, info);
         if (old != null && old.instance() != null && info.instance() != null && !old.instance().equals(info.instance())) {
             // a new process under a known host id: the old one is gone (killed without saying goodbye),

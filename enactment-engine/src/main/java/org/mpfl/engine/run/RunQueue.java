@@ -177,11 +177,6 @@ final class RunQueue {
         drain();
     }
 
-    /** The runs waiting now, in queue order. */
-    synchronized List<Run> waiting() {
-        return waiting.stream().map(Entry::run).toList();
-    }
-
     /** Records a run waiting before its first start, so a restarted engine queues it again. */
     private void persist(Entry e) {
         ObjectNode launch = Json.MAPPER.createObjectNode();

@@ -135,11 +135,6 @@ public final class RunService implements AutoCloseable {
         return lifecycle.start(plan, params, version, serviceNames, restarts, queueing);
     }
 
-    /** The runs waiting in the run queue, first first. */
-    public List<String> queued() {
-        return lifecycle.queue().waiting().stream().map(Run::id).toList();
-    }
-
     /**
      * Starts a new attempt of a FAILED or CANCELLED run right after its newest usable checkpoint (from
      * the start without one), under a new domain, on hosts placed afresh.
