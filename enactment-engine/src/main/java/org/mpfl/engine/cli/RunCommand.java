@@ -45,6 +45,10 @@ public final class RunCommand implements CliCommand {
             .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram on the hosts of --local")
             .value("--timeout", "S", "0", "cancel the run after S seconds (0: never)")
             .value("--restarts", "N", "how often the run may restart after an infrastructure fault (overrides the workflow's)")
+            .value("--priority", "N", "its place in the engine's run queue: higher first (default 0)")
+            .flag("--oversubscribe", "place more ranks on hosts than their capacity rather than wait in the queue (as mpirun's)")
+            .value("--queue-timeout", "S", "fail the run if it waits longer than S seconds in the queue (0: no bound;"
+                    + " default: the engine's)")
             .repeatable("--sweep", "NAME=V1,V2,...", "run every combination of the values and print a table of their outputs")
             .value("--parallel", "K", String.valueOf(Sweep.DEFAULT_PARALLEL), "runs of a --sweep at a time")
             .flag("--json", "print the result as one JSON object")
@@ -144,6 +148,7 @@ public final class RunCommand implements CliCommand {
             if (restarts != null) {
                 start.put("restarts", restarts);
             }
+            queueing(args, start);
             JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err);
             return report(last, out, err, json);
         } finally {
@@ -177,6 +182,23 @@ public final class RunCommand implements CliCommand {
             }
         }
         return args.values("--service");
+    }
+
+    /** {@code --priority}, {@code --oversubscribe} and {@code --queue-timeout} into the start request. */
+    static void queueing(Arguments args, Map<String, Object> start) throws UsageException {
+        if (args.has("--priority")) {
+            start.put("priority", args.intValue("--priority"));
+        }
+        if (args.flag("--oversubscribe")) {
+            start.put("oversubscribe", true);
+        }
+        if (args.has("--queue-timeout")) {
+            int s = args.intValue("--queue-timeout");
+            if (s < 0) {
+                throw new UsageException("--queue-timeout must be at least 0 (seconds; 0: no bound)");
+            }
+            start.put("queueTimeoutS", s);
+        }
     }
 
     /** Starts a run of {@code input} and follows it to its end (progress to {@code progress}, or none). */

@@ -54,6 +54,7 @@ final class RunFollower {
         long lastReached = start;
         String lastLine = "";
         String lastState = "";
+        String lastQueue = "";
         boolean timedOut = false;
         try {
             for (;;) {
@@ -76,10 +77,12 @@ final class RunFollower {
                     if (tty && !line.equals(lastLine)) {
                         progress.print("\r" + line);
                         progress.flush();
-                    } else if (!tty && !state.equals(lastState)) {
+                    } else if (!tty && (!state.equals(lastState) || !queuePlace(run).equals(lastQueue))) {
+                        // a line per state change, and per move in the queue while it waits
                         progress.println(line);
                     }
                     lastLine = line;
+                    lastQueue = queuePlace(run);
                 }
                 lastState = state;
                 if (state.equals("SUCCEEDED") || state.equals("FAILED") || state.equals("CANCELLED")) {
@@ -117,7 +120,17 @@ final class RunFollower {
                 done++;
             }
         }
-        return String.format("[%s%s] %3d%%  %-9s %d/%d ranks done  %.1f s  run %s", "#".repeat(filled), "-".repeat(width - filled),
-                Math.round(p * 100), run.path("state").asText(), done, size, elapsedMs / 1000.0, run.path("id").asText());
+        return String.format("[%s%s] %3d%%  %-9s %d/%d ranks done  %.1f s  run %s%s", "#".repeat(filled), "-".repeat(width - filled),
+                Math.round(p * 100), run.path("state").asText(), done, size, elapsedMs / 1000.0, run.path("id").asText(),
+                queuePlace(run));
+    }
+
+    /** A QUEUED run's place: {@code "  queue position 2: needs …"}; empty for a run that does not wait. */
+    static String queuePlace(JsonNode run) {
+        JsonNode q = run.path("queue");
+        if (!q.isObject()) {
+            return "";
+        }
+        return "  queue position " + q.path("position").asInt() + ": " + q.path("reason").asText();
     }
 }

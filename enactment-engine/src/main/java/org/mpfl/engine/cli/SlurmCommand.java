@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +23,7 @@ import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsOptions;
+import org.mpfl.protocol.tls.TlsSettings;
 
 /**
  * {@code mpflc slurm --credentials DIR [--engine URL] [--bind ADDR] [--host-arg A]… [--ready-timeout S]
@@ -113,14 +115,22 @@ public final class SlurmCommand implements CliCommand {
         // never as shell text
         cmd.addAll(List.of("/bin/sh", "-c", NODE_SCRIPT, "mpfl-slurm-node", mpflc, credentials.toString(), engine,
                 args.value("--bind", "")));
+        TlsSettings tls = TlsOptions.of(args);
+        // the TLS flags are every host's too (docs/cli.md): they serve with them and trust the engine's CA;
+        // a keystore password from the environment reaches the tasks the way srun passes the environment
+        cmd.addAll(tls.childArguments());
         cmd.addAll(hostArgs);
-        Process srun = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logs.resolve("srun.log").toFile())
+        EngineClient client = new EngineClient(engine, null, tls);
+        // hosts listed now are of an earlier job (e.g. killed a moment ago, not yet expired): wait for new ones
+        Map<String, String> before = instances(client);
+        ProcessBuilder step = new ProcessBuilder(cmd);
+        step.environment().putAll(tls.childEnvironment(System::getenv));
+        Process srun = step.redirectErrorStream(true).redirectOutput(logs.resolve("srun.log").toFile())
                 .start();
         Thread stopper = new Thread(() -> stop(srun), "mpfl-slurm-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try {
-            EngineClient client = new EngineClient(engine, null, TlsOptions.of(args));
-            awaitHosts(client, Set.copyOf(hostIds.values()), srun, logs, Duration.ofSeconds(readySeconds));
+            awaitHosts(client, Set.copyOf(hostIds.values()), before, srun, logs, Duration.ofSeconds(readySeconds));
             err.println("mpflc slurm: " + nodes.size() + " service host(s) enrolled with " + engine + " on " + String.join(",", nodes)
                     + " (job " + job + "; host logs in " + logs + ")");
             err.flush();
@@ -206,9 +216,26 @@ public final class SlurmCommand implements CliCommand {
         return Path.of(home, "bin", "mpflc").toString();
     }
 
-    /** Waits until the engine lists every host id; fails early when the srun step ends first. */
-    private static void awaitHosts(EngineClient client, Set<String> hostIds, Process srun, Path logs, Duration timeout)
-            throws IOException, InterruptedException {
+    /** The instance of every host the engine lists now, by host id (empty when the engine cannot be asked yet). */
+    private static Map<String, String> instances(EngineClient client) throws InterruptedException {
+        Map<String, String> out = new HashMap<>();
+        try {
+            for (JsonNode h : client.get("/api/registry/hosts")) {
+                out.put(h.path("hostId").asText(), h.path("instance").asText(""));
+            }
+        } catch (IOException e) {
+            // the wait reports the engine's answer if it stays unreachable
+        }
+        return out;
+    }
+
+    /**
+     * Waits until the engine lists every host id, each from a host process other than the one listed
+     * before the step started (a stale entry of a killed host is not a host of this job); fails early
+     * when the srun step ends first.
+     */
+    private static void awaitHosts(EngineClient client, Set<String> hostIds, Map<String, String> before, Process srun, Path logs,
+                                   Duration timeout) throws IOException, InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
         Set<String> listed = new HashSet<>();
         String lastError = "";
@@ -216,7 +243,11 @@ public final class SlurmCommand implements CliCommand {
             try {
                 listed.clear();
                 for (JsonNode h : client.get("/api/registry/hosts")) {
-                    listed.add(h.path("hostId").asText());
+                    String id = h.path("hostId").asText();
+                    String instance = h.path("instance").asText("");
+                    if (!before.containsKey(id) || !instance.isEmpty() && !instance.equals(before.get(id))) {
+                        listed.add(id);
+                    }
                 }
                 if (listed.containsAll(hostIds)) {
                     return;

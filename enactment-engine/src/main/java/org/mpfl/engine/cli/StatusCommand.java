@@ -37,6 +37,9 @@ public final class StatusCommand implements CliCommand {
         }
         out.printf("run %s  %s  workflow %s  %.0f%%  %.1f s%n", run.path("id").asText(), run.path("state").asText(),
                 run.path("workflow").asText(), run.path("progress").asDouble() * 100, run.path("elapsedMs").asLong() / 1000.0);
+        if (run.path("queue").isObject()) {
+            out.println(RunFollower.queuePlace(run).strip());
+        }
         for (JsonNode r : run.path("ranks")) {
             String where = r.hasNonNull("location") ? " at " + r.get("location").asText() : "";
             String what = r.hasNonNull("activity") ? " " + r.get("activity").asText() : "";

@@ -54,6 +54,8 @@ public final class UpCommand implements CliCommand {
             .value("--quarantine", "S", "how long a host that refused a deployment or run gets no ranks at first (doubles per"
                     + " offence in a row up to 15 minutes or S)")
             .value("--max-replacements", "N", "how often one run may be placed again after host faults")
+            .value("--queue-timeout", "S", "0", "how long a run may wait in the run queue before it fails, unless it says"
+                    + " (0: no bound)")
             .value("--reattach-grace", "S", "60", "how long a restarted engine waits for the hosts of the runs it re-attaches to")
             .value("--engine-loss-grace", "S", "120", "how long hosts keep running ranks while the engine is unreachable")
             .value("--checkpoint-dir", "DIR", "where ranks' checkpoint parts are kept (default DATA/checkpoints)")
@@ -85,6 +87,11 @@ public final class UpCommand implements CliCommand {
                 .tls(TlsOptions.of(args));
         AccessOptions.apply(args, config);
         config.runSettings(quarantine(args, config.runSettings()));
+        int queueTimeout = args.intValue("--queue-timeout");
+        if (queueTimeout < 0) {
+            throw new UsageException("--queue-timeout must be at least 0 (seconds; 0: no bound)");
+        }
+        config.runSettings(config.runSettings().withQueueTimeout(Duration.ofSeconds(queueTimeout)));
         int reattach = args.intValue("--reattach-grace", (int) config.reattachGrace().toSeconds());
         int lossGrace = args.intValue("--engine-loss-grace", (int) config.engineLossGrace().toSeconds());
         if (reattach < 1 || lossGrace < 0) {

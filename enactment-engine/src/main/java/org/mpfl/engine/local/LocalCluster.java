@@ -267,6 +267,9 @@ public final class LocalCluster implements AutoCloseable {
         }
         // mpflc up / run --local --python PATH: the hosts' kernel interpreter (each host checks it at start)
         ProtocolSettings.KERNEL_PYTHON.given().ifPresent(python -> List.of("--python", python).forEach(b::hostArg));
+        // a local cluster is there for the runs of this one command: its hosts take every rank they are
+        // given, as the one host of 'run --local' does, however many cores the machine has
+        b.hostArg("--oversubscribe");
         return b;
     }
 

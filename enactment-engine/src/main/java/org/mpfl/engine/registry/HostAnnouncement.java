@@ -12,9 +12,14 @@ import java.util.List;
  * @param soapUrl       base URL of its SOAP services
  * @param binaryAddress {@code host:port} of its binary channel, or {@code null}
  * @param services      service types it offers now
- * @param capacity      ranks it should take (defaults to 1 when absent or below 1)
+ * @param capacity      the most ranks the engine places here, counting every run (1 when below 1; when absent,
+ *                      1 as a preference only: the host may be oversubscribed unless it says otherwise)
  * @param deployUrl     where the engine POSTs service archives ({@code null}: derived from soapUrl,
  *                      see {@link HostInfo#deployUrl()})
+ * @param oversubscribe whether it may take more ranks than its capacity ({@code null}: only if it states no capacity)
+ * @param instance      an id of this host process, new each time it starts ({@code null}: unknown); an
+ *                      announcement under a known host id from another instance replaces the stale entry
+ *                      and ends the quarantine the old process earned
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record HostAnnouncement(String hostId,
@@ -22,5 +27,11 @@ public record HostAnnouncement(String hostId,
                                @JsonAlias({"binary", "binaryEndpoint"}) String binaryAddress,
                                @JsonAlias({"serviceTypes", "types"}) List<String> services,
                                @JsonAlias({"slots", "cpus"}) Integer capacity,
-                               String deployUrl) {
+                               String deployUrl, Boolean oversubscribe, String instance) {
+
+    /** An announcement without oversubscription or instance id (as older hosts send it). */
+    public HostAnnouncement(String hostId, String soapUrl, String binaryAddress, List<String> services, Integer capacity,
+                            String deployUrl) {
+        this(hostId, soapUrl, binaryAddress, services, capacity, deployUrl, null, null);
+    }
 }

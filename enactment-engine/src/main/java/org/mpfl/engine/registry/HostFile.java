@@ -17,7 +17,9 @@ import java.util.List;
  * </pre>
  * The URL is the host's SOAP base URL (service type {@code t} is at {@code URL/t}). Without
  * {@code services=} the host is taken to offer every service type (it is assumed to have them
- * deployed); {@code capacity} defaults to 1. Optional {@code binary=host:port} and {@code id=name}.
+ * deployed); {@code capacity} defaults to 1, taken as a preference only (a host without one takes more
+ * ranks when every host is full, as hosts did before capacity was honoured; with {@code capacity=N} the
+ * engine never places more than N ranks there). Optional {@code binary=host:port} and {@code id=name}.
  * Static hosts send no heartbeats and never expire.
  */
 public final class HostFile {
@@ -58,7 +60,7 @@ public final class HostFile {
             throw new IOException(where + ": bad host URL '" + url + "': " + e.getMessage());
         }
         List<String> services = List.of(ANY_SERVICE);
-        int capacity = 1;
+        Integer capacity = null;
         String binary = null;
         String id = url;
         for (String w : Arrays.asList(words).subList(1, words.length)) {

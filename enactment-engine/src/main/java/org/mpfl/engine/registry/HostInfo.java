@@ -13,9 +13,20 @@ import java.util.Set;
  * @param lastHeartbeatMs epoch milliseconds of the last announce or heartbeat
  * @param staticEntry     {@code true} when it came from a host file: it never expires
  * @param announcedDeployUrl where the host accepts service archives, as announced, or {@code null}
+ * @param oversubscribe   whether it takes more ranks than its capacity when every host is full
+ *                        ({@code mpflc host --oversubscribe}, as mpirun's); else its capacity is a hard bound
+ * @param instance        the id of the host process that announced it, new each time a host starts ({@code null}:
+ *                        not told); not a secret: {@code mpflc slurm} waits for hosts of a new instance
  */
 public record HostInfo(String hostId, String soapUrl, String binaryAddress, Set<String> services, int capacity,
-                       long lastHeartbeatMs, boolean staticEntry, String announcedDeployUrl) {
+                       long lastHeartbeatMs, boolean staticEntry, String announcedDeployUrl, boolean oversubscribe,
+                       String instance) {
+
+    /** A host that never takes more ranks than its capacity, of an unknown instance. */
+    public HostInfo(String hostId, String soapUrl, String binaryAddress, Set<String> services, int capacity,
+                    long lastHeartbeatMs, boolean staticEntry, String announcedDeployUrl) {
+        this(hostId, soapUrl, binaryAddress, services, capacity, lastHeartbeatMs, staticEntry, announcedDeployUrl, false, null);
+    }
 
     /**
      * Where the engine POSTs a service archive ({@code ?service=NAME}, body: the {@code .aar} bytes):
@@ -40,12 +51,14 @@ public record HostInfo(String hostId, String soapUrl, String binaryAddress, Set<
     }
 
     HostInfo withHeartbeat(long nowMs) {
-        return new HostInfo(hostId, soapUrl, binaryAddress, services, capacity, nowMs, staticEntry, announcedDeployUrl);
+        return new HostInfo(hostId, soapUrl, binaryAddress, services, capacity, nowMs, staticEntry, announcedDeployUrl,
+                oversubscribe, instance);
     }
 
     HostInfo withService(String service) {
         java.util.Set<String> more = new java.util.TreeSet<>(services);
         more.add(service);
-        return new HostInfo(hostId, soapUrl, binaryAddress, Set.copyOf(more), capacity, lastHeartbeatMs, staticEntry, announcedDeployUrl);
+        return new HostInfo(hostId, soapUrl, binaryAddress, Set.copyOf(more), capacity, lastHeartbeatMs, staticEntry,
+                announcedDeployUrl, oversubscribe, instance);
     }
 }

@@ -21,8 +21,11 @@ import java.util.function.LongSupplier;
  * <p>A host that refuses a deployment or a {@code run}, or does not answer {@code run} in time,
  * is put in {@linkplain Quarantine quarantine}: it stays registered (and visible, with the reason)
  * but {@link #placeable} leaves it out until the quarantine ends. Each offence in a row doubles the
- * time, up to a cap; quarantine is kept by host id across a leave and a new announcement, so
- * announcing again does not lift it.
+ * time, up to a cap; quarantine is kept by host id across a leave and a new announcement of the same
+ * process, so announcing again does not lift it. But it does not outlive the process it punished: an
+ * announcement from another {@linkplain HostAnnouncement#instance instance} of the host (the process was
+ * replaced, e.g. by the next Slurm job on the node) replaces the stale entry at once, tells the
+ * lost-host listeners about the old one (its ranks are gone with it) and ends its quarantine.
  */
 public final class HostRegistry {
     private final Map<String, HostInfo> hosts = new ConcurrentHashMap<>();
@@ -58,9 +61,18 @@ public final class HostRegistry {
         String id = a.hostId() == null || a.hostId().isBlank() ? a.soapUrl() : a.hostId();
         Set<String> services = a.services() == null ? Set.of() : Set.copyOf(new TreeSet<>(a.services()));
         int capacity = a.capacity() == null || a.capacity() < 1 ? 1 : a.capacity();
+        // a host that states no capacity has never promised a bound: it takes more ranks when every host
+        // is full, as all hosts did before capacity was honoured (mpflc host and the WAR always state one)
+        boolean oversubscribe = a.oversubscribe() != null ? a.oversubscribe() : a.capacity() == null;
         HostInfo info = new HostInfo(id, a.soapUrl(), a.binaryAddress(), services, capacity, clock.getAsLong(), staticEntry,
-                a.deployUrl());
-        hosts.put(id, info);
+                a.deployUrl(), oversubscribe, a.instance());
+        HostInfo old = hosts.put(id, info);
+        if (old != null && old.instance() != null && info.instance() != null && !old.instance().equals(info.instance())) {
+            // a new process under a known host id: the old one is gone (killed without saying goodbye),
+            // and with it what it was quarantined for
+            quarantines.remove(id);
+            lostListeners.forEach(l -> l.accept(old));
+        }
         return info;
     }
 

@@ -27,6 +27,7 @@ import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.ForeignEventException;
+import org.mpfl.engine.run.Queueing;
 import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunListing;
@@ -547,13 +548,39 @@ public final class EngineRoutes extends RouteBuilder {
             restarts = b.get("restarts").asInt();
         }
         Run run = api.workflows().start(new WorkflowService.StartRun(b.get("plan"), text(b, "document"), text(b, "file"),
-                text(b, "workflow"), params, archives, restarts));
+                text(b, "workflow"), params, archives, restarts, queueing(b)));
         api.access().ownRun(run.id(), caller, project);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", run.id());
         m.put("state", run.state().name());
         m.put("url", api.url().get() + "/api/runs/" + run.id());
         return new Reply(201, m);
+    }
+
+    /**
+     * The run's place in the run queue: {@code "priority"} (a whole number, higher first), {@code "oversubscribe"}
+     * (true: exceed hosts' capacities rather than wait) and {@code "queueTimeoutS"} (0: wait as long as it takes;
+     * absent: the engine's default).
+     */
+    private static Queueing queueing(JsonNode b) throws ApiException {
+        int priority = 0;
+        if (b.hasNonNull("priority")) {
+            if (!b.get("priority").isIntegralNumber() || !b.get("priority").canConvertToInt()) {
+                throw new ApiException(400, "'priority' must be a whole number");
+            }
+            priority = b.get("priority").asInt();
+        }
+        if (b.hasNonNull("oversubscribe") && !b.get("oversubscribe").isBoolean()) {
+            throw new ApiException(400, "'oversubscribe' must be true or false");
+        }
+        java.time.Duration timeout = null;
+        if (b.hasNonNull("queueTimeoutS")) {
+            if (!b.get("queueTimeoutS").isIntegralNumber() || b.get("queueTimeoutS").asLong() < 0) {
+                throw new ApiException(400, "'queueTimeoutS' must be a whole number of seconds, at least 0 (0: no bound)");
+            }
+            timeout = java.time.Duration.ofSeconds(b.get("queueTimeoutS").asLong());
+        }
+        return new Queueing(priority, b.path("oversubscribe").asBoolean(false), timeout);
     }
 
     private Reply cancelRun(Exchange ex) throws Exception {
@@ -665,7 +692,8 @@ public final class EngineRoutes extends RouteBuilder {
         if (a.hostId() != null && !a.hostId().isBlank() && !a.hostId().equals(own)) {
             throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");
         }
-        a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl());
+        a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl(),
+                a.oversubscribe(), a.instance());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("host", api.registry().announce(a));
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());

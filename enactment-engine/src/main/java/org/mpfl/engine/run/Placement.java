@@ -16,18 +16,45 @@ import org.mpfl.protocol.RunRequest.ProcessSlice;
 /**
  * Maps the ranks of each process onto hosts that can run its service type, round robin weighted by
  * capacity: hosts are visited in turn and each takes ranks while it has free capacity (counted
- * across all processes of the run); when every candidate is full, further ranks are spread round
- * robin again (oversubscription, like mpirun without --nooversubscribe).
+ * across all processes of the run and, with a {@link Load}, the ranks other live runs hold there).
+ * When every candidate is full, further ranks are spread round robin over the hosts that allow
+ * oversubscription (all of them when the run asks for it, as mpirun's {@code --oversubscribe});
+ * when none does, the run does not fit now: {@link NoRoomException}, and nothing is placed (gang
+ * placement: a run never holds part of its ranks).
  */
 public final class Placement {
     private Placement() {
     }
 
     /** Raised when some process has no host able to run it. */
-    public static final class PlacementException extends Exception {
+    public static class PlacementException extends Exception {
         private static final long serialVersionUID = 1L;
 
         public PlacementException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * The ranks other live runs hold per host id, and whether this run may exceed capacities.
+     *
+     * @param busy          host id → ranks of other live runs there
+     * @param oversubscribe whether every host may take more ranks than its capacity for this run
+     */
+    public record Load(Map<String, Integer> busy, boolean oversubscribe) {
+        /** No other run, and capacities are a preference only (how placement worked before the run queue). */
+        public static final Load NONE = new Load(Map.of(), true);
+
+        public Load {
+            busy = Map.copyOf(busy);
+        }
+    }
+
+    /** The run's ranks do not all fit in the free capacity now (it may wait in the queue); nothing was placed. */
+    public static final class NoRoomException extends PlacementException {
+        private static final long serialVersionUID = 1L;
+
+        public NoRoomException(String message) {
             super(message);
         }
     }
@@ -96,10 +123,26 @@ public final class Placement {
                                             BiPredicate<HostInfo, String> canRun, Map<String, String> unavailable,
                                             BiFunction<HostInfo, String, String> nameOnHost)
             throws PlacementException {
+        return place(layout, services, hosts, canRun, unavailable, nameOnHost, Load.NONE);
+    }
+
+    /**
+     * Places every rank where there is room for it beside the ranks of other live runs.
+     *
+     * @param load the ranks of other runs per host, and whether this run oversubscribes
+     * @throws NoRoomException when some ranks do not fit (and no host may be oversubscribed): the message
+     *                         says, per process short of room, how many ranks it needs and how many places are free
+     * @see #place(ProcessLayout, Map, List, BiPredicate, Map, BiFunction)
+     */
+    public static List<RankPlacement> place(ProcessLayout layout, Map<String, String> services, List<HostInfo> hosts,
+                                            BiPredicate<HostInfo, String> canRun, Map<String, String> unavailable,
+                                            BiFunction<HostInfo, String, String> nameOnHost, Load load)
+            throws PlacementException {
         if (hosts.isEmpty()) {
             throw new PlacementException("no service hosts are registered (start some with 'mpflc host --engine URL' or give a host file)");
         }
-        Map<String, Integer> used = new HashMap<>();
+        Map<String, Integer> used = new HashMap<>(load.busy());
+        List<String> shortOf = new ArrayList<>();
         Map<String, Integer> cursor = new HashMap<>();
         Map<String, Integer> overflow = new HashMap<>();
         List<RankPlacement> out = new ArrayList<>();
@@ -118,6 +161,9 @@ public final class Placement {
                         + "' (service '" + service + "') need hosts; " + String.join(", ", able.stream()
                         .map(h -> h.hostId() + " " + unavailable.get(h.hostId())).toList()));
             }
+            List<HostInfo> overflowHosts = load.oversubscribe() ? candidates
+                    : candidates.stream().filter(HostInfo::oversubscribe).toList();
+            int freeBefore = free(candidates, used);
             int start = cursor.getOrDefault(service, 0);
             for (int i = 0; i < layout.count(process); i++) {
                 HostInfo chosen = null;
@@ -130,10 +176,18 @@ public final class Placement {
                         break;
                     }
                 }
+                if (chosen == null && overflowHosts.isEmpty()) {
+                    int n = layout.count(process);
+                    int slots = candidates.stream().mapToInt(HostInfo::capacity).sum();
+                    shortOf.add("needs " + n + " rank" + (n == 1 ? "" : "s") + " of '" + process + "' (service '" + service
+                            + "'); " + freeBefore + " free (capacity " + slots + " on " + candidates.size() + " host"
+                            + (candidates.size() == 1 ? "" : "s") + " able to run it)");
+                    break;
+                }
                 if (chosen == null) {
-                    // every candidate is full: spread the rest evenly, first host first
+                    // every candidate is full: spread the rest evenly over those that may be oversubscribed, first host first
                     int over = overflow.merge(service, 1, Integer::sum) - 1;
-                    chosen = candidates.get(over % candidates.size());
+                    chosen = overflowHosts.get(over % overflowHosts.size());
                 }
                 used.merge(chosen.hostId(), 1, Integer::sum);
                 String onHost = nameOnHost.apply(chosen, service);
@@ -142,6 +196,14 @@ public final class Placement {
             }
             cursor.put(service, start);
         }
+        if (!shortOf.isEmpty()) {
+            throw new NoRoomException(String.join("; ", shortOf));
+        }
         return out;
+    }
+
+    /** Places free on these hosts with {@code used} ranks on them. */
+    private static int free(List<HostInfo> hosts, Map<String, Integer> used) {
+        return hosts.stream().mapToInt(h -> Math.max(0, h.capacity() - used.getOrDefault(h.hostId(), 0))).sum();
     }
 }

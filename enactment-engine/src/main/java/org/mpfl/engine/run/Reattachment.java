@@ -107,7 +107,11 @@ public final class Reattachment {
                 LOG.warn("run {} cannot be re-attached to: {}", id, Failures.describe(e));
             }
         }
-        int failed = store.failUnfinishedRuns(System.currentTimeMillis(), ids);
+        Set<String> kept = new LinkedHashSet<>(ids);
+        // runs the run service queued again wait on
+        store.runs(RunState.QUEUED.name(), Integer.MAX_VALUE).stream().map(RunRecord::id)
+                .filter(id -> runs.live(id).isPresent()).forEach(kept::add);
+        int failed = store.failUnfinishedRuns(System.currentTimeMillis(), kept);
         if (failed > 0) {
             LOG.info("{} run(s) left starting by the previous engine marked FAILED (engine restarted)", failed);
         }

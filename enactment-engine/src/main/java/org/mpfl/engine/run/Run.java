@@ -22,6 +22,8 @@ import org.mpfl.protocol.RankEvent;
  * attempt is given up they were consequences of a half-started domain; if every rank accepted
  * {@code run}, {@link #endStartup} reports the first one and the run fails.
  */
+// Over 600 lines on purpose: everything that changes with one run (ranks, attempts, its queue place,
+// re-attachment) changes under this one lock; split into several objects it would need a lock protocol.
 public final class Run {
     private final String id;
     private final String workflow;
@@ -61,6 +63,11 @@ public final class Run {
 
     public String workflow() {
         return workflow;
+    }
+
+    /** When the engine accepted it (epoch milliseconds): its place in the run queue among equal priorities. */
+    long createdMs() {
+        return createdMs;
     }
 
     /** The stored workflow version it runs, or {@code null} for a plan or document sent with the run. */
@@ -247,6 +254,41 @@ public final class Run {
         return false;
     }
 
+    /** Why and where the run waits while QUEUED, else {@code null}. */
+    private QueuePlace queue;
+
+    /**
+     * PENDING (or, waiting for a restart, RUNNING) → QUEUED, or a QUEUED run's place updated.
+     *
+     * @return whether the state changed (a state event is due)
+     */
+    synchronized boolean markQueued(QueuePlace place) {
+        if (state.isFinal()) {
+            return false;
+        }
+        boolean changed = state != RunState.QUEUED;
+        dirty |= !place.equals(queue);
+        queue = place;
+        state = RunState.QUEUED;
+        return changed;
+    }
+
+    /** A QUEUED run got its places: PENDING again (a run waiting for a restart was not QUEUED unless it had to wait). */
+    synchronized boolean leaveQueue() {
+        boolean wasQueued = state == RunState.QUEUED;
+        if (wasQueued) {
+            state = RunState.PENDING;
+            queue = null;
+            dirty = true;
+        }
+        return wasQueued;
+    }
+
+    /** The queue's reason while QUEUED, else {@code null}. */
+    synchronized String queueReason() {
+        return queue == null ? null : queue.reason();
+    }
+
     synchronized void markStarting(long nowMs) {
         startedMs = nowMs;
         // the start-up is the current attempt's: an earlier attempt's moment of all ranks running
@@ -264,6 +306,7 @@ public final class Run {
         error = cause;
         endedMs = nowMs;
         history.ended(finalState.name(), cause == null ? null : cause.message(), nowMs);
+        queue = null;
         dirty = true;
         return true;
     }
@@ -508,6 +551,9 @@ public final class Run {
         m.put("size", ranks.size());
         m.put("progress", progress());
         m.put("error", error);
+        if (queue != null && state == RunState.QUEUED) {
+            m.put("queue", queue.toJson());
+        }
         return m;
     }
 

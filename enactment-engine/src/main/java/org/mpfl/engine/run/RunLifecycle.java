@@ -1,5 +1,6 @@
 package org.mpfl.engine.run;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,7 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
+import org.mpfl.engine.store.RunRecord;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.ir.eval.ConstantEnvironment;
 import org.mpfl.ir.eval.ProcessLayout;
@@ -37,9 +40,10 @@ final class RunLifecycle implements RunFaults {
     private final RunJournal journal;
     private final CheckpointStore checkpoints;
     private final ExecutorService workers;
+    private final RunQueue queue;
 
     RunLifecycle(LiveRuns runs, RunStore store, RunPlacer placer, RunDomains domains, RunJournal journal,
-                 CheckpointStore checkpoints, ExecutorService workers) {
+                 CheckpointStore checkpoints, ExecutorService workers, java.time.Duration queueTimeout) {
         this.runs = runs;
         this.store = store;
         this.placer = placer;
@@ -47,11 +51,17 @@ final class RunLifecycle implements RunFaults {
         this.journal = journal;
         this.checkpoints = checkpoints;
         this.workers = workers;
+        this.queue = new RunQueue(placer, journal, store, queueTimeout, this::startReserved, this::failed);
+    }
+
+    /** The run queue every launch goes through. */
+    RunQueue queue() {
+        return queue;
     }
 
     /** See {@link RunService#start(DeploymentPlan, Map, Integer, Map, Integer)}. */
     Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
-              Integer restarts) {
+              Integer restarts, Queueing queueing) {
         int allowedRestarts = RestartPolicy.allowed(restarts, plan.restarts());
         ProcessLayout layout = layout(plan, params);
         Map<String, String> services = new LinkedHashMap<>();
@@ -70,11 +80,51 @@ final class RunLifecycle implements RunFaults {
                 System.currentTimeMillis());
         run.workflowVersion(version);
         run.history().restartsAllowed(allowedRestarts);
-        LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices));
+        LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices), queueing);
         runs.add(run, spec);
         journal.stateChanged(run);
         launch(run, spec, null, new LinkedHashMap<>());
         return run;
+    }
+
+    /**
+     * Queues again, in their order, the runs a previous engine left waiting before their first start
+     * (as the run store's queue and their stored records say); a queue row whose run is no longer
+     * QUEUED is dropped.
+     */
+    void restoreQueued() {
+        for (RunStore.QueuedRun q : store.queued()) {
+            try {
+                Optional<RunRecord> stored = store.run(q.runId());
+                if (stored.isEmpty() || !RunState.QUEUED.name().equals(stored.get().state()) || runs.holds(q.runId())) {
+                    store.deleteQueued(q.runId());
+                    continue;
+                }
+                JsonNode d = stored.get().detail();
+                Map<String, Object> params = d.path("params").isObject() ? Json.MAPPER.convertValue(d.get("params"),
+                        Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class)) : Map.of();
+                Run run = new Run(q.runId(), d.path("workflow").asText(null), RandomIds.domainId(), RandomIds.domainToken(),
+                        Map.copyOf(params), q.createdMs());
+                run.workflowVersion(d.path("workflowVersion").isInt() ? d.get("workflowVersion").asInt() : null);
+                run.history().restartsAllowed(q.launch().path("restartsAllowed").asInt(0));
+                Map<String, Integer> counts = new LinkedHashMap<>();
+                List<ProcessSlice> slices = new ArrayList<>();
+                for (JsonNode s : q.launch().path("slices")) {
+                    slices.add(new ProcessSlice(s.path("name").asText(), s.path("service").asText(), s.path("ranks").asInt()));
+                    counts.put(s.path("name").asText(), s.path("ranks").asInt());
+                }
+                Map<String, String> services = new LinkedHashMap<>();
+                q.launch().path("services").fields().forEachRemaining(f -> services.put(f.getKey(), f.getValue().asText()));
+                Queueing queueing = new Queueing(q.priority(), q.oversubscribe(),
+                        q.queueTimeoutMs() == null ? null : java.time.Duration.ofMillis(q.queueTimeoutMs()));
+                LaunchSpec spec = new LaunchSpec(ProcessLayout.ofCounts(counts), Map.copyOf(services), List.copyOf(slices), queueing);
+                runs.add(run, spec);
+                queue.submit(new RunQueue.Entry(run, spec, null, new LinkedHashMap<>(), q.sinceMs(), true));
+                LOG.info("run {} ({}) queued again after the engine restarted", run.id(), run.workflow());
+            } catch (RuntimeException e) {
+                LOG.warn("run {} cannot be queued again: {}", q.runId(), Failures.describe(e));
+            }
+        }
     }
 
     /** The plan's process layout for a run with these parameter values. */
@@ -87,13 +137,20 @@ final class RunLifecycle implements RunFaults {
         }
     }
 
-    /** Has the run placed and started in the background, and acts on how that ended. */
+    /** Queues the run for its places; once it has them it is started in the background ({@link #startReserved}). */
     private void launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty) {
-        workers.submit(() -> launched(run, placer.launch(run, spec, resume, faulty)));
+        queue.submit(new RunQueue.Entry(run, spec, resume, faulty, System.currentTimeMillis()));
     }
 
-    private void launched(Run run, RunPlacer.Launched launched) {
+    /** Starts a queued launch on the places reserved for it, in the background, and acts on how that ended. */
+    private void startReserved(RunQueue.Entry e, List<RankPlacement> placements) {
+        workers.submit(() -> launched(e, placer.launch(e.run(), e.spec(), e.resume(), e.faulty(), placements)));
+    }
+
+    private void launched(RunQueue.Entry e, RunPlacer.Launched launched) {
+        Run run = e.run();
         switch (launched.kind()) {
+            case QUEUED -> queue.submit(e.again(System.currentTimeMillis()));
             case FAILED -> failed(run, launched.failure());
             case STARTED -> {
                 Optional<RunError> heldBack = run.endStartup();
@@ -125,6 +182,7 @@ final class RunLifecycle implements RunFaults {
                 LOG.warn("run {}: cannot delete its checkpoints: {}", run.id(), Failures.describe(e));
             }
             journal.stateChanged(run);
+            queue.drain();
             LOG.info("run {} ({}) succeeded", run.id(), run.workflow());
         }
     }
@@ -154,9 +212,10 @@ final class RunLifecycle implements RunFaults {
         return false;
     }
 
-    /** A run just ended FAILED or CANCELLED: records it and aborts its domain in the background. */
+    /** A run just ended FAILED or CANCELLED: records it, aborts its domain in the background and serves the queue. */
     private void end(Run run) {
         journal.stateChanged(run);
+        queue.drain();
         Run.Domain domain = run.domain();
         workers.submit(() -> domains.abortEnded(run, domain));
     }
@@ -201,7 +260,7 @@ final class RunLifecycle implements RunFaults {
             return;
         }
         CheckpointStore.Usable from = resumePoint(run, spec.get(), "restart after: " + cause.message(), faultMs);
-        launched(run, placer.launch(run, spec.get(), from, faulty));
+        launch(run, spec.get(), from, faulty);
     }
 
     /** See {@link RunService#resume(String)}. */

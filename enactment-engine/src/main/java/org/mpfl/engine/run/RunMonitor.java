@@ -173,7 +173,9 @@ final class RunMonitor {
                 continue;
             }
             Run.Domain domain = run.domain();
-            domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())).findFirst().ifPresent(p ->
+            // by URL too: a new process of the same host id (which replaced this one) may already have ranks
+            domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())
+                    && p.endpoint().soapUrl().startsWith(host.soapUrl())).findFirst().ifPresent(p ->
                     faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), host.soapUrl(), "service host "
                             + host.hostId() + " at " + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"),
                             Set.of(host.hostId())));

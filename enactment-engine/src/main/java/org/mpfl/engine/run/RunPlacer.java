@@ -49,9 +49,11 @@ final class RunPlacer {
     private final RunJournal journal;
     private final RunDomains domains;
     private final ExecutorService workers;
+    private final LiveRuns runs;
 
     RunPlacer(HostRegistry registry, DeploymentService deployments, RankInvoker invoker, RankFanOut fanOut, RunSettings settings,
-              Supplier<String> engineUrl, RunJournal journal, RunDomains domains, ExecutorService workers) {
+              Supplier<String> engineUrl, RunJournal journal, RunDomains domains, ExecutorService workers, LiveRuns runs) {
+        this.runs = runs;
         this.registry = registry;
         this.deployments = deployments;
         this.invoker = invoker;
@@ -75,7 +77,9 @@ final class RunPlacer {
             /** No domain could be started: the run must fail with {@code failure}. */
             FAILED,
             /** The run ended (cancelled, failed or succeeded) while it was being started. */
-            ENDED
+            ENDED,
+            /** After host faults, the ranks no longer fit in the free capacity: the run goes back to the queue. */
+            QUEUED
         }
 
         static final Launched STARTED = new Launched(Kind.STARTED, null);
@@ -84,38 +88,90 @@ final class RunPlacer {
         static Launched failed(RunError why) {
             return new Launched(Kind.FAILED, why);
         }
+
+        static final Launched QUEUED = new Launched(Kind.QUEUED, null);
     }
 
     /**
-     * Places, deploys and starts a run; when hosts fail the attempt before the domain started
-     * (deploy refused, {@code run} refused or unanswered), quarantines them and tries again on other
-     * hosts with a new domain, at most {@link RunSettings#maxReplacements} times.
+     * What {@link #reserve} found: the run's placements (recorded on the run, so its ranks count as
+     * taken), or why it must wait, or why it can never be placed as things are.
      *
+     * @param leftQueue whether the run was QUEUED until now (a state event is due)
+     */
+    record Reservation(List<RankPlacement> placements, String waitReason, RunError failure, boolean leftQueue) {
+    }
+
+    /**
+     * Places all of a run's ranks in the free capacity, or none (gang placement). Under one lock for
+     * the whole engine, so that two runs never take the same free places: the ranks every other live
+     * run holds (placed, starting or running, re-attached too) are counted per host, and the placements
+     * found are recorded on the run ({@link Run#placed}) before the lock is let go.
+     *
+     * @param faulty hosts this run must not be placed on, with why
+     */
+    synchronized Reservation reserve(Run run, LaunchSpec spec, Map<String, String> faulty) {
+        Map<String, String> services = spec.services();
+        Map<String, String> plainType = new HashMap<>();
+        spec.slices().forEach(s -> plainType.put(services.get(s.name()), s.service()));
+        // a static host-file entry has what was installed on it by hand, under the plain type names
+        BiFunction<HostInfo, String, String> onHost =
+                (h, service) -> h.staticEntry() ? plainType.getOrDefault(service, service) : service;
+        Map<String, Integer> busy = new HashMap<>();
+        for (Run other : runs.all()) {
+            RunState state = other.state();
+            if (other != run && !state.isFinal() && state != RunState.QUEUED) {
+                other.placements().forEach(p -> busy.merge(p.hostId(), 1, Integer::sum));
+            }
+        }
+        try {
+            List<RankPlacement> placements = Placement.place(spec.layout(), services, registry.hosts(),
+                    (h, service) -> h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service)),
+                    unavailable(faulty), onHost, new Placement.Load(busy, spec.queueing().oversubscribe()));
+            if (run.state().isFinal()) {
+                return new Reservation(null, null, null, false);
+            }
+            boolean left = run.leaveQueue();
+            run.placed(placements);
+            return new Reservation(placements, null, null, left);
+        } catch (Placement.NoRoomException e) {
+            return new Reservation(null, e.getMessage(), null, false);
+        } catch (Placement.PlacementException e) {
+            return new Reservation(null, null, new RunError(null, null, e.getMessage()), false);
+        }
+    }
+
+    /**
+     * Deploys and starts a run on the places {@link #reserve}d for it; when hosts fail the attempt before
+     * the domain started (deploy refused, {@code run} refused or unanswered), quarantines them and tries
+     * again on other hosts with a new domain, at most {@link RunSettings#maxReplacements} times (back to
+     * the queue when the rest no longer fits).
+     *
+     * @param reserved the run's placements from {@link #reserve} ({@code null}: reserve them first)
      * @param resume the checkpoint the ranks resume from, or {@code null} (from the start)
      * @param faulty hosts that failed this run, with why: kept out of its later attempts even if their
      *               quarantine ends (updated)
      */
-    Launched launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty) {
-        Map<String, String> services = spec.services();
+    Launched launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty,
+                    List<RankPlacement> reserved) {
         List<ProcessSlice> slices = spec.slices();
         try {
             run.markStarting(System.currentTimeMillis());
-            int attemptsBefore = run.attempts();
-            // a static host-file entry has what was installed on it by hand, under the plain type names
-            Map<String, String> plainType = new HashMap<>();
-            slices.forEach(s -> plainType.put(services.get(s.name()), s.service()));
-            BiFunction<HostInfo, String, String> onHost =
-                    (h, service) -> h.staticEntry() ? plainType.getOrDefault(service, service) : service;
+            int attemptsBefore = run.attempts() - (reserved == null ? 0 : 1);
+            List<RankPlacement> placements = reserved;
             for (;;) {
-                List<RankPlacement> placements;
-                try {
-                    placements = Placement.place(spec.layout(), services, registry.hosts(),
-                            (h, service) -> h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service)),
-                            unavailable(faulty), onHost);
-                } catch (Placement.PlacementException e) {
-                    return Launched.failed(new RunError(null, null, e.getMessage()));
+                if (placements == null) {
+                    Reservation r = reserve(run, spec, faulty);
+                    if (r.failure() != null) {
+                        return Launched.failed(r.failure());
+                    }
+                    if (r.waitReason() != null) {
+                        return Launched.QUEUED;
+                    }
+                    if (r.placements() == null) {
+                        return Launched.ENDED;
+                    }
+                    placements = r.placements();
                 }
-                run.placed(placements);
                 domains.live(run, placements);
                 List<HostFault> faults = deployMissing(placements);
                 if (run.state().isFinal()) {
@@ -135,6 +191,7 @@ final class RunPlacer {
                 if (run.state().isFinal()) {
                     return Launched.ENDED;
                 }
+                placements = null;
             }
         } catch (RuntimeException e) {
             LOG.error("run {} could not be started", run.id(), e);

@@ -52,8 +52,8 @@ public final class RunService implements AutoCloseable {
                       CheckpointStore checkpoints) {
         this.journal = new RunJournal(store);
         RunDomains domains = new RunDomains(liveDomains, invoker, fanOut);
-        RunPlacer placer = new RunPlacer(registry, deployments, invoker, fanOut, settings, engineUrl, journal, domains, workers);
-        this.lifecycle = new RunLifecycle(runs, store, placer, domains, journal, checkpoints, workers);
+        RunPlacer placer = new RunPlacer(registry, deployments, invoker, fanOut, settings, engineUrl, journal, domains, workers, runs);
+        this.lifecycle = new RunLifecycle(runs, store, placer, domains, journal, checkpoints, workers, settings.queueTimeout());
         this.monitor = new RunMonitor(runs, store, journal, lifecycle, registry, invoker, settings, workers);
         this.intake = new CheckpointIntake(runs::get, checkpoints, (run, c) -> {
             if (c.complete()) {
@@ -61,8 +61,13 @@ public final class RunService implements AutoCloseable {
             }
         });
         registry.onHostLost(monitor::hostLost);
+        // runs a previous engine left waiting wait on (before the API serves, like re-attached runs)
+        lifecycle.restoreQueued();
         long tick = Math.max(100, Math.min(500, settings.statusPollInterval().toMillis()));
-        ticker.scheduleWithFixedDelay(monitor::tick, tick, tick, TimeUnit.MILLISECONDS);
+        ticker.scheduleWithFixedDelay(() -> {
+            monitor.tick();
+            lifecycle.queue().tick(System.currentTimeMillis());
+        }, tick, tick, TimeUnit.MILLISECONDS);
     }
 
     static ThreadFactory daemon(String name) {
@@ -116,7 +121,19 @@ public final class RunService implements AutoCloseable {
      */
     public Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
                      Integer restarts) {
-        return lifecycle.start(plan, params, version, serviceNames, restarts);
+        return start(plan, params, version, serviceNames, restarts, Queueing.DEFAULT);
+    }
+
+    /**
+     * Accepts a run and queues it for its places: it starts in the background as soon as all its ranks
+     * fit in the hosts' free capacity (QUEUED until then, see {@link RunQueue}).
+     *
+     * @param queueing its priority, oversubscription and queue timeout
+     * @see #start(DeploymentPlan, Map, Integer, Map, Integer)
+     */
+    public Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
+                     Integer restarts, Queueing queueing) {
+        return lifecycle.start(plan, params, version, serviceNames, restarts, queueing);
     }
 
     /**

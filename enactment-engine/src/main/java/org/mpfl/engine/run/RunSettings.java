@@ -15,10 +15,12 @@ import java.time.Duration;
  * @param quarantineMax      the cap on quarantine; each offence in a row doubles it up to this
  * @param maxReplacements    how many times one run may place its ranks again after hosts failed it
  *                           before the domain started (0: the first host fault fails the run)
+ * @param queueTimeout       how long a run may wait in the run queue before it fails, unless it says otherwise
+ *                           ({@link Duration#ZERO}: as long as it takes)
  */
 public record RunSettings(Duration fanOutTimeout, Duration deadlockGrace, Duration statusPollInterval,
                           int hostFailureLimit, String transport, Duration quarantine, Duration quarantineMax,
-                          int maxReplacements) {
+                          int maxReplacements, Duration queueTimeout) {
 
     /** Default quarantine: a minute at first. */
     public static final Duration QUARANTINE = Duration.ofSeconds(60);
@@ -34,13 +36,16 @@ public record RunSettings(Duration fanOutTimeout, Duration deadlockGrace, Durati
         if (maxReplacements < 0) {
             throw new IllegalArgumentException("maxReplacements must be at least 0");
         }
+        if (queueTimeout == null || queueTimeout.isNegative()) {
+            throw new IllegalArgumentException("queueTimeout must be at least 0 (0: no bound)");
+        }
     }
 
     /** The timing of run control with the default quarantine and re-placement bound. */
     public RunSettings(Duration fanOutTimeout, Duration deadlockGrace, Duration statusPollInterval,
                        int hostFailureLimit, String transport) {
         this(fanOutTimeout, deadlockGrace, statusPollInterval, hostFailureLimit, transport, QUARANTINE, QUARANTINE_MAX,
-                MAX_REPLACEMENTS);
+                MAX_REPLACEMENTS, Duration.ZERO);
     }
 
     public static RunSettings defaults() {
@@ -50,6 +55,12 @@ public record RunSettings(Duration fanOutTimeout, Duration deadlockGrace, Durati
     /** These settings with another quarantine policy. */
     public RunSettings withQuarantine(Duration first, Duration max, int replacements) {
         return new RunSettings(fanOutTimeout, deadlockGrace, statusPollInterval, hostFailureLimit, transport, first, max,
-                replacements);
+                replacements, queueTimeout);
+    }
+
+    /** These settings with another default bound on the time a run waits in the queue ({@link Duration#ZERO}: none). */
+    public RunSettings withQueueTimeout(Duration timeout) {
+        return new RunSettings(fanOutTimeout, deadlockGrace, statusPollInterval, hostFailureLimit, transport, quarantine,
+                quarantineMax, maxReplacements, timeout);
     }
 }

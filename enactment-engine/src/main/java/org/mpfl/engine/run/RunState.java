@@ -4,6 +4,11 @@ package org.mpfl.engine.run;
 public enum RunState {
     /** Accepted; ranks are being placed, deployed and started. */
     PENDING,
+    /**
+     * Waiting in the run queue: its ranks do not fit in the free capacity of the hosts now (placement
+     * is all-or-nothing, so it holds no host meanwhile); the run's {@code queue} says why and where.
+     */
+    QUEUED,
     /** Every rank accepted {@code run}. */
     RUNNING,
     /** Every rank finished without error. */

@@ -39,7 +39,7 @@ import org.flywaydb.core.api.FlywayException;
  * database migrated by a newer engine), so an engine never writes into a schema it does not know.
  * To change the schema:
  * <ol>
- *   <li>add the next file, e.g. {@code V3__run_checkpoints.sql} (two underscores; the version is the
+ *   <li>add the next file, e.g. {@code V24__run_checkpoints.sql} (two underscores; the version is the
  *       number after {@code V}); never edit a file that has been released, since databases out there
  *       already ran it;</li>
  *   <li>write DDL that runs on both H2 and PostgreSQL: {@code BIGINT}, {@code INT}, {@code VARCHAR(n)},

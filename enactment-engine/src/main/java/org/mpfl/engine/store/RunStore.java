@@ -14,8 +14,9 @@ import org.mpfl.engine.json.Json;
 
 /**
  * Runs and their event logs (tables {@code runs} and {@code run_events}): each run's latest
- * {@link RunRecord} and the events it went through, so an engine restart loses no run record. Works on
- * the {@link EngineDatabase}'s one connection under its lock.
+ * {@link RunRecord} and the events it went through, so an engine restart loses no run record; and the
+ * run queue (table {@code run_queue}), so that runs waiting for capacity wait on after a restart. Works
+ * on the {@link EngineDatabase}'s one connection under its lock.
  */
 public final class RunStore {
     private final EngineDatabase db;
@@ -31,6 +32,55 @@ public final class RunStore {
                 new Object[] {run.workflow(), run.state(), run.createdMs(), json, run.id()},
                 "INSERT INTO runs (id, workflow, state, created_ms, detail) VALUES (?, ?, ?, ?, ?)",
                 new Object[] {run.id(), run.workflow(), run.state(), run.createdMs(), json});
+    }
+
+    /**
+     * A run waiting in the queue before its first start, as a restarted engine queues it again.
+     *
+     * @param queueTimeoutMs how long it may wait ({@code null}: the engine's default; 0: no bound)
+     * @param launch         what placing it needs (process slices, deployed service names, restarts allowed)
+     */
+    public record QueuedRun(String runId, int priority, long createdMs, long sinceMs, boolean oversubscribe,
+                            Long queueTimeoutMs, JsonNode launch) {
+    }
+
+    /** Records a run as waiting in the queue (or updates it). */
+    public void saveQueued(QueuedRun q) {
+        String launch = Json.write(q.launch());
+        db.upsert("cannot record queued run " + q.runId(), "UPDATE run_queue SET priority = ?, created_ms = ?, since_ms = ?, "
+                        + "oversubscribe = ?, queue_timeout_ms = ?, launch = ? WHERE run_id = ?",
+                new Object[] {q.priority(), q.createdMs(), q.sinceMs(), q.oversubscribe(), timeoutColumn(q), launch, q.runId()},
+                "INSERT INTO run_queue (run_id, priority, created_ms, since_ms, oversubscribe, queue_timeout_ms, launch) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                new Object[] {q.runId(), q.priority(), q.createdMs(), q.sinceMs(), q.oversubscribe(), timeoutColumn(q), launch});
+    }
+
+    /** -1 for "the engine's default" (not NULL: a typed NULL binds differently on H2 and PostgreSQL). */
+    private static long timeoutColumn(QueuedRun q) {
+        return q.queueTimeoutMs() == null ? -1 : q.queueTimeoutMs();
+    }
+
+    /** The run no longer waits (it was placed, or it ended). */
+    public void deleteQueued(String runId) {
+        db.execute("cannot take run " + runId + " off the queue", "DELETE FROM run_queue WHERE run_id = ?", runId);
+    }
+
+    /** Runs recorded as waiting, in queue order (priority first, then the oldest). */
+    public List<QueuedRun> queued() {
+        return db.locked("cannot read the run queue", c -> {
+            List<QueuedRun> out = new ArrayList<>();
+            try (Statement s = c.createStatement();
+                 ResultSet r = s.executeQuery("SELECT run_id, priority, created_ms, since_ms, oversubscribe, queue_timeout_ms, launch"
+                         + " FROM run_queue ORDER BY priority DESC, created_ms, run_id")) {
+                while (r.next()) {
+                    long timeout = r.getLong(6);
+                    Long t = timeout < 0 ? null : timeout;
+                    out.add(new QueuedRun(r.getString(1), r.getInt(2), r.getLong(3), r.getLong(4), r.getBoolean(5), t,
+                            Json.MAPPER.readTree(r.getString(7))));
+                }
+            }
+            return out;
+        });
     }
 
     /** Appends an event to a run's log; returns its id (increasing; the SSE event id). */
@@ -222,8 +272,8 @@ public final class RunStore {
     }
 
     /**
-     * Marks runs that were PENDING or RUNNING when the engine stopped as FAILED "engine restarted",
-     * except those in {@code reattached} (a restarted engine carries on monitoring them).
+     * Marks runs that were PENDING, QUEUED or RUNNING when the engine stopped as FAILED "engine restarted",
+     * except those in {@code reattached} (a restarted engine carries on monitoring them, or queues them again).
      *
      * @return how many runs were marked
      */
@@ -231,7 +281,7 @@ public final class RunStore {
         return db.locked("cannot mark unfinished runs as failed", c -> {
             List<String[]> unfinished = new ArrayList<>();
             try (Statement s = c.createStatement();
-                 ResultSet r = s.executeQuery("SELECT id, detail FROM runs WHERE state IN ('PENDING', 'RUNNING')")) {
+                 ResultSet r = s.executeQuery("SELECT id, detail FROM runs WHERE state IN ('PENDING', 'QUEUED', 'RUNNING')")) {
                 while (r.next()) {
                     if (!reattached.contains(r.getString(1))) {
                         unfinished.add(new String[] {r.getString(1), r.getString(2)});

@@ -13,6 +13,7 @@ import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.deploy.ServiceNames;
 import org.mpfl.engine.json.Json;
+import org.mpfl.engine.run.Queueing;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.store.WorkflowVersionStore;
@@ -70,12 +71,20 @@ public final class WorkflowService {
      * @param params   parameter values of the run (override the plan's defaults)
      * @param archives service archives to deploy before anything else, by service type
      * @param restarts how many times the run may restart after an infrastructure fault ({@code null}: as the plan says)
+     * @param queueing its priority, oversubscription and queue timeout in the run queue
      */
     public record StartRun(JsonNode plan, String document, String file, String workflow, Map<String, Object> params,
-                           Map<String, byte[]> archives, Integer restarts) {
+                           Map<String, byte[]> archives, Integer restarts, Queueing queueing) {
         public StartRun {
             params = params == null ? Map.of() : params;
             archives = archives == null ? Map.of() : archives;
+            queueing = queueing == null ? Queueing.DEFAULT : queueing;
+        }
+
+        /** A run queued the default way. */
+        public StartRun(JsonNode plan, String document, String file, String workflow, Map<String, Object> params,
+                        Map<String, byte[]> archives, Integer restarts) {
+            this(plan, document, file, workflow, params, archives, restarts, Queueing.DEFAULT);
         }
 
         /** A run that restarts as its plan says. */
@@ -347,7 +356,7 @@ public final class WorkflowService {
         } else {
             throw new IllegalArgumentException("a run needs 'plan', 'document' or 'workflow'");
         }
-        return runs.start(plan, params, version, names, request.restarts());
+        return runs.start(plan, params, version, names, request.restarts(), request.queueing());
     }
 
     /** Deploys the archives sent with one run under names of their own; returns them by service type. */

@@ -28,6 +28,7 @@ import org.mpfl.engine.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.LabPki;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -41,6 +42,11 @@ import org.mpfl.testing.StartsProcesses;
 @Timeout(400)
 @StartsProcesses
 class SlurmCommandTest {
+    /**
+     * The ring's ranks on the one node's host, whose capacity is the machine's cores (2 in CI): the run
+     * asks to oversubscribe rather than wait in the run queue for slots that never come.
+     */
+    static final String OVERSUBSCRIBE = " --oversubscribe";
     static SlurmCluster slurm;
     static Engine engine;
     static Path dir;
@@ -83,7 +89,7 @@ class SlurmCommandTest {
         Path logs = dir.resolve("logs-run");
         Path out = dir.resolve("run.out");
         String wrap = mpflc + " slurm --credentials " + credentials + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs
-                + " --run " + ring + " --data " + engine.config().dataDir() + " --json";
+                + " --run " + ring + " --data " + engine.config().dataDir() + " --json" + OVERSUBSCRIBE;
         String submitted = sbatch("--wait", "--nodes=1", "--output=" + out, "--wrap=" + wrap);
         String text = Files.readString(out);
         assertTrue(submitted.contains("Submitted batch job"), submitted + text);
@@ -101,6 +107,50 @@ class SlurmCommandTest {
         assertNoHostProcess();
     }
 
+    /**
+     * Jobs back to back on one node: each job's host is a new process under the same host id, and the
+     * entry the last one left (killed by srun's "forcing job termination") must neither be taken for the
+     * new host nor keep it out in quarantine. No wait between the jobs, on purpose.
+     */
+    @Test
+    void threeRunsBackToBackOnTheSameNodeAllSucceed() throws Exception {
+        backToBack(engine, credentials, "plain", List.of(), List.of());
+    }
+
+    /** The same over TLS: mpflc slurm's TLS flags are given to the node's host (it serves with them). */
+    @Test
+    void threeRunsBackToBackOverTlsAllSucceedAndTheHostServesTls() throws Exception {
+        LabPki lab = LabPki.create(dir.resolve("pki"), "slurm-lab");
+        LabPki.Machine machine = lab.issue(slurm.node(), "127.0.0.1");
+        try (Engine tlsEngine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("tls-engine")).tls(machine.settings()))) {
+            Path tlsCredentials = Files.createDirectories(dir.resolve("tls-credentials"));
+            HostTokenCommand.writeOwnerOnly(tlsCredentials.resolve(slurm.node() + ".credential"),
+                    tlsEngine.issueHostCredential(slurm.node()).text());
+            List<String> tls = machine.pemArguments();
+            backToBack(tlsEngine, tlsCredentials, "tls", tls, List.of("--tls-ca", machine.caPem().toString()));
+            String hostLog = Files.readString(dir.resolve("logs-tls3").resolve("host-" + slurm.node() + ".log"));
+            assertTrue(hostLog.contains("listening on https://"), "the node's host served over TLS: " + hostLog);
+        }
+    }
+
+    private static void backToBack(Engine target, Path creds, String name, List<String> slurmTls, List<String> runTls)
+            throws Exception {
+        for (int i = 1; i <= 3; i++) {
+            Path logs = dir.resolve("logs-" + name + i);
+            Path out = dir.resolve(name + i + ".out");
+            String wrap = mpflc + " slurm --credentials " + creds + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs
+                    + " " + String.join(" ", slurmTls) + " --run " + ring + " --data " + target.config().dataDir() + " --json "
+                    + String.join(" ", runTls) + OVERSUBSCRIBE;
+            sbatch("--wait", "--nodes=1", "--output=" + out, "--wrap=" + wrap);
+            String text = Files.readString(out);
+            String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
+                    .orElseThrow(() -> new AssertionError("job " + name + " " + text));
+            JsonNode result = Json.MAPPER.readTree(json);
+            assertEquals("SUCCEEDED", result.get("state").asText(), name + " job " + i + " of 3: " + text);
+        }
+        assertNoHostProcessOf(creds);
+    }
+
     @Test
     void hostsServeRunsFromOutsideUntilTheAllocationEnds() throws Exception {
         Path logs = dir.resolve("logs-serve");
@@ -111,7 +161,7 @@ class SlurmCommandTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = Commands.run(List.of("run", ring.toString(), "--engine", engine.url(), "--data", engine.config().dataDir().toString(),
-                "--json", "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
+                "--json", "--param", "ranks=3", OVERSUBSCRIBE.strip()), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         JsonNode result = Json.MAPPER.readTree(out.toString(StandardCharsets.UTF_8));
         assertEquals(0, exit, err.toString(StandardCharsets.UTF_8));
@@ -173,13 +223,17 @@ class SlurmCommandTest {
 
     /** No process is left whose command line names this test's directory (a host, srun, mpflc slurm). */
     private static void assertNoHostProcess() throws Exception {
-        awaitTrue(() -> leftovers().isEmpty(), "no process of this test is left: " + leftovers());
+        assertNoHostProcessOf(credentials);
     }
 
-    private static List<String> leftovers() {
+    private static void assertNoHostProcessOf(Path creds) throws Exception {
+        awaitTrue(() -> leftovers(creds).isEmpty(), "no process of this test is left: " + leftovers(creds));
+    }
+
+    private static List<String> leftovers(Path creds) {
         List<String> found = new ArrayList<>();
         ProcessHandle.allProcesses().forEach(p -> p.info().commandLine().ifPresent(c -> {
-            if (c.contains(credentials.toString()) || c.contains(mpflc.toString())) {
+            if (c.contains(creds.toString()) || c.contains(mpflc.toString())) {
                 found.add(p.pid() + " " + c);
             }
         }));

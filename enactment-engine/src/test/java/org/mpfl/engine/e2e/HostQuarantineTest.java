@@ -62,7 +62,8 @@ class HostQuarantineTest {
         Files.write(dataDir.resolve("archives").resolve("ring.aar"), new byte[] {'P', 'K', 3, 4});
         hosts = HostProcesses.builder().count(2).service("ring", RingProgram.class)
                 .environmentOf(i -> Map.of(HostCredential.ENV, Http.credential(engine, "real-" + i).text()))
-                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").start();
+                // --oversubscribe: with the rogue quarantined, a 6-rank run is placed again on these 4 slots
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").hostArg("--oversubscribe").start();
         Await.until(Duration.ofSeconds(90), "2 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 2);
     }
 

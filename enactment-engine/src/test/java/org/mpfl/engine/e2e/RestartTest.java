@@ -57,7 +57,8 @@ class RestartTest {
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(3), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(3).service("paced", PacedRingProgram.class).service("failing", FailingProgram.class)
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
-                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start();
+                // --oversubscribe: after a host is killed, a 3-rank run restarts on the two hosts left
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").hostArg("--oversubscribe").start();
         Await.until(Duration.ofSeconds(90), "3 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 3);
     }
 

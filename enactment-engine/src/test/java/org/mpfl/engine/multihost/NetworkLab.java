@@ -325,8 +325,10 @@ public final class NetworkLab implements AutoCloseable {
                     .readyTimeout(config.startTimeout).logDirectory(Files.createDirectories(dir.resolve(n.name())));
             JVM.forEach(b::jvmArg);
             config.services.forEach((s, c) -> List.of("--service", s + "=" + c).forEach(b::hostArg));
+            // --oversubscribe: the lab's capacity spreads ranks over the nodes (round robin), it does not bound them;
+            // the run queue's bounds are tested without it (RunQueueTest)
             List.of("--engine", engineUrl(), "--bind", n.address(), "--host-id", n.name(),
-                    "--capacity", Integer.toString(config.capacity)).forEach(b::hostArg);
+                    "--capacity", Integer.toString(config.capacity), "--oversubscribe").forEach(b::hostArg);
             if (config.tls) {
                 pki.issue(n.name(), n.address()).pemArguments().forEach(b::hostArg);
             }

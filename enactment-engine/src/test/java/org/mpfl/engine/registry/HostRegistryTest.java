@@ -140,6 +140,34 @@ class HostRegistryTest {
         assertEquals(1, registry.quarantine("a", "again", first, Duration.ofMinutes(5)).offences());
     }
 
+    /**
+     * A new process under a known host id (the next Slurm job on a node whose last host was killed):
+     * its announcement replaces the stale entry at once, the old process counts as lost, and its
+     * quarantine does not outlive it. The same process announcing again changes none of that.
+     */
+    @Test
+    void aNewInstanceReplacesTheStaleEntryAndEndsTheQuarantineOfTheOldProcess() {
+        List<HostInfo> lost = new ArrayList<>();
+        registry.onHostLost(lost::add);
+        registry.announce(new HostAnnouncement("n1", "http://10.0.0.1:4000/axis2/services", null, List.of("ring"), 2, null,
+                false, "first"));
+        registry.quarantine("n1", "did not answer run", Duration.ofSeconds(60), Duration.ofMinutes(15));
+        registry.announce(new HostAnnouncement("n1", "http://10.0.0.1:4000/axis2/services", null, List.of("ring"), 2, null,
+                false, "first"));
+        assertTrue(registry.quarantined("n1"), "the same process announcing again stays in quarantine");
+        assertTrue(lost.isEmpty());
+
+        HostInfo fresh = registry.announce(new HostAnnouncement("n1", "http://10.0.0.1:4100/axis2/services", null,
+                List.of("ring"), 2, null, true, "second"));
+        assertFalse(registry.quarantined("n1"), "the quarantine ended with the process it punished");
+        assertTrue(registry.quarantine("n1").isEmpty());
+        assertEquals(1, lost.size());
+        assertEquals("http://10.0.0.1:4000/axis2/services", lost.get(0).soapUrl(), "the old process is the lost one");
+        assertEquals(List.of(fresh), registry.hosts());
+        assertEquals("second", registry.hosts().get(0).instance());
+        assertTrue(fresh.oversubscribe());
+    }
+
     @Test
     void endedQuarantinesOfHostsThatLeftAreForgotten() {
         registry.announce(host("a", "ring"));

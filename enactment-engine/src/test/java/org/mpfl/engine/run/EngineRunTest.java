@@ -39,11 +39,19 @@ class EngineRunTest {
     }
 
     Engine start(RankInvoker invoker, RunSettings settings, Duration heartbeat) throws Exception {
+        return start(invoker, settings, heartbeat, 2, 2);
+    }
+
+    /**
+     * Hosts h0, h1… of these capacities (capacity is honoured: a re-placement on the one host left needs
+     * room there for the whole run).
+     */
+    Engine start(RankInvoker invoker, RunSettings settings, Duration heartbeat, int... capacities) throws Exception {
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(invoker).runSettings(settings)
                 .heartbeatTimeout(heartbeat));
-        for (int h = 0; h < 2; h++) {
+        for (int h = 0; h < capacities.length; h++) {
             Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
-                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 2));
+                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", capacities[h]));
             assertEquals(201, a.status(), a.body());
         }
         return engine;
@@ -145,7 +153,7 @@ class EngineRunTest {
     void rankThatRefusesRunOnEveryHostFailsTheRunNamingEachHost() throws Exception {
         FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(10_000));
         fakes.refuseRank = 1;
-        start(fakes, fast(), Duration.ofSeconds(30));
+        start(fakes, fast(), Duration.ofSeconds(30), 2, 3);
         JsonNode d = awaitFinal(startRun(ringPlan(3)));
         assertEquals("FAILED", d.get("state").asText());
         String message = d.at("/error/message").asText();
@@ -169,7 +177,7 @@ class EngineRunTest {
             r.state("DONE");
         });
         fakes.refuseHost = "h0";
-        start(fakes, fast(), Duration.ofSeconds(30));
+        start(fakes, fast(), Duration.ofSeconds(30), 2, 4);
         String id = startRun(ringPlan(4));
         JsonNode d = awaitFinal(id);
         assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());

@@ -72,6 +72,32 @@ abstract class RunStoreContract {
         }
     }
 
+    /** The run queue's rows: replaced by run id, read in queue order (priority, then oldest), kept when reopened. */
+    @Test
+    void queuedRunsAreKeptInQueueOrderAndDropped() throws Exception {
+        var launch = Json.MAPPER.createObjectNode().put("restartsAllowed", 1);
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
+            store.saveQueued(new RunStore.QueuedRun("late", 0, 2000, 2100, false, null, launch));
+            store.saveQueued(new RunStore.QueuedRun("early", 0, 1000, 1100, true, 30_000L, launch));
+            store.saveQueued(new RunStore.QueuedRun("urgent", 5, 3000, 3100, false, 0L, launch));
+            store.saveQueued(new RunStore.QueuedRun("late", 0, 2000, 2200, false, null, launch));
+            assertEquals(List.of("urgent", "early", "late"), store.queued().stream().map(RunStore.QueuedRun::runId).toList());
+        }
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
+            List<RunStore.QueuedRun> q = store.queued();
+            assertEquals(2200, q.get(2).sinceMs(), "the second save replaced the first");
+            assertEquals(null, q.get(2).queueTimeoutMs(), "no timeout of its own: the engine's");
+            assertEquals(30_000L, q.get(1).queueTimeoutMs());
+            assertEquals(0L, q.get(0).queueTimeoutMs(), "0: no bound, not the engine's default");
+            assertTrue(q.get(1).oversubscribe());
+            assertEquals(1, q.get(0).launch().get("restartsAllowed").asInt());
+            store.deleteQueued("early");
+            assertEquals(List.of("urgent", "late"), store.queued().stream().map(RunStore.QueuedRun::runId).toList());
+        }
+    }
+
     @Test
     void runsArePagedSortedAndSearched() throws Exception {
         try (EngineDatabase db = openStore()) {

@@ -67,7 +67,9 @@ class Heat2dRestartTest {
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(10), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(3).readyTimeout(Duration.ofSeconds(120))
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
-                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").start();
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2")
+                // --oversubscribe: after a host is killed, the 6 ranks restart on the two hosts left
+                .hostArg("--oversubscribe").start();
         Await.until(Duration.ofSeconds(120), "3 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 3);
         SampleDocuments.Result r = mpflc("run", List.of());
         JsonNode summary = SamplesRunTest.lastJsonObject(r.out());

@@ -63,6 +63,14 @@ public final class MpiwsWebApp implements ServletContextListener {
                         + " archives with their deploy credential) and can impersonate this host. Give Tomcat an HTTPS"
                         + " connector and set " + WebAppSettings.BASE_URL + " to its https:// address (docs/deployment.md, Tomcat).");
             }
+            if (s.binary() && TlsSettings.isLoopback(s.bind()) && !TlsSettings.isLoopback(advertised)) {
+                // the SOAP endpoint is reachable from elsewhere, the binary channel is not: ranks on other
+                // machines fall back to SOAP, or fail where binary is forced
+                sc.log("WARNING: this MPFL host's binary channel listens on " + s.bind() + " only (" + WebAppSettings.BIND
+                        + " is not set, or loopback) while the host is reached at " + s.baseUrl() + ": hosts on other machines"
+                        + " cannot reach it. For more than one machine set " + WebAppSettings.BIND + " to this machine's address"
+                        + " (docs/deployment.md, Tomcat).");
+            }
             sc.log("MPFL host " + host.hostId() + " in Tomcat at " + host.baseUrl() + MpiwsNames.SERVICES_PATH
                     + " binary " + (host.binaryAddress() == null ? "none" : host.binaryAddress())
                     + (s.engineUrl() == null ? ", no engine: deploy and run from this machine only" : ", engine " + s.engineUrl()));

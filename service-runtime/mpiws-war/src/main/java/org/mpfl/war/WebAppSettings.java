@@ -91,6 +91,14 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
                 try (InputStream in = Files.newInputStream(p)) {
                     file.load(in);
                 }
+                for (String key : file.stringPropertyNames()) {
+                    if (file.getProperty(key).matches("(?s).*\\s#.*")) {
+                        // Java properties have no trailing comments: "x=1  # note" is the value "1  # note"
+                        throw new IOException(p + ": the value of " + key + " has a '#' after it (\"" + file.getProperty(key).strip()
+                                + "\"): a properties file has no comments after values, so it would be part of the value;"
+                                + " put the comment on a line of its own");
+                    }
+                }
             }
         }
         UnaryOperator<String> get = key -> {

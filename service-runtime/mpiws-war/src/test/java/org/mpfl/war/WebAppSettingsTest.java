@@ -61,6 +61,29 @@ class WebAppSettingsTest {
         assertEquals(5, p.capacity());
     }
 
+    /** The example of docs/deployment.md (Tomcat), as printed, is a working properties file. */
+    @Test
+    void thePropertiesExampleOfTheDeploymentGuideWorksAsPrinted() throws IOException {
+        String guide = Files.readString(Path.of("..", "..", "docs", "deployment.md"));
+        int at = guide.indexOf("# CATALINA_BASE/conf/mpfl-host.properties");
+        assertTrue(at > 0, "the guide has the example");
+        String example = guide.substring(at, guide.indexOf("```", at));
+        Files.createDirectories(base.resolve("conf"));
+        Files.writeString(base.resolve("conf/" + WebAppSettings.PROPERTIES_FILE), example);
+        WebAppSettings s = WebAppSettings.read(WebAppSettingsTest::none, base, WebAppSettingsTest::none);
+        assertEquals("http://10.0.0.7:8080", s.baseUrl());
+        assertEquals("10.0.0.7", s.bind());
+    }
+
+    /** A comment after a value (which Java properties keep as part of it) stops the application, saying so. */
+    @Test
+    void aCommentAfterAValueIsRefusedNamingTheKey() throws IOException {
+        Files.createDirectories(base.resolve("conf"));
+        Files.writeString(base.resolve("conf/" + WebAppSettings.PROPERTIES_FILE), "mpfl.baseUrl=http://10.0.0.7:8080   # required\n");
+        IOException e = assertThrows(IOException.class, () -> WebAppSettings.read(WebAppSettingsTest::none, base, WebAppSettingsTest::none));
+        assertTrue(e.getMessage().contains("mpfl.baseUrl") && e.getMessage().contains("'#' after it"), e.getMessage());
+    }
+
     @Test
     void withoutCredentialNoEngine() throws IOException {
         WebAppSettings s = WebAppSettings.read(Map.of(WebAppSettings.BASE_URL, "http://127.0.0.1:8080")::get, base,

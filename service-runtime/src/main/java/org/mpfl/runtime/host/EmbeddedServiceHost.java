@@ -58,8 +58,9 @@ public final class EmbeddedServiceHost implements EmbeddedHost {
         }
         HostCredential c = credential;
         host.setCredential(c);
-        // the same capacity a host process announces (HostMain's default)
-        EngineAnnouncer a = new EngineAnnouncer(host, c.engineUrl(), c, Runtime.getRuntime().availableProcessors());
+        // the same capacity a host process announces (HostMain's default); the one host of 'run --local'
+        // takes every rank of the run it is there for, however many cores the machine has
+        EngineAnnouncer a = new EngineAnnouncer(host, c.engineUrl(), c, Runtime.getRuntime().availableProcessors(), true);
         host.onDeploy(a::reannounce);
         announcer = a;
         a.start();

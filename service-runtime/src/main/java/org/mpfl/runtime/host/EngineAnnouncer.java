@@ -49,6 +49,12 @@ public final class EngineAnnouncer implements AutoCloseable {
     private final String engineUrl;
     private final HostCredential credential;
     private final int capacity;
+    private final boolean oversubscribe;
+    /**
+     * This host process's instance: new each time it starts, so that the engine replaces a stale entry
+     * of the same host id (a process killed without saying goodbye) and lifts what it was punished for.
+     */
+    private final String instance = java.util.UUID.randomUUID().toString();
     /** Verifies an {@code https} engine against the host's TLS settings' CA. */
     private final HttpClient http;
     /** Two threads: the beats (each may block up to {@link #CALL_TIMEOUT}) and the loss check, which must not wait for them. */
@@ -78,6 +84,14 @@ public final class EngineAnnouncer implements AutoCloseable {
      * @param capacity    ranks this host should take
      */
     public EngineAnnouncer(ServiceHost host, String engineUrl, HostCredential credential, int capacity) {
+        this(host, engineUrl, credential, capacity, false);
+    }
+
+    /**
+     * @param oversubscribe whether the engine may place more ranks here than {@code capacity} when every
+     *                      host is full ({@code mpflc host --oversubscribe}, as mpirun's)
+     */
+    public EngineAnnouncer(ServiceHost host, String engineUrl, HostCredential credential, int capacity, boolean oversubscribe) {
         if (credential == null || !credential.hostId().equals(host.hostId())) {
             throw new IllegalArgumentException("the announcer needs the credential of host " + host.hostId());
         }
@@ -86,6 +100,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         this.engineUrl = engineUrl.endsWith("/") ? engineUrl.substring(0, engineUrl.length() - 1) : engineUrl;
         this.credential = credential;
         this.capacity = capacity;
+        this.oversubscribe = oversubscribe;
     }
 
     /** Announces now (in the background) and keeps beating. */
@@ -166,6 +181,8 @@ public final class EngineAnnouncer implements AutoCloseable {
         a.put("services", host.serviceTypes());
         a.put("capacity", capacity);
         a.put("deployUrl", host.deployUrl());
+        a.put("oversubscribe", oversubscribe);
+        a.put("instance", instance);
         HttpResponse<String> r = post(engineUrl + "/api/registry/hosts", JSON.writeValueAsString(a));
         if (r.statusCode() / 100 != 2) {
             warn("engine refused the announcement: HTTP " + r.statusCode() + " " + r.body());

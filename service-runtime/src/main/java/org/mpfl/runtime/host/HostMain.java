@@ -129,6 +129,7 @@ public final class HostMain {
             .value("--host-id", "ID", "this host's id (must match the credential's)")
             .value("--services", "DIR", "a directory of service archives (.aar) to deploy at start")
             .value("--capacity", "N", "ranks the engine may place here (default: the number of cores)")
+            .flag("--oversubscribe", "let the engine place more ranks here than --capacity when every host is full (as mpirun's)")
             .flag("--no-binary", "no binary channel (SOAP only)")
             .value("--binary-port", "P", "0", "the binary channel's port (0: any free port; a fixed one is what a firewall can open)")
             .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram class as service type NAME")
@@ -157,6 +158,7 @@ public final class HostMain {
         int port = port(given, "--port");
         int binaryPort = port(given, "--binary-port");
         int capacity = given.intValue("--capacity", Runtime.getRuntime().availableProcessors());
+        boolean oversubscribe = given.flag("--oversubscribe");
         boolean binary = !given.flag("--no-binary");
         boolean exitWithParent = given.flag("--exit-with-parent");
         boolean credentialStdin = given.flag("--credential-stdin");
@@ -239,7 +241,7 @@ public final class HostMain {
                 host.setCredential(credential);
             }
             if (engine != null) {
-                announcer = new EngineAnnouncer(host, engine, credential, capacity);
+                announcer = new EngineAnnouncer(host, engine, credential, capacity, oversubscribe);
                 EngineAnnouncer a = announcer;
                 host.onDeploy(a::reannounce);
                 announcing.set(announcer);

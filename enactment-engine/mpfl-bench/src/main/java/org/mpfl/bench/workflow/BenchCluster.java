@@ -88,8 +88,9 @@ final class BenchCluster implements AutoCloseable {
                 if (home != null) {
                     b.jvmArg("-Dmpfl.home=" + home);
                 }
+                // --oversubscribe: a benchmark's ranks go round robin over its hosts whatever their capacity
                 List<String> hostArgs = new ArrayList<>(List.of("--engine", engine.url(),
-                        "--extension", MediatorStepExtension.NAME));
+                        "--extension", MediatorStepExtension.NAME, "--oversubscribe"));
                 if (capacity > 0) {
                     hostArgs.addAll(List.of("--capacity", Integer.toString(capacity)));
                 }

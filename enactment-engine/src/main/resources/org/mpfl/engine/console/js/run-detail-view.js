@@ -72,7 +72,8 @@ class RunHeader {
     const run = model.run || {};
     // an action's message (resuming, cancel sent) is done with once the run ended after it
     if (this.saidAtMs && run.endedMs && run.endedMs > this.saidAtMs) this.say('');
-    show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'));
+    show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'),
+      run.queue ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
     // wall time from creation (what the user waited), active time the sum of the attempts' own times
     const wall = run.createdMs ? (run.endedMs || Date.now()) - run.createdMs : null;
     const active = activeMs(run, model.isFinal);

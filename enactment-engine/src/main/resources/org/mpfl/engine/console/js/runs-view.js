@@ -9,7 +9,7 @@ import { poll } from './polling.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { attemptsLabel } from './attempts-view.js';
 
-const STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+const STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const REFRESH_MS = 1500;
 const PAGE_SIZES = [25, 50, 100, 200];
 const FIELDS = ['state', 'q', 'param', 'from', 'to', 'sort', 'order', 'page', 'size'];

@@ -1,0 +1,205 @@
+package org.mpfl.engine.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.Http;
+import org.mpfl.testing.Await;
+
+/**
+ * The run queue through the engine's REST API, with in-process fake ranks on hosts of capacity 2:
+ * capacity is honoured across runs, a run that does not fit waits QUEUED (all-or-nothing) with its
+ * reason and position, in priority order, can be cancelled, fails after its queue timeout, may
+ * oversubscribe when it asks to, and still waits after an engine restart.
+ */
+@Timeout(90)
+class RunQueueTest {
+    @TempDir
+    Path dir;
+    Engine engine;
+    /** Gates the fake ranks wait on, by the run's "gate" parameter: a rank ends DONE once its gate is open. */
+    final Set<String> open = ConcurrentHashMap.newKeySet();
+    final AtomicInteger live = new AtomicInteger();
+    final AtomicInteger mostLive = new AtomicInteger();
+    final FakeRanks fakes = new FakeRanks(r -> {
+        mostLive.accumulateAndGet(live.incrementAndGet(), Math::max);
+        try {
+            String gate = String.valueOf(r.request().params().get("gate"));
+            long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!open.contains(gate) && System.nanoTime() < end) {
+                Thread.sleep(20);
+            }
+        } finally {
+            live.decrementAndGet();
+        }
+        r.state("DONE");
+    });
+
+    @AfterEach
+    void stop() {
+        open.add("*");
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    void start(RunSettings settings) throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(fakes).runSettings(settings));
+    }
+
+    void host(String id, int capacity) throws Exception {
+        Http.Answer a = Http.announce(engine, Map.of("hostId", id, "soapUrl", "http://127.0.0.1:1/axis2/services/" + id,
+                "services", List.of("ring"), "capacity", capacity));
+        assertEquals(201, a.status(), a.body());
+    }
+
+    String run(int ranks, String gate, Map<String, Object> more) throws Exception {
+        Map<String, Object> body = new LinkedHashMap<>(more);
+        body.put("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", ranks))));
+        body.put("params", Map.of("gate", gate));
+        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), body);
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    JsonNode detail(String id) throws Exception {
+        return Http.get(engine.url() + "/api/runs/" + id).json();
+    }
+
+    JsonNode awaitState(String id, String state) throws Exception {
+        return Await.until(Duration.ofSeconds(30), () -> "run " + id + " " + state, () -> detail(id),
+                d -> d.path("state").asText().equals(state));
+    }
+
+    JsonNode awaitFinal(String id) throws Exception {
+        return Await.runEnds(Duration.ofSeconds(30), () -> detail(id));
+    }
+
+    static RunSettings fast() {
+        return new RunSettings(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto");
+    }
+
+    @Test
+    void aSecondRunWaitsQueuedUntilTheFirstFreesTheHostThenSucceeds() throws Exception {
+        start(fast());
+        host("h0", 2);
+        String first = run(2, "a", Map.of());
+        awaitState(first, "RUNNING");
+        String second = run(2, "b", Map.of());
+        JsonNode q = awaitState(second, "QUEUED");
+        assertEquals(1, q.at("/queue/position").asInt(), q.toString());
+        String reason = q.at("/queue/reason").asText();
+        assertTrue(reason.contains("needs 2 ranks of 'ring'") && reason.contains("0 free"), reason);
+        assertEquals(0, q.get("size").asInt(), "a queued run holds no host: " + q);
+        JsonNode listed = Http.get(engine.url() + "/api/runs?state=QUEUED").json();
+        assertEquals(second, listed.get(0).get("id").asText(), listed.toString());
+
+        open.add("a");
+        assertEquals("SUCCEEDED", awaitFinal(first).path("state").asText());
+        open.add("b");
+        JsonNode d = awaitFinal(second);
+        assertEquals("SUCCEEDED", d.path("state").asText(), d.toString());
+        assertTrue(mostLive.get() <= 2, "never more ranks at once than the host's capacity 2, saw " + mostLive.get());
+        // the state events say the second run waited: PENDING → QUEUED → PENDING → RUNNING → SUCCEEDED
+        JsonNode events = Http.get(engine.url() + "/api/runs/" + second + "/log").json();
+        assertTrue(events.toString().contains("QUEUED"), events.toString());
+    }
+
+    @Test
+    void aRunLargerThanTheFreeCapacityIsNeverOversubscribedAndFailsAfterItsQueueTimeout() throws Exception {
+        start(fast());
+        host("h0", 2);
+        long t0 = System.nanoTime();
+        String big = run(4, "x", Map.of("queueTimeoutS", 2));
+        JsonNode q = awaitState(big, "QUEUED");
+        assertTrue(q.at("/queue/reason").asText().contains("needs 4 ranks of 'ring' (service 'ring'); 2 free (capacity 2 on 1 host"), q.toString());
+        assertTrue(q.at("/queue/deadlineMs").isNumber(), q.toString());
+        JsonNode d = awaitFinal(big);
+        assertEquals("FAILED", d.path("state").asText());
+        String why = d.at("/error/message").asText();
+        assertTrue(why.contains("queue timeout 2 s") && why.contains("needs 4 ranks"), why);
+        assertTrue(System.nanoTime() - t0 >= Duration.ofSeconds(2).toNanos(), "not before its queue timeout");
+        assertEquals(0, fakes.runCalls.get(), "no rank of it was ever started");
+    }
+
+    @Test
+    void aRunThatAsksToOversubscribeIsPlacedBeyondCapacity() throws Exception {
+        start(fast());
+        host("h0", 2);
+        open.add("o");
+        JsonNode d = awaitFinal(run(4, "o", Map.of("oversubscribe", true)));
+        assertEquals("SUCCEEDED", d.path("state").asText(), d.toString());
+        assertEquals(4, d.get("ranks").size());
+    }
+
+    @Test
+    void queuedRunsAreServedByPriorityThenInOrderAndCanBeCancelled() throws Exception {
+        start(fast());
+        host("h0", 2);
+        String holder = run(2, "a", Map.of());
+        awaitState(holder, "RUNNING");
+        String low = run(2, "low", Map.of());
+        String gone = run(2, "gone", Map.of());
+        String high = run(2, "high", Map.of("priority", 5));
+        JsonNode h = awaitState(high, "QUEUED");
+        Await.until(Duration.ofSeconds(10), "positions updated", () -> detail(high).at("/queue/position").asInt() == 1);
+        assertEquals(2, detail(low).at("/queue/position").asInt());
+        assertTrue(detail(low).at("/queue/reason").asText().startsWith("waiting behind run " + high), detail(low).toString());
+
+        Http.Answer c = Http.post(engine.url() + "/api/runs/" + gone + "/cancel", engine.token(), Map.of());
+        assertEquals(200, c.status(), c.body());
+        assertEquals("CANCELLED", awaitFinal(gone).path("state").asText());
+
+        open.add("a");
+        awaitFinal(holder);
+        // the high-priority run came later but goes first; the low one still waits behind it
+        awaitState(high, "RUNNING");
+        assertEquals("QUEUED", detail(low).path("state").asText());
+        open.add("high");
+        open.add("low");
+        assertEquals("SUCCEEDED", awaitFinal(high).path("state").asText());
+        assertEquals("SUCCEEDED", awaitFinal(low).path("state").asText());
+        assertEquals(3 * 2, fakes.runCalls.get(), "the cancelled run never started a rank");
+        assertTrue(h.path("queue").isObject());
+    }
+
+    @Test
+    void aQueuedRunStillWaitsAfterAnEngineRestartAndStartsWhenCapacityJoins() throws Exception {
+        start(fast());
+        host("h0", 2);
+        String big = run(4, "r", Map.of());
+        awaitState(big, "QUEUED");
+        engine.close();
+        engine = null;
+
+        start(fast());
+        // (h0's credential is still on record: the hosts of the new engine get ids of their own)
+        host("h1", 2);
+        awaitState(big, "QUEUED");
+        // until the host joins it waits for hosts (not failing: they announce again after a restart), then for room
+        Await.until(Duration.ofSeconds(10), "the reason counts the host that joined",
+                () -> detail(big).at("/queue/reason").asText().contains("needs 4 ranks of 'ring' (service 'ring'); 2 free (capacity 2 on 1 host"));
+        open.add("r");
+        host("h2", 2);
+        JsonNode d = awaitFinal(big);
+        assertEquals("SUCCEEDED", d.path("state").asText(), d.toString());
+        assertEquals(Set.of("h1", "h2"), Set.of(d.at("/ranks/0/host").asText(), d.at("/ranks/3/host").asText()));
+        assertFalse(d.has("queue"), "no queue place once placed: " + d);
+    }
+}
