@@ -2,6 +2,7 @@ package org.mpfl.compiler.scaffold;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -90,10 +91,11 @@ enum ProjectTemplate {
         }
         if (Files.isDirectory(dir)) {
             try (Stream<Path> entries = Files.list(dir)) {
-                List<String> present = entries.map(p -> p.getFileName().toString()).sorted().limit(4).toList();
+                List<String> present = entries.map(p -> p.getFileName().toString()).sorted().toList();
                 if (!present.isEmpty()) {
-                    throw new UsageException(dir + " is not empty (it holds " + String.join(", ", present)
-                            + (present.size() == 4 ? ", …" : "") + "); mpflc new never overwrites: give a new or empty directory");
+                    String named = String.join(", ", present.subList(0, Math.min(4, present.size())));
+                    throw new UsageException(dir + " is not empty (it holds " + named + (present.size() > 4 ? ", …" : "")
+                            + "); mpflc new never overwrites: give a new or empty directory");
                 }
             }
         }
@@ -102,10 +104,11 @@ enum ProjectTemplate {
     private static Map<String, String> values(ProjectNames names, String mpflc) {
         Map<String, String> values = new LinkedHashMap<>();
         Properties versions = new Properties();
-        try (InputStream in = ProjectTemplate.class.getResourceAsStream(ROOT + "versions.properties")) {
-            versions.load(in);
-        } catch (IOException | NullPointerException e) {
-            throw new IllegalStateException("the build left no " + ROOT + "versions.properties", e);
+        try {
+            // the versions MPFL's build filled in (mpfl-compiler/pom.xml)
+            versions.load(new StringReader(resource("versions.properties")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         versions.forEach((k, v) -> values.put(k.toString(), v.toString()));
         values.put("name", names.workflow());
