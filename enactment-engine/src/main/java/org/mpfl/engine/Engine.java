@@ -84,7 +84,8 @@ public final class Engine implements AutoCloseable {
         String host = config.bindHost().equals("0.0.0.0") ? InetAddress.getLocalHost().getHostName() : config.bindHost();
         this.url = config.publicUrl() != null ? stripSlash(config.publicUrl()) : tls.scheme() + "://" + host + ":" + port;
 
-        this.database = config.jdbcUrl() != null ? EngineDatabase.open(config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword())
+        this.database = config.isThrowawayDatabase() ? EngineDatabase.openThrowaway()
+                : config.jdbcUrl() != null ? EngineDatabase.open(config.jdbcUrl(), config.jdbcUser(), config.jdbcPassword())
                 : EngineDatabase.openEmbedded(config.dataDir());
         this.registry = new HostRegistry(config.heartbeatTimeout());
         registry.engineLossGrace(config.engineLossGrace());

@@ -77,6 +77,18 @@ public final class MpflCompiler {
     }
 
     /**
+     * {@code mpflc check}'s look into Python kernels: each {@code <compute python="M:F">} function among
+     * the top-level names of its module's file in the libraries, parsed (never imported) by
+     * {@code python}; what is missing is added to the result's diagnostics.
+     */
+    public void checkPythonFunctions(CheckResult result, Path documentDirectory, String python) {
+        if (result.workflow() != null) {
+            org.mpfl.compiler.check.KernelLibraryCheck.pythonFunctions(result.workflow(), documentDirectory, python,
+                    result.diagnostics());
+        }
+    }
+
+    /**
      * The picture of a checked workflow ({@code mpflc graph}): processes, messages, collectives as
      * Graphviz DOT, from the {@link org.mpfl.compiler.check.WorkflowPicture} found through ServiceLoader.
      *

@@ -17,6 +17,7 @@ import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
+import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.ir.files.FileTrees;
 
 /**
@@ -40,6 +41,7 @@ public final class RunCommand implements CliCommand {
             .with(EngineOptions::client)
             .flag("--local", "start an embedded engine and local service hosts for this run only")
             .value("--hosts", "N", null, "--local: N service host processes (default: one host in the engine's JVM)")
+            .value("--python", "PATH", "the interpreter of <compute python> kernels on the local hosts (default: python3 on the PATH)")
             .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram on the hosts of --local")
             .value("--timeout", "S", "0", "cancel the run after S seconds (0: never)")
             .value("--restarts", "N", "how often the run may restart after an infrastructure fault (overrides the workflow's)")
@@ -67,6 +69,9 @@ public final class RunCommand implements CliCommand {
         if (local == args.has("--engine")) {
             throw new UsageException("give exactly one of --engine URL or --local");
         }
+        if (local) {
+            kernelPython(args);
+        }
         // no --hosts: one host in this JVM (EmbeddedHost); --hosts N: N host processes
         boolean embedded = !args.has("--hosts");
         int hosts = args.intValue("--hosts", 1);
@@ -90,34 +95,39 @@ public final class RunCommand implements CliCommand {
         }
 
         String stored = axes.isEmpty() ? storedWorkflow(target, file, local) : null;
-        WorkflowInput input = null;
-        if (axes.isEmpty() && stored == null) {
-            try {
-                input = WorkflowInput.load(file, params, RunParams.rawParams(args));
-            } catch (WorkflowCompiler.CompileException e) {
-                e.diagnostics().forEach(err::println);
-                return 1;
-            }
+        if (!local && args.has("--service")) {
+            throw new UsageException("--service applies to the hosts of --local only");
         }
+        List<String> services = local ? services(args) : List.of();
 
-        LocalCluster cluster = null;
+        LocalCluster.Starting cluster = null;
         Path localData = null;
         try {
+            // --local: the cluster starts in the background while the document compiles (the compiler and the
+            // engine's start-up each take about half a second of CPU on the README's first run); a missing file
+            // is reported without starting anything
+            if (local && Files.exists(file)) {
+                localData = Files.createTempDirectory("mpfl-local-");
+                cluster = startCluster(localData, embedded, hosts, services, json, err);
+            }
+            WorkflowInput input = null;
+            if (axes.isEmpty() && stored == null) {
+                try {
+                    input = WorkflowInput.load(file, params, RunParams.rawParams(args));
+                } catch (WorkflowCompiler.CompileException e) {
+                    e.diagnostics().forEach(err::println);
+                    return 1;
+                }
+            }
             EngineClient client;
             if (local) {
-                localData = Files.createTempDirectory("mpfl-local-");
-                if (!json) {
-                    err.println("mpflc run: starting a local engine and " + (embedded ? "a service host in its JVM"
-                            : hosts + " service host process(es)") + "...");
+                if (cluster == null) {
+                    localData = Files.createTempDirectory("mpfl-local-");
+                    cluster = startCluster(localData, embedded, hosts, services, json, err);
                 }
-                EngineConfig config = new EngineConfig().port(0).dataDir(localData);
-                cluster = embedded ? LocalCluster.startEmbedded(config, services(args), Duration.ofSeconds(60))
-                        : LocalCluster.start(config, hosts, services(args), Duration.ofSeconds(60));
-                client = new EngineClient(cluster.engine().url(), cluster.engine().token());
+                LocalCluster started = cluster.await();
+                client = new EngineClient(started.engine().url(), started.engine().token());
             } else {
-                if (args.has("--service")) {
-                    throw new UsageException("--service applies to the hosts of --local only");
-                }
                 client = new EngineClient(args.value("--engine"), EngineOptions.token(args), TlsOptions.of(args));
             }
             if (!axes.isEmpty()) {
@@ -144,6 +154,19 @@ public final class RunCommand implements CliCommand {
                 FileTrees.deleteQuietly(localData);
             }
         }
+    }
+
+    /** Starts the cluster of {@code --local} in the background ({@link LocalCluster#startInBackground}). */
+    private static LocalCluster.Starting startCluster(Path dataDir, boolean embedded, int hosts, List<String> services,
+                                                      boolean json, PrintStream err) {
+        if (!json) {
+            err.println("mpflc run: starting a local engine and " + (embedded ? "a service host in its JVM"
+                    : hosts + " service host process(es)") + "...");
+        }
+        EngineConfig config = new EngineConfig().port(0).dataDir(dataDir).throwawayDatabase();
+        Duration startTimeout = Duration.ofSeconds(60);
+        return LocalCluster.startInBackground(() -> embedded ? LocalCluster.startEmbedded(config, services, startTimeout)
+                : LocalCluster.start(config, hosts, services, startTimeout), startTimeout.multipliedBy(2));
     }
 
     /** The {@code --service NAME=CLASS} values, checked to be pairs (the hosts load the classes). */
@@ -195,6 +218,11 @@ public final class RunCommand implements CliCommand {
     }
 
     static int report(JsonNode run, PrintStream out, PrintStream err, boolean json) {
+        return report(run, out, err, json, "mpflc run");
+    }
+
+    /** Prints a run's outcome; {@code command} prefixes the line about a run that did not succeed. */
+    static int report(JsonNode run, PrintStream out, PrintStream err, boolean json, String command) {
         String state = run.path("state").asText();
         JsonNode error = run.get("error");
         if (json) {
@@ -224,7 +252,7 @@ public final class RunCommand implements CliCommand {
                 }
             });
             if (!state.equals("SUCCEEDED")) {
-                err.println("mpflc run: run " + run.path("id").asText() + " " + state + describeError(error));
+                err.println(command + ": run " + run.path("id").asText() + " " + state + describeError(error));
             }
         }
         return state.equals("SUCCEEDED") ? 0 : 1;
@@ -243,5 +271,15 @@ public final class RunCommand implements CliCommand {
         }
         sb.append(sb.length() > 1 ? ": " : " ").append(error.path("message").asText());
         return sb.toString();
+    }
+
+    /**
+     * {@code --python PATH} of {@code run --local} and {@code up}: the interpreter of Python kernels, for a
+     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}).
+     */
+    static void kernelPython(Arguments args) {
+        if (args.has("--python")) {
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), args.value("--python"));
+        }
     }
 }

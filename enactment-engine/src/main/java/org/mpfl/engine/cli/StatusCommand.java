@@ -33,7 +33,7 @@ public final class StatusCommand implements CliCommand {
         JsonNode run = args.flag("--follow") ? RunFollower.follow(client, args, err)
                 : client.get("/api/runs/" + id);
         if (args.flag("--json")) {
-            return RunCommand.report(run, out, err, true);
+            return RunCommand.report(run, out, err, true, "mpflc status");
         }
         out.printf("run %s  %s  workflow %s  %.0f%%  %.1f s%n", run.path("id").asText(), run.path("state").asText(),
                 run.path("workflow").asText(), run.path("progress").asDouble() * 100, run.path("elapsedMs").asLong() / 1000.0);
@@ -45,6 +45,6 @@ public final class StatusCommand implements CliCommand {
             out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
                     r.path("process").asText(), r.path("host").asText(), what, where, wait, error);
         }
-        return RunCommand.report(run, out, err, false);
+        return RunCommand.report(run, out, err, false, "mpflc status");
     }
 }

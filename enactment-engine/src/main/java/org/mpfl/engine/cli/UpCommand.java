@@ -37,6 +37,7 @@ public final class UpCommand implements CliCommand {
     static final ArgumentSpec SPEC = ArgumentSpec.of("up", "Starts the engine with its console and N local service hosts and"
             + " keeps them running until interrupted (Ctrl-C).")
             .value("--hosts", "N", "2", "local service hosts to start")
+            .value("--python", "PATH", "the interpreter of <compute python> kernels on the local hosts (default: python3 on the PATH)")
             .value("--port", "P", "8080", "the engine's port (0: any free port)")
             .value("--data", "DIR", "the runs database, token and URL files (default ~/.mpfl/engine)")
             .value("--bind", "ADDR", "the address to listen on")
@@ -115,6 +116,7 @@ public final class UpCommand implements CliCommand {
                     : EngineSettings.JDBC_PASSWORD.get("");
             config.jdbc(args.value("--jdbc"), args.value("--jdbc-user"), password);
         }
+        RunCommand.kernelPython(args);
         LocalCluster cluster = LocalCluster.start(config, hosts, RunCommand.services(args), Duration.ofSeconds(60));
         Engine engine = cluster.engine();
         out.println("MPFL engine and console: " + engine.url() + "/");

@@ -165,6 +165,78 @@ public final class LocalCluster implements AutoCloseable {
         return c;
     }
 
+    /** How a cluster is started ({@link #start(EngineConfig, int, List, Duration)} or {@link #startEmbedded}). */
+    @FunctionalInterface
+    public interface Launcher {
+        LocalCluster start() throws Exception;
+    }
+
+    /**
+     * Starts a cluster on a thread of its own and returns at once: {@code mpflc run --local} compiles its
+     * document meanwhile, so that the compiler and the engine's start-up (each about half a second of CPU on
+     * the README's first run) use both cores instead of one after the other. {@link Starting#await} takes
+     * the cluster; {@link Starting#close} stops it (once started) whoever took it.
+     */
+    public static Starting startInBackground(Launcher launcher, Duration bound) {
+        CompletableFuture<LocalCluster> future = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                future.complete(launcher.start());
+            } catch (Throwable e) {
+                future.completeExceptionally(e);
+            }
+        }, "mpfl-local-cluster-start");
+        t.setDaemon(true);
+        t.start();
+        return new Starting(future, bound);
+    }
+
+    /** A cluster starting in the background ({@link #startInBackground}). */
+    public static final class Starting implements AutoCloseable {
+        private final CompletableFuture<LocalCluster> future;
+        private final Duration bound;
+
+        private Starting(CompletableFuture<LocalCluster> future, Duration bound) {
+            this.future = future;
+            this.bound = bound;
+        }
+
+        /**
+         * The started cluster, waiting for it up to the bound given (the start's own bounds are shorter: this
+         * one only keeps a wedged start from hanging the caller).
+         *
+         * @throws Exception what the start threw, or an {@link IOException} when the bound passed
+         */
+        public LocalCluster await() throws Exception {
+            try {
+                return future.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception x ? x : new IOException("the local cluster failed to start", e.getCause());
+            } catch (TimeoutException e) {
+                throw new IOException("the local cluster did not start within " + bound.toSeconds() + " s");
+            }
+        }
+
+        /**
+         * Stops the cluster (idempotent; also one {@link #await} handed out). A start still going on is waited
+         * for first, up to the bound: the caller deletes the cluster's data directory next, which a start
+         * going on would still write into.
+         */
+        @Override
+        public void close() {
+            LocalCluster c;
+            try {
+                c = await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                return; // it never started (what await threw is the caller's error, if it asked), or is past the bound
+            }
+            c.close();
+        }
+    }
+
     /** The launcher of the hosts: everything but the engine's URL and their credentials, which come later. */
     private static HostProcesses.Builder hosts(EngineConfig config, int count, List<String> services, Duration timeout,
                                                Path logDir) {
@@ -193,6 +265,8 @@ public final class LocalCluster implements AutoCloseable {
         for (String s : services) {
             List.of("--service", s).forEach(b::hostArg);
         }
+        // mpflc up / run --local --python PATH: the hosts' kernel interpreter (each host checks it at start)
+        ProtocolSettings.KERNEL_PYTHON.given().ifPresent(python -> List.of("--python", python).forEach(b::hostArg));
         return b;
     }
 

@@ -25,8 +25,11 @@ import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.ForeignEventException;
 import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.Run;
+import org.mpfl.engine.run.RunListing;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.UnknownRunException;
+import org.mpfl.engine.store.RunQuery;
+import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.store.WorkflowVersionStore;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.HostCredential;
@@ -96,6 +99,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .post("/runs/{id}/cancel").to(direct("runs-cancel"))
                 .post("/runs/{id}/resume").to(direct("runs-resume"))
                 .get("/runs/{id}/log").to(direct("runs-log"))
+                .get("/runs/{id}/logs").to(direct("runs-logs-text"))
                 .get("/runs/{id}/trace").to(direct("runs-trace"))
                 .post("/runs/{id}/ranks/events").to(direct("rank-events"))
                 .get("/registry/hosts").to(direct("hosts-list"))
@@ -121,6 +125,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("runs-cancel", this::cancelRun);
         handle("runs-resume", this::resumeRun);
         handle("runs-log", this::runLog);
+        handle("runs-logs-text", this::runLogText);
         handle("runs-trace", ex -> Reply.ok(api.runs().trace(param(ex, "id"))));
         handle("rank-events", this::rankEvents);
         handle("hosts-list", ex -> Reply.ok(hostViews()));
@@ -192,6 +197,10 @@ public final class EngineRoutes extends RouteBuilder {
             }
             if (reply.body() == null) {
                 ex.getMessage().setBody(null);
+            } else if (reply.body() instanceof Headed headed) {
+                headed.headers().forEach(ex.getMessage()::setHeader);
+                ex.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/json");
+                ex.getMessage().setBody(Json.write(headed.body()));
             } else if (reply.body() instanceof RawText raw) {
                 ex.getMessage().setHeader(Exchange.CONTENT_TYPE, raw.contentType());
                 ex.getMessage().setBody(raw.text());
@@ -204,6 +213,10 @@ public final class EngineRoutes extends RouteBuilder {
 
     /** A body that is sent as is. */
     record RawText(String contentType, String text) {
+    }
+
+    /** A JSON body with response headers of its own (e.g. a list's {@code X-Total-Count}). */
+    record Headed(Object body, Map<String, String> headers) {
     }
 
     private static String param(Exchange ex, String name) {
@@ -417,11 +430,60 @@ public final class EngineRoutes extends RouteBuilder {
         return archives;
     }
 
-    private Reply listRuns(Exchange ex) {
-        String state = param(ex, "state");
-        String limit = param(ex, "limit");
-        int n = limit == null ? 200 : Math.max(1, Math.min(10_000, Integer.parseInt(limit)));
-        return Reply.ok(api.runs().list(state == null || state.isBlank() ? null : state.toUpperCase(Locale.ROOT), n));
+    /**
+     * {@code ?state&workflow&q&param&from&to&sort&order&offset&limit}: a page of runs (a JSON array, as
+     * before paging existed), with the number of matching runs in the {@code X-Total-Count} header.
+     */
+    private Reply listRuns(Exchange ex) throws ApiException {
+        String state = blankless(param(ex, "state"));
+        String sort = blankless(param(ex, "sort"));
+        String order = blankless(param(ex, "order"));
+        if (order != null && !order.equals("asc") && !order.equals("desc")) {
+            throw new ApiException(400, "order must be asc or desc, not '" + order + "'");
+        }
+        RunQuery query = new RunQuery(state == null ? null : state.toUpperCase(Locale.ROOT), blankless(param(ex, "workflow")),
+                blankless(param(ex, "q")), blankless(param(ex, "param")), epochMs(ex, "from"), epochMs(ex, "to"),
+                sort == null ? "created" : sort, order == null ? sort != null && !sort.equals("created") : order.equals("asc"),
+                (int) whole(ex, "offset", 0, 0, Integer.MAX_VALUE), (int) whole(ex, "limit", 200, 1, 10_000));
+        RunListing listing = api.runs().list(query);
+        return new Reply(200, new Headed(listing.runs(), Map.of("X-Total-Count", String.valueOf(listing.total()))));
+    }
+
+    private static String blankless(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+
+    /** A whole-number query parameter within bounds ({@code dflt} when absent), or a 400 answer. */
+    private static long whole(Exchange ex, String name, long dflt, long min, long max) throws ApiException {
+        String s = blankless(param(ex, name));
+        if (s == null) {
+            return dflt;
+        }
+        try {
+            long v = Long.parseLong(s);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new ApiException(400, name + " must be a whole number from " + min + " to " + max + ", not '" + s + "'");
+    }
+
+    /** A time query parameter: epoch milliseconds or an ISO-8601 instant ({@code 2026-11-29T02:00:00Z}). */
+    private static Long epochMs(Exchange ex, String name) throws ApiException {
+        String s = blankless(param(ex, name));
+        if (s == null) {
+            return null;
+        }
+        if (s.chars().allMatch(Character::isDigit)) {
+            return whole(ex, name, 0, 0, Long.MAX_VALUE);
+        }
+        try {
+            return java.time.Instant.parse(s).toEpochMilli();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new ApiException(400, name + " must be epoch milliseconds or an ISO-8601 instant such as 2026-11-29T02:00:00Z, not '" + s + "'");
+        }
     }
 
     /**
@@ -476,6 +538,35 @@ public final class EngineRoutes extends RouteBuilder {
         long after = param(ex, "after") == null ? 0 : Long.parseLong(param(ex, "after"));
         int limit = param(ex, "limit") == null ? 10_000 : Math.min(100_000, Integer.parseInt(param(ex, "limit")));
         return Reply.ok(api.runs().log(param(ex, "id"), after, limit));
+    }
+
+    /**
+     * {@code GET /api/runs/{id}/logs[?rank=N]}: every {@code <log>} line the run's ranks reported (the
+     * run detail keeps only the newest 500 per rank), oldest first, as text: one line per log line,
+     * {@code 2026-11-29T02:49:32.125Z rank 3 INFO message}.
+     */
+    private Reply runLogText(Exchange ex) throws Exception {
+        String id = param(ex, "id");
+        Integer rank = param(ex, "rank") == null ? null : (int) whole(ex, "rank", 0, 0, Integer.MAX_VALUE);
+        StringBuilder text = new StringBuilder();
+        long after = 0;
+        for (;;) {
+            List<RunStore.StoredEvent> page = api.runs().log(id, after, 10_000);
+            for (RunStore.StoredEvent e : page) {
+                JsonNode b = e.body();
+                if ("rank".equals(e.type()) && "LOG".equals(b.path("type").asText()) && (rank == null || b.path("rank").asInt(-1) == rank)) {
+                    text.append(java.time.Instant.ofEpochMilli(b.path("timeMs").asLong(e.timeMs()))).append(" rank ")
+                            .append(b.path("rank").asInt()).append(' ')
+                            .append(b.path("level").asText("info").toUpperCase(Locale.ROOT)).append(' ')
+                            .append(b.path("message").asText("")).append('\n');
+                }
+            }
+            if (page.size() < 10_000) {
+                break;
+            }
+            after = page.get(page.size() - 1).id();
+        }
+        return Reply.ok(new RawText("text/plain; charset=utf-8", text.toString()));
     }
 
     /** One rank event or an array of them, POSTed by the ranks of a run (authorised by the domain ID). */

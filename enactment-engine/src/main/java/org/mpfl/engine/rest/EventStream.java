@@ -27,6 +27,13 @@ import org.mpfl.engine.store.RunStore;
  * each with {@code id:} the stored event id. A comment line every 15 s keeps proxies from closing an
  * idle stream.
  *
+ * <p>An ended run's stream ends: for a run already SUCCEEDED, FAILED or CANCELLED the snapshot (and
+ * the replay asked for) is followed by {@code event: end} and the response is closed; a run that
+ * ends while watched gets the same {@link #END_GRACE_MS} after its final {@code run} event, so the
+ * last rank events (counters, logs) still arrive. A client that gets {@code end} must not reconnect
+ * (browsers' {@code EventSource} would: the console closes it). Nothing stays open for an ended run,
+ * so tools that wait for a page's network to go idle (headless screenshots) return.
+ *
  * <p>Threading: the database is read on a worker thread; every write to the response happens on the
  * request's event-loop context, and live events are handed over to that context — so nothing blocks
  * the event loop and no lock is held while writing (a write from another thread can wait for the
@@ -34,6 +41,9 @@ import org.mpfl.engine.store.RunStore;
  */
 public final class EventStream {
     private static final int REPLAY_LIMIT = 50_000;
+    /** How long a stream stays open after its run's final state event, for the ranks' last events. */
+    static final long END_GRACE_MS = 2_000;
+    private static final java.util.Set<String> FINAL_STATES = java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED");
 
     private EventStream() {
     }
@@ -71,6 +81,9 @@ public final class EventStream {
                     conn.pending.add(new Object[] {eventId, frame});
                 } else {
                     send(resp, conn, eventId, frame);
+                }
+                if ("run".equals(kind) && isFinal(Json.MAPPER.valueToTree(body))) {
+                    ctx.vertx().setTimer(END_GRACE_MS, t -> end(resp, conn));
                 }
             });
         });
@@ -118,6 +131,11 @@ public final class EventStream {
                 send(resp, conn, (Long) p[0], (String) p[1]);
             }
             conn.pending.clear();
+            if (isFinal(detail.get())) {
+                end(resp, conn);
+                unsubscribe(subscription);
+                return;
+            }
             long timer = ctx.vertx().setPeriodic(15_000, t -> {
                 if (!conn.closed) {
                     resp.write(": keep-alive\n\n");
@@ -125,6 +143,11 @@ public final class EventStream {
             });
             resp.closeHandler(v -> {
                 conn.closed = true;
+                ctx.vertx().cancelTimer(timer);
+                unsubscribe(subscription);
+            });
+            resp.endHandler(v -> {
+                // ended by end(): the connection may stay open for other requests
                 ctx.vertx().cancelTimer(timer);
                 unsubscribe(subscription);
             });
@@ -139,6 +162,19 @@ public final class EventStream {
         if (!resp.closed() && !resp.ended()) {
             resp.write(frame);
         }
+    }
+
+    private static boolean isFinal(JsonNode runOrSummary) {
+        return FINAL_STATES.contains(runOrSummary.path("state").asText(""));
+    }
+
+    /** Sends {@code event: end} and closes the response (on the connection's context). */
+    private static void end(HttpServerResponse resp, Connection conn) {
+        if (conn.closed || resp.closed() || resp.ended()) {
+            return;
+        }
+        conn.closed = true;
+        resp.end("event: end\ndata: {}\n\n");
     }
 
     private static void unsubscribe(AutoCloseable subscription) {

@@ -28,6 +28,8 @@ final class RankView {
     String error;
     final Map<String, Object> outputs = new LinkedHashMap<>();
     final Deque<Map<String, Object>> logs = new ArrayDeque<>();
+    /** Every log line the rank reported (its {@link #logs} are the newest {@link #MAX_LOG_LINES}). */
+    long logCount;
     final Map<Integer, Long> sentTo = new TreeMap<>();
     final Map<Integer, Long> bytesTo = new TreeMap<>();
     final Set<Long> seenSeq = new HashSet<>();
@@ -130,6 +132,7 @@ final class RankView {
         m.put("error", error);
         m.put("outputs", new LinkedHashMap<>(outputs));
         m.put("logs", logs.stream().toList());
+        m.put("logCount", Math.max(logCount, logs.size()));
         m.put("sentTo", new TreeMap<>(sentTo));
         m.put("bytesTo", new TreeMap<>(bytesTo));
         m.put("lastSeq", maxSeq);

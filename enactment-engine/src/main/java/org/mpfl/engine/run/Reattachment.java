@@ -167,6 +167,7 @@ public final class Reattachment {
                 Json.MAPPER.convertValue(e.getValue(), Object.class)));
         r.path("logs").forEach(l -> v.logs.addLast(Json.MAPPER.convertValue(l,
                 Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class))));
+        v.logCount = r.path("logCount").asLong(v.logs.size());
         r.path("sentTo").fields().forEachRemaining(e -> v.sentTo.put(Integer.valueOf(e.getKey()), e.getValue().asLong()));
         r.path("bytesTo").fields().forEachRemaining(e -> v.bytesTo.put(Integer.valueOf(e.getKey()), e.getValue().asLong()));
     }

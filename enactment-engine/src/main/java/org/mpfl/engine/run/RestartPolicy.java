@@ -9,7 +9,8 @@ import java.util.Locale;
  * heartbeats, or it stopped answering {@code status}), a transport failure between ranks (a rank
  * fails with a delivery error: its peer is unreachable), and a rank killed from outside (its host
  * says {@code unknown} for a rank that was running, or every rank of the domain was aborted without
- * any rank reporting a failure). A fault raised by the workflow's own activities (a {@code fault}
+ * any rank reporting a failure), and a rank whose kernel worker was killed from outside (SIGKILL, the
+ * OOM killer: {@code "kernel worker lost:"}, docs/kernel-protocol.md). A fault raised by the workflow's own activities (a {@code fault}
  * activity, a runtime error in the document, a program's exception, a receive timeout the workflow
  * set, a deadlock) is not an infrastructure fault: it fails the run as before.
  */
@@ -29,7 +30,8 @@ final class RestartPolicy {
             return false;
         }
         String m = rankError.toLowerCase(Locale.ROOT);
-        return m.startsWith("deliveryexception") || m.contains("peer unreachable:") || m.startsWith("transportexception");
+        return m.startsWith("deliveryexception") || m.contains("peer unreachable:") || m.startsWith("transportexception")
+                || m.contains("kernel worker lost:"); // KernelFailure.LOST_MARK (the runtime is not on the compile path)
     }
 
     /**

@@ -98,6 +98,7 @@ public final class Run {
     synchronized Domain newDomain(String newDomainId, String newToken) {
         Domain old = domain();
         history.keepOutputs(ranks);
+        history.ended("INTERRUPTED", null, System.currentTimeMillis());
         domainId = newDomainId;
         token = newToken;
         ranks.clear();
@@ -248,6 +249,9 @@ public final class Run {
 
     synchronized void markStarting(long nowMs) {
         startedMs = nowMs;
+        // the start-up is the current attempt's: an earlier attempt's moment of all ranks running
+        // would make startupMs negative (seen as -17873 ms on a resumed run)
+        allRunningMs = 0;
         dirty = true;
     }
 
@@ -259,6 +263,7 @@ public final class Run {
         state = finalState;
         error = cause;
         endedMs = nowMs;
+        history.ended(finalState.name(), cause == null ? null : cause.message(), nowMs);
         dirty = true;
         return true;
     }
@@ -310,6 +315,7 @@ public final class Run {
                 r.waitingFor = e.message();
             }
             case LOG -> {
+                r.logCount++;
                 if (r.logs.size() >= RankView.MAX_LOG_LINES) {
                     r.logs.removeFirst();
                 }
@@ -327,7 +333,7 @@ public final class Run {
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
             case COUNTERS -> r.applyCounters(e.value());
-            case CHECKPOINT -> history.rankReport(e.rank(), e.value(), e.message());
+            case CHECKPOINT -> history.rankReport(e.rank(), e.value(), e.message(), r.progressValue, r.progressTotal);
             default -> { }
         }
         return Outcome.NONE;
@@ -388,9 +394,7 @@ public final class Run {
             case "DONE" -> {
                 r.endedMs = t;
                 r.blocked = false;
-                if (r.progressTotal > 0) {
-                    r.progressValue = r.progressTotal;
-                }
+                // progressValue stays as last reported: a loop that converged early ends below its total
                 return ranks.stream().allMatch(x -> x.state.equals("DONE")) ? Outcome.ALL_DONE : Outcome.NONE;
             }
             case "FAILED" -> {
@@ -467,7 +471,7 @@ public final class Run {
     }
 
     private Map<String, Object> detail() {
-        Map<String, Object> m = summaryJson();
+        Map<String, Object> m = summaryCore();
         m.put("params", params);
         m.put("ranks", ranks.stream().map(RankView::toJson).toList());
         m.put("outputs", outputs());
@@ -475,11 +479,22 @@ public final class Run {
         m.put("attempts", attempts);
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
         history.toJson(m);
+        m.put("resumed", history.resumed());
         return m;
     }
 
     /** The short form: the body of a run's state events, and a live run in run lists ({@link RunView#summary}). */
     synchronized Map<String, Object> summaryJson() {
+        Map<String, Object> m = summaryCore();
+        // what a runs list shows of a live run besides its state and times (a stored run lists its detail)
+        m.put("attempts", attempts);
+        m.put("resumed", history.resumed());
+        m.put("params", params);
+        return m;
+    }
+
+    /** The fields every form of the run starts with, in the order the API has always shown them. */
+    private Map<String, Object> summaryCore() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", id);
         m.put("workflow", workflow);
@@ -496,19 +511,27 @@ public final class Run {
         return m;
     }
 
+    /**
+     * The mean progress of the ranks that report {@code <progress>} (a rank that ended DONE counts as
+     * complete): ranks that never report it would otherwise count as 0 and drag the run's bar down.
+     * Without any reporting rank, the share of ranks DONE.
+     */
     private double progress() {
         if (ranks.isEmpty()) {
             return state == RunState.SUCCEEDED ? 1.0 : 0.0;
         }
         double sum = 0;
+        int reporting = 0;
         for (RankView r : ranks) {
-            if (r.state.equals("DONE")) {
-                sum += 1;
-            } else if (r.progressTotal > 0) {
-                sum += Math.min(1.0, r.progressValue / r.progressTotal);
+            if (r.progressTotal > 0) {
+                reporting++;
+                sum += r.state.equals("DONE") ? 1.0 : Math.min(1.0, r.progressValue / r.progressTotal);
             }
         }
-        return sum / ranks.size();
+        if (reporting > 0) {
+            return sum / reporting;
+        }
+        return ranks.stream().filter(r -> r.state.equals("DONE")).count() / (double) ranks.size();
     }
 
     // ------------------------------------------------------------------ re-attachment (Reattachment)

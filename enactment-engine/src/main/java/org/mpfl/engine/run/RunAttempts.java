@@ -17,12 +17,15 @@ import org.mpfl.engine.run.checkpoint.CheckpointStore;
  * <p>Placement re-tries (hosts that refused a deployment or {@code run}) and restarts share the one
  * attempt counter of {@link Run#attempts()}; the run's {@code hostFaults} name the attempt they ended.
  * In the run detail: {@code restarts {allowed, used}}, {@code attemptLog [{attempt, cause,
- * resumedFrom, note, startMs, hosts}]} and {@code checkpoints [{seq, attempt, ranks, parts, bytes,
+ * resumedFrom, note, startMs, runningMs, endMs, outcome, outcomeMessage, hosts}]} and {@code checkpoints [{seq, attempt, ranks, parts, bytes,
  * firstMs, lastMs, spanMs, complete}]}.
  */
 final class RunAttempts {
     /** Checkpoints listed in the run detail (the newest; older ones only add to {@code checkpointsTaken}). */
     static final int LISTED_CHECKPOINTS = 50;
+
+    /** The cause of an attempt that {@code mpflc resume} (or the console's Resume) started. */
+    static final String RESUMED_CAUSE = "resumed by user";
 
     private int restartsAllowed;
     private int restartsUsed;
@@ -97,6 +100,9 @@ final class RunAttempts {
         e.put("faultMs", faultMs);
         e.put("runningMs", null);
         e.put("recoveryMs", null);
+        e.put("endMs", null);
+        e.put("outcome", null);
+        e.put("outcomeMessage", null);
         LinkedHashSet<String> hosts = new LinkedHashSet<>();
         ranks.forEach(r -> hosts.add(r.placement.hostId()));
         e.put("hosts", List.copyOf(hosts));
@@ -126,6 +132,28 @@ final class RunAttempts {
         }
     }
 
+    /**
+     * The current attempt ended: the run reached final state {@code outcome}, or {@code INTERRUPTED}
+     * when another attempt replaces it (a restart, a re-placement). Only the first end of an attempt
+     * counts: a run given up by a restart is not ended again by its new attempt's start.
+     */
+    synchronized void ended(String outcome, String message, long nowMs) {
+        if (log.isEmpty()) {
+            return;
+        }
+        Map<String, Object> last = log.get(log.size() - 1);
+        if (last.get("endMs") == null) {
+            last.put("endMs", nowMs);
+            last.put("outcome", outcome);
+            last.put("outcomeMessage", message);
+        }
+    }
+
+    /** Whether a user resumed the run at least once. */
+    synchronized boolean resumed() {
+        return log.stream().anyMatch(e -> RESUMED_CAUSE.equals(e.get("cause")));
+    }
+
     /** Keeps the outputs of the ranks of the attempt being given up (called under the run's lock). */
     synchronized void keepOutputs(List<RankView> ranks) {
         for (RankView r : ranks) {
@@ -152,6 +180,9 @@ final class RunAttempts {
         if (before != null && before.get("attempt") instanceof Integer a && a == c.attempt() && before.containsKey("rankMs")) {
             m.put("rankMs", before.get("rankMs")); // a rank's report may arrive before the last part
         }
+        if (before != null && before.get("attempt") instanceof Integer a && a == c.attempt() && before.containsKey("progress")) {
+            m.put("progress", before.get("progress"));
+        }
         checkpoints.put(c.seq(), m);
         while (checkpoints.size() > LISTED_CHECKPOINTS) {
             checkpoints.pollFirstEntry();
@@ -161,15 +192,20 @@ final class RunAttempts {
     /**
      * A rank's own report of a checkpoint ({@code CHECKPOINT} event: {@code {checkpoint, bytes, ms,
      * stored}}): keeps the slowest rank's time from reaching the checkpoint to its part being stored
-     * ({@code rankMs}), and why a part was not stored.
+     * ({@code rankMs}), why a part was not stored, and where the run was: the highest {@code <progress>}
+     * value a rank had reported when it took the checkpoint ({@code progress {value, total}}; for a loop
+     * that reports its iteration, the checkpoint's iteration).
      */
-    synchronized void rankReport(int rank, Object value, String message) {
+    synchronized void rankReport(int rank, Object value, String message, double progressValue, double progressTotal) {
         if (!(value instanceof Map<?, ?> v) || !(v.get("checkpoint") instanceof Number n)) {
             return;
         }
         Map<String, Object> m = checkpoints.get(n.longValue());
         if (m == null) {
             return; // the part never arrived (or the checkpoint was dropped from the listing): nothing to add to
+        }
+        if (progressTotal > 0 && (!(m.get("progress") instanceof Map<?, ?> p) || ((Number) p.get("value")).doubleValue() < progressValue)) {
+            m.put("progress", Map.of("value", progressValue, "total", progressTotal));
         }
         if (v.get("ms") instanceof Number ms) {
             m.merge("rankMs", ms.longValue(), (a, b) -> Math.max(((Number) a).longValue(), ((Number) b).longValue()));

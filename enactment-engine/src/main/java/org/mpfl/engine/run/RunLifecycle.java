@@ -220,7 +220,7 @@ final class RunLifecycle implements RunFaults {
         } catch (IllegalStateException e) {
             throw new ResumeRefusedException(e.getMessage());
         }
-        CheckpointStore.Usable from = resumePoint(run, spec.get(), "resumed by user", null);
+        CheckpointStore.Usable from = resumePoint(run, spec.get(), RunAttempts.RESUMED_CAUSE, null);
         journal.stateChanged(run);
         LOG.info("run {} ({}) resumed {}", run.id(), run.workflow(), from == null ? "from the start" : "from checkpoint " + from.seq());
         launch(run, spec.get(), from, new LinkedHashMap<>());

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunRecord;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.RankEvent;
@@ -318,12 +319,17 @@ final class RunMonitor {
 
     /** Runs as the REST API lists them, newest first (live state for this engine's runs, stored otherwise). */
     List<JsonNode> list(String state, int limit) {
-        List<RunRecord> stored = store.runs(state, limit);
-        List<JsonNode> out = new ArrayList<>(stored.size());
-        for (RunRecord r : stored) {
+        return list(RunQuery.newest(state, limit)).runs();
+    }
+
+    /** One page of runs as the REST API lists them, and how many matched in all. */
+    RunListing list(RunQuery query) {
+        RunStore.RunPage page = store.page(query);
+        List<JsonNode> out = new ArrayList<>(page.runs().size());
+        for (RunRecord r : page.runs()) {
             Run live = runs.get(r.id());
             out.add(live == null ? RunView.listed(r) : RunView.summary(live));
         }
-        return out;
+        return new RunListing(page.total(), out);
     }
 }

@@ -15,6 +15,7 @@ import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.LiveDomainStore;
+import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.protocol.RankEvent;
@@ -203,6 +204,11 @@ public final class RunService implements AutoCloseable {
     /** Runs as the REST API lists them ({@link RunView}), newest first (live state for this engine's runs, stored otherwise). */
     public List<JsonNode> list(String state, int limit) {
         return monitor.list(state, limit);
+    }
+
+    /** Runs matching {@code query}, sorted and paged ({@link RunView}; live state for this engine's runs). */
+    public RunListing list(RunQuery query) {
+        return monitor.list(query);
     }
 
     /** A live run of this engine instance. */

@@ -51,7 +51,10 @@ import org.flywaydb.core.api.FlywayException;
  *       entry rather than forking the file;</li>
  *   <li>run the store tests: {@code RunStoreContract} runs on H2 and on a PostgreSQL server
  *       ({@code H2RunStoreTest}, {@code PostgresRunStoreTest}), and {@code LegacyH2SchemaTest} opens a
- *       database made before migrations existed.</li>
+ *       database made before migrations existed;</li>
+ *   <li>run {@code ThrowawaySchemaTest} and copy the schema snapshot it writes to {@code target/} over
+ *       {@value #THROWAWAY_SCHEMA} (what the throwaway database of {@code run --local} starts from,
+ *       {@link #openThrowaway}).</li>
  * </ol>
  * Databases made by the engine before migrations (the tables of {@code V1}, no history table) are
  * baselined at version 1: Flyway records V1 as present without running it, then applies V2 and later.
@@ -99,6 +102,58 @@ public final class EngineDatabase implements AutoCloseable {
             connection.close();
             throw e;
         }
+    }
+
+    /**
+     * Where the schema of a throwaway database is on the class path: the tables every migration together
+     * makes, as H2 writes them ({@link #schemaScript}); {@code ThrowawaySchemaTest} fails when it differs
+     * from what the migrations make now, and says how to write it anew.
+     */
+    public static final String THROWAWAY_SCHEMA = "db/throwaway/h2-schema.sql";
+
+    /**
+     * Opens a new H2 database in this JVM's memory for an engine whose records end with it ({@code mpflc run
+     * --local}): its schema comes from {@link #THROWAWAY_SCHEMA}, not from Flyway, whose start-up (loading,
+     * scanning for migrations, the history table) was a tenth of the README's first run's CPU. Nothing ever
+     * migrates such a database again, so it keeps no migration history. It ends when this store closes.
+     */
+    public static EngineDatabase openThrowaway() throws SQLException, IOException {
+        String url = "jdbc:h2:mem:mpfl-" + java.util.UUID.randomUUID() + ";DB_CLOSE_ON_EXIT=FALSE";
+        Connection connection = DriverManager.getConnection(url, "sa", "");
+        try (java.io.InputStream in = EngineDatabase.class.getClassLoader().getResourceAsStream(THROWAWAY_SCHEMA)) {
+            if (in == null) {
+                throw new IOException("no " + THROWAWAY_SCHEMA + " on the class path");
+            }
+            org.h2.tools.RunScript.execute(connection, new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8));
+            return new EngineDatabase(connection);
+        } catch (RuntimeException | SQLException | IOException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The schema of an H2 database as {@link #THROWAWAY_SCHEMA} keeps it: H2's {@code SCRIPT} of the
+     * tables (no rows, no users, no settings), without Flyway's history table.
+     */
+    static String schemaScript(Connection h2) throws SQLException {
+        StringBuilder tables = new StringBuilder();
+        try (ResultSet r = h2.getMetaData().getTables(h2.getCatalog(), h2.getSchema(), "%", new String[] {"TABLE"})) {
+            while (r.next()) {
+                String t = r.getString("TABLE_NAME");
+                if (!t.equalsIgnoreCase("flyway_schema_history")) {
+                    tables.append(tables.isEmpty() ? "" : ", ").append('"').append(t).append('"');
+                }
+            }
+        }
+        StringBuilder script = new StringBuilder();
+        try (java.sql.Statement s = h2.createStatement();
+             ResultSet r = s.executeQuery("SCRIPT NODATA NOPASSWORDS NOSETTINGS NOVERSION TABLE " + tables)) {
+            while (r.next()) {
+                script.append(r.getString(1)).append('\n');
+            }
+        }
+        return script.toString();
     }
 
     /** Runs and their event logs. */

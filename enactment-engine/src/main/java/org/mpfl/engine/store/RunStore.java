@@ -104,24 +104,102 @@ public final class RunStore {
 
     /** Stored runs, newest first; {@code state} filters when not null. */
     public List<RunRecord> runs(String state, int limit) {
+        return page(RunQuery.newest(state, limit)).runs();
+    }
+
+    /** One page of a run listing and how many runs matched in all. */
+    public record RunPage(long total, List<RunRecord> runs) {
+    }
+
+    /**
+     * Stored runs matching {@code q}, sorted and paged in the database. A parameter filter is
+     * narrowed by the database (the detail's text contains the value) and decided on the parsed
+     * parameters, so its paging happens here.
+     */
+    public RunPage page(RunQuery q) {
+        List<Object> args = new ArrayList<>();
+        StringBuilder where = new StringBuilder(" WHERE 1 = 1");
+        if (q.state() != null) {
+            where.append(" AND state = ?");
+            args.add(q.state());
+        }
+        if (q.workflow() != null) {
+            where.append(" AND workflow = ?");
+            args.add(q.workflow());
+        }
+        if (q.text() != null) {
+            where.append(" AND (LOWER(id) LIKE ? ESCAPE '!' OR LOWER(workflow) LIKE ? ESCAPE '!')");
+            String like = "%" + likeEscaped(q.lowerText()) + "%";
+            args.add(like);
+            args.add(like);
+        }
+        if (q.fromMs() != null) {
+            where.append(" AND created_ms >= ?");
+            args.add(q.fromMs());
+        }
+        if (q.toMs() != null) {
+            where.append(" AND created_ms <= ?");
+            args.add(q.toMs());
+        }
+        if (q.param() != null) {
+            String value = q.param().substring(q.param().indexOf('=') + 1);
+            where.append(" AND detail LIKE ? ESCAPE '!'");
+            args.add("%" + likeEscaped(value) + "%");
+        }
+        String column = RunQuery.SORTABLE.get(q.sort());
+        String order = " ORDER BY " + column + (q.ascending() ? " ASC" : " DESC")
+                + (column.equals("created_ms") ? "" : ", created_ms DESC") + ", id";
         return db.locked("cannot list runs", c -> {
-            List<RunRecord> out = new ArrayList<>();
-            String sql = "SELECT " + RUN_COLUMNS + " FROM runs" + (state == null ? "" : " WHERE state = ?")
-                    + " ORDER BY created_ms DESC LIMIT ?";
-            try (PreparedStatement p = c.prepareStatement(sql)) {
-                int i = 1;
-                if (state != null) {
-                    p.setString(i++, state);
+            if (q.param() != null) {
+                List<RunRecord> matching = new ArrayList<>();
+                try (PreparedStatement p = c.prepareStatement("SELECT " + RUN_COLUMNS + " FROM runs" + where + order)) {
+                    bind(p, args);
+                    try (ResultSet r = p.executeQuery()) {
+                        while (r.next()) {
+                            RunRecord rec = record(r);
+                            if (q.paramsMatch(rec.detail().get("params"))) {
+                                matching.add(rec);
+                            }
+                        }
+                    }
                 }
-                p.setInt(i, limit);
+                int from = Math.min(q.offset(), matching.size());
+                return new RunPage(matching.size(), List.copyOf(matching.subList(from, Math.min(matching.size(), from + q.limit()))));
+            }
+            long total;
+            try (PreparedStatement p = c.prepareStatement("SELECT COUNT(*) FROM runs" + where)) {
+                bind(p, args);
+                try (ResultSet r = p.executeQuery()) {
+                    r.next();
+                    total = r.getLong(1);
+                }
+            }
+            List<RunRecord> out = new ArrayList<>();
+            try (PreparedStatement p = c.prepareStatement("SELECT " + RUN_COLUMNS + " FROM runs" + where + order
+                    + " LIMIT ? OFFSET ?")) {
+                List<Object> paged = new ArrayList<>(args);
+                paged.add(q.limit());
+                paged.add(q.offset());
+                bind(p, paged);
                 try (ResultSet r = p.executeQuery()) {
                     while (r.next()) {
                         out.add(record(r));
                     }
                 }
             }
-            return out;
+            return new RunPage(total, out);
         });
+    }
+
+    private static void bind(PreparedStatement p, List<Object> args) throws SQLException {
+        for (int i = 0; i < args.size(); i++) {
+            p.setObject(i + 1, args.get(i));
+        }
+    }
+
+    /** Text for a LIKE pattern with {@code !} as escape: its {@code %}, {@code _} and {@code !} taken literally. */
+    private static String likeEscaped(String s) {
+        return s.replace("!", "!!").replace("%", "!%").replace("_", "!_");
     }
 
     /**

@@ -9,17 +9,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.HandMadeUploads;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.protocol.RankEvent;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -37,25 +36,18 @@ import org.mpfl.testing.StartsProcesses;
 @StartsProcesses
 class ConsoleAttemptsBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
-    static Path dataDir;
+    static FakeRankEngine fakes;
     static Engine engine;
+    static Path dataDir;
     static HeadlessChromium browser;
-    static final List<FakeRanks.Rank> STARTED = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
         browser = HeadlessChromium.start(1400, 1000);
-        dataDir = Files.createTempDirectory("mpfl-console-attempts-");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dataDir).invoker(new FakeRanks(r -> {
-            STARTED.add(r);
-            r.awaitAbort(90_000);
-        })).runSettings(new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"))
-                .heartbeatTimeout(Duration.ofSeconds(60)));
-        for (int h = 0; h < 2; h++) {
-            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
-                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 1));
-            assertEquals(201, a.status(), a.body());
-        }
+        fakes = FakeRankEngine.start("attempts", new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"),
+                Duration.ofSeconds(60), 1, r -> r.awaitAbort(90_000));
+        engine = fakes.engine;
+        dataDir = fakes.dataDir;
     }
 
     @AfterAll
@@ -65,36 +57,22 @@ class ConsoleAttemptsBrowserTest {
                 browser.close();
             }
         } finally {
-            if (engine != null) {
-                engine.close();
+            if (fakes != null) {
+                fakes.close();
             }
         }
     }
 
     static List<FakeRanks.Rank> domain(int attempt) throws Exception {
-        long end = System.currentTimeMillis() + 20_000;
-        for (;;) {
-            List<String> domains = STARTED.stream().map(r -> r.request().domainId()).distinct().toList();
-            if (domains.size() >= attempt) {
-                String d = domains.get(attempt - 1);
-                List<FakeRanks.Rank> rs = STARTED.stream().filter(r -> r.request().domainId().equals(d))
-                        .sorted(java.util.Comparator.comparingInt(FakeRanks.Rank::rank)).toList();
-                if (rs.size() == 2) {
-                    return rs;
-                }
-            }
-            assertTrue(System.currentTimeMillis() < end, "attempt " + attempt + " did not start");
-            Thread.sleep(20);
-        }
+        return fakes.ranks(null, attempt, 2, Duration.ofSeconds(20));
     }
 
     static String text(String css) {
-        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
+        return browser.text(css);
     }
 
     static String attribute(String css, String name) {
-        return (String) browser.script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null",
-                css, name);
+        return browser.attribute(css, name);
     }
 
     @Test
@@ -105,10 +83,14 @@ class ConsoleAttemptsBrowserTest {
         String id = started.json().get("id").asText();
         List<FakeRanks.Rank> first = domain(1);
         for (long seq = 1; seq <= 2; seq++) {
+            // rank 0's progress when it takes the checkpoint: the table's "At progress" (40 of 100, then 80 of 100)
+            first.get(0).event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 40 * seq, "total", 100));
             for (FakeRanks.Rank r : first) {
                 byte[] body = HandMadeUploads.part(r.rank(), seq).getBytes(StandardCharsets.UTF_8);
                 assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), seq, body, Map.of()).statusCode());
             }
+            first.get(0).event(RankEvent.Type.CHECKPOINT, null, null, null, null, null,
+                    Map.of("checkpoint", seq, "bytes", 10, "ms", 3, "stored", true));
         }
         Path corrupt = dataDir.resolve("checkpoints").resolve(id).resolve("2").resolve("rank-0.json");
         Files.writeString(corrupt, "{\"tampered\":true}");
@@ -129,8 +111,10 @@ class ConsoleAttemptsBrowserTest {
         assertEquals("false", attribute("#checkpoints-table tr[data-seq='1']", "data-unusable"));
         assertEquals("true", attribute("#checkpoints-table tr[data-seq='2']", "data-unusable"));
         assertTrue(text("#checkpoints-table tr[data-seq='1']").contains("2 / 2"), text("#checkpoints-table"));
+        assertEquals("40 of 100", text("#checkpoints-table tr[data-seq='1'] .checkpoint-progress"));
+        assertEquals("80 of 100", text("#checkpoints-table tr[data-seq='2'] .checkpoint-progress"));
         assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
-        assertEquals("2", text("#run-attempts"));
+        assertEquals("2 attempts · restarted", text("#run-attempts"));
         Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
         Files.createDirectories(shots);
         browser.screenshot(shots.resolve("run-attempts.png"));

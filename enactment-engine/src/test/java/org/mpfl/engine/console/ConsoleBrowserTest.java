@@ -155,11 +155,14 @@ class ConsoleBrowserTest {
     @Order(1)
     void ringRunAppearsAndUpdatesLiveWithTheExpectedMessageMatrix() throws Exception {
         int n = 6;
-        int rounds = 5;
+        // the live checks below must catch the run mid-way: 8 rounds of a 300 ms pause keep it running for >= 2.4 s
+        // after it starts, a margin over the page's load and the click on a loaded 2-core machine (5 x 60 ms missed it
+        // once at load ~25)
+        int rounds = 8;
         open("/runs");
         browser.await("runs view shown", WAIT, d -> count("#runs-table, #runs-empty") > 0);
         browser.script("window.consoleNotReloaded = true");
-        String id = workflows.start(engine, "ring-rounds.mpfl.xml", Map.of("ranks", n, "rounds", rounds, "pauseMs", 60));
+        String id = workflows.start(engine, "ring-rounds.mpfl.xml", Map.of("ranks", n, "rounds", rounds, "pauseMs", 300));
         String row = "#runs-table tr[data-run-id='" + id + "']";
         browser.await("the new run appears in the list", WAIT, d -> count(row) == 1);
         click(row + " a");

@@ -80,6 +80,21 @@ final class HeadlessChromium implements AutoCloseable {
         return ((JavascriptExecutor) driver).executeScript(js, args);
     }
 
+    /** The visible text of the first element matching {@code css} ({@code ""} when there is none). */
+    String text(String css) {
+        return (String) script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css);
+    }
+
+    /** An attribute of the first element matching {@code css} ({@code null} when either is missing). */
+    String attribute(String css, String name) {
+        return (String) script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null", css, name);
+    }
+
+    /** How many elements match {@code css}. */
+    long count(String css) {
+        return ((Number) script("return document.querySelectorAll(arguments[0]).length", css)).longValue();
+    }
+
     /** Runs an asynchronous script: it ends by calling its last argument with the result. */
     Object asyncScript(String js, Object... args) {
         return ((JavascriptExecutor) driver).executeAsyncScript(js, args);

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.store.RunRecord;
 import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.RankEvent;
 
 /**
  * A run's stored record and its REST view: the record carries the columns and the whole detail; the
@@ -52,7 +53,8 @@ class RunViewTest {
     @Test
     void aStoredRunInAListLeavesOutThePerRankParts() {
         JsonNode listed = RunView.listed(run().record());
-        assertFalse(listed.has("ranks") || listed.has("matrix") || listed.has("params"), listed.toString());
+        assertFalse(listed.has("ranks") || listed.has("matrix"), listed.toString());
+        assertEquals(2, listed.at("/params/n").asInt(), "the runs list shows and searches parameters");
         assertEquals("r1", listed.get("id").asText());
         assertTrue(listed.has("attempts") && listed.has("outputs"), "the rest of the detail stays: " + listed);
     }
@@ -61,8 +63,59 @@ class RunViewTest {
     void aLiveRunInAListShowsItsSummary() {
         JsonNode summary = RunView.summary(run());
         assertEquals(List.of("id", "workflow", "workflowVersion", "state", "createdMs", "startedMs", "endedMs", "elapsedMs",
-                "startupMs", "size", "progress", "error"),
+                "startupMs", "size", "progress", "error", "attempts", "resumed", "params"),
                 Json.MAPPER.convertValue(summary, Map.class).keySet().stream().map(String::valueOf).toList());
         assertEquals(2, summary.get("size").asInt());
+    }
+
+    private static RankEvent event(int rank, long seq, RankEvent.Type type, String state, Object value) {
+        return new RankEvent("d", rank, seq, 1000 + seq, type, state, null, null, null, null, null, value);
+    }
+
+    @Test
+    void progressKeepsTheLastReportedValueAndCountsOnlyTheRanksThatReportIt() {
+        Run run = run();
+        run.apply(event(0, 1, RankEvent.Type.STATE, "RUNNING", null));
+        run.apply(event(1, 1, RankEvent.Type.STATE, "RUNNING", null));
+        run.apply(event(0, 2, RankEvent.Type.PROGRESS, null, Map.of("value", 100, "total", 500)));
+        assertEquals(0.2, RunView.summary(run).get("progress").asDouble(), 1e-9, "rank 1 reports no progress and does not count");
+        run.apply(event(0, 3, RankEvent.Type.PROGRESS, null, Map.of("value", 247, "total", 500)));
+        run.apply(event(0, 4, RankEvent.Type.STATE, "DONE", null));
+        JsonNode d = RunView.detail(run);
+        assertEquals(247, d.at("/ranks/0/progress/value").asInt(), "converged early: the value stays as reported");
+        assertEquals(500, d.at("/ranks/0/progress/total").asInt());
+        assertEquals(1.0, d.get("progress").asDouble(), 1e-9, "a DONE rank counts as complete");
+
+        Run silent = run();
+        silent.apply(event(0, 1, RankEvent.Type.STATE, "RUNNING", null));
+        silent.apply(event(0, 2, RankEvent.Type.STATE, "DONE", null));
+        assertEquals(0.5, RunView.summary(silent).get("progress").asDouble(), 1e-9, "no rank reports progress: the share done");
+    }
+
+    @Test
+    void aResumedRunHasANonNegativeStartUpAndEachAttemptsOutcome() {
+        Run run = run();
+        run.markStarting(1_000);
+        run.markRunning(1_500, true);
+        assertEquals(500, RunView.summary(run).get("startupMs").asLong());
+        assertTrue(run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), 2_000));
+        run.reopen("d2", "t2");
+        run.markStarting(10_000);
+        assertTrue(RunView.summary(run).get("startupMs").isNull(),
+                "before the new attempt runs its start-up is unknown, not the old attempt's end minus the new start");
+        run.placed(List.of(new RankPlacement(0, "p", "s", "h", new Endpoint("http://h/s", null, "h")),
+                new RankPlacement(1, "p", "s", "h", new Endpoint("http://h/s", null, "h"))));
+        run.markRunning(10_300, true);
+        assertEquals(300, RunView.summary(run).get("startupMs").asLong());
+        assertTrue(run.finish(RunState.SUCCEEDED, null, 12_000));
+        JsonNode log = RunView.detail(run).get("attemptLog");
+        assertEquals(2, log.size(), log.toString());
+        assertEquals("CANCELLED", log.get(0).get("outcome").asText());
+        assertEquals(2_000, log.get(0).get("endMs").asLong());
+        assertEquals("cancelled by user", log.get(0).get("outcomeMessage").asText());
+        assertEquals("SUCCEEDED", log.get(1).get("outcome").asText());
+        assertEquals(12_000, log.get(1).get("endMs").asLong());
+        assertFalse(RunView.detail(run).get("resumed").asBoolean(),
+                "reopen alone is not a user's resume: the run service names the cause (RunLifecycle.resume)");
     }
 }

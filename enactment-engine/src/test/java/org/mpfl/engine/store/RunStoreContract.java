@@ -1,6 +1,7 @@
 package org.mpfl.engine.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,6 +69,36 @@ abstract class RunStoreContract {
         }
         try (EngineDatabase db = openStore()) {
             assertEquals("FAILED", db.runs().run("r1").orElseThrow().detail().get("state").asText(), "kept when reopened");
+        }
+    }
+
+    @Test
+    void runsArePagedSortedAndSearched() throws Exception {
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
+            for (int i = 0; i < 30; i++) {
+                store.save(run("run_" + i, i % 3 == 0 ? "Heat2D" : "ring", i % 2 == 0 ? "SUCCEEDED" : "FAILED", 1000 + i,
+                        Map.of("params", Map.of("n", i, "mode", i % 5 == 0 ? "50%" : "plain"))));
+            }
+            RunStore.RunPage page = store.page(new RunQuery(null, null, null, null, null, null, "created", false, 10, 5));
+            assertEquals(30, page.total());
+            assertEquals(List.of("run_19", "run_18", "run_17", "run_16", "run_15"), page.runs().stream().map(RunRecord::id).toList());
+            RunStore.RunPage heat = store.page(new RunQuery("FAILED", null, "heat", null, null, null, "created", true, 0, 100));
+            assertEquals(List.of("run_3", "run_9", "run_15", "run_21", "run_27"), heat.runs().stream().map(RunRecord::id).toList(),
+                    "text in any case, state, oldest first");
+            assertEquals(5, heat.total());
+            // LIKE wildcards in the search are taken literally: '_' matches only '_', '%' only '%'
+            assertEquals(30, store.page(new RunQuery(null, null, "n_", null, null, null, "created", false, 0, 1)).total());
+            assertEquals(0, store.page(new RunQuery(null, null, "r%n", null, null, null, "created", false, 0, 1)).total());
+            RunStore.RunPage byParam = store.page(new RunQuery(null, null, null, "n=12", null, null, "created", false, 0, 10));
+            assertEquals(List.of("run_12"), byParam.runs().stream().map(RunRecord::id).toList(), "n=12, not n=1 or a value 12 elsewhere");
+            RunStore.RunPage percent = store.page(new RunQuery(null, null, null, "50%", null, null, "created", false, 2, 2));
+            assertEquals(6, percent.total(), "any parameter with the value 50%");
+            assertEquals(List.of("run_15", "run_10"), percent.runs().stream().map(RunRecord::id).toList(), "paged after the match");
+            RunStore.RunPage window = store.page(new RunQuery(null, "ring", null, null, 1005L, 1010L, "id", true, 0, 10));
+            assertEquals(List.of("run_10", "run_5", "run_7", "run_8"), window.runs().stream().map(RunRecord::id).toList(),
+                    "workflow exactly, created within the bounds (inclusive), by id");
+            assertThrows(IllegalArgumentException.class, () -> new RunQuery(null, null, null, null, null, null, "colour", true, 0, 1));
         }
     }
 

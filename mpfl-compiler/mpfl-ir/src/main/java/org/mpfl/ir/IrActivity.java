@@ -194,13 +194,26 @@ public sealed interface IrActivity {
     /**
      * Calls user code: {@code inputs} are evaluated (names of params/vars/loop vars, as refs) and
      * passed by name; the returned values named {@code outputs} are stored, checked against the
-     * targets' types at run time.
+     * targets' types at run time. Exactly one of {@code className} (a Java activity in a library jar),
+     * {@code python} ({@code MODULE:FUNCTION} in a Python library) and {@code command} (an executable
+     * speaking docs/kernel-protocol.md, as written in the document) is set.
      */
-    record Compute(String className, List<IrExpr.Ref> inputs, List<IrTarget> outputs, SourceLocation at)
-            implements IrActivity {
+    record Compute(String className, List<IrExpr.Ref> inputs, List<IrTarget> outputs, SourceLocation at,
+            String python, String command) implements IrActivity {
+        @JsonCreator
         public Compute {
             inputs = List.copyOf(inputs);
             outputs = List.copyOf(outputs);
+        }
+
+        /** A Java activity. */
+        public Compute(String className, List<IrExpr.Ref> inputs, List<IrTarget> outputs, SourceLocation at) {
+            this(className, inputs, outputs, at, null, null);
+        }
+
+        /** What the document names as the kernel: the class, {@code python MODULE:FUNCTION} or {@code command PATH}. */
+        public String kernelName() {
+            return python != null ? "python " + python : command != null ? "command " + command : className;
         }
     }
 

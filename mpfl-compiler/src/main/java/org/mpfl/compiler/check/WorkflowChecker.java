@@ -90,6 +90,7 @@ public final class WorkflowChecker {
                 processes.add(process);
             }
         }
+        new KernelLibraryCheck(diagnostics, documentDirectory, libraries).check(processes);
         return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location(),
                 restarts(root));
     }
@@ -143,10 +144,11 @@ public final class WorkflowChecker {
             diagnostics.error(a.location(), "empty library path");
             return;
         }
-        if (!path.endsWith(".jar")) {
-            diagnostics.warning(a.location(), "library '" + path + "' does not end in .jar");
+        boolean directory = documentDirectory != null && Files.isDirectory(documentDirectory.resolve(path));
+        if (!directory && !path.endsWith(".jar") && !path.endsWith(".py") && !path.endsWith(".zip")) {
+            diagnostics.warning(a.location(), "library '" + path + "' is not a .jar, a .py, a .zip or a directory");
         }
-        if (documentDirectory != null && !Files.isRegularFile(documentDirectory.resolve(path))) {
+        if (documentDirectory != null && !directory && !Files.isRegularFile(documentDirectory.resolve(path))) {
             diagnostics.error(a.location(), "library not found: " + path + " (paths are relative to the document)");
         }
         if (libraries.contains(path)) {

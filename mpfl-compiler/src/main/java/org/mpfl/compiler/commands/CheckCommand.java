@@ -10,13 +10,16 @@ import org.mpfl.ir.cli.UsageException;
 import org.mpfl.ir.diag.Diagnostics;
 
 /**
- * {@code mpflc check FILE [--param k=v]…}: every static check; diagnostics GCC-style on stderr,
+ * {@code mpflc check FILE [--param k=v]… [--python PATH]}: every static check (and the Python kernels'
+ * functions, parsed in the interpreter); diagnostics GCC-style on stderr,
  * sorted by position; exit 0 if there is no error (warnings allowed), 1 if there is one, 2 for usage.
  */
 public final class CheckCommand implements CliCommand {
     static final String USAGE = "FILE [--param NAME=VALUE]...";
     private static final ArgumentSpec SPEC = DocumentArguments.spec("check", "Every static check of an MPFL document;"
-            + " diagnostics on stderr; exit 0 without errors (warnings allowed), 1 with errors.");
+            + " diagnostics on stderr; exit 0 without errors (warnings allowed), 1 with errors.")
+            .value("--python", "PATH", "python3", "the interpreter that parses <compute python> modules to find their functions"
+                    + " (the user's code is parsed, never imported)");
 
     @Override
     public String name() {
@@ -30,12 +33,15 @@ public final class CheckCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        DocumentArguments arguments = DocumentArguments.of(SPEC.parse(args));
+        org.mpfl.ir.cli.Arguments given = SPEC.parse(args);
+        DocumentArguments arguments = DocumentArguments.of(given);
         if (!Files.isRegularFile(arguments.file())) {
             err.println("mpflc check: " + missing(arguments));
             return 1;
         }
-        MpflCompiler.CheckResult result = new MpflCompiler().check(arguments.file(), arguments.displayName(), arguments.params());
+        MpflCompiler compiler = new MpflCompiler();
+        MpflCompiler.CheckResult result = compiler.check(arguments.file(), arguments.displayName(), arguments.params());
+        compiler.checkPythonFunctions(result, arguments.file().toAbsolutePath().getParent(), given.value("--python"));
         report(result.diagnostics(), err);
         return result.diagnostics().hasErrors() ? 1 : 0;
     }

@@ -31,10 +31,18 @@ public final class PlanBuilder {
         return process.name() + ".aar";
     }
 
-    /** The archive entry of a library: {@code lib/} + its file name. */
+    /** Where the archive keeps the kernel libraries (Python files, packages, zips, executables' directories). */
+    public static final String KERNELS_DIRECTORY = "kernels/";
+
+    /**
+     * The archive entry of a library: {@code lib/} + its file name for a jar (on the class path of the
+     * service), {@code kernels/} + its file name for anything else (a {@code .py}, a {@code .zip} or a
+     * directory, whose files go under that entry).
+     */
     public static String libraryEntry(String path) {
         Path fileName = Paths.get(path).getFileName();
-        return "lib/" + (fileName == null ? path : fileName.toString());
+        String name = fileName == null ? path : fileName.toString();
+        return (path.endsWith(".jar") ? "lib/" : KERNELS_DIRECTORY) + name;
     }
 
     public static DeploymentPlan build(IrWorkflow workflow, byte[] source) {

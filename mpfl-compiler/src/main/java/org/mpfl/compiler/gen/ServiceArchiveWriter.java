@@ -28,6 +28,7 @@ import org.mpfl.protocol.MpiwsWsdl;
  *   mpfl/program.json          {@link ServiceProgram}: the process's typed IR
  *   mpfl/plan.json             the whole deployment plan
  *   lib/*.jar                  the workflow's library jars (and, with a {@link RuntimeBundle}, the runtime's)
+ *   kernels/*                  the workflow's other libraries: Python files, package directories, zips, executables
  * </pre>
  * By default the MPFL runtime jars are not bundled: an MPFL service host provides them. With a
  * {@link RuntimeBundle} ({@code mpflc compile --bundle-runtime}) they are, and the archive also runs in
@@ -74,8 +75,13 @@ public final class ServiceArchiveWriter {
                 entry(zip, written, RuntimeBinding.PROGRAM_ENTRY, PlanJson.toBytes(program));
                 entry(zip, written, RuntimeBinding.PLAN_ENTRY, PlanJson.toBytes(plan));
                 for (PlanLibrary library : plan.libraries()) {
-                    try (InputStream in = Files.newInputStream(documentDirectory.resolve(library.path()))) {
-                        entry(zip, written, library.archiveEntry(), in.readAllBytes());
+                    Path source = documentDirectory.resolve(library.path());
+                    if (Files.isDirectory(source)) {
+                        directory(zip, written, source, library.archiveEntry());
+                    } else {
+                        try (InputStream in = Files.newInputStream(source)) {
+                            entry(zip, written, library.archiveEntry(), in.readAllBytes());
+                        }
                     }
                 }
                 if (runtime != null) {
@@ -97,6 +103,20 @@ public final class ServiceArchiveWriter {
     public static String wsdl(DeploymentPlan plan, PlanProcess process) {
         return MpiwsWsdl.of(process.service(), "MPFL workflow " + plan.workflow() + ", process " + process.name(),
                 "http://localhost:8080" + MpiwsNames.SERVICES_PATH + process.service());
+    }
+
+    /** A library directory (a Python package, an executable's files): its files in name order, without Python's caches. */
+    private static void directory(ZipOutputStream zip, Set<String> written, Path directory, String entryPrefix) throws IOException {
+        java.util.List<Path> files;
+        try (java.util.stream.Stream<Path> walk = Files.walk(directory)) {
+            files = walk.filter(Files::isRegularFile)
+                    .filter(f -> !directory.relativize(f).toString().contains("__pycache__"))
+                    .sorted().toList();
+        }
+        for (Path file : files) {
+            String relative = directory.relativize(file).toString().replace(java.io.File.separatorChar, '/');
+            entry(zip, written, entryPrefix + "/" + relative, Files.readAllBytes(file));
+        }
     }
 
     private static void entry(ZipOutputStream zip, Set<String> written, String name, byte[] content) throws IOException {

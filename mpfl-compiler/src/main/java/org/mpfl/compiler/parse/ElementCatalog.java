@@ -59,7 +59,7 @@ public final class ElementCatalog {
         rule("parallel", List.of(), List.of(), Content.CHILDREN, Set.of("branch"));
         rule("branch", List.of(), List.of(), Content.ACTIVITIES, Set.of());
         // work
-        rule("compute", List.of("class"), List.of("in", "out"), Content.EMPTY, Set.of());
+        rule("compute", List.of(), List.of("class", "python", "command", "in", "out"), Content.EMPTY, Set.of());
         rule("invoke", List.of("endpoint", "operation"), List.of("input", "output"), Content.EMPTY, Set.of());
         // point-to-point
         rule("send", List.of("to", "data"), List.of("tag", "comm", "mode"), Content.EMPTY, Set.of());

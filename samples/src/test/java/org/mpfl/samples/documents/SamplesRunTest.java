@@ -53,7 +53,7 @@ class SamplesRunTest {
             "pingpong", List.of("n=10", "iterations=3", "warmup=1"),
             "pingstarpong", List.of("n=10", "burst=3", "iterations=2", "warmup=1"));
     /** The samples whose results are fixed values: their documents must keep stating them. */
-    private static final List<String> STATE_THEIR_RESULTS = List.of("ring", "matmul", "heat2d", "moldyn");
+    private static final List<String> STATE_THEIR_RESULTS = List.of("ring", "matmul", "heat2d", "heat2d-py", "moldyn");
     private static final Map<String, JsonNode> RUNS = new ConcurrentHashMap<>();
     private static LocalCluster cluster;
 
@@ -167,7 +167,7 @@ class SamplesRunTest {
         for (String sample : STATE_THEIR_RESULTS) {
             assertTrue(expectations(sample).hasRunExpectations(), sample + " no longer states its results");
         }
-        assertEquals(List.of("coupling", "heat2d", "matmul", "moldyn", "pingpong", "pingstarpong", "ring"), samples().toList(),
+        assertEquals(List.of("coupling", "heat2d-py", "heat2d", "matmul", "moldyn", "pingpong", "pingstarpong", "ring"), samples().toList(),
                 "a new sample: does it state its results (<!-- run: -->) or does this test check a property of them?");
     }
 

@@ -133,6 +133,10 @@ public final class HostMain {
             .value("--binary-port", "P", "0", "the binary channel's port (0: any free port; a fixed one is what a firewall can open)")
             .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram class as service type NAME")
             .repeatable("--extension", "NAME", "install an optional host extension found on the class path")
+            .value("--python", "PATH", "the interpreter of <compute python> kernel workers (a virtualenv's or conda's python;"
+                    + " default: python3 on the PATH)")
+            .repeatable("--allow-command-dir", "DIR", "a directory whose executables <compute command> may name by absolute path"
+                    + " (kernels run with this host's rights: docs/security.md)")
             .flag("--exit-with-parent", "end the host when its standard input closes (the launcher died)")
             .flag("--credential-stdin", "take the engine's URL and the credential as one line on standard input (with --host-id)")
             .value("--credential-timeout", "S", "120", "how long --credential-stdin waits for that line")
@@ -165,6 +169,7 @@ public final class HostMain {
         for (String name : given.values("--extension")) {
             extensions.add(HostExtension.named(name));
         }
+        KernelOptions.apply(given.value("--python"), given.values("--allow-command-dir"));
         Map<String, String> tlsOptions = TlsOptions.given(given);
         if (!binary && binaryPort != 0) {
             throw new UsageException("--binary-port " + binaryPort + " and --no-binary contradict each other: "

@@ -1,7 +1,9 @@
 package org.mpfl.runtime.interp;
 
 import java.lang.reflect.InvocationTargetException;
+import java.io.InterruptedIOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
@@ -10,6 +12,8 @@ import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.runtime.api.Activity;
 import org.mpfl.runtime.api.ActivityContext;
 import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.interp.kernel.KernelFailure;
+import org.mpfl.runtime.interp.kernel.RankKernels;
 
 /**
  * {@code compute}: calls the user's {@link Activity} — one instance per rank and compute site, kept
@@ -19,17 +23,42 @@ import org.mpfl.runtime.api.DomainAbortedException;
  */
 final class ComputeStep {
 
+    /**
+     * Starts the rank's kernel workers and loads its Python kernels: a worker that does not start, or a
+     * module or function that is missing, fails the rank before its first activity, at that compute.
+     */
+    static void startKernels(RankState rank) {
+        List<IrActivity.Compute> sites = rank.program().computeSites();
+        if (!RankKernels.needed(sites)) {
+            return;
+        }
+        try {
+            rank.kernels().start(sites);
+        } catch (RankKernels.SiteFailure e) {
+            throw Faults.of(Executor.name(e.site()), e.site().at(), e.getMessage());
+        } catch (InterruptedIOException e) {
+            rank.kernels().kill();
+            Thread.interrupted();
+            rank.checkAborted();
+            throw Faults.of("start", rank.program().process().at(), "interrupted while the kernel workers started");
+        }
+    }
+
     void execute(IrActivity.Compute x, Frame f) {
         RankState rank = f.rank();
         String name = Executor.name(x);
         rank.monitor().reached(name, x.at());
+        if (x.className() == null) {
+            store(x, f, name, callKernel(x, f, name));
+            return;
+        }
         Activity activity;
         try {
             activity = rank.activityAt(x);
         } catch (InvocationTargetException e) {
-            throw Faults.of(name, x.at(), "the constructor of " + x.className() + " threw " + describe(e.getCause()));
+            throw Faults.of(name, x.at(), "the constructor of " + x.kernelName() + " threw " + describe(e.getCause()));
         } catch (ReflectiveOperationException | LinkageError e) {
-            throw Faults.of(name, x.at(), "cannot create activity " + x.className() + ": " + describe(e));
+            throw Faults.of(name, x.at(), "cannot create activity " + x.kernelName() + ": " + describe(e));
         }
         Map<String, Object> inputs = new LinkedHashMap<>();
         for (IrExpr.Ref in : x.inputs()) {
@@ -50,7 +79,7 @@ final class ComputeStep {
             // an activity stopped by the abort's interrupt is a consequence of the abort, not a fault
             Thread.interrupted();
             rank.checkAborted();
-            throw new RankFault(name, x.at(), "activity " + x.className() + " failed: " + describe(e), e);
+            throw new RankFault(name, x.at(), "activity " + x.kernelName() + " failed: " + describe(e), e);
         } finally {
             rank.monitor().busyEnd();
             rank.monitor().computed(name, x.at(), started);
@@ -59,21 +88,52 @@ final class ComputeStep {
         if (Thread.interrupted()) {
             rank.checkAborted();
         }
+        store(x, f, name, outputs);
+    }
+
+    /** A Python or executable kernel's call through the rank's worker (docs/kernel-protocol.md). */
+    private static Map<String, Object> callKernel(IrActivity.Compute x, Frame f, String name) {
+        RankState rank = f.rank();
+        Map<String, Object> inputs = new LinkedHashMap<>();
+        for (IrExpr.Ref in : x.inputs()) {
+            inputs.put(in.name(), ExpressionEvaluator.evaluate(in, f));
+        }
+        rank.monitor().busyStart();
+        long started = rank.monitor().computeStart();
+        try {
+            return rank.kernels().call(x, inputs);
+        } catch (KernelFailure e) {
+            throw Faults.of(name, x.at(), e.getMessage());
+        } catch (InterruptedIOException e) {
+            // the abort's interrupt: the kernel may run on, so its worker goes now
+            rank.kernels().kill();
+            Thread.interrupted();
+            rank.checkAborted();
+            throw Faults.of(name, x.at(), "interrupted while the kernel ran");
+        } finally {
+            rank.monitor().busyEnd();
+            rank.monitor().computed(name, x.at(), started);
+        }
+    }
+
+    /** Stores the outputs a kernel returned, each checked against its variable's type. */
+    private static void store(IrActivity.Compute x, Frame f, String name, Map<String, Object> outputs) {
+        RankState rank = f.rank();
         if (x.outputs().isEmpty()) {
             return;
         }
         if (outputs == null) {
-            throw Faults.of(name, x.at(), "activity " + x.className() + " returned no outputs; expected "
+            throw Faults.of(name, x.at(), "activity " + x.kernelName() + " returned no outputs; expected "
                     + x.outputs().stream().map(IrTarget::variable).toList());
         }
         for (IrTarget out : x.outputs()) {
             if (!outputs.containsKey(out.variable())) {
-                throw Faults.of(name, x.at(), "activity " + x.className() + " did not return output '" + out.variable()
+                throw Faults.of(name, x.at(), "activity " + x.kernelName() + " did not return output '" + out.variable()
                         + "' (it returned " + outputs.keySet() + ")");
             }
             Object value = outputs.get(out.variable());
             try {
-                rank.store(out, value, false, f, "output '" + out.variable() + "' of " + x.className());
+                rank.store(out, value, false, f, "output '" + out.variable() + "' of " + x.kernelName());
             } catch (RuntimeException e) {
                 throw Faults.at(name, x.at(), e);
             }

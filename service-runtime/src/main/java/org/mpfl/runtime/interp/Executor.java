@@ -315,7 +315,7 @@ final class Executor {
     /** The activity's name in events and errors: its element name, with the class or operation where that helps. */
     static String name(IrActivity a) {
         if (a instanceof IrActivity.Compute c) {
-            return "compute " + c.className();
+            return "compute " + c.kernelName();
         }
         if (a instanceof IrActivity.Invoke i) {
             return "invoke " + i.operation();

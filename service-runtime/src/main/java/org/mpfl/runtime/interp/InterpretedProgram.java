@@ -26,6 +26,7 @@ import org.mpfl.ir.plan.PlanParam;
 import org.mpfl.ir.plan.PlanProcess;
 import org.mpfl.ir.plan.ServiceProgram;
 import org.mpfl.runtime.api.Activity;
+import org.mpfl.runtime.interp.kernel.KernelLibraries;
 import org.mpfl.runtime.transport.ObjectTypes;
 import org.mpfl.protocol.digest.Sha256;
 
@@ -54,6 +55,8 @@ public final class InterpretedProgram {
     /** The process's checkpoint sites in document order: a checkpoint names its site by index here. */
     private final List<IrActivity.Checkpoint> checkpointSites = new ArrayList<>();
     private volatile String digest;
+    private final List<IrActivity.Compute> computeSites = new ArrayList<>();
+    private volatile KernelLibraries kernels = KernelLibraries.none();
 
     private InterpretedProgram(String workflow, IrProcess process, List<ParamSpec> params, List<ProcessSpec> processes,
                                ClassLoader libraries, List<IrProcess> allPrograms) {
@@ -67,7 +70,25 @@ public final class InterpretedProgram {
             if (a instanceof IrActivity.Checkpoint c) {
                 checkpointSites.add(c);
             }
+            if (a instanceof IrActivity.Compute c) {
+                computeSites.add(c);
+            }
         });
+    }
+
+    /** Where this program's kernel libraries (Python files, packages, executables) are; none by default. */
+    public InterpretedProgram withKernels(KernelLibraries libraries) {
+        this.kernels = libraries;
+        return this;
+    }
+
+    KernelLibraries kernels() {
+        return kernels;
+    }
+
+    /** The process's compute sites in document order. */
+    List<IrActivity.Compute> computeSites() {
+        return computeSites;
     }
 
     /** The index of a checkpoint site of this process (document order). */
@@ -107,7 +128,7 @@ public final class InterpretedProgram {
         for (IrProcess p : programs) {
             if (p != null) {
                 IrWalk.forEachActivity(p.body(), a -> {
-                    if (a instanceof IrActivity.Compute c) {
+                    if (a instanceof IrActivity.Compute c && c.className() != null) {
                         names.add(c.className());
                     }
                 });

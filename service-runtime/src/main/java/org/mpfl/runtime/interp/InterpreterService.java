@@ -11,7 +11,10 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.ir.plan.RuntimeBinding;
+import org.mpfl.runtime.interp.kernel.KernelLibraries;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.host.RankProgramFactory;
 
@@ -44,7 +47,26 @@ public final class InterpreterService implements RankProgramFactory {
             throw new IOException("services.xml says process '" + expected + "' but the program is of process '"
                     + interpreted.process().name() + "'");
         }
+        interpreted.withKernels(kernelLibraries(archive, plan));
         return () -> new RankInterpreter(interpreted);
+    }
+
+    /** The archive's kernel libraries, unpacked (none if the plan has no libraries outside jars). */
+    private static KernelLibraries kernelLibraries(URL archive, byte[] planJson) throws IOException {
+        DeploymentPlan plan = PlanJson.readPlan(new ByteArrayInputStream(planJson));
+        Map<String, String> entries = new java.util.LinkedHashMap<>();
+        plan.libraries().forEach(l -> entries.put(l.path(), l.archiveEntry()));
+        if (entries.values().stream().noneMatch(e -> e.startsWith(KernelLibraries.ARCHIVE_FOLDER))) {
+            return KernelLibraries.none();
+        }
+        if (archive == null || !"file".equals(archive.getProtocol())) {
+            throw new IOException("the workflow has kernel libraries, but the archive is not a file (" + archive + ")");
+        }
+        try {
+            return KernelLibraries.unpack(Path.of(archive.toURI()), entries);
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw new IOException("archive location " + archive + " is not a file: " + e.getMessage(), e);
+        }
     }
 
     /** An entry of the archive (a file or an exploded directory), else a resource of its class loader. */

@@ -54,14 +54,19 @@ public final class RankInterpreter implements RankProgram, ObjectTypes.Declaring
                         + layout.ownProcess() + "', but this service runs process '" + program.process().name() + "'");
             }
             RankState rank = new RankState(program, context, params, layout, monitor);
-            Frame frame = Frame.root(rank);
-            rank.initialiseVariables(frame);
-            if (context instanceof CheckpointSink checkpoints && checkpoints.resume() != null) {
-                CheckpointStep.resume(rank, checkpoints.resume());
-            }
-            new Executor().run(program.process().body(), frame);
-            if (!rank.requests().names().isEmpty()) {
-                context.log("warn", "requests never waited for: " + rank.requests().names());
+            try {
+                ComputeStep.startKernels(rank);
+                Frame frame = Frame.root(rank);
+                rank.initialiseVariables(frame);
+                if (context instanceof CheckpointSink checkpoints && checkpoints.resume() != null) {
+                    CheckpointStep.resume(rank, checkpoints.resume());
+                }
+                new Executor().run(program.process().body(), frame);
+                if (!rank.requests().names().isEmpty()) {
+                    context.log("warn", "requests never waited for: " + rank.requests().names());
+                }
+            } finally {
+                rank.kernels().close();
             }
         } finally {
             WaitWatchdog.unregister(monitor);

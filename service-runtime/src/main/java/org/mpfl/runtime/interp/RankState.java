@@ -12,6 +12,7 @@ import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.ir.eval.RuntimeFault;
 import org.mpfl.ir.eval.Values;
 import org.mpfl.runtime.api.Activity;
+import org.mpfl.runtime.interp.kernel.RankKernels;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.topology.RankRuntime;
 
@@ -31,6 +32,7 @@ final class RankState {
     private final NamedCommunicators communicators;
     private final PendingRequests requests = new PendingRequests();
     private final RankActivityMonitor monitor;
+    private final RankKernels kernels;
     private final Map<String, Object> variables = new ConcurrentHashMap<>();
     private final Map<IrActivity.Compute, Activity> activities = Collections.synchronizedMap(new IdentityHashMap<>());
     private final RankRuntime runtime;
@@ -74,6 +76,12 @@ final class RankState {
         this.monitor = monitor;
         this.communicators = new NamedCommunicators(context, layout);
         this.runtime = RankRuntime.of(context);
+        this.kernels = new RankKernels(program.kernels(), context::log);
+    }
+
+    /** The rank's kernel workers (Python, executables). */
+    RankKernels kernels() {
+        return kernels;
     }
 
     InterpretedProgram program() {

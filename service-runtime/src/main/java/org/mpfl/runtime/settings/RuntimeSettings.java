@@ -78,6 +78,15 @@ public final class RuntimeSettings {
     // interpreter
     public static final Setting<Long> INVOKE_TIMEOUT_MS = Setting.longProperty("mpfl.invoke.timeoutMs", 60_000L,
             "how long an <invoke> of an external web service may take");
+    // kernels in other languages (docs/kernel-protocol.md)
+    // the interpreter's setting is ProtocolSettings.KERNEL_PYTHON: the host launcher passes it on
+    public static final Setting<String> KERNEL_COMMAND_DIRS = Setting.textProperty("mpfl.kernel.allowCommandDirs", "", "none",
+            "directories (separated by the path separator) whose executables <compute command> may name by absolute path"
+                    + " (mpflc host --allow-command-dir DIR)");
+    public static final Setting<Long> KERNEL_START_TIMEOUT_MS = Setting.longProperty("mpfl.kernel.startTimeoutMs", 30_000L,
+            "how long a rank waits for its kernel worker to start and import its modules");
+    public static final Setting<Long> KERNEL_LOG_BYTES_PER_CALL = Setting.longProperty("mpfl.kernel.logBytesPerCall", 64L << 10,
+            "most bytes of a kernel's stdout/stderr per call that become log lines (the rest is counted, not shown)");
     public static final Setting<Boolean> TRACE_SPANS = Setting.booleanProperty("mpfl.trace.spans", true,
             "ranks record activity spans for mpflc trace (false: none)");
 }

@@ -25,6 +25,7 @@ import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.RankContext;
+import org.mpfl.runtime.interp.kernel.KernelLibraries;
 import org.mpfl.runtime.p2p.MessagingHost;
 import org.mpfl.runtime.p2p.MessagingSettings;
 import org.mpfl.runtime.monitor.RankMonitor;
@@ -213,11 +214,22 @@ final class InterpreterHarness {
         } catch (URISyntaxException | NullPointerException e) {
             throw new AssertionError("no test document interp/" + name, e);
         }
+        return compile(file, params);
+    }
+
+    /** Checks and compiles the document {@code file} (it must check clean). */
+    static MpflCompiler.CheckResult compile(Path file, Map<String, String> params) {
+        String name = file.getFileName().toString();
         MpflCompiler.CheckResult r = new MpflCompiler().check(file, name, params);
         if (!r.ok()) {
-            throw new AssertionError("interp/" + name + " does not check clean:\n" + r.diagnostics().sorted());
+            throw new AssertionError(name + " does not check clean:\n" + r.diagnostics().sorted());
         }
         return r;
+    }
+
+    /** Runs the document {@code file} (anywhere), its kernel libraries next to it. */
+    static Result run(Path file, Map<String, String> params, Duration limit) {
+        return run(compile(file, params), file.getParent(), params, limit, r -> null);
     }
 
     static Result run(String name, Map<String, String> params, Duration limit) {
@@ -227,7 +239,11 @@ final class InterpreterHarness {
     /** Like {@link #run(String, Map, Duration)}, each rank resuming from what {@code resume} gives it ({@code null}: from the start). */
     static Result run(String name, Map<String, String> params, Duration limit,
                       java.util.function.IntFunction<RunRequest.Resume> resume) {
-        MpflCompiler.CheckResult checked = compile(name, params);
+        return run(compile(name, params), documentDirectory(name), params, limit, resume);
+    }
+
+    private static Result run(MpflCompiler.CheckResult checked, Path directory, Map<String, String> params, Duration limit,
+                              java.util.function.IntFunction<RunRequest.Resume> resume) {
         IrWorkflow workflow = checked.workflow();
         Map<String, Integer> counts = ParamValues.rankCounts(workflow, checked.paramValues(), new Diagnostics());
         List<RunRequest.ProcessSlice> slices = new ArrayList<>();
@@ -235,7 +251,16 @@ final class InterpreterHarness {
             slices.add(new RunRequest.ProcessSlice(p.name(), p.service(), counts.get(p.name())));
         }
         // params travel as texts, as from the command line; the interpreter types them
-        return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit, resume);
+        KernelLibraries kernels = KernelLibraries.inDirectory(directory, workflow.libraries());
+        return run(workflow, slices, Collections.unmodifiableMap(new HashMap<String, Object>(params)), limit, resume, kernels);
+    }
+
+    private static Path documentDirectory(String name) {
+        try {
+            return Path.of(InterpreterHarness.class.getResource("/interp/" + name).toURI()).getParent();
+        } catch (URISyntaxException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** Runs every rank of the workflow until all ended or {@code limit} passed (then the domain is aborted). */
@@ -245,6 +270,11 @@ final class InterpreterHarness {
 
     static Result run(IrWorkflow workflow, List<RunRequest.ProcessSlice> slices, Map<String, Object> params, Duration limit,
                       java.util.function.IntFunction<RunRequest.Resume> resume) {
+        return run(workflow, slices, params, limit, resume, KernelLibraries.none());
+    }
+
+    static Result run(IrWorkflow workflow, List<RunRequest.ProcessSlice> slices, Map<String, Object> params, Duration limit,
+                      java.util.function.IntFunction<RunRequest.Resume> resume, KernelLibraries kernels) {
         int size = slices.stream().mapToInt(RunRequest.ProcessSlice::ranks).sum();
         try (MessagingHost host = MessagingHost.start("interp-" + DomainToken.generate().substring(0, 6), null, 0, null,
                 MessagingSettings.fromSystemProperties(), null)) {
@@ -264,7 +294,7 @@ final class InterpreterHarness {
             int rank = 0;
             for (RunRequest.ProcessSlice slice : slices) {
                 InterpretedProgram program = programs.computeIfAbsent(slice.name(),
-                        n -> InterpretedProgram.of(workflow, n, InterpreterHarness.class.getClassLoader()));
+                        n -> InterpretedProgram.of(workflow, n, InterpreterHarness.class.getClassLoader()).withKernels(kernels));
                 for (int i = 0; i < slice.ranks(); i++, rank++) {
                     RankInstance instance = host.registry().open(domainId, rank, token, endpoints, host.selector(), "local");
                     instance.allowObjectTypes(program.objectTypes()); // as the service host does

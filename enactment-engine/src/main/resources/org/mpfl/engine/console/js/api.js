@@ -26,6 +26,14 @@ async function readAnswer(response) {
   return body;
 }
 
+/** GET of a list page: {body, total} with the X-Total-Count header's number. */
+export async function getPage(path) {
+  const response = await fetch(path, {headers: {Accept: 'application/json'}, cache: 'no-store'});
+  const body = await readAnswer(response);
+  const total = Number(response.headers.get('X-Total-Count'));
+  return {body, total: Number.isFinite(total) && response.headers.has('X-Total-Count') ? total : (body || []).length};
+}
+
 export async function getJson(path) {
   const response = await fetch(path, {headers: {Accept: 'application/json'}, cache: 'no-store'});
   return readAnswer(response);
@@ -43,11 +51,18 @@ export async function postWithToken(path, body) {
 
 export const api = {
   runs: state => getJson('api/runs' + (state ? '?state=' + encodeURIComponent(state) : '')),
+  /** A page of runs: query {state, q, workflow, param, from, to, sort, order, offset, limit} → {body, total}. */
+  runsPage: query => {
+    const params = new URLSearchParams();
+    Object.entries(query).forEach(([k, v]) => { if (v !== undefined && v !== null && v !== '') params.set(k, v); });
+    return getPage('api/runs?' + params);
+  },
   run: id => getJson('api/runs/' + encodeURIComponent(id)),
   runHistory: (id, afterId, limit = 10000) =>
     getJson(`api/runs/${encodeURIComponent(id)}/log?after=${afterId}&limit=${limit}`),
   trace: id => getJson('api/runs/' + encodeURIComponent(id) + '/trace'),
   cancelRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/cancel'),
+  resumeRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/resume'),
   hosts: () => getJson('api/registry/hosts'),
   engine: () => getJson('api/engine'),
   workflows: () => getJson('api/workflows'),

@@ -1,5 +1,5 @@
 // Entry point: hash routing between the runs list, a run's detail and the registry.
-//   #/runs[?state=FAILED]   runs list
+//   #/runs[?state=FAILED&q=ring&param=n%3D4&from=…&to=…&sort=workflow&order=asc&page=2&size=100]   runs list
 //   #/runs/<id>             run detail (live)
 //   #/runs/<id>/trace       the run's trace (the JSON Perfetto opens, drawn here)
 //   #/workflows/<name>/graph  a stored workflow's picture
@@ -57,7 +57,7 @@ function route() {
   } else {
     highlightNav('runs');
     document.title = 'Runs · MPFL console';
-    disposeCurrent = mountRunsView(view, {state: query.get('state') || ''});
+    disposeCurrent = mountRunsView(view, query);
   }
 }
 

@@ -1,58 +1,127 @@
 // A run's attempts and checkpoints: every placement of its ranks (the start, a re-placement after
 // hosts refused it, a restart after an infrastructure fault, a resume) with its cause, the checkpoint
-// it resumed from and how long the ranks took to run again; the host faults of each; and the
-// checkpoints its ranks took (size, how long the parts took to arrive, complete or not, unusable).
+// it resumed from, how it ended, its wall and active time and how long the ranks took to run again;
+// the host faults of each; and the checkpoints its ranks took (size, how long the parts took to
+// arrive, complete or not, unusable), collapsed to a summary when there are many.
 
-import { el, show } from './dom.js';
-import { formatBytes, formatDuration, formatTime } from './format.js';
+import { el, show, stateBadge } from './dom.js';
+import { formatAmount, formatBytes, formatDuration, formatTime, humanMessage, plural } from './format.js';
+
+/** Checkpoints shown before "show all". */
+const CHECKPOINTS_SHOWN = 5;
+
+/** When attempt a ended: its own end, else (the last attempt of an ended run) the run's end, else now. */
+export function attemptEnd(run, a, isFinal) {
+  if (a.endMs) return a.endMs;
+  const log = run.attemptLog || [];
+  if (isFinal && run.endedMs && a === log[log.length - 1]) return run.endedMs;
+  return isFinal ? null : Date.now();
+}
+
+/** The sum of the attempts' wall times (the run's time minus the gaps between attempts). */
+export function activeMs(run, isFinal) {
+  const log = run.attemptLog || [];
+  if (log.length === 0) {
+    return run.startedMs ? (run.endedMs || Date.now()) - run.startedMs : null;
+  }
+  return log.reduce((sum, a) => {
+    const end = attemptEnd(run, a, isFinal);
+    return sum + (end && a.startMs ? Math.max(0, end - a.startMs) : 0);
+  }, 0);
+}
+
+/** "1 attempt", "2 attempts · resumed", "3 attempts · restarted". */
+export function attemptsLabel(run) {
+  const log = run.attemptLog || [];
+  const n = log.length || run.attempts || 1;
+  const resumed = run.resumed || log.some(a => a.cause === 'resumed by user');
+  const restarted = log.some(a => String(a.cause || '').startsWith('restart after'));
+  return plural(n, 'attempt') + (resumed ? ' · resumed' : '') + (restarted ? ' · restarted' : '');
+}
+
+/** An attempt's outcome: the run's final state, or INTERRUPTED when the next attempt replaced it. */
+function outcome(run, a, isFinal) {
+  const log = run.attemptLog || [];
+  const last = a === log[log.length - 1];
+  const state = a.outcome || (last ? (isFinal ? run.state : 'RUNNING') : 'INTERRUPTED');
+  return el('td', {class: 'attempt-outcome', 'data-outcome': state}, stateBadge(state),
+    a.outcomeMessage && state !== 'SUCCEEDED' ? el('div', {class: 'sub', title: a.outcomeMessage}, humanMessage(a.outcomeMessage).text) : null);
+}
 
 export class AttemptsView {
   constructor() {
+    this.showAll = false;
     this.summary = el('p', {class: 'sub', id: 'restarts-summary'});
     this.attempts = el('tbody');
+    this.checkpointSummary = el('p', {class: 'sub', id: 'checkpoints-summary'});
     this.checkpoints = el('tbody');
+    this.toggle = el('button', {type: 'button', id: 'checkpoints-toggle', onclick: () => { this.showAll = !this.showAll; this.redraw(); }});
     this.element = el('div', {},
       this.summary,
       el('div', {class: 'table-holder'}, el('table', {class: 'data attempts', id: 'attempts-table'},
         el('thead', {}, el('tr', {},
-          el('th', {scope: 'col'}, '#'), el('th', {scope: 'col'}, 'Cause'), el('th', {scope: 'col'}, 'Resumed from'),
-          el('th', {scope: 'col'}, 'Started'), el('th', {scope: 'col'}, 'Running again after'), el('th', {scope: 'col'}, 'Hosts'))),
+          ['#', 'Cause', 'Resumed from', 'Outcome', 'Started', 'Wall time', 'Active time', 'Running again after', 'Hosts']
+            .map(h => el('th', {scope: 'col'}, h)))),
         this.attempts)),
       el('h3', {}, 'Checkpoints'),
+      this.checkpointSummary,
       el('div', {class: 'table-holder'}, el('table', {class: 'data checkpoints', id: 'checkpoints-table'},
         el('thead', {}, el('tr', {},
-          el('th', {scope: 'col'}, 'Checkpoint'), el('th', {scope: 'col'}, 'Attempt'), el('th', {scope: 'col'}, 'Parts'),
+          el('th', {scope: 'col'}, 'Checkpoint'), el('th', {scope: 'col'}, 'Attempt'), el('th', {scope: 'col', title: 'the highest <progress> a rank had reported when it took the checkpoint'}, 'At progress'),
+          el('th', {scope: 'col'}, 'Parts'),
           el('th', {scope: 'col'}, 'Size'), el('th', {scope: 'col'}, 'Parts arrived within'),
           el('th', {scope: 'col'}, 'Slowest rank'), el('th', {scope: 'col'}, 'Taken'),
           el('th', {scope: 'col'}, 'Status'))),
-        this.checkpoints)));
+        this.checkpoints)),
+      this.toggle);
+  }
+
+  redraw() {
+    if (this.lastModel) this.update(this.lastModel);
   }
 
   update(model) {
+    this.lastModel = model;
     const run = model.run || {};
     const restarts = run.restarts || {allowed: 0, used: 0};
     const log = run.attemptLog || [];
     const faults = run.hostFaults || [];
     show(this.summary, `Restarts after infrastructure faults: ${restarts.used} of ${restarts.allowed} used · `
-      + `${log.length} attempt${log.length === 1 ? '' : 's'} · ${run.checkpointsTaken || 0} complete checkpoint`
-      + `${run.checkpointsTaken === 1 ? '' : 's'}`);
-    show(this.attempts, log.map(a => el('tr', {'data-attempt': a.attempt},
-      el('th', {scope: 'row', class: 'num'}, String(a.attempt)),
-      el('td', {class: 'attempt-cause'}, a.cause,
-        a.note ? el('div', {class: 'sub attempt-note'}, a.note) : null,
-        faults.filter(f => f.attempt === a.attempt).map(f => el('div', {class: 'sub attempt-fault', 'data-host': f.host}, f.message))),
-      el('td', {class: 'attempt-resumed', 'data-resumed-from': a.resumedFrom ?? ''},
-        a.resumedFrom === null || a.resumedFrom === undefined ? 'start' : 'checkpoint ' + a.resumedFrom),
-      el('td', {}, formatTime(a.startMs)),
-      el('td', {class: 'num'}, a.recoveryMs === null || a.recoveryMs === undefined ? '–' : formatDuration(a.recoveryMs)),
-      el('td', {class: 'mono'}, (a.hosts || []).join(', ')))));
-    const cps = run.checkpoints || [];
+      + `${attemptsLabel(run)} · ${plural(run.checkpointsTaken || 0, 'complete checkpoint')}`);
+    show(this.attempts, log.map(a => {
+      const end = attemptEnd(run, a, model.isFinal);
+      return el('tr', {'data-attempt': a.attempt},
+        el('th', {scope: 'row', class: 'num'}, String(a.attempt)),
+        el('td', {class: 'attempt-cause'}, a.cause,
+          a.note ? el('div', {class: 'sub attempt-note'}, a.note) : null,
+          faults.filter(f => f.attempt === a.attempt).map(f => el('div', {class: 'sub attempt-fault', 'data-host': f.host}, f.message))),
+        el('td', {class: 'attempt-resumed', 'data-resumed-from': a.resumedFrom ?? ''},
+          a.resumedFrom === null || a.resumedFrom === undefined ? 'start' : 'checkpoint ' + a.resumedFrom),
+        outcome(run, a, model.isFinal),
+        el('td', {}, formatTime(a.startMs)),
+        el('td', {class: 'num attempt-wall'}, end ? formatDuration(end - a.startMs) : '–'),
+        el('td', {class: 'num attempt-active', title: 'from every rank running to the end of the attempt'},
+          end && a.runningMs ? formatDuration(Math.max(0, end - a.runningMs)) : '–'),
+        el('td', {class: 'num'}, a.recoveryMs === null || a.recoveryMs === undefined ? '–' : formatDuration(a.recoveryMs)),
+        el('td', {class: 'mono'}, (a.hosts || []).join(', ')));
+    }));
+    const cps = (run.checkpoints || []).slice().reverse();
+    const usable = cps.filter(c => c.complete && !c.unusable).length;
+    const bytes = cps.reduce((s, c) => s + (c.bytes || 0), 0);
+    show(this.checkpointSummary, cps.length === 0 ? '' : `${plural(run.checkpointsTaken || 0, 'complete checkpoint')} taken`
+      + ` · ${usable} usable · newest ${cps[0].seq} at ${formatTime(cps[0].lastMs)} · ${formatBytes(bytes)} listed`
+      + ((run.checkpointsTaken || 0) > cps.length ? ` (the newest ${cps.length} are listed)` : ''));
+    const shown = this.showAll ? cps : cps.slice(0, CHECKPOINTS_SHOWN);
+    this.toggle.hidden = cps.length <= CHECKPOINTS_SHOWN;
+    this.toggle.textContent = this.showAll ? `Show the newest ${CHECKPOINTS_SHOWN} only` : `Show all ${cps.length} checkpoints`;
     show(this.checkpoints, cps.length === 0
-      ? el('tr', {}, el('td', {colspan: 8, class: 'sub'}, 'No checkpoint taken.'))
-      : cps.slice().reverse().map(c => el('tr', {'data-seq': c.seq, 'data-complete': String(c.complete),
+      ? el('tr', {}, el('td', {colspan: 9, class: 'sub'}, 'No checkpoint taken.'))
+      : shown.map(c => el('tr', {'data-seq': c.seq, 'data-complete': String(c.complete),
         'data-unusable': c.unusable ? 'true' : 'false'},
         el('th', {scope: 'row', class: 'num'}, String(c.seq)),
         el('td', {class: 'num'}, String(c.attempt)),
+        el('td', {class: 'num checkpoint-progress'}, c.progress && c.progress.total > 0
+          ? `${formatAmount(c.progress.value)} of ${formatAmount(c.progress.total)}` : '–'),
         el('td', {class: 'num'}, `${c.parts} / ${c.ranks}`),
         el('td', {class: 'num'}, formatBytes(c.bytes)),
         el('td', {class: 'num'}, formatDuration(c.spanMs)),

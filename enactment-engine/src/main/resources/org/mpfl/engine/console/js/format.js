@@ -11,12 +11,52 @@ export function formatDuration(ms) {
   return Math.floor(s / 3600) + ' h ' + String(Math.floor(s / 60) % 60).padStart(2, '0') + ' min';
 }
 
-/** Local date and time with seconds, e.g. "2024-05-01 14:03:07". */
+/** The browser's offset from UTC at that moment: "UTC", "UTC+1", "UTC-3:30". */
+export function utcOffset(epochMs) {
+  const minutes = -new Date(epochMs).getTimezoneOffset();
+  if (minutes === 0) return 'UTC';
+  const a = Math.abs(minutes);
+  return 'UTC' + (minutes > 0 ? '+' : '-') + Math.floor(a / 60) + (a % 60 ? ':' + String(a % 60).padStart(2, '0') : '');
+}
+
+/** Local date and time with seconds and the zone, e.g. "2024-05-01 14:03:07 UTC+2". */
 export function formatTime(epochMs) {
   if (!epochMs) return '–';
   const d = new Date(epochMs);
   const p = n => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ${utcOffset(epochMs)}`;
+}
+
+/** "1 message", "2 messages" (plural with an s unless given). */
+export function plural(n, word, many = word + 's') {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+/** A large count as people read it: 31500000 → "31.5M", 4190 → "4190". */
+export function formatAmount(x) {
+  if (!Number.isFinite(x)) return '–';
+  if (!Number.isInteger(x)) return x.toFixed(2);
+  return Math.abs(x) < 100_000 ? String(x) : formatCount(x);
+}
+
+/** An ISO-8601 duration as the engine's Java prints it (PT0.5S, PT1M30S) in ms / s / min. */
+function isoDuration(text) {
+  const m = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(text);
+  if (!m) return text;
+  return formatDuration(((Number(m[1] || 0) * 60 + Number(m[2] || 0)) * 60 + Number(m[3] || 0)) * 1000);
+}
+
+/**
+ * A failure message for people: ISO durations in ms / s, and internal ids (domain ids, tokens) left
+ * out. Returns {text, hidden}: hidden is true when something was left out (the full message is
+ * shown on request).
+ */
+export function humanMessage(message) {
+  const full = String(message || '');
+  let text = full.replace(/\bPT(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?\b/g, d => d === 'PT' ? d : isoDuration(d));
+  const withoutIds = text.replace(/,?\s*domain [A-Za-z0-9_-]{6,}…?/g, '').replace(/\(\s*\)/g, '').replace(/ {2,}/g, ' ')
+    .replace(/(?:[A-Za-z]:)?(?:[\/\\][\w.@+-]+)+[\/\\]([\w.@+-]+\.xml(?::\d+){0,2})/g, '$1'); // source paths as file:line:col
+  return {text: withoutIds, hidden: withoutIds !== text};
 }
 
 /** Clock time with milliseconds, e.g. "14:03:07.125". */

@@ -55,8 +55,8 @@ export class MessageMatrixView {
       : el('table', {class: 'heatmap', id: 'matrix-table'},
           el('caption', {class: 'visually-hidden'}, `${this.measure} sent from each rank (rows) to each rank (columns)`),
           el('thead', {}, header), el('tbody', {}, rows), el('tfoot', {}, footer)));
-    this.note.textContent = total === 0
-      ? 'No messages counted yet: ranks report their counters when they end, and the engine asks running ranks for them every poll.'
-      : `${format(total)} ${this.measure === 'bytes' ? 'of payload' : 'messages'} in total; darker is more.`;
+    this.note.textContent = total === 0 && model.isFinal ? 'The ranks reported no messages between them.'
+      : total === 0 ? 'No messages counted yet: ranks report their counters when they end, and the engine asks running ranks for them every poll.'
+      : `${format(total)} ${this.measure === 'bytes' ? 'of payload' : total === 1 ? 'message' : 'messages'} in total; darker is more.`;
   }
 }

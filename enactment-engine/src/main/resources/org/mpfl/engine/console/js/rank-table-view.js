@@ -1,10 +1,13 @@
-// Per-rank state: process and host, state, progress bar, current activity with its source
-// location, and for a blocked rank what it waits for (peer, tag, communicator; or the collective).
+// Per-rank state: process and host, state, progress bar, activity with its source location, and for
+// a blocked rank what it waits for (peer, tag, communicator; or the collective). Above the table,
+// how many ranks are blocked and the rank most of them wait for, with what that rank is doing.
 
 import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, shortLocation } from './format.js';
+import { formatAmount, formatDuration, humanMessage, plural, shortLocation } from './format.js';
 import { RunModel } from './run-model.js';
 import { describeWaits } from './wait-description.js';
+
+const ENDED = new Set(['DONE', 'FAILED', 'ABORTED']);
 
 function waitParts(w) {
   const part = (name, value) => value === null || value === undefined ? null
@@ -23,24 +26,109 @@ function waitCell(r) {
     waits.map(w => el('div', {class: 'wait'}, waitParts(w))));
 }
 
-function rankRow(r, now) {
+/**
+ * Why an ABORTED rank stopped, in neutral words: it did nothing wrong, the run was cancelled, a
+ * deadlock was detected or another rank failed.
+ */
+export function stopReason(run) {
+  const message = (run && run.error && run.error.message) || '';
+  if (run && run.state === 'CANCELLED') return 'stopped: run cancelled';
+  if (/^deadlock/i.test(message)) return 'stopped: deadlock detected';
+  if (run && run.error && Number.isInteger(run.error.rank)) return `stopped: rank ${run.error.rank} failed`;
+  if (run && run.state === 'FAILED') return 'stopped: run failed';
+  return 'stopped: run aborted';
+}
+
+/** Text that hides internals (ids) and offers the full message on request. */
+export function humanText(message, cls) {
+  const {text, hidden} = humanMessage(message);
+  if (!hidden) return el('div', {class: cls}, text);
+  return el('div', {class: cls}, text, ' ',
+    el('details', {class: 'internals'}, el('summary', {}, 'details'), el('code', {}, String(message))));
+}
+
+function progressCell(r) {
+  const p = r.progress || {};
+  if (!RunModel.reportsProgress(r)) {
+    return el('td', {class: 'progress-cell', 'data-reports': 'false'},
+      r.state === 'DONE' ? progressBar(1, 'rank ' + r.rank + ' done') : null,
+      el('div', {class: 'sub progress-note'}, r.state === 'DONE' ? 'done · no progress reported' : 'no progress reported'));
+  }
+  const of = `${formatAmount(p.value)} of ${formatAmount(p.total)}`;
+  let note = of;
+  if (r.state === 'DONE') note = p.value < p.total ? `ended at ${of} · finished early` : `done · ${of}`;
+  else if (ENDED.has(r.state)) note = `stopped at ${of}`;
+  return el('td', {class: 'progress-cell', 'data-reports': 'true'}, progressBar(RunModel.rankProgress(r), 'progress of rank ' + r.rank),
+    el('div', {class: 'sub progress-note'}, note));
+}
+
+function stateCell(r, run) {
+  if (r.state === 'ABORTED') {
+    return el('td', {class: 'rank-state'}, stateBadge('ABORTED'),
+      el('div', {class: 'rank-stopped', title: r.error || ''}, stopReason(run)));
+  }
+  return el('td', {class: 'rank-state'}, stateBadge(r.state),
+    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error') : null);
+}
+
+function rankRow(r, run, now) {
   const elapsed = r.startedMs ? (r.endedMs || now) - r.startedMs : null;
-  return el('tr', {'data-rank': r.rank, 'data-state': r.state, 'data-blocked': String(Boolean(r.blocked)),
-                   class: [r.blocked ? 'blocked' : null, 'rank-' + String(r.state).toLowerCase()]},
+  const origin = run && run.state === 'FAILED' && run.error && run.error.rank === r.rank;
+  const ended = ENDED.has(r.state);
+  return el('tr', {id: 'rank-row-' + r.rank, 'data-rank': r.rank, 'data-state': r.state, 'data-blocked': String(Boolean(r.blocked)),
+                   'data-failure-origin': String(Boolean(origin)),
+                   class: [r.blocked ? 'blocked' : null, 'rank-' + String(r.state).toLowerCase(), origin ? 'failure-origin' : null]},
     el('th', {scope: 'row', class: 'num'}, String(r.rank)),
-    el('td', {}, r.process || '–', el('div', {class: 'sub mono', title: r.endpoint || ''}, r.host || '')),
-    el('td', {class: 'rank-state'}, stateBadge(r.state),
-      r.error && r.state !== 'DONE' ? el('div', {class: 'rank-error'}, r.error) : null),
-    el('td', {class: 'progress-cell'}, progressBar(RunModel.rankProgress(r), 'progress of rank ' + r.rank),
-      r.progress && r.progress.total > 0 ? el('div', {class: 'sub'}, `${trim(r.progress.value)} / ${trim(r.progress.total)}`) : null),
-    el('td', {class: 'rank-activity'}, r.activity || ''),
+    el('td', {class: 'rank-place'}, r.process || '–', el('div', {class: 'sub mono host', title: r.endpoint || ''}, r.host || '')),
+    stateCell(r, run),
+    progressCell(r),
+    el('td', {class: 'rank-activity'}, ended && r.activity ? el('span', {class: 'sub'}, 'last: ') : null, r.activity || '',
+      origin ? el('div', {class: 'origin-tag'}, /^deadlock/.test((run.error && run.error.message) || '') ? 'first in the deadlock cycle'
+        : 'cause of the failure') : null),
     el('td', {class: 'rank-location mono', title: r.location || '', 'data-location': r.location || ''}, shortLocation(r.location)),
     waitCell(r),
     el('td', {class: 'num'}, formatDuration(elapsed)));
 }
 
-function trim(x) {
-  return Number.isInteger(x) ? String(x) : Number(x).toFixed(2);
+/** The rank that most blocked ranks wait for, if they wait for a rank at all. */
+function mostWaitedFor(ranks) {
+  const counts = new Map();
+  for (const r of ranks) {
+    if (r.blocked && !ENDED.has(r.state) && Number.isInteger(r.waitsForRank) && r.waitsForRank !== r.rank) {
+      counts.set(r.waitsForRank, (counts.get(r.waitsForRank) || 0) + 1);
+    }
+  }
+  let best = null;
+  for (const [rank, n] of counts) {
+    if (best === null || n > best.n) best = {rank, n};
+  }
+  return best;
+}
+
+function waitedForSummary(model, now) {
+  const target = mostWaitedFor(model.ranks);
+  if (!target) return null;
+  const r = model.ranks[target.rank];
+  if (!r) return null;
+  const what = r.blocked ? 'is itself blocked'
+    : r.activity ? ['is running ', el('strong', {}, r.activity), r.location ? [' at ', el('code', {title: r.location}, shortLocation(r.location))] : null]
+      : 'has not reported an activity (busy in a loop or a long computation)';
+  const p = r.progress || {};
+  return el('p', {class: 'waited-for', id: 'waited-for', 'data-rank': target.rank},
+    `${target.n === 1 ? '1 rank waits' : target.n + ' ranks wait'} for `,
+    el('a', {href: '#rank-row-' + target.rank, onclick: e => { e.preventDefault(); focusRankRow(target.rank); }}, 'rank ' + target.rank),
+    ', which ', what,
+    RunModel.reportsProgress(r) ? ` · progress ${formatAmount(p.value)} of ${formatAmount(p.total)}` : null,
+    r.startedMs ? ` · running for ${formatDuration((r.endedMs || now) - r.startedMs)}` : null, '.');
+}
+
+/** Scrolls to a rank's row and highlights it for a moment (links from the failure panel). */
+export function focusRankRow(rank) {
+  const row = document.getElementById('rank-row-' + rank);
+  if (!row) return;
+  row.scrollIntoView({block: 'center'});
+  row.classList.add('flash');
+  setTimeout(() => row.classList.remove('flash'), 1500);
 }
 
 export class RankTableView {
@@ -50,15 +138,19 @@ export class RankTableView {
 
   update(model) {
     const now = Date.now();
-    const blocked = model.ranks.filter(r => r.blocked && !['DONE', 'FAILED', 'ABORTED'].includes(r.state)).length;
+    const run = model.run || {};
+    const blocked = model.ranks.filter(r => r.blocked && !ENDED.has(r.state)).length;
+    const ended = model.isFinal;
     show(this.element,
-      blocked ? el('p', {class: 'blocked-summary', id: 'blocked-summary'},
-        `${blocked} of ${model.ranks.length} rank${model.ranks.length === 1 ? '' : 's'} blocked`) : null,
-      model.ranks.length === 0 ? el('p', {class: 'empty'}, 'Ranks are being placed…')
+      blocked && !ended ? el('div', {class: 'blocked-summary-box'},
+        el('p', {class: 'blocked-summary', id: 'blocked-summary'},
+          `${blocked} of ${plural(model.ranks.length, 'rank')} blocked`),
+        waitedForSummary(model, now)) : null,
+      model.ranks.length === 0 ? el('p', {class: 'empty'}, ended ? 'No rank was placed.' : 'Ranks are being placed…')
         : el('table', {class: 'data ranks', id: 'ranks-table'},
             el('caption', {class: 'visually-hidden'}, 'Ranks of this run'),
-            el('thead', {}, el('tr', {}, ['Rank', 'Process · host', 'State', 'Progress', 'Current activity', 'Location',
+            el('thead', {}, el('tr', {}, ['Rank', 'Process · host', 'State', 'Progress', ended ? 'Last activity' : 'Activity', 'Location',
               'Waiting for', 'Time'].map(h => el('th', {scope: 'col'}, h)))),
-            el('tbody', {}, model.ranks.map(r => rankRow(r, now)))));
+            el('tbody', {}, model.ranks.map(r => rankRow(r, run, now)))));
   }
 }

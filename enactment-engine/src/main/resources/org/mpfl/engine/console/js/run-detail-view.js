@@ -4,23 +4,49 @@
 
 import { api, ApiError } from './api.js';
 import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, formatTime, formatValue, shortLocation } from './format.js';
-import { askForToken, hasEngineToken } from './engine-token.js';
+import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation } from './format.js';
+import { askForToken, hasEngineToken, markTokenRefused } from './engine-token.js';
 import { RunModel } from './run-model.js';
 import { RunEventStream } from './run-event-stream.js';
 import { TimelineModel } from './timeline-model.js';
 import { TimelineView } from './timeline-view.js';
 import { MessageMatrixView } from './message-matrix-view.js';
-import { RankTableView } from './rank-table-view.js';
+import { RankTableView, focusRankRow, humanText } from './rank-table-view.js';
 import { RankLogsView } from './rank-logs-view.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { workflowStored } from './workflow-graph-view.js';
-import { AttemptsView } from './attempts-view.js';
+import { AttemptsView, activeMs, attemptsLabel } from './attempts-view.js';
 
 const RECONCILE_MS = 2000;     // re-read the detail while the run is live
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
 const HISTORY_PAGE = 10000;
 const MIN_RENDER_GAP_MS = 200;
+
+/** A link to a rank's row in the ranks table. */
+function rankLink(rank, cls) {
+  return el('a', {class: cls, href: '#rank-row-' + rank, 'data-rank': rank,
+    onclick: e => { e.preventDefault(); focusRankRow(rank); }}, 'rank ' + rank);
+}
+
+/**
+ * The deadlock detector's report ("deadlock: rank 0 waits for rank 1 at /x/ring.mpfl.xml:9:9 > …")
+ * as a list: each rank and the rank it waits for link to their rows, locations shortened.
+ */
+function deadlockCycle(message) {
+  const body = message.replace(/^deadlock: /, '');
+  const colon = body.indexOf(': rank ');
+  const intro = colon >= 0 ? body.slice(0, colon) : null;
+  const steps = (colon >= 0 ? body.slice(colon + 2) : body).split(' > ');
+  return el('div', {class: 'deadlock'},
+    intro ? el('p', {}, intro + ':') : null,
+    el('ol', {class: 'deadlock-cycle', id: 'deadlock-cycle'}, steps.map(step => {
+      const m = /^rank (\d+) (waits for rank (\d+)|waits.*?)(?: at (\S+))?$/.exec(step);
+      if (!m) return el('li', {}, step);
+      return el('li', {'data-rank': m[1]}, rankLink(Number(m[1])), ' waits for ',
+        m[3] !== undefined ? rankLink(Number(m[3])) : m[2].replace(/^waits\s*/, ''),
+        m[4] ? [' at ', el('code', {title: m[4]}, shortLocation(m[4]))] : null);
+    })));
+}
 
 function section(id, title, ...content) {
   return el('section', {class: 'panel', id: id + '-section', 'aria-labelledby': id + '-heading'},
@@ -28,8 +54,9 @@ function section(id, title, ...content) {
 }
 
 class RunHeader {
-  constructor(onCancel) {
+  constructor(onCancel, onResume) {
     this.onCancel = onCancel;
+    this.onResume = onResume;
     this.title = el('h1', {id: 'run-title'});
     this.facts = el('dl', {class: 'facts'});
     this.progress = el('div', {class: 'run-progress'});
@@ -43,43 +70,80 @@ class RunHeader {
 
   update(model) {
     const run = model.run || {};
+    // an action's message (resuming, cancel sent) is done with once the run ended after it
+    if (this.saidAtMs && run.endedMs && run.endedMs > this.saidAtMs) this.say('');
     show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'));
-    const duration = run.startedMs || run.createdMs ? (run.endedMs || Date.now()) - (run.startedMs || run.createdMs) : null;
+    // wall time from creation (what the user waited), active time the sum of the attempts' own times
+    const wall = run.createdMs ? (run.endedMs || Date.now()) - run.createdMs : null;
+    const active = activeMs(run, model.isFinal);
+    const log = run.attemptLog || [];
     const fact = (name, value, id) => el('div', {class: 'fact'}, el('dt', {}, name), el('dd', {id}, value));
     show(this.facts,
       fact('Run id', el('code', {}, model.id)),
       fact('Workflow version', run.workflowVersion ? runWorkflowLabel(run) : 'not stored (sent with the run)', 'run-workflow-version'),
       fact('Created', formatTime(run.createdMs)),
-      fact(run.endedMs ? 'Ended' : 'Running for', run.endedMs ? formatTime(run.endedMs) : formatDuration(duration)),
-      fact('Duration', formatDuration(duration), 'run-duration'),
-      fact('Start-up', run.startupMs === null || run.startupMs === undefined ? '–' : formatDuration(run.startupMs)),
+      fact(run.endedMs ? 'Ended' : 'Running for', run.endedMs ? formatTime(run.endedMs) : formatDuration(wall)),
+      fact('Wall time', formatDuration(wall), 'run-duration'),
+      fact('Active time', formatDuration(active), 'run-active'),
+      fact(log.length > 1 ? `Start-up (attempt ${log.length})` : 'Start-up',
+        Number.isFinite(run.startupMs) && run.startupMs >= 0 ? formatDuration(run.startupMs) : '–', 'run-startup'),
       fact('Ranks', String(run.size ?? model.ranks.length)),
-      fact('Attempts', String((run.attemptLog || []).length || '–'), 'run-attempts'),
+      fact('Attempts', log.length ? el('a', {href: '#attempts-section', onclick: e => { e.preventDefault();
+        document.getElementById('attempts-section').scrollIntoView(); }}, attemptsLabel(run)) : '–', 'run-attempts'),
       fact('Parameters', run.params && Object.keys(run.params).length
         ? el('code', {}, Object.entries(run.params).map(([k, v]) => `${k}=${formatValue(v, 40)}`).join(' ')) : '–'));
-    show(this.progress, progressBar(model.progress(), 'progress of the run'));
+    const reporters = model.progressReporters();
+    const fraction = model.progress();
+    show(this.progress, progressBar(fraction, 'progress of the run'),
+      el('p', {class: 'sub', id: 'run-progress-note'},
+        reporters === 0 ? (model.ranks.length ? 'no rank reports progress: share of ranks done' : '')
+          : `${model.isFinal ? 'ended at' : 'progress of'} ${Math.round(fraction * 100)} % · from ${plural(reporters, 'rank')} reporting progress`
+            + (reporters < model.ranks.length ? ` (of ${model.ranks.length})` : '')));
     this.renderCause(run);
     this.renderActions(model);
   }
 
   renderCause(run) {
     const e = run.error;
+    // drawn again only when it changed: a live page renders often, and would close an opened "details"
+    const key = JSON.stringify([run.state, e]);
+    if (key === this.causeKey) return;
+    this.causeKey = key;
     if (!e || !run.state || !['FAILED', 'CANCELLED'].includes(run.state)) {
       show(this.cause);
       return;
     }
     if (run.state === 'CANCELLED') {
-      show(this.cause, el('div', {class: 'notice cancelled'}, 'Cancelled: ', e.message || 'by a user'));
+      show(this.cause, el('div', {class: 'notice cancelled'}, 'Cancelled: ', humanMessage(e.message || 'by a user').text));
       return;
     }
+    const deadlock = /^deadlock: /.test(e.message || '');
     show(this.cause, el('div', {class: 'notice failure', role: 'alert', id: 'failure'},
-      el('strong', {}, 'Failed'),
-      e.rank !== null && e.rank !== undefined ? [' at ', el('span', {class: 'failure-rank', 'data-rank': e.rank}, 'rank ' + e.rank)] : null,
+      el('strong', {}, deadlock ? 'Deadlock detected' : 'Failed'),
+      e.rank !== null && e.rank !== undefined ? [deadlock ? ' · cycle from ' : ' at ', rankLink(e.rank, 'failure-rank')] : null,
       e.location ? [' · ', el('code', {class: 'failure-location', title: e.location, 'data-location': e.location}, shortLocation(e.location))] : null,
-      el('pre', {class: 'failure-message'}, e.message || 'no cause reported')));
+      deadlock ? deadlockCycle(e.message) : humanText(e.message || 'no cause reported', 'failure-message')));
   }
 
   renderActions(model) {
+    if (model.run && ['FAILED', 'CANCELLED'].includes(model.run.state)) {
+      this.confirming = false;
+      if (!this.actions.querySelector('#resume-run')) {
+        // the engine resumes from the newest usable checkpoint, or from the start when there is none
+        const fromCheckpoint = (model.run.checkpointsTaken || 0) > 0;
+        show(this.actions, el('button', {type: 'button', id: 'resume-run', 'data-from-checkpoint': String(fromCheckpoint),
+          title: fromCheckpoint ? 'A new attempt from the newest usable checkpoint' : 'A new attempt from the start (no checkpoint)',
+          onclick: () => {
+            if (!hasEngineToken()) {
+              this.say('Resuming needs the engine token: enter it in the top bar, then press the button again.');
+              askForToken();
+              return;
+            }
+            this.onResume();
+          }}, fromCheckpoint ? 'Resume from checkpoint' : 'Retry from the start'));
+      }
+      return;
+    }
     if (model.isFinal || !model.run) {
       show(this.actions);
       this.confirming = false;
@@ -104,6 +168,7 @@ class RunHeader {
 
   say(text) {
     this.message.textContent = text;
+    this.saidAtMs = text ? Date.now() : 0;
   }
 }
 
@@ -132,10 +197,10 @@ export function mountRunDetailView(container, runId) {
   const ranksView = new RankTableView();
   const matrixView = new MessageMatrixView();
   const timelineView = new TimelineView(timeline);
-  const logsView = new RankLogsView();
+  const logsView = new RankLogsView(runId);
   const attemptsView = new AttemptsView();
   const connection = el('span', {class: 'connection', id: 'connection', role: 'status'});
-  const header = new RunHeader(cancel);
+  const header = new RunHeader(cancel, resume);
   const problem = el('p', {class: 'status-line', role: 'status'});
   let disposed = false;
 
@@ -165,6 +230,7 @@ export function mountRunDetailView(container, runId) {
     logsView.update(model);
     attemptsView.update(model);
     container.dataset.runState = model.run.state;
+    document.title = `${model.run.workflow || 'run'} · ${model.run.state} · MPFL console`;
   };
   const scheduleRender = () => {
     if (frame || timer) return;
@@ -210,25 +276,45 @@ export function mountRunDetailView(container, runId) {
     }
   }
 
-  async function cancel() {
-    header.say('Cancelling…');
+  /** Runs a mutating call with the token: progress, then its result or why it failed, in the header. */
+  async function withToken(name, progressText, call, done) {
+    header.say(progressText);
     try {
-      const answer = await api.cancelRun(runId);
-      header.say(answer.cancelled ? 'Cancel sent: the ranks are being aborted.' : `The run had already ended (${answer.state}).`);
-      if (answer.state) model.applyRunSummary({state: answer.state});
+      done(await call());
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) {
         header.say('The engine refused the token (' + e.message + '). Enter the right one in the top bar.');
+        markTokenRefused();
         askForToken();
       } else {
-        header.say('Cancel failed: ' + e.message);
+        header.say(name + ' failed: ' + e.message);
       }
     }
   }
 
+  function resume() {
+    return withToken('Resume', 'Resuming…', () => api.resumeRun(runId), answer => {
+      header.say(`Resumed: a new attempt is ${String(answer.state).toLowerCase()}.`);
+      onReopened();
+    });
+  }
+
+  function cancel() {
+    return withToken('Cancel', 'Cancelling…', () => api.cancelRun(runId), answer => {
+      header.say(answer.cancelled ? 'Cancel sent: the ranks are being aborted.' : `The run had already ended (${answer.state}).`);
+      if (answer.state) model.applyRunSummary({state: answer.state});
+    });
+  }
+
+  const showConnection = state => {
+    connection.textContent = {connecting: 'connecting…', live: '● live', reconnecting: 'reconnecting…',
+      closed: 'disconnected', ended: 'run ended · not live'}[state];
+    connection.dataset.state = state;
+  };
   const stream = new RunEventStream(api.eventStreamUrl(runId), {
     onSnapshot: detail => {
       model.replace(detail);
+      if (model.isFinal) showConnection('ended');
       catchUpHistory(); // the snapshot comes once the stream is subscribed: what happened before is stored
     },
     onRankEvent: event => {
@@ -240,15 +326,27 @@ export function mountRunDetailView(container, runId) {
       const wasFinal = model.isFinal;
       model.applyRunSummary(summary);
       if (!wasFinal && model.isFinal) {
+        showConnection('ended');
         // the last events and counters arrive just after the end
         setTimeout(() => { reconcile(); catchUpHistory(); }, 1500);
       }
     },
-    onConnection: state => {
-      connection.textContent = {connecting: 'connecting…', live: '● live', reconnecting: 'reconnecting…', closed: 'disconnected'}[state];
-      connection.dataset.state = state;
+    onConnection: state => showConnection(model.isFinal && state === 'live' ? 'ended' : state),
+    onEnd: () => {
+      // the engine closed the stream of the ended run: a reconnect would only get the same snapshot
+      stream.stop();
+      showConnection('ended');
+      reconcile();
+      catchUpHistory();
     },
   }).start();
+
+  /** After a resume the run lives again: its stream (closed at the end) opens anew. */
+  function onReopened() {
+    reconcile();
+    stream.stop();
+    stream.start();
+  }
 
   const reconcileTimer = setInterval(() => {
     if (!model.isFinal) {

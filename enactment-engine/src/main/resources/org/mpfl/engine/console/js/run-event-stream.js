@@ -2,6 +2,7 @@
 //   event: snapshot  the run's detail when the stream (re)opens
 //   event: rank      a RankEvent as the engine received it      (id: stored event id)
 //   event: run       the run's summary after a state change      (id: stored event id)
+//   event: end       the run has ended and the engine closes the stream (do not reconnect)
 // The browser's EventSource reconnects by itself and sends Last-Event-ID, so the engine replays
 // what was missed after a fresh snapshot.
 
@@ -26,7 +27,7 @@ export class RunEventStream {
   }
 
   start() {
-    const {onSnapshot, onRankEvent, onRunEvent, onConnection} = this.handlers;
+    const {onSnapshot, onRankEvent, onRunEvent, onConnection, onEnd} = this.handlers;
     onConnection && onConnection('connecting');
     const source = new EventSource(this.url);
     this.source = source;
@@ -41,6 +42,11 @@ export class RunEventStream {
     source.addEventListener('rank', m => {
       const event = parse(m);
       if (event) onRankEvent(event, Number(m.lastEventId) || 0);
+    });
+    source.addEventListener('end', () => {
+      source.close();
+      if (this.source === source) this.source = null;
+      if (onEnd) onEnd();
     });
     source.addEventListener('run', m => {
       const summary = parse(m);

@@ -69,7 +69,9 @@ export class RunModel {
         r.waitingFor = e.message;
         r.waitsForRank = waitedRank(e.message);
         break;
-      case 'LOG': this.appendLog(r, {timeMs: e.timeMs, level: e.level || 'info', message: e.message}); break;
+      case 'LOG':
+        if (this.appendLog(r, {timeMs: e.timeMs, level: e.level || 'info', message: e.message})) r.logCount = (r.logCount || 0) + 1;
+        break;
       case 'PROGRESS':
         if (e.value && typeof e.value === 'object') {
           r.progress = {value: Number(e.value.value) || 0, total: Number(e.value.total) || 0};
@@ -101,7 +103,6 @@ export class RunModel {
       r.endedMs = e.timeMs;
       r.blocked = false;
       r.waitingFor = null;
-      if (state === 'DONE' && r.progress && r.progress.total > 0) r.progress = {...r.progress, value: r.progress.total};
       if (state !== 'DONE') r.error = e.message || r.error;
       if (e.activity) r.activity = e.activity;
       if (e.location) r.location = e.location;
@@ -110,8 +111,14 @@ export class RunModel {
 
   appendLog(r, line) {
     const duplicate = r.logs.some(l => l.timeMs === line.timeMs && l.message === line.message && l.level === line.level);
-    if (duplicate) return;
+    if (duplicate) return false;
     r.logs = [...r.logs, line].slice(-MAX_LOG_LINES);
+    return true;
+  }
+
+  /** Whether the rank reports <progress> (a total above 0). */
+  static reportsProgress(r) {
+    return Boolean(r.progress && r.progress.total > 0);
   }
 
   /** Fraction 0..1 of one rank's progress (1 when done). */
@@ -121,10 +128,20 @@ export class RunModel {
     return p.total > 0 ? Math.min(1, p.value / p.total) : 0;
   }
 
-  /** The run's progress: the mean of its ranks' (as the engine computes it). */
+  /**
+   * The run's progress as the engine computes it: the mean over the ranks that report <progress>
+   * (ranks that never do would count as 0 and drag it down); without any, the share of ranks DONE.
+   */
   progress() {
     if (this.ranks.length === 0) return this.run ? (this.run.progress || 0) : 0;
-    return this.ranks.reduce((s, r) => s + RunModel.rankProgress(r), 0) / this.ranks.length;
+    const reporting = this.ranks.filter(RunModel.reportsProgress);
+    if (reporting.length === 0) return this.ranks.filter(r => r.state === 'DONE').length / this.ranks.length;
+    return reporting.reduce((s, r) => s + RunModel.rankProgress(r), 0) / reporting.length;
+  }
+
+  /** How many ranks report <progress>. */
+  progressReporters() {
+    return this.ranks.filter(RunModel.reportsProgress).length;
   }
 
   /** {messages: n×n, bytes: n×n} from the ranks' counters (row: sender, column: receiver). */

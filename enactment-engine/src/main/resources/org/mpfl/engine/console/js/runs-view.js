@@ -1,41 +1,110 @@
-// The runs list: state, workflow, start time, duration, progress; filter by state; refreshed live.
+// The runs list: state, workflow, attempts, parameters, start time, duration, progress. Searched,
+// filtered, sorted and paged by the engine (GET /api/runs with query parameters; the number of
+// matches in X-Total-Count), so thousands of stored runs stay reachable; refreshed live.
 
 import { api } from './api.js';
 import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, formatTime } from './format.js';
+import { formatDuration, formatTime, formatValue, plural } from './format.js';
 import { poll } from './polling.js';
 import { runWorkflowLabel } from './workflows-view.js';
+import { attemptsLabel } from './attempts-view.js';
 
 const STATES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const REFRESH_MS = 1500;
+const PAGE_SIZES = [25, 50, 100, 200];
+const FIELDS = ['state', 'q', 'param', 'from', 'to', 'sort', 'order', 'page', 'size'];
+const SORTS = {created: 'Started', workflow: 'Workflow', state: 'State', id: 'Run id'};
 
-function stateFilter(selected) {
-  const select = el('select', {id: 'state-filter', name: 'state'},
-    el('option', {value: ''}, 'all states'),
-    STATES.map(s => el('option', {value: s, selected: s === selected}, s.toLowerCase())));
-  select.addEventListener('change', () => {
-    location.hash = '#/runs' + (select.value ? '?state=' + select.value : '');
+/** The list's query from the hash (#/runs?state=FAILED&q=ring&page=2). */
+function normalised(query) {
+  const q = {};
+  FIELDS.forEach(f => { q[f] = query.get ? (query.get(f) || '') : (query[f] || ''); });
+  q.page = Math.max(1, Number(q.page) || 1);
+  q.size = PAGE_SIZES.includes(Number(q.size)) ? Number(q.size) : 50;
+  return q;
+}
+
+function hashOf(q) {
+  const params = new URLSearchParams();
+  FIELDS.forEach(f => {
+    const v = q[f];
+    if (v !== '' && v !== undefined && v !== null && !(f === 'page' && v === 1) && !(f === 'size' && v === 50)) params.set(f, v);
   });
-  return el('div', {class: 'toolbar'}, el('label', {for: 'state-filter'}, 'State'), select);
+  const s = params.toString();
+  return '#/runs' + (s ? '?' + s : '');
+}
+
+/** A datetime-local value ("2026-11-29T02:00") as epoch ms in the browser's zone, or ''. */
+function localToEpoch(v) {
+  if (!v) return '';
+  const t = new Date(v).getTime();
+  return Number.isFinite(t) ? String(t) : '';
+}
+
+function epochToLocal(ms) {
+  if (!ms) return '';
+  const d = new Date(Number(ms));
+  const p = n => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+function searchForm(q) {
+  const input = (id, label, attrs) => [el('label', {for: id}, label), el('input', {id, name: id, ...attrs})];
+  const form = el('form', {class: 'toolbar run-search', id: 'run-search', role: 'search'},
+    el('label', {for: 'state-filter'}, 'State'),
+    el('select', {id: 'state-filter', name: 'state'},
+      el('option', {value: ''}, 'all states'),
+      STATES.map(s => el('option', {value: s, selected: s === q.state}, s.toLowerCase()))),
+    input('run-text', 'Workflow or id', {type: 'search', value: q.q, placeholder: 'ring, 7Qx…', size: 14}),
+    input('run-param', 'Parameter', {type: 'search', value: q.param, placeholder: 'n=4 or 4', size: 10}),
+    input('run-from', 'From', {type: 'datetime-local', value: epochToLocal(q.from)}),
+    input('run-to', 'To', {type: 'datetime-local', value: epochToLocal(q.to)}),
+    el('label', {for: 'run-sort'}, 'Sort'),
+    el('select', {id: 'run-sort'}, Object.entries(SORTS).map(([k, name]) => el('option', {value: k, selected: k === (q.sort || 'created')}, name))),
+    el('select', {id: 'run-order', 'aria-label': 'Order'},
+      el('option', {value: 'desc', selected: q.order !== 'asc'}, 'descending'),
+      el('option', {value: 'asc', selected: q.order === 'asc'}, 'ascending')),
+    el('button', {type: 'submit'}, 'Search'),
+    el('a', {href: '#/runs', class: 'button-link', id: 'run-search-clear'}, 'Clear'));
+  const submit = () => {
+    const v = id => form.querySelector('#' + id).value.trim();
+    location.hash = hashOf({...q, state: v('state-filter'), q: v('run-text'), param: v('run-param'),
+      from: localToEpoch(v('run-from')), to: localToEpoch(v('run-to')), sort: v('run-sort') === 'created' ? '' : v('run-sort'),
+      order: v('run-order') === 'desc' ? '' : 'asc', page: 1});
+  };
+  form.addEventListener('submit', e => { e.preventDefault(); submit(); });
+  form.querySelector('#state-filter').addEventListener('change', submit);
+  form.querySelector('#run-sort').addEventListener('change', submit);
+  form.querySelector('#run-order').addEventListener('change', submit);
+  return form;
 }
 
 function runDuration(run) {
-  const start = run.startedMs || run.createdMs;
-  const end = run.endedMs || Date.now();
-  return end - start;
+  if (!run.createdMs) return null;
+  return (run.endedMs || Date.now()) - run.createdMs;
+}
+
+function paramsText(params) {
+  const entries = Object.entries(params || {});
+  return entries.length ? entries.map(([k, v]) => `${k}=${formatValue(v, 24)}`).join(' ') : '';
 }
 
 function runRow(run) {
   const link = el('a', {href: '#/runs/' + encodeURIComponent(run.id)}, run.workflow || '(unnamed)');
+  const attempts = (run.attemptLog || []).length || run.attempts || 1;
+  const params = paramsText(run.params);
   return el('tr', {'data-run-id': run.id, 'data-state': run.state},
-    el('td', {}, stateBadge(run.state)),
-    el('th', {scope: 'row'}, link, el('div', {class: 'sub mono'}, run.id),
+    el('td', {class: 'col-state'}, stateBadge(run.state)),
+    el('th', {scope: 'row', class: 'col-workflow'}, link, el('div', {class: 'sub mono run-id'}, run.id),
       run.workflowVersion ? el('div', {class: 'sub', 'data-workflow-version': run.workflowVersion}, 'version ', runWorkflowLabel(run)) : null),
-    el('td', {class: 'num'}, run.size ?? '–'),
-    el('td', {}, formatTime(run.startedMs || run.createdMs)),
-    el('td', {class: 'num', 'data-duration': runDuration(run)}, formatDuration(runDuration(run))),
-    el('td', {class: 'progress-cell'}, progressBar(run.progress, 'progress of ' + run.workflow)),
-    el('td', {class: 'error-cell'}, run.error && run.error.message ? run.error.message : ''));
+    el('td', {class: 'num col-ranks'}, run.size ?? '–'),
+    el('td', {class: 'col-attempts', 'data-attempts': attempts}, attempts > 1 || run.resumed ? attemptsLabel(run) : '1'),
+    el('td', {class: 'col-params mono', title: params}, params || '–'),
+    el('td', {class: 'col-started'}, formatTime(run.createdMs)),
+    el('td', {class: 'num col-duration', 'data-duration': runDuration(run)}, formatDuration(runDuration(run))),
+    el('td', {class: 'progress-cell col-progress'}, progressBar(run.progress, 'progress of ' + run.workflow)),
+    el('td', {class: 'error-cell col-cause', title: run.error && run.error.message ? run.error.message : ''},
+      run.error && run.error.message ? run.error.message : ''));
 }
 
 function refreshDurations(holder, runs) {
@@ -45,33 +114,60 @@ function refreshDurations(holder, runs) {
   }
 }
 
-function runsTable(runs) {
+function runsTable(runs, filtered) {
   if (runs.length === 0) {
-    return el('p', {class: 'empty', id: 'runs-empty'}, 'No runs yet. Start one with ',
-      el('code', {}, 'mpflc run FILE --engine ' + location.origin), '.');
+    return filtered ? el('p', {class: 'empty', id: 'runs-empty'}, 'No run matches.')
+      : el('p', {class: 'empty', id: 'runs-empty'}, 'No runs yet. Start one with ',
+        el('code', {}, 'mpflc run FILE --engine ' + location.origin), '.');
   }
   return el('table', {class: 'data runs', id: 'runs-table'},
-    el('caption', {class: 'visually-hidden'}, 'Runs, newest first'),
+    el('caption', {class: 'visually-hidden'}, 'Runs'),
     el('thead', {}, el('tr', {},
-      ['State', 'Workflow', 'Ranks', 'Started', 'Duration', 'Progress', 'Cause'].map(h => el('th', {scope: 'col'}, h)))),
+      [['State', 'col-state'], ['Workflow', 'col-workflow'], ['Ranks', 'col-ranks'], ['Attempts', 'col-attempts'],
+        ['Parameters', 'col-params'], ['Started', 'col-started'], ['Duration', 'col-duration'], ['Progress', 'col-progress'],
+        ['Cause', 'col-cause']].map(([h, c]) => el('th', {scope: 'col', class: c}, h)))),
     el('tbody', {}, runs.map(runRow)));
 }
 
+function pager(q, total) {
+  const pages = Math.max(1, Math.ceil(total / q.size));
+  const first = total === 0 ? 0 : (q.page - 1) * q.size + 1;
+  const last = Math.min(total, q.page * q.size);
+  const go = page => el('a', {class: 'button-link', href: hashOf({...q, page}), 'aria-label': 'page ' + page}, String(page));
+  const nav = el('nav', {class: 'toolbar pager', id: 'runs-pager', 'aria-label': 'Pages of runs', 'data-total': total,
+    'data-page': q.page, 'data-pages': pages},
+    el('span', {id: 'runs-range'}, total === 0 ? 'no runs' : `${first}–${last} of ${plural(total, 'run')}`),
+    q.page > 1 ? el('a', {class: 'button-link', id: 'runs-prev', href: hashOf({...q, page: q.page - 1})}, '← newer') : null,
+    q.page > 2 ? go(1) : null,
+    el('span', {'aria-current': 'page'}, `page ${q.page} of ${pages}`),
+    q.page < pages - 1 ? go(pages) : null,
+    q.page < pages ? el('a', {class: 'button-link', id: 'runs-next', href: hashOf({...q, page: q.page + 1})}, 'older →') : null,
+    el('label', {for: 'runs-page-size'}, 'per page'),
+    el('select', {id: 'runs-page-size', onchange: e => { location.hash = hashOf({...q, size: Number(e.target.value), page: 1}); }},
+      PAGE_SIZES.map(n => el('option', {value: n, selected: n === q.size}, String(n)))));
+  return nav;
+}
+
 /** Shows the runs list in container; returns a function that stops its updates. */
-export function mountRunsView(container, {state}) {
+export function mountRunsView(container, query) {
+  const q = normalised(query);
   const status = el('p', {class: 'status-line', role: 'status'});
-  const tableHolder = el('div', {class: 'table-holder'});
-  show(container, el('h1', {}, 'Runs'), stateFilter(state), status, tableHolder);
+  const tableHolder = el('div', {class: 'table-holder runs-holder'});
+  const pagerHolder = el('div');
+  show(container, el('h1', {}, 'Runs'), searchForm(q), status, pagerHolder, tableHolder);
+  const filtered = Boolean(q.state || q.q || q.param || q.from || q.to);
   let lastSignature = null;
   return poll(async () => {
     try {
-      const runs = await api.runs(state);
+      const {body: runs, total} = await api.runsPage({state: q.state, q: q.q, param: q.param, from: q.from, to: q.to,
+        sort: q.sort, order: q.order, offset: (q.page - 1) * q.size, limit: q.size});
       if (!Array.isArray(runs)) throw new Error('the engine answered without a list of runs');
       // re-render only when something but the clock moved, so focus and hover survive refreshes
-      const signature = JSON.stringify(runs.map(r => ({...r, elapsedMs: 0})));
+      const signature = JSON.stringify([total, runs.map(r => ({...r, elapsedMs: 0}))]);
       if (signature !== lastSignature) {
         lastSignature = signature;
-        show(tableHolder, runsTable(runs));
+        show(tableHolder, runsTable(runs, filtered));
+        show(pagerHolder, pager(q, total));
       } else {
         refreshDurations(tableHolder, runs);
       }

@@ -11,10 +11,13 @@ export class TimelineModel {
     this.seen = new Set();
   }
 
-  /** Adds a rank event (others than STATE/ACTIVITY/WAIT are ignored); duplicates (rank, seq) are dropped. */
+  /**
+   * Adds a rank event (others than STATE/ACTIVITY/WAIT are ignored); duplicates are dropped: the
+   * same rank, sequence number, time and type (a resumed run's new attempt numbers its events from 0 again).
+   */
   add(e) {
     if (!e || !['STATE', 'ACTIVITY', 'WAIT'].includes(e.type) || !Number.isInteger(e.rank)) return false;
-    const key = e.rank + ':' + e.seq;
+    const key = `${e.rank}:${e.seq}:${e.timeMs}:${e.type}`;
     if (this.seen.has(key)) return false;
     this.seen.add(key);
     if (!this.eventsByRank.has(e.rank)) this.eventsByRank.set(e.rank, []);

@@ -3,11 +3,13 @@
 
 import { el, svg, show } from './dom.js';
 import { formatClock, formatDuration, shortLocation } from './format.js';
+import { attemptEnd } from './attempts-view.js';
 
 const LABEL_WIDTH = 70;
 const LANE_HEIGHT = 20;
 const LANE_GAP = 6;
 const AXIS_HEIGHT = 24;
+const BAND_ROW = 18;           // the attempts' labels, when the run had more than one
 const RIGHT_PAD = 12;
 const MIN_SPAN_MS = 5;
 const KIND_NAMES = {compute: 'compute', communicate: 'communicate', wait: 'wait', running: 'running (no activity reported)'};
@@ -20,6 +22,12 @@ function niceStep(spanMs, targetTicks) {
     if (m * power >= raw) return m * power;
   }
   return 10 * power;
+}
+
+/** The longest of the labels (longest first) that fits in width px, as a list of zero or one. */
+function fitting(labels, width) {
+  const label = labels.find(l => width > l.length * 6 + 8);
+  return label ? [label] : [];
 }
 
 function relative(ms) {
@@ -55,7 +63,7 @@ export class TimelineView {
   fullRange(model) {
     const run = model.run || {};
     const extent = this.timeline.extent();
-    let start = run.startedMs || run.createdMs || (extent ? extent.minMs : Date.now());
+    let start = run.createdMs || run.startedMs || (extent ? extent.minMs : Date.now());
     if (extent) start = Math.min(start, extent.minMs);
     let end = run.endedMs || Date.now();
     if (extent) end = Math.max(end, extent.maxMs);
@@ -141,10 +149,27 @@ export class TimelineView {
     const width = Math.max(420, this.canvas.clientWidth || 800);
     const plotWidth = width - LABEL_WIDTH - RIGHT_PAD;
     const ranks = model.ranks.map(r => r.rank);
-    const height = AXIS_HEIGHT + Math.max(1, ranks.length) * (LANE_HEIGHT + LANE_GAP) + 4;
+    const run = model.run || {};
+    const attempts = (run.attemptLog || []).length > 1 ? run.attemptLog : [];
+    const top = AXIS_HEIGHT + (attempts.length ? BAND_ROW : 0);
+    const height = top + Math.max(1, ranks.length) * (LANE_HEIGHT + LANE_GAP) + 4;
     const x = t => LABEL_WIDTH + (t - startMs) / (endMs - startMs) * plotWidth;
     const origin = this.lastFull.startMs;
     const openEnd = model.run && model.run.endedMs ? model.run.endedMs : Date.now();
+    const bands = attempts.map((a, i) => {
+      const end = attemptEnd(run, a, model.isFinal) || openEnd;
+      const state = a.outcome || (i === attempts.length - 1 ? run.state : 'INTERRUPTED');
+      const x1 = Math.max(LABEL_WIDTH, x(a.startMs));
+      const x2 = Math.min(LABEL_WIDTH + plotWidth, x(end));
+      if (x2 <= x1) return null;
+      const label = `attempt ${a.attempt} · ${String(state).toLowerCase()}`;
+      const tip = `attempt ${a.attempt} (${a.cause}): ${state}, ${formatDuration(end - a.startMs)} (${formatClock(a.startMs)} – ${formatClock(end)})`;
+      return svg('g', {class: 'attempt-band band-' + String(state).toLowerCase(), 'data-attempt': a.attempt, 'data-outcome': state},
+        svg('rect', {class: 'band-bg', x: x1, y: AXIS_HEIGHT, width: x2 - x1, height: height - AXIS_HEIGHT}, svg('title', {}, tip)),
+        svg('line', {class: 'band-edge', x1, x2: x1, y1: AXIS_HEIGHT, y2: height}),
+        fitting([label, `#${a.attempt} · ${String(state).toLowerCase()}`, '#' + a.attempt], x2 - x1)
+          .map(text => svg('text', {class: 'band-label', x: x1 + 4, y: AXIS_HEIGHT + BAND_ROW - 5}, text)));
+    }).filter(Boolean);
 
     const axis = [];
     const step = niceStep(endMs - startMs, Math.max(2, Math.floor(plotWidth / 110)));
@@ -156,7 +181,7 @@ export class TimelineView {
     }
 
     const lanes = ranks.map((rank, i) => {
-      const y = AXIS_HEIGHT + i * (LANE_HEIGHT + LANE_GAP);
+      const y = top + i * (LANE_HEIGHT + LANE_GAP);
       const {segments, markers} = this.timeline.lane(rank, openEnd);
       const shapes = [];
       let drawnUntil = -Infinity; // a long run has far more segments than pixels: draw each pixel once
@@ -173,14 +198,17 @@ export class TimelineView {
           'data-rank': rank, 'data-kind': s.kind}, svg('title', {}, tip)));
         const text = s.label.replace(/^waits: /, '');
         if (w > text.length * 6.2 + 8) {
-          shapes.push(svg('text', {class: 'seg-label', x: x1 + 4, y: y + LANE_HEIGHT - 6}, text));
+          shapes.push(svg('text', {class: ['seg-label', s.kind === 'wait' ? 'on-wait' : null], x: x1 + 4, y: y + LANE_HEIGHT - 6}, text));
         }
       }
       for (const m of markers) {
         if (m.timeMs < startMs || m.timeMs > endMs) continue;
         const mx = x(m.timeMs);
+        // the ✕ sits on a white disc: over a red wait segment a red ✕ alone is invisible (1:1)
         shapes.push(m.kind === 'failed'
-          ? svg('text', {class: 'marker failed', x: mx, y: y + LANE_HEIGHT - 5, 'text-anchor': 'middle', 'data-rank': rank}, '✕', svg('title', {}, m.label))
+          ? svg('g', {class: 'marker failed', 'data-rank': rank},
+              svg('circle', {class: 'marker-disc', cx: mx, cy: y + LANE_HEIGHT / 2, r: 7}),
+              svg('text', {class: 'marker-glyph', x: mx, y: y + LANE_HEIGHT - 5, 'text-anchor': 'middle'}, '✕'), svg('title', {}, m.label))
           : svg('line', {class: 'marker ' + m.kind, x1: mx, x2: mx, y1: y, y2: y + LANE_HEIGHT}, svg('title', {}, m.label)));
       }
       return svg('g', {class: 'lane', 'data-rank': rank},
@@ -192,6 +220,7 @@ export class TimelineView {
     show(this.canvas, svg('svg', {width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
       'aria-label': `Timeline of ${ranks.length} ranks from ${relative(startMs - origin)} to ${relative(endMs - origin)}`},
       svg('defs', {}, svg('clipPath', {id: 'timeline-plot'}, svg('rect', {x: LABEL_WIDTH, y: 0, width: plotWidth, height}))),
+      svg('g', {class: 'attempt-bands', 'clip-path': 'url(#timeline-plot)'}, bands),
       svg('g', {class: 'axis'}, axis),
       lanes));
     const full = this.lastFull;

@@ -15,6 +15,9 @@ const COLOURS = {
   collective: '#2f855a', communicator: '#6b46c1', activity: '#94a3b8', running: 'var(--running-seg)',
 };
 
+/** Diamonds: a rank's end, a fault, a checkpoint (in the rank's checkpoints lane). */
+const INSTANT_COLOURS = {done: 'var(--succeeded)', aborted: 'var(--cancelled)', fault: 'var(--failed)', checkpoint: '#6b46c1'};
+
 /** The tracks of a trace: {pid, tid, name, spans, instants} in pid, tid order. */
 export function tracks(trace) {
   const names = new Map();
@@ -82,29 +85,50 @@ function render(body, trace) {
   const x = ts => LABEL_WIDTH + (ts / end) * plot;
   const rows = [];
   let y = 20;
-  let previousPid = null;
+  // checkpoints get a lane of their own per rank: hundreds of diamonds would hide the operations
+  const byPid = new Map();
   for (const t of list) {
-    if (t.pid !== previousPid) {
-      y += previousPid === null ? 0 : GAP;
-      rows.push(svg('text', {x: 4, y: y + 12, class: 'trace-process'}, t.process));
-      y += ROW;
-      previousPid = t.pid;
-    }
-    const g = svg('g', {class: 'trace-track', 'data-pid': t.pid, 'data-tid': t.tid});
-    g.append(svg('text', {x: 16, y: y + 12, class: 'trace-thread'}, t.name || 'thread ' + t.tid));
-    for (const s of t.spans) {
-      g.append(svg('rect', {class: 'span', x: x(s.ts), y: y + 2, width: Math.max(1, x(s.ts + s.dur) - x(s.ts)), height: ROW - 4,
-        fill: COLOURS[s.cat] || '#64748b', 'data-cat': s.cat, 'data-rank': t.pid - 1},
-      svg('title', {}, describe(s))));
-    }
-    for (const i of t.instants) {
-      const cx = x(i.ts);
-      g.append(svg('path', {class: 'instant', d: `M${cx} ${y + 2} l5 7 l-5 7 l-5 -7 z`, 'data-name': i.name,
-        fill: i.name === 'fault' ? 'var(--failed)' : i.name === 'checkpoint' ? '#6b46c1' : 'var(--succeeded)'},
-      svg('title', {}, i.name + (i.args && i.args.message ? ': ' + i.args.message : '') + (i.args && i.args.location ? ' · ' + i.args.location : ''))));
-    }
-    rows.push(g);
+    if (!byPid.has(t.pid)) byPid.set(t.pid, {process: t.process, tracks: [], checkpoints: []});
+    const group = byPid.get(t.pid);
+    group.checkpoints.push(...t.instants.filter(i => i.name === 'checkpoint'));
+    group.tracks.push({...t, instants: t.instants.filter(i => i.name !== 'checkpoint')});
+  }
+  const diamond = (i, cx, top) => svg('path', {class: 'instant', d: `M${cx} ${top + 2} l5 7 l-5 7 l-5 -7 z`, 'data-name': i.name,
+    fill: INSTANT_COLOURS[i.name] || 'var(--succeeded)'},
+  svg('title', {}, i.name + (i.args && i.args.message ? ': ' + i.args.message : '')
+    + (i.args && i.args.value && i.args.value.checkpoint !== undefined ? ' ' + i.args.value.checkpoint : '') + (i.args && i.args.location ? ' · ' + i.args.location : '')));
+  let first = true;
+  for (const [pid, group] of byPid) {
+    y += first ? 0 : GAP;
+    first = false;
+    rows.push(svg('text', {x: 4, y: y + 12, class: 'trace-process'}, group.process));
     y += ROW;
+    for (const t of group.tracks) {
+      if (t.spans.length === 0 && t.instants.length === 0) continue;
+      const g = svg('g', {class: 'trace-track', 'data-pid': t.pid, 'data-tid': t.tid});
+      g.append(svg('text', {x: 16, y: y + 12, class: 'trace-thread'}, t.name || 'thread ' + t.tid));
+      for (const s of t.spans) {
+        g.append(svg('rect', {class: 'span', x: x(s.ts), y: y + 2, width: Math.max(1, x(s.ts + s.dur) - x(s.ts)), height: ROW - 4,
+          fill: COLOURS[s.cat] || '#64748b', 'data-cat': s.cat, 'data-rank': t.pid - 1},
+        svg('title', {}, describe(s))));
+      }
+      for (const i of t.instants) g.append(diamond(i, x(i.ts), y));
+      rows.push(g);
+      y += ROW;
+    }
+    if (group.checkpoints.length) {
+      const g = svg('g', {class: 'trace-track checkpoint-lane', 'data-pid': pid, 'data-checkpoints': group.checkpoints.length});
+      g.append(svg('text', {x: 16, y: y + 12, class: 'trace-thread'}, `checkpoints (${group.checkpoints.length})`));
+      let drawnUntil = -Infinity; // one diamond per 4 px: thousands of checkpoints stay one lane
+      for (const i of group.checkpoints) {
+        const cx = x(i.ts);
+        if (cx < drawnUntil + 4) continue;
+        drawnUntil = cx;
+        g.append(diamond(i, cx, y));
+      }
+      rows.push(g);
+      y += ROW;
+    }
   }
   const axis = [];
   for (let k = 0; k <= 5; k++) {
@@ -112,7 +136,9 @@ function render(body, trace) {
     axis.push(svg('line', {x1: x(ts), x2: x(ts), y1: 14, y2: y, class: 'trace-grid'}));
     axis.push(svg('text', {x: x(ts), y: 10, class: 'trace-tick', 'text-anchor': k === 5 ? 'end' : 'middle'}, '+' + formatDuration(ts / 1000)));
   }
-  const legend = el('p', {class: 'trace-legend'}, ...Object.entries(COLOURS).filter(([k]) => k !== 'running')
-    .map(([k, c]) => el('span', {class: 'legend-item'}, el('span', {class: 'swatch', style: {background: c}}), k)));
+  const legend = el('p', {class: 'trace-legend', id: 'trace-legend'}, ...Object.entries(COLOURS).filter(([k]) => k !== 'running')
+    .map(([k, c]) => el('span', {class: 'legend-item'}, el('span', {class: 'swatch', style: {background: c}}), k)),
+    ...Object.entries(INSTANT_COLOURS).map(([k, c]) => el('span', {class: 'legend-item', 'data-instant': k},
+      el('span', {class: 'swatch diamond', style: {background: c}}), k === 'done' ? 'rank done' : k === 'aborted' ? 'rank aborted' : k)));
   show(body, legend, svg('svg', {width, height: y + 6, role: 'img', 'aria-label': 'trace of the run', class: 'trace-svg'}, ...axis, ...rows));
 }

@@ -16,19 +16,57 @@ import org.mpfl.ir.IrTarget;
 import org.mpfl.compiler.parse.Suggestions;
 
 /**
- * {@code <compute class in out>}: a Java class name, inputs that are any visible names, and outputs
+ * {@code <compute class|python|command in out>}: one kernel (a Java class name, a Python
+ * {@code MODULE:FUNCTION} or an executable's path), inputs that are any visible names, and outputs
  * that are distinct process variables (the user code writes them, so read-only names are refused).
+ * Whether the Python module or the executable is among the workflow's libraries is checked with the
+ * libraries ({@code KernelLibraryCheck}).
  */
 final class ComputeValidator implements ActivityValidator {
+    /** {@code MODULE:FUNCTION}: a dotted Python module name and a function name. */
+    static final java.util.regex.Pattern PYTHON_TARGET =
+            java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*");
+
     @Override
     public IrActivity validate(ActivityContext context, Element e, Scope scope, Flow flow) {
-        Attribute classAttribute = e.attribute("class");
-        String className = classAttribute == null ? null : classAttribute.value().trim();
-        if (className != null && !Names.CLASS_NAME.matcher(className).matches()) {
-            context.error(classAttribute.location(), "'" + className + "' is not a Java class name");
-            className = null;
+        List<Attribute> kernels = java.util.stream.Stream.of("class", "python", "command").map(e::attribute)
+                .filter(java.util.Objects::nonNull).toList();
+        if (kernels.size() != 1) {
+            context.error(kernels.isEmpty() ? e.location() : kernels.get(1).location(), kernels.isEmpty()
+                    ? "<compute> needs one of class=\"JAVA.CLASS\", python=\"MODULE:FUNCTION\" or command=\"PATH\""
+                    : "<compute> takes only one of class, python and command");
+            return null;
         }
-        boolean ok = className != null;
+        Attribute kernel = kernels.get(0);
+        String value = kernel.value().trim();
+        String className = null;
+        String python = null;
+        String command = null;
+        switch (kernel.name()) {
+            case "class" -> {
+                if (Names.CLASS_NAME.matcher(value).matches()) {
+                    className = value;
+                } else {
+                    context.error(kernel.location(), "'" + value + "' is not a Java class name");
+                }
+            }
+            case "python" -> {
+                if (PYTHON_TARGET.matcher(value).matches()) {
+                    python = value;
+                } else {
+                    context.error(kernel.location(), "python='" + value + "' must be MODULE:FUNCTION"
+                            + " (e.g. jacobi:sweep or kernels.heat:step)");
+                }
+            }
+            default -> {
+                if (value.isEmpty()) {
+                    context.error(kernel.location(), "empty command path");
+                } else {
+                    command = value;
+                }
+            }
+        }
+        boolean ok = className != null || python != null || command != null;
         List<IrExpr.Ref> inputs = new ArrayList<>();
         Attribute in = e.attribute("in");
         List<AttributeTyping.PlacedName> inNames = context.attrs().nameList(in);
@@ -67,6 +105,6 @@ final class ComputeValidator implements ActivityValidator {
                 outputs.add(new IrTarget(name, null, symbol.type(), at));
             }
         }
-        return ok ? new IrActivity.Compute(className, inputs, outputs, e.location()) : null;
+        return ok ? new IrActivity.Compute(className, inputs, outputs, e.location(), python, command) : null;
     }
 }

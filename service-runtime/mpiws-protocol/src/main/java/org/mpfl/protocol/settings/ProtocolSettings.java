@@ -14,6 +14,12 @@ public final class ProtocolSettings {
             "how long a launcher waits for a host process it asked to stop before it kills it");
     public static final Setting<String> HOST_CDS_ARCHIVE = Setting.textProperty("mpfl.host.cdsArchive", null,
             "set by bin/mpflc when built", "class-data-sharing archive the launched host JVMs map their classes from");
+    /**
+     * The interpreter of a host's Python kernel workers: set by {@code mpflc host --python}, and by
+     * {@code mpflc up}/{@code run --local --python}, whose launcher passes it on to the hosts it starts.
+     */
+    public static final Setting<String> KERNEL_PYTHON = Setting.textProperty("mpfl.kernel.python", "python3", "python3",
+            "the interpreter of <compute python> workers (mpflc host --python PATH): a virtualenv's or conda's python works");
     /** Its name is {@code HostCredential.ENV}. */
     public static final Setting<String> HOST_CREDENTIAL = Setting.environment("MPFL_HOST_CREDENTIAL", "unset",
             "a service host's credential (join-file text), instead of --credential-file; never on the command line");

@@ -1,0 +1,205 @@
+package org.mpfl.bench.kernels;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrTarget;
+import org.mpfl.ir.MpflType;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.diag.SourceLocation;
+import org.mpfl.protocol.settings.ProtocolSettings;
+import org.mpfl.runtime.interp.kernel.KernelLibraries;
+import org.mpfl.runtime.interp.kernel.RankKernels;
+
+/**
+ * {@code mpflc bench kernels}: what a {@code <compute python>} call costs (docs/benchmarks.md,
+ * "Kernels"). Through a rank's real kernel worker (docs/kernel-protocol.md) it times an empty call and
+ * a 1,000,000-double array updated in place and returned, and a new array returned; against the same
+ * work called in-process in Java and the same Python functions timed inside the interpreter alone.
+ * Medians of {@code --calls} calls after a warm-up.
+ */
+public final class KernelsBenchCommand implements CliCommand {
+    static final String MODULE = """
+            import numpy
+            def empty():
+                return {}
+            def scale(a):
+                a *= 1.000001
+                return {"a": a}
+            def fresh(a):
+                return {"b": a * 2.0}
+            """;
+
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("bench kernels", "The cost of a Python kernel call through a"
+            + " rank's worker: an empty call, a 1,000,000-double array in and out (in place; as a new array), vs the same"
+            + " work in-process in Java and in Python alone (medians).")
+            .value("--python", "PATH", "python3", "the interpreter (with NumPy)")
+            .value("--calls", "N", "2000", "timed calls of each kind (after N/10 warm-up calls)")
+            .value("--size", "N", "1000000", "doubles of the array calls")
+            .flag("--json", "print the figures as one JSON object");
+
+    @Override
+    public String name() {
+        return "bench kernels";
+    }
+
+    @Override
+    public String summary() {
+        return "Python kernel calls: empty round trip, 1,000,000 doubles in and out, vs Java in-process and Python alone";
+    }
+
+    @Override
+    public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
+        Arguments args = SPEC.parse(argList);
+        String python = args.value("--python");
+        int calls = args.intValue("--calls");
+        int size = args.intValue("--size");
+        if (calls < 10 || size < 1) {
+            throw new UsageException("--calls must be at least 10 and --size at least 1");
+        }
+        Path dir = Files.createTempDirectory("mpfl-bench-kernels-");
+        try {
+            Files.writeString(dir.resolve("bench_kernels.py"), MODULE);
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), python);
+            Map<String, Double> figures = new LinkedHashMap<>();
+            err.println("[bench] kernel calls through a worker of " + python + " (" + calls + " calls each)");
+            worker(dir, calls, size, figures);
+            err.println("[bench] the same in-process in Java");
+            java(calls, size, figures);
+            err.println("[bench] the same in Python alone");
+            standalone(python, dir, calls, size, figures);
+            if (args.flag("--json")) {
+                StringBuilder json = new StringBuilder("{");
+                figures.forEach((k, v) -> json.append(json.length() > 1 ? ", " : "").append('"').append(k).append("\": ")
+                        .append(String.format(java.util.Locale.ROOT, "%.1f", v)));
+                out.println(json.append('}'));
+            } else {
+                out.printf("kernels (median per call, µs; %d doubles)%n", size);
+                out.printf("  %-34s %12s %12s %12s%n", "", "worker", "Java", "Python alone");
+                for (String kind : List.of("empty", "inPlace", "newArray")) {
+                    out.printf(java.util.Locale.ROOT, "  %-34s %12.1f %12.1f %12.1f%n", label(kind),
+                            figures.get(kind + ".worker"), figures.get(kind + ".java"), figures.get(kind + ".python"));
+                }
+            }
+            return 0;
+        } finally {
+            try (var walk = Files.walk(dir)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static String label(String kind) {
+        return switch (kind) {
+            case "empty" -> "empty call round trip";
+            case "inPlace" -> "array in, updated in place, out";
+            default -> "array in, a new array out";
+        };
+    }
+
+    private static IrActivity.Compute site(String function, String out, MpflType type) {
+        SourceLocation at = new SourceLocation("bench", 1, 1);
+        List<IrTarget> outputs = out == null ? List.of() : List.of(new IrTarget(out, null, type, at));
+        return new IrActivity.Compute(null, List.of(), outputs, at, "bench_kernels:" + function, null);
+    }
+
+    private static void worker(Path dir, int calls, int size, Map<String, Double> figures) throws Exception {
+        IrActivity.Compute empty = site("empty", null, null);
+        IrActivity.Compute scale = site("scale", "a", MpflType.DOUBLE_ARRAY);
+        IrActivity.Compute fresh = site("fresh", "b", MpflType.DOUBLE_ARRAY);
+        try (RankKernels kernels = new RankKernels(KernelLibraries.inDirectory(dir, List.of("bench_kernels.py")), (l, t) -> { })) {
+            kernels.start(List.of(empty, scale, fresh));
+            double[] a = new double[size];
+            Arrays.fill(a, 1.0);
+            figures.put("empty.worker", median(calls, () -> kernels.call(empty, Map.of())));
+            figures.put("inPlace.worker", median(calls, () -> kernels.call(scale, Map.of("a", a))));
+            figures.put("newArray.worker", median(calls, () -> kernels.call(fresh, Map.of("a", a))));
+        }
+    }
+
+    private static void java(int calls, int size, Map<String, Double> figures) throws Exception {
+        double[] a = new double[size];
+        Arrays.fill(a, 1.0);
+        Map<String, Object> sink = new java.util.HashMap<>();
+        figures.put("empty.java", median(calls, () -> sink.put("r", Map.of())));
+        figures.put("inPlace.java", median(calls, () -> {
+            for (int i = 0; i < a.length; i++) {
+                a[i] *= 1.000001;
+            }
+            sink.put("a", a);
+        }));
+        figures.put("newArray.java", median(calls, () -> {
+            double[] b = new double[a.length];
+            for (int i = 0; i < a.length; i++) {
+                b[i] = a[i] * 2.0;
+            }
+            sink.put("b", b);
+        }));
+    }
+
+    private static void standalone(String python, Path dir, int calls, int size, Map<String, Double> figures)
+            throws IOException, InterruptedException {
+        String script = """
+                import statistics, sys, time, numpy
+                sys.path.insert(0, sys.argv[1])
+                import bench_kernels as k
+                calls, size = int(sys.argv[2]), int(sys.argv[3])
+                a = numpy.ones(size)
+                def median(f):
+                    for _ in range(calls // 10):
+                        f()
+                    times = []
+                    for _ in range(calls):
+                        t = time.perf_counter_ns(); f(); times.append(time.perf_counter_ns() - t)
+                    return statistics.median(times) / 1000.0
+                print(median(k.empty), median(lambda: k.scale(a)), median(lambda: k.fresh(a)))
+                """;
+        Path file = dir.resolve("standalone.py");
+        Files.writeString(file, script);
+        Path output = dir.resolve("standalone.out");
+        Process p = new ProcessBuilder(python, file.toString(), dir.toString(), Integer.toString(calls), Integer.toString(size))
+                .redirectOutput(output.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT)
+                .redirectInput(new File("/dev/null")).start();
+        if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IOException(python + " did not time the kernels (exit " + (p.isAlive() ? "none" : p.exitValue()) + ")");
+        }
+        String[] words = Files.readString(output, StandardCharsets.UTF_8).strip().split("\\s+");
+        figures.put("empty.python", Double.parseDouble(words[0]));
+        figures.put("inPlace.python", Double.parseDouble(words[1]));
+        figures.put("newArray.python", Double.parseDouble(words[2]));
+    }
+
+    /** A call to time. */
+    @FunctionalInterface
+    interface Call {
+        void run() throws Exception;
+    }
+
+    /** Median µs of {@code calls} calls after {@code calls / 10} warm-up calls. */
+    static double median(int calls, Call call) throws Exception {
+        for (int i = 0; i < calls / 10; i++) {
+            call.run();
+        }
+        long[] nanos = new long[calls];
+        for (int i = 0; i < calls; i++) {
+            long t = System.nanoTime();
+            call.run();
+            nanos[i] = System.nanoTime() - t;
+        }
+        Arrays.sort(nanos);
+        return nanos[calls / 2] / 1000.0;
+    }
+}

@@ -1,0 +1,525 @@
+package org.mpfl.engine.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.Http;
+import org.mpfl.engine.json.Json;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.engine.run.RunSettings;
+import org.mpfl.engine.store.RunRecord;
+import org.mpfl.ir.files.FileTrees;
+import org.mpfl.protocol.RankEvent;
+import org.mpfl.testing.StartsProcesses;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.WebElement;
+
+/**
+ * Issue 24, "the console tells the truth at a glance", in a real headless Chromium against a real
+ * engine whose ranks are played in-process (they report over HTTP as hosts do): a run that converged
+ * before its progress total keeps its real count, a cancelled and resumed run shows both attempts
+ * with their outcomes and times that agree, a deadlock and a receive timeout read as people read
+ * them, an ended run's event stream closes (a {@code --virtual-time-budget} screenshot returns), the
+ * blocked view names the rank everyone waits for, 1,000 stored runs page and search (API and
+ * console), an 800-line log says what it shows and downloads in full, the trace keeps checkpoints
+ * in a lane of their own, the main pages pass a WCAG contrast check and the runs list keeps its key
+ * columns in view at 800 px.
+ *
+ * <p>Screenshots go to {@code target/console-screenshots}, or to {@code -Dmpfl.console.screenshots=DIR}
+ * (how {@code docs/console/} is refreshed).
+ */
+@Timeout(600)
+@StartsProcesses
+class ConsoleTruthBrowserTest {
+    /** Bound for what the browser and engine do in well under a second when idle: generous for a loaded 2-core machine. */
+    private static final Duration WAIT = Duration.ofSeconds(40);
+    private static final Path SHOTS = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    static FakeRankEngine fakes;
+    static Engine engine;
+    static HeadlessChromium browser;
+
+    @BeforeAll
+    static void start() throws Exception {
+        browser = HeadlessChromium.start(1400, 1000);
+        fakes = FakeRankEngine.start("truth", new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMillis(200), 2, "auto"),
+                // the test hosts never send heartbeats: they must outlive all the tests of this class
+                Duration.ofMinutes(30), 2, r -> {
+                    if (r.awaitAbort(120_000)) {
+                        // as a real rank does when its domain is aborted under it
+                        r.event(RankEvent.Type.STATE, "FAILED", null, null, "DomainAbortedException: domain " + r.request().domainId()
+                                + " was aborted: aborted by request", null, null);
+                    }
+                });
+        engine = fakes.engine;
+        Files.createDirectories(SHOTS);
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            if (browser != null) {
+                browser.close();
+            }
+        } finally {
+            if (fakes != null) {
+                fakes.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    static String startRun(String workflow, int ranks, Map<String, Object> params) throws Exception {
+        Http.Answer started = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("params", params,
+                "plan", Map.of("workflow", workflow, "processes", List.of(Map.of("name", "p", "service", "ring", "ranks", ranks)))));
+        assertEquals(201, started.status(), started.body());
+        return started.json().get("id").asText();
+    }
+
+    /** The ranks of a run's {@code attempt}-th domain, by rank, once all {@code size} have started. */
+    static List<FakeRanks.Rank> ranksOf(String runId, int attempt, int size) throws Exception {
+        return fakes.ranks(runId, attempt, size, WAIT);
+    }
+
+    static JsonNode run(String id) throws Exception {
+        return Http.get(engine.url() + "/api/runs/" + id).json();
+    }
+
+    static JsonNode awaitState(String id, String state) throws Exception {
+        long end = System.currentTimeMillis() + WAIT.toMillis();
+        for (;;) {
+            JsonNode r = run(id);
+            if (r.path("state").asText().equals(state)) {
+                return r;
+            }
+            assertTrue(System.currentTimeMillis() < end, "run " + id + " did not become " + state + ": " + r.path("state"));
+            Thread.sleep(50);
+        }
+    }
+
+    static void progress(FakeRanks.Rank r, long value, long total) throws Exception {
+        r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", value, "total", total));
+    }
+
+    static void activity(FakeRanks.Rank r, String activity, String location) throws Exception {
+        r.event(RankEvent.Type.ACTIVITY, null, activity, location, null, null, null);
+    }
+
+    static String text(String css) {
+        return browser.text(css);
+    }
+
+    static String attribute(String css, String name) {
+        return browser.attribute(css, name);
+    }
+
+    static long count(String css) {
+        return browser.count(css);
+    }
+
+    static void open(String hash) {
+        browser.driver().get(engine.url() + "/" + hash);
+    }
+
+    static void shot(String name) throws IOException {
+        browser.script("window.scrollTo(0, 0)"); // the window grows to the page for the picture: all of it from the top
+        browser.screenshot(SHOTS.resolve(name));
+    }
+
+    static HttpResponse<String> get(String pathAndQuery) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(engine.url() + pathAndQuery)).timeout(Duration.ofSeconds(20)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> contrastFailures() throws IOException {
+        String js;
+        try (InputStream in = ConsoleTruthBrowserTest.class.getResourceAsStream("contrast-check.js")) {
+            assertNotNull(in, "contrast-check.js on the test class path");
+            js = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Map<String, Object> result = (Map<String, Object>) browser.script("return eval(arguments[0])", js);
+        assertTrue(((Number) result.get("checked")).longValue() > 10, "the contrast check saw the page's texts: " + result);
+        return (List<String>) result.get("failures");
+    }
+
+    // ------------------------------------------------------------------ the tests
+
+    @Test
+    void aRunThatConvergedEarlyKeepsItsRealCountAndItsPageReadsAsEnded() throws Exception {
+        String id = startRun("heat2d", 2, Map.of("iterations", 500));
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        activity(ranks.get(0), "while", "heat2d.mpfl.xml:40:5");
+        progress(ranks.get(0), 100, 500);
+        open("#/runs/" + id);
+        // rank 1 reports no <progress>: the run's progress is rank 0's 20 %, not a mean with a 0
+        browser.await("run progress from the reporting rank only", WAIT,
+                d -> "0.2000".equals(attribute(".run-progress .progress", "data-progress")));
+        assertTrue(text("#run-progress-note").contains("from 1 rank reporting progress (of 2)"), text("#run-progress-note"));
+        assertTrue(text("#rank-row-1 .progress-note").contains("no progress reported"), text("#rank-row-1"));
+        assertEquals("live", attribute("#connection", "data-state"));
+
+        progress(ranks.get(0), 247, 500);
+        ranks.get(0).state("DONE");
+        ranks.get(1).state("DONE");
+        JsonNode ended = awaitState(id, "SUCCEEDED");
+        assertEquals(247, ended.at("/ranks/0/progress/value").asInt(), "the engine keeps the last reported value");
+        assertEquals(500, ended.at("/ranks/0/progress/total").asInt());
+        assertTrue(ended.path("startupMs").asLong(-1) >= 0, ended.toString());
+
+        browser.await("the page shows the run ended", WAIT, d -> "SUCCEEDED".equals(attribute("#run-title .badge", "data-state"))
+                && "ended".equals(attribute("#connection", "data-state")));
+        browser.await("rank 0 ended at its real count", WAIT, d -> text("#rank-row-0 .progress-note").contains("ended at 247 of 500"));
+        String page = text("main");
+        assertFalse(page.contains("● live"), "an ended run does not say live");
+        assertFalse(page.contains("No outputs yet."), page);
+        assertTrue(page.contains("The run reported no outputs."), page);
+        assertTrue(page.contains("Last activity"), "the ranks' activity is in the past tense");
+        assertFalse(page.contains("Current activity"));
+        assertTrue(text("#run-attempts").contains("1 attempt"), text("#run-attempts"));
+        assertTrue(((String) browser.script("return document.title")).contains("heat2d · SUCCEEDED"));
+        assertTrue(text(".facts").matches("(?s).*\\d\\d:\\d\\d:\\d\\d UTC.*"), "times carry their zone: " + text(".facts"));
+        shot("run-converged.png");
+
+        // the engine ends an ended run's stream itself, after the snapshot
+        HttpResponse<String> stream = get("/api/runs/" + id + "/events");
+        assertEquals(200, stream.statusCode());
+        assertTrue(stream.body().startsWith("event: snapshot"), stream.body());
+        assertTrue(stream.body().endsWith("event: end\ndata: {}\n\n"), stream.body());
+
+        // and a tool that waits for the network to go idle returns (it hung on the open stream before)
+        Path profile = Files.createTempDirectory("mpfl-console-vtb-");
+        Path png = profile.resolve("ended.png");
+        Process chromium = new ProcessBuilder(HeadlessChromium.CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--user-data-dir=" + profile.resolve("p"),
+                "--window-size=1400,1000", "--virtual-time-budget=10000", "--screenshot=" + png, engine.url() + "/#/runs/" + id)
+                .redirectErrorStream(true).redirectOutput(profile.resolve("chromium.log").toFile()).start();
+        try {
+            // the budget is virtual time; 120 s of real time is far more than a loaded machine needs to render one page
+            boolean exited = chromium.waitFor(120, TimeUnit.SECONDS);
+            assertTrue(exited, "chromium --virtual-time-budget --screenshot returned on an ended run's page");
+            assertTrue(Files.size(png) > 1000, "a screenshot was written");
+        } finally {
+            chromium.destroyForcibly();
+            chromium.waitFor(10, TimeUnit.SECONDS);
+            FileTrees.deleteQuietly(profile);
+        }
+    }
+
+    @Test
+    void aCancelledAndResumedRunShowsBothAttemptsWithTheirOutcomes() throws Exception {
+        String id = startRun("ring", 2, Map.of("rounds", 3));
+        List<FakeRanks.Rank> first = ranksOf(id, 1, 2);
+        activity(first.get(0), "receive", "ring.mpfl.xml:9:9");
+        Http.Answer cancelled = Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of());
+        assertEquals(200, cancelled.status(), cancelled.body());
+        awaitState(id, "CANCELLED");
+
+        open("#/runs/" + id);
+        browser.await("the resume button of a cancelled run", WAIT, d -> count("#resume-run") == 1);
+        WebElement input = browser.driver().findElement(By.id("token-input"));
+        input.sendKeys("not-the-token");
+        browser.driver().findElement(By.id("token-save")).click();
+        browser.await("a wrong token is said to be refused", WAIT, d -> "refused".equals(attribute("#token-status", "data-verdict")));
+        assertEquals("token refused", text("#token-status"));
+        assertEquals("false", attribute("#token-status", "data-set"));
+        input.sendKeys(engine.token());
+        browser.driver().findElement(By.id("token-save")).click();
+        browser.await("the right token is accepted", WAIT, d -> "token accepted".equals(text("#token-status")));
+
+        browser.driver().findElement(By.id("resume-run")).click();
+        List<FakeRanks.Rank> second = ranksOf(id, 2, 2);
+        activity(second.get(0), "receive", "ring.mpfl.xml:9:9");
+        browser.await("the resumed run is live again", WAIT, d -> "RUNNING".equals(attribute("#run-title .badge", "data-state")));
+        for (FakeRanks.Rank r : second) {
+            r.state("DONE");
+        }
+        JsonNode done = awaitState(id, "SUCCEEDED");
+        JsonNode log = done.path("attemptLog");
+        assertEquals(2, log.size(), log.toString());
+        assertEquals("CANCELLED", log.get(0).path("outcome").asText(), log.toString());
+        assertEquals("SUCCEEDED", log.get(1).path("outcome").asText(), log.toString());
+        assertEquals("resumed by user", log.get(1).path("cause").asText());
+        assertTrue(done.path("resumed").asBoolean());
+        assertTrue(done.hasNonNull("startupMs") && done.path("startupMs").asLong() >= 0, "startupMs of the last attempt: " + done.path("startupMs"));
+
+        browser.await("both attempts with their outcomes", WAIT,
+                d -> "SUCCEEDED".equals(attribute("#attempts-table tr[data-attempt='2'] .attempt-outcome", "data-outcome")));
+        assertEquals("CANCELLED", attribute("#attempts-table tr[data-attempt='1'] .attempt-outcome", "data-outcome"));
+        assertEquals("2 attempts · resumed", text("#run-attempts"));
+        browser.await("the timeline's attempt bands", WAIT, d -> count("#timeline .attempt-band") == 2);
+        assertEquals("CANCELLED", attribute("#timeline .attempt-band[data-attempt='1']", "data-outcome"));
+        assertEquals("SUCCEEDED", attribute("#timeline .attempt-band[data-attempt='2']", "data-outcome"));
+        // wall time (created to ended) is at least the active time (the attempts' own times): no contradiction
+        long wall = done.path("endedMs").asLong() - done.path("createdMs").asLong();
+        long active = 0;
+        for (JsonNode a : log) {
+            assertTrue(a.path("endMs").asLong() >= a.path("startMs").asLong(), a.toString());
+            active += a.path("endMs").asLong() - a.path("startMs").asLong();
+        }
+        assertTrue(active <= wall, active + " <= " + wall);
+        assertFalse(text("#run-duration").isBlank());
+        assertFalse(text("#run-active").equals("–"), text("#run-active"));
+        shot("run-resumed.png");
+
+        open("#/runs?q=" + id);
+        browser.await("the list shows the attempts", WAIT, d -> text("#runs-table tr[data-run-id='" + id + "'] .col-attempts")
+                .equals("2 attempts · resumed"));
+    }
+
+    @Test
+    void aDeadlockAndATimeoutReadAsPeopleReadThem() throws Exception {
+        String id = startRun("ring-deadlock", 2, Map.of());
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        ranks.get(0).waitFor("receive", "/tmp/work/ring.mpfl.xml:9:9", "receive from 1 tag 0 comm world");
+        ranks.get(1).waitFor("receive", "/tmp/work/ring.mpfl.xml:9:9", "receive from 0 tag 0 comm world");
+        JsonNode failed = awaitState(id, "FAILED");
+        assertTrue(failed.at("/error/message").asText().startsWith("deadlock: "), failed.path("error").toString());
+        int blamed = failed.at("/error/rank").asInt();
+        open("#/runs/" + id);
+        browser.await("the cycle as a list", WAIT, d -> count("#deadlock-cycle li") == 2);
+        browser.await("the ranks stopped by the abort", WAIT, d -> count("#ranks-table .rank-stopped") == 2);
+        assertTrue(count("#deadlock-cycle a[href='#rank-row-1']") >= 1, text("#deadlock-cycle"));
+        assertTrue(text("#deadlock-cycle").contains("ring.mpfl.xml:9:9") && !text("#deadlock-cycle").contains("/tmp/work"),
+                text("#deadlock-cycle"));
+        assertEquals("stopped: deadlock detected", text("#rank-row-0 .rank-stopped"));
+        assertEquals("true", attribute("#rank-row-" + blamed, "data-failure-origin"), "the rank the panel names is marked");
+        String page = text("main");
+        assertFalse(page.contains("DomainAbortedException"), page);
+        assertFalse(page.contains("by request"), page);
+        browser.driver().findElement(By.cssSelector("#deadlock-cycle a[href='#rank-row-1']")).click();
+        browser.await("the link flashes rank 1's row", WAIT, d -> count("#rank-row-1.flash") == 1);
+        shot("run-deadlock.png");
+
+        String timeout = startRun("timeout", 2, Map.of());
+        List<FakeRanks.Rank> t = ranksOf(timeout, 1, 2);
+        String domain = t.get(1).request().domainId();
+        t.get(1).fail("receive", "/tmp/work/ring.mpfl.xml:12:7",
+                "ReceiveTimeoutException: no message from rank 0 tag 0 within PT0.5S (receiver: rank 1, domain " + domain + ")");
+        awaitState(timeout, "FAILED");
+        open("#/runs/" + timeout);
+        browser.await("the failure panel", WAIT, d -> text("#failure").contains("within 500 ms"));
+        browser.await("rank 0 stopped because rank 1 failed", WAIT, d -> text("#rank-row-0 .rank-stopped").equals("stopped: rank 1 failed"));
+        assertFalse(text("main").contains("PT0.5S"), text("main"));
+        assertFalse(text("main").contains(domain), "the domain id shows only when asked for");
+        assertEquals("true", attribute("#rank-row-1", "data-failure-origin"));
+        browser.await("expanded, the full message is there", WAIT, d -> {
+            if (!Boolean.TRUE.equals(browser.script("return document.querySelector('#failure details.internals').open"))) {
+                d.findElement(By.cssSelector("#failure details.internals summary")).click();
+            }
+            return text("#failure").contains(domain);
+        });
+        shot("run-timeout.png");
+    }
+
+    @Test
+    void theBlockedViewNamesTheRankEveryoneWaitsFor() throws Exception {
+        String id = startRun("stuck", 3, Map.of());
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 3);
+        activity(ranks.get(0), "while", "/tmp/work/stuck.mpfl.xml:40:5");
+        progress(ranks.get(0), 31_500_000, 200_000_000);
+        ranks.get(1).waitFor("receive", "/tmp/work/stuck.mpfl.xml:20:7", "receive from 0 tag 7 comm world");
+        ranks.get(2).waitFor("receive", "/tmp/work/stuck.mpfl.xml:20:7", "receive from 0 tag 7 comm world");
+        open("#/runs/" + id);
+        browser.await("the rank they wait for", WAIT, d -> "0".equals(attribute("#waited-for", "data-rank")));
+        String said = text("#waited-for");
+        assertTrue(said.startsWith("2 ranks wait for rank 0, which is running while at stuck.mpfl.xml:40:5"), said);
+        assertTrue(said.contains("progress 31.5M of 200.0M"), said);
+        assertTrue(text("#rank-row-0 .progress-note").contains("31.5M of 200.0M"), text("#rank-row-0"));
+        assertEquals("2 of 3 ranks blocked", text("#blocked-summary"));
+        shot("run-waited-for.png");
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        awaitState(id, "CANCELLED");
+    }
+
+    @Test
+    void athousandStoredRunsPageSortAndSearch() throws Exception {
+        long base = 1_700_000_000_000L;
+        for (int i = 0; i < 1000; i++) {
+            String state = List.of("SUCCEEDED", "FAILED", "CANCELLED", "SUCCEEDED").get(i % 4);
+            ObjectNode d = Json.MAPPER.createObjectNode();
+            String runId = String.format("bulk%04d", i);
+            d.put("id", runId).put("workflow", "bulk-" + (i % 10)).put("state", state).put("createdMs", base + i * 1000L)
+                    .put("startedMs", base + i * 1000L + 10).put("endedMs", base + i * 1000L + 500).put("size", 2).put("progress", 1.0)
+                    .put("attempts", 1);
+            d.putObject("params").put("n", i).put("mode", i % 2 == 0 ? "even" : "odd");
+            d.putArray("attemptLog").addObject().put("attempt", 1).put("cause", "start").put("startMs", base + i * 1000L);
+            engine.database().runs().save(new RunRecord(runId, "bulk-" + (i % 10), state, base + i * 1000L, d));
+        }
+        HttpResponse<String> page = get("/api/runs?q=bulk-3&limit=40&offset=40");
+        assertEquals(200, page.statusCode(), page.body());
+        assertEquals("100", page.headers().firstValue("X-Total-Count").orElse(""));
+        JsonNode runs = Json.MAPPER.readTree(page.body());
+        assertEquals(40, runs.size());
+        for (JsonNode r : runs) {
+            assertEquals("bulk-3", r.path("workflow").asText());
+        }
+        // newest first: bulk-3's runs are i = 993, 983, …; the 41st newest is i = 593
+        assertEquals("bulk0593", runs.get(0).path("id").asText());
+        assertEquals(3, runs.get(0).at("/params/n").asInt() % 10, "listed runs carry their parameters");
+
+        HttpResponse<String> byParam = get("/api/runs?param=" + URLEncoder.encode("n=417", StandardCharsets.UTF_8));
+        assertEquals("1", byParam.headers().firstValue("X-Total-Count").orElse(""), byParam.body());
+        assertEquals("bulk0417", Json.MAPPER.readTree(byParam.body()).get(0).path("id").asText());
+        HttpResponse<String> window = get("/api/runs?q=bulk&from=" + (base + 10_000) + "&to=" + (base + 20_000) + "&sort=created&order=asc");
+        assertEquals("11", window.headers().firstValue("X-Total-Count").orElse(""));
+        assertEquals("bulk0010", Json.MAPPER.readTree(window.body()).get(0).path("id").asText());
+        HttpResponse<String> failedOnly = get("/api/runs?q=bulk&state=failed&limit=1");
+        assertEquals("250", failedOnly.headers().firstValue("X-Total-Count").orElse(""));
+        HttpResponse<String> byWorkflow = get("/api/runs?q=bulk&sort=workflow&order=asc&limit=1");
+        assertEquals("bulk-0", Json.MAPPER.readTree(byWorkflow.body()).get(0).path("workflow").asText());
+        assertEquals(400, get("/api/runs?sort=colour").statusCode());
+        assertEquals(400, get("/api/runs?limit=0").statusCode());
+
+        open("#/runs?q=bulk&size=50");
+        browser.await("the pager counts every match", WAIT, d -> "1000".equals(attribute("#runs-pager", "data-total")));
+        assertEquals("1–50 of 1000 runs", text("#runs-range"));
+        assertEquals("bulk0999", attribute("#runs-table tbody tr:first-child", "data-run-id"));
+        shot("runs-search.png");
+        browser.driver().findElement(By.id("runs-next")).click();
+        browser.await("page 2", WAIT, d -> "bulk0949".equals(attribute("#runs-table tbody tr:first-child", "data-run-id")));
+        assertEquals("51–100 of 1000 runs", text("#runs-range"));
+
+        WebElement param = browser.driver().findElement(By.id("run-param"));
+        param.clear();
+        param.sendKeys("n=417");
+        browser.driver().findElement(By.cssSelector("#run-search button[type='submit']")).click();
+        browser.await("the search by parameter", WAIT, d -> "1".equals(attribute("#runs-pager", "data-total")));
+        assertEquals("bulk0417", attribute("#runs-table tbody tr:first-child", "data-run-id"));
+        assertTrue(text("#runs-table tbody tr:first-child .col-params").contains("n=417"));
+    }
+
+    @Test
+    void aChattyLogSaysWhatItShowsAndDownloadsInFullAndTheTraceKeepsCheckpointsApart() throws Exception {
+        String id = startRun("chatty", 2, Map.of());
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        for (int i = 0; i < 800; i++) {
+            ranks.get(0).event(RankEvent.Type.LOG, null, null, null, "line " + i + " of the chatty rank", null, null);
+        }
+        for (int k = 1; k <= 3; k++) {
+            ranks.get(0).event(RankEvent.Type.CHECKPOINT, null, null, null, null, null,
+                    Map.of("checkpoint", k, "bytes", 100, "ms", 2, "stored", true));
+        }
+        ranks.get(0).state("DONE");
+        ranks.get(1).state("DONE");
+        awaitState(id, "SUCCEEDED");
+        open("#/runs/" + id);
+        browser.await("the log says what it shows", WAIT, d -> "800".equals(attribute("#log-counts", "data-total")));
+        assertEquals("500", attribute("#log-counts", "data-kept"));
+        assertTrue(text("#log-counts").startsWith("showing the last 500 of 800 lines"), text("#log-counts"));
+        String href = attribute("#log-download", "href");
+        assertTrue(href.endsWith("api/runs/" + id + "/logs"), href);
+        HttpResponse<String> all = get("/api/runs/" + id + "/logs");
+        assertEquals(200, all.statusCode());
+        assertTrue(all.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+        List<String> lines = all.body().lines().toList();
+        assertEquals(800, lines.size());
+        assertTrue(lines.get(0).endsWith("rank 0 INFO line 0 of the chatty rank"), lines.get(0));
+        assertTrue(lines.get(799).endsWith("line 799 of the chatty rank"), lines.get(799));
+        assertEquals("", get("/api/runs/" + id + "/logs?rank=1").body());
+
+        browser.driver().findElement(By.id("log-search")).sendKeys("line 799 ");
+        browser.await("the search narrows the lines", WAIT, d -> count("#logs .log-line") == 1);
+        browser.driver().findElement(By.id("log-search")).clear();
+        browser.script("const s = document.getElementById('log-search'); s.value = 'line 79'; s.dispatchEvent(new Event('input'))");
+        // the page holds lines 300 to 799 (the newest 500): 790 to 799 match, line 79 is only in the download
+        browser.await("lines 790-799", WAIT, d -> count("#logs .log-line") == 10);
+        assertTrue(text("#log-counts").endsWith("· 10 match"), text("#log-counts"));
+        browser.script("const s = document.getElementById('log-level'); s.value = 'warn'; s.dispatchEvent(new Event('change'))");
+        browser.await("no line is a warning", WAIT, d -> count("#logs .log-line") == 0);
+        assertTrue(text("#logs").contains("No line matches."));
+        browser.script("const s = document.getElementById('log-level'); s.value = ''; s.dispatchEvent(new Event('change'));"
+                + "const q = document.getElementById('log-search'); q.value = ''; q.dispatchEvent(new Event('input'))");
+        shot("run-logs.png");
+
+        open("#/runs/" + id + "/trace");
+        browser.await("the checkpoints' own lane", WAIT, d -> count("#trace .checkpoint-lane") == 1);
+        assertEquals("3", attribute("#trace .checkpoint-lane", "data-checkpoints"));
+        assertEquals(0, count("#trace .trace-track:not(.checkpoint-lane) .instant[data-name='checkpoint']"),
+                "no checkpoint diamond on the operations lanes");
+        assertEquals(1, count("#trace-legend [data-instant='checkpoint']"));
+        List<String> trace = contrastFailures();
+        assertTrue(trace.isEmpty(), "trace page: " + String.join("\n", trace));
+        shot("trace-checkpoints.png");
+    }
+
+    @Test
+    void theMainPagesPassAContrastCheckAndKeepKeyColumnsAt800Pixels() throws Exception {
+        String id = startRun("contrast", 2, Map.of("n", 4));
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        activity(ranks.get(0), "compute org.example.Step", "/tmp/work/contrast.mpfl.xml:10:5");
+        progress(ranks.get(0), 3, 10);
+        ranks.get(1).waitFor("receive", "/tmp/work/contrast.mpfl.xml:12:5", "receive from 0 tag 1 comm world");
+        ranks.get(0).event(RankEvent.Type.LOG, null, null, null, "step 3 of 10", null, null);
+        open("#/runs/" + id);
+        browser.await("a live run page with a blocked rank", WAIT, d -> count("#waited-for") == 1 && count("#timeline .seg-wait") >= 1);
+        List<String> live = contrastFailures();
+        assertTrue(live.isEmpty(), "live run page: " + String.join("\n", live));
+        ranks.get(1).fail("receive", "/tmp/work/contrast.mpfl.xml:12:5", "ReceiveTimeoutException: no message within PT2S");
+        awaitState(id, "FAILED");
+        browser.await("the failed page", WAIT, d -> count("#failure") == 1 && count("#rank-row-0 .rank-stopped") == 1);
+        List<String> failed = contrastFailures();
+        assertTrue(failed.isEmpty(), "failed run page: " + String.join("\n", failed));
+        open("#/runs");
+        browser.await("the runs list", WAIT, d -> count("#runs-table tbody tr") > 0);
+        List<String> list = contrastFailures();
+        assertTrue(list.isEmpty(), "runs list: " + String.join("\n", list));
+        open("#/registry");
+        browser.await("the registry", WAIT, d -> text("main").contains("h0"));
+        List<String> registry = contrastFailures();
+        assertTrue(registry.isEmpty(), "registry: " + String.join("\n", registry));
+        open("#/workflows");
+        browser.await("the workflows page", WAIT, d -> count("#workflows-table, main .empty") > 0);
+        List<String> workflows = contrastFailures();
+        assertTrue(workflows.isEmpty(), "workflows: " + String.join("\n", workflows));
+
+        Dimension before = browser.driver().manage().window().getSize();
+        try {
+            browser.driver().manage().window().setSize(new Dimension(800, 900));
+            open("#/runs");
+            browser.await("the runs list at 800 px", WAIT, d -> count("#runs-table tbody tr") > 0);
+            List<String> cut = new ArrayList<>();
+            for (String column : List.of("col-state", "col-workflow", "col-started", "col-duration", "col-progress")) {
+                Map<?, ?> box = (Map<?, ?>) browser.script("const e = document.querySelector('#runs-table thead th.' + arguments[0]);"
+                        + "const r = e.getBoundingClientRect(); return {right: r.right, width: r.width, view: document.documentElement.clientWidth}", column);
+                if (((Number) box.get("width")).doubleValue() <= 0 || ((Number) box.get("right")).doubleValue() > ((Number) box.get("view")).doubleValue()) {
+                    cut.add(column + " " + box);
+                }
+            }
+            assertTrue(cut.isEmpty(), "key columns out of view at 800 px: " + cut);
+            Map<?, ?> holder = (Map<?, ?>) browser.script("const h = document.querySelector('.runs-holder');"
+                    + "return {scroll: h.scrollWidth, client: h.clientWidth}");
+            assertTrue(((Number) holder.get("scroll")).longValue() <= ((Number) holder.get("client")).longValue() + 1,
+                    "no hidden horizontal scroll at 800 px: " + holder);
+            shot("runs-800px.png");
+        } finally {
+            browser.driver().manage().window().setSize(before);
+        }
+    }
+}

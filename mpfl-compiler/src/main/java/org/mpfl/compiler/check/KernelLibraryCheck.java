@@ -1,0 +1,209 @@
+package org.mpfl.compiler.check;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.ZipFile;
+import org.mpfl.ir.IrActivity;
+import org.mpfl.ir.IrProcess;
+import org.mpfl.ir.IrWalk;
+import org.mpfl.ir.IrWorkflow;
+import org.mpfl.ir.diag.Diagnostics;
+
+/**
+ * Whether the kernels that {@code <compute python>} and {@code <compute command>} name are in the
+ * workflow's libraries: a Python module must be a file of a library (else a warning: only the hosts'
+ * interpreter could provide it) and a relative {@code command} a file inside a library directory —
+ * checked with every compilation ({@link #check}). {@code mpflc check} also looks for each function
+ * among the top-level names of its module's file ({@link #pythonFunctions}), found by parsing the file
+ * with Python's {@code ast} in an interpreter ({@code --python PATH}, default {@code python3}), never by
+ * importing user code; without an interpreter a warning says the functions were not checked.
+ */
+public final class KernelLibraryCheck {
+    /** How long the interpreter may take to parse the kernel files. */
+    private static final long PARSE_SECONDS = 30;
+    private static final String SCRIPT = "python_names.py";
+
+    private final Diagnostics diagnostics;
+    private final Path documentDirectory;
+    private final List<String> libraries;
+
+    KernelLibraryCheck(Diagnostics diagnostics, Path documentDirectory, List<String> libraries) {
+        this.diagnostics = diagnostics;
+        this.documentDirectory = documentDirectory;
+        this.libraries = libraries.stream().filter(l -> !l.endsWith(".jar")).toList();
+    }
+
+    /** A module's source: a file, or an entry of a zip ({@code ZIP!ENTRY}). */
+    private record Source(String spec, String shown) {
+    }
+
+    /** The Python functions of a checked workflow, looked for in their modules' files with {@code python}. */
+    public static void pythonFunctions(IrWorkflow workflow, Path documentDirectory, String python, Diagnostics diagnostics) {
+        KernelLibraryCheck check = new KernelLibraryCheck(diagnostics, documentDirectory, workflow.libraries());
+        Map<IrActivity.Compute, Source> modules = check.modules(workflow.processes(), false);
+        if (!modules.isEmpty()) {
+            check.functions(modules, python);
+        }
+    }
+
+    void check(List<IrProcess> processes) {
+        modules(processes, true);
+    }
+
+    /** The sources of the Python kernels' modules; with {@code report}, what is not in the libraries is reported. */
+    private Map<IrActivity.Compute, Source> modules(List<IrProcess> processes, boolean report) {
+        Map<IrActivity.Compute, Source> modules = new LinkedHashMap<>();
+        if (documentDirectory == null) {
+            return modules;
+        }
+        for (IrProcess p : processes) {
+            IrWalk.forEachActivity(p.body(), a -> {
+                if (a instanceof IrActivity.Compute c && c.command() != null) {
+                    if (report) {
+                        command(c);
+                    }
+                } else if (a instanceof IrActivity.Compute c && c.python() != null) {
+                    String module = c.python().substring(0, c.python().indexOf(':'));
+                    Source source = find(module);
+                    if (source == null && report) {
+                        diagnostics.warning(c.at(), "python module '" + module + "' is not in the workflow's libraries"
+                                + (libraries.isEmpty() ? " (it has no <library path=\"….py\"/>)" : " (" + String.join(", ", libraries) + ")")
+                                + ": only the hosts' interpreter could provide it");
+                    } else if (source != null) {
+                        modules.put(c, source);
+                    }
+                }
+            });
+        }
+        return modules;
+    }
+
+    private void command(IrActivity.Compute c) {
+        String written = c.command();
+        if (Path.of(written).isAbsolute()) {
+            diagnostics.warning(c.at(), "command " + written + " is outside the workflow's libraries: a host runs it only"
+                    + " from a directory it allows (mpflc host --allow-command-dir DIR)");
+            return;
+        }
+        boolean inLibrary = libraries.stream().anyMatch(l -> written.equals(l) || written.startsWith(l.endsWith("/") ? l : l + "/"));
+        if (!inLibrary) {
+            diagnostics.error(c.at(), "command " + written + " is not inside a <library> of the workflow (name its directory,"
+                    + " e.g. <library path=\"bin\"/>, or give an absolute path)");
+        } else if (!Files.isRegularFile(documentDirectory.resolve(written))) {
+            diagnostics.error(c.at(), "command not found: " + written + " (paths are relative to the document)");
+        }
+    }
+
+    /** The source of a dotted module name in the libraries, or null. */
+    private Source find(String module) {
+        String relative = module.replace('.', '/');
+        String top = module.contains(".") ? module.substring(0, module.indexOf('.')) : module;
+        for (String library : libraries) {
+            Path path = documentDirectory.resolve(library);
+            if (library.endsWith(".py") && Files.isRegularFile(path)) {
+                if (path.getFileName().toString().equals(module + ".py")) {
+                    return new Source(path.toString(), library);
+                }
+            } else if (library.endsWith(".zip") && Files.isRegularFile(path)) {
+                try (ZipFile zip = new ZipFile(path.toFile())) {
+                    for (String entry : List.of(relative + ".py", relative + "/__init__.py")) {
+                        if (zip.getEntry(entry) != null) {
+                            return new Source(path + "!" + entry, library + "!" + entry);
+                        }
+                    }
+                } catch (IOException e) {
+                    // not a readable zip: the module is then reported as not in the libraries
+                }
+            } else if (Files.isDirectory(path)) {
+                Path root = Files.isRegularFile(path.resolve("__init__.py")) ? path.getParent() : path;
+                if (root == path || path.getFileName().toString().equals(top)) {
+                    for (String file : List.of(relative + ".py", relative + "/__init__.py")) {
+                        if (Files.isRegularFile(root.resolve(file))) {
+                            return new Source(root.resolve(file).toString(), documentDirectory.relativize(root.resolve(file)).toString());
+                        }
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Parses the modules' files in the interpreter and reports functions they do not define. */
+    private void functions(Map<IrActivity.Compute, Source> modules, String python) {
+        JsonNode parsed;
+        try {
+            parsed = parse(python, modules.values().stream().map(Source::spec).distinct().toList());
+        } catch (IOException e) {
+            IrActivity.Compute first = modules.keySet().iterator().next();
+            diagnostics.warning(first.at(), "python functions not checked: " + e.getMessage()
+                    + " (give the hosts' interpreter: mpflc check --python PATH)");
+            return;
+        }
+        for (Map.Entry<IrActivity.Compute, Source> e : modules.entrySet()) {
+            IrActivity.Compute c = e.getKey();
+            JsonNode file = parsed.path(e.getValue().spec());
+            String function = c.python().substring(c.python().indexOf(':') + 1);
+            if (file.has("error")) {
+                diagnostics.error(c.at(), "python module " + e.getValue().shown() + " does not parse: "
+                        + file.path("error").asText().replace(documentDirectory + File.separator, ""));
+            } else if (!file.path("star").asBoolean()) {
+                List<String> names = new ArrayList<>();
+                file.path("names").forEach(n -> names.add(n.asText()));
+                if (!names.contains(function)) {
+                    diagnostics.error(c.at(), "python module " + e.getValue().shown() + " has no function '" + function + "'"
+                            + org.mpfl.compiler.parse.Suggestions.didYouMean(function, names));
+                }
+            }
+        }
+    }
+
+    private static JsonNode parse(String python, List<String> files) throws IOException {
+        Path script = Files.createTempFile("mpflc-python-names-", ".py");
+        try {
+            try (InputStream in = KernelLibraryCheck.class.getResourceAsStream(SCRIPT)) {
+                if (in == null) {
+                    throw new IOException(SCRIPT + " is missing from the compiler jar");
+                }
+                Files.write(script, in.readAllBytes());
+            }
+            List<String> command = new ArrayList<>(List.of(python, "-I", script.toString()));
+            command.addAll(files);
+            Path output = Files.createTempFile("mpflc-python-names-", ".json");
+            try {
+                Process p;
+                try {
+                    p = new ProcessBuilder(command).redirectOutput(output.toFile()).redirectErrorStream(false)
+                            .redirectError(ProcessBuilder.Redirect.DISCARD).redirectInput(new File("/dev/null")).start();
+                } catch (IOException e) {
+                    throw new IOException("cannot run " + python + " (" + e.getMessage() + ")");
+                }
+                if (!p.waitFor(PARSE_SECONDS, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IOException(python + " did not parse the kernels within " + PARSE_SECONDS + " s");
+                }
+                if (p.exitValue() != 0) {
+                    throw new IOException(python + " exited with status " + p.exitValue() + " while parsing the kernels");
+                }
+                return new ObjectMapper().readTree(Files.readString(output, StandardCharsets.UTF_8));
+            } finally {
+                Files.deleteIfExists(output);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package org.mpfl.compiler.check;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.compiler.commands.CheckCommand;
+import org.mpfl.testing.StartsProcesses;
+
+/**
+ * {@code mpflc check} and kernels in other languages: a Python function its module does not define is
+ * an error at the compute's file:line:col, found by parsing the module in a real interpreter (never
+ * importing it: the module below would fail if imported); a module outside the libraries is a
+ * warning; a command outside the library directories an error; no interpreter: a warning.
+ */
+@StartsProcesses
+class KernelLibraryCheckTest {
+    private static final String PYTHON = System.getProperty("mpfl.test.python", "/usr/bin/python3");
+
+    private record Checked(int exit, String err) {
+    }
+
+    private static Checked check(Path dir, String computes, String... extra) throws Exception {
+        Files.createDirectories(dir.resolve("kernels"));
+        Files.writeString(dir.resolve("kernels/heat.py"), """
+                raise RuntimeError("imported: the check must only parse this file")
+                def sweep(u):
+                    return {"u": u}
+                """);
+        Files.createDirectories(dir.resolve("bin"));
+        Files.writeString(dir.resolve("bin/tool"), "#!/bin/sh\n");
+        Path doc = dir.resolve("k.mpfl.xml");
+        Files.writeString(doc, """
+                <workflow xmlns="urn:mpfl:1.0" name="k">
+                  <library path="kernels/heat.py"/>
+                  <library path="bin"/>
+                  <process name="p" ranks="1">
+                    <var name="u" type="double[]"/>
+                %s
+                  </process>
+                </workflow>
+                """.formatted(computes));
+        List<String> args = new ArrayList<>(List.of(doc.toString()));
+        args.addAll(List.of(extra));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = new CheckCommand().run(args, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true,
+                StandardCharsets.UTF_8));
+        return new Checked(exit, err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aFunctionTheModuleDefinesChecksClean(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, "    <compute python=\"heat:sweep\" in=\"u\" out=\"u\"/>", "--python", PYTHON);
+        assertEquals(0, c.exit(), c.err());
+        assertFalse(c.err().contains("warning"), c.err());
+    }
+
+    @Test
+    void aMissingFunctionIsAnErrorAtTheCompute(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, "    <compute python=\"heat:swep\" in=\"u\" out=\"u\"/>", "--python", PYTHON);
+        assertEquals(1, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:6:5: error: python module kernels/heat.py has no function 'swep'")
+                && c.err().contains("sweep"), c.err());
+    }
+
+    @Test
+    void aModuleOutsideTheLibrariesIsAWarning(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, "    <compute python=\"scipy.signal:convolve\" in=\"u\" out=\"u\"/>", "--python", PYTHON);
+        assertEquals(0, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:6:5: warning: python module 'scipy.signal' is not in the workflow's libraries"),
+                c.err());
+    }
+
+    @Test
+    void withoutAnInterpreterTheFunctionsAreNotChecked(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, "    <compute python=\"heat:swep\" in=\"u\" out=\"u\"/>", "--python", "/no/such/python3");
+        assertEquals(0, c.exit(), c.err());
+        assertTrue(c.err().contains("warning: python functions not checked: cannot run /no/such/python3"), c.err());
+    }
+
+    @Test
+    void aCommandMustBeInALibraryDirectory(@TempDir Path dir) throws Exception {
+        Checked inside = check(dir, "    <compute command=\"bin/tool\" in=\"u\" out=\"u\"/>");
+        assertEquals(0, inside.exit(), inside.err());
+        Checked outside = check(dir, "    <compute command=\"tools/other\" in=\"u\" out=\"u\"/>");
+        assertEquals(1, outside.exit(), outside.err());
+        assertTrue(outside.err().contains("k.mpfl.xml:6:5: error: command tools/other is not inside a <library>"), outside.err());
+        Checked missing = check(dir, "    <compute command=\"bin/nothing\" in=\"u\" out=\"u\"/>");
+        assertTrue(missing.err().contains("error: command not found: bin/nothing"), missing.err());
+    }
+
+    @Test
+    void computeNeedsExactlyOneKernel(@TempDir Path dir) throws Exception {
+        Checked none = check(dir, "    <compute in=\"u\" out=\"u\"/>");
+        assertTrue(none.err().contains("k.mpfl.xml:6:5: error: <compute> needs one of class="), none.err());
+        Checked two = check(dir, "    <compute class=\"a.B\" python=\"heat:sweep\" in=\"u\" out=\"u\"/>");
+        assertTrue(two.err().contains("error: <compute> takes only one of class, python and command"), two.err());
+        Checked bad = check(dir, "    <compute python=\"heat.sweep\" in=\"u\" out=\"u\"/>");
+        assertTrue(bad.err().contains("error: python='heat.sweep' must be MODULE:FUNCTION"), bad.err());
+    }
+}

@@ -1,0 +1,212 @@
+package org.mpfl.runtime.interp.kernel;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.mpfl.ir.MpflType;
+
+/**
+ * One {@code call} request and its answer (docs/kernel-protocol.md): scalars, strings and
+ * {@code object} values (JSON) travel in the frame; arrays and bytes are placed in the worker's
+ * shared memory and only their offsets and counts travel. After the call the input arrays are read
+ * back, so that a kernel's in-place update is seen by the rank as a Java activity's is; an output
+ * that is an input's region comes back as that input's array, without a copy.
+ */
+final class KernelCall {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** An input array placed in shared memory. */
+    private record Placed(Object array, long offset, String type) {
+    }
+
+    private KernelCall() {
+    }
+
+    /**
+     * Calls {@code target} on {@code worker}.
+     *
+     * @param outputs the declared outputs, name to MPFL type
+     * @return the outputs by name, as MPFL run-time values
+     */
+    static Map<String, Object> call(KernelWorker worker, String target, Map<String, Object> inputs,
+                                    Map<String, MpflType> outputs) throws KernelFailure, InterruptedIOException {
+        SharedArena arena = worker.arena();
+        List<Placed> placed = new ArrayList<>();
+        StringBuilder request = new StringBuilder();
+        long free = 0;
+        try {
+            StringBuilder lines = new StringBuilder();
+            for (Map.Entry<String, Object> in : inputs.entrySet()) {
+                Object v = in.getValue();
+                String type = wireType(v);
+                lines.append("\nin ").append(in.getKey()).append(' ').append(type).append(' ');
+                if (v instanceof int[] || v instanceof long[] || v instanceof double[] || v instanceof byte[]) {
+                    long offset = SharedArena.align(free);
+                    arena.write(offset, v);
+                    free = offset + SharedArena.byteLength(v);
+                    long count = v instanceof byte[] b ? b.length : java.lang.reflect.Array.getLength(v);
+                    lines.append(offset).append(' ').append(count);
+                    if (!(v instanceof byte[])) {
+                        placed.add(new Placed(v, offset, type));
+                    }
+                } else {
+                    lines.append(scalar(v, type));
+                }
+            }
+            for (Map.Entry<String, MpflType> out : outputs.entrySet()) {
+                lines.append("\nout ").append(out.getKey()).append(' ').append(out.getValue().spelling());
+            }
+            request.append("call ").append(target).append(' ').append(SharedArena.align(free)).append(lines);
+        } catch (IOException e) {
+            throw KernelFailure.workflow("cannot place the inputs in shared memory: " + e.getMessage());
+        }
+        String answer = worker.exchange(request.toString(), Long.MAX_VALUE);
+        try {
+            for (Placed p : placed) {
+                arena.readInto(p.offset(), p.array());
+            }
+        } catch (IOException e) {
+            throw KernelFailure.workflow("cannot read the inputs back from shared memory: " + e.getMessage());
+        }
+        String[] lines = answer.split("\n", -1);
+        if (lines[0].startsWith("error")) {
+            throw failure(worker, target, lines[0], answer);
+        }
+        if (!lines[0].equals("result")) {
+            throw KernelFailure.workflow(worker.label() + " answered '" + lines[0] + "' to a call (expected 'result' or 'error')");
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            if (lines[i].isEmpty()) {
+                continue;
+            }
+            String[] words = lines[i].split(" ", 3);
+            if (words.length < 3) {
+                throw KernelFailure.workflow(worker.label() + " sent a malformed result line '" + lines[i] + "'");
+            }
+            values.put(words[0], value(arena, words[1], words[2], placed, worker.label()));
+        }
+        return values;
+    }
+
+    private static KernelFailure failure(KernelWorker worker, String target, String head, String answer) {
+        String kind = head.length() > 6 ? head.substring(6) : "";
+        String text = answer.indexOf('\n') < 0 ? "" : answer.substring(answer.indexOf('\n') + 1);
+        return switch (kind) {
+            case "exception" -> KernelFailure.workflow("kernel " + target + " raised an exception:\n" + text);
+            case "output" -> KernelFailure.workflow("kernel " + target + ": " + text);
+            default -> KernelFailure.workflow(worker.label() + " failed (" + (kind.isEmpty() ? "error" : kind) + "): " + text);
+        };
+    }
+
+    /** The wire type of a run-time value: its MPFL type, {@code object} for anything else. */
+    static String wireType(Object v) {
+        if (v instanceof Integer) {
+            return "int";
+        }
+        if (v instanceof Long) {
+            return "long";
+        }
+        if (v instanceof Double) {
+            return "double";
+        }
+        if (v instanceof Boolean) {
+            return "boolean";
+        }
+        if (v instanceof String) {
+            return "string";
+        }
+        if (v instanceof int[]) {
+            return "int[]";
+        }
+        if (v instanceof long[]) {
+            return "long[]";
+        }
+        if (v instanceof double[]) {
+            return "double[]";
+        }
+        if (v instanceof byte[]) {
+            return "bytes";
+        }
+        return "object";
+    }
+
+    private static String scalar(Object v, String type) throws KernelFailure {
+        try {
+            return switch (type) {
+                case "string", "object" -> JSON.writeValueAsString(v);
+                case "double" -> doubleText((Double) v);
+                default -> String.valueOf(v);
+            };
+        } catch (JsonProcessingException e) {
+            throw KernelFailure.workflow("an input of type " + v.getClass().getName() + " has no JSON form: "
+                    + e.getOriginalMessage());
+        }
+    }
+
+    /** Exact decimal text (shortest round trip), with the spellings Python's float() and C's strtod read. */
+    static String doubleText(double d) {
+        if (Double.isNaN(d)) {
+            return "nan";
+        }
+        if (Double.isInfinite(d)) {
+            return d > 0 ? "inf" : "-inf";
+        }
+        return Double.toString(d);
+    }
+
+    static double parseDouble(String text) {
+        return switch (text.toLowerCase(java.util.Locale.ROOT)) {
+            case "nan", "-nan" -> Double.NaN;
+            case "inf", "infinity" -> Double.POSITIVE_INFINITY;
+            case "-inf", "-infinity" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(text);
+        };
+    }
+
+    private static Object value(SharedArena arena, String type, String payload, List<Placed> placed, String label)
+            throws KernelFailure {
+        try {
+            switch (type) {
+                case "int":
+                    return Integer.parseInt(payload.trim());
+                case "long":
+                    return Long.parseLong(payload.trim());
+                case "double":
+                    return parseDouble(payload.trim());
+                case "boolean":
+                    return Boolean.parseBoolean(payload.trim());
+                case "string":
+                    return JSON.readValue(payload, String.class);
+                case "object":
+                    return JSON.readValue(payload, Object.class);
+                default:
+                    break;
+            }
+            String[] region = payload.trim().split(" ");
+            long offset = Long.parseLong(region[0]);
+            int count = Integer.parseInt(region[1]);
+            for (Placed p : placed) {
+                if (p.offset() == offset && p.type().equals(type) && java.lang.reflect.Array.getLength(p.array()) == count) {
+                    return p.array();
+                }
+            }
+            Object target = switch (type) {
+                case "int[]" -> new int[count];
+                case "long[]" -> new long[count];
+                case "double[]" -> new double[count];
+                case "bytes" -> new byte[count];
+                default -> throw KernelFailure.workflow(label + " returned a value of unknown type '" + type + "'");
+            };
+            arena.readInto(offset, target);
+            return target;
+        } catch (IOException | RuntimeException e) {
+            throw KernelFailure.workflow(label + " returned an unreadable " + type + " value '" + payload + "': " + e.getMessage());
+        }
+    }
+}

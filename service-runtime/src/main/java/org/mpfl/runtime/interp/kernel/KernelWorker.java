@@ -1,0 +1,291 @@
+package org.mpfl.runtime.interp.kernel;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One kernel worker process of a rank (a Python interpreter running {@code mpfl_kernel.py}, or any
+ * executable speaking docs/kernel-protocol.md): started with the rank, stopped with it, so that the
+ * kernel's module state lives as long as a Java activity instance does. Calls are one at a time.
+ */
+final class KernelWorker implements AutoCloseable {
+    /** How long a worker that closed its channel gets to exit before its status is read (and it is killed). */
+    static final long EXIT_WAIT_MS = 1_000;
+
+    private final String label;
+    private final Process process;
+    private final Path socketDirectory;
+    private final ControlChannel channel;
+    private final SharedArena arena;
+    private final OutputPump stdout;
+    private final OutputPump stderr;
+    private final AtomicLong logBudget;
+    private final long logBytesPerCall;
+    private final OutputPump.Sink log;
+    private boolean broken;
+
+    private KernelWorker(String label, Process process, Path socketDirectory, ControlChannel channel, SharedArena arena,
+                         OutputPump stdout, OutputPump stderr, AtomicLong logBudget, long logBytesPerCall, OutputPump.Sink log) {
+        this.label = label;
+        this.process = process;
+        this.socketDirectory = socketDirectory;
+        this.channel = channel;
+        this.arena = arena;
+        this.stdout = stdout;
+        this.stderr = stderr;
+        this.logBudget = logBudget;
+        this.logBytesPerCall = logBytesPerCall;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code command} and waits (at most {@code startTimeoutMs}) for its {@code ready} frame.
+     *
+     * @param label what messages call the worker ("the python worker", "the command worker bin/heat")
+     */
+    static KernelWorker start(String label, List<String> command, Map<String, String> environment, Path directory,
+                              OutputPump.Sink log, long startTimeoutMs, long logBytesPerCall) throws KernelFailure {
+        Path socketDirectory = null;
+        SharedArena arena = null;
+        Process process = null;
+        try {
+            socketDirectory = Files.createTempDirectory("mpfl-k");
+            Path socketPath = socketDirectory.resolve("ctl");
+            arena = SharedArena.create();
+            try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+                 Selector selector = Selector.open()) {
+                server.bind(UnixDomainSocketAddress.of(socketPath));
+                server.configureBlocking(false);
+                server.register(selector, SelectionKey.OP_ACCEPT);
+                ProcessBuilder builder = new ProcessBuilder(command).redirectInput(new File("/dev/null"));
+                if (directory != null) {
+                    builder.directory(directory.toFile());
+                }
+                builder.environment().putAll(environment);
+                builder.environment().put("MPFL_KERNEL_SOCKET", socketPath.toString());
+                builder.environment().put("MPFL_KERNEL_SHM", arena.file().toString());
+                try {
+                    process = builder.start();
+                } catch (IOException e) {
+                    throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
+                }
+                AtomicLong budget = new AtomicLong(logBytesPerCall);
+                OutputPump out = new OutputPump(process.getInputStream(), "info", log, budget, "mpfl-kernel-stdout");
+                OutputPump err = new OutputPump(process.getErrorStream(), "warn", log, budget, "mpfl-kernel-stderr");
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(startTimeoutMs);
+                SocketChannel accepted = null;
+                while (accepted == null) {
+                    accepted = server.accept();
+                    if (accepted != null) {
+                        break;
+                    }
+                    if (!process.isAlive()) {
+                        throw KernelFailure.workflow(label + " did not start: " + exitStatus(process) + lastLines(err));
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw KernelFailure.workflow(label + " did not connect within " + startTimeoutMs + " ms"
+                                + " (mpfl.kernel.startTimeoutMs)" + lastLines(err));
+                    }
+                    selector.select(50);
+                    selector.selectedKeys().clear();
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw new InterruptedIOException("interrupted while " + label + " started");
+                    }
+                }
+                KernelWorker worker = new KernelWorker(label, process, socketDirectory, new ControlChannel(accepted), arena,
+                        out, err, budget, logBytesPerCall, log);
+                String ready = worker.receive(deadline);
+                if (!ready.startsWith("ready 1")) {
+                    worker.close();
+                    throw KernelFailure.workflow(label + " speaks another protocol: its first frame is '" + firstLine(ready)
+                            + "', expected 'ready 1'");
+                }
+                return worker;
+            }
+        } catch (IOException e) {
+            if (process != null) {
+                process.destroyForcibly();
+            }
+            if (arena != null) {
+                arena.close();
+            }
+            deleteQuietly(socketDirectory);
+            throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
+        } catch (KernelFailure e) {
+            if (process != null) {
+                process.destroyForcibly();
+            }
+            if (arena != null) {
+                arena.close();
+            }
+            deleteQuietly(socketDirectory);
+            throw e;
+        }
+    }
+
+    SharedArena arena() {
+        return arena;
+    }
+
+    String label() {
+        return label;
+    }
+
+    /** Sends one request and returns the worker's answer frame; the worker stays usable only if this returns. */
+    synchronized String exchange(String request, long deadlineNanos) throws KernelFailure, InterruptedIOException {
+        if (broken) {
+            throw KernelFailure.workflow(label + " is not usable after an earlier failure");
+        }
+        long dropped = stdout.takeDropped() + stderr.takeDropped();
+        if (dropped > 0) {
+            log.line("warn", dropped + " lines of kernel output not shown (more than " + logBytesPerCall
+                    + " bytes in one call; mpfl.kernel.logBytesPerCall)");
+        }
+        logBudget.set(logBytesPerCall);
+        try {
+            channel.send(request);
+            return receive(deadlineNanos);
+        } catch (InterruptedIOException e) {
+            broken = true;
+            throw e;
+        } catch (IOException e) {
+            // end of file, "Connection reset" or "Broken pipe": the worker's end of the socket is gone
+            broken = true;
+            throw died(e);
+        }
+    }
+
+    private String receive(long deadlineNanos) throws KernelFailure, IOException {
+        try {
+            return channel.receive(deadlineNanos, process::isAlive);
+        } catch (ControlChannel.TimedOut e) {
+            broken = true;
+            throw KernelFailure.workflow(label + " did not answer in time" + lastLines(stderr));
+        }
+    }
+
+    /** The failure of a worker that closed its channel: its exit status or signal, with its last stderr lines. */
+    private KernelFailure died(IOException cause) {
+        try {
+            if (!process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                return KernelFailure.workflow(label + ": " + rootMessage(cause) + " (the worker was stopped)" + lastLines(stderr));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            return KernelFailure.workflow(label + " ended while the rank was interrupted");
+        }
+        int status = process.exitValue();
+        String signal = Signals.name(status);
+        if ("SIGKILL".equals(signal)) {
+            return new KernelFailure(KernelFailure.Kind.LOST, label + " was killed by signal 9 (SIGKILL) from outside"
+                    + " (the OOM killer, or kill -9)");
+        }
+        return KernelFailure.workflow(label + " " + exitStatus(process) + lastLines(stderr));
+    }
+
+    private static String exitStatus(Process process) {
+        int status = process.exitValue();
+        String signal = Signals.name(status);
+        return signal != null ? "was killed by signal " + (status - 128) + " (" + signal + ")" : "exited with status " + status;
+    }
+
+    private static String lastLines(OutputPump err) {
+        List<String> tail = err.tail(EXIT_WAIT_MS);
+        return tail.isEmpty() ? "" : "; its last output:\n" + String.join("\n", tail);
+    }
+
+    private static String firstLine(String text) {
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (process.isAlive() && !broken) {
+            try {
+                channel.send("exit");
+            } catch (IOException e) {
+                // it is stopped below either way
+            }
+        }
+        channel.close();
+        try {
+            if (!process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        long dropped = stdout.takeDropped() + stderr.takeDropped();
+        if (dropped > 0) {
+            log.line("warn", dropped + " lines of kernel output not shown (mpfl.kernel.logBytesPerCall)");
+        }
+        arena.close();
+        deleteQuietly(socketDirectory);
+    }
+
+    /** Kills the worker at once (the rank is aborting). */
+    void kill() {
+        process.destroyForcibly();
+    }
+
+    private static void deleteQuietly(Path directory) {
+        if (directory == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(directory.resolve("ctl"));
+            Files.deleteIfExists(directory);
+        } catch (IOException e) {
+            // a stale socket file in the temporary directory harms nothing
+        }
+    }
+
+    /** Names of the signals a worker commonly dies of (Java reports a death by signal N as status 128 + N). */
+    static final class Signals {
+        private static final Map<Integer, String> NAMES = Map.ofEntries(Map.entry(1, "SIGHUP"), Map.entry(2, "SIGINT"),
+                Map.entry(3, "SIGQUIT"), Map.entry(4, "SIGILL"), Map.entry(6, "SIGABRT"), Map.entry(7, "SIGBUS"),
+                Map.entry(8, "SIGFPE"), Map.entry(9, "SIGKILL"), Map.entry(11, "SIGSEGV"), Map.entry(13, "SIGPIPE"),
+                Map.entry(15, "SIGTERM"));
+
+        private Signals() {
+        }
+
+        static String name(int status) {
+            return status > 128 ? NAMES.get(status - 128) : null;
+        }
+    }
+
+    /** For messages: the arguments as a shell would show them. */
+    static String show(List<String> command) {
+        List<String> words = new ArrayList<>();
+        command.forEach(w -> words.add(w.contains(" ") ? "'" + w + "'" : w));
+        return String.join(" ", words);
+    }
+}

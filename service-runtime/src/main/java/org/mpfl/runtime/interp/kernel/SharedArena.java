@@ -1,0 +1,130 @@
+package org.mpfl.runtime.interp.kernel;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The shared memory of one kernel worker: a memory-mapped file under {@code /dev/shm} (else the
+ * temporary directory) that both sides map. The rank places its input arrays here; the worker sees
+ * them in place (NumPy views), may update them, and appends its output arrays after them. Only names,
+ * offsets and counts travel through the control channel. Values are in native byte order.
+ */
+final class SharedArena implements AutoCloseable {
+    /** Every placed value starts at a multiple of this (cache lines; NumPy likes aligned data). */
+    static final int ALIGN = 64;
+    private static final long INITIAL_BYTES = 1 << 20;
+
+    private final Path file;
+    private final FileChannel channel;
+    private MappedByteBuffer map;
+    private long mapped;
+
+    private SharedArena(Path file, FileChannel channel) {
+        this.file = file;
+        this.channel = channel;
+    }
+
+    static SharedArena create() throws IOException {
+        Path shm = Path.of("/dev/shm");
+        Path directory = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        Path file = Files.createTempFile(directory, "mpfl-kernel-", ".shm"); // owner-only on POSIX
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        SharedArena arena = new SharedArena(file, channel);
+        arena.ensure(INITIAL_BYTES);
+        return arena;
+    }
+
+    Path file() {
+        return file;
+    }
+
+    /** Grows the file (and the mapping) to at least {@code bytes}. */
+    void ensure(long bytes) throws IOException {
+        if (bytes > Integer.MAX_VALUE) {
+            throw new IOException("kernel values of " + bytes + " bytes exceed the 2 GiB of one shared-memory file");
+        }
+        long size = channel.size();
+        if (size < bytes) {
+            long target = Math.min(Integer.MAX_VALUE, Math.max(bytes, size * 2));
+            channel.write(ByteBuffer.wrap(new byte[1]), target - 1);
+            size = target;
+        }
+        if (map == null || mapped < size) {
+            map = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            map.order(ByteOrder.nativeOrder());
+            mapped = size;
+        }
+    }
+
+    /** Maps what the worker appended (it may have grown the file). */
+    void refresh() throws IOException {
+        ensure(channel.size());
+    }
+
+    static long align(long offset) {
+        return (offset + ALIGN - 1) / ALIGN * ALIGN;
+    }
+
+    /** Bytes of an array or bytes value. */
+    static long byteLength(Object value) {
+        return value instanceof int[] a ? 4L * a.length : value instanceof long[] a ? 8L * a.length
+                : value instanceof double[] a ? 8L * a.length : ((byte[]) value).length;
+    }
+
+    /** Copies an int[], long[], double[] or byte[] to {@code offset}. */
+    void write(long offset, Object value) throws IOException {
+        ensure(offset + byteLength(value));
+        ByteBuffer at = view(offset);
+        if (value instanceof int[] a) {
+            at.asIntBuffer().put(a);
+        } else if (value instanceof long[] a) {
+            at.asLongBuffer().put(a);
+        } else if (value instanceof double[] a) {
+            at.asDoubleBuffer().put(a);
+        } else {
+            at.put((byte[]) value);
+        }
+    }
+
+    /** Copies the region at {@code offset} into {@code target} (an int[], long[], double[] or byte[]). */
+    void readInto(long offset, Object target) throws IOException {
+        if (offset < 0 || offset + byteLength(target) > mapped) {
+            refresh();
+            if (offset < 0 || offset + byteLength(target) > mapped) {
+                throw new IOException("region " + offset + "+" + byteLength(target) + " lies outside the shared memory ("
+                        + mapped + " bytes)");
+            }
+        }
+        ByteBuffer at = view(offset);
+        if (target instanceof int[] a) {
+            at.asIntBuffer().get(a);
+        } else if (target instanceof long[] a) {
+            at.asLongBuffer().get(a);
+        } else if (target instanceof double[] a) {
+            at.asDoubleBuffer().get(a);
+        } else {
+            at.get((byte[]) target);
+        }
+    }
+
+    private ByteBuffer view(long offset) {
+        return map.duplicate().position((int) offset).slice().order(ByteOrder.nativeOrder());
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // a file left in /dev/shm is removed with the next boot; nothing else depends on it
+        }
+        map = null;
+    }
+}

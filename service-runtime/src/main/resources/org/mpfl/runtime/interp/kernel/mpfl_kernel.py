@@ -1,0 +1,338 @@
+"""The Python side of the MPFL kernel protocol (docs/kernel-protocol.md).
+
+One worker process per rank runs this module as a script, in the user's own interpreter; it imports the
+kernels named by <compute python="MODULE:FUNCTION"/> and calls them with the rank's values. Pure Python,
+standard library only: NumPy is used when it is importable (arrays are ndarray views of the shared
+memory), array.array otherwise.
+
+The control channel is the Unix socket named by $MPFL_KERNEL_SOCKET, never stdin/stdout: whatever a
+kernel prints becomes the rank's log lines.
+"""
+import array
+import importlib
+import json
+import mmap
+import os
+import socket
+import struct
+import sys
+import traceback
+
+PROTOCOL = 1
+ALIGN = 64
+
+try:
+    import numpy
+except ImportError:  # NumPy hidden or absent: arrays are array.array
+    numpy = None
+
+# MPFL array type -> (array.array type code, NumPy dtype name, element size)
+ARRAYS = {"int[]": ("i", "int32", 4), "long[]": ("q", "int64", 8), "double[]": ("d", "float64", 8)}
+DTYPES = {v[1]: k for k, v in ARRAYS.items()}
+CODES = {v[0]: k for k, v in ARRAYS.items()}
+if array.array("l").itemsize == 8:
+    CODES.setdefault("l", "long[]")
+
+
+class OutputError(Exception):
+    """A returned value that does not fit its output: the message names output, expected and actual."""
+
+
+class Arena:
+    """The rank's shared-memory file: input arrays are placed by Java, outputs appended here."""
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDWR)
+        self.map = None
+        self.size = 0
+        self.base = 0
+        self.remap()
+
+    def remap(self):
+        size = os.fstat(self.fd).st_size
+        if size == self.size:
+            return
+        # the old mapping stays alive while views of it exist; it is released with them
+        self.map = mmap.mmap(self.fd, size) if size > 0 else None
+        self.size = size
+        self.base = address(self.map) if self.map is not None else 0
+
+    def ensure(self, end):
+        if end > self.size:
+            os.ftruncate(self.fd, max(end, self.size * 2))
+            self.remap()
+
+    def view(self, type_name, offset, count):
+        code, dtype, width = ARRAYS[type_name]
+        if numpy is not None:
+            return numpy.frombuffer(self.map, dtype=dtype, count=count, offset=offset)
+        values = array.array(code)
+        if array.array(code).itemsize != width:
+            raise RuntimeError("array.array('%s') is not %d bytes here" % (code, width))
+        values.frombytes(self.map[offset:offset + count * width])
+        return values
+
+    def region_of(self, value):
+        """(offset, bytes) if value is an ndarray lying in the current mapping, else None."""
+        if numpy is None or not isinstance(value, numpy.ndarray) or self.map is None:
+            return None
+        start = value.__array_interface__["data"][0]
+        if self.base <= start and start + value.nbytes <= self.base + self.size and value.flags["C_CONTIGUOUS"]:
+            return start - self.base
+        return None
+
+    def put(self, free, data):
+        """Copies bytes-like data at the first aligned offset >= free; returns (offset, next free)."""
+        offset = (free + ALIGN - 1) // ALIGN * ALIGN
+        length = len(data) if isinstance(data, (bytes, bytearray)) else memoryview(data).nbytes
+        self.ensure(offset + length)
+        self.map[offset:offset + length] = memoryview(data).cast("B") if not isinstance(data, (bytes, bytearray)) else data
+        return offset, offset + length
+
+
+def address(buffer):
+    if numpy is not None:
+        return numpy.frombuffer(buffer, dtype=numpy.uint8).__array_interface__["data"][0]
+    import ctypes
+    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+
+
+def read_exact(sock, n):
+    chunks = []
+    while n > 0:
+        chunk = sock.recv(min(n, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive(sock):
+    header = read_exact(sock, 4)
+    if header is None:
+        return None
+    (length,) = struct.unpack("<I", header)
+    body = read_exact(sock, length)
+    return None if body is None else body.decode("utf-8")
+
+
+def send(sock, text):
+    data = text.encode("utf-8")
+    sock.sendall(struct.pack("<I", len(data)) + data)
+
+
+def decode(arena, type_name, payload):
+    if type_name in ("int", "long"):
+        return int(payload)
+    if type_name == "double":
+        return float(payload)
+    if type_name == "boolean":
+        return payload == "true"
+    if type_name == "string":
+        return json.loads(payload)
+    if type_name == "object":
+        return json.loads(payload)
+    offset, count = (int(x) for x in payload.split())
+    if type_name == "bytes":
+        return bytes(arena.map[offset:offset + count])
+    return arena.view(type_name, offset, count)
+
+
+def describe(value):
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        return "numpy.ndarray %s shape %s" % (value.dtype, tuple(value.shape))
+    if isinstance(value, array.array):
+        return "array.array('%s') of %d" % (value.typecode, len(value))
+    return type(value).__module__.replace("builtins", "").strip(".") + ("." if type(value).__module__ != "builtins" else "") \
+        + type(value).__qualname__
+
+
+def encode(arena, name, expected, value, free, regions):
+    """The result line of one output and the next free offset; OutputError if it does not fit."""
+    def wrong():
+        return OutputError("output '%s': expected %s, got %s" % (name, expected, describe(value)))
+
+    if expected in ("int", "long"):
+        if isinstance(value, bool) or not is_integer(value):
+            raise wrong()
+        number = int(value)
+        limit = 2 ** 31 if expected == "int" else 2 ** 63
+        if not -limit <= number < limit:
+            raise OutputError("output '%s': expected %s, got %d (out of range)" % (name, expected, number))
+        return "%s %s %d" % (name, expected, number), free
+    if expected == "double":
+        if isinstance(value, bool) or not (isinstance(value, float) or is_integer(value)
+                                           or (numpy is not None and isinstance(value, numpy.floating))):
+            raise wrong()
+        return "%s double %s" % (name, repr(float(value))), free
+    if expected == "boolean":
+        if not isinstance(value, bool) and not (numpy is not None and isinstance(value, numpy.bool_)):
+            raise wrong()
+        return "%s boolean %s" % (name, "true" if value else "false"), free
+    if expected == "string":
+        if not isinstance(value, str):
+            raise wrong()
+        return "%s string %s" % (name, json.dumps(value)), free
+    if expected == "object":
+        try:
+            return "%s object %s" % (name, json.dumps(value, separators=(",", ":"), allow_nan=False, default=plain)), free
+        except (TypeError, ValueError) as e:
+            raise OutputError("output '%s': expected object (JSON-like values), got %s (%s)" % (name, describe(value), e))
+    if expected == "bytes":
+        if not isinstance(value, (bytes, bytearray)):
+            raise wrong()
+        offset, free = arena.put(free, bytes(value))
+        return "%s bytes %d %d" % (name, offset, len(value)), free
+    code, dtype, width = ARRAYS[expected]
+    if numpy is not None and isinstance(value, numpy.ndarray):
+        if value.dtype != numpy.dtype(dtype) or value.ndim != 1:
+            raise wrong()
+        offset = arena.region_of(value)
+        if offset is None:
+            offset, free = arena.put(free, numpy.ascontiguousarray(value))
+        return "%s %s %d %d" % (name, expected, offset, value.shape[0]), free
+    if isinstance(value, array.array):
+        if CODES.get(value.typecode) != expected or value.itemsize != width:
+            raise wrong()
+        region = regions.get(id(value))
+        if region is not None:
+            return "%s %s %d %d" % (name, expected, region, len(value)), free
+        offset, free = arena.put(free, value)
+        return "%s %s %d %d" % (name, expected, offset, len(value)), free
+    raise wrong()
+
+
+def is_integer(value):
+    return isinstance(value, int) or (numpy is not None and isinstance(value, numpy.integer))
+
+
+def plain(value):
+    """JSON for NumPy scalars and arrays inside object values."""
+    if numpy is not None:
+        if isinstance(value, numpy.ndarray):
+            return value.tolist()
+        if isinstance(value, numpy.generic):
+            return value.item()
+    if isinstance(value, array.array):
+        return value.tolist()
+    raise TypeError("%s is not JSON-like" % describe(value))
+
+
+class Worker:
+    def __init__(self, sock, arena, root):
+        self.sock = sock
+        self.arena = arena
+        self.root = root
+        self.functions = {}
+
+    def function(self, target):
+        f = self.functions.get(target)
+        if f is None:
+            module_name, _, function_name = target.partition(":")
+            module = importlib.import_module(module_name)
+            f = getattr(module, function_name, None)
+            if f is None:
+                raise LookupError("module '%s' (%s) has no function '%s'"
+                                  % (module_name, self.short(getattr(module, "__file__", "?")), function_name))
+            if not callable(f):
+                raise LookupError("'%s' in module '%s' is not a function" % (function_name, module_name))
+            self.functions[target] = f
+        return f
+
+    def short(self, path):
+        for root in self.root:
+            if root and path.startswith(root + os.sep):
+                return path[len(root) + 1:]
+        return path
+
+    def failure(self, kind, error):
+        lines = traceback.format_exception(type(error), error, error.__traceback__)
+        # the worker's own frames say nothing to the user: keep the traceback from the kernel's call on
+        kept = [lines[0]] + [l for l in lines[1:-1] if "mpfl_kernel.py" not in l] + [lines[-1]] if len(lines) > 1 else lines
+        text = "".join(kept)
+        for root in self.root:
+            if root:
+                text = text.replace(root + os.sep, "")
+        send(self.sock, "error %s\n%s" % (kind, text.rstrip("\n")))
+
+    def serve(self):
+        send(self.sock, "ready %d numpy=%s" % (PROTOCOL, "no" if numpy is None else numpy.__version__))
+        while True:
+            message = receive(self.sock)
+            if message is None or message == "exit":
+                return
+            lines = message.split("\n")
+            words = lines[0].split(" ")
+            if words[0] == "load":
+                try:
+                    self.function(words[1])
+                except Exception as e:  # ImportError, SyntaxError, LookupError ...
+                    self.failure("load", e)
+                    continue
+                send(self.sock, "ok")
+            elif words[0] == "call":
+                self.call(words[1], int(words[2]), lines[1:])
+            else:
+                send(self.sock, "error protocol\nunknown request '%s'" % words[0])
+
+    def call(self, target, free, lines):
+        self.arena.remap()
+        inputs = {}
+        outputs = []
+        regions = {}
+        placed = []
+        for line in lines:
+            role, name, type_name, payload = (line.split(" ", 3) + [""])[:4]
+            if role == "in":
+                value = decode(self.arena, type_name, payload)
+                inputs[name] = value
+                if isinstance(value, array.array):
+                    offset = int(payload.split()[0])
+                    regions[id(value)] = offset
+                    placed.append((offset, value))
+            elif role == "out":
+                outputs.append((name, type_name))
+        try:
+            function = self.function(target)
+            returned = function(**inputs)
+        except Exception as e:
+            self.failure("exception", e)
+            return
+        finally:
+            for offset, value in placed:  # array.array inputs are copies: in-place updates go back
+                self.arena.map[offset:offset + len(value) * value.itemsize] = value.tobytes()
+        if outputs and not isinstance(returned, dict):
+            send(self.sock, "error output\n%s returned %s, not a dict of the outputs %s"
+                 % (target, describe(returned), [n for n, _ in outputs]))
+            return
+        result = ["result"]
+        try:
+            for name, expected in outputs:
+                if name not in returned:
+                    raise OutputError("output '%s' (%s) was not returned (the dict has %s)"
+                                      % (name, expected, sorted(returned)))
+                line, free = encode(self.arena, name, expected, returned[name], free, regions)
+                result.append(line)
+        except OutputError as e:
+            send(self.sock, "error output\n%s" % e)
+            return
+        send(self.sock, "\n".join(result))
+
+
+def main():
+    for entry in reversed([p for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep) if p]):
+        sys.path.insert(0, entry)
+    roots = [p for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep) if p and os.path.isdir(p)]
+    sys.stdin = open(os.devnull)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
+    arena = Arena(os.environ["MPFL_KERNEL_SHM"])
+    try:
+        Worker(sock, arena, roots).serve()
+    finally:
+        sock.close()
+
+
+if __name__ == "__main__":
+    main()

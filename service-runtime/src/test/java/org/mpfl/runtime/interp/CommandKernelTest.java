@@ -1,0 +1,90 @@
+package org.mpfl.runtime.interp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.runtime.settings.RuntimeSettings;
+import org.mpfl.testing.StartsProcesses;
+
+/**
+ * {@code <compute command>}: the C sample (samples/c-kernel/scale.c, compiled here with {@code cc})
+ * runs through the documented protocol like a Python kernel; an absolute command outside the
+ * workflow's libraries runs only from a directory the host allows.
+ */
+@StartsProcesses
+@Timeout(120)
+class CommandKernelTest {
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+    private static final Path SAMPLE = Path.of("../samples/c-kernel/scale.c");
+
+    @AfterEach
+    void noAllowedDirectories() {
+        System.clearProperty(RuntimeSettings.KERNEL_COMMAND_DIRS.name());
+    }
+
+    static void compile(Path executable) throws IOException, InterruptedException {
+        Files.createDirectories(executable.getParent());
+        Process cc = new ProcessBuilder("cc", "-O2", "-o", executable.toString(), SAMPLE.toAbsolutePath().toString())
+                .inheritIO().start();
+        assertTrue(cc.waitFor(60, TimeUnit.SECONDS), "cc ended");
+        assertEquals(0, cc.exitValue(), "cc compiled " + SAMPLE);
+    }
+
+    private static Path document(Path dir, String library, String command) throws IOException {
+        Path file = Files.createDirectories(dir).resolve("ckernel.mpfl.xml");
+        Files.writeString(file, """
+                <workflow xmlns="urn:mpfl:1.0" name="ckernel">
+                  %s
+                  <process name="node" ranks="2">
+                    <var name="a" type="double[]" init="fill(5, double(rank + 1))"/>
+                    <var name="factor" type="double" init="1.5"/>
+                    <var name="total" type="double"/>
+                    <compute command="%s" in="a, factor" out="a, total"/>
+                    <compute command="%s" in="a, factor" out="a, total"/>
+                    <output name="a" value="a"/>
+                    <output name="total" value="total"/>
+                  </process>
+                </workflow>
+                """.formatted(library, command, command));
+        return file;
+    }
+
+    @Test
+    void theCSampleRunsThroughTheProtocol(@TempDir Path dir) throws Exception {
+        compile(dir.resolve("bin/scale"));
+        InterpreterHarness.Result r = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/scale"), Map.of(),
+                LIMIT).succeeded();
+        for (int rank = 0; rank < 2; rank++) {
+            double v = (rank + 1) * 1.5 * 1.5;
+            assertArrayEquals(new double[] {v, v, v, v, v}, (double[]) r.output("a", rank), "scaled twice in place");
+            assertEquals(5 * v, (double) r.output("total", rank), 1e-12);
+            assertTrue(r.rank(rank).logs.contains("info: scaled 5 values by 1.5"), "its stdout is the log: " + r.rank(rank).logs);
+        }
+    }
+
+    @Test
+    void anAbsoluteCommandOutsideTheLibrariesNeedsAnAllowedDirectory(@TempDir Path dir) throws Exception {
+        Path elsewhere = dir.resolve("tools/scale");
+        compile(elsewhere);
+        Path file = document(dir.resolve("doc"), "", elsewhere.toString());
+        // every rank fails at its start, before any could abort the others
+        RankFault refused = InterpreterHarness.run(file, Map.of(), LIMIT).rank(0).fault();
+        assertTrue(refused != null, "rank 0 failed");
+        assertTrue(refused.getMessage().contains("is outside the workflow's libraries")
+                && refused.getMessage().contains("--allow-command-dir"), refused.getMessage());
+        System.setProperty(RuntimeSettings.KERNEL_COMMAND_DIRS.name(), dir.resolve("tools").toString());
+        InterpreterHarness.Result allowed = InterpreterHarness.run(file, Map.of(), LIMIT).succeeded();
+        assertEquals(5 * 2.25, (double) allowed.output("total", 0), 1e-12);
+    }
+}

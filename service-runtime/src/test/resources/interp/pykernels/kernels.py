@@ -1,0 +1,76 @@
+"""Kernels of PythonKernelTest: each shows one thing the protocol must carry."""
+import os
+import sys
+
+calls = 0  # module state: persists between calls of one rank
+
+
+def scale(a, factor, label, flag, blob, meta, n):
+    """Every input type; doubles a in place, returns every output type."""
+    global calls
+    calls += 1
+    for i in range(len(a)):
+        a[i] = a[i] * factor
+    print("scale call", calls, "on", label)
+    return {"total": float(sum(a)), "count": n + 1, "tag": label.upper() + "!", "ok": not flag,
+            "data": blob[::-1], "info": {"calls": calls, "meta": meta}, "calls": calls}
+
+
+def fresh(n):
+    """Output arrays that are new (not views of an input)."""
+    import array
+    try:
+        import numpy
+        return {"ints": numpy.arange(n, dtype=numpy.int32), "longs": numpy.arange(n, dtype=numpy.int64) * (1 << 40),
+                "doubles": numpy.linspace(0.0, 1.0, n), "backend": "numpy"}
+    except ImportError:
+        return {"ints": array.array("i", range(n)), "longs": array.array("q", [i << 40 for i in range(n)]),
+                "doubles": array.array("d", [i / (n - 1) for i in range(n)]), "backend": "array"}
+
+
+def divide(x):
+    return {"y": helper(x)}
+
+
+def helper(x):
+    return 1.0 / x  # raises ZeroDivisionError for 0
+
+
+def wrong_type(x):
+    return {"y": "not a number"}
+
+
+def wrong_shape(x):
+    import numpy
+    return {"v": numpy.zeros((3, 4))}
+
+
+def missing(x):
+    return {"z": 1.0}
+
+
+def leave(x):
+    sys.exit(3)
+
+
+def die(x, pidfile):
+    """Tells the test its pid, then waits to be killed."""
+    with open(pidfile + ".part", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(pidfile + ".part", pidfile)
+    import time
+    time.sleep(600)
+    return {"y": x}
+
+
+def chatty(x):
+    line = "x" * 99
+    for _ in range(100_000):  # 10 MB
+        print(line)
+    return {"y": x + 1.0}
+
+
+if os.environ.get("MPFL_TEST_NEVER_SET"):
+    def ghost(x):
+        """Defined only under a condition: mpflc check cannot tell that it is missing, the rank's start can."""
+        return {"y": x}
