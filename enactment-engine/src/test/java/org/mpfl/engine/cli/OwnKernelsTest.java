@@ -169,4 +169,31 @@ class OwnKernelsTest {
         assertRanAsDocumented(blocks.get(0), r);
         assertTrue(Files.isRegularFile(home.resolve("my-kernels/target/my-kernels.jar")));
     }
+
+    @Test
+    void aPythonProjectRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
+        Path project = tmp.resolve("py-run");
+        Result made = run(List.of(root().resolve("bin/mpflc").toString(), "new", "python", project.toString()), tmp, Map.of());
+        assertEquals(0, made.exit(), made.output());
+        List<String> blocks = shBlocks(Files.readString(project.resolve("README.md")));
+        assertEquals(1, blocks.size(), "the README's commands: " + blocks);
+        assertEquals(2, blocks.get(0).lines().count(), "two commands: " + blocks.get(0));
+        // python3 from the PATH, as the README says (Debian's, with NumPy: .ci/run installs python3-numpy)
+        Result r = bash(blocks.get(0), project, Map.of());
+        assertEquals(0, r.exit(), blocks.get(0) + "\n--- printed:\n" + r.output());
+        assertTrue(r.output().contains("Ran 2 tests"), r.output());
+        assertTrue(r.output().contains("SUCCEEDED 4/4 ranks done"), r.output());
+        // 4 ranks, n = 1000: 1000 * (1 + 4 + 9 + 16), as the README says
+        assertTrue(r.output().contains("total = 30000.0"), r.output());
+    }
+
+    @Test
+    void theTutorialsPythonKernelCommandsRunAsWritten(@TempDir Path home) throws Exception {
+        String tutorial = Files.readString(root().resolve("docs/tutorial.md"));
+        List<String> blocks = shBlocks(section(section(tutorial, "## 9. Your own kernels"), "### Python"));
+        assertEquals(1, blocks.size(), "the Python commands: " + blocks);
+        Result r = bash(blocks.get(0), root(), Map.of("HOME", home.toString()));
+        assertRanAsDocumented(blocks.get(0), r);
+        assertTrue(Files.isRegularFile(home.resolve("my-py-kernels/kernels/my_py_kernels.py")));
+    }
 }
