@@ -111,21 +111,29 @@ class OwnKernelsTest {
         assertTrue(promised > 0, "the commands promise an output: " + script);
     }
 
-    @Test
-    void aJavaProjectBuildsAndRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
-        Path project = tmp.resolve("squares");
-        Result made = run(List.of(root().resolve("bin/mpflc").toString(), "new", "java", project.toString()), tmp, Map.of());
+    /**
+     * {@code mpflc new LANGUAGE DIR}, then the two commands of the project's README, which must succeed and print
+     * what the README promises: 4 ranks, n = 1000, 1000 * (1 + 4 + 9 + 16).
+     */
+    static Result newProjectRunsItsReadme(String language, Path project) throws Exception {
+        Result made = run(List.of(root().resolve("bin/mpflc").toString(), "new", language, project.toString()),
+                project.getParent(), Map.of());
         assertEquals(0, made.exit(), made.output());
-        List<String> blocks = shBlocks(Files.readString(project.resolve("README.md")));
+        String readme = Files.readString(project.resolve("README.md"));
+        List<String> blocks = shBlocks(readme);
         assertEquals(1, blocks.size(), "the README's commands: " + blocks);
-        List<String> commands = blocks.get(0).lines().toList();
-        assertEquals(2, commands.size(), "two commands: " + commands);
+        assertEquals(2, blocks.get(0).lines().count(), "two commands: " + blocks.get(0));
         Result r = bash(blocks.get(0), project, Map.of());
         assertEquals(0, r.exit(), blocks.get(0) + "\n--- printed:\n" + r.output());
         assertTrue(r.output().contains("SUCCEEDED 4/4 ranks done"), r.output());
-        // 4 ranks, n = 1000: 1000 * (1 + 4 + 9 + 16), as the README says
-        assertTrue(r.output().contains("total = 30000.0"), r.output());
-        assertTrue(Files.readString(project.resolve("README.md")).contains("`total = 30000.0`"));
+        assertTrue(r.output().contains("total = 30000.0") && readme.contains("`total = 30000.0`"), r.output());
+        return r;
+    }
+
+    @Test
+    void aJavaProjectBuildsAndRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
+        Path project = tmp.resolve("squares");
+        newProjectRunsItsReadme("java", project);
         String report = Files.readString(project.resolve("target/surefire-reports/TEST-org.example.squares.SumOfSquaresTest.xml"));
         assertTrue(report.contains("tests=\"1\"") && report.contains("failures=\"0\"") && report.contains("errors=\"0\""), report);
         assertTrue(Files.isRegularFile(project.resolve("target/squares.jar")));
@@ -172,19 +180,9 @@ class OwnKernelsTest {
 
     @Test
     void aPythonProjectRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
-        Path project = tmp.resolve("py-run");
-        Result made = run(List.of(root().resolve("bin/mpflc").toString(), "new", "python", project.toString()), tmp, Map.of());
-        assertEquals(0, made.exit(), made.output());
-        List<String> blocks = shBlocks(Files.readString(project.resolve("README.md")));
-        assertEquals(1, blocks.size(), "the README's commands: " + blocks);
-        assertEquals(2, blocks.get(0).lines().count(), "two commands: " + blocks.get(0));
         // python3 from the PATH, as the README says (Debian's, with NumPy: .ci/run installs python3-numpy)
-        Result r = bash(blocks.get(0), project, Map.of());
-        assertEquals(0, r.exit(), blocks.get(0) + "\n--- printed:\n" + r.output());
+        Result r = newProjectRunsItsReadme("python", tmp.resolve("py-run"));
         assertTrue(r.output().contains("Ran 2 tests"), r.output());
-        assertTrue(r.output().contains("SUCCEEDED 4/4 ranks done"), r.output());
-        // 4 ranks, n = 1000: 1000 * (1 + 4 + 9 + 16), as the README says
-        assertTrue(r.output().contains("total = 30000.0"), r.output());
     }
 
     @Test
