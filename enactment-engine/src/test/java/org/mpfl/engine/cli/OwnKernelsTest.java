@@ -167,14 +167,18 @@ class OwnKernelsTest {
         assertTrue(broken.output().contains("FAILED (failures=2)"), broken.output());
     }
 
+    /** The one {@code sh} block of a subsection of the tutorial's "Your own kernels", run as written. */
+    static void tutorialCommandsRunAsWritten(String subsection, Path home) throws Exception {
+        String tutorial = Files.readString(root().resolve("docs/tutorial.md"));
+        List<String> blocks = shBlocks(section(section(tutorial, "## 9. Your own kernels"), subsection));
+        assertEquals(1, blocks.size(), subsection + " commands: " + blocks);
+        // from the repository root, as the tutorial says; ~ is a fresh directory
+        assertRanAsDocumented(blocks.get(0), bash(blocks.get(0), root(), Map.of("HOME", home.toString())));
+    }
+
     @Test
     void theTutorialsJavaKernelCommandsRunAsWritten(@TempDir Path home) throws Exception {
-        String tutorial = Files.readString(root().resolve("docs/tutorial.md"));
-        List<String> blocks = shBlocks(section(section(tutorial, "## 9. Your own kernels"), "### Java"));
-        assertEquals(1, blocks.size(), "the Java commands: " + blocks);
-        // from the repository root, as the tutorial says; ~ is a fresh directory
-        Result r = bash(blocks.get(0), root(), Map.of("HOME", home.toString()));
-        assertRanAsDocumented(blocks.get(0), r);
+        tutorialCommandsRunAsWritten("### Java", home);
         assertTrue(Files.isRegularFile(home.resolve("my-kernels/target/my-kernels.jar")));
     }
 
@@ -187,11 +191,7 @@ class OwnKernelsTest {
 
     @Test
     void theTutorialsPythonKernelCommandsRunAsWritten(@TempDir Path home) throws Exception {
-        String tutorial = Files.readString(root().resolve("docs/tutorial.md"));
-        List<String> blocks = shBlocks(section(section(tutorial, "## 9. Your own kernels"), "### Python"));
-        assertEquals(1, blocks.size(), "the Python commands: " + blocks);
-        Result r = bash(blocks.get(0), root(), Map.of("HOME", home.toString()));
-        assertRanAsDocumented(blocks.get(0), r);
+        tutorialCommandsRunAsWritten("### Python", home);
         assertTrue(Files.isRegularFile(home.resolve("my-py-kernels/kernels/my_py_kernels.py")));
     }
 }
