@@ -16,7 +16,7 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MODULES = [  # bottom to top, as the parent POM builds them
-    "mpfl-grammar", "mpfl-compiler/mpfl-ir", "mpfl-compiler", "service-runtime/mpiws-protocol", "service-runtime",
+    "service-runtime/mpfl-api", "mpfl-grammar", "mpfl-compiler/mpfl-ir", "mpfl-compiler", "service-runtime/mpiws-protocol", "service-runtime",
     "enactment-engine", "enactment-engine/mpfl-bench", "service-runtime/mpiws-war", "samples",
 ]
 

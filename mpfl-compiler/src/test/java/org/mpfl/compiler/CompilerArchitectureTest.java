@@ -14,7 +14,8 @@ import org.mpfl.architecture.ArchitectureRules;
  * services: parse builds the AST, check turns it into IR, comm analyses the IR (found through
  * ServiceLoader, so nothing names it), gen writes plan and archives, the {@link MpflCompiler} facade
  * runs the steps (and {@link MpflCompilerBridge} offers them to the engine through mpfl-ir's compiler
- * SPI), and the commands sit on top.
+ * SPI), and the commands sit on top. {@code scaffold} ({@code mpflc new}) writes project templates and uses
+ * none of the steps.
  */
 class CompilerArchitectureTest {
     private static final JavaClasses CLASSES = ArchitectureRules.moduleClasses();
@@ -34,13 +35,24 @@ class CompilerArchitectureTest {
                 .layer("check").definedBy("org.mpfl.compiler.check..")
                 .layer("parse").definedBy("org.mpfl.compiler.parse..")
                 .layer("ast").definedBy("org.mpfl.compiler.ast..")
+                .layer("scaffold").definedBy("org.mpfl.compiler.scaffold..")
                 .whereLayer("commands").mayNotBeAccessedByAnyLayer()
+                .whereLayer("scaffold").mayNotBeAccessedByAnyLayer()
                 .whereLayer("facade").mayOnlyBeAccessedByLayers("commands")
                 .whereLayer("gen").mayOnlyBeAccessedByLayers("commands", "facade")
                 .whereLayer("comm").mayNotBeAccessedByAnyLayer()
                 .whereLayer("check").mayOnlyBeAccessedByLayers("facade", "comm")
                 .whereLayer("parse").mayOnlyBeAccessedByLayers("facade", "check")
                 .whereLayer("ast").mayOnlyBeAccessedByLayers("facade", "check", "parse")
+                .check(CLASSES);
+    }
+
+    @Test
+    void theScaffoldUsesNoStepOfTheCompiler() {
+        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses().that().resideInAPackage("org.mpfl.compiler.scaffold..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.mpfl.compiler", "org.mpfl.compiler.ast..",
+                        "org.mpfl.compiler.parse..", "org.mpfl.compiler.check..", "org.mpfl.compiler.comm..",
+                        "org.mpfl.compiler.gen..", "org.mpfl.compiler.commands..")
                 .check(CLASSES);
     }
 

@@ -28,7 +28,7 @@ public final class ArchitectureRules {
      */
     public static final List<String> COMPILER_PROPER = List.of("org.mpfl.compiler", "org.mpfl.compiler.ast..",
             "org.mpfl.compiler.parse..", "org.mpfl.compiler.check..", "org.mpfl.compiler.comm..", "org.mpfl.compiler.gen..",
-            "org.mpfl.compiler.commands..", "org.mpfl.compiler.settings..");
+            "org.mpfl.compiler.commands..", "org.mpfl.compiler.settings..", "org.mpfl.compiler.scaffold..");
 
     /** What compiles documents: the compiler proper, the generated grammar and the ANTLR runtime under it. */
     public static final List<String> COMPILING = Stream.concat(COMPILER_PROPER.stream(),

@@ -97,6 +97,7 @@ class StockAxis2ContainerTest {
         // the walk reaches into the bundled jars: the interpreter and the IR it runs are there
         assertTrue(classes.contains(InterpreterService.class.getName()), "the walk found the runtime's classes");
         assertTrue(classes.contains(RuntimeBinding.class.getName()), "the walk found mpfl-ir's classes");
+        assertTrue(classes.contains("org.mpfl.runtime.api.RankProgram"), "the walk found mpfl-api's classes");
         List<String> compiling = classes.stream()
                 .filter(c -> ArchitectureRules.isCompiling(c.contains(".") ? c.substring(0, c.lastIndexOf('.')) : "")).toList();
         assertTrue(compiling.isEmpty(), "a service archive carries no compiler, grammar or ANTLR class: " + compiling);

@@ -32,12 +32,13 @@ public final class RuntimeBinding {
     /**
      * One class of each jar the runtime needs in a container that has none of it (what
      * {@code mpflc compile --bundle-runtime} copies into the archive's {@code lib/}): service-runtime,
-     * mpfl-ir (the IR the interpreter runs), mpiws-protocol, Jackson (databind, core, annotations), SLF4J API.
+     * mpfl-api (the activity API it implements), mpfl-ir (the IR the interpreter runs), mpiws-protocol, Jackson (databind, core, annotations), SLF4J API.
      * Never the compiler proper or ANTLR: a rank runs checked IR and parses nothing.
      * Stock Axis2 ships none of them (it logs through commons-logging).
      */
     public static final String[] RUNTIME_CLASSES = {
         INTERPRETER_CLASS,
+        "org.mpfl.runtime.api.Activity",
         "org.mpfl.ir.IrProcess",
         "org.mpfl.protocol.RunRequest",
         "com.fasterxml.jackson.databind.ObjectMapper",

@@ -1,0 +1,197 @@
+package org.mpfl.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.testing.StartsProcesses;
+
+/**
+ * Your own kernels as a user meets them ({@code mpflc new}, docs/tutorial.md section 9): real processes
+ * throughout — {@code bin/mpflc} as the package phase built it, Maven offline against the local repository
+ * this build installed {@code mpfl-api} into (the test JVM gets it as {@code maven.repo.local}, and passes it
+ * to Maven through {@code MAVEN_OPTS}, which is what a user with another repository would do), and
+ * {@code /usr/bin/python3}. The commands run are read from the files a user reads (the project's README,
+ * the tutorial), never restated here.
+ */
+@StartsProcesses
+class OwnKernelsTest {
+    /** An offline Maven build plus a local run on a loaded 2-core machine took about 70 s; the bound is 8x that. */
+    private static final long SCRIPT_BOUND_SECONDS = 600;
+    private static final Pattern SH_BLOCK = Pattern.compile("(?s)```sh\\n(.*?)```");
+    private static final Pattern OUTPUTS = Pattern.compile("# outputs: (.*)$", Pattern.MULTILINE);
+
+    static Path root() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("bin/mpflc")) && Files.isRegularFile(p.resolve("docs/tutorial.md"))) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("not inside the MPFL source tree: " + Path.of("").toAbsolutePath());
+    }
+
+    /** The local Maven repository the build installed mpfl-api into. */
+    static String repository() {
+        return System.getProperty("maven.repo.local", Path.of(System.getProperty("user.home"), ".m2", "repository").toString());
+    }
+
+    /** What a finished script printed (stdout and stderr together) and its exit code. */
+    record Result(int exit, String output) {
+    }
+
+    /** Runs a bash script ({@code set -e}) in {@code dir}, bounded; the process tree is killed if the bound passes. */
+    static Result bash(String script, Path dir, Map<String, String> env) throws Exception {
+        return run(List.of("bash", "-e", "-c", script), dir, env);
+    }
+
+    static Result run(List<String> command, Path dir, Map<String, String> env) throws Exception {
+        Path log = Files.createTempFile("own-kernels-", ".log");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            pb.environment().put("MAVEN_OPTS", "-Dmaven.repo.local=" + repository());
+            // the engine's own commands only: a benchmarks jar left by an earlier build is not this build's
+            pb.environment().put("MPFL_NO_BENCH", "1");
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            p.getOutputStream().close();
+            if (!p.waitFor(SCRIPT_BOUND_SECONDS, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                throw new AssertionError(command + " still running after " + SCRIPT_BOUND_SECONDS + " s:\n" + Files.readString(log));
+            }
+            return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    /** The fenced {@code sh} blocks of a Markdown text. */
+    static List<String> shBlocks(String markdown) {
+        List<String> blocks = new ArrayList<>();
+        Matcher m = SH_BLOCK.matcher(markdown);
+        while (m.find()) {
+            blocks.add(m.group(1));
+        }
+        return blocks;
+    }
+
+    /** The text of a Markdown section from its heading line to the next heading of the same or a higher level. */
+    static String section(String markdown, String heading) {
+        int start = markdown.indexOf("\n" + heading + "\n");
+        assertTrue(start >= 0, "no section '" + heading + "'");
+        String level = heading.substring(0, heading.indexOf(' ') + 1);
+        Matcher next = Pattern.compile("(?m)^#{1," + (level.length() - 1) + "} ").matcher(markdown);
+        int end = next.find(start + heading.length() + 2) ? next.start() : markdown.length();
+        return markdown.substring(start + 1, end);
+    }
+
+    /** Asserts a finished script succeeded and printed what its {@code # outputs: …} comments promise. */
+    static void assertRanAsDocumented(String script, Result r) {
+        assertEquals(0, r.exit(), script + "\n--- printed:\n" + r.output());
+        Matcher m = OUTPUTS.matcher(script);
+        int promised = 0;
+        while (m.find()) {
+            promised++;
+            assertTrue(r.output().contains(m.group(1).trim()), "promised '" + m.group(1).trim() + "':\n" + r.output());
+        }
+        assertTrue(promised > 0, "the commands promise an output: " + script);
+    }
+
+    /**
+     * {@code mpflc new LANGUAGE DIR}, then the two commands of the project's README, which must succeed and print
+     * what the README promises: 4 ranks, n = 1000, 1000 * (1 + 4 + 9 + 16).
+     */
+    static Result newProjectRunsItsReadme(String language, Path project) throws Exception {
+        Result made = run(List.of(root().resolve("bin/mpflc").toString(), "new", language, project.toString()),
+                project.getParent(), Map.of());
+        assertEquals(0, made.exit(), made.output());
+        String readme = Files.readString(project.resolve("README.md"));
+        List<String> blocks = shBlocks(readme);
+        assertEquals(1, blocks.size(), "the README's commands: " + blocks);
+        assertEquals(2, blocks.get(0).lines().count(), "two commands: " + blocks.get(0));
+        Result r = bash(blocks.get(0), project, Map.of());
+        assertEquals(0, r.exit(), blocks.get(0) + "\n--- printed:\n" + r.output());
+        assertTrue(r.output().contains("SUCCEEDED 4/4 ranks done"), r.output());
+        assertTrue(r.output().contains("total = 30000.0") && readme.contains("`total = 30000.0`"), r.output());
+        return r;
+    }
+
+    @Test
+    void aJavaProjectBuildsAndRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
+        Path project = tmp.resolve("squares");
+        newProjectRunsItsReadme("java", project);
+        String report = Files.readString(project.resolve("target/surefire-reports/TEST-org.example.squares.SumOfSquaresTest.xml"));
+        assertTrue(report.contains("tests=\"1\"") && report.contains("failures=\"0\"") && report.contains("errors=\"0\""), report);
+        assertTrue(Files.isRegularFile(project.resolve("target/squares.jar")));
+    }
+
+    @Test
+    void aBrokenJavaKernelFailsItsOwnTestAndNoJarIsWritten(@TempDir Path tmp) throws Exception {
+        Path project = tmp.resolve("broken");
+        assertEquals(0, run(List.of(root().resolve("bin/mpflc").toString(), "new", "java", project.toString()), tmp, Map.of()).exit());
+        Path kernel = project.resolve("src/main/java/org/example/broken/SumOfSquares.java");
+        Files.writeString(kernel, Files.readString(kernel).replace("sum += v * v;", "sum += v;"));
+        Result r = bash(shBlocks(Files.readString(project.resolve("README.md"))).get(0), project, Map.of());
+        assertNotEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("SumOfSquaresTest"), r.output());
+        assertFalse(r.output().contains("SUCCEEDED"), "the run never started: " + r.output());
+    }
+
+    @Test
+    void thePythonProjectsTestPassesWithPython3AndFailsForABrokenKernel(@TempDir Path tmp) throws Exception {
+        Path project = tmp.resolve("py-squares");
+        assertEquals(0, run(List.of(root().resolve("bin/mpflc").toString(), "new", "python", project.toString()), tmp, Map.of()).exit());
+        List<String> commands = shBlocks(Files.readString(project.resolve("README.md"))).get(0).lines().toList();
+        assertEquals("python3 -m unittest", commands.get(0), "the README's first command");
+        Result ok = run(List.of("/usr/bin/python3", "-m", "unittest"), project, Map.of());
+        assertEquals(0, ok.exit(), ok.output());
+        assertTrue(ok.output().contains("Ran 2 tests") && ok.output().contains("\nOK"), ok.output());
+        Path kernel = project.resolve("kernels/py_squares.py");
+        Files.writeString(kernel, Files.readString(kernel).replace("total += v * v", "total += v"));
+        Result broken = run(List.of("/usr/bin/python3", "-m", "unittest"), project, Map.of());
+        assertEquals(1, broken.exit(), broken.output());
+        assertTrue(broken.output().contains("FAILED (failures=2)"), broken.output());
+    }
+
+    /** The one {@code sh} block of a subsection of the tutorial's "Your own kernels", run as written. */
+    static void tutorialCommandsRunAsWritten(String subsection, Path home) throws Exception {
+        String tutorial = Files.readString(root().resolve("docs/tutorial.md"));
+        List<String> blocks = shBlocks(section(section(tutorial, "## 9. Your own kernels"), subsection));
+        assertEquals(1, blocks.size(), subsection + " commands: " + blocks);
+        // from the repository root, as the tutorial says; ~ is a fresh directory
+        assertRanAsDocumented(blocks.get(0), bash(blocks.get(0), root(), Map.of("HOME", home.toString())));
+    }
+
+    @Test
+    void theTutorialsJavaKernelCommandsRunAsWritten(@TempDir Path home) throws Exception {
+        tutorialCommandsRunAsWritten("### Java", home);
+        assertTrue(Files.isRegularFile(home.resolve("my-kernels/target/my-kernels.jar")));
+    }
+
+    @Test
+    void aPythonProjectRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
+        // python3 from the PATH, as the README says (Debian's, with NumPy: .ci/run installs python3-numpy)
+        Result r = newProjectRunsItsReadme("python", tmp.resolve("py-run"));
+        assertTrue(r.output().contains("Ran 2 tests"), r.output());
+    }
+
+    @Test
+    void theTutorialsPythonKernelCommandsRunAsWritten(@TempDir Path home) throws Exception {
+        tutorialCommandsRunAsWritten("### Python", home);
+        assertTrue(Files.isRegularFile(home.resolve("my-py-kernels/kernels/my_py_kernels.py")));
+    }
+}
