@@ -16,11 +16,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.HandMadeUploads;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.engine.HostCalls;
 
 /**
  * The console's attempts and checkpoints, in a real headless Chromium against a real engine whose
@@ -52,7 +53,7 @@ class ConsoleAttemptsBrowserTest {
         })).runSettings(new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"))
                 .heartbeatTimeout(Duration.ofSeconds(60)));
         for (int h = 0; h < 2; h++) {
-            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
+            Http.Answer a = HostCalls.announce(engine, Map.of("hostId", "h" + h,
                     "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 1));
             assertEquals(201, a.status(), a.body());
         }
