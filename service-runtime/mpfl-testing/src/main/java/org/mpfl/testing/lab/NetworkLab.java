@@ -1,10 +1,7 @@
 package org.mpfl.testing.lab;
 
-import org.mpfl.ir.cli.Commands;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -41,6 +38,7 @@ import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.testing.LabPki;
+import org.mpfl.testing.MpflcCall;
 
 /**
  * A small network of "machines" on this one machine, for tests of MPFL across machines: network
@@ -488,15 +486,12 @@ public final class NetworkLab implements AutoCloseable {
             args.add("--param");
             args.add(p);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        String text = out.toString(StandardCharsets.UTF_8);
-        if (text.isBlank()) {
-            throw new AssertionError("mpflc run " + document + " printed no summary (exit " + code + "): "
-                    + err.toString(StandardCharsets.UTF_8) + "\n" + logs());
+        MpflcCall call = MpflcCall.run(args.toArray(String[]::new));
+        if (call.out().isBlank()) {
+            throw new AssertionError("mpflc run " + document + " printed no summary (exit " + call.exit() + "): "
+                    + call.err() + "\n" + logs());
         }
-        return JSON.readTree(text);
+        return JSON.readTree(call.out());
     }
 
     /** A run's detail as the engine's REST API gives it ({@code GET /api/runs/ID}, read from the engine's node). */
