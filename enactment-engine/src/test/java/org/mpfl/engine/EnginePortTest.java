@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import org.junit.jupiter.api.Test;
+import org.mpfl.testing.Http;
 
 /**
  * A given port already in use fails the start with a clear message. The port an engine picks for itself ({@code port(0)}) stays reserved until its HTTP server listens

@@ -1,6 +1,6 @@
 /**
- * An engine with local service-host child processes ({@code mpflc run --local}, {@code mpflc up}), and
- * network namespaces as "machines" on this one machine ({@link org.mpfl.engine.local.NetworkNamespaces}:
- * the multi-host tests and {@code mpflc bench lab}).
+ * An engine with local service-host child processes ({@code mpflc run --local}, {@code mpflc up}). Network
+ * namespaces as "machines" on this one machine are the launcher's
+ * ({@link org.mpfl.protocol.launch.NetworkNamespaces}).
  */
 package org.mpfl.engine.local;

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.protocol.RankEvent;
 
@@ -53,7 +54,7 @@ class ProjectIsolationTest {
                     r.output("x", r.rank());
                     r.state("DONE");
                 })));
-        Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
         alice = "Bearer " + issuer.token("alice", "operator", "a");
         bob = "Bearer " + issuer.token("bob", "operator", "b");
         vera = "Bearer " + issuer.token("vera", "viewer", "a");

@@ -18,12 +18,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
+import org.mpfl.engine.HostCalls;
 
 /** The engine's mpflc commands as a user types them. */
 @Timeout(180)
@@ -78,7 +79,7 @@ class CliTest {
     void statusCancelAndTokenAgainstARunningEngine() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
-            Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
                     "services", List.of("w")));
             Path wrongToken = Files.writeString(dir.resolve("wrong.token"), "wrong\n");
             Result refused = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--token-file", wrongToken.toString());

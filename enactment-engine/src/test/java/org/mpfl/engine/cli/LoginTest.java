@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.access.OidcSettings;
 import org.mpfl.engine.access.TestIssuer;
 import org.mpfl.engine.json.Json;
@@ -61,7 +62,7 @@ class LoginTest {
                     r.output("x", r.rank());
                     r.state("DONE");
                 })));
-        Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
         cache = dir.resolve("home/.mpfl/login.json");
     }
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.testing.MpflcCall;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.console.activities.Pause;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.json.Json;

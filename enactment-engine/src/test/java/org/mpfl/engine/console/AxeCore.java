@@ -1,5 +1,6 @@
 package org.mpfl.engine.console;
 
+import org.mpfl.testing.browser.HeadlessChromium;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package org.mpfl.engine.console;
 
+import org.mpfl.testing.browser.HeadlessChromium;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,12 +15,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.HandMadeUploads;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.engine.HostCalls;
 
 /**
  * The console's attempts and checkpoints, in a real headless Chromium against a real engine whose

@@ -1,5 +1,6 @@
 package org.mpfl.engine.console;
 
+import org.mpfl.testing.browser.HeadlessChromium;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.access.OidcSettings;
 import org.mpfl.engine.access.TestIssuer;
 import org.mpfl.engine.run.FakeRanks;
@@ -44,7 +46,7 @@ class ConsoleLoginBrowserTest {
                          r.output("x", r.rank());
                          r.state("DONE");
                      })))) {
-            Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
             Map<String, Object> plan = Map.of("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1))));
             String runA = Http.post(engine.url() + "/api/runs", issuer.token("alice", "operator", "a"), plan).json().get("id").asText();
             String runB = Http.post(engine.url() + "/api/runs", issuer.token("bob", "operator", "b"), plan).json().get("id").asText();

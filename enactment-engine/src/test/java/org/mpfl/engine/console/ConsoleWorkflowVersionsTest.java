@@ -1,5 +1,6 @@
 package org.mpfl.engine.console;
 
+import org.mpfl.testing.browser.HeadlessChromium;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,11 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.openqa.selenium.By;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.engine.HostCalls;
 
 /**
  * The console's workflow versions in a real headless Chromium against a real engine (ranks answered
@@ -43,7 +45,7 @@ class ConsoleWorkflowVersionsTest {
             r.output("answer", 42);
             r.state("DONE");
         })));
-        Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/axis2/services", "services", List.of("w")));
+        HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/axis2/services", "services", List.of("w")));
         for (String v : List.of("one", "two")) {
             Http.Answer a = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("plan", Map.of("workflow", "wf",
                     "version", v, "processes", List.of(Map.of("name", "w", "ranks", 1)))));

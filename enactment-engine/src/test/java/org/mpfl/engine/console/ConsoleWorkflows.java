@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.console.activities.Pause;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.workflow.Compilers;

@@ -12,7 +12,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.files.FileTrees;
@@ -50,7 +51,7 @@ final class FakeRankEngine implements AutoCloseable {
         FakeRankEngine fakes = new FakeRankEngine(dataDir, engine, started);
         try {
             for (int h = 0; h < 2; h++) {
-                Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
+                Http.Answer a = HostCalls.announce(engine, Map.of("hostId", "h" + h,
                         "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", capacity));
                 assertEquals(201, a.status(), a.body());
             }

@@ -23,6 +23,7 @@ import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
+import org.mpfl.testing.Http;
 
 /**
  * MPFL documents compiled by {@code mpflc run}, deployed by the engine onto two service-host
@@ -111,10 +112,10 @@ class DocumentRunTest {
         assertEquals(0, code, said + err.toString(StandardCharsets.UTF_8));
         assertTrue(said.contains("RingNode on "), said);
         assertTrue(said.contains("workflow 'ring' version 1 deployed"), said);
-        String id = org.mpfl.engine.Http.post(cluster.engine().url() + "/api/runs", cluster.engine().token(),
+        String id = Http.post(cluster.engine().url() + "/api/runs", cluster.engine().token(),
                 java.util.Map.of("workflow", "ring")).json().get("id").asText();
         JsonNode d = Await.runEnds(java.time.Duration.ofSeconds(60),
-                () -> org.mpfl.engine.Http.get(cluster.engine().url() + "/api/runs/" + id).json());
+                () -> Http.get(cluster.engine().url() + "/api/runs/" + id).json());
         assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
         assertEquals(3, d.get("size").asInt());
         assertEquals(3, d.at("/outputs/token/0").asInt());

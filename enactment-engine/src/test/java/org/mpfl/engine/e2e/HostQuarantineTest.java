@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsClient;
@@ -27,6 +27,7 @@ import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
+import org.mpfl.engine.HostCalls;
 
 /**
  * A failing host does not fail runs: an engine with two real service-host processes and a rogue
@@ -61,7 +62,7 @@ class HostQuarantineTest {
         Files.createDirectories(dataDir.resolve("archives"));
         Files.write(dataDir.resolve("archives").resolve("ring.aar"), new byte[] {'P', 'K', 3, 4});
         hosts = HostProcesses.builder().count(2).service("ring", RingProgram.class)
-                .environmentOf(i -> Map.of(HostCredential.ENV, Http.credential(engine, "real-" + i).text()))
+                .environmentOf(i -> Map.of(HostCredential.ENV, HostCalls.credential(engine, "real-" + i).text()))
                 // --oversubscribe: with the rogue quarantined, a 6-rank run is placed again on these 4 slots
                 .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").hostArg("--oversubscribe").start();
         Await.until(Duration.ofSeconds(90), "2 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 2);

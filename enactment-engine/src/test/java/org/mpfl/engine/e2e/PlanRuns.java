@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.testing.Await;
 import java.time.Duration;
 

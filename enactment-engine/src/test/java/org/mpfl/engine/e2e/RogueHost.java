@@ -15,10 +15,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RunMessages;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.engine.HostCalls;
 
 /**
  * A "service host" that is nothing but a tiny HTTP server: it announces itself to the engine like a
@@ -66,7 +67,7 @@ final class RogueHost implements AutoCloseable {
     /** Announces the rogue to the engine, offering {@code services} (none: it needs deployments). */
     /** Announces itself with a credential of its own: an enrolled host that misbehaves, not an outsider. */
     void announce(Engine engine, List<String> services) throws Exception {
-        Http.Answer a = Http.announce(engine, Map.of("hostId", hostId, "soapUrl", soapUrl(),
+        Http.Answer a = HostCalls.announce(engine, Map.of("hostId", hostId, "soapUrl", soapUrl(),
                 "services", services, "capacity", 64));
         if (a.status() != 201) {
             throw new IllegalStateException("announce refused: " + a.status() + " " + a.body());

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
 import org.mpfl.engine.cli.EngineClient;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
@@ -33,6 +32,7 @@ import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.testing.LabPki;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
+import org.mpfl.engine.HostCalls;
 
 /**
  * An engine and two service-host processes with TLS from a lab CA (as {@code mpflc up} with the
@@ -142,7 +142,7 @@ class TlsClusterTest {
         HostProcesses.Builder b = HostProcesses.builder().count(1).logDirectory(logs).service("ring", RingProgram.class)
                 .hostArg("--no-binary").hostArg("--host-id").hostArg("rogue").hostArg("--engine").hostArg(cluster.engine().url())
                 // a valid credential: only the certificate from another CA keeps it out
-                .environment(HostCredential.ENV, Http.credential(cluster.engine(), "rogue").text());
+                .environment(HostCredential.ENV, HostCalls.credential(cluster.engine(), "rogue").text());
         rogue.pemArguments().forEach(b::hostArg);
         try (HostProcesses hosts = b.start()) {
             // it does not trust the engine's certificate: its announcement never arrives

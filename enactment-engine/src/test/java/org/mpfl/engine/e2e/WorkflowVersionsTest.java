@@ -29,13 +29,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.engine.HostCalls;
 
 /**
  * Workflow versions and the services of different workflows on one host, as a user meets them: an
@@ -298,7 +299,7 @@ class WorkflowVersionsTest {
         // no token, a wrong one, a host's credential: 401, and no version appears
         assertEquals(401, Http.send("POST", url() + "/api/workflows", null, forged).status());
         assertEquals(401, Http.send("POST", url() + "/api/workflows", "Bearer not-the-token", forged).status());
-        String hostCredential = Http.credential(cluster.engine(), "intruder").authorization();
+        String hostCredential = HostCalls.credential(cluster.engine(), "intruder").authorization();
         assertEquals(401, Http.send("POST", url() + "/api/workflows", hostCredential, forged).status());
         assertEquals(1, Http.get(url() + "/api/workflows/guarded").json().get("versions").size());
 

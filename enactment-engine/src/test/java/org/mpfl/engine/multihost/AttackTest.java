@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.e2e.RingProgram;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.DomainToken;
@@ -40,15 +40,15 @@ import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.RunMessages;
 import org.mpfl.protocol.RunRequest;
-import org.mpfl.runtime.p2p.ScenarioProgram;
-import org.mpfl.runtime.p2p.StoreAttack;
-import org.mpfl.runtime.p2p.gadget.Tripwire;
-import org.mpfl.runtime.p2p.gadget.TripwireMarks;
+import org.mpfl.testing.attack.StoreAttack;
+import org.mpfl.testing.attack.gadget.Tripwire;
+import org.mpfl.testing.attack.gadget.TripwireMarks;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.soap.SoapTransport;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
+import org.mpfl.testing.lab.NetworkLab;
 
 /**
  * Attacks from the lab's attacker node ({@link NetworkLab#attacker()}: a machine on the same network
@@ -91,7 +91,7 @@ class AttackTest {
     @BeforeAll
     static void start() throws Exception {
         lab = NetworkLab.builder().hosts(3).capacity(1).hostService("ring", RingProgram.class)
-                .hostService(ScenarioProgram.SERVICE, ScenarioProgram.class).start();
+                .hostService(ObjectVictimProgram.SERVICE, ObjectVictimProgram.class).start();
         // the hosts share this machine's file system, so rank 0 (in h1's namespace) sees the file appear
         stopLegitimate = lab.directory().resolve("legitimate-ring.stop");
         legitimate = startRing(3, Map.of("rounds", MAX_ROUNDS, "pauseMs", PACE_MS, "stopFile", stopLegitimate.toString()));
@@ -228,9 +228,9 @@ class AttackTest {
             String soap = "http://" + lab.attacker().address() + ":" + port + "/axis2/services";
             // it may not speak for another host: authenticated, but forbidden
             assertEquals(403, Http.send("POST", engineFromAttacker() + "/api/registry/hosts", stolen.authorization(),
-                    Map.of("hostId", "h1", "soapUrl", soap, "services", List.of(ScenarioProgram.SERVICE), "capacity", 1)).status());
+                    Map.of("hostId", "h1", "soapUrl", soap, "services", List.of(ObjectVictimProgram.SERVICE), "capacity", 1)).status());
             Http.Answer announced = Http.send("POST", engineFromAttacker() + "/api/registry/hosts", stolen.authorization(),
-                    Map.of("hostId", "h0", "soapUrl", soap, "services", List.of(ScenarioProgram.SERVICE), "capacity", 1,
+                    Map.of("hostId", "h0", "soapUrl", soap, "services", List.of(ObjectVictimProgram.SERVICE), "capacity", 1,
                             "deployUrl", soap + "/mpfl-deploy"));
             assertEquals(201, announced.status(), announced.body());
             assertTrue(registry().get("h1").startsWith("http://" + lab.host("h1").node().address()), "h1 is still h1");
@@ -239,9 +239,9 @@ class AttackTest {
             Http.post(lab.engineUrl(lab.engineNode()) + "/api/deployments", lab.token(), Map.of("service", "probe",
                     "archive", Base64.getEncoder().encodeToString("not an archive".getBytes(StandardCharsets.UTF_8))));
             Http.Answer started = Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(), Map.of(
-                    "params", Map.of("scenario", "objectVictim", "n", 2),
+                    "params", Map.of("n", 2),
                     "plan", Map.of("workflow", "victim", "processes", List.of(Map.of("name", "victim", "service",
-                            ScenarioProgram.SERVICE, "ranks", 2)))));
+                            ObjectVictimProgram.SERVICE, "ranks", 2)))));
             assertEquals(201, started.status(), started.body());
             String runId = started.json().get("id").asText();
             List<JsonNode> got = awaitCaptures(captures);
@@ -271,7 +271,7 @@ class AttackTest {
                 assertEquals(403, deploy.statusCode(), deploy.body());
                 if (isRun(c)) {
                     for (NetworkLab.Host h : lab.hosts()) {
-                        HttpResponse<String> replayed = post(hostFromAttacker(h) + "/axis2/services/" + ScenarioProgram.SERVICE,
+                        HttpResponse<String> replayed = post(hostFromAttacker(h) + "/axis2/services/" + ObjectVictimProgram.SERVICE,
                                 c.path("authorization").asText(), c.path("contentType").asText(), body(c).getBytes(StandardCharsets.UTF_8));
                         assertTrue(replayed.statusCode() / 100 != 2 && replayed.body().contains("run refused"),
                                 h + ": " + replayed.statusCode() + " " + replayed.body());
@@ -306,7 +306,7 @@ class AttackTest {
             assertTrue(m0.startsWith("refused:") && m0.contains("names class " + Tripwire.class.getName()), outputs.toString());
             assertEquals("ok:[B", outputs.at("/m1/1").asText(), outputs.toString());
             assertEquals(TripwireMarks.NONE, outputs.at("/marks/1").asText(), "the gadget ran in the victim");
-            String props = org.mpfl.engine.local.NetworkNamespaces.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+            String props = org.mpfl.protocol.launch.NetworkNamespaces.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                     Long.toString(pid), "VM.system_properties"), Duration.ofSeconds(30)).out();
             assertTrue(props.contains("java.version") && !props.contains("mpfl.test.tripwire"), "gadget marks in the victim JVM");
             Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + runId + "/cancel", lab.token(), null);

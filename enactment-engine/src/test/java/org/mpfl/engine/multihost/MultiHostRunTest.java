@@ -14,13 +14,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.e2e.EverythingDocument;
 import org.mpfl.engine.e2e.TestActivities;
 import org.mpfl.engine.e2e.WaitingProgram;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
 import java.time.Duration;
+import org.mpfl.testing.lab.NetworkLab;
 
 /**
  * MPFL across machines: the engine, three service hosts and an attacker each in a network namespace

@@ -12,12 +12,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.store.HostCredentialStore;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.testing.Await;
 import java.time.Duration;
+import org.mpfl.engine.HostCalls;
 
 /**
  * The registry is closed (over HTTP against a real engine): announce, heartbeat and leave need the
@@ -133,7 +134,7 @@ class ClosedRegistryTest {
         String id;
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("a")).jdbc(jdbc, "sa", "")
                 .invoker(new FakeRanks(r -> r.state("DONE"))))) {
-            Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
                     "services", List.of("w")));
             id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
                     "processes", List.of(Map.of("name", "w", "ranks", 1))))).json().get("id").asText();

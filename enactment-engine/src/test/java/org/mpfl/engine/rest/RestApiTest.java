@@ -26,10 +26,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.testing.Await;
+import org.mpfl.engine.HostCalls;
 
 /** The REST surface: token checks, OpenAPI, console files, the live event stream, foreign events. */
 @Timeout(60)
@@ -46,7 +47,7 @@ class RestApiTest {
             r.output("x", r.rank());
             r.state("DONE");
         })));
-        Http.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
     }
 
     @AfterEach

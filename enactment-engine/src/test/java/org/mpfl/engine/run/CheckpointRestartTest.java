@@ -28,12 +28,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.digest.Sha256;
 import org.mpfl.testing.Await;
+import org.mpfl.engine.HostCalls;
 
 /**
  * The engine's half of checkpoints and restarts, with fake ranks (in-process, reporting over HTTP)
@@ -67,7 +68,7 @@ class CheckpointRestartTest {
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks).runSettings(EngineRunTest.fast())
                 .heartbeatTimeout(Duration.ofSeconds(30)).checkpointMaxBytes(MAX_PART));
         for (int h = 0; h < 2; h++) {
-            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
+            Http.Answer a = HostCalls.announce(engine, Map.of("hostId", "h" + h,
                     "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 2));
             assertEquals(201, a.status(), a.body());
         }

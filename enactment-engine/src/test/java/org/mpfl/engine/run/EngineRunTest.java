@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.testing.Await;
+import org.mpfl.engine.HostCalls;
 
 /**
  * Runs through the engine's REST API with in-process fake ranks: success, failures, timeouts, deadlock, host loss, cancel,
@@ -50,7 +51,7 @@ class EngineRunTest {
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(invoker).runSettings(settings)
                 .heartbeatTimeout(heartbeat));
         for (int h = 0; h < capacities.length; h++) {
-            Http.Answer a = Http.announce(engine, Map.of("hostId", "h" + h,
+            Http.Answer a = HostCalls.announce(engine, Map.of("hostId", "h" + h,
                     "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", capacities[h]));
             assertEquals(201, a.status(), a.body());
         }
@@ -275,7 +276,7 @@ class EngineRunTest {
         // only h0 keeps sending heartbeats
         String id = startRun(ringPlan(4));
         JsonNode d = Await.runIn(Duration.ofSeconds(30), "FAILED", () -> {
-            Http.heartbeat(engine, "h0");
+            HostCalls.heartbeat(engine, "h0");
             return detail(id);
         });
         assertEquals("FAILED", d.get("state").asText(), d.toString());

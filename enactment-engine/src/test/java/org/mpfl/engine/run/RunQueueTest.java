@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.testing.Http;
 import org.mpfl.testing.Await;
 
 /**
@@ -64,7 +65,7 @@ class RunQueueTest {
     }
 
     void host(String id, int capacity) throws Exception {
-        Http.Answer a = Http.announce(engine, Map.of("hostId", id, "soapUrl", "http://127.0.0.1:1/axis2/services/" + id,
+        Http.Answer a = HostCalls.announce(engine, Map.of("hostId", id, "soapUrl", "http://127.0.0.1:1/axis2/services/" + id,
                 "services", List.of("ring"), "capacity", capacity));
         assertEquals(201, a.status(), a.body());
     }

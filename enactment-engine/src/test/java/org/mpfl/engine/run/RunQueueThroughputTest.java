@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.testing.Http;
 import org.mpfl.testing.Await;
 
 /**
@@ -65,7 +66,7 @@ class RunQueueThroughputTest {
         // the host announces once and never beats: it must outlive the submission of every run
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(fakes).runSettings(RunQueueTest.fast())
                 .heartbeatTimeout(Duration.ofMinutes(15)));
-        assertEquals(201, Http.announce(engine, Map.of("hostId", "h0", "soapUrl", "http://127.0.0.1:1/axis2/services/h0",
+        assertEquals(201, HostCalls.announce(engine, Map.of("hostId", "h0", "soapUrl", "http://127.0.0.1:1/axis2/services/h0",
                 "services", List.of("ring"), "capacity", 4)).status());
         String holder = start(4, "hold");
         Await.until(Duration.ofSeconds(30), "the holder runs", () -> state(holder).equals("RUNNING"));

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.RankInvoker;
 import org.mpfl.engine.run.RankPlacement;
@@ -20,6 +20,7 @@ import org.mpfl.engine.run.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.testing.Await;
 import java.time.Duration;
+import org.mpfl.engine.HostCalls;
 
 /**
  * A re-attached run whose rank its host no longer knows. The restart itself, on H2 and PostgreSQL:
@@ -42,7 +43,7 @@ class EngineRestartTest {
         String token;
         try (Engine first = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> r.awaitAbort(20_000))))) {
             token = first.token();
-            Http.announce(first, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
+            HostCalls.announce(first, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
             going = Http.post(first.url() + "/api/runs", token, plan(2)).json().get("id").asText();
             awaitState(first, going, "RUNNING");
         }

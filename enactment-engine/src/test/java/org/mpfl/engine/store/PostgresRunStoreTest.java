@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.testing.StartsProcesses;
 

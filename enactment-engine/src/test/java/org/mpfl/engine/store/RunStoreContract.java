@@ -15,11 +15,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.Http;
+import org.mpfl.testing.Http;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.testing.Await;
 import java.time.Duration;
+import org.mpfl.engine.HostCalls;
 
 /**
  * What the run store must do on every database it supports, run once per backend by its subclasses
@@ -229,7 +230,7 @@ abstract class RunStoreContract {
             }
         })))) {
             token = first.token();
-            Http.announce(first, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s"
+            HostCalls.announce(first, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s"
                     , "services", List.of("w")));
             done = Http.post(first.url() + "/api/runs", token, plan(1)).json().get("id").asText();
             awaitState(first, done, "SUCCEEDED");

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.engine.multihost.NetworkLab;
+import org.mpfl.testing.lab.NetworkLab;
 import org.mpfl.testing.StartsProcesses;
 
 /**

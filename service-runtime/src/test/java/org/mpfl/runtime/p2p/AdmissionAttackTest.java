@@ -23,6 +23,7 @@ import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.attack.StoreAttack;
 
 /**
  * Admission before allocation, attacked over real sockets against a real service-host process

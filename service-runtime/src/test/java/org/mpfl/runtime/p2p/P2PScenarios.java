@@ -11,6 +11,8 @@ import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
 import org.mpfl.runtime.api.Request;
+import org.mpfl.testing.attack.ObjectReceipt;
+import org.mpfl.testing.attack.gadget.TripwireMarks;
 
 /**
  * The rank programs of the messaging suite, by name (so another process can run them). Parameters
@@ -254,7 +256,7 @@ public final class P2PScenarios {
     /**
      * Rank 1 receives {@code n} messages with tag 5 that an attacker holding the domain token sends in
      * rank 0's name (rank 0 itself sends nothing), and records for each what it got: {@code ok:<class>}
-     * or {@code refused:<message>}; then which of {@link org.mpfl.runtime.p2p.gadget.Tripwire}'s side
+     * or {@code refused:<message>}; then which of {@link org.mpfl.testing.attack.gadget.Tripwire}'s side
      * effects happened in its JVM ({@code marks}).
      */
     static void objectVictim(RankContext ctx) {
@@ -264,16 +266,9 @@ public final class P2PScenarios {
         }
         int n = intParam(ctx, "n", 1);
         for (int i = 0; i < n; i++) {
-            String got;
-            try {
-                Object v = w.recv(0, 5, Duration.ofSeconds(20)).value();
-                got = "ok:" + (v == null ? "null" : v.getClass().getName());
-            } catch (IllegalArgumentException refused) {
-                got = "refused:" + refused.getMessage();
-            }
-            ctx.output("m" + i, got);
+            ctx.output("m" + i, ObjectReceipt.of(() -> w.recv(0, 5, Duration.ofSeconds(20)).value()));
         }
-        ctx.output("marks", org.mpfl.runtime.p2p.gadget.TripwireMarks.marks());
+        ctx.output("marks", TripwireMarks.marks());
     }
 
     /**

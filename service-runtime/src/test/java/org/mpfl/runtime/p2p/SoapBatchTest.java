@@ -28,6 +28,7 @@ import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.soap.SoapTransport;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.attack.StoreAttack;
 
 /**
  * Batched SOAP stores ({@code storeBatch}, several envelopes in one MTOM package) into a real

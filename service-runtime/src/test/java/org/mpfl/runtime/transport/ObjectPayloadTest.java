@@ -23,8 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.mpfl.runtime.p2p.ObjectValues;
-import org.mpfl.runtime.p2p.gadget.Tripwire;
-import org.mpfl.runtime.p2p.gadget.TripwireMarks;
+import org.mpfl.testing.attack.gadget.Tripwire;
+import org.mpfl.testing.attack.gadget.TripwireMarks;
 import org.mpfl.ir.files.FileTrees;
 
 /**
@@ -102,13 +102,13 @@ class ObjectPayloadTest {
     @Test
     void aClassOutsideTheAllowListIsRefusedByNameBeforeItIsLoaded() {
         RecordingLoader loader = new RecordingLoader();
-        ObjectTypes types = ObjectTypes.forWorkflow(loader, List.of("org.mpfl.runtime.p2p.SomeActivity"));
-        String name = Tripwire.class.getName(); // org.mpfl.runtime.p2p.gadget: a sub-package is not the package
+        ObjectTypes types = ObjectTypes.forWorkflow(loader, List.of("org.mpfl.testing.attack.SomeActivity"));
+        String name = Tripwire.class.getName(); // org.mpfl.testing.attack.gadget: a sub-package is not the package
         ObjectTypeRefusedException e = assertThrows(ObjectTypeRefusedException.class,
                 () -> read("[\"" + name + "\",{\"command\":\"x\"}]", types));
         assertEquals(name, e.className());
         assertTrue(e.getMessage().contains("names class " + name + ", refused: it is not an allowed object type")
-                && e.getMessage().contains("classes in package org.mpfl.runtime.p2p"), e.getMessage());
+                && e.getMessage().contains("classes in package org.mpfl.testing.attack"), e.getMessage());
         assertFalse(loader.asked.contains(name), "the refused class was loaded");
         assertEquals(TripwireMarks.NONE, TripwireMarks.marks());
     }

@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.mpfl.engine.local.NetworkNamespaces;
+import org.mpfl.protocol.launch.NetworkNamespaces;
 
 /**
  * The "machines" of {@code mpflc bench lab}: network namespaces made with {@code ip netns}, each joined

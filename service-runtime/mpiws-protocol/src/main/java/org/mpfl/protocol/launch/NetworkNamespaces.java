@@ -1,4 +1,4 @@
-package org.mpfl.engine.local;
+package org.mpfl.protocol.launch;
 
 import java.io.File;
 import java.io.IOException;
@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
  * "Machines" on this one machine, for running MPFL across a real network stack without other
  * machines: network namespaces made with {@code ip netns} (iproute2), joined by veth pairs to a bridge
  * that lives in a namespace of its own (the switch), so that nothing touches this machine's own
- * interfaces and no traffic leaves the namespaces. Used by the engine's multi-host tests
- * ({@code NetworkLab}) and by {@code mpflc bench lab}; needs root. Each user names its namespaces
+ * interfaces and no traffic leaves the namespaces. Used by the tests' network lab
+ * ({@code org.mpfl.testing.lab.NetworkLab}, which sits below the engine) and by {@code mpflc bench lab},
+ * which start hosts inside them ({@link HostProcesses.Builder#launchPrefix}); needs root. Each user names its namespaces
  * {@code PREFIX<pid>-…} (the pid of the JVM that made them), so that {@link #removeLeftovers} can tell
  * what a JVM that died left behind.
  */

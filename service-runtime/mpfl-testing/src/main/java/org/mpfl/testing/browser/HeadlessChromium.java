@@ -1,4 +1,4 @@
-package org.mpfl.engine.console;
+package org.mpfl.testing.browser;
 
 import java.io.File;
 import java.io.IOException;
@@ -22,18 +22,18 @@ import org.mpfl.ir.files.FileTrees;
  * Debian's headless Chromium driven through {@code /usr/bin/chromedriver}, with both paths set
  * explicitly so that Selenium Manager never runs (nothing is downloaded), a fresh profile directory,
  * and every background network feature off. {@link #close()} quits the browser, stops the driver
- * and deletes the profile. Public for the samples module's console test, which runs heat2d for real.
+ * and deletes the profile. Shared by the engine's console tests and the samples' (which run heat2d for real).
  */
 public final class HeadlessChromium implements AutoCloseable {
     /** Debian's paths; {@code -Dmpfl.chromium=...} and {@code -Dmpfl.chromedriver=...} point elsewhere. */
-    static final Path CHROMIUM = Path.of(System.getProperty("mpfl.chromium", "/usr/bin/chromium"));
-    static final Path CHROMEDRIVER = Path.of(System.getProperty("mpfl.chromedriver", "/usr/bin/chromedriver"));
+    public static final Path CHROMIUM = Path.of(System.getProperty("mpfl.chromium", "/usr/bin/chromium"));
+    public static final Path CHROMEDRIVER = Path.of(System.getProperty("mpfl.chromedriver", "/usr/bin/chromedriver"));
     /** Kept so that the settings hold: Selenium warns that it has no DevTools support for this Chromium, which it does not need. */
     private static final java.util.logging.Logger CDP_WARNINGS = java.util.logging.Logger.getLogger("org.openqa.selenium.devtools");
     private static final java.util.logging.Logger CHROMIUM_WARNINGS = java.util.logging.Logger.getLogger("org.openqa.selenium.chromium");
 
     /** How long a page script may take unless a caller needs longer (and sets it back). */
-    static final Duration SCRIPT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration SCRIPT_TIMEOUT = Duration.ofSeconds(10);
 
     private final ChromeDriverService service;
     private final ChromeDriver driver;

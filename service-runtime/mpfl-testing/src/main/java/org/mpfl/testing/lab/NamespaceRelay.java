@@ -1,4 +1,4 @@
-package org.mpfl.engine.multihost;
+package org.mpfl.testing.lab;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package org.mpfl.runtime.p2p;
+package org.mpfl.testing.attack;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

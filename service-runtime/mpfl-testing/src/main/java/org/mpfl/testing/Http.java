@@ -1,21 +1,23 @@
-package org.mpfl.engine;
+package org.mpfl.testing;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import org.mpfl.engine.json.Json;
-import org.mpfl.engine.registry.HostCredentials;
-import org.mpfl.protocol.HostCredential;
 
-/** A tiny JSON-over-HTTP client for tests. */
+/**
+ * A tiny JSON-over-HTTP client for tests (the engine's REST API, the lab's engines). Bounded: 5 s to
+ * connect, 10 s per request. The calls a host makes with its own credential are the engine tests'
+ * ({@code org.mpfl.engine.HostCalls}).
+ */
 public final class Http {
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Http() {
     }
@@ -23,7 +25,7 @@ public final class Http {
     /** Status and body of an answer. */
     public record Answer(int status, String body) {
         public JsonNode json() throws IOException {
-            return Json.MAPPER.readTree(body);
+            return JSON.readTree(body);
         }
     }
 
@@ -69,7 +71,7 @@ public final class Http {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
                     .header("Content-Type", "application/json")
                     .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                            : HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : Json.write(body)));
+                            : HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : write(body)));
             if (authorization != null) {
                 b.header("Authorization", authorization);
             }
@@ -78,28 +80,11 @@ public final class Http {
         }
     }
 
-    /** Credentials tests issued, by engine URL and host id (the engine shows a secret only once). */
-    private static final Map<String, HostCredential> CREDENTIALS = new ConcurrentHashMap<>();
-
-    /** The credential of {@code hostId} at this engine, issued on first use. */
-    public static HostCredential credential(Engine engine, String hostId) {
-        return CREDENTIALS.computeIfAbsent(engine.url() + " " + hostId, k -> {
-            try {
-                return engine.issueHostCredential(hostId);
-            } catch (HostCredentials.HostIdTakenException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-    }
-
-    /** Announces a host (a map with {@code hostId}) as that host would: with its own credential. */
-    public static Answer announce(Engine engine, Map<String, Object> host) throws IOException, InterruptedException {
-        return send("POST", engine.url() + "/api/registry/hosts", credential(engine, (String) host.get("hostId")).authorization(), host);
-    }
-
-    /** A heartbeat of {@code hostId}, with its own credential. */
-    public static Answer heartbeat(Engine engine, String hostId) throws IOException, InterruptedException {
-        return send("POST", engine.url() + "/api/registry/hosts/" + hostId + "/heartbeat",
-                credential(engine, hostId).authorization(), "");
+    private static String write(Object body) {
+        try {
+            return JSON.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write a request body as JSON: " + e.getMessage(), e);
+        }
     }
 }

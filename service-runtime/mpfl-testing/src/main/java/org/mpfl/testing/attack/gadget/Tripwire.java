@@ -1,12 +1,13 @@
-package org.mpfl.runtime.p2p.gadget;
+package org.mpfl.testing.attack.gadget;
 
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.Serializable;
 
 /**
- * A class outside every test program's allow-list (a sub-package of the scenarios' package is not
- * their package) whose every way of being made leaves a mark in a system property, readable without
+ * A class outside every test program's allow-list (no test program lives in this package; its parent
+ * package is allowed in {@code ObjectPayloadTest}, a sub-package not being the package) whose every way
+ * of being made leaves a mark in a system property, readable without
  * touching the class: loading it with initialisation, constructing it, calling its setter, and Java
  * deserialisation. The attack tests send it and check that no mark appeared ({@link TripwireMarks}:
  * reading the marks must not initialise this class).

@@ -1,11 +1,7 @@
-package org.mpfl.engine.multihost;
+package org.mpfl.testing.lab;
 
-import org.mpfl.engine.cli.Mpflc;
-import org.mpfl.ir.cli.Commands;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -32,16 +28,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
-import org.mpfl.engine.Http;
-import org.mpfl.engine.json.Json;
-import org.mpfl.engine.local.NetworkNamespaces;
-import org.mpfl.engine.local.NetworkNamespaces.Result;
+import org.mpfl.testing.Http;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.mpfl.protocol.launch.NetworkNamespaces;
+import org.mpfl.protocol.launch.NetworkNamespaces.Result;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.testing.LabPki;
+import org.mpfl.testing.MpflcCall;
 
 /**
  * A small network of "machines" on this one machine, for tests of MPFL across machines: network
@@ -82,6 +79,13 @@ public final class NetworkLab implements AutoCloseable {
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
     private static final AtomicInteger LABS = new AtomicInteger();
     private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    /**
+     * {@code mpflc}'s entry point, named rather than referenced: the lab sits below the engine (the
+     * engine's own tests use it) and starts it as a process on the caller's class path, which holds the
+     * engine (as {@code HostProcesses.HOST_MAIN_CLASS} names the host's entry point).
+     */
+    static final String MPFLC_MAIN_CLASS = "org.mpfl.engine.cli.Mpflc";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String name;
     private final Path dir;
@@ -283,7 +287,7 @@ public final class NetworkLab implements AutoCloseable {
         List<String> cmd = new ArrayList<>(eng.inside());
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Mpflc.class.getName(), "up", "--hosts", "0",
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MPFLC_MAIN_CLASS, "up", "--hosts", "0",
                 "--bind", eng.address(), "--port", Integer.toString(ENGINE_PORT), "--data", data.toString()));
         if (config.tls) {
             cmd.addAll(pki.issue(eng.name(), eng.address(), "127.0.0.1").pemArguments());
@@ -484,15 +488,12 @@ public final class NetworkLab implements AutoCloseable {
             args.add("--param");
             args.add(p);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        String text = out.toString(StandardCharsets.UTF_8);
-        if (text.isBlank()) {
-            throw new AssertionError("mpflc run " + document + " printed no summary (exit " + code + "): "
-                    + err.toString(StandardCharsets.UTF_8) + "\n" + logs());
+        MpflcCall call = MpflcCall.run(args.toArray(String[]::new));
+        if (call.out().isBlank()) {
+            throw new AssertionError("mpflc run " + document + " printed no summary (exit " + call.exit() + "): "
+                    + call.err() + "\n" + logs());
         }
-        return Json.MAPPER.readTree(text);
+        return JSON.readTree(call.out());
     }
 
     /** A run's detail as the engine's REST API gives it ({@code GET /api/runs/ID}, read from the engine's node). */
@@ -974,7 +975,8 @@ public final class NetworkLab implements AutoCloseable {
 
     // ---------------------------------------------------------------- commands
 
-    static String tail(Path log) {
+    /** The last 30 lines of a process's log (for failure messages). */
+    public static String tail(Path log) {
         if (log == null) {
             return "(no log)";
         }

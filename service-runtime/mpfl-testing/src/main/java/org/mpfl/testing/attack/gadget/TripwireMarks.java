@@ -1,4 +1,4 @@
-package org.mpfl.runtime.p2p.gadget;
+package org.mpfl.testing.attack.gadget;
 
 /** Reads {@link Tripwire}'s marks without touching (so without initialising) {@link Tripwire}. */
 public final class TripwireMarks {

@@ -1,0 +1,39 @@
+package org.mpfl.engine;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.mpfl.engine.registry.HostCredentials;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.testing.Http;
+
+/** The calls a service host makes to an engine, made by a test as that host would: with its own credential. */
+public final class HostCalls {
+    /** Credentials tests issued, by engine URL and host id (the engine shows a secret only once). */
+    private static final Map<String, HostCredential> CREDENTIALS = new ConcurrentHashMap<>();
+
+    private HostCalls() {
+    }
+
+    /** The credential of {@code hostId} at this engine, issued on first use. */
+    public static HostCredential credential(Engine engine, String hostId) {
+        return CREDENTIALS.computeIfAbsent(engine.url() + " " + hostId, k -> {
+            try {
+                return engine.issueHostCredential(hostId);
+            } catch (HostCredentials.HostIdTakenException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** Announces a host (a map with {@code hostId}) as that host would: with its own credential. */
+    public static Http.Answer announce(Engine engine, Map<String, Object> host) throws IOException, InterruptedException {
+        return Http.send("POST", engine.url() + "/api/registry/hosts", credential(engine, (String) host.get("hostId")).authorization(), host);
+    }
+
+    /** A heartbeat of {@code hostId}, with its own credential. */
+    public static Http.Answer heartbeat(Engine engine, String hostId) throws IOException, InterruptedException {
+        return Http.send("POST", engine.url() + "/api/registry/hosts/" + hostId + "/heartbeat",
+                credential(engine, hostId).authorization(), "");
+    }
+}
