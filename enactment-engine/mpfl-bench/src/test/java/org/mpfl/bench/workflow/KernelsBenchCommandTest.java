@@ -1,0 +1,40 @@
+package org.mpfl.bench.workflow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.mpfl.ir.cli.Commands;
+import org.mpfl.testing.StartsProcesses;
+
+/** A tiny real {@code mpflc bench kernels --heat2d}: a real worker, real interpreters, heat2d and heat2d-py on two host processes. */
+class KernelsBenchCommandTest {
+    @Test
+    @StartsProcesses
+    void reportsTheThreeFiguresOfTheIssue() throws Exception {
+        Path samples = Path.of(System.getProperty("user.dir")).resolve("../../samples").normalize();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Commands.run(List.of("bench", "kernels", "--python", "/usr/bin/python3", "--calls", "20", "--size", "1000",
+                        "--heat2d", "--samples", samples.toString(), "--heat2d-size", "16", "--heat2d-repeat", "1", "--json"),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8).trim();
+        JsonNode f = new ObjectMapper().readTree(text);
+        for (String key : List.of("empty.worker", "inPlace.worker", "newArray.worker", "heat2d.python", "heat2d.reference",
+                "sweep.numpy", "heat2d.ratio")) {
+            assertTrue(f.path(key).asDouble() > 0, key + " in " + text);
+        }
+        // the reference is heat2d (Java)'s iteration plus the NumPy sweep alone, and the ratio is heat2d-py's to it
+        assertEquals(f.get("heat2d.java").asDouble() + f.get("sweep.numpy").asDouble() / 1000, f.get("heat2d.reference").asDouble(), 0.002, text);
+        assertEquals(f.get("heat2d.python").asDouble() / f.get("heat2d.reference").asDouble(), f.get("heat2d.ratio").asDouble(), 0.01, text);
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("round 1 heat2d.python"), "progress per round");
+    }
+}
