@@ -1,4 +1,4 @@
-package org.mpfl.bench.workflow;
+package org.mpfl.samples.documents;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,12 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.mpfl.ir.cli.Commands;
 import org.mpfl.testing.StartsProcesses;
 
-/** A tiny real {@code mpflc bench kernels --heat2d}: a real worker, real interpreters, heat2d and heat2d-py on two host processes. */
-class KernelsBenchCommandTest {
+/** A tiny real {@code mpflc bench kernels --heat2d} (in the samples module, whose jar heat2d needs): a real worker, real interpreters, heat2d and heat2d-py on two host processes. */
+class KernelsBenchTest {
     @Test
     @StartsProcesses
     void reportsTheThreeFiguresOfTheIssue() throws Exception {
-        Path samples = Path.of(System.getProperty("user.dir")).resolve("../../samples").normalize();
+        // here, in the samples module, heat2d's jar is built (package) before Failsafe runs
+        Path samples = Path.of(System.getProperty("user.dir")).toAbsolutePath();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Commands.run(List.of("bench", "kernels", "--python", "/usr/bin/python3", "--calls", "20", "--size", "1000",
