@@ -75,6 +75,16 @@ class SamplesRunTest {
 
     /** Runs a sample and returns its outputs ({name: {rank: value}}), failing unless it SUCCEEDED. */
     static JsonNode run(String sample, String... params) throws Exception {
+        return runSummary(sample, params).path("outputs");
+    }
+
+    /** The engine the cluster of this class (or of a class that borrows it) runs on. */
+    static String engineUrl() {
+        return cluster.engine().url();
+    }
+
+    /** Runs a sample and returns {@code mpflc run --json}'s summary (run id, state, outputs), failing unless it SUCCEEDED. */
+    static JsonNode runSummary(String sample, String... params) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--json",
                 "--engine", cluster.engine().url(), "--data", cluster.engine().config().dataDir().toString(), "--timeout", "300"));
         for (String param : params) {
@@ -87,7 +97,7 @@ class SamplesRunTest {
         assertTrue(summary != null, report);
         assertEquals("SUCCEEDED", summary.path("state").asText(), report);
         assertEquals(0, result.exitCode(), report);
-        return summary.path("outputs");
+        return summary;
     }
 
     /** The JSON summary is the last thing on stdout; it may span several lines. */
