@@ -693,7 +693,7 @@ public final class EngineRoutes extends RouteBuilder {
             throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");
         }
         a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl(),
-                a.oversubscribe(), a.instance());
+                a.oversubscribe(), a.instance(), a.site());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("host", api.registry().announce(a));
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
