@@ -19,8 +19,9 @@ import org.mpfl.runtime.api.ReduceOp;
  * <p>Algorithms are chosen by name, from the table the compiler checks documents against
  * ({@link CollectiveAlgorithms}), or, for {@code auto} (or {@code null}), by message size,
  * communicator size and placement ({@link CollectiveConfig}): a communicator whose ranks span several
- * sites gets the site-aware {@code hierarchical} barrier, broadcast, reduce and allreduce
- * ({@link Hierarchical}), which cross between sites once per site and direction.
+ * sites gets the site-aware {@code hierarchical} barrier, broadcast, reduce and allreduce, and, when
+ * each site holds consecutive ranks, gather, scatter and allgather ({@link Hierarchical}), which cross
+ * between sites once per site and direction.
  */
 public final class Collectives {
     private final CollectiveChannel channel;
@@ -122,10 +123,14 @@ public final class Collectives {
         if (p == 1) {
             return Seqs.slice(array, 0, Seqs.length(array));
         }
-        if (alg == null) {
+        if (alg == null && blockwise(true)) {
+            alg = "hierarchical";
+        }
+        if (alg == null || alg.equals("hierarchical") && !blockwise(false)) {
             alg = p >= config.scatterBinomialMinRanks() ? "binomial" : "serial";
         }
         return switch (alg) {
+            case "hierarchical" -> Hierarchical.scatter(channel, groups(), seq, array, root);
             case "binomial" -> Gathers.scatterBinomial(channel, seq, array, root);
             case "serial" -> Gathers.scatterSerial(channel, seq, array, root);
             default -> throw unimplemented(CollectiveAlgorithms.SCATTER, alg);
@@ -146,10 +151,14 @@ public final class Collectives {
         if (p == 1) {
             gathered = Seqs.concat(new Object[] {mine});
         } else {
-            if (alg == null) {
+            if (alg == null && blockwise(true)) {
+                alg = "hierarchical";
+            }
+            if (alg == null || alg.equals("hierarchical") && !blockwise(false)) {
                 alg = p >= config.gatherBinomialMinRanks() ? "binomial" : "serial";
             }
             gathered = switch (alg) {
+                case "hierarchical" -> Hierarchical.gather(channel, groups(), seq, mine, root);
                 case "binomial" -> Gathers.gatherBinomial(channel, seq, mine, root);
                 case "serial" -> Gathers.gatherSerial(channel, seq, mine, root);
                 default -> throw unimplemented(CollectiveAlgorithms.GATHER, alg);
@@ -167,10 +176,15 @@ public final class Collectives {
         if (p == 1) {
             return Contribution.fromWire(Seqs.concat(new Object[] {mine}), value);
         }
-        if (alg == null) {
+        if (alg == null && blockwise(true)) {
+            alg = "hierarchical";
+        }
+        if (alg == null || alg.equals("hierarchical") && !blockwise(false)) {
             alg = Integer.bitCount(p) == 1 ? "recursive-doubling" : "ring";
         }
         Object gathered = switch (alg) {
+            case "hierarchical" -> Hierarchical.bcast(channel, groups(), seq,
+                    Hierarchical.gather(channel, groups(), seq, mine, 0), 0, config);
             case "recursive-doubling" -> Gathers.allgatherRecursiveDoubling(channel, seq, mine);
             case "gather-broadcast" -> Broadcasts.tree(channel, seq, Gathers.gatherBinomial(channel, seq, mine, 0), 0, false);
             case "ring" -> Gathers.allgatherRing(channel, seq, mine);
@@ -290,6 +304,19 @@ public final class Collectives {
         }
         int[] hosts = channel.hosts();
         return Hierarchy.worthwhile(hosts) ? hosts : null;
+    }
+
+    /**
+     * Whether the block-moving hierarchical gather, scatter and allgather apply: the groups are blocks of
+     * consecutive ranks. For {@code auto} ({@code acrossSites}) only when those groups are sites: within one
+     * site the flat algorithms stay {@code auto}'s choice.
+     */
+    private boolean blockwise(boolean acrossSites) {
+        int[] groups = groups();
+        if (acrossSites && !(config.hierarchical() && Hierarchy.spans(channel.sites()))) {
+            return false;
+        }
+        return groups != null && Hierarchy.contiguous(groups);
     }
 
     private int next() {

@@ -22,6 +22,12 @@ import org.mpfl.runtime.api.Request;
  * the grouping is that of the flat binomial reduce and recursive doubling, and the results are equal
  * bit for bit; otherwise equal up to floating-point rounding (exactly equal for integers, min, max and
  * the logical and bitwise operators). {@code docs/language-reference.md} states this order.
+ *
+ * <p>Gather, scatter and allgather (gather to rank 0, then broadcast) move whole blocks between leaders,
+ * which keeps rank order only when every group is a block of consecutive ranks ({@link Hierarchy#contiguous},
+ * as site-aware placement makes them); otherwise the flat algorithms run. Alltoall has no hierarchical
+ * form: every rank sends every other rank its own block, so a leader would forward the same bytes
+ * across the link in fewer, larger messages, holding the group's whole outgoing volume meanwhile.
  */
 final class Hierarchical {
     private Hierarchical() {
@@ -71,6 +77,54 @@ final class Hierarchical {
     private static Object reduceLocally(CollectiveChannel ch, Hierarchy h, int seq, Object operand, ReduceOp op) {
         SubChannel local = new SubChannel(ch, h.local);
         return local.size() == 1 ? Reductions.copy(operand) : ReduceAlgorithms.reduceBinomial(local, seq, operand, op, h.localRoot);
+    }
+
+    /**
+     * Every rank's contribution at the root in rank order ({@code null} elsewhere), for groups of
+     * consecutive ranks ({@link Hierarchy#contiguous}): each group gathers its block at its leader, then
+     * the leaders gather the blocks at the root, one message per other group.
+     */
+    static Object gather(CollectiveChannel ch, int[] groups, int seq, Object mine, int root) {
+        Hierarchy h = Hierarchy.of(groups, ch.rank(), root);
+        SubChannel local = new SubChannel(ch, h.local);
+        Object block = local.size() == 1 ? mine : Gathers.gatherBinomial(local, seq, mine, h.localRoot);
+        if (!h.isLeader) {
+            return null;
+        }
+        return Gathers.gatherBinomial(new SubChannel(ch, h.leaders), seq, block, h.leaderRoot);
+    }
+
+    /**
+     * The root's array in block distribution, for groups of consecutive ranks: the root sends each other
+     * group's leader that group's range of the array (one message per group), and each leader scatters
+     * its range within its group. The blocks are the flat scatter's: within a group of consecutive ranks
+     * the global distribution's extra elements fall on the group's first ranks, as the group's own does.
+     */
+    static Object scatter(CollectiveChannel ch, int[] groups, int seq, Object array, int root) {
+        Hierarchy h = Hierarchy.of(groups, ch.rank(), root);
+        int tag = Tags.of(seq, Tags.SCATTER);
+        int p = ch.size();
+        Object range = null;
+        List<Request> sends = new ArrayList<>();
+        if (ch.rank() == root) {
+            int length = Seqs.length(array);
+            for (int leader : h.leaders) {
+                int[] block = Hierarchy.blockOf(groups, leader);
+                int from = BlockDistribution.offset(length, p, block[0]);
+                int to = BlockDistribution.offset(length, p, block[1]);
+                if (leader == root) {
+                    range = Seqs.slice(array, from, to);
+                } else {
+                    sends.add(ch.isendRange(array, from, to - from, leader, tag));
+                }
+            }
+        } else if (h.isLeader) {
+            range = ch.recv(root, tag).value();
+        }
+        SubChannel local = new SubChannel(ch, h.local);
+        Object mine = local.size() == 1 ? range : Gathers.scatterBinomial(local, seq, range, h.localRoot);
+        Requests.awaitAll(sends);
+        return mine;
     }
 
     static void barrier(CollectiveChannel ch, int[] groups, int seq) {

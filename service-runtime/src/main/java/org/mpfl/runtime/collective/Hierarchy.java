@@ -41,6 +41,39 @@ final class Hierarchy {
         return false;
     }
 
+    /**
+     * Whether every group is one block of consecutive ranks: then the groups in the order of their
+     * leaders are in rank order, and gather, scatter and allgather can move whole blocks between leaders.
+     */
+    static boolean contiguous(int[] groups) {
+        if (groups == null) {
+            return false;
+        }
+        java.util.Set<Integer> closed = new java.util.HashSet<>();
+        for (int r = 1; r < groups.length; r++) {
+            if (groups[r] != groups[r - 1] && !closed.add(groups[r - 1])) {
+                return false;
+            }
+            if (closed.contains(groups[r])) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The first and one past the last rank of the (contiguous) group of rank {@code r}. */
+    static int[] blockOf(int[] groups, int r) {
+        int from = r;
+        while (from > 0 && groups[from - 1] == groups[r]) {
+            from--;
+        }
+        int to = r + 1;
+        while (to < groups.length && groups[to] == groups[r]) {
+            to++;
+        }
+        return new int[] {from, to};
+    }
+
     /** Whether grouping by host can save anything: several hosts, and some host with several ranks. */
     static boolean worthwhile(int[] hosts) {
         if (hosts == null) {

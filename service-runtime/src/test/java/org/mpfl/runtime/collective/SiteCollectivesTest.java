@@ -165,6 +165,40 @@ class SiteCollectivesTest {
         assertEquals(2, interSite(barrier), "auto barrier over two sites: one signal each way between the leaders");
     }
 
+    @Test
+    void hierarchicalGatherScatterAndAllgatherMoveOneBlockPerSiteAndKeepRankOrder() {
+        // contributions of different lengths: rank r gives r + 1 elements
+        Function<Communicator, Object> mine = c -> {
+            long[] a = new long[c.rank() + 1];
+            java.util.Arrays.fill(a, 10L * c.rank());
+            return a;
+        };
+        long[] all = {0, 10, 10, 20, 20, 20, 30, 30, 30, 30};
+        for (int root : new int[] {0, 2}) {
+            Outcome[] gather = run(CONTIGUOUS, c -> c.gather(mine.apply(c), root, "hierarchical"));
+            assertEquals(1, interSite(gather), "gather to " + root + ": the other site's leader sends its block once");
+            assertArrayEquals(all, (long[]) gather[root].result());
+            Outcome[] scatter = run(CONTIGUOUS, c -> c.scatter(c.rank() == root ? new long[] {1, 2, 3, 4, 5, 6, 7} : null, root,
+                    "hierarchical"));
+            assertEquals(1, interSite(scatter), "scatter from " + root + ": the root sends the other site's range once");
+            Outcome[] flatScatter = run(CONTIGUOUS, c -> c.scatter(c.rank() == root ? new long[] {1, 2, 3, 4, 5, 6, 7} : null, root,
+                    "binomial"));
+            for (int r = 0; r < 4; r++) {
+                assertArrayEquals((long[]) flatScatter[r].result(), (long[]) scatter[r].result(), "scatter, rank " + r);
+            }
+        }
+        Outcome[] allgather = run(CONTIGUOUS, c -> c.allgather(mine.apply(c), "auto"));
+        assertEquals(2, interSite(allgather), "auto allgather over two sites: one block up, the whole down");
+        for (Outcome o : allgather) {
+            assertArrayEquals(all, (long[]) o.result());
+        }
+        // sites that are not blocks of consecutive ranks: the flat algorithm, still in rank order
+        Outcome[] interleaved = run(INTERLEAVED, c -> c.allgather(mine.apply(c), "hierarchical"));
+        for (Outcome o : interleaved) {
+            assertArrayEquals(all, (long[]) o.result());
+        }
+    }
+
     private static long[] bits(double[] a) {
         long[] out = new long[a.length];
         for (int i = 0; i < a.length; i++) {
