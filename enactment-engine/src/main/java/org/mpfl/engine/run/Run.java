@@ -531,6 +531,10 @@ public final class Run {
         m.put("ranks", ranks.stream().map(RankView::toJson).toList());
         m.put("outputs", outputs());
         m.put("matrix", RankView.matrix(ranks));
+        Map<String, Object> siteTraffic = RankView.siteTraffic(ranks);
+        if (siteTraffic != null) {
+            m.put("siteTraffic", siteTraffic);
+        }
         m.put("attempts", attempts);
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
         if (sitePlan != null) {

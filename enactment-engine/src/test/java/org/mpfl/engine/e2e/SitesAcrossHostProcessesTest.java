@@ -85,6 +85,10 @@ class SitesAcrossHostProcessesTest {
             assertEquals(10, spans.at("/outputs/sum/" + r).asLong(), spans.toString());
         }
         assertEquals(2, interSiteMessages(spans, sites), "the hierarchical allreduce: one message each way between the leaders");
+        // the detail's own site-to-site sums say the same
+        assertEquals(1, spans.at("/siteTraffic/A/B/messages").asLong(), spans.toString());
+        assertEquals(1, spans.at("/siteTraffic/B/A/messages").asLong(), spans.toString());
+        assertEquals(true, packed.path("siteTraffic").isMissingNode(), "one site: nothing crossed, no siteTraffic");
 
         JsonNode flat = PlanRuns.awaitEnd(engine, PlanRuns.start(engine, "siteSum", 4, Map.of("algorithm", "recursive-doubling")),
                 60_000);
