@@ -111,12 +111,43 @@ final class RankView {
         return Map.of("messages", messages, "bytes", bytes);
     }
 
+    /**
+     * The ranks' messages and bytes between sites, {@code {"A": {"B": {messages, bytes}}, …}} (from site,
+     * to site; within a site too), or {@code null} when every rank is in one site: what crossed the costly
+     * links, e.g. to compare the hierarchical collectives with the flat ones.
+     */
+    static Map<String, Object> siteTraffic(java.util.List<RankView> ranks) {
+        if (ranks.stream().map(r -> r.placement.endpoint().site()).distinct().count() < 2) {
+            return null;
+        }
+        Map<String, Map<String, long[]>> counts = new TreeMap<>();
+        for (RankView r : ranks) {
+            String from = r.placement.endpoint().site();
+            r.sentTo.forEach((to, c) -> {
+                if (to >= 0 && to < ranks.size()) {
+                    long[] mb = counts.computeIfAbsent(from, k -> new TreeMap<>())
+                            .computeIfAbsent(ranks.get(to).placement.endpoint().site(), k -> new long[2]);
+                    mb[0] += c;
+                    mb[1] += r.bytesTo.getOrDefault(to, 0L);
+                }
+            });
+        }
+        Map<String, Object> out = new TreeMap<>();
+        counts.forEach((from, tos) -> {
+            Map<String, Object> row = new TreeMap<>();
+            tos.forEach((to, mb) -> row.put(to, Map.of("messages", mb[0], "bytes", mb[1])));
+            out.put(from, row);
+        });
+        return out;
+    }
+
     Map<String, Object> toJson() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("rank", placement.rank());
         m.put("process", placement.process());
         m.put("service", placement.service());
         m.put("host", placement.hostId());
+        m.put("site", placement.endpoint().site());
         m.put("endpoint", placement.endpoint().soapUrl());
         m.put("state", state);
         m.put("activity", activity);

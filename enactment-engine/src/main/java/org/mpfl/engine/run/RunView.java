@@ -15,7 +15,7 @@ import org.mpfl.engine.store.RunRecord;
  */
 public final class RunView {
     /** What a list entry of a stored run leaves out: the per-rank detail is for {@code GET /api/runs/{id}}. */
-    private static final List<String> NOT_LISTED = List.of("ranks", "matrix");
+    private static final List<String> NOT_LISTED = List.of("ranks", "matrix", "siteTraffic");
 
     private RunView() {
     }

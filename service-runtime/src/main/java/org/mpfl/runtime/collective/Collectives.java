@@ -17,8 +17,11 @@ import org.mpfl.runtime.api.ReduceOp;
  * concurrently from several threads of one rank.
  *
  * <p>Algorithms are chosen by name, from the table the compiler checks documents against
- * ({@link CollectiveAlgorithms}), or, for {@code auto} (or {@code null}), by message size and
- * communicator size ({@link CollectiveConfig}).
+ * ({@link CollectiveAlgorithms}), or, for {@code auto} (or {@code null}), by message size,
+ * communicator size and placement ({@link CollectiveConfig}): a communicator whose ranks span several
+ * sites gets the site-aware {@code hierarchical} barrier, broadcast, reduce and allreduce, and, when
+ * each site holds consecutive ranks, gather, scatter and allgather ({@link Hierarchical}), which cross
+ * between sites once per site and direction.
  */
 public final class Collectives {
     private final CollectiveChannel channel;
@@ -65,8 +68,9 @@ public final class Collectives {
             case "serial" -> Barriers.serial(channel, seq);
             case "dissemination" -> Barriers.dissemination(channel, seq);
             case "hierarchical" -> {
-                if (Hierarchy.worthwhile(channel.hosts())) {
-                    Hierarchical.barrier(channel, seq);
+                int[] groups = groups();
+                if (groups != null) {
+                    Hierarchical.barrier(channel, groups, seq);
                 } else {
                     Barriers.binomial(channel, seq);
                 }
@@ -97,8 +101,8 @@ public final class Collectives {
             case "serial" -> Broadcasts.serial(channel, seq, value, root);
             case "binomial" -> Broadcasts.tree(channel, seq, value, root, false);
             case "bstore" -> Broadcasts.bstore(channel, seq, value, root);
-            case "hierarchical" -> Hierarchy.worthwhile(channel.hosts())
-                    ? Hierarchical.bcast(channel, seq, value, root, config)
+            case "hierarchical" -> groups() != null
+                    ? Hierarchical.bcast(channel, groups(), seq, value, root, config)
                     : Broadcasts.tree(channel, seq, value, root, channel.rank() == root && Broadcasts.isLong(value, p, config));
             case "scatter-allgather" -> Broadcasts.tree(channel, seq, value, root, true);
             default -> throw unimplemented(CollectiveAlgorithms.BROADCAST, alg);
@@ -119,10 +123,14 @@ public final class Collectives {
         if (p == 1) {
             return Seqs.slice(array, 0, Seqs.length(array));
         }
-        if (alg == null) {
+        if (alg == null && blockwise(true)) {
+            alg = "hierarchical";
+        }
+        if (alg == null || alg.equals("hierarchical") && !blockwise(false)) {
             alg = p >= config.scatterBinomialMinRanks() ? "binomial" : "serial";
         }
         return switch (alg) {
+            case "hierarchical" -> Hierarchical.scatter(channel, groups(), seq, array, root);
             case "binomial" -> Gathers.scatterBinomial(channel, seq, array, root);
             case "serial" -> Gathers.scatterSerial(channel, seq, array, root);
             default -> throw unimplemented(CollectiveAlgorithms.SCATTER, alg);
@@ -143,10 +151,14 @@ public final class Collectives {
         if (p == 1) {
             gathered = Seqs.concat(new Object[] {mine});
         } else {
-            if (alg == null) {
+            if (alg == null && blockwise(true)) {
+                alg = "hierarchical";
+            }
+            if (alg == null || alg.equals("hierarchical") && !blockwise(false)) {
                 alg = p >= config.gatherBinomialMinRanks() ? "binomial" : "serial";
             }
             gathered = switch (alg) {
+                case "hierarchical" -> Hierarchical.gather(channel, groups(), seq, mine, root);
                 case "binomial" -> Gathers.gatherBinomial(channel, seq, mine, root);
                 case "serial" -> Gathers.gatherSerial(channel, seq, mine, root);
                 default -> throw unimplemented(CollectiveAlgorithms.GATHER, alg);
@@ -164,10 +176,15 @@ public final class Collectives {
         if (p == 1) {
             return Contribution.fromWire(Seqs.concat(new Object[] {mine}), value);
         }
-        if (alg == null) {
+        if (alg == null && blockwise(true)) {
+            alg = "hierarchical";
+        }
+        if (alg == null || alg.equals("hierarchical") && !blockwise(false)) {
             alg = Integer.bitCount(p) == 1 ? "recursive-doubling" : "ring";
         }
         Object gathered = switch (alg) {
+            case "hierarchical" -> Hierarchical.bcast(channel, groups(), seq,
+                    Hierarchical.gather(channel, groups(), seq, mine, 0), 0, config);
             case "recursive-doubling" -> Gathers.allgatherRecursiveDoubling(channel, seq, mine);
             case "gather-broadcast" -> Broadcasts.tree(channel, seq, Gathers.gatherBinomial(channel, seq, mine, 0), 0, false);
             case "ring" -> Gathers.allgatherRing(channel, seq, mine);
@@ -187,10 +204,17 @@ public final class Collectives {
         if (p == 1) {
             reduced = Reductions.copy(operand);
         } else {
+            if (alg == null && config.hierarchical() && Hierarchy.spans(channel.sites())) {
+                alg = "hierarchical"; // by host within one site only when asked: auto's single-site choice stays flat
+            }
             if (alg == null) {
                 alg = p >= config.reduceBinomialMinRanks() ? "binomial" : "serial";
             }
+            if (alg.equals("hierarchical") && groups() == null) {
+                alg = "binomial";
+            }
             reduced = switch (alg) {
+                case "hierarchical" -> Hierarchical.reduce(channel, groups(), seq, operand, op, root);
                 case "binomial" -> ReduceAlgorithms.reduceBinomial(channel, seq, operand, op, root);
                 case "serial" -> ReduceAlgorithms.reduceSerial(channel, seq, operand, op, root);
                 default -> throw unimplemented(CollectiveAlgorithms.REDUCE, alg);
@@ -213,11 +237,11 @@ public final class Collectives {
         if (alg == null) {
             alg = hierarchical() ? "hierarchical" : isLong ? "reduce-scatter-allgather" : "recursive-doubling";
         }
-        if (alg.equals("hierarchical") && !Hierarchy.worthwhile(channel.hosts())) {
+        if (alg.equals("hierarchical") && groups() == null) {
             alg = isLong ? "reduce-scatter-allgather" : "recursive-doubling";
         }
         Object reduced = switch (alg) {
-            case "hierarchical" -> Hierarchical.allreduce(channel, seq, operand, op, config);
+            case "hierarchical" -> Hierarchical.allreduce(channel, groups(), seq, operand, op, config);
             case "reduce-broadcast" -> ReduceAlgorithms.allreduceReduceBroadcast(channel, seq, operand, op);
             case "reduce-scatter-allgather" -> ReduceAlgorithms.allreduceReduceScatterAllgather(channel, seq, operand, op);
             case "recursive-doubling" -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
@@ -259,9 +283,40 @@ public final class Collectives {
 
     // ------------------------------------------------------------------------------------ helpers
 
-    /** Whether {@code auto} groups by host here (the same answer on every rank: it depends on placement only). */
+    /**
+     * Whether {@code auto} picks the hierarchical algorithms here: the communicator spans several sites,
+     * or several hosts some of which hold several of its ranks (the same answer on every rank: it
+     * depends on placement only).
+     */
     private boolean hierarchical() {
-        return config.hierarchical() && Hierarchy.worthwhile(channel.hosts());
+        return config.hierarchical() && groups() != null;
+    }
+
+    /**
+     * The groups of the hierarchical algorithms: the sites when the communicator spans several (the
+     * costly links are between sites), else the hosts when grouping by host saves messages, else
+     * {@code null} (the flat algorithms).
+     */
+    private int[] groups() {
+        int[] sites = channel.sites();
+        if (Hierarchy.spans(sites)) {
+            return sites;
+        }
+        int[] hosts = channel.hosts();
+        return Hierarchy.worthwhile(hosts) ? hosts : null;
+    }
+
+    /**
+     * Whether the block-moving hierarchical gather, scatter and allgather apply: the groups are blocks of
+     * consecutive ranks. For {@code auto} ({@code acrossSites}) only when those groups are sites: within one
+     * site the flat algorithms stay {@code auto}'s choice.
+     */
+    private boolean blockwise(boolean acrossSites) {
+        int[] groups = groups();
+        if (acrossSites && !(config.hierarchical() && Hierarchy.spans(channel.sites()))) {
+            return false;
+        }
+        return groups != null && Hierarchy.contiguous(groups);
     }
 
     private int next() {
