@@ -106,6 +106,7 @@ public final class RunCommand implements CliCommand {
 
         LocalCluster.Starting cluster = null;
         Path localData = null;
+        boolean compiled = false;
         try {
             // --local: the cluster starts in the background while the document compiles (the compiler and the
             // engine's start-up each take about half a second of CPU on the README's first run); a missing file
@@ -123,6 +124,7 @@ public final class RunCommand implements CliCommand {
                     return 1;
                 }
             }
+            compiled = true;
             EngineClient client;
             if (local) {
                 if (cluster == null) {
@@ -152,11 +154,15 @@ public final class RunCommand implements CliCommand {
             JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err);
             return report(last, out, err, json);
         } finally {
-            if (cluster != null) {
+            Path data = localData;
+            if (cluster != null && !compiled) {
+                // the document did not compile: answer now, not after the cluster's start-up it never needed
+                cluster.abandon(() -> FileTrees.deleteQuietly(data));
+            } else if (cluster != null) {
                 cluster.close();
             }
-            if (localData != null) {
-                FileTrees.deleteQuietly(localData);
+            if (data != null) {
+                FileTrees.deleteQuietly(data);
             }
         }
     }
