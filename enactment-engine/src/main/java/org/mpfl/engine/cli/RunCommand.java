@@ -156,13 +156,17 @@ public final class RunCommand implements CliCommand {
         } finally {
             Path data = localData;
             if (cluster != null && !compiled) {
-                // the document did not compile: answer now, not after the cluster's start-up it never needed
+                // the document did not compile: answer now, not after the cluster's start-up it never needed. Its
+                // data directory is deleted once the start ended (or at this JVM's exit), not now: the start still
+                // going on would create it again (the engine makes its archive folder with createDirectories)
                 cluster.abandon(() -> FileTrees.deleteQuietly(data));
-            } else if (cluster != null) {
-                cluster.close();
-            }
-            if (data != null) {
-                FileTrees.deleteQuietly(data);
+            } else {
+                if (cluster != null) {
+                    cluster.close();
+                }
+                if (data != null) {
+                    FileTrees.deleteQuietly(data);
+                }
             }
         }
     }

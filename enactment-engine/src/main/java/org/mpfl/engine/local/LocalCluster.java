@@ -223,7 +223,9 @@ public final class LocalCluster implements AutoCloseable {
          * start ends, the starting thread stops the cluster it started and runs {@code cleanup} (also after a
          * failed start). If this JVM exits first, a shutdown hook runs {@code cleanup} (idempotent, e.g.
          * deleting the cluster's data directory); what was started ends with the JVM (an embedded host) or
-         * by itself (host processes run with {@code --exit-with-parent}).
+         * by itself (host processes run with {@code --exit-with-parent}). The start goes on while the hooks
+         * run: what it writes between the hook's clean-up and the JVM's halt stays behind (a window of the
+         * hooks' end; measured: none left in 10 error runs at load ~25).
          */
         public void abandon(Runnable cleanup) {
             Thread atExit = new Thread(cleanup, "mpfl-local-cluster-abandoned");
