@@ -109,6 +109,7 @@ public final class RunCommand implements CliCommand {
 
         LocalCluster.Starting cluster = null;
         Path localData = null;
+        boolean compiled = false;
         try {
             // --local: the cluster starts in the background while the document compiles (the compiler and the
             // engine's start-up each take about half a second of CPU on the README's first run); a missing file
@@ -126,6 +127,7 @@ public final class RunCommand implements CliCommand {
                     return 1;
                 }
             }
+            compiled = true;
             EngineClient client;
             if (local) {
                 if (cluster == null) {
@@ -155,11 +157,19 @@ public final class RunCommand implements CliCommand {
             JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err);
             return report(last, out, err, json);
         } finally {
-            if (cluster != null) {
-                cluster.close();
-            }
-            if (localData != null) {
-                FileTrees.deleteQuietly(localData);
+            Path data = localData;
+            if (cluster != null && !compiled) {
+                // the document did not compile: answer now, not after the cluster's start-up it never needed. Its
+                // data directory is deleted once the start ended (or at this JVM's exit), not now: the start still
+                // going on would create it again (the engine makes its archive folder with createDirectories)
+                cluster.abandon(() -> FileTrees.deleteQuietly(data));
+            } else {
+                if (cluster != null) {
+                    cluster.close();
+                }
+                if (data != null) {
+                    FileTrees.deleteQuietly(data);
+                }
             }
         }
     }

@@ -76,6 +76,22 @@ class CliTest {
     }
 
     @Test
+    @StartsProcesses
+    void runLocalWithADocumentThatDoesNotCompileReportsWhereAndGivesTheClusterStartUp() throws Exception {
+        Path doc = Files.writeString(dir.resolve("broken.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="broken" version="1">
+                  <process name="p" ranks="2" service="P">
+                    <send to="nowhere" data="1"/>
+                  </process>
+                </workflow>
+                """);
+        Result r = mpflc("run", doc.toString(), "--local");
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().contains("broken.mpfl.xml:3:"), "file:line:col of the error: " + r.err());
+        assertTrue(!r.err().contains("FAILED") && !r.err().contains("Exception"), "no run, no stack trace: " + r.err());
+    }
+
+    @Test
     void statusCancelAndTokenAgainstARunningEngine() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {

@@ -43,11 +43,29 @@ final class Axis2Lifecycle implements AutoCloseable {
      */
     static Axis2Lifecycle create(String hostId, Path servicesDir, boolean inServletContainer) throws IOException {
         Path repository = Files.createTempDirectory("mpfl-host-" + hostId + "-");
+        // a JVM that exits before the host is closed still deletes the repository: 'run --local' gives up the
+        // start of its embedded host when the document does not compile, and exits while the host is starting
+        Thread atExit = new Thread(() -> FileTrees.deleteQuietly(repository), "mpfl-host-repository-delete");
+        Runtime.getRuntime().addShutdownHook(atExit);
         try {
-            return new Axis2Lifecycle(repository, Axis2Setup.create(repository, servicesDir, inServletContainer));
+            Axis2Lifecycle lifecycle = new Axis2Lifecycle(repository, Axis2Setup.create(repository, servicesDir, inServletContainer));
+            lifecycle.atExit = atExit;
+            return lifecycle;
         } catch (IOException | RuntimeException e) {
             FileTrees.deleteQuietly(repository);
+            removeHook(atExit);
             throw e;
+        }
+    }
+
+    /** The shutdown hook that deletes the repository if the JVM exits before {@link #close}. */
+    private Thread atExit;
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs or ran: it deletes what close deletes
         }
     }
 
@@ -131,5 +149,8 @@ final class Axis2Lifecycle implements AutoCloseable {
         }
         // services/ may be a link to the user's directory: the helper deletes the link, never its content
         FileTrees.deleteQuietly(repository);
+        if (atExit != null) {
+            removeHook(atExit);
+        }
     }
 }

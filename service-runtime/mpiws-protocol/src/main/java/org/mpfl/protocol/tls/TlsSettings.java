@@ -180,9 +180,17 @@ public final class TlsSettings {
         }
     }
 
-    /** An HTTP client builder whose {@code https} connections verify servers against {@code --tls-ca}. */
+    /**
+     * An HTTP client builder whose {@code https} connections verify servers against {@code --tls-ca}, or
+     * (TLS off) against the JDK's trust store, which is read only when a first {@code https} connection
+     * needs it ({@link DefaultTrustOnDemand}).
+     */
     public HttpClient.Builder httpClient() {
-        return HttpClient.newBuilder().sslContext(clientContext());
+        if (context != null) {
+            return HttpClient.newBuilder().sslContext(context);
+        }
+        return HttpClient.newBuilder().sslContext(DefaultTrustOnDemand.CONTEXT)
+                .sslParameters(DefaultTrustOnDemand.clientParameters());
     }
 
     /**
