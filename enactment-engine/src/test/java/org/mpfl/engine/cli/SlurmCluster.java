@@ -148,6 +148,19 @@ final class SlurmCluster implements AutoCloseable {
         throw new IOException("the test Slurm node is not idle within " + WAIT.toSeconds() + " s: " + state + logs());
     }
 
+    /**
+     * Writes {@code DIR/mpflc}: what {@code bin/mpflc} does after the build, with this test's class path
+     * (the build has not packaged yet); the nodes run it.
+     */
+    static Path mpflcScript(Path dir) throws IOException {
+        Path mpflc = dir.resolve("mpflc");
+        Files.writeString(mpflc, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
+                + "' -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("java.class.path") + "' "
+                + Mpflc.class.getName() + " \"$@\"\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(mpflc, PosixFilePermissions.fromString("rwx------"));
+        return mpflc;
+    }
+
     /** The node's name (this machine's short host name). */
     String node() {
         return node;
