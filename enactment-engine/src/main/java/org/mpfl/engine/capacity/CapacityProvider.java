@@ -20,6 +20,12 @@ public interface CapacityProvider {
     String name();
 
     /**
+     * Whether the scheduler answers and accepts the engine's credentials (e.g. its JWT); checked when the
+     * engine starts, so that a wrong one stops it with a clear error instead of queueing runs forever.
+     */
+    void check() throws CapacityException;
+
+    /**
      * Submits a job that starts one service host; returns the scheduler's id for it. The credential
      * reaches the host in the job's environment, never in the job's script, its name or a command line.
      */

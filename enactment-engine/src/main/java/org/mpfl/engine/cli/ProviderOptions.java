@@ -4,9 +4,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.mpfl.engine.EngineConfig;
+import java.net.URI;
+import org.mpfl.engine.capacity.CapacityException;
 import org.mpfl.engine.capacity.CapacityProvider;
 import org.mpfl.engine.capacity.CapacitySettings;
 import org.mpfl.engine.capacity.slurm.SlurmCommandLine;
+import org.mpfl.engine.capacity.slurm.SlurmRest;
 import org.mpfl.engine.capacity.slurm.SlurmSettings;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
@@ -39,8 +42,11 @@ final class ProviderOptions {
                 .value("--job-log-dir", "DIR", "where the jobs' output goes, on a file system the nodes share (default DATA/slurm-jobs)");
     }
 
-    /** Applies the options: a provider in the configuration when {@code --provider} is given. */
-    static void apply(Arguments a, EngineConfig config) throws UsageException {
+    /**
+     * Applies the options: a provider in the configuration when {@code --provider} is given, once it
+     * answered (a wrong partition, an unreachable slurmrestd or a refused JWT stops {@code mpflc up} here).
+     */
+    static void apply(Arguments a, EngineConfig config) throws UsageException, CapacityException {
         for (String o : new String[] {"--partition", "--account", "--walltime", "--slurmrestd", "--slurm-jwt-file", "--node-mpflc",
                 "--node-bind", "--job-log-dir"}) {
             if (a.has(o) && !a.has("--provider")) {
@@ -76,10 +82,20 @@ final class ProviderOptions {
             throw new UsageException("--slurmrestd URL and --slurm-jwt-file F go together");
         }
         if (a.has("--slurmrestd")) {
-            throw new UsageException("--slurmrestd is not available in this version: use Slurm's command line on a login node");
+            URI url;
+            try {
+                url = URI.create(a.value("--slurmrestd"));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--slurmrestd: not a URL: " + e.getMessage());
+            }
+            if (!"http".equals(url.getScheme()) && !"https".equals(url.getScheme())) {
+                throw new UsageException("--slurmrestd must be an http(s) URL, got '" + url + "'");
+            }
+            provider = new SlurmRest(url, a.path("--slurm-jwt-file").toAbsolutePath(), slurm);
         } else {
             provider = new SlurmCommandLine(slurm);
         }
+        provider.check();
         config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(1)));
     }
 

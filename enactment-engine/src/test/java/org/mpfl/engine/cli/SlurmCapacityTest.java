@@ -47,7 +47,8 @@ class SlurmCapacityTest {
     static Path dir;
     static Path mpflc;
     static Path ring;
-    static Path pingpong;
+    /** A two-rank ring that goes round as many laps as it is told: a run that lasts. */
+    static Path laps;
     final List<Process> children = new ArrayList<>();
 
     @BeforeAll
@@ -56,7 +57,7 @@ class SlurmCapacityTest {
         slurm = SlurmCluster.start();
         mpflc = SlurmCluster.mpflcScript(dir);
         ring = Path.of("..", "samples", "ring", "ring.mpfl.xml").toAbsolutePath().normalize();
-        pingpong = Path.of("..", "samples", "pingpong", "pingpong.mpfl.xml").toAbsolutePath().normalize();
+        laps = Path.of("src", "test", "resources", "mpfl", "laps.mpfl.xml").toAbsolutePath();
     }
 
     @AfterAll
@@ -124,7 +125,7 @@ class SlurmCapacityTest {
     void aRunBeyondMaxNodesWaitsQueuedThenSucceeds() throws Exception {
         Path data = dir.resolve("max");
         Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "5");
-        Process first = run(engine, data.resolve("first.out"), pingpong, "iterations=200");
+        Process first = run(engine, data.resolve("first.out"), laps, "laps=2000");
         Process second = run(engine, data.resolve("second.out"), ring, "ranks=2");
         awaitTrue(() -> runs(engine).size() == 2, "both runs accepted");
         String seen = null;
@@ -172,7 +173,7 @@ class SlurmCapacityTest {
     void aJobCancelledFromOutsideFailsItsRunNamingJobAndNode() throws Exception {
         Path data = dir.resolve("scancel");
         Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "60");
-        Process run = run(engine, data.resolve("run.out"), pingpong, "iterations=100000000");
+        Process run = run(engine, data.resolve("run.out"), laps, "laps=100000000");
         String runId = awaitRunId(engine);
         awaitTrue(() -> state(engine, runId).equals("RUNNING"), "the run runs on the job's host");
         String job = squeue().get(0).split("\\|")[0];

@@ -41,6 +41,22 @@ public final class SlurmCommandLine implements CapacityProvider {
         return "slurm";
     }
 
+    @Override
+    public void check() throws CapacityException {
+        try {
+            String partitions = SlurmTools.run(List.of("sinfo", "--noheader", "--format=%R"), settings.toolEnv(), null);
+            if (partitions.lines().map(String::strip).noneMatch(settings.partition()::equals)) {
+                throw new CapacityException("Slurm has no partition '" + settings.partition() + "' (sinfo lists: "
+                        + String.join(", ", partitions.lines().map(String::strip).toList()) + ")");
+            }
+        } catch (IOException e) {
+            throw new CapacityException("Slurm's command line does not answer: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CapacityException("interrupted while asking sinfo", e);
+        }
+    }
+
     /** The job script: no secret in it (the credential is in the job's environment). */
     static String script(SlurmSettings s, HostJob job) {
         List<String> srun = new ArrayList<>(List.of("srun", "--nodes=1", "--ntasks=1", "--kill-on-bad-exit=0"));

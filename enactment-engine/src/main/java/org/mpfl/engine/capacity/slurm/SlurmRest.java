@@ -1,0 +1,240 @@
+package org.mpfl.engine.capacity.slurm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.mpfl.engine.capacity.CapacityException;
+import org.mpfl.engine.capacity.CapacityProvider;
+import org.mpfl.engine.capacity.HostJob;
+import org.mpfl.engine.capacity.JobStatus;
+import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.HostCredential;
+
+/**
+ * The Slurm provider through slurmrestd, for an engine that runs outside the cluster's login nodes:
+ * REST (OpenAPI plugin {@value #API}, Slurm 22.05) authenticated with a JWT ({@code scontrol token})
+ * read from a file of mode 0600 before every request, so a renewed token is taken up without a
+ * restart. The job is the same as {@link SlurmCommandLine}'s: its script (no secret in it), the host's
+ * credential in the job's environment. A refused token is a {@link CapacityException} saying so and
+ * how to make a new one.
+ */
+public final class SlurmRest implements CapacityProvider {
+    /** The slurmrestd API version spoken (Slurm 22.05's newest). */
+    static final String API = "v0.0.38";
+    private static final Duration WAIT = SlurmTools.WAIT;
+
+    private final URI base;
+    private final Path jwtFile;
+    private final SlurmSettings settings;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(WAIT).build();
+
+    public SlurmRest(URI base, Path jwtFile, SlurmSettings settings) {
+        String b = base.toString();
+        this.base = URI.create(b.endsWith("/") ? b.substring(0, b.length() - 1) : b);
+        this.jwtFile = jwtFile;
+        this.settings = settings;
+    }
+
+    @Override
+    public String jobKind() {
+        return "Slurm job";
+    }
+
+    @Override
+    public String name() {
+        return "slurm";
+    }
+
+    @Override
+    public void check() throws CapacityException {
+        JsonNode ping = call("GET", "/slurm/" + API + "/ping", null);
+        for (JsonNode p : ping.path("pings")) {
+            if (!"UP".equalsIgnoreCase(p.path("ping").asText("UP"))) {
+                throw new CapacityException("slurmrestd at " + base + ": slurmctld " + p.path("hostname").asText() + " is "
+                        + p.path("ping").asText());
+            }
+        }
+    }
+
+    @Override
+    public String submit(HostJob job) throws CapacityException {
+        ObjectNode body = Json.MAPPER.createObjectNode();
+        body.put("script", SlurmCommandLine.script(settings, job));
+        ObjectNode j = body.putObject("job");
+        j.put("name", job.name());
+        j.put("partition", settings.partition());
+        if (settings.account() != null) {
+            j.put("account", settings.account());
+        }
+        if (settings.walltime() != null) {
+            j.put("time_limit", minutes(settings.walltime()));
+        }
+        j.put("nodes", 1);
+        j.put("tasks", 1);
+        j.put("cpus_per_task", job.cpus());
+        j.put("current_working_directory", settings.logDir().toString());
+        j.put("standard_output", settings.logDir().resolve(job.name() + ".log").toString());
+        ObjectNode env = j.putObject("environment");
+        env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+        settings.toolEnv().forEach(env::put);
+        env.put(HostCredential.ENV, job.credential());
+        JsonNode answer = call("POST", "/slurm/" + API + "/job/submit", body);
+        if (!answer.path("job_id").canConvertToLong()) {
+            throw new CapacityException("slurmrestd at " + base + " answered no job id: " + answer);
+        }
+        return answer.get("job_id").asText();
+    }
+
+    @Override
+    public Map<String, JobStatus> poll(Collection<String> jobIds) throws CapacityException {
+        Map<String, JobStatus> out = new HashMap<>();
+        if (jobIds.isEmpty()) {
+            return out;
+        }
+        for (JobStatus s : jobs(null)) {
+            if (jobIds.contains(s.jobId())) {
+                out.put(s.jobId(), s);
+            }
+        }
+        jobIds.forEach(id -> out.putIfAbsent(id, JobStatus.gone(id)));
+        return out;
+    }
+
+    @Override
+    public void cancel(String jobId) throws CapacityException {
+        call("DELETE", "/slurm/" + API + "/job/" + jobId, null);
+    }
+
+    @Override
+    public List<JobStatus> find(String jobName) throws CapacityException {
+        return jobs(jobName).stream().filter(s -> s.phase() != JobStatus.Phase.ENDED).toList();
+    }
+
+    private List<JobStatus> jobs(String name) throws CapacityException {
+        List<JobStatus> out = new ArrayList<>();
+        for (JsonNode j : call("GET", "/slurm/" + API + "/jobs", null).path("jobs")) {
+            if (name != null && !name.equals(j.path("name").asText())) {
+                continue;
+            }
+            String state = j.path("job_state").asText("");
+            out.add(new JobStatus(j.path("job_id").asText(), SlurmCommandLine.phase(state), state, j.path("state_reason").asText(""),
+                    j.path("nodes").asText("")));
+        }
+        return out;
+    }
+
+    /** One request; a refused token, an error list or an unreachable slurmrestd is a CapacityException saying which. */
+    private JsonNode call(String method, String path, JsonNode body) throws CapacityException {
+        String token = token();
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(WAIT)
+                .header("Accept", "application/json").header("X-SLURM-USER-TOKEN", token);
+        String user = userOf(token);
+        if (user != null) {
+            b.header("X-SLURM-USER-NAME", user);
+        }
+        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        HttpResponse<String> r;
+        try {
+            r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new CapacityException("slurmrestd at " + base + " does not answer: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CapacityException("interrupted while asking slurmrestd", e);
+        }
+        JsonNode answer;
+        try {
+            answer = r.body().isBlank() ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(r.body());
+        } catch (IOException e) {
+            answer = Json.MAPPER.createObjectNode().put("text", r.body());
+        }
+        List<String> errors = new ArrayList<>();
+        answer.path("errors").forEach(e -> errors.add(e.path("error").asText(e.path("description").asText(e.toString()))));
+        String said = errors.isEmpty() ? r.body().strip() : String.join("; ", errors);
+        if (r.statusCode() == 401 || r.statusCode() == 403 || said.toLowerCase(java.util.Locale.ROOT).matches(
+                "(?s).*(authentication|credential|token|jwt).*")) {
+            throw new CapacityException("slurmrestd at " + base + " refused the JWT in " + jwtFile + " (HTTP " + r.statusCode()
+                    + (said.isEmpty() ? "" : ": " + said) + "): it is wrong or expired; make a new one where Slurm runs with"
+                    + " 'scontrol token lifespan=SECONDS' and write its value to " + jwtFile);
+        }
+        if (r.statusCode() / 100 != 2 || !errors.isEmpty()) {
+            throw new CapacityException("slurmrestd at " + base + ": " + method + " " + path + " failed (HTTP " + r.statusCode()
+                    + "): " + said);
+        }
+        return answer;
+    }
+
+    /** The JWT: the file's one value ({@code SLURM_JWT=} as scontrol token prints it is allowed); owner-only. */
+    private String token() throws CapacityException {
+        try {
+            for (PosixFilePermission p : Files.getPosixFilePermissions(jwtFile)) {
+                if (!p.name().startsWith("OWNER_")) {
+                    throw new CapacityException(jwtFile + " is readable or writable by others: a JWT file must be mode 0600"
+                            + " (chmod 600 " + jwtFile + ", and make a new token if others may have read it)");
+                }
+            }
+            String t = Files.readString(jwtFile, StandardCharsets.UTF_8).strip();
+            t = t.startsWith("SLURM_JWT=") ? t.substring("SLURM_JWT=".length()) : t;
+            if (t.isEmpty() || t.contains("\n")) {
+                throw new CapacityException(jwtFile + ": not one JWT (make it with 'scontrol token lifespan=SECONDS')");
+            }
+            return t;
+        } catch (IOException e) {
+            throw new CapacityException("cannot read the JWT file " + jwtFile + ": " + e.getMessage(), e);
+        } catch (UnsupportedOperationException e) {
+            throw new CapacityException("cannot check the permissions of " + jwtFile + " (not a POSIX file system)", e);
+        }
+    }
+
+    /** The user a JWT speaks for (Slurm's {@code sun} claim), or {@code null}. The signature is slurmctld's to check. */
+    static String userOf(String jwt) {
+        String[] parts = jwt.split("\\.");
+        if (parts.length != 3) {
+            return null;
+        }
+        try {
+            JsonNode claims = Json.MAPPER.readTree(Base64.getUrlDecoder().decode(parts[1]));
+            String sun = claims.path("sun").asText(null);
+            return sun != null && sun.matches("[A-Za-z0-9._-]{1,64}") ? sun : null;
+        } catch (IOException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** Slurm's time notation ({@code MM}, {@code H:MM:SS}, {@code D-H:MM:SS}) in whole minutes, rounded up. */
+    static long minutes(String walltime) {
+        long days = 0;
+        String t = walltime;
+        int dash = t.indexOf('-');
+        if (dash > 0) {
+            days = Long.parseLong(t.substring(0, dash));
+            t = t.substring(dash + 1);
+        }
+        String[] f = t.split(":");
+        long seconds = switch (f.length) {
+            case 1 -> dash > 0 ? Long.parseLong(f[0]) * 3600 : Long.parseLong(f[0]) * 60;
+            case 2 -> dash > 0 ? Long.parseLong(f[0]) * 3600 + Long.parseLong(f[1]) * 60 : Long.parseLong(f[0]) * 60 + Long.parseLong(f[1]);
+            default -> Long.parseLong(f[0]) * 3600 + Long.parseLong(f[1]) * 60 + Long.parseLong(f[2]);
+        };
+        return days * 1440 + (seconds + 59) / 60;
+    }
+}
