@@ -133,13 +133,14 @@ class SlurmCapacityTest {
         while (seen == null && System.nanoTime() < end) {
             for (JsonNode r : runs(engine)) {
                 String reason = Http.get(engine.url + "/api/runs/" + r.get("id").asText()).json().at("/queue/reason").asText("");
-                if (reason.contains("at --max-nodes 1")) {
+                // while the other run holds the one job's host: short of free places, and no job may be added
+                if (reason.contains("at --max-nodes 1") && reason.contains(" free ")) {
                     seen = reason;
                 }
             }
             Thread.sleep(100);
         }
-        assertTrue(seen != null && seen.contains("free"), "one run waited at --max-nodes 1: " + seen);
+        assertTrue(seen != null, "one run waited at --max-nodes 1 while the other ran");
         assertEquals("SUCCEEDED", result(first, data.resolve("first.out")).get("state").asText());
         assertEquals("SUCCEEDED", result(second, data.resolve("second.out")).get("state").asText());
         assertTrue(jobLogs(data).size() <= 2, "never more than one job at once, and no job per retry: " + jobLogs(data));
@@ -184,7 +185,45 @@ class SlurmCapacityTest {
         run.destroyForcibly();
     }
 
+    /**
+     * The same queued run through slurmrestd, authenticated with a JWT from {@code scontrol token}; a
+     * wrong JWT stops {@code mpflc up} with a clear error before it serves.
+     */
+    @Test
+    void theSameQueuedRunThroughSlurmrestdWithAJwtAndAWrongJwtIsRefusedClearly() throws Exception {
+        String restd = slurm.startRestd();
+        Path data = Files.createDirectories(dir.resolve("rest"));
+        Path wrong = ownerOnly(data.resolve("wrong.jwt"), "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdW4iOiJyb290IiwiZXhwIjo0MTAyNDQ0ODAwfQ."
+                + "bm90LWEtc2lnbmF0dXJlLW9mLXRoaXMtY2x1c3Rlcg");
+        Path log = data.resolve("wrong.log");
+        Process refused = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
+                "--provider", "slurm", "--partition", "debug", "--node-mpflc", mpflc.toString(), "--slurmrestd", restd,
+                "--slurm-jwt-file", wrong.toString()), log);
+        assertTrue(refused.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(log));
+        String said = Files.readString(log);
+        assertTrue(refused.exitValue() != 0 && said.contains("refused the JWT in " + wrong) && said.contains("scontrol token"), said);
+        assertFalse(said.contains("MPFL engine and console"), "it did not serve: " + said);
+
+        Path jwt = ownerOnly(data.resolve("slurm.jwt"), slurm.token(600));
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "5", "--slurmrestd", restd,
+                "--slurm-jwt-file", jwt.toString());
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+        String runId = awaitRunId(engine);
+        JsonNode result = result(run, data.resolve("run.out"));
+        assertEquals("SUCCEEDED", result.get("state").asText(), result.toString());
+        JsonNode detail = Http.get(engine.url + "/api/runs/" + runId).json();
+        assertTrue(detail.at("/ranks/0/host").asText().startsWith("slurm-"), "on the job's host: " + detail);
+        assertEquals(1, jobLogs(data).size(), "one job, submitted through slurmrestd: " + jobLogs(data));
+        awaitTrue(() -> squeue().isEmpty(), "the idle job was released through slurmrestd");
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    private static Path ownerOnly(Path file, String text) throws IOException {
+        Files.writeString(file, text + "\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
 
     /** An engine process. */
     record Engine(Process process, String url) {

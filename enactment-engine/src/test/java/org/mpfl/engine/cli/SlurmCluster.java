@@ -171,15 +171,16 @@ final class SlurmCluster implements AutoCloseable {
 
     /**
      * Starts slurmrestd on a free loopback port with JWT authentication only ({@code rest_auth/jwt});
-     * returns its URL. It runs as root here (SLURMRESTD_SECURITY=disable_user_check: the test cluster's
-     * SlurmUser is root); a site runs it as a user of its own. {@link #close} stops it.
+     * returns its URL. As a site would: {@code SLURM_JWT=daemon} (it passes each client's JWT on to
+     * slurmctld) and, started as root, it drops to {@code nobody} ({@code -u}) once it listens.
+     * {@link #close} stops it.
      */
     String startRestd() throws IOException, InterruptedException {
         int port = freePort();
         Map<String, String> restEnv = new HashMap<>(env);
-        restEnv.put("SLURMRESTD_SECURITY", "disable_user_check");
+        restEnv.put("SLURM_JWT", "daemon");
         ProcessBuilder pb = new ProcessBuilder("slurmrestd", "-f", env.get("SLURM_CONF"), "-a", "rest_auth/jwt", "-s", "openapi/v0.0.38",
-                "127.0.0.1:" + port).redirectErrorStream(true).redirectOutput(dir.resolve("log").resolve("slurmrestd.out").toFile());
+                "-u", "nobody", "127.0.0.1:" + port).redirectErrorStream(true).redirectOutput(dir.resolve("log").resolve("slurmrestd.out").toFile());
         pb.environment().putAll(restEnv);
         daemons.add(pb.start());
         long end = System.nanoTime() + WAIT.toNanos();

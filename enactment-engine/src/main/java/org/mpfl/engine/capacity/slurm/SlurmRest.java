@@ -62,7 +62,24 @@ public final class SlurmRest implements CapacityProvider {
 
     @Override
     public void check() throws CapacityException {
-        JsonNode ping = call("GET", "/slurm/" + API + "/ping", null);
+        String token = token();
+        Long exp = claim(token, "exp") == null ? null : Long.valueOf(claim(token, "exp"));
+        if (exp != null && exp * 1000 < System.currentTimeMillis()) {
+            throw new CapacityException("the JWT in " + jwtFile + " expired at " + java.time.Instant.ofEpochSecond(exp)
+                    + ": make a new one where Slurm runs with 'scontrol token lifespan=SECONDS' and write its value to " + jwtFile);
+        }
+        JsonNode ping;
+        try {
+            ping = call("GET", "/slurm/" + API + "/ping", null);
+        } catch (CapacityException e) {
+            if (e.getMessage().contains("refused the JWT") || e.getMessage().contains("does not answer")) {
+                throw e;
+            }
+            // slurmrestd 22.05 answers a JWT slurmctld refuses with "HTTP 500: slurmctld config is unable to load"
+            throw new CapacityException("slurmrestd at " + base + " refused the JWT in " + jwtFile + " (" + e.getMessage()
+                    + "): it is wrong or expired, or slurmctld does not accept JWTs (AuthAltTypes=auth/jwt); make a new one"
+                    + " where Slurm runs with 'scontrol token lifespan=SECONDS' and write its value to " + jwtFile, e);
+        }
         for (JsonNode p : ping.path("pings")) {
             if (!"UP".equalsIgnoreCase(p.path("ping").asText("UP"))) {
                 throw new CapacityException("slurmrestd at " + base + ": slurmctld " + p.path("hostname").asText() + " is "
@@ -143,7 +160,7 @@ public final class SlurmRest implements CapacityProvider {
         String token = token();
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(WAIT)
                 .header("Accept", "application/json").header("X-SLURM-USER-TOKEN", token);
-        String user = userOf(token);
+        String user = claim(token, "sun");
         if (user != null) {
             b.header("X-SLURM-USER-NAME", user);
         }
@@ -205,16 +222,19 @@ public final class SlurmRest implements CapacityProvider {
         }
     }
 
-    /** The user a JWT speaks for (Slurm's {@code sun} claim), or {@code null}. The signature is slurmctld's to check. */
-    static String userOf(String jwt) {
+    /**
+     * A claim of a JWT ({@code sun}: the user it speaks for, which slurmrestd wants in X-SLURM-USER-NAME;
+     * {@code exp}), or {@code null}. The signature is slurmctld's to check.
+     */
+    static String claim(String jwt, String name) {
         String[] parts = jwt.split("\\.");
         if (parts.length != 3) {
             return null;
         }
         try {
             JsonNode claims = Json.MAPPER.readTree(Base64.getUrlDecoder().decode(parts[1]));
-            String sun = claims.path("sun").asText(null);
-            return sun != null && sun.matches("[A-Za-z0-9._-]{1,64}") ? sun : null;
+            String v = claims.path(name).asText(null);
+            return v != null && v.matches("[A-Za-z0-9._-]{1,64}") ? v : null;
         } catch (IOException | IllegalArgumentException e) {
             return null;
         }
