@@ -13,7 +13,6 @@ import org.mpfl.engine.capacity.slurm.SlurmRest;
 import org.mpfl.engine.capacity.slurm.SlurmSettings;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
-import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
 
 /**
@@ -72,7 +71,7 @@ final class ProviderOptions {
         if (walltime != null && !walltime.matches("(\\d+-)?\\d+(:\\d{1,2}){0,2}")) {
             throw new UsageException("--walltime: Slurm's notation (MINUTES, H:MM:SS or D-H:MM:SS), got '" + walltime + "'");
         }
-        String mpflc = a.has("--node-mpflc") ? a.value("--node-mpflc") : installedMpflc();
+        String mpflc = a.has("--node-mpflc") ? a.value("--node-mpflc") : SlurmCommand.defaultMpflc();
         Path logs = a.has("--job-log-dir") ? a.path("--job-log-dir").toAbsolutePath()
                 : config.dataDir().resolve("slurm-jobs").toAbsolutePath();
         SlurmSettings slurm = new SlurmSettings(a.value("--partition"), a.value("--account"), walltime, mpflc, a.value("--node-bind"),
@@ -97,13 +96,5 @@ final class ProviderOptions {
         }
         provider.check();
         config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(1)));
-    }
-
-    private static String installedMpflc() throws UsageException {
-        String home = CliSettings.HOME.get();
-        if (home == null) {
-            throw new UsageException("cannot tell where bin/mpflc is (no -Dmpfl.home): give --node-mpflc PATH");
-        }
-        return Path.of(home, "bin", "mpflc").toString();
     }
 }

@@ -190,10 +190,11 @@ public final class SlurmCommand implements CliCommand {
         }
     }
 
-    private static String defaultMpflc() throws UsageException {
+    /** The {@code bin/mpflc} of this installation (what the nodes run unless told otherwise). */
+    static String defaultMpflc() throws UsageException {
         String home = CliSettings.HOME.get();
         if (home == null) {
-            throw new UsageException("cannot tell where bin/mpflc is (no -Dmpfl.home): give --mpflc PATH");
+            throw new UsageException("cannot tell where bin/mpflc is (no -Dmpfl.home): give --mpflc PATH (mpflc slurm) or --node-mpflc PATH (mpflc up --provider)");
         }
         return Path.of(home, "bin", "mpflc").toString();
     }

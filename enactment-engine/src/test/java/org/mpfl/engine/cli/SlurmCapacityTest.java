@@ -177,6 +177,7 @@ class SlurmCapacityTest {
         Process run = run(engine, data.resolve("run.out"), laps, "laps=100000000");
         String runId = awaitRunId(engine);
         awaitTrue(() -> state(engine, runId).equals("RUNNING"), "the run runs on the job's host");
+        printStartLatency("sbatch", engine, runId);
         String job = squeue().get(0).split("\\|")[0];
         SlurmCluster.run(List.of("scancel", job), slurm.environment());
         awaitTrue(() -> state(engine, runId).equals("FAILED"), "the run failed");
@@ -214,6 +215,7 @@ class SlurmCapacityTest {
         JsonNode detail = Http.get(engine.url + "/api/runs/" + runId).json();
         assertTrue(detail.at("/ranks/0/host").asText().startsWith("slurm-"), "on the job's host: " + detail);
         assertEquals(1, jobLogs(data).size(), "one job, submitted through slurmrestd: " + jobLogs(data));
+        printStartLatency("slurmrestd", engine, runId);
         awaitTrue(() -> squeue().isEmpty(), "the idle job was released through slurmrestd");
     }
 
@@ -225,8 +227,29 @@ class SlurmCapacityTest {
         return file;
     }
 
-    /** An engine process. */
-    record Engine(Process process, String url) {
+    /** An engine process and its log. */
+    record Engine(Process process, String url, Path log) {
+    }
+
+    /**
+     * Prints how long a queued run took from being accepted to all ranks RUNNING, split into Slurm's
+     * part (sbatch → the job RUNNING, as the engine's 1 s poll saw it: an upper bound) and MPFL's (the
+     * rest: deciding to submit, the host's JVM start and enrolment, placement, deployment, fan-out),
+     * from the engine's log and the run's record. docs/benchmarks.md quotes these lines.
+     */
+    private static void printStartLatency(String path, Engine engine, String runId) throws Exception {
+        JsonNode d = Http.get(engine.url + "/api/runs/" + runId).json();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("timing submittedMs=(\\d+) runningSeenMs=(\\d+) joinedSeenMs=(\\d+)")
+                .matcher(Files.readString(engine.log));
+        assertTrue(m.find(), "the engine logged the job's timing");
+        long submitted = Long.parseLong(m.group(1));
+        long running = Long.parseLong(m.group(2));
+        long allRunning = d.get("startedMs").asLong() + d.get("startupMs").asLong();
+        long total = allRunning - d.get("createdMs").asLong();
+        long slurm = running - submitted;
+        assertTrue(slurm >= 0 && total >= slurm, "the parts add up: " + d);
+        System.out.printf("start latency of a queued run via %s: accepted -> all ranks RUNNING %d ms = Slurm (sbatch -> job RUNNING,"
+                + " seen by a 1 s poll) <= %d ms + MPFL %d ms%n", path, total, slurm, total - slurm);
     }
 
     private Engine engine(Path data, int port, String... more) throws Exception {
@@ -241,7 +264,7 @@ class SlurmCapacityTest {
         while (System.nanoTime() < end) {
             String text = Files.exists(log) ? Files.readString(log) : "";
             if (text.contains("MPFL engine and console: ")) {
-                return new Engine(p, "http://127.0.0.1:" + port);
+                return new Engine(p, "http://127.0.0.1:" + port, log);
             }
             if (!p.isAlive()) {
                 throw new AssertionError("the engine exited: " + text);

@@ -2,14 +2,12 @@ package org.mpfl.engine.capacity.slurm;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.mpfl.engine.capacity.CapacityException;
-import org.mpfl.engine.capacity.CapacityProvider;
 import org.mpfl.engine.capacity.HostJob;
 import org.mpfl.engine.capacity.JobStatus;
 import org.mpfl.protocol.HostCredential;
@@ -21,7 +19,7 @@ import org.mpfl.protocol.HostCredential;
  * {@code sbatch --export=NAMES} takes it from sbatch's own environment by name, so it is on no command
  * line, not in the script, and not in {@code scontrol show job} (see {@code docs/security.md}).
  */
-public final class SlurmCommandLine implements CapacityProvider {
+public final class SlurmCommandLine extends SlurmScheduler {
     /** The environment a job gets besides SLURM_*: what a host needs, and the credential (by name only). */
     static final List<String> EXPORTED = List.of("PATH", "HOME", "LANG", "JAVA_HOME", "TMPDIR", HostCredential.ENV);
 
@@ -29,16 +27,6 @@ public final class SlurmCommandLine implements CapacityProvider {
 
     public SlurmCommandLine(SlurmSettings settings) {
         this.settings = settings;
-    }
-
-    @Override
-    public String jobKind() {
-        return "Slurm job";
-    }
-
-    @Override
-    public String name() {
-        return "slurm";
     }
 
     @Override
@@ -107,22 +95,6 @@ public final class SlurmCommandLine implements CapacityProvider {
     }
 
     @Override
-    public Map<String, JobStatus> poll(Collection<String> jobIds) throws CapacityException {
-        Map<String, JobStatus> out = new HashMap<>();
-        if (jobIds.isEmpty()) {
-            return out;
-        }
-        // every job of this user, ended ones too (squeue -j fails on an id it has forgotten)
-        for (JobStatus s : squeue(List.of("--me"))) {
-            if (jobIds.contains(s.jobId())) {
-                out.put(s.jobId(), s);
-            }
-        }
-        jobIds.forEach(id -> out.putIfAbsent(id, JobStatus.gone(id)));
-        return out;
-    }
-
-    @Override
     public void cancel(String jobId) throws CapacityException {
         try {
             SlurmTools.run(List.of("scancel", jobId), settings.toolEnv(), null);
@@ -135,13 +107,12 @@ public final class SlurmCommandLine implements CapacityProvider {
     }
 
     @Override
-    public List<JobStatus> find(String jobName) throws CapacityException {
-        return squeue(List.of("--me", "--name=" + jobName)).stream().filter(s -> s.phase() != JobStatus.Phase.ENDED).toList();
-    }
-
-    private List<JobStatus> squeue(List<String> filter) throws CapacityException {
+    List<JobStatus> jobs(String name) throws CapacityException {
         List<String> cmd = new ArrayList<>(List.of("squeue", "--noheader", "--states=all", "--format=%i|%T|%r|%N"));
-        cmd.addAll(filter);
+        cmd.add("--me");
+        if (name != null) {
+            cmd.add("--name=" + name);
+        }
         try {
             List<JobStatus> out = new ArrayList<>();
             for (String line : SlurmTools.run(cmd, settings.toolEnv(), null).lines().toList()) {
@@ -157,14 +128,5 @@ public final class SlurmCommandLine implements CapacityProvider {
             Thread.currentThread().interrupt();
             throw new CapacityException("interrupted while asking squeue", e);
         }
-    }
-
-    /** Slurm's job states ({@code squeue --states}) by phase. */
-    static JobStatus.Phase phase(String state) {
-        return switch (state) {
-            case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "RESIZING" -> JobStatus.Phase.PENDING;
-            case "RUNNING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT" -> JobStatus.Phase.RUNNING;
-            default -> JobStatus.Phase.ENDED;
-        };
     }
 }

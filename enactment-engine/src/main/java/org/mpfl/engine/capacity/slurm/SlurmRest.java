@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,12 +14,8 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.mpfl.engine.capacity.CapacityException;
-import org.mpfl.engine.capacity.CapacityProvider;
 import org.mpfl.engine.capacity.HostJob;
 import org.mpfl.engine.capacity.JobStatus;
 import org.mpfl.engine.json.Json;
@@ -33,7 +29,7 @@ import org.mpfl.protocol.HostCredential;
  * credential in the job's environment. A refused token is a {@link CapacityException} saying so and
  * how to make a new one.
  */
-public final class SlurmRest implements CapacityProvider {
+public final class SlurmRest extends SlurmScheduler {
     /** The slurmrestd API version spoken (Slurm 22.05's newest). */
     static final String API = "v0.0.38";
     private static final Duration WAIT = SlurmTools.WAIT;
@@ -41,23 +37,15 @@ public final class SlurmRest implements CapacityProvider {
     private final URI base;
     private final Path jwtFile;
     private final SlurmSettings settings;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(WAIT).build();
+    /** An answer of slurmrestd. */
+    private record HttpResponse(int statusCode, String body) {
+    }
 
     public SlurmRest(URI base, Path jwtFile, SlurmSettings settings) {
         String b = base.toString();
         this.base = URI.create(b.endsWith("/") ? b.substring(0, b.length() - 1) : b);
         this.jwtFile = jwtFile;
         this.settings = settings;
-    }
-
-    @Override
-    public String jobKind() {
-        return "Slurm job";
-    }
-
-    @Override
-    public String name() {
-        return "slurm";
     }
 
     @Override
@@ -118,38 +106,19 @@ public final class SlurmRest implements CapacityProvider {
     }
 
     @Override
-    public Map<String, JobStatus> poll(Collection<String> jobIds) throws CapacityException {
-        Map<String, JobStatus> out = new HashMap<>();
-        if (jobIds.isEmpty()) {
-            return out;
-        }
-        for (JobStatus s : jobs(null)) {
-            if (jobIds.contains(s.jobId())) {
-                out.put(s.jobId(), s);
-            }
-        }
-        jobIds.forEach(id -> out.putIfAbsent(id, JobStatus.gone(id)));
-        return out;
-    }
-
-    @Override
     public void cancel(String jobId) throws CapacityException {
         call("DELETE", "/slurm/" + API + "/job/" + jobId, null);
     }
 
     @Override
-    public List<JobStatus> find(String jobName) throws CapacityException {
-        return jobs(jobName).stream().filter(s -> s.phase() != JobStatus.Phase.ENDED).toList();
-    }
-
-    private List<JobStatus> jobs(String name) throws CapacityException {
+    List<JobStatus> jobs(String name) throws CapacityException {
         List<JobStatus> out = new ArrayList<>();
         for (JsonNode j : call("GET", "/slurm/" + API + "/jobs", null).path("jobs")) {
             if (name != null && !name.equals(j.path("name").asText())) {
                 continue;
             }
             String state = j.path("job_state").asText("");
-            out.add(new JobStatus(j.path("job_id").asText(), SlurmCommandLine.phase(state), state, j.path("state_reason").asText(""),
+            out.add(new JobStatus(j.path("job_id").asText(), phase(state), state, j.path("state_reason").asText(""),
                     j.path("nodes").asText("")));
         }
         return out;
@@ -158,26 +127,37 @@ public final class SlurmRest implements CapacityProvider {
     /** One request; a refused token, an error list or an unreachable slurmrestd is a CapacityException saying which. */
     private JsonNode call(String method, String path, JsonNode body) throws CapacityException {
         String token = token();
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(WAIT)
-                .header("Accept", "application/json").header("X-SLURM-USER-TOKEN", token);
-        String user = claim(token, "sun");
-        if (user != null) {
-            b.header("X-SLURM-USER-NAME", user);
-        }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        HttpResponse<String> r;
+        // HttpURLConnection, not java.net.http: slurmrestd 22.05's header lines trip the latter's strict parser
+        int status;
+        String text;
         try {
-            r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpURLConnection c = (HttpURLConnection) URI.create(base + path).toURL().openConnection();
+            c.setConnectTimeout((int) WAIT.toMillis());
+            c.setReadTimeout((int) WAIT.toMillis());
+            c.setRequestMethod(method);
+            c.setRequestProperty("Accept", "application/json");
+            c.setRequestProperty("X-SLURM-USER-TOKEN", token);
+            String user = claim(token, "sun");
+            if (user != null) {
+                c.setRequestProperty("X-SLURM-USER-NAME", user);
+            }
+            if (body != null) {
+                c.setDoOutput(true);
+                c.setRequestProperty("Content-Type", "application/json");
+                try (OutputStream out = c.getOutputStream()) {
+                    out.write(body.toString().getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            status = c.getResponseCode();
+            try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
+                text = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } finally {
+                c.disconnect();
+            }
         } catch (IOException e) {
             throw new CapacityException("slurmrestd at " + base + " does not answer: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CapacityException("interrupted while asking slurmrestd", e);
         }
+        HttpResponse r = new HttpResponse(status, text);
         JsonNode answer;
         try {
             answer = r.body().isBlank() ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(r.body());
@@ -185,7 +165,11 @@ public final class SlurmRest implements CapacityProvider {
             answer = Json.MAPPER.createObjectNode().put("text", r.body());
         }
         List<String> errors = new ArrayList<>();
-        answer.path("errors").forEach(e -> errors.add(e.path("error").asText(e.path("description").asText(e.toString()))));
+        answer.path("errors").forEach(e -> {
+            String description = e.path("description").asText("");
+            String error = e.path("error").asText("");
+            errors.add(description.isEmpty() ? error : error.isEmpty() ? description : description + " (" + error + ")");
+        });
         String said = errors.isEmpty() ? r.body().strip() : String.join("; ", errors);
         if (r.statusCode() == 401 || r.statusCode() == 403 || said.toLowerCase(java.util.Locale.ROOT).matches(
                 "(?s).*(authentication|credential|token|jwt).*")) {
