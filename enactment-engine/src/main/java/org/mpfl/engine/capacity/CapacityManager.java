@@ -77,6 +77,10 @@ public final class CapacityManager implements AutoCloseable {
         return t;
     });
     private volatile String note = "";
+    /** Jobs in a row that ended before their host joined; each one doubles the wait before the next submission. */
+    private int failedStarts;
+    private volatile String startFailure;
+    private long nextSubmitMs;
     private volatile String lastError;
 
     public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
@@ -166,6 +170,8 @@ public final class CapacityManager implements AutoCloseable {
                             provider.jobKind(), j.jobId, j.hostId, s.node(), j.submittedMs, running, now,
                             settings.pollInterval().toMillis());
                     j.idleSinceMs = now;
+                    failedStarts = 0;
+                    startFailure = null;
                 }
                 j.host = h.get();
             }
@@ -188,6 +194,15 @@ public final class CapacityManager implements AutoCloseable {
             registry.origin(j.hostId, why);
             if (j.host != null) {
                 registry.lost(j.host);
+            } else {
+                // a job that cannot start a host (a wrong path, a directory the node lacks…) must not be
+                // submitted again and again: back off, and say why in the queue's reasons
+                failedStarts++;
+                long wait = Math.min(300_000L, 5_000L << Math.min(failedStarts - 1, 6));
+                nextSubmitMs = System.currentTimeMillis() + wait;
+                startFailure = failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s") + " in a row ended before"
+                        + " their host joined (last: " + why + "; its output: " + j.name + ".log in the job log directory);"
+                        + " next one in " + wait / 1000 + " s";
             }
         } else {
             LOG.info("{} {} released (host {})", provider.jobKind(), j.jobId, j.hostId);
@@ -234,7 +249,7 @@ public final class CapacityManager implements AutoCloseable {
 
     private void submitForQueue(long now) {
         int wanted = runs.queuedRanks().stream().mapToInt(Integer::intValue).sum();
-        if (wanted == 0) {
+        if (wanted == 0 || now < nextSubmitMs) {
             return;
         }
         Map<String, Integer> busy = runs.busyRanks();
@@ -296,6 +311,9 @@ public final class CapacityManager implements AutoCloseable {
         if (live >= settings.maxNodes()) {
             parts.add("at --max-nodes " + settings.maxNodes() + " (" + live + " " + provider.jobKind() + (live == 1 ? "" : "s")
                     + " of this engine)");
+        }
+        if (startFailure != null) {
+            parts.add(startFailure);
         }
         String err = lastError;
         if (err != null) {

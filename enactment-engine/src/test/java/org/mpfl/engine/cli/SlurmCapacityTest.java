@@ -148,10 +148,11 @@ class SlurmCapacityTest {
 
     /**
      * The engine SIGKILLed while its job is pending: the restarted engine adopts the job (nothing is
-     * submitted twice) and the queued run completes on its host.
+     * submitted twice) and the queued run completes on its host; SIGKILLed again while the job runs a
+     * run: adopted again, the run (re-attached, docs/durability.md) completes, still on the one job.
      */
     @Test
-    void anEngineKilledWhileItsJobIsPendingAdoptsItAfterARestart() throws Exception {
+    void anEngineKilledWhileItsJobIsPendingOrRunningAdoptsItAfterARestart() throws Exception {
         Path data = dir.resolve("restart");
         int port = freePort();
         String blocker = sbatchBlocker();
@@ -166,6 +167,17 @@ class SlurmCapacityTest {
         SlurmCluster.run(List.of("scancel", blocker), slurm.environment());
         awaitTrue(() -> state(again, runId).equals("SUCCEEDED"), "the run completed after the restart");
         assertEquals(1, jobLogs(data).size(), "nothing submitted twice: " + jobLogs(data));
+
+        // killed again while the job runs and a run is going on its host: adopted again, the run completes
+        Process lasting = run(again, data.resolve("lasting.out"), laps, "laps=200000");
+        awaitTrue(() -> runs(again).stream().anyMatch(r -> !r.get("id").asText().equals(runId)), "the second run was accepted");
+        String lastingId = runs(again).stream().map(r -> r.get("id").asText()).filter(id -> !id.equals(runId)).findFirst().orElseThrow();
+        awaitTrue(() -> state(again, lastingId).equals("RUNNING"), "the second run runs");
+        again.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        lasting.destroyForcibly();
+        Engine third = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
+        awaitTrue(() -> state(third, lastingId).equals("SUCCEEDED"), "the run going when the engine was killed completed");
+        assertEquals(1, jobLogs(data).size(), "still one job: nothing submitted twice: " + jobLogs(data));
         awaitTrue(() -> squeue().isEmpty(), "the adopted job was released when idle");
     }
 

@@ -98,6 +98,12 @@ public final class SlurmRest extends SlurmScheduler {
         env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
         settings.toolEnv().forEach(env::put);
         env.put(HostCredential.ENV, job.credential());
+        try {
+            // where its output goes (slurmrestd cannot make it; on a shared file system this is the nodes' too)
+            java.nio.file.Files.createDirectories(settings.logDir());
+        } catch (IOException e) {
+            throw new CapacityException("cannot make the job log directory " + settings.logDir() + ": " + e.getMessage(), e);
+        }
         JsonNode answer = call("POST", "/slurm/" + API + "/job/submit", body);
         if (!answer.path("job_id").canConvertToLong()) {
             throw new CapacityException("slurmrestd at " + base + " answered no job id: " + answer);
