@@ -163,7 +163,8 @@ class SlurmCapacityTest {
         engine.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         run.destroyForcibly();
         assertEquals(2, squeue().size(), "the blocker and the engine's job, still pending: " + squeue());
-        Engine again = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
+        // idle release long enough for the second run below to find the adopted job's host still there
+        Engine again = engine(data, port, "--max-nodes", "1", "--idle-release", "60");
         SlurmCluster.run(List.of("scancel", blocker), slurm.environment());
         awaitTrue(() -> state(again, runId).equals("SUCCEEDED"), "the run completed after the restart");
         assertEquals(1, jobLogs(data).size(), "nothing submitted twice: " + jobLogs(data));
@@ -172,10 +173,12 @@ class SlurmCapacityTest {
         Process lasting = run(again, data.resolve("lasting.out"), laps, "laps=200000");
         awaitTrue(() -> runs(again).stream().anyMatch(r -> !r.get("id").asText().equals(runId)), "the second run was accepted");
         String lastingId = runs(again).stream().map(r -> r.get("id").asText()).filter(id -> !id.equals(runId)).findFirst().orElseThrow();
-        awaitTrue(() -> state(again, lastingId).equals("RUNNING"), "the second run runs");
+        // RUNNING in the run store (the listing filters stored records), so the next engine re-attaches to it
+        awaitTrue(() -> runs(again, "?state=RUNNING").stream().anyMatch(r -> r.get("id").asText().equals(lastingId)),
+                "the second run runs, and its record says so");
         again.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         lasting.destroyForcibly();
-        Engine third = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
+        Engine third = engine(data, port, "--max-nodes", "1", "--idle-release", "60");
         awaitTrue(() -> state(third, lastingId).equals("SUCCEEDED"), "the run going when the engine was killed completed");
         assertEquals(1, jobLogs(data).size(), "still one job: nothing submitted twice: " + jobLogs(data));
         awaitTrue(() -> squeue().isEmpty(), "the adopted job was released when idle");
@@ -307,9 +310,13 @@ class SlurmCapacityTest {
     }
 
     private static List<JsonNode> runs(Engine engine) {
+        return runs(engine, "");
+    }
+
+    private static List<JsonNode> runs(Engine engine, String query) {
         try {
             List<JsonNode> out = new ArrayList<>();
-            Http.get(engine.url + "/api/runs").json().forEach(out::add);
+            Http.get(engine.url + "/api/runs" + query).json().forEach(out::add);
             return out;
         } catch (IOException e) {
             return List.of();
