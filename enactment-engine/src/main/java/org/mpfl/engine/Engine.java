@@ -23,6 +23,7 @@ import org.apache.camel.support.jsse.TrustManagersParameters;
 import org.mpfl.engine.access.AccessPolicy;
 import org.mpfl.engine.access.Audit;
 import org.mpfl.engine.access.OidcVerifier;
+import org.mpfl.engine.capacity.CapacityManager;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.deploy.HttpArchiveDeployer;
 import org.mpfl.engine.registry.HostCredentials;
@@ -74,6 +75,8 @@ public final class Engine implements AutoCloseable {
     private final ExecutorService fanOutPool;
     private final AccessPolicy access;
     private final Audit audit;
+    /** Brings hosts from a scheduler for queued runs, or {@code null}. */
+    private final CapacityManager capacity;
 
     /** @param port where the HTTP server listens (a free one reserved by {@link #start} when the configuration says 0) */
     private Engine(EngineConfig config, int port) throws Exception {
@@ -134,6 +137,11 @@ public final class Engine implements AutoCloseable {
         camel.start();
         runs.abortOrphanedDomains();
         reattachment.start();
+        this.capacity = config.capacityProvider() == null ? null : new CapacityManager(config.capacityProvider(),
+                config.capacitySettings(), runs, registry, credentials, database.capacityJobs(), () -> url);
+        if (capacity != null) {
+            capacity.start();
+        }
 
         VertxPlatformHttpRouter router = VertxPlatformHttpRouter.lookup(camel, VertxPlatformHttpRouter.getRouterNameFromPort(port));
         if (router == null) {
@@ -372,6 +380,10 @@ public final class Engine implements AutoCloseable {
 
     @Override
     public void close() {
+        if (capacity != null) {
+            // an engine stopped on purpose leaves no job behind (a killed one leaves them to its successor)
+            capacity.close(true);
+        }
         reattachment.stop();
         try {
             runs.close();
@@ -391,6 +403,11 @@ public final class Engine implements AutoCloseable {
         }
         audit.close();
         database.close();
+    }
+
+    /** The capacity provider's jobs, or empty without a provider. */
+    public java.util.Optional<CapacityManager> capacity() {
+        return java.util.Optional.ofNullable(capacity);
     }
 
     /** The audit trail of mutations (admins read it at {@code GET /api/audit}). */

@@ -35,6 +35,27 @@ public final class EngineConfig {
     private org.mpfl.engine.access.OidcSettings oidc;
     private boolean anonymousRead;
     private Duration auditRetention = Duration.ofDays(90);
+    private org.mpfl.engine.capacity.CapacityProvider capacityProvider;
+    private org.mpfl.engine.capacity.CapacitySettings capacitySettings;
+
+    /**
+     * Capacity on demand: the engine asks this provider (a scheduler) for hosts for the runs waiting in
+     * its queue, within these settings ({@code mpflc up --provider slurm}).
+     */
+    public EngineConfig capacity(org.mpfl.engine.capacity.CapacityProvider provider, org.mpfl.engine.capacity.CapacitySettings settings) {
+        this.capacityProvider = provider;
+        this.capacitySettings = settings;
+        return this;
+    }
+
+    /** The capacity provider, or {@code null}: only the hosts that enrol by themselves. */
+    public org.mpfl.engine.capacity.CapacityProvider capacityProvider() {
+        return capacityProvider;
+    }
+
+    public org.mpfl.engine.capacity.CapacitySettings capacitySettings() {
+        return capacitySettings;
+    }
 
     /** The one OpenID Connect issuer whose users the engine accepts ({@code null}: none, only the admin token). */
     public EngineConfig oidc(org.mpfl.engine.access.OidcSettings v) {

@@ -28,6 +28,7 @@ class EngineArchitectureTest {
                 .layer("local").definedBy("org.mpfl.engine.local..")
                 .layer("composition root").definedBy("org.mpfl.engine")
                 .layer("rest").definedBy("org.mpfl.engine.rest..")
+                .layer("capacity").definedBy("org.mpfl.engine.capacity..")
                 .layer("access").definedBy("org.mpfl.engine.access..")
                 .layer("workflow").definedBy("org.mpfl.engine.workflow..")
                 .layer("run").definedBy("org.mpfl.engine.run..")
@@ -39,12 +40,13 @@ class EngineArchitectureTest {
                 .whereLayer("local").mayOnlyBeAccessedByLayers("cli")
                 .whereLayer("composition root").mayOnlyBeAccessedByLayers("cli", "local")
                 .whereLayer("rest").mayOnlyBeAccessedByLayers("composition root")
+                .whereLayer("capacity").mayOnlyBeAccessedByLayers("cli", "composition root")
                 .whereLayer("access").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
                 .whereLayer("workflow").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
-                .whereLayer("run").mayOnlyBeAccessedByLayers("cli", "composition root", "rest", "workflow")
+                .whereLayer("run").mayOnlyBeAccessedByLayers("cli", "composition root", "rest", "workflow", "capacity")
                 .whereLayer("deploy").mayOnlyBeAccessedByLayers("composition root", "rest", "workflow", "run")
-                .whereLayer("registry").mayOnlyBeAccessedByLayers("cli", "local", "composition root", "rest", "run", "deploy")
-                .whereLayer("store").mayOnlyBeAccessedByLayers("composition root", "rest", "access", "workflow", "run")
+                .whereLayer("registry").mayOnlyBeAccessedByLayers("cli", "local", "composition root", "rest", "run", "deploy", "capacity")
+                .whereLayer("store").mayOnlyBeAccessedByLayers("composition root", "rest", "access", "workflow", "run", "capacity")
                 .check(CLASSES);
     }
 

@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.engine.capacity.slurm.SlurmHostStart;
+import org.mpfl.engine.capacity.slurm.SlurmTools;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -60,8 +62,8 @@ public final class SlurmCommand implements CliCommand {
             .rest("--run", "FILE [RUN OPTIONS]", "then run the workflow on those hosts (the rest is an 'mpflc run'), stop the"
                     + " hosts and exit with the run's status")
             .note("See docs/deployment.md, section \"Slurm\".");
-    /** How long {@code scontrol} and stopping the host step may take. */
-    private static final Duration TOOL_WAIT = Duration.ofSeconds(30);
+    /** How long stopping the host step may take. */
+    private static final Duration TOOL_WAIT = SlurmTools.WAIT;
 
     @Override
     public String name() {
@@ -116,10 +118,8 @@ public final class SlurmCommand implements CliCommand {
         List<String> cmd = new ArrayList<>(List.of("srun", "--nodes=" + nodes.size(), "--ntasks=" + nodes.size(),
                 "--ntasks-per-node=1", "--kill-on-bad-exit=0", "--job-name=mpfl-hosts",
                 "--output=" + logs.resolve("host-%N.log")));
-        // each task picks its own node's credential; values reach the shell as positional parameters,
-        // never as shell text
-        cmd.addAll(List.of("/bin/sh", "-c", NODE_SCRIPT, "mpfl-slurm-node", mpflc, credentials.toString(), engine,
-                args.value("--bind", "")));
+        // each task picks its own node's credential (the host start the Slurm capacity provider's jobs share)
+        cmd.addAll(SlurmHostStart.task(mpflc, credentials.toString(), engine, args.value("--bind")));
         TlsSettings tls = TlsOptions.of(args);
         // the TLS flags are every host's too (docs/cli.md): they serve with them and trust the engine's CA;
         // a keystore password from the environment reaches the tasks the way srun passes the environment
@@ -160,17 +160,6 @@ public final class SlurmCommand implements CliCommand {
     }
 
     /**
-     * The per-node host command: {@code $1} mpflc, {@code $2} credentials directory, {@code $3} engine URL,
-     * {@code $4} bind address (empty: the address the node's name resolves to), then extra host arguments.
-     */
-    private static final String NODE_SCRIPT = String.join("\n",
-            "m=$1; d=$2; e=$3; b=$4; shift 4",
-            "n=${SLURMD_NODENAME:-$(hostname -s)}",
-            "if [ -z \"$b\" ]; then b=$(getent hosts \"$n\" | awk '{print $1; exit}'); fi",
-            "if [ -z \"$b\" ]; then echo \"mpflc slurm: node $n: its name does not resolve; give --bind ADDR\" >&2; exit 2; fi",
-            "exec \"$m\" host --credential-file \"$d/$n.credential\" --engine \"$e\" --bind \"$b\" --port 0 \"$@\"");
-
-    /**
      * The site of the allocation's hosts: {@code --site}, else the cluster's name as Slurm gives it to the
      * job, else the default site.
      */
@@ -187,18 +176,11 @@ public final class SlurmCommand implements CliCommand {
 
     /** The allocation's node names ({@code scontrol show hostnames}, which expands {@code node[1-4]}). */
     static List<String> nodes(String nodeList) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("scontrol", "show", "hostnames", nodeList).redirectErrorStream(true).start();
         String text;
         try {
-            if (!p.waitFor(TOOL_WAIT.toSeconds(), TimeUnit.SECONDS)) {
-                throw new IOException("scontrol show hostnames did not answer within " + TOOL_WAIT.toSeconds() + " s");
-            }
-            text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        } finally {
-            p.destroyForcibly();
-        }
-        if (p.exitValue() != 0) {
-            throw new IOException("scontrol show hostnames " + nodeList + " failed: " + text.strip());
+            text = SlurmTools.run(List.of("scontrol", "show", "hostnames", nodeList), Map.of(), null);
+        } catch (IOException e) {
+            throw new IOException("cannot expand the allocation's node list " + nodeList + ": " + e.getMessage(), e);
         }
         List<String> nodes = text.lines().map(String::strip).filter(s -> !s.isEmpty()).toList();
         if (nodes.isEmpty()) {
@@ -229,10 +211,11 @@ public final class SlurmCommand implements CliCommand {
         }
     }
 
-    private static String defaultMpflc() throws UsageException {
+    /** The {@code bin/mpflc} of this installation (what the nodes run unless told otherwise). */
+    static String defaultMpflc() throws UsageException {
         String home = CliSettings.HOME.get();
         if (home == null) {
-            throw new UsageException("cannot tell where bin/mpflc is (no -Dmpfl.home): give --mpflc PATH");
+            throw new UsageException("cannot tell where bin/mpflc is (no -Dmpfl.home): give --mpflc PATH (mpflc slurm) or --node-mpflc PATH (mpflc up --provider)");
         }
         return Path.of(home, "bin", "mpflc").toString();
     }

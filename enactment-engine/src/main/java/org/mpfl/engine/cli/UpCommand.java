@@ -38,7 +38,7 @@ import org.mpfl.protocol.tls.TlsSettings;
 public final class UpCommand implements CliCommand {
     static final ArgumentSpec SPEC = ArgumentSpec.of("up", "Starts the engine with its console and N local service hosts and"
             + " keeps them running until interrupted (Ctrl-C).")
-            .value("--hosts", "N", "2", "local service hosts to start")
+            .value("--hosts", "N", null, "local service hosts to start (default 2; 0 with --provider)")
             .value("--python", "PATH", "the interpreter of <compute python> kernels on the local hosts (default: python3 on the PATH)")
             .value("--port", "P", "8080", "the engine's port (0: any free port)")
             .value("--data", "DIR", "the runs database, token and URL files (default ~/.mpfl/engine)")
@@ -62,6 +62,7 @@ public final class UpCommand implements CliCommand {
             .value("--checkpoint-max-bytes", "N", "the largest part one rank may upload (default 64 MiB)")
             .with(TlsOptions::serving)
             .with(AccessOptions::serving)
+            .with(ProviderOptions::options)
             .note("With TLS (--tls-cert/--tls-key or --tls-keystore, with --tls-ca) the console, the REST API and the local hosts"
                     + " speak https.");
     @Override
@@ -77,7 +78,7 @@ public final class UpCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
-        int hosts = args.intValue("--hosts");
+        int hosts = args.intValue("--hosts", args.has("--provider") ? 0 : 2);
         int port = args.intValue("--port");
         if (hosts < 0 || port < 0 || port > 65535) {
             throw new UsageException("--hosts must be >= 0 and --port within 0..65535");
@@ -127,6 +128,7 @@ public final class UpCommand implements CliCommand {
                     : EngineSettings.JDBC_PASSWORD.get("");
             config.jdbc(args.value("--jdbc"), args.value("--jdbc-user"), password);
         }
+        ProviderOptions.apply(args, config);
         RunCommand.kernelPython(args);
         LocalCluster cluster = LocalCluster.start(config, hosts, RunCommand.services(args), Duration.ofSeconds(60));
         Engine engine = cluster.engine();

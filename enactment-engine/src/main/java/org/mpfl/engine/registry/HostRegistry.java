@@ -31,6 +31,7 @@ public final class HostRegistry {
     private final Map<String, HostInfo> hosts = new ConcurrentHashMap<>();
     private final Map<String, Quarantine> quarantines = new ConcurrentHashMap<>();
     private final List<Consumer<HostInfo>> lostListeners = new CopyOnWriteArrayList<>();
+    private final Map<String, String> origins = new ConcurrentHashMap<>();
     private final Duration heartbeatTimeout;
     private final LongSupplier clock;
 
@@ -88,6 +89,34 @@ public final class HostRegistry {
         if (gone != null && lost) {
             lostListeners.forEach(l -> l.accept(gone));
         }
+    }
+
+    /**
+     * A host that is gone although it may not have said so, or said goodbye as its job ended (a
+     * capacity provider saw its scheduler job end): its entry goes if it is still this process's, and
+     * listeners hear of it as of a lost host (its ranks are gone with it).
+     */
+    public void lost(HostInfo host) {
+        hosts.computeIfPresent(host.hostId(), (id, h) -> java.util.Objects.equals(h.instance(), host.instance()) ? null : h);
+        lostListeners.forEach(l -> l.accept(host));
+    }
+
+    /**
+     * Where a host came from, as users should read it in a lost-host message (e.g. "Slurm job 1234 on
+     * node n1"); {@code null} forgets it.
+     */
+    public void origin(String hostId, String origin) {
+        if (origin == null) {
+            origins.remove(hostId);
+        } else {
+            origins.put(hostId, origin);
+        }
+    }
+
+    /** A host's id, with where it came from when a provider said so: {@code slurm-ab12 (Slurm job 1234 on node n1)}. */
+    public String describe(String hostId) {
+        String origin = origins.get(hostId);
+        return origin == null ? hostId : hostId + " (" + origin + ")";
     }
 
     /** Marks {@code service} as available on a host (after a deployment). */

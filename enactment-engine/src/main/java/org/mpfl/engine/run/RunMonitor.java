@@ -177,7 +177,7 @@ final class RunMonitor {
             domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())
                     && p.endpoint().soapUrl().startsWith(host.soapUrl())).findFirst().ifPresent(p ->
                     faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), host.soapUrl(), "service host "
-                            + host.hostId() + " at " + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"),
+                            + registry.describe(host.hostId()) + " at " + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"),
                             Set.of(host.hostId())));
         }
     }
@@ -273,7 +273,7 @@ final class RunMonitor {
                         } else {
                             domain.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
                                     faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), p.endpoint().soapUrl(),
-                                            "service host " + host + " does not answer (rank " + p.rank() + " ran there)"),
+                                            "service host " + registry.describe(host) + " does not answer (rank " + p.rank() + " ran there)"),
                                             Set.of(host)));
                         }
                     }

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.RunStore;
@@ -61,6 +62,12 @@ final class RunQueue {
             .thenComparingLong(e -> e.run().createdMs()).thenComparing(e -> e.run().id());
 
     private final List<Entry> waiting = new ArrayList<>();
+    /**
+     * Capacity on demand (a provider asks a scheduler for hosts), or {@code null}: with one, a run that no
+     * host can run yet waits for the hosts the provider brings instead of failing, and every reason ends
+     * with what the provider is doing about it.
+     */
+    private volatile Supplier<String> onDemand;
     private final RunPlacer placer;
     private final RunJournal journal;
     private final RunStore store;
@@ -126,7 +133,8 @@ final class RunQueue {
                     after.add(() -> forget(e.run()));
                     continue;
                 }
-                if (r.failure() != null && !e.waitForHosts()) {
+                Supplier<String> provider = onDemand;
+                if (r.failure() != null && !e.waitForHosts() && provider == null) {
                     it.remove();
                     after.add(() -> {
                         forget(e.run());
@@ -135,6 +143,10 @@ final class RunQueue {
                     continue;
                 }
                 blockedBy = r.waitReason() != null ? r.waitReason() : r.failure().message();
+                String note = provider == null ? null : provider.get();
+                if (note != null && !note.isBlank()) {
+                    blockedBy = blockedBy + "; " + note;
+                }
                 waitFor(e, ++position, blockedBy, after);
             } else {
                 waitFor(e, ++position, "waiting behind run " + waiting.get(0).run().id() + " (" + blockedBy + ")", after);
@@ -154,6 +166,17 @@ final class RunQueue {
                 LOG.info("run {} queued: {}", e.run().id(), reason);
             });
         }
+    }
+
+    /** Turns capacity on demand on: see {@link #onDemand}. */
+    void onDemand(Supplier<String> note) {
+        this.onDemand = note;
+    }
+
+    /** The ranks each waiting run needs, in queue order (what a capacity provider brings hosts for). */
+    synchronized List<Integer> waitingRanks() {
+        return waiting.stream().filter(e -> !e.run().state().isFinal())
+                .map(e -> e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum()).toList();
     }
 
     /** Fails the runs that waited longer than their queue timeout, then serves the queue. */

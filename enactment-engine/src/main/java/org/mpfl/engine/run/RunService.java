@@ -228,6 +228,33 @@ public final class RunService implements AutoCloseable {
         return monitor.list(query);
     }
 
+    // ------------------------------------------------------------------ for capacity providers
+
+    /**
+     * Capacity on demand: from now on a run that no host can run yet waits in the queue for the hosts a
+     * provider brings (instead of failing), and its reason ends with {@code note} (what the provider does
+     * about it, e.g. "Slurm job 1234 PENDING (Resources)").
+     */
+    public void capacityOnDemand(Supplier<String> note) {
+        lifecycle.queue().onDemand(note);
+    }
+
+    /** The ranks each queued run needs, in queue order. */
+    public List<Integer> queuedRanks() {
+        return lifecycle.queue().waitingRanks();
+    }
+
+    /** The ranks of live runs (placed, starting or running) per host that holds any. */
+    public Map<String, Integer> busyRanks() {
+        Map<String, Integer> busy = new java.util.HashMap<>();
+        for (Run run : runs.all()) {
+            if (!run.state().isFinal() && run.state() != RunState.QUEUED) {
+                run.placements().forEach(p -> busy.merge(p.hostId(), 1, Integer::sum));
+            }
+        }
+        return busy;
+    }
+
     /** A live run of this engine instance. */
     public Optional<Run> live(String runId) {
         return Optional.ofNullable(runs.get(runId));

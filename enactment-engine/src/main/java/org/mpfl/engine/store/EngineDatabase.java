@@ -71,6 +71,7 @@ public final class EngineDatabase implements AutoCloseable {
     private final HostCredentialStore credentials;
     private final WorkflowVersionStore workflows;
     private final AccessStore access;
+    private final CapacityJobStore capacityJobs;
 
     private EngineDatabase(Connection connection) {
         this.connection = connection;
@@ -79,6 +80,7 @@ public final class EngineDatabase implements AutoCloseable {
         this.credentials = new HostCredentialStore(this);
         this.workflows = new WorkflowVersionStore(this);
         this.access = new AccessStore(this);
+        this.capacityJobs = new CapacityJobStore(this);
     }
 
     /** Opens (creating if needed) the embedded H2 database {@code DIR/engine.mv.db}. */
@@ -176,6 +178,11 @@ public final class EngineDatabase implements AutoCloseable {
     /** Who owns each run and workflow (project, owner) and the audit trail. */
     public AccessStore access() {
         return access;
+    }
+
+    /** The jobs capacity providers run for this engine (to adopt again after a restart). */
+    public CapacityJobStore capacityJobs() {
+        return capacityJobs;
     }
 
     /** Stored workflows, per version. */

@@ -94,6 +94,12 @@ final class SlurmCluster implements AutoCloseable {
                 "--log-file=" + log.resolve("munged.log"), "--pid-file=" + run.resolve("munged.pid"),
                 "--seed-file=" + key.resolve("munged.seed")), log.resolve("munged.out"));
         awaitFile(socket);
+        // slurmctld accepts JWTs (scontrol token) beside munge, for slurmrestd's clients
+        Path jwtKey = key.resolve("jwt_hs256.key");
+        byte[] jwtSecret = new byte[32];
+        new java.security.SecureRandom().nextBytes(jwtSecret);
+        Files.write(jwtKey, jwtSecret);
+        Files.setPosixFilePermissions(jwtKey, PosixFilePermissions.fromString("rw-------"));
         int cpus = Runtime.getRuntime().availableProcessors();
         String conf = String.join("\n",
                 "ClusterName=mpfltest",
@@ -105,6 +111,8 @@ final class SlurmCluster implements AutoCloseable {
                 "AuthType=auth/munge",
                 "AuthInfo=socket=" + socket,
                 "CredType=cred/munge",
+                "AuthAltTypes=auth/jwt",
+                "AuthAltParameters=jwt_key=" + jwtKey,
                 "ProctrackType=proctrack/linuxproc",
                 "TaskPlugin=task/none",
                 "JobAcctGatherType=jobacct_gather/none",
@@ -148,6 +156,53 @@ final class SlurmCluster implements AutoCloseable {
         throw new IOException("the test Slurm node is not idle within " + WAIT.toSeconds() + " s: " + state + logs());
     }
 
+    /**
+     * Writes {@code DIR/mpflc}: what {@code bin/mpflc} does after the build, with this test's class path
+     * (the build has not packaged yet); the nodes run it.
+     */
+    static Path mpflcScript(Path dir) throws IOException {
+        Path mpflc = dir.resolve("mpflc");
+        Files.writeString(mpflc, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
+                + "' -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("java.class.path") + "' "
+                + Mpflc.class.getName() + " \"$@\"\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(mpflc, PosixFilePermissions.fromString("rwx------"));
+        return mpflc;
+    }
+
+    /**
+     * Starts slurmrestd on a free loopback port with JWT authentication only ({@code rest_auth/jwt});
+     * returns its URL. As a site would: {@code SLURM_JWT=daemon} (it passes each client's JWT on to
+     * slurmctld) and, started as root, it drops to {@code nobody} ({@code -u}) once it listens.
+     * {@link #close} stops it.
+     */
+    String startRestd() throws IOException, InterruptedException {
+        int port = freePort();
+        Map<String, String> restEnv = new HashMap<>(env);
+        restEnv.put("SLURM_JWT", "daemon");
+        ProcessBuilder pb = new ProcessBuilder("slurmrestd", "-f", env.get("SLURM_CONF"), "-a", "rest_auth/jwt", "-s", "openapi/v0.0.38",
+                "-u", "nobody", "127.0.0.1:" + port).redirectErrorStream(true).redirectOutput(dir.resolve("log").resolve("slurmrestd.out").toFile());
+        pb.environment().putAll(restEnv);
+        daemons.add(pb.start());
+        long end = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < end) {
+            try (java.net.Socket s = new java.net.Socket(InetAddress.getLoopbackAddress(), port)) {
+                return "http://127.0.0.1:" + port;
+            } catch (IOException e) {
+                Thread.sleep(200);
+            }
+        }
+        throw new IOException("slurmrestd did not listen within " + WAIT.toSeconds() + " s" + logs());
+    }
+
+    /** A JWT for root from {@code scontrol token}, valid for this many seconds. */
+    String token(int lifespanSeconds) throws IOException, InterruptedException {
+        String out = run(List.of("scontrol", "token", "lifespan=" + lifespanSeconds), env).strip();
+        if (!out.startsWith("SLURM_JWT=")) {
+            throw new IOException("scontrol token answered: " + out);
+        }
+        return out.substring("SLURM_JWT=".length());
+    }
+
     /** The node's name (this machine's short host name). */
     String node() {
         return node;
@@ -176,7 +231,7 @@ final class SlurmCluster implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (env.containsKey("SLURM_CONF") && daemons.size() == 3 && daemons.stream().allMatch(Process::isAlive)) {
+            if (env.containsKey("SLURM_CONF") && daemons.size() >= 3 && daemons.stream().allMatch(Process::isAlive)) {
                 // end every job first, so that no slurmstepd (and no host it started) outlives slurmd
                 run(List.of("scancel", "--full", "--user=root"), env);
                 long end = System.nanoTime() + WAIT.toNanos();

@@ -62,12 +62,7 @@ class SlurmCommandTest {
         credentials = Files.createDirectories(dir.resolve("credentials"));
         HostCredential c = engine.issueHostCredential(slurm.node());
         HostTokenCommand.writeOwnerOnly(credentials.resolve(slurm.node() + ".credential"), c.text());
-        // what bin/mpflc does after the build, with this test's class path (the build has not packaged yet)
-        mpflc = dir.resolve("mpflc");
-        Files.writeString(mpflc, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
-                + "' -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("java.class.path") + "' "
-                + Mpflc.class.getName() + " \"$@\"\n", StandardCharsets.UTF_8);
-        Files.setPosixFilePermissions(mpflc, PosixFilePermissions.fromString("rwx------"));
+        mpflc = SlurmCluster.mpflcScript(dir);
         ring = Path.of("..", "samples", "ring", "ring.mpfl.xml").toAbsolutePath().normalize();
     }
 

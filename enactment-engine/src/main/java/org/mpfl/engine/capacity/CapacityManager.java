@@ -1,0 +1,361 @@
+package org.mpfl.engine.capacity;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.mpfl.engine.registry.HostCredentials;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.registry.HostRegistry;
+import org.mpfl.engine.run.RunService;
+import org.mpfl.engine.store.CapacityJobStore;
+import org.mpfl.engine.store.CapacityJobStore.StoredJob;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.HostCredential;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Capacity on demand: brings service hosts from a {@link CapacityProvider} for the runs waiting in the
+ * run queue, and gives them back when they are idle. On every tick it
+ * <ol>
+ * <li>asks the scheduler about its jobs; a job that ended without being released (it failed, was
+ * cancelled from outside, hit its wall time) is a lost host for the runs on it, named with its job and
+ * node;</li>
+ * <li>notes which jobs' hosts joined (the registry lists their host id);</li>
+ * <li>releases ({@code cancel}) jobs whose host held no rank for {@link CapacitySettings#idleRelease}
+ * while no run waited;</li>
+ * <li>submits jobs for the ranks the queue waits for beyond the free places of its hosts and the jobs
+ * still on their way, never more than {@link CapacitySettings#maxNodes} jobs at once.</li>
+ * </ol>
+ * Each job starts one host with a credential of its own, issued for that job only and revoked when
+ * the job ends. Jobs are recorded in the run store before they are submitted, so that a restarted
+ * engine adopts them ({@link #start}) instead of submitting again. The run queue's reasons end with
+ * what the jobs are doing ({@code Slurm job 1234 PENDING (Resources)}).
+ */
+public final class CapacityManager implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
+
+    /** One job of this engine. */
+    private static final class Job {
+        final String name;
+        final String hostId;
+        final long submittedMs;
+        String jobId;
+        JobStatus status;
+        /** The host's entry as last seen in the registry, or {@code null} while it has not joined. */
+        HostInfo host;
+        long idleSinceMs;
+        /** When a poll first saw the job RUNNING (0: not yet). */
+        long runningSeenMs;
+        boolean releasing;
+
+        Job(String name, String hostId, String jobId, long submittedMs) {
+            this.name = name;
+            this.hostId = hostId;
+            this.jobId = jobId;
+            this.submittedMs = submittedMs;
+        }
+    }
+
+    private final CapacityProvider provider;
+    private final CapacitySettings settings;
+    private final RunService runs;
+    private final HostRegistry registry;
+    private final HostCredentials credentials;
+    private final CapacityJobStore store;
+    private final Supplier<String> engineUrl;
+    private final Map<String, Job> jobs = new LinkedHashMap<>();
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "mpfl-capacity");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile String note = "";
+    /** Jobs in a row that ended before their host joined; each one doubles the wait before the next submission. */
+    private int failedStarts;
+    private volatile String startFailure;
+    private long nextSubmitMs;
+    private volatile String lastError;
+
+    public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
+                           HostCredentials credentials, CapacityJobStore store, Supplier<String> engineUrl) {
+        this.provider = provider;
+        this.settings = settings;
+        this.runs = runs;
+        this.registry = registry;
+        this.credentials = credentials;
+        this.store = store;
+        this.engineUrl = engineUrl;
+    }
+
+    /**
+     * Adopts the jobs a previous engine recorded (a job recorded without its id is looked up by its
+     * name; one the scheduler never got is forgotten, with its credential), turns capacity on demand on
+     * in the run queue and starts ticking.
+     */
+    public synchronized void start() {
+        for (StoredJob s : store.all()) {
+            if (!s.provider().equals(provider.name())) {
+                continue;
+            }
+            String jobId = s.jobId();
+            if (jobId == null) {
+                try {
+                    jobId = provider.find(s.jobName()).stream().map(JobStatus::jobId).findFirst().orElse(null);
+                } catch (CapacityException e) {
+                    LOG.warn("cannot look up job {} at the scheduler; keeping it to look again: {}", s.jobName(), e.getMessage());
+                    jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), null, s.submittedMs()));
+                    continue;
+                }
+                if (jobId == null) {
+                    forget(new Job(s.jobName(), s.hostId(), null, s.submittedMs()), true);
+                    continue;
+                }
+                store.save(new StoredJob(s.jobName(), s.provider(), s.hostId(), jobId, s.submittedMs()));
+            }
+            jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), jobId, s.submittedMs()));
+            LOG.info("adopted {} {} (host {}) of the previous engine", provider.jobKind(), jobId, s.hostId());
+        }
+        runs.capacityOnDemand(() -> note);
+        long ms = settings.pollInterval().toMillis();
+        ticker.scheduleWithFixedDelay(this::tick, 0, ms, TimeUnit.MILLISECONDS);
+    }
+
+    /** One round: poll, joins, idle release, submissions, the queue's note. */
+    synchronized void tick() {
+        try {
+            long now = System.currentTimeMillis();
+            poll(now);
+            releaseIdle(now);
+            submitForQueue(now);
+            note = describe();
+        } catch (RuntimeException e) {
+            LOG.warn("capacity: {}", e.toString(), e);
+        }
+    }
+
+    private void poll(long now) {
+        List<String> ids = jobs.values().stream().filter(j -> j.jobId != null).map(j -> j.jobId).toList();
+        Map<String, JobStatus> states;
+        try {
+            states = provider.poll(ids);
+            lastError = null;
+        } catch (CapacityException e) {
+            lastError = e.getMessage();
+            LOG.warn("{}s: {}", provider.jobKind(), e.getMessage());
+            return;
+        }
+        for (Job j : new ArrayList<>(jobs.values())) {
+            if (j.jobId == null) {
+                continue;
+            }
+            JobStatus s = states.getOrDefault(j.jobId, JobStatus.gone(j.jobId));
+            j.status = s;
+            Optional<HostInfo> h = registry.host(j.hostId);
+            if (s.phase() == JobStatus.Phase.RUNNING && j.runningSeenMs == 0) {
+                j.runningSeenMs = now;
+            }
+            if (h.isPresent()) {
+                if (j.host == null) {
+                    // the start latency split: the scheduler's (submitted → RUNNING, as seen by a poll) and the host's
+                    // (RUNNING → enrolled, seen by the same poll); benchmarks.md reads these from the log
+                    long running = j.runningSeenMs == 0 ? now : j.runningSeenMs;
+                    LOG.info("{} {}: host {} joined on {} (timing submittedMs={} runningSeenMs={} joinedSeenMs={}; poll every {} ms)",
+                            provider.jobKind(), j.jobId, j.hostId, s.node(), j.submittedMs, running, now,
+                            settings.pollInterval().toMillis());
+                    j.idleSinceMs = now;
+                    failedStarts = 0;
+                    startFailure = null;
+                }
+                j.host = h.get();
+            }
+            if (!s.node().isBlank()) {
+                registry.origin(j.hostId, provider.jobKind() + " " + j.jobId + " on node " + s.node());
+            }
+            if (s.phase() == JobStatus.Phase.ENDED) {
+                ended(j, s);
+            }
+        }
+    }
+
+    /** A job ended: released by us, or lost (its host's runs hear of it as of a lost host). */
+    private void ended(Job j, JobStatus s) {
+        if (!j.releasing) {
+            String node = s.node().isBlank() ? "" : " on node " + s.node();
+            String reason = s.reason().isBlank() || s.reason().equals("None") ? "" : " (" + s.reason() + ")";
+            String why = provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason;
+            LOG.warn("{}: host {} is lost", why, j.hostId);
+            registry.origin(j.hostId, why);
+            if (j.host != null) {
+                registry.lost(j.host);
+            } else {
+                // a job that cannot start a host (a wrong path, a directory the node lacks…) must not be
+                // submitted again and again: back off, and say why in the queue's reasons
+                failedStarts++;
+                long wait = Math.min(300_000L, 5_000L << Math.min(failedStarts - 1, 6));
+                nextSubmitMs = System.currentTimeMillis() + wait;
+                startFailure = failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s") + " in a row ended before"
+                        + " their host joined (last: " + why + "; its output: " + j.name + ".log in the job log directory);"
+                        + " next one in " + wait / 1000 + " s";
+            }
+        } else {
+            LOG.info("{} {} released (host {})", provider.jobKind(), j.jobId, j.hostId);
+        }
+        forget(j, j.releasing);
+    }
+
+    /** Forgets a job: its record, its credential (never valid again), and where its host came from if released. */
+    private void forget(Job j, boolean clean) {
+        jobs.remove(j.name);
+        credentials.forHost(j.hostId).ifPresent(c -> credentials.revoke(c.id()));
+        registry.host(j.hostId).ifPresent(h -> registry.remove(j.hostId, false));
+        if (clean) {
+            registry.origin(j.hostId, null);
+        }
+        store.delete(j.name);
+    }
+
+    private void releaseIdle(long now) {
+        Map<String, Integer> busy = runs.busyRanks();
+        boolean waiting = !runs.queuedRanks().isEmpty();
+        for (Job j : jobs.values()) {
+            if (j.releasing || j.jobId == null) {
+                continue;
+            }
+            if (busy.containsKey(j.hostId) || waiting) {
+                j.idleSinceMs = now;
+                continue;
+            }
+            long since = j.idleSinceMs == 0 ? j.submittedMs : j.idleSinceMs;
+            if (now - since >= settings.idleRelease().toMillis()) {
+                try {
+                    provider.cancel(j.jobId);
+                    j.releasing = true;
+                    LOG.info("{} {}: host {} idle for {} s, released", provider.jobKind(), j.jobId, j.hostId,
+                            settings.idleRelease().toSeconds());
+                } catch (CapacityException e) {
+                    lastError = e.getMessage();
+                    LOG.warn("cannot release {} {}: {}", provider.jobKind(), j.jobId, e.getMessage());
+                }
+            }
+        }
+    }
+
+    private void submitForQueue(long now) {
+        int wanted = runs.queuedRanks().stream().mapToInt(Integer::intValue).sum();
+        if (wanted == 0 || now < nextSubmitMs) {
+            return;
+        }
+        Map<String, Integer> busy = runs.busyRanks();
+        int live = 0;
+        for (Job j : jobs.values()) {
+            if (j.releasing) {
+                continue;
+            }
+            live++;
+            // places coming (a job whose host has not joined) or free (a joined host's unused ones)
+            wanted -= j.host == null ? settings.cpusPerNode() : Math.max(0, j.host.capacity() - busy.getOrDefault(j.hostId, 0));
+        }
+        int toSubmit = Math.min((wanted + settings.cpusPerNode() - 1) / settings.cpusPerNode(), settings.maxNodes() - live);
+        for (int i = 0; i < toSubmit; i++) {
+            if (!submitOne(now)) {
+                return;
+            }
+        }
+    }
+
+    private boolean submitOne(long now) {
+        String hostId = provider.name() + "-" + DomainToken.generate().substring(0, 10).toLowerCase(java.util.Locale.ROOT)
+                .replaceAll("[^a-z0-9]", "x");
+        String name = "mpfl-" + hostId;
+        Job j = new Job(name, hostId, null, now);
+        // recorded before it exists: a crash from here on leaves a record the next engine resolves by name
+        store.save(new StoredJob(name, provider.name(), hostId, null, now));
+        try {
+            HostCredential c = credentials.issue(hostId, engineUrl.get());
+            j.jobId = provider.submit(new HostJob(name, hostId, c.text(), engineUrl.get(), settings.cpusPerNode()));
+        } catch (CapacityException | HostCredentials.HostIdTakenException | RuntimeException e) {
+            lastError = e.getMessage();
+            LOG.warn("cannot submit a {} for the run queue: {}", provider.jobKind(), e.getMessage());
+            forget(j, true);
+            return false;
+        }
+        store.save(new StoredJob(name, provider.name(), hostId, j.jobId, now));
+        jobs.put(name, j);
+        LOG.info("submitted {} {} (host {}) for the run queue", provider.jobKind(), j.jobId, hostId);
+        lastError = null;
+        return true;
+    }
+
+    /** What the queue's reasons end with: the jobs on their way, the node limit, the last error. */
+    private String describe() {
+        List<String> parts = new ArrayList<>();
+        int live = 0;
+        for (Job j : jobs.values()) {
+            if (j.releasing) {
+                continue;
+            }
+            live++;
+            if (j.host == null && j.jobId != null) {
+                JobStatus s = j.status;
+                parts.add(provider.jobKind() + " " + j.jobId + " " + (s == null ? "SUBMITTED"
+                        : s.phase() == JobStatus.Phase.RUNNING ? s.describe() + ", host starting" : s.describe()));
+            }
+        }
+        if (live >= settings.maxNodes()) {
+            parts.add("at --max-nodes " + settings.maxNodes() + " (" + live + " " + provider.jobKind() + (live == 1 ? "" : "s")
+                    + " of this engine)");
+        }
+        if (startFailure != null) {
+            parts.add(startFailure);
+        }
+        String err = lastError;
+        if (err != null) {
+            parts.add(provider.jobKind() + "s cannot be submitted or asked about: " + err);
+        }
+        return String.join("; ", parts);
+    }
+
+    /** The ids of the jobs this engine holds now (for status pages and tests). */
+    public synchronized List<String> jobIds() {
+        return jobs.values().stream().filter(j -> j.jobId != null).map(j -> j.jobId).toList();
+    }
+
+    /**
+     * Stops ticking. With {@code release}, every job is cancelled (an engine that stops for good leaves
+     * no job behind); without, they stay for the next engine to adopt.
+     */
+    public void close(boolean release) {
+        ticker.shutdownNow();
+        try {
+            ticker.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (release) {
+            synchronized (this) {
+                for (Job j : new ArrayList<>(jobs.values())) {
+                    if (j.jobId != null) {
+                        try {
+                            provider.cancel(j.jobId);
+                        } catch (CapacityException e) {
+                            LOG.warn("cannot release {} {}: {}", provider.jobKind(), j.jobId, e.getMessage());
+                        }
+                    }
+                    forget(j, true);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        close(true);
+    }
+}

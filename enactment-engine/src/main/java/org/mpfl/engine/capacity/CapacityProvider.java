@@ -1,0 +1,48 @@
+package org.mpfl.engine.capacity;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A cluster scheduler that lends the engine service hosts on demand (Slurm today; Kubernetes with
+ * Volcano/Kueue, PBS or Flux could follow): each job it runs starts one {@code mpflc host} that enrols
+ * with the engine with the credential the job carries. The {@link CapacityManager} decides when to
+ * submit, release and adopt jobs; a provider only talks to its scheduler. Every method waits a bounded
+ * time and says what went wrong in a {@link CapacityException} a user can act on (e.g. a refused token).
+ * See {@code docs/architecture.md}, "Capacity providers".
+ */
+public interface CapacityProvider {
+    /** How users read one of its jobs, e.g. {@code "Slurm job"}. */
+    String jobKind();
+
+    /** Short name stored with its jobs, e.g. {@code "slurm"}. */
+    String name();
+
+    /**
+     * Whether the scheduler answers and accepts the engine's credentials (e.g. its JWT); checked when the
+     * engine starts, so that a wrong one stops it with a clear error instead of queueing runs forever.
+     */
+    void check() throws CapacityException;
+
+    /**
+     * Submits a job that starts one service host; returns the scheduler's id for it. The credential
+     * reaches the host in the job's environment, never in the job's script, its name or a command line.
+     */
+    String submit(HostJob job) throws CapacityException;
+
+    /**
+     * The state of these jobs; a job the scheduler no longer knows is {@linkplain JobStatus.Phase#ENDED ended}
+     * (with state {@code GONE}).
+     */
+    Map<String, JobStatus> poll(Collection<String> jobIds) throws CapacityException;
+
+    /** Ends a job (its host stops); a job already ended is not an error. */
+    void cancel(String jobId) throws CapacityException;
+
+    /**
+     * The jobs not yet ended that carry this name (after an engine stopped between submitting a job and
+     * recording its id, the job is found again by the name it was submitted under).
+     */
+    List<JobStatus> find(String jobName) throws CapacityException;
+}

@@ -1,0 +1,56 @@
+package org.mpfl.engine.capacity.slurm;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs Slurm's command-line tools ({@code sbatch}, {@code squeue}, {@code scancel}, {@code scontrol})
+ * with a bounded wait; a tool that fails or hangs is an {@link IOException} naming it and what it said.
+ */
+public final class SlurmTools {
+    /** How long one tool may take (slurmctld answers in well under a second when it is up). */
+    public static final Duration WAIT = Duration.ofSeconds(30);
+
+    private SlurmTools() {
+    }
+
+    /**
+     * Runs a tool to its end and returns what it printed.
+     *
+     * @param env   more environment for it (e.g. {@code SLURM_CONF}, a secret for a job), never on its command line
+     * @param stdin what it reads (a job script), or {@code null}
+     */
+    public static String run(List<String> cmd, Map<String, String> env, String stdin) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        try {
+            try (OutputStream in = p.getOutputStream()) {
+                if (stdin != null) {
+                    in.write(stdin.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            if (!p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new IOException(cmd.get(0) + " did not answer within " + WAIT.toSeconds() + " s (is slurmctld up?)");
+            }
+            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                throw new IOException(String.join(" ", cmd.subList(0, Math.min(cmd.size(), 3))) + " failed (exit " + p.exitValue()
+                        + "): " + text.strip());
+            }
+            return text;
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /** A value as one word of {@code sh} ({@code '…'}, with {@code '} written as {@code '\''}). */
+    static String shellWord(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+}

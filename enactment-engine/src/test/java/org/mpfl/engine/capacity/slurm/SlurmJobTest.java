@@ -1,0 +1,62 @@
+package org.mpfl.engine.capacity.slurm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.mpfl.engine.capacity.HostJob;
+import org.mpfl.engine.capacity.JobStatus;
+import org.mpfl.protocol.HostCredential;
+
+/**
+ * The Slurm job the engine submits, without a Slurm (SlurmCapacityTest runs it on a real one): the
+ * credential is in neither the script nor sbatch's command line, only named in {@code --export}; a
+ * value with shell characters stays one word; Slurm's time notation in minutes; states by phase.
+ */
+class SlurmJobTest {
+    static final SlurmSettings SETTINGS = new SlurmSettings("debug", "proj'42", "1:30:00", "/opt/mpfl it's/bin/mpflc", "10.0.0.7",
+            List.of("--tls-ca", "/shared/ca.pem"), Path.of("/shared/jobs"), Map.of("SLURM_CONF", "/etc/slurm/slurm.conf"));
+
+    @Test
+    void theCredentialIsNamedForExportButWrittenNowhere() {
+        HostCredential c = HostCredential.generate("http://login1:8080", "slurm-abc");
+        HostJob job = new HostJob("mpfl-slurm-abc", "slurm-abc", c.text(), "http://login1:8080", 4);
+        String script = SlurmCommandLine.script(SETTINGS, job);
+        List<String> sbatch = SlurmCommandLine.sbatch(SETTINGS, job);
+        for (String where : List.of(script, String.join(" ", sbatch), job.toString())) {
+            assertFalse(where.contains(c.secret()) || where.contains(c.text()), "no credential in: " + where);
+        }
+        String export = sbatch.stream().filter(a -> a.startsWith("--export=")).findFirst().orElseThrow()
+                .substring("--export=".length());
+        assertTrue(export.contains(HostCredential.ENV) && export.contains("SLURM_CONF") && !export.contains("ALL")
+                && !export.contains("="), "exported by name only, nothing else of the engine's environment: " + export);
+        assertTrue(sbatch.containsAll(List.of("--partition=debug", "--account=proj'42", "--time=1:30:00", "--cpus-per-task=4",
+                "--nodes=1", "--job-name=mpfl-slurm-abc", "--output=/shared/jobs/mpfl-slurm-abc.log")), sbatch.toString());
+        assertTrue(script.contains("'/opt/mpfl it'\\''s/bin/mpflc'"), "one shell word however it is spelt: " + script);
+        assertTrue(script.contains("'--capacity' '4'") && script.contains("'--tls-ca' '/shared/ca.pem'"), script);
+    }
+
+    @Test
+    void walltimesInMinutesRoundedUp() {
+        assertEquals(90, SlurmRest.minutes("1:30:00"));
+        assertEquals(30, SlurmRest.minutes("30"));
+        assertEquals(2, SlurmRest.minutes("1:01"));
+        assertEquals(1440 + 120, SlurmRest.minutes("1-2"));
+        assertEquals(1440 + 125, SlurmRest.minutes("1-2:05"));
+    }
+
+    @Test
+    void slurmStatesByPhase() {
+        assertEquals(JobStatus.Phase.PENDING, SlurmScheduler.phase("PENDING"));
+        assertEquals(JobStatus.Phase.RUNNING, SlurmScheduler.phase("RUNNING"));
+        for (String ended : List.of("CANCELLED", "TIMEOUT", "FAILED", "NODE_FAIL", "COMPLETED", "COMPLETING", "GONE")) {
+            assertEquals(JobStatus.Phase.ENDED, SlurmScheduler.phase(ended), ended);
+        }
+        assertEquals("PENDING (Resources)", new JobStatus("12", JobStatus.Phase.PENDING, "PENDING", "Resources", "").describe());
+        assertEquals("RUNNING on n7", new JobStatus("12", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7").describe());
+    }
+}

@@ -1,0 +1,452 @@
+package org.mpfl.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.json.Json;
+import org.mpfl.ir.files.FileTrees;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.testing.Http;
+import org.mpfl.testing.StartsProcesses;
+
+/**
+ * {@code mpflc up --provider slurm} on a real single-node Slurm cluster ({@link SlurmCluster}): the
+ * engine runs as its own process and, for the runs waiting in its queue, submits jobs that start
+ * {@code mpflc host} on the node. One machine has one slurmd (Debian's Slurm is built without
+ * multiple-slurmd support), so "nodes" here are jobs on the one node, one at a time (select/linear
+ * gives a job the whole node); a second job waits PENDING (Resources) while one runs.
+ *
+ * <p>Bounds: each wait is at most {@value #WAIT_S} s; what is waited for takes a few seconds on an idle
+ * machine (a host JVM starting, a Slurm scheduling pass), and the margin is for a loaded 2-core one.
+ */
+@Timeout(900)
+@StartsProcesses
+class SlurmCapacityTest {
+    static final int WAIT_S = 120;
+    static SlurmCluster slurm;
+    static Path dir;
+    static Path mpflc;
+    static Path ring;
+    /** A two-rank ring that goes round as many laps as it is told: a run that lasts. */
+    static Path laps;
+    final List<Process> children = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        dir = Files.createTempDirectory("mpfl-slurm-capacity-");
+        slurm = SlurmCluster.start();
+        mpflc = SlurmCluster.mpflcScript(dir);
+        ring = Path.of("..", "samples", "ring", "ring.mpfl.xml").toAbsolutePath().normalize();
+        laps = Path.of("src", "test", "resources", "mpfl", "laps.mpfl.xml").toAbsolutePath();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (slurm != null) {
+            slurm.close();
+        }
+        if (dir != null) {
+            FileTrees.deleteQuietly(dir);
+        }
+    }
+
+    @AfterEach
+    void stopChildren() throws Exception {
+        for (Process p : children) {
+            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        SlurmCluster.run(List.of("scancel", "--full", "--user=root"), slurm.environment());
+        awaitTrue(() -> squeue().isEmpty(), "every job ended");
+    }
+
+    /**
+     * A queued run waits for its job ("Slurm job N PENDING (Resources)" while a job from outside holds
+     * the node), starts on the job's host when it joins and SUCCEEDS; the credential the host enrolled
+     * with is in no process's command line, not in the job script and not in scontrol show job; the
+     * job is released after the idle time and squeue no longer lists it.
+     */
+    @Test
+    void aQueuedRunStartsOnItsJobsHostAndTheJobIsReleasedWhenIdle() throws Exception {
+        Path data = dir.resolve("idle");
+        String blocker = sbatchBlocker();
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "15");
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+        String runId = awaitRunId(engine);
+        String reason = awaitReason(engine, runId, "PENDING (Resources)");
+        assertTrue(reason.matches("(?s).*Slurm job \\d+ PENDING \\(Resources\\).*"), reason);
+        SlurmCluster.run(List.of("scancel", blocker), slurm.environment());
+        JsonNode result = result(run, data.resolve("run.out"));
+        assertEquals("SUCCEEDED", result.get("state").asText(), result.toString());
+        assertEquals(1, result.at("/outputs/token/0").asInt(), "0 + 1 around the ring: " + result);
+        JsonNode detail = Http.get(engine.url + "/api/runs/" + runId).json();
+        for (JsonNode rank : detail.get("ranks")) {
+            assertTrue(rank.get("host").asText().startsWith("slurm-"), "on the job's host: " + detail);
+        }
+        List<String> jobs = squeue();
+        assertEquals(1, jobs.size(), "one job of the engine: " + jobs);
+        String job = jobs.get(0).split("\\|")[0];
+
+        // the host is up, idle: its credential is in its environment only
+        String secret = HostCredential.parse(hostCredential(), "the host's environment").secret();
+        assertFalse(commandLines().stream().anyMatch(c -> c.contains(secret)), "no credential on a command line");
+        String script = SlurmCluster.run(List.of("scontrol", "write", "batch_script", job, "-"), slurm.environment());
+        assertTrue(script.contains("srun") && script.contains(" host "), "the job script starts the host: " + script);
+        assertFalse(script.contains(secret), "no credential in the job script: " + script);
+        String shown = SlurmCluster.run(List.of("scontrol", "show", "job", "-dd", job), slurm.environment());
+        assertFalse(shown.contains(secret) || shown.contains(HostCredential.ENV + "="), "no credential in scontrol show job: " + shown);
+
+        awaitTrue(() -> squeue().isEmpty(), "the idle job was released (scancel) after 15 s");
+        awaitTrue(() -> hosts(engine).isEmpty(), "its host left the engine");
+        assertEquals(1, jobLogs(data).size(), "one job was submitted");
+    }
+
+    /** Two runs that need more than --max-nodes 1 at once: the second waits QUEUED, saying so, and succeeds after the first. */
+    @Test
+    void aRunBeyondMaxNodesWaitsQueuedThenSucceeds() throws Exception {
+        Path data = dir.resolve("max");
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "5");
+        Process first = run(engine, data.resolve("first.out"), laps, "laps=2000");
+        Process second = run(engine, data.resolve("second.out"), ring, "ranks=2");
+        awaitTrue(() -> runs(engine).size() == 2, "both runs accepted");
+        String seen = null;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (seen == null && System.nanoTime() < end) {
+            for (JsonNode r : runs(engine)) {
+                String reason = Http.get(engine.url + "/api/runs/" + r.get("id").asText()).json().at("/queue/reason").asText("");
+                // while the other run holds the one job's host: short of free places, and no job may be added
+                if (reason.contains("at --max-nodes 1") && reason.contains(" free ")) {
+                    seen = reason;
+                }
+            }
+            Thread.sleep(100);
+        }
+        assertTrue(seen != null, "one run waited at --max-nodes 1 while the other ran");
+        assertEquals("SUCCEEDED", result(first, data.resolve("first.out")).get("state").asText());
+        assertEquals("SUCCEEDED", result(second, data.resolve("second.out")).get("state").asText());
+        assertTrue(jobLogs(data).size() <= 2, "never more than one job at once, and no job per retry: " + jobLogs(data));
+    }
+
+    /**
+     * The engine SIGKILLed while its job is pending: the restarted engine adopts the job (nothing is
+     * submitted twice) and the queued run completes on its host; SIGKILLed again while the job runs a
+     * run: adopted again, the run (re-attached, docs/durability.md) completes, still on the one job.
+     */
+    @Test
+    void anEngineKilledWhileItsJobIsPendingOrRunningAdoptsItAfterARestart() throws Exception {
+        Path data = dir.resolve("restart");
+        int port = freePort();
+        String blocker = sbatchBlocker();
+        Engine engine = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+        String runId = awaitRunId(engine);
+        awaitReason(engine, runId, "PENDING (Resources)");
+        engine.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        run.destroyForcibly();
+        assertEquals(2, squeue().size(), "the blocker and the engine's job, still pending: " + squeue());
+        // idle release long enough for the second run below to find the adopted job's host still there
+        Engine again = engine(data, port, "--max-nodes", "1", "--idle-release", "60");
+        SlurmCluster.run(List.of("scancel", blocker), slurm.environment());
+        awaitTrue(() -> state(again, runId).equals("SUCCEEDED"), "the run completed after the restart");
+        assertEquals(1, jobLogs(data).size(), "nothing submitted twice: " + jobLogs(data));
+
+        // killed again while the job runs and a run is going on its host: adopted again, the run completes
+        Process lasting = run(again, data.resolve("lasting.out"), laps, "laps=200000");
+        awaitTrue(() -> runs(again).stream().anyMatch(r -> !r.get("id").asText().equals(runId)), "the second run was accepted");
+        String lastingId = runs(again).stream().map(r -> r.get("id").asText()).filter(id -> !id.equals(runId)).findFirst().orElseThrow();
+        // RUNNING in the run store (the listing filters stored records), so the next engine re-attaches to it
+        awaitTrue(() -> runs(again, "?state=RUNNING").stream().anyMatch(r -> r.get("id").asText().equals(lastingId)),
+                "the second run runs, and its record says so");
+        again.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        lasting.destroyForcibly();
+        Engine third = engine(data, port, "--max-nodes", "1", "--idle-release", "60");
+        // 200,000 laps after a re-attachment on a loaded 2-core machine: a longer bound than the others, and
+        // the run's record and the engine's log in the message if it is not met
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3L * WAIT_S);
+        while (!state(third, lastingId).equals("SUCCEEDED")) {
+            if (System.nanoTime() > end || state(third, lastingId).equals("FAILED")) {
+                throw new AssertionError("the run going when the engine was killed did not complete: "
+                        + Http.get(third.url + "/api/runs/" + lastingId).json() + "\n" + Files.readString(third.log));
+            }
+            Thread.sleep(500);
+        }
+        assertEquals(1, jobLogs(data).size(), "still one job: nothing submitted twice: " + jobLogs(data));
+        awaitTrue(() -> squeue().isEmpty(), "the adopted job was released when idle");
+    }
+
+    /** A job cancelled from outside mid-run: the run fails naming the job and the node. */
+    @Test
+    void aJobCancelledFromOutsideFailsItsRunNamingJobAndNode() throws Exception {
+        Path data = dir.resolve("scancel");
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "60");
+        Process run = run(engine, data.resolve("run.out"), laps, "laps=100000000");
+        String runId = awaitRunId(engine);
+        awaitTrue(() -> state(engine, runId).equals("RUNNING"), "the run runs on the job's host");
+        printStartLatency("sbatch", engine, runId);
+        String job = squeue().get(0).split("\\|")[0];
+        SlurmCluster.run(List.of("scancel", job), slurm.environment());
+        awaitTrue(() -> state(engine, runId).equals("FAILED"), "the run failed");
+        String error = Http.get(engine.url + "/api/runs/" + runId).json().at("/error/message").asText();
+        assertTrue(error.contains("Slurm job " + job) && error.contains(slurm.node()), "names job and node: " + error);
+        run.destroyForcibly();
+    }
+
+    /**
+     * The same queued run through slurmrestd, authenticated with a JWT from {@code scontrol token}; a
+     * wrong JWT stops {@code mpflc up} with a clear error before it serves.
+     */
+    @Test
+    void theSameQueuedRunThroughSlurmrestdWithAJwtAndAWrongJwtIsRefusedClearly() throws Exception {
+        String restd = slurm.startRestd();
+        Path data = Files.createDirectories(dir.resolve("rest"));
+        Path wrong = ownerOnly(data.resolve("wrong.jwt"), "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdW4iOiJyb290IiwiZXhwIjo0MTAyNDQ0ODAwfQ."
+                + "bm90LWEtc2lnbmF0dXJlLW9mLXRoaXMtY2x1c3Rlcg");
+        Path log = data.resolve("wrong.log");
+        Process refused = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
+                "--provider", "slurm", "--partition", "debug", "--node-mpflc", mpflc.toString(), "--slurmrestd", restd,
+                "--slurm-jwt-file", wrong.toString()), log);
+        assertTrue(refused.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(log));
+        String said = Files.readString(log);
+        assertTrue(refused.exitValue() != 0 && said.contains("refused the JWT in " + wrong) && said.contains("scontrol token"), said);
+        assertFalse(said.contains("MPFL engine and console"), "it did not serve: " + said);
+
+        Path jwt = ownerOnly(data.resolve("slurm.jwt"), slurm.token(600));
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "5", "--slurmrestd", restd,
+                "--slurm-jwt-file", jwt.toString());
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+        String runId = awaitRunId(engine);
+        JsonNode result = result(run, data.resolve("run.out"));
+        assertEquals("SUCCEEDED", result.get("state").asText(), result.toString());
+        JsonNode detail = Http.get(engine.url + "/api/runs/" + runId).json();
+        assertTrue(detail.at("/ranks/0/host").asText().startsWith("slurm-"), "on the job's host: " + detail);
+        assertEquals(1, jobLogs(data).size(), "one job, submitted through slurmrestd: " + jobLogs(data));
+        printStartLatency("slurmrestd", engine, runId);
+        awaitTrue(() -> squeue().isEmpty(), "the idle job was released through slurmrestd");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static Path ownerOnly(Path file, String text) throws IOException {
+        Files.writeString(file, text + "\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
+
+    /** An engine process and its log. */
+    record Engine(Process process, String url, Path log) {
+    }
+
+    /**
+     * Prints how long a queued run took from being accepted to all ranks RUNNING, split into Slurm's
+     * part (sbatch → the job RUNNING, as the engine's 1 s poll saw it: an upper bound) and MPFL's (the
+     * rest: deciding to submit, the host's JVM start and enrolment, placement, deployment, fan-out),
+     * from the engine's log and the run's record. docs/benchmarks.md quotes these lines.
+     */
+    private static void printStartLatency(String path, Engine engine, String runId) throws Exception {
+        JsonNode d = Http.get(engine.url + "/api/runs/" + runId).json();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("timing submittedMs=(\\d+) runningSeenMs=(\\d+) joinedSeenMs=(\\d+)")
+                .matcher(Files.readString(engine.log));
+        assertTrue(m.find(), "the engine logged the job's timing");
+        long submitted = Long.parseLong(m.group(1));
+        long running = Long.parseLong(m.group(2));
+        long allRunning = d.get("startedMs").asLong() + d.get("startupMs").asLong();
+        long total = allRunning - d.get("createdMs").asLong();
+        long slurm = running - submitted;
+        assertTrue(slurm >= 0 && total >= slurm, "the parts add up: " + d);
+        System.out.printf("start latency of a queued run via %s: accepted -> all ranks RUNNING %d ms = Slurm (sbatch -> job RUNNING,"
+                + " seen by a 1 s poll) <= %d ms + MPFL %d ms%n", path, total, slurm, total - slurm);
+    }
+
+    private Engine engine(Path data, int port, String... more) throws Exception {
+        Files.createDirectories(data);
+        Path log = data.resolve("engine-" + System.nanoTime() + ".log");
+        List<String> cmd = new ArrayList<>(List.of(mpflc.toString(), "up", "--port", String.valueOf(port), "--bind", "127.0.0.1",
+                "--data", data.toString(), "--provider", "slurm", "--partition", "debug", "--cpus-per-node", "2",
+                "--node-mpflc", mpflc.toString(), "--node-bind", "127.0.0.1", "--job-log-dir", data.resolve("jobs").toString()));
+        cmd.addAll(List.of(more));
+        Process p = child(cmd, log);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (System.nanoTime() < end) {
+            String text = Files.exists(log) ? Files.readString(log) : "";
+            if (text.contains("MPFL engine and console: ")) {
+                return new Engine(p, "http://127.0.0.1:" + port, log);
+            }
+            if (!p.isAlive()) {
+                throw new AssertionError("the engine exited: " + text);
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the engine did not start within " + WAIT_S + " s: " + Files.readString(log));
+    }
+
+    private Process run(Engine engine, Path out, Path workflow, String param) throws IOException {
+        return child(List.of(mpflc.toString(), "run", workflow.toString(), "--engine", engine.url, "--data",
+                out.getParent().toString(), "--json", "--param", param), out);
+    }
+
+    private Process child(List<String> cmd, Path out) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().putAll(slurm.environment());
+        Process p = pb.start();
+        children.add(p);
+        return p;
+    }
+
+    private static JsonNode result(Process run, Path out) throws Exception {
+        assertTrue(run.waitFor(WAIT_S * 2L, TimeUnit.SECONDS), "the run ended: " + Files.readString(out));
+        String text = Files.readString(out);
+        String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError(text));
+        return Json.MAPPER.readTree(json);
+    }
+
+    private static List<JsonNode> runs(Engine engine) {
+        return runs(engine, "");
+    }
+
+    private static List<JsonNode> runs(Engine engine, String query) {
+        try {
+            List<JsonNode> out = new ArrayList<>();
+            Http.get(engine.url + "/api/runs" + query).json().forEach(out::add);
+            return out;
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String awaitRunId(Engine engine) throws InterruptedException {
+        awaitTrue(() -> !runs(engine).isEmpty(), "the run was accepted");
+        return runs(engine).get(0).get("id").asText();
+    }
+
+    private static String state(Engine engine, String runId) {
+        try {
+            return Http.get(engine.url + "/api/runs/" + runId).json().path("state").asText();
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String awaitReason(Engine engine, String runId, String part) throws Exception {
+        String[] last = {""};
+        awaitTrue(() -> {
+            try {
+                last[0] = Http.get(engine.url + "/api/runs/" + runId).json().at("/queue/reason").asText("");
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return last[0].contains(part);
+        }, "the run waits for its job: " + part);
+        return last[0];
+    }
+
+    private static List<JsonNode> hosts(Engine engine) {
+        try {
+            List<JsonNode> out = new ArrayList<>();
+            Http.get(engine.url + "/api/registry/hosts").json().forEach(out::add);
+            return out;
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A job from outside that holds the node (select/linear: the whole node) until cancelled. */
+    private static String sbatchBlocker() throws Exception {
+        String out = SlurmCluster.run(List.of("sbatch", "--parsable", "--nodes=1", "--output=/dev/null", "--wrap=sleep 600"),
+                slurm.environment()).strip();
+        awaitTrue(() -> squeue().stream().anyMatch(l -> l.startsWith(out + "|RUNNING")), "the blocker runs");
+        return out;
+    }
+
+    /** Every job squeue lists, as {@code ID|STATE|NAME}. */
+    private static List<String> squeue() {
+        try {
+            return SlurmCluster.run(List.of("squeue", "-h", "-o", "%i|%T|%j"), slurm.environment()).lines()
+                    .map(String::strip).filter(s -> !s.isEmpty()).toList();
+        } catch (IOException e) {
+            throw new AssertionError(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The jobs the engine submitted: one output file each. */
+    private static List<Path> jobLogs(Path data) throws IOException {
+        if (!Files.isDirectory(data.resolve("jobs"))) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(data.resolve("jobs"))) {
+            return files.toList();
+        }
+    }
+
+    /** The credential in the environment of the job's host process (read as root from /proc). */
+    private static String hostCredential() throws IOException {
+        Set<String> found = new HashSet<>();
+        for (ProcessHandle p : ProcessHandle.allProcesses().toList()) {
+            String c = p.info().commandLine().orElse("");
+            if (c.contains(mpflc.toString()) || c.contains(Mpflc.class.getName()) && c.contains(" host ")) {
+                try {
+                    String env = Files.readString(Path.of("/proc", String.valueOf(p.pid()), "environ"), StandardCharsets.ISO_8859_1);
+                    for (String kv : env.split("\0")) {
+                        if (kv.startsWith(HostCredential.ENV + "=")) {
+                            found.add(kv.substring(HostCredential.ENV.length() + 1));
+                        }
+                    }
+                } catch (IOException e) {
+                    // it ended meanwhile
+                }
+            }
+        }
+        assertEquals(1, found.size(), "one host credential in the job's processes");
+        return found.iterator().next();
+    }
+
+    private static List<String> commandLines() {
+        List<String> out = new ArrayList<>();
+        ProcessHandle.allProcesses().forEach(p -> p.info().commandLine().ifPresent(out::add));
+        return out;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError(what + " (not within " + WAIT_S + " s)" + slurm.logs());
+            }
+            Thread.sleep(200);
+        }
+    }
+}
