@@ -22,11 +22,12 @@ import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.Sites;
 import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
- * {@code mpflc slurm --credentials DIR [--engine URL] [--bind ADDR] [--host-arg A]… [--ready-timeout S]
+ * {@code mpflc slurm --credentials DIR [--engine URL] [--bind ADDR] [--site NAME] [--host-arg A]… [--ready-timeout S]
  * [--log-dir D] [--mpflc PATH] [--run FILE [run options…]]}, inside a Slurm allocation ({@code sbatch} or
  * {@code salloc}): starts one service host per allocated node as one {@code srun} step, each enrolled
  * with the engine with its node's credential {@code DIR/NODE.credential} (a join file from
@@ -35,7 +36,10 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code mpflc run} (given {@code --engine} unless it has one): the workflow runs on those hosts, then
  * the hosts are stopped and the run's exit status is this command's. Without it, the hosts serve until
  * the allocation ends (Slurm ends the step; the hosts leave the engine's registry on SIGTERM) or this
- * command is interrupted. See {@code docs/deployment.md}, section "Slurm".
+ * command is interrupted. Every host says it is in site {@code --site NAME}, by default the Slurm
+ * cluster's name ({@code SLURM_CLUSTER_NAME}), else {@value Sites#DEFAULT}: the nodes of one cluster are one
+ * site, so that the engine packs a run within one cluster while it fits. See {@code docs/deployment.md},
+ * section "Slurm".
  *
  * <p>Why a Java command rather than a shell script: it waits for the engine to list the hosts (with the
  * same client, TLS and all, as {@code mpflc run}) instead of for a log line, and the run that follows is
@@ -47,6 +51,7 @@ public final class SlurmCommand implements CliCommand {
             .value("--credentials", "DIR", "the nodes' credentials, DIR/NODE.credential each (mode 0600)")
             .value("--engine", "URL", "the engine (else the one the credentials name)")
             .value("--bind", "ADDR", "the hosts' address (else the address each node's name resolves to)")
+            .value("--site", "NAME", "the site of these hosts (default: $SLURM_CLUSTER_NAME, else " + Sites.DEFAULT + ")")
             .repeatable("--host-arg", "A", "one more argument for every 'mpflc host'")
             .value("--ready-timeout", "S", "120", "how long to wait for every host to enrol")
             .value("--log-dir", "D", "the hosts' logs (default mpfl-slurm-JOB)")
@@ -119,6 +124,7 @@ public final class SlurmCommand implements CliCommand {
         // the TLS flags are every host's too (docs/cli.md): they serve with them and trust the engine's CA;
         // a keystore password from the environment reaches the tasks the way srun passes the environment
         cmd.addAll(tls.childArguments());
+        cmd.addAll(List.of("--site", site(args.value("--site"), System.getenv("SLURM_CLUSTER_NAME"))));
         cmd.addAll(hostArgs);
         EngineClient client = new EngineClient(engine, null, tls);
         // hosts listed now are of an earlier job (e.g. killed a moment ago, not yet expired): wait for new ones
@@ -163,6 +169,21 @@ public final class SlurmCommand implements CliCommand {
             "if [ -z \"$b\" ]; then b=$(getent hosts \"$n\" | awk '{print $1; exit}'); fi",
             "if [ -z \"$b\" ]; then echo \"mpflc slurm: node $n: its name does not resolve; give --bind ADDR\" >&2; exit 2; fi",
             "exec \"$m\" host --credential-file \"$d/$n.credential\" --engine \"$e\" --bind \"$b\" --port 0 \"$@\"");
+
+    /**
+     * The site of the allocation's hosts: {@code --site}, else the cluster's name as Slurm gives it to the
+     * job, else the default site.
+     */
+    static String site(String given, String clusterName) throws UsageException {
+        try {
+            if (given != null) {
+                return Sites.of(given);
+            }
+            return clusterName == null || clusterName.isBlank() ? Sites.DEFAULT : Sites.of(clusterName);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException((given != null ? "--site: " : "$SLURM_CLUSTER_NAME (give --site NAME): ") + e.getMessage());
+        }
+    }
 
     /** The allocation's node names ({@code scontrol show hostnames}, which expands {@code node[1-4]}). */
     static List<String> nodes(String nodeList) throws IOException, InterruptedException {

@@ -3,6 +3,7 @@ package org.mpfl.engine.registry;
 import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
+import org.mpfl.protocol.Sites;
 
 /**
  * What a service host POSTs to {@code /api/registry/hosts} when it starts (and may re-post at any
@@ -20,6 +21,7 @@ import java.util.List;
  * @param instance      an id of this host process, new each time it starts ({@code null}: unknown); an
  *                      announcement under a known host id from another instance replaces the stale entry
  *                      and ends the quarantine the old process earned
+ * @param site          the site the host is in ({@code null}: {@link Sites#DEFAULT}; see {@link Sites})
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record HostAnnouncement(String hostId,
@@ -27,11 +29,17 @@ public record HostAnnouncement(String hostId,
                                @JsonAlias({"binary", "binaryEndpoint"}) String binaryAddress,
                                @JsonAlias({"serviceTypes", "types"}) List<String> services,
                                @JsonAlias({"slots", "cpus"}) Integer capacity,
-                               String deployUrl, Boolean oversubscribe, String instance) {
+                               String deployUrl, Boolean oversubscribe, String instance, String site) {
+
+    /** An announcement of a host in the default site. */
+    public HostAnnouncement(String hostId, String soapUrl, String binaryAddress, List<String> services, Integer capacity,
+                            String deployUrl, Boolean oversubscribe, String instance) {
+        this(hostId, soapUrl, binaryAddress, services, capacity, deployUrl, oversubscribe, instance, null);
+    }
 
     /** An announcement without oversubscription or instance id (as older hosts send it). */
     public HostAnnouncement(String hostId, String soapUrl, String binaryAddress, List<String> services, Integer capacity,
                             String deployUrl) {
-        this(hostId, soapUrl, binaryAddress, services, capacity, deployUrl, null, null);
+        this(hostId, soapUrl, binaryAddress, services, capacity, deployUrl, null, null, null);
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.mpfl.protocol.Sites;
 
 /**
  * A static host file, like an MPI host file: one service host per line,
@@ -19,7 +20,8 @@ import java.util.List;
  * {@code services=} the host is taken to offer every service type (it is assumed to have them
  * deployed); {@code capacity} defaults to 1, taken as a preference only (a host without one takes more
  * ranks when every host is full, as hosts did before capacity was honoured; with {@code capacity=N} the
- * engine never places more than N ranks there). Optional {@code binary=host:port} and {@code id=name}.
+ * engine never places more than N ranks there). Optional {@code binary=host:port}, {@code id=name} and
+ * {@code site=NAME} (the host's site, default {@value Sites#DEFAULT}).
  * Static hosts send no heartbeats and never expire.
  */
 public final class HostFile {
@@ -63,6 +65,7 @@ public final class HostFile {
         Integer capacity = null;
         String binary = null;
         String id = url;
+        String site = null;
         for (String w : Arrays.asList(words).subList(1, words.length)) {
             int eq = w.indexOf('=');
             if (eq <= 0) {
@@ -85,9 +88,16 @@ public final class HostFile {
                 }
                 case "binary" -> binary = value;
                 case "id" -> id = value;
-                default -> throw new IOException(where + ": unknown key '" + key + "' (known: services, capacity, binary, id)");
+                case "site" -> {
+                    try {
+                        site = Sites.of(value);
+                    } catch (IllegalArgumentException e) {
+                        throw new IOException(where + ": " + e.getMessage());
+                    }
+                }
+                default -> throw new IOException(where + ": unknown key '" + key + "' (known: services, capacity, binary, id, site)");
             }
         }
-        return new HostAnnouncement(id, url, binary, services, capacity, null);
+        return new HostAnnouncement(id, url, binary, services, capacity, null, null, null, site);
     }
 }

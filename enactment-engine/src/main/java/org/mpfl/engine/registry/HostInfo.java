@@ -1,6 +1,8 @@
 package org.mpfl.engine.registry;
 
 import java.util.Set;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.Sites;
 
 /**
  * One service host as the engine knows it.
@@ -17,10 +19,23 @@ import java.util.Set;
  *                        ({@code mpflc host --oversubscribe}, as mpirun's); else its capacity is a hard bound
  * @param instance        the id of the host process that announced it, new each time a host starts ({@code null}:
  *                        not told); not a secret: {@code mpflc slurm} waits for hosts of a new instance
+ * @param site            the site the host is in ({@link Sites}; {@link Sites#DEFAULT} when it named none)
  */
 public record HostInfo(String hostId, String soapUrl, String binaryAddress, Set<String> services, int capacity,
                        long lastHeartbeatMs, boolean staticEntry, String announcedDeployUrl, boolean oversubscribe,
-                       String instance) {
+                       String instance, String site) {
+
+    public HostInfo {
+        site = Sites.of(site);
+    }
+
+    /** A host of the default site. */
+    public HostInfo(String hostId, String soapUrl, String binaryAddress, Set<String> services, int capacity,
+                    long lastHeartbeatMs, boolean staticEntry, String announcedDeployUrl, boolean oversubscribe,
+                    String instance) {
+        this(hostId, soapUrl, binaryAddress, services, capacity, lastHeartbeatMs, staticEntry, announcedDeployUrl,
+                oversubscribe, instance, Sites.DEFAULT);
+    }
 
     /** A host that never takes more ranks than its capacity, of an unknown instance. */
     public HostInfo(String hostId, String soapUrl, String binaryAddress, Set<String> services, int capacity,
@@ -45,6 +60,11 @@ public record HostInfo(String hostId, String soapUrl, String binaryAddress, Set<
         return base + "/" + service;
     }
 
+    /** Where a rank of service type {@code service} on this host is reached (in this host's site). */
+    public Endpoint endpoint(String service) {
+        return new Endpoint(serviceUrl(service), binaryAddress, hostId, site);
+    }
+
     /** Whether this host can run ranks of {@code service} without a deployment first. */
     public boolean offers(String service) {
         return services.contains(service) || services.contains(HostFile.ANY_SERVICE);
@@ -52,13 +72,13 @@ public record HostInfo(String hostId, String soapUrl, String binaryAddress, Set<
 
     HostInfo withHeartbeat(long nowMs) {
         return new HostInfo(hostId, soapUrl, binaryAddress, services, capacity, nowMs, staticEntry, announcedDeployUrl,
-                oversubscribe, instance);
+                oversubscribe, instance, site);
     }
 
     HostInfo withService(String service) {
         java.util.Set<String> more = new java.util.TreeSet<>(services);
         more.add(service);
         return new HostInfo(hostId, soapUrl, binaryAddress, Set.copyOf(more), capacity, lastHeartbeatMs, staticEntry,
-                announcedDeployUrl, oversubscribe, instance);
+                announcedDeployUrl, oversubscribe, instance, site);
     }
 }

@@ -70,8 +70,9 @@ public final class HostRegistry {
         // a host that states no capacity has never promised a bound: it takes more ranks when every host
         // is full, as all hosts did before capacity was honoured (mpflc host and the WAR always state one)
         boolean oversubscribe = a.oversubscribe() != null ? a.oversubscribe() : a.capacity() == null;
+        // a malformed site name is the announcement's fault (IllegalArgumentException: HTTP 400)
         HostInfo info = new HostInfo(id, a.soapUrl(), a.binaryAddress(), services, capacity, clock.getAsLong(), staticEntry,
-                a.deployUrl(), oversubscribe, a.instance());
+                a.deployUrl(), oversubscribe, a.instance(), a.site());
         HostInfo old = hosts.put(id, info);
         if (old != null && old.instance() != null && info.instance() != null && !old.instance().equals(info.instance())) {
             // a new process under a known host id: the old one is gone (killed without saying goodbye),

@@ -719,7 +719,7 @@ public final class EngineRoutes extends RouteBuilder {
             throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");
         }
         a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl(),
-                a.oversubscribe(), a.instance());
+                a.oversubscribe(), a.instance(), a.site());
         Map<String, Object> m = new LinkedHashMap<>();
         if (api.registry().relays().isRelay(own)) {
             throw new ApiException(409, "'" + own + "' is registered as a relay: a host needs a credential of its own");

@@ -10,7 +10,6 @@ import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.engine.registry.HostInfo;
-import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
 
 /**
@@ -191,8 +190,7 @@ public final class Placement {
                 }
                 used.merge(chosen.hostId(), 1, Integer::sum);
                 String onHost = nameOnHost.apply(chosen, service);
-                out.add(new RankPlacement(layout.first(process) + i, process, onHost, chosen.hostId(),
-                        new Endpoint(chosen.serviceUrl(onHost), chosen.binaryAddress(), chosen.hostId())));
+                out.add(new RankPlacement(layout.first(process) + i, process, onHost, chosen.hostId(), chosen.endpoint(onHost)));
             }
             cursor.put(service, start);
         }

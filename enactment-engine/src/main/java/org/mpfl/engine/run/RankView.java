@@ -117,6 +117,7 @@ final class RankView {
         m.put("process", placement.process());
         m.put("service", placement.service());
         m.put("host", placement.hostId());
+        m.put("site", placement.endpoint().site());
         m.put("endpoint", placement.endpoint().soapUrl());
         m.put("state", state);
         m.put("activity", activity);

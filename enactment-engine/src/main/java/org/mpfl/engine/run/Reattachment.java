@@ -136,7 +136,7 @@ public final class Reattachment {
             }
             String host = r.path("host").asText("");
             placements.add(new RankPlacement(i, r.path("process").asText(""), r.path("service").asText(""), host,
-                    new Endpoint(url, null, host)));
+                    new Endpoint(url, null, host, r.path("site").asText(null))));
         }
         Map<String, Object> params = d.path("params").isObject() ? Json.MAPPER.convertValue(d.get("params"),
                 Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class)) : Map.of();

@@ -342,6 +342,7 @@ class ConsoleBrowserTest {
             browser.await("host " + h.hostId() + " alive with the deployed services", WAIT, d -> text(row).contains("alive")
                     && text(row).contains("RingRounds") && text(row).contains("FailingWorker") && text(row).contains("StuckWorker"));
             assertEquals(String.valueOf(h.capacity()), attribute(row + " td[data-capacity]", "data-capacity"));
+            assertEquals(h.site(), attribute(row + " td[data-site]", "data-site"));
             assertTrue(text(row).contains(h.soapUrl()), text(row));
             assertTrue(text(row).matches("(?s).*\\d+(\\.\\d+)? (ms|s) ago.*"), "last heartbeat shown: " + text(row));
         }

@@ -47,6 +47,9 @@ public final class RunMessages {
             if (e.hostId() != null) {
                 sb.append(" hostId=\"").append(Xml.escape(e.hostId())).append('"');
             }
+            if (!Sites.DEFAULT.equals(e.site())) {
+                sb.append(" site=\"").append(Xml.escape(e.site())).append('"');
+            }
             sb.append("/>");
         }
         if (r.processes() != null) {
@@ -88,7 +91,7 @@ public final class RunMessages {
                 case "transport" -> transport = emptyToNull(x.getElementText().trim());
                 case "endpoint" -> endpoints.put(Integer.parseInt(x.getAttributeValue(null, "rank")),
                         new Endpoint(x.getAttributeValue(null, "soapUrl"), x.getAttributeValue(null, "binaryAddress"),
-                                x.getAttributeValue(null, "hostId")));
+                                x.getAttributeValue(null, "hostId"), site(x.getAttributeValue(null, "site"))));
                 case "process" -> processes.add(new RunRequest.ProcessSlice(x.getAttributeValue(null, "name"),
                         x.getAttributeValue(null, "service"), Integer.parseInt(x.getAttributeValue(null, "ranks"))));
                 case "params" -> params = fromJson(x.getElementText());
@@ -180,6 +183,15 @@ public final class RunMessages {
 
     private static void el(StringBuilder sb, String name, String text) {
         sb.append("<m:").append(name).append('>').append(Xml.escape(text)).append("</m:").append(name).append('>');
+    }
+
+    /** An endpoint's site attribute; a malformed one is a malformed request, not a crash. */
+    private static String site(String name) throws XMLStreamException {
+        try {
+            return Sites.of(name);
+        } catch (IllegalArgumentException e) {
+            throw new XMLStreamException("endpoint: " + e.getMessage());
+        }
     }
 
     private static String emptyToNull(String s) {

@@ -51,7 +51,7 @@ public final class MpiwsWebApp implements ServletContextListener {
             sc.setAttribute(AXIS2_CONTEXT_ATTRIBUTE, host.axis2Context());
             sc.setAttribute(HOST_ATTRIBUTE, host);
             if (s.engineUrl() != null) {
-                announcer = new EngineAnnouncer(host, s.engineUrl(), s.credential(), s.capacity());
+                announcer = new EngineAnnouncer(host, s.engineUrl(), s.credential(), s.capacity(), false, s.site());
                 host.onDeploy(announcer::reannounce);
                 announcer.start();
             }

@@ -8,6 +8,7 @@ import java.util.Properties;
 import java.util.function.UnaryOperator;
 import org.mpfl.ir.settings.Setting;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.Sites;
 
 /**
  * The settings of the MPIWS web application. Each key is looked up, first found wins, as
@@ -29,9 +30,11 @@ import org.mpfl.protocol.HostCredential;
  * @param bind           {@code mpfl.bind}: address of the binary channel (default 127.0.0.1)
  * @param advertise      {@code mpfl.advertise}: host name put into the binary address, or {@code null} for {@code bind}
  * @param servicesDir    {@code mpfl.services}: a directory of {@code .aar} archives deployed at start, or {@code null}
+ * @param site           {@code mpfl.site}: the site this host is in, announced to the engine (default
+ *                       {@value Sites#DEFAULT}; see {@link Sites})
  */
 public record WebAppSettings(String baseUrl, HostCredential credential, String engineUrl, int capacity, boolean binary,
-                             String bind, String advertise, Path servicesDir) {
+                             String bind, String advertise, Path servicesDir, String site) {
     /** Key: the container's base URL. */
     public static final Setting<String> BASE_URL_SETTING = key("mpfl.baseUrl", "required",
             "http(s)://ADDR:PORT at which the engine and the other hosts reach this Tomcat");
@@ -53,6 +56,9 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
     /** Key: a directory of service archives deployed at start. */
     public static final Setting<String> SERVICES_SETTING = key("mpfl.services", "none",
             "a directory of .aar service archives deployed at start");
+    /** Key: the site this host is in. */
+    public static final Setting<String> SITE_SETTING = key("mpfl.site", Sites.DEFAULT,
+            "the site this host is in (the engine packs a run's ranks within one site while it can)");
 
     public static final String BASE_URL = BASE_URL_SETTING.name();
     public static final String CREDENTIAL_FILE = CREDENTIAL_FILE_SETTING.name();
@@ -62,6 +68,7 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
     public static final String BIND = BIND_SETTING.name();
     public static final String ADVERTISE = ADVERTISE_SETTING.name();
     public static final String SERVICES = SERVICES_SETTING.name();
+    public static final String SITE = SITE_SETTING.name();
 
     /** A key of the web application: a system property here, also a context parameter or a line of the properties file. */
     private static Setting<String> key(String name, String defaultText, String description) {
@@ -156,7 +163,13 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
         }
         String services = get.apply(SERVICES);
         String bind = get.apply(BIND);
+        String site;
+        try {
+            site = Sites.of(get.apply(SITE));
+        } catch (IllegalArgumentException e) {
+            throw new IOException(SITE + ": " + e.getMessage());
+        }
         return new WebAppSettings(baseUrl, credential, engine, capacity, !"false".equals(b), bind == null ? "127.0.0.1" : bind,
-                get.apply(ADVERTISE), services == null ? null : Path.of(services));
+                get.apply(ADVERTISE), services == null ? null : Path.of(services), site);
     }
 }

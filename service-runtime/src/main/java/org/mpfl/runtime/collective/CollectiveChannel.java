@@ -65,6 +65,16 @@ public interface CollectiveChannel {
     }
 
     /**
+     * Which site each rank's host is in, for the site-aware hierarchical algorithms: entry {@code r} is
+     * the number of rank {@code r}'s site, sites numbered in the order of their lowest rank (so site 0
+     * holds rank 0), the same array on every rank; {@code null} when unknown (taken as one site).
+     * Messages between sites are the costly ones (a WAN link, a NAT gateway, a relay).
+     */
+    default int[] sites() {
+        return null;
+    }
+
+    /**
      * Whether {@link #bstoreBroadcast} is carried natively: the transport forwards the message down
      * the binomial tree ({@link BinomialTree}) as it arrives (the MPIWS {@code bstore} operation),
      * without waiting for the receiving rank's thread.

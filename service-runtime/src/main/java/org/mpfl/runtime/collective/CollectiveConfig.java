@@ -22,7 +22,8 @@ import org.mpfl.ir.semantics.CollectiveAlgorithms;
  *       tree replaces the flat one (gather and scatter choose by size only, because the ranks'
  *       contributions may differ in length and the choice must agree);</li>
  *   <li>{@code mpfl.collective.hierarchical} ({@code true}/{@code false}): whether {@code auto}
- *       groups ranks by service host (one leader per host talks across hosts);</li>
+ *       groups ranks by site when they span several sites (one leader per site talks across sites),
+ *       else by service host (one leader per host talks across hosts);</li>
  *   <li>{@code mpfl.collective.<op>.algorithm}: forces the algorithm that {@code auto} means for an
  *       operation ({@code barrier}, {@code bcast}, {@code scatter}, {@code gather}, {@code allgather},
  *       {@code reduce}, {@code allreduce}, {@code alltoall}, {@code scan}: the
@@ -35,8 +36,8 @@ import org.mpfl.ir.semantics.CollectiveAlgorithms;
  * @param gatherBinomialMinRanks  gather uses the binomial tree from this communicator size on
  * @param scatterBinomialMinRanks scatter uses the binomial tree from this communicator size on
  * @param reduceBinomialMinRanks  reduce uses the binomial tree from this communicator size on
- * @param hierarchical            {@code auto} uses the host-aware algorithms for barrier, broadcast and
- *                                allreduce when the ranks span several hosts and share some
+ * @param hierarchical            {@code auto} uses the hierarchical algorithms for barrier, broadcast and
+ *                                allreduce (and reduce) when the ranks span several sites, or several hosts and share some
  * @param forced                  per operation, the algorithm {@code auto} stands for ({@code null}: choose)
  */
 public record CollectiveConfig(long bcastLongBytes, int bcastLongMinRanks, long allreduceLongBytes,

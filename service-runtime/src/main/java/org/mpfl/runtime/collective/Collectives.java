@@ -17,8 +17,10 @@ import org.mpfl.runtime.api.ReduceOp;
  * concurrently from several threads of one rank.
  *
  * <p>Algorithms are chosen by name, from the table the compiler checks documents against
- * ({@link CollectiveAlgorithms}), or, for {@code auto} (or {@code null}), by message size and
- * communicator size ({@link CollectiveConfig}).
+ * ({@link CollectiveAlgorithms}), or, for {@code auto} (or {@code null}), by message size,
+ * communicator size and placement ({@link CollectiveConfig}): a communicator whose ranks span several
+ * sites gets the site-aware {@code hierarchical} barrier, broadcast, reduce and allreduce
+ * ({@link Hierarchical}), which cross between sites once per site and direction.
  */
 public final class Collectives {
     private final CollectiveChannel channel;
@@ -65,8 +67,9 @@ public final class Collectives {
             case "serial" -> Barriers.serial(channel, seq);
             case "dissemination" -> Barriers.dissemination(channel, seq);
             case "hierarchical" -> {
-                if (Hierarchy.worthwhile(channel.hosts())) {
-                    Hierarchical.barrier(channel, seq);
+                int[] groups = groups();
+                if (groups != null) {
+                    Hierarchical.barrier(channel, groups, seq);
                 } else {
                     Barriers.binomial(channel, seq);
                 }
@@ -97,8 +100,8 @@ public final class Collectives {
             case "serial" -> Broadcasts.serial(channel, seq, value, root);
             case "binomial" -> Broadcasts.tree(channel, seq, value, root, false);
             case "bstore" -> Broadcasts.bstore(channel, seq, value, root);
-            case "hierarchical" -> Hierarchy.worthwhile(channel.hosts())
-                    ? Hierarchical.bcast(channel, seq, value, root, config)
+            case "hierarchical" -> groups() != null
+                    ? Hierarchical.bcast(channel, groups(), seq, value, root, config)
                     : Broadcasts.tree(channel, seq, value, root, channel.rank() == root && Broadcasts.isLong(value, p, config));
             case "scatter-allgather" -> Broadcasts.tree(channel, seq, value, root, true);
             default -> throw unimplemented(CollectiveAlgorithms.BROADCAST, alg);
@@ -187,10 +190,17 @@ public final class Collectives {
         if (p == 1) {
             reduced = Reductions.copy(operand);
         } else {
+            if (alg == null && config.hierarchical() && Hierarchy.spans(channel.sites())) {
+                alg = "hierarchical"; // by host within one site only when asked: auto's single-site choice stays flat
+            }
             if (alg == null) {
                 alg = p >= config.reduceBinomialMinRanks() ? "binomial" : "serial";
             }
+            if (alg.equals("hierarchical") && groups() == null) {
+                alg = "binomial";
+            }
             reduced = switch (alg) {
+                case "hierarchical" -> Hierarchical.reduce(channel, groups(), seq, operand, op, root);
                 case "binomial" -> ReduceAlgorithms.reduceBinomial(channel, seq, operand, op, root);
                 case "serial" -> ReduceAlgorithms.reduceSerial(channel, seq, operand, op, root);
                 default -> throw unimplemented(CollectiveAlgorithms.REDUCE, alg);
@@ -213,11 +223,11 @@ public final class Collectives {
         if (alg == null) {
             alg = hierarchical() ? "hierarchical" : isLong ? "reduce-scatter-allgather" : "recursive-doubling";
         }
-        if (alg.equals("hierarchical") && !Hierarchy.worthwhile(channel.hosts())) {
+        if (alg.equals("hierarchical") && groups() == null) {
             alg = isLong ? "reduce-scatter-allgather" : "recursive-doubling";
         }
         Object reduced = switch (alg) {
-            case "hierarchical" -> Hierarchical.allreduce(channel, seq, operand, op, config);
+            case "hierarchical" -> Hierarchical.allreduce(channel, groups(), seq, operand, op, config);
             case "reduce-broadcast" -> ReduceAlgorithms.allreduceReduceBroadcast(channel, seq, operand, op);
             case "reduce-scatter-allgather" -> ReduceAlgorithms.allreduceReduceScatterAllgather(channel, seq, operand, op);
             case "recursive-doubling" -> ReduceAlgorithms.allreduceRecursiveDoubling(channel, seq, operand, op);
@@ -259,9 +269,27 @@ public final class Collectives {
 
     // ------------------------------------------------------------------------------------ helpers
 
-    /** Whether {@code auto} groups by host here (the same answer on every rank: it depends on placement only). */
+    /**
+     * Whether {@code auto} picks the hierarchical algorithms here: the communicator spans several sites,
+     * or several hosts some of which hold several of its ranks (the same answer on every rank: it
+     * depends on placement only).
+     */
     private boolean hierarchical() {
-        return config.hierarchical() && Hierarchy.worthwhile(channel.hosts());
+        return config.hierarchical() && groups() != null;
+    }
+
+    /**
+     * The groups of the hierarchical algorithms: the sites when the communicator spans several (the
+     * costly links are between sites), else the hosts when grouping by host saves messages, else
+     * {@code null} (the flat algorithms).
+     */
+    private int[] groups() {
+        int[] sites = channel.sites();
+        if (Hierarchy.spans(sites)) {
+            return sites;
+        }
+        int[] hosts = channel.hosts();
+        return Hierarchy.worthwhile(hosts) ? hosts : null;
     }
 
     private int next() {

@@ -4,10 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How a communicator's ranks sit on service hosts, for the hierarchical algorithms: the ranks of
- * each host (in rank order), one leader per host (the root on the root's host, else the host's
- * lowest rank), and this rank's local group and leader group. Computed identically on every rank
- * from {@link CollectiveChannel#hosts()}.
+ * How a communicator's ranks sit in groups — sites ({@link CollectiveChannel#sites()}) or service
+ * hosts ({@link CollectiveChannel#hosts()}) — for the hierarchical algorithms: the ranks of each group
+ * (in rank order), one leader per group (the root in the root's group, else the group's lowest rank),
+ * and this rank's local group and leader group. Leaders are in ascending rank order, so groups come in
+ * the order of their leaders. Computed identically on every rank from the same array.
  */
 final class Hierarchy {
     final int[] local;      // ranks on this rank's host, ascending
@@ -22,6 +23,22 @@ final class Hierarchy {
         this.leaders = leaders;
         this.leaderRoot = leaderRoot;
         this.isLeader = isLeader;
+    }
+
+    /** Whether the ranks are in more than one group (a valid grouping: every number below the size). */
+    static boolean spans(int[] groups) {
+        if (groups == null) {
+            return false;
+        }
+        for (int g : groups) {
+            if (g < 0 || g >= groups.length) {
+                return false;
+            }
+            if (g != groups[0]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether grouping by host can save anything: several hosts, and some host with several ranks. */

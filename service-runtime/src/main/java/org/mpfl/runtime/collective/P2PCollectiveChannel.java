@@ -1,5 +1,10 @@
 package org.mpfl.runtime.collective;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.api.Message;
 import org.mpfl.runtime.api.Request;
 import org.mpfl.runtime.p2p.P2PCommunicator;
@@ -11,25 +16,35 @@ import org.mpfl.runtime.p2p.P2PCommunicator;
 public final class P2PCollectiveChannel implements CollectiveChannel {
     private final P2PCommunicator comm;
     private final int[] hosts;
+    private final int[] sites;
 
     public P2PCollectiveChannel(P2PCommunicator privateContext) {
         this.comm = privateContext;
-        this.hosts = hostsOf(privateContext);
+        this.hosts = numbered(privateContext, Endpoint::hostId);
+        this.sites = numbered(privateContext, Endpoint::site);
     }
 
-    /** Host numbers by communicator rank, from the host ids of the domain's endpoints. */
-    private static int[] hostsOf(P2PCommunicator comm) {
-        java.util.List<org.mpfl.protocol.Endpoint> endpoints = comm.rankInstance().endpoints();
-        java.util.Map<String, Integer> numbers = new java.util.HashMap<>();
+    /**
+     * Numbers by communicator rank of one property of the domain's endpoints (host id, site), numbered
+     * in order of first appearance in rank order; {@code null} when some endpoint lacks it.
+     */
+    private static int[] numbered(P2PCommunicator comm, Function<Endpoint, String> property) {
+        List<Endpoint> endpoints = comm.rankInstance().endpoints();
+        Map<String, Integer> numbers = new HashMap<>();
         int[] out = new int[comm.size()];
         for (int r = 0; r < out.length; r++) {
-            String id = endpoints.get(comm.worldRankOf(r)).hostId();
+            String id = property.apply(endpoints.get(comm.worldRankOf(r)));
             if (id == null) {
                 return null;
             }
             out[r] = numbers.computeIfAbsent(id, k -> numbers.size());
         }
         return out;
+    }
+
+    @Override
+    public int[] sites() {
+        return sites;
     }
 
     @Override

@@ -16,12 +16,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.Sites;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Keeps a service host registered with an engine: announces it ({@code POST /api/registry/hosts}
- * with hostId, SOAP base URL, binary address, service types, capacity) and then sends a heartbeat
+ * with hostId, SOAP base URL, binary address, service types, capacity, site) and then sends a heartbeat
  * every few seconds ({@code POST /api/registry/hosts/{hostId}/heartbeat}). An unreachable engine is
  * a logged warning and a retry on the next beat, never a crash; a heartbeat the engine does not
  * know (404, e.g. after an engine restart) makes the host announce itself again. {@link #close()}
@@ -50,6 +51,8 @@ public final class EngineAnnouncer implements AutoCloseable {
     private final HostCredential credential;
     private final int capacity;
     private final boolean oversubscribe;
+    /** The site this host is in ({@link Sites}). */
+    private final String site;
     /**
      * This host process's instance: new each time it starts, so that the engine replaces a stale entry
      * of the same host id (a process killed without saying goodbye) and lifts what it was punished for.
@@ -94,6 +97,15 @@ public final class EngineAnnouncer implements AutoCloseable {
      *                      host is full ({@code mpflc host --oversubscribe}, as mpirun's)
      */
     public EngineAnnouncer(ServiceHost host, String engineUrl, HostCredential credential, int capacity, boolean oversubscribe) {
+        this(host, engineUrl, credential, capacity, oversubscribe, Sites.DEFAULT);
+    }
+
+    /**
+     * @param site the site this host is in ({@code mpflc host --site}; {@code null}: {@link Sites#DEFAULT})
+     * @throws IllegalArgumentException for a malformed site name
+     */
+    public EngineAnnouncer(ServiceHost host, String engineUrl, HostCredential credential, int capacity, boolean oversubscribe,
+                           String site) {
         if (credential == null || !credential.hostId().equals(host.hostId())) {
             throw new IllegalArgumentException("the announcer needs the credential of host " + host.hostId());
         }
@@ -103,6 +115,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         this.credential = credential;
         this.capacity = capacity;
         this.oversubscribe = oversubscribe;
+        this.site = Sites.of(site);
     }
 
     /** Announces now (in the background) and keeps beating. */
@@ -189,6 +202,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         a.put("capacity", capacity);
         a.put("deployUrl", host.deployUrl());
         a.put("oversubscribe", oversubscribe);
+        a.put("site", site);
         a.put("instance", instance);
         if (relay != null) {
             a.put("relay", relay);

@@ -15,6 +15,7 @@ import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.HelpRequested;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.Sites;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.protocol.tls.TlsOptions;
@@ -23,7 +24,7 @@ import org.mpfl.runtime.api.RankProgram;
 
 /**
  * The service-host process: {@code mpflc host [--engine URL] [--port P] [--bind ADDR] [--services DIR]
- * [--host-id ID] [--advertise NAME] [--capacity N] [--credential-file F] [--no-binary | --binary-port P]
+ * [--host-id ID] [--advertise NAME] [--capacity N] [--site NAME] [--credential-file F] [--no-binary | --binary-port P]
  * [--service NAME=CLASS]… [--extension NAME]… [--exit-with-parent] [--credential-stdin --host-id ID
  * [--credential-timeout S]]} and the TLS flags of
  * {@link TlsSettings} ({@code --tls-cert F --tls-key F} or {@code --tls-keystore F.p12}, {@code --tls-ca F};
@@ -129,6 +130,8 @@ public final class HostMain {
             .value("--host-id", "ID", "this host's id (must match the credential's)")
             .value("--services", "DIR", "a directory of service archives (.aar) to deploy at start")
             .value("--capacity", "N", "ranks the engine may place here (default: the number of cores)")
+            .value("--site", "NAME", Sites.DEFAULT, "the site this host is in (hosts of one site reach each other cheaply;"
+                    + " the engine packs a run's ranks within one site while it can)")
             .flag("--oversubscribe", "let the engine place more ranks here than --capacity when every host is full (as mpirun's)")
             .flag("--no-binary", "no binary channel (SOAP only)")
             .value("--binary-port", "P", "0", "the binary channel's port (0: any free port; a fixed one is what a firewall can open)")
@@ -162,6 +165,12 @@ public final class HostMain {
         int binaryPort = port(given, "--binary-port");
         int capacity = given.intValue("--capacity", Runtime.getRuntime().availableProcessors());
         boolean oversubscribe = given.flag("--oversubscribe");
+        String site;
+        try {
+            site = Sites.of(given.value("--site"));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--site: " + e.getMessage());
+        }
         boolean binary = !given.flag("--no-binary");
         boolean exitWithParent = given.flag("--exit-with-parent");
         boolean credentialStdin = given.flag("--credential-stdin");
@@ -247,10 +256,10 @@ public final class HostMain {
                 if (credential == null) {
                     throw new UsageException("--relay needs this host's credential (the relay admits only enrolled hosts)");
                 }
-                HostRelay.join(host, credential, relay, "");
+                HostRelay.join(host, credential, relay, site);
             }
             if (engine != null) {
-                announcer = new EngineAnnouncer(host, engine, credential, capacity, oversubscribe);
+                announcer = new EngineAnnouncer(host, engine, credential, capacity, oversubscribe, site);
                 announcer.relay(relay);
                 EngineAnnouncer a = announcer;
                 host.onDeploy(a::reannounce);

@@ -1,8 +1,11 @@
 package org.mpfl.runtime.p2p;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.mpfl.protocol.Endpoint;
 
 /** Messages and payload bytes one rank sent to each destination world rank (the engine's rank×rank matrix). */
 public final class TrafficCounters {
@@ -25,6 +28,21 @@ public final class TrafficCounters {
 
     public long bytesTo(int dest) {
         return bytes.get(dest);
+    }
+
+    /**
+     * Messages sent to the ranks of each site so far, by the destinations' sites (the endpoints' sites,
+     * by world rank): with this rank's own site, the (site → site) counts of the inter-site traffic.
+     */
+    public Map<String, Long> messagesBySite(List<Endpoint> endpoints) {
+        Map<String, Long> out = new TreeMap<>();
+        for (int i = 0; i < messages.length() && i < endpoints.size(); i++) {
+            long n = messages.get(i);
+            if (n > 0) {
+                out.merge(endpoints.get(i).site(), n, Long::sum);
+            }
+        }
+        return out;
     }
 
     /** Payload bytes sent to all destinations so far (a sum over the world: for sampled trace spans, not per message). */

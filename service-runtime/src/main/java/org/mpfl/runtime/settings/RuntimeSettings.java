@@ -29,7 +29,8 @@ public final class RuntimeSettings {
     public static final Setting<Integer> COLLECTIVE_REDUCE_BINOMIAL_MIN_RANKS = Setting.intProperty(
             "mpfl.collective.reduce.binomialMinRanks", 3, "fewest ranks for which an auto reduce uses the binomial tree");
     public static final Setting<Boolean> COLLECTIVE_HIERARCHICAL = Setting.booleanProperty("mpfl.collective.hierarchical", true,
-            "auto uses the host-aware barrier, broadcast and allreduce (one leader per host) when ranks span several hosts");
+            "auto uses the hierarchical barrier, broadcast and allreduce (and reduce across sites): one leader per site when"
+                    + " ranks span several sites, else one per host when they span several hosts");
 
     // messaging
     public static final Setting<Long> UNEXPECTED_LIMIT_BYTES = Setting.longProperty("mpfl.unexpectedLimitBytes",

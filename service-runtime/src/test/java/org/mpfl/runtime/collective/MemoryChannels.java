@@ -81,12 +81,22 @@ final class MemoryChannels {
     private final Mailbox[] boxes;
     private final boolean bstore;
     private int[] hosts;
+    private int[] sites;
 
     /** Places rank r on host {@code r % hostCount} (for the hierarchical algorithms). */
     MemoryChannels withHosts(int hostCount) {
         hosts = new int[boxes.length];
         for (int r = 0; r < hosts.length; r++) {
             hosts[r] = r % hostCount;
+        }
+        return this;
+    }
+
+    /** Places the ranks in {@code siteCount} sites of contiguous blocks of ranks (for the site-aware algorithms). */
+    MemoryChannels withSites(int siteCount) {
+        sites = new int[boxes.length];
+        for (int r = 0; r < sites.length; r++) {
+            sites[r] = r * siteCount / sites.length;
         }
         return this;
     }
@@ -211,6 +221,11 @@ final class MemoryChannels {
         @Override
         public int[] hosts() {
             return hosts == null ? null : hosts.clone();
+        }
+
+        @Override
+        public int[] sites() {
+            return sites == null ? null : sites.clone();
         }
 
         @Override

@@ -15,9 +15,14 @@ class MemoryCollectivesTest extends CollectiveSuite {
         return 2;
     }
 
+    /** The in-memory world of p ranks the suite runs on. */
+    protected MemoryChannels world(int p) {
+        return new MemoryChannels(p, true).withHosts(hostCount());
+    }
+
     @Override
     protected Object[] run(int p, Function<Coll, Object> body) {
-        MemoryChannels world = new MemoryChannels(p, true).withHosts(hostCount());
+        MemoryChannels world = world(p);
         CollectiveConfig config = config();
         Object[] out = RankThreads.run(p, 120, rank -> {
             CollectiveChannel ch = world.channel(rank, 1);

@@ -27,6 +27,8 @@ import org.mpfl.runtime.transport.ObjectTypes;
  */
 public final class InProcessCluster implements AutoCloseable {
     private final List<MessagingHost> hosts = new ArrayList<>();
+    /** The site of each host ({@code null}: every host in the default site). */
+    private String[] siteOfHost;
 
     private InProcessCluster() {
     }
@@ -54,11 +56,21 @@ public final class InProcessCluster implements AutoCloseable {
         return hosts.size();
     }
 
+    /** Puts host {@code i} in site {@code siteOfHost[i]}: the endpoints of later runs carry it, as the engine's do. */
+    public InProcessCluster withSites(String... siteOfHost) {
+        if (siteOfHost.length != hosts.size()) {
+            throw new IllegalArgumentException(siteOfHost.length + " sites for " + hosts.size() + " hosts");
+        }
+        this.siteOfHost = siteOfHost.clone();
+        return this;
+    }
+
     /** Endpoints of a domain whose rank {@code r} lives in host {@code hostOfRank[r]}. */
     public List<Endpoint> endpoints(int[] hostOfRank) {
         List<Endpoint> eps = new ArrayList<>();
         for (int r = 0; r < hostOfRank.length; r++) {
-            eps.add(hosts.get(hostOfRank[r]).endpoint("inproc://" + hostOfRank[r] + "/rank/" + r));
+            Endpoint e = hosts.get(hostOfRank[r]).endpoint("inproc://" + hostOfRank[r] + "/rank/" + r);
+            eps.add(siteOfHost == null ? e : new Endpoint(e.soapUrl(), e.binaryAddress(), e.hostId(), siteOfHost[hostOfRank[r]]));
         }
         return eps;
     }

@@ -1,4 +1,4 @@
-// The registry: service hosts, their services, capacity, last heartbeat and quarantine; refreshed live.
+// The registry: service hosts, their sites, services, capacity, last heartbeat and quarantine; refreshed live.
 
 import { api } from './api.js';
 import { el, show } from './dom.js';
@@ -30,6 +30,7 @@ function hostRow(host, timeoutMs, now) {
   return el('tr', {'data-host-id': host.hostId},
     el('td', {}, el('span', {class: 'badge health-' + h.cls}, h.label), quarantineBadge(host.quarantine)),
     el('th', {scope: 'row', class: 'mono'}, host.hostId),
+    el('td', {class: 'mono', 'data-site': host.site || 'default'}, host.site || 'default'),
     el('td', {class: 'mono'}, host.soapUrl, host.binaryAddress ? el('div', {class: 'sub'}, 'binary ' + host.binaryAddress) : null),
     el('td', {}, services.length ? el('ul', {class: 'chips'}, services.map(s => el('li', {class: 'chip'}, s)))
                                  : el('span', {class: 'sub'}, 'none yet')),
@@ -52,13 +53,15 @@ export function mountRegistryView(container) {
       const now = Date.now();
       hosts.sort((a, b) => String(a.hostId).localeCompare(String(b.hostId)));
       const slots = hosts.reduce((n, h) => n + (h.capacity || 0), 0);
+      const sites = new Set(hosts.map(h => h.site || 'default')).size;
       summary.textContent = `${hosts.length} service host${hosts.length === 1 ? '' : 's'}, ${slots} rank slot${slots === 1 ? '' : 's'}`
+        + (sites > 1 ? ` in ${sites} sites` : '')
         + (timeoutMs ? ` · hosts leave after ${Math.round(timeoutMs / 1000)} s without heartbeat` : '');
       show(holder, hosts.length === 0
         ? el('p', {class: 'empty'}, 'No service hosts. Start one with ', el('code', {}, 'mpflc host --engine ' + location.origin), '.')
         : el('table', {class: 'data hosts', id: 'hosts-table'},
             el('caption', {class: 'visually-hidden'}, 'Registered service hosts'),
-            el('thead', {}, el('tr', {}, ['Health', 'Host', 'Address', 'Services', 'Capacity', 'Last heartbeat']
+            el('thead', {}, el('tr', {}, ['Health', 'Host', 'Site', 'Address', 'Services', 'Capacity', 'Last heartbeat']
               .map(h => el('th', {scope: 'col'}, h)))),
             el('tbody', {}, hosts.map(h => hostRow(h, timeoutMs, now)))));
       status.textContent = '';

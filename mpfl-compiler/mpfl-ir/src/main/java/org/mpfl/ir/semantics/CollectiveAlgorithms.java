@@ -26,7 +26,7 @@ public enum CollectiveAlgorithms {
     ALLGATHER("allgather", "allgather", List.of("ring", "recursive-doubling", "gather-broadcast"),
             Map.of("binomial", "gather-broadcast")),
     ALLTOALL("alltoall", "alltoall", List.of("pairwise", "basic"), Map.of()),
-    REDUCE("reduce", "reduce", List.of("serial", "binomial"), Map.of()),
+    REDUCE("reduce", "reduce", List.of("serial", "binomial", "hierarchical"), Map.of()),
     ALLREDUCE("allreduce", "allreduce", List.of("reduce-broadcast", "recursive-doubling", "reduce-scatter-allgather",
             "hierarchical"), Map.of("bandwidth-optimal", "reduce-scatter-allgather", "binomial", "reduce-broadcast")),
     SCAN("scan", "scan", List.of("linear", "recursive-doubling"), Map.of());

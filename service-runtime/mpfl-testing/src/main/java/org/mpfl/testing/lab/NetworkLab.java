@@ -316,7 +316,11 @@ public final class NetworkLab implements AutoCloseable {
         }
         List<CompletableFuture<Host>> starting = new ArrayList<>();
         for (Node n : hostNodes) {
-            starting.add(CompletableFuture.supplyAsync(() -> launchHost(n, hostArgs)));
+            List<String> args = new ArrayList<>(hostArgs);
+            if (config.sites > 0) {
+                args.addAll(List.of("--site", n.name().substring(0, n.name().indexOf('h'))));
+            }
+            starting.add(CompletableFuture.supplyAsync(() -> launchHost(n, args)));
         }
         for (CompletableFuture<Host> f : starting) {
             try {

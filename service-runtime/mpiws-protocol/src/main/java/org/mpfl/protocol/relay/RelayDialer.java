@@ -84,7 +84,12 @@ public final class RelayDialer {
     /** This host's relay ({@code host:port}) and its site (blank: unknown). */
     public void ownRelay(String relayAddress, String site) {
         this.ownRelay = relayAddress;
-        this.ownSite = site == null ? "" : site;
+        this.ownSite = known(site);
+    }
+
+    /** A site name, blank when unknown: the default site says nothing about where a host is. */
+    static String known(String site) {
+        return site == null || site.equals(org.mpfl.protocol.Sites.DEFAULT) ? "" : site;
     }
 
     public void domainKeys(DomainKeys keys) {
@@ -105,7 +110,7 @@ public final class RelayDialer {
     /** The relay's directory as its control connection last told it: {@code host:port} → site. */
     void directory(Map<String, String> addresses) {
         directory.keySet().retainAll(addresses.keySet());
-        directory.putAll(addresses);
+        addresses.forEach((a, site) -> directory.put(a, known(site)));
     }
 
     /** The method used (or chosen) for {@code hostPort}, if this process connected to it or was told. */
