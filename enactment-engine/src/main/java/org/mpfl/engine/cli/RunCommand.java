@@ -13,6 +13,7 @@ import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
@@ -49,6 +50,8 @@ public final class RunCommand implements CliCommand {
             .flag("--oversubscribe", "place more ranks on hosts than their capacity rather than wait in the queue (as mpirun's)")
             .value("--queue-timeout", "S", "fail the run if it waits longer than S seconds in the queue (0: no bound;"
                     + " default: the engine's)")
+            .value("--sites", "N|A,B", "spread the run over N sites, or over the sites named (default: packed within one site"
+                    + " while capacity allows)")
             .repeatable("--sweep", "NAME=V1,V2,...", "run every combination of the values and print a table of their outputs")
             .value("--parallel", "K", String.valueOf(Sweep.DEFAULT_PARALLEL), "runs of a --sweep at a time")
             .flag("--json", "print the result as one JSON object")
@@ -184,7 +187,7 @@ public final class RunCommand implements CliCommand {
         return args.values("--service");
     }
 
-    /** {@code --priority}, {@code --oversubscribe} and {@code --queue-timeout} into the start request. */
+    /** {@code --priority}, {@code --oversubscribe}, {@code --queue-timeout} and {@code --sites} into the start request. */
     static void queueing(Arguments args, Map<String, Object> start) throws UsageException {
         if (args.has("--priority")) {
             start.put("priority", args.intValue("--priority"));
@@ -198,6 +201,13 @@ public final class RunCommand implements CliCommand {
                 throw new UsageException("--queue-timeout must be at least 0 (seconds; 0: no bound)");
             }
             start.put("queueTimeoutS", s);
+        }
+        if (args.has("--sites")) {
+            try {
+                start.put("sites", SiteRequest.parse(args.value("--sites")).toString());
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new UsageException("--sites: " + (e.getMessage() == null ? "give N or A,B" : e.getMessage()));
+            }
         }
     }
 

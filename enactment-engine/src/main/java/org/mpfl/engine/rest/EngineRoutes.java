@@ -32,6 +32,7 @@ import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunListing;
 import org.mpfl.engine.run.RunService;
+import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.engine.run.UnknownRunException;
 import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunStore;
@@ -583,8 +584,9 @@ public final class EngineRoutes extends RouteBuilder {
 
     /**
      * The run's place in the run queue: {@code "priority"} (a whole number, higher first), {@code "oversubscribe"}
-     * (true: exceed hosts' capacities rather than wait) and {@code "queueTimeoutS"} (0: wait as long as it takes;
-     * absent: the engine's default).
+     * (true: exceed hosts' capacities rather than wait), {@code "queueTimeoutS"} (0: wait as long as it takes;
+     * absent: the engine's default) and {@code "sites"} (a number of sites or {@code "a,b"}: the sites to place it on;
+     * absent: packed within one site while capacity allows).
      */
     private static Queueing queueing(JsonNode b) throws ApiException {
         int priority = 0;
@@ -604,7 +606,15 @@ public final class EngineRoutes extends RouteBuilder {
             }
             timeout = java.time.Duration.ofSeconds(b.get("queueTimeoutS").asLong());
         }
-        return new Queueing(priority, b.path("oversubscribe").asBoolean(false), timeout);
+        SiteRequest sites = null;
+        if (b.hasNonNull("sites")) {
+            JsonNode n = b.get("sites");
+            if (!n.isTextual() && !n.isIntegralNumber()) {
+                throw new ApiException(400, "'sites' must be a number of sites or site names separated by commas (\"a,b\")");
+            }
+            sites = SiteRequest.parse(n.asText()); // a bad one: IllegalArgumentException, 400 with its message
+        }
+        return new Queueing(priority, b.path("oversubscribe").asBoolean(false), timeout, sites);
     }
 
     private Reply cancelRun(Exchange ex) throws Exception {

@@ -35,17 +35,35 @@ public final class Placement {
     }
 
     /**
-     * The ranks other live runs hold per host id, and whether this run may exceed capacities.
+     * The ranks other live runs hold per host id, whether this run may exceed capacities, and how many
+     * of its ranks each site may take.
      *
      * @param busy          host id → ranks of other live runs there
      * @param oversubscribe whether every host may take more ranks than its capacity for this run
+     * @param siteQuota     site → the most ranks of this run placed there while hosts have room (empty: no
+     *                      bound; {@link SitePlacement} splits a run asked to span sites with it)
      */
-    public record Load(Map<String, Integer> busy, boolean oversubscribe) {
+    public record Load(Map<String, Integer> busy, boolean oversubscribe, Map<String, Integer> siteQuota) {
         /** No other run, and capacities are a preference only (how placement worked before the run queue). */
         public static final Load NONE = new Load(Map.of(), true);
 
         public Load {
             busy = Map.copyOf(busy);
+            siteQuota = Map.copyOf(siteQuota);
+        }
+
+        /** Without site quotas. */
+        public Load(Map<String, Integer> busy, boolean oversubscribe) {
+            this(busy, oversubscribe, Map.of());
+        }
+
+        Load withSiteQuota(Map<String, Integer> quota) {
+            return new Load(busy, oversubscribe, quota);
+        }
+
+        private boolean siteHasRoom(HostInfo h, Map<String, Integer> placedPerSite) {
+            Integer quota = siteQuota.get(h.site());
+            return quota == null || placedPerSite.getOrDefault(h.site(), 0) < quota;
         }
     }
 
@@ -144,6 +162,7 @@ public final class Placement {
         List<String> shortOf = new ArrayList<>();
         Map<String, Integer> cursor = new HashMap<>();
         Map<String, Integer> overflow = new HashMap<>();
+        Map<String, Integer> perSite = new HashMap<>();
         List<RankPlacement> out = new ArrayList<>();
         for (String process : layout.processes()) {
             String service = services.get(process);
@@ -168,7 +187,7 @@ public final class Placement {
                 HostInfo chosen = null;
                 for (int k = 0; k < candidates.size(); k++) {
                     HostInfo h = candidates.get((start + k) % candidates.size());
-                    if (used.getOrDefault(h.hostId(), 0) < h.capacity()) {
+                    if (used.getOrDefault(h.hostId(), 0) < h.capacity() && load.siteHasRoom(h, perSite)) {
                         chosen = h;
                         // stay on this host while it has room: consecutive ranks share a host (cheap local messages)
                         start = (start + k) % candidates.size();
@@ -189,6 +208,7 @@ public final class Placement {
                     chosen = overflowHosts.get(over % overflowHosts.size());
                 }
                 used.merge(chosen.hostId(), 1, Integer::sum);
+                perSite.merge(chosen.site(), 1, Integer::sum);
                 String onHost = nameOnHost.apply(chosen, service);
                 out.add(new RankPlacement(layout.first(process) + i, process, onHost, chosen.hostId(), chosen.endpoint(onHost)));
             }

@@ -10,10 +10,16 @@ import java.time.Duration;
  *                      {@code --oversubscribe})
  * @param queueTimeout  how long it may wait in the queue before it fails ({@code null}: the engine's default;
  *                      {@link Duration#ZERO}: as long as it takes)
+ * @param sites         the sites it asks to be placed on ({@code null}: packed within one site while capacity allows)
  */
-public record Queueing(int priority, boolean oversubscribe, Duration queueTimeout) {
+public record Queueing(int priority, boolean oversubscribe, Duration queueTimeout, SiteRequest sites) {
     /** Priority 0, capacities honoured, the engine's queue timeout. */
     public static final Queueing DEFAULT = new Queueing(0, false, null);
+
+    /** Without a site request. */
+    public Queueing(int priority, boolean oversubscribe, Duration queueTimeout) {
+        this(priority, oversubscribe, queueTimeout, null);
+    }
 
     public Queueing {
         if (queueTimeout != null && queueTimeout.isNegative()) {

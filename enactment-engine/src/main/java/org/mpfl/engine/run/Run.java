@@ -43,6 +43,8 @@ public final class Run {
     private boolean starting;
     private int attempts;
     private final List<Map<String, Object>> hostFaults = new ArrayList<>();
+    /** How the current attempt's sites were chosen ({@code {sites, reason}}), or {@code null}: one site, nothing asked. */
+    private Map<String, Object> sitePlan;
     /** The stored workflow version it runs, or {@code null} for a plan or document sent with the run. */
     private Integer workflowVersion;
     /** Restarts, attempt log, checkpoints and outputs carried over between attempts (see {@link RunAttempts}). */
@@ -165,6 +167,16 @@ public final class Run {
 
     /** Starts an attempt with these placements (the ranks of the current domain). */
     synchronized void placed(List<RankPlacement> placements) {
+        placed(placements, null);
+    }
+
+    /**
+     * Starts an attempt with these placements and says how their sites were chosen.
+     *
+     * @param sitePlan the detail's {@code placement} ({@code {sites, reason}}), or {@code null} when there was no choice
+     */
+    synchronized void placed(List<RankPlacement> placements, Map<String, Object> sitePlan) {
+        this.sitePlan = sitePlan == null ? null : new LinkedHashMap<>(sitePlan);
         ranks.clear();
         placements.forEach(p -> ranks.add(new RankView(p)));
         starting = true;
@@ -521,6 +533,9 @@ public final class Run {
         m.put("matrix", RankView.matrix(ranks));
         m.put("attempts", attempts);
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
+        if (sitePlan != null) {
+            m.put("placement", new LinkedHashMap<>(sitePlan));
+        }
         history.toJson(m);
         m.put("resumed", history.resumed());
         return m;

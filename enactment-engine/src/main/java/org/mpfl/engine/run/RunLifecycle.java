@@ -116,7 +116,8 @@ final class RunLifecycle implements RunFaults {
                 Map<String, String> services = new LinkedHashMap<>();
                 q.launch().path("services").fields().forEachRemaining(f -> services.put(f.getKey(), f.getValue().asText()));
                 Queueing queueing = new Queueing(q.priority(), q.oversubscribe(),
-                        q.queueTimeoutMs() == null ? null : java.time.Duration.ofMillis(q.queueTimeoutMs()));
+                        q.queueTimeoutMs() == null ? null : java.time.Duration.ofMillis(q.queueTimeoutMs()),
+                        SiteRequest.parse(q.launch().path("sites").asText(null)));
                 LaunchSpec spec = new LaunchSpec(ProcessLayout.ofCounts(counts), Map.copyOf(services), List.copyOf(slices), queueing);
                 runs.add(run, spec);
                 queue.submit(new RunQueue.Entry(run, spec, null, new LinkedHashMap<>(), q.sinceMs(), true));

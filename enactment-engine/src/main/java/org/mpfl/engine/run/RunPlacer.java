@@ -24,7 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The placement room of the run service: places a run's ranks on hosts ({@link Placement}), deploys
+ * The placement room of the run service: places a run's ranks on hosts ({@link SitePlacement}: within one
+ * site while capacity allows, then {@link Placement}), deploys
  * the services they lack, records the domain as live and fans {@code run} out to every rank, until
  * every rank accepted it ({@link Launched#STARTED}).
  *
@@ -124,14 +125,15 @@ final class RunPlacer {
             }
         }
         try {
-            List<RankPlacement> placements = Placement.place(spec.layout(), services, registry.hosts(),
+            SitePlacement.Placed placed = SitePlacement.place(spec.layout(), services, registry.hosts(),
                     (h, service) -> h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service)),
-                    unavailable(faulty), onHost, new Placement.Load(busy, spec.queueing().oversubscribe()));
+                    unavailable(faulty), onHost, new Placement.Load(busy, spec.queueing().oversubscribe()), spec.queueing().sites());
+            List<RankPlacement> placements = placed.ranks();
             if (run.state().isFinal()) {
                 return new Reservation(null, null, null, false);
             }
             boolean left = run.leaveQueue();
-            run.placed(placements);
+            run.placed(placements, placed.reason() == null ? null : placed.toJson());
             return new Reservation(placements, null, null, left);
         } catch (Placement.NoRoomException e) {
             return new Reservation(null, e.getMessage(), null, false);

@@ -188,6 +188,9 @@ final class RunQueue {
         e.spec().services().forEach(services::put);
         launch.put("restartsAllowed", e.run().history().restartsAllowed());
         Queueing q = e.spec().queueing();
+        if (q.sites() != null) {
+            launch.put("sites", q.sites().toString());
+        }
         try {
             store.saveQueued(new RunStore.QueuedRun(e.run().id(), q.priority(), e.run().createdMs(), e.sinceMs(),
                     q.oversubscribe(), q.queueTimeout() == null ? null : q.queueTimeout().toMillis(), launch));

@@ -87,7 +87,10 @@ export class AttemptsView {
     const log = run.attemptLog || [];
     const faults = run.hostFaults || [];
     show(this.summary, `Restarts after infrastructure faults: ${restarts.used} of ${restarts.allowed} used · `
-      + `${attemptsLabel(run)} · ${plural(run.checkpointsTaken || 0, 'complete checkpoint')}`);
+      + `${attemptsLabel(run)} · ${plural(run.checkpointsTaken || 0, 'complete checkpoint')}`,
+      // which sites the ranks are in and why (only when the hosts are in several sites or the run asked for some)
+      run.placement ? el('div', {class: 'sub', id: 'placement-reason', 'data-sites': (run.placement.sites || []).join(',')},
+        'Placement: ' + run.placement.reason) : null);
     show(this.attempts, log.map(a => {
       const end = attemptEnd(run, a, model.isFinal);
       return el('tr', {'data-attempt': a.attempt},
