@@ -24,6 +24,9 @@ public final class Relays {
 
     private final Map<String, Relay> relays = new ConcurrentHashMap<>();
     private final Map<String, String> hostRelays = new ConcurrentHashMap<>();
+    private final List<java.util.function.BiConsumer<Relay, String>> lostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** How long a watched relay may stay silent (it pings every second) before it counts as lost. */
+    static final long WATCH_SILENCE_MS = 5000;
 
     /** Records a relay's announcement. */
     public Relay announce(String relayId, String address) {
@@ -31,8 +34,28 @@ public final class Relays {
             throw new IllegalArgumentException("a relay announces its address as host:port");
         }
         Relay r = new Relay(relayId, address, System.currentTimeMillis());
-        relays.put(relayId, r);
+        Relay before = relays.put(relayId, r);
+        if (before == null || !before.address().equals(address)) {
+            // watched from its first announcement: a relay that dies fails the runs it carries at once
+            RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why));
+        }
         return r;
+    }
+
+    /** Listeners hear of a relay whose watch broke, with the reason; it leaves the list until it announces again. */
+    public void onRelayLost(java.util.function.BiConsumer<Relay, String> listener) {
+        lostListeners.add(listener);
+    }
+
+    private void lost(Relay r, String why) {
+        if (relays.remove(r.relayId(), r) || relays.values().stream().noneMatch(x -> x.address().equals(r.address()))) {
+            lostListeners.forEach(l -> l.accept(r, why));
+        }
+    }
+
+    /** The hosts reached through the relay at {@code address}. */
+    public List<String> hostsBehind(String address) {
+        return hostRelays.entrySet().stream().filter(e -> e.getValue().equals(address)).map(Map.Entry::getKey).sorted().toList();
     }
 
     public List<Relay> list() {
@@ -74,6 +97,46 @@ public final class Relays {
         return credentials.forHost(hostId)
                 .map(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
                 .orElse(false);
+    }
+
+    /**
+     * How each ordered pair of these hosts connects, and why — the choice the hosts make when their
+     * domain is set up ({@link RelayDialer}): {@code direct} within a site or where the receiving host
+     * holds no relay connection (it accepts inbound connections); {@code relay} when the receiver is
+     * in another site and accepts no inbound connections (it holds a connection to a relay). A reverse
+     * connection (the sender opening nothing, the receiver connecting out) is not offered: MPFL's
+     * transports send on connections the sender opened, so such pairs go through the relay.
+     *
+     * @param sites host id → site, in placement order
+     */
+    public List<Map<String, Object>> connections(Map<String, String> sites) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map.Entry<String, String> from : sites.entrySet()) {
+            for (Map.Entry<String, String> to : sites.entrySet()) {
+                if (from.getKey().equals(to.getKey())) {
+                    continue;
+                }
+                String relay = hostRelays.get(to.getKey());
+                boolean sameSite = from.getValue().equals(to.getValue());
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("from", from.getKey());
+                m.put("to", to.getKey());
+                if (sameSite) {
+                    m.put("method", "direct");
+                    m.put("why", "both hosts in site " + to.getValue());
+                } else if (relay == null) {
+                    m.put("method", "direct");
+                    m.put("why", "host " + to.getKey() + " in site " + to.getValue() + " accepts inbound connections");
+                } else {
+                    m.put("method", "relay");
+                    m.put("relay", nameOf(relay));
+                    m.put("why", "relay via " + nameOf(relay) + ": host " + to.getKey() + " in site " + to.getValue()
+                            + " accepts no inbound connections");
+                }
+                out.add(m);
+            }
+        }
+        return out;
     }
 
     /**

@@ -446,6 +446,11 @@ public final class NetworkLab implements AutoCloseable {
         return SiteNetwork.RELAY_ADDRESS + ":" + SiteNetwork.RELAY_PORT;
     }
 
+    /** The relay's node ({@code rly} on the WAN), or null without a relay. */
+    public Node relayNode() {
+        return nodes.get("rly");
+    }
+
     /** The relay process ({@code mpflc relay} in node {@code rly}), or null. */
     public Process relayProcess() {
         return relay;

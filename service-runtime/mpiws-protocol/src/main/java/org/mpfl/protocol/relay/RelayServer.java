@@ -42,6 +42,8 @@ public final class RelayServer implements Closeable {
     /** What a plaintext client sends first (a TLS client starts its handshake instead, then sends it inside). */
     static final byte[] MAGIC = "MPFLRLY1".getBytes(StandardCharsets.US_ASCII);
     private static final byte TLS_HANDSHAKE = 0x16;
+    /** How often a relay tells a watching engine that it is alive. */
+    static final long WATCH_PING_MS = 1000;
 
     /** Bounds of the relay: connections in all and per source, splices, and how long each step may take. */
     public record Limits(int maxConnections, int maxPerSource, int maxSplices, Duration headerTimeout,
@@ -198,6 +200,7 @@ public final class RelayServer implements Closeable {
                 case "register" -> handedOver = register(end, nonce, req);
                 case "dial" -> handedOver = dial(end, nonce, req);
                 case "accept" -> handedOver = accept(end, nonce, req);
+                case "watch" -> watched(end, nonce, req);
                 default -> refuse(end, "unknown op '" + op + "'");
             }
         } catch (SocketTimeoutException e) {
@@ -308,6 +311,25 @@ public final class RelayServer implements Closeable {
             } catch (IOException | RuntimeException e) {
                 Splice.close(r.end.socket());
             }
+        }
+    }
+
+    /** The engine watches the relay: a ping every {@link #WATCH_PING_MS} until either side goes. */
+    private void watched(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+        if (!RelayWire.ENGINE.equals(req.get("from")) || !authenticated(end, nonce, req, RelayWire.ENGINE)) {
+            if (!RelayWire.ENGINE.equals(req.get("from"))) {
+                refuse(end, "only the engine watches a relay");
+            }
+            return;
+        }
+        RelayWire.write(end.out(), Map.of("ok", "watching"));
+        while (!closed) {
+            try {
+                Thread.sleep(WATCH_PING_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            RelayWire.write(end.out(), Map.of("op", "ping"));
         }
     }
 
