@@ -48,9 +48,9 @@ public final class Relays {
     }
 
     private void lost(Relay r, String why) {
-        if (relays.remove(r.relayId(), r) || relays.values().stream().noneMatch(x -> x.address().equals(r.address()))) {
-            lostListeners.forEach(l -> l.accept(r, why));
-        }
+        // the watch belongs to the address: whatever record re-announcements left under the id goes with it
+        relays.computeIfPresent(r.relayId(), (id, now) -> now.address().equals(r.address()) ? null : now);
+        lostListeners.forEach(l -> l.accept(r, why));
     }
 
     /** The hosts reached through the relay at {@code address}. */
