@@ -86,7 +86,9 @@ class SitesBenchTest {
         lab.placement(id).forEach(h -> sites.add(h.substring(0, 2)));
         assertEquals(Set.of("s1", "s2"), sites, "the pair must span both sites");
         JsonNode out = d.path("outputs");
-        assertEquals(2.0, out.at("/pingpong_check/0").asDouble(), out.toString());
+        // PingPong's echo brings rank 0's own matrix back (1.0), Ping*Pong's reply is rank 1's (2.0)
+        assertEquals(1.0, out.at("/pingpong_check/0").asDouble(), out.toString());
+        assertEquals(2.0, out.at("/pingstarpong_check/0").asDouble(), out.toString());
         JsonNode rank0 = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode()
                 .put("pingpong_us", out.at("/pingpong_us/0").asDouble());
         return rank0;
