@@ -52,7 +52,8 @@ public final class AccessPolicy {
 
     private static final Pattern RUN = Pattern.compile("^/api/runs/([^/]+)(/.*)?$");
     private static final Pattern WORKFLOW = Pattern.compile("^/api/workflows/([^/]+)(/.*)?$");
-    private static final Pattern HOST_ROUTES = Pattern.compile("^/api/registry/hosts(/[^/]+(/heartbeat)?)?$");
+    private static final Pattern HOST_ROUTES = Pattern.compile(
+            "^/api/registry/(hosts(/[^/]+(/heartbeat)?)?|relays(/verify)?)$");
 
     /** Classifies a request by method and path. */
     public static Target target(String method, String path) {
@@ -74,7 +75,8 @@ public final class AccessPolicy {
         }
         if (HOST_ROUTES.matcher(p).matches() && !read) {
             // heartbeats are a host's keep-alive every few seconds, not a change anyone audits
-            return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat"));
+            // ... nor are a relay's announcements and checks of hosts' proofs
+            return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat") && !p.startsWith("/api/registry/relays"));
         }
         if (p.equals("/api/registry/hosts") && read) {
             return new Target(Need.ADMIN_OR_LOCAL, null, null, false);

@@ -32,7 +32,9 @@ public final class HostTokenCommand implements CliCommand {
             .with(EngineOptions::client)
             .value("--output", "FILE", "the join file to create (else standard output)")
             .alias("-o", "--output")
-            .value("--host-id", "ID", "the host's id (else the engine picks one)");
+            .value("--host-id", "ID", "the host's id (else the engine picks one)")
+            .flag("--relay", "the credential is for a relay (mpflc relay), whose id is --host-id: a relay needs a credential of"
+                    + " its own, never a host's");
     @Override
     public String name() {
         return "host-token";
@@ -54,6 +56,10 @@ public final class HostTokenCommand implements CliCommand {
         if (token == null) {
             throw new UsageException("issuing a host credential needs the engine's admin token: --token-file F or $MPFL_ENGINE_TOKEN");
         }
+        boolean relay = args.flag("--relay");
+        if (relay && args.value("--host-id") == null) {
+            throw new UsageException("--relay needs --host-id NAME (the relay's id, as the registry lists it)");
+        }
         String output = args.value("--output");
         if (output != null && Files.exists(Path.of(output))) {
             // before asking the engine: a credential whose file cannot be written would only have to be revoked
@@ -68,9 +74,11 @@ public final class HostTokenCommand implements CliCommand {
             out.flush();
         } else {
             writeOwnerOnly(Path.of(output), text);
-            err.println("host credential " + issued.get("id").asText() + " for host " + issued.get("hostId").asText()
-                    + " written to " + output + " (mode 0600); on the host: mpflc host --credential-file " + output
-                    + " --bind ADDR");
+            err.println(relay ? "relay credential " + issued.get("id").asText() + " for relay " + issued.get("hostId").asText()
+                    + " written to " + output + " (mode 0600); on the relay's machine: mpflc relay --credential-file " + output
+                    + " --bind ADDR --port P" : "host credential " + issued.get("id").asText() + " for host "
+                    + issued.get("hostId").asText() + " written to " + output + " (mode 0600); on the host: mpflc host"
+                    + " --credential-file " + output + " --bind ADDR");
         }
         return 0;
     }

@@ -29,6 +29,7 @@ import java.util.function.LongSupplier;
  */
 public final class HostRegistry {
     private final Map<String, HostInfo> hosts = new ConcurrentHashMap<>();
+    private final Relays relays = new Relays();
     private final Map<String, Quarantine> quarantines = new ConcurrentHashMap<>();
     private final List<Consumer<HostInfo>> lostListeners = new CopyOnWriteArrayList<>();
     private final Map<String, String> origins = new ConcurrentHashMap<>();
@@ -46,6 +47,11 @@ public final class HostRegistry {
     }
 
     /** Adds or replaces a host from its announcement; returns what the registry now holds. */
+    /** The relays, and which host is reached through which. */
+    public Relays relays() {
+        return relays;
+    }
+
     public HostInfo announce(HostAnnouncement a) {
         return put(a, false);
     }

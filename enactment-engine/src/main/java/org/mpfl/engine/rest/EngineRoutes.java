@@ -116,7 +116,10 @@ public final class EngineRoutes extends RouteBuilder {
                 .delete("/registry/hosts/{hostId}").to(direct("hosts-remove"))
                 .get("/registry/credentials").to(direct("credentials-list"))
                 .post("/registry/credentials").to(direct("credentials-issue"))
-                .delete("/registry/credentials/{id}").to(direct("credentials-revoke"));
+                .delete("/registry/credentials/{id}").to(direct("credentials-revoke"))
+                .get("/registry/relays").to(direct("relays-list"))
+                .post("/registry/relays").to(direct("relays-announce"))
+                .post("/registry/relays/verify").to(direct("relays-verify"));
 
         handle("engine-info", this::engineInfo);
         handle("openapi", this::openApi);
@@ -162,6 +165,27 @@ public final class EngineRoutes extends RouteBuilder {
             }).toList());
         });
         handle("credentials-issue", this::issueCredential);
+        handle("relays-list", ex -> Reply.ok(api.registry().relays().list()));
+        handle("relays-announce", ex -> {
+            String own = requireHost(ex);
+            if (api.registry().host(own).isPresent()) {
+                throw new ApiException(409, "'" + own + "' is registered as a service host: a relay needs a credential of its own");
+            }
+            try {
+                return new Reply(201, api.registry().relays().announce(own, body(ex).path("address").asText(null)));
+            } catch (IllegalArgumentException e) {
+                throw new ApiException(400, e.getMessage());
+            }
+        });
+        handle("relays-verify", ex -> {
+            String relay = requireHost(ex);
+            if (!api.registry().relays().isRelay(relay)) {
+                throw new ApiException(403, "only a relay (announced with POST /api/registry/relays) checks hosts' proofs");
+            }
+            JsonNode b = body(ex);
+            return Reply.ok(Map.of("valid", api.registry().relays().verify(api.credentials(), relay,
+                    b.path("hostId").asText(""), b.path("nonce").asText(""), b.path("proof").asText(""))));
+        });
         handle("credentials-revoke", ex -> {
             requireToken(ex);
             HostCredentials.Entry gone = api.credentials().revoke(param(ex, "id"))
@@ -677,6 +701,7 @@ public final class EngineRoutes extends RouteBuilder {
         List<Map<String, Object>> out = new ArrayList<>();
         for (HostInfo h : api.registry().hosts()) {
             Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
+            m.put("relay", api.registry().relays().relayOf(h.hostId()).orElse(null));
             m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
                 Map<String, Object> v = new LinkedHashMap<>();
                 v.put("active", api.registry().quarantined(h.hostId()));
@@ -694,8 +719,9 @@ public final class EngineRoutes extends RouteBuilder {
     private Reply announce(Exchange ex) throws Exception {
         String own = requireHost(ex);
         HostAnnouncement a;
+        JsonNode raw = body(ex);
         try {
-            a = Json.MAPPER.treeToValue(body(ex), HostAnnouncement.class);
+            a = Json.MAPPER.treeToValue(raw, HostAnnouncement.class);
         } catch (IOException e) {
             throw new ApiException(400, "not a host announcement: " + e.getMessage());
         }
@@ -705,7 +731,13 @@ public final class EngineRoutes extends RouteBuilder {
         a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl(),
                 a.oversubscribe(), a.instance(), a.site());
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("host", api.registry().announce(a));
+        if (api.registry().relays().isRelay(own)) {
+            throw new ApiException(409, "'" + own + "' is registered as a relay: a host needs a credential of its own");
+        }
+        HostInfo registered = api.registry().announce(a);
+        // a host that holds a connection to a relay accepts none from outside its site: the engine calls it there
+        api.registry().relays().hostUses(registered, raw.path("relay").asText(null));
+        m.put("host", registered);
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
         // the host gives up its ranks when it has not reached the engine for this long (the engine gave up on it)
         m.put("heartbeatTimeoutMs", api.registry().heartbeatTimeout().toMillis());

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.mpfl.engine.json.Json;
@@ -45,6 +46,8 @@ public final class Run {
     private final List<Map<String, Object>> hostFaults = new ArrayList<>();
     /** How the current attempt's sites were chosen ({@code {sites, reason}}), or {@code null}: one site, nothing asked. */
     private Map<String, Object> sitePlan;
+    /** How each pair of the run's hosts connects ({@code Relays#connections}), or null when on one host. */
+    private List<Map<String, Object>> connections;
     /** The stored workflow version it runs, or {@code null} for a plan or document sent with the run. */
     private Integer workflowVersion;
     /** Restarts, attempt log, checkpoints and outputs carried over between attempts (see {@link RunAttempts}). */
@@ -182,6 +185,25 @@ public final class Run {
         starting = true;
         attempts++;
         history.placed(attempts, ranks, System.currentTimeMillis());
+        dirty = true;
+    }
+
+    /** The relays (by id) some pair of the current attempt's hosts connects through. */
+    synchronized Set<String> relaysUsed() {
+        Set<String> used = new java.util.TreeSet<>();
+        if (connections != null) {
+            connections.forEach(c -> {
+                if (c.get("relay") != null) {
+                    used.add(c.get("relay").toString());
+                }
+            });
+        }
+        return used;
+    }
+
+    /** Records how each pair of the attempt's hosts connects (shown in the detail as {@code connections}). */
+    synchronized void connections(List<Map<String, Object>> methods) {
+        this.connections = methods.isEmpty() ? null : List.copyOf(methods);
         dirty = true;
     }
 
@@ -539,6 +561,9 @@ public final class Run {
         m.put("hostFaults", hostFaults.stream().map(LinkedHashMap::new).toList());
         if (sitePlan != null) {
             m.put("placement", new LinkedHashMap<>(sitePlan));
+        }
+        if (connections != null) {
+            m.put("connections", connections);
         }
         history.toJson(m);
         m.put("resumed", history.resumed());

@@ -182,6 +182,22 @@ final class RunMonitor {
         }
     }
 
+    /**
+     * A relay's watch broke (killed, or cut off): an infrastructure fault of every unfinished run
+     * with a pair of hosts connected through it, naming the relay and the hosts behind it.
+     */
+    void relayLost(org.mpfl.engine.registry.Relays.Relay relay, String why) {
+        for (Run run : runs.all()) {
+            if (run.state().isFinal() || !run.relaysUsed().contains(relay.relayId())) {
+                continue;
+            }
+            Run.Domain domain = run.domain();
+            faults.infrastructureFault(run, domain.id(), new RunError(null, relay.address(), "relay " + relay.relayId() + " at "
+                    + relay.address() + " was lost (" + why + "): hosts " + String.join(", ",
+                    registry.relays().hostsBehind(relay.address())) + " are unreachable from the other sites"), Set.of());
+        }
+    }
+
     /** One round of the ticker: expired hosts, deadlocks, status polls, dirty records, old runs. */
     void tick() {
         try {

@@ -102,6 +102,25 @@ final class RunPlacer {
     record Reservation(List<RankPlacement> placements, String waitReason, RunError failure, boolean leftQueue) {
     }
 
+    /** Says in the run record (detail and log) how each pair of the placed hosts connects, and why. */
+    private void recordConnections(Run run, List<RankPlacement> placements) {
+        Map<String, String> sites = new java.util.LinkedHashMap<>();
+        placements.forEach(p -> sites.putIfAbsent(p.hostId(), p.endpoint().site()));
+        List<Map<String, Object>> methods = registry.relays().connections(sites);
+        run.connections(methods);
+        List<String> relayed = methods.stream().filter(m -> "relay".equals(m.get("method")))
+                .map(m -> m.get("from") + " -> " + m.get("to") + ": " + m.get("why")).toList();
+        if (!relayed.isEmpty()) {
+            Map<String, Object> body = new java.util.LinkedHashMap<>();
+            body.put("action", "connections");
+            body.put("message", "attempt " + run.attempts() + ": " + relayed.size() + " of " + methods.size()
+                    + " host pairs through a relay (" + String.join("; ", relayed) + "), the others direct");
+            body.put("timeMs", System.currentTimeMillis());
+            journal.record(run, null, "placement", body);
+            LOG.info("run {}: {}", run.id(), body.get("message"));
+        }
+    }
+
     /**
      * Places all of a run's ranks in the free capacity, or none (gang placement). Under one lock for
      * the whole engine, so that two runs never take the same free places: the ranks every other live
@@ -134,6 +153,7 @@ final class RunPlacer {
             }
             boolean left = run.leaveQueue();
             run.placed(placements, placed.reason() == null ? null : placed.toJson());
+            recordConnections(run, placements);
             return new Reservation(placements, null, null, left);
         } catch (Placement.NoRoomException e) {
             return new Reservation(null, e.getMessage(), null, false);

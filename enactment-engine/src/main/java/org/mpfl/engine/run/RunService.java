@@ -61,6 +61,7 @@ public final class RunService implements AutoCloseable {
             }
         });
         registry.onHostLost(monitor::hostLost);
+        registry.relays().onRelayLost(monitor::relayLost);
         // runs a previous engine left waiting wait on (before the API serves, like re-attached runs)
         lifecycle.restoreQueued();
         long tick = Math.max(100, Math.min(500, settings.statusPollInterval().toMillis()));

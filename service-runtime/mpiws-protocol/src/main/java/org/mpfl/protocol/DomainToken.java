@@ -26,6 +26,8 @@ public final class DomainToken {
     private static final byte[] ABORT_LABEL = "MPIWS-abort-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHANNEL_LABEL = "MPIWS-channel-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHECKPOINT_LABEL = "MPIWS-checkpoint-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RELAY_SPLICE_LABEL = "MPFL-relay-splice-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RELAY_TAG_LABEL = "MPFL-relay-domain-1".getBytes(StandardCharsets.US_ASCII);
 
     private final SecretKeySpec key;
     /** Mac instances are not thread-safe and costly to create: one per thread per token. */
@@ -108,6 +110,33 @@ public final class DomainToken {
     public boolean verifyCheckpoint(String domainId, int rank, long checkpoint, String sha256Hex, byte[] proof) {
         return proof != null && sha256Hex != null
                 && MessageDigest.isEqual(proveCheckpoint(domainId, rank, checkpoint, sha256Hex), proof);
+    }
+
+    /**
+     * The proof with which both ends of a relayed connection show a relay that they hold this token
+     * ({@code org.mpfl.protocol.relay}): bound to the relay, to the nonce the relay chose for this one
+     * connection and to who dials whom, so the relay (or anyone watching it) learns nothing it could
+     * present on another connection, and nothing about the token.
+     */
+    public byte[] proveRelaySplice(String relayId, String nonce, String from, String target) {
+        Mac mac = macs.get();
+        mac.update(RELAY_SPLICE_LABEL);
+        for (String part : new String[] {relayId, nonce, from, target}) {
+            byte[] b = part.getBytes(StandardCharsets.UTF_8);
+            mac.update(ByteBuffer.allocate(4).putInt(b.length).array());
+            mac.update(b);
+        }
+        return mac.doFinal();
+    }
+
+    /**
+     * How a relayed connection names its domain to the relay: a hash of the domain ID, which itself
+     * authorises rank events and so never crosses the relay in the clear.
+     */
+    public static String relayTag(String domainId) {
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        byte[] b = ByteBuffer.allocate(RELAY_TAG_LABEL.length + id.length).put(RELAY_TAG_LABEL).put(id).array();
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(org.mpfl.protocol.digest.Sha256.of(b)).substring(0, 22);
     }
 
     private Mac newMac() {

@@ -60,6 +60,8 @@ public final class EngineAnnouncer implements AutoCloseable {
     private final String instance = java.util.UUID.randomUUID().toString();
     /** Verifies an {@code https} engine against the host's TLS settings' CA. */
     private final HttpClient http;
+    /** The relay this host holds a connection to ({@code host:port}), announced so the engine reaches it there. */
+    private volatile String relay;
     /** Two threads: the beats (each may block up to {@link #CALL_TIMEOUT}) and the loss check, which must not wait for them. */
     private final ScheduledExecutorService timer = Executors.newScheduledThreadPool(2, r -> {
         Thread t = new Thread(r, "mpfl-engine-heartbeat");
@@ -186,6 +188,11 @@ public final class EngineAnnouncer implements AutoCloseable {
         }
     }
 
+    /** Announces this host as reachable through the relay at {@code relayAddress} (from the next announcement on). */
+    public void relay(String relayAddress) {
+        this.relay = relayAddress;
+    }
+
     private void announce() throws Exception {
         Map<String, Object> a = new LinkedHashMap<>();
         a.put("hostId", host.hostId());
@@ -197,6 +204,9 @@ public final class EngineAnnouncer implements AutoCloseable {
         a.put("oversubscribe", oversubscribe);
         a.put("site", site);
         a.put("instance", instance);
+        if (relay != null) {
+            a.put("relay", relay);
+        }
         HttpResponse<String> r = post(engineUrl + "/api/registry/hosts", JSON.writeValueAsString(a));
         if (r.statusCode() / 100 != 2) {
             warn("engine refused the announcement: HTTP " + r.statusCode() + " " + r.body());

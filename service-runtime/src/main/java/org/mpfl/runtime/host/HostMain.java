@@ -141,6 +141,8 @@ public final class HostMain {
                     + " default: python3 on the PATH)")
             .repeatable("--allow-command-dir", "DIR", "a directory whose executables <compute command> may name by absolute path"
                     + " (kernels run with this host's rights: docs/security.md)")
+            .value("--relay", "HOST:PORT", "this host accepts no connection from outside its site: hold a connection to this"
+                    + " relay (mpflc relay) for peers and the engine to reach it, and reach such peers through it")
             .flag("--exit-with-parent", "end the host when its standard input closes (the launcher died)")
             .flag("--credential-stdin", "take the engine's URL and the credential as one line on standard input (with --host-id)")
             .value("--credential-timeout", "S", "120", "how long --credential-stdin waits for that line")
@@ -157,6 +159,7 @@ public final class HostMain {
         String bind = given.value("--bind");
         String advertise = given.value("--advertise");
         String hostId = given.value("--host-id");
+        String relay = given.value("--relay");
         Path services = given.path("--services");
         int port = port(given, "--port");
         int binaryPort = port(given, "--binary-port");
@@ -249,8 +252,15 @@ public final class HostMain {
                 engine = credential.engineUrl();
                 host.setCredential(credential);
             }
+            if (relay != null) {
+                if (credential == null) {
+                    throw new UsageException("--relay needs this host's credential (the relay admits only enrolled hosts)");
+                }
+                HostRelay.join(host, credential, relay, site);
+            }
             if (engine != null) {
                 announcer = new EngineAnnouncer(host, engine, credential, capacity, oversubscribe, site);
+                announcer.relay(relay);
                 EngineAnnouncer a = announcer;
                 host.onDeploy(a::reannounce);
                 announcing.set(announcer);

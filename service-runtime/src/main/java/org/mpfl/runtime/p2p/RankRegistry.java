@@ -155,6 +155,42 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
         return domains.get(domainId);
     }
 
+    /**
+     * A live domain of this host with a rank at {@code hostPort} (a peer's SOAP or binary address), or
+     * {@code null}: the domain whose token a connection through a relay to that peer proves.
+     */
+    public Domain domainReaching(String hostPort) {
+        for (Domain d : domains.values()) {
+            for (RankInstance r : d.ranks.values()) {
+                for (org.mpfl.protocol.Endpoint e : r.endpoints()) {
+                    if (hostPort.equals(e.binaryAddress()) || hostPort.equals(hostPortOf(e.soapUrl()))) {
+                        return d;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The live domain whose relay tag ({@link org.mpfl.protocol.DomainToken#relayTag}) is {@code tag}, or {@code null}. */
+    public Domain domainByRelayTag(String tag) {
+        for (Domain d : domains.values()) {
+            if (org.mpfl.protocol.DomainToken.relayTag(d.id()).equals(tag)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    private static String hostPortOf(String url) {
+        try {
+            java.net.URI u = java.net.URI.create(url);
+            return u.getHost() + ":" + u.getPort();
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     /** Number of domains with live state in this host (for leak checks). */
     public int liveDomains() {
         return domains.size();

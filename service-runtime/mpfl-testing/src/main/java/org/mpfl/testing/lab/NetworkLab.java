@@ -71,6 +71,8 @@ public final class NetworkLab implements AutoCloseable {
     public static final String PREFIX = "mpfl-lab-";
     /** The lab's /24: addresses exist only inside the lab's namespaces. */
     public static final String SUBNET = "10.77.0.";
+    /** Every lab address starts with this (the WAN is {@value #SUBNET}0/24, site K is 10.77.K.0/24). */
+    static final String LAB_PREFIX = "10.77.";
     /** Set to {@code 1} to skip (not fail) the multi-host tests where namespaces cannot be made. */
     public static final String SKIP_ENV = "MPFL_SKIP_NETNS";
     /** The engine's port inside its namespace (every namespace has its own ports). */
@@ -97,6 +99,9 @@ public final class NetworkLab implements AutoCloseable {
     private final Thread shutdownHook;
     private Process engine;
     private Path engineLog;
+    private SiteNetwork siteNetwork;
+    private Process relay;
+    private Path relayLog;
     private int engineStarts;
     private String token;
     /** The lab CA when the lab runs over TLS ({@link Builder#tls}), else null. */
@@ -127,6 +132,9 @@ public final class NetworkLab implements AutoCloseable {
         private HostSetup hostSetup = HostSetup.OWN_CREDENTIAL_IN_ENVIRONMENT;
         private Duration startTimeout = Duration.ofSeconds(120);
         private boolean tls;
+        private int sites;
+        private boolean sitesReachable;
+        private String wanRate = "100mbit";
 
         public Builder hosts(int n) {
             hostCount = n;
@@ -166,6 +174,30 @@ public final class NetworkLab implements AutoCloseable {
          */
         public Builder tls() {
             tls = true;
+            return this;
+        }
+
+        /**
+         * Sites instead of one flat network ({@link SiteNetwork}): {@code siteCount} sites of
+         * {@code hostsPerSite} hosts each ({@code s1h1}, {@code s1h2}, {@code s2h1}…), each site behind a
+         * NAT gateway that admits no connection from outside, and a relay ({@code mpflc relay} in node
+         * {@code rly}, {@value SiteNetwork#RELAY_PORT}) to which every host holds a connection.
+         */
+        public Builder sites(int siteCount, int hostsPerSite) {
+            sites = siteCount;
+            hostCount = hostsPerSite;
+            return this;
+        }
+
+        /** With {@link #sites}: the gateways route both ways, no NAT, no relay (the "direct" variant). */
+        public Builder sitesReachable() {
+            sitesReachable = true;
+            return this;
+        }
+
+        /** With {@link #sites}: the tbf rate of the WAN links (default 100mbit). */
+        public Builder wanRate(String rate) {
+            wanRate = rate;
             return this;
         }
 
@@ -247,17 +279,48 @@ public final class NetworkLab implements AutoCloseable {
         madeNamespaces.add(switchNs);
         NetworkNamespaces.addSwitch(switchNs);
         Node eng = node("eng", SUBNET + 10);
-        node("atk", SUBNET + 66);
+        Node atk = node("atk", SUBNET + 66);
         if (config.tls) {
             pki = LabPki.create(dir.resolve("pki"), "lab");
             http = new Http.Client(TlsSettings.fromOptions(Map.of(TlsSettings.CA, pki.caPem().toString()))
                     .httpClient().connectTimeout(Duration.ofSeconds(5)).build());
         }
-        startEngine(eng);
+        List<Node> hostNodes = new ArrayList<>();
+        List<String> hostArgs = new ArrayList<>();
+        if (config.sites > 0) {
+            siteNetwork = new SiteNetwork(this, config.sites, config.sitesReachable, config.wanRate);
+            List<Node> wan = new ArrayList<>(List.of(eng, atk));
+            Node rly = config.sitesReachable ? null : node("rly", SiteNetwork.RELAY_ADDRESS);
+            if (rly != null) {
+                wan.add(rly);
+            }
+            siteNetwork.build(wan);
+            if (rly != null) {
+                siteNetwork.shape(rly, "p-rly");
+            }
+            for (int k = 1; k <= config.sites; k++) {
+                for (int i = 1; i <= config.hostCount; i++) {
+                    hostNodes.add(siteNetwork.siteNode(k, "s" + k + "h" + i, 10 + i));
+                }
+            }
+            startEngine(eng);
+            if (rly != null) {
+                startRelay(rly);
+                hostArgs.addAll(List.of("--relay", relayAddress()));
+            }
+        } else {
+            startEngine(eng);
+            for (int i = 1; i <= config.hostCount; i++) {
+                hostNodes.add(node("h" + i, SUBNET + (10 + i)));
+            }
+        }
         List<CompletableFuture<Host>> starting = new ArrayList<>();
-        for (int i = 1; i <= config.hostCount; i++) {
-            Node n = node("h" + i, SUBNET + (10 + i));
-            starting.add(CompletableFuture.supplyAsync(() -> launchHost(n)));
+        for (Node n : hostNodes) {
+            List<String> args = new ArrayList<>(hostArgs);
+            if (config.sites > 0) {
+                args.addAll(List.of("--site", n.name().substring(0, n.name().indexOf('h'))));
+            }
+            starting.add(CompletableFuture.supplyAsync(() -> launchHost(n, args)));
         }
         for (CompletableFuture<Host> f : starting) {
             try {
@@ -271,9 +334,33 @@ public final class NetworkLab implements AutoCloseable {
 
     /** Makes a namespace joined to the switch with {@code address}/24 on its {@code eth0}. */
     private Node node(String nodeName, String address) throws IOException {
+        return node(switchNs, nodeName, address);
+    }
+
+    /** A node on the WAN switch (for {@link SiteNetwork}). */
+    Node wanNode(String nodeName, String address) throws IOException {
+        return node(nodeName, address);
+    }
+
+    /** The namespace of the WAN switch (the lab's switch). */
+    String wanSwitch() {
+        return switchNs;
+    }
+
+    /** The namespace of site {@code k}'s switch, recorded for removal. */
+    String siteSwitch(int k) {
+        String ns = name + "-s" + k;
+        if (!madeNamespaces.contains(ns)) {
+            madeNamespaces.add(ns);
+        }
+        return ns;
+    }
+
+    /** Makes a namespace joined to {@code switchNamespace} with {@code address}/24 on its {@code eth0}. */
+    Node node(String switchNamespace, String nodeName, String address) throws IOException {
         String ns = name + "-" + nodeName;
         madeNamespaces.add(ns);
-        NetworkNamespaces.addNode(switchNs, ns, "p-" + nodeName, address);
+        NetworkNamespaces.addNode(switchNamespace, ns, "p-" + nodeName, address);
         Node n = new Node(this, nodeName, ns, address);
         nodes.put(nodeName, n);
         return n;
@@ -293,37 +380,131 @@ public final class NetworkLab implements AutoCloseable {
             cmd.addAll(pki.issue(eng.name(), eng.address(), "127.0.0.1").pemArguments());
         }
         cmd.addAll(config.engineArgs);
-        engine = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        engine = startLogged(cmd, engineLog, "MPFL engine and console: ", "the engine");
+        token = Files.readString(data.resolve("engine.token")).strip();
+    }
+
+    /**
+     * Starts {@code cmd} with its output copied to {@code log}; returns once a line starts with
+     * {@code readyPrefix} (bounded by the start time-out), else fails with the log's tail.
+     */
+    private Process startLogged(List<String> cmd, Path log, String readyPrefix, String what) throws IOException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<Void> ready = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(engine.getInputStream(), StandardCharsets.UTF_8));
-                 OutputStream log = Files.newOutputStream(engineLog)) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                 OutputStream out = Files.newOutputStream(log)) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                    log.write((line + "\n").getBytes(StandardCharsets.UTF_8));
-                    log.flush();
-                    if (line.startsWith("MPFL engine and console: ")) {
+                    out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    if (line.startsWith(readyPrefix)) {
                         ready.complete(null);
                     }
                 }
             } catch (IOException e) {
-                // the engine is gone
+                // the process is gone
             }
-            ready.completeExceptionally(new IOException("the engine exited before it was ready:\n" + tail(engineLog)));
-        }, name + "-engine-out");
+            ready.completeExceptionally(new IOException(what + " exited before it was ready:\n" + tail(log)));
+        }, name + "-out-" + log.getFileName());
         reader.setDaemon(true);
         reader.start();
         try {
             ready.get(config.startTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new IOException("the engine was not ready within " + config.startTimeout + ":\n" + tail(engineLog));
+            p.destroyForcibly();
+            throw new IOException(what + " was not ready within " + config.startTimeout + ":\n" + tail(log));
         } catch (java.util.concurrent.ExecutionException e) {
             throw (IOException) e.getCause();
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while " + what + " started");
         }
-        token = Files.readString(data.resolve("engine.token")).strip();
+        return p;
+    }
+
+    /** Enrols the relay as an administrator does ({@code mpflc host-token --relay}) and starts it in {@code rly}. */
+    private void startRelay(Node rly) throws Exception {
+        Path credential = dir.resolve("relay.credential");
+        Files.writeString(credential, issueCredential(rly.name()));
+        relayLog = dir.resolve("relay.log");
+        List<String> cmd = new ArrayList<>(rly.inside());
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JVM);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MPFLC_MAIN_CLASS, "relay", "--credential-file",
+                credential.toString(), "--engine", engineUrl(), "--bind", rly.address(),
+                "--port", Integer.toString(SiteNetwork.RELAY_PORT)));
+        if (config.tls) {
+            cmd.addAll(pki.issue(rly.name(), rly.address()).pemArguments());
+        }
+        relay = startLogged(cmd, relayLog, "MPFL relay ", "the relay");
+    }
+
+    /** The relay's {@code host:port} on the WAN (a lab with {@link Builder#sites}, not reachable). */
+    public String relayAddress() {
+        return SiteNetwork.RELAY_ADDRESS + ":" + SiteNetwork.RELAY_PORT;
+    }
+
+    /** The relay's node ({@code rly} on the WAN), or null without a relay. */
+    public Node relayNode() {
+        return nodes.get("rly");
+    }
+
+    /** The relay process ({@code mpflc relay} in node {@code rly}), or null. */
+    public Process relayProcess() {
+        return relay;
+    }
+
+    /** The relay's log (its output). */
+    public Path relayLog() {
+        return relayLog;
+    }
+
+    /** The gateway node of site {@code k} (1-based) of a lab with {@link Builder#sites}. */
+    public Node gateway(int k) {
+        return siteNetwork.gateway(k);
+    }
+
+    /** The site (1-based) of a host of a lab with {@link Builder#sites}: its node is {@code sKhN}. */
+    public static int siteOf(Host h) {
+        String n = h.node().name();
+        return Integer.parseInt(n.substring(1, n.indexOf('h')));
+    }
+
+    /** Whether a TCP connection from {@code from}'s node to {@code to}'s SOAP port opens (within 3 s). */
+    public boolean connects(Host from, Host to) throws IOException {
+        String target = to.node().address() + "/" + to.soapPort();
+        Result r = from.node().exec("timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/" + target);
+        return r.code() == 0;
+    }
+
+    /**
+     * Asserts the sites' isolation before a cross-site test: no host of one site opens a TCP
+     * connection to a host of another, while hosts of one site do reach each other (so the check
+     * itself can tell).
+     */
+    public void assertSitesIsolated() throws IOException {
+        for (Host a : hosts) {
+            for (Host b : hosts) {
+                if (a == b) {
+                    continue;
+                }
+                boolean sameSite = siteOf(a) == siteOf(b);
+                boolean connects = connects(a, b);
+                if (connects != sameSite) {
+                    throw new AssertionError(a.hostId() + " -> " + b.hostId() + (sameSite
+                            ? " (same site) cannot connect" : " (another site) connects: the sites are not isolated"));
+                }
+            }
+        }
     }
 
     private Host launchHost(Node n) {
+        return launchHost(n, List.of());
+    }
+
+    private Host launchHost(Node n, List<String> extraHostArgs) {
         try {
             HostProcesses.Builder b = HostProcesses.builder().count(1).launchPrefix(n.inside())
                     .readyTimeout(config.startTimeout).logDirectory(Files.createDirectories(dir.resolve(n.name())));
@@ -333,6 +514,7 @@ public final class NetworkLab implements AutoCloseable {
             // the run queue's bounds are tested without it (RunQueueTest)
             List.of("--engine", engineUrl(), "--bind", n.address(), "--host-id", n.name(),
                     "--capacity", Integer.toString(config.capacity), "--oversubscribe").forEach(b::hostArg);
+            extraHostArgs.forEach(b::hostArg);
             if (config.tls) {
                 pki.issue(n.name(), n.address()).pemArguments().forEach(b::hostArg);
             }
@@ -553,6 +735,9 @@ public final class NetworkLab implements AutoCloseable {
         for (Host h : hosts) {
             b.append("\nhost ").append(h.hostId()).append(" log:\n").append(tail(h.process().log()));
         }
+        if (relayLog != null) {
+            b.append("\nrelay log:\n").append(tail(relayLog));
+        }
         return b.toString();
     }
 
@@ -575,6 +760,9 @@ public final class NetworkLab implements AutoCloseable {
         closed = true;
         for (Host h : hosts) {
             h.processes().close();
+        }
+        if (relay != null) {
+            relay.destroyForcibly();
         }
         if (engine != null) {
             engine.destroy();
@@ -686,7 +874,7 @@ public final class NetworkLab implements AutoCloseable {
          * {@code labAddress:port} (through the node's relay): the peer sees this node's address.
          */
         public synchronized InetSocketAddress reach(String labAddress, int port) throws IOException {
-            if (!labAddress.startsWith(SUBNET)) {
+            if (!labAddress.startsWith(LAB_PREFIX)) {
                 throw new IllegalArgumentException(labAddress + " is not in the lab");
             }
             Forward f = forwards.get(labAddress + ":" + port);
@@ -745,7 +933,7 @@ public final class NetworkLab implements AutoCloseable {
             List<String> cmd = new ArrayList<>(inside());
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.addAll(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                    System.getProperty("java.class.path"), NamespaceRelay.class.getName(), relaySocket.toString(), SUBNET));
+                    System.getProperty("java.class.path"), NamespaceRelay.class.getName(), relaySocket.toString(), LAB_PREFIX));
             Path log = lab.dir.resolve("relay-" + name + ".log");
             relay = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
             CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -834,7 +1022,7 @@ public final class NetworkLab implements AutoCloseable {
         }
 
         /** {@code iptables} if it works inside the node, else {@code iptables-legacy}. */
-        private static String iptablesCommand(Node node) throws IOException {
+        static String iptablesCommand(Node node) throws IOException {
             StringBuilder why = new StringBuilder();
             for (String c : List.of("iptables", "iptables-legacy")) {
                 try {

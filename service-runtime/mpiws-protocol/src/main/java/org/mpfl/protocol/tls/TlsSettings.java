@@ -227,6 +227,21 @@ public final class TlsSettings {
     }
 
     /**
+     * Like {@link #serverSocket(Socket)} for a connection whose first bytes were already read (to
+     * tell TLS from plaintext on one port, as the relay does): they are handed to the TLS layer first.
+     */
+    public SSLSocket serverSocket(Socket accepted, byte[] consumed) throws IOException {
+        if (!serves()) {
+            throw new IllegalStateException("TLS: no certificate and key to serve with");
+        }
+        SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(accepted,
+                new java.io.ByteArrayInputStream(consumed), true);
+        s.setUseClientMode(false);
+        s.setNeedClientAuth(false);
+        return s;
+    }
+
+    /**
      * Layers TLS over a connected socket as a client and completes the handshake (bounded by the
      * socket's read time-out, which the caller sets first). The server must present a certificate
      * from {@code --tls-ca} naming {@code host}; otherwise this throws and closes the socket.

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.transport.Envelope;
@@ -466,15 +467,8 @@ public final class BinaryTransport implements Transport {
             }
             String host = address.substring(0, colon);
             int port = Integer.parseInt(address.substring(colon + 1));
-            SocketChannel ch = SocketChannel.open();
-            try {
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ch.socket().connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
-                return ch;
-            } catch (IOException | RuntimeException e) {
-                ch.close();
-                throw e;
-            }
+            // direct, or spliced through a relay when this host reaches that address only so
+            return RelayDialer.shared().connect(host, port, CONNECT_TIMEOUT_MS);
         }
 
         void disconnect() {

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.tls.TlsSettings;
 
@@ -142,8 +143,7 @@ final class ReachabilityProbe {
 
     /** One TLS probe: connect, TLS handshake, a valid HELLO, all before {@code deadline}; then leave. */
     private boolean probeTls(String host, InetSocketAddress target, long deadline) {
-        try (Socket s = new Socket()) {
-            s.connect(target, remainingMillis(deadline));
+        try (Socket s = RelayDialer.shared().connect(host, target.getPort(), remainingMillis(deadline)).socket()) {
             s.setSoTimeout(remainingMillis(deadline));
             try (Socket ssl = tls.clientSocket(s, host, target.getPort())) {
                 ssl.setSoTimeout(remainingMillis(deadline));

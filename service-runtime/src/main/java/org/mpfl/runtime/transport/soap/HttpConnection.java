@@ -4,7 +4,6 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -13,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -54,14 +54,12 @@ final class HttpConnection implements Closeable {
      */
     HttpConnection(String host, int port, int connectTimeoutMs, int readTimeoutMs, TlsSettings tls) throws IOException {
         this.hostPort = host + ":" + port;
-        SocketChannel ch = SocketChannel.open();
+        // direct, or spliced through a relay when this host reaches that address only so (RelayDialer)
+        SocketChannel ch = RelayDialer.shared().connect(host, port, connectTimeoutMs);
         Socket s = ch.socket();
         try {
             s.setTcpNoDelay(true);
             s.setKeepAlive(true);
-            s.setSendBufferSize(256 * 1024);
-            s.setReceiveBufferSize(256 * 1024);
-            s.connect(new InetSocketAddress(host, port), connectTimeoutMs);
             // the socket adaptor's stream honours SO_TIMEOUT on a blocking channel: reads stay bounded
             s.setSoTimeout(readTimeoutMs);
             if (tls != null) {

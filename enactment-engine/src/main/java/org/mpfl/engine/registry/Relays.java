@@ -1,0 +1,162 @@
+package org.mpfl.engine.registry;
+
+import java.net.ProxySelector;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.mpfl.protocol.relay.RelayDialer;
+import org.mpfl.protocol.relay.RelayWire;
+
+/**
+ * The relays the engine knows ({@code mpflc relay} announces itself with its credential) and which
+ * host is reached through which relay (a host announces {@code relay} when it accepts no connection
+ * from outside its site). The engine's own calls to such a host (deploy, run, status, abort) go
+ * through its relay ({@link RelayDialer#routeVia}); the engine checks hosts' proofs for relays
+ * ({@link #verify}), since only it holds the hosts' engine keys.
+ */
+public final class Relays {
+    /** One relay: its id (its credential's host id), where it listens, when it last announced itself. */
+    public record Relay(String relayId, String address, long lastSeenMs) {
+    }
+
+    private final Map<String, Relay> relays = new ConcurrentHashMap<>();
+    private final Map<String, String> hostRelays = new ConcurrentHashMap<>();
+    private final List<java.util.function.BiConsumer<Relay, String>> lostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** How long a watched relay may stay silent (it pings every second) before it counts as lost. */
+    static final long WATCH_SILENCE_MS = 5000;
+
+    /** Records a relay's announcement. */
+    public Relay announce(String relayId, String address) {
+        if (address == null || address.lastIndexOf(':') <= 0) {
+            throw new IllegalArgumentException("a relay announces its address as host:port");
+        }
+        Relay r = new Relay(relayId, address, System.currentTimeMillis());
+        Relay before = relays.put(relayId, r);
+        if (before == null || !before.address().equals(address)) {
+            // watched from its first announcement: a relay that dies fails the runs it carries at once
+            RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why));
+        }
+        return r;
+    }
+
+    /** Listeners hear of a relay whose watch broke, with the reason; it leaves the list until it announces again. */
+    public void onRelayLost(java.util.function.BiConsumer<Relay, String> listener) {
+        lostListeners.add(listener);
+    }
+
+    private void lost(Relay r, String why) {
+        // the watch belongs to the address: whatever record re-announcements left under the id goes with it
+        relays.computeIfPresent(r.relayId(), (id, now) -> now.address().equals(r.address()) ? null : now);
+        lostListeners.forEach(l -> l.accept(r, why));
+    }
+
+    /** The hosts reached through the relay at {@code address}. */
+    public List<String> hostsBehind(String address) {
+        return hostRelays.entrySet().stream().filter(e -> e.getValue().equals(address)).map(Map.Entry::getKey).sorted().toList();
+    }
+
+    public List<Relay> list() {
+        return new ArrayList<>(relays.values());
+    }
+
+    /** Whether {@code hostId} announced itself as a relay. */
+    public boolean isRelay(String hostId) {
+        return relays.containsKey(hostId);
+    }
+
+    /** The relay a host said it holds a connection to ({@code host:port}), if any. */
+    public Optional<String> relayOf(String hostId) {
+        return Optional.ofNullable(hostRelays.get(hostId));
+    }
+
+    /** The id of the relay listening at {@code address}, else the address itself. */
+    public String nameOf(String address) {
+        return relays.values().stream().filter(r -> r.address().equals(address)).map(Relay::relayId).findFirst().orElse(address);
+    }
+
+    /** Host {@code h} is reached through the relay at {@code relayAddress} (null: directly again). */
+    public void hostUses(HostInfo h, String relayAddress) {
+        if (relayAddress == null || relayAddress.isBlank()) {
+            hostRelays.remove(h.hostId());
+        } else {
+            hostRelays.put(h.hostId(), relayAddress);
+        }
+        String why = "host " + h.hostId() + " accepts no inbound connections from outside its site";
+        for (String url : List.of(h.soapUrl(), h.deployUrl())) {
+            URI u = URI.create(url);
+            RelayDialer.shared().routeVia(u.getHost() + ":" + u.getPort(), relayAddress == null || relayAddress.isBlank()
+                    ? null : relayAddress, why);
+        }
+    }
+
+    /** Whether {@code proof} is host {@code hostId}'s proof for relay {@code relayId} over {@code nonce}. */
+    public boolean verify(HostCredentials credentials, String relayId, String hostId, String nonce, String proof) {
+        return credentials.forHost(hostId)
+                .map(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
+                .orElse(false);
+    }
+
+    /**
+     * How each ordered pair of these hosts connects, and why — the choice the hosts make when their
+     * domain is set up ({@link RelayDialer}): {@code direct} within a site or where the receiving host
+     * holds no relay connection (it accepts inbound connections); {@code relay} when the receiver is
+     * in another site and accepts no inbound connections (it holds a connection to a relay). A reverse
+     * connection (the sender opening nothing, the receiver connecting out) is not offered: MPFL's
+     * transports send on connections the sender opened, so such pairs go through the relay.
+     *
+     * @param sites host id → site, in placement order
+     */
+    public List<Map<String, Object>> connections(Map<String, String> sites) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map.Entry<String, String> from : sites.entrySet()) {
+            for (Map.Entry<String, String> to : sites.entrySet()) {
+                if (from.getKey().equals(to.getKey())) {
+                    continue;
+                }
+                String relay = hostRelays.get(to.getKey());
+                boolean sameSite = from.getValue().equals(to.getValue());
+                Map<String, Object> m = new java.util.LinkedHashMap<>();
+                m.put("from", from.getKey());
+                m.put("to", to.getKey());
+                if (sameSite) {
+                    m.put("method", "direct");
+                    m.put("why", "both hosts in site " + to.getValue());
+                } else if (relay == null) {
+                    m.put("method", "direct");
+                    m.put("why", "host " + to.getKey() + " in site " + to.getValue() + " accepts inbound connections");
+                } else {
+                    m.put("method", "relay");
+                    m.put("relay", nameOf(relay));
+                    m.put("why", "relay via " + nameOf(relay) + ": host " + to.getKey() + " in site " + to.getValue()
+                            + " accepts no inbound connections");
+                }
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Makes this process's HTTP clients reach relayed hosts through their relays (a default proxy
+     * selector that tunnels only relayed {@code https} addresses), proving itself to each relay with the
+     * engine key of the relay's credential.
+     */
+    public static void engineDialer(HostCredentials credentials) {
+        RelayDialer dialer = RelayDialer.shared();
+        dialer.identity(new RelayDialer.Identity() {
+            @Override
+            public String id() {
+                return RelayWire.ENGINE;
+            }
+
+            @Override
+            public String proof(String relayId, String nonce) {
+                return credentials.forHost(relayId).map(e -> RelayWire.engineProof(e.engineKey(), relayId, nonce)).orElse("");
+            }
+        });
+        ProxySelector.setDefault(dialer.proxySelector(ProxySelector.getDefault()));
+    }
+}

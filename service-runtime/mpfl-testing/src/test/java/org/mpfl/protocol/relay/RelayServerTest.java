@@ -1,0 +1,126 @@
+package org.mpfl.protocol.relay;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.testing.Await;
+
+/**
+ * The relay in one JVM over loopback sockets: a host's link registers an echo server's address; a
+ * dial that proves the host's domain token is spliced to it (bytes come back), one with another
+ * token is refused, and so are a registration without the host's key and a 2 GB frame.
+ */
+@Timeout(60)
+class RelayServerTest {
+    static final Map<String, String> KEYS = Map.of("a", "key-of-a-0123456789", "b", "key-of-b-0123456789");
+    RelayServer relay;
+    RelayLink link;
+    ServerSocket echo;
+    String echoAddress;
+    final DomainToken token = new DomainToken(DomainToken.generate());
+    final String domainTag = DomainToken.relayTag("domain-1");
+
+    @BeforeEach
+    void start() throws Exception {
+        relay = new RelayServer("r1", "engine-key-of-r1", TlsSettings.NONE, (host, nonce, proof) -> KEYS.containsKey(host)
+                && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof), RelayServer.Limits.DEFAULT,
+                "127.0.0.1", 0);
+        echo = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
+        echoAddress = "127.0.0.1:" + echo.getLocalPort();
+        Thread t = new Thread(() -> {
+            try (Socket s = echo.accept()) {
+                s.getInputStream().transferTo(s.getOutputStream());
+            } catch (IOException e) {
+                // closed
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        link = new RelayLink("127.0.0.1:" + relay.port(), identity("b"), TlsSettings.NONE, List.of(echoAddress), "s2",
+                tag -> tag.equals(domainTag) ? token : null, m -> { }).start();
+        Await.until(java.time.Duration.ofSeconds(20), "host b registered at the relay", () -> relay.registeredHosts().contains("b"));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        link.close();
+        relay.close();
+        echo.close();
+    }
+
+    static RelayDialer.Identity identity(String host) {
+        return new RelayDialer.Identity() {
+            @Override
+            public String id() {
+                return host;
+            }
+
+            @Override
+            public String proof(String relayId, String nonce) {
+                return RelayWire.hostProof(KEYS.get(host), relayId, nonce, host);
+            }
+        };
+    }
+
+    RelayDialer dialerOf(String host, DomainToken its) {
+        RelayDialer d = new RelayDialer();
+        d.identity(identity(host));
+        d.domainKeys(target -> Optional.of(new RelayDialer.SpliceKey(domainTag, its)));
+        d.routeVia(echoAddress, "127.0.0.1:" + relay.port(), "test");
+        return d;
+    }
+
+    @Test
+    void aDialProvingTheDomainTokenIsSplicedToTheHost() throws Exception {
+        try (SocketChannel ch = dialerOf("a", token).connect("127.0.0.1", echo.getLocalPort(), 5000)) {
+            ch.write(ByteBuffer.wrap("across sites".getBytes(StandardCharsets.US_ASCII)));
+            byte[] back = ch.socket().getInputStream().readNBytes(12);
+            assertArrayEquals("across sites".getBytes(StandardCharsets.US_ASCII), back);
+        }
+        assertTrue(relay.splicedBytes() >= 24, "spliced " + relay.splicedBytes());
+    }
+
+    @Test
+    void aDialWithAnotherTokenIsRefused() {
+        IOException e = assertThrows(IOException.class, () -> dialerOf("a", new DomainToken(DomainToken.generate()))
+                .connect("127.0.0.1", echo.getLocalPort(), 5000));
+        assertTrue(e.getMessage().contains("do not prove the same domain token"), e.getMessage());
+    }
+
+    @Test
+    void registeringWithoutTheHostsKeyAndAnnouncingTwoGigabytesAreRefused() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", relay.port())) {
+            s.getOutputStream().write(RelayServer.MAGIC);
+            RelayWire.read(s.getInputStream());
+            RelayWire.write(s.getOutputStream(), Map.of("op", "register", "host", "a", "proof", "forged", "addresses", echoAddress));
+            assertTrue(RelayWire.read(s.getInputStream()).get("error").startsWith("not authenticated"));
+        }
+        try (Socket s = new Socket("127.0.0.1", relay.port())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(RelayServer.MAGIC);
+            RelayWire.read(s.getInputStream());
+            new DataOutputStream(s.getOutputStream()).writeInt(Integer.MAX_VALUE);
+            assertEquals(-1, s.getInputStream().read());
+        }
+        assertEquals(List.of("b"), relay.registeredHosts());
+    }
+}

@@ -1,0 +1,146 @@
+package org.mpfl.protocol.relay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.mpfl.ir.cli.ArgumentSpec;
+import org.mpfl.ir.cli.Arguments;
+import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.UsageException;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.tls.TlsOptions;
+import org.mpfl.protocol.tls.TlsSettings;
+
+/**
+ * {@code mpflc relay --credential-file F --bind ADDR --port P [--advertise NAME] [--engine URL]
+ * [TLS flags]}: runs a relay ({@link RelayServer}) under the relay's own credential
+ * ({@code mpflc host-token --relay --host-id NAME -o F}). It announces itself to the engine
+ * ({@code POST /api/registry/relays}, listed by {@code GET /api/registry/relays}) every
+ * {@link #ANNOUNCE_EVERY}, asks the engine to check each host's proof
+ * ({@code POST /api/registry/relays/verify}), prints one ready line
+ * ({@value #READY_PREFIX}ID listening on ADDR:PORT) and serves until killed.
+ */
+public final class RelayCommand implements CliCommand {
+    /** Prefix of the ready line. */
+    public static final String READY_PREFIX = "MPFL relay ";
+    static final Duration ANNOUNCE_EVERY = Duration.ofSeconds(10);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static final ArgumentSpec SPEC = ArgumentSpec.of("relay", "Runs a relay for hosts that accept no connection from"
+            + " outside their site; prints one ready line (" + READY_PREFIX + "ID listening on ADDR:PORT) and serves until killed.")
+            .value("--credential-file", "F", "the relay's credential (mpflc host-token --relay --host-id NAME -o F; or $"
+                    + HostCredential.ENV + ")")
+            .value("--engine", "URL", "the engine (default: the credential's)")
+            .value("--bind", "ADDR", "0.0.0.0", "the address to listen on")
+            .value("--port", "P", "7070", "the port hosts and callers connect to")
+            .value("--advertise", "HOST", "the name hosts and the engine reach this relay by (default: the bind address)")
+            .with(TlsOptions::serving)
+            .note("Hosts hold a connection to the relay (mpflc host --relay HOST:PORT); the relay splices connections between"
+                    + " hosts of one domain and from the engine to such hosts. It reads no payload: TLS runs between the hosts.");
+
+    @Override
+    public String name() {
+        return "relay";
+    }
+
+    @Override
+    public String summary() {
+        return "--credential-file F [--bind ADDR] [--port P]  run a relay for hosts behind NAT or a firewall";
+    }
+
+    @Override
+    public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
+        Arguments args = SPEC.parse(argList);
+        Path file = args.path("--credential-file");
+        String env = System.getenv(HostCredential.ENV);
+        HostCredential credential = file != null ? HostCredential.read(file)
+                : env != null && !env.isBlank() ? HostCredential.parse(env, "$" + HostCredential.ENV) : null;
+        if (credential == null) {
+            throw new UsageException("a relay needs its credential: --credential-file F or $" + HostCredential.ENV
+                    + " (make one on the engine's machine with 'mpflc host-token --relay --host-id NAME -o F')");
+        }
+        String engine = args.value("--engine") != null ? args.value("--engine") : credential.engineUrl();
+        if (engine == null) {
+            throw new UsageException("give the engine with --engine URL (the credential names none)");
+        }
+        TlsSettings tls = TlsOptions.of(args);
+        String bind = args.value("--bind");
+        int port = args.intValue("--port", 7070);
+        String advertise = args.value("--advertise") != null ? args.value("--advertise") : bind;
+        EngineCalls calls = new EngineCalls(engine.replaceAll("/+$", ""), credential, tls);
+        try (RelayServer server = new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify,
+                RelayServer.Limits.DEFAULT, bind, port)) {
+            String address = advertise + ":" + server.port();
+            calls.announce(address);
+            Thread announcer = new Thread(() -> {
+                while (true) {
+                    try {
+                        Thread.sleep(ANNOUNCE_EVERY.toMillis());
+                        calls.announce(address);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (IOException | RuntimeException e) {
+                        err.println("mpflc relay: announcing to " + engine + " failed: " + e.getMessage());
+                    }
+                }
+            }, "mpfl-relay-announce");
+            announcer.setDaemon(true);
+            announcer.start();
+            out.println(READY_PREFIX + credential.hostId() + " listening on " + address);
+            out.flush();
+            new CountDownLatch(1).await();
+        }
+        return 0;
+    }
+
+    /** The relay's two calls to the engine, under its credential. */
+    private static final class EngineCalls {
+        private final String engine;
+        private final HostCredential credential;
+        private final HttpClient http;
+
+        EngineCalls(String engine, HostCredential credential, TlsSettings tls) {
+            this.engine = engine;
+            this.credential = credential;
+            this.http = tls.httpClient().connectTimeout(Duration.ofSeconds(5)).build();
+        }
+
+        void announce(String address) throws IOException {
+            JsonNode a = post("/api/registry/relays", Map.of("relayId", credential.hostId(), "address", address));
+            if (a == null) {
+                throw new IOException("the engine refused the relay's announcement");
+            }
+        }
+
+        boolean verify(String hostId, String nonce, String proof) throws IOException {
+            JsonNode a = post("/api/registry/relays/verify", Map.of("hostId", hostId, "nonce", nonce, "proof", proof));
+            return a != null && a.path("valid").asBoolean(false);
+        }
+
+        private JsonNode post(String path, Map<String, String> body) throws IOException {
+            HttpRequest req = HttpRequest.newBuilder(URI.create(engine + path)).timeout(Duration.ofSeconds(10))
+                    .header("Authorization", credential.authorization()).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+            try {
+                HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() / 100 != 2) {
+                    throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + r.body());
+                }
+                return r.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(r.body());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted");
+            }
+        }
+    }
+}

@@ -1,0 +1,314 @@
+package org.mpfl.protocol.relay;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.ProxySelector;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.URI;
+import java.nio.channels.SocketChannel;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.mpfl.protocol.DomainToken;
+
+/**
+ * How this process opens a TCP connection to another component's {@code host:port}: directly, or
+ * through a relay ({@link RelayServer}) — the one place where that is decided, for SOAP between
+ * ranks, the binary channel, and (through {@link #proxySelector()}) the engine's HTTP calls to hosts.
+ *
+ * <p>The method per address: an explicit route ({@link #routeVia}, how the engine reaches a host that
+ * announced a relay); else, for an address in the directory of this host's relay, {@code direct} when
+ * both are in the same site, {@code relay} when the sites differ, and when a site is unknown a
+ * direct attempt first ({@link #PROBE_MS}), then the relay; else direct. The choice is kept per
+ * address ({@link #method}) so that it is made once, when a domain first connects, and can be shown.
+ *
+ * <p>A relayed connection is returned after the relay spliced it: the caller then speaks its own
+ * protocol, TLS first where it uses TLS, to the host it named — the relay only copies bytes.
+ */
+public final class RelayDialer {
+    /** How long a direct attempt to an address of unknown site may take before the relay is tried. */
+    public static final int PROBE_MS = 1500;
+    private static final RelayDialer SHARED = new RelayDialer();
+
+    /** Who this process is to a relay, and its proof for one connection's nonce. */
+    public interface Identity {
+        String id();
+
+        String proof(String relayId, String nonce);
+    }
+
+    /** Which domain (and its token) this host would use to connect to an address, if any. */
+    @FunctionalInterface
+    public interface DomainKeys {
+        /** A live domain of this host with a rank at {@code hostPort}, or empty. */
+        Optional<SpliceKey> forTarget(String hostPort);
+    }
+
+    /** A domain's relay tag ({@link DomainToken#relayTag}) and token. */
+    public record SpliceKey(String tag, DomainToken token) {
+    }
+
+    /** A method chosen for an address: {@code direct} or {@code relay}, the relay's address, and why. */
+    public record Method(String kind, String relay, String why) {
+        @Override
+        public String toString() {
+            return "relay".equals(kind) ? "relay via " + relay + ": " + why : "direct: " + why;
+        }
+    }
+
+    private final Map<String, String> explicitRoutes = new ConcurrentHashMap<>();
+    private final Map<String, Method> methods = new ConcurrentHashMap<>();
+    private final Map<String, String> directory = new ConcurrentHashMap<>();
+    private volatile Identity identity;
+    private volatile String ownRelay;
+    private volatile String ownSite = "";
+    private volatile DomainKeys domainKeys = target -> Optional.empty();
+    private volatile LocalProxy proxy;
+
+    /** The one dialer of this process. */
+    public static RelayDialer shared() {
+        return SHARED;
+    }
+
+    /** Who this process is at relays (a host: its credential; the engine: its relays' keys). */
+    public void identity(Identity id) {
+        this.identity = id;
+    }
+
+    /** This host's relay ({@code host:port}) and its site (blank: unknown). */
+    public void ownRelay(String relayAddress, String site) {
+        this.ownRelay = relayAddress;
+        this.ownSite = known(site);
+    }
+
+    /** A site name, blank when unknown: the default site says nothing about where a host is. */
+    static String known(String site) {
+        return site == null || site.equals(org.mpfl.protocol.Sites.DEFAULT) ? "" : site;
+    }
+
+    public void domainKeys(DomainKeys keys) {
+        this.domainKeys = keys;
+    }
+
+    /** Reaches {@code hostPort} through the relay at {@code relayAddress} (null: directly again). */
+    public void routeVia(String hostPort, String relayAddress, String why) {
+        if (relayAddress == null) {
+            explicitRoutes.remove(hostPort);
+            methods.remove(hostPort);
+        } else {
+            explicitRoutes.put(hostPort, relayAddress);
+            methods.put(hostPort, new Method("relay", relayAddress, why));
+        }
+    }
+
+    /** The relay's directory as its control connection last told it: {@code host:port} → site. */
+    void directory(Map<String, String> addresses) {
+        directory.keySet().retainAll(addresses.keySet());
+        addresses.forEach((a, site) -> directory.put(a, known(site)));
+    }
+
+    /** The method used (or chosen) for {@code hostPort}, if this process connected to it or was told. */
+    public Optional<Method> method(String hostPort) {
+        return Optional.ofNullable(methods.get(hostPort));
+    }
+
+    /** Every method chosen so far, by address. */
+    public Map<String, Method> methods() {
+        return new LinkedHashMap<>(methods);
+    }
+
+    /** Whether connections to {@code hostPort} go through a relay (as far as decided now). */
+    public boolean relayed(String hostPort) {
+        Method m = methods.get(hostPort);
+        return m != null && "relay".equals(m.kind());
+    }
+
+    /**
+     * A connected blocking channel to {@code host:port}, direct or spliced through a relay.
+     *
+     * @throws IOException naming the relay when the relay refused or could not be reached
+     */
+    public SocketChannel connect(String host, int port, int timeoutMs) throws IOException {
+        String hostPort = host + ":" + port;
+        String relay = explicitRoutes.get(hostPort);
+        if (relay != null) {
+            return viaRelay(relay, hostPort, timeoutMs);
+        }
+        Method chosen = methods.get(hostPort);
+        if (chosen != null) {
+            return "relay".equals(chosen.kind()) ? viaRelay(chosen.relay(), hostPort, timeoutMs) : direct(host, port, timeoutMs);
+        }
+        String mine = ownRelay;
+        String site = directory.get(hostPort);
+        if (mine == null || site == null) {
+            return direct(host, port, timeoutMs);
+        }
+        if (!site.isBlank() && site.equals(ownSite)) {
+            methods.put(hostPort, new Method("direct", null, "same site " + site));
+            return direct(host, port, timeoutMs);
+        }
+        if (site.isBlank() || ownSite.isBlank()) {
+            try {
+                SocketChannel ch = direct(host, port, Math.min(timeoutMs, PROBE_MS));
+                methods.put(hostPort, new Method("direct", null, hostPort + " answered a direct connection"));
+                return ch;
+            } catch (IOException unreachable) {
+                methods.put(hostPort, new Method("relay", mine, hostPort + " accepts no direct connection from here ("
+                        + unreachable.getMessage() + ")"));
+            }
+        } else {
+            methods.put(hostPort, new Method("relay", mine, "site " + site + " accepts no inbound connections from site "
+                    + ownSite));
+        }
+        return viaRelay(mine, hostPort, timeoutMs);
+    }
+
+    private static SocketChannel direct(String host, int port, int timeoutMs) throws IOException {
+        SocketChannel ch = SocketChannel.open();
+        try {
+            ch.socket().setTcpNoDelay(true);
+            ch.socket().connect(new InetSocketAddress(host, port), timeoutMs);
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /** Dials {@code target} through the relay at {@code relay}; returns the channel once spliced. */
+    SocketChannel viaRelay(String relay, String target, int timeoutMs) throws IOException {
+        Identity me = identity;
+        if (me == null) {
+            throw new IOException(target + " is reached through relay " + relay + ", but this process has no credential");
+        }
+        String[] hp = RelayWire.hostPort(relay);
+        SocketChannel ch;
+        try {
+            ch = direct(hp[0], Integer.parseInt(hp[1]), timeoutMs);
+        } catch (IOException e) {
+            throw new IOException("relay " + relay + " (for " + target + ") cannot be reached: " + e.getMessage(), e);
+        }
+        try {
+            Socket s = ch.socket();
+            // a splice waits for the far host to answer through its control connection: bounded by the relay's wait
+            s.setSoTimeout(Math.max(timeoutMs, 15_000));
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
+            out.write(RelayServer.MAGIC);
+            Map<String, String> greeting = RelayWire.read(in);
+            String relayId = greeting.getOrDefault("relay", "");
+            String nonce = greeting.getOrDefault("nonce", "");
+            Map<String, String> dial = new LinkedHashMap<>();
+            dial.put("op", "dial");
+            dial.put("from", me.id());
+            dial.put("proof", me.proof(relayId, nonce));
+            dial.put("target", target);
+            if (!RelayWire.ENGINE.equals(me.id())) {
+                SpliceKey key = domainKeys.forTarget(target).orElseThrow(() -> new IOException(
+                        "no domain of this host has a rank at " + target + ": relay " + relayId + " splices only within a domain"));
+                dial.put("domain", key.tag());
+                dial.put("splice", RelayWire.b64(key.token().proveRelaySplice(relayId, nonce, me.id(), target)));
+            }
+            RelayWire.write(out, dial);
+            Map<String, String> answer = RelayWire.read(in);
+            if (!answer.containsKey("ok")) {
+                throw new IOException("relay " + relayId + " at " + relay + " refused the connection to " + target + ": "
+                        + answer.getOrDefault("error", "no reason given"));
+            }
+            s.setSoTimeout(0);
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            if (e.getMessage() != null && e.getMessage().startsWith("relay ")) {
+                throw e;
+            }
+            throw new IOException("relay " + relay + " (for " + target + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Watches the relay at {@code relay} (the engine): a connection on which the relay pings every
+     * second; {@code onLost} runs once with the reason when it breaks or stays silent for
+     * {@code silenceMs} — a killed relay's connection breaks at once, a cut network falls silent.
+     */
+    public void watch(String relay, long silenceMs, java.util.function.Consumer<String> onLost) {
+        Thread t = new Thread(() -> {
+            String why;
+            Identity me = identity;
+            try {
+                String[] hp = RelayWire.hostPort(relay);
+                try (SocketChannel ch = direct(hp[0], Integer.parseInt(hp[1]), (int) silenceMs)) {
+                    Socket s = ch.socket();
+                    s.setSoTimeout((int) silenceMs);
+                    OutputStream out = s.getOutputStream();
+                    InputStream in = s.getInputStream();
+                    out.write(RelayServer.MAGIC);
+                    Map<String, String> greeting = RelayWire.read(in);
+                    Map<String, String> w = new LinkedHashMap<>();
+                    w.put("op", "watch");
+                    w.put("from", me == null ? "" : me.id());
+                    w.put("proof", me == null ? "" : me.proof(greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
+                    RelayWire.write(out, w);
+                    Map<String, String> answer = RelayWire.read(in);
+                    if (!answer.containsKey("ok")) {
+                        throw new IOException("it refused to be watched: " + answer.getOrDefault("error", "no reason given"));
+                    }
+                    while (true) {
+                        RelayWire.read(in);
+                    }
+                }
+            } catch (java.net.SocketTimeoutException e) {
+                why = "silent for " + silenceMs + " ms";
+            } catch (IOException | RuntimeException e) {
+                why = e.getMessage() == null ? e.toString() : e.getMessage();
+            }
+            onLost.accept(why);
+        }, "mpfl-relay-watch-" + relay);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /**
+     * A proxy selector for {@link java.net.http.HttpClient}: {@code https} URLs of explicitly routed
+     * addresses go through a CONNECT proxy on this machine's loopback that dials through the relay (so
+     * TLS stays end to end, with the host's name checked); everything else goes to {@code fallback}
+     * (the previous default), or direct.
+     */
+    public ProxySelector proxySelector(ProxySelector fallback) {
+        return new ProxySelector() {
+            @Override
+            public List<Proxy> select(URI uri) {
+                String hostPort = uri.getHost() + ":" + (uri.getPort() < 0 ? ("https".equals(uri.getScheme()) ? 443 : 80)
+                        : uri.getPort());
+                if ("https".equals(uri.getScheme()) && explicitRoutes.containsKey(hostPort)) {
+                    return List.of(new Proxy(Proxy.Type.HTTP, localProxy().address()));
+                }
+                return fallback == null ? List.of(Proxy.NO_PROXY) : fallback.select(uri);
+            }
+
+            @Override
+            public void connectFailed(URI uri, SocketAddress sa, IOException ioe) {
+                if (fallback != null) {
+                    fallback.connectFailed(uri, sa, ioe);
+                }
+            }
+        };
+    }
+
+    private synchronized LocalProxy localProxy() {
+        if (proxy == null) {
+            try {
+                proxy = new LocalProxy(this);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot open the loopback proxy to relays: " + e.getMessage(), e);
+            }
+        }
+        return proxy;
+    }
+}

@@ -1,0 +1,284 @@
+package org.mpfl.protocol.relay;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.channels.SocketChannel;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.tls.TlsSettings;
+
+/**
+ * A host's side of a relay ({@code mpflc host --relay HOST:PORT}): the outbound control connection
+ * that registers the host's addresses (and site) and receives the relay's directory and its
+ * {@code incoming} notices. For each notice the host opens a connection of its own to the relay,
+ * proves the notice's domain ({@link DomainToken#proveRelaySplice}; it answers only for a domain it
+ * takes part in) and, once spliced, joins it to its own server at the named address — so the peer's
+ * TLS ends in this host's server, as for a direct connection.
+ *
+ * <p>The control connection runs over TLS when the host has a CA ({@code --tls-ca}): the relay must
+ * then present a certificate for its address. It is re-established after any loss (every
+ * {@link #RETRY_MS} ms), with a ping every {@link #PING_MS} ms so that the relay notices a vanished
+ * host, and the host a vanished relay.
+ */
+public final class RelayLink implements Closeable {
+    static final long RETRY_MS = 1000;
+    static final long PING_MS = 10_000;
+    /** How long an incoming splice waits for its domain to be opened here (the run reaches hosts in any order). */
+    static final long DOMAIN_WAIT_MS = 10_000;
+
+    private final String relay;
+    private final RelayDialer.Identity identity;
+    private final TlsSettings tls;
+    private final List<String> addresses;
+    private final String site;
+    private final Function<String, DomainToken> domainsByTag;
+    private final Consumer<String> log;
+    private final AtomicLong bytes = new AtomicLong();
+    private volatile Socket control;
+    private volatile boolean closed;
+    private volatile boolean registered;
+
+    /**
+     * @param addresses    this host's {@code host:port} addresses (SOAP, binary) peers may dial
+     * @param domainsByTag a live domain's token by its relay tag ({@link DomainToken#relayTag}), or null
+     */
+    public RelayLink(String relay, RelayDialer.Identity identity, TlsSettings tls, List<String> addresses, String site,
+                     Function<String, DomainToken> domainsByTag, Consumer<String> log) {
+        this.relay = relay;
+        this.identity = identity;
+        this.tls = tls;
+        this.addresses = List.copyOf(addresses);
+        this.site = site == null ? "" : site;
+        this.domainsByTag = domainsByTag;
+        this.log = log;
+    }
+
+    /** Starts the control connection (and its reconnection) on a daemon thread. */
+    public RelayLink start() {
+        Thread t = new Thread(this::run, "mpfl-relay-link");
+        t.setDaemon(true);
+        t.start();
+        return this;
+    }
+
+    /** Whether the relay accepted this host's registration on the current control connection. */
+    public boolean registered() {
+        return registered;
+    }
+
+    private void run() {
+        String lastError = null;
+        while (!closed) {
+            try {
+                session();
+                lastError = null;
+            } catch (IOException | RuntimeException e) {
+                String m = "relay " + relay + ": " + e.getMessage();
+                if (!m.equals(lastError) && !closed) {
+                    log.accept(m);
+                }
+                lastError = m;
+            } finally {
+                registered = false;
+            }
+            try {
+                Thread.sleep(RETRY_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** One control connection: register, then read notices until it breaks. */
+    private void session() throws IOException {
+        Socket s = open(true);
+        control = s;
+        try {
+            InputStream in = s.getInputStream();
+            OutputStream out = s.getOutputStream();
+            Map<String, String> greeting = RelayWire.read(in);
+            Map<String, String> reg = new LinkedHashMap<>();
+            reg.put("op", "register");
+            reg.put("host", identity.id());
+            reg.put("proof", identity.proof(greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
+            reg.put("site", site);
+            reg.put("addresses", String.join(",", addresses));
+            RelayWire.write(out, reg);
+            Map<String, String> answer = RelayWire.read(in);
+            if (!answer.containsKey("ok")) {
+                throw new IOException("registration refused: " + answer.getOrDefault("error", "no reason given"));
+            }
+            registered = true;
+            log.accept("registered at relay " + greeting.get("relay") + " (" + relay + ") for " + addresses);
+            s.setSoTimeout((int) (3 * PING_MS));
+            Thread pinger = pinger(out);
+            try {
+                while (!closed) {
+                    Map<String, String> f = RelayWire.read(in);
+                    switch (f.getOrDefault("op", "")) {
+                        case "directory" -> RelayDialer.shared().directory(parseDirectory(f.getOrDefault("addresses", "")));
+                        case "incoming" -> answerIncoming(f);
+                        default -> { }
+                    }
+                }
+            } finally {
+                pinger.interrupt();
+            }
+        } finally {
+            Splice.close(s);
+        }
+    }
+
+    private Thread pinger(OutputStream out) {
+        Thread t = new Thread(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    Thread.sleep(PING_MS);
+                    synchronized (out) {
+                        RelayWire.write(out, Map.of("op", "ping"));
+                    }
+                }
+            } catch (InterruptedException | IOException e) {
+                // the session ends
+            }
+        }, "mpfl-relay-ping");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    static Map<String, String> parseDirectory(String text) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String entry : text.split(",")) {
+            int at = entry.lastIndexOf('@');
+            if (at > 0) {
+                out.put(entry.substring(0, at), entry.substring(at + 1));
+            }
+        }
+        return out;
+    }
+
+    private void answerIncoming(Map<String, String> notice) {
+        Thread t = new Thread(() -> {
+            try {
+                accept(notice);
+            } catch (IOException | RuntimeException e) {
+                log.accept("relay " + relay + ": an incoming connection from " + notice.get("from") + " failed: " + e.getMessage());
+            }
+        }, "mpfl-relay-accept");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Opens this host's end of a splice and joins it to the local server the dialer named. */
+    private void accept(Map<String, String> notice) throws IOException {
+        String target = notice.getOrDefault("target", "");
+        if (!addresses.contains(target)) {
+            throw new IOException("the relay named " + target + ", which is not an address of this host");
+        }
+        String splice = "";
+        String tag = notice.get("domain");
+        if (tag != null) {
+            DomainToken token = awaitDomain(tag);
+            if (token == null) {
+                throw new IOException("no domain of this host matches within " + DOMAIN_WAIT_MS + " ms: not answered");
+            }
+            splice = RelayWire.b64(token.proveRelaySplice(relayIdOf(notice), notice.getOrDefault("nonce", ""),
+                    notice.getOrDefault("from", ""), target));
+        } else if (!RelayWire.ENGINE.equals(notice.get("from"))) {
+            throw new IOException("a dial from a host without a domain: not answered");
+        }
+        Socket s = open(false);
+        boolean handedOver = false;
+        try {
+            InputStream in = s.getInputStream();
+            OutputStream out = s.getOutputStream();
+            Map<String, String> greeting = RelayWire.read(in);
+            Map<String, String> acc = new LinkedHashMap<>();
+            acc.put("op", "accept");
+            acc.put("host", identity.id());
+            acc.put("proof", identity.proof(greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
+            acc.put("id", notice.getOrDefault("id", ""));
+            acc.put("splice", splice);
+            RelayWire.write(out, acc);
+            Map<String, String> answer = RelayWire.read(in);
+            if (!answer.containsKey("ok")) {
+                throw new IOException(answer.getOrDefault("error", "refused"));
+            }
+            String[] hp = RelayWire.hostPort(target);
+            SocketChannel local = SocketChannel.open();
+            try {
+                local.socket().setTcpNoDelay(true);
+                local.socket().connect(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), 5_000);
+            } catch (IOException e) {
+                local.close();
+                throw e;
+            }
+            Splice.start("mpfl-relay-in-" + target, new Splice.End(s, in, out), Splice.End.of(local.socket()), bytes, null);
+            handedOver = true;
+        } finally {
+            if (!handedOver) {
+                Splice.close(s);
+            }
+        }
+    }
+
+    /** The relay id of a notice: its splice id is {@code RELAYID-N}. */
+    private static String relayIdOf(Map<String, String> notice) {
+        String id = notice.getOrDefault("id", "");
+        int dash = id.lastIndexOf('-');
+        return dash > 0 ? id.substring(0, dash) : id;
+    }
+
+    private DomainToken awaitDomain(String tag) {
+        long end = System.nanoTime() + DOMAIN_WAIT_MS * 1_000_000L;
+        while (System.nanoTime() < end && !closed) {
+            DomainToken t = domainsByTag.apply(tag);
+            if (t != null) {
+                return t;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** A connection to the relay, past the magic (over TLS for the control connection when this host has a CA). */
+    private Socket open(boolean controlConnection) throws IOException {
+        String[] hp = RelayWire.hostPort(relay);
+        int port = Integer.parseInt(hp[1]);
+        Socket s = new Socket();
+        try {
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(hp[0], port), 5_000);
+            s.setSoTimeout(15_000);
+            if (controlConnection && tls.enabled()) {
+                s = tls.clientSocket(s, hp[0], port);
+            }
+            s.getOutputStream().write(RelayServer.MAGIC);
+            return s;
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Splice.close(control);
+    }
+}

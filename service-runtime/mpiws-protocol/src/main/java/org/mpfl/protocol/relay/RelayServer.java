@@ -1,0 +1,454 @@
+package org.mpfl.protocol.relay;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.protocol.tls.TlsSettings;
+
+/**
+ * The relay ({@code mpflc relay}): a splicer of TCP connections for hosts that accept no connection
+ * from outside their site. Such a host holds a control connection here ({@code register}); a caller
+ * that cannot reach one of its addresses dials here ({@code dial}), the relay tells the host over its
+ * control connection, the host opens a connection of its own ({@code accept}), and the relay joins
+ * the two — bytes it only copies: the hosts' TLS runs end to end inside.
+ *
+ * <p>Admission, in this order, before anything is allocated for a connection: a bound on connections
+ * in all and per source address ({@link Limits}), a bounded wait for the greeting's answer, a frame
+ * length cap ({@link RelayWire#MAX_FRAME}). Every host proves itself with its credential (an HMAC
+ * over this connection's nonce, checked by the engine, {@link HostVerifier}); the engine with the
+ * engine key of this relay's credential. A splice between two hosts is made only if both ends
+ * present the same proof of the domain's token over the dialer's nonce
+ * ({@code DomainToken#proveRelaySplice}): the relay compares, it never learns the token.
+ */
+public final class RelayServer implements Closeable {
+    /** What a plaintext client sends first (a TLS client starts its handshake instead, then sends it inside). */
+    static final byte[] MAGIC = "MPFLRLY1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte TLS_HANDSHAKE = 0x16;
+    /** How often a relay tells a watching engine that it is alive. */
+    static final long WATCH_PING_MS = 1000;
+
+    /** Bounds of the relay: connections in all and per source, splices, and how long each step may take. */
+    public record Limits(int maxConnections, int maxPerSource, int maxSplices, Duration headerTimeout,
+                         Duration spliceWait, Duration controlSilence) {
+        public static final Limits DEFAULT = new Limits(1024, 128, 512, Duration.ofSeconds(10), Duration.ofSeconds(10),
+                Duration.ofSeconds(45));
+    }
+
+    /** Checks a host's proof with the engine (the relay holds no host's key). */
+    @FunctionalInterface
+    public interface HostVerifier {
+        /** Whether {@code proof} is {@code hostId}'s proof over {@code nonce} for this relay. */
+        boolean verify(String hostId, String nonce, String proof) throws IOException;
+    }
+
+    private final String relayId;
+    private final String engineKey;
+    private final TlsSettings tls;
+    private final HostVerifier verifier;
+    private final Limits limits;
+    private final ServerSocket server;
+    private final Semaphore connections;
+    private final Semaphore splices;
+    private final Map<InetAddress, AtomicInteger> perSource = new ConcurrentHashMap<>();
+    private final Map<String, Registration> hosts = new ConcurrentHashMap<>();
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong splicedBytes = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicInteger nextId = new AtomicInteger();
+    private volatile boolean closed;
+
+    /**
+     * @param relayId   this relay's id (its credential's host id)
+     * @param engineKey the engine key of this relay's credential: how the engine's dials are checked
+     */
+    public RelayServer(String relayId, String engineKey, TlsSettings tls, HostVerifier verifier, Limits limits,
+                       String bind, int port) throws IOException {
+        this.relayId = relayId;
+        this.engineKey = engineKey;
+        this.tls = tls;
+        this.verifier = verifier;
+        this.limits = limits;
+        this.connections = new Semaphore(limits.maxConnections());
+        this.splices = new Semaphore(limits.maxSplices());
+        this.server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(bind, port), 256);
+        Thread t = new Thread(this::acceptLoop, "mpfl-relay-accept");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    public String relayId() {
+        return relayId;
+    }
+
+    /** Bytes copied between spliced connections so far (both directions). */
+    public long splicedBytes() {
+        return splicedBytes.get();
+    }
+
+    /** Connections refused so far (admission, authentication, unknown target, wrong proof). */
+    public long refused() {
+        return refused.get();
+    }
+
+    /** The ids of the hosts holding a control connection now. */
+    public List<String> registeredHosts() {
+        return List.copyOf(hosts.keySet());
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (IOException e) {
+                if (closed) {
+                    return;
+                }
+                continue;
+            }
+            InetAddress source = s.getInetAddress();
+            AtomicInteger fromSource = perSource.computeIfAbsent(source, a -> new AtomicInteger());
+            if (!connections.tryAcquire()) {
+                refuse(s, fromSource, false);
+                continue;
+            }
+            if (fromSource.incrementAndGet() > limits.maxPerSource()) {
+                connections.release();
+                refuse(s, fromSource, true);
+                continue;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    handle(s);
+                } finally {
+                    connections.release();
+                    if (fromSource.decrementAndGet() <= 0) {
+                        perSource.remove(source, fromSource);
+                    }
+                }
+            }, "mpfl-relay-conn");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void refuse(Socket s, AtomicInteger fromSource, boolean counted) {
+        if (counted) {
+            fromSource.decrementAndGet();
+        }
+        refused.incrementAndGet();
+        Splice.close(s);
+    }
+
+    /** One connection: greeting, its one request, and then either a control session or a splice. */
+    private void handle(Socket raw) {
+        Socket s = raw;
+        boolean handedOver = false;
+        try {
+            raw.setSoTimeout((int) limits.headerTimeout().toMillis());
+            raw.setTcpNoDelay(true);
+            InputStream rin = raw.getInputStream();
+            int first = rin.read();
+            if (first < 0) {
+                return;
+            }
+            if (first == TLS_HANDSHAKE) {
+                if (!tls.serves()) {
+                    refused.incrementAndGet();
+                    return;
+                }
+                s = tls.serverSocket(raw, new byte[] {(byte) first});
+                s.setSoTimeout((int) limits.headerTimeout().toMillis());
+                if (!magic(s.getInputStream(), -1)) {
+                    refused.incrementAndGet();
+                    return;
+                }
+            } else if (!magic(rin, first)) {
+                refused.incrementAndGet();
+                return;
+            }
+            Splice.End end = Splice.End.of(s);
+            String nonce = RelayWire.nonce();
+            RelayWire.write(end.out(), Map.of("relay", relayId, "nonce", nonce));
+            Map<String, String> req = RelayWire.read(end.in());
+            String op = req.getOrDefault("op", "");
+            switch (op) {
+                case "register" -> handedOver = register(end, nonce, req);
+                case "dial" -> handedOver = dial(end, nonce, req);
+                case "accept" -> handedOver = accept(end, nonce, req);
+                case "watch" -> watched(end, nonce, req);
+                default -> refuse(end, "unknown op '" + op + "'");
+            }
+        } catch (SocketTimeoutException e) {
+            refused.incrementAndGet();
+        } catch (IOException | RuntimeException e) {
+            refused.incrementAndGet();
+        } finally {
+            if (!handedOver) {
+                Splice.close(s);
+            }
+        }
+    }
+
+    private static boolean magic(InputStream in, int first) throws IOException {
+        byte[] rest = in.readNBytes(first < 0 ? MAGIC.length : MAGIC.length - 1);
+        byte[] got = new byte[MAGIC.length];
+        int off = 0;
+        if (first >= 0) {
+            got[0] = (byte) first;
+            off = 1;
+        }
+        System.arraycopy(rest, 0, got, off, Math.min(rest.length, MAGIC.length - off));
+        return rest.length == MAGIC.length - off && java.util.Arrays.equals(got, MAGIC);
+    }
+
+    private void refuse(Splice.End end, String why) throws IOException {
+        refused.incrementAndGet();
+        RelayWire.write(end.out(), Map.of("error", why));
+    }
+
+    private boolean authenticated(Splice.End end, String nonce, Map<String, String> req, String who) throws IOException {
+        String proof = req.get("proof");
+        boolean ok = RelayWire.ENGINE.equals(who)
+                ? RelayWire.same(RelayWire.engineProof(engineKey, relayId, nonce), proof)
+                : who != null && !who.isBlank() && proof != null && verifier.verify(who, nonce, proof);
+        if (!ok) {
+            refuse(end, "not authenticated: a relay serves only hosts (and the engine) with a credential of its engine");
+        }
+        return ok;
+    }
+
+    // ------------------------------------------------------------------ control connections
+
+    private boolean register(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+        String hostId = req.get("host");
+        if (RelayWire.ENGINE.equals(hostId) || !authenticated(end, nonce, req, hostId)) {
+            return false;
+        }
+        List<String> addresses = new ArrayList<>();
+        for (String a : req.getOrDefault("addresses", "").split(",")) {
+            if (!a.isBlank()) {
+                RelayWire.hostPort(a.strip());
+                addresses.add(a.strip());
+            }
+        }
+        Registration r = new Registration(hostId, req.getOrDefault("site", ""), addresses, end);
+        Registration old = hosts.put(hostId, r);
+        if (old != null) {
+            Splice.close(old.end.socket());
+        }
+        synchronized (r) {
+            RelayWire.write(end.out(), Map.of("ok", "registered"));
+        }
+        broadcastDirectory();
+        Thread t = new Thread(() -> control(r), "mpfl-relay-control-" + hostId);
+        t.setDaemon(true);
+        t.start();
+        return true;
+    }
+
+    /** Reads the host's pings until it goes silent or away; then forgets it. */
+    private void control(Registration r) {
+        try {
+            r.end.socket().setSoTimeout((int) limits.controlSilence().toMillis());
+            while (!closed) {
+                Map<String, String> f = RelayWire.read(r.end.in());
+                if ("ping".equals(f.get("op"))) {
+                    r.send(Map.of("op", "pong"));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone, silent, or sent an oversized frame
+        } finally {
+            Splice.close(r.end.socket());
+            if (hosts.remove(r.hostId, r)) {
+                broadcastDirectory();
+            }
+        }
+    }
+
+    /** Every registered host learns which addresses the relay reaches, and in which site. */
+    private void broadcastDirectory() {
+        Map<String, String> dir = new LinkedHashMap<>();
+        dir.put("op", "directory");
+        StringBuilder b = new StringBuilder();
+        for (Registration r : hosts.values()) {
+            for (String a : r.addresses) {
+                if (b.length() > 0) {
+                    b.append(',');
+                }
+                b.append(a).append('@').append(r.site.replace(",", "").replace("@", ""));
+            }
+        }
+        dir.put("addresses", b.toString());
+        for (Registration r : hosts.values()) {
+            try {
+                r.send(dir);
+            } catch (IOException | RuntimeException e) {
+                Splice.close(r.end.socket());
+            }
+        }
+    }
+
+    /** The engine watches the relay: a ping every {@link #WATCH_PING_MS} until either side goes. */
+    private void watched(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+        if (!RelayWire.ENGINE.equals(req.get("from")) || !authenticated(end, nonce, req, RelayWire.ENGINE)) {
+            if (!RelayWire.ENGINE.equals(req.get("from"))) {
+                refuse(end, "only the engine watches a relay");
+            }
+            return;
+        }
+        RelayWire.write(end.out(), Map.of("ok", "watching"));
+        while (!closed) {
+            try {
+                Thread.sleep(WATCH_PING_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            RelayWire.write(end.out(), Map.of("op", "ping"));
+        }
+    }
+
+    // ------------------------------------------------------------------ splices
+
+    private boolean dial(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+        String from = req.get("from");
+        if (!authenticated(end, nonce, req, from)) {
+            return false;
+        }
+        String target = req.getOrDefault("target", "");
+        Registration host = null;
+        for (Registration r : hosts.values()) {
+            if (r.addresses.contains(target)) {
+                host = r;
+            }
+        }
+        if (host == null) {
+            refuse(end, "no host holding a connection to relay " + relayId + " serves " + target);
+            return false;
+        }
+        boolean byEngine = RelayWire.ENGINE.equals(from);
+        String domain = req.get("domain");
+        if (!byEngine && (domain == null || req.get("splice") == null)) {
+            refuse(end, "a host's dial names its domain and proves its token");
+            return false;
+        }
+        if (!splices.tryAcquire()) {
+            refuse(end, "relay " + relayId + " splices " + limits.maxSplices() + " connections already");
+            return false;
+        }
+        boolean spliced = false;
+        String id = relayId + "-" + nextId.incrementAndGet();
+        Pending p = new Pending(host.hostId, new CompletableFuture<>());
+        pending.put(id, p);
+        try {
+            Map<String, String> notice = new LinkedHashMap<>();
+            notice.put("op", "incoming");
+            notice.put("id", id);
+            notice.put("nonce", nonce);
+            notice.put("from", from);
+            notice.put("target", target);
+            notice.put("domain", byEngine ? null : domain);
+            host.send(notice);
+            Accepted a;
+            try {
+                a = p.accepted.get(limits.spliceWait().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                refuse(end, "host " + host.hostId + " did not answer through relay " + relayId + " within "
+                        + limits.spliceWait().toSeconds() + " s");
+                return false;
+            } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+                refuse(end, "relay " + relayId + " is closing");
+                return false;
+            }
+            if (!byEngine && !RelayWire.same(req.get("splice"), a.splice)) {
+                refuse(end, "the two ends do not prove the same domain token");
+                refuse(a.end, "the two ends do not prove the same domain token");
+                Splice.close(a.end.socket());
+                return false;
+            }
+            RelayWire.write(a.end.out(), Map.of("ok", "spliced"));
+            RelayWire.write(end.out(), Map.of("ok", "spliced"));
+            Splice.start("mpfl-relay-splice-" + id, end, a.end, splicedBytes, splices::release);
+            spliced = true;
+            return true;
+        } finally {
+            pending.remove(id);
+            if (!spliced) {
+                splices.release();
+            }
+        }
+    }
+
+    private boolean accept(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+        String hostId = req.get("host");
+        Pending p = pending.get(req.getOrDefault("id", ""));
+        if (p == null || !p.hostId.equals(hostId)) {
+            refuse(end, "no dial waits for this host under that id");
+            return false;
+        }
+        if (!authenticated(end, nonce, req, hostId)) {
+            return false;
+        }
+        // the dialer's thread answers and splices (or closes) this connection
+        return p.accepted.complete(new Accepted(end, req.getOrDefault("splice", "")));
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Splice.close(server);
+        for (Registration r : hosts.values()) {
+            Splice.close(r.end.socket());
+        }
+        pending.values().forEach(p -> p.accepted.cancel(true));
+    }
+
+    private static final class Registration {
+        final String hostId;
+        final String site;
+        final List<String> addresses;
+        final Splice.End end;
+
+        Registration(String hostId, String site, List<String> addresses, Splice.End end) {
+            this.hostId = hostId;
+            this.site = site;
+            this.addresses = List.copyOf(addresses);
+            this.end = end;
+        }
+
+        synchronized void send(Map<String, String> frame) throws IOException {
+            RelayWire.write(end.out(), frame);
+        }
+    }
+
+    private record Pending(String hostId, CompletableFuture<Accepted> accepted) {
+    }
+
+    private record Accepted(Splice.End end, String splice) {
+    }
+}

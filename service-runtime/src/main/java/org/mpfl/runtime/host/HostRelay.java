@@ -1,0 +1,59 @@
+package org.mpfl.runtime.host;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.relay.RelayDialer;
+import org.mpfl.protocol.relay.RelayLink;
+import org.mpfl.protocol.relay.RelayWire;
+import org.mpfl.runtime.p2p.Domain;
+
+/**
+ * {@code mpflc host --relay HOST:PORT}: this host accepts no connection from outside its site, so it
+ * holds a connection to a relay ({@link RelayLink}) for its SOAP and binary addresses, and dials
+ * peers it cannot reach directly through the same relay ({@link RelayDialer}), proving the token of
+ * the domain that connects them.
+ */
+final class HostRelay {
+    private HostRelay() {
+    }
+
+    /** Starts the relay link of {@code host} under {@code credential}; the caller closes it. */
+    static RelayLink join(ServiceHost host, HostCredential credential, String relay, String site) {
+        RelayDialer.Identity me = identity(credential);
+        RelayDialer dialer = RelayDialer.shared();
+        dialer.identity(me);
+        dialer.ownRelay(relay, site);
+        dialer.domainKeys(target -> Optional.ofNullable(host.registry().domainReaching(target))
+                .map(d -> new RelayDialer.SpliceKey(DomainToken.relayTag(d.id()), d.proofs())));
+        List<String> addresses = new ArrayList<>();
+        URI base = URI.create(host.baseUrl());
+        addresses.add(base.getHost() + ":" + base.getPort());
+        if (host.binaryAddress() != null) {
+            addresses.add(host.binaryAddress());
+        }
+        return new RelayLink(relay, me, host.tls(), addresses, site, tag -> {
+            Domain d = host.registry().domainByRelayTag(tag);
+            return d == null ? null : d.proofs();
+        }, message -> System.err.println("mpflc host: " + message)).start();
+    }
+
+    /** A host's identity at relays: its id and an HMAC under its engine key (never its secret). */
+    static RelayDialer.Identity identity(HostCredential credential) {
+        String engineKey = credential.engineKey();
+        return new RelayDialer.Identity() {
+            @Override
+            public String id() {
+                return credential.hostId();
+            }
+
+            @Override
+            public String proof(String relayId, String nonce) {
+                return RelayWire.hostProof(engineKey, relayId, nonce, credential.hostId());
+            }
+        };
+    }
+}
