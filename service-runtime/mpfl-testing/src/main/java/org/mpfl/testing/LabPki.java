@@ -34,7 +34,7 @@ public final class LabPki {
     private final String name;
 
     private LabPki(Path dir, String name) {
-        this.dir = dir;
+        this.dir = dir.toAbsolutePath();
         this.name = name;
     }
 
@@ -138,7 +138,18 @@ public final class LabPki {
         }
     }
 
+    /**
+     * Runs {@code keytool} in this JVM when the test JVM opens its package (the parent POM's Surefire and
+     * Failsafe {@code argLine}), else as a process. In this JVM one call takes milliseconds; a process
+     * is a JVM start, about a second on an idle two-core machine and 5-9 s under load, and a TLS test
+     * makes 7 to 20 of them (docs/fixtures.md). The calls are serialised: keytool is not documented as
+     * thread-safe, and the network lab issues its hosts' certificates from parallel threads.
+     */
     private void keytool(String... args) throws IOException {
+        if (InProcessKeytool.AVAILABLE) {
+            InProcessKeytool.run(args);
+            return;
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
         cmd.addAll(List.of(args));
@@ -153,6 +164,29 @@ public final class LabPki {
             p.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
+        }
+    }
+
+    /** The JDK's keytool ({@code sun.security.tools.keytool.Main}) called in this JVM, if its package is open to us. */
+    private static final class InProcessKeytool {
+        private static final String PACKAGE = "sun.security.tools.keytool";
+        static final boolean AVAILABLE = Object.class.getModule().isOpen(PACKAGE, LabPki.class.getModule());
+
+        static synchronized void run(String... args) throws IOException {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            try {
+                Class<?> main = Class.forName(PACKAGE + ".Main");
+                java.lang.reflect.Constructor<?> make = main.getDeclaredConstructor();
+                make.setAccessible(true);
+                java.lang.reflect.Method run = main.getDeclaredMethod("run", String[].class, java.io.PrintStream.class);
+                run.setAccessible(true);
+                run.invoke(make.newInstance(), args, new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                throw new IOException("keytool " + String.join(" ", args) + " failed: " + e.getCause() + "\n"
+                        + out.toString(StandardCharsets.UTF_8), e.getCause());
+            } catch (ReflectiveOperationException e) {
+                throw new IOException("keytool could not be called in this JVM: " + e, e);
+            }
         }
     }
 }
