@@ -15,6 +15,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.MpiwsNames;
+import org.mpfl.protocol.RankStatus;
+import org.mpfl.protocol.RunMessages;
 
 /**
  * A rogue "service host" run inside the attacker's namespace ({@code java CapturingHost ADDRESS DIR}):
@@ -56,12 +58,17 @@ public final class CapturingHost {
             Files.writeString(tmp, Json.write(c));
             Files.move(tmp, dir.resolve(n + ".json"));
             boolean run = contentType != null && contentType.contains(MpiwsNames.action(MpiwsNames.OP_RUN));
-            String answer = run ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS
-                    + "\"><s:Body><m:runResponse xmlns:m=\"" + MpiwsNames.NS + "\"><m:state>running</m:state></m:runResponse>"
-                    + "</s:Body></s:Envelope>" : "no";
+            // its rank looks alive to the engine's status polls: a rogue that failed them would be removed as a
+            // lost host and the victim's domain aborted mid-test, a race the test would lose on a loaded machine
+            boolean status = contentType != null && contentType.contains(MpiwsNames.action(MpiwsNames.OP_STATUS));
+            String element = run ? "<m:runResponse xmlns:m=\"" + MpiwsNames.NS + "\"><m:state>running</m:state></m:runResponse>"
+                    : status ? RunMessages.statusResponseXml(new RankStatus("running", Double.NaN, Double.NaN, null, Map.of(), null))
+                    : null;
+            String answer = element == null ? "no" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\""
+                    + MpiwsNames.SOAP12_NS + "\"><s:Body>" + element + "</s:Body></s:Envelope>";
             byte[] b = answer.getBytes(StandardCharsets.UTF_8);
-            ex.getResponseHeaders().set("Content-Type", run ? "application/soap+xml; charset=UTF-8" : "text/plain");
-            ex.sendResponseHeaders(run ? 200 : 500, b.length);
+            ex.getResponseHeaders().set("Content-Type", element != null ? "application/soap+xml; charset=UTF-8" : "text/plain");
+            ex.sendResponseHeaders(element != null ? 200 : 500, b.length);
             ex.getResponseBody().write(b);
         }
     }
