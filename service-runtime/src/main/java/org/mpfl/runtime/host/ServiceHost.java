@@ -321,6 +321,9 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      */
     public void setCredential(HostCredential credential) {
         callers.setCredential(credential);
+        if (credential != null && axis2 != null) {
+            axis2.trustEngine(credential.engineUrl());
+        }
     }
 
     /**
