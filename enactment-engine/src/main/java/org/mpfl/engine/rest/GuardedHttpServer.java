@@ -74,9 +74,15 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
         HttpServer s = getVertx().createHttpServer(options);
         s.connectionHandler(this::admit);
         s.requestHandler(VertxPlatformHttpRouter.lookup(getCamelContext(),
-                VertxPlatformHttpRouter.getRouterNameFromPort(configuration.getPort())));
+                VertxPlatformHttpRouter.getRouterNameFromPort(configuration.getBindPort())));
         s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         this.server = s;
+    }
+
+    /** The Vert.x server (platform-http's engine reads the port its routes serve on from it). */
+    @Override
+    public HttpServer getServer() {
+        return server;
     }
 
     @Override
