@@ -63,6 +63,9 @@ public final class ConnectionGuard implements AutoCloseable {
     /** Address → when it last proved a credential (nanoTime); configured addresses never expire. */
     private final Map<InetAddress, Long> known = new ConcurrentHashMap<>();
     private final Map<Pass, Boolean> armed = new ConcurrentHashMap<>();
+    /** Per source: {start of the current one-second window (nanoTime), connections admitted in it}. */
+    private final Map<InetAddress, long[]> rates = new ConcurrentHashMap<>();
+    private final long[] totalRate = new long[2];
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong expired = new AtomicLong();
     private final ScheduledExecutorService reaper;
@@ -112,6 +115,10 @@ public final class ConnectionGuard implements AutoCloseable {
         java.util.Objects.requireNonNull(source, "source");
         boolean stranger = !known(source);
         if (stranger) {
+            if (!withinRates(source)) {
+                refused.incrementAndGet();
+                return Optional.empty();
+            }
             boolean[] room = new boolean[1];
             strangersBySource.compute(source, (a, n) -> {
                 int open = n == null ? 0 : n;
@@ -132,6 +139,34 @@ public final class ConnectionGuard implements AutoCloseable {
         Pass p = new Pass(source, stranger, onExpiry);
         p.arm();
         return Optional.of(p);
+    }
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private boolean withinRates(InetAddress source) {
+        long now = System.nanoTime();
+        boolean[] ok = new boolean[1];
+        rates.compute(source, (a, w) -> {
+            if (w == null || now - w[0] >= SECOND) {
+                ok[0] = true;
+                return new long[] {now, 1};
+            }
+            ok[0] = w[1] < limits.perSource();
+            if (ok[0]) {
+                w[1]++;
+            }
+            return w;
+        });
+        if (!ok[0]) {
+            return false;
+        }
+        synchronized (totalRate) {
+            if (now - totalRate[0] >= SECOND) {
+                totalRate[0] = now;
+                totalRate[1] = 0;
+            }
+            return totalRate[1]++ < limits.strangers();
+        }
     }
 
     private void release(InetAddress source) {
@@ -155,6 +190,7 @@ public final class ConnectionGuard implements AutoCloseable {
 
     private void reap() {
         long now = System.nanoTime();
+        rates.values().removeIf(w -> now - w[0] >= SECOND);
         for (Pass p : armed.keySet()) {
             if (now - p.deadline > 0 && armed.remove(p) != null) {
                 expired.incrementAndGet();
