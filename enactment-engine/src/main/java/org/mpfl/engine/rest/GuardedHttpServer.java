@@ -99,6 +99,23 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
         guard.close();
     }
 
+    /**
+     * Closes the Vert.x instance Camel created for this server (the engine never gives it one of its
+     * own): Camel's own stop would hand the close to the executor its {@code startServer} makes, which
+     * this class's does not.
+     */
+    @Override
+    protected void stopVertx() {
+        io.vertx.core.Vertx v = getVertx();
+        if (v != null) {
+            try {
+                v.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.debug("closing Vert.x", e);
+            }
+        }
+    }
+
     private static KeyManagerFactory keyManagers(TlsSettings tls) throws GeneralSecurityException {
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(tls.keyStore(), tls.keyPassword());

@@ -24,7 +24,7 @@ public final class EngineSettings {
             "how long run --local's exit waits for the service host in its JVM to close (the same property bounds a host process's exit)");
 
     // what a connection that has not authenticated may cost the engine's port (docs/security.md, "Slow and flooding clients")
-    public static final Setting<Long> GUARD_PROOF_DEADLINE_MS = Setting.longProperty("mpfl.engine.proofDeadlineMs", 5_000L,
+    public static final Setting<Long> GUARD_PROOF_DEADLINE_MS = Setting.longProperty("mpfl.engine.proofDeadlineMs", 10_000L,
             "a connection to the engine from an address that has not authenticated must finish its TLS handshake, and each"
                     + " request its head and answer, within this; it may idle that long between requests");
     public static final Setting<Integer> GUARD_PER_SOURCE = Setting.intProperty("mpfl.engine.perSource", 16,
