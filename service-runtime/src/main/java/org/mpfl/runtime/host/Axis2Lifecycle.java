@@ -135,6 +135,26 @@ final class Axis2Lifecycle implements AutoCloseable {
         }
     }
 
+    /**
+     * The other hosts of a domain, as the engine named them in an authenticated {@code run}: their
+     * first stores are served from the reserve (before one of them proved the domain token here).
+     */
+    void rememberPeers(java.util.List<org.mpfl.protocol.Endpoint> endpoints) {
+        ConnectionGuard g = guard;
+        if (g == null) {
+            return;
+        }
+        for (org.mpfl.protocol.Endpoint e : endpoints) {
+            try {
+                for (InetAddress a : InetAddress.getAllByName(java.net.URI.create(e.soapUrl()).getHost())) {
+                    g.remember(a);
+                }
+            } catch (IOException | IllegalArgumentException | NullPointerException ex) {
+                LOG.debug("cannot resolve the peer {}", e.soapUrl(), ex);
+            }
+        }
+    }
+
     /** Stops taking requests (the HTTP server and its socket); the context stays until {@link #close}. */
     void stopServing() {
         SimpleHTTPServer server = http;

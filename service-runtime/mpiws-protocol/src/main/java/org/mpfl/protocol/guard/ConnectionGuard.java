@@ -92,6 +92,14 @@ public final class ConnectionGuard implements AutoCloseable {
         known.put(address, Long.MAX_VALUE);
     }
 
+    /**
+     * Treats {@code address} as known for {@link Limits#trustFor} from now, as if a connection from it
+     * had proved a credential (e.g. the peers an authenticated {@code run} names).
+     */
+    public void remember(InetAddress address) {
+        known.merge(address, System.nanoTime(), (old, now) -> old == Long.MAX_VALUE ? old : now);
+    }
+
     /** Whether connections from {@code source} are served from the reserve. */
     public boolean known(InetAddress source) {
         if (source == null) {
@@ -269,7 +277,7 @@ public final class ConnectionGuard implements AutoCloseable {
             armed.remove(this);
             uncount();
             if (source != null) {
-                known.merge(source, System.nanoTime(), (old, now) -> old == Long.MAX_VALUE ? old : now);
+                remember(source);
             }
         }
 
