@@ -85,7 +85,7 @@ class SlowClientsAttackTest {
                 stalled.add(Stalled.open(t.engine(), runHead));
             }
             for (InetSocketAddress target : List.of(t.host(), t.engine())) {
-                for (int t = 0; t < 2; t++) {
+                for (int n = 0; n < 2; n++) {
                     attackers.submit(() -> flood(target, attacking));
                 }
             }
