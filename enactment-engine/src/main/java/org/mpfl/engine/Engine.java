@@ -13,13 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
-import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServerConfiguration;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.apache.camel.support.jsse.KeyManagersParameters;
-import org.apache.camel.support.jsse.KeyStoreParameters;
-import org.apache.camel.support.jsse.SSLContextParameters;
-import org.apache.camel.support.jsse.TrustManagersParameters;
 import org.mpfl.engine.access.AccessPolicy;
 import org.mpfl.engine.access.Audit;
 import org.mpfl.engine.access.OidcVerifier;
@@ -33,6 +28,8 @@ import org.mpfl.engine.rest.CheckpointUploads;
 import org.mpfl.engine.rest.AccessFilter;
 import org.mpfl.engine.rest.EngineRoutes;
 import org.mpfl.engine.rest.EventStream;
+import org.mpfl.engine.rest.GuardedHttpServer;
+import org.mpfl.engine.settings.EngineSettings;
 import org.mpfl.engine.rest.StaticConsole;
 import org.mpfl.engine.run.RankFanOut;
 import org.mpfl.engine.run.RankInvoker;
@@ -44,6 +41,7 @@ import org.mpfl.engine.store.EngineDatabase;
 import org.mpfl.engine.store.HostCredentialStore;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,6 +75,7 @@ public final class Engine implements AutoCloseable {
     private final Audit audit;
     /** Brings hosts from a scheduler for queued runs, or {@code null}. */
     private final CapacityManager capacity;
+    private final GuardedHttpServer httpServer;
 
     /** @param port where the HTTP server listens (a free one reserved by {@link #start} when the configuration says 0) */
     private Engine(EngineConfig config, int port) throws Exception {
@@ -114,10 +113,9 @@ public final class Engine implements AutoCloseable {
         http.setBindHost(config.bindHost());
         http.setBindPort(port);
         http.setMaxBodySize(256L * 1024 * 1024);
-        if (tls.serves()) {
-            http.setSslContextParameters(sslParameters(tls));
-        }
-        camel.addService(new VertxPlatformHttpServer(http));
+        // TLS is the guarded server's own (Vert.x options), not Camel's SSLContextParameters
+        this.httpServer = new GuardedHttpServer(http, tls, new ConnectionGuard("engine-http", guardLimits()));
+        camel.addService(httpServer);
         camel.getRestConfiguration().setComponent("platform-http");
         this.fanOutPool = Executors.newFixedThreadPool(config.fanOutThreads(), daemonThreads("mpfl-fan-out"));
         RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
@@ -149,6 +147,7 @@ public final class Engine implements AutoCloseable {
         if (router == null) {
             throw new IllegalStateException("the HTTP server did not start on port " + port);
         }
+        httpServer.install(router);
         AccessFilter.install(router, access, audit, database.access(), access.users().map(org.mpfl.engine.access.ConsoleSessions::new)
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);
         CheckpointUploads.install(router, runs.checkpoints());
@@ -184,19 +183,10 @@ public final class Engine implements AutoCloseable {
             + "sent with requests, workflows, parameters and results — and can impersonate the engine to hosts and the "
             + "command line";
 
-    /** Camel's TLS parameters for the HTTP server, from the key store the TLS settings read (PEM or PKCS#12). */
-    static SSLContextParameters sslParameters(TlsSettings tls) {
-        KeyStoreParameters keys = new KeyStoreParameters();
-        keys.setKeyStore(tls.keyStore());
-        KeyManagersParameters km = new KeyManagersParameters();
-        km.setKeyStore(keys);
-        km.setKeyPassword(new String(tls.keyPassword()));
-        TrustManagersParameters tm = new TrustManagersParameters();
-        tm.setTrustManager(tls.trustManager());
-        SSLContextParameters p = new SSLContextParameters();
-        p.setKeyManagers(km);
-        p.setTrustManagers(tm);
-        return p;
+    /** The limits of the HTTP port's {@link ConnectionGuard} (docs/cli.md, {@code mpfl.engine.*}). */
+    static ConnectionGuard.Limits guardLimits() {
+        return new ConnectionGuard.Limits(java.time.Duration.ofMillis(EngineSettings.GUARD_PROOF_DEADLINE_MS.get()),
+                EngineSettings.GUARD_PER_SOURCE.get(), EngineSettings.GUARD_STRANGERS.get(), java.time.Duration.ofMinutes(30));
     }
 
     /** Starts an engine; returns once it serves HTTP. */

@@ -127,6 +127,10 @@ public final class AccessFilter {
             if (ar.succeeded()) {
                 Caller caller = ar.result();
                 ctx.setUser(User.create(caller.toPrincipal()));
+                if (caller.kind() != Caller.Kind.ANONYMOUS || policy.openReads()) {
+                    // a credential (or reads open to anyone by configuration): no stranger's limits any more
+                    GuardedHttpServer.prove(ctx);
+                }
                 if (target.audited()) {
                     ctx.addEndHandler(v -> audit.record(caller, source, method, path, ctx.response().getStatusCode()));
                 }

@@ -16,4 +16,16 @@ public interface RankInvoker {
 
     /** Aborts the domain at one rank's service (blocked operations there fail fast). */
     void abort(RankPlacement target, String domainId, String token) throws Exception;
+
+    /**
+     * The health probe behind a quarantine decision: whether the rank's host answers a short read
+     * well (a healthy host's answer, not an error) within a few seconds. A host that
+     * was too slow to accept {@code run} but answers this is slow, not faulty — e.g. busy with
+     * strangers' connections — and is not quarantined. Bounded; never throws.
+     *
+     * @return {@code false} when nothing answered, or when this invoker cannot probe
+     */
+    default boolean answersHealthProbe(RankPlacement target, String domainId) {
+        return false;
+    }
 }

@@ -308,8 +308,7 @@ final class RunPlacer {
             if (!c.done() || neverAnswered(c.failure())) {
                 // the call's own timeout equals the fan-out's: whichever fires first, it is the same fault
                 unanswered.add(url);
-                faults.add(new HostFault(p.hostId(), c.rank(), url, "rank " + c.rank() + " did not accept run within "
-                        + settings.fanOutTimeout().toSeconds() + " s", true));
+                faults.add(unanswered(p, domain));
             } else if (c.failure() != null) {
                 faults.add(new HostFault(p.hostId(), c.rank(), url, "rank " + c.rank() + " refused run: "
                         + Failures.describe(c.failure()), true));
@@ -322,6 +321,24 @@ final class RunPlacer {
         placements.stream().map(RankPlacement::hostId).filter(h -> !faultyHosts.contains(h)).distinct()
                 .forEach(registry::forgive);
         return faults.isEmpty() ? Attempt.STARTED : new Attempt(faults, started, unanswered);
+    }
+
+    /**
+     * A rank whose host did not accept {@code run} in time: quarantined only when the host does not
+     * answer a health probe either. One that answers is slow (e.g. busy with strangers' connections,
+     * docs/security.md "Slow and flooding clients"), not faulty: quarantining it would let anyone on
+     * the network take hosts out of service; the run record says what was seen instead.
+     */
+    private HostFault unanswered(RankPlacement p, Run.Domain domain) {
+        long t0 = System.nanoTime();
+        boolean answers = invoker.answersHealthProbe(p, domain.id());
+        long probeMs = (System.nanoTime() - t0) / 1_000_000;
+        String slow = "rank " + p.rank() + " did not accept run within " + settings.fanOutTimeout().toSeconds() + " s";
+        return answers
+                ? new HostFault(p.hostId(), p.rank(), p.endpoint().soapUrl(), slow + " but host " + p.hostId()
+                        + " answered its health probe (" + probeMs + " ms): slow, not quarantined", false)
+                : new HostFault(p.hostId(), p.rank(), p.endpoint().soapUrl(), slow
+                        + " and host " + p.hostId() + " did not answer its health probe", true);
     }
 
     private static boolean neverAnswered(Throwable failure) {

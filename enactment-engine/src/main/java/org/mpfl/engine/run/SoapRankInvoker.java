@@ -18,7 +18,11 @@ import org.mpfl.protocol.tls.TlsSettings;
  * engine's key for the target host (a host refuses {@code run} without it), never the admin token.
  */
 public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
+    /** How long the health probe waits: seconds, far below the fan-out time-out it follows. */
+    static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
+
     private final MpiwsClient client;
+    private final MpiwsClient probe;
     private final Function<String, String> authorizations;
 
     /**
@@ -32,6 +36,7 @@ public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
     /** An invoker whose {@code https} calls verify hosts against the TLS settings' CA ({@code --tls-ca}). */
     public SoapRankInvoker(Duration timeout, Function<String, String> authorizations, TlsSettings tls) {
         this.client = new MpiwsClient(timeout, tls);
+        this.probe = new MpiwsClient(PROBE_TIMEOUT.compareTo(timeout) < 0 ? PROBE_TIMEOUT : timeout, tls);
         this.authorizations = authorizations;
     }
 
@@ -64,8 +69,23 @@ public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
         client.abort(target.endpoint().soapUrl(), domainId, new DomainToken(token).proveAbort(domainId));
     }
 
+    /**
+     * A {@code status} read of the domain at the rank's host, answered well within {@link #PROBE_TIMEOUT}
+     * (a healthy host answers it for any domain, "unknown" too; an error status is no health).
+     */
+    @Override
+    public boolean answersHealthProbe(RankPlacement target, String domainId) {
+        try {
+            probe.status(target.endpoint().soapUrl(), domainId, target.rank());
+            return true;
+        } catch (MpiwsClient.MpiwsCallException | RuntimeException e) {
+            return false;
+        }
+    }
+
     @Override
     public void close() {
+        probe.close();
         client.close();
     }
 }

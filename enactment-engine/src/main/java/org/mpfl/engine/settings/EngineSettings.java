@@ -22,4 +22,13 @@ public final class EngineSettings {
             "extra JVM options (space-separated) of the local service hosts of mpflc up and run --local, e.g. -Dmpfl.… settings");
     public static final Setting<Long> EMBEDDED_HOST_CLOSE_WAIT_MS = Setting.longProperty("mpfl.host.exitCloseWaitMs", 500L,
             "how long run --local's exit waits for the service host in its JVM to close (the same property bounds a host process's exit)");
+
+    // what a connection that has not authenticated may cost the engine's port (docs/security.md, "Slow and flooding clients")
+    public static final Setting<Long> GUARD_PROOF_DEADLINE_MS = Setting.longProperty("mpfl.engine.proofDeadlineMs", 10_000L,
+            "a connection to the engine from an address that has not authenticated must finish its TLS handshake, and each"
+                    + " request its head and answer, within this; it may idle that long between requests");
+    public static final Setting<Integer> GUARD_PER_SOURCE = Setting.intProperty("mpfl.engine.perSource", 16,
+            "most connections one unauthenticated source address may hold open at the engine; more are closed at once");
+    public static final Setting<Integer> GUARD_STRANGERS = Setting.intProperty("mpfl.engine.strangers", 256,
+            "most connections from unauthenticated addresses the engine holds at once (hosts, users and loopback are not counted)");
 }

@@ -192,7 +192,8 @@ class HostQuarantineTest {
         String id = startRing("ring", 4);
         JsonNode d = awaitEnd(id, 60_000);
         JsonNode fault = assertSucceededWithoutTheRogue(d, r.hostId, 4);
-        assertTrue(fault.get("reason").asText().matches("rank \\d did not accept run within " + FAN_OUT.toSeconds() + " s"), fault.toString());
+        assertTrue(fault.get("reason").asText().matches("rank \\d did not accept run within " + FAN_OUT.toSeconds()
+                + " s and host " + r.hostId + " did not answer its health probe"), fault.toString());
         assertEquals(4, r.runs.size());
         long took = System.currentTimeMillis() - t0;
         assertTrue(took >= FAN_OUT.toMillis(), "the engine waited for the fan-out timeout (" + took + " ms)");

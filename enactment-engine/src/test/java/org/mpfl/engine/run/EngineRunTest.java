@@ -239,6 +239,31 @@ class EngineRunTest {
         assertEquals(1, fakes.started.stream().map(FakeRanks.Started::domainId).distinct().count());
     }
 
+    /**
+     * A host too slow to accept run (as one busy with strangers' connections) that answers the health
+     * probe is not quarantined: the run is placed again without it, and its record says what was seen.
+     */
+    @Test
+    void hostSlowToAcceptRunButAnsweringItsHealthProbeIsNotQuarantined() throws Exception {
+        FakeRanks fakes = new FakeRanks(r -> {
+            r.output("rank", r.rank());
+            r.state("DONE");
+        });
+        fakes.slowHost = "h0";
+        fakes.slowAcceptMs = 8_000; // far beyond the 2 s fan-out timeout
+        fakes.healthyHosts = java.util.Set.of("h0", "h1");
+        start(fakes, fast(), Duration.ofSeconds(30), 2, 4);
+        JsonNode d = awaitFinal(startRun(ringPlan(4)));
+        assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+        JsonNode fault = d.at("/hostFaults/0");
+        assertEquals("h0", fault.get("host").asText(), d.toString());
+        assertTrue(fault.get("reason").asText().matches("rank \\d did not accept run within 2 s but host h0 answered its"
+                + " health probe \\(\\d+ ms\\): slow, not quarantined"), fault.toString());
+        assertTrue(fault.get("quarantinedUntilMs").isNull(), fault.toString());
+        JsonNode hosts = Http.get(engine.url() + "/api/registry/hosts").json();
+        hosts.forEach(h -> assertTrue(h.get("quarantine").isNull(), "no host quarantined: " + hosts));
+    }
+
     @Test
     void fanOutTimeoutFailsTheRun() throws Exception {
         FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(10_000));

@@ -43,6 +43,11 @@ public final class FakeRanks implements RankInvoker {
     record Started(String hostId, String domainId, int rank) {
     }
     volatile long acceptDelayMs;
+    /** A host whose run calls take {@link #slowAcceptMs} (as a host busy with strangers' connections). */
+    volatile String slowHost;
+    volatile long slowAcceptMs;
+    /** The hosts that answer the engine's health probe. */
+    volatile java.util.Set<String> healthyHosts = java.util.Set.of();
     /** How long {@code run} takes to return after the rank's thread started (ranks may end before their call returns). */
     volatile long returnDelayMs;
 
@@ -114,6 +119,9 @@ public final class FakeRanks implements RankInvoker {
         if (acceptDelayMs > 0) {
             Thread.sleep(acceptDelayMs);
         }
+        if (target.hostId().equals(slowHost)) {
+            Thread.sleep(slowAcceptMs);
+        }
         if (request.rank() == refuseRank || target.hostId().equals(refuseHost)) {
             throw new IllegalStateException("service '" + target.service() + "' is not deployed here");
         }
@@ -137,6 +145,11 @@ public final class FakeRanks implements RankInvoker {
         if (returnDelayMs > 0) {
             Thread.sleep(returnDelayMs);
         }
+    }
+
+    @Override
+    public boolean answersHealthProbe(RankPlacement target, String domainId) {
+        return healthyHosts.contains(target.hostId());
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -13,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.ConfigurationContext;
-import org.apache.axis2.transport.http.server.AxisHttpConnectionImpl;
 import org.apache.axis2.transport.http.server.DefaultConnectionListener;
 import org.apache.axis2.transport.http.server.DefaultConnectionListenerFailureHandler;
 import org.apache.axis2.transport.http.server.HttpConnectionManager;
@@ -22,6 +22,8 @@ import org.apache.axis2.transport.http.server.IOProcessor;
 import org.apache.axis2.transport.http.server.WorkerFactory;
 import org.apache.hc.core5.http.config.Http1Config;
 import org.apache.hc.core5.http.io.SocketConfig;
+import org.mpfl.protocol.guard.ConnectionGuard;
+import org.mpfl.protocol.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,14 +33,24 @@ import org.slf4j.LoggerFactory;
  * listener cannot), it uses the MPIWS worker, its socket and session buffers are 128 KB instead
  * of Axis2's 8 KB, which throttled large messages, and its request pool is bounded: {@code mpfl.host.threads}
  * threads (64) and a queue of {@code mpfl.host.connectionQueue} connections (256); more are closed.
+ * And every accepted connection goes through the host's {@link ConnectionGuard} before a byte is read
+ * or a TLS handshake starts: refused ones are closed at once, admitted ones become
+ * {@link GuardedConnection}s (TLS layered over the TCP socket here, so that the guard can always close
+ * the TCP socket under a stalled handshake).
  */
 final class HostHttpFactory extends HttpFactory {
     private static final Logger LOG = LoggerFactory.getLogger(HostHttpFactory.class);
     private final ServerSocket serverSocket;
+    private final TlsSettings tls;
+    private final ConnectionGuard guard;
 
-    HostHttpFactory(ConfigurationContext ctx, ServerSocket serverSocket, WorkerFactory workers) throws AxisFault {
+    /** @param serverSocket a plain TCP socket, bound; {@code tls} is layered over each connection it accepts */
+    HostHttpFactory(ConfigurationContext ctx, ServerSocket serverSocket, WorkerFactory workers, TlsSettings tls,
+                    ConnectionGuard guard) throws AxisFault {
         super(ctx, serverSocket.getLocalPort(), workers);
         this.serverSocket = serverSocket;
+        this.tls = tls;
+        this.guard = guard;
         setRequestTcpNoDelay(true);
         // each open keep-alive connection holds one worker thread; peers keep a few each
         setRequestCoreThreadPoolSize(RuntimeSettings.HOST_THREADS.get());
@@ -89,7 +101,7 @@ final class HostHttpFactory extends HttpFactory {
     @Override
     public IOProcessor newRequestConnectionListener(String scheme, int port, HttpConnectionManager manager,
                                                     Http1Config http1Config, SocketConfig socketConfig) throws IOException {
-        return new Listener(serverSocket, scheme, manager, http1Config, socketConfig);
+        return new Listener(serverSocket, tls, guard, scheme, manager, http1Config, socketConfig);
     }
 
     /**
@@ -98,17 +110,21 @@ final class HostHttpFactory extends HttpFactory {
      */
     private static final class Listener extends DefaultConnectionListener {
         private final ServerSocket socket;
+        private final TlsSettings tls;
+        private final ConnectionGuard guard;
         private final String scheme;
         private final HttpConnectionManager manager;
         private final Http1Config http1Config;
         private final SocketConfig socketConfig;
         private volatile boolean destroyed;
 
-        Listener(ServerSocket socket, String scheme, HttpConnectionManager manager, Http1Config http1Config,
-                 SocketConfig socketConfig) throws IOException {
+        Listener(ServerSocket socket, TlsSettings tls, ConnectionGuard guard, String scheme, HttpConnectionManager manager,
+                 Http1Config http1Config, SocketConfig socketConfig) throws IOException {
             super(scheme, socket.getLocalPort(), manager, new DefaultConnectionListenerFailureHandler(), http1Config,
                     socketConfig);
             this.socket = socket;
+            this.tls = tls;
+            this.guard = guard;
             this.scheme = scheme;
             this.manager = manager;
             this.http1Config = http1Config;
@@ -128,24 +144,26 @@ final class HostHttpFactory extends HttpFactory {
                     }
                     return;
                 }
+                Socket raw = s;
+                Optional<ConnectionGuard.Pass> pass = guard.admit(raw.getInetAddress(), () -> GuardedConnection.closeRaw(raw));
+                if (pass.isEmpty()) {
+                    // a stranger over its limits: nothing read, no thread, no handshake (counted by the guard)
+                    GuardedConnection.closeRaw(raw);
+                    continue;
+                }
                 try {
-                    s.setTcpNoDelay(true);
-                    manager.process(new AxisHttpConnectionImpl(scheme, s, http1Config, socketConfig));
+                    raw.setTcpNoDelay(true);
+                    Socket http = tls.serves() ? tls.serverSocket(raw) : raw;
+                    manager.process(new GuardedConnection(scheme, raw, http, http1Config, socketConfig, pass.get()));
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     LOG.warn("all request threads busy and the queue full: closed a connection from {}",
-                            s.getRemoteSocketAddress());
-                    try {
-                        s.close();
-                    } catch (IOException ignored) {
-                        // nothing to do
-                    }
+                            raw.getRemoteSocketAddress());
+                    pass.get().close();
+                    GuardedConnection.closeRaw(raw);
                 } catch (IOException | RuntimeException e) {
-                    LOG.warn("cannot serve a connection from {}", s.getRemoteSocketAddress(), e);
-                    try {
-                        s.close();
-                    } catch (IOException ignored) {
-                        // nothing to do
-                    }
+                    LOG.warn("cannot serve a connection from {}", raw.getRemoteSocketAddress(), e);
+                    pass.get().close();
+                    GuardedConnection.closeRaw(raw);
                 }
             }
         }

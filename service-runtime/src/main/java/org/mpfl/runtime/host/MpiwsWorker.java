@@ -55,6 +55,10 @@ final class MpiwsWorker implements Worker {
         // the receivers of run (and extensions) check it; Axis2's simple server passes no headers on
         Header authorization = request.getFirstHeader("Authorization");
         msgContext.setProperty(ServiceHost.AUTHORIZATION_PROPERTY, authorization == null ? null : authorization.getValue());
+        if (authorization != null && host.acceptsEngineCall(authorization.getValue(), msgContext.getProperty(MessageContext.REMOTE_ADDR))) {
+            // the engine's key: its connection leaves the strangers' limits (ConnectionGuard)
+            GuardedConnection.proveCurrent();
+        }
         if ("POST".equals(method) && request.getRequestURI().startsWith(ServiceHost.DEPLOY_PATH)) {
             deploy(request, response, msgContext);
             return;
@@ -145,6 +149,9 @@ final class MpiwsWorker implements Worker {
             Inbox.Admission a = inbox.admit(header, maxPayload == Long.MAX_VALUE ? 0 : bound);
             admitted[0] = a;
             proven[0] = a.proven();
+            if (a.proven()) {
+                GuardedConnection.proveCurrent();
+            }
             if (a.outcome() != Inbox.Outcome.STORED) {
                 refused[0] = StoreOutcomes.toFault(a.outcome(), header);
                 return -1;
@@ -230,6 +237,9 @@ final class MpiwsWorker implements Worker {
                 long bound = Math.min(maxPayload, limit);
                 Inbox.Admission a = inbox.admit(header, maxPayload == Long.MAX_VALUE ? 0 : bound);
                 proven[0] = a.proven();
+                if (a.proven()) {
+                    GuardedConnection.proveCurrent();
+                }
                 if (a.outcome() != Inbox.Outcome.STORED) {
                     a.release();
                     outcomes.add(StoreOutcomes.toFault(a.outcome(), header));

@@ -321,6 +321,9 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      */
     public void setCredential(HostCredential credential) {
         callers.setCredential(credential);
+        if (credential != null && axis2 != null) {
+            axis2.trustEngine(credential.engineUrl());
+        }
     }
 
     /**
@@ -389,7 +392,16 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     /** {@code run}: creates the rank instance and starts its program; answers at once. */
     @Override
     public String handleRun(String serviceType, String runXml) throws OperationFault {
-        return rankTable.handleRun(serviceType, runXml);
+        String answer = rankTable.handleRun(serviceType, runXml);
+        if (axis2 != null) {
+            try {
+                // accepted, so the engine sent it: the peers it names are known to this host's guard
+                axis2.rememberPeers(org.mpfl.protocol.RunMessages.parseRun(runXml).endpoints());
+            } catch (javax.xml.stream.XMLStreamException | RuntimeException e) {
+                // rankTable parsed it already; the peers then prove themselves as strangers do
+            }
+        }
+        return answer;
     }
 
     /** Starts one rank of {@code serviceType} in this host (what {@code run} does). */

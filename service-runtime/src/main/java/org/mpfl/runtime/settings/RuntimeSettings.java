@@ -71,6 +71,16 @@ public final class RuntimeSettings {
             "request threads of a host's HTTP server");
     public static final Setting<Integer> HOST_CONNECTION_QUEUE = Setting.intProperty("mpfl.host.connectionQueue", 256,
             "requests a host's HTTP server queues when every thread is busy");
+    // what a connection that has not proved a credential may cost (docs/security.md, "Slow and flooding clients")
+    public static final Setting<Long> GUARD_PROOF_DEADLINE_MS = Setting.longProperty("mpfl.guard.proofDeadlineMs", 5_000L,
+            "a connection to a host's SOAP port or binary channel that has not proved a credential must finish its TLS"
+                    + " handshake, request head and proof within this (each request again), else it is closed");
+    public static final Setting<Integer> GUARD_PER_SOURCE = Setting.intProperty("mpfl.guard.perSource", 8,
+            "most connections one source address may hold open at a host's SOAP port (and as many at its binary channel)"
+                    + " before proving a credential; more are closed at once");
+    public static final Setting<Integer> GUARD_STRANGERS = Setting.intProperty("mpfl.guard.strangers", 32,
+            "most unproven connections from unknown addresses a host's SOAP port (and its binary channel) holds at once;"
+                    + " the rest of mpfl.host.threads is the reserve for the engine and peers that proved a credential");
     public static final Setting<Long> HOST_EXIT_CLOSE_WAIT_MS = Setting.longProperty("mpfl.host.exitCloseWaitMs", 500L,
             "how long a host process's exit waits for the host to close");
     public static final Setting<Long> CHECKPOINT_UPLOAD_TIMEOUT_MS = Setting.longProperty("mpfl.checkpoint.uploadTimeoutMs",

@@ -1,0 +1,177 @@
+package org.mpfl.engine.rest;
+
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.KeyCertOptions;
+import io.vertx.ext.web.RoutingContext;
+import java.security.GeneralSecurityException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServer;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServerConfiguration;
+import org.mpfl.protocol.guard.ConnectionGuard;
+import org.mpfl.protocol.tls.TlsSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's HTTP server: Camel's platform-http server on Vert.x, whose Vert.x {@link HttpServer}
+ * this class creates itself (Camel's own {@code startServer} gives no access to its
+ * {@link HttpServerOptions} nor a connection handler; its router, its routes and body handling are
+ * Camel's, unchanged). What it adds is the {@link ConnectionGuard} of docs/security.md ("Slow and
+ * flooding clients"):
+ * <ul>
+ * <li>the TLS handshake must end within the proof deadline (Vert.x's {@code sslHandshakeTimeout});</li>
+ * <li>every connection is {@linkplain ConnectionGuard#admit admitted} when Vert.x creates it (after
+ *     the TLS handshake, before the request head is parsed): a stranger over the per-source or
+ *     overall limit is closed at once;</li>
+ * <li>until a request on it authenticates ({@link #prove}: the admin token, a host credential, a
+ *     user's token; called by {@link AccessFilter}) the connection must send each request head, and
+ *     have its answer written, within the deadline of its start, and may idle at most that long
+ *     between requests; else it is closed. A proven connection is as before (no idle limit: event
+ *     streams stay open).</li>
+ * </ul>
+ * Being event-driven, the server spends no thread on a stalled connection; what the guard bounds is
+ * sockets and buffers held by strangers, and it keeps room for the hosts and users that proved who
+ * they are.
+ */
+public final class GuardedHttpServer extends VertxPlatformHttpServer {
+    private static final Logger LOG = LoggerFactory.getLogger(GuardedHttpServer.class);
+    private static final String PASS = "mpfl.guard.pass";
+
+    private final VertxPlatformHttpServerConfiguration configuration;
+    private final TlsSettings tls;
+    private final ConnectionGuard guard;
+    private final Map<HttpConnection, ConnectionGuard.Pass> passes = new ConcurrentHashMap<>();
+    private volatile HttpServer server;
+
+    public GuardedHttpServer(VertxPlatformHttpServerConfiguration configuration, TlsSettings tls, ConnectionGuard guard) {
+        super(configuration);
+        this.configuration = configuration;
+        this.tls = tls;
+        this.guard = guard;
+    }
+
+    public ConnectionGuard guard() {
+        return guard;
+    }
+
+    @Override
+    protected void startServer() throws Exception {
+        HttpServerOptions options = new HttpServerOptions()
+                .setHost(configuration.getBindHost())
+                .setPort(configuration.getBindPort())
+                .setSslHandshakeTimeout(guard.limits().proofDeadline().toMillis())
+                .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
+        if (tls.serves()) {
+            options.setSsl(true).setKeyCertOptions(KeyCertOptions.wrap(keyManagers(tls)));
+        }
+        HttpServer s = getVertx().createHttpServer(options);
+        s.connectionHandler(this::admit);
+        s.requestHandler(VertxPlatformHttpRouter.lookup(getCamelContext(),
+                VertxPlatformHttpRouter.getRouterNameFromPort(configuration.getBindPort())));
+        s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        this.server = s;
+    }
+
+    /** The Vert.x server (platform-http's engine reads the port its routes serve on from it). */
+    @Override
+    public HttpServer getServer() {
+        return server;
+    }
+
+    @Override
+    protected void stopServer() {
+        HttpServer s = server;
+        server = null;
+        if (s != null) {
+            try {
+                s.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.debug("closing the HTTP server", e);
+            }
+        }
+        guard.close();
+    }
+
+    /**
+     * Closes the Vert.x instance Camel created for this server (the engine never gives it one of its
+     * own): Camel's own stop would hand the close to the executor its {@code startServer} makes, which
+     * this class's does not.
+     */
+    @Override
+    protected void stopVertx() {
+        io.vertx.core.Vertx v = getVertx();
+        if (v != null) {
+            try {
+                v.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.debug("closing Vert.x", e);
+            }
+        }
+    }
+
+    private static KeyManagerFactory keyManagers(TlsSettings tls) throws GeneralSecurityException {
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(tls.keyStore(), tls.keyPassword());
+        return kmf;
+    }
+
+    private void admit(HttpConnection c) {
+        if (c.remoteAddress() == null || c.remoteAddress().hostAddress() == null) {
+            return;
+        }
+        java.net.InetAddress source;
+        try {
+            source = java.net.InetAddress.getByName(c.remoteAddress().hostAddress()); // a literal: no lookup
+        } catch (java.net.UnknownHostException e) {
+            c.close();
+            return;
+        }
+        Optional<ConnectionGuard.Pass> pass = guard.admit(source, c::close);
+        if (pass.isEmpty()) {
+            c.close();
+            return;
+        }
+        passes.put(c, pass.get());
+        c.closeHandler(v -> {
+            ConnectionGuard.Pass p = passes.remove(c);
+            if (p != null) {
+                p.close();
+            }
+        });
+    }
+
+    /**
+     * The first handler of every request (installed by {@link #install}): an unproven connection's
+     * request has the deadline from now until its answer is written, and the connection that long
+     * again to send its next one.
+     */
+    private void requestStarted(RoutingContext ctx) {
+        ConnectionGuard.Pass p = passes.get(ctx.request().connection());
+        if (p != null && p.stranger()) {
+            p.arm();
+            ctx.put(PASS, p);
+            ctx.addEndHandler(v -> p.arm());
+        }
+        ctx.next();
+    }
+
+    /** Installs {@link #requestStarted} in front of every other handler of the router. */
+    public void install(io.vertx.ext.web.Router router) {
+        router.route().order(Integer.MIN_VALUE).handler(this::requestStarted);
+    }
+
+    /** The request's connection authenticated: it leaves the strangers' limits and its source is known. */
+    public static void prove(RoutingContext ctx) {
+        ConnectionGuard.Pass p = ctx.get(PASS);
+        if (p != null) {
+            p.prove();
+        }
+    }
+}

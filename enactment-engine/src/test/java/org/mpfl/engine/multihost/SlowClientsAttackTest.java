@@ -1,0 +1,296 @@
+package org.mpfl.engine.multihost;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.engine.e2e.RingProgram;
+import org.mpfl.testing.Http;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.attack.StoreAttack;
+import org.mpfl.testing.lab.NetworkLab;
+
+/**
+ * Slow and flooding clients without any credential, from the lab's attacker node, against a host's
+ * SOAP port and the engine's port, both over TLS (docs/security.md, "Slow and flooding clients"):
+ * while they go on, a legitimate run across two hosts must succeed within twice its normal time
+ * (measured first, in this class, on the same lab), no host may be quarantined, and the attacked
+ * processes' resident memory must stay bounded.
+ */
+@Timeout(240)
+@StartsProcesses
+class SlowClientsAttackTest {
+    static NetworkLab lab;
+    /** The slower of two unattacked runs (ms): the margin for a loaded machine is that it is the slower one. */
+    static long normalMs;
+    static final SSLContext ANY_SERVER = trustingEveryServer();
+
+    @BeforeAll
+    static void start() throws Exception {
+        lab = NetworkLab.builder().hosts(2).capacity(1).tls().hostService("ring", RingProgram.class).start();
+        timedRun(); // first run: deployment, class loading and JIT of the path; not the normal time
+        normalMs = Math.max(timedRun(), timedRun());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (lab != null) {
+            lab.close();
+        }
+    }
+
+    /**
+     * 256 TLS connections that send a request head and 1 KB of body, then nothing, and a flood of TLS
+     * handshakes, at host h1 and at the engine. Each stalled connection is closed by the server within
+     * seconds (its proof deadline: 5 s at a host, 10 s at the engine), not the 60 s socket time-out it used to hold a thread for.
+     */
+    @Test
+    void stalledConnectionsAndAHandshakeFloodDoNotStopARun() throws Exception {
+        Targets t = Targets.now();
+        byte[] storeHead = ("POST /axis2/services/ring HTTP/1.1\r\nHost: h1\r\nContent-Length: 1000000\r\n"
+                + "Content-Type: application/soap+xml; charset=UTF-8; action=\"urn:mpiws:store\"\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] runHead = ("POST /api/runs HTTP/1.1\r\nHost: engine\r\nContent-Length: 1000000\r\n"
+                + "Content-Type: application/json\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        AtomicBoolean attacking = new AtomicBoolean(true);
+        ExecutorService attackers = Executors.newFixedThreadPool(8);
+        List<Stalled> stalled = new ArrayList<>();
+        try {
+            // the stalled connections, 128 at each target, opened as fast as the servers take them
+            for (int i = 0; i < 128; i++) {
+                stalled.add(Stalled.open(t.host(), storeHead));
+                stalled.add(Stalled.open(t.engine(), runHead));
+            }
+            for (InetSocketAddress target : List.of(t.host(), t.engine())) {
+                for (int n = 0; n < 2; n++) {
+                    attackers.submit(() -> flood(target, attacking));
+                }
+            }
+            long took = timedRun();
+            // every stalled connection that got in is closed by its server: the 5 s deadline plus the reaper's
+            // 1.25 s; 20 s from the last one's opening leaves the loaded machine its margin, far below 60 s
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            int open = 0;
+            for (Stalled s : stalled) {
+                if (!s.closedBy(until)) {
+                    open++;
+                }
+            }
+            assertEquals(0, open, "stalled connections still open 20 s after they stalled");
+            assertWithinTwiceTheNormalTime(took);
+        } finally {
+            attacking.set(false);
+            attackers.shutdownNow();
+            assertTrue(attackers.awaitTermination(20, TimeUnit.SECONDS), "the attack threads ended");
+            stalled.forEach(Stalled::close);
+        }
+        assertNoHostQuarantined();
+        t.assertMemoryBounded();
+    }
+
+    /**
+     * Clients that send many pipelined requests and never read an answer: 32 connections at h1 (each
+     * 200 WSDL requests) and 32 at the engine (each 200 reads of its OpenAPI document, open to anyone).
+     */
+    @Test
+    void clientsThatNeverReadTheirAnswersDoNotStopARun() throws Exception {
+        Targets t = Targets.now();
+        List<Stalled> readers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 32; i++) {
+                readers.add(Stalled.open(t.host(), pipelined("GET /axis2/services/ring?wsdl HTTP/1.1\r\nHost: h1\r\n\r\n", 200)));
+                readers.add(Stalled.open(t.engine(), pipelined("GET /api/openapi HTTP/1.1\r\nHost: engine\r\n\r\n", 200)));
+            }
+            assertWithinTwiceTheNormalTime(timedRun());
+        } finally {
+            readers.forEach(Stalled::close);
+        }
+        assertNoHostQuarantined();
+        t.assertMemoryBounded();
+    }
+
+    static void assertWithinTwiceTheNormalTime(long tookMs) {
+        assertTrue(tookMs <= 2 * normalMs, "the run under attack took " + tookMs + " ms, more than twice the normal "
+                + normalMs + " ms\n" + lab.logs());
+    }
+
+    static byte[] pipelined(String request, int times) {
+        return request.repeat(times).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * A ring across both hosts (one rank each), from start to SUCCEEDED, in ms. Paced (30 rounds, rank 0
+     * waits 100 ms after each) so that its normal time, about 3.5 s, is its work and not only the
+     * start-up's sub-second, load-driven noise: the attacker runs in this JVM, on the same 2-core
+     * machine, and its own CPU use (TLS handshakes) is part of what the run competes with.
+     */
+    static long timedRun() throws Exception {
+        long t0 = System.nanoTime();
+        Http.Answer a = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(),
+                Map.of("params", Map.of("rounds", 30, "pauseMs", 100), "plan", Map.of("workflow", "ring",
+                        "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 2)))));
+        assertEquals(201, a.status(), a.body());
+        String id = a.json().get("id").asText();
+        JsonNode d = lab.run(id);
+        // polled every 50 ms: the measure's resolution, small against a run's second or more
+        while (!org.mpfl.testing.Await.ended(d)) {
+            if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(120)) {
+                throw new AssertionError("the run did not end within 120 s: " + d + "\n" + lab.logs());
+            }
+            Thread.sleep(50);
+            d = lab.run(id);
+        }
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertEquals("SUCCEEDED", d.path("state").asText(), d + "\n" + lab.logs());
+        assertEquals(List.of("h1", "h2"), List.copyOf(lab.placement(id)), "the run spans both hosts, the attacked one too");
+        assertEquals(0, d.path("hostFaults").size(), "no host fault: " + d);
+        return ms;
+    }
+
+    static void assertNoHostQuarantined() throws Exception {
+        JsonNode hosts = lab.adminGet("/api/registry/hosts").json();
+        assertEquals(2, hosts.size(), hosts.toString());
+        hosts.forEach(h -> assertTrue(h.path("quarantine").isNull(), "no host quarantined: " + hosts));
+    }
+
+    /**
+     * The attacked host h1 and the engine as the attacker reaches them, and their resident memory
+     * before the attack.
+     */
+    record Targets(NetworkLab.Host h1, InetSocketAddress host, InetSocketAddress engine, long hostKb, long engineKb) {
+        static Targets now() throws IOException {
+            NetworkLab.Host h1 = lab.host("h1");
+            return new Targets(h1, lab.attacker().reach(h1.node().address(), h1.soapPort()),
+                    lab.attacker().reach(lab.engineNode().address(), NetworkLab.ENGINE_PORT),
+                    StoreAttack.residentKb(h1.process().process().pid()), StoreAttack.residentKb(lab.engineProcess().pid()));
+        }
+
+        /** The host's resident memory grew by less than 64 MB, the engine's by less than 128 MB (its heap grows with runs too). */
+        void assertMemoryBounded() throws IOException {
+            long hostMb = (StoreAttack.residentKb(h1.process().process().pid()) - hostKb) / 1024;
+            long engineMb = (StoreAttack.residentKb(lab.engineProcess().pid()) - engineKb) / 1024;
+            assertTrue(hostMb < 64, "the attacked host's resident memory grew by " + hostMb + " MB");
+            assertTrue(engineMb < 128, "the engine's resident memory grew by " + engineMb + " MB");
+        }
+    }
+
+    /** Connects, shakes hands, closes, again, until told to stop (refusals and failures are the point). */
+    static void flood(InetSocketAddress target, AtomicBoolean attacking) {
+        while (attacking.get()) {
+            try (Socket s = tls(target)) {
+                s.getOutputStream().flush();
+            } catch (IOException e) {
+                // refused or closed by the server: go on
+            }
+        }
+    }
+
+    static SSLSocket tls(InetSocketAddress target) throws IOException {
+        Socket raw = new Socket();
+        raw.connect(target, 5_000);
+        raw.setSoTimeout(10_000);
+        SSLSocket s = (SSLSocket) ANY_SERVER.getSocketFactory().createSocket(raw, target.getHostString(), target.getPort(), true);
+        s.startHandshake();
+        return s;
+    }
+
+    /** An attacker's connection that wrote its bytes and then does nothing. */
+    record Stalled(Socket socket) {
+        static Stalled open(InetSocketAddress target, byte[] bytes) {
+            try {
+                SSLSocket s = tls(target);
+                OutputStream out = s.getOutputStream();
+                out.write(bytes);
+                if (bytes.length < 4096) {
+                    out.write(new byte[1024]); // "1 KB of body, then silence"
+                }
+                out.flush();
+                return new Stalled(s);
+            } catch (IOException e) {
+                return new Stalled(null); // refused at once by the server's guard
+            }
+        }
+
+        /** Whether the server closed this connection before {@code untilNanos}. */
+        boolean closedBy(long untilNanos) {
+            if (socket == null) {
+                return true;
+            }
+            try {
+                InputStream in = socket.getInputStream();
+                byte[] buf = new byte[8192];
+                while (true) {
+                    long left = TimeUnit.NANOSECONDS.toMillis(untilNanos - System.nanoTime());
+                    if (left <= 0) {
+                        return false;
+                    }
+                    socket.setSoTimeout((int) left);
+                    if (in.read(buf) < 0) {
+                        return true;
+                    }
+                }
+            } catch (java.net.SocketTimeoutException e) {
+                return false;
+            } catch (IOException e) {
+                return true; // reset
+            }
+        }
+
+        void close() {
+            if (socket != null) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // the attacker leaves
+                }
+            }
+        }
+    }
+
+    /** The attacker checks no certificate: it wants the server to work, not to talk to it safely. */
+    static SSLContext trustingEveryServer() {
+        try {
+            SSLContext c = SSLContext.getInstance("TLS");
+            c.init(null, new TrustManager[] {new X509TrustManager() {
+                @Override
+                public void checkClientTrusted(X509Certificate[] chain, String authType) {
+                }
+
+                @Override
+                public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                }
+
+                @Override
+                public X509Certificate[] getAcceptedIssuers() {
+                    return new X509Certificate[0];
+                }
+            }}, null);
+            return c;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
