@@ -212,10 +212,10 @@ class SlurmCapacityTest {
 
     /**
      * The same queued run through slurmrestd, authenticated with a JWT from {@code scontrol token}; a
-     * wrong JWT stops {@code mpflc up} with a clear error before it serves.
+     * wrong or expired JWT stops {@code mpflc up} with a clear error before it serves.
      */
     @Test
-    void theSameQueuedRunThroughSlurmrestdWithAJwtAndAWrongJwtIsRefusedClearly() throws Exception {
+    void theSameQueuedRunThroughSlurmrestdWithAJwtAndAWrongOrExpiredJwtIsRefusedClearly() throws Exception {
         String restd = slurm.startRestd();
         Path data = Files.createDirectories(dir.resolve("rest"));
         Path wrong = ownerOnly(data.resolve("wrong.jwt"), "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdW4iOiJyb290IiwiZXhwIjo0MTAyNDQ0ODAwfQ."
@@ -228,6 +228,22 @@ class SlurmCapacityTest {
         String said = Files.readString(log);
         assertTrue(refused.exitValue() != 0 && said.contains("refused the JWT in " + wrong) && said.contains("scontrol token"), said);
         assertFalse(said.contains("MPFL engine and console"), "it did not serve: " + said);
+
+        // a real token of this cluster whose lifetime has passed: refused before serving, saying it expired
+        String shortLived = slurm.token(1);
+        long expiresMs = 1000 * Json.MAPPER.readTree(java.util.Base64.getUrlDecoder().decode(shortLived.split("\\.")[1]))
+                .path("exp").asLong();
+        awaitTrue(() -> System.currentTimeMillis() > expiresMs + 1000, "the one-second token expired");
+        Path expired = ownerOnly(data.resolve("expired.jwt"), shortLived);
+        Path expiredLog = data.resolve("expired.log");
+        Process late = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
+                "--provider", "slurm", "--partition", "debug", "--node-mpflc", mpflc.toString(), "--slurmrestd", restd,
+                "--slurm-jwt-file", expired.toString()), expiredLog);
+        assertTrue(late.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(expiredLog));
+        String lateSaid = Files.readString(expiredLog);
+        assertTrue(late.exitValue() != 0 && lateSaid.contains("the JWT in " + expired + " expired at")
+                && lateSaid.contains("scontrol token"), lateSaid);
+        assertFalse(lateSaid.contains("MPFL engine and console"), "it did not serve: " + lateSaid);
 
         Path jwt = ownerOnly(data.resolve("slurm.jwt"), slurm.token(600));
         Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "5", "--slurmrestd", restd,
