@@ -88,12 +88,19 @@ public final class EngineDatabase implements AutoCloseable {
      * written to the file before it returns ({@code WRITE_DELAY=0}): with H2's default of 500 ms, an
      * engine SIGKILLed within half a second of storing a run lost it (the restarted engine answered
      * "no run" for a run its API had listed as RUNNING). The file write survives the process; an
-     * fsync per commit (surviving a machine crash) is PostgreSQL's job.
+     * fsync per commit (surviving a machine crash) is PostgreSQL's job. The write now happens in the
+     * committing thread, which the engine may interrupt (a cancelled run's workers): H2's
+     * {@code retry:} file system reopens a channel an interrupt closed, where a plain file channel
+     * would leave the store closed for good ("Writing to FileChannel failed"). Same file, same format.
      */
     public static EngineDatabase openEmbedded(Path dataDir) throws IOException, SQLException {
         Files.createDirectories(dataDir);
-        return open("jdbc:h2:file:" + dataDir.toAbsolutePath().resolve("engine") + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0",
-                "sa", "");
+        return open(embeddedUrl(dataDir), "sa", "");
+    }
+
+    /** The JDBC URL of the embedded database in {@code dataDir}. */
+    static String embeddedUrl(Path dataDir) {
+        return "jdbc:h2:retry:" + dataDir.toAbsolutePath().resolve("engine") + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
     }
 
     /**

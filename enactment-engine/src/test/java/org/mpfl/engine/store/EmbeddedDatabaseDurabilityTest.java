@@ -34,4 +34,25 @@ class EmbeddedDatabaseDurabilityTest {
             assertEquals("0", r.getString(1), "no delay between a commit and its write to the file");
         }
     }
+
+    /** Commits now write in the committing thread: an interrupted one must neither fail nor close the store. */
+    @Test
+    void commitsOfInterruptedThreadsKeepTheStoreOpen() throws Exception {
+        try (EngineDatabase db = EngineDatabase.openEmbedded(dir);
+             Connection c = DriverManager.getConnection(EngineDatabase.embeddedUrl(dir), "sa", "")) {
+            c.createStatement().execute("CREATE TABLE interrupted (i INT)");
+            for (int i = 0; i < 50; i++) {
+                Thread.currentThread().interrupt();
+                try {
+                    c.createStatement().execute("INSERT INTO interrupted VALUES (" + i + ")");
+                } finally {
+                    Thread.interrupted();
+                }
+            }
+            try (ResultSet r = c.createStatement().executeQuery("SELECT COUNT(*) FROM interrupted")) {
+                assertTrue(r.next());
+                assertEquals(50, r.getInt(1), "every interrupted commit stored");
+            }
+        }
+    }
 }
