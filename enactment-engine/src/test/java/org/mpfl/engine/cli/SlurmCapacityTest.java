@@ -220,14 +220,7 @@ class SlurmCapacityTest {
         Path data = Files.createDirectories(dir.resolve("rest"));
         Path wrong = ownerOnly(data.resolve("wrong.jwt"), "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdW4iOiJyb290IiwiZXhwIjo0MTAyNDQ0ODAwfQ."
                 + "bm90LWEtc2lnbmF0dXJlLW9mLXRoaXMtY2x1c3Rlcg");
-        Path log = data.resolve("wrong.log");
-        Process refused = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
-                "--provider", "slurm", "--partition", "debug", "--node-mpflc", mpflc.toString(), "--slurmrestd", restd,
-                "--slurm-jwt-file", wrong.toString()), log);
-        assertTrue(refused.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(log));
-        String said = Files.readString(log);
-        assertTrue(refused.exitValue() != 0 && said.contains("refused the JWT in " + wrong) && said.contains("scontrol token"), said);
-        assertFalse(said.contains("MPFL engine and console"), "it did not serve: " + said);
+        assertUpRefusesTheJwt(restd, data, wrong, "refused the JWT in " + wrong);
 
         // a real token of this cluster whose lifetime has passed: refused before serving, saying it expired
         String shortLived = slurm.token(1);
@@ -235,15 +228,7 @@ class SlurmCapacityTest {
                 .path("exp").asLong();
         awaitTrue(() -> System.currentTimeMillis() > expiresMs + 1000, "the one-second token expired");
         Path expired = ownerOnly(data.resolve("expired.jwt"), shortLived);
-        Path expiredLog = data.resolve("expired.log");
-        Process late = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
-                "--provider", "slurm", "--partition", "debug", "--node-mpflc", mpflc.toString(), "--slurmrestd", restd,
-                "--slurm-jwt-file", expired.toString()), expiredLog);
-        assertTrue(late.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(expiredLog));
-        String lateSaid = Files.readString(expiredLog);
-        assertTrue(late.exitValue() != 0 && lateSaid.contains("the JWT in " + expired + " expired at")
-                && lateSaid.contains("scontrol token"), lateSaid);
-        assertFalse(lateSaid.contains("MPFL engine and console"), "it did not serve: " + lateSaid);
+        assertUpRefusesTheJwt(restd, data, expired, "the JWT in " + expired + " expired at");
 
         Path jwt = ownerOnly(data.resolve("slurm.jwt"), slurm.token(600));
         Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "5", "--slurmrestd", restd,
@@ -260,6 +245,21 @@ class SlurmCapacityTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * {@code mpflc up} through slurmrestd with the JWT in {@code jwtFile}: it stops before it serves,
+     * saying {@code expected} and how to make a new token.
+     */
+    private void assertUpRefusesTheJwt(String restd, Path data, Path jwtFile, String expected) throws Exception {
+        Path log = data.resolve(jwtFile.getFileName() + ".log");
+        Process up = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
+                "--provider", "slurm", "--partition", "debug", "--node-mpflc", mpflc.toString(), "--slurmrestd", restd,
+                "--slurm-jwt-file", jwtFile.toString()), log);
+        assertTrue(up.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(log));
+        String said = Files.readString(log);
+        assertTrue(up.exitValue() != 0 && said.contains(expected) && said.contains("scontrol token"), said);
+        assertFalse(said.contains("MPFL engine and console"), "it did not serve: " + said);
+    }
 
     private static Path ownerOnly(Path file, String text) throws IOException {
         Files.writeString(file, text + "\n", StandardCharsets.UTF_8);
