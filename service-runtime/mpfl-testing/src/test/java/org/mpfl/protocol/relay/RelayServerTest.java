@@ -128,6 +128,23 @@ class RelayServerTest {
         }
     }
 
+    /**
+     * The binary channel's set-up probe dials while the domain is still opening in the dialer's host:
+     * the dial waits for the domain (bounded) instead of failing at once, which made auto carry every
+     * relayed domain over SOAP.
+     */
+    @Test
+    void aDialWaitsForItsDomainToOpenInTheDialersHost() throws Exception {
+        long opens = System.nanoTime() + 300_000_000L;
+        RelayDialer d = dialerOf("a", token);
+        d.domainKeys(target -> System.nanoTime() < opens ? Optional.empty()
+                : Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
+        try (SocketChannel ch = d.connect("127.0.0.1", echo.getLocalPort(), 5000)) {
+            ch.write(ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)));
+            assertArrayEquals("late".getBytes(StandardCharsets.US_ASCII), ch.socket().getInputStream().readNBytes(4));
+        }
+    }
+
     @Test
     void aDialWithAnotherTokenIsRefused() {
         IOException e = assertThrows(IOException.class, () -> dialerOf("a", new DomainToken(DomainToken.generate()))

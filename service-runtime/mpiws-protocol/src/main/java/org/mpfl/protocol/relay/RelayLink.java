@@ -270,20 +270,7 @@ public final class RelayLink implements Closeable {
     }
 
     private DomainToken awaitDomain(String tag) {
-        long end = System.nanoTime() + DOMAIN_WAIT_MS * 1_000_000L;
-        while (System.nanoTime() < end && !closed) {
-            DomainToken t = domainsByTag.apply(tag);
-            if (t != null) {
-                return t;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
-        return null;
+        return RelayDialer.awaitDomain(() -> domainsByTag.apply(tag), DOMAIN_WAIT_MS, () -> closed);
     }
 
     /** A connection to the relay, past the magic (over TLS for the control connection when this host has a CA). */
