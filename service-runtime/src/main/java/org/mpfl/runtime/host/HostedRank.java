@@ -91,7 +91,10 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
             if (site != null && e.getMessage() != null) {
                 why = e.getMessage();
             }
-            if (!(e instanceof DomainAbortedException)) {
+            if (site != null) {
+                // a fault of the workflow at a place in its document: the message says all (the trace is the interpreter's)
+                LOG.warn("rank {} of domain {} failed: {}", request.rank(), shortId(), why);
+            } else if (!(e instanceof DomainAbortedException)) {
                 LOG.warn("rank {} of domain {} failed", request.rank(), shortId(), e);
             }
             try {
