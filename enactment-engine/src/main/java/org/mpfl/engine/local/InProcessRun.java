@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.DeadlockDetector;
 import org.mpfl.engine.run.RandomIds;
+import org.mpfl.engine.run.RankPosition;
 import org.mpfl.engine.run.RunError;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.eval.ProcessLayout;
@@ -130,8 +131,8 @@ public final class InProcessRun implements AutoCloseable {
             Map<String, Object> v = new LinkedHashMap<>();
             v.put("rank", r.rank);
             v.put("state", r.state);
-            v.put("activity", r.activity);
-            v.put("location", r.location);
+            v.put("activity", r.position.activity());
+            v.put("location", r.position.location());
             rs.add(v);
             r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>(
                     java.util.Comparator.comparingInt(Integer::parseInt))).put(String.valueOf(r.rank), value));
@@ -196,22 +197,7 @@ public final class InProcessRun implements AutoCloseable {
         r.moves++;
         switch (e.type()) {
             case STATE -> applyState(r, e);
-            case ACTIVITY -> {
-                r.activity = e.activity();
-                r.location = e.location();
-                r.blocked = false;
-                r.waitingFor = null;
-            }
-            case WAIT -> {
-                if (e.activity() != null) {
-                    r.activity = e.activity();
-                }
-                if (e.location() != null) {
-                    r.location = e.location();
-                }
-                r.blocked = true;
-                r.waitingFor = e.message();
-            }
+            case ACTIVITY, WAIT -> r.position = r.position.after(e);
             case PROGRESS -> {
                 if (e.value() instanceof Map<?, ?> p && p.get("value") instanceof Number v && p.get("total") instanceof Number t) {
                     r.progressValue = v.doubleValue();
@@ -234,17 +220,13 @@ public final class InProcessRun implements AutoCloseable {
             s = "ABORTED";
         }
         r.state = s;
-        r.blocked = false;
         r.message = e.message();
-        if (e.activity() != null) {
-            r.activity = e.activity();
-        }
-        if (e.location() != null) {
-            r.location = e.location();
-        }
+        // an ended rank waits no more; a failure names where it happened
+        r.position = new RankPosition(e.activity() != null ? e.activity() : r.position.activity(),
+                e.location() != null ? e.location() : r.position.location(), false, null);
         if (s.equals("FAILED") && endedMs == 0) {
             // the first failure is the run's; the failing rank's table aborts the domain, as in a service host
-            end("FAILED", new RunError(r.rank, r.location, e.message() == null ? "failed" : e.message()));
+            end("FAILED", new RunError(r.rank, r.position.location(), e.message() == null ? "failed" : e.message()));
             return;
         }
         endIfDecided();
@@ -259,7 +241,7 @@ public final class InProcessRun implements AutoCloseable {
             end("SUCCEEDED", null);
         } else {
             RankState first = ranks.stream().filter(r -> r.state.equals("ABORTED")).findFirst().orElse(ranks.get(0));
-            end("FAILED", new RunError(first.rank, first.location, first.message == null ? "domain aborted" : first.message));
+            end("FAILED", new RunError(first.rank, first.position.location(), first.message == null ? "domain aborted" : first.message));
         }
     }
 
@@ -294,7 +276,7 @@ public final class InProcessRun implements AutoCloseable {
                 Optional<RunError> deadlock;
                 synchronized (this) {
                     List<DeadlockDetector.Wait> waits = ranks.stream().map(r -> new DeadlockDetector.Wait(r.rank, !r.isFinal(),
-                            r.blocked, r.waitingFor, r.location, r.moves)).toList();
+                            r.position.blocked(), r.position.waitingFor(), r.position.location(), r.moves)).toList();
                     deadlock = deadlocks.check(waits, System.currentTimeMillis(), deadlockGraceMs);
                 }
                 deadlock.ifPresent(d -> endAndAbort("FAILED", d));
@@ -324,10 +306,7 @@ public final class InProcessRun implements AutoCloseable {
     private static final class RankState {
         final int rank;
         String state = "PENDING";
-        String activity;
-        String location;
-        boolean blocked;
-        String waitingFor;
+        RankPosition position = RankPosition.NONE;
         String message;
         /** Events so far: what the deadlock watch takes as movement (the engine counts messages sent). */
         long moves;

@@ -85,8 +85,14 @@ class SamplesRunTest {
 
     /** Runs a sample and returns {@code mpflc run --json}'s summary (run id, state, outputs), failing unless it SUCCEEDED. */
     static JsonNode runSummary(String sample, String... params) throws Exception {
-        List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--json",
-                "--engine", cluster.engine().url(), "--data", cluster.engine().config().dataDir().toString(), "--timeout", "300"));
+        return runSummary(sample, List.of("--engine", cluster.engine().url(), "--data",
+                cluster.engine().config().dataDir().toString()), params);
+    }
+
+    /** Like {@link #runSummary(String, String...)}, run where {@code where} says ({@code --engine URL}, {@code --local}). */
+    static JsonNode runSummary(String sample, List<String> where, String... params) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--json", "--timeout", "300"));
+        args.addAll(where);
         for (String param : params) {
             args.add("--param");
             args.add(param);
@@ -191,18 +197,7 @@ class SamplesRunTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"ring", "matmul", "heat2d", "coupling", "moldyn"})
     void theRanksInTheCommandLinesJvmGiveTheOutputsOfTheHostProcesses(String sample) throws Exception {
         JsonNode hosts = outputs(sample);
-        List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--local", "--json",
-                "--timeout", "300"));
-        for (String param : params(sample)) {
-            args.add("--param");
-            args.add(param);
-        }
-        SampleDocuments.Result result = SampleDocuments.mpflc(args);
-        JsonNode summary = lastJsonObject(result.out());
-        String report = sample + " --local: exit " + result.exitCode() + "\nstdout:\n" + result.out() + "\nstderr:\n" + result.err();
-        assertTrue(summary != null, report);
-        assertEquals("SUCCEEDED", summary.path("state").asText(), report);
-        JsonNode local = summary.path("outputs");
+        JsonNode local = runSummary(sample, List.of("--local"), params(sample).toArray(String[]::new)).path("outputs");
         List<String> compared = new ArrayList<>();
         hosts.fieldNames().forEachRemaining(name -> {
             if (!name.matches(".*_(s|ms|us)")) {
