@@ -14,6 +14,7 @@ import org.mpfl.engine.run.DeadlockDetector;
 import org.mpfl.engine.run.RandomIds;
 import org.mpfl.engine.run.RankPosition;
 import org.mpfl.engine.run.RunError;
+import org.mpfl.engine.run.RunProgress;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.ir.plan.DeploymentPlan;
@@ -286,20 +287,10 @@ public final class InProcessRun implements AutoCloseable {
         }
     }
 
-    /** The run's progress as the engine computes it: reported progress where ranks report it, else ranks done. */
+    /** The run's progress as the engine computes it. */
     private double progress() {
-        double sum = 0;
-        int reporting = 0;
-        for (RankState r : ranks) {
-            if (r.progressTotal > 0) {
-                reporting++;
-                sum += r.state.equals("DONE") ? 1.0 : Math.min(1.0, r.progressValue / r.progressTotal);
-            }
-        }
-        if (reporting > 0) {
-            return sum / reporting;
-        }
-        return ranks.isEmpty() ? 0 : ranks.stream().filter(r -> r.state.equals("DONE")).count() / (double) ranks.size();
+        return RunProgress.of(ranks.stream().map(r -> new RunProgress.Rank(r.progressValue, r.progressTotal,
+                r.state.equals("DONE"))).toList());
     }
 
     /** One rank as its events leave it. */

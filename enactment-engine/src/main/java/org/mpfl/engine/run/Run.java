@@ -601,18 +601,8 @@ public final class Run {
         if (ranks.isEmpty()) {
             return state == RunState.SUCCEEDED ? 1.0 : 0.0;
         }
-        double sum = 0;
-        int reporting = 0;
-        for (RankView r : ranks) {
-            if (r.progressTotal > 0) {
-                reporting++;
-                sum += r.state.equals("DONE") ? 1.0 : Math.min(1.0, r.progressValue / r.progressTotal);
-            }
-        }
-        if (reporting > 0) {
-            return sum / reporting;
-        }
-        return ranks.stream().filter(r -> r.state.equals("DONE")).count() / (double) ranks.size();
+        return RunProgress.of(ranks.stream().map(r -> new RunProgress.Rank(r.progressValue, r.progressTotal,
+                r.state.equals("DONE"))).toList());
     }
 
     // ------------------------------------------------------------------ re-attachment (Reattachment)
