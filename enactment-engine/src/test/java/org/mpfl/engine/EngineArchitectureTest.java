@@ -43,7 +43,7 @@ class EngineArchitectureTest {
                 .whereLayer("capacity").mayOnlyBeAccessedByLayers("cli", "composition root")
                 .whereLayer("access").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
                 .whereLayer("workflow").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
-                .whereLayer("run").mayOnlyBeAccessedByLayers("cli", "composition root", "rest", "workflow", "capacity")
+                .whereLayer("run").mayOnlyBeAccessedByLayers("cli", "local", "composition root", "rest", "workflow", "capacity")
                 .whereLayer("deploy").mayOnlyBeAccessedByLayers("composition root", "rest", "workflow", "run")
                 .whereLayer("registry").mayOnlyBeAccessedByLayers("cli", "local", "composition root", "rest", "run", "deploy", "capacity")
                 .whereLayer("store").mayOnlyBeAccessedByLayers("composition root", "rest", "access", "workflow", "run", "capacity")

@@ -17,6 +17,7 @@ import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
+import org.mpfl.engine.local.InProcessRun;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.ir.files.FileTrees;
@@ -107,6 +108,9 @@ public final class RunCommand implements CliCommand {
         }
         List<String> services = local ? services(args) : List.of();
 
+        // --local with nothing that needs an engine or host processes: the ranks run as threads of this JVM
+        boolean inProcess = local && embedded && services.isEmpty() && axes.isEmpty() && restarts == null
+                && !queueingAsked(args) && InProcessRun.available();
         LocalCluster.Starting cluster = null;
         Path localData = null;
         boolean compiled = false;
@@ -114,7 +118,7 @@ public final class RunCommand implements CliCommand {
             // --local: the cluster starts in the background while the document compiles (the compiler and the
             // engine's start-up each take about half a second of CPU on the README's first run); a missing file
             // is reported without starting anything
-            if (local && Files.exists(file)) {
+            if (local && !inProcess && Files.exists(file)) {
                 localData = Files.createTempDirectory("mpfl-local-");
                 cluster = startCluster(localData, embedded, hosts, services, json, err);
             }
@@ -128,6 +132,9 @@ public final class RunCommand implements CliCommand {
                 }
             }
             compiled = true;
+            if (inProcess && InProcessRun.runs(input.plan(), input.archives())) {
+                return runInProcess(input, timeoutS, json, out, err);
+            }
             EngineClient client;
             if (local) {
                 if (cluster == null) {
@@ -172,6 +179,42 @@ public final class RunCommand implements CliCommand {
                 }
             }
         }
+    }
+
+    /**
+     * {@code run --local} with its ranks as threads of this JVM ({@link InProcessRun}): followed and reported
+     * as a run of an engine is.
+     */
+    private static int runInProcess(WorkflowInput input, int timeoutS, boolean json, PrintStream out, PrintStream err)
+            throws Exception {
+        if (!json) {
+            err.println("mpflc run: running the ranks in this JVM...");
+        }
+        try (InProcessRun run = InProcessRun.start(input.plan(), input.archives(), input.params())) {
+            JsonNode id = run.view().get("id");
+            JsonNode last = RunFollower.follow(new RunFollower.Source() {
+                @Override
+                public JsonNode get() {
+                    return run.view();
+                }
+
+                @Override
+                public void cancel() {
+                    run.cancel();
+                }
+
+                @Override
+                public void pause(long ms) throws InterruptedException {
+                    run.awaitChange(ms);
+                }
+            }, id.asText(), timeoutS, json ? null : err);
+            return report(last, out, err, json);
+        }
+    }
+
+    /** Whether any of the engine's queueing options is given (they need an engine's run queue). */
+    private static boolean queueingAsked(Arguments args) {
+        return args.has("--priority") || args.flag("--oversubscribe") || args.has("--queue-timeout") || args.has("--sites");
     }
 
     /** Starts the cluster of {@code --local} in the background ({@link LocalCluster#startInBackground}). */

@@ -40,10 +40,42 @@ final class RunFollower {
         return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err);
     }
 
+    /** What is followed: a run of an engine, or one whose ranks run in this JVM. */
+    interface Source {
+        /** The run as {@code GET /api/runs/{id}} shows it. */
+        JsonNode get() throws IOException, InterruptedException;
+
+        /** Cancels the run. */
+        void cancel() throws IOException, InterruptedException;
+
+        /** Waits until the next look, or less when the run changed meanwhile. */
+        void pause(long ms) throws InterruptedException;
+    }
+
     static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress) throws Exception {
+        return follow(new Source() {
+            @Override
+            public JsonNode get() throws IOException, InterruptedException {
+                return client.get("/api/runs/" + id);
+            }
+
+            @Override
+            public void cancel() throws IOException, InterruptedException {
+                client.post("/api/runs/" + id + "/cancel", null);
+            }
+
+            @Override
+            public void pause(long ms) throws InterruptedException {
+                Thread.sleep(ms);
+            }
+        }, id, timeoutS, progress);
+    }
+
+    /** Follows run {@code id} of {@code source} to its end, as {@link #follow(EngineClient, String, int, PrintStream)}. */
+    static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress) throws Exception {
         Thread cancelOnExit = new Thread(() -> {
             try {
-                client.post("/api/runs/" + id + "/cancel", null);
+                source.cancel();
             } catch (Exception ignored) {
                 // the engine may be gone; nothing more to do on the way out
             }
@@ -60,7 +92,7 @@ final class RunFollower {
             for (;;) {
                 JsonNode run;
                 try {
-                    run = client.get("/api/runs/" + id);
+                    run = source.get();
                     lastReached = System.currentTimeMillis();
                 } catch (EngineClient.EngineException e) {
                     throw e;
@@ -68,7 +100,7 @@ final class RunFollower {
                     if (System.currentTimeMillis() - lastReached > UNREACHABLE_LIMIT_MS) {
                         throw new IOException("lost the engine while following run " + id + ": " + e.getMessage(), e);
                     }
-                    Thread.sleep(POLL_MS * 5);
+                    source.pause(POLL_MS * 5);
                     continue;
                 }
                 String state = run.path("state").asText();
@@ -96,9 +128,9 @@ final class RunFollower {
                     if (progress != null) {
                         progress.println((tty ? "\n" : "") + "mpflc run: --timeout " + timeoutS + " s reached; cancelling run " + id);
                     }
-                    client.post("/api/runs/" + id + "/cancel", null);
+                    source.cancel();
                 }
-                Thread.sleep(System.currentTimeMillis() - start < FIRST_POLLS_FOR_MS ? FIRST_POLL_MS : POLL_MS);
+                source.pause(System.currentTimeMillis() - start < FIRST_POLLS_FOR_MS ? FIRST_POLL_MS : POLL_MS);
             }
         } finally {
             try {

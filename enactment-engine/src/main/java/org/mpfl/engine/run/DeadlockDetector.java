@@ -35,7 +35,7 @@ public final class DeadlockDetector {
     }
 
     /** One rank as the detector sees it. */
-    record Wait(int rank, boolean live, boolean blocked, String waitingFor, String location, long messagesSent) {
+    public record Wait(int rank, boolean live, boolean blocked, String waitingFor, String location, long messagesSent) {
     }
 
     /**
@@ -43,7 +43,7 @@ public final class DeadlockDetector {
      *
      * @return a deadlock report when every live rank has been blocked, with nothing moving, for at least {@code graceMs}
      */
-    Optional<RunError> check(List<Wait> ranks, long nowMs, long graceMs) {
+    public Optional<RunError> check(List<Wait> ranks, long nowMs, long graceMs) {
         List<Wait> live = ranks.stream().filter(Wait::live).toList();
         boolean allBlocked = !live.isEmpty() && live.stream().allMatch(Wait::blocked);
         if (!allBlocked) {

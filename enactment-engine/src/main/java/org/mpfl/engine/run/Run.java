@@ -372,24 +372,15 @@ public final class Run {
             case STATE -> {
                 return applyState(r, e.state(), e.activity(), e.location(), e.message(), e.timeMs());
             }
-            case ACTIVITY -> {
-                r.activity = e.activity();
-                r.location = e.location();
-                r.blocked = false;
-                r.waitingFor = null;
-                if (r.state.equals("PENDING")) {
+            case ACTIVITY, WAIT -> {
+                RankPosition p = new RankPosition(r.activity, r.location, r.blocked, r.waitingFor).after(e);
+                r.activity = p.activity();
+                r.location = p.location();
+                r.blocked = p.blocked();
+                r.waitingFor = p.waitingFor();
+                if (e.type() == RankEvent.Type.ACTIVITY && r.state.equals("PENDING")) {
                     r.state = "RUNNING";
                 }
-            }
-            case WAIT -> {
-                if (e.activity() != null) {
-                    r.activity = e.activity();
-                }
-                if (e.location() != null) {
-                    r.location = e.location();
-                }
-                r.blocked = true;
-                r.waitingFor = e.message();
             }
             case LOG -> {
                 r.logCount++;
@@ -610,18 +601,8 @@ public final class Run {
         if (ranks.isEmpty()) {
             return state == RunState.SUCCEEDED ? 1.0 : 0.0;
         }
-        double sum = 0;
-        int reporting = 0;
-        for (RankView r : ranks) {
-            if (r.progressTotal > 0) {
-                reporting++;
-                sum += r.state.equals("DONE") ? 1.0 : Math.min(1.0, r.progressValue / r.progressTotal);
-            }
-        }
-        if (reporting > 0) {
-            return sum / reporting;
-        }
-        return ranks.stream().filter(r -> r.state.equals("DONE")).count() / (double) ranks.size();
+        return RunProgress.of(ranks.stream().map(r -> new RunProgress.Rank(r.progressValue, r.progressTotal,
+                r.state.equals("DONE"))).toList());
     }
 
     // ------------------------------------------------------------------ re-attachment (Reattachment)

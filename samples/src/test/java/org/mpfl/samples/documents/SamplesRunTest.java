@@ -85,8 +85,14 @@ class SamplesRunTest {
 
     /** Runs a sample and returns {@code mpflc run --json}'s summary (run id, state, outputs), failing unless it SUCCEEDED. */
     static JsonNode runSummary(String sample, String... params) throws Exception {
-        List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--json",
-                "--engine", cluster.engine().url(), "--data", cluster.engine().config().dataDir().toString(), "--timeout", "300"));
+        return runSummary(sample, List.of("--engine", cluster.engine().url(), "--data",
+                cluster.engine().config().dataDir().toString()), params);
+    }
+
+    /** Like {@link #runSummary(String, String...)}, run where {@code where} says ({@code --engine URL}, {@code --local}). */
+    static JsonNode runSummary(String sample, List<String> where, String... params) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", SampleDocuments.document(sample).toString(), "--json", "--timeout", "300"));
+        args.addAll(where);
         for (String param : params) {
             args.add("--param");
             args.add(param);
@@ -179,6 +185,47 @@ class SamplesRunTest {
         }
         assertEquals(List.of("coupling", "heat2d-py", "heat2d", "matmul", "moldyn", "pingpong", "pingstarpong", "ring"), samples().toList(),
                 "a new sample: does it state its results (<!-- run: -->) or does this test check a property of them?");
+    }
+
+    /**
+     * {@code run --local}, the ranks as threads of the command line's JVM (here the test's) messaging in memory,
+     * gives the outputs the two host processes gave: every output but timings (names ending in {@code _s},
+     * {@code _ms}, {@code _us}), numbers to a relative 1e-9 (the collectives may group ranks by host, which
+     * changes the order of floating-point sums, not their values beyond rounding).
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"ring", "matmul", "heat2d", "coupling", "moldyn"})
+    void theRanksInTheCommandLinesJvmGiveTheOutputsOfTheHostProcesses(String sample) throws Exception {
+        JsonNode hosts = outputs(sample);
+        JsonNode local = runSummary(sample, List.of("--local"), params(sample).toArray(String[]::new)).path("outputs");
+        List<String> compared = new ArrayList<>();
+        hosts.fieldNames().forEachRemaining(name -> {
+            if (!name.matches(".*_(s|ms|us)")) {
+                compared.add(name);
+            }
+        });
+        assertTrue(!compared.isEmpty(), sample + ": no output to compare in " + hosts);
+        for (String name : compared) {
+            JsonNode h = hosts.get(name);
+            JsonNode l = local.path(name);
+            assertEquals(iterableNames(h), iterableNames(l), sample + ": the ranks with output " + name);
+            h.fieldNames().forEachRemaining(rank -> {
+                JsonNode a = h.get(rank);
+                JsonNode b = l.get(rank);
+                if (a.isNumber() && b.isNumber()) {
+                    assertEquals(a.asDouble(), b.asDouble(), 1e-9 * Math.max(1, Math.abs(a.asDouble())),
+                            sample + ": " + name + " of rank " + rank);
+                } else {
+                    assertEquals(a, b, sample + ": " + name + " of rank " + rank);
+                }
+            });
+        }
+    }
+
+    private static List<String> iterableNames(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 
     // properties rather than values, on the same runs

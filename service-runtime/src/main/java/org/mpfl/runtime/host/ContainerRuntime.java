@@ -111,7 +111,7 @@ final class ContainerRuntime implements MpiwsHandler {
         } catch (AxisFault e) {
             return refused(svc, e.getMessage());
         }
-        return ServiceArchives.newInstances(className, loader);
+        return ServicePrograms.newInstances(className, loader);
     }
 
     private static Supplier<RankProgram> refused(AxisService svc, String why) {

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * 250 ms). A STATE or WAIT event, and {@link #flush}, end the wait at once. Within a batch, a PROGRESS event followed by a later one is superseded and not sent
  * (progress is a gauge; the newest value is what status reports too).
  */
-final class EventPoster {
+final class EventPoster implements RankEvents {
     private static final Logger LOG = LoggerFactory.getLogger(EventPoster.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Past this many queued events, routine events are dropped and gauges coalesced. */
@@ -98,7 +98,8 @@ final class EventPoster {
     }
 
     /** Queues an event (never blocks on the network). */
-    void post(RankEvent event) {
+    @Override
+    public void post(RankEvent event) {
         if (target == null) {
             return;
         }
@@ -172,7 +173,8 @@ final class EventPoster {
     }
 
     /** Waits (bounded) until queued events are sent, so a final STATE reaches the engine before the host forgets the rank. */
-    void flush(Duration max) {
+    @Override
+    public void flush(Duration max) {
         long deadline = System.nanoTime() + max.toNanos();
         synchronized (queue) {
             urgent = true;

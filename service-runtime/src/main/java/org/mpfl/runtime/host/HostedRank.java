@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankStatus;
@@ -39,7 +38,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     private final RankInstance instance;
     private final Communicator world;
     private final RankRuntime runtime;
-    private final EventPoster events;
+    private final RankEvents events;
     private final CheckpointUploader checkpoints;
     private final AtomicLong eventSeq = new AtomicLong();
     private final Map<String, Object> outputs = Collections.synchronizedMap(new LinkedHashMap<>());
@@ -52,15 +51,16 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     private volatile String countersJson;
 
     HostedRank(RunRequest request, String serviceType, RankProgram program, RankInstance instance,
-               Communicator world, Executor eventThreads, java.net.http.HttpClient eventHttp, Runnable onFailure) {
+               Communicator world, RankEvents events, java.net.http.HttpClient checkpointHttp, Runnable onFailure) {
         this.request = request;
         this.serviceType = serviceType;
         this.program = program;
         this.instance = instance;
         this.world = world;
         this.runtime = RankRuntime.of(instance);
-        this.events = new EventPoster(request.callbackUrl(), eventThreads, eventHttp);
-        this.checkpoints = new CheckpointUploader(request, eventHttp, runtime::isAborted);
+        this.events = events;
+        // (no callback address, as for ranks in the command line's JVM: no uploads, so no client is needed)
+        this.checkpoints = new CheckpointUploader(request, checkpointHttp, runtime::isAborted);
         this.onFailure = onFailure;
     }
 
@@ -91,7 +91,10 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
             if (site != null && e.getMessage() != null) {
                 why = e.getMessage();
             }
-            if (!(e instanceof DomainAbortedException)) {
+            if (site != null) {
+                // a fault of the workflow at a place in its document: the message says all (the trace is the interpreter's)
+                LOG.warn("rank {} of domain {} failed: {}", request.rank(), shortId(), why);
+            } else if (!(e instanceof DomainAbortedException)) {
                 LOG.warn("rank {} of domain {} failed", request.rank(), shortId(), e);
             }
             try {

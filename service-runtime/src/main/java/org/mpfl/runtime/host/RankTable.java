@@ -46,8 +46,10 @@ final class RankTable implements MpiwsHandler {
     private final TransportSelector selector;
     private final SoapTransport soap;
     private final Executor eventThreads;
-    /** Posts rank events to the engine (with the host's TLS settings). */
+    /** Uploads checkpoints to the engine (with the host's TLS settings); {@code null} for ranks without an engine. */
     private final java.net.http.HttpClient eventHttp;
+    /** Where a rank's events go: the engine (over {@link #eventHttp}), or the in-process caller. */
+    private final Function<RunRequest, RankEvents> eventsFor;
     private final Function<String, Supplier<RankProgram>> serviceTypes;
     private final Supplier<Function<RankInstance, Communicator>> worldFactory;
     private final BooleanSupplier closed;
@@ -65,9 +67,31 @@ final class RankTable implements MpiwsHandler {
         this.selector = selector;
         this.soap = soap;
         this.eventThreads = eventThreads;
-        this.eventHttp = EventPoster.client(tls);
+        java.net.http.HttpClient http = EventPoster.client(tls);
+        this.eventHttp = http;
+        this.eventsFor = req -> new EventPoster(req.callbackUrl(), eventThreads, http);
         this.serviceTypes = serviceTypes;
         this.worldFactory = worldFactory;
+        this.closed = closed;
+    }
+
+    /**
+     * A table of ranks that all live in this JVM and report to {@code eventsFor} instead of an engine
+     * ({@link InProcessHost}): no SOAP, no HTTP client; every endpoint is on this host, so a failing rank
+     * aborts its domain here only.
+     */
+    RankTable(String hostId, RankRegistry registry, TransportSelector selector, Function<RunRequest, RankEvents> eventsFor,
+              Function<String, Supplier<RankProgram>> serviceTypes, Function<RankInstance, Communicator> world,
+              BooleanSupplier closed) {
+        this.hostId = hostId;
+        this.registry = registry;
+        this.selector = selector;
+        this.soap = null;
+        this.eventThreads = Runnable::run;
+        this.eventHttp = null;
+        this.eventsFor = eventsFor;
+        this.serviceTypes = serviceTypes;
+        this.worldFactory = () -> world;
         this.closed = closed;
     }
 
@@ -116,7 +140,7 @@ final class RankTable implements MpiwsHandler {
         // before the program runs: its object values are sent and read with its workflow's allow-list
         instance.allowObjectTypes(ObjectTypes.forProgram(program));
         Communicator world = worldFactory.get().apply(instance);
-        HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventThreads, eventHttp,
+        HostedRank rank = new HostedRank(req, serviceType, program, instance, world, eventsFor.apply(req), eventHttp,
                 () -> abortDomainEverywhere(req, "rank " + req.rank() + " failed"));
         synchronized (ranks) {
             ranks.put(key(req.domainId(), req.rank()), rank);

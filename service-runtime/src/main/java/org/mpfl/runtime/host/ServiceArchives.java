@@ -127,7 +127,7 @@ final class ServiceArchives {
                 dispatch.remove(svc.getName());
                 continue;
             }
-            dispatch.publish(svc, factory != null ? factory : newInstances(className, loader));
+            dispatch.publish(svc, factory != null ? factory : ServicePrograms.newInstances(className, loader));
             LOG.info("service type {} deployed from an archive (program {}{})", svc.getName(),
                     factory != null ? "factory " : "", className);
         }
@@ -153,21 +153,11 @@ final class ServiceArchives {
     }
 
     /**
-     * The program factory of an archived service whose program class is a {@link RankProgramFactory}
-     * (generated MPFL services), created once here; {@code null} for a plain {@link RankProgram} class.
-     * Also used for generated services in a stock Axis2 container ({@link ContainerRuntime}).
+     * The program factory of an archived service ({@link ServicePrograms#factory}). Also used for generated
+     * services in a stock Axis2 container ({@link ContainerRuntime}).
      */
     static Supplier<RankProgram> programFactory(AxisService svc, String className, ClassLoader loader)
             throws AxisFault {
-        Class<?> type;
-        try {
-            type = Class.forName(className, true, loader);
-        } catch (ClassNotFoundException | LinkageError e) {
-            return null; // reported when a rank of it is started, as before
-        }
-        if (!RankProgramFactory.class.isAssignableFrom(type)) {
-            return null;
-        }
         Map<String, String> parameters = new LinkedHashMap<>();
         for (Parameter p : svc.getParameters()) {
             if (p.getValue() instanceof String text) {
@@ -175,21 +165,9 @@ final class ServiceArchives {
             }
         }
         try {
-            RankProgramFactory f = (RankProgramFactory) type.getDeclaredConstructor().newInstance();
-            return f.programs(loader, svc.getFileName(), parameters);
+            return ServicePrograms.factory(className, loader, svc.getFileName(), parameters);
         } catch (Exception e) {
             throw new AxisFault("service " + svc.getName() + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
         }
-    }
-
-    /** A new instance of a plain {@link RankProgram} class per rank (a missing class fails the rank's start). */
-    static Supplier<RankProgram> newInstances(String className, ClassLoader loader) {
-        return () -> {
-            try {
-                return (RankProgram) Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
-            } catch (ReflectiveOperationException | ClassCastException e) {
-                throw new IllegalStateException("cannot create rank program " + className + ": " + e, e);
-            }
-        };
     }
 }

@@ -1,0 +1,316 @@
+package org.mpfl.engine.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.mpfl.engine.json.Json;
+import org.mpfl.engine.run.DeadlockDetector;
+import org.mpfl.engine.run.RandomIds;
+import org.mpfl.engine.run.RankPosition;
+import org.mpfl.engine.run.RunError;
+import org.mpfl.engine.run.RunProgress;
+import org.mpfl.engine.run.RunSettings;
+import org.mpfl.ir.eval.ProcessLayout;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanJson;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.launch.InProcessRanks;
+
+/**
+ * One run of {@code mpflc run --local} with its ranks as threads of this JVM ({@link InProcessRanks}): no
+ * engine, no REST server, no service host, no run store. It does what the engine does for a run on one host
+ * — the {@code run} requests (one domain, its id and token, the process slices, the parameters with the
+ * plan's defaults), the rank events folded into the run's state, its first failure (with its source
+ * location) ending it and aborting the domain, the deadlock watch — and shows the run as the engine's
+ * {@code GET /api/runs/{id}} would ({@link #view}: id, state, progress, ranks, outputs, error, elapsedMs),
+ * so that the command line follows and reports it the same way.
+ */
+public final class InProcessRun implements AutoCloseable {
+    /** How often the deadlock watch looks (the engine's ticker looks about as often). */
+    private static final long WATCH_MS = 250;
+
+    private final String id = RandomIds.of(12);
+    private final long createdMs = System.currentTimeMillis();
+    private final DeadlockDetector deadlocks = new DeadlockDetector();
+    private final long deadlockGraceMs = RunSettings.defaults().deadlockGrace().toMillis();
+    private final List<RankState> ranks = new ArrayList<>();
+    private String state = "PENDING";
+    private RunError error;
+    private long endedMs;
+    private InProcessRanks.Domain domain;
+
+    private InProcessRun() {
+    }
+
+    /** Whether ranks can run in this JVM: the service runtime is on the class path. */
+    public static boolean available() {
+        return InProcessRanks.find().isPresent();
+    }
+
+    /**
+     * Whether in-process ranks can run this plan: there is an archive for the service type of every process
+     * (a plan without its archives names services deployed elsewhere, which only an engine can reach).
+     */
+    public static boolean runs(JsonNode planJson, Map<String, byte[]> archives) throws IOException {
+        DeploymentPlan plan = PlanJson.readPlan(planJson);
+        return plan.processes().stream().allMatch(p -> archives.containsKey(p.service()));
+    }
+
+    /**
+     * Starts every rank of the plan with the parameters given (over the plan's defaults).
+     *
+     * @throws IllegalArgumentException the rank counts cannot be worked out from the parameters
+     * @throws Exception an archive cannot be loaded or a rank refused to start
+     */
+    public static InProcessRun start(JsonNode planJson, Map<String, byte[]> archives, Map<String, Object> params)
+            throws Exception {
+        InProcessRanks runtime = InProcessRanks.find().orElseThrow(() -> new IOException(
+                "no service runtime on the class path to run ranks in this JVM"));
+        DeploymentPlan plan = PlanJson.readPlan(planJson);
+        Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
+        if (params != null) {
+            all.putAll(params);
+        }
+        ProcessLayout layout;
+        try {
+            layout = plan.layout(plan.paramValues(all));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
+                    + e.getMessage(), e);
+        }
+        String hostId = "inprocess-" + RandomIds.of(6);
+        String domainId = RandomIds.domainId();
+        String token = RandomIds.domainToken();
+        List<RunRequest.ProcessSlice> slices = new ArrayList<>();
+        for (String process : layout.processes()) {
+            slices.add(new RunRequest.ProcessSlice(process, plan.process(process).service(), layout.count(process)));
+        }
+        List<Endpoint> endpoints = new ArrayList<>();
+        for (int r = 0; r < layout.worldSize(); r++) {
+            endpoints.add(new Endpoint("inprocess://" + hostId + "/" + r, null, hostId));
+        }
+        InProcessRun run = new InProcessRun();
+        List<InProcessRanks.Rank> toStart = new ArrayList<>();
+        Map<String, Object> runParams = Map.copyOf(all);
+        for (int r = 0; r < layout.worldSize(); r++) {
+            run.ranks.add(new RankState(r));
+            String service = plan.process(layout.processOf(r)).service();
+            toStart.add(new InProcessRanks.Rank(service, new RunRequest(domainId, r, endpoints, slices, runParams, token,
+                    null, RunSettings.defaults().transport())));
+        }
+        synchronized (run) {
+            // events may come before start returns: the domain is set first, under the same lock
+            run.domain = runtime.start(hostId, archives, toStart, run::apply);
+            if (run.state.equals("PENDING")) {
+                run.state = "RUNNING";
+            }
+            run.endIfDecided();
+        }
+        Thread watch = new Thread(run::watchDeadlocks, "mpfl-inprocess-deadlock-watch");
+        watch.setDaemon(true);
+        watch.start();
+        return run;
+    }
+
+    /** The run as the engine's REST API shows it (the fields the command line reads). */
+    public synchronized JsonNode view() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("state", state);
+        m.put("progress", progress());
+        List<Map<String, Object>> rs = new ArrayList<>();
+        Map<String, Map<String, Object>> outputs = new TreeMap<>();
+        for (RankState r : ranks) {
+            Map<String, Object> v = new LinkedHashMap<>();
+            v.put("rank", r.rank);
+            v.put("state", r.state);
+            v.put("activity", r.position.activity());
+            v.put("location", r.position.location());
+            rs.add(v);
+            r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>(
+                    java.util.Comparator.comparingInt(Integer::parseInt))).put(String.valueOf(r.rank), value));
+        }
+        m.put("ranks", rs);
+        m.put("outputs", outputs);
+        if (error != null) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("rank", error.rank());
+            e.put("location", error.location());
+            e.put("message", error.message());
+            m.put("error", e);
+        } else {
+            m.put("error", null);
+        }
+        m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
+        return Json.MAPPER.valueToTree(m);
+    }
+
+    /** Whether the run ended (SUCCEEDED, FAILED or CANCELLED). */
+    public synchronized boolean ended() {
+        return endedMs != 0;
+    }
+
+    /** Waits up to {@code ms} for a change of the run (returns at once if it ended). */
+    public synchronized void awaitChange(long ms) throws InterruptedException {
+        if (endedMs == 0) {
+            wait(ms);
+        }
+    }
+
+    /** Cancels the run (as {@code POST /api/runs/{id}/cancel}): CANCELLED, its ranks aborted. */
+    public void cancel() {
+        endAndAbort("CANCELLED", new RunError(null, null, "cancelled by user"));
+    }
+
+    /** Waits (bounded) for every rank to end after the run ended, then releases what the ranks used. */
+    @Override
+    public void close() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        synchronized (this) {
+            try {
+                while (ranks.stream().anyMatch(r -> !r.isFinal()) && System.nanoTime() < deadline) {
+                    wait(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        InProcessRanks.Domain d = domain;
+        if (d != null) {
+            d.close();
+        }
+    }
+
+    /** One rank event, as the engine applies it to its run ({@code Run.apply}). */
+    private synchronized void apply(RankEvent e) {
+        if (e.rank() < 0 || e.rank() >= ranks.size()) {
+            return;
+        }
+        RankState r = ranks.get(e.rank());
+        r.moves++;
+        switch (e.type()) {
+            case STATE -> applyState(r, e);
+            case ACTIVITY, WAIT -> r.position = r.position.after(e);
+            case PROGRESS -> {
+                if (e.value() instanceof Map<?, ?> p && p.get("value") instanceof Number v && p.get("total") instanceof Number t) {
+                    r.progressValue = v.doubleValue();
+                    r.progressTotal = t.doubleValue();
+                }
+            }
+            case OUTPUT -> r.outputs.put(e.name(), e.value());
+            default -> { }
+        }
+        notifyAll();
+    }
+
+    private void applyState(RankState r, RankEvent e) {
+        String s = e.state() == null ? null : e.state().toUpperCase(java.util.Locale.ROOT);
+        if (s == null || r.isFinal()) {
+            return;
+        }
+        if (s.equals("FAILED") && e.message() != null && e.message().startsWith("DomainAbortedException")) {
+            // a consequence of an abort (another rank's fault, a cancel), not a cause
+            s = "ABORTED";
+        }
+        r.state = s;
+        r.message = e.message();
+        // an ended rank waits no more; a failure names where it happened
+        r.position = new RankPosition(e.activity() != null ? e.activity() : r.position.activity(),
+                e.location() != null ? e.location() : r.position.location(), false, null);
+        if (s.equals("FAILED") && endedMs == 0) {
+            // the first failure is the run's; the failing rank's table aborts the domain, as in a service host
+            end("FAILED", new RunError(r.rank, r.position.location(), e.message() == null ? "failed" : e.message()));
+            return;
+        }
+        endIfDecided();
+    }
+
+    /** All ranks DONE: SUCCEEDED; all ended and none failed on its own: FAILED, the domain aborted. */
+    private void endIfDecided() {
+        if (endedMs != 0 || domain == null || !ranks.stream().allMatch(RankState::isFinal)) {
+            return;
+        }
+        if (ranks.stream().allMatch(r -> r.state.equals("DONE"))) {
+            end("SUCCEEDED", null);
+        } else {
+            RankState first = ranks.stream().filter(r -> r.state.equals("ABORTED")).findFirst().orElse(ranks.get(0));
+            end("FAILED", new RunError(first.rank, first.position.location(), first.message == null ? "domain aborted" : first.message));
+        }
+    }
+
+    /** Ends the run unless it ended already; {@code false} then. */
+    private synchronized boolean end(String finalState, RunError why) {
+        if (endedMs != 0) {
+            return false;
+        }
+        state = finalState;
+        error = why;
+        endedMs = System.currentTimeMillis();
+        notifyAll();
+        return true;
+    }
+
+    /** Ends the run from outside its ranks and aborts them (not under the run's lock: aborted ranks report). */
+    private void endAndAbort(String finalState, RunError why) {
+        InProcessRanks.Domain d;
+        synchronized (this) {
+            d = domain;
+        }
+        if (end(finalState, why) && d != null) {
+            d.abort(why.message());
+        }
+    }
+
+    /** The engine's deadlock watch: every live rank blocked, nothing moving for the grace period, fails the run. */
+    private void watchDeadlocks() {
+        try {
+            while (!ended()) {
+                Thread.sleep(WATCH_MS);
+                Optional<RunError> deadlock;
+                synchronized (this) {
+                    List<DeadlockDetector.Wait> waits = ranks.stream().map(r -> new DeadlockDetector.Wait(r.rank, !r.isFinal(),
+                            r.position.blocked(), r.position.waitingFor(), r.position.location(), r.moves)).toList();
+                    deadlock = deadlocks.check(waits, System.currentTimeMillis(), deadlockGraceMs);
+                }
+                deadlock.ifPresent(d -> endAndAbort("FAILED", d));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The run's progress as the engine computes it. */
+    private double progress() {
+        return RunProgress.of(ranks.stream().map(r -> new RunProgress.Rank(r.progressValue, r.progressTotal,
+                r.state.equals("DONE"))).toList());
+    }
+
+    /** One rank as its events leave it. */
+    private static final class RankState {
+        final int rank;
+        String state = "PENDING";
+        RankPosition position = RankPosition.NONE;
+        String message;
+        /** Events so far: what the deadlock watch takes as movement (the engine counts messages sent). */
+        long moves;
+        double progressValue = Double.NaN;
+        double progressTotal = Double.NaN;
+        final Map<String, Object> outputs = new LinkedHashMap<>();
+
+        RankState(int rank) {
+            this.rank = rank;
+        }
+
+        boolean isFinal() {
+            return state.equals("DONE") || state.equals("FAILED") || state.equals("ABORTED");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package org.mpfl.runtime.host;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import javax.xml.stream.XMLStreamConstants;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.mpfl.ir.files.FileTrees;
+import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.Xml;
+import org.mpfl.protocol.launch.InProcessRanks;
+import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.runtime.p2p.MessagingHost;
+import org.mpfl.runtime.p2p.MessagingSettings;
+import org.mpfl.runtime.topology.CollectiveCommunicator;
+
+/**
+ * {@link InProcessRanks}: the ranks of one run as threads of this JVM. The same parts as a
+ * {@link ServiceHost} below its Axis2 endpoint — a {@link MessagingHost} (rank registry, in-JVM transport;
+ * no binary channel, no SOAP), a {@link RankTable} starting {@link HostedRank}s, programs loaded from the
+ * generated archives as {@link ServiceArchives} has them loaded ({@link ServicePrograms}) — with the events
+ * handed to the caller instead of posted to an engine.
+ */
+public final class InProcessHost implements InProcessRanks {
+
+    @Override
+    public Domain start(String hostId, Map<String, byte[]> archives, List<Rank> ranks, Consumer<RankEvent> events)
+            throws Exception {
+        HostMain.quietLogging();
+        Path dir = Files.createTempDirectory("mpfl-inprocess-");
+        List<URLClassLoader> loaders = new ArrayList<>();
+        MessagingHost messaging = null;
+        try {
+            Map<String, Supplier<RankProgram>> programs = new LinkedHashMap<>();
+            for (Map.Entry<String, byte[]> a : archives.entrySet()) {
+                programs.put(a.getKey(), load(dir, a.getKey(), a.getValue(), loaders));
+            }
+            messaging = MessagingHost.start(hostId, null, 0, null, MessagingSettings.fromSystemProperties(), null);
+            Started domain = new Started(messaging, dir, loaders);
+            RankTable table = new RankTable(hostId, messaging.registry(), messaging.selector(),
+                    req -> new ToCaller(events), programs::get, CollectiveCommunicator::world, () -> domain.closed);
+            for (Rank r : ranks) {
+                table.startRank(r.serviceType(), r.request());
+            }
+            return domain;
+        } catch (OperationFault e) {
+            closeAll(messaging, dir, loaders);
+            throw new IOException(e.fault().reason(), e);
+        } catch (Exception | Error e) {
+            closeAll(messaging, dir, loaders);
+            throw e;
+        }
+    }
+
+    /**
+     * The program factory of one archive: written to {@code dir}, its {@code lib/} jars unpacked next to it,
+     * loaded by a class loader over both (as Axis2 loads a deployed {@code .aar}), its {@code services.xml}
+     * parameters given to the program class it names.
+     */
+    private static Supplier<RankProgram> load(Path dir, String serviceType, byte[] archive, List<URLClassLoader> loaders)
+            throws Exception {
+        if (!serviceType.matches("[A-Za-z_][A-Za-z0-9_.\\-]*")) {
+            throw new IOException("bad service name '" + serviceType + "'");
+        }
+        Path aar = dir.resolve(serviceType + ".aar");
+        Files.write(aar, archive);
+        List<URL> urls = new ArrayList<>();
+        urls.add(aar.toUri().toURL());
+        Map<String, String> parameters;
+        try (ZipFile zip = new ZipFile(aar.toFile())) {
+            ZipEntry descriptor = zip.getEntry("META-INF/services.xml");
+            if (descriptor == null) {
+                throw new IOException("archive " + serviceType + " has no META-INF/services.xml");
+            }
+            try (InputStream in = zip.getInputStream(descriptor)) {
+                parameters = parameters(in);
+            }
+            Path lib = dir.resolve(serviceType + "-lib");
+            for (ZipEntry e : java.util.Collections.list(zip.entries())) {
+                String name = e.getName();
+                if (!e.isDirectory() && name.startsWith("lib/") && name.endsWith(".jar") && name.indexOf('/', 4) < 0
+                        && !name.contains("..")) {
+                    Path jar = Files.createDirectories(lib).resolve(name.substring(4));
+                    try (InputStream in = zip.getInputStream(e)) {
+                        Files.copy(in, jar, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    urls.add(jar.toUri().toURL());
+                }
+            }
+        }
+        String className = parameters.get(ServiceHost.PROGRAM_PARAMETER);
+        if (className == null) {
+            throw new IOException("archive " + serviceType + " names no " + ServiceHost.PROGRAM_PARAMETER);
+        }
+        URLClassLoader loader = new URLClassLoader("mpfl-service-" + serviceType, urls.toArray(URL[]::new),
+                InProcessHost.class.getClassLoader());
+        loaders.add(loader);
+        Supplier<RankProgram> factory;
+        try {
+            factory = ServicePrograms.factory(className, loader, aar.toUri().toURL(), parameters);
+        } catch (Exception e) {
+            throw new IOException("service " + serviceType + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
+        }
+        return factory != null ? factory : ServicePrograms.newInstances(className, loader);
+    }
+
+    /** The text {@code <parameter name="…">} values of a {@code services.xml} (a secure reader: no DTDs, no entities). */
+    private static Map<String, String> parameters(InputStream descriptor) throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        try {
+            XMLStreamReader x = Xml.reader(descriptor);
+            while (x.hasNext()) {
+                if (x.next() == XMLStreamConstants.START_ELEMENT && x.getLocalName().equals("parameter")) {
+                    String name = x.getAttributeValue(null, "name");
+                    String value = x.getElementText();
+                    if (name != null) {
+                        out.put(name, value.trim());
+                    }
+                }
+            }
+        } catch (XMLStreamException | RuntimeException e) {
+            throw new IOException("unreadable services.xml: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    private static void closeAll(MessagingHost messaging, Path dir, List<URLClassLoader> loaders) {
+        if (messaging != null) {
+            messaging.close();
+        }
+        for (URLClassLoader l : loaders) {
+            try {
+                l.close();
+            } catch (IOException ignored) {
+                // its files go with the directory, or with the JVM
+            }
+        }
+        FileTrees.deleteQuietly(dir);
+    }
+
+    /** The started ranks. */
+    private static final class Started implements Domain {
+        private final MessagingHost messaging;
+        private final Path dir;
+        private final List<URLClassLoader> loaders;
+        private volatile boolean closed;
+
+        Started(MessagingHost messaging, Path dir, List<URLClassLoader> loaders) {
+            this.messaging = messaging;
+            this.dir = dir;
+            this.loaders = loaders;
+        }
+
+        @Override
+        public void abort(String reason) {
+            messaging.registry().abortAllLocally(reason);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            closeAll(messaging, dir, loaders);
+        }
+    }
+
+    /** A rank's events, handed to the caller on the rank's own thread: nothing is queued, so nothing to flush. */
+    private record ToCaller(Consumer<RankEvent> events) implements RankEvents {
+        @Override
+        public void post(RankEvent event) {
+            events.accept(event);
+        }
+
+        @Override
+        public void flush(java.time.Duration max) {
+            // delivered already
+        }
+    }
+}
