@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLSocket;
+import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.settings.HostGuardLimits;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.Payload;
@@ -29,6 +31,13 @@ import org.slf4j.LoggerFactory;
  * ({@link BinaryProtocol#MAX_CONNECTIONS}), authenticated by their handshake before anything is
  * read for a message, and closed when the handshake is slow or the connection idle (a reaper
  * thread; see {@link BinaryProtocol}).
+ *
+ * <p>Every accepted connection is first {@linkplain ConnectionGuard#admit admitted} by the channel's
+ * {@link ConnectionGuard} (the host's limits, {@link HostGuardLimits}), before its TLS layer, its
+ * thread and its buffer exist: a stranger over the per-source or overall limits, or their rates, is
+ * closed at once, nothing read. A connection whose AUTH proves a domain token
+ * {@linkplain ConnectionGuard.Pass#prove proves} its source, so the peers of a run are served from the
+ * reserve however many strangers are throttled (docs/security.md, "Slow and flooding clients").
  *
  * <p>With TLS ({@link TlsSettings#serves()}) every accepted connection is layered with TLS before
  * anything else: the TLS handshake, then HELLO/AUTH inside it, all within the same handshake
@@ -48,6 +57,7 @@ public final class BinaryServer implements AutoCloseable {
     private final String advertisedHost;
     /** The TLS of every accepted connection, or {@code null}: plaintext. */
     private final TlsSettings tls;
+    private final ConnectionGuard guard;
     private volatile boolean closed;
 
     /**
@@ -77,6 +87,7 @@ public final class BinaryServer implements AutoCloseable {
         // its old connections in TIME_WAIT; it still cannot be bound while another socket listens on it
         server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         server.bind(new InetSocketAddress(bindHost, port), 64);
+        this.guard = new ConnectionGuard("binary-" + port(), HostGuardLimits.fromSettings());
         Thread acceptor = new Thread(this::acceptLoop, "mpfl-binary-accept-" + port());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -87,6 +98,11 @@ public final class BinaryServer implements AutoCloseable {
 
     public int port() {
         return ((InetSocketAddress) server.socket().getLocalSocketAddress()).getPort();
+    }
+
+    /** What strangers' connections may cost here (the host tells it which sources are known). */
+    public ConnectionGuard guard() {
+        return guard;
     }
 
     /** {@code host:port} to advertise as {@code Endpoint.binaryAddress}. */
@@ -103,11 +119,17 @@ public final class BinaryServer implements AutoCloseable {
                     ch.close();
                     continue;
                 }
+                java.util.Optional<ConnectionGuard.Pass> pass = admit(ch);
+                if (pass.isEmpty()) {
+                    ch.close(); // nothing read, no thread, no TLS handshake
+                    continue;
+                }
                 Conn conn;
                 try {
                     ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                    conn = new Conn(ch, tls);
+                    conn = new Conn(ch, tls, pass.get());
                 } catch (IOException | RuntimeException e) {
+                    pass.get().close();
                     ch.close();
                     LOG.warn("binary channel: cannot set up an accepted connection: {}", e.toString());
                     continue;
@@ -126,6 +148,20 @@ public final class BinaryServer implements AutoCloseable {
         }
     }
 
+    /** The guard's verdict on a connection just accepted; its expiry closes the channel under any TLS handshake. */
+    private java.util.Optional<ConnectionGuard.Pass> admit(SocketChannel ch) throws IOException {
+        if (!(ch.getRemoteAddress() instanceof InetSocketAddress remote) || remote.getAddress() == null) {
+            return java.util.Optional.empty();
+        }
+        return guard.admit(remote.getAddress(), () -> {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        });
+    }
+
     /**
      * One accepted connection: the accepted channel (what is closed), what frames are read from and
      * written to (the channel itself, or its TLS layer), when it was accepted, whether its handshake
@@ -138,10 +174,12 @@ public final class BinaryServer implements AutoCloseable {
         final ByteChannel io;
         final ChannelBuffer in;
         final long acceptedNanos = System.nanoTime();
+        final ConnectionGuard.Pass pass;
         volatile boolean authenticated;
 
-        Conn(SocketChannel channel, TlsSettings tls) throws IOException {
+        Conn(SocketChannel channel, TlsSettings tls, ConnectionGuard.Pass pass) throws IOException {
             this.channel = channel;
+            this.pass = pass;
             if (tls == null) {
                 this.ssl = null;
                 this.io = channel;
@@ -153,6 +191,7 @@ public final class BinaryServer implements AutoCloseable {
         }
 
         void close() {
+            pass.close();
             try {
                 channel.close();
             } catch (IOException ignored) {
@@ -301,6 +340,7 @@ public final class BinaryServer implements AutoCloseable {
             return false;
         }
         conn.authenticated = true;
+        conn.pass.prove();
         return true;
     }
 
@@ -413,5 +453,6 @@ public final class BinaryServer implements AutoCloseable {
         for (Conn c : connections.values()) {
             c.close();
         }
+        guard.close();
     }
 }
