@@ -114,30 +114,12 @@ public final class BinaryServer implements AutoCloseable {
         while (!closed) {
             try {
                 SocketChannel ch = server.accept();
-                if (connections.size() >= BinaryProtocol.MAX_CONNECTIONS) {
-                    LOG.warn("binary channel: {} connections open, refusing one more", connections.size());
-                    ch.close();
-                    continue;
-                }
                 java.util.Optional<ConnectionGuard.Pass> pass = admit(ch);
                 if (pass.isEmpty()) {
                     ch.close(); // nothing read, no thread, no TLS handshake
                     continue;
                 }
-                Conn conn;
-                try {
-                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                    conn = new Conn(ch, tls, pass.get());
-                } catch (IOException | RuntimeException e) {
-                    pass.get().close();
-                    ch.close();
-                    LOG.warn("binary channel: cannot set up an accepted connection: {}", e.toString());
-                    continue;
-                }
-                connections.put(ch, conn);
-                Thread t = new Thread(() -> serve(conn), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
-                t.setDaemon(true);
-                t.start();
+                take(ch, pass.get());
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
@@ -163,6 +145,50 @@ public final class BinaryServer implements AutoCloseable {
     }
 
     /**
+     * Serves a connection this host did not accept on its port but was handed, already connected:
+     * a relay's splice ({@code RelayLink}), whose bytes would otherwise be copied once more through
+     * a loopback connection to this server. The same bound, TLS and handshake as an accepted one.
+     */
+    public void adopt(SocketChannel ch) throws IOException {
+        ch.configureBlocking(true);
+        // not a stranger's: the relay spliced it only after both ends proved the domain's token, and it
+        // reaches this host over the host's own link to its relay (the guard would count every splice
+        // against the relay's one address)
+        take(ch, null);
+    }
+
+    /**
+     * One connection, accepted (with the guard's {@code pass}) or adopted ({@code null}): bounded,
+     * layered with TLS, then served on a thread of its own.
+     */
+    private void take(SocketChannel ch, ConnectionGuard.Pass pass) throws IOException {
+        if (connections.size() >= BinaryProtocol.MAX_CONNECTIONS) {
+            LOG.warn("binary channel: {} connections open, refusing one more", connections.size());
+            if (pass != null) {
+                pass.close();
+            }
+            ch.close();
+            return;
+        }
+        Conn conn;
+        try {
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            conn = new Conn(ch, tls, pass);
+        } catch (IOException | RuntimeException e) {
+            if (pass != null) {
+                pass.close();
+            }
+            ch.close();
+            LOG.warn("binary channel: cannot set up an accepted connection: {}", e.toString());
+            return;
+        }
+        connections.put(ch, conn);
+        Thread t = new Thread(() -> serve(conn), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /**
      * One accepted connection: the accepted channel (what is closed), what frames are read from and
      * written to (the channel itself, or its TLS layer), when it was accepted, whether its handshake
      * is done.
@@ -174,6 +200,7 @@ public final class BinaryServer implements AutoCloseable {
         final ByteChannel io;
         final ChannelBuffer in;
         final long acceptedNanos = System.nanoTime();
+        /** The guard's pass of an accepted connection; {@code null} for an adopted one. */
         final ConnectionGuard.Pass pass;
         volatile boolean authenticated;
 
@@ -191,7 +218,9 @@ public final class BinaryServer implements AutoCloseable {
         }
 
         void close() {
-            pass.close();
+            if (pass != null) {
+                pass.close();
+            }
             try {
                 channel.close();
             } catch (IOException ignored) {
@@ -340,7 +369,9 @@ public final class BinaryServer implements AutoCloseable {
             return false;
         }
         conn.authenticated = true;
-        conn.pass.prove();
+        if (conn.pass != null) {
+            conn.pass.prove();
+        }
         return true;
     }
 
