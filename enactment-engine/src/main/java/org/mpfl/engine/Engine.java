@@ -148,7 +148,8 @@ public final class Engine implements AutoCloseable {
             throw new IllegalStateException("the HTTP server did not start on port " + port);
         }
         httpServer.install(router);
-        AccessFilter.install(router, access, audit, database.access(), access.users().map(org.mpfl.engine.access.ConsoleSessions::new)
+        AccessFilter.install(router, access, audit, database.access(), access.users()
+                .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);
         CheckpointUploads.install(router, runs.checkpoints());
         EventStream.install(router, runs, database.runs());

@@ -13,16 +13,24 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import com.nimbusds.jose.util.JSONObjectUtils;
+import org.mpfl.engine.store.ConsoleSessionStore;
 
 /**
  * The console's login, kept on the engine (a "backend for frontend"): the engine runs the
  * Authorization Code flow with PKCE (S256) against the issuer, exchanges the code itself, and keeps
- * the tokens in memory under a random session id; the browser only holds that id, in a cookie that is
+ * the tokens under a random session id; the browser only holds that id, in a cookie that is
  * {@code HttpOnly} (no script reads it), {@code SameSite=Strict} (no other site's page sends it) and
  * {@code Secure} on https. So no token is ever in a URL, in {@code localStorage} or within reach of
- * the page's scripts. Sessions end at logout, after 8 hours, or when their token can no longer be
- * refreshed; at most 10,000 live at once (the oldest go first), pending logins at most 1,000 for 10
- * minutes, so a stranger starting logins cannot grow the engine's memory.
+ * the page's scripts.
+ *
+ * <p>Sessions are kept in the run store ({@link ConsoleSessionStore}), so a restarted engine, and every
+ * engine on the same store, knows them. The store holds only the SHA-256 of the session id, never the
+ * id itself, and the tokens encrypted (AES-256-GCM) under a key derived from the id (HMAC-SHA256): who
+ * reads the store learns neither a cookie that logs in nor a token; only a request carrying the cookie
+ * can open its row. Sessions end at logout and after 8 hours (the row is deleted), or when their
+ * token can no longer be refreshed; at most 10,000 are kept (the oldest go first). Pending logins
+ * (10 minutes between the redirect to the issuer and its answer) are kept in this engine's memory, at
+ * most 1,000, so a stranger starting logins cannot grow it.
  */
 public final class ConsoleSessions {
     /** The session cookie's name. */
@@ -34,27 +42,21 @@ public final class ConsoleSessions {
     private static final Duration CALL = Duration.ofSeconds(10);
 
     private final OidcVerifier verifier;
+    private final ConsoleSessionStore store;
     private final SecureRandom random = new SecureRandom();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(CALL).build();
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
-    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
 
     private record Pending(String verifier, String nonce, long createdMs) {
     }
 
-    private static final class Session {
-        final long createdMs;
-        volatile String accessToken;
-        volatile String refreshToken;
-        volatile long expiresAtMs;
-
-        Session(long createdMs) {
-            this.createdMs = createdMs;
-        }
+    /** A session's tokens, as encrypted into its row. */
+    private record Tokens(String accessToken, String refreshToken) {
     }
 
-    public ConsoleSessions(OidcVerifier verifier) {
+    public ConsoleSessions(OidcVerifier verifier, ConsoleSessionStore store) {
         this.verifier = verifier;
+        this.store = store;
     }
 
     /** Whether the console can log in (an issuer and a public client id are configured). */
@@ -92,49 +94,60 @@ public final class ConsoleSessions {
         }
         Map<String, Object> t = tokenCall(Map.of("grant_type", "authorization_code", "code", code, "redirect_uri", callbackUrl,
                 "client_id", verifier.settings().consoleClientId(), "code_verifier", p.verifier()));
-        Session s = new Session(System.currentTimeMillis());
-        take(s, t);
-        verifier.verify(s.accessToken);
-        if (sessions.size() >= MAX_SESSIONS) {
-            sessions.entrySet().stream().min((a, b) -> Long.compare(a.getValue().createdMs, b.getValue().createdMs))
-                    .ifPresent(oldest -> sessions.remove(oldest.getKey()));
-        }
+        Tokens tokens = tokens(t, null);
+        verifier.verify(tokens.accessToken());
+        long now = System.currentTimeMillis();
+        store.makeRoom(now, MAX_SESSIONS);
         String id = randomId() + randomId();
-        sessions.put(id, s);
+        store.save(new ConsoleSessionStore.StoredSession(SessionSeal.idHash(id), now, now + SESSION_MS, expiresAt(t),
+                SessionSeal.seal(id, tokens.accessToken() + "\n" + nullToEmpty(tokens.refreshToken()))));
         return id;
     }
 
-    /** The bearer token of a session (refreshed when within 30 s of expiry), empty when it has ended. */
+    /**
+     * The bearer token of a session (refreshed when within 30 s of expiry), empty when there is no
+     * such session or it has ended (then its row is deleted).
+     */
     public Optional<String> accessToken(String sessionId) {
-        Session s = sessionId == null ? null : sessions.get(sessionId);
-        if (s == null) {
+        if (sessionId == null || sessionId.isEmpty() || sessionId.length() > 128) {
             return Optional.empty();
         }
+        String idHash = SessionSeal.idHash(sessionId);
+        Optional<ConsoleSessionStore.StoredSession> found = store.find(idHash);
+        if (found.isEmpty()) {
+            return Optional.empty();
+        }
+        ConsoleSessionStore.StoredSession row = found.get();
         long now = System.currentTimeMillis();
-        if (now - s.createdMs > SESSION_MS) {
-            sessions.remove(sessionId);
+        Optional<Tokens> opened = SessionSeal.open(sessionId, row.tokens()).map(ConsoleSessions::parse);
+        if (now >= row.endsMs() || opened.isEmpty()) {
+            store.delete(idHash);
             return Optional.empty();
         }
-        if (s.expiresAtMs - 30_000 < now) {
-            if (s.refreshToken == null) {
-                sessions.remove(sessionId);
+        Tokens tokens = opened.get();
+        if (row.tokenExpiresMs() - 30_000 < now) {
+            if (tokens.refreshToken() == null) {
+                store.delete(idHash);
                 return Optional.empty();
             }
             try {
-                take(s, tokenCall(Map.of("grant_type", "refresh_token", "refresh_token", s.refreshToken,
-                        "client_id", verifier.settings().consoleClientId())));
+                Map<String, Object> t = tokenCall(Map.of("grant_type", "refresh_token", "refresh_token", tokens.refreshToken(),
+                        "client_id", verifier.settings().consoleClientId()));
+                tokens = tokens(t, tokens.refreshToken());
+                store.save(new ConsoleSessionStore.StoredSession(idHash, row.createdMs(), row.endsMs(), expiresAt(t),
+                        SessionSeal.seal(sessionId, tokens.accessToken() + "\n" + nullToEmpty(tokens.refreshToken()))));
             } catch (OidcVerifier.TokenRefused e) {
-                sessions.remove(sessionId);
+                store.delete(idHash);
                 return Optional.empty();
             }
         }
-        return Optional.of(s.accessToken);
+        return Optional.of(tokens.accessToken());
     }
 
     /** Ends a session; returns where to send the browser to end it at the issuer too ({@code null}: nowhere). */
     public String logout(String sessionId, String afterUrl) {
-        if (sessionId != null) {
-            sessions.remove(sessionId);
+        if (sessionId != null && !sessionId.isEmpty() && sessionId.length() <= 128) {
+            store.delete(SessionSeal.idHash(sessionId));
         }
         try {
             String end = (String) verifier.discovery().get("end_session_endpoint");
@@ -145,16 +158,29 @@ public final class ConsoleSessions {
         }
     }
 
-    private static void take(Session s, Map<String, Object> t) throws OidcVerifier.TokenRefused {
-        if (!(t.get("access_token") instanceof String access)) {
+    /** The tokens of an issuer's answer; a refresh that names no new refresh token keeps {@code previousRefresh}. */
+    private static Tokens tokens(Map<String, Object> t, String previousRefresh) throws OidcVerifier.TokenRefused {
+        if (!(t.get("access_token") instanceof String access) || access.isEmpty()) {
             throw new OidcVerifier.TokenRefused("the issuer answered without an access token", false);
         }
-        s.accessToken = access;
-        if (t.get("refresh_token") instanceof String refresh) {
-            s.refreshToken = refresh;
-        }
+        return new Tokens(access, t.get("refresh_token") instanceof String refresh && !refresh.isEmpty() ? refresh : previousRefresh);
+    }
+
+    private static long expiresAt(Map<String, Object> t) {
         long expiresIn = t.get("expires_in") instanceof Number n ? n.longValue() : 300;
-        s.expiresAtMs = System.currentTimeMillis() + expiresIn * 1000;
+        return System.currentTimeMillis() + expiresIn * 1000;
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    /** The tokens as sealed: access token, a line break, the refresh token (empty: none). Neither contains a line break. */
+    private static Tokens parse(String sealed) {
+        int nl = sealed.indexOf('\n');
+        String access = nl < 0 ? sealed : sealed.substring(0, nl);
+        String refresh = nl < 0 ? "" : sealed.substring(nl + 1);
+        return new Tokens(access, refresh.isEmpty() ? null : refresh);
     }
 
     private String endpoint(String name) throws OidcVerifier.TokenRefused {

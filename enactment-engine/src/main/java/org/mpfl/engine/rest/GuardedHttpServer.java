@@ -26,10 +26,14 @@ import org.slf4j.LoggerFactory;
  * Camel's, unchanged). What it adds is the {@link ConnectionGuard} of docs/security.md ("Slow and
  * flooding clients"):
  * <ul>
- * <li>the TLS handshake must end within the proof deadline (Vert.x's {@code sslHandshakeTimeout});</li>
- * <li>every connection is {@linkplain ConnectionGuard#admit admitted} when Vert.x creates it (after
- *     the TLS handshake, before the request head is parsed): a stranger over the per-source or
- *     overall limit is closed at once;</li>
+ * <li>every TCP connection is {@linkplain ConnectionGuard#admit admitted} as Netty accepts it, before
+ *     Vert.x adds its TLS handler: a stranger over the per-source or overall limit, or over their
+ *     rates of new connections, is closed at once, nothing read and no handshake made — so a flood
+ *     of TLS handshakes is bounded in CPU, not only in connections. This is the one place where the
+ *     server reaches into Vert.x's internals ({@link AdmittingServer}: Vert.x 4.5 offers no public
+ *     hook before the handshake; its {@code connectionHandler} runs after it);</li>
+ * <li>the TLS handshake must end within the proof deadline (Vert.x's {@code sslHandshakeTimeout},
+ *     and the guard closes the channel at its deadline in any case);</li>
  * <li>until a request on it authenticates ({@link #prove}: the admin token, a host credential, a
  *     user's token; called by {@link AccessFilter}) the connection must send each request head, and
  *     have its answer written, within the deadline of its start, and may idle at most that long
@@ -48,6 +52,8 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
     private final TlsSettings tls;
     private final ConnectionGuard guard;
     private final Map<HttpConnection, ConnectionGuard.Pass> passes = new ConcurrentHashMap<>();
+    /** Admitted TCP connections by their remote address, until Vert.x made an {@link HttpConnection} of them. */
+    private final Map<java.net.InetSocketAddress, ConnectionGuard.Pass> accepted = new ConcurrentHashMap<>();
     private volatile HttpServer server;
 
     public GuardedHttpServer(VertxPlatformHttpServerConfiguration configuration, TlsSettings tls, ConnectionGuard guard) {
@@ -71,7 +77,7 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
         if (tls.serves()) {
             options.setSsl(true).setKeyCertOptions(KeyCertOptions.wrap(keyManagers(tls)));
         }
-        HttpServer s = getVertx().createHttpServer(options);
+        HttpServer s = new AdmittingServer((io.vertx.core.impl.VertxInternal) getVertx(), options);
         s.connectionHandler(this::admit);
         s.requestHandler(VertxPlatformHttpRouter.lookup(getCamelContext(),
                 VertxPlatformHttpRouter.getRouterNameFromPort(configuration.getBindPort())));
@@ -122,29 +128,66 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
         return kmf;
     }
 
-    private void admit(HttpConnection c) {
-        if (c.remoteAddress() == null || c.remoteAddress().hostAddress() == null) {
-            return;
+    /**
+     * Vert.x's HTTP server, with every accepted channel put before the guard first: Vert.x's own
+     * {@code childHandler} (TLS handler, HTTP codec) sees only admitted channels.
+     */
+    private final class AdmittingServer extends io.vertx.core.http.impl.HttpServerImpl {
+        AdmittingServer(io.vertx.core.impl.VertxInternal vertx, HttpServerOptions options) {
+            super(vertx, options);
         }
-        java.net.InetAddress source;
-        try {
-            source = java.net.InetAddress.getByName(c.remoteAddress().hostAddress()); // a literal: no lookup
-        } catch (java.net.UnknownHostException e) {
-            c.close();
-            return;
+
+        @Override
+        protected java.util.function.BiConsumer<io.netty.channel.Channel, io.vertx.core.net.impl.SslChannelProvider> childHandler(
+                io.vertx.core.impl.ContextInternal context, io.vertx.core.net.SocketAddress address,
+                io.netty.handler.traffic.GlobalTrafficShapingHandler trafficShaping) {
+            java.util.function.BiConsumer<io.netty.channel.Channel, io.vertx.core.net.impl.SslChannelProvider> vertx =
+                    super.childHandler(context, address, trafficShaping);
+            return (channel, ssl) -> {
+                if (admit(channel)) {
+                    vertx.accept(channel, ssl);
+                }
+            };
         }
-        Optional<ConnectionGuard.Pass> pass = guard.admit(source, c::close);
+    }
+
+    /** Admits a channel just accepted, or closes it at once; its pass ends when the channel closes. */
+    private boolean admit(io.netty.channel.Channel channel) {
+        if (!(channel.remoteAddress() instanceof java.net.InetSocketAddress remote) || remote.getAddress() == null) {
+            channel.close();
+            return false;
+        }
+        Optional<ConnectionGuard.Pass> pass = guard.admit(remote.getAddress(), channel::close);
         if (pass.isEmpty()) {
+            channel.close();
+            return false;
+        }
+        accepted.put(remote, pass.get());
+        channel.closeFuture().addListener(f -> {
+            accepted.remove(remote);
+            pass.get().close();
+        });
+        return true;
+    }
+
+    /** Vert.x made an HTTP connection of an admitted channel (after its TLS handshake): its requests find its pass. */
+    private void admit(HttpConnection c) {
+        java.net.InetSocketAddress remote;
+        try {
+            // a literal address: no lookup
+            remote = new java.net.InetSocketAddress(java.net.InetAddress.getByName(c.remoteAddress().hostAddress()),
+                    c.remoteAddress().port());
+        } catch (java.net.UnknownHostException | RuntimeException e) {
             c.close();
             return;
         }
-        passes.put(c, pass.get());
-        c.closeHandler(v -> {
-            ConnectionGuard.Pass p = passes.remove(c);
-            if (p != null) {
-                p.close();
-            }
-        });
+        ConnectionGuard.Pass pass = accepted.get(remote);
+        if (pass == null) {
+            c.close(); // closed by the guard meanwhile
+            return;
+        }
+        passes.put(c, pass);
+        c.closeHandler(v -> passes.remove(c));
     }
 
     /**

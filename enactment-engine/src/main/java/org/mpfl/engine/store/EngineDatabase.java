@@ -72,6 +72,7 @@ public final class EngineDatabase implements AutoCloseable {
     private final WorkflowVersionStore workflows;
     private final AccessStore access;
     private final CapacityJobStore capacityJobs;
+    private final ConsoleSessionStore consoleSessions;
 
     private EngineDatabase(Connection connection) {
         this.connection = connection;
@@ -81,6 +82,7 @@ public final class EngineDatabase implements AutoCloseable {
         this.workflows = new WorkflowVersionStore(this);
         this.access = new AccessStore(this);
         this.capacityJobs = new CapacityJobStore(this);
+        this.consoleSessions = new ConsoleSessionStore(this);
     }
 
     /**
@@ -197,6 +199,11 @@ public final class EngineDatabase implements AutoCloseable {
     /** The jobs capacity providers run for this engine (to adopt again after a restart). */
     public CapacityJobStore capacityJobs() {
         return capacityJobs;
+    }
+
+    /** The console's login sessions. */
+    public ConsoleSessionStore consoleSessions() {
+        return consoleSessions;
     }
 
     /** Stored workflows, per version. */

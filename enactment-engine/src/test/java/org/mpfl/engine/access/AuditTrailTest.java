@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.store.EngineDatabase;
 import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 
@@ -79,6 +80,31 @@ class AuditTrailTest {
                 assertFalse(trail.body().contains(secret), "a secret in the audit trail");
             }
             assertEquals(403, Http.send("GET", url + "/api/audit", "Bearer " + alice, null).status(), "admins only");
+        }
+    }
+
+    /** Entries older than the retention are deleted when the engine starts (and hourly); younger ones stay. */
+    @Test
+    void entriesOlderThanTheRetentionAreDeleted() throws Exception {
+        long now = System.currentTimeMillis();
+        try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
+            db.access().audit(now - Duration.ofDays(3).toMillis(), "old", "10.0.0.1", "POST /api/runs", 201);
+            db.access().audit(now - Duration.ofHours(1).toMillis(), "recent", "10.0.0.1", "POST /api/runs", 201);
+        }
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("the-admin-token")
+                .auditRetention(Duration.ofDays(2)))) {
+            List<String> who = new ArrayList<>();
+            // the trim runs on the audit's own thread at start: wait for it, within 30 s (a loaded machine's margin)
+            long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            do {
+                who.clear();
+                Http.send("GET", engine.url() + "/api/audit", "Bearer the-admin-token", null).json().forEach(e -> who.add(e.get("who").asText()));
+                if (!who.contains("old")) {
+                    break;
+                }
+                Thread.sleep(100);
+            } while (System.nanoTime() < until);
+            assertEquals(List.of("recent"), who, "kept for 2 days: the 3-day-old entry went, the hour-old one stayed");
         }
     }
 }

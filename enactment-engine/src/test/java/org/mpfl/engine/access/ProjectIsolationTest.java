@@ -113,6 +113,7 @@ class ProjectIsolationTest {
         Map<String, String> routes = new HashMap<>();
         routes.put("", "GET");
         routes.put("/log", "GET");
+        routes.put("/logs", "GET");
         routes.put("/trace", "GET");
         routes.put("/cancel", "POST");
         routes.put("/resume", "POST");

@@ -26,7 +26,8 @@ import org.openqa.selenium.By;
  * The console's login in a real headless Chromium against a real engine and issuer: Authorization
  * Code + PKCE through the issuer's login page, back to the console logged in as that user, who sees
  * the runs of their project and not another's; no token in the URL, in storage or in a cookie a
- * script can read; logout ends the session at the engine and at the issuer.
+ * script can read; logout ends the session at the engine and at the issuer. An admin then reads the
+ * audit trail on the console's audit page.
  */
 @Timeout(180)
 @StartsProcesses
@@ -79,6 +80,19 @@ class ConsoleLoginBrowserTest {
             browser.await("logged out", WAIT, d -> d.findElement(By.id("login")));
             assertEquals(1, issuer.logouts(), "the session was ended at the issuer too");
             assertEquals(401L, fetchStatus(browser, "api/runs"), "the session is gone at the engine");
+
+            // an admin logs in and reads the audit trail on its console page: alice's and bob's runs were mutations
+            browser.driver().get(engine.url() + "/#/audit");
+            browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
+            browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("carol");
+            browser.driver().findElement(By.id("role")).sendKeys("admin");
+            browser.driver().findElement(By.id("submit")).click();
+            browser.await("logged in as admin", WAIT, d -> d.findElement(By.id("session-user")).getText().startsWith("carol") ? true : null);
+            browser.driver().get(engine.url() + "/#/audit");
+            String audit = browser.await("the audit trail", WAIT, d -> d.findElements(By.id("audit-table")).isEmpty() ? null
+                    : d.findElement(By.id("audit-table")).getText());
+            assertTrue(audit.contains("alice") && audit.contains("bob") && audit.contains("POST /api/runs"), audit);
+            assertFalse(audit.contains("eyJ"), "no token in the audit trail: " + audit);
         } finally {
             browser.close();
         }

@@ -36,7 +36,7 @@ import org.mpfl.testing.lab.NetworkLab;
 
 /**
  * Slow and flooding clients without any credential, from the lab's attacker node, against a host's
- * SOAP port and the engine's port, both over TLS (docs/security.md, "Slow and flooding clients"):
+ * SOAP port, its binary channel and the engine's port, all over TLS (docs/security.md, "Slow and flooding clients"):
  * while they go on, a legitimate run across two hosts must succeed within twice its normal time
  * (measured first, in this class, on the same lab), no host may be quarantined, and the attacked
  * processes' resident memory must stay bounded.
@@ -65,8 +65,8 @@ class SlowClientsAttackTest {
 
     /**
      * 256 TLS connections that send a request head and 1 KB of body, then nothing, and a flood of TLS
-     * handshakes, at host h1 and at the engine. Each stalled connection is closed by the server within
-     * seconds (its proof deadline: 5 s at a host, 10 s at the engine), not the 60 s socket time-out it used to hold a thread for.
+     * handshakes, at host h1, and as many at the engine. Each stalled connection that got in is closed
+     * by its server within seconds (its proof deadline: 5 s at a host, 10 s at the engine), not the 60 s socket time-out it used to hold a thread for.
      */
     @Test
     void stalledConnectionsAndAHandshakeFloodDoNotStopARun() throws Exception {
@@ -79,10 +79,10 @@ class SlowClientsAttackTest {
         ExecutorService attackers = Executors.newFixedThreadPool(8);
         List<Stalled> stalled = new ArrayList<>();
         try {
-            // the stalled connections, 128 at each target, opened as fast as the servers take them
-            for (int i = 0; i < 128; i++) {
-                stalled.add(Stalled.open(t.host(), storeHead));
-                stalled.add(Stalled.open(t.engine(), runHead));
+            // the stalled connections, 256 at each target, opened as fast as the servers take them or refuse them
+            for (int i = 0; i < 256; i++) {
+                stalled.add(Stalled.open(t.host(), withKilobyte(storeHead)));
+                stalled.add(Stalled.open(t.engine(), withKilobyte(runHead)));
             }
             for (InetSocketAddress target : List.of(t.host(), t.engine())) {
                 for (int n = 0; n < 2; n++) {
@@ -90,21 +90,10 @@ class SlowClientsAttackTest {
                 }
             }
             long took = timedRun();
-            // every stalled connection that got in is closed by its server: the 5 s deadline plus the reaper's
-            // 1.25 s; 20 s from the last one's opening leaves the loaded machine its margin, far below 60 s
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            int open = 0;
-            for (Stalled s : stalled) {
-                if (!s.closedBy(until)) {
-                    open++;
-                }
-            }
-            assertEquals(0, open, "stalled connections still open 20 s after they stalled");
+            assertAllClosedWithin20s(stalled, "stalled connections");
             assertWithinTwiceTheNormalTime(took);
         } finally {
-            attacking.set(false);
-            attackers.shutdownNow();
-            assertTrue(attackers.awaitTermination(20, TimeUnit.SECONDS), "the attack threads ended");
+            endAttack(attacking, attackers);
             stalled.forEach(Stalled::close);
         }
         assertNoHostQuarantined();
@@ -130,6 +119,186 @@ class SlowClientsAttackTest {
         }
         assertNoHostQuarantined();
         t.assertMemoryBounded();
+    }
+
+    /**
+     * The binary channel of h1 (over TLS): 256 connections that finish their TLS handshake, send the
+     * first three bytes of an AUTH frame and then nothing, and a flood of TLS handshakes. Its guard
+     * lets the attacker's address hold at most its share of unproven connections (8) and open as
+     * many a second; the rest are closed at once, and those let in are closed at the proof deadline.
+     * The run meanwhile goes over the binary channel — h2's probe of h1's channel is answered (the
+     * peers of an accepted run are served from the reserve) — and ends within twice its normal time.
+     */
+    @Test
+    void stalledAndFloodingBinaryConnectionsDoNotStopARun() throws Exception {
+        Targets t = Targets.now();
+        InetSocketAddress binary = lab.attacker().reach(t.h1().node().address(), t.h1().binaryPort());
+        String fellBack = "the binary channel at " + t.h1().process().binaryAddress() + " did not answer";
+        NetworkLab.Host h2 = lab.host("h2");
+        long fallbacksBefore = occurrences(h2.process().log(), fellBack);
+        // AUTH (op 5) and the first byte of its domain id's length: a frame the server waits to complete
+        byte[] authStart = {5, 0, 40};
+        AtomicBoolean attacking = new AtomicBoolean(true);
+        ExecutorService attackers = Executors.newFixedThreadPool(2);
+        List<Stalled> stalled = new ArrayList<>();
+        try {
+            long opening = System.nanoTime();
+            for (int i = 0; i < 256; i++) {
+                stalled.add(Stalled.open(binary, authStart));
+            }
+            long openingMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - opening);
+            long admitted = stalled.stream().filter(s -> s.socket() != null).count();
+            // the attacker's one address holds at most 8 unproven connections, and one frees its place only at
+            // its deadline (5 s): at most 8 + 8 per 5 s of opening; twice that is the loaded machine's margin
+            long bound = 2 * (8 + 8 * (openingMs / 5_000 + 1));
+            assertTrue(admitted <= bound, admitted + " of 256 stalled connections were admitted at h1's binary channel in "
+                    + openingMs + " ms (bound " + bound + ")");
+            for (int n = 0; n < 2; n++) {
+                attackers.submit(() -> flood(binary, attacking));
+            }
+            long took = timedRun();
+            assertAllClosedWithin20s(stalled, "stalled binary connections");
+            assertWithinTwiceTheNormalTime(took);
+            assertEquals(fallbacksBefore, occurrences(h2.process().log(), fellBack),
+                    "h2 fell back to SOAP for h1: its probe of h1's binary channel was not served\n" + lab.logs());
+        } finally {
+            endAttack(attacking, attackers);
+            stalled.forEach(Stalled::close);
+        }
+        assertNoHostQuarantined();
+        t.assertMemoryBounded();
+    }
+
+    /**
+     * A flood of TLS handshakes from the attacker's one address at the engine and at h1's SOAP port and
+     * binary channel, each guard admitting a stranger's address to at most its per-source number of new
+     * connections a second (16 at the engine, 8 at a host) before any handshake is made: the attacker
+     * completes no more handshakes than that, and a run meanwhile (its requests to the engine and the
+     * hosts' calls to each other and to the engine) ends within twice its normal time. Then a burst of
+     * 64 connections at each, opened at once and held: only the per-source share gets a handshake, the
+     * rest are closed before any (how fast the flood itself goes depends on the machine's load; a held
+     * burst exceeds the share whatever the load).
+     */
+    @Test
+    void aHandshakeFloodIsThrottledPerSourceAndARunMeanwhileSucceeds() throws Exception {
+        Targets t = Targets.now();
+        InetSocketAddress binary = lab.attacker().reach(t.h1().node().address(), t.h1().binaryPort());
+        Map<InetSocketAddress, Integer> perSecond = Map.of(t.engine(), 16, t.host(), 8, binary, 8);
+        Map<InetSocketAddress, Flood> floods = new java.util.LinkedHashMap<>();
+        AtomicBoolean attacking = new AtomicBoolean(true);
+        ExecutorService attackers = Executors.newFixedThreadPool(4);
+        long start = System.nanoTime();
+        long took;
+        try {
+            for (InetSocketAddress target : List.of(t.engine(), t.engine(), t.host(), binary)) {
+                Flood f = floods.computeIfAbsent(target, x -> new Flood());
+                attackers.submit(() -> flood(target, attacking, f));
+            }
+            took = timedRun();
+            // flood for 5 s at least, so the admission rate, not the start, is what is counted
+            long left = TimeUnit.SECONDS.toMillis(5) - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            if (left > 0) {
+                Thread.sleep(left);
+            }
+        } finally {
+            endAttack(attacking, attackers);
+        }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) + 1;
+        for (Map.Entry<InetSocketAddress, Flood> e : floods.entrySet()) {
+            Flood f = e.getValue();
+            // one-second windows: at most the rate in each window begun; twice that is the margin (window edges, clocks)
+            long bound = 2L * perSecond.get(e.getKey()) * (seconds + 1);
+            String what = f + " at " + e.getKey() + " in " + seconds + " s";
+            assertTrue(f.shaken.get() <= bound, "more handshakes than the per-source rate allows (" + bound + "): " + what);
+        }
+        Map<InetSocketAddress, Long> deadlineMs = Map.of(t.engine(), 10_000L, t.host(), 5_000L, binary, 5_000L);
+        for (InetSocketAddress target : floods.keySet()) {
+            assertBurstGetsOnlyItsShare(target, perSecond.get(target), deadlineMs.get(target));
+        }
+        assertWithinTwiceTheNormalTime(took);
+        assertNoHostQuarantined();
+        t.assertMemoryBounded();
+    }
+
+    /**
+     * Opens 64 TCP connections at {@code target} and holds them, then tries a TLS handshake on each: the
+     * guard admits at most {@code share} unproven connections of one address at a time (one frees its
+     * place at its deadline), so at most that many handshakes complete — twice that, and once more per
+     * deadline the opening took, is the margin — and the rest were closed before any.
+     */
+    static void assertBurstGetsOnlyItsShare(InetSocketAddress target, int share, long deadlineMs) throws IOException {
+        List<Socket> burst = new ArrayList<>();
+        int shaken = 0;
+        long opening = System.nanoTime();
+        try {
+            for (int i = 0; i < 64; i++) {
+                Socket raw = new Socket();
+                burst.add(raw);
+                try {
+                    raw.connect(target, 5_000);
+                } catch (IOException refused) {
+                    // not even connected: no handshake on it either
+                }
+            }
+            long openingMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - opening);
+            for (Socket raw : burst) {
+                raw.setSoTimeout(10_000);
+                try (SSLSocket s = (SSLSocket) ANY_SERVER.getSocketFactory().createSocket(raw, target.getHostString(),
+                        target.getPort(), false)) {
+                    s.startHandshake();
+                    shaken++;
+                } catch (IOException refused) {
+                    // closed by the guard: no handshake
+                }
+            }
+            long bound = 2L * share * (1 + openingMs / deadlineMs);
+            assertTrue(shaken <= bound && shaken < 64, shaken + " of 64 held connections at " + target
+                    + " got a TLS handshake (share " + share + ", opened in " + openingMs + " ms)");
+        } finally {
+            for (Socket raw : burst) {
+                raw.close();
+            }
+        }
+    }
+
+    /** What one flood tried and what the server went through with: TLS handshakes attempted and completed. */
+    record Flood(java.util.concurrent.atomic.AtomicLong attempts, java.util.concurrent.atomic.AtomicLong shaken) {
+        Flood() {
+            this(new java.util.concurrent.atomic.AtomicLong(), new java.util.concurrent.atomic.AtomicLong());
+        }
+
+        @Override
+        public String toString() {
+            return shaken.get() + " of " + attempts.get() + " handshakes completed";
+        }
+    }
+
+    /**
+     * Every stalled connection that got in is closed by its server: the proof deadline (5 s at a host,
+     * 10 s at the engine) plus the guard's reaper (a quarter of it); 20 s from now, after they all
+     * stalled, leaves the loaded machine its margin, far below the 60 s socket time-out of old.
+     */
+    static void assertAllClosedWithin20s(List<Stalled> stalled, String what) {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long open = stalled.stream().filter(s -> !s.closedBy(until)).count();
+        assertEquals(0, open, what + " still open 20 s after they stalled");
+    }
+
+    static void endAttack(AtomicBoolean attacking, ExecutorService attackers) throws InterruptedException {
+        attacking.set(false);
+        attackers.shutdownNow();
+        assertTrue(attackers.awaitTermination(20, TimeUnit.SECONDS), "the attack threads ended");
+    }
+
+    static long occurrences(java.nio.file.Path log, String text) throws IOException {
+        try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(log, StandardCharsets.UTF_8)) {
+            return lines.filter(l -> l.contains(text)).count();
+        }
+    }
+
+    /** A request head and 1 KB of its body: "header + 1 KB, then silence". */
+    static byte[] withKilobyte(byte[] head) {
+        return java.util.Arrays.copyOf(head, head.length + 1024);
     }
 
     static void assertWithinTwiceTheNormalTime(long tookMs) {
@@ -199,8 +368,15 @@ class SlowClientsAttackTest {
 
     /** Connects, shakes hands, closes, again, until told to stop (refusals and failures are the point). */
     static void flood(InetSocketAddress target, AtomicBoolean attacking) {
+        flood(target, attacking, new Flood());
+    }
+
+    /** {@link #flood(InetSocketAddress, AtomicBoolean)}, counting attempts and completed handshakes. */
+    static void flood(InetSocketAddress target, AtomicBoolean attacking, Flood counts) {
         while (attacking.get()) {
+            counts.attempts().incrementAndGet();
             try (Socket s = tls(target)) {
+                counts.shaken().incrementAndGet();
                 s.getOutputStream().flush();
             } catch (IOException e) {
                 // refused or closed by the server: go on
@@ -224,9 +400,6 @@ class SlowClientsAttackTest {
                 SSLSocket s = tls(target);
                 OutputStream out = s.getOutputStream();
                 out.write(bytes);
-                if (bytes.length < 4096) {
-                    out.write(new byte[1024]); // "1 KB of body, then silence"
-                }
                 out.flush();
                 return new Stalled(s);
             } catch (IOException e) {

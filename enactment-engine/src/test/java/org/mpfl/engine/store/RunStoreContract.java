@@ -216,6 +216,32 @@ abstract class RunStoreContract {
         }
     }
 
+    /** Console sessions: found by their id hash, replaced at a refresh, deleted, and trimmed (ended ones, then the oldest). */
+    @Test
+    void consoleSessionsAreReplacedDeletedAndTrimmed() throws Exception {
+        try (EngineDatabase db = openStore()) {
+            ConsoleSessionStore store = db.consoleSessions();
+            store.save(new ConsoleSessionStore.StoredSession("h1", 100, 10_000, 500, "sealed-1"));
+            store.save(new ConsoleSessionStore.StoredSession("h1", 100, 10_000, 900, "sealed-2"));
+            store.save(new ConsoleSessionStore.StoredSession("h2", 200, 10_000, 500, "x"));
+            store.save(new ConsoleSessionStore.StoredSession("h3", 300, 1_000, 500, "y"));
+            assertEquals(Optional.of(new ConsoleSessionStore.StoredSession("h1", 100, 10_000, 900, "sealed-2")), store.find("h1"),
+                    "the second save replaced the first");
+            store.delete("h2");
+            assertEquals(Optional.empty(), store.find("h2"));
+        }
+        try (EngineDatabase db = openStore()) {
+            ConsoleSessionStore store = db.consoleSessions();
+            assertTrue(store.find("h1").isPresent(), "kept when reopened");
+            store.save(new ConsoleSessionStore.StoredSession("h4", 400, 10_000, 500, "z"));
+            // at 2,000 ms h3 has ended; of h1 and h4, room for one more under a maximum of 2 leaves the newer
+            store.makeRoom(2_000, 2);
+            assertEquals(Optional.empty(), store.find("h3"), "the ended session is gone");
+            assertEquals(Optional.empty(), store.find("h1"), "the oldest went to make room");
+            assertTrue(store.find("h4").isPresent());
+        }
+    }
+
     @Test
     void runsSurviveARestart() throws Exception {
         String done;

@@ -13,7 +13,7 @@ import org.apache.axis2.transport.http.server.WorkerFactory;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
-import org.mpfl.runtime.settings.RuntimeSettings;
+import org.mpfl.runtime.settings.HostGuardLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,7 +91,7 @@ final class Axis2Lifecycle implements AutoCloseable {
             throw new IOException("cannot open the SOAP endpoint on " + bind + ":" + port + ": " + e.getMessage(), e);
         }
         this.baseUrl = tls.scheme() + "://" + advertise + ":" + socket.getLocalPort();
-        this.guard = new ConnectionGuard("soap-" + socket.getLocalPort(), guardLimits());
+        this.guard = new ConnectionGuard("soap-" + socket.getLocalPort(), HostGuardLimits.fromSettings());
         SimpleHTTPServer server = new SimpleHTTPServer(new HostHttpFactory(context, socket, workers, tls, guard));
         this.http = server;
         server.start();
@@ -125,52 +125,9 @@ final class Axis2Lifecycle implements AutoCloseable {
         return serverSocket == null;
     }
 
-    /** The limits of the SOAP port's {@link ConnectionGuard} (docs/cli.md, {@code mpfl.guard.*}). */
-    static ConnectionGuard.Limits guardLimits() {
-        return new ConnectionGuard.Limits(java.time.Duration.ofMillis(RuntimeSettings.GUARD_PROOF_DEADLINE_MS.get()),
-                RuntimeSettings.GUARD_PER_SOURCE.get(), RuntimeSettings.GUARD_STRANGERS.get(), TRUST_PROVEN_SOURCES);
-    }
-
-    /** How long an address that proved a credential at the SOAP port counts as known (its connections use the reserve). */
-    static final java.time.Duration TRUST_PROVEN_SOURCES = java.time.Duration.ofMinutes(30);
-
-    /**
-     * The engine's address: its connections are served from the reserve from the start (before its
-     * first call proved the engine key), so strangers filling their share never keep it out.
-     */
-    void trustEngine(String engineUrl) {
-        ConnectionGuard g = guard;
-        if (g == null || engineUrl == null) {
-            return;
-        }
-        try {
-            for (InetAddress a : InetAddress.getAllByName(java.net.URI.create(engineUrl).getHost())) {
-                g.trust(a);
-            }
-        } catch (IOException | IllegalArgumentException | NullPointerException e) {
-            LOG.debug("cannot resolve the engine's address {}: its first calls are strangers' until one proves the key",
-                    engineUrl, e);
-        }
-    }
-
-    /**
-     * The other hosts of a domain, as the engine named them in an authenticated {@code run}: their
-     * first stores are served from the reserve (before one of them proved the domain token here).
-     */
-    void rememberPeers(java.util.List<org.mpfl.protocol.Endpoint> endpoints) {
-        ConnectionGuard g = guard;
-        if (g == null) {
-            return;
-        }
-        for (org.mpfl.protocol.Endpoint e : endpoints) {
-            try {
-                for (InetAddress a : InetAddress.getAllByName(java.net.URI.create(e.soapUrl()).getHost())) {
-                    g.remember(a);
-                }
-            } catch (IOException | IllegalArgumentException | NullPointerException ex) {
-                LOG.debug("cannot resolve the peer {}", e.soapUrl(), ex);
-            }
-        }
+    /** The guard of the SOAP port, or {@code null} in a servlet container. */
+    ConnectionGuard guard() {
+        return guard;
     }
 
     /** Stops taking requests (the HTTP server and its socket); the context stays until {@link #close}. */

@@ -119,6 +119,8 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     private final TlsSettings tls;
     /** The registry, the local/binary/SOAP transports and their selector: assembled by {@link MessagingHost}. */
     private final MessagingHost messaging;
+    /** The source addresses this host's guards serve from the reserve before they prove anything. */
+    private final KnownSources knownSources;
     private final RankRegistry registry;
     private final String binaryAddress;
     private final TransportSelector selector;
@@ -194,6 +196,7 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
             throw e;
         }
         this.axis2 = started;
+        this.knownSources = new KnownSources(started.guard(), messaging.binaryGuard());
     }
 
     /** Starts a host (the HTTP endpoint accepts requests when this returns). */
@@ -326,8 +329,8 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
      */
     public void setCredential(HostCredential credential) {
         callers.setCredential(credential);
-        if (credential != null && axis2 != null) {
-            axis2.trustEngine(credential.engineUrl());
+        if (credential != null) {
+            knownSources.trustEngine(credential.engineUrl());
         }
     }
 
@@ -398,13 +401,11 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
     @Override
     public String handleRun(String serviceType, String runXml) throws OperationFault {
         String answer = rankTable.handleRun(serviceType, runXml);
-        if (axis2 != null) {
-            try {
-                // accepted, so the engine sent it: the peers it names are known to this host's guard
-                axis2.rememberPeers(org.mpfl.protocol.RunMessages.parseRun(runXml).endpoints());
-            } catch (javax.xml.stream.XMLStreamException | RuntimeException e) {
-                // rankTable parsed it already; the peers then prove themselves as strangers do
-            }
+        try {
+            // accepted, so the engine sent it: the peers it names are known to this host's guards
+            knownSources.rememberPeers(org.mpfl.protocol.RunMessages.parseRun(runXml).endpoints());
+        } catch (javax.xml.stream.XMLStreamException | RuntimeException e) {
+            // rankTable parsed it already; the peers then prove themselves as strangers do
         }
         return answer;
     }

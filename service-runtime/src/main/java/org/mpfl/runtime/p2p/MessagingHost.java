@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RunRequest;
+import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.transport.MemoryBudget;
 import org.mpfl.runtime.transport.Transport;
@@ -93,6 +94,11 @@ public final class MessagingHost implements AutoCloseable {
     /** {@code host:port} of this host's binary channel, or {@code null}. */
     public String binaryAddress() {
         return binaryServer == null ? null : binaryServer.address();
+    }
+
+    /** What strangers' connections to the binary channel may cost, or {@code null}: no binary channel. */
+    public ConnectionGuard binaryGuard() {
+        return binaryServer == null ? null : binaryServer.guard();
     }
 
     /**

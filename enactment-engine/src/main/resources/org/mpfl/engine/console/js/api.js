@@ -39,6 +39,15 @@ export async function getJson(path) {
   return readAnswer(response);
 }
 
+/** GET with the engine token as bearer when one is saved (admin-only reads; a login's cookie goes along anyway). */
+export async function getWithToken(path) {
+  const headers = {Accept: 'application/json'};
+  const token = currentToken();
+  if (token) headers.Authorization = 'Bearer ' + token;
+  const response = await fetch(path, {headers, cache: 'no-store'});
+  return readAnswer(response);
+}
+
 /** POST with the engine token as bearer (mutating endpoints require it). */
 export async function postWithToken(path, body) {
   const headers = {Accept: 'application/json'};
@@ -67,5 +76,6 @@ export const api = {
   engine: () => getJson('api/engine'),
   workflows: () => getJson('api/workflows'),
   workflow: name => getJson('api/workflows/' + encodeURIComponent(name)),
+  audit: (after, limit) => getWithToken(`api/audit?after=${after}&limit=${limit}`),
   eventStreamUrl: id => 'api/runs/' + encodeURIComponent(id) + '/events',
 };

@@ -5,6 +5,7 @@
 //   #/workflows/<name>/graph  a stored workflow's picture
 //   #/registry              service hosts
 //   #/workflows[/<name>]    stored workflows, a workflow's versions
+//   #/audit[?after=ID]      the audit trail (admins)
 
 import { bindTokenForm } from './engine-token.js';
 import { showSession } from './session.js';
@@ -14,6 +15,7 @@ import { mountRegistryView } from './registry-view.js';
 import { mountWorkflowsView, mountWorkflowVersionsView } from './workflows-view.js';
 import { mountTraceView } from './trace-view.js';
 import { mountWorkflowGraphView } from './workflow-graph-view.js';
+import { mountAuditView } from './audit-view.js';
 
 const view = document.getElementById('view');
 let disposeCurrent = () => {};
@@ -35,7 +37,11 @@ function route() {
   disposeCurrent();
   view.replaceChildren();
   const {parts, query} = parseHash();
-  if (parts[0] === 'registry') {
+  if (parts[0] === 'audit') {
+    highlightNav('audit');
+    document.title = 'Audit trail · MPFL console';
+    disposeCurrent = mountAuditView(view, query);
+  } else if (parts[0] === 'registry') {
     highlightNav('registry');
     document.title = 'Registry · MPFL console';
     disposeCurrent = mountRegistryView(view);

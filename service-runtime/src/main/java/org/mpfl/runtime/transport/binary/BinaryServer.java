@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLSocket;
+import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.settings.HostGuardLimits;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Inbox;
 import org.mpfl.runtime.transport.Payload;
@@ -29,6 +31,13 @@ import org.slf4j.LoggerFactory;
  * ({@link BinaryProtocol#MAX_CONNECTIONS}), authenticated by their handshake before anything is
  * read for a message, and closed when the handshake is slow or the connection idle (a reaper
  * thread; see {@link BinaryProtocol}).
+ *
+ * <p>Every accepted connection is first {@linkplain ConnectionGuard#admit admitted} by the channel's
+ * {@link ConnectionGuard} (the host's limits, {@link HostGuardLimits}), before its TLS layer, its
+ * thread and its buffer exist: a stranger over the per-source or overall limits, or their rates, is
+ * closed at once, nothing read. A connection whose AUTH proves a domain token
+ * {@linkplain ConnectionGuard.Pass#prove proves} its source, so the peers of a run are served from the
+ * reserve however many strangers are throttled (docs/security.md, "Slow and flooding clients").
  *
  * <p>With TLS ({@link TlsSettings#serves()}) every accepted connection is layered with TLS before
  * anything else: the TLS handshake, then HELLO/AUTH inside it, all within the same handshake
@@ -48,6 +57,7 @@ public final class BinaryServer implements AutoCloseable {
     private final String advertisedHost;
     /** The TLS of every accepted connection, or {@code null}: plaintext. */
     private final TlsSettings tls;
+    private final ConnectionGuard guard;
     private volatile boolean closed;
 
     /**
@@ -77,6 +87,7 @@ public final class BinaryServer implements AutoCloseable {
         // its old connections in TIME_WAIT; it still cannot be bound while another socket listens on it
         server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         server.bind(new InetSocketAddress(bindHost, port), 64);
+        this.guard = new ConnectionGuard("binary-" + port(), HostGuardLimits.fromSettings());
         Thread acceptor = new Thread(this::acceptLoop, "mpfl-binary-accept-" + port());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -89,6 +100,11 @@ public final class BinaryServer implements AutoCloseable {
         return ((InetSocketAddress) server.socket().getLocalSocketAddress()).getPort();
     }
 
+    /** What strangers' connections may cost here (the host tells it which sources are known). */
+    public ConnectionGuard guard() {
+        return guard;
+    }
+
     /** {@code host:port} to advertise as {@code Endpoint.binaryAddress}. */
     public String address() {
         return advertisedHost + ":" + port();
@@ -97,7 +113,13 @@ public final class BinaryServer implements AutoCloseable {
     private void acceptLoop() {
         while (!closed) {
             try {
-                take(server.accept());
+                SocketChannel ch = server.accept();
+                java.util.Optional<ConnectionGuard.Pass> pass = admit(ch);
+                if (pass.isEmpty()) {
+                    ch.close(); // nothing read, no thread, no TLS handshake
+                    continue;
+                }
+                take(ch, pass.get());
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
@@ -108,6 +130,20 @@ public final class BinaryServer implements AutoCloseable {
         }
     }
 
+    /** The guard's verdict on a connection just accepted; its expiry closes the channel under any TLS handshake. */
+    private java.util.Optional<ConnectionGuard.Pass> admit(SocketChannel ch) throws IOException {
+        if (!(ch.getRemoteAddress() instanceof InetSocketAddress remote) || remote.getAddress() == null) {
+            return java.util.Optional.empty();
+        }
+        return guard.admit(remote.getAddress(), () -> {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        });
+    }
+
     /**
      * Serves a connection this host did not accept on its port but was handed, already connected:
      * a relay's splice ({@code RelayLink}), whose bytes would otherwise be copied once more through
@@ -115,21 +151,33 @@ public final class BinaryServer implements AutoCloseable {
      */
     public void adopt(SocketChannel ch) throws IOException {
         ch.configureBlocking(true);
-        take(ch);
+        // not a stranger's: the relay spliced it only after both ends proved the domain's token, and it
+        // reaches this host over the host's own link to its relay (the guard would count every splice
+        // against the relay's one address)
+        take(ch, null);
     }
 
-    /** One connection, accepted or adopted: bounded, layered with TLS, then served on a thread of its own. */
-    private void take(SocketChannel ch) throws IOException {
+    /**
+     * One connection, accepted (with the guard's {@code pass}) or adopted ({@code null}): bounded,
+     * layered with TLS, then served on a thread of its own.
+     */
+    private void take(SocketChannel ch, ConnectionGuard.Pass pass) throws IOException {
         if (connections.size() >= BinaryProtocol.MAX_CONNECTIONS) {
             LOG.warn("binary channel: {} connections open, refusing one more", connections.size());
+            if (pass != null) {
+                pass.close();
+            }
             ch.close();
             return;
         }
         Conn conn;
         try {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            conn = new Conn(ch, tls);
+            conn = new Conn(ch, tls, pass);
         } catch (IOException | RuntimeException e) {
+            if (pass != null) {
+                pass.close();
+            }
             ch.close();
             LOG.warn("binary channel: cannot set up an accepted connection: {}", e.toString());
             return;
@@ -152,10 +200,13 @@ public final class BinaryServer implements AutoCloseable {
         final ByteChannel io;
         final ChannelBuffer in;
         final long acceptedNanos = System.nanoTime();
+        /** The guard's pass of an accepted connection; {@code null} for an adopted one. */
+        final ConnectionGuard.Pass pass;
         volatile boolean authenticated;
 
-        Conn(SocketChannel channel, TlsSettings tls) throws IOException {
+        Conn(SocketChannel channel, TlsSettings tls, ConnectionGuard.Pass pass) throws IOException {
             this.channel = channel;
+            this.pass = pass;
             if (tls == null) {
                 this.ssl = null;
                 this.io = channel;
@@ -167,6 +218,9 @@ public final class BinaryServer implements AutoCloseable {
         }
 
         void close() {
+            if (pass != null) {
+                pass.close();
+            }
             try {
                 channel.close();
             } catch (IOException ignored) {
@@ -315,6 +369,9 @@ public final class BinaryServer implements AutoCloseable {
             return false;
         }
         conn.authenticated = true;
+        if (conn.pass != null) {
+            conn.pass.prove();
+        }
         return true;
     }
 
@@ -427,5 +484,6 @@ public final class BinaryServer implements AutoCloseable {
         for (Conn c : connections.values()) {
             c.close();
         }
+        guard.close();
     }
 }

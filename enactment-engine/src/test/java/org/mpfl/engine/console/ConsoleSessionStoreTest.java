@@ -1,0 +1,167 @@
+package org.mpfl.engine.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.access.OidcSettings;
+import org.mpfl.engine.access.TestIssuer;
+import org.mpfl.engine.store.ConsoleSessionStore;
+import org.mpfl.engine.store.EngineDatabase;
+
+/**
+ * Console sessions live in the run store: a user logged in through the console (Authorization Code +
+ * PKCE against a real issuer, driven here over HTTP as the browser would) stays logged in across an
+ * engine restart; logout deletes the session, after which its cookie is refused; a session past its
+ * end is refused and deleted. The store holds a hash of the session id and encrypted tokens: neither
+ * the cookie's value nor a token appears in it. ({@link ConsoleLoginBrowserTest} drives the same
+ * login in a real browser.)
+ */
+@Timeout(120)
+class ConsoleSessionStoreTest {
+    private static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aSessionSurvivesARestartEndsAtLogoutAndAtItsEnd() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console")) {
+            String cookie;
+            try (Engine engine = start(issuer)) {
+                assertEquals(401, get(engine, "/api/runs", null).statusCode(), "reads need a login");
+                cookie = login(engine, issuer, "alice");
+                assertEquals(200, get(engine, "/api/runs", cookie).statusCode());
+                assertTrue(get(engine, "/api/auth", cookie).body().contains("alice"));
+            }
+            assertStoreHoldsNoSecret(cookie, issuer.token("x", "viewer").split("\\.")[0]);
+
+            try (Engine restarted = start(issuer)) {
+                HttpResponse<String> runs = get(restarted, "/api/runs", cookie);
+                assertEquals(200, runs.statusCode(), "still logged in after the restart: " + runs.body());
+                assertTrue(get(restarted, "/api/auth", cookie).body().contains("alice"));
+
+                HttpResponse<String> out = get(restarted, "/api/session/logout", cookie);
+                assertEquals(302, out.statusCode(), out.body());
+                assertEquals(401, get(restarted, "/api/runs", cookie).statusCode(), "the old cookie after logout");
+            }
+            assertTrue(stored(cookie).isEmpty(), "logout deleted the session's row");
+
+            String second;
+            try (Engine engine = start(issuer)) {
+                second = login(engine, issuer, "bob");
+                assertEquals(200, get(engine, "/api/runs", second).statusCode());
+            }
+            try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
+                ConsoleSessionStore.StoredSession row = db.consoleSessions().find(sha256(second)).orElseThrow();
+                long now = System.currentTimeMillis();
+                // the session's end (8 hours after the login) passed: as the clock would make it
+                db.consoleSessions().save(new ConsoleSessionStore.StoredSession(row.idHash(), row.createdMs() - 9 * 3_600_000L,
+                        now - 1, row.tokenExpiresMs(), row.tokens()));
+            }
+            try (Engine engine = start(issuer)) {
+                assertEquals(401, get(engine, "/api/runs", second).statusCode(), "an ended session's cookie");
+            }
+            assertTrue(stored(second).isEmpty(), "the ended session's row was deleted");
+        }
+    }
+
+    private Engine start(TestIssuer issuer) throws Exception {
+        return Engine.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dir).token("admin")
+                .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console")));
+    }
+
+    /** The browser's part of the login: engine → issuer's page → the user's answer → engine's callback; the session cookie. */
+    private static String login(Engine engine, TestIssuer issuer, String user) throws Exception {
+        HttpResponse<String> toIssuer = get(engine, "/api/session/login", null);
+        assertEquals(302, toIssuer.statusCode(), toIssuer.body());
+        URI authorize = URI.create(toIssuer.headers().firstValue("Location").orElseThrow());
+        Map<String, String> form = new LinkedHashMap<>(query(authorize));
+        form.put("user", user);
+        form.put("role", "operator");
+        form.put("projects", "a");
+        HttpResponse<String> back = HTTP.send(HttpRequest.newBuilder(URI.create(authorize.toString().replaceFirst("\\?.*$", "")))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form.entrySet().stream()
+                        .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                        .collect(Collectors.joining("&")))).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(302, back.statusCode(), back.body());
+        HttpResponse<String> callback = HTTP.send(HttpRequest.newBuilder(URI.create(back.headers().firstValue("Location").orElseThrow()))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(302, callback.statusCode(), callback.body());
+        String setCookie = callback.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("mpfl_session="))
+                .findFirst().orElseThrow(() -> new AssertionError("no session cookie: " + callback.headers()));
+        assertTrue(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"), setCookie);
+        String value = setCookie.substring("mpfl_session=".length(), setCookie.indexOf(';'));
+        assertFalse(value.isEmpty());
+        return value;
+    }
+
+    private static HttpResponse<String> get(Engine engine, String path, String cookie) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engine.url() + path)).timeout(Duration.ofSeconds(30)).GET();
+        if (cookie != null) {
+            b.header("Cookie", "mpfl_session=" + cookie);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static Map<String, String> query(URI uri) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String pair : uri.getRawQuery().split("&")) {
+            int eq = pair.indexOf('=');
+            m.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                    URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        return m;
+    }
+
+    private Optional<ConsoleSessionStore.StoredSession> stored(String cookie) throws Exception {
+        try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
+            return db.consoleSessions().find(sha256(cookie));
+        }
+    }
+
+    /**
+     * The row is found by the SHA-256 of the cookie's value; neither that value nor a token (whose
+     * first part is {@code jwtHeader}, the same for every token of the issuer) is in the store's files.
+     */
+    private void assertStoreHoldsNoSecret(String cookie, String jwtHeader) throws Exception {
+        ConsoleSessionStore.StoredSession row = stored(cookie).orElseThrow(() -> new AssertionError("no stored session"));
+        assertNotNull(row.tokens());
+        assertFalse(row.tokens().contains("eyJ") || row.tokens().contains(cookie), "the tokens are stored encrypted");
+        try (var files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                String bytes = new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
+                assertFalse(bytes.contains(cookie), "the session id is in " + f);
+                assertFalse(bytes.contains(jwtHeader), "a token is in " + f);
+            }
+        }
+    }
+
+    private static String sha256(String s) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    }
+}
