@@ -70,7 +70,10 @@ class RunQueueTest {
     }
 
     void start(RunSettings settings) throws Exception {
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks.fakes).runSettings(settings));
+        // the hosts here announce once and never heartbeat: with the default 10 s timeout they were lost mid-test
+        // at load 38 on 2 cores ("service host h0 ... was lost"), and host loss is not what this class tests
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks.fakes).runSettings(settings)
+                .heartbeatTimeout(Duration.ofMinutes(5)));
     }
 
     /** The usual fixture: an engine with {@link #fast()} settings and one host, h0, of capacity 2. */
