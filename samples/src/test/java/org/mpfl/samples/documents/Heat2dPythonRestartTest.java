@@ -71,10 +71,7 @@ class Heat2dPythonRestartTest {
     }
 
     static JsonNode get(String path) throws Exception {
-        java.net.http.HttpResponse<String> r = Heat2dRestartTest.HTTP.send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create(engine.url() + path)).timeout(Duration.ofSeconds(10)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-        return Heat2dRestartTest.JSON.readTree(r.body());
+        return Heat2dRestartTest.get(engine, path);
     }
 
     @Test

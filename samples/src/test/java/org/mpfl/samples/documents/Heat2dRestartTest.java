@@ -111,7 +111,12 @@ class Heat2dRestartTest {
     }
 
     static JsonNode get(String path) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(engine.url() + path)).timeout(Duration.ofSeconds(10))
+        return get(engine, path);
+    }
+
+    /** A GET of an engine's API; 60 s, not 10: at load 30 on 2 cores a poll of the run took longer and failed the test. */
+    static JsonNode get(Engine from, String path) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(from.url() + path)).timeout(Duration.ofSeconds(60))
                 .build(), HttpResponse.BodyHandlers.ofString());
         return JSON.readTree(r.body());
     }
