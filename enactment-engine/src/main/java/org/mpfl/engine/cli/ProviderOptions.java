@@ -24,7 +24,8 @@ final class ProviderOptions {
     private ProviderOptions() {
     }
 
-    static ArgumentSpec options(ArgumentSpec spec) {
+    /** The options, for a command that serves ({@code mpflc up}), as {@link AccessOptions#serving} and TlsOptions'. */
+    static ArgumentSpec serving(ArgumentSpec spec) {
         return spec
                 .value("--provider", "NAME", "bring hosts for queued runs from a scheduler: slurm")
                 .value("--partition", "P", "--provider slurm: the partition the jobs go to")
@@ -45,7 +46,7 @@ final class ProviderOptions {
      * Applies the options: a provider in the configuration when {@code --provider} is given, once it
      * answered (a wrong partition, an unreachable slurmrestd or a refused JWT stops {@code mpflc up} here).
      */
-    static void apply(Arguments a, EngineConfig config) throws UsageException, CapacityException {
+    static EngineConfig apply(Arguments a, EngineConfig config) throws UsageException, CapacityException {
         for (String o : new String[] {"--partition", "--account", "--walltime", "--slurmrestd", "--slurm-jwt-file", "--node-mpflc",
                 "--node-bind", "--job-log-dir"}) {
             if (a.has(o) && !a.has("--provider")) {
@@ -53,7 +54,7 @@ final class ProviderOptions {
             }
         }
         if (!a.has("--provider")) {
-            return;
+            return config;
         }
         if (!a.value("--provider").equals("slurm")) {
             throw new UsageException("--provider: the only provider is 'slurm', got '" + a.value("--provider") + "'");
@@ -95,6 +96,6 @@ final class ProviderOptions {
             provider = new SlurmCommandLine(slurm);
         }
         provider.check();
-        config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(1)));
+        return config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(1)));
     }
 }

@@ -62,7 +62,7 @@ public final class UpCommand implements CliCommand {
             .value("--checkpoint-max-bytes", "N", "the largest part one rank may upload (default 64 MiB)")
             .with(TlsOptions::serving)
             .with(AccessOptions::serving)
-            .with(ProviderOptions::options)
+            .with(ProviderOptions::serving)
             .note("With TLS (--tls-cert/--tls-key or --tls-keystore, with --tls-ca) the console, the REST API and the local hosts"
                     + " speak https.");
     @Override

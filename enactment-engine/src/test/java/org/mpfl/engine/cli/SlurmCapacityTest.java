@@ -178,7 +178,10 @@ class SlurmCapacityTest {
                 "the second run runs, and its record says so");
         again.process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         lasting.destroyForcibly();
-        Engine third = engine(data, port, "--max-nodes", "1", "--idle-release", "60");
+        // 5 s, not 60: nothing more runs on the adopted job, and its run is re-attached (busy) before the engine
+        // first looks for idle hosts (Engine starts Reattachment before the CapacityManager), so only the release
+        // at the end waits on this
+        Engine third = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
         // 200,000 laps after a re-attachment on a loaded 2-core machine: a longer bound than the others, and
         // the run's record and the engine's log in the message if it is not met
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3L * WAIT_S);

@@ -3,7 +3,6 @@ package org.mpfl.engine.cli;
 import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -85,9 +85,9 @@ class SlurmCommandTest {
         Path out = dir.resolve("run.out");
         String wrap = mpflc + " slurm --credentials " + credentials + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs
                 + " --run " + ring + " --data " + engine.config().dataDir() + " --json" + OVERSUBSCRIBE;
-        String submitted = sbatch("--wait", "--nodes=1", "--output=" + out, "--wrap=" + wrap);
+        String ended = sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + wrap);
         String text = Files.readString(out);
-        assertTrue(submitted.contains("Submitted batch job"), submitted + text);
+        assertEquals("COMPLETED", ended, text);
         String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError(text));
         JsonNode result = Json.MAPPER.readTree(json);
         assertEquals("SUCCEEDED", result.get("state").asText(), text);
@@ -136,7 +136,7 @@ class SlurmCommandTest {
             String wrap = mpflc + " slurm --credentials " + creds + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs
                     + " " + String.join(" ", slurmTls) + " --run " + ring + " --data " + target.config().dataDir() + " --json "
                     + String.join(" ", runTls) + OVERSUBSCRIBE;
-            sbatch("--wait", "--nodes=1", "--output=" + out, "--wrap=" + wrap);
+            sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + wrap);
             String text = Files.readString(out);
             String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
                     .orElseThrow(() -> new AssertionError("job " + name + " " + text));
@@ -151,7 +151,7 @@ class SlurmCommandTest {
         Path logs = dir.resolve("logs-serve");
         String submitted = sbatch("--nodes=1", "--output=" + dir.resolve("serve.out"), "--wrap=" + mpflc + " slurm --credentials "
                 + credentials + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs);
-        String job = submitted.replaceAll("(?s).*Submitted batch job (\\d+).*", "$1");
+        String job = jobId(submitted);
         awaitTrue(() -> listed(slurm.node()), "the node's host enrolled");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -185,16 +185,11 @@ class SlurmCommandTest {
         for (Path creds : List.of(loose, empty)) {
             Path logs = dir.resolve("logs-" + creds.getFileName());
             Path out = dir.resolve(creds.getFileName() + ".out");
-            List<String> cmd = new ArrayList<>(List.of("sbatch", "--wait", "--nodes=1", "--output=" + out, "--wrap=" + mpflc
+            String ended = sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + mpflc
                     + " slurm --credentials " + creds + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs + " --run " + ring
-                    + " --data " + engine.config().dataDir()));
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-            pb.environment().putAll(slurm.environment());
-            Process p = pb.start();
-            p.getOutputStream().close();
-            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "sbatch --wait returned");
+                    + " --data " + engine.config().dataDir());
             String text = Files.readString(out);
-            assertNotEquals(0, p.exitValue(), text);
+            assertEquals("FAILED", ended, "the job's script exited non-zero: " + text);
             assertTrue(text.contains(creds == loose ? "must be mode 0600" : "no credential for node " + slurm.node()), text);
             assertFalse(Files.exists(logs.resolve("host-" + slurm.node() + ".log")), "no host step was started: " + text);
         }
@@ -210,6 +205,41 @@ class SlurmCommandTest {
         } catch (IOException e) {
             throw new AssertionError(e.getMessage() + slurm.logs(), e);
         }
+    }
+
+    /** The states squeue shows for a job that has ended (Slurm's job_state_string, COMPLETING excluded). */
+    private static final Set<String> ENDED = Set.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
+            "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY");
+
+    /**
+     * Submits a batch job and waits until squeue shows it ended; that state (FAILED: its script exited non-zero).
+     * Not {@code sbatch --wait}: that looks after 2 s, then 8 s, then every 32 s (Slurm's sbatch.c, with the
+     * default MinJobAge), so each job here, done in a few seconds, took 10; squeue is asked every 200 ms.
+     */
+    private static String sbatchAndAwaitEnd(String... args) throws Exception {
+        String submitted = sbatch(args);
+        String job = jobId(submitted);
+        // bounded as the test's other waits, with room for the job's host JVM start on a loaded 2-core machine
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        String state = "";
+        while (!ENDED.contains(state)) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("job " + job + " did not end within 180 s (last seen " + state + ")" + slurm.logs());
+            }
+            Thread.sleep(200);
+            try {
+                state = SlurmCluster.run(List.of("squeue", "-h", "-j", job, "--states=all", "-o", "%T"), slurm.environment()).strip();
+            } catch (IOException e) {
+                throw new AssertionError("squeue lost job " + job + " (MinJobAge is 300 s): " + e.getMessage() + slurm.logs(), e);
+            }
+        }
+        return state;
+    }
+
+    /** The job id in sbatch's "Submitted batch job N". */
+    private static String jobId(String submitted) {
+        assertTrue(submitted.matches("(?s).*Submitted batch job \\d+.*"), submitted);
+        return submitted.replaceAll("(?s).*Submitted batch job (\\d+).*", "$1");
     }
 
     private static boolean listed(String hostId) {

@@ -58,6 +58,19 @@ class EngineRunTest {
         return engine;
     }
 
+    /** Ranks that output their number and end: the fixture of the re-placement tests, whose hosts fail them instead. */
+    static FakeRanks ranksThatOutputTheirNumber() {
+        return new FakeRanks(r -> {
+            r.output("rank", r.rank());
+            r.state("DONE");
+        });
+    }
+
+    /** h0 of capacity 2, which the test makes fail, and h1 of 4, room for the whole 4-rank run placed again there. */
+    Engine startOnTwoHostsOfCapacity2And4(FakeRanks fakes) throws Exception {
+        return start(fakes, fast(), Duration.ofSeconds(30), 2, 4);
+    }
+
     static RunSettings fast() {
         return new RunSettings(Duration.ofSeconds(2), Duration.ofMillis(800), Duration.ofMillis(200), 2, "auto");
     }
@@ -173,12 +186,9 @@ class EngineRunTest {
      */
     @Test
     void hostThatRefusesRunIsQuarantinedAndTheRunIsPlacedAgainUnderANewDomain() throws Exception {
-        FakeRanks fakes = new FakeRanks(r -> {
-            r.output("rank", r.rank());
-            r.state("DONE");
-        });
+        FakeRanks fakes = ranksThatOutputTheirNumber();
         fakes.refuseHost = "h0";
-        start(fakes, fast(), Duration.ofSeconds(30), 2, 4);
+        startOnTwoHostsOfCapacity2And4(fakes);
         String id = startRun(ringPlan(4));
         JsonNode d = awaitFinal(id);
         assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
@@ -245,14 +255,11 @@ class EngineRunTest {
      */
     @Test
     void hostSlowToAcceptRunButAnsweringItsHealthProbeIsNotQuarantined() throws Exception {
-        FakeRanks fakes = new FakeRanks(r -> {
-            r.output("rank", r.rank());
-            r.state("DONE");
-        });
+        FakeRanks fakes = ranksThatOutputTheirNumber();
         fakes.slowHost = "h0";
         fakes.slowAcceptMs = 8_000; // far beyond the 2 s fan-out timeout
         fakes.healthyHosts = java.util.Set.of("h0", "h1");
-        start(fakes, fast(), Duration.ofSeconds(30), 2, 4);
+        startOnTwoHostsOfCapacity2And4(fakes);
         JsonNode d = awaitFinal(startRun(ringPlan(4)));
         assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
         JsonNode fault = d.at("/hostFaults/0");

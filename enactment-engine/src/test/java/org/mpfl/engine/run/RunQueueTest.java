@@ -34,34 +34,52 @@ class RunQueueTest {
     @TempDir
     Path dir;
     Engine engine;
-    /** Gates the fake ranks wait on, by the run's "gate" parameter: a rank ends DONE once its gate is open. */
-    final Set<String> open = ConcurrentHashMap.newKeySet();
-    final AtomicInteger live = new AtomicInteger();
-    final AtomicInteger mostLive = new AtomicInteger();
-    final FakeRanks fakes = new FakeRanks(r -> {
-        mostLive.accumulateAndGet(live.incrementAndGet(), Math::max);
-        try {
-            String gate = String.valueOf(r.request().params().get("gate"));
-            long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (!open.contains(gate) && System.nanoTime() < end) {
-                Thread.sleep(20);
+    final GatedRanks ranks = new GatedRanks();
+
+    /** In-process fake ranks that each wait on their run's "gate" parameter and end DONE once the test opens it. */
+    static final class GatedRanks {
+        final Set<String> open = ConcurrentHashMap.newKeySet();
+        final AtomicInteger live = new AtomicInteger();
+        /** The most ranks alive at once, to check capacity is honoured across runs. */
+        final AtomicInteger mostLive = new AtomicInteger();
+        final FakeRanks fakes = new FakeRanks(r -> {
+            mostLive.accumulateAndGet(live.incrementAndGet(), Math::max);
+            try {
+                String gate = String.valueOf(r.request().params().get("gate"));
+                long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (!open.contains(gate) && System.nanoTime() < end) {
+                    Thread.sleep(20);
+                }
+            } finally {
+                live.decrementAndGet();
             }
-        } finally {
-            live.decrementAndGet();
+            r.state("DONE");
+        });
+
+        void open(String gate) {
+            open.add(gate);
         }
-        r.state("DONE");
-    });
+    }
 
     @AfterEach
     void stop() {
-        open.add("*");
+        ranks.open("*");
         if (engine != null) {
             engine.close();
         }
     }
 
     void start(RunSettings settings) throws Exception {
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(fakes).runSettings(settings));
+        // the hosts here announce once and never heartbeat: with the default 10 s timeout they were lost mid-test
+        // at load 38 on 2 cores ("service host h0 ... was lost"), and host loss is not what this class tests
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks.fakes).runSettings(settings)
+                .heartbeatTimeout(Duration.ofMinutes(5)));
+    }
+
+    /** The usual fixture: an engine with {@link #fast()} settings and one host, h0, of capacity 2. */
+    void startWithH0OfCapacity2() throws Exception {
+        start(fast());
+        host("h0", 2);
     }
 
     void host(String id, int capacity) throws Exception {
@@ -98,8 +116,7 @@ class RunQueueTest {
 
     @Test
     void aSecondRunWaitsQueuedUntilTheFirstFreesTheHostThenSucceeds() throws Exception {
-        start(fast());
-        host("h0", 2);
+        startWithH0OfCapacity2();
         String first = run(2, "a", Map.of());
         awaitState(first, "RUNNING");
         String second = run(2, "b", Map.of());
@@ -111,12 +128,12 @@ class RunQueueTest {
         JsonNode listed = Http.get(engine.url() + "/api/runs?state=QUEUED").json();
         assertEquals(second, listed.get(0).get("id").asText(), listed.toString());
 
-        open.add("a");
+        ranks.open("a");
         assertEquals("SUCCEEDED", awaitFinal(first).path("state").asText());
-        open.add("b");
+        ranks.open("b");
         JsonNode d = awaitFinal(second);
         assertEquals("SUCCEEDED", d.path("state").asText(), d.toString());
-        assertTrue(mostLive.get() <= 2, "never more ranks at once than the host's capacity 2, saw " + mostLive.get());
+        assertTrue(ranks.mostLive.get() <= 2, "never more ranks at once than the host's capacity 2, saw " + ranks.mostLive.get());
         // the state events say the second run waited: PENDING → QUEUED → PENDING → RUNNING → SUCCEEDED
         JsonNode events = Http.get(engine.url() + "/api/runs/" + second + "/log").json();
         assertTrue(events.toString().contains("QUEUED"), events.toString());
@@ -124,8 +141,7 @@ class RunQueueTest {
 
     @Test
     void aRunLargerThanTheFreeCapacityIsNeverOversubscribedAndFailsAfterItsQueueTimeout() throws Exception {
-        start(fast());
-        host("h0", 2);
+        startWithH0OfCapacity2();
         long t0 = System.nanoTime();
         String big = run(4, "x", Map.of("queueTimeoutS", 2));
         JsonNode q = awaitState(big, "QUEUED");
@@ -136,14 +152,13 @@ class RunQueueTest {
         String why = d.at("/error/message").asText();
         assertTrue(why.contains("queue timeout 2 s") && why.contains("needs 4 ranks"), why);
         assertTrue(System.nanoTime() - t0 >= Duration.ofSeconds(2).toNanos(), "not before its queue timeout");
-        assertEquals(0, fakes.runCalls.get(), "no rank of it was ever started");
+        assertEquals(0, ranks.fakes.runCalls.get(), "no rank of it was ever started");
     }
 
     @Test
     void aRunThatAsksToOversubscribeIsPlacedBeyondCapacity() throws Exception {
-        start(fast());
-        host("h0", 2);
-        open.add("o");
+        startWithH0OfCapacity2();
+        ranks.open("o");
         JsonNode d = awaitFinal(run(4, "o", Map.of("oversubscribe", true)));
         assertEquals("SUCCEEDED", d.path("state").asText(), d.toString());
         assertEquals(4, d.get("ranks").size());
@@ -151,8 +166,7 @@ class RunQueueTest {
 
     @Test
     void queuedRunsAreServedByPriorityThenInOrderAndCanBeCancelled() throws Exception {
-        start(fast());
-        host("h0", 2);
+        startWithH0OfCapacity2();
         String holder = run(2, "a", Map.of());
         awaitState(holder, "RUNNING");
         String low = run(2, "low", Map.of());
@@ -167,23 +181,22 @@ class RunQueueTest {
         assertEquals(200, c.status(), c.body());
         assertEquals("CANCELLED", awaitFinal(gone).path("state").asText());
 
-        open.add("a");
+        ranks.open("a");
         awaitFinal(holder);
         // the high-priority run came later but goes first; the low one still waits behind it
         awaitState(high, "RUNNING");
         assertEquals("QUEUED", detail(low).path("state").asText());
-        open.add("high");
-        open.add("low");
+        ranks.open("high");
+        ranks.open("low");
         assertEquals("SUCCEEDED", awaitFinal(high).path("state").asText());
         assertEquals("SUCCEEDED", awaitFinal(low).path("state").asText());
-        assertEquals(3 * 2, fakes.runCalls.get(), "the cancelled run never started a rank");
+        assertEquals(3 * 2, ranks.fakes.runCalls.get(), "the cancelled run never started a rank");
         assertTrue(h.path("queue").isObject());
     }
 
     @Test
     void aQueuedRunStillWaitsAfterAnEngineRestartAndStartsWhenCapacityJoins() throws Exception {
-        start(fast());
-        host("h0", 2);
+        startWithH0OfCapacity2();
         String big = run(4, "r", Map.of());
         awaitState(big, "QUEUED");
         engine.close();
@@ -196,7 +209,7 @@ class RunQueueTest {
         // until the host joins it waits for hosts (not failing: they announce again after a restart), then for room
         Await.until(Duration.ofSeconds(10), "the reason counts the host that joined",
                 () -> detail(big).at("/queue/reason").asText().contains("needs 4 ranks of 'ring' (service 'ring'); 2 free (capacity 2 on 1 host"));
-        open.add("r");
+        ranks.open("r");
         host("h2", 2);
         JsonNode d = awaitFinal(big);
         assertEquals("SUCCEEDED", d.path("state").asText(), d.toString());
