@@ -14,9 +14,8 @@ import org.mpfl.ir.MpflType;
  * One {@code call} request and its answer (docs/kernel-protocol.md): scalars, strings and
  * {@code object} values (JSON) travel in the frame; arrays and bytes are placed in the worker's
  * shared memory and only their offsets and counts travel. After the call the input arrays are read
- * back, so that a kernel's in-place update is seen by the rank as a Java activity's is ({@link
- * SharedArena} copies only from the first element that differs: an input the kernel left alone costs
- * a comparison); an output that is an input's region comes back as that input's array, without a copy.
+ * back, so that a kernel's in-place update is seen by the rank as a Java activity's is; an output
+ * that is an input's region comes back as that input's array, without a copy.
  */
 final class KernelCall {
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -3,9 +3,6 @@ package org.mpfl.runtime.interp.kernel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.DoubleBuffer;
-import java.nio.IntBuffer;
-import java.nio.LongBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -70,10 +67,7 @@ final class SharedArena implements AutoCloseable {
 
     /** Maps what the worker appended (it may have grown the file). */
     void refresh() throws IOException {
-        long size = channel.size();
-        if (size > mapped) {
-            ensure(size);
-        }
+        ensure(channel.size());
     }
 
     static long align(long offset) {
@@ -86,36 +80,22 @@ final class SharedArena implements AutoCloseable {
                 : value instanceof double[] a ? 8L * a.length : ((byte[]) value).length;
     }
 
-    /**
-     * Places an int[], long[], double[] or byte[] at {@code offset}. Only what differs from the region's
-     * present content is copied: an array placed again unchanged since it was last read back (heat2d's
-     * block, an input passed to every call) costs a comparison, not a copy.
-     */
+    /** Copies an int[], long[], double[] or byte[] to {@code offset}. */
     void write(long offset, Object value) throws IOException {
         ensure(offset + byteLength(value));
         ByteBuffer at = view(offset);
         if (value instanceof int[] a) {
-            IntBuffer region = at.asIntBuffer().limit(a.length);
-            int from = firstDifference(region.mismatch(IntBuffer.wrap(a)), a.length);
-            region.put(from, a, from, a.length - from);
+            at.asIntBuffer().put(a);
         } else if (value instanceof long[] a) {
-            LongBuffer region = at.asLongBuffer().limit(a.length);
-            int from = firstDifference(region.mismatch(LongBuffer.wrap(a)), a.length);
-            region.put(from, a, from, a.length - from);
+            at.asLongBuffer().put(a);
         } else if (value instanceof double[] a) {
-            DoubleBuffer region = at.asDoubleBuffer().limit(a.length);
-            int from = firstDifference(region.mismatch(DoubleBuffer.wrap(a)), a.length);
-            region.put(from, a, from, a.length - from);
+            at.asDoubleBuffer().put(a);
         } else {
             at.put((byte[]) value);
         }
     }
 
-    /**
-     * Copies the region at {@code offset} into {@code target} (an int[], long[], double[] or byte[]).
-     * From the first element that differs on: an input the kernel did not change is compared, not copied
-     * (NaN compares equal to NaN whatever its payload, as the language's values do).
-     */
+    /** Copies the region at {@code offset} into {@code target} (an int[], long[], double[] or byte[]). */
     void readInto(long offset, Object target) throws IOException {
         if (offset < 0 || offset + byteLength(target) > mapped) {
             refresh();
@@ -126,25 +106,14 @@ final class SharedArena implements AutoCloseable {
         }
         ByteBuffer at = view(offset);
         if (target instanceof int[] a) {
-            IntBuffer region = at.asIntBuffer().limit(a.length);
-            int from = firstDifference(region.mismatch(IntBuffer.wrap(a)), a.length);
-            region.get(from, a, from, a.length - from);
+            at.asIntBuffer().get(a);
         } else if (target instanceof long[] a) {
-            LongBuffer region = at.asLongBuffer().limit(a.length);
-            int from = firstDifference(region.mismatch(LongBuffer.wrap(a)), a.length);
-            region.get(from, a, from, a.length - from);
+            at.asLongBuffer().get(a);
         } else if (target instanceof double[] a) {
-            DoubleBuffer region = at.asDoubleBuffer().limit(a.length);
-            int from = firstDifference(region.mismatch(DoubleBuffer.wrap(a)), a.length);
-            region.get(from, a, from, a.length - from);
+            at.asDoubleBuffer().get(a);
         } else {
             at.get((byte[]) target);
         }
-    }
-
-    /** The index to copy from, given a buffer mismatch result over {@code length} elements (-1: equal). */
-    private static int firstDifference(int mismatch, int length) {
-        return mismatch < 0 ? length : Math.min(mismatch, length);
     }
 
     private ByteBuffer view(long offset) {
