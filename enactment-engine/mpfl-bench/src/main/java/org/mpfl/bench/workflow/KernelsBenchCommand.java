@@ -53,6 +53,8 @@ public final class KernelsBenchCommand implements CliCommand {
             .value("--hosts", "N", "2", "service-host processes (--heat2d)")
             .value("--heat2d-size", "N", "64", "plate rows and columns (--heat2d; 4 ranks)")
             .value("--heat2d-repeat", "N", "3", "rounds of heat2d runs (--heat2d; after one untimed round)")
+            .value("--heat2d-iterations", "SHORT,LONG", "200,1200", "iterations of the short and the long run of a round"
+                    + " (--heat2d): an iteration is their difference in time over their difference in iterations")
             .flag("--json", "print the figures as one JSON object");
 
     @Override
@@ -126,8 +128,12 @@ public final class KernelsBenchCommand implements CliCommand {
     private static void heat2d(Arguments args, String python, Map<String, Double> figures, PrintStream err) throws Exception {
         int size = args.intValue("--heat2d-size");
         Path samples = Path.of(args.value("--samples"));
+        List<Integer> iterations = args.intList("--heat2d-iterations", 1);
+        if (iterations.size() != 2 || iterations.get(0) >= iterations.get(1)) {
+            throw new UsageException("--heat2d-iterations wants SHORT,LONG with SHORT < LONG, got " + args.value("--heat2d-iterations"));
+        }
         figures.putAll(Heat2dKernelsBenchmark.perIteration(samples, python, args.intValue("--hosts"), size, 4,
-                200, 1200, args.intValue("--heat2d-repeat"), err));
+                iterations.get(0), iterations.get(1), args.intValue("--heat2d-repeat"), err));
         figures.put("sweep.numpy", sweepAlone(python, samples.resolve("heat2d-py/kernels"), size / 2));
         double reference = figures.get("heat2d.java") + figures.get("sweep.numpy") / 1000.0;
         figures.put("heat2d.reference", reference);

@@ -106,7 +106,7 @@ final class KernelWorker implements AutoCloseable {
                         throw new InterruptedIOException("interrupted while " + label + " started");
                     }
                 }
-                KernelWorker worker = new KernelWorker(label, process, socketDirectory, new ControlChannel(accepted), arena,
+                KernelWorker worker = new KernelWorker(label, process, socketDirectory, new ControlChannel(accepted, process.onExit()), arena,
                         out, err, budget, logBytesPerCall, log);
                 String ready = worker.receive(deadline);
                 if (!ready.startsWith("ready 1")) {
@@ -171,7 +171,7 @@ final class KernelWorker implements AutoCloseable {
 
     private String receive(long deadlineNanos) throws KernelFailure, IOException {
         try {
-            return channel.receive(deadlineNanos, process::isAlive);
+            return channel.receive(deadlineNanos);
         } catch (ControlChannel.TimedOut e) {
             broken = true;
             throw KernelFailure.workflow(label + " did not answer in time" + lastLines(stderr));

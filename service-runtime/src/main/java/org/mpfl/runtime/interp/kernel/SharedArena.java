@@ -44,8 +44,11 @@ final class SharedArena implements AutoCloseable {
         return file;
     }
 
-    /** Grows the file (and the mapping) to at least {@code bytes}. */
+    /** Grows the file (and the mapping) to at least {@code bytes}; no system call while the mapping is large enough. */
     void ensure(long bytes) throws IOException {
+        if (map != null && bytes <= mapped) {
+            return;
+        }
         if (bytes > Integer.MAX_VALUE) {
             throw new IOException("kernel values of " + bytes + " bytes exceed the 2 GiB of one shared-memory file");
         }

@@ -39,11 +39,15 @@ class OutputError(Exception):
 
 
 class Arena:
-    """The rank's shared-memory file: input arrays are placed by Java, outputs appended here."""
+    """The rank's shared-memory file: input arrays are placed by Java, outputs appended here.
+
+    The mapping is renewed only when a region lies beyond it (Java or this side grew the file): no
+    system call in a call whose values fit."""
 
     def __init__(self, path):
         self.fd = os.open(path, os.O_RDWR)
         self.map = None
+        self.bytes = None  # the mapping as a NumPy uint8 array: views of it are cheaper than frombuffer
         self.size = 0
         self.base = 0
         self.remap()
@@ -55,17 +59,26 @@ class Arena:
         # the old mapping stays alive while views of it exist; it is released with them
         self.map = mmap.mmap(self.fd, size) if size > 0 else None
         self.size = size
+        self.bytes = numpy.frombuffer(self.map, dtype=numpy.uint8) if numpy is not None and self.map is not None else None
         self.base = address(self.map) if self.map is not None else 0
 
-    def ensure(self, end):
+    def covers(self, end):
+        """Whether the mapping reaches end (after a remap if the file grew)."""
         if end > self.size:
+            self.remap()
+        return end <= self.size
+
+    def ensure(self, end):
+        if not self.covers(end):
             os.ftruncate(self.fd, max(end, self.size * 2))
             self.remap()
 
     def view(self, type_name, offset, count):
         code, dtype, width = ARRAYS[type_name]
+        if not self.covers(offset + count * width):
+            raise ValueError("region %d+%d lies outside the shared memory (%d bytes)" % (offset, count * width, self.size))
         if numpy is not None:
-            return numpy.frombuffer(self.map, dtype=dtype, count=count, offset=offset)
+            return self.bytes[offset:offset + count * width].view(dtype)
         values = array.array(code)
         if array.array(code).itemsize != width:
             raise RuntimeError("array.array('%s') is not %d bytes here" % (code, width))
@@ -73,11 +86,13 @@ class Arena:
         return values
 
     def region_of(self, value):
-        """(offset, bytes) if value is an ndarray lying in the current mapping, else None."""
-        if numpy is None or not isinstance(value, numpy.ndarray) or self.map is None:
+        """The offset of an ndarray that is a view of the current mapping, else None (it is copied)."""
+        if numpy is None or not isinstance(value, numpy.ndarray) or self.bytes is None:
+            return None
+        if value.base is not self.bytes:  # NumPy collapses a view's base to the mapping's array
             return None
         start = value.__array_interface__["data"][0]
-        if self.base <= start and start + value.nbytes <= self.base + self.size and value.flags["C_CONTIGUOUS"]:
+        if self.base <= start and start + value.nbytes <= self.base + self.size and value.flags.c_contiguous:
             return start - self.base
         return None
 
@@ -97,29 +112,37 @@ def address(buffer):
     return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
 
 
-def read_exact(sock, n):
-    chunks = []
-    while n > 0:
-        chunk = sock.recv(min(n, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        n -= len(chunk)
-    return b"".join(chunks)
+class Channel:
+    """Frames on the control socket: one recv usually brings a whole request, one sendall sends an answer."""
 
+    def __init__(self, sock):
+        self.sock = sock
+        self.pending = b""
 
-def receive(sock):
-    header = read_exact(sock, 4)
-    if header is None:
-        return None
-    (length,) = struct.unpack("<I", header)
-    body = read_exact(sock, length)
-    return None if body is None else body.decode("utf-8")
+    def receive(self):
+        data = self.pending
+        while len(data) < 4:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                return None
+            data += chunk
+        (length,) = struct.unpack_from("<I", data)
+        if len(data) < 4 + length:
+            chunks = [data]
+            missing = 4 + length - len(data)
+            while missing > 0:
+                chunk = self.sock.recv(max(missing, 1 << 16))
+                if not chunk:
+                    return None
+                chunks.append(chunk)
+                missing -= len(chunk)
+            data = b"".join(chunks)
+        self.pending = data[4 + length:]
+        return data[4:4 + length].decode("utf-8")
 
-
-def send(sock, text):
-    data = text.encode("utf-8")
-    sock.sendall(struct.pack("<I", len(data)) + data)
+    def send(self, text):
+        data = text.encode("utf-8")
+        self.sock.sendall(struct.pack("<I", len(data)) + data)
 
 
 def decode(arena, type_name, payload):
@@ -133,8 +156,13 @@ def decode(arena, type_name, payload):
         return json.loads(payload)
     if type_name == "object":
         return json.loads(payload)
-    offset, count = (int(x) for x in payload.split())
+    if type_name not in ARRAYS and type_name != "bytes":
+        raise ValueError("unknown type")
+    offset, count = payload.split(" ")
+    offset, count = int(offset), int(count)
     if type_name == "bytes":
+        if not arena.covers(offset + count):
+            raise ValueError("region %d+%d lies outside the shared memory (%d bytes)" % (offset, count, arena.size))
         return bytes(arena.map[offset:offset + count])
     return arena.view(type_name, offset, count)
 
@@ -186,9 +214,11 @@ def encode(arena, name, expected, value, free, regions):
         return "%s bytes %d %d" % (name, offset, len(value)), free
     code, dtype, width = ARRAYS[expected]
     if numpy is not None and isinstance(value, numpy.ndarray):
-        if value.dtype != numpy.dtype(dtype) or value.ndim != 1:
+        if value.dtype != dtype or value.ndim != 1:
             raise wrong()
-        offset = arena.region_of(value)
+        offset = regions.get(id(value))  # an input returned as it is (updated in place or not)
+        if offset is None:
+            offset = arena.region_of(value)
         if offset is None:
             offset, free = arena.put(free, numpy.ascontiguousarray(value))
         return "%s %s %d %d" % (name, expected, offset, value.shape[0]), free
@@ -220,8 +250,8 @@ def plain(value):
 
 
 class Worker:
-    def __init__(self, sock, arena, root):
-        self.sock = sock
+    def __init__(self, channel, arena, root):
+        self.channel = channel
         self.arena = arena
         self.root = root
         self.functions = {}
@@ -254,12 +284,12 @@ class Worker:
         for root in self.root:
             if root:
                 text = text.replace(root + os.sep, "")
-        send(self.sock, "error %s\n%s" % (kind, text.rstrip("\n")))
+        self.channel.send("error %s\n%s" % (kind, text.rstrip("\n")))
 
     def serve(self):
-        send(self.sock, "ready %d numpy=%s" % (PROTOCOL, "no" if numpy is None else numpy.__version__))
+        self.channel.send("ready %d numpy=%s" % (PROTOCOL, "no" if numpy is None else numpy.__version__))
         while True:
-            message = receive(self.sock)
+            message = self.channel.receive()
             if message is None or message == "exit":
                 return
             lines = message.split("\n")
@@ -270,14 +300,13 @@ class Worker:
                 except Exception as e:  # ImportError, SyntaxError, LookupError ...
                     self.failure("load", e)
                     continue
-                send(self.sock, "ok")
+                self.channel.send("ok")
             elif words[0] == "call":
                 self.call(words[1], int(words[2]), lines[1:])
             else:
-                send(self.sock, "error protocol\nunknown request '%s'" % words[0])
+                self.channel.send("error protocol\nunknown request '%s'" % words[0])
 
     def call(self, target, free, lines):
-        self.arena.remap()
         inputs = {}
         outputs = []
         regions = {}
@@ -285,12 +314,17 @@ class Worker:
         for line in lines:
             role, name, type_name, payload = (line.split(" ", 3) + [""])[:4]
             if role == "in":
-                value = decode(self.arena, type_name, payload)
+                try:
+                    value = decode(self.arena, type_name, payload)
+                except ValueError as e:
+                    self.channel.send("error protocol\ninput '%s' (%s %s): %s" % (name, type_name, payload, e))
+                    return
                 inputs[name] = value
-                if isinstance(value, array.array):
-                    offset = int(payload.split()[0])
+                if type_name in ARRAYS:  # an input returned as it is comes back as its own region
+                    offset = int(payload.split(" ", 1)[0])
                     regions[id(value)] = offset
-                    placed.append((offset, value))
+                    if isinstance(value, array.array):
+                        placed.append((offset, value))
             elif role == "out":
                 outputs.append((name, type_name))
         try:
@@ -303,8 +337,8 @@ class Worker:
             for offset, value in placed:  # array.array inputs are copies: in-place updates go back
                 self.arena.map[offset:offset + len(value) * value.itemsize] = value.tobytes()
         if outputs and not isinstance(returned, dict):
-            send(self.sock, "error output\n%s returned %s, not a dict of the outputs %s"
-                 % (target, describe(returned), [n for n, _ in outputs]))
+            self.channel.send("error output\n%s returned %s, not a dict of the outputs %s"
+                              % (target, describe(returned), [n for n, _ in outputs]))
             return
         result = ["result"]
         try:
@@ -315,9 +349,9 @@ class Worker:
                 line, free = encode(self.arena, name, expected, returned[name], free, regions)
                 result.append(line)
         except OutputError as e:
-            send(self.sock, "error output\n%s" % e)
+            self.channel.send("error output\n%s" % e)
             return
-        send(self.sock, "\n".join(result))
+        self.channel.send("\n".join(result))
 
 
 def main():
@@ -329,7 +363,7 @@ def main():
     sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
     arena = Arena(os.environ["MPFL_KERNEL_SHM"])
     try:
-        Worker(sock, arena, roots).serve()
+        Worker(Channel(sock), arena, roots).serve()
     finally:
         sock.close()
 
