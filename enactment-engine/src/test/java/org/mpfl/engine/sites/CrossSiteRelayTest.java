@@ -36,6 +36,7 @@ import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
 import org.mpfl.testing.ProcFiles;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.lab.LabNode;
 import org.mpfl.testing.lab.NetworkLab;
 
 /**
@@ -127,7 +128,7 @@ class CrossSiteRelayTest {
     @Order(3)
     void attacksFromTheWanAreRefusedWhileARunSucceeds() throws Exception {
         lab.assertSitesIsolated();
-        NetworkLab.Node atk = lab.attacker();
+        LabNode atk = lab.attacker();
         String relayHost = lab.relayAddress().substring(0, lab.relayAddress().indexOf(':'));
         int relayPort = Integer.parseInt(lab.relayAddress().substring(lab.relayAddress().indexOf(':') + 1));
         Path capture = lab.directory().resolve("relay-capture.bin");
@@ -222,7 +223,7 @@ class CrossSiteRelayTest {
         String id = startWaitingRun(4);
         Await.runIn(Duration.ofSeconds(90), "RUNNING", () -> lab.run(id));
         assertSpansSites(id);
-        NetworkLab.Node gw2 = lab.gateway(2);
+        LabNode gw2 = lab.gateway(2);
         long t0 = System.nanoTime();
         gw2.linkDown();
         try {
@@ -246,11 +247,11 @@ class CrossSiteRelayTest {
     }
 
     /** One request to the relay from {@code from}: the relay's answer frame. */
-    static Map<String, String> exchange(NetworkLab.Node from, String host, int port, Map<String, String> request) throws Exception {
+    static Map<String, String> exchange(LabNode from, String host, int port, Map<String, String> request) throws Exception {
         return exchangeWithProof(from, host, port, request, null);
     }
 
-    static Map<String, String> exchangeWithProof(NetworkLab.Node from, String host, int port, Map<String, String> request,
+    static Map<String, String> exchangeWithProof(LabNode from, String host, int port, Map<String, String> request,
                                                  HostCredential proveAs) throws Exception {
         try (Socket s = from.connect(host, port)) {
             s.setSoTimeout(30_000);
@@ -276,7 +277,7 @@ class CrossSiteRelayTest {
     }
 
     /** Every frame on the node's interfaces for up to {@code seconds}, raw, into {@code file} (AF_PACKET, root). */
-    static Process startCapture(NetworkLab.Node node, Path file, int seconds) throws Exception {
+    static Process startCapture(LabNode node, Path file, int seconds) throws Exception {
         String script = "import socket,sys,time\n"
                 + "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW,socket.htons(3))\n"
                 + "s.settimeout(0.5)\n"

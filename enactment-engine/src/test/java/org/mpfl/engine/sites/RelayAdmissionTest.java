@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import org.mpfl.protocol.relay.RelayServer;
 import org.mpfl.protocol.relay.RelayWire;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.lab.LabNode;
 import org.mpfl.testing.lab.NetworkLab;
 
 /**
@@ -58,7 +59,7 @@ class RelayAdmissionTest {
     @Test
     void strangersStallingAtTheRelayAreClosedAtTheProofDeadlineAndDoNotStopACrossSiteRun() throws Exception {
         lab.assertSitesIsolated();
-        NetworkLab.Node atk = lab.attacker();
+        LabNode atk = lab.attacker();
         String relayHost = lab.relayAddress().substring(0, lab.relayAddress().indexOf(':'));
         int relayPort = Integer.parseInt(lab.relayAddress().substring(lab.relayAddress().indexOf(':') + 1));
         int share = RelayServer.Limits.DEFAULT.admission().perSource();

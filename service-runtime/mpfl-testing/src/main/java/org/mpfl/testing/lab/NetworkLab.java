@@ -56,9 +56,15 @@ import org.mpfl.testing.MpflcCall;
  * left in any of its namespaces, and deletes them (also when start-up failed); the next lab removes
  * what a crashed JVM left (prefix with a dead pid).
  *
- * <p>Needs root and {@code ip} (iproute2); {@code iptables} for {@link Node#dropTcp}. Where they are
+ * <p>Needs root and {@code ip} (iproute2); {@code iptables} for {@link LabNode#dropTcp}. Where they are
  * missing, {@link #start} fails naming what is missing, unless {@code MPFL_SKIP_NETNS=1} is set, in
  * which case the tests are skipped with that message.
+ *
+ * <p>Over 600 lines on purpose: it is one life cycle — namespaces, the engine process, hosts, sites and
+ * their relay — whose {@link #close} must account for everything the lab started, in the order it
+ * started it; splitting it would hand that bookkeeping between classes. What stands alone lives beside
+ * it: {@link LabNode} (a namespace and how to reach into it), {@link LabFirewall}, {@link SiteNetwork}
+ * (gateways, NAT, shaping) and {@link NamespaceRelay}.
  *
  * <pre>{@code
  * lab = NetworkLab.builder().hosts(3).hostService("wait", WaitingProgram.class).start();
@@ -78,7 +84,7 @@ public final class NetworkLab implements AutoCloseable {
     /** The engine's port inside its namespace (every namespace has its own ports). */
     public static final int ENGINE_PORT = 8080;
     private static final Pattern LAB_NAME = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-\\d+-.*");
-    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
+    static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
     private static final AtomicInteger LABS = new AtomicInteger();
     private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     /**
@@ -90,10 +96,10 @@ public final class NetworkLab implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String name;
-    private final Path dir;
+    final Path dir;
     private final Builder config;
     private final String switchNs;
-    private final Map<String, Node> nodes = new ConcurrentHashMap<>();
+    private final Map<String, LabNode> nodes = new ConcurrentHashMap<>();
     private final List<Host> hosts = new CopyOnWriteArrayList<>();
     private final List<String> madeNamespaces = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook;
@@ -238,7 +244,7 @@ public final class NetworkLab implements AutoCloseable {
                 launcher.environment(HostCredential.ENV, lab.issueCredential(node.name()));
 
         /** Adds environment variables, files, host options to the launcher of the host in {@code node}. */
-        void configure(NetworkLab lab, Node node, HostProcesses.Builder launcher) throws Exception;
+        void configure(NetworkLab lab, LabNode node, HostProcesses.Builder launcher) throws Exception;
     }
 
     // ---------------------------------------------------------------- preconditions and leftovers
@@ -278,19 +284,19 @@ public final class NetworkLab implements AutoCloseable {
     private void build() throws Exception {
         madeNamespaces.add(switchNs);
         NetworkNamespaces.addSwitch(switchNs);
-        Node eng = node("eng", SUBNET + 10);
-        Node atk = node("atk", SUBNET + 66);
+        LabNode eng = node("eng", SUBNET + 10);
+        LabNode atk = node("atk", SUBNET + 66);
         if (config.tls) {
             pki = LabPki.create(dir.resolve("pki"), "lab");
             http = new Http.Client(TlsSettings.fromOptions(Map.of(TlsSettings.CA, pki.caPem().toString()))
                     .httpClient().connectTimeout(Duration.ofSeconds(5)).build());
         }
-        List<Node> hostNodes = new ArrayList<>();
+        List<LabNode> hostNodes = new ArrayList<>();
         List<String> hostArgs = new ArrayList<>();
         if (config.sites > 0) {
             siteNetwork = new SiteNetwork(this, config.sites, config.sitesReachable, config.wanRate);
-            List<Node> wan = new ArrayList<>(List.of(eng, atk));
-            Node rly = config.sitesReachable ? null : node("rly", SiteNetwork.RELAY_ADDRESS);
+            List<LabNode> wan = new ArrayList<>(List.of(eng, atk));
+            LabNode rly = config.sitesReachable ? null : node("rly", SiteNetwork.RELAY_ADDRESS);
             if (rly != null) {
                 wan.add(rly);
             }
@@ -315,7 +321,7 @@ public final class NetworkLab implements AutoCloseable {
             }
         }
         List<CompletableFuture<Host>> starting = new ArrayList<>();
-        for (Node n : hostNodes) {
+        for (LabNode n : hostNodes) {
             List<String> args = new ArrayList<>(hostArgs);
             if (config.sites > 0) {
                 args.addAll(List.of("--site", n.name().substring(0, n.name().indexOf('h'))));
@@ -333,12 +339,12 @@ public final class NetworkLab implements AutoCloseable {
     }
 
     /** Makes a namespace joined to the switch with {@code address}/24 on its {@code eth0}. */
-    private Node node(String nodeName, String address) throws IOException {
+    private LabNode node(String nodeName, String address) throws IOException {
         return node(switchNs, nodeName, address);
     }
 
     /** A node on the WAN switch (for {@link SiteNetwork}). */
-    Node wanNode(String nodeName, String address) throws IOException {
+    LabNode wanNode(String nodeName, String address) throws IOException {
         return node(nodeName, address);
     }
 
@@ -357,16 +363,16 @@ public final class NetworkLab implements AutoCloseable {
     }
 
     /** Makes a namespace joined to {@code switchNamespace} with {@code address}/24 on its {@code eth0}. */
-    Node node(String switchNamespace, String nodeName, String address) throws IOException {
+    LabNode node(String switchNamespace, String nodeName, String address) throws IOException {
         String ns = name + "-" + nodeName;
         madeNamespaces.add(ns);
         NetworkNamespaces.addNode(switchNamespace, ns, "p-" + nodeName, address);
-        Node n = new Node(this, nodeName, ns, address);
+        LabNode n = new LabNode(this, nodeName, ns, address);
         nodes.put(nodeName, n);
         return n;
     }
 
-    private void startEngine(Node eng) throws Exception {
+    private void startEngine(LabNode eng) throws Exception {
         Path data = Files.createDirectories(dir.resolve("engine"));
         // a restarted engine logs to a file of its own (engine-2.log…): the previous log stays for diagnosis
         engineStarts++;
@@ -425,7 +431,7 @@ public final class NetworkLab implements AutoCloseable {
     }
 
     /** Enrols the relay as an administrator does ({@code mpflc host-token --relay}) and starts it in {@code rly}. */
-    private void startRelay(Node rly) throws Exception {
+    private void startRelay(LabNode rly) throws Exception {
         Path credential = dir.resolve("relay.credential");
         Files.writeString(credential, issueCredential(rly.name()));
         relayLog = dir.resolve("relay.log");
@@ -447,7 +453,7 @@ public final class NetworkLab implements AutoCloseable {
     }
 
     /** The relay's node ({@code rly} on the WAN), or null without a relay. */
-    public Node relayNode() {
+    public LabNode relayNode() {
         return nodes.get("rly");
     }
 
@@ -462,7 +468,7 @@ public final class NetworkLab implements AutoCloseable {
     }
 
     /** The gateway node of site {@code k} (1-based) of a lab with {@link Builder#sites}. */
-    public Node gateway(int k) {
+    public LabNode gateway(int k) {
         return siteNetwork.gateway(k);
     }
 
@@ -500,11 +506,11 @@ public final class NetworkLab implements AutoCloseable {
         }
     }
 
-    private Host launchHost(Node n) {
+    private Host launchHost(LabNode n) {
         return launchHost(n, List.of());
     }
 
-    private Host launchHost(Node n, List<String> extraHostArgs) {
+    private Host launchHost(LabNode n, List<String> extraHostArgs) {
         try {
             HostProcesses.Builder b = HostProcesses.builder().count(1).launchPrefix(n.inside())
                     .readyTimeout(config.startTimeout).logDirectory(Files.createDirectories(dir.resolve(n.name())));
@@ -541,7 +547,7 @@ public final class NetworkLab implements AutoCloseable {
     public void removeHost(Host h) throws IOException {
         h.processes().close();
         hosts.remove(h);
-        Node n = nodes.remove(h.node().name());
+        LabNode n = nodes.remove(h.node().name());
         n.closeRelay();
         List<Long> left = NetworkNamespaces.pids(n.netns());
         NetworkNamespaces.killAll(n.netns());
@@ -581,7 +587,7 @@ public final class NetworkLab implements AutoCloseable {
      * A loopback URL of this JVM that reaches the engine from {@code from}'s address (over TLS the
      * engine's certificate names 127.0.0.1 too, so the name checks).
      */
-    public String engineUrl(Node from) throws IOException {
+    public String engineUrl(LabNode from) throws IOException {
         InetSocketAddress a = from.reach(engineNode().address(), ENGINE_PORT);
         return scheme() + "://127.0.0.1:" + a.getPort();
     }
@@ -624,12 +630,12 @@ public final class NetworkLab implements AutoCloseable {
         return dir.resolve("engine");
     }
 
-    public Node engineNode() {
+    public LabNode engineNode() {
         return nodes.get("eng");
     }
 
     /** The attacker's node: a lab address that is neither the engine nor a host. */
-    public Node attacker() {
+    public LabNode attacker() {
         return nodes.get("atk");
     }
 
@@ -775,7 +781,7 @@ public final class NetworkLab implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (Node n : nodes.values()) {
+        for (LabNode n : nodes.values()) {
             n.closeRelay();
         }
         for (String ns : List.copyOf(madeNamespaces)) {
@@ -825,231 +831,17 @@ public final class NetworkLab implements AutoCloseable {
 
     // ---------------------------------------------------------------- nodes and hosts
 
-    /**
-     * One "machine" of the lab: a network namespace with one address on the lab's switch.
-     */
-    public static final class Node {
-        private final NetworkLab lab;
-        private final String name;
-        private final String netns;
-        private final String address;
-        private final Map<String, Forward> forwards = new ConcurrentHashMap<>();
-        private Process relay;
-        private Path relaySocket;
-
-        Node(NetworkLab lab, String name, String netns, String address) {
-            this.lab = lab;
-            this.name = name;
-            this.netns = netns;
-            this.address = address;
-        }
-
-        public String name() {
-            return name;
-        }
-
-        public String netns() {
-            return netns;
-        }
-
-        /** This node's address in the lab. */
-        public String address() {
-            return address;
-        }
-
-        /** The words that run a command inside this node: {@code ip netns exec NS}. */
-        public List<String> inside() {
-            return List.of("ip", "netns", "exec", netns);
-        }
-
-        /** Runs a command inside this node (bounded) and returns its exit code and output. */
-        public Result exec(String... command) throws IOException {
-            List<String> cmd = new ArrayList<>(inside());
-            cmd.addAll(List.of(command));
-            return NetworkNamespaces.exec(cmd, COMMAND_TIMEOUT);
-        }
-
-        /**
-         * A loopback address of this JVM whose connections are made from this node to
-         * {@code labAddress:port} (through the node's relay): the peer sees this node's address.
-         */
-        public synchronized InetSocketAddress reach(String labAddress, int port) throws IOException {
-            if (!labAddress.startsWith(LAB_PREFIX)) {
-                throw new IllegalArgumentException(labAddress + " is not in the lab");
-            }
-            Forward f = forwards.get(labAddress + ":" + port);
-            if (f == null) {
-                f = new Forward(relaySocket(), labAddress, port);
-                forwards.put(labAddress + ":" + port, f);
-            }
-            return f.local();
-        }
-
-        /** Connects from this node to {@code labAddress:port}; the caller closes the socket. */
-        public java.net.Socket connect(String labAddress, int port) throws IOException {
-            java.net.Socket s = new java.net.Socket();
-            s.connect(reach(labAddress, port), 5_000);
-            return s;
-        }
-
-        /**
-         * Starts {@code main} in a JVM of its own inside this node (e.g. a rogue server on the
-         * attacker's address), output to {@code NAME.log} in the lab's directory; the caller stops it
-         * ({@link #close} kills whatever is left in the namespaces).
-         */
-        public Process startJava(Class<?> main, String logName, String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(inside());
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                    System.getProperty("java.class.path"), main.getName()));
-            cmd.addAll(List.of(args));
-            return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(lab.dir.resolve(logName + ".log").toFile()).start();
-        }
-
-        /** Takes this node's link down: like pulling its cable (nothing answers, nothing is refused). */
-        public void linkDown() throws IOException {
-            NetworkNamespaces.ip("-n", netns, "link", "set", "eth0", "down");
-        }
-
-        public void linkUp() throws IOException {
-            NetworkNamespaces.ip("-n", netns, "link", "set", "eth0", "up");
-        }
-
-        /**
-         * A firewall rule in this node dropping incoming TCP to {@code port} (silently, as a firewall
-         * does); closing it removes the rule.
-         */
-        public Firewall dropTcp(int port) throws IOException {
-            Firewall f = new Firewall(this, port);
-            f.change("-I");
-            return f;
-        }
-
-        private synchronized Path relaySocket() throws IOException {
-            if (relay != null) {
-                return relaySocket;
-            }
-            relaySocket = lab.dir.resolve("relay-" + name + ".sock");
-            List<String> cmd = new ArrayList<>(inside());
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                    System.getProperty("java.class.path"), NamespaceRelay.class.getName(), relaySocket.toString(), LAB_PREFIX));
-            Path log = lab.dir.resolve("relay-" + name + ".log");
-            relay = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
-            CompletableFuture<Void> ready = new CompletableFuture<>();
-            Process p = relay;
-            Thread t = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        if (line.equals(NamespaceRelay.READY)) {
-                            ready.complete(null);
-                        }
-                    }
-                } catch (IOException e) {
-                    // gone
-                }
-                ready.completeExceptionally(new IOException("relay of " + name + " exited:\n" + tail(log)));
-            }, "relay-out-" + name);
-            t.setDaemon(true);
-            t.start();
-            try {
-                ready.get(30, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                relay.destroyForcibly();
-                relay = null;
-                throw new IOException("the relay of node " + name + " did not start: " + e.getMessage() + "\n" + tail(log));
-            }
-            return relaySocket;
-        }
-
-        synchronized void closeRelay() {
-            forwards.values().forEach(Forward::close);
-            forwards.clear();
-            if (relay != null) {
-                relay.destroy();
-                try {
-                    if (!relay.waitFor(5, TimeUnit.SECONDS)) {
-                        relay.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                    }
-                } catch (InterruptedException e) {
-                    relay.destroyForcibly();
-                    Thread.currentThread().interrupt();
-                }
-                relay = null;
-            }
-        }
-
-        @Override
-        public String toString() {
-            return name + " (" + address + " in " + netns + ")";
-        }
-    }
-
-    /** A rule dropping incoming TCP to one port of one node; {@link #close} removes it. */
-    public static final class Firewall implements AutoCloseable {
-        private final Node node;
-        private final int port;
-        private final String iptables;
-
-        Firewall(Node node, int port) throws IOException {
-            this.node = node;
-            this.port = port;
-            this.iptables = iptablesCommand(node);
-        }
-
-        void change(String action) throws IOException {
-            Result r = node.exec(iptables, action, "INPUT", "-p", "tcp", "--dport", Integer.toString(port), "-j", "DROP");
-            if (r.code() != 0) {
-                throw new IOException(iptables + " " + action + " in " + node + " failed: " + r.out());
-            }
-        }
-
-        /** Packets the rule dropped so far (proof that something tried the port). */
-        public long droppedPackets() throws IOException {
-            Result r = node.exec(iptables, "-L", "INPUT", "-v", "-n", "-x");
-            for (String line : r.out().split("\n")) {
-                if (line.contains("dpt:" + port) && line.contains("DROP")) {
-                    return Long.parseLong(line.strip().split("\\s+")[0]);
-                }
-            }
-            throw new IOException("no DROP rule for port " + port + " in " + node + ":\n" + r.out());
-        }
-
-        @Override
-        public void close() throws IOException {
-            change("-D");
-        }
-
-        /** {@code iptables} if it works inside the node, else {@code iptables-legacy}. */
-        static String iptablesCommand(Node node) throws IOException {
-            StringBuilder why = new StringBuilder();
-            for (String c : List.of("iptables", "iptables-legacy")) {
-                try {
-                    Result r = node.exec(c, "-S", "INPUT");
-                    if (r.code() == 0) {
-                        return c;
-                    }
-                    why.append(c).append(": ").append(r.out().strip()).append("; ");
-                } catch (IOException e) {
-                    why.append(c).append(": ").append(e.getMessage()).append("; ");
-                }
-            }
-            throw new IOException("no working iptables inside a network namespace (apt-get install iptables): " + why);
-        }
-    }
-
     /** A service host of the lab: its node and its process. */
     public static final class Host {
-        private final Node node;
+        private final LabNode node;
         private final HostProcesses processes;
 
-        Host(Node node, HostProcesses processes) {
+        Host(LabNode node, HostProcesses processes) {
             this.node = node;
             this.processes = processes;
         }
 
-        public Node node() {
+        public LabNode node() {
             return node;
         }
 
@@ -1111,53 +903,6 @@ public final class NetworkLab implements AutoCloseable {
         @Override
         public String toString() {
             return hostId() + " at " + node.address();
-        }
-    }
-
-    /** A loopback listener of this JVM whose connections go through a node's relay to one lab address. */
-    private static final class Forward {
-        private final ServerSocketChannel server;
-        private final Thread acceptor;
-
-        Forward(Path relaySocket, String address, int port) throws IOException {
-            server = ServerSocketChannel.open();
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            acceptor = new Thread(() -> {
-                while (server.isOpen()) {
-                    SocketChannel local;
-                    try {
-                        local = server.accept();
-                    } catch (IOException e) {
-                        return;
-                    }
-                    try {
-                        SocketChannel remote = SocketChannel.open(StandardProtocolFamily.UNIX);
-                        remote.connect(UnixDomainSocketAddress.of(relaySocket));
-                        NamespaceRelay.writeHeader(remote, address, port);
-                        NamespaceRelay.splice(local, remote);
-                    } catch (IOException e) {
-                        try {
-                            local.close();
-                        } catch (IOException ignored) {
-                            // closing anyway
-                        }
-                    }
-                }
-            }, "lab-forward-" + address + ":" + port);
-            acceptor.setDaemon(true);
-            acceptor.start();
-        }
-
-        InetSocketAddress local() throws IOException {
-            return (InetSocketAddress) server.getLocalAddress();
-        }
-
-        void close() {
-            try {
-                server.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
         }
     }
 

@@ -29,7 +29,7 @@ final class SiteNetwork {
     private final int siteCount;
     private final boolean reachable;
     private final String wanRate;
-    private final List<NetworkLab.Node> gateways = new ArrayList<>();
+    private final List<LabNode> gateways = new ArrayList<>();
 
     SiteNetwork(NetworkLab lab, int siteCount, boolean reachable, String wanRate) {
         this.lab = lab;
@@ -44,9 +44,9 @@ final class SiteNetwork {
     }
 
     /** Makes the gateways and the site switches; the WAN nodes get routes to the sites when they are reachable. */
-    void build(List<NetworkLab.Node> wanNodes) throws IOException {
+    void build(List<LabNode> wanNodes) throws IOException {
         for (int k = 1; k <= siteCount; k++) {
-            NetworkLab.Node gw = lab.wanNode("gw" + k, NetworkLab.SUBNET + (200 + k));
+            LabNode gw = lab.wanNode("gw" + k, NetworkLab.SUBNET + (200 + k));
             gateways.add(gw);
             String siteSwitch = lab.siteSwitch(k);
             NetworkNamespaces.addSwitch(siteSwitch);
@@ -57,7 +57,7 @@ final class SiteNetwork {
             NetworkNamespaces.ip("-n", gw.netns(), "addr", "add", subnet(k) + "1/24", "dev", "eth1");
             NetworkNamespaces.ip("-n", gw.netns(), "link", "set", "eth1", "up");
             check(gw, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
-            String ipt = NetworkLab.Firewall.iptablesCommand(gw);
+            String ipt = LabFirewall.iptablesCommand(gw);
             if (reachable) {
                 for (int other = 1; other <= siteCount; other++) {
                     if (other != k) {
@@ -74,7 +74,7 @@ final class SiteNetwork {
             shape(gw, "p-gw" + k);
         }
         if (reachable) {
-            for (NetworkLab.Node n : wanNodes) {
+            for (LabNode n : wanNodes) {
                 for (int k = 1; k <= siteCount; k++) {
                     NetworkNamespaces.ip("-n", n.netns(), "route", "add", subnet(k) + "0/24", "via", NetworkLab.SUBNET + (200 + k));
                 }
@@ -83,14 +83,14 @@ final class SiteNetwork {
     }
 
     /** A host node in site {@code k}: on the site's switch, default route through the gateway. */
-    NetworkLab.Node siteNode(int k, String name, int lastOctet) throws IOException {
-        NetworkLab.Node n = lab.node(lab.siteSwitch(k), name, subnet(k) + lastOctet);
+    LabNode siteNode(int k, String name, int lastOctet) throws IOException {
+        LabNode n = lab.node(lab.siteSwitch(k), name, subnet(k) + lastOctet);
         NetworkNamespaces.ip("-n", n.netns(), "route", "add", "default", "via", subnet(k) + "1");
         return n;
     }
 
     /** Shapes a WAN node's link both ways: its eth0 and its port on the WAN switch. */
-    void shape(NetworkLab.Node node, String switchPort) throws IOException {
+    void shape(LabNode node, String switchPort) throws IOException {
         for (List<String> dev : List.of(List.of("ip", "netns", "exec", node.netns(), "tc", "qdisc", "add", "dev", "eth0"),
                 List.of("ip", "netns", "exec", lab.wanSwitch(), "tc", "qdisc", "add", "dev", switchPort))) {
             List<String> cmd = new ArrayList<>(dev);
@@ -100,11 +100,11 @@ final class SiteNetwork {
     }
 
     /** The gateway of site {@code k} (1-based). */
-    NetworkLab.Node gateway(int k) {
+    LabNode gateway(int k) {
         return gateways.get(k - 1);
     }
 
-    private static void check(NetworkLab.Node n, String... command) throws IOException {
+    private static void check(LabNode n, String... command) throws IOException {
         Result r = n.exec(command);
         if (r.code() != 0) {
             throw new IOException(String.join(" ", command) + " in " + n + " failed: " + r.out());
