@@ -108,13 +108,15 @@ final class RunPlacer {
         placements.forEach(p -> sites.putIfAbsent(p.hostId(), p.endpoint().site()));
         List<Map<String, Object>> methods = registry.relays().connections(sites);
         run.connections(methods);
-        List<String> relayed = methods.stream().filter(m -> "relay".equals(m.get("method")))
+        List<String> notDirect = methods.stream().filter(m -> !"direct".equals(m.get("method")))
                 .map(m -> m.get("from") + " -> " + m.get("to") + ": " + m.get("why")).toList();
-        if (!relayed.isEmpty()) {
+        if (!notDirect.isEmpty()) {
+            long relayed = methods.stream().filter(m -> "relay".equals(m.get("method"))).count();
             Map<String, Object> body = new java.util.LinkedHashMap<>();
             body.put("action", "connections");
-            body.put("message", "attempt " + run.attempts() + ": " + relayed.size() + " of " + methods.size()
-                    + " host pairs through a relay (" + String.join("; ", relayed) + "), the others direct");
+            body.put("message", "attempt " + run.attempts() + ": " + relayed + " of " + methods.size()
+                    + " host pairs through a relay, " + (notDirect.size() - relayed) + " reverse (" + String.join("; ", notDirect)
+                    + "), the others direct");
             body.put("timeMs", System.currentTimeMillis());
             journal.record(run, null, "placement", body);
             LOG.info("run {}: {}", run.id(), body.get("message"));
@@ -272,7 +274,9 @@ final class RunPlacer {
 
     /** Fans {@code run} out to every rank of the current domain. */
     private Attempt start(Run run, List<RankPlacement> placements, List<ProcessSlice> slices, CheckpointStore.Usable resume) {
-        List<Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
+        // each host's relay goes with its endpoint: a peer that accepts inbound connections asks it there to connect out
+        List<Endpoint> endpoints = placements.stream()
+                .map(p -> p.endpoint().withRelay(registry.relays().relayOf(p.hostId()).orElse(null))).toList();
         String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
         Run.Domain domain = run.domain();
         List<RankFanOut.RankCall> calls = new ArrayList<>();
