@@ -661,8 +661,14 @@ public final class NetworkLab implements AutoCloseable {
      * JSON summary; an assertion error with the command's output and the lab's logs if there is none.
      */
     public JsonNode runDocument(Path document, String... params) throws Exception {
+        return runDocument(document, List.of(), params);
+    }
+
+    /** {@link #runDocument(Path, String...)} with more options of {@code mpflc run} (e.g. {@code --sites s1}). */
+    public JsonNode runDocument(Path document, List<String> options, String... params) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", document.toString(), "--engine", engineUrl(engineNode()),
                 "--data", engineData().toString(), "--json", "--timeout", "180"));
+        args.addAll(options);
         if (config.tls) {
             args.addAll(List.of("--" + TlsSettings.CA, caPem().toString()));
         }
