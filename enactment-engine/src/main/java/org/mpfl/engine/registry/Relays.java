@@ -62,6 +62,11 @@ public final class Relays {
         return new ArrayList<>(relays.values());
     }
 
+    /** Whether a relay listening at {@code address} is registered (announced itself and was not lost since). */
+    public boolean live(String address) {
+        return relays.values().stream().anyMatch(r -> r.address().equals(address));
+    }
+
     /** Whether {@code hostId} announced itself as a relay. */
     public boolean isRelay(String hostId) {
         return relays.containsKey(hostId);

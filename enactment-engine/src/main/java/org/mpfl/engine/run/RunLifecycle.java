@@ -255,6 +255,12 @@ final class RunLifecycle implements RunFaults {
     private void restart(Run run, Run.Domain old, RunError cause, Set<String> lostHosts, long faultMs) {
         Map<String, String> faulty = new LinkedHashMap<>();
         lostHosts.forEach(h -> faulty.put(h, "(lost: " + cause.message() + ")"));
+        // a lost relay: its hosts can be aborted and placed across sites again once it is back
+        List<String> missing = placer.awaitRelays(old.placements());
+        if (!missing.isEmpty()) {
+            LOG.warn("run {}: relays {} did not come back within {} s; restarting without them", run.id(), missing,
+                    RunPlacer.RELAY_RETURN_MS / 1000);
+        }
         domains.abort(run.id(), old, null).forEach(h -> faulty.putIfAbsent(h, "(unreachable when its ranks were aborted)"));
         Optional<LaunchSpec> spec = runs.launch(run.id());
         if (spec.isEmpty() || run.state().isFinal()) {

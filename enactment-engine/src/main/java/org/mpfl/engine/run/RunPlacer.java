@@ -102,6 +102,34 @@ final class RunPlacer {
     record Reservation(List<RankPlacement> placements, String waitReason, RunError failure, boolean leftQueue) {
     }
 
+    /**
+     * How long a restart waits for a lost relay of its hosts to announce itself again ({@link #awaitRelays}):
+     * a relay announces itself when it starts; a restarted JVM on a loaded machine takes some seconds.
+     */
+    static final long RELAY_RETURN_MS = 60_000;
+
+    /**
+     * Waits, at most {@link #RELAY_RETURN_MS}, until every relay the hosts of {@code placements} reach
+     * the other sites through is registered again (a restart after a lost relay: the hosts behind it
+     * cannot be aborted nor reached across sites before it is back). Returns the relays still missing.
+     */
+    List<String> awaitRelays(List<RankPlacement> placements) {
+        java.util.Set<String> needed = new java.util.TreeSet<>();
+        placements.forEach(p -> registry.relays().relayOf(p.hostId()).ifPresent(needed::add));
+        long end = System.nanoTime() + RELAY_RETURN_MS * 1_000_000L;
+        List<String> missing = needed.stream().filter(r -> !registry.relays().live(r)).toList();
+        while (!missing.isEmpty() && System.nanoTime() < end) {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            missing = needed.stream().filter(r -> !registry.relays().live(r)).toList();
+        }
+        return missing;
+    }
+
     /** Says in the run record (detail and log) how each pair of the placed hosts connects, and why. */
     private void recordConnections(Run run, List<RankPlacement> placements) {
         Map<String, String> sites = new java.util.LinkedHashMap<>();

@@ -338,22 +338,8 @@ class CrossSiteRelayTest {
     void aCheckpointedRunAcrossSitesResumesFromItsCheckpoint() throws Exception {
         lab.assertSitesIsolated();
         JsonNode undisturbed = heat2dAcrossSites();
-        CompletableFuture<JsonNode> first = CompletableFuture.supplyAsync(() -> {
-            try {
-                return lab.runDocument(heat2d, concat(HEAT2D, "ranks=4"));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        JsonNode running = Await.until(Duration.ofSeconds(180), "a heat2d run across the sites with 3 checkpoints", () -> {
-            for (JsonNode run : lab.adminGet("/api/runs?state=RUNNING&workflow=heat2d").json()) {
-                JsonNode d = lab.run(run.path("id").asText());
-                return d.path("checkpointsTaken").asInt() >= 3 ? d : null;
-            }
-            return null;
-        }, d -> d != null);
-        String id = running.path("id").asText();
-        assertSpansSites(id);
+        CompletableFuture<JsonNode> first = startHeat2d(List.of());
+        String id = awaitCheckpoints(3);
         Http.Answer cancel = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/cancel", lab.token(), Map.of());
         assertEquals(200, cancel.status(), cancel.body());
         JsonNode cancelled = first.get(200, java.util.concurrent.TimeUnit.SECONDS);
@@ -365,6 +351,58 @@ class CrossSiteRelayTest {
         assertTrue(done.at("/attemptLog/1/resumedFrom").asLong(0) >= 3, "the second attempt resumed from a checkpoint: " + done);
         assertSpansSites(id);
         assertEquals(undisturbed.get("outputs"), done.get("outputs"));
+    }
+
+    /**
+     * A relay killed mid-run of a checkpointed heat2d with {@code --restarts 1}: the attempt is given up
+     * naming the relay, the restart waits for the relay to be back (started again here once the fault is
+     * on record) and resumes from the last checkpoint through it, ending as the undisturbed run.
+     */
+    @Test
+    @Order(9)
+    void relayKilledMidRunWithRestartsResumesFromTheLastCheckpoint() throws Exception {
+        lab.assertSitesIsolated();
+        JsonNode undisturbed = heat2dAcrossSites();
+        CompletableFuture<JsonNode> summary = startHeat2d(List.of("--restarts", "1"));
+        String id = awaitCheckpoints(3);
+        Process relay = lab.relayProcess();
+        relay.destroyForcibly();
+        relay.waitFor();
+        Await.until(Duration.ofSeconds(30), "the relay's loss made a restart", () -> lab.run(id),
+                d -> d.at("/restarts/used").asInt() == 1);
+        lab.restartRelay();
+        JsonNode done = Await.runEnds(Duration.ofSeconds(300), () -> lab.run(id), lab::logs);
+        assertEquals("SUCCEEDED", done.path("state").asText(), done + "\n" + lab.logs());
+        assertTrue(done.at("/attemptLog/1/cause").asText().contains("relay rly"), done.at("/attemptLog").toString());
+        assertTrue(done.at("/attemptLog/1/resumedFrom").asLong(0) >= 3, "resumed from a checkpoint: " + done.at("/attemptLog"));
+        assertSpansSites(id);
+        assertEquals(undisturbed.get("outputs"), done.get("outputs"));
+        summary.get(200, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** {@code mpflc run} of heat2d across the sites ({@link #HEAT2D}, 4 ranks) in the background. */
+    static CompletableFuture<JsonNode> startHeat2d(List<String> options) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return lab.runDocument(heat2d, options, concat(HEAT2D, "ranks=4"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** The id of the running heat2d run, once it has taken {@code n} checkpoints; it spans both sites. */
+    static String awaitCheckpoints(int n) throws Exception {
+        JsonNode running = Await.until(Duration.ofSeconds(180), "a heat2d run across the sites with " + n + " checkpoints", () -> {
+            for (JsonNode run : lab.adminGet("/api/runs?state=RUNNING&workflow=heat2d").json()) {
+                JsonNode d = lab.run(run.path("id").asText());
+                return d.path("checkpointsTaken").asInt() >= n ? d : null;
+            }
+            return null;
+        }, d -> d != null);
+        String id = running.path("id").asText();
+        assertSpansSites(id);
+        return id;
     }
 
     /** The undisturbed heat2d run across both sites (once per class: the reference of two tests). */

@@ -100,6 +100,7 @@ public final class NetworkLab implements AutoCloseable {
     private Process engine;
     private Path engineLog;
     private SiteNetwork siteNetwork;
+    private int relayStarts;
     private Process relay;
     private Path relayLog;
     private int engineStarts;
@@ -427,8 +428,12 @@ public final class NetworkLab implements AutoCloseable {
     /** Enrols the relay as an administrator does ({@code mpflc host-token --relay}) and starts it in {@code rly}. */
     private void startRelay(Node rly) throws Exception {
         Path credential = dir.resolve("relay.credential");
-        Files.writeString(credential, issueCredential(rly.name()));
-        relayLog = dir.resolve("relay.log");
+        if (!Files.exists(credential)) {
+            Files.writeString(credential, issueCredential(rly.name()));
+        }
+        relayStarts++;
+        // a restarted relay logs to a file of its own (relay-2.log…): the killed one's log stays for diagnosis
+        relayLog = dir.resolve(relayStarts == 1 ? "relay.log" : "relay-" + relayStarts + ".log");
         List<String> cmd = new ArrayList<>(rly.inside());
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM);
@@ -439,6 +444,17 @@ public final class NetworkLab implements AutoCloseable {
             cmd.addAll(pki.issue(rly.name(), rly.address()).pemArguments());
         }
         relay = startLogged(cmd, relayLog, "MPFL relay ", "the relay");
+    }
+
+    /**
+     * Starts the relay again (after a test killed it) with the same credential, address and port, and
+     * waits until it is ready; hosts' relay links reconnect by themselves.
+     */
+    public void restartRelay() throws Exception {
+        if (relay != null && relay.isAlive()) {
+            throw new IllegalStateException("the relay is still running");
+        }
+        startRelay(relayNode());
     }
 
     /** The relay's {@code host:port} on the WAN (a lab with {@link Builder#sites}, not reachable). */
