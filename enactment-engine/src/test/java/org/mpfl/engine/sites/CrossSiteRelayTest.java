@@ -339,7 +339,7 @@ class CrossSiteRelayTest {
         lab.assertSitesIsolated();
         JsonNode undisturbed = heat2dAcrossSites();
         CompletableFuture<JsonNode> first = startHeat2d(List.of());
-        String id = awaitCheckpoints(3);
+        String id = awaitCheckpoints(3, first);
         Http.Answer cancel = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/cancel", lab.token(), Map.of());
         assertEquals(200, cancel.status(), cancel.body());
         JsonNode cancelled = first.get(200, java.util.concurrent.TimeUnit.SECONDS);
@@ -359,12 +359,12 @@ class CrossSiteRelayTest {
      * on record) and resumes from the last checkpoint through it, ending as the undisturbed run.
      */
     @Test
-    @Order(9)
+    @Order(7) // before the gateway cut: the cut site's relay links take up to 45 s to be noticed dead and renewed
     void relayKilledMidRunWithRestartsResumesFromTheLastCheckpoint() throws Exception {
         lab.assertSitesIsolated();
         JsonNode undisturbed = heat2dAcrossSites();
         CompletableFuture<JsonNode> summary = startHeat2d(List.of("--restarts", "1"));
-        String id = awaitCheckpoints(3);
+        String id = awaitCheckpoints(3, summary);
         Process relay = lab.relayProcess();
         relay.destroyForcibly();
         relay.waitFor();
@@ -391,9 +391,13 @@ class CrossSiteRelayTest {
         });
     }
 
-    /** The id of the running heat2d run, once it has taken {@code n} checkpoints; it spans both sites. */
-    static String awaitCheckpoints(int n) throws Exception {
-        JsonNode running = Await.until(Duration.ofSeconds(180), "a heat2d run across the sites with " + n + " checkpoints", () -> {
+    /**
+     * The id of the running heat2d run, once it has taken {@code n} checkpoints; it spans both sites.
+     * A failure says how {@code mpflc run} ended if it did.
+     */
+    static String awaitCheckpoints(int n, CompletableFuture<JsonNode> summary) throws Exception {
+        JsonNode running = Await.until(Duration.ofSeconds(180), () -> "a heat2d run across the sites with " + n
+                + " checkpoints (mpflc run: " + (summary.isDone() ? summary.handle((v, e) -> v != null ? v.toString() : String.valueOf(e)).join() : "still running") + ")\n" + lab.logs(), () -> {
             for (JsonNode run : lab.adminGet("/api/runs?state=RUNNING&workflow=heat2d").json()) {
                 JsonNode d = lab.run(run.path("id").asText());
                 return d.path("checkpointsTaken").asInt() >= n ? d : null;
