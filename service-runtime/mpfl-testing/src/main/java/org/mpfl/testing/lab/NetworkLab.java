@@ -101,6 +101,7 @@ public final class NetworkLab implements AutoCloseable {
     private Path engineLog;
     private SiteNetwork siteNetwork;
     private int relayStarts;
+    private List<String> relayTls;
     private Process relay;
     private Path relayLog;
     private int engineStarts;
@@ -441,7 +442,10 @@ public final class NetworkLab implements AutoCloseable {
                 credential.toString(), "--engine", engineUrl(), "--bind", rly.address(),
                 "--port", Integer.toString(SiteNetwork.RELAY_PORT)));
         if (config.tls) {
-            cmd.addAll(pki.issue(rly.name(), rly.address()).pemArguments());
+            if (relayTls == null) {
+                relayTls = pki.issue(rly.name(), rly.address()).pemArguments(); // once: a restart keeps its certificate
+            }
+            cmd.addAll(relayTls);
         }
         relay = startLogged(cmd, relayLog, "MPFL relay ", "the relay");
     }
