@@ -25,27 +25,61 @@ import org.mpfl.testing.lab.NetworkLab;
  * 500×500 matrix of doubles, 2 MB each way): the bandwidth ratio relay/direct. Prints one line of
  * figures per variant and the ratios ({@code docs/benchmarks.md}); asserts what can be checked
  * (correct echoes, both runs across the sites), not the targets (≤ 150 µs, ≥ 90 %), which it reports.
+ * The variants alternate {@link #ROUNDS} times, so that both see the same machine load as far as
+ * possible, and the transport each settled on ({@code auto}: binary, or SOAP when the binary
+ * channel's set-up probe failed) is reported with its figures.
  */
 @Timeout(1500)
 @StartsProcesses
 class SitesBenchTest {
-    record Figures(double n1Us, double n500Us) {
+    /** Relay, direct, relay, direct…: on a shared machine the load changes between labs. */
+    static final int ROUNDS = 2;
+
+    record Figures(double n1Us, double n500Us, String transport) {
+        String line() {
+            return String.format(java.util.Locale.ROOT, "N=1 round trip %.0f us, N=500 round trip %.0f us, transport %s",
+                    n1Us, n500Us, transport);
+        }
     }
 
     @Test
     void relayAgainstDirectOnTheSameShapedLinks() throws Exception {
-        Figures relay = measure(false);
-        Figures direct = measure(true);
+        Figures relay = null;
+        Figures direct = null;
+        for (int round = 1; round <= ROUNDS; round++) {
+            Figures r = measure(false);
+            Figures d = measure(true);
+            System.out.printf("SITES BENCH round %d: relay %s; direct %s; load %s%n", round, r.line(), d.line(),
+                    java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip());
+            relay = best(relay, r);
+            direct = best(direct, d);
+        }
         double bytes = 2.0 * 8 * 500 * 500;
         double relayMbps = bytes * 8 / relay.n500Us();
         double directMbps = bytes * 8 / direct.n500Us();
-        System.out.printf("SITES BENCH relay: N=1 round trip %.0f us, N=500 round trip %.0f us (%.1f Mbit/s)%n",
-                relay.n1Us(), relay.n500Us(), relayMbps);
-        System.out.printf("SITES BENCH direct: N=1 round trip %.0f us, N=500 round trip %.0f us (%.1f Mbit/s)%n",
-                direct.n1Us(), direct.n500Us(), directMbps);
+        System.out.printf("SITES BENCH best of %d rounds, relay: N=1 round trip %.0f us, N=500 round trip %.0f us (%.1f Mbit/s), %s%n",
+                ROUNDS, relay.n1Us(), relay.n500Us(), relayMbps, relay.transport());
+        System.out.printf("SITES BENCH best of %d rounds, direct: N=1 round trip %.0f us, N=500 round trip %.0f us (%.1f Mbit/s), %s%n",
+                ROUNDS, direct.n1Us(), direct.n500Us(), directMbps, direct.transport());
         System.out.printf("SITES BENCH relay overhead N=1: %.0f us per one-way message (target <= 150); N=500 bandwidth"
                 + " relay/direct %.2f (target >= 0.90)%n", (relay.n1Us() - direct.n1Us()) / 2, relayMbps / directMbps);
         assertTrue(relay.n1Us() > 0 && direct.n1Us() > 0 && relay.n500Us() > 0 && direct.n500Us() > 0);
+    }
+
+    /** The lower of each figure over the rounds (load only ever adds time). */
+    static Figures best(Figures a, Figures b) {
+        return a == null ? b : new Figures(Math.min(a.n1Us(), b.n1Us()), Math.min(a.n500Us(), b.n500Us()),
+                a.transport().equals(b.transport()) ? a.transport() : a.transport() + "/" + b.transport());
+    }
+
+    /** What {@code auto} settled on: SOAP when a host logged that the binary channel's probe failed. */
+    static String transport(NetworkLab lab) throws java.io.IOException {
+        for (NetworkLab.Host h : lab.hosts()) {
+            if (java.nio.file.Files.readString(h.process().log()).contains("go over SOAP for this domain")) {
+                return "soap (binary probe failed at " + h.hostId() + ")";
+            }
+        }
+        return "binary";
     }
 
     static Figures measure(boolean reachable) throws Exception {
@@ -64,7 +98,7 @@ class SitesBenchTest {
             }
             double n1 = pingPong(lab, 1, 300, 100).path("pingpong_us").asDouble();
             double n500 = pingPong(lab, 500, 10, 3).path("pingpong_us").asDouble();
-            return new Figures(n1, n500);
+            return new Figures(n1, n500, transport(lab));
         }
     }
 

@@ -2,7 +2,9 @@ package org.mpfl.runtime.host;
 
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.HostCredential;
@@ -27,13 +29,16 @@ final class HostRelay {
         List<String> addresses = new ArrayList<>();
         URI base = URI.create(host.baseUrl());
         addresses.add(base.getHost() + ":" + base.getPort());
+        // the binary channel serves a relayed connection itself; SOAP (Axis2's listener) through loopback
+        Map<String, RelayLink.InProcessServer> inProcess = new HashMap<>();
         if (host.binaryAddress() != null) {
             addresses.add(host.binaryAddress());
+            inProcess.put(host.binaryAddress(), host::adoptBinary);
         }
         return new RelayLink(relay, me, host.tls(), addresses, site, tag -> {
             Domain d = host.registry().domainByRelayTag(tag);
             return d == null ? null : d.proofs();
-        }, HostRelay::log).start();
+        }, HostRelay::log, inProcess).start();
     }
 
     /**

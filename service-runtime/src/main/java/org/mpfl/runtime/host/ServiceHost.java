@@ -250,6 +250,11 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         return binaryAddress;
     }
 
+    /** Serves a binary-channel connection a relay spliced to this host ({@link HostRelay}), without a copy through loopback. */
+    void adoptBinary(java.nio.channels.SocketChannel ch) throws java.io.IOException {
+        messaging.adoptBinary(ch);
+    }
+
     /** Where a rank of {@code serviceType} placed in this host can be reached. */
     public Endpoint endpoint(String serviceType) {
         return new Endpoint(serviceUrl(serviceType), binaryAddress, hostId);

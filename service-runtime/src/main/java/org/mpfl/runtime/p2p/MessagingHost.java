@@ -95,6 +95,18 @@ public final class MessagingHost implements AutoCloseable {
         return binaryServer == null ? null : binaryServer.address();
     }
 
+    /**
+     * Serves a binary-channel connection spliced elsewhere (a relay's, {@link BinaryServer#adopt});
+     * closes it when this host has no binary channel.
+     */
+    public void adoptBinary(java.nio.channels.SocketChannel ch) throws IOException {
+        if (binaryServer == null) {
+            ch.close();
+            throw new IOException("this host has no binary channel");
+        }
+        binaryServer.adopt(ch);
+    }
+
     /** The endpoint of a rank living in this host. */
     public Endpoint endpoint(String soapUrl) {
         return new Endpoint(soapUrl, binaryAddress(), hostId);

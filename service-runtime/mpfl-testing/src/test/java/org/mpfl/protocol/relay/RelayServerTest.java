@@ -102,6 +102,50 @@ class RelayServerTest {
                 relay::splicedBytes, n -> n >= 24);
     }
 
+    /**
+     * A server of the host's own process (the binary channel) is handed the relay's connection itself:
+     * its peer is the relay's port, not a loopback copy, and the dialer's bytes arrive from the first.
+     */
+    @Test
+    void anInProcessServerAdoptsTheSplicedConnectionAsItIs() throws Exception {
+        link.close();
+        java.util.concurrent.BlockingQueue<SocketChannel> adopted = new java.util.concurrent.LinkedBlockingQueue<>();
+        String inProcessAddress = "127.0.0.1:1"; // nothing listens there: only adoption can serve it
+        try (RelayLink own = new RelayLink("127.0.0.1:" + relay.port(), identity("b"), TlsSettings.NONE, List.of(inProcessAddress),
+                "s2", tag -> tag.equals(domainTag) ? token : null, m -> { }, Map.of(inProcessAddress, adopted::add)).start()) {
+            Await.until(java.time.Duration.ofSeconds(20), "the relay's directory names " + inProcessAddress,
+                    () -> relay.registeredHosts().contains("b") && own.registered());
+            RelayDialer d = dialerOf("a", token);
+            d.routeVia(inProcessAddress, "127.0.0.1:" + relay.port(), "test");
+            try (SocketChannel ch = d.connect("127.0.0.1", 1, 5000)) {
+                ch.write(ByteBuffer.wrap("adopted".getBytes(StandardCharsets.US_ASCII)));
+                SocketChannel served = adopted.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+                assertTrue(served != null, "no connection was adopted");
+                try (served) {
+                    assertEquals(relay.port(), ((java.net.InetSocketAddress) served.getRemoteAddress()).getPort());
+                    assertArrayEquals("adopted".getBytes(StandardCharsets.US_ASCII), served.socket().getInputStream().readNBytes(7));
+                }
+            }
+        }
+    }
+
+    /**
+     * The binary channel's set-up probe dials while the domain is still opening in the dialer's host:
+     * the dial waits for the domain (bounded) instead of failing at once, which made auto carry every
+     * relayed domain over SOAP.
+     */
+    @Test
+    void aDialWaitsForItsDomainToOpenInTheDialersHost() throws Exception {
+        long opens = System.nanoTime() + 300_000_000L;
+        RelayDialer d = dialerOf("a", token);
+        d.domainKeys(target -> System.nanoTime() < opens ? Optional.empty()
+                : Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
+        try (SocketChannel ch = d.connect("127.0.0.1", echo.getLocalPort(), 5000)) {
+            ch.write(ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)));
+            assertArrayEquals("late".getBytes(StandardCharsets.US_ASCII), ch.socket().getInputStream().readNBytes(4));
+        }
+    }
+
     @Test
     void aDialWithAnotherTokenIsRefused() {
         IOException e = assertThrows(IOException.class, () -> dialerOf("a", new DomainToken(DomainToken.generate()))

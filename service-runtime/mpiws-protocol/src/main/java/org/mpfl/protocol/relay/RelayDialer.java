@@ -328,8 +328,15 @@ public final class RelayDialer {
             dial.put("proof", me.proof(relayId, nonce));
             dial.put("target", target);
             if (!RelayWire.ENGINE.equals(me.id())) {
-                SpliceKey key = domainKeys.forTarget(target).orElseThrow(() -> new IOException(
-                        "no domain of this host has a rank at " + target + ": relay " + relayId + " splices only within a domain"));
+                // the binary channel's set-up probe dials while this host is still opening the domain (its
+                // registry lists a domain once the first rank is in): without this wait the probe failed and auto
+                // carried every relayed domain over SOAP (SitesBenchTest, before this)
+                SpliceKey key = awaitDomain(() -> domainKeys.forTarget(target).orElse(null),
+                        Math.min(timeoutMs, RelayLink.DOMAIN_WAIT_MS), () -> false);
+                if (key == null) {
+                    throw new IOException("no domain of this host has a rank at " + target + ": relay " + relayId
+                            + " splices only within a domain");
+                }
                 dial.put("domain", key.tag());
                 dial.put("splice", RelayWire.b64(key.token().proveRelaySplice(relayId, nonce, me.id(), target)));
             }
@@ -349,6 +356,28 @@ public final class RelayDialer {
             }
             throw new IOException("relay " + relay + " (for " + target + "): " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The first non-null answer of {@code lookup}, asked every 50 ms for at most {@code waitMs} or until
+     * {@code stop} says so; null after that. A domain opens in the hosts of a run in any order, and its
+     * first connections (the binary probe's among them) are dialled while it opens.
+     */
+    static <T> T awaitDomain(java.util.function.Supplier<T> lookup, long waitMs, java.util.function.BooleanSupplier stop) {
+        long end = System.nanoTime() + waitMs * 1_000_000L;
+        while (!stop.getAsBoolean()) {
+            T found = lookup.get();
+            if (found != null || System.nanoTime() >= end) {
+                return found;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        return null;
     }
 
     /**

@@ -22,7 +22,11 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code incoming} notices. For each notice the host opens a connection of its own to the relay,
  * proves the notice's domain ({@link DomainToken#proveRelaySplice}; it answers only for a domain it
  * takes part in) and, once spliced, joins it to its own server at the named address — so the peer's
- * TLS ends in this host's server, as for a direct connection.
+ * TLS ends in this host's server, as for a direct connection. A server of this process that takes
+ * such a connection itself ({@link InProcessServer}: the binary channel) gets the relay's connection
+ * as it is; any other is joined through a loopback connection and a copying {@link Splice}, which
+ * costs every message two more thread wake-ups and a loopback hop (measured: docs/benchmarks.md,
+ * "Across sites").
  *
  * <p>The control connection runs over TLS when the host has a CA ({@code --tls-ca}): the relay must
  * then present a certificate for its address. It is re-established after any loss (every
@@ -42,10 +46,18 @@ public final class RelayLink implements Closeable {
     private final String site;
     private final Function<String, DomainToken> domainsByTag;
     private final Consumer<String> log;
+    private final Map<String, InProcessServer> inProcess;
     private final AtomicLong bytes = new AtomicLong();
     private volatile Socket control;
     private volatile boolean closed;
     private volatile boolean registered;
+
+    /** A server of this process that serves a connection spliced by the relay itself, from its first byte. */
+    @FunctionalInterface
+    public interface InProcessServer {
+        /** Serves {@code ch} (connected, blocking, the peer's bytes next) or closes it. */
+        void adopt(SocketChannel ch) throws IOException;
+    }
 
     /**
      * @param addresses    this host's {@code host:port} addresses (SOAP, binary) peers may dial
@@ -53,6 +65,15 @@ public final class RelayLink implements Closeable {
      */
     public RelayLink(String relay, RelayDialer.Identity identity, TlsSettings tls, List<String> addresses, String site,
                      Function<String, DomainToken> domainsByTag, Consumer<String> log) {
+        this(relay, identity, tls, addresses, site, domainsByTag, log, Map.of());
+    }
+
+    /**
+     * @param inProcess the servers among {@code addresses} that take a spliced connection themselves, by address
+     */
+    public RelayLink(String relay, RelayDialer.Identity identity, TlsSettings tls, List<String> addresses, String site,
+                     Function<String, DomainToken> domainsByTag, Consumer<String> log, Map<String, InProcessServer> inProcess) {
+        this.inProcess = Map.copyOf(inProcess);
         this.relay = relay;
         this.identity = identity;
         this.tls = tls;
@@ -202,6 +223,7 @@ public final class RelayLink implements Closeable {
             throw new IOException("a dial from a host without a domain: not answered");
         }
         Socket s = open(false);
+        SocketChannel ch = s.getChannel();
         boolean handedOver = false;
         try {
             InputStream in = s.getInputStream();
@@ -217,6 +239,14 @@ public final class RelayLink implements Closeable {
             Map<String, String> answer = RelayWire.read(in);
             if (!answer.containsKey("ok")) {
                 throw new IOException(answer.getOrDefault("error", "refused"));
+            }
+            // the frames were read byte by byte (RelayWire buffers nothing): the peer's bytes come next
+            s.setSoTimeout(0);
+            InProcessServer server = inProcess.get(target);
+            if (server != null) {
+                handedOver = true;
+                server.adopt(ch);
+                return;
             }
             SocketChannel local = localConnection(target);
             Splice.start("mpfl-relay-in-" + target, new Splice.End(s, in, out), Splice.End.of(local.socket()), bytes, null);
@@ -274,38 +304,38 @@ public final class RelayLink implements Closeable {
     }
 
     private DomainToken awaitDomain(String tag) {
-        long end = System.nanoTime() + DOMAIN_WAIT_MS * 1_000_000L;
-        while (System.nanoTime() < end && !closed) {
-            DomainToken t = domainsByTag.apply(tag);
-            if (t != null) {
-                return t;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
-        return null;
+        return RelayDialer.awaitDomain(() -> domainsByTag.apply(tag), DOMAIN_WAIT_MS, () -> closed);
     }
 
     /** A connection to the relay, past the magic (over TLS for the control connection when this host has a CA). */
     private Socket open(boolean controlConnection) throws IOException {
-        String[] hp = RelayWire.hostPort(relay);
-        int port = Integer.parseInt(hp[1]);
-        Socket s = new Socket();
+        SocketChannel ch = connect();
+        Socket s = ch.socket();
         try {
-            s.setTcpNoDelay(true);
-            s.connect(new InetSocketAddress(hp[0], port), 5_000);
-            s.setSoTimeout(15_000);
             if (controlConnection && tls.enabled()) {
-                s = tls.clientSocket(s, hp[0], port);
+                String[] hp = RelayWire.hostPort(relay);
+                s = tls.clientSocket(s, hp[0], Integer.parseInt(hp[1]));
             }
             s.getOutputStream().write(RelayServer.MAGIC);
             return s;
         } catch (IOException | RuntimeException e) {
             s.close();
+            throw e;
+        }
+    }
+
+    /** A plain connection to the relay: a channel, so that a server of this process can adopt a splice as it is. */
+    private SocketChannel connect() throws IOException {
+        String[] hp = RelayWire.hostPort(relay);
+        SocketChannel ch = SocketChannel.open();
+        try {
+            Socket s = ch.socket();
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), 5_000);
+            s.setSoTimeout(15_000);
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
             throw e;
         }
     }

@@ -4,7 +4,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -15,12 +14,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -31,8 +32,12 @@ import org.mpfl.protocol.tls.TlsSettings;
  * the two — bytes it only copies: the hosts' TLS runs end to end inside.
  *
  * <p>Admission, in this order, before anything is allocated for a connection: a bound on connections
- * in all and per source address ({@link Limits}), a bounded wait for the greeting's answer, a frame
- * length cap ({@link RelayWire#MAX_FRAME}). Every host proves itself with its credential (an HMAC
+ * in all ({@link Limits#maxConnections}), then the listeners' shared {@link ConnectionGuard}
+ * ({@link Limits#admission}: a stranger's connections per source address and in all, their rate, and
+ * the proof deadline within which a stranger must have proved a credential — TLS handshake, greeting
+ * and request together — else its socket is closed under it), a bounded wait for each read, a frame
+ * length cap ({@link RelayWire#MAX_FRAME}). An address that proved a credential (a site's NAT
+ * address once one of its hosts registered) is known: its connections are served from the reserve. Every host proves itself with its credential (an HMAC
  * over this connection's nonce, checked by the engine, {@link HostVerifier}); the engine with the
  * engine key of this relay's credential. A splice between two hosts is made only if both ends
  * present the same proof of the domain's token over the dialer's nonce
@@ -45,11 +50,17 @@ public final class RelayServer implements Closeable {
     /** How often a relay tells a watching engine that it is alive. */
     static final long WATCH_PING_MS = 1000;
 
-    /** Bounds of the relay: connections in all and per source, splices, and how long each step may take. */
-    public record Limits(int maxConnections, int maxPerSource, int maxSplices, Duration headerTimeout,
+    /**
+     * Bounds of the relay: connections in all, what strangers may hold ({@link ConnectionGuard}), splices,
+     * and how long each step may take. By default a stranger's source address holds at most 128
+     * connections and opens at most 128 a second (a site's hosts share their gateway's NAT address
+     * until one of them proved itself), strangers in all 512 of the 1024, each with 10 s to prove itself.
+     */
+    public record Limits(int maxConnections, ConnectionGuard.Limits admission, int maxSplices, Duration headerTimeout,
                          Duration spliceWait, Duration controlSilence) {
-        public static final Limits DEFAULT = new Limits(1024, 128, 512, Duration.ofSeconds(10), Duration.ofSeconds(10),
-                Duration.ofSeconds(45));
+        public static final Limits DEFAULT = new Limits(1024,
+                new ConnectionGuard.Limits(Duration.ofSeconds(10), 128, 512, Duration.ofMinutes(30)), 512,
+                Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(45));
     }
 
     /** Checks a host's proof with the engine (the relay holds no host's key). */
@@ -67,7 +78,7 @@ public final class RelayServer implements Closeable {
     private final ServerSocket server;
     private final Semaphore connections;
     private final Semaphore splices;
-    private final Map<InetAddress, AtomicInteger> perSource = new ConcurrentHashMap<>();
+    private final ConnectionGuard guard;
     private final Map<String, Registration> hosts = new ConcurrentHashMap<>();
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong splicedBytes = new AtomicLong();
@@ -88,6 +99,7 @@ public final class RelayServer implements Closeable {
         this.limits = limits;
         this.connections = new Semaphore(limits.maxConnections());
         this.splices = new Semaphore(limits.maxSplices());
+        this.guard = new ConnectionGuard("relay", limits.admission());
         this.server = new ServerSocket();
         server.setReuseAddress(true);
         server.bind(new InetSocketAddress(bind, port), 256);
@@ -130,25 +142,23 @@ public final class RelayServer implements Closeable {
                 }
                 continue;
             }
-            InetAddress source = s.getInetAddress();
-            AtomicInteger fromSource = perSource.computeIfAbsent(source, a -> new AtomicInteger());
             if (!connections.tryAcquire()) {
-                refuse(s, fromSource, false);
+                refuse(s);
                 continue;
             }
-            if (fromSource.incrementAndGet() > limits.maxPerSource()) {
+            Optional<ConnectionGuard.Pass> pass = guard.admit(s.getInetAddress(), () -> Splice.close(s));
+            if (pass.isEmpty()) {
+                // a stranger over its share: nothing read, no thread, no handshake
                 connections.release();
-                refuse(s, fromSource, true);
+                refuse(s);
                 continue;
             }
             Thread t = new Thread(() -> {
                 try {
-                    handle(s);
+                    handle(s, pass.get());
                 } finally {
                     connections.release();
-                    if (fromSource.decrementAndGet() <= 0) {
-                        perSource.remove(source, fromSource);
-                    }
+                    pass.get().close();
                 }
             }, "mpfl-relay-conn");
             t.setDaemon(true);
@@ -156,16 +166,13 @@ public final class RelayServer implements Closeable {
         }
     }
 
-    private void refuse(Socket s, AtomicInteger fromSource, boolean counted) {
-        if (counted) {
-            fromSource.decrementAndGet();
-        }
+    private void refuse(Socket s) {
         refused.incrementAndGet();
         Splice.close(s);
     }
 
     /** One connection: greeting, its one request, and then either a control session or a splice. */
-    private void handle(Socket raw) {
+    private void handle(Socket raw, ConnectionGuard.Pass pass) {
         Socket s = raw;
         boolean handedOver = false;
         try {
@@ -197,10 +204,10 @@ public final class RelayServer implements Closeable {
             Map<String, String> req = RelayWire.read(end.in());
             String op = req.getOrDefault("op", "");
             switch (op) {
-                case "register" -> handedOver = register(end, nonce, req);
-                case "dial" -> handedOver = dial(end, nonce, req);
-                case "accept" -> handedOver = accept(end, nonce, req);
-                case "watch" -> watched(end, nonce, req);
+                case "register" -> handedOver = register(end, nonce, req, pass);
+                case "dial" -> handedOver = dial(end, nonce, req, pass);
+                case "accept" -> handedOver = accept(end, nonce, req, pass);
+                case "watch" -> watched(end, nonce, req, pass);
                 default -> refuse(end, "unknown op '" + op + "'");
             }
         } catch (SocketTimeoutException e) {
@@ -231,22 +238,26 @@ public final class RelayServer implements Closeable {
         RelayWire.write(end.out(), Map.of("error", why));
     }
 
-    private boolean authenticated(Splice.End end, String nonce, Map<String, String> req, String who) throws IOException {
+    /** Whether {@code who} proved itself on this connection; then the connection leaves the strangers' share. */
+    private boolean authenticated(Splice.End end, String nonce, Map<String, String> req, String who, ConnectionGuard.Pass pass)
+            throws IOException {
         String proof = req.get("proof");
         boolean ok = RelayWire.ENGINE.equals(who)
                 ? RelayWire.same(RelayWire.engineProof(engineKey, relayId, nonce), proof)
                 : who != null && !who.isBlank() && proof != null && verifier.verify(who, nonce, proof);
         if (!ok) {
             refuse(end, "not authenticated: a relay serves only hosts (and the engine) with a credential of its engine");
+        } else {
+            pass.prove();
         }
         return ok;
     }
 
     // ------------------------------------------------------------------ control connections
 
-    private boolean register(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+    private boolean register(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
         String hostId = req.get("host");
-        if (RelayWire.ENGINE.equals(hostId) || !authenticated(end, nonce, req, hostId)) {
+        if (RelayWire.ENGINE.equals(hostId) || !authenticated(end, nonce, req, hostId, pass)) {
             return false;
         }
         List<String> addresses = new ArrayList<>();
@@ -315,8 +326,8 @@ public final class RelayServer implements Closeable {
     }
 
     /** The engine watches the relay: a ping every {@link #WATCH_PING_MS} until either side goes. */
-    private void watched(Splice.End end, String nonce, Map<String, String> req) throws IOException {
-        if (!RelayWire.ENGINE.equals(req.get("from")) || !authenticated(end, nonce, req, RelayWire.ENGINE)) {
+    private void watched(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
+        if (!RelayWire.ENGINE.equals(req.get("from")) || !authenticated(end, nonce, req, RelayWire.ENGINE, pass)) {
             if (!RelayWire.ENGINE.equals(req.get("from"))) {
                 refuse(end, "only the engine watches a relay");
             }
@@ -335,9 +346,9 @@ public final class RelayServer implements Closeable {
 
     // ------------------------------------------------------------------ splices
 
-    private boolean dial(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+    private boolean dial(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
         String from = req.get("from");
-        if (!authenticated(end, nonce, req, from)) {
+        if (!authenticated(end, nonce, req, from, pass)) {
             return false;
         }
         String target = req.getOrDefault("target", "");
@@ -439,14 +450,14 @@ public final class RelayServer implements Closeable {
         RelayWire.write(end.out(), Map.of("ok", "asked"));
     }
 
-    private boolean accept(Splice.End end, String nonce, Map<String, String> req) throws IOException {
+    private boolean accept(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
         String hostId = req.get("host");
         Pending p = pending.get(req.getOrDefault("id", ""));
         if (p == null || !p.hostId.equals(hostId)) {
             refuse(end, "no dial waits for this host under that id");
             return false;
         }
-        if (!authenticated(end, nonce, req, hostId)) {
+        if (!authenticated(end, nonce, req, hostId, pass)) {
             return false;
         }
         // the dialer's thread answers and splices (or closes) this connection
@@ -457,6 +468,7 @@ public final class RelayServer implements Closeable {
     public void close() {
         closed = true;
         Splice.close(server);
+        guard.close();
         for (Registration r : hosts.values()) {
             Splice.close(r.end.socket());
         }

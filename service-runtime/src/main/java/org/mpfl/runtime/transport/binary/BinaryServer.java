@@ -97,25 +97,7 @@ public final class BinaryServer implements AutoCloseable {
     private void acceptLoop() {
         while (!closed) {
             try {
-                SocketChannel ch = server.accept();
-                if (connections.size() >= BinaryProtocol.MAX_CONNECTIONS) {
-                    LOG.warn("binary channel: {} connections open, refusing one more", connections.size());
-                    ch.close();
-                    continue;
-                }
-                Conn conn;
-                try {
-                    ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                    conn = new Conn(ch, tls);
-                } catch (IOException | RuntimeException e) {
-                    ch.close();
-                    LOG.warn("binary channel: cannot set up an accepted connection: {}", e.toString());
-                    continue;
-                }
-                connections.put(ch, conn);
-                Thread t = new Thread(() -> serve(conn), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
-                t.setDaemon(true);
-                t.start();
+                take(server.accept());
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
@@ -124,6 +106,38 @@ public final class BinaryServer implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Serves a connection this host did not accept on its port but was handed, already connected:
+     * a relay's splice ({@code RelayLink}), whose bytes would otherwise be copied once more through
+     * a loopback connection to this server. The same bound, TLS and handshake as an accepted one.
+     */
+    public void adopt(SocketChannel ch) throws IOException {
+        ch.configureBlocking(true);
+        take(ch);
+    }
+
+    /** One connection, accepted or adopted: bounded, layered with TLS, then served on a thread of its own. */
+    private void take(SocketChannel ch) throws IOException {
+        if (connections.size() >= BinaryProtocol.MAX_CONNECTIONS) {
+            LOG.warn("binary channel: {} connections open, refusing one more", connections.size());
+            ch.close();
+            return;
+        }
+        Conn conn;
+        try {
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            conn = new Conn(ch, tls);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            LOG.warn("binary channel: cannot set up an accepted connection: {}", e.toString());
+            return;
+        }
+        connections.put(ch, conn);
+        Thread t = new Thread(() -> serve(conn), "mpfl-binary-conn-" + connectionCount.incrementAndGet());
+        t.setDaemon(true);
+        t.start();
     }
 
     /**

@@ -1,0 +1,215 @@
+package org.mpfl.engine.rest;
+
+import static org.mpfl.engine.rest.Requests.body;
+import static org.mpfl.engine.rest.Requests.param;
+import static org.mpfl.engine.rest.Requests.requireAdmin;
+import static org.mpfl.engine.rest.Requests.text;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.camel.Exchange;
+import org.mpfl.engine.json.Json;
+import org.mpfl.engine.registry.HostAnnouncement;
+import org.mpfl.engine.registry.HostCredentials;
+import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.rest.EngineRoutes.Api;
+import org.mpfl.engine.rest.EngineRoutes.Reply;
+import org.mpfl.protocol.HostCredential;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The closed registry: hosts announce, beat and leave with their host credential ({@link HostCredentials};
+ * 401 without a valid one, before anything is read or allocated) and speak only for their own host id
+ * (403 otherwise); relays announce themselves and check hosts' proofs; the admin issues, lists and revokes
+ * credentials and may remove any host.
+ */
+final class RegistryEndpoints {
+    private static final Logger log = LoggerFactory.getLogger(RegistryEndpoints.class);
+    private final Api api;
+
+    RegistryEndpoints(Api api) {
+        this.api = api;
+    }
+
+    Reply hosts(Exchange ex) {
+        return Reply.ok(hostViews());
+    }
+
+    Reply remove(Exchange ex) throws ApiException {
+        String hostId = param(ex, "hostId");
+        if (!hasAdminToken(ex)) {
+            requireHostSpeakingFor(ex, hostId);
+        }
+        api.registry().remove(hostId, false);
+        return new Reply(204, null);
+    }
+
+    Reply credentials(Exchange ex) throws ApiException {
+        requireAdmin(ex);
+        return Reply.ok(api.credentials().list().stream().map(e -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", e.id());
+            m.put("hostId", e.hostId());
+            m.put("createdMs", e.createdMs());
+            return m;
+        }).toList());
+    }
+
+    Reply revoke(Exchange ex) throws ApiException {
+        requireAdmin(ex);
+        HostCredentials.Entry gone = api.credentials().revoke(param(ex, "id"))
+                .orElseThrow(() -> new ApiException(404, "no host credential '" + param(ex, "id") + "'"));
+        // the host leaves now, its runs hear of it as of a lost host; its later requests get 401
+        api.registry().remove(gone.hostId(), true);
+        log.info("host credential {} of host {} revoked", gone.id(), gone.hostId());
+        return new Reply(204, null);
+    }
+
+    Reply relays(Exchange ex) {
+        return Reply.ok(api.registry().relays().list());
+    }
+
+    Reply announceRelay(Exchange ex) throws ApiException {
+        String own = requireHost(ex);
+        if (api.registry().host(own).isPresent()) {
+            throw new ApiException(409, "'" + own + "' is registered as a service host: a relay needs a credential of its own");
+        }
+        try {
+            return new Reply(201, api.registry().relays().announce(own, body(ex).path("address").asText(null)));
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(400, e.getMessage());
+        }
+    }
+
+    Reply verifyAtRelay(Exchange ex) throws ApiException {
+        String relay = requireHost(ex);
+        if (!api.registry().relays().isRelay(relay)) {
+            throw new ApiException(403, "only a relay (announced with POST /api/registry/relays) checks hosts' proofs");
+        }
+        JsonNode b = body(ex);
+        return Reply.ok(Map.of("valid", api.registry().relays().verify(api.credentials(), relay,
+                b.path("hostId").asText(""), b.path("nonce").asText(""), b.path("proof").asText(""))));
+    }
+
+    /** {@code {"hostId"?}} with the admin token: a new host credential (201; the only time its secret is shown). */
+    Reply issueCredential(Exchange ex) throws Exception {
+        requireAdmin(ex);
+        String text = ex.getIn().getBody(String.class);
+        String hostId = null;
+        if (text != null && !text.isBlank()) {
+            try {
+                hostId = text(Json.MAPPER.readTree(text), "hostId");
+            } catch (IOException e) {
+                throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+            }
+        }
+        HostCredential c;
+        try {
+            c = api.credentials().issue(hostId, api.url().get());
+        } catch (HostCredentials.HostIdTakenException e) {
+            throw new ApiException(409, e.getMessage());
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", c.id());
+        m.put("hostId", c.hostId());
+        m.put("engine", c.engineUrl());
+        m.put("secret", c.secret());
+        m.put("credential", c.text());
+        return new Reply(201, m);
+    }
+
+    /**
+     * The registry's hosts as JSON, each with {@code quarantine}: {@code null}, or why and until when
+     * the engine places no ranks there ({@code active} false once it ended; the offences stay on
+     * record until the host accepts work again).
+     */
+    private List<Map<String, Object>> hostViews() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (HostInfo h : api.registry().hosts()) {
+            Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
+            m.put("relay", api.registry().relays().relayOf(h.hostId()).orElse(null));
+            m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
+                Map<String, Object> v = new LinkedHashMap<>();
+                v.put("active", api.registry().quarantined(h.hostId()));
+                v.put("reason", q.reason());
+                v.put("sinceMs", q.sinceMs());
+                v.put("untilMs", q.untilMs());
+                v.put("offences", q.offences());
+                return v;
+            }).orElse(null));
+            out.add(m);
+        }
+        return out;
+    }
+
+    Reply announce(Exchange ex) throws Exception {
+        String own = requireHost(ex);
+        HostAnnouncement a;
+        JsonNode raw = body(ex);
+        try {
+            a = Json.MAPPER.treeToValue(raw, HostAnnouncement.class);
+        } catch (IOException e) {
+            throw new ApiException(400, "not a host announcement: " + e.getMessage());
+        }
+        if (a.hostId() != null && !a.hostId().isBlank() && !a.hostId().equals(own)) {
+            throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");
+        }
+        a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl(),
+                a.oversubscribe(), a.instance(), a.site());
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (api.registry().relays().isRelay(own)) {
+            throw new ApiException(409, "'" + own + "' is registered as a relay: a host needs a credential of its own");
+        }
+        HostInfo registered = api.registry().announce(a);
+        // a host that holds a connection to a relay accepts none from outside its site: the engine calls it there
+        api.registry().relays().hostUses(registered, raw.path("relay").asText(null));
+        m.put("host", registered);
+        m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
+        // the host gives up its ranks when it has not reached the engine for this long (the engine gave up on it)
+        m.put("heartbeatTimeoutMs", api.registry().heartbeatTimeout().toMillis());
+        // ... unless the engine itself is what went away: then the ranks run on this long, so that a
+        // restarted engine re-attaches to them (docs/durability.md)
+        m.put("engineLossGraceMs", api.registry().engineLossGrace().toMillis());
+        return new Reply(201, m);
+    }
+
+    Reply heartbeat(Exchange ex) throws ApiException {
+        String id = param(ex, "hostId");
+        requireHostSpeakingFor(ex, id);
+        if (!api.registry().heartbeat(id)) {
+            throw new ApiException(404, "unknown host '" + id + "': announce again");
+        }
+        return new Reply(204, null);
+    }
+
+    private boolean hasAdminToken(Exchange ex) {
+        String auth = ex.getIn().getHeader("Authorization", String.class);
+        String expected = "Bearer " + api.token();
+        return auth != null && MessageDigest.isEqual(auth.strip().getBytes(StandardCharsets.UTF_8),
+                expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The host id a request's host credential speaks for; 401 without a valid host credential. */
+    private String requireHost(Exchange ex) throws ApiException {
+        String auth = ex.getIn().getHeader("Authorization", String.class);
+        return api.credentials().authenticate(auth).orElseThrow(() -> new ApiException(401, auth == null
+                ? "the registry is closed: this request needs 'Authorization: Bearer <host credential>' (mpflc host-token)"
+                : "not a valid host credential (unknown, revoked or wrong secret)"));
+    }
+
+    /** 401 without a valid host credential, 403 when it belongs to another host than {@code hostId}. */
+    private void requireHostSpeakingFor(Exchange ex, String hostId) throws ApiException {
+        String own = requireHost(ex);
+        if (!own.equals(hostId)) {
+            throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + hostId + "'");
+        }
+    }
+}

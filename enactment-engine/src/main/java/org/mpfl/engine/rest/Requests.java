@@ -1,0 +1,98 @@
+package org.mpfl.engine.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.Locale;
+import org.apache.camel.Exchange;
+import org.mpfl.engine.access.Caller;
+import org.mpfl.engine.access.Role;
+import org.mpfl.engine.json.Json;
+
+/**
+ * What every endpoint reads from a request the same way: path and query parameters (bounded whole numbers,
+ * instants), the JSON body, and the role of the caller the {@link AccessFilter} admitted. Each refusal is
+ * an {@link ApiException} with the status the API documents (400, 401, 403).
+ */
+final class Requests {
+    private Requests() {
+    }
+
+    static String param(Exchange ex, String name) {
+        return ex.getIn().getHeader(name, String.class);
+    }
+
+    /** A text field of a JSON body, {@code null} when absent or null. */
+    static String text(JsonNode body, String field) {
+        return body.hasNonNull(field) ? body.get(field).asText() : null;
+    }
+
+    static JsonNode body(Exchange ex) throws ApiException {
+        String text = ex.getIn().getBody(String.class);
+        if (text == null || text.isBlank()) {
+            throw new ApiException(400, "a JSON body is required");
+        }
+        try {
+            return Json.MAPPER.readTree(text);
+        } catch (IOException e) {
+            throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+        }
+    }
+
+    static String blankless(String s) {
+        return s == null || s.isBlank() ? null : s.strip();
+    }
+
+    /** A whole-number query parameter within bounds ({@code dflt} when absent), or a 400 answer. */
+    static long whole(Exchange ex, String name, long dflt, long min, long max) throws ApiException {
+        String s = blankless(param(ex, name));
+        if (s == null) {
+            return dflt;
+        }
+        try {
+            long v = Long.parseLong(s);
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new ApiException(400, name + " must be a whole number from " + min + " to " + max + ", not '" + s + "'");
+    }
+
+    /** A time query parameter: epoch milliseconds or an ISO-8601 instant ({@code 2026-11-29T02:00:00Z}). */
+    static Long epochMs(Exchange ex, String name) throws ApiException {
+        String s = blankless(param(ex, name));
+        if (s == null) {
+            return null;
+        }
+        if (s.chars().allMatch(Character::isDigit)) {
+            return whole(ex, name, 0, 0, Long.MAX_VALUE);
+        }
+        try {
+            return java.time.Instant.parse(s).toEpochMilli();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new ApiException(400, name + " must be epoch milliseconds or an ISO-8601 instant such as 2026-11-29T02:00:00Z, not '" + s + "'");
+        }
+    }
+
+    /** 401/403 unless the caller holds the engine token or an admin's token. */
+    static void requireAdmin(Exchange ex) throws ApiException {
+        requireRole(ex, Role.ADMIN);
+    }
+
+    /**
+     * 401/403 unless the caller the access filter admitted has {@code role} (the filter checked the
+     * route already; this guards what only the body tells, such as archives, which put code on hosts).
+     */
+    static Caller requireRole(Exchange ex, Role role) throws ApiException {
+        Caller c = AccessFilter.caller(ex);
+        if (c.kind() == Caller.Kind.ANONYMOUS || c.kind() == Caller.Kind.HOST) {
+            throw new ApiException(401, ex.getIn().getHeader("Authorization") == null
+                    ? "this request needs 'Authorization: Bearer <engine token>'" : "wrong engine token");
+        }
+        if (!c.role().includes(role)) {
+            throw new ApiException(403, "this needs the " + role.name().toLowerCase(Locale.ROOT) + " role");
+        }
+        return c;
+    }
+}

@@ -1,0 +1,227 @@
+package org.mpfl.engine.rest;
+
+import static org.mpfl.engine.rest.Requests.blankless;
+import static org.mpfl.engine.rest.Requests.body;
+import static org.mpfl.engine.rest.Requests.epochMs;
+import static org.mpfl.engine.rest.Requests.param;
+import static org.mpfl.engine.rest.Requests.requireRole;
+import static org.mpfl.engine.rest.Requests.text;
+import static org.mpfl.engine.rest.Requests.whole;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.camel.Exchange;
+import org.mpfl.engine.access.Caller;
+import org.mpfl.engine.access.Role;
+import org.mpfl.engine.json.Json;
+import org.mpfl.engine.rest.EngineRoutes.Api;
+import org.mpfl.engine.rest.EngineRoutes.Headed;
+import org.mpfl.engine.rest.EngineRoutes.RawText;
+import org.mpfl.engine.rest.EngineRoutes.Reply;
+import org.mpfl.engine.run.Queueing;
+import org.mpfl.engine.run.Run;
+import org.mpfl.engine.run.RunListing;
+import org.mpfl.engine.run.RunService;
+import org.mpfl.engine.run.SiteRequest;
+import org.mpfl.engine.store.RunQuery;
+import org.mpfl.engine.store.RunStore;
+import org.mpfl.engine.workflow.WorkflowService;
+import org.mpfl.protocol.RankEvent;
+
+/**
+ * Runs: {@code /api/runs} (a page of them, and starting one), a run's detail, log, log text and trace,
+ * cancel and resume, and the rank events a run's ranks post (authorised by the run's unguessable domain
+ * ID, not by a user). Which runs a caller sees the {@link AccessFilter} decided before a handler runs;
+ * a listing is narrowed here to the caller's projects.
+ */
+final class RunEndpoints {
+    private final Api api;
+
+    RunEndpoints(Api api) {
+        this.api = api;
+    }
+
+    Reply detail(Exchange ex) throws ApiException {
+        return Reply.ok(api.runs().detail(param(ex, "id"))
+                .orElseThrow(() -> new ApiException(404, "no run '" + param(ex, "id") + "'")));
+    }
+
+    Reply trace(Exchange ex) throws Exception {
+        return Reply.ok(api.runs().trace(param(ex, "id")));
+    }
+
+    /**
+     * {@code ?state&workflow&q&param&from&to&sort&order&offset&limit}: a page of runs (a JSON array, as
+     * before paging existed), with the number of matching runs in the {@code X-Total-Count} header.
+     */
+    Reply list(Exchange ex) throws ApiException {
+        String state = blankless(param(ex, "state"));
+        String sort = blankless(param(ex, "sort"));
+        String order = blankless(param(ex, "order"));
+        if (order != null && !order.equals("asc") && !order.equals("desc")) {
+            throw new ApiException(400, "order must be asc or desc, not '" + order + "'");
+        }
+        RunQuery query = new RunQuery(state == null ? null : state.toUpperCase(Locale.ROOT), blankless(param(ex, "workflow")),
+                blankless(param(ex, "q")), blankless(param(ex, "param")), epochMs(ex, "from"), epochMs(ex, "to"),
+                sort == null ? "created" : sort, order == null ? sort != null && !sort.equals("created") : order.equals("asc"),
+                (int) whole(ex, "offset", 0, 0, Integer.MAX_VALUE), (int) whole(ex, "limit", 200, 1, 10_000));
+        Caller caller = AccessFilter.caller(ex);
+        if (!caller.allProjects()) {
+            query = query.within(caller.projects());
+        }
+        RunListing listing = api.runs().list(query);
+        return new Reply(200, new Headed(listing.runs(), Map.of("X-Total-Count", String.valueOf(listing.total()))));
+    }
+
+    /**
+     * {@code {"plan": {...}} | {"workflow": name} | {"document": xml, "file": name}}, plus
+     * {@code "params": {...}} and optionally {@code "archives": [{"service","archive"}]} to deploy first.
+     */
+    Reply start(Exchange ex) throws Exception {
+        Caller caller = requireRole(ex, Role.OPERATOR);
+        JsonNode b = body(ex);
+        if (b.has("archives")) {
+            requireRole(ex, Role.ADMIN); // archives are code the hosts will run
+        }
+        if (text(b, "workflow") != null) {
+            String name = text(b, "workflow");
+            api.access().requireWorkflowVisible(caller, name.contains("@") ? name.substring(0, name.indexOf('@')) : name);
+        }
+        String project = api.access().projectForNew(caller, text(b, "project"));
+        Map<String, Object> params = b.has("params") && b.get("params").isObject()
+                ? Json.MAPPER.convertValue(b.get("params"), new TypeReference<Map<String, Object>>() { })
+                : Map.of();
+        Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? WorkflowEndpoints.archives(b.get("archives")) : Map.of();
+        Integer restarts = null;
+        if (b.hasNonNull("restarts")) {
+            if (!b.get("restarts").isIntegralNumber() || !b.get("restarts").canConvertToInt() || b.get("restarts").asInt() < 0) {
+                throw new ApiException(400, "'restarts' must be a whole number of at least 0");
+            }
+            restarts = b.get("restarts").asInt();
+        }
+        Run run = api.workflows().start(new WorkflowService.StartRun(b.get("plan"), text(b, "document"), text(b, "file"),
+                text(b, "workflow"), params, archives, restarts, queueing(b)));
+        api.access().ownRun(run.id(), caller, project);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", run.id());
+        m.put("state", run.state().name());
+        m.put("url", api.url().get() + "/api/runs/" + run.id());
+        return new Reply(201, m);
+    }
+
+    /**
+     * The run's place in the run queue: {@code "priority"} (a whole number, higher first), {@code "oversubscribe"}
+     * (true: exceed hosts' capacities rather than wait), {@code "queueTimeoutS"} (0: wait as long as it takes;
+     * absent: the engine's default) and {@code "sites"} (a number of sites or {@code "a,b"}: the sites to place it on;
+     * absent: packed within one site while capacity allows).
+     */
+    private static Queueing queueing(JsonNode b) throws ApiException {
+        int priority = 0;
+        if (b.hasNonNull("priority")) {
+            if (!b.get("priority").isIntegralNumber() || !b.get("priority").canConvertToInt()) {
+                throw new ApiException(400, "'priority' must be a whole number");
+            }
+            priority = b.get("priority").asInt();
+        }
+        if (b.hasNonNull("oversubscribe") && !b.get("oversubscribe").isBoolean()) {
+            throw new ApiException(400, "'oversubscribe' must be true or false");
+        }
+        java.time.Duration timeout = null;
+        if (b.hasNonNull("queueTimeoutS")) {
+            if (!b.get("queueTimeoutS").isIntegralNumber() || b.get("queueTimeoutS").asLong() < 0) {
+                throw new ApiException(400, "'queueTimeoutS' must be a whole number of seconds, at least 0 (0: no bound)");
+            }
+            timeout = java.time.Duration.ofSeconds(b.get("queueTimeoutS").asLong());
+        }
+        SiteRequest sites = null;
+        if (b.hasNonNull("sites")) {
+            JsonNode n = b.get("sites");
+            if (!n.isTextual() && !n.isIntegralNumber()) {
+                throw new ApiException(400, "'sites' must be a number of sites or site names separated by commas (\"a,b\")");
+            }
+            sites = SiteRequest.parse(n.asText()); // a bad one: IllegalArgumentException, 400 with its message
+        }
+        return new Queueing(priority, b.path("oversubscribe").asBoolean(false), timeout, sites);
+    }
+
+    Reply cancel(Exchange ex) throws Exception {
+        requireRole(ex, Role.OPERATOR);
+        RunService.Cancellation c = api.runs().cancelRun(param(ex, "id"));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", c.runId());
+        m.put("cancelled", c.cancelled());
+        m.put("state", c.state());
+        return Reply.ok(m);
+    }
+
+    /** A new attempt of a FAILED or CANCELLED run from its newest usable checkpoint (409 in any other state). */
+    Reply resume(Exchange ex) throws Exception {
+        requireRole(ex, Role.OPERATOR);
+        Run run = api.runs().resume(param(ex, "id"));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", run.id());
+        m.put("state", run.state().name());
+        m.put("url", api.url().get() + "/api/runs/" + run.id());
+        return Reply.ok(m);
+    }
+
+    Reply log(Exchange ex) throws Exception {
+        long after = param(ex, "after") == null ? 0 : Long.parseLong(param(ex, "after"));
+        int limit = param(ex, "limit") == null ? 10_000 : Math.min(100_000, Integer.parseInt(param(ex, "limit")));
+        return Reply.ok(api.runs().log(param(ex, "id"), after, limit));
+    }
+
+    /**
+     * {@code GET /api/runs/{id}/logs[?rank=N]}: every {@code <log>} line the run's ranks reported (the
+     * run detail keeps only the newest 500 per rank), oldest first, as text: one line per log line,
+     * {@code 2026-11-29T02:49:32.125Z rank 3 INFO message}.
+     */
+    Reply logText(Exchange ex) throws Exception {
+        String id = param(ex, "id");
+        Integer rank = param(ex, "rank") == null ? null : (int) whole(ex, "rank", 0, 0, Integer.MAX_VALUE);
+        StringBuilder text = new StringBuilder();
+        long after = 0;
+        for (;;) {
+            List<RunStore.StoredEvent> page = api.runs().log(id, after, 10_000);
+            for (RunStore.StoredEvent e : page) {
+                JsonNode b = e.body();
+                if ("rank".equals(e.type()) && "LOG".equals(b.path("type").asText()) && (rank == null || b.path("rank").asInt(-1) == rank)) {
+                    text.append(java.time.Instant.ofEpochMilli(b.path("timeMs").asLong(e.timeMs()))).append(" rank ")
+                            .append(b.path("rank").asInt()).append(' ')
+                            .append(b.path("level").asText("info").toUpperCase(Locale.ROOT)).append(' ')
+                            .append(b.path("message").asText("")).append('\n');
+                }
+            }
+            if (page.size() < 10_000) {
+                break;
+            }
+            after = page.get(page.size() - 1).id();
+        }
+        return Reply.ok(new RawText("text/plain; charset=utf-8", text.toString()));
+    }
+
+    /** One rank event or an array of them, POSTed by the ranks of a run (authorised by the domain ID). */
+    Reply rankEvents(Exchange ex) throws Exception {
+        JsonNode b = body(ex);
+        List<RankEvent> events = new ArrayList<>();
+        try {
+            if (b.isArray()) {
+                for (JsonNode n : b) {
+                    events.add(Json.MAPPER.treeToValue(n, RankEvent.class));
+                }
+            } else {
+                events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
+            }
+        } catch (IOException e) {
+            throw new ApiException(400, "not a rank event: " + e.getMessage());
+        }
+        api.runs().rankEvents(param(ex, "id"), events);
+        return new Reply(204, null);
+    }
+}
