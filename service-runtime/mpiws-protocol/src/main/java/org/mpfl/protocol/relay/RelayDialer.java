@@ -242,8 +242,12 @@ public final class RelayDialer {
 
     /** Asks the host at {@code target}, through the relay at {@code relay}, to connect out to this host; waits for it. */
     private SocketChannel reversed(String relay, String target, int timeoutMs) throws IOException {
-        SpliceKey key = domainKeys.forTarget(target).orElseThrow(() -> new IOException(
-                "no domain of this host has a rank at " + target));
+        // as a splice's dial: the binary channel's probe dials while the domain is still opening here
+        SpliceKey key = awaitDomain(() -> domainKeys.forTarget(target).orElse(null), Math.min(timeoutMs, RelayLink.DOMAIN_WAIT_MS),
+                () -> false);
+        if (key == null) {
+            throw new IOException("no domain of this host has a rank at " + target);
+        }
         Identity me = identity;
         if (me == null) {
             throw new IOException("this process has no credential to ask relay " + relay);
