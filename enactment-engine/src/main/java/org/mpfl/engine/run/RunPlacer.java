@@ -130,6 +130,11 @@ final class RunPlacer {
         return missing;
     }
 
+    /** Whether any of these hosts is reached from outside its site through a relay. */
+    boolean anyBehindRelay(java.util.Collection<String> hostIds) {
+        return hostIds.stream().anyMatch(h -> registry.relays().relayOf(h).isPresent());
+    }
+
     /** Says in the run record (detail and log) how each pair of the placed hosts connects, and why. */
     private void recordConnections(Run run, List<RankPlacement> placements) {
         Map<String, String> sites = new java.util.LinkedHashMap<>();
