@@ -62,6 +62,11 @@ public final class Relays {
         return new ArrayList<>(relays.values());
     }
 
+    /** Whether a relay listening at {@code address} is registered (announced itself and was not lost since). */
+    public boolean live(String address) {
+        return relays.values().stream().anyMatch(r -> r.address().equals(address));
+    }
+
     /** Whether {@code hostId} announced itself as a relay. */
     public boolean isRelay(String hostId) {
         return relays.containsKey(hostId);
@@ -102,10 +107,10 @@ public final class Relays {
     /**
      * How each ordered pair of these hosts connects, and why — the choice the hosts make when their
      * domain is set up ({@link RelayDialer}): {@code direct} within a site or where the receiving host
-     * holds no relay connection (it accepts inbound connections); {@code relay} when the receiver is
-     * in another site and accepts no inbound connections (it holds a connection to a relay). A reverse
-     * connection (the sender opening nothing, the receiver connecting out) is not offered: MPFL's
-     * transports send on connections the sender opened, so such pairs go through the relay.
+     * holds no relay connection (it accepts inbound connections); {@code reverse} when the receiver is
+     * in another site and holds a relay connection but the sender holds none (it accepts inbound
+     * connections, so the receiver connects out to it, asked through the receiver's relay);
+     * {@code relay} when both hold relay connections (neither side can be reached from the other site).
      *
      * @param sites host id → site, in placement order
      */
@@ -113,30 +118,36 @@ public final class Relays {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Map.Entry<String, String> from : sites.entrySet()) {
             for (Map.Entry<String, String> to : sites.entrySet()) {
-                if (from.getKey().equals(to.getKey())) {
-                    continue;
+                if (!from.getKey().equals(to.getKey())) {
+                    out.add(connection(from.getKey(), from.getValue(), to.getKey(), to.getValue()));
                 }
-                String relay = hostRelays.get(to.getKey());
-                boolean sameSite = from.getValue().equals(to.getValue());
-                Map<String, Object> m = new java.util.LinkedHashMap<>();
-                m.put("from", from.getKey());
-                m.put("to", to.getKey());
-                if (sameSite) {
-                    m.put("method", "direct");
-                    m.put("why", "both hosts in site " + to.getValue());
-                } else if (relay == null) {
-                    m.put("method", "direct");
-                    m.put("why", "host " + to.getKey() + " in site " + to.getValue() + " accepts inbound connections");
-                } else {
-                    m.put("method", "relay");
-                    m.put("relay", nameOf(relay));
-                    m.put("why", "relay via " + nameOf(relay) + ": host " + to.getKey() + " in site " + to.getValue()
-                            + " accepts no inbound connections");
-                }
-                out.add(m);
             }
         }
         return out;
+    }
+
+    private Map<String, Object> connection(String from, String fromSite, String to, String toSite) {
+        String relay = hostRelays.get(to);
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("from", from);
+        m.put("to", to);
+        if (fromSite.equals(toSite)) {
+            m.put("method", "direct");
+            m.put("why", "both hosts in site " + toSite);
+        } else if (relay == null) {
+            m.put("method", "direct");
+            m.put("why", "host " + to + " in site " + toSite + " accepts inbound connections");
+        } else if (!hostRelays.containsKey(from)) {
+            m.put("method", "reverse");
+            m.put("relay", nameOf(relay));
+            m.put("why", "reverse, asked through " + nameOf(relay) + ": host " + to + " in site " + toSite
+                    + " accepts no inbound connections, host " + from + " does, so " + to + " connects out to " + from);
+        } else {
+            m.put("method", "relay");
+            m.put("relay", nameOf(relay));
+            m.put("why", "relay via " + nameOf(relay) + ": host " + to + " in site " + toSite + " accepts no inbound connections");
+        }
+        return m;
     }
 
     /**

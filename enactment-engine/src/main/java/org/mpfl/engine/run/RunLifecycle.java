@@ -255,7 +255,29 @@ final class RunLifecycle implements RunFaults {
     private void restart(Run run, Run.Domain old, RunError cause, Set<String> lostHosts, long faultMs) {
         Map<String, String> faulty = new LinkedHashMap<>();
         lostHosts.forEach(h -> faulty.put(h, "(lost: " + cause.message() + ")"));
-        domains.abort(run.id(), old, null).forEach(h -> faulty.putIfAbsent(h, "(unreachable when its ranks were aborted)"));
+        // a lost relay: its hosts can be aborted and placed across sites again once it is back
+        List<String> missing = placer.awaitRelays(old.placements());
+        if (!missing.isEmpty()) {
+            LOG.warn("run {}: relays {} did not come back within {} s; restarting without them", run.id(), missing,
+                    RunPlacer.RELAY_RETURN_MS / 1000);
+        }
+        Set<String> unreachable = domains.abort(run.id(), old, null);
+        // hosts behind a relay that has just come back register there again within seconds: their abort is
+        // retried while they do (bounded), rather than keeping them out of the new attempt
+        long end = System.nanoTime() + RunPlacer.RELAY_RETURN_MS * 1_000_000L;
+        while (!unreachable.isEmpty() && placer.anyBehindRelay(unreachable) && System.nanoTime() < end) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            Set<String> again = unreachable;
+            Set<String> urls = new java.util.HashSet<>();
+            old.placements().stream().filter(p -> again.contains(p.hostId())).forEach(p -> urls.add(p.endpoint().soapUrl()));
+            unreachable = domains.abort(run.id(), old, urls);
+        }
+        unreachable.forEach(h -> faulty.putIfAbsent(h, "(unreachable when its ranks were aborted)"));
         Optional<LaunchSpec> spec = runs.launch(run.id());
         if (spec.isEmpty() || run.state().isFinal()) {
             return;

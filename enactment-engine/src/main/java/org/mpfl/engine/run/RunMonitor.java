@@ -45,6 +45,13 @@ final class RunMonitor {
     private final Map<String, AtomicBoolean> polling = new ConcurrentHashMap<>();
     private final Map<String, Long> lastPoll = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> hostFailures = new ConcurrentHashMap<>();
+    /**
+     * Heartbeat intervals without a heartbeat after which a host counts as unreachable as well when
+     * another host of its run is lost: a healthy host sends one every interval; the second host of
+     * a cut-off site has been silent for at least (timeout − interval) = 2 intervals when the first
+     * one's heartbeat times out, so 1.5 leaves half an interval either way.
+     */
+    static final double SILENT_HEARTBEATS = 1.5;
 
     RunMonitor(LiveRuns runs, RunStore store, RunJournal journal, RunFaults faults, HostRegistry registry, RankInvoker invoker,
                RunSettings settings, ExecutorService workers) {
@@ -176,10 +183,39 @@ final class RunMonitor {
             // by URL too: a new process of the same host id (which replaced this one) may already have ranks
             domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())
                     && p.endpoint().soapUrl().startsWith(host.soapUrl())).findFirst().ifPresent(p ->
-                    faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), host.soapUrl(), "service host "
-                            + registry.describe(host.hostId()) + " at " + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"),
-                            Set.of(host.hostId())));
+                    lostHosts(run, domain, p, "service host " + registry.describe(host.hostId()) + " at " + host.soapUrl()
+                            + " was lost (rank " + p.rank() + " ran there)"));
         }
+    }
+
+    /**
+     * Fails {@code run} for the host of {@code p}, naming with it every other host of the run that
+     * is unreachable too — a site cut off loses all its hosts at once, but their heartbeats time out
+     * one by one: hosts that already left the registry, missed their last status poll, or sent no
+     * heartbeat for {@link #SILENT_HEARTBEATS} intervals count as unreachable.
+     */
+    private void lostHosts(Run run, Run.Domain domain, RankPlacement p, String first) {
+        long now = System.currentTimeMillis();
+        long silentMs = (long) (SILENT_HEARTBEATS * registry.heartbeatInterval().toMillis());
+        Map<String, String> others = new java.util.TreeMap<>();
+        for (RankPlacement q : domain.placements()) {
+            String h = q.hostId();
+            if (h.equals(p.hostId()) || others.containsKey(h)) {
+                continue;
+            }
+            Optional<HostInfo> info = registry.host(h);
+            if (info.isEmpty()) {
+                others.put(h, h + " (left the registry)");
+            } else if (hostFailures.getOrDefault(h, new AtomicInteger()).get() > 0) {
+                others.put(h, h + " (missed its last status poll)");
+            } else if (!info.get().staticEntry() && now - info.get().lastHeartbeatMs() > silentMs) {
+                others.put(h, h + " (no heartbeat for " + (now - info.get().lastHeartbeatMs()) / 1000 + " s)");
+            }
+        }
+        Set<String> hosts = new java.util.TreeSet<>(others.keySet());
+        hosts.add(p.hostId());
+        String message = others.isEmpty() ? first : first + "; unreachable as well: " + String.join(", ", others.values());
+        faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), p.endpoint().soapUrl(), message), hosts);
     }
 
     /**
@@ -288,9 +324,8 @@ final class RunMonitor {
                             registry.remove(host, true);
                         } else {
                             domain.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
-                                    faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), p.endpoint().soapUrl(),
-                                            "service host " + registry.describe(host) + " does not answer (rank " + p.rank() + " ran there)"),
-                                            Set.of(host)));
+                                    lostHosts(run, domain, p, "service host " + registry.describe(host) + " does not answer (rank "
+                                            + p.rank() + " ran there)"));
                         }
                     }
                 });

@@ -102,19 +102,54 @@ final class RunPlacer {
     record Reservation(List<RankPlacement> placements, String waitReason, RunError failure, boolean leftQueue) {
     }
 
+    /**
+     * How long a restart waits for a lost relay of its hosts to announce itself again ({@link #awaitRelays}):
+     * a relay announces itself when it starts; a restarted JVM on a loaded machine takes some seconds.
+     */
+    static final long RELAY_RETURN_MS = 60_000;
+
+    /**
+     * Waits, at most {@link #RELAY_RETURN_MS}, until every relay the hosts of {@code placements} reach
+     * the other sites through is registered again (a restart after a lost relay: the hosts behind it
+     * cannot be aborted nor reached across sites before it is back). Returns the relays still missing.
+     */
+    List<String> awaitRelays(List<RankPlacement> placements) {
+        java.util.Set<String> needed = new java.util.TreeSet<>();
+        placements.forEach(p -> registry.relays().relayOf(p.hostId()).ifPresent(needed::add));
+        long end = System.nanoTime() + RELAY_RETURN_MS * 1_000_000L;
+        List<String> missing = needed.stream().filter(r -> !registry.relays().live(r)).toList();
+        while (!missing.isEmpty() && System.nanoTime() < end) {
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            missing = needed.stream().filter(r -> !registry.relays().live(r)).toList();
+        }
+        return missing;
+    }
+
+    /** Whether any of these hosts is reached from outside its site through a relay. */
+    boolean anyBehindRelay(java.util.Collection<String> hostIds) {
+        return hostIds.stream().anyMatch(h -> registry.relays().relayOf(h).isPresent());
+    }
+
     /** Says in the run record (detail and log) how each pair of the placed hosts connects, and why. */
     private void recordConnections(Run run, List<RankPlacement> placements) {
         Map<String, String> sites = new java.util.LinkedHashMap<>();
         placements.forEach(p -> sites.putIfAbsent(p.hostId(), p.endpoint().site()));
         List<Map<String, Object>> methods = registry.relays().connections(sites);
         run.connections(methods);
-        List<String> relayed = methods.stream().filter(m -> "relay".equals(m.get("method")))
+        List<String> notDirect = methods.stream().filter(m -> !"direct".equals(m.get("method")))
                 .map(m -> m.get("from") + " -> " + m.get("to") + ": " + m.get("why")).toList();
-        if (!relayed.isEmpty()) {
+        if (!notDirect.isEmpty()) {
+            long relayed = methods.stream().filter(m -> "relay".equals(m.get("method"))).count();
             Map<String, Object> body = new java.util.LinkedHashMap<>();
             body.put("action", "connections");
-            body.put("message", "attempt " + run.attempts() + ": " + relayed.size() + " of " + methods.size()
-                    + " host pairs through a relay (" + String.join("; ", relayed) + "), the others direct");
+            body.put("message", "attempt " + run.attempts() + ": " + relayed + " of " + methods.size()
+                    + " host pairs through a relay, " + (notDirect.size() - relayed) + " reverse (" + String.join("; ", notDirect)
+                    + "), the others direct");
             body.put("timeMs", System.currentTimeMillis());
             journal.record(run, null, "placement", body);
             LOG.info("run {}: {}", run.id(), body.get("message"));
@@ -272,7 +307,9 @@ final class RunPlacer {
 
     /** Fans {@code run} out to every rank of the current domain. */
     private Attempt start(Run run, List<RankPlacement> placements, List<ProcessSlice> slices, CheckpointStore.Usable resume) {
-        List<Endpoint> endpoints = placements.stream().map(RankPlacement::endpoint).toList();
+        // each host's relay goes with its endpoint: a peer that accepts inbound connections asks it there to connect out
+        List<Endpoint> endpoints = placements.stream()
+                .map(p -> p.endpoint().withRelay(registry.relays().relayOf(p.hostId()).orElse(null))).toList();
         String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
         Run.Domain domain = run.domain();
         List<RankFanOut.RankCall> calls = new ArrayList<>();

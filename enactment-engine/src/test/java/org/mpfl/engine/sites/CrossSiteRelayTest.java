@@ -53,6 +53,11 @@ import org.mpfl.testing.lab.NetworkLab;
 class CrossSiteRelayTest {
     static NetworkLab lab;
     static Path docs;
+    static Path heat2d;
+    /** heat2d's params for the runs across sites: several hundred iterations, a checkpoint every 5. */
+    static final String[] HEAT2D = {"rows=24", "columns=24", "maxIter=3000", "tolerance=1e-3", "checkpointEvery=5",
+        "progressEvery=10"};
+    static JsonNode heat2dAcrossSites;
 
     @BeforeAll
     static void start() throws Exception {
@@ -63,6 +68,26 @@ class CrossSiteRelayTest {
             Files.write(docs.resolve("everything.mpfl.xml"), in.readAllBytes());
         }
         TestActivities.jar(Files.createDirectories(docs.resolve("lib")).resolve("activities.jar"));
+        heat2d = heat2dDocument(docs);
+    }
+
+    /**
+     * The heat2d sample as a user would run it, its activity code compiled from the samples module's
+     * sources into {@code lib/heat2d.jar} next to the document (the samples jar is built after this module).
+     */
+    static Path heat2dDocument(Path dir) throws Exception {
+        Path sources = Path.of("..", "samples", "src", "main", "java");
+        Map<String, String> classes = new LinkedHashMap<>();
+        for (String c : List.of("org/mpfl/samples/heat2d/SetupPlate", "org/mpfl/samples/heat2d/JacobiSweep",
+                "org/mpfl/samples/heat2d/Plate", "org/mpfl/samples/common/Inputs")) {
+            classes.put(c, Files.readString(sources.resolve(c + ".java")));
+        }
+        TestActivities.jar(dir.resolve("lib").resolve("heat2d.jar"), classes);
+        String doc = Files.readString(Path.of("..", "samples", "heat2d", "heat2d.mpfl.xml"));
+        assertTrue(doc.contains("<library path=\"../target/mpfl-samples.jar\"/>"), "heat2d's library element changed");
+        Path out = dir.resolve("heat2d.mpfl.xml");
+        Files.writeString(out, doc.replace("<library path=\"../target/mpfl-samples.jar\"/>", "<library path=\"lib/heat2d.jar\"/>"));
+        return out;
     }
 
     @AfterAll
@@ -215,9 +240,9 @@ class CrossSiteRelayTest {
         assertTrue(ms <= 10_000, "the run failed " + ms + " ms after the relay was killed");
     }
 
-    /** Site 2's gateway cut off the WAN: the run fails naming hosts of site 2. */
+    /** Site 2's gateway cut off the WAN: the run fails naming every host of site 2, and no other. */
     @Test
-    @Order(5)
+    @Order(8)
     void gatewayCutFailsTheRunNamingTheUnreachableHosts() throws Exception {
         lab.assertSitesIsolated();
         String id = startWaitingRun(4);
@@ -231,12 +256,175 @@ class CrossSiteRelayTest {
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertEquals("FAILED", d.path("state").asText(), d.toString());
             String message = d.path("error").path("message").asText();
-            assertTrue(message.contains("s2h1") || message.contains("s2h2"), message);
+            // both hosts of the cut site are named, though their heartbeats time out one after the other
+            assertTrue(message.contains("s2h1") && message.contains("s2h2"), message);
+            assertFalse(message.contains("s1h1") || message.contains("s1h2"), "site 1 is still reachable: " + message);
             System.out.println("gateway cut: run FAILED " + ms + " ms after the cut: " + message);
         } finally {
             gw2.linkUp();
         }
         lab.awaitRegistered(List.of("s2h1", "s2h2"));
+    }
+
+    /**
+     * A host on the WAN (it accepts inbound connections, holds no relay connection) and site 1 (behind
+     * NAT, reached through the relay): from the WAN host to site 1 only a reverse connection works, so
+     * that pair uses one — site 1's host connects out, asked through the relay — while site 1 reaches
+     * the WAN host directly. Pairs where neither side accepts inbound connections (site 1 and site 2)
+     * use the relay: {@link #ringRunsAcrossTwoSitesThroughTheRelayDirectWithinASite}.
+     */
+    @Test
+    @Order(4)
+    void aHostOnTheWanReachesANattedSiteByReverseConnections() throws Exception {
+        lab.assertSitesIsolated();
+        NetworkLab.Host wan = lab.addHost("w1", 40);
+        try {
+            NetworkLab.Host s1h1 = lab.host("s1h1");
+            assertFalse(lab.connects(wan, s1h1), "the WAN host must not reach site 1 directly");
+            assertTrue(lab.connects(s1h1, wan), "site 1 must reach the WAN host");
+            int ranks = 3;
+            JsonNode r = lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), List.of("--sites", "default,s1"),
+                    "ranks=" + ranks);
+            assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
+            assertEquals(ranks * (ranks - 1) / 2, r.at("/outputs/token/0").asInt(), r.toString());
+            String id = r.path("run").asText();
+            assertEquals(Set.of("w1", "s1h1", "s1h2"), lab.placement(id));
+            JsonNode connections = lab.run(id).path("connections");
+            assertEquals(6, connections.size(), connections.toString());
+            for (JsonNode c : connections) {
+                String from = c.path("from").asText();
+                String to = c.path("to").asText();
+                String expected = from.equals("w1") ? "reverse" : "direct";
+                assertEquals(expected, c.path("method").asText(), c.toString());
+                if (from.equals("w1")) {
+                    assertEquals("rly", c.path("relay").asText(), c.toString());
+                    assertTrue(c.path("why").asText().contains(to + " connects out to w1"), c.toString());
+                }
+            }
+            // what w1 did (not only what the engine expected): reverse connections to site 1 (SOAP or binary, as the
+            // domain's transport chose), no fallback to a splice
+            String log = Files.readString(wan.process().log());
+            assertTrue(java.util.regex.Pattern.compile("connections to 10\\.77\\.1\\.1[12]:\\d+: reverse").matcher(log).find(),
+                    "w1 made no reverse connection to site 1:\n" + log);
+            assertFalse(log.contains("a reverse connection from"), "a reverse connection fell back to the relay:\n" + log);
+        } finally {
+            lab.removeHost(wan);
+        }
+    }
+
+    /**
+     * heat2d across 2 sites × 2 hosts through the relay ends exactly as on one site: Jacobi sweeps
+     * and a max-allreduce give the same doubles however the plate is split over ranks.
+     */
+    @Test
+    @Order(5)
+    void heat2dAcrossSitesEqualsARunOnOneSite() throws Exception {
+        lab.assertSitesIsolated();
+        JsonNode oneSite = lab.runDocument(heat2d, concat(HEAT2D, "ranks=2"));
+        assertEquals("SUCCEEDED", oneSite.path("state").asText(), oneSite + "\n" + lab.logs());
+        Set<String> sites = new TreeSet<>();
+        lab.placement(oneSite.path("run").asText()).forEach(h -> sites.add(h.substring(0, 2)));
+        assertEquals(1, sites.size(), "the reference run packs into one site: " + sites);
+        JsonNode across = heat2dAcrossSites();
+        assertTrue(across.at("/outputs/converged/0").asBoolean(), across.toString());
+        assertEquals(oneSite.get("outputs"), across.get("outputs"));
+    }
+
+    /**
+     * A checkpointed heat2d across the sites, cancelled after some checkpoints and resumed: the new
+     * attempt goes on from the last checkpoint (through the relay again) and ends as the undisturbed run.
+     */
+    @Test
+    @Order(6)
+    void aCheckpointedRunAcrossSitesResumesFromItsCheckpoint() throws Exception {
+        lab.assertSitesIsolated();
+        JsonNode undisturbed = heat2dAcrossSites();
+        CompletableFuture<JsonNode> first = startHeat2d(List.of());
+        String id = awaitCheckpoints(3, first);
+        Http.Answer cancel = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/cancel", lab.token(), Map.of());
+        assertEquals(200, cancel.status(), cancel.body());
+        JsonNode cancelled = first.get(200, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals("CANCELLED", cancelled.path("state").asText(), cancelled.toString());
+        Http.Answer resume = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/resume", lab.token(), Map.of());
+        assertTrue(resume.status() / 100 == 2, resume.status() + " " + resume.body());
+        JsonNode done = Await.runEnds(Duration.ofSeconds(300), () -> lab.run(id), lab::logs);
+        assertEquals("SUCCEEDED", done.path("state").asText(), done + "\n" + lab.logs());
+        assertTrue(done.at("/attemptLog/1/resumedFrom").asLong(0) >= 3, "the second attempt resumed from a checkpoint: " + done);
+        assertSpansSites(id);
+        assertEquals(undisturbed.get("outputs"), done.get("outputs"));
+    }
+
+    /**
+     * A relay killed mid-run of a checkpointed heat2d with {@code --restarts 1}: the attempt is given up
+     * naming the relay, the restart waits for the relay to be back (started again here once the fault is
+     * on record) and resumes from the last checkpoint through it, ending as the undisturbed run.
+     */
+    @Test
+    @Order(7) // before the gateway cut: the cut site's relay links take up to 45 s to be noticed dead and renewed
+    void relayKilledMidRunWithRestartsResumesFromTheLastCheckpoint() throws Exception {
+        lab.assertSitesIsolated();
+        JsonNode undisturbed = heat2dAcrossSites();
+        CompletableFuture<JsonNode> summary = startHeat2d(List.of("--restarts", "1"));
+        String id = awaitCheckpoints(3, summary);
+        Process relay = lab.relayProcess();
+        relay.destroyForcibly();
+        relay.waitFor();
+        Await.until(Duration.ofSeconds(30), "the relay's loss made a restart", () -> lab.run(id),
+                d -> d.at("/restarts/used").asInt() == 1);
+        lab.restartRelay();
+        JsonNode done = Await.runEnds(Duration.ofSeconds(300), () -> lab.run(id), lab::logs);
+        assertEquals("SUCCEEDED", done.path("state").asText(), done + "\n" + lab.logs());
+        assertTrue(done.at("/attemptLog/1/cause").asText().contains("relay rly"), done.at("/attemptLog").toString());
+        assertTrue(done.at("/attemptLog/1/resumedFrom").asLong(0) >= 3, "resumed from a checkpoint: " + done.at("/attemptLog"));
+        assertSpansSites(id);
+        assertEquals(undisturbed.get("outputs"), done.get("outputs"));
+        summary.get(200, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** {@code mpflc run} of heat2d across the sites ({@link #HEAT2D}, 4 ranks) in the background. */
+    static CompletableFuture<JsonNode> startHeat2d(List<String> options) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return lab.runDocument(heat2d, options, concat(HEAT2D, "ranks=4"));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /**
+     * The id of the running heat2d run, once it has taken {@code n} checkpoints; it spans both sites.
+     * A failure says how {@code mpflc run} ended if it did.
+     */
+    static String awaitCheckpoints(int n, CompletableFuture<JsonNode> summary) throws Exception {
+        JsonNode running = Await.until(Duration.ofSeconds(180), () -> "a heat2d run across the sites with " + n
+                + " checkpoints (mpflc run: " + (summary.isDone() ? summary.handle((v, e) -> v != null ? v.toString() : String.valueOf(e)).join() : "still running") + ")\n" + lab.logs(), () -> {
+            for (JsonNode run : lab.adminGet("/api/runs?state=RUNNING&workflow=heat2d").json()) {
+                JsonNode d = lab.run(run.path("id").asText());
+                return d.path("checkpointsTaken").asInt() >= n ? d : null;
+            }
+            return null;
+        }, d -> d != null);
+        String id = running.path("id").asText();
+        assertSpansSites(id);
+        return id;
+    }
+
+    /** The undisturbed heat2d run across both sites (once per class: the reference of two tests). */
+    static synchronized JsonNode heat2dAcrossSites() throws Exception {
+        if (heat2dAcrossSites == null) {
+            JsonNode r = lab.runDocument(heat2d, concat(HEAT2D, "ranks=4"));
+            assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
+            assertSpansSites(r.path("run").asText());
+            heat2dAcrossSites = r;
+        }
+        return heat2dAcrossSites;
+    }
+
+    static String[] concat(String[] params, String... more) {
+        List<String> all = new ArrayList<>(List.of(params));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 
     static String startWaitingRun(int ranks) throws Exception {

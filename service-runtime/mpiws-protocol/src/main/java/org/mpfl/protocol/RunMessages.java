@@ -50,6 +50,9 @@ public final class RunMessages {
             if (!Sites.DEFAULT.equals(e.site())) {
                 sb.append(" site=\"").append(Xml.escape(e.site())).append('"');
             }
+            if (e.relay() != null) {
+                sb.append(" relay=\"").append(Xml.escape(e.relay())).append('"');
+            }
             sb.append("/>");
         }
         if (r.processes() != null) {
@@ -91,7 +94,8 @@ public final class RunMessages {
                 case "transport" -> transport = emptyToNull(x.getElementText().trim());
                 case "endpoint" -> endpoints.put(Integer.parseInt(x.getAttributeValue(null, "rank")),
                         new Endpoint(x.getAttributeValue(null, "soapUrl"), x.getAttributeValue(null, "binaryAddress"),
-                                x.getAttributeValue(null, "hostId"), site(x.getAttributeValue(null, "site"))));
+                                x.getAttributeValue(null, "hostId"), site(x.getAttributeValue(null, "site")),
+                                x.getAttributeValue(null, "relay")));
                 case "process" -> processes.add(new RunRequest.ProcessSlice(x.getAttributeValue(null, "name"),
                         x.getAttributeValue(null, "service"), Integer.parseInt(x.getAttributeValue(null, "ranks"))));
                 case "params" -> params = fromJson(x.getElementText());

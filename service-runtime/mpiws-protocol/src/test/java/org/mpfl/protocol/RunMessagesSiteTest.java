@@ -10,7 +10,10 @@ import java.util.Map;
 import javax.xml.stream.XMLStreamException;
 import org.junit.jupiter.api.Test;
 
-/** Each rank's site travels in the endpoint table of {@code run}, so the runtime can group ranks by site. */
+/**
+ * Each rank's site (and its host's relay) travels in the endpoint table of {@code run}, so the runtime
+ * can group ranks by site and ask a host behind a relay for a reverse connection.
+ */
 class RunMessagesSiteTest {
     static RunRequest request(List<Endpoint> endpoints) {
         return new RunRequest("d1", 0, endpoints, List.of(new RunRequest.ProcessSlice("p", "svc", endpoints.size())), Map.of(),
@@ -33,5 +36,17 @@ class RunMessagesSiteTest {
                 .replace("site=\"alpha\"", "site=\"a b\"");
         XMLStreamException e = assertThrows(XMLStreamException.class, () -> RunMessages.parseRun(xml));
         assertTrue(e.getMessage().contains("bad site name"), e.getMessage());
+    }
+
+    @Test
+    void aHostsRelaySurvivesTheRunMessageAndNoRelayIsLeftOut() throws Exception {
+        List<Endpoint> endpoints = List.of(new Endpoint("http://a:1/s/svc", "a:2", "h1", "alpha", "10.0.0.5:7070"),
+                new Endpoint("http://b:1/s/svc", null, "h2", "beta"));
+        String xml = RunMessages.runXml(request(endpoints));
+        List<Endpoint> read = RunMessages.parseRun(xml).endpoints();
+        assertEquals(endpoints, read);
+        assertEquals("10.0.0.5:7070", read.get(0).relay());
+        assertEquals(null, read.get(1).relay());
+        assertEquals(1, xml.split("relay=", -1).length - 1, "only the relayed host's endpoint names a relay: " + xml);
     }
 }

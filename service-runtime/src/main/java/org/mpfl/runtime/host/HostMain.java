@@ -257,6 +257,8 @@ public final class HostMain {
                     throw new UsageException("--relay needs this host's credential (the relay admits only enrolled hosts)");
                 }
                 HostRelay.join(host, credential, relay, site);
+            } else if (credential != null) {
+                HostRelay.dial(host, credential, null, site);
             }
             if (engine != null) {
                 announcer = new EngineAnnouncer(host, engine, credential, capacity, oversubscribe, site);

@@ -25,12 +25,7 @@ final class HostRelay {
 
     /** Starts the relay link of {@code host} under {@code credential}; the caller closes it. */
     static RelayLink join(ServiceHost host, HostCredential credential, String relay, String site) {
-        RelayDialer.Identity me = identity(credential);
-        RelayDialer dialer = RelayDialer.shared();
-        dialer.identity(me);
-        dialer.ownRelay(relay, site);
-        dialer.domainKeys(target -> Optional.ofNullable(host.registry().domainReaching(target))
-                .map(d -> new RelayDialer.SpliceKey(DomainToken.relayTag(d.id()), d.proofs())));
+        RelayDialer.Identity me = dial(host, credential, relay, site);
         List<String> addresses = new ArrayList<>();
         URI base = URI.create(host.baseUrl());
         addresses.add(base.getHost() + ":" + base.getPort());
@@ -43,7 +38,34 @@ final class HostRelay {
         return new RelayLink(relay, me, host.tls(), addresses, site, tag -> {
             Domain d = host.registry().domainByRelayTag(tag);
             return d == null ? null : d.proofs();
-        }, message -> System.err.println("mpflc host: " + message), inProcess).start();
+        }, HostRelay::log, inProcess).start();
+    }
+
+    /**
+     * How {@code host} dials peers ({@link RelayDialer}): under its credential, with the token of the
+     * domain that connects it to a peer and the peer's endpoint (its site and relay). A host without a
+     * relay ({@code relay} null) accepts inbound connections: peers behind relays connect out to it on
+     * its own address (reverse connections) rather than through a splice.
+     *
+     * @return the host's identity at relays
+     */
+    static RelayDialer.Identity dial(ServiceHost host, HostCredential credential, String relay, String site) {
+        RelayDialer.Identity me = identity(credential);
+        RelayDialer dialer = RelayDialer.shared();
+        dialer.identity(me);
+        dialer.ownRelay(relay, site);
+        dialer.domainKeys(target -> Optional.ofNullable(host.registry().domainReaching(target))
+                .map(d -> new RelayDialer.SpliceKey(DomainToken.relayTag(d.id()), d.proofs())));
+        dialer.peers(target -> Optional.ofNullable(host.registry().endpointAt(target)));
+        dialer.log(HostRelay::log);
+        if (relay == null) {
+            dialer.acceptsReverseOn(URI.create(host.baseUrl()).getHost());
+        }
+        return me;
+    }
+
+    private static void log(String message) {
+        System.err.println("mpflc host: " + message);
     }
 
     /** A host's identity at relays: its id and an HMAC under its engine key (never its secret). */

@@ -160,11 +160,25 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
      * {@code null}: the domain whose token a connection through a relay to that peer proves.
      */
     public Domain domainReaching(String hostPort) {
+        Map.Entry<Domain, Endpoint> found = rankAt(hostPort);
+        return found == null ? null : found.getKey();
+    }
+
+    /**
+     * The endpoint of a live domain's rank at {@code hostPort} (a peer's SOAP or binary address), or
+     * {@code null}: its site and relay say how this host connects to it.
+     */
+    public Endpoint endpointAt(String hostPort) {
+        Map.Entry<Domain, Endpoint> found = rankAt(hostPort);
+        return found == null ? null : found.getValue();
+    }
+
+    private Map.Entry<Domain, Endpoint> rankAt(String hostPort) {
         for (Domain d : domains.values()) {
             for (RankInstance r : d.ranks.values()) {
-                for (org.mpfl.protocol.Endpoint e : r.endpoints()) {
+                for (Endpoint e : r.endpoints()) {
                     if (hostPort.equals(e.binaryAddress()) || hostPort.equals(hostPortOf(e.soapUrl()))) {
-                        return d;
+                        return Map.entry(d, e);
                     }
                 }
             }

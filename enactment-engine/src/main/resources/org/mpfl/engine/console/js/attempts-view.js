@@ -7,6 +7,19 @@
 import { el, show, stateBadge } from './dom.js';
 import { formatAmount, formatBytes, formatDuration, formatTime, humanMessage, plural } from './format.js';
 
+/**
+ * How the run's host pairs connect across sites (reverse, relay) and why, one line per such pair;
+ * nothing when every pair is direct.
+ */
+function connectionsNote(connections) {
+  const across = (connections || []).filter(c => c.method !== 'direct');
+  if (across.length === 0) return null;
+  return el('div', {class: 'sub', id: 'connections'},
+    `Connections: ${connections.length - across.length} of ${plural(connections.length, 'host pair')} direct`,
+    across.map(c => el('div', {class: 'connection', 'data-method': c.method, 'data-from': c.from, 'data-to': c.to},
+      `${c.from} → ${c.to}: ${c.why}`)));
+}
+
 /** Checkpoints shown before "show all". */
 const CHECKPOINTS_SHOWN = 5;
 
@@ -90,7 +103,8 @@ export class AttemptsView {
       + `${attemptsLabel(run)} · ${plural(run.checkpointsTaken || 0, 'complete checkpoint')}`,
       // which sites the ranks are in and why (only when the hosts are in several sites or the run asked for some)
       run.placement ? el('div', {class: 'sub', id: 'placement-reason', 'data-sites': (run.placement.sites || []).join(',')},
-        'Placement: ' + run.placement.reason) : null);
+        'Placement: ' + run.placement.reason) : null,
+      connectionsNote(run.connections));
     show(this.attempts, log.map(a => {
       const end = attemptEnd(run, a, model.isFinal);
       return el('tr', {'data-attempt': a.attempt},

@@ -106,6 +106,8 @@ public final class NetworkLab implements AutoCloseable {
     private Process engine;
     private Path engineLog;
     private SiteNetwork siteNetwork;
+    private int relayStarts;
+    private List<String> relayTls;
     private Process relay;
     private Path relayLog;
     private int engineStarts;
@@ -433,8 +435,12 @@ public final class NetworkLab implements AutoCloseable {
     /** Enrols the relay as an administrator does ({@code mpflc host-token --relay}) and starts it in {@code rly}. */
     private void startRelay(LabNode rly) throws Exception {
         Path credential = dir.resolve("relay.credential");
-        Files.writeString(credential, issueCredential(rly.name()));
-        relayLog = dir.resolve("relay.log");
+        if (!Files.exists(credential)) {
+            Files.writeString(credential, issueCredential(rly.name()));
+        }
+        relayStarts++;
+        // a restarted relay logs to a file of its own (relay-2.log…): the killed one's log stays for diagnosis
+        relayLog = dir.resolve(relayStarts == 1 ? "relay.log" : "relay-" + relayStarts + ".log");
         List<String> cmd = new ArrayList<>(rly.inside());
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(JVM);
@@ -442,9 +448,23 @@ public final class NetworkLab implements AutoCloseable {
                 credential.toString(), "--engine", engineUrl(), "--bind", rly.address(),
                 "--port", Integer.toString(SiteNetwork.RELAY_PORT)));
         if (config.tls) {
-            cmd.addAll(pki.issue(rly.name(), rly.address()).pemArguments());
+            if (relayTls == null) {
+                relayTls = pki.issue(rly.name(), rly.address()).pemArguments(); // once: a restart keeps its certificate
+            }
+            cmd.addAll(relayTls);
         }
         relay = startLogged(cmd, relayLog, "MPFL relay ", "the relay");
+    }
+
+    /**
+     * Starts the relay again (after a test killed it) with the same credential, address and port, and
+     * waits until it is ready; hosts' relay links reconnect by themselves.
+     */
+    public void restartRelay() throws Exception {
+        if (relay != null && relay.isAlive()) {
+            throw new IllegalStateException("the relay is still running");
+        }
+        startRelay(relayNode());
     }
 
     /** The relay's {@code host:port} on the WAN (a lab with {@link Builder#sites}, not reachable). */
@@ -667,8 +687,14 @@ public final class NetworkLab implements AutoCloseable {
      * JSON summary; an assertion error with the command's output and the lab's logs if there is none.
      */
     public JsonNode runDocument(Path document, String... params) throws Exception {
+        return runDocument(document, List.of(), params);
+    }
+
+    /** {@link #runDocument(Path, String...)} with more options of {@code mpflc run} (e.g. {@code --sites s1}). */
+    public JsonNode runDocument(Path document, List<String> options, String... params) throws Exception {
         List<String> args = new ArrayList<>(List.of("run", document.toString(), "--engine", engineUrl(engineNode()),
                 "--data", engineData().toString(), "--json", "--timeout", "180"));
+        args.addAll(options);
         if (config.tls) {
             args.addAll(List.of("--" + TlsSettings.CA, caPem().toString()));
         }

@@ -27,7 +27,8 @@ import org.mpfl.testing.Await;
 /**
  * The relay in one JVM over loopback sockets: a host's link registers an echo server's address; a
  * dial that proves the host's domain token is spliced to it (bytes come back), one with another
- * token is refused, and so are a registration without the host's key and a 2 GB frame.
+ * token is refused, and so are a registration without the host's key and a 2 GB frame; a host that
+ * accepts inbound connections gets a reverse connection instead of a splice.
  */
 @Timeout(60)
 class RelayServerTest {
@@ -168,5 +169,51 @@ class RelayServerTest {
             assertEquals(-1, s.getInputStream().read());
         }
         assertEquals(List.of("b"), relay.registeredHosts());
+    }
+
+    /**
+     * A host that accepts inbound connections (no relay of its own) dialling a host behind the relay:
+     * the far host connects out to it, asked through the relay — the bytes come back and none of them
+     * crossed the relay.
+     */
+    @Test
+    void aHostThatAcceptsInboundConnectionsGetsAReverseConnectionNotASplice() throws Exception {
+        RelayDialer a = new RelayDialer();
+        a.identity(identity("a"));
+        a.domainKeys(target -> Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
+        a.peers(target -> Optional.of(new org.mpfl.protocol.Endpoint("http://" + target + "/", null, "b", "s2",
+                "127.0.0.1:" + relay.port())));
+        a.ownRelay(null, "s1");
+        a.acceptsReverseOn("127.0.0.1");
+        try (SocketChannel ch = a.connect("127.0.0.1", echo.getLocalPort(), 5000)) {
+            ch.write(ByteBuffer.wrap("reversed".getBytes(StandardCharsets.US_ASCII)));
+            assertArrayEquals("reversed".getBytes(StandardCharsets.US_ASCII), ch.socket().getInputStream().readNBytes(8));
+        }
+        assertEquals("reverse", a.method(echoAddress).orElseThrow().kind(), a.methods().toString());
+        assertEquals(0, relay.splicedBytes(), "nothing is spliced for a reverse connection");
+    }
+
+    /** A reverse port closes strangers while nothing is awaited, and refuses a proof of another token. */
+    @Test
+    void aReversePortAdmitsOnlyAnAwaitedConnectionOfTheDomain() throws Exception {
+        try (ReverseConnections port = new ReverseConnections("127.0.0.1")) {
+            try (Socket stranger = new Socket("127.0.0.1", port.port())) {
+                stranger.setSoTimeout(5000);
+                assertEquals(-1, stranger.getInputStream().read(), "closed at once: nothing is awaited");
+            }
+            java.util.concurrent.CompletableFuture<SocketChannel> awaited = port.expect("ticket-1", "a", echoAddress, token);
+            DomainToken other = new DomainToken(DomainToken.generate());
+            IOException refused = assertThrows(IOException.class, () -> ReverseConnections.connectBack("127.0.0.1:" + port.port(),
+                    5000, "ticket-1", c -> RelayWire.b64(other.proveRelaySplice(ReverseConnections.PROOF_LABEL, c, "a", echoAddress))));
+            assertTrue(refused.getMessage().contains("refused the reverse connection"), refused.getMessage());
+            assertTrue(!awaited.isDone(), "a wrong proof completes nothing");
+            try (Socket s = ReverseConnections.connectBack("127.0.0.1:" + port.port(), 5000, "ticket-1",
+                    c -> RelayWire.b64(token.proveRelaySplice(ReverseConnections.PROOF_LABEL, c, "a", echoAddress)));
+                 SocketChannel got = awaited.get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                s.getOutputStream().write(7);
+                assertEquals(7, got.socket().getInputStream().read());
+            }
+            port.done("ticket-1", true);
+        }
     }
 }

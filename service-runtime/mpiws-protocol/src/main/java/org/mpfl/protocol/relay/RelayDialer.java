@@ -15,7 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
 
 /**
  * How this process opens a TCP connection to another component's {@code host:port}: directly, or
@@ -25,7 +28,11 @@ import org.mpfl.protocol.DomainToken;
  * <p>The method per address: an explicit route ({@link #routeVia}, how the engine reaches a host that
  * announced a relay); else, for an address in the directory of this host's relay, {@code direct} when
  * both are in the same site, {@code relay} when the sites differ, and when a site is unknown a
- * direct attempt first ({@link #PROBE_MS}), then the relay; else direct. The choice is kept per
+ * direct attempt first ({@link #PROBE_MS}), then the relay; else, when this process holds no relay
+ * connection (it accepts inbound connections) and the address is a peer's of another site that
+ * accepts none ({@link Endpoint#relay}), a {@code reverse} connection: the peer connects out to this
+ * host, asked through its relay ({@link ReverseConnections}), and the relay splices only when that
+ * fails; else direct. The choice is kept per
  * address ({@link #method}) so that it is made once, when a domain first connects, and can be shown.
  *
  * <p>A relayed connection is returned after the relay spliced it: the caller then speaks its own
@@ -34,6 +41,12 @@ import org.mpfl.protocol.DomainToken;
 public final class RelayDialer {
     /** How long a direct attempt to an address of unknown site may take before the relay is tried. */
     public static final int PROBE_MS = 1500;
+    /**
+     * How long a reverse connection may take to arrive: the far host answers once its rank's domain
+     * is open there ({@code RelayLink#DOMAIN_WAIT_MS}, 10 s, as the relay's own splice wait) and then
+     * connects out within {@link #PROBE_MS}.
+     */
+    static final int REVERSE_WAIT_MS = 15_000;
     private static final RelayDialer SHARED = new RelayDialer();
 
     /** Who this process is to a relay, and its proof for one connection's nonce. */
@@ -54,11 +67,15 @@ public final class RelayDialer {
     public record SpliceKey(String tag, DomainToken token) {
     }
 
-    /** A method chosen for an address: {@code direct} or {@code relay}, the relay's address, and why. */
+    /** A method chosen for an address: {@code direct}, {@code reverse} or {@code relay}, the relay's address, and why. */
     public record Method(String kind, String relay, String why) {
         @Override
         public String toString() {
-            return "relay".equals(kind) ? "relay via " + relay + ": " + why : "direct: " + why;
+            return switch (kind) {
+                case "relay" -> "relay via " + relay + ": " + why;
+                case "reverse" -> "reverse, asked through " + relay + ": " + why;
+                default -> "direct: " + why;
+            };
         }
     }
 
@@ -70,6 +87,10 @@ public final class RelayDialer {
     private volatile String ownSite = "";
     private volatile DomainKeys domainKeys = target -> Optional.empty();
     private volatile LocalProxy proxy;
+    private volatile Function<String, Optional<Endpoint>> peers = target -> Optional.empty();
+    private volatile String reverseBind;
+    private ReverseConnections reverse;
+    private volatile Consumer<String> log = message -> { };
 
     /** The one dialer of this process. */
     public static RelayDialer shared() {
@@ -94,6 +115,24 @@ public final class RelayDialer {
 
     public void domainKeys(DomainKeys keys) {
         this.domainKeys = keys;
+    }
+
+    /** The endpoint of a live domain's rank at a {@code host:port} (SOAP or binary), if any: its site and relay. */
+    public void peers(Function<String, Optional<Endpoint>> endpointAt) {
+        this.peers = endpointAt;
+    }
+
+    /**
+     * This host accepts inbound connections on {@code bindAddress}: it may ask peers behind relays to
+     * connect out to it there (a port of its own, opened on the first reverse connection).
+     */
+    public void acceptsReverseOn(String bindAddress) {
+        this.reverseBind = bindAddress;
+    }
+
+    /** Where the first choice of a method per address, and a fallback, is told (a host's log). */
+    public void log(Consumer<String> sink) {
+        this.log = sink;
     }
 
     /** Reaches {@code hostPort} through the relay at {@code relayAddress} (null: directly again). */
@@ -142,9 +181,22 @@ public final class RelayDialer {
         }
         Method chosen = methods.get(hostPort);
         if (chosen != null) {
-            return "relay".equals(chosen.kind()) ? viaRelay(chosen.relay(), hostPort, timeoutMs) : direct(host, port, timeoutMs);
+            return switch (chosen.kind()) {
+                case "relay" -> viaRelay(chosen.relay(), hostPort, timeoutMs);
+                case "reverse" -> reverseOrRelay(chosen, hostPort, timeoutMs);
+                default -> direct(host, port, timeoutMs);
+            };
         }
         String mine = ownRelay;
+        if (mine == null && reverseBind != null) {
+            Optional<Endpoint> peer = peers.apply(hostPort);
+            String peerSite = peer.map(e -> known(e.site())).orElse("");
+            if (peer.isPresent() && peer.get().relay() != null && !(peerSite.equals(ownSite) && !peerSite.isBlank())) {
+                Method m = new Method("reverse", peer.get().relay(), hostPort + " (host " + peer.get().hostId()
+                        + ") accepts no inbound connections, this host does: " + peer.get().hostId() + " connects out to it");
+                return reverseOrRelay(m, hostPort, timeoutMs);
+            }
+        }
         String site = directory.get(hostPort);
         if (mine == null || site == null) {
             return direct(host, port, timeoutMs);
@@ -169,6 +221,68 @@ public final class RelayDialer {
         return viaRelay(mine, hostPort, timeoutMs);
     }
 
+    /**
+     * A reverse connection for {@code target} as {@code m} says; when it does not arrive, a splice
+     * through the same relay, and the address keeps that method from then on.
+     */
+    private SocketChannel reverseOrRelay(Method m, String target, int timeoutMs) throws IOException {
+        try {
+            SocketChannel ch = reversed(m.relay(), target, timeoutMs);
+            if (methods.putIfAbsent(target, m) == null) {
+                log.accept("connections to " + target + ": " + m);
+            }
+            return ch;
+        } catch (IOException e) {
+            Method fallback = new Method("relay", m.relay(), "a reverse connection from " + target + " failed: " + e.getMessage());
+            methods.put(target, fallback);
+            log.accept("connections to " + target + ": " + fallback);
+            return viaRelay(m.relay(), target, timeoutMs);
+        }
+    }
+
+    /** Asks the host at {@code target}, through the relay at {@code relay}, to connect out to this host; waits for it. */
+    private SocketChannel reversed(String relay, String target, int timeoutMs) throws IOException {
+        // as a splice's dial: the binary channel's probe dials while the domain is still opening here
+        SpliceKey key = awaitDomain(() -> domainKeys.forTarget(target).orElse(null), Math.min(timeoutMs, RelayLink.DOMAIN_WAIT_MS),
+                () -> false);
+        if (key == null) {
+            throw new IOException("no domain of this host has a rank at " + target);
+        }
+        Identity me = identity;
+        if (me == null) {
+            throw new IOException("this process has no credential to ask relay " + relay);
+        }
+        ReverseConnections listener = reverseListener();
+        String ticket = RelayWire.nonce();
+        java.util.concurrent.CompletableFuture<SocketChannel> arriving = listener.expect(ticket, me.id(), target, key.token());
+        boolean taken = false;
+        try {
+            Map<String, String> ask = new LinkedHashMap<>();
+            ask.put("reverse", Integer.toString(listener.port()));
+            ask.put("ticket", ticket);
+            dialRelay(relay, target, timeoutMs, ask).close();
+            SocketChannel ch = arriving.get(REVERSE_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            taken = true;
+            return ch;
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("no connection from " + target + " within " + REVERSE_WAIT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for a connection from " + target);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+            throw new IOException("the reverse connection from " + target + " was given up");
+        } finally {
+            listener.done(ticket, taken);
+        }
+    }
+
+    private synchronized ReverseConnections reverseListener() throws IOException {
+        if (reverse == null) {
+            reverse = new ReverseConnections(reverseBind);
+        }
+        return reverse;
+    }
+
     private static SocketChannel direct(String host, int port, int timeoutMs) throws IOException {
         SocketChannel ch = SocketChannel.open();
         try {
@@ -183,6 +297,14 @@ public final class RelayDialer {
 
     /** Dials {@code target} through the relay at {@code relay}; returns the channel once spliced. */
     SocketChannel viaRelay(String relay, String target, int timeoutMs) throws IOException {
+        return dialRelay(relay, target, timeoutMs, Map.of());
+    }
+
+    /**
+     * One dial at the relay at {@code relay} for {@code target}, with {@code extra} fields (a request
+     * for a reverse connection); returns the channel once the relay said ok.
+     */
+    private SocketChannel dialRelay(String relay, String target, int timeoutMs, Map<String, String> extra) throws IOException {
         Identity me = identity;
         if (me == null) {
             throw new IOException(target + " is reached through relay " + relay + ", but this process has no credential");
@@ -222,6 +344,7 @@ public final class RelayDialer {
                 dial.put("domain", key.tag());
                 dial.put("splice", RelayWire.b64(key.token().proveRelaySplice(relayId, nonce, me.id(), target)));
             }
+            dial.putAll(extra);
             RelayWire.write(out, dial);
             Map<String, String> answer = RelayWire.read(in);
             if (!answer.containsKey("ok")) {

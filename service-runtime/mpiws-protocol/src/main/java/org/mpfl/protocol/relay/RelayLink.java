@@ -206,6 +206,10 @@ public final class RelayLink implements Closeable {
         if (!addresses.contains(target)) {
             throw new IOException("the relay named " + target + ", which is not an address of this host");
         }
+        if (notice.containsKey("reverse")) {
+            connectBack(notice, target);
+            return;
+        }
         String splice = "";
         String tag = notice.get("domain");
         if (tag != null) {
@@ -244,21 +248,51 @@ public final class RelayLink implements Closeable {
                 server.adopt(ch);
                 return;
             }
-            String[] hp = RelayWire.hostPort(target);
-            SocketChannel local = SocketChannel.open();
-            try {
-                local.socket().setTcpNoDelay(true);
-                local.socket().connect(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), 5_000);
-            } catch (IOException e) {
-                local.close();
-                throw e;
-            }
+            SocketChannel local = localConnection(target);
             Splice.start("mpfl-relay-in-" + target, new Splice.End(s, in, out), Splice.End.of(local.socket()), bytes, null);
             handedOver = true;
         } finally {
             if (!handedOver) {
                 Splice.close(s);
             }
+        }
+    }
+
+    /**
+     * A peer that accepts inbound connections asked for a reverse connection ({@link ReverseConnections}):
+     * this host connects out to it, proves the notice's domain, and joins the connection to its own
+     * server at {@code target} — the peer's TLS ends there as for a direct connection.
+     */
+    private void connectBack(Map<String, String> notice, String target) throws IOException {
+        DomainToken token = awaitDomain(notice.getOrDefault("domain", ""));
+        if (token == null) {
+            throw new IOException("no domain of this host matches within " + DOMAIN_WAIT_MS + " ms: no reverse connection");
+        }
+        String asker = notice.getOrDefault("from", "");
+        Socket s = ReverseConnections.connectBack(notice.get("reverse"), RelayDialer.PROBE_MS, notice.getOrDefault("ticket", ""),
+                challenge -> RelayWire.b64(token.proveRelaySplice(ReverseConnections.PROOF_LABEL, challenge, asker, target)));
+        boolean handedOver = false;
+        try {
+            SocketChannel local = localConnection(target);
+            Splice.start("mpfl-reverse-out-" + target, Splice.End.of(s), Splice.End.of(local.socket()), bytes, null);
+            handedOver = true;
+        } finally {
+            if (!handedOver) {
+                Splice.close(s);
+            }
+        }
+    }
+
+    private static SocketChannel localConnection(String target) throws IOException {
+        String[] hp = RelayWire.hostPort(target);
+        SocketChannel local = SocketChannel.open();
+        try {
+            local.socket().setTcpNoDelay(true);
+            local.socket().connect(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), 5_000);
+            return local;
+        } catch (IOException e) {
+            local.close();
+            throw e;
         }
     }
 

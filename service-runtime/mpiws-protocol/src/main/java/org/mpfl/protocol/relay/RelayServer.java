@@ -368,6 +368,10 @@ public final class RelayServer implements Closeable {
             refuse(end, "a host's dial names its domain and proves its token");
             return false;
         }
+        if (req.containsKey("reverse")) {
+            askReverse(end, host, from, target, domain, req);
+            return false;
+        }
         if (!splices.tryAcquire()) {
             refuse(end, "relay " + relayId + " splices " + limits.maxSplices() + " connections already");
             return false;
@@ -413,6 +417,37 @@ public final class RelayServer implements Closeable {
                 splices.release();
             }
         }
+    }
+
+    /**
+     * A dialer that accepts inbound connections asks {@code host} to connect out to it instead of a
+     * splice ({@link ReverseConnections}): the host hears it on its control connection, with the
+     * dialer's address as this relay sees it (so a request can only point at the dialer itself) and
+     * the port it named. The host proves the domain to the dialer, not here; nothing is spliced.
+     */
+    private void askReverse(Splice.End end, Registration host, String from, String target, String domain,
+                            Map<String, String> req) throws IOException {
+        int port;
+        try {
+            port = Integer.parseInt(req.getOrDefault("reverse", ""));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        String ticket = req.getOrDefault("ticket", "");
+        if (RelayWire.ENGINE.equals(from) || port < 1 || port > 65_535 || ticket.isBlank()) {
+            refuse(end, "a reverse connection is asked by a host, with its port and a ticket");
+            return;
+        }
+        Map<String, String> notice = new LinkedHashMap<>();
+        notice.put("op", "incoming");
+        notice.put("id", relayId + "-" + nextId.incrementAndGet());
+        notice.put("from", from);
+        notice.put("target", target);
+        notice.put("domain", domain);
+        notice.put("reverse", end.socket().getInetAddress().getHostAddress() + ":" + port);
+        notice.put("ticket", ticket);
+        host.send(notice);
+        RelayWire.write(end.out(), Map.of("ok", "asked"));
     }
 
     private boolean accept(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
