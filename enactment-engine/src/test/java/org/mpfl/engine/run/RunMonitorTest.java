@@ -1,6 +1,7 @@
 package org.mpfl.engine.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,12 +53,14 @@ class RunMonitorTest {
     };
     private final LiveRuns runs = new LiveRuns();
     private RunMonitor monitor;
+    private HostRegistry registry;
 
     @BeforeEach
     void open() throws Exception {
         db = EngineDatabase.openEmbedded(dir);
         workers = Executors.newCachedThreadPool();
-        monitor = new RunMonitor(runs, db.runs(), new RunJournal(db.runs()), faults, new HostRegistry(Duration.ofSeconds(60)),
+        registry = new HostRegistry(Duration.ofSeconds(60));
+        monitor = new RunMonitor(runs, db.runs(), new RunJournal(db.runs()), faults, registry,
                 null, RunSettings.defaults(), workers);
     }
 
@@ -110,9 +113,21 @@ class RunMonitorTest {
 
     @Test
     void aLostHostIsAnInfrastructureFaultOfTheCurrentDomain() {
+        registry.announce(new org.mpfl.engine.registry.HostAnnouncement("h0", "http://h0/s", null, List.of("s"), 1, null));
         running();
         monitor.hostLost(new org.mpfl.engine.registry.HostInfo("h1", "http://h1/s", null, Set.of("s"), 1, 0, false, null));
         assertEquals(1, reported.size(), reported.toString());
         assertTrue(reported.get(0).startsWith("infrastructure r d1 [h1]: service host h1"), reported.toString());
+        assertFalse(reported.get(0).contains("unreachable as well"), reported.toString());
+    }
+
+    /** A gateway cut loses several hosts at once: the fault names every one of the run's hosts that is gone, not the first. */
+    @Test
+    void aLostHostNamesTheRunsOtherHostsThatAreGoneToo() {
+        running(); // h0 is not (or no longer) in the registry
+        monitor.hostLost(new org.mpfl.engine.registry.HostInfo("h1", "http://h1/s", null, Set.of("s"), 1, 0, false, null));
+        assertEquals(1, reported.size(), reported.toString());
+        assertTrue(reported.get(0).startsWith("infrastructure r d1 [h0, h1]: service host h1"), reported.toString());
+        assertTrue(reported.get(0).contains("unreachable as well: h0 (left the registry)"), reported.toString());
     }
 }
