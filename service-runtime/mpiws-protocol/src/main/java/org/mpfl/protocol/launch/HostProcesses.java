@@ -75,6 +75,15 @@ public final class HostProcesses implements AutoCloseable {
         return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off,cds+dynamic=off");
     }
 
+    /** The JVM options of {@code mpfl.host.jvmOptions}, before the launcher's own (which may override them). */
+    static List<String> settingJvmOptions() {
+        String options = ProtocolSettings.HOST_JVM_OPTIONS.raw();
+        if (options == null || options.isBlank()) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(options.split(",")).map(String::strip).filter(o -> !o.isEmpty()).toList();
+    }
+
     private final List<HostProcess> hosts;
     private final List<Child> children;
     /** Whether the logs are temporary files of ours (no log directory was given): deleted on close. */
@@ -400,6 +409,7 @@ public final class HostProcesses implements AutoCloseable {
                     if (!dumpsAtExit && jvmArgs.stream().noneMatch(a -> a.startsWith("-XX:SharedArchiveFile"))) {
                         cmd.addAll(cdsArguments());
                     }
+                    cmd.addAll(settingJvmOptions());
                     cmd.addAll(jvmArgs);
                     cmd.add("-cp");
                     cmd.add(System.getProperty("java.class.path"));

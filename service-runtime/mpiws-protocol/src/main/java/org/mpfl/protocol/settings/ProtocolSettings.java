@@ -15,6 +15,13 @@ public final class ProtocolSettings {
     public static final Setting<String> HOST_CDS_ARCHIVE = Setting.textProperty("mpfl.host.cdsArchive", null,
             "set by bin/mpflc when built", "class-data-sharing archive the launched host JVMs map their classes from");
     /**
+     * JVM options for every host process a launcher starts, comma-separated (a value may not contain a comma). The
+     * build's test JVMs set {@code -XX:TieredStopAtLevel=1,-XX:+UseSerialGC}: a test's hosts live seconds, and on two
+     * cores the C2 compiler and G1's threads of a dozen short-lived JVMs cost about a third of the suite's CPU.
+     */
+    public static final Setting<String> HOST_JVM_OPTIONS = Setting.textProperty("mpfl.host.jvmOptions", "", "none",
+            "extra JVM options of the host processes a launcher starts, comma-separated (the tests: C1 only, serial GC)");
+    /**
      * The interpreter of a host's Python kernel workers: set by {@code mpflc host --python}, and by
      * {@code mpflc up}/{@code run --local --python}, whose launcher passes it on to the hosts it starts.
      */
