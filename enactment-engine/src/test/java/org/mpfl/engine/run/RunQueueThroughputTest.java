@@ -26,7 +26,8 @@ import org.mpfl.testing.Await;
  * The run queue's throughput: many tiny queued runs (1 rank, in-process fake ranks that end at once)
  * behind a run that holds the one host (capacity 4), released at once; every queued run succeeds, the
  * host never has more than 4 live ranks, and the rate at which the queue places and ends them is
- * printed ({@code QUEUE-THROUGHPUT: …}, docs/benchmarks.md). 200 runs by default; {@code
+ * printed ({@code QUEUE-THROUGHPUT: …}, docs/benchmarks.md). 50 runs by default (12 times the capacity: the queue
+ * drains in many placement rounds); {@code
  * -Dmpfl.queue.runs=1000} for the figure.
  */
 @Timeout(600)
@@ -48,7 +49,7 @@ class RunQueueThroughputTest {
 
     @Test
     void queuedTinyRunsAreAllPlacedWithinCapacity() throws Exception {
-        int runs = Integer.getInteger("mpfl.queue.runs", 200);
+        int runs = Integer.getInteger("mpfl.queue.runs", 50);
         FakeRanks fakes = new FakeRanks(r -> {
             mostLive.accumulateAndGet(live.incrementAndGet(), Math::max);
             try {

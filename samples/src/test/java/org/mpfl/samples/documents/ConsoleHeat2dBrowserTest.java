@@ -127,10 +127,10 @@ class ConsoleHeat2dBrowserTest {
 
     @Test
     void aCancelledAndResumedRunShowsBothAttemptsWithTheirOutcomes() throws Exception {
-        // long enough to be cancelled after a few checkpoints (a checkpoint every 5 of 381 iterations; a 24 × 24
-        // plate's 729 only made the resumed attempt twice as long)
+        // long enough to be cancelled after a few checkpoints (a checkpoint every 5 of 180 iterations: the cancel
+        // comes after iteration 15; a 16 × 16 plate's 381 and a 24 × 24 plate's 729 only made the resumed attempt longer)
         CompletableFuture<SampleDocuments.Result> first = CompletableFuture.supplyAsync(() -> mpflc("run",
-                heat2d("rows=16", "columns=16", "ranks=4", "maxIter=3000", "tolerance=1e-3", "checkpointEvery=5", "progressEvery=1")));
+                heat2d("rows=10", "columns=10", "ranks=4", "maxIter=3000", "tolerance=1e-3", "checkpointEvery=5", "progressEvery=1")));
         JsonNode running = Await.until(Duration.ofSeconds(180), "a heat2d run with 3 checkpoints", () -> {
             JsonNode runs = Http.get(engine.url() + "/api/runs").json(); // newest first; the converged run has ended
             return runs.size() > 0 ? run(runs.get(0).path("id").asText()) : null;
