@@ -110,6 +110,7 @@ class SitesLabBenchTest {
                     new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
             String progress = err.toString(StandardCharsets.UTF_8);
             String table = out.toString(StandardCharsets.UTF_8);
+            System.out.println(progress + "\n" + table); // the figures at small counts, in the Failsafe report
             assertEquals(0, code, progress + "\n" + table);
             assertTrue(progress.contains("sites isolated"), "the isolation is asserted before measuring:\n" + progress);
             for (String row : List.of("relay ", "direct ", "relay overhead N=1: ", "bandwidth N=500 relay/direct: ",
