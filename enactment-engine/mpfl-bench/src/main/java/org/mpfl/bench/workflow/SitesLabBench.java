@@ -44,7 +44,8 @@ import org.mpfl.testing.lab.NetworkLab;
  * </ol>
  * Before the measurement in each NAT lab it asserts that no host of one site can open a TCP
  * connection to a host of another. The lowest figure of the rounds is reported (load only adds time);
- * the WAN counts must be the same in every round (they are the algorithm's, not the machine's).
+ * the WAN counts must be the same in every round (they are the algorithm's, not the machine's). Each
+ * NAT lab first runs an untimed short heat2d, and the two heat2d variants take turns at going first.
  */
 final class SitesLabBench {
     static final String LABEL = "[bench lab --sites]";
@@ -156,14 +157,23 @@ final class SitesLabBench {
                 err.println(LABEL + " round " + round + " of " + o.rounds() + ": " + o.sites() + " sites x " + o.hostsPerSite()
                         + " hosts behind NAT gateways, relay on the WAN, WAN links tbf " + o.rate() + " both ways, TLS "
                         + BenchCommands.load());
-                try (NetworkLab lab = lab(o, false, o.hostsPerSite())) {
+                try (NetworkLab lab = lab(o, false, o.hostsPerSite(), err)) {
                     err.println(LABEL + " asserting that no host of one site can open a TCP connection to another site");
                     assertIsolated(lab);
                     err.println(LABEL + " sites isolated; PingPong s1 <-> s2 through the relay");
                     PingPong r = pingPong(lab, o, err);
                     err.println(LABEL + " relay: " + describe(r));
-                    Heat2d h = heat2d(lab, o, hierarchicalDoc, "auto", err);
-                    Heat2d f = heat2d(lab, o, flatDoc, o.flatAlgorithm(), err);
+                    heat2dWarmUp(lab, o, hierarchicalDoc, err);
+                    // the variants take turns at going first: the second run of a lab found its hosts warmer
+                    Heat2d h;
+                    Heat2d f;
+                    if (round % 2 == 1) {
+                        h = heat2d(lab, o, hierarchicalDoc, "auto", err);
+                        f = heat2d(lab, o, flatDoc, o.flatAlgorithm(), err);
+                    } else {
+                        f = heat2d(lab, o, flatDoc, o.flatAlgorithm(), err);
+                        h = heat2d(lab, o, hierarchicalDoc, "auto", err);
+                    }
                     sameResults(h, f);
                     hierarchical = consistent(hierarchical, h);
                     flat = consistent(flat, f);
@@ -171,7 +181,7 @@ final class SitesLabBench {
                 }
                 err.println(LABEL + " round " + round + ": the direct variant (gateways route between the sites, no relay) "
                         + BenchCommands.load());
-                try (NetworkLab lab = lab(o, true, 1)) {
+                try (NetworkLab lab = lab(o, true, 1, err)) {
                     PingPong d = pingPong(lab, o, err);
                     err.println(LABEL + " direct: " + describe(d));
                     direct = d.best(direct);
@@ -190,7 +200,16 @@ final class SitesLabBench {
         }
     }
 
-    private static NetworkLab lab(Options o, boolean reachable, int hostsPerSite) throws Exception {
+    private static NetworkLab lab(Options o, boolean reachable, int hostsPerSite, PrintStream err) throws Exception {
+        err.println(LABEL + " making the lab: namespaces, " + o.sites() + " site bridges and gateways, the WAN, the engine"
+                + (reachable ? "" : ", the relay") + " and " + o.sites() * hostsPerSite + " hosts (TLS) " + BenchCommands.load());
+        long t0 = System.nanoTime();
+        NetworkLab lab = build(o, reachable, hostsPerSite);
+        err.println(String.format(Locale.ROOT, "%s lab ready in %.1f s", LABEL, (System.nanoTime() - t0) / 1e9));
+        return lab;
+    }
+
+    private static NetworkLab build(Options o, boolean reachable, int hostsPerSite) throws Exception {
         NetworkLab.Builder b = NetworkLab.builder().sites(o.sites(), hostsPerSite).wanRate(o.rate()).capacity(1).tls()
                 .hostService("pingpong", PingPongProgram.class)
                 // the binary channel's set-up probe goes through the relay too: room for it on a loaded machine
@@ -285,14 +304,7 @@ final class SitesLabBench {
     private static Heat2d heat2d(NetworkLab lab, Options o, Path doc, String algorithm, PrintStream err) throws Exception {
         err.println(LABEL + " heat2d " + o.heat2dSize() + "x" + o.heat2dSize() + ", " + o.ranks() + " ranks over " + o.siteList()
                 + ", " + o.heat2dIterations() + " iterations, allreduce " + algorithm + " " + BenchCommands.load());
-        JsonNode summary;
-        try {
-            summary = lab.runDocument(doc, List.of("--sites", o.siteList()), "rows=" + o.heat2dSize(), "columns=" + o.heat2dSize(),
-                    "ranks=" + o.ranks(), "maxIter=" + o.heat2dIterations(), "tolerance=0", "progressEvery=" + o.heat2dIterations());
-        } catch (AssertionError e) {
-            throw new IOException("heat2d (" + algorithm + "): " + e.getMessage());
-        }
-        JsonNode d = ended(lab, summary.path("run").asText());
+        JsonNode d = runHeat2d(lab, o, doc, o.heat2dIterations(), "heat2d (" + algorithm + ")");
         long[] wan = wanTraffic(d);
         double wall = d.path("endedMs").asDouble() - d.path("startedMs").asDouble() - d.path("startupMs").asDouble();
         Heat2d h = new Heat2d(algorithm, wall, wan[0], wan[1], d.at("/outputs/iterations/0").asLong(),
@@ -300,6 +312,29 @@ final class SitesLabBench {
         err.println(String.format(Locale.ROOT, "%s heat2d %s: %.0f ms, %d messages (%d bytes) between sites, %d iterations,"
                 + " residual %s", LABEL, algorithm, h.wallMs(), h.wanMessages(), h.wanBytes(), h.iterations(), h.residual()));
         return h;
+    }
+
+    /**
+     * One untimed heat2d of at most 20 sweeps across the sites before the measured ones: the first run of a
+     * fresh lab also loads classes and opens the hosts' connections through the relay (14 s against 5 s
+     * for the same 200 sweeps right after, measured 2026-11-29 at load 20).
+     */
+    private static void heat2dWarmUp(NetworkLab lab, Options o, Path doc, PrintStream err) throws Exception {
+        int sweeps = Math.min(20, o.heat2dIterations());
+        err.println(LABEL + " heat2d warm-up, " + sweeps + " sweeps (not measured)");
+        runHeat2d(lab, o, doc, sweeps, "heat2d warm-up");
+    }
+
+    /** {@code mpflc run} of heat2d over every site for exactly {@code sweeps} sweeps; its detail once it succeeded. */
+    private static JsonNode runHeat2d(NetworkLab lab, Options o, Path doc, int sweeps, String what) throws Exception {
+        JsonNode summary;
+        try {
+            summary = lab.runDocument(doc, List.of("--sites", o.siteList()), "rows=" + o.heat2dSize(), "columns=" + o.heat2dSize(),
+                    "ranks=" + o.ranks(), "maxIter=" + sweeps, "tolerance=0", "progressEvery=" + sweeps);
+        } catch (AssertionError e) {
+            throw new IOException(what + ": " + e.getMessage());
+        }
+        return ended(lab, summary.path("run").asText());
     }
 
     /** Messages and bytes between different sites, from the run's {@code siteTraffic} (the ranks' traffic counters). */
