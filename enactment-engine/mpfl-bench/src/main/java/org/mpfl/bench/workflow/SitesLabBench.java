@@ -92,7 +92,7 @@ final class SitesLabBench {
     }
 
     /** Everything the command reports. */
-    record Result(Options options, PingPong relay, PingPong direct, Heat2d hierarchical, Heat2d flat, String load) {
+    record Result(Options options, PingPong relay, PingPong direct, Heat2d hierarchical, Heat2d flat) {
         double relayOverheadUs() {
             return (relay.n1Us() - direct.n1Us()) / 2;
         }
@@ -187,7 +187,7 @@ final class SitesLabBench {
                     direct = d.best(direct);
                 }
             }
-            Result result = new Result(o, relay, direct, hierarchical, flat, BenchCommands.load());
+            Result result = new Result(o, relay, direct, hierarchical, flat);
             if (o.plot() != null) {
                 plot(result, o.plot());
                 err.println(LABEL + " plot written to " + o.plot());
@@ -426,8 +426,8 @@ final class SitesLabBench {
                 (double) r.flat().wanBytes() / Math.max(1, r.hierarchical().wanBytes()));
         out.println("wall_ms: all ranks running to the run's end (the engine's record); wan_messages/bytes: sent between ranks"
                 + " of different sites (the run's siteTraffic, from the ranks' traffic counters), halo exchange included");
-        out.println("load " + r.load() + "; machine: " + Runtime.getRuntime().availableProcessors() + " CPUs, "
-                + String.format(Locale.ROOT, "load average %.2f at the end", MachineLoad.loadAverage()));
+        out.printf(Locale.ROOT, "machine: %d CPUs, load average %.2f when the table was printed%n",
+                Runtime.getRuntime().availableProcessors(), MachineLoad.loadAverage());
     }
 
     /** Round trips against N (relay, direct) and heat2d's wall time and WAN messages (hierarchical, flat). */
