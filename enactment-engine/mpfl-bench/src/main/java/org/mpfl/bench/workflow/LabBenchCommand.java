@@ -41,6 +41,9 @@ import org.mpfl.ir.files.FileTrees;
  * stderr; a table, or with {@code --json} one object {@code {"hosts","rate","scale":[{"p","iterations",
  * "first_startup_ms","startup_ms","run_ms","loop_ms","kib_per_rank","first_kib_per_rank","host_rss_mib",
  * "repeats"}…],"mediator":[…as bench mediator --json…]}}.
+ *
+ * <p>With {@code --sites N} it measures across sites instead, on the tests' own lab ({@code NetworkLab}: sites
+ * behind NAT gateways, a relay, TLS) in this JVM: {@link SitesLabBench}.
  */
 public final class LabBenchCommand implements CliCommand {
     /** JVM options of the lab's hosts unless given: no -Xms, so that VmRSS grows with what the ranks use. */
@@ -55,8 +58,8 @@ public final class LabBenchCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "[--hosts 4] [--rate 1gbit] [--ranks 16,64,256] [--mediator-ranks 4,8] [--json] [--plot FILE.png]"
-                + "  hosts in network namespaces on shaped links (root): scale, and direct vs mediator";
+        return "[--hosts 4] [--rate 1gbit] [--ranks 16,64,256] [--mediator-ranks 4,8] [--json] [--plot FILE.png] | --sites 2"
+                + "  hosts in network namespaces on shaped links (root): scale, and direct vs mediator; or across NAT'd sites";
     }
 
     /** The parsed options. */
@@ -71,7 +74,8 @@ public final class LabBenchCommand implements CliCommand {
     static final ArgumentSpec SPEC = ArgumentSpec.of("bench lab", "MPFL on real links: the engine and service hosts in"
             + " network namespaces of their own on a private bridge, every link shaped to --rate (needs root and iproute2).")
             .value("--hosts", "N", "4", "service hosts (at most 200)")
-            .value("--rate", "RATE", "1gbit", "each link's rate in both directions (tc tbf), or none")
+            .value("--rate", "RATE", "1gbit", "each link's rate in both directions (tc tbf), or none;"
+                    + " with --sites the WAN links' rate, 100mbit unless given")
             .value("--ranks", "16,64,256", "16,64,256", "rank counts of part A (ring and allreduce loop)")
             .value("--iterations", "N", "100", "allreduces of part A's loop (at most " + MAX_ITERATIONS + ")")
             .value("--repeat", "N", "3", "measured runs per case")
@@ -79,6 +83,15 @@ public final class LabBenchCommand implements CliCommand {
             .value("--kb", "N", "200", "KiB each rank sends per round in part B")
             .value("--mediator-iterations", "N", "50", "rounds of part B's ring")
             .value("--warmup-seconds", "S", String.valueOf(MediatorBenchmark.DEFAULT_WARMUP_SECONDS), "untimed warm-up per case")
+            .value("--sites", "N", "instead of parts A and B: N sites behind NAT gateways and a relay ("
+                    + "the tests' NetworkLab, TLS): relay vs direct PingPong and heat2d with hierarchical vs flat collectives")
+            .value("--hosts-per-site", "N", "2", "with --sites: hosts in each site")
+            .value("--latency-iterations", "N", "300", "with --sites: PingPong N=1 round trips per run")
+            .value("--bandwidth-iterations", "N", "10", "with --sites: PingPong N=500 round trips per run")
+            .value("--heat2d-size", "N", "256", "with --sites: heat2d's plate is N x N cells")
+            .value("--heat2d-iterations", "N", "200", "with --sites: heat2d's sweeps (no tolerance: exactly N)")
+            .value("--flat-algorithm", "NAME", "recursive-doubling", "with --sites: heat2d's allreduce in the flat variant")
+            .value("--samples", "DIR", "samples", "with --sites: the repository's samples directory (heat2d, its built jar)")
             .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_LAB_HOST_JVM_ARGS))
             .with(BenchOptions::output);
 
@@ -120,6 +133,16 @@ public final class LabBenchCommand implements CliCommand {
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        if (SPEC.parse(args).has("--sites")) {
+            SitesLabBench.Options sites = SitesLabBench.parse(SPEC.parse(args));
+            String missing = LabNetwork.missing(true);
+            if (missing != null) {
+                err.println("mpflc bench lab --sites: needs " + missing + "; nothing was changed");
+                return 1;
+            }
+            SitesLabBench.run(sites, out, err);
+            return 0;
+        }
         Options o = parse(args);
         String missing = LabNetwork.missing(o.rate() != null);
         if (missing != null) {
