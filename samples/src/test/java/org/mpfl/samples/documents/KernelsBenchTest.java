@@ -52,6 +52,9 @@ class KernelsBenchTest {
         // (printed to 3 decimals: python = ratio × reference within the ratio's rounding, 0.0005 × reference, and its own)
         double reference = f.get("heat2d.reference").asDouble();
         assertEquals(f.get("heat2d.python").asDouble(), f.get("heat2d.ratio").asDouble() * reference, 0.001 + 0.0006 * Math.abs(reference), text);
+        // the reported round is one of the rounds: its ratio lies within their lowest and highest (printed to 3 decimals)
+        double ratio = f.get("heat2d.ratio").asDouble();
+        assertTrue(f.get("heat2d.ratioLowest").asDouble() <= ratio + 0.0005 && ratio <= f.get("heat2d.ratioHighest").asDouble() + 0.0005, text);
         String progress = err.toString(StandardCharsets.UTF_8);
         System.err.print(progress); // the rounds' times, for the test's report
         assertTrue(progress.contains("round 1 heat2d.python: 20 iterations") && progress.contains(", 120 iterations"),
