@@ -74,15 +74,3 @@ if os.environ.get("MPFL_TEST_NEVER_SET"):
     def ghost(x):
         """Defined only under a condition: mpflc check cannot tell that it is missing, the rank's start can."""
         return {"y": x}
-
-
-def grow(big):
-    """A 1 MiB input updated in place and a new output array: the worker sends 'returned' before the answer."""
-    import array
-    if isinstance(big, array.array):
-        for i in range(len(big)):
-            big[i] += 1.0 + i
-        return {"twice": array.array("d", [v * 2.0 for v in big])}
-    import numpy
-    big += 1.0 + numpy.arange(len(big))
-    return {"twice": big * 2.0}

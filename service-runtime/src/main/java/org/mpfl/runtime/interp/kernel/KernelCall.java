@@ -19,12 +19,6 @@ import org.mpfl.ir.MpflType;
  */
 final class KernelCall {
     private static final ObjectMapper JSON = new ObjectMapper();
-    /**
-     * The frame a worker may send between its kernel's return and the answer (docs/kernel-protocol.md):
-     * the inputs in shared memory are final, so the rank reads them back while the worker copies new
-     * output arrays into the shared memory.
-     */
-    static final String RETURNED = "returned";
 
     /** An input array placed in shared memory. */
     private record Placed(Object array, long offset, String type) {
@@ -74,18 +68,15 @@ final class KernelCall {
         OutputSlots slots = worker.slots();
         try {
             String answer = worker.exchange(request.toString(), Long.MAX_VALUE, () -> slots.prepare(target, outputs.keySet()));
-            readBack(arena, placed);
-            if (answer.equals(RETURNED)) { // the inputs were final: read back while the worker placed its outputs
-                answer = worker.next(Long.MAX_VALUE);
-            }
             return answer(worker, target, answer, placed);
         } finally {
             slots.release();
         }
     }
 
-    /** Copies the input arrays back from the shared memory: a kernel's in-place update is seen by the rank. */
-    private static void readBack(SharedArena arena, List<Placed> placed) throws KernelFailure {
+    private static Map<String, Object> answer(KernelWorker worker, String target, String answer, List<Placed> placed)
+            throws KernelFailure {
+        SharedArena arena = worker.arena();
         try {
             for (Placed p : placed) {
                 arena.readInto(p.offset(), p.array());
@@ -93,10 +84,6 @@ final class KernelCall {
         } catch (IOException e) {
             throw KernelFailure.workflow("cannot read the inputs back from shared memory: " + e.getMessage());
         }
-    }
-
-    private static Map<String, Object> answer(KernelWorker worker, String target, String answer, List<Placed> placed)
-            throws KernelFailure {
         String[] lines = answer.split("\n", -1);
         if (lines[0].startsWith("error")) {
             throw failure(worker, target, lines[0], answer);

@@ -170,31 +170,9 @@ final class KernelWorker implements AutoCloseable {
                     + " bytes in one call; mpfl.kernel.logBytesPerCall)");
         }
         logBudget.set(logBytesPerCall);
-        return answer(deadlineNanos, () -> {
+        try {
             channel.send(request);
             whileWaiting.run();
-        });
-    }
-
-    /**
-     * The next frame of the answer to the request under way: a call's answer may be preceded by
-     * {@code returned} (docs/kernel-protocol.md), after which the answer itself follows.
-     */
-    synchronized String next(long deadlineNanos) throws KernelFailure, InterruptedIOException {
-        if (broken) {
-            throw KernelFailure.workflow(label + " is not usable after an earlier failure");
-        }
-        return answer(deadlineNanos, () -> { });
-    }
-
-    /** What is sent before an answer frame is awaited. */
-    private interface Before {
-        void run() throws IOException;
-    }
-
-    private String answer(long deadlineNanos, Before before) throws KernelFailure, InterruptedIOException {
-        try {
-            before.run();
             return receive(deadlineNanos);
         } catch (InterruptedIOException e) {
             broken = true;

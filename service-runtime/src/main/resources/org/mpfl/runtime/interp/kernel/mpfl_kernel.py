@@ -20,9 +20,6 @@ import traceback
 
 PROTOCOL = 1
 ALIGN = 64
-# inputs of at least this many array bytes are worth a 'returned' frame before new outputs are copied: the
-# rank reads them back meanwhile (docs/kernel-protocol.md)
-RETURNED_INPUT_BYTES = 1 << 20
 
 try:
     import numpy
@@ -314,7 +311,6 @@ class Worker:
         outputs = []
         regions = {}
         placed = []
-        input_bytes = 0
         for line in lines:
             role, name, type_name, payload = (line.split(" ", 3) + [""])[:4]
             if role == "in":
@@ -327,7 +323,6 @@ class Worker:
                 if type_name in ARRAYS:  # an input returned as it is comes back as its own region
                     offset = int(payload.split(" ", 1)[0])
                     regions[id(value)] = offset
-                    input_bytes += len(value) * ARRAYS[type_name][2]
                     if isinstance(value, array.array):
                         placed.append((offset, value))
             elif role == "out":
@@ -345,9 +340,6 @@ class Worker:
             self.channel.send("error output\n%s returned %s, not a dict of the outputs %s"
                               % (target, describe(returned), [n for n, _ in outputs]))
             return
-        if input_bytes >= RETURNED_INPUT_BYTES and any(
-                expected in ARRAYS and id(returned.get(name)) not in regions for name, expected in outputs):
-            self.channel.send("returned")  # the inputs are final: the rank reads them back while we copy outputs
         result = ["result"]
         try:
             for name, expected in outputs:

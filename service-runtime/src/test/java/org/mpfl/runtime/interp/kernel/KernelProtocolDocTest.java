@@ -49,7 +49,7 @@ class KernelProtocolDocTest {
             assertTrue(doc.contains("`" + setting + "`"), setting);
         }
         assertTrue(doc.contains(OutputPump.MAX_LINE_BYTES / 1024 + " KiB"), "the line cut");
-        for (String verb : new String[] {"load", "call", "exit", "result", "ok", "error", "returned"}) {
+        for (String verb : new String[] {"load", "call", "exit", "result", "ok", "error"}) {
             assertTrue(doc.contains("`" + verb) && worker.contains("\"" + verb.split(" ")[0]), verb);
         }
     }
