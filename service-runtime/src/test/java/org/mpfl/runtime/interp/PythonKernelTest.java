@@ -61,10 +61,12 @@ class PythonKernelTest {
             assertEquals(40L << 40, longs[40]);
             assertEquals(1.0, doubles[40]);
             assertEquals(1.0 / 40, doubles[1], 1e-15);
+            assertArrayEquals(new double[] {0.0, 0.25, 0.5, 0.75, 1.0}, (double[]) r.output("first", rank),
+                    "a site's earlier new array is its own, untouched by later calls of different and equal lengths");
             assertEquals("numpy", r.output("backend", rank));
             List<String> logs = r.rank(rank).logs;
             assertTrue(logs.contains("info: scale call 2 on rank" + rank), "the kernel's print is a log line: " + logs);
-            assertTrue(r.rank(rank).events.contains("ACTIVITY compute python kernels:scale @ pykernel.mpfl.xml:28:5"),
+            assertTrue(r.rank(rank).events.contains("ACTIVITY compute python kernels:scale @ pykernel.mpfl.xml:29:5"),
                     "a kernel call is an activity of the rank, as a Java one: " + r.rank(rank).events);
         }
     }

@@ -18,12 +18,23 @@ import org.mpfl.ir.files.FileTrees;
  * ({@code samples/heat2d}), per iteration, on one engine and its service-host processes
  * ({@code mpflc bench kernels --heat2d}). An iteration's time is the difference of a long and a short
  * run divided by their difference in iterations, so that neither run's fixed part (placement,
- * deployment, start-up, the end) counts. Both documents run with {@code tolerance=0}, so each does
- * exactly the iterations it is given. The runs alternate Java and Python, and the median of
- * {@code repeats} differences is reported; an untimed short run of each comes first (deployment, JIT).
+ * deployment, start-up — for heat2d-py four interpreters importing NumPy — the end) counts. Both
+ * documents run with {@code tolerance=0}, so each does exactly the iterations it is given.
+ *
+ * <p>The two variants are measured side by side: a round runs both short runs, then both long runs,
+ * the variants' order swapped from round to round, so that a change of the machine's load between a
+ * round's runs falls on both variants alike rather than on one (on 2 shared cores, the load of other
+ * processes moves by several times within a minute). Each round gives one pair of figures; the command
+ * reports the round whose ratio is the median. An untimed short run of each comes first (deployment, JIT).
  */
 final class Heat2dKernelsBenchmark {
     private static final Duration RUN_TIMEOUT = Duration.ofMinutes(10);
+    private static final String JAVA = "heat2d.java";
+    private static final String PYTHON = "heat2d.python";
+
+    /** One round's ms per iteration of heat2d (Java) and of heat2d-py, measured side by side. */
+    record Round(double java, double python) {
+    }
 
     private Heat2dKernelsBenchmark() {
     }
@@ -31,10 +42,10 @@ final class Heat2dKernelsBenchmark {
     /**
      * @param samples the repository's {@code samples} directory (heat2d's activity jar must be built)
      * @param python  the interpreter of the Python ranks (with NumPy)
-     * @return {@code heat2d.java} and {@code heat2d.python}: median ms per iteration
+     * @return one figure pair per round, in the order run
      */
-    static Map<String, Double> perIteration(Path samples, String python, int hosts, int size, int ranks, int shortIter,
-                                                   int longIter, int repeats, PrintStream progress) throws Exception {
+    static List<Round> rounds(Path samples, String python, int hosts, int size, int ranks, int shortIter,
+                              int longIter, int repeats, PrintStream progress) throws Exception {
         Path javaDoc = samples.resolve("heat2d/heat2d.mpfl.xml");
         Path pythonDoc = samples.resolve("heat2d-py/heat2d-py.mpfl.xml");
         for (Path doc : List.of(javaDoc, pythonDoc)) {
@@ -46,30 +57,34 @@ final class Heat2dKernelsBenchmark {
             throw new IOException("heat2d's activity code " + samples.resolve("target/mpfl-samples.jar")
                     + " is missing: build the samples first (mvn -q -pl samples -am package -DskipTests)");
         }
+        Map<String, Path> docs = Map.of(JAVA, javaDoc, PYTHON, pythonDoc);
         Path work = Files.createTempDirectory("mpfl-bench-heat2d-");
         try {
             progress.println("[bench kernels] heat2d: starting an engine and " + hosts + " service hosts (" + python + ")");
             try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), hosts, 0, List.of("-Dmpfl.kernel.python=" + python))) {
                 EngineClient client = cluster.client();
-                Map<String, List<Double>> perIter = new LinkedHashMap<>();
-                for (int rep = 0; rep <= repeats; rep++) { // round 0 warms both up (deployment, JIT), untimed
-                    for (Map.Entry<String, Path> variant : Map.of("heat2d.java", javaDoc, "heat2d.python", pythonDoc).entrySet()) {
-                        double shortMs = timed(client, variant.getValue(), size, ranks, shortIter);
-                        if (rep == 0) { // the short run deploys and warms up as well as both would
-                            progress.printf(java.util.Locale.ROOT, "[bench kernels] warm-up %s: %d iterations %.0f ms%n",
-                                    variant.getKey(), shortIter, shortMs);
-                            continue;
-                        }
-                        double longMs = timed(client, variant.getValue(), size, ranks, longIter);
-                        double ms = (longMs - shortMs) / (longIter - shortIter);
-                        perIter.computeIfAbsent(variant.getKey(), k -> new ArrayList<>()).add(ms);
-                        progress.printf(java.util.Locale.ROOT, "[bench kernels] round %d %s: %d iterations %.0f ms, %d iterations %.0f ms: %.3f ms per iteration%n",
-                                rep, variant.getKey(), shortIter, shortMs, longIter, longMs, ms);
-                    }
+                for (String variant : List.of(JAVA, PYTHON)) { // deployment and JIT, untimed
+                    progress.printf(java.util.Locale.ROOT, "[bench kernels] warm-up %s: %d iterations %.0f ms%n",
+                            variant, shortIter, timed(client, docs.get(variant), size, ranks, shortIter));
                 }
-                Map<String, Double> medians = new LinkedHashMap<>();
-                perIter.forEach((k, v) -> medians.put(k, BenchCommands.median(v)));
-                return medians;
+                List<Round> rounds = new ArrayList<>();
+                for (int rep = 1; rep <= repeats; rep++) {
+                    List<String> order = rep % 2 == 1 ? List.of(JAVA, PYTHON) : List.of(PYTHON, JAVA);
+                    Map<String, Double> shortMs = new LinkedHashMap<>();
+                    for (String variant : order) {
+                        shortMs.put(variant, timed(client, docs.get(variant), size, ranks, shortIter));
+                    }
+                    Map<String, Double> perIter = new LinkedHashMap<>();
+                    for (String variant : order) {
+                        double longMs = timed(client, docs.get(variant), size, ranks, longIter);
+                        double ms = (longMs - shortMs.get(variant)) / (longIter - shortIter);
+                        perIter.put(variant, ms);
+                        progress.printf(java.util.Locale.ROOT, "[bench kernels] round %d %s: %d iterations %.0f ms, %d iterations %.0f ms: %.3f ms per iteration%n",
+                                rep, variant, shortIter, shortMs.get(variant), longIter, longMs, ms);
+                    }
+                    rounds.add(new Round(perIter.get(JAVA), perIter.get(PYTHON)));
+                }
+                return rounds;
             }
         } finally {
             FileTrees.deleteQuietly(work);

@@ -51,8 +51,10 @@ public final class KernelsBenchCommand implements CliCommand {
             .flag("--heat2d", "also heat2d-py against heat2d (Java) per iteration, on an engine and service-host processes")
             .value("--samples", "DIR", "samples", "the repository's samples directory (--heat2d)")
             .value("--hosts", "N", "2", "service-host processes (--heat2d)")
-            .value("--heat2d-size", "N", "64", "plate rows and columns (--heat2d; 4 ranks)")
-            .value("--heat2d-repeat", "N", "3", "rounds of heat2d runs (--heat2d; after one untimed round)")
+            .value("--heat2d-size", "N", "64", "plate rows and columns (--heat2d)")
+            .value("--heat2d-ranks", "N", "4", "ranks of each heat2d run (--heat2d)")
+            .value("--heat2d-repeat", "N", "3", "rounds of heat2d runs, both variants side by side in each (--heat2d;"
+                    + " after an untimed short run of each); the round with the median ratio is reported")
             .value("--heat2d-iterations", "SHORT,LONG", "200,1200", "iterations of the short and the long run of a round"
                     + " (--heat2d): an iteration is their difference in time over their difference in iterations")
             .flag("--json", "print the figures as one JSON object");
@@ -103,13 +105,15 @@ public final class KernelsBenchCommand implements CliCommand {
                             figures.get(kind + ".worker"), figures.get(kind + ".java"), figures.get(kind + ".python"));
                 }
                 if (figures.containsKey("heat2d.python")) {
-                    out.printf(java.util.Locale.ROOT, "heat2d per iteration (median, ms; %s × %s plate, 4 ranks)%n",
-                            args.value("--heat2d-size"), args.value("--heat2d-size"));
+                    out.printf(java.util.Locale.ROOT, "heat2d per iteration (ms; %s × %s plate, %s ranks; the round of the median"
+                                    + " ratio of %s, both variants side by side)%n", args.value("--heat2d-size"), args.value("--heat2d-size"),
+                            args.value("--heat2d-ranks"), args.value("--heat2d-repeat"));
                     out.printf(java.util.Locale.ROOT, "  heat2d (Java)                      %10.3f%n", figures.get("heat2d.java"));
                     out.printf(java.util.Locale.ROOT, "  the NumPy sweep alone              %10.3f%n", figures.get("sweep.numpy") / 1000.0);
                     out.printf(java.util.Locale.ROOT, "  reference: heat2d (Java) + sweep   %10.3f%n", figures.get("heat2d.reference"));
-                    out.printf(java.util.Locale.ROOT, "  heat2d-py                          %10.3f   %.2fx the reference%n",
-                            figures.get("heat2d.python"), figures.get("heat2d.ratio"));
+                    out.printf(java.util.Locale.ROOT, "  heat2d-py                          %10.3f   %.2fx the reference (rounds: %.2fx to %.2fx)%n",
+                            figures.get("heat2d.python"), figures.get("heat2d.ratio"), figures.get("heat2d.ratioLowest"),
+                            figures.get("heat2d.ratioHighest"));
                 }
             }
             return 0;
@@ -124,33 +128,59 @@ public final class KernelsBenchCommand implements CliCommand {
      * heat2d-py against "the NumPy sweep alone + the same messaging as heat2d": the messaging is heat2d
      * (Java)'s whole iteration, whose own sweep of a block is a few microseconds (so the reference is
      * larger than the issue's by that much: the ratio errs in heat2d-py's favour by well under 0.1 %).
+     * Each round measures both variants side by side; the figures reported are those of the round whose
+     * ratio is the median, with the lowest and highest ratio of the rounds beside them.
      */
     private static void heat2d(Arguments args, String python, Map<String, Double> figures, PrintStream err) throws Exception {
         int size = args.intValue("--heat2d-size");
+        int ranks = args.intValue("--heat2d-ranks");
+        int repeats = args.intValue("--heat2d-repeat");
         Path samples = Path.of(args.value("--samples"));
         List<Integer> iterations = args.intList("--heat2d-iterations", 1);
         if (iterations.size() != 2 || iterations.get(0) >= iterations.get(1)) {
             throw new UsageException("--heat2d-iterations wants SHORT,LONG with SHORT < LONG, got " + args.value("--heat2d-iterations"));
         }
-        figures.putAll(Heat2dKernelsBenchmark.perIteration(samples, python, args.intValue("--hosts"), size, 4,
-                iterations.get(0), iterations.get(1), args.intValue("--heat2d-repeat"), err));
-        figures.put("sweep.numpy", sweepAlone(python, samples.resolve("heat2d-py/kernels"), size / 2));
-        double reference = figures.get("heat2d.java") + figures.get("sweep.numpy") / 1000.0;
-        figures.put("heat2d.reference", reference);
-        figures.put("heat2d.ratio", figures.get("heat2d.python") / reference);
+        if (ranks < 1 || repeats < 1) {
+            throw new UsageException("--heat2d-ranks and --heat2d-repeat must be at least 1");
+        }
+        List<Heat2dKernelsBenchmark.Round> rounds = Heat2dKernelsBenchmark.rounds(samples, python, args.intValue("--hosts"), size,
+                ranks, iterations.get(0), iterations.get(1), repeats, err);
+        int[] grid = grid(ranks);
+        double sweepMs = sweepAlone(python, samples.resolve("heat2d-py/kernels"), size / grid[0], size / grid[1]) / 1000.0;
+        java.util.function.ToDoubleFunction<Heat2dKernelsBenchmark.Round> ratio = r -> r.python() / (r.java() + sweepMs);
+        Heat2dKernelsBenchmark.Round median = BenchCommands.medianRun(rounds, ratio);
+        figures.put("heat2d.java", median.java());
+        figures.put("heat2d.python", median.python());
+        figures.put("sweep.numpy", sweepMs * 1000.0);
+        figures.put("heat2d.reference", median.java() + sweepMs);
+        figures.put("heat2d.ratio", ratio.applyAsDouble(median));
+        figures.put("heat2d.ratioLowest", rounds.stream().mapToDouble(ratio).min().orElseThrow());
+        figures.put("heat2d.ratioHighest", rounds.stream().mapToDouble(ratio).max().orElseThrow());
     }
 
-    /** Median µs of heat2d-py's {@code jacobi.sweep} on one {@code block} × {@code block} block with four neighbours, in Python alone. */
-    private static double sweepAlone(String python, Path kernels, int block) throws IOException, InterruptedException {
+    /**
+     * The ranks along rows and columns of a 2-D grid of {@code ranks}, as balanced as the count allows
+     * (what {@code dims(ranks, 2)} gives for the counts the bench uses: 4 is 2 × 2, 2 is 2 × 1).
+     */
+    static int[] grid(int ranks) {
+        int columns = (int) Math.sqrt(ranks);
+        while (ranks % columns != 0) {
+            columns--;
+        }
+        return new int[] {ranks / columns, columns};
+    }
+
+    /** Median µs of heat2d-py's {@code jacobi.sweep} on one {@code rows} × {@code columns} block with four neighbours, in Python alone. */
+    private static double sweepAlone(String python, Path kernels, int rows, int columns) throws IOException, InterruptedException {
         String script = """
                 import statistics, sys, time, numpy
                 sys.path.insert(0, sys.argv[1])
                 import jacobi
-                n = int(sys.argv[2])
-                field = jacobi.setup(2 * n, 2 * n, [2, 2], [0, 0], -1, 2, -1, 1)["field"]
-                halo = numpy.zeros(n)
+                rows, columns = int(sys.argv[2]), int(sys.argv[3])
+                field = jacobi.setup(2 * rows, 2 * columns, [2, 2], [0, 0], -1, 2, -1, 1)["field"]
+                across, down = numpy.zeros(columns), numpy.zeros(rows)
                 def once():
-                    jacobi.sweep(field, n, n, 0, 2, 0, 1, halo, halo, halo, halo)
+                    jacobi.sweep(field, rows, columns, 0, 2, 0, 1, across, across, down, down)
                 for _ in range(1000):
                     once()
                 times = []
@@ -161,7 +191,7 @@ public final class KernelsBenchCommand implements CliCommand {
         Path dir = Files.createTempDirectory("mpfl-bench-sweep-");
         try {
             return Double.parseDouble(python(python, dir, "the NumPy sweep", script, kernels.toAbsolutePath().toString(),
-                    Integer.toString(block)));
+                    Integer.toString(rows), Integer.toString(columns)));
         } finally {
             org.mpfl.ir.files.FileTrees.deleteQuietly(dir);
         }

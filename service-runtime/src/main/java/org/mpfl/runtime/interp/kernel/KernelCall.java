@@ -65,7 +65,18 @@ final class KernelCall {
         } catch (IOException e) {
             throw KernelFailure.workflow("cannot place the inputs in shared memory: " + e.getMessage());
         }
-        String answer = worker.exchange(request.toString(), Long.MAX_VALUE);
+        OutputSlots slots = worker.slots();
+        try {
+            String answer = worker.exchange(request.toString(), Long.MAX_VALUE, () -> slots.prepare(target, outputs.keySet()));
+            return answer(worker, target, answer, placed);
+        } finally {
+            slots.release();
+        }
+    }
+
+    private static Map<String, Object> answer(KernelWorker worker, String target, String answer, List<Placed> placed)
+            throws KernelFailure {
+        SharedArena arena = worker.arena();
         try {
             for (Placed p : placed) {
                 arena.readInto(p.offset(), p.array());
@@ -89,7 +100,7 @@ final class KernelCall {
             if (words.length < 3) {
                 throw KernelFailure.workflow(worker.label() + " sent a malformed result line '" + lines[i] + "'");
             }
-            values.put(words[0], value(arena, words[1], words[2], placed, worker.label()));
+            values.put(words[0], value(worker, target, words[0], words[1], words[2], placed));
         }
         return values;
     }
@@ -169,8 +180,9 @@ final class KernelCall {
         };
     }
 
-    private static Object value(SharedArena arena, String type, String payload, List<Placed> placed, String label)
-            throws KernelFailure {
+    private static Object value(KernelWorker worker, String target, String name, String type, String payload,
+                                List<Placed> placed) throws KernelFailure {
+        String label = worker.label();
         try {
             switch (type) {
                 case "int":
@@ -193,18 +205,16 @@ final class KernelCall {
             int count = Integer.parseInt(region[1]);
             for (Placed p : placed) {
                 if (p.offset() == offset && p.type().equals(type) && java.lang.reflect.Array.getLength(p.array()) == count) {
+                    worker.slots().inPlace(target, name);
                     return p.array();
                 }
             }
-            Object target = switch (type) {
-                case "int[]" -> new int[count];
-                case "long[]" -> new long[count];
-                case "double[]" -> new double[count];
-                case "bytes" -> new byte[count];
-                default -> throw KernelFailure.workflow(label + " returned a value of unknown type '" + type + "'");
-            };
-            arena.readInto(offset, target);
-            return target;
+            if (!type.equals("bytes") && !type.equals("int[]") && !type.equals("long[]") && !type.equals("double[]")) {
+                throw KernelFailure.workflow(label + " returned a value of unknown type '" + type + "'");
+            }
+            Object array = worker.slots().take(target, name, type, count);
+            worker.arena().readInto(offset, array);
+            return array;
         } catch (IOException | RuntimeException e) {
             throw KernelFailure.workflow(label + " returned an unreadable " + type + " value '" + payload + "': " + e.getMessage());
         }

@@ -31,6 +31,7 @@ final class KernelWorker implements AutoCloseable {
     private final Path socketDirectory;
     private final ControlChannel channel;
     private final SharedArena arena;
+    private final OutputSlots slots = new OutputSlots();
     private final OutputPump stdout;
     private final OutputPump stderr;
     private final AtomicLong logBudget;
@@ -141,12 +142,25 @@ final class KernelWorker implements AutoCloseable {
         return arena;
     }
 
+    OutputSlots slots() {
+        return slots;
+    }
+
     String label() {
         return label;
     }
 
     /** Sends one request and returns the worker's answer frame; the worker stays usable only if this returns. */
     synchronized String exchange(String request, long deadlineNanos) throws KernelFailure, InterruptedIOException {
+        return exchange(request, deadlineNanos, () -> { });
+    }
+
+    /**
+     * As {@link #exchange(String, long)}, running {@code whileWaiting} on this thread between sending the
+     * request and waiting for the answer: work the rank can do while the worker computes.
+     */
+    synchronized String exchange(String request, long deadlineNanos, Runnable whileWaiting)
+            throws KernelFailure, InterruptedIOException {
         if (broken) {
             throw KernelFailure.workflow(label + " is not usable after an earlier failure");
         }
@@ -158,6 +172,7 @@ final class KernelWorker implements AutoCloseable {
         logBudget.set(logBytesPerCall);
         try {
             channel.send(request);
+            whileWaiting.run();
             return receive(deadlineNanos);
         } catch (InterruptedIOException e) {
             broken = true;
