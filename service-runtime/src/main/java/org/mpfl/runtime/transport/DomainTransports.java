@@ -96,7 +96,7 @@ public final class DomainTransports {
             } finally {
                 for (Map.Entry<String, CompletableFuture<Boolean>> e : mine.entrySet()) {
                     boolean ok = answered.contains(e.getKey());
-                    long bound = ProbeTimeouts.forAddress(e.getKey(), probeTimeoutMs);
+                    long bound = ProbeTimeouts.forPeer(byAddress.get(e.getKey()), probeTimeoutMs);
                     if (e.getValue().complete(ok) && !ok) {
                         LOG.info("domain {}: the binary channel at {} did not answer within {} ms; messages to that "
                                 + "host go over SOAP for this domain", shortId(), e.getKey(), bound);
@@ -118,7 +118,7 @@ public final class DomainTransports {
     /**
      * The transport to carry this domain's messages to {@code peer} in {@code requestedMode} (see
      * {@link TransportSelector#effectiveMode}). In auto mode it may wait for the set-up probe, at
-     * most about {@link #PROBE_TIMEOUT_MS} (for an indirect peer {@link ProbeTimeouts#forAddress}).
+     * most about {@link #PROBE_TIMEOUT_MS} (for an indirect peer {@link ProbeTimeouts#forPeer}).
      *
      * @throws TransportException final when the mode cannot reach the peer at all
      */
@@ -173,7 +173,7 @@ public final class DomainTransports {
         boolean interrupted = false;
         try {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
-                    ProbeTimeouts.forAddress(peer.binaryAddress(), probeTimeoutMs) + 1000);
+                    ProbeTimeouts.forPeer(peer, probeTimeoutMs) + 1000);
             while (true) {
                 try {
                     return f.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);

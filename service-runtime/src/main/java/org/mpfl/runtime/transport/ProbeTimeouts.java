@@ -1,6 +1,7 @@
 package org.mpfl.runtime.transport;
 
 import java.util.Optional;
+import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.relay.RelayDialer;
 
 /**
@@ -19,23 +20,25 @@ public final class ProbeTimeouts {
     private ProbeTimeouts() {
     }
 
-    /** The probe's time-out for the peer whose binary address is {@code address}, at least {@code directMs}. */
-    public static long forAddress(String address, long directMs) {
+    /** The probe's time-out for {@code peer}'s binary address, at least {@code directMs}. */
+    public static long forPeer(Endpoint peer, long directMs) {
+        String address = peer.binaryAddress();
         int colon = address == null ? -1 : address.lastIndexOf(':');
         if (colon < 0) {
             return directMs;
         }
         Optional<Long> indirect;
         try {
-            indirect = RelayDialer.shared().indirectWaitMs(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+            indirect = RelayDialer.shared().indirectWaitMs(peer, address.substring(0, colon),
+                    Integer.parseInt(address.substring(colon + 1)));
         } catch (NumberFormatException e) {
             return directMs;
         }
         return indirect.map(w -> Math.max(directMs, w)).orElse(directMs);
     }
 
-    /** Whether the peer at {@code address} is reached directly (not through a relay or a reverse connection). */
-    public static boolean direct(String address) {
-        return forAddress(address, 0) == 0;
+    /** Whether {@code peer}'s binary address is reached directly (not through a relay or a reverse connection). */
+    public static boolean direct(Endpoint peer) {
+        return forPeer(peer, 0) == 0;
     }
 }

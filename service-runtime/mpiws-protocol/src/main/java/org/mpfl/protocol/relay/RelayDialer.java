@@ -176,6 +176,15 @@ public final class RelayDialer {
      * @throws IOException naming the relay when the relay refused or could not be reached
      */
     public SocketChannel connect(String host, int port, int timeoutMs) throws IOException {
+        return connect(null, host, port, timeoutMs);
+    }
+
+    /**
+     * As {@link #connect(String, int, int)}, for a caller that knows the peer's endpoint ({@code peer},
+     * its site and relay; null: look it up): the binary channel's set-up probe dials while the domain
+     * is still opening here, before the host's registry can name the peer.
+     */
+    public SocketChannel connect(Endpoint peer, String host, int port, int timeoutMs) throws IOException {
         String hostPort = host + ":" + port;
         String relay = explicitRoutes.get(hostPort);
         if (relay != null) {
@@ -190,7 +199,7 @@ public final class RelayDialer {
             };
         }
         String mine = ownRelay;
-        Optional<Method> reverse = reverseFor(hostPort);
+        Optional<Method> reverse = reverseFor(hostPort, peer);
         if (reverse.isPresent()) {
             return reverseOrRelay(reverse.get(), hostPort, timeoutMs);
         }
@@ -219,11 +228,11 @@ public final class RelayDialer {
     }
 
     /** A reverse connection, when this host accepts inbound connections and the peer at {@code hostPort} of another site does not. */
-    private Optional<Method> reverseFor(String hostPort) {
+    private Optional<Method> reverseFor(String hostPort, Endpoint known) {
         if (ownRelay != null || reverseBind == null) {
             return Optional.empty();
         }
-        Optional<Endpoint> peer = peers.apply(hostPort);
+        Optional<Endpoint> peer = known != null ? Optional.of(known) : peers.apply(hostPort);
         String peerSite = peer.map(e -> known(e.site())).orElse("");
         if (peer.isEmpty() || peer.get().relay() == null || (peerSite.equals(ownSite) && !peerSite.isBlank())) {
             return Optional.empty();
@@ -239,8 +248,10 @@ public final class RelayDialer {
      * reverse connection {@link #REVERSE_WAIT_MS}; for an address of unknown site a direct attempt
      * ({@link #PROBE_MS}) and then the splice. A caller that bounds a connection's set-up (the binary
      * channel's probe) gives an indirect one this much room, or it gives up on pairs that would work.
+     *
+     * @param peer the peer's endpoint if the caller knows it (null: look it up), as for {@link #connect(Endpoint, String, int, int)}
      */
-    public Optional<Long> indirectWaitMs(String host, int port) {
+    public Optional<Long> indirectWaitMs(Endpoint peer, String host, int port) {
         String hostPort = host + ":" + port;
         if (explicitRoutes.containsKey(hostPort)) {
             return Optional.of(SPLICE_WAIT_MS);
@@ -253,7 +264,7 @@ public final class RelayDialer {
                 default -> Optional.empty();
             };
         }
-        if (reverseFor(hostPort).isPresent()) {
+        if (reverseFor(hostPort, peer).isPresent()) {
             return Optional.of((long) REVERSE_WAIT_MS);
         }
         String site = directory.get(hostPort);

@@ -40,7 +40,7 @@ final class ReachabilityProbe {
     /**
      * The probe of domain set-up: opens a fresh connection to each peer's binary address, all at
      * once, and keeps those whose server sends a well-formed HELLO within {@code timeoutMillis} (a
-     * peer reached through a relay or by a reverse connection: within {@link ProbeTimeouts#forAddress})
+     * peer reached through a relay or by a reverse connection: within {@link ProbeTimeouts#forPeer})
      * and closes them: no AUTH, so the server allocates nothing. An open connection of an
      * earlier domain proves nothing — a firewall may have closed the port since without either end
      * noticing — so it is not consulted. A refused connect fails at once; a silently dropped one
@@ -50,7 +50,7 @@ final class ReachabilityProbe {
         List<Endpoint> selected = new ArrayList<>();
         List<Endpoint> dialled = new ArrayList<>();
         for (Endpoint peer : peers) {
-            (tls == null && ProbeTimeouts.direct(peer.binaryAddress()) ? selected : dialled).add(peer);
+            (tls == null && ProbeTimeouts.direct(peer) ? selected : dialled).add(peer);
         }
         if (dialled.isEmpty()) {
             return reachableSelected(selected, timeoutMillis);
@@ -151,10 +151,10 @@ final class ReachabilityProbe {
             if (target == null) {
                 continue;
             }
-            long deadline = System.nanoTime() + ProbeTimeouts.forAddress(address, timeoutMillis) * 1_000_000L;
+            long deadline = System.nanoTime() + ProbeTimeouts.forPeer(peer, timeoutMillis) * 1_000_000L;
             last = Math.max(last, deadline);
             Thread t = new Thread(() -> {
-                if (probeDialled(address.substring(0, address.lastIndexOf(':')), target, deadline)) {
+                if (probeDialled(peer, address.substring(0, address.lastIndexOf(':')), target, deadline)) {
                     ok.add(peer);
                 }
             }, "mpfl-binary-probe-" + address);
@@ -176,8 +176,9 @@ final class ReachabilityProbe {
     }
 
     /** One probe through the dialer: connect, TLS handshake (if any), a valid HELLO, all before {@code deadline}; then leave. */
-    private boolean probeDialled(String host, InetSocketAddress target, long deadline) {
-        try (Socket s = RelayDialer.shared().connect(host, target.getPort(), remainingMillis(deadline)).socket()) {
+    private boolean probeDialled(Endpoint peer, String host, InetSocketAddress target, long deadline) {
+        // the peer's endpoint goes along: the domain may still be opening here, its registry not naming the peer yet
+        try (Socket s = RelayDialer.shared().connect(peer, host, target.getPort(), remainingMillis(deadline)).socket()) {
             s.setSoTimeout(remainingMillis(deadline));
             if (tls == null) {
                 BinaryProtocol.helloChallenge(s.getInputStream().readNBytes(BinaryProtocol.HELLO_BYTES));

@@ -165,13 +165,13 @@ class RelayedProbeTest {
             }
         });
         d.routeVia(relayed.address(), relayAddress, "test: b is reached through r1");
-        long directBound = DomainTransports.PROBE_TIMEOUT_MS;
-        assertEquals(directBound, ProbeTimeouts.forAddress(direct.address(), directBound));
-        assertEquals(Math.max(directBound, 10_000), ProbeTimeouts.forAddress(relayed.address(), directBound),
-                "a relayed peer's probe waits as long as the relay waits for the far host");
-
         Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
         Endpoint near = new Endpoint("http://127.0.0.1:2/mpiws", direct.address(), "c", "s1");
+        long directBound = DomainTransports.PROBE_TIMEOUT_MS;
+        assertEquals(directBound, ProbeTimeouts.forPeer(near, directBound));
+        assertEquals(Math.max(directBound, 10_000), ProbeTimeouts.forPeer(far, directBound),
+                "a relayed peer's probe waits as long as the relay waits for the far host");
+
         long t0 = System.nanoTime();
         Set<Endpoint> answered = new ReachabilityProbe(null).reachable(List.of(far, near), directBound);
         long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -184,7 +184,11 @@ class RelayedProbeTest {
                 + "relay, " + relay.splicedBytes() + " bytes are", relay::splicedBytes, n -> n >= BinaryProtocol.HELLO_BYTES);
     }
 
-    /** As a host that accepts inbound connections reaches a peer of another site behind a relay. */
+    /**
+     * As a host that accepts inbound connections reaches a peer of another site behind a relay, while
+     * its domain is still opening (the lab found the probe dialled before the registry named the peer:
+     * it was given the direct bound, 1 s, and its reverse connection arrived too late).
+     */
     @Test
     void aPeerBehindARelayIsProbedOverAReverseConnection() throws Exception {
         RelayDialer d = RelayDialer.shared();
@@ -193,9 +197,9 @@ class RelayedProbeTest {
         d.acceptsReverseOn("127.0.0.1");
         d.domainKeys(target -> Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
         Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
-        d.peers(target -> target.equals(relayed.address()) ? Optional.of(far) : Optional.empty());
+        // the host's registry does not name the peer yet (its domain is still opening): the probe's endpoint decides
         long directBound = DomainTransports.PROBE_TIMEOUT_MS;
-        assertEquals(Math.max(directBound, 15_000), ProbeTimeouts.forAddress(relayed.address(), directBound),
+        assertEquals(Math.max(directBound, 15_000), ProbeTimeouts.forPeer(far, directBound),
                 "a reverse peer's probe waits as long as the dialer waits for the reverse connection");
 
         Set<Endpoint> answered = new ReachabilityProbe(null).reachable(List.of(far), directBound);
