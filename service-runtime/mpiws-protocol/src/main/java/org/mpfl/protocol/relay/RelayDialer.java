@@ -56,6 +56,36 @@ public final class RelayDialer {
         String id();
 
         String proof(String relayId, String nonce);
+
+        /** A host: its id and an HMAC under its engine key over each relay's nonce (never its secret). */
+        static Identity ofHost(String hostId, String engineKey) {
+            return new Identity() {
+                @Override
+                public String id() {
+                    return hostId;
+                }
+
+                @Override
+                public String proof(String relayId, String nonce) {
+                    return RelayWire.hostProof(engineKey, relayId, nonce, hostId);
+                }
+            };
+        }
+
+        /** The engine: an HMAC under the engine key of each relay's credential ({@code engineKeyOf}: relay id → key). */
+        static Identity ofEngine(Function<String, Optional<String>> engineKeyOf) {
+            return new Identity() {
+                @Override
+                public String id() {
+                    return RelayWire.ENGINE;
+                }
+
+                @Override
+                public String proof(String relayId, String nonce) {
+                    return engineKeyOf.apply(relayId).map(key -> RelayWire.engineProof(key, relayId, nonce)).orElse("");
+                }
+            };
+        }
     }
 
     /** Which domain (and its token) this host would use to connect to an address, if any. */

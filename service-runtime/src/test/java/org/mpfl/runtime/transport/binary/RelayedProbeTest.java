@@ -136,34 +136,14 @@ class RelayedProbeTest {
     }
 
     static RelayDialer.Identity hostIdentity(String host) {
-        return new RelayDialer.Identity() {
-            @Override
-            public String id() {
-                return host;
-            }
-
-            @Override
-            public String proof(String relayId, String nonce) {
-                return RelayWire.hostProof(KEYS.get(host), relayId, nonce, host);
-            }
-        };
+        return RelayDialer.Identity.ofHost(host, KEYS.get(host));
     }
 
     /** As the engine reaches a host that announced a relay (an explicit route): here, the probing process. */
     @Test
     void aRelayedPeerIsProbedThroughTheRelayWithItsOwnBoundAndADirectOneDirectly() throws Exception {
         RelayDialer d = RelayDialer.shared();
-        d.identity(new RelayDialer.Identity() {
-            @Override
-            public String id() {
-                return RelayWire.ENGINE;
-            }
-
-            @Override
-            public String proof(String relayId, String nonce) {
-                return RelayWire.engineProof(RELAY_ENGINE_KEY, relayId, nonce);
-            }
-        });
+        d.identity(RelayDialer.Identity.ofEngine(relayId -> Optional.of(RELAY_ENGINE_KEY)));
         d.routeVia(relayed.address(), relayAddress, "test: b is reached through r1");
         Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
         Endpoint near = new Endpoint("http://127.0.0.1:2/mpiws", direct.address(), "c", "s1");
