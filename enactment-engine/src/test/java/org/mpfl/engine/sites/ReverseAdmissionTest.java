@@ -194,7 +194,7 @@ class ReverseAdmissionTest {
         }
     }
 
-    static final int MAX_RUNS = 6;
+    static final int MAX_RUNS = 10;
     /** Attackers at once, from the one attacker address: within its share of the port (8). */
     static final int ATTACKERS = 4;
 
