@@ -157,17 +157,7 @@ public final class Relays {
      */
     public static void engineDialer(HostCredentials credentials) {
         RelayDialer dialer = RelayDialer.shared();
-        dialer.identity(new RelayDialer.Identity() {
-            @Override
-            public String id() {
-                return RelayWire.ENGINE;
-            }
-
-            @Override
-            public String proof(String relayId, String nonce) {
-                return credentials.forHost(relayId).map(e -> RelayWire.engineProof(e.engineKey(), relayId, nonce)).orElse("");
-            }
-        });
+        dialer.identity(RelayDialer.Identity.ofEngine(relayId -> credentials.forHost(relayId).map(e -> e.engineKey())));
         ProxySelector.setDefault(dialer.proxySelector(ProxySelector.getDefault()));
     }
 }

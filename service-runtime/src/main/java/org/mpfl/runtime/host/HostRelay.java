@@ -10,7 +10,6 @@ import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.relay.RelayLink;
-import org.mpfl.protocol.relay.RelayWire;
 import org.mpfl.runtime.p2p.Domain;
 
 /**
@@ -70,17 +69,6 @@ final class HostRelay {
 
     /** A host's identity at relays: its id and an HMAC under its engine key (never its secret). */
     static RelayDialer.Identity identity(HostCredential credential) {
-        String engineKey = credential.engineKey();
-        return new RelayDialer.Identity() {
-            @Override
-            public String id() {
-                return credential.hostId();
-            }
-
-            @Override
-            public String proof(String relayId, String nonce) {
-                return RelayWire.hostProof(engineKey, relayId, nonce, credential.hostId());
-            }
-        };
+        return RelayDialer.Identity.ofHost(credential.hostId(), credential.engineKey());
     }
 }

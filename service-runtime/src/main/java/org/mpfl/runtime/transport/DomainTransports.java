@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * The transports of one domain in one host, settled per peer host once for the domain's lifetime
  * (the spec: the binary channel is "negotiated when the domain is set up, with fallback to SOAP/MTOM
  * when it cannot be reached"). In {@code auto} mode the domain's set-up starts one probe of every
- * other host's binary address, all at once and bounded by {@link #PROBE_TIMEOUT_MS}; a peer whose
+ * other host's binary address, all at once and bounded by {@link #PROBE_TIMEOUT_MS} (longer for a peer
+ * reached through a relay or by a reverse connection: {@link ProbeTimeouts}); a peer whose
  * binary channel said HELLO in time gets the binary channel, any other SOAP — for every message of
  * the domain, so a firewalled binary port costs one bounded wait per domain, not a stall per message
  * (and a connection left open by an earlier domain, which a firewall may have silenced since, is not
@@ -95,9 +96,14 @@ public final class DomainTransports {
             } finally {
                 for (Map.Entry<String, CompletableFuture<Boolean>> e : mine.entrySet()) {
                     boolean ok = answered.contains(e.getKey());
+                    long bound = ProbeTimeouts.forPeer(byAddress.get(e.getKey()), probeTimeoutMs);
                     if (e.getValue().complete(ok) && !ok) {
                         LOG.info("domain {}: the binary channel at {} did not answer within {} ms; messages to that "
-                                + "host go over SOAP for this domain", shortId(), e.getKey(), probeTimeoutMs);
+                                + "host go over SOAP for this domain", shortId(), e.getKey(), bound);
+                    } else if (ok && bound > probeTimeoutMs) {
+                        // said for an indirect pair only (a relay or a reverse connection): which transport it got
+                        LOG.info("domain {}: the binary channel at {} answered (not direct, probe bound {} ms); messages "
+                                + "to that host go over it for this domain", shortId(), e.getKey(), bound);
                     }
                 }
             }
@@ -112,7 +118,7 @@ public final class DomainTransports {
     /**
      * The transport to carry this domain's messages to {@code peer} in {@code requestedMode} (see
      * {@link TransportSelector#effectiveMode}). In auto mode it may wait for the set-up probe, at
-     * most about {@link #PROBE_TIMEOUT_MS}.
+     * most about {@link #PROBE_TIMEOUT_MS} (for an indirect peer {@link ProbeTimeouts#forPeer}).
      *
      * @throws TransportException final when the mode cannot reach the peer at all
      */
@@ -166,7 +172,8 @@ public final class DomainTransports {
         }
         boolean interrupted = false;
         try {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(probeTimeoutMs + 1000);
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+                    ProbeTimeouts.forPeer(peer, probeTimeoutMs) + 1000);
             while (true) {
                 try {
                     return f.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -69,17 +69,7 @@ class RelayServerTest {
     }
 
     static RelayDialer.Identity identity(String host) {
-        return new RelayDialer.Identity() {
-            @Override
-            public String id() {
-                return host;
-            }
-
-            @Override
-            public String proof(String relayId, String nonce) {
-                return RelayWire.hostProof(KEYS.get(host), relayId, nonce, host);
-            }
-        };
+        return RelayDialer.Identity.ofHost(host, KEYS.get(host));
     }
 
     RelayDialer dialerOf(String host, DomainToken its) {

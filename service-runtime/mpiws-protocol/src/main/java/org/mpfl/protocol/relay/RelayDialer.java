@@ -47,6 +47,8 @@ public final class RelayDialer {
      * connects out within {@link #PROBE_MS}.
      */
     static final int REVERSE_WAIT_MS = 15_000;
+    /** How long a relay waits for the far host's end of a splice ({@code RelayServer.Limits#spliceWait} by default). */
+    static final long SPLICE_WAIT_MS = 10_000;
     private static final RelayDialer SHARED = new RelayDialer();
 
     /** Who this process is to a relay, and its proof for one connection's nonce. */
@@ -54,6 +56,36 @@ public final class RelayDialer {
         String id();
 
         String proof(String relayId, String nonce);
+
+        /** A host: its id and an HMAC under its engine key over each relay's nonce (never its secret). */
+        static Identity ofHost(String hostId, String engineKey) {
+            return new Identity() {
+                @Override
+                public String id() {
+                    return hostId;
+                }
+
+                @Override
+                public String proof(String relayId, String nonce) {
+                    return RelayWire.hostProof(engineKey, relayId, nonce, hostId);
+                }
+            };
+        }
+
+        /** The engine: an HMAC under the engine key of each relay's credential ({@code engineKeyOf}: relay id → key). */
+        static Identity ofEngine(Function<String, Optional<String>> engineKeyOf) {
+            return new Identity() {
+                @Override
+                public String id() {
+                    return RelayWire.ENGINE;
+                }
+
+                @Override
+                public String proof(String relayId, String nonce) {
+                    return engineKeyOf.apply(relayId).map(key -> RelayWire.engineProof(key, relayId, nonce)).orElse("");
+                }
+            };
+        }
     }
 
     /** Which domain (and its token) this host would use to connect to an address, if any. */
@@ -174,6 +206,15 @@ public final class RelayDialer {
      * @throws IOException naming the relay when the relay refused or could not be reached
      */
     public SocketChannel connect(String host, int port, int timeoutMs) throws IOException {
+        return connect(null, host, port, timeoutMs);
+    }
+
+    /**
+     * As {@link #connect(String, int, int)}, for a caller that knows the peer's endpoint ({@code peer},
+     * its site and relay; null: look it up): the binary channel's set-up probe dials while the domain
+     * is still opening here, before the host's registry can name the peer.
+     */
+    public SocketChannel connect(Endpoint peer, String host, int port, int timeoutMs) throws IOException {
         String hostPort = host + ":" + port;
         String relay = explicitRoutes.get(hostPort);
         if (relay != null) {
@@ -188,14 +229,9 @@ public final class RelayDialer {
             };
         }
         String mine = ownRelay;
-        if (mine == null && reverseBind != null) {
-            Optional<Endpoint> peer = peers.apply(hostPort);
-            String peerSite = peer.map(e -> known(e.site())).orElse("");
-            if (peer.isPresent() && peer.get().relay() != null && !(peerSite.equals(ownSite) && !peerSite.isBlank())) {
-                Method m = new Method("reverse", peer.get().relay(), hostPort + " (host " + peer.get().hostId()
-                        + ") accepts no inbound connections, this host does: " + peer.get().hostId() + " connects out to it");
-                return reverseOrRelay(m, hostPort, timeoutMs);
-            }
+        Optional<Method> reverse = reverseFor(hostPort, peer);
+        if (reverse.isPresent()) {
+            return reverseOrRelay(reverse.get(), hostPort, timeoutMs);
         }
         String site = directory.get(hostPort);
         if (mine == null || site == null) {
@@ -219,6 +255,53 @@ public final class RelayDialer {
                     + ownSite));
         }
         return viaRelay(mine, hostPort, timeoutMs);
+    }
+
+    /** A reverse connection, when this host accepts inbound connections and the peer at {@code hostPort} of another site does not. */
+    private Optional<Method> reverseFor(String hostPort, Endpoint known) {
+        if (ownRelay != null || reverseBind == null) {
+            return Optional.empty();
+        }
+        Optional<Endpoint> peer = known != null ? Optional.of(known) : peers.apply(hostPort);
+        String peerSite = peer.map(e -> known(e.site())).orElse("");
+        if (peer.isEmpty() || peer.get().relay() == null || (peerSite.equals(ownSite) && !peerSite.isBlank())) {
+            return Optional.empty();
+        }
+        return Optional.of(new Method("reverse", peer.get().relay(), hostPort + " (host " + peer.get().hostId()
+                + ") accepts no inbound connections, this host does: " + peer.get().hostId() + " connects out to it"));
+    }
+
+    /**
+     * How long {@link #connect} to {@code host:port} may take beyond a direct connect, by the method it
+     * would use now: empty for a direct connection (a round trip); for a splice the relay's own wait for
+     * the far host ({@link #SPLICE_WAIT_MS}: it answers once its rank's domain is open there); for a
+     * reverse connection {@link #REVERSE_WAIT_MS}; for an address of unknown site a direct attempt
+     * ({@link #PROBE_MS}) and then the splice. A caller that bounds a connection's set-up (the binary
+     * channel's probe) gives an indirect one this much room, or it gives up on pairs that would work.
+     *
+     * @param peer the peer's endpoint if the caller knows it (null: look it up), as for {@link #connect(Endpoint, String, int, int)}
+     */
+    public Optional<Long> indirectWaitMs(Endpoint peer, String host, int port) {
+        String hostPort = host + ":" + port;
+        if (explicitRoutes.containsKey(hostPort)) {
+            return Optional.of(SPLICE_WAIT_MS);
+        }
+        Method chosen = methods.get(hostPort);
+        if (chosen != null) {
+            return switch (chosen.kind()) {
+                case "relay" -> Optional.of(SPLICE_WAIT_MS);
+                case "reverse" -> Optional.of((long) REVERSE_WAIT_MS);
+                default -> Optional.empty();
+            };
+        }
+        if (reverseFor(hostPort, peer).isPresent()) {
+            return Optional.of((long) REVERSE_WAIT_MS);
+        }
+        String site = directory.get(hostPort);
+        if (ownRelay == null || site == null || (!site.isBlank() && site.equals(ownSite))) {
+            return Optional.empty();
+        }
+        return Optional.of(site.isBlank() || ownSite.isBlank() ? PROBE_MS + SPLICE_WAIT_MS : SPLICE_WAIT_MS);
     }
 
     /**
@@ -260,7 +343,9 @@ public final class RelayDialer {
             Map<String, String> ask = new LinkedHashMap<>();
             ask.put("reverse", Integer.toString(listener.port()));
             ask.put("ticket", ticket);
-            dialRelay(relay, target, timeoutMs, ask).close();
+            Map<String, String> answer = new LinkedHashMap<>();
+            dialRelay(relay, target, timeoutMs, ask, answer).close();
+            expectFrom(listener, answer.get("source"));
             SocketChannel ch = arriving.get(REVERSE_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
             taken = true;
             return ch;
@@ -279,8 +364,21 @@ public final class RelayDialer {
     private synchronized ReverseConnections reverseListener() throws IOException {
         if (reverse == null) {
             reverse = new ReverseConnections(reverseBind);
+            log.accept("reverse connections are accepted on " + reverse.address() + " while one is awaited");
         }
         return reverse;
+    }
+
+    /** The far host's address as its relay saw it (a literal address, else ignored): served from the reserve. */
+    private static void expectFrom(ReverseConnections listener, String source) {
+        if (source == null || source.isBlank() || !(source.indexOf(':') >= 0 || source.matches("[0-9.]+"))) {
+            return;
+        }
+        try {
+            listener.expectFrom(java.net.InetAddress.getByName(source));
+        } catch (java.net.UnknownHostException notAnAddress) {
+            // a literal that does not parse: the connection is admitted as a stranger's
+        }
     }
 
     private static SocketChannel direct(String host, int port, int timeoutMs) throws IOException {
@@ -297,14 +395,15 @@ public final class RelayDialer {
 
     /** Dials {@code target} through the relay at {@code relay}; returns the channel once spliced. */
     SocketChannel viaRelay(String relay, String target, int timeoutMs) throws IOException {
-        return dialRelay(relay, target, timeoutMs, Map.of());
+        return dialRelay(relay, target, timeoutMs, Map.of(), new LinkedHashMap<>());
     }
 
     /**
      * One dial at the relay at {@code relay} for {@code target}, with {@code extra} fields (a request
-     * for a reverse connection); returns the channel once the relay said ok.
+     * for a reverse connection); returns the channel once the relay said ok, its answer in {@code answered}.
      */
-    private SocketChannel dialRelay(String relay, String target, int timeoutMs, Map<String, String> extra) throws IOException {
+    private SocketChannel dialRelay(String relay, String target, int timeoutMs, Map<String, String> extra,
+                                    Map<String, String> answered) throws IOException {
         Identity me = identity;
         if (me == null) {
             throw new IOException(target + " is reached through relay " + relay + ", but this process has no credential");
@@ -351,6 +450,7 @@ public final class RelayDialer {
                 throw new IOException("relay " + relayId + " at " + relay + " refused the connection to " + target + ": "
                         + answer.getOrDefault("error", "no reason given"));
             }
+            answered.putAll(answer);
             s.setSoTimeout(0);
             return ch;
         } catch (IOException | RuntimeException e) {

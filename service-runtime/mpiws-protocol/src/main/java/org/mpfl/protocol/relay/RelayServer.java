@@ -60,7 +60,7 @@ public final class RelayServer implements Closeable {
                          Duration spliceWait, Duration controlSilence) {
         public static final Limits DEFAULT = new Limits(1024,
                 new ConnectionGuard.Limits(Duration.ofSeconds(10), 128, 512, Duration.ofMinutes(30)), 512,
-                Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(45));
+                Duration.ofSeconds(10), Duration.ofMillis(RelayDialer.SPLICE_WAIT_MS), Duration.ofSeconds(45));
     }
 
     /** Checks a host's proof with the engine (the relay holds no host's key). */
@@ -423,7 +423,8 @@ public final class RelayServer implements Closeable {
      * A dialer that accepts inbound connections asks {@code host} to connect out to it instead of a
      * splice ({@link ReverseConnections}): the host hears it on its control connection, with the
      * dialer's address as this relay sees it (so a request can only point at the dialer itself) and
-     * the port it named. The host proves the domain to the dialer, not here; nothing is spliced.
+     * the port it named. The host proves the domain to the dialer, not here; nothing is spliced. The
+     * answer tells the dialer the host's address as seen here ({@code source}).
      */
     private void askReverse(Splice.End end, Registration host, String from, String target, String domain,
                             Map<String, String> req) throws IOException {
@@ -447,7 +448,9 @@ public final class RelayServer implements Closeable {
         notice.put("reverse", end.socket().getInetAddress().getHostAddress() + ":" + port);
         notice.put("ticket", ticket);
         host.send(notice);
-        RelayWire.write(end.out(), Map.of("ok", "asked"));
+        // where the host will connect from as the dialer should see it (its site's NAT address): the dialer's
+        // reverse port serves that address from its reserve while it waits, however many strangers wait there
+        RelayWire.write(end.out(), Map.of("ok", "asked", "source", host.end.socket().getInetAddress().getHostAddress()));
     }
 
     private boolean accept(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {

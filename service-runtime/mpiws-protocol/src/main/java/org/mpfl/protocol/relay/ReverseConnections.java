@@ -3,18 +3,22 @@ package org.mpfl.protocol.relay;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.function.UnaryOperator;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.guard.ConnectionGuard;
 
 /**
  * Reverse connections: a host that accepts inbound connections (it holds no relay connection) wants
@@ -29,9 +33,15 @@ import org.mpfl.protocol.DomainToken;
  * domain can answer, and no answer can be replayed. The asking host then uses the connection as if
  * it had opened it — TLS first where its transport uses TLS, ending in the far host's own server.
  *
- * <p>Admission before allocation: a connection is closed at once while no request waits, at most
- * {@link #MAX_HANDSHAKES} handshakes run at a time, each bounded by {@link #HANDSHAKE_MS} and
- * {@link RelayWire#MAX_FRAME}.
+ * <p>Admission before allocation, as at every other listener: a connection is closed at once while no
+ * request waits; then the listeners' shared {@link ConnectionGuard} ({@link #LIMITS}): a stranger's
+ * connections per source address, their rate, strangers in all, and the proof deadline within which
+ * the whole handshake (magic, challenge, answer) must be done, else the socket is closed under it — a
+ * stranger trickling a byte every few seconds holds its place no longer than that. The far host's
+ * address as its relay sees it ({@link #expectFrom}: its site's NAT address) is known while a request
+ * waits, and so is an address that proved the domain here: their connections use the reserve. At
+ * most {@link #MAX_HANDSHAKES} handshakes run at a time, each read bounded by {@link #HANDSHAKE_MS},
+ * each frame by {@link RelayWire#MAX_FRAME}.
  */
 public final class ReverseConnections implements Closeable {
     /** What the connecting host sends first. */
@@ -39,7 +49,17 @@ public final class ReverseConnections implements Closeable {
     /** The "relay id" under which reverse connections prove the domain token. */
     static final String PROOF_LABEL = "reverse";
     static final int HANDSHAKE_MS = 5_000;
-    static final int MAX_HANDSHAKES = 32;
+    /** Handshakes at a time, strangers' and known peers' together (the strangers' share is {@link #LIMITS}). */
+    static final int MAX_HANDSHAKES = 64;
+    /**
+     * The reverse port's admission: 5 s for the whole handshake (two frames of a few hundred bytes; the
+     * far host connects out within {@link RelayDialer#PROBE_MS} and answers at once), 8 open strangers'
+     * connections per source address (and 8 a second), 32 in all — half of {@link #MAX_HANDSHAKES},
+     * the rest is the reserve of expected and proven peers — and an address that proved the domain is
+     * known for 30 minutes, as at a host's other listeners.
+     */
+    public static final ConnectionGuard.Limits LIMITS = new ConnectionGuard.Limits(Duration.ofMillis(HANDSHAKE_MS), 8, 32,
+            Duration.ofMinutes(30));
 
     /** One awaited reverse connection: who asked for it, to which address, with which domain's token. */
     private record Expected(String asker, String target, DomainToken token, CompletableFuture<SocketChannel> channel) {
@@ -48,15 +68,22 @@ public final class ReverseConnections implements Closeable {
     private final ServerSocketChannel server;
     private final Map<String, Expected> expected = new ConcurrentHashMap<>();
     private final Semaphore handshakes = new Semaphore(MAX_HANDSHAKES);
+    private final ConnectionGuard guard;
     private volatile boolean closed;
 
-    /** Listens on {@code bindAddress} (any free port) for reverse connections. */
+    /** Listens on {@code bindAddress} (any free port) for reverse connections, admitted under {@link #LIMITS}. */
     ReverseConnections(String bindAddress) throws IOException {
+        this(bindAddress, LIMITS);
+    }
+
+    ReverseConnections(String bindAddress, ConnectionGuard.Limits limits) throws IOException {
+        guard = new ConnectionGuard("reverse", limits);
         server = ServerSocketChannel.open();
         try {
             server.bind(new InetSocketAddress(bindAddress, 0), 64);
         } catch (IOException e) {
             server.close();
+            guard.close();
             throw e;
         }
         Thread t = new Thread(this::acceptLoop, "mpfl-reverse-accept");
@@ -66,6 +93,25 @@ public final class ReverseConnections implements Closeable {
 
     int port() {
         return server.socket().getLocalPort();
+    }
+
+    /** Where this listener is: {@code address:port}. */
+    String address() {
+        return server.socket().getInetAddress().getHostAddress() + ":" + port();
+    }
+
+    /**
+     * The far host of a request will connect from {@code source} (its relay saw its control connection
+     * from there: its own or its site's NAT address): connections from it use the reserve, not the
+     * strangers' share (for {@link ConnectionGuard.Limits#trustFor}, as a proven address).
+     */
+    void expectFrom(InetAddress source) {
+        guard.remember(source);
+    }
+
+    /** The admission of this port (its counters: refused, expired). */
+    ConnectionGuard guard() {
+        return guard;
     }
 
     /** Expects the connection for {@code ticket}: from a host of the domain of {@code token}, to {@code target}. */
@@ -97,15 +143,25 @@ public final class ReverseConnections implements Closeable {
                 }
                 continue;
             }
-            if (expected.isEmpty() || !handshakes.tryAcquire()) {
+            if (expected.isEmpty()) {
+                closeQuietly(ch);
+                continue;
+            }
+            InetAddress source = ch.socket().getInetAddress();
+            Optional<ConnectionGuard.Pass> pass = source == null ? Optional.empty()
+                    : guard.admit(source, () -> closeQuietly(ch));
+            if (pass.isEmpty() || !handshakes.tryAcquire()) {
+                // over a stranger's share (or all handshakes busy): nothing read, no thread
+                pass.ifPresent(ConnectionGuard.Pass::close);
                 closeQuietly(ch);
                 continue;
             }
             Thread t = new Thread(() -> {
                 try {
-                    handshake(ch);
+                    handshake(ch, pass.get());
                 } finally {
                     handshakes.release();
+                    pass.get().close();
                 }
             }, "mpfl-reverse-handshake");
             t.setDaemon(true);
@@ -113,7 +169,7 @@ public final class ReverseConnections implements Closeable {
         }
     }
 
-    private void handshake(SocketChannel ch) {
+    private void handshake(SocketChannel ch, ConnectionGuard.Pass pass) {
         boolean handedOver = false;
         try {
             Socket s = ch.socket();
@@ -133,6 +189,8 @@ public final class ReverseConnections implements Closeable {
                 RelayWire.write(s.getOutputStream(), Map.of("error", "no reverse connection of this domain is expected"));
                 return;
             }
+            // proved: the guard's deadline no longer applies (it would close the connection handed over)
+            pass.prove();
             RelayWire.write(s.getOutputStream(), Map.of("ok", "reversed"));
             s.setSoTimeout(0);
             handedOver = e.channel().complete(ch);
@@ -184,6 +242,7 @@ public final class ReverseConnections implements Closeable {
     public void close() {
         closed = true;
         closeQuietly(server);
+        guard.close();
         expected.values().forEach(e -> e.channel().cancel(false));
     }
 }

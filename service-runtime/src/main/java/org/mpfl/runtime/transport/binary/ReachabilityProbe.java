@@ -17,12 +17,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.transport.ProbeTimeouts;
 
 /**
  * Which peers' binary channels answer now: the question {@link BinaryTransport#reachable} asks at
  * domain set-up, on connections of its own (never the transport's data connections). Plaintext
- * probes share one selector; TLS probes run one short-lived thread per peer. Every probe is bounded
- * by the caller's time-out and leaves before AUTH, so a server allocates nothing for it.
+ * probes of peers reached directly share one selector; TLS probes, and every probe of a peer reached
+ * through a relay or by a reverse connection, run one short-lived thread per peer and connect as the
+ * data connections do ({@link RelayDialer}) — with or without TLS a relayed pair's probe takes the
+ * relayed path its messages will take. Every probe is bounded by the caller's time-out, raised for an
+ * indirect peer to what its method may take ({@link ProbeTimeouts}), and leaves before AUTH, so a
+ * server allocates nothing for it.
  */
 final class ReachabilityProbe {
     /** The TLS every probe is layered with, or {@code null}: plaintext. */
@@ -34,19 +39,45 @@ final class ReachabilityProbe {
 
     /**
      * The probe of domain set-up: opens a fresh connection to each peer's binary address, all at
-     * once, and keeps those whose server sends a well-formed HELLO within {@code timeoutMillis}
-     * (then closes them: no AUTH, so the server allocates nothing). An open connection of an
+     * once, and keeps those whose server sends a well-formed HELLO within {@code timeoutMillis} (a
+     * peer reached through a relay or by a reverse connection: within {@link ProbeTimeouts#forPeer})
+     * and closes them: no AUTH, so the server allocates nothing. An open connection of an
      * earlier domain proves nothing — a firewall may have closed the port since without either end
      * noticing — so it is not consulted. A refused connect fails at once; a silently dropped one
      * (firewall) or a port that never says HELLO costs the whole timeout, once per domain.
      */
     Set<Endpoint> reachable(Collection<Endpoint> peers, long timeoutMillis) {
+        List<Endpoint> selected = new ArrayList<>();
+        List<Endpoint> dialled = new ArrayList<>();
+        for (Endpoint peer : peers) {
+            (tls == null && ProbeTimeouts.direct(peer) ? selected : dialled).add(peer);
+        }
+        if (dialled.isEmpty()) {
+            return reachableSelected(selected, timeoutMillis);
+        }
+        if (selected.isEmpty()) {
+            return reachableDialled(dialled, timeoutMillis);
+        }
+        // both kinds at once: the direct peers' answers do not wait for a relayed peer's longer bound
+        Set<Endpoint> viaDialer = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Thread others = new Thread(() -> viaDialer.addAll(reachableDialled(dialled, timeoutMillis)), "mpfl-binary-probes");
+        others.setDaemon(true);
+        others.start();
+        Set<Endpoint> ok = reachableSelected(selected, timeoutMillis);
+        try {
+            others.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        ok.addAll(viaDialer);
+        return ok;
+    }
+
+    /** Plaintext probes of peers reached directly, on one selector, within {@code timeoutMillis}. */
+    private static Set<Endpoint> reachableSelected(Collection<Endpoint> peers, long timeoutMillis) {
         Set<Endpoint> ok = new HashSet<>();
         if (peers.isEmpty()) {
             return ok;
-        }
-        if (tls != null) {
-            return reachableTls(peers, timeoutMillis);
         }
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         try (Selector sel = Selector.open()) {
@@ -103,24 +134,27 @@ final class ReachabilityProbe {
     }
 
     /**
-     * The probe over TLS: the same question (does a well-formed HELLO arrive within the time-out?),
-     * asked after a TLS handshake that verifies the peer's certificate — a port that answers TLS
-     * with the wrong certificate is not reachable. One short-lived thread per peer, all at once;
-     * each one's connect, handshake and read are bounded by the common deadline, and this waits for
-     * them no longer than that.
+     * Probes that connect through {@link RelayDialer} (directly, spliced through a relay, or by a
+     * reverse connection — as the data connections will), with TLS when the transport uses it: the
+     * same question (does a well-formed HELLO arrive in time?), asked after a TLS handshake that
+     * verifies the peer's certificate — a port that answers TLS with the wrong certificate is not
+     * reachable. One short-lived thread per peer, all at once; each one's connect, handshake and read
+     * are bounded by the peer's deadline ({@link ProbeTimeouts}), and this waits for them no longer.
      */
-    private Set<Endpoint> reachableTls(Collection<Endpoint> peers, long timeoutMillis) {
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+    private Set<Endpoint> reachableDialled(Collection<Endpoint> peers, long timeoutMillis) {
         ConcurrentLinkedQueue<Endpoint> ok = new ConcurrentLinkedQueue<>();
         List<Thread> probes = new ArrayList<>();
+        long last = System.nanoTime();
         for (Endpoint peer : peers) {
             String address = peer.binaryAddress();
             InetSocketAddress target = socketAddress(address);
             if (target == null) {
                 continue;
             }
+            long deadline = System.nanoTime() + ProbeTimeouts.forPeer(peer, timeoutMillis) * 1_000_000L;
+            last = Math.max(last, deadline);
             Thread t = new Thread(() -> {
-                if (probeTls(address.substring(0, address.lastIndexOf(':')), target, deadline)) {
+                if (probeDialled(peer, address.substring(0, address.lastIndexOf(':')), target, deadline)) {
                     ok.add(peer);
                 }
             }, "mpfl-binary-probe-" + address);
@@ -130,7 +164,7 @@ final class ReachabilityProbe {
         }
         try {
             for (Thread t : probes) {
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                long left = (last - System.nanoTime()) / 1_000_000L;
                 if (left > 0) {
                     t.join(left);
                 }
@@ -141,10 +175,15 @@ final class ReachabilityProbe {
         return new HashSet<>(ok);
     }
 
-    /** One TLS probe: connect, TLS handshake, a valid HELLO, all before {@code deadline}; then leave. */
-    private boolean probeTls(String host, InetSocketAddress target, long deadline) {
-        try (Socket s = RelayDialer.shared().connect(host, target.getPort(), remainingMillis(deadline)).socket()) {
+    /** One probe through the dialer: connect, TLS handshake (if any), a valid HELLO, all before {@code deadline}; then leave. */
+    private boolean probeDialled(Endpoint peer, String host, InetSocketAddress target, long deadline) {
+        // the peer's endpoint goes along: the domain may still be opening here, its registry not naming the peer yet
+        try (Socket s = RelayDialer.shared().connect(peer, host, target.getPort(), remainingMillis(deadline)).socket()) {
             s.setSoTimeout(remainingMillis(deadline));
+            if (tls == null) {
+                BinaryProtocol.helloChallenge(s.getInputStream().readNBytes(BinaryProtocol.HELLO_BYTES));
+                return true;
+            }
             try (Socket ssl = tls.clientSocket(s, host, target.getPort())) {
                 ssl.setSoTimeout(remainingMillis(deadline));
                 BinaryProtocol.helloChallenge(ssl.getInputStream().readNBytes(BinaryProtocol.HELLO_BYTES));

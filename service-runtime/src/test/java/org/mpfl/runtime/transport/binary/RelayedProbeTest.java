@@ -1,0 +1,199 @@
+package org.mpfl.runtime.transport.binary;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.relay.RelayDialer;
+import org.mpfl.protocol.relay.RelayLink;
+import org.mpfl.protocol.relay.RelayServer;
+import org.mpfl.protocol.relay.RelayWire;
+import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.transport.DomainTransports;
+import org.mpfl.runtime.transport.ProbeTimeouts;
+import org.mpfl.testing.Await;
+
+/**
+ * The binary channel's set-up probe without TLS takes the path the pair's messages take
+ * ({@link RelayDialer}): a peer reached through a relay is probed through the relay (its HELLO is
+ * spliced bytes), a peer reached by a reverse connection is probed over one (nothing spliced), a
+ * peer reached directly still directly — and an indirect peer's probe gets its method's bound
+ * ({@link ProbeTimeouts}), so a relay slowed as on a loaded machine (the engine's check of the far
+ * host's proof takes 1.5 s here) does not send the pair to SOAP. One JVM, loopback sockets; the
+ * process's shared dialer is set up as a host's (or the engine's) would be and reset afterwards.
+ */
+@Timeout(120)
+class RelayedProbeTest {
+    static final String RELAY_ENGINE_KEY = "engine-key-of-r1";
+    static final Map<String, String> KEYS = Map.of("a", "key-of-a-0123456789", "b", "key-of-b-0123456789");
+    /** How long the relay's check of a host's proof takes once the far host registered (a loaded engine). */
+    static final long SLOW_CHECK_MS = 1500;
+
+    final DomainToken token = new DomainToken(DomainToken.generate());
+    final String domainTag = DomainToken.relayTag("domain-1");
+    volatile long checkDelayMs;
+    RelayServer relay;
+    String relayAddress;
+    RelayLink link;
+    HelloServer relayed;
+    HelloServer direct;
+
+    /** Says a well-formed HELLO to every connection, then waits for the peer to leave. */
+    static final class HelloServer implements AutoCloseable {
+        final ServerSocket server;
+
+        HelloServer() throws IOException {
+            server = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
+            Thread t = new Thread(this::serve, "hello-" + server.getLocalPort());
+            t.setDaemon(true);
+            t.start();
+        }
+
+        String address() {
+            return "127.0.0.1:" + server.getLocalPort();
+        }
+
+        private void serve() {
+            while (true) {
+                Socket s;
+                try {
+                    s = server.accept();
+                } catch (IOException closed) {
+                    return;
+                }
+                Thread t = new Thread(() -> {
+                    try (s) {
+                        byte[] hello = new byte[BinaryProtocol.HELLO_BYTES];
+                        System.arraycopy(BinaryProtocol.HELLO_MAGIC, 0, hello, 0, BinaryProtocol.HELLO_MAGIC.length);
+                        hello[BinaryProtocol.HELLO_MAGIC.length] = BinaryProtocol.VERSION;
+                        byte[] challenge = new byte[BinaryProtocol.CHALLENGE_BYTES];
+                        new SecureRandom().nextBytes(challenge);
+                        System.arraycopy(challenge, 0, hello, BinaryProtocol.HELLO_MAGIC.length + 1, challenge.length);
+                        OutputStream out = s.getOutputStream();
+                        out.write(hello);
+                        out.flush();
+                        s.getInputStream().transferTo(OutputStream.nullOutputStream());
+                    } catch (IOException gone) {
+                        // the probe left
+                    }
+                });
+                t.setDaemon(true);
+                t.start();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+        }
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        relay = new RelayServer("r1", RELAY_ENGINE_KEY, TlsSettings.NONE, (host, nonce, proof) -> {
+            sleepQuietly(checkDelayMs);
+            return KEYS.containsKey(host) && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof);
+        }, RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
+        relayAddress = "127.0.0.1:" + relay.port();
+        relayed = new HelloServer();
+        direct = new HelloServer();
+        link = new RelayLink(relayAddress, hostIdentity("b"), TlsSettings.NONE, List.of(relayed.address()), "s2",
+                tag -> tag.equals(domainTag) ? token : null, m -> { }).start();
+        Await.until(Duration.ofSeconds(20), "host b registered at the relay", () -> relay.registeredHosts().contains("b"));
+        checkDelayMs = SLOW_CHECK_MS;
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        RelayDialer d = RelayDialer.shared();
+        d.routeVia(relayed.address(), null, null);
+        d.routeVia(direct.address(), null, null);
+        d.identity(null);
+        d.ownRelay(null, null);
+        d.acceptsReverseOn(null);
+        d.domainKeys(target -> Optional.empty());
+        d.peers(target -> Optional.empty());
+        link.close();
+        relay.close();
+        relayed.close();
+        direct.close();
+    }
+
+    static RelayDialer.Identity hostIdentity(String host) {
+        return RelayDialer.Identity.ofHost(host, KEYS.get(host));
+    }
+
+    /** As the engine reaches a host that announced a relay (an explicit route): here, the probing process. */
+    @Test
+    void aRelayedPeerIsProbedThroughTheRelayWithItsOwnBoundAndADirectOneDirectly() throws Exception {
+        RelayDialer d = RelayDialer.shared();
+        d.identity(RelayDialer.Identity.ofEngine(relayId -> Optional.of(RELAY_ENGINE_KEY)));
+        d.routeVia(relayed.address(), relayAddress, "test: b is reached through r1");
+        Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
+        Endpoint near = new Endpoint("http://127.0.0.1:2/mpiws", direct.address(), "c", "s1");
+        long directBound = DomainTransports.PROBE_TIMEOUT_MS;
+        assertEquals(directBound, ProbeTimeouts.forPeer(near, directBound));
+        assertEquals(Math.max(directBound, 10_000), ProbeTimeouts.forPeer(far, directBound),
+                "a relayed peer's probe waits as long as the relay waits for the far host");
+
+        long t0 = System.nanoTime();
+        Set<Endpoint> answered = new ReachabilityProbe(null).reachable(List.of(far, near), directBound);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+
+        assertEquals(Set.of(far, near), answered, "both peers say HELLO (after " + ms + " ms)");
+        assertTrue(ms >= SLOW_CHECK_MS, "the relayed probe was slowed by " + SLOW_CHECK_MS + " ms, beyond the direct bound of "
+                + directBound + " ms, and still answered; it took " + ms + " ms");
+        // the relay counts a chunk after writing it on: the HELLO can reach the probe before the count does
+        Await.until(Duration.ofSeconds(20), () -> "the relayed HELLO (" + BinaryProtocol.HELLO_BYTES + " bytes) spliced by the "
+                + "relay, " + relay.splicedBytes() + " bytes are", relay::splicedBytes, n -> n >= BinaryProtocol.HELLO_BYTES);
+    }
+
+    /**
+     * As a host that accepts inbound connections reaches a peer of another site behind a relay, while
+     * its domain is still opening (the lab found the probe dialled before the registry named the peer:
+     * it was given the direct bound, 1 s, and its reverse connection arrived too late).
+     */
+    @Test
+    void aPeerBehindARelayIsProbedOverAReverseConnection() throws Exception {
+        RelayDialer d = RelayDialer.shared();
+        d.identity(hostIdentity("a"));
+        d.ownRelay(null, "s1");
+        d.acceptsReverseOn("127.0.0.1");
+        d.domainKeys(target -> Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
+        Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
+        // the host's registry does not name the peer yet (its domain is still opening): the probe's endpoint decides
+        long directBound = DomainTransports.PROBE_TIMEOUT_MS;
+        assertEquals(Math.max(directBound, 15_000), ProbeTimeouts.forPeer(far, directBound),
+                "a reverse peer's probe waits as long as the dialer waits for the reverse connection");
+
+        Set<Endpoint> answered = new ReachabilityProbe(null).reachable(List.of(far), directBound);
+
+        assertEquals(Set.of(far), answered);
+        assertEquals("reverse", d.method(relayed.address()).map(RelayDialer.Method::kind).orElse("none"), d.methods().toString());
+        assertEquals(0, relay.splicedBytes(), "a reverse connection splices nothing at the relay");
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
