@@ -290,8 +290,10 @@ public final class NetworkLab implements AutoCloseable {
         LabNode atk = node("atk", SUBNET + 66);
         if (config.tls) {
             pki = LabPki.create(dir.resolve("pki"), "lab");
+            // 20 s, not 5: with two labs building side by side (Failsafe's two JVMs) the engine's namespace answered a
+            // connect later than 5 s once at load ~30 (RelayAdmissionTest's lab build); a bound against a hang only
             http = new Http.Client(TlsSettings.fromOptions(Map.of(TlsSettings.CA, pki.caPem().toString()))
-                    .httpClient().connectTimeout(Duration.ofSeconds(5)).build());
+                    .httpClient().connectTimeout(Duration.ofSeconds(20)).build());
         }
         List<LabNode> hostNodes = new ArrayList<>();
         List<String> hostArgs = new ArrayList<>();
