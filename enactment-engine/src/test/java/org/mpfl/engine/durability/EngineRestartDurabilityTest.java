@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -165,7 +166,8 @@ class EngineRestartDurabilityTest {
             assertEquals(Set.of("h1", "h2", "h3", "v1"), lab.placement(id));
             lab.killEngine();
             victim.kill();
-            Thread.sleep(3_000);
+            // dead before the engine is back (not a fixed pause): the restarted engine finds it lost
+            assertTrue(victim.process().process().waitFor(15, TimeUnit.SECONDS), "the victim host did not die within 15 s of SIGKILL");
             lab.restartEngine();
             long t0 = System.currentTimeMillis();
             JsonNode d = awaitEnd(id, 60_000);

@@ -145,8 +145,11 @@ class TlsClusterTest {
                 .environment(HostCredential.ENV, HostCalls.credential(cluster.engine(), "rogue").text());
         rogue.pemArguments().forEach(b::hostArg);
         try (HostProcesses hosts = b.start()) {
-            // it does not trust the engine's certificate: its announcement never arrives
-            Thread.sleep(4_000);
+            // it does not trust the engine's certificate: its announcement fails (its log says so) and never arrives
+            Path rogueLog = hosts.get(0).log();
+            Await.until(Duration.ofSeconds(60), "the rogue host's announcement to the engine failed",
+                    () -> Files.readString(rogueLog).contains("cannot reach the engine at ")
+                            || Files.readString(rogueLog).contains("engine refused the announcement"));
             assertFalse(cluster.engine().registry().hosts().stream().anyMatch(h -> h.hostId().equals("rogue")),
                     "a host from another CA joined the registry");
             assertEquals(before, cluster.engine().registry().hosts().size());

@@ -3,6 +3,8 @@ package org.mpfl.engine.sites;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mpfl.engine.sites.CrossSites.assertSpansSites;
+import static org.mpfl.engine.sites.CrossSites.ring;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.DataOutputStream;
@@ -11,13 +13,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,12 +28,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.e2e.EverythingDocument;
 import org.mpfl.engine.e2e.TestActivities;
-import org.mpfl.engine.e2e.WaitingProgram;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.relay.RelayWire;
-import org.mpfl.testing.Await;
-import org.mpfl.testing.Http;
 import org.mpfl.testing.ProcFiles;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.lab.LabNode;
@@ -44,8 +41,9 @@ import org.mpfl.testing.lab.NetworkLab;
  * gateway that admits no connection from outside, the engine, a relay and an attacker on the WAN
  * between them, everything over TLS. Before each cross-site run the lab asserts that no host of one
  * site can open a connection to a host of the other, so a run whose ranks span both sites can only
- * have exchanged its messages through the relay. The faults come last (they take the relay and a
- * site away).
+ * have exchanged its messages through the relay. heat2d across the sites and the faults (a killed
+ * relay, a cut gateway) are {@link CrossSiteFaultsTest}'s, in a lab of its own so that the two
+ * classes run side by side.
  */
 @Timeout(900)
 @StartsProcesses
@@ -53,69 +51,31 @@ import org.mpfl.testing.lab.NetworkLab;
 class CrossSiteRelayTest {
     static NetworkLab lab;
     static Path docs;
-    static Path heat2d;
-    /** heat2d's params for the runs across sites: several hundred iterations, a checkpoint every 5. */
-    static final String[] HEAT2D = {"rows=24", "columns=24", "maxIter=3000", "tolerance=1e-3", "checkpointEvery=5",
-        "progressEvery=10"};
-    static JsonNode heat2dAcrossSites;
 
     @BeforeAll
     static void start() throws Exception {
-        lab = NetworkLab.builder().sites(2, 2).capacity(1).tls().hostService("wait", WaitingProgram.class)
-                .engineArgs("--engine-loss-grace", "0").start();
+        lab = CrossSites.startLab();
         docs = Files.createTempDirectory("mpfl-sites-");
         try (InputStream in = CrossSiteRelayTest.class.getResourceAsStream("/mpfl/everything.mpfl.xml")) {
             Files.write(docs.resolve("everything.mpfl.xml"), in.readAllBytes());
         }
         TestActivities.jar(Files.createDirectories(docs.resolve("lib")).resolve("activities.jar"));
-        heat2d = heat2dDocument(docs);
-    }
-
-    /**
-     * The heat2d sample as a user would run it, its activity code compiled from the samples module's
-     * sources into {@code lib/heat2d.jar} next to the document (the samples jar is built after this module).
-     */
-    static Path heat2dDocument(Path dir) throws Exception {
-        Path sources = Path.of("..", "samples", "src", "main", "java");
-        Map<String, String> classes = new LinkedHashMap<>();
-        for (String c : List.of("org/mpfl/samples/heat2d/SetupPlate", "org/mpfl/samples/heat2d/JacobiSweep",
-                "org/mpfl/samples/heat2d/Plate", "org/mpfl/samples/common/Inputs")) {
-            classes.put(c, Files.readString(sources.resolve(c + ".java")));
-        }
-        TestActivities.jar(dir.resolve("lib").resolve("heat2d.jar"), classes);
-        String doc = Files.readString(Path.of("..", "samples", "heat2d", "heat2d.mpfl.xml"));
-        assertTrue(doc.contains("<library path=\"../target/mpfl-samples.jar\"/>"), "heat2d's library element changed");
-        Path out = dir.resolve("heat2d.mpfl.xml");
-        Files.writeString(out, doc.replace("<library path=\"../target/mpfl-samples.jar\"/>", "<library path=\"lib/heat2d.jar\"/>"));
-        return out;
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        if (lab != null) {
-            lab.close();
-        }
-    }
-
-    static JsonNode ring(int ranks) throws Exception {
-        return lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), "ranks=" + ranks);
-    }
-
-    static void assertSpansSites(String runId) throws Exception {
-        Set<String> sites = new TreeSet<>();
-        lab.placement(runId).forEach(h -> sites.add(h.substring(0, 2)));
-        assertEquals(Set.of("s1", "s2"), sites, "the run must span both sites");
+    static void stop() {
+        CrossSites.close(lab, docs);
     }
 
     @Test
     @Order(1)
     void ringRunsAcrossTwoSitesThroughTheRelayDirectWithinASite() throws Exception {
         lab.assertSitesIsolated();
-        JsonNode r = ring(8);
+        JsonNode r = ring(lab, 8);
         assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
         assertEquals(28, r.at("/outputs/token/0").asInt(), r.toString());
         String id = r.path("run").asText();
-        assertSpansSites(id);
+        assertSpansSites(lab, id);
         // the methods per pair in the run record: direct inside a site, through the relay across
         JsonNode connections = lab.run(id).path("connections");
         int hosts = lab.placement(id).size();
@@ -140,7 +100,7 @@ class CrossSiteRelayTest {
         JsonNode r = lab.runDocument(docs.resolve("everything.mpfl.xml"), EverythingDocument.PARAMS);
         assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
         EverythingDocument.assertOutputs(r.get("outputs"));
-        assertSpansSites(r.path("run").asText());
+        assertSpansSites(lab, r.path("run").asText());
     }
 
     /**
@@ -160,7 +120,7 @@ class CrossSiteRelayTest {
         Process capturing = startCapture(lab.relayNode(), capture, 60);
         CompletableFuture<JsonNode> legit = CompletableFuture.supplyAsync(() -> {
             try {
-                return ring(8);
+                return ring(lab, 8);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -209,7 +169,7 @@ class CrossSiteRelayTest {
         JsonNode r = legit.get(400, java.util.concurrent.TimeUnit.SECONDS);
         assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
         assertEquals(28, r.at("/outputs/token/0").asInt(), r.toString());
-        assertSpansSites(r.path("run").asText());
+        assertSpansSites(lab, r.path("run").asText());
 
         // 4. what the relay's interface carried: the relay's own headers in the clear, the hosts' SOAP not
         capturing.destroy();
@@ -220,50 +180,6 @@ class CrossSiteRelayTest {
         for (String plaintext : List.of("Envelope", "/axis2/", "mpiws", "HTTP/1.1")) {
             assertFalse(text.contains(plaintext), "'" + plaintext + "' crossed the relay in the clear");
         }
-    }
-
-    /** A relay killed mid-run: the run fails naming the relay, within 10 s. */
-    @Test
-    @Order(10)
-    void relayKilledMidRunFailsTheRunNamingIt() throws Exception {
-        lab.assertSitesIsolated();
-        String id = startWaitingRun(4);
-        Await.runIn(Duration.ofSeconds(90), "RUNNING", () -> lab.run(id));
-        assertSpansSites(id);
-        long t0 = System.nanoTime();
-        lab.relayProcess().destroyForcibly();
-        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> lab.run(id), lab::logs);
-        long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertEquals("FAILED", d.path("state").asText(), d.toString());
-        assertTrue(d.path("error").path("message").asText().contains("relay rly"), d.path("error").toString());
-        // the bound is 10 s; the watch breaks at once on a killed relay, so 10 s holds on a loaded machine
-        assertTrue(ms <= 10_000, "the run failed " + ms + " ms after the relay was killed");
-    }
-
-    /** Site 2's gateway cut off the WAN: the run fails naming every host of site 2, and no other. */
-    @Test
-    @Order(8)
-    void gatewayCutFailsTheRunNamingTheUnreachableHosts() throws Exception {
-        lab.assertSitesIsolated();
-        String id = startWaitingRun(4);
-        Await.runIn(Duration.ofSeconds(90), "RUNNING", () -> lab.run(id));
-        assertSpansSites(id);
-        LabNode gw2 = lab.gateway(2);
-        long t0 = System.nanoTime();
-        gw2.linkDown();
-        try {
-            JsonNode d = Await.runEnds(Duration.ofSeconds(60), () -> lab.run(id), lab::logs);
-            long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertEquals("FAILED", d.path("state").asText(), d.toString());
-            String message = d.path("error").path("message").asText();
-            // both hosts of the cut site are named, though their heartbeats time out one after the other
-            assertTrue(message.contains("s2h1") && message.contains("s2h2"), message);
-            assertFalse(message.contains("s1h1") || message.contains("s1h2"), "site 1 is still reachable: " + message);
-            System.out.println("gateway cut: run FAILED " + ms + " ms after the cut: " + message);
-        } finally {
-            gw2.linkUp();
-        }
-        lab.awaitRegistered(List.of("s2h1", "s2h2"));
     }
 
     /**
@@ -310,128 +226,6 @@ class CrossSiteRelayTest {
         } finally {
             lab.removeHost(wan);
         }
-    }
-
-    /**
-     * heat2d across 2 sites × 2 hosts through the relay ends exactly as on one site: Jacobi sweeps
-     * and a max-allreduce give the same doubles however the plate is split over ranks.
-     */
-    @Test
-    @Order(5)
-    void heat2dAcrossSitesEqualsARunOnOneSite() throws Exception {
-        lab.assertSitesIsolated();
-        JsonNode oneSite = lab.runDocument(heat2d, concat(HEAT2D, "ranks=2"));
-        assertEquals("SUCCEEDED", oneSite.path("state").asText(), oneSite + "\n" + lab.logs());
-        Set<String> sites = new TreeSet<>();
-        lab.placement(oneSite.path("run").asText()).forEach(h -> sites.add(h.substring(0, 2)));
-        assertEquals(1, sites.size(), "the reference run packs into one site: " + sites);
-        JsonNode across = heat2dAcrossSites();
-        assertTrue(across.at("/outputs/converged/0").asBoolean(), across.toString());
-        assertEquals(oneSite.get("outputs"), across.get("outputs"));
-    }
-
-    /**
-     * A checkpointed heat2d across the sites, cancelled after some checkpoints and resumed: the new
-     * attempt goes on from the last checkpoint (through the relay again) and ends as the undisturbed run.
-     */
-    @Test
-    @Order(6)
-    void aCheckpointedRunAcrossSitesResumesFromItsCheckpoint() throws Exception {
-        lab.assertSitesIsolated();
-        JsonNode undisturbed = heat2dAcrossSites();
-        CompletableFuture<JsonNode> first = startHeat2d(List.of());
-        String id = awaitCheckpoints(3, first);
-        Http.Answer cancel = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/cancel", lab.token(), Map.of());
-        assertEquals(200, cancel.status(), cancel.body());
-        JsonNode cancelled = first.get(200, java.util.concurrent.TimeUnit.SECONDS);
-        assertEquals("CANCELLED", cancelled.path("state").asText(), cancelled.toString());
-        Http.Answer resume = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + id + "/resume", lab.token(), Map.of());
-        assertTrue(resume.status() / 100 == 2, resume.status() + " " + resume.body());
-        JsonNode done = Await.runEnds(Duration.ofSeconds(300), () -> lab.run(id), lab::logs);
-        assertEquals("SUCCEEDED", done.path("state").asText(), done + "\n" + lab.logs());
-        assertTrue(done.at("/attemptLog/1/resumedFrom").asLong(0) >= 3, "the second attempt resumed from a checkpoint: " + done);
-        assertSpansSites(id);
-        assertEquals(undisturbed.get("outputs"), done.get("outputs"));
-    }
-
-    /**
-     * A relay killed mid-run of a checkpointed heat2d with {@code --restarts 1}: the attempt is given up
-     * naming the relay, the restart waits for the relay to be back (started again here once the fault is
-     * on record) and resumes from the last checkpoint through it, ending as the undisturbed run.
-     */
-    @Test
-    @Order(7) // before the gateway cut: the cut site's relay links take up to 45 s to be noticed dead and renewed
-    void relayKilledMidRunWithRestartsResumesFromTheLastCheckpoint() throws Exception {
-        lab.assertSitesIsolated();
-        JsonNode undisturbed = heat2dAcrossSites();
-        CompletableFuture<JsonNode> summary = startHeat2d(List.of("--restarts", "1"));
-        String id = awaitCheckpoints(3, summary);
-        Process relay = lab.relayProcess();
-        relay.destroyForcibly();
-        relay.waitFor();
-        Await.until(Duration.ofSeconds(30), "the relay's loss made a restart", () -> lab.run(id),
-                d -> d.at("/restarts/used").asInt() == 1);
-        lab.restartRelay();
-        JsonNode done = Await.runEnds(Duration.ofSeconds(300), () -> lab.run(id), lab::logs);
-        assertEquals("SUCCEEDED", done.path("state").asText(), done + "\n" + lab.logs());
-        assertTrue(done.at("/attemptLog/1/cause").asText().contains("relay rly"), done.at("/attemptLog").toString());
-        assertTrue(done.at("/attemptLog/1/resumedFrom").asLong(0) >= 3, "resumed from a checkpoint: " + done.at("/attemptLog"));
-        assertSpansSites(id);
-        assertEquals(undisturbed.get("outputs"), done.get("outputs"));
-        summary.get(200, java.util.concurrent.TimeUnit.SECONDS);
-    }
-
-    /** {@code mpflc run} of heat2d across the sites ({@link #HEAT2D}, 4 ranks) in the background. */
-    static CompletableFuture<JsonNode> startHeat2d(List<String> options) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return lab.runDocument(heat2d, options, concat(HEAT2D, "ranks=4"));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-    }
-
-    /**
-     * The id of the running heat2d run, once it has taken {@code n} checkpoints; it spans both sites.
-     * A failure says how {@code mpflc run} ended if it did.
-     */
-    static String awaitCheckpoints(int n, CompletableFuture<JsonNode> summary) throws Exception {
-        JsonNode running = Await.until(Duration.ofSeconds(180), () -> "a heat2d run across the sites with " + n
-                + " checkpoints (mpflc run: " + (summary.isDone() ? summary.handle((v, e) -> v != null ? v.toString() : String.valueOf(e)).join() : "still running") + ")\n" + lab.logs(), () -> {
-            for (JsonNode run : lab.adminGet("/api/runs?state=RUNNING&workflow=heat2d").json()) {
-                JsonNode d = lab.run(run.path("id").asText());
-                return d.path("checkpointsTaken").asInt() >= n ? d : null;
-            }
-            return null;
-        }, d -> d != null);
-        String id = running.path("id").asText();
-        assertSpansSites(id);
-        return id;
-    }
-
-    /** The undisturbed heat2d run across both sites (once per class: the reference of two tests). */
-    static synchronized JsonNode heat2dAcrossSites() throws Exception {
-        if (heat2dAcrossSites == null) {
-            JsonNode r = lab.runDocument(heat2d, concat(HEAT2D, "ranks=4"));
-            assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
-            assertSpansSites(r.path("run").asText());
-            heat2dAcrossSites = r;
-        }
-        return heat2dAcrossSites;
-    }
-
-    static String[] concat(String[] params, String... more) {
-        List<String> all = new ArrayList<>(List.of(params));
-        all.addAll(List.of(more));
-        return all.toArray(String[]::new);
-    }
-
-    static String startWaitingRun(int ranks) throws Exception {
-        Http.Answer a = lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs", lab.token(), Map.of("params", Map.of(),
-                "plan", Map.of("workflow", "wait", "processes", List.of(Map.of("name", "wait", "service", "wait", "ranks", ranks)))));
-        assertEquals(201, a.status(), a.body());
-        return a.json().get("id").asText();
     }
 
     /** One request to the relay from {@code from}: the relay's answer frame. */
