@@ -18,7 +18,6 @@ import org.mpfl.engine.run.RunProgress;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.ir.plan.DeploymentPlan;
-import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RunRequest;
@@ -57,24 +56,26 @@ public final class InProcessRun implements AutoCloseable {
 
     /**
      * Whether in-process ranks can run this plan: there is an archive for the service type of every process
-     * (a plan without its archives names services deployed elsewhere, which only an engine can reach).
+     * (a plan without its archives names services deployed elsewhere, which only an engine can reach), or
+     * {@code programsInPlan}: the plan was compiled here for ranks in this JVM, which run the processes
+     * without an archive from the plan's programs ({@code WorkflowCompiler#compileForThisJvm}).
      */
-    public static boolean runs(JsonNode planJson, Map<String, byte[]> archives) throws IOException {
-        DeploymentPlan plan = PlanJson.readPlan(planJson);
-        return plan.processes().stream().allMatch(p -> archives.containsKey(p.service()));
+    public static boolean runs(DeploymentPlan plan, Map<String, byte[]> archives, boolean programsInPlan) {
+        return plan.processes().stream().allMatch(p -> archives.containsKey(p.service())
+                || programsInPlan && p.program() != null);
     }
 
     /**
-     * Starts every rank of the plan with the parameters given (over the plan's defaults).
+     * Starts every rank of the plan with the parameters given (over the plan's defaults); a process without
+     * an archive runs from the plan's program ({@link #runs}).
      *
      * @throws IllegalArgumentException the rank counts cannot be worked out from the parameters
      * @throws Exception an archive cannot be loaded or a rank refused to start
      */
-    public static InProcessRun start(JsonNode planJson, Map<String, byte[]> archives, Map<String, Object> params)
+    public static InProcessRun start(DeploymentPlan plan, Map<String, byte[]> archives, Map<String, Object> params)
             throws Exception {
         InProcessRanks runtime = InProcessRanks.find().orElseThrow(() -> new IOException(
                 "no service runtime on the class path to run ranks in this JVM"));
-        DeploymentPlan plan = PlanJson.readPlan(planJson);
         Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
         if (params != null) {
             all.putAll(params);
@@ -108,7 +109,7 @@ public final class InProcessRun implements AutoCloseable {
         }
         synchronized (run) {
             // events may come before start returns: the domain is set first, under the same lock
-            run.domain = runtime.start(hostId, archives, toStart, run::apply);
+            run.domain = runtime.start(hostId, plan, archives, toStart, run::apply);
             if (run.state.equals("PENDING")) {
                 run.state = "RUNNING";
             }
