@@ -1,6 +1,9 @@
 package org.mpfl.engine.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +36,7 @@ import org.mpfl.protocol.launch.InProcessRanks;
  * so that the command line follows and reports it the same way.
  */
 public final class InProcessRun implements AutoCloseable {
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** How often the deadlock watch looks (the engine's ticker looks about as often). */
     private static final long WATCH_MS = 250;
 
@@ -121,37 +125,98 @@ public final class InProcessRun implements AutoCloseable {
         return run;
     }
 
-    /** The run as the engine's REST API shows it (the fields the command line reads). */
+    /**
+     * The run as the engine's REST API shows it (the fields the command line reads). Built from Jackson's
+     * node factory, not with an {@code ObjectMapper}: creating one (and its serialisers) would be most of the
+     * JSON work of the README's first run, whose outputs are plain numbers and texts ({@link #node}).
+     */
     public synchronized JsonNode view() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        ObjectNode m = NODES.objectNode();
         m.put("id", id);
         m.put("state", state);
         m.put("progress", progress());
-        List<Map<String, Object>> rs = new ArrayList<>();
-        Map<String, Map<String, Object>> outputs = new TreeMap<>();
+        ArrayNode rs = m.putArray("ranks");
+        Map<String, Map<Integer, Object>> outputs = new TreeMap<>();
         for (RankState r : ranks) {
-            Map<String, Object> v = new LinkedHashMap<>();
+            ObjectNode v = rs.addObject();
             v.put("rank", r.rank);
             v.put("state", r.state);
             v.put("activity", r.position.activity());
             v.put("location", r.position.location());
-            rs.add(v);
-            r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>(
-                    java.util.Comparator.comparingInt(Integer::parseInt))).put(String.valueOf(r.rank), value));
+            r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>()).put(r.rank, value));
         }
-        m.put("ranks", rs);
-        m.put("outputs", outputs);
+        ObjectNode out = m.putObject("outputs");
+        outputs.forEach((name, byRank) -> {
+            ObjectNode o = out.putObject(name);
+            byRank.forEach((rank, value) -> o.set(String.valueOf(rank), node(value)));
+        });
         if (error != null) {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("rank", error.rank());
+            ObjectNode e = m.putObject("error");
+            if (error.rank() == null) {
+                e.putNull("rank");
+            } else {
+                e.put("rank", error.rank());
+            }
             e.put("location", error.location());
             e.put("message", error.message());
-            m.put("error", e);
         } else {
-            m.put("error", null);
+            m.putNull("error");
         }
         m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
-        return Json.MAPPER.valueToTree(m);
+        return m;
+    }
+
+    /**
+     * An output value as the engine's mapper would write it into the view: the values of MPFL's own types
+     * (numbers, booleans, texts, arrays, lists and maps of them) here; anything else through the mapper.
+     */
+    static JsonNode node(Object value) {
+        if (value == null) {
+            return NODES.nullNode();
+        } else if (value instanceof String s) {
+            return NODES.textNode(s);
+        } else if (value instanceof Integer i) {
+            return NODES.numberNode(i);
+        } else if (value instanceof Long l) {
+            return NODES.numberNode(l);
+        } else if (value instanceof Double d) {
+            return NODES.numberNode(d);
+        } else if (value instanceof Boolean b) {
+            return NODES.booleanNode(b);
+        } else if (value instanceof int[] a) {
+            ArrayNode n = NODES.arrayNode(a.length);
+            for (int x : a) {
+                n.add(x);
+            }
+            return n;
+        } else if (value instanceof long[] a) {
+            ArrayNode n = NODES.arrayNode(a.length);
+            for (long x : a) {
+                n.add(x);
+            }
+            return n;
+        } else if (value instanceof double[] a) {
+            ArrayNode n = NODES.arrayNode(a.length);
+            for (double x : a) {
+                n.add(x);
+            }
+            return n;
+        } else if (value instanceof boolean[] a) {
+            ArrayNode n = NODES.arrayNode(a.length);
+            for (boolean x : a) {
+                n.add(x);
+            }
+            return n;
+        } else if (value instanceof List<?> list) {
+            ArrayNode n = NODES.arrayNode(list.size());
+            list.forEach(x -> n.add(node(x)));
+            return n;
+        } else if (value instanceof Map<?, ?> map && map.keySet().stream().allMatch(k -> k instanceof String)) {
+            ObjectNode n = NODES.objectNode();
+            map.forEach((k, x) -> n.set((String) k, node(x)));
+            return n;
+        }
+        return Json.MAPPER.valueToTree(value);
     }
 
     /** Whether the run ended (SUCCEEDED, FAILED or CANCELLED). */
