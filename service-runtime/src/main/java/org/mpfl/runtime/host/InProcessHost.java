@@ -56,7 +56,7 @@ public final class InProcessHost implements InProcessRanks {
                     programs.put(p.service(), fromPlan(plan, p));
                 }
             }
-            messaging = MessagingHost.start(hostId, null, 0, null, MessagingSettings.fromSystemProperties(), null);
+            messaging = MessagingHost.inJvmOnly(hostId, MessagingSettings.fromSystemProperties());
             Started domain = new Started(messaging, dir, loaders);
             RankTable table = new RankTable(hostId, messaging.registry(), messaging.selector(),
                     req -> new ToCaller(events), programs::get, CollectiveCommunicator::world, () -> domain.closed);
