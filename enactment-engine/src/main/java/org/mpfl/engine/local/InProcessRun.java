@@ -183,28 +183,13 @@ public final class InProcessRun implements AutoCloseable {
             return NODES.numberNode(d);
         } else if (value instanceof Boolean b) {
             return NODES.booleanNode(b);
-        } else if (value instanceof int[] a) {
-            ArrayNode n = NODES.arrayNode(a.length);
-            for (int x : a) {
-                n.add(x);
-            }
-            return n;
-        } else if (value instanceof long[] a) {
-            ArrayNode n = NODES.arrayNode(a.length);
-            for (long x : a) {
-                n.add(x);
-            }
-            return n;
-        } else if (value instanceof double[] a) {
-            ArrayNode n = NODES.arrayNode(a.length);
-            for (double x : a) {
-                n.add(x);
-            }
-            return n;
-        } else if (value instanceof boolean[] a) {
-            ArrayNode n = NODES.arrayNode(a.length);
-            for (boolean x : a) {
-                n.add(x);
+        } else if (value instanceof int[] || value instanceof long[] || value instanceof double[] || value instanceof boolean[]) {
+            // elements boxed as Integer, Long, Double, Boolean: the nodes above (byte[] and char[] the mapper
+            // writes otherwise, as base64 and as text, so they go to it)
+            int length = java.lang.reflect.Array.getLength(value);
+            ArrayNode n = NODES.arrayNode(length);
+            for (int i = 0; i < length; i++) {
+                n.add(node(java.lang.reflect.Array.get(value, i)));
             }
             return n;
         } else if (value instanceof List<?> list) {
