@@ -35,8 +35,6 @@ import org.mpfl.ir.files.FileTrees;
  * ({@code META-INF/services/org.mpfl.ir.spi.WorkflowCompilerProvider}).
  */
 public final class MpflCompilerBridge implements WorkflowCompiler {
-    /** Non-text parameter values (lists, maps from JSON) become JSON text again, as {@code --param} takes them. */
-    private static final ObjectMapper PARAM_TEXT = new ObjectMapper();
 
     private final Path documentDirectory;
 
@@ -82,7 +80,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
 
     private static String json(Object value) {
         try {
-            return PARAM_TEXT.writeValueAsString(value);
+            return ParamText.MAPPER.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
         }
@@ -90,6 +88,17 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
 
     @Override
     public Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException {
+        return compile(fileName, document, params, true);
+    }
+
+    @Override
+    public Compiled compileForThisJvm(String fileName, String document, Map<String, Object> params) throws CompileException {
+        return compile(fileName, document, params, false);
+    }
+
+    /** @param archivesAlways {@code false}: archives only if the workflow has libraries (see {@link #compileForThisJvm}) */
+    private Compiled compile(String fileName, String document, Map<String, Object> params, boolean archivesAlways)
+            throws CompileException {
         MpflCompiler.CheckResult result = new MpflCompiler().check(document.getBytes(StandardCharsets.UTF_8), fileName,
                 documentDirectory, texts(params));
         if (!result.ok()) {
@@ -114,7 +123,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
         }
         Map<String, byte[]> archives;
         try {
-            archives = archives(plan);
+            archives = archivesAlways || !plan.libraries().isEmpty() ? archives(plan) : Map.of();
         } catch (IOException e) {
             throw new CompileException(List.of(fileName + ":1:1: error: cannot generate the services: " + e.getMessage()));
         }
@@ -139,6 +148,14 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
         } finally {
             FileTrees.deleteQuietly(dir);
         }
+    }
+
+    /**
+     * Non-text parameter values (lists, maps from JSON) become JSON text again, as {@code --param} takes them;
+     * created on first use: a run with plain parameters (the README's first run) creates no mapper here.
+     */
+    private static final class ParamText {
+        static final ObjectMapper MAPPER = new ObjectMapper();
     }
 
     private static List<String> lines(Diagnostics diagnostics) {

@@ -10,6 +10,8 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.workflow.Compilers;
@@ -20,18 +22,47 @@ import org.mpfl.engine.workflow.Compilers;
  * deployment plan; a directory as the output of {@code mpflc compile} (one plan {@code .json} and
  * the generated {@code .aar} archives).
  *
- * @param plan     deployment plan
- * @param archives generated services by service type
- * @param params   parameter values to send with the run: typed by the compiler for a document, as
- *                 typed on the command line otherwise
+ * <p>A compiled document keeps its plan as the object the compiler made: its JSON is written only when it is
+ * sent ({@link #plan}), and ranks in this JVM run from the object ({@link #load} with {@code forThisJvm}).
  */
-record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, Map<String, Object> params) {
+final class WorkflowInput {
+    private final DeploymentPlan compiledPlan;
+    private JsonNode planJson;
+    private final Map<String, byte[]> archives;
+    private final Map<String, Object> params;
+    private final boolean programsInPlan;
+
+    /**
+     * @param compiledPlan   the plan as the compiler made it ({@code null}: read from {@code planJson})
+     * @param planJson       the plan as read from a file ({@code null}: written from {@code compiledPlan} when asked)
+     * @param archives       generated services by service type
+     * @param params         parameter values to send with the run: typed by the compiler for a document, as
+     *                       typed on the command line otherwise
+     * @param programsInPlan the archives were left out for ranks in this JVM, which run the plan's programs
+     */
+    private WorkflowInput(DeploymentPlan compiledPlan, JsonNode planJson, Map<String, byte[]> archives,
+                          Map<String, Object> params, boolean programsInPlan) {
+        this.compiledPlan = compiledPlan;
+        this.planJson = planJson;
+        this.archives = archives;
+        this.params = params;
+        this.programsInPlan = programsInPlan;
+    }
 
     /**
      * @param params    parameter values guessed into JSON types (for plans, which carry no declarations)
      * @param rawParams the same values as typed, for the compiler to type by the declarations
      */
     static WorkflowInput load(Path file, Map<String, Object> params, Map<String, Object> rawParams)
+            throws IOException, WorkflowCompiler.CompileException {
+        return load(file, params, rawParams, false);
+    }
+
+    /**
+     * @param forThisJvm the run's ranks are to be threads of this JVM: a document is compiled for them
+     *                   ({@link WorkflowCompiler#compileForThisJvm}: no archives unless it has libraries)
+     */
+    static WorkflowInput load(Path file, Map<String, Object> params, Map<String, Object> rawParams, boolean forThisJvm)
             throws IOException, WorkflowCompiler.CompileException {
         if (Files.isDirectory(file)) {
             return fromDirectory(file, params);
@@ -40,11 +71,41 @@ record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, Map<String, Ob
             throw new IOException(file + ": no such file");
         }
         if (file.getFileName().toString().endsWith(".json")) {
-            return new WorkflowInput(Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), params);
+            return new WorkflowInput(null, Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), params, false);
         }
         String document = Files.readString(file, StandardCharsets.UTF_8);
-        WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(), document, rawParams);
-        return new WorkflowInput(c.planJson(), c.archives(), c.params());
+        WorkflowCompiler compiler = Compilers.forFile(file);
+        WorkflowCompiler.Compiled c = forThisJvm ? compiler.compileForThisJvm(file.toString(), document, rawParams)
+                : compiler.compile(file.toString(), document, rawParams);
+        return new WorkflowInput(c.plan(), null, c.archives(), c.params(), forThisJvm);
+    }
+
+    /** The deployment plan as JSON (what the engine takes). */
+    synchronized JsonNode plan() {
+        if (planJson == null) {
+            planJson = PlanJson.mapper().valueToTree(compiledPlan);
+        }
+        return planJson;
+    }
+
+    /** The deployment plan as an object (read from its JSON if it came from a file). */
+    DeploymentPlan deploymentPlan() throws IOException {
+        return compiledPlan != null ? compiledPlan : PlanJson.readPlan(plan());
+    }
+
+    /** Generated services by service type. */
+    Map<String, byte[]> archives() {
+        return archives;
+    }
+
+    /** Parameter values to send with the run. */
+    Map<String, Object> params() {
+        return params;
+    }
+
+    /** Whether the archives were left out for ranks in this JVM, which run the plan's own programs. */
+    boolean programsInPlan() {
+        return programsInPlan;
     }
 
     private static WorkflowInput fromDirectory(Path dir, Map<String, Object> params) throws IOException {
@@ -55,7 +116,7 @@ record WorkflowInput(JsonNode plan, Map<String, byte[]> archives, Map<String, Ob
         if (plans.size() != 1) {
             throw new IOException(dir + ": expected one deployment plan (.json) in the directory, found " + plans.size());
         }
-        return new WorkflowInput(Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), params);
+        return new WorkflowInput(null, Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), params, false);
     }
 
     private static Map<String, byte[]> archivesNextTo(Path dir) throws IOException {

@@ -1,6 +1,9 @@
 package org.mpfl.engine.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +21,6 @@ import org.mpfl.engine.run.RunProgress;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.ir.plan.DeploymentPlan;
-import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RunRequest;
@@ -34,6 +36,7 @@ import org.mpfl.protocol.launch.InProcessRanks;
  * so that the command line follows and reports it the same way.
  */
 public final class InProcessRun implements AutoCloseable {
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** How often the deadlock watch looks (the engine's ticker looks about as often). */
     private static final long WATCH_MS = 250;
 
@@ -57,24 +60,26 @@ public final class InProcessRun implements AutoCloseable {
 
     /**
      * Whether in-process ranks can run this plan: there is an archive for the service type of every process
-     * (a plan without its archives names services deployed elsewhere, which only an engine can reach).
+     * (a plan without its archives names services deployed elsewhere, which only an engine can reach), or
+     * {@code programsInPlan}: the plan was compiled here for ranks in this JVM, which run the processes
+     * without an archive from the plan's programs ({@code WorkflowCompiler#compileForThisJvm}).
      */
-    public static boolean runs(JsonNode planJson, Map<String, byte[]> archives) throws IOException {
-        DeploymentPlan plan = PlanJson.readPlan(planJson);
-        return plan.processes().stream().allMatch(p -> archives.containsKey(p.service()));
+    public static boolean runs(DeploymentPlan plan, Map<String, byte[]> archives, boolean programsInPlan) {
+        return plan.processes().stream().allMatch(p -> archives.containsKey(p.service())
+                || programsInPlan && p.program() != null);
     }
 
     /**
-     * Starts every rank of the plan with the parameters given (over the plan's defaults).
+     * Starts every rank of the plan with the parameters given (over the plan's defaults); a process without
+     * an archive runs from the plan's program ({@link #runs}).
      *
      * @throws IllegalArgumentException the rank counts cannot be worked out from the parameters
      * @throws Exception an archive cannot be loaded or a rank refused to start
      */
-    public static InProcessRun start(JsonNode planJson, Map<String, byte[]> archives, Map<String, Object> params)
+    public static InProcessRun start(DeploymentPlan plan, Map<String, byte[]> archives, Map<String, Object> params)
             throws Exception {
         InProcessRanks runtime = InProcessRanks.find().orElseThrow(() -> new IOException(
                 "no service runtime on the class path to run ranks in this JVM"));
-        DeploymentPlan plan = PlanJson.readPlan(planJson);
         Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
         if (params != null) {
             all.putAll(params);
@@ -108,7 +113,7 @@ public final class InProcessRun implements AutoCloseable {
         }
         synchronized (run) {
             // events may come before start returns: the domain is set first, under the same lock
-            run.domain = runtime.start(hostId, archives, toStart, run::apply);
+            run.domain = runtime.start(hostId, plan, archives, toStart, run::apply);
             if (run.state.equals("PENDING")) {
                 run.state = "RUNNING";
             }
@@ -120,37 +125,83 @@ public final class InProcessRun implements AutoCloseable {
         return run;
     }
 
-    /** The run as the engine's REST API shows it (the fields the command line reads). */
+    /**
+     * The run as the engine's REST API shows it (the fields the command line reads). Built from Jackson's
+     * node factory, not with an {@code ObjectMapper}: creating one (and its serialisers) would be most of the
+     * JSON work of the README's first run, whose outputs are plain numbers and texts ({@link #node}).
+     */
     public synchronized JsonNode view() {
-        Map<String, Object> m = new LinkedHashMap<>();
+        ObjectNode m = NODES.objectNode();
         m.put("id", id);
         m.put("state", state);
         m.put("progress", progress());
-        List<Map<String, Object>> rs = new ArrayList<>();
-        Map<String, Map<String, Object>> outputs = new TreeMap<>();
+        ArrayNode rs = m.putArray("ranks");
+        Map<String, Map<Integer, Object>> outputs = new TreeMap<>();
         for (RankState r : ranks) {
-            Map<String, Object> v = new LinkedHashMap<>();
+            ObjectNode v = rs.addObject();
             v.put("rank", r.rank);
             v.put("state", r.state);
             v.put("activity", r.position.activity());
             v.put("location", r.position.location());
-            rs.add(v);
-            r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>(
-                    java.util.Comparator.comparingInt(Integer::parseInt))).put(String.valueOf(r.rank), value));
+            r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>()).put(r.rank, value));
         }
-        m.put("ranks", rs);
-        m.put("outputs", outputs);
+        ObjectNode out = m.putObject("outputs");
+        outputs.forEach((name, byRank) -> {
+            ObjectNode o = out.putObject(name);
+            byRank.forEach((rank, value) -> o.set(String.valueOf(rank), node(value)));
+        });
         if (error != null) {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("rank", error.rank());
+            ObjectNode e = m.putObject("error");
+            if (error.rank() == null) {
+                e.putNull("rank");
+            } else {
+                e.put("rank", error.rank());
+            }
             e.put("location", error.location());
             e.put("message", error.message());
-            m.put("error", e);
         } else {
-            m.put("error", null);
+            m.putNull("error");
         }
         m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
-        return Json.MAPPER.valueToTree(m);
+        return m;
+    }
+
+    /**
+     * An output value as the engine's mapper would write it into the view: the values of MPFL's own types
+     * (numbers, booleans, texts, arrays, lists and maps of them) here; anything else through the mapper.
+     */
+    static JsonNode node(Object value) {
+        if (value == null) {
+            return NODES.nullNode();
+        } else if (value instanceof String s) {
+            return NODES.textNode(s);
+        } else if (value instanceof Integer i) {
+            return NODES.numberNode(i);
+        } else if (value instanceof Long l) {
+            return NODES.numberNode(l);
+        } else if (value instanceof Double d) {
+            return NODES.numberNode(d);
+        } else if (value instanceof Boolean b) {
+            return NODES.booleanNode(b);
+        } else if (value instanceof int[] || value instanceof long[] || value instanceof double[] || value instanceof boolean[]) {
+            // elements boxed as Integer, Long, Double, Boolean: the nodes above (byte[] and char[] the mapper
+            // writes otherwise, as base64 and as text, so they go to it)
+            int length = java.lang.reflect.Array.getLength(value);
+            ArrayNode n = NODES.arrayNode(length);
+            for (int i = 0; i < length; i++) {
+                n.add(node(java.lang.reflect.Array.get(value, i)));
+            }
+            return n;
+        } else if (value instanceof List<?> list) {
+            ArrayNode n = NODES.arrayNode(list.size());
+            list.forEach(x -> n.add(node(x)));
+            return n;
+        } else if (value instanceof Map<?, ?> map && map.keySet().stream().allMatch(k -> k instanceof String)) {
+            ObjectNode n = NODES.objectNode();
+            map.forEach((k, x) -> n.set((String) k, node(x)));
+            return n;
+        }
+        return Json.MAPPER.valueToTree(value);
     }
 
     /** Whether the run ended (SUCCEEDED, FAILED or CANCELLED). */

@@ -48,7 +48,11 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     private volatile double progressValue = Double.NaN;
     private volatile double progressTotal = Double.NaN;
     private volatile String failure;
-    private volatile String countersJson;
+    /**
+     * The counters as the rank ended with them, written as JSON only when a {@code status} asks: ranks in the
+     * command line's JVM are never asked, and their run then needs no JSON mapper.
+     */
+    private volatile Object finalCounters;
 
     HostedRank(RunRequest request, String serviceType, RankProgram program, RankInstance instance,
                Communicator world, RankEvents events, java.net.http.HttpClient checkpointHttp, Runnable onFailure) {
@@ -122,7 +126,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     private void reportCounters() {
         try {
             Object value = instance.counters().asEventValue();
-            countersJson = RunMessages.toJson(value);
+            finalCounters = value;
             event(RankEvent.Type.COUNTERS, null, null, null, null, value);
         } catch (RuntimeException e) {
             LOG.debug("no counters", e);
@@ -151,10 +155,11 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
         String st = state;
         String why = failure;
         Map<String, String> out = outputsSnapshot();
-        String counters = countersJson;
-        if (counters == null && !instance.isEnded()) {
+        Object finalValue = finalCounters;
+        String counters = null;
+        if (finalValue != null || !instance.isEnded()) {
             try {
-                counters = RunMessages.toJson(instance.counters().asEventValue());
+                counters = RunMessages.toJson(finalValue != null ? finalValue : instance.counters().asEventValue());
             } catch (RuntimeException ignored) {
                 // counters are optional in a status answer
             }

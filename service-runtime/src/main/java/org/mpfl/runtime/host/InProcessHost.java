@@ -19,6 +19,8 @@ import javax.xml.stream.XMLStreamConstants;
 import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanProcess;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.Xml;
 import org.mpfl.protocol.launch.InProcessRanks;
@@ -31,16 +33,17 @@ import org.mpfl.runtime.topology.CollectiveCommunicator;
  * {@link InProcessRanks}: the ranks of one run as threads of this JVM. The same parts as a
  * {@link ServiceHost} below its Axis2 endpoint — a {@link MessagingHost} (rank registry, in-JVM transport;
  * no binary channel, no SOAP), a {@link RankTable} starting {@link HostedRank}s, programs loaded from the
- * generated archives as {@link ServiceArchives} has them loaded ({@link ServicePrograms}) — with the events
- * handed to the caller instead of posted to an engine.
+ * generated archives as {@link ServiceArchives} has them loaded ({@link ServicePrograms}), or taken from the
+ * plan object where there is no archive — with the events handed to the caller instead of posted to an engine.
  */
 public final class InProcessHost implements InProcessRanks {
 
     @Override
-    public Domain start(String hostId, Map<String, byte[]> archives, List<Rank> ranks, Consumer<RankEvent> events)
-            throws Exception {
+    public Domain start(String hostId, DeploymentPlan plan, Map<String, byte[]> archives, List<Rank> ranks,
+                        Consumer<RankEvent> events) throws Exception {
         HostMain.quietLogging();
-        Path dir = Files.createTempDirectory("mpfl-inprocess-");
+        // a directory only for archives to unpack: a plan's own programs need no files
+        Path dir = archives.isEmpty() ? null : Files.createTempDirectory("mpfl-inprocess-");
         List<URLClassLoader> loaders = new ArrayList<>();
         MessagingHost messaging = null;
         try {
@@ -48,7 +51,12 @@ public final class InProcessHost implements InProcessRanks {
             for (Map.Entry<String, byte[]> a : archives.entrySet()) {
                 programs.put(a.getKey(), load(dir, a.getKey(), a.getValue(), loaders));
             }
-            messaging = MessagingHost.start(hostId, null, 0, null, MessagingSettings.fromSystemProperties(), null);
+            for (PlanProcess p : plan.processes()) {
+                if (!programs.containsKey(p.service()) && ranks.stream().anyMatch(r -> r.serviceType().equals(p.service()))) {
+                    programs.put(p.service(), fromPlan(plan, p));
+                }
+            }
+            messaging = MessagingHost.inJvmOnly(hostId, MessagingSettings.fromSystemProperties());
             Started domain = new Started(messaging, dir, loaders);
             RankTable table = new RankTable(hostId, messaging.registry(), messaging.selector(),
                     req -> new ToCaller(events), programs::get, CollectiveCommunicator::world, () -> domain.closed);
@@ -62,6 +70,19 @@ public final class InProcessHost implements InProcessRanks {
         } catch (Exception | Error e) {
             closeAll(messaging, dir, loaders);
             throw e;
+        }
+    }
+
+    /** The program factory of a process from the plan object (no archive: the workflow has no libraries). */
+    private static Supplier<RankProgram> fromPlan(DeploymentPlan plan, PlanProcess process) throws IOException {
+        if (process.program() == null) {
+            throw new IOException("service " + process.service() + ": no archive, and the plan has no program for process '"
+                    + process.name() + "'");
+        }
+        try {
+            return ServicePrograms.fromPlan(plan, process, InProcessHost.class.getClassLoader());
+        } catch (Exception e) {
+            throw new IOException("service " + process.service() + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
         }
     }
 
@@ -148,7 +169,9 @@ public final class InProcessHost implements InProcessRanks {
                 // its files go with the directory, or with the JVM
             }
         }
-        FileTrees.deleteQuietly(dir);
+        if (dir != null) {
+            FileTrees.deleteQuietly(dir);
+        }
     }
 
     /** The started ranks. */

@@ -3,6 +3,8 @@ package org.mpfl.runtime.host;
 import java.net.URL;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanProcess;
 import org.mpfl.runtime.api.RankProgram;
 
 /**
@@ -23,4 +25,17 @@ public interface RankProgramFactory {
      */
     Supplier<RankProgram> programs(ClassLoader serviceClassLoader, URL archive, Map<String, String> serviceParameters)
             throws Exception;
+
+    /**
+     * The program factory of one process of a plan held in this JVM, without an archive: what
+     * {@link #programs(ClassLoader, URL, Map)} makes of the archive the compiler would have written for
+     * {@code process} ({@link InProcessHost}, for a workflow without libraries: the archive would carry
+     * nothing but this plan as JSON).
+     *
+     * @param loader the class loader of the program's classes (no archive, so no {@code lib/} jars)
+     * @throws Exception the plan cannot run this way (the message says why)
+     */
+    default Supplier<RankProgram> programs(DeploymentPlan plan, PlanProcess process, ClassLoader loader) throws Exception {
+        throw new UnsupportedOperationException(getClass().getName() + " runs programs from service archives only");
+    }
 }

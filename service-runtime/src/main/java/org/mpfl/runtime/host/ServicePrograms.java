@@ -3,6 +3,9 @@ package org.mpfl.runtime.host;
 import java.net.URL;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.PlanProcess;
+import org.mpfl.ir.plan.RuntimeBinding;
 import org.mpfl.runtime.api.RankProgram;
 
 /**
@@ -37,6 +40,19 @@ final class ServicePrograms {
         }
         RankProgramFactory f = (RankProgramFactory) type.getDeclaredConstructor().newInstance();
         return f.programs(loader, archive, parameters);
+    }
+
+    /**
+     * The program factory of a process of a plan held in this JVM, from the program class the compiler names
+     * in the services it generates ({@link RuntimeBinding#INTERPRETER_CLASS}), as its archive would have it
+     * ({@link RankProgramFactory#programs(DeploymentPlan, PlanProcess, ClassLoader)}).
+     *
+     * @throws Exception that class is missing here, or refused the plan
+     */
+    static Supplier<RankProgram> fromPlan(DeploymentPlan plan, PlanProcess process, ClassLoader loader) throws Exception {
+        Class<?> type = Class.forName(RuntimeBinding.INTERPRETER_CLASS, true, loader);
+        RankProgramFactory f = (RankProgramFactory) type.getDeclaredConstructor().newInstance();
+        return f.programs(plan, process, loader);
     }
 
     /** A new instance of a plain {@link RankProgram} class per rank (a missing class fails the rank's start). */

@@ -13,7 +13,9 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.ir.plan.PlanJson;
+import org.mpfl.ir.plan.PlanProcess;
 import org.mpfl.ir.plan.RuntimeBinding;
+import org.mpfl.ir.plan.ServiceProgram;
 import org.mpfl.runtime.interp.kernel.KernelLibraries;
 import org.mpfl.runtime.api.RankProgram;
 import org.mpfl.runtime.host.RankProgramFactory;
@@ -48,6 +50,25 @@ public final class InterpreterService implements RankProgramFactory {
                     + interpreted.process().name() + "'");
         }
         interpreted.withKernels(kernelLibraries(archive, plan));
+        return () -> new RankInterpreter(interpreted);
+    }
+
+    /**
+     * The process's program from the plan object, as the archive of a workflow without libraries carries it
+     * (program entry: the process of this plan; plan entry: this plan); no kernel libraries.
+     */
+    @Override
+    public Supplier<RankProgram> programs(DeploymentPlan plan, PlanProcess process, ClassLoader loader) throws IOException {
+        if (!plan.libraries().isEmpty()) {
+            throw new IOException("workflow " + plan.workflow() + " has libraries, which only its service archives carry");
+        }
+        InterpretedProgram interpreted;
+        try {
+            interpreted = InterpretedProgram.of(new ServiceProgram(plan.workflow(), plan.version(), plan.sourceSha256(),
+                    process.name(), process.service(), process.program()), plan, loader);
+        } catch (RuntimeException e) {
+            throw new IOException("the plan's program of process '" + process.name() + "' cannot run: " + e.getMessage(), e);
+        }
         return () -> new RankInterpreter(interpreted);
     }
 

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.transport.DomainTransports;
+import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.MemoryBudget;
 
 /**
@@ -18,6 +19,7 @@ public final class Domain {
     private final String id;
     private final String token;
     private final DomainToken proofs;
+    private final boolean inJvmOnly;
     private final int size;
     private final long unexpectedLimitBytes;
     private final MemoryBudget hostBudget;
@@ -28,9 +30,14 @@ public final class Domain {
     private volatile String abortReason;
     private final DomainTransports transports;
 
+    /**
+     * @param inJvmOnly its registry has no network entry: every message comes from a rank instance of this
+     *                  JVM, which holds the token anyway, so none is proven ({@link #proof}, {@link #admits})
+     */
     Domain(String id, String token, int size, long unexpectedLimitBytes, MemoryBudget hostBudget,
-           DomainTransports transports) {
+           DomainTransports transports, boolean inJvmOnly) {
         this.id = id;
+        this.inJvmOnly = inJvmOnly;
         this.transports = transports;
         this.token = token;
         this.proofs = new DomainToken(token);
@@ -55,6 +62,20 @@ public final class Domain {
 
     public DomainToken proofs() {
         return proofs;
+    }
+
+    /**
+     * The token's proof for a message header ({@link DomainToken#prove}); none ({@code null}) in a registry
+     * of this JVM only, where the HMAC would be checked by the same JVM that made it: the run then needs no
+     * JCA {@code Mac} at all (its provider look-up is most of a first run's cryptography).
+     */
+    byte[] proof(int context, int from, int to, int tag, long seq, Envelope.Kind kind) {
+        return inJvmOnly ? null : proofs.prove(id, context, from, to, tag, seq, kind.ordinal());
+    }
+
+    /** Whether a message may enter: it carries the token's proof, or no network entry leads to this domain. */
+    boolean admits(Envelope envelope) {
+        return inJvmOnly || envelope.isProvenBy(proofs);
     }
 
     boolean hasToken(String candidate) {

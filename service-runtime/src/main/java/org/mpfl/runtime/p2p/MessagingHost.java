@@ -79,6 +79,16 @@ public final class MessagingHost implements AutoCloseable {
         return new MessagingHost(hostId, registry, server, selector);
     }
 
+    /**
+     * Messaging for ranks that all live in this JVM ({@code mpflc run --local} without host processes): the
+     * in-JVM transport only — no binary channel, no SOAP, no socket of any kind — so no message can come
+     * from outside, and the domains' messages carry no token proofs ({@link RankRegistry#inJvmOnly}).
+     */
+    public static MessagingHost inJvmOnly(String hostId, MessagingSettings settings) {
+        RankRegistry registry = new RankRegistry(hostId, settings, MemoryBudget.fromSystemProperties(), true);
+        return new MessagingHost(hostId, registry, null, new TransportSelector(new LocalTransport(hostId, registry), null, null));
+    }
+
     public String hostId() {
         return hostId;
     }

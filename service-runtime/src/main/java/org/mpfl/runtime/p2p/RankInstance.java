@@ -267,7 +267,7 @@ public final class RankInstance {
     }
 
     private Envelope envelope(int context, int from, int to, int tag, long seq, Envelope.Kind kind, Payload payload) {
-        byte[] proof = domain.proofs().prove(domain.id(), context, from, to, tag, seq, kind.ordinal());
+        byte[] proof = domain.proof(context, from, to, tag, seq, kind);
         return new Envelope(domain.id(), context, from, to, tag, seq, kind, proof, payload);
     }
 

@@ -46,6 +46,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
         }
     };
     private final ExecutorService outboundThreads;
+    private final boolean inJvmOnly;
 
     /** A registry with the host budget from the system properties ({@link MemoryBudget#fromSystemProperties()}). */
     public RankRegistry(String hostId, MessagingSettings settings) {
@@ -53,6 +54,15 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
     }
 
     public RankRegistry(String hostId, MessagingSettings settings, MemoryBudget budget) {
+        this(hostId, settings, budget, false);
+    }
+
+    /**
+     * @param inJvmOnly no network entry leads to this registry ({@link MessagingHost#inJvmOnly}): its domains'
+     *                  messages are neither proven nor checked ({@link Domain#proof}, {@link Domain#admits})
+     */
+    RankRegistry(String hostId, MessagingSettings settings, MemoryBudget budget, boolean inJvmOnly) {
+        this.inJvmOnly = inJvmOnly;
         this.hostId = hostId;
         this.settings = settings;
         this.budget = budget;
@@ -66,6 +76,11 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
 
     public String hostId() {
         return hostId;
+    }
+
+    /** Whether no network entry leads here ({@link MessagingHost#inJvmOnly}): messages carry no proofs. */
+    public boolean inJvmOnly() {
+        return inJvmOnly;
     }
 
     public MessagingSettings settings() {
@@ -121,7 +136,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
             ended.remove(domainId);
             Domain domain = domains.computeIfAbsent(domainId,
                     id -> new Domain(id, token, endpoints.size(), settings.unexpectedLimitBytes(), budget,
-                            selector.forDomain(id, List.copyOf(endpoints), transportMode, outboundThreads)));
+                            selector.forDomain(id, List.copyOf(endpoints), transportMode, outboundThreads), inJvmOnly));
             if (!domain.hasToken(token)) {
                 throw new IllegalStateException("rank " + rank + " of domain " + Domain.shortId(domainId)
                         + " opened with a token that differs from the domain's");
@@ -230,7 +245,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
         if (domain == null) {
             return afterEnd(envelope.domainId());
         }
-        if (!envelope.isProvenBy(domain.proofs())) {
+        if (!domain.admits(envelope)) {
             LOG.warn("rejected a {} for domain {} from rank {} to rank {}: bad token proof", envelope.kind(),
                     Domain.shortId(envelope.domainId()), envelope.from(), envelope.to());
             return Outcome.REJECTED;
@@ -263,7 +278,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
         if (domain == null) {
             return afterEnd(header.domainId());
         }
-        if (!header.isProvenBy(domain.proofs()) || domain.isAborted()) {
+        if (!domain.admits(header) || domain.isAborted()) {
             return Outcome.REJECTED;
         }
         RankInstance instance = domain.ranks.get(header.to());
@@ -290,7 +305,7 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
         if (domain == null) {
             return new Admission(afterEnd(header.domainId()), false, null);
         }
-        if (!header.isProvenBy(domain.proofs())) {
+        if (!domain.admits(header)) {
             LOG.warn("rejected a {} for domain {} from rank {} to rank {}: bad token proof", header.kind(),
                     Domain.shortId(header.domainId()), header.from(), header.to());
             return new Admission(Outcome.REJECTED, false, null);

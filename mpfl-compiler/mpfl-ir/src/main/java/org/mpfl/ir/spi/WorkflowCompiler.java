@@ -25,6 +25,19 @@ public interface WorkflowCompiler {
     Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException;
 
     /**
+     * As {@link #compile}, for ranks that run in the caller's JVM and take their programs from the plan
+     * object itself ({@code mpflc run --local} without host processes): the service archives are left out
+     * when the workflow has no libraries, since they would then carry nothing but the plan's own programs
+     * as JSON, written here for the ranks to parse back (about a third of a second of the README's first
+     * run). With libraries (whose files only the archives carry) the archives are made as by
+     * {@link #compile}; so they are by a compiler that does not override this.
+     */
+    default Compiled compileForThisJvm(String fileName, String document, Map<String, Object> params)
+            throws CompileException {
+        return compile(fileName, document, params);
+    }
+
+    /**
      * The workflow's picture as Graphviz DOT ({@code mpflc graph}): its processes, the messages and the
      * collectives between them, for these parameter values (defaults for the rest).
      *

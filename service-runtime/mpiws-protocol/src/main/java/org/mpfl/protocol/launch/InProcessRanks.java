@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
+import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RunRequest;
 
@@ -31,14 +32,20 @@ public interface InProcessRanks {
     }
 
     /**
-     * Loads the archives and starts every rank, each on a thread of its own; returns once all are started.
+     * Loads the programs and starts every rank, each on a thread of its own; returns once all are started.
+     * A service type with an archive runs the archive's program; one without runs its process's program
+     * from {@code plan}, handed over as objects (what a generated archive of a workflow without
+     * libraries would carry as JSON).
      *
      * @param hostId   the host id every endpoint of the requests names
+     * @param plan     the plan of the run: the programs of the service types without an archive
      * @param archives generated service archives ({@code .aar} bytes) by service type
      * @param events   every rank event, in each rank's order, on the rank's thread (keep it short)
-     * @throws Exception an archive cannot be loaded, or a rank refused to start (nothing is left running then)
+     * @throws Exception an archive cannot be loaded, a service type has neither archive nor program in the
+     *                   plan, or a rank refused to start (nothing is left running then)
      */
-    Domain start(String hostId, Map<String, byte[]> archives, List<Rank> ranks, Consumer<RankEvent> events) throws Exception;
+    Domain start(String hostId, DeploymentPlan plan, Map<String, byte[]> archives, List<Rank> ranks,
+                 Consumer<RankEvent> events) throws Exception;
 
     /** The started ranks. */
     interface Domain extends AutoCloseable {

@@ -1,0 +1,72 @@
+package org.mpfl.runtime.p2p;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.IOException;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Inbox;
+
+/**
+ * {@link MessagingHost#inJvmOnly}, the messaging of {@code mpflc run --local} in one JVM: no network entry of
+ * any kind, and therefore messages without token proofs; a host with network entries still proves every
+ * message and rejects one without its proof.
+ */
+class InJvmMessagingTest {
+    private static final String DOMAIN = "in-jvm-domain";
+    private static final String TOKEN = "in-jvm-token";
+
+    @Test
+    void aHostOfThisJvmOnlyHasNoNetworkEntry() throws IOException {
+        try (MessagingHost host = MessagingHost.inJvmOnly("h", MessagingSettings.fromSystemProperties());
+             SocketChannel unconnected = SocketChannel.open()) {
+            assertTrue(host.registry().inJvmOnly());
+            assertNull(host.binaryAddress(), "no binary channel");
+            assertNull(host.binaryGuard(), "no binary channel to guard");
+            assertThrows(IOException.class, () -> host.adoptBinary(unconnected), "no binary channel to hand connections to");
+        }
+    }
+
+    @Test
+    void messagesOfADomainInThisJvmCarryNoProofAndNeedNone() {
+        try (MessagingHost host = MessagingHost.inJvmOnly("h", MessagingSettings.fromSystemProperties())) {
+            RankInstance rank0 = open(host, 0);
+            open(host, 1);
+            Envelope header = rank0.envelope(0, 1, 7, 0, Envelope.Kind.DATA, null);
+            assertNull(header.proof(), "no HMAC where the same JVM would check it");
+            Inbox.Admission a = host.registry().admit(header, 0);
+            assertTrue(a.proven());
+            assertFalse(a.outcome() == Inbox.Outcome.REJECTED, a.toString());
+            a.release();
+        }
+    }
+
+    @Test
+    void aHostWithNetworkEntriesStillRejectsAMessageWithoutItsProof() {
+        try (MessagingHost host = MessagingHost.start("n", null, 0, null, MessagingSettings.fromSystemProperties(), null)) {
+            assertFalse(host.registry().inJvmOnly());
+            RankInstance rank0 = open(host, 0);
+            open(host, 1);
+            Envelope proven = rank0.envelope(0, 1, 7, 0, Envelope.Kind.DATA, null);
+            assertNotNull(proven.proof(), "every message proven");
+            Envelope unproven = new Envelope(DOMAIN, 0, 0, 1, 7, 0, Envelope.Kind.DATA, null, null);
+            Inbox.Admission a = host.registry().admit(unproven, 0);
+            assertEquals(Inbox.Outcome.REJECTED, a.outcome());
+            assertFalse(a.proven());
+        }
+    }
+
+    private static RankInstance open(MessagingHost host, int rank) {
+        List<Endpoint> endpoints = List.of(new Endpoint("inprocess://" + host.hostId() + "/0", null, host.hostId()),
+                new Endpoint("inprocess://" + host.hostId() + "/1", null, host.hostId()));
+        return host.registry().open(DOMAIN, rank, TOKEN, endpoints, host.selector(), "local");
+    }
+}
