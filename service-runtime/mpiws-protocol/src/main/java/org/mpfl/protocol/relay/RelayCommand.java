@@ -34,6 +34,12 @@ public final class RelayCommand implements CliCommand {
     /** Prefix of the ready line. */
     public static final String READY_PREFIX = "MPFL relay ";
     static final Duration ANNOUNCE_EVERY = Duration.ofSeconds(10);
+    /**
+     * How long the first announcement keeps trying an engine it cannot reach: a relay started beside a
+     * starting engine (a login node booting, a test lab, a service manager's parallel start) must not exit
+     * because it came first. An engine that answers and refuses is not retried.
+     */
+    static final Duration FIRST_ANNOUNCEMENT_WITHIN = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final ArgumentSpec SPEC = ArgumentSpec.of("relay", "Runs a relay for hosts that accept no connection from"
@@ -81,7 +87,9 @@ public final class RelayCommand implements CliCommand {
         try (RelayServer server = new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify,
                 RelayServer.Limits.DEFAULT, bind, port)) {
             String address = advertise + ":" + server.port();
-            calls.announce(address);
+            if (!announceFirst(calls, address, FIRST_ANNOUNCEMENT_WITHIN, err)) {
+                return 1;
+            }
             Thread announcer = new Thread(() -> {
                 while (true) {
                     try {
@@ -103,8 +111,43 @@ public final class RelayCommand implements CliCommand {
         return 0;
     }
 
+    /**
+     * The first announcement: tries again (every second) while the engine cannot be reached, for at most
+     * {@code within}; an engine that answers with a refusal ends it at once. Says each failure on {@code err}.
+     *
+     * @return whether the engine took the announcement
+     */
+    static boolean announceFirst(EngineCalls calls, String address, Duration within, PrintStream err)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            try {
+                calls.announce(address);
+                return true;
+            } catch (EngineRefused e) {
+                err.println("mpflc relay: " + e.getMessage());
+                return false;
+            } catch (IOException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    err.println("mpflc relay: the engine " + calls.engine + " could not be reached within "
+                            + within.toSeconds() + " s (last: " + e.getMessage() + ")");
+                    return false;
+                }
+                err.println("mpflc relay: announcing to " + calls.engine + " failed (" + e.getMessage() + "); trying again");
+                Thread.sleep(1_000);
+            }
+        }
+    }
+
+    /** The engine answered, and not with a success: asking again will not change its mind. */
+    static final class EngineRefused extends IOException {
+        EngineRefused(String message) {
+            super(message);
+        }
+    }
+
     /** The relay's two calls to the engine, under its credential. */
-    private static final class EngineCalls {
+    static final class EngineCalls {
         private final String engine;
         private final HostCredential credential;
         private final HttpClient http;
@@ -118,7 +161,7 @@ public final class RelayCommand implements CliCommand {
         void announce(String address) throws IOException {
             JsonNode a = post("/api/registry/relays", Map.of("relayId", credential.hostId(), "address", address));
             if (a == null) {
-                throw new IOException("the engine refused the relay's announcement");
+                throw new EngineRefused("the engine refused the relay's announcement");
             }
         }
 
@@ -133,6 +176,9 @@ public final class RelayCommand implements CliCommand {
                     .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
             try {
                 HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() / 100 == 4) {
+                    throw new EngineRefused("engine answered " + r.statusCode() + " to " + path + ": " + r.body());
+                }
                 if (r.statusCode() / 100 != 2) {
                     throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + r.body());
                 }

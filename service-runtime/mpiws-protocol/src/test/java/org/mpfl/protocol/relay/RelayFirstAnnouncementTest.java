@@ -1,0 +1,115 @@
+package org.mpfl.protocol.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.tls.TlsSettings;
+
+/**
+ * A relay's first announcement to the engine: an engine that is not up yet is waited for (a relay started
+ * beside it must not exit for coming first), an engine that refuses is not asked again, and an engine that
+ * never comes ends the wait with a message naming it.
+ */
+class RelayFirstAnnouncementTest {
+
+    @Test
+    void anEngineThatComesUpLateTakesTheAnnouncement() throws Exception {
+        int port = freePort();
+        String engine = "http://127.0.0.1:" + port;
+        RelayCommand.EngineCalls calls = calls(engine);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CompletableFuture<Boolean> announced = CompletableFuture.supplyAsync(() -> {
+            try {
+                return RelayCommand.announceFirst(calls, "relay.example:7070", Duration.ofSeconds(60),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        awaitText(err, "trying again");
+        AtomicInteger announcements = new AtomicInteger();
+        HttpServer server = engineAnswering(port, 201, announcements);
+        try {
+            assertTrue(announced.get(60, TimeUnit.SECONDS), "announced once the engine is up");
+            assertEquals(1, announcements.get(), "the engine got exactly one announcement");
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void anEngineThatRefusesIsNotAskedAgain() throws Exception {
+        int port = freePort();
+        AtomicInteger announcements = new AtomicInteger();
+        HttpServer server = engineAnswering(port, 403, announcements);
+        try {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            boolean announced = RelayCommand.announceFirst(calls("http://127.0.0.1:" + port), "relay.example:7070",
+                    Duration.ofSeconds(60), new PrintStream(err, true, StandardCharsets.UTF_8));
+            assertFalse(announced);
+            assertEquals(1, announcements.get(), "a refusal is final");
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("engine answered 403"), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void anEngineThatNeverComesEndsTheWaitNamingIt() throws Exception {
+        String engine = "http://127.0.0.1:" + freePort();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        boolean announced = RelayCommand.announceFirst(calls(engine), "relay.example:7070", Duration.ofSeconds(2),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertFalse(announced);
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertTrue(said.contains("the engine " + engine + " could not be reached within 2 s"), said);
+    }
+
+    private static RelayCommand.EngineCalls calls(String engine) {
+        return new RelayCommand.EngineCalls(engine, HostCredential.generate(engine, "relay-1"), TlsSettings.NONE);
+    }
+
+    private static HttpServer engineAnswering(int port, int status, AtomicInteger announcements) throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        server.createContext("/api/registry/relays", exchange -> {
+            announcements.incrementAndGet();
+            byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(status, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        return server;
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Waits (bounded: 60 s, a hang guard) until the relay has said {@code text}. */
+    private static void awaitText(ByteArrayOutputStream err, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!err.toString(StandardCharsets.UTF_8).contains(text)) {
+            if (System.nanoTime() - deadline >= 0) {
+                throw new AssertionError("the relay never said '" + text + "': " + err.toString(StandardCharsets.UTF_8));
+            }
+            Thread.sleep(20);
+        }
+    }
+}
