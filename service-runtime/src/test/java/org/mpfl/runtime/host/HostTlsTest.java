@@ -10,9 +10,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +33,8 @@ import org.mpfl.testing.StartsProcesses;
  * plaintext warning's decision, and real host processes — one serving https that a client with the
  * lab CA reaches and a plaintext or untrusting client cannot, one with TLS whose binary channel runs
  * inside TLS (and one with {@code --no-binary} that has none), one bound to the wildcard address without TLS that warns.
+ * The four hosts are independent, so they start together before the tests (one start-up's wait instead
+ * of five: the https host with {@code --no-binary} is also the one that shows the binary channel off).
  */
 @Timeout(180)
 @StartsProcesses
@@ -41,11 +45,68 @@ class HostTlsTest {
     static LabPki.Machine machine;
     static LabPki.Machine stranger;
 
+    /** TLS and {@code --no-binary}, publishing the scenario service. */
+    static HostProcesses httpsOnly;
+    /** TLS with the binary channel. */
+    static HostProcesses tlsWithBinary;
+    /** Bound to the wildcard address without TLS. */
+    static HostProcesses wildcard;
+    /** Bound to loopback (the default) without TLS. */
+    static HostProcesses loopback;
+
     @BeforeAll
-    static void makeCertificates() throws IOException {
+    static void makeCertificatesAndStartHosts() throws IOException {
         lab = LabPki.create(dir.resolve("lab"), "lab");
         machine = lab.issue("machine-a", "127.0.0.1");
         stranger = LabPki.create(dir.resolve("other"), "other").issue("machine-x", "127.0.0.1");
+        HostProcesses.Builder https = host().service("Scenario", ScenarioProgram.class).hostArg("--no-binary");
+        machine.pemArguments().forEach(https::hostArg);
+        HostProcesses.Builder binary = host();
+        machine.pemArguments().forEach(binary::hostArg);
+        HostProcesses.Builder exposed = host().logDirectory(Files.createDirectories(dir.resolve("warn-logs")))
+                .hostArg("--bind").hostArg("0.0.0.0").hostArg("--advertise").hostArg("127.0.0.1");
+        HostProcesses.Builder quiet = host().logDirectory(Files.createDirectories(dir.resolve("quiet-logs")));
+        List<HostProcesses> ready = startTogether(List.of(https, binary, exposed, quiet));
+        httpsOnly = ready.get(0);
+        tlsWithBinary = ready.get(1);
+        wildcard = ready.get(2);
+        loopback = ready.get(3);
+    }
+
+    /**
+     * One host; 120 s to be ready since four JVMs start at once (one alone was ready within 60 s at load 20 on
+     * two cores; four share those cores, so this leaves room for load 50).
+     */
+    private static HostProcesses.Builder host() {
+        return HostProcesses.builder().count(1).readyTimeout(Duration.ofSeconds(120));
+    }
+
+    /** Launches every host before waiting for any; if one fails, stops them all. */
+    private static List<HostProcesses> startTogether(List<HostProcesses.Builder> builders) throws IOException {
+        List<HostProcesses.Launch> launches = new ArrayList<>();
+        List<HostProcesses> ready = new ArrayList<>();
+        try {
+            for (HostProcesses.Builder b : builders) {
+                launches.add(b.launch());
+            }
+            for (HostProcesses.Launch l : launches) {
+                ready.add(l.awaitReady());
+            }
+            return ready;
+        } catch (IOException | RuntimeException e) {
+            ready.forEach(HostProcesses::close);
+            launches.subList(ready.size(), launches.size()).forEach(HostProcesses.Launch::abort);
+            throw e;
+        }
+    }
+
+    @AfterAll
+    static void stopHosts() {
+        for (HostProcesses h : new HostProcesses[] {httpsOnly, tlsWithBinary, wildcard, loopback}) {
+            if (h != null) {
+                h.close();
+            }
+        }
     }
 
     // ------------------------------------------------------------------ reading the flags
@@ -115,36 +176,28 @@ class HostTlsTest {
 
     @Test
     void hostServesHttpsOnlyToClientsThatTrustTheLabCa() throws Exception {
-        List<String> tls = machine.pemArguments();
-        HostProcesses.Builder b = HostProcesses.builder().count(1).service("Scenario", ScenarioProgram.class).hostArg("--no-binary");
-        tls.forEach(b::hostArg);
-        try (HostProcesses hosts = b.start()) {
-            String url = hosts.get(0).serviceUrl("Scenario");
-            assertTrue(url.startsWith("https://127.0.0.1:"), url);
-            // the lab CA's client reaches it, verifying certificate and IP address
-            String wsdl = new MpiwsClient(Duration.ofSeconds(10), machine.settings()).wsdl(url);
-            assertTrue(wsdl.contains("store"), wsdl);
-            // a client trusting only another CA is refused in the handshake
-            MpiwsClient.MpiwsCallException refused = assertThrows(MpiwsClient.MpiwsCallException.class,
-                    () -> new MpiwsClient(Duration.ofSeconds(10), stranger.settings()).wsdl(url));
-            assertTrue(refused.getMessage().contains("SSLHandshakeException") || refused.getMessage().contains("PKIX"),
-                    refused.getMessage());
-            // so is a client with the JDK's public CAs
-            assertThrows(MpiwsClient.MpiwsCallException.class, () -> new MpiwsClient(Duration.ofSeconds(10)).wsdl(url));
-            // plaintext HTTP to the TLS port gets no HTTP answer
-            URIParts p = URIParts.of(url);
-            LabPki.assertNoHttpAnswer(p.host(), p.port());
-        }
+        String url = httpsOnly.get(0).serviceUrl("Scenario");
+        assertTrue(url.startsWith("https://127.0.0.1:"), url);
+        // the lab CA's client reaches it, verifying certificate and IP address
+        String wsdl = new MpiwsClient(Duration.ofSeconds(10), machine.settings()).wsdl(url);
+        assertTrue(wsdl.contains("store"), wsdl);
+        // a client trusting only another CA is refused in the handshake
+        MpiwsClient.MpiwsCallException refused = assertThrows(MpiwsClient.MpiwsCallException.class,
+                () -> new MpiwsClient(Duration.ofSeconds(10), stranger.settings()).wsdl(url));
+        assertTrue(refused.getMessage().contains("SSLHandshakeException") || refused.getMessage().contains("PKIX"),
+                refused.getMessage());
+        // so is a client with the JDK's public CAs
+        assertThrows(MpiwsClient.MpiwsCallException.class, () -> new MpiwsClient(Duration.ofSeconds(10)).wsdl(url));
+        // plaintext HTTP to the TLS port gets no HTTP answer
+        URIParts p = URIParts.of(url);
+        LabPki.assertNoHttpAnswer(p.host(), p.port());
     }
 
     @Test
     void hostWithTlsRunsTheBinaryChannelOverTls() throws Exception {
-        HostProcesses.Builder b = HostProcesses.builder().count(1).readyTimeout(Duration.ofSeconds(60));
-        machine.pemArguments().forEach(b::hostArg);
-        try (HostProcesses hosts = b.start();
-             BinaryTransport tls = new BinaryTransport(5000, id -> null, machine.settings());
+        try (BinaryTransport tls = new BinaryTransport(5000, id -> null, machine.settings());
              BinaryTransport plain = new BinaryTransport(5000, id -> null)) {
-            Endpoint host = hosts.get(0).endpoint("any");
+            Endpoint host = tlsWithBinary.get(0).endpoint("any");
             assertNotNull(host.binaryAddress(), "TLS no longer turns the binary channel off");
             // HELLO comes only inside TLS: a verifying TLS client sees it, a plaintext one does not. The
             // probe gives a peer 1 s; a host JVM's first TLS handshakes can take longer on a loaded
@@ -153,29 +206,18 @@ class HostTlsTest {
             assertTrue(reachesWithinAMinute(tls, host), "a TLS client sees the host's HELLO");
             assertFalse(plain.reaches(host));
         }
-        // --no-binary still turns it off
-        HostProcesses.Builder off = HostProcesses.builder().count(1).readyTimeout(Duration.ofSeconds(60)).hostArg("--no-binary");
-        machine.pemArguments().forEach(off::hostArg);
-        try (HostProcesses hosts = off.start()) {
-            assertEquals(null, hosts.get(0).binaryAddress());
-        }
+        // --no-binary still turns it off (the https host has TLS and --no-binary)
+        assertEquals(null, httpsOnly.get(0).binaryAddress());
     }
 
     @Test
     void hostBoundToAllAddressesWithoutTlsWarnsOnStderr() throws Exception {
-        Path logs = Files.createDirectories(dir.resolve("warn-logs"));
-        try (HostProcesses hosts = HostProcesses.builder().count(1).logDirectory(logs).hostArg("--bind").hostArg("0.0.0.0")
-                .hostArg("--advertise").hostArg("127.0.0.1").start()) {
-            assertNotNull(hosts.get(0).baseUrl());
-            String stderr = Files.readString(hosts.get(0).log());
-            long warnings = stderr.lines().filter(l -> l.contains("WARNING") && l.contains("without TLS")).count();
-            assertEquals(1, warnings, stderr);
-            assertTrue(stderr.contains("listens on 0.0.0.0") && stderr.contains("--tls-cert"), stderr);
-        }
-        Path quiet = Files.createDirectories(dir.resolve("quiet-logs"));
-        try (HostProcesses hosts = HostProcesses.builder().count(1).logDirectory(quiet).start()) {
-            assertFalse(Files.readString(hosts.get(0).log()).contains("WARNING"), "a loopback host does not warn");
-        }
+        assertNotNull(wildcard.get(0).baseUrl());
+        String stderr = Files.readString(wildcard.get(0).log());
+        long warnings = stderr.lines().filter(l -> l.contains("WARNING") && l.contains("without TLS")).count();
+        assertEquals(1, warnings, stderr);
+        assertTrue(stderr.contains("listens on 0.0.0.0") && stderr.contains("--tls-cert"), stderr);
+        assertFalse(Files.readString(loopback.get(0).log()).contains("WARNING"), "a loopback host does not warn");
     }
 
     /** Probes (1 s each) until the client sees HELLO; false after 60 s, a margin for a loaded two-core machine. */

@@ -143,7 +143,7 @@ class CheckpointUploadTest {
 
     @Test
     void ranksUploadTheirPartsAndARunInANewDomainResumesFromThem() throws Exception {
-        Run full = run(null, null);
+        Run full = reference();
         Map<Integer, Map<Long, String>> stored = parts.get(full.domain);
         assertNotNull(stored, "no part stored; refused: " + refused);
         for (int r = 0; r < RANKS; r++) {
@@ -165,7 +165,7 @@ class CheckpointUploadTest {
 
     @Test
     void aDamagedPartFailsItsRankWithTheReasonAndTheDomainIsAborted() throws Exception {
-        Run full = run(null, null);
+        Run full = reference();
         Map<Integer, Map<Long, String>> stored = new ConcurrentHashMap<>(parts.get(full.domain));
         Map<Long, String> rank3 = new ConcurrentHashMap<>(stored.get(3));
         rank3.put(5L, rank3.get(5L).replace("\"checkpoint\":5", "\"checkpoint\":6"));
@@ -189,7 +189,7 @@ class CheckpointUploadTest {
         assertTrue(parts.get(run.domain) == null, "nothing stored for a domain the engine does not know");
         assertTrue(eventually(() -> events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"CHECKPOINT\"")
                 && e.contains("\"stored\":false") && e.contains("HTTP 403"))), "the refusal is reported");
-        Run full = run(null, null);
+        Run full = reference();
         assertEquals(full.status.get(0).outputsJson(), run.status.get(0).outputsJson());
     }
 
@@ -220,6 +220,16 @@ class CheckpointUploadTest {
     }
 
     record Run(String domain, List<RankStatus> status) {
+    }
+
+    /** The uninterrupted run the tests check, resume from or compare with; made once, as the tests only read it. */
+    private static Run reference;
+
+    private static synchronized Run reference() throws Exception {
+        if (reference == null) {
+            reference = run(null, null);
+        }
+        return reference;
     }
 
     private static Run run(Long resumeFrom, Map<Integer, Map<Long, String>> from) throws Exception {

@@ -28,20 +28,41 @@ import org.mpfl.runtime.transport.soap.SoapTransport;
  * testkit), rank r in host r mod 2, driven exactly as the engine drives them: {@code run} on every
  * rank over SOAP, outputs and failures read back with {@code status}, {@code abort} with a token
  * proof. The transport between the hosts is forced: {@code soap} (SOAP 1.2/MTOM over HTTP) or
- * {@code binary} (the binary channel between the same hosts).
+ * {@code binary} (the binary channel between the same hosts). The soap and binary fixtures of a class
+ * share one pair of host processes (each run is a domain of its own, the transport is the run's), started
+ * by the first fixture and stopped when the last one is closed: two host starts per class instead of four.
  */
 final class ServiceHostFixture implements TransportFixture {
     private final String transport;
     private final HostProcesses hosts;
     private final MpiwsClient client = new MpiwsClient(Duration.ofSeconds(30));
 
+    /** The host pair the open fixtures share, and how many open fixtures use it. */
+    private static HostProcesses shared;
+    private static int users;
+
     private ServiceHostFixture(String transport) {
         this.transport = transport;
-        try {
-            this.hosts = HostProcesses.builder().count(2).service(ScenarioProgram.SERVICE, ScenarioProgram.class)
-                    .jvmArg("-Xmx512m").start();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        this.hosts = acquireHosts();
+    }
+
+    private static synchronized HostProcesses acquireHosts() {
+        if (shared == null) {
+            try {
+                shared = HostProcesses.builder().count(2).service(ScenarioProgram.SERVICE, ScenarioProgram.class)
+                        .jvmArg("-Xmx512m").start();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        users++;
+        return shared;
+    }
+
+    private static synchronized void releaseHosts() {
+        if (--users == 0) {
+            shared.close();
+            shared = null;
         }
     }
 
@@ -154,6 +175,6 @@ final class ServiceHostFixture implements TransportFixture {
     @Override
     public void close() {
         client.close();
-        hosts.close();
+        releaseHosts();
     }
 }

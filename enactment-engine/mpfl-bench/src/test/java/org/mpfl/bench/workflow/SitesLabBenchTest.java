@@ -23,7 +23,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.ir.cli.Commands;
@@ -38,7 +40,8 @@ import org.mpfl.testing.lab.NetworkLab;
  * tables with their ratios, heat2d's hierarchical and flat runs with equal results and exactly the
  * inter-site messages the two allreduces differ by, a plot; afterwards no namespace of this JVM's labs.
  * Without root it refuses with a message and exit 1. The run at small counts took 193 s at load 17 on
- * the 2-core machine (two labs of JVMs over TLS), hence the class's time-out of 900 s.
+ * the 2-core machine (two labs of JVMs over TLS), hence the class's time-out of 900 s. heat2d's activity
+ * code is compiled once for the class (the documents' test and the run both read it).
  */
 @Timeout(900)
 @StartsProcesses
@@ -48,6 +51,20 @@ class SitesLabBenchTest {
     private static final List<String> HEAT2D_CLASSES = List.of("org/mpfl/samples/heat2d/SetupPlate",
             "org/mpfl/samples/heat2d/JacobiSweep", "org/mpfl/samples/heat2d/Plate", "org/mpfl/samples/common/Inputs");
     private static final Pattern HEAT2D_ROW = Pattern.compile("(?m)^(hierarchical|flat)\\s+(\\S+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\S+)$");
+    /** A samples directory with heat2d's document and its compiled activity code, shared by the class's tests. */
+    static Path samples;
+
+    @BeforeAll
+    static void compileHeat2d() throws IOException {
+        samples = samplesWithHeat2dJar();
+    }
+
+    @AfterAll
+    static void deleteSamples() {
+        if (samples != null) {
+            FileTrees.deleteQuietly(samples);
+        }
+    }
 
     @Test
     void options() throws Exception {
@@ -76,18 +93,19 @@ class SitesLabBenchTest {
     /** The flat variant's document names its allreduce's algorithm; the library points at the built jar. */
     @Test
     void heat2dDocuments() throws Exception {
-        Path dir = samplesWithHeat2dJar();
+        Path dir = samples;
+        Path written = Files.createTempDirectory("mpfl-bench-sites-documents-");
         try {
-            String flat = Files.readString(SitesLabBench.heat2dDocument(dir, dir.resolve("f.xml"), "ring"));
-            String auto = Files.readString(SitesLabBench.heat2dDocument(dir, dir.resolve("a.xml"), null));
+            String flat = Files.readString(SitesLabBench.heat2dDocument(dir, written.resolve("f.xml"), "ring"));
+            String auto = Files.readString(SitesLabBench.heat2dDocument(dir, written.resolve("a.xml"), null));
             assertTrue(flat.contains("op=\"max\" into=\"residual\" algorithm=\"ring\"/>"), flat);
             assertFalse(auto.contains("algorithm="), auto);
             assertTrue(auto.contains("<library path=\"" + dir.resolve("target/mpfl-samples.jar").toAbsolutePath().normalize() + "\"/>"));
             IOException missing = assertThrows(IOException.class,
-                    () -> SitesLabBench.heat2dDocument(dir.resolve("nowhere"), dir.resolve("x.xml"), null));
+                    () -> SitesLabBench.heat2dDocument(dir.resolve("nowhere"), written.resolve("x.xml"), null));
             assertTrue(missing.getMessage().contains("--samples"), missing.getMessage());
         } finally {
-            FileTrees.deleteQuietly(dir);
+            FileTrees.deleteQuietly(written);
         }
     }
 
@@ -126,13 +144,14 @@ class SitesLabBenchTest {
             Assumptions.assumeFalse("1".equals(System.getenv(NetworkLab.SKIP_ENV)), message);
             fail(message);
         }
-        Path samples = samplesWithHeat2dJar();
+        Path plotDir = Files.createTempDirectory("mpfl-bench-sites-plot-");
         try {
-            Path png = samples.resolve("sites.png");
-            int iterations = 20;
+            Path png = plotDir.resolve("sites.png");
+            // 8 sweeps show the per-sweep WAN difference as well as 20 did; 6 latency round trips still give a median
+            int iterations = 8;
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int code = Commands.run(List.of("bench", "lab", "--sites", "2", "--repeat", "1", "--latency-iterations", "20",
+            int code = Commands.run(List.of("bench", "lab", "--sites", "2", "--repeat", "1", "--latency-iterations", "6",
                     "--bandwidth-iterations", "2", "--heat2d-size", "32", "--heat2d-iterations", Integer.toString(iterations),
                     "--samples", samples.toString(), "--plot", png.toString()),
                     new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -162,7 +181,7 @@ class SitesLabBenchTest {
                     .readAllBytes(), StandardCharsets.UTF_8);
             assertFalse(left.contains(prefix), "namespaces left behind:\n" + left);
         } finally {
-            FileTrees.deleteQuietly(samples);
+            FileTrees.deleteQuietly(plotDir);
         }
     }
 
