@@ -168,6 +168,26 @@ public final class Domain {
         }
     }
 
+    /** How long a rank whose send failed waits for this host to learn of an abort that may explain the failure. */
+    static final long ABORT_GRACE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(250);
+
+    /**
+     * What a rank reports for a send that failed. An abort reaches a domain's hosts one after another, and a
+     * peer that has already dropped the domain rejects what is still sent to it: if this host learns of the
+     * abort within a short grace, the failure was the abort, and the rank fails with
+     * {@link DomainAbortedException} as its peers do (on one host both ranks share this domain, so the abort
+     * is already visible); otherwise {@code failure} stands. Call it on a rank's or a sender's thread, never
+     * on a transport's reader thread (it may wait {@link #ABORT_GRACE_NANOS}).
+     */
+    public org.mpfl.runtime.api.MpiwsException explain(org.mpfl.runtime.api.MpiwsException failure) {
+        long end = System.nanoTime() + ABORT_GRACE_NANOS;
+        while (!isAborted() && System.nanoTime() < end) {
+            java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        String reason = abortReason;
+        return reason != null ? new DomainAbortedException("domain " + shortId(id) + " was aborted: " + reason) : failure;
+    }
+
     /** Marks the domain aborted and wakes every blocked operation of its ranks in this host. */
     void abort(String reason) {
         synchronized (this) {

@@ -426,8 +426,7 @@ final class OutboundLane {
         TransportException[] results = transport().storeAll(endpoint, envelopes);
         for (int i = 0; i < results.length; i++) {
             if (results[i] != null && results[i].isFinal()) {
-                throw new DeliveryException(describe(batch.get(i).envelope) + " was rejected: "
-                        + results[i].getMessage(), results[i]);
+                throw rejection(batch.get(i).envelope, results[i]);
             }
         }
         int delivered = 0;
@@ -515,26 +514,9 @@ final class OutboundLane {
         }
     }
 
-    /** How long a rejected sender waits for its own host to learn of an abort that may explain the rejection. */
-    private static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-
-    /**
-     * The failure for a final rejection. An abort reaches a domain's hosts one after another, and a
-     * peer that has already dropped the domain rejects what this host still sends: if this host
-     * learns of the abort within a short grace, the rejection was the abort, and the rank fails with
-     * {@link DomainAbortedException} as its peers do; otherwise it is a {@link DeliveryException}.
-     */
+    /** The failure for a final rejection, or the abort that explains it ({@link Domain#explain}). */
     private MpiwsException rejection(Envelope e, TransportException ex) {
-        long end = System.nanoTime() + ABORT_GRACE_NANOS;
-        while (!owner.domain().isAborted() && System.nanoTime() < end) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-        try {
-            owner.domain().checkNotAborted();
-        } catch (DomainAbortedException aborted) {
-            return aborted;
-        }
-        return new DeliveryException(describe(e) + " was rejected: " + ex.getMessage(), ex);
+        return owner.domain().explain(new DeliveryException(describe(e) + " was rejected: " + ex.getMessage(), ex));
     }
 
     private void sleep(long nanos) {

@@ -337,6 +337,10 @@ public final class RankInstance {
             } catch (TimeoutException ex) {
                 checkUsable();
             } catch (ExecutionException ex) {
+                if (ex.getCause() instanceof DeliveryException d) {
+                    // a rejection answered on a transport's reader thread, which cannot wait for the abort that may explain it
+                    throw domain.explain(d);
+                }
                 if (ex.getCause() instanceof MpiwsException m) {
                     throw m;
                 }
