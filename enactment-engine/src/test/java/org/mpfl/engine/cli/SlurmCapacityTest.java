@@ -93,6 +93,7 @@ class SlurmCapacityTest {
         // while the queued run is placed on it, so only their tail can fall into the idle time; 8 s leaves those
         // few tool calls several seconds even if the short ring ends first on a loaded 2-core machine
         Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "8");
+        awaitRunning(blocker);
         Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
         String runId = awaitRunId(engine);
         String reason = awaitReason(engine, runId, "PENDING (Resources)");
@@ -161,6 +162,7 @@ class SlurmCapacityTest {
         int port = freePort();
         String blocker = sbatchBlocker();
         Engine engine = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
+        awaitRunning(blocker);
         Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
         String runId = awaitRunId(engine);
         awaitReason(engine, runId, "PENDING (Resources)");
@@ -399,12 +401,18 @@ class SlurmCapacityTest {
         }
     }
 
-    /** A job from outside that holds the node (select/linear: the whole node) until cancelled. */
+    /**
+     * Submits a job from outside that holds the node (select/linear: the whole node) until cancelled; its
+     * id. Not waited for: Slurm starts it while the test's engine JVM starts ({@link #awaitRunning} before
+     * the run that makes the engine submit its own job).
+     */
     private static String sbatchBlocker() throws Exception {
-        String out = SlurmCluster.run(List.of("sbatch", "--parsable", "--nodes=1", "--output=/dev/null", "--wrap=sleep 600"),
+        return SlurmCluster.run(List.of("sbatch", "--parsable", "--nodes=1", "--output=/dev/null", "--wrap=sleep 600"),
                 slurm.environment()).strip();
-        awaitTrue(() -> squeue().stream().anyMatch(l -> l.startsWith(out + "|RUNNING")), "the blocker runs");
-        return out;
+    }
+
+    private static void awaitRunning(String job) throws InterruptedException {
+        awaitTrue(() -> squeue().stream().anyMatch(l -> l.startsWith(job + "|RUNNING")), "job " + job + " runs");
     }
 
     /** Every job squeue lists, as {@code ID|STATE|NAME}. */
