@@ -89,24 +89,22 @@ class SlurmCapacityTest {
     void aQueuedRunStartsOnItsJobsHostAndTheJobIsReleasedWhenIdle() throws Exception {
         Path data = dir.resolve("idle");
         String blocker = sbatchBlocker();
-        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "15");
+        // 8 s idle (was 15, waited for in full): the credential checks below start as soon as the host joined,
+        // while the queued run is placed on it, so only their tail can fall into the idle time; 8 s leaves those
+        // few tool calls several seconds even if the short ring ends first on a loaded 2-core machine
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "8");
+        awaitRunning(blocker);
         Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
         String runId = awaitRunId(engine);
         String reason = awaitReason(engine, runId, "PENDING (Resources)");
         assertTrue(reason.matches("(?s).*Slurm job \\d+ PENDING \\(Resources\\).*"), reason);
         SlurmCluster.run(List.of("scancel", blocker), slurm.environment());
-        JsonNode result = result(run, data.resolve("run.out"));
-        assertEquals("SUCCEEDED", result.get("state").asText(), result.toString());
-        assertEquals(1, result.at("/outputs/token/0").asInt(), "0 + 1 around the ring: " + result);
-        JsonNode detail = Http.get(engine.url + "/api/runs/" + runId).json();
-        for (JsonNode rank : detail.get("ranks")) {
-            assertTrue(rank.get("host").asText().startsWith("slurm-"), "on the job's host: " + detail);
-        }
+        awaitTrue(() -> !hosts(engine).isEmpty(), "the job's host joined");
         List<String> jobs = squeue();
         assertEquals(1, jobs.size(), "one job of the engine: " + jobs);
         String job = jobs.get(0).split("\\|")[0];
 
-        // the host is up, idle: its credential is in its environment only
+        // the host is up (the queued run keeps it from being released): its credential is in its environment only
         String secret = HostCredential.parse(hostCredential(), "the host's environment").secret();
         assertFalse(commandLines().stream().anyMatch(c -> c.contains(secret)), "no credential on a command line");
         String script = SlurmCluster.run(List.of("scontrol", "write", "batch_script", job, "-"), slurm.environment());
@@ -115,7 +113,14 @@ class SlurmCapacityTest {
         String shown = SlurmCluster.run(List.of("scontrol", "show", "job", "-dd", job), slurm.environment());
         assertFalse(shown.contains(secret) || shown.contains(HostCredential.ENV + "="), "no credential in scontrol show job: " + shown);
 
-        awaitTrue(() -> squeue().isEmpty(), "the idle job was released (scancel) after 15 s");
+        JsonNode result = result(run, data.resolve("run.out"));
+        assertEquals("SUCCEEDED", result.get("state").asText(), result.toString());
+        assertEquals(1, result.at("/outputs/token/0").asInt(), "0 + 1 around the ring: " + result);
+        JsonNode detail = Http.get(engine.url + "/api/runs/" + runId).json();
+        for (JsonNode rank : detail.get("ranks")) {
+            assertTrue(rank.get("host").asText().startsWith("slurm-"), "on the job's host: " + detail);
+        }
+        awaitTrue(() -> squeue().isEmpty(), "the idle job was released (scancel) after 8 s");
         awaitTrue(() -> hosts(engine).isEmpty(), "its host left the engine");
         assertEquals(1, jobLogs(data).size(), "one job was submitted");
     }
@@ -157,6 +162,7 @@ class SlurmCapacityTest {
         int port = freePort();
         String blocker = sbatchBlocker();
         Engine engine = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
+        awaitRunning(blocker);
         Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
         String runId = awaitRunId(engine);
         awaitReason(engine, runId, "PENDING (Resources)");
@@ -395,12 +401,18 @@ class SlurmCapacityTest {
         }
     }
 
-    /** A job from outside that holds the node (select/linear: the whole node) until cancelled. */
+    /**
+     * Submits a job from outside that holds the node (select/linear: the whole node) until cancelled; its
+     * id. Not waited for: Slurm starts it while the test's engine JVM starts ({@link #awaitRunning} before
+     * the run that makes the engine submit its own job).
+     */
     private static String sbatchBlocker() throws Exception {
-        String out = SlurmCluster.run(List.of("sbatch", "--parsable", "--nodes=1", "--output=/dev/null", "--wrap=sleep 600"),
+        return SlurmCluster.run(List.of("sbatch", "--parsable", "--nodes=1", "--output=/dev/null", "--wrap=sleep 600"),
                 slurm.environment()).strip();
-        awaitTrue(() -> squeue().stream().anyMatch(l -> l.startsWith(out + "|RUNNING")), "the blocker runs");
-        return out;
+    }
+
+    private static void awaitRunning(String job) throws InterruptedException {
+        awaitTrue(() -> squeue().stream().anyMatch(l -> l.startsWith(job + "|RUNNING")), "job " + job + " runs");
     }
 
     /** Every job squeue lists, as {@code ID|STATE|NAME}. */
