@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -107,7 +109,8 @@ public final class NetworkLab implements AutoCloseable {
     private Path engineLog;
     private SiteNetwork siteNetwork;
     private int relayStarts;
-    private List<String> relayTls;
+    /** Each node's certificate options ({@code --tls-cert …}), issued once per node: a restart keeps its certificate. */
+    private final Map<String, List<String>> nodeTls = new ConcurrentHashMap<>();
     private Process relay;
     private Path relayLog;
     private int engineStarts;
@@ -284,6 +287,7 @@ public final class NetworkLab implements AutoCloseable {
     // ---------------------------------------------------------------- building
 
     private void build() throws Exception {
+        LabPhases phases = new LabPhases(name);
         madeNamespaces.add(switchNs);
         NetworkNamespaces.addSwitch(switchNs);
         LabNode eng = node("eng", SUBNET + 10);
@@ -307,39 +311,151 @@ public final class NetworkLab implements AutoCloseable {
             siteNetwork.build(wan);
             if (rly != null) {
                 siteNetwork.shape(rly, "p-rly");
+                hostArgs.addAll(List.of("--relay", relayAddress()));
             }
             for (int k = 1; k <= config.sites; k++) {
                 for (int i = 1; i <= config.hostCount; i++) {
                     hostNodes.add(siteNetwork.siteNode(k, "s" + k + "h" + i, 10 + i));
                 }
             }
-            startEngine(eng);
-            if (rly != null) {
-                startRelay(rly);
-                hostArgs.addAll(List.of("--relay", relayAddress()));
-            }
+            phases.done("namespaces, sites, NAT and shaping");
         } else {
-            startEngine(eng);
             for (int i = 1; i <= config.hostCount; i++) {
                 hostNodes.add(node("h" + i, SUBNET + (10 + i)));
             }
+            phases.done("namespaces");
         }
+        if (config.tls) {
+            tlsArguments(eng, "127.0.0.1");
+            phases.done("engine certificate");
+        }
+        CompletableFuture<Void> engineUp = CompletableFuture.runAsync(() -> {
+            try {
+                startEngine(eng);
+            } catch (Exception e) {
+                throw new IllegalStateException("the engine did not start: " + e.getMessage(), e);
+            }
+        }, this::ownThread);
+        try {
+            issueOthersCertificates(hostNodes, phases);
+        } finally {
+            try {
+                engineUp.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof Exception x ? x : e;
+            }
+        }
+        phases.done("engine");
+        launchTogether(hostNodes, hostArgs, phases);
+        phases.done("relay and " + hostNodes.size() + " host JVMs ready");
+        awaitRegistered(hosts.stream().map(Host::hostId).toList());
+        phases.done("hosts registered");
+        phases.report();
+    }
+
+    /** Runs a step of the lab's start on a daemon thread of its own (JVM starts mostly wait: no pool bounds them). */
+    private void ownThread(Runnable step) {
+        Thread t = new Thread(step, name + "-start");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void issueOthersCertificates(List<LabNode> hostNodes, LabPhases phases) {
+        if (config.tls) {
+            // the other nodes' certificates while the engine's JVM starts, all before the hosts start: keytool calls
+            // are serialised, and a host JVM waiting for its turn would hold the launch up
+            List<LabNode> others = new ArrayList<>(hostNodes);
+            if (relayNode() != null) {
+                others.add(relayNode());
+            }
+            others.forEach(this::tlsArguments);
+            phases.at("certificates of " + others.size() + " nodes");
+        }
+    }
+
+    /**
+     * Starts the relay (if the lab has one) and every host at once, each JVM from a thread of its own, and
+     * waits for all of them: the JVM starts are the biggest share of a lab build, and the hosts need
+     * neither the relay nor each other to start (a host's relay link and the relay's first announcement
+     * to the engine both retry). The first failure ends the wait: what is still starting is killed in
+     * its namespace, what started is kept for {@link #close}, and that failure is thrown.
+     */
+    private void launchTogether(List<LabNode> hostNodes, List<String> hostArgs, LabPhases phases) throws Exception {
+        List<CompletableFuture<?>> all = new ArrayList<>();
         List<CompletableFuture<Host>> starting = new ArrayList<>();
+        List<String> startingNamespaces = new ArrayList<>();
+        LabNode rly = relayNode();
+        if (rly != null) {
+            startingNamespaces.add(rly.netns());
+            all.add(CompletableFuture.runAsync(() -> {
+                try {
+                    startRelay(rly);
+                } catch (Exception e) {
+                    throw new IllegalStateException("the relay did not start: " + e.getMessage(), e);
+                }
+                phases.at("relay");
+            }, this::ownThread));
+        }
         for (LabNode n : hostNodes) {
             List<String> args = new ArrayList<>(hostArgs);
             if (config.sites > 0) {
                 args.addAll(List.of("--site", n.name().substring(0, n.name().indexOf('h'))));
             }
-            starting.add(CompletableFuture.supplyAsync(() -> launchHost(n, args)));
+            startingNamespaces.add(n.netns());
+            CompletableFuture<Host> f = CompletableFuture.supplyAsync(() -> {
+                Host h = launchHost(n, args);
+                phases.at(n.name());
+                return h;
+            }, this::ownThread);
+            starting.add(f);
+            all.add(f);
         }
-        for (CompletableFuture<Host> f : starting) {
-            try {
-                hosts.add(f.join());
-            } catch (java.util.concurrent.CompletionException e) {
-                throw e.getCause() instanceof Exception x ? x : e;
+        CompletableFuture<Object> firstFailure = new CompletableFuture<>();
+        all.forEach(f -> f.whenComplete((v, e) -> {
+            if (e != null) {
+                firstFailure.completeExceptionally(e);
+            }
+        }));
+        try {
+            CompletableFuture.anyOf(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), firstFailure).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            for (String ns : startingNamespaces) {
+                NetworkNamespaces.killAll(ns);
+            }
+            settle(all);
+            throw e.getCause() instanceof Exception x ? x : e;
+        } finally {
+            for (CompletableFuture<Host> f : starting) {
+                if (f.isDone() && !f.isCompletedExceptionally()) {
+                    hosts.add(f.join());
+                }
             }
         }
-        awaitRegistered(hosts.stream().map(Host::hostId).toList());
+    }
+
+    /** Waits (bounded) until every launch has ended, after its processes were killed: none is left for {@link #close} to find. */
+    private void settle(List<CompletableFuture<?>> launches) throws InterruptedException {
+        long end = System.nanoTime() + config.startTimeout.toNanos();
+        for (CompletableFuture<?> f : launches) {
+            try {
+                f.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // the first failure is what the caller reports; a launch that hangs still has its namespace removed by close
+            }
+        }
+    }
+
+    /** A node's certificate options, issued on first use and kept: its addresses and {@code extraIps} in the SAN. */
+    private List<String> tlsArguments(LabNode n, String... extraIps) {
+        return nodeTls.computeIfAbsent(n.name(), k -> {
+            List<String> ips = new ArrayList<>(List.of(n.address()));
+            ips.addAll(List.of(extraIps));
+            try {
+                return pki.issue(n.name(), ips.toArray(String[]::new)).pemArguments();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
     }
 
     /** Makes a namespace joined to the switch with {@code address}/24 on its {@code eth0}. */
@@ -387,7 +503,7 @@ public final class NetworkLab implements AutoCloseable {
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MPFLC_MAIN_CLASS, "up", "--hosts", "0",
                 "--bind", eng.address(), "--port", Integer.toString(ENGINE_PORT), "--data", data.toString()));
         if (config.tls) {
-            cmd.addAll(pki.issue(eng.name(), eng.address(), "127.0.0.1").pemArguments());
+            cmd.addAll(tlsArguments(eng, "127.0.0.1"));
         }
         cmd.addAll(config.engineArgs);
         engine = startLogged(cmd, engineLog, "MPFL engine and console: ", "the engine");
@@ -450,10 +566,7 @@ public final class NetworkLab implements AutoCloseable {
                 credential.toString(), "--engine", engineUrl(), "--bind", rly.address(),
                 "--port", Integer.toString(SiteNetwork.RELAY_PORT)));
         if (config.tls) {
-            if (relayTls == null) {
-                relayTls = pki.issue(rly.name(), rly.address()).pemArguments(); // once: a restart keeps its certificate
-            }
-            cmd.addAll(relayTls);
+            cmd.addAll(tlsArguments(rly));
         }
         relay = startLogged(cmd, relayLog, "MPFL relay ", "the relay");
     }
@@ -544,7 +657,7 @@ public final class NetworkLab implements AutoCloseable {
                     "--capacity", Integer.toString(config.capacity), "--oversubscribe").forEach(b::hostArg);
             extraHostArgs.forEach(b::hostArg);
             if (config.tls) {
-                pki.issue(n.name(), n.address()).pemArguments().forEach(b::hostArg);
+                tlsArguments(n).forEach(b::hostArg);
             }
             config.hostSetup.configure(this, n, b);
             HostProcesses p = b.start();
