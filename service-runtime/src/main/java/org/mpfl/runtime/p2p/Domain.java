@@ -2,9 +2,12 @@ package org.mpfl.runtime.p2p;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.api.MpiwsException;
 import org.mpfl.runtime.transport.DomainTransports;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.MemoryBudget;
@@ -169,7 +172,7 @@ public final class Domain {
     }
 
     /** How long a rank whose send failed waits for this host to learn of an abort that may explain the failure. */
-    static final long ABORT_GRACE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(250);
+    static final long ABORT_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     /**
      * What a rank reports for a send that failed. An abort reaches a domain's hosts one after another, and a
@@ -179,10 +182,10 @@ public final class Domain {
      * is already visible); otherwise {@code failure} stands. Call it on a rank's or a sender's thread, never
      * on a transport's reader thread (it may wait {@link #ABORT_GRACE_NANOS}).
      */
-    public org.mpfl.runtime.api.MpiwsException explain(org.mpfl.runtime.api.MpiwsException failure) {
+    public MpiwsException explain(MpiwsException failure) {
         long end = System.nanoTime() + ABORT_GRACE_NANOS;
         while (!isAborted() && System.nanoTime() < end) {
-            java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
         String reason = abortReason;
         return reason != null ? new DomainAbortedException("domain " + shortId(id) + " was aborted: " + reason) : failure;
