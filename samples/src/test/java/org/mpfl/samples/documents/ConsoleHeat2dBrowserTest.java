@@ -34,6 +34,12 @@ import org.openqa.selenium.WebElement;
  * through the REST API, not known to the test beforehand); a run cancelled midway and resumed with
  * the console's resume button (after the engine token, a wrong one refused) shows two attempts with their outcomes on its page, in its timeline and in the
  * runs list, with no negative startup and attempts that fit inside the run's wall time.
+ *
+ * <p>On the same engine and hosts (started with a Python interpreter: issue 25, one engine and two host JVMs
+ * fewer than a class of its own), heat2d-py with checkpoints: a Python kernel worker SIGKILLed in the middle of
+ * a run (as the OOM killer would) is an infrastructure fault — the run restarts from its last complete
+ * checkpoint under {@code --restarts 1} with new workers (module state rebuilt) and ends with exactly the
+ * undisturbed run's iterations and residual.
  */
 @Timeout(600)
 @StartsProcesses
@@ -54,7 +60,8 @@ class ConsoleHeat2dBrowserTest {
                 .runSettings(new RunSettings(Duration.ofSeconds(20), Duration.ofSeconds(10), Duration.ofMillis(500), 2, "auto")));
         hosts = HostProcesses.builder().count(2).readyTimeout(Duration.ofSeconds(120))
                 .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
-                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2").start();
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("2")
+                .hostArg("--python").hostArg(System.getProperty("mpfl.test.python", "/usr/bin/python3")).start();
         Await.until(Duration.ofSeconds(120), "2 hosts registered", () -> engine.registry().hosts(), hs -> hs.size() >= 2);
     }
 
@@ -90,6 +97,12 @@ class ConsoleHeat2dBrowserTest {
             args.add("--param");
             args.add(p);
         }
+        return args;
+    }
+
+    static List<String> heat2dPy(List<String> params) {
+        List<String> args = new ArrayList<>(List.of(SampleDocuments.document("heat2d-py").toString()));
+        params.forEach(p -> args.addAll(List.of("--param", p)));
         return args;
     }
 
@@ -188,5 +201,44 @@ class ConsoleHeat2dBrowserTest {
         browser.driver().get(engine.url() + "/#/runs?q=" + id);
         browser.await("the list shows the attempts", WAIT,
                 d -> browser.text("#runs-table tr[data-run-id='" + id + "'] .col-attempts").equals("2 attempts · resumed"));
+    }
+
+    /** 180 iterations to converge (16 × 16: 381, 24 × 24: 729, each twice the time of the one before for the same
+     *  checks); the kill comes after 3 checkpoints (iteration 30), with 150 iterations still to go. */
+    static final List<String> PYTHON_RESTART_PARAMS = List.of("rows=10", "columns=10", "ranks=4", "tolerance=1e-3", "maxIter=3000",
+            "checkpointEvery=10", "progressEvery=1");
+
+    @Test
+    void aPythonKernelWorkerKilledMidRunRestartsFromTheLastCheckpointWithTheUndisturbedResult() throws Exception {
+        SampleDocuments.Result undisturbed = mpflc("run", heat2dPy(PYTHON_RESTART_PARAMS));
+        JsonNode undisturbedSummary = SamplesRunTest.lastJsonObject(undisturbed.out());
+        JsonNode reference = undisturbedSummary.path("outputs");
+        assertTrue(reference.at("/converged/0").asBoolean(), undisturbed.out() + undisturbed.err());
+        String undisturbedId = undisturbedSummary.path("run").asText();
+
+        CompletableFuture<SampleDocuments.Result> disturbed = CompletableFuture.supplyAsync(() -> {
+            List<String> args = heat2dPy(PYTHON_RESTART_PARAMS);
+            args.addAll(List.of("--restarts", "1"));
+            return mpflc("run", args);
+        });
+        // the newest run once it is not the undisturbed one (this class's other runs have ended before)
+        JsonNode d = Await.until(Duration.ofSeconds(180), "a second heat2d-py run with 3 checkpoints", () -> {
+            JsonNode runs = Http.get(engine.url() + "/api/runs").json(); // newest first
+            return runs.size() > 0 && !runs.get(0).path("id").asText().equals(undisturbedId) ? run(runs.get(0).path("id").asText()) : null;
+        }, x -> x != null && Heat2dRestartTest.running(x, 3));
+        ProcessHandle worker = hosts.hosts().stream().flatMap(h -> h.process().descendants())
+                .filter(p -> p.info().commandLine().orElse("").contains("mpfl_kernel.py")).findFirst()
+                .orElseThrow(() -> new AssertionError("no python kernel worker under the hosts"));
+        worker.destroyForcibly(); // SIGKILL, as the OOM killer sends
+        SampleDocuments.Result result = disturbed.get();
+        JsonNode summary = SamplesRunTest.lastJsonObject(result.out());
+        assertEquals("SUCCEEDED", summary.path("state").asText(), result.out() + result.err());
+        assertEquals(reference, summary.path("outputs"), "exactly the iterations and residual of the undisturbed run");
+        JsonNode after = run(d.path("id").asText());
+        assertEquals(1, after.at("/restarts/used").asInt(), after.toString());
+        JsonNode attempt = after.at("/attemptLog/1");
+        assertTrue(attempt.path("cause").asText().contains("kernel worker lost:")
+                && attempt.path("cause").asText().contains("SIGKILL"), attempt.toString());
+        assertTrue(attempt.path("resumedFrom").asLong() >= 3, "resumed from a checkpoint: " + attempt);
     }
 }

@@ -68,7 +68,13 @@ public final class Http {
 
         /** Any method, with an {@code Authorization} header value as given ({@code null}: none) and a JSON body ({@code null}: none). */
         public Answer send(String method, String url, String authorization, Object body) throws IOException, InterruptedException {
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+            return send(method, url, authorization, body, Duration.ofSeconds(10));
+        }
+
+        /** {@link #send(String, String, String, Object)} with a request bound of its own instead of 10 s. */
+        public Answer send(String method, String url, String authorization, Object body, Duration timeout)
+                throws IOException, InterruptedException {
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(timeout)
                     .header("Content-Type", "application/json")
                     .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                             : HttpRequest.BodyPublishers.ofString(body instanceof String s ? s : write(body)));

@@ -789,7 +789,11 @@ public final class NetworkLab implements AutoCloseable {
      * {@code mpflc host-token} writes to a join file).
      */
     public String issueCredential(String hostId) throws Exception {
-        Http.Answer a = http.post(engineUrl(engineNode()) + "/api/registry/credentials", token(), Map.of("hostId", hostId));
+        // 60 s, not Http's 10: the lab engine's first requests (a JVM just started, TLS, C1) took longer at load ~28 on 2
+        // cores, and the host (MultiHostSamplesTest's h2, SitesLabBenchTest's s1h1) "did not start: request timed out";
+        // a bound against a hang only
+        Http.Answer a = http.send("POST", engineUrl(engineNode()) + "/api/registry/credentials", "Bearer " + token(),
+                Map.of("hostId", hostId), Duration.ofSeconds(60));
         if (a.status() != 201) {
             throw new IOException("the engine did not issue a credential for " + hostId + ": " + a);
         }
