@@ -295,7 +295,7 @@ public final class NetworkLab implements AutoCloseable {
         if (config.tls) {
             pki = LabPki.create(dir.resolve("pki"), "lab");
             // 20 s, not 5: with two labs building side by side (Failsafe's two JVMs) the engine's namespace answered a
-            // connect later than 5 s once at load ~30 (RelayAdmissionTest's lab build); a bound against a hang only
+            // connect later than 5 s once at load ~30 (a sites lab's build, now SiteAdmissionTest's); a bound against a hang only
             http = new Http.Client(TlsSettings.fromOptions(Map.of(TlsSettings.CA, pki.caPem().toString()))
                     .httpClient().connectTimeout(Duration.ofSeconds(20)).build());
         }
