@@ -31,6 +31,7 @@ import org.mpfl.testing.StartsProcesses;
 class OwnKernelsTest {
     /** An offline Maven build plus a local run on a loaded 2-core machine took about 70 s; the bound is 8x that. */
     private static final long SCRIPT_BOUND_SECONDS = 600;
+    private static final String CHILD_JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
     private static final Pattern SH_BLOCK = Pattern.compile("(?s)```sh\\n(.*?)```");
     private static final Pattern OUTPUTS = Pattern.compile("# outputs: (.*)$", Pattern.MULTILINE);
 
@@ -62,7 +63,11 @@ class OwnKernelsTest {
         try {
             ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                     .redirectOutput(log.toFile());
-            pb.environment().put("MAVEN_OPTS", "-Dmaven.repo.local=" + repository());
+            // C1 only and the serial collector for the child Maven (and, by argLine, the kernel project's test JVM):
+            // a short build's JVMs do not live long enough for C2 or parallel GC threads to pay off; the
+            // commands run stay as written
+            pb.environment().put("MAVEN_OPTS", "-Dmaven.repo.local=" + repository() + " " + CHILD_JVM_OPTS
+                    + " -DargLine=-XX:TieredStopAtLevel=1");
             // the engine's own commands only: a benchmarks jar left by an earlier build is not this build's
             pb.environment().put("MPFL_NO_BENCH", "1");
             pb.environment().putAll(env);

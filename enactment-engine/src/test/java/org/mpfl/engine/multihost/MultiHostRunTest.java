@@ -172,7 +172,7 @@ class MultiHostRunTest {
             // the hosts the engine still reaches ended their ranks (the engine aborted the domain there)
             assertNoRankRunning(lab.hosts().stream().filter(h -> h != victim).toList());
             // the cut-off host ends its own once it has missed the engine for longer than the engine's
-            // heartbeat timeout (10 s): the engine's abort cannot reach it (jcmd works without the link)
+            // heartbeat timeout (10 s): the engine's abort cannot reach it (/proc needs no link)
             Await.until(Duration.ofSeconds(40), "the cut-off host ended the run's ranks by itself", victim::rankThreads,
                     List::isEmpty);
         } finally {

@@ -42,13 +42,20 @@ import org.mpfl.testing.lab.NetworkLab;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CrossSiteFaultsTest {
     /**
-     * heat2d's params for the runs across sites: a 16 × 16 plate converges to 1e-3 in several hundred
-     * Jacobi iterations (about 380), a checkpoint every 5. Long enough that a cancel or a relay kill
-     * after the third checkpoint (iteration 15) comes mid-run with room to spare; a 24 × 24 plate
-     * (about 730 iterations) asserted the same at twice the time.
+     * heat2d's params for the runs across sites: a 12 × 12 plate converges to 1e-3 in about 240 Jacobi
+     * iterations, each a halo exchange and an allreduce through the relay — the class's main CPU cost:
+     * a 16 × 16 plate (about 380 iterations) asserted the same at 1.6 times the iterations, a 24 × 24
+     * plate (about 730) at twice the time again. The undisturbed runs take no checkpoint (the reference
+     * is a run checkpoints never touched); the runs cut below add {@link #CHECKPOINTED}.
      */
-    static final String[] HEAT2D = {"rows=16", "columns=16", "maxIter=3000", "tolerance=1e-3", "checkpointEvery=5",
-        "progressEvery=10"};
+    static final String[] HEAT2D = {"rows=12", "columns=12", "maxIter=3000", "tolerance=1e-3", "progressEvery=50"};
+    /**
+     * A checkpoint every 10 iterations: a cancel or a relay kill after the third checkpoint (iteration 30)
+     * comes mid-run with about 210 iterations (seconds on an idle machine) to spare, and the resumed
+     * attempt redoes at most 10. Each checkpoint is an upload by every rank to the engine: every 5
+     * iterations on the 16 × 16 plate made 76 per run.
+     */
+    static final String CHECKPOINTED = "checkpointEvery=10";
     static NetworkLab lab;
     static Path docs;
     static Path heat2d;
@@ -82,7 +89,7 @@ class CrossSiteFaultsTest {
         JsonNode across = heat2dAcrossSites();
         assertTrue(across.at("/outputs/converged/0").asBoolean(), across.toString());
         assertTrue(across.at("/outputs/iterations/0").asInt() > 100,
-                "several hundred iterations, so the runs below are cut mid-run: " + across);
+                "hundreds of iterations, so the runs below are cut mid-run: " + across);
         assertEquals(oneSite.get("outputs"), across.get("outputs"));
     }
 
@@ -184,11 +191,11 @@ class CrossSiteFaultsTest {
         return id;
     }
 
-    /** {@code mpflc run} of heat2d across the sites ({@link #HEAT2D}, 4 ranks) in the background. */
+    /** {@code mpflc run} of heat2d across the sites ({@link #HEAT2D}, 4 ranks, {@link #CHECKPOINTED}) in the background. */
     static CompletableFuture<JsonNode> startHeat2d(List<String> options) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return lab.runDocument(heat2d, options, concat(HEAT2D, "ranks=4"));
+                return lab.runDocument(heat2d, options, concat(HEAT2D, "ranks=4", CHECKPOINTED));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

@@ -113,9 +113,6 @@ class CrossSiteRelayTest {
     @Order(3)
     void attacksFromTheWanAreRefusedWhileARunSucceeds() throws Exception {
         lab.assertSitesIsolated();
-        LabNode atk = lab.attacker();
-        String relayHost = lab.relayAddress().substring(0, lab.relayAddress().indexOf(':'));
-        int relayPort = Integer.parseInt(lab.relayAddress().substring(lab.relayAddress().indexOf(':') + 1));
         Path capture = lab.directory().resolve("relay-capture.bin");
         Process capturing = startCapture(lab.relayNode(), capture, 60);
         CompletableFuture<JsonNode> legit = CompletableFuture.supplyAsync(() -> {
@@ -133,7 +130,7 @@ class CrossSiteRelayTest {
         reg.put("host", "s2h1");
         reg.put("proof", "forged");
         reg.put("addresses", target);
-        assertTrue(exchange(atk, relayHost, relayPort, reg).get("error").startsWith("not authenticated"));
+        assertTrue(exchange(reg).get("error").startsWith("not authenticated"));
 
         // 2. a dial by an enrolled host that is not in the domain: authenticated, but it holds no token of it
         HostCredential intruder = HostCredential.parse(lab.issueCredential("intruder"), "intruder");
@@ -143,17 +140,17 @@ class CrossSiteRelayTest {
         dial.put("target", target);
         dial.put("domain", DomainToken.relayTag("a-domain-it-guessed"));
         dial.put("splice", "guessed");
-        Map<String, String> refused = exchangeWithProof(atk, relayHost, relayPort, dial, intruder);
+        Map<String, String> refused = exchangeWithProof(dial, intruder);
         assertTrue(refused.containsKey("error") && !refused.containsKey("ok"), refused.toString());
         dial.remove("proof");
         dial.put("from", "engine");
         dial.put("proof", "forged");
-        assertTrue(exchange(atk, relayHost, relayPort, dial).get("error").startsWith("not authenticated"));
+        assertTrue(exchange(dial).get("error").startsWith("not authenticated"));
 
         // 3. 2 GB frames announced, 100 times: each refused before allocation; the relay's memory stays put
         long rssBefore = rssKb(lab.relayProcess());
         for (int i = 0; i < 100; i++) {
-            try (Socket s = atk.connect(relayHost, relayPort)) {
+            try (Socket s = CrossSites.attackerToRelay(lab)) {
                 s.setSoTimeout(10_000);
                 DataOutputStream out = new DataOutputStream(s.getOutputStream());
                 out.write("MPFLRLY1".getBytes(StandardCharsets.US_ASCII));
@@ -228,14 +225,13 @@ class CrossSiteRelayTest {
         }
     }
 
-    /** One request to the relay from {@code from}: the relay's answer frame. */
-    static Map<String, String> exchange(LabNode from, String host, int port, Map<String, String> request) throws Exception {
-        return exchangeWithProof(from, host, port, request, null);
+    /** One request to the relay from the attacker: the relay's answer frame. */
+    static Map<String, String> exchange(Map<String, String> request) throws Exception {
+        return exchangeWithProof(request, null);
     }
 
-    static Map<String, String> exchangeWithProof(LabNode from, String host, int port, Map<String, String> request,
-                                                 HostCredential proveAs) throws Exception {
-        try (Socket s = from.connect(host, port)) {
+    static Map<String, String> exchangeWithProof(Map<String, String> request, HostCredential proveAs) throws Exception {
+        try (Socket s = CrossSites.attackerToRelay(lab)) {
             s.setSoTimeout(30_000);
             s.getOutputStream().write("MPFLRLY1".getBytes(StandardCharsets.US_ASCII));
             Map<String, String> greeting = RelayWire.read(s.getInputStream());

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,6 +84,13 @@ final class CrossSites {
                 "plan", Map.of("workflow", "wait", "processes", List.of(Map.of("name", "wait", "service", "wait", "ranks", ranks)))));
         assertEquals(201, a.status(), a.body());
         return a.json().get("id").asText();
+    }
+
+    /** A connection from the lab's attacker on the WAN to the relay's port. */
+    static Socket attackerToRelay(NetworkLab lab) throws IOException {
+        String relay = lab.relayAddress();
+        int colon = relay.lastIndexOf(':');
+        return lab.attacker().connect(relay.substring(0, colon), Integer.parseInt(relay.substring(colon + 1)));
     }
 
     static String[] concat(String[] params, String... more) {

@@ -75,7 +75,7 @@ class PostgresRunStoreTest extends RunStoreContract {
         Path data = dir.resolve("data");
         Path ring = Path.of("..", "samples", "ring", "ring.mpfl.xml").toAbsolutePath().normalize();
         String id;
-        Process first = up(jdbc, data);
+        Process first = up(jdbc, data, 1);
         try {
             String engine = engineUrl(first);
             ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -98,7 +98,7 @@ class PostgresRunStoreTest extends RunStoreContract {
             }
         }
         assertFalse(Files.exists(data.resolve("engine.mv.db")), "no embedded H2 database beside PostgreSQL");
-        Process second = up(jdbc, data);
+        Process second = up(jdbc, data, 0); // reads the stored run only: no host to start
         try {
             JsonNode run = Http.get(engineUrl(second) + "/api/runs/" + id).json();
             assertEquals("SUCCEEDED", run.get("state").asText(), run.toString());
@@ -108,9 +108,11 @@ class PostgresRunStoreTest extends RunStoreContract {
         }
     }
 
-    private Process up(String jdbc, Path data) throws IOException {
+    /** {@code mpflc up} with {@code hosts} local hosts; C1 only and the serial collector: the engine lives seconds here. */
+    private Process up(String jdbc, Path data, int hosts) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"), Mpflc.class.getName(), "up", "--hosts", "1", "--port", "0",
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), Mpflc.class.getName(),
+                "up", "--hosts", Integer.toString(hosts), "--port", "0",
                 "--data", data.toString(), "--jdbc", jdbc, "--jdbc-user", PostgresServer.USER,
                 "--jdbc-password-file", server.passwordFile().toString()));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -295,7 +295,7 @@ public final class NetworkLab implements AutoCloseable {
         if (config.tls) {
             pki = LabPki.create(dir.resolve("pki"), "lab");
             // 20 s, not 5: with two labs building side by side (Failsafe's two JVMs) the engine's namespace answered a
-            // connect later than 5 s once at load ~30 (RelayAdmissionTest's lab build); a bound against a hang only
+            // connect later than 5 s once at load ~30 (a sites lab's build, now SiteAdmissionTest's); a bound against a hang only
             http = new Http.Client(TlsSettings.fromOptions(Map.of(TlsSettings.CA, pki.caPem().toString()))
                     .httpClient().connectTimeout(Duration.ofSeconds(20)).build());
         }
@@ -1020,29 +1020,34 @@ public final class NetworkLab implements AutoCloseable {
         }
 
         /**
-         * The names of the rank threads running in this host now ({@code mpfl-rank-…}), read with
-         * {@code jcmd PID Thread.print}; empty when the host process has ended.
+         * The names of the rank threads running in this host now ({@code mpfl-rank-…}), as Linux keeps
+         * them: the first 15 characters ({@code /proc/PID/task/TID/comm}, which the JVM sets from the
+         * thread's name when it starts it); empty when the host process has ended. Read from /proc, not
+         * with {@code jcmd PID Thread.print}: a jcmd is a JVM start (about 0.4 s of CPU) per host per poll,
+         * and the tests poll this until the ranks end. /proc needs no link to the host's namespace either.
          */
         public List<String> rankThreads() throws IOException {
             Process p = process().process();
-            if (!p.isAlive()) {
-                return List.of();
-            }
-            Result r = NetworkNamespaces.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    Long.toString(p.pid()), "Thread.print"), COMMAND_TIMEOUT);
-            if (r.code() != 0) {
+            List<String> out = new ArrayList<>();
+            try (var tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(p.pid()), "task"))) {
+                for (Path task : tasks) {
+                    String name;
+                    try {
+                        name = Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip();
+                    } catch (IOException ended) { // the thread ended between the listing and the read
+                        continue;
+                    }
+                    if (name.startsWith("mpfl-rank-")) {
+                        out.add(name);
+                    }
+                }
+            } catch (IOException e) {
                 if (!p.isAlive()) {
                     return List.of();
                 }
-                throw new IOException("jcmd " + p.pid() + " Thread.print failed: " + r.out());
+                throw e;
             }
-            List<String> out = new ArrayList<>();
-            for (String line : r.out().split("\n")) {
-                if (line.startsWith("\"mpfl-rank-")) {
-                    out.add(line.substring(1, line.indexOf('"', 1)));
-                }
-            }
-            return out;
+            return p.isAlive() ? out : List.of();
         }
 
         @Override
