@@ -114,6 +114,18 @@ public final class KernelsBenchCommand implements CliCommand {
                     out.printf(java.util.Locale.ROOT, "  heat2d-py                          %10.3f   %.2fx the reference (rounds: %.2fx to %.2fx)%n",
                             figures.get("heat2d.python"), figures.get("heat2d.ratio"), figures.get("heat2d.ratioLowest"),
                             figures.get("heat2d.ratioHighest"));
+                    StringBuilder each = new StringBuilder();
+                    for (int r = 1; figures.containsKey("heat2d.round" + r + ".ratio"); r++) {
+                        each.append(String.format(java.util.Locale.ROOT, " %.2fx (%.3f / %.3f ms)", figures.get("heat2d.round" + r + ".ratio"),
+                                figures.get("heat2d.round" + r + ".python"), figures.get("heat2d.round" + r + ".java")));
+                    }
+                    out.println("  every round, in the order run:   " + each);
+                    if (figures.containsKey("heat2d.steady.ratio")) {
+                        out.printf(java.util.Locale.ROOT, "  inside the runs (traces; median of the rounds): iteration %.3f ms (Java) against %.3f ms"
+                                        + " (Python), %.2fx the Java + sweep; compute %.0f µs (Java sweep) against %.0f µs (Python call)%n",
+                                figures.get("heat2d.steady.java"), figures.get("heat2d.steady.python"), figures.get("heat2d.steady.ratio"),
+                                figures.get("compute.java"), figures.get("compute.python"));
+                    }
                 }
             }
             return 0;
@@ -156,6 +168,23 @@ public final class KernelsBenchCommand implements CliCommand {
         figures.put("heat2d.ratio", ratio.applyAsDouble(median));
         figures.put("heat2d.ratioLowest", rounds.stream().mapToDouble(ratio).min().orElseThrow());
         figures.put("heat2d.ratioHighest", rounds.stream().mapToDouble(ratio).max().orElseThrow());
+        for (int r = 0; r < rounds.size(); r++) {
+            figures.put("heat2d.round" + (r + 1) + ".ratio", ratio.applyAsDouble(rounds.get(r)));
+            figures.put("heat2d.round" + (r + 1) + ".java", rounds.get(r).java());
+            figures.put("heat2d.round" + (r + 1) + ".python", rounds.get(r).python());
+        }
+        List<Heat2dKernelsBenchmark.Round> traced = rounds.stream().filter(r -> r.javaPhases() != null && r.pythonPhases() != null).toList();
+        if (!traced.isEmpty()) {
+            // the same comparison from inside the runs: the steady iteration between their first and last traced sweep
+            java.util.function.ToDoubleFunction<Heat2dKernelsBenchmark.Round> steady =
+                    r -> r.pythonPhases().iterationUs() / (r.javaPhases().iterationUs() + sweepMs * 1000.0);
+            Heat2dKernelsBenchmark.Round m = BenchCommands.medianRun(traced, steady);
+            figures.put("heat2d.steady.java", m.javaPhases().iterationUs() / 1000.0);
+            figures.put("heat2d.steady.python", m.pythonPhases().iterationUs() / 1000.0);
+            figures.put("heat2d.steady.ratio", steady.applyAsDouble(m));
+            figures.put("compute.java", m.javaPhases().medianUs().getOrDefault("compute", Double.NaN));
+            figures.put("compute.python", m.pythonPhases().medianUs().getOrDefault("compute", Double.NaN));
+        }
     }
 
     /**
