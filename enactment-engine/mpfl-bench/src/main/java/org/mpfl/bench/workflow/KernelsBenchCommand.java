@@ -109,7 +109,8 @@ public final class KernelsBenchCommand implements CliCommand {
                                     + " ratio of %s, both variants side by side)%n", args.value("--heat2d-size"), args.value("--heat2d-size"),
                             args.value("--heat2d-ranks"), args.value("--heat2d-repeat"));
                     out.printf(java.util.Locale.ROOT, "  heat2d (Java)                      %10.3f%n", figures.get("heat2d.java"));
-                    out.printf(java.util.Locale.ROOT, "  the NumPy sweep alone              %10.3f%n", figures.get("sweep.numpy") / 1000.0);
+                    out.printf(java.util.Locale.ROOT, "  the NumPy sweep alone              %10.3f   (called through a worker: %.3f)%n",
+                            figures.get("sweep.numpy") / 1000.0, figures.get("sweep.worker") / 1000.0);
                     out.printf(java.util.Locale.ROOT, "  reference: heat2d (Java) + sweep   %10.3f%n", figures.get("heat2d.reference"));
                     out.printf(java.util.Locale.ROOT, "  heat2d-py                          %10.3f   %.2fx the reference (rounds: %.2fx to %.2fx)%n",
                             figures.get("heat2d.python"), figures.get("heat2d.ratio"), figures.get("heat2d.ratioLowest"),
@@ -122,9 +123,10 @@ public final class KernelsBenchCommand implements CliCommand {
                     out.println("  every round, in the order run:   " + each);
                     if (figures.containsKey("heat2d.steady.ratio")) {
                         out.printf(java.util.Locale.ROOT, "  inside the runs (traces; median of the rounds): iteration %.3f ms (Java) against %.3f ms"
-                                        + " (Python), %.2fx the Java + sweep; compute %.0f µs (Java sweep) against %.0f µs (Python call)%n",
+                                        + " (Python), %.2fx the Java + sweep; compute %.0f µs (Java sweep) against %.0f µs (Python call;"
+                                        + " %.0f µs outside a workflow)%n",
                                 figures.get("heat2d.steady.java"), figures.get("heat2d.steady.python"), figures.get("heat2d.steady.ratio"),
-                                figures.get("compute.java"), figures.get("compute.python"));
+                                figures.get("compute.java"), figures.get("compute.python"), figures.get("sweep.worker"));
                     }
                 }
             }
@@ -159,6 +161,8 @@ public final class KernelsBenchCommand implements CliCommand {
                 ranks, iterations.get(0), iterations.get(1), repeats, err);
         int[] grid = grid(ranks);
         double sweepMs = sweepAlone(python, samples.resolve("heat2d-py/kernels"), size / grid[0], size / grid[1]) / 1000.0;
+        figures.put("sweep.worker", sweepThroughWorker(samples.resolve("heat2d-py/kernels"), size / grid[0], size / grid[1],
+                args.intValue("--calls")));
         java.util.function.ToDoubleFunction<Heat2dKernelsBenchmark.Round> ratio = r -> r.python() / (r.java() + sweepMs);
         Heat2dKernelsBenchmark.Round median = BenchCommands.medianRun(rounds, ratio);
         figures.put("heat2d.java", median.java());
@@ -223,6 +227,39 @@ public final class KernelsBenchCommand implements CliCommand {
                     Integer.toString(rows), Integer.toString(columns)));
         } finally {
             org.mpfl.ir.files.FileTrees.deleteQuietly(dir);
+        }
+    }
+
+    /**
+     * Median µs of heat2d-py's {@code jacobi:sweep} called through a rank's worker with the inputs and outputs of
+     * heat2d-py.mpfl.xml (a {@code rows} × {@code columns} block, four neighbours), outside any workflow: the call's
+     * own cost, against which the compute spans inside the runs show what waiting for a core adds.
+     */
+    private static double sweepThroughWorker(Path kernels, int rows, int columns, int calls) throws Exception {
+        SourceLocation at = new SourceLocation("bench", 1, 1);
+        List<IrTarget> outputs = new java.util.ArrayList<>(List.of(new IrTarget("field", null, MpflType.DOUBLE_ARRAY, at),
+                new IrTarget("localResidual", null, MpflType.DOUBLE, at)));
+        for (String edge : List.of("northEdge", "southEdge", "westEdge", "eastEdge")) {
+            outputs.add(new IrTarget(edge, null, MpflType.DOUBLE_ARRAY, at));
+        }
+        IrActivity.Compute sweep = new IrActivity.Compute(null, List.of(), outputs, at, "jacobi:sweep", null);
+        try (RankKernels worker = new RankKernels(KernelLibraries.inDirectory(kernels.toAbsolutePath(), List.of("jacobi.py")),
+                (l, t) -> { })) {
+            worker.start(List.of(sweep));
+            double[] field = new double[(rows + 2) * (columns + 2)];
+            Map<String, Object> inputs = new LinkedHashMap<>();
+            inputs.put("field", field);
+            inputs.put("blockRows", rows);
+            inputs.put("blockColumns", columns);
+            inputs.put("north", 1);
+            inputs.put("south", 1);
+            inputs.put("west", 1);
+            inputs.put("east", 1);
+            inputs.put("northHalo", new double[columns]);
+            inputs.put("southHalo", new double[columns]);
+            inputs.put("westHalo", new double[rows]);
+            inputs.put("eastHalo", new double[rows]);
+            return median(calls, () -> worker.call(sweep, inputs));
         }
     }
 
