@@ -55,6 +55,15 @@ class KernelsBenchTest {
         // the reported round is one of the rounds: its ratio lies within their lowest and highest (printed to 3 decimals)
         double ratio = f.get("heat2d.ratio").asDouble();
         assertTrue(f.get("heat2d.ratioLowest").asDouble() <= ratio + 0.0005 && ratio <= f.get("heat2d.ratioHighest").asDouble() + 0.0005, text);
+        // every round's ratio is reported (one round here: it is the median one)
+        assertEquals(ratio, f.path("heat2d.round1.ratio").asDouble(), 0.0005, text);
+        // inside the runs (their traces): iteration times are intervals between sweeps, so positive even under load,
+        // and the steady ratio is heat2d-py's iteration over heat2d (Java)'s plus the sweep (printed to 3 decimals)
+        double steadyJava = f.path("heat2d.steady.java").asDouble();
+        double steadyPython = f.path("heat2d.steady.python").asDouble();
+        assertTrue(steadyJava > 0 && steadyPython > 0 && f.path("compute.python").asDouble() > 0, text);
+        double steadyReference = steadyJava + f.get("sweep.numpy").asDouble() / 1000;
+        assertEquals(steadyPython / steadyReference, f.path("heat2d.steady.ratio").asDouble(), 0.002 + 0.001 / steadyReference, text);
         String progress = err.toString(StandardCharsets.UTF_8);
         System.err.print(progress); // the rounds' times, for the test's report
         assertTrue(progress.contains("round 1 heat2d.python: 20 iterations") && progress.contains(", 120 iterations"),

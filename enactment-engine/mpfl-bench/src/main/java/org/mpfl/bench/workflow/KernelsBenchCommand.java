@@ -54,7 +54,7 @@ public final class KernelsBenchCommand implements CliCommand {
             .value("--heat2d-size", "N", "64", "plate rows and columns (--heat2d)")
             .value("--heat2d-ranks", "N", "4", "ranks of each heat2d run (--heat2d)")
             .value("--heat2d-repeat", "N", "3", "rounds of heat2d runs, both variants side by side in each (--heat2d;"
-                    + " after an untimed short run of each); the round with the median ratio is reported")
+                    + " after an untimed long run of each); the round with the median ratio is reported, and every round's ratio")
             .value("--heat2d-iterations", "SHORT,LONG", "200,1200", "iterations of the short and the long run of a round"
                     + " (--heat2d): an iteration is their difference in time over their difference in iterations")
             .flag("--json", "print the figures as one JSON object");
@@ -109,11 +109,25 @@ public final class KernelsBenchCommand implements CliCommand {
                                     + " ratio of %s, both variants side by side)%n", args.value("--heat2d-size"), args.value("--heat2d-size"),
                             args.value("--heat2d-ranks"), args.value("--heat2d-repeat"));
                     out.printf(java.util.Locale.ROOT, "  heat2d (Java)                      %10.3f%n", figures.get("heat2d.java"));
-                    out.printf(java.util.Locale.ROOT, "  the NumPy sweep alone              %10.3f%n", figures.get("sweep.numpy") / 1000.0);
+                    out.printf(java.util.Locale.ROOT, "  the NumPy sweep alone              %10.3f   (called through a worker: %.3f)%n",
+                            figures.get("sweep.numpy") / 1000.0, figures.get("sweep.worker") / 1000.0);
                     out.printf(java.util.Locale.ROOT, "  reference: heat2d (Java) + sweep   %10.3f%n", figures.get("heat2d.reference"));
                     out.printf(java.util.Locale.ROOT, "  heat2d-py                          %10.3f   %.2fx the reference (rounds: %.2fx to %.2fx)%n",
                             figures.get("heat2d.python"), figures.get("heat2d.ratio"), figures.get("heat2d.ratioLowest"),
                             figures.get("heat2d.ratioHighest"));
+                    StringBuilder each = new StringBuilder();
+                    for (int r = 1; figures.containsKey("heat2d.round" + r + ".ratio"); r++) {
+                        each.append(String.format(java.util.Locale.ROOT, " %.2fx (%.3f / %.3f ms)", figures.get("heat2d.round" + r + ".ratio"),
+                                figures.get("heat2d.round" + r + ".python"), figures.get("heat2d.round" + r + ".java")));
+                    }
+                    out.println("  every round, in the order run:   " + each);
+                    if (figures.containsKey("heat2d.steady.ratio")) {
+                        out.printf(java.util.Locale.ROOT, "  inside the runs (traces; median of the rounds): iteration %.3f ms (Java) against %.3f ms"
+                                        + " (Python), %.2fx the Java + sweep; compute %.0f µs (Java sweep) against %.0f µs (Python call;"
+                                        + " %.0f µs outside a workflow)%n",
+                                figures.get("heat2d.steady.java"), figures.get("heat2d.steady.python"), figures.get("heat2d.steady.ratio"),
+                                figures.get("compute.java"), figures.get("compute.python"), figures.get("sweep.worker"));
+                    }
                 }
             }
             return 0;
@@ -147,6 +161,8 @@ public final class KernelsBenchCommand implements CliCommand {
                 ranks, iterations.get(0), iterations.get(1), repeats, err);
         int[] grid = grid(ranks);
         double sweepMs = sweepAlone(python, samples.resolve("heat2d-py/kernels"), size / grid[0], size / grid[1]) / 1000.0;
+        figures.put("sweep.worker", sweepThroughWorker(samples.resolve("heat2d-py/kernels"), size / grid[0], size / grid[1],
+                args.intValue("--calls")));
         java.util.function.ToDoubleFunction<Heat2dKernelsBenchmark.Round> ratio = r -> r.python() / (r.java() + sweepMs);
         Heat2dKernelsBenchmark.Round median = BenchCommands.medianRun(rounds, ratio);
         figures.put("heat2d.java", median.java());
@@ -156,6 +172,23 @@ public final class KernelsBenchCommand implements CliCommand {
         figures.put("heat2d.ratio", ratio.applyAsDouble(median));
         figures.put("heat2d.ratioLowest", rounds.stream().mapToDouble(ratio).min().orElseThrow());
         figures.put("heat2d.ratioHighest", rounds.stream().mapToDouble(ratio).max().orElseThrow());
+        for (int r = 0; r < rounds.size(); r++) {
+            figures.put("heat2d.round" + (r + 1) + ".ratio", ratio.applyAsDouble(rounds.get(r)));
+            figures.put("heat2d.round" + (r + 1) + ".java", rounds.get(r).java());
+            figures.put("heat2d.round" + (r + 1) + ".python", rounds.get(r).python());
+        }
+        List<Heat2dKernelsBenchmark.Round> traced = rounds.stream().filter(r -> r.javaPhases() != null && r.pythonPhases() != null).toList();
+        if (!traced.isEmpty()) {
+            // the same comparison from inside the runs: the steady iteration between their first and last traced sweep
+            java.util.function.ToDoubleFunction<Heat2dKernelsBenchmark.Round> steady =
+                    r -> r.pythonPhases().iterationUs() / (r.javaPhases().iterationUs() + sweepMs * 1000.0);
+            Heat2dKernelsBenchmark.Round m = BenchCommands.medianRun(traced, steady);
+            figures.put("heat2d.steady.java", m.javaPhases().iterationUs() / 1000.0);
+            figures.put("heat2d.steady.python", m.pythonPhases().iterationUs() / 1000.0);
+            figures.put("heat2d.steady.ratio", steady.applyAsDouble(m));
+            figures.put("compute.java", m.javaPhases().medianUs().getOrDefault("compute", Double.NaN));
+            figures.put("compute.python", m.pythonPhases().medianUs().getOrDefault("compute", Double.NaN));
+        }
     }
 
     /**
@@ -194,6 +227,38 @@ public final class KernelsBenchCommand implements CliCommand {
                     Integer.toString(rows), Integer.toString(columns)));
         } finally {
             org.mpfl.ir.files.FileTrees.deleteQuietly(dir);
+        }
+    }
+
+    /**
+     * Median µs of heat2d-py's {@code jacobi:sweep} called through a rank's worker with the inputs and outputs of
+     * heat2d-py.mpfl.xml (a {@code rows} × {@code columns} block, four neighbours), outside any workflow: the call's
+     * own cost, against which the compute spans inside the runs show what waiting for a core adds.
+     */
+    private static double sweepThroughWorker(Path kernels, int rows, int columns, int calls) throws Exception {
+        SourceLocation at = new SourceLocation("bench", 1, 1);
+        List<IrTarget> outputs = new java.util.ArrayList<>(List.of(new IrTarget("field", null, MpflType.DOUBLE_ARRAY, at),
+                new IrTarget("localResidual", null, MpflType.DOUBLE, at)));
+        for (String edge : List.of("northEdge", "southEdge", "westEdge", "eastEdge")) {
+            outputs.add(new IrTarget(edge, null, MpflType.DOUBLE_ARRAY, at));
+        }
+        IrActivity.Compute sweep = new IrActivity.Compute(null, List.of(), outputs, at, "jacobi:sweep", null);
+        try (RankKernels worker = new RankKernels(KernelLibraries.inDirectory(kernels.toAbsolutePath(), List.of("jacobi.py")),
+                (l, t) -> { })) {
+            worker.start(List.of(sweep));
+            double[] field = new double[(rows + 2) * (columns + 2)];
+            Map<String, Object> inputs = new LinkedHashMap<>();
+            inputs.put("field", field);
+            inputs.put("blockRows", rows);
+            inputs.put("blockColumns", columns);
+            for (String neighbour : List.of("north", "south", "west", "east")) {
+                inputs.put(neighbour, 1); // an inner block: all four halos are stored
+            }
+            inputs.put("northHalo", new double[columns]);
+            inputs.put("southHalo", new double[columns]);
+            inputs.put("westHalo", new double[rows]);
+            inputs.put("eastHalo", new double[rows]);
+            return median(calls, () -> worker.call(sweep, inputs));
         }
     }
 

@@ -36,32 +36,38 @@ final class KernelCall {
     static Map<String, Object> call(KernelWorker worker, String target, Map<String, Object> inputs,
                                     Map<String, MpflType> outputs) throws KernelFailure, InterruptedIOException {
         SharedArena arena = worker.arena();
-        List<Placed> placed = new ArrayList<>();
-        StringBuilder request = new StringBuilder();
+        List<Placed> placed = new ArrayList<>(inputs.size());
+        // the first free offset after the inputs, for the header line: known from the arrays' sizes before any is written
         long free = 0;
+        for (Object v : inputs.values()) {
+            if (isPlaced(v)) {
+                free = SharedArena.align(free) + SharedArena.byteLength(v);
+            }
+        }
+        StringBuilder request = new StringBuilder(64 + 48 * (inputs.size() + outputs.size()));
+        request.append("call ").append(target).append(' ').append(SharedArena.align(free));
         try {
-            StringBuilder lines = new StringBuilder();
+            long next = 0;
             for (Map.Entry<String, Object> in : inputs.entrySet()) {
                 Object v = in.getValue();
                 String type = wireType(v);
-                lines.append("\nin ").append(in.getKey()).append(' ').append(type).append(' ');
-                if (v instanceof int[] || v instanceof long[] || v instanceof double[] || v instanceof byte[]) {
-                    long offset = SharedArena.align(free);
+                request.append("\nin ").append(in.getKey()).append(' ').append(type).append(' ');
+                if (isPlaced(v)) {
+                    long offset = SharedArena.align(next);
                     arena.write(offset, v);
-                    free = offset + SharedArena.byteLength(v);
+                    next = offset + SharedArena.byteLength(v);
                     long count = v instanceof byte[] b ? b.length : java.lang.reflect.Array.getLength(v);
-                    lines.append(offset).append(' ').append(count);
+                    request.append(offset).append(' ').append(count);
                     if (!(v instanceof byte[])) {
                         placed.add(new Placed(v, offset, type));
                     }
                 } else {
-                    lines.append(scalar(v, type));
+                    request.append(scalar(v, type));
                 }
             }
             for (Map.Entry<String, MpflType> out : outputs.entrySet()) {
-                lines.append("\nout ").append(out.getKey()).append(' ').append(out.getValue().spelling());
+                request.append("\nout ").append(out.getKey()).append(' ').append(out.getValue().spelling());
             }
-            request.append("call ").append(target).append(' ').append(SharedArena.align(free)).append(lines);
         } catch (IOException e) {
             throw KernelFailure.workflow("cannot place the inputs in shared memory: " + e.getMessage());
         }
@@ -84,23 +90,29 @@ final class KernelCall {
         } catch (IOException e) {
             throw KernelFailure.workflow("cannot read the inputs back from shared memory: " + e.getMessage());
         }
-        String[] lines = answer.split("\n", -1);
-        if (lines[0].startsWith("error")) {
-            throw failure(worker, target, lines[0], answer);
+        int newline = answer.indexOf('\n');
+        String head = newline < 0 ? answer : answer.substring(0, newline);
+        if (head.startsWith("error")) {
+            throw failure(worker, target, head, answer);
         }
-        if (!lines[0].equals("result")) {
-            throw KernelFailure.workflow(worker.label() + " answered '" + lines[0] + "' to a call (expected 'result' or 'error')");
+        if (!head.equals("result")) {
+            throw KernelFailure.workflow(worker.label() + " answered '" + head + "' to a call (expected 'result' or 'error')");
         }
         Map<String, Object> values = new LinkedHashMap<>();
-        for (int i = 1; i < lines.length; i++) {
-            if (lines[i].isEmpty()) {
+        // the lines NAME TYPE PAYLOAD, read by index rather than split into arrays of strings
+        for (int start = newline + 1; newline >= 0 && start <= answer.length(); start = newline + 1) {
+            newline = answer.indexOf('\n', start);
+            int end = newline < 0 ? answer.length() : newline;
+            if (end == start) {
                 continue;
             }
-            String[] words = lines[i].split(" ", 3);
-            if (words.length < 3) {
-                throw KernelFailure.workflow(worker.label() + " sent a malformed result line '" + lines[i] + "'");
+            int first = answer.indexOf(' ', start);
+            int second = first < 0 || first >= end ? -1 : answer.indexOf(' ', first + 1);
+            if (second < 0 || second >= end) {
+                throw KernelFailure.workflow(worker.label() + " sent a malformed result line '" + answer.substring(start, end) + "'");
             }
-            values.put(words[0], value(worker, target, words[0], words[1], words[2], placed));
+            String name = answer.substring(start, first);
+            values.put(name, value(worker, target, name, answer.substring(first + 1, second), answer.substring(second + 1, end), placed));
         }
         return values;
     }
@@ -113,6 +125,11 @@ final class KernelCall {
             case "output" -> KernelFailure.workflow("kernel " + target + ": " + text);
             default -> KernelFailure.workflow(worker.label() + " failed (" + (kind.isEmpty() ? "error" : kind) + "): " + text);
         };
+    }
+
+    /** Whether a value travels in the shared memory (arrays and bytes) rather than in the request. */
+    private static boolean isPlaced(Object v) {
+        return v instanceof int[] || v instanceof long[] || v instanceof double[] || v instanceof byte[];
     }
 
     /** The wire type of a run-time value: its MPFL type, {@code object} for anything else. */
@@ -200,9 +217,10 @@ final class KernelCall {
                 default:
                     break;
             }
-            String[] region = payload.trim().split(" ");
-            long offset = Long.parseLong(region[0]);
-            int count = Integer.parseInt(region[1]);
+            String region = payload.trim();
+            int space = region.indexOf(' ');
+            long offset = Long.parseLong(region, 0, space, 10);
+            int count = Integer.parseInt(region, space + 1, region.length(), 10);
             for (Placed p : placed) {
                 if (p.offset() == offset && p.type().equals(type) && java.lang.reflect.Array.getLength(p.array()) == count) {
                     worker.slots().inPlace(target, name);

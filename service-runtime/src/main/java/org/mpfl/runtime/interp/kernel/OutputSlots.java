@@ -20,16 +20,24 @@ final class OutputSlots {
     private record Shape(String type, int count) {
     }
 
-    /** Call target + output name to the shape of its last new array. */
-    private final Map<String, Shape> last = new HashMap<>();
+    /**
+     * Call target, then output name, to the shape of its last new array (two lookups of the site's own
+     * strings, whose hashes are cached, rather than a key concatenated and hashed anew for every output of
+     * every call).
+     */
+    private final Map<String, Map<String, Shape>> last = new HashMap<>();
     /** The arrays prepared for the call under way, by output name. */
     private final Map<String, Object> prepared = new HashMap<>();
 
     /** Allocates the arrays that {@code target}'s outputs are expected to need (while the worker computes). */
     void prepare(String target, Iterable<String> outputs) {
         prepared.clear();
+        Map<String, Shape> shapes = last.get(target);
+        if (shapes == null) {
+            return;
+        }
         for (String name : outputs) {
-            Shape shape = last.get(key(target, name));
+            Shape shape = shapes.get(name);
             if (shape != null) {
                 prepared.put(name, allocate(shape.type(), shape.count()));
             }
@@ -42,24 +50,23 @@ final class OutputSlots {
      */
     Object take(String target, String name, String type, int count) {
         Shape shape = new Shape(type, count);
-        Shape before = last.put(key(target, name), shape);
+        Shape before = last.computeIfAbsent(target, t -> new HashMap<>()).put(name, shape);
         Object array = prepared.remove(name);
         return array != null && shape.equals(before) ? array : allocate(type, count);
     }
 
     /** Forgets an output that came back in place (no new array is needed for it next time). */
     void inPlace(String target, String name) {
-        last.remove(key(target, name));
+        Map<String, Shape> shapes = last.get(target);
+        if (shapes != null) {
+            shapes.remove(name);
+        }
         prepared.remove(name);
     }
 
     /** Drops what was prepared and not taken (a failed call's, say). */
     void release() {
         prepared.clear();
-    }
-
-    private static String key(String target, String name) {
-        return target + '\n' + name;
     }
 
     static Object allocate(String type, int count) {

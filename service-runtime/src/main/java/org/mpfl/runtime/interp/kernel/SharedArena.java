@@ -3,6 +3,9 @@ package org.mpfl.runtime.interp.kernel;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -23,6 +26,10 @@ final class SharedArena implements AutoCloseable {
     private final Path file;
     private final FileChannel channel;
     private MappedByteBuffer map;
+    /** Typed views of the whole mapping, made once per mapping: a value is copied by one absolute bulk get or put, with no buffer made per value. */
+    private IntBuffer ints;
+    private LongBuffer longs;
+    private DoubleBuffer doubles;
     private long mapped;
 
     private SharedArena(Path file, FileChannel channel) {
@@ -61,6 +68,9 @@ final class SharedArena implements AutoCloseable {
         if (map == null || mapped < size) {
             map = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
             map.order(ByteOrder.nativeOrder());
+            ints = map.asIntBuffer();
+            longs = map.asLongBuffer();
+            doubles = map.asDoubleBuffer();
             mapped = size;
         }
     }
@@ -83,15 +93,15 @@ final class SharedArena implements AutoCloseable {
     /** Copies an int[], long[], double[] or byte[] to {@code offset}. */
     void write(long offset, Object value) throws IOException {
         ensure(offset + byteLength(value));
-        ByteBuffer at = view(offset);
+        int at = (int) offset; // a multiple of ALIGN, so of every element's size
         if (value instanceof int[] a) {
-            at.asIntBuffer().put(a);
+            ints.put(at / Integer.BYTES, a);
         } else if (value instanceof long[] a) {
-            at.asLongBuffer().put(a);
+            longs.put(at / Long.BYTES, a);
         } else if (value instanceof double[] a) {
-            at.asDoubleBuffer().put(a);
+            doubles.put(at / Double.BYTES, a);
         } else {
-            at.put((byte[]) value);
+            map.put(at, (byte[]) value);
         }
     }
 
@@ -104,20 +114,29 @@ final class SharedArena implements AutoCloseable {
                         + mapped + " bytes)");
             }
         }
-        ByteBuffer at = view(offset);
-        if (target instanceof int[] a) {
-            at.asIntBuffer().get(a);
+        int at = (int) offset;
+        if (target instanceof byte[] a) {
+            map.get(at, a);
+        } else if (offset % elementBytes(target) != 0) { // a worker's output off the 64-byte grid: read through a view of its own
+            ByteBuffer view = map.duplicate().position(at).slice().order(ByteOrder.nativeOrder());
+            if (target instanceof int[] a) {
+                view.asIntBuffer().get(a);
+            } else if (target instanceof long[] a) {
+                view.asLongBuffer().get(a);
+            } else {
+                view.asDoubleBuffer().get((double[]) target);
+            }
+        } else if (target instanceof int[] a) {
+            ints.get(at / Integer.BYTES, a);
         } else if (target instanceof long[] a) {
-            at.asLongBuffer().get(a);
-        } else if (target instanceof double[] a) {
-            at.asDoubleBuffer().get(a);
+            longs.get(at / Long.BYTES, a);
         } else {
-            at.get((byte[]) target);
+            doubles.get(at / Double.BYTES, (double[]) target);
         }
     }
 
-    private ByteBuffer view(long offset) {
-        return map.duplicate().position((int) offset).slice().order(ByteOrder.nativeOrder());
+    private static int elementBytes(Object array) {
+        return array instanceof int[] ? Integer.BYTES : Long.BYTES;
     }
 
     @Override
@@ -129,5 +148,8 @@ final class SharedArena implements AutoCloseable {
             // a file left in /dev/shm is removed with the next boot; nothing else depends on it
         }
         map = null;
+        ints = null;
+        longs = null;
+        doubles = null;
     }
 }
