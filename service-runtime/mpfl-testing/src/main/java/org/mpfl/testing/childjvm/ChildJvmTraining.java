@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The training run of the children's archive: one JVM on their class path starts what the children start —
  * a service host and, where the engine is on the class path, an engine ({@code mpflc up}) — waits until
- * both printed their ready lines and exits normally, dumping every class it loaded
+ * both printed their ready lines, then (with the engine) runs a small workflow through an engine and a host
+ * of its own ({@code mpflc run --local}) and exits normally, dumping every class it loaded
  * ({@code -XX:ArchiveClassesAtExit}; a JVM killed by a signal or halted writes nothing).
  */
 public final class ChildJvmTraining {
@@ -71,12 +72,30 @@ public final class ChildJvmTraining {
         }
         int code = 0;
         try {
-            CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).get(TIMEOUT.toSeconds() - 30, TimeUnit.SECONDS);
+            CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).get(TIMEOUT.toSeconds() - 60, TimeUnit.SECONDS);
+            if (ChildJvmSession.onClassPath(MPFLC_MAIN_CLASS)) {
+                code = localRun(work);
+            }
         } catch (Exception e) {
             System.err.println("training: not every program got ready: " + e);
             code = 1;
         }
         System.exit(code);
+    }
+
+    /**
+     * One run of {@code training.mpfl.xml} through an engine and a host of this JVM ({@code --oversubscribe}:
+     * through the engine's queue, not as threads of {@code mpflc}), as the children's runs go.
+     */
+    private static int localRun(Path work) throws Exception {
+        Path document = work.resolve("training.mpfl.xml");
+        try (var in = ChildJvmTraining.class.getResourceAsStream("training.mpfl.xml")) {
+            Files.copy(in, document, StandardCopyOption.REPLACE_EXISTING);
+        }
+        int code = org.mpfl.ir.cli.Commands.run(List.of("run", document.toString(), "--local", "--oversubscribe",
+                "--timeout", "60"), System.out, System.err);
+        System.out.println("training: the local run ended with " + code);
+        return code;
     }
 
     /** Runs {@code mainClass}'s main on a daemon thread of its own (the programs serve until the JVM ends). */
