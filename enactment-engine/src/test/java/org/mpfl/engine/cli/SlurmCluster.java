@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.mpfl.testing.childjvm.ChildJvm;
 import org.mpfl.ir.files.FileTrees;
 
 /**
@@ -166,9 +167,9 @@ final class SlurmCluster implements AutoCloseable {
      */
     static Path mpflcScript(Path dir) throws IOException {
         Path mpflc = dir.resolve("mpflc");
-        Files.writeString(mpflc, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
-                + "' -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp '" + System.getProperty("java.class.path") + "' "
-                + Mpflc.class.getName() + " \"$@\"\n", StandardCharsets.UTF_8);
+        // the test's child JVM command (its class path and CDS archive), each word quoted: paths hold no quote
+        List<String> java = ChildJvm.command(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), Mpflc.class.getName());
+        Files.writeString(mpflc, "#!/bin/sh\nexec '" + String.join("' '", java) + "' \"$@\"\n", StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(mpflc, PosixFilePermissions.fromString("rwx------"));
         return mpflc;
     }

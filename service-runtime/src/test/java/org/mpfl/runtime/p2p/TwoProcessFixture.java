@@ -1,7 +1,6 @@
 package org.mpfl.runtime.p2p;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +15,7 @@ import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.testing.childjvm.ChildJvm;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.transport.ObjectTypes;
@@ -41,10 +41,8 @@ final class TwoProcessFixture implements TransportFixture {
     TwoProcessFixture() {
         host = MessagingHost.start("parent-" + ProcessHandle.current().pid(), "127.0.0.1", 0, "127.0.0.1",
                 MessagingSettings.fromSystemProperties(), null);
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         try {
-            child = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                    BinaryPeerProcess.class.getName())
+            child = new ProcessBuilder(ChildJvm.command(List.of("-Xmx512m"), BinaryPeerProcess.class.getName()))
                     .redirectError(ProcessBuilder.Redirect.INHERIT)
                     .start();
         } catch (java.io.IOException e) {

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.protocol.launch.NetworkNamespaces;
+import org.mpfl.testing.childjvm.ChildJvm;
 import org.mpfl.protocol.launch.NetworkNamespaces.Result;
 
 /**
@@ -96,9 +97,7 @@ public final class LabNode {
      */
     public Process startJava(Class<?> main, String logName, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(inside());
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), main.getName()));
+        cmd.addAll(ChildJvm.command(List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), main.getName()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(lab.dir.resolve(logName + ".log").toFile()).start();
     }
@@ -128,9 +127,8 @@ public final class LabNode {
         }
         relaySocket = lab.dir.resolve("relay-" + name + ".sock");
         List<String> cmd = new ArrayList<>(inside());
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), NamespaceRelay.class.getName(), relaySocket.toString(), NetworkLab.LAB_PREFIX));
+        cmd.addAll(ChildJvm.command(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), NamespaceRelay.class.getName()));
+        cmd.addAll(List.of(relaySocket.toString(), NetworkLab.LAB_PREFIX));
         Path log = lab.dir.resolve("relay-" + name + ".log");
         relay = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
         CompletableFuture<Void> ready = new CompletableFuture<>();

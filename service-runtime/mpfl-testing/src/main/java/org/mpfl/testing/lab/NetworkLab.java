@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
+import org.mpfl.testing.childjvm.ChildJvm;
 import org.mpfl.testing.Http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.mpfl.protocol.launch.NetworkNamespaces;
@@ -498,9 +499,8 @@ public final class NetworkLab implements AutoCloseable {
         engineStarts++;
         engineLog = dir.resolve(engineStarts == 1 ? "engine.log" : "engine-" + engineStarts + ".log");
         List<String> cmd = new ArrayList<>(eng.inside());
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JVM);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MPFLC_MAIN_CLASS, "up", "--hosts", "0",
+        cmd.addAll(ChildJvm.command(JVM, MPFLC_MAIN_CLASS));
+        cmd.addAll(List.of("up", "--hosts", "0",
                 "--bind", eng.address(), "--port", Integer.toString(ENGINE_PORT), "--data", data.toString()));
         if (config.tls) {
             cmd.addAll(tlsArguments(eng, "127.0.0.1"));
@@ -560,9 +560,8 @@ public final class NetworkLab implements AutoCloseable {
         // a restarted relay logs to a file of its own (relay-2.log…): the killed one's log stays for diagnosis
         relayLog = dir.resolve(relayStarts == 1 ? "relay.log" : "relay-" + relayStarts + ".log");
         List<String> cmd = new ArrayList<>(rly.inside());
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(JVM);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MPFLC_MAIN_CLASS, "relay", "--credential-file",
+        cmd.addAll(ChildJvm.command(JVM, MPFLC_MAIN_CLASS));
+        cmd.addAll(List.of("relay", "--credential-file",
                 credential.toString(), "--engine", engineUrl(), "--bind", rly.address(),
                 "--port", Integer.toString(SiteNetwork.RELAY_PORT)));
         if (config.tls) {

@@ -26,7 +26,7 @@ import org.mpfl.protocol.HostCredential;
 /**
  * The one launcher of service-host processes ({@code mpflc run --local}, {@code mpflc up}, the
  * benchmarks and the tests all start hosts through it). It starts N hosts as child JVMs on free
- * loopback ports with the current class path, waits
+ * loopback ports with the current class path ({@code mpfl.host.classPath}), waits
  * (bounded) until each printed its ready line, and stops them reliably: {@link #close()} destroys
  * them, waits a grace period and then kills them forcibly; the children also exit by themselves
  * when this JVM dies ({@code --exit-with-parent}: their stdin closes). Use in try-with-resources or
@@ -65,14 +65,21 @@ public final class HostProcesses implements AutoCloseable {
      * {@code bin/mpflc} when the build made one, {@code enactment-engine/target/cds/host.jsa}): the
      * classes of a host's start and first run are then mapped from it instead of being loaded and
      * verified one by one. An archive that does not match the class path is ignored by the JVM
-     * (silently: its CDS warnings are off), so a stale one costs nothing but the gain.
+     * (silently: its CDS warnings are off), so a stale one costs nothing but the gain. Shared with the
+     * tests' other child JVMs (org.mpfl.testing.ChildJvm), which start on {@link #classPath()} too.
      */
-    static List<String> cdsArguments() {
+    public static List<String> cdsArguments() {
         String archive = ProtocolSettings.HOST_CDS_ARCHIVE.raw();
         if (archive == null || archive.isBlank() || !Files.isRegularFile(Path.of(archive))) {
             return List.of();
         }
         return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off,cds+dynamic=off");
+    }
+
+    /** The class path of the host JVMs: {@code mpfl.host.classPath}, else this JVM's. */
+    public static String classPath() {
+        String classPath = ProtocolSettings.HOST_CLASS_PATH.raw();
+        return classPath == null || classPath.isBlank() ? System.getProperty("java.class.path") : classPath;
     }
 
     /** The JVM options of {@code mpfl.host.jvmOptions}, before the launcher's own (which may override them). */
@@ -412,7 +419,7 @@ public final class HostProcesses implements AutoCloseable {
                     cmd.addAll(settingJvmOptions());
                     cmd.addAll(jvmArgs);
                     cmd.add("-cp");
-                    cmd.add(System.getProperty("java.class.path"));
+                    cmd.add(classPath());
                     cmd.add(HOST_MAIN_CLASS);
                     cmd.add("--port");
                     cmd.add("0");

@@ -15,6 +15,13 @@ public final class ProtocolSettings {
     public static final Setting<String> HOST_CDS_ARCHIVE = Setting.textProperty("mpfl.host.cdsArchive", null,
             "set by bin/mpflc when built", "class-data-sharing archive the launched host JVMs map their classes from");
     /**
+     * The class path of the host JVMs a launcher starts (default: this JVM's {@code java.class.path}). The build's
+     * full tier sets a class path of jars only ({@code org.mpfl.testing.ChildJvm}): a class-data sharing archive
+     * covers jars, not directories such as {@code target/test-classes}.
+     */
+    public static final Setting<String> HOST_CLASS_PATH = Setting.textProperty("mpfl.host.classPath", null,
+            "java.class.path", "the class path of the host JVMs a launcher starts (the tests: jars only, for their CDS archive)");
+    /**
      * JVM options for every host process a launcher starts, comma-separated (a value may not contain a comma). The
      * build's test JVMs set {@code -XX:TieredStopAtLevel=1,-XX:+UseSerialGC}: a test's hosts live seconds, and on two
      * cores the C2 compiler and G1's threads of a dozen short-lived JVMs cost about a third of the suite's CPU.

@@ -1,0 +1,120 @@
+package org.mpfl.testing.childjvm;
+
+import org.mpfl.ir.files.FileTrees;
+import org.mpfl.protocol.digest.Sha256;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The child JVMs' class path of jars only and the class-data sharing archive trained on it, made once per
+ * build of a module under its {@code target/child-jvm/FINGERPRINT/}: the fingerprint covers every class
+ * path entry (a jar's size and time, each file of a directory), so a rebuilt module gets a new pair and
+ * the old one is removed. Test JVMs that start at once (Failsafe's forks) take turns through a file
+ * lock: the first makes the pair, the others find it.
+ *
+ * <p>Why jars: JDK 17 refuses to archive from a class path with a non-empty directory (Failsafe's
+ * {@code target/test-classes}), and a JVM maps the archive only when its class path begins with the one
+ * the archive was made on; so each directory becomes a jar (uncompressed: made in well under a second),
+ * in its place, and the children start on exactly the training's class path.
+ *
+ * @param classPath the jars-only class path
+ * @param archive   the archive, or {@code null} when the training failed (its log is beside it)
+ */
+record ChildArchive(String classPath, Path archive) {
+    /** How long a test JVM waits for another's training before it goes on without the pair (a training is bounded by 3 min). */
+    private static final Duration LOCK_WAIT = Duration.ofMinutes(5);
+    private static final String CLASS_PATH_FILE = "classpath.txt";
+    static final String ARCHIVE_FILE = "children.jsa";
+
+    /** The pair for {@code classPath}, made under {@code directory} unless another test JVM made it already. */
+    static ChildArchive prepare(Path directory, String classPath) throws IOException, InterruptedException {
+        List<Path> entries = Stream.of(classPath.split(File.pathSeparator)).filter(e -> !e.isBlank()).map(Path::of).toList();
+        Path base = directory.resolve(fingerprint(entries));
+        Files.createDirectories(directory);
+        try (FileChannel channel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = lock(channel)) {
+            Path classPathFile = base.resolve(CLASS_PATH_FILE);
+            if (!Files.isRegularFile(classPathFile)) {
+                make(directory, base, entries);
+            }
+            Path archive = base.resolve(ARCHIVE_FILE);
+            return new ChildArchive(Files.readString(classPathFile).strip(), Files.isRegularFile(archive) ? archive : null);
+        }
+    }
+
+    /** Makes the jars, trains the archive and writes the class path last (what tells the next JVM the pair is done). */
+    private static void make(Path directory, Path base, List<Path> entries) throws IOException, InterruptedException {
+        try (Stream<Path> old = Files.list(directory)) {
+            for (Path p : old.filter(Files::isDirectory).toList()) {
+                FileTrees.deleteQuietly(p);
+            }
+        }
+        Path jars = Files.createDirectories(base.resolve("jars"));
+        List<String> classPath = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            Path entry = entries.get(i);
+            if (Files.isDirectory(entry)) {
+                Path jar = jars.resolve(i + "-" + entry.getFileName() + ".jar");
+                DirectoryJar.write(entry, jar);
+                classPath.add(jar.toString());
+            } else if (Files.exists(entry)) {
+                classPath.add(entry.toString());
+            }
+        }
+        String joined = String.join(File.pathSeparator, classPath);
+        ChildJvmTraining.train(joined, base.resolve(ARCHIVE_FILE), base.resolve("training"));
+        Path written = base.resolve(CLASS_PATH_FILE + ".tmp");
+        Files.writeString(written, joined + "\n");
+        Files.move(written, base.resolve(CLASS_PATH_FILE), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The lock, waited for in short polls (bounded: {@link FileChannel#lock} would wait forever). */
+    private static FileLock lock(FileChannel channel) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("another test JVM held " + channel + " longer than " + LOCK_WAIT);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** A digest of the class path's entries: each one's name, and the size and time of each of its files. */
+    static String fingerprint(List<Path> entries) throws IOException {
+        StringBuilder text = new StringBuilder();
+        for (Path entry : entries) {
+            text.append(entry.toAbsolutePath()).append('\n');
+            if (Files.isDirectory(entry)) {
+                try (Stream<Path> files = Files.walk(entry)) {
+                    for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+                        describe(text.append(' ').append(entry.relativize(f)), f);
+                    }
+                }
+            } else if (Files.exists(entry)) {
+                describe(text, entry);
+            }
+        }
+        return Sha256.hex(text.toString()).substring(0, 16);
+    }
+
+    private static void describe(StringBuilder text, Path file) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+        text.append(' ').append(a.size()).append(' ').append(a.lastModifiedTime().toMillis()).append('\n');
+    }
+}
