@@ -33,6 +33,13 @@ public final class Run {
     private final Map<String, Object> params;
     private final long createdMs;
     private final DeadlockDetector deadlockDetector = new DeadlockDetector();
+    /**
+     * Held while the record is taken and saved ({@link RunJournal#persist}): threads that change the run
+     * at once (a rank's DONE racing the placement's RUNNING) then save in the order they took the record,
+     * so an older record never overwrites a newer one. Not the run's monitor: a slow store must not hold
+     * up rank events.
+     */
+    private final Object saveOrder = new Object();
     private final List<RankView> ranks = new ArrayList<>();
     private RunState state = RunState.PENDING;
     private long startedMs;
@@ -527,6 +534,11 @@ public final class Run {
                     .put(String.valueOf(r.placement.rank()), v));
         }
         return out;
+    }
+
+    /** What {@link RunJournal#persist} holds while it takes and saves the record. */
+    Object saveOrder() {
+        return saveOrder;
     }
 
     /**

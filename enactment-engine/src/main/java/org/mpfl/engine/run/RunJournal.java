@@ -24,12 +24,19 @@ final class RunJournal {
         this.store = store;
     }
 
-    /** Saves the run's record. */
+    /**
+     * Saves the run's record. The record is taken under the run's save order, so two threads that
+     * changed the run at once cannot save their records the other way round (the stored SUCCEEDED of a
+     * run overwritten by the RUNNING its placement took a moment before: the run then stayed RUNNING
+     * in every list, found by RunQueueThroughputTest on a loaded machine).
+     */
     void persist(Run run) {
-        try {
-            store.save(run.record());
-        } catch (RuntimeException e) {
-            LOG.error("cannot persist run {}: {}", run.id(), Failures.describe(e));
+        synchronized (run.saveOrder()) {
+            try {
+                store.save(run.record());
+            } catch (RuntimeException e) {
+                LOG.error("cannot persist run {}: {}", run.id(), Failures.describe(e));
+            }
         }
     }
 
@@ -42,8 +49,11 @@ final class RunJournal {
 
     /** The run's state changed: saves it and records a {@code run} event with its summary. */
     void stateChanged(Run run) {
-        persist(run);
-        record(run, null, "run", run.summaryJson());
+        // the state events too go out in the order of the states they carry (a live console shows the last)
+        synchronized (run.saveOrder()) {
+            persist(run);
+            record(run, null, "run", run.summaryJson());
+        }
     }
 
     /** Appends an event to the run's log and tells its listeners. */
