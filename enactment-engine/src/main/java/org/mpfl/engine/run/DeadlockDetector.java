@@ -22,6 +22,15 @@ public final class DeadlockDetector {
     private static final Pattern WAITED = Pattern.compile(
             "(?:\\bfrom(?:\\s+rank)?|\\bsource|\\bto(?:\\s+rank)?|\\bfor(?:\\s+rank)?|\\broot)\\s+(\\d+)\\b");
 
+    /** A pending send in a WAIT message: "send to 3 tag 0 comm world", "ssend to 7 (rank 3 of grid) tag 2 comm grid". */
+    private static final Pattern SEND = Pattern.compile("\\bs?send to (\\d+)(?: \\(rank \\d+ of [^)]+\\))? tag (\\d+) comm ([^\\s;)]+)");
+    /** The sending half of a sendrecv: "… comm grid (sendrecv, sending to 3 tag 2)". */
+    private static final Pattern SENDRECV_SEND = Pattern.compile(
+            "comm ([^\\s;)]+) \\(sendrecv, sending to (\\d+)(?: \\(rank \\d+ of [^)]+\\))? tag (\\d+)\\)");
+    /** A pending receive: "receive from 1 tag 2 comm grid", "receive from any rank tag any comm world". */
+    private static final Pattern RECEIVE = Pattern.compile(
+            "\\breceive from (?:any rank|(\\d+)(?: \\(rank \\d+ of [^)]+\\))?) tag (any|\\d+) comm ([^\\s;)]+)");
+
     private String fingerprint;
     private long stableSinceMs;
 
@@ -46,7 +55,7 @@ public final class DeadlockDetector {
     public Optional<RunError> check(List<Wait> ranks, long nowMs, long graceMs) {
         List<Wait> live = ranks.stream().filter(Wait::live).toList();
         boolean allBlocked = !live.isEmpty() && live.stream().allMatch(Wait::blocked);
-        if (!allBlocked) {
+        if (!allBlocked || messageInTransit(live)) {
             fingerprint = null;
             return Optional.empty();
         }
@@ -63,6 +72,62 @@ public final class DeadlockDetector {
             return Optional.empty();
         }
         return Optional.of(report(ranks));
+    }
+
+    /**
+     * Whether some live rank is blocked sending to a rank that is blocked in a receive this send matches
+     * (same communicator, its source or any, its tag or any). Such a pair is a message on its way, not a
+     * deadlock: a matched send always completes, so the wait is the transport's (a slow or re-established
+     * connection after a relay restart, say), which delivers the message or fails the rank within its own
+     * bounded time-out saying why. Had the send completed, the receive would have taken the message.
+     */
+    static boolean messageInTransit(List<Wait> live) {
+        Map<Integer, Wait> byRank = new HashMap<>();
+        live.forEach(w -> byRank.put(w.rank(), w));
+        for (Wait sender : live) {
+            for (PendingSend send : pendingSends(sender.waitingFor())) {
+                Wait receiver = byRank.get(send.to());
+                if (receiver != null && receiver.blocked() && receives(receiver.waitingFor(), sender.rank(), send)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private record PendingSend(int to, int tag, String comm) {
+    }
+
+    private static List<PendingSend> pendingSends(String waitMessage) {
+        List<PendingSend> sends = new ArrayList<>();
+        if (waitMessage == null) {
+            return sends;
+        }
+        Matcher m = SEND.matcher(waitMessage);
+        while (m.find()) {
+            sends.add(new PendingSend(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), m.group(3)));
+        }
+        m = SENDRECV_SEND.matcher(waitMessage);
+        while (m.find()) {
+            sends.add(new PendingSend(Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)), m.group(1)));
+        }
+        return sends;
+    }
+
+    /** Whether a WAIT message has a receive that {@code send} from world rank {@code from} matches. */
+    private static boolean receives(String waitMessage, int from, PendingSend send) {
+        if (waitMessage == null) {
+            return false;
+        }
+        Matcher m = RECEIVE.matcher(waitMessage);
+        while (m.find()) {
+            boolean source = m.group(1) == null || Integer.parseInt(m.group(1)) == from;
+            boolean tag = m.group(2).equals("any") || Integer.parseInt(m.group(2)) == send.tag();
+            if (source && tag && m.group(3).equals(send.comm())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Builds the report: the first wait-for cycle if there is one, else the list of waits. */

@@ -117,7 +117,7 @@ final class PointToPointSteps {
         Message m;
         RankActivityMonitor.Blocking b = rank.monitor().begin("sendrecv", x.at(), receiveText(rank.runtime(), comm, from,
                 recvTag, to == Communicator.PROC_NULL ? " (sendrecv)"
-                        : " (sendrecv, sending to " + describePeer(rank.runtime(), comm, to) + ")"));
+                        : " (sendrecv, sending to " + describePeer(rank.runtime(), comm, to) + " tag " + sendTag + ")"));
         if (to != Communicator.PROC_NULL) {
             b.peer(rank.runtime().worldRankOf(comm, to), sendTag);
         }
