@@ -55,10 +55,11 @@ public final class DeadlockDetector {
     public Optional<RunError> check(List<Wait> ranks, long nowMs, long graceMs) {
         List<Wait> live = ranks.stream().filter(Wait::live).toList();
         boolean allBlocked = !live.isEmpty() && live.stream().allMatch(Wait::blocked);
-        if (!allBlocked || messageInTransit(live)) {
+        if (!allBlocked) {
             fingerprint = null;
             return Optional.empty();
         }
+        Optional<String> inTransit = messageInTransit(live);
         StringBuilder fp = new StringBuilder();
         for (Wait w : ranks) {
             fp.append(w.rank()).append(w.live()).append(w.waitingFor()).append(w.location()).append(w.messagesSent()).append(';');
@@ -68,31 +69,49 @@ public final class DeadlockDetector {
             stableSinceMs = nowMs;
             return Optional.empty();
         }
-        if (nowMs - stableSinceMs < graceMs) {
+        if (nowMs - stableSinceMs < (inTransit.isPresent() ? Math.max(graceMs, TRANSIT_GRACE_MS) : graceMs)) {
             return Optional.empty();
         }
-        return Optional.of(report(ranks));
+        return Optional.of(inTransit.isPresent() ? stalled(ranks, inTransit.get()) : report(ranks));
     }
 
     /**
-     * Whether some live rank is blocked sending to a rank that is blocked in a receive this send matches
-     * (same communicator, its source or any, its tag or any). Such a pair is a message on its way, not a
-     * deadlock: a matched send always completes, so the wait is the transport's (a slow or re-established
-     * connection after a relay restart, say), which delivers the message or fails the rank within its own
-     * bounded time-out saying why. Had the send completed, the receive would have taken the message.
+     * Some live rank is blocked sending to a rank that is blocked in a receive this send matches (same
+     * communicator, its source or any, its tag or any): the message is on its way, which is no deadlock.
+     * A matched send completes unless the transport is stuck, so the transport's own bounds (a sender's
+     * 30 s delivery deadline, the binary channel's watchdog) are given time to deliver it or fail the rank
+     * saying why — a connection re-established after a relay restart took more than the 5 s grace under
+     * load. A receiver that answers BUSY for ever has no such bound: after this long the run fails as
+     * stalled, naming the message.
      */
-    static boolean messageInTransit(List<Wait> live) {
+    static final long TRANSIT_GRACE_MS = 60_000;
+
+    /**
+     * The first message on its way between blocked ranks ({@link #TRANSIT_GRACE_MS}), e.g.
+     * {@code rank 1's message to rank 3 (tag 2 comm grid)}. Had its send completed, the receive would
+     * have taken it.
+     */
+    static Optional<String> messageInTransit(List<Wait> live) {
         Map<Integer, Wait> byRank = new HashMap<>();
         live.forEach(w -> byRank.put(w.rank(), w));
         for (Wait sender : live) {
             for (PendingSend send : pendingSends(sender.waitingFor())) {
                 Wait receiver = byRank.get(send.to());
                 if (receiver != null && receiver.blocked() && receives(receiver.waitingFor(), sender.rank(), send)) {
-                    return true;
+                    return Optional.of("rank " + sender.rank() + "'s message to rank " + send.to() + " (tag " + send.tag()
+                            + " comm " + send.comm() + ")");
                 }
             }
         }
-        return false;
+        return Optional.empty();
+    }
+
+    /** A run whose only movement left is a message that has not arrived for {@link #TRANSIT_GRACE_MS}. */
+    private static RunError stalled(List<Wait> ranks, String message) {
+        RunError waits = report(ranks);
+        return new RunError(waits.rank(), waits.location(), "stalled: every live rank is blocked and " + message
+                + " has not arrived within " + TRANSIT_GRACE_MS / 1000 + " s; the ranks wait: "
+                + waits.message().replaceFirst("^deadlock: (every live rank is blocked and no message is moving: )?", ""));
     }
 
     private record PendingSend(int to, int tag, String comm) {
