@@ -59,7 +59,6 @@ public final class DeadlockDetector {
             fingerprint = null;
             return Optional.empty();
         }
-        Optional<String> inTransit = messageInTransit(live);
         StringBuilder fp = new StringBuilder();
         for (Wait w : ranks) {
             fp.append(w.rank()).append(w.live()).append(w.waitingFor()).append(w.location()).append(w.messagesSent()).append(';');
@@ -69,7 +68,12 @@ public final class DeadlockDetector {
             stableSinceMs = nowMs;
             return Optional.empty();
         }
-        if (nowMs - stableSinceMs < (inTransit.isPresent() ? Math.max(graceMs, TRANSIT_GRACE_MS) : graceMs)) {
+        if (nowMs - stableSinceMs < graceMs) {
+            return Optional.empty();
+        }
+        // parsed only once the ranks have stood still for the grace, not on every tick
+        Optional<String> inTransit = messageInTransit(live);
+        if (inTransit.isPresent() && nowMs - stableSinceMs < TRANSIT_GRACE_MS) {
             return Optional.empty();
         }
         return Optional.of(inTransit.isPresent() ? stalled(ranks, inTransit.get()) : report(ranks));
