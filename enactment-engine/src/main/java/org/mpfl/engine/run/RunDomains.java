@@ -33,13 +33,23 @@ final class RunDomains {
         this.fanOut = fanOut;
     }
 
-    /** Records the run's current domain as live on these placements' service URLs. */
+    /**
+     * Records the run's current domain as live on these placements' service URLs, unless the run has
+     * ended. The end's own {@link #abortEnded} forgets the domain in the background, and placement calls
+     * this without the run's lock: a cancel between a restart's new domain (or a placement) and this
+     * call would otherwise have its forget come first and leave the record (with the domain's token)
+     * behind until the next engine start. Checking after the save closes the window both ways: an end
+     * before the check is seen here, an end after it forgets a record that is already saved.
+     */
     void live(Run run, List<RankPlacement> placements) {
         try {
             List<String> urls = placements.stream().map(p -> p.endpoint().soapUrl()).distinct().toList();
             store.save(new LiveDomainStore.LiveDomain(run.id(), run.domainId(), run.token(), urls));
         } catch (RuntimeException e) {
             LOG.warn("run {}: {}", run.id(), Failures.describe(e));
+        }
+        if (run.state().isFinal()) {
+            forget(run.id());
         }
     }
 

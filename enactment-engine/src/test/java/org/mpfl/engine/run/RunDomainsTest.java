@@ -1,6 +1,7 @@
 package org.mpfl.engine.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -121,5 +122,19 @@ class RunDomainsTest {
         assertEquals(1, db.liveDomains().all().size(), "a domain given up is not the run's live one: its record stays");
         domains.abortEnded(run, run.domain());
         assertEquals(List.of(), db.liveDomains().all(), "the run's current domain is forgotten once aborted");
+    }
+
+    /**
+     * A run cancelled while placement was still on its way to recording the domain (a restart waiting for
+     * a relay, say): the cancel's forget came first, so the late record is dropped at once instead of
+     * keeping the ended domain and its token until the next engine start.
+     */
+    @Test
+    void aDomainRecordedAfterItsRunEndedIsNotKept() {
+        Run run = placedRun();
+        assertTrue(run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), 2));
+        domains.abortEnded(run, run.domain());
+        domains.live(run, run.placements());
+        assertEquals(List.of(), db.liveDomains().all());
     }
 }
