@@ -38,7 +38,8 @@ import org.mpfl.testing.lab.NetworkLab;
  * Slow and flooding clients without any credential, from the lab's attacker node, against a host's
  * SOAP port, its binary channel and the engine's port, all over TLS (docs/security.md, "Slow and flooding clients"):
  * while they go on, a legitimate run across two hosts must succeed within twice its normal time
- * (measured first, in this class, on the same lab), no host may be quarantined, and the attacked
+ * (measured on the same lab, at the class's start and again just before each attack: the slower), no
+ * host may be quarantined, and the attacked
  * processes' resident memory must stay bounded.
  */
 @Timeout(240)
@@ -47,6 +48,13 @@ class SlowClientsAttackTest {
     static NetworkLab lab;
     /** The slower of two unattacked runs (ms): the margin for a loaded machine is that it is the slower one. */
     static long normalMs;
+    /**
+     * The normal time a test's attacked run is held to: the slower of {@link #normalMs} and an unattacked run
+     * just before the attack ({@link Targets#now}). The other test JVMs' load changes over minutes (a lab
+     * build, a heat2d across sites), and under {@code stress-ng} a run at this class's start took 3.6 s while
+     * one attacked minutes later took 7.7 s; the run next to the attack is the normal time of that moment.
+     */
+    static long normalNowMs;
     static final SSLContext ANY_SERVER = trustingEveryServer();
 
     @BeforeAll
@@ -302,8 +310,8 @@ class SlowClientsAttackTest {
     }
 
     static void assertWithinTwiceTheNormalTime(long tookMs) {
-        assertTrue(tookMs <= 2 * normalMs, "the run under attack took " + tookMs + " ms, more than twice the normal "
-                + normalMs + " ms\n" + lab.logs());
+        assertTrue(tookMs <= 2 * normalNowMs, "the run under attack took " + tookMs + " ms, more than twice the normal "
+                + normalNowMs + " ms (" + normalMs + " ms at the class's start)\n" + lab.logs());
     }
 
     static byte[] pipelined(String request, int times) {
@@ -350,7 +358,10 @@ class SlowClientsAttackTest {
      * before the attack.
      */
     record Targets(NetworkLab.Host h1, InetSocketAddress host, InetSocketAddress engine, long hostKb, long engineKb) {
-        static Targets now() throws IOException {
+        static Targets now() throws Exception {
+            long before = timedRun();
+            normalNowMs = Math.max(normalMs, before);
+            System.out.println("normal time: " + normalMs + " ms at the class's start, " + before + " ms just before the attack");
             NetworkLab.Host h1 = lab.host("h1");
             return new Targets(h1, lab.attacker().reach(h1.node().address(), h1.soapPort()),
                     lab.attacker().reach(lab.engineNode().address(), NetworkLab.ENGINE_PORT),
