@@ -48,13 +48,6 @@ class SlowClientsAttackTest {
     static NetworkLab lab;
     /** The slower of two unattacked runs (ms): the margin for a loaded machine is that it is the slower one. */
     static long normalMs;
-    /**
-     * The normal time a test's attacked run is held to: the slower of {@link #normalMs} and an unattacked run
-     * just before the attack ({@link Targets#now}). The other test JVMs' load changes over minutes (a lab
-     * build, a heat2d across sites), and under {@code stress-ng} a run at this class's start took 3.6 s while
-     * one attacked minutes later took 7.7 s; the run next to the attack is the normal time of that moment.
-     */
-    static long normalNowMs;
     static final SSLContext ANY_SERVER = trustingEveryServer();
 
     @BeforeAll
@@ -99,7 +92,7 @@ class SlowClientsAttackTest {
             }
             long took = timedRun();
             assertAllClosedWithin20s(stalled, "stalled connections");
-            assertWithinTwiceTheNormalTime(took);
+            t.assertWithinTwiceTheNormalTime(took);
         } finally {
             endAttack(attacking, attackers);
             stalled.forEach(Stalled::close);
@@ -121,7 +114,7 @@ class SlowClientsAttackTest {
                 readers.add(Stalled.open(t.host(), pipelined("GET /axis2/services/ring?wsdl HTTP/1.1\r\nHost: h1\r\n\r\n", 200)));
                 readers.add(Stalled.open(t.engine(), pipelined("GET /api/openapi HTTP/1.1\r\nHost: engine\r\n\r\n", 200)));
             }
-            assertWithinTwiceTheNormalTime(timedRun());
+            t.assertWithinTwiceTheNormalTime(timedRun());
         } finally {
             readers.forEach(Stalled::close);
         }
@@ -166,7 +159,7 @@ class SlowClientsAttackTest {
             }
             long took = timedRun();
             assertAllClosedWithin20s(stalled, "stalled binary connections");
-            assertWithinTwiceTheNormalTime(took);
+            t.assertWithinTwiceTheNormalTime(took);
             assertEquals(fallbacksBefore, occurrences(h2.process().log(), fellBack),
                     "h2 fell back to SOAP for h1: its probe of h1's binary channel was not served\n" + lab.logs());
         } finally {
@@ -223,7 +216,7 @@ class SlowClientsAttackTest {
         for (InetSocketAddress target : floods.keySet()) {
             assertBurstGetsOnlyItsShare(target, perSecond.get(target), deadlineMs.get(target));
         }
-        assertWithinTwiceTheNormalTime(took);
+        t.assertWithinTwiceTheNormalTime(took);
         assertNoHostQuarantined();
         t.assertMemoryBounded();
     }
@@ -309,11 +302,6 @@ class SlowClientsAttackTest {
         return java.util.Arrays.copyOf(head, head.length + 1024);
     }
 
-    static void assertWithinTwiceTheNormalTime(long tookMs) {
-        assertTrue(tookMs <= 2 * normalNowMs, "the run under attack took " + tookMs + " ms, more than twice the normal "
-                + normalNowMs + " ms (" + normalMs + " ms at the class's start)\n" + lab.logs());
-    }
-
     static byte[] pipelined(String request, int times) {
         return request.repeat(times).getBytes(StandardCharsets.US_ASCII);
     }
@@ -354,18 +342,27 @@ class SlowClientsAttackTest {
     }
 
     /**
-     * The attacked host h1 and the engine as the attacker reaches them, and their resident memory
-     * before the attack.
+     * The attacked host h1 and the engine as the attacker reaches them, and, taken before the attack, their
+     * resident memory and the normal time the attacked run is held to: the slower of {@link #normalMs} and an
+     * unattacked run just before the attack. The other test JVMs' load changes over minutes (a lab build, a
+     * heat2d across sites), and under {@code stress-ng} a run at this class's start took 3.6 s while one
+     * attacked minutes later took 7.7 s; the run next to the attack is the normal time of that moment.
      */
-    record Targets(NetworkLab.Host h1, InetSocketAddress host, InetSocketAddress engine, long hostKb, long engineKb) {
+    record Targets(NetworkLab.Host h1, InetSocketAddress host, InetSocketAddress engine, long hostKb, long engineKb,
+                   long normalNowMs) {
         static Targets now() throws Exception {
             long before = timedRun();
-            normalNowMs = Math.max(normalMs, before);
             System.out.println("normal time: " + normalMs + " ms at the class's start, " + before + " ms just before the attack");
             NetworkLab.Host h1 = lab.host("h1");
             return new Targets(h1, lab.attacker().reach(h1.node().address(), h1.soapPort()),
                     lab.attacker().reach(lab.engineNode().address(), NetworkLab.ENGINE_PORT),
-                    StoreAttack.residentKb(h1.process().process().pid()), StoreAttack.residentKb(lab.engineProcess().pid()));
+                    StoreAttack.residentKb(h1.process().process().pid()), StoreAttack.residentKb(lab.engineProcess().pid()),
+                    Math.max(normalMs, before));
+        }
+
+        void assertWithinTwiceTheNormalTime(long tookMs) {
+            assertTrue(tookMs <= 2 * normalNowMs, "the run under attack took " + tookMs + " ms, more than twice the normal "
+                    + normalNowMs + " ms (" + normalMs + " ms at the class's start)\n" + lab.logs());
         }
 
         /**
