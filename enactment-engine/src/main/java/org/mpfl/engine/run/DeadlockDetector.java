@@ -43,8 +43,26 @@ public final class DeadlockDetector {
         return m.find() ? Integer.valueOf(m.group(1)) : null;
     }
 
-    /** One rank as the detector sees it. */
-    public record Wait(int rank, boolean live, boolean blocked, String waitingFor, String location, long messagesSent) {
+    /**
+     * One rank as the detector sees it.
+     *
+     * @param receiptsSentTo receipts of synchronous messages the rank has sent to each world rank (matched their message)
+     * @param receiptsFrom   receipts of its own synchronous messages the rank has received from each world rank
+     */
+    public record Wait(int rank, boolean live, boolean blocked, String waitingFor, String location, long messagesSent,
+                       Map<Integer, Long> receiptsSentTo, Map<Integer, Long> receiptsFrom) {
+        /** A rank whose synchronous-send receipts are not counted (an in-process run: receipts do not travel). */
+        public Wait(int rank, boolean live, boolean blocked, String waitingFor, String location, long messagesSent) {
+            this(rank, live, blocked, waitingFor, location, messagesSent, Map.of(), Map.of());
+        }
+
+        private long receiptsSentTo(int peer) {
+            return receiptsSentTo.getOrDefault(peer, 0L);
+        }
+
+        private long receiptsFrom(int peer) {
+            return receiptsFrom.getOrDefault(peer, 0L);
+        }
     }
 
     /**
@@ -61,7 +79,8 @@ public final class DeadlockDetector {
         }
         StringBuilder fp = new StringBuilder();
         for (Wait w : ranks) {
-            fp.append(w.rank()).append(w.live()).append(w.waitingFor()).append(w.location()).append(w.messagesSent()).append(';');
+            fp.append(w.rank()).append(w.live()).append(w.waitingFor()).append(w.location()).append(w.messagesSent())
+                    .append(w.receiptsSentTo()).append(w.receiptsFrom()).append(';');
         }
         if (!fp.toString().equals(fingerprint)) {
             fingerprint = fp.toString();
@@ -92,8 +111,12 @@ public final class DeadlockDetector {
 
     /**
      * The first message on its way between blocked ranks ({@link #TRANSIT_GRACE_MS}), e.g.
-     * {@code rank 1's message to rank 3 (tag 2 comm grid)}. Had its send completed, the receive would
-     * have taken it.
+     * {@code rank 1's message to rank 3 (tag 2 comm grid)}: had its send completed, the receive would
+     * have taken it. Or the receipt of a synchronous send that the receiver has matched and moved on
+     * from, e.g. {@code rank 3's receipt for rank 1's message (tag 2 comm grid)}: the receiver has sent
+     * more receipts to the sender than the sender has received. The counts come from separate
+     * {@code status} answers; a receipt that arrived between the two reads looks in transit until the
+     * next poll, which only delays a report, and a count read too early only lets a deadlock be reported.
      */
     static Optional<String> messageInTransit(List<Wait> live) {
         Map<Integer, Wait> byRank = new HashMap<>();
@@ -101,9 +124,12 @@ public final class DeadlockDetector {
         for (Wait sender : live) {
             for (PendingSend send : pendingSends(sender.waitingFor())) {
                 Wait receiver = byRank.get(send.to());
+                String what = " (tag " + send.tag() + " comm " + send.comm() + ")";
                 if (receiver != null && receiver.blocked() && receives(receiver.waitingFor(), sender.rank(), send)) {
-                    return Optional.of("rank " + sender.rank() + "'s message to rank " + send.to() + " (tag " + send.tag()
-                            + " comm " + send.comm() + ")");
+                    return Optional.of("rank " + sender.rank() + "'s message to rank " + send.to() + what);
+                }
+                if (receiver != null && receiver.receiptsSentTo(sender.rank()) > sender.receiptsFrom(receiver.rank())) {
+                    return Optional.of("rank " + receiver.rank() + "'s receipt for rank " + sender.rank() + "'s message" + what);
                 }
             }
         }

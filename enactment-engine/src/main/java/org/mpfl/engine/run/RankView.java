@@ -32,6 +32,9 @@ final class RankView {
     long logCount;
     final Map<Integer, Long> sentTo = new TreeMap<>();
     final Map<Integer, Long> bytesTo = new TreeMap<>();
+    /** Receipts of synchronous messages this rank sent to each peer, and received from each (for the deadlock detector). */
+    final Map<Integer, Long> receiptsSentTo = new TreeMap<>();
+    final Map<Integer, Long> receiptsFrom = new TreeMap<>();
     final Set<Long> seenSeq = new HashSet<>();
     long lastEventMs;
     long statusFailedSinceMs;
@@ -54,13 +57,18 @@ final class RankView {
         return sentTo.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    /** Takes the counters of a {@code COUNTERS} event: {@code {sentTo: {rank: n}, bytesTo: {rank: n}}}. */
+    /**
+     * Takes the counters of a {@code COUNTERS} event or a {@code status} answer:
+     * {@code {sentTo: {rank: n}, bytesTo: {rank: n}, receiptsSentTo: {rank: n}, receiptsFrom: {rank: n}}}.
+     */
     void applyCounters(Object value) {
         if (!(value instanceof Map<?, ?> m)) {
             return;
         }
         copyCounts(m.get("sentTo"), sentTo);
         copyCounts(m.get("bytesTo"), bytesTo);
+        copyCounts(m.get("receiptsSentTo"), receiptsSentTo);
+        copyCounts(m.get("receiptsFrom"), receiptsFrom);
     }
 
     private static void copyCounts(Object from, Map<Integer, Long> to) {

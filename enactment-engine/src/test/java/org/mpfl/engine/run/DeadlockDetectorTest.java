@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.mpfl.engine.run.DeadlockDetector.Wait;
@@ -102,5 +103,38 @@ class DeadlockDetectorTest {
             assertTrue(fresh.check(stuck, 0, 1000).isEmpty());
             assertTrue(fresh.check(stuck, 1000, 1000).isPresent(), "a send its receiver does not match is stuck: " + receive);
         }
+    }
+
+    /**
+     * Seen in a loaded run across two sites: rank 2 had matched rank 0's synchronous send and moved on to a
+     * gather rooted at 0, while rank 0 still waited for the receipt travelling back through the relay.
+     * That is a message in transit, not the cycle "0 waits for 2 > 2 waits for 0"; once the receipt has
+     * arrived (counts equal) and nothing moves, the same waits are a deadlock.
+     */
+    @Test
+    void aSynchronousSendMatchedAndWaitingForItsReceiptIsNoDeadlock() {
+        String ssend = "ssend to 2 tag 1 comm world (waiting for the receiver to match it)";
+        String gather = "gather at root 0 comm world";
+        List<Wait> receiptOnItsWay = List.of(
+                new Wait(0, true, true, ssend, "everything.mpfl.xml:25:7", 3, Map.of(), Map.of(2, 1L)),
+                new Wait(2, true, true, gather, "everything.mpfl.xml:69:5", 2, Map.of(0, 2L), Map.of()));
+        assertEquals(Optional.of("rank 2's receipt for rank 0's message (tag 1 comm world)"),
+                DeadlockDetector.messageInTransit(receiptOnItsWay));
+        DeadlockDetector d = new DeadlockDetector();
+        assertTrue(d.check(receiptOnItsWay, 0, 5000).isEmpty());
+        assertTrue(d.check(receiptOnItsWay, 30_000, 5000).isEmpty(), "the receipt is given the transport's time");
+        assertTrue(d.check(receiptOnItsWay, DeadlockDetector.TRANSIT_GRACE_MS, 5000).orElseThrow().message()
+                .startsWith("stalled: every live rank is blocked and rank 2's receipt for rank 0's message (tag 1 comm world)"
+                        + " has not arrived within 60 s"));
+
+        List<Wait> receiptArrived = List.of(
+                new Wait(0, true, true, ssend, "everything.mpfl.xml:25:7", 3, Map.of(), Map.of(2, 2L)),
+                new Wait(2, true, true, gather, "everything.mpfl.xml:69:5", 2, Map.of(0, 2L), Map.of()));
+        assertTrue(DeadlockDetector.messageInTransit(receiptArrived).isEmpty(),
+                "every receipt rank 2 sent has arrived: rank 0's send was not matched");
+        DeadlockDetector fresh = new DeadlockDetector();
+        assertTrue(fresh.check(receiptArrived, 0, 5000).isEmpty());
+        assertEquals("deadlock: rank 0 waits for rank 2 at everything.mpfl.xml:25:7 > rank 2 waits for rank 0 at everything.mpfl.xml:69:5",
+                fresh.check(receiptArrived, 5000, 5000).orElseThrow().message());
     }
 }

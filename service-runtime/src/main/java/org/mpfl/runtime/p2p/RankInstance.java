@@ -146,7 +146,9 @@ public final class RankInstance {
         Outcome outcome;
         switch (e.kind()) {
             case SYNC_ACK -> {
-                syncAck(e.context(), e.from(), e.seq()).complete(null);
+                if (syncAck(e.context(), e.from(), e.seq()).complete(null)) {
+                    counters.receiptReceived(e.from());
+                }
                 return Outcome.STORED;
             }
             case BSTORE -> {
@@ -211,6 +213,7 @@ public final class RankInstance {
 
     /** Tells the sender of a synchronous message that it was matched. */
     void acknowledge(Envelope syncData) {
+        counters.receiptSent(syncData.from());
         controlLane(syncData.from()).submit(envelope(syncData.context(), rank, syncData.from(), syncData.tag(),
                 syncData.seq(), Envelope.Kind.SYNC_ACK, Payload.of(null)));
     }

@@ -7,19 +7,38 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.mpfl.protocol.Endpoint;
 
-/** Messages and payload bytes one rank sent to each destination world rank (the engine's rank×rank matrix). */
+/**
+ * Messages and payload bytes one rank sent to each destination world rank (the engine's rank×rank matrix),
+ * and the receipts of synchronous sends it sent and received per peer: the engine's deadlock detector
+ * compares one rank's receipts sent to a peer with the receipts that peer received, so that a sender
+ * still waiting for a receipt the receiver has already sent is seen as a message in transit, not a deadlock.
+ */
 public final class TrafficCounters {
     private final AtomicLongArray messages;
     private final AtomicLongArray bytes;
+    private final AtomicLongArray receiptsSent;
+    private final AtomicLongArray receiptsReceived;
 
     TrafficCounters(int worldSize) {
         messages = new AtomicLongArray(worldSize);
         bytes = new AtomicLongArray(worldSize);
+        receiptsSent = new AtomicLongArray(worldSize);
+        receiptsReceived = new AtomicLongArray(worldSize);
     }
 
     void count(int dest, long payloadBytes) {
         messages.incrementAndGet(dest);
         bytes.addAndGet(dest, payloadBytes);
+    }
+
+    /** This rank matched a synchronous message from {@code sender} and sends it the receipt. */
+    void receiptSent(int sender) {
+        receiptsSent.incrementAndGet(sender);
+    }
+
+    /** A receipt for one of this rank's synchronous messages arrived from {@code receiver}. */
+    void receiptReceived(int receiver) {
+        receiptsReceived.incrementAndGet(receiver);
     }
 
     public long messagesTo(int dest) {
@@ -54,7 +73,10 @@ public final class TrafficCounters {
         return sum;
     }
 
-    /** {@code {"sentTo":{rank:count},"bytesTo":{rank:bytes}}} with non-zero entries only, as RankEvent COUNTERS carries. */
+    /**
+     * {@code {"sentTo":{rank:count},"bytesTo":{rank:bytes},"receiptsSentTo":{rank:count},"receiptsFrom":{rank:count}}}
+     * with non-zero entries only, as RankEvent COUNTERS and a {@code status} answer carry.
+     */
     public Map<String, Object> asEventValue() {
         Map<String, Long> sent = new LinkedHashMap<>();
         Map<String, Long> sentBytes = new LinkedHashMap<>();
@@ -68,6 +90,19 @@ public final class TrafficCounters {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("sentTo", sent);
         out.put("bytesTo", sentBytes);
+        out.put("receiptsSentTo", nonZero(receiptsSent));
+        out.put("receiptsFrom", nonZero(receiptsReceived));
+        return out;
+    }
+
+    private static Map<String, Long> nonZero(AtomicLongArray counts) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (int i = 0; i < counts.length(); i++) {
+            long n = counts.get(i);
+            if (n > 0) {
+                out.put(Integer.toString(i), n);
+            }
+        }
         return out;
     }
 }

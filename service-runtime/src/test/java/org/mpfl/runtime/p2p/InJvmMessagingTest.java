@@ -64,6 +64,24 @@ class InJvmMessagingTest {
         }
     }
 
+    /** The deadlock detector tells a receipt in transit from a send never matched by these counts (DeadlockDetector). */
+    @Test
+    void aSynchronousSendCountsItsReceiptOnBothSides() throws Exception {
+        try (MessagingHost host = MessagingHost.inJvmOnly("h", MessagingSettings.fromSystemProperties())) {
+            RankInstance rank0 = open(host, 0);
+            RankInstance rank1 = open(host, 1);
+            P2PCommunicator sender = new P2PCommunicator(rank0, 0, new int[] {0, 1}, "world");
+            P2PCommunicator receiver = new P2PCommunicator(rank1, 0, new int[] {0, 1}, "world");
+            java.util.concurrent.CompletableFuture<Void> sent = java.util.concurrent.CompletableFuture.runAsync(
+                    () -> sender.ssend("matched", 1, 3));
+            assertEquals("matched", receiver.recv(0, 3).value());
+            sent.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(java.util.Map.of("0", 1L), rank1.counters().asEventValue().get("receiptsSentTo"));
+            assertEquals(java.util.Map.of("1", 1L), rank0.counters().asEventValue().get("receiptsFrom"));
+            assertEquals(java.util.Map.of(), rank0.counters().asEventValue().get("receiptsSentTo"), "a standard send has no receipt");
+        }
+    }
+
     private static RankInstance open(MessagingHost host, int rank) {
         List<Endpoint> endpoints = List.of(new Endpoint("inprocess://" + host.hostId() + "/0", null, host.hostId()),
                 new Endpoint("inprocess://" + host.hostId() + "/1", null, host.hostId()));
