@@ -146,8 +146,11 @@ public final class RankInstance {
         Outcome outcome;
         switch (e.kind()) {
             case SYNC_ACK -> {
-                if (syncAck(e.context(), e.from(), e.seq()).complete(null)) {
+                CompletableFuture<Void> receipt = syncAck(e.context(), e.from(), e.seq());
+                if (!receipt.isDone()) {
+                    // counted before the sender is woken: a sender past its wait has its receipt counted
                     counters.receiptReceived(e.from());
+                    receipt.complete(null);
                 }
                 return Outcome.STORED;
             }
