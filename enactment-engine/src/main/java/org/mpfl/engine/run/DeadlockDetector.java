@@ -46,22 +46,28 @@ public final class DeadlockDetector {
     /**
      * One rank as the detector sees it.
      *
-     * @param receiptsSentTo receipts of synchronous messages the rank has sent to each world rank (matched their message)
-     * @param receiptsFrom   receipts of its own synchronous messages the rank has received from each world rank
+     * @param traffic what the rank counted per peer, to tell a message in transit from a wait for nothing
      */
     public record Wait(int rank, boolean live, boolean blocked, String waitingFor, String location, long messagesSent,
-                       Map<Integer, Long> receiptsSentTo, Map<Integer, Long> receiptsFrom) {
-        /** A rank whose synchronous-send receipts are not counted (an in-process run: receipts do not travel). */
+                       Traffic traffic) {
+        /** A rank whose traffic is not counted (an in-process run: its messages never leave the JVM). */
         public Wait(int rank, boolean live, boolean blocked, String waitingFor, String location, long messagesSent) {
-            this(rank, live, blocked, waitingFor, location, messagesSent, Map.of(), Map.of());
+            this(rank, live, blocked, waitingFor, location, messagesSent, Traffic.NONE);
         }
+    }
 
-        private long receiptsSentTo(int peer) {
-            return receiptsSentTo.getOrDefault(peer, 0L);
-        }
+    /**
+     * A rank's counts per peer world rank, from its {@code status} answers: point-to-point messages it
+     * queued for each peer ({@code dataSentTo}) and that arrived from each ({@code dataFrom}), receipts of
+     * synchronous sends it sent to each peer ({@code receiptsSentTo}, having matched their message) and
+     * received from each ({@code receiptsFrom}).
+     */
+    public record Traffic(Map<Integer, Long> dataSentTo, Map<Integer, Long> dataFrom, Map<Integer, Long> receiptsSentTo,
+                          Map<Integer, Long> receiptsFrom) {
+        public static final Traffic NONE = new Traffic(Map.of(), Map.of(), Map.of(), Map.of());
 
-        private long receiptsFrom(int peer) {
-            return receiptsFrom.getOrDefault(peer, 0L);
+        private static long of(Map<Integer, Long> counts, int peer) {
+            return counts.getOrDefault(peer, 0L);
         }
     }
 
@@ -80,7 +86,7 @@ public final class DeadlockDetector {
         StringBuilder fp = new StringBuilder();
         for (Wait w : ranks) {
             fp.append(w.rank()).append(w.live()).append(w.waitingFor()).append(w.location()).append(w.messagesSent())
-                    .append(w.receiptsSentTo()).append(w.receiptsFrom()).append(';');
+                    .append(w.traffic()).append(';');
         }
         if (!fp.toString().equals(fingerprint)) {
             fingerprint = fp.toString();
@@ -91,7 +97,7 @@ public final class DeadlockDetector {
             return Optional.empty();
         }
         // parsed only once the ranks have stood still for the grace, not on every tick
-        Optional<String> inTransit = messageInTransit(live);
+        Optional<String> inTransit = messageInTransit(ranks);
         if (inTransit.isPresent() && nowMs - stableSinceMs < TRANSIT_GRACE_MS) {
             return Optional.empty();
         }
@@ -110,26 +116,47 @@ public final class DeadlockDetector {
     static final long TRANSIT_GRACE_MS = 60_000;
 
     /**
-     * The first message on its way between blocked ranks ({@link #TRANSIT_GRACE_MS}), e.g.
-     * {@code rank 1's message to rank 3 (tag 2 comm grid)}: had its send completed, the receive would
-     * have taken it. Or the receipt of a synchronous send that the receiver has matched and moved on
-     * from, e.g. {@code rank 3's receipt for rank 1's message (tag 2 comm grid)}: the receiver has sent
-     * more receipts to the sender than the sender has received. The counts come from separate
-     * {@code status} answers; a receipt that arrived between the two reads looks in transit until the
-     * next poll, which only delays a report, and a count read too early only lets a deadlock be reported.
+     * The first message on its way to a live rank ({@link #TRANSIT_GRACE_MS}):
+     * <ul>
+     *   <li>a send blocked on a receiver blocked in a receive it matches: {@code rank 1's message to rank 3 (tag 2 comm grid)}
+     *       (had the send completed, the receive would have taken it);</li>
+     *   <li>a message its sender queued (and may have left behind, a standard send completes at once) that has not
+     *       arrived: the sender's {@code dataSentTo} exceeds the receiver's {@code dataFrom}, e.g. {@code rank 3's message
+     *       to rank 1 (sent 12, arrived 11)} — a first message across sites waits for its connection through the relay;</li>
+     *   <li>the receipt of a synchronous send the receiver has matched and moved on from: the receiver has sent more
+     *       receipts to the sender than the sender has received, {@code rank 3's receipt for rank 1's message (tag 2 comm grid)}.</li>
+     * </ul>
+     * The counts come from separate {@code status} answers; something that arrived between the two reads looks in
+     * transit until the next poll, which only delays a report, and a sender's count read too early only lets a
+     * deadlock be reported.
      */
-    static Optional<String> messageInTransit(List<Wait> live) {
+    static Optional<String> messageInTransit(List<Wait> ranks) {
         Map<Integer, Wait> byRank = new HashMap<>();
-        live.forEach(w -> byRank.put(w.rank(), w));
+        ranks.forEach(w -> byRank.put(w.rank(), w));
+        List<Wait> live = ranks.stream().filter(Wait::live).toList();
         for (Wait sender : live) {
             for (PendingSend send : pendingSends(sender.waitingFor())) {
                 Wait receiver = byRank.get(send.to());
+                if (receiver == null || !receiver.live()) {
+                    continue;
+                }
                 String what = " (tag " + send.tag() + " comm " + send.comm() + ")";
-                if (receiver != null && receiver.blocked() && receives(receiver.waitingFor(), sender.rank(), send)) {
+                if (receiver.blocked() && receives(receiver.waitingFor(), sender.rank(), send)) {
                     return Optional.of("rank " + sender.rank() + "'s message to rank " + send.to() + what);
                 }
-                if (receiver != null && receiver.receiptsSentTo(sender.rank()) > sender.receiptsFrom(receiver.rank())) {
+                if (Traffic.of(receiver.traffic().receiptsSentTo(), sender.rank())
+                        > Traffic.of(sender.traffic().receiptsFrom(), receiver.rank())) {
                     return Optional.of("rank " + receiver.rank() + "'s receipt for rank " + sender.rank() + "'s message" + what);
+                }
+            }
+        }
+        for (Wait receiver : live) {
+            for (Wait sender : ranks) {
+                long sent = Traffic.of(sender.traffic().dataSentTo(), receiver.rank());
+                long arrived = Traffic.of(receiver.traffic().dataFrom(), sender.rank());
+                if (sent > arrived) {
+                    return Optional.of("rank " + sender.rank() + "'s message to rank " + receiver.rank() + " (sent " + sent
+                            + ", arrived " + arrived + ")");
                 }
             }
         }

@@ -32,7 +32,9 @@ final class RankView {
     long logCount;
     final Map<Integer, Long> sentTo = new TreeMap<>();
     final Map<Integer, Long> bytesTo = new TreeMap<>();
-    /** Receipts of synchronous messages this rank sent to each peer, and received from each (for the deadlock detector). */
+    /** Point-to-point messages queued for and arrived from each peer, receipts sent to and received from each (DeadlockDetector.Traffic). */
+    final Map<Integer, Long> dataSentTo = new TreeMap<>();
+    final Map<Integer, Long> dataFrom = new TreeMap<>();
     final Map<Integer, Long> receiptsSentTo = new TreeMap<>();
     final Map<Integer, Long> receiptsFrom = new TreeMap<>();
     final Set<Long> seenSeq = new HashSet<>();
@@ -53,13 +55,20 @@ final class RankView {
         return state.equals("DONE") || state.equals("FAILED") || state.equals("ABORTED");
     }
 
+    /** The counts the deadlock detector compares across ranks. */
+    DeadlockDetector.Traffic traffic() {
+        return new DeadlockDetector.Traffic(Map.copyOf(dataSentTo), Map.copyOf(dataFrom), Map.copyOf(receiptsSentTo),
+                Map.copyOf(receiptsFrom));
+    }
+
     long messagesSent() {
         return sentTo.values().stream().mapToLong(Long::longValue).sum();
     }
 
     /**
      * Takes the counters of a {@code COUNTERS} event or a {@code status} answer:
-     * {@code {sentTo: {rank: n}, bytesTo: {rank: n}, receiptsSentTo: {rank: n}, receiptsFrom: {rank: n}}}.
+     * {@code {sentTo: {rank: n}, bytesTo: {rank: n}, dataSentTo: {rank: n}, dataFrom: {rank: n}, receiptsSentTo: {rank: n},
+     * receiptsFrom: {rank: n}}}.
      */
     void applyCounters(Object value) {
         if (!(value instanceof Map<?, ?> m)) {
@@ -67,6 +76,8 @@ final class RankView {
         }
         copyCounts(m.get("sentTo"), sentTo);
         copyCounts(m.get("bytesTo"), bytesTo);
+        copyCounts(m.get("dataSentTo"), dataSentTo);
+        copyCounts(m.get("dataFrom"), dataFrom);
         copyCounts(m.get("receiptsSentTo"), receiptsSentTo);
         copyCounts(m.get("receiptsFrom"), receiptsFrom);
     }

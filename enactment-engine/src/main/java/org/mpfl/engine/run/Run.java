@@ -516,8 +516,7 @@ public final class Run {
             return Optional.empty();
         }
         List<DeadlockDetector.Wait> waits = ranks.stream().map(r -> new DeadlockDetector.Wait(
-                r.placement.rank(), !r.isFinal(), r.blocked, r.waitingFor, r.location, r.messagesSent(),
-                Map.copyOf(r.receiptsSentTo), Map.copyOf(r.receiptsFrom))).toList();
+                r.placement.rank(), !r.isFinal(), r.blocked, r.waitingFor, r.location, r.messagesSent(), r.traffic())).toList();
         return deadlockDetector.check(waits, nowMs, graceMs);
     }
 

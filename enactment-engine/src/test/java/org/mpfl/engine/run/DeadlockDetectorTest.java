@@ -116,8 +116,8 @@ class DeadlockDetectorTest {
         String ssend = "ssend to 2 tag 1 comm world (waiting for the receiver to match it)";
         String gather = "gather at root 0 comm world";
         List<Wait> receiptOnItsWay = List.of(
-                new Wait(0, true, true, ssend, "everything.mpfl.xml:25:7", 3, Map.of(), Map.of(2, 1L)),
-                new Wait(2, true, true, gather, "everything.mpfl.xml:69:5", 2, Map.of(0, 2L), Map.of()));
+                new Wait(0, true, true, ssend, "everything.mpfl.xml:25:7", 3, receipts(Map.of(), Map.of(2, 1L))),
+                new Wait(2, true, true, gather, "everything.mpfl.xml:69:5", 2, receipts(Map.of(0, 2L), Map.of())));
         assertEquals(Optional.of("rank 2's receipt for rank 0's message (tag 1 comm world)"),
                 DeadlockDetector.messageInTransit(receiptOnItsWay));
         DeadlockDetector d = new DeadlockDetector();
@@ -128,13 +128,56 @@ class DeadlockDetectorTest {
                         + " has not arrived within 60 s"));
 
         List<Wait> receiptArrived = List.of(
-                new Wait(0, true, true, ssend, "everything.mpfl.xml:25:7", 3, Map.of(), Map.of(2, 2L)),
-                new Wait(2, true, true, gather, "everything.mpfl.xml:69:5", 2, Map.of(0, 2L), Map.of()));
+                new Wait(0, true, true, ssend, "everything.mpfl.xml:25:7", 3, receipts(Map.of(), Map.of(2, 2L))),
+                new Wait(2, true, true, gather, "everything.mpfl.xml:69:5", 2, receipts(Map.of(0, 2L), Map.of())));
         assertTrue(DeadlockDetector.messageInTransit(receiptArrived).isEmpty(),
                 "every receipt rank 2 sent has arrived: rank 0's send was not matched");
         DeadlockDetector fresh = new DeadlockDetector();
         assertTrue(fresh.check(receiptArrived, 0, 5000).isEmpty());
         assertEquals("deadlock: rank 0 waits for rank 2 at everything.mpfl.xml:25:7 > rank 2 waits for rank 0 at everything.mpfl.xml:69:5",
                 fresh.check(receiptArrived, 5000, 5000).orElseThrow().message());
+    }
+
+    private static DeadlockDetector.Traffic receipts(Map<Integer, Long> sentTo, Map<Integer, Long> from) {
+        return new DeadlockDetector.Traffic(Map.of(), Map.of(), sentTo, from);
+    }
+
+    /**
+     * Seen in heat2d across two sites under load: rank 3's standard send to rank 1 (sendrecv at line 61) had
+     * completed at once and rank 3 went on to line 62, waiting for rank 1; rank 1 still waited at line 61 for that
+     * message, whose first connection across the sites was not up yet. Rank 3 queued one message more for rank 1
+     * than arrived there: in transit. Once it has arrived (and nothing moves) the same waits are a deadlock.
+     */
+    @Test
+    void aStandardSendTheSenderHasLeftBehindIsInTransitUntilItArrives() {
+        String rank1 = "receive from 3 (rank 3 of grid) tag 1 comm grid (sendrecv, sending to 3 (rank 3 of grid) tag 1)";
+        String rank3 = "receive from 1 (rank 1 of grid) tag 2 comm grid (sendrecv, sending to 1 (rank 1 of grid) tag 2)";
+        List<Wait> onItsWay = List.of(
+                new Wait(1, true, true, rank1, "hierarchical.mpfl.xml:61:7", 0,
+                        new DeadlockDetector.Traffic(Map.of(3, 4L), Map.of(3, 3L), Map.of(), Map.of())),
+                new Wait(3, true, true, rank3, "hierarchical.mpfl.xml:62:7", 0,
+                        new DeadlockDetector.Traffic(Map.of(1, 5L), Map.of(1, 4L), Map.of(), Map.of())));
+        assertEquals(Optional.of("rank 3's message to rank 1 (sent 5, arrived 3)"), DeadlockDetector.messageInTransit(onItsWay));
+        DeadlockDetector d = new DeadlockDetector();
+        assertTrue(d.check(onItsWay, 0, 5000).isEmpty());
+        assertTrue(d.check(onItsWay, 30_000, 5000).isEmpty(), "the message is given the transport's time");
+        assertTrue(d.check(onItsWay, DeadlockDetector.TRANSIT_GRACE_MS, 5000).orElseThrow().message()
+                .startsWith("stalled: every live rank is blocked and rank 3's message to rank 1 (sent 5, arrived 3) has not arrived"));
+
+        List<Wait> arrived = List.of(
+                new Wait(1, true, true, rank1, "hierarchical.mpfl.xml:61:7", 0,
+                        new DeadlockDetector.Traffic(Map.of(3, 4L), Map.of(3, 5L), Map.of(), Map.of())),
+                new Wait(3, true, true, rank3, "hierarchical.mpfl.xml:62:7", 0,
+                        new DeadlockDetector.Traffic(Map.of(1, 5L), Map.of(1, 4L), Map.of(), Map.of())));
+        assertTrue(DeadlockDetector.messageInTransit(arrived).isEmpty(), "everything sent has arrived");
+        DeadlockDetector fresh = new DeadlockDetector();
+        assertTrue(fresh.check(arrived, 0, 5000).isEmpty());
+        assertTrue(fresh.check(arrived, 5000, 5000).orElseThrow().message().startsWith("deadlock: "));
+
+        List<Wait> toAFinishedRank = List.of(
+                new Wait(1, false, false, null, null, 0, new DeadlockDetector.Traffic(Map.of(), Map.of(3, 1L), Map.of(), Map.of())),
+                new Wait(3, true, true, "receive from 1 tag 0 comm world", "a", 0,
+                        new DeadlockDetector.Traffic(Map.of(1, 2L), Map.of(), Map.of(), Map.of())));
+        assertTrue(DeadlockDetector.messageInTransit(toAFinishedRank).isEmpty(), "a rank that has ended receives nothing");
     }
 }

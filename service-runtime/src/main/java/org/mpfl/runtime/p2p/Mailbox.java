@@ -63,6 +63,12 @@ final class Mailbox {
         this.domain = domain;
     }
 
+    private void countArrival(Envelope e, boolean counted) {
+        if (counted) {
+            owner.counters().dataArrived(e.from());
+        }
+    }
+
     /**
      * Handles one arriving data message. Messages to acknowledge (synchronous sends matched here)
      * are added to {@code matchedSync}; the caller sends the acks after this returns, never under
@@ -77,6 +83,16 @@ final class Mailbox {
      * bytes from {@code prepaid} (what the transport reserved before reading it; may be {@code null}).
      */
     Outcome accept(Envelope e, boolean copyOnAdmit, List<Envelope> matchedSync, MemoryBudget.Reservation prepaid) {
+        return accept(e, copyOnAdmit, matchedSync, prepaid, true);
+    }
+
+    /**
+     * Like {@link #accept(Envelope, boolean, List, MemoryBudget.Reservation)}; {@code countArrival}: whether a stored
+     * message counts as arrived from its sender ({@link TrafficCounters#dataArrived}), under the lock and before any
+     * receive can take it — not for a forwarded broadcast part, which its sender does not count as sent.
+     */
+    Outcome accept(Envelope e, boolean copyOnAdmit, List<Envelope> matchedSync, MemoryBudget.Reservation prepaid,
+                   boolean countArrival) {
         if (copyOnAdmit && e.payload().type() == Payload.Type.OBJECT) {
             // copying an object value (serialise + deserialise) can fail: do it before any accounting
             e = own(e, true);
@@ -97,8 +113,11 @@ final class Mailbox {
                         return Outcome.BUSY;
                     }
                     unexpected.add(new Buffered(own(e, copyOnAdmit), bytes));
+                    countArrival(e, countArrival);
                 } else {
-                    deliver(r, own(e, copyOnAdmit), matchedSync);
+                    Envelope owned = own(e, copyOnAdmit);
+                    countArrival(e, countArrival);
+                    deliver(r, owned, matchedSync);
                 }
                 s.next++;
                 s.nextRefused = false;
@@ -117,6 +136,7 @@ final class Mailbox {
                     return Outcome.BUSY;
                 }
                 s.early.put(e.seq(), new Buffered(own(e, copyOnAdmit), bytes));
+                countArrival(e, countArrival);
             }
             changed.signalAll();
             return Outcome.STORED;

@@ -107,6 +107,7 @@ final class OutboundLane {
             }
         }
         owner.counters().count(dest, Mailbox.bufferedSize(payload));
+        owner.counters().dataSent(dest);
         if (inline) {
             storeInline(o, mode);
         }

@@ -202,7 +202,8 @@ public final class RankInstance {
         }
         Envelope asData = new Envelope(e.domainId(), e.context(), e.from(), e.to(), e.tag(), e.seq(),
                 Envelope.Kind.DATA, e.proof(), value);
-        Outcome outcome = mailbox.accept(asData, false, matchedSync, prepaid);
+        // not counted as arrived: its sender (the root or a forwarding rank) does not count it as sent
+        Outcome outcome = mailbox.accept(asData, false, matchedSync, prepaid, false);
         if (outcome == Outcome.STORED) {
             int me = h.indexOf(rank);
             for (int child : BroadcastTree.children(me, h.root(), h.members().length)) {

@@ -9,21 +9,37 @@ import org.mpfl.protocol.Endpoint;
 
 /**
  * Messages and payload bytes one rank sent to each destination world rank (the engine's rank×rank matrix),
- * and the receipts of synchronous sends it sent and received per peer: the engine's deadlock detector
- * compares one rank's receipts sent to a peer with the receipts that peer received, so that a sender
- * still waiting for a receipt the receiver has already sent is seen as a message in transit, not a deadlock.
+ * and what the engine's deadlock detector compares across two ranks to see a message in transit: the
+ * point-to-point messages (standard and synchronous, collectives' included) this rank queued for each
+ * peer and those that arrived here from each peer, and the receipts of synchronous sends it sent and
+ * received per peer. A message queued by its sender that has not arrived, or a receipt sent that has
+ * not arrived, is on its way; ranks blocked meanwhile are not deadlocked.
  */
 public final class TrafficCounters {
     private final AtomicLongArray messages;
     private final AtomicLongArray bytes;
+    private final AtomicLongArray dataSent;
+    private final AtomicLongArray dataArrived;
     private final AtomicLongArray receiptsSent;
     private final AtomicLongArray receiptsReceived;
 
     TrafficCounters(int worldSize) {
         messages = new AtomicLongArray(worldSize);
         bytes = new AtomicLongArray(worldSize);
+        dataSent = new AtomicLongArray(worldSize);
+        dataArrived = new AtomicLongArray(worldSize);
         receiptsSent = new AtomicLongArray(worldSize);
         receiptsReceived = new AtomicLongArray(worldSize);
+    }
+
+    /** This rank queued a point-to-point message (standard or synchronous) for {@code dest}. */
+    void dataSent(int dest) {
+        dataSent.incrementAndGet(dest);
+    }
+
+    /** A point-to-point message from {@code sender} arrived here (stored once; duplicates are not counted). */
+    void dataArrived(int sender) {
+        dataArrived.incrementAndGet(sender);
     }
 
     void count(int dest, long payloadBytes) {
@@ -74,8 +90,9 @@ public final class TrafficCounters {
     }
 
     /**
-     * {@code {"sentTo":{rank:count},"bytesTo":{rank:bytes},"receiptsSentTo":{rank:count},"receiptsFrom":{rank:count}}}
-     * with non-zero entries only, as RankEvent COUNTERS and a {@code status} answer carry.
+     * {@code {"sentTo":{rank:count},"bytesTo":{rank:bytes},"dataSentTo":{rank:count},"dataFrom":{rank:count},
+     * "receiptsSentTo":{rank:count},"receiptsFrom":{rank:count}}} with non-zero entries only, as RankEvent COUNTERS
+     * and a {@code status} answer carry.
      */
     public Map<String, Object> asEventValue() {
         Map<String, Long> sent = new LinkedHashMap<>();
@@ -90,6 +107,8 @@ public final class TrafficCounters {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("sentTo", sent);
         out.put("bytesTo", sentBytes);
+        out.put("dataSentTo", nonZero(dataSent));
+        out.put("dataFrom", nonZero(dataArrived));
         out.put("receiptsSentTo", nonZero(receiptsSent));
         out.put("receiptsFrom", nonZero(receiptsReceived));
         return out;

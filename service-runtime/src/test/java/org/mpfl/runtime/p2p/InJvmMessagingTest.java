@@ -66,7 +66,7 @@ class InJvmMessagingTest {
 
     /** The deadlock detector tells a receipt in transit from a send never matched by these counts (DeadlockDetector). */
     @Test
-    void aSynchronousSendCountsItsReceiptOnBothSides() throws Exception {
+    void messagesAndSynchronousReceiptsAreCountedOnBothSides() throws Exception {
         try (MessagingHost host = MessagingHost.inJvmOnly("h", MessagingSettings.fromSystemProperties())) {
             RankInstance rank0 = open(host, 0);
             RankInstance rank1 = open(host, 1);
@@ -79,6 +79,12 @@ class InJvmMessagingTest {
             assertEquals(java.util.Map.of("0", 1L), rank1.counters().asEventValue().get("receiptsSentTo"));
             assertEquals(java.util.Map.of("1", 1L), rank0.counters().asEventValue().get("receiptsFrom"));
             assertEquals(java.util.Map.of(), rank0.counters().asEventValue().get("receiptsSentTo"), "a standard send has no receipt");
+            assertEquals(java.util.Map.of("1", 1L), rank0.counters().asEventValue().get("dataSentTo"));
+            assertEquals(java.util.Map.of("0", 1L), rank1.counters().asEventValue().get("dataFrom"));
+            receiver.send("back", 0, 5);
+            assertEquals(java.util.Map.of("0", 1L), rank1.counters().asEventValue().get("dataSentTo"), "queued: counted");
+            assertEquals("back", sender.recv(1, 5).value());
+            assertEquals(java.util.Map.of("1", 1L), rank0.counters().asEventValue().get("dataFrom"), "arrived: counted");
         }
     }
 
