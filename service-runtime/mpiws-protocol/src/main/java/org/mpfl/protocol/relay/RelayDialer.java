@@ -233,6 +233,13 @@ public final class RelayDialer {
         if (reverse.isPresent()) {
             return reverseOrRelay(reverse.get(), hostPort, timeoutMs);
         }
+        Optional<Endpoint> behindRelay = directory.containsKey(hostPort) ? Optional.empty() : peerBehindRelay(hostPort, peer);
+        if (behindRelay.isPresent()) {
+            Endpoint e = behindRelay.get();
+            methods.put(hostPort, new Method("relay", e.relay(), "host " + e.hostId() + " in site " + known(e.site())
+                    + " accepts no inbound connections (its endpoint says so; not yet in the relay's directory here)"));
+            return viaRelay(e.relay(), hostPort, timeoutMs);
+        }
         String site = directory.get(hostPort);
         if (mine == null || site == null) {
             return direct(host, port, timeoutMs);
@@ -255,6 +262,20 @@ public final class RelayDialer {
                     + ownSite));
         }
         return viaRelay(mine, hostPort, timeoutMs);
+    }
+
+    /**
+     * The endpoint of a rank at {@code hostPort} (known, or of a live domain here) whose host is behind a relay
+     * in another site than this host, which is behind a relay too: the run request says so before the relay's
+     * directory may (a host registered at the relay moments ago, a directory update still on its way), and a
+     * direct connection to such an address never answers.
+     */
+    private Optional<Endpoint> peerBehindRelay(String hostPort, Endpoint known) {
+        if (ownRelay == null) {
+            return Optional.empty();
+        }
+        Optional<Endpoint> peer = known != null ? Optional.of(known) : peers.apply(hostPort);
+        return peer.filter(e -> e.relay() != null && !known(e.site()).isBlank() && !known(e.site()).equals(ownSite));
     }
 
     /** A reverse connection, when this host accepts inbound connections and the peer at {@code hostPort} of another site does not. */
@@ -296,6 +317,9 @@ public final class RelayDialer {
         }
         if (reverseFor(hostPort, peer).isPresent()) {
             return Optional.of((long) REVERSE_WAIT_MS);
+        }
+        if (!directory.containsKey(hostPort) && peerBehindRelay(hostPort, peer).isPresent()) {
+            return Optional.of(SPLICE_WAIT_MS);
         }
         String site = directory.get(hostPort);
         if (ownRelay == null || site == null || (!site.isBlank() && site.equals(ownSite))) {

@@ -302,8 +302,12 @@ public final class RelayServer implements Closeable {
         }
     }
 
-    /** Every registered host learns which addresses the relay reaches, and in which site. */
-    private void broadcastDirectory() {
+    /**
+     * Every registered host learns which addresses the relay reaches, and in which site. One broadcast at a
+     * time: two registrations at once would otherwise build two directories and could send the older one last,
+     * leaving a host without the other's addresses until the next change.
+     */
+    private synchronized void broadcastDirectory() {
         Map<String, String> dir = new LinkedHashMap<>();
         dir.put("op", "directory");
         StringBuilder b = new StringBuilder();
