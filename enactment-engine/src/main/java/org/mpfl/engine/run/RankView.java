@@ -33,10 +33,13 @@ final class RankView {
     final Map<Integer, Long> sentTo = new TreeMap<>();
     final Map<Integer, Long> bytesTo = new TreeMap<>();
     /** Point-to-point messages queued for and arrived from each peer, receipts sent to and received from each (DeadlockDetector.Traffic). */
-    final Map<Integer, Long> dataSentTo = new TreeMap<>();
-    final Map<Integer, Long> dataFrom = new TreeMap<>();
-    final Map<Integer, Long> receiptsSentTo = new TreeMap<>();
-    final Map<Integer, Long> receiptsFrom = new TreeMap<>();
+    private final Map<Integer, Long> dataSentTo = new TreeMap<>();
+    private final Map<Integer, Long> dataFrom = new TreeMap<>();
+    private final Map<Integer, Long> receiptsSentTo = new TreeMap<>();
+    private final Map<Integer, Long> receiptsFrom = new TreeMap<>();
+    /** The four maps above as the detector takes them, copied again only after one of them changed: it asks every second. */
+    private DeadlockDetector.Traffic traffic = DeadlockDetector.Traffic.NONE;
+    private boolean trafficChanged;
     final Set<Long> seenSeq = new HashSet<>();
     long lastEventMs;
     long statusFailedSinceMs;
@@ -57,8 +60,12 @@ final class RankView {
 
     /** The counts the deadlock detector compares across ranks. */
     DeadlockDetector.Traffic traffic() {
-        return new DeadlockDetector.Traffic(Map.copyOf(dataSentTo), Map.copyOf(dataFrom), Map.copyOf(receiptsSentTo),
-                Map.copyOf(receiptsFrom));
+        if (trafficChanged) {
+            traffic = new DeadlockDetector.Traffic(Map.copyOf(dataSentTo), Map.copyOf(dataFrom), Map.copyOf(receiptsSentTo),
+                    Map.copyOf(receiptsFrom));
+            trafficChanged = false;
+        }
+        return traffic;
     }
 
     long messagesSent() {
@@ -76,22 +83,27 @@ final class RankView {
         }
         copyCounts(m.get("sentTo"), sentTo);
         copyCounts(m.get("bytesTo"), bytesTo);
-        copyCounts(m.get("dataSentTo"), dataSentTo);
-        copyCounts(m.get("dataFrom"), dataFrom);
-        copyCounts(m.get("receiptsSentTo"), receiptsSentTo);
-        copyCounts(m.get("receiptsFrom"), receiptsFrom);
+        boolean changed = copyCounts(m.get("dataSentTo"), dataSentTo);
+        changed |= copyCounts(m.get("dataFrom"), dataFrom);
+        changed |= copyCounts(m.get("receiptsSentTo"), receiptsSentTo);
+        changed |= copyCounts(m.get("receiptsFrom"), receiptsFrom);
+        trafficChanged |= changed;
     }
 
-    private static void copyCounts(Object from, Map<Integer, Long> to) {
+    /** Whether a count changed. */
+    private static boolean copyCounts(Object from, Map<Integer, Long> to) {
+        boolean changed = false;
         if (from instanceof Map<?, ?> m) {
-            m.forEach((k, v) -> {
+            for (Map.Entry<?, ?> e : m.entrySet()) {
                 try {
-                    to.put(Integer.valueOf(String.valueOf(k)), (long) number(v, 0));
+                    Long count = (long) number(e.getValue(), 0);
+                    changed |= !count.equals(to.put(Integer.valueOf(String.valueOf(e.getKey())), count));
                 } catch (NumberFormatException ignored) {
                     // a rank key that is not a number is a bug in the sender; skip it rather than fail the run
                 }
-            });
+            }
         }
+        return changed;
     }
 
     /** A number sent as a number or as text; {@code dflt} when it is neither. */

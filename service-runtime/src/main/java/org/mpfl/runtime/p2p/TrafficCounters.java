@@ -95,18 +95,9 @@ public final class TrafficCounters {
      * and a {@code status} answer carry.
      */
     public Map<String, Object> asEventValue() {
-        Map<String, Long> sent = new LinkedHashMap<>();
-        Map<String, Long> sentBytes = new LinkedHashMap<>();
-        for (int i = 0; i < messages.length(); i++) {
-            long n = messages.get(i);
-            if (n > 0) {
-                sent.put(Integer.toString(i), n);
-                sentBytes.put(Integer.toString(i), bytes.get(i));
-            }
-        }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("sentTo", sent);
-        out.put("bytesTo", sentBytes);
+        out.put("sentTo", nonZero(messages));
+        out.put("bytesTo", nonZero(bytes)); // a peer sent only empty messages has no entry: 0 bytes, as absent
         out.put("dataSentTo", nonZero(dataSent));
         out.put("dataFrom", nonZero(dataArrived));
         out.put("receiptsSentTo", nonZero(receiptsSent));

@@ -81,6 +81,9 @@ class InJvmMessagingTest {
             assertEquals(java.util.Map.of(), rank0.counters().asEventValue().get("receiptsSentTo"), "a standard send has no receipt");
             assertEquals(java.util.Map.of("1", 1L), rank0.counters().asEventValue().get("dataSentTo"));
             assertEquals(java.util.Map.of("0", 1L), rank1.counters().asEventValue().get("dataFrom"));
+            assertEquals(java.util.Map.of("1", 1L), rank0.counters().asEventValue().get("sentTo"), "the traffic matrix's count");
+            assertEquals(java.util.Set.of("1"), ((java.util.Map<?, ?>) rank0.counters().asEventValue().get("bytesTo")).keySet());
+            assertEquals(java.util.Map.of(), rank1.counters().asEventValue().get("sentTo"), "a receipt is no message of the matrix");
             receiver.send("back", 0, 5);
             assertEquals(java.util.Map.of("0", 1L), rank1.counters().asEventValue().get("dataSentTo"), "queued: counted");
             assertEquals("back", sender.recv(1, 5).value());
