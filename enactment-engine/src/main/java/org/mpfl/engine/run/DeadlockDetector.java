@@ -165,10 +165,9 @@ public final class DeadlockDetector {
 
     /** A run whose only movement left is a message that has not arrived for {@link #TRANSIT_GRACE_MS}. */
     private static RunError stalled(List<Wait> ranks, String message) {
-        RunError waits = report(ranks);
+        Waits waits = waits(ranks);
         return new RunError(waits.rank(), waits.location(), "stalled: every live rank is blocked and " + message
-                + " has not arrived within " + TRANSIT_GRACE_MS / 1000 + " s; the ranks wait: "
-                + waits.message().replaceFirst("^deadlock: (every live rank is blocked and no message is moving: )?", ""));
+                + " has not arrived within " + TRANSIT_GRACE_MS / 1000 + " s; the ranks wait: " + waits.text());
     }
 
     private record PendingSend(int to, int tag, String comm) {
@@ -208,6 +207,20 @@ public final class DeadlockDetector {
 
     /** Builds the report: the first wait-for cycle if there is one, else the list of waits. */
     static RunError report(List<Wait> ranks) {
+        Waits waits = waits(ranks);
+        return new RunError(waits.rank(), waits.location(), "deadlock: "
+                + (waits.cycle() ? "" : "every live rank is blocked and no message is moving: ") + waits.text());
+    }
+
+    /**
+     * What the live ranks wait for: {@code text} is a wait-for cycle printed from its first member
+     * ({@code rank 0 waits for rank 1 at … > rank 1 waits for rank 0 at …}) when there is one, else every live
+     * rank's wait; {@code rank} and {@code location} are the first rank named.
+     */
+    private record Waits(Integer rank, String location, String text, boolean cycle) {
+    }
+
+    private static Waits waits(List<Wait> ranks) {
         Map<Integer, Wait> byRank = new HashMap<>();
         ranks.forEach(w -> byRank.put(w.rank(), w));
         for (Wait start : ranks) {
@@ -221,7 +234,6 @@ public final class DeadlockDetector {
                 cur = next == null ? null : byRank.get(next);
             }
             if (cur != null && cur.live() && path.contains(cur.rank())) {
-                // cycle found: print it from its first member
                 List<String> parts = new ArrayList<>();
                 Wait w = cur;
                 do {
@@ -229,7 +241,7 @@ public final class DeadlockDetector {
                     parts.add("rank " + w.rank() + " waits for rank " + next + at(w));
                     w = byRank.get(next);
                 } while (w.rank() != cur.rank());
-                return new RunError(cur.rank(), cur.location(), "deadlock: " + String.join(" > ", parts));
+                return new Waits(cur.rank(), cur.location(), String.join(" > ", parts), true);
             }
         }
         List<String> parts = new ArrayList<>();
@@ -245,8 +257,8 @@ public final class DeadlockDetector {
                     : "waits for rank " + next + (target != null && !target.live() ? " (which has finished)" : "");
             parts.add("rank " + w.rank() + " " + what + at(w));
         }
-        return new RunError(first == null ? null : first.rank(), first == null ? null : first.location(),
-                "deadlock: every live rank is blocked and no message is moving: " + String.join(" > ", parts));
+        return new Waits(first == null ? null : first.rank(), first == null ? null : first.location(),
+                String.join(" > ", parts), false);
     }
 
     private static String at(Wait w) {
