@@ -383,16 +383,18 @@ public final class Engine implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("stopping runs: {}", e.getMessage());
         }
-        try {
-            camel.close();
-        } catch (Exception e) {
-            LOG.warn("stopping Camel: {}", e.getMessage());
-        }
+        // calls to hosts still under way (run, abort) end now rather than hold Camel's stop for its 10 s: what they
+        // would have answered no longer matters (the runs stay as they are for the engine started next)
         fanOutPool.shutdownNow();
         try {
             fanOutPool.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            camel.close();
+        } catch (Exception e) {
+            LOG.warn("stopping Camel: {}", e.getMessage());
         }
         audit.close();
         database.close();

@@ -166,7 +166,7 @@ final class RunLifecycle implements RunFaults {
                     }
                 }
             }
-            case ENDED -> { }
+            case ENDED, STOPPED -> { }
         }
     }
 

@@ -80,11 +80,18 @@ final class RunPlacer {
             /** The run ended (cancelled, failed or succeeded) while it was being started. */
             ENDED,
             /** After host faults, the ranks no longer fit in the free capacity: the run goes back to the queue. */
-            QUEUED
+            QUEUED,
+            /**
+             * The engine is stopping: the run stays as it is, unfinished, for the engine started next on the same data
+             * (which fails it as "engine restarted", as any run an engine left while starting it); the hosts'
+             * answers, or their absence, say nothing about the run or the hosts.
+             */
+            STOPPED
         }
 
         static final Launched STARTED = new Launched(Kind.STARTED, null);
         static final Launched ENDED = new Launched(Kind.ENDED, null);
+        static final Launched STOPPED = new Launched(Kind.STOPPED, null);
 
         static Launched failed(RunError why) {
             return new Launched(Kind.FAILED, why);
@@ -235,6 +242,9 @@ final class RunPlacer {
                     return Launched.ENDED; // cancelled while deploying: nothing of this domain runs yet
                 }
                 Attempt attempt = faults.isEmpty() ? start(run, placements, slices, resume) : new Attempt(faults, Set.of(), Set.of());
+                if (stopping()) {
+                    return stopped(run);
+                }
                 if (attempt.started()) {
                     return Launched.STARTED;
                 }
@@ -251,9 +261,23 @@ final class RunPlacer {
                 placements = null;
             }
         } catch (RuntimeException e) {
+            if (stopping()) {
+                return stopped(run); // the stop interrupted this thread, which ended the fan-out's wait
+            }
             LOG.error("run {} could not be started", run.id(), e);
             return Launched.failed(new RunError(null, null, "the engine could not start the run: " + Failures.describe(e)));
         }
+    }
+
+    /** Whether the engine is stopping: the run service stops its workers first (RunService#close). */
+    private boolean stopping() {
+        return workers.isShutdown();
+    }
+
+    private static Launched stopped(Run run) {
+        LOG.info("run {} ({}): the engine stopped while starting its ranks; it stays unfinished for the engine started next",
+                run.id(), run.workflow());
+        return Launched.STOPPED;
     }
 
     /**
@@ -320,6 +344,9 @@ final class RunPlacer {
             calls.add(new RankFanOut.RankCall(p.rank(), () -> invoker.run(p, req)));
         }
         fanOut.callAll(calls);
+        if (stopping()) {
+            return Attempt.ENDED; // no probe of hosts whose calls the stop cut short: the caller sees the stop too
+        }
         if (run.state() == RunState.SUCCEEDED && calls.stream().allMatch(c -> c.done() && c.failure() == null)) {
             // every rank ended before the fan-out saw the last acceptance: the start-up still ended now
             // (startupMs of a run is never missing because its ranks were quick)

@@ -38,6 +38,8 @@ public final class FakeRanks implements RankInvoker {
     /** Run calls entered (counted before {@link #acceptDelayMs}); {@link #started} lists those accepted. */
     final java.util.concurrent.atomic.AtomicInteger runCalls = new java.util.concurrent.atomic.AtomicInteger();
     final java.util.List<Started> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Run calls given up while they waited {@link #acceptDelayMs} (the engine interrupted them). */
+    final java.util.concurrent.atomic.AtomicInteger runCallsInterrupted = new java.util.concurrent.atomic.AtomicInteger();
 
     /** One accepted {@code run}. */
     record Started(String hostId, String domainId, int rank) {
@@ -117,7 +119,12 @@ public final class FakeRanks implements RankInvoker {
     public void run(RankPlacement target, RunRequest request) throws Exception {
         runCalls.incrementAndGet();
         if (acceptDelayMs > 0) {
-            Thread.sleep(acceptDelayMs);
+            try {
+                Thread.sleep(acceptDelayMs);
+            } catch (InterruptedException e) {
+                runCallsInterrupted.incrementAndGet();
+                throw e;
+            }
         }
         if (target.hostId().equals(slowHost)) {
             Thread.sleep(slowAcceptMs);
