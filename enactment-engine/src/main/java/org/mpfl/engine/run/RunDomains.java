@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import org.mpfl.engine.store.LiveDomainStore;
 import org.mpfl.protocol.Endpoint;
@@ -19,6 +20,10 @@ import org.slf4j.LoggerFactory;
  * can re-attach to them or abort them) and aborted through one path, {@link #abort}, whoever asks —
  * the lifecycle when a run ends or restarts, placement when it gives up a half-started domain, the
  * engine at start for domains its predecessor left running.
+ *
+ * <p>An engine stopping cuts the abort calls under way short (their answers no longer matter to it); a
+ * domain whose abort a stop may have cut short stays recorded, so the engine started next on the same
+ * data aborts it, as it does for the domains of an engine that was killed.
  */
 final class RunDomains {
     private static final Logger LOG = LoggerFactory.getLogger(RunDomains.class);
@@ -26,11 +31,14 @@ final class RunDomains {
     private final LiveDomainStore store;
     private final RankInvoker invoker;
     private final RankFanOut fanOut;
+    /** Whether the engine is stopping (the run service's workers are shut down). */
+    private final BooleanSupplier stopping;
 
-    RunDomains(LiveDomainStore store, RankInvoker invoker, RankFanOut fanOut) {
+    RunDomains(LiveDomainStore store, RankInvoker invoker, RankFanOut fanOut, BooleanSupplier stopping) {
         this.store = store;
         this.invoker = invoker;
         this.fanOut = fanOut;
+        this.stopping = stopping;
     }
 
     /**
@@ -68,9 +76,18 @@ final class RunDomains {
      */
     void abortEnded(Run run, Run.Domain domain) {
         abort(run.id(), domain, null);
-        if (domain.id().equals(run.domainId())) {
+        if (domain.id().equals(run.domainId()) && !leftToSuccessor(run.id())) {
             forget(run.id());
         }
+    }
+
+    /** Whether the engine stopped while it aborted the run's domain: then the record stays for its successor. */
+    private boolean leftToSuccessor(String runId) {
+        if (!stopping.getAsBoolean()) {
+            return false;
+        }
+        LOG.info("engine stopping: the domain of run {} stays recorded; the engine started next on this data aborts it", runId);
+        return true;
     }
 
     /**
@@ -94,7 +111,9 @@ final class RunDomains {
         try {
             fanOut.callAll(calls);
         } catch (RuntimeException e) {
-            LOG.warn("aborting the domain of run {}: {}", runId, Failures.describe(e));
+            if (!stopping.getAsBoolean()) { // a stop rejects the calls not yet under way: the callers say what that means
+                LOG.warn("aborting the domain of run {}: {}", runId, Failures.describe(e));
+            }
         }
         Set<String> unreachable = new LinkedHashSet<>();
         for (int i = 0; i < calls.size(); i++) {
@@ -139,6 +158,9 @@ final class RunDomains {
                 }
                 abort(d.runId(), d.domainId(), d.token(), d.serviceUrls().stream()
                         .map(url -> new RankPlacement(0, "", "", "", new Endpoint(url, null, null))).toList());
+                if (leftToSuccessor(d.runId())) {
+                    return;
+                }
                 forget(d.runId());
                 LOG.info("aborted the domain of run {} left running by a previous engine", d.runId());
             }

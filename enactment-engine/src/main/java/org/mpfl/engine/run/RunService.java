@@ -6,8 +6,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -19,6 +22,8 @@ import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.protocol.RankEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Starts, watches and ends runs: the run service as the REST API, the CLI and the workflow service see
@@ -36,12 +41,19 @@ import org.mpfl.protocol.RankEvent;
  * path), {@link RunJournal} (the stored record, event log and listeners) and {@link LiveRuns}.
  */
 public final class RunService implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RunService.class);
     private final LiveRuns runs = new LiveRuns();
     private final RunJournal journal;
     private final RunLifecycle lifecycle;
     private final RunMonitor monitor;
     private final CheckpointIntake intake;
-    private final ExecutorService workers = Executors.newCachedThreadPool(daemon("mpfl-run"));
+    /**
+     * The runs' background steps (placement, aborts, restarts, fault decisions), on as many threads as they need. Once
+     * the engine stops, a step offered to them is dropped: the engine started next on the same data takes each run up
+     * where the store has it, as after a kill (docs/durability.md).
+     */
+    private final ExecutorService workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), daemon("mpfl-run"), RunService::leftToSuccessor);
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon("mpfl-run-ticker"));
 
     /**
@@ -51,7 +63,7 @@ public final class RunService implements AutoCloseable {
                       DeploymentService deployments, RankFanOut fanOut, RunSettings settings, Supplier<String> engineUrl,
                       CheckpointStore checkpoints) {
         this.journal = new RunJournal(store);
-        RunDomains domains = new RunDomains(liveDomains, invoker, fanOut);
+        RunDomains domains = new RunDomains(liveDomains, invoker, fanOut, workers::isShutdown);
         RunPlacer placer = new RunPlacer(registry, deployments, invoker, fanOut, settings, engineUrl, journal, domains, workers, runs);
         this.lifecycle = new RunLifecycle(runs, store, placer, domains, journal, checkpoints, workers, settings.queueTimeout());
         this.monitor = new RunMonitor(runs, store, journal, lifecycle, registry, invoker, settings, workers);
@@ -69,6 +81,13 @@ public final class RunService implements AutoCloseable {
             monitor.tick();
             lifecycle.queue().tick(System.currentTimeMillis());
         }, tick, tick, TimeUnit.MILLISECONDS);
+    }
+
+    private static void leftToSuccessor(Runnable step, ThreadPoolExecutor workers) {
+        if (!workers.isShutdown()) {
+            throw new RejectedExecutionException("no thread for a run's background step");
+        }
+        LOG.info("engine stopping: a run's background step is left to the engine started next on this data");
     }
 
     static ThreadFactory daemon(String name) {

@@ -52,6 +52,10 @@ public final class FakeRanks implements RankInvoker {
     volatile java.util.Set<String> healthyHosts = java.util.Set.of();
     /** How long {@code run} takes to return after the rank's thread started (ranks may end before their call returns). */
     volatile long returnDelayMs;
+    /** How long {@code abort} takes to return (counted and recorded before): a host slow to answer it. */
+    volatile long abortDelayMs;
+    /** Abort calls given up while they waited {@link #abortDelayMs} (the engine interrupted them). */
+    final java.util.concurrent.atomic.AtomicInteger abortCallsInterrupted = new java.util.concurrent.atomic.AtomicInteger();
 
     public FakeRanks(Behaviour behaviour) {
         this.behaviour = behaviour;
@@ -84,17 +88,18 @@ public final class FakeRanks implements RankInvoker {
             return request.size();
         }
 
-        public void event(RankEvent.Type type, String state, String activity, String location, String message, String name, Object value)
+        /** Posts the event as a rank does; returns the engine's HTTP status. */
+        public int event(RankEvent.Type type, String state, String activity, String location, String message, String name, Object value)
                 throws Exception {
             RankEvent e = new RankEvent(request.domainId(), request.rank(), seq.getAndIncrement(), System.currentTimeMillis(),
                     type, state, activity, location, message, type == RankEvent.Type.LOG ? "info" : null, name, value);
             HttpRequest req = HttpRequest.newBuilder(URI.create(request.callbackUrl() + "/events")).timeout(Duration.ofSeconds(5))
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Json.write(e))).build();
-            http.send(req, HttpResponse.BodyHandlers.discarding());
+            return http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
         }
 
-        public void state(String s) throws Exception {
-            event(RankEvent.Type.STATE, s, null, null, null, null, null);
+        public int state(String s) throws Exception {
+            return event(RankEvent.Type.STATE, s, null, null, null, null, null);
         }
 
         public void fail(String activity, String location, String message) throws Exception {
@@ -165,9 +170,17 @@ public final class FakeRanks implements RankInvoker {
     }
 
     @Override
-    public void abort(RankPlacement target, String domainId, String token) {
+    public void abort(RankPlacement target, String domainId, String token) throws InterruptedException {
         aborted.add(domainId);
         abortCalls.incrementAndGet();
+        if (abortDelayMs > 0) {
+            try {
+                Thread.sleep(abortDelayMs);
+            } catch (InterruptedException e) {
+                abortCallsInterrupted.incrementAndGet();
+                throw e;
+            }
+        }
         abortLatches.computeIfAbsent(domainId, k -> new CountDownLatch(1)).countDown();
     }
 }

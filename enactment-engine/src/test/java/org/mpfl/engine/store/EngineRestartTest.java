@@ -60,7 +60,7 @@ class EngineRestartTest {
             }
 
             @Override
-            public void abort(RankPlacement target, String domainId, String token) {
+            public void abort(RankPlacement target, String domainId, String token) throws Exception {
                 ranks.abort(target, domainId, token);
             }
         };
