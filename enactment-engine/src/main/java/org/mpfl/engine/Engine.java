@@ -71,6 +71,7 @@ public final class Engine implements AutoCloseable {
     private final WorkflowService workflows;
     private final CamelContext camel;
     private final ExecutorService fanOutPool;
+    private final RankFanOut fanOut;
     private final AccessPolicy access;
     private final Audit audit;
     /** Brings hosts from a scheduler for queued runs, or {@code null}. */
@@ -118,7 +119,7 @@ public final class Engine implements AutoCloseable {
         camel.addService(httpServer);
         camel.getRestConfiguration().setComponent("platform-http");
         this.fanOutPool = Executors.newFixedThreadPool(config.fanOutThreads(), daemonThreads("mpfl-fan-out"));
-        RankFanOut fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
+        this.fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
         RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(),
                 credentials::engineAuthorization, tls);
         this.runs = new RunService(registry, database.runs(), database.liveDomains(), invoker, deployments, fanOut,
@@ -385,16 +386,17 @@ public final class Engine implements AutoCloseable {
         }
         // calls to hosts still under way (run, abort) end now rather than hold Camel's stop for its 10 s: what they
         // would have answered no longer matters (the runs stay as they are for the engine started next)
+        fanOut.stop();
+        try {
+            camel.close();
+        } catch (Exception e) {
+            LOG.warn("stopping Camel: {}", e.getMessage());
+        }
         fanOutPool.shutdownNow();
         try {
             fanOutPool.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-        try {
-            camel.close();
-        } catch (Exception e) {
-            LOG.warn("stopping Camel: {}", e.getMessage());
         }
         audit.close();
         database.close();

@@ -2,6 +2,9 @@ package org.mpfl.engine.run;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
@@ -16,10 +19,12 @@ import org.apache.camel.builder.RouteBuilder;
 public final class RankFanOut {
     static final String ENDPOINT = "direct:mpfl-rank-fan-out";
 
-    private final ProducerTemplate producer;
+    private ProducerTemplate producer;
+    /** The threads making a call now: {@link #stop} interrupts them. */
+    private final Set<Thread> calling = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopped;
 
-    private RankFanOut(ProducerTemplate producer) {
-        this.producer = producer;
+    private RankFanOut() {
     }
 
     /** One operation on one rank; {@link #failure()} is {@code null} after success. */
@@ -38,6 +43,12 @@ public final class RankFanOut {
         public RankCall(int rank, Action action) {
             this.rank = rank;
             this.action = action;
+        }
+
+        /** Ends the call without making it: the engine is stopping. */
+        void skip() {
+            failure = new CancellationException("the engine is stopping");
+            done = true;
         }
 
         void execute() {
@@ -71,16 +82,48 @@ public final class RankFanOut {
      * @param timeout how long the splitter waits for all calls of one fan-out
      */
     public static RankFanOut install(CamelContext camel, ExecutorService pool, Duration timeout) throws Exception {
+        RankFanOut fanOut = new RankFanOut();
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
                 from(ENDPOINT).routeId("rank-fan-out")
                         .split(body()).parallelProcessing().executorService(pool).timeout(timeout.toMillis())
-                        .process(ex -> ex.getIn().getBody(RankCall.class).execute())
+                        .process(ex -> fanOut.execute(ex.getIn().getBody(RankCall.class)))
                         .end();
             }
         });
-        return new RankFanOut(camel.createProducerTemplate());
+        fanOut.producer = camel.createProducerTemplate();
+        return fanOut;
+    }
+
+    private void execute(RankCall call) {
+        if (stopped) {
+            call.skip();
+            return;
+        }
+        Thread self = Thread.currentThread();
+        calling.add(self);
+        try {
+            if (stopped) { // stop() may have interrupted the callers just before this one joined them
+                call.skip();
+            } else {
+                call.execute();
+            }
+        } finally {
+            calling.remove(self);
+            Thread.interrupted(); // a stop's interrupt was for this call, not for the pool's thread
+        }
+    }
+
+    /**
+     * Ends every fan-out at once (the engine stops): calls under way are interrupted, calls not begun end
+     * without being made ({@link RankCall#failure()} a {@link CancellationException}). Each fan-out then
+     * completes, so Camel's stop finds no exchange in flight to wait for; the pool's threads stay until the
+     * caller shuts it down (a pool shut down first would drop queued calls and leave their fan-out unfinished).
+     */
+    public void stop() {
+        stopped = true;
+        calling.forEach(Thread::interrupt);
     }
 
     /**
