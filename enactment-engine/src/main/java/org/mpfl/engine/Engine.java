@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -386,7 +387,7 @@ public final class Engine implements AutoCloseable {
         }
         // calls to hosts still under way (run, abort) end now rather than hold Camel's stop for its 10 s: what they
         // would have answered no longer matters (the runs stay as they are for the engine started next)
-        fanOut.stop();
+        fanOut.stop(Duration.ofSeconds(5));
         try {
             camel.close();
         } catch (Exception e) {

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.camel.CamelContext;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
@@ -20,6 +21,7 @@ public final class RankFanOut {
     static final String ENDPOINT = "direct:mpfl-rank-fan-out";
 
     private ProducerTemplate producer;
+    private ExecutorService pool;
     /** The threads making a call now: {@link #stop} interrupts them. */
     private final Set<Thread> calling = ConcurrentHashMap.newKeySet();
     private volatile boolean stopped;
@@ -83,6 +85,7 @@ public final class RankFanOut {
      */
     public static RankFanOut install(CamelContext camel, ExecutorService pool, Duration timeout) throws Exception {
         RankFanOut fanOut = new RankFanOut();
+        fanOut.pool = pool;
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -117,13 +120,28 @@ public final class RankFanOut {
 
     /**
      * Ends every fan-out at once (the engine stops): calls under way are interrupted, calls not begun end
-     * without being made ({@link RankCall#failure()} a {@link CancellationException}). Each fan-out then
-     * completes, so Camel's stop finds no exchange in flight to wait for; the pool's threads stay until the
-     * caller shuts it down (a pool shut down first would drop queued calls and leave their fan-out unfinished).
+     * without being made ({@link RankCall#failure()} a {@link CancellationException}); then waits, up to
+     * {@code bound}, until the pool's threads are idle. Each fan-out then completes before Camel stops, so
+     * Camel's stop finds no exchange in flight to wait for, and no call ends after Camel stopped (Camel would
+     * refuse to finish its exchange and log that). The pool's threads stay until the caller shuts it down: a
+     * pool shut down first would drop queued calls and leave their fan-out unfinished.
      */
-    public void stop() {
+    public void stop(Duration bound) {
         stopped = true;
         calling.forEach(Thread::interrupt);
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (busy() && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private boolean busy() {
+        return !calling.isEmpty() || pool instanceof ThreadPoolExecutor threads && threads.getActiveCount() > 0;
     }
 
     /**
