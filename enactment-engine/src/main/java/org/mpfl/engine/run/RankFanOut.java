@@ -20,13 +20,15 @@ import org.apache.camel.builder.RouteBuilder;
 public final class RankFanOut {
     static final String ENDPOINT = "direct:mpfl-rank-fan-out";
 
-    private ProducerTemplate producer;
-    private ExecutorService pool;
+    private final ProducerTemplate producer;
+    private final ExecutorService pool;
     /** The threads making a call now: {@link #stop} interrupts them. */
     private final Set<Thread> calling = ConcurrentHashMap.newKeySet();
     private volatile boolean stopped;
 
-    private RankFanOut() {
+    private RankFanOut(ProducerTemplate producer, ExecutorService pool) {
+        this.producer = producer;
+        this.pool = pool;
     }
 
     /** One operation on one rank; {@link #failure()} is {@code null} after success. */
@@ -84,8 +86,7 @@ public final class RankFanOut {
      * @param timeout how long the splitter waits for all calls of one fan-out
      */
     public static RankFanOut install(CamelContext camel, ExecutorService pool, Duration timeout) throws Exception {
-        RankFanOut fanOut = new RankFanOut();
-        fanOut.pool = pool;
+        RankFanOut fanOut = new RankFanOut(camel.createProducerTemplate(), pool);
         camel.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -95,7 +96,6 @@ public final class RankFanOut {
                         .end();
             }
         });
-        fanOut.producer = camel.createProducerTemplate();
         return fanOut;
     }
 

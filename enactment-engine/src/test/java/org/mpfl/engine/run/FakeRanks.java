@@ -123,14 +123,7 @@ public final class FakeRanks implements RankInvoker {
     @Override
     public void run(RankPlacement target, RunRequest request) throws Exception {
         runCalls.incrementAndGet();
-        if (acceptDelayMs > 0) {
-            try {
-                Thread.sleep(acceptDelayMs);
-            } catch (InterruptedException e) {
-                runCallsInterrupted.incrementAndGet();
-                throw e;
-            }
-        }
+        delay(acceptDelayMs, runCallsInterrupted);
         if (target.hostId().equals(slowHost)) {
             Thread.sleep(slowAcceptMs);
         }
@@ -173,14 +166,20 @@ public final class FakeRanks implements RankInvoker {
     public void abort(RankPlacement target, String domainId, String token) throws InterruptedException {
         aborted.add(domainId);
         abortCalls.incrementAndGet();
-        if (abortDelayMs > 0) {
-            try {
-                Thread.sleep(abortDelayMs);
-            } catch (InterruptedException e) {
-                abortCallsInterrupted.incrementAndGet();
-                throw e;
-            }
-        }
+        delay(abortDelayMs, abortCallsInterrupted);
         abortLatches.computeIfAbsent(domainId, k -> new CountDownLatch(1)).countDown();
+    }
+
+    /** A host slow to answer: sleeps {@code ms} (if any), counting in {@code interrupted} a call the engine gave up. */
+    private static void delay(long ms, java.util.concurrent.atomic.AtomicInteger interrupted) throws InterruptedException {
+        if (ms <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            interrupted.incrementAndGet();
+            throw e;
+        }
     }
 }
