@@ -117,31 +117,25 @@ class OwnKernelsTest {
     }
 
     /**
-     * {@code mpflc new LANGUAGE DIR}, then the two commands of the project's README, which must succeed and print
-     * what the README promises: 4 ranks, n = 1000, 1000 * (1 + 4 + 9 + 16).
+     * The project a tutorial block made ({@code mpflc new}, then two commands in its directory): its README has one
+     * {@code sh} block of two commands, and they are the tutorial block's last two (its {@code mpflc} is this
+     * repository's {@code bin/mpflc}, the one the tutorial puts on the PATH). So the block that ran was the
+     * README's two commands, from a new project: they succeeded and printed what the README promises — 4 ranks,
+     * n = 1000, 1000 * (1 + 4 + 9 + 16). One build and run proves both texts (a Maven build and a
+     * {@code run --local} each: ~10 CPU-s).
      */
-    static Result newProjectRunsItsReadme(String language, Path project) throws Exception {
-        Result made = run(List.of(root().resolve("bin/mpflc").toString(), "new", language, project.toString()),
-                project.getParent(), Map.of());
-        assertEquals(0, made.exit(), made.output());
+    static void assertTheReadmesCommandsRan(Path project, String tutorialBlock, Result r) throws Exception {
         String readme = Files.readString(project.resolve("README.md"));
         List<String> blocks = shBlocks(readme);
         assertEquals(1, blocks.size(), "the README's commands: " + blocks);
-        assertEquals(2, blocks.get(0).lines().count(), "two commands: " + blocks.get(0));
-        Result r = bash(blocks.get(0), project, Map.of());
-        assertEquals(0, r.exit(), blocks.get(0) + "\n--- printed:\n" + r.output());
+        List<String> readmeCommands = blocks.get(0).lines()
+                .map(c -> c.replace(root().resolve("bin/mpflc").toString() + " ", "mpflc ")).toList();
+        assertEquals(2, readmeCommands.size(), "two commands: " + blocks.get(0));
+        List<String> tutorialCommands = tutorialBlock.lines().map(c -> c.replaceFirst("\\s+#.*$", "").strip()).toList();
+        assertEquals(readmeCommands, tutorialCommands.subList(tutorialCommands.size() - 2, tutorialCommands.size()),
+                "the tutorial's block ends with the README's two commands");
         assertTrue(r.output().contains("SUCCEEDED 4/4 ranks done"), r.output());
         assertTrue(r.output().contains("total = 30000.0") && readme.contains("`total = 30000.0`"), r.output());
-        return r;
-    }
-
-    @Test
-    void aJavaProjectBuildsAndRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
-        Path project = tmp.resolve("squares");
-        newProjectRunsItsReadme("java", project);
-        String report = Files.readString(project.resolve("target/surefire-reports/TEST-org.example.squares.SumOfSquaresTest.xml"));
-        assertTrue(report.contains("tests=\"1\"") && report.contains("failures=\"0\"") && report.contains("errors=\"0\""), report);
-        assertTrue(Files.isRegularFile(project.resolve("target/squares.jar")));
     }
 
     @Test
@@ -154,6 +148,7 @@ class OwnKernelsTest {
         assertNotEquals(0, r.exit(), r.output());
         assertTrue(r.output().contains("SumOfSquaresTest"), r.output());
         assertFalse(r.output().contains("SUCCEEDED"), "the run never started: " + r.output());
+        assertFalse(Files.exists(project.resolve("target/broken.jar")), "a failed test stops the build before the jar");
     }
 
     @Test
@@ -172,31 +167,40 @@ class OwnKernelsTest {
         assertTrue(broken.output().contains("FAILED (failures=2)"), broken.output());
     }
 
-    /** The one {@code sh} block of a subsection of the tutorial's "Your own kernels", run as written. */
-    static void tutorialCommandsRunAsWritten(String subsection, Path home) throws Exception {
+    /**
+     * The one {@code sh} block of a subsection of the tutorial's "Your own kernels", run as written from the
+     * repository root with a fresh directory as {@code ~}; it printed what it promises. Returns the block and
+     * what it printed.
+     */
+    static Map.Entry<String, Result> tutorialCommandsRunAsWritten(String subsection, Path home) throws Exception {
         String tutorial = Files.readString(root().resolve("docs/tutorial.md"));
         List<String> blocks = shBlocks(section(section(tutorial, "## 9. Your own kernels"), subsection));
         assertEquals(1, blocks.size(), subsection + " commands: " + blocks);
-        // from the repository root, as the tutorial says; ~ is a fresh directory
-        assertRanAsDocumented(blocks.get(0), bash(blocks.get(0), root(), Map.of("HOME", home.toString())));
+        Result r = bash(blocks.get(0), root(), Map.of("HOME", home.toString()));
+        assertRanAsDocumented(blocks.get(0), r);
+        return Map.entry(blocks.get(0), r);
     }
 
+    /** The tutorial's Java block: a new project, then its README's two commands (a Maven build, a local run). */
     @Test
-    void theTutorialsJavaKernelCommandsRunAsWritten(@TempDir Path home) throws Exception {
-        tutorialCommandsRunAsWritten("### Java", home);
-        assertTrue(Files.isRegularFile(home.resolve("my-kernels/target/my-kernels.jar")));
+    void theTutorialsJavaCommandsMakeAProjectThatBuildsAndRunsWithTheTwoCommandsOfItsReadme(@TempDir Path home) throws Exception {
+        Map.Entry<String, Result> ran = tutorialCommandsRunAsWritten("### Java", home);
+        Path project = home.resolve("my-kernels");
+        assertTheReadmesCommandsRan(project, ran.getKey(), ran.getValue());
+        String report = Files.readString(project.resolve("target/surefire-reports/TEST-org.example.my_kernels.SumOfSquaresTest.xml"));
+        assertTrue(report.contains("tests=\"1\"") && report.contains("failures=\"0\"") && report.contains("errors=\"0\""), report);
+        assertTrue(Files.isRegularFile(project.resolve("target/my-kernels.jar")));
     }
 
+    /**
+     * The tutorial's Python block: a new project, then its README's two commands — the kernel's unittest with
+     * python3 from the PATH (Debian's, with NumPy: .ci/run installs python3-numpy), a local run.
+     */
     @Test
-    void aPythonProjectRunsWithTheTwoCommandsOfItsReadme(@TempDir Path tmp) throws Exception {
-        // python3 from the PATH, as the README says (Debian's, with NumPy: .ci/run installs python3-numpy)
-        Result r = newProjectRunsItsReadme("python", tmp.resolve("py-run"));
-        assertTrue(r.output().contains("Ran 2 tests"), r.output());
-    }
-
-    @Test
-    void theTutorialsPythonKernelCommandsRunAsWritten(@TempDir Path home) throws Exception {
-        tutorialCommandsRunAsWritten("### Python", home);
+    void theTutorialsPythonCommandsMakeAProjectThatRunsWithTheTwoCommandsOfItsReadme(@TempDir Path home) throws Exception {
+        Map.Entry<String, Result> ran = tutorialCommandsRunAsWritten("### Python", home);
+        assertTheReadmesCommandsRan(home.resolve("my-py-kernels"), ran.getKey(), ran.getValue());
+        assertTrue(ran.getValue().output().contains("Ran 2 tests"), ran.getValue().output());
         assertTrue(Files.isRegularFile(home.resolve("my-py-kernels/kernels/my_py_kernels.py")));
     }
 }

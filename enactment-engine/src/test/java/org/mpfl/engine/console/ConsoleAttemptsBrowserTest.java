@@ -30,9 +30,9 @@ import org.mpfl.engine.HostCalls;
  * from the first; the run page lists both attempts (cause, resumed from, note about the unusable
  * checkpoint, time until the ranks ran again) and the checkpoints with size, arrival span and status.
  *
- * <p>Its screenshot {@code run-attempts.png} goes where {@link ConsoleBrowserTest}'s go: to
- * {@code target/console-screenshots}, or to {@code -Dmpfl.console.screenshots=DIR} (how the copy in
- * {@code docs/console/}, shown by {@code docs/console.md}, is refreshed).
+ * <p>Its picture {@code run-attempts.png} is taken as {@link ConsoleBrowserTest}'s are: only with
+ * {@code -Dmpfl.console.screenshots=DIR} (how the copy in {@code docs/console/}, shown by {@code docs/console.md},
+ * is refreshed).
  */
 @Timeout(120)
 @StartsProcesses
@@ -117,8 +117,6 @@ class ConsoleAttemptsBrowserTest {
         assertEquals("80 of 100", text("#checkpoints-table tr[data-seq='2'] .checkpoint-progress"));
         assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
         assertEquals("2 attempts · restarted", text("#run-attempts"));
-        Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
-        Files.createDirectories(shots);
-        browser.screenshot(shots.resolve("run-attempts.png"));
+        browser.picture("run-attempts.png");
     }
 }

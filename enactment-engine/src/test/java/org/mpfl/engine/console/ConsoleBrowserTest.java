@@ -37,8 +37,9 @@ import org.mpfl.testing.StartsProcesses;
  * a failed run's cause with rank and source location, blocked ranks with what they wait for, cancel
  * with the engine token, and the registry.
  *
- * <p>Screenshots of the main views go to {@code target/console-screenshots}, or to the directory
- * named by {@code -Dmpfl.console.screenshots=DIR} (how {@code docs/console/} is refreshed).
+ * <p>Pictures of the main views are taken only when {@code -Dmpfl.console.screenshots=DIR} names a directory
+ * (how {@code docs/console/} is refreshed: {@link HeadlessChromium#picture}); a failed test's page goes to
+ * {@code target/console-screenshots} either way.
  */
 @Timeout(180)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -50,7 +51,6 @@ class ConsoleBrowserTest {
     static Engine engine;
     static ConsoleWorkflows workflows;
     static HeadlessChromium browser;
-    static Path shots;
 
     /** On a failure, keeps a screenshot and the page's text next to the other screenshots. */
     @RegisterExtension
@@ -58,6 +58,7 @@ class ConsoleBrowserTest {
         if (browser != null) {
             try {
                 String name = "failed-" + context.getRequiredTestMethod().getName();
+                Path shots = HeadlessChromium.failurePictures();
                 browser.screenshot(shots.resolve(name + ".png"));
                 Files.writeString(shots.resolve(name + ".txt"), String.valueOf(browser.script(
                         "return JSON.stringify({stream: document.getElementById('connection') && document.getElementById('connection').dataset,"
@@ -85,7 +86,6 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void start() throws Exception {
-        shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
         // the browser first: without Chromium the tests fail at once with what to install
         browser = HeadlessChromium.start(1400, 1000);
         workflows = ConsoleWorkflows.prepare();
@@ -214,7 +214,7 @@ class ConsoleBrowserTest {
         // logs and outputs per rank
         assertTrue(text("#logs").contains("round " + rounds + " of " + rounds), text("#logs"));
         assertEquals(String.valueOf(n * rounds), text("#outputs-table tr[data-output='token'] td[data-rank='0']"));
-        browser.screenshot(shots.resolve("run-detail.png"));
+        browser.picture("run-detail.png");
     }
 
     private static boolean partial(String progress) {
@@ -243,7 +243,7 @@ class ConsoleBrowserTest {
         assertEquals(where, attribute("#ranks-table tr[data-rank='1'] .rank-location", "data-location"));
         browser.await("the other ranks end ABORTED, live", WAIT, d -> "ABORTED".equals(attribute("#ranks-table tr[data-rank='0']", "data-state"))
                 && "ABORTED".equals(attribute("#ranks-table tr[data-rank='2']", "data-state")));
-        browser.screenshot(shots.resolve("run-failed.png"));
+        browser.picture("run-failed.png");
     }
 
     @Test
@@ -267,7 +267,7 @@ class ConsoleBrowserTest {
         assertEquals("false", attribute("#ranks-table tr[data-rank='0']", "data-blocked"));
         assertEquals(doc + ":13:7", attribute("#ranks-table tr[data-rank='0'] .rank-location", "data-location"));
         browser.await("wait segments on the timeline", WAIT, d -> count("#timeline rect.seg[data-kind='wait'][data-rank='1']") > 0);
-        browser.screenshot(shots.resolve("run-blocked.png"));
+        browser.picture("run-blocked.png");
 
         // without a token: the console asks for it
         browser.script("sessionStorage.clear()");
@@ -298,7 +298,7 @@ class ConsoleBrowserTest {
         open("/runs");
         browser.await("the ended runs listed", WAIT, d ->
                 attributes("#runs-table tbody tr", "data-state").containsAll(List.of("SUCCEEDED", "FAILED", "CANCELLED")));
-        browser.screenshot(shots.resolve("runs.png"));
+        browser.picture("runs.png");
         new Select(find("#state-filter")).selectByValue("FAILED");
         browser.await("only failed runs", WAIT, d -> {
             List<String> states = attributes("#runs-table tbody tr", "data-state");
@@ -346,7 +346,7 @@ class ConsoleBrowserTest {
             assertTrue(text(row).contains(h.soapUrl()), text(row));
             assertTrue(text(row).matches("(?s).*\\d+(\\.\\d+)? (ms|s) ago.*"), "last heartbeat shown: " + text(row));
         }
-        browser.screenshot(shots.resolve("registry.png"));
+        browser.picture("registry.png");
     }
 
     /** A quarantined host says so in its row, with the reason (the last test: it keeps that host out of placement). */
@@ -390,7 +390,7 @@ class ConsoleBrowserTest {
         }
         assertEquals(n, count("#trace .trace-process"), "a track group per rank");
         assertTrue(count("#trace path.instant[data-name='done']") == n, "every rank's end is marked");
-        browser.screenshot(shots.resolve("trace.png"));
+        browser.picture("trace.png");
 
         // the workflow's picture, once it is stored with its document (as mpflc deploy does)
         Http.Answer saved = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", "ring-rounds",
@@ -404,7 +404,7 @@ class ConsoleBrowserTest {
                 "const i = document.getElementById('workflow-graph'); return !!i && i.complete && i.naturalWidth > 100")));
         String dot = Http.get(engine.url() + "/api/workflows/ring-rounds/graph?format=dot").body();
         assertTrue(dot.contains("\"p:node\" -> \"p:node\"") && dot.contains("node\\n6 ranks"), dot);
-        browser.screenshot(shots.resolve("graph.png"));
+        browser.picture("graph.png");
 
         // a workflow stored as a plan only has nothing to draw: the view says why
         Http.Answer planOnly = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", "plan-only",

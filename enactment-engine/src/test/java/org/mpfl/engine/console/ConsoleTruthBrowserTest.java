@@ -51,15 +51,14 @@ import org.openqa.selenium.WebElement;
  * the runs list and the ranks table keep their key columns in view at 800 px. Real runs (heat2d
  * converged early, cancelled and resumed) are the samples module's {@code ConsoleHeat2dBrowserTest}.
  *
- * <p>Screenshots go to {@code target/console-screenshots}, or to {@code -Dmpfl.console.screenshots=DIR}
- * (how {@code docs/console/} is refreshed).
+ * <p>Pictures are taken only with {@code -Dmpfl.console.screenshots=DIR} (how {@code docs/console/} is
+ * refreshed).
  */
 @Timeout(600)
 @StartsProcesses
 class ConsoleTruthBrowserTest {
     /** Bound for what the browser and engine do in well under a second when idle: generous for a loaded 2-core machine. */
     private static final Duration WAIT = Duration.ofSeconds(40);
-    private static final Path SHOTS = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static FakeRankEngine fakes;
     static Engine engine;
@@ -78,7 +77,6 @@ class ConsoleTruthBrowserTest {
                     }
                 });
         engine = fakes.engine;
-        Files.createDirectories(SHOTS);
     }
 
     @AfterAll
@@ -146,11 +144,6 @@ class ConsoleTruthBrowserTest {
 
     static void open(String hash) {
         browser.driver().get(engine.url() + "/" + hash);
-    }
-
-    static void shot(String name) throws IOException {
-        browser.script("window.scrollTo(0, 0)"); // the window grows to the page for the picture: all of it from the top
-        browser.screenshot(SHOTS.resolve(name));
     }
 
     static HttpResponse<String> get(String pathAndQuery) throws Exception {
@@ -267,7 +260,7 @@ class ConsoleTruthBrowserTest {
         assertFalse(page.contains("by request"), page);
         browser.driver().findElement(By.cssSelector("#deadlock-cycle a[href='#rank-row-1']")).click();
         browser.await("the link flashes rank 1's row", WAIT, d -> count("#rank-row-1.flash") == 1);
-        shot("run-deadlock.png");
+        browser.picture("run-deadlock.png");
 
         String timeout = startRun("timeout", 2, Map.of());
         List<FakeRanks.Rank> t = ranksOf(timeout, 1, 2);
@@ -287,7 +280,7 @@ class ConsoleTruthBrowserTest {
             }
             return text("#failure").contains(domain);
         });
-        shot("run-timeout.png");
+        browser.picture("run-timeout.png");
 
         // rank 1's own error: opened, it stays open when the table is drawn again (a resize redraws it, as live updates do)
         browser.await("rank 1's details opened", WAIT, d -> {
@@ -304,7 +297,7 @@ class ConsoleTruthBrowserTest {
             assertTrue(text("#rank-row-1 .rank-error").contains(domain), text("#rank-row-1"));
             // the ranks table at 800 px: location and time give way, the key columns stay in view
             assertKeyColumnsInView("#ranks-table", ".table-holder", List.of("col-rank", "col-state", "col-progress", "col-activity", "col-wait"));
-            shot("ranks-800px.png");
+            browser.picture("ranks-800px.png");
         } finally {
             browser.driver().manage().window().setSize(before);
         }
@@ -325,7 +318,7 @@ class ConsoleTruthBrowserTest {
         assertTrue(said.contains("progress 31.5M of 200.0M"), said);
         assertTrue(text("#rank-row-0 .progress-note").contains("31.5M of 200.0M"), text("#rank-row-0"));
         assertEquals("2 of 3 ranks blocked", text("#blocked-summary"));
-        shot("run-waited-for.png");
+        browser.picture("run-waited-for.png");
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
         awaitState(id, "CANCELLED");
     }
@@ -373,7 +366,7 @@ class ConsoleTruthBrowserTest {
         browser.await("the pager counts every match", WAIT, d -> "1000".equals(attribute("#runs-pager", "data-total")));
         assertEquals("1–50 of 1000 runs", text("#runs-range"));
         assertEquals("bulk0999", attribute("#runs-table tbody tr:first-child", "data-run-id"));
-        shot("runs-search.png");
+        browser.picture("runs-search.png");
         browser.driver().findElement(By.id("runs-next")).click();
         browser.await("page 2", WAIT, d -> "bulk0949".equals(attribute("#runs-table tbody tr:first-child", "data-run-id")));
         assertEquals("51–100 of 1000 runs", text("#runs-range"));
@@ -428,7 +421,7 @@ class ConsoleTruthBrowserTest {
         assertTrue(text("#logs").contains("No line matches."));
         browser.script("const s = document.getElementById('log-level'); s.value = ''; s.dispatchEvent(new Event('change'));"
                 + "const q = document.getElementById('log-search'); q.value = ''; q.dispatchEvent(new Event('input'))");
-        shot("run-logs.png");
+        browser.picture("run-logs.png");
 
         open("#/runs/" + id + "/trace");
         browser.await("the checkpoints' own lane", WAIT, d -> count("#trace .checkpoint-lane") == 1);
@@ -438,7 +431,7 @@ class ConsoleTruthBrowserTest {
         assertEquals(1, count("#trace-legend [data-instant='checkpoint']"));
         List<String> trace = AxeCore.violations(browser);
         assertTrue(trace.isEmpty(), "trace page: " + String.join("\n", trace));
-        shot("trace-checkpoints.png");
+        browser.picture("trace-checkpoints.png");
     }
 
     @Test
@@ -477,7 +470,7 @@ class ConsoleTruthBrowserTest {
             open("#/runs");
             browser.await("the runs list at 800 px", WAIT, d -> count("#runs-table tbody tr") > 0);
             assertKeyColumnsInView("#runs-table", ".runs-holder", List.of("col-state", "col-workflow", "col-started", "col-duration", "col-progress"));
-            shot("runs-800px.png");
+            browser.picture("runs-800px.png");
         } finally {
             browser.driver().manage().window().setSize(before);
         }

@@ -95,8 +95,7 @@ class ConsoleWorkflowVersionsTest {
                 + ".textContent"));
         assertTrue(((String) script("return document.getElementById('view').innerText")).contains("wf@N"));
         // the picture of docs/console.md's Workflows section (where ConsoleBrowserTest's pictures go)
-        Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
-        browser.screenshot(shots.resolve("workflow-versions.png"));
+        browser.picture("workflow-versions.png");
 
         browser.driver().get(engine.url() + "/#/runs/" + runOfVersion1);
         browser.await("run version", WAIT, d -> !d.findElements(By.cssSelector("#run-workflow-version a[data-workflow='wf']")).isEmpty());

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.testing.Http;
+import org.mpfl.testing.childjvm.ChildJvm;
 import org.mpfl.engine.json.Json;
 import org.mpfl.testing.StartsProcesses;
 
@@ -110,9 +111,9 @@ class PostgresRunStoreTest extends RunStoreContract {
 
     /** {@code mpflc up} with {@code hosts} local hosts; C1 only and the serial collector: the engine lives seconds here. */
     private Process up(String jdbc, Path data, int hosts) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), Mpflc.class.getName(),
-                "up", "--hosts", Integer.toString(hosts), "--port", "0",
+        List<String> cmd = new ArrayList<>(ChildJvm.command(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+                Mpflc.class.getName()));
+        cmd.addAll(List.of("up", "--hosts", Integer.toString(hosts), "--port", "0",
                 "--data", data.toString(), "--jdbc", jdbc, "--jdbc-user", PostgresServer.USER,
                 "--jdbc-password-file", server.passwordFile().toString()));
         return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -110,12 +110,6 @@ class ConsoleHeat2dBrowserTest {
         return Http.get(engine.url() + "/api/runs/" + id).json();
     }
 
-    static void shot(String name) throws Exception {
-        Path shots = Path.of(System.getProperty("mpfl.console.screenshots", "target/console-screenshots"));
-        Files.createDirectories(shots);
-        browser.screenshot(shots.resolve(name));
-    }
-
     @Test
     void aConvergedRunShowsTheIterationCountItOutput() throws Exception {
         // progressEvery=1: the last <progress> is the last iteration, so the console can show the run's own count
@@ -135,7 +129,7 @@ class ConsoleHeat2dBrowserTest {
         browser.await("rank 0 ended at the run's own iteration count", WAIT,
                 d -> browser.text("#rank-row-0 .progress-note").contains("ended at " + iterations + " of 500"));
         assertTrue(browser.text("#run-attempts").contains("1 attempt"), browser.text("#run-attempts"));
-        shot("run-converged.png");
+        browser.picture("run-converged.png");
     }
 
     @Test
@@ -196,7 +190,7 @@ class ConsoleHeat2dBrowserTest {
         int iterations = done.at("/outputs/iterations/0").asInt(-1);
         browser.await("rank 0 ended at the resumed run's own count", WAIT,
                 d -> browser.text("#rank-row-0 .progress-note").contains("ended at " + iterations + " of 3000"));
-        shot("run-resumed.png");
+        browser.picture("run-resumed.png");
 
         browser.driver().get(engine.url() + "/#/runs?q=" + id);
         browser.await("the list shows the attempts", WAIT,

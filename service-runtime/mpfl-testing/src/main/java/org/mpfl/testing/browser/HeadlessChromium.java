@@ -109,6 +109,33 @@ public final class HeadlessChromium implements AutoCloseable {
                 .ignoring(StaleElementReferenceException.class).until(condition);
     }
 
+    /**
+     * Names the directory for the pictures of the console's views ({@code docs/console/} is refreshed with
+     * it, docs/console.md "Tests"). Unset, {@link #picture} takes none: each is a resize, a 300-ms settle and a
+     * full-page PNG that no assertion reads (19 of them cost the full tier about 10 s of a browser's CPU).
+     */
+    public static final String PICTURES = "mpfl.console.screenshots";
+
+    /**
+     * Where a failed test keeps its page (picture and text): the {@link #PICTURES} directory if named,
+     * else {@code target/console-screenshots}; created.
+     */
+    public static Path failurePictures() throws IOException {
+        return Files.createDirectories(Path.of(System.getProperty(PICTURES, "target/console-screenshots")));
+    }
+
+    /**
+     * A picture of the whole page, from its top, as {@code fileName} in the {@link #PICTURES} directory;
+     * nothing when that property is unset.
+     */
+    public void picture(String fileName) throws IOException {
+        String dir = System.getProperty(PICTURES);
+        if (dir != null && !dir.isBlank()) {
+            script("window.scrollTo(0, 0)");
+            screenshot(Files.createDirectories(Path.of(dir)).resolve(fileName));
+        }
+    }
+
     /** Saves a PNG of the whole page (the window grows to the page's height for the shot). */
     public void screenshot(Path file) throws IOException {
         script("if (document.activeElement) document.activeElement.blur()"); // no focus ring in the picture
