@@ -79,37 +79,25 @@ class SlurmCommandTest {
         }
     }
 
-    @Test
-    void aBatchJobRunsTheRingOnItsNodesHostThenStopsIt() throws Exception {
-        Path logs = dir.resolve("logs-run");
-        Path out = dir.resolve("run.out");
-        String wrap = mpflc + " slurm --credentials " + credentials + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs
-                + " --run " + ring + " --data " + engine.config().dataDir() + " --json" + OVERSUBSCRIBE;
-        String ended = sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + wrap);
-        String text = Files.readString(out);
-        assertEquals("COMPLETED", ended, text);
-        String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError(text));
-        JsonNode result = Json.MAPPER.readTree(json);
-        assertEquals("SUCCEEDED", result.get("state").asText(), text);
-        assertEquals(6, result.at("/outputs/token/0").asInt(), "0 + 1 + 2 + 3 around the ring: " + text);
-        JsonNode run = Http.get(engine.url() + "/api/runs/" + result.get("run").asText()).json();
-        for (JsonNode rank : run.get("ranks")) {
-            assertEquals(slurm.node(), rank.get("host").asText(), "every rank on the node's host: " + run);
-        }
-        assertTrue(Files.readString(logs.resolve("host-" + slurm.node() + ".log")).contains("MPFL host " + slurm.node() + " listening"),
-                "the host ran as a job step on the node");
-        awaitTrue(() -> !listed(slurm.node()), "the host left the registry when the job ended");
-        assertNoHostProcess();
-    }
-
     /**
      * Jobs back to back on one node: each job's host is a new process under the same host id, and the
      * entry the last one left (killed by srun's "forcing job termination") must neither be taken for the
-     * new host nor keep it out in quarantine. No wait between the jobs, on purpose.
+     * new host nor keep it out in quarantine. No wait between the jobs, on purpose. The last job is looked at
+     * closely: every rank ran on the node's host, a job step of the batch job, which left the registry when the
+     * job ended.
      */
     @Test
-    void threeRunsBackToBackOnTheSameNodeAllSucceed() throws Exception {
-        backToBack(engine, credentials, "plain", List.of(), List.of());
+    void threeBatchJobsBackToBackOnTheSameNodeEachRunTheRingOnTheNodesHostThenStopIt() throws Exception {
+        JsonNode last = backToBack(engine, credentials, "plain", List.of(), List.of());
+        assertEquals(6, last.at("/outputs/token/0").asInt(), "0 + 1 + 2 + 3 around the ring: " + last);
+        JsonNode run = Http.get(engine.url() + "/api/runs/" + last.get("run").asText()).json();
+        for (JsonNode rank : run.get("ranks")) {
+            assertEquals(slurm.node(), rank.get("host").asText(), "every rank on the node's host: " + run);
+        }
+        assertTrue(Files.readString(dir.resolve("logs-plain3").resolve("host-" + slurm.node() + ".log"))
+                .contains("MPFL host " + slurm.node() + " listening"), "the host ran as a job step on the node");
+        awaitTrue(() -> !listed(slurm.node()), "the host left the registry when the job ended");
+        assertNoHostProcess();
     }
 
     /** The same over TLS: mpflc slurm's TLS flags are given to the node's host (it serves with them). */
@@ -128,22 +116,26 @@ class SlurmCommandTest {
         }
     }
 
-    private static void backToBack(Engine target, Path creds, String name, List<String> slurmTls, List<String> runTls)
+    /** Three batch jobs of {@code mpflc slurm --run ring}, one after the other: each COMPLETED, its run SUCCEEDED; the last run's summary. */
+    private static JsonNode backToBack(Engine target, Path creds, String name, List<String> slurmTls, List<String> runTls)
             throws Exception {
+        JsonNode result = null;
         for (int i = 1; i <= 3; i++) {
             Path logs = dir.resolve("logs-" + name + i);
             Path out = dir.resolve(name + i + ".out");
             String wrap = mpflc + " slurm --credentials " + creds + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs
                     + " " + String.join(" ", slurmTls) + " --run " + ring + " --data " + target.config().dataDir() + " --json "
                     + String.join(" ", runTls) + OVERSUBSCRIBE;
-            sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + wrap);
+            String ended = sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + wrap);
             String text = Files.readString(out);
+            assertEquals("COMPLETED", ended, name + " job " + i + " of 3: " + text);
             String json = text.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
                     .orElseThrow(() -> new AssertionError("job " + name + " " + text));
-            JsonNode result = Json.MAPPER.readTree(json);
+            result = Json.MAPPER.readTree(json);
             assertEquals("SUCCEEDED", result.get("state").asText(), name + " job " + i + " of 3: " + text);
         }
         assertNoHostProcessOf(creds);
+        return result;
     }
 
     @Test

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +42,8 @@ import org.mpfl.testing.lab.NetworkLab;
  * site can open a connection to a host of the other, so a run whose ranks span both sites can only
  * have exchanged its messages through the relay. heat2d across the sites and the faults (a killed
  * relay, a cut gateway) are {@link CrossSiteFaultsTest}'s, in a lab of its own so that the two
- * classes run side by side.
+ * classes run side by side; a host on the WAN reaching a site by reverse connections is
+ * {@link SiteAdmissionTest}'s.
  */
 @Timeout(900)
 @StartsProcesses
@@ -176,52 +176,6 @@ class CrossSiteRelayTest {
         assertTrue(text.contains("op=dial"), "the capture saw no relayed connection (" + captured.length + " bytes)");
         for (String plaintext : List.of("Envelope", "/axis2/", "mpiws", "HTTP/1.1")) {
             assertFalse(text.contains(plaintext), "'" + plaintext + "' crossed the relay in the clear");
-        }
-    }
-
-    /**
-     * A host on the WAN (it accepts inbound connections, holds no relay connection) and site 1 (behind
-     * NAT, reached through the relay): from the WAN host to site 1 only a reverse connection works, so
-     * that pair uses one — site 1's host connects out, asked through the relay — while site 1 reaches
-     * the WAN host directly. Pairs where neither side accepts inbound connections (site 1 and site 2)
-     * use the relay: {@link #ringRunsAcrossTwoSitesThroughTheRelayDirectWithinASite}.
-     */
-    @Test
-    @Order(4)
-    void aHostOnTheWanReachesANattedSiteByReverseConnections() throws Exception {
-        lab.assertSitesIsolated();
-        NetworkLab.Host wan = lab.addHost("w1", 40);
-        try {
-            NetworkLab.Host s1h1 = lab.host("s1h1");
-            assertFalse(lab.connects(wan, s1h1), "the WAN host must not reach site 1 directly");
-            assertTrue(lab.connects(s1h1, wan), "site 1 must reach the WAN host");
-            int ranks = 3;
-            JsonNode r = lab.runDocument(Path.of("..", "samples", "ring", "ring.mpfl.xml"), List.of("--sites", "default,s1"),
-                    "ranks=" + ranks);
-            assertEquals("SUCCEEDED", r.path("state").asText(), r + "\n" + lab.logs());
-            assertEquals(ranks * (ranks - 1) / 2, r.at("/outputs/token/0").asInt(), r.toString());
-            String id = r.path("run").asText();
-            assertEquals(Set.of("w1", "s1h1", "s1h2"), lab.placement(id));
-            JsonNode connections = lab.run(id).path("connections");
-            assertEquals(6, connections.size(), connections.toString());
-            for (JsonNode c : connections) {
-                String from = c.path("from").asText();
-                String to = c.path("to").asText();
-                String expected = from.equals("w1") ? "reverse" : "direct";
-                assertEquals(expected, c.path("method").asText(), c.toString());
-                if (from.equals("w1")) {
-                    assertEquals("rly", c.path("relay").asText(), c.toString());
-                    assertTrue(c.path("why").asText().contains(to + " connects out to w1"), c.toString());
-                }
-            }
-            // what w1 did (not only what the engine expected): reverse connections to site 1 (SOAP or binary, as the
-            // domain's transport chose), no fallback to a splice
-            String log = Files.readString(wan.process().log());
-            assertTrue(java.util.regex.Pattern.compile("connections to 10\\.77\\.1\\.1[12]:\\d+: reverse").matcher(log).find(),
-                    "w1 made no reverse connection to site 1:\n" + log);
-            assertFalse(log.contains("a reverse connection from"), "a reverse connection fell back to the relay:\n" + log);
-        } finally {
-            lab.removeHost(wan);
         }
     }
 

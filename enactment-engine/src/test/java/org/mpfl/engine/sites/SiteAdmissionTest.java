@@ -139,6 +139,9 @@ class SiteAdmissionTest {
     void strangersTricklingAtTheReversePortAreClosedAtTheProofDeadlineWhileReverseRunsSucceed() throws Exception {
         lab.assertSitesIsolated();
         NetworkLab.Host wan = lab.addHost("w1", 40);
+        // w1 accepts inbound connections and holds no relay connection; site 1 is behind NAT
+        assertFalse(lab.connects(wan, lab.host("s1h1")), "the WAN host must not reach site 1 directly");
+        assertTrue(lab.connects(lab.host("s1h1"), wan), "site 1 must reach the WAN host");
         LabNode atk = lab.attacker();
         AtomicBoolean attacking = new AtomicBoolean(true);
         AtomicInteger attempts = new AtomicInteger();
@@ -161,8 +164,15 @@ class SiteAdmissionTest {
                 assertEquals("SUCCEEDED", r.path("state").asText(), "run " + run + ": " + r + "\n" + lab.logs());
                 String id = r.path("run").asText();
                 assertEquals(Set.of("w1", "s1h1"), lab.placement(id));
-                for (JsonNode c : lab.run(id).path("connections")) {
+                JsonNode connections = lab.run(id).path("connections");
+                assertEquals(2, connections.size(), connections.toString());
+                for (JsonNode c : connections) {
+                    // from w1 only a reverse connection works (s1h1 connects out, asked through the relay); s1h1 reaches w1 directly
                     assertEquals(c.path("from").asText().equals("w1") ? "reverse" : "direct", c.path("method").asText(), c.toString());
+                    if (c.path("from").asText().equals("w1")) {
+                        assertEquals("rly", c.path("relay").asText(), c.toString());
+                        assertTrue(c.path("why").asText().contains(c.path("to").asText() + " connects out to w1"), c.toString());
+                    }
                 }
             }
             attacking.set(false);
