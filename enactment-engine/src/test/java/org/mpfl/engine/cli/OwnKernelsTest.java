@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.childjvm.ChildJvm;
 
 /**
  * Your own kernels as a user meets them ({@code mpflc new}, docs/tutorial.md section 9): real processes
@@ -31,7 +32,7 @@ import org.mpfl.testing.StartsProcesses;
 class OwnKernelsTest {
     /** An offline Maven build plus a local run on a loaded 2-core machine took about 70 s; the bound is 8x that. */
     private static final long SCRIPT_BOUND_SECONDS = 600;
-    private static final String CHILD_JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+    private static final String CHILD_JVM_OPTS = String.join(" ", ChildJvm.shortLivedOptions(null));
     private static final Pattern SH_BLOCK = Pattern.compile("(?s)```sh\\n(.*?)```");
     private static final Pattern OUTPUTS = Pattern.compile("# outputs: (.*)$", Pattern.MULTILINE);
 

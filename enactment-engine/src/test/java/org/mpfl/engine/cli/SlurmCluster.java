@@ -168,7 +168,7 @@ final class SlurmCluster implements AutoCloseable {
     static Path mpflcScript(Path dir) throws IOException {
         Path mpflc = dir.resolve("mpflc");
         // the test's child JVM command (its class path and CDS archive), each word quoted: paths hold no quote
-        List<String> java = ChildJvm.command(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), Mpflc.class.getName());
+        List<String> java = ChildJvm.command(ChildJvm.shortLivedOptions("256m"), Mpflc.class.getName());
         Files.writeString(mpflc, "#!/bin/sh\nexec '" + String.join("' '", java) + "' \"$@\"\n", StandardCharsets.UTF_8);
         Files.setPosixFilePermissions(mpflc, PosixFilePermissions.fromString("rwx------"));
         return mpflc;

@@ -111,7 +111,7 @@ class PostgresRunStoreTest extends RunStoreContract {
 
     /** {@code mpflc up} with {@code hosts} local hosts; C1 only and the serial collector: the engine lives seconds here. */
     private Process up(String jdbc, Path data, int hosts) throws IOException {
-        List<String> cmd = new ArrayList<>(ChildJvm.command(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+        List<String> cmd = new ArrayList<>(ChildJvm.command(ChildJvm.shortLivedOptions("256m"),
                 Mpflc.class.getName()));
         cmd.addAll(List.of("up", "--hosts", Integer.toString(hosts), "--port", "0",
                 "--data", data.toString(), "--jdbc", jdbc, "--jdbc-user", PostgresServer.USER,

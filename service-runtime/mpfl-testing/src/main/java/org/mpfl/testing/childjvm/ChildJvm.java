@@ -16,7 +16,24 @@ import java.util.List;
  * them (the fast tier, an IDE) a child starts on this JVM's class path, as before.
  */
 public final class ChildJvm {
+    private static final List<String> SHORT_LIVED = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
     private ChildJvm() {
+    }
+
+    /**
+     * The collector and compiler flags of a JVM that lives seconds (a lab node, a relay, an engine a test starts):
+     * the serial collector and C1 alone, so that its start costs less CPU than C2's warm-up would save on a
+     * 2-core machine where several of them start at once; {@code maxHeap} is its {@code -Xmx} value
+     * ({@code "64m"}), or {@code null} for the JVM's default.
+     */
+    public static List<String> shortLivedOptions(String maxHeap) {
+        List<String> options = new ArrayList<>();
+        if (maxHeap != null) {
+            options.add("-Xmx" + maxHeap);
+        }
+        options.addAll(SHORT_LIVED);
+        return List.copyOf(options);
     }
 
     /**

@@ -30,7 +30,7 @@ public final class ChildJvmTraining {
     /** The training's own bound: past it, no archive (and the children start as before). */
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
     /** The children's own options (NetworkLab, the build's mpfl.host.jvmOptions): C1 only, serial GC. */
-    private static final List<String> JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    private static final List<String> JVM = ChildJvm.shortLivedOptions(null);
 
     private ChildJvmTraining() {
     }

@@ -97,7 +97,7 @@ public final class LabNode {
      */
     public Process startJava(Class<?> main, String logName, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(inside());
-        cmd.addAll(ChildJvm.command(List.of("-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), main.getName()));
+        cmd.addAll(ChildJvm.command(ChildJvm.shortLivedOptions("64m"), main.getName()));
         cmd.addAll(List.of(args));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(lab.dir.resolve(logName + ".log").toFile()).start();
     }
@@ -127,7 +127,7 @@ public final class LabNode {
         }
         relaySocket = lab.dir.resolve("relay-" + name + ".sock");
         List<String> cmd = new ArrayList<>(inside());
-        cmd.addAll(ChildJvm.command(List.of("-Xmx32m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), NamespaceRelay.class.getName()));
+        cmd.addAll(ChildJvm.command(ChildJvm.shortLivedOptions("32m"), NamespaceRelay.class.getName()));
         cmd.addAll(List.of(relaySocket.toString(), NetworkLab.LAB_PREFIX));
         Path log = lab.dir.resolve("relay-" + name + ".log");
         relay = new ProcessBuilder(cmd).redirectError(log.toFile()).start();

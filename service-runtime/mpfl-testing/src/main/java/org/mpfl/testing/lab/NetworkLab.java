@@ -89,7 +89,7 @@ public final class NetworkLab implements AutoCloseable {
     private static final Pattern LAB_NAME = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-\\d+-.*");
     static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
     private static final AtomicInteger LABS = new AtomicInteger();
-    private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    private static final List<String> JVM = ChildJvm.shortLivedOptions("512m");
     /**
      * {@code mpflc}'s entry point, named rather than referenced: the lab sits below the engine (the
      * engine's own tests use it) and starts it as a process on the caller's class path, which holds the
