@@ -112,11 +112,18 @@ final class MpiwsWorker implements Worker {
         ServiceHost.DeployAnswer answer = host.handleDeploy(name, auth == null ? null : auth.toString(),
                 mc.getProperty(MessageContext.REMOTE_ADDR), request.getInputStream());
         int status = answer.status();
-        String text = answer.text();
+        byte[] text = answer.text().getBytes(StandardCharsets.UTF_8);
+        if (status != 201) {
+            // a refusal may leave the body unread (a caller without the key: not a byte of it is read); a
+            // connection kept open would have its next request swallowed with that body's tail (Axis2's
+            // connection clears its read buffer at each request head): the connection ends with the answer
+            answerAndClose(request, status, "text/plain; charset=UTF-8", text);
+            return;
+        }
         response.setStatus(status);
         response.setContentType("text/plain; charset=UTF-8");
         OutputStream out = response.getOutputStream();
-        out.write(text.getBytes(StandardCharsets.UTF_8));
+        out.write(text);
         out.close();
     }
 
@@ -328,6 +335,16 @@ final class MpiwsWorker implements Worker {
         return false;
     }
 
+    private static String reason(int status) {
+        return switch (status) {
+            case 200 -> "OK";
+            case 202 -> "Accepted";
+            case 400 -> "Bad Request";
+            case 403 -> "Forbidden";
+            default -> "Internal Server Error";
+        };
+    }
+
     /**
      * Answers on the socket itself and closes the connection, leaving the rest of the body unread:
      * Axis2 would drain a body before it sends the answer (a 2 GB announcement would hold the thread
@@ -340,13 +357,18 @@ final class MpiwsWorker implements Worker {
 
     /** {@link #answerAndClose(AxisHttpRequest, int, SoapFault)} with any SOAP body (a batch's answer). */
     private static void answerAndClose(AxisHttpRequest request, int status, byte[] body) {
+        answerAndClose(request, status, "application/soap+xml; charset=UTF-8", body);
+    }
+
+    /** {@link #answerAndClose(AxisHttpRequest, int, SoapFault)} with any body of the given content type. */
+    private static void answerAndClose(AxisHttpRequest request, int status, String contentType, byte[] body) {
         java.net.Socket socket = request.getSocketHolder() == null ? null : request.getSocketHolder().getSocket();
         if (socket == null) {
             return;
         }
         try {
-            String head = "HTTP/1.1 " + status + (status == 200 ? " OK" : status == 202 ? " Accepted" : status == 400 ? " Bad Request" : " Internal Server Error")
-                    + "\r\nContent-Type: application/soap+xml; charset=UTF-8\r\nContent-Length: " + body.length
+            String head = "HTTP/1.1 " + status + " " + reason(status)
+                    + "\r\nContent-Type: " + contentType + "\r\nContent-Length: " + body.length
                     + "\r\nConnection: close\r\n\r\n";
             OutputStream out = socket.getOutputStream();
             out.write(head.getBytes(StandardCharsets.US_ASCII));
@@ -354,7 +376,7 @@ final class MpiwsWorker implements Worker {
             out.flush();
             socket.shutdownOutput();
         } catch (IOException e) {
-            LOG.debug("could not answer a refused store", e);
+            LOG.debug("could not answer a refused request", e);
         } finally {
             try {
                 socket.close();
