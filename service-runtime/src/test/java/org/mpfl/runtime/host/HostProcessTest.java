@@ -8,7 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -60,22 +66,22 @@ class HostProcessTest {
         URI base = URI.create(h.baseUrl());
         String head = "POST " + ServiceHost.DEPLOY_PATH + "?service=Evil HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n"
                 + "Content-Type: application/octet-stream\r\nContent-Length: 1\r\n\r\n";
-        try (java.net.Socket s = new java.net.Socket(base.getHost(), base.getPort())) {
+        try (Socket s = new Socket(base.getHost(), base.getPort())) {
             s.setSoTimeout(20_000);
             s.setTcpNoDelay(true);
-            java.io.OutputStream out = s.getOutputStream();
-            java.io.InputStream in = s.getInputStream();
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
             out.write(head.getBytes(StandardCharsets.US_ASCII));
             out.flush();
             byte[] first = new byte[4096];
             int n = in.read(first);
             String answer = new String(first, 0, Math.max(n, 0), StandardCharsets.US_ASCII);
             assertTrue(answer.startsWith("HTTP/1.1 403"), answer);
-            assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), answer);
+            assertTrue(answer.toLowerCase(Locale.ROOT).contains("connection: close"), answer);
             try {
                 out.write(("x" + head + "x").getBytes(StandardCharsets.US_ASCII));
                 out.flush();
-            } catch (java.io.IOException closedAlready) {
+            } catch (IOException closedAlready) {
                 // the host closed first: what this checks
             }
             // the rest of the first answer, then the end of the stream: never a wait for an answer that does not come
@@ -83,7 +89,7 @@ class HostProcessTest {
                 while (in.read(first) >= 0) {
                     // the first answer's tail
                 }
-            } catch (java.net.SocketException reset) {
+            } catch (SocketException reset) {
                 // closed with the request unread: also an end
             }
         }

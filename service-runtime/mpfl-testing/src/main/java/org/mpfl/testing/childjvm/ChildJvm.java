@@ -23,9 +23,9 @@ public final class ChildJvm {
 
     /**
      * The collector and compiler flags of a JVM that lives seconds (a lab node, a relay, an engine a test starts):
-     * the serial collector and C1 alone, so that its start costs less CPU than C2's warm-up would save on a
-     * 2-core machine where several of them start at once; {@code maxHeap} is its {@code -Xmx} value
-     * ({@code "64m"}), or {@code null} for the JVM's default.
+     * the serial collector and C1 alone, because in so short a life C2's compilations and a parallel collector's
+     * threads cost more CPU than they save, on a 2-core machine where several such JVMs start at once;
+     * {@code maxHeap} is its {@code -Xmx} value ({@code "64m"}), or {@code null} for the JVM's default.
      */
     public static List<String> shortLivedOptions(String maxHeap) {
         List<String> options = new ArrayList<>();
