@@ -15,7 +15,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.StartsProcesses;
-import org.mpfl.testing.childjvm.ChildJvmSession;
 
 /**
  * The class-data sharing archive of the hosts ({@code mpfl.host.cdsArchive}, which {@code bin/mpflc}
@@ -34,8 +33,6 @@ class HostCdsArchiveTest {
     void aCorruptArchiveIsPassedAndIgnoredAndAMissingOneIsNotPassed() throws Exception {
         Path junk = Files.createTempFile("mpfl-host-", ".jsa");
         Path log = Files.createTempDirectory("mpfl-cds-test");
-        // the children's archive, trained beside the first tests, is set once; not while this test swaps it
-        ChildJvmSession.awaitArchive(Duration.ofMinutes(4));
         String before = System.getProperty("mpfl.host.cdsArchive");
         try {
             Files.write(junk, "not a CDS archive".getBytes(StandardCharsets.US_ASCII));

@@ -5,20 +5,12 @@ import org.junit.platform.launcher.LauncherSessionListener;
 import org.mpfl.protocol.launch.HostProcesses;
 
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Prepares the child JVMs' class path and archive once per test JVM, before its first test, when the build
  * asks for it ({@value #DIRECTORY_PROPERTY}: the full tier's {@code target/child-jvm}; registered as a JUnit
  * launcher session listener). Only a module whose class path holds the service host has children to speed
- * up. The class path is set before the first test; the archive once its training, which runs beside the
- * first tests, has ended ({@link ChildArchive}): children started before then start without it. A failure
- * costs the gain only: the children then start as before, and the reason is printed.
+ * up. A failure costs the gain only: the children then start as before, and the reason is printed.
  */
 public final class ChildJvmSession implements LauncherSessionListener {
     /** Where the archive and its jars are kept; unset or empty: no archive (the children start as before). */
@@ -28,7 +20,6 @@ public final class ChildJvmSession implements LauncherSessionListener {
     /** {@code ProtocolSettings.HOST_CDS_ARCHIVE}'s name. */
     static final String ARCHIVE_PROPERTY = "mpfl.host.cdsArchive";
     private static boolean prepared;
-    private static volatile CompletableFuture<Path> archive = CompletableFuture.completedFuture(null);
 
     @Override
     public void launcherSessionOpened(LauncherSession session) {
@@ -42,28 +33,13 @@ public final class ChildJvmSession implements LauncherSessionListener {
         }
         prepared = true;
         try {
-            ChildArchive pair = ChildArchive.prepare(Path.of(directory), System.getProperty("java.class.path"));
-            System.setProperty(CLASS_PATH_PROPERTY, pair.classPath());
-            archive = pair.archive().thenApply(a -> {
-                if (a != null) {
-                    System.setProperty(ARCHIVE_PROPERTY, a.toString());
-                }
-                return a;
-            });
+            ChildArchive archive = ChildArchive.prepare(Path.of(directory), System.getProperty("java.class.path"));
+            System.setProperty(CLASS_PATH_PROPERTY, archive.classPath());
+            if (archive.archive() != null) {
+                System.setProperty(ARCHIVE_PROPERTY, archive.archive().toString());
+            }
         } catch (Exception e) {
             System.err.println("child JVMs start without a class-data sharing archive: " + e);
-        }
-    }
-
-    /**
-     * Waits until this JVM's children get the archive (for tests of the archive itself, or of what it changes),
-     * at most {@code bound}; empty when there is none: not asked for by the build, or its training failed.
-     */
-    public static Optional<Path> awaitArchive(Duration bound) throws InterruptedException {
-        try {
-            return Optional.ofNullable(archive.get(bound.toMillis(), TimeUnit.MILLISECONDS));
-        } catch (ExecutionException | TimeoutException e) {
-            return Optional.empty();
         }
     }
 

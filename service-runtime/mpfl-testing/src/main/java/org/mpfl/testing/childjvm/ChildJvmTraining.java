@@ -46,21 +46,6 @@ public final class ChildJvmTraining {
         cmd.addAll(JVM);
         cmd.addAll(List.of("-cp", classPath, ChildJvmTraining.class.getName(), work.toString()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("training.log").toFile()).start();
-        // it runs beside the tests: a test JVM that ends first takes it along
-        Thread reaper = new Thread(p::destroyForcibly, "child-jvm-training-reaper");
-        Runtime.getRuntime().addShutdownHook(reaper);
-        try {
-            await(p, archive, partial, work);
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(reaper);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs anyway
-            }
-        }
-    }
-
-    private static void await(Process p, Path archive, Path partial, Path work) throws IOException, InterruptedException {
         if (!p.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             System.err.println("child JVMs' archive: the training did not end within " + TIMEOUT + " (log: " + work + ")");
