@@ -9,7 +9,12 @@ import org.mpfl.testing.Http;
 
 /** The calls a service host makes to an engine, made by a test as that host would: with its own credential. */
 public final class HostCalls {
-    /** Credentials tests issued, by engine URL and host id (the engine shows a secret only once). */
+    /**
+     * Credentials tests issued, by engine URL, the engine's store and host id (the engine shows a secret only once).
+     * The store is part of the key because a port the kernel gave a closed engine may be given to the next test's
+     * engine: by URL alone that engine was sent the old engine's credential ("wrong engine token"); an engine
+     * restarted on its own store keeps the credentials it issued, and the key finds them again.
+     */
     private static final Map<String, HostCredential> CREDENTIALS = new ConcurrentHashMap<>();
 
     private HostCalls() {
@@ -17,7 +22,9 @@ public final class HostCalls {
 
     /** The credential of {@code hostId} at this engine, issued on first use. */
     public static HostCredential credential(Engine engine, String hostId) {
-        return CREDENTIALS.computeIfAbsent(engine.url() + " " + hostId, k -> {
+        EngineConfig config = engine.config();
+        String store = config.jdbcUrl() != null ? config.jdbcUrl() : config.dataDir().toAbsolutePath().toString();
+        return CREDENTIALS.computeIfAbsent(engine.url() + " " + store + " " + hostId, k -> {
             try {
                 return engine.issueHostCredential(hostId);
             } catch (HostCredentials.HostIdTakenException e) {
