@@ -19,7 +19,6 @@ import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.Transport;
-import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
 import org.mpfl.runtime.transport.soap.SoapTransport;
 
@@ -116,9 +115,7 @@ final class ServiceHostFixture implements TransportFixture {
                 byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
                 Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
                 try (Transport wire = "soap".equals(transport) ? new SoapTransport() : new BinaryTransport(10_000, id -> new DomainToken(token))) {
-                    wire.store(endpoints.get(to), e);
-                } catch (TransportException ex) {
-                    throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
+                    TransportFixture.storeAsASender(wire, endpoints.get(to), e);
                 }
             }
 

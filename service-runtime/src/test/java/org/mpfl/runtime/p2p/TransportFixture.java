@@ -3,6 +3,11 @@ package org.mpfl.runtime.p2p;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.protocol.Endpoint;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.ReceiverBusyException;
+import org.mpfl.runtime.transport.Transport;
+import org.mpfl.runtime.transport.TransportException;
 
 /**
  * One way of placing the ranks of a test domain and carrying their messages: all in one host over
@@ -38,6 +43,37 @@ public interface TransportFixture {
             throw new UnsupportedOperationException(getClass().getName() + " cannot inject messages");
         }
     }
+
+    /**
+     * Stores {@code envelope} at {@code to} as a sender does: a BUSY answer is retried until the store is taken, for
+     * at most {@link #INJECT_WAIT}. {@link #start} returns before every rank is open, and a host answers BUSY for a
+     * rank its {@code run} has not opened yet (as for a full buffer): a single try lost that race now and then.
+     */
+    static void storeAsASender(Transport wire, Endpoint to, Envelope envelope) {
+        long deadline = System.nanoTime() + INJECT_WAIT.toNanos();
+        while (true) {
+            try {
+                wire.store(to, envelope);
+                return;
+            } catch (ReceiverBusyException busy) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("injected store was still answered BUSY after " + INJECT_WAIT + ": "
+                            + busy.getMessage(), busy);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while injecting", e);
+                }
+            } catch (TransportException ex) {
+                throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
+            }
+        }
+    }
+
+    /** How long {@link #storeAsASender} retries BUSY: a rank's opening takes milliseconds, seconds on a loaded machine. */
+    Duration INJECT_WAIT = Duration.ofSeconds(30);
 
     /**
      * The end of one rank.

@@ -147,9 +147,7 @@ final class TwoProcessFixture implements TransportFixture {
                 byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
                 Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
                 try (BinaryTransport wire = new BinaryTransport(10_000, id -> new DomainToken(token))) {
-                    wire.store(endpoints.get(to), e);
-                } catch (TransportException ex) {
-                    throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
+                    TransportFixture.storeAsASender(wire, endpoints.get(to), e);
                 }
             }
 
