@@ -16,7 +16,6 @@ import org.mpfl.protocol.RunMessages;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
-import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
@@ -112,10 +111,8 @@ final class ServiceHostFixture implements TransportFixture {
 
             @Override
             public void inject(int from, int to, int tag, long seq, Payload payload) {
-                byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
-                Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
                 try (Transport wire = "soap".equals(transport) ? new SoapTransport() : new BinaryTransport(10_000, id -> new DomainToken(token))) {
-                    TransportFixture.storeAsASender(wire, endpoints.get(to), e);
+                    TransportFixture.injectAsASender(wire, endpoints.get(to), domainId, token, from, to, tag, seq, payload);
                 }
             }
 

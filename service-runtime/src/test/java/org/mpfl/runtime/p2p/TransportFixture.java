@@ -3,11 +3,14 @@ package org.mpfl.runtime.p2p;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.Transport;
 import org.mpfl.runtime.transport.TransportException;
+import org.mpfl.testing.Await;
 
 /**
  * One way of placing the ranks of a test domain and carrying their messages: all in one host over
@@ -45,34 +48,35 @@ public interface TransportFixture {
     }
 
     /**
-     * Stores {@code envelope} at {@code to} as a sender does: a BUSY answer is retried until the store is taken, for
-     * at most {@link #INJECT_WAIT}. {@link #start} returns before every rank is open, and a host answers BUSY for a
-     * rank its {@code run} has not opened yet (as for a full buffer): a single try lost that race now and then.
+     * Stores a DATA message from world rank {@code from} to {@code to} at {@code at}, proven with the domain's
+     * {@code token}, as a sender does: a BUSY answer is retried until the store is taken, for at most
+     * {@link #INJECT_WAIT}. {@link #start} returns before every rank is open, and a host answers BUSY for a rank
+     * its {@code run} has not opened yet (as for a full buffer): a single try lost that race now and then.
      */
-    static void storeAsASender(Transport wire, Endpoint to, Envelope envelope) {
-        long deadline = System.nanoTime() + INJECT_WAIT.toNanos();
-        while (true) {
-            try {
-                wire.store(to, envelope);
-                return;
-            } catch (ReceiverBusyException busy) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("injected store was still answered BUSY after " + INJECT_WAIT + ": "
-                            + busy.getMessage(), busy);
-                }
+    static void injectAsASender(Transport wire, Endpoint at, String domainId, String token, int from, int to, int tag, long seq,
+                                Payload payload) {
+        byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
+        Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
+        try {
+            Await.until(INJECT_WAIT, "the injected store taken (answered BUSY until then)", () -> {
                 try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while injecting", e);
+                    wire.store(at, e);
+                    return true;
+                } catch (ReceiverBusyException busy) {
+                    return false;
                 }
-            } catch (TransportException ex) {
-                throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
-            }
+            });
+        } catch (TransportException ex) {
+            throw new IllegalStateException("injected store was not taken: " + ex.getMessage(), ex);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while injecting", ex);
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex);
         }
     }
 
-    /** How long {@link #storeAsASender} retries BUSY: a rank's opening takes milliseconds, seconds on a loaded machine. */
+    /** How long {@link #injectAsASender} retries BUSY: a rank's opening takes milliseconds, seconds on a loaded machine. */
     Duration INJECT_WAIT = Duration.ofSeconds(30);
 
     /**

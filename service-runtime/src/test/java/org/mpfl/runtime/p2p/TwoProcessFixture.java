@@ -19,7 +19,6 @@ import org.mpfl.testing.childjvm.ChildJvm;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.runtime.transport.ObjectTypes;
-import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.TransportException;
 import org.mpfl.runtime.transport.binary.BinaryTransport;
@@ -144,10 +143,8 @@ final class TwoProcessFixture implements TransportFixture {
 
             @Override
             public void inject(int from, int to, int tag, long seq, Payload payload) {
-                byte[] proof = new DomainToken(token).prove(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA.ordinal());
-                Envelope e = new Envelope(domainId, 0, from, to, tag, seq, Envelope.Kind.DATA, proof, payload);
                 try (BinaryTransport wire = new BinaryTransport(10_000, id -> new DomainToken(token))) {
-                    TransportFixture.storeAsASender(wire, endpoints.get(to), e);
+                    TransportFixture.injectAsASender(wire, endpoints.get(to), domainId, token, from, to, tag, seq, payload);
                 }
             }
 
