@@ -54,7 +54,9 @@ public final class RuntimeSettings {
     public static final Setting<Integer> BINARY_MAX_CONNECTIONS = Setting.intProperty("mpfl.binary.maxConnections", 256,
             "most connections a host's binary channel accepts at once");
     public static final Setting<Long> BINARY_PROBE_TIMEOUT_MS = Setting.longProperty("mpfl.binary.probeTimeoutMs", 1000L,
-            "how long a domain's set-up probe waits for the peers' binary HELLO");
+            "how long a domain's set-up probe waits for a peer's binary port to take its connection (a dropped port costs this)");
+    public static final Setting<Long> BINARY_PROBE_ANSWER_MS = Setting.longProperty("mpfl.binary.probeAnswerMs", 3000L,
+            "once the probe's connection is taken, how long it waits for the peer's TLS handshake and HELLO");
     public static final Setting<Long> SOAP_BATCH_BYTES = Setting.longProperty("mpfl.soap.batchBytes", 1L << 20,
             "payload bytes one SOAP batch request carries at most");
     public static final Setting<Integer> SOAP_BATCH_MAX = Setting.intProperty("mpfl.soap.batchMax", 64,

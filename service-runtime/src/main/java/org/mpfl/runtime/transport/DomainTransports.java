@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * The transports of one domain in one host, settled per peer host once for the domain's lifetime
  * (the spec: the binary channel is "negotiated when the domain is set up, with fallback to SOAP/MTOM
  * when it cannot be reached"). In {@code auto} mode the domain's set-up starts one probe of every
- * other host's binary address, all at once and bounded by {@link #PROBE_TIMEOUT_MS} (longer for a peer
- * reached through a relay or by a reverse connection: {@link ProbeTimeouts}); a peer whose
+ * other host's binary address, all at once, its connection bounded by {@link #PROBE_TIMEOUT_MS} (longer
+ * for a peer reached through a relay or by a reverse connection) and then its answer by
+ * {@link ProbeTimeouts#ANSWER_MS} ({@link ProbeTimeouts}); a peer whose
  * binary channel said HELLO in time gets the binary channel, any other SOAP — for every message of
  * the domain, so a firewalled binary port costs one bounded wait per domain, not a stall per message
  * (and a connection left open by an earlier domain, which a firewall may have silenced since, is not
@@ -32,9 +33,9 @@ import org.slf4j.LoggerFactory;
 public final class DomainTransports {
     private static final Logger LOG = LoggerFactory.getLogger(DomainTransports.class);
     /**
-     * How long the set-up probe waits for peers' HELLO ({@code mpfl.binary.probeTimeoutMs}): far above
-     * a LAN's round trip, well below the engine's deadlock grace (5 s), which a sender waiting for the
-     * decision must not trip.
+     * How long the set-up probe waits for a direct peer's port to take its connection
+     * ({@code mpfl.binary.probeTimeoutMs}): far above a LAN's round trip, and what a port that drops
+     * connections (a firewall) costs once per domain.
      */
     public static final long PROBE_TIMEOUT_MS = RuntimeSettings.BINARY_PROBE_TIMEOUT_MS.get();
 
@@ -98,8 +99,9 @@ public final class DomainTransports {
                     boolean ok = answered.contains(e.getKey());
                     long bound = ProbeTimeouts.forPeer(byAddress.get(e.getKey()), probeTimeoutMs);
                     if (e.getValue().complete(ok) && !ok) {
-                        LOG.info("domain {}: the binary channel at {} did not answer within {} ms; messages to that "
-                                + "host go over SOAP for this domain", shortId(), e.getKey(), bound);
+                        LOG.info("domain {}: the binary channel at {} did not answer (connection bound {} ms, then {} ms "
+                                + "for its HELLO); messages to that host go over SOAP for this domain", shortId(), e.getKey(),
+                                bound, ProbeTimeouts.ANSWER_MS);
                     } else if (ok && bound > probeTimeoutMs) {
                         // said for an indirect pair only (a relay or a reverse connection): which transport it got
                         LOG.info("domain {}: the binary channel at {} answered (not direct, probe bound {} ms); messages "
@@ -118,7 +120,7 @@ public final class DomainTransports {
     /**
      * The transport to carry this domain's messages to {@code peer} in {@code requestedMode} (see
      * {@link TransportSelector#effectiveMode}). In auto mode it may wait for the set-up probe, at
-     * most about {@link #PROBE_TIMEOUT_MS} (for an indirect peer {@link ProbeTimeouts#forPeer}).
+     * most about {@link ProbeTimeouts#total}.
      *
      * @throws TransportException final when the mode cannot reach the peer at all
      */
@@ -173,7 +175,7 @@ public final class DomainTransports {
         boolean interrupted = false;
         try {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
-                    ProbeTimeouts.forPeer(peer, probeTimeoutMs) + 1000);
+                    ProbeTimeouts.total(peer, probeTimeoutMs) + 1000);
             while (true) {
                 try {
                     return f.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);

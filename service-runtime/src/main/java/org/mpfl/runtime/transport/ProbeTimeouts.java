@@ -3,24 +3,35 @@ package org.mpfl.runtime.transport;
 import java.util.Optional;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.relay.RelayDialer;
+import org.mpfl.runtime.settings.RuntimeSettings;
 
 /**
- * How long the binary channel's set-up probe waits for one peer's HELLO, by the method this host
- * connects to the peer with ({@link RelayDialer}). A direct peer gets the configured time-out
- * ({@code mpfl.binary.probeTimeoutMs}, 1 s: far above a LAN's round trip). A peer reached through a
- * relay or by a reverse connection gets at least what that method itself may take
+ * How long the binary channel's set-up probe waits for one peer, in two steps, by the method this host
+ * connects to the peer with ({@link RelayDialer}).
+ *
+ * <p><b>The connection.</b> A direct peer's port must take the connection within the configured
+ * time-out ({@code mpfl.binary.probeTimeoutMs}, 1 s: far above a LAN's round trip). This is the question
+ * a firewall answers: a port that drops the connection costs this, once per domain. A peer reached
+ * through a relay or by a reverse connection gets at least what that method itself may take
  * ({@link RelayDialer#indirectWaitMs}: the relay's splice wait, 10 s, or the wait for a reverse
- * connection, 15 s): the far host answers only once its rank's domain is open there, its proof is
- * checked by the engine, and TLS runs end to end over two WAN hops — seconds on a loaded machine. A
- * shorter probe gives up on a pair whose connection would still arrive, and the domain then carries
- * that pair over SOAP for its whole life; the longer bound costs only when the binary channel really
- * does not answer (once per domain and peer, as for a firewalled port).
+ * connection, 15 s): the far host answers only once its rank's domain is open there and its proof is
+ * checked by the engine, seconds on a loaded machine.
+ *
+ * <p><b>The answer.</b> Once connected, the peer's TLS handshake and HELLO get {@link #ANSWER_MS} more
+ * ({@code mpfl.binary.probeAnswerMs}, 3 s). That is CPU at both ends, not the network: on a 2-core
+ * machine at a load of 8, under a flood of handshakes at one end, a TLS probe took 400–460 ms instead of
+ * 80–100 ms, and in a full test suite one took more than 1 s. A probe that gives up on an answer still on
+ * its way sends a working pair to SOAP for the domain's whole life; the longer wait costs only when a
+ * port takes connections but never says HELLO.
  */
 public final class ProbeTimeouts {
+    /** How long a connected probe waits for the peer's TLS handshake and HELLO ({@code mpfl.binary.probeAnswerMs}). */
+    public static final long ANSWER_MS = RuntimeSettings.BINARY_PROBE_ANSWER_MS.get();
+
     private ProbeTimeouts() {
     }
 
-    /** The probe's time-out for {@code peer}'s binary address, at least {@code directMs}. */
+    /** How long the probe's connection to {@code peer}'s binary address may take, at least {@code directMs}. */
     public static long forPeer(Endpoint peer, long directMs) {
         String address = peer.binaryAddress();
         int colon = address == null ? -1 : address.lastIndexOf(':');
@@ -35,6 +46,11 @@ public final class ProbeTimeouts {
             return directMs;
         }
         return indirect.map(w -> Math.max(directMs, w)).orElse(directMs);
+    }
+
+    /** The whole probe of {@code peer} at most: its connection ({@link #forPeer}), then its answer ({@link #ANSWER_MS}). */
+    public static long total(Endpoint peer, long directMs) {
+        return forPeer(peer, directMs) + ANSWER_MS;
     }
 
     /** Whether {@code peer}'s binary address is reached directly (not through a relay or a reverse connection). */

@@ -100,7 +100,7 @@ class BinaryTlsTest {
         try (BinaryTransport tls = new BinaryTransport(5000, id -> null, machine.settings());
              BinaryTransport plain = new BinaryTransport(5000, id -> null);
              BinaryTransport untrusting = new BinaryTransport(5000, id -> null, stranger.settings())) {
-            // the probe gives a peer 1 s; a host's first TLS handshakes can take longer under load
+            // the probe gives a peer 1 s to take the connection and 3 s to answer; a host's first TLS handshakes can take longer under load
             assertTrue(HostTlsTest.reachesWithinAMinute(tls, peer), "a client with the lab CA reaches the TLS binary channel");
             assertFalse(plain.reaches(peer), "a plaintext probe gets no HELLO from a TLS port");
             assertFalse(untrusting.reaches(peer), "a probe that does not trust the host's certificate fails");

@@ -25,9 +25,10 @@ import org.mpfl.runtime.transport.ProbeTimeouts;
  * probes of peers reached directly share one selector; TLS probes, and every probe of a peer reached
  * through a relay or by a reverse connection, run one short-lived thread per peer and connect as the
  * data connections do ({@link RelayDialer}) — with or without TLS a relayed pair's probe takes the
- * relayed path its messages will take. Every probe is bounded by the caller's time-out, raised for an
- * indirect peer to what its method may take ({@link ProbeTimeouts}), and leaves before AUTH, so a
- * server allocates nothing for it.
+ * relayed path its messages will take. Every probe's connection is bounded by the caller's time-out,
+ * raised for an indirect peer to what its method may take, and once connected its TLS handshake and
+ * HELLO by {@link ProbeTimeouts#ANSWER_MS} ({@link ProbeTimeouts}); it leaves before AUTH, so a server
+ * allocates nothing for it.
  */
 final class ReachabilityProbe {
     /** The TLS every probe is layered with, or {@code null}: plaintext. */
@@ -39,12 +40,13 @@ final class ReachabilityProbe {
 
     /**
      * The probe of domain set-up: opens a fresh connection to each peer's binary address, all at
-     * once, and keeps those whose server sends a well-formed HELLO within {@code timeoutMillis} (a
-     * peer reached through a relay or by a reverse connection: within {@link ProbeTimeouts#forPeer})
-     * and closes them: no AUTH, so the server allocates nothing. An open connection of an
-     * earlier domain proves nothing — a firewall may have closed the port since without either end
-     * noticing — so it is not consulted. A refused connect fails at once; a silently dropped one
-     * (firewall) or a port that never says HELLO costs the whole timeout, once per domain.
+     * once, and keeps those that connect within {@code timeoutMillis} (a peer reached through a relay or
+     * by a reverse connection: within {@link ProbeTimeouts#forPeer}) and then send a well-formed HELLO
+     * within {@link ProbeTimeouts#ANSWER_MS}, and closes them: no AUTH, so the server allocates
+     * nothing. An open connection of an earlier domain proves nothing — a firewall may have closed the
+     * port since without either end noticing — so it is not consulted. A refused connect fails at once;
+     * a silently dropped one (firewall) costs the connection's bound, a port that takes the connection
+     * but never says HELLO both bounds, once per domain.
      */
     Set<Endpoint> reachable(Collection<Endpoint> peers, long timeoutMillis) {
         List<Endpoint> selected = new ArrayList<>();
@@ -73,13 +75,16 @@ final class ReachabilityProbe {
         return ok;
     }
 
-    /** Plaintext probes of peers reached directly, on one selector, within {@code timeoutMillis}. */
+    /**
+     * Plaintext probes of peers reached directly, on one selector: each connected within
+     * {@code timeoutMillis}, then answered within {@link ProbeTimeouts#ANSWER_MS}.
+     */
     private static Set<Endpoint> reachableSelected(Collection<Endpoint> peers, long timeoutMillis) {
         Set<Endpoint> ok = new HashSet<>();
         if (peers.isEmpty()) {
             return ok;
         }
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        long connectBy = System.nanoTime() + timeoutMillis * 1_000_000L;
         try (Selector sel = Selector.open()) {
             List<SocketChannel> open = new ArrayList<>();
             int outstanding = 0;
@@ -95,9 +100,9 @@ final class ReachabilityProbe {
                     ByteBuffer hello = ByteBuffer.allocate(BinaryProtocol.HELLO_BYTES);
                     try {
                         if (ch.connect(target)) {
-                            ch.register(sel, SelectionKey.OP_READ, new Probe(peer, hello));
+                            ch.register(sel, SelectionKey.OP_READ, new Probe(peer, hello, answerBy()));
                         } else {
-                            ch.register(sel, SelectionKey.OP_CONNECT, new Probe(peer, hello));
+                            ch.register(sel, SelectionKey.OP_CONNECT, new Probe(peer, hello, connectBy));
                         }
                         outstanding++;
                     } catch (IOException refused) {
@@ -106,11 +111,23 @@ final class ReachabilityProbe {
                 }
                 // cancelled keys stay in keys() until the next select: count the probes still running
                 while (outstanding > 0) {
-                    long left = (deadline - System.nanoTime()) / 1_000_000L;
-                    if (left <= 0) {
+                    long now = System.nanoTime();
+                    long next = Long.MAX_VALUE;
+                    for (SelectionKey k : sel.keys()) {
+                        if (k.isValid()) {
+                            Probe p = (Probe) k.attachment();
+                            if (now - p.deadline >= 0) {
+                                k.cancel(); // out of time in its step: not reachable
+                                outstanding--;
+                            } else {
+                                next = Math.min(next, (p.deadline - now) / 1_000_000L + 1);
+                            }
+                        }
+                    }
+                    if (outstanding <= 0) {
                         break;
                     }
-                    sel.select(left);
+                    sel.select(next);
                     for (SelectionKey k : sel.selectedKeys()) {
                         if (stepProbe(k, ok)) {
                             outstanding--;
@@ -138,8 +155,9 @@ final class ReachabilityProbe {
      * reverse connection — as the data connections will), with TLS when the transport uses it: the
      * same question (does a well-formed HELLO arrive in time?), asked after a TLS handshake that
      * verifies the peer's certificate — a port that answers TLS with the wrong certificate is not
-     * reachable. One short-lived thread per peer, all at once; each one's connect, handshake and read
-     * are bounded by the peer's deadline ({@link ProbeTimeouts}), and this waits for them no longer.
+     * reachable. One short-lived thread per peer, all at once; each one's connect is bounded by the
+     * peer's deadline, its handshake and read by {@link ProbeTimeouts#ANSWER_MS} after that
+     * ({@link ProbeTimeouts}), and this waits for them no longer.
      */
     private Set<Endpoint> reachableDialled(Collection<Endpoint> peers, long timeoutMillis) {
         ConcurrentLinkedQueue<Endpoint> ok = new ConcurrentLinkedQueue<>();
@@ -151,10 +169,10 @@ final class ReachabilityProbe {
             if (target == null) {
                 continue;
             }
-            long deadline = System.nanoTime() + ProbeTimeouts.forPeer(peer, timeoutMillis) * 1_000_000L;
-            last = Math.max(last, deadline);
+            long connectBy = System.nanoTime() + ProbeTimeouts.forPeer(peer, timeoutMillis) * 1_000_000L;
+            last = Math.max(last, connectBy + ProbeTimeouts.ANSWER_MS * 1_000_000L);
             Thread t = new Thread(() -> {
-                if (probeDialled(peer, address.substring(0, address.lastIndexOf(':')), target, deadline)) {
+                if (probeDialled(peer, address.substring(0, address.lastIndexOf(':')), target, connectBy)) {
                     ok.add(peer);
                 }
             }, "mpfl-binary-probe-" + address);
@@ -175,10 +193,14 @@ final class ReachabilityProbe {
         return new HashSet<>(ok);
     }
 
-    /** One probe through the dialer: connect, TLS handshake (if any), a valid HELLO, all before {@code deadline}; then leave. */
-    private boolean probeDialled(Endpoint peer, String host, InetSocketAddress target, long deadline) {
+    /**
+     * One probe through the dialer: connected before {@code connectBy}, then TLS handshake (if any) and
+     * a valid HELLO within {@link ProbeTimeouts#ANSWER_MS}; then leave.
+     */
+    private boolean probeDialled(Endpoint peer, String host, InetSocketAddress target, long connectBy) {
         // the peer's endpoint goes along: the domain may still be opening here, its registry not naming the peer yet
-        try (Socket s = RelayDialer.shared().connect(peer, host, target.getPort(), remainingMillis(deadline)).socket()) {
+        try (Socket s = RelayDialer.shared().connect(peer, host, target.getPort(), remainingMillis(connectBy)).socket()) {
+            long deadline = answerBy();
             s.setSoTimeout(remainingMillis(deadline));
             if (tls == null) {
                 BinaryProtocol.helloChallenge(s.getInputStream().readNBytes(BinaryProtocol.HELLO_BYTES));
@@ -203,8 +225,22 @@ final class ReachabilityProbe {
         return (int) Math.min(Integer.MAX_VALUE, left);
     }
 
-    /** One probe in flight: whose address, and the HELLO read so far. */
-    private record Probe(Endpoint peer, ByteBuffer hello) {
+    /** When a probe connected now must have its HELLO ({@link System#nanoTime()}). */
+    private static long answerBy() {
+        return System.nanoTime() + ProbeTimeouts.ANSWER_MS * 1_000_000L;
+    }
+
+    /** One probe in flight: whose address, the HELLO read so far, and the deadline of its current step. */
+    private static final class Probe {
+        final Endpoint peer;
+        final ByteBuffer hello;
+        long deadline;
+
+        Probe(Endpoint peer, ByteBuffer hello, long deadline) {
+            this.peer = peer;
+            this.hello = hello;
+            this.deadline = deadline;
+        }
     }
 
     /**
@@ -218,16 +254,17 @@ final class ReachabilityProbe {
             if (k.isConnectable()) {
                 if (ch.finishConnect()) {
                     k.interestOps(SelectionKey.OP_READ);
+                    p.deadline = answerBy();
                 }
                 return false;
             }
-            if (ch.read(p.hello()) < 0) {
+            if (ch.read(p.hello) < 0) {
                 throw new IOException("closed before HELLO");
             }
-            if (!p.hello().hasRemaining()) {
+            if (!p.hello.hasRemaining()) {
                 k.cancel();
-                BinaryProtocol.helloChallenge(p.hello().array()); // throws (probe failed) unless a well-formed HELLO
-                ok.add(p.peer());
+                BinaryProtocol.helloChallenge(p.hello.array()); // throws (probe failed) unless a well-formed HELLO
+                ok.add(p.peer);
                 ch.close();
                 return true;
             }

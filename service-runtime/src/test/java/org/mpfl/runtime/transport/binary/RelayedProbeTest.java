@@ -3,12 +3,6 @@ package org.mpfl.runtime.transport.binary;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -53,56 +47,6 @@ class RelayedProbeTest {
     RelayLink link;
     HelloServer relayed;
     HelloServer direct;
-
-    /** Says a well-formed HELLO to every connection, then waits for the peer to leave. */
-    static final class HelloServer implements AutoCloseable {
-        final ServerSocket server;
-
-        HelloServer() throws IOException {
-            server = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
-            Thread t = new Thread(this::serve, "hello-" + server.getLocalPort());
-            t.setDaemon(true);
-            t.start();
-        }
-
-        String address() {
-            return "127.0.0.1:" + server.getLocalPort();
-        }
-
-        private void serve() {
-            while (true) {
-                Socket s;
-                try {
-                    s = server.accept();
-                } catch (IOException closed) {
-                    return;
-                }
-                Thread t = new Thread(() -> {
-                    try (s) {
-                        byte[] hello = new byte[BinaryProtocol.HELLO_BYTES];
-                        System.arraycopy(BinaryProtocol.HELLO_MAGIC, 0, hello, 0, BinaryProtocol.HELLO_MAGIC.length);
-                        hello[BinaryProtocol.HELLO_MAGIC.length] = BinaryProtocol.VERSION;
-                        byte[] challenge = new byte[BinaryProtocol.CHALLENGE_BYTES];
-                        new SecureRandom().nextBytes(challenge);
-                        System.arraycopy(challenge, 0, hello, BinaryProtocol.HELLO_MAGIC.length + 1, challenge.length);
-                        OutputStream out = s.getOutputStream();
-                        out.write(hello);
-                        out.flush();
-                        s.getInputStream().transferTo(OutputStream.nullOutputStream());
-                    } catch (IOException gone) {
-                        // the probe left
-                    }
-                });
-                t.setDaemon(true);
-                t.start();
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            server.close();
-        }
-    }
 
     @BeforeEach
     void start() throws Exception {
