@@ -23,6 +23,7 @@ import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.runtime.transport.DomainTransports;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.ReceiverBusyException;
 import org.mpfl.runtime.transport.StoreCallback;
@@ -50,8 +51,6 @@ import org.mpfl.runtime.transport.TransportException;
  */
 public final class BinaryTransport implements Transport {
     private static final int CONNECT_TIMEOUT_MS = 2000;
-    /** The bound on {@link #reaches}: a peer on a working network says HELLO within milliseconds. */
-    private static final long PROBE_TIMEOUT_MS = 1000;
 
     private final long ioTimeoutMillis;
     /** The token of a domain this host belongs to, by domain ID ({@code null}: none), for handshakes. */
@@ -115,10 +114,10 @@ public final class BinaryTransport implements Transport {
         return "binary";
     }
 
-    /** Whether the peer's binary address says HELLO now, within {@link #PROBE_TIMEOUT_MS} (a fresh probe). */
+    /** Whether the peer's binary address says HELLO now, within the set-up probe's bounds (a fresh probe). */
     @Override
     public boolean reaches(Endpoint endpoint) {
-        return endpoint.binaryAddress() != null && !reachable(List.of(endpoint), PROBE_TIMEOUT_MS).isEmpty();
+        return endpoint.binaryAddress() != null && !reachable(List.of(endpoint), DomainTransports.PROBE_TIMEOUT_MS).isEmpty();
     }
 
     /**
