@@ -124,8 +124,8 @@ final class ReachabilityProbe {
                             }
                         }
                     }
-                    if (outstanding <= 0) {
-                        break;
+                    if (outstanding <= 0 || next == Long.MAX_VALUE) {
+                        break; // nothing left with a deadline: never a select without a bound
                     }
                     sel.select(next);
                     for (SelectionKey k : sel.selectedKeys()) {
