@@ -1,6 +1,7 @@
 package org.mpfl.runtime.transport.binary;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.mpfl.runtime.settings.RuntimeSettings;
 
@@ -79,6 +80,11 @@ final class BinaryProtocol {
     static final int BUFFER_BYTES = 256 * 1024;
 
     private BinaryProtocol() {
+    }
+
+    /** The server's HELLO carrying {@code challenge} ({@link #CHALLENGE_BYTES} bytes): what {@link #helloChallenge} reads. */
+    static byte[] hello(byte[] challenge) {
+        return ByteBuffer.allocate(HELLO_BYTES).put(HELLO_MAGIC).put(VERSION).put(challenge).array();
     }
 
     /** Checks the server's HELLO ({@link BinaryProtocol#HELLO_BYTES} bytes) and returns its challenge. */

@@ -334,8 +334,7 @@ public final class BinaryServer implements AutoCloseable {
     private boolean handshake(Conn conn) throws IOException {
         byte[] challenge = new byte[BinaryProtocol.CHALLENGE_BYTES];
         RANDOM.nextBytes(challenge);
-        ByteBuffer hello = ByteBuffer.allocate(BinaryProtocol.HELLO_BYTES);
-        hello.put(BinaryProtocol.HELLO_MAGIC).put(BinaryProtocol.VERSION).put(challenge).flip();
+        ByteBuffer hello = ByteBuffer.wrap(BinaryProtocol.hello(challenge));
         while (hello.hasRemaining()) {
             conn.io.write(hello);
         }

@@ -66,14 +66,10 @@ final class HelloServer implements AutoCloseable {
         }
     }
 
-    static byte[] hello() {
-        byte[] hello = new byte[BinaryProtocol.HELLO_BYTES];
-        System.arraycopy(BinaryProtocol.HELLO_MAGIC, 0, hello, 0, BinaryProtocol.HELLO_MAGIC.length);
-        hello[BinaryProtocol.HELLO_MAGIC.length] = BinaryProtocol.VERSION;
+    private static byte[] hello() {
         byte[] challenge = new byte[BinaryProtocol.CHALLENGE_BYTES];
         new SecureRandom().nextBytes(challenge);
-        System.arraycopy(challenge, 0, hello, BinaryProtocol.HELLO_MAGIC.length + 1, challenge.length);
-        return hello;
+        return BinaryProtocol.hello(challenge);
     }
 
     @Override

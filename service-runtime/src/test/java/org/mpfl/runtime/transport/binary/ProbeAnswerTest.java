@@ -7,9 +7,10 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.protocol.Endpoint;
@@ -45,7 +46,8 @@ class ProbeAnswerTest {
 
     @Test
     void aPortThatTakesConnectionsButNeverAnswersIsGivenUpWithinBothBounds() throws Exception {
-        List<Socket> held = new ArrayList<>();
+        // filled by the accepting thread, closed by this one
+        Queue<Socket> held = new ConcurrentLinkedQueue<>();
         try (ServerSocket silent = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
              HelloServer prompt = new HelloServer()) {
             Thread holder = new Thread(() -> {
