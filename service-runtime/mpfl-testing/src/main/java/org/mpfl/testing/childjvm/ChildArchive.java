@@ -14,7 +14,9 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -40,7 +42,7 @@ record ChildArchive(String classPath, Path archive) {
 
     /** The pair for {@code classPath}, made under {@code directory} unless another test JVM made it already. */
     static ChildArchive prepare(Path directory, String classPath) throws IOException, InterruptedException {
-        List<Path> entries = Stream.of(classPath.split(File.pathSeparator)).filter(e -> !e.isBlank()).map(Path::of).toList();
+        List<Path> entries = entries(classPath);
         Path base = directory.resolve(fingerprint(entries));
         Files.createDirectories(directory);
         try (FileChannel channel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -54,13 +56,90 @@ record ChildArchive(String classPath, Path archive) {
         }
     }
 
+    /**
+     * The pair of another module's build ({@code shared}: its {@code target/child-jvm}) with this class path's
+     * entries it lacks appended, or {@code null} when that pair cannot serve this class path: it is not finished,
+     * one of its files is gone, or an entry it lacks could shadow or be shadowed by one of its own — a jar of the
+     * local Maven {@code repository} (a library in another version, say) or a jar with the name of one of its jars
+     * (a module's jar from elsewhere). A JVM maps the archive when its class path begins with the training's,
+     * so the appended entries cost the children nothing but their own classes' loading; the pair's extra
+     * entries (the other module's test classes and test libraries) stay unused. Directories are jarred here,
+     * under {@code directory}, as in {@link #prepare}.
+     */
+    static ChildArchive extend(Path shared, Path directory, String classPath, Path repository) throws IOException, InterruptedException {
+        Path pair = finishedPair(shared);
+        if (pair == null) {
+            return null;
+        }
+        List<String> sharedEntries = List.of(Files.readString(pair.resolve(CLASS_PATH_FILE)).strip().split(File.pathSeparator));
+        Set<Path> sharedPaths = new HashSet<>();
+        Set<String> sharedNames = new HashSet<>();
+        for (String e : sharedEntries) {
+            Path p = Path.of(e).toAbsolutePath().normalize();
+            if (!Files.isRegularFile(p)) {
+                return null;
+            }
+            sharedPaths.add(p);
+            sharedNames.add(p.getFileName().toString());
+        }
+        Path normalisedRepository = repository == null ? null : repository.toAbsolutePath().normalize();
+        List<Path> extras = new ArrayList<>();
+        for (Path entry : entries(classPath)) {
+            Path p = entry.toAbsolutePath().normalize();
+            if (sharedPaths.contains(p) || !Files.exists(p)) {
+                continue;
+            }
+            boolean jar = Files.isRegularFile(p);
+            if (jar && (sharedNames.contains(p.getFileName().toString())
+                    || normalisedRepository != null && p.startsWith(normalisedRepository))) {
+                return null;
+            }
+            extras.add(p);
+        }
+        Path base = directory.resolve("on-" + pair.getFileName() + "-" + fingerprint(extras));
+        Files.createDirectories(directory);
+        try (FileChannel channel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = lock(channel)) {
+            Path classPathFile = base.resolve(CLASS_PATH_FILE);
+            if (!Files.isRegularFile(classPathFile)) {
+                removeOldPairs(directory);
+                List<String> joined = new ArrayList<>(sharedEntries);
+                joined.addAll(jarsOnly(base, extras));
+                writeClassPath(base, String.join(File.pathSeparator, joined));
+            }
+            return new ChildArchive(Files.readString(classPathFile).strip(), pair.resolve(ARCHIVE_FILE));
+        }
+    }
+
+    /** The directory under {@code shared} whose pair is done (its class path written and its archive trained), or {@code null}. */
+    private static Path finishedPair(Path shared) throws IOException {
+        if (!Files.isDirectory(shared)) {
+            return null;
+        }
+        try (Stream<Path> pairs = Files.list(shared)) {
+            return pairs.filter(p -> Files.isRegularFile(p.resolve(CLASS_PATH_FILE)) && Files.isRegularFile(p.resolve(ARCHIVE_FILE)))
+                    .findFirst().orElse(null);
+        }
+    }
+
     /** Makes the jars, trains the archive and writes the class path last (what tells the next JVM the pair is done). */
     private static void make(Path directory, Path base, List<Path> entries) throws IOException, InterruptedException {
+        removeOldPairs(directory);
+        String joined = String.join(File.pathSeparator, jarsOnly(base, entries));
+        ChildJvmTraining.train(joined, base.resolve(ARCHIVE_FILE), base.resolve("training"));
+        writeClassPath(base, joined);
+    }
+
+    private static void removeOldPairs(Path directory) throws IOException {
         try (Stream<Path> old = Files.list(directory)) {
             for (Path p : old.filter(Files::isDirectory).toList()) {
                 FileTrees.deleteQuietly(p);
             }
         }
+    }
+
+    /** {@code entries} that exist, each directory replaced by a jar of it made under {@code base/jars}. */
+    private static List<String> jarsOnly(Path base, List<Path> entries) throws IOException {
         Path jars = Files.createDirectories(base.resolve("jars"));
         List<String> classPath = new ArrayList<>();
         for (int i = 0; i < entries.size(); i++) {
@@ -73,11 +152,18 @@ record ChildArchive(String classPath, Path archive) {
                 classPath.add(entry.toString());
             }
         }
-        String joined = String.join(File.pathSeparator, classPath);
-        ChildJvmTraining.train(joined, base.resolve(ARCHIVE_FILE), base.resolve("training"));
+        return classPath;
+    }
+
+    /** Written last, atomically: what tells the next test JVM that the pair is done. */
+    private static void writeClassPath(Path base, String classPath) throws IOException {
         Path written = base.resolve(CLASS_PATH_FILE + ".tmp");
-        Files.writeString(written, joined + "\n");
+        Files.writeString(written, classPath + "\n");
         Files.move(written, base.resolve(CLASS_PATH_FILE), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static List<Path> entries(String classPath) {
+        return Stream.of(classPath.split(File.pathSeparator)).filter(e -> !e.isBlank()).map(Path::of).toList();
     }
 
     /** The lock, waited for in short polls (bounded: {@link FileChannel#lock} would wait forever). */

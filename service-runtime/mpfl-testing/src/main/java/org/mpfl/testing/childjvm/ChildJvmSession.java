@@ -15,6 +15,14 @@ import java.nio.file.Path;
 public final class ChildJvmSession implements LauncherSessionListener {
     /** Where the archive and its jars are kept; unset or empty: no archive (the children start as before). */
     public static final String DIRECTORY_PROPERTY = "mpfl.childJvm.dir";
+    /**
+     * Another module's {@value #DIRECTORY_PROPERTY} whose pair this module's children may share, with this class
+     * path's other entries appended ({@link ChildArchive#extend}): one training for the modules whose tests start
+     * the same children (the engine's, mpfl-bench's and the samples'); unset, empty or unusable: a training here.
+     */
+    public static final String SHARED_PROPERTY = "mpfl.childJvm.shared";
+    /** The local Maven repository: a jar of it that the shared pair lacks keeps this module from sharing it. */
+    public static final String REPOSITORY_PROPERTY = "mpfl.childJvm.repository";
     /** {@code ProtocolSettings.HOST_CLASS_PATH}'s name. */
     static final String CLASS_PATH_PROPERTY = "mpfl.host.classPath";
     /** {@code ProtocolSettings.HOST_CDS_ARCHIVE}'s name. */
@@ -33,7 +41,11 @@ public final class ChildJvmSession implements LauncherSessionListener {
         }
         prepared = true;
         try {
-            ChildArchive archive = ChildArchive.prepare(Path.of(directory), System.getProperty("java.class.path"));
+            String classPath = System.getProperty("java.class.path");
+            ChildArchive archive = shared(Path.of(directory), classPath);
+            if (archive == null) {
+                archive = ChildArchive.prepare(Path.of(directory), classPath);
+            }
             System.setProperty(CLASS_PATH_PROPERTY, archive.classPath());
             if (archive.archive() != null) {
                 System.setProperty(ARCHIVE_PROPERTY, archive.archive().toString());
@@ -41,6 +53,15 @@ public final class ChildJvmSession implements LauncherSessionListener {
         } catch (Exception e) {
             System.err.println("child JVMs start without a class-data sharing archive: " + e);
         }
+    }
+
+    private static ChildArchive shared(Path directory, String classPath) throws Exception {
+        String shared = System.getProperty(SHARED_PROPERTY, "");
+        if (shared.isBlank()) {
+            return null;
+        }
+        String repository = System.getProperty(REPOSITORY_PROPERTY, "");
+        return ChildArchive.extend(Path.of(shared), directory, classPath, repository.isBlank() ? null : Path.of(repository));
     }
 
     static boolean onClassPath(String className) {
