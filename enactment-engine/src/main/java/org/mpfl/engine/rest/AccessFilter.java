@@ -126,6 +126,8 @@ public final class AccessFilter {
         ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read), target), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 Caller caller = ar.result();
+                // deprecated in Vert.x 4.5 with no public replacement (UserContext gained a setter only in 5); Camel's
+                // platform-http hands the routing context's user to the exchange (USER_HEADER), so it stays
                 ctx.setUser(User.create(caller.toPrincipal()));
                 if (caller.kind() != Caller.Kind.ANONYMOUS || policy.openReads()) {
                     // a credential (or reads open to anyone by configuration): no stranger's limits any more

@@ -91,11 +91,11 @@ public final class CheckpointUploads {
             ctx.vertx().<Map<String, Object>>executeBlocking(() -> CheckpointIntake.answer(intake.accept(admission, bytes)), false)
                     .onComplete(ar -> {
                         if (ar.succeeded()) {
-                            answer(ctx.response(), 201, ar.result(), false);
+                            answer(ctx, 201, ar.result(), false);
                         } else if (ar.cause() instanceof CheckpointIntake.Refused r) {
-                            answer(ctx.response(), r.status(), Map.of("error", r.getMessage()), false);
+                            answer(ctx, r.status(), Map.of("error", r.getMessage()), false);
                         } else {
-                            answer(ctx.response(), 500, Map.of("error", "internal error: " + ar.cause()), false);
+                            answer(ctx, 500, Map.of("error", "internal error: " + ar.cause()), false);
                         }
                     });
         });
@@ -103,10 +103,11 @@ public final class CheckpointUploads {
     }
 
     private static void refuse(RoutingContext ctx, int status, String message) {
-        answer(ctx.response(), status, Map.of("error", message), true);
+        answer(ctx, status, Map.of("error", message), true);
     }
 
-    private static void answer(HttpServerResponse resp, int status, Object body, boolean close) {
+    private static void answer(RoutingContext ctx, int status, Object body, boolean close) {
+        HttpServerResponse resp = ctx.response();
         if (resp.ended() || resp.closed()) {
             return;
         }
@@ -114,7 +115,7 @@ public final class CheckpointUploads {
         if (close) {
             // the body may be unread: end the connection rather than read or wait for it
             resp.putHeader("Connection", "close");
-            resp.end(Json.write(body) + "\n").onComplete(x -> resp.close());
+            resp.end(Json.write(body) + "\n").onComplete(x -> ctx.request().connection().close());
         } else {
             resp.end(Json.write(body) + "\n");
         }
