@@ -110,6 +110,7 @@ public final class AccessFilter {
         return sessions.accessToken(c.getValue()).map(t -> "Bearer " + t).orElse(null);
     }
 
+    @SuppressWarnings("deprecation") // RoutingContext.setUser, below
     private static void admit(RoutingContext ctx, AccessPolicy policy, Audit audit, ConsoleSessions sessions) {
         String method = ctx.request().method().name();
         String path = ctx.normalizedPath();
