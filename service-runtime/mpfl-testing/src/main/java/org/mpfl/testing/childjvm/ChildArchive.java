@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -44,22 +45,19 @@ record ChildArchive(String classPath, Path archive) {
     static ChildArchive prepare(Path directory, String classPath) throws IOException, InterruptedException {
         List<Path> entries = entries(classPath);
         Path base = directory.resolve(fingerprint(entries));
-        Files.createDirectories(directory);
-        try (FileChannel channel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock lock = lock(channel)) {
-            Path classPathFile = base.resolve(CLASS_PATH_FILE);
-            if (!Files.isRegularFile(classPathFile)) {
-                make(directory, base, entries);
-            }
-            Path archive = base.resolve(ARCHIVE_FILE);
-            return new ChildArchive(Files.readString(classPathFile).strip(), Files.isRegularFile(archive) ? archive : null);
-        }
+        String jarsOnly = madeOnce(directory, base, () -> {
+            String joined = String.join(File.pathSeparator, jarsOnly(base, entries));
+            ChildJvmTraining.train(joined, base.resolve(ARCHIVE_FILE), base.resolve("training"));
+            return joined;
+        });
+        Path archive = base.resolve(ARCHIVE_FILE);
+        return new ChildArchive(jarsOnly, Files.isRegularFile(archive) ? archive : null);
     }
 
     /**
      * The pair of another module's build ({@code shared}: its {@code target/child-jvm}) with this class path's
      * entries it lacks appended, or {@code null} when that pair cannot serve this class path: it is not finished,
-     * one of its files is gone, or an entry it lacks could shadow or be shadowed by one of its own — a jar of the
+     * one of its files is gone or newer than its archive, or an entry it lacks could shadow or be shadowed by one of its own — a jar of the
      * local Maven {@code repository} (a library in another version, say) or a jar with the name of one of its jars
      * (a module's jar from elsewhere). A JVM maps the archive when its class path begins with the training's,
      * so the appended entries cost the children nothing but their own classes' loading; the pair's extra
@@ -72,11 +70,14 @@ record ChildArchive(String classPath, Path archive) {
             return null;
         }
         List<String> sharedEntries = List.of(Files.readString(pair.resolve(CLASS_PATH_FILE)).strip().split(File.pathSeparator));
+        FileTime trained = Files.getLastModifiedTime(pair.resolve(ARCHIVE_FILE));
         Set<Path> sharedPaths = new HashSet<>();
         Set<String> sharedNames = new HashSet<>();
         for (String e : sharedEntries) {
             Path p = Path.of(e).toAbsolutePath().normalize();
-            if (!Files.isRegularFile(p)) {
+            // a jar rebuilt since the training (that module built again without its full tier): the JVM would ignore
+            // the archive without a word
+            if (!Files.isRegularFile(p) || Files.getLastModifiedTime(p).compareTo(trained) > 0) {
                 return null;
             }
             sharedPaths.add(p);
@@ -97,18 +98,12 @@ record ChildArchive(String classPath, Path archive) {
             extras.add(p);
         }
         Path base = directory.resolve("on-" + pair.getFileName() + "-" + fingerprint(extras));
-        Files.createDirectories(directory);
-        try (FileChannel channel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock lock = lock(channel)) {
-            Path classPathFile = base.resolve(CLASS_PATH_FILE);
-            if (!Files.isRegularFile(classPathFile)) {
-                removeOldPairs(directory);
-                List<String> joined = new ArrayList<>(sharedEntries);
-                joined.addAll(jarsOnly(base, extras));
-                writeClassPath(base, String.join(File.pathSeparator, joined));
-            }
-            return new ChildArchive(Files.readString(classPathFile).strip(), pair.resolve(ARCHIVE_FILE));
-        }
+        String extended = madeOnce(directory, base, () -> {
+            List<String> joined = new ArrayList<>(sharedEntries);
+            joined.addAll(jarsOnly(base, extras));
+            return String.join(File.pathSeparator, joined);
+        });
+        return new ChildArchive(extended, pair.resolve(ARCHIVE_FILE));
     }
 
     /** The directory under {@code shared} whose pair is done (its class path written and its archive trained), or {@code null}. */
@@ -122,12 +117,28 @@ record ChildArchive(String classPath, Path archive) {
         }
     }
 
-    /** Makes the jars, trains the archive and writes the class path last (what tells the next JVM the pair is done). */
-    private static void make(Path directory, Path base, List<Path> entries) throws IOException, InterruptedException {
-        removeOldPairs(directory);
-        String joined = String.join(File.pathSeparator, jarsOnly(base, entries));
-        ChildJvmTraining.train(joined, base.resolve(ARCHIVE_FILE), base.resolve("training"));
-        writeClassPath(base, joined);
+    /** What makes a pair's class path (its jars, and the archive when it is trained here). */
+    @FunctionalInterface
+    private interface ClassPathMaker {
+        String make() throws IOException, InterruptedException;
+    }
+
+    /**
+     * {@code base}'s class path, made by {@code maker} unless another test JVM made it already: test JVMs that start
+     * at once (Failsafe's forks) take turns through the directory's lock; the pairs of earlier builds are removed,
+     * and the class path is written last (what tells the next JVM the pair is done).
+     */
+    private static String madeOnce(Path directory, Path base, ClassPathMaker maker) throws IOException, InterruptedException {
+        Files.createDirectories(directory);
+        try (FileChannel channel = FileChannel.open(directory.resolve("lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = lock(channel)) {
+            Path classPathFile = base.resolve(CLASS_PATH_FILE);
+            if (!Files.isRegularFile(classPathFile)) {
+                removeOldPairs(directory);
+                writeClassPath(base, maker.make());
+            }
+            return Files.readString(classPathFile).strip();
+        }
     }
 
     private static void removeOldPairs(Path directory) throws IOException {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.List;
 import java.util.jar.JarFile;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,6 +91,17 @@ class ChildArchiveExtendTest {
         assertNull(ChildArchive.extend(shared, dir.resolve("m/child-jvm"), library.toString(), repository),
                 "no archive: the training failed or is under way");
         assertTrue(Files.isDirectory(pair), "the other module's pair is left as it was");
+    }
+
+    @Test
+    void aPairWithAJarRebuiltSinceItsTrainingIsNotShared() throws Exception {
+        Path archive = pair.resolve(ChildArchive.ARCHIVE_FILE);
+        Files.setLastModifiedTime(engineJar, FileTime.fromMillis(Files.getLastModifiedTime(archive).toMillis() + 60_000));
+        assertNull(ChildArchive.extend(shared, dir.resolve("m/child-jvm"), engineJar.toString(), repository),
+                "the JVM would not map an archive older than a jar of its class path (and would not say so)");
+        Files.setLastModifiedTime(archive, FileTime.fromMillis(Files.getLastModifiedTime(engineJar).toMillis() + 1_000));
+        assertNotNull(ChildArchive.extend(shared, dir.resolve("m/child-jvm"), engineJar.toString(), repository),
+                "trained again after the rebuild: shared");
     }
 
     private static Path jar(Path path) throws Exception {
