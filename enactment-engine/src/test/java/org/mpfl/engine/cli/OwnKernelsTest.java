@@ -71,6 +71,8 @@ class OwnKernelsTest {
                     + " -DargLine=-XX:TieredStopAtLevel=1");
             // the engine's own commands only: a benchmarks jar left by an earlier build is not this build's
             pb.environment().put("MPFL_NO_BENCH", "1");
+            // bin/mpflc's temporary files and its hosts' in this test JVM's own directory, removed when it ends
+            pb.environment().put("TMPDIR", System.getProperty("java.io.tmpdir"));
             pb.environment().putAll(env);
             Process p = pb.start();
             p.getOutputStream().close();

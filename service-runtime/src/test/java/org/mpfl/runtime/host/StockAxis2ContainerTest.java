@@ -23,6 +23,7 @@ import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.architecture.ArchitectureRules;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.compiler.gen.BuildWriter;
@@ -117,7 +118,7 @@ class StockAxis2ContainerTest {
             port = s.getLocalPort();
         }
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", containerClassPath(runtime), "-Daxis2.xml=" + repo.resolve("axis2.xml"),
+                HostProcesses.tempDirectoryOption(), "-cp", containerClassPath(runtime), "-Daxis2.xml=" + repo.resolve("axis2.xml"),
                 "org.apache.axis2.transport.http.SimpleHTTPServer", "-p", String.valueOf(port), "-r", repo.toString());
         Path log = work.resolve("container.log");
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

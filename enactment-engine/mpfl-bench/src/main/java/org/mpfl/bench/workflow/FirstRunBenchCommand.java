@@ -143,6 +143,7 @@ public final class FirstRunBenchCommand implements CliCommand {
                     .redirectErrorStream(true).redirectOutput(sink);
             pb.environment().remove("MPFL_JAVA_OPTS");
             pb.environment().remove("MPFL_NO_CDS");
+            pb.environment().put("TMPDIR", System.getProperty("java.io.tmpdir")); // its temporary files where this JVM keeps its own
             pb.environment().putAll(env);
             long t0 = System.nanoTime();
             Process p = pb.start();

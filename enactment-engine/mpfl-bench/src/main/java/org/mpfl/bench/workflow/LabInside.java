@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.settings.Setting;
+import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.bench.BenchPlot;
 import org.mpfl.ir.files.FileTrees;
@@ -42,11 +43,11 @@ public final class LabInside {
         Files.writeString(plan, new ObjectMapper().writeValueAsString(m), StandardCharsets.UTF_8);
     }
 
-    /** The command line of this JVM inside {@code engine}'s namespace: this class path, the host CDS archive and mpfl.home passed on. */
+    /** The command line of this JVM inside {@code engine}'s namespace: this class path, the host CDS archive, mpfl.home and the temporary directory passed on. */
     static List<String> command(LabNetwork.Node engine, Path plan) {
         List<String> cmd = new ArrayList<>(engine.inside());
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-Xmx2g", "-XX:+UseParallelGC"));
+        cmd.addAll(List.of("-Xmx2g", "-XX:+UseParallelGC", HostProcesses.tempDirectoryOption()));
         for (Setting<String> property : List.of(CliSettings.HOME, ProtocolSettings.HOST_CDS_ARCHIVE)) {
             String v = property.raw();
             if (v != null) {

@@ -37,7 +37,7 @@ public final class ChildJvm {
     }
 
     /**
-     * {@code java}, the archive's options, {@code jvmOptions}, {@code -cp} and the class path, then
+     * {@code java}, the archive's options, this JVM's temporary directory, {@code jvmOptions}, {@code -cp} and the class path, then
      * {@code mainClass}: the caller adds the program's arguments. A child that starts JVMs of its own (an
      * engine's local hosts) passes the archive on to them.
      */
@@ -49,6 +49,7 @@ public final class ChildJvm {
         if (!cds.isEmpty()) {
             cmd.add("-D" + ChildJvmSession.ARCHIVE_PROPERTY + "=" + System.getProperty(ChildJvmSession.ARCHIVE_PROPERTY));
         }
+        cmd.add(HostProcesses.tempDirectoryOption());
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(HostProcesses.classPath());

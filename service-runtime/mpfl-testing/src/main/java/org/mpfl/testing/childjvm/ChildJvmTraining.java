@@ -43,6 +43,7 @@ public final class ChildJvmTraining {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-XX:ArchiveClassesAtExit=" + partial);
         cmd.add("-Xlog:cds=off,cds+dynamic=off");
+        cmd.add(HostProcesses.tempDirectoryOption());
         cmd.addAll(JVM);
         cmd.addAll(List.of("-cp", classPath, ChildJvmTraining.class.getName(), work.toString()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve("training.log").toFile()).start();

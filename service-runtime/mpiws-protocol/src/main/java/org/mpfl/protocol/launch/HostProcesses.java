@@ -76,6 +76,18 @@ public final class HostProcesses implements AutoCloseable {
         return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off,cds+dynamic=off");
     }
 
+    /**
+     * {@code -Djava.io.tmpdir=} this JVM's temporary directory, for every JVM it starts: a child keeps its
+     * temporary files (a service host's deployed archives, Vert.x's cache, Axis2's work files) where its launcher
+     * keeps its own, so an engine started with {@code -Djava.io.tmpdir=DIR} (or {@code TMPDIR=DIR bin/mpflc}) has
+     * its hosts write there too, and a test JVM's own directory (org.mpfl.testing.childjvm.TestTempDirectory),
+     * removed when it ends, holds its children's files as well. The child's own options come after it and may
+     * set another.
+     */
+    public static String tempDirectoryOption() {
+        return "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir");
+    }
+
     /** The class path of the host JVMs: {@code mpfl.host.classPath}, else this JVM's. */
     public static String classPath() {
         String classPath = ProtocolSettings.HOST_CLASS_PATH.raw();
@@ -416,6 +428,7 @@ public final class HostProcesses implements AutoCloseable {
                     if (!dumpsAtExit && jvmArgs.stream().noneMatch(a -> a.startsWith("-XX:SharedArchiveFile"))) {
                         cmd.addAll(cdsArguments());
                     }
+                    cmd.add(tempDirectoryOption());
                     cmd.addAll(settingJvmOptions());
                     cmd.addAll(jvmArgs);
                     cmd.add("-cp");
