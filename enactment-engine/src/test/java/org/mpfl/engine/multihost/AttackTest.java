@@ -308,6 +308,9 @@ class AttackTest {
             assertEquals(TripwireMarks.NONE, outputs.at("/marks/1").asText(), "the gadget ran in the victim");
             String props = org.mpfl.protocol.launch.NetworkNamespaces.exec(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                     Long.toString(pid), "VM.system_properties"), Duration.ofSeconds(30)).out();
+            // the attach socket jcmd made the victim open: HotSpot keeps it in /tmp whatever java.io.tmpdir says, and a
+            // JVM that is killed (as the lab stops its hosts) leaves it there; nothing attaches to the victim again
+            java.nio.file.Files.deleteIfExists(Path.of("/tmp/.java_pid" + pid));
             assertTrue(props.contains("java.version") && !props.contains("mpfl.test.tripwire"), "gadget marks in the victim JVM");
             Http.post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + runId + "/cancel", lab.token(), null);
             // no trace: nothing deployed as Evil on any real host

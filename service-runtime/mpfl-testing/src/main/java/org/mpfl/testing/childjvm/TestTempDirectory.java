@@ -25,6 +25,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  */
 public final class TestTempDirectory implements LauncherSessionListener {
     static final String PREFIX = "mpfl-test-";
+    static final String PERMISSIONS = "rwx--x--x";
     private static Path directory;
 
     @Override
@@ -48,8 +49,11 @@ public final class TestTempDirectory implements LauncherSessionListener {
             return;
         }
         try {
-            // owner-only from the start: another user of the machine can neither read nor plant files in it
+            // nobody else may list it or plant files in it; others may only pass through it (--x), as the daemons
+            // that tests start as their own users (PostgreSQL as postgres, Slurm's munge) must to reach their directories
+            // (set after the making, which the umask may narrow)
             Files.createDirectory(wanted, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.setPosixFilePermissions(wanted, PosixFilePermissions.fromString(PERMISSIONS));
         } catch (FileAlreadyExistsException e) {
             // the earlier test JVM of this build with this fork number (Surefire's, before Failsafe's) could not
             // remove it: ours to use only if it is a directory of this user's that nobody else may enter
@@ -65,9 +69,9 @@ public final class TestTempDirectory implements LauncherSessionListener {
             String me = System.getProperty("user.name");
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
                     || !Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName().equals(me)
-                    || !PosixFilePermissions.toString(Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS)).equals("rwx------")) {
-                throw new IllegalStateException("the tests' temporary directory " + dir + " exists and is not a private directory of "
-                        + me + ": the tests do not write there");
+                    || !PosixFilePermissions.toString(Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS)).equals(PERMISSIONS)) {
+                throw new IllegalStateException("the tests' temporary directory " + dir + " exists and is not a directory of "
+                        + me + " that only " + me + " may list and write (" + PERMISSIONS + "): the tests do not write there");
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot check the tests' temporary directory " + dir, e);

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * This test JVM runs in a temporary directory of its own (the build's -Djava.io.tmpdir), made private by the
+ * This test JVM runs in a temporary directory of its own (the build's -Djava.io.tmpdir), that only its user may list and write, made by the
  * session listener; the JDK's two temporary-file helpers use it, and every JVM a test starts is given it.
  */
 class TestTempDirectoryTest {
@@ -23,7 +23,7 @@ class TestTempDirectoryTest {
         assertNotNull(own, "the launcher session listener made no directory");
         assertTrue(own.getFileName().toString().startsWith(TestTempDirectory.PREFIX), own.toString());
         assertTrue(own.toString().length() < 60, "short enough for the kernel workers' Unix sockets under it: " + own);
-        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(own)));
+        assertEquals("rwx--x--x", PosixFilePermissions.toString(Files.getPosixFilePermissions(own)));
         assertEquals(own.toString(), System.getProperty("java.io.tmpdir"));
 
         Path nio = Files.createTempDirectory("nio-");
