@@ -115,7 +115,8 @@ class SitesLabBenchTest {
      */
     @Test
     void refusesWithoutRootAndChangesNothing() throws Exception {
-        List<String> cmd = List.of("unshare", "--user", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+        // no performance-data file: HotSpot would make /tmp/hsperfdata_nobody for it (whatever java.io.tmpdir says) and leave it
+        List<String> cmd = List.of("unshare", "--user", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:-UsePerfData", "-cp",
                 System.getProperty("java.class.path"), "org.mpfl.engine.cli.Mpflc", "bench", "lab", "--sites", "2");
         Path log = Files.createTempFile("mpfl-bench-sites-noroot-", ".log");
         try {
