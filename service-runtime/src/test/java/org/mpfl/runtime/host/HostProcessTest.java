@@ -141,6 +141,8 @@ class HostProcessTest {
             String cmdline = Files.readString(Path.of("/proc/" + h.process().pid() + "/cmdline"), StandardCharsets.UTF_8);
             assertFalse(cmdline.contains(credential.secret()) || cmdline.contains(credential.engineKey()),
                     "a secret on the command line: " + cmdline.replace('\0', ' '));
+            assertTrue(cmdline.contains("\0-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir") + "\0"),
+                    "the host keeps its temporary files where its launcher does: " + cmdline.replace('\0', ' '));
 
             assertEquals(403, deploy(h, "Bearer wrong").statusCode());
             assertEquals(403, deploy(h, credential.authorization()).statusCode(), "the host's own secret is not the engine's key");
