@@ -1,13 +1,9 @@
 package org.mpfl.engine.e2e;
 
-import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +17,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.MpflcCall;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
@@ -58,13 +55,10 @@ class DocumentRunTest {
             args.add("--param");
             args.add(p);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        String text = out.toString(StandardCharsets.UTF_8);
-        assertTrue(!text.isBlank(), "no JSON; stderr: " + err.toString(StandardCharsets.UTF_8));
-        JsonNode j = Json.MAPPER.readTree(text);
-        assertEquals(j.get("state").asText().equals("SUCCEEDED") ? 0 : 1, code);
+        MpflcCall call = MpflcCall.run(args.toArray(String[]::new));
+        assertTrue(!call.out().isBlank(), "no JSON; stderr: " + call.err());
+        JsonNode j = Json.MAPPER.readTree(call.out());
+        assertEquals(j.get("state").asText().equals("SUCCEEDED") ? 0 : 1, call.exit());
         return j;
     }
 
@@ -103,13 +97,10 @@ class DocumentRunTest {
     void deployThenStartByWorkflowName() throws Exception {
         Path ring = Path.of("..", "samples", "ring", "ring.mpfl.xml");
         assertTrue(Files.isRegularFile(ring), "no ring sample at " + ring.toAbsolutePath());
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Commands.run(List.of("deploy", ring.toString(), "--engine", cluster.engine().url(), "--data",
-                cluster.engine().config().dataDir().toString(), "--param", "ranks=3"), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        String said = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, code, said + err.toString(StandardCharsets.UTF_8));
+        MpflcCall deploy = MpflcCall.run("deploy", ring.toString(), "--engine", cluster.engine().url(), "--data",
+                cluster.engine().config().dataDir().toString(), "--param", "ranks=3");
+        String said = deploy.out();
+        assertEquals(0, deploy.exit(), said + deploy.err());
         assertTrue(said.contains("RingNode on "), said);
         assertTrue(said.contains("workflow 'ring' version 1 deployed"), said);
         String id = Http.post(cluster.engine().url() + "/api/runs", cluster.engine().token(),

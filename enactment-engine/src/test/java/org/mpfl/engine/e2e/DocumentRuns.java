@@ -1,14 +1,11 @@
 package org.mpfl.engine.e2e;
 
-import org.mpfl.ir.cli.Commands;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.engine.json.Json;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.MpflcCall;
 
 /**
  * What {@link DocumentRunCases} and the tests of one path alone share: the test documents in a directory, a SOAP
@@ -86,12 +84,9 @@ abstract class DocumentRuns {
             args.add("--param");
             args.add(p);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Commands.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        String text = out.toString(StandardCharsets.UTF_8);
-        JsonNode json = text.isBlank() ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(text);
-        return new Result(exit, json, err.toString(StandardCharsets.UTF_8) + text);
+        MpflcCall call = MpflcCall.run(args.toArray(String[]::new));
+        JsonNode json = call.out().isBlank() ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(call.out());
+        return new Result(call.exit(), json, call.err() + call.out());
     }
 
     /** Line:column of the first element whose text starts with {@code tag} in a test document. */

@@ -39,7 +39,7 @@ public final class TestTempDirectory implements LauncherSessionListener {
     }
 
     /** This JVM's own temporary directory, or {@code null} when it runs in the system's. */
-    public static synchronized Path directory() {
+    static synchronized Path directory() {
         return directory;
     }
 
