@@ -96,8 +96,10 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
                 why = e.getMessage();
             }
             if (site != null) {
-                // a fault of the workflow at a place in its document: the message says all (the trace is the interpreter's)
-                LOG.warn("rank {} of domain {} failed: {}", request.rank(), shortId(), why);
+                // a fault of the workflow at a place in its document, not of this host: the message says all (the trace
+                // is the interpreter's), and it is the run's outcome, which the run's status (and mpflc run) reports.
+                // Not a warning, so that a run in mpflc's own JVM (warnings only) does not print it once per rank
+                LOG.info("rank {} of domain {} failed: {}", request.rank(), shortId(), why);
             } else if (!(e instanceof DomainAbortedException)) {
                 LOG.warn("rank {} of domain {} failed", request.rank(), shortId(), e);
             }

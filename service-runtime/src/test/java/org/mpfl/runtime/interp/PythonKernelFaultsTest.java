@@ -100,9 +100,20 @@ class PythonKernelFaultsTest {
         RankFault f = r.singleFault();
         assertTrue(f.getMessage().contains("cannot load python kernel nosuchmodule:f"), f.getMessage());
         assertTrue(f.getMessage().contains("No module named 'nosuchmodule'"), f.getMessage());
+        assertFalse(f.getMessage().contains("importlib"), "importlib's frames say nothing to the user: " + f.getMessage());
         assertTrue(f.location().startsWith("pykernel-nomodule.mpfl.xml:8:5"), f.location());
         assertTrue(r.rank(0).events.stream().noneMatch(e -> e.contains("compute python kernels:divide")),
                 "failed at start, before the first compute: " + r.rank(0).events);
+    }
+
+    @Test
+    void aModuleWhoseImportFailsFailsTheRankAtStartWithItsOwnTraceback() {
+        RankFault f = InterpreterHarness.run("pykernel-importfails.mpfl.xml", Map.of(), LIMIT).singleFault();
+        assertTrue(f.getMessage().contains("cannot load python kernel needs_missing:f"), f.getMessage());
+        assertTrue(f.getMessage().contains("needs_missing.py\", line 3, in <module>"), f.getMessage());
+        assertTrue(f.getMessage().contains("No module named 'mpfl_test_absent_dependency'"), f.getMessage());
+        assertFalse(f.getMessage().contains("importlib"), "importlib's frames say nothing to the user: " + f.getMessage());
+        assertTrue(f.location().startsWith("pykernel-importfails.mpfl.xml:7:5"), f.location());
     }
 
     @Test

@@ -13,6 +13,7 @@ import importlib
 import json
 import mmap
 import os
+import re
 import socket
 import struct
 import sys
@@ -33,6 +34,16 @@ DTYPES = {v[1]: k for k, v in ARRAYS.items()}
 CODES = {v[0]: k for k, v in ARRAYS.items()}
 if array.array("l").itemsize == 8:
     CODES.setdefault("l", "long[]")
+
+
+FRAME = re.compile(r'  File "([^"]*)", line \d+, in ')
+
+
+def internal_frame(text):
+    """Whether a traceback entry is a frame of this worker or of importlib (not the user's code)."""
+    m = FRAME.match(text)
+    return m is not None and (m.group(1).endswith("mpfl_kernel.py") or m.group(1).startswith("<frozen importlib")
+                              or (os.sep + "importlib" + os.sep) in m.group(1))
 
 
 class OutputError(Exception):
@@ -294,8 +305,12 @@ class Worker:
 
     def failure(self, kind, error):
         lines = traceback.format_exception(type(error), error, error.__traceback__)
-        # the worker's own frames say nothing to the user: keep the traceback from the kernel's call on
-        kept = [lines[0]] + [l for l in lines[1:-1] if "mpfl_kernel.py" not in l] + [lines[-1]] if len(lines) > 1 else lines
+        # the worker's own frames and importlib's (a module that does not import) say nothing to the user: keep the
+        # traceback from the kernel's call or module on, as Python's own import statement does
+        frames = [l for l in lines if not internal_frame(l)]
+        # a "Traceback" header whose frames were all left out goes too (a SyntaxError's location follows it)
+        kept = [l for i, l in enumerate(frames)
+                if not (l.startswith("Traceback") and (i + 1 == len(frames) or not FRAME.match(frames[i + 1])))]
         text = "".join(kept)
         for root in self.root:
             if root:
