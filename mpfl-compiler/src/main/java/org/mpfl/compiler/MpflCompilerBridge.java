@@ -37,6 +37,8 @@ import org.mpfl.ir.files.FileTrees;
 public final class MpflCompilerBridge implements WorkflowCompiler {
 
     private final Path documentDirectory;
+    /** The interpreter that parses the Python kernels' modules ({@link #checkingPythonKernelsWith}), or {@code null}. */
+    private final String python;
 
     /** The {@link WorkflowCompilerProvider} that the engine loads. */
     public static final class Provider implements WorkflowCompilerProvider {
@@ -48,7 +50,17 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
 
     /** @param documentDirectory where library paths of the document resolve ({@code null}: none) */
     public MpflCompilerBridge(Path documentDirectory) {
+        this(documentDirectory, null);
+    }
+
+    private MpflCompilerBridge(Path documentDirectory, String python) {
         this.documentDirectory = documentDirectory;
+        this.python = python;
+    }
+
+    @Override
+    public WorkflowCompiler checkingPythonKernelsWith(String python) {
+        return new MpflCompilerBridge(documentDirectory, python);
     }
 
     @Override
@@ -99,8 +111,12 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
     /** @param archivesAlways {@code false}: archives only if the workflow has libraries (see {@link #compileForThisJvm}) */
     private Compiled compile(String fileName, String document, Map<String, Object> params, boolean archivesAlways)
             throws CompileException {
-        MpflCompiler.CheckResult result = new MpflCompiler().check(document.getBytes(StandardCharsets.UTF_8), fileName,
+        MpflCompiler compiler = new MpflCompiler();
+        MpflCompiler.CheckResult result = compiler.check(document.getBytes(StandardCharsets.UTF_8), fileName,
                 documentDirectory, texts(params));
+        if (result.ok() && python != null) {
+            compiler.checkPythonFunctions(result, documentDirectory, python);
+        }
         if (!result.ok()) {
             throw new CompileException(lines(result.diagnostics()));
         }

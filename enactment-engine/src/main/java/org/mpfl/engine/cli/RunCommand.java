@@ -111,6 +111,8 @@ public final class RunCommand implements CliCommand {
         // --local with nothing that needs an engine or host processes: the ranks run as threads of this JVM
         boolean inProcess = local && embedded && services.isEmpty() && axes.isEmpty() && restarts == null
                 && !queueingAsked(args) && InProcessRun.available();
+        // --local: the kernels run in this machine's interpreter, so it parses their modules before the run starts
+        String kernelPython = local ? ProtocolSettings.KERNEL_PYTHON.get() : null;
         LocalCluster.Starting cluster = null;
         Path localData = null;
         boolean compiled = false;
@@ -125,7 +127,7 @@ public final class RunCommand implements CliCommand {
             WorkflowInput input = null;
             if (axes.isEmpty() && stored == null) {
                 try {
-                    input = WorkflowInput.load(file, params, RunParams.rawParams(args), inProcess);
+                    input = WorkflowInput.load(file, params, RunParams.rawParams(args), inProcess, kernelPython);
                 } catch (WorkflowCompiler.CompileException e) {
                     e.diagnostics().forEach(err::println);
                     return 1;
@@ -137,7 +139,7 @@ public final class RunCommand implements CliCommand {
             }
             if (input != null && input.programsInPlan()) {
                 // a plan with a process the ranks here cannot run: the engine gets the archives after all
-                input = WorkflowInput.load(file, params, RunParams.rawParams(args));
+                input = WorkflowInput.load(file, params, RunParams.rawParams(args), false, kernelPython);
             }
             EngineClient client;
             if (local) {

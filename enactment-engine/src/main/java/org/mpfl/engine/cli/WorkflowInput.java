@@ -55,15 +55,17 @@ final class WorkflowInput {
      */
     static WorkflowInput load(Path file, Map<String, Object> params, Map<String, Object> rawParams)
             throws IOException, WorkflowCompiler.CompileException {
-        return load(file, params, rawParams, false);
+        return load(file, params, rawParams, false, null);
     }
 
     /**
-     * @param forThisJvm the run's ranks are to be threads of this JVM: a document is compiled for them
-     *                   ({@link WorkflowCompiler#compileForThisJvm}: no archives unless it has libraries)
+     * @param forThisJvm   the run's ranks are to be threads of this JVM: a document is compiled for them
+     *                     ({@link WorkflowCompiler#compileForThisJvm}: no archives unless it has libraries)
+     * @param kernelPython the interpreter the run's Python kernels will run in, which parses their modules
+     *                     first ({@link WorkflowCompiler#checkingPythonKernelsWith}); {@code null}: not known here
      */
-    static WorkflowInput load(Path file, Map<String, Object> params, Map<String, Object> rawParams, boolean forThisJvm)
-            throws IOException, WorkflowCompiler.CompileException {
+    static WorkflowInput load(Path file, Map<String, Object> params, Map<String, Object> rawParams, boolean forThisJvm,
+                              String kernelPython) throws IOException, WorkflowCompiler.CompileException {
         if (Files.isDirectory(file)) {
             return fromDirectory(file, params);
         }
@@ -75,6 +77,9 @@ final class WorkflowInput {
         }
         String document = Files.readString(file, StandardCharsets.UTF_8);
         WorkflowCompiler compiler = Compilers.forFile(file);
+        if (kernelPython != null) {
+            compiler = compiler.checkingPythonKernelsWith(kernelPython);
+        }
         WorkflowCompiler.Compiled c = forThisJvm ? compiler.compileForThisJvm(file.toString(), document, rawParams)
                 : compiler.compile(file.toString(), document, rawParams);
         return new WorkflowInput(c.plan(), null, c.archives(), c.params(), forThisJvm);

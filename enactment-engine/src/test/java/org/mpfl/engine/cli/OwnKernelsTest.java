@@ -171,6 +171,38 @@ class OwnKernelsTest {
     }
 
     /**
+     * A Python project's mistakes as {@code mpflc run --local} reports them: a function name that its module
+     * does not define stops the run before any rank starts, with {@code mpflc check}'s diagnostic; a kernel
+     * that raises fails the run with its traceback once (not once per rank, nor the host's log of it).
+     */
+    @Test
+    void aLocalRunOfAPythonProjectReportsAMistypedFunctionBeforeStartingAndARaisingKernelOnce(@TempDir Path tmp) throws Exception {
+        Path project = tmp.resolve("py-mistakes");
+        String mpflc = root().resolve("bin/mpflc").toString();
+        assertEquals(0, run(List.of(mpflc, "new", "python", project.toString()), tmp, Map.of()).exit());
+        Path document = project.resolve("py-mistakes.mpfl.xml");
+        String written = Files.readString(document);
+        Files.writeString(document, written.replace("py_mistakes:sum_of_squares", "py_mistakes:sum_of_square"));
+        List<String> local = List.of(mpflc, "run", document.toString(), "--local", "--python", "/usr/bin/python3");
+        Result typo = run(local, project, Map.of());
+        assertEquals(1, typo.exit(), typo.output());
+        assertTrue(typo.output().contains("py-mistakes.mpfl.xml:")
+                && typo.output().contains(": error: python module kernels/py_mistakes.py has no function 'sum_of_square'"
+                        + " (did you mean 'sum_of_squares'?)"), typo.output());
+        assertFalse(typo.output().contains("running the ranks"), "refused before any rank started: " + typo.output());
+
+        Files.writeString(document, written);
+        Path kernel = project.resolve("kernels/py_mistakes.py");
+        Files.writeString(kernel, Files.readString(kernel).replace("total += v * v", "total += v * v + 1 // 0"));
+        Result raised = run(local, project, Map.of());
+        assertEquals(1, raised.exit(), raised.output());
+        assertTrue(raised.output().contains("ZeroDivisionError"), raised.output());
+        assertEquals(1, raised.output().split("Traceback \\(most recent call last\\)", -1).length - 1,
+                "the traceback once, in the run's error: " + raised.output());
+        assertFalse(raised.output().contains("WARN"), "no host warnings for the workflow's own fault: " + raised.output());
+    }
+
+    /**
      * The one {@code sh} block of a subsection of the tutorial's "Your own kernels", run as written from the
      * repository root with a fresh directory as {@code ~}; it printed what it promises. Returns the block and
      * what it printed.

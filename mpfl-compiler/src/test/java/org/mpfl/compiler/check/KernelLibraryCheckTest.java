@@ -2,6 +2,7 @@ package org.mpfl.compiler.check;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -11,16 +12,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.compiler.MpflCompilerBridge;
 import org.mpfl.compiler.commands.CheckCommand;
+import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc check} and kernels in other languages: a Python function its module does not define is
  * an error at the compute's file:line:col, found by parsing the module in a real interpreter (never
  * importing it: the module below would fail if imported); a module outside the libraries is a
- * warning; a command outside the library directories an error; no interpreter: a warning.
+ * warning; a command outside the library directories an error; no interpreter: a warning. The compiler
+ * of {@code mpflc run --local}, which knows the interpreter the kernels will run in, makes the same
+ * checks and refuses the run on their errors.
  */
 @StartsProcesses
 class KernelLibraryCheckTest {
@@ -85,6 +91,26 @@ class KernelLibraryCheckTest {
         Checked c = check(dir, "    <compute python=\"heat:swep\" in=\"u\" out=\"u\"/>", "--python", "/no/such/python3");
         assertEquals(0, c.exit(), c.err());
         assertTrue(c.err().contains("warning: python functions not checked: cannot run /no/such/python3"), c.err());
+    }
+
+    @Test
+    void aRunsCompilerGivenTheInterpreterRefusesAMissingFunctionAndAModuleThatDoesNotParse(@TempDir Path dir) throws Exception {
+        check(dir, "    <compute python=\"heat:swep\" in=\"u\" out=\"u\"/>"); // writes the fixture
+        String document = Files.readString(dir.resolve("k.mpfl.xml"));
+        WorkflowCompiler plain = new MpflCompilerBridge(dir);
+        // an engine's compiler does not know the hosts' interpreter: the document compiles
+        assertEquals("k", plain.compile("k.mpfl.xml", document, Map.of()).plan().workflow());
+        WorkflowCompiler.CompileException missing = assertThrows(WorkflowCompiler.CompileException.class,
+                () -> plain.checkingPythonKernelsWith(PYTHON).compile("k.mpfl.xml", document, Map.of()));
+        assertTrue(missing.diagnostics().contains(
+                "k.mpfl.xml:6:5: error: python module kernels/heat.py has no function 'swep' (did you mean 'sweep'?)"),
+                missing.diagnostics().toString());
+        Files.writeString(dir.resolve("kernels/heat.py"), "def sweep(u:\n");
+        WorkflowCompiler.CompileException broken = assertThrows(WorkflowCompiler.CompileException.class,
+                () -> plain.checkingPythonKernelsWith(PYTHON).compileForThisJvm("k.mpfl.xml", document, Map.of()));
+        assertTrue(broken.diagnostics().get(0).startsWith(
+                "k.mpfl.xml:6:5: error: python module kernels/heat.py does not parse: kernels/heat.py:1: SyntaxError"),
+                broken.diagnostics().toString());
     }
 
     @Test

@@ -38,6 +38,17 @@ public interface WorkflowCompiler {
     }
 
     /**
+     * This compiler, also looking for each {@code <compute python="M:F">} function in its module's file
+     * as {@code mpflc check} does: the file parsed (never imported) by {@code python}, a module that does
+     * not parse or lacks the function being a static error. For runs whose kernels run in that very
+     * interpreter ({@code mpflc run --local}); an engine's hosts may have another one. Without an
+     * interpreter the functions are not checked. A compiler that cannot look returns itself.
+     */
+    default WorkflowCompiler checkingPythonKernelsWith(String python) {
+        return this;
+    }
+
+    /**
      * The workflow's picture as Graphviz DOT ({@code mpflc graph}): its processes, the messages and the
      * collectives between them, for these parameter values (defaults for the rest).
      *
