@@ -56,7 +56,8 @@ final class ComputeStep {
         try {
             activity = rank.activityAt(x);
         } catch (InvocationTargetException e) {
-            throw Faults.of(name, x.at(), "the constructor of " + x.kernelName() + " threw " + describe(e.getCause()));
+            throw Faults.of(name, x.at(), "the constructor of " + x.kernelName() + " threw " + describe(e.getCause())
+                    + ActivityTrace.of(e.getCause(), x.kernelName(), "<init>"));
         } catch (ReflectiveOperationException | LinkageError e) {
             throw Faults.of(name, x.at(), "cannot create activity " + x.kernelName() + ": " + describe(e));
         }
@@ -79,7 +80,8 @@ final class ComputeStep {
             // an activity stopped by the abort's interrupt is a consequence of the abort, not a fault
             Thread.interrupted();
             rank.checkAborted();
-            throw new RankFault(name, x.at(), "activity " + x.kernelName() + " failed: " + describe(e), e);
+            throw new RankFault(name, x.at(), "activity " + x.kernelName() + " failed: " + describe(e)
+                    + ActivityTrace.of(e, activity.getClass().getName(), "execute"), e);
         } finally {
             rank.monitor().busyEnd();
             rank.monitor().computed(name, x.at(), started);

@@ -57,6 +57,16 @@ class RankFaultTest {
         }
     }
 
+    @Test
+    void aThrowingJavaActivityNamesItsSourceFileAndLine() {
+        RankFault f = InterpreterHarness.run("faults.mpfl.xml", Map.of("fault", "throw"), LIMIT).singleFault();
+        assertTrue(f.getMessage().startsWith("activity org.mpfl.runtime.interp.activities.Misbehave failed:"
+                + " java.lang.IllegalStateException: the solver diverged at step 7"
+                + "\n\tat org.mpfl.runtime.interp.activities.Misbehave.execute(Misbehave.java:13)"), f.getMessage());
+        assertFalse(f.getMessage().contains("org.mpfl.runtime.interp.ComputeStep"), "the interpreter's frames are left out: "
+                + f.getMessage());
+    }
+
     // without a fault the run goes through: faults.mpfl.xml's <!-- run: --> comment (InterpreterFixturesTest)
 
     @Test
