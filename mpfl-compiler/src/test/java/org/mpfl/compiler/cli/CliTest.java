@@ -74,7 +74,11 @@ class CliTest {
         Run wrong = mpflc("check", HEAT, "--param", "steps=ten");
         assertEquals(1, wrong.exit());
         assertTrue(wrong.stderr().contains("--param steps=ten: not a valid int"), wrong.stderr());
-        assertTrue(mpflc("check", HEAT, "--param", "nosuch=1").stderr().contains("no param 'nosuch'"));
+        assertTrue(wrong.stderr().contains(HEAT + ":6:3: error: --param steps=ten"), "at the param's declaration (line 6),"
+                + " which says its type: " + wrong.stderr());
+        Run unknown = mpflc("check", HEAT, "--param", "nosuch=1");
+        assertTrue(unknown.stderr().contains("no param 'nosuch' (it declares "), unknown.stderr());
+        assertTrue(unknown.stderr().contains("steps"), unknown.stderr());
     }
 
     @Test

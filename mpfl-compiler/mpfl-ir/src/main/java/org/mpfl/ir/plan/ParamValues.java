@@ -1,6 +1,7 @@
 package org.mpfl.ir.plan;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.mpfl.ir.diag.Diagnostics;
 import org.mpfl.ir.diag.SourceLocation;
@@ -23,8 +24,10 @@ public final class ParamValues {
     }
 
     /**
-     * Resolves values; problems are reported at {@code at} (the workflow element, since command-line
-     * values have no place in the document). Params with neither default nor override are absent.
+     * Resolves values. A value that does not fit its param's type is reported at the param's declaration
+     * (which says the type); a name the workflow does not declare at {@code at} (the workflow element,
+     * since command-line values have no place in the document), with the names it does declare. Params
+     * with neither default nor override are absent.
      */
     public static Map<String, Object> resolve(IrWorkflow workflow, Map<String, String> overrides, Diagnostics diagnostics,
             SourceLocation at) {
@@ -37,12 +40,14 @@ public final class ParamValues {
         overrides.forEach((name, text) -> {
             IrParam param = workflow.params().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
             if (param == null) {
-                diagnostics.error(at, "--param " + name + ": the workflow has no param '" + name + "'");
+                List<String> declared = workflow.params().stream().map(IrParam::name).toList();
+                diagnostics.error(at, "--param " + name + ": the workflow has no param '" + name + "'"
+                        + (declared.isEmpty() ? " (it declares none)" : " (it declares " + String.join(", ", declared) + ")"));
                 return;
             }
             Object value = parse(text, param.type());
             if (value == null) {
-                diagnostics.error(at, "--param " + name + "=" + text + ": not a valid " + param.type());
+                diagnostics.error(param.at() != null ? param.at() : at, "--param " + name + "=" + text + ": not a valid " + param.type());
                 return;
             }
             values.put(name, value);
