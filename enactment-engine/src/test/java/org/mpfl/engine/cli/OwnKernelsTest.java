@@ -171,32 +171,43 @@ class OwnKernelsTest {
     }
 
     /**
-     * A Python project's mistakes as {@code mpflc run --local} reports them: a function name that its module
-     * does not define stops the run before any rank starts, with {@code mpflc check}'s diagnostic; a kernel
-     * that raises fails the run with its traceback once (not once per rank, nor the host's log of it).
+     * The tutorial's "When a kernel fails", made in a new Python project: a function name that its module
+     * does not define stops {@code mpflc run --local} before any rank starts, with the diagnostic the
+     * tutorial quotes; the slip it shows fails the run with the traceback it shows, once (not once per
+     * rank, nor the host's log of it).
      */
     @Test
-    void aLocalRunOfAPythonProjectReportsAMistypedFunctionBeforeStartingAndARaisingKernelOnce(@TempDir Path tmp) throws Exception {
-        Path project = tmp.resolve("py-mistakes");
+    void theTutorialsKernelMistakesAreReportedAsItShows(@TempDir Path tmp) throws Exception {
+        String tutorial = Files.readString(root().resolve("docs/tutorial.md"));
+        String failing = section(section(tutorial, "## 9. Your own kernels"), "### When a kernel fails");
+        Path project = tmp.resolve("my-py-kernels");
         String mpflc = root().resolve("bin/mpflc").toString();
         assertEquals(0, run(List.of(mpflc, "new", "python", project.toString()), tmp, Map.of()).exit());
-        Path document = project.resolve("py-mistakes.mpfl.xml");
+        Path document = project.resolve("my-py-kernels.mpfl.xml");
         String written = Files.readString(document);
-        Files.writeString(document, written.replace("py_mistakes:sum_of_squares", "py_mistakes:sum_of_square"));
-        List<String> local = List.of(mpflc, "run", document.toString(), "--local", "--python", "/usr/bin/python3");
+        Files.writeString(document, written.replace("my_py_kernels:sum_of_squares", "my_py_kernels:sum_of_square"));
+        List<String> local = List.of(mpflc, "run", "my-py-kernels.mpfl.xml", "--local", "--python", "/usr/bin/python3");
         Result typo = run(local, project, Map.of());
         assertEquals(1, typo.exit(), typo.output());
-        assertTrue(typo.output().contains("py-mistakes.mpfl.xml:")
-                && typo.output().contains(": error: python module kernels/py_mistakes.py has no function 'sum_of_square'"
-                        + " (did you mean 'sum_of_squares'?)"), typo.output());
+        String diagnostic = "my-py-kernels.mpfl.xml:11:5: error: python module kernels/my_py_kernels.py has no function"
+                + " 'sum_of_square' (did you mean 'sum_of_squares'?)";
+        assertTrue(typo.output().contains(diagnostic), typo.output());
+        assertTrue(failing.replaceAll("\\s+", " ").contains(diagnostic), "the tutorial quotes it: " + failing);
         assertFalse(typo.output().contains("running the ranks"), "refused before any rank started: " + typo.output());
 
         Files.writeString(document, written);
-        Path kernel = project.resolve("kernels/py_mistakes.py");
-        Files.writeString(kernel, Files.readString(kernel).replace("total += v * v", "total += v * v + 1 // 0"));
+        Path kernel = project.resolve("kernels/my_py_kernels.py");
+        Files.writeString(kernel, Files.readString(kernel).replace("total += v * v", "total += v * w"));
+        assertTrue(failing.contains("`total += v * w` instead of `total += v * v`"), failing);
         Result raised = run(local, project, Map.of());
         assertEquals(1, raised.exit(), raised.output());
-        assertTrue(raised.output().contains("ZeroDivisionError"), raised.output());
+        Matcher block = Pattern.compile("(?s)```\\n(.*?)```").matcher(failing);
+        assertTrue(block.find(), failing);
+        // the block as printed, each … standing for what changes from run to run (the run's id, the rank)
+        Pattern printed = Pattern.compile(String.join("[^\\n]*", java.util.Arrays.stream(block.group(1).split("…", -1))
+                .map(Pattern::quote).toList()));
+        assertTrue(printed.matcher(raised.output()).find(), "the tutorial's block:\n" + block.group(1) + "\nprinted:\n"
+                + raised.output());
         assertEquals(1, raised.output().split("Traceback \\(most recent call last\\)", -1).length - 1,
                 "the traceback once, in the run's error: " + raised.output());
         assertFalse(raised.output().contains("WARN"), "no host warnings for the workflow's own fault: " + raised.output());
