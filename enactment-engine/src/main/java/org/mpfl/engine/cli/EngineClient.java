@@ -121,6 +121,9 @@ public final class EngineClient {
         JsonNode body = resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());
         if (resp.statusCode() / 100 != 2) {
             String msg = body != null && body.has("error") ? body.get("error").asText() : resp.body();
+            if (msg == null || msg.isBlank()) {
+                msg = "HTTP " + resp.statusCode() + " without a message" + (resp.statusCode() >= 500 ? " (the engine's log says why)" : "");
+            }
             if (resp.statusCode() == 401) {
                 msg = msg + " (log in with mpflc login --engine URL, or give the engine token with --token-file F, $MPFL_ENGINE_TOKEN or --data DIR of the engine)";
             }

@@ -235,19 +235,7 @@ final class Sweep {
             }
             rows.add(row);
         }
-        int[] widths = new int[header.size()];
-        for (List<String> r : rows) {
-            for (int i = 0; i < r.size(); i++) {
-                widths[i] = Math.max(widths[i], r.get(i).length());
-            }
-        }
-        for (List<String> r : rows) {
-            StringBuilder line = new StringBuilder();
-            for (int i = 0; i < r.size(); i++) {
-                line.append(i == 0 ? "" : "  ").append(String.format("%-" + widths[i] + "s", r.get(i)));
-            }
-            out.println(line.toString().stripTrailing());
-        }
+        TextTable.print(rows, out);
         for (Outcome o : outcomes) {
             if (o.error() != null) {
                 out.println(describe(o.values()) + ": " + o.state() + ": " + o.error());

@@ -123,6 +123,44 @@ class CliTest {
     }
 
     @Test
+    void runsListsTheEnginesRunsNewestFirstChosenByStateAndWorkflowAndAsJson() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w", "v")));
+            assertEquals("no runs yet", mpflc("runs", "--engine", engine.url()).out().strip());
+            String first = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
+                    "processes", List.of(Map.of("name", "w", "ranks", 2))))).json().get("id").asText();
+            // newest first: the second run is created in a later millisecond than the first
+            long firstCreated = Http.get(engine.url() + "/api/runs/" + first).json().get("createdMs").asLong();
+            Await.until(Duration.ofSeconds(5), "the clock passed the first run's creation", () -> System.currentTimeMillis() > firstCreated);
+            String second = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "v",
+                    "processes", List.of(Map.of("name", "v", "ranks", 1))))).json().get("id").asText();
+            assertEquals(0, mpflc("cancel", first, "--engine", engine.url(), "--data", dir.resolve("engine").toString()).exit());
+
+            Result all = mpflc("runs", "--engine", engine.url());
+            assertEquals(0, all.exit(), all.err());
+            List<String> lines = all.out().lines().toList();
+            assertEquals(List.of("RUN", "WORKFLOW", "STATE", "CREATED", "TIME", "RANKS", "ERROR"),
+                    List.of(lines.get(0).split("\\s+")), all.out());
+            assertEquals(3, lines.size(), all.out());
+            assertTrue(lines.get(1).startsWith(second + "  v ") && lines.get(2).startsWith(first + "  w "), "newest first: " + all.out());
+            assertTrue(lines.get(2).contains(" CANCELLED ") && lines.get(2).matches(".* 2( .*)?$"), "its state and ranks: " + all.out());
+
+            Result cancelled = mpflc("runs", "--engine", engine.url(), "--state", "cancelled");
+            assertEquals(2, cancelled.out().lines().count(), cancelled.out());
+            assertTrue(cancelled.out().contains(first) && !cancelled.out().contains(second), cancelled.out());
+            assertEquals("no runs match", mpflc("runs", "--engine", engine.url(), "--workflow", "nosuch").out().strip());
+            Result one = mpflc("runs", "--engine", engine.url(), "--limit", "1");
+            assertTrue(one.out().contains(second) && !one.out().contains(first), one.out());
+            assertTrue(one.out().strip().endsWith("(more runs: --limit N shows more, --state and --workflow choose)"), one.out());
+            JsonNode json = mpflc("runs", "--engine", engine.url(), "--json").json();
+            assertEquals(2, json.size(), json.toString());
+            assertEquals(second, json.get(0).get("id").asText());
+            assertEquals(2, mpflc("runs", "--engine", engine.url(), "--limit", "0").exit());
+        }
+    }
+
+    @Test
     void hostTokenWritesAnOwnerOnlyJoinFileTheEngineAccepts() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
@@ -191,7 +229,7 @@ class CliTest {
 
     @Test
     void everyEngineCommandAndHostAnswersHelpWithoutDoingAnything() {
-        for (String command : List.of("run", "up", "host-token", "slurm", "deploy", "status", "cancel", "resume", "trace", "host")) {
+        for (String command : List.of("run", "up", "host-token", "slurm", "deploy", "status", "runs", "cancel", "resume", "trace", "host")) {
             Result r = mpflc(command, "--help");
             assertEquals(0, r.exit(), command + ": " + r.err());
             assertTrue(r.out().startsWith("usage: mpflc " + command), r.out());
