@@ -101,9 +101,13 @@ class DefaultTrustClientTest {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws IOException {
             socket.close();
-            acceptor.join(5_000);
+            try {
+                acceptor.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
