@@ -98,12 +98,23 @@ public final class EngineClient {
         return send(HttpRequest.newBuilder(URI.create(url + path)).GET());
     }
 
+    /** A {@code text/plain} answer as it is ({@code GET /api/runs/{id}/logs}); errors as {@link #get}'s. */
+    public String getText(String path) throws IOException, InterruptedException {
+        return exchange(HttpRequest.newBuilder(URI.create(url + path)).GET()).body();
+    }
+
     public JsonNode post(String path, Object body) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(URI.create(url + path)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : Json.write(body))));
     }
 
     private JsonNode send(HttpRequest.Builder b) throws IOException, InterruptedException {
+        HttpResponse<String> resp = exchange(b);
+        return resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());
+    }
+
+    /** Sends a request; an answer other than 2xx is an {@link EngineException} with the engine's message. */
+    private HttpResponse<String> exchange(HttpRequest.Builder b) throws IOException, InterruptedException {
         b.timeout(Duration.ofSeconds(60));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
@@ -118,8 +129,8 @@ public final class EngineClient {
             throw new IOException("no trusted TLS connection to the engine at " + url + ": " + e.getMessage()
                     + " (give the CA that signed the engine's certificate with --tls-ca)", e);
         }
-        JsonNode body = resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());
         if (resp.statusCode() / 100 != 2) {
+            JsonNode body = resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());
             String msg = body != null && body.has("error") ? body.get("error").asText() : resp.body();
             if (msg == null || msg.isBlank()) {
                 msg = "HTTP " + resp.statusCode() + " without a message" + (resp.statusCode() >= 500 ? " (the engine's log says why)" : "");
@@ -129,7 +140,7 @@ public final class EngineClient {
             }
             throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg);
         }
-        return body;
+        return resp;
     }
 
     private static JsonNode parse(String text) {

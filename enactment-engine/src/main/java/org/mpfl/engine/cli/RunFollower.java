@@ -3,6 +3,7 @@ package org.mpfl.engine.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.List;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 
@@ -88,6 +89,7 @@ final class RunFollower {
         String lastState = "";
         String lastQueue = "";
         boolean timedOut = false;
+        RunLogLines logLines = new RunLogLines();
         try {
             for (;;) {
                 JsonNode run;
@@ -105,6 +107,14 @@ final class RunFollower {
                 }
                 String state = run.path("state").asText();
                 if (progress != null) {
+                    List<String> logs = logLines.since(run);
+                    if (!logs.isEmpty()) {
+                        if (tty && !lastLine.isEmpty()) {
+                            progress.print("\r\033[K"); // the log lines go where the bar was; it is drawn again below them
+                            lastLine = "";
+                        }
+                        logs.forEach(progress::println);
+                    }
                     String line = bar(run, System.currentTimeMillis() - start);
                     if (tty && !line.equals(lastLine)) {
                         progress.print("\r" + line);

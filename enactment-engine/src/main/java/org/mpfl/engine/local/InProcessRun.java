@@ -36,6 +36,8 @@ import org.mpfl.protocol.launch.InProcessRanks;
  * so that the command line follows and reports it the same way.
  */
 public final class InProcessRun implements AutoCloseable {
+    /** Log lines a rank's view keeps, the newest, as an engine's run view does (its REST API's {@code logs}). */
+    static final int MAX_LOG_LINES = 500;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** How often the deadlock watch looks (the engine's ticker looks about as often). */
     private static final long WATCH_MS = 250;
@@ -143,6 +145,8 @@ public final class InProcessRun implements AutoCloseable {
             v.put("state", r.state);
             v.put("activity", r.position.activity());
             v.put("location", r.position.location());
+            v.putArray("logs").addAll(r.logs);
+            v.put("logCount", r.logCount);
             r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>()).put(r.rank, value));
         }
         ObjectNode out = m.putObject("outputs");
@@ -257,6 +261,18 @@ public final class InProcessRun implements AutoCloseable {
                 }
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
+            case LOG -> {
+                // as the engine keeps them (Run.apply): the newest lines and the count of all, for mpflc run to print
+                r.logCount++;
+                if (r.logs.size() >= MAX_LOG_LINES) {
+                    r.logs.removeFirst();
+                }
+                ObjectNode line = NODES.objectNode();
+                line.put("timeMs", e.timeMs());
+                line.put("level", e.level() == null ? "info" : e.level());
+                line.put("message", e.message());
+                r.logs.addLast(line);
+            }
             default -> { }
         }
         notifyAll();
@@ -355,6 +371,9 @@ public final class InProcessRun implements AutoCloseable {
         double progressValue = Double.NaN;
         double progressTotal = Double.NaN;
         final Map<String, Object> outputs = new LinkedHashMap<>();
+        /** The newest log lines ({@link #MAX_LOG_LINES}) and how many there were in all. */
+        final java.util.Deque<ObjectNode> logs = new java.util.ArrayDeque<>();
+        long logCount;
 
         RankState(int rank) {
             this.rank = rank;

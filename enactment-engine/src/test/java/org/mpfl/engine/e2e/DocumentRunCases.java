@@ -23,6 +23,24 @@ abstract class DocumentRunCases extends DocumentRuns {
     }
 
     @Test
+    void logLinesArePrintedAsTheyComeEachOnceInTheirRanksOrder() throws Exception {
+        Result r = runShown("logging");
+        assertEquals(0, r.exit(), r.err());
+        for (int rank = 0; rank < 2; rank++) {
+            int previous = -1;
+            for (int i = 0; i < 3; i++) {
+                String line = "rank " + rank + ": step " + i + " of rank " + rank + "\n";
+                int at = r.err().indexOf(line);
+                assertTrue(at > previous, "'" + line.strip() + "' after the rank's line before it: " + r.err());
+                assertEquals(at, r.err().lastIndexOf(line), "printed once: " + r.err());
+                previous = at;
+            }
+        }
+        assertTrue(r.err().contains("rank 1 WARN: rank 1 is done\n"), "a level other than info is named: " + r.err());
+        assertTrue(r.err().indexOf("rank 1 WARN") < r.err().indexOf("SUCCEEDED"), "before the run's end: " + r.err());
+    }
+
+    @Test
     void aFaultingRankFailsTheRunQuicklyWithRankLocationAndMessage() throws Exception {
         long start = System.nanoTime();
         Result r = run("failing");

@@ -36,7 +36,7 @@ abstract class DocumentRuns {
     @BeforeAll
     static void documents() throws Exception {
         dir = Files.createTempDirectory("mpfl-doc-e2e-");
-        for (String doc : List.of("everything", "failing", "deadlock", "timeout", "invoke")) {
+        for (String doc : List.of("everything", "failing", "deadlock", "timeout", "invoke", "logging")) {
             try (InputStream in = MpflDocumentRunTest.class.getResourceAsStream("/mpfl/" + doc + ".mpfl.xml")) {
                 Files.write(dir.resolve(doc + ".mpfl.xml"), in.readAllBytes());
             }
@@ -87,6 +87,14 @@ abstract class DocumentRuns {
         MpflcCall call = MpflcCall.run(args.toArray(String[]::new));
         JsonNode json = call.out().isBlank() ? Json.MAPPER.createObjectNode() : Json.MAPPER.readTree(call.out());
         return new Result(call.exit(), json, call.err() + call.out());
+    }
+
+    /** Runs {@code doc} as a user at a terminal does: no {@code --json}, so progress and log lines go to stderr. */
+    Result runShown(String doc) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", dir.resolve(doc + ".mpfl.xml").toString()));
+        args.addAll(where());
+        MpflcCall call = MpflcCall.run(args.toArray(String[]::new));
+        return new Result(call.exit(), Json.MAPPER.createObjectNode(), call.err() + call.out());
     }
 
     /** Line:column of the first element whose text starts with {@code tag} in a test document. */

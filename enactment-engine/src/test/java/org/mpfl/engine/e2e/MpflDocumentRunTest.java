@@ -1,12 +1,18 @@
 package org.mpfl.engine.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.testing.MpflcCall;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -30,6 +36,24 @@ class MpflDocumentRunTest extends DocumentRunCases {
         if (cluster != null) {
             cluster.close();
         }
+    }
+
+    /** {@code mpflc logs RUN}: every line the engine kept, oldest first, a rank's alone with {@code --rank}. */
+    @Test
+    void logsPrintsEveryLineOfARunAndOneRanksWithRank() throws Exception {
+        Result r = runShown("logging");
+        assertEquals(0, r.exit(), r.err());
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("run ([A-Za-z0-9_-]{16})").matcher(r.err());
+        assertTrue(id.find(), r.err());
+        MpflcCall all = MpflcCall.run(Stream.concat(Stream.of("logs", id.group(1)), where().stream()).toArray(String[]::new));
+        assertEquals(0, all.exit(), all.err());
+        List<String> lines = all.out().lines().toList();
+        assertEquals(7, lines.size(), all.out());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("\\S+Z rank 1 WARN rank 1 is done")), all.out());
+        MpflcCall one = MpflcCall.run(Stream.concat(Stream.of("logs", id.group(1), "--rank", "0"), where().stream())
+                .toArray(String[]::new));
+        assertEquals(List.of("step 0 of rank 0", "step 1 of rank 0", "step 2 of rank 0"),
+                one.out().lines().map(l -> l.replaceFirst("^\\S+Z rank 0 INFO ", "")).toList(), one.out());
     }
 
     @Override

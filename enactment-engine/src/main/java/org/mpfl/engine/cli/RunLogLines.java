@@ -1,0 +1,56 @@
+package org.mpfl.engine.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code <log>} lines of a followed run that arrived since the last look, for {@code mpflc run} and
+ * {@code status --follow} to print as they come, as {@code mpirun} prints its ranks' output: oldest
+ * first across the ranks, {@code rank 3: the message} ({@code rank 3 WARN: …} for other levels). A
+ * run's view keeps only a rank's newest lines; what fell out of it between two looks is counted, and
+ * {@code mpflc logs RUN} has every line.
+ */
+final class RunLogLines {
+    private record Line(long timeMs, int rank, String text) {
+    }
+
+    /** Lines printed so far, by rank: the rank's {@code logCount} at the last look. */
+    private final Map<Integer, Long> seen = new HashMap<>();
+
+    /** The lines of {@code run} (its {@code ranks[].logs} and {@code logCount}) not returned before. */
+    List<String> since(JsonNode run) {
+        List<Line> lines = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (JsonNode r : run.path("ranks")) {
+            int rank = r.path("rank").asInt();
+            JsonNode logs = r.path("logs");
+            long count = r.path("logCount").asLong(logs.size());
+            long before = seen.getOrDefault(rank, 0L);
+            long fresh = count - before;
+            if (fresh <= 0) {
+                continue;
+            }
+            seen.put(rank, count);
+            int kept = logs.size();
+            if (fresh > kept) {
+                skipped.add("rank " + rank + ": … " + (fresh - kept) + " line(s) not shown (mpflc logs " + run.path("id").asText()
+                        + " --rank " + rank + " has them)");
+            }
+            for (int i = (int) Math.max(0, kept - fresh); i < kept; i++) {
+                JsonNode l = logs.get(i);
+                String level = l.path("level").asText("info");
+                lines.add(new Line(l.path("timeMs").asLong(), rank, "rank " + rank
+                        + (level.equalsIgnoreCase("info") ? "" : " " + level.toUpperCase(java.util.Locale.ROOT)) + ": "
+                        + l.path("message").asText()));
+            }
+        }
+        lines.sort(Comparator.comparingLong(Line::timeMs).thenComparingInt(Line::rank));
+        List<String> out = new ArrayList<>(skipped);
+        lines.forEach(l -> out.add(l.text()));
+        return out;
+    }
+}
