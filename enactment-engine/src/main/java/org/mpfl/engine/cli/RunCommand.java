@@ -74,8 +74,14 @@ public final class RunCommand implements CliCommand {
         String target = args.positional("FILE|WORKFLOW[@N]");
         Path file = Path.of(target);
         boolean local = args.flag("--local");
-        if (local == args.has("--engine")) {
+        if (local && args.has("--engine")) {
             throw new UsageException("give exactly one of --engine URL or --local");
+        }
+        // an engine as the other client commands find one: --engine, else $MPFL_ENGINE, else --data's engine
+        String engineUrl = local ? null : EngineClient.resolveUrl(args.value("--engine"), args.value("--data"));
+        if (!local && engineUrl == null) {
+            throw new UsageException("give --engine URL (or set $MPFL_ENGINE, or --data DIR of an engine started with mpflc up)"
+                    + " or --local");
         }
         if (local) {
             kernelPython(args);
@@ -150,7 +156,7 @@ public final class RunCommand implements CliCommand {
                 LocalCluster started = cluster.await();
                 client = new EngineClient(started.engine().url(), started.engine().token());
             } else {
-                client = new EngineClient(args.value("--engine"), EngineOptions.token(args, args.value("--engine")), TlsOptions.of(args));
+                client = new EngineClient(engineUrl, EngineOptions.token(args, engineUrl), TlsOptions.of(args));
             }
             if (!axes.isEmpty()) {
                 return Sweep.run(client, file, params, RunParams.rawParams(args), axes, parallel, timeoutS, json, out, err);

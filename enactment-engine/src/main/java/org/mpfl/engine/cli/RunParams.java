@@ -11,10 +11,10 @@ final class RunParams {
     private RunParams() {
     }
 
-    /** {@code --param NAME=VALUE}, repeatable. */
+    /** {@code --param NAME=VALUE} (short {@code -p}, as for {@code check} and {@code compile}), repeatable. */
     static ArgumentSpec declare(ArgumentSpec spec) {
         return spec.repeatable("--param", "NAME=VALUE", "a workflow parameter's value (integer, decimal, boolean, JSON array"
-                + " or object, else text)");
+                + " or object, else text)").alias("-p", "--param");
     }
 
     /** The {@code --param} values exactly as typed (the compiler types them by the declarations). */

@@ -28,6 +28,7 @@ import org.mpfl.engine.run.Queueing;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunListing;
 import org.mpfl.engine.run.RunService;
+import org.mpfl.engine.run.RunState;
 import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunStore;
@@ -62,6 +63,11 @@ final class RunEndpoints {
      */
     Reply list(Exchange ex) throws ApiException {
         String state = blankless(param(ex, "state"));
+        if (state != null && java.util.Arrays.stream(RunState.values()).noneMatch(s -> s.name().equalsIgnoreCase(state))) {
+            // a misspelt state would match nothing and read as "no such runs"
+            throw new ApiException(400, "no run state '" + state + "'; one of " + java.util.Arrays.stream(RunState.values())
+                    .map(Enum::name).collect(java.util.stream.Collectors.joining(", ")));
+        }
         String sort = blankless(param(ex, "sort"));
         String order = blankless(param(ex, "order"));
         if (order != null && !order.equals("asc") && !order.equals("desc")) {

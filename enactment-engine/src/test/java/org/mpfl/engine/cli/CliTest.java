@@ -150,6 +150,10 @@ class CliTest {
             assertEquals(2, cancelled.out().lines().count(), cancelled.out());
             assertTrue(cancelled.out().contains(first) && !cancelled.out().contains(second), cancelled.out());
             assertEquals("no runs match", mpflc("runs", "--engine", engine.url(), "--workflow", "nosuch").out().strip());
+            Result misspelt = mpflc("runs", "--engine", engine.url(), "--state", "runing");
+            assertEquals(1, misspelt.exit(), misspelt.out());
+            assertTrue(misspelt.err().contains("no run state 'runing'; one of PENDING, QUEUED, RUNNING, SUCCEEDED, FAILED,"
+                    + " CANCELLED"), "not an empty list: " + misspelt.err());
             Result one = mpflc("runs", "--engine", engine.url(), "--limit", "1");
             assertTrue(one.out().contains(second) && !one.out().contains(first), one.out());
             assertTrue(one.out().strip().endsWith("(more runs: --limit N shows more, --state and --workflow choose)"), one.out());
@@ -158,6 +162,38 @@ class CliTest {
             assertEquals(second, json.get(0).get("id").asText());
             assertEquals(2, mpflc("runs", "--engine", engine.url(), "--limit", "0").exit());
         }
+    }
+
+    @Test
+    void runFindsTheEngineOfADataDirectoryAsTheOtherClientCommandsDo() throws Exception {
+        Path data = dir.resolve("engine");
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(data).invoker(new FakeRanks(r -> r.state("DONE"))))) {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
+            Result run = mpflc("run", plan("w", 2).toString(), "--data", data.toString(), "--json");
+            assertEquals(0, run.exit(), run.err() + run.out());
+            assertEquals("SUCCEEDED", run.json().get("state").asText(), run.out());
+            assertEquals(run.json().get("run").asText(), Http.get(engine.url() + "/api/runs/" + run.json().get("run").asText())
+                    .json().get("id").asText(), "the run is the engine's");
+        }
+        Result nowhere = mpflc("run", plan("w", 2).toString(), "--data", dir.resolve("no-engine-here").toString());
+        assertEquals(2, nowhere.exit(), nowhere.err());
+        assertTrue(nowhere.err().contains("give --engine URL (or set $MPFL_ENGINE, or --data DIR of an engine started with"
+                + " mpflc up) or --local"), nowhere.err());
+    }
+
+    @Test
+    void runTakesParamsWithTheShortDashPAsCheckDoes() throws Exception {
+        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="p">
+                  <param name="n" type="int" default="1"/>
+                  <process name="w" ranks="1">
+                    <output name="twice" value="2 * n"/>
+                  </process>
+                </workflow>
+                """);
+        Result r = mpflc("run", doc.toString(), "--local", "-p", "n=21", "--json");
+        assertEquals(0, r.exit(), r.err());
+        assertEquals(42, r.json().get("outputs").get("twice").get("0").asInt(), r.out());
     }
 
     @Test
