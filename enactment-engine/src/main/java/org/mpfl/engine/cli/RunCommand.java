@@ -211,8 +211,8 @@ public final class RunCommand implements CliCommand {
                 }
 
                 @Override
-                public void cancel() {
-                    run.cancel();
+                public void cancel(String reason) {
+                    run.cancel(reason);
                 }
 
                 @Override

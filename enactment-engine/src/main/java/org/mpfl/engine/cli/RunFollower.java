@@ -46,8 +46,8 @@ final class RunFollower {
         /** The run as {@code GET /api/runs/{id}} shows it. */
         JsonNode get() throws IOException, InterruptedException;
 
-        /** Cancels the run. */
-        void cancel() throws IOException, InterruptedException;
+        /** Cancels the run, saying why (the run's error then reads {@code cancelled: REASON}). */
+        void cancel(String reason) throws IOException, InterruptedException;
 
         /** Waits until the next look, or less when the run changed meanwhile. */
         void pause(long ms) throws InterruptedException;
@@ -61,8 +61,8 @@ final class RunFollower {
             }
 
             @Override
-            public void cancel() throws IOException, InterruptedException {
-                client.post("/api/runs/" + id + "/cancel", null);
+            public void cancel(String reason) throws IOException, InterruptedException {
+                client.post("/api/runs/" + id + "/cancel", java.util.Map.of("reason", reason));
             }
 
             @Override
@@ -76,7 +76,7 @@ final class RunFollower {
     static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress) throws Exception {
         Thread cancelOnExit = new Thread(() -> {
             try {
-                source.cancel();
+                source.cancel("mpflc was stopped while it followed the run");
             } catch (Exception ignored) {
                 // the engine may be gone; nothing more to do on the way out
             }
@@ -138,7 +138,7 @@ final class RunFollower {
                     if (progress != null) {
                         progress.println((tty ? "\n" : "") + "mpflc run: --timeout " + timeoutS + " s reached; cancelling run " + id);
                     }
-                    source.cancel();
+                    source.cancel("--timeout " + timeoutS + " s passed");
                 }
                 source.pause(System.currentTimeMillis() - start < FIRST_POLLS_FOR_MS ? FIRST_POLL_MS : POLL_MS);
             }

@@ -220,9 +220,13 @@ public final class InProcessRun implements AutoCloseable {
         }
     }
 
-    /** Cancels the run (as {@code POST /api/runs/{id}/cancel}): CANCELLED, its ranks aborted. */
-    public void cancel() {
-        endAndAbort("CANCELLED", new RunError(null, null, "cancelled by user"));
+    /**
+     * Cancels the run (as {@code POST /api/runs/{id}/cancel}): CANCELLED, its ranks aborted.
+     *
+     * @param reason why, for the run's error ({@link RunError#cancelled}); {@code null}: the user's cancel
+     */
+    public void cancel(String reason) {
+        endAndAbort("CANCELLED", new RunError(null, null, RunError.cancelled(reason)));
     }
 
     /** Waits (bounded) for every rank to end after the run ended, then releases what the ranks used. */

@@ -27,9 +27,18 @@ final class Requests {
     }
 
     static JsonNode body(Exchange ex) throws ApiException {
+        JsonNode body = optionalBody(ex);
+        if (body == null) {
+            throw new ApiException(400, "a JSON body is required");
+        }
+        return body;
+    }
+
+    /** The JSON body, or {@code null} when the request has none (the body is read once: a stream). */
+    static JsonNode optionalBody(Exchange ex) throws ApiException {
         String text = ex.getIn().getBody(String.class);
         if (text == null || text.isBlank()) {
-            throw new ApiException(400, "a JSON body is required");
+            return null;
         }
         try {
             return Json.MAPPER.readTree(text);

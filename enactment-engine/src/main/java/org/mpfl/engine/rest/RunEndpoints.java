@@ -158,12 +158,25 @@ final class RunEndpoints {
 
     Reply cancel(Exchange ex) throws Exception {
         requireRole(ex, Role.OPERATOR);
-        RunService.Cancellation c = api.runs().cancelRun(param(ex, "id"));
+        RunService.Cancellation c = api.runs().cancelRun(param(ex, "id"), cancelReason(ex));
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", c.runId());
         m.put("cancelled", c.cancelled());
         m.put("state", c.state());
         return Reply.ok(m);
+    }
+
+    /** The {@code reason} of a cancel's optional body {@code {"reason": "…"}}: one line of at most 200 characters. */
+    private static String cancelReason(Exchange ex) throws ApiException {
+        JsonNode body = Requests.optionalBody(ex);
+        if (body == null) {
+            return null;
+        }
+        String reason = blankless(Requests.text(body, "reason"));
+        if (reason != null && (reason.length() > 200 || reason.chars().anyMatch(Character::isISOControl))) {
+            throw new ApiException(400, "reason must be one line of at most 200 characters");
+        }
+        return reason;
     }
 
     /** A new attempt of a FAILED or CANCELLED run from its newest usable checkpoint (409 in any other state). */

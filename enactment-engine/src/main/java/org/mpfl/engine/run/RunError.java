@@ -9,4 +9,8 @@ package org.mpfl.engine.run;
  * @param message  what happened, readable by a user
  */
 public record RunError(Integer rank, String location, String message) {
+    /** A cancelled run's message: {@code cancelled by user}, or {@code cancelled: REASON} when the canceller said why. */
+    public static String cancelled(String reason) {
+        return reason == null ? "cancelled by user" : "cancelled: " + reason;
+    }
 }

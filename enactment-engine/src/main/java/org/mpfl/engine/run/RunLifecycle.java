@@ -197,8 +197,12 @@ final class RunLifecycle implements RunFaults {
         }
     }
 
-    /** Cancels a run; {@code false} when it had already ended. */
-    boolean cancel(String runId) throws UnknownRunException {
+    /**
+     * Cancels a run; {@code false} when it had already ended.
+     *
+     * @param reason why, as the run's error says it ({@code cancelled: REASON}); {@code null}: a user's cancel
+     */
+    boolean cancel(String runId, String reason) throws UnknownRunException {
         Run run = runs.get(runId);
         if (run == null) {
             if (store.run(runId).isPresent()) {
@@ -206,7 +210,7 @@ final class RunLifecycle implements RunFaults {
             }
             throw new UnknownRunException(runId);
         }
-        if (run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), System.currentTimeMillis())) {
+        if (run.finish(RunState.CANCELLED, new RunError(null, null, RunError.cancelled(reason)), System.currentTimeMillis())) {
             end(run);
             return true;
         }

@@ -169,16 +169,17 @@ public final class RunService implements AutoCloseable {
 
     /** Cancels a run; {@code false} when it had already ended. */
     public boolean cancel(String runId) throws UnknownRunException {
-        return lifecycle.cancel(runId);
+        return lifecycle.cancel(runId, null);
     }
 
     /**
      * Cancels a run, telling what became of it.
      *
+     * @param reason why ({@code --timeout 10 s passed}), for the run's error; {@code null}: a user's cancel
      * @throws UnknownRunException if there is no such run
      */
-    public Cancellation cancelRun(String runId) throws UnknownRunException {
-        boolean cancelled = cancel(runId);
+    public Cancellation cancelRun(String runId, String reason) throws UnknownRunException {
+        boolean cancelled = lifecycle.cancel(runId, reason);
         return new Cancellation(runId, cancelled, detail(runId).map(d -> d.path("state").asText()).orElse(null));
     }
 

@@ -197,6 +197,31 @@ class CliTest {
     }
 
     @Test
+    void aRunThatTimesOutSaysSoNotThatAUserCancelledIt() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
+            Result timedOut = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--data",
+                    dir.resolve("engine").toString(), "--timeout", "1", "--json");
+            assertEquals(1, timedOut.exit(), timedOut.err());
+            assertEquals("CANCELLED", timedOut.json().path("state").asText(), timedOut.out() + timedOut.err());
+            assertEquals("cancelled: --timeout 1 s passed", timedOut.json().at("/error/message").asText(), timedOut.out());
+
+            String id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
+                    "processes", List.of(Map.of("name", "w", "ranks", 2))))).json().get("id").asText();
+            // the reason is the canceller's text in the run's error: one line, bounded
+            Http.Answer twoLines = Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(),
+                    Map.of("reason", "a\nb"));
+            assertEquals(400, twoLines.status(), twoLines.body());
+            assertEquals("RUNNING", Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText().replace("PENDING",
+                    "RUNNING"), "the refused cancel did nothing");
+            Result plain = mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString());
+            assertEquals(0, plain.exit(), plain.err());
+            assertEquals("cancelled by user", Http.get(engine.url() + "/api/runs/" + id).json().at("/error/message").asText());
+        }
+    }
+
+    @Test
     void hostTokenWritesAnOwnerOnlyJoinFileTheEngineAccepts() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
