@@ -28,9 +28,15 @@ final class EngineOptions {
     static EngineClient connect(Arguments a) throws IOException, UsageException {
         String url = EngineClient.resolveUrl(a.value("--engine"), a.value("--data"));
         if (url == null) {
-            throw new UsageException("give --engine URL");
+            throw new UsageException(noEngine(a.value("--data")));
         }
         return new EngineClient(url, token(a, url), TlsOptions.of(a));
+    }
+
+    /** What a client command says when no option, variable or data directory names an engine. */
+    static String noEngine(String dataOption) {
+        return "give --engine URL (or set $MPFL_ENGINE); " + EngineClient.dataDir(dataOption)
+                + " names no engine: it does once 'mpflc up --data DIR' started one there";
     }
 
     /**

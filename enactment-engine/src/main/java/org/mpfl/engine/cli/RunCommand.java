@@ -80,8 +80,7 @@ public final class RunCommand implements CliCommand {
         // an engine as the other client commands find one: --engine, else $MPFL_ENGINE, else --data's engine
         String engineUrl = local ? null : EngineClient.resolveUrl(args.value("--engine"), args.value("--data"));
         if (!local && engineUrl == null) {
-            throw new UsageException("give --engine URL (or set $MPFL_ENGINE, or --data DIR of an engine started with mpflc up)"
-                    + " or --local");
+            throw new UsageException(EngineOptions.noEngine(args.value("--data")) + "; or run here with --local");
         }
         if (local) {
             kernelPython(args);

@@ -177,8 +177,11 @@ class CliTest {
         }
         Result nowhere = mpflc("run", plan("w", 2).toString(), "--data", dir.resolve("no-engine-here").toString());
         assertEquals(2, nowhere.exit(), nowhere.err());
-        assertTrue(nowhere.err().contains("give --engine URL (or set $MPFL_ENGINE, or --data DIR of an engine started with"
-                + " mpflc up) or --local"), nowhere.err());
+        assertTrue(nowhere.err().contains("give --engine URL (or set $MPFL_ENGINE); " + dir.resolve("no-engine-here")
+                + " names no engine: it does once 'mpflc up --data DIR' started one there; or run here with --local"), nowhere.err());
+        Result runs = mpflc("runs", "--data", dir.resolve("no-engine-here").toString());
+        assertEquals(2, runs.exit(), runs.err());
+        assertTrue(runs.err().contains(dir.resolve("no-engine-here") + " names no engine"), runs.err());
     }
 
     @Test
