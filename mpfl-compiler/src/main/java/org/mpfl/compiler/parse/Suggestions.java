@@ -2,18 +2,25 @@ package org.mpfl.compiler.parse;
 
 import java.util.Collection;
 
-/** "did you mean" hints for misspelt names (edit distance at most 2). */
+/**
+ * "did you mean" hints for misspelt names: edit distance at most 2, or 3 for a name of 8 letters or more
+ * ({@code sendrecieve} for {@code sendrecv}: a long name has room for a longer slip).
+ */
 public final class Suggestions {
+    /** Names of at least this many letters may be 3 edits away. */
+    private static final int LONG_NAME = 8;
+
     private Suggestions() {
     }
 
     /** {@code " (did you mean 'to'?)"} or an empty string. */
     public static String didYouMean(String written, Collection<String> candidates) {
         String best = null;
-        int bestDistance = 3;
+        int bestDistance = Integer.MAX_VALUE;
         for (String candidate : candidates) {
             int d = distance(written.toLowerCase(java.util.Locale.ROOT), candidate.toLowerCase(java.util.Locale.ROOT));
-            if (d < bestDistance && d < Math.max(2, candidate.length())) {
+            int allowed = candidate.length() >= LONG_NAME ? 3 : 2;
+            if (d <= allowed && d < bestDistance && d < Math.max(2, candidate.length())) {
                 best = candidate;
                 bestDistance = d;
             }
@@ -22,7 +29,7 @@ public final class Suggestions {
     }
 
     static int distance(String a, String b) {
-        if (Math.abs(a.length() - b.length()) > 2 || a.length() > 64 || b.length() > 64) {
+        if (Math.abs(a.length() - b.length()) > 3 || a.length() > 64 || b.length() > 64) {
             return Integer.MAX_VALUE;
         }
         int[] previous = new int[b.length() + 1];
