@@ -65,6 +65,12 @@ public final class HostTokenCommand implements CliCommand {
             // before asking the engine: a credential whose file cannot be written would only have to be revoked
             throw new IOException(output + " exists: not overwritten (revoke the credential it holds if it is no longer needed)");
         }
+        Path folder = output == null ? null : Path.of(output).toAbsolutePath().getParent();
+        if (folder != null && (!Files.isDirectory(folder) || !Files.isWritable(folder))) {
+            // the same: the engine would issue a credential that nobody ever gets
+            throw new IOException("cannot write " + output + ": " + (Files.isDirectory(folder) ? "the directory " + folder
+                    + " is not writable" : "no such directory " + folder) + " (nothing was issued)");
+        }
         EngineClient client = new EngineClient(url, token, TlsOptions.of(args));
         JsonNode issued = client.post("/api/registry/credentials",
                 args.value("--host-id") == null ? Map.of() : Map.of("hostId", args.value("--host-id")));

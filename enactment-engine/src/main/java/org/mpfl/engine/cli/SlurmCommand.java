@@ -6,7 +6,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -196,16 +195,10 @@ public final class SlurmCommand implements CliCommand {
             throw new UsageException("no credential for node " + node + ": " + file + " (make it where the engine runs with"
                     + " mpflc host-token --engine URL --host-id " + node + " -o " + file + ")");
         }
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-        for (PosixFilePermission p : perms) {
-            if (!p.name().startsWith("OWNER_")) {
-                throw new UsageException(file + " is readable or writable by others (" + java.nio.file.attribute.PosixFilePermissions
-                        .toString(perms) + "): a host credential must be mode 0600 (chmod 600 " + file + ", and revoke it if"
-                        + " others may have read it)");
-            }
-        }
         try {
-            return HostCredential.read(file);
+            return HostCredential.readPrivate(file);
+        } catch (IOException e) {
+            throw new UsageException(e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new UsageException(file + ": not a host credential: " + e.getMessage());
         }

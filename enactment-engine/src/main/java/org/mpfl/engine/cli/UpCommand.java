@@ -138,7 +138,9 @@ public final class UpCommand implements CliCommand {
                 + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token-file)" : ""));
         // with TLS both commands need the CA too, or the enrolment fails on the engine's certificate
         String ca = config.tls().enabled() ? " --tls-ca CA.pem" : "";
-        out.println("a host on another machine: mpflc host-token --engine " + engine.url() + ca + " -o host.credential, copy the"
+        // host-token needs the admin token: it finds it in the default data directory, else it must be told where
+        String data = args.has("--data") ? " --data " + config.dataDir() : "";
+        out.println("a host on another machine: mpflc host-token --engine " + engine.url() + data + ca + " -o host.credential, copy the"
                 + " file there, then mpflc host --credential-file host.credential --bind ADDR"
                 + (ca.isEmpty() ? "" : " --tls-cert CERT.pem --tls-key KEY.pem" + ca) + " (docs/deployment.md)");
         out.println("press Ctrl-C to stop");

@@ -258,6 +258,13 @@ class CliTest {
                     "-o", file.toString());
             assertEquals(1, overwrite.exit(), "an existing join file is not overwritten");
             assertEquals(c, org.mpfl.protocol.HostCredential.read(file));
+            int issued = engine.credentials().list().size();
+            Result nowhere = mpflc("host-token", "--engine", engine.url(), "--data", dir.resolve("engine").toString(),
+                    "--host-id", "node8", "-o", dir.resolve("no-such-dir/node8.credential").toString());
+            assertEquals(1, nowhere.exit(), nowhere.err());
+            assertTrue(nowhere.err().contains("no such directory " + dir.resolve("no-such-dir") + " (nothing was issued)"),
+                    nowhere.err());
+            assertEquals(issued, engine.credentials().list().size(), "no credential that nobody gets");
         }
     }
 

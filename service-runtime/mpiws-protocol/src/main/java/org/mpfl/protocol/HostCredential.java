@@ -169,6 +169,31 @@ public record HostCredential(String engineUrl, String id, String hostId, String 
         return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
     }
 
+    /**
+     * The credential of a component that authenticates with it ({@code mpflc host}, {@code relay}, {@code slurm}): a
+     * file that others may read or write is refused, as SSH refuses such a key, since its secret may already be
+     * someone else's.
+     *
+     * @throws IOException naming the file and what is wrong (no such file; its mode; not a credential)
+     */
+    public static HostCredential readPrivate(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IOException(file + ": no such file");
+        }
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms;
+        try {
+            perms = Files.getPosixFilePermissions(file);
+        } catch (UnsupportedOperationException e) {
+            perms = java.util.Set.of(); // a file system without POSIX modes: nothing to check
+        }
+        if (perms.stream().anyMatch(p -> !p.name().startsWith("OWNER_"))) {
+            throw new IOException(file + " is readable or writable by others ("
+                    + java.nio.file.attribute.PosixFilePermissions.toString(perms) + "): a host credential must be mode 0600"
+                    + " (chmod 600 " + file + ", and revoke it if others may have read it)");
+        }
+        return read(file);
+    }
+
     @Override
     public String toString() {
         return "HostCredential[id=" + id + ", hostId=" + hostId + ", engine=" + engineUrl + "]";

@@ -208,6 +208,11 @@ public final class HostMain {
             hostId = credential.hostId();
         }
         TlsSettings tls = TlsSettings.fromOptions(tlsOptions);
+        if (tls.serves() && engine != null && engine.regionMatches(true, 0, "http://", 0, 7)) {
+            // its credential would go to the engine in the clear, and the engine could not call it (no CA)
+            throw new UsageException("this host has TLS on and never sends to an http:// peer, but its engine is " + engine
+                    + ": give the engine's https:// URL (--engine), or issue the credential from it (mpflc host-token --engine https://…)");
+        }
         TlsSettings.plaintextWarning("this service host", bind, tls.serves(), ServiceHost.PLAINTEXT_EXPOSURE)
                 .ifPresent(w -> {
                     err.println("mpflc host: " + w);
@@ -329,14 +334,14 @@ public final class HostMain {
     static HostCredential credential(Path file, String environmentText) throws UsageException {
         try {
             if (file != null) {
-                return HostCredential.read(file);
+                return HostCredential.readPrivate(file);
             }
             if (environmentText != null && !environmentText.isBlank()) {
                 return HostCredential.parse(environmentText, "$" + HostCredential.ENV);
             }
             return null;
         } catch (IOException e) {
-            throw new UsageException("cannot read the credential file " + file + ": " + e.getMessage());
+            throw new UsageException("cannot use the credential file: " + e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }

@@ -158,6 +158,23 @@ class HostTlsTest {
         return Files.writeString(dir.resolve("text-" + text), text);
     }
 
+    /** Its credential would reach a plain-http engine in the clear: the host refuses at its start, before any request. */
+    @Test
+    void aHostWithTlsRefusesAnHttpEngineBeforeItSendsItsCredential() throws Exception {
+        Path credential = dir.resolve("plain-engine.credential");
+        Files.writeString(credential, org.mpfl.protocol.HostCredential.generate("http://127.0.0.1:9", "node-tls").text());
+        Files.setPosixFilePermissions(credential, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        List<String> args = new ArrayList<>(List.of("host", "--credential-file", credential.toString(), "--port", "0"));
+        args.addAll(machine.pemArguments());
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int exit = org.mpfl.ir.cli.Commands.run(args, new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
+                java.nio.charset.StandardCharsets.UTF_8), new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        String said = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(2, exit, said);
+        assertTrue(said.contains("this host has TLS on and never sends to an http:// peer, but its engine is http://127.0.0.1:9"),
+                said);
+    }
+
     @Test
     void warnsExactlyForANonLoopbackBindWithoutTls() {
         for (String loopback : List.of("127.0.0.1", "127.0.0.2", "localhost", "::1")) {

@@ -554,7 +554,9 @@ public final class NetworkLab implements AutoCloseable {
     private void startRelay(LabNode rly) throws Exception {
         Path credential = dir.resolve("relay.credential");
         if (!Files.exists(credential)) {
+            // mode 0600, as mpflc host-token writes it: a relay refuses a credential others may read
             Files.writeString(credential, issueCredential(rly.name()));
+            Files.setPosixFilePermissions(credential, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         }
         relayStarts++;
         // a restarted relay logs to a file of its own (relay-2.log…): the killed one's log stays for diagnosis

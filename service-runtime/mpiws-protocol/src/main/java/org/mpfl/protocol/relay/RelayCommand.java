@@ -69,7 +69,7 @@ public final class RelayCommand implements CliCommand {
         Arguments args = SPEC.parse(argList);
         Path file = args.path("--credential-file");
         String env = System.getenv(HostCredential.ENV);
-        HostCredential credential = file != null ? HostCredential.read(file)
+        HostCredential credential = file != null ? HostCredential.readPrivate(file)
                 : env != null && !env.isBlank() ? HostCredential.parse(env, "$" + HostCredential.ENV) : null;
         if (credential == null) {
             throw new UsageException("a relay needs its credential: --credential-file F or $" + HostCredential.ENV

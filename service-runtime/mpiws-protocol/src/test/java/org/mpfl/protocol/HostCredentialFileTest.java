@@ -1,0 +1,47 @@
+package org.mpfl.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A component reads its own credential only from a file that nobody else may read or write, as SSH reads a key. */
+class HostCredentialFileTest {
+    @TempDir
+    Path dir;
+
+    private Path file(String mode) throws IOException {
+        Path f = dir.resolve("node.credential");
+        Files.writeString(f, HostCredential.generate("https://engine:8443", "node1").text());
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString(mode));
+        return f;
+    }
+
+    @Test
+    void anOwnerOnlyFileIsRead() throws IOException {
+        assertEquals("node1", HostCredential.readPrivate(file("rw-------")).hostId());
+    }
+
+    @Test
+    void aFileOthersMayReadOrWriteIsRefusedSayingHowToMendIt() throws IOException {
+        for (String mode : new String[] {"rw-r--r--", "rw-rw----", "rw-----w-"}) {
+            Path f = file(mode);
+            IOException e = assertThrows(IOException.class, () -> HostCredential.readPrivate(f), mode);
+            assertTrue(e.getMessage().contains("is readable or writable by others (" + mode + ")")
+                    && e.getMessage().contains("chmod 600 " + f), e.getMessage());
+            Files.delete(f);
+        }
+    }
+
+    @Test
+    void aMissingFileIsSaidSo() {
+        IOException e = assertThrows(IOException.class, () -> HostCredential.readPrivate(dir.resolve("nothere.credential")));
+        assertEquals(dir.resolve("nothere.credential") + ": no such file", e.getMessage());
+    }
+}
