@@ -172,7 +172,7 @@ public final class EngineAnnouncer implements AutoCloseable {
                     announced = false;
                     announce();
                 } else if (r.statusCode() / 100 != 2) {
-                    warn("engine answered HTTP " + r.statusCode() + " to a heartbeat");
+                    warn("engine refused a heartbeat: " + refusal(r.statusCode(), r.body()));
                 } else {
                     contact();
                 }
@@ -209,7 +209,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         }
         HttpResponse<String> r = post(engineUrl + "/api/registry/hosts", JSON.writeValueAsString(a));
         if (r.statusCode() / 100 != 2) {
-            warn("engine refused the announcement: HTTP " + r.statusCode() + " " + r.body());
+            warn("engine refused the announcement: " + refusal(r.statusCode(), r.body()));
             return;
         }
         announced = true;
@@ -245,6 +245,15 @@ public final class EngineAnnouncer implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json));
         b.header("Authorization", credential.authorization());
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend. */
+    static String refusal(int status, String answer) {
+        String body = answer == null ? "" : answer.strip();
+        return status == 401
+                ? "HTTP 401: the engine refuses this host's credential (unknown, revoked or a wrong secret; a new one:"
+                        + " mpflc host-token on the engine's machine)"
+                : "HTTP " + status + (body.isEmpty() ? "" : " " + body);
     }
 
     private void warn(String message) {

@@ -1,0 +1,21 @@
+package org.mpfl.runtime.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** What a host logs when the engine refuses it: a 401 names the host's credential (not the engine's token), other answers as they came. */
+class EngineAnnouncerRefusalTest {
+    @Test
+    void a401SaysTheCredentialIsRefusedAndWhereANewOneComesFrom() {
+        assertEquals("HTTP 401: the engine refuses this host's credential (unknown, revoked or a wrong secret; a new one:"
+                + " mpflc host-token on the engine's machine)", EngineAnnouncer.refusal(401, "{\"error\":\"wrong engine token\"}\n"));
+    }
+
+    @Test
+    void otherRefusalsCarryTheEnginesAnswerOnOneLine() {
+        assertEquals("HTTP 409 {\"error\":\"'n1' is registered as a relay\"}",
+                EngineAnnouncer.refusal(409, "{\"error\":\"'n1' is registered as a relay\"}\n"));
+        assertEquals("HTTP 503", EngineAnnouncer.refusal(503, ""));
+    }
+}
