@@ -97,8 +97,20 @@ public final class EngineDatabase implements AutoCloseable {
      */
     public static EngineDatabase openEmbedded(Path dataDir) throws IOException, SQLException {
         Files.createDirectories(dataDir);
-        return open(embeddedUrl(dataDir), "sa", "");
+        try {
+            return open(embeddedUrl(dataDir), "sa", "");
+        } catch (SQLException e) {
+            if (e.getErrorCode() == H2_DATABASE_ALREADY_OPEN) {
+                // H2's own words ("Database may be already in use … use the server mode") do not say what to do
+                throw new IOException("another engine uses the data directory " + dataDir.toAbsolutePath()
+                        + " (its database is open there): stop that engine, or give this one another --data DIR", e);
+            }
+            throw e;
+        }
     }
+
+    /** H2's error code for a database file that another process has open (org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1). */
+    private static final int H2_DATABASE_ALREADY_OPEN = 90020;
 
     /** The JDBC URL of the embedded database in {@code dataDir}. */
     static String embeddedUrl(Path dataDir) {
