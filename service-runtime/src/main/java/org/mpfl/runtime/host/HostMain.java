@@ -185,6 +185,10 @@ public final class HostMain {
         }
         KernelOptions.apply(given.value("--python"), given.values("--allow-command-dir"));
         Map<String, String> tlsOptions = TlsOptions.given(given);
+        if (port != 0 && port == binaryPort) {
+            throw new UsageException("--port " + port + " and --binary-port " + binaryPort + " are the same port: the SOAP endpoint"
+                    + " and the binary channel each need one of their own");
+        }
         if (!binary && binaryPort != 0) {
             throw new UsageException("--binary-port " + binaryPort + " and --no-binary contradict each other: "
                     + "--no-binary opens no binary port");

@@ -108,6 +108,9 @@ class HostBinaryPortTest {
         Result unknown = host("--frobnicate");
         assertEquals(2, unknown.exit());
         assertTrue(unknown.err().startsWith("mpflc host: unknown option --frobnicate (see mpflc host --help)"), unknown.err());
+        Result samePort = host("--port", "19050", "--binary-port", "19050");
+        assertEquals(2, samePort.exit(), samePort.err());
+        assertTrue(samePort.err().contains("--port 19050 and --binary-port 19050 are the same port"), samePort.err());
         Result contradiction = host("--no-binary", "--binary-port", "9000");
         assertEquals(2, contradiction.exit(), contradiction.err());
         assertTrue(contradiction.err().contains("--binary-port 9000 and --no-binary contradict each other"), contradiction.err());
