@@ -152,9 +152,9 @@ public final class Arguments {
     }
 
     /**
-     * The {@code NAME=VALUE} values of a repeatable option, by name in order (a later one wins).
+     * The {@code NAME=VALUE} values of a repeatable option, by name in order.
      *
-     * @throws UsageException for a value without {@code =} or with an empty name
+     * @throws UsageException for a value without {@code =}, with an empty name, or a name given twice
      */
     public Map<String, String> pairs(String option) throws UsageException {
         Map<String, String> out = new LinkedHashMap<>();
@@ -163,7 +163,12 @@ public final class Arguments {
             if (eq <= 0) {
                 throw new UsageException(option + " needs NAME=VALUE, got '" + v + "'");
             }
-            out.put(v.substring(0, eq).trim(), v.substring(eq + 1));
+            String name = v.substring(0, eq).trim();
+            String before = out.put(name, v.substring(eq + 1));
+            if (before != null) {
+                // as for an option given twice: which one was meant is not ours to guess
+                throw new UsageException(option + " " + name + " given twice ('" + name + "=" + before + "' and '" + v + "')");
+            }
         }
         return out;
     }

@@ -75,6 +75,9 @@ class ArgumentSpecTest {
         assertTrue(positional.getMessage().startsWith("missing RUN"), positional.getMessage());
         UsageException extra = assertThrows(UsageException.class, () -> parse("r", "s"));
         assertTrue(extra.getMessage().startsWith("unexpected argument 's'"), extra.getMessage());
+        UsageException pairTwice = assertThrows(UsageException.class,
+                () -> parse("r", "--param", "laps=1", "--param", "laps=2").pairs("--param"));
+        assertEquals("--param laps given twice ('laps=1' and 'laps=2')", pairTwice.getMessage());
         UsageException pair = assertThrows(UsageException.class, () -> parse("r", "--param", "novalue").pairs("--param"));
         assertEquals("--param needs NAME=VALUE, got 'novalue'", pair.getMessage());
         assertThrows(IllegalArgumentException.class, () -> parse("r").value("--undeclared"),
