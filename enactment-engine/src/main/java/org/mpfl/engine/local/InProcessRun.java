@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.DeadlockDetector;
+import org.mpfl.engine.run.LogTail;
 import org.mpfl.engine.run.RandomIds;
 import org.mpfl.engine.run.RankPosition;
 import org.mpfl.engine.run.RunError;
@@ -36,8 +37,6 @@ import org.mpfl.protocol.launch.InProcessRanks;
  * so that the command line follows and reports it the same way.
  */
 public final class InProcessRun implements AutoCloseable {
-    /** Log lines a rank's view keeps, the newest, as an engine's run view does (its REST API's {@code logs}). */
-    static final int MAX_LOG_LINES = 500;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** How often the deadlock watch looks (the engine's ticker looks about as often). */
     private static final long WATCH_MS = 250;
@@ -145,8 +144,8 @@ public final class InProcessRun implements AutoCloseable {
             v.put("state", r.state);
             v.put("activity", r.position.activity());
             v.put("location", r.position.location());
-            v.putArray("logs").addAll(r.logs);
-            v.put("logCount", r.logCount);
+            v.set("logs", node(r.logs.lines()));
+            v.put("logCount", r.logs.count());
             r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>()).put(r.rank, value));
         }
         ObjectNode out = m.putObject("outputs");
@@ -265,18 +264,7 @@ public final class InProcessRun implements AutoCloseable {
                 }
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
-            case LOG -> {
-                // as the engine keeps them (Run.apply): the newest lines and the count of all, for mpflc run to print
-                r.logCount++;
-                if (r.logs.size() >= MAX_LOG_LINES) {
-                    r.logs.removeFirst();
-                }
-                ObjectNode line = NODES.objectNode();
-                line.put("timeMs", e.timeMs());
-                line.put("level", e.level() == null ? "info" : e.level());
-                line.put("message", e.message());
-                r.logs.addLast(line);
-            }
+            case LOG -> r.logs.add(e.timeMs(), e.level(), e.message()); // as the engine keeps them, for mpflc run to print
             default -> { }
         }
         notifyAll();
@@ -375,9 +363,7 @@ public final class InProcessRun implements AutoCloseable {
         double progressValue = Double.NaN;
         double progressTotal = Double.NaN;
         final Map<String, Object> outputs = new LinkedHashMap<>();
-        /** The newest log lines ({@link #MAX_LOG_LINES}) and how many there were in all. */
-        final java.util.Deque<ObjectNode> logs = new java.util.ArrayDeque<>();
-        long logCount;
+        final LogTail logs = new LogTail();
 
         RankState(int rank) {
             this.rank = rank;

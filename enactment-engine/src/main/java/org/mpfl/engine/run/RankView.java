@@ -1,7 +1,5 @@
 package org.mpfl.engine.run;
 
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,8 +11,6 @@ import java.util.TreeMap;
  * Guarded by the owning {@link Run}'s lock.
  */
 final class RankView {
-    static final int MAX_LOG_LINES = 500;
-
     final RankPlacement placement;
     String state = "PENDING";
     String activity;
@@ -27,9 +23,7 @@ final class RankView {
     long endedMs;
     String error;
     final Map<String, Object> outputs = new LinkedHashMap<>();
-    final Deque<Map<String, Object>> logs = new ArrayDeque<>();
-    /** Every log line the rank reported (its {@link #logs} are the newest {@link #MAX_LOG_LINES}). */
-    long logCount;
+    final LogTail logs = new LogTail();
     final Map<Integer, Long> sentTo = new TreeMap<>();
     final Map<Integer, Long> bytesTo = new TreeMap<>();
     /** Point-to-point messages queued for and arrived from each peer, receipts sent to and received from each (DeadlockDetector.Traffic). */
@@ -193,8 +187,8 @@ final class RankView {
         m.put("elapsedMs", startedMs == 0 ? null : (endedMs == 0 ? System.currentTimeMillis() : endedMs) - startedMs);
         m.put("error", error);
         m.put("outputs", new LinkedHashMap<>(outputs));
-        m.put("logs", logs.stream().toList());
-        m.put("logCount", Math.max(logCount, logs.size()));
+        m.put("logs", logs.lines());
+        m.put("logCount", logs.count());
         m.put("sentTo", new TreeMap<>(sentTo));
         m.put("bytesTo", new TreeMap<>(bytesTo));
         m.put("lastSeq", maxSeq);

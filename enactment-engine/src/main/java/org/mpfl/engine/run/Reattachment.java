@@ -169,9 +169,10 @@ public final class Reattachment {
         v.maxSeq = r.path("lastSeq").asLong(-1);
         r.path("outputs").fields().forEachRemaining(e -> v.outputs.put(e.getKey(),
                 Json.MAPPER.convertValue(e.getValue(), Object.class)));
-        r.path("logs").forEach(l -> v.logs.addLast(Json.MAPPER.convertValue(l,
+        List<Map<String, Object>> kept = new ArrayList<>();
+        r.path("logs").forEach(l -> kept.add(Json.MAPPER.convertValue(l,
                 Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class))));
-        v.logCount = r.path("logCount").asLong(v.logs.size());
+        v.logs.restore(kept, r.path("logCount").asLong(kept.size()));
         r.path("sentTo").fields().forEachRemaining(e -> v.sentTo.put(Integer.valueOf(e.getKey()), e.getValue().asLong()));
         r.path("bytesTo").fields().forEachRemaining(e -> v.bytesTo.put(Integer.valueOf(e.getKey()), e.getValue().asLong()));
     }

@@ -390,15 +390,7 @@ public final class Run {
                 }
             }
             case LOG -> {
-                r.logCount++;
-                if (r.logs.size() >= RankView.MAX_LOG_LINES) {
-                    r.logs.removeFirst();
-                }
-                Map<String, Object> line = new LinkedHashMap<>();
-                line.put("timeMs", e.timeMs());
-                line.put("level", e.level() == null ? "info" : e.level());
-                line.put("message", e.message());
-                r.logs.addLast(line);
+                r.logs.add(e.timeMs(), e.level(), e.message());
             }
             case PROGRESS -> {
                 if (e.value() instanceof Map<?, ?> m) {
