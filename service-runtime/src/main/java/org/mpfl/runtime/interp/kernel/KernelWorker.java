@@ -28,7 +28,7 @@ final class KernelWorker implements AutoCloseable {
 
     private final String label;
     private final Process process;
-    private final Path socketDirectory;
+    private final WorkerLeftovers leftovers;
     private final ControlChannel channel;
     private final SharedArena arena;
     private final OutputSlots slots = new OutputSlots();
@@ -39,11 +39,11 @@ final class KernelWorker implements AutoCloseable {
     private final OutputPump.Sink log;
     private boolean broken;
 
-    private KernelWorker(String label, Process process, Path socketDirectory, ControlChannel channel, SharedArena arena,
+    private KernelWorker(String label, Process process, WorkerLeftovers leftovers, ControlChannel channel, SharedArena arena,
                          OutputPump stdout, OutputPump stderr, AtomicLong logBudget, long logBytesPerCall, OutputPump.Sink log) {
         this.label = label;
         this.process = process;
-        this.socketDirectory = socketDirectory;
+        this.leftovers = leftovers;
         this.channel = channel;
         this.arena = arena;
         this.stdout = stdout;
@@ -60,13 +60,16 @@ final class KernelWorker implements AutoCloseable {
      */
     static KernelWorker start(String label, List<String> command, Map<String, String> environment, Path directory,
                               OutputPump.Sink log, long startTimeoutMs, long logBytesPerCall) throws KernelFailure {
-        Path socketDirectory = null;
+        WorkerLeftovers leftovers = WorkerLeftovers.open();
         SharedArena arena = null;
         Process process = null;
         try {
-            socketDirectory = Files.createTempDirectory("mpfl-k");
+            Path socketDirectory = Files.createTempDirectory("mpfl-k");
+            leftovers.path(socketDirectory);
             Path socketPath = socketDirectory.resolve("ctl");
+            leftovers.path(socketPath);
             arena = SharedArena.create();
+            leftovers.path(arena.file());
             try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
                  Selector selector = Selector.open()) {
                 server.bind(UnixDomainSocketAddress.of(socketPath));
@@ -81,6 +84,7 @@ final class KernelWorker implements AutoCloseable {
                 builder.environment().put("MPFL_KERNEL_SHM", arena.file().toString());
                 try {
                     process = builder.start();
+                    leftovers.process(process);
                 } catch (IOException e) {
                     throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
                 }
@@ -107,7 +111,7 @@ final class KernelWorker implements AutoCloseable {
                         throw new InterruptedIOException("interrupted while " + label + " started");
                     }
                 }
-                KernelWorker worker = new KernelWorker(label, process, socketDirectory, new ControlChannel(accepted, process.onExit()), arena,
+                KernelWorker worker = new KernelWorker(label, process, leftovers, new ControlChannel(accepted, process.onExit()), arena,
                         out, err, budget, logBytesPerCall, log);
                 String ready = worker.receive(deadline);
                 if (!ready.startsWith("ready 1")) {
@@ -118,24 +122,20 @@ final class KernelWorker implements AutoCloseable {
                 return worker;
             }
         } catch (IOException e) {
-            if (process != null) {
-                process.destroyForcibly();
-            }
-            if (arena != null) {
-                arena.close();
-            }
-            deleteQuietly(socketDirectory);
+            abandon(arena, leftovers);
             throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
         } catch (KernelFailure e) {
-            if (process != null) {
-                process.destroyForcibly();
-            }
-            if (arena != null) {
-                arena.close();
-            }
-            deleteQuietly(socketDirectory);
+            abandon(arena, leftovers);
             throw e;
         }
+    }
+
+    /** A worker that did not start: its process killed, its files removed. */
+    private static void abandon(SharedArena arena, WorkerLeftovers leftovers) {
+        if (arena != null) {
+            arena.close();
+        }
+        leftovers.removeNow();
     }
 
     SharedArena arena() {
@@ -262,24 +262,12 @@ final class KernelWorker implements AutoCloseable {
             log.line("warn", dropped + " lines of kernel output not shown (mpfl.kernel.logBytesPerCall)");
         }
         arena.close();
-        deleteQuietly(socketDirectory);
+        leftovers.removeNow();
     }
 
     /** Kills the worker at once (the rank is aborting). */
     void kill() {
         process.destroyForcibly();
-    }
-
-    private static void deleteQuietly(Path directory) {
-        if (directory == null) {
-            return;
-        }
-        try {
-            Files.deleteIfExists(directory.resolve("ctl"));
-            Files.deleteIfExists(directory);
-        } catch (IOException e) {
-            // a stale socket file in the temporary directory harms nothing
-        }
     }
 
     /** Names of the signals a worker commonly dies of (Java reports a death by signal N as status 128 + N). */
