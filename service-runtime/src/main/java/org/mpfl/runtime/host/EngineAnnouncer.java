@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.Sites;
@@ -82,6 +83,10 @@ public final class EngineAnnouncer implements AutoCloseable {
     /** When the engine last answered an announcement or a heartbeat (nanoTime); 0: never. */
     private volatile long lastContactNanos;
     private volatile boolean warned;
+    /** Told once when the engine refuses this host's credential; {@code null}: keep trying (a host inside Tomcat). */
+    private volatile Consumer<String> credentialRefused;
+    /** The engine refused the credential and the listener was told: no more beats. */
+    private volatile boolean refused;
 
     /**
      * @param engineUrl   the engine's base URL ({@code http://host:port})
@@ -116,6 +121,15 @@ public final class EngineAnnouncer implements AutoCloseable {
         this.capacity = capacity;
         this.oversubscribe = oversubscribe;
         this.site = Sites.of(site);
+    }
+
+    /**
+     * Tells {@code listener} (once, with what to say) when the engine answers 401, which waiting does not mend: the
+     * credential is unknown, revoked or has a wrong secret. The announcer stops beating then; without a listener it
+     * keeps trying, warning once.
+     */
+    public void onCredentialRefused(Consumer<String> listener) {
+        this.credentialRefused = listener;
     }
 
     /** Announces now (in the background) and keeps beating. */
@@ -172,7 +186,7 @@ public final class EngineAnnouncer implements AutoCloseable {
                     announced = false;
                     announce();
                 } else if (r.statusCode() / 100 != 2) {
-                    warn("engine refused a heartbeat: " + refusal(r.statusCode(), r.body()));
+                    refused("a heartbeat", r);
                 } else {
                     contact();
                 }
@@ -183,7 +197,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         } catch (Exception e) {
             warn("cannot reach the engine at " + engineUrl + ": " + unreachable(e, engineUrl));
         }
-        if (!timer.isShutdown()) {
+        if (!timer.isShutdown() && !refused) {
             timer.schedule(this::beat, announced ? intervalMs : Math.min(intervalMs, 2_000), TimeUnit.MILLISECONDS);
         }
     }
@@ -209,7 +223,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         }
         HttpResponse<String> r = post(engineUrl + "/api/registry/hosts", JSON.writeValueAsString(a));
         if (r.statusCode() / 100 != 2) {
-            warn("engine refused the announcement: " + refusal(r.statusCode(), r.body()));
+            refused("the announcement", r);
             return;
         }
         announced = true;
@@ -276,6 +290,17 @@ public final class EngineAnnouncer implements AutoCloseable {
                 ? "HTTP 401: the engine refuses this host's credential (unknown, revoked or a wrong secret; a new one:"
                         + " mpflc host-token on the engine's machine)"
                 : "HTTP " + status + (body.isEmpty() ? "" : " " + body);
+    }
+
+    /** A refusal: a 401 ends the beats when someone listens for it, anything else is warned about and retried. */
+    private void refused(String what, HttpResponse<String> r) {
+        Consumer<String> listener = credentialRefused;
+        if (r.statusCode() == 401 && listener != null) {
+            refused = true;
+            listener.accept("the engine at " + engineUrl + " refused " + what + ": " + refusal(401, r.body()));
+        } else {
+            warn("engine refused " + what + ": " + refusal(r.statusCode(), r.body()));
+        }
     }
 
     private void warn(String message) {

@@ -231,6 +231,8 @@ public final class HostMain {
         EngineAnnouncer announcer = null;
         AtomicReference<EngineAnnouncer> announcing = new AtomicReference<>();
         CountDownLatch stopped = new CountDownLatch(1);
+        // a refused credential stops the host: retrying cannot mend it, and a Slurm job's host would hold its nodes for nothing
+        AtomicReference<String> credentialRefused = new AtomicReference<>();
         // before the hand-over wait, which a launcher that gives up may end with SIGTERM
         Thread shutdown = new Thread(() -> {
             EngineAnnouncer a = announcing.get();
@@ -272,6 +274,10 @@ public final class HostMain {
             if (engine != null) {
                 announcer = new EngineAnnouncer(host, engine, credential, capacity, oversubscribe, site);
                 announcer.relay(relay);
+                announcer.onCredentialRefused(why -> {
+                    credentialRefused.set(why);
+                    stopped.countDown();
+                });
                 EngineAnnouncer a = announcer;
                 host.onDeploy(a::reannounce);
                 announcing.set(announcer);
@@ -285,6 +291,9 @@ public final class HostMain {
                 ParentStdin.watch(System.in, false, launcherGone);
             }
             stopped.await();
+            if (credentialRefused.get() != null) {
+                throw new IOException(credentialRefused.get() + "; stopping");
+            }
             return 0;
         } catch (Exception e) {
             if (announcer != null) {
