@@ -108,6 +108,11 @@ public final class EngineClient {
                 .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : Json.write(body))));
     }
 
+    /** {@code DELETE path}; errors as {@link #get}'s. */
+    public void delete(String path) throws IOException, InterruptedException {
+        exchange(HttpRequest.newBuilder(URI.create(url + path)).DELETE());
+    }
+
     private JsonNode send(HttpRequest.Builder b) throws IOException, InterruptedException {
         HttpResponse<String> resp = exchange(b);
         return resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());

@@ -9,8 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.net.URLEncoder;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.protocol.tls.TlsOptions;
@@ -34,7 +41,13 @@ public final class HostTokenCommand implements CliCommand {
             .alias("-o", "--output")
             .value("--host-id", "ID", "the host's id (else the engine picks one)")
             .flag("--relay", "the credential is for a relay (mpflc relay), whose id is --host-id: a relay needs a credential of"
-                    + " its own, never a host's");
+                    + " its own, never a host's")
+            .flag("--list", "list the credentials the engine has issued (no secrets: id, host or relay, when issued, whether"
+                    + " it is in the registry now) instead of issuing one")
+            .value("--revoke", "ID", "revoke a credential, by its id or its host's (or relay's) id, instead of issuing one: the"
+                    + " host leaves the registry at once, its ranks fail as on a lost host, and it stops at its next heartbeat");
+    private static final DateTimeFormatter ISSUED = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm");
+
     @Override
     public String name() {
         return "host-token";
@@ -42,7 +55,7 @@ public final class HostTokenCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "--engine URL [-o FILE] [--host-id ID]  issue a credential (join file) for a service host";
+        return "--engine URL [-o FILE] [--host-id ID] | --list | --revoke ID  issue (list, revoke) a service host's credential";
     }
 
     @Override
@@ -52,9 +65,29 @@ public final class HostTokenCommand implements CliCommand {
         if (url == null) {
             throw new UsageException("give the engine with --engine URL");
         }
+        String revoke = args.value("--revoke");
+        boolean list = args.flag("--list");
+        if (list || revoke != null) {
+            String issuing = args.value("--output") != null ? "-o/--output" : args.value("--host-id") != null ? "--host-id"
+                    : args.flag("--relay") ? "--relay" : null;
+            if (issuing != null) {
+                throw new UsageException((list ? "--list" : "--revoke") + " issues nothing: give no " + issuing + " with it");
+            }
+            if (list && revoke != null) {
+                throw new UsageException("--list and --revoke: one at a time");
+            }
+        }
         String token = EngineOptions.token(args, url);
         if (token == null) {
-            throw new UsageException("issuing a host credential needs the engine's admin token: --token-file F or $MPFL_ENGINE_TOKEN");
+            throw new UsageException((list ? "listing" : revoke != null ? "revoking" : "issuing")
+                    + " host credentials needs the engine's admin token: --token-file F or $MPFL_ENGINE_TOKEN");
+        }
+        EngineClient client = new EngineClient(url, token, TlsOptions.of(args));
+        if (list) {
+            return list(client, out);
+        }
+        if (revoke != null) {
+            return revoke(client, revoke, err);
         }
         boolean relay = args.flag("--relay");
         if (relay && args.value("--host-id") == null) {
@@ -71,7 +104,6 @@ public final class HostTokenCommand implements CliCommand {
             throw new IOException("cannot write " + output + ": " + (Files.isDirectory(folder) ? "the directory " + folder
                     + " is not writable" : "no such directory " + folder) + " (nothing was issued)");
         }
-        EngineClient client = new EngineClient(url, token, TlsOptions.of(args));
         JsonNode issued = client.post("/api/registry/credentials",
                 args.value("--host-id") == null ? Map.of() : Map.of("hostId", args.value("--host-id")));
         String text = issued.get("credential").asText();
@@ -86,6 +118,45 @@ public final class HostTokenCommand implements CliCommand {
                     + issued.get("hostId").asText() + " written to " + output + " (mode 0600); on the host: mpflc host"
                     + " --credential-file " + output + " --bind ADDR");
         }
+        return 0;
+    }
+
+    /** The credentials as a table, oldest first. */
+    private static int list(EngineClient client, PrintStream out) throws IOException, InterruptedException {
+        Set<String> hosts = new HashSet<>();
+        client.get("/api/registry/hosts").forEach(h -> hosts.add(h.path("hostId").asText()));
+        Set<String> relays = new HashSet<>();
+        client.get("/api/registry/relays").forEach(r -> relays.add(r.path("relayId").asText()));
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("CREDENTIAL", "FOR", "ISSUED", "IN REGISTRY"));
+        for (JsonNode c : client.get("/api/registry/credentials")) {
+            String id = c.path("hostId").asText();
+            rows.add(List.of(c.path("id").asText(), id, ISSUED.format(Instant.ofEpochMilli(c.path("createdMs").asLong())
+                    .atZone(ZoneId.systemDefault())), hosts.contains(id) ? "host" : relays.contains(id) ? "relay" : "no"));
+        }
+        if (rows.size() == 1) {
+            out.println("no credentials issued (mpflc host-token --engine URL -o FILE issues one)");
+        } else {
+            TextTable.print(rows, out);
+        }
+        return 0;
+    }
+
+    /** Revokes the credential {@code given} names: its own id, else the host (or relay) id it is for. */
+    private static int revoke(EngineClient client, String given, PrintStream err) throws IOException, InterruptedException {
+        JsonNode match = null;
+        for (JsonNode c : client.get("/api/registry/credentials")) {
+            if (c.path("id").asText().equals(given) || match == null && c.path("hostId").asText().equals(given)) {
+                match = c;
+            }
+        }
+        if (match == null) {
+            throw new IOException("no credential '" + given + "', nor one for a host of that id (mpflc host-token --list shows them)");
+        }
+        String id = match.path("id").asText();
+        client.delete("/api/registry/credentials/" + URLEncoder.encode(id, StandardCharsets.UTF_8));
+        err.println("revoked credential " + id + " of " + match.path("hostId").asText() + ": it is out of the registry, and a"
+                + " host stops at its next heartbeat");
         return 0;
     }
 

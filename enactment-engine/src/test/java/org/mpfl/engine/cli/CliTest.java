@@ -2,6 +2,7 @@ package org.mpfl.engine.cli;
 
 import org.mpfl.ir.cli.Commands;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -265,6 +266,53 @@ class CliTest {
             assertTrue(nowhere.err().contains("no such directory " + dir.resolve("no-such-dir") + " (nothing was issued)"),
                     nowhere.err());
             assertEquals(issued, engine.credentials().list().size(), "no credential that nobody gets");
+        }
+    }
+
+    @Test
+    void hostTokenListsAndRevokesCredentialsWithoutShowingASecret() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> { })))) {
+            String data = dir.resolve("engine").toString();
+            Result none = mpflc("host-token", "--engine", engine.url(), "--data", data, "--list");
+            assertEquals(0, none.exit(), none.err());
+            assertTrue(none.out().startsWith("no credentials issued"), none.out());
+            org.mpfl.protocol.HostCredential a = engine.issueHostCredential("node-a");
+            org.mpfl.protocol.HostCredential b = engine.issueHostCredential("node-b");
+            assertEquals(201, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(),
+                    Map.of("soapUrl", "http://127.0.0.1:1/s")).status());
+
+            Result listed = mpflc("host-token", "--engine", engine.url(), "--data", data, "--list");
+            assertEquals(0, listed.exit(), listed.err());
+            List<String> lines = listed.out().lines().toList();
+            assertEquals(3, lines.size(), listed.out());
+            assertTrue(lines.get(0).matches("CREDENTIAL +FOR +ISSUED +IN REGISTRY"), lines.get(0));
+            assertTrue(lines.get(1).matches(java.util.regex.Pattern.quote(a.id()) + " +node-a +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +host"),
+                    lines.get(1));
+            assertTrue(lines.get(2).matches(java.util.regex.Pattern.quote(b.id()) + " +node-b +.* +no"), lines.get(2));
+            for (org.mpfl.protocol.HostCredential c : List.of(a, b)) {
+                assertFalse(listed.out().contains(c.secret()) || listed.out().contains(c.engineKey()), "a secret is listed");
+            }
+
+            // by host id: a leaves the registry, and its credential no longer works
+            Result byHost = mpflc("host-token", "--engine", engine.url(), "--data", data, "--revoke", "node-a");
+            assertEquals(0, byHost.exit(), byHost.err());
+            assertTrue(byHost.err().contains("revoked credential " + a.id() + " of node-a"), byHost.err());
+            assertTrue(engine.registry().hosts().isEmpty(), engine.registry().hosts().toString());
+            assertEquals(401, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(),
+                    Map.of("soapUrl", "http://127.0.0.1:1/s")).status());
+            // by credential id
+            Result byId = mpflc("host-token", "--engine", engine.url(), "--data", data, "--revoke", b.id());
+            assertEquals(0, byId.exit(), byId.err());
+            assertTrue(engine.credentials().list().isEmpty(), engine.credentials().list().toString());
+
+            Result unknown = mpflc("host-token", "--engine", engine.url(), "--data", data, "--revoke", "node-a");
+            assertEquals(1, unknown.exit(), unknown.err());
+            assertTrue(unknown.err().contains("no credential 'node-a', nor one for a host of that id (mpflc host-token --list"),
+                    unknown.err());
+            Result mixed = mpflc("host-token", "--engine", engine.url(), "--data", data, "--list", "--host-id", "x");
+            assertEquals(2, mixed.exit(), mixed.err());
+            assertTrue(mixed.err().contains("--list issues nothing: give no --host-id with it"), mixed.err());
         }
     }
 
