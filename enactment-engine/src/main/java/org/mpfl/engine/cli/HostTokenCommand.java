@@ -25,7 +25,8 @@ import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 
 /**
- * {@code mpflc host-token --engine URL [-o FILE] [--host-id ID] [--token-file F] [--data DIR] [--tls-ca F]}: asks
+ * {@code mpflc host-token --engine URL [-o FILE] [--host-id ID] [--token-file F] [--data DIR] [--tls-ca F]}
+ * ({@code --list}, {@code --revoke ID}: the issued credentials, through {@code GET} and {@code DELETE} of the same route): asks
  * the engine for a new host credential ({@code POST /api/registry/credentials}, with the admin token
  * from {@code --token-file}, {@code $MPFL_ENGINE_TOKEN} or the data directory) and writes it as a join
  * file, created with mode 0600 (an existing file is not overwritten); without {@code -o} the file is
@@ -35,7 +36,8 @@ import org.mpfl.ir.cli.UsageException;
  */
 public final class HostTokenCommand implements CliCommand {
     private static final ArgumentSpec SPEC = ArgumentSpec.of("host-token", "Asks the engine for a new host credential and"
-            + " writes it as a join file (mode 0600; an existing file is not overwritten).")
+            + " writes it as a join file (mode 0600; an existing file is not overwritten); with --list or --revoke, lists"
+            + " or revokes the credentials issued.")
             .with(EngineOptions::client)
             .value("--output", "FILE", "the join file to create (else standard output)")
             .alias("-o", "--output")
