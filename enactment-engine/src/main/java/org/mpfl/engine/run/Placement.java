@@ -199,7 +199,9 @@ public final class Placement {
                     int slots = candidates.stream().mapToInt(HostInfo::capacity).sum();
                     shortOf.add("needs " + n + " rank" + (n == 1 ? "" : "s") + " of '" + process + "' (service '" + service
                             + "'); " + freeBefore + " free (capacity " + slots + " on " + candidates.size() + " host"
-                            + (candidates.size() == 1 ? "" : "s") + " able to run it)");
+                            + (candidates.size() == 1 ? "" : "s") + " able to run it)" + (n > slots
+                            ? ", more than they have in all: it waits for more hosts to join, unless it may oversubscribe"
+                            : ""));
                     break;
                 }
                 if (chosen == null) {
