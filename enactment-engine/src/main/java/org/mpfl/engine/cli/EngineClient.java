@@ -3,7 +3,6 @@ package org.mpfl.engine.cli;
 import org.mpfl.engine.settings.EngineSettings;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.EngineReach;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -128,11 +128,8 @@ public final class EngineClient {
         HttpResponse<String> resp;
         try {
             resp = http.send(req, HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException e) {
-            throw new IOException("cannot reach the engine at " + url + " (is it running? start one with 'mpflc up')", e);
-        } catch (javax.net.ssl.SSLException e) {
-            throw new IOException("no trusted TLS connection to the engine at " + url + ": " + e.getMessage()
-                    + " (give the CA that signed the engine's certificate with --tls-ca)", e);
+        } catch (IOException e) {
+            throw new IOException(EngineReach.unreachable(e, url), e);
         }
         if (resp.statusCode() / 100 != 2) {
             JsonNode body = resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());

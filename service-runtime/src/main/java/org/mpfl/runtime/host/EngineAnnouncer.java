@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.mpfl.protocol.EngineReach;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.Sites;
@@ -195,7 +196,7 @@ public final class EngineAnnouncer implements AutoCloseable {
             Thread.currentThread().interrupt();
             return;
         } catch (Exception e) {
-            warn("cannot reach the engine at " + engineUrl + ": " + unreachable(e, engineUrl));
+            warn(EngineReach.unreachable(e, engineUrl));
         }
         if (!timer.isShutdown() && !refused) {
             timer.schedule(this::beat, announced ? intervalMs : Math.min(intervalMs, 2_000), TimeUnit.MILLISECONDS);
@@ -259,28 +260,6 @@ public final class EngineAnnouncer implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json));
         b.header("Authorization", credential.authorization());
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /**
-     * Why the engine could not be reached, with what to do where the JDK's words do not say it: an untrusted
-     * certificate (the CA), an engine that does not speak the URL's scheme, a port nobody listens on.
-     */
-    static String unreachable(Throwable e, String engineUrl) {
-        String said = e.toString();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof javax.net.ssl.SSLException) {
-                return said + (engineUrl.startsWith("https:")
-                        ? " (this host does not trust the engine's certificate: give the CA that signed it with --tls-ca)"
-                        : " (the engine does not speak TLS at this http:// URL, or this one is not its URL)");
-            }
-            if (t instanceof java.net.ConnectException) {
-                return said + " (nothing listens there: is the engine running, and is this its URL and port?)";
-            }
-        }
-        if (said.contains("header parser received no bytes") && engineUrl.startsWith("http:")) {
-            return said + " (the engine may serve https: give its https:// URL)";
-        }
-        return said;
     }
 
     /** What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend. */

@@ -22,16 +22,4 @@ class EngineAnnouncerRefusalTest {
                 EngineAnnouncer.refusal(409, "{\"error\":\"'n1' is registered as a relay\"}\n"));
         assertEquals("HTTP 503", EngineAnnouncer.refusal(503, ""));
     }
-
-    @Test
-    void anUnreachableEngineComesWithWhatToDo() {
-        java.io.IOException pkix = new java.io.IOException("wrapped", new javax.net.ssl.SSLHandshakeException("PKIX path building failed"));
-        assertTrue(EngineAnnouncer.unreachable(pkix, "https://e:8443").endsWith(
-                "(this host does not trust the engine's certificate: give the CA that signed it with --tls-ca)"));
-        assertTrue(EngineAnnouncer.unreachable(new java.net.ConnectException(), "http://e:9").endsWith(
-                "(nothing listens there: is the engine running, and is this its URL and port?)"));
-        assertTrue(EngineAnnouncer.unreachable(new java.io.IOException("HTTP/1.1 header parser received no bytes"), "http://e:8443")
-                .endsWith("(the engine may serve https: give its https:// URL)"));
-        assertEquals("java.io.IOException: other", EngineAnnouncer.unreachable(new java.io.IOException("other"), "http://e"));
-    }
 }

@@ -1,0 +1,52 @@
+package org.mpfl.protocol;
+
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import javax.net.ssl.SSLException;
+
+/**
+ * Why an engine could not be reached, in words every client of one shares (mpflc's commands, a service host):
+ * the JDK names the failure ({@code ConnectException}, {@code PKIX path building failed}), not the likely
+ * mistake behind it, so a hint says what to do: an untrusted certificate wants {@code --tls-ca}, a refused
+ * connection an engine that runs there, an {@code http://} URL of a TLS engine its {@code https://} URL.
+ */
+public final class EngineReach {
+    private EngineReach() {
+    }
+
+    /** {@code "cannot reach the engine at URL: what failed (what to do)"}. */
+    public static String unreachable(Throwable failure, String engineUrl) {
+        return "cannot reach the engine at " + engineUrl + ": " + said(failure) + hint(failure, engineUrl);
+    }
+
+    /** The failure in the JDK's words: the first message along its causes, else what kind of failure it is. */
+    static String said(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                return t.getMessage();
+            }
+        }
+        return failure instanceof ConnectException ? "connection refused" : failure.getClass().getSimpleName();
+    }
+
+    /** What to do about {@code failure}, as {@code " (…)"} to append, or {@code ""} when the JDK's words are all there is. */
+    static String hint(Throwable failure, String engineUrl) {
+        boolean https = engineUrl.regionMatches(true, 0, "https:", 0, 6);
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SSLException) {
+                return https ? " (the engine's certificate is not trusted here: give the CA that signed it with --tls-ca)"
+                        : " (the engine does not speak TLS at this http:// URL, or this is not its URL)";
+            }
+            if (t instanceof ConnectException) {
+                return " (nothing listens there: is the engine running, and is this its URL and port?)";
+            }
+            if (t instanceof HttpConnectTimeoutException) {
+                return " (no answer to the connection: a firewall in between, or not the engine's address?)";
+            }
+            if (!https && t.getMessage() != null && t.getMessage().contains("header parser received no bytes")) {
+                return " (the engine may serve https: give its https:// URL)";
+            }
+        }
+        return "";
+    }
+}
