@@ -162,13 +162,31 @@ public final class WorkflowChecker {
         if (a == null) {
             return null;
         }
-        MpflType type = MpflType.fromSpelling(a.value().trim());
+        String written = a.value().trim();
+        MpflType type = MpflType.fromSpelling(written);
         if (type == null) {
             List<String> spellings = java.util.Arrays.stream(MpflType.values()).map(MpflType::spelling).toList();
-            diagnostics.error(a.location(), "unknown type '" + a.value().trim() + "'" + Suggestions.didYouMean(a.value().trim(), spellings)
+            String meant = otherLanguagesType(written);
+            diagnostics.error(a.location(), "unknown type '" + written + "'"
+                    + (meant != null ? " (did you mean '" + meant + "'?)" : Suggestions.didYouMean(written, spellings))
                     + " (types: " + String.join(", ", spellings) + ")");
         }
         return type;
+    }
+
+    /** The type names of other languages whose MPFL spelling is too far for an edit-distance guess ({@code integer}: {@code int}). */
+    private static final Map<String, String> OTHER_LANGUAGES_TYPES = Map.of("integer", "int", "int32", "int", "int64", "long",
+            "float", "double", "float64", "double", "real", "double", "bool", "boolean", "str", "string", "byte[]", "bytes");
+
+    /** The MPFL type another language calls {@code written} ({@code float[]}: {@code double[]}), or {@code null}. */
+    private static String otherLanguagesType(String written) {
+        String lower = written.toLowerCase(java.util.Locale.ROOT);
+        String meant = OTHER_LANGUAGES_TYPES.get(lower);
+        if (meant == null && lower.endsWith("[]")) {
+            String element = OTHER_LANGUAGES_TYPES.get(lower.substring(0, lower.length() - 2));
+            meant = element == null || MpflType.fromSpelling(element + "[]") == null ? null : element + "[]";
+        }
+        return meant;
     }
 
     private IrParam param(Element e, Scope paramScope) {
@@ -202,8 +220,9 @@ public final class WorkflowChecker {
             }
             ok &= defaultValue != null;
         }
-        if (name != null && type != null) {
-            paramScope.declare(new Scope.Symbol(name, IrExpr.RefKind.PARAM, type, nameAttribute.location()));
+        if (name != null) {
+            // a param whose type is in error is declared untyped, as a variable is (its uses are not unknown names)
+            paramScope.declare(new Scope.Symbol(name, IrExpr.RefKind.PARAM, type != null && type.isScalar() ? type : null, nameAttribute.location()));
         }
         return ok && name != null ? new IrParam(name, type, defaultValue, e.location()) : null;
     }
@@ -331,9 +350,8 @@ public final class WorkflowChecker {
         if (!Names.checkNewName(diagnostics, nameAttribute.location(), name, "variable", scope)) {
             return null;
         }
-        if (type != null) {
-            scope.declare(new Scope.Symbol(name, IrExpr.RefKind.VAR, type, nameAttribute.location()));
-        }
+        // declared also when its type is in error, so that its uses are not reported as unknown names
+        scope.declare(new Scope.Symbol(name, IrExpr.RefKind.VAR, type, nameAttribute.location()));
         return ok ? new IrVariable(name, type, init, e.location()) : null;
     }
 

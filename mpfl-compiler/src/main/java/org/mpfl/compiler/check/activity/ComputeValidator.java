@@ -78,6 +78,8 @@ final class ComputeValidator implements ActivityValidator {
                 context.error(placed.at(), "unknown name '" + name + "' in 'in' of <compute>"
                         + Suggestions.didYouMean(name, scope.visibleNames()));
                 ok = false;
+            } else if (symbol.untyped()) {
+                ok = false;
             } else {
                 inputs.add(new IrExpr.Ref(name, symbol.kind(), symbol.type(), placed.at()));
             }
@@ -100,6 +102,8 @@ final class ComputeValidator implements ActivityValidator {
                 context.error(at, symbol == null ? "unknown variable '" + name + "' in 'out' of <compute>"
                         + Suggestions.didYouMean(name, scope.visibleNames())
                         : "'" + name + "' in 'out' of <compute> is not a variable (params, loop variables and built-ins are read-only)");
+                ok = false;
+            } else if (symbol.untyped()) {
                 ok = false;
             } else {
                 outputs.add(new IrTarget(name, null, symbol.type(), at));

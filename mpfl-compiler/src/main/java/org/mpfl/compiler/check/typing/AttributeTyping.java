@@ -142,11 +142,11 @@ public final class AttributeTyping {
         }
         switch (symbol.kind()) {
             case PARAM -> error(variable.location(), "cannot write param '" + symbol.name() + "' (params are read-only)");
+            case VAR -> {
+                return symbol.untyped() ? null : symbol;
+            }
             case LOOP -> error(variable.location(), "cannot write loop variable '" + symbol.name() + "'");
             case BUILTIN -> error(variable.location(), "cannot write built-in '" + symbol.name() + "'");
-            case VAR -> {
-                return symbol;
-            }
         }
         return null;
     }

@@ -114,6 +114,9 @@ public final class ExpressionTyper {
             }
             return null;
         }
+        if (symbol.untyped()) {
+            return null;
+        }
         return new IrExpr.Ref(symbol.name(), symbol.kind(), symbol.type(), n.location());
     }
 

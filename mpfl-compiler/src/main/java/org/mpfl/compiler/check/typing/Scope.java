@@ -11,8 +11,15 @@ import org.mpfl.ir.MpflType;
  * variables, nested (a loop body sees its loop variable, the loop's siblings do not).
  */
 public final class Scope {
-    /** A declared name. */
+    /**
+     * A declared name. Its {@code type} is {@code null} when the declaration's type is in error (reported there):
+     * the name is still known, so its uses are not reported again as unknown; they are simply not typed.
+     */
     public record Symbol(String name, IrExpr.RefKind kind, MpflType type, SourceLocation declaredAt) {
+        /** Whether the declaration's type was in error: every use of the name is left untyped, silently. */
+        public boolean untyped() {
+            return type == null;
+        }
     }
 
     /** Identifiers the language defines: they cannot be declared. */
