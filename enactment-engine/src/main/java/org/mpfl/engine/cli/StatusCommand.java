@@ -44,10 +44,31 @@ public final class StatusCommand implements CliCommand {
             String where = r.hasNonNull("location") ? " at " + r.get("location").asText() : "";
             String what = r.hasNonNull("activity") ? " " + r.get("activity").asText() : "";
             String wait = r.path("blocked").asBoolean() && r.hasNonNull("waitingFor") ? "  waiting: " + r.get("waitingFor").asText() : "";
-            String error = r.hasNonNull("error") ? "  error: " + r.get("error").asText() : "";
+            String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run)
+                    : r.hasNonNull("error") ? "  error: " + r.get("error").asText() : "";
             out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
                     r.path("process").asText(), r.path("host").asText(), what, where, wait, error);
         }
         return RunCommand.report(run, out, err, false, "mpflc status");
+    }
+
+    /**
+     * Why an ABORTED rank stopped, in the console's neutral words: it did nothing wrong; the run was cancelled, a
+     * deadlock was found or another rank failed. (The rank's own message is the runtime's, {@code DomainAbortedException:
+     * … aborted by request}, since an abort over the wire carries no reason.)
+     */
+    static String stopReason(JsonNode run) {
+        String state = run.path("state").asText();
+        String message = run.at("/error/message").asText("");
+        if (state.equals("CANCELLED")) {
+            return "stopped: run cancelled";
+        }
+        if (message.regionMatches(true, 0, "deadlock", 0, 8)) {
+            return "stopped: deadlock detected";
+        }
+        if (run.at("/error/rank").isInt()) {
+            return "stopped: rank " + run.at("/error/rank").asInt() + " failed";
+        }
+        return state.equals("FAILED") ? "stopped: run failed" : "stopped: run aborted";
     }
 }
