@@ -97,10 +97,16 @@ public final class EngineDatabase implements AutoCloseable {
      */
     public static EngineDatabase openEmbedded(Path dataDir) throws IOException, SQLException {
         Files.createDirectories(dataDir);
+        Path trace = dataDir.resolve("engine.trace.db");
+        boolean traced = Files.exists(trace);
         try {
             return open(embeddedUrl(dataDir), "sa", "");
         } catch (SQLException e) {
             if (e.getErrorCode() == H2_DATABASE_ALREADY_OPEN) {
+                if (!traced) {
+                    // H2 wrote this refusal into a trace file of its own; the message below says it all
+                    Files.deleteIfExists(trace);
+                }
                 // H2's own words ("Database may be already in use … use the server mode") do not say what to do
                 throw new IOException("another engine uses the data directory " + dataDir.toAbsolutePath()
                         + " (its database is open there): stop that engine, or give this one another --data DIR", e);

@@ -1,5 +1,6 @@
 package org.mpfl.engine.store;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +41,7 @@ class SharedDataDirectoryTest {
             assertNotEquals(0, second.exitValue(), said);
             assertTrue(said.contains("another engine uses the data directory " + dir.toAbsolutePath()), said);
             assertTrue(said.contains("give this one another --data DIR"), said);
+            assertFalse(Files.exists(dir.resolve("engine.trace.db")), "H2's trace of the refusal is left in the data directory");
         }
     }
 }
