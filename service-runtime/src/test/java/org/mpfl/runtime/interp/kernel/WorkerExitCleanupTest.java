@@ -33,18 +33,17 @@ class WorkerExitCleanupTest {
 
     @Test
     void aJvmExitingWithAnOpenPythonWorkerRemovesItsFilesAndProcess(@TempDir Path tmp) throws Exception {
-        List<String> said = runChild(tmp, "open");
-        Path shm = Path.of(value(said, "shm"));
-        long worker = Long.parseLong(value(said, "worker"));
-        assertGone(shm, worker, tmp);
+        assertNothingLeftBy(runChild(tmp, "open"), tmp);
     }
 
     @Test
     void aJvmExitingWhileAWorkerStartsRemovesItsFilesAndProcess(@TempDir Path tmp) throws Exception {
-        List<String> said = runChild(tmp, "starting");
-        Path shm = Path.of(value(said, "shm"));
-        long worker = Long.parseLong(value(said, "worker"));
-        assertGone(shm, worker, tmp);
+        assertNothingLeftBy(runChild(tmp, "starting"), tmp);
+    }
+
+    /** The child said where its worker's shared-memory file was and which process the worker was: both are gone. */
+    private static void assertNothingLeftBy(List<String> said, Path tmp) throws Exception {
+        assertGone(Path.of(value(said, "shm")), Long.parseLong(value(said, "worker")), tmp);
     }
 
     private static void assertGone(Path shm, long worker, Path tmp) throws IOException, InterruptedException {
