@@ -12,11 +12,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.protocol.EngineReach;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -90,25 +91,44 @@ public final class RelayCommand implements CliCommand {
             if (!announceFirst(calls, address, FIRST_ANNOUNCEMENT_WITHIN, err)) {
                 return 1;
             }
+            CompletableFuture<String> refused = new CompletableFuture<>();
             Thread announcer = new Thread(() -> {
-                while (true) {
-                    try {
-                        Thread.sleep(ANNOUNCE_EVERY.toMillis());
-                        calls.announce(address);
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (IOException | RuntimeException e) {
-                        err.println("mpflc relay: announcing to " + engine + " failed: " + e.getMessage());
-                    }
+                try {
+                    refused.complete(keepAnnouncing(calls, address, ANNOUNCE_EVERY, err));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }, "mpfl-relay-announce");
             announcer.setDaemon(true);
             announcer.start();
             out.println(READY_PREFIX + credential.hostId() + " listening on " + address);
             out.flush();
-            new CountDownLatch(1).await();
+            // a relay whose credential is refused can verify no host either: it stops, saying so
+            err.println("mpflc relay: " + refused.get() + "; stopping");
+            return 1;
         }
-        return 0;
+    }
+
+    /**
+     * Announces the relay every {@code every} until the engine refuses its credential (401), which asking again does
+     * not mend; any other failure is said on {@code err} and tried again.
+     *
+     * @return what the engine's refusal means
+     */
+    static String keepAnnouncing(EngineCalls calls, String address, Duration every, PrintStream err) throws InterruptedException {
+        while (true) {
+            Thread.sleep(every.toMillis());
+            try {
+                calls.announce(address);
+            } catch (EngineRefused e) {
+                if (e.status == 401) {
+                    return e.getMessage();
+                }
+                err.println("mpflc relay: " + e.getMessage());
+            } catch (IOException | RuntimeException e) {
+                err.println("mpflc relay: announcing failed: " + e.getMessage());
+            }
+        }
     }
 
     /**
@@ -141,8 +161,13 @@ public final class RelayCommand implements CliCommand {
 
     /** The engine answered, and not with a success: asking again will not change its mind. */
     static final class EngineRefused extends IOException {
-        EngineRefused(String message) {
+        private static final long serialVersionUID = 1L;
+        /** The engine's HTTP status (4xx). */
+        final int status;
+
+        EngineRefused(int status, String message) {
             super(message);
+            this.status = status;
         }
     }
 
@@ -161,7 +186,7 @@ public final class RelayCommand implements CliCommand {
         void announce(String address) throws IOException {
             JsonNode a = post("/api/registry/relays", Map.of("relayId", credential.hostId(), "address", address));
             if (a == null) {
-                throw new EngineRefused("the engine refused the relay's announcement");
+                throw new EngineRefused(400, "the engine refused the relay's announcement");
             }
         }
 
@@ -175,9 +200,19 @@ public final class RelayCommand implements CliCommand {
                     .header("Authorization", credential.authorization()).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
             try {
-                HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r;
+                try {
+                    r = http.send(req, HttpResponse.BodyHandlers.ofString());
+                } catch (IOException e) {
+                    throw new IOException(EngineReach.unreachable(e, engine), e);
+                }
+                if (r.statusCode() == 401) {
+                    throw new EngineRefused(401, "the engine at " + engine + " refuses this relay's credential (unknown, revoked or a"
+                            + " wrong secret; a new one: mpflc host-token --relay --host-id " + credential.hostId()
+                            + " on the engine's machine)");
+                }
                 if (r.statusCode() / 100 == 4) {
-                    throw new EngineRefused("engine answered " + r.statusCode() + " to " + path + ": " + r.body());
+                    throw new EngineRefused(r.statusCode(), "engine answered " + r.statusCode() + " to " + path + ": " + r.body());
                 }
                 if (r.statusCode() / 100 != 2) {
                     throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + r.body());

@@ -79,6 +79,38 @@ class RelayFirstAnnouncementTest {
         assertTrue(said.contains("the engine " + engine + " could not be reached within 2 s"), said);
     }
 
+    /** Later announcements: an engine in trouble (503) is asked again; a refused credential (401) ends them, saying why. */
+    @Test
+    void aRelayWhoseCredentialIsRefusedStopsAnnouncingAndSaysWhy() throws Exception {
+        int port = freePort();
+        AtomicInteger announcements = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        server.createContext("/api/registry/relays", exchange -> {
+            int status = announcements.incrementAndGet() == 1 ? 503 : 401;
+            exchange.sendResponseHeaders(status, -1);
+            exchange.close();
+        });
+        server.start();
+        try {
+            String engine = "http://127.0.0.1:" + port;
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            String why = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return RelayCommand.keepAnnouncing(calls(engine), "relay.example:7070", Duration.ofMillis(20),
+                            new PrintStream(err, true, StandardCharsets.UTF_8));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }).get(60, TimeUnit.SECONDS);
+            assertEquals("the engine at " + engine + " refuses this relay's credential (unknown, revoked or a wrong secret; a new one:"
+                    + " mpflc host-token --relay --host-id relay-1 on the engine's machine)", why);
+            assertEquals(2, announcements.get(), "asked again after the 503, not after the 401");
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("engine answered 503"), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            server.stop(0);
+        }
+    }
+
     private static RelayCommand.EngineCalls calls(String engine) {
         return new RelayCommand.EngineCalls(engine, HostCredential.generate(engine, "relay-1"), TlsSettings.NONE);
     }
