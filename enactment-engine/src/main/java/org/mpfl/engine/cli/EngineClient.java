@@ -24,6 +24,8 @@ public final class EngineClient {
     private final HttpClient http;
     private final String url;
     private final String token;
+    /** Why no token goes with the requests although the data directory holds one (another engine's), or {@code null}. */
+    private String withheldToken;
 
     public EngineClient(String url, String token) {
         this(url, token, TlsSettings.NONE);
@@ -46,9 +48,11 @@ public final class EngineClient {
     /**
      * The engine (admin) token for the command line: the file {@code --token-file}, else
      * {@code $MPFL_ENGINE_TOKEN}, else the token file in the data directory ({@code --data}, default
-     * {@code ~/.mpfl/engine}). Never an option value: the command line is visible in {@code ps}.
+     * {@code ~/.mpfl/engine}) — but that one only for the engine the directory records ({@link Engine#URL_FILE}):
+     * an admin token sent to another URL is a credential given to a party that could use it
+     * ({@link #withheldToken}). Never an option value: the command line is visible in {@code ps}.
      */
-    static String resolveToken(String tokenFile, String dataDir) throws IOException {
+    static String resolveToken(String tokenFile, String dataDir, String engineUrl) throws IOException {
         if (tokenFile != null) {
             return readSecretFile(Path.of(tokenFile));
         }
@@ -57,7 +61,59 @@ public final class EngineClient {
             return env.strip();
         }
         Path file = dataDir(dataDir).resolve(Engine.TOKEN_FILE);
-        return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : null;
+        if (!Files.isRegularFile(file) || withheldToken(engineUrl, dataDir) != null) {
+            return null;
+        }
+        return Files.readString(file, StandardCharsets.UTF_8).strip();
+    }
+
+    /**
+     * Why the data directory's token is not for {@code engineUrl} — the directory records another engine, or none —
+     * as the words of a refusal; {@code null} when it is that engine's (or there is no token to withhold).
+     */
+    static String withheldToken(String engineUrl, String dataDir) throws IOException {
+        Path directory = dataDir(dataDir);
+        if (engineUrl == null || !Files.isRegularFile(directory.resolve(Engine.TOKEN_FILE))) {
+            return null;
+        }
+        Path urlFile = directory.resolve(Engine.URL_FILE);
+        String recorded = Files.isRegularFile(urlFile) ? Files.readString(urlFile, StandardCharsets.UTF_8).strip() : null;
+        if (recorded != null && sameEngine(engineUrl, recorded)) {
+            return null;
+        }
+        return "the admin token in " + directory + " is " + (recorded == null ? "of an engine whose URL it does not record"
+                : "the engine's at " + recorded) + ", so it was not sent to " + engineUrl + ": give that engine's token with"
+                + " --token-file F or $MPFL_ENGINE_TOKEN, or its data directory with --data DIR";
+    }
+
+    /** Whether two URLs name one engine: scheme, host and port alike, any two loopback names alike. */
+    static boolean sameEngine(String a, String b) {
+        try {
+            URI x = URI.create(a.strip());
+            URI y = URI.create(b.strip());
+            if (x.getScheme() == null || y.getScheme() == null || x.getHost() == null || y.getHost() == null
+                    || !x.getScheme().equalsIgnoreCase(y.getScheme()) || port(x) != port(y)) {
+                return false;
+            }
+            return x.getHost().equalsIgnoreCase(y.getHost()) || loopback(x.getHost()) && loopback(y.getHost());
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static int port(URI u) {
+        return u.getPort() != -1 ? u.getPort() : u.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+    }
+
+    private static boolean loopback(String host) {
+        String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+        return h.equalsIgnoreCase("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1");
+    }
+
+    /** Says, when the engine answers 401, that the data directory's token was withheld and why ({@link #withheldToken}). */
+    EngineClient withheld(String why) {
+        this.withheldToken = why;
+        return this;
     }
 
     /**
@@ -138,7 +194,8 @@ public final class EngineClient {
                 msg = "HTTP " + resp.statusCode() + " without a message" + (resp.statusCode() >= 500 ? " (the engine's log says why)" : "");
             }
             if (resp.statusCode() == 401) {
-                msg = msg + " (log in with mpflc login --engine URL, or give the engine token with --token-file F, $MPFL_ENGINE_TOKEN or --data DIR of the engine)";
+                msg = msg + (withheldToken != null ? " (" + withheldToken + ")"
+                        : " (log in with mpflc login --engine URL, or give the engine token with --token-file F, $MPFL_ENGINE_TOKEN or --data DIR of the engine)");
             }
             throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg);
         }

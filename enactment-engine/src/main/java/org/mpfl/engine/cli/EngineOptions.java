@@ -30,7 +30,14 @@ final class EngineOptions {
         if (url == null) {
             throw new UsageException(noEngine(a.value("--data")));
         }
-        return new EngineClient(url, token(a, url), TlsOptions.of(a));
+        return client(a, url);
+    }
+
+    /** A client of the engine at {@code url} with the token the options give for it. */
+    static EngineClient client(Arguments a, String url) throws IOException {
+        String token = token(a, url);
+        EngineClient client = new EngineClient(url, token, TlsOptions.of(a));
+        return token != null ? client : client.withheld(EngineClient.withheldToken(url, a.value("--data")));
     }
 
     /** What a client command says when no option, variable or data directory names an engine. */
@@ -53,7 +60,7 @@ final class EngineOptions {
                 return login.get();
             }
         }
-        return EngineClient.resolveToken(a.value("--token-file"), a.value("--data"));
+        return EngineClient.resolveToken(a.value("--token-file"), a.value("--data"), url);
     }
 
     /** The login cache the options name. */

@@ -81,8 +81,10 @@ public final class HostTokenCommand implements CliCommand {
         }
         String token = EngineOptions.token(args, url);
         if (token == null) {
+            String withheld = EngineClient.withheldToken(url, args.value("--data"));
             throw new UsageException((list ? "listing" : revoke != null ? "revoking" : "issuing")
-                    + " host credentials needs the engine's admin token: --token-file F or $MPFL_ENGINE_TOKEN");
+                    + " host credentials needs the engine's admin token: " + (withheld != null ? withheld
+                    : "--token-file F or $MPFL_ENGINE_TOKEN"));
         }
         EngineClient client = new EngineClient(url, token, TlsOptions.of(args));
         if (list) {

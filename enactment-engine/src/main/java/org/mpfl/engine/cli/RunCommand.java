@@ -11,7 +11,6 @@ import java.util.Map;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
-import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.ir.spi.WorkflowCompiler;
@@ -155,7 +154,7 @@ public final class RunCommand implements CliCommand {
                 LocalCluster started = cluster.await();
                 client = new EngineClient(started.engine().url(), started.engine().token());
             } else {
-                client = new EngineClient(engineUrl, EngineOptions.token(args, engineUrl), TlsOptions.of(args));
+                client = EngineOptions.client(args, engineUrl);
             }
             if (!axes.isEmpty()) {
                 return Sweep.run(client, file, params, RunParams.rawParams(args), axes, parallel, timeoutS, json, out, err);

@@ -133,8 +133,10 @@ final class RegistryEndpoints {
      */
     private List<Map<String, Object>> hostViews() {
         List<Map<String, Object>> out = new ArrayList<>();
+        Map<String, Integer> busy = api.runs().busyRanks();
         for (HostInfo h : api.registry().hosts()) {
             Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
+            m.put("ranksInUse", busy.getOrDefault(h.hostId(), 0));
             m.put("relay", api.registry().relays().relayOf(h.hostId()).orElse(null));
             m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
                 Map<String, Object> v = new LinkedHashMap<>();

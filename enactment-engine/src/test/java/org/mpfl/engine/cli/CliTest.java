@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +34,18 @@ import org.mpfl.engine.HostCalls;
 class CliTest {
     @TempDir
     Path dir;
+    private String home;
+
+    /** The commands look for an engine in ~/.mpfl/engine: the tests' own, not one the developer's machine runs. */
+    @BeforeEach
+    void ownHome() {
+        home = System.setProperty("user.home", dir.resolve("home").toString());
+    }
+
+    @AfterEach
+    void restoreHome() {
+        System.setProperty("user.home", home);
+    }
 
     record Result(int exit, String out, String err) {
         JsonNode json() throws Exception {
@@ -120,6 +134,32 @@ class CliTest {
             assertEquals(1, again.exit());
             Result json = mpflc("status", id, "--engine", engine.url(), "--json");
             assertEquals("CANCELLED", json.json().get("state").asText());
+        }
+    }
+
+    @Test
+    void hostsListsTheRegistryWithTheRanksInUseOfEachHost() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
+            Result none = mpflc("hosts", "--engine", engine.url());
+            assertEquals(0, none.exit(), none.err());
+            assertTrue(none.out().startsWith("no service hosts registered (start some: mpflc up --hosts N"), none.out());
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w", "v"),
+                    "capacity", 4, "site", "lab"));
+            String id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
+                    "processes", List.of(Map.of("name", "w", "ranks", 3))))).json().get("id").asText();
+            Await.until(Duration.ofSeconds(30), "the run's ranks placed", () -> Http.get(engine.url() + "/api/runs/" + id).json(),
+                    d -> d.path("ranks").size() == 3);
+            Result listed = mpflc("hosts", "--engine", engine.url());
+            assertEquals(0, listed.exit(), listed.err());
+            List<String> lines = listed.out().lines().toList();
+            assertTrue(lines.get(0).matches("HOST +SITE +RANKS +HEARTBEAT +STATE +SERVICES"), listed.out());
+            assertTrue(lines.get(1).matches("h +lab +3/4 +\\d+ s ago +ok +(w,v|v,w)"), listed.out());
+            Result json = mpflc("hosts", "--engine", engine.url(), "--json");
+            assertEquals(3, json.json().get(0).get("ranksInUse").asInt(), json.out());
+            assertEquals(0, mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString()).exit());
+            Await.until(Duration.ofSeconds(30), "the slots free again", () -> mpflc("hosts", "--engine", engine.url()).out(),
+                    out -> out.contains(" 0/4 "));
         }
     }
 

@@ -1,0 +1,89 @@
+package org.mpfl.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.ir.cli.Commands;
+
+/**
+ * The admin token that {@code mpflc up} leaves in its data directory goes only to the engine that directory
+ * records: a command pointed at another URL ({@code --engine http://elsewhere}, a typo, a hostile name) must not
+ * hand the token over. The attack: a server standing in for "another engine" records every header it is sent.
+ */
+class DataDirectoryTokenTest {
+    static final String TOKEN = "the-admin-token-of-the-engine-at-8080";
+
+    @TempDir
+    Path data;
+
+    @Test
+    void anotherUrlNeverReceivesTheDataDirectorysToken() throws Exception {
+        record(data, "http://127.0.0.1:8080");
+        List<String> authorizations = new CopyOnWriteArrayList<>();
+        HttpServer elsewhere = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        elsewhere.createContext("/", exchange -> {
+            authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+            byte[] body = "{\"error\":\"missing engine token\"}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(401, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        elsewhere.start();
+        try {
+            String url = "http://127.0.0.1:" + elsewhere.getAddress().getPort();
+            for (List<String> command : List.of(List.of("runs"), List.of("hosts"), List.of("host-token", "--list"),
+                    List.of("cancel", "r1"))) {
+                ByteArrayOutputStream err = new ByteArrayOutputStream();
+                List<String> args = new java.util.ArrayList<>(command);
+                args.addAll(List.of("--engine", url, "--data", data.toString()));
+                int exit = Commands.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+                String said = err.toString(StandardCharsets.UTF_8);
+                assertTrue(exit != 0, command + ": " + said);
+                assertTrue(said.contains("the admin token in " + data + " is the engine's at http://127.0.0.1:8080, so it was not"
+                        + " sent to " + url), command + ": " + said);
+            }
+            assertFalse(authorizations.stream().anyMatch(a -> a.contains(TOKEN)), "the token reached another engine: " + authorizations);
+        } finally {
+            elsewhere.stop(0);
+        }
+    }
+
+    @Test
+    void theRecordedEngineGetsItUnderAnyOfItsLoopbackNames() throws Exception {
+        record(data, "http://127.0.0.1:8080");
+        for (String same : List.of("http://127.0.0.1:8080", "http://localhost:8080/", "HTTP://127.0.0.1:8080", "http://[::1]:8080")) {
+            assertEquals(TOKEN, EngineClient.resolveToken(null, data.toString(), same), same);
+        }
+        for (String other : List.of("https://127.0.0.1:8080", "http://127.0.0.1:8081", "http://10.0.0.1:8080", "http://evil:8080")) {
+            assertNull(EngineClient.resolveToken(null, data.toString(), other), other);
+        }
+    }
+
+    @Test
+    void aDirectoryThatRecordsNoEngineGivesItsTokenToNone() throws Exception {
+        Files.writeString(data.resolve(Engine.TOKEN_FILE), TOKEN + "\n");
+        assertNull(EngineClient.resolveToken(null, data.toString(), "http://127.0.0.1:8080"));
+        assertTrue(EngineClient.withheldToken("http://127.0.0.1:8080", data.toString()).contains("an engine whose URL it does not record"));
+    }
+
+    private static void record(Path data, String url) throws Exception {
+        Files.writeString(data.resolve(Engine.TOKEN_FILE), TOKEN + "\n");
+        Files.writeString(data.resolve(Engine.URL_FILE), url + "\n");
+    }
+}
