@@ -342,6 +342,8 @@ class ConsoleBrowserTest {
             browser.await("host " + h.hostId() + " alive with the deployed services", WAIT, d -> text(row).contains("alive")
                     && text(row).contains("RingRounds") && text(row).contains("FailingWorker") && text(row).contains("StuckWorker"));
             assertEquals(String.valueOf(h.capacity()), attribute(row + " td[data-capacity]", "data-capacity"));
+            // the ranks of live runs on it, of its capacity: "2 / 4" (the count moves with the class's runs)
+            assertTrue(text(row + " td[data-capacity]").matches("\\d+ / " + h.capacity()), text(row));
             assertEquals(h.site(), attribute(row + " td[data-site]", "data-site"));
             assertTrue(text(row).contains(h.soapUrl()), text(row));
             assertTrue(text(row).matches("(?s).*\\d+(\\.\\d+)? (ms|s) ago.*"), "last heartbeat shown: " + text(row));

@@ -1,4 +1,4 @@
-// The registry: service hosts, their sites, services, capacity, last heartbeat and quarantine; refreshed live.
+// The registry: service hosts, their sites, services, ranks in use of their capacity, last heartbeat and quarantine; refreshed live.
 
 import { api } from './api.js';
 import { el, show } from './dom.js';
@@ -34,7 +34,9 @@ function hostRow(host, timeoutMs, now) {
     el('td', {class: 'mono'}, host.soapUrl, host.binaryAddress ? el('div', {class: 'sub'}, 'binary ' + host.binaryAddress) : null),
     el('td', {}, services.length ? el('ul', {class: 'chips'}, services.map(s => el('li', {class: 'chip'}, s)))
                                  : el('span', {class: 'sub'}, 'none yet')),
-    el('td', {class: 'num', 'data-capacity': host.capacity}, host.capacity),
+    el('td', {class: 'num', 'data-capacity': host.capacity, 'data-ranks-in-use': host.ranksInUse || 0,
+      title: 'ranks of live runs on this host / the most it takes' + (host.oversubscribe ? ' (more when every host is full)' : '')},
+      `${host.ranksInUse || 0} / ${host.capacity}`),
     el('td', {title: formatTime(host.lastHeartbeatMs)}, host.staticEntry ? 'from host file' : formatAgo(host.lastHeartbeatMs, now)));
 }
 
@@ -53,15 +55,17 @@ export function mountRegistryView(container) {
       const now = Date.now();
       hosts.sort((a, b) => String(a.hostId).localeCompare(String(b.hostId)));
       const slots = hosts.reduce((n, h) => n + (h.capacity || 0), 0);
+      const used = hosts.reduce((n, h) => n + (h.ranksInUse || 0), 0);
       const sites = new Set(hosts.map(h => h.site || 'default')).size;
-      summary.textContent = `${hosts.length} service host${hosts.length === 1 ? '' : 's'}, ${slots} rank slot${slots === 1 ? '' : 's'}`
+      summary.textContent = `${hosts.length} service host${hosts.length === 1 ? '' : 's'}, ${used} of ${slots} rank slot${slots === 1 ? '' : 's'} in use`
         + (sites > 1 ? ` in ${sites} sites` : '')
         + (timeoutMs ? ` · hosts leave after ${Math.round(timeoutMs / 1000)} s without heartbeat` : '');
       show(holder, hosts.length === 0
-        ? el('p', {class: 'empty'}, 'No service hosts. Start one with ', el('code', {}, 'mpflc host --engine ' + location.origin), '.')
+        ? el('p', {class: 'empty'}, 'No service hosts. Enrol one with ', el('code', {}, 'mpflc host-token --engine ' + location.origin + ' -o host.credential'),
+            ', then start it with ', el('code', {}, 'mpflc host --credential-file host.credential'), ' (docs/deployment.md).')
         : el('table', {class: 'data hosts', id: 'hosts-table'},
             el('caption', {class: 'visually-hidden'}, 'Registered service hosts'),
-            el('thead', {}, el('tr', {}, ['Health', 'Host', 'Site', 'Address', 'Services', 'Capacity', 'Last heartbeat']
+            el('thead', {}, el('tr', {}, ['Health', 'Host', 'Site', 'Address', 'Services', 'Ranks in use', 'Last heartbeat']
               .map(h => el('th', {scope: 'col'}, h)))),
             el('tbody', {}, hosts.map(h => hostRow(h, timeoutMs, now)))));
       status.textContent = '';
