@@ -171,7 +171,7 @@ public final class RunCommand implements CliCommand {
                 start.put("restarts", restarts);
             }
             queueing(args, start);
-            JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err);
+            JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err, !local);
             return report(last, out, err, json);
         } finally {
             Path data = localData;
@@ -276,7 +276,7 @@ public final class RunCommand implements CliCommand {
 
     /** Starts a run of {@code input} and follows it to its end (progress to {@code progress}, or none). */
     static JsonNode startAndFollow(EngineClient client, WorkflowInput input, int timeoutS, PrintStream progress) throws Exception {
-        return startAndFollow(client, startRequest(input), timeoutS, progress);
+        return startAndFollow(client, startRequest(input), timeoutS, progress, false);
     }
 
     /** The body of {@code POST /api/runs} that starts {@code input} (its plan, parameters and archives). */
@@ -290,10 +290,17 @@ public final class RunCommand implements CliCommand {
         return start;
     }
 
-    /** Starts a run as {@code POST /api/runs} with {@code start} and follows it to its end. */
-    static JsonNode startAndFollow(EngineClient client, Map<String, Object> start, int timeoutS, PrintStream progress) throws Exception {
+    /**
+     * Starts a run as {@code POST /api/runs} with {@code start} and follows it to its end; {@code showConsole}: first
+     * says where the engine's console shows the run (an engine that outlives this command).
+     */
+    static JsonNode startAndFollow(EngineClient client, Map<String, Object> start, int timeoutS, PrintStream progress,
+                                   boolean showConsole) throws Exception {
         JsonNode started = client.post("/api/runs", start);
         String id = started.get("id").asText();
+        if (progress != null && showConsole) {
+            progress.println("mpflc run: run " + id + " started; the console shows it at " + client.url() + "/#/runs/" + id);
+        }
         return RunFollower.follow(client, id, timeoutS, progress);
     }
 

@@ -250,6 +250,12 @@ class CliTest {
             assertEquals(1, timedOut.exit(), timedOut.err());
             assertEquals("CANCELLED", timedOut.json().path("state").asText(), timedOut.out() + timedOut.err());
             assertEquals("cancelled: --timeout 1 s passed", timedOut.json().at("/error/message").asText(), timedOut.out());
+            // followed on stderr (no --json): its first line says where the console shows the run
+            Result followed = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--data",
+                    dir.resolve("engine").toString(), "--timeout", "1");
+            String runId = followed.err().replaceAll("(?s).*run ([A-Za-z0-9_-]+) CANCELLED.*", "$1");
+            assertTrue(followed.err().startsWith("mpflc run: run " + runId + " started; the console shows it at " + engine.url()
+                    + "/#/runs/" + runId + "\n"), followed.err());
 
             String id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
                     "processes", List.of(Map.of("name", "w", "ranks", 2))))).json().get("id").asText();
