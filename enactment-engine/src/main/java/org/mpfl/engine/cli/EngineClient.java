@@ -125,7 +125,7 @@ public final class EngineClient {
         try {
             t = Files.readString(file, StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
-            throw new IOException("cannot read the secret file " + file + ": " + e.getMessage(), e);
+            throw new IOException("cannot read the secret file " + org.mpfl.protocol.FileProblem.of(file, e), e);
         }
         if (t.isEmpty()) {
             throw new IOException("the secret file " + file + " is empty");

@@ -312,6 +312,29 @@ public final class RunCommand implements CliCommand {
      * deploy}), or {@code null} when it is a file: a file that exists wins; with {@code --local} there is
      * no stored workflow.
      */
+    /**
+     * What a run of {@code argList} would refuse before anything starts — its options, and a document that is missing
+     * or does not compile — said on {@code err}; whether it would start. For a command that must spend something
+     * first ({@code mpflc slurm --run} starts the allocation's hosts): a typo costs no queued job. A stored
+     * workflow's name ({@code NAME[@N]}) is the engine's to check.
+     */
+    static boolean wouldStart(List<String> argList, PrintStream err) throws Exception {
+        Arguments args = SPEC.parse(argList);
+        String target = args.positional("FILE|WORKFLOW[@N]");
+        Path file = Path.of(target);
+        Map<String, Object> params = RunParams.params(args);
+        if (!Sweep.axes(args.values("--sweep"), params).isEmpty() || storedWorkflow(target, file, false) != null) {
+            return true;
+        }
+        try {
+            WorkflowInput.load(file, params, RunParams.rawParams(args), false, null);
+            return true;
+        } catch (WorkflowCompiler.CompileException e) {
+            e.diagnostics().forEach(err::println);
+            return false;
+        }
+    }
+
     static String storedWorkflow(String argument, Path file, boolean local) {
         if (local || Files.exists(file) || !STORED.matcher(argument).matches()) {
             return null;

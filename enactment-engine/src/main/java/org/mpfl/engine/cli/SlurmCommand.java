@@ -110,6 +110,10 @@ public final class SlurmCommand implements CliCommand {
         if (engine == null) {
             throw new UsageException("no engine URL: give --engine URL (the credentials do not name one)");
         }
+        if (runArgs != null && !RunCommand.wouldStart(runArgs, err)) {
+            // before srun: a document that cannot run must not cost the allocation its hosts' start
+            return 1;
+        }
         String mpflc = args.has("--mpflc") ? args.value("--mpflc") : defaultMpflc();
         Path logs = Path.of(args.value("--log-dir", "mpfl-slurm-" + job)).toAbsolutePath();
         Files.createDirectories(logs);
@@ -146,6 +150,11 @@ public final class SlurmCommand implements CliCommand {
             }
             if (!runArgs.contains("--engine") && runArgs.stream().noneMatch(a -> a.startsWith("--engine="))) {
                 runArgs.addAll(List.of("--engine", engine));
+            }
+            if (!runArgs.contains("--queue-timeout") && runArgs.stream().noneMatch(a -> a.startsWith("--queue-timeout="))) {
+                // the allocation's hosts are there now and no more will come: a run that does not fit them (more ranks
+                // than their slots) would hold the allocation until its wall time, so it fails, saying why
+                runArgs.addAll(List.of("--queue-timeout", Integer.toString(readySeconds)));
             }
             return new RunCommand().run(runArgs, out, err);
         } finally {

@@ -409,7 +409,7 @@ class CliTest {
     void usageErrorsNameTheOption() {
         Result unknown = mpflc("status", "r1", "--engin", "http://x");
         assertEquals(2, unknown.exit());
-        assertTrue(unknown.err().startsWith("mpflc status: unknown option --engin (see mpflc status --help)"), unknown.err());
+        assertTrue(unknown.err().startsWith("mpflc status: unknown option --engin (did you mean '--engine'?) (see mpflc status --help)"), unknown.err());
         Result missing = mpflc("cancel", "r1", "--engine");
         assertEquals(2, missing.exit());
         assertTrue(missing.err().startsWith("mpflc cancel: --engine needs a value"), missing.err());

@@ -188,6 +188,30 @@ class SlurmCommandTest {
         assertFalse(listed(slurm.node()));
     }
 
+    /** A document that is missing or does not compile is reported before srun: the allocation's hosts never start. */
+    @Test
+    void aMissingOrBrokenDocumentIsRefusedBeforeAnyHostStarts() throws Exception {
+        Path broken = Files.writeString(dir.resolve("broken.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="broken">
+                  <process name="p" ranks="2">
+                    <send to="nowhere" data="1"/>
+                  </process>
+                </workflow>
+                """);
+        for (Path document : List.of(dir.resolve("no-such.mpfl.xml"), broken)) {
+            String name = document.getFileName().toString();
+            Path logs = dir.resolve("logs-" + name);
+            Path out = dir.resolve(name + ".out");
+            String ended = sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + mpflc
+                    + " slurm --credentials " + credentials + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs + " --run "
+                    + document + " --data " + engine.config().dataDir());
+            String text = Files.readString(out);
+            assertEquals("FAILED", ended, "the job's script exited non-zero: " + text);
+            assertTrue(text.contains(document == broken ? "broken.mpfl.xml:3:" : "no-such.mpfl.xml: no such file"), text);
+            assertFalse(Files.exists(logs.resolve("srun.log")), "no host step was started: " + text);
+        }
+    }
+
     /** Submits with {@code sbatch} (bounded) in the test cluster's environment; its output. */
     private static String sbatch(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("sbatch"));

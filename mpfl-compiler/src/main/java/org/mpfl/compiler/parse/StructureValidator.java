@@ -1,5 +1,6 @@
 package org.mpfl.compiler.parse;
 
+import org.mpfl.ir.diag.Suggestions;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

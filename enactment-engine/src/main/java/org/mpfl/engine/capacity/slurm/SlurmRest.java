@@ -206,7 +206,7 @@ public final class SlurmRest extends SlurmScheduler {
             }
             return t;
         } catch (IOException e) {
-            throw new CapacityException("cannot read the JWT file " + jwtFile + ": " + e.getMessage(), e);
+            throw new CapacityException("cannot read the JWT file " + org.mpfl.protocol.FileProblem.of(jwtFile, e), e);
         } catch (UnsupportedOperationException e) {
             throw new CapacityException("cannot check the permissions of " + jwtFile + " (not a POSIX file system)", e);
         }

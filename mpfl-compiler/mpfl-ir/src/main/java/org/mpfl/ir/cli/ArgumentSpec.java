@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.ir.diag.Suggestions;
 
 /**
  * What one {@code mpflc} command accepts, declared once: its options ({@code --name VALUE} or
@@ -156,7 +157,8 @@ public final class ArgumentSpec {
                 continue;
             }
             if (o == null) {
-                throw new UsageException("unknown option " + name + " (" + helpHint() + ")");
+                throw new UsageException("unknown option " + name + Suggestions.didYouMean(name, options.keySet())
+                        + " (" + helpHint() + ")");
             }
             List<String> seen = values.computeIfAbsent(o.name(), k -> new ArrayList<>());
             switch (o.kind()) {

@@ -61,8 +61,9 @@ class ArgumentSpecTest {
     @Test
     void errorsNameTheOption() {
         UsageException unknown = assertThrows(UsageException.class, () -> parse("r", "--engin", "x"));
-        assertTrue(unknown.getMessage().startsWith("unknown option --engin"), unknown.getMessage());
-        assertTrue(unknown.getMessage().contains("mpflc demo --help"), unknown.getMessage());
+        assertEquals("unknown option --engin (did you mean '--engine'?) (see mpflc demo --help)", unknown.getMessage());
+        UsageException farOff = assertThrows(UsageException.class, () -> parse("r", "--frobnicate"));
+        assertEquals("unknown option --frobnicate (see mpflc demo --help)", farOff.getMessage());
         UsageException missing = assertThrows(UsageException.class, () -> parse("r", "--engine"));
         assertEquals("--engine needs a value (--engine URL)", missing.getMessage());
         UsageException twice = assertThrows(UsageException.class, () -> parse("r", "--engine", "a", "--engine=b"));

@@ -1,4 +1,4 @@
-package org.mpfl.compiler.parse;
+package org.mpfl.ir.diag;
 
 import java.util.Collection;
 
