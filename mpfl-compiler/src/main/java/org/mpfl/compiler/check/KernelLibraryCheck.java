@@ -162,7 +162,7 @@ public final class KernelLibraryCheck {
                 file.path("names").forEach(n -> names.add(n.asText()));
                 if (!names.contains(function)) {
                     diagnostics.error(c.at(), "python module " + e.getValue().shown() + " has no function '" + function + "'"
-                            + org.mpfl.ir.diag.Suggestions.didYouMean(function, names));
+                            + org.mpfl.ir.spelling.Suggestions.didYouMean(function, names));
                 }
             }
         }

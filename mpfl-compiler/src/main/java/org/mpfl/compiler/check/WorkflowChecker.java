@@ -33,7 +33,7 @@ import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.ir.eval.RuntimeFault;
 import org.mpfl.compiler.parse.ElementCatalog;
 import org.mpfl.compiler.parse.ExpressionParser;
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 
 /**
  * Name resolution and static typing of a whole document (after {@link

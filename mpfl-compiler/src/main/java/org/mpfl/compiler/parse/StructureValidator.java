@@ -1,6 +1,6 @@
 package org.mpfl.compiler.parse;
 
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

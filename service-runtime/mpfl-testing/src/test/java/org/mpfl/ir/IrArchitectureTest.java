@@ -12,7 +12,8 @@ import org.mpfl.architecture.ArchitectureRules;
  * mpfl-ir: what the compiler hands to the runtime and the engine. Diagnostics at the bottom, then the
  * IR, its evaluation, the activity semantics that the static check and the interpreter share, the
  * plan model, and on top the compiler SPI (what the engine sees of the compiler: plans and archives
- * from a document); the command frame stands alone. Nothing here may reach into
+ * from a document); the command frame stands alone, with its settings and the "did you mean" hints
+ * ({@code spelling}) it shares with the compiler's diagnostics. Nothing here may reach into
  * the compiler proper, the runtime or the engine (Maven keeps them off the class path; this keeps the
  * packages in order).
  *
@@ -38,6 +39,7 @@ class IrArchitectureTest {
                 .layer("diagnostics").definedBy("org.mpfl.ir.diag..")
                 .layer("command frame").definedBy("org.mpfl.ir.cli..")
                 .layer("settings").definedBy("org.mpfl.ir.settings..")
+                .layer("spelling").definedBy("org.mpfl.ir.spelling..")
                 .whereLayer("compiler SPI").mayNotBeAccessedByAnyLayer()
                 .whereLayer("plan").mayOnlyBeAccessedByLayers("compiler SPI")
                 .whereLayer("semantics").mayNotBeAccessedByAnyLayer()
@@ -46,6 +48,7 @@ class IrArchitectureTest {
                 .whereLayer("diagnostics").mayOnlyBeAccessedByLayers("plan", "semantics", "evaluation", "ir")
                 .whereLayer("command frame").mayNotBeAccessedByAnyLayer()
                 .whereLayer("settings").mayOnlyBeAccessedByLayers("command frame")
+                .whereLayer("spelling").mayOnlyBeAccessedByLayers("command frame")
                 .check(CLASSES);
     }
 
@@ -53,7 +56,7 @@ class IrArchitectureTest {
     void theCommandFrameUsesNothingOfTheCompiler() {
         noClasses().that().resideInAPackage("org.mpfl.ir.cli..")
                 .should().dependOnClassesThat(resideInAPackage("org.mpfl..").and(resideOutsideOfPackage("org.mpfl.ir.cli.."))
-                        .and(resideOutsideOfPackage("org.mpfl.ir.settings..")))
+                        .and(resideOutsideOfPackage("org.mpfl.ir.settings..")).and(resideOutsideOfPackage("org.mpfl.ir.spelling..")))
                 .check(CLASSES);
     }
 }

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 
 /**
  * What one {@code mpflc} command accepts, declared once: its options ({@code --name VALUE} or

@@ -12,7 +12,7 @@ import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.MpflType;
 import org.mpfl.ir.semantics.CollectiveAlgorithms;
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 
 /**
  * What the activity validators of one process share: its {@link ProcessContext}, the typed reading

@@ -13,7 +13,7 @@ import org.mpfl.ir.diag.SourceLocation;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.IrTarget;
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 
 /**
  * {@code <compute class|python|command in out>}: one kernel (a Java class name, a Python

@@ -11,7 +11,7 @@ import org.mpfl.ir.IrActivity.ReduceOp;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.MpflType;
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 
 /** {@code <reduce>}, {@code <allreduce>} and {@code <scan>}: an op that fits the data's type; only reduce has a root. */
 final class ReduceValidator implements ActivityValidator {

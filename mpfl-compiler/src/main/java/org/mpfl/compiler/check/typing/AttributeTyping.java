@@ -11,7 +11,7 @@ import org.mpfl.ir.Builtin;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.MpflType;
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 
 /**
  * Reading typed values out of attributes: expressions of an expected type, assignment targets,

@@ -9,7 +9,7 @@ import org.mpfl.ir.BinaryOp;
 import org.mpfl.ir.Builtin;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.MpflType;
-import org.mpfl.ir.diag.Suggestions;
+import org.mpfl.ir.spelling.Suggestions;
 
 /**
  * Resolves names and types one expression, producing typed IR with explicit promotions. Returns null

@@ -1,4 +1,4 @@
-package org.mpfl.ir.diag;
+package org.mpfl.ir.spelling;
 
 import java.util.Collection;
 
