@@ -98,4 +98,15 @@ final class ProviderOptions {
         provider.check();
         return config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(1)));
     }
+
+    /** The start-up banner's line about capacity from a provider, or {@code null} without one. */
+    static String banner(Arguments a) throws UsageException {
+        if (!a.has("--provider")) {
+            return null;
+        }
+        return "capacity from Slurm: partition " + a.value("--partition") + " through "
+                + (a.has("--slurmrestd") ? "slurmrestd at " + a.value("--slurmrestd") : "sbatch") + ", up to "
+                + a.intValue("--max-nodes") + " job(s) of one node with " + a.intValue("--cpus-per-node") + " CPU(s), each released"
+                + " after " + a.intValue("--idle-release") + " s without ranks: queued runs start as their hosts join";
+    }
 }

@@ -136,6 +136,10 @@ public final class UpCommand implements CliCommand {
         out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");
         out.println("service hosts: " + engine.registry().hosts().size() + "; engine token in "
                 + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token-file)" : ""));
+        String capacity = ProviderOptions.banner(args);
+        if (capacity != null) {
+            out.println(capacity);
+        }
         // with TLS both commands need the CA too, or the enrolment fails on the engine's certificate
         String ca = config.tls().enabled() ? " --tls-ca CA.pem" : "";
         // host-token needs the admin token: it finds it in the default data directory, else it must be told where

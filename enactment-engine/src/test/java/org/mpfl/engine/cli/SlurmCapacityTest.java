@@ -317,7 +317,10 @@ class SlurmCapacityTest {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
         while (System.nanoTime() < end) {
             String text = Files.exists(log) ? Files.readString(log) : "";
-            if (text.contains("MPFL engine and console: ")) {
+            if (text.contains("press Ctrl-C to stop")) {
+                // the banner says where capacity comes from
+                assertTrue(text.contains("capacity from Slurm: partition debug through " + (List.of(more).contains("--slurmrestd")
+                        ? "slurmrestd at " : "sbatch, up to ")), text);
                 return new Engine(p, "http://127.0.0.1:" + port, log);
             }
             if (!p.isAlive()) {

@@ -58,5 +58,9 @@ class SlurmJobTest {
         }
         assertEquals("PENDING (Resources)", new JobStatus("12", JobStatus.Phase.PENDING, "PENDING", "Resources", "").describe());
         assertEquals("RUNNING on n7", new JobStatus("12", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7").describe());
+        // a reason that means the job never starts as asked says what to change
+        assertEquals("PENDING (PartitionConfig: the partition refuses the job as asked, e.g. more CPUs than its nodes have"
+                + " (--cpus-per-node) or a longer --walltime than it allows)",
+                new JobStatus("12", JobStatus.Phase.PENDING, "PENDING", "PartitionConfig", "").describe());
     }
 }
