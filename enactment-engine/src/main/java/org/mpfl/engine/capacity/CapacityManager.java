@@ -82,6 +82,10 @@ public final class CapacityManager implements AutoCloseable {
     private volatile String startFailure;
     private long nextSubmitMs;
     private volatile String lastError;
+    /** The poll's last failure, said once until it changes or ends. */
+    private String lastPollError;
+    /** The last submission's failure, said once until it changes. */
+    private String lastSubmitError;
 
     public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
                            HostCredentials credentials, CapacityJobStore store, Supplier<String> engineUrl) {
@@ -145,10 +149,18 @@ public final class CapacityManager implements AutoCloseable {
         Map<String, JobStatus> states;
         try {
             states = provider.poll(ids);
+            if (lastPollError != null) {
+                LOG.info("{}s: the scheduler answers again", provider.jobKind());
+            }
             lastError = null;
+            lastPollError = null;
         } catch (CapacityException e) {
             lastError = e.getMessage();
-            LOG.warn("{}s: {}", provider.jobKind(), e.getMessage());
+            // polled every second: the same failure (an expired JWT) is said once, and again when it changes
+            if (!java.util.Objects.equals(e.getMessage(), lastPollError)) {
+                LOG.warn("{}s: {}", provider.jobKind(), e.getMessage());
+            }
+            lastPollError = e.getMessage();
             return;
         }
         for (Job j : new ArrayList<>(jobs.values())) {
@@ -282,11 +294,15 @@ public final class CapacityManager implements AutoCloseable {
             j.jobId = provider.submit(new HostJob(name, hostId, c.text(), engineUrl.get(), settings.cpusPerNode()));
         } catch (CapacityException | HostCredentials.HostIdTakenException | RuntimeException e) {
             lastError = e.getMessage();
-            LOG.warn("cannot submit a {} for the run queue: {}", provider.jobKind(), e.getMessage());
+            if (!java.util.Objects.equals(e.getMessage(), lastSubmitError)) {
+                LOG.warn("cannot submit a {} for the run queue: {}", provider.jobKind(), e.getMessage());
+            }
+            lastSubmitError = e.getMessage();
             forget(j, true);
             return false;
         }
         store.save(new StoredJob(name, provider.name(), hostId, j.jobId, now));
+        lastSubmitError = null;
         jobs.put(name, j);
         LOG.info("submitted {} {} (host {}) for the run queue", provider.jobKind(), j.jobId, hostId);
         lastError = null;
