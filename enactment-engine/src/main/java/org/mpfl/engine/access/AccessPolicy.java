@@ -81,6 +81,10 @@ public final class AccessPolicy {
         if (p.equals("/api/registry/hosts") && read) {
             return new Target(Need.ADMIN_OR_LOCAL, null, null, false);
         }
+        if (HOST_ROUTES.matcher(p).matches() && p.startsWith("/api/registry/hosts/") && !p.endsWith("/heartbeat") && read) {
+            // one host's own entry: the host's credential (checked by the endpoint to be that host's) or the admin token
+            return new Target(Need.HOST_OR_ADMIN, null, null, false);
+        }
         if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments") && !read) {
             return new Target(Need.ADMIN, null, null, !read);
         }

@@ -99,10 +99,12 @@ public final class SlurmCommand implements CliCommand {
 
         List<String> nodes = nodes(nodeList);
         Map<String, String> hostIds = new LinkedHashMap<>();
+        List<HostCredential> nodeCredentials = new ArrayList<>();
         String engine = args.value("--engine");
         for (String node : nodes) {
             HostCredential c = nodeCredential(credentials, node);
             hostIds.put(node, c.hostId());
+            nodeCredentials.add(c);
             if (engine == null && c.engineUrl() != null) {
                 engine = c.engineUrl();
             }
@@ -129,9 +131,13 @@ public final class SlurmCommand implements CliCommand {
         cmd.addAll(tls.childArguments());
         cmd.addAll(List.of("--site", site(args.value("--site"), System.getenv("SLURM_CLUSTER_NAME"))));
         cmd.addAll(hostArgs);
-        EngineClient client = new EngineClient(engine, null, tls);
+        // each node's host is looked up with that node's own credential: no admin token is needed (nor at hand in a job)
+        Map<String, EngineClient> asHosts = new LinkedHashMap<>();
+        for (HostCredential c : nodeCredentials) {
+            asHosts.put(c.hostId(), new EngineClient(engine, c.id() + "." + c.secret(), tls));
+        }
         // hosts listed now are of an earlier job (e.g. killed a moment ago, not yet expired): wait for new ones
-        Map<String, String> before = instances(client);
+        Map<String, String> before = instances(asHosts);
         ProcessBuilder step = new ProcessBuilder(cmd);
         step.environment().putAll(tls.childEnvironment(System::getenv));
         Process srun = step.redirectErrorStream(true).redirectOutput(logs.resolve("srun.log").toFile())
@@ -139,7 +145,7 @@ public final class SlurmCommand implements CliCommand {
         Thread stopper = new Thread(() -> stop(srun), "mpfl-slurm-stop");
         Runtime.getRuntime().addShutdownHook(stopper);
         try {
-            awaitHosts(client, Set.copyOf(hostIds.values()), before, srun, logs, Duration.ofSeconds(readySeconds));
+            awaitHosts(asHosts, before, srun, logs, Duration.ofSeconds(readySeconds));
             err.println("mpflc slurm: " + nodes.size() + " service host(s) enrolled with " + engine + " on " + String.join(",", nodes)
                     + " (job " + job + "; host logs in " + logs + ")");
             err.flush();
@@ -223,50 +229,59 @@ public final class SlurmCommand implements CliCommand {
     }
 
     /** The instance of every host the engine lists now, by host id (empty when the engine cannot be asked yet). */
-    private static Map<String, String> instances(EngineClient client) throws InterruptedException {
+    /** The instance of each host the engine lists now (an earlier job's, if any), by host id. */
+    private static Map<String, String> instances(Map<String, EngineClient> asHosts) throws InterruptedException {
         Map<String, String> out = new HashMap<>();
-        try {
-            for (JsonNode h : client.get("/api/registry/hosts")) {
-                out.put(h.path("hostId").asText(), h.path("instance").asText(""));
+        for (Map.Entry<String, EngineClient> h : asHosts.entrySet()) {
+            try {
+                out.put(h.getKey(), h.getValue().get("/api/registry/hosts/" + h.getKey()).path("instance").asText(""));
+            } catch (IOException e) {
+                // not listed (404), or the engine out of reach: the wait reports the engine's answer if that lasts
             }
-        } catch (IOException e) {
-            // the wait reports the engine's answer if it stays unreachable
         }
         return out;
     }
 
     /**
-     * Waits until the engine lists every host id, each from a host process other than the one listed
-     * before the step started (a stale entry of a killed host is not a host of this job); fails early
-     * when the srun step ends first.
+     * Waits until the engine lists every host — each looked up with its own credential — from a host process other
+     * than the one listed before the step started (a stale entry of a killed host is not a host of this job); fails
+     * early when the srun step ends first, or when the engine refuses a node's credential (waiting would not mend it).
      */
-    private static void awaitHosts(EngineClient client, Set<String> hostIds, Map<String, String> before, Process srun, Path logs,
+    private static void awaitHosts(Map<String, EngineClient> asHosts, Map<String, String> before, Process srun, Path logs,
                                    Duration timeout) throws IOException, InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
         Set<String> listed = new HashSet<>();
         String lastError = "";
         while (true) {
-            try {
-                listed.clear();
-                for (JsonNode h : client.get("/api/registry/hosts")) {
-                    String id = h.path("hostId").asText();
-                    String instance = h.path("instance").asText("");
+            for (Map.Entry<String, EngineClient> h : asHosts.entrySet()) {
+                String id = h.getKey();
+                if (listed.contains(id)) {
+                    continue;
+                }
+                try {
+                    String instance = h.getValue().get("/api/registry/hosts/" + id).path("instance").asText("");
                     if (!before.containsKey(id) || !instance.isEmpty() && !instance.equals(before.get(id))) {
                         listed.add(id);
                     }
+                } catch (EngineClient.EngineException e) {
+                    if (e.status() == 401 || e.status() == 403) {
+                        throw new IOException("the engine refuses the credential of host " + id + " (" + e.getMessage()
+                                + "): revoked, or issued by another engine; make a new one with mpflc host-token --host-id " + id);
+                    }
+                    lastError = e.status() == 404 ? "" : " (engine: " + e.getMessage() + ")";
+                } catch (IOException e) {
+                    lastError = " (engine: " + e.getMessage() + ")";
                 }
-                if (listed.containsAll(hostIds)) {
-                    return;
-                }
-            } catch (IOException e) {
-                lastError = " (engine: " + e.getMessage() + ")";
+            }
+            if (listed.containsAll(asHosts.keySet())) {
+                return;
             }
             if (!srun.isAlive()) {
                 throw new IOException("the service hosts' srun step ended (exit " + srun.exitValue() + ") before every host"
                         + " enrolled" + lastError + "; see " + logs + "/host-NODE.log and srun.log" + tails(logs));
             }
             if (System.nanoTime() > end) {
-                Set<String> missing = new HashSet<>(hostIds);
+                Set<String> missing = new HashSet<>(asHosts.keySet());
                 missing.removeAll(listed);
                 throw new IOException("hosts " + missing + " did not enroll with the engine within " + timeout.toSeconds() + " s"
                         + lastError + "; see " + logs + tails(logs));

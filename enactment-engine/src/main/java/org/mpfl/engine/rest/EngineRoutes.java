@@ -88,6 +88,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .get("/registry/hosts").to(direct("hosts-list"))
                 .post("/registry/hosts").to(direct("hosts-announce"))
                 .post("/registry/hosts/{hostId}/heartbeat").to(direct("hosts-heartbeat"))
+                .get("/registry/hosts/{hostId}").to(direct("hosts-get"))
                 .delete("/registry/hosts/{hostId}").to(direct("hosts-remove"))
                 .get("/registry/credentials").to(direct("credentials-list"))
                 .post("/registry/credentials").to(direct("credentials-issue"))
@@ -119,6 +120,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("hosts-list", registry::hosts);
         handle("hosts-announce", registry::announce);
         handle("hosts-heartbeat", registry::heartbeat);
+        handle("hosts-get", registry::host);
         handle("hosts-remove", registry::remove);
         handle("credentials-list", registry::credentials);
         handle("credentials-issue", registry::issueCredential);

@@ -43,6 +43,19 @@ final class RegistryEndpoints {
         return Reply.ok(hostViews());
     }
 
+    /**
+     * One host's entry, for that host's own credential (or the admin token): how {@code mpflc slurm}, which holds its
+     * nodes' credentials and no admin token, learns that each node's host enrolled. 404 while it is not registered.
+     */
+    Reply host(Exchange ex) throws ApiException {
+        String hostId = param(ex, "hostId");
+        if (!hasAdminToken(ex)) {
+            requireHostSpeakingFor(ex, hostId);
+        }
+        return Reply.ok(hostViews().stream().filter(h -> hostId.equals(h.get("hostId"))).findFirst()
+                .orElseThrow(() -> new ApiException(404, "host '" + hostId + "' is not registered")));
+    }
+
     Reply remove(Exchange ex) throws ApiException {
         String hostId = param(ex, "hostId");
         if (!hasAdminToken(ex)) {

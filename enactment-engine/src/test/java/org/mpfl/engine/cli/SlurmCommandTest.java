@@ -58,7 +58,14 @@ class SlurmCommandTest {
     static void start() throws Exception {
         dir = Files.createTempDirectory("mpfl-slurm-test-");
         slurm = SlurmCluster.start();
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine")));
+        // bound beyond loopback, as on a cluster's login node: its reads need a credential, so mpflc slurm (which has
+        // no admin token in a job) must find the nodes' hosts with their own credentials; the nodes call it on loopback
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        engine = Engine.start(new EngineConfig().port(port).bindHost("0.0.0.0").publicUrl("http://127.0.0.1:" + port)
+                .dataDir(dir.resolve("engine")));
         credentials = Files.createDirectories(dir.resolve("credentials"));
         HostCredential c = engine.issueHostCredential(slurm.node());
         HostTokenCommand.writeOwnerOnly(credentials.resolve(slurm.node() + ".credential"), c.text());
@@ -90,7 +97,7 @@ class SlurmCommandTest {
     void threeBatchJobsBackToBackOnTheSameNodeEachRunTheRingOnTheNodesHostThenStopIt() throws Exception {
         JsonNode last = backToBack(engine, credentials, "plain", List.of(), List.of());
         assertEquals(6, last.at("/outputs/token/0").asInt(), "0 + 1 + 2 + 3 around the ring: " + last);
-        JsonNode run = Http.get(engine.url() + "/api/runs/" + last.get("run").asText()).json();
+        JsonNode run = Http.send("GET", engine.url() + "/api/runs/" + last.get("run").asText(), "Bearer " + engine.token(), null).json();
         for (JsonNode rank : run.get("ranks")) {
             assertEquals(slurm.node(), rank.get("host").asText(), "every rank on the node's host: " + run);
         }

@@ -55,6 +55,17 @@ class ClosedRegistryTest {
             }
             assertEquals(1, engine.registry().hosts().size());
             assertEquals(204, Http.send("POST", hosts + "/a/heartbeat", a.authorization(), "").status());
+            // a host reads its own entry (mpflc slurm learns so that a node's host enrolled), and no other's
+            Http.Answer own = Http.send("GET", hosts + "/a", a.authorization(), null);
+            assertEquals(200, own.status(), own.body());
+            assertTrue(own.body().contains("\"hostId\":\"a\"") && own.body().contains("\"instance\""), own.body());
+            HostCredential b = engine.issueHostCredential("b");
+            assertEquals(403, Http.send("GET", hosts + "/a", b.authorization(), null).status());
+            assertEquals(404, Http.send("GET", hosts + "/b", b.authorization(), null).status(), "b is not registered");
+            for (String auth : new String[] {null, forged.authorization(), "Bearer nonsense"}) {
+                assertEquals(401, Http.send("GET", hosts + "/a", auth, null).status(), String.valueOf(auth));
+            }
+            assertEquals(200, Http.send("GET", hosts + "/a", "Bearer " + engine.token(), null).status());
         }
     }
 
