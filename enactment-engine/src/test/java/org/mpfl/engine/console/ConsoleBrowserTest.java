@@ -385,6 +385,10 @@ class ConsoleBrowserTest {
         // the console draws the same trace: per rank its sampled lane and its operations
         click("#trace-open");
         browser.await("the trace is drawn", WAIT, d -> count("#trace rect.span") > 0);
+        // named by its workflow, as the run page is, with the run's id
+        browser.await("the trace titled by its workflow", WAIT, d -> ("Trace of ring-rounds · run " + id).equals(
+                browser.script("return document.getElementById('trace-title').textContent")));
+        assertEquals("← ring-rounds · run " + id, text("#trace-back"));
         for (int r = 0; r < n; r++) {
             for (String cat : List.of("send", "receive", "compute")) {
                 assertTrue(count("#trace rect.span[data-rank='" + r + "'][data-cat='" + cat + "']") > 0, "rank " + r + " has " + cat + " spans");

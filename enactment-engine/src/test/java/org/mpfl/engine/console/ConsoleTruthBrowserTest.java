@@ -397,6 +397,10 @@ class ConsoleTruthBrowserTest {
         browser.await("the log says what it shows", WAIT, d -> "800".equals(attribute("#log-counts", "data-total")));
         assertEquals("500", attribute("#log-counts", "data-kept"));
         assertTrue(text("#log-counts").startsWith("showing the last 500 of 800 lines"), text("#log-counts"));
+        // a log line's time carries its zone, as every time shown does; MPFL's levels are info, warn and error
+        assertTrue(text("#logs .log-time").matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC.*"), text("#logs .log-time"));
+        assertEquals(List.of("", "info", "warn", "error"), browser.script(
+                "return Array.from(document.querySelectorAll('#log-level option'), o => o.value)"));
         String href = attribute("#log-download", "href");
         assertTrue(href.endsWith("api/runs/" + id + "/logs"), href);
         HttpResponse<String> all = get("/api/runs/" + id + "/logs");

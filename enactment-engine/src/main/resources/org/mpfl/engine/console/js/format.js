@@ -67,6 +67,11 @@ export function formatClock(epochMs) {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
 }
 
+/** Clock time with milliseconds and the zone, e.g. "14:03:07.125 UTC+2" (log lines: every time shown says its zone). */
+export function formatClockWithZone(epochMs) {
+  return epochMs ? formatClock(epochMs) + ' ' + utcOffset(epochMs) : '–';
+}
+
 /** How long ago, e.g. "1.4 s ago". */
 export function formatAgo(epochMs, nowMs = Date.now()) {
   if (!epochMs) return '–';
