@@ -379,6 +379,65 @@ class ConsoleTruthBrowserTest {
         assertTrue(text("#runs-table tbody tr:first-child .col-params").contains("n=417"));
     }
 
+    /**
+     * A Java activity's exception carries its frames: the run page shows its first line in the failure panel,
+     * the failed rank's row and the attempt's outcome, the frames only under "details"; the ranks table keeps its
+     * key columns at 800 px with it, and the runs list shows the line cut with an ellipsis, the whole in its tooltip.
+     */
+    @Test
+    void aJavaExceptionShowsItsMessageAndItsFramesOnRequest() throws Exception {
+        String id = startRun("kernel", 2, Map.of("n", 4, "beta", 2, "alpha", 1));
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        String first = "java.lang.IllegalStateException: the grid of this rank has no interior rows left to relax after the"
+                + " boundary exchange of iteration 5700 (org.example.heat.GridOfManyRowsAndColumnsThatDoesNotBreakAnywhere)";
+        String frames = "\n\tat org.example.heat.Grid.relax(Grid.java:52)\n\tat org.example.heat.Heat.execute(Heat.java:10)";
+        activity(ranks.get(1), "compute org.example.heat.Heat", "/tmp/work/kernel.mpfl.xml:14:7");
+        ranks.get(1).fail("compute org.example.heat.Heat", "/tmp/work/kernel.mpfl.xml:14:7", first + frames);
+        awaitState(id, "FAILED");
+        open("#/runs/" + id);
+        browser.await("the failure panel", WAIT, d -> text("#failure").contains("IllegalStateException"));
+        browser.await("rank 1's row failed", WAIT, d -> "FAILED".equals(attribute("#rank-row-1", "data-state"))
+                && count("#attempts-table tr[data-attempt='1'] .attempt-outcome") == 1);
+        for (String where : List.of("#failure", "#rank-row-1 .rank-error", "#attempts-table tr[data-attempt='1'] .attempt-outcome")) {
+            assertTrue(text(where).contains("IllegalStateException: the grid of this rank"), where + ": " + text(where));
+            assertFalse(text(where).contains("Grid.java:52"), where + " shows the frames only on request: " + text(where));
+        }
+        browser.await("the frames on request", WAIT, d -> {
+            if (!text("#failure").contains("Grid.java:52")) {
+                d.findElement(By.cssSelector("#failure details.internals summary")).click();
+            }
+            return text("#failure").contains("at org.example.heat.Grid.relax(Grid.java:52)");
+        });
+        // the column says "Last activity" once the run ended: the cell does not say "last" again
+        assertEquals("compute org.example.heat.Heat", text("#rank-row-1 .rank-activity").split("\n")[0]);
+        // the run allowed no restart: no "Restarts after infrastructure faults: 0 of 0 used"
+        assertFalse(text("#restarts-summary").contains("Restarts"), text("#restarts-summary"));
+
+        Dimension before = browser.driver().manage().window().getSize();
+        try {
+            browser.driver().manage().window().setSize(new Dimension(800, 900));
+            // clicked again while a redraw (the resize) replaces the row under the click
+            browser.await("rank 1's frames opened", WAIT, d -> {
+                if (!text("#rank-row-1 .rank-error").contains("Grid.java:52")) {
+                    d.findElement(By.cssSelector("#rank-row-1 .rank-error details.internals summary")).click();
+                }
+                return text("#rank-row-1 .rank-error").contains("Grid.java:52");
+            });
+            assertKeyColumnsInView("#ranks-table", ".table-holder", List.of("col-rank", "col-state", "col-progress", "col-activity", "col-wait"));
+        } finally {
+            browser.driver().manage().window().setSize(before);
+        }
+
+        open("#/runs?q=" + id);
+        String cause = "#runs-table tr[data-run-id='" + id + "'] .col-cause";
+        browser.await("the run listed with its cause", WAIT, d -> !text(cause).isEmpty());
+        assertEquals("rank 1 at kernel.mpfl.xml:14:7: " + first, text(cause), "the telling line, the location's file name");
+        assertTrue(attribute(cause, "title").contains("/tmp/work/kernel.mpfl.xml:14:7") && attribute(cause, "title").contains("Grid.java:52"),
+                attribute(cause, "title"));
+        assertEquals(Boolean.TRUE, browser.script("const c = document.querySelector(arguments[0]);"
+                + "return getComputedStyle(c).textOverflow === 'ellipsis' && c.scrollWidth > c.clientWidth", cause), "cut with an ellipsis");
+    }
+
     @Test
     void aChattyLogSaysWhatItShowsAndDownloadsInFullAndTheTraceKeepsCheckpointsApart() throws Exception {
         String id = startRun("chatty", 2, Map.of());

@@ -3,15 +3,15 @@
 // engine's detail is re-read now and then for what only its status polls learn (counters, progress).
 
 import { api, ApiError } from './api.js';
-import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation } from './format.js';
+import { el, show, stateBadge, progressBar, humanText } from './dom.js';
+import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation, sortedParams } from './format.js';
 import { askForToken, hasEngineToken, markTokenRefused } from './engine-token.js';
 import { RunModel } from './run-model.js';
 import { RunEventStream } from './run-event-stream.js';
 import { TimelineModel } from './timeline-model.js';
 import { TimelineView } from './timeline-view.js';
 import { MessageMatrixView } from './message-matrix-view.js';
-import { RankTableView, focusRankRow, humanText } from './rank-table-view.js';
+import { RankTableView, focusRankRow } from './rank-table-view.js';
 import { RankLogsView } from './rank-logs-view.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { workflowStored } from './workflow-graph-view.js';

@@ -4,7 +4,7 @@
 
 import { api } from './api.js';
 import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, formatTime, formatValue, plural } from './format.js';
+import { errorLine, formatDuration, formatTime, formatValue, plural, sortedParams } from './format.js';
 import { poll } from './polling.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { attemptsLabel } from './attempts-view.js';
@@ -103,8 +103,8 @@ function runRow(run) {
     el('td', {class: 'col-started'}, formatTime(run.createdMs)),
     el('td', {class: 'num col-duration', 'data-duration': runDuration(run)}, formatDuration(runDuration(run))),
     el('td', {class: 'progress-cell col-progress'}, progressBar(run.progress, 'progress of ' + run.workflow)),
-    el('td', {class: 'error-cell col-cause', title: run.error && run.error.message ? run.error.message : ''},
-      run.error && run.error.message ? run.error.message : ''));
+    // one line, cut with an ellipsis; the whole error (a Java exception's frames too) in the tooltip
+    el('td', {class: 'error-cell col-cause', title: errorLine(run.error, true)}, errorLine(run.error)));
 }
 
 function refreshDurations(holder, runs) {
