@@ -376,7 +376,26 @@ class ConsoleTruthBrowserTest {
         browser.driver().findElement(By.cssSelector("#run-search button[type='submit']")).click();
         browser.await("the search by parameter", WAIT, d -> "1".equals(attribute("#runs-pager", "data-total")));
         assertEquals("bulk0417", attribute("#runs-table tbody tr:first-child", "data-run-id"));
-        assertTrue(text("#runs-table tbody tr:first-child .col-params").contains("n=417"));
+        // parameters sorted by name
+        assertEquals("mode=odd n=417", text("#runs-table tbody tr:first-child .col-params"));
+
+        // a stored run the engine does not hold: "Retry from the start" asks first, and the engine's refusal is said
+        // in the button's words
+        open("#/runs/bulk0001");
+        browser.script("sessionStorage.setItem('mpfl.engineToken', arguments[0])", engine.token());
+        browser.await("the retry button", WAIT, d -> "Retry from the start".equals(text("#resume-run")));
+        browser.driver().findElement(By.id("resume-run")).click();
+        browser.await("retry asks first", WAIT, d -> count("#resume-confirm") == 1);
+        assertTrue(text("#run-actions").contains("Run this again from the start?"), text("#run-actions"));
+        browser.driver().findElement(By.id("resume-keep")).click();
+        browser.await("not now: the button again, nothing asked of the engine", WAIT, d -> count("#resume-run") == 1);
+        assertEquals("", text("#cancel-message"));
+        browser.driver().findElement(By.id("resume-run")).click();
+        browser.await("retry asks again", WAIT, d -> count("#resume-confirm") == 1);
+        browser.driver().findElement(By.id("resume-confirm")).click();
+        browser.await("the engine's refusal, in the button's words", WAIT, d -> text("#cancel-message").startsWith("Retry failed: "));
+        assertTrue(text("#cancel-message").contains("is no longer held by this engine"), text("#cancel-message"));
+        browser.script("sessionStorage.removeItem('mpfl.engineToken')");
     }
 
     /**
@@ -410,6 +429,8 @@ class ConsoleTruthBrowserTest {
         });
         // the column says "Last activity" once the run ended: the cell does not say "last" again
         assertEquals("compute org.example.heat.Heat", text("#rank-row-1 .rank-activity").split("\n")[0]);
+        assertEquals(List.of("alpha=1", "beta=2", "n=4"), browser.script(
+                "return Array.from(document.querySelectorAll('#run-params code.param'), e => e.textContent)"), "parameters sorted, one a line");
         // the run allowed no restart: no "Restarts after infrastructure faults: 0 of 0 used"
         assertFalse(text("#restarts-summary").contains("Restarts"), text("#restarts-summary"));
 
@@ -436,6 +457,7 @@ class ConsoleTruthBrowserTest {
                 attribute(cause, "title"));
         assertEquals(Boolean.TRUE, browser.script("const c = document.querySelector(arguments[0]);"
                 + "return getComputedStyle(c).textOverflow === 'ellipsis' && c.scrollWidth > c.clientWidth", cause), "cut with an ellipsis");
+        assertEquals("alpha=1 beta=2 n=4", text("#runs-table tr[data-run-id='" + id + "'] .col-params"));
     }
 
     @Test

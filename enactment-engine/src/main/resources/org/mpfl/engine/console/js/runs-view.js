@@ -85,7 +85,7 @@ function runDuration(run) {
 }
 
 function paramsText(params) {
-  const entries = Object.entries(params || {});
+  const entries = sortedParams(params);
   return entries.length ? entries.map(([k, v]) => `${k}=${formatValue(v, 24)}`).join(' ') : '';
 }
 
@@ -114,11 +114,23 @@ function refreshDurations(holder, runs) {
   }
 }
 
+/**
+ * How to start a run here: mpflc needs the engine's admin token, from the data directory the page
+ * cannot know (so it is named DATA), or from $MPFL_ENGINE_TOKEN.
+ */
+function emptyHint() {
+  return el('div', {class: 'empty', id: 'runs-empty'},
+    el('p', {}, 'No runs yet. Start one with'),
+    el('pre', {}, el('code', {}, `mpflc run FILE --engine ${location.origin} --token-file DATA/engine.token`)),
+    el('p', {}, 'DATA being the engine\'s data directory (', el('code', {}, '~/.mpfl/engine'), ' unless ', el('code', {}, 'mpflc up --data'),
+      ' named another; or the file ', el('code', {}, 'mpflc up --token-file'), ' was given), or with the token in ',
+      el('code', {}, '$MPFL_ENGINE_TOKEN'), ' instead of ', el('code', {}, '--token-file'), '.'));
+}
+
 function runsTable(runs, filtered) {
   if (runs.length === 0) {
     return filtered ? el('p', {class: 'empty', id: 'runs-empty'}, 'No run matches.')
-      : el('p', {class: 'empty', id: 'runs-empty'}, 'No runs yet. Start one with ',
-        el('code', {}, 'mpflc run FILE --engine ' + location.origin), '.');
+      : emptyHint();
   }
   return el('table', {class: 'data runs', id: 'runs-table'},
     el('caption', {class: 'visually-hidden'}, 'Runs'),
