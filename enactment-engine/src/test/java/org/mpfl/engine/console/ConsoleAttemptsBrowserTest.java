@@ -65,8 +65,9 @@ class ConsoleAttemptsBrowserTest {
         }
     }
 
-    static List<FakeRanks.Rank> domain(int attempt) throws Exception {
-        return fakes.ranks(null, attempt, 2, Duration.ofSeconds(20));
+    /** The ranks of run runId's attempt (the class has two runs: of any run would be either's). */
+    static List<FakeRanks.Rank> domain(String runId, int attempt) throws Exception {
+        return fakes.ranks(runId, attempt, 2, Duration.ofSeconds(20));
     }
 
     static String text(String css) {
@@ -83,9 +84,9 @@ class ConsoleAttemptsBrowserTest {
                 "plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 2)))));
         assertEquals(201, started.status(), started.body());
         String id = started.json().get("id").asText();
-        List<FakeRanks.Rank> first = domain(1);
+        List<FakeRanks.Rank> first = domain(id, 1);
         for (long seq = 1; seq <= 2; seq++) {
-            // rank 0's progress when it takes the checkpoint: the table's "At progress" (40 of 100, then 80 of 100)
+            // rank 0's progress when it reports the checkpoint: the table's "Progress then" (40 of 100, then 80 of 100)
             first.get(0).event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 40 * seq, "total", 100));
             for (FakeRanks.Rank r : first) {
                 byte[] body = HandMadeUploads.part(r.rank(), seq).getBytes(StandardCharsets.UTF_8);
@@ -97,7 +98,7 @@ class ConsoleAttemptsBrowserTest {
         Path corrupt = dataDir.resolve("checkpoints").resolve(id).resolve("2").resolve("rank-0.json");
         Files.writeString(corrupt, "{\"tampered\":true}");
         first.get(1).fail("send", "ring.mpfl.xml:12:7", "DeliveryException: send to rank 0 failed: connection reset");
-        domain(2);
+        domain(id, 2);
 
         browser.driver().get(engine.url() + "/#/runs/" + id);
         browser.await("both attempts shown", WAIT, d -> attribute("#attempts-table tr[data-attempt='2'] .attempt-resumed",
@@ -117,6 +118,53 @@ class ConsoleAttemptsBrowserTest {
         assertEquals("80 of 100", text("#checkpoints-table tr[data-seq='2'] .checkpoint-progress"));
         assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
         assertEquals("2 attempts · restarted", text("#run-attempts"));
+        // the column is the ranks' running time, not a second "Active time" beside the header's (the attempts' wall times)
+        List<String> columns = headings("#attempts-table");
+        assertTrue(columns.contains("Ranks running") && !columns.contains("Active time"), columns.toString());
+        // the progress the engine had seen, not the checkpoint's own iteration
+        List<String> checkpointColumns = headings("#checkpoints-table");
+        assertTrue(checkpointColumns.contains("Progress then") && !checkpointColumns.contains("At progress"), checkpointColumns.toString());
         browser.picture("run-attempts.png");
+
+        // attempt 2, live, has one of the two parts of its checkpoint 3: being written, not "incomplete"
+        List<FakeRanks.Rank> second = domain(id, 2);
+        assertEquals(201, HandMadeUploads.upload(engine.url(), id, second.get(0).request(), 3,
+                HandMadeUploads.part(0, 3).getBytes(StandardCharsets.UTF_8), Map.of()).statusCode());
+        browser.await("the newest checkpoint being written", WAIT,
+                d -> "being written".equals(text("#checkpoints-table tr[data-seq='3'] .checkpoint-status")));
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        browser.await("once the run ended it stays incomplete", WAIT,
+                d -> "incomplete".equals(text("#checkpoints-table tr[data-seq='3'] .checkpoint-status")));
+    }
+
+    /** More checkpoints than the engine lists (50): the summary and the button say that the newest are shown, not all. */
+    @Test
+    void manyCheckpointsSayTheNewestAreListed() throws Exception {
+        Http.Answer started = Http.post(engine.url() + "/api/runs", engine.token(), Map.of(
+                "plan", Map.of("workflow", "many", "processes", List.of(Map.of("name", "many", "service", "ring", "ranks", 2)))));
+        assertEquals(201, started.status(), started.body());
+        String id = started.json().get("id").asText();
+        List<FakeRanks.Rank> ranks = fakes.ranks(id, 1, 2, Duration.ofSeconds(60)); // after the other run's cancel, if it ran first
+        int taken = 53;
+        for (long seq = 1; seq <= taken; seq++) {
+            for (FakeRanks.Rank r : ranks) {
+                byte[] body = HandMadeUploads.part(r.rank(), seq).getBytes(StandardCharsets.UTF_8);
+                assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), seq, body, Map.of()).statusCode());
+            }
+        }
+        browser.driver().get(engine.url() + "/#/runs/" + id);
+        browser.await("the checkpoints summed up", WAIT, d -> text("#checkpoints-summary").startsWith(taken + " complete checkpoints taken"));
+        String summary = text("#checkpoints-summary");
+        assertTrue(summary.matches(taken + " complete checkpoints taken · the newest 50 listed: \\d+ usable, .*"), summary);
+        assertEquals("Show the 50 newest", text("#checkpoints-toggle"));
+        // no restarts allowed: no "0 of 0 used"
+        assertTrue(!text("#restarts-summary").contains("Restarts"), text("#restarts-summary"));
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+    }
+
+    /** The column headings of a table. */
+    @SuppressWarnings("unchecked")
+    static List<String> headings(String table) {
+        return (List<String>) browser.script("return Array.from(document.querySelectorAll(arguments[0] + ' thead th'), e => e.textContent)", table);
     }
 }

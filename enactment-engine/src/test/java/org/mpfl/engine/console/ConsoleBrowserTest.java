@@ -162,6 +162,15 @@ class ConsoleBrowserTest {
         int rounds = 8;
         open("/runs");
         browser.await("runs view shown", WAIT, d -> count("#runs-table, #runs-empty") > 0);
+        // no run yet: the hint is a command that works as written, with the admin token mpflc needs (from the data
+        // directory the page cannot know, so named DATA, or $MPFL_ENGINE_TOKEN), and no server path
+        String hint = text("#runs-empty");
+        assertTrue(hint.contains("mpflc run FILE --engine " + engine.url() + " --token-file DATA/engine.token"), hint);
+        assertTrue(hint.contains("$MPFL_ENGINE_TOKEN") && hint.contains("~/.mpfl/engine"), hint);
+        assertTrue(!hint.contains(dataDir.toString()), hint);
+        // the token field says what the token is for: cancel, but also retry/resume and the audit trail
+        String placeholder = attribute("#token-input", "placeholder");
+        assertTrue(placeholder.contains("resume") && placeholder.contains("audit"), placeholder);
         browser.script("window.consoleNotReloaded = true");
         String id = workflows.start(engine, "ring-rounds.mpfl.xml", Map.of("ranks", n, "rounds", rounds, "pauseMs", 300));
         String row = "#runs-table tr[data-run-id='" + id + "']";
@@ -289,6 +298,8 @@ class ConsoleBrowserTest {
         click("#cancel-confirm");
         browser.await("state CANCELLED shown", WAIT, d -> "CANCELLED".equals(runState()));
         browser.await("no cancel button on an ended run", WAIT, d -> count("#cancel-run") == 0);
+        // "Cancel sent: the ranks are being aborted." is about a run still going: gone once it is CANCELLED
+        browser.await("the cancel's message gone once the run ended", WAIT, d -> text("#cancel-message").isEmpty());
         assertEquals("CANCELLED", Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText());
     }
 
@@ -385,6 +396,10 @@ class ConsoleBrowserTest {
         // the console draws the same trace: per rank its sampled lane and its operations
         click("#trace-open");
         browser.await("the trace is drawn", WAIT, d -> count("#trace rect.span") > 0);
+        // named by its workflow, as the run page is, with the run's id
+        browser.await("the trace titled by its workflow", WAIT, d -> ("Trace of ring-rounds · run " + id).equals(
+                browser.script("return document.getElementById('trace-title').textContent")));
+        assertEquals("← ring-rounds · run " + id, text("#trace-back"));
         for (int r = 0; r < n; r++) {
             for (String cat : List.of("send", "receive", "compute")) {
                 assertTrue(count("#trace rect.span[data-rank='" + r + "'][data-cat='" + cat + "']") > 0, "rank " + r + " has " + cat + " spans");
@@ -416,5 +431,17 @@ class ConsoleBrowserTest {
         browser.await("the reason is shown", WAIT, d -> text("#graph-error").contains("without its document"));
         assertEquals(400, Http.get(engine.url() + "/api/workflows/ring-rounds/graph?format=png").status());
         assertEquals(404, Http.get(engine.url() + "/api/workflows/none/graph").status());
+    }
+
+    /** An id the engine does not know: one line saying so, with a way back, and no empty sections of a run. */
+    @Test
+    @Order(9)
+    void anUnknownRunIdSaysSoAndNothingElse() {
+        open("/runs/doesNotExist123");
+        browser.await("the unknown id said", WAIT, d -> count("#run-unknown") == 1);
+        assertEquals("No run 'doesNotExist123'", text("#run-unknown h1"));
+        assertEquals("#/runs", attribute("#run-unknown a", "href"));
+        assertEquals(0, count("#ranks-section, #timeline-section, #attempts-section, #connection"), text("main"));
+        assertTrue(!text("main").contains("Cannot read"), text("main"));
     }
 }

@@ -376,7 +376,88 @@ class ConsoleTruthBrowserTest {
         browser.driver().findElement(By.cssSelector("#run-search button[type='submit']")).click();
         browser.await("the search by parameter", WAIT, d -> "1".equals(attribute("#runs-pager", "data-total")));
         assertEquals("bulk0417", attribute("#runs-table tbody tr:first-child", "data-run-id"));
-        assertTrue(text("#runs-table tbody tr:first-child .col-params").contains("n=417"));
+        // parameters sorted by name
+        assertEquals("mode=odd n=417", text("#runs-table tbody tr:first-child .col-params"));
+
+        // a stored run the engine does not hold: "Retry from the start" asks first, and the engine's refusal is said
+        // in the button's words
+        open("#/runs/bulk0001");
+        browser.script("sessionStorage.setItem('mpfl.engineToken', arguments[0])", engine.token());
+        browser.await("the retry button", WAIT, d -> "Retry from the start".equals(text("#resume-run")));
+        browser.driver().findElement(By.id("resume-run")).click();
+        browser.await("retry asks first", WAIT, d -> count("#resume-confirm") == 1);
+        assertTrue(text("#run-actions").contains("Run this again from the start?"), text("#run-actions"));
+        browser.driver().findElement(By.id("resume-keep")).click();
+        browser.await("not now: the button again, nothing asked of the engine", WAIT, d -> count("#resume-run") == 1);
+        assertEquals("", text("#cancel-message"));
+        browser.driver().findElement(By.id("resume-run")).click();
+        browser.await("retry asks again", WAIT, d -> count("#resume-confirm") == 1);
+        browser.driver().findElement(By.id("resume-confirm")).click();
+        browser.await("the engine's refusal, in the button's words", WAIT, d -> text("#cancel-message").startsWith("Retry failed: "));
+        assertTrue(text("#cancel-message").contains("is no longer held by this engine"), text("#cancel-message"));
+        browser.script("sessionStorage.removeItem('mpfl.engineToken')");
+    }
+
+    /**
+     * A Java activity's exception carries its frames: the run page shows its first line in the failure panel,
+     * the failed rank's row and the attempt's outcome, the frames only under "details"; the ranks table keeps its
+     * key columns at 800 px with it, and the runs list shows the line cut with an ellipsis, the whole in its tooltip.
+     */
+    @Test
+    void aJavaExceptionShowsItsMessageAndItsFramesOnRequest() throws Exception {
+        String id = startRun("kernel", 2, Map.of("n", 4, "beta", 2, "alpha", 1));
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        String first = "java.lang.IllegalStateException: the grid of this rank has no interior rows left to relax after the"
+                + " boundary exchange of iteration 5700 (org.example.heat.GridOfManyRowsAndColumnsThatDoesNotBreakAnywhere)";
+        String frames = "\n\tat org.example.heat.Grid.relax(Grid.java:52)\n\tat org.example.heat.Heat.execute(Heat.java:10)";
+        activity(ranks.get(1), "compute org.example.heat.Heat", "/tmp/work/kernel.mpfl.xml:14:7");
+        ranks.get(1).fail("compute org.example.heat.Heat", "/tmp/work/kernel.mpfl.xml:14:7", first + frames);
+        awaitState(id, "FAILED");
+        open("#/runs/" + id);
+        browser.await("the failure panel", WAIT, d -> text("#failure").contains("IllegalStateException"));
+        browser.await("rank 1's row failed", WAIT, d -> "FAILED".equals(attribute("#rank-row-1", "data-state"))
+                && count("#attempts-table tr[data-attempt='1'] .attempt-outcome") == 1);
+        for (String where : List.of("#failure", "#rank-row-1 .rank-error", "#attempts-table tr[data-attempt='1'] .attempt-outcome")) {
+            assertTrue(text(where).contains("IllegalStateException: the grid of this rank"), where + ": " + text(where));
+            assertFalse(text(where).contains("Grid.java:52"), where + " shows the frames only on request: " + text(where));
+        }
+        browser.await("the frames on request", WAIT, d -> {
+            if (!text("#failure").contains("Grid.java:52")) {
+                d.findElement(By.cssSelector("#failure details.internals summary")).click();
+            }
+            return text("#failure").contains("at org.example.heat.Grid.relax(Grid.java:52)");
+        });
+        // the column says "Last activity" once the run ended: the cell does not say "last" again
+        assertEquals("compute org.example.heat.Heat", text("#rank-row-1 .rank-activity").split("\n")[0]);
+        assertEquals(List.of("alpha=1", "beta=2", "n=4"), browser.script(
+                "return Array.from(document.querySelectorAll('#run-params code.param'), e => e.textContent)"), "parameters sorted, one a line");
+        // the run allowed no restart: no "Restarts after infrastructure faults: 0 of 0 used"
+        assertFalse(text("#restarts-summary").contains("Restarts"), text("#restarts-summary"));
+
+        Dimension before = browser.driver().manage().window().getSize();
+        try {
+            browser.driver().manage().window().setSize(new Dimension(800, 900));
+            // clicked again while a redraw (the resize) replaces the row under the click
+            browser.await("rank 1's frames opened", WAIT, d -> {
+                if (!text("#rank-row-1 .rank-error").contains("Grid.java:52")) {
+                    d.findElement(By.cssSelector("#rank-row-1 .rank-error details.internals summary")).click();
+                }
+                return text("#rank-row-1 .rank-error").contains("Grid.java:52");
+            });
+            assertKeyColumnsInView("#ranks-table", ".table-holder", List.of("col-rank", "col-state", "col-progress", "col-activity", "col-wait"));
+        } finally {
+            browser.driver().manage().window().setSize(before);
+        }
+
+        open("#/runs?q=" + id);
+        String cause = "#runs-table tr[data-run-id='" + id + "'] .col-cause";
+        browser.await("the run listed with its cause", WAIT, d -> !text(cause).isEmpty());
+        assertEquals("rank 1 at kernel.mpfl.xml:14:7: " + first, text(cause), "the telling line, the location's file name");
+        assertTrue(attribute(cause, "title").contains("/tmp/work/kernel.mpfl.xml:14:7") && attribute(cause, "title").contains("Grid.java:52"),
+                attribute(cause, "title"));
+        assertEquals(Boolean.TRUE, browser.script("const c = document.querySelector(arguments[0]);"
+                + "return getComputedStyle(c).textOverflow === 'ellipsis' && c.scrollWidth > c.clientWidth", cause), "cut with an ellipsis");
+        assertEquals("alpha=1 beta=2 n=4", text("#runs-table tr[data-run-id='" + id + "'] .col-params"));
     }
 
     @Test
@@ -397,6 +478,10 @@ class ConsoleTruthBrowserTest {
         browser.await("the log says what it shows", WAIT, d -> "800".equals(attribute("#log-counts", "data-total")));
         assertEquals("500", attribute("#log-counts", "data-kept"));
         assertTrue(text("#log-counts").startsWith("showing the last 500 of 800 lines"), text("#log-counts"));
+        // a log line's time carries its zone, as every time shown does; MPFL's levels are info, warn and error
+        assertTrue(text("#logs .log-time").matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC.*"), text("#logs .log-time"));
+        assertEquals(List.of("", "info", "warn", "error"), browser.script(
+                "return Array.from(document.querySelectorAll('#log-level option'), o => o.value)"));
         String href = attribute("#log-download", "href");
         assertTrue(href.endsWith("api/runs/" + id + "/logs"), href);
         HttpResponse<String> all = get("/api/runs/" + id + "/logs");

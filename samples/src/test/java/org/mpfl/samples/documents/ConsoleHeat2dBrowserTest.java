@@ -160,6 +160,9 @@ class ConsoleHeat2dBrowserTest {
         browser.driver().findElement(By.id("token-save")).click();
         browser.await("the right token is accepted", WAIT, d -> "token accepted".equals(browser.text("#token-status")));
         browser.driver().findElement(By.id("resume-run")).click();
+        // the console asks first, as for a cancel
+        browser.await("resume asks first", WAIT, d -> browser.count("#resume-confirm") == 1);
+        browser.driver().findElement(By.id("resume-confirm")).click();
         JsonNode done = Await.until(Duration.ofSeconds(300), "the resumed run ended", () -> run(id),
                 d -> d.hasNonNull("endedMs") && !d.path("state").asText().equals("RUNNING"));
         assertEquals("SUCCEEDED", done.path("state").asText(), done.toString());

@@ -4,8 +4,8 @@
 // the host faults of each; and the checkpoints its ranks took (size, how long the parts took to
 // arrive, complete or not, unusable), collapsed to a summary when there are many.
 
-import { el, show, stateBadge } from './dom.js';
-import { formatAmount, formatBytes, formatDuration, formatTime, humanMessage, plural } from './format.js';
+import { el, show, stateBadge, humanText, redrawKeepingOpen } from './dom.js';
+import { formatAmount, formatBytes, formatDuration, formatTime, plural } from './format.js';
 
 /**
  * How the run's host pairs connect across sites (reverse, relay) and why, one line per such pair;
@@ -58,7 +58,7 @@ function outcome(run, a, isFinal) {
   const last = a === log[log.length - 1];
   const state = a.outcome || (last ? (isFinal ? run.state : 'RUNNING') : 'INTERRUPTED');
   return el('td', {class: 'attempt-outcome', 'data-outcome': state}, stateBadge(state),
-    a.outcomeMessage && state !== 'SUCCEEDED' ? el('div', {class: 'sub', title: a.outcomeMessage}, humanMessage(a.outcomeMessage).text) : null);
+    a.outcomeMessage && state !== 'SUCCEEDED' ? humanText(a.outcomeMessage, 'sub attempt-message', 'attempt-' + a.attempt) : null);
 }
 
 export class AttemptsView {
@@ -73,14 +73,17 @@ export class AttemptsView {
       this.summary,
       el('div', {class: 'table-holder'}, el('table', {class: 'data attempts', id: 'attempts-table'},
         el('thead', {}, el('tr', {},
-          ['#', 'Cause', 'Resumed from', 'Outcome', 'Started', 'Wall time', 'Active time', 'Running again after', 'Hosts']
-            .map(h => el('th', {scope: 'col'}, h)))),
+          // "Ranks running", not "Active time": the header's active time is the sum of the attempts' wall times
+          [['#'], ['Cause'], ['Resumed from'], ['Outcome'], ['Started'], ['Wall time', 'from its placement to its end'],
+            ['Ranks running', 'from every rank running to the end of the attempt'], ['Running again after'], ['Hosts']]
+            .map(([h, title]) => el('th', {scope: 'col', title}, h)))),
         this.attempts)),
       el('h3', {}, 'Checkpoints'),
       this.checkpointSummary,
       el('div', {class: 'table-holder'}, el('table', {class: 'data checkpoints', id: 'checkpoints-table'},
         el('thead', {}, el('tr', {},
-          el('th', {scope: 'col'}, 'Checkpoint'), el('th', {scope: 'col'}, 'Attempt'), el('th', {scope: 'col', title: 'the highest <progress> a rank had reported when it took the checkpoint'}, 'At progress'),
+          el('th', {scope: 'col'}, 'Checkpoint'), el('th', {scope: 'col'}, 'Attempt'), el('th', {scope: 'col', title: 'the highest <progress> the engine had received from a rank when the ranks reported the checkpoint: '
+            + 'progress is sampled, so this is where the run was then, not the checkpoint\'s own iteration'}, 'Progress then'),
           el('th', {scope: 'col'}, 'Parts'),
           el('th', {scope: 'col'}, 'Size'), el('th', {scope: 'col'}, 'Parts arrived within'),
           el('th', {scope: 'col'}, 'Slowest rank'), el('th', {scope: 'col'}, 'Taken'),
@@ -99,13 +102,14 @@ export class AttemptsView {
     const restarts = run.restarts || {allowed: 0, used: 0};
     const log = run.attemptLog || [];
     const faults = run.hostFaults || [];
-    show(this.summary, `Restarts after infrastructure faults: ${restarts.used} of ${restarts.allowed} used · `
+    // "0 of 0 used" says nothing: the restarts are named only when the run allowed some
+    show(this.summary, (restarts.allowed > 0 ? `Restarts after infrastructure faults: ${restarts.used} of ${restarts.allowed} used · ` : '')
       + `${attemptsLabel(run)} · ${plural(run.checkpointsTaken || 0, 'complete checkpoint')}`,
       // which sites the ranks are in and why (only when the hosts are in several sites or the run asked for some)
       run.placement ? el('div', {class: 'sub', id: 'placement-reason', 'data-sites': (run.placement.sites || []).join(',')},
         'Placement: ' + run.placement.reason) : null,
       connectionsNote(run.connections));
-    show(this.attempts, log.map(a => {
+    redrawKeepingOpen(this.attempts, () => show(this.attempts, log.map(a => {
       const end = attemptEnd(run, a, model.isFinal);
       return el('tr', {'data-attempt': a.attempt},
         el('th', {scope: 'row', class: 'num'}, String(a.attempt)),
@@ -121,16 +125,12 @@ export class AttemptsView {
           end && a.runningMs ? formatDuration(Math.max(0, end - a.runningMs)) : '–'),
         el('td', {class: 'num'}, a.recoveryMs === null || a.recoveryMs === undefined ? '–' : formatDuration(a.recoveryMs)),
         el('td', {class: 'mono'}, (a.hosts || []).join(', ')));
-    }));
+    })));
     const cps = (run.checkpoints || []).slice().reverse();
-    const usable = cps.filter(c => c.complete && !c.unusable).length;
-    const bytes = cps.reduce((s, c) => s + (c.bytes || 0), 0);
-    show(this.checkpointSummary, cps.length === 0 ? '' : `${plural(run.checkpointsTaken || 0, 'complete checkpoint')} taken`
-      + ` · ${usable} usable · newest ${cps[0].seq} at ${formatTime(cps[0].lastMs)} · ${formatBytes(bytes)} listed`
-      + ((run.checkpointsTaken || 0) > cps.length ? ` (the newest ${cps.length} are listed)` : ''));
+    show(this.checkpointSummary, checkpointsSummary(run, cps));
     const shown = this.showAll ? cps : cps.slice(0, CHECKPOINTS_SHOWN);
     this.toggle.hidden = cps.length <= CHECKPOINTS_SHOWN;
-    this.toggle.textContent = this.showAll ? `Show the newest ${CHECKPOINTS_SHOWN} only` : `Show all ${cps.length} checkpoints`;
+    this.toggle.textContent = this.showAll ? `Show the newest ${CHECKPOINTS_SHOWN} only` : showMoreLabel(run, cps);
     show(this.checkpoints, cps.length === 0
       ? el('tr', {}, el('td', {colspan: 9, class: 'sub'}, 'No checkpoint taken.'))
       : shown.map(c => el('tr', {'data-seq': c.seq, 'data-complete': String(c.complete),
@@ -144,7 +144,33 @@ export class AttemptsView {
         el('td', {class: 'num'}, formatDuration(c.spanMs)),
         el('td', {class: 'num'}, c.rankMs === null || c.rankMs === undefined ? '–' : formatDuration(c.rankMs)),
         el('td', {}, formatTime(c.lastMs)),
-        el('td', {class: 'checkpoint-status'}, c.unusable ? c.unusable : c.complete ? 'complete' : 'incomplete',
+        el('td', {class: 'checkpoint-status'}, checkpointStatus(c, c === cps[0] && !model.isFinal && log.length > 0 && c.attempt === log[log.length - 1].attempt),
           c.notStored ? el('div', {class: 'sub'}, c.notStored) : null))));
   }
+}
+
+/**
+ * The checkpoints in one line. The engine lists only the newest ones (50): "usable" and the size are
+ * of those listed, so the line says how many are listed when more were taken.
+ */
+function checkpointsSummary(run, cps) {
+  if (cps.length === 0) return '';
+  const taken = run.checkpointsTaken || 0;
+  const usable = cps.filter(c => c.complete && !c.unusable).length;
+  const bytes = cps.reduce((s, c) => s + (c.bytes || 0), 0);
+  const listed = taken > cps.length ? ` · the newest ${cps.length} listed: ${usable} usable, ${formatBytes(bytes)}`
+    : ` · ${usable} usable · ${formatBytes(bytes)} listed`;
+  return `${plural(taken, 'complete checkpoint')} taken${listed} · newest ${cps[0].seq} at ${formatTime(cps[0].lastMs)}`;
+}
+
+/** The button that shows every listed checkpoint: "all" only when the listing holds every one taken. */
+function showMoreLabel(run, cps) {
+  return (run.checkpointsTaken || 0) > cps.length ? `Show the ${cps.length} newest` : `Show all ${cps.length} checkpoints`;
+}
+
+/** A checkpoint's status; the newest of the running attempt, its parts still arriving, is being written, not incomplete. */
+function checkpointStatus(c, beingWritten) {
+  if (c.unusable) return c.unusable;
+  if (c.complete) return 'complete';
+  return beingWritten ? 'being written' : 'incomplete';
 }

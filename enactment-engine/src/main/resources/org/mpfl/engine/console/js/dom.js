@@ -1,5 +1,7 @@
 // Tiny DOM helpers: build elements declaratively, without innerHTML (no injection of run data).
 
+import { humanMessage } from './format.js';
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function applyAttributes(node, attrs) {
@@ -65,4 +67,26 @@ export function progressBar(fraction, label) {
                     'aria-valuenow': pct, 'aria-label': label || 'progress', 'data-progress': f.toFixed(4)},
     el('div', {class: 'progress-fill', style: {width: pct + '%'}}),
     el('span', {class: 'progress-text'}, pct + ' %'));
+}
+
+/**
+ * A message for people (its telling line, durations in ms / s, no internal ids) with the message as
+ * reported, a Java exception's frames or a traceback included, behind "details". detailKey names the
+ * details so that redrawKeepingOpen() can open them again after a redraw.
+ */
+export function humanText(message, cls, detailKey) {
+  const {text, hidden} = humanMessage(message);
+  if (!hidden) return el('div', {class: cls}, el('span', {class: 'message-line'}, text));
+  return el('div', {class: cls}, el('span', {class: 'message-line', title: text}, text), ' ',
+    el('details', {class: 'internals', 'data-detail-key': detailKey}, el('summary', {}, 'details'), el('code', {}, String(message))));
+}
+
+/**
+ * Draws holder's content anew with draw() and opens again the details (humanText's, by their key) a
+ * reader had opened: live pages redraw often, and a closing "details" would be lost under the reader.
+ */
+export function redrawKeepingOpen(holder, draw) {
+  const opened = new Set([...holder.querySelectorAll('details[open][data-detail-key]')].map(d => d.dataset.detailKey));
+  draw();
+  holder.querySelectorAll('details[data-detail-key]').forEach(d => { if (opened.has(d.dataset.detailKey)) d.open = true; });
 }

@@ -1,5 +1,5 @@
 // The engine token, kept in sessionStorage (this tab only, gone when it closes). Mutating calls
-// (cancel) send it as "Authorization: Bearer <token>".
+// (cancel, retry and resume) and the audit trail send it as "Authorization: Bearer <token>".
 
 const KEY = 'mpfl.engineToken';
 const listeners = new Set();

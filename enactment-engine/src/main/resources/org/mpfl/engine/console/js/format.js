@@ -53,10 +53,23 @@ function isoDuration(text) {
  */
 export function humanMessage(message) {
   const full = String(message || '');
-  let text = full.replace(/\bPT(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?\b/g, d => d === 'PT' ? d : isoDuration(d));
+  const telling = tellingLine(full);
+  let text = telling.replace(/\bPT(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?\b/g, d => d === 'PT' ? d : isoDuration(d));
   const withoutIds = text.replace(/,?\s*domain [A-Za-z0-9_-]{6,}…?/g, '').replace(/\(\s*\)/g, '').replace(/ {2,}/g, ' ')
     .replace(/(?:[A-Za-z]:)?(?:[\/\\][\w.@+-]+)+[\/\\]([\w.@+-]+\.xml(?::\d+){0,2})/g, '$1'); // source paths as file:line:col
-  return {text: withoutIds, hidden: withoutIds !== text};
+  return {text: withoutIds, hidden: withoutIds !== text || telling !== full.trim()};
+}
+
+/**
+ * The line of a long message that says what happened (as `mpflc runs` picks it): the first, unless it
+ * only announces what follows (ends with a colon, as "raised an exception:" before a Python
+ * traceback), then the last. A Java exception's frames ("at org.x.Y.f(Y.java:52)") and a traceback
+ * are for whoever asks for the details.
+ */
+export function tellingLine(message) {
+  const lines = String(message || '').split('\n').map(l => l.trim()).filter(Boolean);
+  if (lines.length === 0) return '';
+  return lines[0].endsWith(':') ? lines[lines.length - 1] : lines[0];
 }
 
 /** Clock time with milliseconds, e.g. "14:03:07.125". */
@@ -65,6 +78,11 @@ export function formatClock(epochMs) {
   const d = new Date(epochMs);
   const p = (n, w = 2) => String(n).padStart(w, '0');
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+/** Clock time with milliseconds and the zone, e.g. "14:03:07.125 UTC+2" (log lines: every time shown says its zone). */
+export function formatClockWithZone(epochMs) {
+  return epochMs ? formatClock(epochMs) + ' ' + utcOffset(epochMs) : '–';
 }
 
 /** How long ago, e.g. "1.4 s ago". */
@@ -97,6 +115,23 @@ export function formatValue(v, max = 200) {
   let s = typeof v === 'string' ? v : JSON.stringify(v);
   if (s === undefined) s = String(v);
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+/** A run's parameters sorted by name, [[name, value], …]: the engine keeps no order, and a reader looks a name up. */
+export function sortedParams(params) {
+  return Object.entries(params || {}).sort(([a], [b]) => a.localeCompare(b));
+}
+
+/**
+ * A run's error in one line, as `mpflc runs` says it: "rank 1 at ring.mpfl.xml:10:7: boom" (its
+ * telling line, the location's file name); full: the same with the whole location and message.
+ */
+export function errorLine(error, full = false) {
+  if (!error) return '';
+  const where = (Number.isInteger(error.rank) ? 'rank ' + error.rank : '')
+    + (error.location ? (Number.isInteger(error.rank) ? ' at ' : 'at ') + (full ? error.location : shortLocation(error.location)) : '');
+  const message = full ? String(error.message || '') : humanMessage(error.message).text;
+  return where ? where + ': ' + message : message;
 }
 
 /** A source location shortened to its file name: "/tmp/x/ring.mpfl.xml:12:7" → "ring.mpfl.xml:12:7". */

@@ -3,9 +3,10 @@
 // the full log (all ranks or the picked one), and the outputs table.
 
 import { el, show } from './dom.js';
-import { formatClock, formatValue, plural } from './format.js';
+import { formatClockWithZone, formatValue, plural } from './format.js';
 
-const LEVELS = ['debug', 'info', 'warn', 'error'];
+/** MPFL's log levels (<log level>): there is no debug. */
+const LEVELS = ['info', 'warn', 'error'];
 
 export class RankLogsView {
   constructor(runId) {
@@ -65,7 +66,7 @@ export class RankLogsView {
     const stickToBottom = this.logs.scrollTop + this.logs.clientHeight >= this.logs.scrollHeight - 4;
     show(this.logs, lines.length === 0 ? el('p', {class: 'empty'}, filtered && kept.length ? 'No line matches.' : 'No log lines.')
       : lines.map(l => el('div', {class: 'log-line level-' + (l.level || 'info'), 'data-rank': l.rank},
-          el('span', {class: 'log-time'}, formatClock(l.timeMs)), ' ',
+          el('span', {class: 'log-time'}, formatClockWithZone(l.timeMs)), ' ',
           el('span', {class: 'log-rank'}, 'rank ' + l.rank), ' ',
           el('span', {class: 'log-level'}, l.level || 'info'), ' ',
           el('span', {class: 'log-message'}, l.message))));

@@ -2,8 +2,8 @@
 // a blocked rank what it waits for (peer, tag, communicator; or the collective). Above the table,
 // how many ranks are blocked and the rank most of them wait for, with what that rank is doing.
 
-import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatAmount, formatDuration, humanMessage, plural, shortLocation } from './format.js';
+import { el, show, stateBadge, progressBar, humanText, redrawKeepingOpen } from './dom.js';
+import { formatAmount, formatDuration, plural, shortLocation } from './format.js';
 import { RunModel } from './run-model.js';
 import { describeWaits } from './wait-description.js';
 
@@ -39,14 +39,6 @@ export function stopReason(run) {
   return 'stopped: run aborted';
 }
 
-/** Text that hides internals (ids) and offers the full message on request. */
-export function humanText(message, cls) {
-  const {text, hidden} = humanMessage(message);
-  if (!hidden) return el('div', {class: cls}, text);
-  return el('div', {class: cls}, text, ' ',
-    el('details', {class: 'internals'}, el('summary', {}, 'details'), el('code', {}, String(message))));
-}
-
 function progressCell(r) {
   const p = r.progress || {};
   if (!RunModel.reportsProgress(r)) {
@@ -68,22 +60,24 @@ function stateCell(r, run) {
       el('div', {class: 'rank-stopped', title: r.error || ''}, stopReason(run)));
   }
   return el('td', {class: 'rank-state'}, stateBadge(r.state),
-    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error') : null);
+    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null);
 }
 
-function rankRow(r, run, now) {
+function rankRow(r, run, now, runEnded) {
   const elapsed = r.startedMs ? (r.endedMs || now) - r.startedMs : null;
   const origin = run && run.state === 'FAILED' && run.error && run.error.rank === r.rank;
   const ended = ENDED.has(r.state);
   return el('tr', {id: 'rank-row-' + r.rank, 'data-rank': r.rank, 'data-state': r.state, 'data-blocked': String(Boolean(r.blocked)),
                    'data-failure-origin': String(Boolean(origin)),
-                   class: [r.blocked ? 'blocked' : null, 'rank-' + String(r.state).toLowerCase(), origin ? 'failure-origin' : null]},
+                   class: [r.blocked ? 'blocked' : null, 'rank-' + String(r.state).toLowerCase(), origin ? 'failure-origin' : null,
+                     isFlashing(r.rank) ? 'flash' : null]},
     el('th', {scope: 'row', class: 'num'}, String(r.rank)),
     el('td', {class: 'rank-place'}, r.process || '–', el('div', {class: 'sub mono host', title: r.endpoint || ''}, r.host || '',
       r.site && r.site !== 'default' ? el('span', {class: 'site', 'data-site': r.site}, ' · site ' + r.site) : null)),
     stateCell(r, run),
     progressCell(r),
-    el('td', {class: 'rank-activity'}, ended && r.activity ? el('span', {class: 'sub'}, 'last: ') : null, r.activity || '',
+    // "last:" only while the column says "Activity": once the run ended its heading says "Last activity"
+    el('td', {class: 'rank-activity'}, ended && !runEnded && r.activity ? el('span', {class: 'sub'}, 'last: ') : null, r.activity || '',
       origin ? el('div', {class: 'origin-tag'}, /^deadlock/.test((run.error && run.error.message) || '') ? 'first in the deadlock cycle'
         : 'cause of the failure') : null),
     el('td', {class: 'rank-location mono', title: r.location || '', 'data-location': r.location || ''}, shortLocation(r.location)),
@@ -123,13 +117,22 @@ function waitedForSummary(model, now) {
     r.startedMs ? ` · running for ${formatDuration((r.endedMs || now) - r.startedMs)}` : null, '.');
 }
 
+const FLASH_MS = 1500;
+/** The row being highlighted: a live redraw of the table in the meantime draws it highlighted too. */
+let flashing = {rank: null, untilMs: 0};
+
+function isFlashing(rank) {
+  return flashing.rank === rank && Date.now() < flashing.untilMs;
+}
+
 /** Scrolls to a rank's row and highlights it for a moment (links from the failure panel). */
 export function focusRankRow(rank) {
   const row = document.getElementById('rank-row-' + rank);
   if (!row) return;
   row.scrollIntoView({block: 'center'});
   row.classList.add('flash');
-  setTimeout(() => row.classList.remove('flash'), 1500);
+  flashing = {rank, untilMs: Date.now() + FLASH_MS};
+  setTimeout(() => { const now = document.getElementById('rank-row-' + rank); if (now) now.classList.remove('flash'); }, FLASH_MS);
 }
 
 export class RankTableView {
@@ -139,7 +142,10 @@ export class RankTableView {
 
   update(model) {
     // the table is drawn anew on every live update: a rank's error "details" a reader opened stays open
-    const opened = [...this.element.querySelectorAll('.rank-error details[open]')].map(d => d.closest('tr').dataset.rank);
+    redrawKeepingOpen(this.element, () => this.draw(model));
+  }
+
+  draw(model) {
     const now = Date.now();
     const run = model.run || {};
     const blocked = model.ranks.filter(r => r.blocked && !ENDED.has(r.state)).length;
@@ -155,10 +161,6 @@ export class RankTableView {
             el('thead', {}, el('tr', {}, [['Rank', 'col-rank'], ['Process · host', 'col-place'], ['State', 'col-state'],
               ['Progress', 'col-progress'], [ended ? 'Last activity' : 'Activity', 'col-activity'], ['Location', 'col-location'],
               ['Waiting for', 'col-wait'], ['Time', 'col-time']].map(([h, cls]) => el('th', {scope: 'col', class: cls}, h)))),
-            el('tbody', {}, model.ranks.map(r => rankRow(r, run, now)))));
-    for (const rank of opened) {
-      const details = this.element.querySelector(`#rank-row-${rank} .rank-error details`);
-      if (details) details.open = true;
-    }
+            el('tbody', {}, model.ranks.map(r => rankRow(r, run, now, ended)))));
   }
 }

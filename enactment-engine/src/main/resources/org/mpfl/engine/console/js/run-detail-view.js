@@ -3,15 +3,15 @@
 // engine's detail is re-read now and then for what only its status polls learn (counters, progress).
 
 import { api, ApiError } from './api.js';
-import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation } from './format.js';
+import { el, show, stateBadge, progressBar, humanText } from './dom.js';
+import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation, sortedParams } from './format.js';
 import { askForToken, hasEngineToken, markTokenRefused } from './engine-token.js';
 import { RunModel } from './run-model.js';
 import { RunEventStream } from './run-event-stream.js';
 import { TimelineModel } from './timeline-model.js';
 import { TimelineView } from './timeline-view.js';
 import { MessageMatrixView } from './message-matrix-view.js';
-import { RankTableView, focusRankRow, humanText } from './rank-table-view.js';
+import { RankTableView, focusRankRow } from './rank-table-view.js';
 import { RankLogsView } from './rank-logs-view.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { workflowStored } from './workflow-graph-view.js';
@@ -53,6 +53,13 @@ function section(id, title, ...content) {
     el('h2', {id: id + '-heading'}, title), ...content);
 }
 
+/** What the resume button says, asks and reports: from a checkpoint "Resume", without one "Retry". */
+function resumeWords(fromCheckpoint) {
+  return fromCheckpoint
+    ? {name: 'Resume', button: 'Resume from checkpoint', question: 'Resume this run from its newest usable checkpoint?', yes: 'Yes, resume it'}
+    : {name: 'Retry', button: 'Retry from the start', question: 'Run this again from the start?', yes: 'Yes, retry it'};
+}
+
 class RunHeader {
   constructor(onCancel, onResume) {
     this.onCancel = onCancel;
@@ -63,15 +70,16 @@ class RunHeader {
     this.cause = el('div', {id: 'run-cause'});
     this.actions = el('div', {class: 'actions', id: 'run-actions'});
     this.message = el('p', {class: 'action-message', id: 'cancel-message', role: 'status'});
-    this.confirming = false;
+    this.confirming = null; // the action asked about: 'cancel' or 'resume'
     this.element = el('div', {class: 'run-header'},
       el('div', {class: 'title-row'}, this.title, this.actions), this.facts, this.progress, this.cause, this.message);
   }
 
   update(model) {
     const run = model.run || {};
-    // an action's message (resuming, cancel sent) is done with once the run ended after it
-    if (this.saidAtMs && run.endedMs && run.endedMs > this.saidAtMs) this.say('');
+    // an action's message is done with once the run ended after it (resumed), or at all (cancel sent: the
+    // answer may come after the engine ended the run)
+    if (this.saidAtMs && model.isFinal && (this.saidUntilFinal || (run.endedMs && run.endedMs > this.saidAtMs))) this.say('');
     show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'),
       run.queue ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
     // wall time from creation (what the user waited), active time the sum of the attempts' own times
@@ -91,8 +99,8 @@ class RunHeader {
       fact('Ranks', String(run.size ?? model.ranks.length)),
       fact('Attempts', log.length ? el('a', {href: '#attempts-section', onclick: e => { e.preventDefault();
         document.getElementById('attempts-section').scrollIntoView(); }}, attemptsLabel(run)) : '–', 'run-attempts'),
-      fact('Parameters', run.params && Object.keys(run.params).length
-        ? el('code', {}, Object.entries(run.params).map(([k, v]) => `${k}=${formatValue(v, 40)}`).join(' ')) : '–'));
+      fact('Parameters', sortedParams(run.params).length
+        ? sortedParams(run.params).map(([k, v]) => el('code', {class: 'param'}, `${k}=${formatValue(v, 40)}`)) : '–', 'run-params'));
     const reporters = model.progressReporters();
     const fraction = model.progress();
     show(this.progress, progressBar(fraction, 'progress of the run'),
@@ -127,33 +135,20 @@ class RunHeader {
   }
 
   renderActions(model) {
-    if (model.run && ['FAILED', 'CANCELLED'].includes(model.run.state)) {
-      this.confirming = false;
-      if (!this.actions.querySelector('#resume-run')) {
-        // the engine resumes from the newest usable checkpoint, or from the start when there is none
-        const fromCheckpoint = (model.run.checkpointsTaken || 0) > 0;
-        show(this.actions, el('button', {type: 'button', id: 'resume-run', 'data-from-checkpoint': String(fromCheckpoint),
-          title: fromCheckpoint ? 'A new attempt from the newest usable checkpoint' : 'A new attempt from the start (no checkpoint)',
-          onclick: () => {
-            if (!hasEngineToken()) {
-              this.say('Resuming needs the engine token: enter it in the top bar, then press the button again.');
-              askForToken();
-              return;
-            }
-            this.onResume();
-          }}, fromCheckpoint ? 'Resume from checkpoint' : 'Retry from the start'));
-      }
+    const resumable = model.run && ['FAILED', 'CANCELLED'].includes(model.run.state);
+    // a question about the other action is moot once the run ended or lives again
+    if (this.confirming && this.confirming !== (resumable ? 'resume' : 'cancel')) this.confirming = null;
+    if (resumable) {
+      this.renderResume(model);
       return;
     }
     if (model.isFinal || !model.run) {
       show(this.actions);
-      this.confirming = false;
+      this.confirming = null;
       return;
     }
-    if (this.confirming) {
-      show(this.actions, el('span', {class: 'confirm-text'}, 'Cancel this run?'),
-        el('button', {type: 'button', class: 'danger', id: 'cancel-confirm', onclick: () => { this.confirming = false; this.onCancel(); }}, 'Yes, cancel it'),
-        el('button', {type: 'button', id: 'cancel-keep', onclick: () => { this.confirming = false; this.renderActions(model); }}, 'Keep running'));
+    if (this.confirming === 'cancel') {
+      this.renderConfirm('Cancel this run?', 'cancel', 'Yes, cancel it', 'Keep running', () => this.onCancel(), model);
     } else if (!this.actions.querySelector('#cancel-run')) {
       show(this.actions, el('button', {type: 'button', class: 'danger', id: 'cancel-run', onclick: () => {
         if (!hasEngineToken()) {
@@ -161,15 +156,54 @@ class RunHeader {
           askForToken();
           return;
         }
-        this.confirming = true;
+        this.confirming = 'cancel';
         this.renderActions(model);
       }}, 'Cancel run…'));
     }
   }
 
-  say(text) {
+  /** Resume (from the newest usable checkpoint) or retry (from the start, none taken), confirmed as cancel is. */
+  renderResume(model) {
+    const fromCheckpoint = (model.run.checkpointsTaken || 0) > 0;
+    const words = resumeWords(fromCheckpoint);
+    if (this.confirming === 'resume') {
+      this.renderConfirm(words.question, 'resume', words.yes, 'Not now', () => this.onResume(words.name), model);
+      return;
+    }
+    if (this.actions.querySelector('#resume-run')) return;
+    show(this.actions, el('button', {type: 'button', id: 'resume-run', 'data-from-checkpoint': String(fromCheckpoint),
+      title: fromCheckpoint ? 'A new attempt from the newest usable checkpoint' : 'A new attempt from the start (no checkpoint)',
+      onclick: () => {
+        if (!hasEngineToken()) {
+          this.say(`${words.name === 'Retry' ? 'Retrying' : 'Resuming'} needs the engine token: enter it in the top bar, then press the button again.`);
+          askForToken();
+          return;
+        }
+        this.confirming = 'resume';
+        this.renderActions(model);
+      }}, words.button));
+  }
+
+  /** The inline confirmation of an action: its question, a button that does it and one that does not. */
+  renderConfirm(question, action, yes, no, act, model) {
+    show(this.actions, el('span', {class: 'confirm-text'}, question),
+      el('button', {type: 'button', class: action === 'cancel' ? 'danger' : null, id: action + '-confirm',
+        onclick: () => { this.answered(model); act(); }}, yes),
+      el('button', {type: 'button', id: action + '-keep', onclick: () => this.answered(model)}, no));
+  }
+
+  /** The confirmation answered: the action's own button again (a refused action can be tried again). */
+  answered(model) {
+    this.confirming = null;
+    show(this.actions);
+    this.renderActions(model);
+  }
+
+  /** A message under the buttons; untilFinal: it is about a run still going (a cancel on its way), gone once it ended. */
+  say(text, untilFinal = false) {
     this.message.textContent = text;
     this.saidAtMs = text ? Date.now() : 0;
+    this.saidUntilFinal = untilFinal;
   }
 }
 
@@ -191,8 +225,35 @@ function traceLinks(runId) {
   return links;
 }
 
-/** Shows run runId in container; returns a function that closes its stream and timers. */
+/**
+ * Shows run runId in container; returns a function that closes its stream and timers. An id the engine
+ * does not know gets one line saying so, not a page of empty sections waiting for a run that never comes.
+ */
 export function mountRunDetailView(container, runId) {
+  let disposeRun = () => {};
+  let disposed = false;
+  show(container, el('p', {class: 'breadcrumb'}, el('a', {href: '#/runs'}, '← Runs')), el('p', {class: 'status-line', role: 'status'}, 'Loading…'));
+  api.run(runId).then(detail => {
+    if (!disposed) disposeRun = mountKnownRun(container, runId, detail);
+  }, e => {
+    if (disposed) return;
+    if (e instanceof ApiError && e.status === 404) showUnknownRun(container, runId);
+    else disposeRun = mountKnownRun(container, runId, null); // the engine unreachable for now: the page says so and retries
+  });
+  return () => {
+    disposed = true;
+    disposeRun();
+  };
+}
+
+function showUnknownRun(container, runId) {
+  document.title = 'No such run · MPFL console';
+  show(container, el('div', {class: 'notice', id: 'run-unknown'}, el('h1', {}, `No run '${runId}'`),
+    el('p', {}, 'The engine knows no run with this id. ', el('a', {href: '#/runs'}, 'All runs'), '.')));
+}
+
+/** The page of a run the engine knows (detail: what it said of it, or null when it could not be asked). */
+function mountKnownRun(container, runId, detail) {
   const model = new RunModel(runId);
   const timeline = new TimelineModel();
   const ranksView = new RankTableView();
@@ -239,6 +300,7 @@ export function mountRunDetailView(container, runId) {
     timer = setTimeout(() => { timer = 0; frame = requestAnimationFrame(render); }, wait);
   };
   model.onChange(scheduleRender);
+  if (detail) model.replace(detail); // drawn at once; the stream's snapshot follows
 
   async function reconcile() {
     try {
@@ -293,16 +355,17 @@ export function mountRunDetailView(container, runId) {
     }
   }
 
-  function resume() {
-    return withToken('Resume', 'Resuming…', () => api.resumeRun(runId), answer => {
-      header.say(`Resumed: a new attempt is ${String(answer.state).toLowerCase()}.`);
+  /** name: what the button said ("Resume", "Retry"), so that its result or refusal is said in the same words. */
+  function resume(name) {
+    return withToken(name, name === 'Retry' ? 'Retrying…' : 'Resuming…', () => api.resumeRun(runId), answer => {
+      header.say(`${name === 'Retry' ? 'Retried' : 'Resumed'}: a new attempt is ${String(answer.state).toLowerCase()}.`);
       onReopened();
     });
   }
 
   function cancel() {
     return withToken('Cancel', 'Cancelling…', () => api.cancelRun(runId), answer => {
-      header.say(answer.cancelled ? 'Cancel sent: the ranks are being aborted.' : `The run had already ended (${answer.state}).`);
+      header.say(answer.cancelled ? 'Cancel sent: the ranks are being aborted.' : `The run had already ended (${answer.state}).`, answer.cancelled);
       if (answer.state) model.applyRunSummary({state: answer.state});
     });
   }

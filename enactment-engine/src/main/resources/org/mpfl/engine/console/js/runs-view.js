@@ -4,7 +4,7 @@
 
 import { api } from './api.js';
 import { el, show, stateBadge, progressBar } from './dom.js';
-import { formatDuration, formatTime, formatValue, plural } from './format.js';
+import { errorLine, formatDuration, formatTime, formatValue, plural, sortedParams } from './format.js';
 import { poll } from './polling.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { attemptsLabel } from './attempts-view.js';
@@ -85,7 +85,7 @@ function runDuration(run) {
 }
 
 function paramsText(params) {
-  const entries = Object.entries(params || {});
+  const entries = sortedParams(params);
   return entries.length ? entries.map(([k, v]) => `${k}=${formatValue(v, 24)}`).join(' ') : '';
 }
 
@@ -103,8 +103,8 @@ function runRow(run) {
     el('td', {class: 'col-started'}, formatTime(run.createdMs)),
     el('td', {class: 'num col-duration', 'data-duration': runDuration(run)}, formatDuration(runDuration(run))),
     el('td', {class: 'progress-cell col-progress'}, progressBar(run.progress, 'progress of ' + run.workflow)),
-    el('td', {class: 'error-cell col-cause', title: run.error && run.error.message ? run.error.message : ''},
-      run.error && run.error.message ? run.error.message : ''));
+    // one line, cut with an ellipsis; the whole error (a Java exception's frames too) in the tooltip
+    el('td', {class: 'error-cell col-cause', title: errorLine(run.error, true)}, errorLine(run.error)));
 }
 
 function refreshDurations(holder, runs) {
@@ -114,11 +114,23 @@ function refreshDurations(holder, runs) {
   }
 }
 
+/**
+ * How to start a run here: mpflc needs the engine's admin token, from the data directory the page
+ * cannot know (so it is named DATA), or from $MPFL_ENGINE_TOKEN.
+ */
+function emptyHint() {
+  return el('div', {class: 'empty', id: 'runs-empty'},
+    el('p', {}, 'No runs yet. Start one with'),
+    el('pre', {}, el('code', {}, `mpflc run FILE --engine ${location.origin} --token-file DATA/engine.token`)),
+    el('p', {}, 'DATA being the engine\'s data directory (', el('code', {}, '~/.mpfl/engine'), ' unless ', el('code', {}, 'mpflc up --data'),
+      ' named another; or the file ', el('code', {}, 'mpflc up --token-file'), ' was given), or with the token in ',
+      el('code', {}, '$MPFL_ENGINE_TOKEN'), ' instead of ', el('code', {}, '--token-file'), '.'));
+}
+
 function runsTable(runs, filtered) {
   if (runs.length === 0) {
     return filtered ? el('p', {class: 'empty', id: 'runs-empty'}, 'No run matches.')
-      : el('p', {class: 'empty', id: 'runs-empty'}, 'No runs yet. Start one with ',
-        el('code', {}, 'mpflc run FILE --engine ' + location.origin), '.');
+      : emptyHint();
   }
   return el('table', {class: 'data runs', id: 'runs-table'},
     el('caption', {class: 'visually-hidden'}, 'Runs'),

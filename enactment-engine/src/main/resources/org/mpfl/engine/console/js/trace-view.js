@@ -53,14 +53,23 @@ function describe(e) {
 export function mountTraceView(container, runId) {
   const href = 'api/runs/' + encodeURIComponent(runId) + '/trace';
   const body = el('div', {id: 'trace', class: 'trace'}, el('p', {class: 'empty'}, 'Loading the trace…'));
+  const back = el('a', {href: '#/runs/' + encodeURIComponent(runId), id: 'trace-back'}, '← Run ' + runId);
+  const title = el('h1', {id: 'trace-title'}, 'Trace of run ', el('code', {}, runId));
   show(container,
-    el('p', {class: 'breadcrumb'}, el('a', {href: '#/runs/' + encodeURIComponent(runId)}, '← Run ' + runId)),
+    el('p', {class: 'breadcrumb'}, back),
     el('section', {class: 'panel', id: 'trace-section'},
-      el('div', {class: 'title-row'}, el('h1', {}, 'Trace of run ', el('code', {}, runId)),
+      el('div', {class: 'title-row'}, title,
         el('a', {class: 'button-link', id: 'trace-download-2', href, download: runId + '.trace.json'}, 'Download JSON (Perfetto, chrome://tracing)')),
       el('p', {class: 'sub'}, 'Every rank: its sampled activity (the timeline’s lane) and its operations with peer, tag and bytes. Hover a span for details.'),
       body));
   let disposed = false;
+  // named as the run page is, by its workflow: an id alone says little
+  api.run(runId).then(run => {
+    if (disposed || !run || !run.workflow) return;
+    show(title, `Trace of ${run.workflow} · run `, el('code', {}, runId));
+    show(back, `← ${run.workflow} · run ${runId}`);
+    document.title = `Trace of ${run.workflow} · MPFL console`;
+  }).catch(() => {});
   api.trace(runId).then(trace => {
     if (!disposed) render(body, trace);
   }).catch(e => {
