@@ -48,9 +48,10 @@ public final class EngineClient {
     /**
      * The engine (admin) token for the command line: the file {@code --token-file}, else
      * {@code $MPFL_ENGINE_TOKEN}, else the token file in the data directory ({@code --data}, default
-     * {@code ~/.mpfl/engine}) — but that one only for the engine the directory records ({@link Engine#URL_FILE}):
-     * an admin token sent to another URL is a credential given to a party that could use it
-     * ({@link #withheldToken}). Never an option value: the command line is visible in {@code ps}.
+     * {@code ~/.mpfl/engine}) — the default directory's only for the engine it records ({@link Engine#URL_FILE}):
+     * pointed at another URL, a command would hand that engine's admin token to a party that could use it
+     * ({@link #withheldToken}); {@code --data DIR} given with the URL pairs them on purpose (a tunnel, a forwarded
+     * port, a proxy reach an engine under another URL). Never an option value: the command line is visible in {@code ps}.
      */
     static String resolveToken(String tokenFile, String dataDir, String engineUrl) throws IOException {
         if (tokenFile != null) {
@@ -68,12 +69,13 @@ public final class EngineClient {
     }
 
     /**
-     * Why the data directory's token is not for {@code engineUrl} — the directory records another engine, or none —
-     * as the words of a refusal; {@code null} when it is that engine's (or there is no token to withhold).
+     * Why the default data directory's token is not for {@code engineUrl} — it records another engine, or none — as the
+     * words of a refusal; {@code null} when it is that engine's, when {@code --data} named the directory (the user
+     * paired the two), or when there is no token to withhold.
      */
     static String withheldToken(String engineUrl, String dataDir) throws IOException {
         Path directory = dataDir(dataDir);
-        if (engineUrl == null || !Files.isRegularFile(directory.resolve(Engine.TOKEN_FILE))) {
+        if (dataDir != null || engineUrl == null || !Files.isRegularFile(directory.resolve(Engine.TOKEN_FILE))) {
             return null;
         }
         Path urlFile = directory.resolve(Engine.URL_FILE);

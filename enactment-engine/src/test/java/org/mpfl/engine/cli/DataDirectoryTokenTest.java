@@ -15,21 +15,38 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.ir.cli.Commands;
 
 /**
- * The admin token that {@code mpflc up} leaves in its data directory goes only to the engine that directory
- * records: a command pointed at another URL ({@code --engine http://elsewhere}, a typo, a hostile name) must not
- * hand the token over. The attack: a server standing in for "another engine" records every header it is sent.
+ * The admin token that {@code mpflc up} leaves in its default data directory ({@code ~/.mpfl/engine}) goes only to
+ * the engine that directory records: a command pointed at another URL ({@code --engine http://elsewhere}, a typo, a
+ * hostile name) must not hand the token over. The attack: a server standing in for "another engine" records every
+ * header it is sent. {@code --data DIR} given with the URL pairs them on purpose (a tunnel or forwarded port reaches
+ * an engine under another URL) and is honoured.
  */
 class DataDirectoryTokenTest {
     static final String TOKEN = "the-admin-token-of-the-engine-at-8080";
 
     @TempDir
+    Path home;
     Path data;
+    private String realHome;
+
+    @BeforeEach
+    void defaultDataDirectoryHere() throws Exception {
+        realHome = System.setProperty("user.home", home.toString());
+        data = Files.createDirectories(home.resolve(".mpfl").resolve("engine"));
+    }
+
+    @AfterEach
+    void restoreHome() {
+        System.setProperty("user.home", realHome);
+    }
 
     @Test
     void anotherUrlNeverReceivesTheDataDirectorysToken() throws Exception {
@@ -50,7 +67,7 @@ class DataDirectoryTokenTest {
                     List.of("cancel", "r1"))) {
                 ByteArrayOutputStream err = new ByteArrayOutputStream();
                 List<String> args = new java.util.ArrayList<>(command);
-                args.addAll(List.of("--engine", url, "--data", data.toString()));
+                args.addAll(List.of("--engine", url));
                 int exit = Commands.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                         new PrintStream(err, true, StandardCharsets.UTF_8));
                 String said = err.toString(StandardCharsets.UTF_8);
@@ -68,18 +85,20 @@ class DataDirectoryTokenTest {
     void theRecordedEngineGetsItUnderAnyOfItsLoopbackNames() throws Exception {
         record(data, "http://127.0.0.1:8080");
         for (String same : List.of("http://127.0.0.1:8080", "http://localhost:8080/", "HTTP://127.0.0.1:8080", "http://[::1]:8080")) {
-            assertEquals(TOKEN, EngineClient.resolveToken(null, data.toString(), same), same);
+            assertEquals(TOKEN, EngineClient.resolveToken(null, null, same), same);
         }
         for (String other : List.of("https://127.0.0.1:8080", "http://127.0.0.1:8081", "http://10.0.0.1:8080", "http://evil:8080")) {
-            assertNull(EngineClient.resolveToken(null, data.toString(), other), other);
+            assertNull(EngineClient.resolveToken(null, null, other), other);
+            // named with --data, the directory is paired with the URL on purpose (a tunnel, a forwarded port)
+            assertEquals(TOKEN, EngineClient.resolveToken(null, data.toString(), other), other);
         }
     }
 
     @Test
     void aDirectoryThatRecordsNoEngineGivesItsTokenToNone() throws Exception {
         Files.writeString(data.resolve(Engine.TOKEN_FILE), TOKEN + "\n");
-        assertNull(EngineClient.resolveToken(null, data.toString(), "http://127.0.0.1:8080"));
-        assertTrue(EngineClient.withheldToken("http://127.0.0.1:8080", data.toString()).contains("an engine whose URL it does not record"));
+        assertNull(EngineClient.resolveToken(null, null, "http://127.0.0.1:8080"));
+        assertTrue(EngineClient.withheldToken("http://127.0.0.1:8080", null).contains("an engine whose URL it does not record"));
     }
 
     private static void record(Path data, String url) throws Exception {
