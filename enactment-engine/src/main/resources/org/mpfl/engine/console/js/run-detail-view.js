@@ -184,8 +184,12 @@ class RunHeader {
       }}, words.button));
   }
 
-  /** The inline confirmation of an action: its question, a button that does it and one that does not. */
+  /**
+   * The inline confirmation of an action: its question, a button that does it and one that does not. Drawn once:
+   * a live redraw (every poll) must not replace the buttons under the reader's pointer, or a click lands on none.
+   */
   renderConfirm(question, action, yes, no, act, model) {
+    if (this.actions.querySelector('#' + action + '-confirm')) return;
     show(this.actions, el('span', {class: 'confirm-text'}, question),
       el('button', {type: 'button', class: action === 'cancel' ? 'danger' : null, id: action + '-confirm',
         onclick: () => { this.answered(model); act(); }}, yes),
