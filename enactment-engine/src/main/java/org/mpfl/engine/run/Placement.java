@@ -156,7 +156,8 @@ public final class Placement {
                                             BiFunction<HostInfo, String, String> nameOnHost, Load load)
             throws PlacementException {
         if (hosts.isEmpty()) {
-            throw new PlacementException("no service hosts are registered (start some with 'mpflc host --engine URL' or give a host file)");
+            throw new PlacementException("no service hosts are registered (enrol one: mpflc host-token --engine URL -o F, then mpflc"
+                    + " host --credential-file F; or start local ones with mpflc up --hosts N)");
         }
         Map<String, Integer> used = new HashMap<>(load.busy());
         List<String> shortOf = new ArrayList<>();

@@ -53,8 +53,11 @@ class PlacementTest {
         Placement.PlacementException e = assertThrows(Placement.PlacementException.class, () -> Placement.place(
                 List.of(new ProcessSlice("x", "X", 1)), List.of(host("a", 1, "Y")), (h, s) -> h.offers(s)));
         assertEquals(true, e.getMessage().contains("no registered host offers service 'X'"));
-        assertThrows(Placement.PlacementException.class, () -> Placement.place(
+        Placement.PlacementException none = assertThrows(Placement.PlacementException.class, () -> Placement.place(
                 List.of(new ProcessSlice("x", "X", 1)), List.of(), (h, s) -> true));
+        // how to get a host since the registry is closed: a credential first (mpflc host --engine alone is refused)
+        assertEquals("no service hosts are registered (enrol one: mpflc host-token --engine URL -o F, then mpflc host"
+                + " --credential-file F; or start local ones with mpflc up --hosts N)", none.getMessage());
     }
 
     @Test
