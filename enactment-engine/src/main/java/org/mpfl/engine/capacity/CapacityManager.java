@@ -82,6 +82,8 @@ public final class CapacityManager implements AutoCloseable {
     private volatile String startFailure;
     private long nextSubmitMs;
     private volatile String lastError;
+    /** How long a job whose host has not joined is kept while no run waits (at most the idle release). */
+    static final long UNWANTED_PENDING_GRACE_MS = 10_000;
     /** The poll's last failure, said once until it changes or ends. */
     private String lastPollError;
     /** The last submission's failure, said once until it changes. */
@@ -245,12 +247,17 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             long since = j.idleSinceMs == 0 ? j.submittedMs : j.idleSinceMs;
-            if (now - since >= settings.idleRelease().toMillis()) {
+            // a job whose host has not joined yet holds nothing: once no run waits for it, it is withdrawn soon, or it
+            // would start a host for nobody hours later when the partition frees up (the grace covers a restarted
+            // engine, whose queue is restored a moment after it adopts its jobs)
+            long limit = j.host == null ? Math.min(settings.idleRelease().toMillis(), UNWANTED_PENDING_GRACE_MS)
+                    : settings.idleRelease().toMillis();
+            if (now - since >= limit) {
                 try {
                     provider.cancel(j.jobId);
                     j.releasing = true;
-                    LOG.info("{} {}: host {} idle for {} s, released", provider.jobKind(), j.jobId, j.hostId,
-                            settings.idleRelease().toSeconds());
+                    LOG.info(j.host == null ? "{} {}: no run waits for host {} any more, withdrawn" : "{} {}: host {} idle for {} s,"
+                            + " released", provider.jobKind(), j.jobId, j.hostId, settings.idleRelease().toSeconds());
                 } catch (CapacityException e) {
                     lastError = e.getMessage();
                     LOG.warn("cannot release {} {}: {}", provider.jobKind(), j.jobId, e.getMessage());

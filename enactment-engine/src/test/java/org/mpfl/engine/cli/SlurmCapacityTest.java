@@ -202,6 +202,35 @@ class SlurmCapacityTest {
         awaitTrue(() -> squeue().isEmpty(), "the adopted job was released when idle");
     }
 
+    /**
+     * The only run that wanted a job is cancelled while the job is still pending: the job is withdrawn within seconds,
+     * not after the 300 s idle release (nor left to start a host for nobody once the node frees up).
+     */
+    @Test
+    void aPendingJobNoRunWaitsForIsWithdrawn() throws Exception {
+        Path data = dir.resolve("unwanted");
+        String blocker = sbatchBlocker();
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "300");
+        try {
+            awaitRunning(blocker);
+            Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+            String runId = awaitRunId(engine);
+            awaitReason(engine, runId, "PENDING (Resources)");
+            assertEquals(2, squeue().size(), "the blocker and the engine's pending job: " + squeue());
+            assertEquals(200, Http.send("POST", engine.url + "/api/runs/" + runId + "/cancel",
+                    "Bearer " + Files.readString(data.resolve("engine.token")).strip(), null).status());
+            // the grace is 10 s and the engine looks every second: 60 s is a loaded machine's margin, far below 300 s
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (squeue().size() > 1 && System.nanoTime() < end) {
+                Thread.sleep(250);
+            }
+            assertEquals(List.of(blocker), squeue().stream().map(l -> l.split("\\|")[0]).toList(), "only the blocker is left");
+            run.destroyForcibly();
+        } finally {
+            SlurmCluster.run(List.of("scancel", blocker), slurm.environment());
+        }
+    }
+
     /** A job cancelled from outside mid-run: the run fails naming the job and the node. */
     @Test
     void aJobCancelledFromOutsideFailsItsRunNamingJobAndNode() throws Exception {
