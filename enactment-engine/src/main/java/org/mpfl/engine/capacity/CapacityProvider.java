@@ -26,6 +26,13 @@ public interface CapacityProvider {
     void check() throws CapacityException;
 
     /**
+     * Whether a node of the scheduler can hold a job of {@code cpus} CPUs at all (checked at start, as {@link #check}):
+     * otherwise every job would wait for ever ({@code PENDING (PartitionConfig)}). A provider that cannot tell accepts.
+     */
+    default void checkJobSize(int cpus) throws CapacityException {
+    }
+
+    /**
      * Submits a job that starts one service host; returns the scheduler's id for it. The credential
      * reaches the host in the job's environment, never in the job's script, its name or a command line.
      */

@@ -96,6 +96,7 @@ final class ProviderOptions {
             provider = new SlurmCommandLine(slurm);
         }
         provider.check();
+        provider.checkJobSize(cpus);
         return config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(1)));
     }
 

@@ -282,6 +282,21 @@ class SlurmCapacityTest {
         awaitTrue(() -> squeue().isEmpty(), "the idle job was released through slurmrestd");
     }
 
+    /** More CPUs per job than the partition's nodes have: mpflc up refuses before it serves, instead of jobs pending for ever. */
+    @Test
+    void jobsLargerThanAnyNodeAreRefusedAtStart() throws Exception {
+        Path data = dir.resolve("too-big");
+        Files.createDirectories(data);
+        Path log = data.resolve("up.log");
+        Process up = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
+                "--provider", "slurm", "--partition", "debug", "--cpus-per-node", "4096", "--node-mpflc", mpflc.toString()), log);
+        assertTrue(up.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(log));
+        String said = Files.readString(log);
+        assertTrue(up.exitValue() != 0 && said.contains("no node of partition 'debug' has 4096 CPUs (sinfo: ")
+                && said.contains("give --cpus-per-node "), said);
+        assertFalse(said.contains("MPFL engine and console"), "it did not serve: " + said);
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /**

@@ -45,6 +45,29 @@ public final class SlurmCommandLine extends SlurmScheduler {
         }
     }
 
+    /** Refuses a job size no node of the partition has ({@code sinfo %c}: CPUs per node, "2+" when they differ). */
+    @Override
+    public void checkJobSize(int cpus) throws CapacityException {
+        String sizes;
+        try {
+            sizes = SlurmTools.run(List.of("sinfo", "--noheader", "--partition=" + settings.partition(), "--format=%c"),
+                    settings.toolEnv(), null).strip();
+        } catch (IOException e) {
+            throw new CapacityException("Slurm's command line does not answer: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CapacityException("interrupted while asking sinfo", e);
+        }
+        if (sizes.isEmpty() || sizes.contains("+")) {
+            return; // nodes of several sizes: the largest is not said, so a job may fit
+        }
+        int largest = sizes.lines().map(String::strip).filter(s -> s.matches("\\d+")).mapToInt(Integer::parseInt).max().orElse(Integer.MAX_VALUE);
+        if (cpus > largest) {
+            throw new CapacityException("no node of partition '" + settings.partition() + "' has " + cpus + " CPUs (sinfo: "
+                    + largest + " per node): give --cpus-per-node " + largest + " or less, or another --partition");
+        }
+    }
+
     /** The job script: no secret in it (the credential is in the job's environment). */
     static String script(SlurmSettings s, HostJob job) {
         List<String> srun = new ArrayList<>(List.of("srun", "--nodes=1", "--ntasks=1", "--kill-on-bad-exit=0"));
