@@ -209,6 +209,10 @@ class ConsoleBrowserTest {
         for (int r = 0; r < n; r++) {
             assertTrue(count("#timeline rect.seg[data-rank='" + r + "']") > 0, "timeline lane of rank " + r);
         }
+        // a segment's tooltip gives its clock times with their zone, as every time shown does
+        Object tip = browser.script("return document.querySelector('#timeline rect.seg title').textContent");
+        assertTrue(String.valueOf(tip).matches("(?s).*\\d\\d:\\d\\d:\\d\\d\\.\\d{3}( – \\d\\d:\\d\\d:\\d\\d\\.\\d{3})? UTC.*"),
+                String.valueOf(tip));
         assertTrue(text(".timeline-range").startsWith("whole run"), text(".timeline-range"));
         click("#timeline-zoom-in");
         browser.await("zoomed in", WAIT, d -> text(".timeline-range").startsWith("showing"));

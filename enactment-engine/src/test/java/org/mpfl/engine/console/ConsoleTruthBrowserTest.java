@@ -480,8 +480,8 @@ class ConsoleTruthBrowserTest {
         assertTrue(text("#log-counts").startsWith("showing the last 500 of 800 lines"), text("#log-counts"));
         // a log line's time carries its zone, as every time shown does; MPFL's levels are info, warn and error
         assertTrue(text("#logs .log-time").matches("\\d\\d:\\d\\d:\\d\\d\\.\\d{3} UTC.*"), text("#logs .log-time"));
-        assertEquals(List.of("", "info", "warn", "error"), browser.script(
-                "return Array.from(document.querySelectorAll('#log-level option'), o => o.value)"));
+        assertEquals(List.of("all levels", "warn and above", "error only"), browser.script(
+                "return Array.from(document.querySelectorAll('#log-level option'), o => o.textContent)"));
         String href = attribute("#log-download", "href");
         assertTrue(href.endsWith("api/runs/" + id + "/logs"), href);
         HttpResponse<String> all = get("/api/runs/" + id + "/logs");

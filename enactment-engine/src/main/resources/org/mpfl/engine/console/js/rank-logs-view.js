@@ -16,7 +16,9 @@ export class RankLogsView {
     this.search = '';
     this.picker = el('select', {id: 'log-rank', onchange: () => { this.selected = this.picker.value; this.redraw(); }});
     this.levelPicker = el('select', {id: 'log-level', onchange: () => { this.level = this.levelPicker.value; this.redraw(); }},
-      el('option', {value: ''}, 'all levels'), LEVELS.map(l => el('option', {value: l}, l + ' and above')));
+      // "info and above" would be "all levels" again: info is the lowest
+      el('option', {value: ''}, 'all levels'),
+      LEVELS.slice(1).map(l => el('option', {value: l}, l === LEVELS[LEVELS.length - 1] ? l + ' only' : l + ' and above')));
     this.searchInput = el('input', {type: 'search', id: 'log-search', placeholder: 'search the lines', 'aria-label': 'Search the log lines',
       oninput: () => { this.search = this.searchInput.value.trim().toLowerCase(); this.redraw(); }});
     this.counts = el('p', {class: 'sub', id: 'log-counts', role: 'status'});

@@ -2,7 +2,7 @@
 // zoomable with the mouse wheel, the +/− buttons or the keyboard (+, −, 0, ←, →), pannable by dragging.
 
 import { el, svg, show } from './dom.js';
-import { formatClock, formatDuration, shortLocation } from './format.js';
+import { formatClock, formatClockWithZone, formatDuration, shortLocation } from './format.js';
 import { attemptEnd } from './attempts-view.js';
 
 const LABEL_WIDTH = 70;
@@ -163,7 +163,7 @@ export class TimelineView {
       const x2 = Math.min(LABEL_WIDTH + plotWidth, x(end));
       if (x2 <= x1) return null;
       const label = `attempt ${a.attempt} · ${String(state).toLowerCase()}`;
-      const tip = `attempt ${a.attempt} (${a.cause}): ${state}, ${formatDuration(end - a.startMs)} (${formatClock(a.startMs)} – ${formatClock(end)})`;
+      const tip = `attempt ${a.attempt} (${a.cause}): ${state}, ${formatDuration(end - a.startMs)} (${formatClock(a.startMs)} – ${formatClockWithZone(end)})`;
       return svg('g', {class: 'attempt-band band-' + String(state).toLowerCase(), 'data-attempt': a.attempt, 'data-outcome': state},
         svg('rect', {class: 'band-bg', x: x1, y: AXIS_HEIGHT, width: x2 - x1, height: height - AXIS_HEIGHT}, svg('title', {}, tip)),
         svg('line', {class: 'band-edge', x1, x2: x1, y1: AXIS_HEIGHT, y2: height}),
@@ -193,7 +193,7 @@ export class TimelineView {
         const w = Math.max(1, x2 - x1);
         drawnUntil = x1 + w;
         const tip = `rank ${rank} · ${KIND_NAMES[s.kind] || s.kind} · ${s.label}${s.location ? ' at ' + shortLocation(s.location) : ''}\n`
-          + `${formatDuration(s.endMs - s.startMs)}${s.open ? ' so far' : ''} (${formatClock(s.startMs)} – ${s.open ? 'now' : formatClock(s.endMs)})`;
+          + `${formatDuration(s.endMs - s.startMs)}${s.open ? ' so far' : ''} (${s.open ? formatClockWithZone(s.startMs) + ' – now' : formatClock(s.startMs) + ' – ' + formatClockWithZone(s.endMs)})`;
         shapes.push(svg('rect', {class: 'seg seg-' + s.kind, x: x1, y: y + 2, width: w, height: LANE_HEIGHT - 4,
           'data-rank': rank, 'data-kind': s.kind}, svg('title', {}, tip)));
         const text = s.label.replace(/^waits: /, '');
