@@ -119,7 +119,14 @@ final class WorkflowInput {
             s.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().forEach(plans::add);
         }
         if (plans.size() != 1) {
-            throw new IOException(dir + ": expected one deployment plan (.json) in the directory, found " + plans.size());
+            List<String> documents = new ArrayList<>();
+            try (var s = Files.list(dir)) {
+                s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".mpfl.xml")).sorted().forEach(documents::add);
+            }
+            // a sample's directory holds its document, not a compiled plan: name what to run instead
+            throw new IOException(dir + ": expected one deployment plan (.json) in the directory (mpflc compile's output),"
+                    + " found " + plans.size() + (documents.isEmpty() ? "" : "; to run a document, name it: "
+                    + String.join(", ", documents.stream().map(n -> dir.resolve(n).toString()).toList())));
         }
         return new WorkflowInput(null, Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), params, false);
     }

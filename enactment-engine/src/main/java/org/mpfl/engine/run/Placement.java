@@ -202,6 +202,7 @@ public final class Placement {
                             + "'); " + freeBefore + " free (capacity " + slots + " on " + candidates.size() + " host"
                             + (candidates.size() == 1 ? "" : "s") + " able to run it)" + (n > slots
                             ? ", more than they have in all: it waits for more hosts to join, unless it may oversubscribe"
+                                    + " (mpflc run --oversubscribe)"
                             : ""));
                     break;
                 }

@@ -362,6 +362,16 @@ class CliTest {
         }
     }
 
+    /** A sample's directory holds its document, not a compiled plan: the error names the document to run. */
+    @Test
+    void aDirectoryWithADocumentButNoPlanNamesTheDocument() throws Exception {
+        Path sample = Files.createDirectories(dir.resolve("sample"));
+        Files.writeString(sample.resolve("ring.mpfl.xml"), "<workflow/>");
+        Result r = mpflc("run", sample.toString(), "--local");
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().contains("found 0; to run a document, name it: " + sample.resolve("ring.mpfl.xml")), r.err());
+    }
+
     @Test
     void usageErrorsExitTwo() {
         assertEquals(2, mpflc("run", "x.json").exit());

@@ -147,7 +147,7 @@ class RunQueueTest {
         String big = run(4, "x", Map.of("queueTimeoutS", 2));
         JsonNode q = awaitState(big, "QUEUED");
         assertTrue(q.at("/queue/reason").asText().contains("needs 4 ranks of 'ring' (service 'ring'); 2 free (capacity 2 on 1 host"
-                + " able to run it), more than they have in all: it waits for more hosts to join, unless it may oversubscribe"),
+                + " able to run it), more than they have in all: it waits for more hosts to join, unless it may oversubscribe (mpflc run --oversubscribe)"),
                 q.toString());
         assertTrue(q.at("/queue/deadlineMs").isNumber(), q.toString());
         JsonNode d = awaitFinal(big);
