@@ -191,7 +191,12 @@ public record HostCredential(String engineUrl, String id, String hostId, String 
                     + java.nio.file.attribute.PosixFilePermissions.toString(perms) + "): a host credential must be mode 0600"
                     + " (chmod 600 " + file + ", and revoke it if others may have read it)");
         }
-        return read(file);
+        try {
+            return read(file);
+        } catch (IOException e) {
+            // "F: permission denied", where the JDK's exception says only "F"
+            throw new IOException(FileProblem.of(file, e), e);
+        }
     }
 
     @Override

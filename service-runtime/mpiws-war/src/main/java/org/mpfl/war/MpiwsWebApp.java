@@ -45,8 +45,17 @@ public final class MpiwsWebApp implements ServletContextListener {
             String base = System.getProperty("catalina.base");
             WebAppSettings s = WebAppSettings.read(sc::getInitParameter, base == null ? null : Path.of(base), ProtocolSettings::environment);
             String hostId = s.credential() == null ? null : s.credential().hostId();
-            host = ServiceHost.startInContainer(new ServiceHost.Options(s.bind(), 0, s.servicesDir(), hostId, s.advertise(),
-                    s.binary(), TlsSettings.NONE), s.baseUrl());
+            try {
+                host = ServiceHost.startInContainer(new ServiceHost.Options(s.bind(), 0, s.servicesDir(), hostId, s.advertise(),
+                        s.binary(), TlsSettings.NONE), s.baseUrl());
+            } catch (java.io.UncheckedIOException e) {
+                if (e.getMessage() == null || !e.getMessage().contains("binary channel")) {
+                    throw e;
+                }
+                // the binary channel's socket: say which setting chose its address
+                throw new IOException(e.getMessage() + " (" + WebAppSettings.BIND + "=" + s.bind() + ": an address of this machine,"
+                        + " or " + WebAppSettings.BINARY + "=false)", e);
+            }
             host.setCredential(s.credential());
             sc.setAttribute(AXIS2_CONTEXT_ATTRIBUTE, host.axis2Context());
             sc.setAttribute(HOST_ATTRIBUTE, host);
@@ -73,6 +82,7 @@ public final class MpiwsWebApp implements ServletContextListener {
             }
             sc.log("MPFL host " + host.hostId() + " in Tomcat at " + host.baseUrl() + MpiwsNames.SERVICES_PATH
                     + " binary " + (host.binaryAddress() == null ? "none" : host.binaryAddress())
+                    + ", capacity " + s.capacity() + ", site " + s.site()
                     + (s.engineUrl() == null ? ", no engine: deploy and run from this machine only" : ", engine " + s.engineUrl()));
         } catch (IOException | RuntimeException e) {
             contextDestroyed(event);

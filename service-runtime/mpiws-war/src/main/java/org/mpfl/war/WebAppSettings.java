@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
 import org.mpfl.ir.settings.Setting;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.ir.spelling.Suggestions;
 import org.mpfl.protocol.Sites;
 
 /**
@@ -76,10 +78,30 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
                 + " (also a context parameter or a line of CATALINA_BASE/conf/mpfl-host.properties)");
     }
 
+    /** Every key of the application, in the order of the documentation. */
+    static final List<String> KEYS = List.of(BASE_URL, CAPACITY, BINARY, BIND, ADVERTISE, SITE, ENGINE, SERVICES, CREDENTIAL_FILE);
+
     /** The properties file under {@code CATALINA_BASE/conf}. */
     public static final String PROPERTIES_FILE = "mpfl-host.properties";
     /** The default credential file under {@code CATALINA_BASE/conf}. */
     public static final String DEFAULT_CREDENTIAL_FILE = "mpfl-host.credential";
+
+    /**
+     * A credential file as {@code mpflc host} reads it (mode 0600, else refused), saying what to do when Tomcat's user
+     * cannot read it: the file made as root is the common case (Debian runs Tomcat as {@code tomcat}).
+     */
+    private static HostCredential privateCredential(Path file) throws IOException {
+        try {
+            return HostCredential.readPrivate(file);
+        } catch (IOException e) {
+            if (e.getCause() instanceof java.nio.file.AccessDeniedException) {
+                String user = System.getProperty("user.name");
+                throw new IOException("cannot read the host credential " + e.getMessage() + " (it must belong to the user Tomcat"
+                        + " runs as, " + user + ": chown " + user + " " + file + "; chmod 600 " + file + ")", e);
+            }
+            throw e;
+        }
+    }
 
     /**
      * Reads the settings.
@@ -99,6 +121,12 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
                     file.load(in);
                 }
                 for (String key : file.stringPropertyNames()) {
+                    if (!KEYS.contains(key)) {
+                        // a misspelt key would be ignored and its default used without a word (mpfl.capacty=4: capacity 2)
+                        throw new IOException(p + ": " + key + " is not a setting of this file" + Suggestions.didYouMean(key, KEYS)
+                                + " (its settings: " + String.join(", ", KEYS) + "; the runtime's own settings are system"
+                                + " properties, -D… in CATALINA_BASE/bin/setenv.sh)");
+                    }
                     if (file.getProperty(key).matches("(?s).*\\s#.*")) {
                         // Java properties have no trailing comments: "x=1  # note" is the value "1  # note"
                         throw new IOException(p + ": the value of " + key + " has a '#' after it (\"" + file.getProperty(key).strip()
@@ -128,9 +156,9 @@ public record WebAppSettings(String baseUrl, HostCredential credential, String e
         Path defaultFile = catalinaBase == null ? null : catalinaBase.resolve("conf").resolve(DEFAULT_CREDENTIAL_FILE);
         try {
             if (credentialFile != null) {
-                credential = HostCredential.read(Path.of(credentialFile));
+                credential = privateCredential(Path.of(credentialFile));
             } else if (defaultFile != null && Files.isRegularFile(defaultFile)) {
-                credential = HostCredential.read(defaultFile);
+                credential = privateCredential(defaultFile);
             } else if (environment.apply(HostCredential.ENV) != null && !environment.apply(HostCredential.ENV).isBlank()) {
                 credential = HostCredential.parse(environment.apply(HostCredential.ENV), "$" + HostCredential.ENV);
             } else {

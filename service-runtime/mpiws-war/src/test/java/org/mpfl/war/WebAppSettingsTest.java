@@ -47,7 +47,13 @@ class WebAppSettingsTest {
     void theCredentialFileInCatalinaBaseNamesTheEngineAndTheHost() throws IOException {
         Files.createDirectories(base.resolve("conf"));
         HostCredential c = HostCredential.generate("http://engine:8080", "tomcat-7");
-        Files.writeString(base.resolve("conf/" + WebAppSettings.DEFAULT_CREDENTIAL_FILE), c.text());
+        Path file = Files.writeString(base.resolve("conf/" + WebAppSettings.DEFAULT_CREDENTIAL_FILE), c.text());
+        // as mpflc host does: a credential others may read is refused, naming the fix
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        IOException loose = assertThrows(IOException.class, () -> WebAppSettings.read(
+                Map.of(WebAppSettings.BASE_URL, "http://node7:8080")::get, base, WebAppSettingsTest::none));
+        assertTrue(loose.getMessage().contains("must be mode 0600 (chmod 600 " + file), loose.getMessage());
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         Files.writeString(base.resolve("conf/" + WebAppSettings.PROPERTIES_FILE),
                 "mpfl.baseUrl=http://node7:8080\nmpfl.capacity=3\nmpfl.binary=false\n");
         WebAppSettings s = WebAppSettings.read(WebAppSettingsTest::none, base, WebAppSettingsTest::none);
@@ -82,6 +88,15 @@ class WebAppSettingsTest {
         Files.writeString(base.resolve("conf/" + WebAppSettings.PROPERTIES_FILE), "mpfl.baseUrl=http://10.0.0.7:8080   # required\n");
         IOException e = assertThrows(IOException.class, () -> WebAppSettings.read(WebAppSettingsTest::none, base, WebAppSettingsTest::none));
         assertTrue(e.getMessage().contains("mpfl.baseUrl") && e.getMessage().contains("'#' after it"), e.getMessage());
+    }
+
+    /** A misspelt key would be ignored and its default taken without a word: it stops the application, naming the key meant. */
+    @Test
+    void anUnknownKeyInThePropertiesFileIsRefusedWithTheKeyMeant() throws IOException {
+        Files.createDirectories(base.resolve("conf"));
+        Files.writeString(base.resolve("conf/" + WebAppSettings.PROPERTIES_FILE), "mpfl.baseUrl=http://10.0.0.7:8080\nmpfl.capacty=4\n");
+        IOException e = assertThrows(IOException.class, () -> WebAppSettings.read(WebAppSettingsTest::none, base, WebAppSettingsTest::none));
+        assertTrue(e.getMessage().contains("mpfl.capacty is not a setting of this file (did you mean 'mpfl.capacity'?)"), e.getMessage());
     }
 
     @Test
