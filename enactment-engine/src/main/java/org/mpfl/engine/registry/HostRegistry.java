@@ -25,12 +25,15 @@ import java.util.function.LongSupplier;
  * process, so announcing again does not lift it. But it does not outlive the process it punished: an
  * announcement from another {@linkplain HostAnnouncement#instance instance} of the host (the process was
  * replaced, e.g. by the next Slurm job on the node) replaces the stale entry at once, tells the
- * lost-host listeners about the old one (its ranks are gone with it) and ends its quarantine.
+ * lost-host listeners about the old one (its ranks are gone with it) and ends its quarantine; so does one
+ * that comes after the punished process left (a Tomcat stopped to fix its settings and started again).
  */
 public final class HostRegistry {
     private final Map<String, HostInfo> hosts = new ConcurrentHashMap<>();
     private final Relays relays = new Relays();
     private final Map<String, Quarantine> quarantines = new ConcurrentHashMap<>();
+    /** The process (instance) each quarantine punished, so that another process ends it even after the host left. */
+    private final Map<String, String> quarantinedInstances = new ConcurrentHashMap<>();
     private final List<Consumer<HostInfo>> lostListeners = new CopyOnWriteArrayList<>();
     private final Map<String, String> origins = new ConcurrentHashMap<>();
     private final Duration heartbeatTimeout;
@@ -78,8 +81,12 @@ public final class HostRegistry {
         if (old != null && old.instance() != null && info.instance() != null && !old.instance().equals(info.instance())) {
             // a new process under a known host id: the old one is gone (killed without saying goodbye),
             // and with it what it was quarantined for
-            quarantines.remove(id);
+            endQuarantine(id);
             lostListeners.forEach(l -> l.accept(old));
+        } else if (old == null && info.instance() != null && quarantinedInstances.containsKey(id)
+                && !info.instance().equals(quarantinedInstances.get(id))) {
+            // the punished process left (a Tomcat stopped to fix its settings) and another one came: not the offender
+            endQuarantine(id);
         }
         return info;
     }
@@ -142,6 +149,7 @@ public final class HostRegistry {
         dead.forEach(h -> remove(h.hostId(), true));
         // ended quarantines of hosts that are gone need not be remembered (the map stays small)
         quarantines.entrySet().removeIf(q -> !q.getValue().active(now) && !hosts.containsKey(q.getKey()));
+        quarantinedInstances.keySet().retainAll(quarantines.keySet());
         return dead;
     }
 
@@ -155,6 +163,10 @@ public final class HostRegistry {
      */
     public Quarantine quarantine(String hostId, String reason, Duration first, Duration max) {
         long now = clock.getAsLong();
+        HostInfo punished = hosts.get(hostId);
+        if (punished != null && punished.instance() != null) {
+            quarantinedInstances.put(hostId, punished.instance());
+        }
         return quarantines.compute(hostId, (k, q) -> {
             if (q != null && q.active(now)) {
                 return q;
@@ -175,6 +187,11 @@ public final class HostRegistry {
     public void forgive(String hostId) {
         long now = clock.getAsLong();
         quarantines.computeIfPresent(hostId, (k, q) -> q.active(now) ? q : null);
+    }
+
+    private void endQuarantine(String hostId) {
+        quarantines.remove(hostId);
+        quarantinedInstances.remove(hostId);
     }
 
     /** The host's quarantine, active or ended, if it has offences on record. */

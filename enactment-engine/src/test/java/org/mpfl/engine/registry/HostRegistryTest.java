@@ -168,6 +168,20 @@ class HostRegistryTest {
         assertTrue(fresh.oversubscribe());
     }
 
+    /** The punished process left (a Tomcat stopped to fix a wrong setting) and another came: the quarantine ends with it. */
+    @Test
+    void aNewInstanceAfterThePunishedOneLeftEndsTheQuarantine() {
+        registry.announce(new HostAnnouncement("t7", "http://10.0.0.7:8081/axis2/services", null, List.of("ring"), 2, null,
+                false, "before-the-fix"));
+        registry.quarantine("t7", "deploy refused: connection refused at http://10.0.0.7:8081", Duration.ofSeconds(60),
+                Duration.ofMinutes(15));
+        registry.remove("t7", false);
+        registry.announce(new HostAnnouncement("t7", "http://10.0.0.7:8080/axis2/services", null, List.of("ring"), 2, null,
+                false, "after-the-fix"));
+        assertFalse(registry.quarantined("t7"), "the quarantine ended with the process it punished");
+        assertTrue(registry.quarantine("t7").isEmpty());
+    }
+
     @Test
     void endedQuarantinesOfHostsThatLeftAreForgotten() {
         registry.announce(host("a", "ring"));
