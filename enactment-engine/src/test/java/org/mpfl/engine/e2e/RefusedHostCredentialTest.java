@@ -65,6 +65,44 @@ class RefusedHostCredentialTest {
         }
     }
 
+    /** A relay's credential used for a host: the engine answers 409, which asking again will not change. */
+    @Test
+    void aHostWithARelaysCredentialStopsSayingSo() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine")).invoker(new FakeRanks(r -> { })))) {
+            HostCredential relay = engine.issueHostCredential("relay1");
+            Path relayFile = dir.resolve("relay1.credential");
+            Files.writeString(relayFile, relay.text());
+            Files.setPosixFilePermissions(relayFile, PosixFilePermissions.fromString("rw-------"));
+            // a real relay (in this JVM) holds the credential as a relay's: the engine watches it while it answers
+            int port;
+            try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+                port = free.getLocalPort();
+            }
+            Thread relayThread = new Thread(() -> {
+                try {
+                    org.mpfl.ir.cli.Commands.run(List.of("relay", "--credential-file", relayFile.toString(), "--bind", "127.0.0.1",
+                            "--port", Integer.toString(port)), new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+                            new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+                } catch (RuntimeException e) {
+                    // stopped by the interrupt below
+                }
+            }, "test-relay");
+            relayThread.setDaemon(true);
+            relayThread.start();
+            try {
+                Await.until(Duration.ofSeconds(60), "the relay registered", () -> engine.registry().relays().isRelay("relay1"));
+                Process host = startHost(relay);
+                String said = awaitExit(host);
+                assertEquals(1, host.exitValue(), said);
+                assertTrue(said.contains("refused the announcement: HTTP 409") && said.contains("'relay1' is registered as a relay"),
+                        said);
+            } finally {
+                relayThread.interrupt();
+                relayThread.join(10_000);
+            }
+        }
+    }
+
     private Process startHost(HostCredential credential) throws Exception {
         Path file = dir.resolve(credential.hostId() + ".credential");
         Files.writeString(file, credential.text());

@@ -125,9 +125,9 @@ public final class EngineAnnouncer implements AutoCloseable {
     }
 
     /**
-     * Tells {@code listener} (once, with what to say) when the engine answers 401, which waiting does not mend: the
-     * credential is unknown, revoked or has a wrong secret. The announcer stops beating then; without a listener it
-     * keeps trying, warning once.
+     * Tells {@code listener} (once, with what to say) when the engine answers 401 or 409, which waiting does not mend:
+     * the credential is unknown, revoked or has a wrong secret, or it is a relay's. The announcer stops beating then;
+     * without a listener it keeps trying, warning once.
      */
     public void onCredentialRefused(Consumer<String> listener) {
         this.credentialRefused = listener;
@@ -271,12 +271,15 @@ public final class EngineAnnouncer implements AutoCloseable {
                 : "HTTP " + status + (body.isEmpty() ? "" : " " + body);
     }
 
-    /** A refusal: a 401 ends the beats when someone listens for it, anything else is warned about and retried. */
+    /**
+     * A refusal: a 401 (the credential refused) or a 409 (it is a relay's) ends the beats when someone listens for it,
+     * since asking again will not change the answer; anything else is warned about and retried.
+     */
     private void refused(String what, HttpResponse<String> r) {
         Consumer<String> listener = credentialRefused;
-        if (r.statusCode() == 401 && listener != null) {
+        if ((r.statusCode() == 401 || r.statusCode() == 409) && listener != null) {
             refused = true;
-            listener.accept("the engine at " + engineUrl + " refused " + what + ": " + refusal(401, r.body()));
+            listener.accept("the engine at " + engineUrl + " refused " + what + ": " + refusal(r.statusCode(), r.body()));
         } else {
             warn("engine refused " + what + ": " + refusal(r.statusCode(), r.body()));
         }

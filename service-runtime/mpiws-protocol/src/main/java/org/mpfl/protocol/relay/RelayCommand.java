@@ -104,8 +104,12 @@ public final class RelayCommand implements CliCommand {
             out.println(READY_PREFIX + credential.hostId() + " listening on " + address);
             out.flush();
             // a relay whose credential is refused can verify no host either: it stops, saying so
-            err.println("mpflc relay: " + refused.get() + "; stopping");
-            return 1;
+            try {
+                err.println("mpflc relay: " + refused.get() + "; stopping");
+                return 1;
+            } finally {
+                announcer.interrupt(); // also when this command is interrupted (a relay inside another program)
+            }
         }
     }
 
