@@ -84,6 +84,18 @@ public final class RelayCommand implements CliCommand {
         String bind = args.value("--bind");
         int port = args.intValue("--port", 7070);
         String advertise = args.value("--advertise") != null ? args.value("--advertise") : bind;
+        if (advertise == null || advertise.equals("0.0.0.0") || advertise.equals("::") || advertise.equals("[::]")) {
+            // the engine and the hosts are told this address: a wildcard reaches nobody (the engine's watch of it
+            // failed and dropped the relay without a word)
+            throw new UsageException("--bind " + (bind == null ? "0.0.0.0 (the default)" : bind) + " listens everywhere, so say"
+                    + " where hosts and the engine reach this relay: --advertise HOST (this machine's address or name on the"
+                    + " network they share)");
+        }
+        TlsSettings.plaintextWarning("this relay", bind == null ? "0.0.0.0" : bind, tls.serves(),
+                "can read the hosts' control connections to it and impersonate it to them").ifPresent(w -> {
+                    err.println("mpflc relay: " + w);
+                    err.flush();
+                });
         EngineCalls calls = new EngineCalls(engine.replaceAll("/+$", ""), credential, tls);
         try (RelayServer server = new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify,
                 RelayServer.Limits.DEFAULT, bind, port)) {
@@ -152,6 +164,11 @@ public final class RelayCommand implements CliCommand {
                 err.println("mpflc relay: " + e.getMessage());
                 return false;
             } catch (IOException e) {
+                if (tlsRefused(e)) {
+                    // an untrusted certificate, or no TLS where https was named: waiting does not mend it
+                    err.println("mpflc relay: " + e.getMessage());
+                    return false;
+                }
                 if (System.nanoTime() - deadline >= 0) {
                     err.println("mpflc relay: the engine " + calls.engine + " could not be reached within "
                             + within.toSeconds() + " s (last: " + e.getMessage() + ")");
@@ -161,6 +178,15 @@ public final class RelayCommand implements CliCommand {
                 Thread.sleep(1_000);
             }
         }
+    }
+
+    private static boolean tlsRefused(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The engine answered, and not with a success: asking again will not change its mind. */

@@ -68,6 +68,38 @@ class RelayFirstAnnouncementTest {
         }
     }
 
+    /** TLS that fails (here: https named, plain HTTP answering) is configuration, not an engine still starting: no wait. */
+    @Test
+    void aTlsFailureEndsTheWaitAtOnce() throws Exception {
+        // a plain-HTTP peer that answers at once, as a server without TLS answers a TLS client's hello
+        ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        int port = server.getLocalPort();
+        Thread answering = new Thread(() -> {
+            while (!server.isClosed()) {
+                try (java.net.Socket s = server.accept()) {
+                    s.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                } catch (java.io.IOException e) {
+                    return;
+                }
+            }
+        }, "plain-http");
+        answering.setDaemon(true);
+        answering.start();
+        try {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            long t0 = System.nanoTime();
+            boolean announced = RelayCommand.announceFirst(calls("https://127.0.0.1:" + port), "relay.example:7070",
+                    Duration.ofSeconds(60), new PrintStream(err, true, StandardCharsets.UTF_8));
+            assertFalse(announced);
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(30), "it did not wait out the 60 s");
+            String said = err.toString(StandardCharsets.UTF_8);
+            assertFalse(said.contains("trying again"), said);
+            assertTrue(said.contains("cannot reach the engine at https://127.0.0.1:" + port), said);
+        } finally {
+            server.close();
+        }
+    }
+
     @Test
     void anEngineThatNeverComesEndsTheWaitNamingIt() throws Exception {
         String engine = "http://127.0.0.1:" + freePort();
