@@ -25,6 +25,8 @@ public final class HostsCommand implements CliCommand {
             .with(EngineOptions::client)
             .flag("--json", "print the hosts as the engine's JSON array");
     private static final DateTimeFormatter UNTIL = DateTimeFormatter.ofPattern("HH:mm:ss");
+    /** The longest quarantine reason shown in the table (the full one is --json's). */
+    private static final int REASON_WIDTH = 60;
 
     @Override
     public String name() {
@@ -73,7 +75,9 @@ public final class HostsCommand implements CliCommand {
             return "ok";
         }
         String until = UNTIL.format(Instant.ofEpochMilli(q.path("untilMs").asLong()).atZone(ZoneId.systemDefault()));
-        return "quarantined until " + until + ": " + q.path("reason").asText().lines().findFirst().orElse("");
+        String reason = q.path("reason").asText().lines().findFirst().orElse("");
+        // a column, not the whole story: the reason in full is in --json (GET /api/registry/hosts)
+        return "quarantined until " + until + ": " + (reason.length() > REASON_WIDTH ? reason.substring(0, REASON_WIDTH - 1) + "…" : reason);
     }
 
     private static String ago(long ms) {
