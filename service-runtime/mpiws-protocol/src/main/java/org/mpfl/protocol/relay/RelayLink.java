@@ -103,7 +103,7 @@ public final class RelayLink implements Closeable {
                 session();
                 lastError = null;
             } catch (IOException | RuntimeException e) {
-                String m = "relay " + relay + ": " + e.getMessage();
+                String m = failure(relay, e);
                 if (!m.equals(lastError) && !closed) {
                     log.accept(m);
                 }
@@ -344,5 +344,20 @@ public final class RelayLink implements Closeable {
     public void close() {
         closed = true;
         Splice.close(control);
+    }
+
+    /** What went wrong with the relay link, and for a TLS failure what to do: the JDK's words name only the failure. */
+    static String failure(Object relay, Throwable e) {
+        String said = "relay " + relay + ": " + e.getMessage();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof javax.net.ssl.SSLHandshakeException && String.valueOf(t.getMessage()).contains("PKIX")) {
+                return said + " (this host does not trust the relay's certificate: give the CA that signed it with --tls-ca)";
+            }
+            if (t instanceof javax.net.ssl.SSLException) {
+                return said + " (TLS with the relay failed: a host with TLS needs a relay with TLS, mpflc relay --tls-cert F"
+                        + " --tls-key F)";
+            }
+        }
+        return said;
     }
 }
