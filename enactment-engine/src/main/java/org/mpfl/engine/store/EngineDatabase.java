@@ -130,7 +130,13 @@ public final class EngineDatabase implements AutoCloseable {
      * @throws StoreException when the schema cannot be migrated (with Flyway's reason)
      */
     public static EngineDatabase open(String jdbcUrl, String user, String password) throws SQLException {
-        Connection connection = DriverManager.getConnection(jdbcUrl, user, password);
+        Connection connection;
+        try {
+            connection = DriverManager.getConnection(jdbcUrl, user, password);
+        } catch (SQLException e) {
+            String hint = connectionHint(e, jdbcUrl, user, password);
+            throw hint.isEmpty() ? e : new SQLException(e.getMessage() + hint, e.getSQLState(), e.getErrorCode(), e);
+        }
         try {
             // the database's connection stays open while Flyway works with its own (an embedded H2 database
             // stays open in between instead of being closed and reopened)
@@ -254,8 +260,41 @@ public final class EngineDatabase implements AutoCloseable {
             }
             flyway.migrate();
         } catch (FlywayException e) {
-            throw new StoreException("cannot bring the database schema (" + product + ") to this engine's version", e);
+            throw new StoreException("cannot bring the database schema (" + product + ") to this engine's version"
+                    + migrationHint(e, user), e);
         }
+    }
+
+    /** What to do about a failed connection, where the driver's words name only the failure; "" when they say it all. */
+    static String connectionHint(SQLException e, String jdbcUrl, String user, String password) {
+        String said = String.valueOf(e.getMessage());
+        if (said.startsWith("No suitable driver")) {
+            return " (--jdbc takes a JDBC URL: jdbc:postgresql://HOST:PORT/DATABASE, or jdbc:h2:…; got '" + jdbcUrl + "')";
+        }
+        // PostgreSQL's 28P01 (wrong password) and 28000 (no such role, or refused by pg_hba.conf)
+        if ("28P01".equals(e.getSQLState()) || "28000".equals(e.getSQLState())) {
+            if ("sa".equals(user)) {
+                return " (the role is H2's default 'sa': give the database's role with --jdbc-user ROLE)";
+            }
+            if (password == null || password.isEmpty()) {
+                return " (no password was given: --jdbc-password-file F, or $MPFL_JDBC_PASSWORD)";
+            }
+        }
+        return "";
+    }
+
+    /** What to do about a schema Flyway cannot migrate, for the two cases an operator meets first. */
+    static String migrationHint(FlywayException e, String user) {
+        String said = String.valueOf(e.getMessage());
+        if (said.contains("Found non-empty schema")) { // Flyway's words: "…but no schema history table. Use baseline() or…"
+            return " (the database already holds other tables: give the engine a database of its own, e.g. createdb --owner "
+                    + user + " mpfl)";
+        }
+        if (said.contains("permission denied for schema")) {
+            return " (the role " + user + " may not create tables there: make it the database's owner, createdb --owner "
+                    + user + " …, or GRANT CREATE ON SCHEMA public TO " + user + ")";
+        }
+        return "";
     }
 
     /**
