@@ -119,6 +119,25 @@ public final class EngineClient {
     }
 
     /**
+     * A warning when a secret file of the engine's own ({@code up --token-file}, {@code --jdbc-password-file}) may be
+     * read by others: warned, not refused, since the file is the operator's and the engine runs on (a host credential,
+     * which the host alone uses, is refused instead).
+     */
+    static java.util.Optional<String> exposedSecret(Path file) {
+        try {
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = Files.getPosixFilePermissions(file);
+            if (perms.stream().anyMatch(p -> !p.name().startsWith("OWNER_"))) {
+                return java.util.Optional.of("WARNING: " + file + " may be read by others ("
+                        + java.nio.file.attribute.PosixFilePermissions.toString(perms) + "): a secret file should be mode 0600"
+                        + " (chmod 600 " + file + "; change the secret if others may have read it)");
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // unreadable: readSecretFile says so; no POSIX modes: nothing to check
+        }
+        return java.util.Optional.empty();
+    }
+
+    /**
      * A secret in a file ({@code --token-file}, {@code --jdbc-password-file}): its content, stripped;
      * files rather than options because every user of the machine sees a command line.
      */

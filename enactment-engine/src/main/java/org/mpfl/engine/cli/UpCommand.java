@@ -118,6 +118,11 @@ public final class UpCommand implements CliCommand {
         if (args.has("--host-file")) {
             config.hostFile(args.path("--host-file"));
         }
+        for (String secret : List.of("--token-file", "--jdbc-password-file")) {
+            if (args.has(secret)) {
+                EngineClient.exposedSecret(args.path(secret)).ifPresent(w -> err.println("mpflc up: " + w));
+            }
+        }
         if (args.has("--token-file")) {
             config.token(EngineClient.readSecretFile(args.path("--token-file")));
         }

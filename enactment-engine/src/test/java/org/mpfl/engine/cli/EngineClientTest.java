@@ -40,4 +40,15 @@ class EngineClientTest {
         assertEquals("GET /api/runs: HTTP 500 without a message (the engine's log says why)", refusal(500, ""));
         assertEquals("GET /api/runs: HTTP 404 without a message", refusal(404, ""));
     }
+
+    /** A secret file of the engine's own that others may read is warned about (the walk-through's 0644 password file). */
+    @Test
+    void aSecretFileOthersMayReadIsWarnedAbout(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("db.password"), "pw\n");
+        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        assertEquals("WARNING: " + file + " may be read by others (rw-r--r--): a secret file should be mode 0600 (chmod 600 " + file
+                + "; change the secret if others may have read it)", EngineClient.exposedSecret(file).orElseThrow());
+        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        assertEquals(java.util.Optional.empty(), EngineClient.exposedSecret(file));
+    }
 }
