@@ -262,6 +262,15 @@ public final class EngineAnnouncer implements AutoCloseable {
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /**
+     * For a host that cannot stop itself (in Tomcat) and keeps asking: a new credential file is read only when it
+     * starts again, which the refusal's "a new one" alone does not say.
+     */
+    static String stillAsking(int status) {
+        return status == 401 || status == 409 ? "; this host keeps asking, and reads a new credential file only when it starts"
+                + " again (in Tomcat: restart it, or reload the /axis2 application)" : "";
+    }
+
     /** What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend. */
     static String refusal(int status, String answer) {
         String body = answer == null ? "" : answer.strip();
@@ -281,7 +290,7 @@ public final class EngineAnnouncer implements AutoCloseable {
             refused = true;
             listener.accept("the engine at " + engineUrl + " refused " + what + ": " + refusal(r.statusCode(), r.body()));
         } else {
-            warn("engine refused " + what + ": " + refusal(r.statusCode(), r.body()));
+            warn("engine refused " + what + ": " + refusal(r.statusCode(), r.body()) + stillAsking(r.statusCode()));
         }
     }
 

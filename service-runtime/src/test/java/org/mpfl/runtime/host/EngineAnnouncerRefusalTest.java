@@ -22,4 +22,12 @@ class EngineAnnouncerRefusalTest {
                 EngineAnnouncer.refusal(409, "{\"error\":\"'n1' is registered as a relay\"}\n"));
         assertEquals("HTTP 503", EngineAnnouncer.refusal(503, ""));
     }
+
+    /** A host in Tomcat keeps asking after a refused credential: it says that a new file is read at its next start. */
+    @Test
+    void aHostThatKeepsAskingSaysWhenANewCredentialIsRead() {
+        assertEquals("; this host keeps asking, and reads a new credential file only when it starts again (in Tomcat: restart it,"
+                + " or reload the /axis2 application)", EngineAnnouncer.stillAsking(401));
+        assertEquals("", EngineAnnouncer.stillAsking(503));
+    }
 }
