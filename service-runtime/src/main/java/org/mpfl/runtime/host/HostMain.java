@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.mpfl.ir.cli.ArgumentSpec;
@@ -216,6 +217,13 @@ public final class HostMain {
             // its credential would go to the engine in the clear, and the engine could not call it (no CA)
             throw new UsageException("this host has TLS on and never sends to an http:// peer, but its engine is " + engine
                     + ": give the engine's https:// URL (--engine), or issue the credential from it (mpflc host-token --engine https://…)");
+        }
+        // where peers reach this host: its --advertise, else a --bind that is one address (not every address)
+        String reachedAt = advertise != null ? advertise : bind != null && !bind.equals("0.0.0.0") && !bind.equals("::") ? bind : null;
+        Optional<String> unnamed = tls.unnamedAddress(reachedAt);
+        if (unnamed.isPresent()) {
+            throw new UsageException("this host is reached at " + reachedAt + (advertise != null ? " (--advertise)" : " (--bind)")
+                    + ", but " + unnamed.get() + ": give an address its certificate names, or a certificate for this one");
         }
         TlsSettings.plaintextWarning("this service host", bind, tls.serves(), ServiceHost.PLAINTEXT_EXPOSURE)
                 .ifPresent(w -> {

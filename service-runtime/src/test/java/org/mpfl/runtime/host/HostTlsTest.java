@@ -175,6 +175,22 @@ class HostTlsTest {
                 said);
     }
 
+    /** Peers check the certificate against the address they reach the host at: an address it does not name is refused at start. */
+    @Test
+    void anAdvertisedAddressTheCertificateDoesNotNameIsRefusedAtStart() throws Exception {
+        List<String> args = new ArrayList<>(List.of("host", "--port", "0", "--advertise", "127.0.0.2"));
+        args.addAll(machine.pemArguments());
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int exit = org.mpfl.ir.cli.Commands.run(args, new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
+                java.nio.charset.StandardCharsets.UTF_8), new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        String said = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(2, exit, said);
+        assertTrue(said.contains("this host is reached at 127.0.0.2 (--advertise), but its certificate names 127.0.0.1, not"
+                + " 127.0.0.2: peers reaching it at 127.0.0.2 would refuse the TLS handshake"), said);
+        assertEquals(Optional.empty(), machine.settings().unnamedAddress("127.0.0.1"));
+        assertEquals(Optional.empty(), TlsSettings.NONE.unnamedAddress("10.0.0.9"), "no TLS: nothing to compare");
+    }
+
     @Test
     void warnsExactlyForANonLoopbackBindWithoutTls() {
         for (String loopback : List.of("127.0.0.1", "127.0.0.2", "localhost", "::1")) {

@@ -270,6 +270,49 @@ public final class TlsSettings {
         return keyStore;
     }
 
+    /**
+     * Why peers would refuse this component's certificate when they reach it at {@code address} — the certificate
+     * names other addresses (its subject alternative names) — or empty when it names it, when this component serves
+     * no TLS, or when its certificate names none to compare with.
+     */
+    public Optional<String> unnamedAddress(String address) {
+        if (!serves() || address == null || address.isBlank()) {
+            return Optional.empty();
+        }
+        List<String> names = new ArrayList<>();
+        try {
+            for (String alias : java.util.Collections.list(keyStore.aliases())) {
+                if (keyStore.isKeyEntry(alias) && keyStore.getCertificate(alias) instanceof X509Certificate leaf
+                        && leaf.getSubjectAlternativeNames() != null) {
+                    for (List<?> san : leaf.getSubjectAlternativeNames()) {
+                        names.add(String.valueOf(san.get(1))); // 2: DNS name, 7: IP address, both as text
+                    }
+                }
+            }
+        } catch (GeneralSecurityException e) {
+            return Optional.empty();
+        }
+        for (String name : names) {
+            if (name.equalsIgnoreCase(address) || sameIp(name, address)
+                    || name.startsWith("*.") && address.toLowerCase(java.util.Locale.ROOT).endsWith(name.substring(1).toLowerCase(java.util.Locale.ROOT))) {
+                return Optional.empty();
+            }
+        }
+        return names.isEmpty() ? Optional.empty() : Optional.of("its certificate names " + String.join(", ", names) + ", not "
+                + address + ": peers reaching it at " + address + " would refuse the TLS handshake");
+    }
+
+    private static boolean sameIp(String a, String b) {
+        if (!a.matches("[0-9a-fA-F:.]+") || !b.matches("[0-9a-fA-F:.]+")) {
+            return false; // a name, not an address: no lookup here
+        }
+        try {
+            return InetAddress.getByName(a).equals(InetAddress.getByName(b));
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
     /** The password of the key entries in {@link #keyStore()}. */
     public char[] keyPassword() {
         return keyPassword == null ? null : keyPassword.clone();
