@@ -40,14 +40,19 @@ public final class StatusCommand implements CliCommand {
         if (run.path("queue").isObject()) {
             out.println(RunFollower.queuePlace(run).strip());
         }
+        if (run.at("/placement/reason").isTextual()) {
+            // how the sites were chosen (packed in one, or spanning several, and why)
+            out.println("placement: " + run.at("/placement/reason").asText());
+        }
         for (JsonNode r : run.path("ranks")) {
             String where = r.hasNonNull("location") ? " at " + r.get("location").asText() : "";
             String what = r.hasNonNull("activity") ? " " + r.get("activity").asText() : "";
             String wait = r.path("blocked").asBoolean() && r.hasNonNull("waitingFor") ? "  waiting: " + r.get("waitingFor").asText() : "";
             String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run)
                     : r.hasNonNull("error") ? "  error: " + r.get("error").asText() : "";
-            out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
-                    r.path("process").asText(), r.path("host").asText(), what, where, wait, error);
+            String site = r.hasNonNull("site") && !r.get("site").asText().equals("default") ? " (site " + r.get("site").asText() + ")" : "";
+            out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
+                    r.path("process").asText(), r.path("host").asText(), site, what, where, wait, error);
         }
         return RunCommand.report(run, out, err, false, "mpflc status");
     }

@@ -163,6 +163,26 @@ class CliTest {
         }
     }
 
+    /** A run across sites: status says how the sites were chosen and each rank's site. */
+    @Test
+    void statusSaysThePlacementAndEachRanksSite() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
+            HostCalls.announce(engine, Map.of("hostId", "a1", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w"),
+                    "capacity", 1, "site", "A"));
+            HostCalls.announce(engine, Map.of("hostId", "b1", "soapUrl", "http://127.0.0.1:2/s", "services", List.of("w"),
+                    "capacity", 1, "site", "B"));
+            String id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
+                    "processes", List.of(Map.of("name", "w", "ranks", 2))))).json().get("id").asText();
+            Await.until(Duration.ofSeconds(30), "both ranks placed", () -> Http.get(engine.url() + "/api/runs/" + id).json(),
+                    d -> d.path("ranks").size() == 2);
+            Result status = mpflc("status", id, "--engine", engine.url());
+            assertTrue(status.out().contains("placement: spans sites "), status.out());
+            assertTrue(status.out().contains("host a1 (site A)") && status.out().contains("host b1 (site B)"), status.out());
+            assertEquals(0, mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString()).exit());
+        }
+    }
+
     @Test
     void runsListsTheEnginesRunsNewestFirstChosenByStateAndWorkflowAndAsJson() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
