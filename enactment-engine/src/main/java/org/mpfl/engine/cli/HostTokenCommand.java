@@ -118,9 +118,10 @@ public final class HostTokenCommand implements CliCommand {
             writeOwnerOnly(Path.of(output), text);
             err.println(relay ? "relay credential " + issued.get("id").asText() + " for relay " + issued.get("hostId").asText()
                     + " written to " + output + " (mode 0600); on the relay's machine: mpflc relay --credential-file " + output
-                    + " --bind ADDR --port P" : "host credential " + issued.get("id").asText() + " for host "
+                    + " --bind ADDR --advertise ADDR --port P (with --tls-cert F --tls-key F when hosts use TLS)"
+                    : "host credential " + issued.get("id").asText() + " for host "
                     + issued.get("hostId").asText() + " written to " + output + " (mode 0600); on the host: mpflc host"
-                    + " --credential-file " + output + " --bind ADDR");
+                    + " --credential-file " + output + " --bind ADDR (in a site behind NAT: --site NAME --relay HOST:PORT)");
         }
         return 0;
     }

@@ -312,6 +312,8 @@ class CliTest {
             assertEquals("node7", c.hostId());
             assertEquals(engine.url(), c.engineUrl());
             assertTrue(!ok.err().contains(c.secret()) && !ok.out().contains(c.secret()), "the secret is printed: " + ok.err());
+            assertTrue(ok.err().contains("on the host: mpflc host --credential-file " + file + " --bind ADDR (in a site behind NAT:"
+                    + " --site NAME --relay HOST:PORT)"), ok.err());
             Http.Answer announced = Http.send("POST", engine.url() + "/api/registry/hosts", c.authorization(),
                     Map.of("soapUrl", "http://127.0.0.1:1/s"));
             assertEquals(201, announced.status(), announced.body());
