@@ -164,13 +164,7 @@ class HostTlsTest {
         Path credential = dir.resolve("plain-engine.credential");
         Files.writeString(credential, org.mpfl.protocol.HostCredential.generate("http://127.0.0.1:9", "node-tls").text());
         Files.setPosixFilePermissions(credential, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        List<String> args = new ArrayList<>(List.of("host", "--credential-file", credential.toString(), "--port", "0"));
-        args.addAll(machine.pemArguments());
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        int exit = org.mpfl.ir.cli.Commands.run(args, new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
-                java.nio.charset.StandardCharsets.UTF_8), new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
-        String said = err.toString(java.nio.charset.StandardCharsets.UTF_8);
-        assertEquals(2, exit, said);
+        String said = refusedAtStart("--credential-file", credential.toString());
         assertTrue(said.contains("this host has TLS on and never sends to an http:// peer, but its engine is http://127.0.0.1:9"),
                 said);
     }
@@ -178,17 +172,24 @@ class HostTlsTest {
     /** Peers check the certificate against the address they reach the host at: an address it does not name is refused at start. */
     @Test
     void anAdvertisedAddressTheCertificateDoesNotNameIsRefusedAtStart() throws Exception {
-        List<String> args = new ArrayList<>(List.of("host", "--port", "0", "--advertise", "127.0.0.2"));
+        String said = refusedAtStart("--advertise", "127.0.0.2");
+        assertTrue(said.contains("this host is reached at 127.0.0.2 (--advertise), but its certificate names 127.0.0.1, not"
+                + " 127.0.0.2: peers reaching it at 127.0.0.2 would refuse the TLS handshake"), said);
+        assertEquals(Optional.empty(), machine.settings().unnamedAddress("127.0.0.1"));
+        assertEquals(Optional.empty(), TlsSettings.NONE.unnamedAddress("10.0.0.9"), "no TLS: nothing to compare");
+    }
+
+    /** {@code mpflc host} with the lab machine's TLS and {@code more}, in this JVM: it must refuse (exit 2); what it said. */
+    private static String refusedAtStart(String... more) {
+        List<String> args = new ArrayList<>(List.of("host", "--port", "0"));
+        args.addAll(List.of(more));
         args.addAll(machine.pemArguments());
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
         int exit = org.mpfl.ir.cli.Commands.run(args, new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
                 java.nio.charset.StandardCharsets.UTF_8), new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
         String said = err.toString(java.nio.charset.StandardCharsets.UTF_8);
         assertEquals(2, exit, said);
-        assertTrue(said.contains("this host is reached at 127.0.0.2 (--advertise), but its certificate names 127.0.0.1, not"
-                + " 127.0.0.2: peers reaching it at 127.0.0.2 would refuse the TLS handshake"), said);
-        assertEquals(Optional.empty(), machine.settings().unnamedAddress("127.0.0.1"));
-        assertEquals(Optional.empty(), TlsSettings.NONE.unnamedAddress("10.0.0.9"), "no TLS: nothing to compare");
+        return said;
     }
 
     @Test
