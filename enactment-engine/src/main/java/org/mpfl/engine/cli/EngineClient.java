@@ -125,12 +125,9 @@ public final class EngineClient {
      */
     static java.util.Optional<String> exposedSecret(Path file) {
         try {
-            java.util.Set<java.nio.file.attribute.PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-            if (perms.stream().anyMatch(p -> !p.name().startsWith("OWNER_"))) {
-                return java.util.Optional.of("WARNING: " + file + " may be read by others ("
-                        + java.nio.file.attribute.PosixFilePermissions.toString(perms) + "): a secret file should be mode 0600"
-                        + " (chmod 600 " + file + "; change the secret if others may have read it)");
-            }
+            return org.mpfl.protocol.FileProblem.openToOthers(file).map(mode -> "WARNING: " + file + " may be read by others ("
+                    + mode + "): a secret file should be mode 0600 (chmod 600 " + file + "; change the secret if others may have"
+                    + " read it)");
         } catch (IOException | UnsupportedOperationException e) {
             // unreadable: readSecretFile says so; no POSIX modes: nothing to check
         }

@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Why a file named on a command line could not be read, in words: the JDK's {@code NoSuchFileException} and
@@ -13,6 +18,18 @@ import java.nio.file.Path;
  */
 public final class FileProblem {
     private FileProblem() {
+    }
+
+    /**
+     * The file's mode as {@code ls} shows it ({@code rw-r--r--}) when its group or others may read or write it (a
+     * secret's file must be the owner's alone), else empty.
+     *
+     * @throws UnsupportedOperationException on a file system without POSIX modes (the caller decides what that means)
+     */
+    public static Optional<String> openToOthers(Path file) throws IOException {
+        Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
+        return mode.stream().anyMatch(p -> !p.name().startsWith("OWNER_"))
+                ? Optional.of(PosixFilePermissions.toString(mode)) : Optional.empty();
     }
 
     /** {@code "F: no such file"}, {@code "F: permission denied"}, else {@code "F: "} and the reason the JDK gives. */

@@ -180,16 +180,15 @@ public record HostCredential(String engineUrl, String id, String hostId, String 
         if (!Files.isRegularFile(file)) {
             throw new IOException(file + ": no such file");
         }
-        java.util.Set<java.nio.file.attribute.PosixFilePermission> perms;
+        java.util.Optional<String> open;
         try {
-            perms = Files.getPosixFilePermissions(file);
+            open = FileProblem.openToOthers(file);
         } catch (UnsupportedOperationException e) {
-            perms = java.util.Set.of(); // a file system without POSIX modes: nothing to check
+            open = java.util.Optional.empty(); // a file system without POSIX modes: nothing to check
         }
-        if (perms.stream().anyMatch(p -> !p.name().startsWith("OWNER_"))) {
-            throw new IOException(file + " is readable or writable by others ("
-                    + java.nio.file.attribute.PosixFilePermissions.toString(perms) + "): a host credential must be mode 0600"
-                    + " (chmod 600 " + file + ", and revoke it if others may have read it)");
+        if (open.isPresent()) {
+            throw new IOException(file + " is readable or writable by others (" + open.get() + "): a host credential must be"
+                    + " mode 0600 (chmod 600 " + file + ", and revoke it if others may have read it)");
         }
         try {
             return read(file);

@@ -10,7 +10,6 @@ import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -193,11 +192,9 @@ public final class SlurmRest extends SlurmScheduler {
     /** The JWT: the file's one value ({@code SLURM_JWT=} as scontrol token prints it is allowed); owner-only. */
     private String token() throws CapacityException {
         try {
-            for (PosixFilePermission p : Files.getPosixFilePermissions(jwtFile)) {
-                if (!p.name().startsWith("OWNER_")) {
-                    throw new CapacityException(jwtFile + " is readable or writable by others: a JWT file must be mode 0600"
-                            + " (chmod 600 " + jwtFile + ", and make a new token if others may have read it)");
-                }
+            if (org.mpfl.protocol.FileProblem.openToOthers(jwtFile).isPresent()) {
+                throw new CapacityException(jwtFile + " is readable or writable by others: a JWT file must be mode 0600"
+                        + " (chmod 600 " + jwtFile + ", and make a new token if others may have read it)");
             }
             String t = Files.readString(jwtFile, StandardCharsets.UTF_8).strip();
             t = t.startsWith("SLURM_JWT=") ? t.substring("SLURM_JWT=".length()) : t;
