@@ -52,8 +52,10 @@ final class RegistryEndpoints {
         if (!hasAdminToken(ex)) {
             requireHostSpeakingFor(ex, hostId);
         }
-        return Reply.ok(hostViews().stream().filter(h -> hostId.equals(h.get("hostId"))).findFirst()
-                .orElseThrow(() -> new ApiException(404, "host '" + hostId + "' is not registered")));
+        // polled by mpflc slurm for each node: this host's view only, not every host's
+        HostInfo h = api.registry().host(hostId)
+                .orElseThrow(() -> new ApiException(404, "host '" + hostId + "' is not registered"));
+        return Reply.ok(hostView(h, api.runs().busyRanks()));
     }
 
     Reply remove(Exchange ex) throws ApiException {
@@ -148,21 +150,26 @@ final class RegistryEndpoints {
         List<Map<String, Object>> out = new ArrayList<>();
         Map<String, Integer> busy = api.runs().busyRanks();
         for (HostInfo h : api.registry().hosts()) {
-            Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
-            m.put("ranksInUse", busy.getOrDefault(h.hostId(), 0));
-            m.put("relay", api.registry().relays().relayOf(h.hostId()).orElse(null));
-            m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
-                Map<String, Object> v = new LinkedHashMap<>();
-                v.put("active", api.registry().quarantined(h.hostId()));
-                v.put("reason", q.reason());
-                v.put("sinceMs", q.sinceMs());
-                v.put("untilMs", q.untilMs());
-                v.put("offences", q.offences());
-                return v;
-            }).orElse(null));
-            out.add(m);
+            out.add(hostView(h, busy));
         }
         return out;
+    }
+
+    /** One host as the registry routes show it: its entry, the ranks of live runs on it, its relay and quarantine. */
+    private Map<String, Object> hostView(HostInfo h, Map<String, Integer> busy) {
+        Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
+        m.put("ranksInUse", busy.getOrDefault(h.hostId(), 0));
+        m.put("relay", api.registry().relays().relayOf(h.hostId()).orElse(null));
+        m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
+            Map<String, Object> v = new LinkedHashMap<>();
+            v.put("active", api.registry().quarantined(h.hostId()));
+            v.put("reason", q.reason());
+            v.put("sinceMs", q.sinceMs());
+            v.put("untilMs", q.untilMs());
+            v.put("offences", q.offences());
+            return v;
+        }).orElse(null));
+        return m;
     }
 
     Reply announce(Exchange ex) throws Exception {
