@@ -229,12 +229,17 @@ public final class SlurmCommand implements CliCommand {
     }
 
     /** The instance of every host the engine lists now, by host id (empty when the engine cannot be asked yet). */
+    /** The process (instance) the engine lists under {@code hostId}, asked with that host's own credential. */
+    private static String instanceOf(EngineClient asHost, String hostId) throws IOException, InterruptedException {
+        return asHost.get("/api/registry/hosts/" + hostId).path("instance").asText("");
+    }
+
     /** The instance of each host the engine lists now (an earlier job's, if any), by host id. */
     private static Map<String, String> instances(Map<String, EngineClient> asHosts) throws InterruptedException {
         Map<String, String> out = new HashMap<>();
         for (Map.Entry<String, EngineClient> h : asHosts.entrySet()) {
             try {
-                out.put(h.getKey(), h.getValue().get("/api/registry/hosts/" + h.getKey()).path("instance").asText(""));
+                out.put(h.getKey(), instanceOf(h.getValue(), h.getKey()));
             } catch (IOException e) {
                 // not listed (404), or the engine out of reach: the wait reports the engine's answer if that lasts
             }
@@ -259,7 +264,7 @@ public final class SlurmCommand implements CliCommand {
                     continue;
                 }
                 try {
-                    String instance = h.getValue().get("/api/registry/hosts/" + id).path("instance").asText("");
+                    String instance = instanceOf(h.getValue(), id);
                     if (!before.containsKey(id) || !instance.isEmpty() && !instance.equals(before.get(id))) {
                         listed.add(id);
                     }
