@@ -57,23 +57,8 @@ public final class StatusCommand implements CliCommand {
         return RunCommand.report(run, out, err, false, "mpflc status");
     }
 
-    /**
-     * Why an ABORTED rank stopped, in the console's neutral words: it did nothing wrong; the run was cancelled, a
-     * deadlock was found or another rank failed. (The rank's own message is the runtime's, {@code DomainAbortedException:
-     * … aborted by request}, since an abort over the wire carries no reason.)
-     */
+    /** Why an ABORTED rank stopped, as the engine says it ({@code abortedBecause}) and the console shows it. */
     static String stopReason(JsonNode run) {
-        String state = run.path("state").asText();
-        String message = run.at("/error/message").asText("");
-        if (state.equals("CANCELLED")) {
-            return "stopped: run cancelled";
-        }
-        if (message.regionMatches(true, 0, "deadlock", 0, 8)) {
-            return "stopped: deadlock detected";
-        }
-        if (run.at("/error/rank").isInt()) {
-            return "stopped: rank " + run.at("/error/rank").asInt() + " failed";
-        }
-        return state.equals("FAILED") ? "stopped: run failed" : "stopped: run aborted";
+        return "stopped: " + run.path("abortedBecause").asText("run aborted");
     }
 }

@@ -565,6 +565,29 @@ public final class Run {
         return m;
     }
 
+    /**
+     * Why the run's ABORTED ranks stopped, in neutral words: such a rank did nothing wrong; the run was cancelled, a
+     * deadlock was found, another rank failed. (The rank's own message is the runtime's, {@code DomainAbortedException:
+     * … aborted by request}, since an abort over the wire carries no reason.) In the run's summary, so that the CLI's
+     * {@code status} and the console, live or not, say it the same way.
+     */
+    private String abortedBecause() {
+        String message = error == null || error.message() == null ? "" : error.message();
+        if (state == RunState.CANCELLED) {
+            return "run cancelled";
+        }
+        if (message.startsWith("deadlock")) {
+            return "deadlock detected";
+        }
+        if (message.startsWith("stalled")) {
+            return "run stalled";
+        }
+        if (error != null && error.rank() != null) {
+            return "rank " + error.rank() + " failed";
+        }
+        return "run failed";
+    }
+
     /** The short form: the body of a run's state events, and a live run in run lists ({@link RunView#summary}). */
     synchronized Map<String, Object> summaryJson() {
         Map<String, Object> m = summaryCore();
@@ -590,6 +613,9 @@ public final class Run {
         m.put("size", ranks.size());
         m.put("progress", progress());
         m.put("error", error);
+        if (state == RunState.FAILED || state == RunState.CANCELLED) {
+            m.put("abortedBecause", abortedBecause());
+        }
         if (queue != null && state == RunState.QUEUED) {
             m.put("queue", queue.toJson());
         }

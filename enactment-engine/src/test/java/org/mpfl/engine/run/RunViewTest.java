@@ -68,6 +68,29 @@ class RunViewTest {
         assertEquals(2, summary.get("size").asInt());
     }
 
+    @Test
+    void anEndedRunSaysWhyItsAbortedRanksStoppedInNeutralWords() {
+        assertEquals("run cancelled", abortedBecause(RunState.CANCELLED, new RunError(null, null, RunError.cancelled(null))));
+        assertEquals("deadlock detected", abortedBecause(RunState.FAILED,
+                new RunError(0, "ring.mpfl.xml:9:9", "deadlock: rank 0 > rank 1 > rank 0")));
+        assertEquals("run stalled", abortedBecause(RunState.FAILED,
+                new RunError(1, null, "stalled: every live rank is blocked and rank 0's message to rank 1 has not arrived")));
+        assertEquals("rank 1 failed", abortedBecause(RunState.FAILED, new RunError(1, "ring.mpfl.xml:12:7", "ReceiveTimeoutException")));
+        assertEquals("run failed", abortedBecause(RunState.FAILED, new RunError(null, null, "service host h lost")));
+        assertFalse(RunView.summary(run()).has("abortedBecause"), "only an ended run that failed or was cancelled has one");
+        Run succeeded = run();
+        succeeded.finish(RunState.SUCCEEDED, null, 2000);
+        assertFalse(succeeded.record().detail().has("abortedBecause"));
+    }
+
+    private static String abortedBecause(RunState state, RunError error) {
+        Run run = run();
+        run.finish(state, error, 2000);
+        assertEquals(run.record().detail().get("abortedBecause"), RunView.summary(run).get("abortedBecause"),
+                "the live summary (the console's run events) and the stored detail say it the same way");
+        return RunView.summary(run).path("abortedBecause").asText(null);
+    }
+
     private static RankEvent event(int rank, long seq, RankEvent.Type type, String state, Object value) {
         return new RankEvent("d", rank, seq, 1000 + seq, type, state, null, null, null, null, null, value);
     }

@@ -26,17 +26,9 @@ function waitCell(r) {
     waits.map(w => el('div', {class: 'wait'}, waitParts(w))));
 }
 
-/**
- * Why an ABORTED rank stopped, in neutral words: it did nothing wrong, the run was cancelled, a
- * deadlock was detected or another rank failed.
- */
+/** Why an ABORTED rank stopped, in the engine's words (the run's abortedBecause, as `mpflc status` says it). */
 export function stopReason(run) {
-  const message = (run && run.error && run.error.message) || '';
-  if (run && run.state === 'CANCELLED') return 'stopped: run cancelled';
-  if (/^deadlock/i.test(message)) return 'stopped: deadlock detected';
-  if (run && run.error && Number.isInteger(run.error.rank)) return `stopped: rank ${run.error.rank} failed`;
-  if (run && run.state === 'FAILED') return 'stopped: run failed';
-  return 'stopped: run aborted';
+  return 'stopped: ' + ((run && run.abortedBecause) || 'run aborted');
 }
 
 function progressCell(r) {
