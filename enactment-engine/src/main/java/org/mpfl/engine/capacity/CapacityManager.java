@@ -17,6 +17,7 @@ import org.mpfl.engine.store.CapacityJobStore;
 import org.mpfl.engine.store.CapacityJobStore.StoredJob;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.RepeatedProblem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,10 +85,10 @@ public final class CapacityManager implements AutoCloseable {
     private volatile String lastError;
     /** How long a job whose host has not joined is kept while no run waits (at most the idle release). */
     static final long UNWANTED_PENDING_GRACE_MS = 10_000;
-    /** The poll's last failure, said once until it changes or ends. */
-    private String lastPollError;
-    /** The last submission's failure, said once until it changes. */
-    private String lastSubmitError;
+    /** The poll's failure, said once until it changes or ends. */
+    private final RepeatedProblem pollProblem = new RepeatedProblem();
+    /** A submission's failure, said once until it changes or a submission succeeds. */
+    private final RepeatedProblem submitProblem = new RepeatedProblem();
 
     public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
                            HostCredentials credentials, CapacityJobStore store, Supplier<String> engineUrl) {
@@ -151,18 +152,16 @@ public final class CapacityManager implements AutoCloseable {
         Map<String, JobStatus> states;
         try {
             states = provider.poll(ids);
-            if (lastPollError != null) {
+            if (pollProblem.over()) {
                 LOG.info("{}s: the scheduler answers again", provider.jobKind());
             }
             lastError = null;
-            lastPollError = null;
         } catch (CapacityException e) {
             lastError = e.getMessage();
             // polled every second: the same failure (an expired JWT) is said once, and again when it changes
-            if (!java.util.Objects.equals(e.getMessage(), lastPollError)) {
+            if (pollProblem.isNews(e.getMessage())) {
                 LOG.warn("{}s: {}", provider.jobKind(), e.getMessage());
             }
-            lastPollError = e.getMessage();
             return;
         }
         for (Job j : new ArrayList<>(jobs.values())) {
@@ -301,15 +300,14 @@ public final class CapacityManager implements AutoCloseable {
             j.jobId = provider.submit(new HostJob(name, hostId, c.text(), engineUrl.get(), settings.cpusPerNode()));
         } catch (CapacityException | HostCredentials.HostIdTakenException | RuntimeException e) {
             lastError = e.getMessage();
-            if (!java.util.Objects.equals(e.getMessage(), lastSubmitError)) {
+            if (submitProblem.isNews(e.getMessage())) {
                 LOG.warn("cannot submit a {} for the run queue: {}", provider.jobKind(), e.getMessage());
             }
-            lastSubmitError = e.getMessage();
             forget(j, true);
             return false;
         }
         store.save(new StoredJob(name, provider.name(), hostId, j.jobId, now));
-        lastSubmitError = null;
+        submitProblem.over();
         jobs.put(name, j);
         LOG.info("submitted {} {} (host {}) for the run queue", provider.jobKind(), j.jobId, hostId);
         lastError = null;

@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.mpfl.protocol.EngineReach;
+import org.mpfl.protocol.RepeatedProblem;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.Sites;
@@ -83,7 +84,7 @@ public final class EngineAnnouncer implements AutoCloseable {
     private volatile long engineLossGraceMs;
     /** When the engine last answered an announcement or a heartbeat (nanoTime); 0: never. */
     private volatile long lastContactNanos;
-    private volatile boolean warned;
+    private final RepeatedProblem problem = new RepeatedProblem();
     /** Told once when the engine refuses this host's credential; {@code null}: keep trying (a host inside Tomcat). */
     private volatile Consumer<String> credentialRefused;
     /** The engine refused the credential and the listener was told: no more beats. */
@@ -247,10 +248,9 @@ public final class EngineAnnouncer implements AutoCloseable {
 
     /** The engine answered: the host is in its registry again (and says so if it had been warning). */
     private void contact() {
-        if (warned) {
+        if (problem.over()) {
             LOG.info("the engine at {} answers again", engineUrl);
         }
-        warned = false;
         lastContactNanos = System.nanoTime();
     }
 
@@ -295,8 +295,7 @@ public final class EngineAnnouncer implements AutoCloseable {
     }
 
     private void warn(String message) {
-        if (!warned) {
-            warned = true;
+        if (problem.isNews(message)) {
             LOG.warn("{} (retrying every few seconds)", message);
         }
     }

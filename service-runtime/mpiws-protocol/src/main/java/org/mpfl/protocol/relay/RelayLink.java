@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.RepeatedProblem;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -97,17 +98,16 @@ public final class RelayLink implements Closeable {
     }
 
     private void run() {
-        String lastError = null;
+        RepeatedProblem problem = new RepeatedProblem();
         while (!closed) {
             try {
                 session();
-                lastError = null;
+                problem.over();
             } catch (IOException | RuntimeException e) {
                 String m = failure(relay, e);
-                if (!m.equals(lastError) && !closed) {
+                if (problem.isNews(m) && !closed) {
                     log.accept(m);
                 }
-                lastError = m;
             } finally {
                 registered = false;
             }
