@@ -234,14 +234,19 @@ public final class SlurmCommand implements CliCommand {
         return asHost.get("/api/registry/hosts/" + hostId).path("instance").asText("");
     }
 
-    /** The instance of each host the engine lists now (an earlier job's, if any), by host id. */
-    private static Map<String, String> instances(Map<String, EngineClient> asHosts) throws InterruptedException {
+    /**
+     * The instance of each host the engine lists now (an earlier job's, if any), by host id. An engine out of reach ends
+     * the command here, before srun: hosts started against it would wait for it until {@code --ready-timeout}.
+     */
+    private static Map<String, String> instances(Map<String, EngineClient> asHosts) throws IOException, InterruptedException {
         Map<String, String> out = new HashMap<>();
         for (Map.Entry<String, EngineClient> h : asHosts.entrySet()) {
             try {
                 out.put(h.getKey(), instanceOf(h.getValue(), h.getKey()));
+            } catch (EngineClient.EngineException e) {
+                // not listed (404), or a refused credential, which the wait reports with what to do
             } catch (IOException e) {
-                // not listed (404), or the engine out of reach: the wait reports the engine's answer if that lasts
+                throw new IOException(e.getMessage() + "; no host was started", e);
             }
         }
         return out;

@@ -219,6 +219,25 @@ class SlurmCommandTest {
         }
     }
 
+    /** An engine nobody answers at is reported before srun, with what to check: the hosts would only wait for it. */
+    @Test
+    void anEngineOutOfReachIsReportedBeforeAnyHostStarts() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        Path logs = dir.resolve("logs-no-engine");
+        Path out = dir.resolve("no-engine.out");
+        String ended = sbatchAndAwaitEnd("--nodes=1", "--output=" + out, "--wrap=" + mpflc + " slurm --credentials " + credentials
+                + " --bind 127.0.0.1 --mpflc " + mpflc + " --log-dir " + logs + " --engine http://127.0.0.1:" + closedPort
+                + " --run " + ring);
+        String text = Files.readString(out);
+        assertEquals("FAILED", ended, "the job's script exited non-zero: " + text);
+        assertTrue(text.contains("cannot reach the engine at http://127.0.0.1:" + closedPort) && text.contains("nothing listens there")
+                && text.contains("no host was started"), text);
+        assertFalse(Files.exists(logs.resolve("srun.log")), "no host step was started: " + text);
+    }
+
     /** Submits with {@code sbatch} (bounded) in the test cluster's environment; its output. */
     private static String sbatch(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("sbatch"));
