@@ -295,6 +295,22 @@ class SlurmCapacityTest {
         assertTrue(up.exitValue() != 0 && said.contains("no node of partition 'debug' has 4096 CPUs (sinfo: ")
                 && said.contains("give --cpus-per-node "), said);
         assertFalse(said.contains("MPFL engine and console"), "it did not serve: " + said);
+
+        // the same through slurmrestd, and a partition Slurm does not have
+        String restd = slurm.startRestd();
+        Path jwt = ownerOnly(data.resolve("slurm.jwt"), slurm.token(600));
+        for (String partition : List.of("debug", "no-such")) {
+            Path restLog = data.resolve("up-rest-" + partition + ".log");
+            Process rest = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.toString(),
+                    "--provider", "slurm", "--partition", partition, "--cpus-per-node", "4096", "--node-mpflc", mpflc.toString(),
+                    "--slurmrestd", restd, "--slurm-jwt-file", jwt.toString()), restLog);
+            assertTrue(rest.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(restLog));
+            String restSaid = Files.readString(restLog);
+            assertTrue(rest.exitValue() != 0 && (partition.equals("debug")
+                    ? restSaid.contains("no node of partition 'debug' has 4096 CPUs (slurmrestd: ") && restSaid.contains("give --cpus-per-node ")
+                    : restSaid.contains("Slurm has no partition 'no-such' (slurmrestd's nodes are in: debug")), restSaid);
+            assertFalse(restSaid.contains("MPFL engine and console"), "it did not serve: " + restSaid);
+        }
     }
 
     // ------------------------------------------------------------------ helpers

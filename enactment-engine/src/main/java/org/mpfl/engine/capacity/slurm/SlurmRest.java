@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.mpfl.engine.capacity.CapacityException;
 import org.mpfl.engine.capacity.HostJob;
 import org.mpfl.engine.capacity.JobStatus;
@@ -72,6 +74,35 @@ public final class SlurmRest extends SlurmScheduler {
                 throw new CapacityException("slurmrestd at " + base + ": slurmctld " + p.path("hostname").asText() + " is "
                         + p.path("ping").asText());
             }
+        }
+    }
+
+    /**
+     * Refuses a partition no node of slurmrestd's {@code /nodes} belongs to, and a job size larger than every node of
+     * the partition has, as the command line does with {@code sinfo}: such jobs would pend for ever.
+     */
+    @Override
+    public void checkJobSize(int cpus) throws CapacityException {
+        Set<String> partitions = new TreeSet<>();
+        int largest = 0;
+        for (JsonNode node : call("GET", "/slurm/" + API + "/nodes", null).path("nodes")) {
+            for (JsonNode p : node.path("partitions")) {
+                partitions.add(p.asText());
+                if (p.asText().equals(settings.partition())) {
+                    largest = Math.max(largest, node.path("cpus").asInt(0));
+                }
+            }
+        }
+        if (partitions.isEmpty()) {
+            return; // an answer without partitions (another API version): nothing to tell
+        }
+        if (!partitions.contains(settings.partition())) {
+            throw new CapacityException("Slurm has no partition '" + settings.partition() + "' (slurmrestd's nodes are in: "
+                    + String.join(", ", partitions) + ")");
+        }
+        if (largest > 0 && cpus > largest) {
+            throw new CapacityException("no node of partition '" + settings.partition() + "' has " + cpus + " CPUs (slurmrestd: "
+                    + largest + " per node at most): give --cpus-per-node " + largest + " or less, or another --partition");
         }
     }
 
