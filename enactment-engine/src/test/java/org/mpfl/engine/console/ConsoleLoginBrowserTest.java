@@ -93,6 +93,9 @@ class ConsoleLoginBrowserTest {
                     : d.findElement(By.id("audit-table")).getText());
             assertTrue(audit.contains("alice") && audit.contains("bob") && audit.contains("POST /api/runs"), audit);
             assertFalse(audit.contains("eyJ"), "no token in the audit trail: " + audit);
+            assertEquals("sub", browser.script("return document.querySelector('#view p[role=status]').className"),
+                    "the count of entries is not shown in a problem's red");
+            browser.picture("audit.png");
         } finally {
             browser.close();
         }

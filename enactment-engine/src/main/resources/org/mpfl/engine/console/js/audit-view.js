@@ -26,6 +26,7 @@ export function mountAuditView(container, query) {
   let live = true;
   api.audit(after, PAGE).then(entries => {
     if (!live) return;
+    status.className = 'sub'; // a count, not a problem: status-line is red
     status.textContent = entries.length === 0 ? 'No entries' + (after ? ' after entry ' + after : '') + '.'
       : `Entries ${entries[0].id} to ${entries[entries.length - 1].id}`;
     const next = entries.length === PAGE ? el('p', {}, el('a', {href: '#/audit?after=' + entries[entries.length - 1].id}, 'Later entries'))
