@@ -2,7 +2,8 @@
 //   #/runs[?state=FAILED&q=ring&param=n%3D4&from=…&to=…&sort=workflow&order=asc&page=2&size=100]   runs list
 //   #/runs/<id>             run detail (live)
 //   #/runs/<id>/trace       the run's trace (the JSON Perfetto opens, drawn here)
-//   #/workflows/<name>/graph  a stored workflow's picture
+//   #/workflows/<name>[@<n>]/graph  a stored workflow's picture
+//   #/workflows/<name>[@<n>]/source[?line=L]  a stored version's document, line L marked
 //   #/registry              service hosts
 //   #/workflows[/<name>]    stored workflows, a workflow's versions
 //   #/audit[?after=ID]      the audit trail (admins)
@@ -12,7 +13,7 @@ import { showSession } from './session.js';
 import { mountRunsView } from './runs-view.js';
 import { mountRunDetailView } from './run-detail-view.js';
 import { mountRegistryView } from './registry-view.js';
-import { mountWorkflowsView, mountWorkflowVersionsView } from './workflows-view.js';
+import { mountWorkflowsView, mountWorkflowVersionsView, mountWorkflowSourceView } from './workflows-view.js';
 import { mountTraceView } from './trace-view.js';
 import { mountWorkflowGraphView } from './workflow-graph-view.js';
 import { mountAuditView } from './audit-view.js';
@@ -53,6 +54,10 @@ function route() {
     highlightNav('runs');
     document.title = 'Workflow ' + parts[1] + ' · MPFL console';
     disposeCurrent = mountWorkflowGraphView(view, parts[1]);
+  } else if (parts[0] === 'workflows' && parts[1] && parts[2] === 'source') {
+    highlightNav('workflows');
+    document.title = 'Source of ' + parts[1] + ' · MPFL console';
+    disposeCurrent = mountWorkflowSourceView(view, parts[1], query);
   } else if (parts[0] === 'workflows') {
     highlightNav('workflows');
     document.title = (parts[1] ? parts[1] + ' · ' : '') + 'Workflows · MPFL console';

@@ -6,6 +6,7 @@ import { el, show, stateBadge, progressBar, humanText, redrawKeepingOpen } from 
 import { formatAmount, formatDuration, plural, shortLocation } from './format.js';
 import { RunModel } from './run-model.js';
 import { describeWaits } from './wait-description.js';
+import { locationLink } from './workflows-view.js';
 
 const ENDED = new Set(['DONE', 'FAILED', 'ABORTED']);
 
@@ -72,7 +73,7 @@ function rankRow(r, run, now, runEnded) {
     el('td', {class: 'rank-activity'}, ended && !runEnded && r.activity ? el('span', {class: 'sub'}, 'last: ') : null, r.activity || '',
       origin ? el('div', {class: 'origin-tag'}, /^deadlock/.test((run.error && run.error.message) || '') ? 'first in the deadlock cycle'
         : 'cause of the failure') : null),
-    el('td', {class: 'rank-location mono', title: r.location || '', 'data-location': r.location || ''}, shortLocation(r.location)),
+    el('td', {class: 'rank-location mono', 'data-location': r.location || ''}, r.location ? locationLink(run, r.location) : ''),
     waitCell(r),
     el('td', {class: 'num rank-time'}, formatDuration(elapsed)));
 }

@@ -13,7 +13,7 @@ import { TimelineView } from './timeline-view.js';
 import { MessageMatrixView } from './message-matrix-view.js';
 import { RankTableView, focusRankRow } from './rank-table-view.js';
 import { RankLogsView } from './rank-logs-view.js';
-import { runWorkflowLabel } from './workflows-view.js';
+import { locationLink, runWorkflowLabel, runWorkflowRef } from './workflows-view.js';
 import { workflowStored } from './workflow-graph-view.js';
 import { AttemptsView, activeMs, attemptsLabel } from './attempts-view.js';
 
@@ -130,7 +130,7 @@ class RunHeader {
     show(this.cause, el('div', {class: 'notice failure', role: 'alert', id: 'failure'},
       el('strong', {}, deadlock ? 'Deadlock detected' : 'Failed'),
       e.rank !== null && e.rank !== undefined ? [deadlock ? ' · cycle from ' : ' at ', rankLink(e.rank, 'failure-rank')] : null,
-      e.location ? [' · ', el('code', {class: 'failure-location', title: e.location, 'data-location': e.location}, shortLocation(e.location))] : null,
+      e.location ? [' · ', locationLink(run, e.location, {class: 'failure-location', 'data-location': e.location})] : null,
       deadlock ? deadlockCycle(e.message) : humanText(e.message || 'no cause reported', 'failure-message')));
   }
 
@@ -222,8 +222,10 @@ function traceLinks(runId) {
       'Download trace (Perfetto / chrome://tracing)'),
     el('a', {id: 'trace-open', class: 'button-link', href: '#/runs/' + encodeURIComponent(runId) + '/trace'}, 'Open trace'));
   api.run(runId).then(async run => {
-    if (run && run.workflow && await workflowStored(run.workflow)) {
-      links.append(el('a', {id: 'workflow-graph-link', class: 'button-link', href: '#/workflows/' + encodeURIComponent(run.workflow) + '/graph'}, 'Workflow picture'));
+    // the version the run used: a run of a document sent with it may share its name with an unrelated stored workflow
+    const ref = runWorkflowRef(run);
+    if (ref && await workflowStored(ref)) {
+      links.append(el('a', {id: 'workflow-graph-link', class: 'button-link', href: '#/workflows/' + encodeURIComponent(ref) + '/graph'}, 'Workflow picture'));
     }
   }).catch(() => {});
   return links;
