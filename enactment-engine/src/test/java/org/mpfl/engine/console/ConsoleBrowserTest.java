@@ -414,12 +414,17 @@ class ConsoleBrowserTest {
         browser.picture("trace.png");
 
         // the workflow's picture, once it is stored with its document (as mpflc deploy does)
-        Http.Answer saved = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", "ring-rounds",
-                "document", Files.readString(workflows.document("ring-rounds.mpfl.xml")), "file", "ring-rounds.mpfl.xml",
-                "plan", workflows.plan("ring-rounds.mpfl.xml")));
+        Http.Answer saved = workflows.deploy(engine, "ring-rounds", "ring-rounds.mpfl.xml");
         assertEquals(201, saved.status(), saved.body());
         open("/runs/" + id);
+        browser.await("the run's page", WAIT, d -> "SUCCEEDED".equals(runState()));
+        assertEquals(0, count("#workflow-graph-link"), "a run of a document sent with it: the stored workflow of that name is not its own");
+        String ofStored = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("workflow", "ring-rounds",
+                "params", Map.of("ranks", n, "rounds", 1, "pauseMs", 20))).json().get("id").asText();
+        open("/runs/" + ofStored);
+        browser.await("the run of the stored workflow succeeds", WAIT, d -> "SUCCEEDED".equals(runState()));
         browser.await("the run links to its workflow's picture", WAIT, d -> count("#workflow-graph-link") == 1);
+        assertEquals("#/workflows/ring-rounds%401/graph", attribute("#workflow-graph-link", "href"));
         click("#workflow-graph-link");
         browser.await("the picture is shown", WAIT, d -> Boolean.TRUE.equals(browser.script(
                 "const i = document.getElementById('workflow-graph'); return !!i && i.complete && i.naturalWidth > 100")));

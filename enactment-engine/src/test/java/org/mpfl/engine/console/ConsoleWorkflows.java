@@ -52,10 +52,19 @@ final class ConsoleWorkflows {
         return dir.resolve(name);
     }
 
-    /** The compiled plan of {@code document} with its defaults (as {@code mpflc deploy} sends it). */
-    com.fasterxml.jackson.databind.JsonNode plan(String document) throws Exception {
+    /** Stores {@code document} as workflow {@code name} as {@code mpflc deploy} does: plan, archives and the document. */
+    Http.Answer deploy(Engine engine, String name, String document) throws Exception {
         Path file = document(document);
-        return Compilers.forFile(file).compile(file.toString(), Files.readString(file, StandardCharsets.UTF_8), Map.of()).planJson();
+        WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(), Files.readString(file, StandardCharsets.UTF_8), Map.of());
+        return Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", name, "document",
+                Files.readString(file, StandardCharsets.UTF_8), "file", document, "plan", c.planJson(), "archives", archives(c)));
+    }
+
+    private static List<Map<String, String>> archives(WorkflowCompiler.Compiled c) {
+        List<Map<String, String>> archives = new ArrayList<>();
+        c.archives().forEach((service, bytes) -> archives.add(Map.of("service", service,
+                "archive", Base64.getEncoder().encodeToString(bytes))));
+        return archives;
     }
 
     /** Compiles {@code document} with these parameter values and starts it; returns the run id. */
@@ -63,12 +72,9 @@ final class ConsoleWorkflows {
         Path file = document(document);
         WorkflowCompiler.Compiled c = Compilers.forFile(file).compile(file.toString(),
                 Files.readString(file, StandardCharsets.UTF_8), params);
-        List<Map<String, String>> archives = new ArrayList<>();
-        c.archives().forEach((service, bytes) -> archives.add(Map.of("service", service,
-                "archive", Base64.getEncoder().encodeToString(bytes))));
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("plan", c.plan());
-        body.put("archives", archives);
+        body.put("archives", archives(c));
         body.put("params", c.params());
         Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), body);
         assertEquals(201, a.status(), a.body());
