@@ -282,7 +282,8 @@ public final class AccessPolicy {
     /**
      * The project a workflow saved by the caller belongs to, checked before it is saved: a workflow
      * already owned keeps its project, and only that project's members (or admins) may save new versions
-     * of it (409 to others: the name is taken); a new one goes to {@link #projectForNew}. Callers that do
+     * of it (409 to others: the name is taken; 409 too for a request naming another project, which would
+     * otherwise be ignored); a new one goes to {@link #projectForNew}. Callers that do
      * not see every project must name the workflow ({@code name}), so this check comes before the save.
      *
      * @param name the name in the request, {@code null} when the document's own name is to be used
@@ -296,10 +297,16 @@ public final class AccessPolicy {
         }
         Optional<AccessStore.Ownership> existing = store.workflowOwner(name);
         if (existing.isPresent()) {
-            if (!c.sees(existing.get().project())) {
+            String project = existing.get().project();
+            if (!c.sees(project)) {
                 throw new AccessDenied(409, "the workflow name '" + name + "' is taken; choose another");
             }
-            return existing.get().project();
+            if (requested != null && !requested.isBlank() && !requested.equals(project)) {
+                // a version cannot move the workflow: its runs and earlier versions stay where they are
+                throw new AccessDenied(409, "workflow '" + name + "' belongs to project '" + project + "': its new versions"
+                        + " stay there (leave out 'project', or give '" + project + "')");
+            }
+            return project;
         }
         return projectForNew(c, requested);
     }

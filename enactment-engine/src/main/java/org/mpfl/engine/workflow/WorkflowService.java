@@ -344,19 +344,32 @@ public final class WorkflowService {
                 // static checks see them; a document with libraries cannot be compiled here (they are on the
                 // deploying machine) and runs from the plan and archives compiled there
                 WorkflowCompiler.Compiled c = compiler.compile(w.name(), w.document(), storedDefaults(w, params));
-                plan = c.plan();
+                plan = storedAs(c.plan(), w.name());
                 params = c.params();
                 names = serviceNames(w, w.name(), w.version(), c.archives().keySet());
                 // the stored archives are these; deploying again reaches hosts that joined since (a no-op elsewhere)
                 deployments.deployAllAs(byName(c.archives(), names));
             } else {
-                plan = stored;
+                plan = storedAs(stored, w.name());
                 names = recordedNames(w);
             }
         } else {
             throw new IllegalArgumentException("a run needs 'plan', 'document' or 'workflow'");
         }
         return runs.start(plan, params, version, names, request.restarts(), request.queueing());
+    }
+
+    /**
+     * The plan under the name its workflow is stored as: a document named "ring" saved as "sim" runs as "sim", so
+     * that the run's workflow and version ("sim", 2) name what was run (and the console links to it), not another
+     * stored workflow or one of another project.
+     */
+    private static DeploymentPlan storedAs(DeploymentPlan p, String name) {
+        if (p == null || name.equals(p.workflow())) {
+            return p;
+        }
+        return new DeploymentPlan(p.formatVersion(), name, p.version(), p.description(), p.source(), p.sourceSha256(), p.compiler(),
+                p.params(), p.libraries(), p.processes(), p.restarts());
     }
 
     /** Deploys the archives sent with one run under names of their own; returns them by service type. */

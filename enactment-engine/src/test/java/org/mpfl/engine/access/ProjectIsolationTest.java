@@ -160,7 +160,19 @@ class ProjectIsolationTest {
         assertFalse(listed.body().contains("ringA"), listed.body());
         assertEquals(409, Http.send("POST", engine.url() + "/api/workflows", bob, wf).status(), "bob cannot add a version to A's");
         assertEquals(404, Http.send("POST", engine.url() + "/api/runs", bob, Map.of("workflow", "ringA")).status());
-        assertEquals(201, Http.send("POST", engine.url() + "/api/runs", alice, Map.of("workflow", "ringA")).status());
+        Http.Answer run = Http.send("POST", engine.url() + "/api/runs", alice, Map.of("workflow", "ringA"));
+        assertEquals(201, run.status());
+        JsonNode detail = Http.send("GET", engine.url() + "/api/runs/" + run.json().get("id").asText(), alice, null).json();
+        assertEquals("ringA", detail.get("workflow").asText(), "a run names the workflow as stored, not its plan's own name (ring)");
+        assertEquals(1, detail.get("workflowVersion").asInt());
+
+        // a new version cannot move the workflow to another project: refused, where the project was ignored
+        Map<String, Object> moved = Map.of("name", "ringA", "project", "b", "plan", Map.of("workflow", "ring", "description", "v2",
+                "processes", List.of(Map.of("name", "ring", "ranks", 1))));
+        Http.Answer refused = Http.send("POST", engine.url() + "/api/workflows", root, moved);
+        assertEquals(409, refused.status(), refused.body());
+        assertTrue(refused.body().contains("belongs to project 'a'"), refused.body());
+        assertEquals(404, status("GET", "/api/workflows/ringA@2", root), "no version was stored");
     }
 
     @Test
