@@ -35,8 +35,16 @@ import org.mpfl.engine.store.ConsoleSessionStore;
 public final class ConsoleSessions {
     /** The session cookie's name. */
     public static final String COOKIE = "mpfl_session";
+    /**
+     * The cookie that ties a login's callback to the browser that started it: without it, a callback URL made by an
+     * attacker in their own browser and sent to a victim would log the victim in as the attacker (login CSRF,
+     * RFC 6749 §10.12), and the victim's work would land in the attacker's projects.
+     */
+    public static final String LOGIN_COOKIE = "mpfl_login";
+    /** How long a login may take from the redirect to the callback, in seconds (the login cookie's Max-Age). */
+    public static final long LOGIN_SECONDS = 600;
     private static final long SESSION_MS = 8 * 3600_000L;
-    private static final long PENDING_MS = 10 * 60_000L;
+    private static final long PENDING_MS = LOGIN_SECONDS * 1000;
     private static final int MAX_SESSIONS = 10_000;
     private static final int MAX_PENDING = 1_000;
     private static final Duration CALL = Duration.ofSeconds(10);
@@ -47,7 +55,16 @@ public final class ConsoleSessions {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(CALL).build();
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
-    private record Pending(String verifier, String nonce, long createdMs) {
+    private record Pending(String verifier, String nonce, String browser, long createdMs) {
+    }
+
+    /**
+     * Where to send the browser, and the value of the {@link #LOGIN_COOKIE} to set in it.
+     *
+     * @param redirect the issuer's authorization URL
+     * @param browser  the secret the callback must come back with, in that cookie
+     */
+    public record Login(String redirect, String browser) {
     }
 
     /** A session's tokens, as encrypted into its row. */
@@ -64,8 +81,11 @@ public final class ConsoleSessions {
         return verifier.settings().consoleClientId() != null;
     }
 
-    /** The issuer's authorization URL to send the browser to; remembers the PKCE verifier under the state. */
-    public String loginRedirect(String callbackUrl) throws OidcVerifier.TokenRefused {
+    /**
+     * The issuer's authorization URL to send the browser to and the login cookie to set in it; remembers the PKCE
+     * verifier and the cookie's value under the state.
+     */
+    public Login loginRedirect(String callbackUrl) throws OidcVerifier.TokenRefused {
         String endpoint = endpoint("authorization_endpoint");
         long now = System.currentTimeMillis();
         pending.values().removeIf(p -> now - p.createdMs() > PENDING_MS);
@@ -75,22 +95,31 @@ public final class ConsoleSessions {
         String state = randomId();
         String codeVerifier = randomId() + randomId();
         String nonce = randomId();
-        pending.put(state, new Pending(codeVerifier, nonce, now));
-        return endpoint + (endpoint.contains("?") ? "&" : "?") + OAuthForms.form(Map.of("response_type", "code",
+        String browser = randomId() + randomId();
+        pending.put(state, new Pending(codeVerifier, nonce, browser, now));
+        return new Login(endpoint + (endpoint.contains("?") ? "&" : "?") + OAuthForms.form(Map.of("response_type", "code",
                 "client_id", verifier.settings().consoleClientId(), "redirect_uri", callbackUrl, "scope", "openid",
-                "state", state, "nonce", nonce, "code_challenge", OAuthForms.s256(codeVerifier), "code_challenge_method", "S256"));
+                "state", state, "nonce", nonce, "code_challenge", OAuthForms.s256(codeVerifier), "code_challenge_method", "S256")),
+                browser);
     }
 
     /**
-     * Completes a login: exchanges the code (with the PKCE verifier of its state) at the issuer and
-     * verifies the access token as any other.
+     * Completes a login: checks that the callback comes from the browser that started it (its login cookie), exchanges
+     * the code (with the PKCE verifier of its state) at the issuer and verifies the access token as any other.
      *
+     * @param browser the {@link #LOGIN_COOKIE} the callback came with, or {@code null}
      * @return the new session's id
      */
-    public String complete(String state, String code, String callbackUrl) throws OidcVerifier.TokenRefused {
+    public String complete(String state, String code, String browser, String callbackUrl) throws OidcVerifier.TokenRefused {
         Pending p = state == null ? null : pending.remove(state);
         if (p == null || System.currentTimeMillis() - p.createdMs() > PENDING_MS || code == null) {
             throw new OidcVerifier.TokenRefused("unknown or expired login (start again)", false);
+        }
+        if (browser == null || !java.security.MessageDigest.isEqual(browser.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                p.browser().getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
+            // the code is not exchanged: a callback link from someone else's login must not make a session here
+            throw new OidcVerifier.TokenRefused("this login was started in another browser, or its cookie is gone (cookies off?):"
+                    + " log in again from the console", false);
         }
         Map<String, Object> t = tokenCall(Map.of("grant_type", "authorization_code", "code", code, "redirect_uri", callbackUrl,
                 "client_id", verifier.settings().consoleClientId(), "code_verifier", p.verifier()));

@@ -60,13 +60,27 @@ public final class AccessFilter {
     private static void installSessions(Router router, ConsoleSessions sessions, java.util.function.Supplier<String> url) {
         router.get("/api/session/login").handler(ctx -> ctx.vertx()
                 .executeBlocking(() -> sessions.loginRedirect(url.get() + "/api/session/callback"), false)
-                .onComplete(ar -> redirectOr(ctx, ar.succeeded() ? ar.result() : null, ar.cause())));
-        router.get("/api/session/callback").handler(ctx -> ctx.vertx()
-                .executeBlocking(() -> sessions.complete(ctx.request().getParam("state"), ctx.request().getParam("code"),
-                        url.get() + "/api/session/callback"), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
-                        ctx.response().putHeader("Set-Cookie", ConsoleSessions.COOKIE + "=" + ar.result()
+                        // Lax, not Strict: the issuer's redirect back to the callback is a cross-site navigation
+                        ctx.response().putHeader("Set-Cookie", ConsoleSessions.LOGIN_COOKIE + "=" + ar.result().browser()
+                                + "; Path=/api/session/callback; Max-Age=" + ConsoleSessions.LOGIN_SECONDS + "; HttpOnly; SameSite=Lax"
+                                + (url.get().startsWith("https:") ? "; Secure" : ""));
+                    }
+                    redirectOr(ctx, ar.succeeded() ? ar.result().redirect() : null, ar.cause());
+                }));
+        router.get("/api/session/callback").handler(ctx -> ctx.vertx()
+                .executeBlocking(() -> {
+                    io.vertx.core.http.Cookie browser = ctx.request().getCookie(ConsoleSessions.LOGIN_COOKIE);
+                    return sessions.complete(ctx.request().getParam("state"), ctx.request().getParam("code"),
+                            browser == null ? null : browser.getValue(), url.get() + "/api/session/callback");
+                }, false)
+                .onComplete(ar -> {
+                    // added, not put: a successful login sets the session cookie as well
+                    ctx.response().headers().add("Set-Cookie", ConsoleSessions.LOGIN_COOKIE + "=; Path=/api/session/callback; Max-Age=0;"
+                            + " HttpOnly; SameSite=Lax");
+                    if (ar.succeeded()) {
+                        ctx.response().headers().add("Set-Cookie", ConsoleSessions.COOKIE + "=" + ar.result()
                                 + "; Path=/; HttpOnly; SameSite=Strict" + (url.get().startsWith("https:") ? "; Secure" : ""));
                     }
                     redirectOr(ctx, ar.succeeded() ? url.get() + "/" : null, ar.cause());

@@ -94,23 +94,69 @@ class ConsoleSessionStoreTest {
                 .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console")));
     }
 
-    /** The browser's part of the login: engine → issuer's page → the user's answer → engine's callback; the session cookie. */
-    private static String login(Engine engine, TestIssuer issuer, String user) throws Exception {
+    /**
+     * The attack of RFC 6749 §10.12 (login CSRF): the attacker starts a login in their own browser, answers the issuer
+     * as themselves, and sends the callback link to a victim. Opened in the victim's browser — no login cookie, or the
+     * victim's own from a login of theirs — it makes no session, and the code is not spent on the victim's behalf.
+     */
+    @Test
+    void aCallbackLinkFromAnotherBrowsersLoginMakesNoSession() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = start(issuer)) {
+            Started attacker = startLogin(engine);
+            URI attackersCallback = answerIssuer(attacker, "mallory");
+            Started victim = startLogin(engine);
+            for (String victimsCookie : java.util.Arrays.asList(null, victim.loginCookie())) {
+                HttpResponse<String> opened = callback(attackersCallback, victimsCookie);
+                assertEquals(400, opened.statusCode(), opened.body());
+                assertTrue(opened.body().contains("started in another browser") || opened.body().contains("unknown or expired login"),
+                        opened.body());
+                assertTrue(opened.headers().allValues("Set-Cookie").stream().noneMatch(c -> c.startsWith("mpfl_session=")),
+                        "no session: " + opened.headers());
+            }
+            // the victim's own login still works with the victim's cookie
+            assertEquals(200, get(engine, "/api/runs", sessionOf(callback(answerIssuer(victim, "alice"), victim.loginCookie()))).statusCode());
+        }
+    }
+
+    /** A login started in a browser: where the issuer's page is, and the login cookie the engine set. */
+    private record Started(URI authorize, String loginCookie) {
+    }
+
+    private static Started startLogin(Engine engine) throws Exception {
         HttpResponse<String> toIssuer = get(engine, "/api/session/login", null);
         assertEquals(302, toIssuer.statusCode(), toIssuer.body());
-        URI authorize = URI.create(toIssuer.headers().firstValue("Location").orElseThrow());
-        Map<String, String> form = new LinkedHashMap<>(query(authorize));
+        String set = toIssuer.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("mpfl_login="))
+                .findFirst().orElseThrow(() -> new AssertionError("no login cookie: " + toIssuer.headers()));
+        assertTrue(set.contains("HttpOnly") && set.contains("SameSite=Lax") && set.contains("Path=/api/session/callback"), set);
+        return new Started(URI.create(toIssuer.headers().firstValue("Location").orElseThrow()),
+                set.substring("mpfl_login=".length(), set.indexOf(';')));
+    }
+
+    /** The user's answer on the issuer's page; the callback URL the issuer sends the browser back to. */
+    private static URI answerIssuer(Started login, String user) throws Exception {
+        Map<String, String> form = new LinkedHashMap<>(query(login.authorize()));
         form.put("user", user);
         form.put("role", "operator");
         form.put("projects", "a");
-        HttpResponse<String> back = HTTP.send(HttpRequest.newBuilder(URI.create(authorize.toString().replaceFirst("\\?.*$", "")))
+        HttpResponse<String> back = HTTP.send(HttpRequest.newBuilder(URI.create(login.authorize().toString().replaceFirst("\\?.*$", "")))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(form.entrySet().stream()
                         .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
                         .collect(Collectors.joining("&")))).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(302, back.statusCode(), back.body());
-        HttpResponse<String> callback = HTTP.send(HttpRequest.newBuilder(URI.create(back.headers().firstValue("Location").orElseThrow()))
-                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        return URI.create(back.headers().firstValue("Location").orElseThrow());
+    }
+
+    private static HttpResponse<String> callback(URI url, String loginCookie) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(30)).GET();
+        if (loginCookie != null) {
+            b.header("Cookie", "mpfl_login=" + loginCookie);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The session cookie a successful callback set. */
+    private static String sessionOf(HttpResponse<String> callback) {
         assertEquals(302, callback.statusCode(), callback.body());
         String setCookie = callback.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("mpfl_session="))
                 .findFirst().orElseThrow(() -> new AssertionError("no session cookie: " + callback.headers()));
@@ -118,6 +164,12 @@ class ConsoleSessionStoreTest {
         String value = setCookie.substring("mpfl_session=".length(), setCookie.indexOf(';'));
         assertFalse(value.isEmpty());
         return value;
+    }
+
+    /** The browser's part of the login: engine → issuer's page → the user's answer → engine's callback; the session cookie. */
+    private static String login(Engine engine, TestIssuer issuer, String user) throws Exception {
+        Started started = startLogin(engine);
+        return sessionOf(callback(answerIssuer(started, user), started.loginCookie()));
     }
 
     private static HttpResponse<String> get(Engine engine, String path, String cookie) throws Exception {
