@@ -44,6 +44,13 @@ class ConsoleLoginBrowserTest {
              Engine engine = Engine.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dir).token("admin")
                      .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"))
                      .invoker(new FakeRanks(r -> {
+                         if (r.request().processes().get(0).name().equals("slow")) {
+                             r.state("RUNNING");
+                             if (r.awaitAbort(60_000)) {
+                                 r.state("ABORTED");
+                             }
+                             return;
+                         }
                          r.output("x", r.rank());
                          r.state("DONE");
                      })))) {
@@ -75,6 +82,16 @@ class ConsoleLoginBrowserTest {
             assertEquals(200L, fetchStatus(browser, "api/runs/" + runA));
             browser.driver().get(engine.url() + "/#/runs/" + runA);
             browser.await("alice's run view", WAIT, d -> d.findElement(By.id("view")).getText().contains("SUCCEEDED") ? true : null);
+
+            // logged in as an operator, alice cancels her run from the console without the engine token
+            String slow = Http.post(engine.url() + "/api/runs", issuer.token("alice", "operator", "a"), Map.of("plan",
+                    Map.of("workflow", "slow", "processes", List.of(Map.of("name", "slow", "service", "ring", "ranks", 1))))).json().get("id").asText();
+            browser.driver().get(engine.url() + "/#/runs/" + slow);
+            browser.await("the Cancel button", WAIT, d -> d.findElement(By.id("cancel-run"))).click();
+            browser.await("the confirmation", WAIT, d -> d.findElement(By.id("cancel-confirm"))).click();
+            browser.await("alice's run cancelled", WAIT, d -> d.findElement(By.id("view")).getText().contains("CANCELLED") ? true : null);
+            assertFalse(browser.driver().findElement(By.id("view")).getText().contains("needs the engine token"));
+            assertEquals("CANCELLED", Http.send("GET", engine.url() + "/api/runs/" + slow, "Bearer admin", null).json().get("state").asText());
 
             browser.await("the Log out link", WAIT, d -> d.findElement(By.id("logout"))).click();
             browser.await("logged out", WAIT, d -> d.findElement(By.id("login")));

@@ -6,6 +6,7 @@ import { api, ApiError } from './api.js';
 import { el, show, stateBadge, progressBar, humanText } from './dom.js';
 import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation, sortedParams } from './format.js';
 import { askForToken, hasEngineToken, markTokenRefused } from './engine-token.js';
+import { loggedIn } from './session.js';
 import { RunModel } from './run-model.js';
 import { RunEventStream } from './run-event-stream.js';
 import { TimelineModel } from './timeline-model.js';
@@ -21,6 +22,18 @@ const RECONCILE_MS = 2000;     // re-read the detail while the run is live
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
 const HISTORY_PAGE = 10000;
 const MIN_RENDER_GAP_MS = 200;
+
+/**
+ * Why this page cannot cancel or resume (what: "Cancelling"), or null when it can: with the engine token, or as a
+ * logged-in operator or admin (the session cookie carries the login; the engine checks the run's project).
+ */
+function mayNotAct(what) {
+  if (hasEngineToken()) return null;
+  const session = loggedIn();
+  if (session && (session.role === 'operator' || session.role === 'admin')) return null;
+  return session ? `${what} needs the operator role; ${session.user} is ${session.role}. An operator of the run's project, an admin or the engine token (top bar) can.`
+    : `${what} needs a login (Log in, top bar) or the engine token: enter it in the top bar, then press the button again.`;
+}
 
 /** A link to a rank's row in the ranks table. */
 function rankLink(rank, cls) {
@@ -151,9 +164,10 @@ class RunHeader {
       this.renderConfirm('Cancel this run?', 'cancel', 'Yes, cancel it', 'Keep running', () => this.onCancel(), model);
     } else if (!this.actions.querySelector('#cancel-run')) {
       show(this.actions, el('button', {type: 'button', class: 'danger', id: 'cancel-run', onclick: () => {
-        if (!hasEngineToken()) {
-          this.say('Cancelling needs the engine token: enter it in the top bar, then press Cancel again.');
-          askForToken();
+        const refused = mayNotAct('Cancelling');
+        if (refused) {
+          this.say(refused);
+          if (!loggedIn()) askForToken();
           return;
         }
         this.confirming = 'cancel';
@@ -174,9 +188,10 @@ class RunHeader {
     show(this.actions, el('button', {type: 'button', id: 'resume-run', 'data-from-checkpoint': String(fromCheckpoint),
       title: fromCheckpoint ? 'A new attempt from the newest usable checkpoint' : 'A new attempt from the start (no checkpoint)',
       onclick: () => {
-        if (!hasEngineToken()) {
-          this.say(`${words.name === 'Retry' ? 'Retrying' : 'Resuming'} needs the engine token: enter it in the top bar, then press the button again.`);
-          askForToken();
+        const refused = mayNotAct(words.name === 'Retry' ? 'Retrying' : 'Resuming');
+        if (refused) {
+          this.say(refused);
+          if (!loggedIn()) askForToken();
           return;
         }
         this.confirming = 'resume';
@@ -351,7 +366,9 @@ function mountKnownRun(container, runId, detail) {
     try {
       done(await call());
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) {
+      if (e instanceof ApiError && e.status === 401 && !hasEngineToken() && loggedIn()) {
+        header.say('Your login has ended (' + e.message + '): log in again (top bar), then press the button again.');
+      } else if (e instanceof ApiError && e.status === 401) {
         header.say('The engine refused the token (' + e.message + '). Enter the right one in the top bar.');
         markTokenRefused();
         askForToken();

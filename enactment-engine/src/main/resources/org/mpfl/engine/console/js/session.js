@@ -2,6 +2,13 @@
 // (Authorization Code + PKCE, api/session/login): the browser holds only an HttpOnly session cookie,
 // so no token is ever in a URL, in localStorage or readable by this page's scripts.
 
+let current = null; // {user, role, projects} of the console's login, once known
+
+/** The logged-in user ({user, role, projects}), or null: not logged in, no login configured, or not known yet. */
+export function loggedIn() {
+  return current;
+}
+
 export async function showSession(element) {
   if (!element) return;
   let info;
@@ -15,6 +22,7 @@ export async function showSession(element) {
   if (!info.issuer || !info.clientId) return;
   const link = document.createElement('a');
   if (info.user) {
+    current = {user: info.user, role: info.role, projects: info.projects || []};
     const who = document.createElement('span');
     who.id = 'session-user';
     who.textContent = `${info.user} (${info.role}${info.projects && info.projects.length ? ': ' + info.projects.join(', ') : ''})`;
