@@ -78,14 +78,15 @@ public final class AccessPolicy {
             // ... nor are a relay's announcements and checks of hosts' proofs
             return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat") && !p.startsWith("/api/registry/relays"));
         }
-        if (p.equals("/api/registry/hosts") && read) {
+        if ((p.equals("/api/registry/hosts") || p.equals("/api/deployments")) && read) {
+            // the services installed on the hosts name every project's workflows (NAME.vN.TYPE): not for one project's users
             return new Target(Need.ADMIN_OR_LOCAL, null, null, false);
         }
         if (HOST_ROUTES.matcher(p).matches() && p.startsWith("/api/registry/hosts/") && !p.endsWith("/heartbeat") && read) {
             // one host's own entry: the host's credential (checked by the endpoint to be that host's) or the admin token
             return new Target(Need.HOST_OR_ADMIN, null, null, false);
         }
-        if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments") && !read) {
+        if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments")) {
             return new Target(Need.ADMIN, null, null, !read);
         }
         if ((p.equals("/api/auth") || p.startsWith("/api/session/")) && read) {
@@ -94,7 +95,7 @@ public final class AccessPolicy {
         if (p.equals("/api/engine") || p.equals("/api/openapi")) {
             return new Target(read ? Need.READ : Need.ADMIN, null, null, !read);
         }
-        if (p.equals("/api/runs") || p.equals("/api/workflows") || p.equals("/api/deployments")) {
+        if (p.equals("/api/runs") || p.equals("/api/workflows")) {
             return new Target(read ? Need.VIEWER : Need.OPERATOR, null, null, !read);
         }
         return new Target(read ? Need.VIEWER : Need.ADMIN, null, null, !read);

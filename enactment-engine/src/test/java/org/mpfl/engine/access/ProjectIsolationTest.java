@@ -158,6 +158,10 @@ class ProjectIsolationTest {
         assertEquals(404, status("GET", "/api/workflows/ringA@1", bob));
         Http.Answer listed = Http.send("GET", engine.url() + "/api/workflows", bob, null);
         assertFalse(listed.body().contains("ringA"), listed.body());
+        // the services on the hosts name every project's workflows: admins only
+        assertEquals(403, status("GET", "/api/deployments", bob));
+        assertEquals(403, status("GET", "/api/deployments", vera));
+        assertEquals(200, status("GET", "/api/deployments", root));
         assertEquals(409, Http.send("POST", engine.url() + "/api/workflows", bob, wf).status(), "bob cannot add a version to A's");
         assertEquals(404, Http.send("POST", engine.url() + "/api/runs", bob, Map.of("workflow", "ringA")).status());
         Http.Answer run = Http.send("POST", engine.url() + "/api/runs", alice, Map.of("workflow", "ringA"));
