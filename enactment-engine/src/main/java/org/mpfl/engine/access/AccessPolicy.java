@@ -165,9 +165,10 @@ public final class AccessPolicy {
     private Caller authorize(Caller c, Target t) throws AccessDenied {
         switch (t.need()) {
             case HOST_OR_ADMIN -> {
-                if (c.kind() != Caller.Kind.HOST && c.kind() != Caller.Kind.ADMIN_TOKEN) {
+                boolean admin = c.kind() == Caller.Kind.ADMIN_TOKEN || c.kind() == Caller.Kind.USER && c.role() == Role.ADMIN;
+                if (c.kind() != Caller.Kind.HOST && !admin) {
                     throw new AccessDenied(c.kind() == Caller.Kind.ANONYMOUS ? 401 : 403,
-                            "the registry's host routes need a host credential (or the admin token)");
+                            "the registry's host routes need a host credential (or an admin)");
                 }
                 return c;
             }

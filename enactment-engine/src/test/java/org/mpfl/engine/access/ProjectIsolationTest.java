@@ -147,6 +147,12 @@ class ProjectIsolationTest {
         // a project the operator is not in
         assertEquals(403, Http.send("POST", engine.url() + "/api/runs", alice,
                 Map.of("plan", ((Map<?, ?>) plan().get("plan")), "project", "b")).status());
+        // one host's entry and removing a host: an admin user as the admin token, no other role
+        assertEquals(403, status("GET", "/api/registry/hosts/h", alice));
+        assertEquals(403, status("DELETE", "/api/registry/hosts/h", alice));
+        assertEquals(200, status("GET", "/api/registry/hosts/h", root));
+        assertEquals(204, status("DELETE", "/api/registry/hosts/h", root));
+        assertEquals(404, status("GET", "/api/registry/hosts/h", root), "removed");
     }
 
     @Test
