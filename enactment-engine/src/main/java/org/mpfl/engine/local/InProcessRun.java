@@ -225,7 +225,7 @@ public final class InProcessRun implements AutoCloseable {
      * @param reason why, for the run's error ({@link RunError#cancelled}); {@code null}: the user's cancel
      */
     public void cancel(String reason) {
-        endAndAbort("CANCELLED", new RunError(null, null, RunError.cancelled(reason)));
+        endAndAbort("CANCELLED", new RunError(null, null, RunError.cancelled(reason, null)));
     }
 
     /** Waits (bounded) for every rank to end after the run ended, then releases what the ranks used. */

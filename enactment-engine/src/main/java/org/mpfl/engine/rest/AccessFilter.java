@@ -198,8 +198,15 @@ public final class AccessFilter {
     private static JsonArray auditPage(RoutingContext ctx, AccessStore store) {
         String after = ctx.request().getParam("after");
         String limit = ctx.request().getParam("limit");
-        long a = after == null ? 0 : Long.parseLong(after);
-        int n = limit == null ? 1000 : Math.max(1, Math.min(10_000, Integer.parseInt(limit)));
+        long a;
+        int n;
+        try {
+            a = after == null ? 0 : Long.parseLong(after);
+            n = limit == null ? 1000 : Math.max(1, Math.min(10_000, Integer.parseInt(limit)));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'after' and 'limit' are entry numbers (?after=ID&limit=N), got after="
+                    + after + (limit == null ? "" : ", limit=" + limit));
+        }
         JsonArray out = new JsonArray();
         for (AccessStore.AuditEntry e : store.audit(a, n)) {
             out.add(new JsonObject().put("id", e.id()).put("timeMs", e.timeMs()).put("who", e.who()).put("source", e.source())

@@ -157,8 +157,10 @@ final class RunEndpoints {
     }
 
     Reply cancel(Exchange ex) throws Exception {
-        requireRole(ex, Role.OPERATOR);
-        RunService.Cancellation c = api.runs().cancelRun(param(ex, "id"), cancelReason(ex));
+        Caller caller = requireRole(ex, Role.OPERATOR);
+        // a user is named in the run's error; the admin token names nobody
+        RunService.Cancellation c = api.runs().cancelRun(param(ex, "id"), cancelReason(ex),
+                caller.kind() == Caller.Kind.USER ? caller.name() : null);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", c.runId());
         m.put("cancelled", c.cancelled());

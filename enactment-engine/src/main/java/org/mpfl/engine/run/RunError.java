@@ -9,8 +9,13 @@ package org.mpfl.engine.run;
  * @param message  what happened, readable by a user
  */
 public record RunError(Integer rank, String location, String message) {
-    /** A cancelled run's message: {@code cancelled by user}, or {@code cancelled: REASON} when the canceller said why. */
-    public static String cancelled(String reason) {
-        return reason == null ? "cancelled by user" : "cancelled: " + reason;
+    /**
+     * A cancelled run's message: {@code cancelled by alice} (a logged-in user; {@code by user} for the admin token, which
+     * names nobody), or {@code cancelled: REASON} when the canceller said why ({@code --timeout 10 s passed}).
+     *
+     * @param by the user who cancelled, or {@code null}
+     */
+    public static String cancelled(String reason, String by) {
+        return reason != null ? "cancelled: " + reason : "cancelled by " + (by == null ? "user" : by);
     }
 }

@@ -202,7 +202,7 @@ final class RunLifecycle implements RunFaults {
      *
      * @param reason why, as the run's error says it ({@code cancelled: REASON}); {@code null}: a user's cancel
      */
-    boolean cancel(String runId, String reason) throws UnknownRunException {
+    boolean cancel(String runId, String reason, String by) throws UnknownRunException {
         Run run = runs.get(runId);
         if (run == null) {
             if (store.run(runId).isPresent()) {
@@ -210,7 +210,7 @@ final class RunLifecycle implements RunFaults {
             }
             throw new UnknownRunException(runId);
         }
-        if (run.finish(RunState.CANCELLED, new RunError(null, null, RunError.cancelled(reason)), System.currentTimeMillis())) {
+        if (run.finish(RunState.CANCELLED, new RunError(null, null, RunError.cancelled(reason, by)), System.currentTimeMillis())) {
             end(run);
             return true;
         }

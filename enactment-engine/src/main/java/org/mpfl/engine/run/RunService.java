@@ -169,17 +169,18 @@ public final class RunService implements AutoCloseable {
 
     /** Cancels a run; {@code false} when it had already ended. */
     public boolean cancel(String runId) throws UnknownRunException {
-        return lifecycle.cancel(runId, null);
+        return lifecycle.cancel(runId, null, null);
     }
 
     /**
      * Cancels a run, telling what became of it.
      *
      * @param reason why ({@code --timeout 10 s passed}), for the run's error; {@code null}: a user's cancel
+     * @param by     the user who cancels, for the run's error ({@code cancelled by alice}); {@code null}: none is named
      * @throws UnknownRunException if there is no such run
      */
-    public Cancellation cancelRun(String runId, String reason) throws UnknownRunException {
-        boolean cancelled = lifecycle.cancel(runId, reason);
+    public Cancellation cancelRun(String runId, String reason, String by) throws UnknownRunException {
+        boolean cancelled = lifecycle.cancel(runId, reason, by);
         return new Cancellation(runId, cancelled, detail(runId).map(d -> d.path("state").asText()).orElse(null));
     }
 

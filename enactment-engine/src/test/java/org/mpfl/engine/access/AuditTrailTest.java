@@ -80,6 +80,9 @@ class AuditTrailTest {
                 assertFalse(trail.body().contains(secret), "a secret in the audit trail");
             }
             assertEquals(403, Http.send("GET", url + "/api/audit", "Bearer " + alice, null).status(), "admins only");
+            Http.Answer bad = Http.send("GET", url + "/api/audit?after=abc", "Bearer " + root, null);
+            assertEquals(400, bad.status(), bad.body());
+            assertTrue(bad.body().contains("'after' and 'limit' are entry numbers"), bad.body());
         }
     }
 

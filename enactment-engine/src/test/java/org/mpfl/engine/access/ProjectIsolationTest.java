@@ -50,6 +50,11 @@ class ProjectIsolationTest {
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("admin-token")
                 .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine"))
                 .invoker(new FakeRanks(r -> {
+                    if (r.request().processes().get(0).name().equals("slow")) {
+                        r.state("RUNNING");
+                        r.awaitAbort(60_000);
+                        return;
+                    }
                     r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 1, "total", 1));
                     r.output("x", r.rank());
                     r.state("DONE");
@@ -137,6 +142,15 @@ class ProjectIsolationTest {
         String runA = startRun(alice);
         assertEquals(200, status("GET", "/api/runs/" + runA, vera), "a viewer of A reads A's runs");
         assertEquals(403, status("POST", "/api/runs/" + runA + "/cancel", vera), "a viewer cannot cancel");
+        Http.Answer started = Http.send("POST", engine.url() + "/api/runs", alice, Map.of("plan", Map.of("workflow", "slow",
+                "processes", List.of(Map.of("name", "slow", "service", "ring", "ranks", 1)))));
+        assertEquals(201, started.status(), started.body());
+        String slow = started.json().get("id").asText();
+        Http.Answer cancel = Http.send("POST", engine.url() + "/api/runs/" + slow + "/cancel", alice, Map.of());
+        assertEquals(200, cancel.status(), cancel.body());
+        assertTrue(cancel.json().get("cancelled").asBoolean(), "the slow run was still going: " + cancel.body());
+        assertEquals("cancelled by alice", Http.send("GET", engine.url() + "/api/runs/" + slow, root, null).json().at("/error/message")
+                .asText(), "the run says who cancelled it");
         assertEquals(403, Http.send("POST", engine.url() + "/api/runs", vera, plan()).status(), "a viewer cannot start");
         for (String admin : List.of("/api/registry/hosts", "/api/registry/credentials", "/api/audit")) {
             assertEquals(403, status("GET", admin, alice), admin);

@@ -70,7 +70,7 @@ class RunViewTest {
 
     @Test
     void anEndedRunSaysWhyItsAbortedRanksStoppedInNeutralWords() {
-        assertEquals("run cancelled", abortedBecause(RunState.CANCELLED, new RunError(null, null, RunError.cancelled(null))));
+        assertEquals("run cancelled", abortedBecause(RunState.CANCELLED, new RunError(null, null, RunError.cancelled(null, null))));
         assertEquals("deadlock detected", abortedBecause(RunState.FAILED,
                 new RunError(0, "ring.mpfl.xml:9:9", "deadlock: rank 0 > rank 1 > rank 0")));
         assertEquals("run stalled", abortedBecause(RunState.FAILED,
