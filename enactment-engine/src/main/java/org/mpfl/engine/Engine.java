@@ -154,7 +154,7 @@ public final class Engine implements AutoCloseable {
                 .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);
         CheckpointUploads.install(router, runs.checkpoints());
-        EventStream.install(router, runs, database.runs());
+        EventStream.install(router, runs, database.runs(), access);
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);
         LOG.info("MPFL engine at {} (data {})", url, config.dataDir());

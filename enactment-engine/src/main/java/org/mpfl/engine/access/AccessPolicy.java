@@ -243,6 +243,11 @@ public final class AccessPolicy {
         }
     }
 
+    /** The project and owner of a run, if recorded (runs from before projects existed have none). */
+    public Optional<AccessStore.Ownership> runOwnership(String runId) {
+        return store.runOwner(runId);
+    }
+
     /** Whether the caller sees a run (for lists). */
     public boolean seesRun(Caller c, String runId) {
         return c.allProjects() || store.runOwner(runId).map(o -> c.sees(o.project())).orElse(false);

@@ -40,6 +40,9 @@ public final class StatusCommand implements CliCommand {
         if (run.path("queue").isObject()) {
             out.println(RunFollower.queuePlace(run).strip());
         }
+        if (run.hasNonNull("project") && !run.get("project").asText().equals("default")) {
+            out.println("project: " + run.get("project").asText() + " (started by " + run.path("owner").asText("?") + ")");
+        }
         if (run.at("/placement/reason").isTextual()) {
             // how the sites were chosen (packed in one, or spanning several, and why)
             out.println("placement: " + run.at("/placement/reason").asText());

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.mpfl.engine.access.AccessPolicy;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.store.RunStore;
@@ -49,8 +50,8 @@ public final class EventStream {
     }
 
     /** Adds the stream route to the router. */
-    public static void install(Router router, RunService runs, RunStore store) {
-        router.get("/api/runs/:id/events").handler(ctx -> serve(ctx, runs, store));
+    public static void install(Router router, RunService runs, RunStore store, AccessPolicy access) {
+        router.get("/api/runs/:id/events").handler(ctx -> serve(ctx, runs, store, access));
     }
 
     /** Per-connection state, touched only on the connection's event-loop context. */
@@ -61,7 +62,7 @@ public final class EventStream {
         final List<Object[]> pending = new ArrayList<>();
     }
 
-    private static void serve(RoutingContext ctx, RunService runs, RunStore store) {
+    private static void serve(RoutingContext ctx, RunService runs, RunStore store, AccessPolicy access) {
         if (!ctx.request().isEnded()) {
             // the access filter paused the request until it was admitted; a stream reads nothing more, but
             // must see the client go away at once (a paused connection would notice only at the next write)
@@ -98,7 +99,7 @@ public final class EventStream {
         });
 
         ctx.vertx().executeBlocking(() -> {
-            Optional<JsonNode> detail = runs.detail(id);
+            Optional<JsonNode> detail = RunDetails.of(id, runs, access);
             List<RunStore.StoredEvent> history = detail.isPresent() && replayFrom != null
                     ? store.events(id, replayFrom, REPLAY_LIMIT) : List.of();
             return new Object[] {detail, history};

@@ -49,7 +49,7 @@ final class RunEndpoints {
     }
 
     Reply detail(Exchange ex) throws ApiException {
-        return Reply.ok(api.runs().detail(param(ex, "id"))
+        return Reply.ok(RunDetails.of(param(ex, "id"), api.runs(), api.access())
                 .orElseThrow(() -> new ApiException(404, "no run '" + param(ex, "id") + "'")));
     }
 

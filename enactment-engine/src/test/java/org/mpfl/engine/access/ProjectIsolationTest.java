@@ -189,6 +189,7 @@ class ProjectIsolationTest {
         JsonNode detail = Http.send("GET", engine.url() + "/api/runs/" + run.json().get("id").asText(), alice, null).json();
         assertEquals("ringA", detail.get("workflow").asText(), "a run names the workflow as stored, not its plan's own name (ring)");
         assertEquals(1, detail.get("workflowVersion").asInt());
+        assertEquals(List.of("a", "alice"), List.of(detail.path("project").asText(), detail.path("owner").asText()), "whose run it is");
 
         // a new version cannot move the workflow to another project: refused, where the project was ignored
         Map<String, Object> moved = Map.of("name", "ringA", "project", "b", "plan", Map.of("workflow", "ring", "description", "v2",

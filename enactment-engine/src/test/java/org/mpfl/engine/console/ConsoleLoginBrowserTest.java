@@ -82,6 +82,7 @@ class ConsoleLoginBrowserTest {
             assertEquals(200L, fetchStatus(browser, "api/runs/" + runA));
             browser.driver().get(engine.url() + "/#/runs/" + runA);
             browser.await("alice's run view", WAIT, d -> d.findElement(By.id("view")).getText().contains("SUCCEEDED") ? true : null);
+            assertEquals("a · started by alice", browser.driver().findElement(By.id("run-project")).getText(), "whose run it is");
 
             // logged in as an operator, alice cancels her run from the console without the engine token
             String slow = Http.post(engine.url() + "/api/runs", issuer.token("alice", "operator", "a"), Map.of("plan",

@@ -103,6 +103,7 @@ class RunHeader {
     show(this.facts,
       fact('Run id', el('code', {}, model.id)),
       fact('Workflow version', run.workflowVersion ? runWorkflowLabel(run) : 'not stored (sent with the run)', 'run-workflow-version'),
+      run.project ? fact('Project', [run.project, el('span', {class: 'sub'}, ' · started by ' + (run.owner || '?'))], 'run-project') : null,
       fact('Created', formatTime(run.createdMs)),
       fact(run.endedMs ? 'Ended' : 'Running for', run.endedMs ? formatTime(run.endedMs) : formatDuration(wall)),
       fact('Wall time', formatDuration(wall), 'run-duration'),
