@@ -164,8 +164,7 @@ public final class AccessPolicy {
             return Caller.nobody();
         }
         if (t.need() == Need.IDENTITY && sentByCaller) {
-            Caller c = authenticate(authorization, t);
-            return c.kind() == Caller.Kind.HOST ? Caller.nobody() : c;
+            return authenticate(authorization, t);
         }
         if (t.need() == Need.PUBLIC || t.need() == Need.IDENTITY) {
             try {
