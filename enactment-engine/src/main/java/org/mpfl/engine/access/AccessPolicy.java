@@ -21,8 +21,14 @@ import org.mpfl.engine.store.AccessStore;
 public final class AccessPolicy {
     /** What a route needs. */
     public enum Need {
-        /** Anyone, with or without a credential ({@code GET /api/auth}: how to log in, and who one is). */
+        /** Anyone, with or without a credential (the console's login routes, {@code /api/session/*}). */
         PUBLIC,
+        /**
+         * Anyone ({@code GET /api/auth}: how to log in, and who one is); but a credential the caller sent in
+         * its {@code Authorization} header is refused with the reason when it proves nothing: a caller who sent
+         * one wants to know it was refused ({@code mpflc login}), not to be answered as a stranger.
+         */
+        IDENTITY,
         /** Authorised by the run's domain (rank events, checkpoint parts): the routes check it. */
         DOMAIN,
         /** A host credential (the registry routes check which host) or the admin token. */
@@ -89,7 +95,10 @@ public final class AccessPolicy {
         if (p.startsWith("/api/registry") || p.equals("/api/audit") || p.equals("/api/deployments")) {
             return new Target(Need.ADMIN, null, null, !read);
         }
-        if ((p.equals("/api/auth") || p.startsWith("/api/session/")) && read) {
+        if (p.equals("/api/auth") && read) {
+            return new Target(Need.IDENTITY, null, null, false);
+        }
+        if (p.startsWith("/api/session/") && read) {
             return new Target(Need.PUBLIC, null, null, false);
         }
         if (p.equals("/api/engine") || p.equals("/api/openapi")) {
@@ -143,10 +152,22 @@ public final class AccessPolicy {
      * @return the caller, to be handed to the route
      */
     public Caller admit(String authorization, Target t) throws AccessDenied {
+        return admit(authorization, authorization != null, t);
+    }
+
+    /**
+     * As {@link #admit(String, Target)}; {@code sentByCaller}: whether the credential came in the request's
+     * {@code Authorization} header rather than from a console session (whose stale token leaves the
+     * console's {@code GET /api/auth} anonymous, so that it offers to log in again).
+     */
+    public Caller admit(String authorization, boolean sentByCaller, Target t) throws AccessDenied {
         if (t.need() == Need.DOMAIN) {
             return Caller.nobody();
         }
-        if (t.need() == Need.PUBLIC) {
+        if (t.need() == Need.IDENTITY && sentByCaller) {
+            return authenticate(authorization, t);
+        }
+        if (t.need() == Need.PUBLIC || t.need() == Need.IDENTITY) {
             try {
                 return authorization == null ? Caller.nobody() : authenticate(authorization, t);
             } catch (AccessDenied d) {
@@ -279,6 +300,24 @@ public final class AccessPolicy {
         }
         throw new AccessDenied(mine.isEmpty() ? 403 : 400, mine.isEmpty() ? c.name() + " belongs to no project"
                 : "name the project ('project'): one of " + mine);
+    }
+
+    /**
+     * The project a run goes to: the one the request names ({@link #projectForNew}), else for a run of a
+     * stored workflow that workflow's project (the caller sees it: {@link #requireWorkflowVisible} came
+     * first), else {@link #projectForNew}'s default. A run of physics' workflow is physics' run: put into
+     * {@value Caller#DEFAULT_PROJECT} by an admin, it was out of sight of the workflow's own members.
+     *
+     * @param workflow the stored workflow it runs (without {@code @VERSION}), or {@code null}
+     */
+    public String projectForRun(Caller c, String requested, String workflow) throws AccessDenied {
+        if ((requested == null || requested.isBlank()) && workflow != null) {
+            Optional<AccessStore.Ownership> owner = store.workflowOwner(workflow);
+            if (owner.isPresent()) {
+                return owner.get().project();
+            }
+        }
+        return projectForNew(c, requested);
     }
 
     /** Records the owner of a run just started. */

@@ -86,7 +86,7 @@ public final class OidcVerifier {
         } catch (ParseException e) {
             throw new TokenRefused("not a JWT: " + e.getMessage(), false);
         } catch (BadJOSEException | com.nimbusds.jose.JOSEException e) {
-            throw new TokenRefused("token refused: " + e.getMessage(), false);
+            throw new TokenRefused(refusal(jwt, e), false);
         }
         String user = Optional.ofNullable(stringClaim(claims, settings.userClaim())).orElse(claims.getSubject());
         Role role = null;
@@ -107,6 +107,56 @@ public final class OidcVerifier {
             }
         }
         return new Caller(user, Caller.Kind.USER, role, projects, role == Role.ADMIN);
+    }
+
+    /**
+     * Why nimbus refused a token, in words its holder can act on: nimbus names its own check ("JWT aud
+     * claim rejected", "Another algorithm expected, or no matching key(s) found"), not what was expected.
+     * The token's own claims, read unverified, are the caller's to see.
+     */
+    private String refusal(String jwt, Exception e) {
+        String said = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        JWTClaimsSet claims = null;
+        try {
+            claims = com.nimbusds.jwt.JWTParser.parse(jwt).getJWTClaimsSet();
+        } catch (ParseException | RuntimeException unreadable) {
+            // the words of nimbus are all there is
+        }
+        if (said.startsWith("Unsecured (plain)") || said.startsWith("Plain JWT")) {
+            return "unsigned token (alg none) refused";
+        }
+        if (said.startsWith("Encrypted JWT")) {
+            return "encrypted tokens (JWE) are not accepted: the issuer must sign the access token (" + settings.algorithm() + ")";
+        }
+        if (said.contains("no matching key(s) found") || said.contains("No matching verifier")) {
+            return "signed with a key the issuer does not publish, or with another algorithm than " + settings.algorithm();
+        }
+        if (said.contains("Invalid signature")) {
+            return "the token's signature does not verify with the issuer's key (altered or forged)";
+        }
+        if (said.contains("aud claim")) {
+            List<String> aud = claims == null || claims.getAudience() == null ? List.of() : claims.getAudience();
+            return "the token's audience " + aud + " does not include '" + settings.audience() + "'";
+        }
+        if (said.contains("iss claim")) {
+            return "the token's issuer '" + (claims == null ? null : claims.getIssuer()) + "' is not this engine's issuer '"
+                    + settings.issuer() + "'";
+        }
+        if (said.equals("Expired JWT")) {
+            return "the token has expired" + (claims == null || claims.getExpirationTime() == null ? ""
+                    : " (at " + claims.getExpirationTime().toInstant() + ")");
+        }
+        if (said.equals("JWT before use time")) {
+            return "the token is not valid yet" + (claims == null || claims.getNotBeforeTime() == null ? ""
+                    : " (not before " + claims.getNotBeforeTime().toInstant() + ")");
+        }
+        if (said.startsWith("JWT missing required claims")) {
+            return "the token lacks the claims " + said.substring(said.indexOf(':') + 1).strip();
+        }
+        if (said.startsWith("JOSE header typ") || said.startsWith("Required JOSE header typ")) {
+            return "not an access token: its header's typ is neither JWT nor at+jwt";
+        }
+        return "token refused: " + said;
     }
 
     /** The issuer's discovery document (fetched on first use), for the command line's and console's flows. */

@@ -17,13 +17,16 @@ import org.mpfl.ir.spi.WorkflowCompiler;
  * {@code mpflc deploy FILE|DIR --engine URL}: compiles if needed, sends the plan and the generated
  * services to the engine in one request, which stores them as a new version of the workflow when they
  * changed (and installs the services on every live host, under the version's names) so runs can name
- * it ({@code NAME} for the latest version, {@code NAME@N} for version N).
+ * it ({@code NAME} for the latest version, {@code NAME@N} for version N); {@code --project P} names the project a new
+ * workflow goes to.
  */
 public final class DeployCommand implements CliCommand {
     private static final ArgumentSpec SPEC = ArgumentSpec.of("deploy", "Compiles if needed and stores the plan and the"
             + " generated services in the engine as a new version of the workflow when they changed (run it as NAME or NAME@N).")
             .positional("FILE|DIR", "a document, plan or compiled directory")
             .with(RunParams::declare)
+            .value("--project", "P", "the project a new workflow goes to (default: your only project, or an admin's 'default';"
+                    + " a new version stays in its workflow's)")
             .with(EngineOptions::client);
     @Override
     public String name() {
@@ -52,6 +55,9 @@ public final class DeployCommand implements CliCommand {
         Map<String, Object> wf = new LinkedHashMap<>();
         wf.put("name", name);
         wf.put("plan", input.plan());
+        if (args.has("--project")) {
+            wf.put("project", args.value("--project"));
+        }
         if (Files.isRegularFile(file) && file.getFileName().toString().endsWith(".xml")) {
             // the document too, so that the engine can draw the workflow (console, GET /api/workflows/{name}/graph)
             wf.put("document", Files.readString(file, java.nio.charset.StandardCharsets.UTF_8));

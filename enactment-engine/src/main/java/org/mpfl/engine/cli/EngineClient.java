@@ -211,13 +211,37 @@ public final class EngineClient {
             if (msg == null || msg.isBlank()) {
                 msg = "HTTP " + resp.statusCode() + " without a message" + (resp.statusCode() >= 500 ? " (the engine's log says why)" : "");
             }
-            if (resp.statusCode() == 401) {
-                msg = msg + (withheldToken != null ? " (" + withheldToken + ")"
-                        : " (log in with mpflc login --engine URL, or give the engine token with --token-file F, $MPFL_ENGINE_TOKEN or --data DIR of the engine)");
-            }
-            throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg);
+            throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg + hint(resp.statusCode(), msg),
+                    msg);
         }
         return resp;
+    }
+
+    /**
+     * What to do about a refusal on the command line, as {@code " (…)"}, or {@code ""}: the engine's words
+     * name the REST API ({@code 'project'}), not the options. Logging in is suggested only where it helps: no
+     * token was sent, or the one sent has expired; a user who is logged in but refused for another reason (no
+     * role, another audience) is not sent to log in again.
+     */
+    private String hint(int status, String said) {
+        if (status == 401 && withheldToken != null) {
+            return " (" + withheldToken + ")";
+        }
+        if (status == 401 && token == null) {
+            return " (log in with mpflc login --engine URL, or give the engine token with --token-file F, $MPFL_ENGINE_TOKEN"
+                    + " or --data DIR of the engine)";
+        }
+        if (status == 401 && said.contains("has expired")) {
+            return " (log in again with mpflc login --engine " + url + ")";
+        }
+        if (status == 400 && said.contains("('project')")) {
+            return " (give it with --project P)";
+        }
+        if (status == 403 && said.startsWith("sending service archives")) {
+            return " (an admin deploys the workflow into the project: mpflc deploy FILE --project P; then mpflc run NAME runs it"
+                    + " with this login, without archives)";
+        }
+        return "";
     }
 
     private static JsonNode parse(String text) {
@@ -232,14 +256,26 @@ public final class EngineClient {
     public static final class EngineException extends IOException {
         private static final long serialVersionUID = 1L;
         private final int status;
+        private final String said;
 
         public EngineException(int status, String message) {
+            this(status, message, message);
+        }
+
+        /** {@code said}: the engine's own words, without the request and the command line's hint. */
+        public EngineException(int status, String message, String said) {
             super(message);
             this.status = status;
+            this.said = said;
         }
 
         public int status() {
             return status;
+        }
+
+        /** The engine's own words. */
+        public String said() {
+            return said;
         }
     }
 }

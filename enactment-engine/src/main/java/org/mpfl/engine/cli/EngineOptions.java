@@ -18,9 +18,10 @@ final class EngineOptions {
     static ArgumentSpec client(ArgumentSpec spec) {
         return spec
                 .value("--engine", "URL", "the engine (else $MPFL_ENGINE, else the last engine started with --data)")
-                .value("--token-file", "F", "a file holding the engine's admin token (else $MPFL_ENGINE_TOKEN, else --data's)")
+                .value("--token-file", "F", "a file holding the engine's admin token or a user's access token (else $MPFL_ENGINE_TOKEN,"
+                        + " else a login, else --data's)")
                 .value("--data", "DIR", "the engine's data directory, for its URL and token (default ~/.mpfl/engine)")
-                .value("--login-cache", "F", "the tokens of mpflc login (default ~/.mpfl/login.json)")
+                .value("--login-cache", "F", "the tokens of mpflc login (default ~/.mpfl/login.json); named, it must hold a login for the engine")
                 .with(TlsOptions::client);
     }
 
@@ -47,12 +48,24 @@ final class EngineOptions {
     }
 
     /**
-     * The bearer token for an engine: an admin token named explicitly ({@code --token-file},
-     * {@code $MPFL_ENGINE_TOKEN}), else the login of {@code mpflc login} for that URL (refreshed when
-     * needed), else the admin token in the data directory ({@link EngineClient#resolveToken}); {@code null}
-     * when there is none.
+     * The bearer token for an engine: a login cache named with {@code --login-cache}, which must hold a
+     * login for that URL; else a token named explicitly ({@code --token-file}, {@code $MPFL_ENGINE_TOKEN}:
+     * the admin token, or a user's access token), else the login of {@code mpflc login} for that URL in the
+     * default cache (refreshed when needed), else the admin token in the data directory
+     * ({@link EngineClient#resolveToken}); {@code null} when there is none. A named cache without that login
+     * is an error: falling through to the next would act as another identity (the data directory's admin
+     * token) than the one the user named, a mistyped file name away.
      */
     static String token(Arguments a, String url) throws IOException {
+        if (a.value("--login-cache") != null && url != null) {
+            if (a.value("--token-file") != null) {
+                throw new IOException("give one of --login-cache F (a login) or --token-file F (a token), not both");
+            }
+            java.nio.file.Path cache = loginCache(a);
+            return new TokenCache(cache).accessToken(url).orElseThrow(() -> new IOException("no login for " + url + " in " + cache
+                    + (java.nio.file.Files.exists(cache) ? "" : " (no such file)") + ": run mpflc login --engine " + url
+                    + " --login-cache " + cache));
+        }
         String env = org.mpfl.engine.settings.EngineSettings.ENGINE_TOKEN.raw();
         if (a.value("--token-file") == null && (env == null || env.isBlank()) && url != null) {
             java.util.Optional<String> login = new TokenCache(loginCache(a)).accessToken(url);

@@ -58,10 +58,23 @@ public final class LoginCommand implements CliCommand {
         OidcClient.Tokens t = secretFile != null
                 ? issuer.clientCredentials(clientId, EngineClient.readSecretFile(secretFile))
                 : issuer.device(clientId, err);
+        // the engine is the judge of the token (its audience, a role, its issuer reachable from the engine): a login it
+        // refuses is reported as failed, never kept, so no later command fails with a reason login did not show
+        JsonNode me;
+        try {
+            me = new EngineClient(url, t.access(), TlsOptions.of(args)).get("/api/auth");
+        } catch (EngineClient.EngineException e) {
+            err.println("mpflc login: the issuer logged you in, but the engine at " + url + " refuses the token: " + e.said());
+            return 1;
+        }
+        if (me == null || !me.hasNonNull("user")) {
+            err.println("mpflc login: the issuer logged you in, but the engine at " + url + " does not say who the token proves"
+                    + " (GET /api/auth answered without a user): the engine may be older than this mpflc");
+            return 1;
+        }
         TokenCache cache = new TokenCache(EngineOptions.loginCache(args));
         cache.save(url, issuer.tokenEndpoint(), clientId, t, secretFile);
-        JsonNode me = new EngineClient(url, t.access(), TlsOptions.of(args)).get("/api/auth");
-        out.println("logged in to " + url + " as " + me.path("user").asText("?") + " (" + me.path("role").asText("?")
+        out.println("logged in to " + url + " as " + me.path("user").asText() + " (" + me.path("role").asText()
                 + (me.path("projects").isEmpty() ? "" : ", projects " + me.path("projects")) + "); tokens in " + cache.file());
         return 0;
     }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.mpfl.engine.access.OAuthForms;
 import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.EngineReach;
 
 /**
  * The command line's side of OpenID Connect: the issuer's endpoints (discovery), the device
@@ -25,6 +26,8 @@ final class OidcClient {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(CALL).build();
     private final String tokenEndpoint;
     private final String deviceEndpoint;
+    /** The issuer as its failures name it: its URL, or for a cached login the token endpoint that is all it keeps. */
+    private final String where;
 
     /** Tokens from the issuer; {@code refresh} may be {@code null}. */
     record Tokens(String access, String refresh, long expiresAtMs) {
@@ -34,24 +37,37 @@ final class OidcClient {
         }
     }
 
-    private OidcClient(String tokenEndpoint, String deviceEndpoint) {
+    /**
+     * The issuer could not be reached at all, in {@link EngineReach}'s words: not a refusal, so logging in again
+     * does not help (where a refused refresh token does).
+     */
+    static final class IssuerUnreachable extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        IssuerUnreachable(String message, IOException cause) {
+            super(message, cause);
+        }
+    }
+
+    private OidcClient(String tokenEndpoint, String deviceEndpoint, String where) {
         this.tokenEndpoint = tokenEndpoint;
         this.deviceEndpoint = deviceEndpoint;
+        this.where = where;
     }
 
     /** The issuer's endpoints from its discovery document. */
     static OidcClient discover(String issuer) throws IOException, InterruptedException {
         String base = issuer.endsWith("/") ? issuer : issuer + "/";
-        JsonNode doc = new OidcClient(null, null).call(HttpRequest.newBuilder(URI.create(base + ".well-known/openid-configuration")).GET());
+        JsonNode doc = new OidcClient(null, null, issuer).call(HttpRequest.newBuilder(URI.create(base + ".well-known/openid-configuration")).GET());
         if (!doc.hasNonNull("token_endpoint")) {
             throw new IOException("the issuer " + issuer + " names no token_endpoint in its discovery document");
         }
-        return new OidcClient(doc.get("token_endpoint").asText(), doc.path("device_authorization_endpoint").asText(null));
+        return new OidcClient(doc.get("token_endpoint").asText(), doc.path("device_authorization_endpoint").asText(null), issuer);
     }
 
     /** For a cached token whose endpoint is known. */
     static OidcClient of(String tokenEndpoint) {
-        return new OidcClient(tokenEndpoint, null);
+        return new OidcClient(tokenEndpoint, null, tokenEndpoint);
     }
 
     String tokenEndpoint() {
@@ -125,7 +141,11 @@ final class OidcClient {
     }
 
     private HttpResponse<String> send(HttpRequest.Builder b) throws IOException, InterruptedException {
-        return http.send(b.timeout(CALL).header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+        try {
+            return http.send(b.timeout(CALL).header("Accept", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new IssuerUnreachable(EngineReach.unreachable(e, "issuer", where), e);
+        }
     }
 
     private static JsonNode parse(String text) {

@@ -32,7 +32,8 @@ import org.mpfl.ir.files.FileTrees;
  * {@code --token-file F}/{@code --data DIR} (engine token; or {@code $MPFL_ENGINE_TOKEN}) and {@code --timeout S} (cancel after S seconds).
  * {@code --sweep NAME=V1,V2,…} (repeatable) runs every combination of the values, {@code --parallel K} at a
  * time, and prints a table of their outputs ({@link Sweep}). {@code --restarts N}: how often the run may restart
- * after an infrastructure fault (overrides the workflow's {@code restarts}).
+ * after an infrastructure fault (overrides the workflow's {@code restarts}). {@code --project P}: the project the run
+ * belongs to, for a user of several.
  */
 public final class RunCommand implements CliCommand {
     static final ArgumentSpec SPEC = ArgumentSpec.of("run", "Starts a run (or a sweep of runs) and follows it with a progress"
@@ -52,6 +53,8 @@ public final class RunCommand implements CliCommand {
                     + " default: the engine's)")
             .value("--sites", "N|A,B", "spread the run over N sites, or over the sites named (default: packed within one site"
                     + " while capacity allows)")
+            .value("--project", "P", "the project the run belongs to (default: the stored workflow's; else your only project,"
+                    + " or an admin's 'default')")
             .repeatable("--sweep", "NAME=V1,V2,...", "run every combination of the values and print a table of their outputs")
             .value("--parallel", "K", String.valueOf(Sweep.DEFAULT_PARALLEL), "runs of a --sweep at a time")
             .flag("--json", "print the result as one JSON object")
@@ -107,6 +110,13 @@ public final class RunCommand implements CliCommand {
         }
 
         String stored = axes.isEmpty() ? storedWorkflow(target, file, local) : null;
+        if (local && args.has("--project")) {
+            throw new UsageException("--project applies to --engine only (a --local engine is yours alone)");
+        }
+        Map<String, Object> common = new LinkedHashMap<>();
+        if (args.has("--project")) {
+            common.put("project", args.value("--project"));
+        }
         if (!local && args.has("--service")) {
             throw new UsageException("--service applies to the hosts of --local only");
         }
@@ -157,7 +167,7 @@ public final class RunCommand implements CliCommand {
                 client = EngineOptions.client(args, engineUrl);
             }
             if (!axes.isEmpty()) {
-                return Sweep.run(client, file, params, RunParams.rawParams(args), axes, parallel, timeoutS, json, out, err);
+                return Sweep.run(client, file, params, RunParams.rawParams(args), common, axes, parallel, timeoutS, json, out, err);
             }
             Map<String, Object> start;
             if (stored != null) {
@@ -167,6 +177,7 @@ public final class RunCommand implements CliCommand {
             } else {
                 start = startRequest(input);
             }
+            start.putAll(common);
             if (restarts != null) {
                 start.put("restarts", restarts);
             }
@@ -274,9 +285,15 @@ public final class RunCommand implements CliCommand {
         }
     }
 
-    /** Starts a run of {@code input} and follows it to its end (progress to {@code progress}, or none). */
-    static JsonNode startAndFollow(EngineClient client, WorkflowInput input, int timeoutS, PrintStream progress) throws Exception {
-        return startAndFollow(client, startRequest(input), timeoutS, progress, false);
+    /**
+     * Starts a run of {@code input} and follows it to its end (progress to {@code progress}, or none); {@code common}:
+     * more fields of its start request ({@code project}).
+     */
+    static JsonNode startAndFollow(EngineClient client, WorkflowInput input, Map<String, Object> common, int timeoutS,
+                                   PrintStream progress) throws Exception {
+        Map<String, Object> start = startRequest(input);
+        start.putAll(common);
+        return startAndFollow(client, start, timeoutS, progress, false);
     }
 
     /** The body of {@code POST /api/runs} that starts {@code input} (its plan, parameters and archives). */

@@ -110,9 +110,12 @@ final class Sweep {
         return out;
     }
 
-    /** Runs every combination on {@code client}'s engine; prints progress to {@code err}, the table or JSON to {@code out}. */
+    /**
+     * Runs every combination on {@code client}'s engine; prints progress to {@code err}, the table or JSON to {@code out};
+     * {@code common}: fields every run's start request carries ({@code project}).
+     */
     static int run(EngineClient client, Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
-                   List<Axis> axes, int parallel, int timeoutS, boolean json, PrintStream out, PrintStream err) throws Exception {
+                   Map<String, Object> common, List<Axis> axes, int parallel, int timeoutS, boolean json, PrintStream out, PrintStream err) throws Exception {
         List<Map<String, String>> combos = combinations(axes);
         int total = combos.size();
         AtomicInteger finished = new AtomicInteger();
@@ -128,7 +131,7 @@ final class Sweep {
                 int index = i;
                 Map<String, String> values = combos.get(i);
                 futures.add(pool.submit(() -> {
-                    Outcome o = one(client, file, fixedParams, fixedRawParams, index, values, timeoutS);
+                    Outcome o = one(client, file, fixedParams, fixedRawParams, common, index, values, timeoutS);
                     synchronized (err) {
                         err.printf("[%d/%d] %-30s %-9s %6.1f s%s%n", finished.incrementAndGet(), total, describe(values), o.state(),
                                 o.elapsedMs() / 1000.0, o.run() == null ? "" : "  run " + o.run());
@@ -152,7 +155,7 @@ final class Sweep {
     }
 
     private static Outcome one(EngineClient client, Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
-                               int index, Map<String, String> values, int timeoutS) {
+                               Map<String, Object> common, int index, Map<String, String> values, int timeoutS) {
         long started = System.currentTimeMillis();
         Map<String, Object> params = new LinkedHashMap<>(fixedParams);
         Map<String, Object> raw = new LinkedHashMap<>(fixedRawParams);
@@ -162,7 +165,7 @@ final class Sweep {
         });
         try {
             WorkflowInput input = WorkflowInput.load(file, params, raw);
-            JsonNode run = RunCommand.startAndFollow(client, input, timeoutS, null);
+            JsonNode run = RunCommand.startAndFollow(client, input, common, timeoutS, null);
             JsonNode error = run.get("error");
             return new Outcome(index, values, run.path("id").asText(), run.path("state").asText(), run.path("outputs"),
                     error == null || error.isNull() ? null : RunCommand.describeError(error).substring(1).trim(),

@@ -72,6 +72,9 @@ final class TokenCache {
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while refreshing the login", ie);
+        } catch (OidcClient.IssuerUnreachable ex) {
+            // logging in again needs the issuer too: the way out is the issuer's, not the user's
+            throw new IOException("the login for " + engineUrl + " cannot be refreshed: " + ex.getMessage(), ex);
         } catch (IOException ex) {
             throw new IOException("the login for " + engineUrl + " cannot be refreshed (" + ex.getMessage() + "): run mpflc login again", ex);
         }

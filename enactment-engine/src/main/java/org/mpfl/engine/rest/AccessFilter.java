@@ -138,7 +138,8 @@ public final class AccessFilter {
         // paused while the check runs off the event loop: no body byte is read, nor the request's end
         // consumed, before it is admitted; the platform's body handler resumes it
         ctx.request().pause();
-        ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read), target), false).onComplete(ar -> {
+        ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read),
+                ctx.request().getHeader("Authorization") != null, target), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 Caller caller = ar.result();
                 // deprecated in Vert.x 4.5 with no public replacement (UserContext gained a setter only in 5); Camel's

@@ -90,6 +90,20 @@ final class Requests {
     }
 
     /**
+     * 401/403 unless the caller may send service archives with a run or a workflow: admins only, since an
+     * archive is code every host will run; the refusal says so, where "this needs the admin role" left an
+     * operator starting a run from a file wondering why a run needs it.
+     */
+    static Caller requireArchiveSender(Exchange ex) throws ApiException {
+        Caller c = AccessFilter.caller(ex);
+        if (c.kind() != Caller.Kind.ANONYMOUS && c.kind() != Caller.Kind.HOST && !c.role().includes(Role.ADMIN)) {
+            throw new ApiException(403, "sending service archives (code for the hosts) needs the admin role; " + c.name()
+                    + " is " + c.role().name().toLowerCase(Locale.ROOT));
+        }
+        return requireRole(ex, Role.ADMIN);
+    }
+
+    /**
      * 401/403 unless the caller the access filter admitted has {@code role} (the filter checked the
      * route already; this guards what only the body tells, such as archives, which put code on hosts).
      */

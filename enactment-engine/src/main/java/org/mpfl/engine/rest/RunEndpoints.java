@@ -93,13 +93,14 @@ final class RunEndpoints {
         Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
         if (b.has("archives")) {
-            requireRole(ex, Role.ADMIN); // archives are code the hosts will run
+            Requests.requireArchiveSender(ex);
         }
-        if (text(b, "workflow") != null) {
-            String name = text(b, "workflow");
-            api.access().requireWorkflowVisible(caller, name.contains("@") ? name.substring(0, name.indexOf('@')) : name);
+        String workflow = text(b, "workflow");
+        if (workflow != null) {
+            workflow = workflow.contains("@") ? workflow.substring(0, workflow.indexOf('@')) : workflow;
+            api.access().requireWorkflowVisible(caller, workflow);
         }
-        String project = api.access().projectForNew(caller, text(b, "project"));
+        String project = api.access().projectForRun(caller, text(b, "project"), workflow);
         Map<String, Object> params = b.has("params") && b.get("params").isObject()
                 ? Json.MAPPER.convertValue(b.get("params"), new TypeReference<Map<String, Object>>() { })
                 : Map.of();

@@ -94,7 +94,7 @@ final class WorkflowEndpoints {
         JsonNode b = body(ex);
         Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
         if (!archives.isEmpty()) {
-            requireRole(ex, Role.ADMIN); // archives are code the hosts will run
+            Requests.requireArchiveSender(ex);
         }
         String project = api.access().workflowProject(text(b, "name"), caller, text(b, "project"));
         WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),

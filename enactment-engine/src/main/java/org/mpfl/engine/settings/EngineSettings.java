@@ -15,7 +15,7 @@ public final class EngineSettings {
     public static final Setting<String> ENGINE = Setting.environment("MPFL_ENGINE", "the URL file in --data",
             "the engine the client commands (status, cancel, deploy, …) talk to when --engine is not given");
     public static final Setting<String> ENGINE_TOKEN = Setting.environment("MPFL_ENGINE_TOKEN", "the token file in --data",
-            "the engine's admin token for the client commands when --token-file is not given");
+            "the engine's admin token, or a user's access token, for the client commands when --token-file is not given");
     public static final Setting<String> JDBC_PASSWORD = Setting.environment("MPFL_JDBC_PASSWORD", "empty",
             "the password of mpflc up --jdbc when no --jdbc-password-file is given");
     public static final Setting<String> HOST_JAVA_OPTS = Setting.environment("MPFL_HOST_JAVA_OPTS", "unset",

@@ -201,6 +201,55 @@ class ProjectIsolationTest {
     }
 
     @Test
+    void aRunOfAStoredWorkflowGoesToTheWorkflowsProjectUnlessTheRequestNamesOne() throws Exception {
+        Map<String, Object> wf = Map.of("name", "ringP", "plan", plan().get("plan"), "project", "physics");
+        assertEquals(201, Http.send("POST", engine.url() + "/api/workflows", root, wf).status());
+        String frank = "Bearer " + issuer.token("frank", "operator", "chem", "physics");
+        for (String who : List.of(root, frank)) {
+            Http.Answer a = Http.send("POST", engine.url() + "/api/runs", who, Map.of("workflow", "ringP@1"));
+            assertEquals(201, a.status(), a.body());
+            assertEquals("physics", engine.database().access().runOwner(a.json().get("id").asText()).orElseThrow().project(),
+                    "a run of physics' workflow is physics' (not the admin's default project, nor a question to frank)");
+        }
+        Http.Answer named = Http.send("POST", engine.url() + "/api/runs", frank, Map.of("workflow", "ringP", "project", "chem"));
+        assertEquals(201, named.status(), named.body());
+        assertEquals("chem", engine.database().access().runOwner(named.json().get("id").asText()).orElseThrow().project());
+        // a run of a plan still has to be told which of frank's projects
+        Http.Answer ask = Http.send("POST", engine.url() + "/api/runs", frank, plan());
+        assertEquals(400, ask.status(), ask.body());
+        assertTrue(ask.body().contains("one of [chem, physics]"), ask.body());
+    }
+
+    @Test
+    void sendingServiceArchivesIsRefusedToAnOperatorNamingWhatNeedsTheAdminRole() throws Exception {
+        List<Map<String, String>> archives = List.of(Map.of("service", "ring", "archive", "UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA=="));
+        Map<String, Object> run = new HashMap<>(plan());
+        run.put("archives", archives);
+        Map<String, Object> wf = Map.of("name", "ringA", "plan", plan().get("plan"), "archives", archives);
+        for (Http.Answer a : List.of(Http.send("POST", engine.url() + "/api/runs", alice, run),
+                Http.send("POST", engine.url() + "/api/workflows", alice, wf))) {
+            assertEquals(403, a.status(), a.body());
+            assertEquals("sending service archives (code for the hosts) needs the admin role; alice is operator",
+                    a.json().get("error").asText());
+        }
+    }
+
+    @Test
+    void getAuthRefusesACredentialThatProvesNothingAndSaysWhy() throws Exception {
+        Http.Answer anonymous = Http.send("GET", engine.url() + "/api/auth", null, null);
+        assertEquals(200, anonymous.status(), anonymous.body());
+        assertFalse(anonymous.json().has("user"), anonymous.body());
+        Http.Answer me = Http.send("GET", engine.url() + "/api/auth", alice, null);
+        assertEquals("alice", me.json().path("user").asText(), me.body());
+        Http.Answer noRole = Http.send("GET", engine.url() + "/api/auth", "Bearer " + issuer.token(b -> b.claim("roles", List.of())), null);
+        assertEquals(401, noRole.status(), noRole.body());
+        assertEquals("the token names no MPFL role in claim 'roles'", noRole.json().get("error").asText());
+        Http.Answer wrongAudience = Http.send("GET", engine.url() + "/api/auth", "Bearer " + issuer.token(b -> b.audience("x")), null);
+        assertEquals(401, wrongAudience.status(), wrongAudience.body());
+        assertEquals(401, Http.send("GET", engine.url() + "/api/auth", "Bearer not-the-admin-token", null).status());
+    }
+
+    @Test
     void tokensAreCheckedOnEveryRequestAndReadsNeedOne() throws Exception {
         assertEquals(401, status("GET", "/api/runs", null), "an engine with an issuer serves no anonymous read");
         assertEquals(401, status("GET", "/api/runs", "Bearer " + issuer.token(b -> b.audience("other"))));

@@ -55,7 +55,8 @@ class LoginTest {
     void start() throws Exception {
         // access tokens shorter than the cache's 30 s margin: every command must refresh, so refresh is tested
         issuer = TestIssuer.start().publicClient("mpfl-cli").accessTokenSeconds(20)
-                .serviceAccount("robot", "s3cret-of-robot", "robot", "operator", "a");
+                .serviceAccount("robot", "s3cret-of-robot", "robot", "operator", "a")
+                .serviceAccount("nora", "s3cret-of-nora", "nora", "offline_access", "a");
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine")).token("admin")
                 .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-cli"))
                 .invoker(new FakeRanks(r -> {
@@ -85,6 +86,15 @@ class LoginTest {
     private List<String> client(String... more) {
         List<String> l = new java.util.ArrayList<>(List.of(more));
         l.addAll(List.of("--engine", engine.url(), "--login-cache", cache.toString()));
+        return l;
+    }
+
+    /** The command line of a client command with a token in a file, as {@code --token-file} reads it. */
+    private List<String> withToken(String token, String... more) throws Exception {
+        Path file = Files.createTempFile(dir, "token", ".jwt");
+        Files.writeString(file, token + "\n");
+        List<String> l = new java.util.ArrayList<>(List.of(more));
+        l.addAll(List.of("--engine", engine.url(), "--token-file", file.toString()));
         return l;
     }
 
@@ -159,5 +169,101 @@ class LoginTest {
         // a secret revoked (here: changed) at the issuer: the command says to log in again instead of acting
         java.io.IOException refused = assertThrows(java.io.IOException.class, () -> mpflc(new StatusCommand(), client("x")));
         assertTrue(refused.getMessage().contains("run mpflc login again"), refused.getMessage());
+    }
+
+    @Test
+    void aLoginTheEngineRefusesFailsWithTheEnginesReasonAndIsNotKept() throws Exception {
+        Path secret = dir.resolve("nora.secret");
+        Files.writeString(secret, "s3cret-of-nora\n");
+        Result r = mpflc(new LoginCommand(), client("--client-id", "nora", "--client-secret-file", secret.toString()));
+        assertEquals(1, r.code(), r.out());
+        assertTrue(r.err().contains("the engine at " + engine.url() + " refuses the token: the token names no MPFL role in claim"
+                + " 'roles'"), r.err());
+        assertFalse(r.out().contains("logged in"), r.out());
+        assertFalse(Files.exists(cache), "a login the engine refuses is not kept for later commands");
+    }
+
+    @Test
+    void anIssuerOutOfReachIsSaidSoInARefreshAndInALogin() throws Exception {
+        Path secret = dir.resolve("robot.secret");
+        Files.writeString(secret, "s3cret-of-robot\n");
+        assertEquals(0, mpflc(new LoginCommand(), client("--client-id", "robot", "--client-secret-file", secret.toString())).code());
+        issuer.close();
+        // the 20 s token needs renewing for every command: the issuer is gone, which logging in again cannot mend
+        java.io.IOException refresh = assertThrows(java.io.IOException.class, () -> mpflc(new StatusCommand(), client("x")));
+        assertTrue(refresh.getMessage().contains("cannot be refreshed: cannot reach the issuer at " + issuer.issuer() + "/token: "),
+                refresh.getMessage());
+        assertTrue(refresh.getMessage().contains("(nothing listens there: is the issuer running"), refresh.getMessage());
+        assertFalse(refresh.getMessage().contains("login again") || refresh.getMessage().contains("null"), refresh.getMessage());
+        java.io.IOException login = assertThrows(java.io.IOException.class, () -> mpflc(new LoginCommand(), client()));
+        assertTrue(login.getMessage().startsWith("cannot reach the issuer at " + issuer.issuer() + ": "), login.getMessage());
+    }
+
+    @Test
+    void aNamedLoginCacheWithoutALoginForTheEngineIsAnErrorNeverAnotherIdentity() throws Exception {
+        Path mistyped = dir.resolve("alcie.json");
+        List<String> args = List.of("--engine", engine.url(), "--data", dir.resolve("engine").toString(), "--login-cache",
+                mistyped.toString());
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> mpflc(new RunsCommand(), args));
+        assertEquals("no login for " + engine.url() + " in " + mistyped + " (no such file): run mpflc login --engine " + engine.url()
+                + " --login-cache " + mistyped, e.getMessage());
+        // a cache that exists but holds only another engine's login: the same
+        Files.writeString(mistyped, "{\"http://elsewhere:1\": {}}");
+        java.io.IOException other = assertThrows(java.io.IOException.class, () -> mpflc(new RunsCommand(), args));
+        assertTrue(other.getMessage().startsWith("no login for " + engine.url() + " in " + mistyped + ": run mpflc login"),
+                other.getMessage());
+    }
+
+    @Test
+    void aUsersTokenInATokenFileActsAsThatUserAndARefusalOtherThanExpiryDoesNotSendToLogin() throws Exception {
+        Result run = mpflc(new RunCommand(), withToken(issuer.token("alice", "operator", "a"), plan().toString(), "--json"));
+        assertEquals(0, run.code(), run.err());
+        assertEquals(new AccessStore.Ownership("a", "alice"), engine.database().access()
+                .runOwner(Json.MAPPER.readTree(run.out()).get("run").asText()).orElseThrow());
+        EngineClient.EngineException noRole = assertThrows(EngineClient.EngineException.class, () -> mpflc(new RunsCommand(),
+                withToken(issuer.token(b -> b.claim("roles", List.of("offline_access"))))));
+        assertEquals("GET /api/runs: the token names no MPFL role in claim 'roles'", noRole.getMessage());
+        EngineClient.EngineException expired = assertThrows(EngineClient.EngineException.class, () -> mpflc(new RunsCommand(),
+                withToken(issuer.token(b -> b.expirationTime(new java.util.Date(System.currentTimeMillis() - 120_000))))));
+        assertTrue(expired.getMessage().contains("the token has expired") && expired.getMessage().contains("(log in again with mpflc login"),
+                expired.getMessage());
+    }
+
+    @Test
+    void projectNamesTheProjectOfARunASweepAndADeployedWorkflow() throws Exception {
+        String frank = issuer.token("frank", "operator", "chem", "physics");
+        EngineClient.EngineException ask = assertThrows(EngineClient.EngineException.class,
+                () -> mpflc(new RunCommand(), withToken(frank, plan().toString())));
+        assertTrue(ask.getMessage().contains("one of [chem, physics] (give it with --project P)"), ask.getMessage());
+        Result run = mpflc(new RunCommand(), withToken(frank, plan().toString(), "--project", "physics", "--json"));
+        assertEquals(0, run.code(), run.err());
+        assertEquals("physics", engine.database().access().runOwner(Json.MAPPER.readTree(run.out()).get("run").asText())
+                .orElseThrow().project());
+        Result sweep = mpflc(new RunCommand(), withToken(frank, plan().toString(), "--project", "chem", "--sweep", "n=1,2", "--json"));
+        assertEquals(0, sweep.code(), sweep.err());
+        for (JsonNode o : Json.MAPPER.readTree(sweep.out())) {
+            assertEquals("chem", engine.database().access().runOwner(o.get("run").asText()).orElseThrow().project(), o.toString());
+        }
+        Result deploy = mpflc(new DeployCommand(), withToken(issuer.token("root", "admin"), plan().toString(), "--project", "physics"));
+        assertEquals(0, deploy.code(), deploy.err());
+        assertEquals("physics", engine.database().access().workflowOwner("ring").orElseThrow().project());
+        assertThrows(org.mpfl.ir.cli.UsageException.class, () -> mpflc(new RunCommand(),
+                List.of(plan().toString(), "--local", "--project", "physics")));
+    }
+
+    @Test
+    void anOperatorSendingServiceArchivesIsToldWhatNeedsAnAdminAndWhatToDo() throws Exception {
+        Path compiled = Files.createDirectories(dir.resolve("compiled"));
+        Files.copy(plan(), compiled.resolve("ring.json"));
+        Files.write(compiled.resolve("ring.aar"), new byte[] {'P', 'K', 5, 6});
+        String alice = issuer.token("alice", "operator", "a");
+        for (org.mpfl.ir.cli.CliCommand c : List.of(new RunCommand(), new DeployCommand())) {
+            EngineClient.EngineException e = assertThrows(EngineClient.EngineException.class, () -> mpflc(c, withToken(alice,
+                    compiled.toString())));
+            assertEquals(403, e.status());
+            assertTrue(e.getMessage().contains("sending service archives (code for the hosts) needs the admin role; alice is operator"
+                    + " (an admin deploys the workflow into the project: mpflc deploy FILE --project P; then mpflc run NAME"),
+                    e.getMessage());
+        }
     }
 }

@@ -16,7 +16,15 @@ public final class EngineReach {
 
     /** {@code "cannot reach the engine at URL: what failed (what to do)"}. */
     public static String unreachable(Throwable failure, String engineUrl) {
-        return "cannot reach the engine at " + engineUrl + ": " + said(failure) + hint(failure, engineUrl);
+        return unreachable(failure, "engine", engineUrl);
+    }
+
+    /**
+     * {@code "cannot reach the PARTY at URL: what failed (what to do)"}, for another server a client of the engine
+     * needs in the same words (the OpenID Connect {@code issuer} of {@code mpflc login}).
+     */
+    public static String unreachable(Throwable failure, String party, String url) {
+        return "cannot reach the " + party + " at " + url + ": " + said(failure) + hint(failure, party, url);
     }
 
     /** The failure in the JDK's words: the first message along its causes, else what kind of failure it is. */
@@ -31,20 +39,26 @@ public final class EngineReach {
 
     /** What to do about {@code failure}, as {@code " (…)"} to append, or {@code ""} when the JDK's words are all there is. */
     static String hint(Throwable failure, String engineUrl) {
-        boolean https = engineUrl.regionMatches(true, 0, "https:", 0, 6);
+        return hint(failure, "engine", engineUrl);
+    }
+
+    private static String hint(Throwable failure, String party, String url) {
+        boolean https = url.regionMatches(true, 0, "https:", 0, 6);
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SSLException) {
-                return https ? " (the engine's certificate is not trusted here: give the CA that signed it with --tls-ca)"
-                        : " (the engine does not speak TLS at this http:// URL, or this is not its URL)";
+                // --tls-ca is the engine's CA; other servers are checked against the JDK's CAs
+                return https ? " (the " + party + "'s certificate is not trusted here" + (party.equals("engine")
+                        ? ": give the CA that signed it with --tls-ca)" : " by this Java's CAs)")
+                        : " (the " + party + " does not speak TLS at this http:// URL, or this is not its URL)";
             }
             if (t instanceof ConnectException) {
-                return " (nothing listens there: is the engine running, and is this its URL and port?)";
+                return " (nothing listens there: is the " + party + " running, and is this its URL and port?)";
             }
             if (t instanceof HttpConnectTimeoutException) {
-                return " (no answer to the connection: a firewall in between, or not the engine's address?)";
+                return " (no answer to the connection: a firewall in between, or not the " + party + "'s address?)";
             }
             if (!https && t.getMessage() != null && t.getMessage().contains("header parser received no bytes")) {
-                return " (the engine may serve https: give its https:// URL)";
+                return " (the " + party + " may serve https: give its https:// URL)";
             }
         }
         return "";

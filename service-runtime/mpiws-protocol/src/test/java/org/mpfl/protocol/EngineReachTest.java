@@ -26,4 +26,13 @@ class EngineReachTest {
                 EngineReach.hint(new SSLHandshakeException("x"), "http://e"));
         assertEquals("cannot reach the engine at http://e: other", EngineReach.unreachable(new IOException("other"), "http://e"));
     }
+
+    @Test
+    void anotherServerIsNamedInTheSameWords() {
+        assertEquals("cannot reach the issuer at http://i:9/realms/x: connection refused (nothing listens there: is the issuer"
+                + " running, and is this its URL and port?)", EngineReach.unreachable(new ConnectException(), "issuer", "http://i:9/realms/x"));
+        assertEquals("cannot reach the issuer at https://i: PKIX path building failed (the issuer's certificate is not trusted"
+                + " here by this Java's CAs)", EngineReach.unreachable(new IOException(null, new SSLHandshakeException("PKIX path building failed")),
+                "issuer", "https://i"));
+    }
 }
