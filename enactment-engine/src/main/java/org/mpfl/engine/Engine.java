@@ -408,6 +408,11 @@ public final class Engine implements AutoCloseable {
         return java.util.Optional.ofNullable(capacity);
     }
 
+    /** Who may do what: the admin token, the OpenID Connect issuer's users (if configured), projects. */
+    public AccessPolicy access() {
+        return access;
+    }
+
     /** The audit trail of mutations (admins read it at {@code GET /api/audit}). */
     public Audit audit() {
         return audit;

@@ -141,6 +141,7 @@ public final class UpCommand implements CliCommand {
         out.println("REST API: " + engine.url() + "/api  (OpenAPI: " + engine.url() + "/api/openapi)");
         out.println("service hosts: " + engine.registry().hosts().size() + "; engine token in "
                 + config.dataDir().resolve(Engine.TOKEN_FILE) + (config.token() != null ? " (given with --token-file)" : ""));
+        engine.access().users().ifPresent(users -> usersBanner(users, out, err));
         String capacity = ProviderOptions.banner(args);
         if (capacity != null) {
             out.println(capacity);
@@ -157,6 +158,23 @@ public final class UpCommand implements CliCommand {
         // the JVM shutdown hook of the cluster stops hosts and engine on Ctrl-C
         new CountDownLatch(1).await();
         return 0;
+    }
+
+    /**
+     * Says whose users the engine accepts, and asks the issuer once: a wrong {@code --oidc-issuer} (a typo, a trailing
+     * slash the issuer does not use, an issuer not started yet) would otherwise show only as every user's 503.
+     */
+    private static void usersBanner(org.mpfl.engine.access.OidcVerifier users, PrintStream out, PrintStream err) {
+        var s = users.settings();
+        out.println("users: OpenID Connect issuer " + s.issuer() + ", audience " + s.audience() + "; roles from claim '" + s.rolesClaim()
+                + "', projects from '" + s.projectsClaim() + "'" + (s.consoleClientId() != null ? "; console login as client "
+                + s.consoleClientId() : ""));
+        try {
+            users.discovery();
+        } catch (org.mpfl.engine.access.OidcVerifier.TokenRefused e) {
+            err.println("mpflc up: WARNING: " + e.getMessage() + ". Until it answers, users' requests get 503 (the admin token"
+                    + " works); check --oidc-issuer: it must be exactly the issuer's 'iss', e.g. https://KEYCLOAK/realms/lab");
+        }
     }
 
     /** The run settings with {@code --quarantine S} and {@code --max-replacements N} applied. */
