@@ -60,6 +60,9 @@ class ConsoleLoginBrowserTest {
             String runB = Http.post(engine.url() + "/api/runs", issuer.token("bob", "operator", "b"), plan).json().get("id").asText();
 
             browser.driver().get(engine.url() + "/#/runs");
+            browser.await("a person's words for a read refused before login", WAIT,
+                    d -> d.findElement(By.id("view")).getText().contains("you are not logged in: Log in (top bar)") ? true : null);
+            assertFalse(browser.driver().findElement(By.id("view")).getText().contains("Authorization"), "not the API's words");
             browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
             browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("alice");
             browser.driver().findElement(By.id("role")).sendKeys("operator");
@@ -70,6 +73,8 @@ class ConsoleLoginBrowserTest {
                 return t.isEmpty() ? null : t;
             });
             assertTrue(who.startsWith("alice (operator"), who);
+            assertEquals(Boolean.TRUE, browser.script("return document.getElementById('token-form').hidden"),
+                    "logged in, the engine token's field is not offered");
             String url = browser.driver().getCurrentUrl();
             assertFalse(url.contains("code=") || url.contains("token") || url.contains("eyJ"), "nothing of the login in the URL: " + url);
             assertEquals("", browser.script("return document.cookie"), "the session cookie is HttpOnly");

@@ -1,6 +1,7 @@
 // JSON calls to the engine's REST API (same origin as the console).
 
 import { currentToken } from './engine-token.js';
+import { loginOffered } from './session.js';
 
 /** A failed API call: HTTP status and the engine's error message. */
 export class ApiError extends Error {
@@ -21,7 +22,12 @@ async function readAnswer(response) {
     }
   }
   if (!response.ok) {
-    throw new ApiError(response.status, (body && body.error) || `HTTP ${response.status}`);
+    let message = (body && body.error) || `HTTP ${response.status}`;
+    if (response.status === 401 && !currentToken() && loginOffered()) {
+      // the engine's words are for API clients ("needs 'Authorization: Bearer <token>'"); a person here logs in
+      message = 'you are not logged in: Log in (top bar) to see this';
+    }
+    throw new ApiError(response.status, message);
   }
   return body;
 }

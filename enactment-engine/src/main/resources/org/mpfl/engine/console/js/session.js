@@ -3,10 +3,16 @@
 // so no token is ever in a URL, in localStorage or readable by this page's scripts.
 
 let current = null; // {user, role, projects} of the console's login, once known
+let offered = false; // the engine has users and a console client: Log in is shown
 
 /** The logged-in user ({user, role, projects}), or null: not logged in, no login configured, or not known yet. */
 export function loggedIn() {
   return current;
+}
+
+/** Whether this console offers Log in (the engine has an issuer and a console client). */
+export function loginOffered() {
+  return offered;
 }
 
 export async function showSession(element) {
@@ -20,9 +26,13 @@ export async function showSession(element) {
   }
   element.textContent = '';
   if (!info.issuer || !info.clientId) return;
+  offered = true;
   const link = document.createElement('a');
   if (info.user) {
     current = {user: info.user, role: info.role, projects: info.projects || []};
+    // a login acts for its user: the engine token's field would only confuse who is acting
+    const tokenForm = document.getElementById('token-form');
+    if (tokenForm) tokenForm.hidden = true;
     const who = document.createElement('span');
     who.id = 'session-user';
     who.textContent = `${info.user} (${info.role}${info.projects && info.projects.length ? ': ' + info.projects.join(', ') : ''})`;
