@@ -14,8 +14,10 @@ import java.util.Set;
  * @param role        what it may do
  * @param projects    the projects it acts within (ignored when {@code allProjects})
  * @param allProjects whether it sees every project (the admin token, admins, anonymous readers of an open engine)
+ * @param expiresAtMs when its credential expires (a user's token's {@code exp}), 0 for one that does not: what
+ *                    stays open after the request was admitted (an event stream) ends then
  */
-public record Caller(String name, Kind kind, Role role, Set<String> projects, boolean allProjects) {
+public record Caller(String name, Kind kind, Role role, Set<String> projects, boolean allProjects, long expiresAtMs) {
     /** How a caller was authenticated. */
     public enum Kind {
         /** The engine's admin token (bootstrap and local use). */
@@ -33,6 +35,11 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
 
     public Caller {
         projects = Set.copyOf(projects);
+    }
+
+    /** A caller whose credential does not expire. */
+    public Caller(String name, Kind kind, Role role, Set<String> projects, boolean allProjects) {
+        this(name, kind, role, projects, allProjects, 0);
     }
 
     /** The admin token's caller. */
@@ -63,7 +70,8 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
     /** As a Vert.x principal, the form in which it travels from the access filter to the Camel routes. */
     public JsonObject toPrincipal() {
         return new JsonObject().put("name", name).put("kind", kind.name()).put("role", role.name())
-                .put("projects", new JsonArray(projects.stream().sorted().toList())).put("allProjects", allProjects);
+                .put("projects", new JsonArray(projects.stream().sorted().toList())).put("allProjects", allProjects)
+                .put("expiresAtMs", expiresAtMs);
     }
 
     /** The caller a principal made by {@link #toPrincipal()} describes. */
@@ -71,6 +79,6 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
         Set<String> projects = new LinkedHashSet<>();
         p.getJsonArray("projects", new JsonArray()).forEach(v -> projects.add(String.valueOf(v)));
         return new Caller(p.getString("name"), Kind.valueOf(p.getString("kind")), Role.valueOf(p.getString("role")), projects,
-                p.getBoolean("allProjects", false));
+                p.getBoolean("allProjects", false), p.getLong("expiresAtMs", 0L));
     }
 }

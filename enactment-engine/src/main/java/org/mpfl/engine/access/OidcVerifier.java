@@ -106,7 +106,8 @@ public final class OidcVerifier {
                 projects.add(p);
             }
         }
-        return new Caller(user, Caller.Kind.USER, role, projects, role == Role.ADMIN);
+        return new Caller(user, Caller.Kind.USER, role, projects, role == Role.ADMIN,
+                claims.getExpirationTime() == null ? 0 : claims.getExpirationTime().getTime());
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.mpfl.engine.access.AccessPolicy;
+import org.mpfl.engine.access.Caller;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.store.RunStore;
@@ -93,9 +94,23 @@ public final class EventStream {
                 }
             });
         });
+        // admitted with a user's token, the stream lasts as long as the token: one that expired (or was revoked at the
+        // issuer) must not keep a user reading; the console's EventSource reconnects with its session's fresh token
+        long expiresAtMs = ctx.user() == null ? 0 : Caller.fromPrincipal(ctx.user().principal()).expiresAtMs();
+        long expiry = expiresAtMs <= 0 ? -1 : ctx.vertx().setTimer(Math.max(1, expiresAtMs - System.currentTimeMillis()), t -> {
+            if (!conn.closed && !resp.closed() && !resp.ended()) {
+                conn.closed = true;
+                unsubscribe(subscription);
+                // not "end": the run goes on; a client that wants more reconnects with a token that is still valid
+                resp.end("event: expired\ndata: {\"error\":\"the token this stream was opened with has expired\"}\n\n");
+            }
+        });
         resp.closeHandler(v -> {
             conn.closed = true;
             unsubscribe(subscription);
+            if (expiry >= 0) {
+                ctx.vertx().cancelTimer(expiry);
+            }
         });
 
         ctx.vertx().executeBlocking(() -> {

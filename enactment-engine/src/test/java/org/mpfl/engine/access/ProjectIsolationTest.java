@@ -169,6 +169,30 @@ class ProjectIsolationTest {
         assertEquals(404, status("GET", "/api/registry/hosts/h", root), "removed");
     }
 
+    /** A stream lasts as long as the token it was opened with: no reading on after the token expired. */
+    @Test
+    void anEventStreamEndsWhenItsTokenExpires() throws Exception {
+        Http.Answer started = Http.send("POST", engine.url() + "/api/runs", alice, Map.of("plan", Map.of("workflow", "slow",
+                "processes", List.of(Map.of("name", "slow", "service", "ring", "ranks", 1)))));
+        assertEquals(201, started.status(), started.body());
+        String id = started.json().get("id").asText();
+        String shortLived = "Bearer " + issuer.token(b -> b
+                .expirationTime(new java.util.Date(System.currentTimeMillis() + 3_000)));
+        HttpRequest request = HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/" + id + "/events"))
+                .header("Authorization", shortLived).build();
+        HttpResponse<java.util.stream.Stream<String>> stream = HttpClient.newHttpClient().send(request,
+                HttpResponse.BodyHandlers.ofLines());
+        assertEquals(200, stream.statusCode());
+        long opened = System.nanoTime();
+        // the stream's end is the point: it ends by itself (the run goes on); bounded by the class's timeout
+        List<String> lines = stream.body().toList();
+        assertTrue(lines.contains("event: expired"), "the stream says why it ended: " + lines);
+        assertFalse(lines.contains("event: end"), "not the run's end: " + lines);
+        assertTrue(System.nanoTime() - opened >= java.util.concurrent.TimeUnit.SECONDS.toNanos(1), "not before the expiry");
+        assertEquals("RUNNING", Http.send("GET", engine.url() + "/api/runs/" + id, root, null).json().get("state").asText());
+        assertEquals(200, Http.send("POST", engine.url() + "/api/runs/" + id + "/cancel", root, Map.of()).status());
+    }
+
     @Test
     void workflowsBelongToAProjectToo() throws Exception {
         Map<String, Object> wf = Map.of("name", "ringA", "plan", plan().get("plan"));
