@@ -150,7 +150,12 @@ public final class AccessFilter {
                     GuardedHttpServer.prove(ctx);
                 }
                 if (target.audited()) {
-                    ctx.addEndHandler(v -> audit.record(caller, source, method, path, ctx.response().getStatusCode()));
+                    // what a request created (its Location: the run, the workflow version) is part of what it did
+                    ctx.addEndHandler(v -> {
+                        String created = ctx.response().headers().get("Location");
+                        audit.record(caller, source, method, created == null ? path : path + " → " + created,
+                                ctx.response().getStatusCode());
+                    });
                 }
                 ctx.next();
             } else if (ar.cause() instanceof AccessDenied d) {

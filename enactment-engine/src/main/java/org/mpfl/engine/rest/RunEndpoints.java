@@ -119,7 +119,8 @@ final class RunEndpoints {
         m.put("id", run.id());
         m.put("state", run.state().name());
         m.put("url", api.url().get() + "/api/runs/" + run.id());
-        return new Reply(201, m);
+        // Location: what was created, which the audit trail records with the request
+        return new Reply(201, new EngineRoutes.Headed(m, Map.of("Location", "/api/runs/" + run.id())));
     }
 
     /**

@@ -105,7 +105,8 @@ final class WorkflowEndpoints {
         m.put("version", d.version());
         m.put("created", d.created());
         m.put("deployed", d.deployed());
-        return new Reply(d.created() ? 201 : 200, m);
+        return d.created() ? new Reply(201, new EngineRoutes.Headed(m, Map.of("Location", "/api/workflows/" + d.name() + "@" + d.version())))
+                : new Reply(200, m);
     }
 
     /** {@code ?format=svg} (default; 503 with the reason when Graphviz is missing) or {@code ?format=dot}. */

@@ -70,10 +70,10 @@ class AuditTrailTest {
             List<String> expected = List.of(
                     "admin-token POST /api/registry/credentials 201",
                     "host:h POST /api/registry/hosts 201",
-                    "alice POST /api/runs 201",
+                    "alice POST /api/runs → /api/runs/" + run + " 201",
                     "bob POST /api/runs/" + run + "/cancel 404",
                     "alice POST /api/runs/" + run + "/cancel 200",
-                    "alice POST /api/workflows 201");
+                    "alice POST /api/workflows → /api/workflows/w@1 201");
             // each exactly once, nothing else (the order of two answers written in the same instant may vary)
             assertEquals(expected.stream().sorted().toList(), lines.stream().sorted().toList(), String.join("\n", lines));
             for (String secret : List.of("the-admin-token", hostSecret, alice, bob, root)) {
