@@ -57,14 +57,16 @@ class InProcessRunEndsTest extends DocumentRuns {
         Set<String> before = sockets();
         ExecutorService runner = Executors.newSingleThreadExecutor();
         try {
-            // the deadlock document's ranks wait for each other until --timeout cancels the run: time to look
-            Future<Result> run = runner.submit(() -> run("deadlock", List.of("--timeout", "5")));
+            // the deadlock document's ranks wait for each other until --timeout cancels the run: time to look. 3 s, not 5:
+            // the deadlock detector calls it after the ranks stood blocked for 5 s (RunSettings' grace), so a timeout
+            // of 5 s raced it, and a loaded CI machine saw the run FAILED as deadlocked instead of CANCELLED
+            Future<Result> run = runner.submit(() -> run("deadlock", List.of("--timeout", "3")));
             Await.until(Duration.ofSeconds(30), "the run's ranks are running", () -> Thread.getAllStackTraces().keySet()
                     .stream().anyMatch(t -> t.getName().startsWith("mpfl-rank-") && t.isAlive()));
             Set<String> during = sockets();
             during.removeAll(before);
             assertEquals(Set.of(), during, "sockets opened by the run in this JVM");
-            // 60 s: 5 s of timeout and the cancel, with a margin for a loaded 2-core machine
+            // 60 s: 3 s of timeout and the cancel, with a margin for a loaded 2-core machine
             Result r = run.get(60, TimeUnit.SECONDS);
             assertEquals("CANCELLED", r.state(), r.err());
         } finally {
