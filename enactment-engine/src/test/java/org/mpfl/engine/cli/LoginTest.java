@@ -152,11 +152,17 @@ class LoginTest {
                 issuer.token("bob", "operator", "b")).get("/api/runs/" + id));
     }
 
+    /** {@code mpflc login} as service account {@code id}, whose secret ({@code s3cret-of-ID}) is in {@code dir/ID.secret}. */
+    private Result serviceAccountLogin(String id) throws Exception {
+        Path secret = dir.resolve(id + ".secret");
+        Files.writeString(secret, "s3cret-of-" + id + "\n");
+        return mpflc(new LoginCommand(), client("--client-id", id, "--client-secret-file", secret.toString()));
+    }
+
     @Test
     void aServiceAccountLogsInWithClientCredentialsAndTheCacheHoldsNoSecret() throws Exception {
+        Result r = serviceAccountLogin("robot");
         Path secret = dir.resolve("robot.secret");
-        Files.writeString(secret, "s3cret-of-robot\n");
-        Result r = mpflc(new LoginCommand(), client("--client-id", "robot", "--client-secret-file", secret.toString()));
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("as robot (operator"), r.out());
         assertFalse(Files.readString(cache).contains("s3cret-of-robot"), "the cache names the secret's file, not the secret");
@@ -173,9 +179,7 @@ class LoginTest {
 
     @Test
     void aLoginTheEngineRefusesFailsWithTheEnginesReasonAndIsNotKept() throws Exception {
-        Path secret = dir.resolve("nora.secret");
-        Files.writeString(secret, "s3cret-of-nora\n");
-        Result r = mpflc(new LoginCommand(), client("--client-id", "nora", "--client-secret-file", secret.toString()));
+        Result r = serviceAccountLogin("nora");
         assertEquals(1, r.code(), r.out());
         assertTrue(r.err().contains("the engine at " + engine.url() + " refuses the token: the token names no MPFL role in claim"
                 + " 'roles'"), r.err());
