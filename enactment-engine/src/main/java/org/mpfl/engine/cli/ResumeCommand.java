@@ -42,7 +42,7 @@ public final class ResumeCommand implements CliCommand {
             out.println("run " + id + " resumed (" + r.path("state").asText() + ")");
             return 0;
         }
-        JsonNode last = RunFollower.follow(client, args, err);
+        JsonNode last = RunFollower.follow(client, args, err, true);
         return RunCommand.report(last, out, err, args.flag("--json"));
     }
 }

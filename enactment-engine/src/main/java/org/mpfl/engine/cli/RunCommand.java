@@ -46,6 +46,8 @@ public final class RunCommand implements CliCommand {
             .value("--python", "PATH", "the interpreter of <compute python> kernels on the local hosts (default: python3 on the PATH)")
             .repeatable("--service", "NAME=CLASS", "publish a hand-written RankProgram on the hosts of --local")
             .value("--timeout", "S", "0", "cancel the run after S seconds (0: never)")
+            .flag("--detach", "--engine: start the run and exit, printing its id (following a run, Ctrl-C or a lost terminal"
+                    + " cancels it; a detached run goes on: mpflc status RUN --follow)")
             .value("--restarts", "N", "how often the run may restart after an infrastructure fault (overrides the workflow's)")
             .value("--priority", "N", "its place in the engine's run queue: higher first (default 0)")
             .flag("--oversubscribe", "place more ranks on hosts than their capacity rather than wait in the queue (as mpirun's)")
@@ -99,6 +101,13 @@ public final class RunCommand implements CliCommand {
             throw new UsageException("--restarts must be at least 0");
         }
         boolean json = args.flag("--json");
+        boolean detach = args.flag("--detach");
+        if (detach && local) {
+            throw new UsageException("--detach applies to --engine only (a --local engine ends with this command)");
+        }
+        if (detach && timeoutS > 0) {
+            throw new UsageException("--timeout needs mpflc to follow the run: it cannot be combined with --detach");
+        }
         Map<String, Object> params = RunParams.params(args);
         List<Sweep.Axis> axes = Sweep.axes(args.values("--sweep"), params);
         int parallel = args.intValue("--parallel");
@@ -167,6 +176,10 @@ public final class RunCommand implements CliCommand {
                 client = EngineOptions.client(args, engineUrl);
             }
             if (!axes.isEmpty()) {
+                if (detach) {
+                    throw new UsageException("--detach applies to a single run, not to a --sweep (which follows its runs to"
+                            + " print their table)");
+                }
                 return Sweep.run(client, file, params, RunParams.rawParams(args), common, axes, parallel, timeoutS, json, out, err);
             }
             Map<String, Object> start;
@@ -182,6 +195,9 @@ public final class RunCommand implements CliCommand {
                 start.put("restarts", restarts);
             }
             queueing(args, start);
+            if (detach) {
+                return detached(client, start, json, out, err);
+            }
             JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err, !local);
             return report(last, out, err, json);
         } finally {
@@ -228,7 +244,7 @@ public final class RunCommand implements CliCommand {
                 public void pause(long ms) throws InterruptedException {
                     run.awaitChange(ms);
                 }
-            }, id.asText(), timeoutS, json ? null : err);
+            }, id.asText(), timeoutS, json ? null : err, true);
             return report(last, out, err, json);
         }
     }
@@ -318,7 +334,25 @@ public final class RunCommand implements CliCommand {
         if (progress != null && showConsole) {
             progress.println("mpflc run: run " + id + " started; the console shows it at " + client.url() + "/#/runs/" + id);
         }
-        return RunFollower.follow(client, id, timeoutS, progress);
+        return RunFollower.follow(client, id, timeoutS, progress, true);
+    }
+
+    /**
+     * {@code --detach}: starts the run and says how to find it again, without following it, so that nothing cancels it
+     * when this command ends (a closed terminal, a batch script's end).
+     */
+    private static int detached(EngineClient client, Map<String, Object> start, boolean json, PrintStream out, PrintStream err)
+            throws Exception {
+        JsonNode started = client.post("/api/runs", start);
+        String id = started.get("id").asText();
+        if (json) {
+            out.println(Json.write(Map.of("run", id, "state", started.path("state").asText())));
+        } else {
+            out.println(id); // alone on stdout: RUN=$(mpflc run … --detach)
+            err.println("mpflc run: run " + id + " started (" + started.path("state").asText() + "); follow it with mpflc status " + id
+                    + " --follow --engine " + client.url() + ", or in the console at " + client.url() + "/#/runs/" + id);
+        }
+        return 0;
     }
 
     /** A stored workflow reference: {@code NAME} or {@code NAME@N}, with an optional {@code @N}. */

@@ -10,8 +10,9 @@ import org.mpfl.ir.cli.Arguments;
 /**
  * Follows a run by polling {@code GET /api/runs/{id}} until it ends, drawing a progress bar on
  * stderr (redrawn in place on a terminal, one line per state change otherwise). Interrupting the
- * command line (Ctrl-C) cancels the run. Gives up when the engine stays unreachable for 30 s, and
- * cancels the run when {@code --timeout} seconds pass.
+ * command line (Ctrl-C, a hang-up, SIGTERM) cancels the run ({@code mpflc run --detach} does not follow).
+ * Waits for an engine that stops answering (a restart) up to {@value #UNREACHABLE_LIMIT_MS} ms, saying
+ * so, and cancels the run when {@code --timeout} seconds pass.
  */
 final class RunFollower {
     private static final long POLL_MS = 200;
@@ -22,7 +23,12 @@ final class RunFollower {
      */
     private static final long FIRST_POLL_MS = 50;
     private static final long FIRST_POLLS_FOR_MS = 3_000;
-    private static final long UNREACHABLE_LIMIT_MS = 30_000;
+    /**
+     * How long an engine may not answer before the follower gives up: longer than the hosts' default engine-loss
+     * grace (120 s, how long ranks go on without their engine) plus an engine's start on a loaded machine, so that
+     * a restarted engine is waited for; the run itself does not depend on this command.
+     */
+    private static final long UNREACHABLE_LIMIT_MS = 180_000;
 
     private RunFollower() {
     }
@@ -36,9 +42,14 @@ final class RunFollower {
                 .flag("--json", "print the run as one JSON object");
     }
 
-    /** Follows the run {@code RUN} names, drawing progress on {@code err} unless {@code --json} asks for JSON only. */
-    static JsonNode follow(EngineClient client, Arguments args, PrintStream err) throws Exception {
-        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err);
+    /**
+     * Follows the run {@code RUN} names, drawing progress on {@code err} unless {@code --json} asks for JSON only.
+     *
+     * @param holdsRun whether stopping this command cancels the run: yes for the command that started it (resume),
+     *                 no for one that only watches it ({@code status --follow}: stopping a watch must not end the run)
+     */
+    static JsonNode follow(EngineClient client, Arguments args, PrintStream err, boolean holdsRun) throws Exception {
+        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err, holdsRun);
     }
 
     /** What is followed: a run of an engine, or one whose ranks run in this JVM. */
@@ -53,7 +64,7 @@ final class RunFollower {
         void pause(long ms) throws InterruptedException;
     }
 
-    static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress) throws Exception {
+    static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress, boolean holdsRun) throws Exception {
         return follow(new Source() {
             @Override
             public JsonNode get() throws IOException, InterruptedException {
@@ -69,11 +80,14 @@ final class RunFollower {
             public void pause(long ms) throws InterruptedException {
                 Thread.sleep(ms);
             }
-        }, id, timeoutS, progress);
+        }, id, timeoutS, progress, holdsRun);
     }
 
-    /** Follows run {@code id} of {@code source} to its end, as {@link #follow(EngineClient, String, int, PrintStream)}. */
-    static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress) throws Exception {
+    /**
+     * Follows run {@code id} of {@code source} to its end, as {@link #follow(EngineClient, String, int, PrintStream, boolean)};
+     * {@code holdsRun}: stopping this command (Ctrl-C, hang-up, SIGTERM) cancels the run.
+     */
+    static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress, boolean holdsRun) throws Exception {
         Thread cancelOnExit = new Thread(() -> {
             try {
                 source.cancel("mpflc was stopped while it followed the run");
@@ -81,7 +95,9 @@ final class RunFollower {
                 // the engine may be gone; nothing more to do on the way out
             }
         }, "mpflc-cancel-on-exit");
-        Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        if (holdsRun) {
+            Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        }
         boolean tty = System.console() != null;
         long start = System.currentTimeMillis();
         long lastReached = start;
@@ -89,6 +105,7 @@ final class RunFollower {
         String lastState = "";
         String lastQueue = "";
         boolean timedOut = false;
+        boolean waitingSaid = false;
         RunLogLines logLines = new RunLogLines();
         try {
             for (;;) {
@@ -100,11 +117,24 @@ final class RunFollower {
                     throw e;
                 } catch (IOException e) {
                     if (System.currentTimeMillis() - lastReached > UNREACHABLE_LIMIT_MS) {
-                        throw new IOException("lost the engine while following run " + id + ": " + e.getMessage(), e);
+                        throw new IOException("lost the engine while following run " + id + ": " + e.getMessage()
+                                + " (no answer for " + UNREACHABLE_LIMIT_MS / 1000 + " s); the run may go on: once the engine"
+                                + " is back, mpflc status " + id + " --follow", e);
+                    }
+                    if (!waitingSaid && progress != null) {
+                        waitingSaid = true;
+                        progress.println((tty && !lastLine.isEmpty() ? "\n" : "") + "mpflc run: the engine does not answer ("
+                                + e.getMessage() + "); waiting up to " + UNREACHABLE_LIMIT_MS / 1000 + " s for it (a restart);"
+                                + " the run goes on without it");
+                        lastLine = "";
                     }
                     source.pause(POLL_MS * 5);
                     continue;
                 }
+                if (waitingSaid && progress != null) {
+                    progress.println("mpflc run: the engine answers again");
+                }
+                waitingSaid = false;
                 String state = run.path("state").asText();
                 if (progress != null) {
                     List<String> logs = logLines.since(run);
@@ -144,7 +174,9 @@ final class RunFollower {
             }
         } finally {
             try {
-                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
+                if (holdsRun) {
+                    Runtime.getRuntime().removeShutdownHook(cancelOnExit);
+                }
             } catch (IllegalStateException e) {
                 // shutting down: the hook runs and cancels, which is what an interrupted command wants
             }

@@ -30,7 +30,7 @@ public final class StatusCommand implements CliCommand {
         Arguments args = SPEC.parse(argList);
         String id = args.positional("RUN");
         EngineClient client = EngineOptions.connect(args);
-        JsonNode run = args.flag("--follow") ? RunFollower.follow(client, args, err)
+        JsonNode run = args.flag("--follow") ? RunFollower.follow(client, args, err, false)
                 : client.get("/api/runs/" + id);
         if (args.flag("--json")) {
             return RunCommand.report(run, out, err, true, "mpflc status");

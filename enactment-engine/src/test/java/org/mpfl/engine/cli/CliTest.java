@@ -291,6 +291,27 @@ class CliTest {
         }
     }
 
+    /** {@code --detach} starts the run and ends, leaving it running: nothing cancels it when the command ends. */
+    @Test
+    void aDetachedRunGoesOnAfterTheCommandEnded() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
+            Result detached = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--data",
+                    dir.resolve("engine").toString(), "--detach");
+            assertEquals(0, detached.exit(), detached.err());
+            String id = detached.out().strip();
+            assertTrue(id.matches("[A-Za-z0-9_-]+"), "the run's id alone on stdout: " + detached.out());
+            assertTrue(detached.err().contains("mpflc status " + id + " --follow"), detached.err());
+            String state = Http.get(engine.url() + "/api/runs/" + id).json().get("state").asText();
+            assertTrue(state.equals("PENDING") || state.equals("RUNNING"), "still going after the command ended: " + state);
+            assertEquals(0, mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString()).exit());
+
+            assertEquals(2, mpflc("run", plan("w", 2).toString(), "--local", "--detach").exit(), "a --local run cannot go on");
+            assertEquals(2, mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--detach", "--timeout", "5").exit());
+        }
+    }
+
     @Test
     void hostTokenWritesAnOwnerOnlyJoinFileTheEngineAccepts() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
