@@ -124,6 +124,12 @@ class ExpressionEvaluatorTest {
         assertEquals("it's", eval("'it\\'s'"));
         assertEquals("ab", eval("concat('a', 'b')"));
         assertEquals("[1, 2]", eval("string([1, 2])"));
+        // what gathers leave in an object: booleans as boolean[], strings and objects as a list
+        let("flags", MpflType.OBJECT, new boolean[] {false, true});
+        assertEquals("[false, true]", eval("string(flags)"));
+        assertEquals("flags [false, true]", eval("'flags ' + flags"));
+        let("mixed", MpflType.OBJECT, java.util.List.of("a", new int[] {1, 2}, new boolean[] {true}));
+        assertEquals("[a, [1, 2], [true]]", eval("string(mixed)"));
     }
 
     @Test

@@ -101,7 +101,11 @@ public final class Values {
         };
     }
 
-    /** The text of a value as {@code string(x)} gives it: numbers as Java prints them, arrays as {@code [1, 2]}, null object as {@code null}. */
+    /**
+     * The text of a value as {@code string(x)} gives it: numbers as Java prints them, arrays as {@code [1, 2]}, null object as
+     * {@code null}. An {@code object} may hold a {@code boolean[]} (gathered booleans) or a list (gathered strings and
+     * objects), whose elements are written the same way, never as a Java object address.
+     */
     public static String toText(Object value) {
         if (value instanceof int[] a) {
             return Arrays.toString(a);
@@ -111,6 +115,16 @@ public final class Values {
             return Arrays.toString(a);
         } else if (value instanceof byte[] a) {
             return Arrays.toString(a);
+        } else if (value instanceof boolean[] a) {
+            return Arrays.toString(a);
+        } else if (value instanceof Object[] a) {
+            return toText(Arrays.asList(a));
+        } else if (value instanceof java.util.Collection<?> c) {
+            StringBuilder text = new StringBuilder("[");
+            for (Object element : c) {
+                text.append(text.length() > 1 ? ", " : "").append(toText(element));
+            }
+            return text.append(']').toString();
         }
         return String.valueOf(value);
     }
