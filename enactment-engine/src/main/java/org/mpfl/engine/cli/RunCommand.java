@@ -201,7 +201,10 @@ public final class RunCommand implements CliCommand {
             err.println("mpflc run: running the ranks in this JVM...");
         }
         try (InProcessRun run = InProcessRun.start(input.deploymentPlan(), input.archives(), input.params())) {
-            JsonNode id = run.view().get("id");
+            if (!json) {
+                // every line, as mpirun prints its ranks' output: there is no run record to read them from afterwards
+                run.followLogs();
+            }
             JsonNode last = RunFollower.follow(new RunFollower.Source() {
                 @Override
                 public JsonNode get() {
@@ -217,7 +220,7 @@ public final class RunCommand implements CliCommand {
                 public void pause(long ms) throws InterruptedException {
                     run.awaitChange(ms);
                 }
-            }, id.asText(), timeoutS, json ? null : err);
+            }, run.id(), timeoutS, json ? null : err, false);
             return report(last, out, err, json);
         }
     }
@@ -301,7 +304,7 @@ public final class RunCommand implements CliCommand {
         if (progress != null && showConsole) {
             progress.println("mpflc run: run " + id + " started; the console shows it at " + client.url() + "/#/runs/" + id);
         }
-        return RunFollower.follow(client, id, timeoutS, progress);
+        return RunFollower.follow(client, id, timeoutS, progress, showConsole);
     }
 
     /** A stored workflow reference: {@code NAME} or {@code NAME@N}, with an optional {@code @N}. */

@@ -38,7 +38,7 @@ final class RunFollower {
 
     /** Follows the run {@code RUN} names, drawing progress on {@code err} unless {@code --json} asks for JSON only. */
     static JsonNode follow(EngineClient client, Arguments args, PrintStream err) throws Exception {
-        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err);
+        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err, true);
     }
 
     /** What is followed: a run of an engine, or one whose ranks run in this JVM. */
@@ -53,7 +53,8 @@ final class RunFollower {
         void pause(long ms) throws InterruptedException;
     }
 
-    static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress) throws Exception {
+    /** @param recorded the engine outlives this command and keeps the run's record, where {@code mpflc logs} reads every line */
+    static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress, boolean recorded) throws Exception {
         return follow(new Source() {
             @Override
             public JsonNode get() throws IOException, InterruptedException {
@@ -69,11 +70,11 @@ final class RunFollower {
             public void pause(long ms) throws InterruptedException {
                 Thread.sleep(ms);
             }
-        }, id, timeoutS, progress);
+        }, id, timeoutS, progress, recorded);
     }
 
-    /** Follows run {@code id} of {@code source} to its end, as {@link #follow(EngineClient, String, int, PrintStream)}. */
-    static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress) throws Exception {
+    /** Follows run {@code id} of {@code source} to its end, as {@link #follow(EngineClient, String, int, PrintStream, boolean)}. */
+    static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress, boolean recorded) throws Exception {
         Thread cancelOnExit = new Thread(() -> {
             try {
                 source.cancel("mpflc was stopped while it followed the run");
@@ -89,7 +90,7 @@ final class RunFollower {
         String lastState = "";
         String lastQueue = "";
         boolean timedOut = false;
-        RunLogLines logLines = new RunLogLines();
+        RunLogLines logLines = new RunLogLines(recorded);
         try {
             for (;;) {
                 JsonNode run;

@@ -50,8 +50,15 @@ public final class InProcessRun implements AutoCloseable {
     private RunError error;
     private long endedMs;
     private InProcessRanks.Domain domain;
+    /** Whether the caller prints every log line from the views it takes ({@link #followLogs}). */
+    private boolean logsFollowed;
 
     private InProcessRun() {
+    }
+
+    /** The run's id, as its views show it. */
+    public String id() {
+        return id;
     }
 
     /** Whether ranks can run in this JVM: the service runtime is on the class path. */
@@ -146,6 +153,7 @@ public final class InProcessRun implements AutoCloseable {
             v.put("location", r.position.location());
             v.set("logs", node(r.logs.lines()));
             v.put("logCount", r.logs.count());
+            r.shownLogs = r.logs.count();
             r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>()).put(r.rank, value));
         }
         ObjectNode out = m.putObject("outputs");
@@ -166,6 +174,9 @@ public final class InProcessRun implements AutoCloseable {
             m.putNull("error");
         }
         m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
+        if (logsFollowed) {
+            notifyAll(); // ranks waiting to log (followLogs) go on
+        }
         return m;
     }
 
@@ -207,6 +218,16 @@ public final class InProcessRun implements AutoCloseable {
         return Json.MAPPER.valueToTree(value);
     }
 
+    /**
+     * The caller prints every rank's log lines from the views it takes ({@link #view}), as {@code mpirun} prints its
+     * ranks' output: a rank whose line would push one out of its kept tail ({@link LogTail#MAX_LINES}) before a view
+     * showed it waits for the next view, as a rank of {@code mpirun} waits while its output pipe is full. So no line
+     * is lost and no more than the tail is held. Until the run ends or is closed.
+     */
+    public synchronized void followLogs() {
+        logsFollowed = true;
+    }
+
     /** Whether the run ended (SUCCEEDED, FAILED or CANCELLED). */
     public synchronized boolean ended() {
         return endedMs != 0;
@@ -233,6 +254,9 @@ public final class InProcessRun implements AutoCloseable {
     public void close() {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         synchronized (this) {
+            // nobody prints any more: a rank waiting to log (followLogs) must not wait for a view that never comes
+            logsFollowed = false;
+            notifyAll();
             try {
                 while (ranks.stream().anyMatch(r -> !r.isFinal()) && System.nanoTime() < deadline) {
                     wait(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
@@ -264,10 +288,25 @@ public final class InProcessRun implements AutoCloseable {
                 }
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
-            case LOG -> r.logs.add(e.timeMs(), e.level(), e.message()); // as the engine keeps them, for mpflc run to print
+            case LOG -> {
+                awaitRoomToLog(r);
+                r.logs.add(e.timeMs(), e.level(), e.message()); // as the engine keeps them, for mpflc run to print
+            }
             default -> { }
         }
         notifyAll();
+    }
+
+    /** With {@link #followLogs}: waits (on the rank's thread, the run's lock released) until a view showed the lines kept. */
+    private void awaitRoomToLog(RankState r) {
+        while (logsFollowed && endedMs == 0 && r.logs.count() - r.shownLogs >= LogTail.MAX_LINES) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private void applyState(RankState r, RankEvent e) {
@@ -364,6 +403,8 @@ public final class InProcessRun implements AutoCloseable {
         double progressTotal = Double.NaN;
         final Map<String, Object> outputs = new LinkedHashMap<>();
         final LogTail logs = new LogTail();
+        /** The log count the last view showed ({@link #followLogs}). */
+        long shownLogs;
 
         RankState(int rank) {
             this.rank = rank;

@@ -260,6 +260,28 @@ class CliTest {
         assertEquals(42, r.json().get("outputs").get("twice").get("0").asInt(), r.out());
     }
 
+    /** As mpirun: every line a rank logs is printed, also beyond the tail a run's view keeps (no run record to read them from). */
+    @Test
+    void runLocalPrintsEveryLogLineOfARankThatLogsMoreThanTheViewKeeps() throws Exception {
+        Path doc = Files.writeString(dir.resolve("chatty.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="chatty">
+                  <process name="w" ranks="2">
+                    <for var="i" from="0" to="3000">
+                      <log message="'line ' + i"/>
+                    </for>
+                  </process>
+                </workflow>
+                """);
+        Result r = mpflc("run", doc.toString(), "--local");
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(r.err().contains("not shown"), r.err().lines().filter(l -> l.contains("not shown")).toList().toString());
+        for (int rank = 0; rank < 2; rank++) {
+            String prefix = "rank " + rank + ": line ";
+            assertEquals(3000, r.err().lines().filter(l -> l.startsWith(prefix)).count(), "every line of rank " + rank);
+            assertTrue(r.err().contains(prefix + "0\n") && r.err().contains(prefix + "2999\n"), r.err());
+        }
+    }
+
     /** A document in the encoding its XML declaration names: what check accepts, run and deploy take as check read it. */
     @Test
     void runAndDeployReadADocumentInTheEncodingItDeclaresAsCheckDoes() throws Exception {
