@@ -197,6 +197,8 @@ public final class RunCommand implements CliCommand {
      */
     private static int runInProcess(WorkflowInput input, int timeoutS, boolean json, PrintStream out, PrintStream err)
             throws Exception {
+        // refused before anything is said to start
+        InProcessRun.check(input.deploymentPlan(), input.params());
         if (!json) {
             err.println("mpflc run: running the ranks in this JVM...");
         }

@@ -20,6 +20,7 @@ import org.mpfl.engine.run.RankPosition;
 import org.mpfl.engine.run.RunError;
 import org.mpfl.engine.run.RunProgress;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.engine.settings.EngineSettings;
 import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.protocol.Endpoint;
@@ -92,13 +93,7 @@ public final class InProcessRun implements AutoCloseable {
         if (params != null) {
             all.putAll(params);
         }
-        ProcessLayout layout;
-        try {
-            layout = plan.layout(plan.paramValues(all));
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
-                    + e.getMessage(), e);
-        }
+        ProcessLayout layout = checkedLayout(plan, all);
         String hostId = "inprocess-" + RandomIds.of(6);
         String domainId = RandomIds.domainId();
         String token = RandomIds.domainToken();
@@ -131,6 +126,40 @@ public final class InProcessRun implements AutoCloseable {
         watch.setDaemon(true);
         watch.start();
         return run;
+    }
+
+    /**
+     * Checks that this JVM would run the plan's ranks with these parameters: their counts can be worked out and
+     * are at most {@code mpfl.local.maxRanks} ({@link EngineSettings#LOCAL_MAX_RANKS}). Each rank is a thread with
+     * its own endpoint and request, made before any starts: a count in the millions (a parameter typed wrong) would
+     * fill the heap with nothing running, and some thousands leave a laptop's few cores no time for anything else.
+     *
+     * @throws IllegalArgumentException saying why not and what to do instead
+     */
+    public static void check(DeploymentPlan plan, Map<String, Object> params) {
+        Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
+        if (params != null) {
+            all.putAll(params);
+        }
+        checkedLayout(plan, all);
+    }
+
+    private static ProcessLayout checkedLayout(DeploymentPlan plan, Map<String, Object> values) {
+        ProcessLayout layout;
+        try {
+            layout = plan.layout(plan.paramValues(values));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
+                    + e.getMessage(), e);
+        }
+        int limit = EngineSettings.LOCAL_MAX_RANKS.get();
+        if (layout.worldSize() > limit) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "' has " + layout.worldSize() + " ranks; run --local"
+                    + " runs at most " + limit + " as threads of this JVM (-Dmpfl.local.maxRanks), so that the machine stays"
+                    + " usable: run it on an engine whose service hosts have the cores (mpflc up, then mpflc host on each"
+                    + " machine, mpflc run --engine URL), or give fewer ranks");
+        }
+        return layout;
     }
 
     /**

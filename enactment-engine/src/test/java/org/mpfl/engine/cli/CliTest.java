@@ -260,6 +260,27 @@ class CliTest {
         assertEquals(42, r.json().get("outputs").get("twice").get("0").asInt(), r.out());
     }
 
+    /** A rank count beyond what one JVM runs is refused at once, saying the limit and what to do, not left to fill the heap. */
+    @Test
+    @Timeout(30)
+    void runLocalRefusesMoreRanksThanItsJvmRunsBeforeStartingAny() throws Exception {
+        Path doc = Files.writeString(dir.resolve("wide.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="wide">
+                  <param name="np" type="int" default="2"/>
+                  <process name="w" ranks="np">
+                    <output name="r" value="rank"/>
+                  </process>
+                </workflow>
+                """);
+        for (String np : List.of("2147483647", "1025")) {
+            Result r = mpflc("run", doc.toString(), "--local", "-p", "np=" + np);
+            assertEquals(1, r.exit(), r.err());
+            assertFalse(r.err().contains("running the ranks"), r.err());
+            assertTrue(r.err().contains("plan 'wide' has " + np + " ranks; run --local runs at most 1024 as threads of this JVM"
+                    + " (-Dmpfl.local.maxRanks)") && r.err().contains("mpflc run --engine URL"), r.err());
+        }
+    }
+
     /** As mpirun: every line a rank logs is printed, also beyond the tail a run's view keeps (no run record to read them from). */
     @Test
     void runLocalPrintsEveryLogLineOfARankThatLogsMoreThanTheViewKeeps() throws Exception {
