@@ -147,6 +147,19 @@ class ExpressionEvaluatorTest {
     }
 
     @Test
+    void stringsCountCharactersNotUtf16Units() {
+        // U+1F321 (thermometer) is one character, two UTF-16 units
+        let("s", MpflType.STRING, "\uD83C\uDF21x\u00e9");
+        assertEquals(3, eval("len(s)"));
+        assertEquals(1, eval("len('\uD83C\uDF21')"));
+        assertEquals("\uD83C\uDF21", eval("s[0:1]"), "a slice never cuts a character in half");
+        assertEquals("x\u00e9", eval("s[1:3]"));
+        assertEquals("", eval("s[3:3]"));
+        RuntimeFault beyond = assertThrows(RuntimeFault.class, () -> eval("s[0:4]"));
+        assertEquals("slice [0:4] out of range for length 3", beyond.getMessage());
+    }
+
+    @Test
     void faultsCarryTheirSourceLocation() {
         let("a", MpflType.INT_ARRAY, new int[] {1, 2});
         let("zero", MpflType.INT, 0);

@@ -129,7 +129,11 @@ public final class Values {
         return String.valueOf(value);
     }
 
-    /** Length of an array, bytes or string. */
+    /**
+     * Length of an array, bytes or string. A string's is its count of characters (Unicode code points), not of Java's
+     * UTF-16 units: {@code len('🌡')} is 1, and slicing ({@link #codePointOffset}) counts the same way, so that no
+     * slice cuts a character in half.
+     */
     public static int length(Object value) {
         if (value instanceof int[] a) {
             return a.length;
@@ -140,8 +144,13 @@ public final class Values {
         } else if (value instanceof byte[] a) {
             return a.length;
         } else if (value instanceof String s) {
-            return s.length();
+            return s.codePointCount(0, s.length());
         }
         throw new IllegalArgumentException("no length: " + typeOf(value));
+    }
+
+    /** The UTF-16 index of character (code point) {@code index} of {@code s}, {@code 0 <= index <= length(s)}. */
+    public static int codePointOffset(String s, int index) {
+        return s.offsetByCodePoints(0, index);
     }
 }
