@@ -75,7 +75,8 @@ final class WorkflowInput {
             throw new IOException(file + ": no such file");
         }
         if (file.getFileName().toString().endsWith(".json")) {
-            return new WorkflowInput(null, Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), params, false, null);
+            JsonNode plan = Json.MAPPER.readTree(file.toFile());
+            return new WorkflowInput(null, plan, archivesNextTo(file.getParent(), plan), params, false, null);
         }
         WorkflowCompiler compiler = Compilers.forFile(file);
         // as the parser reads it (the encoding its XML declaration names), so that run and deploy take what check took
@@ -136,18 +137,30 @@ final class WorkflowInput {
                     + " found " + plans.size() + (documents.isEmpty() ? "" : "; to run a document, name it: "
                     + String.join(", ", documents.stream().map(n -> dir.resolve(n).toString()).toList())));
         }
-        return new WorkflowInput(null, Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), params, false, null);
+        JsonNode plan = Json.MAPPER.readTree(plans.get(0).toFile());
+        return new WorkflowInput(null, plan, archivesNextTo(dir, plan), params, false, null);
     }
 
-    private static Map<String, byte[]> archivesNextTo(Path dir) throws IOException {
+    /**
+     * The archives next to a plan, by the service type they provide: a process's archive is the file its
+     * {@code archive} names ({@code mpflc compile} writes {@code solver.aar} for process {@code solver}, whose
+     * service may be {@code HeatSolver}); any other {@code NAME.aar} is taken as service {@code NAME}.
+     */
+    private static Map<String, byte[]> archivesNextTo(Path dir, JsonNode planJson) throws IOException {
         Map<String, byte[]> out = new LinkedHashMap<>();
         if (dir == null) {
             return out;
         }
+        Map<String, String> serviceOfArchive = new LinkedHashMap<>();
+        for (JsonNode process : planJson.path("processes")) {
+            if (process.hasNonNull("archive") && process.hasNonNull("service")) {
+                serviceOfArchive.put(process.get("archive").asText(), process.get("service").asText());
+            }
+        }
         try (var s = Files.list(dir)) {
             for (Path p : s.filter(p -> p.getFileName().toString().endsWith(".aar")).sorted().toList()) {
                 String name = p.getFileName().toString();
-                out.put(name.substring(0, name.length() - 4), Files.readAllBytes(p));
+                out.put(serviceOfArchive.getOrDefault(name, name.substring(0, name.length() - 4)), Files.readAllBytes(p));
             }
         }
         return out;
