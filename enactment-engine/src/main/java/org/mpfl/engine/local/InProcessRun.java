@@ -328,8 +328,15 @@ public final class InProcessRun implements AutoCloseable {
 
     /** With {@link #followLogs}: waits (on the rank's thread, the run's lock released) until a view showed the lines kept. */
     private void awaitRoomToLog(RankState r) {
+        boolean said = false;
         while (logsFollowed && endedMs == 0 && r.logs.count() - r.shownLogs >= LogTail.MAX_LINES) {
             try {
+                if (!said) {
+                    // the follower looks now (awaitChange), not after its poll interval; once: waiting ranks that
+                    // woke each other on every turn would keep the follower from ever taking the lock
+                    notifyAll();
+                    said = true;
+                }
                 wait();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
