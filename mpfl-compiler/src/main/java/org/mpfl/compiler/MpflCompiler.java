@@ -54,6 +54,16 @@ public final class MpflCompiler {
         return checkTree(root, displayName, documentDirectory, params, diagnostics);
     }
 
+    /**
+     * Checks a document that is already text (as the engine gets it): its characters are parsed as they are,
+     * an encoding named in its XML declaration is not applied again. {@code documentDirectory} as above.
+     */
+    public CheckResult check(String text, String displayName, Path documentDirectory, Map<String, String> params) {
+        Diagnostics diagnostics = new Diagnostics();
+        Element root = new DocumentReader(diagnostics).read(text, displayName);
+        return checkTree(root, displayName, documentDirectory, params, diagnostics);
+    }
+
     private CheckResult checkTree(Element root, String displayName, Path directory, Map<String, String> params,
             Diagnostics diagnostics) {
         if (root == null) {

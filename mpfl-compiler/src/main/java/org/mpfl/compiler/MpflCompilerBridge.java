@@ -12,6 +12,7 @@ import java.util.Map;
 import org.mpfl.ir.diag.Diagnostic;
 import org.mpfl.ir.diag.Diagnostics;
 import org.mpfl.compiler.gen.Graphviz;
+import org.mpfl.compiler.parse.DocumentReader;
 import org.mpfl.compiler.gen.PlanBuilder;
 import org.mpfl.compiler.gen.ServiceArchiveWriter;
 import org.mpfl.ir.IrProcess;
@@ -66,12 +67,22 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
     @Override
     public String graphDot(String fileName, String document, Map<String, Object> params) throws CompileException {
         MpflCompiler compiler = new MpflCompiler();
-        MpflCompiler.CheckResult result = compiler.check(document.getBytes(StandardCharsets.UTF_8), fileName,
+        MpflCompiler.CheckResult result = compiler.check(document, fileName,
                 documentDirectory, texts(params));
         if (!result.ok()) {
             throw new CompileException(lines(result.diagnostics()));
         }
         return compiler.picture(result).dot();
+    }
+
+    @Override
+    public String documentText(String fileName, byte[] content) throws CompileException {
+        Diagnostics diagnostics = new Diagnostics();
+        String text = new DocumentReader(diagnostics).text(content, fileName);
+        if (text == null) {
+            throw new CompileException(lines(diagnostics));
+        }
+        return text;
     }
 
     @Override
@@ -112,7 +123,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
     private Compiled compile(String fileName, String document, Map<String, Object> params, boolean archivesAlways)
             throws CompileException {
         MpflCompiler compiler = new MpflCompiler();
-        MpflCompiler.CheckResult result = compiler.check(document.getBytes(StandardCharsets.UTF_8), fileName,
+        MpflCompiler.CheckResult result = compiler.check(document, fileName,
                 documentDirectory, texts(params));
         if (result.ok() && python != null) {
             compiler.checkPythonFunctions(result, documentDirectory, python);

@@ -2,7 +2,6 @@ package org.mpfl.engine.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,9 +57,9 @@ public final class DeployCommand implements CliCommand {
         if (args.has("--project")) {
             wf.put("project", args.value("--project"));
         }
-        if (Files.isRegularFile(file) && file.getFileName().toString().endsWith(".xml")) {
+        if (input.document() != null) {
             // the document too, so that the engine can draw the workflow (console, GET /api/workflows/{name}/graph)
-            wf.put("document", Files.readString(file, java.nio.charset.StandardCharsets.UTF_8));
+            wf.put("document", input.document());
         }
         if (!input.archives().isEmpty()) {
             // one request: the archives belong to the version they are deployed for

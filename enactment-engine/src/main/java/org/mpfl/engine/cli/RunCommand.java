@@ -224,11 +224,16 @@ public final class RunCommand implements CliCommand {
      */
     private static int runInProcess(WorkflowInput input, int timeoutS, boolean json, PrintStream out, PrintStream err)
             throws Exception {
+        // refused before anything is said to start
+        InProcessRun.check(input.deploymentPlan(), input.params());
         if (!json) {
             err.println("mpflc run: running the ranks in this JVM...");
         }
         try (InProcessRun run = InProcessRun.start(input.deploymentPlan(), input.archives(), input.params())) {
-            JsonNode id = run.view().get("id");
+            if (!json) {
+                // every line, as mpirun prints its ranks' output: there is no run record to read them from afterwards
+                run.followLogs();
+            }
             JsonNode last = RunFollower.follow(new RunFollower.Source() {
                 @Override
                 public JsonNode get() {
@@ -244,7 +249,7 @@ public final class RunCommand implements CliCommand {
                 public void pause(long ms) throws InterruptedException {
                     run.awaitChange(ms);
                 }
-            }, id.asText(), timeoutS, json ? null : err, true);
+            }, run.id(), timeoutS, json ? null : err, true, false);
             return report(last, out, err, json);
         }
     }
@@ -334,7 +339,7 @@ public final class RunCommand implements CliCommand {
         if (progress != null && showConsole) {
             progress.println("mpflc run: run " + id + " started; the console shows it at " + client.url() + "/#/runs/" + id);
         }
-        return RunFollower.follow(client, id, timeoutS, progress, true);
+        return RunFollower.follow(client, id, timeoutS, progress, true, showConsole);
     }
 
     /**

@@ -49,7 +49,7 @@ final class RunFollower {
      *                 no for one that only watches it ({@code status --follow}: stopping a watch must not end the run)
      */
     static JsonNode follow(EngineClient client, Arguments args, PrintStream err, boolean holdsRun) throws Exception {
-        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err, holdsRun);
+        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err, holdsRun, true);
     }
 
     /** What is followed: a run of an engine, or one whose ranks run in this JVM. */
@@ -64,7 +64,12 @@ final class RunFollower {
         void pause(long ms) throws InterruptedException;
     }
 
-    static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress, boolean holdsRun) throws Exception {
+    /**
+     * @param holdsRun whether stopping this command (Ctrl-C, hang-up, SIGTERM) cancels the run
+     * @param recorded the engine outlives this command and keeps the run's record, where {@code mpflc logs} reads every line
+     */
+    static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress, boolean holdsRun, boolean recorded)
+            throws Exception {
         return follow(new Source() {
             @Override
             public JsonNode get() throws IOException, InterruptedException {
@@ -80,14 +85,15 @@ final class RunFollower {
             public void pause(long ms) throws InterruptedException {
                 Thread.sleep(ms);
             }
-        }, id, timeoutS, progress, holdsRun);
+        }, id, timeoutS, progress, holdsRun, recorded);
     }
 
     /**
-     * Follows run {@code id} of {@code source} to its end, as {@link #follow(EngineClient, String, int, PrintStream, boolean)};
+     * Follows run {@code id} of {@code source} to its end, as {@link #follow(EngineClient, String, int, PrintStream, boolean, boolean)};
      * {@code holdsRun}: stopping this command (Ctrl-C, hang-up, SIGTERM) cancels the run.
      */
-    static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress, boolean holdsRun) throws Exception {
+    static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress, boolean holdsRun, boolean recorded)
+            throws Exception {
         Thread cancelOnExit = new Thread(() -> {
             try {
                 source.cancel("mpflc was stopped while it followed the run");
@@ -106,7 +112,7 @@ final class RunFollower {
         String lastQueue = "";
         boolean timedOut = false;
         boolean waitingSaid = false;
-        RunLogLines logLines = new RunLogLines();
+        RunLogLines logLines = new RunLogLines(recorded);
         try {
             for (;;) {
                 JsonNode run;

@@ -12,7 +12,8 @@ import java.util.Map;
  * {@code status --follow} to print as they come, as {@code mpirun} prints its ranks' output: oldest
  * first across the ranks, {@code rank 3: the message} ({@code rank 3 WARN: …} for other levels). A
  * run's view keeps only a rank's newest lines; what fell out of it between two looks is counted, and
- * {@code mpflc logs RUN} has every line.
+ * {@code mpflc logs RUN} has every line when an engine keeps the run's record. A {@code --local} run keeps none
+ * (its ranks in this JVM wait for the lines to be shown instead, {@code InProcessRun#followLogs}).
  */
 final class RunLogLines {
     private record Line(long timeMs, int rank, String text) {
@@ -20,6 +21,13 @@ final class RunLogLines {
 
     /** Lines printed so far, by rank: the rank's {@code logCount} at the last look. */
     private final Map<Integer, Long> seen = new HashMap<>();
+    /** Whether an engine keeps the run's record after this command ends ({@code mpflc logs} reads it). */
+    private final boolean recorded;
+
+    /** @param recorded an engine keeps the run's record after this command ends ({@code mpflc logs} has every line) */
+    RunLogLines(boolean recorded) {
+        this.recorded = recorded;
+    }
 
     /** The lines of {@code run} (its {@code ranks[].logs} and {@code logCount}) not returned before. */
     List<String> since(JsonNode run) {
@@ -37,8 +45,9 @@ final class RunLogLines {
             seen.put(rank, count);
             int kept = logs.size();
             if (fresh > kept) {
-                skipped.add("rank " + rank + ": … " + (fresh - kept) + " line(s) not shown (mpflc logs " + run.path("id").asText()
-                        + " --rank " + rank + " has them)");
+                skipped.add("rank " + rank + ": … " + (fresh - kept) + " line(s) not shown " + (recorded
+                        ? "(mpflc logs " + run.path("id").asText() + " --rank " + rank + " has them)"
+                        : "(a --local run keeps no record to read them from; on an engine, mpflc up, mpflc logs has every line)"));
             }
             for (int i = (int) Math.max(0, kept - fresh); i < kept; i++) {
                 JsonNode l = logs.get(i);

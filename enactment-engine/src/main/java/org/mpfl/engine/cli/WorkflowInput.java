@@ -2,7 +2,6 @@ package org.mpfl.engine.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +30,7 @@ final class WorkflowInput {
     private final Map<String, byte[]> archives;
     private final Map<String, Object> params;
     private final boolean programsInPlan;
+    private final String document;
 
     /**
      * @param compiledPlan   the plan as the compiler made it ({@code null}: read from {@code planJson})
@@ -39,14 +39,16 @@ final class WorkflowInput {
      * @param params         parameter values to send with the run: typed by the compiler for a document, as
      *                       typed on the command line otherwise
      * @param programsInPlan the archives were left out for ranks in this JVM, which run the plan's programs
+     * @param document       the document's text as the compiler read it ({@code null}: a plan was given)
      */
     private WorkflowInput(DeploymentPlan compiledPlan, JsonNode planJson, Map<String, byte[]> archives,
-                          Map<String, Object> params, boolean programsInPlan) {
+                          Map<String, Object> params, boolean programsInPlan, String document) {
         this.compiledPlan = compiledPlan;
         this.planJson = planJson;
         this.archives = archives;
         this.params = params;
         this.programsInPlan = programsInPlan;
+        this.document = document;
     }
 
     /**
@@ -73,16 +75,18 @@ final class WorkflowInput {
             throw new IOException(file + ": no such file");
         }
         if (file.getFileName().toString().endsWith(".json")) {
-            return new WorkflowInput(null, Json.MAPPER.readTree(file.toFile()), archivesNextTo(file.getParent()), params, false);
+            JsonNode plan = Json.MAPPER.readTree(file.toFile());
+            return new WorkflowInput(null, plan, archivesNextTo(file.getParent(), plan), params, false, null);
         }
-        String document = Files.readString(file, StandardCharsets.UTF_8);
         WorkflowCompiler compiler = Compilers.forFile(file);
+        // as the parser reads it (the encoding its XML declaration names), so that run and deploy take what check took
+        String document = compiler.documentText(file.toString(), Files.readAllBytes(file));
         if (kernelPython != null) {
             compiler = compiler.checkingPythonKernelsWith(kernelPython);
         }
         WorkflowCompiler.Compiled c = forThisJvm ? compiler.compileForThisJvm(file.toString(), document, rawParams)
                 : compiler.compile(file.toString(), document, rawParams);
-        return new WorkflowInput(c.plan(), null, c.archives(), c.params(), forThisJvm);
+        return new WorkflowInput(c.plan(), null, c.archives(), c.params(), forThisJvm, document);
     }
 
     /** The deployment plan as JSON (what the engine takes). */
@@ -108,6 +112,11 @@ final class WorkflowInput {
         return params;
     }
 
+    /** The document's text as the compiler read it, or {@code null} when a plan was given. */
+    String document() {
+        return document;
+    }
+
     /** Whether the archives were left out for ranks in this JVM, which run the plan's own programs. */
     boolean programsInPlan() {
         return programsInPlan;
@@ -128,18 +137,30 @@ final class WorkflowInput {
                     + " found " + plans.size() + (documents.isEmpty() ? "" : "; to run a document, name it: "
                     + String.join(", ", documents.stream().map(n -> dir.resolve(n).toString()).toList())));
         }
-        return new WorkflowInput(null, Json.MAPPER.readTree(plans.get(0).toFile()), archivesNextTo(dir), params, false);
+        JsonNode plan = Json.MAPPER.readTree(plans.get(0).toFile());
+        return new WorkflowInput(null, plan, archivesNextTo(dir, plan), params, false, null);
     }
 
-    private static Map<String, byte[]> archivesNextTo(Path dir) throws IOException {
+    /**
+     * The archives next to a plan, by the service type they provide: a process's archive is the file its
+     * {@code archive} names ({@code mpflc compile} writes {@code solver.aar} for process {@code solver}, whose
+     * service may be {@code HeatSolver}); any other {@code NAME.aar} is taken as service {@code NAME}.
+     */
+    private static Map<String, byte[]> archivesNextTo(Path dir, JsonNode planJson) throws IOException {
         Map<String, byte[]> out = new LinkedHashMap<>();
         if (dir == null) {
             return out;
         }
+        Map<String, String> serviceOfArchive = new LinkedHashMap<>();
+        for (JsonNode process : planJson.path("processes")) {
+            if (process.hasNonNull("archive") && process.hasNonNull("service")) {
+                serviceOfArchive.put(process.get("archive").asText(), process.get("service").asText());
+            }
+        }
         try (var s = Files.list(dir)) {
             for (Path p : s.filter(p -> p.getFileName().toString().endsWith(".aar")).sorted().toList()) {
                 String name = p.getFileName().toString();
-                out.put(name.substring(0, name.length() - 4), Files.readAllBytes(p));
+                out.put(serviceOfArchive.getOrDefault(name, name.substring(0, name.length() - 4)), Files.readAllBytes(p));
             }
         }
         return out;

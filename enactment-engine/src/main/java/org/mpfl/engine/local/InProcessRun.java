@@ -20,6 +20,7 @@ import org.mpfl.engine.run.RankPosition;
 import org.mpfl.engine.run.RunError;
 import org.mpfl.engine.run.RunProgress;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.engine.settings.EngineSettings;
 import org.mpfl.ir.eval.ProcessLayout;
 import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.protocol.Endpoint;
@@ -50,8 +51,15 @@ public final class InProcessRun implements AutoCloseable {
     private RunError error;
     private long endedMs;
     private InProcessRanks.Domain domain;
+    /** Whether the caller prints every log line from the views it takes ({@link #followLogs}). */
+    private boolean logsFollowed;
 
     private InProcessRun() {
+    }
+
+    /** The run's id, as its views show it. */
+    public String id() {
+        return id;
     }
 
     /** Whether ranks can run in this JVM: the service runtime is on the class path. */
@@ -85,13 +93,7 @@ public final class InProcessRun implements AutoCloseable {
         if (params != null) {
             all.putAll(params);
         }
-        ProcessLayout layout;
-        try {
-            layout = plan.layout(plan.paramValues(all));
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
-                    + e.getMessage(), e);
-        }
+        ProcessLayout layout = checkedLayout(plan, all);
         String hostId = "inprocess-" + RandomIds.of(6);
         String domainId = RandomIds.domainId();
         String token = RandomIds.domainToken();
@@ -127,6 +129,40 @@ public final class InProcessRun implements AutoCloseable {
     }
 
     /**
+     * Checks that this JVM would run the plan's ranks with these parameters: their counts can be worked out and
+     * are at most {@code mpfl.local.maxRanks} ({@link EngineSettings#LOCAL_MAX_RANKS}). Each rank is a thread with
+     * its own endpoint and request, made before any starts: a count in the millions (a parameter typed wrong) would
+     * fill the heap with nothing running, and some thousands leave a laptop's few cores no time for anything else.
+     *
+     * @throws IllegalArgumentException saying why not and what to do instead
+     */
+    public static void check(DeploymentPlan plan, Map<String, Object> params) {
+        Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
+        if (params != null) {
+            all.putAll(params);
+        }
+        checkedLayout(plan, all);
+    }
+
+    private static ProcessLayout checkedLayout(DeploymentPlan plan, Map<String, Object> values) {
+        ProcessLayout layout;
+        try {
+            layout = plan.layout(plan.paramValues(values));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "': cannot work out the rank counts: "
+                    + e.getMessage(), e);
+        }
+        int limit = EngineSettings.LOCAL_MAX_RANKS.get();
+        if (layout.worldSize() > limit) {
+            throw new IllegalArgumentException("plan '" + plan.workflow() + "' has " + layout.worldSize() + " ranks; run --local"
+                    + " runs at most " + limit + " as threads of this JVM (-Dmpfl.local.maxRanks), so that the machine stays"
+                    + " usable: run it on an engine whose service hosts have the cores (mpflc up, then mpflc host on each"
+                    + " machine, mpflc run --engine URL), or give fewer ranks");
+        }
+        return layout;
+    }
+
+    /**
      * The run as the engine's REST API shows it (the fields the command line reads). Built from Jackson's
      * node factory, not with an {@code ObjectMapper}: creating one (and its serialisers) would be most of the
      * JSON work of the README's first run, whose outputs are plain numbers and texts ({@link #node}).
@@ -146,6 +182,7 @@ public final class InProcessRun implements AutoCloseable {
             v.put("location", r.position.location());
             v.set("logs", node(r.logs.lines()));
             v.put("logCount", r.logs.count());
+            r.shownLogs = r.logs.count();
             r.outputs.forEach((k, value) -> outputs.computeIfAbsent(k, x -> new TreeMap<>()).put(r.rank, value));
         }
         ObjectNode out = m.putObject("outputs");
@@ -166,6 +203,9 @@ public final class InProcessRun implements AutoCloseable {
             m.putNull("error");
         }
         m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
+        if (logsFollowed) {
+            notifyAll(); // ranks waiting to log (followLogs) go on
+        }
         return m;
     }
 
@@ -207,6 +247,16 @@ public final class InProcessRun implements AutoCloseable {
         return Json.MAPPER.valueToTree(value);
     }
 
+    /**
+     * The caller prints every rank's log lines from the views it takes ({@link #view}), as {@code mpirun} prints its
+     * ranks' output: a rank whose line would push one out of its kept tail ({@link LogTail#MAX_LINES}) before a view
+     * showed it waits for the next view, as a rank of {@code mpirun} waits while its output pipe is full. So no line
+     * is lost and no more than the tail is held. Until the run ends or is closed.
+     */
+    public synchronized void followLogs() {
+        logsFollowed = true;
+    }
+
     /** Whether the run ended (SUCCEEDED, FAILED or CANCELLED). */
     public synchronized boolean ended() {
         return endedMs != 0;
@@ -233,6 +283,9 @@ public final class InProcessRun implements AutoCloseable {
     public void close() {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         synchronized (this) {
+            // nobody prints any more: a rank waiting to log (followLogs) must not wait for a view that never comes
+            logsFollowed = false;
+            notifyAll();
             try {
                 while (ranks.stream().anyMatch(r -> !r.isFinal()) && System.nanoTime() < deadline) {
                     wait(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
@@ -264,10 +317,32 @@ public final class InProcessRun implements AutoCloseable {
                 }
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
-            case LOG -> r.logs.add(e.timeMs(), e.level(), e.message()); // as the engine keeps them, for mpflc run to print
+            case LOG -> {
+                awaitRoomToLog(r);
+                r.logs.add(e.timeMs(), e.level(), e.message()); // as the engine keeps them, for mpflc run to print
+            }
             default -> { }
         }
         notifyAll();
+    }
+
+    /** With {@link #followLogs}: waits (on the rank's thread, the run's lock released) until a view showed the lines kept. */
+    private void awaitRoomToLog(RankState r) {
+        boolean said = false;
+        while (logsFollowed && endedMs == 0 && r.logs.count() - r.shownLogs >= LogTail.MAX_LINES) {
+            try {
+                if (!said) {
+                    // the follower looks now (awaitChange), not after its poll interval; once: waiting ranks that
+                    // woke each other on every turn would keep the follower from ever taking the lock
+                    notifyAll();
+                    said = true;
+                }
+                wait();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private void applyState(RankState r, RankEvent e) {
@@ -364,6 +439,8 @@ public final class InProcessRun implements AutoCloseable {
         double progressTotal = Double.NaN;
         final Map<String, Object> outputs = new LinkedHashMap<>();
         final LogTail logs = new LogTail();
+        /** The log count the last view showed ({@link #followLogs}). */
+        long shownLogs;
 
         RankState(int rank) {
             this.rank = rank;

@@ -22,6 +22,9 @@ public final class EngineSettings {
             "extra JVM options (space-separated) of the local service hosts of mpflc up and run --local, e.g. -Dmpfl.… settings");
     public static final Setting<Long> EMBEDDED_HOST_CLOSE_WAIT_MS = Setting.longProperty("mpfl.host.exitCloseWaitMs", 500L,
             "how long run --local's exit waits for the service host in its JVM to close (the same property bounds a host process's exit)");
+    public static final Setting<Integer> LOCAL_MAX_RANKS = Setting.intProperty("mpfl.local.maxRanks", 1024,
+            "most ranks run --local runs as threads of its own JVM (one thread each, on this machine's cores); a run with"
+                    + " more is refused before any starts");
 
     // what a connection that has not authenticated may cost the engine's port (docs/security.md, "Slow and flooding clients")
     public static final Setting<Long> GUARD_PROOF_DEADLINE_MS = Setting.longProperty("mpfl.engine.proofDeadlineMs", 10_000L,

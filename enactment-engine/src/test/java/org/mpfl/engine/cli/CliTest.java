@@ -260,6 +260,86 @@ class CliTest {
         assertEquals(42, r.json().get("outputs").get("twice").get("0").asInt(), r.out());
     }
 
+    /** A rank count beyond what one JVM runs is refused at once, saying the limit and what to do, not left to fill the heap. */
+    @Test
+    @Timeout(30)
+    void runLocalRefusesMoreRanksThanItsJvmRunsBeforeStartingAny() throws Exception {
+        Path doc = Files.writeString(dir.resolve("wide.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="wide">
+                  <param name="np" type="int" default="2"/>
+                  <process name="w" ranks="np">
+                    <output name="r" value="rank"/>
+                  </process>
+                </workflow>
+                """);
+        for (String np : List.of("2147483647", "1025")) {
+            Result r = mpflc("run", doc.toString(), "--local", "-p", "np=" + np);
+            assertEquals(1, r.exit(), r.err());
+            assertFalse(r.err().contains("running the ranks"), r.err());
+            assertTrue(r.err().contains("plan 'wide' has " + np + " ranks; run --local runs at most 1024 as threads of this JVM"
+                    + " (-Dmpfl.local.maxRanks)") && r.err().contains("mpflc run --engine URL"), r.err());
+        }
+    }
+
+    /** As mpirun: every line a rank logs is printed, also beyond the tail a run's view keeps (no run record to read them from). */
+    @Test
+    void runLocalPrintsEveryLogLineOfARankThatLogsMoreThanTheViewKeeps() throws Exception {
+        Path doc = Files.writeString(dir.resolve("chatty.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="chatty">
+                  <process name="w" ranks="2">
+                    <for var="i" from="0" to="3000">
+                      <log message="'line ' + i"/>
+                    </for>
+                  </process>
+                </workflow>
+                """);
+        Result r = mpflc("run", doc.toString(), "--local");
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(r.err().contains("not shown"), r.err().lines().filter(l -> l.contains("not shown")).toList().toString());
+        for (int rank = 0; rank < 2; rank++) {
+            String prefix = "rank " + rank + ": line ";
+            assertEquals(3000, r.err().lines().filter(l -> l.startsWith(prefix)).count(), "every line of rank " + rank);
+            assertTrue(r.err().contains(prefix + "0\n") && r.err().contains(prefix + "2999\n"), r.err());
+        }
+    }
+
+    /** A document in the encoding its XML declaration names: what check accepts, run and deploy take as check read it. */
+    @Test
+    void runAndDeployReadADocumentInTheEncodingItDeclaresAsCheckDoes() throws Exception {
+        String doc = """
+                <?xml version="1.0" encoding="ISO-8859-1"?>
+                <workflow xmlns="urn:mpfl:1.0" name="latin">
+                  <process name="w" ranks="1">
+                    <output name="word" value="'été'"/>
+                  </process>
+                </workflow>
+                """;
+        Path latin = Files.write(dir.resolve("latin.mpfl.xml"), doc.getBytes(StandardCharsets.ISO_8859_1));
+        assertEquals(0, mpflc("check", latin.toString()).exit());
+        Result run = mpflc("run", latin.toString(), "--local", "--json");
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("été", run.json().get("outputs").get("word").get("0").asText(), run.out());
+
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> { })))) {
+            Result deploy = mpflc("deploy", latin.toString(), "--engine", engine.url(), "--data", dir.resolve("engine").toString());
+            assertEquals(0, deploy.exit(), deploy.err());
+            String stored = Http.send("GET", engine.url() + "/api/workflows/latin", "Bearer " + engine.token(), null).json().get("document").asText();
+            assertTrue(stored.contains("'été'"), "the engine holds the text check read: " + stored);
+        }
+
+        // bytes that are not UTF-8 (no declaration): the parser's diagnostic at its position, from run as from check
+        byte[] bad = doc.replace("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n", "").getBytes(StandardCharsets.ISO_8859_1);
+        Path broken = Files.write(dir.resolve("broken.mpfl.xml"), bad);
+        Result check = mpflc("check", broken.toString());
+        Result brokenRun = mpflc("run", broken.toString(), "--local");
+        assertEquals(1, check.exit());
+        assertEquals(1, brokenRun.exit());
+        String diagnostic = check.err().lines().findFirst().orElseThrow();
+        assertTrue(diagnostic.contains("broken.mpfl.xml:3:") && diagnostic.contains("error: malformed XML: Invalid byte"), check.err());
+        assertTrue(brokenRun.err().contains(diagnostic), "run reports what check reports: " + brokenRun.err());
+    }
+
     @Test
     void aRunThatTimesOutSaysSoNotThatAUserCancelledIt() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))

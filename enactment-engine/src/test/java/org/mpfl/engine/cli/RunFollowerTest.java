@@ -41,7 +41,7 @@ class RunFollowerTest {
             }
         };
         ByteArrayOutputStream said = new ByteArrayOutputStream();
-        JsonNode last = RunFollower.follow(restarting, "r", 0, new PrintStream(said, true, StandardCharsets.UTF_8), true);
+        JsonNode last = RunFollower.follow(restarting, "r", 0, new PrintStream(said, true, StandardCharsets.UTF_8), true, true);
         assertEquals("SUCCEEDED", last.get("state").asText());
         String text = said.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("the engine does not answer (Connection refused); waiting up to 180 s for it (a restart)"), text);

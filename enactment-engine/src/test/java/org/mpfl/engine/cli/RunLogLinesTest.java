@@ -26,7 +26,7 @@ class RunLogLinesTest {
 
     @Test
     void newLinesOnlyOldestFirstAcrossRanksAndLevelsOtherThanInfoNamed() {
-        RunLogLines lines = new RunLogLines();
+        RunLogLines lines = new RunLogLines(true);
         assertEquals(List.of("rank 1: b", "rank 0: a"), lines.since(view(
                 rank(0, 1, List.of(line(20, "info", "a"))),
                 rank(1, 1, List.of(line(10, "info", "b"))))));
@@ -40,10 +40,18 @@ class RunLogLinesTest {
 
     @Test
     void linesThatFellOutOfTheViewBetweenTwoLooksAreCountedAndPointToMpflcLogs() {
-        RunLogLines lines = new RunLogLines();
+        RunLogLines lines = new RunLogLines(true);
         lines.since(view(rank(0, 1, List.of(line(1, "info", "x1")))));
         // 5 more lines since, of which the view keeps the newest 2
         assertEquals(List.of("rank 0: … 3 line(s) not shown (mpflc logs R1 --rank 0 has them)", "rank 0: x5", "rank 0: x6"),
                 lines.since(view(rank(0, 6, List.of(line(5, "info", "x5"), line(6, "info", "x6"))))));
+    }
+
+    @Test
+    void aRunWithoutARecordDoesNotPointToMpflcLogs() {
+        RunLogLines lines = new RunLogLines(false);
+        assertEquals(List.of("rank 0: … 3 line(s) not shown (a --local run keeps no record to read them from; on an engine,"
+                        + " mpflc up, mpflc logs has every line)", "rank 0: x4"),
+                lines.since(view(rank(0, 4, List.of(line(4, "info", "x4"))))));
     }
 }

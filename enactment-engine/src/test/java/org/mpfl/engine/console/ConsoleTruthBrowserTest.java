@@ -300,6 +300,14 @@ class ConsoleTruthBrowserTest {
         } finally {
             browser.driver().manage().window().setSize(before);
         }
+
+        // the runtime's own wording since (2.5 s, not PT2.5S) reads as it is; the PT form above is an older run's record
+        String newer = startRun("timeout", 2, Map.of());
+        ranksOf(newer, 1, 2).get(1).fail("receive", "/tmp/work/ring.mpfl.xml:12:7", "ReceiveTimeoutException: no message from"
+                + " rank 0 with tag 0 arrived on communicator world within 2.5 s (receiver: rank 1, domain d)");
+        awaitState(newer, "FAILED");
+        open("#/runs/" + newer);
+        browser.await("the failure panel of the newer wording", WAIT, d -> text("#failure").contains("within 2.5 s (receiver: rank 1"));
     }
 
     @Test

@@ -82,14 +82,13 @@ final class SymbolicRank {
             return c;
         }
         if (communicators.containsKey(name)) {
-            throw RankStop.fault(at, "rank " + worldRank + " is not a member of communicator '" + name + "'");
+            // the reporter names the ranks, merging the same stop of many ranks into one line: not in the message
+            throw RankStop.fault(at, "not a member of communicator '" + name + "'");
         }
         if (layout.processes().contains(name)) {
-            throw RankStop.fault(at, "rank " + worldRank + " belongs to process '" + process.name()
-                    + "', so it cannot use communicator '" + name + "'");
+            throw RankStop.fault(at, "a rank of process '" + process.name() + "' cannot use communicator '" + name + "'");
         }
-        throw RankStop.fault(at, "communicator '" + name + "' does not exist yet on rank " + worldRank
-                + " (its <split> or <cartesian> has not run there)");
+        throw RankStop.fault(at, "communicator '" + name + "' does not exist yet (its <split> or <cartesian> has not run there)");
     }
 
     /** {@code rank(c)} for a name that may not be a communicator of this rank. */
@@ -101,7 +100,7 @@ final class SymbolicRank {
         if (communicators.containsKey(name) || layout.processes().contains(name)) {
             return -1;
         }
-        throw RankStop.fault(null, "communicator '" + name + "' does not exist yet on rank " + worldRank);
+        throw RankStop.fault(null, "communicator '" + name + "' does not exist yet");
     }
 
     int commSize(String name) {
@@ -113,8 +112,8 @@ final class SymbolicRank {
             return layout.count(name);
         }
         throw RankStop.fault(null, communicators.containsKey(name)
-                ? "rank " + worldRank + " is not a member of communicator '" + name + "'"
-                : "communicator '" + name + "' does not exist yet on rank " + worldRank);
+                ? "not a member of communicator '" + name + "'"
+                : "communicator '" + name + "' does not exist yet");
     }
 
     Map<String, Request> requests() {

@@ -3,7 +3,11 @@ package org.mpfl.compiler.parse;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -91,12 +95,61 @@ public final class DocumentReader {
             diagnostics.error(start, "document is larger than " + MAX_DOCUMENT_BYTES / (1024 * 1024) + " MB; refused unread");
             return null;
         }
-        String text = decode(content);
+        return parse(decode(content), new InputSource(new ByteArrayInputStream(content)), displayName);
+    }
+
+    /**
+     * Reads a document that is already text (as the engine gets it in JSON, or {@link #text} made it): its
+     * characters are parsed as they are, and an encoding its XML declaration names is not applied again.
+     */
+    public Element read(String text, String displayName) {
+        if (text.length() > MAX_DOCUMENT_BYTES) {
+            diagnostics.error(SourceLocation.startOf(displayName), "document is larger than "
+                    + MAX_DOCUMENT_BYTES / (1024 * 1024) + " MB; refused unread");
+            return null;
+        }
+        String withoutMark = text.startsWith("\uFEFF") ? text.substring(1) : text;
+        return parse(withoutMark, new InputSource(new StringReader(withoutMark)), displayName);
+    }
+
+    /**
+     * The text of a document's bytes as the parser reads them: decoded with the encoding its XML declaration
+     * names (UTF-8 without one; a byte order mark dropped). Bytes that are not text in that encoding, or an
+     * encoding Java does not know, are reported as {@link #read(byte[], String)} reports them (the parser's
+     * diagnostic at its position), and the result is null. What sends a document on as text (mpflc run and
+     * deploy) reads it here, so that it carries what {@code mpflc check} read.
+     */
+    public String text(byte[] content, String displayName) {
+        SourceLocation start = SourceLocation.startOf(displayName);
+        if (content.length > MAX_DOCUMENT_BYTES) {
+            diagnostics.error(start, "document is larger than " + MAX_DOCUMENT_BYTES / (1024 * 1024) + " MB; refused unread");
+            return null;
+        }
+        Charset charset = declaredCharset(content);
+        if (charset != null) {
+            try {
+                String text = charset.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(content)).toString();
+                return text.startsWith("\uFEFF") ? text.substring(1) : text;
+            } catch (CharacterCodingException e) {
+                // the parser names the position of the bad byte
+            }
+        }
+        int before = diagnostics.errorCount();
+        read(content, displayName);
+        if (diagnostics.errorCount() == before) {
+            diagnostics.error(start, "not " + (charset == null ? "readable" : charset.name()) + " text");
+        }
+        return null;
+    }
+
+    /** Parses {@code source}; {@code text} is the same document as characters, for locating tags and attributes. */
+    private Element parse(String text, InputSource source, String displayName) {
+        SourceLocation start = SourceLocation.startOf(displayName);
         LineMap lines = new LineMap(displayName, text);
         LocatingHandler handler = new LocatingHandler(text, lines);
         try {
             SAXParser parser = secureFactory().newSAXParser();
-            InputSource source = new InputSource(new ByteArrayInputStream(content));
             source.setSystemId(displayName);
             parser.parse(source, handler);
         } catch (SAXParseException e) {
@@ -142,19 +195,32 @@ public final class DocumentReader {
 
     /** Decodes for position scanning with the declared encoding (UTF-8 by default; a byte order mark is dropped). */
     static String decode(byte[] content) {
-        Charset charset = StandardCharsets.UTF_8;
-        String head = new String(content, 0, Math.min(content.length, 200), StandardCharsets.ISO_8859_1);
-        Matcher m = ENCODING.matcher(head);
-        if (m.find()) {
-            try {
-                charset = Charset.forName(m.group(1));
-            } catch (IllegalArgumentException e) {
-                // the SAX parser reports the unsupported encoding itself
-            }
-        }
-        String text = new String(content, charset);
+        Charset charset = declaredCharset(content);
+        // the SAX parser reports an unsupported encoding itself
+        String text = new String(content, charset == null ? StandardCharsets.UTF_8 : charset);
         // the XML parser does not count a byte order mark as a column, and neither do editors
         return text.startsWith("\uFEFF") ? text.substring(1) : text;
+    }
+
+    /**
+     * The encoding the XML declaration names, UTF-8 without one; {@code null} if Java does not know the one named.
+     * A UTF-16 byte order mark decides before the declaration, as it does for the parser.
+     */
+    private static Charset declaredCharset(byte[] content) {
+        if (content.length >= 2 && (content[0] & 0xFF) + (content[1] & 0xFF) == 0xFE + 0xFF
+                && (content[0] & 0xFF) >= 0xFE && (content[1] & 0xFF) >= 0xFE) {
+            return StandardCharsets.UTF_16;
+        }
+        String head = new String(content, 0, Math.min(content.length, 200), StandardCharsets.ISO_8859_1);
+        Matcher m = ENCODING.matcher(head.startsWith("\u00EF\u00BB\u00BF") ? head.substring(3) : head);
+        if (!m.find()) {
+            return StandardCharsets.UTF_8;
+        }
+        try {
+            return Charset.forName(m.group(1));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** Builds the element tree, locating tags and attributes in the raw text. */

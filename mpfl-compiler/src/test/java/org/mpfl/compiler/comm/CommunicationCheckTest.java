@@ -129,6 +129,22 @@ class CommunicationCheckTest {
         }
     }
 
+    /** The same stop on many ranks is one diagnostic naming them, not one per rank with its number in the text. */
+    @Test
+    void aCommunicatorUsedBeforeItsSplitIsOneWarningForAllTheRanks() {
+        List<String> diagnostics = check("""
+                <workflow xmlns="urn:mpfl:1.0" name="later">
+                  <process name="p" ranks="4">
+                    <var name="x" type="int"/>
+                    <assign to="x" value="rank('later')"/>
+                    <split name="later" color="rank % 2"/>
+                  </process>
+                </workflow>
+                """, DEFAULTS, Map.of());
+        assertEquals(List.of("t.mpfl.xml:4:5: warning: with these param values the run fails here (communicator 'later' does not"
+                + " exist yet); not checked beyond this point on ranks 0-3"), diagnostics);
+    }
+
     @Test
     void rankListsAreCompact() {
         assertEquals("rank 3", CommunicationReporter.ranks(List.of(3)));

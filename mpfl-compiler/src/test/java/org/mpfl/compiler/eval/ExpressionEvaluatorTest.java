@@ -124,6 +124,12 @@ class ExpressionEvaluatorTest {
         assertEquals("it's", eval("'it\\'s'"));
         assertEquals("ab", eval("concat('a', 'b')"));
         assertEquals("[1, 2]", eval("string([1, 2])"));
+        // what gathers leave in an object: booleans as boolean[], strings and objects as a list
+        let("flags", MpflType.OBJECT, new boolean[] {false, true});
+        assertEquals("[false, true]", eval("string(flags)"));
+        assertEquals("flags [false, true]", eval("'flags ' + flags"));
+        let("mixed", MpflType.OBJECT, java.util.List.of("a", new int[] {1, 2}, new boolean[] {true}));
+        assertEquals("[a, [1, 2], [true]]", eval("string(mixed)"));
     }
 
     @Test
@@ -138,6 +144,19 @@ class ExpressionEvaluatorTest {
         assertEquals(4.0, eval("max(a)"));
         assertEquals(1.0, eval("min(a)"));
         assertEquals("bc", eval("'abcd'[1:3]"));
+    }
+
+    @Test
+    void stringsCountCharactersNotUtf16Units() {
+        // U+1F321 (thermometer) is one character, two UTF-16 units
+        let("s", MpflType.STRING, "\uD83C\uDF21x\u00e9");
+        assertEquals(3, eval("len(s)"));
+        assertEquals(1, eval("len('\uD83C\uDF21')"));
+        assertEquals("\uD83C\uDF21", eval("s[0:1]"), "a slice never cuts a character in half");
+        assertEquals("x\u00e9", eval("s[1:3]"));
+        assertEquals("", eval("s[3:3]"));
+        RuntimeFault beyond = assertThrows(RuntimeFault.class, () -> eval("s[0:4]"));
+        assertEquals("slice [0:4] out of range for length 3", beyond.getMessage());
     }
 
     @Test

@@ -225,7 +225,7 @@ public class P2PCommunicator implements Communicator {
         Envelope e = rank.mailbox().await(r, timeoutNanos, withdrawOnTimeout, () -> "no message from "
                 + (source == ANY_SOURCE ? "any rank" : "rank " + source) + " with "
                 + (r.tag == ANY_TAG ? "any tag" : "tag " + r.tag) + " arrived on communicator " + name
-                + " within " + Duration.ofNanos(timeoutNanos) + " (receiver: rank " + myRank + ", domain "
+                + " within " + Durations.text(timeoutNanos) + " (receiver: rank " + myRank + ", domain "
                 + Domain.shortId(rank.domainId()) + ")");
         return new Message(localOf[e.from()], e.tag(), valueOf(e));
     }

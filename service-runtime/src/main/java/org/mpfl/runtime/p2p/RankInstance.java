@@ -338,7 +338,7 @@ public final class RankInstance {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new org.mpfl.runtime.api.ReceiveTimeoutException(what + ": not completed within "
-                            + java.time.Duration.ofNanos(timeoutNanos));
+                            + Durations.text(timeoutNanos));
                 }
                 return future.get(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
             } catch (TimeoutException ex) {

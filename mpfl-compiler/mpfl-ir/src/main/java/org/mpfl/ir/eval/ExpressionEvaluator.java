@@ -146,7 +146,8 @@ public final class ExpressionEvaluator {
         } else if (value instanceof byte[] a) {
             return java.util.Arrays.copyOfRange(a, from, to);
         } else if (value instanceof String s) {
-            return s.substring(from, to);
+            int start = Values.codePointOffset(s, from);
+            return s.substring(start, s.offsetByCodePoints(start, to - from));
         }
         throw new RuntimeFault(at, "cannot slice a value of type " + Values.typeOf(value));
     }

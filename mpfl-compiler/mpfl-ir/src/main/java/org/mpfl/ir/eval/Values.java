@@ -101,7 +101,11 @@ public final class Values {
         };
     }
 
-    /** The text of a value as {@code string(x)} gives it: numbers as Java prints them, arrays as {@code [1, 2]}, null object as {@code null}. */
+    /**
+     * The text of a value as {@code string(x)} gives it: numbers as Java prints them, arrays as {@code [1, 2]}, null object as
+     * {@code null}. An {@code object} may hold a {@code boolean[]} (gathered booleans) or a list (gathered strings and
+     * objects), whose elements are written the same way, never as a Java object address.
+     */
     public static String toText(Object value) {
         if (value instanceof int[] a) {
             return Arrays.toString(a);
@@ -111,11 +115,25 @@ public final class Values {
             return Arrays.toString(a);
         } else if (value instanceof byte[] a) {
             return Arrays.toString(a);
+        } else if (value instanceof boolean[] a) {
+            return Arrays.toString(a);
+        } else if (value instanceof Object[] a) {
+            return toText(Arrays.asList(a));
+        } else if (value instanceof java.util.Collection<?> c) {
+            StringBuilder text = new StringBuilder("[");
+            for (Object element : c) {
+                text.append(text.length() > 1 ? ", " : "").append(toText(element));
+            }
+            return text.append(']').toString();
         }
         return String.valueOf(value);
     }
 
-    /** Length of an array, bytes or string. */
+    /**
+     * Length of an array, bytes or string. A string's is its count of characters (Unicode code points), not of Java's
+     * UTF-16 units: {@code len('🌡')} is 1, and slicing ({@link #codePointOffset}) counts the same way, so that no
+     * slice cuts a character in half.
+     */
     public static int length(Object value) {
         if (value instanceof int[] a) {
             return a.length;
@@ -126,8 +144,13 @@ public final class Values {
         } else if (value instanceof byte[] a) {
             return a.length;
         } else if (value instanceof String s) {
-            return s.length();
+            return s.codePointCount(0, s.length());
         }
         throw new IllegalArgumentException("no length: " + typeOf(value));
+    }
+
+    /** The UTF-16 index of character (code point) {@code index} of {@code s}, {@code 0 <= index <= length(s)}. */
+    public static int codePointOffset(String s, int index) {
+        return s.offsetByCodePoints(0, index);
     }
 }

@@ -25,6 +25,21 @@ public interface WorkflowCompiler {
     Compiled compile(String fileName, String document, Map<String, Object> params) throws CompileException;
 
     /**
+     * The text of a document file as this compiler's parser reads it, which is what {@link #compile} and the
+     * engine take (the engine's JSON carries text, not bytes): decoded with the encoding the document's XML
+     * declaration names, UTF-8 without one. A compiler that does not override this reads UTF-8.
+     *
+     * @throws CompileException with the parser's diagnostic when the bytes are not text in that encoding
+     */
+    default String documentText(String fileName, byte[] content) throws CompileException {
+        try {
+            return java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(content)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new CompileException(List.of(fileName + ":1:1: error: not UTF-8 text"));
+        }
+    }
+
+    /**
      * As {@link #compile}, for ranks that run in the caller's JVM and take their programs from the plan
      * object itself ({@code mpflc run --local} without host processes): the service archives are left out
      * when the workflow has no libraries, since they would then carry nothing but the plan's own programs
