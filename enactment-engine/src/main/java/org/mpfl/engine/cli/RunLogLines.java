@@ -19,8 +19,10 @@ final class RunLogLines {
     private record Line(long timeMs, int rank, String text) {
     }
 
-    /** Lines printed so far, by rank: the rank's {@code logCount} at the last look. */
+    /** Lines printed so far, by rank: the rank's {@code logCount} at the last look, in attempt {@link #attempt}. */
     private final Map<Integer, Long> seen = new HashMap<>();
+    /** The run's attempt at the last look: a restart or resume starts its ranks', and their counts, afresh. */
+    private int attempt = -1;
     /** Whether an engine keeps the run's record after this command ends ({@code mpflc logs} reads it). */
     private final boolean recorded;
 
@@ -33,6 +35,11 @@ final class RunLogLines {
     List<String> since(JsonNode run) {
         List<Line> lines = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
+        int now = run.path("attempts").asInt(1);
+        if (now != attempt) {
+            seen.clear();
+            attempt = now;
+        }
         for (JsonNode r : run.path("ranks")) {
             int rank = r.path("rank").asInt();
             JsonNode logs = r.path("logs");

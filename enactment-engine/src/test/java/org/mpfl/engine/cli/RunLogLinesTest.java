@@ -47,6 +47,16 @@ class RunLogLinesTest {
                 lines.since(view(rank(0, 6, List.of(line(5, "info", "x5"), line(6, "info", "x6"))))));
     }
 
+    /** A restart's (or resume's) ranks count their lines from 0 again: their first lines are new, not already seen. */
+    @Test
+    void theLinesOfALaterAttemptAreShownToo() {
+        RunLogLines lines = new RunLogLines(true);
+        assertEquals(List.of("rank 0: first try"), lines.since(Json.MAPPER.valueToTree(Map.of("id", "R1", "attempts", 1,
+                "ranks", List.of(rank(0, 1, List.of(line(1, "info", "first try"))))))));
+        assertEquals(List.of("rank 0: resumed after checkpoint 8"), lines.since(Json.MAPPER.valueToTree(Map.of("id", "R1",
+                "attempts", 2, "ranks", List.of(rank(0, 1, List.of(line(9, "info", "resumed after checkpoint 8"))))))));
+    }
+
     @Test
     void aRunWithoutARecordDoesNotPointToMpflcLogs() {
         RunLogLines lines = new RunLogLines(false);
