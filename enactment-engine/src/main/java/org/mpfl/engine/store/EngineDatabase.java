@@ -8,6 +8,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -97,6 +98,15 @@ public final class EngineDatabase implements AutoCloseable {
      */
     public static EngineDatabase openEmbedded(Path dataDir) throws IOException, SQLException {
         Files.createDirectories(dataDir);
+        Path db = dataDir.resolve("engine.mv.db");
+        for (Path p : List.of(dataDir, db)) {
+            if (Files.exists(p) && !Files.isWritable(p)) {
+                // H2 would open it read-only without a word, and every run would then fail at its first write
+                throw new IOException("the engine cannot write " + p.toAbsolutePath() + " (its permissions, an immutable flag"
+                        + " or a read-only file system): the engine records every run there; make it writable, or give"
+                        + " another --data DIR");
+            }
+        }
         Path trace = dataDir.resolve("engine.trace.db");
         boolean traced = Files.exists(trace);
         try {

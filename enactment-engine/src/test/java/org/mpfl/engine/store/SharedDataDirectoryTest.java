@@ -44,4 +44,35 @@ class SharedDataDirectoryTest {
             assertFalse(Files.exists(dir.resolve("engine.trace.db")), "H2's trace of the refusal is left in the data directory");
         }
     }
+
+    /**
+     * A database the engine cannot write (here an immutable flag, as chattr +i sets; a read-only mount is the same) is
+     * refused at the start, naming the file: H2 opened it read-only without a word, the engine served, and every run
+     * failed at its first write.
+     */
+    @Test
+    void aDatabaseTheEngineCannotWriteIsRefusedAtTheStart() throws Exception {
+        try (EngineDatabase created = EngineDatabase.openEmbedded(dir)) {
+            // the database file exists, as after an earlier engine
+        }
+        Path db = dir.resolve("engine.mv.db");
+        Process chattr = new ProcessBuilder("chattr", "+i", db.toString()).redirectErrorStream(true).start();
+        String chattrSaid = new String(chattr.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(chattr.waitFor(30, TimeUnit.SECONDS) && chattr.exitValue() == 0, "chattr +i (e2fsprogs, as root): " + chattrSaid);
+        try {
+            List<String> cmd = new ArrayList<>(ChildJvm.command(ChildJvm.shortLivedOptions("256m"), Mpflc.class.getName()));
+            cmd.addAll(List.of("up", "--hosts", "0", "--port", "0", "--data", dir.toString()));
+            Path err = dir.resolve("read-only.err");
+            Process up = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
+            if (!up.waitFor(90, TimeUnit.SECONDS)) {
+                up.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError("the engine serves on a database it cannot write: " + Files.readString(err, StandardCharsets.UTF_8));
+            }
+            String said = Files.readString(err, StandardCharsets.UTF_8);
+            assertNotEquals(0, up.exitValue(), said);
+            assertTrue(said.contains("the engine cannot write " + db.toAbsolutePath()) && said.contains("immutable flag"), said);
+        } finally {
+            new ProcessBuilder("chattr", "-i", db.toString()).start().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
 }
