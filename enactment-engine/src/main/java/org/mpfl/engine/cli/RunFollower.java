@@ -112,6 +112,7 @@ final class RunFollower {
         String lastQueue = "";
         boolean timedOut = false;
         boolean waitingSaid = false;
+        int lastAttempts = 0;
         RunLogLines logLines = new RunLogLines(recorded);
         try {
             for (;;) {
@@ -163,6 +164,14 @@ final class RunFollower {
                     lastQueue = queuePlace(run);
                 }
                 lastState = state;
+                int attempts = run.path("attempts").asInt(1);
+                if (progress != null && lastAttempts > 0 && attempts > lastAttempts && run.path("attemptLog").size() > 0) {
+                    // a restart or a resume: say why, where the bar alone would only drop back to 0 % QUEUED
+                    JsonNode latest = run.path("attemptLog").get(run.path("attemptLog").size() - 1);
+                    progress.println((tty && !lastLine.isEmpty() ? "\n" : "") + "mpflc run: " + attemptLine(latest));
+                    lastLine = "";
+                }
+                lastAttempts = attempts;
                 if (state.equals("SUCCEEDED") || state.equals("FAILED") || state.equals("CANCELLED")) {
                     if (progress != null && tty) {
                         progress.println();
@@ -206,6 +215,14 @@ final class RunFollower {
     }
 
     /** A QUEUED run's place: {@code "  queue position 2: needs …"}; empty for a run that does not wait. */
+    /** One attempt of {@code attemptLog}: {@code attempt 2: restart after: host h1 lost … (from checkpoint 6)}. */
+    static String attemptLine(JsonNode attempt) {
+        String from = attempt.hasNonNull("resumedFrom") ? " (from checkpoint " + attempt.get("resumedFrom").asInt() + ")"
+                : attempt.path("attempt").asInt() > 1 ? " (from the start)" : "";
+        return "attempt " + attempt.path("attempt").asInt() + ": " + attempt.path("cause").asText("?") + from
+                + (attempt.hasNonNull("note") ? "; " + attempt.get("note").asText() : "");
+    }
+
     static String queuePlace(JsonNode run) {
         JsonNode q = run.path("queue");
         if (!q.isObject()) {

@@ -43,6 +43,12 @@ public final class StatusCommand implements CliCommand {
         if (run.hasNonNull("project") && !run.get("project").asText().equals("default")) {
             out.println("project: " + run.get("project").asText() + " (started by " + run.path("owner").asText("?") + ")");
         }
+        if (run.path("attemptLog").size() > 1) {
+            // restarts and resumes: how the run got to its current attempt
+            for (JsonNode attempt : run.path("attemptLog")) {
+                out.println(RunFollower.attemptLine(attempt));
+            }
+        }
         if (run.at("/placement/reason").isTextual()) {
             // how the sites were chosen (packed in one, or spanning several, and why)
             out.println("placement: " + run.at("/placement/reason").asText());

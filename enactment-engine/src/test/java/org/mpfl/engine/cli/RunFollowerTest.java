@@ -48,4 +48,34 @@ class RunFollowerTest {
         assertEquals(1, text.split("does not answer", -1).length - 1, "said once, not per look: " + text);
         assertTrue(text.contains("the engine answers again"), text);
     }
+
+    @Test
+    void aRestartIsSaidWithItsCauseAndCheckpoint() throws Exception {
+        AtomicInteger looks = new AtomicInteger();
+        RunFollower.Source restarted = new RunFollower.Source() {
+            @Override
+            public JsonNode get() throws IOException {
+                int n = looks.incrementAndGet();
+                return Json.MAPPER.readTree(n == 1 ? "{\"id\":\"r\",\"state\":\"RUNNING\",\"attempts\":1,\"attemptLog\":[{\"attempt\":1,"
+                        + "\"cause\":\"start\"}]}"
+                        : "{\"id\":\"r\",\"state\":\"" + (n == 2 ? "QUEUED" : "SUCCEEDED") + "\",\"attempts\":2,\"attemptLog\":["
+                        + "{\"attempt\":1,\"cause\":\"start\"},{\"attempt\":2,\"cause\":\"restart after: service host h1 lost\","
+                        + "\"resumedFrom\":6}]}");
+            }
+
+            @Override
+            public void cancel(String reason) {
+                throw new AssertionError(reason);
+            }
+
+            @Override
+            public void pause(long ms) {
+            }
+        };
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        RunFollower.follow(restarted, "r", 0, new PrintStream(said, true, StandardCharsets.UTF_8), true, true);
+        String text = said.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("mpflc run: attempt 2: restart after: service host h1 lost (from checkpoint 6)"), text);
+        assertEquals(1, text.split("attempt 2:", -1).length - 1, "said once: " + text);
+    }
 }
