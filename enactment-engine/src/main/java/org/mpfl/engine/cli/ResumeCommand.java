@@ -39,7 +39,11 @@ public final class ResumeCommand implements CliCommand {
             return 1;
         }
         if (!args.flag("--follow")) {
-            out.println("run " + id + " resumed (" + r.path("state").asText() + ")");
+            // from which checkpoint, or from the start: what a resume is worth to the one who asked for it
+            JsonNode log = client.get("/api/runs/" + id).path("attemptLog");
+            out.println("run " + id + " resumed (" + r.path("state").asText() + ")"
+                    + (log.size() > 0 ? ": " + RunFollower.attemptLine(log.get(log.size() - 1)) : "")
+                    + "; follow it with mpflc status " + id + " --follow");
             return 0;
         }
         JsonNode last = RunFollower.follow(client, args, err, true);
