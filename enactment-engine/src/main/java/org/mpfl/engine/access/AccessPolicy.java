@@ -269,6 +269,24 @@ public final class AccessPolicy {
         return store.runOwner(runId);
     }
 
+    /**
+     * The refusal of a console session's mutation sent from another site's page, attributed to the session's user so
+     * that it is on the audit trail: it is an attempt to act as that user (cross-site request forgery).
+     *
+     * @param authorization the session's bearer token, as {@code Bearer …}, or {@code null} for an ended session
+     */
+    public AccessDenied foreignOriginRefusal(String authorization) {
+        AccessDenied refusal = new AccessDenied(403, "a console session acts only from the console's own page");
+        if (authorization == null) {
+            return refusal;
+        }
+        try {
+            return refusal.of(authenticate(authorization, null));
+        } catch (AccessDenied e) {
+            return refusal; // an ended or refused login: nobody to name
+        }
+    }
+
     /** Whether the caller sees a run (for lists). */
     public boolean seesRun(Caller c, String runId) {
         return c.allProjects() || store.runOwner(runId).map(o -> c.sees(o.project())).orElse(false);

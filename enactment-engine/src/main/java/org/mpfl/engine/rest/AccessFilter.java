@@ -110,7 +110,8 @@ public final class AccessFilter {
      * cannot make the browser act for the user; {@code SameSite=Strict} already keeps the cookie from
      * such requests in current browsers).
      */
-    private static String authorization(RoutingContext ctx, ConsoleSessions sessions, boolean read) throws AccessDenied {
+    private static String authorization(RoutingContext ctx, ConsoleSessions sessions, boolean read, AccessPolicy policy)
+            throws AccessDenied {
         String auth = ctx.request().getHeader("Authorization");
         io.vertx.core.http.Cookie c = ctx.request().getCookie(ConsoleSessions.COOKIE);
         if (auth != null || sessions == null || c == null) {
@@ -119,7 +120,7 @@ public final class AccessFilter {
         String origin = ctx.request().getHeader("Origin");
         String host = ctx.request().getHeader("Host");
         if (!read && origin != null && (host == null || !origin.replaceFirst("^https?://", "").equals(host))) {
-            throw new AccessDenied(403, "a console session acts only from the console's own page");
+            throw policy.foreignOriginRefusal(sessions.accessToken(c.getValue()).map(t -> "Bearer " + t).orElse(null));
         }
         return sessions.accessToken(c.getValue()).map(t -> "Bearer " + t).orElse(null);
     }
@@ -138,7 +139,7 @@ public final class AccessFilter {
         // paused while the check runs off the event loop: no body byte is read, nor the request's end
         // consumed, before it is admitted; the platform's body handler resumes it
         ctx.request().pause();
-        ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read),
+        ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read, policy),
                 ctx.request().getHeader("Authorization") != null, target), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 Caller caller = ar.result();

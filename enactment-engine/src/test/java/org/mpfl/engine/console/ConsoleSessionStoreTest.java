@@ -118,6 +118,25 @@ class ConsoleSessionStoreTest {
         }
     }
 
+    /**
+     * Cross-site request forgery: another site's page makes the browser send alice's session cookie with a mutation.
+     * Refused (the Origin is not the console's), and on the audit trail under alice's name: an attempt to act as her.
+     */
+    @Test
+    void aMutationFromAnotherSitesPageIsRefusedAndAuditedUnderTheSessionsUser() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = start(issuer)) {
+            String cookie = login(engine, issuer, "alice");
+            HttpResponse<String> forged = HTTP.send(HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/any/cancel"))
+                    .timeout(Duration.ofSeconds(30)).header("Cookie", "mpfl_session=" + cookie).header("Origin", "http://evil.example")
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, forged.statusCode(), forged.body());
+            engine.audit().flush(Duration.ofSeconds(10));
+            String trail = HTTP.send(HttpRequest.newBuilder(URI.create(engine.url() + "/api/audit")).header("Authorization", "Bearer admin")
+                    .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(trail.contains("\"who\":\"alice\"") && trail.contains("POST /api/runs/any/cancel") && trail.contains("403"), trail);
+        }
+    }
+
     /** A login started in a browser: where the issuer's page is, and the login cookie the engine set. */
     private record Started(URI authorize, String loginCookie) {
     }
