@@ -257,6 +257,11 @@ final class KernelWorker implements AutoCloseable {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        // the worker's last lines reach the log before the rank ends: a C program's stdout into a pipe is
+        // block-buffered, so everything it printed may come only now, at its exit (bounded: a grandchild that
+        // kept the pipe open must not hold the rank)
+        stdout.drain(EXIT_WAIT_MS);
+        stderr.drain(EXIT_WAIT_MS);
         long dropped = stdout.takeDropped() + stderr.takeDropped();
         if (dropped > 0) {
             log.line("warn", dropped + " lines of kernel output not shown (mpfl.kernel.logBytesPerCall)");

@@ -91,13 +91,18 @@ final class OutputPump implements Runnable {
         return dropped.getAndSet(0);
     }
 
-    /** Waits (bounded) until the stream ended, then returns its last lines (for a worker that died). */
-    List<String> tail(long waitMs) {
+    /** Waits (bounded) until the stream ended and every line of it went to the sink. */
+    void drain(long waitMs) {
         try {
             thread.join(waitMs);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Waits (bounded) until the stream ended, then returns its last lines (for a worker that died). */
+    List<String> tail(long waitMs) {
+        drain(waitMs);
         synchronized (tail) {
             return List.copyOf(tail);
         }
