@@ -352,8 +352,12 @@ public final class Run {
         return true;
     }
 
-    /** What applying an event changed at run level ({@code FOREIGN}: the event is of another domain). */
-    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED, FOREIGN, RANK_LOST }
+    /**
+     * What applying an event changed at run level ({@code FOREIGN}: the event is of another domain;
+     * {@code DUPLICATE}: the rank's event of that sequence number was applied before, by this engine or,
+     * up to the stored {@code lastSeq}, by the one before a restart: it is not recorded again).
+     */
+    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED, FOREIGN, RANK_LOST, DUPLICATE }
 
     /**
      * Applies one rank event (duplicates by sequence number are ignored).
@@ -370,7 +374,7 @@ public final class Run {
         }
         RankView r = ranks.get(e.rank());
         if (reattachedSeqBound(r, e.seq()) || !r.seenSeq.add(e.seq())) {
-            return Outcome.NONE;
+            return Outcome.DUPLICATE;
         }
         r.maxSeq = Math.max(r.maxSeq, e.seq());
         dirty = true;

@@ -82,6 +82,11 @@ final class RunMonitor {
                 // the run's domain, or one it gave up when it placed its ranks again
                 throw new ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
             }
+            if (outcome == Run.Outcome.DUPLICATE) {
+                // a host sends a batch again when its POST timed out after the engine took it (as after an
+                // engine restart, when the kept events arrive at once): once in the log, as in the detail
+                continue;
+            }
             journal.record(run, e.rank(), "rank", published(e));
             handle(run, outcome, e.rank(), e.domainId());
         }

@@ -117,6 +117,39 @@ class EngineRunTest {
         assertEquals(id, listed.get(0).get("id").asText());
     }
 
+    /**
+     * A host sends a batch of events again when its POST timed out although the engine took it (as after an
+     * engine restart, when every kept event arrives at once), also after the run ended: the run's log holds each
+     * rank event once, as its detail does (a run's log had 144 lines for the 72 of its detail).
+     */
+    @Test
+    void anEventSentAgainIsLoggedOnce() throws Exception {
+        List<FakeRanks.Rank> ranks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        start(new FakeRanks(r -> {
+            ranks.add(r);
+            r.event(RankEvent.Type.LOG, null, null, null, "hello from " + r.rank(), null, null);
+            r.post(r.sent.get(r.sent.size() - 1));
+            r.state("DONE");
+        }), fast(), Duration.ofSeconds(30));
+        String id = startRun(ringPlan(2));
+        assertEquals("SUCCEEDED", awaitFinal(id).get("state").asText());
+        for (FakeRanks.Rank r : ranks) {
+            for (RankEvent e : r.sent) {
+                int status = r.post(e);
+                assertTrue(status >= 200 && status < 300, "an event sent again after the run ended is taken: " + status);
+            }
+        }
+        Map<String, Integer> copies = new LinkedHashMap<>();
+        for (JsonNode e : Http.get(engine.url() + "/api/runs/" + id + "/log").json()) {
+            if (e.path("type").asText().equals("rank")) {
+                copies.merge(e.at("/body/rank").asText() + "/" + e.at("/body/seq").asText(), 1, Integer::sum);
+            }
+        }
+        assertEquals(6, copies.size(), copies.toString());
+        copies.forEach((event, n) -> assertEquals(1, n, "rank/seq " + event + " logged " + n + " times"));
+        assertEquals(1, detail(id).at("/ranks/0/logs").size(), detail(id).toString());
+    }
+
     /** Ranks that end before their run calls return: the run succeeds then, and its startupMs is still recorded. */
     @Test
     void startupIsRecordedWhenRanksEndBeforeTheFanOutReturns() throws Exception {

@@ -70,6 +70,8 @@ public final class FakeRanks implements RankInvoker {
     public final class Rank {
         final RunRequest request;
         final AtomicLong seq = new AtomicLong();
+        /** Every event this rank posted, in order (to send again, as a host does after a POST timed out). */
+        final java.util.List<RankEvent> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         Rank(RunRequest request) {
             this.request = request;
@@ -93,6 +95,12 @@ public final class FakeRanks implements RankInvoker {
                 throws Exception {
             RankEvent e = new RankEvent(request.domainId(), request.rank(), seq.getAndIncrement(), System.currentTimeMillis(),
                     type, state, activity, location, message, type == RankEvent.Type.LOG ? "info" : null, name, value);
+            sent.add(e);
+            return post(e);
+        }
+
+        /** Posts an event as it is (one posted before: a host sending it again); returns the engine's HTTP status. */
+        public int post(RankEvent e) throws Exception {
             HttpRequest req = HttpRequest.newBuilder(URI.create(request.callbackUrl() + "/events")).timeout(Duration.ofSeconds(5))
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Json.write(e))).build();
             return http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
