@@ -83,7 +83,7 @@ final class RunLifecycle implements RunFaults {
         LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices), queueing);
         runs.add(run, spec);
         journal.stateChanged(run);
-        launch(run, spec, null, new LinkedHashMap<>());
+        launch(run, spec, null, new FaultyHosts());
         return run;
     }
 
@@ -120,7 +120,7 @@ final class RunLifecycle implements RunFaults {
                         SiteRequest.parse(q.launch().path("sites").asText(null)));
                 LaunchSpec spec = new LaunchSpec(ProcessLayout.ofCounts(counts), Map.copyOf(services), List.copyOf(slices), queueing);
                 runs.add(run, spec);
-                queue.submit(new RunQueue.Entry(run, spec, null, new LinkedHashMap<>(), q.sinceMs(), true));
+                queue.submit(new RunQueue.Entry(run, spec, null, new FaultyHosts(), q.sinceMs(), true));
                 LOG.info("run {} ({}) queued again after the engine restarted", run.id(), run.workflow());
             } catch (RuntimeException e) {
                 LOG.warn("run {} cannot be queued again: {}", q.runId(), Failures.describe(e));
@@ -139,7 +139,7 @@ final class RunLifecycle implements RunFaults {
     }
 
     /** Queues the run for its places; once it has them it is started in the background ({@link #startReserved}). */
-    private void launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty) {
+    private void launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty) {
         queue.submit(new RunQueue.Entry(run, spec, resume, faulty, System.currentTimeMillis()));
     }
 
@@ -226,7 +226,7 @@ final class RunLifecycle implements RunFaults {
     }
 
     @Override
-    public void infrastructureFault(Run run, String domainId, RunError error, Set<String> lostHosts) {
+    public void infrastructureFault(Run run, String domainId, RunError error, Map<String, String> lostHosts) {
         long faultMs = System.currentTimeMillis();
         Run.RestartDecision d = run.restartOrFail(domainId, RandomIds.domainId(), RandomIds.domainToken());
         switch (d.decision()) {
@@ -256,9 +256,9 @@ final class RunLifecycle implements RunFaults {
      * Aborts the given-up domain, keeps the lost hosts (and those the abort cannot reach) out, and
      * launches a new attempt right after the newest usable checkpoint (from the start without one).
      */
-    private void restart(Run run, Run.Domain old, RunError cause, Set<String> lostHosts, long faultMs) {
-        Map<String, String> faulty = new LinkedHashMap<>();
-        lostHosts.forEach(h -> faulty.put(h, "(lost: " + cause.message() + ")"));
+    private void restart(Run run, Run.Domain old, RunError cause, Map<String, String> lostHosts, long faultMs) {
+        FaultyHosts faulty = new FaultyHosts();
+        lostHosts.forEach((h, instance) -> faulty.put(placer.registry(), h, instance, "(lost: " + cause.message() + ")"));
         // a lost relay: its hosts can be aborted and placed across sites again once it is back
         List<String> missing = placer.awaitRelays(old.placements());
         if (!missing.isEmpty()) {
@@ -281,7 +281,7 @@ final class RunLifecycle implements RunFaults {
             old.placements().stream().filter(p -> again.contains(p.hostId())).forEach(p -> urls.add(p.endpoint().soapUrl()));
             unreachable = domains.abort(run.id(), old, urls);
         }
-        unreachable.forEach(h -> faulty.putIfAbsent(h, "(unreachable when its ranks were aborted)"));
+        unreachable.forEach(h -> faulty.putIfAbsent(placer.registry(), h, null, "(unreachable when its ranks were aborted)"));
         Optional<LaunchSpec> spec = runs.launch(run.id());
         if (spec.isEmpty() || run.state().isFinal()) {
             return;
@@ -309,7 +309,7 @@ final class RunLifecycle implements RunFaults {
         CheckpointStore.Usable from = resumePoint(run, spec.get(), RunAttempts.RESUMED_CAUSE, null);
         journal.stateChanged(run);
         LOG.info("run {} ({}) resumed {}", run.id(), run.workflow(), from == null ? "from the start" : "from checkpoint " + from.seq());
-        launch(run, spec.get(), from, new LinkedHashMap<>());
+        launch(run, spec.get(), from, new FaultyHosts());
         return run;
     }
 

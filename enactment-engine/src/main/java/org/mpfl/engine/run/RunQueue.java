@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.mpfl.engine.json.Json;
@@ -40,9 +39,9 @@ final class RunQueue {
      * @param waitForHosts whether it also waits while no host can run it at all (a run queued again after an
      *                     engine restart: its hosts announce themselves again in a moment), instead of failing
      */
-    record Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty, long sinceMs,
+    record Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty, long sinceMs,
                  boolean waitForHosts) {
-        Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty, long sinceMs) {
+        Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty, long sinceMs) {
             this(run, spec, resume, faulty, sinceMs, false);
         }
 
