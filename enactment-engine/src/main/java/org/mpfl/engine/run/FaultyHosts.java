@@ -19,6 +19,12 @@ final class FaultyHosts {
     private record Fault(String why, String instance) {
     }
 
+    /**
+     * The instance of a host whose process is known to be gone without its instance being known (it was lost while
+     * the engine was down): every process of that host the registry holds later is another one.
+     */
+    static final String GONE = "";
+
     private final Map<String, Fault> hosts = new LinkedHashMap<>();
 
     /**

@@ -121,6 +121,9 @@ public final class Run {
         domainId = newDomainId;
         token = newToken;
         ranks.clear();
+        // a new attempt's ranks number their events from 0 again, and are not being re-attached to
+        reattaching = false;
+        restoredSeq = new long[0];
         dirty = true;
         return old;
     }
@@ -661,7 +664,12 @@ public final class Run {
      */
     synchronized List<RankView> reattached(List<RankPlacement> placements, long startedAt, long allRunningAt,
                                            int attemptCount, List<Map<String, Object>> faults) {
-        placed(placements);
+        // not placed(): this is the stored attempt going on, whose entry in the attempt log (and its startMs) the
+        // stored history already has (RunAttempts#restore), not a new one
+        ranks.clear();
+        placements.forEach(p -> ranks.add(new RankView(p)));
+        starting = true;
+        dirty = true;
         attempts = attemptCount;
         startedMs = startedAt;
         allRunningMs = allRunningAt;
@@ -669,6 +677,22 @@ public final class Run {
         hostFaults.addAll(faults);
         reattaching = true;
         return List.copyOf(ranks);
+    }
+
+    /**
+     * Makes this (new) run object the form of a stored FAILED or CANCELLED run that an earlier engine ended, so
+     * that it can be {@linkplain #reopen resumed}: its end, attempts and host faults as stored, no ranks (a resume
+     * places them afresh). Its history is restored by the caller ({@link RunAttempts#restore}).
+     */
+    synchronized void ended(RunState finalState, RunError cause, long startedAt, long endedAt, int attemptCount,
+                            List<Map<String, Object>> faults) {
+        state = finalState;
+        error = cause;
+        startedMs = startedAt;
+        endedMs = endedAt;
+        attempts = attemptCount;
+        hostFaults.addAll(faults);
+        dirty = false;
     }
 
     /** Records the stored {@code lastSeq} of every rank (after the views were restored). */
