@@ -497,6 +497,26 @@ public final class Run {
         return Outcome.NONE;
     }
 
+    /**
+     * The run ended and the abort of domain {@code domain} could not reach {@code hosts}: their ranks that had not
+     * ended read ABORTED, their end unknown (a lost host never reports it), rather than RUNNING in an ended run.
+     */
+    synchronized void ranksLost(String domain, Set<String> hosts) {
+        if (!state.isFinal() || !domainId.equals(domain) || hosts.isEmpty()) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        for (RankView r : ranks) {
+            if (!r.isFinal() && hosts.contains(r.placement.hostId())) {
+                r.state = "ABORTED";
+                r.endedMs = now;
+                r.blocked = false;
+                r.error = "lost: host " + r.placement.hostId() + " could not be reached when the run ended";
+                dirty = true;
+            }
+        }
+    }
+
     /** The error describing rank {@code rank}'s failure. */
     synchronized RunError rankError(int rank) {
         RankView r = ranks.get(rank);

@@ -337,7 +337,9 @@ class EngineRunTest {
 
     @Test
     void lostHostFailsTheRun() throws Exception {
-        start(new FakeRanks(r -> r.awaitAbort(20_000)), fast(), Duration.ofMillis(1500));
+        FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(20_000));
+        fakes.unreachableHost = "h1"; // its process is gone: the abort cannot reach it
+        start(fakes, fast(), Duration.ofMillis(1500));
         // only h0 keeps sending heartbeats
         String id = startRun(ringPlan(4));
         JsonNode d = Await.runIn(Duration.ofSeconds(30), "FAILED", () -> {
@@ -348,6 +350,11 @@ class EngineRunTest {
         assertTrue(d.at("/error/message").asText().contains("service host h1"), d.toString());
         assertEquals(2, d.at("/error/rank").asInt());
         assertEquals(1, Http.get(engine.url() + "/api/registry/hosts").json().size());
+        // the lost host's ranks never report their end: in the ended run they read ABORTED, not RUNNING
+        JsonNode ended = Await.until(Duration.ofSeconds(30), "the lost host's ranks read as lost", () -> detail(id),
+                x -> x.at("/ranks/2/state").asText().equals("ABORTED"));
+        assertEquals("ABORTED", ended.at("/ranks/3/state").asText(), ended.toString());
+        assertTrue(ended.at("/ranks/3/error").asText().contains("host h1 could not be reached"), ended.toString());
     }
 
     @Test

@@ -52,6 +52,8 @@ public final class FakeRanks implements RankInvoker {
     volatile java.util.Set<String> healthyHosts = java.util.Set.of();
     /** How long {@code run} takes to return after the rank's thread started (ranks may end before their call returns). */
     volatile long returnDelayMs;
+    /** A host that no abort reaches (its process is gone: the connection is refused), or {@code null}. */
+    volatile String unreachableHost;
     /** How long {@code abort} takes to return (counted and recorded before): a host slow to answer it. */
     volatile long abortDelayMs;
     /** Abort calls given up while they waited {@link #abortDelayMs} (the engine interrupted them). */
@@ -171,7 +173,10 @@ public final class FakeRanks implements RankInvoker {
     }
 
     @Override
-    public void abort(RankPlacement target, String domainId, String token) throws InterruptedException {
+    public void abort(RankPlacement target, String domainId, String token) throws InterruptedException, java.io.IOException {
+        if (target.hostId().equals(unreachableHost)) {
+            throw new java.net.ConnectException("Connection refused: " + target.endpoint().soapUrl());
+        }
         aborted.add(domainId);
         abortCalls.incrementAndGet();
         delay(abortDelayMs, abortCallsInterrupted);
