@@ -198,12 +198,16 @@ public final class Placement {
                 if (chosen == null && overflowHosts.isEmpty()) {
                     int n = layout.count(process);
                     int slots = candidates.stream().mapToInt(HostInfo::capacity).sum();
+                    // hosts that could run it but are kept out: a run waiting on them must say so, or it reads as
+                    // waiting for hosts that are there (mpflc hosts shows them free)
+                    List<String> keptOut = able.stream().filter(h -> unavailable.containsKey(h.hostId()))
+                            .map(h -> h.hostId() + " " + unavailable.get(h.hostId())).toList();
                     shortOf.add("needs " + n + " rank" + (n == 1 ? "" : "s") + " of '" + process + "' (service '" + service
                             + "'); " + freeBefore + " free (capacity " + slots + " on " + candidates.size() + " host"
                             + (candidates.size() == 1 ? "" : "s") + " able to run it)" + (n > slots
-                            ? ", more than they have in all: it waits for more hosts to join, unless it may oversubscribe"
-                                    + " (mpflc run --oversubscribe)"
-                            : ""));
+                            ? ", more than they have in all: it waits for more hosts to join" + (keptOut.isEmpty() ? "" : " or"
+                                    + " a kept-out host to come back") + ", unless it may oversubscribe (mpflc run --oversubscribe)"
+                            : "") + (keptOut.isEmpty() ? "" : "; kept out: " + String.join("; ", keptOut)));
                     break;
                 }
                 if (chosen == null) {

@@ -138,20 +138,34 @@ public final class Reattachment {
             placements.add(new RankPlacement(i, r.path("process").asText(""), r.path("service").asText(""), host,
                     new Endpoint(url, null, host, r.path("site").asText(null))));
         }
-        Map<String, Object> params = d.path("params").isObject() ? Json.MAPPER.convertValue(d.get("params"),
-                Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class)) : Map.of();
-        Run run = new Run(d.path("id").asText(), d.path("workflow").asText(null), domain.domainId(), domain.token(),
-                Map.copyOf(params), d.path("createdMs").asLong());
-        List<Map<String, Object>> faults = new ArrayList<>();
-        d.path("hostFaults").forEach(f -> faults.add(Json.MAPPER.convertValue(f,
-                Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class))));
+        Run run = stored(d, domain.domainId(), domain.token());
         List<RankView> views = run.reattached(placements, d.path("startedMs").asLong(0), d.path("startedMs").asLong(0)
-                + d.path("startupMs").asLong(0), d.path("attempts").asInt(1), faults);
+                + d.path("startupMs").asLong(0), d.path("attempts").asInt(1), hostFaults(d));
         for (int i = 0; i < views.size(); i++) {
             restoreRank(views.get(i), ranks.get(i));
         }
         run.restoredSequences();
+        // its restarts left, attempt log (the attempt's startMs stays when it started) and checkpoints go on
+        run.history().restore(d);
         return Optional.of(run);
+    }
+
+    /** A run object for a stored run detail, under the given domain: id, workflow (and version), parameters, created. */
+    static Run stored(JsonNode d, String domainId, String token) {
+        Map<String, Object> params = d.path("params").isObject() ? Json.MAPPER.convertValue(d.get("params"),
+                Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class)) : Map.of();
+        Run run = new Run(d.path("id").asText(), d.path("workflow").asText(null), domainId, token, Map.copyOf(params),
+                d.path("createdMs").asLong());
+        run.workflowVersion(d.path("workflowVersion").isInt() ? d.get("workflowVersion").asInt() : null);
+        return run;
+    }
+
+    /** The stored detail's {@code hostFaults}. */
+    static List<Map<String, Object>> hostFaults(JsonNode d) {
+        List<Map<String, Object>> faults = new ArrayList<>();
+        d.path("hostFaults").forEach(f -> faults.add(Json.MAPPER.convertValue(f,
+                Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class))));
+        return faults;
     }
 
     /** Copies a rank's stored view back (before the run is shared: no lock needed). */
@@ -246,7 +260,10 @@ public final class Reattachment {
                 hostOk.put(p.hostId(), true);
                 refusedSince.remove(p.hostId());
                 if (s == null || s.state() == null || s.state().equalsIgnoreCase("UNKNOWN")) {
-                    runs.fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "rank " + p.rank() + " is unknown to service host "
+                    // an infrastructure fault (the rank was lost with its host's process): a restart while restarts are
+                    // left; the host that answers is a new process, not one to keep out
+                    runs.infrastructureFault(run, Map.of(), new RunError(p.rank(), p.endpoint().soapUrl(), "rank " + p.rank()
+                            + " is unknown to service host "
                             + p.hostId() + " at " + p.endpoint().soapUrl() + " after the engine restarted: the host lost it "
                             + "(it restarted or gave the rank up) while the engine was away"));
                     return true;
@@ -286,7 +303,10 @@ public final class Reattachment {
             boolean gone = refused != null && now - refused >= REFUSED_FOR_MS;
             if (gone || System.currentTimeMillis() >= deadline) {
                 boolean announced = registry.host(p.hostId()).isPresent();
-                runs.fail(run, new RunError(p.rank(), p.endpoint().soapUrl(), "service host " + p.hostId() + " at "
+                // the process the run's ranks ran in is gone (or cut off): any process of that host announced later is
+                // another one, so the host is not kept out of a restart for ever
+                runs.infrastructureFault(run, Map.of(p.hostId(), FaultyHosts.GONE), new RunError(p.rank(), p.endpoint().soapUrl(),
+                        "service host " + p.hostId() + " at "
                         + p.endpoint().soapUrl() + " was lost while the engine was away (rank " + p.rank() + " ran there): "
                         + (gone ? "its port refuses connections" : "no status answer within the re-attach grace of "
                         + grace.toSeconds() + " s") + (announced ? "" : ", and it has not announced itself again")

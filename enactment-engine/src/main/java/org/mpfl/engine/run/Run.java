@@ -121,6 +121,9 @@ public final class Run {
         domainId = newDomainId;
         token = newToken;
         ranks.clear();
+        // a new attempt's ranks number their events from 0 again, and are not being re-attached to
+        reattaching = false;
+        restoredSeq = new long[0];
         dirty = true;
         return old;
     }
@@ -352,8 +355,12 @@ public final class Run {
         return true;
     }
 
-    /** What applying an event changed at run level ({@code FOREIGN}: the event is of another domain). */
-    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED, FOREIGN, RANK_LOST }
+    /**
+     * What applying an event changed at run level ({@code FOREIGN}: the event is of another domain;
+     * {@code DUPLICATE}: the rank's event of that sequence number was applied before, by this engine or,
+     * up to the stored {@code lastSeq}, by the one before a restart: it is not recorded again).
+     */
+    enum Outcome { NONE, ALL_DONE, RANK_FAILED, ALL_ABORTED, FOREIGN, RANK_LOST, DUPLICATE }
 
     /**
      * Applies one rank event (duplicates by sequence number are ignored).
@@ -370,7 +377,7 @@ public final class Run {
         }
         RankView r = ranks.get(e.rank());
         if (reattachedSeqBound(r, e.seq()) || !r.seenSeq.add(e.seq())) {
-            return Outcome.NONE;
+            return Outcome.DUPLICATE;
         }
         r.maxSeq = Math.max(r.maxSeq, e.seq());
         dirty = true;
@@ -488,6 +495,26 @@ public final class Run {
             default -> { }
         }
         return Outcome.NONE;
+    }
+
+    /**
+     * The run ended and the abort of domain {@code domain} could not reach {@code hosts}: their ranks that had not
+     * ended read ABORTED, their end unknown (a lost host never reports it), rather than RUNNING in an ended run.
+     */
+    synchronized void ranksLost(String domain, Set<String> hosts) {
+        if (!state.isFinal() || !domainId.equals(domain) || hosts.isEmpty()) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        for (RankView r : ranks) {
+            if (!r.isFinal() && hosts.contains(r.placement.hostId())) {
+                r.state = "ABORTED";
+                r.endedMs = now;
+                r.blocked = false;
+                r.error = "lost: host " + r.placement.hostId() + " could not be reached when the run ended";
+                dirty = true;
+            }
+        }
     }
 
     /** The error describing rank {@code rank}'s failure. */
@@ -657,7 +684,12 @@ public final class Run {
      */
     synchronized List<RankView> reattached(List<RankPlacement> placements, long startedAt, long allRunningAt,
                                            int attemptCount, List<Map<String, Object>> faults) {
-        placed(placements);
+        // not placed(): this is the stored attempt going on, whose entry in the attempt log (and its startMs) the
+        // stored history already has (RunAttempts#restore), not a new one
+        ranks.clear();
+        placements.forEach(p -> ranks.add(new RankView(p)));
+        starting = true;
+        dirty = true;
         attempts = attemptCount;
         startedMs = startedAt;
         allRunningMs = allRunningAt;
@@ -665,6 +697,22 @@ public final class Run {
         hostFaults.addAll(faults);
         reattaching = true;
         return List.copyOf(ranks);
+    }
+
+    /**
+     * Makes this (new) run object the form of a stored FAILED or CANCELLED run that an earlier engine ended, so
+     * that it can be {@linkplain #reopen resumed}: its end, attempts and host faults as stored, no ranks (a resume
+     * places them afresh). Its history is restored by the caller ({@link RunAttempts#restore}).
+     */
+    synchronized void ended(RunState finalState, RunError cause, long startedAt, long endedAt, int attemptCount,
+                            List<Map<String, Object>> faults) {
+        state = finalState;
+        error = cause;
+        startedMs = startedAt;
+        endedMs = endedAt;
+        attempts = attemptCount;
+        hostFaults.addAll(faults);
+        dirty = false;
     }
 
     /** Records the stored {@code lastSeq} of every rank (after the views were restored). */

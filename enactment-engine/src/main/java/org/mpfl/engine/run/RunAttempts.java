@@ -223,6 +223,35 @@ final class RunAttempts {
         }
     }
 
+    /**
+     * Takes back what a stored run detail says of the history ({@link #toJson}: restarts allowed and used, the
+     * attempt log, checkpoints) and the outputs its ranks had, which a resume from a checkpoint carries over: a
+     * run an engine re-attaches to or resumes after a restart goes on with its own history, not a new one.
+     */
+    synchronized void restore(com.fasterxml.jackson.databind.JsonNode detail) {
+        var asMap = org.mpfl.engine.json.Json.MAPPER.getTypeFactory().constructMapType(LinkedHashMap.class, String.class, Object.class);
+        restartsAllowed = Math.max(0, detail.at("/restarts/allowed").asInt(0));
+        restartsUsed = Math.max(0, detail.at("/restarts/used").asInt(0));
+        log.clear();
+        detail.path("attemptLog").forEach(e -> log.add(org.mpfl.engine.json.Json.MAPPER.convertValue(e, asMap)));
+        checkpoints.clear();
+        detail.path("checkpoints").forEach(c -> {
+            Map<String, Object> m = org.mpfl.engine.json.Json.MAPPER.convertValue(c, asMap);
+            if (m.get("seq") instanceof Number n) {
+                checkpoints.put(n.longValue(), m);
+            }
+        });
+        checkpointsTaken = detail.path("checkpointsTaken").asInt(0);
+        resumedFrom = log.isEmpty() || !(log.get(log.size() - 1).get("resumedFrom") instanceof Number n) ? null : n.longValue();
+        carried.clear();
+        detail.path("ranks").forEach(r -> {
+            Map<String, Object> outputs = org.mpfl.engine.json.Json.MAPPER.convertValue(r.path("outputs"), asMap);
+            if (outputs != null && !outputs.isEmpty()) {
+                carried.put(r.path("rank").asInt(), new LinkedHashMap<>(outputs));
+            }
+        });
+    }
+
     synchronized void toJson(Map<String, Object> m) {
         Map<String, Object> restarts = new LinkedHashMap<>();
         restarts.put("allowed", restartsAllowed);

@@ -75,7 +75,9 @@ final class RunDomains {
      * since) at every service URL, and forgets it when it is still the run's current domain.
      */
     void abortEnded(Run run, Run.Domain domain) {
-        abort(run.id(), domain, null);
+        Set<String> unreachable = abort(run.id(), domain, null);
+        // ranks there will never report their end (their host is gone or cut off): they must not read as running
+        run.ranksLost(domain.id(), unreachable);
         if (domain.id().equals(run.domainId()) && !leftToSuccessor(run.id())) {
             forget(run.id());
         }

@@ -1,6 +1,6 @@
 package org.mpfl.engine.run;
 
-import java.util.Set;
+import java.util.Map;
 
 /**
  * What monitoring tells the lifecycle: the one narrow way from watching a run to changing its course.
@@ -18,7 +18,8 @@ interface RunFaults {
      * An infrastructure fault of domain {@code domainId} (see {@link RestartPolicy}): a restart while
      * restarts are left, a failure otherwise; stale when the run moved on.
      *
-     * @param lostHosts hosts known to be lost (kept out of the new placement)
+     * @param lostHosts hosts known to be lost, each with the process (instance) that was lost ({@code null}: not
+     *                  known): kept out of the new placement until they come back as another process
      */
-    void infrastructureFault(Run run, String domainId, RunError error, Set<String> lostHosts);
+    void infrastructureFault(Run run, String domainId, RunError error, Map<String, String> lostHosts);
 }

@@ -41,6 +41,8 @@ final class RunLifecycle implements RunFaults {
     private final CheckpointStore checkpoints;
     private final ExecutorService workers;
     private final RunQueue queue;
+    /** Runs re-attached to after this engine started: their restart may come before their hosts announced again. */
+    private final Set<String> reattached = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     RunLifecycle(LiveRuns runs, RunStore store, RunPlacer placer, RunDomains domains, RunJournal journal,
                  CheckpointStore checkpoints, ExecutorService workers, java.time.Duration queueTimeout) {
@@ -82,8 +84,9 @@ final class RunLifecycle implements RunFaults {
         run.history().restartsAllowed(allowedRestarts);
         LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices), queueing);
         runs.add(run, spec);
+        saveLaunch(run, spec);
         journal.stateChanged(run);
-        launch(run, spec, null, new LinkedHashMap<>());
+        launch(run, spec, null, new FaultyHosts());
         return run;
     }
 
@@ -107,24 +110,53 @@ final class RunLifecycle implements RunFaults {
                         Map.copyOf(params), q.createdMs());
                 run.workflowVersion(d.path("workflowVersion").isInt() ? d.get("workflowVersion").asInt() : null);
                 run.history().restartsAllowed(q.launch().path("restartsAllowed").asInt(0));
-                Map<String, Integer> counts = new LinkedHashMap<>();
-                List<ProcessSlice> slices = new ArrayList<>();
-                for (JsonNode s : q.launch().path("slices")) {
-                    slices.add(new ProcessSlice(s.path("name").asText(), s.path("service").asText(), s.path("ranks").asInt()));
-                    counts.put(s.path("name").asText(), s.path("ranks").asInt());
-                }
-                Map<String, String> services = new LinkedHashMap<>();
-                q.launch().path("services").fields().forEachRemaining(f -> services.put(f.getKey(), f.getValue().asText()));
                 Queueing queueing = new Queueing(q.priority(), q.oversubscribe(),
                         q.queueTimeoutMs() == null ? null : java.time.Duration.ofMillis(q.queueTimeoutMs()),
                         SiteRequest.parse(q.launch().path("sites").asText(null)));
-                LaunchSpec spec = new LaunchSpec(ProcessLayout.ofCounts(counts), Map.copyOf(services), List.copyOf(slices), queueing);
+                LaunchSpec spec = LaunchSpec.fromJson(q.launch(), queueing);
                 runs.add(run, spec);
-                queue.submit(new RunQueue.Entry(run, spec, null, new LinkedHashMap<>(), q.sinceMs(), true));
+                queue.submit(new RunQueue.Entry(run, spec, null, new FaultyHosts(), q.sinceMs(), true));
                 LOG.info("run {} ({}) queued again after the engine restarted", run.id(), run.workflow());
             } catch (RuntimeException e) {
                 LOG.warn("run {} cannot be queued again: {}", q.runId(), Failures.describe(e));
             }
+        }
+    }
+
+    /** Stores what placing the run again needs, so that an engine started later can restart or resume it. */
+    private void saveLaunch(Run run, LaunchSpec spec) {
+        try {
+            store.saveLaunch(run.id(), spec.toJson(run.history().restartsAllowed()));
+        } catch (RuntimeException e) {
+            LOG.warn("run {}: cannot store its launch (an engine started later cannot restart or resume it): {}", run.id(),
+                    Failures.describe(e));
+        }
+    }
+
+    /**
+     * Takes over a run re-attached to after an engine restart, with its stored launch when there is one (it can
+     * then restart after an infrastructure fault as before the engine restart; without one, a fault fails it).
+     */
+    void adopt(Run run) {
+        reattached.add(run.id());
+        Optional<LaunchSpec> spec = storedLaunch(run.id());
+        if (spec.isPresent()) {
+            runs.add(run, spec.get());
+        } else {
+            runs.adopt(run);
+            if (run.history().restartsAllowed() > run.history().restartsUsed()) {
+                LOG.warn("run {}: no stored launch (started by an older engine): it cannot restart after a fault", run.id());
+            }
+            run.history().restartsAllowed(run.history().restartsUsed());
+        }
+    }
+
+    private Optional<LaunchSpec> storedLaunch(String runId) {
+        try {
+            return store.launch(runId).map(LaunchSpec::fromJson);
+        } catch (RuntimeException e) {
+            LOG.warn("run {}: cannot read its stored launch: {}", runId, Failures.describe(e));
+            return Optional.empty();
         }
     }
 
@@ -139,7 +171,7 @@ final class RunLifecycle implements RunFaults {
     }
 
     /** Queues the run for its places; once it has them it is started in the background ({@link #startReserved}). */
-    private void launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty) {
+    private void launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty) {
         queue.submit(new RunQueue.Entry(run, spec, resume, faulty, System.currentTimeMillis()));
     }
 
@@ -177,8 +209,9 @@ final class RunLifecycle implements RunFaults {
         if (run.finish(RunState.SUCCEEDED, null, System.currentTimeMillis())) {
             domains.forget(run.id());
             try {
-                // a succeeded run is never resumed: its checkpoints are of no further use
+                // a succeeded run is never resumed: its checkpoints and launch are of no further use
                 checkpoints.delete(run.id());
+                store.deleteLaunch(run.id());
             } catch (java.io.IOException | RuntimeException e) {
                 LOG.warn("run {}: cannot delete its checkpoints: {}", run.id(), Failures.describe(e));
             }
@@ -226,7 +259,7 @@ final class RunLifecycle implements RunFaults {
     }
 
     @Override
-    public void infrastructureFault(Run run, String domainId, RunError error, Set<String> lostHosts) {
+    public void infrastructureFault(Run run, String domainId, RunError error, Map<String, String> lostHosts) {
         long faultMs = System.currentTimeMillis();
         Run.RestartDecision d = run.restartOrFail(domainId, RandomIds.domainId(), RandomIds.domainToken());
         switch (d.decision()) {
@@ -256,9 +289,9 @@ final class RunLifecycle implements RunFaults {
      * Aborts the given-up domain, keeps the lost hosts (and those the abort cannot reach) out, and
      * launches a new attempt right after the newest usable checkpoint (from the start without one).
      */
-    private void restart(Run run, Run.Domain old, RunError cause, Set<String> lostHosts, long faultMs) {
-        Map<String, String> faulty = new LinkedHashMap<>();
-        lostHosts.forEach(h -> faulty.put(h, "(lost: " + cause.message() + ")"));
+    private void restart(Run run, Run.Domain old, RunError cause, Map<String, String> lostHosts, long faultMs) {
+        FaultyHosts faulty = new FaultyHosts();
+        lostHosts.forEach((h, instance) -> faulty.put(placer.registry(), h, instance, "(lost: " + cause.message() + ")"));
         // a lost relay: its hosts can be aborted and placed across sites again once it is back
         List<String> missing = placer.awaitRelays(old.placements());
         if (!missing.isEmpty()) {
@@ -281,25 +314,31 @@ final class RunLifecycle implements RunFaults {
             old.placements().stream().filter(p -> again.contains(p.hostId())).forEach(p -> urls.add(p.endpoint().soapUrl()));
             unreachable = domains.abort(run.id(), old, urls);
         }
-        unreachable.forEach(h -> faulty.putIfAbsent(h, "(unreachable when its ranks were aborted)"));
+        unreachable.forEach(h -> faulty.putIfAbsent(placer.registry(), h, null, "(unreachable when its ranks were aborted)"));
         Optional<LaunchSpec> spec = runs.launch(run.id());
         if (spec.isEmpty() || run.state().isFinal()) {
             return;
         }
         CheckpointStore.Usable from = resumePoint(run, spec.get(), "restart after: " + cause.message(), faultMs);
-        launch(run, spec.get(), from, faulty);
+        // a re-attached run's restart may come before any host announced itself again to this engine: it waits for
+        // them (bounded by its queue timeout) rather than failing for want of hosts
+        queue.submit(new RunQueue.Entry(run, spec.get(), from, faulty, System.currentTimeMillis(), reattached.contains(run.id())));
     }
 
     /** See {@link RunService#resume(String)}. */
     Run resume(String runId) throws UnknownRunException, ResumeRefusedException {
-        Run run = runs.get(runId);
-        Optional<LaunchSpec> spec = runs.launch(runId);
-        if (run == null || spec.isEmpty()) {
-            if (store.run(runId).isPresent()) {
-                throw new ResumeRefusedException("run " + runId + " is no longer held by this engine (it ended "
-                        + "before the engine restarted, or long ago); it cannot be resumed");
+        Run run;
+        Optional<LaunchSpec> spec;
+        synchronized (this) {
+            run = runs.get(runId);
+            if (run == null) {
+                run = revive(runId);
             }
-            throw new UnknownRunException(runId);
+            spec = runs.launch(runId);
+        }
+        if (spec.isEmpty()) {
+            throw new ResumeRefusedException("run " + runId + " cannot be resumed: what placing it again needs was not "
+                    + "stored (it was started by an engine older than this one's store of launches)");
         }
         try {
             run.reopen(RandomIds.domainId(), RandomIds.domainToken());
@@ -309,7 +348,35 @@ final class RunLifecycle implements RunFaults {
         CheckpointStore.Usable from = resumePoint(run, spec.get(), RunAttempts.RESUMED_CAUSE, null);
         journal.stateChanged(run);
         LOG.info("run {} ({}) resumed {}", run.id(), run.workflow(), from == null ? "from the start" : "from checkpoint " + from.seq());
-        launch(run, spec.get(), from, new LinkedHashMap<>());
+        launch(run, spec.get(), from, new FaultyHosts());
+        return run;
+    }
+
+    /**
+     * A run this engine no longer holds (it ended before the engine restarted, or was let go long ago) in memory
+     * again, as its stored record and launch say, so that it can be resumed: its end, attempts, host faults and
+     * history as stored. A run without a stored launch is held without one (its resume is refused).
+     */
+    private Run revive(String runId) throws UnknownRunException, ResumeRefusedException {
+        RunRecord stored = store.run(runId).orElseThrow(() -> new UnknownRunException(runId));
+        RunState state = RunState.valueOf(stored.state());
+        if (state != RunState.FAILED && state != RunState.CANCELLED) {
+            throw new ResumeRefusedException("run " + runId + " is " + state + "; only a FAILED or CANCELLED run can be resumed");
+        }
+        JsonNode d = stored.detail();
+        Run run = Reattachment.stored(d, RandomIds.domainId(), RandomIds.domainToken());
+        JsonNode err = d.path("error");
+        RunError error = err.isObject() ? new RunError(err.path("rank").isInt() ? err.get("rank").asInt() : null,
+                err.path("location").asText(null), err.path("message").asText(null)) : null;
+        run.ended(state, error, d.path("startedMs").asLong(0), d.path("endedMs").asLong(0), d.path("attempts").asInt(0),
+                Reattachment.hostFaults(d));
+        run.history().restore(d);
+        Optional<LaunchSpec> spec = storedLaunch(runId);
+        if (spec.isEmpty()) {
+            return run; // not held: the caller refuses
+        }
+        runs.add(run, spec.get());
+        LOG.info("run {} ({}) taken back from the store to be resumed", runId, run.workflow());
         return run;
     }
 

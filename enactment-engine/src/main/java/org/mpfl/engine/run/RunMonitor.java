@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -82,6 +81,11 @@ final class RunMonitor {
                 // the run's domain, or one it gave up when it placed its ranks again
                 throw new ForeignEventException("event for domain '" + e.domainId() + "' does not belong to run " + runId);
             }
+            if (outcome == Run.Outcome.DUPLICATE) {
+                // a host sends a batch again when its POST timed out after the engine took it (as after an
+                // engine restart, when the kept events arrive at once): once in the log, as in the detail
+                continue;
+            }
             journal.record(run, e.rank(), "rank", published(e));
             handle(run, outcome, e.rank(), e.domainId());
         }
@@ -135,7 +139,7 @@ final class RunMonitor {
                     if (own.isPresent()) {
                         faults.failed(run, own.get());
                     } else {
-                        faults.infrastructureFault(run, domainId, error, Set.of());
+                        faults.infrastructureFault(run, domainId, error, Map.of());
                     }
                 });
             }
@@ -151,13 +155,13 @@ final class RunMonitor {
                     RunError e = run.rankError(rank);
                     RunError error = new RunError(e.rank(), e.location(), e.message() == null ? "domain aborted" : e.message());
                     // every rank aborted and none failed on its own: aborted from outside the workflow
-                    faults.infrastructureFault(run, domainId, error, Set.of());
+                    faults.infrastructureFault(run, domainId, error, Map.of());
                 });
             }
             case RANK_LOST -> {
                 RankPlacement p = run.placements().stream().filter(x -> x.rank() == rank).findFirst().orElse(null);
                 faults.infrastructureFault(run, domainId, new RunError(rank, p == null ? null : p.endpoint().soapUrl(), "rank "
-                        + rank + " is unknown to its host " + (p == null ? "" : p.hostId()) + " (killed from outside?)"), Set.of());
+                        + rank + " is unknown to its host " + (p == null ? "" : p.hostId()) + " (killed from outside?)"), Map.of());
             }
             default -> { }
         }
@@ -183,8 +187,8 @@ final class RunMonitor {
             // by URL too: a new process of the same host id (which replaced this one) may already have ranks
             domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())
                     && p.endpoint().soapUrl().startsWith(host.soapUrl())).findFirst().ifPresent(p ->
-                    lostHosts(run, domain, p, "service host " + registry.describe(host.hostId()) + " at " + host.soapUrl()
-                            + " was lost (rank " + p.rank() + " ran there)"));
+                    lostHosts(run, domain, p, host.instance(), "service host " + registry.describe(host.hostId()) + " at "
+                            + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"));
         }
     }
 
@@ -193,11 +197,14 @@ final class RunMonitor {
      * is unreachable too — a site cut off loses all its hosts at once, but their heartbeats time out
      * one by one: hosts that already left the registry, missed their last status poll, or sent no
      * heartbeat for {@link #SILENT_HEARTBEATS} intervals count as unreachable.
+     *
+     * @param instance the process of {@code p}'s host that was lost ({@code null}: not known)
      */
-    private void lostHosts(Run run, Run.Domain domain, RankPlacement p, String first) {
+    private void lostHosts(Run run, Run.Domain domain, RankPlacement p, String instance, String first) {
         long now = System.currentTimeMillis();
         long silentMs = (long) (SILENT_HEARTBEATS * registry.heartbeatInterval().toMillis());
         Map<String, String> others = new java.util.TreeMap<>();
+        Map<String, String> instances = new java.util.TreeMap<>();
         for (RankPlacement q : domain.placements()) {
             String h = q.hostId();
             if (h.equals(p.hostId()) || others.containsKey(h)) {
@@ -208,12 +215,15 @@ final class RunMonitor {
                 others.put(h, h + " (left the registry)");
             } else if (hostFailures.getOrDefault(h, new AtomicInteger()).get() > 0) {
                 others.put(h, h + " (missed its last status poll)");
+                instances.put(h, info.get().instance());
             } else if (!info.get().staticEntry() && now - info.get().lastHeartbeatMs() > silentMs) {
                 others.put(h, h + " (no heartbeat for " + (now - info.get().lastHeartbeatMs()) / 1000 + " s)");
+                instances.put(h, info.get().instance());
             }
         }
-        Set<String> hosts = new java.util.TreeSet<>(others.keySet());
-        hosts.add(p.hostId());
+        Map<String, String> hosts = new java.util.TreeMap<>();
+        others.keySet().forEach(h -> hosts.put(h, instances.get(h)));
+        hosts.put(p.hostId(), instance);
         String message = others.isEmpty() ? first : first + "; unreachable as well: " + String.join(", ", others.values());
         faults.infrastructureFault(run, domain.id(), new RunError(p.rank(), p.endpoint().soapUrl(), message), hosts);
     }
@@ -230,7 +240,7 @@ final class RunMonitor {
             Run.Domain domain = run.domain();
             faults.infrastructureFault(run, domain.id(), new RunError(null, relay.address(), "relay " + relay.relayId() + " at "
                     + relay.address() + " was lost (" + why + "): hosts " + String.join(", ",
-                    registry.relays().hostsBehind(relay.address())) + " are unreachable from the other sites"), Set.of());
+                    registry.relays().hostsBehind(relay.address())) + " are unreachable from the other sites"), Map.of());
         }
     }
 
@@ -324,7 +334,7 @@ final class RunMonitor {
                             registry.remove(host, true);
                         } else {
                             domain.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
-                                    lostHosts(run, domain, p, "service host " + registry.describe(host) + " does not answer (rank "
+                                    lostHosts(run, domain, p, null, "service host " + registry.describe(host) + " does not answer (rank "
                                             + p.rank() + " ran there)"));
                         }
                     }

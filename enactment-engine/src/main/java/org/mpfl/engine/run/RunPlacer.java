@@ -137,6 +137,11 @@ final class RunPlacer {
         return missing;
     }
 
+    /** The host registry placement works from (which processes the hosts are now: {@link FaultyHosts}). */
+    HostRegistry registry() {
+        return registry;
+    }
+
     /** Whether any of these hosts is reached from outside its site through a relay. */
     boolean anyBehindRelay(java.util.Collection<String> hostIds) {
         return hostIds.stream().anyMatch(h -> registry.relays().relayOf(h).isPresent());
@@ -171,7 +176,7 @@ final class RunPlacer {
      *
      * @param faulty hosts this run must not be placed on, with why
      */
-    synchronized Reservation reserve(Run run, LaunchSpec spec, Map<String, String> faulty) {
+    synchronized Reservation reserve(Run run, LaunchSpec spec, FaultyHosts faulty) {
         Map<String, String> services = spec.services();
         Map<String, String> plainType = new HashMap<>();
         spec.slices().forEach(s -> plainType.put(services.get(s.name()), s.service()));
@@ -213,9 +218,9 @@ final class RunPlacer {
      * @param reserved the run's placements from {@link #reserve} ({@code null}: reserve them first)
      * @param resume the checkpoint the ranks resume from, or {@code null} (from the start)
      * @param faulty hosts that failed this run, with why: kept out of its later attempts even if their
-     *               quarantine ends (updated)
+     *               quarantine ends, until they come back as a new process (updated)
      */
-    Launched launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty,
+    Launched launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty,
                     List<RankPlacement> reserved) {
         List<ProcessSlice> slices = spec.slices();
         try {
@@ -315,13 +320,13 @@ final class RunPlacer {
     }
 
     /** Hosts not to place on: those quarantined now and those that failed this run, with why. */
-    private Map<String, String> unavailable(Map<String, String> faultyForThisRun) {
+    private Map<String, String> unavailable(FaultyHosts faultyForThisRun) {
         Map<String, String> out = new LinkedHashMap<>();
         for (HostInfo h : registry.hosts()) {
             registry.quarantine(h.hostId()).filter(q -> registry.quarantined(h.hostId()))
                     .ifPresent(q -> out.put(h.hostId(), quarantineText(q.untilMs(), q.reason())));
         }
-        faultyForThisRun.forEach(out::putIfAbsent);
+        faultyForThisRun.active(registry).forEach(out::putIfAbsent);
         return out;
     }
 
@@ -422,7 +427,7 @@ final class RunPlacer {
      * @param placements how many placements this launch has tried
      * @return why the launch is given up (the re-placements are used up), or empty to place again
      */
-    private Optional<RunError> placeAgain(Run run, Attempt attempt, Map<String, String> faulty, int placements) {
+    private Optional<RunError> placeAgain(Run run, Attempt attempt, FaultyHosts faulty, int placements) {
         boolean again = placements <= settings.maxReplacements();
         Map<String, HostFault> byHost = new LinkedHashMap<>();
         attempt.faults().forEach(f -> byHost.putIfAbsent(f.hostId(), f));
@@ -440,7 +445,7 @@ final class RunPlacer {
                 body.put("quarantinedUntilMs", null);
                 why = "(" + f.reason() + ")";
             }
-            faulty.put(f.hostId(), why);
+            faulty.put(registry, f.hostId(), null, why);
             body.put("action", again ? "placing again" : "gave up");
             body.put("message", "attempt " + run.attempts() + ": host " + f.hostId() + " " + why + "; "
                     + (again ? "placing the ranks again without it" : "no more placements (at most "
@@ -453,7 +458,7 @@ final class RunPlacer {
         if (!again) {
             HostFault first = attempt.faults().get(0);
             return Optional.of(new RunError(first.rank(), first.location(), "could not start the run after " + placements
-                    + " placements: " + String.join("; ", faulty.entrySet().stream()
+                    + " placements: " + String.join("; ", faulty.reasons().entrySet().stream()
                     .map(e -> "host " + e.getKey() + " " + e.getValue()).toList())));
         }
         Run.Domain old = run.newDomain(RandomIds.domainId(), RandomIds.domainToken());

@@ -5,10 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
-import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
@@ -40,9 +38,9 @@ final class RunQueue {
      * @param waitForHosts whether it also waits while no host can run it at all (a run queued again after an
      *                     engine restart: its hosts announce themselves again in a moment), instead of failing
      */
-    record Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty, long sinceMs,
+    record Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty, long sinceMs,
                  boolean waitForHosts) {
-        Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, Map<String, String> faulty, long sinceMs) {
+        Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty, long sinceMs) {
             this(run, spec, resume, faulty, sinceMs, false);
         }
 
@@ -202,18 +200,8 @@ final class RunQueue {
 
     /** Records a run waiting before its first start, so a restarted engine queues it again. */
     private void persist(Entry e) {
-        ObjectNode launch = Json.MAPPER.createObjectNode();
-        var slices = launch.putArray("slices");
-        for (ProcessSlice s : e.spec().slices()) {
-            slices.addObject().put("name", s.name()).put("service", s.service()).put("ranks", s.ranks());
-        }
-        ObjectNode services = launch.putObject("services");
-        e.spec().services().forEach(services::put);
-        launch.put("restartsAllowed", e.run().history().restartsAllowed());
+        ObjectNode launch = e.spec().toJson(e.run().history().restartsAllowed());
         Queueing q = e.spec().queueing();
-        if (q.sites() != null) {
-            launch.put("sites", q.sites().toString());
-        }
         try {
             store.saveQueued(new RunStore.QueuedRun(e.run().id(), q.priority(), e.run().createdMs(), e.sinceMs(),
                     q.oversubscribe(), q.queueTimeout() == null ? null : q.queueTimeout().toMillis(), launch));

@@ -161,7 +161,9 @@ public final class RunService implements AutoCloseable {
      * the start without one), under a new domain, on hosts placed afresh.
      *
      * @throws UnknownRunException if there is no such run
-     * @throws ResumeRefusedException if the run is in another state, or this engine no longer holds it
+     * @throws ResumeRefusedException if the run is in another state, or what placing it again needs was not stored
+     *                                (a run started by an engine older than the {@code run_launches} table, or one
+     *                                that succeeded)
      */
     public Run resume(String runId) throws UnknownRunException, ResumeRefusedException {
         return lifecycle.resume(runId);
@@ -286,7 +288,17 @@ public final class RunService implements AutoCloseable {
 
     /** Takes over a run re-attached to after an engine restart ({@link Reattachment}); before the API serves. */
     void adopt(Run run) {
-        runs.adopt(run);
+        lifecycle.adopt(run);
+    }
+
+    /**
+     * An infrastructure fault of a re-attached run's current domain (its host was lost while the engine was away):
+     * a restart while its restarts are left, as for a fault the engine saw itself.
+     *
+     * @param lostHosts hosts lost, each with the process that was lost (see {@link RunFaults#infrastructureFault})
+     */
+    void infrastructureFault(Run run, Map<String, String> lostHosts, RunError error) {
+        lifecycle.infrastructureFault(run, run.domainId(), error, lostHosts);
     }
 
     /** Applies a {@code status} answer of one rank as the status poller does (ending the run if it ended). */

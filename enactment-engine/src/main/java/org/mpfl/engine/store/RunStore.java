@@ -15,7 +15,8 @@ import org.mpfl.engine.json.Json;
 /**
  * Runs and their event logs (tables {@code runs} and {@code run_events}): each run's latest
  * {@link RunRecord} and the events it went through, so an engine restart loses no run record; and the
- * run queue (table {@code run_queue}), so that runs waiting for capacity wait on after a restart. Works
+ * run queue (table {@code run_queue}), so that runs waiting for capacity wait on after a restart; and each
+ * run's launch (table {@code run_launches}), so that a later engine can still restart or resume it. Works
  * on the {@link EngineDatabase}'s one connection under its lock.
  */
 public final class RunStore {
@@ -81,6 +82,33 @@ public final class RunStore {
             }
             return out;
         });
+    }
+
+    /**
+     * Records what placing a run again needs (its launch: process slices, deployed service names, restarts
+     * allowed, queueing), so that an engine started later can still restart or resume it.
+     */
+    public void saveLaunch(String runId, JsonNode launch) {
+        String json = Json.write(launch);
+        db.upsert("cannot record the launch of run " + runId, "UPDATE run_launches SET launch = ? WHERE run_id = ?",
+                new Object[] {json, runId}, "INSERT INTO run_launches (run_id, launch) VALUES (?, ?)", new Object[] {runId, json});
+    }
+
+    /** A run's stored launch ({@link #saveLaunch}); empty for a run started before launches were stored, or succeeded. */
+    public Optional<JsonNode> launch(String runId) {
+        return db.locked("cannot read the launch of run " + runId, c -> {
+            try (PreparedStatement p = c.prepareStatement("SELECT launch FROM run_launches WHERE run_id = ?")) {
+                p.setString(1, runId);
+                try (ResultSet r = p.executeQuery()) {
+                    return r.next() ? Optional.of(Json.MAPPER.readTree(r.getString(1))) : Optional.<JsonNode>empty();
+                }
+            }
+        });
+    }
+
+    /** The run will never be placed again (it succeeded). */
+    public void deleteLaunch(String runId) {
+        db.execute("cannot delete the launch of run " + runId, "DELETE FROM run_launches WHERE run_id = ?", runId);
     }
 
     /** Appends an event to a run's log; returns its id (increasing; the SSE event id). */
@@ -296,6 +324,16 @@ public final class RunStore {
                 err.putNull("rank");
                 err.putNull("location");
                 err.put("message", "engine restarted");
+                // it ended: no longer waiting in the queue, and none of its ranks still reads as running (the
+                // engine that starts now aborts its domain)
+                d.remove("queue");
+                for (com.fasterxml.jackson.databind.JsonNode r : d.path("ranks")) {
+                    String rs = r.path("state").asText("");
+                    if (r instanceof ObjectNode rank && !Set.of("DONE", "FAILED", "ABORTED").contains(rs)) {
+                        rank.put("state", "ABORTED");
+                        rank.put("error", "the engine restarted while the rank was " + (rs.isEmpty() ? "PENDING" : rs));
+                    }
+                }
                 try (PreparedStatement p = c.prepareStatement("UPDATE runs SET state = 'FAILED', detail = ? WHERE id = ?")) {
                     p.setString(1, Json.write(d));
                     p.setString(2, u[0]);

@@ -369,6 +369,112 @@ class CheckpointRestartTest {
         assertEquals(409, Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null).status());
     }
 
+    /** Stops the engine and starts another on the same data directory with {@code invoker}; the hosts announce again. */
+    void restartEngine(RankInvoker invoker) throws Exception {
+        // the same address, as a restarted engine must have (ranks post to it; hosts keep their credentials for it)
+        int port = URI.create(engine.url()).getPort();
+        engine.close();
+        engine = Engine.start(new EngineConfig().port(port).dataDir(dir).invoker(invoker).runSettings(EngineRunTest.fast())
+                .heartbeatTimeout(Duration.ofMinutes(10)).checkpointMaxBytes(MAX_PART));
+        for (int h = 0; h < 2; h++) {
+            Http.Answer a = HostCalls.announce(engine, Map.of("hostId", "h" + h,
+                    "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 2,
+                    "instance", "h" + h + "-after-the-engine-restart"));
+            assertEquals(201, a.status(), a.body());
+        }
+    }
+
+    /** Fake ranks that record what they start, and answer status only for the domains in {@code unknown}: UNKNOWN. */
+    RankInvoker ranksForgetting(java.util.Set<String> unknown) {
+        FakeRanks ranks = new FakeRanks(r -> {
+            started.add(r);
+            r.awaitAbort(60_000);
+        });
+        return new RankInvoker() {
+            @Override
+            public void run(RankPlacement target, RunRequest request) throws Exception {
+                ranks.run(target, request);
+            }
+
+            @Override
+            public RankStatus status(RankPlacement target, String domainId) {
+                if (unknown.contains(domainId)) {
+                    return new RankStatus("UNKNOWN", null, null, null, null, null);
+                }
+                throw new UnsupportedOperationException("fake ranks report by events only");
+            }
+
+            @Override
+            public void abort(RankPlacement target, String domainId, String token) throws Exception {
+                ranks.abort(target, domainId, token);
+            }
+        };
+    }
+
+    /**
+     * A run re-attached to after an engine restart keeps its restarts, attempt log and checkpoints: its ranks lost
+     * while the engine was away (their host answers {@code unknown}) restart it from its last checkpoint, and the
+     * first attempt's start stays when it was. Before, the re-attached run read {@code restarts {allowed: 0}} and
+     * FAILED, and attemptLog[0].startMs became the time of the re-attach.
+     */
+    @Test
+    void aReattachedRunStillRestartsFromItsCheckpointAndKeepsItsAttemptLog() throws Exception {
+        start();
+        String id = startRun(2, 2);
+        List<FakeRanks.Rank> first = domain(1, 2);
+        checkpoint(id, first, 1);
+        JsonNode before = await(id, x -> x.at("/attemptLog/0/runningMs").isNumber(), "the first attempt runs");
+        long startMs = before.at("/attemptLog/0/startMs").asLong();
+        String oldDomain = first.get(0).request.domainId();
+        started.clear();
+        Thread.sleep(50); // a re-attach that took the time anew would show
+        restartEngine(ranksForgetting(java.util.Set.of(oldDomain)));
+        List<FakeRanks.Rank> second = domain(1, 2);
+        assertNotEquals(oldDomain, second.get(0).request.domainId());
+        second.forEach(r -> assertEquals(1, r.request.resume().checkpoint(), "resumed from the checkpoint of the first engine"));
+        JsonNode d = await(id, x -> x.at("/attemptLog/1/runningMs").isNumber(), "the restarted attempt runs");
+        assertEquals("RUNNING", d.get("state").asText(), d.toString());
+        assertEquals(2, d.at("/restarts/allowed").asInt(), d.toString());
+        assertEquals(1, d.at("/restarts/used").asInt(), d.toString());
+        assertEquals(startMs, d.at("/attemptLog/0/startMs").asLong(), "the first attempt started when it did: " + d);
+        assertEquals("INTERRUPTED", d.at("/attemptLog/0/outcome").asText(), d.toString());
+        assertTrue(d.at("/attemptLog/1/cause").asText().contains("unknown to service host"), d.toString());
+        assertEquals(1, d.at("/attemptLog/1/resumedFrom").asInt(), d.toString());
+    }
+
+    /**
+     * A run an earlier engine cancelled is resumed by the next one from its checkpoint on disk, with its history.
+     * Before, {@code resume} answered that the run "is no longer held by this engine".
+     */
+    @Test
+    void aRunEndedBeforeTheEngineRestartedIsResumedFromItsCheckpoint() throws Exception {
+        start();
+        String id = startRun(2, 1);
+        List<FakeRanks.Rank> first = domain(1, 2);
+        checkpoint(id, first, 1);
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), null).status());
+        JsonNode ended = await(id, x -> x.get("state").asText().equals("CANCELLED"), "cancelled");
+        started.clear();
+        restartEngine(ranksForgetting(java.util.Set.of()));
+        Http.Answer resumed = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null);
+        assertEquals(200, resumed.status(), resumed.body());
+        List<FakeRanks.Rank> second = domain(1, 2);
+        second.forEach(r -> assertEquals(1, r.request.resume().checkpoint()));
+        JsonNode d = await(id, x -> x.get("state").asText().equals("RUNNING") && x.at("/attemptLog/1/runningMs").isNumber(),
+                "the resumed run runs");
+        assertEquals("resumed by user", d.at("/attemptLog/1/cause").asText());
+        assertEquals(ended.at("/attemptLog/0/startMs"), d.at("/attemptLog/0/startMs"), d.toString());
+        assertEquals(1, d.at("/restarts/allowed").asInt(), "the restarts it was given still apply: " + d);
+        assertEquals(1, d.at("/checkpoints/0/seq").asInt(), d.toString());
+        for (FakeRanks.Rank r : second) {
+            r.state("DONE");
+        }
+        await(id, x -> x.get("state").asText().equals("SUCCEEDED"), "the resumed run succeeds");
+        // an unknown run is still unknown; one that succeeded is not resumed
+        assertEquals(404, Http.post(engine.url() + "/api/runs/nope/resume", engine.token(), null).status());
+        assertEquals(409, Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null).status());
+    }
+
     /**
      * A part that arrives while a cancel ends the run either completes its checkpoint before the run
      * is CANCELLED or is refused: once a run reads as ended, its record no longer changes (the race

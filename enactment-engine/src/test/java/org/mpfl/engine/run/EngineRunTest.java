@@ -117,6 +117,39 @@ class EngineRunTest {
         assertEquals(id, listed.get(0).get("id").asText());
     }
 
+    /**
+     * A host sends a batch of events again when its POST timed out although the engine took it (as after an
+     * engine restart, when every kept event arrives at once), also after the run ended: the run's log holds each
+     * rank event once, as its detail does (a run's log had 144 lines for the 72 of its detail).
+     */
+    @Test
+    void anEventSentAgainIsLoggedOnce() throws Exception {
+        List<FakeRanks.Rank> ranks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        start(new FakeRanks(r -> {
+            ranks.add(r);
+            r.event(RankEvent.Type.LOG, null, null, null, "hello from " + r.rank(), null, null);
+            r.post(r.sent.get(r.sent.size() - 1));
+            r.state("DONE");
+        }), fast(), Duration.ofSeconds(30));
+        String id = startRun(ringPlan(2));
+        assertEquals("SUCCEEDED", awaitFinal(id).get("state").asText());
+        for (FakeRanks.Rank r : ranks) {
+            for (RankEvent e : r.sent) {
+                int status = r.post(e);
+                assertTrue(status >= 200 && status < 300, "an event sent again after the run ended is taken: " + status);
+            }
+        }
+        Map<String, Integer> copies = new LinkedHashMap<>();
+        for (JsonNode e : Http.get(engine.url() + "/api/runs/" + id + "/log").json()) {
+            if (e.path("type").asText().equals("rank")) {
+                copies.merge(e.at("/body/rank").asText() + "/" + e.at("/body/seq").asText(), 1, Integer::sum);
+            }
+        }
+        assertEquals(6, copies.size(), copies.toString());
+        copies.forEach((event, n) -> assertEquals(1, n, "rank/seq " + event + " logged " + n + " times"));
+        assertEquals(1, detail(id).at("/ranks/0/logs").size(), detail(id).toString());
+    }
+
     /** Ranks that end before their run calls return: the run succeeds then, and its startupMs is still recorded. */
     @Test
     void startupIsRecordedWhenRanksEndBeforeTheFanOutReturns() throws Exception {
@@ -304,7 +337,9 @@ class EngineRunTest {
 
     @Test
     void lostHostFailsTheRun() throws Exception {
-        start(new FakeRanks(r -> r.awaitAbort(20_000)), fast(), Duration.ofMillis(1500));
+        FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(20_000));
+        fakes.unreachableHost = "h1"; // its process is gone: the abort cannot reach it
+        start(fakes, fast(), Duration.ofMillis(1500));
         // only h0 keeps sending heartbeats
         String id = startRun(ringPlan(4));
         JsonNode d = Await.runIn(Duration.ofSeconds(30), "FAILED", () -> {
@@ -315,6 +350,11 @@ class EngineRunTest {
         assertTrue(d.at("/error/message").asText().contains("service host h1"), d.toString());
         assertEquals(2, d.at("/error/rank").asInt());
         assertEquals(1, Http.get(engine.url() + "/api/registry/hosts").json().size());
+        // the lost host's ranks never report their end: in the ended run they read ABORTED, not RUNNING
+        JsonNode ended = Await.until(Duration.ofSeconds(30), "the lost host's ranks read as lost", () -> detail(id),
+                x -> x.at("/ranks/2/state").asText().equals("ABORTED"));
+        assertEquals("ABORTED", ended.at("/ranks/3/state").asText(), ended.toString());
+        assertTrue(ended.at("/ranks/3/error").asText().contains("host h1 could not be reached"), ended.toString());
     }
 
     @Test

@@ -52,6 +52,8 @@ public final class FakeRanks implements RankInvoker {
     volatile java.util.Set<String> healthyHosts = java.util.Set.of();
     /** How long {@code run} takes to return after the rank's thread started (ranks may end before their call returns). */
     volatile long returnDelayMs;
+    /** A host that no abort reaches (its process is gone: the connection is refused), or {@code null}. */
+    volatile String unreachableHost;
     /** How long {@code abort} takes to return (counted and recorded before): a host slow to answer it. */
     volatile long abortDelayMs;
     /** Abort calls given up while they waited {@link #abortDelayMs} (the engine interrupted them). */
@@ -70,6 +72,8 @@ public final class FakeRanks implements RankInvoker {
     public final class Rank {
         final RunRequest request;
         final AtomicLong seq = new AtomicLong();
+        /** Every event this rank posted, in order (to send again, as a host does after a POST timed out). */
+        final java.util.List<RankEvent> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         Rank(RunRequest request) {
             this.request = request;
@@ -93,6 +97,12 @@ public final class FakeRanks implements RankInvoker {
                 throws Exception {
             RankEvent e = new RankEvent(request.domainId(), request.rank(), seq.getAndIncrement(), System.currentTimeMillis(),
                     type, state, activity, location, message, type == RankEvent.Type.LOG ? "info" : null, name, value);
+            sent.add(e);
+            return post(e);
+        }
+
+        /** Posts an event as it is (one posted before: a host sending it again); returns the engine's HTTP status. */
+        public int post(RankEvent e) throws Exception {
             HttpRequest req = HttpRequest.newBuilder(URI.create(request.callbackUrl() + "/events")).timeout(Duration.ofSeconds(5))
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Json.write(e))).build();
             return http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
@@ -163,7 +173,10 @@ public final class FakeRanks implements RankInvoker {
     }
 
     @Override
-    public void abort(RankPlacement target, String domainId, String token) throws InterruptedException {
+    public void abort(RankPlacement target, String domainId, String token) throws InterruptedException, java.io.IOException {
+        if (target.hostId().equals(unreachableHost)) {
+            throw new java.net.ConnectException("Connection refused: " + target.endpoint().soapUrl());
+        }
         aborted.add(domainId);
         abortCalls.incrementAndGet();
         delay(abortDelayMs, abortCallsInterrupted);

@@ -114,6 +114,71 @@ class RunQueueTest {
         return new RunSettings(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto");
     }
 
+    /**
+     * A run restarted after losing a host waits for it (the other hosts lack the room) while the registry holds the
+     * process that was lost, its reason naming the host kept out and why; the host back as a new process (restarted
+     * after a SIGKILL: same host id, new instance) takes the run's ranks again. Before, a lost host was kept out of
+     * the run for ever: the run stayed QUEUED "waiting for more hosts to join" with every host back and free.
+     */
+    @Test
+    void aRestartWaitsForItsLostHostUntilItComesBackAsANewProcess() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks.fakes).runSettings(fast())
+                .heartbeatTimeout(Duration.ofMillis(1500)));
+        Set<String> beating = ConcurrentHashMap.newKeySet();
+        Thread heart = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    for (String h : beating) {
+                        HostCalls.heartbeat(engine, h);
+                    }
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    // the engine is closing at the end of the test
+                }
+            }
+        }, "heartbeats");
+        heart.setDaemon(true);
+        heart.start();
+        try {
+            for (String h : List.of("h1", "h2")) {
+                announce(h, h + "-first");
+                beating.add(h);
+            }
+            String id = run(4, "g", Map.of("restarts", 1));
+            awaitState(id, "RUNNING");
+            beating.remove("h1"); // h1 is SIGKILLed: its heartbeats stop and the registry loses it
+            JsonNode q = Await.until(Duration.ofSeconds(30), "the restart waits for room", () -> detail(id),
+                    d -> d.path("state").asText().equals("QUEUED") && d.at("/restarts/used").asInt() == 1);
+            // the same process announces itself again (it was only cut off): its ranks may still run, it stays out
+            announce("h1", "h1-first");
+            beating.add("h1");
+            q = Await.until(Duration.ofSeconds(30), "the reason names the host kept out", () -> detail(id),
+                    d -> d.at("/queue/reason").asText().contains("kept out: h1"));
+            String reason = q.at("/queue/reason").asText();
+            assertTrue(reason.contains("h1 (lost: service host h1") && reason.contains("until it comes back as a new process"),
+                    reason);
+            assertEquals("QUEUED", q.path("state").asText(), q.toString());
+            // h1 restarted: a new process under the same host id, which has none of the run's old ranks
+            announce("h1", "h1-second");
+            JsonNode d = Await.until(Duration.ofSeconds(30), "the second attempt runs on h1 and h2", () -> detail(id),
+                    x -> x.path("state").asText().equals("RUNNING") && x.at("/attemptLog/1/runningMs").isNumber());
+            assertEquals(2, d.get("attempts").asInt(), d.toString());
+            assertTrue(d.at("/attemptLog/1/hosts").toString().contains("h1"), d.toString());
+            ranks.open("g");
+            assertEquals("SUCCEEDED", awaitFinal(id).path("state").asText());
+        } finally {
+            heart.interrupt();
+        }
+    }
+
+    void announce(String id, String instance) throws Exception {
+        Http.Answer a = HostCalls.announce(engine, Map.of("hostId", id, "soapUrl", "http://127.0.0.1:1/axis2/services/" + id,
+                "services", List.of("ring"), "capacity", 2, "instance", instance));
+        assertEquals(201, a.status(), a.body());
+    }
+
     @Test
     void aSecondRunWaitsQueuedUntilTheFirstFreesTheHostThenSucceeds() throws Exception {
         startWithH0OfCapacity2();

@@ -155,14 +155,35 @@ abstract class RunStoreContract {
         }
     }
 
+    /** What restarting or resuming a run needs is kept across a reopening, replaced, and deleted. */
+    @Test
+    void launchesAreKeptReplacedAndDeleted() throws Exception {
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
+            store.saveLaunch("a", Json.MAPPER.createObjectNode().put("restartsAllowed", 1));
+            store.saveLaunch("a", Json.MAPPER.createObjectNode().put("restartsAllowed", 2).put("big", "x".repeat(1_200_000)));
+            store.saveLaunch("b", Json.MAPPER.createObjectNode().put("restartsAllowed", 0));
+        }
+        try (EngineDatabase db = openStore()) {
+            RunStore store = db.runs();
+            assertEquals(2, store.launch("a").orElseThrow().get("restartsAllowed").asInt(), "the second save replaced the first");
+            store.deleteLaunch("a");
+            assertTrue(store.launch("a").isEmpty());
+            assertEquals(0, store.launch("b").orElseThrow().get("restartsAllowed").asInt());
+            assertTrue(store.launch("none").isEmpty());
+        }
+    }
+
     @Test
     void unfinishedRunsAreFailedOnce() throws Exception {
         try (EngineDatabase db = openStore()) {
             RunStore store = db.runs();
             store.save(run("p", "w", "PENDING", 1, Map.of()));
-            store.save(run("r", "w", "RUNNING", 2, Map.of()));
+            store.save(run("r", "w", "RUNNING", 2, Map.of("ranks", List.of(Map.of("rank", 0, "state", "RUNNING"),
+                    Map.of("rank", 1, "state", "DONE")))));
+            store.save(run("q", "w", "QUEUED", 2, Map.of("queue", Map.of("position", 1, "reason", "needs 2 ranks"))));
             store.save(run("s", "w", "SUCCEEDED", 3, Map.of()));
-            assertEquals(2, store.failUnfinishedRuns(99));
+            assertEquals(3, store.failUnfinishedRuns(99));
             assertEquals(0, store.failUnfinishedRuns(100));
             RunRecord stored = store.run("r").orElseThrow();
             assertEquals("FAILED", stored.state());
@@ -170,6 +191,10 @@ abstract class RunStoreContract {
             assertEquals("FAILED", r.get("state").asText());
             assertEquals("engine restarted", r.at("/error/message").asText());
             assertEquals(99, r.get("endedMs").asLong());
+            // no rank of a run that ended reads as running, nor does the run keep a place in the queue
+            assertEquals("ABORTED", r.at("/ranks/0/state").asText(), r.toString());
+            assertEquals("DONE", r.at("/ranks/1/state").asText(), r.toString());
+            assertFalse(store.run("q").orElseThrow().detail().has("queue"), store.run("q").orElseThrow().detail().toString());
             assertEquals("SUCCEEDED", store.run("s").orElseThrow().state());
         }
     }
