@@ -71,9 +71,9 @@ class LegacyH2SchemaTest {
                 store.save(RunStoreContract.run("new" + open, "ring", "RUNNING", 6, Map.of()));
             }
         }
-        assertEquals(List.of("1|BASELINE|true", "2|JDBC|true", "22|SQL|true", "23|SQL|true", "24|SQL|true", "25|SQL|true"), history(),
-                "baselined once at version 1, V1 not run, V2, V22 (owners and audit), V23 (the run queue), V24 (capacity"
-                        + " jobs) and V25 (console sessions) run once");
+        assertEquals(List.of("1|BASELINE|true", "2|JDBC|true", "22|SQL|true", "23|SQL|true", "24|SQL|true", "25|SQL|true",
+                "26|SQL|true"), history(), "baselined once at version 1, V1 not run, V2, V22 (owners and audit), V23 (the run"
+                        + " queue), V24 (capacity jobs), V25 (console sessions) and V26 (run launches) run once");
     }
 
     @Test
@@ -81,7 +81,8 @@ class LegacyH2SchemaTest {
         try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
             db.runs().save(RunStoreContract.run("r", "w", "SUCCEEDED", 1, Map.of()));
         }
-        assertEquals(List.of("1|SQL|true", "2|JDBC|true", "22|SQL|true", "23|SQL|true", "24|SQL|true", "25|SQL|true"), history());
+        assertEquals(List.of("1|SQL|true", "2|JDBC|true", "22|SQL|true", "23|SQL|true", "24|SQL|true", "25|SQL|true", "26|SQL|true"),
+                history());
         try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement()) {
             s.execute("INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", \"type\", "
                     + "\"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") "
