@@ -22,7 +22,7 @@ class BinMpflcHomeTest {
 
     @Test
     void theDefaultDataDirectoryFollowsHome() throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(OwnKernelsTest.root().resolve("bin/mpflc").toString(), "runs").redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(org.mpfl.testing.docs.DocumentedCommands.root().resolve("bin/mpflc").toString(), "runs").redirectErrorStream(true);
         pb.environment().put("HOME", home.toString());
         pb.environment().remove("MPFL_ENGINE");
         pb.environment().put("MPFL_NO_BENCH", "1");

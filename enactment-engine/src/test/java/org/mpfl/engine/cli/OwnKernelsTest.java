@@ -4,21 +4,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mpfl.testing.docs.DocumentedCommands.assertRanAsDocumented;
+import static org.mpfl.testing.docs.DocumentedCommands.root;
+import static org.mpfl.testing.docs.DocumentedCommands.section;
+import static org.mpfl.testing.docs.DocumentedCommands.shBlocks;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.childjvm.ChildJvm;
+import org.mpfl.testing.docs.DocumentedCommands;
+import org.mpfl.testing.docs.DocumentedCommands.Result;
 
 /**
  * Your own kernels as a user meets them ({@code mpflc new}, docs/tutorial.md section 9): real processes
@@ -31,92 +34,31 @@ import org.mpfl.testing.childjvm.ChildJvm;
 @StartsProcesses
 class OwnKernelsTest {
     /** An offline Maven build plus a local run on a loaded 2-core machine took about 70 s; the bound is 8x that. */
-    private static final long SCRIPT_BOUND_SECONDS = 600;
     private static final String CHILD_JVM_OPTS = String.join(" ", ChildJvm.shortLivedOptions(null));
-    private static final Pattern SH_BLOCK = Pattern.compile("(?s)```sh\\n(.*?)```");
-    private static final Pattern OUTPUTS = Pattern.compile("# outputs: (.*)$", Pattern.MULTILINE);
-
-    static Path root() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("bin/mpflc")) && Files.isRegularFile(p.resolve("docs/tutorial.md"))) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("not inside the MPFL source tree: " + Path.of("").toAbsolutePath());
-    }
 
     /** The local Maven repository the build installed mpfl-api into. */
     static String repository() {
         return System.getProperty("maven.repo.local", Path.of(System.getProperty("user.home"), ".m2", "repository").toString());
     }
 
-    /** What a finished script printed (stdout and stderr together) and its exit code. */
-    record Result(int exit, String output) {
+    /**
+     * {@code env} with the child Maven's options: the repository the build installed mpfl-api into, and C1 only and the
+     * serial collector for it (and, by argLine, the kernel project's test JVM): a short build's JVMs do not live long
+     * enough for C2 or parallel GC threads to pay off; the commands run stay as written.
+     */
+    private static Map<String, String> withMaven(Map<String, String> env) {
+        Map<String, String> all = new java.util.HashMap<>(Map.of("MAVEN_OPTS", "-Dmaven.repo.local=" + repository() + " "
+                + CHILD_JVM_OPTS + " -DargLine=-XX:TieredStopAtLevel=1"));
+        all.putAll(env);
+        return all;
     }
 
-    /** Runs a bash script ({@code set -e}) in {@code dir}, bounded; the process tree is killed if the bound passes. */
     static Result bash(String script, Path dir, Map<String, String> env) throws Exception {
-        return run(List.of("bash", "-e", "-c", script), dir, env);
+        return DocumentedCommands.bash(script, dir, withMaven(env));
     }
 
     static Result run(List<String> command, Path dir, Map<String, String> env) throws Exception {
-        Path log = Files.createTempFile("own-kernels-", ".log");
-        try {
-            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
-            // C1 only and the serial collector for the child Maven (and, by argLine, the kernel project's test JVM):
-            // a short build's JVMs do not live long enough for C2 or parallel GC threads to pay off; the
-            // commands run stay as written
-            pb.environment().put("MAVEN_OPTS", "-Dmaven.repo.local=" + repository() + " " + CHILD_JVM_OPTS
-                    + " -DargLine=-XX:TieredStopAtLevel=1");
-            // the engine's own commands only: a benchmarks jar left by an earlier build is not this build's
-            pb.environment().put("MPFL_NO_BENCH", "1");
-            // bin/mpflc's temporary files and its hosts' in this test JVM's own directory, removed when it ends
-            pb.environment().put("TMPDIR", System.getProperty("java.io.tmpdir"));
-            pb.environment().putAll(env);
-            Process p = pb.start();
-            p.getOutputStream().close();
-            if (!p.waitFor(SCRIPT_BOUND_SECONDS, TimeUnit.SECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-                throw new AssertionError(command + " still running after " + SCRIPT_BOUND_SECONDS + " s:\n" + Files.readString(log));
-            }
-            return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
-        } finally {
-            Files.deleteIfExists(log);
-        }
-    }
-
-    /** The fenced {@code sh} blocks of a Markdown text. */
-    static List<String> shBlocks(String markdown) {
-        List<String> blocks = new ArrayList<>();
-        Matcher m = SH_BLOCK.matcher(markdown);
-        while (m.find()) {
-            blocks.add(m.group(1));
-        }
-        return blocks;
-    }
-
-    /** The text of a Markdown section from its heading line to the next heading of the same or a higher level. */
-    static String section(String markdown, String heading) {
-        int start = markdown.indexOf("\n" + heading + "\n");
-        assertTrue(start >= 0, "no section '" + heading + "'");
-        String level = heading.substring(0, heading.indexOf(' ') + 1);
-        Matcher next = Pattern.compile("(?m)^#{1," + (level.length() - 1) + "} ").matcher(markdown);
-        int end = next.find(start + heading.length() + 2) ? next.start() : markdown.length();
-        return markdown.substring(start + 1, end);
-    }
-
-    /** Asserts a finished script succeeded and printed what its {@code # outputs: …} comments promise. */
-    static void assertRanAsDocumented(String script, Result r) {
-        assertEquals(0, r.exit(), script + "\n--- printed:\n" + r.output());
-        Matcher m = OUTPUTS.matcher(script);
-        int promised = 0;
-        while (m.find()) {
-            promised++;
-            assertTrue(r.output().contains(m.group(1).trim()), "promised '" + m.group(1).trim() + "':\n" + r.output());
-        }
-        assertTrue(promised > 0, "the commands promise an output: " + script);
+        return DocumentedCommands.run(command, dir, withMaven(env));
     }
 
     /**
