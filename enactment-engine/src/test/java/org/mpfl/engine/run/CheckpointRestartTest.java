@@ -339,6 +339,30 @@ class CheckpointRestartTest {
         assertEquals(1, started.stream().map(r -> r.request.domainId()).distinct().count(), "no second domain");
     }
 
+    /** A resumed run as it runs, and its new attempt's ranks. */
+    private record Resumed(JsonNode run, List<FakeRanks.Rank> ranks) {
+    }
+
+    /** Resumes run {@code id}; the new attempt's ranks (FakeRanks domain {@code domain}) start from checkpoint 1 and run. */
+    private Resumed resumeFromCheckpoint1(String id, int domain) throws Exception {
+        Http.Answer resumed = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null);
+        assertEquals(200, resumed.status(), resumed.body());
+        List<FakeRanks.Rank> ranks = domain(domain, 2);
+        ranks.forEach(r -> assertEquals(1, r.request.resume().checkpoint()));
+        JsonNode d = await(id, x -> x.get("state").asText().equals("RUNNING") && x.at("/attemptLog/1/runningMs").isNumber(),
+                "the resumed run runs");
+        assertEquals("resumed by user", d.at("/attemptLog/1/cause").asText());
+        return new Resumed(d, ranks);
+    }
+
+    /** Every rank of the attempt ends DONE; the run succeeds. */
+    private void finish(String id, List<FakeRanks.Rank> ranks) throws Exception {
+        for (FakeRanks.Rank r : ranks) {
+            r.state("DONE");
+        }
+        await(id, x -> x.get("state").asText().equals("SUCCEEDED"), "the resumed run succeeds");
+    }
+
     @Test
     void resumeStartsANewAttemptOfACancelledRunFromItsLastCheckpoint() throws Exception {
         start();
@@ -353,18 +377,9 @@ class CheckpointRestartTest {
         checkpoint(id, first, 1);
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), null).status());
         await(id, x -> x.get("state").asText().equals("CANCELLED"), "cancelled");
-        Http.Answer resumed = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null);
-        assertEquals(200, resumed.status(), resumed.body());
-        List<FakeRanks.Rank> second = domain(2, 2);
-        second.forEach(r -> assertEquals(1, r.request.resume().checkpoint()));
-        JsonNode d = await(id, x -> x.get("state").asText().equals("RUNNING") && x.at("/attemptLog/1/runningMs").isNumber(),
-                "the resumed run runs");
-        assertEquals("resumed by user", d.at("/attemptLog/1/cause").asText());
-        assertTrue(d.get("error").isNull(), d.toString());
-        for (FakeRanks.Rank r : second) {
-            r.state("DONE");
-        }
-        d = await(id, x -> x.get("state").asText().equals("SUCCEEDED"), "the resumed run succeeds");
+        Resumed resumed = resumeFromCheckpoint1(id, 2);
+        assertTrue(resumed.run().get("error").isNull(), resumed.run().toString());
+        finish(id, resumed.ranks());
         assertFalse(Files.exists(dir.resolve("checkpoints").resolve(id)), "a succeeded run's checkpoints are deleted");
         assertEquals(409, Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null).status());
     }
@@ -456,20 +471,12 @@ class CheckpointRestartTest {
         JsonNode ended = await(id, x -> x.get("state").asText().equals("CANCELLED"), "cancelled");
         started.clear();
         restartEngine(ranksForgetting(java.util.Set.of()));
-        Http.Answer resumed = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null);
-        assertEquals(200, resumed.status(), resumed.body());
-        List<FakeRanks.Rank> second = domain(1, 2);
-        second.forEach(r -> assertEquals(1, r.request.resume().checkpoint()));
-        JsonNode d = await(id, x -> x.get("state").asText().equals("RUNNING") && x.at("/attemptLog/1/runningMs").isNumber(),
-                "the resumed run runs");
-        assertEquals("resumed by user", d.at("/attemptLog/1/cause").asText());
+        Resumed resumed = resumeFromCheckpoint1(id, 1);
+        JsonNode d = resumed.run();
         assertEquals(ended.at("/attemptLog/0/startMs"), d.at("/attemptLog/0/startMs"), d.toString());
         assertEquals(1, d.at("/restarts/allowed").asInt(), "the restarts it was given still apply: " + d);
         assertEquals(1, d.at("/checkpoints/0/seq").asInt(), d.toString());
-        for (FakeRanks.Rank r : second) {
-            r.state("DONE");
-        }
-        await(id, x -> x.get("state").asText().equals("SUCCEEDED"), "the resumed run succeeds");
+        finish(id, resumed.ranks());
         // an unknown run is still unknown; one that succeeded is not resumed
         assertEquals(404, Http.post(engine.url() + "/api/runs/nope/resume", engine.token(), null).status());
         assertEquals(409, Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), null).status());
