@@ -195,7 +195,13 @@ public final class KernelLibraryCheck {
                 if (p.exitValue() != 0) {
                     throw new IOException(python + " exited with status " + p.exitValue() + " while parsing the kernels");
                 }
-                return new ObjectMapper().readTree(Files.readString(output, StandardCharsets.UTF_8));
+                JsonNode names = new ObjectMapper().readTree(Files.readString(output, StandardCharsets.UTF_8));
+                if (names == null || !names.isObject()) {
+                    // a program that exits 0 without the answer (/bin/true, a wrapper script): not "the module has no
+                    // such function", which it would read as
+                    throw new IOException(python + " gave no answer: is it a Python 3 interpreter?");
+                }
+                return names;
             } finally {
                 Files.deleteIfExists(output);
             }

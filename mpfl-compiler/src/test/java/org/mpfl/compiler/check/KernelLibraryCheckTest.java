@@ -93,6 +93,16 @@ class KernelLibraryCheckTest {
         assertTrue(c.err().contains("warning: python functions not checked: cannot run /no/such/python3"), c.err());
     }
 
+    /** A program that is no Python (exits 0, says nothing): its silence is not "the module has no such function". */
+    @Test
+    void aProgramThatIsNoPythonLeavesTheFunctionsUnchecked(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, "    <compute python=\"heat:sweep\" in=\"u\" out=\"u\"/>", "--python", "/bin/true");
+        assertEquals(0, c.exit(), c.err());
+        assertTrue(c.err().contains("warning: python functions not checked: /bin/true gave no answer: is it a Python 3 interpreter?"),
+                c.err());
+        assertFalse(c.err().contains("has no function"), c.err());
+    }
+
     @Test
     void aRunsCompilerGivenTheInterpreterRefusesAMissingFunctionAndAModuleThatDoesNotParse(@TempDir Path dir) throws Exception {
         check(dir, "    <compute python=\"heat:swep\" in=\"u\" out=\"u\"/>"); // writes the fixture
