@@ -57,6 +57,48 @@ class StopFollowingTest {
         }
     }
 
+    /**
+     * {@code run --local} stopped mid-run (SIGTERM, as Ctrl-C): the directory its ranks' archives were unpacked in goes
+     * with it, where it stayed in the temporary directory.
+     */
+    @Test
+    void aLocalRunStoppedMidRunLeavesNoDirectory() throws Exception {
+        Path project = Files.createDirectories(dir.resolve("spin"));
+        Files.writeString(project.resolve("spin.py"), "import time\n\ndef spin(n):\n    while True:\n        time.sleep(0.05)\n");
+        Path doc = Files.writeString(project.resolve("spin.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="spin">
+                  <library path="spin.py"/>
+                  <process name="p" ranks="1">
+                    <var name="n" type="int" init="1"/>
+                    <compute python="spin:spin" in="n" out=""/>
+                  </process>
+                </workflow>
+                """);
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        List<String> options = new ArrayList<>(ChildJvm.shortLivedOptions("256m"));
+        options.add("-Djava.io.tmpdir=" + tmp);
+        List<String> cmd = new ArrayList<>(ChildJvm.command(options, Mpflc.class.getName()));
+        cmd.addAll(List.of("run", doc.toString(), "--local", "--python", "/usr/bin/python3"));
+        Path err = dir.resolve("local.err");
+        Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(err.toFile()).start();
+        try {
+            Await.until(java.time.Duration.ofSeconds(90), "the run unpacked its archive", () -> {
+                try (var listed = Files.list(tmp)) {
+                    return listed.anyMatch(f -> f.getFileName().toString().startsWith("mpfl-inprocess-"));
+                }
+            });
+        } finally {
+            p.destroy();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        try (var listed = Files.list(tmp)) {
+            List<String> left = listed.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("mpfl-inprocess-")).toList();
+            assertEquals(List.of(), left, "left behind: " + Files.readString(err));
+        }
+    }
+
     /** Starts {@code mpflc ARGS} in a JVM of its own, waits until it follows (its first progress line), then SIGTERM. */
     private Process stopWhileFollowing(List<String> args, String name) throws Exception {
         List<String> cmd = new ArrayList<>(ChildJvm.command(ChildJvm.shortLivedOptions("256m"), Mpflc.class.getName()));

@@ -44,6 +44,11 @@ public final class InProcessHost implements InProcessRanks {
         HostMain.quietLogging();
         // a directory only for archives to unpack: a plan's own programs need no files
         Path dir = archives.isEmpty() ? null : Files.createTempDirectory("mpfl-inprocess-");
+        // a JVM stopped mid-run (Ctrl-C, SIGTERM of mpflc run --local) deletes it too, not only a run that ends
+        Thread atExit = dir == null ? null : new Thread(() -> FileTrees.deleteQuietly(dir), "mpfl-inprocess-delete");
+        if (atExit != null) {
+            Runtime.getRuntime().addShutdownHook(atExit);
+        }
         List<URLClassLoader> loaders = new ArrayList<>();
         MessagingHost messaging = null;
         try {
@@ -57,7 +62,7 @@ public final class InProcessHost implements InProcessRanks {
                 }
             }
             messaging = MessagingHost.inJvmOnly(hostId, MessagingSettings.fromSystemProperties());
-            Started domain = new Started(messaging, dir, loaders);
+            Started domain = new Started(messaging, dir, atExit, loaders);
             RankTable table = new RankTable(hostId, messaging.registry(), messaging.selector(),
                     req -> new ToCaller(events), programs::get, CollectiveCommunicator::world, () -> domain.closed);
             for (Rank r : ranks) {
@@ -65,10 +70,10 @@ public final class InProcessHost implements InProcessRanks {
             }
             return domain;
         } catch (OperationFault e) {
-            closeAll(messaging, dir, loaders);
+            closeAll(messaging, dir, atExit, loaders);
             throw new IOException(e.fault().reason(), e);
         } catch (Exception | Error e) {
-            closeAll(messaging, dir, loaders);
+            closeAll(messaging, dir, atExit, loaders);
             throw e;
         }
     }
@@ -158,7 +163,7 @@ public final class InProcessHost implements InProcessRanks {
         return out;
     }
 
-    private static void closeAll(MessagingHost messaging, Path dir, List<URLClassLoader> loaders) {
+    private static void closeAll(MessagingHost messaging, Path dir, Thread atExit, List<URLClassLoader> loaders) {
         if (messaging != null) {
             messaging.close();
         }
@@ -172,18 +177,27 @@ public final class InProcessHost implements InProcessRanks {
         if (dir != null) {
             FileTrees.deleteQuietly(dir);
         }
+        if (atExit != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(atExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs or ran: it deletes what was just deleted
+            }
+        }
     }
 
     /** The started ranks. */
     private static final class Started implements Domain {
         private final MessagingHost messaging;
         private final Path dir;
+        private final Thread atExit;
         private final List<URLClassLoader> loaders;
         private volatile boolean closed;
 
-        Started(MessagingHost messaging, Path dir, List<URLClassLoader> loaders) {
+        Started(MessagingHost messaging, Path dir, Thread atExit, List<URLClassLoader> loaders) {
             this.messaging = messaging;
             this.dir = dir;
+            this.atExit = atExit;
             this.loaders = loaders;
         }
 
@@ -195,7 +209,7 @@ public final class InProcessHost implements InProcessRanks {
         @Override
         public void close() {
             closed = true;
-            closeAll(messaging, dir, loaders);
+            closeAll(messaging, dir, atExit, loaders);
         }
     }
 
