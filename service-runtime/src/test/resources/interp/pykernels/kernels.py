@@ -70,6 +70,11 @@ def chatty(x):
     return {"y": x + 1.0}
 
 
+def a_list(x):
+    """A list where an array is expected: the natural first try, refused with the array type to return instead."""
+    return {"v": [x, x]}
+
+
 if os.environ.get("MPFL_TEST_NEVER_SET"):
     def ghost(x):
         """Defined only under a condition: mpflc check cannot tell that it is missing, the rank's start can."""

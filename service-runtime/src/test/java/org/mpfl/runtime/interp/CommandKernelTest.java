@@ -87,4 +87,27 @@ class CommandKernelTest {
         InterpreterHarness.Result allowed = InterpreterHarness.run(file, Map.of(), LIMIT).succeeded();
         assertEquals(5 * 2.25, (double) allowed.output("total", 0), 1e-12);
     }
+
+    /** A worker that connects but never says {@code ready 1}: the rank fails naming the missing frame and the bound. */
+    @Test
+    void aWorkerThatConnectsButNeverSaysReadyIsNamedSo(@TempDir Path dir) throws Exception {
+        Path silent = Files.createDirectories(dir.resolve("bin")).resolve("silent");
+        Files.writeString(silent, """
+                #!/usr/bin/python3
+                import os, socket, time
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(os.environ["MPFL_KERNEL_SOCKET"])
+                time.sleep(30)
+                """);
+        Files.setPosixFilePermissions(silent, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        System.setProperty(RuntimeSettings.KERNEL_START_TIMEOUT_MS.name(), "1500");
+        try {
+            RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/silent"), Map.of(), LIMIT).rank(0).fault();
+            assertTrue(f != null, "rank 0 failed");
+            assertTrue(f.getMessage().contains("connected but sent no 'ready 1' frame within 1500 ms (mpfl.kernel.startTimeoutMs)"),
+                    f.getMessage());
+        } finally {
+            System.clearProperty(RuntimeSettings.KERNEL_START_TIMEOUT_MS.name());
+        }
+    }
 }

@@ -50,6 +50,7 @@ class PythonKernelFaultsTest {
         "shape   | pykernel-faults.mpfl.xml:17:7 | output 'v': expected double[], got numpy.ndarray float64 shape (3, 4)",
         "missing | pykernel-faults.mpfl.xml:20:7 | output 'y' (double) was not returned (the dict has ['z'])",
         "exit    | pykernel-faults.mpfl.xml:23:7 | exited with status 3",
+        "list    | pykernel-faults.mpfl.xml:34:7 | output 'v': expected double[], got list (return numpy.array(…, dtype=numpy.float64))",
     })
     void aMisbehavingKernelFailsItsRankSayingWhatAndWhere(String fault, String location, String messages) {
         InterpreterHarness.Result r = InterpreterHarness.run("pykernel-faults.mpfl.xml", Map.of("fault", fault), LIMIT);

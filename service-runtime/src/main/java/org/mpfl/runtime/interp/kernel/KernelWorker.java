@@ -113,7 +113,16 @@ final class KernelWorker implements AutoCloseable {
                 }
                 KernelWorker worker = new KernelWorker(label, process, leftovers, new ControlChannel(accepted, process.onExit()), arena,
                         out, err, budget, logBytesPerCall, log);
-                String ready = worker.receive(deadline);
+                String ready;
+                try {
+                    ready = worker.channel.receive(deadline);
+                } catch (ControlChannel.TimedOut e) {
+                    // connected but silent: the protocol's first frame is missing (docs/kernel-protocol.md, "Start")
+                    worker.broken = true;
+                    worker.close();
+                    throw KernelFailure.workflow(label + " connected but sent no 'ready 1' frame within " + startTimeoutMs
+                            + " ms (mpfl.kernel.startTimeoutMs)" + lastLines(err));
+                }
                 if (!ready.startsWith("ready 1")) {
                     worker.close();
                     throw KernelFailure.workflow(label + " speaks another protocol: its first frame is '" + firstLine(ready)

@@ -199,7 +199,13 @@ def describe(value):
 def encode(arena, name, expected, value, free, regions):
     """The result line of one output and the next free offset; OutputError if it does not fit."""
     def wrong():
-        return OutputError("output '%s': expected %s, got %s" % (name, expected, describe(value)))
+        hint = ""
+        if expected in ARRAYS and isinstance(value, (list, tuple)):
+            # a list is the natural thing to return; the array types the protocol takes are these
+            code, dtype, _ = ARRAYS[expected]
+            hint = " (return %s)" % ("numpy.array(…, dtype=numpy.%s)" % dtype if numpy is not None
+                                     else "array.array('%s', …): NumPy is not importable here" % code)
+        return OutputError("output '%s': expected %s, got %s%s" % (name, expected, describe(value), hint))
 
     if expected in ARRAYS:
         return encode_array(arena, name, expected, value, free, regions, wrong)
