@@ -37,10 +37,19 @@ final class SharedArena implements AutoCloseable {
         this.channel = channel;
     }
 
+    /** The files' names: {@code mpfl-kernel-PID-…shm}, PID the JVM that made it, so that an orphan can be told. */
+    private static final String PREFIX = "mpfl-kernel-";
+    private static final java.util.regex.Pattern ORPHAN = java.util.regex.Pattern.compile("mpfl-kernel-(\\d+)-.*\\.shm");
+    private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
+
     static SharedArena create() throws IOException {
         Path shm = Path.of("/dev/shm");
         Path directory = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
-        Path file = Files.createTempFile(directory, "mpfl-kernel-", ".shm"); // owner-only on POSIX
+        if (SWEPT.compareAndSet(false, true)) {
+            sweepOrphans(directory);
+        }
+        // owner-only on POSIX
+        Path file = Files.createTempFile(directory, PREFIX + ProcessHandle.current().pid() + "-", ".shm");
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
         SharedArena arena = new SharedArena(file, channel);
         arena.ensure(INITIAL_BYTES);
@@ -49,6 +58,32 @@ final class SharedArena implements AutoCloseable {
 
     Path file() {
         return file;
+    }
+
+    /**
+     * Removes the files of JVMs that are gone: a host killed by SIGKILL or the OOM killer runs no clean-up, and
+     * {@code /dev/shm} is memory, held until the next boot. Only this user's files named with a PID no process has
+     * now; a PID in use again by another process keeps its file (left, never one still used).
+     */
+    static void sweepOrphans(Path directory) {
+        try (var files = Files.newDirectoryStream(directory, PREFIX + "*.shm")) {
+            String me = System.getProperty("user.name");
+            for (Path f : files) {
+                java.util.regex.Matcher m = ORPHAN.matcher(f.getFileName().toString());
+                if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()) {
+                    continue;
+                }
+                try {
+                    if (Files.getOwner(f).getName().equals(me)) {
+                        Files.deleteIfExists(f);
+                    }
+                } catch (IOException | UnsupportedOperationException e) {
+                    // another user's, or gone meanwhile: not ours to remove
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // a sweep that cannot list the directory leaves it as it was
+        }
     }
 
     /** Grows the file (and the mapping) to at least {@code bytes}; no system call while the mapping is large enough. */
