@@ -110,4 +110,41 @@ class CommandKernelTest {
             System.clearProperty(RuntimeSettings.KERNEL_START_TIMEOUT_MS.name());
         }
     }
+
+    /**
+     * A command that names a new output inside the inputs' regions (below FREE, not an input's own region): refused,
+     * naming the output and the rule, where the rank read whatever the inputs' bytes were there.
+     */
+    @Test
+    void anOutputPlacedInsideTheInputsIsRefused(@TempDir Path dir) throws Exception {
+        Path overlapping = Files.createDirectories(dir.resolve("bin")).resolve("overlap");
+        Files.writeString(overlapping, """
+                #!/usr/bin/python3
+                import os, socket, struct
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(os.environ["MPFL_KERNEL_SOCKET"])
+                def send(text):
+                    b = text.encode()
+                    s.sendall(struct.pack("<I", len(b)) + b)
+                def receive():
+                    head = b""
+                    while len(head) < 4:
+                        head += s.recv(4 - len(head))
+                    n, body = struct.unpack("<I", head)[0], b""
+                    while len(body) < n:
+                        body += s.recv(n - len(body))
+                    return body.decode()
+                send("ready 1")
+                while True:
+                    request = receive()
+                    if request.startswith("exit"):
+                        break
+                    # 'total' fine; 'a' at offset 8 with 3 values: inside input a's region, not a itself
+                    send("result\\na double[] 8 3\\ntotal double 1.0")
+                """);
+        Files.setPosixFilePermissions(overlapping, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/overlap"), Map.of(), LIMIT).rank(0).fault();
+        assertTrue(f != null, "rank 0 failed");
+        assertTrue(f.getMessage().contains("returned output 'a' at offset 8, inside the inputs' regions (FREE was 64)"), f.getMessage());
+    }
 }

@@ -74,13 +74,13 @@ final class KernelCall {
         OutputSlots slots = worker.slots();
         try {
             String answer = worker.exchange(request.toString(), Long.MAX_VALUE, () -> slots.prepare(target, outputs.keySet()));
-            return answer(worker, target, answer, placed);
+            return answer(worker, target, answer, placed, SharedArena.align(free));
         } finally {
             slots.release();
         }
     }
 
-    private static Map<String, Object> answer(KernelWorker worker, String target, String answer, List<Placed> placed)
+    private static Map<String, Object> answer(KernelWorker worker, String target, String answer, List<Placed> placed, long free)
             throws KernelFailure {
         SharedArena arena = worker.arena();
         try {
@@ -112,7 +112,8 @@ final class KernelCall {
                 throw KernelFailure.workflow(worker.label() + " sent a malformed result line '" + answer.substring(start, end) + "'");
             }
             String name = answer.substring(start, first);
-            values.put(name, value(worker, target, name, answer.substring(first + 1, second), answer.substring(second + 1, end), placed));
+            values.put(name, value(worker, target, name, answer.substring(first + 1, second), answer.substring(second + 1, end), placed,
+                    free));
         }
         return values;
     }
@@ -198,7 +199,7 @@ final class KernelCall {
     }
 
     private static Object value(KernelWorker worker, String target, String name, String type, String payload,
-                                List<Placed> placed) throws KernelFailure {
+                                List<Placed> placed, long free) throws KernelFailure {
         String label = worker.label();
         try {
             switch (type) {
@@ -229,6 +230,16 @@ final class KernelCall {
             }
             if (!type.equals("bytes") && !type.equals("int[]") && !type.equals("long[]") && !type.equals("double[]")) {
                 throw KernelFailure.workflow(label + " returned a value of unknown type '" + type + "'");
+            }
+            if (count < 0) {
+                throw KernelFailure.workflow(label + " returned output '" + name + "' with a negative count (" + count + ")");
+            }
+            if (offset < free) {
+                // docs/kernel-protocol.md: a new value goes at or after FREE; below it lie the inputs, whose regions
+                // come back only as themselves (same offset and count: an in-place update)
+                throw KernelFailure.workflow(label + " returned output '" + name + "' at offset " + offset + ", inside the"
+                        + " inputs' regions (FREE was " + free + "): a new value goes at or after FREE, an input updated in"
+                        + " place comes back with that input's own offset and count");
             }
             Object array = worker.slots().take(target, name, type, count);
             worker.arena().readInto(offset, array);
