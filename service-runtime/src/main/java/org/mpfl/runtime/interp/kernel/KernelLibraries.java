@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
+import org.mpfl.runtime.settings.RuntimeSettings;
 
 /**
  * Where a program's kernel libraries are on this machine — the {@code <library>} entries that are not
@@ -155,7 +156,8 @@ public final class KernelLibraries {
                     || allowedDirectories.stream().anyMatch(d -> p.startsWith(d.toAbsolutePath().normalize()));
             if (!allowed) {
                 throw KernelFailure.workflow("command " + written + " is outside the workflow's libraries; a host runs such"
-                        + " a command only from a directory it allows (mpflc host --allow-command-dir DIR)");
+                        + " a command only from a directory it allows (mpflc host --allow-command-dir DIR; for mpflc run"
+                        + " --local, MPFL_JAVA_OPTS=-D" + RuntimeSettings.KERNEL_COMMAND_DIRS.name() + "=DIR)");
             }
             resolved = p;
         } else {
