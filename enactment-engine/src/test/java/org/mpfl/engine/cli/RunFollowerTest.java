@@ -14,32 +14,42 @@ import org.mpfl.engine.json.Json;
 
 /** Following a run across an engine that stops answering for a while (a restart): said once, and waited for. */
 class RunFollowerTest {
-    @Test
-    void anEngineThatStopsAnsweringIsWaitedForAndSaidSo() throws Exception {
-        AtomicInteger looks = new AtomicInteger();
-        RunFollower.Source restarting = new RunFollower.Source() {
+    /** What the run's n-th look (from 1) answers, or throws. */
+    private interface Looks {
+        String at(int n) throws IOException;
+    }
+
+    /** A run whose looks answer as {@code looks} says; nothing may cancel it; no clock (the looks count the time). */
+    private static RunFollower.Source source(Looks looks) {
+        AtomicInteger n = new AtomicInteger();
+        return new RunFollower.Source() {
             @Override
             public JsonNode get() throws IOException {
-                int n = looks.incrementAndGet();
-                if (n == 1) {
-                    return Json.MAPPER.readTree("{\"id\":\"r\",\"state\":\"RUNNING\",\"size\":1,\"ranks\":[]}");
-                }
-                if (n <= 4) {
-                    throw new java.net.ConnectException("Connection refused");
-                }
-                return Json.MAPPER.readTree("{\"id\":\"r\",\"state\":\"SUCCEEDED\",\"size\":1,\"ranks\":[]}");
+                return Json.MAPPER.readTree(looks.at(n.incrementAndGet()));
             }
 
             @Override
             public void cancel(String reason) {
-                throw new AssertionError("nothing cancels a run whose engine restarts: " + reason);
+                throw new AssertionError("nothing cancels this run: " + reason);
             }
 
             @Override
             public void pause(long ms) {
-                // no clock: the looks count the time
             }
         };
+    }
+
+    @Test
+    void anEngineThatStopsAnsweringIsWaitedForAndSaidSo() throws Exception {
+        RunFollower.Source restarting = source(n -> {
+            if (n == 1) {
+                return "{\"id\":\"r\",\"state\":\"RUNNING\",\"size\":1,\"ranks\":[]}";
+            }
+            if (n <= 4) {
+                throw new java.net.ConnectException("Connection refused");
+            }
+            return "{\"id\":\"r\",\"state\":\"SUCCEEDED\",\"size\":1,\"ranks\":[]}";
+        });
         ByteArrayOutputStream said = new ByteArrayOutputStream();
         JsonNode last = RunFollower.follow(restarting, "r", 0, new PrintStream(said, true, StandardCharsets.UTF_8), true, true);
         assertEquals("SUCCEEDED", last.get("state").asText());
@@ -51,27 +61,11 @@ class RunFollowerTest {
 
     @Test
     void aRestartIsSaidWithItsCauseAndCheckpoint() throws Exception {
-        AtomicInteger looks = new AtomicInteger();
-        RunFollower.Source restarted = new RunFollower.Source() {
-            @Override
-            public JsonNode get() throws IOException {
-                int n = looks.incrementAndGet();
-                return Json.MAPPER.readTree(n == 1 ? "{\"id\":\"r\",\"state\":\"RUNNING\",\"attempts\":1,\"attemptLog\":[{\"attempt\":1,"
-                        + "\"cause\":\"start\"}]}"
-                        : "{\"id\":\"r\",\"state\":\"" + (n == 2 ? "QUEUED" : "SUCCEEDED") + "\",\"attempts\":2,\"attemptLog\":["
+        RunFollower.Source restarted = source(n -> n == 1
+                ? "{\"id\":\"r\",\"state\":\"RUNNING\",\"attempts\":1,\"attemptLog\":[{\"attempt\":1,\"cause\":\"start\"}]}"
+                : "{\"id\":\"r\",\"state\":\"" + (n == 2 ? "QUEUED" : "SUCCEEDED") + "\",\"attempts\":2,\"attemptLog\":["
                         + "{\"attempt\":1,\"cause\":\"start\"},{\"attempt\":2,\"cause\":\"restart after: service host h1 lost\","
                         + "\"resumedFrom\":6}]}");
-            }
-
-            @Override
-            public void cancel(String reason) {
-                throw new AssertionError(reason);
-            }
-
-            @Override
-            public void pause(long ms) {
-            }
-        };
         ByteArrayOutputStream said = new ByteArrayOutputStream();
         RunFollower.follow(restarted, "r", 0, new PrintStream(said, true, StandardCharsets.UTF_8), true, true);
         String text = said.toString(StandardCharsets.UTF_8);

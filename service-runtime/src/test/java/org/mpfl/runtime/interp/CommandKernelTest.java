@@ -88,18 +88,27 @@ class CommandKernelTest {
         assertEquals(5 * 2.25, (double) allowed.output("total", 0), 1e-12);
     }
 
+    /**
+     * {@code dir/bin/NAME}: a command worker in Python that connects its control channel ({@code s}), then runs
+     * {@code body} — a stand-in for a misbehaving kernel of any language.
+     */
+    private static void connectedWorker(Path dir, String name, String body) throws IOException {
+        Path worker = Files.createDirectories(dir.resolve("bin")).resolve(name);
+        Files.writeString(worker, """
+                #!/usr/bin/python3
+                import os, socket, struct, time
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(os.environ["MPFL_KERNEL_SOCKET"])
+                """ + body);
+        Files.setPosixFilePermissions(worker, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+
     /** A worker that connects but never says {@code ready 1}: the rank fails naming the missing frame and the bound. */
     @Test
     void aWorkerThatConnectsButNeverSaysReadyIsNamedSo(@TempDir Path dir) throws Exception {
-        Path silent = Files.createDirectories(dir.resolve("bin")).resolve("silent");
-        Files.writeString(silent, """
-                #!/usr/bin/python3
-                import os, socket, time
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                s.connect(os.environ["MPFL_KERNEL_SOCKET"])
+        connectedWorker(dir, "silent", """
                 time.sleep(30)
                 """);
-        Files.setPosixFilePermissions(silent, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         System.setProperty(RuntimeSettings.KERNEL_START_TIMEOUT_MS.name(), "1500");
         try {
             RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/silent"), Map.of(), LIMIT).rank(0).fault();
@@ -117,12 +126,7 @@ class CommandKernelTest {
      */
     @Test
     void anOutputPlacedInsideTheInputsIsRefused(@TempDir Path dir) throws Exception {
-        Path overlapping = Files.createDirectories(dir.resolve("bin")).resolve("overlap");
-        Files.writeString(overlapping, """
-                #!/usr/bin/python3
-                import os, socket, struct
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                s.connect(os.environ["MPFL_KERNEL_SOCKET"])
+        connectedWorker(dir, "overlap", """
                 def send(text):
                     b = text.encode()
                     s.sendall(struct.pack("<I", len(b)) + b)
@@ -142,7 +146,6 @@ class CommandKernelTest {
                     # 'total' fine; 'a' at offset 8 with 3 values: inside input a's region, not a itself
                     send("result\\na double[] 8 3\\ntotal double 1.0")
                 """);
-        Files.setPosixFilePermissions(overlapping, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/overlap"), Map.of(), LIMIT).rank(0).fault();
         assertTrue(f != null, "rank 0 failed");
         assertTrue(f.getMessage().contains("returned output 'a' at offset 8, inside the inputs' regions (FREE was 64)"), f.getMessage());
