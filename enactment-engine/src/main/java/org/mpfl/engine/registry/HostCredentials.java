@@ -148,6 +148,9 @@ public final class HostCredentials {
 
     /** All credentials, oldest first (no secrets in them). */
     public List<Entry> list() {
-        return byId.values().stream().sorted(Comparator.comparingLong(Entry::createdMs).thenComparing(Entry::id)).toList();
+        // oldest first; issued within one millisecond (a script enrolling nodes), by host id: the same order every time
+        return byId.values().stream().sorted(Comparator.comparingLong(Entry::createdMs)
+                .thenComparing(Entry::hostId, Comparator.nullsFirst(Comparator.<String>naturalOrder()))
+                .thenComparing(Entry::id)).toList();
     }
 }
