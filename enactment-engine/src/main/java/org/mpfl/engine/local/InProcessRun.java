@@ -89,10 +89,7 @@ public final class InProcessRun implements AutoCloseable {
             throws Exception {
         InProcessRanks runtime = InProcessRanks.find().orElseThrow(() -> new IOException(
                 "no service runtime on the class path to run ranks in this JVM"));
-        Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
-        if (params != null) {
-            all.putAll(params);
-        }
+        Map<String, Object> all = withDefaults(plan, params);
         ProcessLayout layout = checkedLayout(plan, all);
         String hostId = "inprocess-" + RandomIds.of(6);
         String domainId = RandomIds.domainId();
@@ -137,11 +134,16 @@ public final class InProcessRun implements AutoCloseable {
      * @throws IllegalArgumentException saying why not and what to do instead
      */
     public static void check(DeploymentPlan plan, Map<String, Object> params) {
+        checkedLayout(plan, withDefaults(plan, params));
+    }
+
+    /** The plan's parameter defaults with {@code params} ({@code null}: none) over them. */
+    private static Map<String, Object> withDefaults(DeploymentPlan plan, Map<String, Object> params) {
         Map<String, Object> all = new LinkedHashMap<>(plan.defaults());
         if (params != null) {
             all.putAll(params);
         }
-        checkedLayout(plan, all);
+        return all;
     }
 
     private static ProcessLayout checkedLayout(DeploymentPlan plan, Map<String, Object> values) {

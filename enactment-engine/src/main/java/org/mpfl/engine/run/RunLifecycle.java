@@ -213,7 +213,7 @@ final class RunLifecycle implements RunFaults {
                 checkpoints.delete(run.id());
                 store.deleteLaunch(run.id());
             } catch (java.io.IOException | RuntimeException e) {
-                LOG.warn("run {}: cannot delete its checkpoints: {}", run.id(), Failures.describe(e));
+                LOG.warn("run {}: cannot delete its checkpoints or stored launch: {}", run.id(), Failures.describe(e));
             }
             journal.stateChanged(run);
             queue.drain();
