@@ -155,7 +155,8 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
             throw new CompileException(List.of(fileName + ":1:1: error: cannot generate the services: " + e.getMessage()));
         }
         // the archives carry the plan as compiled; the engine gets it with this run's values as defaults
-        return new Compiled(plan.withParamValues(result.paramValues()), archives, result.paramValues());
+        return new Compiled(plan.withParamValues(result.paramValues()), archives, result.paramValues(),
+                lines(result.diagnostics()));
     }
 
     /**

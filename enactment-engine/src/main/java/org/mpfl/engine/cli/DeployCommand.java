@@ -48,6 +48,7 @@ public final class DeployCommand implements CliCommand {
             e.diagnostics().forEach(err::println);
             return 1;
         }
+        input.warnings().forEach(err::println);
         EngineClient client = EngineOptions.connect(args);
         int failures = 0;
         String name = PlanJson.readPlan(input.plan()).workflow();

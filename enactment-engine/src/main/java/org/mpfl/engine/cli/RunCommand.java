@@ -155,6 +155,7 @@ public final class RunCommand implements CliCommand {
                     e.diagnostics().forEach(err::println);
                     return 1;
                 }
+                input.warnings().forEach(err::println);
             }
             compiled = true;
             if (inProcess && InProcessRun.runs(input.deploymentPlan(), input.archives(), input.programsInPlan())) {

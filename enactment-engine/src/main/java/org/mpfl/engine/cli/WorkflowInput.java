@@ -31,6 +31,7 @@ final class WorkflowInput {
     private final Map<String, Object> params;
     private final boolean programsInPlan;
     private final String document;
+    private final List<String> warnings;
 
     /**
      * @param compiledPlan   the plan as the compiler made it ({@code null}: read from {@code planJson})
@@ -40,15 +41,17 @@ final class WorkflowInput {
      *                       typed on the command line otherwise
      * @param programsInPlan the archives were left out for ranks in this JVM, which run the plan's programs
      * @param document       the document's text as the compiler read it ({@code null}: a plan was given)
+     * @param warnings       the compiler's warnings about the document
      */
     private WorkflowInput(DeploymentPlan compiledPlan, JsonNode planJson, Map<String, byte[]> archives,
-                          Map<String, Object> params, boolean programsInPlan, String document) {
+                          Map<String, Object> params, boolean programsInPlan, String document, List<String> warnings) {
         this.compiledPlan = compiledPlan;
         this.planJson = planJson;
         this.archives = archives;
         this.params = params;
         this.programsInPlan = programsInPlan;
         this.document = document;
+        this.warnings = warnings;
     }
 
     /**
@@ -76,7 +79,7 @@ final class WorkflowInput {
         }
         if (file.getFileName().toString().endsWith(".json")) {
             JsonNode plan = Json.MAPPER.readTree(file.toFile());
-            return new WorkflowInput(null, plan, archivesNextTo(file.getParent(), plan), params, false, null);
+            return new WorkflowInput(null, plan, archivesNextTo(file.getParent(), plan), params, false, null, List.of());
         }
         WorkflowCompiler compiler = Compilers.forFile(file);
         // as the parser reads it (the encoding its XML declaration names), so that run and deploy take what check took
@@ -86,7 +89,7 @@ final class WorkflowInput {
         }
         WorkflowCompiler.Compiled c = forThisJvm ? compiler.compileForThisJvm(file.toString(), document, rawParams)
                 : compiler.compile(file.toString(), document, rawParams);
-        return new WorkflowInput(c.plan(), null, c.archives(), c.params(), forThisJvm, document);
+        return new WorkflowInput(c.plan(), null, c.archives(), c.params(), forThisJvm, document, c.warnings());
     }
 
     /** The deployment plan as JSON (what the engine takes). */
@@ -117,6 +120,14 @@ final class WorkflowInput {
         return document;
     }
 
+    /**
+     * The compiler's warnings about the document ({@code FILE:LINE:COL: warning: message}), for the command
+     * to print before it goes ahead as {@code mpflc check} would; none for a plan.
+     */
+    List<String> warnings() {
+        return warnings;
+    }
+
     /** Whether the archives were left out for ranks in this JVM, which run the plan's own programs. */
     boolean programsInPlan() {
         return programsInPlan;
@@ -138,7 +149,7 @@ final class WorkflowInput {
                     + String.join(", ", documents.stream().map(n -> dir.resolve(n).toString()).toList())));
         }
         JsonNode plan = Json.MAPPER.readTree(plans.get(0).toFile());
-        return new WorkflowInput(null, plan, archivesNextTo(dir, plan), params, false, null);
+        return new WorkflowInput(null, plan, archivesNextTo(dir, plan), params, false, null, List.of());
     }
 
     /**

@@ -51,6 +51,9 @@ abstract class DocumentRunCases extends DocumentRuns {
         // locations name the document as the user gave it (here an absolute path), like diagnostics
         assertTrue(e.get("location").asText().endsWith(location("failing", "/ divisor")), e.toString());
         assertEquals("integer division by zero", e.get("message").asText());
+        // the compiler saw it coming: its warning, as mpflc check prints it, before the run went ahead
+        assertTrue(r.err().contains(location("failing", "/ divisor") + ": warning: with these param values the run fails"
+                + " here (integer division by zero)"), r.err());
         assertTrue(r.json().get("elapsedMs").asLong() < 15_000, "failed within seconds: " + r.json());
         assertTrue(System.nanoTime() - start < 60_000_000_000L);
     }

@@ -86,8 +86,20 @@ public interface WorkflowCompiler {
      * @param plan     the deployment plan (its param defaults are this run's values)
      * @param archives generated service archives by service type ({@code .aar} bytes)
      * @param params   the typed values of every parameter for this run (defaults filled in)
+     * @param warnings the static checks' warnings, {@code FILE:LINE:COL: warning: message} lines (a run
+     *                 that goes ahead shows them, as {@code mpflc check} does)
      */
-    record Compiled(DeploymentPlan plan, Map<String, byte[]> archives, Map<String, Object> params) {
+    record Compiled(DeploymentPlan plan, Map<String, byte[]> archives, Map<String, Object> params,
+                    List<String> warnings) {
+        public Compiled {
+            warnings = List.copyOf(warnings);
+        }
+
+        /** Compiled without warnings (a fixed plan). */
+        public Compiled(DeploymentPlan plan, Map<String, byte[]> archives, Map<String, Object> params) {
+            this(plan, archives, params, List.of());
+        }
+
         /** The plan as JSON, written by the compiler's {@link PlanJson} (what clients send to the engine). */
         public JsonNode planJson() {
             return PlanJson.mapper().valueToTree(plan);
