@@ -27,7 +27,8 @@ import org.mpfl.ir.diag.Diagnostics;
  * checked with every compilation ({@link #check}). {@code mpflc check} also looks for each function
  * among the top-level names of its module's file ({@link #pythonFunctions}), found by parsing the file
  * with Python's {@code ast} in an interpreter ({@code --python PATH}, default {@code python3}), never by
- * importing user code; without an interpreter a warning says the functions were not checked.
+ * importing user code, and whether a plain {@code def} takes the {@code in} values as keyword arguments;
+ * without an interpreter a warning says the functions were not checked.
  */
 public final class KernelLibraryCheck {
     /** How long the interpreter may take to parse the kernel files. */
@@ -158,14 +159,51 @@ public final class KernelLibraryCheck {
                 diagnostics.error(c.at(), "python module " + e.getValue().shown() + " does not parse: "
                         + file.path("error").asText().replace(documentDirectory + File.separator, ""));
             } else if (!file.path("star").asBoolean()) {
-                List<String> names = new ArrayList<>();
-                file.path("names").forEach(n -> names.add(n.asText()));
+                List<String> names = texts(file.path("names"));
                 if (!names.contains(function)) {
                     diagnostics.error(c.at(), "python module " + e.getValue().shown() + " has no function '" + function + "'"
                             + org.mpfl.ir.spelling.Suggestions.didYouMean(function, names));
+                } else if (file.path("signatures").has(function)) {
+                    parameters(c, function, e.getValue().shown(), file.path("signatures").path(function));
                 }
             }
         }
+    }
+
+    /**
+     * Whether the function can be called as a kernel is, with the {@code in} values as keyword arguments
+     * (docs/kernel-protocol.md): every input a parameter of that name (or {@code **kwargs}), every parameter
+     * without default an input; else every call would fail with Python's {@code TypeError}.
+     */
+    private void parameters(IrActivity.Compute c, String function, String module, JsonNode signature) {
+        String at = "python function '" + function + "' (" + module + ":" + signature.path("line").asInt() + ")";
+        List<String> inputs = c.inputs().stream().map(org.mpfl.ir.IrExpr.Ref::name).toList();
+        List<String> keywords = texts(signature.path("keywords"));
+        for (String positional : texts(signature.path("positional"))) {
+            diagnostics.error(c.at(), at + " takes '" + positional + "' by position only, but a kernel gets its inputs"
+                    + " by keyword (drop the '/' from its parameters)");
+        }
+        if (!signature.path("any").asBoolean()) {
+            for (String input : inputs) {
+                if (!keywords.contains(input)) {
+                    diagnostics.error(c.at(), at + " has no parameter '" + input + "', which in= gives it ("
+                            + (keywords.isEmpty() ? "it takes none" : "its parameters: " + String.join(", ", keywords)) + ")"
+                            + org.mpfl.ir.spelling.Suggestions.didYouMean(input, keywords));
+                }
+            }
+        }
+        for (String required : texts(signature.path("required"))) {
+            if (!inputs.contains(required)) {
+                diagnostics.error(c.at(), at + " needs '" + required + "', which in= does not give ("
+                        + (inputs.isEmpty() ? "there is no in=" : "it gives " + String.join(", ", inputs)) + ")");
+            }
+        }
+    }
+
+    private static List<String> texts(JsonNode array) {
+        List<String> texts = new ArrayList<>();
+        array.forEach(n -> texts.add(n.asText()));
+        return texts;
     }
 
     private static JsonNode parse(String python, List<String> files) throws IOException {

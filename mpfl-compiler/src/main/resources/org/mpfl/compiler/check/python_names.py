@@ -1,5 +1,9 @@
 # mpflc check: the top-level names of Python kernel files, by parsing them (ast) without importing them.
-# Arguments: FILE or ZIP!ENTRY ...; prints one JSON object {argument: {"names": [...], "star": bool} or {"error": text}}.
+# Arguments: FILE or ZIP!ENTRY ...; prints one JSON object
+# {argument: {"names": [...], "star": bool, "signatures": {function: signature}} or {"error": text}}, where a signature
+# of a plain top-level def (no decorator: one may change what it takes) says how it can be called with keywords, as
+# a kernel is: {"line": N, "keywords": [...], "required": [...], "positional": [...], "any": bool} (positional: the
+# parameters without default that only a position can give; any: it takes **kwargs).
 import ast
 import json
 import sys
@@ -15,30 +19,64 @@ def source(spec):
         return f.read()
 
 
+def bound(node):
+    """The names a top-level statement binds, and whether it is a star import."""
+    found, star = set(), False
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        found.add(node.name)
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    found.add(n.id)
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        for alias in node.names:
+            if alias.name == "*":
+                star = True
+            else:
+                found.add((alias.asname or alias.name).split(".")[0])
+    else:  # if/try blocks at top level may define names too: count them as maybe
+        for n in ast.walk(node):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(n.name)
+            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                found.add(n.id)
+    return found, star
+
+
 def names(tree):
     found, star = set(), False
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
-                for n in ast.walk(t):
-                    if isinstance(n, ast.Name):
-                        found.add(n.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    star = True
-                else:
-                    found.add((alias.asname or alias.name).split(".")[0])
-        else:  # if/try blocks at top level may define names too: count them as maybe
-            for n in ast.walk(node):
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    found.add(n.name)
-                elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                    found.add(n.id)
+        more, more_star = bound(node)
+        found |= more
+        star = star or more_star
     return sorted(found), star
+
+
+def signature(node):
+    a = node.args
+    plain, positional = a.args, a.posonlyargs
+    # the defaults belong to the last of the position-only and plain parameters together
+    first_defaulted = len(positional) + len(plain) - len(a.defaults)
+    every = positional + plain
+    without_default = [p.arg for i, p in enumerate(every) if i < first_defaulted]
+    return {"line": node.lineno,
+            "keywords": [p.arg for p in plain] + [p.arg for p in a.kwonlyargs],
+            "required": [n for n in without_default if n not in {p.arg for p in positional}]
+                        + [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None],
+            "positional": [n for n in without_default if n in {p.arg for p in positional}],
+            "any": a.kwarg is not None}
+
+
+def signatures(tree):
+    found = {}
+    for node in tree.body:
+        for name in bound(node)[0]:
+            found.pop(name, None)  # bound again (or maybe, in a block): what it takes is not known from here
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list:
+            found[node.name] = signature(node)
+    return found
 
 
 result = {}
@@ -46,7 +84,7 @@ for spec in sys.argv[1:]:
     try:
         tree = ast.parse(source(spec), filename=spec)
         found, star = names(tree)
-        result[spec] = {"names": found, "star": star}
+        result[spec] = {"names": found, "star": star, "signatures": signatures(tree)}
     except SyntaxError as e:
         result[spec] = {"error": "%s:%s: SyntaxError: %s" % (spec.split("!")[-1], e.lineno, e.msg)}
     except Exception as e:  # unreadable file or zip

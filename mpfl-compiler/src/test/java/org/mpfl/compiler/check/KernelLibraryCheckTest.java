@@ -42,12 +42,28 @@ class KernelLibraryCheckTest {
                 def sweep(u):
                     return {"u": u}
                 """);
+        Files.writeString(dir.resolve("kernels/shapes.py"), """
+                import functools
+                def defaults(u, dt=0.1, *, steps=1):
+                    return {"u": u}
+                def anything(u, **more):
+                    return {"u": u}
+                @functools.lru_cache
+                def decorated(grid):
+                    return {"u": grid}
+                def rebound(grid):
+                    return {"u": grid}
+                rebound = functools.partial(rebound, grid=None)
+                def sweep(u, dt, /, steps, *, tol):
+                    return {"u": u}
+                """);
         Files.createDirectories(dir.resolve("bin"));
         Files.writeString(dir.resolve("bin/tool"), "#!/bin/sh\n");
         Path doc = dir.resolve("k.mpfl.xml");
         Files.writeString(doc, """
                 <workflow xmlns="urn:mpfl:1.0" name="k">
                   <library path="kernels/heat.py"/>
+                  <library path="kernels/shapes.py"/>
                   <library path="bin"/>
                   <process name="p" ranks="1">
                     <var name="u" type="double[]"/>
@@ -74,15 +90,46 @@ class KernelLibraryCheckTest {
     void aMissingFunctionIsAnErrorAtTheCompute(@TempDir Path dir) throws Exception {
         Checked c = check(dir, "    <compute python=\"heat:swep\" in=\"u\" out=\"u\"/>", "--python", PYTHON);
         assertEquals(1, c.exit(), c.err());
-        assertTrue(c.err().contains("k.mpfl.xml:6:5: error: python module kernels/heat.py has no function 'swep'")
+        assertTrue(c.err().contains("k.mpfl.xml:7:5: error: python module kernels/heat.py has no function 'swep'")
                 && c.err().contains("sweep"), c.err());
+    }
+
+    /**
+     * A kernel is called with its inputs as keyword arguments: a def that cannot take them so would fail every
+     * call with Python's TypeError, so the check says so at the compute, naming the def's file and line. What
+     * a decorator or a later binding may change is not judged.
+     */
+    @Test
+    void theInputsMustFitTheFunctionsParameters(@TempDir Path dir) throws Exception {
+        Checked fits = check(dir, """
+                    <var name="dt" type="double"/>
+                    <compute python="shapes:defaults" in="u" out="u"/>
+                    <compute python="shapes:anything" in="u, dt" out="u"/>
+                    <compute python="shapes:decorated" in="u, dt" out="u"/>
+                    <compute python="shapes:rebound" in="u" out="u"/>
+                """, "--python", PYTHON);
+        assertEquals(0, fits.exit(), fits.err());
+        assertFalse(fits.err().contains("python function"), fits.err());
+
+        Checked wrong = check(dir, """
+                    <var name="dt" type="double"/>
+                    <var name="step" type="int"/>
+                    <compute python="shapes:sweep" in="u, dt, step" out="u"/>
+                """, "--python", PYTHON);
+        assertEquals(1, wrong.exit(), wrong.err());
+        String at = "k.mpfl.xml:9:5: error: python function 'sweep' (kernels/shapes.py:12) ";
+        assertTrue(wrong.err().contains(at + "takes 'u' by position only, but a kernel gets its inputs by keyword"), wrong.err());
+        assertTrue(wrong.err().contains(at + "has no parameter 'step', which in= gives it (its parameters: steps, tol)"
+                + " (did you mean 'steps'?)"), wrong.err());
+        assertTrue(wrong.err().contains(at + "needs 'steps', which in= does not give (it gives u, dt, step)"), wrong.err());
+        assertTrue(wrong.err().contains(at + "needs 'tol'"), wrong.err());
     }
 
     @Test
     void aModuleOutsideTheLibrariesIsAWarning(@TempDir Path dir) throws Exception {
         Checked c = check(dir, "    <compute python=\"scipy.signal:convolve\" in=\"u\" out=\"u\"/>", "--python", PYTHON);
         assertEquals(0, c.exit(), c.err());
-        assertTrue(c.err().contains("k.mpfl.xml:6:5: warning: python module 'scipy.signal' is not in the workflow's libraries"),
+        assertTrue(c.err().contains("k.mpfl.xml:7:5: warning: python module 'scipy.signal' is not in the workflow's libraries"),
                 c.err());
     }
 
@@ -113,13 +160,13 @@ class KernelLibraryCheckTest {
         WorkflowCompiler.CompileException missing = assertThrows(WorkflowCompiler.CompileException.class,
                 () -> plain.checkingPythonKernelsWith(PYTHON).compile("k.mpfl.xml", document, Map.of()));
         assertTrue(missing.diagnostics().contains(
-                "k.mpfl.xml:6:5: error: python module kernels/heat.py has no function 'swep' (did you mean 'sweep'?)"),
+                "k.mpfl.xml:7:5: error: python module kernels/heat.py has no function 'swep' (did you mean 'sweep'?)"),
                 missing.diagnostics().toString());
         Files.writeString(dir.resolve("kernels/heat.py"), "def sweep(u:\n");
         WorkflowCompiler.CompileException broken = assertThrows(WorkflowCompiler.CompileException.class,
                 () -> plain.checkingPythonKernelsWith(PYTHON).compileForThisJvm("k.mpfl.xml", document, Map.of()));
         assertTrue(broken.diagnostics().get(0).startsWith(
-                "k.mpfl.xml:6:5: error: python module kernels/heat.py does not parse: kernels/heat.py:1: SyntaxError"),
+                "k.mpfl.xml:7:5: error: python module kernels/heat.py does not parse: kernels/heat.py:1: SyntaxError"),
                 broken.diagnostics().toString());
     }
 
@@ -129,7 +176,7 @@ class KernelLibraryCheckTest {
         assertEquals(0, inside.exit(), inside.err());
         Checked outside = check(dir, "    <compute command=\"tools/other\" in=\"u\" out=\"u\"/>");
         assertEquals(1, outside.exit(), outside.err());
-        assertTrue(outside.err().contains("k.mpfl.xml:6:5: error: command tools/other is not inside a <library>"), outside.err());
+        assertTrue(outside.err().contains("k.mpfl.xml:7:5: error: command tools/other is not inside a <library>"), outside.err());
         Checked missing = check(dir, "    <compute command=\"bin/nothing\" in=\"u\" out=\"u\"/>");
         assertTrue(missing.err().contains("error: command not found: bin/nothing"), missing.err());
     }
@@ -137,7 +184,7 @@ class KernelLibraryCheckTest {
     @Test
     void computeNeedsExactlyOneKernel(@TempDir Path dir) throws Exception {
         Checked none = check(dir, "    <compute in=\"u\" out=\"u\"/>");
-        assertTrue(none.err().contains("k.mpfl.xml:6:5: error: <compute> needs one of class="), none.err());
+        assertTrue(none.err().contains("k.mpfl.xml:7:5: error: <compute> needs one of class="), none.err());
         Checked two = check(dir, "    <compute class=\"a.B\" python=\"heat:sweep\" in=\"u\" out=\"u\"/>");
         assertTrue(two.err().contains("error: <compute> takes only one of class, python and command"), two.err());
         Checked bad = check(dir, "    <compute python=\"heat.sweep\" in=\"u\" out=\"u\"/>");
