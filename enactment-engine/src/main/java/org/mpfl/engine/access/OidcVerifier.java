@@ -79,13 +79,20 @@ public final class OidcVerifier {
     /** The caller a token proves, or why it proves nothing. */
     public Caller verify(String jwt) throws TokenRefused {
         JWTClaimsSet claims;
+        Verification verification = new Verification();
         try {
-            claims = processor().process(jwt, null);
+            claims = processor().process(jwt, verification);
         } catch (KeySourceException e) {
             throw new TokenRefused("the issuer's keys cannot be fetched: " + e.getMessage(), true);
         } catch (ParseException e) {
             throw new TokenRefused("not a JWT: " + e.getMessage(), false);
         } catch (BadJOSEException | com.nimbusds.jose.JOSEException e) {
+            if (verification.issuerUnreachable) {
+                // the key set was to be fetched again for this token (its key is not among the cached ones), and the
+                // issuer did not answer: the token may be signed with a key the issuer has just rotated to
+                throw new TokenRefused("the OIDC issuer " + settings.issuer() + " could not be reached to fetch the key"
+                        + " this token is signed with; try again shortly", true);
+            }
             throw new TokenRefused(refusal(jwt, e), false);
         }
         String user = Optional.ofNullable(stringClaim(claims, settings.userClaim())).orElse(claims.getSubject());
@@ -108,6 +115,14 @@ public final class OidcVerifier {
         }
         return new Caller(user, Caller.Kind.USER, role, projects, role == Role.ADMIN,
                 claims.getExpirationTime() == null ? 0 : claims.getExpirationTime().getTime());
+    }
+
+    /**
+     * One token's verification, as nimbus hands it to the key source: marked when the key set was to be fetched
+     * again during it and the issuer did not answer (the outage-tolerant source then serves its cached keys).
+     */
+    private static final class Verification implements SecurityContext {
+        volatile boolean issuerUnreachable;
     }
 
     /**
@@ -216,7 +231,11 @@ public final class OidcVerifier {
         long refetch = settings.jwksRefetchMin().toMillis();
         JWKSourceBuilder<SecurityContext> b = JWKSourceBuilder.<SecurityContext>create(jwks, http)
                 .cache(TimeUnit.MINUTES.toMillis(5), HTTP_TIMEOUT_MS * 2L)
-                .outageTolerant(TimeUnit.HOURS.toMillis(1))
+                .outageTolerant(TimeUnit.HOURS.toMillis(1), event -> {
+                    if (event.getContext() instanceof Verification v) {
+                        v.issuerUnreachable = true;
+                    }
+                })
                 .retrying(false);
         b = refetch > 0 ? b.rateLimited(refetch) : b.rateLimited(false);
         JWKSource<SecurityContext> keys = b.build();

@@ -109,6 +109,24 @@ class OidcVerifierTest {
         assertRefused(TestIssuer.sign(issuer.claims("alice", "viewer", "a").build(), old), "");
     }
 
+    /**
+     * A token of a key the cached set lacks while the issuer is down: the verifier cannot tell a rotated key
+     * from a forged one, so it says the issuer is unavailable (503: try again), not that the token is bad (401).
+     * A token of a cached key still passes meanwhile.
+     */
+    @Test
+    void aTokenOfAnUncachedKeyWhileTheIssuerIsDownIsUnavailableNotRefused() throws Exception {
+        String cached = issuer.token("alice", "viewer", "a");
+        assertEquals(Role.VIEWER, verifier.verify(cached).role());
+        issuer.rotate();
+        String rotated = issuer.token("alice", "viewer", "a");
+        issuer.close();
+        OidcVerifier.TokenRefused e = assertThrows(OidcVerifier.TokenRefused.class, () -> verifier.verify(rotated));
+        assertTrue(e.unavailable(), e.getMessage());
+        assertTrue(e.getMessage().contains("could not be reached to fetch the key this token is signed with"), e.getMessage());
+        assertEquals(Role.VIEWER, verifier.verify(cached).role(), "a cached key is still good while the issuer is down");
+    }
+
     @Test
     void aTokenWithoutAnMpflRoleIsRefused() throws Exception {
         assertRefused(issuer.token(b -> b.claim("roles", List.of("offline_access"))), "no MPFL role");
