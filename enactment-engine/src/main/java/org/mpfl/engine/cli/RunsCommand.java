@@ -31,6 +31,7 @@ public final class RunsCommand implements CliCommand {
             .with(EngineOptions::client)
             .value("--state", "S", "only runs in this state (PENDING, QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED)")
             .value("--workflow", "W", "only runs of this workflow (its exact name)")
+            .value("--project", "P", "only runs of this project")
             .value("--limit", "N", "at most N runs (default 20)")
             .flag("--json", "print the runs as one JSON array");
     private static final int DEFAULT_LIMIT = 20;
@@ -45,7 +46,7 @@ public final class RunsCommand implements CliCommand {
 
     @Override
     public String summary() {
-        return "[--engine URL] [--state S] [--workflow W] [--limit N] [--json]  list the engine's runs, newest first";
+        return "[--engine URL] [--state S] [--workflow W] [--project P] [--limit N] [--json]  list the engine's runs, newest first";
     }
 
     @Override
@@ -62,6 +63,9 @@ public final class RunsCommand implements CliCommand {
         if (args.has("--workflow")) {
             query.append("&workflow=").append(URLEncoder.encode(args.value("--workflow"), StandardCharsets.UTF_8));
         }
+        if (args.has("--project")) {
+            query.append("&project=").append(URLEncoder.encode(args.value("--project"), StandardCharsets.UTF_8));
+        }
         JsonNode page = EngineOptions.connect(args).get(query.toString());
         List<JsonNode> runs = new ArrayList<>();
         page.forEach(runs::add);
@@ -76,7 +80,7 @@ public final class RunsCommand implements CliCommand {
             return 0;
         }
         if (runs.isEmpty()) {
-            out.println(args.has("--state") || args.has("--workflow") ? "no runs match" : "no runs yet");
+            out.println(args.has("--state") || args.has("--workflow") || args.has("--project") ? "no runs match" : "no runs yet");
             return 0;
         }
         List<List<String>> rows = new ArrayList<>();
@@ -93,7 +97,7 @@ public final class RunsCommand implements CliCommand {
         }
         TextTable.print(rows, out);
         if (more) {
-            out.println("(more runs: --limit N shows more, --state and --workflow choose)");
+            out.println("(more runs: --limit N shows more, --state, --workflow and --project choose)");
         }
         return 0;
     }

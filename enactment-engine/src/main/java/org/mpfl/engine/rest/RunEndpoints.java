@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.camel.Exchange;
 import org.mpfl.engine.access.Caller;
 import org.mpfl.engine.access.Role;
@@ -58,7 +59,7 @@ final class RunEndpoints {
     }
 
     /**
-     * {@code ?state&workflow&q&param&from&to&sort&order&offset&limit}: a page of runs (a JSON array, as
+     * {@code ?state&workflow&project&q&param&from&to&sort&order&offset&limit}: a page of runs (a JSON array, as
      * before paging existed), with the number of matching runs in the {@code X-Total-Count} header.
      */
     Reply list(Exchange ex) throws ApiException {
@@ -78,7 +79,11 @@ final class RunEndpoints {
                 sort == null ? "created" : sort, order == null ? sort != null && !sort.equals("created") : order.equals("asc"),
                 (int) whole(ex, "offset", 0, 0, Integer.MAX_VALUE), (int) whole(ex, "limit", 200, 1, 10_000));
         Caller caller = AccessFilter.caller(ex);
-        if (!caller.allProjects()) {
+        String project = blankless(param(ex, "project"));
+        if (project != null) {
+            // a project the caller cannot see lists nothing, as one without runs does: nothing tells the two apart
+            query = query.within(caller.allProjects() || caller.projects().contains(project) ? Set.of(project) : Set.of());
+        } else if (!caller.allProjects()) {
             query = query.within(caller.projects());
         }
         RunListing listing = api.runs().list(query);

@@ -99,7 +99,11 @@ class ProjectIsolationTest {
     }
 
     private List<String> listedRuns(String auth) throws Exception {
-        Http.Answer a = Http.send("GET", engine.url() + "/api/runs", auth, null);
+        return listedRuns(auth, "");
+    }
+
+    private List<String> listedRuns(String auth, String query) throws Exception {
+        Http.Answer a = Http.send("GET", engine.url() + "/api/runs" + query, auth, null);
         assertEquals(200, a.status(), a.body());
         List<String> ids = new ArrayList<>();
         a.json().forEach(r -> ids.add(r.get("id").asText()));
@@ -135,6 +139,28 @@ class ProjectIsolationTest {
         assertEquals(200, status("GET", "/api/runs/" + runA + "/trace", alice));
         // the refused cancel changed nothing: B's run is still bob's and readable by bob
         assertEquals(200, status("GET", "/api/runs/" + runB, bob));
+    }
+
+    /** {@code ?project=P} (mpflc runs --project P) chooses one project's runs within those the caller sees. */
+    @Test
+    void runsAreListedByProjectWithinWhatTheCallerSees() throws Exception {
+        String runA = startRun(alice);
+        String runB = startRun(bob);
+        assertEquals(List.of(runA), listedRuns(root, "?project=a"));
+        assertEquals(List.of(runB), listedRuns(root, "?project=b"));
+        assertEquals(List.of(runB), listedRuns("Bearer admin-token", "?project=b"));
+        assertEquals(List.of(runA), listedRuns(alice, "?project=a"));
+        // another project's runs are not listed, as for a project without runs
+        assertEquals(List.of(), listedRuns(alice, "?project=b"));
+        assertEquals(List.of(), listedRuns(root, "?project=nobody"));
+
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int exit = new org.mpfl.engine.cli.RunsCommand().run(List.of("--engine", engine.url(), "--token-file",
+                java.nio.file.Files.writeString(dir.resolve("root.token"), root.substring("Bearer ".length())).toString(),
+                "--project", "b"), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true));
+        assertEquals(0, exit, err.toString());
+        assertTrue(out.toString().contains(runB) && !out.toString().contains(runA), out.toString());
     }
 
     @Test
