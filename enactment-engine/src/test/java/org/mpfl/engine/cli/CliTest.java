@@ -217,7 +217,7 @@ class CliTest {
                     + " CANCELLED"), "not an empty list: " + misspelt.err());
             Result one = mpflc("runs", "--engine", engine.url(), "--limit", "1");
             assertTrue(one.out().contains(second) && !one.out().contains(first), one.out());
-            assertTrue(one.out().strip().endsWith("(more runs: --limit N shows more, --state and --workflow choose)"), one.out());
+            assertTrue(one.out().strip().endsWith("(more runs: --limit N shows more, --state, --workflow and --project choose)"), one.out());
             JsonNode json = mpflc("runs", "--engine", engine.url(), "--json").json();
             assertEquals(2, json.size(), json.toString());
             assertEquals(second, json.get(0).get("id").asText());
