@@ -14,11 +14,15 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * An HTTP {@code CONNECT} proxy on this machine's loopback through which {@link java.net.http.HttpClient}
  * reaches relayed hosts ({@link RelayDialer#proxySelector()}): the client's TLS runs end to end
- * inside the tunnel. It tunnels only to addresses the dialer routes through a relay, so it opens no
- * path that the process did not have.
+ * inside the tunnel. It tunnels only to addresses the dialer routes through a relay, and only for
+ * connections of this process's user ({@link LoopbackPeer}): the tunnels carry this process's identity
+ * to the relay, and a loopback port is open to every user of the machine, who would otherwise reach
+ * the relayed hosts through it. So it opens no path that the process (or its user) did not have.
  */
 final class LocalProxy {
     private static final int MAX_HEAD = 8 * 1024;
+    /** Said once per process: a probing user would otherwise fill the log. */
+    private static final java.util.concurrent.atomic.AtomicBoolean REFUSED_ANOTHER_USER = new java.util.concurrent.atomic.AtomicBoolean();
     private final RelayDialer dialer;
     private final ServerSocket server;
     private final AtomicLong bytes = new AtomicLong();
@@ -52,6 +56,13 @@ final class LocalProxy {
     private void tunnel(Socket client) {
         boolean handedOver = false;
         try {
+            if (!LoopbackPeer.isThisUser(client)) {
+                if (REFUSED_ANOTHER_USER.compareAndSet(false, true)) {
+                    dialer.report("the local relay proxy refused a connection of another user of this machine (from port "
+                            + client.getPort() + "); only this process's user may tunnel to relayed hosts");
+                }
+                return;
+            }
             client.setSoTimeout(10_000);
             String head = head(client.getInputStream());
             String[] words = head.substring(0, Math.max(0, head.indexOf('\r'))).split(" ");

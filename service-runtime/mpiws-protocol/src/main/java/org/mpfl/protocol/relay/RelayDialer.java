@@ -167,6 +167,11 @@ public final class RelayDialer {
         this.log = sink;
     }
 
+    /** Tells {@code message} where {@link #log} said. */
+    void report(String message) {
+        log.accept(message);
+    }
+
     /** Reaches {@code hostPort} through the relay at {@code relayAddress} (null: directly again). */
     public void routeVia(String hostPort, String relayAddress, String why) {
         if (relayAddress == null) {
