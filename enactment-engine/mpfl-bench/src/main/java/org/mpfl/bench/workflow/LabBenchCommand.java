@@ -95,8 +95,26 @@ public final class LabBenchCommand implements CliCommand {
             .with(s -> BenchOptions.hostJvmArgs(s, DEFAULT_LAB_HOST_JVM_ARGS))
             .with(BenchOptions::output);
 
+    /** Options of parts A and B only, which a --sites run would otherwise ignore without a word. */
+    private static final List<String> PARTS_ONLY = List.of("--hosts", "--ranks", "--iterations", "--mediator-ranks", "--kb",
+            "--mediator-iterations", "--warmup-seconds");
+    /** Options of --sites only, which parts A and B would otherwise ignore without a word. */
+    private static final List<String> SITES_ONLY = List.of("--hosts-per-site", "--latency-iterations", "--bandwidth-iterations",
+            "--heat2d-size", "--heat2d-iterations", "--flat-algorithm", "--samples");
+
+    /** Refuses options of the other mode: {@code --sites} runs another measurement than parts A and B. */
+    static void refuseOtherModesOptions(Arguments a) throws UsageException {
+        boolean sites = a.has("--sites");
+        List<String> misplaced = (sites ? PARTS_ONLY : SITES_ONLY).stream().filter(a::has).toList();
+        if (!misplaced.isEmpty()) {
+            throw new UsageException(String.join(", ", misplaced) + (sites ? ": not with --sites (those are options of parts A and B)"
+                    : ": only with --sites N (without it, bench lab measures parts A and B)"));
+        }
+    }
+
     static Options parse(List<String> args) throws UsageException {
         Arguments a = SPEC.parse(args);
+        refuseOtherModesOptions(a);
         boolean json = a.flag("--json");
         int hosts = a.intAtLeast("--hosts", 1);
         String rate = a.value("--rate");
@@ -134,6 +152,7 @@ public final class LabBenchCommand implements CliCommand {
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         if (SPEC.parse(args).has("--sites")) {
+            refuseOtherModesOptions(SPEC.parse(args));
             SitesLabBench.Options sites = SitesLabBench.parse(SPEC.parse(args));
             String missing = LabNetwork.missing(true);
             if (missing != null) {
@@ -150,6 +169,14 @@ public final class LabBenchCommand implements CliCommand {
             return 1;
         }
         Path work = Files.createTempDirectory("mpfl-bench-lab-");
+        java.util.concurrent.atomic.AtomicReference<Process> measuring = new java.util.concurrent.atomic.AtomicReference<>();
+        // a SIGTERM (timeout, Ctrl-C) runs no finally: the measurement is stopped so that it deletes its engine's store
+        // and its hosts' logs (its own exit hook), then the plan here
+        Thread atExit = new Thread(() -> {
+            stop(measuring.get());
+            FileTrees.deleteQuietly(work);
+        }, "bench-lab-exit");
+        Runtime.getRuntime().addShutdownHook(atExit);
         Process inside = null;
         try (LabNetwork lab = LabNetwork.create(o.hosts(), o.rate(), err)) {
             err.println("[bench lab] " + o.hosts() + " hosts and the engine in network namespaces " + lab.engine().netns()
@@ -162,6 +189,7 @@ public final class LabBenchCommand implements CliCommand {
             // the measurement's output and progress are this command's (copied to out and err); its stdin stays
             // a pipe of ours: it ends when that closes (this JVM gone, even by SIGKILL), and its hosts end with it
             inside = new ProcessBuilder(cmd).start();
+            measuring.set(inside);
             Thread copyOut = copy(inside.getInputStream(), out, "bench-lab-out");
             Thread copyErr = copy(inside.getErrorStream(), err, "bench-lab-err");
             int code = inside.waitFor();
@@ -172,13 +200,29 @@ public final class LabBenchCommand implements CliCommand {
             }
             return 0;
         } finally {
-            if (inside != null && inside.isAlive()) {
-                inside.destroy();
-                if (!inside.waitFor(10, TimeUnit.SECONDS)) {
-                    inside.destroyForcibly();
-                }
-            }
+            stop(inside);
             FileTrees.deleteQuietly(work);
+            try {
+                Runtime.getRuntime().removeShutdownHook(atExit);
+            } catch (IllegalStateException exiting) {
+                // the hook runs or ran
+            }
+        }
+    }
+
+    /** Ends the measurement's JVM, letting its exit hook clean up for up to 15 s. */
+    private static void stop(Process inside) {
+        if (inside == null || !inside.isAlive()) {
+            return;
+        }
+        inside.destroy();
+        try {
+            if (!inside.waitFor(15, TimeUnit.SECONDS)) {
+                inside.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            inside.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -100,11 +100,23 @@ public final class LabInside {
         }
         BenchCluster.Spread spread = new BenchCluster.Spread(plan.path("engine").asText(), prefixes, addresses);
         Path work = Files.createTempDirectory("mpfl-bench-lab-inside-");
+        // the command that made the lab gone (this JVM's System.exit) or a SIGTERM: no finally below runs, and the
+        // engine's store alone can hold most of a gigabyte
+        java.util.concurrent.atomic.AtomicReference<BenchCluster> running = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread atExit = new Thread(() -> {
+            BenchCluster c = running.get();
+            if (c != null) {
+                c.close();
+            }
+            FileTrees.deleteQuietly(work);
+        }, "lab-inside-exit");
+        Runtime.getRuntime().addShutdownHook(atExit);
         try {
             err.println(LABEL + " starting the engine at " + spread.engineAddress() + " and " + spread.hosts()
                     + " service hosts in their namespaces " + BenchCommands.load());
             // capacity 1: ranks round robin over the hosts at every p (rank r on host r mod N), as one rank per node
             try (BenchCluster cluster = BenchCluster.start(work.resolve("engine"), spread.hosts(), 1, o.hostJvmArgs(), "auto", spread)) {
+                running.set(cluster);
                 err.println(LABEL + " part A: ring and allreduce loop at " + o.ranks() + " ranks");
                 List<ScaleBenchmark.Result> scale = new ScaleBenchmark(o.ranks(), o.iterations(), o.repeat(), err, LABEL)
                         .run(cluster, work);
@@ -125,6 +137,11 @@ public final class LabInside {
             }
         } finally {
             FileTrees.deleteQuietly(work);
+            try {
+                Runtime.getRuntime().removeShutdownHook(atExit);
+            } catch (IllegalStateException exiting) {
+                // the hook runs or ran: it deletes what this deletes
+            }
         }
     }
 
