@@ -156,11 +156,13 @@ final class Axis2Lifecycle implements AutoCloseable {
     @Override
     public void close() {
         stopServing();
+        java.util.Set<Path> tempJars = Axis2TempJars.of(context.getAxisConfiguration());
         try {
             context.terminate();
         } catch (AxisFault e) {
             LOG.debug("terminating Axis2", e);
         }
+        Axis2TempJars.delete(tempJars);
         // services/ may be a link to the user's directory: the helper deletes the link, never its content
         FileTrees.deleteQuietly(repository);
         if (atExit != null) {

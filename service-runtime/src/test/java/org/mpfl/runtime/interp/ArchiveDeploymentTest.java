@@ -153,6 +153,32 @@ class ArchiveDeploymentTest {
         assertEquals("done", run("Doubler", Map.of()).get(1).state());
     }
 
+    /**
+     * Axis2 loads an archive's lib/ jars from world-readable copies in java.io.tmpdir/axis2-tmp-N.tmp, which it
+     * never removes itself (only the next Axis2 to start does): a host deletes its services' copies when it closes.
+     */
+    @Test
+    void aClosedHostLeavesNoCopyOfItsArchivesLibraries() throws Exception {
+        ServiceHost own = ServiceHost.start(ServiceHost.Options.loopback());
+        List<Path> copies;
+        try {
+            own.deployArchive("Doubler", Files.readAllBytes(build.resolve(archiveName())));
+            assertEquals("done", run(own, "Doubler", Map.of()).get(0).state());
+            copies = new ArrayList<>();
+            var loader = (java.net.URLClassLoader) own.axis2Context().getAxisConfiguration().getService("Doubler").getClassLoader();
+            for (java.net.URL url : loader.getURLs()) {
+                Path file = Path.of(url.toURI());
+                if (file.getParent().getFileName().toString().startsWith("axis2-tmp-")) {
+                    copies.add(file);
+                }
+            }
+            assertTrue(!copies.isEmpty() && copies.stream().allMatch(Files::isRegularFile), "Axis2 loads from copies: " + copies);
+        } finally {
+            own.close();
+        }
+        assertTrue(copies.stream().noneMatch(Files::exists), "left behind: " + copies);
+    }
+
     @Test
     void archivesInAServicesDirectoryAreDeployedAtStart() throws Exception {
         Path services = Files.createDirectories(work.resolve("services"));
@@ -187,6 +213,10 @@ class ArchiveDeploymentTest {
 
     /** Starts both ranks of the domain in this host with the MPIWS run operation and waits for their final status. */
     private static List<RankStatus> run(String service, Map<String, Object> params) throws Exception {
+        return run(host, service, params);
+    }
+
+    private static List<RankStatus> run(ServiceHost host, String service, Map<String, Object> params) throws Exception {
         String domain = DomainToken.generate();
         String token = DomainToken.generate();
         List<Endpoint> endpoints = List.of(host.endpoint(service), host.endpoint(service));
