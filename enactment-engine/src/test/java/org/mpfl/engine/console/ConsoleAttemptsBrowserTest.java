@@ -46,7 +46,7 @@ class ConsoleAttemptsBrowserTest {
     @BeforeAll
     static void start() throws Exception {
         browser = HeadlessChromium.start(1400, 1000);
-        fakes = FakeRankEngine.start("attempts", new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"),
+        fakes = FakeRankEngine.start("attempts", new RunSettings(FakeRankEngine.FAN_OUT_TIMEOUT, Duration.ofSeconds(30), Duration.ofMillis(200), 2, "auto"),
                 Duration.ofSeconds(60), 1, r -> r.awaitAbort(90_000));
         engine = fakes.engine;
         dataDir = fakes.dataDir;

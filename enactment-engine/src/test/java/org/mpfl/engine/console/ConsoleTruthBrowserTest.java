@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -66,7 +67,7 @@ class ConsoleTruthBrowserTest {
     @BeforeAll
     static void start() throws Exception {
         browser = HeadlessChromium.start(1400, 1000);
-        fakes = FakeRankEngine.start("truth", new RunSettings(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMillis(200), 2, "auto"),
+        fakes = FakeRankEngine.start("truth", new RunSettings(FakeRankEngine.FAN_OUT_TIMEOUT, Duration.ofSeconds(1), Duration.ofMillis(200), 2, "auto"),
                 // the test hosts never send heartbeats: they must outlive all the tests of this class
                 Duration.ofMinutes(30), 2, r -> {
                     if (r.awaitAbort(120_000)) {
@@ -91,13 +92,34 @@ class ConsoleTruthBrowserTest {
         }
     }
 
+    /**
+     * Cancels the runs a test left live (it failed half-way): their ranks would hold the hosts' slots and
+     * the next tests' runs would queue behind them, failing for a reason that is not theirs.
+     */
+    @AfterEach
+    void cancelLiveRuns() throws Exception {
+        for (String id : STARTED) {
+            String state = run(id).path("state").asText();
+            if (!org.mpfl.engine.run.RunState.valueOf(state).isFinal()) {
+                Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of());
+                awaitState(id, "CANCELLED");
+            }
+        }
+        STARTED.clear();
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    /** The runs the current test started. */
+    private static final List<String> STARTED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     static String startRun(String workflow, int ranks, Map<String, Object> params) throws Exception {
         Http.Answer started = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("params", params,
                 "plan", Map.of("workflow", workflow, "processes", List.of(Map.of("name", "p", "service", "ring", "ranks", ranks)))));
         assertEquals(201, started.status(), started.body());
-        return started.json().get("id").asText();
+        String id = started.json().get("id").asText();
+        STARTED.add(id);
+        return id;
     }
 
     /** The ranks of a run's {@code attempt}-th domain, by rank, once all {@code size} have started. */

@@ -103,10 +103,22 @@ public final class HeadlessChromium implements AutoCloseable {
         return ((JavascriptExecutor) driver).executeAsyncScript(js, args);
     }
 
-    /** Waits (bounded) until the condition holds, failing with {@code what} in the message. */
+    /**
+     * Waits (bounded) until the condition holds, failing with {@code what} and the start of the page's text
+     * in the message (a CI log is often all there is to read of a failure).
+     */
     public <T> T await(String what, Duration timeout, Function<WebDriver, T> condition) {
-        return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).withMessage(what)
+        return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).withMessage(() -> what + "; the page read: " + pageText(1500))
                 .ignoring(StaleElementReferenceException.class).until(condition);
+    }
+
+    private String pageText(int max) {
+        try {
+            String text = String.valueOf(script("return document.body ? document.body.innerText : ''")).replaceAll("\\s+", " ");
+            return text.length() <= max ? text : text.substring(0, max) + " …";
+        } catch (RuntimeException e) {
+            return "(unreadable: " + e.getMessage() + ")";
+        }
     }
 
     /**
