@@ -11,6 +11,7 @@ import org.apache.axis2.context.ConfigurationContext;
 import org.apache.axis2.transport.http.SimpleHTTPServer;
 import org.apache.axis2.transport.http.server.WorkerFactory;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.ir.files.Orphans;
 import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.settings.HostGuardLimits;
@@ -46,7 +47,10 @@ final class Axis2Lifecycle implements AutoCloseable {
      * if given) and the configuration context, which deploys the archives found there.
      */
     static Axis2Lifecycle create(String hostId, Path servicesDir, boolean inServletContainer) throws IOException {
-        Path repository = Files.createTempDirectory("mpfl-host-" + hostId + "-");
+        if (SWEPT.compareAndSet(false, true)) {
+            sweepOrphans(Path.of(System.getProperty("java.io.tmpdir")));
+        }
+        Path repository = Files.createTempDirectory(Orphans.named(REPOSITORY_PREFIX + hostId + "-pid"));
         // a JVM that exits before the host is closed still deletes the repository: 'run --local' gives up the
         // start of its embedded host when the document does not compile, and exits while the host is starting
         Thread atExit = new Thread(() -> FileTrees.deleteQuietly(repository), "mpfl-host-repository-delete");
@@ -60,6 +64,19 @@ final class Axis2Lifecycle implements AutoCloseable {
             removeHook(atExit);
             throw e;
         }
+    }
+
+    /** Repositories are {@code mpfl-host-HOSTID-pidPID-N}: the PID tells a killed host's from a live one's. */
+    private static final String REPOSITORY_PREFIX = "mpfl-host-";
+    private static final java.util.regex.Pattern ORPHAN = java.util.regex.Pattern.compile("mpfl-host-.+-pid(\\d+)-\\d+");
+    private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Removes the repositories of hosts that are gone ({@link Orphans}): a host killed by SIGKILL or the OOM killer
+     * leaves the workflow's archives and jars in the temporary directory.
+     */
+    static void sweepOrphans(Path directory) {
+        Orphans.sweep(directory, REPOSITORY_PREFIX + "*", ORPHAN);
     }
 
     /** The shutdown hook that deletes the repository if the JVM exits before {@link #close}. */

@@ -11,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import org.mpfl.ir.files.Orphans;
 
 /**
  * The shared memory of one kernel worker: a memory-mapped file under {@code /dev/shm} (else the
@@ -49,7 +50,7 @@ final class SharedArena implements AutoCloseable {
             sweepOrphans(directory);
         }
         // owner-only on POSIX
-        Path file = Files.createTempFile(directory, PREFIX + ProcessHandle.current().pid() + "-", ".shm");
+        Path file = Files.createTempFile(directory, Orphans.named(PREFIX), ".shm");
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
         SharedArena arena = new SharedArena(file, channel);
         arena.ensure(INITIAL_BYTES);
@@ -60,30 +61,9 @@ final class SharedArena implements AutoCloseable {
         return file;
     }
 
-    /**
-     * Removes the files of JVMs that are gone: a host killed by SIGKILL or the OOM killer runs no clean-up, and
-     * {@code /dev/shm} is memory, held until the next boot. Only this user's files named with a PID no process has
-     * now; a PID in use again by another process keeps its file (left, never one still used).
-     */
+    /** Removes the files of JVMs that are gone ({@link Orphans}): {@code /dev/shm} is memory, held until the next boot. */
     static void sweepOrphans(Path directory) {
-        try (var files = Files.newDirectoryStream(directory, PREFIX + "*.shm")) {
-            String me = System.getProperty("user.name");
-            for (Path f : files) {
-                java.util.regex.Matcher m = ORPHAN.matcher(f.getFileName().toString());
-                if (!m.matches() || ProcessHandle.of(Long.parseLong(m.group(1))).isPresent()) {
-                    continue;
-                }
-                try {
-                    if (Files.getOwner(f).getName().equals(me)) {
-                        Files.deleteIfExists(f);
-                    }
-                } catch (IOException | UnsupportedOperationException e) {
-                    // another user's, or gone meanwhile: not ours to remove
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // a sweep that cannot list the directory leaves it as it was
-        }
+        Orphans.sweep(directory, PREFIX + "*.shm", ORPHAN);
     }
 
     /** Grows the file (and the mapping) to at least {@code bytes}; no system call while the mapping is large enough. */
