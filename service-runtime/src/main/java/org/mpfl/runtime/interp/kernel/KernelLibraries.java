@@ -72,7 +72,7 @@ public final class KernelLibraries {
         if (kernels.isEmpty()) {
             return NONE;
         }
-        Path root = Files.createTempDirectory("mpfl-kernels-");
+        Path root = KernelScratch.LIBRARIES.create();
         deleteAtExit(root);
         if (Files.isDirectory(archive)) {
             Path from = archive.resolve(ARCHIVE_FOLDER);

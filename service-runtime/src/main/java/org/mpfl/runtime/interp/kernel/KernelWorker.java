@@ -9,7 +9,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +63,7 @@ final class KernelWorker implements AutoCloseable {
         SharedArena arena = null;
         Process process = null;
         try {
-            Path socketDirectory = Files.createTempDirectory("mpfl-k");
+            Path socketDirectory = KernelScratch.SOCKET.create();
             leftovers.path(socketDirectory);
             Path socketPath = socketDirectory.resolve("ctl");
             leftovers.path(socketPath);

@@ -147,7 +147,7 @@ public final class RankKernels implements AutoCloseable {
                 if (in == null) {
                     throw KernelFailure.workflow(SCRIPT + " is missing from the MPFL runtime jar");
                 }
-                Path directory = Files.createTempDirectory("mpfl-kernel-py-");
+                Path directory = KernelScratch.PYTHON_RUNTIME.create();
                 KernelLibraries.deleteAtExit(directory);
                 s = directory.resolve(SCRIPT);
                 Files.copy(in, s, StandardCopyOption.REPLACE_EXISTING);
