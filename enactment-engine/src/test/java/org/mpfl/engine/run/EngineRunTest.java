@@ -71,8 +71,17 @@ class EngineRunTest {
         return start(fakes, fast(), Duration.ofSeconds(30), 2, 4);
     }
 
+    /**
+     * Short deadlock grace and status polls. The fan-out bound stays long: a fake rank's run call that a loaded
+     * machine delays by seconds must not turn into a host fault in tests about something else.
+     */
     static RunSettings fast() {
-        return new RunSettings(Duration.ofSeconds(2), Duration.ofMillis(800), Duration.ofMillis(200), 2, "auto");
+        return withFanOutTimeout(Duration.ofSeconds(30));
+    }
+
+    /** {@link #fast()} with the fan-out bound the test is about. */
+    static RunSettings withFanOutTimeout(Duration fanOut) {
+        return new RunSettings(fanOut, Duration.ofMillis(800), Duration.ofMillis(200), 2, "auto");
     }
 
     static Map<String, Object> ringPlan(int ranks) {
@@ -292,7 +301,7 @@ class EngineRunTest {
         fakes.slowHost = "h0";
         fakes.slowAcceptMs = 8_000; // far beyond the 2 s fan-out timeout
         fakes.healthyHosts = java.util.Set.of("h0", "h1");
-        startOnTwoHostsOfCapacity2And4(fakes);
+        start(fakes, withFanOutTimeout(Duration.ofSeconds(2)), Duration.ofSeconds(30), 2, 4);
         JsonNode d = awaitFinal(startRun(ringPlan(4)));
         assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
         JsonNode fault = d.at("/hostFaults/0");
@@ -308,7 +317,7 @@ class EngineRunTest {
     void fanOutTimeoutFailsTheRun() throws Exception {
         FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(10_000));
         fakes.acceptDelayMs = 8_000; // far longer than the 2 s fan-out timeout
-        start(fakes, fast(), Duration.ofSeconds(30));
+        start(fakes, withFanOutTimeout(Duration.ofSeconds(2)), Duration.ofSeconds(30));
         long t0 = System.currentTimeMillis();
         JsonNode d = awaitFinal(startRun(ringPlan(4))); // ranks on both hosts
         assertEquals("FAILED", d.get("state").asText());
