@@ -1,6 +1,7 @@
 package org.mpfl.engine;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.engine.registry.HostCredentials;
@@ -16,6 +17,14 @@ public final class HostCalls {
      * restarted on its own store keeps the credentials it issued, and the key finds them again.
      */
     private static final Map<String, HostCredential> CREDENTIALS = new ConcurrentHashMap<>();
+
+    /**
+     * The heartbeat timeout of an engine whose hosts are a test's announcements, which send no heartbeat: longer
+     * than any test, so that a loaded machine cannot make the registry drop such a host mid-test (a run placed on
+     * it then fails "host lost", as runs of StopFollowingTest and ConsoleLoginBrowserTest did in CI). Tests about
+     * expiry set their own.
+     */
+    public static final Duration SILENT_HOSTS_TIMEOUT = Duration.ofHours(1);
 
     private HostCalls() {
     }

@@ -47,7 +47,7 @@ class ProjectIsolationTest {
     @BeforeEach
     void start() throws Exception {
         issuer = TestIssuer.start();
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("admin-token")
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).token("admin-token")
                 .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine"))
                 .invoker(new FakeRanks(r -> {
                     if (r.request().processes().get(0).name().equals("slow")) {

@@ -108,7 +108,7 @@ class CliTest {
 
     @Test
     void statusCancelAndTokenAgainstARunningEngine() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
             HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s",
                     "services", List.of("w")));
@@ -139,7 +139,7 @@ class CliTest {
 
     @Test
     void hostsListsTheRegistryWithTheRanksInUseOfEachHost() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
             Result none = mpflc("hosts", "--engine", engine.url());
             assertEquals(0, none.exit(), none.err());
@@ -166,7 +166,7 @@ class CliTest {
     /** A run across sites: status says how the sites were chosen and each rank's site. */
     @Test
     void statusSaysThePlacementAndEachRanksSite() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
             HostCalls.announce(engine, Map.of("hostId", "a1", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w"),
                     "capacity", 1, "site", "A"));
@@ -185,7 +185,7 @@ class CliTest {
 
     @Test
     void runsListsTheEnginesRunsNewestFirstChosenByStateAndWorkflowAndAsJson() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
             HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w", "v")));
             assertEquals("no runs yet", mpflc("runs", "--engine", engine.url()).out().strip());
@@ -228,7 +228,7 @@ class CliTest {
     @Test
     void runFindsTheEngineOfADataDirectoryAsTheOtherClientCommandsDo() throws Exception {
         Path data = dir.resolve("engine");
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(data).invoker(new FakeRanks(r -> r.state("DONE"))))) {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(data).invoker(new FakeRanks(r -> r.state("DONE"))))) {
             HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
             Result run = mpflc("run", plan("w", 2).toString(), "--data", data.toString(), "--json");
             assertEquals(0, run.exit(), run.err() + run.out());
@@ -320,7 +320,7 @@ class CliTest {
         assertEquals(0, run.exit(), run.err());
         assertEquals("été", run.json().get("outputs").get("word").get("0").asText(), run.out());
 
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
             Result deploy = mpflc("deploy", latin.toString(), "--engine", engine.url(), "--data", dir.resolve("engine").toString());
             assertEquals(0, deploy.exit(), deploy.err());
@@ -342,7 +342,7 @@ class CliTest {
 
     @Test
     void aRunThatTimesOutSaysSoNotThatAUserCancelledIt() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
             HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
             Result timedOut = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--data",
@@ -380,7 +380,7 @@ class CliTest {
     /** {@code --detach} starts the run and ends, leaving it running: nothing cancels it when the command ends. */
     @Test
     void aDetachedRunGoesOnAfterTheCommandEnded() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
             HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
             Result detached = mpflc("run", plan("w", 2).toString(), "--engine", engine.url(), "--data",
@@ -400,7 +400,7 @@ class CliTest {
 
     @Test
     void hostTokenWritesAnOwnerOnlyJoinFileTheEngineAccepts() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
             Path wrongToken = Files.writeString(dir.resolve("wrong.token"), "wrong\n");
             Result refused = mpflc("host-token", "--engine", engine.url(), "--token-file", wrongToken.toString(),
@@ -446,7 +446,7 @@ class CliTest {
 
     @Test
     void hostTokenListsAndRevokesCredentialsWithoutShowingASecret() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
             String data = dir.resolve("engine").toString();
             Result none = mpflc("host-token", "--engine", engine.url(), "--data", data, "--list");

@@ -57,7 +57,7 @@ class LoginTest {
         issuer = TestIssuer.start().publicClient("mpfl-cli").accessTokenSeconds(20)
                 .serviceAccount("robot", "s3cret-of-robot", "robot", "operator", "a")
                 .serviceAccount("nora", "s3cret-of-nora", "nora", "offline_access", "a");
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine")).token("admin")
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine")).token("admin")
                 .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-cli"))
                 .invoker(new FakeRanks(r -> {
                     r.output("x", r.rank());

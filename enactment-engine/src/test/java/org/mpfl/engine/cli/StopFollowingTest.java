@@ -34,7 +34,7 @@ class StopFollowingTest {
 
     @Test
     void stoppingAWatchLeavesTheRunStoppingItsStarterCancelsIt() throws Exception {
-        try (Engine engine = Engine.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dir.resolve("engine"))
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> r.awaitAbort(120_000))))) {
             HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
             Path plan = Files.writeString(dir.resolve("w.json"), Json.write(Map.of("workflow", "w",

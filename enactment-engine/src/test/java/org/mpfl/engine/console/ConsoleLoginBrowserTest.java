@@ -41,7 +41,7 @@ class ConsoleLoginBrowserTest {
     void loginShowsOnlyTheUsersProjectAndLogoutEndsTheSession() throws Exception {
         HeadlessChromium browser = HeadlessChromium.start(1200, 900);
         try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
-             Engine engine = Engine.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dir).token("admin")
+             Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir).token("admin")
                      .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"))
                      .invoker(new FakeRanks(r -> {
                          if (r.request().processes().get(0).name().equals("slow")) {

@@ -41,7 +41,7 @@ class ConsoleWorkflowVersionsTest {
     static void start() throws Exception {
         browser = HeadlessChromium.start(1200, 900);
         dataDir = Files.createTempDirectory("mpfl-console-versions-");
-        engine = Engine.start(new EngineConfig().port(0).bindHost("127.0.0.1").dataDir(dataDir).invoker(new FakeRanks(r -> {
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dataDir).invoker(new FakeRanks(r -> {
             if (r.request().processes().get(0).service().contains("RingNode")) {
                 // the ring's rank 0 fails at its send (line 21 of the document stored below)
                 if (r.rank() == 0) {

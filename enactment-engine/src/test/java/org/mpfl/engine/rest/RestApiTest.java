@@ -41,7 +41,7 @@ class RestApiTest {
 
     @BeforeEach
     void start() throws Exception {
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> {
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).invoker(new FakeRanks(r -> {
             Thread.sleep(300);
             r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 1, "total", 2));
             r.output("x", r.rank());
