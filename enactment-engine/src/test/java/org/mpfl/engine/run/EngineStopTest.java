@@ -127,7 +127,8 @@ class EngineStopTest {
                 answers.add(r.state("ABORTED"));
             }
         });
-        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks).runSettings(settings))) {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir)
+                .invoker(ranks).runSettings(settings))) {
             String id = startRing(engine);
             Await.until(Duration.ofSeconds(30), "both ranks running",
                     () -> Http.get(engine.url() + "/api/runs/" + id).json().path("state").asText().equals("RUNNING"));

@@ -75,7 +75,7 @@ class SitePlacementRestTest {
 
     @Test
     void theRunDetailSaysWhichSitesTheRunGotAndWhyAndTheRanksKnowEachOthersSites() throws Exception {
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(fakes));
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).invoker(fakes));
         host("a1", 2, "A");
         host("a2", 2, "A");
         host("b1", 3, "B");
@@ -102,7 +102,7 @@ class SitePlacementRestTest {
 
     @Test
     void aMalformedOrImpossibleSiteRequestIsRefusedOrFailsWithItsReason() throws Exception {
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(fakes));
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).invoker(fakes));
         host("a1", 2, "A");
         host("b1", 2, "B");
         Http.Answer bad = start(2, Map.of("sites", "A,,B"));

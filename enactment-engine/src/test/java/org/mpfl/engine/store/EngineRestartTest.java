@@ -41,7 +41,8 @@ class EngineRestartTest {
     void aRankUnknownToItsHostAfterTheRestartFailsTheRunNamingIt() throws Exception {
         String going;
         String token;
-        try (Engine first = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> r.awaitAbort(20_000))))) {
+        try (Engine first = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir)
+                .invoker(new FakeRanks(r -> r.awaitAbort(20_000))))) {
             token = first.token();
             HostCalls.announce(first, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w")));
             going = Http.post(first.url() + "/api/runs", token, plan(2)).json().get("id").asText();

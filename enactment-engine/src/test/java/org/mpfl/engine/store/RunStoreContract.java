@@ -272,7 +272,8 @@ abstract class RunStoreContract {
         String done;
         String going;
         String token;
-        try (Engine first = Engine.start(storeConfig(new EngineConfig().port(0).dataDir(dir)).invoker(new FakeRanks(r -> {
+        try (Engine first = Engine.start(storeConfig(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir))
+                .invoker(new FakeRanks(r -> {
             if (r.size() == 1) {
                 r.output("answer", 42);
                 r.state("DONE");
