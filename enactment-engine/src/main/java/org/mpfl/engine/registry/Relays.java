@@ -97,9 +97,13 @@ public final class Relays {
         }
     }
 
-    /** Whether {@code proof} is host {@code hostId}'s proof for relay {@code relayId} over {@code nonce}. */
+    /**
+     * Whether {@code proof} is host {@code hostId}'s proof for relay {@code relayId} over {@code nonce}: only a host's
+     * credential proves a host (a relay's never does).
+     */
     public boolean verify(HostCredentials credentials, String relayId, String hostId, String nonce, String proof) {
         return credentials.forHost(hostId)
+                .filter(e -> e.kind() == HostCredentials.Kind.HOST)
                 .map(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
                 .orElse(false);
     }
@@ -157,7 +161,9 @@ public final class Relays {
      */
     public static void engineDialer(HostCredentials credentials) {
         RelayDialer dialer = RelayDialer.shared();
-        dialer.identity(RelayDialer.Identity.ofEngine(relayId -> credentials.forHost(relayId).map(e -> e.engineKey())));
+        // only a relay's credential: a greeting naming a host's id must not make the engine prove anything under that host's key
+        dialer.identity(RelayDialer.Identity.ofEngine(relayId -> credentials.forHost(relayId)
+                .filter(e -> e.kind() == HostCredentials.Kind.RELAY).map(e -> e.engineKey())));
         ProxySelector.setDefault(dialer.proxySelector(ProxySelector.getDefault()));
     }
 }
