@@ -109,6 +109,26 @@ public final class Relays {
     }
 
     /**
+     * The {@code host:port} addresses of {@code h} as it announced them (SOAP, deploy, binary): the only ones a relay
+     * lets it register, so that no other credential takes the dials meant for it.
+     */
+    public static List<String> addressesOf(HostInfo h) {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (String url : new String[] {h.soapUrl(), h.deployUrl()}) {
+            if (url != null && !url.isBlank()) {
+                URI u = URI.create(url);
+                if (u.getHost() != null && u.getPort() > 0) {
+                    out.add(u.getHost() + ":" + u.getPort());
+                }
+            }
+        }
+        if (h.binaryAddress() != null && !h.binaryAddress().isBlank()) {
+            out.add(h.binaryAddress());
+        }
+        return List.copyOf(out);
+    }
+
+    /**
      * How each ordered pair of these hosts connects, and why — the choice the hosts make when their
      * domain is set up ({@link RelayDialer}): {@code direct} within a site or where the receiving host
      * holds no relay connection (it accepts inbound connections); {@code reverse} when the receiver is

@@ -106,15 +106,25 @@ final class RegistryEndpoints {
         }
     }
 
-    /** {@code {"hostId", "nonce", "proof"}} from a relay: {@code {"valid"}}, whether the proof is that host's (a host's credential only). */
+    /**
+     * {@code {"hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses"}}, whether the proof is that host's
+     * (a host's credential only) and the addresses the registry knows for it, the only ones the relay lets it register.
+     */
     Reply verifyAtRelay(Exchange ex) throws ApiException {
         String relay = requireRelay(ex);
         if (!api.registry().relays().isRelay(relay)) {
             throw new ApiException(403, "only a relay (announced with POST /api/registry/relays) checks hosts' proofs");
         }
         JsonNode b = body(ex);
-        return Reply.ok(Map.of("valid", api.registry().relays().verify(api.credentials(), relay,
-                b.path("hostId").asText(""), b.path("nonce").asText(""), b.path("proof").asText(""))));
+        String hostId = b.path("hostId").asText("");
+        boolean valid = api.registry().relays().verify(api.credentials(), relay, hostId, b.path("nonce").asText(""),
+                b.path("proof").asText(""));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("valid", valid);
+        // nothing about a host for a proof that is not its own
+        m.put("addresses", valid ? api.registry().host(hostId).map(org.mpfl.engine.registry.Relays::addressesOf).orElse(List.of())
+                : List.of());
+        return Reply.ok(m);
     }
 
     /**

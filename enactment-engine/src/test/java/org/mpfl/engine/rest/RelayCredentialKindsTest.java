@@ -26,7 +26,7 @@ import org.mpfl.testing.Http;
  * Credentials have a kind (over HTTP against a real engine, a real relay in this JVM for the engine to watch): a
  * host's credential neither announces a relay nor asks the engine about proofs (it would make the engine an oracle
  * for anyone holding one), a relay's announces no host, and the engine answers a relay's check only about hosts'
- * credentials.
+ * credentials, with the addresses the registry knows for that host (what the relay lets it register).
  */
 @Timeout(60)
 class RelayCredentialKindsTest {
@@ -71,7 +71,7 @@ class RelayCredentialKindsTest {
             assertEquals(201, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(), Map.of("soapUrl",
                     "http://127.0.0.1:4101/axis2/services", "binaryAddress", "127.0.0.1:4102", "services", List.of("x"))).status());
             // a relay the engine can watch (it proves itself with r1's engine key), so r1 stays announced
-            try (RelayServer server = new RelayServer("r1", relay.engineKey(), TlsSettings.NONE, (h, n, p) -> false,
+            try (RelayServer server = new RelayServer("r1", relay.engineKey(), TlsSettings.NONE, (h, n, p) -> RelayServer.Verdict.REFUSED,
                     RelayServer.Limits.DEFAULT, "127.0.0.1", 0)) {
                 String relays = engine.url() + "/api/registry/relays";
                 assertEquals(201, Http.send("POST", relays, relay.authorization(), Map.of("address", "127.0.0.1:" + server.port()))
@@ -80,9 +80,12 @@ class RelayCredentialKindsTest {
 
                 JsonNode valid = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "r1", "nonce-1", "a"));
                 assertTrue(valid.path("valid").asBoolean(), valid.toString());
+                List<String> addresses = new java.util.ArrayList<>();
+                valid.path("addresses").forEach(n -> addresses.add(n.asText()));
+                assertTrue(addresses.contains("127.0.0.1:4101") && addresses.contains("127.0.0.1:4102"), addresses.toString());
 
                 JsonNode forged = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "r1", "another-nonce", "a"));
-                assertFalse(forged.path("valid").asBoolean(), forged.toString());
+                assertEquals("{\"valid\":false,\"addresses\":[]}", forged.toString(), "nothing about a for a proof not its own");
                 // another relay's credential proves no host, with its own key however right the proof
                 JsonNode relayAsHost = verify(engine, relay, "r2", RelayWire.hostProof(other.engineKey(), "r1", "nonce-1", "r2"));
                 assertFalse(relayAsHost.path("valid").asBoolean(), relayAsHost.toString());
