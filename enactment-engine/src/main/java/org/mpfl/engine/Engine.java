@@ -306,12 +306,13 @@ public final class Engine implements AutoCloseable {
             @Override
             public java.util.List<HostCredentials.Entry> loadAll() {
                 return store.all().stream().map(c -> new HostCredentials.Entry(c.id(), c.hostId(), c.verifier(),
-                        c.engineKey(), c.createdMs())).toList();
+                        c.engineKey(), c.createdMs(), HostCredentials.Kind.of(c.kind()))).toList();
             }
 
             @Override
             public void save(HostCredentials.Entry e) {
-                store.save(new HostCredentialStore.StoredCredential(e.id(), e.hostId(), e.verifier(), e.engineKey(), e.createdMs()));
+                store.save(new HostCredentialStore.StoredCredential(e.id(), e.hostId(), e.verifier(), e.engineKey(), e.createdMs(),
+                        e.kind().wire()));
             }
 
             @Override
@@ -327,6 +328,11 @@ public final class Engine implements AutoCloseable {
      */
     public HostCredential issueHostCredential(String hostId) throws HostCredentials.HostIdTakenException {
         return credentials.issue(hostId, url);
+    }
+
+    /** Issues a relay's credential ({@code mpflc host-token --relay}): it runs {@code mpflc relay}, never a host. */
+    public HostCredential issueRelayCredential(String relayId) throws HostCredentials.HostIdTakenException {
+        return credentials.issue(relayId, url, HostCredentials.Kind.RELAY);
     }
 
     /** The host credentials: issue, revoke, and the key for one host (for the engine's own callers). */

@@ -42,8 +42,8 @@ public final class HostTokenCommand implements CliCommand {
             .value("--output", "FILE", "the join file to create (else standard output)")
             .alias("-o", "--output")
             .value("--host-id", "ID", "the host's id (else the engine picks one)")
-            .flag("--relay", "the credential is for a relay (mpflc relay), whose id is --host-id: a relay needs a credential of"
-                    + " its own, never a host's")
+            .flag("--relay", "the credential is for a relay (mpflc relay), whose id is --host-id: a relay's credential runs a"
+                    + " relay only and a host's a host only (the engine refuses each in the other's place)")
             .flag("--list", "list the credentials the engine has issued (no secrets: id, host or relay, when issued, whether"
                     + " it is in the registry now) instead of issuing one")
             .value("--revoke", "ID", "revoke a credential, by its id or its host's (or relay's) id, instead of issuing one: the"
@@ -108,8 +108,9 @@ public final class HostTokenCommand implements CliCommand {
             throw new IOException("cannot write " + output + ": " + (Files.isDirectory(folder) ? "the directory " + folder
                     + " is not writable" : "no such directory " + folder) + " (nothing was issued)");
         }
-        JsonNode issued = client.post("/api/registry/credentials",
-                args.value("--host-id") == null ? Map.of() : Map.of("hostId", args.value("--host-id")));
+        JsonNode issued = client.post("/api/registry/credentials", relay
+                ? Map.of("hostId", args.value("--host-id"), "kind", "relay")
+                : args.value("--host-id") == null ? Map.of() : Map.of("hostId", args.value("--host-id")));
         String text = issued.get("credential").asText();
         if (output == null) {
             out.print(text);

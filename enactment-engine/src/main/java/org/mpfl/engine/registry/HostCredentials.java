@@ -21,6 +21,31 @@ import org.mpfl.protocol.HostCredential;
  */
 public final class HostCredentials {
     /**
+     * What a credential may be used as. A host's announces a service host and proves it to relays; a relay's runs
+     * {@code mpflc relay} and asks the engine to check hosts' proofs. Neither does the other's part: a host's
+     * credential that could ask the engine about proofs would make the engine an oracle for anyone holding one.
+     */
+    public enum Kind {
+        HOST, RELAY;
+
+        /** As stored and in JSON: {@code host}, {@code relay}. */
+        public String wire() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** The kind {@link #wire} names; {@code null} or blank: a host's; anything else is an error. */
+        public static Kind of(String wire) {
+            if (wire == null || wire.isBlank() || wire.equals("host")) {
+                return HOST;
+            }
+            if (wire.equals("relay")) {
+                return RELAY;
+            }
+            throw new IllegalArgumentException("a credential's kind is 'host' or 'relay', not '" + wire + "'");
+        }
+    }
+
+    /**
      * One issued credential as the engine keeps it.
      *
      * @param id        the credential's id
@@ -28,11 +53,12 @@ public final class HostCredentials {
      * @param verifier  SHA-256 of the secret ({@link HostCredential#verifier})
      * @param engineKey the key the engine authenticates to the host with ({@link HostCredential#engineKey})
      * @param createdMs when it was issued
+     * @param kind      what it may be used as
      */
-    public record Entry(String id, String hostId, String verifier, String engineKey, long createdMs) {
+    public record Entry(String id, String hostId, String verifier, String engineKey, long createdMs, Kind kind) {
         @Override
         public String toString() {
-            return "Entry[id=" + id + ", hostId=" + hostId + "]";
+            return "Entry[id=" + id + ", hostId=" + hostId + ", kind=" + kind.wire() + "]";
         }
     }
 
@@ -89,7 +115,12 @@ public final class HostCredentials {
      *
      * @param engineUrl written into the credential's text so {@code mpflc host} finds the engine
      */
-    public synchronized HostCredential issue(String hostId, String engineUrl) throws HostIdTakenException {
+    public HostCredential issue(String hostId, String engineUrl) throws HostIdTakenException {
+        return issue(hostId, engineUrl, Kind.HOST);
+    }
+
+    /** Issues a credential of {@code kind} for {@code hostId} (a relay's id for {@link Kind#RELAY}). */
+    public synchronized HostCredential issue(String hostId, String engineUrl, Kind kind) throws HostIdTakenException {
         String id = hostId == null || hostId.isBlank() ? "host-" + DomainToken.generate().substring(0, 10) : hostId.strip();
         if (!id.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}")) {
             throw new IllegalArgumentException("a host id is 1..128 letters, digits, '.', '_' or '-', got '" + id + "'");
@@ -100,7 +131,7 @@ public final class HostCredentials {
                     + ": revoke it first (DELETE /api/registry/credentials/" + taken.get().id() + ")");
         }
         HostCredential c = HostCredential.generate(engineUrl, id);
-        Entry e = new Entry(c.id(), c.hostId(), HostCredential.verifier(c.secret()), c.engineKey(), clock.getAsLong());
+        Entry e = new Entry(c.id(), c.hostId(), HostCredential.verifier(c.secret()), c.engineKey(), clock.getAsLong(), kind);
         persistence.save(e);
         byId.put(e.id(), e);
         return c;
@@ -111,6 +142,11 @@ public final class HostCredentials {
      * valid host credential (absent, malformed, unknown id, wrong secret, revoked).
      */
     public Optional<String> authenticate(String authorization) {
+        return credentialOf(authorization).map(Entry::hostId);
+    }
+
+    /** The credential a request's {@code Authorization} header carries, if valid (see {@link #authenticate}). */
+    public Optional<Entry> credentialOf(String authorization) {
         String[] idSecret = HostCredential.parseAuthorization(authorization);
         if (idSecret == null) {
             return Optional.empty();
@@ -120,7 +156,7 @@ public final class HostCredentials {
         String expected = e == null ? "unknown-credential-verifier-000000000000000" : e.verifier();
         boolean ok = MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
                 HostCredential.verifier(idSecret[1]).getBytes(StandardCharsets.US_ASCII));
-        return ok && e != null ? Optional.of(e.hostId()) : Optional.empty();
+        return ok && e != null ? Optional.of(e) : Optional.empty();
     }
 
     /** Revokes a credential; returns what it was, empty if unknown. */

@@ -97,11 +97,35 @@ public final class Relays {
         }
     }
 
-    /** Whether {@code proof} is host {@code hostId}'s proof for relay {@code relayId} over {@code nonce}. */
+    /**
+     * Whether {@code proof} is host {@code hostId}'s proof for relay {@code relayId} over {@code nonce}: only a host's
+     * credential proves a host (a relay's never does).
+     */
     public boolean verify(HostCredentials credentials, String relayId, String hostId, String nonce, String proof) {
         return credentials.forHost(hostId)
+                .filter(e -> e.kind() == HostCredentials.Kind.HOST)
                 .map(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
                 .orElse(false);
+    }
+
+    /**
+     * The {@code host:port} addresses of {@code h} as it announced them (SOAP, deploy, binary): the only ones a relay
+     * lets it register, so that no other credential takes the dials meant for it.
+     */
+    public static List<String> addressesOf(HostInfo h) {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        for (String url : new String[] {h.soapUrl(), h.deployUrl()}) {
+            if (url != null && !url.isBlank()) {
+                URI u = URI.create(url);
+                if (u.getHost() != null && u.getPort() > 0) {
+                    out.add(u.getHost() + ":" + u.getPort());
+                }
+            }
+        }
+        if (h.binaryAddress() != null && !h.binaryAddress().isBlank()) {
+            out.add(h.binaryAddress());
+        }
+        return List.copyOf(out);
     }
 
     /**
@@ -157,7 +181,9 @@ public final class Relays {
      */
     public static void engineDialer(HostCredentials credentials) {
         RelayDialer dialer = RelayDialer.shared();
-        dialer.identity(RelayDialer.Identity.ofEngine(relayId -> credentials.forHost(relayId).map(e -> e.engineKey())));
+        // only a relay's credential: a greeting naming a host's id must not make the engine prove anything under that host's key
+        dialer.identity(RelayDialer.Identity.ofEngine(relayId -> credentials.forHost(relayId)
+                .filter(e -> e.kind() == HostCredentials.Kind.RELAY).map(e -> e.engineKey())));
         ProxySelector.setDefault(dialer.proxySelector(ProxySelector.getDefault()));
     }
 }

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The closed registry: hosts announce, beat and leave with their host credential ({@link HostCredentials};
  * 401 without a valid one, before anything is read or allocated) and speak only for their own host id
- * (403 otherwise); relays announce themselves and check hosts' proofs; the admin issues, lists and revokes
- * credentials and may remove any host.
+ * (403 otherwise); relays announce themselves and check hosts' proofs with a relay's credential (409 with a host's,
+ * as a host with a relay's: {@link HostCredentials.Kind}); the admin issues, lists and revokes credentials and may
+ * remove any host.
  */
 final class RegistryEndpoints {
     private static final Logger log = LoggerFactory.getLogger(RegistryEndpoints.class);
@@ -74,6 +75,7 @@ final class RegistryEndpoints {
             m.put("id", e.id());
             m.put("hostId", e.hostId());
             m.put("createdMs", e.createdMs());
+            m.put("kind", e.kind().wire());
             return m;
         }).toList());
     }
@@ -93,7 +95,7 @@ final class RegistryEndpoints {
     }
 
     Reply announceRelay(Exchange ex) throws ApiException {
-        String own = requireHost(ex);
+        String own = requireRelay(ex);
         if (api.registry().host(own).isPresent()) {
             throw new ApiException(409, "'" + own + "' is registered as a service host: a relay needs a credential of its own");
         }
@@ -104,37 +106,60 @@ final class RegistryEndpoints {
         }
     }
 
+    /**
+     * {@code {"hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses"}}, whether the proof is that host's
+     * (a host's credential only) and the addresses the registry knows for it, the only ones the relay lets it register.
+     */
     Reply verifyAtRelay(Exchange ex) throws ApiException {
-        String relay = requireHost(ex);
+        String relay = requireRelay(ex);
         if (!api.registry().relays().isRelay(relay)) {
             throw new ApiException(403, "only a relay (announced with POST /api/registry/relays) checks hosts' proofs");
         }
         JsonNode b = body(ex);
-        return Reply.ok(Map.of("valid", api.registry().relays().verify(api.credentials(), relay,
-                b.path("hostId").asText(""), b.path("nonce").asText(""), b.path("proof").asText(""))));
+        String hostId = b.path("hostId").asText("");
+        boolean valid = api.registry().relays().verify(api.credentials(), relay, hostId, b.path("nonce").asText(""),
+                b.path("proof").asText(""));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("valid", valid);
+        // nothing about a host for a proof that is not its own
+        m.put("addresses", valid ? api.registry().host(hostId).map(org.mpfl.engine.registry.Relays::addressesOf).orElse(List.of())
+                : List.of());
+        return Reply.ok(m);
     }
 
-    /** {@code {"hostId"?}} with the admin token: a new host credential (201; the only time its secret is shown). */
+    /**
+     * {@code {"hostId"?, "kind"?}} with the admin token: a new credential, a host's or ({@code "kind": "relay"}) a relay's
+     * (201; the only time its secret is shown).
+     */
     Reply issueCredential(Exchange ex) throws Exception {
         requireAdmin(ex);
         String text = ex.getIn().getBody(String.class);
         String hostId = null;
+        HostCredentials.Kind kind = HostCredentials.Kind.HOST;
         if (text != null && !text.isBlank()) {
             try {
-                hostId = text(Json.MAPPER.readTree(text), "hostId");
+                JsonNode b = Json.MAPPER.readTree(text);
+                hostId = text(b, "hostId");
+                kind = HostCredentials.Kind.of(text(b, "kind"));
             } catch (IOException e) {
                 throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+            } catch (IllegalArgumentException e) {
+                throw new ApiException(400, e.getMessage());
             }
+        }
+        if (kind == HostCredentials.Kind.RELAY && hostId == null) {
+            throw new ApiException(400, "a relay's credential needs its id: {\"hostId\": NAME, \"kind\": \"relay\"}");
         }
         HostCredential c;
         try {
-            c = api.credentials().issue(hostId, api.url().get());
+            c = api.credentials().issue(hostId, api.url().get(), kind);
         } catch (HostCredentials.HostIdTakenException e) {
             throw new ApiException(409, e.getMessage());
         }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", c.id());
         m.put("hostId", c.hostId());
+        m.put("kind", kind.wire());
         m.put("engine", c.engineUrl());
         m.put("secret", c.secret());
         m.put("credential", c.text());
@@ -218,10 +243,30 @@ final class RegistryEndpoints {
         return c.kind() != Caller.Kind.HOST && c.kind() != Caller.Kind.ANONYMOUS && c.role() == Role.ADMIN;
     }
 
-    /** The host id a request's host credential speaks for; 401 without a valid host credential. */
+    /** The host id a request's host credential speaks for; 401 without a valid credential, 409 with a relay's. */
     private String requireHost(Exchange ex) throws ApiException {
+        HostCredentials.Entry e = credential(ex);
+        if (e.kind() != HostCredentials.Kind.HOST) {
+            throw new ApiException(409, "'" + e.hostId() + "' holds a relay's credential: a host needs a host credential of its"
+                    + " own (mpflc host-token, without --relay)");
+        }
+        return e.hostId();
+    }
+
+    /** The relay id a request's relay credential speaks for; 401 without a valid credential, 409 with a host's. */
+    private String requireRelay(Exchange ex) throws ApiException {
+        HostCredentials.Entry e = credential(ex);
+        if (e.kind() != HostCredentials.Kind.RELAY) {
+            throw new ApiException(409, "'" + e.hostId() + "' holds a host's credential: a relay needs a relay credential"
+                    + " (mpflc host-token --relay --host-id NAME)");
+        }
+        return e.hostId();
+    }
+
+    /** The valid credential a request carries; 401 without one. */
+    private HostCredentials.Entry credential(Exchange ex) throws ApiException {
         String auth = ex.getIn().getHeader("Authorization", String.class);
-        return api.credentials().authenticate(auth).orElseThrow(() -> new ApiException(401, auth == null
+        return api.credentials().credentialOf(auth).orElseThrow(() -> new ApiException(401, auth == null
                 ? "the registry is closed: this request needs 'Authorization: Bearer <host credential>' (mpflc host-token)"
                 : "not a valid host credential (unknown, revoked or wrong secret)"));
     }

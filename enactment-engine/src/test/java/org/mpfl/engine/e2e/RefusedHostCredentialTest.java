@@ -69,7 +69,7 @@ class RefusedHostCredentialTest {
     @Test
     void aHostWithARelaysCredentialStopsSayingSo() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir.resolve("engine")).invoker(new FakeRanks(r -> { })))) {
-            HostCredential relay = engine.issueHostCredential("relay1");
+            HostCredential relay = engine.issueRelayCredential("relay1");
             Path relayFile = dir.resolve("relay1.credential");
             Files.writeString(relayFile, relay.text());
             Files.setPosixFilePermissions(relayFile, PosixFilePermissions.fromString("rw-------"));
@@ -94,8 +94,8 @@ class RefusedHostCredentialTest {
                 Process host = startHost(relay);
                 String said = awaitExit(host);
                 assertEquals(1, host.exitValue(), said);
-                assertTrue(said.contains("refused the announcement: HTTP 409") && said.contains("'relay1' is registered as a relay"),
-                        said);
+                assertTrue(said.contains("refused the announcement: HTTP 409")
+                        && said.contains("'relay1' holds a relay's credential: a host needs a host credential"), said);
             } finally {
                 relayThread.interrupt();
                 relayThread.join(10_000);

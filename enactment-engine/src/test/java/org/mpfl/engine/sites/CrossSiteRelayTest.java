@@ -105,7 +105,7 @@ class CrossSiteRelayTest {
 
     /**
      * Attacks from the WAN while a legitimate cross-site run goes on: registering at the relay without
-     * a credential, dialling a host with a credential but without the domain's token, 2 GB frames
+     * a credential, registering another host's address with a credential, dialling a host with a credential but without the domain's token, 2 GB frames
      * announced, and a capture of everything the relay's interface carries — no plaintext of the
      * relayed SOAP (the engine's run request, the ranks' messages) in it.
      */
@@ -132,8 +132,17 @@ class CrossSiteRelayTest {
         reg.put("addresses", target);
         assertTrue(exchange(reg).get("error").startsWith("not authenticated"));
 
-        // 2. a dial by an enrolled host that is not in the domain: authenticated, but it holds no token of it
+        // 2. an enrolled host (or one whose credential was stolen) registering s2h1's address to take the dials meant for
+        // it: refused, since the engine knows that address as s2h1's; s2h1 keeps its registration (the run below succeeds)
         HostCredential intruder = HostCredential.parse(lab.issueCredential("intruder"), "intruder");
+        Map<String, String> steal = new LinkedHashMap<>();
+        steal.put("op", "register");
+        steal.put("host", intruder.hostId());
+        steal.put("addresses", target);
+        assertEquals("host intruder may not register " + target + " at relay rly: the engine knows it at no address (it has"
+                + " not announced itself to the engine)", exchangeWithProof(steal, intruder).get("error"));
+
+        // 3. a dial by an enrolled host that is not in the domain: authenticated, but it holds no token of it
         Map<String, String> dial = new LinkedHashMap<>();
         dial.put("op", "dial");
         dial.put("from", intruder.hostId());
@@ -147,7 +156,7 @@ class CrossSiteRelayTest {
         dial.put("proof", "forged");
         assertTrue(exchange(dial).get("error").startsWith("not authenticated"));
 
-        // 3. 2 GB frames announced, 100 times: each refused before allocation; the relay's memory stays put
+        // 4. 2 GB frames announced, 100 times: each refused before allocation; the relay's memory stays put
         long rssBefore = rssKb(lab.relayProcess());
         for (int i = 0; i < 100; i++) {
             try (Socket s = CrossSites.attackerToRelay(lab)) {
@@ -168,7 +177,7 @@ class CrossSiteRelayTest {
         assertEquals(28, r.at("/outputs/token/0").asInt(), r.toString());
         assertSpansSites(lab, r.path("run").asText());
 
-        // 4. what the relay's interface carried: the relay's own headers in the clear, the hosts' SOAP not
+        // 5. what the relay's interface carried: the relay's own headers in the clear, the hosts' SOAP not
         capturing.destroy();
         capturing.waitFor();
         byte[] captured = Files.readAllBytes(capture);

@@ -64,6 +64,7 @@ class LegacyH2SchemaTest {
                 assertEquals("SUCCEEDED", store.run("old").orElseThrow().detail().get("state").asText());
                 assertEquals("<workflow/>", db.workflows().latest("ring").orElseThrow().document());
                 assertEquals("h", db.credentials().all().get(0).hostId());
+                assertEquals("host", db.credentials().all().get(0).kind(), "a credential from before kinds is a host's");
                 long next = store.appendEvent("old", 2, 3, "state", Map.of());
                 List<RunStore.StoredEvent> events = store.events("old", 0, 10);
                 assertEquals(3 + open, events.size());
@@ -72,8 +73,9 @@ class LegacyH2SchemaTest {
             }
         }
         assertEquals(List.of("1|BASELINE|true", "2|JDBC|true", "22|SQL|true", "23|SQL|true", "24|SQL|true", "25|SQL|true",
-                "26|SQL|true"), history(), "baselined once at version 1, V1 not run, V2, V22 (owners and audit), V23 (the run"
-                        + " queue), V24 (capacity jobs), V25 (console sessions) and V26 (run launches) run once");
+                "26|SQL|true", "27|SQL|true"), history(), "baselined once at version 1, V1 not run, V2, V22 (owners and audit),"
+                        + " V23 (the run queue), V24 (capacity jobs), V25 (console sessions), V26 (run launches) and V27 (credential"
+                        + " kinds) run once");
     }
 
     @Test
@@ -81,8 +83,8 @@ class LegacyH2SchemaTest {
         try (EngineDatabase db = EngineDatabase.openEmbedded(dir)) {
             db.runs().save(RunStoreContract.run("r", "w", "SUCCEEDED", 1, Map.of()));
         }
-        assertEquals(List.of("1|SQL|true", "2|JDBC|true", "22|SQL|true", "23|SQL|true", "24|SQL|true", "25|SQL|true", "26|SQL|true"),
-                history());
+        assertEquals(List.of("1|SQL|true", "2|JDBC|true", "22|SQL|true", "23|SQL|true", "24|SQL|true", "25|SQL|true", "26|SQL|true",
+                "27|SQL|true"), history());
         try (Connection c = DriverManager.getConnection(url(), "sa", ""); Statement s = c.createStatement()) {
             s.execute("INSERT INTO \"flyway_schema_history\" (\"installed_rank\", \"version\", \"description\", \"type\", "
                     + "\"script\", \"checksum\", \"installed_by\", \"execution_time\", \"success\") "

@@ -210,7 +210,7 @@ abstract class RunStoreContract {
                     db.liveDomains().all());
             db.credentials().save(new HostCredentialStore.StoredCredential("c1", "h1", "v1", "k1", 5));
             db.credentials().save(new HostCredentialStore.StoredCredential("c1", "h1", "v2", "k2", 6));
-            db.credentials().save(new HostCredentialStore.StoredCredential("c2", "h2", "v3", "k3", 7));
+            db.credentials().save(new HostCredentialStore.StoredCredential("c2", "h2", "v3", "k3", 7, "relay"));
             db.workflows().save(new WorkflowVersionStore.StoredWorkflow("w", 1, 10, "s1", "c1", big, null, null));
             db.workflows().save(new WorkflowVersionStore.StoredWorkflow("a", 1, 11, "s2", "c2", null, "{\"p\":1}",
                     "{\"t\":\"a.v1.t\"}"));
@@ -224,6 +224,8 @@ abstract class RunStoreContract {
             HostCredentialStore.StoredCredential c1 = creds.stream().filter(c -> c.id().equals("c1")).findFirst().orElseThrow();
             assertEquals("v2", c1.verifier());
             assertEquals(6, c1.createdMs());
+            assertEquals("host", c1.kind());
+            assertEquals("relay", creds.stream().filter(c -> c.id().equals("c2")).findFirst().orElseThrow().kind());
             db.credentials().delete("c1");
             assertEquals(List.of("c2"), db.credentials().all().stream().map(HostCredentialStore.StoredCredential::id).toList());
             WorkflowVersionStore store = db.workflows();

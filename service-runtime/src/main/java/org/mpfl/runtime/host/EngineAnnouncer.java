@@ -87,6 +87,7 @@ public final class EngineAnnouncer implements AutoCloseable {
     private final RepeatedProblem problem = new RepeatedProblem();
     /** Told once when the engine refuses this host's credential; {@code null}: keep trying (a host inside Tomcat). */
     private volatile Consumer<String> credentialRefused;
+    private volatile Runnable firstAnnounced;
     /** The engine refused the credential and the listener was told: no more beats. */
     private volatile boolean refused;
 
@@ -132,6 +133,14 @@ public final class EngineAnnouncer implements AutoCloseable {
      */
     public void onCredentialRefused(Consumer<String> listener) {
         this.credentialRefused = listener;
+    }
+
+    /**
+     * Runs {@code action} once, on the announcer's thread, after the engine first took this host's announcement: a
+     * relay lets a host register only the addresses the engine knows for it, so the relay link starts then.
+     */
+    public void onFirstAnnouncement(Runnable action) {
+        this.firstAnnounced = action;
     }
 
     /** Announces now (in the background) and keeps beating. */
@@ -244,6 +253,11 @@ public final class EngineAnnouncer implements AutoCloseable {
         }
         contact();
         LOG.info("registered with the engine at {} (heartbeat every {} ms)", engineUrl, intervalMs);
+        Runnable first = firstAnnounced;
+        firstAnnounced = null;
+        if (first != null) {
+            first.run();
+        }
     }
 
     /** The engine answered: the host is in its registry again (and says so if it had been warning). */

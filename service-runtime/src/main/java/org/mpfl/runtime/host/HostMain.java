@@ -275,13 +275,23 @@ public final class HostMain {
                 if (credential == null) {
                     throw new UsageException("--relay needs this host's credential (the relay admits only enrolled hosts)");
                 }
-                HostRelay.join(host, credential, relay, site);
+                // how this host dials through its relay, now; its own registration there once the engine knows it
+                HostRelay.dial(host, credential, relay, site);
+                if (engine == null) {
+                    HostRelay.link(host, credential, relay, site);
+                }
             } else if (credential != null) {
                 HostRelay.dial(host, credential, null, site);
             }
             if (engine != null) {
                 announcer = new EngineAnnouncer(host, engine, credential, capacity, oversubscribe, site);
                 announcer.relay(relay);
+                if (relay != null) {
+                    // the relay registers only the addresses the engine's registry holds for this host (docs/security.md)
+                    HostCredential joining = credential;
+                    String relayAddress = relay;
+                    announcer.onFirstAnnouncement(() -> HostRelay.link(host, joining, relayAddress, site));
+                }
                 announcer.onCredentialRefused(why -> {
                     credentialRefused.set(why);
                     stopped.countDown();

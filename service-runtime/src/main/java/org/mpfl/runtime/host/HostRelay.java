@@ -22,9 +22,13 @@ final class HostRelay {
     private HostRelay() {
     }
 
-    /** Starts the relay link of {@code host} under {@code credential}; the caller closes it. */
-    static RelayLink join(ServiceHost host, HostCredential credential, String relay, String site) {
-        RelayDialer.Identity me = dial(host, credential, relay, site);
+    /**
+     * Starts the relay link of {@code host} under {@code credential} (its dialer set up by {@link #dial} before); the
+     * caller closes it. The relay registers only the addresses the engine's registry knows for this host, so a host
+     * starts it once the engine took its announcement.
+     */
+    static RelayLink link(ServiceHost host, HostCredential credential, String relay, String site) {
+        RelayDialer.Identity me = identity(credential);
         List<String> addresses = new ArrayList<>();
         URI base = URI.create(host.baseUrl());
         addresses.add(base.getHost() + ":" + base.getPort());

@@ -555,7 +555,7 @@ public final class NetworkLab implements AutoCloseable {
         Path credential = dir.resolve("relay.credential");
         if (!Files.exists(credential)) {
             // mode 0600, as mpflc host-token writes it: a relay refuses a credential others may read
-            Files.writeString(credential, issueCredential(rly.name()));
+            Files.writeString(credential, issueRelayCredential(rly.name()));
             Files.setPosixFilePermissions(credential, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         }
         relayStarts++;
@@ -790,11 +790,21 @@ public final class NetworkLab implements AutoCloseable {
      * {@code mpflc host-token} writes to a join file).
      */
     public String issueCredential(String hostId) throws Exception {
+        return issue(Map.of("hostId", hostId));
+    }
+
+    /** Issues a relay's credential for {@code relayId} ({@code mpflc host-token --relay --host-id ID}); its text form. */
+    public String issueRelayCredential(String relayId) throws Exception {
+        return issue(Map.of("hostId", relayId, "kind", "relay"));
+    }
+
+    private String issue(Map<String, String> body) throws Exception {
+        String hostId = body.get("hostId");
         // 60 s, not Http's 10: the lab engine's first requests (a JVM just started, TLS, C1) took longer at load ~28 on 2
         // cores, and the host (MultiHostSamplesTest's h2, SitesLabBenchTest's s1h1) "did not start: request timed out";
         // a bound against a hang only
         Http.Answer a = http.send("POST", engineUrl(engineNode()) + "/api/registry/credentials", "Bearer " + token(),
-                Map.of("hostId", hostId), Duration.ofSeconds(60));
+                body, Duration.ofSeconds(60));
         if (a.status() != 201) {
             throw new IOException("the engine did not issue a credential for " + hostId + ": " + a);
         }

@@ -32,7 +32,13 @@ import org.mpfl.testing.Await;
  */
 @Timeout(60)
 class RelayServerTest {
-    static final Map<String, String> KEYS = Map.of("a", "key-of-a-0123456789", "b", "key-of-b-0123456789");
+    static final Map<String, String> KEYS = Map.of("a", "key-of-a-0123456789", "b", "key-of-b-0123456789",
+            "c", "key-of-c-0123456789");
+    /** An address of host c's (nothing listens there: c is a test's raw control connection). */
+    static final String C_ADDRESS = "127.0.0.1:3";
+    /** What the engine's registry knows of each host's addresses, as its verdict says them (b's echo server is added). */
+    final Map<String, List<String>> announced = new java.util.concurrent.ConcurrentHashMap<>(Map.of(
+            "a", List.of("127.0.0.1:2"), "c", List.of(C_ADDRESS)));
     RelayServer relay;
     RelayLink link;
     ServerSocket echo;
@@ -43,10 +49,13 @@ class RelayServerTest {
     @BeforeEach
     void start() throws Exception {
         relay = new RelayServer("r1", "engine-key-of-r1", TlsSettings.NONE, (host, nonce, proof) -> KEYS.containsKey(host)
-                && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof), RelayServer.Limits.DEFAULT,
-                "127.0.0.1", 0);
+                && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof)
+                ? new RelayServer.Verdict(true, announced.getOrDefault(host, List.of())) : RelayServer.Verdict.REFUSED,
+                RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
         echo = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
         echoAddress = "127.0.0.1:" + echo.getLocalPort();
+        // b announced its echo server, and the in-process server of anInProcessServerAdoptsTheSplicedConnectionAsItIs
+        announced.put("b", List.of(echoAddress, "127.0.0.1:1"));
         Thread t = new Thread(() -> {
             try (Socket s = echo.accept()) {
                 s.getInputStream().transferTo(s.getOutputStream());
@@ -159,6 +168,98 @@ class RelayServerTest {
             assertEquals(-1, s.getInputStream().read());
         }
         assertEquals(List.of("b"), relay.registeredHosts());
+    }
+
+    /**
+     * An attacker holding a valid host credential (a's, stolen or its own) registers b's address to
+     * receive the dials meant for b: refused, naming the address, since the engine knows it as b's; b
+     * keeps its registration and the dials to its address still reach it.
+     */
+    @Test
+    void aHostCannotRegisterAnotherHostsAddress() throws Exception {
+        try (Socket s = relayConnection()) {
+            Map<String, String> answer = request(s, "a", Map.of("op", "register", "host", "a", "site", "s1",
+                    "addresses", echoAddress));
+            assertEquals("host a may not register " + echoAddress + " at relay r1: the engine knows it at 127.0.0.1:2",
+                    answer.get("error"), answer.toString());
+        }
+        // a host the engine knows no address of (not announced) registers none either
+        announced.remove("a");
+        try (Socket s = relayConnection()) {
+            Map<String, String> answer = request(s, "a", Map.of("op", "register", "host", "a", "addresses", "127.0.0.1:2"));
+            assertTrue(answer.getOrDefault("error", "").contains("(it has not announced itself to the engine)"), answer.toString());
+        }
+        assertEquals(List.of("b"), relay.registeredHosts());
+        try (SocketChannel ch = dialerOf("a", token).connect("127.0.0.1", echo.getLocalPort(), 5000)) {
+            ch.write(ByteBuffer.wrap("still b".getBytes(StandardCharsets.US_ASCII)));
+            assertArrayEquals("still b".getBytes(StandardCharsets.US_ASCII), ch.socket().getInputStream().readNBytes(7));
+        }
+    }
+
+    /**
+     * The host's side of a splice ({@code accept}) proves itself before the relay looks the id up: a
+     * stranger gets the same refusal for an id that waits and one that does not. And the ids a host
+     * hears of are 256 random bits, not a counter one could guess from.
+     */
+    @Test
+    void acceptChecksTheProofFirstAndSpliceIdsCannotBeGuessed() throws Exception {
+        for (String guessed : List.of("r1-1", "r1-2", relay.newId())) {
+            try (Socket s = relayConnection()) {
+                Map<String, String> answer = request(s, null, Map.of("op", "accept", "host", "b", "id", guessed, "proof", "forged"));
+                assertTrue(answer.getOrDefault("error", "").startsWith("not authenticated"), guessed + ": " + answer);
+            }
+        }
+        // c's control connection hears of two dials: their ids
+        try (Socket control = relayConnection()) {
+            assertEquals("registered", request(control, "c", Map.of("op", "register", "host", "c", "addresses", C_ADDRESS))
+                    .get("ok"));
+            RelayDialer d = dialerOf("a", token);
+            d.routeVia(C_ADDRESS, "127.0.0.1:" + relay.port(), "test");
+            List<String> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                java.util.concurrent.CompletableFuture<SocketChannel> dial = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return d.connect("127.0.0.1", 3, 5000);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                Map<String, String> notice;
+                do {
+                    notice = RelayWire.read(control.getInputStream());
+                } while (!"incoming".equals(notice.get("op")));
+                String id = notice.get("id");
+                ids.add(id);
+                assertTrue(id.matches("r1-[0-9a-f]{64}"), "a splice id of 256 random bits (the relay's id, then hex), not " + id);
+                // c answers with a proof of another token: both ends are refused at once
+                try (Socket s = relayConnection()) {
+                    request(s, "c", Map.of("op", "accept", "host", "c", "id", id, "splice", "not-the-token"));
+                }
+                java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                        () -> dial.get(20, java.util.concurrent.TimeUnit.SECONDS));
+                assertTrue(e.getCause().getMessage().contains("do not prove the same domain token"), e.getCause().toString());
+            }
+            assertTrue(!ids.get(0).equals(ids.get(1)), ids.toString());
+        }
+    }
+
+    /** A plaintext connection to the relay, its greeting not yet read. */
+    Socket relayConnection() throws IOException {
+        Socket s = new Socket("127.0.0.1", relay.port());
+        s.setSoTimeout(20_000);
+        s.getOutputStream().write(RelayServer.MAGIC);
+        return s;
+    }
+
+    /** Reads the greeting, sends {@code req} with {@code proveAs}'s proof over its nonce (none: as given), returns the answer. */
+    static Map<String, String> request(Socket s, String proveAs, Map<String, String> req) throws IOException {
+        Map<String, String> greeting = RelayWire.read(s.getInputStream());
+        Map<String, String> frame = new java.util.LinkedHashMap<>(req);
+        if (proveAs != null) {
+            frame.put("proof", RelayWire.hostProof(KEYS.get(proveAs), greeting.get("relay"), greeting.get("nonce"), proveAs));
+        }
+        RelayWire.write(s.getOutputStream(), frame);
+        return RelayWire.read(s.getInputStream());
     }
 
     /**

@@ -220,9 +220,15 @@ public final class RelayCommand implements CliCommand {
             }
         }
 
-        boolean verify(String hostId, String nonce, String proof) throws IOException {
+        /** The engine's verdict on a host's proof, with the addresses its registry knows for that host. */
+        RelayServer.Verdict verify(String hostId, String nonce, String proof) throws IOException {
             JsonNode a = post("/api/registry/relays/verify", Map.of("hostId", hostId, "nonce", nonce, "proof", proof));
-            return a != null && a.path("valid").asBoolean(false);
+            if (a == null || !a.path("valid").asBoolean(false)) {
+                return RelayServer.Verdict.REFUSED;
+            }
+            List<String> addresses = new java.util.ArrayList<>();
+            a.path("addresses").forEach(n -> addresses.add(n.asText()));
+            return new RelayServer.Verdict(true, addresses);
         }
 
         private JsonNode post(String path, Map<String, String> body) throws IOException {

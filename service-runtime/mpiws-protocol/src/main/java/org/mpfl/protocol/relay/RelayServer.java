@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.protocol.guard.ConnectionGuard;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -38,8 +38,9 @@ import org.mpfl.protocol.tls.TlsSettings;
  * and request together — else its socket is closed under it), a bounded wait for each read, a frame
  * length cap ({@link RelayWire#MAX_FRAME}). An address that proved a credential (a site's NAT
  * address once one of its hosts registered) is known: its connections are served from the reserve. Every host proves itself with its credential (an HMAC
- * over this connection's nonce, checked by the engine, {@link HostVerifier}); the engine with the
- * engine key of this relay's credential. A splice between two hosts is made only if both ends
+ * over this connection's nonce, checked by the engine, {@link HostVerifier}) before anything is looked up for
+ * it, and registers only the addresses the engine's registry knows for it ({@link Verdict}); the engine proves
+ * itself with the engine key of this relay's credential. Splice ids are 256 random bits. A splice between two hosts is made only if both ends
  * present the same proof of the domain's token over the dialer's nonce
  * ({@code DomainToken#proveRelaySplice}): the relay compares, it never learns the token.
  */
@@ -66,8 +67,23 @@ public final class RelayServer implements Closeable {
     /** Checks a host's proof with the engine (the relay holds no host's key). */
     @FunctionalInterface
     public interface HostVerifier {
-        /** Whether {@code proof} is {@code hostId}'s proof over {@code nonce} for this relay. */
-        boolean verify(String hostId, String nonce, String proof) throws IOException;
+        /** The engine's verdict on {@code proof} as {@code hostId}'s proof over {@code nonce} for this relay. */
+        Verdict verify(String hostId, String nonce, String proof) throws IOException;
+    }
+
+    /**
+     * The engine's answer about one host's proof: whether it is valid and the {@code host:port} addresses the
+     * engine's registry knows for that host (its SOAP, deploy and binary addresses, as it announced them). A host
+     * registers only those here: with any other, a stolen or a rogue host credential would take the dials meant
+     * for another host.
+     */
+    public record Verdict(boolean valid, List<String> addresses) {
+        /** Not the host's proof. */
+        public static final Verdict REFUSED = new Verdict(false, List.of());
+
+        public Verdict {
+            addresses = List.copyOf(addresses);
+        }
     }
 
     private final String relayId;
@@ -83,7 +99,7 @@ public final class RelayServer implements Closeable {
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong splicedBytes = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
-    private final AtomicInteger nextId = new AtomicInteger();
+    private static final SecureRandom RANDOM = new SecureRandom();
     private volatile boolean closed;
 
     /**
@@ -238,26 +254,46 @@ public final class RelayServer implements Closeable {
         RelayWire.write(end.out(), Map.of("error", why));
     }
 
-    /** Whether {@code who} proved itself on this connection; then the connection leaves the strangers' share. */
-    private boolean authenticated(Splice.End end, String nonce, Map<String, String> req, String who, ConnectionGuard.Pass pass)
+    /**
+     * Whether {@code who} proved itself on this connection (then the connection leaves the strangers' share), with
+     * the addresses the engine knows for that host (none for the engine itself).
+     */
+    private Verdict authenticated(Splice.End end, String nonce, Map<String, String> req, String who, ConnectionGuard.Pass pass)
             throws IOException {
         String proof = req.get("proof");
-        boolean ok = RelayWire.ENGINE.equals(who)
-                ? RelayWire.same(RelayWire.engineProof(engineKey, relayId, nonce), proof)
-                : who != null && !who.isBlank() && proof != null && verifier.verify(who, nonce, proof);
-        if (!ok) {
-            refuse(end, "not authenticated: a relay serves only hosts (and the engine) with a credential of its engine");
+        Verdict v;
+        if (RelayWire.ENGINE.equals(who)) {
+            v = RelayWire.same(RelayWire.engineProof(engineKey, relayId, nonce), proof) ? new Verdict(true, List.of()) : Verdict.REFUSED;
         } else {
-            pass.prove();
+            v = who != null && !who.isBlank() && proof != null ? verifier.verify(who, nonce, proof) : Verdict.REFUSED;
         }
-        return ok;
+        if (v == null || !v.valid()) {
+            refuse(end, "not authenticated: a relay serves only hosts (and the engine) with a credential of its engine");
+            return Verdict.REFUSED;
+        }
+        pass.prove();
+        return v;
+    }
+
+    /**
+     * A splice's (or reverse connection's) id: this relay's id, a dash and 256 random bits in hex, so that no one
+     * guesses a pending one (hosts read the relay's id before the last dash: their splice proof names it).
+     */
+    String newId() {
+        byte[] b = new byte[32];
+        RANDOM.nextBytes(b);
+        return relayId + "-" + java.util.HexFormat.of().formatHex(b);
     }
 
     // ------------------------------------------------------------------ control connections
 
     private boolean register(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
         String hostId = req.get("host");
-        if (RelayWire.ENGINE.equals(hostId) || !authenticated(end, nonce, req, hostId, pass)) {
+        if (RelayWire.ENGINE.equals(hostId)) {
+            return false;
+        }
+        Verdict verdict = authenticated(end, nonce, req, hostId, pass);
+        if (!verdict.valid()) {
             return false;
         }
         List<String> addresses = new ArrayList<>();
@@ -265,6 +301,15 @@ public final class RelayServer implements Closeable {
             if (!a.isBlank()) {
                 RelayWire.hostPort(a.strip());
                 addresses.add(a.strip());
+            }
+        }
+        for (String a : addresses) {
+            // dials go to the registration holding their target: only the engine's record says whose an address is
+            if (!verdict.addresses().contains(a)) {
+                refuse(end, "host " + hostId + " may not register " + a + " at relay " + relayId + ": the engine knows it at "
+                        + (verdict.addresses().isEmpty() ? "no address (it has not announced itself to the engine)"
+                        : String.join(", ", verdict.addresses())));
+                return false;
             }
         }
         Registration r = new Registration(hostId, req.getOrDefault("site", ""), addresses, end);
@@ -331,7 +376,7 @@ public final class RelayServer implements Closeable {
 
     /** The engine watches the relay: a ping every {@link #WATCH_PING_MS} until either side goes. */
     private void watched(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
-        if (!RelayWire.ENGINE.equals(req.get("from")) || !authenticated(end, nonce, req, RelayWire.ENGINE, pass)) {
+        if (!RelayWire.ENGINE.equals(req.get("from")) || !authenticated(end, nonce, req, RelayWire.ENGINE, pass).valid()) {
             if (!RelayWire.ENGINE.equals(req.get("from"))) {
                 refuse(end, "only the engine watches a relay");
             }
@@ -352,7 +397,7 @@ public final class RelayServer implements Closeable {
 
     private boolean dial(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
         String from = req.get("from");
-        if (!authenticated(end, nonce, req, from, pass)) {
+        if (!authenticated(end, nonce, req, from, pass).valid()) {
             return false;
         }
         String target = req.getOrDefault("target", "");
@@ -381,7 +426,7 @@ public final class RelayServer implements Closeable {
             return false;
         }
         boolean spliced = false;
-        String id = relayId + "-" + nextId.incrementAndGet();
+        String id = newId();
         Pending p = new Pending(host.hostId, new CompletableFuture<>());
         pending.put(id, p);
         try {
@@ -445,7 +490,7 @@ public final class RelayServer implements Closeable {
         }
         Map<String, String> notice = new LinkedHashMap<>();
         notice.put("op", "incoming");
-        notice.put("id", relayId + "-" + nextId.incrementAndGet());
+        notice.put("id", newId());
         notice.put("from", from);
         notice.put("target", target);
         notice.put("domain", domain);
@@ -459,12 +504,13 @@ public final class RelayServer implements Closeable {
 
     private boolean accept(Splice.End end, String nonce, Map<String, String> req, ConnectionGuard.Pass pass) throws IOException {
         String hostId = req.get("host");
+        // proof first: a stranger learns nothing, not even whether a dial waits under an id
+        if (RelayWire.ENGINE.equals(hostId) || !authenticated(end, nonce, req, hostId, pass).valid()) {
+            return false;
+        }
         Pending p = pending.get(req.getOrDefault("id", ""));
         if (p == null || !p.hostId.equals(hostId)) {
             refuse(end, "no dial waits for this host under that id");
-            return false;
-        }
-        if (!authenticated(end, nonce, req, hostId, pass)) {
             return false;
         }
         // the dialer's thread answers and splices (or closes) this connection
