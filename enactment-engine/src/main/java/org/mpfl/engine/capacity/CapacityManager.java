@@ -72,6 +72,8 @@ public final class CapacityManager implements AutoCloseable {
     private final CapacityJobStore store;
     private final Supplier<String> engineUrl;
     private final Map<String, Job> jobs = new LinkedHashMap<>();
+    /** The host ids of {@link #jobs}, readable without this manager's lock (the run queue asks under its own). */
+    private final java.util.Set<String> jobHosts = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "mpfl-capacity");
         t.setDaemon(true);
@@ -118,6 +120,7 @@ public final class CapacityManager implements AutoCloseable {
                 } catch (CapacityException e) {
                     LOG.warn("cannot look up job {} at the scheduler; keeping it to look again: {}", s.jobName(), e.getMessage());
                     jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), null, s.submittedMs()));
+                    jobHosts.add(s.hostId());
                     continue;
                 }
                 if (jobId == null) {
@@ -127,9 +130,20 @@ public final class CapacityManager implements AutoCloseable {
                 store.save(new StoredJob(s.jobName(), s.provider(), s.hostId(), jobId, s.submittedMs()));
             }
             jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), jobId, s.submittedMs()));
+            jobHosts.add(s.hostId());
             LOG.info("adopted {} {} (host {}) of the previous engine", provider.jobKind(), jobId, s.hostId());
         }
-        runs.capacityOnDemand(() -> note);
+        runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
+            @Override
+            public String note() {
+                return note;
+            }
+
+            @Override
+            public String neverFits(int ranks) {
+                return CapacityManager.this.neverFits(ranks);
+            }
+        });
         long ms = settings.pollInterval().toMillis();
         ticker.scheduleWithFixedDelay(this::tick, 0, ms, TimeUnit.MILLISECONDS);
     }
@@ -226,6 +240,7 @@ public final class CapacityManager implements AutoCloseable {
     /** Forgets a job: its record, its credential (never valid again), and where its host came from if released. */
     private void forget(Job j, boolean clean) {
         jobs.remove(j.name);
+        jobHosts.remove(j.hostId);
         credentials.forHost(j.hostId).ifPresent(c -> credentials.revoke(c.id()));
         registry.host(j.hostId).ifPresent(h -> registry.remove(j.hostId, false));
         if (clean) {
@@ -309,9 +324,37 @@ public final class CapacityManager implements AutoCloseable {
         store.save(new StoredJob(name, provider.name(), hostId, j.jobId, now));
         submitProblem.over();
         jobs.put(name, j);
+        jobHosts.add(hostId);
         LOG.info("submitted {} {} (host {}) for the run queue", provider.jobKind(), j.jobId, hostId);
         lastError = null;
         return true;
+    }
+
+    /**
+     * Why a run of {@code ranks} ranks can never be placed: more than every job this provider may run at once
+     * ({@link CapacitySettings#maxNodes} × {@link CapacitySettings#cpusPerNode}) and the other hosts registered now
+     * hold together; {@code null} when it may fit (or another host takes more ranks than its capacity). Called
+     * under the run queue's lock, so it reads only {@link #jobHosts} and the registry, never this manager's lock.
+     */
+    String neverFits(int ranks) {
+        int brought = settings.maxNodes() * settings.cpusPerNode();
+        int others = 0;
+        for (HostInfo h : registry.hosts()) {
+            if (jobHosts.contains(h.hostId())) {
+                continue;
+            }
+            if (h.oversubscribe()) {
+                return null;
+            }
+            others += h.capacity();
+        }
+        if (ranks <= brought + others) {
+            return null;
+        }
+        return "the run needs " + ranks + " ranks at once, more than " + provider.jobKind() + "s can ever bring: --max-nodes "
+                + settings.maxNodes() + " × --cpus-per-node " + settings.cpusPerNode() + " = " + brought + " places"
+                + (others > 0 ? " plus the " + others + " of the other registered hosts" : "") + "; run it with fewer ranks"
+                + " (or --oversubscribe), or start the engine with a larger --max-nodes or --cpus-per-node";
     }
 
     /** What the queue's reasons end with: the jobs on their way, the node limit, the last error. */
