@@ -89,6 +89,8 @@ public final class CapacityManager implements AutoCloseable {
     static final long UNWANTED_PENDING_GRACE_MS = 10_000;
     /** The poll's failure, said once until it changes or ends. */
     private final RepeatedProblem pollProblem = new RepeatedProblem();
+    /** A release's failure, said once until it changes. */
+    private final RepeatedProblem cancelProblem = new RepeatedProblem();
     /** A submission's failure, said once until it changes or a submission succeeds. */
     private final RepeatedProblem submitProblem = new RepeatedProblem();
 
@@ -239,6 +241,11 @@ public final class CapacityManager implements AutoCloseable {
 
     /** Forgets a job: its record, its credential (never valid again), and where its host came from if released. */
     private void forget(Job j, boolean clean) {
+        forget(j, clean, true);
+    }
+
+    /** As {@link #forget(Job, boolean)}; without {@code record}, its record stays in the run store (a cancel failed). */
+    private void forget(Job j, boolean clean, boolean record) {
         jobs.remove(j.name);
         jobHosts.remove(j.hostId);
         credentials.forHost(j.hostId).ifPresent(c -> credentials.revoke(c.id()));
@@ -246,7 +253,9 @@ public final class CapacityManager implements AutoCloseable {
         if (clean) {
             registry.origin(j.hostId, null);
         }
-        store.delete(j.name);
+        if (record) {
+            store.delete(j.name);
+        }
     }
 
     private void releaseIdle(long now) {
@@ -273,8 +282,11 @@ public final class CapacityManager implements AutoCloseable {
                     LOG.info(j.host == null ? "{} {}: no run waits for host {} any more, withdrawn" : "{} {}: host {} idle for {} s,"
                             + " released", provider.jobKind(), j.jobId, j.hostId, settings.idleRelease().toSeconds());
                 } catch (CapacityException e) {
-                    lastError = e.getMessage();
-                    LOG.warn("cannot release {} {}: {}", provider.jobKind(), j.jobId, e.getMessage());
+                    // kept, and tried again next tick; said once while the failure stays the same
+                    lastError = cancelFailed(j, e) + "; tried again every " + settings.pollInterval().toSeconds() + " s";
+                    if (cancelProblem.isNews(e.getMessage())) {
+                        LOG.warn("{}; tried again on every poll", cancelFailed(j, e));
+                    }
                 }
             }
         }
@@ -386,6 +398,13 @@ public final class CapacityManager implements AutoCloseable {
         return String.join("; ", parts);
     }
 
+    /** What a failed cancel says: the job, why, and the command that ends it by hand. */
+    private String cancelFailed(Job j, CapacityException e) {
+        String byHand = provider.cancelByHand(j.jobId);
+        return "cannot cancel " + provider.jobKind() + " " + j.jobId + " (host " + j.hostId + "): " + e.getMessage()
+                + (byHand == null ? "" : "; to end it by hand: " + byHand);
+    }
+
     /** The ids of the jobs this engine holds now (for status pages and tests). */
     public synchronized List<String> jobIds() {
         return jobs.values().stream().filter(j -> j.jobId != null).map(j -> j.jobId).toList();
@@ -393,29 +412,38 @@ public final class CapacityManager implements AutoCloseable {
 
     /**
      * Stops ticking. With {@code release}, every job is cancelled (an engine that stops for good leaves
-     * no job behind); without, they stay for the next engine to adopt.
+     * no job behind); without, they stay for the next engine to adopt. A job whose cancel fails (the
+     * scheduler is down, {@code scancel} errs) keeps its record in the run store, so that the next engine
+     * adopts it and releases it when idle; its credential is revoked all the same. Returns what was left
+     * behind, one line per job with the command that ends it by hand (also logged): empty when nothing was.
      */
-    public void close(boolean release) {
+    public List<String> close(boolean release) {
         ticker.shutdownNow();
         try {
             ticker.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        List<String> left = new ArrayList<>();
         if (release) {
             synchronized (this) {
                 for (Job j : new ArrayList<>(jobs.values())) {
-                    if (j.jobId != null) {
+                    if (j.jobId != null && !j.releasing) {
                         try {
                             provider.cancel(j.jobId);
                         } catch (CapacityException e) {
-                            LOG.warn("cannot release {} {}: {}", provider.jobKind(), j.jobId, e.getMessage());
+                            String said = cancelFailed(j, e) + "; its record is kept for the next engine";
+                            LOG.warn("{}", said);
+                            left.add(said);
+                            forget(j, true, false);
+                            continue;
                         }
                     }
                     forget(j, true);
                 }
             }
         }
+        return left;
     }
 
     @Override

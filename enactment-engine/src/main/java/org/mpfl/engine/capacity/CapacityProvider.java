@@ -48,6 +48,14 @@ public interface CapacityProvider {
     void cancel(String jobId) throws CapacityException;
 
     /**
+     * The command an administrator runs to end a job by hand when {@link #cancel} failed (e.g. {@code scancel 1234}),
+     * or {@code null} when the provider knows none.
+     */
+    default String cancelByHand(String jobId) {
+        return null;
+    }
+
+    /**
      * The jobs not yet ended that carry this name (after an engine stopped between submitting a job and
      * recording its id, the job is found again by the name it was submitted under).
      */

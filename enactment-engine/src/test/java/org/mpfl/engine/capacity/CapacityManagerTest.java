@@ -75,4 +75,29 @@ class CapacityManagerTest {
         assertTrue(reason.contains("Slurm job 100 PENDING (Resources)"), reason);
         assertEquals("QUEUED", detail(fits).get("state").asText());
     }
+
+    /**
+     * The engine stops while Slurm cannot cancel its job: the job's record stays in the run store and the next engine
+     * adopts it (submitting nothing for it again); the failure is reported with the command that ends it by hand.
+     */
+    @Test
+    void aJobWhoseCancelFailsKeepsItsRecordAndTheAdminIsToldHowToEndIt() throws Exception {
+        start(1, 2);
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        slurm.cancelFails = "scancel failed (exit 1): slurm_kill_job error: Unable to contact slurm controller";
+        List<String> left = engine.capacity().orElseThrow().close(true);
+        assertEquals(1, left.size(), left.toString());
+        assertTrue(left.get(0).contains("cannot cancel Slurm job 100") && left.get(0).contains("Unable to contact slurm controller")
+                && left.get(0).contains("to end it by hand: scancel 100") && left.get(0).contains("record is kept"), left.get(0));
+        engine.close();
+
+        FakeScheduler again = new FakeScheduler();
+        again.states.put("100", slurm.states.get("100"));
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
+                .capacity(again, new CapacitySettings(1, 2, Duration.ofSeconds(300), Duration.ofMillis(100))));
+        assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "the next engine adopted the job");
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertTrue(again.submitted.isEmpty(), "nothing submitted again: " + again.submitted);
+    }
 }

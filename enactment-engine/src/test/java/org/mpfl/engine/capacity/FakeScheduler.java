@@ -68,6 +68,11 @@ final class FakeScheduler implements CapacityProvider {
     }
 
     @Override
+    public String cancelByHand(String jobId) {
+        return "scancel " + jobId;
+    }
+
+    @Override
     public List<JobStatus> find(String jobName) {
         return new ArrayList<>();
     }

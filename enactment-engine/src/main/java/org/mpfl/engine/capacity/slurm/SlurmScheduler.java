@@ -23,6 +23,12 @@ abstract class SlurmScheduler implements CapacityProvider {
         return "slurm";
     }
 
+    /** {@code scancel ID}: the same where Slurm's command line runs, whichever transport the engine uses. */
+    @Override
+    public final String cancelByHand(String jobId) {
+        return "scancel " + jobId;
+    }
+
     /** The jobs Slurm lists for this user, ended ones it still remembers too; only those named so when {@code name} is given. */
     abstract List<JobStatus> jobs(String name) throws CapacityException;
 
