@@ -85,6 +85,14 @@ public final class CapacityManager implements AutoCloseable {
     private volatile String startFailure;
     private long nextSubmitMs;
     private volatile String lastError;
+    /** The wait after a first failed submission; each failure in a row doubles it, up to {@link #SUBMIT_RETRY_MAX}. */
+    static final java.time.Duration SUBMIT_RETRY_FIRST = java.time.Duration.ofSeconds(2);
+    /** The longest wait between failed submissions (a scheduler down for hours is asked every 2 minutes). */
+    static final java.time.Duration SUBMIT_RETRY_MAX = java.time.Duration.ofMinutes(2);
+    /** Submissions in a row that failed (sbatch or slurmrestd refused or did not answer); 0 after one succeeds. */
+    private int failedSubmits;
+    /** Why the last submission failed, or {@code null} (kept apart from {@link #lastError}, which a good poll clears). */
+    private volatile String submitError;
     /** How long a job whose host has not joined is kept while no run waits (at most the idle release). */
     static final long UNWANTED_PENDING_GRACE_MS = 10_000;
     /** The poll's failure, said once until it changes or ends. */
@@ -326,13 +334,20 @@ public final class CapacityManager implements AutoCloseable {
             HostCredential c = credentials.issue(hostId, engineUrl.get());
             j.jobId = provider.submit(new HostJob(name, hostId, c.text(), engineUrl.get(), settings.cpusPerNode()));
         } catch (CapacityException | HostCredentials.HostIdTakenException | RuntimeException e) {
-            lastError = e.getMessage();
+            // not again on the next tick: a scheduler that is down or refuses is asked less and less often
+            failedSubmits++;
+            long wait = submitRetry(failedSubmits).toMillis();
+            nextSubmitMs = Math.max(nextSubmitMs, now + wait);
+            submitError = e.getMessage();
             if (submitProblem.isNews(e.getMessage())) {
-                LOG.warn("cannot submit a {} for the run queue: {}", provider.jobKind(), e.getMessage());
+                LOG.warn("cannot submit a {} for the run queue: {}; trying again in {} s, then less often (up to every {} s)",
+                        provider.jobKind(), e.getMessage(), wait / 1000, SUBMIT_RETRY_MAX.toSeconds());
             }
             forget(j, true);
             return false;
         }
+        failedSubmits = 0;
+        submitError = null;
         store.save(new StoredJob(name, provider.name(), hostId, j.jobId, now));
         submitProblem.over();
         jobs.put(name, j);
@@ -391,11 +406,23 @@ public final class CapacityManager implements AutoCloseable {
         if (startFailure != null) {
             parts.add(startFailure);
         }
+        String failed = submitError;
+        if (failed != null) {
+            long in = Math.max(0, nextSubmitMs - System.currentTimeMillis());
+            parts.add(provider.jobKind() + "s cannot be submitted: " + failed + " (" + failedSubmits + " failure"
+                    + (failedSubmits == 1 ? "" : "s") + " in a row; next try in " + (in + 999) / 1000 + " s)");
+        }
         String err = lastError;
         if (err != null) {
             parts.add(provider.jobKind() + "s cannot be submitted or asked about: " + err);
         }
         return String.join("; ", parts);
+    }
+
+    /** The wait after {@code failures} failed submissions in a row: 2 s, 4 s, 8 s … up to 2 minutes. */
+    static java.time.Duration submitRetry(int failures) {
+        long first = SUBMIT_RETRY_FIRST.toMillis();
+        return java.time.Duration.ofMillis(Math.min(SUBMIT_RETRY_MAX.toMillis(), first << Math.min(Math.max(failures, 1) - 1, 20)));
     }
 
     /** What a failed cancel says: the job, why, and the command that ends it by hand. */

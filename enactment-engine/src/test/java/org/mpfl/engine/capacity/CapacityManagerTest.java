@@ -100,4 +100,29 @@ class CapacityManagerTest {
         awaitReason(id, "Slurm job 100 PENDING (Resources)");
         assertTrue(again.submitted.isEmpty(), "nothing submitted again: " + again.submitted);
     }
+
+    /**
+     * Submissions that fail are tried again after 2 s, then 4 s, doubling up to 2 minutes (they were tried on every
+     * poll, once a second), and the queued run's reason says why and when the next try is.
+     */
+    @Test
+    void failedSubmissionsBackOffExponentiallyFrom2SecondsTo2Minutes() throws Exception {
+        assertEquals(List.of(2L, 4L, 8L, 16L, 32L, 64L, 120L, 120L), java.util.stream.IntStream.rangeClosed(1, 8)
+                .mapToObj(n -> CapacityManager.submitRetry(n).toSeconds()).toList());
+        start(1, 2);
+        slurm.submitFails = "sbatch failed (exit 1): Batch job submission failed: Unable to contact slurm controller";
+        String id = run(2);
+        String reason = awaitReason(id, "1 failure in a row; next try in");
+        assertTrue(reason.contains("Slurm jobs cannot be submitted: sbatch failed (exit 1)"), reason);
+        Await.until(Duration.ofSeconds(60), "three submissions tried", () -> slurm.submitTimes.size() >= 3);
+        List<Long> t = slurm.submitTimes;
+        long first = (t.get(1) - t.get(0)) / 1_000_000;
+        long second = (t.get(2) - t.get(1)) / 1_000_000;
+        // the engine polls every 100 ms here: without the back-off the tries came 100 ms apart
+        assertTrue(first >= 1_900 && second >= 3_900, "2 s, then 4 s between tries: " + first + " ms, " + second + " ms");
+        assertTrue(slurm.submitted.isEmpty());
+        slurm.submitFails = null;
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertTrue(!detail(id).at("/queue/reason").asText().contains("cannot be submitted"), "a submission that works clears it");
+    }
 }
