@@ -193,6 +193,7 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             JobStatus s = states.getOrDefault(j.jobId, JobStatus.gone(j.jobId));
+            JobStatus before = j.status;
             j.status = s;
             Optional<HostInfo> h = registry.host(j.hostId);
             if (s.phase() == JobStatus.Phase.RUNNING && j.runningSeenMs == 0) {
@@ -216,17 +217,28 @@ public final class CapacityManager implements AutoCloseable {
                 registry.origin(j.hostId, provider.jobKind() + " " + j.jobId + " on node " + s.node());
             }
             if (s.phase() == JobStatus.Phase.ENDED) {
-                ended(j, s);
+                ended(j, s, before);
             }
         }
     }
 
-    /** A job ended: released by us, or lost (its host's runs hear of it as of a lost host). */
-    private void ended(Job j, JobStatus s) {
+    /**
+     * A job ended: released by us, or lost (its host's runs hear of it as of a lost host).
+     *
+     * @param before what the previous poll said of it, or {@code null} (not polled yet)
+     */
+    private void ended(Job j, JobStatus s, JobStatus before) {
         if (!j.releasing) {
             String node = s.node().isBlank() ? "" : " on node " + s.node();
             String reason = s.reason().isBlank() || s.reason().equals("None") ? "" : " (" + s.reason() + ")";
-            String why = provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason;
+            // the engine did not cancel it: someone did with scancel (an administrator, the user): say so, not "ended"
+            boolean cancelledOutside = s.state().startsWith("CANCELLED");
+            String why = cancelledOutside
+                    ? provider.jobKind() + " " + j.jobId + node + " was cancelled outside MPFL (" + s.state() + reason
+                            + ": scancel by an administrator or its user)"
+                            + (j.host == null && (before == null || before.phase() == JobStatus.Phase.PENDING)
+                            ? " while it was pending, before its host joined" : "")
+                    : provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason;
             LOG.warn("{}: host {} is lost", why, j.hostId);
             registry.origin(j.hostId, why);
             if (j.host != null) {
@@ -237,14 +249,37 @@ public final class CapacityManager implements AutoCloseable {
                 failedStarts++;
                 long wait = Math.min(300_000L, 5_000L << Math.min(failedStarts - 1, 6));
                 nextSubmitMs = System.currentTimeMillis() + wait;
-                startFailure = failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s") + " in a row ended before"
-                        + " their host joined (last: " + why + "; its output: " + j.name + ".log in the job log directory);"
-                        + " next one in " + wait / 1000 + " s";
+                startFailure = cancelledOutside
+                        ? why + "; the next " + provider.jobKind() + " in " + wait / 1000 + " s"
+                        : failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s") + " in a row ended before"
+                        + " their host joined (last: " + why + "; " + output(j) + "); next one in " + wait / 1000 + " s";
             }
         } else {
             LOG.info("{} {} released (host {})", provider.jobKind(), j.jobId, j.hostId);
         }
         forget(j, j.releasing);
+    }
+
+    /**
+     * Where to read what a job that never started its host said: its output file and its last line, or, when the
+     * file is missing, what that means (the job never ran, or the nodes write the log directory somewhere else).
+     */
+    private String output(Job j) {
+        java.nio.file.Path log = provider.jobLog(j.name);
+        if (log == null) {
+            return "its output: " + j.name + ".log in the job log directory";
+        }
+        if (!java.nio.file.Files.isRegularFile(log)) {
+            return "its output file " + log + " does not exist: the job ended before it ran on a node, or the node"
+                    + " cannot write there (the job log directory must be on a file system the nodes share, and exist on them)";
+        }
+        try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(log, java.nio.charset.StandardCharsets.UTF_8)) {
+            String last = lines.map(String::strip).filter(l -> !l.isEmpty()).reduce((a, b) -> b).orElse("");
+            return last.isEmpty() ? "its output " + log + " is empty"
+                    : "its output " + log + " ends: " + (last.length() > 300 ? last.substring(0, 300) + "…" : last);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return "its output: " + log + " (cannot read it: " + e.getMessage() + ")";
+        }
     }
 
     /** Forgets a job: its record, its credential (never valid again), and where its host came from if released. */

@@ -56,6 +56,14 @@ public interface CapacityProvider {
     }
 
     /**
+     * Where the engine finds the output of the job submitted as {@code jobName} (as this machine sees it), or
+     * {@code null} when the scheduler keeps it elsewhere.
+     */
+    default java.nio.file.Path jobLog(String jobName) {
+        return null;
+    }
+
+    /**
      * The jobs not yet ended that carry this name (after an engine stopped between submitting a job and
      * recording its id, the job is found again by the name it was submitted under).
      */

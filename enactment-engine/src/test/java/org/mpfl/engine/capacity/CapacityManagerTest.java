@@ -125,4 +125,36 @@ class CapacityManagerTest {
         awaitReason(id, "Slurm job 100 PENDING (Resources)");
         assertTrue(!detail(id).at("/queue/reason").asText().contains("cannot be submitted"), "a submission that works clears it");
     }
+
+    /**
+     * A pending job cancelled by an administrator (scancel, outside MPFL): the queued run's reason says so, not that
+     * the job "ended before its host joined"; a job that failed to start names its output file, and says what it
+     * means when the file is missing, or what the file's last line says.
+     */
+    @Test
+    void thePendingJobCancelledOutsideAndAMissingJobLogAreSaidPlainly() throws Exception {
+        Path logs = java.nio.file.Files.createDirectories(dir.resolve("jobs"));
+        slurm.logDir = logs;
+        start(1, 2);
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        slurm.end("100", "CANCELLED", "");
+        String reason = awaitReason(id, "Slurm job 100 was cancelled outside MPFL");
+        assertTrue(reason.contains("scancel by an administrator or its user) while it was pending, before its host joined;"
+                + " the next Slurm job in 5 s"), reason);
+
+        awaitReason(id, "Slurm job 101 PENDING (Resources)");
+        slurm.end("101", "FAILED", "JobLaunchFailure");
+        reason = awaitReason(id, "Slurm job 101 ended: FAILED (JobLaunchFailure)");
+        String log = logs.resolve(slurm.submitted.get(1).name() + ".log").toString();
+        assertTrue(reason.contains("its output file " + log + " does not exist: the job ended before it ran on a node, or the"
+                + " node cannot write there"), reason);
+
+        reason = awaitReason(id, "Slurm job 102 PENDING (Resources)");
+        java.nio.file.Files.writeString(logs.resolve(slurm.submitted.get(2).name() + ".log"),
+                "srun: starting\nmpflc: node n1: its name does not resolve; give a bind address\n\n");
+        slurm.end("102", "FAILED", "NonZeroExitCode");
+        reason = awaitReason(id, "Slurm job 102 ended: FAILED (NonZeroExitCode)");
+        assertTrue(reason.contains("ends: mpflc: node n1: its name does not resolve; give a bind address"), reason);
+    }
 }

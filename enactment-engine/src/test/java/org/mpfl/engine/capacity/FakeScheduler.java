@@ -68,6 +68,12 @@ final class FakeScheduler implements CapacityProvider {
     }
 
     @Override
+    public Path jobLog(String jobName) {
+        Path d = logDir;
+        return d == null ? null : d.resolve(jobName + ".log");
+    }
+
+    @Override
     public String cancelByHand(String jobId) {
         return "scancel " + jobId;
     }
@@ -78,7 +84,7 @@ final class FakeScheduler implements CapacityProvider {
     }
 
     /** A job of the test's choosing ends with this state, as the scheduler would say. */
-    void end(String jobId, String state) {
-        states.put(jobId, new JobStatus(jobId, JobStatus.Phase.ENDED, state, "", ""));
+    void end(String jobId, String state, String reason) {
+        states.put(jobId, new JobStatus(jobId, JobStatus.Phase.ENDED, state, reason, ""));
     }
 }

@@ -50,6 +50,11 @@ public final class SlurmRest extends SlurmScheduler {
     }
 
     @Override
+    SlurmSettings settings() {
+        return settings;
+    }
+
+    @Override
     public void check() throws CapacityException {
         String token = token();
         Long exp = claim(token, "exp") == null ? null : Long.valueOf(claim(token, "exp"));

@@ -29,6 +29,15 @@ abstract class SlurmScheduler implements CapacityProvider {
         return "scancel " + jobId;
     }
 
+    /** What the jobs ask for, where their output goes. */
+    abstract SlurmSettings settings();
+
+    /** {@code --job-log-dir/JOBNAME.log}: sbatch's {@code --output}, slurmrestd's {@code standard_output}. */
+    @Override
+    public final java.nio.file.Path jobLog(String jobName) {
+        return settings().logDir().resolve(jobName + ".log");
+    }
+
     /** The jobs Slurm lists for this user, ended ones it still remembers too; only those named so when {@code name} is given. */
     abstract List<JobStatus> jobs(String name) throws CapacityException;
 
