@@ -143,6 +143,7 @@ public final class CapacityManager implements AutoCloseable {
             jobHosts.add(s.hostId());
             LOG.info("adopted {} {} (host {}) of the previous engine", provider.jobKind(), jobId, s.hostId());
         }
+        pruneJobLogs();
         runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
             @Override
             public String note() {
@@ -285,6 +286,24 @@ public final class CapacityManager implements AutoCloseable {
     /** Forgets a job: its record, its credential (never valid again), and where its host came from if released. */
     private void forget(Job j, boolean clean) {
         forget(j, clean, true);
+        pruneJobLogs();
+    }
+
+    /** Keeps the job log directory to the newest job outputs ({@link JobLogs}); those of jobs still held stay. */
+    private void pruneJobLogs() {
+        java.nio.file.Path dir = provider.jobLogDir();
+        if (dir == null) {
+            return;
+        }
+        try {
+            List<java.nio.file.Path> deleted = JobLogs.prune(dir, java.util.Set.copyOf(jobs.keySet()), System.currentTimeMillis());
+            if (!deleted.isEmpty()) {
+                LOG.info("deleted {} old job output file(s) in {} (kept: the {} newest, none older than {} days)", deleted.size(), dir,
+                        JobLogs.KEEP_NEWEST, JobLogs.MAX_AGE.toDays());
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("cannot prune the job output files in {}: {}", dir, e.toString());
+        }
     }
 
     /** As {@link #forget(Job, boolean)}; without {@code record}, its record stays in the run store (a cancel failed). */

@@ -60,6 +60,15 @@ public interface CapacityProvider {
      * {@code null} when the scheduler keeps it elsewhere.
      */
     default java.nio.file.Path jobLog(String jobName) {
+        java.nio.file.Path dir = jobLogDir();
+        return dir == null ? null : dir.resolve(jobName + ".log");
+    }
+
+    /**
+     * The directory the jobs' output files go to ({@code JOBNAME.log}), which the engine prunes ({@link JobLogs}), or
+     * {@code null} when the scheduler keeps them elsewhere.
+     */
+    default java.nio.file.Path jobLogDir() {
         return null;
     }
 

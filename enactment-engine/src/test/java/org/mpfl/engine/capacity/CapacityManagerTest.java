@@ -157,4 +157,19 @@ class CapacityManagerTest {
         reason = awaitReason(id, "Slurm job 102 ended: FAILED (NonZeroExitCode)");
         assertTrue(reason.contains("ends: mpflc: node n1: its name does not resolve; give a bind address"), reason);
     }
+
+    /** The engine prunes the job log directory when it starts (and whenever a job ends): 60 old outputs become 50. */
+    @Test
+    void theEnginePrunesTheJobLogDirectory() throws Exception {
+        Path logs = java.nio.file.Files.createDirectories(dir.resolve("jobs"));
+        for (int i = 0; i < 60; i++) {
+            Path f = java.nio.file.Files.writeString(logs.resolve("mpfl-slurm-old" + i + ".log"), "x\n");
+            java.nio.file.Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - i * 60_000L));
+        }
+        slurm.logDir = logs;
+        start(1, 2);
+        try (var files = java.nio.file.Files.list(logs)) {
+            assertEquals(50, files.count(), "pruned to the 50 newest when the engine started");
+        }
+    }
 }

@@ -68,9 +68,8 @@ final class FakeScheduler implements CapacityProvider {
     }
 
     @Override
-    public Path jobLog(String jobName) {
-        Path d = logDir;
-        return d == null ? null : d.resolve(jobName + ".log");
+    public Path jobLogDir() {
+        return logDir;
     }
 
     @Override

@@ -32,10 +32,10 @@ abstract class SlurmScheduler implements CapacityProvider {
     /** What the jobs ask for, where their output goes. */
     abstract SlurmSettings settings();
 
-    /** {@code --job-log-dir/JOBNAME.log}: sbatch's {@code --output}, slurmrestd's {@code standard_output}. */
+    /** {@code --job-log-dir}: each job's {@code JOBNAME.log} (sbatch's {@code --output}, slurmrestd's {@code standard_output}). */
     @Override
-    public final java.nio.file.Path jobLog(String jobName) {
-        return settings().logDir().resolve(jobName + ".log");
+    public final java.nio.file.Path jobLogDir() {
+        return settings().logDir();
     }
 
     /** The jobs Slurm lists for this user, ended ones it still remembers too; only those named so when {@code name} is given. */
