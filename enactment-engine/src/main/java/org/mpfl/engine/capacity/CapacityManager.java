@@ -72,6 +72,8 @@ public final class CapacityManager implements AutoCloseable {
     private final CapacityJobStore store;
     private final Supplier<String> engineUrl;
     private final Map<String, Job> jobs = new LinkedHashMap<>();
+    /** The host ids of {@link #jobs}, readable without this manager's lock (the run queue asks under its own). */
+    private final java.util.Set<String> jobHosts = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "mpfl-capacity");
         t.setDaemon(true);
@@ -83,10 +85,20 @@ public final class CapacityManager implements AutoCloseable {
     private volatile String startFailure;
     private long nextSubmitMs;
     private volatile String lastError;
+    /** The wait after a first failed submission; each failure in a row doubles it, up to {@link #SUBMIT_RETRY_MAX}. */
+    static final java.time.Duration SUBMIT_RETRY_FIRST = java.time.Duration.ofSeconds(2);
+    /** The longest wait between failed submissions (a scheduler down for hours is asked every 2 minutes). */
+    static final java.time.Duration SUBMIT_RETRY_MAX = java.time.Duration.ofMinutes(2);
+    /** Submissions in a row that failed (sbatch or slurmrestd refused or did not answer); 0 after one succeeds. */
+    private int failedSubmits;
+    /** Why the last submission failed, or {@code null} (kept apart from {@link #lastError}, which a good poll clears). */
+    private volatile String submitError;
     /** How long a job whose host has not joined is kept while no run waits (at most the idle release). */
     static final long UNWANTED_PENDING_GRACE_MS = 10_000;
     /** The poll's failure, said once until it changes or ends. */
     private final RepeatedProblem pollProblem = new RepeatedProblem();
+    /** A release's failure, said once until it changes. */
+    private final RepeatedProblem cancelProblem = new RepeatedProblem();
     /** A submission's failure, said once until it changes or a submission succeeds. */
     private final RepeatedProblem submitProblem = new RepeatedProblem();
 
@@ -118,6 +130,7 @@ public final class CapacityManager implements AutoCloseable {
                 } catch (CapacityException e) {
                     LOG.warn("cannot look up job {} at the scheduler; keeping it to look again: {}", s.jobName(), e.getMessage());
                     jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), null, s.submittedMs()));
+                    jobHosts.add(s.hostId());
                     continue;
                 }
                 if (jobId == null) {
@@ -127,9 +140,21 @@ public final class CapacityManager implements AutoCloseable {
                 store.save(new StoredJob(s.jobName(), s.provider(), s.hostId(), jobId, s.submittedMs()));
             }
             jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), jobId, s.submittedMs()));
+            jobHosts.add(s.hostId());
             LOG.info("adopted {} {} (host {}) of the previous engine", provider.jobKind(), jobId, s.hostId());
         }
-        runs.capacityOnDemand(() -> note);
+        pruneJobLogs();
+        runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
+            @Override
+            public String note() {
+                return note;
+            }
+
+            @Override
+            public String neverFits(int ranks) {
+                return CapacityManager.this.neverFits(ranks);
+            }
+        });
         long ms = settings.pollInterval().toMillis();
         ticker.scheduleWithFixedDelay(this::tick, 0, ms, TimeUnit.MILLISECONDS);
     }
@@ -169,6 +194,7 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             JobStatus s = states.getOrDefault(j.jobId, JobStatus.gone(j.jobId));
+            JobStatus before = j.status;
             j.status = s;
             Optional<HostInfo> h = registry.host(j.hostId);
             if (s.phase() == JobStatus.Phase.RUNNING && j.runningSeenMs == 0) {
@@ -192,17 +218,28 @@ public final class CapacityManager implements AutoCloseable {
                 registry.origin(j.hostId, provider.jobKind() + " " + j.jobId + " on node " + s.node());
             }
             if (s.phase() == JobStatus.Phase.ENDED) {
-                ended(j, s);
+                ended(j, s, before);
             }
         }
     }
 
-    /** A job ended: released by us, or lost (its host's runs hear of it as of a lost host). */
-    private void ended(Job j, JobStatus s) {
+    /**
+     * A job ended: released by us, or lost (its host's runs hear of it as of a lost host).
+     *
+     * @param before what the previous poll said of it, or {@code null} (not polled yet)
+     */
+    private void ended(Job j, JobStatus s, JobStatus before) {
         if (!j.releasing) {
             String node = s.node().isBlank() ? "" : " on node " + s.node();
             String reason = s.reason().isBlank() || s.reason().equals("None") ? "" : " (" + s.reason() + ")";
-            String why = provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason;
+            // the engine did not cancel it: someone did with scancel (an administrator, the user): say so, not "ended"
+            boolean cancelledOutside = s.state().startsWith("CANCELLED");
+            String why = cancelledOutside
+                    ? provider.jobKind() + " " + j.jobId + node + " was cancelled outside MPFL (" + s.state() + reason
+                            + ": scancel by an administrator or its user)"
+                            + (j.host == null && (before == null || before.phase() == JobStatus.Phase.PENDING)
+                            ? " while it was pending, before its host joined" : "")
+                    : provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason;
             LOG.warn("{}: host {} is lost", why, j.hostId);
             registry.origin(j.hostId, why);
             if (j.host != null) {
@@ -213,9 +250,10 @@ public final class CapacityManager implements AutoCloseable {
                 failedStarts++;
                 long wait = Math.min(300_000L, 5_000L << Math.min(failedStarts - 1, 6));
                 nextSubmitMs = System.currentTimeMillis() + wait;
-                startFailure = failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s") + " in a row ended before"
-                        + " their host joined (last: " + why + "; its output: " + j.name + ".log in the job log directory);"
-                        + " next one in " + wait / 1000 + " s";
+                startFailure = cancelledOutside
+                        ? why + "; the next " + provider.jobKind() + " in " + wait / 1000 + " s"
+                        : failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s") + " in a row ended before"
+                        + " their host joined (last: " + why + "; " + output(j) + "); next one in " + wait / 1000 + " s";
             }
         } else {
             LOG.info("{} {} released (host {})", provider.jobKind(), j.jobId, j.hostId);
@@ -223,15 +261,63 @@ public final class CapacityManager implements AutoCloseable {
         forget(j, j.releasing);
     }
 
+    /**
+     * Where to read what a job that never started its host said: its output file and its last line, or, when the
+     * file is missing, what that means (the job never ran, or the nodes write the log directory somewhere else).
+     */
+    private String output(Job j) {
+        java.nio.file.Path log = provider.jobLog(j.name);
+        if (log == null) {
+            return "its output: " + j.name + ".log in the job log directory";
+        }
+        if (!java.nio.file.Files.isRegularFile(log)) {
+            return "its output file " + log + " does not exist: the job ended before it ran on a node, or the node"
+                    + " cannot write there (the job log directory must be on a file system the nodes share, and exist on them)";
+        }
+        try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(log, java.nio.charset.StandardCharsets.UTF_8)) {
+            String last = lines.map(String::strip).filter(l -> !l.isEmpty()).reduce((a, b) -> b).orElse("");
+            return last.isEmpty() ? "its output " + log + " is empty"
+                    : "its output " + log + " ends: " + (last.length() > 300 ? last.substring(0, 300) + "…" : last);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return "its output: " + log + " (cannot read it: " + e.getMessage() + ")";
+        }
+    }
+
     /** Forgets a job: its record, its credential (never valid again), and where its host came from if released. */
     private void forget(Job j, boolean clean) {
+        forget(j, clean, true);
+        pruneJobLogs();
+    }
+
+    /** Keeps the job log directory to the newest job outputs ({@link JobLogs}); those of jobs still held stay. */
+    private void pruneJobLogs() {
+        java.nio.file.Path dir = provider.jobLogDir();
+        if (dir == null) {
+            return;
+        }
+        try {
+            List<java.nio.file.Path> deleted = JobLogs.prune(dir, java.util.Set.copyOf(jobs.keySet()), System.currentTimeMillis());
+            if (!deleted.isEmpty()) {
+                LOG.info("deleted {} old job output file(s) in {} (kept: the {} newest, none older than {} days)", deleted.size(), dir,
+                        JobLogs.KEEP_NEWEST, JobLogs.MAX_AGE.toDays());
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("cannot prune the job output files in {}: {}", dir, e.toString());
+        }
+    }
+
+    /** As {@link #forget(Job, boolean)}; without {@code record}, its record stays in the run store (a cancel failed). */
+    private void forget(Job j, boolean clean, boolean record) {
         jobs.remove(j.name);
+        jobHosts.remove(j.hostId);
         credentials.forHost(j.hostId).ifPresent(c -> credentials.revoke(c.id()));
         registry.host(j.hostId).ifPresent(h -> registry.remove(j.hostId, false));
         if (clean) {
             registry.origin(j.hostId, null);
         }
-        store.delete(j.name);
+        if (record) {
+            store.delete(j.name);
+        }
     }
 
     private void releaseIdle(long now) {
@@ -258,8 +344,11 @@ public final class CapacityManager implements AutoCloseable {
                     LOG.info(j.host == null ? "{} {}: no run waits for host {} any more, withdrawn" : "{} {}: host {} idle for {} s,"
                             + " released", provider.jobKind(), j.jobId, j.hostId, settings.idleRelease().toSeconds());
                 } catch (CapacityException e) {
-                    lastError = e.getMessage();
-                    LOG.warn("cannot release {} {}: {}", provider.jobKind(), j.jobId, e.getMessage());
+                    // kept, and tried again next tick; said once while the failure stays the same
+                    lastError = cancelFailed(j, e) + "; tried again every " + settings.pollInterval().toSeconds() + " s";
+                    if (cancelProblem.isNews(e.getMessage())) {
+                        LOG.warn("{}; tried again on every poll", cancelFailed(j, e));
+                    }
                 }
             }
         }
@@ -299,19 +388,54 @@ public final class CapacityManager implements AutoCloseable {
             HostCredential c = credentials.issue(hostId, engineUrl.get());
             j.jobId = provider.submit(new HostJob(name, hostId, c.text(), engineUrl.get(), settings.cpusPerNode()));
         } catch (CapacityException | HostCredentials.HostIdTakenException | RuntimeException e) {
-            lastError = e.getMessage();
+            // not again on the next tick: a scheduler that is down or refuses is asked less and less often
+            failedSubmits++;
+            long wait = submitRetry(failedSubmits).toMillis();
+            nextSubmitMs = Math.max(nextSubmitMs, now + wait);
+            submitError = e.getMessage();
             if (submitProblem.isNews(e.getMessage())) {
-                LOG.warn("cannot submit a {} for the run queue: {}", provider.jobKind(), e.getMessage());
+                LOG.warn("cannot submit a {} for the run queue: {}; trying again in {} s, then less often (up to every {} s)",
+                        provider.jobKind(), e.getMessage(), wait / 1000, SUBMIT_RETRY_MAX.toSeconds());
             }
             forget(j, true);
             return false;
         }
+        failedSubmits = 0;
+        submitError = null;
         store.save(new StoredJob(name, provider.name(), hostId, j.jobId, now));
         submitProblem.over();
         jobs.put(name, j);
+        jobHosts.add(hostId);
         LOG.info("submitted {} {} (host {}) for the run queue", provider.jobKind(), j.jobId, hostId);
         lastError = null;
         return true;
+    }
+
+    /**
+     * Why a run of {@code ranks} ranks can never be placed: more than every job this provider may run at once
+     * ({@link CapacitySettings#maxNodes} × {@link CapacitySettings#cpusPerNode}) and the other hosts registered now
+     * hold together; {@code null} when it may fit (or another host takes more ranks than its capacity). Called
+     * under the run queue's lock, so it reads only {@link #jobHosts} and the registry, never this manager's lock.
+     */
+    String neverFits(int ranks) {
+        int brought = settings.maxNodes() * settings.cpusPerNode();
+        int others = 0;
+        for (HostInfo h : registry.hosts()) {
+            if (jobHosts.contains(h.hostId())) {
+                continue;
+            }
+            if (h.oversubscribe()) {
+                return null;
+            }
+            others += h.capacity();
+        }
+        if (ranks <= brought + others) {
+            return null;
+        }
+        return "the run needs " + ranks + " ranks at once, more than " + provider.jobKind() + "s can ever bring: --max-nodes "
+                + settings.maxNodes() + " × --cpus-per-node " + settings.cpusPerNode() + " = " + brought + " places"
+                + (others > 0 ? " plus the " + others + " of the other registered hosts" : "") + "; run it with fewer ranks"
+                + " (or --oversubscribe), or start the engine with a larger --max-nodes or --cpus-per-node";
     }
 
     /** What the queue's reasons end with: the jobs on their way, the node limit, the last error. */
@@ -336,11 +460,30 @@ public final class CapacityManager implements AutoCloseable {
         if (startFailure != null) {
             parts.add(startFailure);
         }
+        String failed = submitError;
+        if (failed != null) {
+            long in = Math.max(0, nextSubmitMs - System.currentTimeMillis());
+            parts.add(provider.jobKind() + "s cannot be submitted: " + failed + " (" + failedSubmits + " failure"
+                    + (failedSubmits == 1 ? "" : "s") + " in a row; next try in " + (in + 999) / 1000 + " s)");
+        }
         String err = lastError;
         if (err != null) {
             parts.add(provider.jobKind() + "s cannot be submitted or asked about: " + err);
         }
         return String.join("; ", parts);
+    }
+
+    /** The wait after {@code failures} failed submissions in a row: 2 s, 4 s, 8 s … up to 2 minutes. */
+    static java.time.Duration submitRetry(int failures) {
+        long first = SUBMIT_RETRY_FIRST.toMillis();
+        return java.time.Duration.ofMillis(Math.min(SUBMIT_RETRY_MAX.toMillis(), first << Math.min(Math.max(failures, 1) - 1, 20)));
+    }
+
+    /** What a failed cancel says: the job, why, and the command that ends it by hand. */
+    private String cancelFailed(Job j, CapacityException e) {
+        String byHand = provider.cancelByHand(j.jobId);
+        return "cannot cancel " + provider.jobKind() + " " + j.jobId + " (host " + j.hostId + "): " + e.getMessage()
+                + (byHand == null ? "" : "; to end it by hand: " + byHand);
     }
 
     /** The ids of the jobs this engine holds now (for status pages and tests). */
@@ -350,29 +493,38 @@ public final class CapacityManager implements AutoCloseable {
 
     /**
      * Stops ticking. With {@code release}, every job is cancelled (an engine that stops for good leaves
-     * no job behind); without, they stay for the next engine to adopt.
+     * no job behind); without, they stay for the next engine to adopt. A job whose cancel fails (the
+     * scheduler is down, {@code scancel} errs) keeps its record in the run store, so that the next engine
+     * adopts it and releases it when idle; its credential is revoked all the same. Returns what was left
+     * behind, one line per job with the command that ends it by hand (also logged): empty when nothing was.
      */
-    public void close(boolean release) {
+    public List<String> close(boolean release) {
         ticker.shutdownNow();
         try {
             ticker.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        List<String> left = new ArrayList<>();
         if (release) {
             synchronized (this) {
                 for (Job j : new ArrayList<>(jobs.values())) {
-                    if (j.jobId != null) {
+                    if (j.jobId != null && !j.releasing) {
                         try {
                             provider.cancel(j.jobId);
                         } catch (CapacityException e) {
-                            LOG.warn("cannot release {} {}: {}", provider.jobKind(), j.jobId, e.getMessage());
+                            String said = cancelFailed(j, e) + "; its record is kept for the next engine";
+                            LOG.warn("{}", said);
+                            left.add(said);
+                            forget(j, true, false);
+                            continue;
                         }
                     }
                     forget(j, true);
                 }
             }
         }
+        return left;
     }
 
     @Override

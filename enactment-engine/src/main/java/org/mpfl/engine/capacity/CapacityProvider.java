@@ -48,6 +48,31 @@ public interface CapacityProvider {
     void cancel(String jobId) throws CapacityException;
 
     /**
+     * The command an administrator runs to end a job by hand when {@link #cancel} failed (e.g. {@code scancel 1234}),
+     * or {@code null} when the provider knows none.
+     */
+    default String cancelByHand(String jobId) {
+        return null;
+    }
+
+    /**
+     * Where the engine finds the output of the job submitted as {@code jobName} (as this machine sees it), or
+     * {@code null} when the scheduler keeps it elsewhere.
+     */
+    default java.nio.file.Path jobLog(String jobName) {
+        java.nio.file.Path dir = jobLogDir();
+        return dir == null ? null : dir.resolve(jobName + ".log");
+    }
+
+    /**
+     * The directory the jobs' output files go to ({@code JOBNAME.log}), which the engine prunes ({@link JobLogs}), or
+     * {@code null} when the scheduler keeps them elsewhere.
+     */
+    default java.nio.file.Path jobLogDir() {
+        return null;
+    }
+
+    /**
      * The jobs not yet ended that carry this name (after an engine stopped between submitting a job and
      * recording its id, the job is found again by the name it was submitted under).
      */

@@ -15,6 +15,9 @@ public record CapacitySettings(int maxNodes, int cpusPerNode, Duration idleRelea
         if (maxNodes < 1 || cpusPerNode < 1) {
             throw new IllegalArgumentException("--max-nodes and --cpus-per-node must be at least 1");
         }
+        if (pollInterval.isNegative() || pollInterval.isZero()) {
+            throw new IllegalArgumentException("--poll-interval must be positive");
+        }
         if (idleRelease.isNegative()) {
             throw new IllegalArgumentException("--idle-release must be at least 0 seconds");
         }

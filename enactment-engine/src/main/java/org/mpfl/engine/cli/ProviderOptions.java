@@ -17,10 +17,15 @@ import org.mpfl.ir.cli.UsageException;
 
 /**
  * {@code mpflc up}'s capacity-on-demand options, declared once: {@code --provider slurm --partition P
- * [--account A] [--max-nodes N] [--walltime T] [--idle-release S] [--cpus-per-node K]}, and for the REST
+ * [--account A] [--max-nodes N] [--walltime T] [--idle-release S] [--cpus-per-node K] [--poll-interval S]}, and for the REST
  * path {@code --slurmrestd URL --slurm-jwt-file F} (docs/deployment.md, "Capacity from Slurm").
  */
 final class ProviderOptions {
+    /** How often Slurm is asked about the jobs unless {@code --poll-interval} says otherwise (seconds). */
+    static final int DEFAULT_POLL_S = 1;
+    /** The longest {@code --poll-interval}: beyond it a job's host would join, or its end be seen, far too late. */
+    static final int MAX_POLL_S = 300;
+
     private ProviderOptions() {
     }
 
@@ -34,6 +39,8 @@ final class ProviderOptions {
                 .value("--walltime", "T", "the jobs' time limit (Slurm's notation, e.g. 1:00:00; default: the partition's)")
                 .value("--idle-release", "S", "300", "release a node whose host held no rank for S seconds while no run waited")
                 .value("--cpus-per-node", "K", "1", "the CPUs each job asks for, and its host's capacity (ranks)")
+                .value("--poll-interval", "S", "how often Slurm is asked about the jobs, in whole seconds (default "
+                        + DEFAULT_POLL_S + ", at most " + MAX_POLL_S + ")")
                 .value("--slurmrestd", "URL", "talk to Slurm through slurmrestd at URL (else its command line)")
                 .value("--slurm-jwt-file", "F", "--slurmrestd: the file holding the JWT (scontrol token) it authenticates with")
                 .value("--node-mpflc", "PATH", "the mpflc the nodes run (default: bin/mpflc of this installation)")
@@ -48,7 +55,7 @@ final class ProviderOptions {
      */
     static EngineConfig apply(Arguments a, EngineConfig config) throws UsageException, CapacityException {
         for (String o : new String[] {"--partition", "--account", "--walltime", "--slurmrestd", "--slurm-jwt-file", "--node-mpflc",
-                "--node-bind", "--job-log-dir"}) {
+                "--node-bind", "--job-log-dir", "--poll-interval"}) {
             if (a.has(o) && !a.has("--provider")) {
                 throw new UsageException(o + " applies to --provider slurm only");
             }
@@ -68,6 +75,7 @@ final class ProviderOptions {
         if (maxNodes < 1 || cpus < 1 || idle < 0) {
             throw new UsageException("--max-nodes and --cpus-per-node must be at least 1, --idle-release at least 0");
         }
+        int poll = pollSeconds(a.value("--poll-interval"));
         String walltime = a.value("--walltime");
         if (walltime != null && !walltime.matches("(\\d+-)?\\d+(:\\d{1,2}){0,2}")) {
             throw new UsageException("--walltime: Slurm's notation (MINUTES, H:MM:SS or D-H:MM:SS), got '" + walltime + "'");
@@ -97,7 +105,25 @@ final class ProviderOptions {
         }
         provider.check();
         provider.checkJobSize(cpus);
-        return config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(1)));
+        return config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(poll)));
+    }
+
+    /** {@code --poll-interval}: whole seconds from 1 to {@link #MAX_POLL_S}; {@link #DEFAULT_POLL_S} when not given. */
+    static int pollSeconds(String given) throws UsageException {
+        if (given == null) {
+            return DEFAULT_POLL_S;
+        }
+        int s;
+        try {
+            s = Integer.parseInt(given.strip());
+        } catch (NumberFormatException e) {
+            throw new UsageException("--poll-interval: a whole number of seconds (1 to " + MAX_POLL_S + "), got '" + given + "'");
+        }
+        if (s < 1 || s > MAX_POLL_S) {
+            throw new UsageException("--poll-interval must be 1 to " + MAX_POLL_S + " seconds (Slurm is asked that often about"
+                    + " the jobs), got " + s);
+        }
+        return s;
     }
 
     /** The start-up banner's line about capacity from a provider, or {@code null} without one. */
@@ -108,6 +134,7 @@ final class ProviderOptions {
         return "capacity from Slurm: partition " + a.value("--partition") + " through "
                 + (a.has("--slurmrestd") ? "slurmrestd at " + a.value("--slurmrestd") : "sbatch") + ", up to "
                 + a.intValue("--max-nodes") + " job(s) of one node with " + a.intValue("--cpus-per-node") + " CPU(s), each released"
-                + " after " + a.intValue("--idle-release") + " s without ranks: queued runs start as their hosts join";
+                + " after " + a.intValue("--idle-release") + " s without ranks, Slurm asked every " + pollSeconds(a.value("--poll-interval"))
+                + " s: queued runs start as their hosts join";
     }
 }

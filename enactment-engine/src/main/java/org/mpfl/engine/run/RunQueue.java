@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.BiConsumer;
-import java.util.function.Supplier;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.protocol.RunRequest.ProcessSlice;
@@ -65,7 +64,7 @@ final class RunQueue {
      * host can run yet waits for the hosts the provider brings instead of failing, and every reason ends
      * with what the provider is doing about it.
      */
-    private volatile Supplier<String> onDemand;
+    private volatile CapacityOnDemand onDemand;
     private final RunPlacer placer;
     private final RunJournal journal;
     private final RunStore store;
@@ -131,7 +130,18 @@ final class RunQueue {
                     after.add(() -> forget(e.run()));
                     continue;
                 }
-                Supplier<String> provider = onDemand;
+                CapacityOnDemand provider = onDemand;
+                // a run larger than all the capacity the provider may ever bring would wait for ever: it fails now
+                String never = provider == null || e.spec().queueing().oversubscribe() ? null
+                        : provider.neverFits(e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum());
+                if (never != null) {
+                    it.remove();
+                    after.add(() -> {
+                        forget(e.run());
+                        failer.accept(e.run(), new RunError(null, null, never));
+                    });
+                    continue;
+                }
                 if (r.failure() != null && !e.waitForHosts() && provider == null) {
                     it.remove();
                     after.add(() -> {
@@ -141,7 +151,7 @@ final class RunQueue {
                     continue;
                 }
                 blockedBy = r.waitReason() != null ? r.waitReason() : r.failure().message();
-                String note = provider == null ? null : provider.get();
+                String note = provider == null ? null : provider.note();
                 if (note != null && !note.isBlank()) {
                     blockedBy = blockedBy + "; " + note;
                 }
@@ -167,8 +177,8 @@ final class RunQueue {
     }
 
     /** Turns capacity on demand on: see {@link #onDemand}. */
-    void onDemand(Supplier<String> note) {
-        this.onDemand = note;
+    void onDemand(CapacityOnDemand provider) {
+        this.onDemand = provider;
     }
 
     /** The ranks each waiting run needs, in queue order (what a capacity provider brings hosts for). */

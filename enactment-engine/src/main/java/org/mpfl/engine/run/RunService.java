@@ -257,10 +257,11 @@ public final class RunService implements AutoCloseable {
     /**
      * Capacity on demand: from now on a run that no host can run yet waits in the queue for the hosts a
      * provider brings (instead of failing), and its reason ends with {@code note} (what the provider does
-     * about it, e.g. "Slurm job 1234 PENDING (Resources)").
+     * about it, e.g. "Slurm job 1234 PENDING (Resources)"); a run that can never fit what the provider may bring
+     * fails at once, saying why ({@link CapacityOnDemand#neverFits}).
      */
-    public void capacityOnDemand(Supplier<String> note) {
-        lifecycle.queue().onDemand(note);
+    public void capacityOnDemand(CapacityOnDemand provider) {
+        lifecycle.queue().onDemand(provider);
     }
 
     /** The ranks each queued run needs, in queue order. */

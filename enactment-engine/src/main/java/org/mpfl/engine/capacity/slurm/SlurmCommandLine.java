@@ -30,6 +30,11 @@ public final class SlurmCommandLine extends SlurmScheduler {
     }
 
     @Override
+    SlurmSettings settings() {
+        return settings;
+    }
+
+    @Override
     public void check() throws CapacityException {
         try {
             String partitions = SlurmTools.run(List.of("sinfo", "--noheader", "--format=%R"), settings.toolEnv(), null);

@@ -26,7 +26,8 @@ import org.mpfl.protocol.HostCredential;
  * The Slurm provider through slurmrestd, for an engine that runs outside the cluster's login nodes:
  * REST (OpenAPI plugin {@value #API}, Slurm 22.05) authenticated with a JWT ({@code scontrol token})
  * read from a file of mode 0600 before every request, so a renewed token is taken up without a
- * restart. The job is the same as {@link SlurmCommandLine}'s: its script (no secret in it), the host's
+ * restart, and refused before it is sent once its {@code exp} has passed. Plain {@code http} is warned of
+ * when the engine starts ({@link #plainHttpWarning}). The job is the same as {@link SlurmCommandLine}'s: its script (no secret in it), the host's
  * credential in the job's environment. A refused token is a {@link CapacityException} saying so and
  * how to make a new one.
  */
@@ -34,6 +35,7 @@ public final class SlurmRest extends SlurmScheduler {
     /** The slurmrestd API version spoken (Slurm 22.05's newest). */
     static final String API = "v0.0.38";
     private static final Duration WAIT = SlurmTools.WAIT;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SlurmRest.class);
 
     private final URI base;
     private final Path jwtFile;
@@ -50,13 +52,18 @@ public final class SlurmRest extends SlurmScheduler {
     }
 
     @Override
+    SlurmSettings settings() {
+        return settings;
+    }
+
+    @Override
     public void check() throws CapacityException {
-        String token = token();
-        Long exp = claim(token, "exp") == null ? null : Long.valueOf(claim(token, "exp"));
-        if (exp != null && exp * 1000 < System.currentTimeMillis()) {
-            throw new CapacityException("the JWT in " + jwtFile + " expired at " + java.time.Instant.ofEpochSecond(exp)
-                    + ": make a new one where Slurm runs with 'scontrol token lifespan=SECONDS' and write its value to " + jwtFile);
+        String plain = plainHttpWarning(base);
+        if (plain != null) {
+            LOG.warn("{}", plain);
         }
+        // said as such, not as a refusal of slurmrestd's (below)
+        checkExpiry(token());
         JsonNode ping;
         try {
             ping = call("GET", "/slurm/" + API + "/ping", null);
@@ -160,9 +167,40 @@ public final class SlurmRest extends SlurmScheduler {
         return out;
     }
 
+    /**
+     * What to warn of when slurmrestd is reached over plain {@code http}: the JWT, which lets its holder act as the
+     * user at Slurm until it expires, crosses the network readable by anyone on the path; {@code null} for https.
+     */
+    static String plainHttpWarning(URI base) {
+        if (!"http".equalsIgnoreCase(base.getScheme())) {
+            return null;
+        }
+        return "slurmrestd at " + base + " is reached over plain http: the JWT in every request (which lets whoever holds it"
+                + " act as its user at Slurm until it expires) can be read on the way; put TLS in front of slurmrestd (a"
+                + " reverse proxy) and give an https URL" + (isLoopback(base) ? " (it is this machine here: only its own users can"
+                + " read the traffic)" : "");
+    }
+
+    private static boolean isLoopback(URI base) {
+        String h = base.getHost();
+        return h != null && (h.equals("localhost") || h.startsWith("127.") || h.equals("[::1]") || h.equals("::1"));
+    }
+
+    /** Refuses a token whose {@code exp} claim has passed, before it is sent: checked on every request, not once at start. */
+    private void checkExpiry(String token) throws CapacityException {
+        String e = claim(token, "exp");
+        Long exp = e == null || !e.matches("\\d{1,12}") ? null : Long.valueOf(e);
+        if (exp != null && exp * 1000 < System.currentTimeMillis()) {
+            throw new CapacityException("the JWT in " + jwtFile + " expired at " + java.time.Instant.ofEpochSecond(exp)
+                    + ": make a new one where Slurm runs with 'scontrol token lifespan=SECONDS' and write its value to " + jwtFile
+                    + " (read again before every request: no restart needed)");
+        }
+    }
+
     /** One request; a refused token, an error list or an unreachable slurmrestd is a CapacityException saying which. */
     private JsonNode call(String method, String path, JsonNode body) throws CapacityException {
         String token = token();
+        checkExpiry(token);
         // HttpURLConnection, not java.net.http: slurmrestd 22.05's header lines trip the latter's strict parser
         int status;
         String text;

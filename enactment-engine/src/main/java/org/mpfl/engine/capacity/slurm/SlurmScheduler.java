@@ -23,6 +23,21 @@ abstract class SlurmScheduler implements CapacityProvider {
         return "slurm";
     }
 
+    /** {@code scancel ID}: the same where Slurm's command line runs, whichever transport the engine uses. */
+    @Override
+    public final String cancelByHand(String jobId) {
+        return "scancel " + jobId;
+    }
+
+    /** What the jobs ask for, where their output goes. */
+    abstract SlurmSettings settings();
+
+    /** {@code --job-log-dir}: each job's {@code JOBNAME.log} (sbatch's {@code --output}, slurmrestd's {@code standard_output}). */
+    @Override
+    public final java.nio.file.Path jobLogDir() {
+        return settings().logDir();
+    }
+
     /** The jobs Slurm lists for this user, ended ones it still remembers too; only those named so when {@code name} is given. */
     abstract List<JobStatus> jobs(String name) throws CapacityException;
 

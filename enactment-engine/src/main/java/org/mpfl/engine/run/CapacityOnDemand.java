@@ -1,0 +1,17 @@
+package org.mpfl.engine.run;
+
+/**
+ * What a capacity provider's manager tells the run queue ({@link RunService#capacityOnDemand}): with one, a run that
+ * no host can run yet waits for the hosts it brings instead of failing, unless it could never fit what it may bring.
+ * Both methods are called under the queue's lock: they must not wait for the manager's own lock.
+ */
+public interface CapacityOnDemand {
+    /** What the provider is doing about the queue now (e.g. "Slurm job 1234 PENDING (Resources)"), or empty. */
+    String note();
+
+    /**
+     * Why a run of {@code ranks} ranks (not allowed to oversubscribe) can never be placed, even with all the capacity
+     * the provider may bring on top of the other hosts, naming the limit and the need; {@code null} when it may fit.
+     */
+    String neverFits(int ranks);
+}

@@ -1,0 +1,175 @@
+package org.mpfl.engine.capacity;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.testing.Await;
+import org.mpfl.testing.Http;
+
+/**
+ * Capacity on demand in one engine against a {@link FakeScheduler} (SlurmCapacityTest runs a real Slurm): what the
+ * queue says and does when the provider's limits, its scheduler or its jobs stand in the way.
+ */
+@Timeout(120)
+class CapacityManagerTest {
+    @TempDir
+    Path dir;
+    Engine engine;
+    final FakeScheduler slurm = new FakeScheduler();
+
+    @AfterEach
+    void stop() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    void start(int maxNodes, int cpusPerNode) throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
+                .capacity(slurm, new CapacitySettings(maxNodes, cpusPerNode, Duration.ofSeconds(300), Duration.ofMillis(100))));
+    }
+
+    String run(int ranks) throws Exception {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", ranks))));
+        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), body);
+        assertEquals(201, a.status(), a.body());
+        return a.json().get("id").asText();
+    }
+
+    JsonNode detail(String id) throws Exception {
+        return Http.get(engine.url() + "/api/runs/" + id).json();
+    }
+
+    String awaitReason(String id, String part) throws Exception {
+        return Await.until(Duration.ofSeconds(30), () -> "run " + id + " waits saying '" + part + "'", () -> detail(id),
+                d -> d.at("/queue/reason").asText("").contains(part)).at("/queue/reason").asText();
+    }
+
+    /** More ranks than --max-nodes × --cpus-per-node can ever bring: the run fails at once, naming the limit and the need. */
+    @Test
+    void aRunLargerThanTheProviderCanEverBringFailsAtOnceNamingTheLimitAndTheNeed() throws Exception {
+        start(2, 4);
+        String id = run(9);
+        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> detail(id));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        String error = d.at("/error/message").asText();
+        assertTrue(error.contains("needs 9 ranks") && error.contains("--max-nodes 2 × --cpus-per-node 4 = 8 places"), error);
+        assertTrue(slurm.submitted.isEmpty(), "no job for a run that can never fit: " + slurm.submitted);
+
+        // exactly the most it can bring: it waits for its jobs, the reason naming them
+        String fits = run(8);
+        String reason = awaitReason(fits, "Slurm job 101 PENDING (Resources)");
+        assertTrue(reason.contains("Slurm job 100 PENDING (Resources)"), reason);
+        assertEquals("QUEUED", detail(fits).get("state").asText());
+    }
+
+    /**
+     * The engine stops while Slurm cannot cancel its job: the job's record stays in the run store and the next engine
+     * adopts it (submitting nothing for it again); the failure is reported with the command that ends it by hand.
+     */
+    @Test
+    void aJobWhoseCancelFailsKeepsItsRecordAndTheAdminIsToldHowToEndIt() throws Exception {
+        start(1, 2);
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        slurm.cancelFails = "scancel failed (exit 1): slurm_kill_job error: Unable to contact slurm controller";
+        List<String> left = engine.capacity().orElseThrow().close(true);
+        assertEquals(1, left.size(), left.toString());
+        assertTrue(left.get(0).contains("cannot cancel Slurm job 100") && left.get(0).contains("Unable to contact slurm controller")
+                && left.get(0).contains("to end it by hand: scancel 100") && left.get(0).contains("record is kept"), left.get(0));
+        engine.close();
+
+        FakeScheduler again = new FakeScheduler();
+        again.states.put("100", slurm.states.get("100"));
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
+                .capacity(again, new CapacitySettings(1, 2, Duration.ofSeconds(300), Duration.ofMillis(100))));
+        assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "the next engine adopted the job");
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertTrue(again.submitted.isEmpty(), "nothing submitted again: " + again.submitted);
+    }
+
+    /**
+     * Submissions that fail are tried again after 2 s, then 4 s, doubling up to 2 minutes (they were tried on every
+     * poll, once a second), and the queued run's reason says why and when the next try is.
+     */
+    @Test
+    void failedSubmissionsBackOffExponentiallyFrom2SecondsTo2Minutes() throws Exception {
+        assertEquals(List.of(2L, 4L, 8L, 16L, 32L, 64L, 120L, 120L), java.util.stream.IntStream.rangeClosed(1, 8)
+                .mapToObj(n -> CapacityManager.submitRetry(n).toSeconds()).toList());
+        start(1, 2);
+        slurm.submitFails = "sbatch failed (exit 1): Batch job submission failed: Unable to contact slurm controller";
+        String id = run(2);
+        String reason = awaitReason(id, "1 failure in a row; next try in");
+        assertTrue(reason.contains("Slurm jobs cannot be submitted: sbatch failed (exit 1)"), reason);
+        Await.until(Duration.ofSeconds(60), "three submissions tried", () -> slurm.submitTimes.size() >= 3);
+        List<Long> t = slurm.submitTimes;
+        long first = (t.get(1) - t.get(0)) / 1_000_000;
+        long second = (t.get(2) - t.get(1)) / 1_000_000;
+        // the engine polls every 100 ms here: without the back-off the tries came 100 ms apart
+        assertTrue(first >= 1_900 && second >= 3_900, "2 s, then 4 s between tries: " + first + " ms, " + second + " ms");
+        assertTrue(slurm.submitted.isEmpty());
+        slurm.submitFails = null;
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertTrue(!detail(id).at("/queue/reason").asText().contains("cannot be submitted"), "a submission that works clears it");
+    }
+
+    /**
+     * A pending job cancelled by an administrator (scancel, outside MPFL): the queued run's reason says so, not that
+     * the job "ended before its host joined"; a job that failed to start names its output file, and says what it
+     * means when the file is missing, or what the file's last line says.
+     */
+    @Test
+    void thePendingJobCancelledOutsideAndAMissingJobLogAreSaidPlainly() throws Exception {
+        Path logs = java.nio.file.Files.createDirectories(dir.resolve("jobs"));
+        slurm.logDir = logs;
+        start(1, 2);
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        slurm.end("100", "CANCELLED", "");
+        String reason = awaitReason(id, "Slurm job 100 was cancelled outside MPFL");
+        assertTrue(reason.contains("scancel by an administrator or its user) while it was pending, before its host joined;"
+                + " the next Slurm job in 5 s"), reason);
+
+        awaitReason(id, "Slurm job 101 PENDING (Resources)");
+        slurm.end("101", "FAILED", "JobLaunchFailure");
+        reason = awaitReason(id, "Slurm job 101 ended: FAILED (JobLaunchFailure)");
+        String log = logs.resolve(slurm.submitted.get(1).name() + ".log").toString();
+        assertTrue(reason.contains("its output file " + log + " does not exist: the job ended before it ran on a node, or the"
+                + " node cannot write there"), reason);
+
+        reason = awaitReason(id, "Slurm job 102 PENDING (Resources)");
+        java.nio.file.Files.writeString(logs.resolve(slurm.submitted.get(2).name() + ".log"),
+                "srun: starting\nmpflc: node n1: its name does not resolve; give a bind address\n\n");
+        slurm.end("102", "FAILED", "NonZeroExitCode");
+        reason = awaitReason(id, "Slurm job 102 ended: FAILED (NonZeroExitCode)");
+        assertTrue(reason.contains("ends: mpflc: node n1: its name does not resolve; give a bind address"), reason);
+    }
+
+    /** The engine prunes the job log directory when it starts (and whenever a job ends): 60 old outputs become 50. */
+    @Test
+    void theEnginePrunesTheJobLogDirectory() throws Exception {
+        Path logs = java.nio.file.Files.createDirectories(dir.resolve("jobs"));
+        for (int i = 0; i < 60; i++) {
+            Path f = java.nio.file.Files.writeString(logs.resolve("mpfl-slurm-old" + i + ".log"), "x\n");
+            java.nio.file.Files.setLastModifiedTime(f, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - i * 60_000L));
+        }
+        slurm.logDir = logs;
+        start(1, 2);
+        try (var files = java.nio.file.Files.list(logs)) {
+            assertEquals(50, files.count(), "pruned to the 50 newest when the engine started");
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.mpfl.engine.capacity;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A scheduler in memory for the {@link CapacityManager}'s tests: jobs it is given wait PENDING until a test changes
+ * them; submissions and cancels fail while a test says so. Whatever the manager asked is recorded.
+ */
+final class FakeScheduler implements CapacityProvider {
+    final Map<String, JobStatus> states = new ConcurrentHashMap<>();
+    final List<HostJob> submitted = new CopyOnWriteArrayList<>();
+    /** When each submission was asked for (failed ones too), System.nanoTime(). */
+    final List<Long> submitTimes = new CopyOnWriteArrayList<>();
+    final List<String> cancelled = new CopyOnWriteArrayList<>();
+    volatile String submitFails;
+    volatile String cancelFails;
+    /** Where the jobs' output goes, or {@code null}: the provider keeps none. */
+    volatile Path logDir;
+    private int next = 100;
+
+    @Override
+    public String jobKind() {
+        return "Slurm job";
+    }
+
+    @Override
+    public String name() {
+        return "slurm";
+    }
+
+    @Override
+    public void check() {
+    }
+
+    @Override
+    public synchronized String submit(HostJob job) throws CapacityException {
+        submitTimes.add(System.nanoTime());
+        if (submitFails != null) {
+            throw new CapacityException(submitFails);
+        }
+        String id = String.valueOf(next++);
+        submitted.add(job);
+        states.put(id, new JobStatus(id, JobStatus.Phase.PENDING, "PENDING", "Resources", ""));
+        return id;
+    }
+
+    @Override
+    public Map<String, JobStatus> poll(Collection<String> jobIds) {
+        Map<String, JobStatus> out = new HashMap<>();
+        jobIds.forEach(id -> out.put(id, states.getOrDefault(id, JobStatus.gone(id))));
+        return out;
+    }
+
+    @Override
+    public void cancel(String jobId) throws CapacityException {
+        if (cancelFails != null) {
+            throw new CapacityException(cancelFails);
+        }
+        cancelled.add(jobId);
+        states.computeIfPresent(jobId, (k, s) -> new JobStatus(k, JobStatus.Phase.ENDED, "CANCELLED", "", s.node()));
+    }
+
+    @Override
+    public Path jobLogDir() {
+        return logDir;
+    }
+
+    @Override
+    public String cancelByHand(String jobId) {
+        return "scancel " + jobId;
+    }
+
+    @Override
+    public List<JobStatus> find(String jobName) {
+        return new ArrayList<>();
+    }
+
+    /** A job of the test's choosing ends with this state, as the scheduler would say. */
+    void end(String jobId, String state, String reason) {
+        states.put(jobId, new JobStatus(jobId, JobStatus.Phase.ENDED, state, reason, ""));
+    }
+}
