@@ -103,7 +103,7 @@ public final class Engine implements AutoCloseable {
             registry.addStatic(HostFile.read(config.hostFile()));
         }
         // before any HTTP client to hosts exists: hosts behind a relay are called through it
-        org.mpfl.engine.registry.Relays.engineDialer(credentials);
+        registry.relays().engineDialer(credentials);
         this.deployments = new DeploymentService(config.dataDir().resolve("archives"), registry,
                 new HttpArchiveDeployer(config.runSettings().fanOutTimeout(), credentials::engineAuthorization, tls));
 

@@ -179,11 +179,23 @@ public final class Relays {
      * selector that tunnels only relayed {@code https} addresses), proving itself to each relay with the
      * engine key of the relay's credential.
      */
-    public static void engineDialer(HostCredentials credentials) {
+    public void engineDialer(HostCredentials credentials) {
         RelayDialer dialer = RelayDialer.shared();
-        // only a relay's credential: a greeting naming a host's id must not make the engine prove anything under that host's key
-        dialer.identity(RelayDialer.Identity.ofEngine(relayId -> credentials.forHost(relayId)
-                .filter(e -> e.kind() == HostCredentials.Kind.RELAY).map(e -> e.engineKey())));
+        dialer.identity(RelayDialer.Identity.ofEngine((address, relayId) -> engineKeyFor(credentials, address, relayId)));
         ProxySelector.setDefault(dialer.proxySelector(ProxySelector.getDefault()));
+    }
+
+    /**
+     * The engine key the engine proves itself with to the relay at {@code address} that greeted as {@code relayId}:
+     * only that of a relay's credential (a greeting naming a host's id must not make the engine prove anything under
+     * that host's key), and only where that relay announced itself (a host may announce any address as its relay;
+     * what listens there could pass a real relay's greeting on and the engine's proof back to it).
+     */
+    Optional<String> engineKeyFor(HostCredentials credentials, String address, String relayId) {
+        Relay announced = relays.get(relayId);
+        if (announced == null || !announced.address().equals(address)) {
+            return Optional.empty();
+        }
+        return credentials.forHost(relayId).filter(e -> e.kind() == HostCredentials.Kind.RELAY).map(e -> e.engineKey());
     }
 }

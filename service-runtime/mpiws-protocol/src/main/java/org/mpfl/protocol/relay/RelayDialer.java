@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
@@ -55,7 +56,11 @@ public final class RelayDialer {
     public interface Identity {
         String id();
 
-        String proof(String relayId, String nonce);
+        /**
+         * The proof for one connection to the relay at {@code relayAddress} (as dialled) that greeted as {@code relayId}
+         * with {@code nonce}; empty when this process proves nothing to that relay.
+         */
+        String proof(String relayAddress, String relayId, String nonce);
 
         /** A host: its id and an HMAC under its engine key over each relay's nonce (never its secret). */
         static Identity ofHost(String hostId, String engineKey) {
@@ -66,14 +71,19 @@ public final class RelayDialer {
                 }
 
                 @Override
-                public String proof(String relayId, String nonce) {
+                public String proof(String relayAddress, String relayId, String nonce) {
                     return RelayWire.hostProof(engineKey, relayId, nonce, hostId);
                 }
             };
         }
 
-        /** The engine: an HMAC under the engine key of each relay's credential ({@code engineKeyOf}: relay id → key). */
-        static Identity ofEngine(Function<String, Optional<String>> engineKeyOf) {
+        /**
+         * The engine: an HMAC under the engine key of each relay's credential ({@code engineKeyOf}: the address dialled
+         * and the id the relay greeted with → key). The address is part of the question because a relay's greeting
+         * proves nothing: whatever listens at an address a host announced as its relay can pass on another relay's
+         * greeting, and the engine's proof with it, to that relay.
+         */
+        static Identity ofEngine(BiFunction<String, String, Optional<String>> engineKeyOf) {
             return new Identity() {
                 @Override
                 public String id() {
@@ -81,8 +91,8 @@ public final class RelayDialer {
                 }
 
                 @Override
-                public String proof(String relayId, String nonce) {
-                    return engineKeyOf.apply(relayId).map(key -> RelayWire.engineProof(key, relayId, nonce)).orElse("");
+                public String proof(String relayAddress, String relayId, String nonce) {
+                    return engineKeyOf.apply(relayAddress, relayId).map(key -> RelayWire.engineProof(key, relayId, nonce)).orElse("");
                 }
             };
         }
@@ -457,7 +467,12 @@ public final class RelayDialer {
             Map<String, String> dial = new LinkedHashMap<>();
             dial.put("op", "dial");
             dial.put("from", me.id());
-            dial.put("proof", me.proof(relayId, nonce));
+            String proof = me.proof(relay, relayId, nonce);
+            if (proof.isEmpty()) {
+                throw new IOException("the relay at " + relay + " (for " + target + ") greeted as '" + relayId
+                        + "', which is not the relay announced at that address: no proof given");
+            }
+            dial.put("proof", proof);
             dial.put("target", target);
             if (!RelayWire.ENGINE.equals(me.id())) {
                 // the binary channel's set-up probe dials while this host is still opening the domain (its
@@ -534,7 +549,12 @@ public final class RelayDialer {
                     Map<String, String> w = new LinkedHashMap<>();
                     w.put("op", "watch");
                     w.put("from", me == null ? "" : me.id());
-                    w.put("proof", me == null ? "" : me.proof(greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
+                    String proof = me == null ? "" : me.proof(relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", ""));
+                    if (proof.isEmpty()) {
+                        throw new IOException("it greeted as '" + greeting.getOrDefault("relay", "") + "', which is not the relay"
+                                + " announced at that address");
+                    }
+                    w.put("proof", proof);
                     RelayWire.write(out, w);
                     Map<String, String> answer = RelayWire.read(in);
                     if (!answer.containsKey("ok")) {

@@ -89,7 +89,7 @@ class RelayedProbeTest {
     @Test
     void aRelayedPeerIsProbedThroughTheRelayWithItsOwnBoundAndADirectOneDirectly() throws Exception {
         RelayDialer d = RelayDialer.shared();
-        d.identity(RelayDialer.Identity.ofEngine(relayId -> Optional.of(RELAY_ENGINE_KEY)));
+        d.identity(RelayDialer.Identity.ofEngine((address, relayId) -> Optional.of(RELAY_ENGINE_KEY)));
         d.routeVia(relayed.address(), relayAddress, "test: b is reached through r1");
         Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
         Endpoint near = new Endpoint("http://127.0.0.1:2/mpiws", direct.address(), "c", "s1");
