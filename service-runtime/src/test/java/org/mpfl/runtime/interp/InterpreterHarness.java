@@ -175,6 +175,16 @@ final class InterpreterHarness {
             return faults.get(0);
         }
 
+        /**
+         * The fault of a workflow every rank of which meets the same one: the lowest rank that faulted. Which ranks
+         * fault is a race (the first to fail aborts the domain, and a rank not yet at the fault is only aborted), so a
+         * test of the fault must not name one.
+         */
+        RankFault anyFault() {
+            return ranks.stream().map(RankRecord::fault).filter(f -> f != null).findFirst()
+                    .orElseThrow(() -> new AssertionError("no rank faulted; failures: " + failures()));
+        }
+
         int faultingRank() {
             singleFault();
             return ranks.stream().filter(r -> r.fault() != null).findFirst().orElseThrow().rank;
