@@ -240,7 +240,7 @@ public final class CapacityManager implements AutoCloseable {
                             + (j.host == null && (before == null || before.phase() == JobStatus.Phase.PENDING)
                             ? " while it was pending, before its host joined" : "")
                     : provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason;
-            LOG.warn("{}: host {} is lost", why, j.hostId);
+            LOG.warn(j.host != null ? "{}: host {} is lost" : "{}: its host {} never joined", why, j.hostId);
             registry.origin(j.hostId, why);
             if (j.host != null) {
                 registry.lost(j.host);

@@ -228,7 +228,6 @@ public final class SlurmCommand implements CliCommand {
         return Path.of(home, "bin", "mpflc").toString();
     }
 
-    /** The instance of every host the engine lists now, by host id (empty when the engine cannot be asked yet). */
     /** The process (instance) the engine lists under {@code hostId}, asked with that host's own credential. */
     private static String instanceOf(EngineClient asHost, String hostId) throws IOException, InterruptedException {
         return asHost.get("/api/registry/hosts/" + hostId).path("instance").asText("");
