@@ -134,10 +134,10 @@ public final class HostTokenCommand implements CliCommand {
         Set<String> relays = new HashSet<>();
         client.get("/api/registry/relays").forEach(r -> relays.add(r.path("relayId").asText()));
         List<List<String>> rows = new ArrayList<>();
-        rows.add(List.of("CREDENTIAL", "FOR", "ISSUED", "IN REGISTRY"));
+        rows.add(List.of("CREDENTIAL", "KIND", "FOR", "ISSUED", "IN REGISTRY"));
         for (JsonNode c : client.get("/api/registry/credentials")) {
             String id = c.path("hostId").asText();
-            rows.add(List.of(c.path("id").asText(), id, ISSUED.format(Instant.ofEpochMilli(c.path("createdMs").asLong())
+            rows.add(List.of(c.path("id").asText(), c.path("kind").asText("host"), id, ISSUED.format(Instant.ofEpochMilli(c.path("createdMs").asLong())
                     .atZone(ZoneId.systemDefault())), hosts.contains(id) ? "host" : relays.contains(id) ? "relay" : "no"));
         }
         if (rows.size() == 1) {

@@ -453,7 +453,7 @@ class CliTest {
             assertEquals(0, none.exit(), none.err());
             assertTrue(none.out().startsWith("no credentials issued"), none.out());
             org.mpfl.protocol.HostCredential a = engine.issueHostCredential("node-a");
-            org.mpfl.protocol.HostCredential b = engine.issueHostCredential("node-b");
+            org.mpfl.protocol.HostCredential b = engine.issueRelayCredential("node-b");
             assertEquals(201, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(),
                     Map.of("soapUrl", "http://127.0.0.1:1/s")).status());
 
@@ -461,10 +461,10 @@ class CliTest {
             assertEquals(0, listed.exit(), listed.err());
             List<String> lines = listed.out().lines().toList();
             assertEquals(3, lines.size(), listed.out());
-            assertTrue(lines.get(0).matches("CREDENTIAL +FOR +ISSUED +IN REGISTRY"), lines.get(0));
-            assertTrue(lines.get(1).matches(java.util.regex.Pattern.quote(a.id()) + " +node-a +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +host"),
+            assertTrue(lines.get(0).matches("CREDENTIAL +KIND +FOR +ISSUED +IN REGISTRY"), lines.get(0));
+            assertTrue(lines.get(1).matches(java.util.regex.Pattern.quote(a.id()) + " +host +node-a +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +host"),
                     lines.get(1));
-            assertTrue(lines.get(2).matches(java.util.regex.Pattern.quote(b.id()) + " +node-b +.* +no"), lines.get(2));
+            assertTrue(lines.get(2).matches(java.util.regex.Pattern.quote(b.id()) + " +relay +node-b +.* +no"), lines.get(2));
             for (org.mpfl.protocol.HostCredential c : List.of(a, b)) {
                 assertFalse(listed.out().contains(c.secret()) || listed.out().contains(c.engineKey()), "a secret is listed");
             }
