@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.protocol.relay.RelayDialer;
+import org.mpfl.protocol.relay.RelayIdentity;
 import org.mpfl.protocol.relay.RelayWire;
 
 /**
@@ -181,7 +182,7 @@ public final class Relays {
      */
     public void engineDialer(HostCredentials credentials) {
         RelayDialer dialer = RelayDialer.shared();
-        dialer.identity(RelayDialer.Identity.ofEngine((address, relayId) -> engineKeyFor(credentials, address, relayId)));
+        dialer.identity(RelayIdentity.ofEngine((address, relayId) -> engineKeyFor(credentials, address, relayId)));
         ProxySelector.setDefault(dialer.proxySelector(ProxySelector.getDefault()));
     }
 

@@ -9,6 +9,7 @@ import java.util.Optional;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.relay.RelayDialer;
+import org.mpfl.protocol.relay.RelayIdentity;
 import org.mpfl.protocol.relay.RelayLink;
 import org.mpfl.runtime.p2p.Domain;
 
@@ -28,7 +29,7 @@ final class HostRelay {
      * starts it once the engine took its announcement.
      */
     static RelayLink link(ServiceHost host, HostCredential credential, String relay, String site) {
-        RelayDialer.Identity me = identity(credential);
+        RelayIdentity me = identity(credential);
         List<String> addresses = new ArrayList<>();
         URI base = URI.create(host.baseUrl());
         addresses.add(base.getHost() + ":" + base.getPort());
@@ -52,8 +53,8 @@ final class HostRelay {
      *
      * @return the host's identity at relays
      */
-    static RelayDialer.Identity dial(ServiceHost host, HostCredential credential, String relay, String site) {
-        RelayDialer.Identity me = identity(credential);
+    static RelayIdentity dial(ServiceHost host, HostCredential credential, String relay, String site) {
+        RelayIdentity me = identity(credential);
         RelayDialer dialer = RelayDialer.shared();
         dialer.identity(me);
         dialer.ownRelay(relay, site);
@@ -72,7 +73,7 @@ final class HostRelay {
     }
 
     /** A host's identity at relays: its id and an HMAC under its engine key (never its secret). */
-    static RelayDialer.Identity identity(HostCredential credential) {
-        return RelayDialer.Identity.ofHost(credential.hostId(), credential.engineKey());
+    static RelayIdentity identity(HostCredential credential) {
+        return RelayIdentity.ofHost(credential.hostId(), credential.engineKey());
     }
 }

@@ -77,8 +77,8 @@ class RelayServerTest {
         echo.close();
     }
 
-    static RelayDialer.Identity identity(String host) {
-        return RelayDialer.Identity.ofHost(host, KEYS.get(host));
+    static RelayIdentity identity(String host) {
+        return RelayIdentity.ofHost(host, KEYS.get(host));
     }
 
     RelayDialer dialerOf(String host, DomainToken its) {

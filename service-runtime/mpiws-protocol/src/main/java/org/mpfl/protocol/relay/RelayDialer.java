@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
@@ -52,52 +51,6 @@ public final class RelayDialer {
     static final long SPLICE_WAIT_MS = 10_000;
     private static final RelayDialer SHARED = new RelayDialer();
 
-    /** Who this process is to a relay, and its proof for one connection's nonce. */
-    public interface Identity {
-        String id();
-
-        /**
-         * The proof for one connection to the relay at {@code relayAddress} (as dialled) that greeted as {@code relayId}
-         * with {@code nonce}; empty when this process proves nothing to that relay.
-         */
-        String proof(String relayAddress, String relayId, String nonce);
-
-        /** A host: its id and an HMAC under its engine key over each relay's nonce (never its secret). */
-        static Identity ofHost(String hostId, String engineKey) {
-            return new Identity() {
-                @Override
-                public String id() {
-                    return hostId;
-                }
-
-                @Override
-                public String proof(String relayAddress, String relayId, String nonce) {
-                    return RelayWire.hostProof(engineKey, relayId, nonce, hostId);
-                }
-            };
-        }
-
-        /**
-         * The engine: an HMAC under the engine key of each relay's credential ({@code engineKeyOf}: the address dialled
-         * and the id the relay greeted with → key). The address is part of the question because a relay's greeting
-         * proves nothing: whatever listens at an address a host announced as its relay can pass on another relay's
-         * greeting, and the engine's proof with it, to that relay.
-         */
-        static Identity ofEngine(BiFunction<String, String, Optional<String>> engineKeyOf) {
-            return new Identity() {
-                @Override
-                public String id() {
-                    return RelayWire.ENGINE;
-                }
-
-                @Override
-                public String proof(String relayAddress, String relayId, String nonce) {
-                    return engineKeyOf.apply(relayAddress, relayId).map(key -> RelayWire.engineProof(key, relayId, nonce)).orElse("");
-                }
-            };
-        }
-    }
-
     /** Which domain (and its token) this host would use to connect to an address, if any. */
     @FunctionalInterface
     public interface DomainKeys {
@@ -124,7 +77,7 @@ public final class RelayDialer {
     private final Map<String, String> explicitRoutes = new ConcurrentHashMap<>();
     private final Map<String, Method> methods = new ConcurrentHashMap<>();
     private final Map<String, String> directory = new ConcurrentHashMap<>();
-    private volatile Identity identity;
+    private volatile RelayIdentity identity;
     private volatile String ownRelay;
     private volatile String ownSite = "";
     private volatile DomainKeys domainKeys = target -> Optional.empty();
@@ -140,7 +93,7 @@ public final class RelayDialer {
     }
 
     /** Who this process is at relays (a host: its credential; the engine: its relays' keys). */
-    public void identity(Identity id) {
+    public void identity(RelayIdentity id) {
         this.identity = id;
     }
 
@@ -370,7 +323,7 @@ public final class RelayDialer {
         if (key == null) {
             throw new IOException("no domain of this host has a rank at " + target);
         }
-        Identity me = identity;
+        RelayIdentity me = identity;
         if (me == null) {
             throw new IOException("this process has no credential to ask relay " + relay);
         }
@@ -443,7 +396,7 @@ public final class RelayDialer {
      */
     private SocketChannel dialRelay(String relay, String target, int timeoutMs, Map<String, String> extra,
                                     Map<String, String> answered) throws IOException {
-        Identity me = identity;
+        RelayIdentity me = identity;
         if (me == null) {
             throw new IOException(target + " is reached through relay " + relay + ", but this process has no credential");
         }
@@ -536,7 +489,7 @@ public final class RelayDialer {
     public void watch(String relay, long silenceMs, java.util.function.Consumer<String> onLost) {
         Thread t = new Thread(() -> {
             String why;
-            Identity me = identity;
+            RelayIdentity me = identity;
             try {
                 String[] hp = RelayWire.hostPort(relay);
                 try (SocketChannel ch = direct(hp[0], Integer.parseInt(hp[1]), (int) silenceMs)) {

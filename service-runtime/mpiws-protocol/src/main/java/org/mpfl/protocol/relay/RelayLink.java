@@ -41,7 +41,7 @@ public final class RelayLink implements Closeable {
     static final long DOMAIN_WAIT_MS = 10_000;
 
     private final String relay;
-    private final RelayDialer.Identity identity;
+    private final RelayIdentity identity;
     private final TlsSettings tls;
     private final List<String> addresses;
     private final String site;
@@ -64,7 +64,7 @@ public final class RelayLink implements Closeable {
      * @param addresses    this host's {@code host:port} addresses (SOAP, binary) peers may dial
      * @param domainsByTag a live domain's token by its relay tag ({@link DomainToken#relayTag}), or null
      */
-    public RelayLink(String relay, RelayDialer.Identity identity, TlsSettings tls, List<String> addresses, String site,
+    public RelayLink(String relay, RelayIdentity identity, TlsSettings tls, List<String> addresses, String site,
                      Function<String, DomainToken> domainsByTag, Consumer<String> log) {
         this(relay, identity, tls, addresses, site, domainsByTag, log, Map.of());
     }
@@ -72,7 +72,7 @@ public final class RelayLink implements Closeable {
     /**
      * @param inProcess the servers among {@code addresses} that take a spliced connection themselves, by address
      */
-    public RelayLink(String relay, RelayDialer.Identity identity, TlsSettings tls, List<String> addresses, String site,
+    public RelayLink(String relay, RelayIdentity identity, TlsSettings tls, List<String> addresses, String site,
                      Function<String, DomainToken> domainsByTag, Consumer<String> log, Map<String, InProcessServer> inProcess) {
         this.inProcess = Map.copyOf(inProcess);
         this.relay = relay;

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.relay.RelayDialer;
+import org.mpfl.protocol.relay.RelayIdentity;
 import org.mpfl.protocol.relay.RelayLink;
 import org.mpfl.protocol.relay.RelayServer;
 import org.mpfl.protocol.relay.RelayWire;
@@ -81,15 +82,15 @@ class RelayedProbeTest {
         direct.close();
     }
 
-    static RelayDialer.Identity hostIdentity(String host) {
-        return RelayDialer.Identity.ofHost(host, KEYS.get(host));
+    static RelayIdentity hostIdentity(String host) {
+        return RelayIdentity.ofHost(host, KEYS.get(host));
     }
 
     /** As the engine reaches a host that announced a relay (an explicit route): here, the probing process. */
     @Test
     void aRelayedPeerIsProbedThroughTheRelayWithItsOwnBoundAndADirectOneDirectly() throws Exception {
         RelayDialer d = RelayDialer.shared();
-        d.identity(RelayDialer.Identity.ofEngine((address, relayId) -> Optional.of(RELAY_ENGINE_KEY)));
+        d.identity(RelayIdentity.ofEngine((address, relayId) -> Optional.of(RELAY_ENGINE_KEY)));
         d.routeVia(relayed.address(), relayAddress, "test: b is reached through r1");
         Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
         Endpoint near = new Endpoint("http://127.0.0.1:2/mpiws", direct.address(), "c", "s1");
