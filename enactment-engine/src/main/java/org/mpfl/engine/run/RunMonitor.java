@@ -67,11 +67,14 @@ final class RunMonitor {
     // ------------------------------------------------------------------ what ranks report
 
     /** See {@link RunService#rankEvents}. */
-    void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException {
+    void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException,
+            EndedRunEventException {
         Run run = runs.get(runId);
         if (run == null) {
             throw new UnknownRunException(runId);
         }
+        // as the batch came: a batch whose own FAILED state ends the run is answered as taken
+        RunState before = run.state();
         for (RankEvent e : events) {
             if (e == null || e.type() == null) {
                 continue;
@@ -88,6 +91,10 @@ final class RunMonitor {
             }
             journal.record(run, e.rank(), "rank", published(e));
             handle(run, outcome, e.rank(), e.domainId());
+        }
+        if (before == RunState.FAILED || before == RunState.CANCELLED) {
+            // a 204 would tell the host all is well: its ranks of this domain would run on, unobserved, holding slots
+            throw new EndedRunEventException("run " + runId + " has ended " + before + ": abort its ranks");
         }
     }
 
