@@ -430,7 +430,7 @@ public final class RelayDialer {
         }
     }
 
-    private static SocketChannel direct(String host, int port, int timeoutMs) throws IOException {
+    static SocketChannel direct(String host, int port, int timeoutMs) throws IOException {
         SocketChannel ch = SocketChannel.open();
         try {
             ch.socket().setTcpNoDelay(true);
@@ -547,43 +547,11 @@ public final class RelayDialer {
     /**
      * Watches the relay at {@code relay} (the engine): a connection on which the relay pings every
      * second; {@code onLost} runs once with the reason when it breaks or stays silent for
-     * {@code silenceMs} — a killed relay's connection breaks at once, a cut network falls silent.
+     * {@code silenceMs} — a killed relay's connection breaks at once, a cut network falls silent
+     * ({@link RelayWatch}).
      */
     public void watch(String relay, long silenceMs, java.util.function.Consumer<String> onLost) {
-        Thread t = new Thread(() -> {
-            String why;
-            Identity me = identity;
-            try {
-                String[] hp = RelayWire.hostPort(relay);
-                try (SocketChannel ch = direct(hp[0], Integer.parseInt(hp[1]), (int) silenceMs)) {
-                    Socket s = ch.socket();
-                    s.setSoTimeout((int) silenceMs);
-                    OutputStream out = s.getOutputStream();
-                    InputStream in = s.getInputStream();
-                    out.write(RelayServer.MAGIC);
-                    Map<String, String> greeting = RelayWire.read(in);
-                    Map<String, String> w = new LinkedHashMap<>();
-                    w.put("op", "watch");
-                    w.put("from", me == null ? "" : me.id());
-                    w.put("proof", me == null ? "" : me.proof(greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
-                    RelayWire.write(out, w);
-                    Map<String, String> answer = RelayWire.read(in);
-                    if (!answer.containsKey("ok")) {
-                        throw new IOException("it refused to be watched: " + answer.getOrDefault("error", "no reason given"));
-                    }
-                    while (true) {
-                        RelayWire.read(in);
-                    }
-                }
-            } catch (java.net.SocketTimeoutException e) {
-                why = "silent for " + silenceMs + " ms";
-            } catch (IOException | RuntimeException e) {
-                why = e.getMessage() == null ? e.toString() : e.getMessage();
-            }
-            onLost.accept(why);
-        }, "mpfl-relay-watch-" + relay);
-        t.setDaemon(true);
-        t.start();
+        RelayWatch.start(identity, relay, silenceMs, onLost);
     }
 
     /**
