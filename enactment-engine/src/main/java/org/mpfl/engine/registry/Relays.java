@@ -25,6 +25,8 @@ public final class Relays {
 
     private final Map<String, Relay> relays = new ConcurrentHashMap<>();
     private final Map<String, String> hostRelays = new ConcurrentHashMap<>();
+    /** The id each relay address last announced, kept after a loss so that messages still name the relay. */
+    private final Map<String, String> lastIds = new ConcurrentHashMap<>();
     private final List<java.util.function.BiConsumer<Relay, String>> lostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** How long a watched relay may stay silent (it pings every second) before it counts as lost. */
     static final long WATCH_SILENCE_MS = 5000;
@@ -36,6 +38,7 @@ public final class Relays {
         }
         Relay r = new Relay(relayId, address, System.currentTimeMillis());
         Relay before = relays.put(relayId, r);
+        lastIds.put(address, relayId);
         if (before == null || !before.address().equals(address)) {
             // watched from its first announcement: a relay that dies fails the runs it carries at once
             RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why));
@@ -78,9 +81,20 @@ public final class Relays {
         return Optional.ofNullable(hostRelays.get(hostId));
     }
 
-    /** The id of the relay listening at {@code address}, else the address itself. */
+    /**
+     * The address of the relay {@code hostId} is reached through when that relay is lost now (it
+     * announced no more since its watch broke, or never did), else empty. Such a host is healthy — it
+     * still heartbeats — but neither the engine nor another site reaches it: placement leaves it out
+     * (not in quarantine) until its relay announces itself again.
+     */
+    public Optional<String> lostRelayOf(String hostId) {
+        return relayOf(hostId).filter(address -> !live(address));
+    }
+
+    /** The id of the relay listening at {@code address} (or last there, if lost), else the address itself. */
     public String nameOf(String address) {
-        return relays.values().stream().filter(r -> r.address().equals(address)).map(Relay::relayId).findFirst().orElse(address);
+        return relays.values().stream().filter(r -> r.address().equals(address)).map(Relay::relayId).findFirst()
+                .orElse(lastIds.getOrDefault(address, address));
     }
 
     /** Host {@code h} is reached through the relay at {@code relayAddress} (null: directly again). */

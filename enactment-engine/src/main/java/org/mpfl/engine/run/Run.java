@@ -198,19 +198,6 @@ public final class Run {
         dirty = true;
     }
 
-    /** The relays (by id) some pair of the current attempt's hosts connects through. */
-    synchronized Set<String> relaysUsed() {
-        Set<String> used = new java.util.TreeSet<>();
-        if (connections != null) {
-            connections.forEach(c -> {
-                if (c.get("relay") != null) {
-                    used.add(c.get("relay").toString());
-                }
-            });
-        }
-        return used;
-    }
-
     /** Records how each pair of the attempt's hosts connects (shown in the detail as {@code connections}). */
     synchronized void connections(List<Map<String, Object>> methods) {
         this.connections = methods.isEmpty() ? null : List.copyOf(methods);

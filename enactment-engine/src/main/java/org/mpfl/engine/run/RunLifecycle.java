@@ -314,7 +314,11 @@ final class RunLifecycle implements RunFaults {
             old.placements().stream().filter(p -> again.contains(p.hostId())).forEach(p -> urls.add(p.endpoint().soapUrl()));
             unreachable = domains.abort(run.id(), old, urls);
         }
-        unreachable.forEach(h -> faulty.putIfAbsent(placer.registry(), h, null, "(unreachable when its ranks were aborted)"));
+        // a host behind a relay still lost is not kept out of the run for good: placement leaves it out while the
+        // relay is lost and takes it again once the relay is back (its old ranks are aborted by then: its events
+        // for the old domain are refused, and a host aborts a domain whose events the engine refuses)
+        unreachable.stream().filter(h -> !placer.behindLostRelay(h))
+                .forEach(h -> faulty.putIfAbsent(placer.registry(), h, null, "(unreachable when its ranks were aborted)"));
         Optional<LaunchSpec> spec = runs.launch(run.id());
         if (spec.isEmpty() || run.state().isFinal()) {
             return;

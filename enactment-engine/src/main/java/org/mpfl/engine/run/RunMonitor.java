@@ -67,11 +67,14 @@ final class RunMonitor {
     // ------------------------------------------------------------------ what ranks report
 
     /** See {@link RunService#rankEvents}. */
-    void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException {
+    void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException,
+            EndedRunEventException {
         Run run = runs.get(runId);
         if (run == null) {
             throw new UnknownRunException(runId);
         }
+        // as the batch came: a batch whose own FAILED state ends the run is answered as taken
+        RunState before = run.state();
         for (RankEvent e : events) {
             if (e == null || e.type() == null) {
                 continue;
@@ -88,6 +91,10 @@ final class RunMonitor {
             }
             journal.record(run, e.rank(), "rank", published(e));
             handle(run, outcome, e.rank(), e.domainId());
+        }
+        if (before == RunState.FAILED || before == RunState.CANCELLED) {
+            // a 204 would tell the host all is well: its ranks of this domain would run on, unobserved, holding slots
+            throw new EndedRunEventException("run " + runId + " has ended " + before + ": abort its ranks");
         }
     }
 
@@ -229,19 +236,40 @@ final class RunMonitor {
     }
 
     /**
-     * A relay's watch broke (killed, or cut off): an infrastructure fault of every unfinished run
-     * with a pair of hosts connected through it, naming the relay and the hosts behind it.
+     * A relay's watch broke (killed, or cut off): an infrastructure fault of every unfinished run with
+     * a host reached only through it (its calls from the engine and from the other sites go through
+     * the relay), naming the relay, the sites it serves and the run's hosts behind it — not the hosts
+     * of other runs. Those hosts are not lost (they still heartbeat): they are neither quarantined nor
+     * kept out of the run, but placement leaves them out while the relay is lost
+     * ({@link org.mpfl.engine.registry.Relays#lostRelayOf}).
      */
     void relayLost(org.mpfl.engine.registry.Relays.Relay relay, String why) {
         for (Run run : runs.all()) {
-            if (run.state().isFinal() || !run.relaysUsed().contains(relay.relayId())) {
+            if (run.state().isFinal()) {
                 continue;
             }
             Run.Domain domain = run.domain();
-            faults.infrastructureFault(run, domain.id(), new RunError(null, relay.address(), "relay " + relay.relayId() + " at "
-                    + relay.address() + " was lost (" + why + "): hosts " + String.join(", ",
-                    registry.relays().hostsBehind(relay.address())) + " are unreachable from the other sites"), Map.of());
+            Map<String, String> behind = new java.util.TreeMap<>();
+            domain.placements().forEach(p -> {
+                if (registry.relays().relayOf(p.hostId()).filter(relay.address()::equals).isPresent()) {
+                    behind.put(p.hostId(), p.endpoint().site());
+                }
+            });
+            if (behind.isEmpty()) {
+                continue;
+            }
+            faults.infrastructureFault(run, domain.id(), new RunError(null, relay.address(), relayLostMessage(relay, why, behind)),
+                    Map.of());
         }
+    }
+
+    /** What a run's error says of a lost relay: the relay, the sites it serves and the run's hosts behind it (host → site). */
+    static String relayLostMessage(org.mpfl.engine.registry.Relays.Relay relay, String why, Map<String, String> behind) {
+        java.util.Set<String> sites = new java.util.TreeSet<>(behind.values());
+        return "relay " + relay.relayId() + " at " + relay.address() + " (site" + (sites.size() == 1 ? " " : "s ")
+                + String.join(", ", sites) + ") was lost (" + why + "): this run's host" + (behind.size() == 1 ? " " : "s ")
+                + String.join(", ", behind.keySet()) + " behind it " + (behind.size() == 1 ? "is" : "are")
+                + " unreachable from the engine and the other sites";
     }
 
     /** One round of the ticker: expired hosts, deadlocks, status polls, dirty records, old runs. */
@@ -309,6 +337,11 @@ final class RunMonitor {
                         return;
                     }
                     if (Boolean.FALSE.equals(hostOk.get(p.hostId()))) {
+                        continue;
+                    }
+                    if (registry.relays().lostRelayOf(p.hostId()).isPresent()) {
+                        // unreachable because its relay is lost (relayLost fails the run, naming the relay): the host
+                        // is not to blame, and must not leave the registry for it
                         continue;
                     }
                     try {

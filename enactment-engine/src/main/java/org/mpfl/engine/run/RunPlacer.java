@@ -327,7 +327,22 @@ final class RunPlacer {
                     .ifPresent(q -> out.put(h.hostId(), quarantineText(q.untilMs(), q.reason())));
         }
         faultyForThisRun.active(registry).forEach(out::putIfAbsent);
+        // healthy, but reached only through a relay that is lost now: left out, not quarantined, until it is back
+        for (HostInfo h : registry.hosts()) {
+            registry.relays().lostRelayOf(h.hostId()).ifPresent(relay -> out.putIfAbsent(h.hostId(), relayLostText(relay)));
+        }
         return out;
+    }
+
+    /** Why a host behind the lost relay at {@code address} is left out of placement. */
+    private String relayLostText(String address) {
+        return "reached only through relay " + registry.relays().nameOf(address) + " at " + address
+                + ", which is lost (placed again once the relay announces itself)";
+    }
+
+    /** Whether {@code hostId} is reached only through a relay that is lost now. */
+    boolean behindLostRelay(String hostId) {
+        return registry.relays().lostRelayOf(hostId).isPresent();
     }
 
     private static String quarantineText(long untilMs, String reason) {

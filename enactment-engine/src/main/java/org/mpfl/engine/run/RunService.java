@@ -194,8 +194,13 @@ public final class RunService implements AutoCloseable {
         lifecycle.abortOrphanedDomains();
     }
 
-    /** Applies events POSTed by ranks of run {@code runId}. */
-    public void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException {
+    /**
+     * Applies events POSTed by ranks of run {@code runId}.
+     *
+     * @throws EndedRunEventException after applying them, when the run has ended FAILED or CANCELLED
+     */
+    public void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException,
+            EndedRunEventException {
         monitor.rankEvents(runId, events);
     }
 

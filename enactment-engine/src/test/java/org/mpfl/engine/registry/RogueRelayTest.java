@@ -81,7 +81,6 @@ class RogueRelayTest {
                 viaRogue.getMessage());
         forwarder.join(10_000);
         assertNull(forwarded.get(), "the engine sent the rogue listener no request, so no proof");
-        assertEquals(0, relay.refused(), "nothing reached the real relay to be refused");
 
         // the real relay at its announced address: the engine proves itself (the relay then finds no host for b)
         IOException viaRelay = assertThrows(IOException.class, () -> RelayDialer.shared().connect("127.0.0.1", 4201, 5000).close());

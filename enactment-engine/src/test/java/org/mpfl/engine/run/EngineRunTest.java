@@ -202,6 +202,37 @@ class EngineRunTest {
     }
 
     /**
+     * A run that ended FAILED or CANCELLED answers its domain's late events 410 (they are still applied): a
+     * rank the abort did not reach must hear that nobody observes it any more, and its host aborts it; a 204
+     * let it run on unobserved. A live run's events are answered 204.
+     */
+    @Test
+    void eventsOfARunThatEndedFailedOrCancelledAreAnswered410() throws Exception {
+        java.util.List<FakeRanks.Rank> ranks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        FakeRanks fakes = new FakeRanks(r -> {
+            ranks.add(r);
+            r.awaitAbort(30_000);
+        });
+        start(fakes, fast(), Duration.ofSeconds(30));
+        String failed = startRun(ringPlan(2));
+        Await.until(Duration.ofSeconds(30), "both ranks started", ranks::size, n -> n == 2);
+        FakeRanks.Rank survivor = ranks.stream().filter(r -> r.rank() == 0).findFirst().orElseThrow();
+        assertEquals(204, survivor.event(RankEvent.Type.LOG, null, null, null, "while the run lives", null, null));
+        ranks.stream().filter(r -> r.rank() == 1).findFirst().orElseThrow().fail("compute", "ring.mpfl.xml:1:1", "boom");
+        assertEquals("FAILED", awaitFinal(failed).get("state").asText());
+        assertEquals(410, survivor.event(RankEvent.Type.LOG, null, null, null, "after the run failed", null, null));
+        assertTrue(Http.get(engine.url() + "/api/runs/" + failed + "/log").body().contains("after the run failed"),
+                "a late event is still applied");
+
+        ranks.clear();
+        String cancelled = startRun(ringPlan(2));
+        Await.until(Duration.ofSeconds(30), "both ranks started", ranks::size, n -> n == 2);
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + cancelled + "/cancel", engine.token(), Map.of()).status());
+        assertEquals("CANCELLED", awaitFinal(cancelled).get("state").asText());
+        assertEquals(410, ranks.get(0).state("ABORTED"));
+    }
+
+    /**
      * A rank refused wherever it goes: each host is quarantined in turn, and when none is left the run
      * fails saying so, naming every host and what it answered.
      */

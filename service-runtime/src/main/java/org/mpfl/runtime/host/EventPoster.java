@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * takes it, for at most {@value #RETRY_WINDOW_MS} ms of one outage (then the backlog is given up
  * with a warning; the engine still has {@code status}, which carries every output). An engine that
  * answers and refuses (another 4xx: an unknown run, a foreign domain) will never take that batch: it
- * is dropped. The backlog is bounded: past {@value #MAX_QUEUED} queued events, routine ones
+ * is dropped; when the refusal says the domain is over for the engine — 403 (a domain the run gave up or
+ * never had), 404 (no such run), 410 (the run ended FAILED or CANCELLED) — the poster's refusal listener
+ * hears it once, and the host aborts the domain's ranks here: nobody observes them any more, and an
+ * abort the engine sent may never have reached them (a lost relay, a cut network). The backlog is bounded: past {@value #MAX_QUEUED} queued events, routine ones
  * ({@code log}, {@code activity}, {@code wait}) are dropped and counted, {@code progress} and
  * {@code counters} are coalesced to the latest of each, and the ones that carry results —
  * {@code state} (DONE, FAILED, ABORTED) and {@code output} — are never dropped, up to a hard cap of
@@ -89,8 +92,25 @@ final class EventPoster implements RankEvents {
     /** When the current outage began (nanoTime), 0 while the engine takes events (drain task only). */
     private long outageSinceNanos;
 
+    /** HTTP answers to events that mean the engine has given the domain up: its ranks are to stop. */
+    static final java.util.Set<Integer> DOMAIN_GONE = java.util.Set.of(403, 404, 410);
+
+    /** Hears, once, the engine's answer (its HTTP status and message) when it refused events with a {@link #DOMAIN_GONE} status. */
+    private final java.util.function.BiConsumer<Integer, String> onDomainGone;
+    private final java.util.concurrent.atomic.AtomicBoolean domainGoneTold = new java.util.concurrent.atomic.AtomicBoolean();
+
     /** @param callbackUrl the engine's callback base address, or {@code null} (events are then discarded) */
     EventPoster(String callbackUrl, Executor executor, HttpClient http) {
+        this(callbackUrl, executor, http, (code, message) -> { });
+    }
+
+    /**
+     * @param callbackUrl  the engine's callback base address, or {@code null} (events are then discarded)
+     * @param onDomainGone told once (on the drain thread, no lock held) when the engine refuses events with
+     *                     403, 404 or 410: the HTTP status and the engine's message
+     */
+    EventPoster(String callbackUrl, Executor executor, HttpClient http, java.util.function.BiConsumer<Integer, String> onDomainGone) {
+        this.onDomainGone = onDomainGone;
         this.http = http;
         this.target = callbackUrl == null || callbackUrl.isBlank() ? null
                 : URI.create(callbackUrl.endsWith("/") ? callbackUrl + "events" : callbackUrl + "/events");
@@ -325,7 +345,7 @@ final class EventPoster implements RankEvents {
             HttpRequest req = HttpRequest.newBuilder(target).timeout(POST_TIMEOUT)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-            HttpResponse<Void> r = http.send(req, HttpResponse.BodyHandlers.discarding());
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
             int code = r.statusCode();
             if (code / 100 == 2) {
                 return Delivery.OK;
@@ -335,6 +355,11 @@ final class EventPoster implements RankEvents {
                 return Delivery.RETRY;
             }
             warnOnce("engine refused " + events.size() + " event(s) with HTTP " + code + "; dropped");
+            if (DOMAIN_GONE.contains(code) && domainGoneTold.compareAndSet(false, true)) {
+                String answer = r.body() == null ? "" : r.body().strip();
+                // the engine's error, bounded: a stranger at the callback address could answer anything
+                onDomainGone.accept(code, answer.length() > 300 ? answer.substring(0, 300) + "…" : answer);
+            }
             return Delivery.REFUSED;
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();

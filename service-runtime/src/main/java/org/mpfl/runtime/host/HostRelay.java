@@ -58,14 +58,29 @@ final class HostRelay {
         RelayDialer dialer = RelayDialer.shared();
         dialer.identity(me);
         dialer.ownRelay(relay, site);
-        dialer.domainKeys(target -> Optional.ofNullable(host.registry().domainReaching(target))
-                .map(d -> new RelayDialer.SpliceKey(DomainToken.relayTag(d.id()), d.proofs())));
+        dialer.domainKeys(new RelayDialer.DomainKeys() {
+            @Override
+            public Optional<RelayDialer.SpliceKey> forTarget(String target) {
+                return Optional.ofNullable(host.registry().domainReaching(target)).map(HostRelay::spliceKey);
+            }
+
+            @Override
+            public Optional<RelayDialer.SpliceKey> forTarget(String domainId, String target) {
+                // a connection for one domain proves that domain's token, never another run's to the same peer
+                return domainId == null ? forTarget(target)
+                        : Optional.ofNullable(host.registry().domainReaching(domainId, target)).map(HostRelay::spliceKey);
+            }
+        });
         dialer.peers(target -> Optional.ofNullable(host.registry().endpointAt(target)));
         dialer.log(HostRelay::log);
         if (relay == null) {
             dialer.acceptsReverseOn(URI.create(host.baseUrl()).getHost());
         }
         return me;
+    }
+
+    private static RelayDialer.SpliceKey spliceKey(Domain d) {
+        return new RelayDialer.SpliceKey(DomainToken.relayTag(d.id()), d.proofs());
     }
 
     private static void log(String message) {

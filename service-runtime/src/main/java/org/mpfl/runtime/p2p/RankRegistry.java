@@ -180,6 +180,25 @@ public final class RankRegistry implements LocalInbox, AutoCloseable {
     }
 
     /**
+     * Domain {@code domainId} if it is live in this host and has a rank at {@code hostPort}, else {@code null}:
+     * a connection made for that domain proves its token, not another domain's that reaches the same peer.
+     */
+    public Domain domainReaching(String domainId, String hostPort) {
+        Domain d = domains.get(domainId);
+        if (d == null) {
+            return null;
+        }
+        for (RankInstance r : d.ranks.values()) {
+            for (Endpoint e : r.endpoints()) {
+                if (hostPort.equals(e.binaryAddress()) || hostPort.equals(hostPortOf(e.soapUrl()))) {
+                    return d;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
      * The endpoint of a live domain's rank at {@code hostPort} (a peer's SOAP or binary address), or
      * {@code null}: its site and relay say how this host connects to it.
      */

@@ -92,7 +92,7 @@ public final class DomainTransports {
         Runnable run = () -> {
             Set<String> answered = Set.of();
             try {
-                answered = binary.reachable(targets, probeTimeoutMs).stream().map(Endpoint::binaryAddress)
+                answered = binary.reachable(domainId, targets, probeTimeoutMs).stream().map(Endpoint::binaryAddress)
                         .collect(Collectors.toSet());
             } finally {
                 for (Map.Entry<String, CompletableFuture<Boolean>> e : mine.entrySet()) {

@@ -30,6 +30,15 @@ public interface Transport extends AutoCloseable {
     }
 
     /**
+     * As {@link #reachable(java.util.Collection, long)}, asked for domain {@code domainId}'s set-up: a
+     * transport whose connections through a relay are admitted per domain probes them as that domain.
+     * The default ignores the domain.
+     */
+    default java.util.Set<Endpoint> reachable(String domainId, java.util.Collection<Endpoint> peers, long timeoutMillis) {
+        return reachable(peers, timeoutMillis);
+    }
+
+    /**
      * Delivers one envelope and returns once the receiving side has stored (or recognised as
      * duplicate) it.
      *

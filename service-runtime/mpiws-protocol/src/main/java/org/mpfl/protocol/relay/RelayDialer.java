@@ -56,6 +56,17 @@ public final class RelayDialer {
     public interface DomainKeys {
         /** A live domain of this host with a rank at {@code hostPort}, or empty. */
         Optional<SpliceKey> forTarget(String hostPort);
+
+        /**
+         * The key of domain {@code domainId} if it is live here and has a rank at {@code hostPort}; for a
+         * {@code null} domain, as {@link #forTarget(String)}. A connection made for one domain is proven with
+         * that domain's token, never with another domain's that reaches the same address (two runs on the
+         * same pair of hosts: the other run may end, or never have admitted this connection). The default
+         * (a test's single-domain keys) knows no domain by id and answers as {@link #forTarget(String)}.
+         */
+        default Optional<SpliceKey> forTarget(String domainId, String hostPort) {
+            return forTarget(hostPort);
+        }
     }
 
     /** A domain's relay tag ({@link DomainToken#relayTag}) and token. */
@@ -174,7 +185,7 @@ public final class RelayDialer {
      * @throws IOException naming the relay when the relay refused or could not be reached
      */
     public SocketChannel connect(String host, int port, int timeoutMs) throws IOException {
-        return connect(null, host, port, timeoutMs);
+        return connect(null, null, host, port, timeoutMs);
     }
 
     /**
@@ -183,30 +194,39 @@ public final class RelayDialer {
      * is still opening here, before the host's registry can name the peer.
      */
     public SocketChannel connect(Endpoint peer, String host, int port, int timeoutMs) throws IOException {
+        return connect(null, peer, host, port, timeoutMs);
+    }
+
+    /**
+     * As {@link #connect(Endpoint, String, int, int)}, for domain {@code domainId} ({@code null}: any live
+     * domain of this host with a rank there): a splice or a reverse connection is proven with that domain's
+     * token only, so it belongs to that domain — the caller keeps it for that domain's traffic.
+     */
+    public SocketChannel connect(String domainId, Endpoint peer, String host, int port, int timeoutMs) throws IOException {
         String hostPort = host + ":" + port;
         String relay = explicitRoutes.get(hostPort);
         if (relay != null) {
-            return viaRelay(relay, hostPort, timeoutMs);
+            return viaRelay(relay, hostPort, timeoutMs, domainId);
         }
         Method chosen = methods.get(hostPort);
         if (chosen != null) {
             return switch (chosen.kind()) {
-                case "relay" -> viaRelay(chosen.relay(), hostPort, timeoutMs);
-                case "reverse" -> reverseOrRelay(chosen, hostPort, timeoutMs);
+                case "relay" -> viaRelay(chosen.relay(), hostPort, timeoutMs, domainId);
+                case "reverse" -> reverseOrRelay(chosen, hostPort, timeoutMs, domainId);
                 default -> direct(host, port, timeoutMs);
             };
         }
         String mine = ownRelay;
         Optional<Method> reverse = reverseFor(hostPort, peer);
         if (reverse.isPresent()) {
-            return reverseOrRelay(reverse.get(), hostPort, timeoutMs);
+            return reverseOrRelay(reverse.get(), hostPort, timeoutMs, domainId);
         }
         Optional<Endpoint> behindRelay = directory.containsKey(hostPort) ? Optional.empty() : peerBehindRelay(hostPort, peer);
         if (behindRelay.isPresent()) {
             Endpoint e = behindRelay.get();
             methods.put(hostPort, new Method("relay", e.relay(), "host " + e.hostId() + " in site " + known(e.site())
                     + " accepts no inbound connections (its endpoint says so; not yet in the relay's directory here)"));
-            return viaRelay(e.relay(), hostPort, timeoutMs);
+            return viaRelay(e.relay(), hostPort, timeoutMs, domainId);
         }
         String site = directory.get(hostPort);
         if (mine == null || site == null) {
@@ -229,7 +249,7 @@ public final class RelayDialer {
             methods.put(hostPort, new Method("relay", mine, "site " + site + " accepts no inbound connections from site "
                     + ownSite));
         }
-        return viaRelay(mine, hostPort, timeoutMs);
+        return viaRelay(mine, hostPort, timeoutMs, domainId);
     }
 
     /**
@@ -300,9 +320,9 @@ public final class RelayDialer {
      * A reverse connection for {@code target} as {@code m} says; when it does not arrive, a splice
      * through the same relay, and the address keeps that method from then on.
      */
-    private SocketChannel reverseOrRelay(Method m, String target, int timeoutMs) throws IOException {
+    private SocketChannel reverseOrRelay(Method m, String target, int timeoutMs, String domainId) throws IOException {
         try {
-            SocketChannel ch = reversed(m.relay(), target, timeoutMs);
+            SocketChannel ch = reversed(m.relay(), target, timeoutMs, domainId);
             if (methods.putIfAbsent(target, m) == null) {
                 log.accept("connections to " + target + ": " + m);
             }
@@ -311,15 +331,15 @@ public final class RelayDialer {
             Method fallback = new Method("relay", m.relay(), "a reverse connection from " + target + " failed: " + e.getMessage());
             methods.put(target, fallback);
             log.accept("connections to " + target + ": " + fallback);
-            return viaRelay(m.relay(), target, timeoutMs);
+            return viaRelay(m.relay(), target, timeoutMs, domainId);
         }
     }
 
     /** Asks the host at {@code target}, through the relay at {@code relay}, to connect out to this host; waits for it. */
-    private SocketChannel reversed(String relay, String target, int timeoutMs) throws IOException {
+    private SocketChannel reversed(String relay, String target, int timeoutMs, String domainId) throws IOException {
         // as a splice's dial: the binary channel's probe dials while the domain is still opening here
-        SpliceKey key = awaitDomain(() -> domainKeys.forTarget(target).orElse(null), Math.min(timeoutMs, RelayLink.DOMAIN_WAIT_MS),
-                () -> false);
+        SpliceKey key = awaitDomain(() -> domainKeys.forTarget(domainId, target).orElse(null),
+                Math.min(timeoutMs, RelayLink.DOMAIN_WAIT_MS), () -> false);
         if (key == null) {
             throw new IOException("no domain of this host has a rank at " + target);
         }
@@ -336,7 +356,7 @@ public final class RelayDialer {
             ask.put("reverse", Integer.toString(listener.port()));
             ask.put("ticket", ticket);
             Map<String, String> answer = new LinkedHashMap<>();
-            dialRelay(relay, target, timeoutMs, ask, answer).close();
+            dialRelay(relay, target, timeoutMs, ask, answer, domainId).close();
             expectFrom(listener, answer.get("source"));
             SocketChannel ch = arriving.get(REVERSE_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
             taken = true;
@@ -373,7 +393,7 @@ public final class RelayDialer {
         }
     }
 
-    private static SocketChannel direct(String host, int port, int timeoutMs) throws IOException {
+    static SocketChannel direct(String host, int port, int timeoutMs) throws IOException {
         SocketChannel ch = SocketChannel.open();
         try {
             ch.socket().setTcpNoDelay(true);
@@ -387,7 +407,12 @@ public final class RelayDialer {
 
     /** Dials {@code target} through the relay at {@code relay}; returns the channel once spliced. */
     SocketChannel viaRelay(String relay, String target, int timeoutMs) throws IOException {
-        return dialRelay(relay, target, timeoutMs, Map.of(), new LinkedHashMap<>());
+        return viaRelay(relay, target, timeoutMs, null);
+    }
+
+    /** As {@link #viaRelay(String, String, int)}, proven for domain {@code domainId} ({@code null}: any with a rank there). */
+    SocketChannel viaRelay(String relay, String target, int timeoutMs, String domainId) throws IOException {
+        return dialRelay(relay, target, timeoutMs, Map.of(), new LinkedHashMap<>(), domainId);
     }
 
     /**
@@ -395,7 +420,7 @@ public final class RelayDialer {
      * for a reverse connection); returns the channel once the relay said ok, its answer in {@code answered}.
      */
     private SocketChannel dialRelay(String relay, String target, int timeoutMs, Map<String, String> extra,
-                                    Map<String, String> answered) throws IOException {
+                                    Map<String, String> answered, String domainId) throws IOException {
         RelayIdentity me = identity;
         if (me == null) {
             throw new IOException(target + " is reached through relay " + relay + ", but this process has no credential");
@@ -431,10 +456,11 @@ public final class RelayDialer {
                 // the binary channel's set-up probe dials while this host is still opening the domain (its
                 // registry lists a domain once the first rank is in): without this wait the probe failed and auto
                 // carried every relayed domain over SOAP (SitesBenchTest, before this)
-                SpliceKey key = awaitDomain(() -> domainKeys.forTarget(target).orElse(null),
+                SpliceKey key = awaitDomain(() -> domainKeys.forTarget(domainId, target).orElse(null),
                         Math.min(timeoutMs, RelayLink.DOMAIN_WAIT_MS), () -> false);
                 if (key == null) {
-                    throw new IOException("no domain of this host has a rank at " + target + ": relay " + relayId
+                    throw new IOException((domainId == null ? "no domain of this host" : "domain " + shortId(domainId)
+                            + " of this host") + " has a rank at " + target + ": relay " + relayId
                             + " splices only within a domain");
                 }
                 dial.put("domain", key.tag());
@@ -457,6 +483,11 @@ public final class RelayDialer {
             }
             throw new IOException("relay " + relay + " (for " + target + "): " + e.getMessage(), e);
         }
+    }
+
+    /** A domain ID as logs show it: its first 8 characters. */
+    private static String shortId(String domainId) {
+        return domainId.length() > 8 ? domainId.substring(0, 8) + "…" : domainId;
     }
 
     /**
@@ -484,48 +515,11 @@ public final class RelayDialer {
     /**
      * Watches the relay at {@code relay} (the engine): a connection on which the relay pings every
      * second; {@code onLost} runs once with the reason when it breaks or stays silent for
-     * {@code silenceMs} — a killed relay's connection breaks at once, a cut network falls silent.
+     * {@code silenceMs} — a killed relay's connection breaks at once, a cut network falls silent
+     * ({@link RelayWatch}).
      */
     public void watch(String relay, long silenceMs, java.util.function.Consumer<String> onLost) {
-        Thread t = new Thread(() -> {
-            String why;
-            RelayIdentity me = identity;
-            try {
-                String[] hp = RelayWire.hostPort(relay);
-                try (SocketChannel ch = direct(hp[0], Integer.parseInt(hp[1]), (int) silenceMs)) {
-                    Socket s = ch.socket();
-                    s.setSoTimeout((int) silenceMs);
-                    OutputStream out = s.getOutputStream();
-                    InputStream in = s.getInputStream();
-                    out.write(RelayServer.MAGIC);
-                    Map<String, String> greeting = RelayWire.read(in);
-                    Map<String, String> w = new LinkedHashMap<>();
-                    w.put("op", "watch");
-                    w.put("from", me == null ? "" : me.id());
-                    String proof = me == null ? "" : me.proof(relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", ""));
-                    if (proof.isEmpty()) {
-                        throw new IOException("it greeted as '" + greeting.getOrDefault("relay", "") + "', which is not the relay"
-                                + " announced at that address");
-                    }
-                    w.put("proof", proof);
-                    RelayWire.write(out, w);
-                    Map<String, String> answer = RelayWire.read(in);
-                    if (!answer.containsKey("ok")) {
-                        throw new IOException("it refused to be watched: " + answer.getOrDefault("error", "no reason given"));
-                    }
-                    while (true) {
-                        RelayWire.read(in);
-                    }
-                }
-            } catch (java.net.SocketTimeoutException e) {
-                why = "silent for " + silenceMs + " ms";
-            } catch (IOException | RuntimeException e) {
-                why = e.getMessage() == null ? e.toString() : e.getMessage();
-            }
-            onLost.accept(why);
-        }, "mpfl-relay-watch-" + relay);
-        t.setDaemon(true);
-        t.start();
+        RelayWatch.start(identity, relay, silenceMs, onLost);
     }
 
     /**

@@ -96,6 +96,15 @@ public final class BinaryTransport implements Transport {
                 return;
             }
             long now = System.nanoTime();
+            // a domain's own connection (through a relay) goes with the domain
+            connections.entrySet().removeIf(en -> {
+                Connection c = en.getValue();
+                if (c.domainId == null || credentials.apply(c.domainId) != null) {
+                    return false;
+                }
+                c.disconnect();
+                return true;
+            });
             for (Connection c : connections.values()) {
                 ReplyLink l = c.link;
                 if (l != null) {
@@ -129,11 +138,17 @@ public final class BinaryTransport implements Transport {
         return closed ? new HashSet<>() : probe.reachable(peers, timeoutMillis);
     }
 
+    /** As {@link #reachable(Collection, long)}, a relayed or reverse probe admitted as domain {@code domainId}. */
+    @Override
+    public Set<Endpoint> reachable(String domainId, Collection<Endpoint> peers, long timeoutMillis) {
+        return closed ? new HashSet<>() : probe.reachable(domainId, peers, timeoutMillis);
+    }
+
     @Override
     public void store(Endpoint endpoint, Envelope e) throws TransportException {
         String address = address(endpoint, e);
         byte reply;
-        Connection c = connection(address);
+        Connection c = connection(address, e.domainId());
         c.lock.lock();
         try {
             long payloadBytes = e.payload().encodedLength();
@@ -178,7 +193,7 @@ public final class BinaryTransport implements Transport {
         if (address == null || payloadBytes > BinaryProtocol.EAGER_MAX_BYTES) {
             return false;
         }
-        Connection c = connection(address);
+        Connection c = connection(address, e.domainId());
         ReplyLink l;
         c.lock.lock();
         try {
@@ -238,7 +253,8 @@ public final class BinaryTransport implements Transport {
             Arrays.fill(out, new TransportException("advertises no binary address", true, null));
             return out;
         }
-        Connection c = connection(address);
+        // a batch is one lane's: one domain's messages to one peer
+        Connection c = connection(address, envelopes.isEmpty() ? null : envelopes.get(0).domainId());
         int i = 0;
         while (i < out.length) {
             Envelope first = envelopes.get(i);
@@ -351,7 +367,7 @@ public final class BinaryTransport implements Transport {
     @Override
     public void abort(Endpoint endpoint, String domainId, byte[] proof) throws TransportException {
         String address = endpoint.binaryAddress();
-        Connection c = connection(address);
+        Connection c = connection(address, domainId);
         c.lock.lock();
         try {
             byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
@@ -371,8 +387,45 @@ public final class BinaryTransport implements Transport {
         }
     }
 
-    private Connection connection(String address) {
-        return connections.computeIfAbsent(address, Connection::new);
+    /**
+     * The connection to {@code address} for messages of domain {@code domainId}: one per address, shared by
+     * every domain, when the peer is reached directly; one per domain and address when it is reached through
+     * a relay or by a reverse connection ({@link RelayDialer}), since the relay admits such a connection
+     * for one domain (proven with that domain's token): another domain's messages on it would ride on a
+     * run that may end (its connections are then closed) or never have admitted them.
+     */
+    private Connection connection(String address, String domainId) {
+        Connection shared = connections.get(address);
+        if (shared != null || domainId == null) {
+            return shared != null ? shared : connections.computeIfAbsent(address, a -> new Connection(a, null));
+        }
+        Connection own = connections.get(domainKey(domainId, address));
+        if (own != null) {
+            return own;
+        }
+        // decided once per address and domain (the dialer's choice is kept per address): not on every message
+        return indirect(address) ? connections.computeIfAbsent(domainKey(domainId, address), k -> new Connection(address, domainId))
+                : connections.computeIfAbsent(address, a -> new Connection(a, null));
+    }
+
+    private static String domainKey(String domainId, String address) {
+        return domainId + " " + address;
+    }
+
+    /** Whether this host reaches {@code address} through a relay or by a reverse connection (as decided now). */
+    private static boolean indirect(String address) {
+        int colon = address.lastIndexOf(':');
+        try {
+            return colon > 0 && RelayDialer.shared().indirectWaitMs(null, address.substring(0, colon),
+                    Integer.parseInt(address.substring(colon + 1))).isPresent();
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** How many connections this transport holds now, and to which keys ({@code address}, or {@code domain address}). */
+    Set<String> connectionKeys() {
+        return new java.util.TreeSet<>(connections.keySet());
     }
 
     @Override
@@ -388,11 +441,14 @@ public final class BinaryTransport implements Transport {
     /** One connection to one peer address: its current link; frames are written under {@link #lock}. */
     private final class Connection {
         final String address;
+        /** The domain this connection is admitted for at a relay, or {@code null}: a direct one, any domain's. */
+        final String domainId;
         final ReentrantLock lock = new ReentrantLock();
         volatile ReplyLink link;
 
-        Connection(String address) {
+        Connection(String address, String domainId) {
             this.address = address;
+            this.domainId = domainId;
         }
 
         /**
@@ -467,7 +523,7 @@ public final class BinaryTransport implements Transport {
             String host = address.substring(0, colon);
             int port = Integer.parseInt(address.substring(colon + 1));
             // direct, or spliced through a relay when this host reaches that address only so
-            return RelayDialer.shared().connect(host, port, CONNECT_TIMEOUT_MS);
+            return RelayDialer.shared().connect(domainId, null, host, port, CONNECT_TIMEOUT_MS);
         }
 
         void disconnect() {

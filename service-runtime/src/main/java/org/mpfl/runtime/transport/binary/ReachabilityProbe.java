@@ -49,6 +49,16 @@ final class ReachabilityProbe {
      * but never says HELLO both bounds, once per domain.
      */
     Set<Endpoint> reachable(Collection<Endpoint> peers, long timeoutMillis) {
+        return reachable(null, peers, timeoutMillis);
+    }
+
+    /**
+     * As {@link #reachable(Collection, long)} for domain {@code domainId}'s set-up ({@code null}: any domain
+     * of this host with a rank there): a probe through a relay, or over a reverse connection, is admitted as
+     * that domain — proven with its token, as the domain's own connections will be, not with another
+     * domain's (run's) that happens to reach the same address.
+     */
+    Set<Endpoint> reachable(String domainId, Collection<Endpoint> peers, long timeoutMillis) {
         List<Endpoint> selected = new ArrayList<>();
         List<Endpoint> dialled = new ArrayList<>();
         for (Endpoint peer : peers) {
@@ -58,11 +68,11 @@ final class ReachabilityProbe {
             return reachableSelected(selected, timeoutMillis);
         }
         if (selected.isEmpty()) {
-            return reachableDialled(dialled, timeoutMillis);
+            return reachableDialled(domainId, dialled, timeoutMillis);
         }
         // both kinds at once: the direct peers' answers do not wait for a relayed peer's longer bound
         Set<Endpoint> viaDialer = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        Thread others = new Thread(() -> viaDialer.addAll(reachableDialled(dialled, timeoutMillis)), "mpfl-binary-probes");
+        Thread others = new Thread(() -> viaDialer.addAll(reachableDialled(domainId, dialled, timeoutMillis)), "mpfl-binary-probes");
         others.setDaemon(true);
         others.start();
         Set<Endpoint> ok = reachableSelected(selected, timeoutMillis);
@@ -159,7 +169,7 @@ final class ReachabilityProbe {
      * peer's deadline, its handshake and read by {@link ProbeTimeouts#ANSWER_MS} after that
      * ({@link ProbeTimeouts}), and this waits for them no longer.
      */
-    private Set<Endpoint> reachableDialled(Collection<Endpoint> peers, long timeoutMillis) {
+    private Set<Endpoint> reachableDialled(String domainId, Collection<Endpoint> peers, long timeoutMillis) {
         ConcurrentLinkedQueue<Endpoint> ok = new ConcurrentLinkedQueue<>();
         List<Thread> probes = new ArrayList<>();
         long last = System.nanoTime();
@@ -172,7 +182,7 @@ final class ReachabilityProbe {
             long connectBy = System.nanoTime() + ProbeTimeouts.forPeer(peer, timeoutMillis) * 1_000_000L;
             last = Math.max(last, connectBy + ProbeTimeouts.ANSWER_MS * 1_000_000L);
             Thread t = new Thread(() -> {
-                if (probeDialled(peer, address.substring(0, address.lastIndexOf(':')), target, connectBy)) {
+                if (probeDialled(domainId, peer, address.substring(0, address.lastIndexOf(':')), target, connectBy)) {
                     ok.add(peer);
                 }
             }, "mpfl-binary-probe-" + address);
@@ -197,9 +207,9 @@ final class ReachabilityProbe {
      * One probe through the dialer: connected before {@code connectBy}, then TLS handshake (if any) and
      * a valid HELLO within {@link ProbeTimeouts#ANSWER_MS}; then leave.
      */
-    private boolean probeDialled(Endpoint peer, String host, InetSocketAddress target, long connectBy) {
+    private boolean probeDialled(String domainId, Endpoint peer, String host, InetSocketAddress target, long connectBy) {
         // the peer's endpoint goes along: the domain may still be opening here, its registry not naming the peer yet
-        try (Socket s = RelayDialer.shared().connect(peer, host, target.getPort(), remainingMillis(connectBy)).socket()) {
+        try (Socket s = RelayDialer.shared().connect(domainId, peer, host, target.getPort(), remainingMillis(connectBy)).socket()) {
             long deadline = answerBy();
             s.setSoTimeout(remainingMillis(deadline));
             if (tls == null) {

@@ -21,6 +21,8 @@ import org.mpfl.protocol.relay.RelayServer;
 import org.mpfl.protocol.relay.RelayWire;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.runtime.transport.DomainTransports;
+import org.mpfl.runtime.transport.Envelope;
+import org.mpfl.runtime.transport.Payload;
 import org.mpfl.runtime.transport.ProbeTimeouts;
 import org.mpfl.testing.Await;
 
@@ -42,6 +44,10 @@ class RelayedProbeTest {
 
     final DomainToken token = new DomainToken(DomainToken.generate());
     final String domainTag = DomainToken.relayTag("domain-1");
+    /** The domains host b (behind the relay) has open, by relay tag: those it admits splices for. */
+    final Map<String, DomainToken> openAtB = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The relay tags host b was asked to admit a splice for, in order. */
+    final List<String> askedAtB = new java.util.concurrent.CopyOnWriteArrayList<>();
     volatile long checkDelayMs;
     RelayServer relay;
     String relayAddress;
@@ -60,8 +66,11 @@ class RelayedProbeTest {
         relayAddress = "127.0.0.1:" + relay.port();
         relayed = new HelloServer();
         direct = new HelloServer();
-        link = new RelayLink(relayAddress, hostIdentity("b"), TlsSettings.NONE, List.of(relayed.address()), "s2",
-                tag -> tag.equals(domainTag) ? token : null, m -> { }).start();
+        openAtB.put(domainTag, token);
+        link = new RelayLink(relayAddress, hostIdentity("b"), TlsSettings.NONE, List.of(relayed.address()), "s2", tag -> {
+            askedAtB.add(tag);
+            return openAtB.get(tag);
+        }, m -> { }).start();
         Await.until(Duration.ofSeconds(20), "host b registered at the relay", () -> relay.registeredHosts().contains("b"));
         checkDelayMs = SLOW_CHECK_MS;
     }
@@ -134,6 +143,63 @@ class RelayedProbeTest {
         assertEquals(Set.of(far), answered);
         assertEquals("reverse", d.method(relayed.address()).map(RelayDialer.Method::kind).orElse("none"), d.methods().toString());
         assertEquals(0, relay.splicedBytes(), "a reverse connection splices nothing at the relay");
+    }
+
+    /**
+     * Two domains (two runs) of host a reach host b through the relay. Domain 1 has ended at b (a has not
+     * heard yet); domain 2's set-up probe is admitted as domain 2: it answers. Keyed by address alone the
+     * dialer proved the first live domain it found, domain 1, which b refused: the probe failed and domain 2
+     * went over SOAP. Its messages' connections are each domain's own, never one shared by both.
+     */
+    @Test
+    void twoDomainsToOneRelayedAddressEachProbeAndConnectAsThemselves() throws Exception {
+        DomainToken token2 = new DomainToken(DomainToken.generate());
+        String tag2 = DomainToken.relayTag("domain-2");
+        Map<String, RelayDialer.SpliceKey> liveAtA = new java.util.LinkedHashMap<>();
+        liveAtA.put("domain-1", new RelayDialer.SpliceKey(domainTag, token));
+        liveAtA.put("domain-2", new RelayDialer.SpliceKey(tag2, token2));
+        RelayDialer d = RelayDialer.shared();
+        d.identity(hostIdentity("a"));
+        d.routeVia(relayed.address(), relayAddress, "test: b is reached through r1");
+        d.domainKeys(new RelayDialer.DomainKeys() {
+            @Override
+            public Optional<RelayDialer.SpliceKey> forTarget(String target) {
+                // as a host's registry: the first live domain with a rank there
+                return liveAtA.values().stream().findFirst();
+            }
+
+            @Override
+            public Optional<RelayDialer.SpliceKey> forTarget(String domainId, String target) {
+                return domainId == null ? forTarget(target) : Optional.ofNullable(liveAtA.get(domainId));
+            }
+        });
+        checkDelayMs = 0;
+        openAtB.remove(domainTag);
+        openAtB.put(tag2, token2);
+        Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
+
+        Set<Endpoint> answered = new ReachabilityProbe(null).reachable("domain-2", List.of(far), DomainTransports.PROBE_TIMEOUT_MS);
+
+        assertEquals(Set.of(far), answered, "domain 2's probe, admitted at b as domain 2 (b was asked for " + Set.copyOf(askedAtB) + ")");
+        assertEquals(List.of(tag2), askedAtB, "the probe was proven as domain 2 only");
+
+        // each domain's messages take a connection of its own to the relayed address, admitted as that domain
+        openAtB.put(domainTag, token);
+        askedAtB.clear();
+        Map<String, DomainToken> tokens = Map.of("domain-1", token, "domain-2", token2);
+        try (BinaryTransport t = new BinaryTransport(10_000, tokens::get)) {
+            for (String domain : List.of("domain-1", "domain-2")) {
+                Envelope e = new Envelope(domain, 0, 0, 1, 7, 0, Envelope.Kind.DATA,
+                        tokens.get(domain).prove(domain, 0, 0, 1, 7, 0, Envelope.Kind.DATA.ordinal()), Payload.of(1.0));
+                try {
+                    t.store(far, e);
+                } catch (org.mpfl.runtime.transport.TransportException expected) {
+                    // b's stand-in says HELLO and no more: the store fails after the connection was made
+                }
+            }
+            assertEquals(Set.of("domain-1 " + relayed.address(), "domain-2 " + relayed.address()), t.connectionKeys());
+        }
+        assertEquals(Set.of(domainTag, tag2), Set.copyOf(askedAtB), "each connection admitted as its own domain");
     }
 
     private static void sleepQuietly(long ms) {
