@@ -245,20 +245,21 @@ final class RegistryEndpoints {
 
     /** The host id a request's host credential speaks for; 401 without a valid credential, 409 with a relay's. */
     private String requireHost(Exchange ex) throws ApiException {
-        HostCredentials.Entry e = credential(ex);
-        if (e.kind() != HostCredentials.Kind.HOST) {
-            throw new ApiException(409, "'" + e.hostId() + "' holds a relay's credential: a host needs a host credential of its"
-                    + " own (mpflc host-token, without --relay)");
-        }
-        return e.hostId();
+        return require(ex, HostCredentials.Kind.HOST, "a relay's credential: a host needs a host credential of its own"
+                + " (mpflc host-token, without --relay)");
     }
 
     /** The relay id a request's relay credential speaks for; 401 without a valid credential, 409 with a host's. */
     private String requireRelay(Exchange ex) throws ApiException {
+        return require(ex, HostCredentials.Kind.RELAY, "a host's credential: a relay needs a relay credential"
+                + " (mpflc host-token --relay --host-id NAME)");
+    }
+
+    /** The id a request's credential of {@code kind} speaks for; 409 saying {@code otherwise} with a credential of another kind. */
+    private String require(Exchange ex, HostCredentials.Kind kind, String otherwise) throws ApiException {
         HostCredentials.Entry e = credential(ex);
-        if (e.kind() != HostCredentials.Kind.RELAY) {
-            throw new ApiException(409, "'" + e.hostId() + "' holds a host's credential: a relay needs a relay credential"
-                    + " (mpflc host-token --relay --host-id NAME)");
+        if (e.kind() != kind) {
+            throw new ApiException(409, "'" + e.hostId() + "' holds " + otherwise);
         }
         return e.hostId();
     }
