@@ -57,11 +57,6 @@ public final class Relays {
         lostListeners.forEach(l -> l.accept(r, why));
     }
 
-    /** The hosts reached through the relay at {@code address}. */
-    public List<String> hostsBehind(String address) {
-        return hostRelays.entrySet().stream().filter(e -> e.getValue().equals(address)).map(Map.Entry::getKey).sorted().toList();
-    }
-
     public List<Relay> list() {
         return new ArrayList<>(relays.values());
     }
