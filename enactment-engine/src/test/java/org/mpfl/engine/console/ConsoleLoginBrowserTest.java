@@ -62,7 +62,7 @@ class ConsoleLoginBrowserTest {
             browser.driver().get(engine.url() + "/#/runs");
             browser.await("a person's words for a read refused before login", WAIT,
                     d -> d.findElement(By.id("view")).getText().contains("you are not logged in: Log in (top bar)") ? true : null);
-            assertFalse(browser.driver().findElement(By.id("view")).getText().contains("Authorization"), "not the API's words");
+            assertFalse(browser.text("#view").contains("Authorization"), "not the API's words");
             browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
             browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("alice");
             browser.driver().findElement(By.id("role")).sendKeys("operator");
@@ -82,12 +82,12 @@ class ConsoleLoginBrowserTest {
             assertFalse(String.valueOf(browser.script("return JSON.stringify(sessionStorage)")).contains("eyJ"), "no JWT in sessionStorage");
 
             browser.await("alice's run listed", WAIT, d -> d.findElement(By.tagName("body")).getText().contains(runA) ? true : null);
-            assertFalse(browser.driver().findElement(By.tagName("body")).getText().contains(runB), "bob's run is not listed");
+            assertFalse(browser.text("body").contains(runB), "bob's run is not listed");
             assertEquals(404L, fetchStatus(browser, "api/runs/" + runB));
             assertEquals(200L, fetchStatus(browser, "api/runs/" + runA));
             browser.driver().get(engine.url() + "/#/runs/" + runA);
             browser.await("alice's run view", WAIT, d -> d.findElement(By.id("view")).getText().contains("SUCCEEDED") ? true : null);
-            assertEquals("a · started by alice", browser.driver().findElement(By.id("run-project")).getText(), "whose run it is");
+            assertEquals("a · started by alice", browser.text("#run-project"), "whose run it is");
 
             // logged in as an operator, alice cancels her run from the console without the engine token
             String slow = Http.post(engine.url() + "/api/runs", issuer.token("alice", "operator", "a"), Map.of("plan",
@@ -96,7 +96,7 @@ class ConsoleLoginBrowserTest {
             browser.await("the Cancel button", WAIT, d -> d.findElement(By.id("cancel-run"))).click();
             browser.await("the confirmation", WAIT, d -> d.findElement(By.id("cancel-confirm"))).click();
             browser.await("alice's run cancelled", WAIT, d -> d.findElement(By.id("view")).getText().contains("CANCELLED") ? true : null);
-            assertFalse(browser.driver().findElement(By.id("view")).getText().contains("needs the engine token"));
+            assertFalse(browser.text("#view").contains("needs the engine token"));
             assertEquals("CANCELLED", Http.send("GET", engine.url() + "/api/runs/" + slow, "Bearer admin", null).json().get("state").asText());
 
             browser.await("the Log out link", WAIT, d -> d.findElement(By.id("logout"))).click();
