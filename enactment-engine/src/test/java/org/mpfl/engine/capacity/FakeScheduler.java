@@ -16,7 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class FakeScheduler implements CapacityProvider {
     final Map<String, JobStatus> states = new ConcurrentHashMap<>();
-    final List<HostJob> submitted = new CopyOnWriteArrayList<>();
+    public final List<HostJob> submitted = new CopyOnWriteArrayList<>();
     /** When each submission was asked for (failed ones too), System.nanoTime(). */
     final List<Long> submitTimes = new CopyOnWriteArrayList<>();
     final List<String> cancelled = new CopyOnWriteArrayList<>();
