@@ -134,13 +134,14 @@ public final class Engine implements AutoCloseable {
         this.workflows = new WorkflowService(database.workflows(), config.compiler(), deployments, runs);
         this.access = accessPolicy(config, token, credentials, database);
         this.audit = new Audit(database.access(), config.auditRetention());
+        // made before the routes (GET /api/capacity reads it), started after the orphaned domains are gone as before
+        this.capacity = config.capacityProvider() == null ? null : new CapacityManager(config.capacityProvider(),
+                config.capacitySettings(), runs, registry, credentials, database.capacityJobs(), () -> url);
         camel.addRoutes(new EngineRoutes(new EngineRoutes.Api(() -> url, token, registry, credentials, runs,
-                workflows, deployments, access)));
+                workflows, deployments, access, capacity)));
         camel.start();
         runs.abortOrphanedDomains();
         reattachment.start();
-        this.capacity = config.capacityProvider() == null ? null : new CapacityManager(config.capacityProvider(),
-                config.capacitySettings(), runs, registry, credentials, database.capacityJobs(), () -> url);
         if (capacity != null) {
             capacity.start();
         }

@@ -40,7 +40,7 @@ class EngineArchitectureTest {
                 .whereLayer("local").mayOnlyBeAccessedByLayers("cli")
                 .whereLayer("composition root").mayOnlyBeAccessedByLayers("cli", "local")
                 .whereLayer("rest").mayOnlyBeAccessedByLayers("composition root")
-                .whereLayer("capacity").mayOnlyBeAccessedByLayers("cli", "composition root")
+                .whereLayer("capacity").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
                 .whereLayer("access").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
                 .whereLayer("workflow").mayOnlyBeAccessedByLayers("cli", "composition root", "rest")
                 .whereLayer("run").mayOnlyBeAccessedByLayers("cli", "local", "composition root", "rest", "workflow", "capacity")

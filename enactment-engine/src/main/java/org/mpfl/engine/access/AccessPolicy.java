@@ -84,8 +84,9 @@ public final class AccessPolicy {
             // ... nor are a relay's announcements and checks of hosts' proofs
             return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat") && !p.startsWith("/api/registry/relays"));
         }
-        if ((p.equals("/api/registry/hosts") || p.equals("/api/deployments")) && read) {
-            // the services installed on the hosts name every project's workflows (NAME.vN.TYPE): not for one project's users
+        if ((p.equals("/api/registry/hosts") || p.equals("/api/deployments") || p.equals("/api/capacity")) && read) {
+            // the services installed on the hosts name every project's workflows (NAME.vN.TYPE): not for one project's users;
+            // the capacity provider's jobs are the hosts still on their way, read as the hosts are
             return new Target(Need.ADMIN_OR_LOCAL, null, null, false);
         }
         if (HOST_ROUTES.matcher(p).matches() && p.startsWith("/api/registry/hosts/") && !p.endsWith("/heartbeat") && read) {

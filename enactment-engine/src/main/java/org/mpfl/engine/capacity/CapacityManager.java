@@ -101,6 +101,11 @@ public final class CapacityManager implements AutoCloseable {
     private final RepeatedProblem cancelProblem = new RepeatedProblem();
     /** A submission's failure, said once until it changes or a submission succeeds. */
     private final RepeatedProblem submitProblem = new RepeatedProblem();
+    /**
+     * What {@link #view} returns, taken at the end of every round: readers ({@code GET /api/capacity}) never wait for
+     * this manager's lock, which a round holds while the scheduler answers (seconds when it is slow).
+     */
+    private volatile CapacityView view;
 
     public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
                            HostCredentials credentials, CapacityJobStore store, Supplier<String> engineUrl) {
@@ -111,6 +116,8 @@ public final class CapacityManager implements AutoCloseable {
         this.credentials = credentials;
         this.store = store;
         this.engineUrl = engineUrl;
+        this.view = new CapacityView(provider.name(), provider.jobKind(), settings, List.of(), null, null, null, 0, null,
+                System.currentTimeMillis());
     }
 
     /**
@@ -144,6 +151,7 @@ public final class CapacityManager implements AutoCloseable {
             LOG.info("adopted {} {} (host {}) of the previous engine", provider.jobKind(), jobId, s.hostId());
         }
         pruneJobLogs();
+        view = takeView(System.currentTimeMillis());
         runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
             @Override
             public String note() {
@@ -170,6 +178,28 @@ public final class CapacityManager implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("capacity: {}", e.toString(), e);
         }
+        view = takeView(System.currentTimeMillis());
+    }
+
+    /** The jobs and the state of submissions as of the last round (no lock: see {@link #view}). */
+    public CapacityView view() {
+        return view;
+    }
+
+    /** A view of what this manager holds now; called with its lock held. */
+    private CapacityView takeView(long now) {
+        List<CapacityView.Job> list = new ArrayList<>();
+        for (Job j : jobs.values()) {
+            JobStatus s = j.status;
+            list.add(new CapacityView.Job(j.jobId, j.name, j.hostId, s == null ? null : s.phase().name(),
+                    s == null ? "SUBMITTED" : s.state(),
+                    s == null || s.reason() == null || s.reason().equals("None") ? "" : s.reason(),
+                    s == null || s.node() == null || s.node().isBlank() ? null : s.node(), j.submittedMs, j.host != null, j.releasing));
+        }
+        // a past nextSubmitMs holds nothing back: only a wait still running is shown
+        Long next = nextSubmitMs > now ? nextSubmitMs : null;
+        return new CapacityView(provider.name(), provider.jobKind(), settings, list, next, startFailure, submitError,
+                failedSubmits, lastError, now);
     }
 
     private void poll(long now) {
@@ -522,6 +552,7 @@ public final class CapacityManager implements AutoCloseable {
                     }
                     forget(j, true);
                 }
+                view = takeView(System.currentTimeMillis());
             }
         }
         return left;

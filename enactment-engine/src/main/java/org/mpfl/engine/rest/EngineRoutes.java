@@ -8,6 +8,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.access.AccessDenied;
 import org.mpfl.engine.access.AccessPolicy;
+import org.mpfl.engine.capacity.CapacityManager;
 import org.mpfl.engine.deploy.DeploymentService;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostCredentials;
@@ -22,7 +23,8 @@ import org.mpfl.engine.workflow.WorkflowService;
  * The REST API of the engine as Camel REST DSL routes on platform-http (Vert.x): the route table, and
  * the one place where an endpoint's answer or exception becomes a status and a JSON body. The endpoints
  * live by resource: {@link WorkflowEndpoints} (engine, OpenAPI, workflows, deployments),
- * {@link RunEndpoints} (runs and rank events) and {@link RegistryEndpoints} (hosts, credentials, relays);
+ * {@link RunEndpoints} (runs and rank events), {@link RegistryEndpoints} (hosts, credentials, relays) and
+ * {@link CapacityEndpoints} (the capacity provider's jobs);
  * each checks what only the request tells, reads it through {@link Requests} and calls one use case of
  * {@link WorkflowService}, {@link RunService}, {@link DeploymentService} or {@link HostRegistry}.
  * Mutating endpoints demand a bearer token with the role they need (401/403 otherwise); rank events are
@@ -43,9 +45,10 @@ public final class EngineRoutes extends RouteBuilder {
      * @param deployments  service archives
      * @param access       who may see and do what ({@link AccessFilter} applies it before a route runs; the
      *                     routes use it for what only the body tells: projects of new runs and workflows, lists)
+     * @param capacity     the jobs of the capacity provider ({@code mpflc up --provider slurm}), or {@code null} without one
      */
     public record Api(Supplier<String> url, String token, HostRegistry registry, HostCredentials credentials, RunService runs,
-                      WorkflowService workflows, DeploymentService deployments, AccessPolicy access) {
+                      WorkflowService workflows, DeploymentService deployments, AccessPolicy access, CapacityManager capacity) {
     }
 
     public EngineRoutes(Api api) {
@@ -95,7 +98,8 @@ public final class EngineRoutes extends RouteBuilder {
                 .delete("/registry/credentials/{id}").to(direct("credentials-revoke"))
                 .get("/registry/relays").to(direct("relays-list"))
                 .post("/registry/relays").to(direct("relays-announce"))
-                .post("/registry/relays/verify").to(direct("relays-verify"));
+                .post("/registry/relays/verify").to(direct("relays-verify"))
+                .get("/capacity").to(direct("capacity"));
 
         WorkflowEndpoints workflows = new WorkflowEndpoints(api);
         RunEndpoints runs = new RunEndpoints(api);
@@ -128,6 +132,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("relays-list", registry::relays);
         handle("relays-announce", registry::announceRelay);
         handle("relays-verify", registry::verifyAtRelay);
+        handle("capacity", new CapacityEndpoints(api)::capacity);
     }
 
     private static String direct(String name) {

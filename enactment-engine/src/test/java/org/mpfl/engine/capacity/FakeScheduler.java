@@ -11,11 +11,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A scheduler in memory for the {@link CapacityManager}'s tests: jobs it is given wait PENDING until a test changes
- * them; submissions and cancels fail while a test says so. Whatever the manager asked is recorded.
+ * them; submissions and cancels fail while a test says so. Whatever the manager asked is recorded. Public for the
+ * tests of what shows the jobs elsewhere (CliTest: {@code mpflc hosts}).
  */
-final class FakeScheduler implements CapacityProvider {
+public final class FakeScheduler implements CapacityProvider {
     final Map<String, JobStatus> states = new ConcurrentHashMap<>();
-    final List<HostJob> submitted = new CopyOnWriteArrayList<>();
+    public final List<HostJob> submitted = new CopyOnWriteArrayList<>();
     /** When each submission was asked for (failed ones too), System.nanoTime(). */
     final List<Long> submitTimes = new CopyOnWriteArrayList<>();
     final List<String> cancelled = new CopyOnWriteArrayList<>();
@@ -83,7 +84,7 @@ final class FakeScheduler implements CapacityProvider {
     }
 
     /** A job of the test's choosing ends with this state, as the scheduler would say. */
-    void end(String jobId, String state, String reason) {
+    public void end(String jobId, String state, String reason) {
         states.put(jobId, new JobStatus(jobId, JobStatus.Phase.ENDED, state, reason, ""));
     }
 }

@@ -155,11 +155,51 @@ class CliTest {
             List<String> lines = listed.out().lines().toList();
             assertTrue(lines.get(0).matches("HOST +SITE +RANKS +HEARTBEAT +STATE +SERVICES"), listed.out());
             assertTrue(lines.get(1).matches("h +lab +3/4 +\\d+ s ago +ok +(w,v|v,w)"), listed.out());
+            assertFalse(listed.out().contains("capacity"), "no capacity section without a provider: " + listed.out());
             Result json = mpflc("hosts", "--engine", engine.url(), "--json");
-            assertEquals(3, json.json().get(0).get("ranksInUse").asInt(), json.out());
+            assertEquals(3, json.json().get("hosts").get(0).get("ranksInUse").asInt(), json.out());
+            assertTrue(json.json().get("capacity").isNull(), json.out());
             assertEquals(0, mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString()).exit());
             Await.until(Duration.ofSeconds(30), "the slots free again", () -> mpflc("hosts", "--engine", engine.url()).out(),
                     out -> out.contains(" 0/4 "));
+        }
+    }
+
+    /**
+     * On an engine with a capacity provider, {@code mpflc hosts} lists its jobs after the hosts, also a pending one whose
+     * host is not registered yet, and why the next job waits when one failed to start; {@code --json} has them too.
+     */
+    @Test
+    void hostsListsTheCapacityProvidersJobsAndWhyTheNextOneWaits() throws Exception {
+        org.mpfl.engine.capacity.FakeScheduler slurm = new org.mpfl.engine.capacity.FakeScheduler();
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
+                .dataDir(dir.resolve("engine")).capacity(slurm, new org.mpfl.engine.capacity.CapacitySettings(1, 2,
+                        Duration.ofSeconds(300), Duration.ofMillis(100))))) {
+            Result idle = mpflc("hosts", "--engine", engine.url());
+            assertEquals(0, idle.exit(), idle.err());
+            assertTrue(idle.out().contains("capacity: Slurm jobs, at most 1 at once of 2 CPUs each\n  no Slurm jobs"), idle.out());
+            assertEquals(201, Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
+                    "processes", List.of(Map.of("name", "w", "service", "w", "ranks", 2))))).status());
+            Result pending = Await.until(Duration.ofSeconds(30), "job 100 listed", () -> mpflc("hosts", "--engine", engine.url()),
+                    r -> r.out().contains("PENDING"));
+            String hostId = slurm.submitted.get(0).hostId();
+            List<String> lines = pending.out().lines().toList();
+            assertTrue(lines.get(0).startsWith("no service hosts registered"), pending.out());
+            assertTrue(lines.stream().anyMatch(l -> l.matches("  JOB +STATE +NODE +HOST")), pending.out());
+            assertTrue(lines.stream().anyMatch(l -> l.matches("  100 +PENDING \\(Resources\\) +- +" + hostId)), pending.out());
+            assertFalse(pending.out().contains(slurm.submitted.get(0).credential()), "no credential: " + pending.out());
+            JsonNode json = mpflc("hosts", "--engine", engine.url(), "--json").json();
+            assertEquals(0, json.get("hosts").size(), json.toString());
+            assertEquals("100", json.at("/capacity/jobs/0/jobId").asText(), json.toString());
+            assertEquals("PENDING", json.at("/capacity/jobs/0/state").asText(), json.toString());
+
+            slurm.end("100", "FAILED", "JobLaunchFailure");
+            Result failed = Await.until(Duration.ofSeconds(30), "the start failure listed", () -> mpflc("hosts", "--engine", engine.url()),
+                    r -> r.out().contains("start failure:"));
+            assertTrue(failed.out().contains("  start failure: 1 Slurm job in a row ended before their host joined (last: Slurm job 100"
+                    + " ended: FAILED (JobLaunchFailure)"), failed.out());
+            assertTrue(failed.out().lines().anyMatch(l -> l.matches("  next submission: not before \\d\\d:\\d\\d:\\d\\d \\(in \\d+ s\\)")),
+                    failed.out());
         }
     }
 
