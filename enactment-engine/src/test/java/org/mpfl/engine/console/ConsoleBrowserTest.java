@@ -352,6 +352,8 @@ class ConsoleBrowserTest {
     void registryListsTheHostsWithServicesCapacityAndHeartbeat() throws Exception {
         open("/registry");
         browser.await("two hosts listed", WAIT, d -> count("#hosts-table tbody tr") == 2);
+        // this engine has no capacity provider: no Capacity section (hosts and capacity are drawn together)
+        assertEquals(0, count("#capacity"), text("main"));
         for (var h : engine.registry().hosts()) {
             String row = "#hosts-table tr[data-host-id='" + h.hostId() + "']";
             browser.await("host " + h.hostId() + " alive with the deployed services", WAIT, d -> text(row).contains("alive")

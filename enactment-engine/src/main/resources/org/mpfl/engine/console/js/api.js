@@ -79,6 +79,7 @@ export const api = {
   cancelRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/cancel'),
   resumeRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/resume'),
   hosts: () => getJson('api/registry/hosts'),
+  capacity: () => getJson('api/capacity'),
   engine: () => getJson('api/engine'),
   workflows: () => getJson('api/workflows'),
   workflow: name => getJson('api/workflows/' + encodeURIComponent(name)),

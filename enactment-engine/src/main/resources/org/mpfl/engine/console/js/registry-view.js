@@ -1,8 +1,9 @@
-// The registry: service hosts, their sites, services, ranks in use of their capacity, last heartbeat and quarantine; refreshed live.
+// The registry: service hosts, their sites, services, ranks in use of their capacity, last heartbeat and quarantine;
+// under them the capacity provider's (Slurm's) jobs when the engine has one; refreshed live.
 
-import { api } from './api.js';
-import { el, show } from './dom.js';
-import { formatAgo, formatTime } from './format.js';
+import { api, ApiError } from './api.js';
+import { el, show, stateBadge } from './dom.js';
+import { formatAgo, formatDuration, formatTime, plural } from './format.js';
 import { poll } from './polling.js';
 
 const REFRESH_MS = 1000;
@@ -40,17 +41,71 @@ function hostRow(host, timeoutMs, now) {
     el('td', {title: formatTime(host.lastHeartbeatMs)}, host.staticEntry ? 'from host file' : formatAgo(host.lastHeartbeatMs, now)));
 }
 
+// GET /api/capacity: null when the caller may not read it (the host listing's rule; it says why itself) or the
+// engine has no provider, so that the section is simply absent; other failures go to the status line.
+async function readCapacity() {
+  try {
+    const c = await api.capacity();
+    return c && c.provider ? c : null;
+  } catch (e) {
+    if (e instanceof ApiError && (e.status === 401 || e.status === 403)) return null;
+    throw e;
+  }
+}
+
+function jobRow(job) {
+  const reason = job.reason ? el('div', {class: 'sub'}, job.reason) : null;
+  const flags = [job.joined ? 'joined' : 'not joined', job.releasing ? 'releasing' : null].filter(Boolean).join(', ');
+  return el('tr', {'data-job-id': job.jobId || '', 'data-host-id': job.hostId},
+    el('th', {scope: 'row', class: 'mono', title: job.jobName}, job.jobId || '(looked up by name)'),
+    el('td', {'data-state': job.state}, stateBadge(job.state), reason),
+    el('td', {class: 'mono'}, job.node || '–'),
+    el('td', {class: 'mono'}, job.hostId),
+    el('td', {}, flags, el('div', {class: 'sub', title: formatTime(job.submittedMs)}, 'submitted ' + formatAgo(job.submittedMs))));
+}
+
+// The provider's limits, jobs (also those whose host has not joined, which the hosts table cannot list) and why
+// submissions wait; built with el() only: every text here is the scheduler's or the engine's.
+function capacitySection(c) {
+  const kind = c.jobKind || 'job';
+  const l = c.limits;
+  const limits = l ? `${c.provider}: at most ${plural(l.maxNodes, kind)} of ${plural(l.cpusPerNode, 'CPU')} each`
+      + ` · an idle host's job is released after ${formatDuration(l.idleReleaseMs)}`
+      + ` · the scheduler is asked every ${formatDuration(l.pollIntervalMs)}` : c.provider;
+  const jobs = (c.jobs || []).slice().sort((a, b) => (a.submittedMs || 0) - (b.submittedMs || 0));
+  const problems = [
+    c.startFailure ? ['start-failure', 'Start failure: ' + c.startFailure] : null,
+    c.submitError ? ['submit-error', `Submission failed${c.failedSubmits > 1 ? ` (${c.failedSubmits} in a row)` : ''}: ` + c.submitError] : null,
+    c.schedulerError ? ['scheduler-error', 'Scheduler: ' + c.schedulerError] : null,
+  ].filter(Boolean).map(([id, text]) => el('p', {class: 'capacity-problem', id: 'capacity-' + id}, text));
+  return el('section', {class: 'panel', id: 'capacity', 'aria-labelledby': 'capacity-heading'},
+    el('h2', {id: 'capacity-heading'}, 'Capacity'),
+    el('p', {class: 'summary', id: 'capacity-limits'}, limits),
+    jobs.length === 0
+      ? el('p', {class: 'empty'}, `No ${kind}s.`)
+      : el('div', {class: 'table-holder'}, el('table', {class: 'data capacity-jobs', id: 'capacity-jobs'},
+          el('caption', {class: 'visually-hidden'}, `The capacity provider's ${kind}s`),
+          el('thead', {}, el('tr', {}, ['Job', 'State', 'Node', 'Host', 'Joined / releasing']
+            .map(h => el('th', {scope: 'col'}, h)))),
+          el('tbody', {}, jobs.map(jobRow)))),
+    problems,
+    c.nextSubmitMs ? el('p', {class: 'sub', id: 'capacity-next-submit'},
+      `No ${kind} is submitted before ${formatTime(c.nextSubmitMs)}.`) : null);
+}
+
 /** Shows the registry in container; returns a function that stops its updates. */
 export function mountRegistryView(container) {
   const status = el('p', {class: 'status-line', role: 'status'});
   const summary = el('p', {class: 'summary'});
   const holder = el('div', {class: 'table-holder'});
-  show(container, el('h1', {}, 'Registry'), summary, status, holder);
+  const capacity = el('div', {id: 'capacity-holder'});
+  show(container, el('h1', {}, 'Registry'), summary, status, holder, capacity);
   let timeoutMs = null;
   api.engine().then(info => { timeoutMs = info.heartbeatTimeoutMs; }).catch(() => {});
   return poll(async () => {
     try {
-      const hosts = await api.hosts();
+      // both before anything is drawn: once the hosts show, the capacity section shows too or there is none
+      const [hosts, provider] = await Promise.all([api.hosts(), readCapacity().catch(e => e)]);
       if (!Array.isArray(hosts)) throw new Error('the engine answered without a list of hosts');
       const now = Date.now();
       hosts.sort((a, b) => String(a.hostId).localeCompare(String(b.hostId)));
@@ -68,7 +123,13 @@ export function mountRegistryView(container) {
             el('thead', {}, el('tr', {}, ['Health', 'Host', 'Site', 'Address', 'Services', 'Ranks in use', 'Last heartbeat']
               .map(h => el('th', {scope: 'col'}, h)))),
             el('tbody', {}, hosts.map(h => hostRow(h, timeoutMs, now)))));
-      status.textContent = '';
+      if (provider instanceof Error) {
+        // keep the last section drawn; say why it is not fresh
+        status.textContent = 'Cannot read the capacity provider\'s jobs: ' + provider.message;
+      } else {
+        show(capacity, provider ? capacitySection(provider) : null);
+        status.textContent = '';
+      }
     } catch (e) {
       status.textContent = 'Cannot read the registry: ' + e.message;
     }

@@ -1,0 +1,104 @@
+package org.mpfl.engine.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.capacity.CapacitySettings;
+import org.mpfl.engine.capacity.FakeScheduler;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.testing.Http;
+import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.browser.HeadlessChromium;
+
+/**
+ * The registry page's Capacity section in a real headless Chromium: against an engine whose capacity provider is the
+ * in-memory {@link FakeScheduler}, a queued run's pending job (no host has joined, so the hosts table cannot show it)
+ * is listed with its id, state and reason under the provider's limits, the page still passing axe-core; against an
+ * engine without a provider there is no Capacity section at all.
+ */
+@Timeout(300)
+@StartsProcesses
+class ConsoleCapacityBrowserTest {
+    /** Bound for what the browser and engine do in well under a second when idle: generous for a loaded 2-core machine. */
+    private static final Duration WAIT = Duration.ofSeconds(40);
+    static HeadlessChromium browser;
+    @TempDir
+    Path dir;
+    Engine engine;
+
+    @BeforeAll
+    static void startBrowser() throws Exception {
+        browser = HeadlessChromium.start(1400, 1000);
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    @AfterEach
+    void stopEngine() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    private void openRegistry() {
+        browser.driver().get(engine.url() + "/#/registry");
+    }
+
+    @Test
+    void aQueuedRunsPendingJobIsListedWithItsIdStateAndReason() throws Exception {
+        FakeScheduler slurm = new FakeScheduler();
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
+                .capacity(slurm, new CapacitySettings(1, 2, Duration.ofSeconds(300), Duration.ofMillis(100))));
+        openRegistry();
+        browser.await("the Capacity section with no jobs yet", WAIT,
+                d -> browser.text("#capacity h2").equals("Capacity") && browser.text("#capacity").contains("No Slurm jobs."));
+        assertTrue(browser.text("#capacity-limits").contains("at most 1 Slurm job of 2 CPUs each"), browser.text("#capacity"));
+
+        Http.Answer started = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "ring",
+                "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 2)))));
+        assertEquals(201, started.status(), started.body());
+        String row = "#capacity-jobs tbody tr[data-job-id='100']";
+        browser.await("job 100 shown PENDING (Resources)", WAIT, d -> browser.text(row + " th").equals("100")
+                && browser.text(row + " td[data-state]").contains("PENDING") && browser.text(row + " td[data-state]").contains("Resources"));
+        String hostId = slurm.submitted.get(0).hostId();
+        assertTrue(browser.text(row).contains(hostId), browser.text(row));
+        assertTrue(browser.text(row).contains("not joined"), browser.text(row));
+        assertEquals(0, browser.count("#hosts-table"), "no host has joined: the hosts table is not there");
+        List<String> violations = AxeCore.violations(browser);
+        assertTrue(violations.isEmpty(), "registry with capacity: " + String.join("\n", violations));
+        browser.picture("registry-capacity.png");
+
+        // a job that ends before its host joined: why, and when the next one may go
+        slurm.end("100", "FAILED", "JobLaunchFailure");
+        browser.await("the start failure and the next submission", WAIT,
+                d -> browser.text("#capacity-start-failure").contains("Slurm job 100 ended: FAILED (JobLaunchFailure)")
+                        && browser.text("#capacity-next-submit").startsWith("No Slurm job is submitted before "));
+    }
+
+    @Test
+    void anEngineWithoutAProviderShowsNoCapacitySection() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> { })));
+        openRegistry();
+        // hosts and capacity are read before either is drawn: once the summary shows, the section would be there too
+        browser.await("the registry drawn", WAIT, d -> browser.text("main .summary").startsWith("0 service hosts"));
+        assertEquals(0, browser.count("#capacity"), browser.text("main"));
+        assertTrue(!browser.text("main").contains("Capacity"), browser.text("main"));
+    }
+}
