@@ -38,10 +38,6 @@ class CapacityEndpointTest {
         }
     }
 
-    private static EngineConfig config(Path dir, FakeScheduler slurm) {
-        return new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
-                .capacity(slurm, new CapacitySettings(1, 2, Duration.ofSeconds(300), Duration.ofMillis(100)));
-    }
 
     private void queueRun(int ranks) throws Exception {
         Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "ring",
@@ -58,7 +54,7 @@ class CapacityEndpointTest {
     /** A queued run's pending job is listed with its id, state and host id before its host exists; no credential is. */
     @Test
     void aPendingJobIsListedWithItsIdAndStateAndNoCredential() throws Exception {
-        engine = Engine.start(config(dir, slurm));
+        engine = Engine.start(slurm.engineConfig(dir, 1, 2));
         JsonNode empty = capacity();
         assertEquals("slurm", empty.path("provider").asText(), empty.toString());
         assertEquals("Slurm job", empty.path("jobKind").asText(), empty.toString());
@@ -112,7 +108,7 @@ class CapacityEndpointTest {
     void anAnonymousReadIsRefusedAsTheHostListingIs() throws Exception {
         assertEquals(AccessPolicy.target("GET", "/api/registry/hosts"), AccessPolicy.target("GET", "/api/capacity"));
         for (boolean anonymousRead : new boolean[] {false, true}) {
-            engine = Engine.start(config(dir.resolve("e" + anonymousRead), slurm).bindHost("0.0.0.0").token("t")
+            engine = Engine.start(slurm.engineConfig(dir.resolve("e" + anonymousRead), 1, 2).bindHost("0.0.0.0").token("t")
                     .anonymousRead(anonymousRead));
             // 0.0.0.0 accepts on loopback too: the client's way in does not change what the engine decided
             String base = engine.url().replaceFirst("//[^:/]+:", "//127.0.0.1:");

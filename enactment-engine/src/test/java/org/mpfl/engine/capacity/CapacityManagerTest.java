@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
 
@@ -37,8 +36,7 @@ class CapacityManagerTest {
     }
 
     void start(int maxNodes, int cpusPerNode) throws Exception {
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
-                .capacity(slurm, new CapacitySettings(maxNodes, cpusPerNode, Duration.ofSeconds(300), Duration.ofMillis(100))));
+        engine = Engine.start(slurm.engineConfig(dir, maxNodes, cpusPerNode));
     }
 
     String run(int ranks) throws Exception {
@@ -94,8 +92,7 @@ class CapacityManagerTest {
 
         FakeScheduler again = new FakeScheduler();
         again.states.put("100", slurm.states.get("100"));
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
-                .capacity(again, new CapacitySettings(1, 2, Duration.ofSeconds(300), Duration.ofMillis(100))));
+        engine = Engine.start(again.engineConfig(dir, 1, 2));
         assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "the next engine adopted the job");
         awaitReason(id, "Slurm job 100 PENDING (Resources)");
         assertTrue(again.submitted.isEmpty(), "nothing submitted again: " + again.submitted);

@@ -1,6 +1,7 @@
 package org.mpfl.engine.capacity;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.mpfl.engine.EngineConfig;
 
 /**
  * A scheduler in memory for the {@link CapacityManager}'s tests: jobs it is given wait PENDING until a test changes
@@ -25,6 +27,16 @@ public final class FakeScheduler implements CapacityProvider {
     /** Where the jobs' output goes, or {@code null}: the provider keeps none. */
     volatile Path logDir;
     private int next = 100;
+
+    /**
+     * An engine on {@code dataDir} whose capacity is this scheduler: at most {@code maxNodes} jobs of {@code cpusPerNode}
+     * CPUs, an idle host's job released after 5 min, the scheduler asked every 100 ms; hosts kept 5 min without a
+     * heartbeat.
+     */
+    public EngineConfig engineConfig(Path dataDir, int maxNodes, int cpusPerNode) {
+        return new EngineConfig().port(0).dataDir(dataDir).heartbeatTimeout(Duration.ofMinutes(5))
+                .capacity(this, new CapacitySettings(maxNodes, cpusPerNode, Duration.ofSeconds(300), Duration.ofMillis(100)));
+    }
 
     @Override
     public String jobKind() {

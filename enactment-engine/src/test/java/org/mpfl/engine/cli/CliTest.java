@@ -172,9 +172,8 @@ class CliTest {
     @Test
     void hostsListsTheCapacityProvidersJobsAndWhyTheNextOneWaits() throws Exception {
         org.mpfl.engine.capacity.FakeScheduler slurm = new org.mpfl.engine.capacity.FakeScheduler();
-        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
-                .dataDir(dir.resolve("engine")).capacity(slurm, new org.mpfl.engine.capacity.CapacitySettings(1, 2,
-                        Duration.ofSeconds(300), Duration.ofMillis(100))))) {
+        try (Engine engine = Engine.start(slurm.engineConfig(dir.resolve("engine"), 1, 2)
+                .heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT))) {
             Result idle = mpflc("hosts", "--engine", engine.url());
             assertEquals(0, idle.exit(), idle.err());
             assertTrue(idle.out().contains("capacity: Slurm jobs, at most 1 at once of 2 CPUs each\n  no Slurm jobs"), idle.out());

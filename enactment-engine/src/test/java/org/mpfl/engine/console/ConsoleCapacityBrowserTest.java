@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.capacity.CapacitySettings;
 import org.mpfl.engine.capacity.FakeScheduler;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.testing.Http;
@@ -64,8 +63,7 @@ class ConsoleCapacityBrowserTest {
     @Test
     void aQueuedRunsPendingJobIsListedWithItsIdStateAndReason() throws Exception {
         FakeScheduler slurm = new FakeScheduler();
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
-                .capacity(slurm, new CapacitySettings(1, 2, Duration.ofSeconds(300), Duration.ofMillis(100))));
+        engine = Engine.start(slurm.engineConfig(dir, 1, 2));
         openRegistry();
         browser.await("the Capacity section with no jobs yet", WAIT,
                 d -> browser.text("#capacity h2").equals("Capacity") && browser.text("#capacity").contains("No Slurm jobs."));
