@@ -89,6 +89,9 @@ public final class CapacityManager implements AutoCloseable {
     static final java.time.Duration SUBMIT_RETRY_FIRST = java.time.Duration.ofSeconds(2);
     /** The longest wait between failed submissions (a scheduler down for hours is asked every 2 minutes). */
     static final java.time.Duration SUBMIT_RETRY_MAX = java.time.Duration.ofMinutes(2);
+    /** The wait after a first job that ended before its host joined; each such job in a row doubles it, up to 5 minutes. */
+    static final java.time.Duration START_RETRY_FIRST = java.time.Duration.ofSeconds(5);
+    static final java.time.Duration START_RETRY_MAX = java.time.Duration.ofMinutes(5);
     /** Submissions in a row that failed (sbatch or slurmrestd refused or did not answer); 0 after one succeeds. */
     private int failedSubmits;
     /** Why the last submission failed, or {@code null} (kept apart from {@link #lastError}, which a good poll clears). */
@@ -278,7 +281,7 @@ public final class CapacityManager implements AutoCloseable {
                 // a job that cannot start a host (a wrong path, a directory the node lacks…) must not be
                 // submitted again and again: back off, and say why in the queue's reasons
                 failedStarts++;
-                long wait = Math.min(300_000L, 5_000L << Math.min(failedStarts - 1, 6));
+                long wait = doubling(START_RETRY_FIRST, START_RETRY_MAX, failedStarts).toMillis();
                 nextSubmitMs = System.currentTimeMillis() + wait;
                 startFailure = cancelledOutside
                         ? why + "; the next " + provider.jobKind() + " in " + wait / 1000 + " s"
@@ -505,8 +508,12 @@ public final class CapacityManager implements AutoCloseable {
 
     /** The wait after {@code failures} failed submissions in a row: 2 s, 4 s, 8 s … up to 2 minutes. */
     static java.time.Duration submitRetry(int failures) {
-        long first = SUBMIT_RETRY_FIRST.toMillis();
-        return java.time.Duration.ofMillis(Math.min(SUBMIT_RETRY_MAX.toMillis(), first << Math.min(Math.max(failures, 1) - 1, 20)));
+        return doubling(SUBMIT_RETRY_FIRST, SUBMIT_RETRY_MAX, failures);
+    }
+
+    /** {@code first} after one failure, doubled with each further failure in a row, never more than {@code max}. */
+    private static java.time.Duration doubling(java.time.Duration first, java.time.Duration max, int failures) {
+        return java.time.Duration.ofMillis(Math.min(max.toMillis(), first.toMillis() << Math.min(Math.max(failures, 1) - 1, 20)));
     }
 
     /** What a failed cancel says: the job, why, and the command that ends it by hand. */
