@@ -58,19 +58,9 @@ final class HostRelay {
         RelayDialer dialer = RelayDialer.shared();
         dialer.identity(me);
         dialer.ownRelay(relay, site);
-        dialer.domainKeys(new RelayDialer.DomainKeys() {
-            @Override
-            public Optional<RelayDialer.SpliceKey> forTarget(String target) {
-                return Optional.ofNullable(host.registry().domainReaching(target)).map(HostRelay::spliceKey);
-            }
-
-            @Override
-            public Optional<RelayDialer.SpliceKey> forTarget(String domainId, String target) {
-                // a connection for one domain proves that domain's token, never another run's to the same peer
-                return domainId == null ? forTarget(target)
-                        : Optional.ofNullable(host.registry().domainReaching(domainId, target)).map(HostRelay::spliceKey);
-            }
-        });
+        // a connection for one domain proves that domain's token, never another run's to the same peer
+        dialer.domainKeys((domainId, target) -> Optional.ofNullable(domainId == null ? host.registry().domainReaching(target)
+                : host.registry().domainReaching(domainId, target)).map(HostRelay::spliceKey));
         dialer.peers(target -> Optional.ofNullable(host.registry().endpointAt(target)));
         dialer.log(HostRelay::log);
         if (relay == null) {

@@ -84,7 +84,7 @@ class RelayServerTest {
     RelayDialer dialerOf(String host, DomainToken its) {
         RelayDialer d = new RelayDialer();
         d.identity(identity(host));
-        d.domainKeys(target -> Optional.of(new RelayDialer.SpliceKey(domainTag, its)));
+        d.domainKeys((domain, target) -> Optional.of(new RelayDialer.SpliceKey(domainTag, its)));
         d.routeVia(echoAddress, "127.0.0.1:" + relay.port(), "test");
         return d;
     }
@@ -137,7 +137,7 @@ class RelayServerTest {
     void aDialWaitsForItsDomainToOpenInTheDialersHost() throws Exception {
         long opens = System.nanoTime() + 300_000_000L;
         RelayDialer d = dialerOf("a", token);
-        d.domainKeys(target -> System.nanoTime() < opens ? Optional.empty()
+        d.domainKeys((domain, target) -> System.nanoTime() < opens ? Optional.empty()
                 : Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
         try (SocketChannel ch = d.connect("127.0.0.1", echo.getLocalPort(), 5000)) {
             ch.write(ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)));
@@ -271,7 +271,7 @@ class RelayServerTest {
     void aHostThatAcceptsInboundConnectionsGetsAReverseConnectionNotASplice() throws Exception {
         RelayDialer a = new RelayDialer();
         a.identity(identity("a"));
-        a.domainKeys(target -> Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
+        a.domainKeys((domain, target) -> Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
         a.peers(target -> Optional.of(new org.mpfl.protocol.Endpoint("http://" + target + "/", null, "b", "s2",
                 "127.0.0.1:" + relay.port())));
         a.ownRelay(null, "s1");

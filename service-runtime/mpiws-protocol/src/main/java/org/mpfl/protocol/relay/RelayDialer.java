@@ -54,19 +54,13 @@ public final class RelayDialer {
     /** Which domain (and its token) this host would use to connect to an address, if any. */
     @FunctionalInterface
     public interface DomainKeys {
-        /** A live domain of this host with a rank at {@code hostPort}, or empty. */
-        Optional<SpliceKey> forTarget(String hostPort);
-
         /**
-         * The key of domain {@code domainId} if it is live here and has a rank at {@code hostPort}; for a
-         * {@code null} domain, as {@link #forTarget(String)}. A connection made for one domain is proven with
-         * that domain's token, never with another domain's that reaches the same address (two runs on the
-         * same pair of hosts: the other run may end, or never have admitted this connection). The default
-         * (a test's single-domain keys) knows no domain by id and answers as {@link #forTarget(String)}.
+         * The key of domain {@code domainId} if it is live here and has a rank at {@code hostPort}; for a {@code null}
+         * domain, any live domain of this host with a rank there; else empty. A connection made for one domain is
+         * proven with that domain's token, never with another domain's that reaches the same address (two runs on
+         * the same pair of hosts: the other run may end, or never have admitted this connection).
          */
-        default Optional<SpliceKey> forTarget(String domainId, String hostPort) {
-            return forTarget(hostPort);
-        }
+        Optional<SpliceKey> forTarget(String domainId, String hostPort);
     }
 
     /** A domain's relay tag ({@link DomainToken#relayTag}) and token. */
@@ -91,7 +85,7 @@ public final class RelayDialer {
     private volatile RelayIdentity identity;
     private volatile String ownRelay;
     private volatile String ownSite = "";
-    private volatile DomainKeys domainKeys = target -> Optional.empty();
+    private volatile DomainKeys domainKeys = (domainId, target) -> Optional.empty();
     private volatile LocalProxy proxy;
     private volatile Function<String, Optional<Endpoint>> peers = target -> Optional.empty();
     private volatile String reverseBind;

@@ -83,7 +83,7 @@ class RelayedProbeTest {
         d.identity(null);
         d.ownRelay(null, null);
         d.acceptsReverseOn(null);
-        d.domainKeys(target -> Optional.empty());
+        d.domainKeys((domain, target) -> Optional.empty());
         d.peers(target -> Optional.empty());
         link.close();
         relay.close();
@@ -131,7 +131,7 @@ class RelayedProbeTest {
         d.identity(hostIdentity("a"));
         d.ownRelay(null, "s1");
         d.acceptsReverseOn("127.0.0.1");
-        d.domainKeys(target -> Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
+        d.domainKeys((domain, target) -> Optional.of(new RelayDialer.SpliceKey(domainTag, token)));
         Endpoint far = new Endpoint("http://127.0.0.1:1/mpiws", relayed.address(), "b", "s2", relayAddress);
         // the host's registry does not name the peer yet (its domain is still opening): the probe's endpoint decides
         long directBound = DomainTransports.PROBE_TIMEOUT_MS;
@@ -161,18 +161,9 @@ class RelayedProbeTest {
         RelayDialer d = RelayDialer.shared();
         d.identity(hostIdentity("a"));
         d.routeVia(relayed.address(), relayAddress, "test: b is reached through r1");
-        d.domainKeys(new RelayDialer.DomainKeys() {
-            @Override
-            public Optional<RelayDialer.SpliceKey> forTarget(String target) {
-                // as a host's registry: the first live domain with a rank there
-                return liveAtA.values().stream().findFirst();
-            }
-
-            @Override
-            public Optional<RelayDialer.SpliceKey> forTarget(String domainId, String target) {
-                return domainId == null ? forTarget(target) : Optional.ofNullable(liveAtA.get(domainId));
-            }
-        });
+        // as a host's registry: for no domain named, the first live domain with a rank there
+        d.domainKeys((domainId, target) -> domainId == null ? liveAtA.values().stream().findFirst()
+                : Optional.ofNullable(liveAtA.get(domainId)));
         checkDelayMs = 0;
         openAtB.remove(domainTag);
         openAtB.put(tag2, token2);
