@@ -30,6 +30,7 @@ import org.mpfl.engine.rest.AccessFilter;
 import org.mpfl.engine.rest.EngineRoutes;
 import org.mpfl.engine.rest.EventStream;
 import org.mpfl.engine.rest.GuardedHttpServer;
+import org.mpfl.engine.rest.RankEventAdmission;
 import org.mpfl.engine.settings.EngineSettings;
 import org.mpfl.engine.rest.StaticConsole;
 import org.mpfl.engine.run.RankFanOut;
@@ -155,6 +156,7 @@ public final class Engine implements AutoCloseable {
                 .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);
         CheckpointUploads.install(router, runs.checkpoints());
+        RankEventAdmission.install(router, runs.eventIntake());
         EventStream.install(router, runs, database.runs(), access);
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);

@@ -29,7 +29,10 @@ public final class AccessPolicy {
          * one wants to know it was refused ({@code mpflc login}), not to be answered as a stranger.
          */
         IDENTITY,
-        /** Authorised by the run's domain (rank events, checkpoint parts): the routes check it. */
+        /**
+         * Authorised by the run's domain token (rank events, checkpoint parts): their own Vert.x handlers check
+         * its proof from the headers before the body is read ({@code RankEventAdmission}, {@code CheckpointUploads}).
+         */
         DOMAIN,
         /** A host credential (the registry routes check which host) or the admin token. */
         HOST_OR_ADMIN,

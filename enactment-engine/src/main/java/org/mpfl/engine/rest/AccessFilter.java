@@ -131,6 +131,7 @@ public final class AccessFilter {
         String path = ctx.normalizedPath();
         AccessPolicy.Target target = AccessPolicy.target(method, path);
         if (target.need() == AccessPolicy.Need.DOMAIN) {
+            // proved by the domain token, checked from the headers ahead of this filter (RankEventAdmission, CheckpointUploads)
             ctx.next();
             return;
         }

@@ -3,11 +3,13 @@ package org.mpfl.engine.rest;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Map;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.CheckpointIntake;
+import org.mpfl.engine.run.IntakeRefused;
 import org.mpfl.protocol.CheckpointUpload;
 
 /**
@@ -19,8 +21,8 @@ import org.mpfl.protocol.CheckpointUpload;
  * refused at once, and so is an announced length above the bound (413); a body sent without a length
  * is cut off at the bound. The body is read into memory (at most the bound) and handed to a worker
  * thread to be checked against its SHA-256 and written. A body that does not arrive within
- * {@link #UPLOAD_TIMEOUT_MS} ends the connection. Every refusal closes the connection, so an unread
- * body is never waited for.
+ * {@link #UPLOAD_TIMEOUT_MS} ends the connection. Every refusal closes the connection (an HTTP/2
+ * request, one stream of a shared connection: resets its stream), so an unread body is never waited for.
  */
 public final class CheckpointUploads {
     /** How long one part may take to arrive once admitted. */
@@ -51,7 +53,7 @@ public final class CheckpointUploads {
             admission = intake.admit(ctx.pathParam("id"), req.getHeader(CheckpointUpload.DOMAIN_HEADER),
                     req.getHeader(CheckpointUpload.RANK_HEADER), req.getHeader(CheckpointUpload.CHECKPOINT_HEADER),
                     req.getHeader(CheckpointUpload.SHA256_HEADER), req.getHeader(CheckpointUpload.PROOF_HEADER), announced);
-        } catch (CheckpointIntake.Refused e) {
+        } catch (IntakeRefused e) {
             refuse(ctx, e.status(), e.getMessage());
             return;
         }
@@ -92,7 +94,7 @@ public final class CheckpointUploads {
                     .onComplete(ar -> {
                         if (ar.succeeded()) {
                             answer(ctx, 201, ar.result(), false);
-                        } else if (ar.cause() instanceof CheckpointIntake.Refused r) {
+                        } else if (ar.cause() instanceof IntakeRefused r) {
                             answer(ctx, r.status(), Map.of("error", r.getMessage()), false);
                         } else {
                             answer(ctx, 500, Map.of("error", "internal error: " + ar.cause()), false);
@@ -102,7 +104,8 @@ public final class CheckpointUploads {
         req.resume();
     }
 
-    private static void refuse(RoutingContext ctx, int status, String message) {
+    /** Answers a refusal and closes the connection (also {@link RankEventAdmission}'s). */
+    static void refuse(RoutingContext ctx, int status, String message) {
         answer(ctx, status, Map.of("error", message), true);
     }
 
@@ -112,7 +115,11 @@ public final class CheckpointUploads {
             return;
         }
         resp.setStatusCode(status).putHeader("Content-Type", "application/json");
-        if (close) {
+        if (close && ctx.request().version() == HttpVersion.HTTP_2) {
+            // one stream of a connection other requests share: after the answer, a reset with NO_ERROR asks the
+            // client to stop sending the body (RFC 9113, 8.1), which flow control meanwhile bounds to a window
+            resp.end(Json.write(body) + "\n").onComplete(x -> resp.reset(0));
+        } else if (close) {
             // the body may be unread: end the connection rather than read or wait for it
             resp.putHeader("Connection", "close");
             resp.end(Json.write(body) + "\n").onComplete(x -> ctx.request().connection().close());

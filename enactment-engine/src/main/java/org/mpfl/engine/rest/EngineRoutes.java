@@ -28,7 +28,8 @@ import org.mpfl.engine.workflow.WorkflowService;
  * each checks what only the request tells, reads it through {@link Requests} and calls one use case of
  * {@link WorkflowService}, {@link RunService}, {@link DeploymentService} or {@link HostRegistry}.
  * Mutating endpoints demand a bearer token with the role they need (401/403 otherwise); rank events are
- * authorised by their unguessable domain ID instead; the registry is closed (host credentials).
+ * authorised by their domain token's proof instead ({@link RankEventAdmission}, before the body is read);
+ * the registry is closed (host credentials).
  */
 public final class EngineRoutes extends RouteBuilder {
     private final Api api;

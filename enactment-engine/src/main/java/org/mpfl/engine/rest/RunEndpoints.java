@@ -25,7 +25,9 @@ import org.mpfl.engine.rest.EngineRoutes.Api;
 import org.mpfl.engine.rest.EngineRoutes.Headed;
 import org.mpfl.engine.rest.EngineRoutes.RawText;
 import org.mpfl.engine.rest.EngineRoutes.Reply;
+import org.mpfl.engine.run.IntakeRefused;
 import org.mpfl.engine.run.Queueing;
+import org.mpfl.engine.run.RankEventIntake;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunListing;
 import org.mpfl.engine.run.RunService;
@@ -35,6 +37,7 @@ import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RankEventPost;
 
 /**
  * Runs: {@code /api/runs} (a page of them, and starting one), a run's detail, log, log text and trace,
@@ -234,20 +237,44 @@ final class RunEndpoints {
         return Reply.ok(new RawText("text/plain; charset=utf-8", text.toString()));
     }
 
-    /** One rank event or an array of them, POSTed by the ranks of a run (authorised by the domain ID). */
+    /**
+     * One rank event or an array of them, POSTed by the ranks of a run ({@link RankEventPost}): admitted
+     * from its headers ahead of this route ({@link RankEventAdmission}) and again here, before the body is
+     * taken (nothing reaches the run that did not pass the check, whichever way it came); the body must
+     * match the admitted SHA-256 and every event the admitted domain.
+     */
     Reply rankEvents(Exchange ex) throws Exception {
-        JsonNode b = body(ex);
+        RankEventIntake intake = api.runs().eventIntake();
         List<RankEvent> events = new ArrayList<>();
         try {
-            if (b.isArray()) {
-                for (JsonNode n : b) {
-                    events.add(Json.MAPPER.treeToValue(n, RankEvent.class));
-                }
-            } else {
-                events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
+            RankEventIntake.Admission admitted = intake.admit(param(ex, "id"), param(ex, RankEventPost.DOMAIN_HEADER),
+                    param(ex, RankEventPost.SHA256_HEADER), param(ex, RankEventPost.PROOF_HEADER));
+            byte[] raw = ex.getIn().getBody(byte[].class);
+            raw = raw == null ? new byte[0] : raw;
+            intake.checkBody(admitted, raw);
+            JsonNode b;
+            try {
+                b = Json.MAPPER.readTree(raw);
+            } catch (IOException e) {
+                throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
             }
-        } catch (IOException e) {
-            throw new ApiException(400, "not a rank event: " + e.getMessage());
+            if (b == null || b.isMissingNode()) {
+                throw new ApiException(400, "a JSON body is required");
+            }
+            try {
+                if (b.isArray()) {
+                    for (JsonNode n : b) {
+                        events.add(Json.MAPPER.treeToValue(n, RankEvent.class));
+                    }
+                } else {
+                    events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
+                }
+            } catch (IOException e) {
+                throw new ApiException(400, "not a rank event: " + e.getMessage());
+            }
+            intake.checkDomains(admitted, events);
+        } catch (IntakeRefused e) {
+            throw new ApiException(e.status(), e.getMessage());
         }
         api.runs().rankEvents(param(ex, "id"), events);
         return new Reply(204, null);

@@ -22,7 +22,8 @@ import org.mpfl.protocol.digest.Sha256;
  * SHA-256 and be UTF-8 text, and the run must still be on that domain; then it is stored durably.
  */
 public final class CheckpointIntake {
-    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+    /** What an {@code X-MPFL-SHA256} header must look like. */
+    static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
     /** Highest checkpoint number taken seriously (a run checkpointing every millisecond for 30 years stays below). */
     static final long MAX_SEQ = 1L << 40;
 
@@ -56,36 +57,21 @@ public final class CheckpointIntake {
     public record Admission(String runId, String domainId, int attempt, int ranks, int rank, long seq, String sha256) {
     }
 
-    /** A refused upload: the HTTP status and why. */
-    public static final class Refused extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final int status;
-
-        Refused(int status, String message) {
-            super(message);
-            this.status = status;
-        }
-
-        public int status() {
-            return status;
-        }
-    }
-
     /**
      * Admits a part from its request head (headers named in {@link CheckpointUpload}).
      *
      * @param contentLength the announced body length, or -1 when not announced (chunked)
-     * @throws Refused 404 unknown run, 409 run ended, 400 malformed headers, 403 wrong domain/rank/proof,
-     *                 413 announced length above the bound
+     * @throws IntakeRefused 404 unknown run, 409 run ended, 400 malformed headers, 403 wrong domain/rank/proof,
+     *                       413 announced length above the bound
      */
     public Admission admit(String runId, String domainId, String rankText, String seqText, String sha256, String proofText,
-                           long contentLength) throws Refused {
+                           long contentLength) throws IntakeRefused {
         Run run = runId == null ? null : runs.apply(runId);
         if (run == null) {
-            throw new Refused(404, "no run '" + runId + "'");
+            throw new IntakeRefused(404, "no run '" + runId + "'");
         }
         if (domainId == null || rankText == null || seqText == null || sha256 == null || proofText == null) {
-            throw new Refused(401, "a checkpoint part needs the headers " + CheckpointUpload.DOMAIN_HEADER + ", "
+            throw new IntakeRefused(401, "a checkpoint part needs the headers " + CheckpointUpload.DOMAIN_HEADER + ", "
                     + CheckpointUpload.RANK_HEADER + ", " + CheckpointUpload.CHECKPOINT_HEADER + ", "
                     + CheckpointUpload.SHA256_HEADER + " and " + CheckpointUpload.PROOF_HEADER);
         }
@@ -97,59 +83,64 @@ public final class CheckpointIntake {
             seq = Long.parseLong(seqText.strip());
             proof = Base64.getUrlDecoder().decode(proofText.strip());
         } catch (IllegalArgumentException e) {
-            throw new Refused(400, "malformed checkpoint headers: " + e.getMessage());
+            throw new IntakeRefused(400, "malformed checkpoint headers: " + e.getMessage());
         }
         if (!SHA256_HEX.matcher(sha256).matches()) {
-            throw new Refused(400, CheckpointUpload.SHA256_HEADER + " must be 64 lower-case hex digits");
+            throw new IntakeRefused(400, CheckpointUpload.SHA256_HEADER + " must be 64 lower-case hex digits");
         }
         if (seq < 1 || seq > MAX_SEQ) {
-            throw new Refused(400, "checkpoint number " + seq + " is out of range (1.." + MAX_SEQ + ")");
+            throw new IntakeRefused(400, "checkpoint number " + seq + " is out of range (1.." + MAX_SEQ + ")");
         }
         Run.Domain domain;
         int attempt;
         synchronized (run) {
             if (run.state().isFinal()) {
-                throw new Refused(409, "run " + runId + " is " + run.state() + ": it takes no checkpoints");
+                throw new IntakeRefused(409, "run " + runId + " is " + run.state() + ": it takes no checkpoints");
             }
             domain = run.domain();
             attempt = run.attempts();
         }
-        if (!MessageDigest.isEqual(domain.id().getBytes(StandardCharsets.UTF_8), domainId.getBytes(StandardCharsets.UTF_8))) {
-            throw new Refused(403, "not the current domain of run " + runId);
+        if (!sameDomain(domain.id(), domainId)) {
+            throw new IntakeRefused(403, "not the current domain of run " + runId);
         }
         int ranks = domain.placements().size();
         if (rank < 0 || rank >= ranks) {
-            throw new Refused(403, "rank " + rank + " is not a rank of the domain (0.." + (ranks - 1) + ")");
+            throw new IntakeRefused(403, "rank " + rank + " is not a rank of the domain (0.." + (ranks - 1) + ")");
         }
         if (!new DomainToken(domain.token()).verifyCheckpoint(domainId, rank, seq, sha256, proof)) {
-            throw new Refused(403, "the proof does not match this domain, rank, checkpoint and SHA-256");
+            throw new IntakeRefused(403, "the proof does not match this domain, rank, checkpoint and SHA-256");
         }
         if (contentLength > store.maxPartBytes()) {
-            throw new Refused(413, "a checkpoint part may have at most " + store.maxPartBytes() + " bytes, this one announces "
+            throw new IntakeRefused(413, "a checkpoint part may have at most " + store.maxPartBytes() + " bytes, this one announces "
                     + contentLength);
         }
         return new Admission(runId, domainId, attempt, ranks, rank, seq, sha256);
+    }
+
+    /** Whether a domain ID a post names is {@code expected}, compared in constant time (the ID is a secret of the run). */
+    static boolean sameDomain(String expected, String named) {
+        return named != null && MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8), named.getBytes(StandardCharsets.UTF_8));
     }
 
     /**
      * Stores an admitted part once its body is read.
      *
      * @return the checkpoint with this part: its parts so far, bytes, times, whether complete
-     * @throws Refused 400 when the body does not match the announced SHA-256 or is not UTF-8, 403 when
-     *                 the run has moved on to another domain meanwhile, 500 when it cannot be written
+     * @throws IntakeRefused 400 when the body does not match the announced SHA-256 or is not UTF-8, 403 when
+     *                       the run has moved on to another domain meanwhile, 500 when it cannot be written
      */
-    public CheckpointStore.Checkpoint accept(Admission a, byte[] body) throws Refused {
+    public CheckpointStore.Checkpoint accept(Admission a, byte[] body) throws IntakeRefused {
         if (!Sha256.hex(body).equals(a.sha256())) {
-            throw new Refused(400, "the body does not match " + CheckpointUpload.SHA256_HEADER);
+            throw new IntakeRefused(400, "the body does not match " + CheckpointUpload.SHA256_HEADER);
         }
         try {
             CheckpointStore.utf8(body);
         } catch (CharacterCodingException e) {
-            throw new Refused(400, "a checkpoint part must be UTF-8 (JSON) text");
+            throw new IntakeRefused(400, "a checkpoint part must be UTF-8 (JSON) text");
         }
         Run run = runs.apply(a.runId());
         if (run == null) {
-            throw new Refused(403, "run " + a.runId() + " is no longer on that domain");
+            throw new IntakeRefused(403, "run " + a.runId() + " is no longer on that domain");
         }
         CheckpointStore.Checkpoint c;
         // The check, the write and the run's record of it are one step under the run's lock, the lock
@@ -157,12 +148,12 @@ public final class CheckpointIntake {
         // complete a checkpoint after the run had ended, and an ended run's record would still change.
         synchronized (run) {
             if (!a.domainId().equals(run.domainId()) || run.state().isFinal()) {
-                throw new Refused(403, "run " + a.runId() + " is no longer on that domain");
+                throw new IntakeRefused(403, "run " + a.runId() + " is no longer on that domain");
             }
             try {
                 c = store.store(a.runId(), a.seq(), a.attempt(), a.ranks(), a.rank(), body, a.sha256(), System.currentTimeMillis());
             } catch (IOException e) {
-                throw new Refused(500, "cannot store the checkpoint part: " + e.getMessage());
+                throw new IntakeRefused(500, "cannot store the checkpoint part: " + e.getMessage());
             }
             run.history().checkpoint(c);
             run.touch();

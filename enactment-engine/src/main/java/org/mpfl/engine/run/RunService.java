@@ -47,6 +47,7 @@ public final class RunService implements AutoCloseable {
     private final RunLifecycle lifecycle;
     private final RunMonitor monitor;
     private final CheckpointIntake intake;
+    private final RankEventIntake eventIntake = new RankEventIntake(runs::get);
     /**
      * The runs' background steps (placement, aborts, restarts, fault decisions), on as many threads as they need. Once
      * the engine stops, a step offered to them is dropped: the engine started next on the same data takes each run up
@@ -195,13 +196,19 @@ public final class RunService implements AutoCloseable {
     }
 
     /**
-     * Applies events POSTed by ranks of run {@code runId}.
+     * Applies events POSTed by ranks of run {@code runId}, once {@link #eventIntake} admitted the post and
+     * checked its body.
      *
      * @throws EndedRunEventException after applying them, when the run has ended FAILED or CANCELLED
      */
     public void rankEvents(String runId, List<RankEvent> events) throws UnknownRunException, ForeignEventException,
             EndedRunEventException {
         monitor.rankEvents(runId, events);
+    }
+
+    /** Where posts of rank events are admitted ({@link org.mpfl.protocol.RankEventPost}) before they are applied. */
+    public RankEventIntake eventIntake() {
+        return eventIntake;
     }
 
     /** Where ranks' checkpoint parts are admitted and stored. */

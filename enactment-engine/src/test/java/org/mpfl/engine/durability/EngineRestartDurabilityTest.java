@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.testing.Http;
 import org.mpfl.testing.lab.NetworkLab;
 import org.mpfl.testing.StartsProcesses;
@@ -114,9 +115,9 @@ class EngineRestartDurabilityTest {
         lab.killEngine();
         Thread.sleep(3_000);
         lab.restartEngine();
-        // a forged event for the re-attached run: refused (its domain ID is not public), run unharmed
-        Http.Answer forged = lab.http().post(lab.engineUrl(lab.attacker()) + "/api/runs/" + id + "/ranks/events", null,
-                List.of(Map.of("domainId", "guessed", "rank", 0, "seq", 1_000_000, "type", "STATE", "state", "FAILED",
+        // a forged event for the re-attached run: refused (its domain ID and token are not public), run unharmed
+        Http.Answer forged = lab.http().postRankEvents(lab.engineUrl(lab.attacker()) + "/api/runs/" + id + "/ranks/events",
+                DomainToken.generate(), "guessed", List.of(Map.of("domainId", "guessed", "rank", 0, "seq", 1_000_000, "type", "STATE", "state", "FAILED",
                         "message", "forged by the attacker")));
         assertEquals(403, forged.status(), forged.body());
         JsonNode d = awaitEnd(id, 90_000);

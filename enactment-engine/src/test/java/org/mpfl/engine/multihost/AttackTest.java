@@ -501,10 +501,12 @@ class AttackTest {
     @Test
     void forgedRankEventsDoNotChangeALegitimateRun() throws Exception {
         String id = startRing(6);
-        // suppose the attacker learnt the run's id (reads need a credential off loopback); its domain ID, which authorises rank events, it has not
+        // suppose the attacker learnt the run's id (reads need a credential off loopback); its domain ID and the domain's
+        // token, which proves rank events (RankEventPost), it has not: it makes up both
         Map<String, Object> forged = Map.of("domainId", "guessed", "rank", 0, "seq", 0, "type", "STATE", "state", "FAILED",
                 "message", "forged by the attacker");
-        Http.Answer a = Http.post(engineFromAttacker() + "/api/runs/" + id + "/ranks/events", null, List.of(forged));
+        Http.Answer a = Http.postRankEvents(engineFromAttacker() + "/api/runs/" + id + "/ranks/events", DomainToken.generate(),
+                "guessed", List.of(forged));
         assertTrue(a.status() >= 400 && a.status() < 500, a.status() + " " + a.body());
         JsonNode d = awaitEnd(id);
         assertEquals("SUCCEEDED", d.path("state").asText(), d + "\n" + lab.logs());

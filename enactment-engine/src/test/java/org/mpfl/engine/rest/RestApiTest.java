@@ -28,6 +28,7 @@ import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.testing.Await;
 import org.mpfl.engine.HostCalls;
@@ -129,10 +130,11 @@ class RestApiTest {
     @Test
     void eventsOfAnotherDomainAreRefused() throws Exception {
         String id = Http.post(engine.url() + "/api/runs", engine.token(), start(1)).json().get("id").asText();
-        Http.Answer a = Http.post(engine.url() + "/api/runs/" + id + "/ranks/events", null,
+        // proved with a token of its own: a domain ID and token guessed together (RankEventAdmissionTest: the ID alone)
+        Http.Answer a = Http.postRankEvents(engine.url() + "/api/runs/" + id + "/ranks/events", DomainToken.generate(), "guess",
                 Map.of("domainId", "guess", "rank", 0, "seq", 99, "timeMs", 1, "type", "STATE", "state", "FAILED"));
         assertEquals(403, a.status());
-        Http.Answer missing = Http.post(engine.url() + "/api/runs/nope/ranks/events", null,
+        Http.Answer missing = Http.postRankEvents(engine.url() + "/api/runs/nope/ranks/events", DomainToken.generate(), "guess",
                 Map.of("domainId", "guess", "rank", 0, "seq", 1, "timeMs", 1, "type", "LOG"));
         assertEquals(404, missing.status());
         Await.runIn(Duration.ofSeconds(30), "SUCCEEDED", () -> Http.get(engine.url() + "/api/runs/" + id).json());

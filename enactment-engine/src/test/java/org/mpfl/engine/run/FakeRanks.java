@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RankEventPost;
 import org.mpfl.protocol.RunRequest;
 
 /**
@@ -101,11 +102,17 @@ public final class FakeRanks implements RankInvoker {
             return post(e);
         }
 
-        /** Posts an event as it is (one posted before: a host sending it again); returns the engine's HTTP status. */
+        /**
+         * Posts an event as it is (one posted before: a host sending it again), with the headers a host
+         * sends ({@link RankEventPost}); returns the engine's HTTP status.
+         */
         public int post(RankEvent e) throws Exception {
-            HttpRequest req = HttpRequest.newBuilder(URI.create(request.callbackUrl() + "/events")).timeout(Duration.ofSeconds(5))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(Json.write(e))).build();
-            return http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
+            byte[] body = Json.write(e).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(request.callbackUrl() + "/" + RankEventPost.PATH))
+                    .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            RankEventPost.headers(request.token(), request.domainId(), body).forEach(req::header);
+            return http.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         }
 
         public int state(String s) throws Exception {

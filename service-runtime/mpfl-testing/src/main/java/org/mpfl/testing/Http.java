@@ -8,7 +8,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.mpfl.protocol.RankEventPost;
 
 /**
  * A tiny JSON-over-HTTP client for tests (the engine's REST API, the lab's engines). Bounded: 5 s to
@@ -27,6 +29,16 @@ public final class Http {
         public JsonNode json() throws IOException {
             return JSON.readTree(body);
         }
+    }
+
+    /**
+     * POSTs rank events to {@code url} as a host does: the JSON body with the headers of
+     * {@link RankEventPost} made with {@code domainToken} for {@code domainId} (a wrong token or domain
+     * makes a forgery). No {@code Authorization}: ranks carry no engine credential.
+     */
+    public static Answer postRankEvents(String url, String domainToken, String domainId, Object events)
+            throws IOException, InterruptedException {
+        return PLAIN.postRankEvents(url, domainToken, domainId, events);
     }
 
     /** The plain client (the JDK's public CAs for https). */
@@ -81,7 +93,21 @@ public final class Http {
             if (authorization != null) {
                 b.header("Authorization", authorization);
             }
-            HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            return answer(b);
+        }
+
+        /** See {@link Http#postRankEvents}. */
+        public Answer postRankEvents(String url, String domainToken, String domainId, Object events)
+                throws IOException, InterruptedException {
+            byte[] body = (events instanceof String s ? s : write(events)).getBytes(StandardCharsets.UTF_8);
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            RankEventPost.headers(domainToken, domainId, body).forEach(b::header);
+            return answer(b);
+        }
+
+        private Answer answer(HttpRequest.Builder request) throws IOException, InterruptedException {
+            HttpResponse<String> r = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(r.statusCode(), r.body());
         }
     }

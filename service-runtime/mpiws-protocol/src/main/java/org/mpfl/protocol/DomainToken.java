@@ -26,6 +26,7 @@ public final class DomainToken {
     private static final byte[] ABORT_LABEL = "MPIWS-abort-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHANNEL_LABEL = "MPIWS-channel-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHECKPOINT_LABEL = "MPIWS-checkpoint-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVENTS_LABEL = "MPIWS-events-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] RELAY_SPLICE_LABEL = "MPFL-relay-splice-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] RELAY_TAG_LABEL = "MPFL-relay-domain-1".getBytes(StandardCharsets.US_ASCII);
 
@@ -113,6 +114,24 @@ public final class DomainToken {
     }
 
     /**
+     * The proof that authorises one post of rank events ({@link RankEventPost}): bound to the domain and
+     * the SHA-256 of the body, so it authorises those events only, and under a label of its own, so a
+     * checkpoint proof is never one.
+     */
+    public byte[] proveEvents(String domainId, String sha256Hex) {
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        byte[] digest = sha256Hex.getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer b = ByteBuffer.allocate(EVENTS_LABEL.length + 4 + id.length + 4 + digest.length);
+        b.put(EVENTS_LABEL).putInt(id.length).put(id).putInt(digest.length).put(digest);
+        return macs.get().doFinal(b.array());
+    }
+
+    public boolean verifyEvents(String domainId, String sha256Hex, byte[] proof) {
+        return proof != null && domainId != null && sha256Hex != null
+                && MessageDigest.isEqual(proveEvents(domainId, sha256Hex), proof);
+    }
+
+    /**
      * The proof with which both ends of a relayed connection show a relay that they hold this token
      * ({@code org.mpfl.protocol.relay}): bound to the relay, to the nonce the relay chose for this one
      * connection and to who dials whom, so the relay (or anyone watching it) learns nothing it could
@@ -130,8 +149,8 @@ public final class DomainToken {
     }
 
     /**
-     * How a relayed connection names its domain to the relay: a hash of the domain ID, which itself
-     * authorises rank events and so never crosses the relay in the clear.
+     * How a relayed connection names its domain to the relay: a hash of the domain ID, which the
+     * engine and the domain's hosts keep to themselves and so never crosses the relay in the clear.
      */
     public static String relayTag(String domainId) {
         byte[] id = domainId.getBytes(StandardCharsets.UTF_8);

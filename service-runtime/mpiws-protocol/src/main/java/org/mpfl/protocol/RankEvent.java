@@ -3,8 +3,8 @@ package org.mpfl.protocol;
 import java.util.Map;
 
 /**
- * One thing a rank reports to the engine (POSTed as JSON to {@code callbackUrl + "/events"}, in
- * order per rank, best effort; the engine also polls {@code status}).
+ * One thing a rank reports to the engine (POSTed as JSON to {@code callbackUrl + "/events"} with
+ * the headers of {@link RankEventPost}, in order per rank, best effort; the engine also polls {@code status}).
  *
  * @param domainId the domain
  * @param rank     world rank

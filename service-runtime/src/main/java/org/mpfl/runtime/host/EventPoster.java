@@ -11,13 +11,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RankEventPost;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts one rank's {@link RankEvent}s as JSON to {@code callbackUrl + "/events"}, in order: a
+ * Posts one rank's {@link RankEvent}s as JSON to {@code callbackUrl + "/events"}, each POST with the
+ * headers of {@link RankEventPost} (the domain, the body's SHA-256 and the proof made with the domain's
+ * token, without which the engine refuses the POST unread), in order: a
  * background task drains the rank's queue one POST at a time (so order holds), each POST bounded by a
  * timeout. Posting never blocks or fails the rank: {@link #post} only queues.
  *
@@ -99,21 +103,34 @@ final class EventPoster implements RankEvents {
     private final java.util.function.BiConsumer<Integer, String> onDomainGone;
     private final java.util.concurrent.atomic.AtomicBoolean domainGoneTold = new java.util.concurrent.atomic.AtomicBoolean();
 
-    /** @param callbackUrl the engine's callback base address, or {@code null} (events are then discarded) */
-    EventPoster(String callbackUrl, Executor executor, HttpClient http) {
-        this(callbackUrl, executor, http, (code, message) -> { });
+    /** The domain whose events these are, and its token, which proves them to the engine ({@link RankEventPost}). */
+    private final String domainId;
+    private final DomainToken token;
+
+    /**
+     * @param callbackUrl the engine's callback base address, or {@code null} (events are then discarded)
+     * @param domainId    the domain of the rank (the run request's)
+     * @param token       the domain's token (the run request's)
+     */
+    EventPoster(String callbackUrl, String domainId, String token, Executor executor, HttpClient http) {
+        this(callbackUrl, domainId, token, executor, http, (code, message) -> { });
     }
 
     /**
      * @param callbackUrl  the engine's callback base address, or {@code null} (events are then discarded)
+     * @param domainId     the domain of the rank (the run request's)
+     * @param token        the domain's token (the run request's)
      * @param onDomainGone told once (on the drain thread, no lock held) when the engine refuses events with
      *                     403, 404 or 410: the HTTP status and the engine's message
      */
-    EventPoster(String callbackUrl, Executor executor, HttpClient http, java.util.function.BiConsumer<Integer, String> onDomainGone) {
+    EventPoster(String callbackUrl, String domainId, String token, Executor executor, HttpClient http,
+                java.util.function.BiConsumer<Integer, String> onDomainGone) {
         this.onDomainGone = onDomainGone;
         this.http = http;
         this.target = callbackUrl == null || callbackUrl.isBlank() ? null
-                : URI.create(callbackUrl.endsWith("/") ? callbackUrl + "events" : callbackUrl + "/events");
+                : URI.create(callbackUrl.endsWith("/") ? callbackUrl + RankEventPost.PATH : callbackUrl + "/" + RankEventPost.PATH);
+        this.domainId = domainId;
+        this.token = target == null ? null : new DomainToken(token);
         this.executor = executor;
     }
 
@@ -342,10 +359,11 @@ final class EventPoster implements RankEvents {
         try {
             // one event goes as an object, several as an array (the engine takes both)
             byte[] body = events.size() == 1 ? JSON.writeValueAsBytes(events.get(0)) : JSON.writeValueAsBytes(events);
-            HttpRequest req = HttpRequest.newBuilder(target).timeout(POST_TIMEOUT)
+            HttpRequest.Builder req = HttpRequest.newBuilder(target).timeout(POST_TIMEOUT)
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            RankEventPost.headers(token, domainId, body).forEach(req::header);
+            HttpResponse<String> r = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
             int code = r.statusCode();
             if (code / 100 == 2) {
                 return Delivery.OK;

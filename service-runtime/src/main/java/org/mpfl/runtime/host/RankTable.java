@@ -70,7 +70,7 @@ final class RankTable implements MpiwsHandler {
         java.net.http.HttpClient http = EventPoster.client(tls);
         this.eventHttp = http;
         // an engine that refuses a domain's events (403/404/410) has given the domain up: its ranks stop here
-        this.eventsFor = req -> new EventPoster(req.callbackUrl(), eventThreads, http, (code, message) ->
+        this.eventsFor = req -> new EventPoster(req.callbackUrl(), req.domainId(), req.token(), eventThreads, http, (code, message) ->
                 registry.abortLocally(req.domainId(), "the engine refused this domain's events (HTTP " + code
                         + (message.isEmpty() ? "" : ": " + message) + "): the run has ended or given this domain up"));
         this.serviceTypes = serviceTypes;

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,7 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RankEventPost;
+import org.mpfl.protocol.digest.Sha256;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.testing.Await;
 
@@ -28,13 +32,19 @@ import org.mpfl.testing.Await;
  * A rank's events outlive an engine that is away (issue 14): with nothing listening at the callback
  * address, posting never blocks the rank, the backlog stays bounded while keeping the terminal events
  * and the latest progress, and everything kept arrives in order once an engine listens there again
- * (real HTTP on loopback). An engine that answers and refuses (404) gets no retries.
+ * (real HTTP on loopback). An engine that answers and refuses (404) gets no retries. Every POST carries
+ * the headers of {@link RankEventPost}: the domain, the SHA-256 of the body and a proof that verifies with
+ * the domain's token over the body the engine received.
  */
 @Timeout(60)
 class EventPosterTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final ExecutorService threads = Executors.newCachedThreadPool();
+    private static final String DOMAIN = "domain";
+    private static final String TOKEN = DomainToken.generate();
     private HttpServer server;
+    /** POSTs whose headers did not prove their body for {@link #DOMAIN} with {@link #TOKEN}, and why. */
+    private final List<String> unproved = new CopyOnWriteArrayList<>();
 
     @AfterEach
     void stop() {
@@ -51,7 +61,7 @@ class EventPosterTest {
     }
 
     private static RankEvent event(long seq, RankEvent.Type type, String state, String message, String name, Object value) {
-        return new RankEvent("domain", 0, seq, System.currentTimeMillis(), type, state, null, null, message, null, name, value);
+        return new RankEvent(DOMAIN, 0, seq, System.currentTimeMillis(), type, state, null, null, message, null, name, value);
     }
 
     /** An engine at {@code port} answering {@code status} to every POST and recording the events it took. */
@@ -59,7 +69,12 @@ class EventPosterTest {
         List<JsonNode> got = new CopyOnWriteArrayList<>();
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         server.createContext("/cb/events", ex -> {
-            JsonNode body = JSON.readTree(ex.getRequestBody());
+            byte[] bytes = ex.getRequestBody().readAllBytes();
+            String why = unproved(ex.getRequestHeaders(), bytes);
+            if (why != null) {
+                unproved.add(why);
+            }
+            JsonNode body = JSON.readTree(bytes);
             posts.incrementAndGet();
             if (status / 100 == 2) {
                 if (body.isArray()) {
@@ -75,10 +90,64 @@ class EventPosterTest {
         return got;
     }
 
+    /**
+     * Why a POST's headers do not prove its body for {@code domainId} with {@code token} as the engine checks
+     * them, or {@code null} when they do (also the check of {@link ServiceHostSoapTest}'s stand-in engine).
+     */
+    static String unproved(String domainId, String token, com.sun.net.httpserver.Headers h, byte[] body) {
+        String domain = h.getFirst(RankEventPost.DOMAIN_HEADER);
+        String sha = h.getFirst(RankEventPost.SHA256_HEADER);
+        String proof = h.getFirst(RankEventPost.PROOF_HEADER);
+        if (!domainId.equals(domain)) {
+            return "domain header " + domain;
+        }
+        if (!Sha256.hex(body).equals(sha)) {
+            return "SHA-256 header " + sha + " is not the body's";
+        }
+        if (proof == null || !new DomainToken(token).verifyEvents(domain, sha, Base64.getUrlDecoder().decode(proof))) {
+            return "proof " + proof + " does not verify";
+        }
+        return null;
+    }
+
+    private static String unproved(com.sun.net.httpserver.Headers h, byte[] body) {
+        return unproved(DOMAIN, TOKEN, h, body);
+    }
+
+    private EventPoster poster(int port) {
+        return new EventPoster("http://127.0.0.1:" + port + "/cb", DOMAIN, TOKEN, threads, EventPoster.client(TlsSettings.NONE));
+    }
+
+    @Test
+    void everyPostCarriesTheDomainAndAProofOfItsBodyMadeWithTheDomainsToken() throws Exception {
+        int port = freePort();
+        AtomicInteger posts = new AtomicInteger();
+        List<JsonNode> got = engine(port, 204, posts);
+        EventPoster poster = poster(port);
+        poster.post(event(0, RankEvent.Type.STATE, "RUNNING", null, null, null));
+        poster.flush(Duration.ofSeconds(10));
+        poster.post(event(1, RankEvent.Type.OUTPUT, null, null, "answer", 42));
+        poster.post(event(2, RankEvent.Type.STATE, "DONE", null, null, null));
+        poster.flush(Duration.ofSeconds(10));
+        Await.until(Duration.ofSeconds(30), "the three events arrive", got::size, n -> n == 3);
+        assertTrue(posts.get() >= 2, posts.get() + " POSTs");
+        assertEquals(List.of(), unproved, "every POST proves its body");
+        // the check can fail: the same headers do not prove another token's or another body's post
+        byte[] body = JSON.writeValueAsBytes(event(3, RankEvent.Type.STATE, "FAILED", null, null, null));
+        Map<String, String> other = RankEventPost.headers(DomainToken.generate(), DOMAIN, body);
+        com.sun.net.httpserver.Headers h = new com.sun.net.httpserver.Headers();
+        other.forEach(h::add);
+        assertTrue(unproved(h, body) != null, "a proof made with another token verified");
+        RankEventPost.headers(TOKEN, DOMAIN, body).forEach(h::set);
+        assertEquals(null, unproved(h, body));
+        assertTrue(unproved(h, JSON.writeValueAsBytes(event(4, RankEvent.Type.STATE, "FAILED", null, null, null))) != null,
+                "the headers of one body proved another");
+    }
+
     @Test
     void eventsKeptWhileTheEngineIsDownArriveInOrderWhenItIsBackAndTheResultsAreNeverDropped() throws Exception {
         int port = freePort();
-        EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", threads, EventPoster.client(TlsSettings.NONE));
+        EventPoster poster = poster(port);
         long seq = 0;
         long t0 = System.nanoTime();
         poster.post(event(seq++, RankEvent.Type.STATE, "RUNNING", null, null, null));
@@ -119,6 +188,7 @@ class EventPosterTest {
         assertTrue(lastProgress != null && lastProgress.at("/value/value").asInt() == 30_000, "the latest progress was dropped");
         assertTrue(got.size() <= EventPoster.HARD_CAP, got.size() + " events delivered");
         assertEquals(seq - got.size(), poster.dropped(), "every event is either delivered or counted as dropped");
+        assertEquals(List.of(), unproved, "every POST proves its body");
     }
 
     @Test
@@ -126,7 +196,7 @@ class EventPosterTest {
         int port = freePort();
         AtomicInteger posts = new AtomicInteger();
         engine(port, 404, posts);
-        EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", threads, EventPoster.client(TlsSettings.NONE));
+        EventPoster poster = poster(port);
         poster.post(event(0, RankEvent.Type.STATE, "DONE", null, null, null));
         poster.flush(Duration.ofSeconds(10));
         Thread.sleep(1_500);
@@ -140,7 +210,7 @@ class EventPosterTest {
         int port = freePort();
         AtomicInteger posts = new AtomicInteger();
         engine(port, 503, posts);
-        EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", threads, EventPoster.client(TlsSettings.NONE));
+        EventPoster poster = poster(port);
         poster.post(event(0, RankEvent.Type.STATE, "DONE", null, null, null));
         Await.until(Duration.ofSeconds(30), "503 retried twice", posts::get, n -> n >= 3);
         assertEquals(0, poster.dropped(), "the event is kept until the engine takes it");

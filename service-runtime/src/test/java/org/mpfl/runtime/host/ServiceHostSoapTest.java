@@ -171,11 +171,19 @@ class ServiceHostSoapTest {
     @Test
     void runReportsEventsInOrderAndKeepsTheFinalStatus() throws Exception {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
+        String domainId = DomainToken.generate();
+        String token = DomainToken.generate();
+        // POSTs whose headers do not prove them with the run request's domain and token (RankEventPost), and why
+        List<String> unproved = Collections.synchronizedList(new ArrayList<>());
         HttpServer engine = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         engine.createContext("/cb/events", ex -> {
+            byte[] bytes = ex.getRequestBody().readAllBytes();
+            String why = EventPosterTest.unproved(domainId, token, ex.getRequestHeaders(), bytes);
+            if (why != null) {
+                unproved.add(why);
+            }
             // one event per POST, or several as an array (the poster batches): one entry per event
-            com.fasterxml.jackson.databind.JsonNode body = new com.fasterxml.jackson.databind.ObjectMapper()
-                    .readTree(ex.getRequestBody().readAllBytes());
+            com.fasterxml.jackson.databind.JsonNode body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(bytes);
             for (com.fasterxml.jackson.databind.JsonNode n : body.isArray() ? body : List.of(body)) {
                 events.add(n.toString());
             }
@@ -184,8 +192,6 @@ class ServiceHostSoapTest {
         });
         engine.start();
         try {
-            String domainId = DomainToken.generate();
-            String token = DomainToken.generate();
             List<Endpoint> eps = List.of(host.endpoint(TYPE), host.endpoint(TYPE));
             String cb = "http://127.0.0.1:" + engine.getAddress().getPort() + "/cb";
             for (int r = 0; r < 2; r++) {
@@ -208,6 +214,7 @@ class ServiceHostSoapTest {
             }
             assertEquals(List.of("STATE", "PROGRESS", "LOG", "OUTPUT", "COUNTERS", "STATE"), types, events.toString());
             assertTrue(events.get(0).contains("\"RUNNING\"") && events.get(5).contains("\"DONE\""), events.toString());
+            assertEquals(List.of(), unproved, "every POST of events proves its body with the domain's token");
         } finally {
             engine.stop(0);
         }

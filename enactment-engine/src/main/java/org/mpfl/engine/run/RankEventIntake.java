@@ -1,0 +1,92 @@
+package org.mpfl.engine.run;
+
+import java.util.Base64;
+import java.util.List;
+import java.util.function.Function;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.RankEvent;
+import org.mpfl.protocol.RankEventPost;
+import org.mpfl.protocol.digest.Sha256;
+
+/**
+ * The engine's check of {@link RankEventPost}: a post of rank events is admitted from its headers alone
+ * (the run known, the domain named the run's current one, the proof valid for that domain's token over
+ * the domain and the announced SHA-256) before one byte of its body is read; once read, the body must
+ * match the announced SHA-256 and every event must name the admitted domain. Knowing a run's domain ID
+ * is therefore not enough to post its states or outputs: that takes the domain's token, which only the
+ * engine and the domain's hosts hold. What the events then do to the run is {@link RunService#rankEvents}'s
+ * (which still refuses an event of a domain the run gave up meanwhile, and answers 410 for an ended run).
+ */
+public final class RankEventIntake {
+    private final Function<String, Run> runs;
+
+    RankEventIntake(Function<String, Run> runs) {
+        this.runs = runs;
+    }
+
+    /** A post admitted from its headers: the domain it proved and what its body must hash to. */
+    public record Admission(String runId, String domainId, String sha256) {
+    }
+
+    /**
+     * Admits a post from its request head (headers named in {@link RankEventPost}).
+     *
+     * @throws IntakeRefused 404 unknown run, 401 missing headers, 400 malformed headers, 403 not the run's
+     *                       current domain or a proof that does not verify
+     */
+    public Admission admit(String runId, String domainId, String sha256, String proofText) throws IntakeRefused {
+        Run run = runId == null ? null : runs.apply(runId);
+        if (run == null) {
+            throw new IntakeRefused(404, "no run '" + runId + "'");
+        }
+        if (domainId == null || sha256 == null || proofText == null) {
+            throw new IntakeRefused(401, "rank events need the headers " + RankEventPost.DOMAIN_HEADER + ", "
+                    + RankEventPost.SHA256_HEADER + " and " + RankEventPost.PROOF_HEADER);
+        }
+        byte[] proof;
+        try {
+            proof = Base64.getUrlDecoder().decode(proofText.strip());
+        } catch (IllegalArgumentException e) {
+            throw new IntakeRefused(400, RankEventPost.PROOF_HEADER + " is not base64url: " + e.getMessage());
+        }
+        if (!CheckpointIntake.SHA256_HEX.matcher(sha256).matches()) {
+            throw new IntakeRefused(400, RankEventPost.SHA256_HEADER + " must be 64 lower-case hex digits");
+        }
+        Run.Domain domain = run.domain();
+        if (!CheckpointIntake.sameDomain(domain.id(), domainId)) {
+            // as an event of a domain the run gave up (or never had): the host stops that domain's ranks
+            throw new IntakeRefused(403, "events of domain '" + domainId + "' do not belong to run " + runId);
+        }
+        if (!new DomainToken(domain.token()).verifyEvents(domainId, sha256, proof)) {
+            throw new IntakeRefused(403, "the proof does not match this domain and SHA-256");
+        }
+        return new Admission(runId, domainId, sha256);
+    }
+
+    /**
+     * Checks an admitted post's body before anything of it is parsed.
+     *
+     * @throws IntakeRefused 400 when it does not match the announced SHA-256
+     */
+    public void checkBody(Admission a, byte[] body) throws IntakeRefused {
+        if (!java.security.MessageDigest.isEqual(Sha256.hex(body).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                a.sha256().getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
+            throw new IntakeRefused(400, "the body does not match " + RankEventPost.SHA256_HEADER);
+        }
+    }
+
+    /**
+     * Checks that every event of an admitted post is of the domain whose proof admitted it (the run may
+     * have moved on to a new domain since: the old domain's token must not speak for the new one).
+     *
+     * @throws IntakeRefused 403 for an event of another domain; none of the post is applied then
+     */
+    public void checkDomains(Admission a, List<RankEvent> events) throws IntakeRefused {
+        for (RankEvent e : events) {
+            if (e != null && !CheckpointIntake.sameDomain(a.domainId(), e.domainId())) {
+                throw new IntakeRefused(403, "an event names domain '" + e.domainId() + "', not the domain "
+                        + RankEventPost.DOMAIN_HEADER + " names");
+            }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package org.mpfl.engine.rest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.engine.json.Json;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.RankEventPost;
+import org.mpfl.protocol.RunRequest;
+import org.mpfl.testing.Await;
+import org.mpfl.testing.Http;
+
+/**
+ * Rank events are authorised by the domain's token, not by its ID ({@link RankEventPost}), against a
+ * real engine over HTTP: someone who knows a run's domain ID but not its token cannot post its state
+ * or outputs; a post is refused from its headers before its body is read (raw sockets announcing
+ * 200 MB and sending none); a body that is not the one the proof covers is refused, nothing applied.
+ */
+@Timeout(120)
+class RankEventAdmissionTest {
+    /** A bound for answers that must not wait for the body: generous for a loaded 2-core machine. */
+    private static final long PROMPT_MS = 15_000;
+
+    @TempDir
+    Path dir;
+    Engine engine;
+    /** The run's one rank, once it started. */
+    final BlockingQueue<FakeRanks.Rank> started = new LinkedBlockingQueue<>();
+    /** Lets the rank report its real output and end. */
+    final CountDownLatch finish = new CountDownLatch(1);
+
+    @BeforeEach
+    void start() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir)
+                .invoker(new FakeRanks(r -> {
+                    started.add(r);
+                    assertTrue(finish.await(60, TimeUnit.SECONDS), "the test let the rank finish");
+                    r.output("x", "real");
+                    r.state("DONE");
+                })));
+        HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+    }
+
+    @AfterEach
+    void stop() {
+        finish.countDown();
+        engine.close();
+    }
+
+    /** Starts a one-rank run and returns its id once its rank runs. */
+    private String runningRun() throws Exception {
+        String id = Http.post(engine.url() + "/api/runs", engine.token(), RestApiTest.start(1)).json().get("id").asText();
+        Await.runIn(Duration.ofSeconds(30), "RUNNING", () -> detail(id));
+        return id;
+    }
+
+    private RunRequest rankRequest() throws InterruptedException {
+        FakeRanks.Rank r = started.poll(30, TimeUnit.SECONDS);
+        assertNotNull(r, "the rank started");
+        return r.request();
+    }
+
+    private JsonNode detail(String id) throws Exception {
+        return Http.get(engine.url() + "/api/runs/" + id).json();
+    }
+
+    private String eventsUrl(String id) {
+        return engine.url() + "/api/runs/" + id + "/ranks/" + RankEventPost.PATH;
+    }
+
+    private static Map<String, Object> event(String domainId, long seq, String type, String key, Object value) {
+        Map<String, Object> e = new LinkedHashMap<>(Map.of("domainId", domainId, "rank", 0, "seq", seq, "timeMs", 1, "type", type));
+        e.put(key, value);
+        if (type.equals("STATE")) {
+            e.put("message", "forged by the attacker");
+        }
+        return e;
+    }
+
+    /** The run is still RUNNING, holds no forged output and none of the forged text; then it finishes with its real output. */
+    private void assertUnharmedAndFinishes(String id) throws Exception {
+        JsonNode d = detail(id);
+        assertEquals("RUNNING", d.path("state").asText(), d.toString());
+        assertFalse(d.toString().contains("forged"), d.toString());
+        assertFalse(Http.get(engine.url() + "/api/runs/" + id + "/log").body().contains("forged"));
+        finish.countDown();
+        JsonNode end = Await.runIn(Duration.ofSeconds(30), "SUCCEEDED", () -> detail(id));
+        assertEquals("real", end.path("outputs").path("x").path("0").asText(), end.toString());
+        assertFalse(end.toString().contains("forged"), end.toString());
+    }
+
+    @Test
+    void whoKnowsTheDomainIdButNotItsTokenCannotPostStatesOrOutputs() throws Exception {
+        String id = runningRun();
+        RunRequest rank = rankRequest();
+        String domain = rank.domainId();
+        String guessedToken = DomainToken.generate();
+        Http.Answer failed = Http.postRankEvents(eventsUrl(id), guessedToken, domain, event(domain, 1000, "STATE", "state", "FAILED"));
+        assertEquals(403, failed.status(), failed.body());
+        Http.Answer output = Http.postRankEvents(eventsUrl(id), guessedToken, domain, event(domain, 1001, "OUTPUT", "name", "x"));
+        assertEquals(403, output.status(), output.body());
+        // as before: the domain ID alone, no headers
+        Http.Answer bare = Http.post(eventsUrl(id), null, event(domain, 1002, "STATE", "state", "FAILED"));
+        assertEquals(401, bare.status(), bare.body());
+        // a checkpoint proof of the same domain and body is no events proof (labels differ)
+        byte[] body = Json.write(event(domain, 1003, "STATE", "state", "FAILED")).getBytes(StandardCharsets.UTF_8);
+        Map<String, String> h = new LinkedHashMap<>(RankEventPost.headers(rank.token(), domain, body));
+        h.put(RankEventPost.PROOF_HEADER, java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+                new DomainToken(rank.token()).proveCheckpoint(domain, 0, 1, h.get(RankEventPost.SHA256_HEADER))));
+        assertEquals(403, post(eventsUrl(id), h, body));
+        // the legitimate holder of the token is heard
+        Http.Answer log = Http.postRankEvents(eventsUrl(id), rank.token(), domain, event(domain, 1004, "LOG", "message", "from the rank"));
+        assertEquals(204, log.status(), log.body());
+        assertTrue(Http.get(engine.url() + "/api/runs/" + id + "/log").body().contains("from the rank"));
+        assertUnharmedAndFinishes(id);
+    }
+
+    @Test
+    void aPostIsRefusedFromItsHeadersBeforeItsBodyIsRead() throws Exception {
+        String id = runningRun();
+        RunRequest rank = rankRequest();
+        String domain = rank.domainId();
+        String sha = "0".repeat(64);
+        String wrongDomainProof = proof(DomainToken.generate(), "guessed", sha);
+        record Case(String what, String path, Map<String, String> headers, int status) {
+        }
+        List<Case> cases = List.of(
+                new Case("no headers", "/api/runs/" + id + "/ranks/events", Map.of(), 401),
+                new Case("unknown run", "/api/runs/nope/ranks/events", Map.of(RankEventPost.DOMAIN_HEADER, domain,
+                        RankEventPost.SHA256_HEADER, sha, RankEventPost.PROOF_HEADER, proof(rank.token(), domain, sha)), 404),
+                new Case("wrong domain", "/api/runs/" + id + "/ranks/events", Map.of(RankEventPost.DOMAIN_HEADER, "guessed",
+                        RankEventPost.SHA256_HEADER, sha, RankEventPost.PROOF_HEADER, wrongDomainProof), 403),
+                new Case("bad proof", "/api/runs/" + id + "/ranks/events", Map.of(RankEventPost.DOMAIN_HEADER, domain,
+                        RankEventPost.SHA256_HEADER, sha, RankEventPost.PROOF_HEADER, proof(DomainToken.generate(), domain, sha)), 403));
+        for (Case c : cases) {
+            long t0 = System.nanoTime();
+            String head = postHeadersOnly(c.path(), c.headers(), 200_000_000L);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(head.startsWith("HTTP/1.1 " + c.status()), c.what() + ": " + head);
+            // the point: answered without the body, which never comes (waiting for it would hang until the socket's timeout)
+            assertTrue(ms < PROMPT_MS, c.what() + " answered after " + ms + " ms");
+        }
+        assertUnharmedAndFinishes(id);
+    }
+
+    @Test
+    void aBodyThatIsNotTheOneProvedIsRefusedAndNothingOfItApplied() throws Exception {
+        String id = runningRun();
+        RunRequest rank = rankRequest();
+        String domain = rank.domainId();
+        // headers captured from a harmless post, carrying a forged body
+        byte[] harmless = Json.write(event(domain, 2000, "LOG", "message", "harmless")).getBytes(StandardCharsets.UTF_8);
+        Map<String, String> captured = RankEventPost.headers(rank.token(), domain, harmless);
+        byte[] forged = Json.write(List.of(event(domain, 2001, "OUTPUT", "name", "x"), event(domain, 2002, "STATE", "state", "FAILED")))
+                .getBytes(StandardCharsets.UTF_8);
+        assertEquals(400, post(eventsUrl(id), captured, forged));
+        // a proved body whose events name another domain (a token of a domain the run may have given up
+        // must not speak for its current one): refused as a whole
+        byte[] mixed = Json.write(List.of(event(domain, 2003, "LOG", "message", "mixed in"),
+                event("another-domain", 2004, "STATE", "state", "FAILED"))).getBytes(StandardCharsets.UTF_8);
+        assertEquals(403, post(eventsUrl(id), RankEventPost.headers(rank.token(), domain, mixed), mixed));
+        assertFalse(Http.get(engine.url() + "/api/runs/" + id + "/log").body().contains("mixed in"), "nothing of it applied");
+        assertUnharmedAndFinishes(id);
+    }
+
+    private static String proof(String token, String domain, String sha) {
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(new DomainToken(token).proveEvents(domain, sha));
+    }
+
+    /** POSTs {@code body} with the headers given (no others but the content type); returns the status. */
+    private static int post(String url, Map<String, String> headers, byte[] body) throws Exception {
+        java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+        headers.forEach(b::header);
+        return java.net.http.HttpClient.newHttpClient().send(b.build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** Sends a request head with {@code headers}, announcing {@code length} body bytes, sends no body, returns the answer's first line. */
+    private String postHeadersOnly(String path, Map<String, String> headers, long length) throws Exception {
+        URI u = URI.create(engine.url());
+        try (Socket s = new Socket(u.getHost(), u.getPort())) {
+            s.setSoTimeout((int) PROMPT_MS * 2);
+            StringBuilder head = new StringBuilder("POST " + path + " HTTP/1.1\r\nHost: " + u.getHost()
+                    + "\r\nContent-Type: application/json\r\n");
+            headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+            head.append("Content-Length: ").append(length).append("\r\n\r\n");
+            OutputStream out = s.getOutputStream();
+            out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+                line.append((char) c);
+            }
+            return line.toString().strip();
+        }
+    }
+}
