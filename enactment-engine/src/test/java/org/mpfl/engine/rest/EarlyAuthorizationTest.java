@@ -3,11 +3,6 @@ package org.mpfl.engine.rest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +31,11 @@ class EarlyAuthorizationTest {
                     "/api/registry/hosts/a/heartbeat", "/api/registry/credentials")) {
                 for (String auth : new String[] {null, "Bearer wrong", "Bearer admin-tokenX"}) {
                     long t0 = System.nanoTime();
-                    String head = postHeadersOnly(engine.url(), path, auth, 200_000_000L);
+                    java.util.Map<String, String> headers = new java.util.LinkedHashMap<>(Map.of("Content-Type", "application/json"));
+                    if (auth != null) {
+                        headers.put("Authorization", auth);
+                    }
+                    String head = Http.postHeadOnly(engine.url(), path, headers, 200_000_000L, 10_000);
                     long ms = (System.nanoTime() - t0) / 1_000_000;
                     assertTrue(head.startsWith("HTTP/1.1 401"), path + " with " + auth + ": " + head);
                     // the point: refused without waiting for the body, which never comes (a wait would hang);
@@ -48,25 +47,6 @@ class EarlyAuthorizationTest {
             assertEquals(0, Http.get(engine.url() + "/api/runs").json().size(), "nothing started");
             // the engine token and a host's own credential still pass to the routes' own checks
             assertEquals(201, Http.post(engine.url() + "/api/registry/credentials", "admin-token", Map.of("hostId", "a")).status());
-        }
-    }
-
-    /** Sends a request head announcing {@code length} body bytes, sends no body, and returns the answer's first line. */
-    private static String postHeadersOnly(String base, String path, String auth, long length) throws Exception {
-        URI u = URI.create(base);
-        try (Socket s = new Socket(u.getHost(), u.getPort())) {
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            out.write(("POST " + path + " HTTP/1.1\r\nHost: " + u.getHost() + "\r\nContent-Type: application/json\r\n"
-                    + (auth == null ? "" : "Authorization: " + auth + "\r\n") + "Content-Length: " + length + "\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = s.getInputStream();
-            StringBuilder line = new StringBuilder();
-            for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
-                line.append((char) c);
-            }
-            return line.toString().strip();
         }
     }
 }

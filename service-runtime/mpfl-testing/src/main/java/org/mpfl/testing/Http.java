@@ -41,6 +41,31 @@ public final class Http {
         return PLAIN.postRankEvents(url, domainToken, domainId, events);
     }
 
+    /**
+     * Sends only the head of a POST to {@code baseUrl + path} announcing {@code announcedLength} body bytes,
+     * none of which follow, and returns the answer's status line ({@code HTTP/1.1 401 …}): how a test shows
+     * that a request is refused before its body is read (waiting for the body would end only with the read
+     * time-out, {@code timeoutMs}). {@code headers} go as given (none of their own: no content type).
+     */
+    public static String postHeadOnly(String baseUrl, String path, java.util.Map<String, String> headers, long announcedLength,
+                                      int timeoutMs) throws IOException {
+        URI u = URI.create(baseUrl);
+        try (java.net.Socket s = new java.net.Socket(u.getHost(), u.getPort())) {
+            s.setSoTimeout(timeoutMs);
+            StringBuilder head = new StringBuilder("POST " + path + " HTTP/1.1\r\nHost: " + u.getHost() + "\r\n");
+            headers.forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+            head.append("Content-Length: ").append(announcedLength).append("\r\n\r\n");
+            s.getOutputStream().write(head.toString().getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            java.io.InputStream in = s.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+                line.append((char) c);
+            }
+            return line.toString().strip();
+        }
+    }
+
     /** The plain client (the JDK's public CAs for https). */
     public static final Client PLAIN = new Client(CLIENT);
 
