@@ -62,7 +62,7 @@ public final class AccessPolicy {
     private static final Pattern RUN = Pattern.compile("^/api/runs/([^/]+)(/.*)?$");
     private static final Pattern WORKFLOW = Pattern.compile("^/api/workflows/([^/]+)(/.*)?$");
     private static final Pattern HOST_ROUTES = Pattern.compile(
-            "^/api/registry/(hosts(/[^/]+(/heartbeat)?)?|relays(/verify)?)$");
+            "^/api/registry/(hosts(/[^/]+(/heartbeat)?)?|relays(/verify|/check)?)$");
 
     /** Classifies a request by method and path. */
     public static Target target(String method, String path) {
@@ -84,7 +84,7 @@ public final class AccessPolicy {
         }
         if (HOST_ROUTES.matcher(p).matches() && !read) {
             // heartbeats are a host's keep-alive every few seconds, not a change anyone audits
-            // ... nor are a relay's announcements and checks of hosts' proofs
+            // ... nor are a relay's announcements and checks of hosts' proofs and credentials
             return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat") && !p.startsWith("/api/registry/relays"));
         }
         if ((p.equals("/api/registry/hosts") || p.equals("/api/deployments") || p.equals("/api/capacity")) && read) {

@@ -168,6 +168,11 @@ public final class HostCredentials {
         return Optional.ofNullable(e);
     }
 
+    /** The credential with this id (not a secret: it names the credential), if it is still issued. */
+    public Optional<Entry> byId(String id) {
+        return id == null ? Optional.empty() : Optional.ofNullable(byId.get(id));
+    }
+
     /** The credential of a host id, if it has one. */
     public Optional<Entry> forHost(String hostId) {
         return byId.values().stream().filter(e -> e.hostId().equals(hostId)).findFirst();

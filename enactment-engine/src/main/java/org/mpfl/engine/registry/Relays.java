@@ -108,14 +108,32 @@ public final class Relays {
     }
 
     /**
-     * Whether {@code proof} is host {@code hostId}'s proof for relay {@code relayId} over {@code nonce}: only a host's
-     * credential proves a host (a relay's never does).
+     * The id of the credential {@code proof} was made with, when it is host {@code hostId}'s proof for relay
+     * {@code relayId} over {@code nonce}; else empty. Only a host's credential proves a host (a relay's never does).
+     * The relay keeps the id with the registration and asks about it again ({@link #stillValid}).
      */
-    public boolean verify(HostCredentials credentials, String relayId, String hostId, String nonce, String proof) {
+    public Optional<String> verify(HostCredentials credentials, String relayId, String hostId, String nonce, String proof) {
         return credentials.forHost(hostId)
                 .filter(e -> e.kind() == HostCredentials.Kind.HOST)
-                .map(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
-                .orElse(false);
+                .filter(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
+                .map(HostCredentials.Entry::id);
+    }
+
+    /**
+     * Of the registrations a relay holds (host id → the id of the credential its proof was checked against), the host
+     * ids whose credential is still that host's: a revoked credential, and one replaced by a new credential for the
+     * same host id, are not (the registration was proved with a key that no longer opens anything).
+     */
+    public static List<String> stillValid(HostCredentials credentials, Map<String, String> credentialByHost) {
+        List<String> valid = new ArrayList<>();
+        credentialByHost.forEach((hostId, credentialId) -> {
+            // by the credential's id: a map lookup per host, however many credentials the engine holds
+            if (credentials.byId(credentialId).filter(e -> e.kind() == HostCredentials.Kind.HOST && e.hostId().equals(hostId))
+                    .isPresent()) {
+                valid.add(hostId);
+            }
+        });
+        return valid;
     }
 
     /**

@@ -100,6 +100,7 @@ public final class EngineRoutes extends RouteBuilder {
                 .get("/registry/relays").to(direct("relays-list"))
                 .post("/registry/relays").to(direct("relays-announce"))
                 .post("/registry/relays/verify").to(direct("relays-verify"))
+                .post("/registry/relays/check").to(direct("relays-check"))
                 .get("/capacity").to(direct("capacity"));
 
         WorkflowEndpoints workflows = new WorkflowEndpoints(api);
@@ -133,6 +134,7 @@ public final class EngineRoutes extends RouteBuilder {
         handle("relays-list", registry::relays);
         handle("relays-announce", registry::announceRelay);
         handle("relays-verify", registry::verifyAtRelay);
+        handle("relays-check", registry::checkAtRelay);
         handle("capacity", new CapacityEndpoints(api)::capacity);
     }
 

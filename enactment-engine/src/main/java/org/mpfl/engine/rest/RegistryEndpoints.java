@@ -107,24 +107,53 @@ final class RegistryEndpoints {
     }
 
     /**
-     * {@code {"hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses"}}, whether the proof is that host's
-     * (a host's credential only) and the addresses the registry knows for it, the only ones the relay lets it register.
+     * {@code {"hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses", "credential"}}, whether the proof is
+     * that host's (a host's credential only), the addresses the registry knows for it (the only ones the relay lets it
+     * register) and the id of the credential it proved (what the relay asks about again, {@link #checkAtRelay}).
      */
     Reply verifyAtRelay(Exchange ex) throws ApiException {
-        String relay = requireRelay(ex);
-        if (!api.registry().relays().isRelay(relay)) {
-            throw new ApiException(403, "only a relay (announced with POST /api/registry/relays) checks hosts' proofs");
-        }
+        String relay = requireAnnouncedRelay(ex, "checks hosts' proofs");
         JsonNode b = body(ex);
         String hostId = b.path("hostId").asText("");
-        boolean valid = api.registry().relays().verify(api.credentials(), relay, hostId, b.path("nonce").asText(""),
-                b.path("proof").asText(""));
+        java.util.Optional<String> credential = api.registry().relays().verify(api.credentials(), relay, hostId,
+                b.path("nonce").asText(""), b.path("proof").asText(""));
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("valid", valid);
+        m.put("valid", credential.isPresent());
         // nothing about a host for a proof that is not its own
-        m.put("addresses", valid ? api.registry().host(hostId).map(org.mpfl.engine.registry.Relays::addressesOf).orElse(List.of())
-                : List.of());
+        m.put("addresses", credential.isPresent()
+                ? api.registry().host(hostId).map(org.mpfl.engine.registry.Relays::addressesOf).orElse(List.of()) : List.of());
+        credential.ifPresent(id -> m.put("credential", id));
         return Reply.ok(m);
+    }
+
+    /**
+     * {@code {"hosts": {hostId: credentialId, ...}}} from a relay, the hosts registered there with the credential each
+     * proved ({@link #verifyAtRelay}): {@code {"valid": [hostId, ...]}}, those whose credential is still theirs. The
+     * relay asks every 2 s and drops the others (a revoked host); a relay that gets no answer drops nobody. At most {@link #MAX_CHECKED} hosts
+     * (a relay holds at most 1024 connections).
+     */
+    Reply checkAtRelay(Exchange ex) throws ApiException {
+        requireAnnouncedRelay(ex, "asks about hosts' credentials");
+        JsonNode hosts = body(ex).path("hosts");
+        if (!hosts.isObject() || hosts.size() > MAX_CHECKED) {
+            throw new ApiException(400, "a relay's check names its hosts as {\"hosts\": {hostId: credentialId}}, at most "
+                    + MAX_CHECKED);
+        }
+        Map<String, String> asked = new LinkedHashMap<>();
+        hosts.fields().forEachRemaining(e -> asked.put(e.getKey(), e.getValue().asText("")));
+        return Reply.ok(Map.of("valid", org.mpfl.engine.registry.Relays.stillValid(api.credentials(), asked)));
+    }
+
+    /** Hosts one check of a relay may name. */
+    static final int MAX_CHECKED = 4096;
+
+    /** The relay a request's credential speaks for, if it announced itself (403 otherwise: it {@code does} nothing). */
+    private String requireAnnouncedRelay(Exchange ex, String does) throws ApiException {
+        String relay = requireRelay(ex);
+        if (!api.registry().relays().isRelay(relay)) {
+            throw new ApiException(403, "only a relay (announced with POST /api/registry/relays) " + does);
+        }
+        return relay;
     }
 
     /**

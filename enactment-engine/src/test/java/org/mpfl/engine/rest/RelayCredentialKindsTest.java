@@ -83,6 +83,8 @@ class RelayCredentialKindsTest {
                 List<String> addresses = new java.util.ArrayList<>();
                 valid.path("addresses").forEach(n -> addresses.add(n.asText()));
                 assertTrue(addresses.contains("127.0.0.1:4101") && addresses.contains("127.0.0.1:4102"), addresses.toString());
+                // what the relay asks about again while a is registered there (POST /api/registry/relays/check)
+                assertEquals(a.id(), valid.path("credential").asText(), valid.toString());
 
                 JsonNode forged = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "r1", "another-nonce", "a"));
                 assertEquals("{\"valid\":false,\"addresses\":[]}", forged.toString(), "nothing about a for a proof not its own");

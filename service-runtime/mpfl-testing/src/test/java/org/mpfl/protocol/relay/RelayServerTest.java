@@ -243,6 +243,44 @@ class RelayServerTest {
         }
     }
 
+    /**
+     * A host dropped for its revoked credential ({@link CredentialSweep}): only the registration its credential proved
+     * goes, the dial waiting for it is refused at once (not after the splice wait), and its control connection closes.
+     */
+    @Test
+    void aDroppedHostsWaitingDialIsRefusedAndItsControlConnectionClosed() throws Exception {
+        try (Socket control = relayConnection()) {
+            assertEquals("registered", request(control, "c", Map.of("op", "register", "host", "c", "addresses", C_ADDRESS))
+                    .get("ok"));
+            assertEquals(Map.of("b", "", "c", ""), relay.credentialsByHost(), "the test's verdicts name no credential");
+            RelayDialer d = dialerOf("a", token);
+            d.routeVia(C_ADDRESS, "127.0.0.1:" + relay.port(), "test");
+            java.util.concurrent.CompletableFuture<SocketChannel> dial = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return d.connect("127.0.0.1", 3, 5000);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Map<String, String> notice;
+            do {
+                notice = RelayWire.read(control.getInputStream());
+            } while (!"incoming".equals(notice.get("op")));
+
+            assertTrue(!relay.drop("c", "another-credential"), "a registration proved with another credential is not this one");
+            assertTrue(relay.drop("c", ""));
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> dial.get(5, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(e.getCause().getMessage().contains("host c is no longer served by relay r1"), e.getCause().toString());
+            assertThrows(IOException.class, () -> {
+                while (true) {
+                    RelayWire.read(control.getInputStream());
+                }
+            });
+            assertEquals(List.of("b"), relay.registeredHosts());
+        }
+    }
+
     /** A plaintext connection to the relay, its greeting not yet read. */
     Socket relayConnection() throws IOException {
         Socket s = new Socket("127.0.0.1", relay.port());

@@ -28,7 +28,9 @@ import org.mpfl.protocol.tls.TlsSettings;
  * ({@code mpflc host-token --relay --host-id NAME -o F}). It announces itself to the engine
  * ({@code POST /api/registry/relays}, listed by {@code GET /api/registry/relays}) every
  * {@link #ANNOUNCE_EVERY}, asks the engine to check each host's proof
- * ({@code POST /api/registry/relays/verify}), prints one ready line
+ * ({@code POST /api/registry/relays/verify}), asks again every {@link CredentialSweep#EVERY} whether the credentials
+ * its hosts registered with are still valid ({@code POST /api/registry/relays/check}: a revoked host is dropped), prints
+ * one ready line
  * ({@value #READY_PREFIX}ID listening on ADDR:PORT) and serves until killed.
  */
 public final class RelayCommand implements CliCommand {
@@ -98,7 +100,11 @@ public final class RelayCommand implements CliCommand {
                 });
         EngineCalls calls = new EngineCalls(engine.replaceAll("/+$", ""), credential, tls);
         try (RelayServer server = new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify,
-                RelayServer.Limits.DEFAULT, bind, port)) {
+                RelayServer.Limits.DEFAULT, bind, port);
+             CredentialSweep sweep = CredentialSweep.start(server, calls::stillValid, CredentialSweep.EVERY, m -> {
+                 err.println("mpflc relay: " + m);
+                 err.flush();
+             })) {
             String address = advertise + ":" + server.port();
             if (!announceFirst(calls, address, FIRST_ANNOUNCEMENT_WITHIN, err)) {
                 return 1;
@@ -201,7 +207,7 @@ public final class RelayCommand implements CliCommand {
         }
     }
 
-    /** The relay's two calls to the engine, under its credential. */
+    /** The relay's calls to the engine, under its credential. */
     static final class EngineCalls {
         private final String engine;
         private final HostCredential credential;
@@ -228,10 +234,24 @@ public final class RelayCommand implements CliCommand {
             }
             List<String> addresses = new java.util.ArrayList<>();
             a.path("addresses").forEach(n -> addresses.add(n.asText()));
-            return new RelayServer.Verdict(true, addresses);
+            return new RelayServer.Verdict(true, addresses, a.path("credential").asText(""));
         }
 
-        private JsonNode post(String path, Map<String, String> body) throws IOException {
+        /**
+         * Of the registered hosts (host id → the id of the credential each proved), those whose credential the engine
+         * still holds; an exception when the engine gives no such answer.
+         */
+        java.util.Set<String> stillValid(Map<String, String> credentialByHost) throws IOException {
+            JsonNode a = post("/api/registry/relays/check", Map.of("hosts", credentialByHost));
+            if (a == null || !a.path("valid").isArray()) {
+                throw new IOException("the engine's answer names no valid hosts");
+            }
+            java.util.Set<String> valid = new java.util.HashSet<>();
+            a.path("valid").forEach(n -> valid.add(n.asText()));
+            return valid;
+        }
+
+        private JsonNode post(String path, Map<String, ?> body) throws IOException {
             HttpRequest req = HttpRequest.newBuilder(URI.create(engine + path)).timeout(Duration.ofSeconds(10))
                     .header("Authorization", credential.authorization()).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();

@@ -40,7 +40,9 @@ import org.mpfl.protocol.tls.TlsSettings;
  * address once one of its hosts registered) is known: its connections are served from the reserve. Every host proves itself with its credential (an HMAC
  * over this connection's nonce, checked by the engine, {@link HostVerifier}) before anything is looked up for
  * it, and registers only the addresses the engine's registry knows for it ({@link Verdict}); the engine proves
- * itself with the engine key of this relay's credential. Splice ids are 256 random bits. A splice between two hosts is made only if both ends
+ * itself with the engine key of this relay's credential. A host stays registered only while the credential it proved
+ * is valid: {@link CredentialSweep} asks the engine every {@link CredentialSweep#EVERY} and drops the others.
+ * Splice ids are 256 random bits. A splice between two hosts is made only if both ends
  * present the same proof of the domain's token over the dialer's nonce
  * ({@code DomainToken#proveRelaySplice}): the relay compares, it never learns the token.
  */
@@ -72,17 +74,24 @@ public final class RelayServer implements Closeable {
     }
 
     /**
-     * The engine's answer about one host's proof: whether it is valid and the {@code host:port} addresses the
-     * engine's registry knows for that host (its SOAP, deploy and binary addresses, as it announced them). A host
-     * registers only those here: with any other, a stolen or a rogue host credential would take the dials meant
-     * for another host.
+     * The engine's answer about one host's proof: whether it is valid, the {@code host:port} addresses the
+     * engine's registry knows for that host (its SOAP, deploy and binary addresses, as it announced them) and the id
+     * of the credential the proof was made with (what {@link CredentialSweep} asks about again). A host
+     * registers only those addresses here: with any other, a stolen or a rogue host credential would take the dials
+     * meant for another host.
      */
-    public record Verdict(boolean valid, List<String> addresses) {
+    public record Verdict(boolean valid, List<String> addresses, String credential) {
         /** Not the host's proof. */
         public static final Verdict REFUSED = new Verdict(false, List.of());
 
         public Verdict {
             addresses = List.copyOf(addresses);
+            credential = credential == null ? "" : credential;
+        }
+
+        /** A verdict naming no credential (a relay whose credentials nobody sweeps). */
+        public Verdict(boolean valid, List<String> addresses) {
+            this(valid, addresses, "");
         }
     }
 
@@ -312,7 +321,7 @@ public final class RelayServer implements Closeable {
                 return false;
             }
         }
-        Registration r = new Registration(hostId, req.getOrDefault("site", ""), addresses, end);
+        Registration r = new Registration(hostId, verdict.credential(), req.getOrDefault("site", ""), addresses, end);
         Registration old = hosts.put(hostId, r);
         if (old != null) {
             Splice.close(old.end.socket());
@@ -324,6 +333,29 @@ public final class RelayServer implements Closeable {
         Thread t = new Thread(() -> control(r), "mpfl-relay-control-" + hostId);
         t.setDaemon(true);
         t.start();
+        return true;
+    }
+
+    /** The hosts registered now, each with the id of the credential it proved ({@link Verdict#credential}). */
+    Map<String, String> credentialsByHost() {
+        Map<String, String> out = new LinkedHashMap<>();
+        hosts.values().forEach(r -> out.put(r.hostId, r.credential));
+        return out;
+    }
+
+    /**
+     * Drops {@code hostId}'s registration if it was proved with {@code credential} (a registration proved since with
+     * another is not this one): its control connection is closed, the dials waiting for it are refused, and the
+     * other hosts get a directory without its addresses. Whether it was dropped.
+     */
+    boolean drop(String hostId, String credential) {
+        Registration r = hosts.get(hostId);
+        if (r == null || !r.credential.equals(credential) || !hosts.remove(hostId, r)) {
+            return false;
+        }
+        Splice.close(r.end.socket());
+        pending.values().stream().filter(p -> p.hostId.equals(hostId)).forEach(p -> p.accepted.cancel(false));
+        broadcastDirectory();
         return true;
     }
 
@@ -445,8 +477,9 @@ public final class RelayServer implements Closeable {
                 refuse(end, "host " + host.hostId + " did not answer through relay " + relayId + " within "
                         + limits.spliceWait().toSeconds() + " s");
                 return false;
-            } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
-                refuse(end, "relay " + relayId + " is closing");
+            } catch (InterruptedException | java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+                refuse(end, "host " + host.hostId + " is no longer served by relay " + relayId + " (it is closing, or the"
+                        + " host's credential was revoked)");
                 return false;
             }
             if (!byEngine && !RelayWire.same(req.get("splice"), a.splice)) {
@@ -530,12 +563,14 @@ public final class RelayServer implements Closeable {
 
     private static final class Registration {
         final String hostId;
+        final String credential;
         final String site;
         final List<String> addresses;
         final Splice.End end;
 
-        Registration(String hostId, String site, List<String> addresses, Splice.End end) {
+        Registration(String hostId, String credential, String site, List<String> addresses, Splice.End end) {
             this.hostId = hostId;
+            this.credential = credential;
             this.site = site;
             this.addresses = List.copyOf(addresses);
             this.end = end;
