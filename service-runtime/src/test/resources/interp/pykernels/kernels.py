@@ -79,3 +79,18 @@ if os.environ.get("MPFL_TEST_NEVER_SET"):
     def ghost(x):
         """Defined only under a condition: mpflc check cannot tell that it is missing, the rank's start can."""
         return {"y": x}
+
+
+def seed():
+    """bytes and object values with content, made on the Python side (the rank has no literal for either)."""
+    return {"blob": bytes([0, 1, 254, 255]), "meta": {"list": [1, 2.5, "s", None, True], "nested": {"k": "v"}}}
+
+
+def roundtrip(i, ia, la, blob, meta, x):
+    """The types scale does not take (int, int[], long[], bytes and object with content) there and back, the
+    Python types they arrive as, a line on stderr, and a slice of an input updated in place as a new output."""
+    x[1] = 7.5
+    print("roundtrip saw", type(blob).__name__, file=sys.stderr)
+    return {"i2": i * 2, "ia2": ia[::-1], "la2": la[::-1], "blob2": blob[::-1] + b"!",
+            "meta2": {"got": meta, "types": [type(i).__name__, type(blob).__name__, type(meta).__name__]},
+            "part": x[1:3]}

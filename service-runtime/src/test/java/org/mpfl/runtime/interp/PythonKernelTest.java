@@ -4,15 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -78,12 +85,7 @@ class PythonKernelTest {
      */
     @Test
     void withoutNumPyArraysAreArrayArrays(@TempDir Path dir) throws Exception {
-        Path hidden = Files.createDirectories(dir.resolve("hide/numpy"));
-        Files.writeString(hidden.resolve("__init__.py"), "raise ImportError('NumPy is hidden by PythonKernelTest')\n");
-        Path wrapper = dir.resolve("python-without-numpy");
-        Files.writeString(wrapper, "#!/bin/sh\nPYTHONPATH=" + dir.resolve("hide") + " exec " + PYTHON + " \"$@\"\n");
-        assertTrue(wrapper.toFile().setExecutable(true, true));
-        String numpy = KernelTestPython.use(wrapper.toString());
+        String numpy = KernelTestPython.use(pythonWithoutNumPy(dir));
         try {
             InterpreterHarness.Result r = InterpreterHarness.run("pykernel.mpfl.xml", Map.of(), LIMIT).succeeded();
             for (int rank = 0; rank < 2; rank++) {
@@ -97,6 +99,81 @@ class PythonKernelTest {
         } finally {
             KernelTestPython.restore(numpy);
         }
+    }
+
+    /**
+     * The types pykernel.mpfl.xml does not send — {@code int}, {@code int[]}, {@code long[]}, and {@code bytes} and
+     * {@code object} values with content — go to the kernel and come back, as NumPy arrays and as
+     * {@code array.array}; a slice of an input array is a new output (copied at or after FREE, not refused as
+     * lying inside the inputs); the kernel's stderr is a {@code warn} line of the rank's log.
+     */
+    @ParameterizedTest(name = "numpy={0}")
+    @ValueSource(booleans = {true, false})
+    void theOtherTypesTravelBothWaysAndASliceOfAnInputIsANewOutput(boolean numpy, @TempDir Path dir) throws Exception {
+        String previousPython = KernelTestPython.use(numpy ? PYTHON : pythonWithoutNumPy(dir));
+        try {
+            InterpreterHarness.Result r = InterpreterHarness.run("pykernel-types.mpfl.xml", Map.of(), LIMIT).succeeded();
+            assertEquals(42, r.output("i2", 0));
+            assertArrayEquals(new int[] {4, 3, 2, 1, 0}, (int[]) r.output("ia2", 0));
+            assertArrayEquals(new long[] {5_000_000_000L, 1L}, (long[]) r.output("la2", 0));
+            assertArrayEquals(new byte[] {(byte) 255, (byte) 254, 1, 0, '!'}, (byte[]) r.output("blob2", 0));
+            Map<String, Object> sent = Map.of("list", Arrays.asList(1, 2.5, "s", null, true), "nested", Map.of("k", "v"));
+            assertEquals(Map.of("got", sent, "types", List.of("int", "bytes", "dict")), r.output("meta2", 0));
+            assertArrayEquals(new double[] {0.0, 7.5, 0.0, 0.0}, (double[]) r.output("x", 0), "the in-place update");
+            assertArrayEquals(new double[] {7.5, 0.0}, (double[]) r.output("part", 0), "the slice x[1:3], after the update");
+            assertTrue(r.rank(0).logs.contains("warn: roundtrip saw bytes"), "stderr is a warn line: " + r.rank(0).logs);
+        } finally {
+            KernelTestPython.restore(previousPython);
+        }
+    }
+
+    /**
+     * Python sources travel as a package directory ({@code <library path="lib/mypkg"/>}, imported as {@code mypkg}
+     * and {@code mypkg.inner}) and as a {@code .zip} (imported from the zip by Python's own zipimport), as well as
+     * the {@code .py} files of the other tests.
+     */
+    @Test
+    void aPackageDirectoryAndAZipAreLibraries(@TempDir Path dir) throws Exception {
+        Path pkg = Files.createDirectories(dir.resolve("lib/mypkg"));
+        Files.writeString(pkg.resolve("__init__.py"), "from .inner import plus_one\n");
+        Files.writeString(pkg.resolve("inner.py"), "def plus_one(x):\n    return {\"y\": x + 1.0}\n");
+        try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(dir.resolve("zipped.zip")))) {
+            zip.putNextEntry(new ZipEntry("zmod/__init__.py"));
+            zip.write("def times_ten(x):\n    return {\"y\": x * 10.0}\n".getBytes(StandardCharsets.UTF_8));
+            zip.closeEntry();
+        }
+        Path document = dir.resolve("libraries.mpfl.xml");
+        Files.writeString(document, """
+                <workflow xmlns="urn:mpfl:1.0" name="libraries">
+                  <library path="lib/mypkg"/>
+                  <library path="zipped.zip"/>
+                  <process name="node" ranks="1">
+                    <var name="x" type="double" init="1.0"/>
+                    <var name="y" type="double"/>
+                    <compute python="mypkg:plus_one" in="x" out="y"/>
+                    <assign to="x" value="y"/>
+                    <compute python="mypkg.inner:plus_one" in="x" out="y"/>
+                    <assign to="x" value="y"/>
+                    <compute python="zmod:times_ten" in="x" out="y"/>
+                    <output name="y" value="y"/>
+                  </process>
+                </workflow>
+                """);
+        InterpreterHarness.Result r = InterpreterHarness.run(document, Map.of(), LIMIT).succeeded();
+        assertEquals(30.0, r.output("y", 0), "(1 + 1 + 1) * 10: both modules of the package and the zip's");
+    }
+
+    /**
+     * A python3 that cannot import NumPy (a {@code numpy} package raising ImportError first on its path, as a user's
+     * environment without NumPy would be): a wrapper script in {@code dir}.
+     */
+    private static String pythonWithoutNumPy(Path dir) throws IOException {
+        Path hidden = Files.createDirectories(dir.resolve("hide/numpy"));
+        Files.writeString(hidden.resolve("__init__.py"), "raise ImportError('NumPy is hidden by PythonKernelTest')\n");
+        Path wrapper = dir.resolve("python-without-numpy");
+        Files.writeString(wrapper, "#!/bin/sh\nPYTHONPATH=" + dir.resolve("hide") + " exec " + PYTHON + " \"$@\"\n");
+        assertTrue(wrapper.toFile().setExecutable(true, true));
+        return wrapper.toString();
     }
 
     @SuppressWarnings("unchecked")

@@ -98,7 +98,9 @@ class Arena:
         return values
 
     def region_of(self, value):
-        """The offset of an ndarray that is a view of the current mapping, else None (it is copied)."""
+        """The offset of an ndarray that is a view of the current mapping, else None (it is copied). The caller
+        takes it only for a whole input: a part of one (a slice) lies below FREE, where the rank takes back
+        nothing but an input's own region."""
         if numpy is None or not isinstance(value, numpy.ndarray) or self.bytes is None:
             return None
         if value.base is not self.bytes:  # NumPy collapses a view's base to the mapping's array
@@ -196,8 +198,9 @@ def describe(value):
         + type(value).__qualname__
 
 
-def encode(arena, name, expected, value, free, regions):
-    """The result line of one output and the next free offset; OutputError if it does not fit."""
+def encode(arena, name, expected, value, free, regions, whole):
+    """The result line of one output and the next free offset; OutputError if it does not fit. regions: the input
+    arrays' offsets by id; whole: the (offset, count, type) of every input array."""
     def wrong():
         hint = ""
         if expected in ARRAYS and isinstance(value, (list, tuple)):
@@ -208,7 +211,7 @@ def encode(arena, name, expected, value, free, regions):
         return OutputError("output '%s': expected %s, got %s%s" % (name, expected, describe(value), hint))
 
     if expected in ARRAYS:
-        return encode_array(arena, name, expected, value, free, regions, wrong)
+        return encode_array(arena, name, expected, value, free, regions, whole, wrong)
     if expected in ("int", "long"):
         if isinstance(value, bool) or not is_integer(value):
             raise wrong()
@@ -243,14 +246,16 @@ def encode(arena, name, expected, value, free, regions):
     raise wrong()
 
 
-def encode_array(arena, name, expected, value, free, regions, wrong):
+def encode_array(arena, name, expected, value, free, regions, whole, wrong):
     code, dtype, width = ARRAYS[expected]
     if numpy is not None and isinstance(value, numpy.ndarray):
         if value.dtype != dtype or value.ndim != 1:
             raise wrong()
         offset = regions.get(id(value))  # an input returned as it is (updated in place or not)
         if offset is None:
-            offset = arena.region_of(value)
+            offset = arena.region_of(value)  # another view of a whole input (x[:], x.reshape(-1)) comes back without a copy
+            if offset is not None and (offset, value.shape[0], expected) not in whole:
+                offset = None  # a slice of an input (x[1:3]): copied at or after FREE
         if offset is None:
             offset, free = arena.put_array(free, value)
         return "%s %s %d %d" % (name, expected, offset, value.shape[0]), free
@@ -381,6 +386,7 @@ class Worker:
         arena = self.arena
         inputs = {}
         regions = {}
+        whole = set()
         placed = []
         for name, type_name, a, b in specs:
             if type_name is None:
@@ -399,6 +405,7 @@ class Worker:
                     return
                 inputs[name] = value
                 regions[id(value)] = a  # an input returned as it is comes back as its own region
+                whole.add((a, b, type_name))
                 if numpy is None:
                     placed.append((a, value))
         try:
@@ -420,7 +427,7 @@ class Worker:
                 if name not in returned:
                     raise OutputError("output '%s' (%s) was not returned (the dict has %s)"
                                       % (name, expected, sorted(returned)))
-                line, free = encode(self.arena, name, expected, returned[name], free, regions)
+                line, free = encode(self.arena, name, expected, returned[name], free, regions, whole)
                 result.append(line)
         except OutputError as e:
             self.channel.send("error output\n%s" % e)
