@@ -53,6 +53,13 @@ def leave(x):
     sys.exit(3)
 
 
+def crash(x):
+    """Dies of a segmentation fault, as a broken C extension would, after a last word on stderr."""
+    import signal
+    print("about to crash", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
 def die(x, pidfile):
     """Tells the test its pid, then waits to be killed."""
     with open(pidfile + ".part", "w") as f:

@@ -51,6 +51,7 @@ class PythonKernelFaultsTest {
         "missing | pykernel-faults.mpfl.xml:20:7 | output 'y' (double) was not returned (the dict has ['z'])",
         "exit    | pykernel-faults.mpfl.xml:23:7 | exited with status 3",
         "list    | pykernel-faults.mpfl.xml:34:7 | output 'v': expected double[], got list (return numpy.array(…, dtype=numpy.float64))",
+        "crash   | pykernel-faults.mpfl.xml:37:7 | was killed by signal 11 (SIGSEGV);about to crash",
     })
     void aMisbehavingKernelFailsItsRankSayingWhatAndWhere(String fault, String location, String messages) {
         InterpreterHarness.Result r = InterpreterHarness.run("pykernel-faults.mpfl.xml", Map.of("fault", fault), LIMIT);
