@@ -86,7 +86,9 @@ for spec in sys.argv[1:]:
         found, star = names(tree)
         result[spec] = {"names": found, "star": star, "signatures": signatures(tree)}
     except SyntaxError as e:
-        result[spec] = {"error": "%s:%s: SyntaxError: %s" % (spec.split("!")[-1], e.lineno, e.msg)}
+        # file:line:col (Python's offset is 1-based, as the document's columns are; absent for a few errors)
+        where = "%s:%s" % (e.lineno, e.offset) if e.offset else "%s" % e.lineno
+        result[spec] = {"error": "%s:%s: SyntaxError: %s" % (spec.split("!")[-1], where, e.msg)}
     except Exception as e:  # unreadable file or zip
         result[spec] = {"error": "%s: %s" % (spec, e)}
 print(json.dumps(result))

@@ -73,6 +73,10 @@ class KernelLibraryCheckTest {
                 """.formatted(computes));
         List<String> args = new ArrayList<>(List.of(doc.toString()));
         args.addAll(List.of(extra));
+        return checkCommand(args);
+    }
+
+    private static Checked checkCommand(List<String> args) throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = new CheckCommand().run(args, new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true,
                 StandardCharsets.UTF_8));
@@ -92,6 +96,16 @@ class KernelLibraryCheckTest {
         assertEquals(1, c.exit(), c.err());
         assertTrue(c.err().contains("k.mpfl.xml:7:5: error: python module kernels/heat.py has no function 'swep'")
                 && c.err().contains("sweep"), c.err());
+    }
+
+    @Test
+    void aModuleThatDoesNotParseIsAnErrorWithThePythonFilesLineAndColumn(@TempDir Path dir) throws Exception {
+        check(dir, "    <compute python=\"heat:sweep\" in=\"u\" out=\"u\"/>"); // writes the fixture
+        Files.writeString(dir.resolve("kernels/heat.py"), "def sweep(u)\n    return {\"u\": u}\n");
+        Checked c = checkCommand(List.of(dir.resolve("k.mpfl.xml").toString(), "--python", PYTHON));
+        assertEquals(1, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:7:5: error: python module kernels/heat.py does not parse:"
+                + " kernels/heat.py:1:13: SyntaxError: expected ':'"), c.err());
     }
 
     /**
@@ -166,7 +180,7 @@ class KernelLibraryCheckTest {
         WorkflowCompiler.CompileException broken = assertThrows(WorkflowCompiler.CompileException.class,
                 () -> plain.checkingPythonKernelsWith(PYTHON).compileForThisJvm("k.mpfl.xml", document, Map.of()));
         assertTrue(broken.diagnostics().get(0).startsWith(
-                "k.mpfl.xml:7:5: error: python module kernels/heat.py does not parse: kernels/heat.py:1: SyntaxError"),
+                "k.mpfl.xml:7:5: error: python module kernels/heat.py does not parse: kernels/heat.py:1:10: SyntaxError"),
                 broken.diagnostics().toString());
     }
 
