@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.DoubleUnaryOperator;
 import javax.imageio.ImageIO;
 
 /**
@@ -19,7 +20,8 @@ import javax.imageio.ImageIO;
  * needed), lines with dots, dashed for reference data (the peers'). Used by every benchmark command:
  * {@code bench p2p} ({@link BenchCommand#plot}: PingPong and Ping*Pong against message size),
  * {@code bench collectives} (a panel per operation), the engine's {@code bench mediator},
- * {@code bench moldyn} and {@code bench startup}.
+ * {@code bench moldyn}, {@code bench startup} and {@code bench kernels} (whose x axis names categories:
+ * {@link Panel#ofCategories}).
  * {@code java -cp … org.mpfl.bench.BenchPlot results.json plot.png} redraws a saved
  * {@code bench p2p} run ({@code bench collectives --from FILE --plot PNG} does so for the collectives).
  */
@@ -40,8 +42,21 @@ public final class BenchPlot {
     public record Line(String name, List<double[]> points, boolean dashed) {
     }
 
-    /** One log-log panel of {@link #writePanels}: title, x-axis label and lines. */
-    public record Panel(String title, String xLabel, List<Line> lines) {
+    /**
+     * One panel of {@link #writePanels}: title, x-axis label and lines; log-log, unless {@code categories}
+     * name the x axis's places (then the point at x = i stands at the i-th of them, counted from 0, and
+     * only the y axis is logarithmic; a horizontal line over a category spans x = i - 0.45 to i + 0.45).
+     */
+    public record Panel(String title, String xLabel, List<Line> lines, List<String> categories) {
+        /** A log-log panel. */
+        public Panel(String title, String xLabel, List<Line> lines) {
+            this(title, xLabel, lines, List.of());
+        }
+
+        /** A panel with the x axis's places named, evenly spaced, and a log y axis. */
+        public static Panel ofCategories(String title, String xLabel, List<String> categories, List<Line> lines) {
+            return new Panel(title, xLabel, lines, List.copyOf(categories));
+        }
     }
 
     /**
@@ -96,7 +111,7 @@ public final class BenchPlot {
             double lo = Math.pow(10, Math.floor(Math.log10(minX)));
             double hi = Math.pow(10, Math.max(Math.ceil(Math.log10(maxX)), Math.log10(lo) + 1));
             panel(g, (i % cols) * (W / 2) + 60, (i / cols) * H + 40, W / 2 - 90, H - 110, pn.title(), series, lo, hi,
-                    pn.xLabel(), minY, maxY);
+                    pn.xLabel(), pn.categories(), minY, maxY);
         }
         g.dispose();
         Files.createDirectories(png.toAbsolutePath().getParent());
@@ -104,7 +119,8 @@ public final class BenchPlot {
     }
 
     private static void panel(Graphics2D g, int x0, int y0, int w, int h, String title, List<Series> series,
-                              double minX, double maxX, String xLabel, double leastMinY, double leastMaxY) {
+                              double minX, double maxX, String xLabel, List<String> categories, double leastMinY,
+                              double leastMaxY) {
         // the y axis spans at least [leastMinY, leastMaxY] and every point
         double minY = leastMinY;
         double maxY = leastMaxY;
@@ -118,6 +134,9 @@ public final class BenchPlot {
         }
         double lx0 = Math.log10(minX);
         double lx1 = Math.log10(maxX);
+        boolean categorical = !categories.isEmpty();
+        DoubleUnaryOperator xAt = categorical ? x -> x0 + (x + 0.5) / categories.size() * w
+                : x -> x0 + (Math.log10(x) - lx0) / (lx1 - lx0) * w;
         double ly0 = Math.floor(Math.log10(minY));
         double ly1 = Math.max(Math.ceil(Math.log10(maxY)), ly0 + 1); // at least one decade (no empty axis)
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
@@ -125,7 +144,7 @@ public final class BenchPlot {
         g.drawString(title, x0, y0 - 12);
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         g.setColor(new Color(0xDDDDDD));
-        for (double e = lx0; e <= lx1; e++) {
+        for (double e = lx0; e <= lx1 && !categorical; e++) {
             int x = x0 + (int) ((e - lx0) / (lx1 - lx0) * w);
             g.drawLine(x, y0, x, y0 + h);
         }
@@ -135,9 +154,13 @@ public final class BenchPlot {
         }
         g.setColor(Color.BLACK);
         g.drawRect(x0, y0, w, h);
-        for (double e = lx0; e <= lx1; e++) {
+        for (double e = lx0; e <= lx1 && !categorical; e++) {
             int x = x0 + (int) ((e - lx0) / (lx1 - lx0) * w);
             g.drawString("1e" + (int) e, x - 10, y0 + h + 15);
+        }
+        for (int i = 0; i < categories.size(); i++) {
+            String name = categories.get(i);
+            g.drawString(name, (int) xAt.applyAsDouble(i) - g.getFontMetrics().stringWidth(name) / 2, y0 + h + 15);
         }
         for (double e = ly0; e <= ly1; e++) {
             int y = y0 + h - (int) ((e - ly0) / (ly1 - ly0) * h);
@@ -157,7 +180,7 @@ public final class BenchPlot {
                     prev = null;
                     continue;
                 }
-                int x = x0 + (int) ((Math.log10(p[0]) - lx0) / (lx1 - lx0) * w);
+                int x = (int) xAt.applyAsDouble(p[0]);
                 int y = y0 + h - (int) ((Math.log10(p[1]) - ly0) / (ly1 - ly0) * h);
                 g.fillOval(x - 3, y - 3, 6, 6);
                 if (prev != null) {
@@ -173,6 +196,7 @@ public final class BenchPlot {
         }
         g.setStroke(new BasicStroke(1f));
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
-        g.drawString(String.format(Locale.ROOT, "log-log; %d series", series.size()), x0 + w - 90, y0 + h - 6);
+        g.drawString(String.format(Locale.ROOT, "%s; %d series", categorical ? "log y" : "log-log", series.size()), x0 + w - 90,
+                y0 + h - 6);
     }
 }

@@ -7,10 +7,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.awt.image.BufferedImage;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.ir.cli.Commands;
 import org.mpfl.testing.StartsProcesses;
 
@@ -21,12 +25,13 @@ import org.mpfl.testing.StartsProcesses;
  * docs/benchmarks.md's, at full size): 20- and 120-iteration runs of a 16 × 16 plate take seconds. Two
  * ranks on one host rather than the benchmark's four on two: each heat2d-py run starts one interpreter
  * per rank (importing NumPy), the runs' and the test's largest cost on a loaded machine, and a second
- * host process adds nothing that the figures' consistency depends on.
+ * host process adds nothing that the figures' consistency depends on. It also draws the plot ({@code --plot}):
+ * the calls' panel and, as {@code --heat2d} ran, the rounds' panel beside it.
  */
 class KernelsBenchTest {
     @Test
     @StartsProcesses
-    void reportsTheThreeFiguresOfTheIssue() throws Exception {
+    void reportsTheThreeFiguresOfTheIssueAndPlotsThem(@TempDir Path plots) throws Exception {
         // here, in the samples module, heat2d's jar is built (package) before Failsafe runs
         Path samples = Path.of(System.getProperty("user.dir")).toAbsolutePath();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -34,7 +39,7 @@ class KernelsBenchTest {
         int code = Commands.run(List.of("bench", "kernels", "--python", "/usr/bin/python3", "--calls", "20", "--size", "1000",
                         "--heat2d", "--samples", samples.toString(), "--hosts", "1", "--heat2d-ranks", "2", "--heat2d-size", "16",
                         "--heat2d-repeat", "1",
-                        "--heat2d-iterations", "20,120", "--json"),
+                        "--heat2d-iterations", "20,120", "--json", "--plot", plots.resolve("kernels.png").toString()),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8).trim();
@@ -71,6 +76,12 @@ class KernelsBenchTest {
         double steadyRatio = f.path("heat2d.steady.ratio").asDouble();
         assertEquals(steadyPython / steadyReference, steadyRatio,
                 1e-6 + 0.0005 + (0.0005 + 0.0006 * Math.abs(steadyRatio)) / steadyReference, text);
+        // the plot: a PNG of both panels (BenchPlot draws each 700 × 620 pixels), with dots, lines and text in it
+        Path png = plots.resolve("kernels.png");
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertTrue(image != null && Files.size(png) > 10_000, "a PNG of plausible size: " + png + ", " + Files.size(png) + " bytes");
+        assertEquals(1400, image.getWidth(), "the calls' panel and heat2d's side by side");
+        assertTrue(image.getHeight() > 0);
         String progress = err.toString(StandardCharsets.UTF_8);
         System.err.print(progress); // the rounds' times, for the test's report
         assertTrue(progress.contains("round 1 heat2d.python: 20 iterations") && progress.contains(", 120 iterations"),

@@ -6,11 +6,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.bench.BenchOptions;
+import org.mpfl.bench.BenchPlot;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.MpflType;
@@ -28,7 +31,7 @@ import org.mpfl.runtime.interp.kernel.RankKernels;
  * "Kernels"). Through a rank's real kernel worker (docs/kernel-protocol.md) it times an empty call and
  * a 1,000,000-double array updated in place and returned, and a new array returned; against the same
  * work called in-process in Java and the same Python functions timed inside the interpreter alone.
- * Medians of {@code --calls} calls after a warm-up.
+ * Medians of {@code --calls} calls after a warm-up. {@code --plot FILE.png} draws them ({@link #plot}).
  */
 public final class KernelsBenchCommand implements CliCommand {
     static final String MODULE = """
@@ -57,7 +60,7 @@ public final class KernelsBenchCommand implements CliCommand {
                     + " after an untimed long run of each); the round with the median ratio is reported, and every round's ratio")
             .value("--heat2d-iterations", "SHORT,LONG", "200,1200", "iterations of the short and the long run of a round"
                     + " (--heat2d): an iteration is their difference in time over their difference in iterations")
-            .flag("--json", "print the figures as one JSON object");
+            .with(BenchOptions::output);
 
     @Override
     public String name() {
@@ -91,6 +94,12 @@ public final class KernelsBenchCommand implements CliCommand {
             standalone(python, dir, calls, size, figures);
             if (args.flag("--heat2d")) {
                 heat2d(args, python, figures, err);
+            }
+            Path png = args.path("--plot");
+            if (png != null) {
+                plot(figures, size, args.value("--heat2d-size") + " × " + args.value("--heat2d-size") + " plate, "
+                        + args.value("--heat2d-ranks") + " ranks", png);
+                err.println("[bench kernels] plot written to " + png);
             }
             if (args.flag("--json")) {
                 StringBuilder json = new StringBuilder("{");
@@ -136,6 +145,54 @@ public final class KernelsBenchCommand implements CliCommand {
                 walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
+    }
+
+    /**
+     * The PNG ({@link BenchPlot}, log y): the per-call medians of the three calls for the worker, Java in-process and
+     * Python alone, with the issue's targets (≤ 100 µs for the empty call, ≤ 3 ms for the arrays) dashed; when
+     * {@code --heat2d} ran, beside it every round's heat2d (Java), the reference (it + the NumPy sweep alone) and
+     * heat2d-py per iteration, with the target, 1.2 × the reference, dashed.
+     */
+    static void plot(Map<String, Double> figures, int size, String plate, Path png) throws IOException {
+        List<String> kinds = List.of("empty", "inPlace", "newArray");
+        List<BenchPlot.Line> calls = new ArrayList<>();
+        Map<String, String> variants = Map.of("worker", "through a rank's worker", "java", "Java in-process", "python", "Python alone");
+        for (String variant : List.of("worker", "java", "python")) {
+            List<double[]> points = new ArrayList<>();
+            for (int i = 0; i < kinds.size(); i++) {
+                points.add(new double[] {i, figures.get(kinds.get(i) + "." + variant)});
+            }
+            calls.add(new BenchPlot.Line(variants.get(variant), points, false));
+        }
+        // one line with a gap (NaN): 100 µs over the empty call, 3 ms over the two array calls
+        calls.add(new BenchPlot.Line("targets: worker ≤ 100 µs (empty), ≤ 3 ms (arrays)", List.of(new double[] {-0.45, 100},
+                new double[] {0.45, 100}, new double[] {0.5, Double.NaN}, new double[] {0.55, 3000}, new double[] {2.45, 3000}), true));
+        List<BenchPlot.Panel> panels = new ArrayList<>(List.of(BenchPlot.Panel.ofCategories(
+                String.format(java.util.Locale.ROOT, "Python kernel call: median per call (µs), arrays of %,d doubles", size),
+                "the call", kinds.stream().map(KernelsBenchCommand::label).toList(), calls)));
+        if (figures.containsKey("heat2d.round1.java")) {
+            double sweepMs = figures.get("sweep.numpy") / 1000.0;
+            List<String> rounds = new ArrayList<>();
+            List<double[]> heat2dJava = new ArrayList<>();
+            List<double[]> reference = new ArrayList<>();
+            List<double[]> heat2dPython = new ArrayList<>();
+            List<double[]> target = new ArrayList<>();
+            for (int r = 1; figures.containsKey("heat2d.round" + r + ".java"); r++) {
+                double javaMs = figures.get("heat2d.round" + r + ".java");
+                boolean reported = figures.get("heat2d.round" + r + ".ratio").equals(figures.get("heat2d.ratio"));
+                rounds.add("round " + r + (reported ? " (reported)" : ""));
+                heat2dJava.add(new double[] {r - 1, javaMs});
+                reference.add(new double[] {r - 1, javaMs + sweepMs});
+                heat2dPython.add(new double[] {r - 1, figures.get("heat2d.round" + r + ".python")});
+                target.add(new double[] {r - 1, 1.2 * (javaMs + sweepMs)});
+            }
+            panels.add(BenchPlot.Panel.ofCategories("heat2d per iteration (ms), " + plate, "the rounds, in the order run", rounds,
+                    List.of(new BenchPlot.Line("heat2d (Java)", heat2dJava, false),
+                            new BenchPlot.Line("reference: heat2d (Java) + the NumPy sweep alone", reference, false),
+                            new BenchPlot.Line("heat2d-py", heat2dPython, false),
+                            new BenchPlot.Line("target: heat2d-py ≤ 1.2 × the reference", target, true))));
+        }
+        BenchPlot.writePanels(panels, png);
     }
 
     /**

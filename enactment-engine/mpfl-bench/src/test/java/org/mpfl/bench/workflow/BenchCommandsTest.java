@@ -181,6 +181,43 @@ class BenchCommandsTest {
         }
     }
 
+    /**
+     * {@code bench kernels --plot}: the calls' panel alone, and beside it the heat2d rounds' panel when {@code --heat2d}
+     * ran (BenchPlot draws a panel 700 pixels wide); both from figures, as the command collects them.
+     */
+    @Test
+    void kernelsPlotHasTheHeat2dPanelOnlyWhenHeat2dRan() throws Exception {
+        java.util.Map<String, Double> figures = new java.util.LinkedHashMap<>();
+        String[] kinds = {"empty", "inPlace", "newArray"};
+        double[][] us = {{40, 0.1, 0.1}, {1500, 600, 400}, {2500, 900, 800}};
+        for (int k = 0; k < kinds.length; k++) {
+            figures.put(kinds[k] + ".worker", us[k][0]);
+            figures.put(kinds[k] + ".java", us[k][1]);
+            figures.put(kinds[k] + ".python", us[k][2]);
+        }
+        Path dir = Files.createTempDirectory("mpfl-bench-kernels-plot-");
+        try {
+            Path calls = dir.resolve("calls.png");
+            KernelsBenchCommand.plot(figures, 1_000_000, "64 × 64 plate, 4 ranks", calls);
+            figures.put("sweep.numpy", 12.0);
+            figures.put("heat2d.ratio", 1.61);
+            for (int r = 1; r <= 3; r++) {
+                figures.put("heat2d.round" + r + ".java", 0.85);
+                figures.put("heat2d.round" + r + ".python", 1.2 + 0.2 * r);
+                figures.put("heat2d.round" + r + ".ratio", r == 2 ? 1.61 : 1.3 * r);
+            }
+            Path both = dir.resolve("both.png");
+            KernelsBenchCommand.plot(figures, 1_000_000, "64 × 64 plate, 4 ranks", both);
+            java.awt.image.BufferedImage one = javax.imageio.ImageIO.read(calls.toFile());
+            java.awt.image.BufferedImage two = javax.imageio.ImageIO.read(both.toFile());
+            assertEquals(700, one.getWidth(), "one panel");
+            assertEquals(1400, two.getWidth(), "the calls' and heat2d's panels side by side");
+            assertTrue(one.getHeight() > 0 && two.getHeight() == one.getHeight());
+        } finally {
+            FileTrees.deleteQuietly(dir);
+        }
+    }
+
     @Test
     void validationFollowsTheBenchmarksCriteria() {
         assertEquals("pass_abs_1e-12", MolDynBenchmark.validation(8, 50, 1731.4306625334357 + 9e-13));
