@@ -4,8 +4,10 @@
 It loads the service's WSDL (the running service's ``?wsdl`` or the ``META-INF/SERVICE.wsdl`` file
 shipped in the ``.aar``), then calls
 
-  status   the state, progress, counters and outputs of one rank (a read: the unguessable domain ID
-           is what authorises it),
+  status   the state, progress and counters of one rank (a read: the unguessable domain ID is what
+           authorises it); with the domain token also its outputs and failure message (the request then
+           carries the proof HMAC-SHA256(token, "MPIWS-status-1" || int32 length of the UTF-8 domain ID ||
+           domain ID || int32 rank); without it, or with a wrong one, the host leaves them out),
   abort    aborts a domain (needs the domain token: the proof is HMAC-SHA256(token, "MPIWS-abort-1" ||
            domain ID)),
   store    sends one message to a rank, as if from another rank of the domain (needs the domain token:
@@ -13,11 +15,11 @@ shipped in the ``.aar``), then calls
 
 The domain token is a secret: it is read from a file (--token-file) or the environment variable
 MPIWS_DOMAIN_TOKEN, never from the command line (which every user of the machine sees in ps).
-It is used here only as the HMAC key; it is never sent.
+It is used here only as the HMAC key; it is never sent. status uses it when one of the two gives it.
 
 Usage (Debian: apt-get install python3-zeep; run with /usr/bin/python3):
 
-  mpiws_client.py --wsdl URL|FILE [--address URL] status --domain=D --rank R
+  mpiws_client.py --wsdl URL|FILE [--address URL] status --domain=D --rank R [--token-file F]
   mpiws_client.py --wsdl URL|FILE [--address URL] abort --domain=D --token-file F
   mpiws_client.py --wsdl URL|FILE [--address URL] store --domain=D --token-file F --from R --to R
                   [--tag T] [--seq N] [--context C] (--int V | --long V | --double V | --string S | --bytes-hex H)
@@ -25,7 +27,8 @@ Usage (Debian: apt-get install python3-zeep; run with /usr/bin/python3):
 Write --domain=D with "=": a domain ID is base64url and may begin with "-", which
 "--domain D" would take for an option.
 
-status prints one JSON object; store and abort print "ok". A SOAP fault prints "fault: SUBCODE: reason"
+status prints one JSON object (without a token: "outputs" is empty and "failure" null, and a note on
+stderr says why); store and abort print "ok". A SOAP fault prints "fault: SUBCODE: reason"
 on stderr and exits with 1 (e.g. "fault: Rejected: ..." for a wrong token).
 """
 
@@ -44,6 +47,7 @@ import zeep.exceptions
 NS = "urn:mpfl:mpiws"
 STORE_LABEL = b"MPIWS-store-1"
 ABORT_LABEL = b"MPIWS-abort-1"
+STATUS_LABEL = b"MPIWS-status-1"
 #: Envelope.Kind ordinals (the kind byte of the proof) and the WSDL's m:Kind names
 KINDS = {"DATA": 0, "SYNC_DATA": 1, "SYNC_ACK": 2, "BSTORE": 3}
 
@@ -61,6 +65,14 @@ def store_proof(token, domain_id, context, sender, receiver, tag, seq, kind="DAT
 def abort_proof(token, domain_id):
     """org.mpfl.protocol.DomainToken.proveAbort: HMAC-SHA256(token, "MPIWS-abort-1" || UTF-8 domain ID)."""
     return hmac.new(token.encode("ascii"), ABORT_LABEL + domain_id.encode("utf-8"), hashlib.sha256).digest()
+
+
+def status_proof(token, domain_id, rank):
+    """org.mpfl.protocol.DomainToken.proveStatus: HMAC-SHA256 keyed with the token's ASCII bytes over
+    "MPIWS-status-1" || int32 length of the UTF-8 domain ID || the domain ID || rank (int32); big-endian."""
+    domain = domain_id.encode("utf-8")
+    message = STATUS_LABEL + struct.pack(">i", len(domain)) + domain + struct.pack(">i", rank)
+    return hmac.new(token.encode("ascii"), message, hashlib.sha256).digest()
 
 
 def encode_payload(args):
@@ -90,9 +102,11 @@ class MpiwsService:
         self.service = (self.client.create_service(binding, address) if address
                         else self.client.service)
 
-    def status(self, domain_id, rank):
-        """The rank's status as a dict: state, progress, counters (JSON text), outputs, failure."""
-        r = self.service.status(domainId=domain_id, rank=rank)
+    def status(self, domain_id, rank, token=None):
+        """The rank's status as a dict: state, progress, counters (JSON text), outputs, failure. Outputs and
+        failure only with the domain token (the host leaves them out of an answer to a request without its proof)."""
+        proof = {"proof": status_proof(token, domain_id, rank)} if token else {}
+        r = self.service.status(domainId=domain_id, rank=rank, **proof)
         outputs = {o["name"]: o["_value_1"] for o in (r["output"] or [])}
         progress = None
         if r["progress"] is not None:
@@ -119,14 +133,15 @@ def fault_text(fault):
     return (subcode + ": " if subcode else "") + str(fault.message)
 
 
-def read_token(path):
+def read_token(path, required=True):
+    """The domain token from the file or $MPIWS_DOMAIN_TOKEN; None if neither gives one and it is not required."""
     if path:
         with open(path, encoding="ascii") as f:
             return f.read().strip()
-    token = os.environ.get("MPIWS_DOMAIN_TOKEN")
-    if not token:
+    token = os.environ.get("MPIWS_DOMAIN_TOKEN", "").strip()
+    if not token and required:
         raise SystemExit("mpiws_client: the domain token comes from --token-file F or $MPIWS_DOMAIN_TOKEN")
-    return token.strip()
+    return token or None
 
 
 def main(argv=None):
@@ -138,6 +153,7 @@ def main(argv=None):
     s = ops.add_parser("status")
     s.add_argument("--domain", required=True)
     s.add_argument("--rank", type=int, required=True)
+    s.add_argument("--token-file", help="the domain token, for the rank's outputs and failure message")
     a = ops.add_parser("abort")
     a.add_argument("--domain", required=True)
     a.add_argument("--token-file")
@@ -160,7 +176,11 @@ def main(argv=None):
     service = MpiwsService(args.wsdl, args.address, args.timeout)
     try:
         if args.op == "status":
-            print(json.dumps(service.status(args.domain, args.rank), sort_keys=True))
+            token = read_token(args.token_file, required=False)
+            if token is None:
+                print("mpiws_client: no domain token (--token-file F or $MPIWS_DOMAIN_TOKEN): the host answers state, "
+                      "progress and counters only, not the rank's outputs and failure message", file=sys.stderr)
+            print(json.dumps(service.status(args.domain, args.rank, token), sort_keys=True))
         elif args.op == "abort":
             service.abort(args.domain, read_token(args.token_file))
             print("ok")

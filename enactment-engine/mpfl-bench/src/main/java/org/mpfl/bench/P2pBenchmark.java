@@ -164,8 +164,8 @@ public final class P2pBenchmark {
         RankStatus s0 = null;
         RankStatus s1 = null;
         while (System.nanoTime() < deadline) {
-            s0 = client.status(eps.get(0).soapUrl(), domain, 0);
-            s1 = client.status(eps.get(1).soapUrl(), domain, 1);
+            s0 = client.status(eps.get(0).soapUrl(), domain, 0, new DomainToken(token).proveStatus(domain, 0));
+            s1 = client.status(eps.get(1).soapUrl(), domain, 1, new DomainToken(token).proveStatus(domain, 1));
             if (s0.isFinal() && s1.isFinal()) {
                 break;
             }

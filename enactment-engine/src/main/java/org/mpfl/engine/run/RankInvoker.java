@@ -11,8 +11,13 @@ public interface RankInvoker {
     /** Starts one rank instance; returns once the host accepted it (the rank runs on). */
     void run(RankPlacement target, RunRequest request) throws Exception;
 
-    /** Asks one rank instance how it is doing. */
-    RankStatus status(RankPlacement target, String domainId) throws Exception;
+    /**
+     * Asks one rank instance how it is doing.
+     *
+     * @param token the domain token: the host answers the rank's outputs and failure message only to a request
+     *              that proves it (state, progress and counters to anyone who knows the domain ID)
+     */
+    RankStatus status(RankPlacement target, String domainId, String token) throws Exception;
 
     /** Aborts the domain at one rank's service (blocked operations there fail fast). */
     void abort(RankPlacement target, String domainId, String token) throws Exception;

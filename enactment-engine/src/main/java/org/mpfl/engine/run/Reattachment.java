@@ -256,7 +256,8 @@ public final class Reattachment {
                 continue;
             }
             try {
-                RankStatus s = invoker.status(p, run.domainId());
+                Run.Domain domain = run.domain();
+                RankStatus s = invoker.status(p, domain.id(), domain.token());
                 hostOk.put(p.hostId(), true);
                 refusedSince.remove(p.hostId());
                 if (s == null || s.state() == null || s.state().equalsIgnoreCase("UNKNOWN")) {

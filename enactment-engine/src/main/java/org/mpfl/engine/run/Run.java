@@ -99,7 +99,7 @@ public final class Run {
         return token;
     }
 
-    /** The domain of one start attempt: what aborting it needs. */
+    /** The domain of one start attempt: what aborting it, and reading its ranks' outputs, need. */
     record Domain(String id, String token, List<RankPlacement> placements) {
     }
 

@@ -345,7 +345,7 @@ final class RunMonitor {
                         continue;
                     }
                     try {
-                        RankStatus s = invoker.status(p, domain.id());
+                        RankStatus s = invoker.status(p, domain.id(), domain.token());
                         hostOk.put(p.hostId(), true);
                         handle(run, run.applyStatus(domain.id(), p.rank(), s, System.currentTimeMillis()), p.rank(), domain.id());
                     } catch (UnsupportedOperationException e) {

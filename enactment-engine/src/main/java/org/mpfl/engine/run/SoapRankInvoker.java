@@ -14,7 +14,9 @@ import org.mpfl.protocol.tls.TlsSettings;
 /**
  * Calls {@code run}, {@code status} and {@code abort} on service hosts over SOAP 1.2 with the service
  * runtime's {@link MpiwsClient} (every call bounded by the timeout). {@code abort} carries the proof
- * of the domain token, so only the engine that created a domain can abort it; {@code run} carries the
+ * of the domain token, so only the engine that created a domain can abort it; {@code status} carries
+ * its own proof, without which a host leaves a rank's outputs and failure message out of the answer
+ * (the health probe needs neither: it sends none); {@code run} carries the
  * engine's key for the target host (a host refuses {@code run} without it), never the admin token.
  */
 public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
@@ -46,8 +48,9 @@ public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
     }
 
     @Override
-    public RankStatus status(RankPlacement target, String domainId) throws Exception {
-        org.mpfl.protocol.RankStatus s = client.status(target.endpoint().soapUrl(), domainId, target.rank());
+    public RankStatus status(RankPlacement target, String domainId, String token) throws Exception {
+        org.mpfl.protocol.RankStatus s = client.status(target.endpoint().soapUrl(), domainId, target.rank(),
+                new DomainToken(token).proveStatus(domainId, target.rank()));
         Map<String, Object> counters = null;
         if (s.countersJson() != null && !s.countersJson().isBlank()) {
             counters = Json.MAPPER.readValue(s.countersJson(), Json.MAPPER.getTypeFactory()

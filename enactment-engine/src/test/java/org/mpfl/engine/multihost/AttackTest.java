@@ -254,7 +254,8 @@ class AttackTest {
             // what it learnt: its own key only — not the admin token, not a real host's key
             for (JsonNode c : got) {
                 String text = c.toString() + new String(body(c).getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
-                // deploy and run carry the rogue's own key; status polls carry none (they change nothing)
+                // deploy and run carry the rogue's own key; status polls carry no key (they change nothing; their body
+                // proves the domain token, which a rank placed on the rogue was given anyway)
                 if (!c.path("contentType").asText().contains(org.mpfl.protocol.MpiwsNames.action(org.mpfl.protocol.MpiwsNames.OP_STATUS))) {
                     assertEquals(HostCredential.engineAuthorization(stolen.engineKey()), c.path("authorization").asText(), text);
                 }

@@ -412,7 +412,7 @@ class CheckpointRestartTest {
             }
 
             @Override
-            public RankStatus status(RankPlacement target, String domainId) {
+            public RankStatus status(RankPlacement target, String domainId, String token) {
                 if (unknown.contains(domainId)) {
                     return new RankStatus("UNKNOWN", null, null, null, null, null);
                 }

@@ -175,7 +175,7 @@ public final class FakeRanks implements RankInvoker {
     }
 
     @Override
-    public RankStatus status(RankPlacement target, String domainId) {
+    public RankStatus status(RankPlacement target, String domainId, String token) {
         throw new UnsupportedOperationException("fake ranks report by events only");
     }
 

@@ -48,7 +48,7 @@ class RunDomainsTest {
         }
 
         @Override
-        public RankStatus status(RankPlacement target, String domainId) {
+        public RankStatus status(RankPlacement target, String domainId, String token) {
             throw new UnsupportedOperationException();
         }
 

@@ -38,7 +38,9 @@ import org.mpfl.testing.StartsProcesses;
  * serving a generated service: it loads the WSDL (from {@code ?wsdl} and from the file in the
  * archive), reads {@code status}, sends a {@code store} with the HMAC proof computed in Python that
  * the waiting rank receives (its output is the value sent), and aborts a domain. The attacks: a store
- * and an abort with a wrong token are refused with {@code m:Rejected} and change nothing.
+ * and an abort with a wrong token are refused with {@code m:Rejected} and change nothing; a status read
+ * without the token, or with a wrong one, shows a finished rank's state but not its output or failure
+ * message (the Python client computes the status proof, with the token, to read them).
  */
 @Timeout(180)
 @StartsProcesses
@@ -137,18 +139,30 @@ class PythonZeepClientTest {
             Files.readString(err, StandardCharsets.UTF_8).trim()};
     }
 
+    /** The Python client's status of a rank, read without the domain token. */
     private static JsonNode status(String wsdl, String domain, int rank) throws Exception {
         String[] r = python("--wsdl", wsdl, "status", "--domain=" + domain, "--rank", String.valueOf(rank));
+        assertEquals("0", r[0], "status failed: " + r[2]);
+        assertTrue(r[2].contains("no domain token"), "the client says why outputs are missing: " + r[2]);
+        return JSON.readTree(r[1]);
+    }
+
+    /** The Python client's status of a rank, read with the domain token (from a file). */
+    private static JsonNode status(String wsdl, String domain, int rank, String token) throws Exception {
+        String[] r = python("--wsdl", wsdl, "status", "--domain=" + domain, "--rank", String.valueOf(rank),
+                "--token-file", tokenFile(token).toString());
         assertEquals("0", r[0], "status failed: " + r[2]);
         return JSON.readTree(r[1]);
     }
 
-    private static RankStatus awaitFinal(String domain) throws Exception {
+    /** Rank 0's status as the engine reads it (with the status proof) once final, or after 30 s. */
+    private static RankStatus awaitFinal(String domain, String token) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        RankStatus s = engine.status(host.serviceUrl(SERVICE), domain, 0);
+        byte[] proof = new DomainToken(token).proveStatus(domain, 0);
+        RankStatus s = engine.status(host.serviceUrl(SERVICE), domain, 0, proof);
         while (!s.isFinal() && System.nanoTime() < deadline) {
             Thread.sleep(50);
-            s = engine.status(host.serviceUrl(SERVICE), domain, 0);
+            s = engine.status(host.serviceUrl(SERVICE), domain, 0, proof);
         }
         return s;
     }
@@ -169,13 +183,18 @@ class PythonZeepClientTest {
         String[] sent = python("--wsdl", wsdl, "store", "--domain=" + d[0], "--token-file", tokenFile(d[1]).toString(),
                 "--from", "1", "--to", "0", "--int", "42");
         assertEquals("0", sent[0], sent[2]);
-        RankStatus end = awaitFinal(d[0]);
+        RankStatus end = awaitFinal(d[0], d[1]);
         assertEquals("done", end.state(), String.valueOf(end.failure()));
         assertEquals("42", end.outputsJson().get("x"), "rank 0 received the value the Python client sent");
-        // and the Python client reads the same through status
-        JsonNode s = status(wsdl, d[0], 0);
+        // and the Python client with the token reads the same through status (its proof computed in Python)
+        JsonNode s = status(wsdl, d[0], 0, d[1]);
         assertEquals("done", s.get("state").asText());
         assertEquals("42", s.get("outputs").get("x").asText());
+        // the attacks: knowing the domain ID only, or a wrong token, shows the state but not the output
+        for (JsonNode stranger : List.of(status(wsdl, d[0], 0), status(wsdl, d[0], 0, DomainToken.generate()))) {
+            assertEquals("done", stranger.get("state").asText(), stranger.toString());
+            assertEquals(0, stranger.get("outputs").size(), stranger.toString());
+        }
     }
 
     @Test
@@ -185,7 +204,7 @@ class PythonZeepClientTest {
         String[] sent = python("--wsdl", file, "--address", host.serviceUrl(SERVICE), "store", "--domain=" + d[0],
                 "--token-file", tokenFile(d[1]).toString(), "--from", "1", "--to", "0", "--int", "-7");
         assertEquals("0", sent[0], sent[2]);
-        RankStatus end = awaitFinal(d[0]);
+        RankStatus end = awaitFinal(d[0], d[1]);
         assertEquals("-7", end.outputsJson().get("x"));
     }
 
@@ -201,11 +220,14 @@ class PythonZeepClientTest {
 
         String[] aborted = python("--wsdl", wsdl, "abort", "--domain=" + d[0], "--token-file", tokenFile(d[1]).toString());
         assertEquals("0", aborted[0], aborted[2]);
-        RankStatus end = awaitFinal(d[0]);
+        RankStatus end = awaitFinal(d[0], d[1]);
         assertEquals("failed", end.state());
         assertTrue(String.valueOf(end.failure()).contains("aborted by request"), end.failure());
-        JsonNode s = status(wsdl, d[0], 0);
+        JsonNode s = status(wsdl, d[0], 0, d[1]);
         assertEquals("failed", s.get("state").asText());
         assertTrue(s.get("failure").asText().contains("aborted by request"), s.toString());
+        JsonNode stranger = status(wsdl, d[0], 0);
+        assertEquals("failed", stranger.get("state").asText(), stranger.toString());
+        assertTrue(stranger.get("failure").isNull(), "the failure message is the run's, not a stranger's: " + stranger);
     }
 }

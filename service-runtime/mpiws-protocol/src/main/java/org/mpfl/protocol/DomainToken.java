@@ -16,7 +16,8 @@ import javax.crypto.spec.SecretKeySpec;
  * {@code run} request carries it. <b>Proof:</b> HMAC-SHA256 keyed with the token over the message
  * header (domain ID, context, from, to, tag, sequence number, kind), so a proof cannot be reused
  * for another message slot, and a captured proof reveals nothing about the token. The payload is
- * not covered: the header proof keeps outsiders from injecting or aborting; confidentiality and
+ * not covered: the header proof keeps outsiders from injecting or aborting (and from reading a rank's
+ * outputs through {@code status}, {@link #proveStatus}); confidentiality and
  * integrity against someone on the wire need TLS underneath. Checks are constant-time
  * ({@link MessageDigest#isEqual}).
  */
@@ -24,6 +25,7 @@ public final class DomainToken {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final byte[] STORE_LABEL = "MPIWS-store-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ABORT_LABEL = "MPIWS-abort-1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] STATUS_LABEL = "MPIWS-status-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHANNEL_LABEL = "MPIWS-channel-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CHECKPOINT_LABEL = "MPIWS-checkpoint-1".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVENTS_LABEL = "MPIWS-events-1".getBytes(StandardCharsets.US_ASCII);
@@ -78,6 +80,23 @@ public final class DomainToken {
 
     public boolean verifyAbort(String domainId, byte[] proof) {
         return proof != null && MessageDigest.isEqual(proveAbort(domainId), proof);
+    }
+
+    /**
+     * The proof that entitles a {@code status} request to one rank's outputs and failure message: bound
+     * to the domain and the rank, under a label of its own, so an abort proof is never one (nor the
+     * reverse), and a proof for one rank reads no other. Without it {@code status} still answers state,
+     * progress and counters (what the MPIWS specification defines), to anyone who knows the domain ID.
+     */
+    public byte[] proveStatus(String domainId, int rank) {
+        byte[] id = domainId.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(STATUS_LABEL.length + 4 + id.length + 4);
+        b.put(STATUS_LABEL).putInt(id.length).put(id).putInt(rank);
+        return macs.get().doFinal(b.array());
+    }
+
+    public boolean verifyStatus(String domainId, int rank, byte[] proof) {
+        return proof != null && domainId != null && MessageDigest.isEqual(proveStatus(domainId, rank), proof);
     }
 
     /**

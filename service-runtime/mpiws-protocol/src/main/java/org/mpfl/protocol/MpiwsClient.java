@@ -61,9 +61,22 @@ public final class MpiwsClient implements AutoCloseable {
         }
     }
 
-    /** State, progress, counters, outputs and failure of one rank instance. */
+    /**
+     * State, progress and counters of one rank instance: what anyone who knows the domain ID may read (the
+     * outputs and the failure message need {@link #status(String, String, int, byte[]) the proof}).
+     */
     public RankStatus status(String serviceUrl, String domainId, int rank) throws MpiwsCallException {
-        String answer = call(serviceUrl, MpiwsNames.OP_STATUS, RunMessages.statusXml(domainId, rank));
+        return status(serviceUrl, domainId, rank, null);
+    }
+
+    /**
+     * State, progress, counters, outputs and failure of one rank instance.
+     *
+     * @param statusProof {@code new DomainToken(token).proveStatus(domainId, rank)}; without it ({@code null}),
+     *                    or with a wrong one, the host leaves the outputs and the failure message out
+     */
+    public RankStatus status(String serviceUrl, String domainId, int rank, byte[] statusProof) throws MpiwsCallException {
+        String answer = call(serviceUrl, MpiwsNames.OP_STATUS, RunMessages.statusXml(domainId, rank, statusProof));
         try {
             return RunMessages.parseStatusResponse(answer);
         } catch (XMLStreamException e) {

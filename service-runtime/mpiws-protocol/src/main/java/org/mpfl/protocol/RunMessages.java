@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.StringReader;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -120,10 +121,22 @@ public final class RunMessages {
 
     // ------------------------------------------------------------------ status
 
-    /** The {@code m:status} element. */
+    /** The {@code m:status} element without a proof: the answer has state, progress and counters only. */
     public static String statusXml(String domainId, int rank) {
+        return statusXml(domainId, rank, null);
+    }
+
+    /**
+     * The {@code m:status} element.
+     *
+     * @param proof {@code new DomainToken(token).proveStatus(domainId, rank)}, which entitles the answer to
+     *              the rank's outputs and failure message, or {@code null} for none
+     */
+    public static String statusXml(String domainId, int rank, byte[] proof) {
         return "<m:status xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>" + Xml.escape(domainId)
-                + "</m:domainId><m:rank>" + rank + "</m:rank></m:status>";
+                + "</m:domainId><m:rank>" + rank + "</m:rank>"
+                + (proof == null ? "" : "<m:proof>" + Base64.getEncoder().encodeToString(proof) + "</m:proof>")
+                + "</m:status>";
     }
 
     /** The {@code m:statusResponse} element. */

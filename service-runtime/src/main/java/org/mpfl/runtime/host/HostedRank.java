@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunMessages;
@@ -148,6 +149,13 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
                        String name, Object value) {
         events.post(new RankEvent(request.domainId(), request.rank(), eventSeq.getAndIncrement(),
                 System.currentTimeMillis(), type, st, activity, location, message, level, name, value));
+    }
+
+    /** Whether {@code proof} is the domain token's proof for reading this rank's outputs ({@code status}). */
+    boolean provesStatus(byte[] proof) {
+        String token = request.token();
+        return token != null && !token.isBlank()
+                && new DomainToken(token).verifyStatus(request.domainId(), request.rank(), proof);
     }
 
     RankStatus status() {

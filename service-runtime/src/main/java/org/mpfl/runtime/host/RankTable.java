@@ -40,6 +40,7 @@ final class RankTable implements MpiwsHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RankTable.class);
     /** Finished ranks whose final status is kept for {@code status}. */
     private static final int KEPT_FINISHED_RANKS = 10_000;
+    private static final RankStatus UNKNOWN = new RankStatus("unknown", Double.NaN, Double.NaN, null, Map.of(), null);
 
     private final String hostId;
     private final RankRegistry registry;
@@ -165,19 +166,26 @@ final class RankTable implements MpiwsHandler {
         }
     }
 
-    /** {@code status}: the state of one rank instance ({@code unknown} if this host has none). */
+    /**
+     * {@code status}: the state, progress and counters of one rank instance ({@code unknown} if this host has
+     * none); its outputs and failure message too if the request carries the proof of the domain token
+     * ({@link DomainToken#proveStatus}). Without a proof, or with a wrong one, they are left out — not a
+     * fault: knowing the domain ID is enough for what the MPIWS specification defines, not for the run's data.
+     */
     @Override
     public String handleStatus(String statusXml) throws OperationFault {
         String domainId = null;
         int rank = -1;
+        byte[] proof = null;
         try {
             XMLStreamReader x = Xml.reader(new StringReader(statusXml));
             while (x.hasNext()) {
                 if (x.next() == XMLStreamConstants.START_ELEMENT && MpiwsNames.NS.equals(x.getNamespaceURI())) {
-                    if (x.getLocalName().equals("domainId")) {
-                        domainId = x.getElementText().trim();
-                    } else if (x.getLocalName().equals("rank")) {
-                        rank = Integer.parseInt(x.getElementText().trim());
+                    switch (x.getLocalName()) {
+                        case "domainId" -> domainId = x.getElementText().trim();
+                        case "rank" -> rank = Integer.parseInt(x.getElementText().trim());
+                        case "proof" -> proof = decodeProof(x.getElementText());
+                        default -> { }
                     }
                 }
             }
@@ -187,16 +195,39 @@ final class RankTable implements MpiwsHandler {
         if (domainId == null) {
             throw new OperationFault(new SoapFault("Sender", SoapFault.MALFORMED, "status needs domainId and rank"));
         }
-        return RunMessages.statusResponseXml(status(domainId, rank));
+        HostedRank r = hosted(domainId, rank);
+        if (r == null) {
+            return RunMessages.statusResponseXml(UNKNOWN);
+        }
+        RankStatus s = r.status();
+        if (proof == null || !r.provesStatus(proof)) {
+            if (proof != null) {
+                LOG.debug("status of rank {} of a domain with a wrong proof: answered without outputs", rank);
+            }
+            s = s.withoutOutputs();
+        }
+        return RunMessages.statusResponseXml(s);
     }
 
-    /** The status of one rank instance of this host. */
-    public RankStatus status(String domainId, int rank) {
-        HostedRank r;
-        synchronized (ranks) {
-            r = ranks.get(key(domainId, rank));
+    /** A base64 proof; undecodable text is a malformed request (the WSDL types it {@code xs:base64Binary}). */
+    private static byte[] decodeProof(String text) {
+        try {
+            return Base64.getMimeDecoder().decode(text.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("proof is not base64");
         }
-        return r == null ? new RankStatus("unknown", Double.NaN, Double.NaN, null, Map.of(), null) : r.status();
+    }
+
+    /** The status of one rank instance of this host, outputs included (for in-process callers). */
+    public RankStatus status(String domainId, int rank) {
+        HostedRank r = hosted(domainId, rank);
+        return r == null ? UNKNOWN : r.status();
+    }
+
+    private HostedRank hosted(String domainId, int rank) {
+        synchronized (ranks) {
+            return ranks.get(key(domainId, rank));
+        }
     }
 
     /** {@code abort}: aborts the domain in this host if the proof is valid. */

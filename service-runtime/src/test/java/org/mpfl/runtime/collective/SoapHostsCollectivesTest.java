@@ -75,7 +75,7 @@ class SoapHostsCollectivesTest {
         while (true) {
             boolean allFinal = true;
             for (int r = 0; r < p; r++) {
-                st[r] = client.status(eps.get(r).soapUrl(), domain, r);
+                st[r] = client.status(eps.get(r).soapUrl(), domain, r, new DomainToken(token).proveStatus(domain, r));
                 allFinal &= st[r].isFinal();
                 if (st[r].state().equals("failed")) {
                     throw new AssertionError("rank " + r + " over " + transport + " failed: " + st[r].failure());

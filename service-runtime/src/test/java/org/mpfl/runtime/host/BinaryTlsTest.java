@@ -215,7 +215,8 @@ class BinaryTlsTest {
         List<RankStatus> out = new ArrayList<>();
         for (int r = 0; r < size; r++) {
             RankStatus s;
-            while (!(s = client.status(endpoints.get(r).soapUrl(), domainId, r)).isFinal() && System.nanoTime() < deadline) {
+            while (!(s = client.status(endpoints.get(r).soapUrl(), domainId, r,
+                    new DomainToken(token).proveStatus(domainId, r))).isFinal() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
             out.add(s);

@@ -97,8 +97,12 @@ class EngineRefusedEventsTest {
         return s;
     }
 
-    /** Starts both ranks of a new domain reporting to {@code engine}; its id. */
-    private static String startDomain(HttpServer engine) throws Exception {
+    /** A domain the test started, as the engine knows it. */
+    private record Started(String domainId, String token) {
+    }
+
+    /** Starts both ranks of a new domain reporting to {@code engine}. */
+    private static Started startDomain(HttpServer engine) throws Exception {
         String domainId = DomainToken.generate();
         String token = DomainToken.generate();
         List<Endpoint> eps = List.of(host.endpoint(TYPE), host.endpoint(TYPE));
@@ -107,11 +111,12 @@ class EngineRefusedEventsTest {
             assertEquals("running", CLIENT.run(host.serviceUrl(TYPE), new RunRequest(domainId, r, eps, List.of(), Map.of(),
                     token, cb, "soap")));
         }
-        return domainId;
+        return new Started(domainId, token);
     }
 
-    private static RankStatus status(String domainId, int rank) throws Exception {
-        return CLIENT.status(host.serviceUrl(TYPE), domainId, rank);
+    /** The rank's status as the engine reads it: with the proof, so the failure message is in it. */
+    private static RankStatus status(Started d, int rank) throws Exception {
+        return CLIENT.status(host.serviceUrl(TYPE), d.domainId(), rank, new DomainToken(d.token()).proveStatus(d.domainId(), rank));
     }
 
     @ParameterizedTest
@@ -119,8 +124,8 @@ class EngineRefusedEventsTest {
     void aDomainWhoseEventsTheEngineRefusesIsAbortedAndAnotherRunsOn(int refusal) throws Exception {
         refusing = engine(refusal, refuse);
         taking = engine(204, new AtomicBoolean());
-        String observed = startDomain(taking);
-        String given = startDomain(refusing);
+        Started observed = startDomain(taking);
+        Started given = startDomain(refusing);
         refuse.set(true);
 
         for (int r = 0; r < 2; r++) {
@@ -137,6 +142,6 @@ class EngineRefusedEventsTest {
             assertEquals("running", s.state(), "a domain whose events the engine takes runs on: " + s);
         }
         // the observed domain is ended here, not left to its minute
-        host.registry().abortLocally(observed, "test over");
+        host.registry().abortLocally(observed.domainId(), "test over");
     }
 }

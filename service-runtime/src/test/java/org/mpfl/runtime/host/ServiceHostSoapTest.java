@@ -198,12 +198,12 @@ class ServiceHostSoapTest {
                 assertEquals("running", CLIENT.run(url(), new RunRequest(domainId, r, eps, List.of(), Map.of(), token,
                         r == 0 ? cb : null, "soap")));
             }
-            RankStatus s = awaitFinal(domainId, 0);
+            RankStatus s = awaitFinal(domainId, token, 0);
             assertEquals("done", s.state(), String.valueOf(s.failure()));
             assertEquals("1.0", s.outputsJson().get("first"), s.toString());
             assertEquals(1.0, s.progressValue());
             assertTrue(s.countersJson().contains("\"sentTo\""), s.countersJson());
-            assertEquals("true", awaitFinal(domainId, 1).outputsJson().get("echoed"));
+            assertEquals("true", awaitFinal(domainId, token, 1).outputsJson().get("echoed"));
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (events.stream().noneMatch(e -> e.contains("\"DONE\"")) && System.nanoTime() < deadline) {
                 Thread.sleep(20);
@@ -220,12 +220,14 @@ class ServiceHostSoapTest {
         }
     }
 
-    private static RankStatus awaitFinal(String domainId, int rank) throws Exception {
+    /** The rank's status (outputs included: the request proves the token) once final, or after 30 s. */
+    private static RankStatus awaitFinal(String domainId, String token, int rank) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        RankStatus s = CLIENT.status(url(), domainId, rank);
+        byte[] proof = new DomainToken(token).proveStatus(domainId, rank);
+        RankStatus s = CLIENT.status(url(), domainId, rank, proof);
         while (!s.isFinal() && System.nanoTime() < deadline) {
             Thread.sleep(20);
-            s = CLIENT.status(url(), domainId, rank);
+            s = CLIENT.status(url(), domainId, rank, proof);
         }
         return s;
     }

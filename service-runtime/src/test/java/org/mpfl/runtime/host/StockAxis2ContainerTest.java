@@ -139,10 +139,10 @@ class StockAxis2ContainerTest {
                 List<RankStatus> end = new ArrayList<>();
                 long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 for (int rank = 0; rank < 2; rank++) {
-                    RankStatus s = client.status(url, domain, rank);
+                    RankStatus s = client.status(url, domain, rank, new DomainToken(token).proveStatus(domain, rank));
                     while (!s.isFinal() && System.nanoTime() < deadline) {
                         Thread.sleep(50);
-                        s = client.status(url, domain, rank);
+                        s = client.status(url, domain, rank, new DomainToken(token).proveStatus(domain, rank));
                     }
                     end.add(s);
                 }

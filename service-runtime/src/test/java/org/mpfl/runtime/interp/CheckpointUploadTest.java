@@ -263,10 +263,11 @@ class CheckpointUploadTest {
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             List<RankStatus> out = new ArrayList<>();
             for (int r = 0; r < RANKS; r++) {
-                RankStatus s = client.status(hosts.get(r % 2).serviceUrl(service), domain, r);
+                byte[] proof = new DomainToken(token).proveStatus(domain, r);
+                RankStatus s = client.status(hosts.get(r % 2).serviceUrl(service), domain, r, proof);
                 while (!s.isFinal() && System.nanoTime() < deadline) {
                     Thread.sleep(50);
-                    s = client.status(hosts.get(r % 2).serviceUrl(service), domain, r);
+                    s = client.status(hosts.get(r % 2).serviceUrl(service), domain, r, proof);
                 }
                 out.add(s);
             }

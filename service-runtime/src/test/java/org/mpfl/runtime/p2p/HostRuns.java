@@ -45,7 +45,8 @@ record HostRuns(String domainId, String token, List<Endpoint> endpoints) {
     RankStatus awaitFinal(MpiwsClient client, int rank, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            RankStatus s = client.status(endpoints.get(rank).soapUrl(), domainId, rank);
+            RankStatus s = client.status(endpoints.get(rank).soapUrl(), domainId, rank,
+                    new DomainToken(token).proveStatus(domainId, rank));
             if (s.isFinal() || System.nanoTime() > deadline) {
                 return s;
             }

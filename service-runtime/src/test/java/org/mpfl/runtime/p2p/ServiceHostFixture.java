@@ -136,7 +136,8 @@ final class ServiceHostFixture implements TransportFixture {
                     RankStatus s = null;
                     while (true) {
                         try {
-                            s = client.status(endpoints.get(r).soapUrl(), domainId, r);
+                            s = client.status(endpoints.get(r).soapUrl(), domainId, r,
+                                    new DomainToken(token).proveStatus(domainId, r));
                         } catch (MpiwsClient.MpiwsCallException e) {
                             throw new IllegalStateException("status of rank " + r + " failed: " + e.getMessage(), e);
                         }

@@ -162,7 +162,7 @@ public final class CollectivesBenchmark {
             boolean allFinal = true;
             boolean anyFailed = false;
             for (int r = 0; r < p; r++) {
-                st[r] = client.status(eps.get(r).soapUrl(), domain, r);
+                st[r] = client.status(eps.get(r).soapUrl(), domain, r, new DomainToken(token).proveStatus(domain, r));
                 allFinal &= st[r].isFinal();
                 anyFailed |= st[r].state().equals("failed");
             }
