@@ -217,17 +217,8 @@ class RelayServerTest {
             d.routeVia(C_ADDRESS, "127.0.0.1:" + relay.port(), "test");
             List<String> ids = new java.util.ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                java.util.concurrent.CompletableFuture<SocketChannel> dial = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return d.connect("127.0.0.1", 3, 5000);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
-                Map<String, String> notice;
-                do {
-                    notice = RelayWire.read(control.getInputStream());
-                } while (!"incoming".equals(notice.get("op")));
+                java.util.concurrent.CompletableFuture<SocketChannel> dial = dialInBackground(d);
+                Map<String, String> notice = nextIncoming(control);
                 String id = notice.get("id");
                 ids.add(id);
                 assertTrue(id.matches("r1-[0-9a-f]{64}"), "a splice id of 256 random bits (the relay's id, then hex), not " + id);
@@ -255,17 +246,8 @@ class RelayServerTest {
             assertEquals(Map.of("b", "", "c", ""), relay.credentialsByHost(), "the test's verdicts name no credential");
             RelayDialer d = dialerOf("a", token);
             d.routeVia(C_ADDRESS, "127.0.0.1:" + relay.port(), "test");
-            java.util.concurrent.CompletableFuture<SocketChannel> dial = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return d.connect("127.0.0.1", 3, 5000);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            Map<String, String> notice;
-            do {
-                notice = RelayWire.read(control.getInputStream());
-            } while (!"incoming".equals(notice.get("op")));
+            java.util.concurrent.CompletableFuture<SocketChannel> dial = dialInBackground(d);
+            Map<String, String> notice = nextIncoming(control);
 
             assertTrue(!relay.drop("c", "another-credential"), "a registration proved with another credential is not this one");
             assertTrue(relay.drop("c", ""));
@@ -344,5 +326,25 @@ class RelayServerTest {
             }
             port.done("ticket-1", true);
         }
+    }
+
+    /** {@code d} dials rank 3's address on another thread (the dial waits for the far end, which the test plays). */
+    private static java.util.concurrent.CompletableFuture<SocketChannel> dialInBackground(RelayDialer d) {
+        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return d.connect("127.0.0.1", 3, 5000);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** The next {@code incoming} notice on a host's control connection (pings and directories before it are skipped). */
+    private static Map<String, String> nextIncoming(Socket control) throws IOException {
+        Map<String, String> notice;
+        do {
+            notice = RelayWire.read(control.getInputStream());
+        } while (!"incoming".equals(notice.get("op")));
+        return notice;
     }
 }
