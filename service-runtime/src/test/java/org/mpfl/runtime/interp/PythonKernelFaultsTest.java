@@ -49,7 +49,8 @@ class PythonKernelFaultsTest {
         "type    | pykernel-faults.mpfl.xml:14:7 | output 'y': expected double, got str",
         "shape   | pykernel-faults.mpfl.xml:17:7 | output 'v': expected double[], got numpy.ndarray float64 shape (3, 4)",
         "missing | pykernel-faults.mpfl.xml:20:7 | output 'y' (double) was not returned (the dict has ['z'])",
-        "exit    | pykernel-faults.mpfl.xml:23:7 | exited with status 3",
+        "exit    | pykernel-faults.mpfl.xml:23:7 | kernel kernels:leave called sys.exit(3) to end its worker;kernels.py\", line 53, in leave",
+        "exit137 | pykernel-faults.mpfl.xml:40:7 | called sys.exit(137) to end its worker;in leave_as_if_killed",
         "list    | pykernel-faults.mpfl.xml:34:7 | output 'v': expected double[], got list (return numpy.array(…, dtype=numpy.float64))",
         "crash   | pykernel-faults.mpfl.xml:37:7 | was killed by signal 11 (SIGSEGV);about to crash",
     })

@@ -124,6 +124,8 @@ final class KernelCall {
         return switch (kind) {
             case "exception" -> KernelFailure.workflow("kernel " + target + " raised an exception:\n" + text);
             case "output" -> KernelFailure.workflow("kernel " + target + ": " + text);
+            // the first line names the call (sys.exit(3)), the traceback follows; the worker is stopped with the failing rank
+            case "exit" -> KernelFailure.workflow("kernel " + target + " called " + text.replaceFirst("\n", " to end its worker:\n"));
             default -> KernelFailure.workflow(worker.label() + " failed (" + (kind.isEmpty() ? "error" : kind) + "): " + text);
         };
     }

@@ -314,7 +314,8 @@ class Worker:
                 return path[len(root) + 1:]
         return path
 
-    def failure(self, kind, error):
+    def failure(self, kind, error, head=None):
+        """Sends error KIND: the head line, if any, then the traceback from the kernel's frames on."""
         lines = traceback.format_exception(type(error), error, error.__traceback__)
         # the worker's own frames and importlib's (a module that does not import) say nothing to the user: keep the
         # traceback from the kernel's call or module on, as Python's own import statement does
@@ -326,7 +327,8 @@ class Worker:
         for root in self.root:
             if root:
                 text = text.replace(root + os.sep, "")
-        self.channel.send("error %s\n%s" % (kind, text.rstrip("\n")))
+        text = text.rstrip("\n")
+        self.channel.send("error %s\n%s" % (kind, text if head is None else head + "\n" + text))
 
     def serve(self):
         self.channel.send("ready %d numpy=%s" % (PROTOCOL, "no" if numpy is None else numpy.__version__))
@@ -413,6 +415,13 @@ class Worker:
             returned = function(**inputs)
         except Exception as e:
             self.failure("exception", e)
+            return
+        except SystemExit as e:
+            # the kernel meant to end its worker: answered as such, and the worker stays until the failing rank stops
+            # it. Ending here would leave the rank an exit status it cannot tell from a death by a signal (Java
+            # reports signal N as status 128 + N: a sys.exit(137) would read as SIGKILL from outside, an
+            # infrastructure fault, and be retried), and the answer could be lost to the end of the channel
+            self.failure("exit", e, "sys.exit(%r)" % (e.code,))
             return
         finally:
             for offset, value in placed:  # array.array inputs are copies: in-place updates go back
