@@ -209,7 +209,7 @@ final class RankTable implements MpiwsHandler {
         return RunMessages.statusResponseXml(s);
     }
 
-    /** A base64 proof; undecodable text is a malformed request (the WSDL types it {@code xs:base64Binary}). */
+    /** A base64 proof of {@code status} or {@code abort}; undecodable text is a malformed request (the WSDL types it {@code xs:base64Binary}). */
     private static byte[] decodeProof(String text) {
         try {
             return Base64.getMimeDecoder().decode(text.trim());
@@ -242,7 +242,7 @@ final class RankTable implements MpiwsHandler {
                     if (x.getLocalName().equals("domainId")) {
                         domainId = x.getElementText().trim();
                     } else if (x.getLocalName().equals("proof")) {
-                        proof = Base64.getMimeDecoder().decode(x.getElementText().trim());
+                        proof = decodeProof(x.getElementText());
                     }
                 }
             }
