@@ -117,6 +117,13 @@ public final class CheckpointIntake {
         return new Admission(runId, domainId, attempt, ranks, rank, seq, sha256);
     }
 
+    /** 400 unless {@code body} hashes to {@code sha256}, the digest its {@code X-MPFL-SHA256} header announced and its proof covers. */
+    static void requireDigest(byte[] body, String sha256) throws IntakeRefused {
+        if (!MessageDigest.isEqual(Sha256.hex(body).getBytes(StandardCharsets.US_ASCII), sha256.getBytes(StandardCharsets.US_ASCII))) {
+            throw new IntakeRefused(400, "the body does not match " + CheckpointUpload.SHA256_HEADER);
+        }
+    }
+
     /** Whether a domain ID a post names is {@code expected}, compared in constant time (the ID is a secret of the run). */
     static boolean sameDomain(String expected, String named) {
         return named != null && MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8), named.getBytes(StandardCharsets.UTF_8));
@@ -130,9 +137,7 @@ public final class CheckpointIntake {
      *                       the run has moved on to another domain meanwhile, 500 when it cannot be written
      */
     public CheckpointStore.Checkpoint accept(Admission a, byte[] body) throws IntakeRefused {
-        if (!Sha256.hex(body).equals(a.sha256())) {
-            throw new IntakeRefused(400, "the body does not match " + CheckpointUpload.SHA256_HEADER);
-        }
+        requireDigest(body, a.sha256());
         try {
             CheckpointStore.utf8(body);
         } catch (CharacterCodingException e) {

@@ -6,7 +6,6 @@ import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankEventPost;
-import org.mpfl.protocol.digest.Sha256;
 
 /**
  * The engine's check of {@link RankEventPost}: a post of rank events is admitted from its headers alone
@@ -69,10 +68,7 @@ public final class RankEventIntake {
      * @throws IntakeRefused 400 when it does not match the announced SHA-256
      */
     public void checkBody(Admission a, byte[] body) throws IntakeRefused {
-        if (!java.security.MessageDigest.isEqual(Sha256.hex(body).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                a.sha256().getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
-            throw new IntakeRefused(400, "the body does not match " + RankEventPost.SHA256_HEADER);
-        }
+        CheckpointIntake.requireDigest(body, a.sha256());
     }
 
     /**
