@@ -7,6 +7,7 @@
  *   cc -O2 -o bin/scale scale.c
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,15 @@
 
 static int control;
 
+/* waits in poll for input before each read: a read blocked on the socket would also be woken, for
+   nothing, each time the rank reads an answer (docs/kernel-protocol.md, "Waiting") */
 static int read_exact(void *buffer, size_t n) {
     char *p = buffer;
+    struct pollfd readable = {.fd = control, .events = POLLIN};
     while (n > 0) {
+        if (poll(&readable, 1, -1) < 0) {
+            return -1;
+        }
         ssize_t got = read(control, p, n);
         if (got <= 0) {
             return -1;

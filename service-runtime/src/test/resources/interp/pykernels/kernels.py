@@ -106,3 +106,26 @@ def roundtrip(i, ia, la, blob, meta, x):
     return {"i2": i * 2, "ia2": ia[::-1], "la2": la[::-1], "blob2": blob[::-1] + b"!",
             "meta2": {"got": meta, "types": [type(i).__name__, type(blob).__name__, type(meta).__name__]},
             "part": x[1:3]}
+
+
+def switches():
+    """How often this worker has slept (its voluntary context switches): one wait per call is the protocol's cost."""
+    return {"worker": voluntary_switches("/proc/self/status")}
+
+
+def busy(x):
+    """Computes for 0.3 ms without sleeping (a spin): long enough that the rank's thread is waiting when the
+    request is read, as it is for a real kernel."""
+    import time
+    end = time.perf_counter() + 0.0003
+    while time.perf_counter() < end:
+        pass
+    return {"x": x}
+
+
+def voluntary_switches(status):
+    with open(status) as f:
+        for line in f:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    raise RuntimeError("no voluntary_ctxt_switches in " + status)

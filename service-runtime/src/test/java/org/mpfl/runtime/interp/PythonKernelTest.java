@@ -164,6 +164,31 @@ class PythonKernelTest {
     }
 
     /**
+     * A call wakes the worker once (for the request) and the rank's thread once (for the answer), read
+     * off the kernel's own count of voluntary context switches ({@code /proc}): both sides wait in
+     * {@code poll}/{@code epoll}, because a {@code read} blocked on a Unix stream socket is also woken,
+     * for nothing, whenever the peer consumes what it sent — with a blocking {@code recv} the worker slept
+     * 705–722 times over these 401 calls (2026-12-02), each extra wake-up waiting for a core on a busy host
+     * (docs/kernel-protocol.md, "Waiting"). The counts are of sleeps, not of time: the bound holds under load.
+     * The process mixes Java and Python activities, as a user may (its class sites start no worker).
+     */
+    @Test
+    void aCallWakesTheWorkerOnceAndTheRankOnce() {
+        int calls = 400;
+        InterpreterHarness.Result r = InterpreterHarness.run("pykernel-wakeups.mpfl.xml",
+                Map.of("calls", Integer.toString(calls)), LIMIT).succeeded();
+        long worker = (Long) r.output("worker", 0);
+        long thread = (Long) r.output("thread", 0);
+        // between its two readings the worker waits for calls + 1 requests, the rank's thread for calls + 2 answers
+        // (at most once each: a frame already there when a side gets to wait costs no sleep, as a rank's thread
+        // preempted on a loaded machine often finds; ControlChannelWakeupTest pins the rank's side down exactly)
+        assertTrue(worker >= calls / 4 && worker <= (calls + 1) * 11L / 10,
+                "the worker slept " + worker + " times over " + (calls + 1) + " calls (once each, 10 % slack)");
+        assertTrue(thread > 0 && thread <= (calls + 2) * 11L / 10 + 10,
+                "the rank's thread slept " + thread + " times over " + (calls + 2) + " calls (once each, 10 % slack)");
+    }
+
+    /**
      * A python3 that cannot import NumPy (a {@code numpy} package raising ImportError first on its path, as a user's
      * environment without NumPy would be): a wrapper script in {@code dir}.
      */

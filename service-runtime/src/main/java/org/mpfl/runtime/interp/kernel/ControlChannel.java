@@ -5,7 +5,11 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
@@ -19,11 +23,15 @@ import java.util.concurrent.TimeUnit;
  * stdout), carrying frames of a 4-byte little-endian length and that many bytes of UTF-8 text
  * (docs/kernel-protocol.md).
  *
- * <p>Reads and writes block in the kernel (one system call each way per frame, no selector: a
- * call's round trip is two wake-ups and nothing else). Every wait is still bounded: when the worker
- * process ends, its exit hook shuts the socket down, so a blocked read or write returns even if
- * something else (a child of the kernel) still holds the worker's end; a wait with a deadline is
- * ended the same way by a timer; an interrupt closes the channel (NIO's interruptible I/O).
+ * <p>A read waits in {@code epoll} for the socket to become readable, never in a blocking
+ * {@code read}: Linux wakes a task blocked in {@code read} on a Unix stream socket every time its peer
+ * consumes what the task sent (the write-space notification shares the socket's wait queue), so a
+ * blocking read would be woken once for nothing on every call while the worker computes; a poll waits
+ * for input only, and a call's round trip is two wake-ups and nothing else (the worker side waits the
+ * same way; docs/kernel-protocol.md, "Waiting"). Every wait is still bounded: when the worker process
+ * ends, its exit hook shuts the socket down, so a waiting read or write returns even if something else
+ * (a child of the kernel) still holds the worker's end; a wait with a deadline is ended the same way
+ * by a timer; an interrupt closes the channel.
  */
 final class ControlChannel implements AutoCloseable {
     static final int MAX_FRAME_BYTES = 256 << 20;
@@ -31,6 +39,8 @@ final class ControlChannel implements AutoCloseable {
     private static final int BUFFER_BYTES = 64 << 10;
 
     private final SocketChannel socket;
+    private final Selector selector;
+    private final SelectionKey key;
     /** Bytes received and not yet consumed: between position and limit. */
     private final ByteBuffer inbound = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer outbound = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
@@ -41,7 +51,9 @@ final class ControlChannel implements AutoCloseable {
      */
     ControlChannel(SocketChannel socket, CompletableFuture<?> workerEnd) throws IOException {
         this.socket = socket;
-        socket.configureBlocking(true);
+        socket.configureBlocking(false);
+        selector = Selector.open();
+        key = socket.register(selector, 0);
         inbound.flip();
         workerEnd.thenRun(this::shutDown);
     }
@@ -51,12 +63,10 @@ final class ControlChannel implements AutoCloseable {
         ByteBuffer frame = 4 + body.length <= BUFFER_BYTES ? outbound.clear()
                 : ByteBuffer.allocate(4 + body.length).order(ByteOrder.LITTLE_ENDIAN);
         frame.putInt(body.length).put(body).flip();
-        try {
-            while (frame.hasRemaining()) {
-                socket.write(frame);
+        while (frame.hasRemaining()) {
+            if (socket.write(frame) == 0) {
+                await(SelectionKey.OP_WRITE);
             }
-        } catch (ClosedByInterruptException e) {
-            throw interrupted();
         }
     }
 
@@ -81,14 +91,10 @@ final class ControlChannel implements AutoCloseable {
             if (buffered < length) {
                 ByteBuffer rest = ByteBuffer.wrap(body, buffered, length - buffered);
                 while (rest.hasRemaining()) {
-                    if (socket.read(rest) < 0) {
-                        throw ended();
-                    }
+                    read(rest);
                 }
             }
             return new String(body, StandardCharsets.UTF_8);
-        } catch (ClosedByInterruptException e) {
-            throw interrupted();
         } finally {
             if (timer != null) {
                 timer.cancel(false);
@@ -104,12 +110,39 @@ final class ControlChannel implements AutoCloseable {
         inbound.compact();
         try {
             while (inbound.position() < bytes) {
-                if (socket.read(inbound) < 0) {
-                    throw ended();
-                }
+                read(inbound);
             }
         } finally {
             inbound.flip();
+        }
+    }
+
+    /** Reads at least one byte into {@code into}, waiting for them as long as it takes (or the channel is shut down). */
+    private void read(ByteBuffer into) throws IOException {
+        int n;
+        while ((n = socket.read(into)) == 0) {
+            await(SelectionKey.OP_READ);
+        }
+        if (n < 0) {
+            throw ended();
+        }
+    }
+
+    /**
+     * Waits until the socket is ready for {@code operation}, shut down or closed; an interrupt closes
+     * the channel (as NIO's interruptible I/O does) and is kept set.
+     */
+    private void await(int operation) throws IOException {
+        try {
+            key.interestOps(operation);
+            selector.select();
+            selector.selectedKeys().clear();
+        } catch (ClosedSelectorException | CancelledKeyException e) {
+            throw new ClosedChannelException();
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            close();
+            throw interrupted();
         }
     }
 
@@ -163,6 +196,7 @@ final class ControlChannel implements AutoCloseable {
     @Override
     public void close() {
         try {
+            selector.close();
             socket.close();
         } catch (IOException e) {
             // already gone

@@ -54,13 +54,17 @@ public final class RankKernels implements AutoCloseable {
     }
 
     /**
-     * Starts the workers {@code sites} need and loads every Python kernel among them.
+     * Starts the workers {@code sites} need and loads every Python kernel among them ({@code class} sites,
+     * Java activities, need none and are passed over).
      *
      * @throws SiteFailure naming the site whose worker or kernel cannot start
      */
     public void start(List<IrActivity.Compute> sites) throws SiteFailure, InterruptedIOException {
         Set<String> loaded = new LinkedHashSet<>();
         for (IrActivity.Compute site : sites) {
+            if (site.python() == null && site.command() == null) {
+                continue;
+            }
             try {
                 KernelWorker worker = worker(site);
                 if (site.python() != null && loaded.add(site.python())) {

@@ -14,6 +14,7 @@ import json
 import mmap
 import os
 import re
+import select
 import socket
 import struct
 import sys
@@ -135,15 +136,21 @@ def address(buffer):
 
 
 class Channel:
-    """Frames on the control socket: one recv usually brings a whole request, one sendall sends an answer."""
+    """Frames on the control socket: one recv usually brings a whole request, one sendall sends an answer.
+
+    A receive waits in poll(POLLIN) before each recv: a recv blocked on a Unix stream socket is also woken
+    each time the rank reads an answer this side sent (docs/kernel-protocol.md, "Waiting")."""
 
     def __init__(self, sock):
         self.sock = sock
         self.pending = b""
+        self.readable = select.poll()
+        self.readable.register(sock, select.POLLIN)
 
     def receive(self):
         data = self.pending
         while len(data) < 4:
+            self.readable.poll()
             chunk = self.sock.recv(1 << 16)
             if not chunk:
                 return None
@@ -153,6 +160,7 @@ class Channel:
             chunks = [data]
             missing = 4 + length - len(data)
             while missing > 0:
+                self.readable.poll()
                 chunk = self.sock.recv(max(missing, 1 << 16))
                 if not chunk:
                     return None
