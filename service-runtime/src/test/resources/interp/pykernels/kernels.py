@@ -129,3 +129,16 @@ def voluntary_switches(status):
             if line.startswith("voluntary_ctxt_switches:"):
                 return int(line.split()[1])
     raise RuntimeError("no voluntary_ctxt_switches in " + status)
+
+
+def add_one(a, one):
+    """Adds one to every element of a in place (while another branch of the rank calls add_two)."""
+    for i in range(len(a)):
+        a[i] += one
+    return {"sa": float(sum(a))}
+
+
+def add_two(b, two):
+    for i in range(len(b)):
+        b[i] += two
+    return {"sb": float(sum(b))}

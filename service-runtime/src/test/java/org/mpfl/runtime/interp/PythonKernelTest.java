@@ -189,6 +189,30 @@ class PythonKernelTest {
     }
 
     /**
+     * The branches of a {@code <parallel>} run at once inside the rank and share its one worker: their calls
+     * take turns, each with its own arrays in the shared memory from the request to the answer (two calls'
+     * inputs at the same offsets would overwrite each other).
+     */
+    @Test
+    void parallelBranchesCallingKernelsAtOnceTakeTurns() {
+        int rounds = 60;
+        InterpreterHarness.Result r = InterpreterHarness.run("pykernel-parallel.mpfl.xml",
+                Map.of("rounds", Integer.toString(rounds)), LIMIT).succeeded();
+        double[] a = (double[]) r.output("a", 0);
+        double[] b = (double[]) r.output("b", 0);
+        assertEquals(500, a.length);
+        assertEquals(700, b.length);
+        for (int i = 0; i < a.length; i++) {
+            assertEquals(rounds * 1.0, a[i], "a[" + i + "] after " + rounds + " rounds of + 1");
+        }
+        for (int i = 0; i < b.length; i++) {
+            assertEquals(rounds * 2.0, b[i], "b[" + i + "] after " + rounds + " rounds of + 2");
+        }
+        assertEquals(500 * rounds * 1.0, r.output("sa", 0));
+        assertEquals(700 * rounds * 2.0, r.output("sb", 0));
+    }
+
+    /**
      * A python3 that cannot import NumPy (a {@code numpy} package raising ImportError first on its path, as a user's
      * environment without NumPy would be): a wrapper script in {@code dir}.
      */

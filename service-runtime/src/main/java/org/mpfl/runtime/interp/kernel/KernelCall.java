@@ -28,13 +28,24 @@ final class KernelCall {
     }
 
     /**
-     * Calls {@code target} on {@code worker}.
+     * Calls {@code target} on {@code worker}. Calls on one worker take turns from placing their inputs
+     * to reading them back (the branches of a {@code <parallel>} share the rank's worker, and every call
+     * places its arrays from offset 0 of the worker's shared memory).
      *
      * @param outputs the declared outputs, name to MPFL type
      * @return the outputs by name, as MPFL run-time values
      */
     static Map<String, Object> call(KernelWorker worker, String target, Map<String, Object> inputs,
                                     Map<String, MpflType> outputs) throws KernelFailure, InterruptedIOException {
+        // the worker's own lock, which exchange and close take too; a call waiting here while the rank is aborted
+        // is released when the abort kills the worker and the call in progress ends
+        synchronized (worker) {
+            return callAlone(worker, target, inputs, outputs);
+        }
+    }
+
+    private static Map<String, Object> callAlone(KernelWorker worker, String target, Map<String, Object> inputs,
+                                                 Map<String, MpflType> outputs) throws KernelFailure, InterruptedIOException {
         SharedArena arena = worker.arena();
         List<Placed> placed = new ArrayList<>(inputs.size());
         // the first free offset after the inputs, for the header line: known from the arrays' sizes before any is written
