@@ -23,6 +23,8 @@ import org.mpfl.protocol.CheckpointUpload;
  * thread to be checked against its SHA-256 and written. A body that does not arrive within
  * {@link #UPLOAD_TIMEOUT_MS} ends the connection. Every refusal closes the connection (an HTTP/2
  * request, one stream of a shared connection: resets its stream), so an unread body is never waited for.
+ * An admitted part's proof proves its connection ({@link GuardedHttpServer#prove}), as a host credential
+ * would: its body is not held to a stranger's proof deadline; a refused part leaves the connection a stranger's.
  */
 public final class CheckpointUploads {
     /** How long one part may take to arrive once admitted. */
@@ -57,6 +59,9 @@ public final class CheckpointUploads {
             refuse(ctx, e.status(), e.getMessage());
             return;
         }
+        // proved by the domain token: the connection is no stranger's while the body arrives (a large part may take
+        // longer than the proof deadline); UPLOAD_TIMEOUT_MS bounds it from here
+        GuardedHttpServer.prove(ctx);
         long max = intake.maxPartBytes();
         Buffer body = Buffer.buffer((int) Math.min(Math.max(announced, 0), Math.min(max, 1 << 20)));
         boolean[] done = {false};

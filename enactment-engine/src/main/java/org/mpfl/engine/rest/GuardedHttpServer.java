@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * <li>the TLS handshake must end within the proof deadline (Vert.x's {@code sslHandshakeTimeout},
  *     and the guard closes the channel at its deadline in any case);</li>
  * <li>until a request on it authenticates ({@link #prove}: the admin token, a host credential, a
- *     user's token; called by {@link AccessFilter}) the connection must send each request head, and
+ *     user's token, called by {@link AccessFilter}; a run's domain token proving a rank-event post or a
+ *     checkpoint part from its headers, called by {@link RankEventAdmission} and {@link CheckpointUploads}
+ *     before the body is read) the connection must send each request head, and
  *     have its answer written, within the deadline of its start, and may idle at most that long
  *     between requests; else it is closed. A proven connection is as before (no idle limit: event
  *     streams stay open).</li>
@@ -210,7 +212,11 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
         router.route().order(Integer.MIN_VALUE).handler(this::requestStarted);
     }
 
-    /** The request's connection authenticated: it leaves the strangers' limits and its source is known. */
+    /**
+     * The request's connection authenticated (a credential, or a run's domain token): it leaves the
+     * strangers' limits and its source is known for the guard's {@code trustFor}. Call it only once the
+     * proof verified; a refused request must leave its connection a stranger's.
+     */
     public static void prove(RoutingContext ctx) {
         ConnectionGuard.Pass p = ctx.get(PASS);
         if (p != null) {

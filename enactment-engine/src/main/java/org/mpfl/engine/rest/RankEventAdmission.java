@@ -15,7 +15,10 @@ import org.mpfl.protocol.RankEventPost;
  * not the run's (403) or a proof that does not verify (403) is answered at once and the connection
  * closed, so an unread body of up to the server's bound (256 MB) is never read nor waited for. An
  * admitted post goes on to the REST route ({@link RunEndpoints#rankEvents}), which reads the body and
- * checks it against the admitted headers.
+ * checks it against the admitted headers. Its proof, checked before the body is read, proves the
+ * connection ({@link GuardedHttpServer#prove}), as a host credential would: a large post from a host
+ * without a credential of its own is not cut at a stranger's proof deadline; a refused post leaves the
+ * connection a stranger's (and closes it).
  */
 public final class RankEventAdmission {
     private RankEventAdmission() {
@@ -36,6 +39,8 @@ public final class RankEventAdmission {
             CheckpointUploads.refuse(ctx, e.status(), e.getMessage());
             return;
         }
+        // the domain token's proof is a credential: the connection leaves the strangers' deadline for its body
+        GuardedHttpServer.prove(ctx);
         ctx.next();
     }
 }

@@ -19,8 +19,8 @@ import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunMessages;
 
 /**
- * A rogue "service host" run inside the attacker's namespace ({@code java CapturingHost ADDRESS DIR}):
- * a tiny HTTP server on {@code ADDRESS} that writes every request it receives (method, path,
+ * A rogue "service host" run inside the attacker's namespace ({@code java CapturingHost ADDRESS DIR [PORT]}):
+ * a tiny HTTP server on {@code ADDRESS} (on {@code PORT}, else on any free port) that writes every request it receives (method, path,
  * {@code Authorization}, {@code Content-Type}, body) as {@code DIR/N.json}, answers {@code run} as a
  * real host does ("running", so the engine thinks the rank runs here and the rogue learns the domain),
  * and everything else with HTTP 500. Prints {@value #READY}{@code PORT} once listening.
@@ -35,7 +35,8 @@ public final class CapturingHost {
     public static void main(String[] args) throws IOException {
         Path dir = Files.createDirectories(Path.of(args[1]));
         AtomicInteger n = new AtomicInteger();
-        HttpServer server = HttpServer.create(new InetSocketAddress(args[0], 0), 50);
+        int port = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+        HttpServer server = HttpServer.create(new InetSocketAddress(args[0], port), 50);
         server.setExecutor(Executors.newFixedThreadPool(4));
         server.createContext("/", ex -> handle(ex, dir, n.getAndIncrement()));
         server.start();

@@ -141,6 +141,7 @@ public final class NetworkLab implements AutoCloseable {
         private int capacity = 1;
         private final Map<String, String> services = new LinkedHashMap<>();
         private final List<String> engineArgs = new ArrayList<>();
+        private final List<String> engineJvm = new ArrayList<>(JVM);
         private HostSetup hostSetup = HostSetup.OWN_CREDENTIAL_IN_ENVIRONMENT;
         private Duration startTimeout = Duration.ofSeconds(120);
         private boolean tls;
@@ -168,6 +169,15 @@ public final class NetworkLab implements AutoCloseable {
         /** Further {@code mpflc up} options for the engine. */
         public Builder engineArgs(String... args) {
             engineArgs.addAll(List.of(args));
+            return this;
+        }
+
+        /**
+         * A system property of the engine's JVM ({@code -Dname=value}), e.g. one of its {@code mpfl.engine.*}
+         * settings (docs/cli.md) that {@code mpflc up} has no option for.
+         */
+        public Builder engineProperty(String name, String value) {
+            engineJvm.add("-D" + name + "=" + value);
             return this;
         }
 
@@ -499,7 +509,7 @@ public final class NetworkLab implements AutoCloseable {
         engineStarts++;
         engineLog = dir.resolve(engineStarts == 1 ? "engine.log" : "engine-" + engineStarts + ".log");
         List<String> cmd = new ArrayList<>(eng.inside());
-        cmd.addAll(ChildJvm.command(JVM, MPFLC_MAIN_CLASS));
+        cmd.addAll(ChildJvm.command(config.engineJvm, MPFLC_MAIN_CLASS));
         cmd.addAll(List.of("up", "--hosts", "0",
                 "--bind", eng.address(), "--port", Integer.toString(ENGINE_PORT), "--data", data.toString()));
         if (config.tls) {
@@ -773,6 +783,15 @@ public final class NetworkLab implements AutoCloseable {
     /** The attacker's node: a lab address that is neither the engine nor a host. */
     public LabNode attacker() {
         return nodes.get("atk");
+    }
+
+    /**
+     * A further machine on the lab's network ({@value #SUBNET}{@code lastOctet}) with nothing running in it: a
+     * client address of its own besides the {@linkplain #attacker attacker's} (reach through it with
+     * {@link LabNode#connect}); {@link #close} removes it with the rest of the lab.
+     */
+    public LabNode addNode(String nodeName, int lastOctet) throws IOException {
+        return node(nodeName, SUBNET + lastOctet);
     }
 
     /** The hosts the lab started with, then those added. */
