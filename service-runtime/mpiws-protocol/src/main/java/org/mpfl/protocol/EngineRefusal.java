@@ -3,13 +3,16 @@ package org.mpfl.protocol;
 import java.util.Optional;
 
 /**
- * The engine's own mark on a refusal that ends a domain for it: the response header {@value #HEADER},
+ * The engine's own mark on a refusal that a host or relay acts on for good: the response header {@value #HEADER},
  * whose value says why. The engine sets it on its answers to a rank's posts ({@link RankEventPost}, and
- * {@link CheckpointUpload}'s parts alike) when it refuses them because the domain is over for it, and on no
- * other answer. A host stops a domain's ranks when its events are refused with such a mark, and only then: a
- * 403, 404 or 410 without it was written by something between the host and the engine (a reverse proxy or
- * load balancer answering while it reloads, a wrong path prefix during an upgrade, a captive portal), which
- * says nothing about the domain, so the host keeps the events and tries again as for an engine out of reach.
+ * {@link CheckpointUpload}'s parts alike) when it refuses them because the domain is over for it
+ * ({@link #endsDomain()}), and on its registry's refusals of a host's or relay's credential
+ * ({@link #refusesCredential()}), and on no other answer. A host stops a domain's ranks when its events are
+ * refused with such a mark, and only then; a host or relay stops announcing itself on a marked refusal of its
+ * credential only. The same status without the mark was written by something between them and the engine (a
+ * reverse proxy or load balancer answering while it reloads, a wrong path prefix during an upgrade, a captive
+ * portal), which says nothing about the domain or the credential: the events are kept and tried again as for
+ * an engine out of reach, the announcements go on.
  *
  * <p>The mark is not a proof: whoever answers at the callback address can write it, as it could write any
  * status before the mark existed. It tells the engine's word apart from a stranger's mistake, not from a
@@ -23,7 +26,11 @@ public enum EngineRefusal {
     /** 410: the run ended FAILED or CANCELLED; its domain's ranks are to stop. */
     DOMAIN_ENDED("domain-ended", 410),
     /** 403: the post's proof does not verify with the token of the domain it names (the sender does not hold the run's token). */
-    FORBIDDEN("forbidden", 403);
+    FORBIDDEN("forbidden", 403),
+    /** 401: the registry does not take this credential (none, unknown, revoked or a wrong secret); waiting does not mend it. */
+    CREDENTIAL_REFUSED("credential-refused", 401),
+    /** 409: the credential is of the other kind (a relay's where a host's is needed, or the reverse). */
+    CREDENTIAL_KIND("credential-kind", 409);
 
     /** The response header that carries the mark. */
     public static final String HEADER = "X-MPFL-Refusal";
@@ -44,6 +51,16 @@ public enum EngineRefusal {
     /** The HTTP status the engine answers with this mark. */
     public int status() {
         return status;
+    }
+
+    /** Whether the mark says that a domain is over for the engine (a refusal of a rank's post): its ranks are to stop. */
+    public boolean endsDomain() {
+        return !refusesCredential();
+    }
+
+    /** Whether the mark says that the registry refuses the caller's credential: its announcements are to stop. */
+    public boolean refusesCredential() {
+        return this == CREDENTIAL_REFUSED || this == CREDENTIAL_KIND;
     }
 
     /**

@@ -385,7 +385,8 @@ final class EventPoster implements RankEvents {
                 warnOnce("engine answered HTTP " + code + " to " + events.size() + " event(s); trying again");
                 return Delivery.RETRY;
             }
-            boolean marked = EngineRefusal.of(code, r.headers().firstValue(EngineRefusal.HEADER).orElse(null)).isPresent();
+            boolean marked = EngineRefusal.of(code, r.headers().firstValue(EngineRefusal.HEADER).orElse(null))
+                    .filter(EngineRefusal::endsDomain).isPresent();
             if (DOMAIN_GONE.contains(code) && !marked) {
                 // not the engine's refusal (it marks every one that ends a domain): a proxy, a balancer, a wrong prefix
                 lastFailure = "HTTP " + code + " without the engine's " + EngineRefusal.HEADER + " mark";
