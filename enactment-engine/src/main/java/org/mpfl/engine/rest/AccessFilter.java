@@ -14,6 +14,7 @@ import org.mpfl.engine.access.Caller;
 import org.mpfl.engine.access.ConsoleSessions;
 import org.mpfl.engine.access.OidcVerifier;
 import org.mpfl.engine.store.AccessStore;
+import org.mpfl.protocol.EngineRefusal;
 
 /**
  * The one access check in front of every {@code /api/} route (Camel's REST routes and the Vert.x ones
@@ -164,6 +165,10 @@ public final class AccessFilter {
                 if (target.audited()) {
                     // an authenticated caller refused is on the trail; a stranger's refusal is only counted
                     audit.record(d.who(), source, method, path, d.status());
+                }
+                if (target.need() == AccessPolicy.Need.HOST_OR_ADMIN && d.status() == 401) {
+                    // the registry refuses a host's or relay's credential: its mark, on which alone they stop announcing
+                    ctx.response().putHeader(EngineRefusal.HEADER, EngineRefusal.CREDENTIAL_REFUSED.value());
                 }
                 refuse(ctx, d.status(), d.getMessage(), target.audited());
             } else {

@@ -11,6 +11,7 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.CheckpointIntake;
 import org.mpfl.engine.run.IntakeRefused;
 import org.mpfl.protocol.CheckpointUpload;
+import org.mpfl.protocol.EngineRefusal;
 
 /**
  * {@code POST /api/runs/{id}/ranks/checkpoints}: a rank's part of a checkpoint ({@link CheckpointUpload}).
@@ -56,7 +57,7 @@ public final class CheckpointUploads {
                     req.getHeader(CheckpointUpload.RANK_HEADER), req.getHeader(CheckpointUpload.CHECKPOINT_HEADER),
                     req.getHeader(CheckpointUpload.SHA256_HEADER), req.getHeader(CheckpointUpload.PROOF_HEADER), announced);
         } catch (IntakeRefused e) {
-            refuse(ctx, e.status(), e.getMessage());
+            refuse(ctx, e);
             return;
         }
         // proved by the domain token: the connection is no stranger's while the body arrives (a large part may take
@@ -98,28 +99,41 @@ public final class CheckpointUploads {
             ctx.vertx().<Map<String, Object>>executeBlocking(() -> CheckpointIntake.answer(intake.accept(admission, bytes)), false)
                     .onComplete(ar -> {
                         if (ar.succeeded()) {
-                            answer(ctx, 201, ar.result(), false);
+                            answer(ctx, 201, ar.result(), false, null);
                         } else if (ar.cause() instanceof IntakeRefused r) {
-                            answer(ctx, r.status(), Map.of("error", r.getMessage()), false);
+                            answer(ctx, r.status(), Map.of("error", r.getMessage()), false, r.mark().orElse(null));
                         } else {
-                            answer(ctx, 500, Map.of("error", "internal error: " + ar.cause()), false);
+                            answer(ctx, 500, Map.of("error", "internal error: " + ar.cause()), false, null);
                         }
                     });
         });
         req.resume();
     }
 
-    /** Answers a refusal and closes the connection (also {@link RankEventAdmission}'s). */
-    static void refuse(RoutingContext ctx, int status, String message) {
-        answer(ctx, status, Map.of("error", message), true);
+    /**
+     * Answers an intake's refusal and closes the connection (also {@link RankEventAdmission}'s): with its
+     * {@link EngineRefusal} mark when it ends the domain for the engine, so that the host tells it apart from a
+     * 403/404 of something between it and the engine.
+     */
+    static void refuse(RoutingContext ctx, IntakeRefused e) {
+        answer(ctx, e.status(), Map.of("error", e.getMessage()), true, e.mark().orElse(null));
     }
 
-    private static void answer(RoutingContext ctx, int status, Object body, boolean close) {
+    /** Answers a refusal and closes the connection. */
+    static void refuse(RoutingContext ctx, int status, String message) {
+        answer(ctx, status, Map.of("error", message), true, null);
+    }
+
+    /** @param mark the engine's mark of a refusal that ends the domain ({@link EngineRefusal#HEADER}), {@code null}: none */
+    private static void answer(RoutingContext ctx, int status, Object body, boolean close, EngineRefusal mark) {
         HttpServerResponse resp = ctx.response();
         if (resp.ended() || resp.closed()) {
             return;
         }
         resp.setStatusCode(status).putHeader("Content-Type", "application/json");
+        if (mark != null) {
+            resp.putHeader(EngineRefusal.HEADER, mark.value());
+        }
         if (close && ctx.request().version() == HttpVersion.HTTP_2) {
             // one stream of a connection other requests share: after the answer, a reset with NO_ERROR asks the
             // client to stop sending the body (RFC 9113, 8.1), which flow control meanwhile bounds to a window

@@ -18,6 +18,7 @@ import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.UnknownRunException;
 import org.mpfl.engine.workflow.WorkflowService;
+import org.mpfl.protocol.EngineRefusal;
 
 /**
  * The REST API of the engine as Camel REST DSL routes on platform-http (Vert.x): the route table, and
@@ -148,7 +149,9 @@ public final class EngineRoutes extends RouteBuilder {
             try {
                 reply = h.handle(ex);
             } catch (ApiException e) {
-                reply = new Reply(e.status(), Map.of("error", e.getMessage()));
+                // a refusal a host or relay acts on for good carries the engine's mark, telling it from a proxy's answer
+                reply = new Reply(e.status(), e.mark().<Object>map(m -> new Headed(Map.of("error", e.getMessage()),
+                        Map.of(EngineRefusal.HEADER, m.value()))).orElse(Map.of("error", e.getMessage())));
             } catch (AccessDenied e) {
                 reply = new Reply(e.status(), Map.of("error", e.getMessage()));
             } catch (WorkflowCompiler.CompileException e) {

@@ -36,7 +36,7 @@ public final class RankEventAdmission {
             intake.admit(ctx.pathParam("id"), req.getHeader(RankEventPost.DOMAIN_HEADER), req.getHeader(RankEventPost.SHA256_HEADER),
                     req.getHeader(RankEventPost.PROOF_HEADER));
         } catch (IntakeRefused e) {
-            CheckpointUploads.refuse(ctx, e.status(), e.getMessage());
+            CheckpointUploads.refuse(ctx, e);
             return;
         }
         // the domain token's proof is a credential: the connection leaves the strangers' deadline for its body

@@ -21,6 +21,7 @@ import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.rest.EngineRoutes.Api;
 import org.mpfl.engine.rest.EngineRoutes.Reply;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +98,7 @@ final class RegistryEndpoints {
     Reply announceRelay(Exchange ex) throws ApiException {
         String own = requireRelay(ex);
         if (api.registry().host(own).isPresent()) {
-            throw new ApiException(409, "'" + own + "' is registered as a service host: a relay needs a credential of its own");
+            throw new ApiException(EngineRefusal.CREDENTIAL_KIND, "'" + own + "' is registered as a service host: a relay needs a credential of its own");
         }
         try {
             return new Reply(201, api.registry().relays().announce(own, body(ex).path("address").asText(null)));
@@ -242,7 +243,7 @@ final class RegistryEndpoints {
                 a.oversubscribe(), a.instance(), a.site());
         Map<String, Object> m = new LinkedHashMap<>();
         if (api.registry().relays().isRelay(own)) {
-            throw new ApiException(409, "'" + own + "' is registered as a relay: a host needs a credential of its own");
+            throw new ApiException(EngineRefusal.CREDENTIAL_KIND, "'" + own + "' is registered as a relay: a host needs a credential of its own");
         }
         HostInfo registered = api.registry().announce(a);
         // a host that holds a connection to a relay accepts none from outside its site: the engine calls it there
@@ -288,7 +289,7 @@ final class RegistryEndpoints {
     private String require(Exchange ex, HostCredentials.Kind kind, String otherwise) throws ApiException {
         HostCredentials.Entry e = credential(ex);
         if (e.kind() != kind) {
-            throw new ApiException(409, "'" + e.hostId() + "' holds " + otherwise);
+            throw new ApiException(EngineRefusal.CREDENTIAL_KIND, "'" + e.hostId() + "' holds " + otherwise);
         }
         return e.hostId();
     }
@@ -296,7 +297,7 @@ final class RegistryEndpoints {
     /** The valid credential a request carries; 401 without one. */
     private HostCredentials.Entry credential(Exchange ex) throws ApiException {
         String auth = ex.getIn().getHeader("Authorization", String.class);
-        return api.credentials().credentialOf(auth).orElseThrow(() -> new ApiException(401, auth == null
+        return api.credentials().credentialOf(auth).orElseThrow(() -> new ApiException(EngineRefusal.CREDENTIAL_REFUSED, auth == null
                 ? "the registry is closed: this request needs 'Authorization: Bearer <host credential>' (mpflc host-token)"
                 : "not a valid host credential (unknown, revoked or wrong secret)"));
     }

@@ -25,6 +25,8 @@ import org.mpfl.engine.rest.EngineRoutes.Api;
 import org.mpfl.engine.rest.EngineRoutes.Headed;
 import org.mpfl.engine.rest.EngineRoutes.RawText;
 import org.mpfl.engine.rest.EngineRoutes.Reply;
+import org.mpfl.engine.run.EndedRunEventException;
+import org.mpfl.engine.run.ForeignEventException;
 import org.mpfl.engine.run.IntakeRefused;
 import org.mpfl.engine.run.Queueing;
 import org.mpfl.engine.run.RankEventIntake;
@@ -33,9 +35,11 @@ import org.mpfl.engine.run.RunListing;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.RunState;
 import org.mpfl.engine.run.SiteRequest;
+import org.mpfl.engine.run.UnknownRunException;
 import org.mpfl.engine.store.RunQuery;
 import org.mpfl.engine.store.RunStore;
 import org.mpfl.engine.workflow.WorkflowService;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankEventPost;
 
@@ -241,41 +245,61 @@ final class RunEndpoints {
      * One rank event or an array of them, POSTed by the ranks of a run ({@link RankEventPost}): admitted
      * from its headers ahead of this route ({@link RankEventAdmission}) and again here, before the body is
      * taken (nothing reaches the run that did not pass the check, whichever way it came); the body must
-     * match the admitted SHA-256 and every event the admitted domain.
+     * match the admitted SHA-256 and every event the admitted domain. A refusal that ends the domain for the
+     * engine — no such run (404), a domain not the run's (403), a run that ended FAILED or CANCELLED (410) —
+     * carries the engine's {@link EngineRefusal} mark: on it alone the host stops the domain's ranks.
      */
     Reply rankEvents(Exchange ex) throws Exception {
+        try {
+            return takeRankEvents(ex);
+        } catch (IntakeRefused e) {
+            if (e.mark().isEmpty()) {
+                throw new ApiException(e.status(), e.getMessage());
+            }
+            return refusal(e.mark().get(), e.getMessage());
+        } catch (UnknownRunException e) {
+            return refusal(EngineRefusal.DOMAIN_UNKNOWN, e.getMessage());
+        } catch (ForeignEventException e) {
+            return refusal(EngineRefusal.DOMAIN_FOREIGN, e.getMessage());
+        } catch (EndedRunEventException e) {
+            return refusal(EngineRefusal.DOMAIN_ENDED, e.getMessage());
+        }
+    }
+
+    /** The engine's answer to a rank's post when the domain is over for it: the mark's status, the mark and why. */
+    private static Reply refusal(EngineRefusal mark, String message) {
+        return new Reply(mark.status(), new Headed(Map.of("error", message), Map.of(EngineRefusal.HEADER, mark.value())));
+    }
+
+    private Reply takeRankEvents(Exchange ex) throws Exception {
         RankEventIntake intake = api.runs().eventIntake();
         List<RankEvent> events = new ArrayList<>();
+        RankEventIntake.Admission admitted = intake.admit(param(ex, "id"), param(ex, RankEventPost.DOMAIN_HEADER),
+                param(ex, RankEventPost.SHA256_HEADER), param(ex, RankEventPost.PROOF_HEADER));
+        byte[] raw = ex.getIn().getBody(byte[].class);
+        raw = raw == null ? new byte[0] : raw;
+        intake.checkBody(admitted, raw);
+        JsonNode b;
         try {
-            RankEventIntake.Admission admitted = intake.admit(param(ex, "id"), param(ex, RankEventPost.DOMAIN_HEADER),
-                    param(ex, RankEventPost.SHA256_HEADER), param(ex, RankEventPost.PROOF_HEADER));
-            byte[] raw = ex.getIn().getBody(byte[].class);
-            raw = raw == null ? new byte[0] : raw;
-            intake.checkBody(admitted, raw);
-            JsonNode b;
-            try {
-                b = Json.MAPPER.readTree(raw);
-            } catch (IOException e) {
-                throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
-            }
-            if (b == null || b.isMissingNode()) {
-                throw new ApiException(400, "a JSON body is required");
-            }
-            try {
-                if (b.isArray()) {
-                    for (JsonNode n : b) {
-                        events.add(Json.MAPPER.treeToValue(n, RankEvent.class));
-                    }
-                } else {
-                    events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
-                }
-            } catch (IOException e) {
-                throw new ApiException(400, "not a rank event: " + e.getMessage());
-            }
-            intake.checkDomains(admitted, events);
-        } catch (IntakeRefused e) {
-            throw new ApiException(e.status(), e.getMessage());
+            b = Json.MAPPER.readTree(raw);
+        } catch (IOException e) {
+            throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
         }
+        if (b == null || b.isMissingNode()) {
+            throw new ApiException(400, "a JSON body is required");
+        }
+        try {
+            if (b.isArray()) {
+                for (JsonNode n : b) {
+                    events.add(Json.MAPPER.treeToValue(n, RankEvent.class));
+                }
+            } else {
+                events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
+            }
+        } catch (IOException e) {
+            throw new ApiException(400, "not a rank event: " + e.getMessage());
+        }
+        intake.checkDomains(admitted, events);
         api.runs().rankEvents(param(ex, "id"), events);
         return new Reply(204, null);
     }

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.digest.Sha256;
 
 /**
@@ -68,7 +69,7 @@ public final class CheckpointIntake {
                            long contentLength) throws IntakeRefused {
         Run run = runId == null ? null : runs.apply(runId);
         if (run == null) {
-            throw new IntakeRefused(404, "no run '" + runId + "'");
+            throw new IntakeRefused(EngineRefusal.DOMAIN_UNKNOWN, "no run '" + runId + "'");
         }
         if (domainId == null || rankText == null || seqText == null || sha256 == null || proofText == null) {
             throw new IntakeRefused(401, "a checkpoint part needs the headers " + CheckpointUpload.DOMAIN_HEADER + ", "
@@ -101,14 +102,14 @@ public final class CheckpointIntake {
             attempt = run.attempts();
         }
         if (!sameDomain(domain.id(), domainId)) {
-            throw new IntakeRefused(403, "not the current domain of run " + runId);
+            throw new IntakeRefused(EngineRefusal.DOMAIN_FOREIGN, "not the current domain of run " + runId);
         }
         int ranks = domain.placements().size();
         if (rank < 0 || rank >= ranks) {
             throw new IntakeRefused(403, "rank " + rank + " is not a rank of the domain (0.." + (ranks - 1) + ")");
         }
         if (!new DomainToken(domain.token()).verifyCheckpoint(domainId, rank, seq, sha256, proof)) {
-            throw new IntakeRefused(403, "the proof does not match this domain, rank, checkpoint and SHA-256");
+            throw new IntakeRefused(EngineRefusal.FORBIDDEN, "the proof does not match this domain, rank, checkpoint and SHA-256");
         }
         if (contentLength > store.maxPartBytes()) {
             throw new IntakeRefused(413, "a checkpoint part may have at most " + store.maxPartBytes() + " bytes, this one announces "
@@ -145,7 +146,7 @@ public final class CheckpointIntake {
         }
         Run run = runs.apply(a.runId());
         if (run == null) {
-            throw new IntakeRefused(403, "run " + a.runId() + " is no longer on that domain");
+            throw new IntakeRefused(EngineRefusal.DOMAIN_FOREIGN, "run " + a.runId() + " is no longer on that domain");
         }
         CheckpointStore.Checkpoint c;
         // The check, the write and the run's record of it are one step under the run's lock, the lock
@@ -153,7 +154,7 @@ public final class CheckpointIntake {
         // complete a checkpoint after the run had ended, and an ended run's record would still change.
         synchronized (run) {
             if (!a.domainId().equals(run.domainId()) || run.state().isFinal()) {
-                throw new IntakeRefused(403, "run " + a.runId() + " is no longer on that domain");
+                throw new IntakeRefused(EngineRefusal.DOMAIN_FOREIGN, "run " + a.runId() + " is no longer on that domain");
             }
             try {
                 c = store.store(a.runId(), a.seq(), a.attempt(), a.ranks(), a.rank(), body, a.sha256(), System.currentTimeMillis());

@@ -1,19 +1,38 @@
 package org.mpfl.engine.run;
 
+import java.util.Optional;
+import org.mpfl.protocol.EngineRefusal;
+
 /**
  * A rank's post refused from its headers or its body ({@link CheckpointIntake}, {@link RankEventIntake}):
- * the HTTP status to answer and why.
+ * the HTTP status to answer and why, and, when the refusal is the engine's word that the domain is over for
+ * it, the {@link EngineRefusal} mark the answer carries (a host stops the domain's ranks on that mark alone).
  */
 public final class IntakeRefused extends Exception {
     private static final long serialVersionUID = 1L;
     private final int status;
+    private final EngineRefusal mark;
 
+    /** A refusal that says nothing about the domain (a malformed post, a missing header, a bound exceeded). */
     IntakeRefused(int status, String message) {
         super(message);
         this.status = status;
+        this.mark = null;
+    }
+
+    /** A refusal that ends the domain for the engine: answered with the mark's status and the mark. */
+    IntakeRefused(EngineRefusal mark, String message) {
+        super(message);
+        this.status = mark.status();
+        this.mark = mark;
     }
 
     public int status() {
         return status;
+    }
+
+    /** The mark the answer carries in {@link EngineRefusal#HEADER}; empty for a refusal that says nothing about the domain. */
+    public Optional<EngineRefusal> mark() {
+        return Optional.ofNullable(mark);
     }
 }

@@ -4,6 +4,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankEventPost;
 
@@ -36,7 +37,7 @@ public final class RankEventIntake {
     public Admission admit(String runId, String domainId, String sha256, String proofText) throws IntakeRefused {
         Run run = runId == null ? null : runs.apply(runId);
         if (run == null) {
-            throw new IntakeRefused(404, "no run '" + runId + "'");
+            throw new IntakeRefused(EngineRefusal.DOMAIN_UNKNOWN, "no run '" + runId + "'");
         }
         if (domainId == null || sha256 == null || proofText == null) {
             throw new IntakeRefused(401, "rank events need the headers " + RankEventPost.DOMAIN_HEADER + ", "
@@ -54,10 +55,10 @@ public final class RankEventIntake {
         Run.Domain domain = run.domain();
         if (!CheckpointIntake.sameDomain(domain.id(), domainId)) {
             // as an event of a domain the run gave up (or never had): the host stops that domain's ranks
-            throw new IntakeRefused(403, "events of domain '" + domainId + "' do not belong to run " + runId);
+            throw new IntakeRefused(EngineRefusal.DOMAIN_FOREIGN, "events of domain '" + domainId + "' do not belong to run " + runId);
         }
         if (!new DomainToken(domain.token()).verifyEvents(domainId, sha256, proof)) {
-            throw new IntakeRefused(403, "the proof does not match this domain and SHA-256");
+            throw new IntakeRefused(EngineRefusal.FORBIDDEN, "the proof does not match this domain and SHA-256");
         }
         return new Admission(runId, domainId, sha256);
     }
@@ -80,7 +81,7 @@ public final class RankEventIntake {
     public void checkDomains(Admission a, List<RankEvent> events) throws IntakeRefused {
         for (RankEvent e : events) {
             if (e != null && !CheckpointIntake.sameDomain(a.domainId(), e.domainId())) {
-                throw new IntakeRefused(403, "an event names domain '" + e.domainId() + "', not the domain "
+                throw new IntakeRefused(EngineRefusal.FORBIDDEN, "an event names domain '" + e.domainId() + "', not the domain "
                         + RankEventPost.DOMAIN_HEADER + " names");
             }
         }

@@ -15,6 +15,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.store.HostCredentialStore;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.testing.Await;
 import java.time.Duration;
@@ -44,7 +45,13 @@ class ClosedRegistryTest {
                 Http.Answer r = Http.send("POST", hosts, auth, HOST_A);
                 assertEquals(401, r.status(), auth + ": " + r.body());
                 assertFalse(r.body().contains(a.secret()), r.body());
-                assertEquals(401, Http.send("POST", hosts + "/a/heartbeat", auth, "").status(), String.valueOf(auth));
+                // the engine's own word, on which alone a host stops (a proxy's 401 carries no mark)
+                assertEquals(java.util.Optional.of(EngineRefusal.CREDENTIAL_REFUSED.value()), r.header(EngineRefusal.HEADER),
+                        String.valueOf(auth));
+                Http.Answer beat = Http.send("POST", hosts + "/a/heartbeat", auth, "");
+                assertEquals(401, beat.status(), String.valueOf(auth));
+                assertEquals(java.util.Optional.of(EngineRefusal.CREDENTIAL_REFUSED.value()), beat.header(EngineRefusal.HEADER),
+                        String.valueOf(auth));
             }
             assertTrue(engine.registry().hosts().isEmpty(), "registered: " + engine.registry().hosts());
 
@@ -60,7 +67,11 @@ class ClosedRegistryTest {
             assertEquals(200, own.status(), own.body());
             assertTrue(own.body().contains("\"hostId\":\"a\"") && own.body().contains("\"instance\""), own.body());
             HostCredential b = engine.issueHostCredential("b");
-            assertEquals(403, Http.send("GET", hosts + "/a", b.authorization(), null).status());
+            Http.Answer foreign = Http.send("GET", hosts + "/a", b.authorization(), null);
+            assertEquals(403, foreign.status());
+            assertEquals(java.util.Optional.empty(), foreign.header(EngineRefusal.HEADER), "a refusal that is not the credential's");
+            // outside the registry, a 401 is no host's business: no mark
+            assertEquals(java.util.Optional.empty(), Http.post(engine.url() + "/api/runs", null, Map.of()).header(EngineRefusal.HEADER));
             assertEquals(404, Http.send("GET", hosts + "/b", b.authorization(), null).status(), "b is not registered");
             for (String auth : new String[] {null, forged.authorization(), "Bearer nonsense"}) {
                 assertEquals(401, Http.send("GET", hosts + "/a", auth, null).status(), String.valueOf(auth));

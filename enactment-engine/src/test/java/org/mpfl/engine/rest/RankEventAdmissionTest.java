@@ -28,6 +28,7 @@ import org.mpfl.engine.HostCalls;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RankEventPost;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.testing.Await;
@@ -37,7 +38,8 @@ import org.mpfl.testing.Http;
  * Rank events are authorised by the domain's token, not by its ID ({@link RankEventPost}), against a
  * real engine over HTTP: someone who knows a run's domain ID but not its token cannot post its state
  * or outputs; a post is refused from its headers before its body is read (raw sockets announcing
- * 200 MB and sending none); a body that is not the one the proof covers is refused, nothing applied.
+ * 200 MB and sending none); a body that is not the one the proof covers is refused, nothing applied. The
+ * refusals that end the domain for the engine carry its {@link EngineRefusal} mark, and no other answer does.
  */
 @Timeout(120)
 class RankEventAdmissionTest {
@@ -188,15 +190,61 @@ class RankEventAdmissionTest {
         assertUnharmedAndFinishes(id);
     }
 
+    /**
+     * The refusals that end a domain for the engine carry its {@link EngineRefusal} mark, on which alone a host
+     * stops the domain's ranks; a refusal that says nothing about the domain, and the engine's own refusal of a path
+     * it does not serve (a wrong prefix, as a misconfigured proxy would send), carry none.
+     */
+    @Test
+    void theRefusalsThatEndADomainAndOnlyTheyCarryTheEnginesMark() throws Exception {
+        String id = runningRun();
+        RunRequest rank = rankRequest();
+        String domain = rank.domainId();
+        byte[] body = Json.write(event(domain, 3000, "LOG", "message", "a line")).getBytes(StandardCharsets.UTF_8);
+        Map<String, String> proved = RankEventPost.headers(rank.token(), domain, body);
+        byte[] otherBody = Json.write(event("guessed", 3001, "LOG", "message", "a line")).getBytes(StandardCharsets.UTF_8);
+        byte[] forged = Json.write(event(domain, 3002, "STATE", "state", "FAILED")).getBytes(StandardCharsets.UTF_8);
+        /** {@code status} 0: any 4xx. */
+        record Case(String what, String url, Map<String, String> headers, byte[] body, int status, EngineRefusal mark) {
+        }
+        List<Case> cases = List.of(
+                new Case("unknown run", engine.url() + "/api/runs/nope/ranks/events", proved, body, 404, EngineRefusal.DOMAIN_UNKNOWN),
+                new Case("another domain", eventsUrl(id), RankEventPost.headers(DomainToken.generate(), "guessed", otherBody), otherBody,
+                        403, EngineRefusal.DOMAIN_FOREIGN),
+                new Case("a proof made with another token", eventsUrl(id), RankEventPost.headers(DomainToken.generate(), domain, body),
+                        body, 403, EngineRefusal.FORBIDDEN),
+                new Case("no headers", eventsUrl(id), Map.of(), body, 401, null),
+                new Case("a body that is not the proved one", eventsUrl(id), proved, forged, 400, null),
+                // whatever the engine answers there (405 today: the console's GET-only routes), it is no word on the domain
+                new Case("a path the engine does not serve", engine.url() + "/prefix/api/runs/" + id + "/ranks/events", proved, body,
+                        0, null));
+        for (Case c : cases) {
+            java.net.http.HttpResponse<String> r = answer(c.url(), c.headers(), c.body());
+            if (c.status() == 0) {
+                assertEquals(4, r.statusCode() / 100, c.what() + ": " + r.statusCode() + " " + r.body());
+            } else {
+                assertEquals(c.status(), r.statusCode(), c.what() + ": " + r.body());
+            }
+            assertEquals(java.util.Optional.ofNullable(c.mark()).map(EngineRefusal::value), r.headers().firstValue(EngineRefusal.HEADER),
+                    c.what());
+        }
+        assertUnharmedAndFinishes(id);
+    }
+
     private static String proof(String token, String domain, String sha) {
         return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(new DomainToken(token).proveEvents(domain, sha));
     }
 
     /** POSTs {@code body} with the headers given (no others but the content type); returns the status. */
     private static int post(String url, Map<String, String> headers, byte[] body) throws Exception {
+        return answer(url, headers, body).statusCode();
+    }
+
+    /** POSTs {@code body} with the headers given (no others but the content type); returns the answer. */
+    private static java.net.http.HttpResponse<String> answer(String url, Map<String, String> headers, byte[] body) throws Exception {
         java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
                 .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
         headers.forEach(b::header);
-        return java.net.http.HttpClient.newHttpClient().send(b.build(), java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        return java.net.http.HttpClient.newHttpClient().send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.relay.RelayServer;
 import org.mpfl.protocol.relay.RelayWire;
@@ -42,6 +43,7 @@ class RelayCredentialKindsTest {
             Http.Answer asRelay = Http.send("POST", relays, host.authorization(), Map.of("address", "127.0.0.1:9"));
             assertEquals(409, asRelay.status(), asRelay.body());
             assertTrue(asRelay.body().contains("'h1' holds a host's credential: a relay needs a relay credential"), asRelay.body());
+            assertEquals(java.util.Optional.of(EngineRefusal.CREDENTIAL_KIND.value()), asRelay.header(EngineRefusal.HEADER));
             Http.Answer oracle = Http.send("POST", relays + "/verify", host.authorization(),
                     Map.of("hostId", "h1", "nonce", "n", "proof", RelayWire.hostProof(host.engineKey(), "h1", "n", "h1")));
             assertEquals(409, oracle.status(), "a host's credential asks the engine about no proof: " + oracle.body());
@@ -51,6 +53,8 @@ class RelayCredentialKindsTest {
                     Map.of("soapUrl", "http://127.0.0.1:1/s", "services", List.of("x")));
             assertEquals(409, asHost.status(), asHost.body());
             assertTrue(asHost.body().contains("'r1' holds a relay's credential: a host needs a host credential"), asHost.body());
+            // the engine's own word, on which alone a host stops (a proxy's 409 carries no mark)
+            assertEquals(java.util.Optional.of(EngineRefusal.CREDENTIAL_KIND.value()), asHost.header(EngineRefusal.HEADER));
             assertTrue(engine.registry().hosts().isEmpty(), engine.registry().hosts().toString());
 
             JsonNode listed = Http.send("GET", engine.url() + "/api/registry/credentials", "Bearer " + engine.token(), null).json();

@@ -204,7 +204,8 @@ class EngineRunTest {
     /**
      * A run that ended FAILED or CANCELLED answers its domain's late events 410 (they are still applied): a
      * rank the abort did not reach must hear that nobody observes it any more, and its host aborts it; a 204
-     * let it run on unobserved. A live run's events are answered 204.
+     * let it run on unobserved. The 410 carries the engine's mark ({@code X-MPFL-Refusal: domain-ended}), without which
+     * the host would take it for a proxy's answer. A live run's events are answered 204.
      */
     @Test
     void eventsOfARunThatEndedFailedOrCancelledAreAnswered410() throws Exception {
@@ -218,9 +219,12 @@ class EngineRunTest {
         Await.until(Duration.ofSeconds(30), "both ranks started", ranks::size, n -> n == 2);
         FakeRanks.Rank survivor = ranks.stream().filter(r -> r.rank() == 0).findFirst().orElseThrow();
         assertEquals(204, survivor.event(RankEvent.Type.LOG, null, null, null, "while the run lives", null, null));
+        assertEquals(null, survivor.lastMark(), "a 204 carries no mark");
         ranks.stream().filter(r -> r.rank() == 1).findFirst().orElseThrow().fail("compute", "ring.mpfl.xml:1:1", "boom");
         assertEquals("FAILED", awaitFinal(failed).get("state").asText());
         assertEquals(410, survivor.event(RankEvent.Type.LOG, null, null, null, "after the run failed", null, null));
+        // the engine's own word, on which alone the host stops the domain's ranks
+        assertEquals(org.mpfl.protocol.EngineRefusal.DOMAIN_ENDED.value(), survivor.lastMark());
         assertTrue(Http.get(engine.url() + "/api/runs/" + failed + "/log").body().contains("after the run failed"),
                 "a late event is still applied");
 
@@ -230,6 +234,7 @@ class EngineRunTest {
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + cancelled + "/cancel", engine.token(), Map.of()).status());
         assertEquals("CANCELLED", awaitFinal(cancelled).get("state").asText());
         assertEquals(410, ranks.get(0).state("ABORTED"));
+        assertEquals(org.mpfl.protocol.EngineRefusal.DOMAIN_ENDED.value(), ranks.get(0).lastMark());
     }
 
     /**

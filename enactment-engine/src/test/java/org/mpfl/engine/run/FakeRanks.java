@@ -75,6 +75,7 @@ public final class FakeRanks implements RankInvoker {
         final AtomicLong seq = new AtomicLong();
         /** Every event this rank posted, in order (to send again, as a host does after a POST timed out). */
         final java.util.List<RankEvent> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private volatile String lastMark;
 
         Rank(RunRequest request) {
             this.request = request;
@@ -112,7 +113,17 @@ public final class FakeRanks implements RankInvoker {
                     .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body));
             RankEventPost.headers(request.token(), request.domainId(), body).forEach(req::header);
-            return http.send(req.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            HttpResponse<Void> answer = http.send(req.build(), HttpResponse.BodyHandlers.discarding());
+            lastMark = answer.headers().firstValue(org.mpfl.protocol.EngineRefusal.HEADER).orElse(null);
+            return answer.statusCode();
+        }
+
+        /**
+         * The {@link org.mpfl.protocol.EngineRefusal} mark of the engine's answer to this rank's last post
+         * ({@code null}: none), on which a host stops the domain's ranks.
+         */
+        public String lastMark() {
+            return lastMark;
         }
 
         public int state(String s) throws Exception {

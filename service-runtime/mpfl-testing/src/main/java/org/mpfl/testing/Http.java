@@ -24,10 +24,15 @@ public final class Http {
     private Http() {
     }
 
-    /** Status and body of an answer. */
-    public record Answer(int status, String body) {
+    /** Status, body and headers of an answer. */
+    public record Answer(int status, String body, java.net.http.HttpHeaders headers) {
         public JsonNode json() throws IOException {
             return JSON.readTree(body);
+        }
+
+        /** The first value of response header {@code name}, if the answer has it. */
+        public java.util.Optional<String> header(String name) {
+            return headers.firstValue(name);
         }
     }
 
@@ -96,7 +101,7 @@ public final class Http {
         public Answer get(String url) throws IOException, InterruptedException {
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
-            return new Answer(r.statusCode(), r.body());
+            return new Answer(r.statusCode(), r.body(), r.headers());
         }
 
         public Answer post(String url, String token, Object body) throws IOException, InterruptedException {
@@ -133,7 +138,7 @@ public final class Http {
 
         private Answer answer(HttpRequest.Builder request) throws IOException, InterruptedException {
             HttpResponse<String> r = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            return new Answer(r.statusCode(), r.body());
+            return new Answer(r.statusCode(), r.body(), r.headers());
         }
     }
 

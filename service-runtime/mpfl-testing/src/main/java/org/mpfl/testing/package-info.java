@@ -3,7 +3,8 @@
  * ({@link org.mpfl.testing.Await}, also "until a run ends"), the full-tier marker
  * ({@link org.mpfl.testing.StartsProcesses}), the lab CA ({@link org.mpfl.testing.LabPki}), a child's
  * {@code /proc} files ({@link org.mpfl.testing.ProcFiles}), an {@code mpflc} command line run in
- * this JVM ({@link org.mpfl.testing.MpflcCall}) and a JSON-over-HTTP client ({@link org.mpfl.testing.Http}).
+ * this JVM ({@link org.mpfl.testing.MpflcCall}), a JSON-over-HTTP client ({@link org.mpfl.testing.Http}) and a
+ * reverse proxy that answers its own 404s while it reloads ({@link org.mpfl.testing.ReloadingProxy}).
  * The network lab (engine and hosts in network namespaces) is in {@code org.mpfl.testing.lab}, the child
  * JVMs' command line and class-data sharing archive in {@code org.mpfl.testing.childjvm}, the
  * attackers' tools (a raw {@code store}, the Tripwire gadget) in {@code org.mpfl.testing.attack}, the

@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.mpfl.protocol.EngineReach;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RepeatedProblem;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
@@ -127,7 +128,8 @@ public final class EngineAnnouncer implements AutoCloseable {
     }
 
     /**
-     * Tells {@code listener} (once, with what to say) when the engine answers 401 or 409, which waiting does not mend:
+     * Tells {@code listener} (once, with what to say) when the engine answers 401 or 409 with its mark
+     * ({@link EngineRefusal#refusesCredential()}), which waiting does not mend:
      * the credential is unknown, revoked or has a wrong secret, or it is a relay's. The announcer stops beating then;
      * without a listener it keeps trying, warning once.
      */
@@ -295,16 +297,25 @@ public final class EngineAnnouncer implements AutoCloseable {
     }
 
     /**
-     * A refusal: a 401 (the credential refused) or a 409 (it is a relay's) ends the beats when someone listens for it,
-     * since asking again will not change the answer; anything else is warned about and retried.
+     * A refusal: a 401 (the credential refused) or a 409 (it is a relay's) with the engine's mark
+     * ({@link EngineRefusal#refusesCredential()}) ends the beats when someone listens for it, since asking again will
+     * not change the answer; anything else is warned about and retried — also a 401 or 409 without the mark, which
+     * something between the host and the engine wrote (a proxy or load balancer while it reloads), not the engine.
      */
     private void refused(String what, HttpResponse<String> r) {
         Consumer<String> listener = credentialRefused;
-        if ((r.statusCode() == 401 || r.statusCode() == 409) && listener != null) {
+        int status = r.statusCode();
+        boolean credential = status == 401 || status == 409;
+        boolean engineSaid = EngineRefusal.of(status, r.headers().firstValue(EngineRefusal.HEADER).orElse(null))
+                .filter(EngineRefusal::refusesCredential).isPresent();
+        if (credential && !engineSaid) {
+            warn("HTTP " + status + " to " + what + " without the engine's " + EngineRefusal.HEADER + " mark: something between"
+                    + " this host and " + engineUrl + " answered (a proxy or load balancer?), not the engine");
+        } else if (credential && listener != null) {
             refused = true;
-            listener.accept("the engine at " + engineUrl + " refused " + what + ": " + refusal(r.statusCode(), r.body()));
+            listener.accept("the engine at " + engineUrl + " refused " + what + ": " + refusal(status, r.body()));
         } else {
-            warn("engine refused " + what + ": " + refusal(r.statusCode(), r.body()) + stillAsking(r.statusCode()));
+            warn("engine refused " + what + ": " + refusal(status, r.body()) + stillAsking(status));
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankEventPost;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -30,11 +31,16 @@ import org.slf4j.LoggerFactory;
  * after a back-off ({@value #FIRST_BACKOFF_MS} ms doubling up to {@value #MAX_BACKOFF_MS} ms) until the engine
  * takes it, for at most {@value #RETRY_WINDOW_MS} ms of one outage (then the backlog is given up
  * with a warning; the engine still has {@code status}, which carries every output). An engine that
- * answers and refuses (another 4xx: an unknown run, a foreign domain) will never take that batch: it
+ * answers and refuses (another 4xx: a malformed post) will never take that batch: it
  * is dropped; when the refusal says the domain is over for the engine — 403 (a domain the run gave up or
- * never had), 404 (no such run), 410 (the run ended FAILED or CANCELLED) — the poster's refusal listener
- * hears it once, and the host aborts the domain's ranks here: nobody observes them any more, and an
- * abort the engine sent may never have reached them (a lost relay, a cut network). The backlog is bounded: past {@value #MAX_QUEUED} queued events, routine ones
+ * never had), 404 (no such run), 410 (the run ended FAILED or CANCELLED), each with the engine's mark
+ * {@link EngineRefusal#HEADER} — the poster's refusal listener hears it once, and the host aborts the
+ * domain's ranks here: nobody observes them any more, and an abort the engine sent may never have reached
+ * them (a lost relay, a cut network). A 403, 404 or 410 <em>without</em> the mark is not the engine's word:
+ * something between the host and the engine answered (a reverse proxy or load balancer while it reloads, a
+ * wrong path prefix during an upgrade, a captive portal), so the batch is kept and tried again as for an
+ * unreachable engine, with the same back-off and the same bound ({@value #RETRY_WINDOW_MS} ms, after which
+ * the backlog is given up saying what answered last); the ranks run on. The backlog is bounded: past {@value #MAX_QUEUED} queued events, routine ones
  * ({@code log}, {@code activity}, {@code wait}) are dropped and counted, {@code progress} and
  * {@code counters} are coalesced to the latest of each, and the ones that carry results —
  * {@code state} (DONE, FAILED, ABORTED) and {@code output} — are never dropped, up to a hard cap of
@@ -96,10 +102,16 @@ final class EventPoster implements RankEvents {
     /** When the current outage began (nanoTime), 0 while the engine takes events (drain task only). */
     private long outageSinceNanos;
 
-    /** HTTP answers to events that mean the engine has given the domain up: its ranks are to stop. */
+    /**
+     * HTTP answers to events that mean the engine has given the domain up, its ranks to stop, when they carry the
+     * engine's {@link EngineRefusal} mark; without it they are tried again (something else answered).
+     */
     static final java.util.Set<Integer> DOMAIN_GONE = java.util.Set.of(403, 404, 410);
 
-    /** Hears, once, the engine's answer (its HTTP status and message) when it refused events with a {@link #DOMAIN_GONE} status. */
+    /** What the engine's address last answered in the current outage, for the warning when it is given up (drain task only). */
+    private String lastFailure;
+
+    /** Hears, once, the engine's answer (its HTTP status and message) when it refused events with a marked {@link #DOMAIN_GONE} status. */
     private final java.util.function.BiConsumer<Integer, String> onDomainGone;
     private final java.util.concurrent.atomic.AtomicBoolean domainGoneTold = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -121,7 +133,7 @@ final class EventPoster implements RankEvents {
      * @param domainId     the domain of the rank (the run request's)
      * @param token        the domain's token (the run request's)
      * @param onDomainGone told once (on the drain thread, no lock held) when the engine refuses events with
-     *                     403, 404 or 410: the HTTP status and the engine's message
+     *                     403, 404 or 410 and its {@link EngineRefusal} mark: the HTTP status and the engine's message
      */
     EventPoster(String callbackUrl, String domainId, String token, Executor executor, HttpClient http,
                 java.util.function.BiConsumer<Integer, String> onDomainGone) {
@@ -306,8 +318,8 @@ final class EventPoster implements RankEvents {
         synchronized (queue) {
             if (giveUp) {
                 dropped += batch.size() + queue.size();
-                LOG.warn("the engine at {} has taken no event for {} s: giving up this rank's {} undelivered event(s)",
-                        target, RETRY_WINDOW_MS / 1000, batch.size() + queue.size());
+                LOG.warn("the engine at {} has taken no event for {} s (last: {}): giving up this rank's {} undelivered event(s)",
+                        target, RETRY_WINDOW_MS / 1000, lastFailure, batch.size() + queue.size());
                 queue.clear();
                 outageSinceNanos = 0;
                 warned = false;
@@ -369,11 +381,23 @@ final class EventPoster implements RankEvents {
                 return Delivery.OK;
             }
             if (code / 100 == 5 || code == 408 || code == 429) {
+                lastFailure = "HTTP " + code;
                 warnOnce("engine answered HTTP " + code + " to " + events.size() + " event(s); trying again");
                 return Delivery.RETRY;
             }
+            boolean marked = EngineRefusal.of(code, r.headers().firstValue(EngineRefusal.HEADER).orElse(null))
+                    .filter(EngineRefusal::endsDomain).isPresent();
+            if (DOMAIN_GONE.contains(code) && !marked) {
+                // not the engine's refusal (it marks every one that ends a domain): a proxy, a balancer, a wrong prefix
+                lastFailure = "HTTP " + code + " without the engine's " + EngineRefusal.HEADER + " mark";
+                warnOnce("HTTP " + code + " to " + events.size() + " event(s) at " + target + " without the engine's "
+                        + EngineRefusal.HEADER + " mark: something between this host and the engine answered (a proxy or"
+                        + " load balancer, a wrong path prefix?), not the engine; keeping them and trying again for up to "
+                        + RETRY_WINDOW_MS / 1000 + " s");
+                return Delivery.RETRY;
+            }
             warnOnce("engine refused " + events.size() + " event(s) with HTTP " + code + "; dropped");
-            if (DOMAIN_GONE.contains(code) && domainGoneTold.compareAndSet(false, true)) {
+            if (marked && domainGoneTold.compareAndSet(false, true)) {
                 String answer = r.body() == null ? "" : r.body().strip();
                 // the engine's error, bounded: a stranger at the callback address could answer anything
                 onDomainGone.accept(code, answer.length() > 300 ? answer.substring(0, 300) + "…" : answer);
@@ -383,6 +407,7 @@ final class EventPoster implements RankEvents {
             Thread.currentThread().interrupt();
             return Delivery.RETRY;
         } catch (java.io.IOException ex) {
+            lastFailure = ex.toString();
             warnOnce("cannot post events to " + target + ": " + ex + "; keeping them and trying again");
             return Delivery.RETRY;
         } catch (RuntimeException ex) {

@@ -70,7 +70,8 @@ final class RankTable implements MpiwsHandler {
         this.eventThreads = eventThreads;
         java.net.http.HttpClient http = EventPoster.client(tls);
         this.eventHttp = http;
-        // an engine that refuses a domain's events (403/404/410) has given the domain up: its ranks stop here
+        // an engine that refuses a domain's events (403/404/410 with its X-MPFL-Refusal mark, EventPoster) has given the
+        // domain up: its ranks stop here
         this.eventsFor = req -> new EventPoster(req.callbackUrl(), req.domainId(), req.token(), eventThreads, http, (code, message) ->
                 registry.abortLocally(req.domainId(), "the engine refused this domain's events (HTTP " + code
                         + (message.isEmpty() ? "" : ": " + message) + "): the run has ended or given this domain up"));

@@ -3,12 +3,30 @@ package org.mpfl.runtime.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mpfl.protocol.EngineRefusal;
+import org.mpfl.protocol.HostCredential;
+import org.mpfl.testing.Await;
 
 /**
  * What a host logs when the engine refuses or cannot be reached: a 401 names the host's credential (not the engine's
- * token); an untrusted certificate, a scheme the engine does not speak, or nobody listening, what to do.
+ * token); an untrusted certificate, a scheme the engine does not speak, or nobody listening, what to do. And when it
+ * stops: on the engine's own refusal of its credential (marked {@link EngineRefusal#CREDENTIAL_REFUSED}) only, not on a
+ * 401 a proxy in front of the engine wrote (real HTTP on loopback, a real service host).
  */
+@Timeout(120)
 class EngineAnnouncerRefusalTest {
     @Test
     void a401SaysTheCredentialIsRefusedAndWhereANewOneComesFrom() {
@@ -29,5 +47,70 @@ class EngineAnnouncerRefusalTest {
         assertEquals("; this host keeps asking, and reads a new credential file only when it starts again (in Tomcat: restart it,"
                 + " or reload the /axis2 application)", EngineAnnouncer.stillAsking(401));
         assertEquals("", EngineAnnouncer.stillAsking(503));
+    }
+
+    /**
+     * A stand-in engine whose first two answers to the announcement are a proxy's 401 (its own page, no mark): the
+     * host is not stopped, announces again and registers; once the engine itself refuses the credential (a heartbeat
+     * answered 401 with the mark), the host's listener hears it, once.
+     */
+    @Test
+    void onlyTheEnginesMarkedRefusalOfTheCredentialStopsTheHost() throws Exception {
+        AtomicInteger announcements = new AtomicInteger();
+        AtomicInteger heartbeats = new AtomicInteger();
+        AtomicBoolean engineRefuses = new AtomicBoolean();
+        HttpServer engine = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        engine.createContext("/api/registry/hosts", ex -> {
+            ex.getRequestBody().readAllBytes();
+            String path = ex.getRequestURI().getPath();
+            if (path.endsWith("/heartbeat")) {
+                heartbeats.incrementAndGet();
+                if (engineRefuses.get()) {
+                    ex.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.CREDENTIAL_REFUSED.value());
+                    answer(ex, 401, "{\"error\":\"not a valid host credential (unknown, revoked or wrong secret)\"}");
+                } else {
+                    answer(ex, 204, "");
+                }
+            } else if (path.equals("/api/registry/hosts") && announcements.incrementAndGet() <= 2) {
+                answer(ex, 401, "<html><body><h1>401 Authorization Required</h1><hr>nginx</body></html>");
+            } else if (path.equals("/api/registry/hosts")) {
+                answer(ex, 201, "{\"heartbeatIntervalMs\":500,\"heartbeatTimeoutMs\":60000}");
+            } else {
+                answer(ex, 204, ""); // the host leaving
+            }
+        });
+        engine.start();
+        String url = "http://127.0.0.1:" + engine.getAddress().getPort();
+        try (ServiceHost host = ServiceHost.start(new ServiceHost.Options("127.0.0.1", 0, null, "h1", null, true))) {
+            EngineAnnouncer announcer = new EngineAnnouncer(host, url, HostCredential.generate(url, "h1"), 1);
+            List<String> told = new CopyOnWriteArrayList<>();
+            announcer.onCredentialRefused(told::add);
+            try {
+                announcer.start();
+                Await.until(Duration.ofSeconds(60), () -> "the host registers past the proxy's 401s (" + announcements.get()
+                        + " announcements)", heartbeats::get, n -> n >= 1);
+                assertEquals(List.of(), told, "a proxy's 401 stopped the host");
+                assertEquals(3, announcements.get(), "announced again after each of the proxy's 401s, then registered");
+                engineRefuses.set(true);
+                Await.until(Duration.ofSeconds(60), "the engine's refusal is heard", told::size, n -> n >= 1);
+                assertEquals(1, told.size(), told.toString());
+                assertTrue(told.get(0).equals("the engine at " + url + " refused a heartbeat: HTTP 401: the engine refuses this"
+                        + " host's credential (unknown, revoked or a wrong secret; a new one: mpflc host-token on the engine's"
+                        + " machine)"), told.get(0));
+            } finally {
+                announcer.close();
+            }
+        } finally {
+            engine.stop(0);
+        }
+    }
+
+    private static void answer(HttpExchange ex, int status, String body) throws IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ex.sendResponseHeaders(status, b.length == 0 ? -1 : b.length);
+        if (b.length > 0) {
+            ex.getResponseBody().write(b);
+        }
+        ex.close();
     }
 }

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankEventPost;
 import org.mpfl.protocol.digest.Sha256;
@@ -32,7 +33,8 @@ import org.mpfl.testing.Await;
  * A rank's events outlive an engine that is away (issue 14): with nothing listening at the callback
  * address, posting never blocks the rank, the backlog stays bounded while keeping the terminal events
  * and the latest progress, and everything kept arrives in order once an engine listens there again
- * (real HTTP on loopback). An engine that answers and refuses (404) gets no retries. Every POST carries
+ * (real HTTP on loopback). An engine that answers and refuses (a 404 with its {@link EngineRefusal} mark) gets no
+ * retries; a 403, 404 or 410 without the mark (a proxy's) is tried again. Every POST carries
  * the headers of {@link RankEventPost}: the domain, the SHA-256 of the body and a proof that verifies with
  * the domain's token over the body the engine received.
  */
@@ -66,6 +68,15 @@ class EventPosterTest {
 
     /** An engine at {@code port} answering {@code status} to every POST and recording the events it took. */
     private List<JsonNode> engine(int port, int status, AtomicInteger posts) throws Exception {
+        return engine(port, n -> status, null, posts);
+    }
+
+    /**
+     * A server at {@code port} answering the {@code n}th POST (from 1) with {@code status.applyAsInt(n)}, marked
+     * with {@code mark} ({@code null}: no mark) when that is not a 2xx, and recording the events it took.
+     */
+    private List<JsonNode> engine(int port, java.util.function.IntUnaryOperator status, EngineRefusal mark, AtomicInteger posts)
+            throws Exception {
         List<JsonNode> got = new CopyOnWriteArrayList<>();
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         server.createContext("/cb/events", ex -> {
@@ -75,15 +86,18 @@ class EventPosterTest {
                 unproved.add(why);
             }
             JsonNode body = JSON.readTree(bytes);
-            posts.incrementAndGet();
-            if (status / 100 == 2) {
+            int code = status.applyAsInt(posts.incrementAndGet());
+            if (code / 100 == 2) {
                 if (body.isArray()) {
                     body.forEach(got::add);
                 } else {
                     got.add(body);
                 }
             }
-            ex.sendResponseHeaders(status, -1);
+            if (code / 100 != 2 && mark != null) {
+                ex.getResponseHeaders().add(EngineRefusal.HEADER, mark.value());
+            }
+            ex.sendResponseHeaders(code, -1);
             ex.close();
         });
         server.start();
@@ -195,14 +209,47 @@ class EventPosterTest {
     void anEngineThatRefusesTheEventsGetsNoRetries() throws Exception {
         int port = freePort();
         AtomicInteger posts = new AtomicInteger();
-        engine(port, 404, posts);
-        EventPoster poster = poster(port);
+        engine(port, n -> 404, EngineRefusal.DOMAIN_UNKNOWN, posts);
+        List<String> told = new CopyOnWriteArrayList<>();
+        EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", DOMAIN, TOKEN, threads,
+                EventPoster.client(TlsSettings.NONE), (code, message) -> told.add("HTTP " + code));
         poster.post(event(0, RankEvent.Type.STATE, "DONE", null, null, null));
         poster.flush(Duration.ofSeconds(10));
         Thread.sleep(1_500);
         assertEquals(1, posts.get(), "a refused batch was sent again");
         assertEquals(0, poster.queued());
         assertEquals(1, poster.dropped());
+        assertEquals(List.of("HTTP 404"), told, "the engine's marked 404 ends the domain");
+    }
+
+    /**
+     * A 403, 404 or 410 without the engine's {@link EngineRefusal} mark (a proxy in front of the engine while it
+     * reloads) is not the engine's word: the batch is kept and tried again, the domain is not given up, and once
+     * the engine is reached every event arrives, once and in order. So is a mark that goes with another status.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"404,", "403,", "410,", "404,DOMAIN_ENDED"})
+    void anUnmarkedRefusalIsTriedAgainAndTheEventsArriveOnce(int status, EngineRefusal wrongMark) throws Exception {
+        int port = freePort();
+        AtomicInteger posts = new AtomicInteger();
+        // the first three POSTs are the stranger's; then the engine is reached
+        List<JsonNode> got = engine(port, n -> n <= 3 ? status : 204, wrongMark, posts);
+        List<String> told = new CopyOnWriteArrayList<>();
+        EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", DOMAIN, TOKEN, threads,
+                EventPoster.client(TlsSettings.NONE), (code, message) -> told.add("HTTP " + code));
+        poster.post(event(0, RankEvent.Type.STATE, "RUNNING", null, null, null));
+        poster.post(event(1, RankEvent.Type.LOG, null, "a line", null, null));
+        poster.post(event(2, RankEvent.Type.OUTPUT, null, null, "answer", 42));
+        poster.post(event(3, RankEvent.Type.STATE, "DONE", null, null, null));
+        Await.until(Duration.ofSeconds(30), () -> "the final state arrives (" + posts.get() + " POSTs)",
+                () -> got.stream().anyMatch(e -> "DONE".equals(e.path("state").asText())), Boolean.TRUE::equals);
+        List<Long> seqs = new ArrayList<>();
+        got.forEach(e -> seqs.add(e.path("seq").asLong()));
+        assertEquals(List.of(0L, 1L, 2L, 3L), seqs, "every event once, in order");
+        assertTrue(posts.get() >= 4, posts.get() + " POSTs: the refused ones were not tried again");
+        assertEquals(List.of(), told, "a refusal without the engine's mark ended the domain");
+        assertEquals(0, poster.dropped());
+        assertEquals(List.of(), unproved, "every POST proves its body");
     }
 
     @Test

@@ -18,6 +18,7 @@ import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.EngineReach;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsOptions;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -261,6 +262,13 @@ public final class RelayCommand implements CliCommand {
                     r = http.send(req, HttpResponse.BodyHandlers.ofString());
                 } catch (IOException e) {
                     throw new IOException(EngineReach.unreachable(e, engine), e);
+                }
+                boolean engineSaid = EngineRefusal.of(r.statusCode(), r.headers().firstValue(EngineRefusal.HEADER).orElse(null))
+                        .filter(EngineRefusal::refusesCredential).isPresent();
+                if (r.statusCode() == 401 && !engineSaid) {
+                    // not the engine's refusal of this credential: a proxy or load balancer in between; asked again
+                    throw new IOException("HTTP 401 to " + path + " without the engine's " + EngineRefusal.HEADER + " mark:"
+                            + " something between this relay and " + engine + " answered (a proxy or load balancer?), not the engine");
                 }
                 if (r.statusCode() == 401) {
                     throw new EngineRefused(401, "the engine at " + engine + " refuses this relay's credential (unknown, revoked or a"

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsSettings;
 
@@ -111,14 +112,22 @@ class RelayFirstAnnouncementTest {
         assertTrue(said.contains("the engine " + engine + " could not be reached within 2 s"), said);
     }
 
-    /** Later announcements: an engine in trouble (503) is asked again; a refused credential (401) ends them, saying why. */
+    /**
+     * Later announcements: an engine in trouble (503) is asked again, and so is a 401 without the engine's
+     * {@link EngineRefusal} mark (a proxy in front of it wrote it); the engine's refusal of the credential (401 with
+     * the mark) ends them, saying why.
+     */
     @Test
     void aRelayWhoseCredentialIsRefusedStopsAnnouncingAndSaysWhy() throws Exception {
         int port = freePort();
         AtomicInteger announcements = new AtomicInteger();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         server.createContext("/api/registry/relays", exchange -> {
-            int status = announcements.incrementAndGet() == 1 ? 503 : 401;
+            int n = announcements.incrementAndGet();
+            int status = n == 1 ? 503 : 401;
+            if (n >= 3) {
+                exchange.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.CREDENTIAL_REFUSED.value());
+            }
             exchange.sendResponseHeaders(status, -1);
             exchange.close();
         });
@@ -136,8 +145,11 @@ class RelayFirstAnnouncementTest {
             }).get(60, TimeUnit.SECONDS);
             assertEquals("the engine at " + engine + " refuses this relay's credential (unknown, revoked or a wrong secret; a new one:"
                     + " mpflc host-token --relay --host-id relay-1 on the engine's machine)", why);
-            assertEquals(2, announcements.get(), "asked again after the 503, not after the 401");
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("engine answered 503"), err.toString(StandardCharsets.UTF_8));
+            assertEquals(3, announcements.get(), "asked again after the 503 and the unmarked 401, not after the engine's 401");
+            String said = err.toString(StandardCharsets.UTF_8);
+            assertTrue(said.contains("engine answered 503"), said);
+            assertTrue(said.contains("HTTP 401 to /api/registry/relays without the engine's X-MPFL-Refusal mark: something between"
+                    + " this relay and " + engine + " answered"), said);
         } finally {
             server.stop(0);
         }

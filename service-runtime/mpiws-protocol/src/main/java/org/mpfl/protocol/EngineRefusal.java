@@ -1,0 +1,82 @@
+package org.mpfl.protocol;
+
+import java.util.Optional;
+
+/**
+ * The engine's own mark on a refusal that a host or relay acts on for good: the response header {@value #HEADER},
+ * whose value says why. The engine sets it on its answers to a rank's posts ({@link RankEventPost}, and
+ * {@link CheckpointUpload}'s parts alike) when it refuses them because the domain is over for it
+ * ({@link #endsDomain()}), and on its registry's refusals of a host's or relay's credential
+ * ({@link #refusesCredential()}), and on no other answer. A host stops a domain's ranks when its events are
+ * refused with such a mark, and only then; a host or relay stops announcing itself on a marked refusal of its
+ * credential only. The same status without the mark was written by something between them and the engine (a
+ * reverse proxy or load balancer answering while it reloads, a wrong path prefix during an upgrade, a captive
+ * portal), which says nothing about the domain or the credential: the events are kept and tried again as for
+ * an engine out of reach, the announcements go on.
+ *
+ * <p>The mark is not a proof: whoever answers at the callback address can write it, as it could write any
+ * status before the mark existed. It tells the engine's word apart from a stranger's mistake, not from a
+ * stranger's intent.
+ */
+public enum EngineRefusal {
+    /** 404: the engine has no run of that id (it never had, or has forgotten it). */
+    DOMAIN_UNKNOWN("domain-unknown", 404),
+    /** 403: the domain is not the run's current one (the run gave it up when it placed its ranks again, or never had it). */
+    DOMAIN_FOREIGN("domain-foreign", 403),
+    /** 410: the run ended FAILED or CANCELLED; its domain's ranks are to stop. */
+    DOMAIN_ENDED("domain-ended", 410),
+    /** 403: the post's proof does not verify with the token of the domain it names (the sender does not hold the run's token). */
+    FORBIDDEN("forbidden", 403),
+    /** 401: the registry does not take this credential (none, unknown, revoked or a wrong secret); waiting does not mend it. */
+    CREDENTIAL_REFUSED("credential-refused", 401),
+    /** 409: the credential is of the other kind (a relay's where a host's is needed, or the reverse). */
+    CREDENTIAL_KIND("credential-kind", 409);
+
+    /** The response header that carries the mark. */
+    public static final String HEADER = "X-MPFL-Refusal";
+
+    private final String value;
+    private final int status;
+
+    EngineRefusal(String value, int status) {
+        this.value = value;
+        this.status = status;
+    }
+
+    /** The header's value. */
+    public String value() {
+        return value;
+    }
+
+    /** The HTTP status the engine answers with this mark. */
+    public int status() {
+        return status;
+    }
+
+    /** Whether the mark says that a domain is over for the engine (a refusal of a rank's post): its ranks are to stop. */
+    public boolean endsDomain() {
+        return !refusesCredential();
+    }
+
+    /** Whether the mark says that the registry refuses the caller's credential: its announcements are to stop. */
+    public boolean refusesCredential() {
+        return this == CREDENTIAL_REFUSED || this == CREDENTIAL_KIND;
+    }
+
+    /**
+     * The mark of an answer with HTTP {@code status} whose {@value #HEADER} header is {@code headerValue}
+     * ({@code null}: none): empty when there is no mark, an unknown one, or one that goes with another status.
+     */
+    public static Optional<EngineRefusal> of(int status, String headerValue) {
+        if (headerValue == null) {
+            return Optional.empty();
+        }
+        String v = headerValue.strip();
+        for (EngineRefusal r : values()) {
+            if (r.value.equals(v) && r.status == status) {
+                return Optional.of(r);
+            }
+        }
+        return Optional.empty();
+    }
+}
