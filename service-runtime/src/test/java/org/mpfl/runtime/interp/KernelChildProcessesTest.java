@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -44,9 +46,12 @@ class KernelChildProcessesTest {
 
     @Test
     void aRankThatEndsStopsWhatItsKernelStarted() throws Exception {
+        Set<Thread> before = pumps();
         InterpreterHarness.Result r = run(Map.of("mode", "end")).succeeded();
         assertEquals(1.0, r.output("y", 0), "the kernel ran to its end");
         sleeps.awaitNone(GONE, "no process the kernel started outlives the rank");
+        // the sleeps had the worker's stdout and stderr: with them gone, the threads reading those pipes end too
+        Await.until(GONE, "the rank's output pumps ended", () -> newer(pumps(), before), Set::isEmpty);
     }
 
     @Test
@@ -88,6 +93,23 @@ class KernelChildProcessesTest {
         assertTrue(r.rank(1).fault().getMessage().contains("the other rank's kernel is running"), r.failures());
         assertTrue(r.rank(0).aborted(), "rank 0 was aborted: " + r.failures());
         sleeps.awaitNone(GONE, "no process the aborted kernel started is left");
+    }
+
+    /** The live threads that read a kernel worker's stdout or stderr (OutputPump). */
+    private static Set<Thread> pumps() {
+        Set<Thread> found = new HashSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && t.getName().startsWith("mpfl-kernel-std")) {
+                found.add(t);
+            }
+        }
+        return found;
+    }
+
+    private static Set<Thread> newer(Set<Thread> now, Set<Thread> before) {
+        Set<Thread> left = new HashSet<>(now);
+        left.removeAll(before);
+        return left;
     }
 
     private InterpreterHarness.Result run(Map<String, String> params) {
