@@ -142,3 +142,53 @@ def add_two(b, two):
     for i in range(len(b)):
         b[i] += two
     return {"sb": float(sum(b))}
+
+
+def spawn(x, mode, tag, pidfile):
+    """Starts processes that outlive the call unless the worker's stop takes them, each a 'sleep' of a number the
+    test chose: a child (TAG), a child in a process group of its own (TAG+1), a shell's background job (TAG+2,
+    a grandchild) under the shell exec'd into TAG+3, and an orphan whose parent exited at once (TAG+4). Waits until
+    all five run; then returns (mode 'end'), raises ('raise'), or tells the test the worker's pid and waits to be
+    killed ('kill'), or to be aborted ('hang'): its pid and its session id in pidfile."""
+    import subprocess
+    import time
+    subprocess.Popen(["sleep", str(tag)])
+    subprocess.Popen(["sleep", str(tag + 1)], preexec_fn=os.setpgrp)
+    subprocess.Popen(["sh", "-c", "sleep %d & exec sleep %d" % (tag + 2, tag + 3)])
+    subprocess.Popen(["sh", "-c", "sleep %d &" % (tag + 4)]).wait()
+    wanted = {b"sleep\0%d\0" % (tag + i) for i in range(5)}
+    deadline = time.monotonic() + 20
+    while wanted - running_commands():
+        if time.monotonic() > deadline:
+            raise RuntimeError("not all started: %s" % (wanted - running_commands()))
+        time.sleep(0.01)
+    if mode == "raise":
+        raise RuntimeError("failed after starting processes")
+    if mode in ("kill", "hang"):
+        with open(pidfile + ".part", "w") as f:
+            f.write("%d %d" % (os.getpid(), os.getsid(0)))
+        os.rename(pidfile + ".part", pidfile)
+        time.sleep(600)
+    return {"y": x + 1.0}
+
+
+def running_commands():
+    """The command lines (NUL-separated, as /proc has them) of the processes that run now."""
+    found = set()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    found.add(f.read())
+            except OSError:
+                pass
+    return found
+
+
+def fail_when(pidfile):
+    """Raises once pidfile exists: the rank fails while another rank's kernel runs, and the run aborts it."""
+    import time
+    deadline = time.monotonic() + 30
+    while not os.path.exists(pidfile) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    raise RuntimeError("the other rank's kernel is running")

@@ -1,5 +1,9 @@
 package org.mpfl.runtime.interp;
 
+import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.mpfl.protocol.settings.ProtocolSettings;
 
 /**
@@ -22,6 +26,24 @@ final class KernelTestPython {
             System.clearProperty(ProtocolSettings.KERNEL_PYTHON.name());
         } else {
             System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), previous);
+        }
+    }
+
+    /**
+     * {@code @ExtendWith(KernelTestPython.ForClass.class)}: {@link #use} {@link #PATH} before the class's tests,
+     * {@link #restore} after them.
+     */
+    static final class ForClass implements BeforeAllCallback, AfterAllCallback {
+        private static final ExtensionContext.Namespace HERE = ExtensionContext.Namespace.create(ForClass.class);
+
+        @Override
+        public void beforeAll(ExtensionContext context) {
+            context.getStore(HERE).put("previous", Optional.ofNullable(use(PATH)));
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) {
+            restore(((Optional<?>) context.getStore(HERE).remove("previous")).map(String.class::cast).orElse(null));
         }
     }
 }

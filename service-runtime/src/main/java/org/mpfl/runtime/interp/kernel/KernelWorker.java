@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * One kernel worker process of a rank (a Python interpreter running {@code mpfl_kernel.py}, or any
  * executable speaking docs/kernel-protocol.md): started with the rank, stopped with it, so that the
- * kernel's module state lives as long as a Java activity instance does. Calls are one at a time.
+ * kernel's module state lives as long as a Java activity instance does. Calls are one at a time. The
+ * worker leads a session of its own ({@link WorkerSession}): the processes its kernels start are stopped
+ * with it, however it ends.
  */
 final class KernelWorker implements AutoCloseable {
     /** How long a worker that closed its channel gets to exit before its status is read (and it is killed). */
@@ -27,6 +29,7 @@ final class KernelWorker implements AutoCloseable {
 
     private final String label;
     private final Process process;
+    private final WorkerSession session;
     private final WorkerLeftovers leftovers;
     private final ControlChannel channel;
     private final SharedArena arena;
@@ -38,10 +41,11 @@ final class KernelWorker implements AutoCloseable {
     private final OutputPump.Sink log;
     private boolean broken;
 
-    private KernelWorker(String label, Process process, WorkerLeftovers leftovers, ControlChannel channel, SharedArena arena,
+    private KernelWorker(String label, WorkerSession session, WorkerLeftovers leftovers, ControlChannel channel, SharedArena arena,
                          OutputPump stdout, OutputPump stderr, AtomicLong logBudget, long logBytesPerCall, OutputPump.Sink log) {
         this.label = label;
-        this.process = process;
+        this.process = session.process();
+        this.session = session;
         this.leftovers = leftovers;
         this.channel = channel;
         this.arena = arena;
@@ -61,7 +65,6 @@ final class KernelWorker implements AutoCloseable {
                               OutputPump.Sink log, long startTimeoutMs, long logBytesPerCall) throws KernelFailure {
         WorkerLeftovers leftovers = WorkerLeftovers.open();
         SharedArena arena = null;
-        Process process = null;
         try {
             Path socketDirectory = KernelScratch.SOCKET.create();
             leftovers.path(socketDirectory);
@@ -81,12 +84,16 @@ final class KernelWorker implements AutoCloseable {
                 builder.environment().putAll(environment);
                 builder.environment().put("MPFL_KERNEL_SOCKET", socketPath.toString());
                 builder.environment().put("MPFL_KERNEL_SHM", arena.file().toString());
+                WorkerSession session;
                 try {
-                    process = builder.start();
-                    leftovers.process(process);
+                    session = WorkerSession.start(builder);
+                    leftovers.session(session);
                 } catch (IOException e) {
                     throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
                 }
+                Process process = session.process();
+                // whenever the worker ends (stopped, killed, crashed, killed from outside), what it started goes too
+                process.onExit().thenRun(session::stop);
                 AtomicLong budget = new AtomicLong(logBytesPerCall);
                 OutputPump out = new OutputPump(process.getInputStream(), "info", log, budget, "mpfl-kernel-stdout");
                 OutputPump err = new OutputPump(process.getErrorStream(), "warn", log, budget, "mpfl-kernel-stderr");
@@ -98,6 +105,11 @@ final class KernelWorker implements AutoCloseable {
                         break;
                     }
                     if (!process.isAlive()) {
+                        session.stop();
+                        String unexecutable = session.execFailure(err.tail(EXIT_WAIT_MS));
+                        if (unexecutable != null) {
+                            throw KernelFailure.workflow("cannot start " + label + ": " + unexecutable);
+                        }
                         throw KernelFailure.workflow(label + " did not start: " + exitStatus(process) + lastLines(err));
                     }
                     if (System.nanoTime() > deadline) {
@@ -110,7 +122,7 @@ final class KernelWorker implements AutoCloseable {
                         throw new InterruptedIOException("interrupted while " + label + " started");
                     }
                 }
-                KernelWorker worker = new KernelWorker(label, process, leftovers, new ControlChannel(accepted, process.onExit()), arena,
+                KernelWorker worker = new KernelWorker(label, session, leftovers, new ControlChannel(accepted, process.onExit()), arena,
                         out, err, budget, logBytesPerCall, log);
                 String ready;
                 try {
@@ -205,14 +217,16 @@ final class KernelWorker implements AutoCloseable {
     private KernelFailure died(IOException cause) {
         try {
             if (!process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
+                session.stop();
                 return KernelFailure.workflow(label + ": " + rootMessage(cause) + " (the worker was stopped)" + lastLines(stderr));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            session.stop();
             return KernelFailure.workflow(label + " ended while the rank was interrupted");
         }
+        // what the worker started goes with it, and with them their ends of its stdout and stderr
+        session.stop();
         int status = process.exitValue();
         String signal = Signals.name(status);
         if ("SIGKILL".equals(signal)) {
@@ -257,17 +271,15 @@ final class KernelWorker implements AutoCloseable {
         }
         channel.close();
         try {
-            if (!process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS);
-            }
+            process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        // the worker if it did not exit, and every process it started (they would hold its pipes open)
+        session.stop();
         // the worker's last lines reach the log before the rank ends: a C program's stdout into a pipe is
-        // block-buffered, so everything it printed may come only now, at its exit (bounded: a grandchild that
-        // kept the pipe open must not hold the rank)
+        // block-buffered, so everything it printed may come only now, at its exit (bounded: a process that
+        // left the worker's session and kept the pipe open must not hold the rank)
         stdout.drain(EXIT_WAIT_MS);
         stderr.drain(EXIT_WAIT_MS);
         long dropped = stdout.takeDropped() + stderr.takeDropped();
@@ -278,9 +290,9 @@ final class KernelWorker implements AutoCloseable {
         leftovers.removeNow();
     }
 
-    /** Kills the worker at once (the rank is aborting). */
+    /** Kills the worker and every process it started at once (the rank is aborting). */
     void kill() {
-        process.destroyForcibly();
+        session.stop();
     }
 
     /** Names of the signals a worker commonly dies of (Java reports a death by signal N as status 128 + N). */

@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What one kernel worker has outside this JVM — its process, its shared-memory file, its socket
- * directory — so that a JVM exiting with the worker still open removes them: a failed rank ends
+ * What one kernel worker has outside this JVM — its process and the processes it started (its
+ * {@link WorkerSession}), its shared-memory file, its socket directory — so that a JVM exiting with the worker still open removes them: a failed rank ends
  * {@code mpflc run --local} while other ranks are still starting their workers, and a file left in
  * {@code /dev/shm} holds memory until the next boot. The worker itself releases them when it closes or
  * fails to start ({@link #released}); a shutdown hook removes the rest. Paths go in the order they
@@ -25,7 +25,7 @@ final class WorkerLeftovers {
     }
 
     private final List<Path> paths = new ArrayList<>();
-    private Process process;
+    private WorkerSession session;
 
     private WorkerLeftovers() {
     }
@@ -45,9 +45,9 @@ final class WorkerLeftovers {
         }
     }
 
-    /** The worker's process. */
-    synchronized void process(Process worker) {
-        process = worker;
+    /** The worker's process and the processes it starts. */
+    synchronized void session(WorkerSession worker) {
+        session = worker;
         if (exiting) {
             remove();
         }
@@ -58,15 +58,15 @@ final class WorkerLeftovers {
         OPEN.remove(this);
     }
 
-    /** Kills the process at once and deletes the paths (the worker's own graceful stop is not waited for). */
+    /** Kills the processes at once and deletes the paths (the worker's own graceful stop is not waited for). */
     synchronized void removeNow() {
         remove();
         released();
     }
 
     private void remove() {
-        if (process != null) {
-            process.destroyForcibly();
+        if (session != null) {
+            session.stop();
         }
         for (int i = paths.size() - 1; i >= 0; i--) {
             try {

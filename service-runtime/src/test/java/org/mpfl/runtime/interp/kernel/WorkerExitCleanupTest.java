@@ -6,30 +6,43 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.ir.MpflType;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.TaggedSleeps;
 import org.mpfl.testing.childjvm.ChildJvm;
 
 /**
  * A JVM that exits while a rank still has its kernel worker (a failed rank ends {@code mpflc run --local} while
  * the other ranks start theirs) leaves nothing behind: no shared-memory file in {@code /dev/shm}, no socket
- * directory in the temporary directory, no worker process. Each case runs in a child JVM that exits with
- * {@code System.exit} and prints what it had; this JVM then looks for it.
+ * directory in the temporary directory, no worker process, no process the worker started (a Python kernel's
+ * children and an orphan of theirs; a starting command worker's background jobs). Each case runs in a child JVM
+ * that exits with {@code System.exit} and prints what it had; this JVM then looks for it.
  */
 @StartsProcesses
 class WorkerExitCleanupTest {
     private static final String PYTHON = System.getProperty("mpfl.test.python", "/usr/bin/python3");
+    private final TaggedSleeps sleeps = TaggedSleeps.tag();
+
+    @AfterEach
+    void killLeftovers() {
+        sleeps.kill();
+    }
 
     @Test
     void aJvmExitingWithAnOpenPythonWorkerRemovesItsFilesAndProcess(@TempDir Path tmp) throws Exception {
@@ -41,9 +54,14 @@ class WorkerExitCleanupTest {
         assertNothingLeftBy(runChild(tmp, "starting"), tmp);
     }
 
-    /** The child said where its worker's shared-memory file was and which process the worker was: both are gone. */
-    private static void assertNothingLeftBy(List<String> said, Path tmp) throws Exception {
+    /**
+     * The child said where its worker's shared-memory file was and which process the worker was: both are gone,
+     * and so are the processes the worker started.
+     */
+    private void assertNothingLeftBy(List<String> said, Path tmp) throws Exception {
+        assertTrue(said.contains("started " + sleeps.first()), "the worker had started its processes: " + said);
         assertGone(Path.of(value(said, "shm")), Long.parseLong(value(said, "worker")), tmp);
+        sleeps.awaitNone(Duration.ofSeconds(20), "no process the worker started outlives the JVM");
     }
 
     private static void assertGone(Path shm, long worker, Path tmp) throws IOException, InterruptedException {
@@ -79,10 +97,11 @@ class WorkerExitCleanupTest {
                 .orElseThrow(() -> new AssertionError("the child did not say " + key + ": " + said));
     }
 
-    private static List<String> runChild(Path tmp, String mode) throws Exception {
+    private List<String> runChild(Path tmp, String mode) throws Exception {
         List<String> cmd = new ArrayList<>(ChildJvm.command(List.of("-Djava.io.tmpdir=" + tmp, "-Dmpfl.test.python=" + PYTHON),
                 ExitingJvm.class.getName()));
         cmd.add(mode);
+        cmd.add(Long.toString(sleeps.first()));
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
@@ -95,27 +114,54 @@ class WorkerExitCleanupTest {
         return lines;
     }
 
-    /** The child: starts a worker and exits (status 7) with it open, or while it starts, printing what it made. */
+    /**
+     * The child: starts a worker that starts processes sleeping the test's numbers (args[1] on), and exits (status 7)
+     * with the worker open, or while it starts, printing what it made.
+     */
     public static final class ExitingJvm {
         public static void main(String[] args) throws Exception {
+            long tag = Long.parseLong(args[1]);
             if (args[0].equals("open")) {
-                KernelWorker worker = KernelWorker.start("the python worker", List.of(System.getProperty("mpfl.test.python"), "-u",
-                        RankKernels.script().toString()), Map.of(), null, (level, text) -> { }, 30_000, 1 << 20);
+                // the Python worker's kernel (kernels:spawn of the interpreter tests) starts five and returns
+                Path kernels = Files.createTempDirectory("kernels"); // in the test's temporary directory: JUnit removes it
+                try (InputStream in = ExitingJvm.class.getResourceAsStream("/interp/pykernels/kernels.py")) {
+                    Files.copy(in, kernels.resolve("kernels.py"));
+                }
+                List<String> python = List.of(System.getProperty("mpfl.test.python"), "-u", RankKernels.script().toString());
+                KernelWorker worker = KernelWorker.start("the python worker", python, Map.of("MPFL_KERNEL_PATH", kernels.toString()),
+                        null, (level, text) -> { }, 30_000, 1 << 20);
                 System.out.println("shm " + worker.arena().file());
                 System.out.println("worker " + ProcessHandle.current().children().findFirst().orElseThrow().pid());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                String loaded = worker.exchange("load kernels:spawn", deadline);
+                if (!loaded.startsWith("ok")) {
+                    System.out.println("cannot load: " + loaded);
+                    System.exit(1);
+                }
+                Map<String, Object> inputs = new LinkedHashMap<>();
+                inputs.put("x", 0.0);
+                inputs.put("mode", "end");
+                inputs.put("tag", tag);
+                inputs.put("pidfile", "");
+                KernelCall.call(worker, "kernels:spawn", inputs, Map.of("y", MpflType.DOUBLE));
+                System.out.println("started " + tag);
                 System.exit(7);
             }
             // a worker that never connects: the JVM exits while KernelWorker.start waits for it
             CountDownLatch started = new CountDownLatch(1);
             Thread rank = new Thread(() -> {
                 try {
-                    KernelWorker.start("the command worker", List.of("sh", "-c", "echo shm $MPFL_KERNEL_SHM; echo worker $$; exec sleep 600"),
-                            Map.of(), null, (level, text) -> {
-                                System.out.println(text);
-                                if (text.startsWith("worker ")) {
-                                    started.countDown();
-                                }
-                            }, 120_000, 1 << 20);
+                    // a background job, and an orphan of a subshell that exited: both in the worker's session; both
+                    // run before the worker says its pid
+                    String script = "echo shm $MPFL_KERNEL_SHM; sleep " + tag + " & (sleep " + (tag + 1) + " &); "
+                            + "while [ \"$(pgrep -cf '^sleep (" + tag + "|" + (tag + 1) + ")$')\" != 2 ]; do sleep 0.01; done; "
+                            + "echo started " + tag + "; echo worker $$; exec sleep 600";
+                    KernelWorker.start("the command worker", List.of("sh", "-c", script), Map.of(), null, (level, text) -> {
+                        System.out.println(text);
+                        if (text.startsWith("worker ")) {
+                            started.countDown();
+                        }
+                    }, 120_000, 1 << 20);
                 } catch (KernelFailure e) {
                     System.out.println("failed " + e.getMessage());
                 }
