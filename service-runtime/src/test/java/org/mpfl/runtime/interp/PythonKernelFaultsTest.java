@@ -126,6 +126,19 @@ class PythonKernelFaultsTest {
         assertTrue(f.location().startsWith("pykernel-nofunction.mpfl.xml:7:5"), f.location());
     }
 
+    /**
+     * A kernel module named as a module the worker imported before the workflow's libraries (Python's json, which
+     * the worker uses itself) would be silently replaced by that one: the rank fails at start saying so.
+     */
+    @Test
+    void aKernelModuleShadowedByOneTheWorkerImportedFailsTheRankAtStartSayingSo() {
+        RankFault f = InterpreterHarness.run("pykernel-shadowed.mpfl.xml", Map.of(), LIMIT).singleFault();
+        assertTrue(f.getMessage().contains("module 'json' is Python's own or an installed one"), f.getMessage());
+        assertTrue(f.getMessage().contains("not the workflow's json.py"), f.getMessage());
+        assertTrue(f.getMessage().contains("rename the kernel module"), f.getMessage());
+        assertTrue(f.location().startsWith("pykernel-shadowed.mpfl.xml:7:5"), f.location());
+    }
+
     @Test
     void aBadInterpreterPathFailsTheRankAtStartNamingIt() {
         String good = KernelTestPython.use("/no/such/python3");

@@ -307,6 +307,7 @@ class Worker:
         if f is None:
             module_name, _, function_name = target.partition(":")
             module = importlib.import_module(module_name)
+            self.not_shadowed(module_name)
             f = getattr(module, function_name, None)
             if f is None:
                 raise LookupError("module '%s' (%s) has no function '%s'"
@@ -315,6 +316,21 @@ class Worker:
                 raise LookupError("'%s' in module '%s' is not a function" % (function_name, module_name))
             self.functions[target] = f
         return f
+
+    def not_shadowed(self, module_name):
+        """A library module named as one Python had imported before the libraries were on the path (one this worker
+        uses itself, e.g. json or numpy) is never loaded: the earlier module answers to the name. Said as such."""
+        top = module_name.split(".")[0]
+        loaded = sys.modules.get(top)
+        where = getattr(loaded, "__file__", None) or ""
+        if any(where.startswith(root + os.sep) for root in self.root):
+            return
+        for root in self.root:
+            mine = [p for p in (os.path.join(root, top + ".py"), os.path.join(root, top)) if os.path.exists(p)]
+            if mine:
+                raise LookupError("module '%s' is Python's own or an installed one (%s), not the workflow's %s: the worker"
+                                  " had imported a module of that name before the workflow's libraries; rename the"
+                                  " kernel module" % (top, where or "built in", self.short(mine[0])))
 
     def short(self, path):
         for root in self.root:
