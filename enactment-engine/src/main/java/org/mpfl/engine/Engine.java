@@ -56,6 +56,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Engine implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    /** The HTTP server's bound on a request body (a larger one is answered 413). */
+    static final long MAX_BODY_BYTES = 256L * 1024 * 1024;
     /** File in the data directory holding the engine token (mode 0600). */
     public static final String TOKEN_FILE = "engine.token";
     /** File in the data directory holding the URL of the engine last started there. */
@@ -115,7 +117,7 @@ public final class Engine implements AutoCloseable {
         VertxPlatformHttpServerConfiguration http = new VertxPlatformHttpServerConfiguration();
         http.setBindHost(config.bindHost());
         http.setBindPort(port);
-        http.setMaxBodySize(256L * 1024 * 1024);
+        http.setMaxBodySize(MAX_BODY_BYTES);
         // TLS is the guarded server's own (Vert.x options), not Camel's SSLContextParameters
         this.httpServer = new GuardedHttpServer(http, tls, new ConnectionGuard("engine-http", guardLimits()));
         camel.addService(httpServer);
@@ -156,7 +158,7 @@ public final class Engine implements AutoCloseable {
                 .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);
         CheckpointUploads.install(router, runs.checkpoints());
-        RankEventAdmission.install(router, runs.eventIntake());
+        RankEventAdmission.install(router, runs.eventIntake(), MAX_BODY_BYTES);
         EventStream.install(router, runs, database.runs(), access);
         StaticConsole.install(router);
         Files.writeString(config.dataDir().resolve(URL_FILE), url + "\n", StandardCharsets.UTF_8);

@@ -247,7 +247,10 @@ final class RunEndpoints {
      * taken (nothing reaches the run that did not pass the check, whichever way it came); the body must
      * match the admitted SHA-256 and every event the admitted domain. A refusal that ends the domain for the
      * engine — no such run (404), a domain not the run's (403), a run that ended FAILED or CANCELLED (410) —
-     * carries the engine's {@link EngineRefusal} mark: on it alone the host stops the domain's ranks.
+     * carries the engine's {@link EngineRefusal} mark: on it alone the host stops the domain's ranks. A post the
+     * engine will never take as it is (400: malformed headers or body, a body that does not match its SHA-256;
+     * 401: missing headers) carries {@link EngineRefusal#BATCH_REJECTED}: on it alone the host drops the batch
+     * (any other answer without a mark is kept and sent again).
      */
     Reply rankEvents(Exchange ex) throws Exception {
         try {
@@ -256,7 +259,7 @@ final class RunEndpoints {
             if (e.mark().isEmpty()) {
                 throw new ApiException(e.status(), e.getMessage());
             }
-            return refusal(e.mark().get(), e.getMessage());
+            return refusal(e.status(), e.mark().get(), e.getMessage());
         } catch (UnknownRunException e) {
             return refusal(EngineRefusal.DOMAIN_UNKNOWN, e.getMessage());
         } catch (ForeignEventException e) {
@@ -266,9 +269,13 @@ final class RunEndpoints {
         }
     }
 
-    /** The engine's answer to a rank's post when the domain is over for it: the mark's status, the mark and why. */
+    /** The engine's answer to a rank's post when the domain is over for it or the batch is rejected: the status, the mark and why. */
     private static Reply refusal(EngineRefusal mark, String message) {
-        return new Reply(mark.status(), new Headed(Map.of("error", message), Map.of(EngineRefusal.HEADER, mark.value())));
+        return refusal(mark.status(), mark, message);
+    }
+
+    private static Reply refusal(int status, EngineRefusal mark, String message) {
+        return new Reply(status, new Headed(Map.of("error", message), Map.of(EngineRefusal.HEADER, mark.value())));
     }
 
     private Reply takeRankEvents(Exchange ex) throws Exception {
@@ -283,10 +290,10 @@ final class RunEndpoints {
         try {
             b = Json.MAPPER.readTree(raw);
         } catch (IOException e) {
-            throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+            throw RankEventIntake.rejected(400, "the body is not valid JSON: " + e.getMessage());
         }
         if (b == null || b.isMissingNode()) {
-            throw new ApiException(400, "a JSON body is required");
+            throw RankEventIntake.rejected(400, "a JSON body is required");
         }
         try {
             if (b.isArray()) {
@@ -297,7 +304,7 @@ final class RunEndpoints {
                 events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
             }
         } catch (IOException e) {
-            throw new ApiException(400, "not a rank event: " + e.getMessage());
+            throw RankEventIntake.rejected(400, "not a rank event: " + e.getMessage());
         }
         intake.checkDomains(admitted, events);
         api.runs().rankEvents(param(ex, "id"), events);

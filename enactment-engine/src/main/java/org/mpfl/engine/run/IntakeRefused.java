@@ -6,7 +6,8 @@ import org.mpfl.protocol.EngineRefusal;
 /**
  * A rank's post refused from its headers or its body ({@link CheckpointIntake}, {@link RankEventIntake}):
  * the HTTP status to answer and why, and, when the refusal is the engine's word that the domain is over for
- * it, the {@link EngineRefusal} mark the answer carries (a host stops the domain's ranks on that mark alone).
+ * it or that the engine will never take the post, the {@link EngineRefusal} mark the answer carries (a host stops the
+ * domain's ranks on the first alone, and drops a batch of events on the second alone).
  */
 public final class IntakeRefused extends Exception {
     private static final long serialVersionUID = 1L;
@@ -24,6 +25,16 @@ public final class IntakeRefused extends Exception {
     IntakeRefused(EngineRefusal mark, String message) {
         super(message);
         this.status = mark.status();
+        this.mark = mark;
+    }
+
+    /** A refusal with a mark that goes with several statuses ({@link EngineRefusal#BATCH_REJECTED}): answered with {@code status} and the mark. */
+    IntakeRefused(int status, EngineRefusal mark, String message) {
+        super(message);
+        if (!mark.goesWith(status)) {
+            throw new IllegalArgumentException(mark.value() + " does not go with HTTP " + status);
+        }
+        this.status = status;
         this.mark = mark;
     }
 

@@ -31,8 +31,9 @@ public final class RankEventIntake {
     /**
      * Admits a post from its request head (headers named in {@link RankEventPost}).
      *
-     * @throws IntakeRefused 404 unknown run, 401 missing headers, 400 malformed headers, 403 not the run's
-     *                       current domain or a proof that does not verify
+     * @throws IntakeRefused 404 unknown run, 401 missing headers, 400 malformed headers (both marked
+     *                       {@link EngineRefusal#BATCH_REJECTED}), 403 not the run's current domain or a proof that
+     *                       does not verify
      */
     public Admission admit(String runId, String domainId, String sha256, String proofText) throws IntakeRefused {
         Run run = runId == null ? null : runs.apply(runId);
@@ -40,17 +41,17 @@ public final class RankEventIntake {
             throw new IntakeRefused(EngineRefusal.DOMAIN_UNKNOWN, "no run '" + runId + "'");
         }
         if (domainId == null || sha256 == null || proofText == null) {
-            throw new IntakeRefused(401, "rank events need the headers " + RankEventPost.DOMAIN_HEADER + ", "
+            throw new IntakeRefused(401, EngineRefusal.BATCH_REJECTED, "rank events need the headers " + RankEventPost.DOMAIN_HEADER + ", "
                     + RankEventPost.SHA256_HEADER + " and " + RankEventPost.PROOF_HEADER);
         }
         byte[] proof;
         try {
             proof = Base64.getUrlDecoder().decode(proofText.strip());
         } catch (IllegalArgumentException e) {
-            throw new IntakeRefused(400, RankEventPost.PROOF_HEADER + " is not base64url: " + e.getMessage());
+            throw new IntakeRefused(400, EngineRefusal.BATCH_REJECTED, RankEventPost.PROOF_HEADER + " is not base64url: " + e.getMessage());
         }
         if (!CheckpointIntake.SHA256_HEX.matcher(sha256).matches()) {
-            throw new IntakeRefused(400, RankEventPost.SHA256_HEADER + " must be 64 lower-case hex digits");
+            throw new IntakeRefused(400, EngineRefusal.BATCH_REJECTED, RankEventPost.SHA256_HEADER + " must be 64 lower-case hex digits");
         }
         Run.Domain domain = run.domain();
         if (!CheckpointIntake.sameDomain(domain.id(), domainId)) {
@@ -66,10 +67,23 @@ public final class RankEventIntake {
     /**
      * Checks an admitted post's body before anything of it is parsed.
      *
-     * @throws IntakeRefused 400 when it does not match the announced SHA-256
+     * @throws IntakeRefused 400 ({@link EngineRefusal#BATCH_REJECTED}) when it does not match the announced SHA-256
      */
     public void checkBody(Admission a, byte[] body) throws IntakeRefused {
-        CheckpointIntake.requireDigest(body, a.sha256());
+        try {
+            CheckpointIntake.requireDigest(body, a.sha256());
+        } catch (IntakeRefused e) {
+            throw rejected(e.status(), e.getMessage());
+        }
+    }
+
+    /**
+     * The engine's refusal of a post of rank events that it will never take as it is (HTTP 400, 401 or 413), marked
+     * {@link EngineRefusal#BATCH_REJECTED}: the host drops that batch on the mark alone (the same status unmarked is
+     * a proxy's, and the batch is kept).
+     */
+    public static IntakeRefused rejected(int status, String message) {
+        return new IntakeRefused(status, EngineRefusal.BATCH_REJECTED, message);
     }
 
     /**

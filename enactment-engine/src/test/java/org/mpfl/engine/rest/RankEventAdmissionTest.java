@@ -167,6 +167,15 @@ class RankEventAdmissionTest {
             // the point: answered without the body, which never comes (waiting for it would hang until the socket's timeout)
             assertTrue(ms < PROMPT_MS, c.what() + " answered after " + ms + " ms");
         }
+        // a proved post announcing more than the server's bound: the engine's own 413, marked (the host drops it),
+        // at once and without the body
+        Map<String, String> proved = new java.util.LinkedHashMap<>(Map.of(RankEventPost.DOMAIN_HEADER, domain,
+                RankEventPost.SHA256_HEADER, sha, RankEventPost.PROOF_HEADER, proof(rank.token(), domain, sha), "Content-Type", "application/json"));
+        List<String> head = Http.postHeadOnlyAnswer(engine.url(), "/api/runs/" + id + "/ranks/events", proved, 300L * 1024 * 1024,
+                (int) PROMPT_MS * 2);
+        assertTrue(head.get(0).startsWith("HTTP/1.1 413"), "too large: " + head);
+        assertTrue(head.stream().anyMatch(h -> h.equalsIgnoreCase(EngineRefusal.HEADER + ": " + EngineRefusal.BATCH_REJECTED.value())),
+                "too large: " + head);
         assertUnharmedAndFinishes(id);
     }
 
@@ -192,8 +201,10 @@ class RankEventAdmissionTest {
 
     /**
      * The refusals that end a domain for the engine carry its {@link EngineRefusal} mark, on which alone a host
-     * stops the domain's ranks; a refusal that says nothing about the domain, and the engine's own refusal of a path
-     * it does not serve (a wrong prefix, as a misconfigured proxy would send), carry none.
+     * stops the domain's ranks; a post it will never take as it is (missing or malformed headers, a body that is not
+     * the proved one, not JSON, not rank events) carries {@link EngineRefusal#BATCH_REJECTED}, on which alone a host
+     * drops the batch; the engine's own refusal of a path it does not serve (a wrong prefix, as a misconfigured proxy
+     * would send) carries none (a host keeps the batch and tries again).
      */
     @Test
     void theRefusalsThatEndADomainAndOnlyTheyCarryTheEnginesMark() throws Exception {
@@ -204,6 +215,8 @@ class RankEventAdmissionTest {
         Map<String, String> proved = RankEventPost.headers(rank.token(), domain, body);
         byte[] otherBody = Json.write(event("guessed", 3001, "LOG", "message", "a line")).getBytes(StandardCharsets.UTF_8);
         byte[] forged = Json.write(event(domain, 3002, "STATE", "state", "FAILED")).getBytes(StandardCharsets.UTF_8);
+        byte[] notJson = "{not json".getBytes(StandardCharsets.UTF_8);
+        byte[] notEvent = "[1, 2]".getBytes(StandardCharsets.UTF_8);
         /** {@code status} 0: any 4xx. */
         record Case(String what, String url, Map<String, String> headers, byte[] body, int status, EngineRefusal mark) {
         }
@@ -213,8 +226,15 @@ class RankEventAdmissionTest {
                         403, EngineRefusal.DOMAIN_FOREIGN),
                 new Case("a proof made with another token", eventsUrl(id), RankEventPost.headers(DomainToken.generate(), domain, body),
                         body, 403, EngineRefusal.FORBIDDEN),
-                new Case("no headers", eventsUrl(id), Map.of(), body, 401, null),
-                new Case("a body that is not the proved one", eventsUrl(id), proved, forged, 400, null),
+                // the engine will never take these as they are: the host drops the batch on this mark alone
+                new Case("no headers", eventsUrl(id), Map.of(), body, 401, EngineRefusal.BATCH_REJECTED),
+                new Case("a malformed SHA-256 header", eventsUrl(id), Map.of(RankEventPost.DOMAIN_HEADER, domain,
+                        RankEventPost.SHA256_HEADER, "not-hex", RankEventPost.PROOF_HEADER, "AAAA"), body, 400, EngineRefusal.BATCH_REJECTED),
+                new Case("a body that is not the proved one", eventsUrl(id), proved, forged, 400, EngineRefusal.BATCH_REJECTED),
+                new Case("a proved body that is not JSON", eventsUrl(id), RankEventPost.headers(rank.token(), domain, notJson), notJson,
+                        400, EngineRefusal.BATCH_REJECTED),
+                new Case("a proved body that is not a rank event", eventsUrl(id), RankEventPost.headers(rank.token(), domain, notEvent),
+                        notEvent, 400, EngineRefusal.BATCH_REJECTED),
                 // whatever the engine answers there (405 today: the console's GET-only routes), it is no word on the domain
                 new Case("a path the engine does not serve", engine.url() + "/prefix/api/runs/" + id + "/ranks/events", proved, body,
                         0, null));

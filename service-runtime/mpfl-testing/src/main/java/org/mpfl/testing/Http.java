@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.mpfl.protocol.RankEventPost;
 
 /**
@@ -54,6 +55,15 @@ public final class Http {
      */
     public static String postHeadOnly(String baseUrl, String path, java.util.Map<String, String> headers, long announcedLength,
                                       int timeoutMs) throws IOException {
+        return postHeadOnlyAnswer(baseUrl, path, headers, announcedLength, timeoutMs).get(0);
+    }
+
+    /**
+     * As {@link #postHeadOnly}, returning the answer's whole head: the status line, then each header line
+     * ({@code Name: value}) as received.
+     */
+    public static List<String> postHeadOnlyAnswer(String baseUrl, String path, java.util.Map<String, String> headers,
+                                                  long announcedLength, int timeoutMs) throws IOException {
         URI u = URI.create(baseUrl);
         try (java.net.Socket s = new java.net.Socket(u.getHost(), u.getPort())) {
             s.setSoTimeout(timeoutMs);
@@ -63,11 +73,23 @@ public final class Http {
             s.getOutputStream().write(head.toString().getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
             java.io.InputStream in = s.getInputStream();
+            List<String> lines = new java.util.ArrayList<>();
             StringBuilder line = new StringBuilder();
-            for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
-                line.append((char) c);
+            for (int c = in.read(); c >= 0; c = in.read()) {
+                if (c != '\n') {
+                    line.append((char) c);
+                    continue;
+                }
+                if (line.toString().isBlank()) {
+                    break; // the end of the head
+                }
+                lines.add(line.toString().strip());
+                line.setLength(0);
             }
-            return line.toString().strip();
+            if (!line.toString().isBlank()) {
+                lines.add(line.toString().strip()); // cut off
+            }
+            return lines.isEmpty() ? List.of("") : lines;
         }
     }
 

@@ -18,7 +18,7 @@ import org.mpfl.protocol.RankEventPost;
 
 /**
  * A reverse proxy in front of an engine, on loopback, that is reloading at first: it answers the first
- * {@code refusals} requests with its own 404 page (HTML, no {@link EngineRefusal} mark, as nginx would), then
+ * {@code refusals} requests with its own 404 page (or another status: HTML, no {@link EngineRefusal} mark, as nginx would), then
  * forwards each request to the engine (same path and query; the body, the content type and the headers of a
  * rank's post, {@link RankEventPost}) and hands back the engine's answer: its status, content type, mark and
  * body. How a test shows that a host tells a proxy's 404 from the engine's refusal.
@@ -27,11 +27,12 @@ public final class ReloadingProxy implements AutoCloseable {
     /** The request headers forwarded to the engine. */
     private static final List<String> FORWARDED = List.of("Content-Type", RankEventPost.DOMAIN_HEADER, RankEventPost.SHA256_HEADER,
             RankEventPost.PROOF_HEADER);
-    private static final byte[] PAGE = "<html><body><h1>404 Not Found</h1><hr>nginx</body></html>".getBytes(StandardCharsets.UTF_8);
 
     private final HttpServer server;
     private final String engineUrl;
     private final int refusals;
+    private final int status;
+    private final byte[] page;
     private final AtomicInteger requests = new AtomicInteger();
     private final AtomicInteger forwarded = new AtomicInteger();
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -43,6 +44,20 @@ public final class ReloadingProxy implements AutoCloseable {
      * @param refusals  how many requests the proxy answers with its own 404 first
      */
     public ReloadingProxy(String engineUrl, int refusals) throws IOException {
+        this(engineUrl, refusals, 404);
+    }
+
+    /**
+     * Starts the proxy on a free loopback port, answering the first {@code refusals} requests with its own page and
+     * {@code status} (405 as under a wrong path prefix, 413 as a body limit, 401 as a login …).
+     *
+     * @param engineUrl where requests go once the proxy is up ({@code http://host:port}, no path)
+     * @param refusals  how many requests the proxy answers with its own page first
+     * @param status    the HTTP status of its page
+     */
+    public ReloadingProxy(String engineUrl, int refusals, int status) throws IOException {
+        this.status = status;
+        this.page = ("<html><body><h1>" + status + "</h1><hr>nginx</body></html>").getBytes(StandardCharsets.UTF_8);
         this.engineUrl = engineUrl.endsWith("/") ? engineUrl.substring(0, engineUrl.length() - 1) : engineUrl;
         this.refusals = refusals;
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -70,8 +85,8 @@ public final class ReloadingProxy implements AutoCloseable {
             byte[] body = ex.getRequestBody().readAllBytes();
             if (requests.incrementAndGet() <= refusals) {
                 ex.getResponseHeaders().add("Content-Type", "text/html");
-                ex.sendResponseHeaders(404, PAGE.length);
-                ex.getResponseBody().write(PAGE);
+                ex.sendResponseHeaders(status, page.length);
+                ex.getResponseBody().write(page);
                 return;
             }
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engineUrl + ex.getRequestURI())).timeout(Duration.ofSeconds(10))

@@ -6,13 +6,16 @@ import java.util.Optional;
  * The engine's own mark on a refusal that a host or relay acts on for good: the response header {@value #HEADER},
  * whose value says why. The engine sets it on its answers to a rank's posts ({@link RankEventPost}, and
  * {@link CheckpointUpload}'s parts alike) when it refuses them because the domain is over for it
- * ({@link #endsDomain()}), and on its registry's refusals of a host's or relay's credential
+ * ({@link #endsDomain()}), on its refusals of a batch of rank events it will never take however often it is sent
+ * ({@link #rejectsBatch()}: a malformed post, a body that does not match its digest), and on its registry's refusals of a host's or relay's credential
  * ({@link #refusesCredential()}), and on no other answer. A host stops a domain's ranks when its events are
  * refused with such a mark, and only then; a host or relay stops announcing itself on a marked refusal of its
  * credential only. The same status without the mark was written by something between them and the engine (a
  * reverse proxy or load balancer answering while it reloads, a wrong path prefix during an upgrade, a captive
  * portal), which says nothing about the domain or the credential: the events are kept and tried again as for
- * an engine out of reach, the announcements go on.
+ * an engine out of reach, the announcements go on. The same holds for any other status a rank's post gets without
+ * the mark (a proxy's 405 under a wrong path prefix, its 413 body limit, its 401): only the engine's
+ * {@link #BATCH_REJECTED} drops a batch.
  *
  * <p>The mark is not a proof: whoever answers at the callback address can write it, as it could write any
  * status before the mark existed. It tells the engine's word apart from a stranger's mistake, not from a
@@ -30,17 +33,23 @@ public enum EngineRefusal {
     /** 401: the registry does not take this credential (none, unknown, revoked or a wrong secret); waiting does not mend it. */
     CREDENTIAL_REFUSED("credential-refused", 401),
     /** 409: the credential is of the other kind (a relay's where a host's is needed, or the reverse). */
-    CREDENTIAL_KIND("credential-kind", 409);
+    CREDENTIAL_KIND("credential-kind", 409),
+    /**
+     * 400, 401 or 413: the engine read this post of rank events and will never take it as it is (malformed headers or
+     * body, a body that does not match its SHA-256, missing headers, too large); the batch is dropped, the domain goes on.
+     */
+    BATCH_REJECTED("batch-rejected", 400, 401, 413);
 
     /** The response header that carries the mark. */
     public static final String HEADER = "X-MPFL-Refusal";
 
     private final String value;
-    private final int status;
+    /** The statuses the engine answers with this mark, the first the usual one. */
+    private final int[] statuses;
 
-    EngineRefusal(String value, int status) {
+    EngineRefusal(String value, int... statuses) {
         this.value = value;
-        this.status = status;
+        this.statuses = statuses;
     }
 
     /** The header's value. */
@@ -48,14 +57,29 @@ public enum EngineRefusal {
         return value;
     }
 
-    /** The HTTP status the engine answers with this mark. */
+    /** The HTTP status the engine answers with this mark (for {@link #BATCH_REJECTED}, the usual one of several: 400). */
     public int status() {
-        return status;
+        return statuses[0];
+    }
+
+    /** Whether the engine answers HTTP {@code status} with this mark (and so a mark with another status is not its). */
+    public boolean goesWith(int status) {
+        for (int s : statuses) {
+            if (s == status) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the mark says that a domain is over for the engine (a refusal of a rank's post): its ranks are to stop. */
     public boolean endsDomain() {
-        return !refusesCredential();
+        return !refusesCredential() && !rejectsBatch();
+    }
+
+    /** Whether the mark says that the engine will never take this batch of rank events: it is dropped, the domain goes on. */
+    public boolean rejectsBatch() {
+        return this == BATCH_REJECTED;
     }
 
     /** Whether the mark says that the registry refuses the caller's credential: its announcements are to stop. */
@@ -73,7 +97,7 @@ public enum EngineRefusal {
         }
         String v = headerValue.strip();
         for (EngineRefusal r : values()) {
-            if (r.value.equals(v) && r.status == status) {
+            if (r.value.equals(v) && r.goesWith(status)) {
                 return Optional.of(r);
             }
         }

@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * after a back-off ({@value #FIRST_BACKOFF_MS} ms doubling up to {@value #MAX_BACKOFF_MS} ms) until the engine
  * takes it, for at most {@value #RETRY_WINDOW_MS} ms of one outage (then the backlog is given up
  * with a warning; the engine still has {@code status}, which carries every output). An engine that
- * answers and refuses (another 4xx: a malformed post) will never take that batch: it
- * is dropped; when the refusal says the domain is over for the engine — 403 (a domain the run gave up or
+ * answers and refuses a batch with its mark {@link EngineRefusal#BATCH_REJECTED} (400, 401, 413: a malformed
+ * post) will never take that batch: it is dropped, logged with the engine's message; when the refusal says the domain is over for the engine — 403 (a domain the run gave up or
  * never had), 404 (no such run), 410 (the run ended FAILED or CANCELLED), each with the engine's mark
  * {@link EngineRefusal#HEADER} — the poster's refusal listener hears it once, and the host aborts the
  * domain's ranks here: nobody observes them any more, and an abort the engine sent may never have reached
@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * something between the host and the engine answered (a reverse proxy or load balancer while it reloads, a
  * wrong path prefix during an upgrade, a captive portal), so the batch is kept and tried again as for an
  * unreachable engine, with the same back-off and the same bound ({@value #RETRY_WINDOW_MS} ms, after which
- * the backlog is given up saying what answered last); the ranks run on. The backlog is bounded: past {@value #MAX_QUEUED} queued events, routine ones
+ * the backlog is given up saying what answered last); the ranks run on. So is any other answer without the mark
+ * (a proxy's 405 under a wrong path prefix, its 413 body limit, its 401 login, a 3xx): only the engine's mark drops
+ * events before the window ends. Later events queue behind the kept batch, within the same bounds. The backlog is bounded: past {@value #MAX_QUEUED} queued events, routine ones
  * ({@code log}, {@code activity}, {@code wait}) are dropped and counted, {@code progress} and
  * {@code counters} are coalesced to the latest of each, and the ones that carry results —
  * {@code state} (DONE, FAILED, ABORTED) and {@code output} — are never dropped, up to a hard cap of
@@ -385,10 +387,11 @@ final class EventPoster implements RankEvents {
                 warnOnce("engine answered HTTP " + code + " to " + events.size() + " event(s); trying again");
                 return Delivery.RETRY;
             }
-            boolean marked = EngineRefusal.of(code, r.headers().firstValue(EngineRefusal.HEADER).orElse(null))
-                    .filter(EngineRefusal::endsDomain).isPresent();
-            if (DOMAIN_GONE.contains(code) && !marked) {
-                // not the engine's refusal (it marks every one that ends a domain): a proxy, a balancer, a wrong prefix
+            java.util.Optional<EngineRefusal> mark = EngineRefusal.of(code, r.headers().firstValue(EngineRefusal.HEADER).orElse(null));
+            boolean domainGone = mark.filter(EngineRefusal::endsDomain).isPresent() && DOMAIN_GONE.contains(code);
+            if (!domainGone && mark.filter(EngineRefusal::rejectsBatch).isEmpty()) {
+                // not the engine's refusal (it marks every one that ends a domain or drops a batch): a proxy, a balancer,
+                // a wrong prefix (405), a body limit (413), a login (401) - nothing that says the engine will not take them
                 lastFailure = "HTTP " + code + " without the engine's " + EngineRefusal.HEADER + " mark";
                 warnOnce("HTTP " + code + " to " + events.size() + " event(s) at " + target + " without the engine's "
                         + EngineRefusal.HEADER + " mark: something between this host and the engine answered (a proxy or"
@@ -396,11 +399,13 @@ final class EventPoster implements RankEvents {
                         + RETRY_WINDOW_MS / 1000 + " s");
                 return Delivery.RETRY;
             }
-            warnOnce("engine refused " + events.size() + " event(s) with HTTP " + code + "; dropped");
-            if (marked && domainGoneTold.compareAndSet(false, true)) {
-                String answer = r.body() == null ? "" : r.body().strip();
-                // the engine's error, bounded: a stranger at the callback address could answer anything
-                onDomainGone.accept(code, answer.length() > 300 ? answer.substring(0, 300) + "…" : answer);
+            String answer = r.body() == null ? "" : r.body().strip();
+            // the engine's error, bounded: a stranger at the callback address could answer anything
+            answer = answer.length() > 300 ? answer.substring(0, 300) + "…" : answer;
+            warnOnce("engine refused " + events.size() + " event(s) with HTTP " + code + " (" + mark.get().value() + ")"
+                    + (answer.isEmpty() ? "" : ": " + answer) + "; dropped");
+            if (domainGone && domainGoneTold.compareAndSet(false, true)) {
+                onDomainGone.accept(code, answer);
             }
             return Delivery.REFUSED;
         } catch (InterruptedException ex) {

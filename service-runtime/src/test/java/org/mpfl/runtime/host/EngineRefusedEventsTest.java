@@ -35,7 +35,7 @@ import org.mpfl.testing.ReloadingProxy;
  * A host whose engine refuses a domain's events — 410 (the run ended FAILED or CANCELLED), 404 (no such
  * run), 403 (a domain the run gave up), each with the engine's {@link EngineRefusal} mark — aborts that
  * domain's ranks at once instead of running them on unobserved; another domain of the same host, whose engine
- * takes its events, runs on. A 404 without the mark, from a proxy in front of the engine, ends nothing: the
+ * takes its events, runs on. A 404 without the mark (or a 405, 413, 401), from a proxy in front of the engine, ends nothing: the
  * events are posted again until they reach the engine, which gets each once. A real service host in this JVM
  * (Axis2 on loopback), its ranks started with {@code run} over SOAP, and small engines and a proxy over real HTTP.
  */
@@ -183,12 +183,14 @@ class EngineRefusedEventsTest {
 
     /**
      * A reverse proxy in front of the engine ({@link ReloadingProxy}) answers the first {@code N} event POSTs 404
-     * (its own page, no {@link EngineRefusal} mark: it is reloading), then forwards them. The domain's ranks are not aborted:
+     * (its own page, no {@link EngineRefusal} mark: it is reloading), or 405 (a wrong path prefix during an upgrade),
+     * or 413 (its body limit), or 401 (a login), then forwards them. The domain's ranks are not aborted:
      * the host keeps the events, posts them again with its back-off, and the engine behind the proxy gets
      * every event of both ranks exactly once, through their final state.
      */
-    @Test
-    void aProxysUnmarked404DoesNotStopTheDomainAndTheEventsArriveOnce() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {404, 405, 413, 401})
+    void aProxysUnmarkedRefusalDoesNotStopTheDomainAndTheEventsArriveOnce(int status) throws Exception {
         final int refusals = 4;
         RELEASE.set(false);
         Started d = new Started(DomainToken.generate(), DomainToken.generate());
@@ -212,17 +214,17 @@ class EngineRefusedEventsTest {
             ex.close();
         });
         taking.start();
-        proxy = new ReloadingProxy("http://127.0.0.1:" + taking.getAddress().getPort(), refusals);
+        proxy = new ReloadingProxy("http://127.0.0.1:" + taking.getAddress().getPort(), refusals, status);
         startDomain(d, TALKER, proxy.url() + "/cb");
 
-        // each rank's poster posts again after the proxy's 404s: once both ranks' events reach the engine, every
+        // each rank's poster posts again after the proxy's refusals: once both ranks' events reach the engine, every
         // 404 was heard (an abort would have come before the next post of the same rank)
         Await.until(Duration.ofSeconds(60), () -> "both ranks' events pass the proxy (" + proxy.requests() + " POSTs)",
                 () -> got.stream().map(e -> e.path("rank").asInt()).distinct().count(), n -> n == 2);
         assertTrue(proxy.requests() > refusals, proxy.requests() + " POSTs");
         for (int r = 0; r < 2; r++) {
             RankStatus s = status(d, r);
-            assertEquals("running", s.state(), "the proxy's 404 stopped the domain: " + s);
+            assertEquals("running", s.state(), "the proxy's " + status + " stopped the domain: " + s);
         }
         RELEASE.set(true);
         for (int r = 0; r < 2; r++) {

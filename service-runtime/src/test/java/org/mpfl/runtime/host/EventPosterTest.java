@@ -34,7 +34,8 @@ import org.mpfl.testing.Await;
  * address, posting never blocks the rank, the backlog stays bounded while keeping the terminal events
  * and the latest progress, and everything kept arrives in order once an engine listens there again
  * (real HTTP on loopback). An engine that answers and refuses (a 404 with its {@link EngineRefusal} mark) gets no
- * retries; a 403, 404 or 410 without the mark (a proxy's) is tried again. Every POST carries
+ * retries; a 403, 404 or 410 without the mark (a proxy's), or any other refusal without it, is tried again; the
+ * engine's marked rejection of a batch drops that batch only. Every POST carries
  * the headers of {@link RankEventPost}: the domain, the SHA-256 of the body and a proof that verifies with
  * the domain's token over the body the engine received.
  */
@@ -132,6 +133,21 @@ class EventPosterTest {
         return new EventPoster("http://127.0.0.1:" + port + "/cb", DOMAIN, TOKEN, threads, EventPoster.client(TlsSettings.NONE));
     }
 
+    /** A poster to the server at {@code port} whose refusal listener adds {@code HTTP status} to {@code told}. */
+    private EventPoster telling(int port, List<String> told) {
+        return new EventPoster("http://127.0.0.1:" + port + "/cb", DOMAIN, TOKEN, threads, EventPoster.client(TlsSettings.NONE),
+                (code, message) -> told.add("HTTP " + code));
+    }
+
+    /** The sequence numbers of the events {@code got}, once a DONE state is among them (bounded wait). */
+    private static List<Long> seqsOnceDone(List<JsonNode> got, AtomicInteger posts) throws Exception {
+        Await.until(Duration.ofSeconds(30), () -> "the final state arrives (" + posts.get() + " POSTs)",
+                () -> got.stream().anyMatch(e -> "DONE".equals(e.path("state").asText())), Boolean.TRUE::equals);
+        List<Long> seqs = new ArrayList<>();
+        got.forEach(e -> seqs.add(e.path("seq").asLong()));
+        return seqs;
+    }
+
     @Test
     void everyPostCarriesTheDomainAndAProofOfItsBodyMadeWithTheDomainsToken() throws Exception {
         int port = freePort();
@@ -211,8 +227,7 @@ class EventPosterTest {
         AtomicInteger posts = new AtomicInteger();
         engine(port, n -> 404, EngineRefusal.DOMAIN_UNKNOWN, posts);
         List<String> told = new CopyOnWriteArrayList<>();
-        EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", DOMAIN, TOKEN, threads,
-                EventPoster.client(TlsSettings.NONE), (code, message) -> told.add("HTTP " + code));
+        EventPoster poster = telling(port, told);
         poster.post(event(0, RankEvent.Type.STATE, "DONE", null, null, null));
         poster.flush(Duration.ofSeconds(10));
         Thread.sleep(1_500);
@@ -225,30 +240,53 @@ class EventPosterTest {
     /**
      * A 403, 404 or 410 without the engine's {@link EngineRefusal} mark (a proxy in front of the engine while it
      * reloads) is not the engine's word: the batch is kept and tried again, the domain is not given up, and once
-     * the engine is reached every event arrives, once and in order. So is a mark that goes with another status.
+     * the engine is reached every event arrives, once and in order. So is a mark that goes with another status, and
+     * any other status without the engine's mark: a proxy's 405 under a wrong path prefix, its 413 body limit, its
+     * 401 login, a 400 (only the engine's {@link EngineRefusal#BATCH_REJECTED} drops a batch).
      */
     @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.CsvSource({"404,", "403,", "410,", "404,DOMAIN_ENDED"})
+    @org.junit.jupiter.params.provider.CsvSource({"404,", "403,", "410,", "404,DOMAIN_ENDED", "405,", "413,", "401,", "400,",
+            "400,DOMAIN_UNKNOWN", "405,BATCH_REJECTED", "401,CREDENTIAL_REFUSED"})
     void anUnmarkedRefusalIsTriedAgainAndTheEventsArriveOnce(int status, EngineRefusal wrongMark) throws Exception {
         int port = freePort();
         AtomicInteger posts = new AtomicInteger();
         // the first three POSTs are the stranger's; then the engine is reached
         List<JsonNode> got = engine(port, n -> n <= 3 ? status : 204, wrongMark, posts);
         List<String> told = new CopyOnWriteArrayList<>();
-        EventPoster poster = new EventPoster("http://127.0.0.1:" + port + "/cb", DOMAIN, TOKEN, threads,
-                EventPoster.client(TlsSettings.NONE), (code, message) -> told.add("HTTP " + code));
+        EventPoster poster = telling(port, told);
         poster.post(event(0, RankEvent.Type.STATE, "RUNNING", null, null, null));
         poster.post(event(1, RankEvent.Type.LOG, null, "a line", null, null));
         poster.post(event(2, RankEvent.Type.OUTPUT, null, null, "answer", 42));
         poster.post(event(3, RankEvent.Type.STATE, "DONE", null, null, null));
-        Await.until(Duration.ofSeconds(30), () -> "the final state arrives (" + posts.get() + " POSTs)",
-                () -> got.stream().anyMatch(e -> "DONE".equals(e.path("state").asText())), Boolean.TRUE::equals);
-        List<Long> seqs = new ArrayList<>();
-        got.forEach(e -> seqs.add(e.path("seq").asLong()));
+        List<Long> seqs = seqsOnceDone(got, posts);
         assertEquals(List.of(0L, 1L, 2L, 3L), seqs, "every event once, in order");
         assertTrue(posts.get() >= 4, posts.get() + " POSTs: the refused ones were not tried again");
         assertEquals(List.of(), told, "a refusal without the engine's mark ended the domain");
         assertEquals(0, poster.dropped());
+        assertEquals(List.of(), unproved, "every POST proves its body");
+    }
+
+    /**
+     * The engine's own refusal of a batch ({@link EngineRefusal#BATCH_REJECTED}: a malformed post) drops that batch,
+     * once, without ending the domain; the batches after it are delivered.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {400, 413})
+    void theEnginesMarkedRejectionDropsThatBatchAndLaterOnesArrive(int status) throws Exception {
+        int port = freePort();
+        AtomicInteger posts = new AtomicInteger();
+        List<JsonNode> got = engine(port, n -> n == 1 ? status : 204, EngineRefusal.BATCH_REJECTED, posts);
+        List<String> told = new CopyOnWriteArrayList<>();
+        EventPoster poster = telling(port, told);
+        poster.post(event(0, RankEvent.Type.STATE, "RUNNING", null, null, null));
+        Await.until(Duration.ofSeconds(30), () -> "the first batch is refused and dropped (" + posts.get() + " POSTs)",
+                poster::dropped, n -> n == 1);
+        poster.post(event(1, RankEvent.Type.OUTPUT, null, null, "answer", 42));
+        poster.post(event(2, RankEvent.Type.STATE, "DONE", null, null, null));
+        List<Long> seqs = seqsOnceDone(got, posts);
+        assertEquals(List.of(1L, 2L), seqs, "the rejected batch is not sent again, the later ones arrive once, in order");
+        assertEquals(1, poster.dropped());
+        assertEquals(List.of(), told, "a rejected batch ended the domain");
         assertEquals(List.of(), unproved, "every POST proves its body");
     }
 
