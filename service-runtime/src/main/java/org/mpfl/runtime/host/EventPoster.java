@@ -104,16 +104,10 @@ final class EventPoster implements RankEvents {
     /** When the current outage began (nanoTime), 0 while the engine takes events (drain task only). */
     private long outageSinceNanos;
 
-    /**
-     * HTTP answers to events that mean the engine has given the domain up, its ranks to stop, when they carry the
-     * engine's {@link EngineRefusal} mark; without it they are tried again (something else answered).
-     */
-    static final java.util.Set<Integer> DOMAIN_GONE = java.util.Set.of(403, 404, 410);
-
     /** What the engine's address last answered in the current outage, for the warning when it is given up (drain task only). */
     private String lastFailure;
 
-    /** Hears, once, the engine's answer (its HTTP status and message) when it refused events with a marked {@link #DOMAIN_GONE} status. */
+    /** Hears, once, the engine's answer (its HTTP status and message) when it refused events with a mark that ends the domain ({@link EngineRefusal#endsDomain}: 403, 404, 410). */
     private final java.util.function.BiConsumer<Integer, String> onDomainGone;
     private final java.util.concurrent.atomic.AtomicBoolean domainGoneTold = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -388,7 +382,8 @@ final class EventPoster implements RankEvents {
                 return Delivery.RETRY;
             }
             java.util.Optional<EngineRefusal> mark = EngineRefusal.of(code, r.headers().firstValue(EngineRefusal.HEADER).orElse(null));
-            boolean domainGone = mark.filter(EngineRefusal::endsDomain).isPresent() && DOMAIN_GONE.contains(code);
+            // a mark counts only with the status it goes with (EngineRefusal.of), so these are the engine's 403, 404 and 410
+            boolean domainGone = mark.filter(EngineRefusal::endsDomain).isPresent();
             if (!domainGone && mark.filter(EngineRefusal::rejectsBatch).isEmpty()) {
                 // not the engine's refusal (it marks every one that ends a domain or drops a batch): a proxy, a balancer,
                 // a wrong prefix (405), a body limit (413), a login (401) - nothing that says the engine will not take them
