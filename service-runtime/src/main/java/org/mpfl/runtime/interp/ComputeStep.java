@@ -75,13 +75,16 @@ final class ComputeStep {
             outputs = activity.execute(inputs, new Context(rank, f));
         } catch (DomainAbortedException e) {
             throw e;
-        } catch (Exception | LinkageError e) {
+        } catch (Exception | Error e) {
+            // an Error too (a runaway recursion's StackOverflowError, an AssertionError, a too large array): the
+            // kernel's fault, said with its frames like an exception's, not a host's failure with the JVM's whole trace
             rank.monitor().busyEnd();
             // an activity stopped by the abort's interrupt is a consequence of the abort, not a fault
             Thread.interrupted();
             rank.checkAborted();
             throw new RankFault(name, x.at(), "activity " + x.kernelName() + " failed: " + describe(e)
-                    + ActivityTrace.of(e, activity.getClass().getName(), "execute"), e);
+                    + ActivityTrace.of(e, activity.getClass().getName(), "execute")
+                    + (e instanceof OutOfMemoryError oom ? "\n" + Faults.outOfMemory(oom) : ""), e);
         } finally {
             rank.monitor().busyEnd();
             rank.monitor().computed(name, x.at(), started);

@@ -108,7 +108,7 @@ final class Executor {
             throw e;
         } catch (ResumePoint.Mismatch e) {
             throw ResumePoint.fault(f.rank(), e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             throw Faults.at(name(a), a.at(), e);
         }
     }
@@ -146,7 +146,7 @@ final class Executor {
                 reports.execute(a, f);
             }
             return Flow.NEXT;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             throw Faults.at(name(a), a.at(), e);
         }
     }

@@ -37,6 +37,9 @@ final class Faults {
         if (thrown instanceof MpiwsException m) {
             return new RankFault(activity, at, m.getMessage(), m);
         }
+        if (thrown instanceof OutOfMemoryError e) {
+            return new RankFault(activity, at, outOfMemory(e), e);
+        }
         if (thrown instanceof IllegalArgumentException || thrown instanceof IllegalStateException
                 || thrown instanceof ArithmeticException || thrown instanceof UnsupportedOperationException) {
             // the runtime's own checks (bad rank, unknown algorithm, ...) say what is wrong in their message
@@ -44,6 +47,19 @@ final class Faults {
         }
         String what = thrown.getClass().getSimpleName() + (thrown.getMessage() == null ? "" : ": " + thrown.getMessage());
         return new RankFault(activity, at, what, thrown);
+    }
+
+    /**
+     * What a rank that ran out of Java heap reads: the JVM's reason and how much heap the host has, and where a larger
+     * one is given. The failed allocation is the large one (an array the step needed), so the rank's thread can still
+     * report it; the run fails as for any other fault of its document (not retried: the same data would not fit again).
+     */
+    static String outOfMemory(OutOfMemoryError e) {
+        return "out of memory (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                + "): this host's Java heap holds at most " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB;"
+                + " give the host a larger one (-Xmx: through MPFL_JAVA_OPTS for the host in mpflc's own JVM, run --local"
+                + " and mpflc host, through MPFL_HOST_JAVA_OPTS for the host processes of mpflc up and run --local --hosts N)"
+                + " or make the data smaller";
     }
 
     /** A fault of the program itself at {@code at}. */

@@ -123,7 +123,26 @@ class CommandKernelTest {
      */
     @Test
     void anOutputPlacedInsideTheInputsIsRefused(@TempDir Path dir) throws Exception {
-        connectedWorker(dir, "overlap", """
+        // 'total' fine; 'a' at offset 8 with 3 values: inside input a's region, not a itself
+        answeringWorker(dir, "overlap", "result\\na double[] 8 3\\ntotal double 1.0");
+        RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/overlap"), Map.of(), LIMIT).anyFault();
+        assertTrue(f.getMessage().contains("returned output 'a' at offset 8, inside the inputs' regions (FREE was 64)"), f.getMessage());
+    }
+
+    /**
+     * A command that names an output larger than its shared memory (a wrong count, say): refused as lying outside it,
+     * where the rank allocated the array first (16 GiB: the JVM's OutOfMemoryError, or the memory taken).
+     */
+    @Test
+    void anOutputLargerThanTheSharedMemoryIsRefusedBeforeAnythingIsAllocated(@TempDir Path dir) throws Exception {
+        answeringWorker(dir, "huge", "result\\na double[] 64 2147483647\\ntotal double 1.0");
+        RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/huge"), Map.of(), LIMIT).anyFault();
+        assertTrue(f.getMessage().contains("region 64+17179869176 lies outside the shared memory"), f.getMessage());
+    }
+
+    /** A worker that says {@code ready 1} and answers every call with the frame {@code result} (a Python string's text). */
+    private static void answeringWorker(Path dir, String name, String result) throws IOException {
+        connectedWorker(dir, name, """
                 def send(text):
                     b = text.encode()
                     s.sendall(struct.pack("<I", len(b)) + b)
@@ -140,10 +159,7 @@ class CommandKernelTest {
                     request = receive()
                     if request.startswith("exit"):
                         break
-                    # 'total' fine; 'a' at offset 8 with 3 values: inside input a's region, not a itself
-                    send("result\\na double[] 8 3\\ntotal double 1.0")
-                """);
-        RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/overlap"), Map.of(), LIMIT).anyFault();
-        assertTrue(f.getMessage().contains("returned output 'a' at offset 8, inside the inputs' regions (FREE was 64)"), f.getMessage());
+                    send("%s")
+                """.formatted(result));
     }
 }

@@ -2,6 +2,7 @@ package org.mpfl.runtime.interp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,10 +33,13 @@ class RankFaultTest {
         "index   | assign                                                   | faults.mpfl.xml:19:36 | index 6 out of range for length 2",
         "store   | assign                                                   | faults.mpfl.xml:22:" + "        | index -1 out of range for length 2",
         "fail    | fail                                                     | faults.mpfl.xml:25:9  | rank 1 gives up",
-        "throw   | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:28:9  | the solver diverged at step 7",
-        "type    | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:28:"  + "       | output 'result' of org.mpfl.runtime.interp.activities.Misbehave of type string does not fit variable 'result' of type double",
-        "missing | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:28:9  | did not return output 'result'",
-        "class   | compute org.mpfl.runtime.interp.activities.NoSuchActivity | faults.mpfl.xml:31:9 | is not in the workflow's libraries",
+        "throw   | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:29:9  | the solver diverged at step 7",
+        "type    | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:29:"  + "       | output 'result' of org.mpfl.runtime.interp.activities.Misbehave of type string does not fit variable 'result' of type double",
+        "missing | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:29:9  | did not return output 'result'",
+        "recurse | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:29:9  | failed: java.lang.StackOverflowError",
+        "assert  | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:29:9  | failed: java.lang.AssertionError: the mesh has no cells",
+        "heap    | compute org.mpfl.runtime.interp.activities.Misbehave     | faults.mpfl.xml:29:9  | give the host a larger one (-Xmx",
+        "class   | compute org.mpfl.runtime.interp.activities.NoSuchActivity | faults.mpfl.xml:32:9 | is not in the workflow's libraries",
     })
     void aFaultFailsItsRankWithLocationAndAbortsTheOthersPromptly(String fault, String activity, String location,
                                                                    String message) {
@@ -62,9 +66,37 @@ class RankFaultTest {
         RankFault f = InterpreterHarness.run("faults.mpfl.xml", Map.of("fault", "throw"), LIMIT).singleFault();
         assertTrue(f.getMessage().startsWith("activity org.mpfl.runtime.interp.activities.Misbehave failed:"
                 + " java.lang.IllegalStateException: the solver diverged at step 7"
-                + "\n\tat org.mpfl.runtime.interp.activities.Misbehave.execute(Misbehave.java:13)"), f.getMessage());
+                + "\n\tat org.mpfl.runtime.interp.activities.Misbehave.execute(Misbehave.java:16)"), f.getMessage());
         assertFalse(f.getMessage().contains("org.mpfl.runtime.interp.ComputeStep"), "the interpreter's frames are left out: "
                 + f.getMessage());
+    }
+
+    @Test
+    void aRunawayRecursionInAJavaActivityIsItsFaultWithItsFramesCut() {
+        // before: a StackOverflowError went past the activity's fault handling and the host printed the JVM's 1,024 frames
+        RankFault f = InterpreterHarness.run("faults.mpfl.xml", Map.of("fault", "recurse"), LIMIT).singleFault();
+        String[] lines = f.getMessage().split("\n");
+        assertTrue(lines.length <= ActivityTrace.MAX_FRAMES + 2, lines.length + " lines: " + f.getMessage());
+        assertEquals("\tat org.mpfl.runtime.interp.activities.Misbehave.depth(Misbehave.java:28)", lines[1], f.getMessage());
+        assertTrue(lines[lines.length - 1].matches("\t\\.\\.\\. \\d+ more"), f.getMessage());
+    }
+
+    /**
+     * A step of the document that runs out of heap (a kernel's output array, a copy of a large variable) fails its rank
+     * at the step, saying how large the heap is and where a larger one is given; before, the error went past the
+     * interpreter's faults and the host printed the JVM's trace. (The interpreter catches it in Executor.execute: a real
+     * exhaustion of the test JVM's heap would take gigabytes, so the mapping is what is tested here.)
+     */
+    @Test
+    void runningOutOfHeapIsAFaultAtTheStepNamingTheHeapAndTheRemedy() {
+        RuntimeException f = Faults.at("compute", new org.mpfl.ir.diag.SourceLocation("big.mpfl.xml", 11, 7),
+                new OutOfMemoryError("Java heap space"));
+        RankFault fault = assertInstanceOf(RankFault.class, f);
+        assertEquals("big.mpfl.xml:11:7", fault.location());
+        assertTrue(fault.getMessage().startsWith("out of memory (OutOfMemoryError: Java heap space): this host's Java heap"
+                + " holds at most " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB;"), fault.getMessage());
+        assertTrue(fault.getMessage().contains("MPFL_JAVA_OPTS") && fault.getMessage().contains("MPFL_HOST_JAVA_OPTS"),
+                fault.getMessage());
     }
 
     // without a fault the run goes through: faults.mpfl.xml's <!-- run: --> comment (InterpreterFixturesTest)

@@ -254,6 +254,7 @@ final class KernelCall {
                         + " inputs' regions (FREE was " + free + "): a new value goes at or after FREE, an input updated in"
                         + " place comes back with that input's own offset and count");
             }
+            worker.arena().checkRegion(offset, SharedArena.byteLength(type, count));
             Object array = worker.slots().take(target, name, type, count);
             worker.arena().readInto(offset, array);
             return array;

@@ -120,15 +120,32 @@ final class SharedArena implements AutoCloseable {
         }
     }
 
-    /** Copies the region at {@code offset} into {@code target} (an int[], long[], double[] or byte[]). */
-    void readInto(long offset, Object target) throws IOException {
-        if (offset < 0 || offset + byteLength(target) > mapped) {
+    /** Bytes of {@code count} elements of an array type ({@code int[]}, {@code long[]}, {@code double[]}) or of {@code bytes}. */
+    static long byteLength(String type, int count) {
+        return (long) count * switch (type) {
+            case "int[]" -> Integer.BYTES;
+            case "long[]", "double[]" -> Long.BYTES;
+            default -> 1;
+        };
+    }
+
+    /**
+     * Checks that the region of {@code bytes} at {@code offset} lies in the shared memory (mapping what the worker
+     * appended first): before the rank allocates an array for a worker's output, so that a count no file could hold
+     * is refused as such, not allocated.
+     */
+    void checkRegion(long offset, long bytes) throws IOException {
+        if (offset < 0 || offset + bytes > mapped) {
             refresh();
-            if (offset < 0 || offset + byteLength(target) > mapped) {
-                throw new IOException("region " + offset + "+" + byteLength(target) + " lies outside the shared memory ("
-                        + mapped + " bytes)");
+            if (offset < 0 || offset + bytes > mapped) {
+                throw new IOException("region " + offset + "+" + bytes + " lies outside the shared memory (" + mapped + " bytes)");
             }
         }
+    }
+
+    /** Copies the region at {@code offset} into {@code target} (an int[], long[], double[] or byte[]). */
+    void readInto(long offset, Object target) throws IOException {
+        checkRegion(offset, byteLength(target));
         int at = (int) offset;
         if (target instanceof byte[] a) {
             map.get(at, a);
