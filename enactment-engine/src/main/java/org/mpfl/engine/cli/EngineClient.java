@@ -14,6 +14,7 @@ import java.time.Duration;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.EngineReach;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.tls.TlsSettings;
 
 /**
@@ -212,7 +213,7 @@ public final class EngineClient {
                 msg = "HTTP " + resp.statusCode() + " without a message" + (resp.statusCode() >= 500 ? " (the engine's log says why)" : "");
             }
             throw new EngineException(resp.statusCode(), req.method() + " " + req.uri().getPath() + ": " + msg + hint(resp.statusCode(), msg),
-                    msg);
+                    msg, EngineRefusal.of(resp.statusCode(), resp.headers().firstValue(EngineRefusal.HEADER).orElse(null)).orElse(null));
         }
         return resp;
     }
@@ -252,11 +253,15 @@ public final class EngineClient {
         }
     }
 
-    /** The engine answered with an error status. */
+    /**
+     * The engine answered with an error status — or something between the command and the engine did (a reverse
+     * proxy): only {@link #mark} tells the engine's own refusal that waiting does not mend apart.
+     */
     public static final class EngineException extends IOException {
         private static final long serialVersionUID = 1L;
         private final int status;
         private final String said;
+        private final EngineRefusal mark;
 
         public EngineException(int status, String message) {
             this(status, message, message);
@@ -264,9 +269,23 @@ public final class EngineClient {
 
         /** {@code said}: the engine's own words, without the request and the command line's hint. */
         public EngineException(int status, String message, String said) {
+            this(status, message, said, null);
+        }
+
+        /**
+         * @param said the engine's own words, without the request and the command line's hint
+         * @param mark the engine's {@link EngineRefusal} mark on the answer (only with a status it goes with), or {@code null}
+         */
+        public EngineException(int status, String message, String said, EngineRefusal mark) {
             super(message);
             this.status = status;
             this.said = said;
+            this.mark = mark;
+        }
+
+        /** The engine's mark on the refusal ({@link EngineRefusal#HEADER}); empty when the answer had none. */
+        public java.util.Optional<EngineRefusal> mark() {
+            return java.util.Optional.ofNullable(mark);
         }
 
         public int status() {

@@ -24,6 +24,10 @@ import org.mpfl.protocol.EngineRefusal;
  * thread to be checked against its SHA-256 and written. A body that does not arrive within
  * {@link #UPLOAD_TIMEOUT_MS} ends the connection. Every refusal closes the connection (an HTTP/2
  * request, one stream of a shared connection: resets its stream), so an unread body is never waited for.
+ * Every refusal of a part the engine will never take carries its {@link EngineRefusal} mark ({@link CheckpointIntake#admit},
+ * {@link CheckpointIntake#accept}; here a malformed Content-Length and a body cut off at the bound,
+ * {@link EngineRefusal#BATCH_REJECTED}): the host gives the part up on the mark alone. A body that did not arrive in
+ * time (408) and a failure to store it (500) are unmarked: the host sends the part again within its window.
  * An admitted part's proof proves its connection ({@link GuardedHttpServer#prove}), as a host credential
  * would: its body is not held to a stranger's proof deadline; a refused part leaves the connection a stranger's.
  */
@@ -47,7 +51,7 @@ public final class CheckpointUploads {
             try {
                 announced = Long.parseLong(length.strip());
             } catch (NumberFormatException e) {
-                refuse(ctx, 400, "Content-Length is not a number");
+                refuse(ctx, IntakeRefused.rejected(400, "Content-Length is not a number"));
                 return;
             }
         }
@@ -79,7 +83,7 @@ public final class CheckpointUploads {
             if ((long) body.length() + chunk.length() > max) {
                 done[0] = true;
                 ctx.vertx().cancelTimer(timer);
-                refuse(ctx, 413, "a checkpoint part may have at most " + max + " bytes");
+                refuse(ctx, IntakeRefused.rejected(413, "a checkpoint part may have at most " + max + " bytes"));
                 return;
             }
             body.appendBuffer(chunk);
@@ -112,8 +116,8 @@ public final class CheckpointUploads {
 
     /**
      * Answers an intake's refusal and closes the connection (also {@link RankEventAdmission}'s): with its
-     * {@link EngineRefusal} mark when it ends the domain for the engine, so that the host tells it apart from a
-     * 403/404 of something between it and the engine.
+     * {@link EngineRefusal} mark when it has one (the domain is over for the engine, or the post will never be taken),
+     * so that the host tells it apart from the same status of something between it and the engine.
      */
     static void refuse(RoutingContext ctx, IntakeRefused e) {
         answer(ctx, e.status(), Map.of("error", e.getMessage()), true, e.mark().orElse(null));
@@ -124,7 +128,7 @@ public final class CheckpointUploads {
         answer(ctx, status, Map.of("error", message), true, null);
     }
 
-    /** @param mark the engine's mark of a refusal that ends the domain ({@link EngineRefusal#HEADER}), {@code null}: none */
+    /** @param mark the engine's mark of the refusal ({@link EngineRefusal#HEADER}), {@code null}: none */
     private static void answer(RoutingContext ctx, int status, Object body, boolean close, EngineRefusal mark) {
         HttpServerResponse resp = ctx.response();
         if (resp.ended() || resp.closed()) {

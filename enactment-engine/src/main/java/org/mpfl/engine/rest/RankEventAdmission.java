@@ -48,7 +48,7 @@ public final class RankEventAdmission {
         }
         if (announcedLength(req) > maxBodyBytes) {
             // the engine's own answer (the server's body bound would answer 413 unmarked, as a proxy's limit does)
-            CheckpointUploads.refuse(ctx, RankEventIntake.rejected(413, "a post of rank events may have at most " + maxBodyBytes
+            CheckpointUploads.refuse(ctx, IntakeRefused.rejected(413, "a post of rank events may have at most " + maxBodyBytes
                     + " bytes, this one announces " + req.getHeader("Content-Length")));
             return;
         }

@@ -290,10 +290,10 @@ final class RunEndpoints {
         try {
             b = Json.MAPPER.readTree(raw);
         } catch (IOException e) {
-            throw RankEventIntake.rejected(400, "the body is not valid JSON: " + e.getMessage());
+            throw IntakeRefused.rejected(400, "the body is not valid JSON: " + e.getMessage());
         }
         if (b == null || b.isMissingNode()) {
-            throw RankEventIntake.rejected(400, "a JSON body is required");
+            throw IntakeRefused.rejected(400, "a JSON body is required");
         }
         try {
             if (b.isArray()) {
@@ -304,7 +304,7 @@ final class RunEndpoints {
                 events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
             }
         } catch (IOException e) {
-            throw RankEventIntake.rejected(400, "not a rank event: " + e.getMessage());
+            throw IntakeRefused.rejected(400, "not a rank event: " + e.getMessage());
         }
         intake.checkDomains(admitted, events);
         api.runs().rankEvents(param(ex, "id"), events);

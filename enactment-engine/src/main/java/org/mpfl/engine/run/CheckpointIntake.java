@@ -20,7 +20,11 @@ import org.mpfl.protocol.digest.Sha256;
  * request's headers alone (run known and not ended, the run's current domain, the rank in range, the
  * proof valid for domain, rank, checkpoint number and announced SHA-256, the announced length within
  * the bound) before one byte of the body is read; once read, the body must match the announced
- * SHA-256 and be UTF-8 text, and the run must still be on that domain; then it is stored durably.
+ * SHA-256 and be UTF-8 text, and the run must still be on that domain; then it is stored durably. Every refusal
+ * of a part the engine will never take carries its {@link EngineRefusal} mark (the host gives the part up on it, and
+ * sends it again on the same status unmarked, a proxy's); only a failure to write it (500) is unmarked. A part sent
+ * again (its host did not hear the answer) is stored once: the same part of the same rank and checkpoint number
+ * changes nothing and is answered as the first time ({@link CheckpointStore#store}).
  */
 public final class CheckpointIntake {
     /** What an {@code X-MPFL-SHA256} header must look like. */
@@ -62,8 +66,9 @@ public final class CheckpointIntake {
      * Admits a part from its request head (headers named in {@link CheckpointUpload}).
      *
      * @param contentLength the announced body length, or -1 when not announced (chunked)
-     * @throws IntakeRefused 404 unknown run, 409 run ended, 400 malformed headers, 403 wrong domain/rank/proof,
-     *                       413 announced length above the bound
+     * @throws IntakeRefused each marked ({@link EngineRefusal}): 404 unknown run, 410 run ended, 403 wrong domain or
+     *                       proof; 400 malformed headers or a rank or number out of range, 401 missing headers, 413
+     *                       announced length above the bound ({@link EngineRefusal#BATCH_REJECTED})
      */
     public Admission admit(String runId, String domainId, String rankText, String seqText, String sha256, String proofText,
                            long contentLength) throws IntakeRefused {
@@ -72,7 +77,7 @@ public final class CheckpointIntake {
             throw new IntakeRefused(EngineRefusal.DOMAIN_UNKNOWN, "no run '" + runId + "'");
         }
         if (domainId == null || rankText == null || seqText == null || sha256 == null || proofText == null) {
-            throw new IntakeRefused(401, "a checkpoint part needs the headers " + CheckpointUpload.DOMAIN_HEADER + ", "
+            throw IntakeRefused.rejected(401, "a checkpoint part needs the headers " + CheckpointUpload.DOMAIN_HEADER + ", "
                     + CheckpointUpload.RANK_HEADER + ", " + CheckpointUpload.CHECKPOINT_HEADER + ", "
                     + CheckpointUpload.SHA256_HEADER + " and " + CheckpointUpload.PROOF_HEADER);
         }
@@ -84,19 +89,19 @@ public final class CheckpointIntake {
             seq = Long.parseLong(seqText.strip());
             proof = Base64.getUrlDecoder().decode(proofText.strip());
         } catch (IllegalArgumentException e) {
-            throw new IntakeRefused(400, "malformed checkpoint headers: " + e.getMessage());
+            throw IntakeRefused.rejected(400, "malformed checkpoint headers: " + e.getMessage());
         }
         if (!SHA256_HEX.matcher(sha256).matches()) {
-            throw new IntakeRefused(400, CheckpointUpload.SHA256_HEADER + " must be 64 lower-case hex digits");
+            throw IntakeRefused.rejected(400, CheckpointUpload.SHA256_HEADER + " must be 64 lower-case hex digits");
         }
         if (seq < 1 || seq > MAX_SEQ) {
-            throw new IntakeRefused(400, "checkpoint number " + seq + " is out of range (1.." + MAX_SEQ + ")");
+            throw IntakeRefused.rejected(400, "checkpoint number " + seq + " is out of range (1.." + MAX_SEQ + ")");
         }
         Run.Domain domain;
         int attempt;
         synchronized (run) {
             if (run.state().isFinal()) {
-                throw new IntakeRefused(409, "run " + runId + " is " + run.state() + ": it takes no checkpoints");
+                throw new IntakeRefused(EngineRefusal.DOMAIN_ENDED, "run " + runId + " is " + run.state() + ": it takes no checkpoints");
             }
             domain = run.domain();
             attempt = run.attempts();
@@ -106,13 +111,13 @@ public final class CheckpointIntake {
         }
         int ranks = domain.placements().size();
         if (rank < 0 || rank >= ranks) {
-            throw new IntakeRefused(403, "rank " + rank + " is not a rank of the domain (0.." + (ranks - 1) + ")");
+            throw IntakeRefused.rejected(400, "rank " + rank + " is not a rank of the domain (0.." + (ranks - 1) + ")");
         }
         if (!new DomainToken(domain.token()).verifyCheckpoint(domainId, rank, seq, sha256, proof)) {
             throw new IntakeRefused(EngineRefusal.FORBIDDEN, "the proof does not match this domain, rank, checkpoint and SHA-256");
         }
         if (contentLength > store.maxPartBytes()) {
-            throw new IntakeRefused(413, "a checkpoint part may have at most " + store.maxPartBytes() + " bytes, this one announces "
+            throw IntakeRefused.rejected(413, "a checkpoint part may have at most " + store.maxPartBytes() + " bytes, this one announces "
                     + contentLength);
         }
         return new Admission(runId, domainId, attempt, ranks, rank, seq, sha256);
@@ -121,7 +126,7 @@ public final class CheckpointIntake {
     /** 400 unless {@code body} hashes to {@code sha256}, the digest its {@code X-MPFL-SHA256} header announced and its proof covers. */
     static void requireDigest(byte[] body, String sha256) throws IntakeRefused {
         if (!MessageDigest.isEqual(Sha256.hex(body).getBytes(StandardCharsets.US_ASCII), sha256.getBytes(StandardCharsets.US_ASCII))) {
-            throw new IntakeRefused(400, "the body does not match " + CheckpointUpload.SHA256_HEADER);
+            throw IntakeRefused.rejected(400, "the body does not match " + CheckpointUpload.SHA256_HEADER);
         }
     }
 
@@ -134,21 +139,22 @@ public final class CheckpointIntake {
      * Stores an admitted part once its body is read.
      *
      * @return the checkpoint with this part: its parts so far, bytes, times, whether complete
-     * @throws IntakeRefused 400 when the body does not match the announced SHA-256 or is not UTF-8, 403 when
-     *                       the run has moved on to another domain meanwhile, 500 when it cannot be written
+     * @throws IntakeRefused 400 ({@link EngineRefusal#BATCH_REJECTED}) when the body does not match the announced
+     *                       SHA-256 or is not UTF-8, 403 ({@link EngineRefusal#DOMAIN_FOREIGN}) when the run has moved
+     *                       on to another domain meanwhile or ended, 500 (unmarked) when it cannot be written
      */
     public CheckpointStore.Checkpoint accept(Admission a, byte[] body) throws IntakeRefused {
         requireDigest(body, a.sha256());
         try {
             CheckpointStore.utf8(body);
         } catch (CharacterCodingException e) {
-            throw new IntakeRefused(400, "a checkpoint part must be UTF-8 (JSON) text");
+            throw IntakeRefused.rejected(400, "a checkpoint part must be UTF-8 (JSON) text");
         }
         Run run = runs.apply(a.runId());
         if (run == null) {
             throw new IntakeRefused(EngineRefusal.DOMAIN_FOREIGN, "run " + a.runId() + " is no longer on that domain");
         }
-        CheckpointStore.Checkpoint c;
+        CheckpointStore.Stored c;
         // The check, the write and the run's record of it are one step under the run's lock, the lock
         // Run.finish takes: a part that passed the check while a cancel was ending the run would otherwise
         // complete a checkpoint after the run had ended, and an ended run's record would still change.
@@ -161,11 +167,15 @@ public final class CheckpointIntake {
             } catch (IOException e) {
                 throw new IntakeRefused(500, "cannot store the checkpoint part: " + e.getMessage());
             }
-            run.history().checkpoint(c);
+            if (c.again()) {
+                // the same part sent again: stored, recorded and announced the first time; counted once
+                return c.checkpoint();
+            }
+            run.history().checkpoint(c.checkpoint());
             run.touch();
         }
-        stored.stored(run, c);
-        return c;
+        stored.stored(run, c.checkpoint());
+        return c.checkpoint();
     }
 
     /** The answer body for a stored part. */

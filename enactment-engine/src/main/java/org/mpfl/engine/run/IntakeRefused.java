@@ -14,7 +14,7 @@ public final class IntakeRefused extends Exception {
     private final int status;
     private final EngineRefusal mark;
 
-    /** A refusal that says nothing about the domain (a malformed post, a missing header, a bound exceeded). */
+    /** A refusal that says nothing the host acts on for good (the engine failed to store a part, 500): the post may be sent again. */
     IntakeRefused(int status, String message) {
         super(message);
         this.status = status;
@@ -36,6 +36,16 @@ public final class IntakeRefused extends Exception {
         }
         this.status = status;
         this.mark = mark;
+    }
+
+    /**
+     * The engine's refusal of a rank's post that it will never take as it is (HTTP 400, 401 or 413: a batch of rank
+     * events or a checkpoint part, malformed, not matching its digest, too large), marked
+     * {@link EngineRefusal#BATCH_REJECTED}: the host gives that post up on the mark alone (the same status unmarked is
+     * a proxy's, and the post is sent again).
+     */
+    public static IntakeRefused rejected(int status, String message) {
+        return new IntakeRefused(status, EngineRefusal.BATCH_REJECTED, message);
     }
 
     public int status() {

@@ -41,17 +41,17 @@ public final class RankEventIntake {
             throw new IntakeRefused(EngineRefusal.DOMAIN_UNKNOWN, "no run '" + runId + "'");
         }
         if (domainId == null || sha256 == null || proofText == null) {
-            throw new IntakeRefused(401, EngineRefusal.BATCH_REJECTED, "rank events need the headers " + RankEventPost.DOMAIN_HEADER + ", "
+            throw IntakeRefused.rejected(401, "rank events need the headers " + RankEventPost.DOMAIN_HEADER + ", "
                     + RankEventPost.SHA256_HEADER + " and " + RankEventPost.PROOF_HEADER);
         }
         byte[] proof;
         try {
             proof = Base64.getUrlDecoder().decode(proofText.strip());
         } catch (IllegalArgumentException e) {
-            throw new IntakeRefused(400, EngineRefusal.BATCH_REJECTED, RankEventPost.PROOF_HEADER + " is not base64url: " + e.getMessage());
+            throw IntakeRefused.rejected(400, RankEventPost.PROOF_HEADER + " is not base64url: " + e.getMessage());
         }
         if (!CheckpointIntake.SHA256_HEX.matcher(sha256).matches()) {
-            throw new IntakeRefused(400, EngineRefusal.BATCH_REJECTED, RankEventPost.SHA256_HEADER + " must be 64 lower-case hex digits");
+            throw IntakeRefused.rejected(400, RankEventPost.SHA256_HEADER + " must be 64 lower-case hex digits");
         }
         Run.Domain domain = run.domain();
         if (!CheckpointIntake.sameDomain(domain.id(), domainId)) {
@@ -70,20 +70,7 @@ public final class RankEventIntake {
      * @throws IntakeRefused 400 ({@link EngineRefusal#BATCH_REJECTED}) when it does not match the announced SHA-256
      */
     public void checkBody(Admission a, byte[] body) throws IntakeRefused {
-        try {
-            CheckpointIntake.requireDigest(body, a.sha256());
-        } catch (IntakeRefused e) {
-            throw rejected(e.status(), e.getMessage());
-        }
-    }
-
-    /**
-     * The engine's refusal of a post of rank events that it will never take as it is (HTTP 400, 401 or 413), marked
-     * {@link EngineRefusal#BATCH_REJECTED}: the host drops that batch on the mark alone (the same status unmarked is
-     * a proxy's, and the batch is kept).
-     */
-    public static IntakeRefused rejected(int status, String message) {
-        return new IntakeRefused(status, EngineRefusal.BATCH_REJECTED, message);
+        CheckpointIntake.requireDigest(body, a.sha256());
     }
 
     /**

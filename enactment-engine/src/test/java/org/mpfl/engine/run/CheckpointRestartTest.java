@@ -31,6 +31,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.testing.Http;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.digest.Sha256;
 import org.mpfl.testing.Await;
@@ -172,40 +173,48 @@ class CheckpointRestartTest {
         RunRequest r0 = ranks.get(0).request;
         byte[] body = part(0, 1).getBytes(StandardCharsets.UTF_8);
         String sha = Sha256.hex(body);
+        // each refusal carries the engine's mark, on which alone the host gives the part up (the same status
+        // unmarked is a proxy's: the host sends the part again)
         // no proof
-        assertEquals(401, upload(id, r0, 1, body, mapOf(CheckpointUpload.PROOF_HEADER, null)).statusCode());
+        marked(401, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, body, mapOf(CheckpointUpload.PROOF_HEADER, null)));
         // a wrong proof, a proof made with another token
-        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER, "AAAA")).statusCode());
-        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
-                proof(DomainToken.generate(), r0.domainId(), 0, 1, sha))).statusCode());
+        marked(403, EngineRefusal.FORBIDDEN, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER, "AAAA")));
+        marked(403, EngineRefusal.FORBIDDEN, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
+                proof(DomainToken.generate(), r0.domainId(), 0, 1, sha))));
         // rank 1's proof presented for rank 0, the proof of checkpoint 2 for checkpoint 1
-        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
-                proof(r0.token(), r0.domainId(), 1, 1, sha))).statusCode());
-        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
-                proof(r0.token(), r0.domainId(), 0, 2, sha))).statusCode());
-        // a rank the domain does not have, even with a proof for it
-        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.RANK_HEADER, "7",
-                CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 7, 1, sha))).statusCode());
+        marked(403, EngineRefusal.FORBIDDEN, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
+                proof(r0.token(), r0.domainId(), 1, 1, sha))));
+        marked(403, EngineRefusal.FORBIDDEN, upload(id, r0, 1, body, Map.of(CheckpointUpload.PROOF_HEADER,
+                proof(r0.token(), r0.domainId(), 0, 2, sha))));
+        // a rank the domain does not have, even with a proof for it: out of range, as a checkpoint number can be
+        marked(400, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, body, Map.of(CheckpointUpload.RANK_HEADER, "7",
+                CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 7, 1, sha))));
         // another body than the one announced (and proven): the SHA-256 check after reading
-        HttpResponse<String> swapped = upload(id, r0, 1, "{\"evil\":1}".getBytes(StandardCharsets.UTF_8),
-                Map.of(CheckpointUpload.SHA256_HEADER, sha, CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, sha)));
-        assertEquals(400, swapped.statusCode(), swapped.body());
+        marked(400, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, "{\"evil\":1}".getBytes(StandardCharsets.UTF_8),
+                Map.of(CheckpointUpload.SHA256_HEADER, sha, CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, sha))));
+        // not UTF-8
+        byte[] latin = {(byte) 0xe9};
+        marked(400, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, latin, Map.of(CheckpointUpload.SHA256_HEADER, Sha256.hex(latin),
+                CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, Sha256.hex(latin)))));
         // unknown run, unknown domain
-        assertEquals(404, upload("no-such-run", r0, 1, body, Map.of()).statusCode());
-        assertEquals(403, upload(id, r0, 1, body, Map.of(CheckpointUpload.DOMAIN_HEADER, "forged-domain")).statusCode());
+        marked(404, EngineRefusal.DOMAIN_UNKNOWN, upload("no-such-run", r0, 1, body, Map.of()));
+        marked(403, EngineRefusal.DOMAIN_FOREIGN, upload(id, r0, 1, body, Map.of(CheckpointUpload.DOMAIN_HEADER, "forged-domain")));
         // malformed headers
-        assertEquals(400, upload(id, r0, 1, body, Map.of(CheckpointUpload.CHECKPOINT_HEADER, "one")).statusCode());
-        assertEquals(400, upload(id, r0, 1, body, Map.of(CheckpointUpload.SHA256_HEADER, "xyz")).statusCode());
-        // a body above the bound, sent without announcing it (chunked): cut off at the bound
+        marked(400, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, body, Map.of(CheckpointUpload.CHECKPOINT_HEADER, "one")));
+        marked(400, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, body, Map.of(CheckpointUpload.SHA256_HEADER, "xyz")));
+        marked(400, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, body, Map.of(CheckpointUpload.CHECKPOINT_HEADER, "0")));
+        // a body above the bound, announced (refused from the headers) or sent without announcing it (chunked): cut off at the bound
         byte[] big = new byte[(int) MAX_PART + 1];
         java.util.Arrays.fill(big, (byte) 'a');
+        marked(413, EngineRefusal.BATCH_REJECTED, upload(id, r0, 1, big, Map.of(CheckpointUpload.PROOF_HEADER,
+                proof(r0.token(), r0.domainId(), 0, 1, Sha256.hex(big)))));
         HttpRequest chunked = HttpRequest.newBuilder(URI.create(engine.url() + "/api/runs/" + id + "/ranks/checkpoints"))
                 .timeout(Duration.ofSeconds(10))
                 .header(CheckpointUpload.DOMAIN_HEADER, r0.domainId()).header(CheckpointUpload.RANK_HEADER, "0")
                 .header(CheckpointUpload.CHECKPOINT_HEADER, "1").header(CheckpointUpload.SHA256_HEADER, Sha256.hex(big))
                 .header(CheckpointUpload.PROOF_HEADER, proof(r0.token(), r0.domainId(), 0, 1, Sha256.hex(big)))
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big))).build();
-        assertEquals(413, http.send(chunked, HttpResponse.BodyHandlers.ofString()).statusCode());
+        marked(413, EngineRefusal.BATCH_REJECTED, http.send(chunked, HttpResponse.BodyHandlers.ofString()));
         assertFalse(Files.exists(dir.resolve("checkpoints").resolve(id)), "nothing of the refused uploads is stored");
         assertEquals(0, detail(id).get("checkpoints").size());
     }
@@ -511,6 +520,66 @@ class CheckpointRestartTest {
             assertEquals(ended.get("checkpoints"), later.get("checkpoints"), "try " + i + ", part answered " + status);
             assertEquals(status == 201 ? 1 : 0, later.get("checkpointsTaken").asInt(), "try " + i + ": " + later);
         }
+    }
+
+    /** The answer is the engine's refusal with {@code status} and its {@code mark}. */
+    static void marked(int status, EngineRefusal mark, HttpResponse<String> answer) {
+        assertEquals(status, answer.statusCode(), answer.body());
+        assertEquals(java.util.Optional.of(mark.value()), answer.headers().firstValue(EngineRefusal.HEADER), answer.body());
+    }
+
+    @Test
+    void aPartOfAnEndedRunIsRefusedWithTheEnginesMark() throws Exception {
+        start();
+        String id = startRun(1, null);
+        RunRequest r0 = domain(1, 1).get(0).request;
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), null).status());
+        await(id, x -> x.get("state").asText().equals("CANCELLED"), "cancelled");
+        marked(410, EngineRefusal.DOMAIN_ENDED, upload(id, r0, 1, part(0, 1)));
+    }
+
+    /**
+     * A host sends a part again when it did not hear the engine's answer (a proxy's 502 after the engine took it, a
+     * lost connection), also while the first is still being written: the engine stores it once — the same files, one
+     * part per rank, the checkpoint counted and logged once — and answers each as the first.
+     */
+    @Test
+    void thePartSentAgainIsStoredAndCountedOnce() throws Exception {
+        start();
+        String id = startRun(2, null);
+        List<FakeRanks.Rank> ranks = domain(1, 2);
+        HttpResponse<String> first = upload(id, ranks.get(0).request, 1, part(0, 1));
+        assertEquals(201, first.statusCode(), first.body());
+        assertEquals(first.body(), upload(id, ranks.get(0).request, 1, part(0, 1)).body());
+        checkpoint(id, ranks, 1);
+        // the complete checkpoint's parts again, side by side
+        List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> again = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            FakeRanks.Rank r = ranks.get(i % 2);
+            again.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return upload(id, r.request, 1, part(r.rank(), 1));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (var a : again) {
+            HttpResponse<String> r = a.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(201, r.statusCode(), r.body());
+            assertTrue(r.body().contains("\"parts\":2") && r.body().contains("\"complete\":true"), r.body());
+        }
+        JsonNode d = detail(id);
+        assertEquals(1, d.get("checkpointsTaken").asInt(), d.toString());
+        assertEquals(1, d.get("checkpoints").size(), d.toString());
+        assertEquals(2, d.at("/checkpoints/0/parts").asInt(), d.toString());
+        String log = Http.get(engine.url() + "/api/runs/" + id + "/log").body();
+        assertEquals(1, log.split("\"type\":\"checkpoint\"", -1).length - 1, log);
+        try (var files = Files.list(part(id, 1, 0).getParent())) {
+            assertEquals(List.of("manifest.json", "rank-0.json", "rank-1.json"),
+                    files.map(f -> f.getFileName().toString()).sorted().toList(), "no temporary file left");
+        }
+        assertEquals(part(1, 1), Files.readString(part(id, 1, 1)));
     }
 
     private static Map<String, String> mapOf(String k, String v) {

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.RankEventPost;
 
@@ -20,13 +21,13 @@ import org.mpfl.protocol.RankEventPost;
  * A reverse proxy in front of an engine, on loopback, that is reloading at first: it answers the first
  * {@code refusals} requests with its own 404 page (or another status: HTML, no {@link EngineRefusal} mark, as nginx would), then
  * forwards each request to the engine (same path and query; the body, the content type and the headers of a
- * rank's post, {@link RankEventPost}) and hands back the engine's answer: its status, content type, mark and
+ * rank's post, {@link RankEventPost} and {@link CheckpointUpload}) and hands back the engine's answer: its status, content type, mark and
  * body. How a test shows that a host tells a proxy's 404 from the engine's refusal.
  */
 public final class ReloadingProxy implements AutoCloseable {
     /** The request headers forwarded to the engine. */
     private static final List<String> FORWARDED = List.of("Content-Type", RankEventPost.DOMAIN_HEADER, RankEventPost.SHA256_HEADER,
-            RankEventPost.PROOF_HEADER);
+            RankEventPost.PROOF_HEADER, CheckpointUpload.RANK_HEADER, CheckpointUpload.CHECKPOINT_HEADER);
 
     private final HttpServer server;
     private final String engineUrl;

@@ -6,16 +6,17 @@ import java.util.Optional;
  * The engine's own mark on a refusal that a host or relay acts on for good: the response header {@value #HEADER},
  * whose value says why. The engine sets it on its answers to a rank's posts ({@link RankEventPost}, and
  * {@link CheckpointUpload}'s parts alike) when it refuses them because the domain is over for it
- * ({@link #endsDomain()}), on its refusals of a batch of rank events it will never take however often it is sent
- * ({@link #rejectsBatch()}: a malformed post, a body that does not match its digest), and on its registry's refusals of a host's or relay's credential
- * ({@link #refusesCredential()}), and on no other answer. A host stops a domain's ranks when its events are
- * refused with such a mark, and only then; a host or relay stops announcing itself on a marked refusal of its
- * credential only. The same status without the mark was written by something between them and the engine (a
- * reverse proxy or load balancer answering while it reloads, a wrong path prefix during an upgrade, a captive
- * portal), which says nothing about the domain or the credential: the events are kept and tried again as for
- * an engine out of reach, the announcements go on. The same holds for any other status a rank's post gets without
- * the mark (a proxy's 405 under a wrong path prefix, its 413 body limit, its 401): only the engine's
- * {@link #BATCH_REJECTED} drops a batch.
+ * ({@link #endsDomain()}), on its refusals of a rank's post it will never take however often it is sent
+ * ({@link #rejectsBatch()}: a malformed post, a body that does not match its digest, a body too large), and on its
+ * registry's refusals of a host's or relay's credential ({@link #refusesCredential()}), and on no other answer. A host
+ * stops a domain's ranks when its events are refused with a domain-ending mark, and only then; it stops sending a
+ * post (drops a batch of events, gives up a checkpoint part) on any mark of a refusal of that post; a host or relay
+ * stops announcing itself on a marked refusal of its credential only. The same status without the mark was written by
+ * something between them and the engine (a reverse proxy or load balancer answering while it reloads, a wrong path
+ * prefix during an upgrade, a captive portal), which says nothing about the domain, the post or the credential: the
+ * events and checkpoint parts are sent again as to an engine out of reach, the announcements go on. The same holds for
+ * any other status a rank's post gets without the mark (a proxy's 405 under a wrong path prefix, its 413 body limit,
+ * its 401): only the engine's marks end a post before its retry window does.
  *
  * <p>The mark is not a proof: whoever answers at the callback address can write it, as it could write any
  * status before the mark existed. It tells the engine's word apart from a stranger's mistake, not from a
@@ -26,7 +27,10 @@ public enum EngineRefusal {
     DOMAIN_UNKNOWN("domain-unknown", 404),
     /** 403: the domain is not the run's current one (the run gave it up when it placed its ranks again, or never had it). */
     DOMAIN_FOREIGN("domain-foreign", 403),
-    /** 410: the run ended FAILED or CANCELLED; its domain's ranks are to stop. */
+    /**
+     * 410: the run ended FAILED or CANCELLED (for a checkpoint part: ended in any state, it takes no checkpoints);
+     * its domain's ranks are to stop.
+     */
     DOMAIN_ENDED("domain-ended", 410),
     /** 403: the post's proof does not verify with the token of the domain it names (the sender does not hold the run's token). */
     FORBIDDEN("forbidden", 403),
@@ -35,8 +39,9 @@ public enum EngineRefusal {
     /** 409: the credential is of the other kind (a relay's where a host's is needed, or the reverse). */
     CREDENTIAL_KIND("credential-kind", 409),
     /**
-     * 400, 401 or 413: the engine read this post of rank events and will never take it as it is (malformed headers or
-     * body, a body that does not match its SHA-256, missing headers, too large); the batch is dropped, the domain goes on.
+     * 400, 401 or 413: the engine read this post of a rank — a batch of rank events or a checkpoint part — and will
+     * never take it as it is (malformed headers or body, a rank or checkpoint number out of range, a body that does not
+     * match its SHA-256, missing headers, too large); the batch is dropped or the part given up, the domain goes on.
      */
     BATCH_REJECTED("batch-rejected", 400, 401, 413);
 
@@ -77,7 +82,7 @@ public enum EngineRefusal {
         return !refusesCredential() && !rejectsBatch();
     }
 
-    /** Whether the mark says that the engine will never take this batch of rank events: it is dropped, the domain goes on. */
+    /** Whether the mark says that the engine will never take this post (a batch of rank events, a checkpoint part): the domain goes on. */
     public boolean rejectsBatch() {
         return this == BATCH_REJECTED;
     }

@@ -29,6 +29,7 @@ import org.mpfl.compiler.gen.BuildWriter;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
@@ -41,7 +42,7 @@ import org.mpfl.testing.StartsProcesses;
  * processes (ranks 0, 2 in one, 1, 3 in the other), driven as the engine drives them ({@code run} over
  * SOAP with a callback address), each rank uploading its parts over HTTP to a stand-in for the engine
  * that checks what the engine checks (domain, rank, number, SHA-256 of the body, the proof made
- * with the domain's token); then a second run in a NEW domain and token resumes every rank from the
+ * with the domain's token) and marks its refusals as the engine does ({@link EngineRefusal}); then a second run in a NEW domain and token resumes every rank from the
  * uploaded parts of one checkpoint and ends with the outputs of the uninterrupted run.
  */
 @Timeout(240)
@@ -114,12 +115,14 @@ class CheckpointUploadTest {
             DomainToken token = tokens.get(domain);
             if (token == null || !token.verifyCheckpoint(domain, rank, number, sha, proof)) {
                 refused.add(domain + ": proof of rank " + rank);
+                x.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.FORBIDDEN.value());
                 answer(x, 403, "bad proof");
                 return;
             }
             byte[] body = x.getRequestBody().readAllBytes();
             if (!Sha256.hex(body).equals(sha)) {
                 refused.add(domain + ": digest of rank " + rank);
+                x.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.BATCH_REJECTED.value());
                 answer(x, 400, "digest");
                 return;
             }

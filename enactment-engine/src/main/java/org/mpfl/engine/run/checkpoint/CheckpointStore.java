@@ -85,6 +85,16 @@ public final class CheckpointStore {
     }
 
     /**
+     * What storing a part did.
+     *
+     * @param checkpoint the checkpoint with the part
+     * @param again      whether the checkpoint already held this very part (same rank, attempt and SHA-256: its rank
+     *                   sent it again, not having heard the first answer); nothing changed then
+     */
+    public record Stored(Checkpoint checkpoint, boolean again) {
+    }
+
+    /**
      * A complete checkpoint whose parts all matched their checksums when read back.
      *
      * @param seq   its sequence number
@@ -105,26 +115,38 @@ public final class CheckpointStore {
     /**
      * Stores one rank's verified part (its SHA-256 already checked by the caller) and returns the
      * checkpoint's state with it. A part of a checkpoint number that an earlier attempt also used
-     * replaces that attempt's parts: they were taken after the checkpoint the new attempt resumed from.
+     * replaces that attempt's parts: they were taken after the checkpoint the new attempt resumed from. The same part
+     * stored again (a rank sends it again when it did not hear the answer, also while the first is still being
+     * written) changes nothing: {@link Stored#again}.
      *
      * @throws IOException if the part cannot be written
      */
-    public Checkpoint store(String runId, long seq, int attempt, int ranks, int rank, byte[] part,
-                            String sha256Hex, long nowMs) throws IOException {
+    public Stored store(String runId, long seq, int attempt, int ranks, int rank, byte[] part,
+                        String sha256Hex, long nowMs) throws IOException {
         Path dir = dir(runId, seq);
         Files.createDirectories(dir);
         // the part is written and forced outside the run's lock (the ranks' parts go to disk side by side);
-        // only the manifest update is serialised
-        Path tmp = dir.resolve(partName(rank) + "." + attempt + ".tmp");
-        writeForced(tmp, part);
-        synchronized (lock(runId)) {
-            return record(runId, dir, tmp, seq, attempt, ranks, rank, part.length, sha256Hex, nowMs);
+        // only the manifest update is serialised. A file of its own: the same part sent again may be written
+        // meanwhile, and must not truncate this one under the rename
+        Path tmp = Files.createTempFile(dir, partName(rank) + "." + attempt + ".", ".tmp");
+        try {
+            writeForced(tmp, part);
+            synchronized (lock(runId)) {
+                return record(runId, dir, tmp, seq, attempt, ranks, rank, part.length, sha256Hex, nowMs);
+            }
+        } finally {
+            Files.deleteIfExists(tmp); // moved into place, or not needed
         }
     }
 
-    private Checkpoint record(String runId, Path dir, Path tmp, long seq, int attempt, int ranks, int rank, long bytes,
-                              String sha256Hex, long nowMs) throws IOException {
+    private Stored record(String runId, Path dir, Path tmp, long seq, int attempt, int ranks, int rank, long bytes,
+                          String sha256Hex, long nowMs) throws IOException {
         ObjectNode manifest = readManifest(dir).orElse(null);
+        if (manifest != null && manifest.path("attempt").asInt() == attempt && manifest.path("ranks").asInt() == ranks
+                && sha256Hex.equals(manifest.path("parts").path(String.valueOf(rank)).path("sha256").asText(null))
+                && Files.isRegularFile(dir.resolve(partName(rank)))) {
+            return new Stored(summary(manifest), true);
+        }
         if (manifest != null && (manifest.path("attempt").asInt() != attempt || manifest.path("ranks").asInt() != ranks)) {
             // another attempt's checkpoint of this number: it was after the one this attempt resumed from
             try (Stream<Path> files = Files.list(dir)) {
@@ -156,7 +178,7 @@ public final class CheckpointStore {
         if (c.complete()) {
             dropOldComplete(runId);
         }
-        return c;
+        return new Stored(c, false);
     }
 
     /** Every checkpoint of a run (complete or not), oldest first. */
