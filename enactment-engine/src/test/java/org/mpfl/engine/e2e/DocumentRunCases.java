@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.RankEvent;
 
 /**
  * MPFL documents run end to end as a user runs them ({@code mpflc run DOC … --json}), the same cases wherever the
@@ -56,6 +57,24 @@ abstract class DocumentRunCases extends DocumentRuns {
                 + " here (integer division by zero)"), r.err());
         assertTrue(r.json().get("elapsedMs").asLong() < 15_000, "failed within seconds: " + r.json());
         assertTrue(System.nanoTime() - start < 60_000_000_000L);
+    }
+
+    /**
+     * A fault's message of 12.6 million characters (a kernel's exception holding a whole array, say) reaches the run's
+     * error, the engine's store and the terminal cut to {@link RankEvent#MAX_MESSAGE_CHARS}, its start and end kept;
+     * before, all of it went everywhere.
+     */
+    @Test
+    void aHugeFaultMessageIsCutInTheMiddleKeepingItsStartAndEnd() throws Exception {
+        Result r = run("loud");
+        assertEquals("FAILED", r.state(), r.err());
+        String message = r.json().at("/error/message").asText();
+        assertTrue(message.length() <= RankEvent.MAX_MESSAGE_CHARS, "cut: " + message.length() + " characters");
+        assertTrue(message.startsWith("start:start:"), message.substring(0, 40));
+        assertTrue(message.endsWith("start:start:end"), message.substring(message.length() - 40));
+        assertTrue(message.matches("(?s).*\\n\\[\\.\\.\\. \\d{8} characters left out \\.\\.\\.\\]\\n.*"),
+                "says how much was left out, once");
+        assertTrue(r.err().length() < 4 * RankEvent.MAX_MESSAGE_CHARS, "the output is bounded too: " + r.err().length());
     }
 
     @Test

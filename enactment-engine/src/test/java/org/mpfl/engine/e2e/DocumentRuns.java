@@ -36,7 +36,7 @@ abstract class DocumentRuns {
     @BeforeAll
     static void documents() throws Exception {
         dir = Files.createTempDirectory("mpfl-doc-e2e-");
-        for (String doc : List.of("everything", "failing", "deadlock", "timeout", "invoke", "logging")) {
+        for (String doc : List.of("everything", "failing", "loud", "deadlock", "timeout", "invoke", "logging")) {
             try (InputStream in = MpflDocumentRunTest.class.getResourceAsStream("/mpfl/" + doc + ".mpfl.xml")) {
                 Files.write(dir.resolve(doc + ".mpfl.xml"), in.readAllBytes());
             }

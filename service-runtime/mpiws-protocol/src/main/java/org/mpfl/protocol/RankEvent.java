@@ -26,6 +26,46 @@ public record RankEvent(String domainId, int rank, long seq, long timeMs, Type t
                         String activity, String location, String message, String level, String name,
                         Object value) {
 
+    /**
+     * The longest {@code message} an event carries, in characters. A longer one (a kernel's exception whose text is a
+     * 10 MB string, a log line built from a whole array) is cut in the middle, keeping its start and its end, where a
+     * traceback's header and its exception line are: the rest would fill the engine's store, the console and the
+     * terminal of {@code mpflc run}, and say nothing more.
+     */
+    public static final int MAX_MESSAGE_CHARS = 64 * 1024;
+
+    /** Bounds {@code message} on both sides of the wire: the host's events, and the engine's reading of any host's. */
+    public RankEvent {
+        message = bounded(message);
+    }
+
+    /**
+     * {@code text} itself when it has at most {@link #MAX_MESSAGE_CHARS} characters, else its start and its end (three
+     * quarters and a quarter of what is kept) with a line between them saying how many characters were left out; that
+     * many characters in all, so that bounding again changes nothing.
+     */
+    public static String bounded(String text) {
+        if (text == null || text.length() <= MAX_MESSAGE_CHARS) {
+            return text;
+        }
+        // the marker's digits are those of a count no larger than the text's length: a bound on its own length
+        int room = MAX_MESSAGE_CHARS - marker(text.length()).length();
+        int head = room / 4 * 3;
+        int tail = room - head;
+        // not between the two chars of a surrogate pair: a cut there would leave half a character
+        if (Character.isHighSurrogate(text.charAt(head - 1))) {
+            head--;
+        }
+        if (Character.isLowSurrogate(text.charAt(text.length() - tail))) {
+            tail--;
+        }
+        return text.substring(0, head) + marker(text.length() - head - tail) + text.substring(text.length() - tail);
+    }
+
+    private static String marker(int leftOut) {
+        return "\n[... " + leftOut + " characters left out ...]\n";
+    }
+
     /** Kinds of rank events. */
     public enum Type {
         /** Lifecycle change; {@code state} says which. */

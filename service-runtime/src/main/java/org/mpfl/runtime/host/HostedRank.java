@@ -96,6 +96,8 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
             if (site != null && e.getMessage() != null) {
                 why = e.getMessage();
             }
+            // as its FAILED event carries it: the log, the status answer and the event say the same
+            why = RankEvent.bounded(why);
             if (site != null) {
                 // a fault of the workflow at a place in its document, not of this host: the message says all (the trace
                 // is the interpreter's), and it is the run's outcome, which the run's status (and mpflc run) reports.
