@@ -103,6 +103,15 @@ public final class RankKernels implements AutoCloseable {
 
     private KernelWorker startPython() throws KernelFailure {
         String python = ProtocolSettings.KERNEL_PYTHON.get();
+        String unusable = unusableInterpreter(python, libraries.workingDirectory());
+        if (unusable != null) {
+            // said here, once: started anyway, setsid's own "failed to execute" line would come first, as a warning
+            throw KernelFailure.workflow("cannot start the python worker (" + python + "): " + unusable + " ("
+                    + (ProtocolSettings.KERNEL_PYTHON.given().isPresent()
+                    ? "the interpreter given by --python of mpflc run --local, mpflc up or mpflc host, "
+                            + ProtocolSettings.KERNEL_PYTHON.name()
+                    : "the default interpreter, looked for on PATH; give another with --python PATH") + ")");
+        }
         Map<String, String> env = new LinkedHashMap<>();
         env.put("MPFL_KERNEL_PATH", libraries.pythonPathText());
         env.put("PYTHONUNBUFFERED", "1");
@@ -123,6 +132,37 @@ public final class RankKernels implements AutoCloseable {
         return KernelWorker.start("the command worker " + written, List.of(executable.toString()), Map.of(),
                 libraries.workingDirectory(), log, RuntimeSettings.KERNEL_START_TIMEOUT_MS.get(),
                 RuntimeSettings.KERNEL_LOG_BYTES_PER_CALL.get());
+    }
+
+    /**
+     * Why {@code python} cannot be executed — a path (it holds a '/', relative to {@code directory}, where the
+     * worker starts) that is missing, not a regular file or not executable, or a bare name found in no directory
+     * of {@code PATH} — else null.
+     */
+    static String unusableInterpreter(String python, Path directory) {
+        if (python.isEmpty()) {
+            return "no interpreter given";
+        }
+        if (!python.contains("/")) {
+            for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+                Path candidate = Path.of(d.isEmpty() ? "." : d).resolve(python);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return null;
+                }
+            }
+            return python + " is not found on PATH (" + System.getenv().getOrDefault("PATH", "") + ")";
+        }
+        Path path = directory == null ? Path.of(python) : directory.resolve(python);
+        if (!Files.exists(path)) {
+            return path + ": No such file or directory";
+        }
+        if (!Files.isRegularFile(path)) {
+            return path + " is not a regular file";
+        }
+        if (!Files.isExecutable(path)) {
+            return path + " is not executable (Permission denied)";
+        }
+        return null;
     }
 
     private static long deadline() {
