@@ -243,7 +243,8 @@ def encode(arena, name, expected, value, free, regions, whole):
         return "%s string %s" % (name, json.dumps(value)), free
     if expected == "object":
         try:
-            return "%s object %s" % (name, json.dumps(value, separators=(",", ":"), allow_nan=False, default=plain)), free
+            # NaN and infinities are the tokens NaN, Infinity, -Infinity, as in a Java activity's object (Double.NaN)
+            return "%s object %s" % (name, json.dumps(value, separators=(",", ":"), default=plain)), free
         except (TypeError, ValueError) as e:
             raise OutputError("output '%s': expected object (JSON-like values), got %s (%s)" % (name, describe(value), e))
     if expected == "bytes":
