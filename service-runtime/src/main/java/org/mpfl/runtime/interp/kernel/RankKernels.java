@@ -2,11 +2,9 @@ package org.mpfl.runtime.interp.kernel;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -17,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.MpflType;
+import org.mpfl.protocol.kernel.PythonWorker;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.runtime.settings.RuntimeSettings;
 
@@ -27,7 +26,6 @@ import org.mpfl.runtime.settings.RuntimeSettings;
  * stopped with it ({@link #close}).
  */
 public final class RankKernels implements AutoCloseable {
-    private static final String SCRIPT = "mpfl_kernel.py";
     private static volatile Path script;
 
     private final KernelLibraries libraries;
@@ -180,25 +178,23 @@ public final class RankKernels implements AutoCloseable {
         workers.clear();
     }
 
-    /** The Python side, unpacked from this jar once per JVM (removed when the JVM exits). */
+    /** The Python side ({@link PythonWorker}), unpacked once per JVM (removed when the JVM exits). */
     static Path script() throws KernelFailure {
         Path s = script;
         if (s != null && Files.isRegularFile(s)) {
             return s;
         }
         synchronized (RankKernels.class) {
-            try (InputStream in = RankKernels.class.getResourceAsStream(SCRIPT)) {
-                if (in == null) {
-                    throw KernelFailure.workflow(SCRIPT + " is missing from the MPFL runtime jar");
-                }
+            try {
+                byte[] text = PythonWorker.script();
                 Path directory = KernelScratch.PYTHON_RUNTIME.create();
                 KernelLibraries.deleteAtExit(directory);
-                s = directory.resolve(SCRIPT);
-                Files.copy(in, s, StandardCopyOption.REPLACE_EXISTING);
+                s = directory.resolve(PythonWorker.NAME);
+                Files.write(s, text);
                 script = s;
                 return s;
             } catch (IOException e) {
-                throw KernelFailure.workflow("cannot unpack " + SCRIPT + ": " + e.getMessage());
+                throw KernelFailure.workflow("cannot unpack " + PythonWorker.NAME + ": " + e.getMessage());
             }
         }
     }
