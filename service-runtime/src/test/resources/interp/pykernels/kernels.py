@@ -192,3 +192,10 @@ def fail_when(pidfile):
     while not os.path.exists(pidfile) and time.monotonic() < deadline:
         time.sleep(0.01)
     raise RuntimeError("the other rank's kernel is running")
+
+
+def non_finite(j):
+    """NaN and infinities inside objects both ways: what a Java activity's came as, and a dict holding Python's own."""
+    import math
+    seen = ["%s %s" % (type(v).__name__, v) for v in (j["nan"], j["inf"], j["list"][1], j["array"][0])]
+    return {"p": {"nan": math.nan, "inf": math.inf, "list": [1.0, -math.inf]}, "seen": " ".join(seen)}

@@ -9,9 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipFile;
 import org.mpfl.ir.IrActivity;
@@ -19,6 +23,7 @@ import org.mpfl.ir.IrProcess;
 import org.mpfl.ir.IrWalk;
 import org.mpfl.ir.IrWorkflow;
 import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.protocol.kernel.PythonWorker;
 
 /**
  * Whether the kernels that {@code <compute python>} and {@code <compute command>} name are in the
@@ -28,10 +33,12 @@ import org.mpfl.ir.diag.Diagnostics;
  * among the top-level names of its module's file ({@link #pythonFunctions}), found by parsing the file
  * with Python's {@code ast} in an interpreter ({@code --python PATH}, default {@code python3}), never by
  * importing user code, and whether a plain {@code def} takes the {@code in} values as keyword arguments;
- * without an interpreter a warning says the functions were not checked.
+ * and whether a module is named as one the worker imports before the libraries, which it could then never
+ * load (the worker itself lists them: {@link PythonWorker#TAKEN_NAMES}). Without an interpreter a warning says
+ * the functions were not checked.
  */
 public final class KernelLibraryCheck {
-    /** How long the interpreter may take to parse the kernel files. */
+    /** How long the interpreter may take to parse the kernel files, and to list the modules the worker imports. */
     private static final long PARSE_SECONDS = 30;
     private static final String SCRIPT = "python_names.py";
 
@@ -142,20 +149,46 @@ public final class KernelLibraryCheck {
 
     /** Parses the modules' files in the interpreter and reports functions they do not define. */
     private void functions(Map<IrActivity.Compute, Source> modules, String python) {
+        // the worker lists its modules while the files are parsed: two interpreters' start-ups at once, not in turn
+        FutureTask<JsonNode> listing = new FutureTask<>(() -> run(python, List.of(), PythonWorker.NAME, PythonWorker.script(),
+                List.of(PythonWorker.TAKEN_NAMES), "listing the modules it imports"));
+        Thread lister = new Thread(listing, "mpflc-python-modules");
+        lister.setDaemon(true);
+        lister.start();
+        IrActivity.Compute first = modules.keySet().iterator().next();
         JsonNode parsed;
         try {
             parsed = parse(python, modules.values().stream().map(Source::spec).distinct().toList());
         } catch (IOException e) {
-            IrActivity.Compute first = modules.keySet().iterator().next();
             diagnostics.warning(first.at(), "python functions not checked: " + e.getMessage()
                     + " (give the hosts' interpreter: mpflc check --python PATH)");
+            try {
+                takenNames(listing, python); // waited for, so that its process has ended when the check does
+            } catch (IOException unusable) {
+                // the same interpreter: already reported
+            }
             return;
+        }
+        Set<String> taken;
+        try {
+            taken = takenNames(listing, python);
+        } catch (IOException e) {
+            diagnostics.warning(first.at(), "python module names not checked against those the worker imports itself: "
+                    + e.getMessage() + " (give the hosts' interpreter: mpflc check --python PATH)");
+            taken = Set.of();
         }
         for (Map.Entry<IrActivity.Compute, Source> e : modules.entrySet()) {
             IrActivity.Compute c = e.getKey();
             JsonNode file = parsed.path(e.getValue().spec());
+            String module = c.python().substring(0, c.python().indexOf(':'));
             String function = c.python().substring(c.python().indexOf(':') + 1);
-            if (file.has("error")) {
+            String top = module.contains(".") ? module.substring(0, module.indexOf('.')) : module;
+            if (taken.contains(top)) {
+                // the run would fail at the rank's start (mpfl_kernel.py, Worker.not_shadowed): said before it
+                diagnostics.error(c.at(), "python module '" + top + "' is Python's own or an installed one, not the workflow's "
+                        + e.getValue().shown() + ": the worker imports a module of that name (" + python + ") before the"
+                        + " workflow's libraries, so the kernel module would never be loaded; rename the kernel module");
+            } else if (file.has("error")) {
                 diagnostics.error(c.at(), "python module " + e.getValue().shown() + " does not parse: "
                         + file.path("error").asText().replace(documentDirectory + File.separator, ""));
             } else if (!file.path("star").asBoolean()) {
@@ -207,47 +240,96 @@ public final class KernelLibraryCheck {
     }
 
     private static JsonNode parse(String python, List<String> files) throws IOException {
-        Path script = Files.createTempFile("mpflc-python-names-", ".py");
+        JsonNode names = run(python, List.of("-I"), SCRIPT, script(SCRIPT), files, "parsing the kernels");
+        if (!names.isObject()) {
+            throw noAnswer(python);
+        }
+        return names;
+    }
+
+    /**
+     * The top-level module names a kernel module cannot have, as the worker itself says in {@code python}
+     * ({@link PythonWorker#TAKEN_NAMES}: run as a worker is, without {@code -I}, so that the same site-packages
+     * answer), once {@code listing} has its answer.
+     */
+    private static Set<String> takenNames(FutureTask<JsonNode> listing, String python) throws IOException {
+        JsonNode names;
         try {
-            try (InputStream in = KernelLibraryCheck.class.getResourceAsStream(SCRIPT)) {
-                if (in == null) {
-                    throw new IOException(SCRIPT + " is missing from the compiler jar");
-                }
-                Files.write(script, in.readAllBytes());
+            names = listing.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(String.valueOf(e.getCause()), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
+        if (!names.isArray()) {
+            throw noAnswer(python);
+        }
+        return new HashSet<>(texts(names));
+    }
+
+    private static IOException noAnswer(String python) {
+        // a program that exits 0 without the answer (/bin/true, a wrapper script): not "the module has no such
+        // function", which it would read as
+        return new IOException(python + " gave no answer: is it a Python 3 interpreter?");
+    }
+
+    private static byte[] script(String name) throws IOException {
+        try (InputStream in = KernelLibraryCheck.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IOException(name + " is missing from the compiler jar");
             }
-            List<String> command = new ArrayList<>(List.of(python, "-I", script.toString()));
-            command.addAll(files);
-            Path output = Files.createTempFile("mpflc-python-names-", ".json");
+            return in.readAllBytes();
+        }
+    }
+
+    /**
+     * Runs {@code python FLAGS SCRIPT ARGUMENTS}, the script written as {@code name} in a directory of its own, and
+     * returns the JSON it prints.
+     */
+    private static JsonNode run(String python, List<String> flags, String name, byte[] script, List<String> arguments,
+                                String doing)
+            throws IOException {
+        Path directory = Files.createTempDirectory("mpflc-python-");
+        Path file = directory.resolve(name);
+        Path output = directory.resolve("answer.json");
+        try {
+            Files.write(file, script);
+            List<String> command = new ArrayList<>(List.of(python));
+            command.addAll(flags);
+            command.add(file.toString());
+            command.addAll(arguments);
+            Process p;
             try {
-                Process p;
-                try {
-                    p = new ProcessBuilder(command).redirectOutput(output.toFile()).redirectErrorStream(false)
-                            .redirectError(ProcessBuilder.Redirect.DISCARD).redirectInput(new File("/dev/null")).start();
-                } catch (IOException e) {
-                    throw new IOException("cannot run " + python + " (" + e.getMessage() + ")");
-                }
+                p = new ProcessBuilder(command).redirectOutput(output.toFile())
+                        .redirectError(ProcessBuilder.Redirect.DISCARD).redirectInput(new File("/dev/null")).start();
+            } catch (IOException e) {
+                throw new IOException("cannot run " + python + " (" + e.getMessage() + ")");
+            }
+            try {
                 if (!p.waitFor(PARSE_SECONDS, TimeUnit.SECONDS)) {
                     p.destroyForcibly();
-                    throw new IOException(python + " did not parse the kernels within " + PARSE_SECONDS + " s");
+                    throw new IOException(python + " did not finish " + doing + " within " + PARSE_SECONDS + " s");
                 }
-                if (p.exitValue() != 0) {
-                    throw new IOException(python + " exited with status " + p.exitValue() + " while parsing the kernels");
-                }
-                JsonNode names = new ObjectMapper().readTree(Files.readString(output, StandardCharsets.UTF_8));
-                if (names == null || !names.isObject()) {
-                    // a program that exits 0 without the answer (/bin/true, a wrapper script): not "the module has no
-                    // such function", which it would read as
-                    throw new IOException(python + " gave no answer: is it a Python 3 interpreter?");
-                }
-                return names;
-            } finally {
-                Files.deleteIfExists(output);
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                throw e;
             }
+            if (p.exitValue() != 0) {
+                throw new IOException(python + " exited with status " + p.exitValue() + " while " + doing);
+            }
+            JsonNode answer = new ObjectMapper().readTree(Files.readString(output, StandardCharsets.UTF_8));
+            if (answer == null) {
+                throw noAnswer(python);
+            }
+            return answer;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         } finally {
-            Files.deleteIfExists(script);
+            Files.deleteIfExists(output);
+            Files.deleteIfExists(file);
+            Files.deleteIfExists(directory);
         }
     }
 }

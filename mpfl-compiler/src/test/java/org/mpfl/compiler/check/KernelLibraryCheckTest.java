@@ -139,6 +139,45 @@ class KernelLibraryCheckTest {
         assertTrue(wrong.err().contains(at + "needs 'tol'"), wrong.err());
     }
 
+    /**
+     * A kernel module named as one the worker imports before the libraries (json here) would fail the rank at its
+     * start: the check says so at the compute, from what the worker itself says it imported in that interpreter.
+     */
+    @Test
+    void aKernelModuleNamedAsOneTheWorkerImportsIsAnErrorAtTheCompute(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve("kernels"));
+        Files.writeString(dir.resolve("kernels/json.py"), "def double(y):\n    return {\"y\": 2 * y}\n");
+        Files.writeString(dir.resolve("kernels/mine.py"), "def double(y):\n    return {\"y\": 2 * y}\n");
+        Files.writeString(dir.resolve("k.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="k">
+                  <library path="kernels"/>
+                  <process name="p" ranks="1">
+                    <var name="y" type="double"/>
+                    <compute python="json:double" in="y" out="y"/>
+                    <compute python="mine:double" in="y" out="y"/>
+                  </process>
+                </workflow>
+                """);
+        Checked c = checkCommand(List.of(dir.resolve("k.mpfl.xml").toString(), "--python", PYTHON));
+        assertEquals(1, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:5:5: error: python module 'json' is Python's own or an installed one, not the"
+                + " workflow's kernels/json.py: the worker imports a module of that name (" + PYTHON + ") before the workflow's"
+                + " libraries, so the kernel module would never be loaded; rename the kernel module"), c.err());
+        assertEquals(1, c.err().lines().filter(l -> l.contains(": error: ")).count(), "mine.py is no such module: " + c.err());
+    }
+
+    /** An interpreter that parses but cannot run the worker leaves the module names unchecked, with a warning. */
+    @Test
+    void withoutTheWorkersAnswerTheModuleNamesAreNotChecked(@TempDir Path dir) throws Exception {
+        Path python = dir.resolve("parses-only");
+        Files.writeString(python, "#!/bin/sh\n[ \"$1\" = -I ] && exec " + PYTHON + " \"$@\"\nexit 3\n");
+        Files.setPosixFilePermissions(python, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Checked c = check(dir, "    <compute python=\"heat:sweep\" in=\"u\" out=\"u\"/>", "--python", python.toString());
+        assertEquals(0, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:7:5: warning: python module names not checked against those the worker imports"
+                + " itself: " + python + " exited with status 3 while listing the modules it imports"), c.err());
+    }
+
     @Test
     void aModuleOutsideTheLibrariesIsAWarning(@TempDir Path dir) throws Exception {
         Checked c = check(dir, "    <compute python=\"scipy.signal:convolve\" in=\"u\" out=\"u\"/>", "--python", PYTHON);

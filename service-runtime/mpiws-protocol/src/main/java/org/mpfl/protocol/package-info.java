@@ -13,7 +13,8 @@
  * ({@link org.mpfl.protocol.Xml}).
  *
  * <p>Sub-packages: {@code launch} starts service-host processes, {@code tls} is the TLS of every
- * endpoint and client, {@code digest} the SHA-256 both ends of a digest compute. This package uses
+ * endpoint and client, {@code digest} the SHA-256 both ends of a digest compute, {@code kernel} the Python
+ * worker of {@code <compute python>} kernels (run by the runtime, asked by the compiler). This package uses
  * {@code tls} (the engine's client) and {@code digest} (a credential's verifier); the launcher is above
  * the messages, never below.
  */

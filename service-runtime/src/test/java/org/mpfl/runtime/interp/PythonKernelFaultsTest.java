@@ -143,11 +143,33 @@ class PythonKernelFaultsTest {
     void aBadInterpreterPathFailsTheRankAtStartNamingIt() {
         String good = KernelTestPython.use("/no/such/python3");
         try {
-            RankFault f = InterpreterHarness.run("pykernel-nofunction.mpfl.xml", Map.of(), LIMIT).singleFault();
+            InterpreterHarness.Result r = InterpreterHarness.run("pykernel-nofunction.mpfl.xml", Map.of(), LIMIT);
+            RankFault f = r.singleFault();
             assertTrue(f.getMessage().contains("cannot start the python worker (/no/such/python3)"), f.getMessage());
             assertTrue(f.getMessage().contains("No such file or directory"), f.getMessage());
+            // checked before anything is started: no "setsid: failed to execute …" warning ahead of the message
+            assertTrue(r.ranks().stream().allMatch(rank -> rank.logs.stream().noneMatch(l -> l.contains("setsid"))),
+                    r.ranks().get(0).logs.toString());
+            assertTrue(f.getMessage().contains("--python"), "names the setting it came from: " + f.getMessage());
         } finally {
             KernelTestPython.restore(good);
+        }
+    }
+
+    @Test
+    void anInterpreterPathThatIsNotAnExecutableFileFailsTheRankAtStartSayingWhy(@TempDir Path dir) throws Exception {
+        Path notExecutable = Files.writeString(dir.resolve("python3"), "#!/bin/sh\n");
+        for (Map.Entry<Path, String> bad : Map.of(dir, "is not a regular file", notExecutable, "is not executable").entrySet()) {
+            String good = KernelTestPython.use(bad.getKey().toString());
+            try {
+                InterpreterHarness.Result r = InterpreterHarness.run("pykernel-nofunction.mpfl.xml", Map.of(), LIMIT);
+                String message = r.singleFault().getMessage();
+                assertTrue(message.contains("cannot start the python worker (" + bad.getKey() + "): " + bad.getKey() + " "
+                        + bad.getValue()), message);
+                assertTrue(r.ranks().get(0).logs.stream().noneMatch(l -> l.contains("setsid")), r.ranks().get(0).logs.toString());
+            } finally {
+                KernelTestPython.restore(good);
+            }
         }
     }
 }

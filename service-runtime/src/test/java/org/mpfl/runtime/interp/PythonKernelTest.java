@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.mpfl.protocol.RunRequest;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -124,6 +125,32 @@ class PythonKernelTest {
             assertTrue(r.rank(0).logs.contains("warn: roundtrip saw bytes"), "stderr is a warn line: " + r.rank(0).logs);
         } finally {
             KernelTestPython.restore(previousPython);
+        }
+    }
+
+    /**
+     * NaN and infinities inside {@code object} values are kept, in Java as in Python (docs/language-reference.md,
+     * types): a Java activity's reach a kernel as {@code float}s, a kernel's come back as {@code Double}s, both are
+     * gathered (a message) and saved in a checkpoint that a resumed run restores.
+     */
+    @Test
+    void nanAndInfinitiesInsideObjectsAreKeptFromJavaAndPythonAlike() {
+        String doc = "pykernel-nonfinite.mpfl.xml";
+        InterpreterHarness.Result full = InterpreterHarness.run(doc, Map.of(), LIMIT).succeeded();
+        InterpreterHarness.Result resumed = InterpreterHarness.run(doc, Map.of(), LIMIT,
+                r -> new RunRequest.Resume(1, full.rank(r).checkpoints.get(1L))).succeeded();
+        Map<String, Object> fromPython = Map.of("nan", Double.NaN, "inf", Double.POSITIVE_INFINITY,
+                "list", List.of(1.0, Double.NEGATIVE_INFINITY));
+        for (InterpreterHarness.Result r : List.of(full, resumed)) {
+            for (int rank = 0; rank < 2; rank++) {
+                assertEquals(fromPython, r.output("p", rank));
+                assertEquals("float nan float inf float -inf float nan", r.output("seen", rank));
+                Map<?, ?> fromJava = (Map<?, ?>) r.output("j", rank);
+                assertEquals(Double.NaN, fromJava.get("nan"));
+                assertEquals(List.of(1.0, Double.NEGATIVE_INFINITY), fromJava.get("list"));
+                assertArrayEquals(new double[] {Double.NaN, 2.0}, (double[]) fromJava.get("array"));
+            }
+            assertEquals(List.of(fromPython, fromPython), r.output("gathered", 0));
         }
     }
 

@@ -1,7 +1,10 @@
 package org.mpfl.runtime.interp.kernel;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -18,7 +21,15 @@ import org.mpfl.ir.MpflType;
  * that is an input's region comes back as that input's array, without a copy.
  */
 final class KernelCall {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * JSON as Python's {@code json} module writes and reads it: a NaN or infinite number inside an {@code object} is
+     * the bare token {@code NaN}, {@code Infinity} or {@code -Infinity} both ways (a {@code float} in Python, a
+     * {@code Double} here), as a Java activity's object may hold one (docs/language-reference.md, types).
+     */
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+            .disable(JsonWriteFeature.WRITE_NAN_AS_STRINGS)
+            .build();
 
     /** An input array placed in shared memory. */
     private record Placed(Object array, long offset, String type) {

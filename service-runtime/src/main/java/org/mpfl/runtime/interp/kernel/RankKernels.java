@@ -2,11 +2,9 @@ package org.mpfl.runtime.interp.kernel;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -17,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrTarget;
 import org.mpfl.ir.MpflType;
+import org.mpfl.protocol.kernel.PythonWorker;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.runtime.settings.RuntimeSettings;
 
@@ -27,7 +26,6 @@ import org.mpfl.runtime.settings.RuntimeSettings;
  * stopped with it ({@link #close}).
  */
 public final class RankKernels implements AutoCloseable {
-    private static final String SCRIPT = "mpfl_kernel.py";
     private static volatile Path script;
 
     private final KernelLibraries libraries;
@@ -103,6 +101,15 @@ public final class RankKernels implements AutoCloseable {
 
     private KernelWorker startPython() throws KernelFailure {
         String python = ProtocolSettings.KERNEL_PYTHON.get();
+        String unusable = unusableInterpreter(python, libraries.workingDirectory());
+        if (unusable != null) {
+            // said here, once: started anyway, setsid's own "failed to execute" line would come first, as a warning
+            throw KernelFailure.workflow("cannot start the python worker (" + python + "): " + unusable + " ("
+                    + (ProtocolSettings.KERNEL_PYTHON.given().isPresent()
+                    ? "the interpreter given by --python of mpflc run --local, mpflc up or mpflc host, "
+                            + ProtocolSettings.KERNEL_PYTHON.name()
+                    : "the default interpreter, looked for on PATH; give another with --python PATH") + ")");
+        }
         Map<String, String> env = new LinkedHashMap<>();
         env.put("MPFL_KERNEL_PATH", libraries.pythonPathText());
         env.put("PYTHONUNBUFFERED", "1");
@@ -125,6 +132,37 @@ public final class RankKernels implements AutoCloseable {
                 RuntimeSettings.KERNEL_LOG_BYTES_PER_CALL.get());
     }
 
+    /**
+     * Why {@code python} cannot be executed — a path (it holds a '/', relative to {@code directory}, where the
+     * worker starts) that is missing, not a regular file or not executable, or a bare name found in no directory
+     * of {@code PATH} — else null.
+     */
+    static String unusableInterpreter(String python, Path directory) {
+        if (python.isEmpty()) {
+            return "no interpreter given";
+        }
+        if (!python.contains("/")) {
+            for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+                Path candidate = Path.of(d.isEmpty() ? "." : d).resolve(python);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return null;
+                }
+            }
+            return python + " is not found on PATH (" + System.getenv().getOrDefault("PATH", "") + ")";
+        }
+        Path path = directory == null ? Path.of(python) : directory.resolve(python);
+        if (!Files.exists(path)) {
+            return path + ": No such file or directory";
+        }
+        if (!Files.isRegularFile(path)) {
+            return path + " is not a regular file";
+        }
+        if (!Files.isExecutable(path)) {
+            return path + " is not executable (Permission denied)";
+        }
+        return null;
+    }
+
     private static long deadline() {
         return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RuntimeSettings.KERNEL_START_TIMEOUT_MS.get());
     }
@@ -140,25 +178,23 @@ public final class RankKernels implements AutoCloseable {
         workers.clear();
     }
 
-    /** The Python side, unpacked from this jar once per JVM (removed when the JVM exits). */
+    /** The Python side ({@link PythonWorker}), unpacked once per JVM (removed when the JVM exits). */
     static Path script() throws KernelFailure {
         Path s = script;
         if (s != null && Files.isRegularFile(s)) {
             return s;
         }
         synchronized (RankKernels.class) {
-            try (InputStream in = RankKernels.class.getResourceAsStream(SCRIPT)) {
-                if (in == null) {
-                    throw KernelFailure.workflow(SCRIPT + " is missing from the MPFL runtime jar");
-                }
+            try {
+                byte[] text = PythonWorker.script();
                 Path directory = KernelScratch.PYTHON_RUNTIME.create();
                 KernelLibraries.deleteAtExit(directory);
-                s = directory.resolve(SCRIPT);
-                Files.copy(in, s, StandardCopyOption.REPLACE_EXISTING);
+                s = directory.resolve(PythonWorker.NAME);
+                Files.write(s, text);
                 script = s;
                 return s;
             } catch (IOException e) {
-                throw KernelFailure.workflow("cannot unpack " + SCRIPT + ": " + e.getMessage());
+                throw KernelFailure.workflow("cannot unpack " + PythonWorker.NAME + ": " + e.getMessage());
             }
         }
     }

@@ -3,7 +3,6 @@ package org.mpfl.runtime.interp.kernel;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +23,7 @@ class KernelProtocolDocTest {
     }
 
     private static String worker() throws IOException {
-        try (InputStream in = RankKernels.class.getResourceAsStream("mpfl_kernel.py")) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return new String(org.mpfl.protocol.kernel.PythonWorker.script(), StandardCharsets.UTF_8);
     }
 
     @Test

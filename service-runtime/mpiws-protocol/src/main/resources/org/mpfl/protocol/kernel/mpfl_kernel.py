@@ -28,6 +28,7 @@ try:
     import numpy
 except ImportError:  # NumPy hidden or absent: arrays are array.array
     numpy = None
+    import ctypes  # for address(), imported here with the rest: taken_names() is all the worker imports
 
 # MPFL array type -> (array.array type code, NumPy dtype name, element size)
 ARRAYS = {"int[]": ("i", "int32", 4), "long[]": ("q", "int64", 8), "double[]": ("d", "float64", 8)}
@@ -131,7 +132,6 @@ class Arena:
 def address(buffer):
     if numpy is not None:
         return numpy.frombuffer(buffer, dtype=numpy.uint8).__array_interface__["data"][0]
-    import ctypes
     return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
 
 
@@ -243,7 +243,8 @@ def encode(arena, name, expected, value, free, regions, whole):
         return "%s string %s" % (name, json.dumps(value)), free
     if expected == "object":
         try:
-            return "%s object %s" % (name, json.dumps(value, separators=(",", ":"), allow_nan=False, default=plain)), free
+            # NaN and infinities are the tokens NaN, Infinity, -Infinity, as in a Java activity's object (Double.NaN)
+            return "%s object %s" % (name, json.dumps(value, separators=(",", ":"), default=plain)), free
         except (TypeError, ValueError) as e:
             raise OutputError("output '%s': expected object (JSON-like values), got %s (%s)" % (name, describe(value), e))
     if expected == "bytes":
@@ -482,5 +483,15 @@ def main():
         sock.close()
 
 
+def taken_names():
+    """The top-level module names a kernel module cannot have (Worker.not_shadowed says so at its load): those of the
+    modules loaded once this module's own imports are done, the interpreter's start-up's included, and those built
+    into the interpreter, which Python finds before any path entry. mpflc check asks for them (--taken-names)."""
+    return sorted({name.split(".")[0] for name in sys.modules} | set(sys.builtin_module_names))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--taken-names"]:
+        print(json.dumps(taken_names()))
+    else:
+        main()

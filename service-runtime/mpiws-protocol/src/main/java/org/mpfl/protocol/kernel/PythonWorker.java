@@ -1,0 +1,31 @@
+package org.mpfl.protocol.kernel;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * {@code mpfl_kernel.py}, the worker that runs a rank's {@code <compute python>} kernels (docs/kernel-protocol.md).
+ * The runtime runs it as {@code PYTHON -u mpfl_kernel.py}; {@code mpflc check} runs it as
+ * {@code PYTHON mpfl_kernel.py --taken-names} ({@link #TAKEN_NAMES}), which does the worker's own imports and
+ * prints, as a JSON array, the top-level module names a kernel module cannot have: the modules loaded by then and
+ * those built into the interpreter, which Python finds before any library.
+ */
+public final class PythonWorker {
+    /** The script's file name (tracebacks and process listings show it). */
+    public static final String NAME = "mpfl_kernel.py";
+    /** The argument with which the script prints the module names it has taken, instead of serving. */
+    public static final String TAKEN_NAMES = "--taken-names";
+
+    private PythonWorker() {
+    }
+
+    /** The script's text, from this jar. */
+    public static byte[] script() throws IOException {
+        try (InputStream in = PythonWorker.class.getResourceAsStream(NAME)) {
+            if (in == null) {
+                throw new IOException(NAME + " is missing from the MPFL protocol jar");
+            }
+            return in.readAllBytes();
+        }
+    }
+}
