@@ -199,3 +199,9 @@ def non_finite(j):
     import math
     seen = ["%s %s" % (type(v).__name__, v) for v in (j["nan"], j["inf"], j["list"][1], j["array"][0])]
     return {"p": {"nan": math.nan, "inf": math.inf, "list": [1.0, -math.inf]}, "seen": " ".join(seen)}
+
+
+def alias(a):
+    """Hands its input back as two outputs, one of them updated in place (ComputeStep stores them as copies)."""
+    a[2] = 7.0
+    return {"b": a, "c": a, "a": a}

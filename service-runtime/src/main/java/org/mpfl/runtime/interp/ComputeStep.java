@@ -2,9 +2,12 @@ package org.mpfl.runtime.interp;
 
 import java.lang.reflect.InvocationTargetException;
 import java.io.InterruptedIOException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrExpr;
 import org.mpfl.ir.IrTarget;
@@ -131,18 +134,31 @@ final class ComputeStep {
             throw Faults.of(name, x.at(), "activity " + x.kernelName() + " returned no outputs; expected "
                     + x.outputs().stream().map(IrTarget::variable).toList());
         }
+        // a kernel may hand back an input's own array (updated in place or not), or one array for two outputs: stored as
+        // it is under another variable, two variables would share one array, and an assignment to an element of one
+        // would change the other (variables have value semantics, as for <assign>); such an output is stored as a copy
+        Set<Object> stored = Collections.newSetFromMap(new IdentityHashMap<>());
         for (IrTarget out : x.outputs()) {
             if (!outputs.containsKey(out.variable())) {
                 throw Faults.of(name, x.at(), "activity " + x.kernelName() + " did not return output '" + out.variable()
                         + "' (it returned " + outputs.keySet() + ")");
             }
             Object value = outputs.get(out.variable());
+            boolean shared = out.index() == null && isArray(value)
+                    && (stored.contains(value) || rank.heldByAnotherThan(out.variable(), value));
+            if (!shared && isArray(value)) {
+                stored.add(value);
+            }
             try {
-                rank.store(out, value, false, f, "output '" + out.variable() + "' of " + x.kernelName());
+                rank.store(out, value, shared, f, "output '" + out.variable() + "' of " + x.kernelName());
             } catch (RuntimeException e) {
                 throw Faults.at(name, x.at(), e);
             }
         }
+    }
+
+    private static boolean isArray(Object value) {
+        return value instanceof double[] || value instanceof int[] || value instanceof long[] || value instanceof byte[];
     }
 
     private static String describe(Throwable e) {

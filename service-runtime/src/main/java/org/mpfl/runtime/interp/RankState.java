@@ -222,6 +222,21 @@ final class RankState {
         }
     }
 
+    /** Whether a process variable other than {@code name}, or a param, holds {@code value} itself (the same object). */
+    boolean heldByAnotherThan(String name, Object value) {
+        for (Map.Entry<String, Object> v : variables.entrySet()) {
+            if (v.getValue() == value && !v.getKey().equals(name)) {
+                return true;
+            }
+        }
+        for (Object p : params.values()) {
+            if (p == value) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The current value of a target (the whole variable, or its element). */
     Object load(IrTarget target, Frame frame) {
         Object v = variable(target.variable());

@@ -217,6 +217,19 @@ class PythonKernelTest {
     }
 
     /**
+     * A kernel that hands its input back as other outputs (one updated in place): each variable has an array of its
+     * own afterwards, as after {@code <assign>}; before, all three shared the input's, and an assignment to {@code b[0]}
+     * changed {@code a} and {@code c} too. aliases.mpfl.xml's run expectations are the same case with a Java activity.
+     */
+    @Test
+    void outputsThatAreTheInputsOwnArrayAreStoredAsArraysOfTheirOwn() {
+        InterpreterHarness.Result r = InterpreterHarness.run("aliases.mpfl.xml", Map.of("kernel", "'python'"), LIMIT).succeeded();
+        assertArrayEquals(new double[] {10.0, 2.0, 7.0}, (double[]) r.output("a", 0));
+        assertArrayEquals(new double[] {20.0, 2.0, 7.0}, (double[]) r.output("b", 0));
+        assertArrayEquals(new double[] {1.0, 30.0, 7.0}, (double[]) r.output("c", 0));
+    }
+
+    /**
      * The branches of a {@code <parallel>} run at once inside the rank and share its one worker: their calls
      * take turns, each with its own arrays in the shared memory from the request to the answer (two calls'
      * inputs at the same offsets would overwrite each other).
