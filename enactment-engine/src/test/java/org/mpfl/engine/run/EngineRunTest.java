@@ -384,22 +384,35 @@ class EngineRunTest {
     void lostHostFailsTheRun() throws Exception {
         FakeRanks fakes = new FakeRanks(r -> r.awaitAbort(20_000));
         fakes.unreachableHost = "h1"; // its process is gone: the abort cannot reach it
-        start(fakes, fast(), Duration.ofMillis(1500));
-        // only h0 keeps sending heartbeats
-        String id = startRun(ringPlan(4));
-        JsonNode d = Await.runIn(Duration.ofSeconds(30), "FAILED", () -> {
-            HostCalls.heartbeat(engine, "h0");
-            return detail(id);
-        });
-        assertEquals("FAILED", d.get("state").asText(), d.toString());
-        assertTrue(d.at("/error/message").asText().contains("service host h1"), d.toString());
-        assertEquals(2, d.at("/error/rank").asInt());
-        assertEquals(1, Http.get(engine.url() + "/api/registry/hosts").json().size());
-        // the lost host's ranks never report their end: in the ended run they read ABORTED, not RUNNING
-        JsonNode ended = Await.until(Duration.ofSeconds(30), "the lost host's ranks read as lost", () -> detail(id),
-                x -> x.at("/ranks/2/state").asText().equals("ABORTED"));
-        assertEquals("ABORTED", ended.at("/ranks/3/state").asText(), ended.toString());
-        assertTrue(ended.at("/ranks/3/error").asText().contains("host h1 could not be reached"), ended.toString());
+        start(fakes, fast(), Duration.ofMillis(3000));
+        // only h0 keeps sending heartbeats, every 200 ms for the whole test: 15 to a timeout, which holds on a loaded
+        // machine (heartbeats sent only while the test polled for the run's end let h0 expire too, once, in CI)
+        java.util.concurrent.ScheduledExecutorService h0 = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        try {
+            h0.scheduleWithFixedDelay(() -> {
+                try {
+                    HostCalls.heartbeat(engine, "h0");
+                } catch (java.io.IOException e) {
+                    // the next one goes 200 ms later
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, 0, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
+            String id = startRun(ringPlan(4));
+            JsonNode d = Await.runIn(Duration.ofSeconds(30), "FAILED", () -> detail(id));
+            assertEquals("FAILED", d.get("state").asText(), d.toString());
+            assertTrue(d.at("/error/message").asText().contains("service host h1"), d.toString());
+            assertEquals(2, d.at("/error/rank").asInt());
+            assertEquals(1, Http.get(engine.url() + "/api/registry/hosts").json().size());
+            // the lost host's ranks never report their end: in the ended run they read ABORTED, not RUNNING
+            JsonNode ended = Await.until(Duration.ofSeconds(30), "the lost host's ranks read as lost", () -> detail(id),
+                    x -> x.at("/ranks/2/state").asText().equals("ABORTED"));
+            assertEquals("ABORTED", ended.at("/ranks/3/state").asText(), ended.toString());
+            assertTrue(ended.at("/ranks/3/error").asText().contains("host h1 could not be reached"), ended.toString());
+        } finally {
+            h0.shutdownNow();
+            h0.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
     }
 
     @Test
