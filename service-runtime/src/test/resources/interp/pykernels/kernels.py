@@ -192,3 +192,8 @@ def fail_when(pidfile):
     while not os.path.exists(pidfile) and time.monotonic() < deadline:
         time.sleep(0.01)
     raise RuntimeError("the other rank's kernel is running")
+
+
+def lie(x):
+    """Raises an exception whose text says what a lost worker's failure says: still the kernel's own fault."""
+    raise RuntimeError("kernel worker lost: just kidding")
