@@ -205,3 +205,8 @@ def alias(a):
     """Hands its input back as two outputs, one of them updated in place (ComputeStep stores them as copies)."""
     a[2] = 7.0
     return {"b": a, "c": a, "a": a}
+
+
+def lie(x):
+    """Raises an exception whose text says what a lost worker's failure says: still the kernel's own fault."""
+    raise RuntimeError("kernel worker lost: just kidding")

@@ -1,6 +1,7 @@
 package org.mpfl.engine.run;
 
 import java.util.Map;
+import org.mpfl.protocol.FaultKind;
 
 /**
  * A rank instance's answer to the MPIWS {@code status} operation.
@@ -11,7 +12,8 @@ import java.util.Map;
  * @param message       failure cause when FAILED
  * @param counters      {@code {"sentTo":{rank:n},"bytesTo":{rank:b}}} or {@code null}
  * @param outputs       output values recorded so far, or {@code null}
+ * @param fault         whose fault the failure is when FAILED, as the host said ({@code null}: not said)
  */
 public record RankStatus(String state, Double progressValue, Double progressTotal, String message,
-                         Map<String, Object> counters, Map<String, Object> outputs) {
+                         Map<String, Object> counters, Map<String, Object> outputs, FaultKind fault) {
 }

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.mpfl.protocol.FaultKind;
 
 /**
  * What the engine knows about one rank of a run, from its events and {@code status} answers.
@@ -22,6 +23,8 @@ final class RankView {
     long startedMs;
     long endedMs;
     String error;
+    /** Whose fault the rank's failure is, as its host said ({@code null}: not said, or not FAILED). */
+    FaultKind fault;
     final Map<String, Object> outputs = new LinkedHashMap<>();
     final LogTail logs = new LogTail();
     final Map<Integer, Long> sentTo = new TreeMap<>();

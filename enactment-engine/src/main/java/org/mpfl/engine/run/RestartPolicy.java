@@ -1,18 +1,20 @@
 package org.mpfl.engine.run;
 
-import java.util.Locale;
+import org.mpfl.protocol.FaultKind;
 
 /**
  * Which faults a run may restart after, and how many restarts it has.
  *
  * <p>Infrastructure faults are those the workflow did not raise: a host lost (the registry missed its
- * heartbeats, or it stopped answering {@code status}), a transport failure between ranks (a rank
- * fails with a delivery error: its peer is unreachable), and a rank killed from outside (its host
- * says {@code unknown} for a rank that was running, or every rank of the domain was aborted without
- * any rank reporting a failure), and a rank whose kernel worker was killed from outside (SIGKILL, the
- * OOM killer: {@code "kernel worker lost:"}, docs/kernel-protocol.md). A fault raised by the workflow's own activities (a {@code fault}
- * activity, a runtime error in the document, a program's exception, a receive timeout the workflow
- * set, a deadlock) is not an infrastructure fault: it fails the run as before.
+ * heartbeats, or it stopped answering {@code status}), a rank killed from outside (its host says
+ * {@code unknown} for a rank that was running, or every rank of the domain was aborted without any rank
+ * reporting a failure) — which the engine finds itself — and a rank that failed with a fault its host
+ * says is the infrastructure's ({@link FaultKind#INFRASTRUCTURE} on the rank's FAILED state): a transport
+ * failure between ranks (its peer is unreachable), or its kernel worker killed from outside (SIGKILL, the
+ * OOM killer, docs/kernel-protocol.md). The failure's text never decides: a workflow may write any. A
+ * fault raised by the workflow's own activities (a {@code fault} activity, a runtime error in the
+ * document, a program's or a kernel's exception, a receive timeout the workflow set, a deadlock) is not an
+ * infrastructure fault: it fails the run as before.
  */
 final class RestartPolicy {
     /** How long a transport failure waits for a workflow fault of another rank to arrive and win. */
@@ -22,16 +24,11 @@ final class RestartPolicy {
     }
 
     /**
-     * Whether a rank's failure message reports a transport failure: a {@code DeliveryException} of a
-     * rank program ({@code "DeliveryException: …"}) or the interpreter's {@code "peer unreachable: …"}.
+     * Whether a rank's failure of kind {@code fault} (as its host said it) is an infrastructure fault: only
+     * {@link FaultKind#INFRASTRUCTURE}; a failure whose host said no kind ({@code null}) is the workflow's.
      */
-    static boolean infrastructure(String rankError) {
-        if (rankError == null) {
-            return false;
-        }
-        String m = rankError.toLowerCase(Locale.ROOT);
-        return m.startsWith("deliveryexception") || m.contains("peer unreachable:") || m.startsWith("transportexception")
-                || m.contains("kernel worker lost:"); // KernelFailure.LOST_MARK (the runtime is not on the compile path)
+    static boolean infrastructure(FaultKind fault) {
+        return fault == FaultKind.INFRASTRUCTURE;
     }
 
     /**

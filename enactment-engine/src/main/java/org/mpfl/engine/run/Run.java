@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.store.RunRecord;
+import org.mpfl.protocol.FaultKind;
 import org.mpfl.protocol.RankEvent;
 
 /**
@@ -256,9 +257,9 @@ public final class Run {
         dirty = true;
     }
 
-    /** The failure of a rank that an infrastructure fault does not explain, if any. */
-    synchronized Optional<RunError> workflowFailure(java.util.function.Predicate<String> infrastructure) {
-        return ranks.stream().filter(r -> r.state.equals("FAILED") && !infrastructure.test(r.error))
+    /** The first failure of a rank that is not an infrastructure fault (by the kind its host said), if any. */
+    synchronized Optional<RunError> workflowFailure(java.util.function.Predicate<FaultKind> infrastructure) {
+        return ranks.stream().filter(r -> r.state.equals("FAILED") && !infrastructure.test(r.fault))
                 .min(java.util.Comparator.comparingLong(r -> r.endedMs)).map(r -> rankError(r.placement.rank()));
     }
 
@@ -371,7 +372,7 @@ public final class Run {
         r.lastEventMs = e.timeMs();
         switch (e.type()) {
             case STATE -> {
-                return applyState(r, e.state(), e.activity(), e.location(), e.message(), e.timeMs());
+                return applyState(r, e.state(), e.activity(), e.location(), e.message(), e.fault(), e.timeMs());
             }
             case ACTIVITY, WAIT -> {
                 RankPosition p = new RankPosition(r.activity, r.location, r.blocked, r.waitingFor).after(e);
@@ -435,12 +436,13 @@ public final class Run {
                 r.statusFailedSinceMs = nowMs;
                 return Outcome.NONE;
             }
-            return applyState(r, newState, null, null, s.message(), nowMs);
+            return applyState(r, newState, null, null, s.message(), s.fault(), nowMs);
         }
         return Outcome.NONE;
     }
 
-    private Outcome applyState(RankView r, String newState, String activity, String location, String message, long t) {
+    private Outcome applyState(RankView r, String newState, String activity, String location, String message, FaultKind fault,
+                               long t) {
         if (newState == null || r.isFinal()) {
             return Outcome.NONE;
         }
@@ -462,6 +464,7 @@ public final class Run {
                 r.endedMs = t;
                 r.blocked = false;
                 r.error = message == null ? "failed" : message;
+                r.fault = fault;
                 if (activity != null) {
                     r.activity = activity;
                 }
@@ -508,6 +511,11 @@ public final class Run {
     synchronized RunError rankError(int rank) {
         RankView r = ranks.get(rank);
         return new RunError(rank, r.location, r.error);
+    }
+
+    /** Whose fault rank {@code rank}'s failure is, as its host said ({@code null}: not said, or the rank did not fail). */
+    synchronized FaultKind rankFault(int rank) {
+        return ranks.get(rank).fault;
     }
 
     /** The first failed rank (by end time), if any. */

@@ -134,7 +134,7 @@ final class RunMonitor {
             case ALL_DONE -> faults.succeeded(run);
             case RANK_FAILED -> {
                 RunError error = run.rankError(rank);
-                if (!RestartPolicy.infrastructure(error.message())) {
+                if (!RestartPolicy.infrastructure(run.rankFault(rank))) {
                     faults.failed(run, error);
                     return;
                 }

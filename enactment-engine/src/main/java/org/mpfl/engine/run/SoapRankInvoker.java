@@ -64,7 +64,7 @@ public final class SoapRankInvoker implements RankInvoker, AutoCloseable {
         }
         return new RankStatus(s.state().toUpperCase(Locale.ROOT),
                 Double.isNaN(s.progressValue()) ? null : s.progressValue(),
-                Double.isNaN(s.progressTotal()) ? null : s.progressTotal(), s.failure(), counters, outputs);
+                Double.isNaN(s.progressTotal()) ? null : s.progressTotal(), s.failure(), counters, outputs, s.fault());
     }
 
     @Override

@@ -97,7 +97,7 @@ class ConsoleAttemptsBrowserTest {
         }
         Path corrupt = dataDir.resolve("checkpoints").resolve(id).resolve("2").resolve("rank-0.json");
         Files.writeString(corrupt, "{\"tampered\":true}");
-        first.get(1).fail("send", "ring.mpfl.xml:12:7", "DeliveryException: send to rank 0 failed: connection reset");
+        first.get(1).failInInfrastructure("send", "ring.mpfl.xml:12:7", "DeliveryException: send to rank 0 failed: connection reset");
         domain(id, 2);
 
         browser.driver().get(engine.url() + "/#/runs/" + id);

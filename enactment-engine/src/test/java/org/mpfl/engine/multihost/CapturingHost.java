@@ -63,7 +63,7 @@ public final class CapturingHost {
             // lost host and the victim's domain aborted mid-test, a race the test would lose on a loaded machine
             boolean status = contentType != null && contentType.contains(MpiwsNames.action(MpiwsNames.OP_STATUS));
             String element = run ? "<m:runResponse xmlns:m=\"" + MpiwsNames.NS + "\"><m:state>running</m:state></m:runResponse>"
-                    : status ? RunMessages.statusResponseXml(new RankStatus("running", Double.NaN, Double.NaN, null, Map.of(), null))
+                    : status ? RunMessages.statusResponseXml(new RankStatus("running", Double.NaN, Double.NaN, null, Map.of(), null, null))
                     : null;
             String answer = element == null ? "no" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\""
                     + MpiwsNames.SOAP12_NS + "\"><s:Body>" + element + "</s:Body></s:Envelope>";

@@ -265,7 +265,7 @@ class CheckpointRestartTest {
         // an incomplete checkpoint 3 is never used
         assertEquals(201, upload(id, first.get(0).request, 3, part(0, 3)).statusCode());
         long t0 = System.currentTimeMillis();
-        first.get(1).fail("send", "ring.mpfl.xml:9:5", "DeliveryException: send to rank 2 failed: connection refused");
+        first.get(1).failInInfrastructure("send", "ring.mpfl.xml:9:5", "DeliveryException: send to rank 2 failed: connection refused");
         List<FakeRanks.Rank> second = domain(2, 3);
         for (FakeRanks.Rank r : second) {
             assertNotEquals(first.get(0).request.domainId(), r.request.domainId());
@@ -298,7 +298,7 @@ class CheckpointRestartTest {
         assertEquals(1, third.get("parts").asInt(), String.valueOf(third));
         assertFalse(third.get("complete").asBoolean());
         // no restarts left: the next infrastructure fault fails the run, saying so
-        second.get(0).fail("send", null, "DeliveryException: send to rank 1 failed");
+        second.get(0).failInInfrastructure("send", null, "DeliveryException: send to rank 1 failed");
         JsonNode end = await(id, x -> x.get("state").asText().equals("FAILED"), "fails once the restarts are used");
         assertTrue(end.at("/error/message").asText().contains("no restarts left"), end.toString());
     }
@@ -311,7 +311,7 @@ class CheckpointRestartTest {
         checkpoint(id, first, 1);
         checkpoint(id, first, 2);
         Files.writeString(part(id, 2, 1), part(1, 2).replace("rank", "RANK")); // same length, other content
-        first.get(0).fail(null, null, "DeliveryException: peer gone");
+        first.get(0).failInInfrastructure(null, null, "DeliveryException: peer gone");
         List<FakeRanks.Rank> second = domain(2, 2);
         second.forEach(r -> assertEquals(1, r.request.resume().checkpoint(), "checkpoint 2 is corrupt: 1 is used"));
         assertEquals(part(1, 1), second.get(1).request.resume().state());
@@ -322,7 +322,7 @@ class CheckpointRestartTest {
 
         // now checkpoint 1 loses a part: the next restart starts from the beginning
         Files.delete(part(id, 1, 0));
-        second.get(1).fail(null, null, "peer unreachable: send to rank 0 failed");
+        second.get(1).failInInfrastructure(null, null, "peer unreachable: send to rank 0 failed");
         List<FakeRanks.Rank> third = domain(3, 2);
         third.forEach(r -> assertNull(r.request.resume(), "no usable checkpoint: from the start"));
         d = await(id, x -> x.at("/attemptLog/2/runningMs").isNumber(), "the third attempt runs");
@@ -423,7 +423,7 @@ class CheckpointRestartTest {
             @Override
             public RankStatus status(RankPlacement target, String domainId, String token) {
                 if (unknown.contains(domainId)) {
-                    return new RankStatus("UNKNOWN", null, null, null, null, null);
+                    return new RankStatus("UNKNOWN", null, null, null, null, null, null);
                 }
                 throw new UnsupportedOperationException("fake ranks report by events only");
             }

@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.FaultKind;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankEventPost;
 import org.mpfl.protocol.RunRequest;
@@ -97,8 +98,13 @@ public final class FakeRanks implements RankInvoker {
         /** Posts the event as a rank does; returns the engine's HTTP status. */
         public int event(RankEvent.Type type, String state, String activity, String location, String message, String name, Object value)
                 throws Exception {
+            return event(type, state, activity, location, message, name, value, null);
+        }
+
+        private int event(RankEvent.Type type, String state, String activity, String location, String message, String name,
+                          Object value, FaultKind fault) throws Exception {
             RankEvent e = new RankEvent(request.domainId(), request.rank(), seq.getAndIncrement(), System.currentTimeMillis(),
-                    type, state, activity, location, message, type == RankEvent.Type.LOG ? "info" : null, name, value);
+                    type, state, activity, location, message, type == RankEvent.Type.LOG ? "info" : null, name, value, fault);
             sent.add(e);
             return post(e);
         }
@@ -130,8 +136,14 @@ public final class FakeRanks implements RankInvoker {
             return event(RankEvent.Type.STATE, s, null, null, null, null, null);
         }
 
+        /** Fails as the workflow's fault (as a host says it: {@link FaultKind#WORKFLOW}). */
         public void fail(String activity, String location, String message) throws Exception {
-            event(RankEvent.Type.STATE, "FAILED", activity, location, message, null, null);
+            event(RankEvent.Type.STATE, "FAILED", activity, location, message, null, null, FaultKind.WORKFLOW);
+        }
+
+        /** Fails with an infrastructure fault (a peer unreachable, a kernel worker lost), as a host says it. */
+        public void failInInfrastructure(String activity, String location, String message) throws Exception {
+            event(RankEvent.Type.STATE, "FAILED", activity, location, message, null, null, FaultKind.INFRASTRUCTURE);
         }
 
         public void output(String name, Object value) throws Exception {

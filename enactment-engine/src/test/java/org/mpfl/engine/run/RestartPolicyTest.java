@@ -4,20 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import org.mpfl.protocol.FaultKind;
 
-/** Which rank failures a run may restart after: a kernel worker killed from outside is one, a kernel's own fault is not. */
+/**
+ * Which rank failures a run may restart after: those its host says are the infrastructure's (a kernel worker
+ * killed from outside, a peer unreachable); a workflow's fault, and a failure whose host says no kind, are not.
+ */
 class RestartPolicyTest {
     @Test
-    void aKernelWorkerKilledFromOutsideIsAnInfrastructureFault() {
-        assertTrue(RestartPolicy.infrastructure("heat.mpfl:30:7: compute python jacobi:sweep: kernel worker lost: the python"
-                + " worker (python3) was killed by signal 9 (SIGKILL) from outside (the OOM killer, or kill -9)"));
+    void aFaultItsHostSaysIsTheInfrastructuresIsOne() {
+        assertTrue(RestartPolicy.infrastructure(FaultKind.INFRASTRUCTURE));
     }
 
     @Test
-    void aKernelsOwnFaultIsTheWorkflows() {
-        assertFalse(RestartPolicy.infrastructure("heat.mpfl:30:7: compute python jacobi:sweep: kernel jacobi:sweep raised an"
-                + " exception:\nZeroDivisionError: float division by zero"));
-        assertFalse(RestartPolicy.infrastructure("heat.mpfl:30:7: compute python jacobi:sweep: the python worker (python3)"
-                + " exited with status 3"));
+    void aWorkflowsFaultAndAFailureThatSaysNoKindAreNot() {
+        assertFalse(RestartPolicy.infrastructure(FaultKind.WORKFLOW));
+        assertFalse(RestartPolicy.infrastructure(null), "a host that says no kind: the workflow's");
     }
 }

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.store.EngineDatabase;
 import org.mpfl.protocol.Endpoint;
+import org.mpfl.protocol.FaultKind;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.testing.Await;
 
 /**
  * Monitoring reports to the lifecycle through {@link RunFaults} alone: what a rank's events mean for
@@ -81,8 +83,12 @@ class RunMonitorTest {
     }
 
     private static RankEvent state(String domain, int rank, long seq, String state, String message) {
+        return state(domain, rank, seq, state, message, null);
+    }
+
+    private static RankEvent state(String domain, int rank, long seq, String state, String message, FaultKind fault) {
         return new RankEvent(domain, rank, seq, 10 + seq, RankEvent.Type.STATE, state, "compute", "w.mpfl.xml:3:5", message,
-                null, null, null);
+                null, null, null, fault);
     }
 
     @Test
@@ -101,6 +107,44 @@ class RunMonitorTest {
         running();
         monitor.rankEvents("r", List.of(state("d1", 1, 1, "FAILED", "RuntimeFault: division by zero")));
         assertEquals(List.of("failed r: rank 1 RuntimeFault: division by zero"), reported);
+    }
+
+    /**
+     * A kernel's own exception may say anything, "kernel worker lost:" and "peer unreachable:" too: its host says it
+     * is the workflow's fault, and the run fails at once (no settling, no restart), whatever the text.
+     */
+    @Test
+    void aFailureWhoseTextSaysLostOrUnreachableIsTheWorkflowsWhenItsHostSaysSo() throws Exception {
+        running();
+        String lie = "compute python m:f: kernel m:f raised an exception:\nRuntimeError: kernel worker lost: just kidding";
+        monitor.rankEvents("r", List.of(state("d1", 1, 1, "FAILED", lie, FaultKind.WORKFLOW)));
+        assertEquals(List.of("failed r: rank 1 " + lie), reported);
+    }
+
+    @Test
+    void aFailureItsHostSaysIsTheInfrastructuresIsAnInfrastructureFaultWhateverItsText() throws Exception {
+        running();
+        monitor.rankEvents("r", List.of(state("d1", 0, 1, "FAILED", "the worker went away", FaultKind.INFRASTRUCTURE)));
+        Await.until(Duration.ofSeconds(30), "the fault reported after the settling time", () -> !reported.isEmpty());
+        assertEquals(List.of("infrastructure r d1 []: the worker went away"), reported);
+    }
+
+    /** The status poll learns a failure's kind as events do (the FAILED event may have been lost on the way). */
+    @Test
+    void aFailureLearntFromStatusKeepsItsKind() throws Exception {
+        Run run = running();
+        RankStatus lost = new RankStatus("FAILED", null, null, "peer unreachable: send to rank 1 failed", null, null,
+                FaultKind.INFRASTRUCTURE);
+        monitor.applyStatus(run, 0, lost); // the first poll gives the rank's own FAILED event time to arrive
+        monitor.applyStatus(run, 0, lost);
+        Await.until(Duration.ofSeconds(30), "the fault reported after the settling time", () -> !reported.isEmpty());
+        assertEquals(List.of("infrastructure r d1 []: peer unreachable: send to rank 1 failed"), reported);
+
+        RankStatus own = new RankStatus("FAILED", null, null, "peer unreachable: (a kernel's own words)", null, null,
+                FaultKind.WORKFLOW);
+        monitor.applyStatus(run, 1, own);
+        monitor.applyStatus(run, 1, own);
+        assertEquals("failed r: rank 1 peer unreachable: (a kernel's own words)", reported.get(1), reported.toString());
     }
 
     @Test

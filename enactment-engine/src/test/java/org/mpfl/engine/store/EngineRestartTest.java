@@ -57,7 +57,7 @@ class EngineRestartTest {
 
             @Override
             public RankStatus status(RankPlacement target, String domainId, String token) {
-                return new RankStatus("UNKNOWN", null, null, null, null, null);
+                return new RankStatus("UNKNOWN", null, null, null, null, null, null);
             }
 
             @Override

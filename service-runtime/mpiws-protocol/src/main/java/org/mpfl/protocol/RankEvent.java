@@ -21,10 +21,19 @@ import java.util.Map;
  * @param name     output name for {@code OUTPUT}
  * @param value    output value, or progress {@code {"value":v,"total":t}}, or counters
  *                 {@code {"sentTo":{rank:count},"bytesTo":{rank:bytes}}}
+ * @param fault    for {@code STATE} FAILED: whose fault the failure is, by which alone the engine decides whether
+ *                 it may restart the run; {@code null} on every other event (a FAILED state without it counts as
+ *                 {@link FaultKind#WORKFLOW})
  */
 public record RankEvent(String domainId, int rank, long seq, long timeMs, Type type, String state,
                         String activity, String location, String message, String level, String name,
-                        Object value) {
+                        Object value, FaultKind fault) {
+
+    /** An event that says no fault kind: any but a rank's FAILED state. */
+    public RankEvent(String domainId, int rank, long seq, long timeMs, Type type, String state, String activity,
+                     String location, String message, String level, String name, Object value) {
+        this(domainId, rank, seq, timeMs, type, state, activity, location, message, level, name, value, null);
+    }
 
     /**
      * The longest {@code message} an event carries, in characters. A longer one (a kernel's exception whose text is a

@@ -156,7 +156,8 @@ public final class RunMessages {
               .append(Xml.escape(o.getValue())).append("</m:output>");
         }
         if (s.failure() != null) {
-            el(sb, "failure", s.failure());
+            sb.append("<m:failure").append(s.fault() == null ? "" : " fault=\"" + s.fault() + "\"").append('>')
+              .append(Xml.escape(s.failure())).append("</m:failure>");
         }
         sb.append("</m:statusResponse>");
         return sb.toString();
@@ -170,6 +171,7 @@ public final class RunMessages {
         double total = Double.NaN;
         String counters = null;
         String failure = null;
+        FaultKind fault = null;
         Map<String, String> outputs = new LinkedHashMap<>();
         while (x.hasNext()) {
             if (x.next() != XMLStreamConstants.START_ELEMENT || !MpiwsNames.NS.equals(x.getNamespaceURI())) {
@@ -186,14 +188,19 @@ public final class RunMessages {
                     String name = x.getAttributeValue(null, "name");
                     outputs.put(name, x.getElementText());
                 }
-                case "failure" -> failure = x.getElementText();
+                case "failure" -> {
+                    // a kind this side does not know is no kind: the workflow's, as a failure that says none
+                    String kind = x.getAttributeValue(null, "fault");
+                    fault = java.util.Arrays.stream(FaultKind.values()).filter(k -> k.name().equals(kind)).findFirst().orElse(null);
+                    failure = x.getElementText();
+                }
                 default -> { }
             }
         }
         if (state == null) {
             throw new XMLStreamException("status answer without a state");
         }
-        return new RankStatus(state, value, total, counters, outputs, failure);
+        return new RankStatus(state, value, total, counters, outputs, failure, fault);
     }
 
     // ------------------------------------------------------------------ helpers

@@ -7,11 +7,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.FaultKind;
 import org.mpfl.protocol.RankEvent;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunMessages;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.Communicator;
+import org.mpfl.runtime.api.DeliveryException;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.api.RankProgram;
@@ -21,6 +23,7 @@ import org.mpfl.runtime.monitor.RankMonitor;
 import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.topology.CollectiveCommunicator;
 import org.mpfl.runtime.topology.RankRuntime;
+import org.mpfl.runtime.transport.TransportException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +52,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
     private volatile double progressValue = Double.NaN;
     private volatile double progressTotal = Double.NaN;
     private volatile String failure;
+    private volatile FaultKind failureFault;
     /**
      * The counters as the rank ended with them, written as JSON only when a {@code status} asks: ranks in the
      * command line's JVM are never asked, and their run then needs no JSON mapper.
@@ -112,13 +116,11 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
                 // already ended
             }
             reportCounters();
+            failureFault = faultOf(e);
             failure = why;
-            if (site != null) {
-                state = "failed";
-                event(RankEvent.Type.STATE, "FAILED", site.activity(), site.location(), why, null, null, null);
-            } else {
-                setState("failed", why);
-            }
+            state = "failed";
+            event(RankEvent.Type.STATE, "FAILED", site == null ? null : site.activity(), site == null ? null : site.location(), why,
+                    null, null, null, failureFault);
             if (!(e instanceof DomainAbortedException)) {
                 onFailure.run();
             }
@@ -126,6 +128,17 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
             Thread.currentThread().setContextClassLoader(previous);
             events.flush(Duration.ofSeconds(5));
         }
+    }
+
+    /**
+     * Whose fault a rank program's exception is: a located failure says it (the interpreter's), a delivery or
+     * transport failure of a program's own messages is the infrastructure's, anything else the workflow's.
+     */
+    static FaultKind faultOf(Throwable e) {
+        if (e instanceof LocatedFailure located) {
+            return located.fault();
+        }
+        return e instanceof DeliveryException || e instanceof TransportException ? FaultKind.INFRASTRUCTURE : FaultKind.WORKFLOW;
     }
 
     private void reportCounters() {
@@ -149,8 +162,13 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
 
     private void event(RankEvent.Type type, String st, String activity, String location, String message, String level,
                        String name, Object value) {
+        event(type, st, activity, location, message, level, name, value, null);
+    }
+
+    private void event(RankEvent.Type type, String st, String activity, String location, String message, String level,
+                       String name, Object value, FaultKind fault) {
         events.post(new RankEvent(request.domainId(), request.rank(), eventSeq.getAndIncrement(),
-                System.currentTimeMillis(), type, st, activity, location, message, level, name, value));
+                System.currentTimeMillis(), type, st, activity, location, message, level, name, value, fault));
     }
 
     /** Whether {@code proof} is the domain token's proof for reading this rank's outputs ({@code status}). */
@@ -166,6 +184,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
         // outputs first could pair an earlier, partial snapshot with a later "done".
         String st = state;
         String why = failure;
+        FaultKind fault = failureFault;
         Map<String, String> out = outputsSnapshot();
         Object finalValue = finalCounters;
         String counters = null;
@@ -176,7 +195,7 @@ final class HostedRank implements RankContext, RankMonitor, RankRuntime.Provider
                 // counters are optional in a status answer
             }
         }
-        return new RankStatus(st, progressValue, progressTotal, counters, out, why);
+        return new RankStatus(st, progressValue, progressTotal, counters, out, why, fault);
     }
 
     private Map<String, String> outputsSnapshot() {

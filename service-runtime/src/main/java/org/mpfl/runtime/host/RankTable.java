@@ -40,7 +40,7 @@ final class RankTable implements MpiwsHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RankTable.class);
     /** Finished ranks whose final status is kept for {@code status}. */
     private static final int KEPT_FINISHED_RANKS = 10_000;
-    private static final RankStatus UNKNOWN = new RankStatus("unknown", Double.NaN, Double.NaN, null, Map.of(), null);
+    private static final RankStatus UNKNOWN = new RankStatus("unknown", Double.NaN, Double.NaN, null, Map.of(), null, null);
 
     private final String hostId;
     private final RankRegistry registry;

@@ -111,7 +111,7 @@ final class ComputeStep {
         try {
             return rank.kernels().call(x, inputs);
         } catch (KernelFailure e) {
-            throw Faults.of(name, x.at(), e.getMessage());
+            throw Faults.kernel(name, x.at(), e);
         } catch (InterruptedIOException e) {
             // the abort's interrupt: the kernel may run on, so its worker goes now
             rank.kernels().kill();

@@ -6,12 +6,15 @@ import org.mpfl.runtime.api.DeliveryException;
 import org.mpfl.runtime.api.DomainAbortedException;
 import org.mpfl.runtime.api.MpiwsException;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
+import org.mpfl.runtime.interp.kernel.KernelFailure;
 
 /**
  * Turns whatever an activity threw into the rank's {@link RankFault} with the activity's name and
  * location, in one place so that every fault reads alike. An abort of the domain is passed through
  * unchanged: it is the consequence of another rank's fault (or a cancel), not a fault of this rank,
- * and the engine tells the two apart by the exception type.
+ * and the engine tells the two apart by the exception type. The faults that are not the workflow's (a
+ * peer unreachable, a kernel worker lost) are made {@linkplain RankFault#infrastructure infrastructure
+ * faults} here; every other is the workflow's.
  */
 final class Faults {
     private Faults() {
@@ -32,7 +35,7 @@ final class Faults {
             return new RankFault(activity, at, "timed out: " + t.getMessage(), t);
         }
         if (thrown instanceof DeliveryException d) {
-            return new RankFault(activity, at, "peer unreachable: " + d.getMessage(), d);
+            return RankFault.infrastructure(activity, at, "peer unreachable: " + d.getMessage(), d);
         }
         if (thrown instanceof MpiwsException m) {
             return new RankFault(activity, at, m.getMessage(), m);
@@ -60,6 +63,15 @@ final class Faults {
                 + " give the host a larger one (-Xmx: through MPFL_JAVA_OPTS for the host in mpflc's own JVM, run --local"
                 + " and mpflc host, through MPFL_HOST_JAVA_OPTS for the host processes of mpflc up and run --local --hosts N)"
                 + " or make the data smaller";
+    }
+
+    /**
+     * The fault of a kernel call that failed: an infrastructure fault when its worker was lost (killed from outside),
+     * the workflow's otherwise (whatever its message says: a kernel's exception may say "kernel worker lost:" too).
+     */
+    static RankFault kernel(String activity, SourceLocation at, KernelFailure f) {
+        return f.kind() == KernelFailure.Kind.LOST ? RankFault.infrastructure(activity, at, f.getMessage(), f)
+                : of(activity, at, f.getMessage());
     }
 
     /** A fault of the program itself at {@code at}. */

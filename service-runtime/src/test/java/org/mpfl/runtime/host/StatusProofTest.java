@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.DomainToken;
+import org.mpfl.protocol.FaultKind;
 import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RankStatus;
@@ -45,8 +46,11 @@ class StatusProofTest {
         host = ServiceHost.start(ServiceHost.Options.loopback());
         host.registerServiceType(TYPE, () -> ctx -> {
             ctx.progress(1, 1);
-            if (Boolean.TRUE.equals(ctx.params().get("fail"))) {
+            if ("workflow".equals(ctx.params().get("fail"))) {
                 throw new IllegalStateException(SECRET);
+            }
+            if ("delivery".equals(ctx.params().get("fail"))) {
+                throw new org.mpfl.runtime.api.DeliveryException(SECRET, null);
             }
             ctx.output("result", SECRET);
         });
@@ -65,8 +69,13 @@ class StatusProofTest {
         }
     }
 
-    /** Runs rank 0 of a one-rank domain to its end (read as the engine reads it: with the proof). */
-    private static Started runToTheEnd(boolean fail) throws Exception {
+    /**
+     * Runs rank 0 of a one-rank domain to its end (read as the engine reads it: with the proof).
+     *
+     * @param fail how the rank fails: {@code "workflow"} (an exception of its own), {@code "delivery"} (a
+     *             {@code DeliveryException}), or {@code "no"}
+     */
+    private static Started runToTheEnd(String fail) throws Exception {
         Started d = new Started(DomainToken.generate(), DomainToken.generate());
         String url = host.serviceUrl(TYPE);
         CLIENT.run(url, new RunRequest(d.domainId(), 0, List.of(host.endpoint(TYPE)), List.of(),
@@ -89,7 +98,7 @@ class StatusProofTest {
 
     @Test
     void aFinishedRanksOutputsNeedTheStatusProof() throws Exception {
-        Started d = runToTheEnd(false);
+        Started d = runToTheEnd("no");
         String url = host.serviceUrl(TYPE);
 
         // knowing the domain ID only: the spec's answer, not the output (not in the raw answer either)
@@ -121,7 +130,7 @@ class StatusProofTest {
 
     @Test
     void aFailedRanksMessageNeedsTheProofToo() throws Exception {
-        Started d = runToTheEnd(true);
+        Started d = runToTheEnd("workflow");
         String raw = statusAsASpecReader(d.domainId());
         RankStatus stranger = RunMessages.parseStatusResponse(raw);
         assertEquals("failed", stranger.state(), raw);
@@ -131,6 +140,18 @@ class StatusProofTest {
         RankStatus engine = CLIENT.status(host.serviceUrl(TYPE), d.domainId(), 0, d.proof(0));
         assertEquals("failed", engine.state());
         assertTrue(String.valueOf(engine.failure()).contains(SECRET), engine.toString());
+        assertEquals(FaultKind.WORKFLOW, engine.fault(), engine.toString());
+        assertNull(stranger.fault(), "the kind goes with the message: " + raw);
+    }
+
+    /** The engine learns whose fault a failure is from the status answer too (its FAILED event may be lost on the way). */
+    @Test
+    void aFailedRanksStatusSaysWhoseFaultItIs() throws Exception {
+        Started d = runToTheEnd("delivery");
+        RankStatus engine = CLIENT.status(host.serviceUrl(TYPE), d.domainId(), 0, d.proof(0));
+        assertEquals("failed", engine.state());
+        assertEquals(FaultKind.INFRASTRUCTURE, engine.fault(), engine.toString());
+        assertTrue(String.valueOf(engine.failure()).startsWith("DeliveryException: " + SECRET), engine.toString());
     }
 
     @Test

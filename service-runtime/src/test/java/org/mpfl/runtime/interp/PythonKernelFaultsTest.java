@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.mpfl.protocol.FaultKind;
 import org.mpfl.runtime.interp.kernel.KernelFailure;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
@@ -63,6 +64,17 @@ class PythonKernelFaultsTest {
             assertTrue(f.getMessage().contains(m), "'" + m + "' in: " + f.getMessage());
         }
         assertFalse(f.getMessage().contains(KernelFailure.LOST_MARK), "the kernel's own fault is the workflow's: " + f.getMessage());
+        assertEquals(FaultKind.WORKFLOW, f.fault(), f.getMessage());
+    }
+
+    /** A kernel's exception that says its worker was lost is still the kernel's own: the kind, not the text, decides. */
+    @Test
+    void aKernelsExceptionSayingItsWorkerWasLostIsStillTheWorkflowsFault() {
+        InterpreterHarness.Result r = InterpreterHarness.run("pykernel-faults.mpfl.xml", Map.of("fault", "lie"), LIMIT);
+        RankFault f = r.singleFault();
+        assertTrue(f.getMessage().contains("raised an exception") && f.getMessage().contains(KernelFailure.LOST_MARK + " just kidding"),
+                f.getMessage());
+        assertEquals(FaultKind.WORKFLOW, f.fault(), f.getMessage());
     }
 
     @Test
@@ -78,7 +90,8 @@ class PythonKernelFaultsTest {
         long took = TimeUnit.NANOSECONDS.toMillis(r.rank(0).endedNanos - killed);
         RankFault f = r.singleFault();
         assertTrue(f.getMessage().contains("SIGKILL"), f.getMessage());
-        assertTrue(f.getMessage().contains(KernelFailure.LOST_MARK), "an infrastructure fault: " + f.getMessage());
+        assertTrue(f.getMessage().contains(KernelFailure.LOST_MARK), "said for the reader: " + f.getMessage());
+        assertEquals(FaultKind.INFRASTRUCTURE, f.fault(), "an infrastructure fault: " + f.getMessage());
         assertTrue(f.location().startsWith("pykernel-faults.mpfl.xml:26:7"), f.location());
         // the point: the worker's end is seen at once (its socket closes), not by a timeout; 2 s is the
         // issue's bound and holds on a loaded 2-core machine (usually under 100 ms)

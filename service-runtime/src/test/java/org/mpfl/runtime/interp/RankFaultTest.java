@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrProcess;
 import org.mpfl.ir.IrWorkflow;
+import org.mpfl.protocol.FaultKind;
 import org.mpfl.protocol.RunRequest;
 
 /**
@@ -50,6 +51,7 @@ class RankFaultTest {
         assertEquals(activity.strip(), f.activity());
         assertTrue(f.location().startsWith(location.strip()), f.location() + " should start with " + location);
         assertTrue(f.getMessage().contains(message.strip()), f.getMessage());
+        assertEquals(FaultKind.WORKFLOW, f.fault(), "the workflow's fault: " + f.getMessage());
         long faultEnd = r.rank(1).endedNanos;
         for (int rank : new int[] {0, 2}) {
             InterpreterHarness.RankRecord other = r.rank(rank);

@@ -4,13 +4,14 @@ package org.mpfl.runtime.interp.kernel;
  * A kernel call or a kernel worker's start that failed. {@link Kind#WORKFLOW}: the kernel's own doing
  * (an exception, a wrong output, an exit, a module that does not import) — the workflow's fault,
  * never retried. {@link Kind#LOST}: the worker was killed from outside (SIGKILL, the OOM killer) — an
- * infrastructure fault like a lost rank; its message contains {@link #LOST_MARK}, by which the engine
- * tells it apart.
+ * infrastructure fault like a lost rank, which the rank reports as such with its FAILED state
+ * ({@code org.mpfl.protocol.FaultKind}); its message starts with {@link #LOST_MARK} for the reader, but the
+ * kind alone decides (a kernel's own exception may say the same words).
  */
 public final class KernelFailure extends Exception {
     private static final long serialVersionUID = 1L;
 
-    /** In the message of every {@link Kind#LOST} failure (the engine's restart policy looks for it). */
+    /** In the message of every {@link Kind#LOST} failure, for the reader (the engine goes by {@link #kind()}, not by it). */
     public static final String LOST_MARK = "kernel worker lost:";
 
     /** Whose fault it is. */
