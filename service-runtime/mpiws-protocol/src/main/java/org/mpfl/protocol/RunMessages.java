@@ -156,8 +156,12 @@ public final class RunMessages {
               .append(Xml.escape(o.getValue())).append("</m:output>");
         }
         if (s.failure() != null) {
-            sb.append("<m:failure").append(s.fault() == null ? "" : " fault=\"" + s.fault() + "\"").append('>')
-              .append(Xml.escape(s.failure())).append("</m:failure>");
+            el(sb, "failure", s.failure());
+            // an element of its own after it, not an attribute of failure: a client generated from the WSDL before the
+            // kind existed (the Python zeep client) still reads failure as the string it was
+            if (s.fault() != null) {
+                el(sb, "fault", s.fault().name());
+            }
         }
         sb.append("</m:statusResponse>");
         return sb.toString();
@@ -188,11 +192,11 @@ public final class RunMessages {
                     String name = x.getAttributeValue(null, "name");
                     outputs.put(name, x.getElementText());
                 }
-                case "failure" -> {
+                case "failure" -> failure = x.getElementText();
+                case "fault" -> {
                     // a kind this side does not know is no kind: the workflow's, as a failure that says none
-                    String kind = x.getAttributeValue(null, "fault");
+                    String kind = x.getElementText();
                     fault = java.util.Arrays.stream(FaultKind.values()).filter(k -> k.name().equals(kind)).findFirst().orElse(null);
-                    failure = x.getElementText();
                 }
                 default -> { }
             }
