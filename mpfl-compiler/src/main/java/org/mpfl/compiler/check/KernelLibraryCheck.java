@@ -1,28 +1,26 @@
 package org.mpfl.compiler.check;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeType;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipFile;
 import org.mpfl.ir.IrActivity;
 import org.mpfl.ir.IrProcess;
 import org.mpfl.ir.IrWalk;
 import org.mpfl.ir.IrWorkflow;
 import org.mpfl.ir.diag.Diagnostics;
+import org.mpfl.protocol.kernel.PythonScript;
 import org.mpfl.protocol.kernel.PythonWorker;
 
 /**
@@ -34,12 +32,10 @@ import org.mpfl.protocol.kernel.PythonWorker;
  * with Python's {@code ast} in an interpreter ({@code --python PATH}, default {@code python3}), never by
  * importing user code, and whether a plain {@code def} takes the {@code in} values as keyword arguments;
  * and whether a module is named as one the worker imports before the libraries, which it could then never
- * load (the worker itself lists them: {@link PythonWorker#TAKEN_NAMES}). Without an interpreter a warning says
- * the functions were not checked.
+ * load (the worker itself lists them: {@link PythonWorker#takenNames}). Without an interpreter a warning says
+ * the functions were not checked. The interpreter has {@link PythonScript#LIMIT_SECONDS} for each answer.
  */
 public final class KernelLibraryCheck {
-    /** How long the interpreter may take to parse the kernel files, and to list the modules the worker imports. */
-    private static final long PARSE_SECONDS = 30;
     private static final String SCRIPT = "python_names.py";
 
     private final Diagnostics diagnostics;
@@ -150,8 +146,7 @@ public final class KernelLibraryCheck {
     /** Parses the modules' files in the interpreter and reports functions they do not define. */
     private void functions(Map<IrActivity.Compute, Source> modules, String python) {
         // the worker lists its modules while the files are parsed: two interpreters' start-ups at once, not in turn
-        FutureTask<JsonNode> listing = new FutureTask<>(() -> run(python, List.of(), PythonWorker.NAME, PythonWorker.script(),
-                List.of(PythonWorker.TAKEN_NAMES), "listing the modules it imports"));
+        FutureTask<Set<String>> listing = new FutureTask<>(() -> PythonWorker.takenNames(python));
         Thread lister = new Thread(listing, "mpflc-python-modules");
         lister.setDaemon(true);
         lister.start();
@@ -163,7 +158,7 @@ public final class KernelLibraryCheck {
             diagnostics.warning(first.at(), "python functions not checked: " + e.getMessage()
                     + " (give the hosts' interpreter: mpflc check --python PATH)");
             try {
-                takenNames(listing, python); // waited for, so that its process has ended when the check does
+                takenNames(listing); // waited for, so that its process has ended when the check does
             } catch (IOException unusable) {
                 // the same interpreter: already reported
             }
@@ -171,7 +166,7 @@ public final class KernelLibraryCheck {
         }
         Set<String> taken;
         try {
-            taken = takenNames(listing, python);
+            taken = takenNames(listing);
         } catch (IOException e) {
             diagnostics.warning(first.at(), "python module names not checked against those the worker imports itself: "
                     + e.getMessage() + " (give the hosts' interpreter: mpflc check --python PATH)");
@@ -240,38 +235,19 @@ public final class KernelLibraryCheck {
     }
 
     private static JsonNode parse(String python, List<String> files) throws IOException {
-        JsonNode names = run(python, List.of("-I"), SCRIPT, script(SCRIPT), files, "parsing the kernels");
-        if (!names.isObject()) {
-            throw noAnswer(python);
-        }
-        return names;
+        return PythonScript.answer(python, List.of("-I"), SCRIPT, script(SCRIPT), files, "parsing the kernels", JsonNodeType.OBJECT);
     }
 
-    /**
-     * The top-level module names a kernel module cannot have, as the worker itself says in {@code python}
-     * ({@link PythonWorker#TAKEN_NAMES}: run as a worker is, without {@code -I}, so that the same site-packages
-     * answer), once {@code listing} has its answer.
-     */
-    private static Set<String> takenNames(FutureTask<JsonNode> listing, String python) throws IOException {
-        JsonNode names;
+    /** The module names a kernel module cannot have ({@link PythonWorker#takenNames}), once {@code listing} has them. */
+    private static Set<String> takenNames(FutureTask<Set<String>> listing) throws IOException {
         try {
-            names = listing.get();
+            return listing.get();
         } catch (ExecutionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(String.valueOf(e.getCause()), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         }
-        if (!names.isArray()) {
-            throw noAnswer(python);
-        }
-        return new HashSet<>(texts(names));
-    }
-
-    private static IOException noAnswer(String python) {
-        // a program that exits 0 without the answer (/bin/true, a wrapper script): not "the module has no such
-        // function", which it would read as
-        return new IOException(python + " gave no answer: is it a Python 3 interpreter?");
     }
 
     private static byte[] script(String name) throws IOException {
@@ -280,56 +256,6 @@ public final class KernelLibraryCheck {
                 throw new IOException(name + " is missing from the compiler jar");
             }
             return in.readAllBytes();
-        }
-    }
-
-    /**
-     * Runs {@code python FLAGS SCRIPT ARGUMENTS}, the script written as {@code name} in a directory of its own, and
-     * returns the JSON it prints.
-     */
-    private static JsonNode run(String python, List<String> flags, String name, byte[] script, List<String> arguments,
-                                String doing)
-            throws IOException {
-        Path directory = Files.createTempDirectory("mpflc-python-");
-        Path file = directory.resolve(name);
-        Path output = directory.resolve("answer.json");
-        try {
-            Files.write(file, script);
-            List<String> command = new ArrayList<>(List.of(python));
-            command.addAll(flags);
-            command.add(file.toString());
-            command.addAll(arguments);
-            Process p;
-            try {
-                p = new ProcessBuilder(command).redirectOutput(output.toFile())
-                        .redirectError(ProcessBuilder.Redirect.DISCARD).redirectInput(new File("/dev/null")).start();
-            } catch (IOException e) {
-                throw new IOException("cannot run " + python + " (" + e.getMessage() + ")");
-            }
-            try {
-                if (!p.waitFor(PARSE_SECONDS, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IOException(python + " did not finish " + doing + " within " + PARSE_SECONDS + " s");
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                throw e;
-            }
-            if (p.exitValue() != 0) {
-                throw new IOException(python + " exited with status " + p.exitValue() + " while " + doing);
-            }
-            JsonNode answer = new ObjectMapper().readTree(Files.readString(output, StandardCharsets.UTF_8));
-            if (answer == null) {
-                throw noAnswer(python);
-            }
-            return answer;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted");
-        } finally {
-            Files.deleteIfExists(output);
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(directory);
         }
     }
 }
