@@ -85,7 +85,8 @@ enum ProjectTemplate {
         return written;
     }
 
-    private static void requireNewOrEmpty(Path dir) throws UsageException, IOException {
+    /** Refuses a file, or a directory with anything in it, as {@link #writeInto} does. */
+    static void requireNewOrEmpty(Path dir) throws UsageException, IOException {
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
             throw new UsageException(dir + " is a file; give a new or empty directory");
         }

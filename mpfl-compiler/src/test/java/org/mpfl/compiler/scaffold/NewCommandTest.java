@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,10 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.ir.diag.Diagnostic;
 import org.mpfl.testing.MpflcCall;
+import org.mpfl.testing.StartsProcesses;
 
 /**
  * {@code mpflc new} in this JVM: the files of each template, the names filled in, the refusals. That the
- * projects build, test and run is ScaffoldProjectsTest's (enactment-engine: real Maven, Python and mpflc processes).
+ * projects build, test and run is OwnKernelsTest's (enactment-engine: real Maven, Python and mpflc processes).
+ * A Python project asks python3 (on the PATH, as its README's command does) for the module names the kernel
+ * worker takes itself: those tests start that process.
  */
 class NewCommandTest {
     @TempDir
@@ -52,6 +58,7 @@ class NewCommandTest {
     }
 
     @Test
+    @StartsProcesses
     void thePythonProjectCallsItsModuleFunction() throws Exception {
         Path dir = tmp.resolve("p");
         MpflcCall call = MpflcCall.run("new", "python", dir.toString(), "--name", "My-Kernels");
@@ -89,6 +96,7 @@ class NewCommandTest {
     }
 
     @Test
+    @StartsProcesses
     void anEmptyDirectoryIsUsed() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("empty"));
         assertEquals(0, MpflcCall.run("new", "python", dir.toString()).exit());
@@ -107,6 +115,57 @@ class NewCommandTest {
         assertEquals(2, MpflcCall.run("new", "java", tmp.resolve("x").toString(), "--name", "int").exit());
         assertFalse(Files.exists(tmp.resolve("x")), "nothing written for a refused name");
         assertEquals(2, MpflcCall.run("new", "java").exit());
+    }
+
+    /**
+     * A Python project named as a module the worker imports before the workflow's libraries (Python's own, or
+     * installed) could never load its kernel: mpflc check and every run would refuse it. Refused before anything
+     * is written, from the worker's own list in python3, with the way out.
+     */
+    @Test
+    @StartsProcesses
+    void aPythonModuleNameTheWorkerTakesIsRefusedAndNothingIsWritten() {
+        Path random = tmp.resolve("random");
+        MpflcCall byDirectory = MpflcCall.run("new", "python", random.toString());
+        assertEquals(2, byDirectory.exit(), byDirectory.err());
+        assertTrue(byDirectory.err().contains("'random' (the directory's name) would name the kernel module kernels/random.py,"
+                + " but random is Python's own or an installed module that the kernel worker imports first (python3)"),
+                byDirectory.err());
+        assertTrue(byDirectory.err().contains("give another name, e.g. --name random-kernels (module random_kernels)"),
+                byDirectory.err());
+        assertFalse(byDirectory.err().contains("\tat "), "no stack trace: " + byDirectory.err());
+        assertFalse(Files.exists(random), "nothing written for a refused name");
+        Path dir = tmp.resolve("j");
+        MpflcCall given = MpflcCall.run("new", "python", dir.toString(), "--name", "json");
+        assertEquals(2, given.exit(), given.err());
+        assertTrue(given.err().contains("'json' would name the kernel module kernels/json.py, but json is Python's own"),
+                given.err());
+        assertTrue(given.err().contains("--name json-kernels (module json_kernels)"), given.err());
+        assertFalse(Files.exists(dir), "nothing written for a refused name");
+        // the module's name, not the workflow's, is what Python looks up
+        assertEquals(2, MpflcCall.run("new", "python", tmp.resolve("t").toString(), "--name", "Time").exit());
+    }
+
+    /** A Java package may be called random: the Java template asks no interpreter. */
+    @Test
+    void aJavaProjectMayHaveAPythonModulesName() throws Exception {
+        Path dir = tmp.resolve("random");
+        MpflcCall call = MpflcCall.run("new", "java", dir.toString());
+        assertEquals(0, call.exit(), call.err());
+        assertTrue(Files.isRegularFile(dir.resolve("src/main/java/org/example/random/SumOfSquares.java")), files(dir).toString());
+    }
+
+    /** Without an interpreter to ask, the project is written (its README's python3 -m unittest will say so): one note, no trace. */
+    @Test
+    void withoutPython3TheNameIsNotCheckedAndTheProjectIsWritten() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream err = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        ProjectNames names = ProjectNames.of("random", false);
+        NewCommand.requireLoadableModule(names, false, "/no/such/python3", err);
+        String note = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals(1, note.lines().count(), note);
+        assertTrue(note.startsWith("mpflc new: module name random not checked against those the kernel worker imports itself:"
+                + " cannot run /no/such/python3"), note);
     }
 
     @Test
