@@ -6,19 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.mpfl.testing.Http;
 
 /** What a command prints when the engine refuses a request: the engine's own message, else the status and where to look. */
 class EngineClientTest {
     private static String refusal(int status, String body) throws Exception {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", body.startsWith("{") ? "application/json" : "text/plain");
-            exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-            exchange.getResponseBody().write(bytes);
-            exchange.close();
+            Http.answer(exchange, status, body);
         });
         server.start();
         try {

@@ -171,4 +171,17 @@ public final class Http {
             throw new IllegalArgumentException("cannot write a request body as JSON: " + e.getMessage(), e);
         }
     }
+
+    /**
+     * A test server's answer: {@code status} with {@code body} as UTF-8 (an empty body is sent as none, with no
+     * length, as a 204 must be), then the exchange closed. Headers set on {@code ex} before go with it.
+     */
+    public static void answer(com.sun.net.httpserver.HttpExchange ex, int status, String body) throws IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ex.sendResponseHeaders(status, b.length == 0 ? -1 : b.length);
+        if (b.length > 0) {
+            ex.getResponseBody().write(b);
+        }
+        ex.close();
+    }
 }

@@ -3,12 +3,9 @@ package org.mpfl.runtime.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -19,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.testing.Await;
+import org.mpfl.testing.Http;
 
 /**
  * What a host logs when the engine refuses or cannot be reached: a 401 names the host's credential (not the engine's
@@ -67,16 +65,16 @@ class EngineAnnouncerRefusalTest {
                 heartbeats.incrementAndGet();
                 if (engineRefuses.get()) {
                     ex.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.CREDENTIAL_REFUSED.value());
-                    answer(ex, 401, "{\"error\":\"not a valid host credential (unknown, revoked or wrong secret)\"}");
+                    Http.answer(ex, 401, "{\"error\":\"not a valid host credential (unknown, revoked or wrong secret)\"}");
                 } else {
-                    answer(ex, 204, "");
+                    Http.answer(ex, 204, "");
                 }
             } else if (path.equals("/api/registry/hosts") && announcements.incrementAndGet() <= 2) {
-                answer(ex, 401, "<html><body><h1>401 Authorization Required</h1><hr>nginx</body></html>");
+                Http.answer(ex, 401, "<html><body><h1>401 Authorization Required</h1><hr>nginx</body></html>");
             } else if (path.equals("/api/registry/hosts")) {
-                answer(ex, 201, "{\"heartbeatIntervalMs\":500,\"heartbeatTimeoutMs\":60000}");
+                Http.answer(ex, 201, "{\"heartbeatIntervalMs\":500,\"heartbeatTimeoutMs\":60000}");
             } else {
-                answer(ex, 204, ""); // the host leaving
+                Http.answer(ex, 204, ""); // the host leaving
             }
         });
         engine.start();
@@ -103,14 +101,5 @@ class EngineAnnouncerRefusalTest {
         } finally {
             engine.stop(0);
         }
-    }
-
-    private static void answer(HttpExchange ex, int status, String body) throws IOException {
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        ex.sendResponseHeaders(status, b.length == 0 ? -1 : b.length);
-        if (b.length > 0) {
-            ex.getResponseBody().write(b);
-        }
-        ex.close();
     }
 }

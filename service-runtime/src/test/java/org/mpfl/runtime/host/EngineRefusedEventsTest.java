@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +29,7 @@ import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.api.ReceiveTimeoutException;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.ReloadingProxy;
+import org.mpfl.testing.Http;
 
 /**
  * A host whose engine refuses a domain's events — 410 (the run ended FAILED or CANCELLED), 404 (no such
@@ -114,17 +114,11 @@ class EngineRefusedEventsTest {
         s.createContext("/cb/events", ex -> {
             ex.getRequestBody().readAllBytes();
             int status = now.get() ? refusal : 204;
-            byte[] body = status == 204 ? new byte[0]
-                    : "{\"error\":\"run r1 has ended FAILED: abort its ranks\"}".getBytes(StandardCharsets.UTF_8);
             if (status != 204) {
                 ex.getResponseHeaders().add(EngineRefusal.HEADER, java.util.Arrays.stream(EngineRefusal.values())
                         .filter(m -> m.status() == status).findFirst().orElseThrow().value());
             }
-            ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-            if (body.length > 0) {
-                ex.getResponseBody().write(body);
-            }
-            ex.close();
+            Http.answer(ex, status, status == 204 ? "" : "{\"error\":\"run r1 has ended FAILED: abort its ranks\"}");
         });
         s.start();
         return s;

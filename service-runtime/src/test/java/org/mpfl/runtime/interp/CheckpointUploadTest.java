@@ -36,6 +36,7 @@ import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.digest.Sha256;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.Http;
 
 /**
  * Checkpoints between real processes: the checkpoint document's archive deployed in two service-host
@@ -83,7 +84,7 @@ class CheckpointUploadTest {
         engine.createContext("/cb/checkpoints", CheckpointUploadTest::checkpoint);
         engine.createContext("/cb/events", x -> {
             events.add(new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            answer(x, 204, "");
+            Http.answer(x, 204, "");
         });
         engine.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         engine.start();
@@ -116,32 +117,23 @@ class CheckpointUploadTest {
             if (token == null || !token.verifyCheckpoint(domain, rank, number, sha, proof)) {
                 refused.add(domain + ": proof of rank " + rank);
                 x.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.FORBIDDEN.value());
-                answer(x, 403, "bad proof");
+                Http.answer(x, 403, "bad proof");
                 return;
             }
             byte[] body = x.getRequestBody().readAllBytes();
             if (!Sha256.hex(body).equals(sha)) {
                 refused.add(domain + ": digest of rank " + rank);
                 x.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.BATCH_REJECTED.value());
-                answer(x, 400, "digest");
+                Http.answer(x, 400, "digest");
                 return;
             }
             parts.computeIfAbsent(domain, d -> new ConcurrentHashMap<>()).computeIfAbsent(rank, k -> new ConcurrentHashMap<>())
                     .put(number, new String(body, StandardCharsets.UTF_8));
-            answer(x, 204, "");
+            Http.answer(x, 204, "");
         } catch (Exception e) {
             refused.add(String.valueOf(e));
-            answer(x, 400, String.valueOf(e));
+            Http.answer(x, 400, String.valueOf(e));
         }
-    }
-
-    private static void answer(HttpExchange x, int code, String body) throws IOException {
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        x.sendResponseHeaders(code, b.length == 0 ? -1 : b.length);
-        if (b.length > 0) {
-            x.getResponseBody().write(b);
-        }
-        x.close();
     }
 
     @Test
