@@ -100,12 +100,13 @@ def seed():
 
 def roundtrip(i, ia, la, blob, meta, x):
     """The types scale does not take (int, int[], long[], bytes and object with content) there and back, the
-    Python types they arrive as, a line on stderr, and a slice of an input updated in place as a new output."""
+    Python types they arrive as, a line on stderr, a slice of an input updated in place as a new output, and a key
+    that is no output (a value no type could carry: ignored, never converted)."""
     x[1] = 7.5
     print("roundtrip saw", type(blob).__name__, file=sys.stderr)
     return {"i2": i * 2, "ia2": ia[::-1], "la2": la[::-1], "blob2": blob[::-1] + b"!",
             "meta2": {"got": meta, "types": [type(i).__name__, type(blob).__name__, type(meta).__name__]},
-            "part": x[1:3]}
+            "part": x[1:3], "scratch": object()}
 
 
 def switches():

@@ -106,7 +106,8 @@ class PythonKernelTest {
      * The types pykernel.mpfl.xml does not send — {@code int}, {@code int[]}, {@code long[]}, and {@code bytes} and
      * {@code object} values with content — go to the kernel and come back, as NumPy arrays and as
      * {@code array.array}; a slice of an input array is a new output (copied at or after FREE, not refused as
-     * lying inside the inputs); the kernel's stderr is a {@code warn} line of the rank's log.
+     * lying inside the inputs); the kernel's stderr is a {@code warn} line of the rank's log; a returned key that is no
+     * {@code out} name is ignored (docs/language-reference.md), even one holding a value no type could carry.
      */
     @ParameterizedTest(name = "numpy={0}")
     @ValueSource(booleans = {true, false})
