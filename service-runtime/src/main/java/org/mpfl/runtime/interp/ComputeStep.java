@@ -35,6 +35,8 @@ final class ComputeStep {
         if (!RankKernels.needed(sites)) {
             return;
         }
+        // busy: an abort interrupts the start (an interpreter's start or a module's import can take seconds)
+        rank.monitor().busyStart();
         try {
             rank.kernels().start(sites);
         } catch (RankKernels.SiteFailure e) {
@@ -44,6 +46,8 @@ final class ComputeStep {
             Thread.interrupted();
             rank.checkAborted();
             throw Faults.of("start", rank.program().process().at(), "interrupted while the kernel workers started");
+        } finally {
+            rank.monitor().busyEnd();
         }
     }
 

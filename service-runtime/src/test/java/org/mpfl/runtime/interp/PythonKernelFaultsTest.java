@@ -152,6 +152,35 @@ class PythonKernelFaultsTest {
         assertTrue(f.location().startsWith("pykernel-shadowed.mpfl.xml:7:5"), f.location());
     }
 
+    /**
+     * A rank whose kernel worker is still starting when another rank fails is aborted like any rank, not failed as a
+     * worker that "cannot start" (the workflow's fault, which would also hide the first rank's fault kind), and its
+     * starting worker is stopped. The interpreter is a wrapper that says it started and then never connects.
+     */
+    @Test
+    void aRankAbortedWhileItsWorkerStartsIsAbortedAndTheWorkerStopped(@TempDir Path dir) throws Exception {
+        Path started = dir.resolve("started");
+        Path wrapper = dir.resolve("python-starting-slowly");
+        Files.writeString(wrapper, "#!/bin/sh\necho $$ > " + started + ".tmp && mv " + started + ".tmp " + started
+                + "\nexec sleep 60\n");
+        assertTrue(wrapper.toFile().setExecutable(true, true));
+        String python = KernelTestPython.use(wrapper.toString());
+        InterpreterHarness.Result r;
+        try {
+            r = InterpreterHarness.run("pykernel-abortedstart.mpfl.xml", Map.of("started", started.toString()), LIMIT);
+        } finally {
+            KernelTestPython.restore(python);
+        }
+        assertFalse(r.timedOut(), "the ranks ended by themselves");
+        RankFault f = r.singleFault();
+        assertEquals(0, r.faultingRank(), "only rank 0 faulted: " + r.failures());
+        assertTrue(f.getMessage().contains("rank 0 fails while rank 1 starts its worker"), f.getMessage());
+        assertTrue(r.rank(1).aborted(), "rank 1 was aborted: " + r.failures());
+        long pid = Long.parseLong(Files.readString(started).strip());
+        Await.until(Duration.ofSeconds(10), "the starting worker " + pid + " is stopped",
+                () -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
+    }
+
     @Test
     void aBadInterpreterPathFailsTheRankAtStartNamingIt() {
         String good = KernelTestPython.use("/no/such/python3");

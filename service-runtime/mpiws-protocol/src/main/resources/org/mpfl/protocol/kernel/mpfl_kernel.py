@@ -479,6 +479,8 @@ def main():
     arena = Arena(os.environ["MPFL_KERNEL_SHM"])
     try:
         Worker(Channel(sock), arena, roots).serve()
+    except (ConnectionResetError, BrokenPipeError):
+        pass  # the rank closed its end (it ended or was aborted): nobody reads a traceback or an answer any more
     finally:
         sock.close()
 

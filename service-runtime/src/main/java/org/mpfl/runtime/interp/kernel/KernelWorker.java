@@ -60,9 +60,12 @@ final class KernelWorker implements AutoCloseable {
      * Starts {@code command} and waits (at most {@code startTimeoutMs}) for its {@code ready} frame.
      *
      * @param label what messages call the worker ("the python worker", "the command worker bin/heat")
+     * @throws InterruptedIOException the rank was interrupted (its domain aborted) while the worker started: the
+     *                                worker is stopped and its files removed, and nothing is the worker's fault
      */
     static KernelWorker start(String label, List<String> command, Map<String, String> environment, Path directory,
-                              OutputPump.Sink log, long startTimeoutMs, long logBytesPerCall) throws KernelFailure {
+                              OutputPump.Sink log, long startTimeoutMs, long logBytesPerCall)
+            throws KernelFailure, InterruptedIOException {
         WorkerLeftovers leftovers = WorkerLeftovers.open();
         SharedArena arena = null;
         try {
@@ -127,6 +130,11 @@ final class KernelWorker implements AutoCloseable {
                 String ready;
                 try {
                     ready = worker.channel.receive(deadline);
+                } catch (InterruptedIOException e) {
+                    // stopped before its channel closes: a worker reading a reset channel would print a traceback
+                    session.stop();
+                    worker.channel.close();
+                    throw e;
                 } catch (ControlChannel.TimedOut e) {
                     // connected but silent: the protocol's first frame is missing (docs/kernel-protocol.md, "Start")
                     worker.broken = true;
@@ -141,6 +149,9 @@ final class KernelWorker implements AutoCloseable {
                 }
                 return worker;
             }
+        } catch (InterruptedIOException e) {
+            abandon(arena, leftovers);
+            throw e;
         } catch (IOException e) {
             abandon(arena, leftovers);
             throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));

@@ -89,7 +89,7 @@ public final class RankKernels implements AutoCloseable {
         return KernelCall.call(worker, site.python() != null ? site.python() : "-", inputs, outputs);
     }
 
-    private synchronized KernelWorker worker(IrActivity.Compute site) throws KernelFailure {
+    private synchronized KernelWorker worker(IrActivity.Compute site) throws KernelFailure, InterruptedIOException {
         String key = site.python() != null ? "python" : "command " + site.command();
         KernelWorker worker = workers.get(key);
         if (worker == null) {
@@ -99,7 +99,7 @@ public final class RankKernels implements AutoCloseable {
         return worker;
     }
 
-    private KernelWorker startPython() throws KernelFailure {
+    private KernelWorker startPython() throws KernelFailure, InterruptedIOException {
         String python = ProtocolSettings.KERNEL_PYTHON.get();
         String unusable = unusableInterpreter(python, libraries.workingDirectory());
         if (unusable != null) {
@@ -119,7 +119,7 @@ public final class RankKernels implements AutoCloseable {
                 RuntimeSettings.KERNEL_LOG_BYTES_PER_CALL.get());
     }
 
-    private KernelWorker startCommand(String written) throws KernelFailure {
+    private KernelWorker startCommand(String written) throws KernelFailure, InterruptedIOException {
         List<Path> allowed = new ArrayList<>();
         for (String d : RuntimeSettings.KERNEL_COMMAND_DIRS.get().split(File.pathSeparator)) {
             if (!d.isBlank()) {

@@ -162,7 +162,7 @@ class WorkerExitCleanupTest {
                             started.countDown();
                         }
                     }, 120_000, 1 << 20);
-                } catch (KernelFailure e) {
+                } catch (KernelFailure | java.io.InterruptedIOException e) {
                     System.out.println("failed " + e.getMessage());
                 }
             }, "rank-0");
