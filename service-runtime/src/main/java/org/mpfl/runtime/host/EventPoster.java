@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * never had), 404 (no such run), 410 (the run ended FAILED or CANCELLED), each with the engine's mark
  * {@link EngineRefusal#HEADER} — the poster's refusal listener hears it once, and the host aborts the
  * domain's ranks here: nobody observes them any more, and an abort the engine sent may never have reached
- * them (a lost relay, a cut network). A 403, 404 or 410 <em>without</em> the mark is not the engine's word:
+ * them (a lost relay, a cut network). Events of a domain the run has left (403, 410) are late by design — the
+ * old domain's ranks post their last ones while they are aborted — and their drop is logged at INFO, not WARN. A 403, 404 or 410 <em>without</em> the mark is not the engine's word:
  * something between the host and the engine answered (a reverse proxy or load balancer while it reloads, a
  * wrong path prefix during an upgrade, a captive portal), so the batch is kept and tried again as for an
  * unreachable engine, with the same back-off and the same bound ({@value #RETRY_WINDOW_MS} ms, after which
@@ -397,8 +398,16 @@ final class EventPoster implements RankEvents {
             String answer = r.body() == null ? "" : r.body().strip();
             // the engine's error, bounded: a stranger at the callback address could answer anything
             answer = answer.length() > 300 ? answer.substring(0, 300) + "…" : answer;
-            warnOnce("engine refused " + events.size() + " event(s) with HTTP " + code + " (" + mark.get().value() + ")"
-                    + (answer.isEmpty() ? "" : ": " + answer) + "; dropped");
+            String refused = "engine refused " + events.size() + " event(s) with HTTP " + code + " (" + mark.get().value() + ")"
+                    + (answer.isEmpty() ? "" : ": " + answer) + "; dropped";
+            if (mark.get() == EngineRefusal.DOMAIN_FOREIGN || mark.get() == EngineRefusal.DOMAIN_ENDED) {
+                // the run has left this domain (restarted on a new one, failed or cancelled): the events its ranks
+                // still post while they are aborted come late by design, not a warning (mpflc run --local shows a
+                // host's warnings in the user's terminal, beside its own "attempt 2" line)
+                sayOnce(refused, false);
+            } else {
+                warnOnce(refused);
+            }
             if (domainGone && domainGoneTold.compareAndSet(false, true)) {
                 onDomainGone.accept(code, answer);
             }
@@ -418,9 +427,18 @@ final class EventPoster implements RankEvents {
     }
 
     private void warnOnce(String message) {
+        sayOnce(message, true);
+    }
+
+    private void sayOnce(String message, boolean warning) {
         if (!warned) {
             warned = true;
-            LOG.warn("{} (further event failures of this rank are not logged; {} dropped so far)", message, dropped());
+            String format = "{} (further event failures of this rank are not logged; {} dropped so far)";
+            if (warning) {
+                LOG.warn(format, message, dropped());
+            } else {
+                LOG.info(format, message, dropped());
+            }
         }
     }
 }

@@ -238,6 +238,38 @@ class EventPosterTest {
     }
 
     /**
+     * Events the engine refuses because the run has left their domain (restarted on a new one, failed, cancelled) are
+     * late by design, as the ranks of the old domain are being aborted: an INFO line, not a WARN (which mpflc run
+     * --local shows in the user's terminal after each restart). A run the engine does not know is still a warning.
+     * The domain is given up either way.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"403,DOMAIN_FOREIGN,INFO", "410,DOMAIN_ENDED,INFO", "404,DOMAIN_UNKNOWN,WARN"})
+    void eventsOfADomainTheRunHasLeftAreDroppedWithoutAWarning(int status, EngineRefusal mark, String level) throws Exception {
+        int port = freePort();
+        AtomicInteger posts = new AtomicInteger();
+        engine(port, n -> status, mark, posts);
+        List<String> told = new CopyOnWriteArrayList<>();
+        EventPoster poster = telling(port, told);
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+        // slf4j-simple writes to whatever System.err is at the moment
+        System.setErr(new java.io.PrintStream(said, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            poster.post(event(0, RankEvent.Type.STATE, "ABORTED", null, null, null));
+            poster.flush(Duration.ofSeconds(10));
+            Await.until(Duration.ofSeconds(10), "the refusal is told", () -> told.size() == 1);
+        } finally {
+            System.setErr(err);
+        }
+        List<String> lines = said.toString(java.nio.charset.StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains("engine refused 1 event(s) with HTTP " + status)).toList();
+        assertEquals(1, lines.size(), "one line about the refusal: " + said);
+        assertTrue(lines.get(0).contains(" " + level + " "), "said at " + level + ": " + lines.get(0));
+        assertEquals(1, poster.dropped());
+    }
+
+    /**
      * A 403, 404 or 410 without the engine's {@link EngineRefusal} mark (a proxy in front of the engine while it
      * reloads) is not the engine's word: the batch is kept and tried again, the domain is not given up, and once
      * the engine is reached every event arrives, once and in order. So is a mark that goes with another status, and
