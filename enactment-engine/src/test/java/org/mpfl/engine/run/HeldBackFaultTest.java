@@ -150,6 +150,13 @@ class HeldBackFaultTest {
         return Await.runEnds(Duration.ofSeconds(60), () -> Http.get(e.url() + "/api/runs/" + id).json());
     }
 
+    /** The detail of run {@code id} once it ended, in state {@code state}. */
+    private JsonNode ended(String id, String state) throws Exception {
+        JsonNode d = awaitFinal(engine, id);
+        assertEquals(state, d.get("state").asText(), d.toString());
+        return d;
+    }
+
     /** The bodies of the run's event log entries that are a rank's FAILED state. */
     private static List<JsonNode> failedEvents(Engine e, String id) throws Exception {
         List<JsonNode> out = new java.util.ArrayList<>();
@@ -165,8 +172,7 @@ class HeldBackFaultTest {
     void anInfrastructureFaultBeforeEveryRankStartedRestartsTheRun() throws Exception {
         HeldStart hosts = new HeldStart(Map.of(0, FaultKind.INFRASTRUCTURE));
         String id = startRun(hosts, 1);
-        JsonNode d = awaitFinal(engine, id);
-        assertEquals("SUCCEEDED", d.get("state").asText(), d.toString());
+        JsonNode d = ended(id, "SUCCEEDED");
         assertEquals(1, d.at("/restarts/used").asInt(), d.toString());
         assertEquals(2, hosts.attempts());
         assertTrue(d.at("/attemptLog/1/cause").asText().contains("restart after: " + KILLED), d.toString());
@@ -179,8 +185,7 @@ class HeldBackFaultTest {
     void anInfrastructureFaultAtStartUpWithoutRestartsLeftFailsTheRunAndTheRankSaysWhoseFault() throws Exception {
         HeldStart hosts = new HeldStart(Map.of(0, FaultKind.INFRASTRUCTURE));
         String id = startRun(hosts, 0);
-        JsonNode d = awaitFinal(engine, id);
-        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        JsonNode d = ended(id, "FAILED");
         assertEquals(KILLED, d.at("/error/message").asText(), d.toString());
         assertEquals("INFRASTRUCTURE", d.at("/ranks/0/fault").asText(), d.toString());
         assertTrue(d.at("/ranks/1/fault").isNull(), "a rank that did not fail has no kind: " + d);
@@ -190,8 +195,7 @@ class HeldBackFaultTest {
     void aWorkflowFaultAtStartUpIsNeverRetried() throws Exception {
         HeldStart hosts = new HeldStart(Map.of(1, FaultKind.WORKFLOW));
         String id = startRun(hosts, 2);
-        JsonNode d = awaitFinal(engine, id);
-        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        JsonNode d = ended(id, "FAILED");
         assertEquals(IMPORT_ERROR, d.at("/error/message").asText(), d.toString());
         assertEquals(0, d.at("/restarts/used").asInt(), d.toString());
         assertEquals(1, hosts.attempts());
@@ -204,8 +208,7 @@ class HeldBackFaultTest {
     void aWorkflowFaultAtStartUpWinsOverAnInfrastructureFault() throws Exception {
         HeldStart hosts = new HeldStart(Map.of(0, FaultKind.INFRASTRUCTURE, 1, FaultKind.WORKFLOW));
         String id = startRun(hosts, 2);
-        JsonNode d = awaitFinal(engine, id);
-        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        JsonNode d = ended(id, "FAILED");
         assertEquals(1, d.at("/error/rank").asInt(), d.toString());
         assertEquals(IMPORT_ERROR, d.at("/error/message").asText(), d.toString());
         assertEquals(0, d.at("/restarts/used").asInt(), d.toString());
@@ -229,6 +232,8 @@ class HeldBackFaultTest {
             announce(first);
             id = post(first, 1);
             Await.runIn(Duration.ofSeconds(30), "RUNNING", () -> Http.get(first.url() + "/api/runs/" + id).json());
+            // a rank's thread records it just after its run call was accepted
+            Await.until(Duration.ofSeconds(30), "both ranks recorded", () -> firstRanks.size() == 2);
         }
         RunRequest rank1 = firstRanks.stream().filter(r -> r.rank() == 1).findFirst().orElseThrow().request();
         // the second engine hears from no host (it re-attaches until its grace ends) but from rank 1's FAILED event
@@ -256,7 +261,8 @@ class HeldBackFaultTest {
             assertEquals("RUNNING", d.get("state").asText(), "held back while re-attaching: " + d);
             assertEquals("INFRASTRUCTURE", d.at("/ranks/1/fault").asText(), d.toString());
         }
-        // the third engine hears from every rank: rank 0 runs, rank 1 failed (as it did); its stored kind decides
+        // the third engine hears from every rank of the stored attempt: rank 0 runs, rank 1 failed (as it did); its
+        // stored kind decides
         HeldStart hosts = new HeldStart(Map.of());
         hosts.firstDomain.set(rank1.domainId());
         RankInvoker answering = new RankInvoker() {
@@ -267,6 +273,9 @@ class HeldBackFaultTest {
 
             @Override
             public RankStatus status(RankPlacement target, String domainId, String token) {
+                if (!domainId.equals(rank1.domainId())) {
+                    return hosts.status(target, domainId, token); // the restarted attempt's ranks: by events only
+                }
                 return target.rank() == 0 ? new RankStatus("RUNNING", null, null, null, null, null, null)
                         : new RankStatus("FAILED", null, null, "peer unreachable: send to rank 0 failed", null, null,
                         FaultKind.INFRASTRUCTURE);
