@@ -103,6 +103,21 @@ final class RankView {
         return changed;
     }
 
+    /**
+     * The fault kind of a stored rank's {@code fault} ({@link #toJson}): {@code null} when it is missing (a detail an
+     * older engine stored) or not a kind this engine knows, which counts as the workflow's, as a host that says none.
+     */
+    static FaultKind faultKind(String stored) {
+        if (stored == null) {
+            return null;
+        }
+        try {
+            return FaultKind.valueOf(stored);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     /** A number sent as a number or as text; {@code dflt} when it is neither. */
     static double number(Object o, double dflt) {
         if (o instanceof Number n) {
@@ -189,6 +204,7 @@ final class RankView {
         m.put("endedMs", endedMs == 0 ? null : endedMs);
         m.put("elapsedMs", startedMs == 0 ? null : (endedMs == 0 ? System.currentTimeMillis() : endedMs) - startedMs);
         m.put("error", error);
+        m.put("fault", fault == null ? null : fault.name());
         m.put("outputs", new LinkedHashMap<>(outputs));
         m.put("logs", logs.lines());
         m.put("logCount", logs.count());

@@ -44,9 +44,11 @@ import org.slf4j.LoggerFactory;
  *       {@value #REFUSED_FOR_MS} ms (nothing listens there any more: the host process is gone).</li>
  * </ul>
  * While this lasts, rank failures are held back (as during a start-up) and the status poller and
- * deadlock check leave the run alone; once every rank answered, a failure held back fails the run,
- * else normal monitoring carries on. Hosts meanwhile come back into the registry by themselves
- * (their heartbeats get 404 and they announce again with their stored credentials); their events,
+ * deadlock check leave the run alone; once every rank answered, a failure held back fails the run
+ * (restarts it, when it is an infrastructure fault by the kind its host said: kept in the stored detail
+ * as the rank's {@code fault}), else normal monitoring carries on. Hosts meanwhile come back into the
+ * registry by themselves (their heartbeats get 404 and they announce again with their stored
+ * credentials); their events,
  * kept while the engine was down, are authenticated by domain ID as always.
  *
  * <p>Bounds: every {@code status} call is bounded by the invoker's timeout, so a run is decided at
@@ -180,6 +182,7 @@ public final class Reattachment {
         v.startedMs = r.path("startedMs").asLong(0);
         v.endedMs = r.path("endedMs").asLong(0);
         v.error = r.path("error").asText(null);
+        v.fault = RankView.faultKind(r.path("fault").asText(null));
         v.maxSeq = r.path("lastSeq").asLong(-1);
         r.path("outputs").fields().forEachRemaining(e -> v.outputs.put(e.getKey(),
                 Json.MAPPER.convertValue(e.getValue(), Object.class)));
@@ -288,9 +291,9 @@ public final class Reattachment {
             }
         }
         if (unconfirmed.isEmpty()) {
-            Optional<RunError> heldBack = run.endReattach();
+            Optional<Run.HeldBack> heldBack = run.endReattach();
             if (heldBack.isPresent()) {
-                runs.fail(run, heldBack.get());
+                runs.heldBack(run, heldBack.get());
             } else {
                 runs.record(run, null, "placement", note(run, "re-attached: every rank answered after the engine restart"));
                 LOG.info("run {} ({}): re-attached to its {} rank(s)", run.id(), run.workflow(), placements.size());

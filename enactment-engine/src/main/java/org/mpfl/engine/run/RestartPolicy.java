@@ -1,5 +1,7 @@
 package org.mpfl.engine.run;
 
+import java.util.Map;
+import java.util.Optional;
 import org.mpfl.protocol.FaultKind;
 
 /**
@@ -29,6 +31,26 @@ final class RestartPolicy {
      */
     static boolean infrastructure(FaultKind fault) {
         return fault == FaultKind.INFRASTRUCTURE;
+    }
+
+    /**
+     * What a rank's infrastructure fault {@code error} of domain {@code domainId} does, once a workflow fault of
+     * another rank (which may have caused it, by aborting the domain) had {@link #SETTLE_MS} to arrive and win: the
+     * run fails with that workflow fault, else the infrastructure fault is reported (a restart while restarts are
+     * left). Sleeps on the caller's thread: run it on a worker.
+     */
+    static void settleThenDecide(Run run, RunFaults faults, String domainId, RunError error) {
+        try {
+            Thread.sleep(SETTLE_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Optional<RunError> own = run.workflowFailure(RestartPolicy::infrastructure);
+        if (own.isPresent()) {
+            faults.failed(run, own.get());
+        } else {
+            faults.infrastructureFault(run, domainId, error, Map.of());
+        }
     }
 
     /**

@@ -22,7 +22,8 @@ import org.mpfl.protocol.RankEvent;
  * (ID and token), so that no domain ever has ranks of two placements. Events of an earlier domain
  * are foreign to the run from then on. While an attempt starts, rank failures are held back: if the
  * attempt is given up they were consequences of a half-started domain; if every rank accepted
- * {@code run}, {@link #endStartup} reports the first one and the run fails.
+ * {@code run}, {@link #endStartup} reports them: a workflow fault fails the run, an infrastructure fault
+ * restarts it while restarts are left, as after the start-up ({@link RestartPolicy}).
  */
 // Over 600 lines on purpose: everything that changes with one run (ranks, attempts, its queue place,
 // re-attachment) changes under this one lock; split into several objects it would need a lock protocol.
@@ -147,20 +148,37 @@ public final class Run {
     }
 
     /**
+     * A rank failure held back while an attempt started (or while the run was re-attached to).
+     *
+     * @param error          the failure
+     * @param infrastructure whether it is an infrastructure fault ({@link RestartPolicy}): no rank failed in the
+     *                       workflow, and a rank failed with a fault its host said is the infrastructure's, or every
+     *                       rank was aborted without any reporting a cause
+     * @param domainId       the domain it happened in (a restart after it is stale once the run moved on)
+     */
+    record HeldBack(RunError error, boolean infrastructure, String domainId) {
+    }
+
+    /**
      * Ends the start-up of the current attempt (every rank accepted {@code run}): rank failures are
-     * no longer held back.
+     * no longer held back. A workflow failure wins over an infrastructure one, as after the start-up.
      *
      * @return the failure of a rank held back during start-up, if any
      */
-    synchronized Optional<RunError> endStartup() {
+    synchronized Optional<HeldBack> endStartup() {
         starting = false;
-        Optional<RunError> failed = firstFailedRank().map(this::rankError);
-        if (failed.isEmpty() && !ranks.isEmpty() && ranks.stream().allMatch(RankView::isFinal)
-                && ranks.stream().anyMatch(r -> r.state.equals("ABORTED"))) {
-            // aborted while starting and nobody reported a cause (the ALL_ABORTED outcome was held back)
-            return Optional.of(new RunError(null, null, "domain aborted"));
+        Optional<RunError> own = workflowFailure(RestartPolicy::infrastructure);
+        if (own.isPresent()) {
+            return Optional.of(new HeldBack(own.get(), false, domainId));
         }
-        return failed;
+        Optional<RunError> lost = firstFailedRank().map(this::rankError);
+        if (lost.isEmpty() && !ranks.isEmpty() && ranks.stream().allMatch(RankView::isFinal)
+                && ranks.stream().anyMatch(r -> r.state.equals("ABORTED"))) {
+            // aborted while starting and nobody reported a cause (the ALL_ABORTED outcome was held back): aborted from
+            // outside the workflow, as after the start-up
+            lost = Optional.of(new RunError(null, null, "domain aborted"));
+        }
+        return lost.map(e -> new HeldBack(e, true, domainId));
     }
 
     Map<String, Object> params() {
@@ -722,9 +740,10 @@ public final class Run {
     /**
      * Every rank was heard from again: normal monitoring resumes.
      *
-     * @return a rank failure held back meanwhile, if any (the run must fail with it)
+     * @return a rank failure held back meanwhile, if any (the run fails with it, or restarts after it: see
+     *         {@link #endStartup})
      */
-    synchronized Optional<RunError> endReattach() {
+    synchronized Optional<HeldBack> endReattach() {
         reattaching = false;
         return endStartup();
     }

@@ -186,10 +186,11 @@ final class RunLifecycle implements RunFaults {
             case QUEUED -> queue.submit(e.again(System.currentTimeMillis()));
             case FAILED -> failed(run, launched.failure());
             case STARTED -> {
-                Optional<RunError> heldBack = run.endStartup();
+                Optional<Run.HeldBack> heldBack = run.endStartup();
                 if (heldBack.isPresent()) {
-                    // every rank accepted run: a rank that failed meanwhile failed in the workflow, not in placement
-                    failed(run, heldBack.get());
+                    // every rank accepted run: a rank that failed meanwhile failed in the workflow or the infrastructure,
+                    // not in placement
+                    heldBack(run, heldBack.get());
                 } else {
                     run.history().running(run.attempts(), System.currentTimeMillis());
                     run.touch();
@@ -199,6 +200,20 @@ final class RunLifecycle implements RunFaults {
                 }
             }
             case ENDED, STOPPED -> { }
+        }
+    }
+
+    /**
+     * A rank failure held back while the run started or was re-attached to ({@link Run#endStartup}), decided as one
+     * after the start-up: a workflow fault fails the run; an infrastructure fault (a kernel worker SIGKILLed, a peer
+     * or host lost before every rank started) restarts it while restarts are left, once a workflow fault of another
+     * rank had its moment to arrive and win ({@link RestartPolicy#settleThenDecide}).
+     */
+    void heldBack(Run run, Run.HeldBack h) {
+        if (h.infrastructure()) {
+            workers.submit(() -> RestartPolicy.settleThenDecide(run, this, h.domainId(), h.error()));
+        } else {
+            failed(run, h.error());
         }
     }
 

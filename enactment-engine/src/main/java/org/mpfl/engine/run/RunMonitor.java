@@ -115,6 +115,8 @@ final class RunMonitor {
         m.put("level", e.level());
         m.put("name", e.name());
         m.put("value", e.value());
+        // whose fault a FAILED state is (WORKFLOW: not retried; INFRASTRUCTURE: retried under restarts), null otherwise
+        m.put("fault", e.fault());
         return m;
     }
 
@@ -140,30 +142,14 @@ final class RunMonitor {
                 }
                 // a transport failure: give a workflow fault of another rank (which may have caused it,
                 // by aborting the domain) a moment to arrive and win
-                workers.submit(() -> {
-                    settle();
-                    Optional<RunError> own = run.workflowFailure(RestartPolicy::infrastructure);
-                    if (own.isPresent()) {
-                        faults.failed(run, own.get());
-                    } else {
-                        faults.infrastructureFault(run, domainId, error, Map.of());
-                    }
-                });
+                workers.submit(() -> RestartPolicy.settleThenDecide(run, faults, domainId, error));
             }
             case ALL_ABORTED -> {
-                // give a late FAILED event of the causing rank a moment to arrive and win
-                workers.submit(() -> {
-                    settle();
-                    Optional<RunError> own = run.workflowFailure(RestartPolicy::infrastructure);
-                    if (own.isPresent()) {
-                        faults.failed(run, own.get());
-                        return;
-                    }
-                    RunError e = run.rankError(rank);
-                    RunError error = new RunError(e.rank(), e.location(), e.message() == null ? "domain aborted" : e.message());
-                    // every rank aborted and none failed on its own: aborted from outside the workflow
-                    faults.infrastructureFault(run, domainId, error, Map.of());
-                });
+                // every rank aborted and none failed on its own: aborted from outside the workflow, unless a late
+                // FAILED event of the causing rank arrives meanwhile and wins
+                RunError e = run.rankError(rank);
+                RunError error = new RunError(e.rank(), e.location(), e.message() == null ? "domain aborted" : e.message());
+                workers.submit(() -> RestartPolicy.settleThenDecide(run, faults, domainId, error));
             }
             case RANK_LOST -> {
                 RankPlacement p = run.placements().stream().filter(x -> x.rank() == rank).findFirst().orElse(null);
@@ -171,14 +157,6 @@ final class RunMonitor {
                         + rank + " is unknown to its host " + (p == null ? "" : p.hostId()) + " (killed from outside?)"), Map.of());
             }
             default -> { }
-        }
-    }
-
-    private static void settle() {
-        try {
-            Thread.sleep(RestartPolicy.SETTLE_MS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

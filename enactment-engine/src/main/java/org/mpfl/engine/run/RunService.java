@@ -319,9 +319,9 @@ public final class RunService implements AutoCloseable {
         monitor.applyStatus(run, rank, status);
     }
 
-    /** Fails a run (once) and aborts its domain on every rank. */
-    void fail(Run run, RunError error) {
-        lifecycle.failed(run, error);
+    /** A rank failure held back while the run was re-attached to: it fails the run, or restarts it (see {@link Run#endStartup}). */
+    void heldBack(Run run, Run.HeldBack h) {
+        lifecycle.heldBack(run, h);
     }
 
     void persist(Run run) {

@@ -20,6 +20,7 @@ import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.engine.run.HandMadeUploads;
 import org.mpfl.engine.run.RunSettings;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.engine.HostCalls;
 
@@ -160,6 +161,42 @@ class ConsoleAttemptsBrowserTest {
         // no restarts allowed: no "0 of 0 used"
         assertTrue(!text("#restarts-summary").contains("Restarts"), text("#restarts-summary"));
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+    }
+
+    /**
+     * A failed rank says whose fault it was, beside its message: the workflow's (a kernel's exception: never restarted)
+     * or the infrastructure's (its kernel worker killed, a peer or host lost: restarted while restarts are left) — live
+     * with the page open as the rank fails, and from the run's detail when the page is opened afterwards.
+     */
+    @Test
+    void aFailedRankSaysWhetherTheWorkflowOrTheInfrastructureFailed() throws Exception {
+        String lost = post("lost", 0);
+        List<FakeRanks.Rank> lostRanks = fakes.ranks(lost, 1, 2, Duration.ofSeconds(60)); // after another test's run, if it ran first
+        browser.driver().get(engine.url() + "/#/runs/" + lost);
+        browser.await("the run's ranks shown", WAIT, d -> "RUNNING".equals(attribute("#rank-row-1", "data-state")));
+        assertEquals(0, browser.count(".fault-kind"), "no kind before a failure");
+        lostRanks.get(1).failInInfrastructure("compute k:step", "k.mpfl.xml:7:9", "kernel worker lost: killed by SIGKILL");
+        browser.await("the lost worker's kind shown live", WAIT, d -> "INFRASTRUCTURE".equals(attribute("#rank-row-1 .fault-kind", "data-fault")));
+        assertEquals("infrastructure fault · restarted while restarts are left", text("#rank-row-1 .fault-kind"));
+        assertTrue(attribute("#rank-row-1 .fault-kind", "title").contains("killed from outside"));
+
+        String raised = post("raised", 2);
+        List<FakeRanks.Rank> raisedRanks = fakes.ranks(raised, 1, 2, Duration.ofSeconds(60));
+        raisedRanks.get(0).fail("compute k:step", "k.mpfl.xml:7:9", "ModuleNotFoundError: No module named 'numpy'");
+        Await.runEnds(WAIT, () -> Http.get(engine.url() + "/api/runs/" + raised).json());
+        browser.driver().get(engine.url() + "/#/runs/" + raised);
+        browser.await("the kernel's own fault shown", WAIT, d -> "WORKFLOW".equals(attribute("#rank-row-0 .fault-kind", "data-fault")));
+        assertEquals("workflow fault · never restarted", text("#rank-row-0 .fault-kind"));
+        assertTrue(text("#rank-row-0 .rank-error").contains("No module named 'numpy'"), text("#rank-row-0"));
+        assertEquals(1, browser.count(".fault-kind"), "only the failed rank says a kind");
+    }
+
+    /** Starts a 2-rank run of workflow {@code name} that may restart {@code restarts} times; its ID. */
+    static String post(String name, int restarts) throws Exception {
+        Http.Answer started = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("restarts", restarts,
+                "plan", Map.of("workflow", name, "processes", List.of(Map.of("name", name, "service", "ring", "ranks", 2)))));
+        assertEquals(201, started.status(), started.body());
+        return started.json().get("id").asText();
     }
 
     /** The column headings of a table. */

@@ -46,8 +46,8 @@ class KernelFaultRestartTest {
 
 
                 def wait_for(go):
-                    # the test makes 'go' once every rank runs: a rank that fails while the run starts is held back
-                    # and fails the run whatever its kind, so the fault must come after
+                    # the test makes 'go' once every rank runs: the fault comes after the start-up (one held back
+                    # while the run starts is decided by its kind too, HeldBackFaultTest)
                     deadline = time.monotonic() + 120
                     while not os.path.exists(go) and time.monotonic() < deadline:
                         time.sleep(0.01)

@@ -47,13 +47,30 @@ function progressCell(r) {
     el('div', {class: 'sub progress-note'}, note));
 }
 
+/**
+ * Whose fault a rank's failure is, as its host said (the rank's fault): the engine restarts a run after the
+ * infrastructure's while restarts are left, never after the workflow's.
+ */
+const FAULT_KINDS = {
+  WORKFLOW: ['workflow fault · never restarted',
+    'raised by the workflow itself (a <fail>, an activity\'s or a kernel\'s exception, a kernel that cannot start): '
+      + 'a restart would fail the same way'],
+  INFRASTRUCTURE: ['infrastructure fault · restarted while restarts are left',
+    'not the workflow\'s: its kernel worker was killed from outside (SIGKILL, the OOM killer), or a peer or host was lost'],
+};
+
+function faultKind(r) {
+  const kind = r.state === 'FAILED' ? FAULT_KINDS[r.fault] : null;
+  return kind ? el('div', {class: 'fault-kind', 'data-fault': r.fault, title: kind[1]}, kind[0]) : null;
+}
+
 function stateCell(r, run) {
   if (r.state === 'ABORTED') {
     return el('td', {class: 'rank-state'}, stateBadge('ABORTED'),
       el('div', {class: 'rank-stopped', title: r.error || ''}, stopReason(run)));
   }
   return el('td', {class: 'rank-state'}, stateBadge(r.state),
-    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null);
+    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null, faultKind(r));
 }
 
 function rankRow(r, run, now, runEnded) {

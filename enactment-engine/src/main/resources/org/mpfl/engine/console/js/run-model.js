@@ -104,6 +104,7 @@ export class RunModel {
       r.blocked = false;
       r.waitingFor = null;
       if (state !== 'DONE') r.error = e.message || r.error;
+      if (state === 'FAILED') r.fault = e.fault || null;
       if (e.activity) r.activity = e.activity;
       if (e.location) r.location = e.location;
     }
