@@ -118,6 +118,17 @@ class ConsoleAttemptsBrowserTest {
         assertEquals("80 of 100", text("#checkpoints-table tr[data-seq='2'] .checkpoint-progress"));
         assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
         assertEquals("2 attempts · restarted", text("#run-attempts"));
+        // rank 0 of attempt 1 reported nothing after it started: its lane ends with the attempt, and attempt 2's start opens
+        // a segment of its own, rather than attempt 1's "running" stretching over the restart
+        browser.await("attempt 2 on the timeline", WAIT, d -> browser.count("#timeline .attempt-band[data-attempt='2']") == 1);
+        assertEquals(List.of(), browser.script("const start = Number(document.querySelector(\"#timeline .attempt-band[data-attempt='2'] .band-bg\")"
+                + ".getAttribute('x'));"
+                + "return Array.from(document.querySelectorAll(\"#timeline rect.seg[data-rank='0']\"), r => [Number(r.getAttribute('x')),"
+                + " Number(r.getAttribute('x')) + Number(r.getAttribute('width')), start]).filter(([a, b, s]) => a < s - 1 && b > s + 1)"),
+                "no segment of rank 0 crosses the start of attempt 2");
+        browser.await("rank 0's segment of attempt 2", WAIT, d -> (Boolean) browser.script("const start = Number(document.querySelector("
+                + "\"#timeline .attempt-band[data-attempt='2'] .band-bg\").getAttribute('x'));"
+                + "return Array.from(document.querySelectorAll(\"#timeline rect.seg[data-rank='0']\")).some(r => Number(r.getAttribute('x')) >= start - 1)"));
         // the column is the ranks' running time, not a second "Active time" beside the header's (the attempts' wall times)
         List<String> columns = headings("#attempts-table");
         assertTrue(columns.contains("Ranks running") && !columns.contains("Active time"), columns.toString());
