@@ -146,6 +146,19 @@ class ConsoleAttemptsBrowserTest {
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
         browser.await("once the run ended it stays incomplete", WAIT,
                 d -> "incomplete".equals(text("#checkpoints-table tr[data-seq='3'] .checkpoint-status")));
+
+        // resumed elsewhere (mpflc resume, another tab) while this page shows the run as ended, its stream closed: the
+        // page notices the new attempt and follows it live, as if it had been opened now
+        browser.await("the page reads as ended, its stream closed by the engine", WAIT,
+                d -> "ended".equals(attribute("#connection", "data-state")) && "closed".equals(attribute("#connection", "data-stream")));
+        Http.Answer resumed = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), Map.of());
+        assertEquals(200, resumed.status(), resumed.body());
+        domain(id, 3);
+        browser.await("the page follows the resumed run", WAIT, d -> "RUNNING".equals(attribute("#view", "data-run-state"))
+                && text("#run-attempts").startsWith("3 attempts") && "live".equals(attribute("#connection", "data-state")));
+        assertEquals(1, browser.count("#cancel-run"), "a live run is cancelled, not resumed");
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        browser.await("and its end again", WAIT, d -> "CANCELLED".equals(attribute("#view", "data-run-state")));
     }
 
     /** More checkpoints than the engine lists (50): the summary and the button say that the newest are shown, not all. */
