@@ -454,10 +454,11 @@ function mountKnownRun(container, runId, detail) {
   const endedTimer = setInterval(async () => {
     if (!model.isFinal) return;
     try {
-      const detail = await api.run(runId);
-      const attempts = run => (run.attemptLog || []).length;
-      if (disposed || !model.isFinal || (detail.state === model.run.state && attempts(detail) === attempts(model.run))) return;
-      model.replace(detail);
+      // the run's summary: a few hundred bytes, where the detail of a big run (its ranks' logs) is megabytes
+      const {body: found} = await api.runsPage({q: runId, limit: 10});
+      const now = (found || []).find(r => r.id === runId);
+      if (disposed || !now || !model.isFinal || (now.state === model.run.state && now.attempts === model.run.attempts)) return;
+      model.replace(await api.run(runId));
       if (model.isFinal) catchUpHistory(); else onReopened();
     } catch (e) {
       // the engine unreachable for now: the page shows what it knew
