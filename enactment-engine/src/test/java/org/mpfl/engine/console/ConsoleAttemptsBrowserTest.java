@@ -119,6 +119,17 @@ class ConsoleAttemptsBrowserTest {
         assertEquals("80 of 100", text("#checkpoints-table tr[data-seq='2'] .checkpoint-progress"));
         assertTrue(text("#checkpoints-table tr[data-seq='2'] .checkpoint-status").contains("does not match its SHA-256"));
         assertEquals("2 attempts · restarted", text("#run-attempts"));
+        // rank 0 of attempt 1 reported nothing after it started: its lane ends with the attempt, and attempt 2's start opens
+        // a segment of its own, rather than attempt 1's "running" stretching over the restart
+        browser.await("attempt 2 on the timeline", WAIT, d -> browser.count("#timeline .attempt-band[data-attempt='2']") == 1);
+        assertEquals(List.of(), browser.script("const start = Number(document.querySelector(\"#timeline .attempt-band[data-attempt='2'] .band-bg\")"
+                + ".getAttribute('x'));"
+                + "return Array.from(document.querySelectorAll(\"#timeline rect.seg[data-rank='0']\"), r => [Number(r.getAttribute('x')),"
+                + " Number(r.getAttribute('x')) + Number(r.getAttribute('width')), start]).filter(([a, b, s]) => a < s - 1 && b > s + 1)"),
+                "no segment of rank 0 crosses the start of attempt 2");
+        browser.await("rank 0's segment of attempt 2", WAIT, d -> (Boolean) browser.script("const start = Number(document.querySelector("
+                + "\"#timeline .attempt-band[data-attempt='2'] .band-bg\").getAttribute('x'));"
+                + "return Array.from(document.querySelectorAll(\"#timeline rect.seg[data-rank='0']\")).some(r => Number(r.getAttribute('x')) >= start - 1)"));
         // the column is the ranks' running time, not a second "Active time" beside the header's (the attempts' wall times)
         List<String> columns = headings("#attempts-table");
         assertTrue(columns.contains("Ranks running") && !columns.contains("Active time"), columns.toString());
@@ -136,6 +147,19 @@ class ConsoleAttemptsBrowserTest {
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
         browser.await("once the run ended it stays incomplete", WAIT,
                 d -> "incomplete".equals(text("#checkpoints-table tr[data-seq='3'] .checkpoint-status")));
+
+        // resumed elsewhere (mpflc resume, another tab) while this page shows the run as ended, its stream closed: the
+        // page notices the new attempt and follows it live, as if it had been opened now
+        browser.await("the page reads as ended, its stream closed by the engine", WAIT,
+                d -> "ended".equals(attribute("#connection", "data-state")) && "closed".equals(attribute("#connection", "data-stream")));
+        Http.Answer resumed = Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), Map.of());
+        assertEquals(200, resumed.status(), resumed.body());
+        domain(id, 3);
+        browser.await("the page follows the resumed run", WAIT, d -> "RUNNING".equals(attribute("#view", "data-run-state"))
+                && text("#run-attempts").startsWith("3 attempts") && "live".equals(attribute("#connection", "data-state")));
+        assertEquals(1, browser.count("#cancel-run"), "a live run is cancelled, not resumed");
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        browser.await("and its end again", WAIT, d -> "CANCELLED".equals(attribute("#view", "data-run-state")));
     }
 
     /** More checkpoints than the engine lists (50): the summary and the button say that the newest are shown, not all. */

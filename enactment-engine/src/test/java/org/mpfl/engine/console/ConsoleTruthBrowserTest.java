@@ -399,6 +399,15 @@ class ConsoleTruthBrowserTest {
         browser.driver().findElement(By.id("runs-next")).click();
         browser.await("page 2", WAIT, d -> "bulk0949".equals(attribute("#runs-table tbody tr:first-child", "data-run-id")));
         assertEquals("51–100 of 1000 runs", text("#runs-range"));
+        // a page past the last (an old link; a search whose runs ended or went): the runs are there, and the way to them
+        open("#/runs?q=bulk&page=99");
+        browser.await("a page past the last", WAIT, d -> "99".equals(attribute("#runs-pager", "data-page")) && count("#runs-empty") == 1);
+        assertEquals("none of 1000 runs", text("#runs-range"));
+        assertEquals("No runs on page 99: 1000 runs fill 20 pages. Go to page 20.", text("#runs-empty"));
+        assertEquals("#/runs?q=bulk&page=20", attribute("#runs-prev", "href"));
+        browser.driver().findElement(By.id("runs-last-page")).click();
+        browser.await("the last page", WAIT, d -> "bulk0049".equals(attribute("#runs-table tbody tr:first-child", "data-run-id")));
+        assertEquals("951–1000 of 1000 runs", text("#runs-range"));
 
         WebElement param = browser.driver().findElement(By.id("run-param"));
         param.clear();

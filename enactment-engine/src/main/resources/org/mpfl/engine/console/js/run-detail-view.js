@@ -19,6 +19,7 @@ import { workflowStored } from './workflow-graph-view.js';
 import { AttemptsView, activeMs, attemptsLabel } from './attempts-view.js';
 
 const RECONCILE_MS = 2000;     // re-read the detail while the run is live
+const ENDED_CHECK_MS = 5000;   // and, once it ended, whether it was resumed elsewhere (mpflc resume, another tab)
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
 const HISTORY_PAGE = 10000;
 const MIN_RENDER_GAP_MS = 200;
@@ -423,6 +424,12 @@ function mountKnownRun(container, runId, detail) {
     onEnd: () => {
       // the engine closed the stream of the ended run: a reconnect would only get the same snapshot
       stream.stop();
+      connection.dataset.stream = 'closed';
+      // unless the run was resumed in the engine's grace after its end (the stream ends all the same): a new one
+      if (!model.isFinal) {
+        onReopened();
+        return;
+      }
       showConnection('ended');
       reconcile();
       catchUpHistory();
@@ -431,6 +438,7 @@ function mountKnownRun(container, runId, detail) {
 
   /** After a resume the run lives again: its stream (closed at the end) opens anew. */
   function onReopened() {
+    delete connection.dataset.stream;
     reconcile();
     stream.stop();
     stream.start();
@@ -442,6 +450,20 @@ function mountKnownRun(container, runId, detail) {
       catchUpHistory();
     }
   }, RECONCILE_MS);
+  // an ended run's stream is closed: a new attempt started elsewhere would go unseen, the page showing the old end
+  const endedTimer = setInterval(async () => {
+    if (!model.isFinal) return;
+    try {
+      // the run's summary: a few hundred bytes, where the detail of a big run (its ranks' logs) is megabytes
+      const {body: found} = await api.runsPage({q: runId, limit: 10});
+      const now = (found || []).find(r => r.id === runId);
+      if (disposed || !now || !model.isFinal || (now.state === model.run.state && now.attempts === model.run.attempts)) return;
+      model.replace(await api.run(runId));
+      if (model.isFinal) catchUpHistory(); else onReopened();
+    } catch (e) {
+      // the engine unreachable for now: the page shows what it knew
+    }
+  }, ENDED_CHECK_MS);
   const clockTimer = setInterval(() => { if (model.run && !model.isFinal) scheduleRender(); }, CLOCK_MS);
   const onResize = () => scheduleRender();
   window.addEventListener('resize', onResize);
@@ -450,6 +472,7 @@ function mountKnownRun(container, runId, detail) {
     disposed = true;
     stream.stop();
     clearInterval(reconcileTimer);
+    clearInterval(endedTimer);
     clearInterval(clockTimer);
     window.removeEventListener('resize', onResize);
     if (frame) cancelAnimationFrame(frame);

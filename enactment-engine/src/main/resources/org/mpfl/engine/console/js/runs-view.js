@@ -127,7 +127,18 @@ function emptyHint() {
       el('code', {}, '$MPFL_ENGINE_TOKEN'), ' instead of ', el('code', {}, '--token-file'), '.'));
 }
 
-function runsTable(runs, filtered) {
+/** The number of pages of total runs, q.size a page (1 when there are none). */
+function pageCount(q, total) {
+  return Math.max(1, Math.ceil(total / q.size));
+}
+
+function runsTable(runs, q, total, filtered) {
+  if (runs.length === 0 && total > 0) {
+    // a page past the last (an old link, or runs of a search that ended or were removed meanwhile): the runs are there
+    const pages = pageCount(q, total);
+    return el('p', {class: 'empty', id: 'runs-empty'}, `No runs on page ${q.page}: ${plural(total, 'run')} fill ${plural(pages, 'page')}. `,
+      el('a', {href: hashOf({...q, page: pages}), id: 'runs-last-page'}, 'Go to page ' + pages), '.');
+  }
   if (runs.length === 0) {
     return filtered ? el('p', {class: 'empty', id: 'runs-empty'}, 'No run matches.')
       : emptyHint();
@@ -142,14 +153,15 @@ function runsTable(runs, filtered) {
 }
 
 function pager(q, total) {
-  const pages = Math.max(1, Math.ceil(total / q.size));
+  const pages = pageCount(q, total);
   const first = total === 0 ? 0 : (q.page - 1) * q.size + 1;
   const last = Math.min(total, q.page * q.size);
+  const range = total === 0 ? 'no runs' : first > total ? `none of ${plural(total, 'run')}` : `${first}–${last} of ${plural(total, 'run')}`;
   const go = page => el('a', {class: 'button-link', href: hashOf({...q, page}), 'aria-label': 'page ' + page}, String(page));
   const nav = el('nav', {class: 'toolbar pager', id: 'runs-pager', 'aria-label': 'Pages of runs', 'data-total': total,
     'data-page': q.page, 'data-pages': pages},
-    el('span', {id: 'runs-range'}, total === 0 ? 'no runs' : `${first}–${last} of ${plural(total, 'run')}`),
-    q.page > 1 ? el('a', {class: 'button-link', id: 'runs-prev', href: hashOf({...q, page: q.page - 1})}, '← newer') : null,
+    el('span', {id: 'runs-range'}, range),
+    q.page > 1 ? el('a', {class: 'button-link', id: 'runs-prev', href: hashOf({...q, page: Math.min(q.page - 1, pages)})}, '← newer') : null,
     q.page > 2 ? go(1) : null,
     el('span', {'aria-current': 'page'}, `page ${q.page} of ${pages}`),
     q.page < pages - 1 ? go(pages) : null,
@@ -178,7 +190,7 @@ export function mountRunsView(container, query) {
       const signature = JSON.stringify([total, runs.map(r => ({...r, elapsedMs: 0}))]);
       if (signature !== lastSignature) {
         lastSignature = signature;
-        show(tableHolder, runsTable(runs, filtered));
+        show(tableHolder, runsTable(runs, q, total, filtered));
         show(pagerHolder, pager(q, total));
       } else {
         refreshDurations(tableHolder, runs);

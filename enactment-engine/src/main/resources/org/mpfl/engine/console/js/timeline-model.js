@@ -40,21 +40,26 @@ export class TimelineModel {
   }
 
   /**
-   * One rank's segments and markers; a segment still open is drawn up to openEndMs.
+   * One rank's segments and markers; a segment still open is drawn up to openEndMs. attemptEndsMs: when
+   * the run's attempts ended, ascending. A segment ends with its attempt at the latest: a rank of an
+   * interrupted attempt (its host lost, the run cancelled) may report nothing more, and its last
+   * activity must not stretch over the gap and into the next attempt, whose start then opens a segment.
    * @returns {{segments: Array<{kind, startMs, endMs, label, location, open}>, markers: Array<{kind, timeMs, label}>}}
    */
-  lane(rank, openEndMs) {
+  lane(rank, openEndMs, attemptEndsMs = []) {
     const segments = [];
     const markers = [];
     let current = null;
+    const attemptEndBefore = t => attemptEndsMs.find(end => end >= current.startMs && end < t);
     const close = t => {
       if (current) {
-        current.endMs = Math.max(current.startMs, t);
+        current.endMs = Math.max(current.startMs, attemptEndBefore(t) ?? t);
         segments.push(current);
         current = null;
       }
     };
     for (const e of this.eventsByRank.get(rank) || []) {
+      if (current && attemptEndBefore(e.timeMs) !== undefined) close(e.timeMs);
       if (e.type === 'STATE') {
         if (e.state === 'RUNNING') {
           if (!current) current = {kind: 'running', startMs: e.timeMs, label: 'running', location: null};
@@ -73,7 +78,7 @@ export class TimelineModel {
       }
     }
     if (current) {
-      current.open = true;
+      current.open = attemptEndBefore(openEndMs) === undefined;
       close(Math.max(current.startMs, openEndMs));
     }
     return {segments, markers};

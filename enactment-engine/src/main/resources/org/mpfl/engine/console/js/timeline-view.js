@@ -180,9 +180,10 @@ export class TimelineView {
       axis.push(svg('text', {class: 'tick-label', x: tx, y: AXIS_HEIGHT - 8, 'text-anchor': 'middle'}, relative(t - origin)));
     }
 
+    const attemptEnds = (run.attemptLog || []).map(a => a.endMs).filter(Number.isFinite).sort((a, b) => a - b);
     const lanes = ranks.map((rank, i) => {
       const y = top + i * (LANE_HEIGHT + LANE_GAP);
-      const {segments, markers} = this.timeline.lane(rank, openEnd);
+      const {segments, markers} = this.timeline.lane(rank, openEnd, attemptEnds);
       const shapes = [];
       let drawnUntil = -Infinity; // a long run has far more segments than pixels: draw each pixel once
       for (const s of segments) {
