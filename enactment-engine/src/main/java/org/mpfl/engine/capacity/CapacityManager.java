@@ -55,6 +55,8 @@ public final class CapacityManager implements AutoCloseable {
         /** When a poll first saw the job RUNNING (0: not yet). */
         long runningSeenMs;
         boolean releasing;
+        /** For a job of a previous engine recorded without its id: when looking it up first failed (0: not yet). */
+        long lookUpFailingSinceMs;
 
         Job(String name, String hostId, String jobId, long submittedMs) {
             this.name = name;
@@ -104,6 +106,14 @@ public final class CapacityManager implements AutoCloseable {
     private final RepeatedProblem cancelProblem = new RepeatedProblem();
     /** A submission's failure, said once until it changes or a submission succeeds. */
     private final RepeatedProblem submitProblem = new RepeatedProblem();
+    /** A failure to look up a previous engine's job by its name, said once until it changes. */
+    private final RepeatedProblem lookUpProblem = new RepeatedProblem();
+    /**
+     * How long a previous engine's job recorded without its id is looked up again while the scheduler does not answer
+     * ({@link CapacityException#isTransient}); tests shorten it.
+     */
+    static final java.time.Duration ADOPT_LOOK_UP_WINDOW = java.time.Duration.ofMinutes(5);
+    volatile java.time.Duration adoptLookUpWindow = ADOPT_LOOK_UP_WINDOW;
     /**
      * What {@link #view} returns, taken at the end of every round: readers ({@code GET /api/capacity}) never wait for
      * this manager's lock, which a round holds while the scheduler answers (seconds when it is slow).
@@ -125,34 +135,21 @@ public final class CapacityManager implements AutoCloseable {
 
     /**
      * Adopts the jobs a previous engine recorded (a job recorded without its id is looked up by its
-     * name; one the scheduler never got is forgotten, with its credential), turns capacity on demand on
-     * in the run queue and starts ticking.
+     * name, {@link #lookUpAdopted}; one the scheduler never got is forgotten, with its credential), turns capacity on
+     * demand on in the run queue and starts ticking.
      */
     public synchronized void start() {
         for (StoredJob s : store.all()) {
             if (!s.provider().equals(provider.name())) {
                 continue;
             }
-            String jobId = s.jobId();
-            if (jobId == null) {
-                try {
-                    jobId = provider.find(s.jobName()).stream().map(JobStatus::jobId).findFirst().orElse(null);
-                } catch (CapacityException e) {
-                    LOG.warn("cannot look up job {} at the scheduler; keeping it to look again: {}", s.jobName(), e.getMessage());
-                    jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), null, s.submittedMs()));
-                    jobHosts.add(s.hostId());
-                    continue;
-                }
-                if (jobId == null) {
-                    forget(new Job(s.jobName(), s.hostId(), null, s.submittedMs()), true);
-                    continue;
-                }
-                store.save(new StoredJob(s.jobName(), s.provider(), s.hostId(), jobId, s.submittedMs()));
-            }
-            jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), jobId, s.submittedMs()));
+            jobs.put(s.jobName(), new Job(s.jobName(), s.hostId(), s.jobId(), s.submittedMs()));
             jobHosts.add(s.hostId());
-            LOG.info("adopted {} {} (host {}) of the previous engine", provider.jobKind(), jobId, s.hostId());
+            if (s.jobId() != null) {
+                LOG.info("adopted {} {} (host {}) of the previous engine", provider.jobKind(), s.jobId(), s.hostId());
+            }
         }
+        lookUpAdopted(System.currentTimeMillis());
         pruneJobLogs();
         view = takeView(System.currentTimeMillis());
         runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
@@ -175,6 +172,7 @@ public final class CapacityManager implements AutoCloseable {
         try {
             long now = System.currentTimeMillis();
             poll(now);
+            lookUpAdopted(now);
             releaseIdle(now);
             submitForQueue(now);
             note = describe();
@@ -253,6 +251,54 @@ public final class CapacityManager implements AutoCloseable {
             if (s.phase() == JobStatus.Phase.ENDED) {
                 ended(j, s, before);
             }
+        }
+    }
+
+    /**
+     * Looks up by name the jobs a previous engine recorded without their id (it stopped between submitting one and
+     * recording the id): one found is adopted, one the scheduler does not have is forgotten with its credential. While
+     * the scheduler does not answer ({@link CapacityException#isTransient}) a job is looked up again on every round for
+     * {@link #adoptLookUpWindow}, counted as a job on its way (nothing is submitted in its place); after that, or on a
+     * refusal, it is given up: its credential is revoked (its host can never join) and its record kept for the next
+     * engine, and the log says how to end it by hand.
+     */
+    private void lookUpAdopted(long now) {
+        for (Job j : new ArrayList<>(jobs.values())) {
+            if (j.jobId != null) {
+                continue;
+            }
+            String jobId;
+            try {
+                jobId = provider.find(j.name).stream().map(JobStatus::jobId).findFirst().orElse(null);
+            } catch (CapacityException e) {
+                if (j.lookUpFailingSinceMs == 0) {
+                    j.lookUpFailingSinceMs = now;
+                }
+                long left = j.lookUpFailingSinceMs + adoptLookUpWindow.toMillis() - now;
+                if (e.isTransient() && left > 0) {
+                    lastError = "cannot look up " + provider.jobKind() + " " + j.name + " of the previous engine: " + e.getMessage()
+                            + " (asked again on every poll for " + (left + 999) / 1000 + " s more)";
+                    if (lookUpProblem.isNews(e.getMessage())) {
+                        LOG.warn("{}", lastError);
+                    }
+                    continue;
+                }
+                LOG.warn("gave up looking up {} {} (host {}) of the previous engine: {}{}; its credential is revoked and its record"
+                        + " kept for the next engine: if the scheduler runs a job named {}, end it by hand", provider.jobKind(),
+                        j.name, j.hostId, e.getMessage(), e.isTransient() ? " (for " + adoptLookUpWindow.toSeconds() + " s)" : "",
+                        j.name);
+                forget(j, true, false);
+                continue;
+            }
+            lookUpProblem.over();
+            if (jobId == null) {
+                LOG.info("{} {} of the previous engine never reached the scheduler: forgotten", provider.jobKind(), j.name);
+                forget(j, true);
+                continue;
+            }
+            j.jobId = jobId;
+            store.save(new StoredJob(j.name, provider.name(), j.hostId, jobId, j.submittedMs));
+            LOG.info("adopted {} {} (host {}, found by its name {}) of the previous engine", provider.jobKind(), jobId, j.hostId, j.name);
         }
     }
 
@@ -424,7 +470,8 @@ public final class CapacityManager implements AutoCloseable {
             // not again on the next tick: a scheduler that is down or refuses is asked less and less often
             failedSubmits++;
             long wait = submitRetry(failedSubmits).toMillis();
-            nextSubmitMs = Math.max(nextSubmitMs, now + wait);
+            // from the failure, not the round's start: an sbatch that timed out after 30 s is not tried again at once
+            nextSubmitMs = Math.max(nextSubmitMs, System.currentTimeMillis() + wait);
             submitError = e.getMessage();
             if (submitProblem.isNews(e.getMessage())) {
                 LOG.warn("cannot submit a {} for the run queue: {}; trying again in {} s, then less often (up to every {} s)",

@@ -256,9 +256,9 @@ public final class SlurmCommand implements CliCommand {
      * Waits until the engine lists every host — each looked up with its own credential — from a host process other
      * than the one listed before the step started (a stale entry of a killed host is not a host of this job); fails
      * early when the srun step ends first, or when the engine refuses a node's credential with its mark
-     * ({@link EngineRefusal#refusesCredential}: revoked, unknown, or a relay's — waiting would not mend it). A 401 or 403
-     * without the mark is not the engine's word (a reverse proxy in front of it while it reloads, its login): it is
-     * the last error, and the wait goes on until {@code timeout}.
+     * ({@link EngineRefusal#refusesCredential}: revoked, unknown, a relay's, or another host's — waiting would not mend
+     * it). A 401 or 403 without the mark is not the engine's word (a reverse proxy in front of it while it reloads, its
+     * login): it is the last error, and the wait goes on until {@code timeout}.
      */
     static void awaitHosts(Map<String, EngineClient> asHosts, Map<String, String> before, Process srun, Path logs,
                                    Duration timeout) throws IOException, InterruptedException {
@@ -278,8 +278,11 @@ public final class SlurmCommand implements CliCommand {
                     }
                 } catch (EngineClient.EngineException e) {
                     if (e.mark().filter(EngineRefusal::refusesCredential).isPresent()) {
-                        throw new IOException("the engine refuses the credential of host " + id + " (" + e.getMessage()
-                                + "): revoked, or issued by another engine; make a new one with mpflc host-token --host-id " + id);
+                        throw new IOException("the engine refuses the credential of host " + id + " (" + e.getMessage() + "): "
+                                + (e.mark().get() == EngineRefusal.CREDENTIAL_FOREIGN
+                                ? "the engine issued it for another host than the hostId " + id + " its file names (edited, or"
+                                        + " put together from two credentials)"
+                                : "revoked, or issued by another engine") + "; make a new one with mpflc host-token --host-id " + id);
                     }
                     lastError = e.status() == 404 ? "" : " (engine: " + e.getMessage() + (e.status() == 401 || e.status() == 403
                             ? "; without the engine's " + EngineRefusal.HEADER + " mark, not its refusal of the credential" : "") + ")";

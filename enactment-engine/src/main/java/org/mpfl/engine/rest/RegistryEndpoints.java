@@ -237,7 +237,7 @@ final class RegistryEndpoints {
             throw new ApiException(400, "not a host announcement: " + e.getMessage());
         }
         if (a.hostId() != null && !a.hostId().isBlank() && !a.hostId().equals(own)) {
-            throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");
+            throw new ApiException(EngineRefusal.CREDENTIAL_FOREIGN, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");
         }
         a = new HostAnnouncement(own, a.soapUrl(), a.binaryAddress(), a.services(), a.capacity(), a.deployUrl(),
                 a.oversubscribe(), a.instance(), a.site());
@@ -302,11 +302,11 @@ final class RegistryEndpoints {
                 : "not a valid host credential (unknown, revoked or wrong secret)"));
     }
 
-    /** 401 without a valid host credential, 403 when it belongs to another host than {@code hostId}. */
+    /** 401 without a valid host credential, 403 (marked) when it belongs to another host than {@code hostId}. */
     private void requireHostSpeakingFor(Exchange ex, String hostId) throws ApiException {
         String own = requireHost(ex);
         if (!own.equals(hostId)) {
-            throw new ApiException(403, "this credential speaks for host '" + own + "', not '" + hostId + "'");
+            throw new ApiException(EngineRefusal.CREDENTIAL_FOREIGN, "this credential speaks for host '" + own + "', not '" + hostId + "'");
         }
     }
 }

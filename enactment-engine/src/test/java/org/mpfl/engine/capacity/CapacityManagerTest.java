@@ -169,4 +169,82 @@ class CapacityManagerTest {
             assertEquals(50, files.count(), "pruned to the 50 newest when the engine started");
         }
     }
+
+    /** A job the previous engine recorded before it learnt its id (it stopped between sbatch and recording the id). */
+    void recordedWithoutItsId(String name) throws Exception {
+        try (org.mpfl.engine.store.EngineDatabase db = org.mpfl.engine.store.EngineDatabase.openEmbedded(dir)) {
+            db.capacityJobs().save(new org.mpfl.engine.store.CapacityJobStore.StoredJob(name, "slurm", name.substring("mpfl-".length()),
+                    null, System.currentTimeMillis()));
+        }
+    }
+
+    /** The jobs recorded in the run store (an engine must be stopped to read them). */
+    List<String> recorded() throws Exception {
+        try (org.mpfl.engine.store.EngineDatabase db = org.mpfl.engine.store.EngineDatabase.openEmbedded(dir)) {
+            return db.capacityJobs().all().stream().map(j -> j.jobName() + "=" + j.jobId()).toList();
+        }
+    }
+
+    static final String SQUEUE_DOWN = "squeue --noheader --states=all failed (exit 1): slurm_load_jobs error: Unable to contact"
+            + " slurm controller (connect failure)";
+
+    /**
+     * The previous engine's job recorded without its id is looked up by its name again while squeue does not answer
+     * (slurmctld restarting), and adopted once it does: before, one failed look-up at start left it for good without an
+     * id (never polled, never released, counted as a job on its way so that nothing was submitted for the queue).
+     */
+    @Test
+    void aJobRecordedWithoutItsIdIsLookedUpAgainWhileTheSchedulerDoesNotAnswer() throws Exception {
+        recordedWithoutItsId("mpfl-slurm-lost0");
+        slurm.states.put("100", new JobStatus("100", JobStatus.Phase.PENDING, "PENDING", "Resources", ""));
+        slurm.named.put("mpfl-slurm-lost0", "100");
+        slurm.findFails = new CapacityException(SQUEUE_DOWN, null, true);
+        slurm.findFailures.set(3);
+        start(1, 2);
+        CapacityManager capacity = engine.capacity().orElseThrow();
+        Await.until(Duration.ofSeconds(30), () -> "adopted after " + slurm.finds.get() + " look-ups", capacity::jobIds,
+                ids -> ids.equals(List.of("100")));
+        assertEquals(4, slurm.finds.get(), "looked up until it answered, then no more");
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertTrue(slurm.submitted.isEmpty(), "nothing submitted in its place: " + slurm.submitted);
+        // its cancel fails as the engine stops, so its record stays: with the id found, which the next engine adopts
+        slurm.cancelFails = SQUEUE_DOWN;
+        engine.close();
+        engine = null;
+        assertEquals(List.of("mpfl-slurm-lost0=100"), recorded());
+    }
+
+    /**
+     * A look-up the scheduler refuses (not a failure to answer) is not asked again, nor one that still fails after the
+     * window: the job is given up (its record kept for the next engine, its credential revoked), and the queue gets a
+     * job of its own.
+     */
+    @Test
+    void aJobWhoseLookUpIsRefusedOrKeepsFailingIsGivenUpAndItsRecordKept() throws Exception {
+        recordedWithoutItsId("mpfl-slurm-lost1");
+        slurm.findFails = new CapacityException("squeue --noheader --states=all failed (exit 1): squeue: error: Invalid user", null,
+                false);
+        start(1, 2);
+        assertEquals(List.of(), engine.capacity().orElseThrow().jobIds());
+        assertEquals(1, slurm.finds.get(), "a refusal is not asked again");
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertEquals(1, slurm.finds.get());
+        engine.close();
+        engine = null;
+        assertTrue(recorded().contains("mpfl-slurm-lost1=null"), "kept for the next engine: " + recorded());
+
+        FakeScheduler again = new FakeScheduler();
+        again.findFails = new CapacityException(SQUEUE_DOWN, null, true);
+        engine = Engine.start(again.engineConfig(dir, 1, 2));
+        engine.capacity().orElseThrow().adoptLookUpWindow = Duration.ofSeconds(1);
+        Await.until(Duration.ofSeconds(30), () -> "a job submitted for the queue once the look-up is given up", () -> again.submitted,
+                s -> !s.isEmpty());
+        int asked = again.finds.get();
+        assertTrue(asked > 1, "asked again within the window: " + asked);
+        engine.close();
+        engine = null;
+        assertTrue(recorded().contains("mpfl-slurm-lost1=null"), "still kept: " + recorded());
+    }
 }

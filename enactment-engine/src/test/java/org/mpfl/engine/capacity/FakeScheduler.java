@@ -24,6 +24,13 @@ public final class FakeScheduler implements CapacityProvider {
     final List<String> cancelled = new CopyOnWriteArrayList<>();
     volatile String submitFails;
     volatile String cancelFails;
+    /** What {@link #find} answers by job name (job ids of jobs not ended); a name not in it: none. */
+    final Map<String, String> named = new ConcurrentHashMap<>();
+    /** Thrown by {@link #find} while set, its count of failures left going down (a negative count: for ever). */
+    volatile CapacityException findFails;
+    final java.util.concurrent.atomic.AtomicInteger findFailures = new java.util.concurrent.atomic.AtomicInteger(-1);
+    /** How often {@link #find} was asked. */
+    final java.util.concurrent.atomic.AtomicInteger finds = new java.util.concurrent.atomic.AtomicInteger();
     /** Where the jobs' output goes, or {@code null}: the provider keeps none. */
     volatile Path logDir;
     private int next = 100;
@@ -91,8 +98,18 @@ public final class FakeScheduler implements CapacityProvider {
     }
 
     @Override
-    public List<JobStatus> find(String jobName) {
-        return new ArrayList<>();
+    public List<JobStatus> find(String jobName) throws CapacityException {
+        finds.incrementAndGet();
+        CapacityException fails = findFails;
+        if (fails != null && findFailures.getAndDecrement() != 0) {
+            throw fails;
+        }
+        List<JobStatus> out = new ArrayList<>();
+        String id = named.get(jobName);
+        if (id != null) {
+            out.add(states.get(id));
+        }
+        return out;
     }
 
     /** A job of the test's choosing ends with this state, as the scheduler would say. */

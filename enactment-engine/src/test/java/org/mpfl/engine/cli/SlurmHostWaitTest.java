@@ -28,7 +28,8 @@ import org.mpfl.protocol.EngineRefusal;
 /**
  * How {@code mpflc slurm} waits for its nodes' hosts ({@link SlurmCommand#awaitHosts}), without Slurm: each host is
  * looked up with its own credential. The engine's own refusal of the credential (401 with its
- * {@link EngineRefusal#CREDENTIAL_REFUSED} mark, from a real engine) ends the wait at once, saying so; a 401 or 403
+ * {@link EngineRefusal#CREDENTIAL_REFUSED} mark, from a real engine; its 403 marked {@link EngineRefusal#CREDENTIAL_FOREIGN}
+ * for another host's credential) ends the wait at once, saying so; a 401 or 403
  * without the mark (a reverse proxy in front of the engine while it reloads, its login page: a small real HTTP
  * server here) is only the last error, and the wait goes on — until the host is listed, or until the timeout, which
  * names that answer.
@@ -121,6 +122,26 @@ class SlurmHostWaitTest {
                     Duration.ofSeconds(60)));
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertTrue(e.getMessage().startsWith("the engine refuses the credential of host h1"), e.getMessage());
+            assertTrue(ms < 20_000, "refused after " + ms + " ms of a 60 s wait");
+        }
+    }
+
+    /**
+     * A node's credential file whose hostId is not the one the engine issued it for (edited, or put together from two
+     * credentials): the engine's marked 403 ("this credential speaks for host …") ends the wait at once, saying so.
+     */
+    @Test
+    void theEnginesMarkedRefusalOfAnotherHostsCredentialEndsTheWaitAtOnce() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir))) {
+            org.mpfl.protocol.HostCredential other = engine.issueHostCredential("n2");
+            EngineClient asHost = new EngineClient(engine.url(), other.id() + "." + other.secret());
+            long t0 = System.nanoTime();
+            IOException e = assertThrows(IOException.class, () -> SlurmCommand.awaitHosts(Map.of("n1", asHost), Map.of(), srun, dir,
+                    Duration.ofSeconds(60)));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(e.getMessage().startsWith("the engine refuses the credential of host n1"), e.getMessage());
+            assertTrue(e.getMessage().contains("speaks for host 'n2'") && e.getMessage().contains("issued it for another host"),
+                    e.getMessage());
             assertTrue(ms < 20_000, "refused after " + ms + " ms of a 60 s wait");
         }
     }

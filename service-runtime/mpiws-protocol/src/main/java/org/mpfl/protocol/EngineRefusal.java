@@ -39,6 +39,11 @@ public enum EngineRefusal {
     /** 409: the credential is of the other kind (a relay's where a host's is needed, or the reverse). */
     CREDENTIAL_KIND("credential-kind", 409),
     /**
+     * 403: the credential speaks for another host than the one the request names (its announcement, heartbeat, leave
+     * or registry entry); asking again with it does not mend that.
+     */
+    CREDENTIAL_FOREIGN("credential-foreign", 403),
+    /**
      * 400, 401 or 413: the engine read this post of a rank — a batch of rank events or a checkpoint part — and will
      * never take it as it is (malformed headers or body, a rank or checkpoint number out of range, a body that does not
      * match its SHA-256, missing headers, too large); the batch is dropped or the part given up, the domain goes on.
@@ -87,9 +92,12 @@ public enum EngineRefusal {
         return this == BATCH_REJECTED;
     }
 
-    /** Whether the mark says that the registry refuses the caller's credential: its announcements are to stop. */
+    /**
+     * Whether the mark says that the registry refuses the caller's credential (refused, of the other kind, or another
+     * host's): its announcements are to stop.
+     */
     public boolean refusesCredential() {
-        return this == CREDENTIAL_REFUSED || this == CREDENTIAL_KIND;
+        return this == CREDENTIAL_REFUSED || this == CREDENTIAL_KIND || this == CREDENTIAL_FOREIGN;
     }
 
     /**

@@ -151,7 +151,7 @@ public final class SlurmCommandLine extends SlurmScheduler {
             }
             return out;
         } catch (IOException e) {
-            throw new CapacityException(e.getMessage(), e);
+            throw new CapacityException(e.getMessage(), e, SlurmTools.noAnswer(e.getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CapacityException("interrupted while asking squeue", e);

@@ -229,7 +229,7 @@ public final class SlurmRest extends SlurmScheduler {
                 c.disconnect();
             }
         } catch (IOException e) {
-            throw new CapacityException("slurmrestd at " + base + " does not answer: " + e, e);
+            throw new CapacityException("slurmrestd at " + base + " does not answer: " + e, e, true);
         }
         HttpResponse r = new HttpResponse(status, text);
         JsonNode answer;
@@ -252,8 +252,9 @@ public final class SlurmRest extends SlurmScheduler {
                     + " 'scontrol token lifespan=SECONDS' and write its value to " + jwtFile);
         }
         if (r.statusCode() / 100 != 2 || !errors.isEmpty()) {
+            // a 5xx, or slurmctld out of reach behind slurmrestd: asking again later may succeed
             throw new CapacityException("slurmrestd at " + base + ": " + method + " " + path + " failed (HTTP " + r.statusCode()
-                    + "): " + said);
+                    + "): " + said, null, r.statusCode() / 100 == 5 || SlurmTools.noAnswer(said));
         }
         return answer;
     }

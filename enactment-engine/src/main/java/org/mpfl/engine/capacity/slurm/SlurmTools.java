@@ -49,6 +49,19 @@ public final class SlurmTools {
         }
     }
 
+    /**
+     * What Slurm's tools print when slurmctld does not answer (down, restarting, failing over, overloaded): asking
+     * again later may succeed. A tool that is missing, or an error slurmctld answered with, is not such a failure.
+     */
+    private static final java.util.regex.Pattern NO_ANSWER = java.util.regex.Pattern.compile(
+            "did not answer within|Unable to contact slurm controller|Socket timed out|Connection refused|Connection timed out"
+                    + "|Zero Bytes were transmitted|backup controller in standby|Resource temporarily unavailable");
+
+    /** Whether a tool's failure (as {@link #run} says it) or slurmrestd's error says slurmctld did not answer (transient). */
+    static boolean noAnswer(String said) {
+        return said != null && NO_ANSWER.matcher(said).find();
+    }
+
     /** A value as one word of {@code sh} ({@code '…'}, with {@code '} written as {@code '\''}). */
     static String shellWord(String s) {
         return "'" + s.replace("'", "'\\''") + "'";

@@ -63,4 +63,18 @@ class SlurmJobTest {
                 + " (--cpus-per-node) or a longer --walltime than it allows)",
                 new JobStatus("12", JobStatus.Phase.PENDING, "PENDING", "PartitionConfig", "").describe());
     }
+
+    /** Which failures of Slurm's tools are slurmctld not answering (a look-up is asked again), and which are refusals. */
+    @Test
+    void aControllerOutOfReachIsTransientARefusalIsNot() {
+        for (String said : List.of("squeue did not answer within 30 s (is slurmctld up?)",
+                "squeue --noheader --states=all failed (exit 1): slurm_load_jobs error: Unable to contact slurm controller (connect failure)",
+                "squeue --noheader --states=all failed (exit 1): slurm_load_jobs error: Socket timed out on send/recv operation")) {
+            assertTrue(SlurmTools.noAnswer(said), said);
+        }
+        for (String said : List.of("Cannot run program \"squeue\": error=2, No such file or directory",
+                "squeue --noheader --states=all failed (exit 1): squeue: error: Invalid user: nobody", "")) {
+            assertFalse(SlurmTools.noAnswer(said), said);
+        }
+    }
 }
