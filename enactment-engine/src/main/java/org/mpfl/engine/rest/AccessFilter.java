@@ -60,7 +60,7 @@ public final class AccessFilter {
 
     private static void installSessions(Router router, ConsoleSessions sessions, java.util.function.Supplier<String> url) {
         router.get("/api/session/login").handler(ctx -> ctx.vertx()
-                .executeBlocking(() -> sessions.loginRedirect(url.get() + "/api/session/callback"), false)
+                .executeBlocking(() -> sessions.loginRedirect(url.get() + "/api/session/callback", source(ctx)), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
                         // Lax, not Strict: the issuer's redirect back to the callback is a cross-site navigation
@@ -137,7 +137,7 @@ public final class AccessFilter {
             return;
         }
         boolean read = method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
-        String source = ctx.request().remoteAddress() == null ? "?" : ctx.request().remoteAddress().hostAddress();
+        String source = source(ctx);
         // paused while the check runs off the event loop: no body byte is read, nor the request's end
         // consumed, before it is admitted; the platform's body handler resumes it
         ctx.request().pause();
@@ -175,6 +175,11 @@ public final class AccessFilter {
                 refuse(ctx, 500, "internal error in the access check", true);
             }
         });
+    }
+
+    /** The address a request came from, as the connection shows it. */
+    private static String source(RoutingContext ctx) {
+        return ctx.request().remoteAddress() == null ? "?" : ctx.request().remoteAddress().hostAddress();
     }
 
     private static void refuse(RoutingContext ctx, int status, String message, boolean close) {
