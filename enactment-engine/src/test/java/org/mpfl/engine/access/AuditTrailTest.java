@@ -95,7 +95,8 @@ class AuditTrailTest {
     @Test
     void aUserCannotBeRecordedAsTheAdminTokenAHostOrWithControlCharacters() throws Exception {
         try (TestIssuer issuer = TestIssuer.start();
-             Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("the-admin-token")
+             Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(org.mpfl.engine.HostCalls.SILENT_HOSTS_TIMEOUT)
+                     .dataDir(dir).token("the-admin-token")
                      .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine")).invoker(new FakeRanks(r -> {
                          r.state("RUNNING");
                          r.awaitAbort(60_000); // runs stay RUNNING until cancelled
