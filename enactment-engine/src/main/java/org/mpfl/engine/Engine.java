@@ -173,14 +173,14 @@ public final class Engine implements AutoCloseable {
     private static AccessPolicy accessPolicy(EngineConfig config, String token, HostCredentials credentials, EngineDatabase db)
             throws IOException {
         boolean loopback = InetAddress.getByName(config.bindHost()).isLoopbackAddress();
-        boolean openReads = config.anonymousRead() || loopback && config.oidc() == null;
         if (config.anonymousRead() && !loopback) {
             System.err.println("mpflc: WARNING: --anonymous-read: anyone who reaches " + config.bindHost() + " reads every run, "
                     + "workflow and log of every project without a credential");
             System.err.flush();
         }
         OidcVerifier users = config.oidc() == null ? null : new OidcVerifier(config.oidc());
-        return new AccessPolicy(token, credentials::authenticate, users, openReads, loopback && config.oidc() == null, db.access());
+        return new AccessPolicy(token, credentials::authenticate, users, config.anonymousRead(), loopback && config.oidc() == null,
+                db.access());
     }
 
     /**

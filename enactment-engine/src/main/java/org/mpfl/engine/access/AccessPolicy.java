@@ -117,31 +117,36 @@ public final class AccessPolicy {
     private final byte[] adminAuthorization;
     private final Function<String, Optional<String>> hosts;
     private final OidcVerifier users;
-    private final boolean openReads;
+    private final boolean anonymousRead;
     private final boolean local;
     private final AccessStore store;
 
     /**
      * @param adminToken the engine's admin token
      * @param hosts      the host id a {@code Authorization} header's host credential speaks for
-     * @param users      the OpenID Connect verifier, {@code null} without an issuer
-     * @param openReads  whether reads need no credential (loopback without an issuer, or {@code --anonymous-read})
-     * @param local      whether this is a local engine (loopback, no issuer): its registry view is open too
-     * @param store      projects and owners of runs and workflows
+     * @param users         the OpenID Connect verifier, {@code null} without an issuer
+     * @param anonymousRead whether reads were opened to anyone on purpose ({@code --anonymous-read})
+     * @param local         whether this is a local engine (loopback, no issuer): its reads and registry view are open
+     *                      too, except to a request a reverse proxy forwarded (whoever reaches the proxy is not local)
+     * @param store         projects and owners of runs and workflows
      */
-    public AccessPolicy(String adminToken, Function<String, Optional<String>> hosts, OidcVerifier users, boolean openReads,
+    public AccessPolicy(String adminToken, Function<String, Optional<String>> hosts, OidcVerifier users, boolean anonymousRead,
                         boolean local, AccessStore store) {
         this.adminAuthorization = ("Bearer " + adminToken).getBytes(StandardCharsets.UTF_8);
         this.hosts = hosts;
         this.users = users;
-        this.openReads = openReads;
+        this.anonymousRead = anonymousRead;
         this.local = local && users == null;
         this.store = store;
     }
 
-    /** Whether reads need no credential. */
-    public boolean openReads() {
-        return openReads;
+    /**
+     * Whether reads need no credential for a request; {@code proxied}: whether a reverse proxy forwarded it (it names
+     * the client it came from: {@code Forwarded}, {@code X-Forwarded-For} …). A local engine behind a proxy sees every
+     * request come from loopback; its reads are open to its own machine, not to whoever reaches the proxy.
+     */
+    public boolean openReads(boolean proxied) {
+        return anonymousRead || local && !proxied;
     }
 
     /** The OpenID Connect verifier, empty when no issuer is configured. */
@@ -156,38 +161,39 @@ public final class AccessPolicy {
      * @return the caller, to be handed to the route
      */
     public Caller admit(String authorization, Target t) throws AccessDenied {
-        return admit(authorization, authorization != null, t);
+        return admit(authorization, authorization != null, t, false);
     }
 
     /**
      * As {@link #admit(String, Target)}; {@code sentByCaller}: whether the credential came in the request's
      * {@code Authorization} header rather than from a console session (whose stale token leaves the
-     * console's {@code GET /api/auth} anonymous, so that it offers to log in again).
+     * console's {@code GET /api/auth} anonymous, so that it offers to log in again); {@code proxied}: whether a reverse
+     * proxy forwarded the request ({@link #openReads(boolean)}).
      */
-    public Caller admit(String authorization, boolean sentByCaller, Target t) throws AccessDenied {
+    public Caller admit(String authorization, boolean sentByCaller, Target t, boolean proxied) throws AccessDenied {
         if (t.need() == Need.DOMAIN) {
             return Caller.nobody();
         }
         if (t.need() == Need.IDENTITY && sentByCaller) {
-            return authenticate(authorization, t);
+            return authenticate(authorization, proxied);
         }
         if (t.need() == Need.PUBLIC || t.need() == Need.IDENTITY) {
             try {
-                return authorization == null ? Caller.nobody() : authenticate(authorization, t);
+                return authorization == null ? Caller.nobody() : authenticate(authorization, proxied);
             } catch (AccessDenied d) {
                 return Caller.nobody();
             }
         }
-        Caller c = authenticate(authorization, t);
+        Caller c = authenticate(authorization, proxied);
         try {
-            return authorize(c, t);
+            return authorize(c, t, proxied);
         } catch (AccessDenied d) {
             // a stranger's refusal names nobody, so it stays off the audit trail
             throw c.kind() == Caller.Kind.ANONYMOUS ? d : d.of(c);
         }
     }
 
-    private Caller authorize(Caller c, Target t) throws AccessDenied {
+    private Caller authorize(Caller c, Target t, boolean proxied) throws AccessDenied {
         switch (t.need()) {
             case HOST_OR_ADMIN -> {
                 boolean admin = c.kind() == Caller.Kind.ADMIN_TOKEN || c.kind() == Caller.Kind.USER && c.role() == Role.ADMIN;
@@ -201,7 +207,7 @@ public final class AccessPolicy {
                 return c;
             }
             case ADMIN_OR_LOCAL -> {
-                if (local && c.kind() == Caller.Kind.ANONYMOUS) {
+                if (local && !proxied && c.kind() == Caller.Kind.ANONYMOUS) {
                     return c;
                 }
                 t = new Target(Need.ADMIN, t.runId(), t.workflow(), t.audited());
@@ -228,9 +234,9 @@ public final class AccessPolicy {
         return c;
     }
 
-    private Caller authenticate(String authorization, Target t) throws AccessDenied {
+    private Caller authenticate(String authorization, boolean proxied) throws AccessDenied {
         if (authorization == null || authorization.isBlank()) {
-            if (openReads) {
+            if (openReads(proxied)) {
                 return Caller.anonymousReader();
             }
             throw new AccessDenied(401, "this request needs 'Authorization: Bearer <token>'");
@@ -285,7 +291,7 @@ public final class AccessPolicy {
             return refusal;
         }
         try {
-            return refusal.of(authenticate(authorization, null));
+            return refusal.of(authenticate(authorization, false));
         } catch (AccessDenied e) {
             return refusal; // an ended or refused login: nobody to name
         }

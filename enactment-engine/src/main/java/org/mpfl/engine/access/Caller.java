@@ -9,7 +9,8 @@ import java.util.Set;
  * Who made a request, as the access layer established it before the request reached a route.
  *
  * @param name        shown in the audit trail and as the owner of what it creates: the user's name
- *                    (from the configured claim), {@code admin-token}, {@code host:ID} or {@code anonymous}
+ *                    (from the configured claim, as {@link #userName} shows it), {@code admin-token}, {@code host:ID}
+ *                    or {@code anonymous}
  * @param kind        how it was authenticated
  * @param role        what it may do
  * @param projects    the projects it acts within (ignored when {@code allProjects})
@@ -60,6 +61,31 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
     /** A host speaking with its credential. */
     public static Caller host(String hostId) {
         return new Caller("host:" + hostId, Kind.HOST, Role.VIEWER, Set.of(), false);
+    }
+
+    /**
+     * How a user's name from a token is shown on the audit trail, as the owner of runs and workflows and in a run's
+     * error. The claim is often the user's own choice (self-registration, an editable profile), so: control
+     * characters and the bidirectional-text controls are written as a backslash, {@code u} and four hex digits (a name cannot write a
+     * line into the trail or an escape sequence into a terminal showing {@code mpflc status}); and a name that
+     * could be read as another kind of caller — {@code admin-token}, {@code anonymous}, {@code nobody},
+     * {@code host:…}, or one already starting with {@code user:} — is shown as {@code user:NAME}, so that no user
+     * appears as the admin token or a host.
+     */
+    public static String userName(String claimed) {
+        StringBuilder b = new StringBuilder(claimed.length());
+        claimed.codePoints().forEach(cp -> {
+            if (Character.isISOControl(cp) || cp == 0x061C || cp == 0x200E || cp == 0x200F || cp >= 0x202A && cp <= 0x202E
+                    || cp >= 0x2066 && cp <= 0x2069) {
+                b.append('\\').append(String.format(java.util.Locale.ROOT, "u%04x", cp));
+            } else {
+                b.appendCodePoint(cp);
+            }
+        });
+        String name = b.toString();
+        boolean another = name.equals(adminToken().name()) || name.equals(anonymousReader().name()) || name.equals(nobody().name())
+                || name.startsWith("host:") || name.startsWith("user:");
+        return another ? "user:" + name : name;
     }
 
     /** Whether this caller may see what belongs to {@code project}. */

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import com.nimbusds.jose.util.JSONObjectUtils;
 import org.mpfl.engine.store.ConsoleSessionStore;
 
@@ -30,7 +29,9 @@ import org.mpfl.engine.store.ConsoleSessionStore;
  * can open its row. Sessions end at logout and after 8 hours (the row is deleted), or when their
  * token can no longer be refreshed; at most 10,000 are kept (the oldest go first). Pending logins
  * (10 minutes between the redirect to the issuer and its answer) are kept in this engine's memory, at
- * most 1,000, so a stranger starting logins cannot grow it.
+ * most 1,000, so a stranger starting logins cannot grow it; and at most 8 per source address: a new one
+ * displaces the oldest of its own address, or beyond 1,000 the oldest of all, so that a stranger who
+ * starts logins and never finishes them displaces its own, never refuses anyone's.
  */
 public final class ConsoleSessions {
     /** The session cookie's name. */
@@ -47,15 +48,16 @@ public final class ConsoleSessions {
     private static final long PENDING_MS = LOGIN_SECONDS * 1000;
     private static final int MAX_SESSIONS = 10_000;
     private static final int MAX_PENDING = 1_000;
+    private static final int MAX_PENDING_PER_SOURCE = 8;
     private static final Duration CALL = Duration.ofSeconds(10);
 
     private final OidcVerifier verifier;
     private final ConsoleSessionStore store;
     private final SecureRandom random = new SecureRandom();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(CALL).build();
-    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+    private final PendingLogins<Pending> pending = new PendingLogins<>(MAX_PENDING, MAX_PENDING_PER_SOURCE, PENDING_MS);
 
-    private record Pending(String verifier, String nonce, String browser, long createdMs) {
+    private record Pending(String verifier, String nonce, String browser) {
     }
 
     /**
@@ -83,20 +85,18 @@ public final class ConsoleSessions {
 
     /**
      * The issuer's authorization URL to send the browser to and the login cookie to set in it; remembers the PKCE
-     * verifier and the cookie's value under the state.
+     * verifier and the cookie's value under the state. Never refused for the number of logins under way
+     * ({@link PendingLogins}: a new one displaces the oldest of {@code source}'s 8, or of all 1,000).
+     *
+     * @param source the address of the browser (its logins displace one another first)
      */
-    public Login loginRedirect(String callbackUrl) throws OidcVerifier.TokenRefused {
+    public Login loginRedirect(String callbackUrl, String source) throws OidcVerifier.TokenRefused {
         String endpoint = endpoint("authorization_endpoint");
-        long now = System.currentTimeMillis();
-        pending.values().removeIf(p -> now - p.createdMs() > PENDING_MS);
-        if (pending.size() >= MAX_PENDING) {
-            throw new OidcVerifier.TokenRefused("too many logins under way; try again in a few minutes", true);
-        }
         String state = randomId();
         String codeVerifier = randomId() + randomId();
         String nonce = randomId();
         String browser = randomId() + randomId();
-        pending.put(state, new Pending(codeVerifier, nonce, browser, now));
+        pending.add(state, new Pending(codeVerifier, nonce, browser), source, System.currentTimeMillis());
         return new Login(endpoint + (endpoint.contains("?") ? "&" : "?") + OAuthForms.form(Map.of("response_type", "code",
                 "client_id", verifier.settings().consoleClientId(), "redirect_uri", callbackUrl, "scope", "openid",
                 "state", state, "nonce", nonce, "code_challenge", OAuthForms.s256(codeVerifier), "code_challenge_method", "S256")),
@@ -111,8 +111,8 @@ public final class ConsoleSessions {
      * @return the new session's id
      */
     public String complete(String state, String code, String browser, String callbackUrl) throws OidcVerifier.TokenRefused {
-        Pending p = state == null ? null : pending.remove(state);
-        if (p == null || System.currentTimeMillis() - p.createdMs() > PENDING_MS || code == null) {
+        Pending p = pending.take(state, System.currentTimeMillis());
+        if (p == null || code == null) {
             throw new OidcVerifier.TokenRefused("unknown or expired login (start again)", false);
         }
         if (browser == null || !java.security.MessageDigest.isEqual(browser.getBytes(java.nio.charset.StandardCharsets.US_ASCII),

@@ -95,7 +95,8 @@ public final class OidcVerifier {
             }
             throw new TokenRefused(refusal(jwt, e), false);
         }
-        String user = Optional.ofNullable(stringClaim(claims, settings.userClaim())).orElse(claims.getSubject());
+        String user = Caller.userName(Optional.ofNullable(stringClaim(claims, settings.userClaim())).filter(n -> !n.isBlank())
+                .orElse(claims.getSubject()));
         Role role = null;
         for (String v : values(claims, settings.rolesClaim())) {
             Optional<Role> r = Role.named(v, settings.rolePrefix());

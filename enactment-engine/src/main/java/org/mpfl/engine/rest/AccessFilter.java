@@ -47,7 +47,8 @@ public final class AccessFilter {
             installSessions(router, sessions, url);
         }
         router.get("/api/auth").handler(ctx -> ctx.response().putHeader("Content-Type", "application/json")
-                .end(authInfo(policy, ctx.user() == null ? Caller.nobody() : Caller.fromPrincipal(ctx.user().principal())).encode()));
+                .end(authInfo(policy, ctx.user() == null ? Caller.nobody() : Caller.fromPrincipal(ctx.user().principal()), proxied(ctx))
+                        .encode()));
         router.get("/api/audit").handler(ctx -> ctx.vertx().executeBlocking(() -> auditPage(ctx, store), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
@@ -60,7 +61,7 @@ public final class AccessFilter {
 
     private static void installSessions(Router router, ConsoleSessions sessions, java.util.function.Supplier<String> url) {
         router.get("/api/session/login").handler(ctx -> ctx.vertx()
-                .executeBlocking(() -> sessions.loginRedirect(url.get() + "/api/session/callback"), false)
+                .executeBlocking(() -> sessions.loginRedirect(url.get() + "/api/session/callback", source(ctx)), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
                         // Lax, not Strict: the issuer's redirect back to the callback is a cross-site navigation
@@ -137,18 +138,19 @@ public final class AccessFilter {
             return;
         }
         boolean read = method.equals("GET") || method.equals("HEAD") || method.equals("OPTIONS");
-        String source = ctx.request().remoteAddress() == null ? "?" : ctx.request().remoteAddress().hostAddress();
+        String source = source(ctx);
         // paused while the check runs off the event loop: no body byte is read, nor the request's end
         // consumed, before it is admitted; the platform's body handler resumes it
         ctx.request().pause();
+        boolean proxied = proxied(ctx);
         ctx.vertx().executeBlocking(() -> policy.admit(authorization(ctx, sessions, read, policy),
-                ctx.request().getHeader("Authorization") != null, target), false).onComplete(ar -> {
+                ctx.request().getHeader("Authorization") != null, target, proxied), false).onComplete(ar -> {
             if (ar.succeeded()) {
                 Caller caller = ar.result();
                 // deprecated in Vert.x 4.5 with no public replacement (UserContext gained a setter only in 5); Camel's
                 // platform-http hands the routing context's user to the exchange (USER_HEADER), so it stays
                 ctx.setUser(User.create(caller.toPrincipal()));
-                if (caller.kind() != Caller.Kind.ANONYMOUS || policy.openReads()) {
+                if (caller.kind() != Caller.Kind.ANONYMOUS || policy.openReads(proxied)) {
                     // a credential (or reads open to anyone by configuration): no stranger's limits any more
                     GuardedHttpServer.prove(ctx);
                 }
@@ -177,6 +179,20 @@ public final class AccessFilter {
         });
     }
 
+    /**
+     * Whether a reverse proxy forwarded the request: it names the client it came from. Such a request is no local
+     * caller's even when it arrives from loopback ({@link AccessPolicy#openReads(boolean)}).
+     */
+    private static boolean proxied(RoutingContext ctx) {
+        var h = ctx.request().headers();
+        return h.contains("Forwarded") || h.contains("X-Forwarded-For") || h.contains("X-Forwarded-Host") || h.contains("X-Real-IP");
+    }
+
+    /** The address a request came from, as the connection shows it. */
+    private static String source(RoutingContext ctx) {
+        return ctx.request().remoteAddress() == null ? "?" : ctx.request().remoteAddress().hostAddress();
+    }
+
     private static void refuse(RoutingContext ctx, int status, String message, boolean close) {
         var resp = ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json");
         if (status == 401) {
@@ -196,11 +212,11 @@ public final class AccessFilter {
      * {@code GET /api/auth}: how to log in (the issuer, the audience, the public client of the console
      * and {@code mpflc login}; all null without an issuer) and, with a valid credential, who one is.
      */
-    private static JsonObject authInfo(AccessPolicy policy, Caller c) {
+    private static JsonObject authInfo(AccessPolicy policy, Caller c, boolean proxied) {
         JsonObject o = new JsonObject();
         policy.users().ifPresentOrElse(u -> o.put("issuer", u.settings().issuer().toString()).put("audience", u.settings().audience())
                 .put("clientId", u.settings().consoleClientId()), () -> o.putNull("issuer"));
-        o.put("openReads", policy.openReads());
+        o.put("openReads", policy.openReads(proxied));
         if (c.kind() != Caller.Kind.ANONYMOUS) {
             o.put("user", c.name()).put("role", c.role().name().toLowerCase(java.util.Locale.ROOT))
                     .put("projects", new JsonArray(c.projects().stream().sorted().toList())).put("allProjects", c.allProjects());

@@ -206,9 +206,14 @@ final class RunEndpoints {
         return Reply.ok(m);
     }
 
+    /**
+     * {@code GET /api/runs/{id}/log?after&limit}: the run's stored events after event {@code after}, at most
+     * {@code limit} (a larger limit is served as 100,000). Out of range is 400: a negative limit used to reach the
+     * database and come back as a 500 carrying its SQL.
+     */
     Reply log(Exchange ex) throws Exception {
-        long after = param(ex, "after") == null ? 0 : Long.parseLong(param(ex, "after"));
-        int limit = param(ex, "limit") == null ? 10_000 : Math.min(100_000, Integer.parseInt(param(ex, "limit")));
+        long after = whole(ex, "after", 0, 0, Long.MAX_VALUE);
+        int limit = (int) Math.min(100_000, whole(ex, "limit", 10_000, 1, Integer.MAX_VALUE));
         return Reply.ok(api.runs().log(param(ex, "id"), after, limit));
     }
 

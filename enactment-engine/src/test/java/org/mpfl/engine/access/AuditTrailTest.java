@@ -86,6 +86,55 @@ class AuditTrailTest {
         }
     }
 
+    /**
+     * The user's name comes from a claim the user may choose at many issuers (self-registration, an editable profile):
+     * a user named {@code admin-token} or {@code host:h} must not be taken for the admin token or a host on the trail,
+     * nor as a run's owner; and a name with control characters (a line break, a terminal escape) must not write them
+     * into the trail, a run's record or an admin's terminal ({@code mpflc status} prints who started and cancelled a run).
+     */
+    @Test
+    void aUserCannotBeRecordedAsTheAdminTokenAHostOrWithControlCharacters() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start();
+             Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(org.mpfl.engine.HostCalls.SILENT_HOSTS_TIMEOUT)
+                     .dataDir(dir).token("the-admin-token")
+                     .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine")).invoker(new FakeRanks(r -> {
+                         r.state("RUNNING");
+                         r.awaitAbort(60_000); // runs stay RUNNING until cancelled
+                     })))) {
+            org.mpfl.engine.HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+            String url = engine.url();
+            Map<String, Object> plan = Map.of("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1))));
+            Map<String, String> shownAs = new java.util.LinkedHashMap<>();
+            shownAs.put("admin-token", "user:admin-token");
+            shownAs.put("host:h", "user:host:h");
+            shownAs.put("anonymous", "user:anonymous");
+            shownAs.put("user:admin-token", "user:user:admin-token");
+            shownAs.put("eve\n2026-12-01 root POST /api/registry/credentials 201\u001b[2J\u202e", "eve\\u000a2026-12-01 root POST"
+                    + " /api/registry/credentials 201\\u001b[2J\\u202e");
+            shownAs.put("alice", "alice");
+            // the real host h, which the user named host:h must not be taken for
+            List<String> expected = new ArrayList<>(List.of("host:h POST /api/registry/hosts 201"));
+            for (Map.Entry<String, String> user : shownAs.entrySet()) {
+                String token = issuer.token(b -> b.claim("preferred_username", user.getKey()));
+                Http.Answer started = Http.post(url + "/api/runs", token, plan);
+                assertEquals(201, started.status(), started.body());
+                String run = started.json().get("id").asText();
+                assertEquals(200, Http.post(url + "/api/runs/" + run + "/cancel", token, Map.of()).status());
+                JsonNode detail = Http.send("GET", url + "/api/runs/" + run, "Bearer " + token, null).json();
+                assertEquals(user.getValue(), detail.get("owner").asText(), "the run's owner");
+                assertEquals("cancelled by " + user.getValue(), detail.at("/error/message").asText(), "the run's error");
+                assertEquals(user.getValue(), Http.send("GET", url + "/api/auth", "Bearer " + token, null).json().get("user").asText());
+                expected.add(user.getValue() + " POST /api/runs → /api/runs/" + run + " 201");
+                expected.add(user.getValue() + " POST /api/runs/" + run + "/cancel 200");
+            }
+            engine.audit().flush(Duration.ofSeconds(10));
+            List<String> lines = new ArrayList<>();
+            Http.send("GET", url + "/api/audit", "Bearer the-admin-token", null).json()
+                    .forEach(e -> lines.add(e.get("who").asText() + " " + e.get("action").asText() + " " + e.get("status").asInt()));
+            assertEquals(expected.stream().sorted().toList(), lines.stream().sorted().toList(), String.join("\n", lines));
+        }
+    }
+
     /** Entries older than the retention are deleted when the engine starts (and hourly); younger ones stay. */
     @Test
     void entriesOlderThanTheRetentionAreDeleted() throws Exception {

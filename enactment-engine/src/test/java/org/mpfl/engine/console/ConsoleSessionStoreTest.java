@@ -137,6 +137,47 @@ class ConsoleSessionStoreTest {
         }
     }
 
+    /**
+     * A stranger who starts console logins and never finishes them — more than the 1,000 pending logins the engine
+     * keeps, from an address of its own (127.0.0.2) — neither refuses a later user's login (it used to: 503 "too many
+     * logins under way" for everyone, for the 10 minutes a pending login lasts) nor displaces a login another address
+     * started before the flood.
+     */
+    @Test
+    void loginsAStrangerStartsAndNeverFinishesLockNobodyOut() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = start(issuer)) {
+            Started before = startLogin(engine);
+            URI url = URI.create(engine.url());
+            int flood = 1_100;
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.bind(new java.net.InetSocketAddress("127.0.0.2", 0));
+                s.connect(new java.net.InetSocketAddress(url.getHost(), url.getPort()), 10_000);
+                s.setSoTimeout(30_000);
+                // pipelined on one kept-alive connection: every answer must be the redirect to the issuer
+                byte[] request = ("GET /api/session/login HTTP/1.1\r\nHost: " + url.getAuthority() + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII);
+                java.io.OutputStream out = s.getOutputStream();
+                for (int i = 0; i < flood; i++) {
+                    out.write(request);
+                }
+                out.flush();
+                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+                        StandardCharsets.US_ASCII));
+                for (int answered = 0; answered < flood; ) {
+                    String line = in.readLine();
+                    assertNotNull(line, "the engine closed the connection after " + answered + " answers");
+                    if (line.startsWith("HTTP/1.1 ")) {
+                        answered++;
+                        assertTrue(line.startsWith("HTTP/1.1 302"), "answer " + answered + ": " + line);
+                    }
+                }
+            }
+            assertEquals(200, get(engine, "/api/runs", sessionOf(callback(answerIssuer(before, "alice"), before.loginCookie())))
+                    .statusCode(), "a login started before the flood");
+            assertEquals(200, get(engine, "/api/runs", login(engine, issuer, "bob")).statusCode(), "a login started after it");
+        }
+    }
+
     /** A login started in a browser: where the issuer's page is, and the login cookie the engine set. */
     private record Started(URI authorize, String loginCookie) {
     }

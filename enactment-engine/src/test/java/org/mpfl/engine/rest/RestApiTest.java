@@ -93,6 +93,25 @@ class RestApiTest {
         assertEquals(404, Http.get(engine.url() + "/api/runs/nope").status());
     }
 
+    /**
+     * A run log's {@code after} and {@code limit} out of range are the caller's mistake (400, saying what is
+     * wanted), not the engine's: a negative limit reached the database and came back as a 500 carrying the SQL
+     * statement and the database's version, to anyone who may read the run.
+     */
+    @Test
+    void badLogParametersAre400AndNoAnswerShowsTheEnginesInternals() throws Exception {
+        String id = Http.post(engine.url() + "/api/runs", engine.token(), start(1)).json().get("id").asText();
+        for (String query : List.of("limit=-5", "limit=0", "after=-1", "after=abc", "limit=1e3")) {
+            Http.Answer a = Http.get(engine.url() + "/api/runs/" + id + "/log?" + query);
+            assertEquals(400, a.status(), query + ": " + a.body());
+            String name = query.substring(0, query.indexOf('='));
+            assertTrue(a.json().get("error").asText().startsWith(name + " must be a whole number"), a.body());
+            assertFalse(a.body().contains("SELECT") || a.body().contains("Exception"), a.body());
+        }
+        assertEquals(200, Http.get(engine.url() + "/api/runs/" + id + "/log?after=0&limit=1000000").status(),
+                "a limit above the largest page is served as the largest page, as before");
+    }
+
     @Test
     void openApiAndConsoleAreServed() throws Exception {
         Http.Answer api = Http.get(engine.url() + "/api/openapi");
