@@ -120,6 +120,27 @@ public final class Relays {
     }
 
     /**
+     * Why {@code hostId} may not register at relay {@code relayId}, if it may not: a host registers only at the relay it
+     * announced to the engine (its announcement's {@code relay}, the address that relay announced). Its proof alone does
+     * not say so: a host proves itself to every relay it dials (to reach a peer behind it), on a plain connection, and
+     * to whatever greets it at a peer's announced relay address. Had the relay registered it, that relay's directory
+     * would list the host's addresses, and the hosts behind that relay, which route an address of another site through
+     * their own relay when its directory lists it, would dial the host there — reaching whoever registered with the
+     * passed-on proof: traffic for a host through a relay it never chose.
+     */
+    public Optional<String> registrationRefused(String relayId, String hostId) {
+        Relay relay = relays.get(relayId);
+        String chosen = hostRelays.get(hostId);
+        if (relay != null && relay.address().equals(chosen)) {
+            return Optional.empty();
+        }
+        String here = "relay " + relayId + (relay == null ? "" : " at " + relay.address());
+        return Optional.of("host " + hostId + " may not register at " + here + ": "
+                + (chosen == null ? "it announced no relay to the engine" : "it announced its relay to the engine as " + chosen)
+                + " (a host registers only at the relay it announced; its --relay must be the address the relay announces)");
+    }
+
+    /**
      * Of the registrations a relay holds (host id → the id of the credential its proof was checked against), the host
      * ids whose credential is still that host's: a revoked credential, and one replaced by a new credential for the
      * same host id, are not (the registration was proved with a key that no longer opens anything).

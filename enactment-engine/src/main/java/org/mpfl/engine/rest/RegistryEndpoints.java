@@ -108,9 +108,11 @@ final class RegistryEndpoints {
     }
 
     /**
-     * {@code {"hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses", "credential"}}, whether the proof is
+     * {@code {"op", "hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses", "credential"}}, whether the proof is
      * that host's (a host's credential only), the addresses the registry knows for it (the only ones the relay lets it
-     * register) and the id of the credential it proved (what the relay asks about again, {@link #checkAtRelay}).
+     * register) and the id of the credential it proved (what the relay asks about again, {@link #checkAtRelay}). For
+     * {@code "op": "register"} (the default) the host must also have announced this relay, else
+     * {@code {"valid": false, "error"}} says so ({@link org.mpfl.engine.registry.Relays#registrationRefused}).
      */
     Reply verifyAtRelay(Exchange ex) throws ApiException {
         String relay = requireAnnouncedRelay(ex, "checks hosts' proofs");
@@ -118,6 +120,13 @@ final class RegistryEndpoints {
         String hostId = b.path("hostId").asText("");
         java.util.Optional<String> credential = api.registry().relays().verify(api.credentials(), relay, hostId,
                 b.path("nonce").asText(""), b.path("proof").asText(""));
+        // a registration (also one whose request names no op) only at the relay the host announced; a dial at any
+        java.util.Optional<String> refused = credential.isEmpty() || !"register".equals(b.path("op").asText("register"))
+                ? java.util.Optional.empty() : api.registry().relays().registrationRefused(relay, hostId);
+        if (refused.isPresent()) {
+            log.warn("relay {} asked to register host {}, refused: {}", relay, hostId, refused.get());
+            return Reply.ok(Map.of("valid", false, "addresses", List.of(), "error", refused.get()));
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("valid", credential.isPresent());
         // nothing about a host for a proof that is not its own

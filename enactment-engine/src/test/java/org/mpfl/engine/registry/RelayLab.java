@@ -90,11 +90,24 @@ final class RelayLab implements Closeable {
         }
     }
 
-    /** Announces {@code hostId} at the engine with a SOAP address on {@code port}; its relay address, {@code 127.0.0.1:port}. */
+    /**
+     * Announces {@code hostId} at the engine with a SOAP address on {@code port}, reached through this relay (the only
+     * relay where the engine lets it register); its address, {@code 127.0.0.1:port}.
+     */
     String announce(String hostId, int soapPort) throws Exception {
+        return announce(hostId, soapPort, address());
+    }
+
+    /** As {@link #announce(String, int)}, reached through the relay at {@code relay} instead. */
+    String announce(String hostId, int soapPort, String relay) throws Exception {
         assertEquals(201, HostCalls.announce(engine, Map.of("hostId", hostId, "soapUrl", "http://127.0.0.1:" + soapPort
-                + "/axis2/services", "services", List.of("x"))).status());
+                + "/axis2/services", "services", List.of("x"), "relay", relay)).status());
         return "127.0.0.1:" + soapPort;
+    }
+
+    /** Where this relay listens, as it announced itself to the engine. */
+    String address() {
+        return "127.0.0.1:" + port;
     }
 
     /** A connection to the relay: its greeting read, {@code request} sent with the host's proof over the nonce. */

@@ -72,11 +72,13 @@ class RelayCredentialKindsTest {
             HostCredential a = engine.issueHostCredential("a");
             HostCredential relay = engine.issueRelayCredential("r1");
             HostCredential other = engine.issueRelayCredential("r2");
-            assertEquals(201, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(), Map.of("soapUrl",
-                    "http://127.0.0.1:4101/axis2/services", "binaryAddress", "127.0.0.1:4102", "services", List.of("x"))).status());
             // a relay the engine can watch (it proves itself with r1's engine key), so r1 stays announced
-            try (RelayServer server = new RelayServer("r1", relay.engineKey(), TlsSettings.NONE, (h, n, p) -> RelayServer.Verdict.REFUSED,
+            try (RelayServer server = new RelayServer("r1", relay.engineKey(), TlsSettings.NONE, (o, h, n, p) -> RelayServer.Verdict.REFUSED,
                     RelayServer.Limits.DEFAULT, "127.0.0.1", 0)) {
+                // a is reached through r1: the only relay where the engine lets it register
+                assertEquals(201, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(), Map.of("soapUrl",
+                        "http://127.0.0.1:4101/axis2/services", "binaryAddress", "127.0.0.1:4102", "services", List.of("x"),
+                        "relay", "127.0.0.1:" + server.port())).status());
                 String relays = engine.url() + "/api/registry/relays";
                 assertEquals(201, Http.send("POST", relays, relay.authorization(), Map.of("address", "127.0.0.1:" + server.port()))
                         .status());

@@ -48,7 +48,7 @@ class RelayServerTest {
 
     @BeforeEach
     void start() throws Exception {
-        relay = new RelayServer("r1", "engine-key-of-r1", TlsSettings.NONE, (host, nonce, proof) -> KEYS.containsKey(host)
+        relay = new RelayServer("r1", "engine-key-of-r1", TlsSettings.NONE, (op, host, nonce, proof) -> KEYS.containsKey(host)
                 && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof)
                 ? new RelayServer.Verdict(true, announced.getOrDefault(host, List.of())) : RelayServer.Verdict.REFUSED,
                 RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
