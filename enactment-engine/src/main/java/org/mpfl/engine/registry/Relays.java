@@ -178,6 +178,35 @@ public final class Relays {
     }
 
     /**
+     * Why {@code announced} may not be registered, if it may not: another host of {@code live} has one of its addresses
+     * ({@link #addressesOf}) and either of the two is reached through a relay ({@code relay}: the announcing host's,
+     * blank or null for none). Hosts behind relays are reached by address — the engine's route to a relay
+     * ({@link RelayDialer#routeVia}), a relay's choice among the hosts registered there, the hosts' own routes — so two
+     * sites with the same private addresses, or two hosts of a site that a relay would take for one, would get each
+     * other's calls: the engine's deploy and {@code run} need no domain token at a relay, and would reach the other host.
+     * The host that came second is refused, naming the first.
+     */
+    public Optional<String> addressTaken(HostInfo announced, String relay, java.util.Collection<HostInfo> live) {
+        boolean relayed = relay != null && !relay.isBlank();
+        List<String> mine = addressesOf(announced);
+        for (HostInfo other : live) {
+            if (other.hostId().equals(announced.hostId()) || !(relayed || hostRelays.containsKey(other.hostId()))) {
+                continue;
+            }
+            for (String address : addressesOf(other)) {
+                if (mine.contains(address)) {
+                    String via = relayOf(other.hostId()).map(r -> ", through relay " + nameOf(r)).orElse("");
+                    return Optional.of("host " + announced.hostId() + " announces " + address + ", which is host "
+                            + other.hostId() + "'s (site " + other.site() + via + "): hosts behind relays are reached by"
+                            + " address, so each needs addresses no other host has (another port: mpflc host --port),"
+                            + " else one would get the calls and messages meant for the other");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * How each ordered pair of these hosts connects, and why — the choice the hosts make when their
      * domain is set up ({@link RelayDialer}): {@code direct} within a site or where the receiving host
      * holds no relay connection (it accepts inbound connections); {@code reverse} when the receiver is

@@ -254,9 +254,16 @@ final class RegistryEndpoints {
         if (api.registry().relays().isRelay(own)) {
             throw new ApiException(EngineRefusal.CREDENTIAL_KIND, "'" + own + "' is registered as a relay: a host needs a credential of its own");
         }
+        String relay = raw.path("relay").asText(null);
+        java.util.Optional<String> taken = a.soapUrl() == null || a.soapUrl().isBlank() ? java.util.Optional.empty()
+                : api.registry().relays().addressTaken(new HostInfo(own, a.soapUrl(), a.binaryAddress(), java.util.Set.of(), 1, 0,
+                        false, a.deployUrl(), false, null, a.site()), relay, api.registry().hosts());
+        if (taken.isPresent()) {
+            throw new ApiException(409, taken.get());
+        }
         HostInfo registered = api.registry().announce(a);
         // a host that holds a connection to a relay accepts none from outside its site: the engine calls it there
-        api.registry().relays().hostUses(registered, raw.path("relay").asText(null));
+        api.registry().relays().hostUses(registered, relay);
         m.put("host", registered);
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
         // the host gives up its ranks when it has not reached the engine for this long (the engine gave up on it)

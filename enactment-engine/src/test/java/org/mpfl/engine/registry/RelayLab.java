@@ -49,6 +49,8 @@ final class RelayLab implements Closeable {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     final int port;
+    /** The addresses of the hosts announced through a relay: the engine's process-wide dialer routes them there. */
+    private final List<String> routed = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     RelayLab(Engine engine, Path dir) throws Exception {
         this.engine = engine;
@@ -100,6 +102,7 @@ final class RelayLab implements Closeable {
 
     /** As {@link #announce(String, int)}, reached through the relay at {@code relay} instead. */
     String announce(String hostId, int soapPort, String relay) throws Exception {
+        routed.add("127.0.0.1:" + soapPort);
         assertEquals(201, HostCalls.announce(engine, Map.of("hostId", hostId, "soapUrl", "http://127.0.0.1:" + soapPort
                 + "/axis2/services", "services", List.of("x"), "relay", relay)).status());
         return "127.0.0.1:" + soapPort;
@@ -134,6 +137,8 @@ final class RelayLab implements Closeable {
 
     @Override
     public void close() {
+        // the dialer is the process's: the routes the hosts' announcements made go with the lab
+        routed.forEach(a -> org.mpfl.protocol.relay.RelayDialer.shared().routeVia(a, null, null));
         relay.interrupt();
         try {
             relay.join(10_000);

@@ -340,7 +340,17 @@ public final class RelayServer implements Closeable {
             }
         }
         Registration r = new Registration(hostId, verdict.credential(), req.getOrDefault("site", ""), addresses, end);
-        Registration old = hosts.put(hostId, r);
+        Registration old;
+        synchronized (hosts) {
+            // a dial names an address: two hosts holding one (two sites' equal private addresses) would get each
+            // other's dials, the engine's among them, which need no domain token. The host registered first keeps it.
+            Optional<String> taken = heldByAnother(hostId, addresses);
+            if (taken.isPresent()) {
+                refuse(end, taken.get());
+                return false;
+            }
+            old = hosts.put(hostId, r);
+        }
         if (old != null) {
             Splice.close(old.end.socket());
         }
@@ -352,6 +362,20 @@ public final class RelayServer implements Closeable {
         t.setDaemon(true);
         t.start();
         return true;
+    }
+
+    /** Why {@code hostId} may not register {@code addresses}, when another host registered here holds one of them. */
+    private Optional<String> heldByAnother(String hostId, List<String> addresses) {
+        for (Registration other : hosts.values()) {
+            for (String a : addresses) {
+                if (!other.hostId.equals(hostId) && other.addresses.contains(a)) {
+                    return Optional.of("host " + hostId + " may not register " + a + " at relay " + relayId + ": host "
+                            + other.hostId + (other.site.isBlank() ? "" : " of site " + other.site) + " holds it here (a"
+                            + " relay reaches hosts by address: each host behind it needs addresses no other host has)");
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** The hosts registered now, each with the id of the credential it proved ({@link Verdict#credential}). */
