@@ -108,14 +108,15 @@ public final class Relays {
     }
 
     /**
-     * The id of the credential {@code proof} was made with, when it is host {@code hostId}'s proof for relay
-     * {@code relayId} over {@code nonce}; else empty. Only a host's credential proves a host (a relay's never does).
-     * The relay keeps the id with the registration and asks about it again ({@link #stillValid}).
+     * The id of the credential {@code proof} was made with, when it is host {@code hostId}'s proof for request
+     * {@code op} at relay {@code relayId} over {@code nonce}; else empty. Only a host's credential proves a host (a
+     * relay's never does). The relay keeps the id with the registration and asks about it again ({@link #stillValid}).
      */
-    public Optional<String> verify(HostCredentials credentials, String relayId, String hostId, String nonce, String proof) {
+    public Optional<String> verify(HostCredentials credentials, String relayId, String hostId, String op, String nonce,
+                                   String proof) {
         return credentials.forHost(hostId)
                 .filter(e -> e.kind() == HostCredentials.Kind.HOST)
-                .filter(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
+                .filter(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), op, relayId, nonce, hostId), proof))
                 .map(HostCredentials.Entry::id);
     }
 

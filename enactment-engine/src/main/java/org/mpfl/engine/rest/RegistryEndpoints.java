@@ -118,10 +118,12 @@ final class RegistryEndpoints {
         String relay = requireAnnouncedRelay(ex, "checks hosts' proofs");
         JsonNode b = body(ex);
         String hostId = b.path("hostId").asText("");
-        java.util.Optional<String> credential = api.registry().relays().verify(api.credentials(), relay, hostId,
+        // a request that names no op is a registration: the proof says which request it is for
+        String op = b.path("op").asText("register");
+        java.util.Optional<String> credential = api.registry().relays().verify(api.credentials(), relay, hostId, op,
                 b.path("nonce").asText(""), b.path("proof").asText(""));
-        // a registration (also one whose request names no op) only at the relay the host announced; a dial at any
-        java.util.Optional<String> refused = credential.isEmpty() || !"register".equals(b.path("op").asText("register"))
+        // a registration only at the relay the host announced; a dial at any
+        java.util.Optional<String> refused = credential.isEmpty() || !"register".equals(op)
                 ? java.util.Optional.empty() : api.registry().relays().registrationRefused(relay, hostId);
         if (refused.isPresent()) {
             log.warn("relay {} asked to register host {}, refused: {}", relay, hostId, refused.get());

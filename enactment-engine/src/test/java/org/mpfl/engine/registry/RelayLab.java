@@ -118,7 +118,8 @@ final class RelayLab implements Closeable {
         Host h = new Host(new Socket(InetAddress.getLoopbackAddress(), port));
         Map<String, String> greeting = RelayWire.read(h.in);
         Map<String, String> r = new LinkedHashMap<>(request);
-        r.put("proof", RelayWire.hostProof(as.engineKey(), greeting.get("relay"), greeting.get("nonce"), as.hostId()));
+        r.put("proof", RelayWire.hostProof(as.engineKey(), r.getOrDefault("op", ""), greeting.get("relay"), greeting.get("nonce"),
+                as.hostId()));
         RelayWire.write(h.out, r);
         return h;
     }

@@ -202,7 +202,7 @@ class CrossSiteRelayTest {
             Map<String, String> greeting = RelayWire.read(s.getInputStream());
             Map<String, String> req = new LinkedHashMap<>(request);
             if (proveAs != null) {
-                req.put("proof", RelayWire.hostProof(proveAs.engineKey(), greeting.get("relay"), greeting.get("nonce"),
+                req.put("proof", RelayWire.hostProof(proveAs.engineKey(), req.getOrDefault("op", ""), greeting.get("relay"), greeting.get("nonce"),
                         proveAs.hostId()));
             }
             RelayWire.write(s.getOutputStream(), req);

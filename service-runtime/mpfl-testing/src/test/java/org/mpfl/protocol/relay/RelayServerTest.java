@@ -49,7 +49,7 @@ class RelayServerTest {
     @BeforeEach
     void start() throws Exception {
         relay = new RelayServer("r1", "engine-key-of-r1", TlsSettings.NONE, (op, host, nonce, proof) -> KEYS.containsKey(host)
-                && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof)
+                && RelayWire.same(RelayWire.hostProof(KEYS.get(host), op, "r1", nonce, host), proof)
                 ? new RelayServer.Verdict(true, announced.getOrDefault(host, List.of())) : RelayServer.Verdict.REFUSED,
                 RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
         echo = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
@@ -304,7 +304,8 @@ class RelayServerTest {
         Map<String, String> greeting = RelayWire.read(s.getInputStream());
         Map<String, String> frame = new java.util.LinkedHashMap<>(req);
         if (proveAs != null) {
-            frame.put("proof", RelayWire.hostProof(KEYS.get(proveAs), greeting.get("relay"), greeting.get("nonce"), proveAs));
+            frame.put("proof", RelayWire.hostProof(KEYS.get(proveAs), req.getOrDefault("op", ""), greeting.get("relay"),
+                    greeting.get("nonce"), proveAs));
         }
         RelayWire.write(s.getOutputStream(), frame);
         return RelayWire.read(s.getInputStream());
