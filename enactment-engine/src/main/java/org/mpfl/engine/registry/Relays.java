@@ -108,15 +108,37 @@ public final class Relays {
     }
 
     /**
-     * The id of the credential {@code proof} was made with, when it is host {@code hostId}'s proof for relay
-     * {@code relayId} over {@code nonce}; else empty. Only a host's credential proves a host (a relay's never does).
-     * The relay keeps the id with the registration and asks about it again ({@link #stillValid}).
+     * The id of the credential {@code proof} was made with, when it is host {@code hostId}'s proof for request
+     * {@code op} at relay {@code relayId} over {@code nonce}; else empty. Only a host's credential proves a host (a
+     * relay's never does). The relay keeps the id with the registration and asks about it again ({@link #stillValid}).
      */
-    public Optional<String> verify(HostCredentials credentials, String relayId, String hostId, String nonce, String proof) {
+    public Optional<String> verify(HostCredentials credentials, String relayId, String hostId, String op, String nonce,
+                                   String proof) {
         return credentials.forHost(hostId)
                 .filter(e -> e.kind() == HostCredentials.Kind.HOST)
-                .filter(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), relayId, nonce, hostId), proof))
+                .filter(e -> RelayWire.same(RelayWire.hostProof(e.engineKey(), op, relayId, nonce, hostId), proof))
                 .map(HostCredentials.Entry::id);
+    }
+
+    /**
+     * Why {@code hostId} may not register at relay {@code relayId}, if it may not: a host registers only at the relay it
+     * announced to the engine (its announcement's {@code relay}, the address that relay announced). Its proof alone does
+     * not say so: a host proves itself to every relay it dials (to reach a peer behind it), on a plain connection, and
+     * to whatever greets it at a peer's announced relay address. Had the relay registered it, that relay's directory
+     * would list the host's addresses, and the hosts behind that relay, which route an address of another site through
+     * their own relay when its directory lists it, would dial the host there — reaching whoever registered with the
+     * passed-on proof: traffic for a host through a relay it never chose.
+     */
+    public Optional<String> registrationRefused(String relayId, String hostId) {
+        Relay relay = relays.get(relayId);
+        String chosen = hostRelays.get(hostId);
+        if (relay != null && relay.address().equals(chosen)) {
+            return Optional.empty();
+        }
+        String here = "relay " + relayId + (relay == null ? "" : " at " + relay.address());
+        return Optional.of("host " + hostId + " may not register at " + here + ": "
+                + (chosen == null ? "it announced no relay to the engine" : "it announced its relay to the engine as " + chosen)
+                + " (a host registers only at the relay it announced; its --relay must be the address the relay announces)");
     }
 
     /**
@@ -154,6 +176,35 @@ public final class Relays {
             out.add(h.binaryAddress());
         }
         return List.copyOf(out);
+    }
+
+    /**
+     * Why {@code announced} may not be registered, if it may not: another host of {@code live} has one of its addresses
+     * ({@link #addressesOf}) and either of the two is reached through a relay ({@code relay}: the announcing host's,
+     * blank or null for none). Hosts behind relays are reached by address — the engine's route to a relay
+     * ({@link RelayDialer#routeVia}), a relay's choice among the hosts registered there, the hosts' own routes — so two
+     * sites with the same private addresses, or two hosts of a site that a relay would take for one, would get each
+     * other's calls: the engine's deploy and {@code run} need no domain token at a relay, and would reach the other host.
+     * The host that came second is refused, naming the first.
+     */
+    public Optional<String> addressTaken(HostInfo announced, String relay, java.util.Collection<HostInfo> live) {
+        boolean relayed = relay != null && !relay.isBlank();
+        List<String> mine = addressesOf(announced);
+        for (HostInfo other : live) {
+            if (other.hostId().equals(announced.hostId()) || !(relayed || hostRelays.containsKey(other.hostId()))) {
+                continue;
+            }
+            for (String address : addressesOf(other)) {
+                if (mine.contains(address)) {
+                    String via = relayOf(other.hostId()).map(r -> ", through relay " + nameOf(r)).orElse("");
+                    return Optional.of("host " + announced.hostId() + " announces " + address + ", which is host "
+                            + other.hostId() + "'s (site " + other.site() + via + "): hosts behind relays are reached by"
+                            + " address, so each needs addresses no other host has (another port: mpflc host --port),"
+                            + " else one would get the calls and messages meant for the other");
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -108,16 +108,27 @@ final class RegistryEndpoints {
     }
 
     /**
-     * {@code {"hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses", "credential"}}, whether the proof is
+     * {@code {"op", "hostId", "nonce", "proof"}} from a relay: {@code {"valid", "addresses", "credential"}}, whether the proof is
      * that host's (a host's credential only), the addresses the registry knows for it (the only ones the relay lets it
-     * register) and the id of the credential it proved (what the relay asks about again, {@link #checkAtRelay}).
+     * register) and the id of the credential it proved (what the relay asks about again, {@link #checkAtRelay}). For
+     * {@code "op": "register"} (the default) the host must also have announced this relay, else
+     * {@code {"valid": false, "error"}} says so ({@link org.mpfl.engine.registry.Relays#registrationRefused}).
      */
     Reply verifyAtRelay(Exchange ex) throws ApiException {
         String relay = requireAnnouncedRelay(ex, "checks hosts' proofs");
         JsonNode b = body(ex);
         String hostId = b.path("hostId").asText("");
-        java.util.Optional<String> credential = api.registry().relays().verify(api.credentials(), relay, hostId,
+        // a request that names no op is a registration: the proof says which request it is for
+        String op = b.path("op").asText("register");
+        java.util.Optional<String> credential = api.registry().relays().verify(api.credentials(), relay, hostId, op,
                 b.path("nonce").asText(""), b.path("proof").asText(""));
+        // a registration only at the relay the host announced; a dial at any
+        java.util.Optional<String> refused = credential.isEmpty() || !"register".equals(op)
+                ? java.util.Optional.empty() : api.registry().relays().registrationRefused(relay, hostId);
+        if (refused.isPresent()) {
+            log.warn("relay {} asked to register host {}, refused: {}", relay, hostId, refused.get());
+            return Reply.ok(Map.of("valid", false, "addresses", List.of(), "error", refused.get()));
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("valid", credential.isPresent());
         // nothing about a host for a proof that is not its own
@@ -245,9 +256,16 @@ final class RegistryEndpoints {
         if (api.registry().relays().isRelay(own)) {
             throw new ApiException(EngineRefusal.CREDENTIAL_KIND, "'" + own + "' is registered as a relay: a host needs a credential of its own");
         }
+        String relay = raw.path("relay").asText(null);
+        java.util.Optional<String> taken = a.soapUrl() == null || a.soapUrl().isBlank() ? java.util.Optional.empty()
+                : api.registry().relays().addressTaken(new HostInfo(own, a.soapUrl(), a.binaryAddress(), java.util.Set.of(), 1, 0,
+                        false, a.deployUrl(), false, null, a.site()), relay, api.registry().hosts());
+        if (taken.isPresent()) {
+            throw new ApiException(409, taken.get());
+        }
         HostInfo registered = api.registry().announce(a);
         // a host that holds a connection to a relay accepts none from outside its site: the engine calls it there
-        api.registry().relays().hostUses(registered, raw.path("relay").asText(null));
+        api.registry().relays().hostUses(registered, relay);
         m.put("host", registered);
         m.put("heartbeatIntervalMs", api.registry().heartbeatInterval().toMillis());
         // the host gives up its ranks when it has not reached the engine for this long (the engine gave up on it)

@@ -49,6 +49,8 @@ final class RelayLab implements Closeable {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     final int port;
+    /** The addresses of the hosts announced through a relay: the engine's process-wide dialer routes them there. */
+    private final List<String> routed = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     RelayLab(Engine engine, Path dir) throws Exception {
         this.engine = engine;
@@ -90,11 +92,25 @@ final class RelayLab implements Closeable {
         }
     }
 
-    /** Announces {@code hostId} at the engine with a SOAP address on {@code port}; its relay address, {@code 127.0.0.1:port}. */
+    /**
+     * Announces {@code hostId} at the engine with a SOAP address on {@code port}, reached through this relay (the only
+     * relay where the engine lets it register); its address, {@code 127.0.0.1:port}.
+     */
     String announce(String hostId, int soapPort) throws Exception {
+        return announce(hostId, soapPort, address());
+    }
+
+    /** As {@link #announce(String, int)}, reached through the relay at {@code relay} instead. */
+    String announce(String hostId, int soapPort, String relay) throws Exception {
+        routed.add("127.0.0.1:" + soapPort);
         assertEquals(201, HostCalls.announce(engine, Map.of("hostId", hostId, "soapUrl", "http://127.0.0.1:" + soapPort
-                + "/axis2/services", "services", List.of("x"))).status());
+                + "/axis2/services", "services", List.of("x"), "relay", relay)).status());
         return "127.0.0.1:" + soapPort;
+    }
+
+    /** Where this relay listens, as it announced itself to the engine. */
+    String address() {
+        return "127.0.0.1:" + port;
     }
 
     /** A connection to the relay: its greeting read, {@code request} sent with the host's proof over the nonce. */
@@ -102,7 +118,8 @@ final class RelayLab implements Closeable {
         Host h = new Host(new Socket(InetAddress.getLoopbackAddress(), port));
         Map<String, String> greeting = RelayWire.read(h.in);
         Map<String, String> r = new LinkedHashMap<>(request);
-        r.put("proof", RelayWire.hostProof(as.engineKey(), greeting.get("relay"), greeting.get("nonce"), as.hostId()));
+        r.put("proof", RelayWire.hostProof(as.engineKey(), r.getOrDefault("op", ""), greeting.get("relay"), greeting.get("nonce"),
+                as.hostId()));
         RelayWire.write(h.out, r);
         return h;
     }
@@ -121,6 +138,8 @@ final class RelayLab implements Closeable {
 
     @Override
     public void close() {
+        // the dialer is the process's: the routes the hosts' announcements made go with the lab
+        routed.forEach(a -> org.mpfl.protocol.relay.RelayDialer.shared().routeVia(a, null, null));
         relay.interrupt();
         try {
             relay.join(10_000);

@@ -51,7 +51,7 @@ class RogueRelayTest {
         try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
                 .dataDir(dir).invoker(new FakeRanks(r -> { })))) {
             HostCredential r1 = engine.issueRelayCredential("r1");
-            try (RelayServer relay = new RelayServer("r1", r1.engineKey(), TlsSettings.NONE, (h, n, p) -> RelayServer.Verdict.REFUSED,
+            try (RelayServer relay = new RelayServer("r1", r1.engineKey(), TlsSettings.NONE, (o, h, n, p) -> RelayServer.Verdict.REFUSED,
                     RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
                  ServerSocket rogue = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
                 attack(engine, r1, relay, rogue);

@@ -45,7 +45,7 @@ class RelayCredentialKindsTest {
             assertTrue(asRelay.body().contains("'h1' holds a host's credential: a relay needs a relay credential"), asRelay.body());
             assertEquals(java.util.Optional.of(EngineRefusal.CREDENTIAL_KIND.value()), asRelay.header(EngineRefusal.HEADER));
             Http.Answer oracle = Http.send("POST", relays + "/verify", host.authorization(),
-                    Map.of("hostId", "h1", "nonce", "n", "proof", RelayWire.hostProof(host.engineKey(), "h1", "n", "h1")));
+                    Map.of("hostId", "h1", "nonce", "n", "proof", RelayWire.hostProof(host.engineKey(), "register", "h1", "n", "h1")));
             assertEquals(409, oracle.status(), "a host's credential asks the engine about no proof: " + oracle.body());
             assertFalse(engine.registry().relays().isRelay("h1"));
 
@@ -72,17 +72,19 @@ class RelayCredentialKindsTest {
             HostCredential a = engine.issueHostCredential("a");
             HostCredential relay = engine.issueRelayCredential("r1");
             HostCredential other = engine.issueRelayCredential("r2");
-            assertEquals(201, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(), Map.of("soapUrl",
-                    "http://127.0.0.1:4101/axis2/services", "binaryAddress", "127.0.0.1:4102", "services", List.of("x"))).status());
             // a relay the engine can watch (it proves itself with r1's engine key), so r1 stays announced
-            try (RelayServer server = new RelayServer("r1", relay.engineKey(), TlsSettings.NONE, (h, n, p) -> RelayServer.Verdict.REFUSED,
+            try (RelayServer server = new RelayServer("r1", relay.engineKey(), TlsSettings.NONE, (o, h, n, p) -> RelayServer.Verdict.REFUSED,
                     RelayServer.Limits.DEFAULT, "127.0.0.1", 0)) {
+                // a is reached through r1: the only relay where the engine lets it register
+                assertEquals(201, Http.send("POST", engine.url() + "/api/registry/hosts", a.authorization(), Map.of("soapUrl",
+                        "http://127.0.0.1:4101/axis2/services", "binaryAddress", "127.0.0.1:4102", "services", List.of("x"),
+                        "relay", "127.0.0.1:" + server.port())).status());
                 String relays = engine.url() + "/api/registry/relays";
                 assertEquals(201, Http.send("POST", relays, relay.authorization(), Map.of("address", "127.0.0.1:" + server.port()))
                         .status());
                 Await.until(Duration.ofSeconds(20), "r1 announced", () -> engine.registry().relays().isRelay("r1"));
 
-                JsonNode valid = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "r1", "nonce-1", "a"));
+                JsonNode valid = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "register", "r1", "nonce-1", "a"));
                 assertTrue(valid.path("valid").asBoolean(), valid.toString());
                 List<String> addresses = new java.util.ArrayList<>();
                 valid.path("addresses").forEach(n -> addresses.add(n.asText()));
@@ -90,10 +92,14 @@ class RelayCredentialKindsTest {
                 // what the relay asks about again while a is registered there (POST /api/registry/relays/check)
                 assertEquals(a.id(), valid.path("credential").asText(), valid.toString());
 
-                JsonNode forged = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "r1", "another-nonce", "a"));
+                JsonNode forged = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "register", "r1", "another-nonce", "a"));
                 assertEquals("{\"valid\":false,\"addresses\":[]}", forged.toString(), "nothing about a for a proof not its own");
+                // the proof a host gives when it dials (at any relay, to whatever listens where a peer's relay is said to
+                // be) does not register it
+                JsonNode dialProof = verify(engine, relay, "a", RelayWire.hostProof(a.engineKey(), "dial", "r1", "nonce-1", "a"));
+                assertEquals("{\"valid\":false,\"addresses\":[]}", dialProof.toString(), "a dial's proof registers nobody");
                 // another relay's credential proves no host, with its own key however right the proof
-                JsonNode relayAsHost = verify(engine, relay, "r2", RelayWire.hostProof(other.engineKey(), "r1", "nonce-1", "r2"));
+                JsonNode relayAsHost = verify(engine, relay, "r2", RelayWire.hostProof(other.engineKey(), "register", "r1", "nonce-1", "r2"));
                 assertFalse(relayAsHost.path("valid").asBoolean(), relayAsHost.toString());
             }
         }

@@ -73,7 +73,7 @@ class RelayOutageTest {
     }
 
     void startRelay(int port) throws Exception {
-        relay = new RelayServer("rly", relayCredential.engineKey(), TlsSettings.NONE, (host, nonce, proof) -> RelayServer.Verdict.REFUSED,
+        relay = new RelayServer("rly", relayCredential.engineKey(), TlsSettings.NONE, (op, host, nonce, proof) -> RelayServer.Verdict.REFUSED,
                 RelayServer.Limits.DEFAULT, "127.0.0.1", port);
         relayPort = relay.port();
     }

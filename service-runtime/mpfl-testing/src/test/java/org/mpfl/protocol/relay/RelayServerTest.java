@@ -48,8 +48,8 @@ class RelayServerTest {
 
     @BeforeEach
     void start() throws Exception {
-        relay = new RelayServer("r1", "engine-key-of-r1", TlsSettings.NONE, (host, nonce, proof) -> KEYS.containsKey(host)
-                && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof)
+        relay = new RelayServer("r1", "engine-key-of-r1", TlsSettings.NONE, (op, host, nonce, proof) -> KEYS.containsKey(host)
+                && RelayWire.same(RelayWire.hostProof(KEYS.get(host), op, "r1", nonce, host), proof)
                 ? new RelayServer.Verdict(true, announced.getOrDefault(host, List.of())) : RelayServer.Verdict.REFUSED,
                 RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
         echo = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
@@ -197,6 +197,34 @@ class RelayServerTest {
     }
 
     /**
+     * Two sites with the same private addresses behind one relay: the engine knows c and a both at {@link #C_ADDRESS}.
+     * The relay reaches hosts by address, so had it registered both, a dial for that address — the engine's among them,
+     * which needs no domain token — would reach whichever it found last. The host registered second is refused, naming
+     * the first, and the dials for the address keep reaching c.
+     */
+    @Test
+    void aSecondHostWithAnAddressAnotherHostHoldsHereIsRefused() throws Exception {
+        announced.put("a", List.of(C_ADDRESS));
+        try (Socket control = relayConnection()) {
+            assertEquals("registered", request(control, "c", Map.of("op", "register", "host", "c", "site", "s3",
+                    "addresses", C_ADDRESS)).get("ok"));
+            try (Socket s = relayConnection()) {
+                Map<String, String> answer = request(s, "a", Map.of("op", "register", "host", "a", "site", "s1",
+                        "addresses", C_ADDRESS));
+                assertEquals("host a may not register " + C_ADDRESS + " at relay r1: host c of site s3 holds it here (a relay"
+                        + " reaches hosts by address: each host behind it needs addresses no other host has)",
+                        answer.get("error"), answer.toString());
+            }
+            assertEquals(java.util.Set.of("b", "c"), java.util.Set.copyOf(relay.registeredHosts()));
+            RelayDialer d = dialerOf("b", token);
+            d.routeVia(C_ADDRESS, "127.0.0.1:" + relay.port(), "test");
+            java.util.concurrent.CompletableFuture<SocketChannel> dial = dialInBackground(d);
+            assertEquals(C_ADDRESS, nextIncoming(control).get("target"));
+            dial.cancel(true);
+        }
+    }
+
+    /**
      * The host's side of a splice ({@code accept}) proves itself before the relay looks the id up: a
      * stranger gets the same refusal for an id that waits and one that does not. And the ids a host
      * hears of are 256 random bits, not a counter one could guess from.
@@ -276,7 +304,8 @@ class RelayServerTest {
         Map<String, String> greeting = RelayWire.read(s.getInputStream());
         Map<String, String> frame = new java.util.LinkedHashMap<>(req);
         if (proveAs != null) {
-            frame.put("proof", RelayWire.hostProof(KEYS.get(proveAs), greeting.get("relay"), greeting.get("nonce"), proveAs));
+            frame.put("proof", RelayWire.hostProof(KEYS.get(proveAs), req.getOrDefault("op", ""), greeting.get("relay"),
+                    greeting.get("nonce"), proveAs));
         }
         RelayWire.write(s.getOutputStream(), frame);
         return RelayWire.read(s.getInputStream());

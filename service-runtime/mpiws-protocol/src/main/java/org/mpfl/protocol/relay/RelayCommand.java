@@ -227,11 +227,15 @@ public final class RelayCommand implements CliCommand {
             }
         }
 
-        /** The engine's verdict on a host's proof, with the addresses its registry knows for that host. */
-        RelayServer.Verdict verify(String hostId, String nonce, String proof) throws IOException {
-            JsonNode a = post("/api/registry/relays/verify", Map.of("hostId", hostId, "nonce", nonce, "proof", proof));
+        /**
+         * The engine's verdict on a host's proof for request {@code op}, with the addresses its registry knows for that
+         * host, or the engine's reason when the proof is the host's but the request is not one it may make here.
+         */
+        RelayServer.Verdict verify(String op, String hostId, String nonce, String proof) throws IOException {
+            JsonNode a = post("/api/registry/relays/verify", Map.of("op", op, "hostId", hostId, "nonce", nonce, "proof", proof));
             if (a == null || !a.path("valid").asBoolean(false)) {
-                return RelayServer.Verdict.REFUSED;
+                String why = a == null ? "" : a.path("error").asText("");
+                return why.isBlank() ? RelayServer.Verdict.REFUSED : RelayServer.Verdict.refused(why);
             }
             List<String> addresses = new java.util.ArrayList<>();
             a.path("addresses").forEach(n -> addresses.add(n.asText()));

@@ -439,7 +439,7 @@ public final class RelayDialer {
             Map<String, String> dial = new LinkedHashMap<>();
             dial.put("op", "dial");
             dial.put("from", me.id());
-            String proof = me.proof(relay, relayId, nonce);
+            String proof = me.proof("dial", relay, relayId, nonce);
             if (proof.isEmpty()) {
                 throw new IOException("the relay at " + relay + " (for " + target + ") greeted as '" + relayId
                         + "', which is not the relay announced at that address: no proof given");

@@ -8,10 +8,11 @@ public interface RelayIdentity {
     String id();
 
     /**
-     * The proof for one connection to the relay at {@code relayAddress} (as dialled) that greeted as {@code relayId}
-     * with {@code nonce}; empty when this process proves nothing to that relay.
+     * The proof for request {@code op} ({@code register}, {@code dial}, {@code accept}, {@code watch}) on one
+     * connection to the relay at {@code relayAddress} (as dialled) that greeted as {@code relayId} with {@code nonce};
+     * empty when this process proves nothing to that relay.
      */
-    String proof(String relayAddress, String relayId, String nonce);
+    String proof(String op, String relayAddress, String relayId, String nonce);
 
     /** A host: its id and an HMAC under its engine key over each relay's nonce (never its secret). */
     static RelayIdentity ofHost(String hostId, String engineKey) {
@@ -22,8 +23,8 @@ public interface RelayIdentity {
             }
 
             @Override
-            public String proof(String relayAddress, String relayId, String nonce) {
-                return RelayWire.hostProof(engineKey, relayId, nonce, hostId);
+            public String proof(String op, String relayAddress, String relayId, String nonce) {
+                return RelayWire.hostProof(engineKey, op, relayId, nonce, hostId);
             }
         };
     }
@@ -42,7 +43,7 @@ public interface RelayIdentity {
             }
 
             @Override
-            public String proof(String relayAddress, String relayId, String nonce) {
+            public String proof(String op, String relayAddress, String relayId, String nonce) {
                 return engineKeyOf.apply(relayAddress, relayId).map(key -> RelayWire.engineProof(key, relayId, nonce)).orElse("");
             }
         };

@@ -130,7 +130,7 @@ public final class RelayLink implements Closeable {
             Map<String, String> reg = new LinkedHashMap<>();
             reg.put("op", "register");
             reg.put("host", identity.id());
-            reg.put("proof", identity.proof(relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
+            reg.put("proof", identity.proof("register", relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
             reg.put("site", site);
             reg.put("addresses", String.join(",", addresses));
             RelayWire.write(out, reg);
@@ -232,7 +232,7 @@ public final class RelayLink implements Closeable {
             Map<String, String> acc = new LinkedHashMap<>();
             acc.put("op", "accept");
             acc.put("host", identity.id());
-            acc.put("proof", identity.proof(relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
+            acc.put("proof", identity.proof("accept", relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", "")));
             acc.put("id", notice.getOrDefault("id", ""));
             acc.put("splice", splice);
             RelayWire.write(out, acc);

@@ -69,8 +69,12 @@ public final class RelayServer implements Closeable {
     /** Checks a host's proof with the engine (the relay holds no host's key). */
     @FunctionalInterface
     public interface HostVerifier {
-        /** The engine's verdict on {@code proof} as {@code hostId}'s proof over {@code nonce} for this relay. */
-        Verdict verify(String hostId, String nonce, String proof) throws IOException;
+        /**
+         * The engine's verdict on {@code proof} as {@code hostId}'s proof over {@code nonce} for this relay, for the
+         * request {@code op} ({@code register}, {@code dial} or {@code accept}): the engine lets a host register only at
+         * the relay it announced, whereas any host of a domain dials at the relay of the host it reaches.
+         */
+        Verdict verify(String op, String hostId, String nonce, String proof) throws IOException;
     }
 
     /**
@@ -78,20 +82,32 @@ public final class RelayServer implements Closeable {
      * engine's registry knows for that host (its SOAP, deploy and binary addresses, as it announced them) and the id
      * of the credential the proof was made with (what {@link CredentialSweep} asks about again). A host
      * registers only those addresses here: with any other, a stolen or a rogue host credential would take the dials
-     * meant for another host.
+     * meant for another host. A refusal may say why ({@code refusal}, blank: not the host's proof), when the proof is
+     * the host's but the request is not one it may make here (a registration at a relay it did not announce).
      */
-    public record Verdict(boolean valid, List<String> addresses, String credential) {
+    public record Verdict(boolean valid, List<String> addresses, String credential, String refusal) {
         /** Not the host's proof. */
         public static final Verdict REFUSED = new Verdict(false, List.of());
 
         public Verdict {
             addresses = List.copyOf(addresses);
             credential = credential == null ? "" : credential;
+            refusal = refusal == null ? "" : refusal;
+        }
+
+        /** A valid verdict, or a refusal without a reason. */
+        public Verdict(boolean valid, List<String> addresses, String credential) {
+            this(valid, addresses, credential, "");
         }
 
         /** A verdict naming no credential (a relay whose credentials nobody sweeps). */
         public Verdict(boolean valid, List<String> addresses) {
             this(valid, addresses, "");
+        }
+
+        /** The host's proof, but not for this request: {@code why}. */
+        public static Verdict refused(String why) {
+            return new Verdict(false, List.of(), "", why);
         }
     }
 
@@ -270,14 +286,16 @@ public final class RelayServer implements Closeable {
     private Verdict authenticated(Splice.End end, String nonce, Map<String, String> req, String who, ConnectionGuard.Pass pass)
             throws IOException {
         String proof = req.get("proof");
+        String op = req.getOrDefault("op", "");
         Verdict v;
         if (RelayWire.ENGINE.equals(who)) {
             v = RelayWire.same(RelayWire.engineProof(engineKey, relayId, nonce), proof) ? new Verdict(true, List.of()) : Verdict.REFUSED;
         } else {
-            v = who != null && !who.isBlank() && proof != null ? verifier.verify(who, nonce, proof) : Verdict.REFUSED;
+            v = who != null && !who.isBlank() && proof != null ? verifier.verify(op, who, nonce, proof) : Verdict.REFUSED;
         }
         if (v == null || !v.valid()) {
-            refuse(end, "not authenticated: a relay serves only hosts (and the engine) with a credential of its engine");
+            refuse(end, v != null && !v.refusal().isBlank() ? v.refusal()
+                    : "not authenticated: a relay serves only hosts (and the engine) with a credential of its engine");
             return Verdict.REFUSED;
         }
         pass.prove();
@@ -322,7 +340,17 @@ public final class RelayServer implements Closeable {
             }
         }
         Registration r = new Registration(hostId, verdict.credential(), req.getOrDefault("site", ""), addresses, end);
-        Registration old = hosts.put(hostId, r);
+        Registration old;
+        synchronized (hosts) {
+            // a dial names an address: two hosts holding one (two sites' equal private addresses) would get each
+            // other's dials, the engine's among them, which need no domain token. The host registered first keeps it.
+            Optional<String> taken = heldByAnother(hostId, addresses);
+            if (taken.isPresent()) {
+                refuse(end, taken.get());
+                return false;
+            }
+            old = hosts.put(hostId, r);
+        }
         if (old != null) {
             Splice.close(old.end.socket());
         }
@@ -334,6 +362,20 @@ public final class RelayServer implements Closeable {
         t.setDaemon(true);
         t.start();
         return true;
+    }
+
+    /** Why {@code hostId} may not register {@code addresses}, when another host registered here holds one of them. */
+    private Optional<String> heldByAnother(String hostId, List<String> addresses) {
+        for (Registration other : hosts.values()) {
+            for (String a : addresses) {
+                if (!other.hostId.equals(hostId) && other.addresses.contains(a)) {
+                    return Optional.of("host " + hostId + " may not register " + a + " at relay " + relayId + ": host "
+                            + other.hostId + (other.site.isBlank() ? "" : " of site " + other.site) + " holds it here (a"
+                            + " relay reaches hosts by address: each host behind it needs addresses no other host has)");
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** The hosts registered now, each with the id of the credential it proved ({@link Verdict#credential}). */

@@ -34,7 +34,7 @@ final class RelayWatch {
                     Map<String, String> w = new LinkedHashMap<>();
                     w.put("op", "watch");
                     w.put("from", me == null ? "" : me.id());
-                    String proof = me == null ? "" : me.proof(relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", ""));
+                    String proof = me == null ? "" : me.proof("watch", relay, greeting.getOrDefault("relay", ""), greeting.getOrDefault("nonce", ""));
                     if (proof.isEmpty()) {
                         throw new IOException("it greeted as '" + greeting.getOrDefault("relay", "") + "', which is not the relay"
                                 + " announced at that address");

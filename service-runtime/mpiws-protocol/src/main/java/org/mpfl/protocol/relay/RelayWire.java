@@ -98,12 +98,14 @@ public final class RelayWire {
     }
 
     /**
-     * A host's proof to relay {@code relayId} for this connection's nonce: keyed with the host's
-     * engine key ({@code HostCredential#engineKey}), which the engine also holds and checks for the
-     * relay — the relay never sees the host's secret nor anything it could replay.
+     * A host's proof to relay {@code relayId} for this connection's nonce and request {@code op} ({@code register},
+     * {@code dial}, {@code accept}): keyed with the host's engine key ({@code HostCredential#engineKey}), which the
+     * engine also holds and checks for the relay — the relay never sees the host's secret nor anything it could replay.
+     * The request is part of it because a host dials, on a plain connection, whatever relay a peer announced (and
+     * whatever listens there, passing a real relay's greeting on): the proof it gives for a dial must not register it.
      */
-    public static String hostProof(String engineKey, String relayId, String nonce, String hostId) {
-        return b64(hmac(engineKey, HOST_LABEL, relayId, nonce, hostId));
+    public static String hostProof(String engineKey, String op, String relayId, String nonce, String hostId) {
+        return b64(hmac(engineKey, HOST_LABEL, op, relayId, nonce, hostId));
     }
 
     /** The engine's proof to relay {@code relayId}, keyed with the engine key of the relay's own credential. */

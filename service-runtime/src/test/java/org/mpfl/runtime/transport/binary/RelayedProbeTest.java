@@ -57,9 +57,9 @@ class RelayedProbeTest {
 
     @BeforeEach
     void start() throws Exception {
-        relay = new RelayServer("r1", RELAY_ENGINE_KEY, TlsSettings.NONE, (host, nonce, proof) -> {
+        relay = new RelayServer("r1", RELAY_ENGINE_KEY, TlsSettings.NONE, (op, host, nonce, proof) -> {
             sleepQuietly(checkDelayMs);
-            boolean valid = KEYS.containsKey(host) && RelayWire.same(RelayWire.hostProof(KEYS.get(host), "r1", nonce, host), proof);
+            boolean valid = KEYS.containsKey(host) && RelayWire.same(RelayWire.hostProof(KEYS.get(host), op, "r1", nonce, host), proof);
             // as the engine answers: the addresses its registry knows for the host (b announced its relayed server)
             return new RelayServer.Verdict(valid, valid && host.equals("b") ? List.of(relayed.address()) : List.of());
         }, RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
