@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
  * engine adopts them ({@link #start}) instead of submitting again. The run queue's reasons end with
  * what the jobs are doing ({@code Slurm job 1234 PENDING (Resources)}).
  */
+// Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
+// lock; the lookup retry of adopted jobs (fix-slurm) added the last lines, and a split would share that lock's state.
 public final class CapacityManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
 

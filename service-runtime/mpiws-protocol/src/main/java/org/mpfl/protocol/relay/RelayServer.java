@@ -46,6 +46,8 @@ import org.mpfl.protocol.tls.TlsSettings;
  * present the same proof of the domain's token over the dialer's nonce
  * ({@code DomainToken#proveRelaySplice}): the relay compares, it never learns the token.
  */
+// Over 600 lines on purpose: the relay's whole wire protocol (register, dial, accept, watch) over one directory of
+// registrations and its lock; the per-request proofs and address checks (fix-relay) added the last lines.
 public final class RelayServer implements Closeable {
     /** What a plaintext client sends first (a TLS client starts its handshake instead, then sends it inside). */
     static final byte[] MAGIC = "MPFLRLY1".getBytes(StandardCharsets.US_ASCII);
