@@ -434,6 +434,7 @@ public final class RunCommand implements CliCommand {
                 }
             });
             if (!state.equals("SUCCEEDED")) {
+                out.flush(); // before the error, where both streams go to one terminal or file
                 err.println(command + ": run " + run.path("id").asText() + " " + state + describeError(error));
             }
         }

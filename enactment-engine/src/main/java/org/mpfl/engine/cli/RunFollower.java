@@ -29,6 +29,8 @@ final class RunFollower {
      * a restarted engine is waited for; the run itself does not depend on this command.
      */
     private static final long UNREACHABLE_LIMIT_MS = 180_000;
+    /** Looks at an ended run while some of its ranks have not ended yet ({@link #settle}): 2 s in all. */
+    private static final int SETTLE_LOOKS = 10;
 
     private RunFollower() {
     }
@@ -176,7 +178,7 @@ final class RunFollower {
                     if (progress != null && tty) {
                         progress.println();
                     }
-                    return run;
+                    return progress == null ? run : settle(source, run, logLines, progress);
                 }
                 if (!timedOut && timeoutS > 0 && System.currentTimeMillis() - start > timeoutS * 1000L) {
                     timedOut = true;
@@ -198,6 +200,39 @@ final class RunFollower {
         }
     }
 
+    /**
+     * An ended run's last log lines: a run ends when its first rank fails, while the others may still be posting what
+     * they logged before they stopped (a host sends a rank's events in batches). Looks again, up to
+     * {@value #SETTLE_LOOKS} times {@value #POLL_MS} ms, until every rank has ended too, printing the lines that came.
+     */
+    private static JsonNode settle(Source source, JsonNode run, RunLogLines logLines, PrintStream progress) throws Exception {
+        for (int look = 0; look < SETTLE_LOOKS && !everyRankEnded(run); look++) {
+            source.pause(POLL_MS);
+            JsonNode later;
+            try {
+                later = source.get();
+            } catch (IOException e) {
+                return run; // the run has ended; its last lines are in mpflc logs
+            }
+            if (!later.path("state").asText().equals(run.path("state").asText())) {
+                return run; // resumed meanwhile: this command reports the end it saw
+            }
+            run = later;
+            logLines.since(run).forEach(progress::println);
+        }
+        return run;
+    }
+
+    private static boolean everyRankEnded(JsonNode run) {
+        for (JsonNode r : run.path("ranks")) {
+            String state = r.path("state").asText();
+            if (state.equals("PENDING") || state.equals("RUNNING")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static String bar(JsonNode run, long elapsedMs) {
         double p = run.path("progress").asDouble();
         int width = 30;
@@ -214,7 +249,6 @@ final class RunFollower {
                 queuePlace(run));
     }
 
-    /** A QUEUED run's place: {@code "  queue position 2: needs …"}; empty for a run that does not wait. */
     /** One attempt of {@code attemptLog}: {@code attempt 2: restart after: host h1 lost … (from checkpoint 6)}. */
     static String attemptLine(JsonNode attempt) {
         String from = attempt.hasNonNull("resumedFrom") ? " (from checkpoint " + attempt.get("resumedFrom").asInt() + ")"
@@ -223,6 +257,7 @@ final class RunFollower {
                 + (attempt.hasNonNull("note") ? "; " + attempt.get("note").asText() : "");
     }
 
+    /** A QUEUED run's place: {@code "  queue position 2: needs …"}; empty for a run that does not wait. */
     static String queuePlace(JsonNode run) {
         JsonNode q = run.path("queue");
         if (!q.isObject()) {

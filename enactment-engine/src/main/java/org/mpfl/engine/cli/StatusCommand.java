@@ -58,12 +58,27 @@ public final class StatusCommand implements CliCommand {
             String what = r.hasNonNull("activity") ? " " + r.get("activity").asText() : "";
             String wait = r.path("blocked").asBoolean() && r.hasNonNull("waitingFor") ? "  waiting: " + r.get("waitingFor").asText() : "";
             String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run)
-                    : r.hasNonNull("error") ? "  error: " + r.get("error").asText() : "";
+                    : r.hasNonNull("error") ? "  error" + faultKind(r) + ": " + r.get("error").asText() : "";
             String site = r.hasNonNull("site") && !r.get("site").asText().equals("default") ? " (site " + r.get("site").asText() + ")" : "";
             out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
                     r.path("process").asText(), r.path("host").asText(), site, what, where, wait, error);
         }
         return RunCommand.report(run, out, err, false, "mpflc status");
+    }
+
+    /**
+     * Whose fault a FAILED rank's error is, as the console says it: {@code " (workflow fault, never restarted)"} or
+     * {@code " (infrastructure fault, restarted while restarts are left)"}; empty when the engine gives no kind.
+     */
+    static String faultKind(JsonNode rank) {
+        if (!rank.path("state").asText().equals("FAILED")) {
+            return "";
+        }
+        return switch (rank.path("fault").asText("")) {
+            case "WORKFLOW" -> " (workflow fault, never restarted)";
+            case "INFRASTRUCTURE" -> " (infrastructure fault, restarted while restarts are left)";
+            default -> "";
+        };
     }
 
     /** Why an ABORTED rank stopped, as the engine says it ({@code abortedBecause}) and the console shows it. */

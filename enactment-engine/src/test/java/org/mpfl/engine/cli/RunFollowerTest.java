@@ -72,4 +72,39 @@ class RunFollowerTest {
         assertTrue(text.contains("mpflc run: attempt 2: restart after: service host h1 lost (from checkpoint 6)"), text);
         assertEquals(1, text.split("attempt 2:", -1).length - 1, "said once: " + text);
     }
+
+    @Test
+    void theLinesOfRanksThatEndAfterTheRunArePrintedToo() throws Exception {
+        // rank 1 failed the run while rank 0 was still posting what it had logged: a line per look, then its end
+        RunFollower.Source failing = source(n -> "{\"id\":\"r\",\"state\":\"FAILED\",\"attempts\":1,\"ranks\":["
+                + "{\"rank\":0,\"state\":\"" + (n < 3 ? "RUNNING" : "FAILED") + "\",\"logCount\":" + n + ",\"logs\":"
+                + logLines(n) + "},{\"rank\":1,\"state\":\"FAILED\",\"logCount\":0,\"logs\":[]}]}");
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        JsonNode last = RunFollower.follow(failing, "r", 0, new PrintStream(said, true, StandardCharsets.UTF_8), true, true);
+        String text = said.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("rank 0: call 1\n") && text.contains("rank 0: call 2\n") && text.contains("rank 0: call 3\n"), text);
+        assertEquals("FAILED", last.at("/ranks/0/state").asText(), "reported once every rank has ended");
+    }
+
+    /** A rank's {@code logs}: {@code call 1} … {@code call n}. */
+    private static String logLines(int n) {
+        StringBuilder logs = new StringBuilder("[");
+        for (int i = 1; i <= n; i++) {
+            logs.append(i > 1 ? "," : "").append("{\"timeMs\":").append(i).append(",\"message\":\"call ").append(i).append("\"}");
+        }
+        return logs.append(']').toString();
+    }
+
+    @Test
+    void anEndedRunWhoseRanksNeverSayTheyEndedIsLeftAfterABoundedWait() throws Exception {
+        AtomicInteger looks = new AtomicInteger();
+        RunFollower.Source silent = source(n -> {
+            looks.set(n);
+            return "{\"id\":\"r\",\"state\":\"CANCELLED\",\"ranks\":[{\"rank\":0,\"state\":\"RUNNING\"}]}";
+        });
+        JsonNode last = RunFollower.follow(silent, "r", 0, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                true, true);
+        assertEquals("CANCELLED", last.path("state").asText());
+        assertEquals(11, looks.get(), "the end, then ten more looks (2 s)");
+    }
 }

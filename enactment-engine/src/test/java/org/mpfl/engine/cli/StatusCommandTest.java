@@ -6,13 +6,25 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.mpfl.engine.json.Json;
 
-/** An aborted rank's line in {@code mpflc status} says why it stopped in the engine's words, not the runtime's exception text. */
+/**
+ * An aborted rank's line in {@code mpflc status} says why it stopped in the engine's words, not the runtime's exception
+ * text; a failed rank's says whose fault it is.
+ */
 class StatusCommandTest {
     @Test
     void anAbortedRankSaysWhyItStoppedInTheEnginesWords() throws Exception {
         assertEquals("stopped: rank 2 failed", StatusCommand.stopReason(run("{\"state\":\"FAILED\",\"abortedBecause\":\"rank 2 failed\"}")));
         assertEquals("stopped: run aborted", StatusCommand.stopReason(run("{\"state\":\"RUNNING\"}")),
                 "a rank aborted while the run has not ended yet");
+    }
+
+    @Test
+    void aFailedRanksLineSaysWhoseFaultItIs() throws Exception {
+        assertEquals(" (workflow fault, never restarted)", StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"WORKFLOW\"}")));
+        assertEquals(" (infrastructure fault, restarted while restarts are left)",
+                StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"INFRASTRUCTURE\"}")));
+        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"FAILED\"}")), "an older engine gives no kind");
+        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}")));
     }
 
     private static JsonNode run(String json) throws Exception {
