@@ -218,7 +218,8 @@ public final class WorkflowChecker {
                     defaultValue = constant(defaultValue);
                 }
             }
-            ok &= defaultValue != null;
+            // a default in error is reported above; the param stays declared (without it), so that a --param
+            // naming it is not also reported as unknown
         }
         if (name != null) {
             // a param whose type is in error is declared untyped, as a variable is (its uses are not unknown names)
