@@ -88,6 +88,7 @@ public final class RunCommand implements CliCommand {
         }
         if (local) {
             kernelPython(args);
+            quietEngineLifecycle();
         }
         // no --hosts: one host in this JVM (EmbeddedHost); --hosts N: N host processes
         boolean embedded = !args.has("--hosts");
@@ -463,6 +464,18 @@ public final class RunCommand implements CliCommand {
         }
         sb.append(sb.length() > 1 ? ": " : " ").append(error.path("message").asText());
         return sb.toString();
+    }
+
+    /**
+     * A {@code --local} run's engine is this command's own: the follower says a restart ({@code attempt 2: restart
+     * after: …}) and a failure in the user's words, so the engine's warning of the same restart would say it twice,
+     * as a log line. Its errors still show; a logger level the user sets ({@code -Dorg.slf4j.simpleLogger.log.…}) wins.
+     */
+    private static void quietEngineLifecycle() {
+        String logger = "org.slf4j.simpleLogger.log.org.mpfl.engine.run.RunLifecycle";
+        if (System.getProperty(logger) == null) {
+            System.setProperty(logger, "error");
+        }
     }
 
     /**

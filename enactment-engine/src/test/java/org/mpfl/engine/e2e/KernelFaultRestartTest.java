@@ -1,6 +1,7 @@
 package org.mpfl.engine.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,6 +24,7 @@ import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
 import org.mpfl.testing.MpflcCall;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.docs.DocumentedCommands;
 
 /**
  * Whose fault a Python kernel's failure is, end to end ({@code mpflc run DOC --restarts 2} on an engine with two
@@ -142,5 +144,19 @@ class KernelFaultRestartTest {
         String cause = d.at("/attemptLog/1/cause").asText();
         assertTrue(cause.startsWith("restart after: ") && cause.contains("kernel worker lost:") && cause.contains("SIGKILL"),
                 d.toString());
+    }
+
+    @Test
+    void aLocalRunSaysItsRestartOnceInTheUsersWords() throws Exception {
+        // bin/mpflc as a user runs it: the embedded engine logs to this process's stderr, next to the follower's lines
+        Path go = dir.resolve("local.go");
+        Files.writeString(go, "");
+        DocumentedCommands.Result r = DocumentedCommands.run(List.of(DocumentedCommands.root().resolve("bin/mpflc").toString(), "run",
+                dir.resolve("kfault.mpfl.xml").toString(), "--local", "--restarts", "1", "--param", "kernel=killed", "--param", "go=" + go),
+                dir, java.util.Map.of());
+        assertEquals(0, r.exit(), r.output());
+        assertEquals(1, r.output().split("restart after: ", -1).length - 1, "said once: " + r.output());
+        assertTrue(r.output().contains("mpflc run: attempt 2: restart after: kernel worker lost:"), r.output());
+        assertFalse(r.output().contains("RunLifecycle"), "no engine log line: " + r.output());
     }
 }
