@@ -312,6 +312,11 @@ final class RunEndpoints {
             throw IntakeRefused.rejected(400, "not a rank event: " + e.getMessage());
         }
         intake.checkDomains(admitted, events);
+        if (admitted.late()) {
+            // the last lines of ranks the run gave up: kept; the post is refused as before, so the host stops them
+            api.runs().lateLogLines(admitted.runId(), events);
+            throw RankEventIntake.foreign(admitted.runId(), admitted.domainId());
+        }
         api.runs().rankEvents(param(ex, "id"), events);
         return new Reply(204, null);
     }

@@ -2,6 +2,7 @@ package org.mpfl.engine.run;
 
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.EngineRefusal;
@@ -16,6 +17,8 @@ import org.mpfl.protocol.RankEventPost;
  * is therefore not enough to post its states or outputs: that takes the domain's token, which only the
  * engine and the domain's hosts hold. What the events then do to the run is {@link RunService#rankEvents}'s
  * (which still refuses an event of a domain the run gave up meanwhile, and answers 410 for an ended run).
+ * A post of a domain the run gave up less than {@link Run#LATE_LOG_MS} ago, proved with that domain's token, is
+ * admitted as {@linkplain Admission#late late}: its log lines go to the run's log, nothing else of it is applied.
  */
 public final class RankEventIntake {
     private final Function<String, Run> runs;
@@ -24,8 +27,13 @@ public final class RankEventIntake {
         this.runs = runs;
     }
 
-    /** A post admitted from its headers: the domain it proved and what its body must hash to. */
-    public record Admission(String runId, String domainId, String sha256) {
+    /**
+     * A post admitted from its headers: the domain it proved and what its body must hash to.
+     *
+     * @param late of a domain the run gave up a moment ago ({@link Run#givenUpToken}): only its log lines are
+     *             taken, and the post is then refused as of a foreign domain, so that the host stops those ranks
+     */
+    public record Admission(String runId, String domainId, String sha256, boolean late) {
     }
 
     /**
@@ -55,13 +63,23 @@ public final class RankEventIntake {
         }
         Run.Domain domain = run.domain();
         if (!CheckpointIntake.sameDomain(domain.id(), domainId)) {
+            // a domain the run gave up a moment ago: its aborted ranks' last log lines, proved with its own token
+            Optional<String> givenUp = run.givenUpToken(domainId, System.currentTimeMillis());
+            if (givenUp.isPresent() && new DomainToken(givenUp.get()).verifyEvents(domainId, sha256, proof)) {
+                return new Admission(runId, domainId, sha256, true);
+            }
             // as an event of a domain the run gave up (or never had): the host stops that domain's ranks
-            throw new IntakeRefused(EngineRefusal.DOMAIN_FOREIGN, "events of domain '" + domainId + "' do not belong to run " + runId);
+            throw foreign(runId, domainId);
         }
         if (!new DomainToken(domain.token()).verifyEvents(domainId, sha256, proof)) {
             throw new IntakeRefused(EngineRefusal.FORBIDDEN, "the proof does not match this domain and SHA-256");
         }
-        return new Admission(runId, domainId, sha256);
+        return new Admission(runId, domainId, sha256, false);
+    }
+
+    /** The refusal of events of a domain that is not the run's (any more): the host stops that domain's ranks. */
+    public static IntakeRefused foreign(String runId, String domainId) {
+        return new IntakeRefused(EngineRefusal.DOMAIN_FOREIGN, "events of domain '" + domainId + "' do not belong to run " + runId);
     }
 
     /**

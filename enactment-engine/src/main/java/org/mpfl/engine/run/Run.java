@@ -61,6 +61,8 @@ public final class Run {
     private Integer workflowVersion;
     /** Restarts, attempt log, checkpoints and outputs carried over between attempts (see {@link RunAttempts}). */
     private final RunAttempts history = new RunAttempts();
+    /** Domains this run gave up (a restart, a resume), newest last, while their ranks' last log lines are still taken. */
+    private final java.util.ArrayDeque<GivenUpDomain> givenUp = new java.util.ArrayDeque<>();
 
     Run(String id, String workflow, String domainId, String token, Map<String, Object> params, long createdMs) {
         this.id = id;
@@ -105,6 +107,35 @@ public final class Run {
     record Domain(String id, String token, List<RankPlacement> placements) {
     }
 
+    /** How long the ranks of a domain given up may still post their last log lines (they post them while aborted). */
+    static final long LATE_LOG_MS = 60_000;
+    private static final int GIVEN_UP_KEPT = 4;
+
+    /** A domain the run gave up at {@code sinceMs}: its token still proves its ranks' late log lines. */
+    record GivenUpDomain(String id, String token, long sinceMs, Set<Long> lateLinesTaken) {
+        GivenUpDomain(String id, String token, long sinceMs) {
+            this(id, token, sinceMs, new java.util.HashSet<>());
+        }
+    }
+
+    /**
+     * The token of {@code domainId} if the run gave that domain up less than {@link #LATE_LOG_MS} ago: the old
+     * domain's ranks post their last log lines while they are aborted, and those belong to the run's record.
+     */
+    synchronized Optional<String> givenUpToken(String id, long nowMs) {
+        return givenUp.stream().filter(d -> CheckpointIntake.sameDomain(d.id(), id) && nowMs - d.sinceMs() < LATE_LOG_MS)
+                .map(GivenUpDomain::token).findFirst();
+    }
+
+    /**
+     * Whether a late log line of a given-up domain ({@link #givenUpToken}) is new: a host that sends a batch again
+     * (its post timed out after the engine took it) must not put its lines in the run's log twice.
+     */
+    synchronized boolean takeLateLine(String id, int rank, long seq) {
+        return givenUp.stream().filter(d -> d.id().equals(id)).findFirst()
+                .map(d -> d.lateLinesTaken().add(((long) rank << 40) ^ seq)).orElse(false);
+    }
+
     /** The current attempt's domain. */
     synchronized Domain domain() {
         return new Domain(domainId, token, placements());
@@ -118,6 +149,10 @@ public final class Run {
      */
     synchronized Domain newDomain(String newDomainId, String newToken) {
         Domain old = domain();
+        givenUp.addLast(new GivenUpDomain(domainId, token, System.currentTimeMillis()));
+        while (givenUp.size() > GIVEN_UP_KEPT) {
+            givenUp.removeFirst();
+        }
         history.keepOutputs(ranks);
         history.ended("INTERRUPTED", null, System.currentTimeMillis());
         domainId = newDomainId;

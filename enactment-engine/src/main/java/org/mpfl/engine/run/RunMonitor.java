@@ -99,6 +99,25 @@ final class RunMonitor {
     }
 
     /**
+     * The log lines of a post admitted as {@linkplain RankEventIntake.Admission#late late} (of a domain the run gave up a
+     * moment ago; the old domain's ranks post their last lines while they are aborted): into the run's log, marked
+     * {@code late}, once each; nothing else of the post is applied to the run, whose ranks are now another domain's.
+     */
+    void lateLogLines(String runId, List<RankEvent> events) {
+        Run run = runs.get(runId);
+        if (run == null) {
+            return;
+        }
+        for (RankEvent e : events) {
+            if (e != null && e.type() == RankEvent.Type.LOG && run.takeLateLine(e.domainId(), e.rank(), e.seq())) {
+                Map<String, Object> line = published(e);
+                line.put("late", true);
+                journal.record(run, e.rank(), "rank", line);
+            }
+        }
+    }
+
+    /**
      * A rank event as stored and streamed: everything but the domain ID, which authorises events
      * and must not leak to readers of the public event log.
      */

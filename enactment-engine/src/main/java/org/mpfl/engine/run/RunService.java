@@ -206,6 +206,14 @@ public final class RunService implements AutoCloseable {
         monitor.rankEvents(runId, events);
     }
 
+    /**
+     * Takes the log lines of a post {@link #eventIntake} admitted as {@linkplain RankEventIntake.Admission#late late}
+     * (of a domain the run gave up a moment ago) into the run's log; nothing else of it is applied.
+     */
+    public void lateLogLines(String runId, List<RankEvent> events) {
+        monitor.lateLogLines(runId, events);
+    }
+
     /** Where posts of rank events are admitted ({@link org.mpfl.protocol.RankEventPost}) before they are applied. */
     public RankEventIntake eventIntake() {
         return eventIntake;

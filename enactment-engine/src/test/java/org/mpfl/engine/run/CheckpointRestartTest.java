@@ -36,6 +36,7 @@ import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.digest.Sha256;
 import org.mpfl.testing.Await;
 import org.mpfl.engine.HostCalls;
+import org.mpfl.engine.json.Json;
 
 /**
  * The engine's half of checkpoints and restarts, with fake ranks (in-process, reporting over HTTP)
@@ -253,6 +254,43 @@ class CheckpointRestartTest {
         // the point: refused without reading the 10 GB that never come (a wait would hang); 15 s holds on a
         // loaded 2-core machine
         assertTrue(ms < 15_000, "answered after " + ms + " ms");
+    }
+
+    /**
+     * The ranks of a domain the run gave up post their last log lines while they are aborted: those reach the run's
+     * log once, nothing else of that domain is applied, the host is still told to stop them, and a post that does not
+     * prove the old domain's token puts nothing in the log.
+     */
+    @Test
+    void theLastLogLinesOfAGivenUpDomainReachTheRunsLogOnceAndNothingElseOfItIsTaken() throws Exception {
+        start();
+        String id = startRun(2, 1);
+        List<FakeRanks.Rank> first = domain(1, 2);
+        first.get(0).failInInfrastructure("send", "ring.mpfl.xml:9:5", "DeliveryException: send to rank 1 failed");
+        domain(2, 2);
+        FakeRanks.Rank late = first.get(1);
+        assertEquals(403, late.event(org.mpfl.protocol.RankEvent.Type.LOG, null, null, null, "the last words of attempt 1",
+                null, null));
+        assertEquals(EngineRefusal.DOMAIN_FOREIGN.value(), late.lastMark(), "the host stops that domain's ranks");
+        assertEquals(403, late.post(late.sent.get(late.sent.size() - 1)), "the same batch again (its post timed out)");
+        assertEquals(403, late.state("DONE"));
+        assertEquals(403, late.event(org.mpfl.protocol.RankEvent.Type.OUTPUT, null, null, null, null, "x", "late"));
+        byte[] forged = Json.write(new org.mpfl.protocol.RankEvent(late.request.domainId(), 1, 99, 1, org.mpfl.protocol.RankEvent.Type.LOG,
+                null, null, null, "forged line", "info", null, null, null)).getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> refused = http.send(HttpRequest.newBuilder(URI.create(late.request.callbackUrl() + "/"
+                        + org.mpfl.protocol.RankEventPost.PATH)).POST(HttpRequest.BodyPublishers.ofByteArray(forged))
+                .headers(org.mpfl.protocol.RankEventPost.headers(DomainToken.generate(), late.request.domainId(), forged).entrySet()
+                        .stream().flatMap(h -> java.util.stream.Stream.of(h.getKey(), h.getValue())).toArray(String[]::new)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, refused.statusCode(), refused.body());
+        String logs = Http.get(engine.url() + "/api/runs/" + id + "/logs").body();
+        assertEquals(1, logs.split("the last words of attempt 1", -1).length - 1, "once: " + logs);
+        assertTrue(logs.contains("rank 1 INFO the last words of attempt 1"), logs);
+        assertFalse(logs.contains("forged"), logs);
+        JsonNode d = detail(id);
+        assertEquals("RUNNING", d.get("state").asText(), d.toString());
+        assertNotEquals("DONE", d.at("/ranks/1/state").asText(), "the old domain's DONE is not the new rank's: " + d);
+        assertTrue(d.at("/outputs").isEmpty() || !d.toString().contains("late"), d.toString());
     }
 
     @Test
