@@ -75,6 +75,36 @@ class CapacityManagerTest {
     }
 
     /**
+     * A run that can never fit, submitted behind a run that waits for its jobs, fails at once naming what it asks and
+     * the most there can be (it used to wait behind the head, saying nothing, until its own turn came); after a restart
+     * with a smaller --max-nodes, a queued run that no longer fits fails as the engine starts, wherever it stands.
+     */
+    @Test
+    void aRunThatCanNeverFitFailsAtOnceAlsoBehindOthersAndAfterTheLimitsShrink() throws Exception {
+        start(2, 4);
+        String head = run(4);
+        awaitReason(head, "Slurm job 100 PENDING (Resources)");
+        String behind = run(9);
+        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> detail(behind));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        String error = d.at("/error/message").asText();
+        assertTrue(error.contains("needs 9 ranks") && error.contains("--max-nodes 2 × --cpus-per-node 4 = 8 places"), error);
+        assertEquals("QUEUED", detail(head).get("state").asText(), "the head still waits for its job");
+        assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "no job for the run that cannot fit");
+
+        String eight = run(8);
+        awaitReason(eight, "waiting behind run " + head);
+        engine.close();
+        FakeScheduler smaller = new FakeScheduler();
+        engine = Engine.start(smaller.engineConfig(dir, 1, 4));
+        d = Await.runEnds(Duration.ofSeconds(30), () -> detail(eight));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        assertTrue(d.at("/error/message").asText().contains("needs 8 ranks")
+                && d.at("/error/message").asText().contains("--max-nodes 1 × --cpus-per-node 4 = 4 places"), d.toString());
+        awaitReason(head, "Slurm job 100 PENDING (Resources)");
+    }
+
+    /**
      * The engine stops while Slurm cannot cancel its job: the job's record stays in the run store and the next engine
      * adopts it (submitting nothing for it again); the failure is reported with the command that ends it by hand.
      */
