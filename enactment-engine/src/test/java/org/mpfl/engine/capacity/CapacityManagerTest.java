@@ -185,6 +185,37 @@ class CapacityManagerTest {
         assertTrue(reason.contains("ends: mpflc: node n1: its name does not resolve; give a bind address"), reason);
     }
 
+    /**
+     * A job ended outside MPFL is reported with its final state, not with the COMPLETING Slurm shows while it stops the
+     * job's processes (it used to read "ended: COMPLETING"); one that stays COMPLETING is taken as ended after the
+     * ending wait, saying so; a final state is said with what it means (TIMEOUT: its time limit ran out).
+     */
+    @Test
+    void aJobEndedOutsideIsReportedWithItsFinalStateNotCompleting() throws Exception {
+        start(1, 2);
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        slurm.set("100", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7");
+        awaitReason(id, "Slurm job 100 RUNNING on n7, host starting");
+        slurm.set("100", JobStatus.Phase.ENDING, "COMPLETING", "None", "n7");
+        awaitReason(id, "Slurm job 100 COMPLETING on n7");
+        assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "an ending job is held until its final state");
+        slurm.set("100", JobStatus.Phase.ENDED, "CANCELLED", "None", "");
+        String reason = awaitReason(id, "Slurm job 100 on node n7 was cancelled outside MPFL (CANCELLED: scancel by an administrator"
+                + " or its user); the next Slurm job in 5 s");
+        assertTrue(!reason.contains("ended: COMPLETING"), reason);
+
+        awaitReason(id, "Slurm job 101 PENDING (Resources)");
+        engine.capacity().orElseThrow().endingWait = Duration.ofSeconds(1);
+        slurm.set("101", JobStatus.Phase.ENDING, "COMPLETING", "None", "n8");
+        awaitReason(id, "Slurm job 101 on node n8 was ended outside MPFL and is still COMPLETING after 1 s (its final state is not"
+                + " known yet)");
+
+        awaitReason(id, "Slurm job 102 PENDING (Resources)");
+        slurm.set("102", JobStatus.Phase.ENDED, "TIMEOUT", "TimeLimit", "n9");
+        awaitReason(id, "Slurm job 102 on node n9 ended: TIMEOUT (TimeLimit): its time limit ran out (--walltime, or the partition's)");
+    }
+
     /** The engine prunes the job log directory when it starts (and whenever a job ends): 60 old outputs become 50. */
     @Test
     void theEnginePrunesTheJobLogDirectory() throws Exception {

@@ -112,6 +112,11 @@ public final class FakeScheduler implements CapacityProvider {
         return out;
     }
 
+    /** A job of the test's choosing is in this phase and state on this node, as the scheduler would say. */
+    public void set(String jobId, JobStatus.Phase phase, String state, String reason, String node) {
+        states.put(jobId, new JobStatus(jobId, phase, state, reason, node));
+    }
+
     /** A job of the test's choosing ends with this state, as the scheduler would say. */
     public void end(String jobId, String state, String reason) {
         states.put(jobId, new JobStatus(jobId, JobStatus.Phase.ENDED, state, reason, ""));

@@ -231,7 +231,12 @@ class SlurmCapacityTest {
         }
     }
 
-    /** A job cancelled from outside mid-run: the run fails naming the job and the node. */
+    /**
+     * A job cancelled from outside mid-run: the run fails naming the job and the node (whether the engine hears of it
+     * from Slurm or from the host not answering first), and the engine's log gives the job's final state, CANCELLED
+     * (squeue says COMPLETING while Slurm stops its processes, which the engine used to report as the job's end:
+     * "ended: COMPLETING").
+     */
     @Test
     void aJobCancelledFromOutsideFailsItsRunNamingJobAndNode() throws Exception {
         Path data = dir.resolve("scancel");
@@ -245,6 +250,9 @@ class SlurmCapacityTest {
         awaitTrue(() -> state(engine, runId).equals("FAILED"), "the run failed");
         String error = Http.get(engine.url + "/api/runs/" + runId).json().at("/error/message").asText();
         assertTrue(error.contains("Slurm job " + job) && error.contains(slurm.node()), "names job and node: " + error);
+        awaitTrue(() -> readLog(engine).contains("Slurm job " + job + " on node " + slurm.node() + " was cancelled outside MPFL (CANCELLED"),
+                "the engine's log gives the job's final state");
+        assertFalse(readLog(engine).contains("ended: COMPLETING"), readLog(engine));
         run.destroyForcibly();
     }
 

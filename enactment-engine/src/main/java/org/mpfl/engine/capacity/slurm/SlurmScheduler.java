@@ -61,11 +61,14 @@ abstract class SlurmScheduler implements CapacityProvider {
         return jobs(jobName).stream().filter(s -> s.phase() != JobStatus.Phase.ENDED).toList();
     }
 
-    /** Slurm's job states ({@code squeue --states}) by phase. */
+    /** Slurm's job states ({@code squeue --states}; slurmrestd's {@code job_state}) by phase. */
     static JobStatus.Phase phase(String state) {
         return switch (state) {
             case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "RESIZING" -> JobStatus.Phase.PENDING;
             case "RUNNING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT" -> JobStatus.Phase.RUNNING;
+            // a flag over the final state, which squeue, scontrol and slurmrestd 22.05 all hide behind it until the
+            // job's processes are gone (seconds, up to KillWait): the next poll reads CANCELLED, TIMEOUT, NODE_FAIL…
+            case "COMPLETING" -> JobStatus.Phase.ENDING;
             default -> JobStatus.Phase.ENDED;
         };
     }

@@ -53,9 +53,11 @@ class SlurmJobTest {
     void slurmStatesByPhase() {
         assertEquals(JobStatus.Phase.PENDING, SlurmScheduler.phase("PENDING"));
         assertEquals(JobStatus.Phase.RUNNING, SlurmScheduler.phase("RUNNING"));
-        for (String ended : List.of("CANCELLED", "TIMEOUT", "FAILED", "NODE_FAIL", "COMPLETED", "COMPLETING", "GONE")) {
+        for (String ended : List.of("CANCELLED", "TIMEOUT", "FAILED", "NODE_FAIL", "COMPLETED", "GONE")) {
             assertEquals(JobStatus.Phase.ENDED, SlurmScheduler.phase(ended), ended);
         }
+        // COMPLETING hides the final state (CANCELLED, TIMEOUT…) until the job's processes are gone: not its end yet
+        assertEquals(JobStatus.Phase.ENDING, SlurmScheduler.phase("COMPLETING"));
         assertEquals("PENDING (Resources)", new JobStatus("12", JobStatus.Phase.PENDING, "PENDING", "Resources", "").describe());
         assertEquals("RUNNING on n7", new JobStatus("12", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7").describe());
         // a reason that means the job never starts as asked says what to change
