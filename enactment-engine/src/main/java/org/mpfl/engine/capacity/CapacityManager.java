@@ -133,6 +133,12 @@ public final class CapacityManager implements AutoCloseable {
      * this manager's lock, which a round holds while the scheduler answers (seconds when it is slow).
      */
     private volatile CapacityView view;
+    /** What the scheduler's own limits allow ({@link CapacityProvider#jobsAtOnce}), or {@code null}: it cannot tell. */
+    private volatile JobsAtOnce schedulerLimit;
+    /** When {@link #schedulerLimit} was last read (0: never). */
+    private long limitReadMs;
+    /** How often the scheduler's limits are read again (an administrator may change the partition meanwhile). */
+    static final java.time.Duration LIMIT_REFRESH = java.time.Duration.ofMinutes(5);
 
     public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
                            HostCredentials credentials, CapacityJobStore store, Supplier<String> engineUrl) {
@@ -164,6 +170,7 @@ public final class CapacityManager implements AutoCloseable {
             }
         }
         lookUpAdopted(System.currentTimeMillis());
+        readSchedulerLimit(System.currentTimeMillis());
         pruneJobLogs();
         view = takeView(System.currentTimeMillis());
         runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
@@ -185,6 +192,9 @@ public final class CapacityManager implements AutoCloseable {
     synchronized void tick() {
         try {
             long now = System.currentTimeMillis();
+            if (now - limitReadMs >= LIMIT_REFRESH.toMillis()) {
+                readSchedulerLimit(now);
+            }
             poll(now);
             lookUpAdopted(now);
             releaseIdle(now);
@@ -539,13 +549,37 @@ public final class CapacityManager implements AutoCloseable {
     }
 
     /**
+     * Reads what the scheduler's limits allow ({@link CapacityProvider#jobsAtOnce}); a scheduler that does not answer
+     * keeps the last answer (none: {@code --max-nodes} alone) and is asked again on the next refresh.
+     */
+    private void readSchedulerLimit(long now) {
+        limitReadMs = now;
+        try {
+            JobsAtOnce read = provider.jobsAtOnce(settings.cpusPerNode());
+            JobsAtOnce before = schedulerLimit;
+            schedulerLimit = read;
+            if (read != null && read.jobs() < settings.maxNodes() && (before == null || before.jobs() != read.jobs())) {
+                LOG.info("{}s: {}, fewer than --max-nodes {}: runs needing more than {} ranks can never fit", provider.jobKind(),
+                        read.why(), settings.maxNodes(), read.jobs() * settings.cpusPerNode());
+            }
+        } catch (CapacityException | RuntimeException e) {
+            LOG.warn("cannot read the {} limits of the scheduler (asked again in {} min): {}", provider.jobKind(),
+                    LIMIT_REFRESH.toMinutes(), e.getMessage());
+        }
+    }
+
+    /**
      * Why a run of {@code ranks} ranks can never be placed: more than every job this provider may run at once
-     * ({@link CapacitySettings#maxNodes} × {@link CapacitySettings#cpusPerNode}) and the other hosts registered now
-     * hold together; {@code null} when it may fit (or another host takes more ranks than its capacity). Called
-     * under the run queue's lock, so it reads only {@link #jobHosts} and the registry, never this manager's lock.
+     * ({@link CapacitySettings#maxNodes}, or fewer when the scheduler's own limits say so: {@link #schedulerLimit}, ×
+     * {@link CapacitySettings#cpusPerNode}) and the other hosts registered now hold together; {@code null} when it may
+     * fit (or another host takes more ranks than its capacity). Called under the run queue's lock, so it reads only
+     * {@link #jobHosts}, the registry and volatile fields, never this manager's lock.
      */
     String neverFits(int ranks) {
-        int brought = settings.maxNodes() * settings.cpusPerNode();
+        JobsAtOnce limit = schedulerLimit;
+        boolean scheduler = limit != null && limit.jobs() < settings.maxNodes();
+        int jobs = scheduler ? limit.jobs() : settings.maxNodes();
+        int brought = jobs * settings.cpusPerNode();
         int others = 0;
         for (HostInfo h : registry.hosts()) {
             if (jobHosts.contains(h.hostId())) {
@@ -558,6 +592,12 @@ public final class CapacityManager implements AutoCloseable {
         }
         if (ranks <= brought + others) {
             return null;
+        }
+        if (scheduler) {
+            return "the run needs " + ranks + " ranks at once, more than " + provider.jobKind() + "s can ever bring: " + limit.why()
+                    + ", fewer than --max-nodes " + settings.maxNodes() + ": " + jobs + " × --cpus-per-node " + settings.cpusPerNode()
+                    + " = " + brought + " places" + (others > 0 ? " plus the " + others + " of the other registered hosts" : "")
+                    + "; run it with fewer ranks (or --oversubscribe), or start the engine with a larger --partition";
         }
         return "the run needs " + ranks + " ranks at once, more than " + provider.jobKind() + "s can ever bring: --max-nodes "
                 + settings.maxNodes() + " × --cpus-per-node " + settings.cpusPerNode() + " = " + brought + " places"

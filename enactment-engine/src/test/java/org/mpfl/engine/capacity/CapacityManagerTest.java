@@ -105,6 +105,25 @@ class CapacityManagerTest {
     }
 
     /**
+     * The scheduler's own limit (a partition with room for fewer jobs than --max-nodes) counts in what can ever fit: a
+     * run that only --max-nodes would allow fails at once, naming the partition; one within the partition waits.
+     */
+    @Test
+    void theSchedulersOwnLimitCountsInWhatCanEverFit() throws Exception {
+        slurm.limit = new JobsAtOnce(1, "partition 'debug' has 1 node: n1 4 CPUs (sinfo), room for at most 1 job of 2 CPUs at once");
+        start(4, 2);
+        String id = run(3);
+        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> detail(id));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        String error = d.at("/error/message").asText();
+        assertTrue(error.contains("the run needs 3 ranks at once, more than Slurm jobs can ever bring: partition 'debug' has 1 node:"
+                + " n1 4 CPUs (sinfo), room for at most 1 job of 2 CPUs at once, fewer than --max-nodes 4: 1 × --cpus-per-node 2"
+                + " = 2 places; run it with fewer ranks (or --oversubscribe), or start the engine with a larger --partition"), error);
+        String fits = run(2);
+        awaitReason(fits, "Slurm job 100 PENDING (Resources)");
+    }
+
+    /**
      * The engine stops while Slurm cannot cancel its job: the job's record stays in the run store and the next engine
      * adopts it (submitting nothing for it again); the failure is reported with the command that ends it by hand.
      */

@@ -31,6 +31,8 @@ public final class FakeScheduler implements CapacityProvider {
     final java.util.concurrent.atomic.AtomicInteger findFailures = new java.util.concurrent.atomic.AtomicInteger(-1);
     /** How often {@link #find} was asked. */
     final java.util.concurrent.atomic.AtomicInteger finds = new java.util.concurrent.atomic.AtomicInteger();
+    /** What {@link #jobsAtOnce} answers (the scheduler's own limit), or {@code null}: it cannot tell. */
+    volatile JobsAtOnce limit;
     /** Where the jobs' output goes, or {@code null}: the provider keeps none. */
     volatile Path logDir;
     private int next = 100;
@@ -85,6 +87,11 @@ public final class FakeScheduler implements CapacityProvider {
         }
         cancelled.add(jobId);
         states.computeIfPresent(jobId, (k, s) -> new JobStatus(k, JobStatus.Phase.ENDED, "CANCELLED", "", s.node()));
+    }
+
+    @Override
+    public JobsAtOnce jobsAtOnce(int cpus) {
+        return limit;
     }
 
     @Override

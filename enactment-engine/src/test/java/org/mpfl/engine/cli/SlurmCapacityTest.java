@@ -321,6 +321,51 @@ class SlurmCapacityTest {
         }
     }
 
+    /**
+     * The partition's own limits count: a run needing more places than its nodes hold at once (here the one node,
+     * room for nproc/2 jobs of 2 CPUs) fails at once although --max-nodes would allow it (it waited for ever, one job
+     * pending Resources behind the other); a --walltime longer than the partition's MaxTime stops mpflc up before it
+     * serves, through sbatch's tools and slurmrestd (every job would pend PartitionTimeLimit).
+     */
+    @Test
+    void thePartitionsNodesAndMaxTimeCountInWhatCanEverFit() throws Exception {
+        int jobsAtOnce = Runtime.getRuntime().availableProcessors() / 2;
+        Path data = dir.resolve("partition");
+        Engine engine = engine(data, freePort(), "--max-nodes", String.valueOf(jobsAtOnce + 1), "--idle-release", "5");
+        int ranks = 2 * jobsAtOnce + 1;
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=" + ranks);
+        JsonNode result = result(run, data.resolve("run.out"));
+        assertEquals("FAILED", result.get("state").asText(), result.toString());
+        String error = result.toString();
+        assertTrue(error.contains("the run needs " + ranks + " ranks at once") && error.contains("partition 'debug' has 1 node: "
+                + slurm.node() + " ") && error.contains("room for at most " + jobsAtOnce + " job") && error.contains("--max-nodes "
+                + (jobsAtOnce + 1)), error);
+        assertTrue(jobLogs(data).isEmpty(), "no job submitted for it: " + jobLogs(data));
+
+        SlurmCluster.run(List.of("scontrol", "update", "PartitionName=debug", "MaxTime=10"), slurm.environment());
+        try {
+            Path log = data.resolve("up-walltime.log");
+            Process up = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.resolve("w").toString(),
+                    "--provider", "slurm", "--partition", "debug", "--walltime", "1:00:00", "--node-mpflc", mpflc.toString()), log);
+            assertTrue(up.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(log));
+            String said = Files.readString(log);
+            assertTrue(up.exitValue() != 0 && said.contains("--walltime 1:00:00 is longer than partition 'debug' allows (MaxTime=00:10:00"),
+                    said);
+            String restd = slurm.startRestd();
+            Path jwt = ownerOnly(data.resolve("slurm.jwt"), slurm.token(600));
+            Path restLog = data.resolve("up-walltime-rest.log");
+            Process rest = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.resolve("w").toString(),
+                    "--provider", "slurm", "--partition", "debug", "--walltime", "1:00:00", "--node-mpflc", mpflc.toString(),
+                    "--slurmrestd", restd, "--slurm-jwt-file", jwt.toString()), restLog);
+            assertTrue(rest.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(restLog));
+            String restSaid = Files.readString(restLog);
+            assertTrue(rest.exitValue() != 0 && restSaid.contains("--walltime 1:00:00 is longer than partition 'debug' allows (MaxTime=10"),
+                    restSaid);
+        } finally {
+            SlurmCluster.run(List.of("scontrol", "update", "PartitionName=debug", "MaxTime=UNLIMITED"), slurm.environment());
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /**
