@@ -330,17 +330,24 @@ class SlurmCapacityTest {
     @Test
     void thePartitionsNodesAndMaxTimeCountInWhatCanEverFit() throws Exception {
         int jobsAtOnce = Runtime.getRuntime().availableProcessors() / 2;
-        Path data = dir.resolve("partition");
-        Engine engine = engine(data, freePort(), "--max-nodes", String.valueOf(jobsAtOnce + 1), "--idle-release", "5");
         int ranks = 2 * jobsAtOnce + 1;
-        Process run = run(engine, data.resolve("run.out"), ring, "ranks=" + ranks);
-        JsonNode result = result(run, data.resolve("run.out"));
-        assertEquals("FAILED", result.get("state").asText(), result.toString());
-        String error = result.toString();
-        assertTrue(error.contains("the run needs " + ranks + " ranks at once") && error.contains("partition 'debug' has 1 node: "
-                + slurm.node() + " ") && error.contains("room for at most " + jobsAtOnce + " job") && error.contains("--max-nodes "
-                + (jobsAtOnce + 1)), error);
-        assertTrue(jobLogs(data).isEmpty(), "no job submitted for it: " + jobLogs(data));
+        Path data = dir.resolve("partition");
+        String restd = slurm.startRestd();
+        Path jwt = ownerOnly(Files.createDirectories(data).resolve("slurm.jwt"), slurm.token(600));
+        for (List<String> via : List.of(List.<String>of(), List.of("--slurmrestd", restd, "--slurm-jwt-file", jwt.toString()))) {
+            Path engineData = data.resolve(via.isEmpty() ? "sbatch" : "slurmrestd");
+            List<String> args = new ArrayList<>(List.of("--max-nodes", String.valueOf(jobsAtOnce + 1), "--idle-release", "5"));
+            args.addAll(via);
+            Engine engine = engine(engineData, freePort(), args.toArray(String[]::new));
+            Process run = run(engine, engineData.resolve("run.out"), ring, "ranks=" + ranks);
+            JsonNode result = result(run, engineData.resolve("run.out"));
+            assertEquals("FAILED", result.get("state").asText(), result.toString());
+            String error = result.toString();
+            assertTrue(error.contains("the run needs " + ranks + " ranks at once") && error.contains("partition 'debug' has 1 node: "
+                    + slurm.node() + " ") && error.contains("room for at most " + jobsAtOnce + " job") && error.contains("--max-nodes "
+                    + (jobsAtOnce + 1)), error);
+            assertTrue(jobLogs(engineData).isEmpty(), "no job submitted for it: " + jobLogs(engineData));
+        }
 
         SlurmCluster.run(List.of("scontrol", "update", "PartitionName=debug", "MaxTime=10"), slurm.environment());
         try {
@@ -351,8 +358,6 @@ class SlurmCapacityTest {
             String said = Files.readString(log);
             assertTrue(up.exitValue() != 0 && said.contains("--walltime 1:00:00 is longer than partition 'debug' allows (MaxTime=00:10:00"),
                     said);
-            String restd = slurm.startRestd();
-            Path jwt = ownerOnly(data.resolve("slurm.jwt"), slurm.token(600));
             Path restLog = data.resolve("up-walltime-rest.log");
             Process rest = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.resolve("w").toString(),
                     "--provider", "slurm", "--partition", "debug", "--walltime", "1:00:00", "--node-mpflc", mpflc.toString(),
