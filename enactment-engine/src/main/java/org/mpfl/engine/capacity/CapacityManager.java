@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  * <li>asks the scheduler about its jobs; a job that ended without being released (it failed, was
  * cancelled from outside, hit its wall time) is a lost host for the runs on it, named with its job and
- * node;</li>
+ * node and its final state (one still {@linkplain JobStatus.Phase#ENDING ending}, Slurm's COMPLETING, is reported
+ * once the scheduler says how it ended, {@link #ending});</li>
  * <li>notes which jobs' hosts joined (the registry lists their host id);</li>
  * <li>releases ({@code cancel}) jobs whose host held no rank for {@link CapacitySettings#idleRelease}
  * while no run waited;</li>
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * what the jobs are doing ({@code Slurm job 1234 PENDING (Resources)}).
  */
 // Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
-// lock; the lookup retry of adopted jobs (fix-slurm) added the last lines, and a split would share that lock's state.
+// lock; the lookup retry of adopted jobs (fix-slurm) and the wait for an ending job's final state (fix-slurm2) added
+// the last lines, and a split would share that lock's state.
 public final class CapacityManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
 
@@ -59,6 +61,10 @@ public final class CapacityManager implements AutoCloseable {
         boolean releasing;
         /** For a job of a previous engine recorded without its id: when looking it up first failed (0: not yet). */
         long lookUpFailingSinceMs;
+        /** When a poll first saw it {@linkplain JobStatus.Phase#ENDING ending} without being released (0: not yet). */
+        long endingSinceMs;
+        /** The node it ran on as last said (a job that ended may be listed without its node). */
+        String node = "";
 
         Job(String name, String hostId, String jobId, long submittedMs) {
             this.name = name;
@@ -117,10 +123,22 @@ public final class CapacityManager implements AutoCloseable {
     static final java.time.Duration ADOPT_LOOK_UP_WINDOW = java.time.Duration.ofMinutes(5);
     volatile java.time.Duration adoptLookUpWindow = ADOPT_LOOK_UP_WINDOW;
     /**
+     * How long a job ended outside MPFL may stay {@linkplain JobStatus.Phase#ENDING ending} (its processes being
+     * stopped: Slurm's KillWait is 30 s by default) before it is taken as ended without its final state; tests shorten it.
+     */
+    static final java.time.Duration ENDING_WAIT = java.time.Duration.ofSeconds(60);
+    volatile java.time.Duration endingWait = ENDING_WAIT;
+    /**
      * What {@link #view} returns, taken at the end of every round: readers ({@code GET /api/capacity}) never wait for
      * this manager's lock, which a round holds while the scheduler answers (seconds when it is slow).
      */
     private volatile CapacityView view;
+    /** What the scheduler's own limits allow ({@link CapacityProvider#jobsAtOnce}), or {@code null}: it cannot tell. */
+    private volatile JobsAtOnce schedulerLimit;
+    /** When {@link #schedulerLimit} was last read (0: never). */
+    private long limitReadMs;
+    /** How often the scheduler's limits are read again (an administrator may change the partition meanwhile). */
+    static final java.time.Duration LIMIT_REFRESH = java.time.Duration.ofMinutes(5);
 
     public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
                            HostCredentials credentials, CapacityJobStore store, Supplier<String> engineUrl) {
@@ -152,6 +170,7 @@ public final class CapacityManager implements AutoCloseable {
             }
         }
         lookUpAdopted(System.currentTimeMillis());
+        readSchedulerLimit(System.currentTimeMillis());
         pruneJobLogs();
         view = takeView(System.currentTimeMillis());
         runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
@@ -173,6 +192,9 @@ public final class CapacityManager implements AutoCloseable {
     synchronized void tick() {
         try {
             long now = System.currentTimeMillis();
+            if (now - limitReadMs >= LIMIT_REFRESH.toMillis()) {
+                readSchedulerLimit(now);
+            }
             poll(now);
             lookUpAdopted(now);
             releaseIdle(now);
@@ -248,12 +270,39 @@ public final class CapacityManager implements AutoCloseable {
                 j.host = h.get();
             }
             if (!s.node().isBlank()) {
+                j.node = s.node();
                 registry.origin(j.hostId, provider.jobKind() + " " + j.jobId + " on node " + s.node());
             }
-            if (s.phase() == JobStatus.Phase.ENDED) {
+            if (s.phase() == JobStatus.Phase.ENDED || s.phase() == JobStatus.Phase.ENDING && j.releasing) {
                 ended(j, s, before);
+            } else if (s.phase() == JobStatus.Phase.ENDING) {
+                ending(j, s, before, now);
             }
         }
+    }
+
+    /**
+     * A job not released by this engine is ending (Slurm's COMPLETING: it stops the job's processes, and says only then
+     * whether it was CANCELLED, hit its TIMEOUT, lost its node…): its end is reported with that final state, on a
+     * later poll. Meanwhile its host is said to be ending outside MPFL, for a run that loses it first; a job still
+     * ending after {@link #ENDING_WAIT} is taken as ended then, without its final state.
+     */
+    private void ending(Job j, JobStatus s, JobStatus before, long now) {
+        if (j.endingSinceMs == 0) {
+            j.endingSinceMs = now;
+            String why = provider.jobKind() + " " + j.jobId + on(j, s) + " is being ended outside MPFL (" + s.state()
+                    + ": the scheduler is stopping its processes; its final state follows)";
+            LOG.info("{}: host {}", why, j.hostId);
+            registry.origin(j.hostId, why);
+        } else if (now - j.endingSinceMs >= endingWait.toMillis()) {
+            ended(j, s, before);
+        }
+    }
+
+    /** {@code " on node N"} with the node the job runs or ran on, or empty when none was ever said. */
+    private static String on(Job j, JobStatus s) {
+        String node = s.node().isBlank() ? j.node : s.node();
+        return node.isBlank() ? "" : " on node " + node;
     }
 
     /**
@@ -311,7 +360,7 @@ public final class CapacityManager implements AutoCloseable {
      */
     private void ended(Job j, JobStatus s, JobStatus before) {
         if (!j.releasing) {
-            String node = s.node().isBlank() ? "" : " on node " + s.node();
+            String node = on(j, s);
             String reason = s.reason().isBlank() || s.reason().equals("None") ? "" : " (" + s.reason() + ")";
             // the engine did not cancel it: someone did with scancel (an administrator, the user): say so, not "ended"
             boolean cancelledOutside = s.state().startsWith("CANCELLED");
@@ -320,7 +369,10 @@ public final class CapacityManager implements AutoCloseable {
                             + ": scancel by an administrator or its user)"
                             + (j.host == null && (before == null || before.phase() == JobStatus.Phase.PENDING)
                             ? " while it was pending, before its host joined" : "")
-                    : provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason;
+                    : s.phase() == JobStatus.Phase.ENDING
+                    ? provider.jobKind() + " " + j.jobId + node + " was ended outside MPFL and is still " + s.state() + reason
+                            + " after " + endingWait.toSeconds() + " s (its final state is not known yet)"
+                    : provider.jobKind() + " " + j.jobId + node + " ended: " + s.state() + reason + s.meaning();
             LOG.warn(j.host != null ? "{}: host {} is lost" : "{}: its host {} never joined", why, j.hostId);
             registry.origin(j.hostId, why);
             if (j.host != null) {
@@ -405,7 +457,7 @@ public final class CapacityManager implements AutoCloseable {
         Map<String, Integer> busy = runs.busyRanks();
         boolean waiting = !runs.queuedRanks().isEmpty();
         for (Job j : jobs.values()) {
-            if (j.releasing || j.jobId == null) {
+            if (j.releasing || j.jobId == null || j.endingSinceMs != 0) {
                 continue;
             }
             if (busy.containsKey(j.hostId) || waiting) {
@@ -447,6 +499,9 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             live++;
+            if (j.endingSinceMs != 0) {
+                continue; // it still holds its node at the scheduler, but brings no place
+            }
             // places coming (a job whose host has not joined) or free (a joined host's unused ones)
             wanted -= j.host == null ? settings.cpusPerNode() : Math.max(0, j.host.capacity() - busy.getOrDefault(j.hostId, 0));
         }
@@ -494,13 +549,37 @@ public final class CapacityManager implements AutoCloseable {
     }
 
     /**
+     * Reads what the scheduler's limits allow ({@link CapacityProvider#jobsAtOnce}); a scheduler that does not answer
+     * keeps the last answer (none: {@code --max-nodes} alone) and is asked again on the next refresh.
+     */
+    private void readSchedulerLimit(long now) {
+        limitReadMs = now;
+        try {
+            JobsAtOnce read = provider.jobsAtOnce(settings.cpusPerNode());
+            JobsAtOnce before = schedulerLimit;
+            schedulerLimit = read;
+            if (read != null && read.jobs() < settings.maxNodes() && (before == null || before.jobs() != read.jobs())) {
+                LOG.info("{}s: {}, fewer than --max-nodes {}: runs needing more than {} ranks can never fit", provider.jobKind(),
+                        read.why(), settings.maxNodes(), read.jobs() * settings.cpusPerNode());
+            }
+        } catch (CapacityException | RuntimeException e) {
+            LOG.warn("cannot read the {} limits of the scheduler (asked again in {} min): {}", provider.jobKind(),
+                    LIMIT_REFRESH.toMinutes(), e.getMessage());
+        }
+    }
+
+    /**
      * Why a run of {@code ranks} ranks can never be placed: more than every job this provider may run at once
-     * ({@link CapacitySettings#maxNodes} × {@link CapacitySettings#cpusPerNode}) and the other hosts registered now
-     * hold together; {@code null} when it may fit (or another host takes more ranks than its capacity). Called
-     * under the run queue's lock, so it reads only {@link #jobHosts} and the registry, never this manager's lock.
+     * ({@link CapacitySettings#maxNodes}, or fewer when the scheduler's own limits say so: {@link #schedulerLimit}, ×
+     * {@link CapacitySettings#cpusPerNode}) and the other hosts registered now hold together; {@code null} when it may
+     * fit (or another host takes more ranks than its capacity). Called under the run queue's lock, so it reads only
+     * {@link #jobHosts}, the registry and volatile fields, never this manager's lock.
      */
     String neverFits(int ranks) {
-        int brought = settings.maxNodes() * settings.cpusPerNode();
+        JobsAtOnce limit = schedulerLimit;
+        boolean scheduler = limit != null && limit.jobs() < settings.maxNodes();
+        int jobs = scheduler ? limit.jobs() : settings.maxNodes();
+        int brought = jobs * settings.cpusPerNode();
         int others = 0;
         for (HostInfo h : registry.hosts()) {
             if (jobHosts.contains(h.hostId())) {
@@ -513,6 +592,12 @@ public final class CapacityManager implements AutoCloseable {
         }
         if (ranks <= brought + others) {
             return null;
+        }
+        if (scheduler) {
+            return "the run needs " + ranks + " ranks at once, more than " + provider.jobKind() + "s can ever bring: " + limit.why()
+                    + ", fewer than --max-nodes " + settings.maxNodes() + ": " + jobs + " × --cpus-per-node " + settings.cpusPerNode()
+                    + " = " + brought + " places" + (others > 0 ? " plus the " + others + " of the other registered hosts" : "")
+                    + "; run it with fewer ranks (or --oversubscribe), or start the engine with a larger --partition";
         }
         return "the run needs " + ranks + " ranks at once, more than " + provider.jobKind() + "s can ever bring: --max-nodes "
                 + settings.maxNodes() + " × --cpus-per-node " + settings.cpusPerNode() + " = " + brought + " places"

@@ -33,6 +33,16 @@ public interface CapacityProvider {
     }
 
     /**
+     * How many jobs of {@code cpus} CPUs the scheduler's own limits let run at once at most (a partition's nodes, as
+     * many jobs on each as its CPUs hold), or {@code null} when it cannot tell: a run needing more than that many jobs
+     * bring can never fit, whatever {@link CapacitySettings#maxNodes} says. Read when the engine starts and every few
+     * minutes (an administrator may change the partition).
+     */
+    default JobsAtOnce jobsAtOnce(int cpus) throws CapacityException {
+        return null;
+    }
+
+    /**
      * Submits a job that starts one service host; returns the scheduler's id for it. The credential
      * reaches the host in the job's environment, never in the job's script, its name or a command line.
      */

@@ -32,8 +32,8 @@ public record CapacityView(String provider, String jobKind, CapacitySettings lim
      *                    still being looked up by its name
      * @param jobName     its name at the scheduler ({@code mpfl-HOSTID})
      * @param hostId      the host id its host enrols as
-     * @param phase       {@code PENDING}, {@code RUNNING} or {@code ENDED}, or {@code null} before the scheduler was
-     *                    first asked
+     * @param phase       {@code PENDING}, {@code RUNNING}, {@code ENDING} (ended outside MPFL, its final state to follow) or
+     *                    {@code ENDED}, or {@code null} before the scheduler was first asked
      * @param state       the scheduler's word ({@code PENDING}, {@code RUNNING}…), {@code SUBMITTED} before it was asked
      * @param reason      why it waits, as the scheduler says ({@code Resources}), or empty
      * @param node        the node it runs on, or {@code null}

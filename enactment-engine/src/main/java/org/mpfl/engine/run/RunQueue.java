@@ -131,15 +131,7 @@ final class RunQueue {
                     continue;
                 }
                 CapacityOnDemand provider = onDemand;
-                // a run larger than all the capacity the provider may ever bring would wait for ever: it fails now
-                String never = provider == null || e.spec().queueing().oversubscribe() ? null
-                        : provider.neverFits(e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum());
-                if (never != null) {
-                    it.remove();
-                    after.add(() -> {
-                        forget(e.run());
-                        failer.accept(e.run(), new RunError(null, null, never));
-                    });
+                if (failsForNeverFitting(e, it, after)) {
                     continue;
                 }
                 if (r.failure() != null && !e.waitForHosts() && provider == null) {
@@ -156,11 +148,31 @@ final class RunQueue {
                     blockedBy = blockedBy + "; " + note;
                 }
                 waitFor(e, ++position, blockedBy, after);
-            } else {
+            } else if (!failsForNeverFitting(e, it, after)) {
+                // checked behind the head too: a run submitted behind others learns now, not when its turn comes
                 waitFor(e, ++position, "waiting behind run " + waiting.get(0).run().id() + " (" + blockedBy + ")", after);
             }
         }
         after.forEach(Runnable::run);
+    }
+
+    /**
+     * Takes a run larger than all the capacity the provider may ever bring out of the queue (it would wait for ever)
+     * and fails it after the loop, saying what it asks and the most there can be; {@code false} when it may fit.
+     */
+    private boolean failsForNeverFitting(Entry e, java.util.Iterator<Entry> it, List<Runnable> after) {
+        CapacityOnDemand provider = onDemand;
+        String never = provider == null || e.spec().queueing().oversubscribe() ? null
+                : provider.neverFits(e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum());
+        if (never == null) {
+            return false;
+        }
+        it.remove();
+        after.add(() -> {
+            forget(e.run());
+            failer.accept(e.run(), new RunError(null, null, never));
+        });
+        return true;
     }
 
     private void waitFor(Entry e, int position, String reason, List<Runnable> after) {

@@ -75,6 +75,55 @@ class CapacityManagerTest {
     }
 
     /**
+     * A run that can never fit, submitted behind a run that waits for its jobs, fails at once naming what it asks and
+     * the most there can be (it used to wait behind the head, saying nothing, until its own turn came); after a restart
+     * with a smaller --max-nodes, a queued run that no longer fits fails as the engine starts, wherever it stands.
+     */
+    @Test
+    void aRunThatCanNeverFitFailsAtOnceAlsoBehindOthersAndAfterTheLimitsShrink() throws Exception {
+        start(2, 4);
+        String head = run(4);
+        awaitReason(head, "Slurm job 100 PENDING (Resources)");
+        String behind = run(9);
+        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> detail(behind));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        String error = d.at("/error/message").asText();
+        assertTrue(error.contains("needs 9 ranks") && error.contains("--max-nodes 2 × --cpus-per-node 4 = 8 places"), error);
+        assertEquals("QUEUED", detail(head).get("state").asText(), "the head still waits for its job");
+        assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "no job for the run that cannot fit");
+
+        String eight = run(8);
+        awaitReason(eight, "waiting behind run " + head);
+        engine.close();
+        FakeScheduler smaller = new FakeScheduler();
+        engine = Engine.start(smaller.engineConfig(dir, 1, 4));
+        d = Await.runEnds(Duration.ofSeconds(30), () -> detail(eight));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        assertTrue(d.at("/error/message").asText().contains("needs 8 ranks")
+                && d.at("/error/message").asText().contains("--max-nodes 1 × --cpus-per-node 4 = 4 places"), d.toString());
+        awaitReason(head, "Slurm job 100 PENDING (Resources)");
+    }
+
+    /**
+     * The scheduler's own limit (a partition with room for fewer jobs than --max-nodes) counts in what can ever fit: a
+     * run that only --max-nodes would allow fails at once, naming the partition; one within the partition waits.
+     */
+    @Test
+    void theSchedulersOwnLimitCountsInWhatCanEverFit() throws Exception {
+        slurm.limit = new JobsAtOnce(1, "partition 'debug' has 1 node: n1 4 CPUs (sinfo), room for at most 1 job of 2 CPUs at once");
+        start(4, 2);
+        String id = run(3);
+        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> detail(id));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        String error = d.at("/error/message").asText();
+        assertTrue(error.contains("the run needs 3 ranks at once, more than Slurm jobs can ever bring: partition 'debug' has 1 node:"
+                + " n1 4 CPUs (sinfo), room for at most 1 job of 2 CPUs at once, fewer than --max-nodes 4: 1 × --cpus-per-node 2"
+                + " = 2 places; run it with fewer ranks (or --oversubscribe), or start the engine with a larger --partition"), error);
+        String fits = run(2);
+        awaitReason(fits, "Slurm job 100 PENDING (Resources)");
+    }
+
+    /**
      * The engine stops while Slurm cannot cancel its job: the job's record stays in the run store and the next engine
      * adopts it (submitting nothing for it again); the failure is reported with the command that ends it by hand.
      */
@@ -153,6 +202,37 @@ class CapacityManagerTest {
         slurm.end("102", "FAILED", "NonZeroExitCode");
         reason = awaitReason(id, "Slurm job 102 ended: FAILED (NonZeroExitCode)");
         assertTrue(reason.contains("ends: mpflc: node n1: its name does not resolve; give a bind address"), reason);
+    }
+
+    /**
+     * A job ended outside MPFL is reported with its final state, not with the COMPLETING Slurm shows while it stops the
+     * job's processes (it used to read "ended: COMPLETING"); one that stays COMPLETING is taken as ended after the
+     * ending wait, saying so; a final state is said with what it means (TIMEOUT: its time limit ran out).
+     */
+    @Test
+    void aJobEndedOutsideIsReportedWithItsFinalStateNotCompleting() throws Exception {
+        start(1, 2);
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        slurm.set("100", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7");
+        awaitReason(id, "Slurm job 100 RUNNING on n7, host starting");
+        slurm.set("100", JobStatus.Phase.ENDING, "COMPLETING", "None", "n7");
+        awaitReason(id, "Slurm job 100 COMPLETING on n7");
+        assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "an ending job is held until its final state");
+        slurm.set("100", JobStatus.Phase.ENDED, "CANCELLED", "None", "");
+        String reason = awaitReason(id, "Slurm job 100 on node n7 was cancelled outside MPFL (CANCELLED: scancel by an administrator"
+                + " or its user); the next Slurm job in 5 s");
+        assertTrue(!reason.contains("ended: COMPLETING"), reason);
+
+        awaitReason(id, "Slurm job 101 PENDING (Resources)");
+        engine.capacity().orElseThrow().endingWait = Duration.ofSeconds(1);
+        slurm.set("101", JobStatus.Phase.ENDING, "COMPLETING", "None", "n8");
+        awaitReason(id, "Slurm job 101 on node n8 was ended outside MPFL and is still COMPLETING after 1 s (its final state is not"
+                + " known yet)");
+
+        awaitReason(id, "Slurm job 102 PENDING (Resources)");
+        slurm.set("102", JobStatus.Phase.ENDED, "TIMEOUT", "TimeLimit", "n9");
+        awaitReason(id, "Slurm job 102 on node n9 ended: TIMEOUT (TimeLimit): its time limit ran out (--walltime, or the partition's)");
     }
 
     /** The engine prunes the job log directory when it starts (and whenever a job ends): 60 old outputs become 50. */

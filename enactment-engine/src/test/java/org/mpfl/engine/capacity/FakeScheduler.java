@@ -31,6 +31,8 @@ public final class FakeScheduler implements CapacityProvider {
     final java.util.concurrent.atomic.AtomicInteger findFailures = new java.util.concurrent.atomic.AtomicInteger(-1);
     /** How often {@link #find} was asked. */
     final java.util.concurrent.atomic.AtomicInteger finds = new java.util.concurrent.atomic.AtomicInteger();
+    /** What {@link #jobsAtOnce} answers (the scheduler's own limit), or {@code null}: it cannot tell. */
+    volatile JobsAtOnce limit;
     /** Where the jobs' output goes, or {@code null}: the provider keeps none. */
     volatile Path logDir;
     private int next = 100;
@@ -88,6 +90,11 @@ public final class FakeScheduler implements CapacityProvider {
     }
 
     @Override
+    public JobsAtOnce jobsAtOnce(int cpus) {
+        return limit;
+    }
+
+    @Override
     public Path jobLogDir() {
         return logDir;
     }
@@ -110,6 +117,11 @@ public final class FakeScheduler implements CapacityProvider {
             out.add(states.get(id));
         }
         return out;
+    }
+
+    /** A job of the test's choosing is in this phase and state on this node, as the scheduler would say. */
+    public void set(String jobId, JobStatus.Phase phase, String state, String reason, String node) {
+        states.put(jobId, new JobStatus(jobId, phase, state, reason, node));
     }
 
     /** A job of the test's choosing ends with this state, as the scheduler would say. */

@@ -231,7 +231,12 @@ class SlurmCapacityTest {
         }
     }
 
-    /** A job cancelled from outside mid-run: the run fails naming the job and the node. */
+    /**
+     * A job cancelled from outside mid-run: the run fails naming the job and the node (whether the engine hears of it
+     * from Slurm or from the host not answering first), and the engine's log gives the job's final state, CANCELLED
+     * (squeue says COMPLETING while Slurm stops its processes, which the engine used to report as the job's end:
+     * "ended: COMPLETING").
+     */
     @Test
     void aJobCancelledFromOutsideFailsItsRunNamingJobAndNode() throws Exception {
         Path data = dir.resolve("scancel");
@@ -245,6 +250,9 @@ class SlurmCapacityTest {
         awaitTrue(() -> state(engine, runId).equals("FAILED"), "the run failed");
         String error = Http.get(engine.url + "/api/runs/" + runId).json().at("/error/message").asText();
         assertTrue(error.contains("Slurm job " + job) && error.contains(slurm.node()), "names job and node: " + error);
+        awaitTrue(() -> readLog(engine).contains("Slurm job " + job + " on node " + slurm.node() + " was cancelled outside MPFL (CANCELLED"),
+                "the engine's log gives the job's final state");
+        assertFalse(readLog(engine).contains("ended: COMPLETING"), readLog(engine));
         run.destroyForcibly();
     }
 
@@ -310,6 +318,56 @@ class SlurmCapacityTest {
                     ? restSaid.contains("no node of partition 'debug' has 4096 CPUs (slurmrestd: ") && restSaid.contains("give --cpus-per-node ")
                     : restSaid.contains("Slurm has no partition 'no-such' (slurmrestd's nodes are in: debug")), restSaid);
             assertFalse(restSaid.contains("MPFL engine and console"), "it did not serve: " + restSaid);
+        }
+    }
+
+    /**
+     * The partition's own limits count: a run needing more places than its nodes hold at once (here the one node,
+     * room for nproc/2 jobs of 2 CPUs) fails at once although --max-nodes would allow it (it waited for ever, one job
+     * pending Resources behind the other); a --walltime longer than the partition's MaxTime stops mpflc up before it
+     * serves, through sbatch's tools and slurmrestd (every job would pend PartitionTimeLimit).
+     */
+    @Test
+    void thePartitionsNodesAndMaxTimeCountInWhatCanEverFit() throws Exception {
+        int jobsAtOnce = Runtime.getRuntime().availableProcessors() / 2;
+        int ranks = 2 * jobsAtOnce + 1;
+        Path data = dir.resolve("partition");
+        String restd = slurm.startRestd();
+        Path jwt = ownerOnly(Files.createDirectories(data).resolve("slurm.jwt"), slurm.token(600));
+        for (List<String> via : List.of(List.<String>of(), List.of("--slurmrestd", restd, "--slurm-jwt-file", jwt.toString()))) {
+            Path engineData = data.resolve(via.isEmpty() ? "sbatch" : "slurmrestd");
+            List<String> args = new ArrayList<>(List.of("--max-nodes", String.valueOf(jobsAtOnce + 1), "--idle-release", "5"));
+            args.addAll(via);
+            Engine engine = engine(engineData, freePort(), args.toArray(String[]::new));
+            Process run = run(engine, engineData.resolve("run.out"), ring, "ranks=" + ranks);
+            JsonNode result = result(run, engineData.resolve("run.out"));
+            assertEquals("FAILED", result.get("state").asText(), result.toString());
+            String error = result.toString();
+            assertTrue(error.contains("the run needs " + ranks + " ranks at once") && error.contains("partition 'debug' has 1 node: "
+                    + slurm.node() + " ") && error.contains("room for at most " + jobsAtOnce + " job") && error.contains("--max-nodes "
+                    + (jobsAtOnce + 1)), error);
+            assertTrue(jobLogs(engineData).isEmpty(), "no job submitted for it: " + jobLogs(engineData));
+        }
+
+        SlurmCluster.run(List.of("scontrol", "update", "PartitionName=debug", "MaxTime=10"), slurm.environment());
+        try {
+            Path log = data.resolve("up-walltime.log");
+            Process up = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.resolve("w").toString(),
+                    "--provider", "slurm", "--partition", "debug", "--walltime", "1:00:00", "--node-mpflc", mpflc.toString()), log);
+            assertTrue(up.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(log));
+            String said = Files.readString(log);
+            assertTrue(up.exitValue() != 0 && said.contains("--walltime 1:00:00 is longer than partition 'debug' allows (MaxTime=00:10:00"),
+                    said);
+            Path restLog = data.resolve("up-walltime-rest.log");
+            Process rest = child(List.of(mpflc.toString(), "up", "--port", "0", "--bind", "127.0.0.1", "--data", data.resolve("w").toString(),
+                    "--provider", "slurm", "--partition", "debug", "--walltime", "1:00:00", "--node-mpflc", mpflc.toString(),
+                    "--slurmrestd", restd, "--slurm-jwt-file", jwt.toString()), restLog);
+            assertTrue(rest.waitFor(WAIT_S, TimeUnit.SECONDS), "mpflc up stopped: " + Files.readString(restLog));
+            String restSaid = Files.readString(restLog);
+            assertTrue(rest.exitValue() != 0 && restSaid.contains("--walltime 1:00:00 is longer than partition 'debug' allows (MaxTime=10"),
+                    restSaid);
+        } finally {
+            SlurmCluster.run(List.of("scontrol", "update", "PartitionName=debug", "MaxTime=UNLIMITED"), slurm.environment());
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.Set;
 import org.mpfl.engine.capacity.CapacityException;
 import org.mpfl.engine.capacity.HostJob;
 import org.mpfl.engine.capacity.JobStatus;
+import org.mpfl.engine.capacity.JobsAtOnce;
 import org.mpfl.protocol.HostCredential;
 
 /**
@@ -36,40 +37,76 @@ public final class SlurmCommandLine extends SlurmScheduler {
 
     @Override
     public void check() throws CapacityException {
-        try {
-            String partitions = SlurmTools.run(List.of("sinfo", "--noheader", "--format=%R"), settings.toolEnv(), null);
-            if (partitions.lines().map(String::strip).noneMatch(settings.partition()::equals)) {
-                throw new CapacityException("Slurm has no partition '" + settings.partition() + "' (sinfo lists: "
-                        + String.join(", ", partitions.lines().map(String::strip).toList()) + ")");
-            }
-        } catch (IOException e) {
-            throw new CapacityException("Slurm's command line does not answer: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CapacityException("interrupted while asking sinfo", e);
+        String partitions = ask(List.of("sinfo", "--noheader", "--format=%R"), "sinfo");
+        if (partitions.lines().map(String::strip).noneMatch(settings.partition()::equals)) {
+            throw new CapacityException("Slurm has no partition '" + settings.partition() + "' (sinfo lists: "
+                    + String.join(", ", partitions.lines().map(String::strip).toList()) + ")");
         }
     }
 
-    /** Refuses a job size no node of the partition has ({@code sinfo %c}: CPUs per node, "2+" when they differ). */
+    /**
+     * Refuses a job size no node of the partition has ({@code sinfo %c}: CPUs per node, "2+" when they differ), a
+     * {@code --walltime} longer than its MaxTime and a partition that allows no node per job ({@code scontrol show
+     * partition}): such jobs would pend for ever.
+     */
     @Override
     public void checkJobSize(int cpus) throws CapacityException {
-        String sizes;
+        String sizes = ask(List.of("sinfo", "--noheader", "--partition=" + settings.partition(), "--format=%c"), "sinfo").strip();
+        if (!sizes.isEmpty() && !sizes.contains("+")) { // nodes of several sizes: the largest is not said, so a job may fit
+            int largest = sizes.lines().map(String::strip).filter(s -> s.matches("\\d+")).mapToInt(Integer::parseInt).max()
+                    .orElse(Integer.MAX_VALUE);
+            if (cpus > largest) {
+                throw new CapacityException("no node of partition '" + settings.partition() + "' has " + cpus + " CPUs (sinfo: "
+                        + largest + " per node): give --cpus-per-node " + largest + " or less, or another --partition");
+            }
+        }
+        Map<String, String> p = partition();
+        checkWalltime(settings, p.get("MaxTime"), "scontrol show partition");
+        if ("0".equals(p.get("MaxNodes"))) {
+            throw new CapacityException("partition '" + settings.partition() + "' allows no node per job (MaxNodes=0, scontrol show"
+                    + " partition): every job would pend for ever; give another --partition");
+        }
+    }
+
+    /** The partition's nodes ({@code sinfo -N %N|%c}) and its MaxCPUsPerNode and OverSubscribe ({@code scontrol}). */
+    @Override
+    public JobsAtOnce jobsAtOnce(int cpus) throws CapacityException {
+        Map<String, Integer> nodes = new HashMap<>();
+        for (String line : ask(List.of("sinfo", "--noheader", "--Node", "--partition=" + settings.partition(), "--format=%N|%c"),
+                "sinfo").lines().toList()) {
+            String[] f = line.strip().split("\\|");
+            if (f.length == 2 && f[1].matches("\\d+")) {
+                nodes.put(f[0], Integer.parseInt(f[1]));
+            }
+        }
+        Map<String, String> p = partition();
+        String max = p.getOrDefault("MaxCPUsPerNode", "UNLIMITED");
+        return jobsAtOnce(settings.partition(), nodes, max.matches("\\d+") ? Integer.valueOf(max) : null,
+                p.getOrDefault("OverSubscribe", "").startsWith("EXCLUSIVE"), cpus, "sinfo, scontrol show partition");
+    }
+
+    /** {@code scontrol show partition -o P} as its fields ({@code MaxTime=UNLIMITED}, {@code MaxNodes=…}). */
+    private Map<String, String> partition() throws CapacityException {
+        Map<String, String> fields = new HashMap<>();
+        String out = ask(List.of("scontrol", "show", "partition", "--oneliner", settings.partition()), "scontrol");
+        for (String word : out.strip().split("\\s+")) {
+            int eq = word.indexOf('=');
+            if (eq > 0) {
+                fields.put(word.substring(0, eq), word.substring(eq + 1));
+            }
+        }
+        return fields;
+    }
+
+    /** Runs one of Slurm's tools that only reads ({@code tool} names it in errors). */
+    private String ask(List<String> cmd, String tool) throws CapacityException {
         try {
-            sizes = SlurmTools.run(List.of("sinfo", "--noheader", "--partition=" + settings.partition(), "--format=%c"),
-                    settings.toolEnv(), null).strip();
+            return SlurmTools.run(cmd, settings.toolEnv(), null);
         } catch (IOException e) {
             throw new CapacityException("Slurm's command line does not answer: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CapacityException("interrupted while asking sinfo", e);
-        }
-        if (sizes.isEmpty() || sizes.contains("+")) {
-            return; // nodes of several sizes: the largest is not said, so a job may fit
-        }
-        int largest = sizes.lines().map(String::strip).filter(s -> s.matches("\\d+")).mapToInt(Integer::parseInt).max().orElse(Integer.MAX_VALUE);
-        if (cpus > largest) {
-            throw new CapacityException("no node of partition '" + settings.partition() + "' has " + cpus + " CPUs (sinfo: "
-                    + largest + " per node): give --cpus-per-node " + largest + " or less, or another --partition");
+            throw new CapacityException("interrupted while asking " + tool, e);
         }
     }
 

@@ -14,11 +14,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.mpfl.engine.capacity.CapacityException;
 import org.mpfl.engine.capacity.HostJob;
 import org.mpfl.engine.capacity.JobStatus;
+import org.mpfl.engine.capacity.JobsAtOnce;
 import org.mpfl.engine.json.Json;
 import org.mpfl.protocol.HostCredential;
 
@@ -85,21 +87,15 @@ public final class SlurmRest extends SlurmScheduler {
     }
 
     /**
-     * Refuses a partition no node of slurmrestd's {@code /nodes} belongs to, and a job size larger than every node of
-     * the partition has, as the command line does with {@code sinfo}: such jobs would pend for ever.
+     * Refuses a partition no node of slurmrestd's {@code /nodes} belongs to, a job size larger than every node of
+     * the partition has, and a {@code --walltime} longer than the partition's {@code max_time_limit}, as the command
+     * line does with {@code sinfo} and {@code scontrol}: such jobs would pend for ever.
      */
     @Override
     public void checkJobSize(int cpus) throws CapacityException {
         Set<String> partitions = new TreeSet<>();
-        int largest = 0;
-        for (JsonNode node : call("GET", "/slurm/" + API + "/nodes", null).path("nodes")) {
-            for (JsonNode p : node.path("partitions")) {
-                partitions.add(p.asText());
-                if (p.asText().equals(settings.partition())) {
-                    largest = Math.max(largest, node.path("cpus").asInt(0));
-                }
-            }
-        }
+        Map<String, Integer> nodes = nodes(partitions);
+        int largest = nodes.values().stream().mapToInt(Integer::intValue).max().orElse(0);
         if (partitions.isEmpty()) {
             return; // an answer without partitions (another API version): nothing to tell
         }
@@ -111,6 +107,40 @@ public final class SlurmRest extends SlurmScheduler {
             throw new CapacityException("no node of partition '" + settings.partition() + "' has " + cpus + " CPUs (slurmrestd: "
                     + largest + " per node at most): give --cpus-per-node " + largest + " or less, or another --partition");
         }
+        Long maxMinutes = limit(partition().path("max_time_limit"));
+        checkWalltime(settings, maxMinutes == null ? null : String.valueOf(maxMinutes), "slurmrestd, in minutes");
+    }
+
+    /** The partition's nodes as slurmrestd's {@code /nodes} lists them, and its {@code maximum_cpus_per_node}. */
+    @Override
+    public JobsAtOnce jobsAtOnce(int cpus) throws CapacityException {
+        Long max = limit(partition().path("maximum_cpus_per_node"));
+        return jobsAtOnce(settings.partition(), nodes(new TreeSet<>()), max == null ? null : max.intValue(), false, cpus,
+                "slurmrestd");
+    }
+
+    /** CPUs per node of the partition's nodes, by name; {@code partitions} gets every partition a node is in. */
+    private Map<String, Integer> nodes(Set<String> partitions) throws CapacityException {
+        Map<String, Integer> out = new java.util.HashMap<>();
+        for (JsonNode node : call("GET", "/slurm/" + API + "/nodes", null).path("nodes")) {
+            for (JsonNode p : node.path("partitions")) {
+                partitions.add(p.asText());
+                if (p.asText().equals(settings.partition()) && node.path("cpus").asInt(0) > 0) {
+                    out.put(node.path("name").asText(), node.path("cpus").asInt());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** slurmrestd's {@code /partition/P} entry, or an empty object when it lists none. */
+    private JsonNode partition() throws CapacityException {
+        return call("GET", "/slurm/" + API + "/partition/" + settings.partition(), null).path("partitions").path(0);
+    }
+
+    /** A limit of v0.0.38 (a number; absent, null, negative or Slurm's INFINITE/NO_VAL, 2^32-1 and -2: none). */
+    private static Long limit(JsonNode v) {
+        return v.canConvertToLong() && v.asLong() > 0 && v.asLong() < 0xFFFFFFFEL ? v.asLong() : null;
     }
 
     @Override

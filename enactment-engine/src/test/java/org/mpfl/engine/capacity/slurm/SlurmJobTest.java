@@ -2,12 +2,14 @@ package org.mpfl.engine.capacity.slurm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.mpfl.engine.capacity.CapacityException;
 import org.mpfl.engine.capacity.HostJob;
 import org.mpfl.engine.capacity.JobStatus;
 import org.mpfl.protocol.HostCredential;
@@ -53,15 +55,42 @@ class SlurmJobTest {
     void slurmStatesByPhase() {
         assertEquals(JobStatus.Phase.PENDING, SlurmScheduler.phase("PENDING"));
         assertEquals(JobStatus.Phase.RUNNING, SlurmScheduler.phase("RUNNING"));
-        for (String ended : List.of("CANCELLED", "TIMEOUT", "FAILED", "NODE_FAIL", "COMPLETED", "COMPLETING", "GONE")) {
+        for (String ended : List.of("CANCELLED", "TIMEOUT", "FAILED", "NODE_FAIL", "COMPLETED", "GONE")) {
             assertEquals(JobStatus.Phase.ENDED, SlurmScheduler.phase(ended), ended);
         }
+        // COMPLETING hides the final state (CANCELLED, TIMEOUT…) until the job's processes are gone: not its end yet
+        assertEquals(JobStatus.Phase.ENDING, SlurmScheduler.phase("COMPLETING"));
         assertEquals("PENDING (Resources)", new JobStatus("12", JobStatus.Phase.PENDING, "PENDING", "Resources", "").describe());
         assertEquals("RUNNING on n7", new JobStatus("12", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7").describe());
         // a reason that means the job never starts as asked says what to change
         assertEquals("PENDING (PartitionConfig: the partition refuses the job as asked, e.g. more CPUs than its nodes have"
                 + " (--cpus-per-node) or a longer --walltime than it allows)",
                 new JobStatus("12", JobStatus.Phase.PENDING, "PENDING", "PartitionConfig", "").describe());
+    }
+
+    /**
+     * What a partition's nodes hold at once: per node its CPUs (capped by MaxCPUsPerNode) over the job's, one job per
+     * node on an exclusive partition; and a --walltime beyond the partition's MaxTime is refused, UNLIMITED is none.
+     */
+    @Test
+    void partitionLimits() throws Exception {
+        Map<String, Integer> nodes = Map.of("n1", 8, "n2", 8, "n3", 3);
+        assertEquals(9, SlurmScheduler.jobsAtOnce("p", nodes, null, false, 2, "sinfo").jobs());
+        assertEquals(5, SlurmScheduler.jobsAtOnce("p", nodes, 4, false, 2, "sinfo").jobs());
+        assertEquals(3, SlurmScheduler.jobsAtOnce("p", nodes, null, true, 2, "sinfo").jobs());
+        assertEquals(4, SlurmScheduler.jobsAtOnce("p", nodes, null, false, 4, "sinfo").jobs());
+        assertEquals("partition 'p' has 3 nodes: n1 8 CPUs, n2 8 CPUs, n3 3 CPUs (MaxCPUsPerNode=4) (sinfo), room for at most 5 jobs"
+                + " of 2 CPUs at once", SlurmScheduler.jobsAtOnce("p", nodes, 4, false, 2, "sinfo").why());
+        assertEquals(null, SlurmScheduler.jobsAtOnce("p", Map.of(), null, false, 2, "sinfo"));
+
+        SlurmSettings hour = new SlurmSettings("p", null, "1:00:00", "mpflc", null, List.of(), Path.of("logs"), Map.of());
+        for (String allows : List.of("UNLIMITED", "INFINITE", "1:00:00", "2-00:00:00", "60")) {
+            SlurmScheduler.checkWalltime(hour, allows, "scontrol");
+        }
+        SlurmScheduler.checkWalltime(new SlurmSettings("p", null, null, "mpflc", null, List.of(), Path.of("logs"), Map.of()), "10", "x");
+        CapacityException e = assertThrows(CapacityException.class, () -> SlurmScheduler.checkWalltime(hour, "00:30:00", "scontrol"));
+        assertEquals("--walltime 1:00:00 is longer than partition 'p' allows (MaxTime=00:30:00, scontrol): every job would pend for"
+                + " ever (PartitionTimeLimit); give --walltime 00:30:00 or less, or another --partition", e.getMessage());
     }
 
     /** Which failures of Slurm's tools are slurmctld not answering (a look-up is asked again), and which are refusals. */
