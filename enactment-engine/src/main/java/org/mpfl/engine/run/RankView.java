@@ -20,6 +20,12 @@ final class RankView {
     String waitingFor;
     double progressValue;
     double progressTotal;
+    /**
+     * The checkpoint whose progress {@link #progressValue} and {@link #progressTotal} are while this attempt's rank has
+     * not reported its own yet ({@code null}: the rank's own report): an attempt that resumed from checkpoint K goes on
+     * from where the run was then, not from 0.
+     */
+    Long progressFromCheckpoint;
     long startedMs;
     long endedMs;
     String error;
@@ -200,6 +206,7 @@ final class RankView {
         Integer waitsFor = blocked ? DeadlockDetector.waitedRank(waitingFor) : null;
         m.put("waitsForRank", waitsFor);
         m.put("progress", Map.of("value", progressValue, "total", progressTotal));
+        m.put("progressFromCheckpoint", progressFromCheckpoint);
         m.put("startedMs", startedMs == 0 ? null : startedMs);
         m.put("endedMs", endedMs == 0 ? null : endedMs);
         m.put("elapsedMs", startedMs == 0 ? null : (endedMs == 0 ? System.currentTimeMillis() : endedMs) - startedMs);

@@ -179,6 +179,7 @@ public final class Reattachment {
         v.waitingFor = r.path("waitingFor").asText(null);
         v.progressValue = r.at("/progress/value").asDouble(0);
         v.progressTotal = r.at("/progress/total").asDouble(0);
+        v.progressFromCheckpoint = r.path("progressFromCheckpoint").isNumber() ? r.path("progressFromCheckpoint").asLong() : null;
         v.startedMs = r.path("startedMs").asLong(0);
         v.endedMs = r.path("endedMs").asLong(0);
         v.error = r.path("error").asText(null);

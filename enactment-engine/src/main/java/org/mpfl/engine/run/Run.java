@@ -444,6 +444,7 @@ public final class Run {
                 if (e.value() instanceof Map<?, ?> m) {
                     r.progressValue = RankView.number(m.get("value"), r.progressValue);
                     r.progressTotal = RankView.number(m.get("total"), r.progressTotal);
+                    r.progressFromCheckpoint = null;
                 }
             }
             case OUTPUT -> r.outputs.put(e.name(), e.value());
@@ -468,11 +469,18 @@ public final class Run {
             return Outcome.RANK_LOST;
         }
         dirty = true;
-        if (s.progressValue() != null) {
-            r.progressValue = s.progressValue();
-        }
-        if (s.progressTotal() != null) {
+        if (s.progressTotal() != null && s.progressTotal() > 0) {
             r.progressTotal = s.progressTotal();
+            r.progressValue = s.progressValue() != null ? s.progressValue() : r.progressValue;
+            r.progressFromCheckpoint = null;
+        } else if (r.progressFromCheckpoint == null) {
+            // nothing reported yet by this attempt's rank: a checkpoint's progress it resumed from stays until it does
+            if (s.progressValue() != null) {
+                r.progressValue = s.progressValue();
+            }
+            if (s.progressTotal() != null) {
+                r.progressTotal = s.progressTotal();
+            }
         }
         if (s.counters() != null) {
             r.applyCounters(s.counters());
@@ -637,6 +645,7 @@ public final class Run {
         }
         history.toJson(m);
         m.put("resumed", history.resumed());
+        m.put("progressFromCheckpoint", progressFromCheckpoint());
         return m;
     }
 
@@ -670,6 +679,8 @@ public final class Run {
         m.put("attempts", attempts);
         m.put("resumed", history.resumed());
         m.put("params", params);
+        // after the fields the API has always shown in this order
+        m.put("progressFromCheckpoint", progressFromCheckpoint());
         return m;
     }
 
@@ -704,10 +715,25 @@ public final class Run {
      */
     private double progress() {
         if (ranks.isEmpty()) {
-            return state == RunState.SUCCEEDED ? 1.0 : 0.0;
+            // a resumed run waiting for its places is where its checkpoint was, not at 0
+            return state == RunState.SUCCEEDED ? 1.0 : state.isFinal() ? 0.0 : history.resumedFraction();
         }
         return RunProgress.of(ranks.stream().map(r -> new RunProgress.Rank(r.progressValue, r.progressTotal,
                 r.state.equals("DONE"))).toList());
+    }
+
+    /**
+     * The checkpoint the run's progress is taken from while the current attempt, resumed from it, has not reported
+     * its own ({@code null}: the ranks' own reports, or no checkpoint).
+     */
+    private Long progressFromCheckpoint() {
+        if (state.isFinal()) {
+            return null;
+        }
+        if (ranks.isEmpty()) {
+            return history.resumedFraction() > 0 ? history.resumedFrom() : null;
+        }
+        return ranks.stream().map(r -> r.progressFromCheckpoint).filter(java.util.Objects::nonNull).findFirst().orElse(null);
     }
 
     // ------------------------------------------------------------------ re-attachment (Reattachment)

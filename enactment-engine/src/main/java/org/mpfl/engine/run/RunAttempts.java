@@ -2,10 +2,12 @@ package org.mpfl.engine.run;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 
@@ -39,6 +41,8 @@ final class RunAttempts {
     private int checkpointsTaken;
     /** Outputs ranks reported in earlier attempts, by rank: still valid when the next one resumes from a checkpoint. */
     private final Map<Integer, Map<String, Object>> carried = new HashMap<>();
+    /** Ranks that reported {@code <progress>} in an earlier attempt: resumed from a checkpoint, they start at its progress. */
+    private final Set<Integer> progressReporters = new HashSet<>();
 
     synchronized void restartsAllowed(int n) {
         restartsAllowed = Math.max(0, n);
@@ -111,10 +115,28 @@ final class RunAttempts {
         note = null;
         faultMs = null;
         if (resumedFrom != null) {
+            Map<?, ?> then = resumedProgress();
             for (RankView r : ranks) {
                 carried.getOrDefault(r.placement.rank(), Map.of()).forEach(r.outputs::putIfAbsent);
+                if (then != null && progressReporters.contains(r.placement.rank())) {
+                    r.progressValue = RankView.number(then.get("value"), 0);
+                    r.progressTotal = RankView.number(then.get("total"), 0);
+                    r.progressFromCheckpoint = resumedFrom;
+                }
             }
         }
+    }
+
+    /** Where the run was when the checkpoint the current attempt resumed from was taken ({@code {value, total}}), or null. */
+    private Map<?, ?> resumedProgress() {
+        Map<String, Object> c = resumedFrom == null ? null : checkpoints.get(resumedFrom);
+        return c != null && c.get("progress") instanceof Map<?, ?> p && RankView.number(p.get("total"), 0) > 0 ? p : null;
+    }
+
+    /** {@link #resumedProgress} as a fraction 0..1 (0 when there is none). */
+    synchronized double resumedFraction() {
+        Map<?, ?> p = resumedProgress();
+        return p == null ? 0 : Math.min(1, RankView.number(p.get("value"), 0) / RankView.number(p.get("total"), 1));
     }
 
     /**
@@ -158,6 +180,9 @@ final class RunAttempts {
     synchronized void keepOutputs(List<RankView> ranks) {
         for (RankView r : ranks) {
             carried.computeIfAbsent(r.placement.rank(), k -> new LinkedHashMap<>()).putAll(r.outputs);
+            if (r.progressTotal > 0) {
+                progressReporters.add(r.placement.rank());
+            }
         }
     }
 
@@ -244,10 +269,14 @@ final class RunAttempts {
         checkpointsTaken = detail.path("checkpointsTaken").asInt(0);
         resumedFrom = log.isEmpty() || !(log.get(log.size() - 1).get("resumedFrom") instanceof Number n) ? null : n.longValue();
         carried.clear();
+        progressReporters.clear();
         detail.path("ranks").forEach(r -> {
             Map<String, Object> outputs = org.mpfl.engine.json.Json.MAPPER.convertValue(r.path("outputs"), asMap);
             if (outputs != null && !outputs.isEmpty()) {
                 carried.put(r.path("rank").asInt(), new LinkedHashMap<>(outputs));
+            }
+            if (r.at("/progress/total").asDouble(0) > 0) {
+                progressReporters.add(r.path("rank").asInt());
             }
         });
     }

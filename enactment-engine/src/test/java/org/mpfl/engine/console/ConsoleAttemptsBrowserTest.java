@@ -4,6 +4,7 @@ import org.mpfl.testing.browser.HeadlessChromium;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +24,7 @@ import org.mpfl.protocol.RankEvent;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.engine.HostCalls;
+import org.openqa.selenium.By;
 
 /**
  * The console's attempts and checkpoints, in a real headless Chromium against a real engine whose
@@ -160,6 +162,91 @@ class ConsoleAttemptsBrowserTest {
         assertEquals(1, browser.count("#cancel-run"), "a live run is cancelled, not resumed");
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
         browser.await("and its end again", WAIT, d -> "CANCELLED".equals(attribute("#view", "data-run-state")));
+    }
+
+    /**
+     * A run resumed from a checkpoint with the console's button: once its new attempt runs, the button's "Resumed: a new
+     * attempt is pending." is gone or says "running" (it was said on while the run ran), and until the new attempt's
+     * ranks report their own progress each reads the progress the run had at that checkpoint (40 of 100), not 0; the
+     * header's running time, the ranks' times, their logs and message counts are the current attempt's, and say so.
+     */
+    @Test
+    void aRunResumedFromACheckpointShowsTheProgressItHadAndNoStaleMessage() throws Exception {
+        String id = post("resumed", 0);
+        List<FakeRanks.Rank> first = fakes.ranks(id, 1, 2, Duration.ofSeconds(60)); // after another test's run, if it ran first
+        for (FakeRanks.Rank r : first) {
+            progress(r, 40);
+            byte[] body = HandMadeUploads.part(r.rank(), 1).getBytes(StandardCharsets.UTF_8);
+            assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), 1, body, Map.of()).statusCode());
+            r.event(RankEvent.Type.CHECKPOINT, null, null, null, null, null, Map.of("checkpoint", 1, "bytes", 10, "ms", 3, "stored", true));
+        }
+        for (FakeRanks.Rank r : first) {
+            progress(r, 60); // past the checkpoint: what a resume from it goes back to is 40
+        }
+        first.get(0).event(RankEvent.Type.LOG, null, null, null, "a line of attempt 1", null, null);
+        browser.driver().get(engine.url() + "/#/runs/" + id);
+        browser.await("attempt 1 at 60 %", WAIT, d -> "0.6000".equals(attribute(".run-progress .progress", "data-progress")));
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        browser.script("sessionStorage.setItem('mpfl.engineToken', arguments[0])", engine.token());
+        browser.await("the resume button", WAIT, d -> "Resume from checkpoint".equals(text("#resume-run")));
+        browser.driver().findElement(By.id("resume-run")).click();
+        browser.await("resume asks first", WAIT, d -> browser.count("#resume-confirm") == 1);
+        browser.driver().findElement(By.id("resume-confirm")).click();
+
+        List<FakeRanks.Rank> second = fakes.ranks(id, 2, 2, Duration.ofSeconds(60));
+        browser.await("attempt 2 running", WAIT, d -> "RUNNING".equals(attribute("#view", "data-run-state"))
+                && text("#run-attempts").startsWith("2 attempts") && "RUNNING".equals(attribute("#rank-row-1", "data-state")));
+        // the engine: the new attempt's ranks start where the run was at checkpoint 1, and say so
+        JsonNode detail = Http.get(engine.url() + "/api/runs/" + id).json();
+        assertEquals(1, detail.at("/ranks/1/progressFromCheckpoint").asInt(), detail.toString());
+        assertEquals(40.0, detail.at("/ranks/1/progress/value").asDouble(), detail.toString());
+        assertEquals(0.4, detail.path("progress").asDouble(), 1e-9, detail.toString());
+        assertEquals(1, detail.path("progressFromCheckpoint").asInt(), detail.toString());
+        // the page: no "a new attempt is pending" beside a running run, and no 0 %
+        // (the page may follow the new attempt before the engine's answer to the button arrives: then it says "running")
+        browser.await("the resume's message true of the running attempt", WAIT, d -> List.of("", "Resumed: a new attempt is running.")
+                .contains(text("#cancel-message")));
+        browser.await("the checkpoint's progress", WAIT, d -> "resumed at 40 of 100 · checkpoint 1".equals(text("#rank-row-1 .progress-note")));
+        assertEquals("0.4000", attribute(".run-progress .progress", "data-progress"));
+        String note = text("#run-progress-note");
+        assertTrue(note.contains("40 %") && note.contains("as at checkpoint 1, not yet reported in attempt 2"), note);
+        // the header's running time is the attempt's, since its placement, not the wall time since the run's creation
+        assertEquals("Running for (attempt 2)", browser.script("return document.getElementById('run-running').previousElementSibling.textContent"));
+        assertEquals(detail.at("/attemptLog/1/startMs").asText(), attribute("#run-running", "data-since"));
+        // the ranks' times are the current attempt's: said in the heading and each cell's tooltip
+        assertEquals("Time (attempt 2)", text("#ranks-table th.col-time"));
+        assertTrue(attribute("#rank-row-1 .rank-time", "title").startsWith("attempt 2: started "), attribute("#rank-row-1 .rank-time", "title"));
+
+        // the logs shown are the new attempt's ranks', and say where the earlier attempt's are: in the full log
+        browser.await("the logs of attempt 2", WAIT, d -> "2".equals(attribute("#log-counts", "data-attempt")));
+        assertEquals("no line yet in attempt 2; earlier attempts' lines are in the full log", text("#log-counts"));
+        assertTrue(Http.get(engine.url() + "/" + attribute("#log-download", "href").replaceFirst("^.*?/api/", "api/")).body()
+                .contains("rank 0 INFO a line of attempt 1"));
+
+        // so are the message counts: the new attempt's ranks count from 0
+        assertTrue(text("#matrix-note").startsWith("No messages counted yet in attempt 2"), text("#matrix-note"));
+
+        // the runs list says whose progress its bar shows
+        browser.driver().get(engine.url() + "/#/runs?q=" + id);
+        browser.await("the run listed as at checkpoint 1", WAIT,
+                d -> "as at checkpoint 1".equals(text("#runs-table tr[data-run-id='" + id + "'] .progress-from")));
+        browser.driver().get(engine.url() + "/#/runs/" + id);
+        browser.await("the run page again", WAIT, d -> "RUNNING".equals(attribute("#rank-row-1", "data-state")));
+
+        // the rank's own report replaces the checkpoint's
+        progress(second.get(0), 45);
+        browser.await("rank 0's own progress", WAIT, d -> "45 of 100".equals(text("#rank-row-0 .progress-note")));
+        assertEquals("resumed at 40 of 100 · checkpoint 1", text("#rank-row-1 .progress-note"));
+        assertTrue(Http.get(engine.url() + "/api/runs/" + id).json().at("/ranks/0/progressFromCheckpoint").isNull());
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        browser.await("cancelled again", WAIT, d -> "CANCELLED".equals(attribute("#view", "data-run-state")));
+        browser.await("no word of the resume beside the ended run", WAIT, d -> text("#cancel-message").isEmpty());
+        browser.script("sessionStorage.removeItem('mpfl.engineToken')");
+    }
+
+    /** Rank r's {@code <progress>} of 100. */
+    static void progress(FakeRanks.Rank r, long value) throws Exception {
+        r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", value, "total", 100));
     }
 
     /** More checkpoints than the engine lists (50): the summary and the button say that the newest are shown, not all. */

@@ -438,6 +438,34 @@ class ConsoleTruthBrowserTest {
         browser.script("sessionStorage.removeItem('mpfl.engineToken')");
     }
 
+    /** "To" names a minute: the runs created in it are in the window, as "From" includes those of its own minute. */
+    @Test
+    void theToFilterIncludesTheMinuteItNames() throws Exception {
+        browser.driver().get(engine.url() + "/#/runs");
+        // 10:15:30 and 10:16:10 on 2026-11-29 in the browser's zone, as the form reads the times it is given
+        long inside = ((Number) browser.script("return new Date(2026, 10, 29, 10, 15, 30).getTime()")).longValue();
+        long after = ((Number) browser.script("return new Date(2026, 10, 29, 10, 16, 10).getTime()")).longValue();
+        saveWindowRun("window0", inside);
+        saveWindowRun("window1", after);
+        browser.driver().get(engine.url() + "/#/runs?q=window");
+        browser.await("both stored runs listed", WAIT, d -> "2".equals(attribute("#runs-pager", "data-total")));
+        browser.script("document.getElementById('run-to').value = '2026-11-29T10:15'");
+        browser.driver().findElement(By.cssSelector("#run-search button[type='submit']")).click();
+        browser.await("the window up to 10:15 searched", WAIT, d -> browser.driver().getCurrentUrl().contains("to=")
+                && "1".equals(attribute("#runs-pager", "data-total")));
+        assertEquals("window0", attribute("#runs-table tbody tr:first-child", "data-run-id"));
+        assertEquals("2026-11-29T10:15", browser.script("return document.getElementById('run-to').value"), "the form shows the minute asked for");
+    }
+
+    /** Stores an ended run created at {@code createdMs}. */
+    static void saveWindowRun(String runId, long createdMs) throws Exception {
+        ObjectNode d = Json.MAPPER.createObjectNode();
+        d.put("id", runId).put("workflow", "window").put("state", "SUCCEEDED").put("createdMs", createdMs)
+                .put("startedMs", createdMs + 10).put("endedMs", createdMs + 500).put("size", 2).put("progress", 1.0).put("attempts", 1);
+        d.putArray("attemptLog").addObject().put("attempt", 1).put("cause", "start").put("startMs", createdMs);
+        engine.database().runs().save(new RunRecord(runId, "window", "SUCCEEDED", createdMs, d));
+    }
+
     /**
      * A Java activity's exception carries its frames: the run page shows its first line in the failure panel,
      * the failed rank's row and the attempt's outcome, the frames only under "details"; the ranks table keeps its

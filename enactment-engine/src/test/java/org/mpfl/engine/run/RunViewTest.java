@@ -63,7 +63,7 @@ class RunViewTest {
     void aLiveRunInAListShowsItsSummary() {
         JsonNode summary = RunView.summary(run());
         assertEquals(List.of("id", "workflow", "workflowVersion", "state", "createdMs", "startedMs", "endedMs", "elapsedMs",
-                "startupMs", "size", "progress", "error", "attempts", "resumed", "params"),
+                "startupMs", "size", "progress", "error", "attempts", "resumed", "params", "progressFromCheckpoint"),
                 fieldNames(summary));
         assertEquals(2, summary.get("size").asInt());
     }

@@ -20,7 +20,7 @@ export class MessageMatrixView {
       el('input', {type: 'radio', name: 'matrix-measure', value, checked: value === this.measure,
         onchange: () => { this.measure = value; if (this.lastModel) this.update(this.lastModel); }}), ' ' + label);
     this.holder = el('div', {class: 'matrix-holder'});
-    this.note = el('p', {class: 'sub'});
+    this.note = el('p', {class: 'sub', id: 'matrix-note'});
     this.element = el('div', {class: 'matrix', id: 'matrix'},
       el('fieldset', {class: 'toolbar inline'}, el('legend', {}, 'Show'), radio('messages', 'messages'), radio('bytes', 'bytes')),
       this.holder, this.note);
@@ -55,8 +55,11 @@ export class MessageMatrixView {
       : el('table', {class: 'heatmap', id: 'matrix-table'},
           el('caption', {class: 'visually-hidden'}, `${this.measure} sent from each rank (rows) to each rank (columns)`),
           el('thead', {}, header), el('tbody', {}, rows), el('tfoot', {}, footer)));
-    this.note.textContent = total === 0 && model.isFinal ? 'The ranks reported no messages between them.'
-      : total === 0 ? 'No messages counted yet: ranks report their counters when they end, and the engine asks running ranks for them every poll.'
-      : `${format(total)} ${this.measure === 'bytes' ? 'of payload' : total === 1 ? 'message' : 'messages'} in total; darker is more.`;
+    // the counters are the current attempt's ranks' (a restart or resume places the ranks afresh, counting from 0)
+    const attempt = model.attempt > 1 ? ` in attempt ${model.attempt}` : '';
+    this.note.textContent = total === 0 && model.isFinal ? `The ranks reported no messages between them${attempt}.`
+      : total === 0 ? `No messages counted yet${attempt}: ranks report their counters when they end, and the engine asks running ranks for them every poll.`
+      : `${format(total)} ${this.measure === 'bytes' ? 'of payload' : total === 1 ? 'message' : 'messages'} in total${attempt}`
+        + `${attempt ? ' (earlier attempts not counted)' : ''}; darker is more.`;
   }
 }

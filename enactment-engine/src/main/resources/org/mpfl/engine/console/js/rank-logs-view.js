@@ -57,16 +57,21 @@ export class RankLogsView {
     const filtered = this.level || this.search;
     this.counts.dataset.kept = String(kept.length);
     this.counts.dataset.total = String(total);
-    show(this.counts, total === 0 ? '' : (kept.length < total ? `showing the last ${kept.length} of ${plural(total, 'line')}`
+    // the ranks' lines are the current attempt's (a restart or resume places the ranks afresh); the full log has all
+    const earlier = model.attempt > 1;
+    this.counts.dataset.attempt = String(model.attempt);
+    show(this.counts, total === 0 ? (earlier ? `no line yet in attempt ${model.attempt}; earlier attempts' lines are in the full log` : '')
+      : (earlier ? `attempt ${model.attempt}: ` : '') + (kept.length < total ? `showing the last ${kept.length} of ${plural(total, 'line')}`
       + ' (the engine keeps the newest 500 per rank)' : `showing all ${plural(total, 'line')}`)
+      + (earlier ? ' · earlier attempts\' lines are in the full log' : '')
       + (filtered ? ` · ${lines.length} match` : ''));
     const rankQuery = this.selected === 'all' ? '' : '?rank=' + encodeURIComponent(this.selected);
     this.download.href = 'api/runs/' + encodeURIComponent(this.runId) + '/logs' + rankQuery;
     this.download.download = this.runId + (this.selected === 'all' ? '' : '-rank-' + this.selected) + '.log';
     this.download.textContent = this.selected === 'all' ? 'Download the full log (all ranks)' : `Download rank ${this.selected}'s full log`;
-    this.download.hidden = total === 0;
+    this.download.hidden = total === 0 && !earlier;
     const stickToBottom = this.logs.scrollTop + this.logs.clientHeight >= this.logs.scrollHeight - 4;
-    show(this.logs, lines.length === 0 ? el('p', {class: 'empty'}, filtered && kept.length ? 'No line matches.' : 'No log lines.')
+    show(this.logs, lines.length === 0 ? el('p', {class: 'empty'}, filtered && kept.length ? 'No line matches.' : earlier ? `No log lines in attempt ${model.attempt}.` : 'No log lines.')
       : lines.map(l => el('div', {class: 'log-line level-' + (l.level || 'info'), 'data-rank': l.rank},
           el('span', {class: 'log-time'}, formatClockWithZone(l.timeMs)), ' ',
           el('span', {class: 'log-rank'}, 'rank ' + l.rank), ' ',

@@ -3,7 +3,7 @@
 // how many ranks are blocked and the rank most of them wait for, with what that rank is doing.
 
 import { el, show, stateBadge, progressBar, humanText, redrawKeepingOpen } from './dom.js';
-import { formatAmount, formatDuration, plural, shortLocation } from './format.js';
+import { formatAmount, formatDuration, formatTime, plural, shortLocation } from './format.js';
 import { RunModel } from './run-model.js';
 import { describeWaits } from './wait-description.js';
 import { locationLink } from './workflows-view.js';
@@ -32,18 +32,29 @@ export function stopReason(run) {
   return 'stopped: ' + ((run && run.abortedBecause) || 'run aborted');
 }
 
-function progressCell(r) {
+/**
+ * A rank's progress: its own last report; in an attempt resumed from a checkpoint, until the rank reports again, the
+ * progress the run had when that checkpoint was taken (said so, not a false 0); a rank of a later attempt that has
+ * not reported yet says so rather than that it reports none.
+ */
+function progressCell(r, attempt) {
   const p = r.progress || {};
   if (!RunModel.reportsProgress(r)) {
+    const none = attempt > 1 && !ENDED.has(r.state) ? `no progress reported yet in attempt ${attempt}` : 'no progress reported';
     return el('td', {class: 'progress-cell', 'data-reports': 'false'},
       r.state === 'DONE' ? progressBar(1, 'rank ' + r.rank + ' done') : null,
-      el('div', {class: 'sub progress-note'}, r.state === 'DONE' ? 'done · no progress reported' : 'no progress reported'));
+      el('div', {class: 'sub progress-note'}, r.state === 'DONE' ? 'done · no progress reported' : none));
   }
   const of = `${formatAmount(p.value)} of ${formatAmount(p.total)}`;
+  const fromCheckpoint = r.progressFromCheckpoint !== null && r.progressFromCheckpoint !== undefined;
   let note = of;
   if (r.state === 'DONE') note = p.value < p.total ? `ended at ${of} · finished early` : `done · ${of}`;
   else if (ENDED.has(r.state)) note = `stopped at ${of}`;
-  return el('td', {class: 'progress-cell', 'data-reports': 'true'}, progressBar(RunModel.rankProgress(r), 'progress of rank ' + r.rank),
+  else if (fromCheckpoint) note = `resumed at ${of} · checkpoint ${r.progressFromCheckpoint}`;
+  return el('td', {class: 'progress-cell', 'data-reports': 'true', 'data-from-checkpoint': fromCheckpoint ? String(r.progressFromCheckpoint) : null,
+                   title: fromCheckpoint ? `where the run was when checkpoint ${r.progressFromCheckpoint} was taken: `
+                     + `attempt ${attempt} resumed from it and this rank has not reported its own progress yet` : null},
+    progressBar(RunModel.rankProgress(r), 'progress of rank ' + r.rank),
     el('div', {class: 'sub progress-note'}, note));
 }
 
@@ -73,8 +84,15 @@ function stateCell(r, run) {
     r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null, faultKind(r));
 }
 
-function rankRow(r, run, now, runEnded) {
+/** The rank's running time in the current attempt, with its clock times in the tooltip (earlier attempts: the attempts table). */
+function timeCell(r, now, attempt) {
   const elapsed = r.startedMs ? (r.endedMs || now) - r.startedMs : null;
+  const clock = r.startedMs ? `started ${formatTime(r.startedMs)}` + (r.endedMs ? `, ended ${formatTime(r.endedMs)}` : '') : 'not started';
+  return el('td', {class: 'num rank-time', 'data-attempt': attempt, title: (attempt > 1 ? `attempt ${attempt}: ` : '') + clock},
+    formatDuration(elapsed));
+}
+
+function rankRow(r, run, now, runEnded, attempt) {
   const origin = run && run.state === 'FAILED' && run.error && run.error.rank === r.rank;
   const ended = ENDED.has(r.state);
   return el('tr', {id: 'rank-row-' + r.rank, 'data-rank': r.rank, 'data-state': r.state, 'data-blocked': String(Boolean(r.blocked)),
@@ -85,14 +103,14 @@ function rankRow(r, run, now, runEnded) {
     el('td', {class: 'rank-place'}, r.process || '–', el('div', {class: 'sub mono host', title: r.endpoint || ''}, r.host || '',
       r.site && r.site !== 'default' ? el('span', {class: 'site', 'data-site': r.site}, ' · site ' + r.site) : null)),
     stateCell(r, run),
-    progressCell(r),
+    progressCell(r, attempt),
     // "last:" only while the column says "Activity": once the run ended its heading says "Last activity"
     el('td', {class: 'rank-activity'}, ended && !runEnded && r.activity ? el('span', {class: 'sub'}, 'last: ') : null, r.activity || '',
       origin ? el('div', {class: 'origin-tag'}, /^deadlock/.test((run.error && run.error.message) || '') ? 'first in the deadlock cycle'
         : 'cause of the failure') : null),
     el('td', {class: 'rank-location mono', 'data-location': r.location || ''}, r.location ? locationLink(run, r.location) : ''),
     waitCell(r),
-    el('td', {class: 'num rank-time'}, formatDuration(elapsed)));
+    timeCell(r, now, attempt));
 }
 
 /** The rank that most blocked ranks wait for, if they wait for a rank at all. */
@@ -170,7 +188,9 @@ export class RankTableView {
             el('caption', {class: 'visually-hidden'}, 'Ranks of this run'),
             el('thead', {}, el('tr', {}, [['Rank', 'col-rank'], ['Process · host', 'col-place'], ['State', 'col-state'],
               ['Progress', 'col-progress'], [ended ? 'Last activity' : 'Activity', 'col-activity'], ['Location', 'col-location'],
-              ['Waiting for', 'col-wait'], ['Time', 'col-time']].map(([h, cls]) => el('th', {scope: 'col', class: cls}, h)))),
-            el('tbody', {}, model.ranks.map(r => rankRow(r, run, now, ended)))));
+              // the ranks of the current attempt: an earlier attempt's times are in the attempts table and on the timeline
+              ['Waiting for', 'col-wait'], [model.attempt > 1 ? `Time (attempt ${model.attempt})` : 'Time', 'col-time']]
+              .map(([h, cls]) => el('th', {scope: 'col', class: cls}, h)))),
+            el('tbody', {}, model.ranks.map(r => rankRow(r, run, now, ended, model.attempt)))));
   }
 }

@@ -74,6 +74,43 @@ function resumeWords(fromCheckpoint) {
     : {name: 'Retry', button: 'Retry from the start', question: 'Run this again from the start?', yes: 'Yes, retry it'};
 }
 
+/**
+ * What the run's progress bar is made of. An attempt resumed from a checkpoint starts where the run was when that
+ * checkpoint was taken, until its ranks report their own progress; one resumed from the start has not reported yet
+ * (not: reports none).
+ */
+function progressNote(model, fraction) {
+  const reporters = model.progressReporters();
+  const pct = `${Math.round(fraction * 100)} %`;
+  const checkpoint = model.progressFromCheckpoint();
+  if (checkpoint !== null && model.ranks.length === 0) return `resuming at ${pct} · where the run was at checkpoint ${checkpoint}`;
+  if (reporters === 0) {
+    if (!model.ranks.length) return '';
+    return model.attempt > 1 && !model.isFinal ? `no rank has reported progress in attempt ${model.attempt} yet: share of ranks done`
+      : 'no rank reports progress: share of ranks done';
+  }
+  const resumed = model.ranks.filter(r => RunModel.reportsProgress(r) && r.progressFromCheckpoint !== null && r.progressFromCheckpoint !== undefined).length;
+  return `${model.isFinal ? 'ended at' : 'progress of'} ${pct} · from ${plural(reporters, 'rank')} reporting progress`
+    + (reporters < model.ranks.length ? ` (of ${model.ranks.length})` : '')
+    + (checkpoint !== null ? ` · ${resumed === reporters ? (reporters === 1 ? 'it' : 'all') : resumed} as at checkpoint ${checkpoint}, `
+      + `not yet reported in attempt ${model.attempt}` : '');
+}
+
+/**
+ * How long a live run's current attempt has been going (since its placement), not the wall time since creation: a run
+ * cancelled yesterday and resumed a minute ago has run for a minute, not a day (the wall time says the rest). Before
+ * its attempt is placed (queued, pending) it has not run yet.
+ */
+function runningFact(run, log) {
+  const current = log[log.length - 1];
+  // an engine that kept no attempt log: since the run started, once it runs
+  const placed = current && !current.endMs && current.startMs ? current.startMs
+    : !log.length && run.state === 'RUNNING' ? run.startedMs || run.createdMs : null;
+  // named by its attempt once placed (a resumed run waiting for places has only its ended attempts in the log)
+  return el('div', {class: 'fact'}, el('dt', {}, placed && log.length > 1 ? `Running for (attempt ${log.length})` : 'Running for'),
+    el('dd', {id: 'run-running', 'data-since': placed || ''}, placed ? formatDuration(Date.now() - placed) : 'not placed yet'));
+}
+
 class RunHeader {
   constructor(onCancel, onResume) {
     this.onCancel = onCancel;
@@ -92,8 +129,10 @@ class RunHeader {
   update(model) {
     const run = model.run || {};
     // an action's message is done with once the run ended after it (resumed), or at all (cancel sent: the
-    // answer may come after the engine ended the run)
-    if (this.saidAtMs && model.isFinal && (this.saidUntilFinal || (run.endedMs && run.endedMs > this.saidAtMs))) this.say('');
+    // answer may come after the engine ended the run), or once the run moved on from the states it speaks of
+    // ("Resumed: a new attempt is pending." is untrue once that attempt runs)
+    if (this.saidAtMs && ((model.isFinal && (this.saidUntilFinal || (run.endedMs && run.endedMs > this.saidAtMs)))
+        || (this.saidOf && run.state && !this.saidOf.includes(run.state)))) this.say('');
     show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'),
       run.queue ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
     // wall time from creation (what the user waited), active time the sum of the attempts' own times
@@ -106,7 +145,7 @@ class RunHeader {
       fact('Workflow version', run.workflowVersion ? runWorkflowLabel(run) : 'not stored (sent with the run)', 'run-workflow-version'),
       run.project ? fact('Project', [run.project, el('span', {class: 'sub'}, ' · started by ' + (run.owner || '?'))], 'run-project') : null,
       fact('Created', formatTime(run.createdMs)),
-      fact(run.endedMs ? 'Ended' : 'Running for', run.endedMs ? formatTime(run.endedMs) : formatDuration(wall)),
+      run.endedMs ? fact('Ended', formatTime(run.endedMs)) : runningFact(run, log),
       fact('Wall time', formatDuration(wall), 'run-duration'),
       fact('Active time', formatDuration(active), 'run-active'),
       fact(log.length > 1 ? `Start-up (attempt ${log.length})` : 'Start-up',
@@ -116,13 +155,9 @@ class RunHeader {
         document.getElementById('attempts-section').scrollIntoView(); }}, attemptsLabel(run)) : '–', 'run-attempts'),
       fact('Parameters', sortedParams(run.params).length
         ? sortedParams(run.params).map(([k, v]) => el('code', {class: 'param'}, `${k}=${formatValue(v, 40)}`)) : '–', 'run-params'));
-    const reporters = model.progressReporters();
     const fraction = model.progress();
     show(this.progress, progressBar(fraction, 'progress of the run'),
-      el('p', {class: 'sub', id: 'run-progress-note'},
-        reporters === 0 ? (model.ranks.length ? 'no rank reports progress: share of ranks done' : '')
-          : `${model.isFinal ? 'ended at' : 'progress of'} ${Math.round(fraction * 100)} % · from ${plural(reporters, 'rank')} reporting progress`
-            + (reporters < model.ranks.length ? ` (of ${model.ranks.length})` : '')));
+      el('p', {class: 'sub', id: 'run-progress-note'}, progressNote(model, fraction)));
     this.renderCause(run);
     this.renderActions(model);
   }
@@ -220,11 +255,15 @@ class RunHeader {
     this.renderActions(model);
   }
 
-  /** A message under the buttons; untilFinal: it is about a run still going (a cancel on its way), gone once it ended. */
-  say(text, untilFinal = false) {
+  /**
+   * A message under the buttons; untilFinal: it is about a run still going (a cancel on its way), gone once it ended;
+   * of: the run states it is true in (gone once the run is in another), or null: until the run ends after it.
+   */
+  say(text, untilFinal = false, of = null) {
     this.message.textContent = text;
     this.saidAtMs = text ? Date.now() : 0;
     this.saidUntilFinal = untilFinal;
+    this.saidOf = text ? of : null;
   }
 }
 
@@ -375,7 +414,8 @@ function mountKnownRun(container, runId, detail) {
         markTokenRefused();
         askForToken();
       } else {
-        header.say(name + ' failed: ' + e.message);
+        // about the run as it was: moot once it is in another state (resumed elsewhere, ended)
+        header.say(name + ' failed: ' + e.message, false, model.run ? [model.run.state] : null);
       }
     }
   }
@@ -383,7 +423,12 @@ function mountKnownRun(container, runId, detail) {
   /** name: what the button said ("Resume", "Retry"), so that its result or refusal is said in the same words. */
   function resume(name) {
     return withToken(name, name === 'Retry' ? 'Retrying…' : 'Resuming…', () => api.resumeRun(runId), answer => {
-      header.say(`${name === 'Retry' ? 'Retried' : 'Resumed'}: a new attempt is ${String(answer.state).toLowerCase()}.`);
+      // the page may already follow the new attempt (its events can come before this answer): say its state then.
+      // True while the page still shows the ended run (its detail is read again just below) or that state, not after
+      const ended = model.isFinal;
+      const now = ended ? answer.state : model.run.state;
+      header.say(`${name === 'Retry' ? 'Retried' : 'Resumed'}: a new attempt is ${String(now).toLowerCase()}.`, false,
+        ended ? [model.run.state, now] : [now]);
       onReopened();
     });
   }

@@ -75,6 +75,7 @@ export class RunModel {
       case 'PROGRESS':
         if (e.value && typeof e.value === 'object') {
           r.progress = {value: Number(e.value.value) || 0, total: Number(e.value.total) || 0};
+          r.progressFromCheckpoint = null; // the rank's own report, no longer its checkpoint's
         }
         break;
       case 'OUTPUT':
@@ -143,6 +144,23 @@ export class RunModel {
   /** How many ranks report <progress>. */
   progressReporters() {
     return this.ranks.filter(RunModel.reportsProgress).length;
+  }
+
+  /**
+   * The checkpoint the run's progress is taken from while the attempt that resumed from it has not reported its own
+   * (the engine's progressFromCheckpoint, of the run before its ranks are placed, else of a rank), or null.
+   */
+  progressFromCheckpoint() {
+    if (this.isFinal) return null;
+    const rank = this.ranks.find(r => r.progressFromCheckpoint !== null && r.progressFromCheckpoint !== undefined);
+    if (rank) return rank.progressFromCheckpoint;
+    return this.ranks.length === 0 ? (this.run && this.run.progressFromCheckpoint) ?? null : null;
+  }
+
+  /** The number of the current attempt (1 for a run never restarted or resumed). */
+  get attempt() {
+    const log = (this.run && this.run.attemptLog) || [];
+    return log.length || (this.run && this.run.attempts) || 1;
   }
 
   /** {messages: n×n, bytes: n×n} from the ranks' counters (row: sender, column: receiver). */

@@ -34,11 +34,17 @@ function hashOf(q) {
   return '#/runs' + (s ? '?' + s : '');
 }
 
-/** A datetime-local value ("2026-11-29T02:00") as epoch ms in the browser's zone, or ''. */
-function localToEpoch(v) {
+/**
+ * A datetime-local value ("2026-11-29T02:00") as epoch ms in the browser's zone, or ''. As the end of a range (To),
+ * the last millisecond of the minute (or second) it names: "To 10:15" includes a run created at 10:15:30, as the
+ * reader of the list expects; the engine's `to` is inclusive to the millisecond.
+ */
+function localToEpoch(v, endOfRange = false) {
   if (!v) return '';
   const t = new Date(v).getTime();
-  return Number.isFinite(t) ? String(t) : '';
+  if (!Number.isFinite(t)) return '';
+  const named = /T\d\d:\d\d$/.test(v) ? 60_000 : /T\d\d:\d\d:\d\d$/.test(v) ? 1000 : 1;
+  return String(endOfRange ? t + named - 1 : t);
 }
 
 function epochToLocal(ms) {
@@ -69,7 +75,7 @@ function searchForm(q) {
   const submit = () => {
     const v = id => form.querySelector('#' + id).value.trim();
     location.hash = hashOf({...q, state: v('state-filter'), q: v('run-text'), param: v('run-param'),
-      from: localToEpoch(v('run-from')), to: localToEpoch(v('run-to')), sort: v('run-sort') === 'created' ? '' : v('run-sort'),
+      from: localToEpoch(v('run-from')), to: localToEpoch(v('run-to'), true), sort: v('run-sort') === 'created' ? '' : v('run-sort'),
       order: v('run-order') === 'desc' ? '' : 'asc', page: 1});
   };
   form.addEventListener('submit', e => { e.preventDefault(); submit(); });
@@ -102,7 +108,10 @@ function runRow(run) {
     el('td', {class: 'col-params mono', title: params}, params || '–'),
     el('td', {class: 'col-started'}, formatTime(run.createdMs)),
     el('td', {class: 'num col-duration', 'data-duration': runDuration(run)}, formatDuration(runDuration(run))),
-    el('td', {class: 'progress-cell col-progress'}, progressBar(run.progress, 'progress of ' + run.workflow)),
+    el('td', {class: 'progress-cell col-progress'}, progressBar(run.progress, 'progress of ' + run.workflow),
+      // a resumed attempt whose ranks have not reported yet: where its checkpoint was, not their own progress
+      run.progressFromCheckpoint !== null && run.progressFromCheckpoint !== undefined
+        ? el('div', {class: 'sub progress-from', 'data-checkpoint': run.progressFromCheckpoint}, `as at checkpoint ${run.progressFromCheckpoint}`) : null),
     // one line, cut with an ellipsis; the whole error (a Java exception's frames too) in the tooltip
     el('td', {class: 'error-cell col-cause', title: errorLine(run.error, true)}, errorLine(run.error)));
 }
