@@ -122,6 +122,9 @@ public final class Engine implements AutoCloseable {
         this.httpServer = new GuardedHttpServer(http, tls, new ConnectionGuard("engine-http", guardLimits()));
         camel.addService(httpServer);
         camel.getRestConfiguration().setComponent("platform-http");
+        // a failure outside a route's own handling (EngineRoutes answers every exception it sees) is answered as a
+        // bare 500: platform-http would otherwise send the exception's stack trace to the client
+        camel.getRestConfiguration().setEndpointProperties(java.util.Map.of("muteException", "true"));
         this.fanOutPool = Executors.newFixedThreadPool(config.fanOutThreads(), daemonThreads("mpfl-fan-out"));
         this.fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
         RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(),

@@ -53,8 +53,11 @@ public final class AccessFilter {
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
                         ctx.response().putHeader("Content-Type", "application/json").end(ar.result().encode());
+                    } else if (ar.cause() instanceof IllegalArgumentException bad) {
+                        refuse(ctx, 400, bad.getMessage(), false);
                     } else {
-                        refuse(ctx, 400, ar.cause().getMessage() == null ? ar.cause().toString() : ar.cause().getMessage(), false);
+                        // the store failed: its SQL stays in the log
+                        refuse(ctx, 500, Incidents.report("audit page", ar.cause()).message(), false);
                     }
                 }));
     }
@@ -174,7 +177,7 @@ public final class AccessFilter {
                 }
                 refuse(ctx, d.status(), d.getMessage(), target.audited());
             } else {
-                refuse(ctx, 500, "internal error in the access check", true);
+                refuse(ctx, 500, Incidents.report("access check of " + method + " " + path, ar.cause()).message(), true);
             }
         });
     }

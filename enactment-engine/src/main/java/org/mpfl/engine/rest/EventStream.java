@@ -125,7 +125,7 @@ public final class EventStream {
             if (ar.failed()) {
                 unsubscribe(subscription);
                 resp.setStatusCode(500).putHeader("Content-Type", "application/json")
-                        .end(Json.write(Map.of("error", "cannot read run " + id + ": " + ar.cause().getMessage())));
+                        .end(Json.write(Incidents.report("event stream of run " + id, ar.cause()).body()));
                 return;
             }
             @SuppressWarnings("unchecked")
