@@ -139,6 +139,25 @@ class ConsoleSessionStoreTest {
     }
 
     /**
+     * The login's nonce is checked: an issuer's answer whose ID token carries another login's nonce (one an attacker
+     * replays) makes no session. Before, the nonce was sent and never compared, and the ID token ignored.
+     */
+    @Test
+    void anIdTokenOfAnotherLoginMakesNoSession() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = start(issuer)) {
+            Started started = startLogin(engine);
+            issuer.idTokenNonce("the-nonce-of-another-login");
+            HttpResponse<String> back = callback(answerIssuer(started, "alice"), started.loginCookie());
+            assertEquals(400, back.statusCode(), back.body());
+            assertTrue(back.body().contains("not for this login"), back.body());
+            assertTrue(back.headers().allValues("Set-Cookie").stream().noneMatch(c -> c.startsWith("mpfl_session=") && !c.startsWith("mpfl_session=;")),
+                    "no session: " + back.headers());
+            issuer.idTokenNonce(null);
+            assertEquals(200, get(engine, "/api/runs", login(engine, issuer, "alice")).statusCode(), "a login with its own nonce");
+        }
+    }
+
+    /**
      * Logout CSRF: a link or an image on another site ({@code GET}) and another site's form ({@code POST} with its
      * {@code Origin}) end no session and clear no cookie. Before, logout was a GET: {@code <img src=…/logout>} on any
      * page logged the user out (its answer cleared the cookie even where SameSite kept the cookie from the request).
