@@ -290,6 +290,7 @@ public final class EventStream {
             conn.ctx.vertx().cancelTimer(conn.endTimer);
             conn.endTimer = -1;
         }
+        conn.endAfterReplay = false;
         if (ends) {
             conn.endTimer = conn.ctx.vertx().setTimer(END_GRACE_MS, t -> {
                 conn.endTimer = -1;

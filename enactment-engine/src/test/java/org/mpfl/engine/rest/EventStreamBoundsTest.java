@@ -94,6 +94,8 @@ class EventStreamBoundsTest {
         Socket s = openStream(id, engine.token());
         StreamReader stream = new StreamReader(s.getInputStream());
         stream.start();
+        Await.until(WAIT, "the stream's snapshot of the running run", () -> stream.text().contains("event: snapshot"));
+        assertTrue(stream.text().contains("\"state\":\"RUNNING\""), stream.text());
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), null).status());
         Await.until(WAIT, "the stream tells the run was cancelled", () -> stream.text().contains("\"state\":\"CANCELLED\""));
         long cancelSeen = System.nanoTime();
