@@ -32,6 +32,7 @@ import org.mpfl.engine.rest.EventStream;
 import org.mpfl.engine.rest.GuardedHttpServer;
 import org.mpfl.engine.rest.RankEventAdmission;
 import org.mpfl.engine.settings.EngineSettings;
+import org.mpfl.engine.rest.SecurityHeaders;
 import org.mpfl.engine.rest.StaticConsole;
 import org.mpfl.engine.run.RankFanOut;
 import org.mpfl.engine.run.RankInvoker;
@@ -122,6 +123,9 @@ public final class Engine implements AutoCloseable {
         this.httpServer = new GuardedHttpServer(http, tls, new ConnectionGuard("engine-http", guardLimits()));
         camel.addService(httpServer);
         camel.getRestConfiguration().setComponent("platform-http");
+        // a failure outside a route's own handling (EngineRoutes answers every exception it sees) is answered as a
+        // bare 500: platform-http would otherwise send the exception's stack trace to the client
+        camel.getRestConfiguration().setEndpointProperties(java.util.Map.of("muteException", "true"));
         this.fanOutPool = Executors.newFixedThreadPool(config.fanOutThreads(), daemonThreads("mpfl-fan-out"));
         this.fanOut = RankFanOut.install(camel, fanOutPool, config.runSettings().fanOutTimeout());
         RankInvoker invoker = config.invoker() != null ? config.invoker() : new SoapRankInvoker(config.runSettings().fanOutTimeout(),
@@ -154,6 +158,7 @@ public final class Engine implements AutoCloseable {
             throw new IllegalStateException("the HTTP server did not start on port " + port);
         }
         httpServer.install(router);
+        SecurityHeaders.install(router);
         AccessFilter.install(router, access, audit, database.access(), access.users()
                 .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);

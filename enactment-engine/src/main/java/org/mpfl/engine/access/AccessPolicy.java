@@ -102,7 +102,8 @@ public final class AccessPolicy {
         if (p.equals("/api/auth") && read) {
             return new Target(Need.IDENTITY, null, null, false);
         }
-        if (p.startsWith("/api/session/") && read) {
+        if (p.startsWith("/api/session/") && (read || p.equals("/api/session/logout"))) {
+            // logout is a POST (no other site's link or image ends a session); it needs no credential either
             return new Target(Need.PUBLIC, null, null, false);
         }
         if (p.equals("/api/engine") || p.equals("/api/openapi")) {

@@ -123,6 +123,7 @@ public final class ConsoleSessions {
         }
         Map<String, Object> t = tokenCall(Map.of("grant_type", "authorization_code", "code", code, "redirect_uri", callbackUrl,
                 "client_id", verifier.settings().consoleClientId(), "code_verifier", p.verifier()));
+        checkIdToken(t, p.nonce());
         Tokens tokens = tokens(t, null);
         verifier.verify(tokens.accessToken());
         long now = System.currentTimeMillis();
@@ -184,6 +185,31 @@ public final class ConsoleSessions {
                     + OAuthForms.form(Map.of("client_id", verifier.settings().consoleClientId(), "post_logout_redirect_uri", afterUrl));
         } catch (OidcVerifier.TokenRefused e) {
             return null;
+        }
+    }
+
+    /**
+     * The ID token of the code exchange must be for this login: from the issuer, for the console's client, with the
+     * nonce the login sent (OpenID Connect Core 3.1.3.7). The nonce was sent and never checked: an ID token of another
+     * login would have been taken. Its signature is not checked here: it comes straight from the issuer's token
+     * endpoint, whose TLS vouches for it (3.1.3.7, 6), and the session's identity is the access token's, verified as
+     * any other.
+     */
+    private void checkIdToken(Map<String, Object> t, String nonce) throws OidcVerifier.TokenRefused {
+        if (!(t.get("id_token") instanceof String idToken)) {
+            throw new OidcVerifier.TokenRefused("the issuer answered without an ID token (the login asks for scope openid)", false);
+        }
+        com.nimbusds.jwt.JWTClaimsSet claims;
+        try {
+            claims = com.nimbusds.jwt.JWTParser.parse(idToken).getJWTClaimsSet();
+        } catch (java.text.ParseException e) {
+            throw new OidcVerifier.TokenRefused("the issuer's ID token is not a JWT", false);
+        }
+        String clientId = verifier.settings().consoleClientId();
+        if (!verifier.settings().issuer().toString().equals(claims.getIssuer()) || claims.getAudience() == null
+                || !claims.getAudience().contains(clientId) || !nonce.equals(claims.getClaim("nonce"))) {
+            throw new OidcVerifier.TokenRefused("the issuer's ID token is not for this login (its issuer, audience or nonce"
+                    + " differ): log in again from the console", false);
         }
     }
 

@@ -35,8 +35,8 @@ public final class AccessFilter {
 
     /**
      * Installs the check in front of every {@code /api/} route of {@code router}, the audit route and,
-     * with {@code sessions}, the console's login routes ({@code /api/session/login}, {@code callback},
-     * {@code logout}; {@link ConsoleSessions}).
+     * with {@code sessions}, the console's login routes ({@code GET /api/session/login}, {@code callback},
+     * {@code POST logout}; {@link ConsoleSessions}).
      *
      * @param url the engine's public base URL (the console's login comes back to it)
      */
@@ -53,8 +53,11 @@ public final class AccessFilter {
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
                         ctx.response().putHeader("Content-Type", "application/json").end(ar.result().encode());
+                    } else if (ar.cause() instanceof IllegalArgumentException bad) {
+                        refuse(ctx, 400, bad.getMessage(), false);
                     } else {
-                        refuse(ctx, 400, ar.cause().getMessage() == null ? ar.cause().toString() : ar.cause().getMessage(), false);
+                        // the store failed: its SQL stays in the log
+                        refuse(ctx, 500, Incidents.report("audit page", ar.cause()).message(), false);
                     }
                 }));
     }
@@ -87,19 +90,34 @@ public final class AccessFilter {
                     }
                     redirectOr(ctx, ar.succeeded() ? url.get() + "/" : null, ar.cause());
                 }));
-        router.get("/api/session/logout").handler(ctx -> {
+        // POST only, from the console's own page: a GET (an image tag or a link on any site) logged the user out, and a
+        // cross-site form's answer would clear the cookie even though SameSite keeps the cookie from being sent with it
+        router.post("/api/session/logout").handler(ctx -> {
+            if (!ctx.request().isEnded()) {
+                // paused by the filter until admitted; a logout reads nothing of its body
+                ctx.request().resume();
+            }
+            if (foreignOrigin(ctx)) {
+                refuse(ctx, 403, "log out from the console's own page", true);
+                return;
+            }
             io.vertx.core.http.Cookie c = ctx.request().getCookie(ConsoleSessions.COOKIE);
             ctx.vertx().executeBlocking(() -> Optional.ofNullable(sessions.logout(c == null ? null : c.getValue(), url.get() + "/")),
                     false).onComplete(ar -> {
                         ctx.response().putHeader("Set-Cookie", ConsoleSessions.COOKIE + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict");
-                        redirectOr(ctx, ar.succeeded() ? ar.result().orElse(url.get() + "/") : url.get() + "/", null);
+                        // 303: the browser follows with a GET (to the issuer's logout, or the console)
+                        redirect(ctx, 303, ar.succeeded() ? ar.result().orElse(url.get() + "/") : url.get() + "/");
                     });
         });
     }
 
+    private static void redirect(RoutingContext ctx, int status, String location) {
+        ctx.response().setStatusCode(status).putHeader("Location", location).putHeader("Cache-Control", "no-store").end();
+    }
+
     private static void redirectOr(RoutingContext ctx, String location, Throwable failure) {
         if (location != null) {
-            ctx.response().setStatusCode(302).putHeader("Location", location).putHeader("Cache-Control", "no-store").end();
+            redirect(ctx, 302, location);
         } else {
             boolean unavailable = failure instanceof OidcVerifier.TokenRefused t && t.unavailable();
             refuse(ctx, unavailable ? 503 : 400, failure == null ? "login failed" : failure.getMessage(), false);
@@ -119,12 +137,25 @@ public final class AccessFilter {
         if (auth != null || sessions == null || c == null) {
             return auth;
         }
-        String origin = ctx.request().getHeader("Origin");
-        String host = ctx.request().getHeader("Host");
-        if (!read && origin != null && (host == null || !origin.replaceFirst("^https?://", "").equals(host))) {
+        if (!read && foreignOrigin(ctx)) {
             throw policy.foreignOriginRefusal(sessions.accessToken(c.getValue()).map(t -> "Bearer " + t).orElse(null));
         }
         return sessions.accessToken(c.getValue()).map(t -> "Bearer " + t).orElse(null);
+    }
+
+    /**
+     * Whether a browser sent the request from another site's page: its {@code Origin} (browsers send one with every
+     * POST; {@code null} from a page that hides it) is not this engine. A request without one comes from no page.
+     */
+    private static boolean foreignOrigin(RoutingContext ctx) {
+        String origin = ctx.request().getHeader("Origin");
+        // the Host header, or HTTP/2's :authority (an HTTP/2 request has no Host header: the JDK's client upgrades to h2c)
+        String host = ctx.request().getHeader("Host");
+        io.vertx.core.net.HostAndPort authority = ctx.request().authority();
+        if (host == null && authority != null) {
+            host = authority.host() + (authority.port() >= 0 ? ":" + authority.port() : "");
+        }
+        return origin != null && (host == null || !origin.replaceFirst("^https?://", "").equals(host));
     }
 
     @SuppressWarnings("deprecation") // RoutingContext.setUser, below
@@ -174,7 +205,7 @@ public final class AccessFilter {
                 }
                 refuse(ctx, d.status(), d.getMessage(), target.audited());
             } else {
-                refuse(ctx, 500, "internal error in the access check", true);
+                refuse(ctx, 500, Incidents.report("access check of " + method + " " + path, ar.cause()).message(), true);
             }
         });
     }

@@ -104,10 +104,11 @@ public final class CheckpointUploads {
                     .onComplete(ar -> {
                         if (ar.succeeded()) {
                             answer(ctx, 201, ar.result(), false, null);
-                        } else if (ar.cause() instanceof IntakeRefused r) {
+                        } else if (ar.cause() instanceof IntakeRefused r && r.status() != 500) {
                             answer(ctx, r.status(), Map.of("error", r.getMessage()), false, r.mark().orElse(null));
                         } else {
-                            answer(ctx, 500, Map.of("error", "internal error: " + ar.cause()), false, null);
+                            // a part that could not be stored: the host sends it again; why (a path, the disk) is the operator's
+                            answer(ctx, 500, Incidents.report("checkpoint upload", ar.cause()).body(), false, null);
                         }
                     });
         });

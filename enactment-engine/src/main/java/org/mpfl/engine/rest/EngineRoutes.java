@@ -169,8 +169,8 @@ public final class EngineRoutes extends RouteBuilder {
             } catch (ResumeRefusedException e) {
                 reply = new Reply(409, Map.of("error", e.getMessage()));
             } catch (Exception e) {
-                log.error("{} failed", name, e);
-                reply = new Reply(500, Map.of("error", "internal error: " + e));
+                // the exception's text stays in the log: it names classes, SQL and paths
+                reply = new Reply(500, Incidents.report("api-" + name, e).body());
             }
             boolean unauthorised = reply.status() == 401;
             // request headers must not echo into the response (Authorization above all)

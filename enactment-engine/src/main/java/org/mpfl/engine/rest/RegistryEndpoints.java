@@ -174,7 +174,7 @@ final class RegistryEndpoints {
      */
     Reply issueCredential(Exchange ex) throws Exception {
         requireAdmin(ex);
-        String text = ex.getIn().getBody(String.class);
+        String text = Requests.bodyText(ex);
         String hostId = null;
         HostCredentials.Kind kind = HostCredentials.Kind.HOST;
         if (text != null && !text.isBlank()) {

@@ -36,7 +36,7 @@ final class Requests {
 
     /** The JSON body, or {@code null} when the request has none (the body is read once: a stream). */
     static JsonNode optionalBody(Exchange ex) throws ApiException {
-        String text = ex.getIn().getBody(String.class);
+        String text = bodyText(ex);
         if (text == null || text.isBlank()) {
             return null;
         }
@@ -44,6 +44,22 @@ final class Requests {
             return Json.MAPPER.readTree(text);
         } catch (IOException e) {
             throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The body as text, in the charset its {@code Content-Type} names ({@code null}: none); a charset Java does not know
+     * is the caller's mistake (400), where Camel's conversion failure became a 500 naming its classes.
+     */
+    static String bodyText(Exchange ex) throws ApiException {
+        try {
+            return ex.getIn().getBody(String.class);
+        } catch (org.apache.camel.TypeConversionException e) {
+            if (e.getCause() instanceof java.nio.charset.UnsupportedCharsetException
+                    || e.getCause() instanceof java.nio.charset.IllegalCharsetNameException) {
+                throw new ApiException(400, "the body's charset (Content-Type) is not supported: send UTF-8");
+            }
+            throw e;
         }
     }
 

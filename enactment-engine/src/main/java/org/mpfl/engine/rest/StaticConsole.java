@@ -48,7 +48,8 @@ public final class StaticConsole {
                         .putHeader("Cache-Control", "no-cache")
                         .end(Buffer.buffer(bytes));
             } catch (IOException e) {
-                ctx.response().setStatusCode(500).end("cannot read " + path + ": " + e.getMessage());
+                ctx.response().setStatusCode(500).putHeader("Content-Type", "text/plain; charset=utf-8")
+                        .end(Incidents.report("console file " + path, e).message() + "\n");
             }
         });
     }

@@ -165,7 +165,7 @@ public final class CheckpointIntake {
             try {
                 c = store.store(a.runId(), a.seq(), a.attempt(), a.ranks(), a.rank(), body, a.sha256(), System.currentTimeMillis());
             } catch (IOException e) {
-                throw new IntakeRefused(500, "cannot store the checkpoint part: " + e.getMessage());
+                throw new IntakeRefused("cannot store the checkpoint part", e);
             }
             if (c.again()) {
                 // the same part sent again: stored, recorded and announced the first time; counted once

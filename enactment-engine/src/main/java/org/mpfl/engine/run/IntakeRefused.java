@@ -14,10 +14,13 @@ public final class IntakeRefused extends Exception {
     private final int status;
     private final EngineRefusal mark;
 
-    /** A refusal that says nothing the host acts on for good (the engine failed to store a part, 500): the post may be sent again. */
-    IntakeRefused(int status, String message) {
-        super(message);
-        this.status = status;
+    /**
+     * A refusal that says nothing the host acts on for good: the engine failed to store a post (500), which may be sent
+     * again; {@code cause} is for the engine's log, never for the answer.
+     */
+    IntakeRefused(String message, Throwable cause) {
+        super(message, cause);
+        this.status = 500;
         this.mark = null;
     }
 

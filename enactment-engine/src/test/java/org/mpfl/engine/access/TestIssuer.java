@@ -87,6 +87,8 @@ public final class TestIssuer implements AutoCloseable {
     private final AtomicInteger logouts = new AtomicInteger();
     /** Authorization codes: what was asked (client, redirect, PKCE challenge) and who approved. */
     private final Map<String, String[]> codes = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The nonce every ID token carries instead of its login's ({@code null}: its login's). */
+    private volatile String idTokenNonce;
 
     /** How often a browser was sent to the issuer's logout. */
     public int logouts() {
@@ -120,7 +122,7 @@ public final class TestIssuer implements AutoCloseable {
         }
         String code = UUID.randomUUID().toString();
         codes.put(code, new String[] {f.get("client_id"), f.get("redirect_uri"), f.get("code_challenge"), f.get("user"), f.get("role"),
-                f.getOrDefault("projects", "")});
+                f.getOrDefault("projects", ""), f.get("nonce")});
         String back = f.get("redirect_uri") + (f.get("redirect_uri").contains("?") ? "&" : "?") + "code=" + code + "&state="
                 + java.net.URLEncoder.encode(f.getOrDefault("state", ""), StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Location", back);
@@ -213,6 +215,7 @@ public final class TestIssuer implements AutoCloseable {
             return;
         }
         String[] who;
+        String idToken = null;
         switch (f.getOrDefault("grant_type", "")) {
             case "urn:ietf:params:oauth:grant-type:device_code" -> {
                 Pending p = deviceCodes.get(f.get("device_code"));
@@ -235,6 +238,12 @@ public final class TestIssuer implements AutoCloseable {
                     return;
                 }
                 who = new String[] {c[3], c[4], c[5]};
+                try {
+                    idToken = idToken(c[0], c[3], idTokenNonce != null ? idTokenNonce : c[6]);
+                } catch (Exception e) {
+                    error(ex, 500, e.toString());
+                    return;
+                }
             }
             case "refresh_token" -> {
                 who = refreshTokens.remove(f.getOrDefault("refresh_token", ""));
@@ -265,6 +274,9 @@ public final class TestIssuer implements AutoCloseable {
             m.put("access_token", access);
             m.put("token_type", "Bearer");
             m.put("expires_in", accessTokenSeconds);
+            if (idToken != null) {
+                m.put("id_token", idToken);
+            }
             if (client.secret() == null) {
                 String refresh = UUID.randomUUID().toString();
                 refreshTokens.put(refresh, who);
@@ -295,6 +307,26 @@ public final class TestIssuer implements AutoCloseable {
         ex.sendResponseHeaders(status, b.length);
         ex.getResponseBody().write(b);
         ex.close();
+    }
+
+    /** An ID token as the code exchange answers it: for the client, with the login's nonce. */
+    private String idToken(String clientId, String user, String nonce) throws Exception {
+        Instant now = Instant.now();
+        JWTClaimsSet.Builder b = new JWTClaimsSet.Builder().issuer(issuer).audience(clientId).subject("sub-" + user)
+                .issueTime(Date.from(now)).expirationTime(Date.from(now.plusSeconds(300)));
+        if (nonce != null) {
+            b.claim("nonce", nonce);
+        }
+        return sign(b.build(), key);
+    }
+
+    /**
+     * From now on, every ID token of a code exchange carries {@code nonce} instead of its login's: an ID token made for
+     * another login, as an attacker who replays one would hand it over.
+     */
+    public TestIssuer idTokenNonce(String nonce) {
+        this.idTokenNonce = nonce;
+        return this;
     }
 
     /** Starts an issuer on a free loopback port. */

@@ -18,6 +18,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -64,8 +65,8 @@ class ConsoleSessionStoreTest {
                 assertEquals(200, runs.statusCode(), "still logged in after the restart: " + runs.body());
                 assertTrue(get(restarted, "/api/auth", cookie).body().contains("alice"));
 
-                HttpResponse<String> out = get(restarted, "/api/session/logout", cookie);
-                assertEquals(302, out.statusCode(), out.body());
+                HttpResponse<String> out = logout(restarted, cookie, restarted.url());
+                assertEquals(303, out.statusCode(), out.body());
                 assertEquals(401, get(restarted, "/api/runs", cookie).statusCode(), "the old cookie after logout");
             }
             assertTrue(stored(cookie).isEmpty(), "logout deleted the session's row");
@@ -134,6 +135,54 @@ class ConsoleSessionStoreTest {
             String trail = HTTP.send(HttpRequest.newBuilder(URI.create(engine.url() + "/api/audit")).header("Authorization", "Bearer admin")
                     .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(trail.contains("\"who\":\"alice\"") && trail.contains("POST /api/runs/any/cancel") && trail.contains("403"), trail);
+        }
+    }
+
+    /**
+     * The login's nonce is checked: an issuer's answer whose ID token carries another login's nonce (one an attacker
+     * replays) makes no session. Before, the nonce was sent and never compared, and the ID token ignored.
+     */
+    @Test
+    void anIdTokenOfAnotherLoginMakesNoSession() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = start(issuer)) {
+            Started started = startLogin(engine);
+            issuer.idTokenNonce("the-nonce-of-another-login");
+            HttpResponse<String> back = callback(answerIssuer(started, "alice"), started.loginCookie());
+            assertEquals(400, back.statusCode(), back.body());
+            assertTrue(back.body().contains("not for this login"), back.body());
+            assertTrue(back.headers().allValues("Set-Cookie").stream().noneMatch(c -> c.startsWith("mpfl_session=") && !c.startsWith("mpfl_session=;")),
+                    "no session: " + back.headers());
+            issuer.idTokenNonce(null);
+            assertEquals(200, get(engine, "/api/runs", login(engine, issuer, "alice")).statusCode(), "a login with its own nonce");
+        }
+    }
+
+    /**
+     * Logout CSRF: a link or an image on another site ({@code GET}) and another site's form ({@code POST} with its
+     * {@code Origin}) end no session and clear no cookie. Before, logout was a GET: {@code <img src=…/logout>} on any
+     * page logged the user out (its answer cleared the cookie even where SameSite kept the cookie from the request).
+     * Only a POST from the console's own page (or from no page at all) logs out.
+     */
+    @Test
+    void onlyAPostFromTheConsolesOwnPageLogsOut() throws Exception {
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = start(issuer)) {
+            String cookie = login(engine, issuer, "alice");
+            HttpResponse<String> byLink = get(engine, "/api/session/logout", cookie);
+            assertEquals(405, byLink.statusCode(), "a GET ends nothing: " + byLink.body());
+            for (String withCookie : new String[] {cookie, null}) {
+                for (String origin : List.of("http://evil.example", "null")) {
+                    HttpResponse<String> forged = logout(engine, withCookie, origin);
+                    assertEquals(403, forged.statusCode(), origin + ": " + forged.body());
+                    assertTrue(forged.headers().allValues("Set-Cookie").isEmpty(), "no cookie cleared: " + forged.headers());
+                }
+            }
+            assertEquals(200, get(engine, "/api/runs", cookie).statusCode(), "alice is still logged in");
+            assertEquals(0, issuer.logouts());
+            HttpResponse<String> own = logout(engine, cookie, engine.url());
+            assertEquals(303, own.statusCode(), own.body());
+            assertTrue(own.headers().allValues("Set-Cookie").stream().anyMatch(c -> c.startsWith("mpfl_session=;")), own.headers().toString());
+            assertTrue(own.headers().firstValue("Location").orElse("").startsWith(issuer.issuer() + "/logout"), own.headers().toString());
+            assertEquals(401, get(engine, "/api/runs", cookie).statusCode(), "the session ended");
         }
     }
 
@@ -236,6 +285,19 @@ class ConsoleSessionStoreTest {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engine.url() + path)).timeout(Duration.ofSeconds(30)).GET();
         if (cookie != null) {
             b.header("Cookie", "mpfl_session=" + cookie);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The console's Log out form as a browser sends it from a page of {@code origin} ({@code null}: no page). */
+    private static HttpResponse<String> logout(Engine engine, String cookie, String origin) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engine.url() + "/api/session/logout")).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.noBody());
+        if (cookie != null) {
+            b.header("Cookie", "mpfl_session=" + cookie);
+        }
+        if (origin != null) {
+            b.header("Origin", origin);
         }
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -3,6 +3,7 @@
 //   event: rank      a RankEvent as the engine received it      (id: stored event id)
 //   event: run       the run's summary after a state change      (id: stored event id)
 //   event: end       the run has ended and the engine closes the stream (do not reconnect)
+//   event: dropped   this tab read too slowly; the engine closed the stream, and EventSource reconnects
 // The browser's EventSource reconnects by itself and sends Last-Event-ID, so the engine replays
 // what was missed after a fresh snapshot.
 

@@ -27,7 +27,6 @@ export async function showSession(element) {
   element.textContent = '';
   if (!info.issuer || !info.clientId) return;
   offered = true;
-  const link = document.createElement('a');
   if (info.user) {
     current = {user: info.user, role: info.role, projects: info.projects || []};
     // a login acts for its user: the engine token's field would only confuse who is acting
@@ -36,14 +35,22 @@ export async function showSession(element) {
     const who = document.createElement('span');
     who.id = 'session-user';
     who.textContent = `${info.user} (${info.role}${info.projects && info.projects.length ? ': ' + info.projects.join(', ') : ''})`;
-    element.append(who, ' ');
-    link.href = 'api/session/logout';
-    link.id = 'logout';
-    link.textContent = 'Log out';
-  } else {
-    link.href = 'api/session/login';
-    link.id = 'login';
-    link.textContent = 'Log in';
+    // a POST from this page: the engine takes no logout from a link or an image on another site
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = 'api/session/logout';
+    form.className = 'logout-form';
+    const button = document.createElement('button');
+    button.type = 'submit';
+    button.id = 'logout';
+    button.textContent = 'Log out';
+    form.append(button);
+    element.append(who, ' ', form);
+    return;
   }
+  const link = document.createElement('a');
+  link.href = 'api/session/login';
+  link.id = 'login';
+  link.textContent = 'Log in';
   element.append(link);
 }

@@ -1,0 +1,105 @@
+package org.mpfl.engine.rest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.testing.Http;
+
+/**
+ * An engine failure (500) tells the client an incident id and nothing of the failure; the engine's log has the id with
+ * the exception. Before, the answer carried the exception's text ("internal error: java.lang.IllegalStateException: …"):
+ * class names, paths, SQL to whoever could provoke it.
+ */
+@Timeout(60)
+class InternalErrorsTest {
+    /** What the failing compiler's exception says: a path and a statement no client may read. */
+    private static final String SECRET = "cannot write /var/lib/mpfl-secret/cache.bin after SELECT * FROM runs";
+
+    @TempDir
+    Path dir;
+    Engine engine;
+    private final PrintStream err = System.err;
+    private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
+
+    @BeforeEach
+    void start() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir)
+                .invoker(new FakeRanks(r -> r.state("DONE"))).compiler((file, document, params) -> {
+                    throw new IllegalStateException(SECRET);
+                }));
+        HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        // slf4j-simple writes to whatever System.err is at the moment
+        System.setErr(new PrintStream(logged, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void stop() {
+        System.setErr(err);
+        engine.close();
+    }
+
+    @Test
+    void aFailingEndpointAnswersAnIncidentIdAndLogsTheException() throws Exception {
+        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("document", "<workflow/>"));
+        assertEquals(500, a.status(), a.body());
+        assertFalse(a.body().contains("IllegalStateException") || a.body().contains("mpfl-secret") || a.body().contains("SELECT")
+                || a.body().contains("java."), "the answer shows nothing of the failure: " + a.body());
+        String incident = a.json().get("incident").asText();
+        assertTrue(incident.matches("[0-9a-f]{12}"), a.body());
+        assertEquals("internal error (incident " + incident + "; the engine's log has the details)", a.json().get("error").asText());
+        String log = logged.toString(StandardCharsets.UTF_8);
+        assertTrue(log.contains("incident " + incident) && log.contains(SECRET), "the log has the id and the exception: " + log);
+        Http.Answer again = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of("name", "w", "document", "<workflow/>"));
+        assertEquals(500, again.status(), again.body());
+        assertFalse(incident.equals(again.json().get("incident").asText()), "each failure is an incident of its own");
+    }
+
+    /**
+     * A store that fails: the run list, the audit trail (a 400 carrying the store's message before) and a run's event
+     * stream each answer an incident, never the database's words.
+     */
+    @Test
+    void aFailingStoreShowsNoSql() throws Exception {
+        engine.database().close();
+        for (String path : List.of("/api/runs", "/api/audit", "/api/runs/r1/events")) {
+            Http.Answer a = Http.send("GET", engine.url() + path, "Bearer " + engine.token(), null);
+            assertEquals(500, a.status(), path + ": " + a.body());
+            assertTrue(a.json().get("error").asText().startsWith("internal error (incident "), path + ": " + a.body());
+            assertFalse(a.body().contains("Exception") || a.body().contains("SQL") || a.body().contains("database"),
+                    path + ": " + a.body());
+        }
+    }
+
+    /** A charset Java does not know was a 500 naming Camel's TypeConversionException; it is the caller's mistake. */
+    @Test
+    void aBodyInAnUnknownCharsetIsRefusedAs400() throws Exception {
+        for (String path : List.of("/api/runs", "/api/registry/credentials")) {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(engine.url() + path))
+                    .header("Authorization", "Bearer " + engine.token()).header("Content-Type", "application/json; charset=no-such")
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, r.statusCode(), path + ": " + r.body());
+            assertTrue(r.body().contains("charset") && !r.body().contains("Exception") && !r.body().contains("org.apache"),
+                    path + ": " + r.body());
+        }
+    }
+}
