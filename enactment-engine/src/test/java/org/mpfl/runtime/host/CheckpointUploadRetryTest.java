@@ -139,7 +139,9 @@ class CheckpointUploadRetryTest {
     @Test
     void aProxyThatNeverForwardsCostsThePartItsWindowAndNoMore() throws Exception {
         proxy = new ReloadingProxy(engine.url(), Integer.MAX_VALUE, 503);
-        long window = 2_000;
+        // 6 s: several tries fit even when the proxy's first answer takes seconds on a loaded machine (with 2 s, at load
+        // ~25 on 2 cores, no answer came within the window: "the engine did not answer within 2000 ms")
+        long window = 6_000;
         long t0 = System.nanoTime();
         String failure = uploader(viaProxy(rank.token()), Duration.ofMillis(window), () -> false).upload(1, part(1));
         long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -147,7 +149,7 @@ class CheckpointUploadRetryTest {
                 failure);
         assertTrue(proxy.requests() > 1, "tried again: " + proxy.requests());
         // the window bounds it (a slow machine may add to the last try's answer, not another back-off)
-        assertTrue(ms <= window + 1_000, ms + " ms for a window of " + window + " ms");
+        assertTrue(ms <= window + 3_000, ms + " ms for a window of " + window + " ms");
         assertEquals(0, detail().get("checkpoints").size());
     }
 
