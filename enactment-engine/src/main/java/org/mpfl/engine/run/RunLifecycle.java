@@ -176,8 +176,8 @@ final class RunLifecycle implements RunFaults {
     }
 
     /** Starts a queued launch on the places reserved for it, in the background, and acts on how that ended. */
-    private void startReserved(RunQueue.Entry e, List<RankPlacement> placements) {
-        workers.submit(() -> launched(e, placer.launch(e.run(), e.spec(), e.resume(), e.faulty(), placements)));
+    private void startReserved(RunQueue.Entry e, Run.Domain reserved) {
+        workers.submit(() -> launched(e, placer.launch(e.run(), e.spec(), e.resume(), e.faulty(), reserved)));
     }
 
     private void launched(RunQueue.Entry e, RunPlacer.Launched launched) {
@@ -186,11 +186,14 @@ final class RunLifecycle implements RunFaults {
             case QUEUED -> queue.submit(e.again(System.currentTimeMillis()));
             case FAILED -> failed(run, launched.failure());
             case STARTED -> {
-                Optional<Run.HeldBack> heldBack = run.endStartup();
-                if (heldBack.isPresent()) {
+                Optional<Run.StartupEnd> end = run.endStartupOf(launched.domainId());
+                if (end.isEmpty()) {
+                    return; // a restart gave this attempt up meanwhile: the start-up to end is the restart's
+                }
+                if (end.get().heldBack() != null) {
                     // every rank accepted run: a rank that failed meanwhile failed in the workflow or the infrastructure,
                     // not in placement
-                    heldBack(run, heldBack.get());
+                    heldBack(run, end.get().heldBack());
                 } else {
                     run.history().running(run.attempts(), System.currentTimeMillis());
                     run.touch();
