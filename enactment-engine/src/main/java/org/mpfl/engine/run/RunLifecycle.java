@@ -61,9 +61,9 @@ final class RunLifecycle implements RunFaults {
         return queue;
     }
 
-    /** See {@link RunService#start(DeploymentPlan, Map, Integer, Map, Integer)}. */
+    /** See {@link RunService#start(DeploymentPlan, Map, Integer, Map, Integer, Queueing, String)}. */
     Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
-              Integer restarts, Queueing queueing) {
+              Integer restarts, Queueing queueing, String project) {
         int allowedRestarts = RestartPolicy.allowed(restarts, plan.restarts());
         ProcessLayout layout = layout(plan, params);
         Map<String, String> services = new LinkedHashMap<>();
@@ -82,7 +82,7 @@ final class RunLifecycle implements RunFaults {
                 System.currentTimeMillis());
         run.workflowVersion(version);
         run.history().restartsAllowed(allowedRestarts);
-        LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices), queueing);
+        LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices), queueing, project);
         runs.add(run, spec);
         saveLaunch(run, spec);
         journal.stateChanged(run);

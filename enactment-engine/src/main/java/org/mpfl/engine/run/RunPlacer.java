@@ -205,7 +205,10 @@ final class RunPlacer {
         }
         try {
             SitePlacement.Placed placed = SitePlacement.place(spec.layout(), services, registry.hosts(),
-                    (h, service) -> h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service)),
+                    // only services the run's project may use: matched by name alone, a plan could name another
+                    // project's deployed service and run its code (placed nowhere, as a service that does not exist)
+                    (h, service) -> deployments.usableBy(onHost.apply(h, service), spec.project())
+                            && (h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service))),
                     unavailable(faulty), onHost, new Placement.Load(busy, spec.queueing().oversubscribe()), spec.queueing().sites());
             List<RankPlacement> placements = placed.ranks();
             if (run.state().isFinal()) {
