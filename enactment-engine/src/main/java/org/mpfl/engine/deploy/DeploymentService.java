@@ -34,7 +34,8 @@ import org.mpfl.protocol.digest.Sha256;
  * ({@link #usableBy}): the engine's archives of its own project or shared ones, and services installed on hosts by
  * hand (the engine holds no archive of them). Placement matched services by name alone before, so an operator of one
  * project could name another project's deployed service in a plan and run that project's code with their own
- * parameters. An archive of another project is never replaced under its name ({@link ServiceTakenException}).
+ * parameters. An archive of another project, or a service installed on the hosts by hand (every project's), is never
+ * replaced under its name by a project's deployment ({@link ServiceTakenException}).
  */
 public final class DeploymentService {
     private static final Pattern SERVICE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,127}");
@@ -107,8 +108,9 @@ public final class DeploymentService {
     }
 
     /**
-     * A service name holds an archive of another project, and this one differs from it: deploying it would replace
-     * that project's service on every host (what its runs execute), so it is refused; the name is all that tells.
+     * A service name holds an archive of another project, and this one differs from it, or names a service installed
+     * on the hosts by hand for every project: deploying it would replace that service on every host (what the others'
+     * runs execute), so it is refused; the name is all that tells.
      */
     public static final class ServiceTakenException extends IOException {
         private static final long serialVersionUID = 1L;
@@ -167,6 +169,13 @@ public final class DeploymentService {
         if (!owners.isEmpty() && !same && !owners.contains(project) && !owners.contains(SHARED)) {
             throw new ServiceTakenException("the service name '" + service + "' is taken by another project; deploy it under"
                     + " another name (name the workflow differently)");
+        }
+        if (owners.isEmpty() && !SHARED.equals(project) && registry.hosts().stream().anyMatch(h -> h.offers(service))) {
+            // installed on hosts by hand, for every project: one project's deployment would replace it for all, and
+            // then keep the other projects' runs off it
+            throw new ServiceTakenException("the service name '" + service + "' is installed on the hosts for every project;"
+                    + " deploy it under another name (name the workflow differently), or as an admin for every project"
+                    + " (POST /api/deployments)");
         }
         // a shared name stays shared; a project's becomes this project's too (identical, or its own new archive)
         owners.add(owners.contains(SHARED) ? SHARED : project);

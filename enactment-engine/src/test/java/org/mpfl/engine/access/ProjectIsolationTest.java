@@ -356,6 +356,14 @@ class ProjectIsolationTest {
         Http.Answer same = Http.send("POST", engine.url() + "/api/workflows", root, Map.of("name", longA, "project", "a", "plan", planB,
                 "archives", List.of(Map.of("service", "node", "archive", archive("B v2")))));
         assertEquals(201, same.status(), "the identical archive replaces nothing: " + same.body());
+        // nor does one project take a service installed on the hosts by hand (h offers ring), which is every project's
+        Map<String, Object> planRing = Map.of("workflow", "w", "processes", List.of(Map.of("name", "p", "service", "ring", "ranks", 1)));
+        Http.Answer ring = Http.send("POST", engine.url() + "/api/workflows", root, Map.of("name", longA, "project", "a",
+                "plan", planRing, "archives", List.of(Map.of("service", "ring", "archive", archive("A's ring")))));
+        assertEquals(409, ring.status(), ring.body());
+        assertTrue(ring.json().get("error").asText().startsWith("the service name 'ring' is installed on the hosts for every"
+                + " project"), ring.body());
+        assertEquals(201, Http.send("POST", engine.url() + "/api/runs", bob, plan()).status(), "ring is still everyone's");
     }
 
     @Test
