@@ -349,6 +349,11 @@ public final class AccessPolicy {
         return projectForNew(c, requested);
     }
 
+    /** The project a stored workflow belongs to, if recorded. */
+    public Optional<String> workflowProjectOf(String name) {
+        return store.workflowOwner(name).map(AccessStore.Ownership::project);
+    }
+
     /** Records the owner of a run just started. */
     public void ownRun(String runId, Caller c, String project) {
         store.ownRun(runId, new AccessStore.Ownership(project, c.name()));

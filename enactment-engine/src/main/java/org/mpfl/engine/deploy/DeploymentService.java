@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -25,9 +27,25 @@ import org.mpfl.protocol.digest.Sha256;
  * service when a run starts (deploy-if-needed). An archive identical to the one the engine already
  * installed on a host is not sent again, so starting the same document twice does not restart its
  * services under a running run.
+ *
+ * <p>Every archive belongs to the projects it was deployed for ({@code DATA/archives/SERVICE.owners}, one project a
+ * line): the project of the workflow or run it came with, or everyone ({@link #SHARED}) for an archive an admin
+ * deployed alone ({@code POST /api/deployments}). A run is placed only on services its project may use
+ * ({@link #usableBy}): the engine's archives of its own project or shared ones, and services installed on hosts by
+ * hand (the engine holds no archive of them). Placement matched services by name alone before, so an operator of one
+ * project could name another project's deployed service in a plan and run that project's code with their own
+ * parameters. An archive of another project, or a service installed on the hosts by hand (every project's), is never
+ * replaced under its name by a project's deployment ({@link ServiceTakenException}).
  */
 public final class DeploymentService {
     private static final Pattern SERVICE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,127}");
+    /** The owner of archives every project may use: those an admin deployed alone. */
+    public static final String SHARED = "*";
+    /**
+     * The project of archives stored before archives had owners: everything that existed before projects did
+     * belongs to {@code default} (docs/security.md, "Users, roles and projects").
+     */
+    static final String LEGACY_PROJECT = "default";
 
     private final Path archiveDir;
     private final HostRegistry registry;
@@ -43,12 +61,14 @@ public final class DeploymentService {
      * Stores several archives and installs each on every live host, in the given order.
      *
      * @param archives {@code .aar} bytes by service type
+     * @param project  the project they are deployed for ({@link #SHARED}: every project)
      * @return per service, the per-host results of {@link #deploy}
+     * @throws ServiceTakenException if a name holds another project's archive (nothing of that one is deployed)
      */
-    public Map<String, Map<String, String>> deployAll(Map<String, byte[]> archives) throws IOException {
+    public Map<String, Map<String, String>> deployAll(Map<String, byte[]> archives, String project) throws IOException {
         Map<String, Map<String, String>> results = new LinkedHashMap<>();
         for (Map.Entry<String, byte[]> a : archives.entrySet()) {
-            results.put(a.getKey(), deploy(a.getKey(), a.getValue()));
+            results.put(a.getKey(), deploy(a.getKey(), a.getValue(), project));
         }
         return results;
     }
@@ -60,10 +80,12 @@ public final class DeploymentService {
      * type name do not replace each other's service).
      *
      * @param archives {@code .aar} bytes by the name to deploy them under
+     * @param project  the project they are deployed for
      * @return per name, the per-host results of {@link #deploy}
      * @throws IOException if an archive is no service archive with exactly one service
+     * @throws ServiceTakenException if a name holds another project's archive
      */
-    public Map<String, Map<String, String>> deployAllAs(Map<String, byte[]> archives) throws IOException {
+    public Map<String, Map<String, String>> deployAllAs(Map<String, byte[]> archives, String project) throws IOException {
         Map<String, Map<String, String>> results = new LinkedHashMap<>();
         for (Map.Entry<String, byte[]> a : archives.entrySet()) {
             if (!SERVICE_NAME.matcher(a.getKey()).matches()) {
@@ -75,20 +97,43 @@ public final class DeploymentService {
             } catch (IOException e) {
                 throw new IOException("service '" + a.getKey() + "': " + e.getMessage(), e);
             }
-            results.put(a.getKey(), deploy(a.getKey(), archive));
+            results.put(a.getKey(), deploy(a.getKey(), archive, project));
         }
         return results;
     }
 
-    /** Stores an archive and installs it on every live host; returns per-host results ("ok" or the error). */
+    /** Stores an archive every project may use ({@link #SHARED}) and installs it on every live host. */
     public Map<String, String> deploy(String service, byte[] archive) throws IOException {
+        return deploy(service, archive, SHARED);
+    }
+
+    /**
+     * A service name holds an archive of another project, and this one differs from it, or names a service installed
+     * on the hosts by hand for every project: deploying it would replace that service on every host (what the others'
+     * runs execute), so it is refused; the name is all that tells.
+     */
+    public static final class ServiceTakenException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ServiceTakenException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Stores an archive for a project and installs it on every live host; returns per-host results ("ok" or the
+     * error). The same archive deployed again for another project becomes that project's too (identical code: a
+     * document sent twice compiles to the same archive and name).
+     *
+     * @param project the project it is deployed for ({@link #SHARED}: every project)
+     * @throws ServiceTakenException if the name holds a different archive that {@code project} may not use
+     */
+    public Map<String, String> deploy(String service, byte[] archive, String project) throws IOException {
         if (!SERVICE_NAME.matcher(service).matches()) {
             throw new IllegalArgumentException("bad service name '" + service + "'");
         }
-        Path tmp = Files.createTempFile(archiveDir, service, ".part");
-        Files.write(tmp, archive);
-        Files.move(tmp, archiveDir.resolve(service + ".aar"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         String digest = Sha256.hex(archive);
+        store(service, archive, digest, project);
         Map<String, String> results = new LinkedHashMap<>();
         Map<String, CompletableFuture<String>> pushes = new LinkedHashMap<>();
         for (HostInfo h : registry.hosts()) {
@@ -115,6 +160,32 @@ public final class DeploymentService {
         // each push is bounded by the deployer's timeout
         pushes.forEach((host, push) -> results.put(host, push.join()));
         return results;
+    }
+
+    /** Stores an archive and its owners, unless the name is another project's (one deployment at a time decides). */
+    private synchronized void store(String service, byte[] archive, String digest, String project) throws IOException {
+        Set<String> owners = new TreeSet<>(owners(service));
+        boolean same = hasArchive(service) && digest.equals(Sha256.hex(Files.readAllBytes(archiveDir.resolve(service + ".aar"))));
+        if (!owners.isEmpty() && !same && !owners.contains(project) && !owners.contains(SHARED)) {
+            throw new ServiceTakenException("the service name '" + service + "' is taken by another project; deploy it under"
+                    + " another name (name the workflow differently)");
+        }
+        if (owners.isEmpty() && !SHARED.equals(project) && registry.hosts().stream().anyMatch(h -> h.offers(service))) {
+            // installed on hosts by hand, for every project: one project's deployment would replace it for all, and
+            // then keep the other projects' runs off it
+            throw new ServiceTakenException("the service name '" + service + "' is installed on the hosts for every project;"
+                    + " deploy it under another name (name the workflow differently), or as an admin for every project"
+                    + " (POST /api/deployments)");
+        }
+        // a shared name stays shared; a project's becomes this project's too (identical, or its own new archive)
+        owners.add(owners.contains(SHARED) ? SHARED : project);
+        Path tmp = Files.createTempFile(archiveDir, service, ".part");
+        Files.write(tmp, archive);
+        Files.move(tmp, archiveDir.resolve(service + ".aar"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Path ownersTmp = Files.createTempFile(archiveDir, service, ".part");
+        Files.write(ownersTmp, owners);
+        Files.move(ownersTmp, archiveDir.resolve(service + ".owners"), StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**
@@ -166,6 +237,42 @@ public final class DeploymentService {
     /** Whether an archive for {@code service} is stored. */
     public boolean hasArchive(String service) {
         return SERVICE_NAME.matcher(service).matches() && Files.isRegularFile(archiveDir.resolve(service + ".aar"));
+    }
+
+    /**
+     * The projects the stored archive of {@code service} was deployed for ({@link #SHARED}: every project); empty
+     * when the engine holds none (a service installed on hosts by hand). An archive stored before archives had owners
+     * is {@value #LEGACY_PROJECT}'s.
+     */
+    public Set<String> owners(String service) throws IOException {
+        if (!hasArchive(service)) {
+            return Set.of();
+        }
+        Path file = archiveDir.resolve(service + ".owners");
+        if (!Files.isRegularFile(file)) {
+            return Set.of(LEGACY_PROJECT);
+        }
+        Set<String> owners = new TreeSet<>(Files.readAllLines(file));
+        owners.removeIf(String::isBlank);
+        return owners;
+    }
+
+    /**
+     * Whether a run of {@code project} may be placed on {@code service}: a service the engine holds no archive of
+     * (installed on hosts by hand, for everyone), or an archive of that project or a shared one. {@code project}
+     * {@code null} (a run started inside the engine's JVM, not through REST, or stored before runs had a project):
+     * every service, as before.
+     */
+    public boolean usableBy(String service, String project) {
+        if (project == null) {
+            return true;
+        }
+        try {
+            Set<String> owners = owners(service);
+            return owners.isEmpty() || owners.contains(project) || owners.contains(SHARED);
+        } catch (IOException e) {
+            return false; // an owner file that cannot be read gives nobody another project's service
+        }
     }
 
     /** Stored service names. */

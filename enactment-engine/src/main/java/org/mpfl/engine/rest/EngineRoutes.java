@@ -162,6 +162,8 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(403, Map.of("error", e.getMessage()));
             } catch (org.mpfl.engine.run.EndedRunEventException e) {
                 reply = new Reply(410, Map.of("error", e.getMessage()));
+            } catch (org.mpfl.engine.deploy.DeploymentService.ServiceTakenException e) {
+                reply = new Reply(409, Map.of("error", e.getMessage()));
             } catch (IllegalArgumentException | IOException e) {
                 reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
             } catch (UnknownRunException e) {

@@ -124,8 +124,11 @@ final class RunEndpoints {
             }
             restarts = b.get("restarts").asInt();
         }
+        // a run is placed only on its project's services; a run of a stored workflow on that workflow's (its record names
+        // them, not the caller), which are its project's even when a member of it runs the workflow into another project
+        String services = workflow == null ? project : api.access().workflowProjectOf(workflow).orElse(project);
         Run run = api.workflows().start(new WorkflowService.StartRun(b.get("plan"), text(b, "document"), text(b, "file"),
-                text(b, "workflow"), params, archives, restarts, queueing(b)));
+                text(b, "workflow"), params, archives, restarts, queueing(b)), services);
         api.access().ownRun(run.id(), caller, project);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", run.id());

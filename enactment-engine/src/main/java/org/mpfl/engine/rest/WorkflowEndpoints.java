@@ -98,7 +98,7 @@ final class WorkflowEndpoints {
         }
         String project = api.access().workflowProject(text(b, "name"), caller, text(b, "project"));
         WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
-                text(b, "file"), b.get("plan"), archives));
+                text(b, "file"), b.get("plan"), archives), project);
         api.access().ownWorkflow(d.name(), caller, project);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", d.name());
@@ -153,7 +153,7 @@ final class WorkflowEndpoints {
 
     /**
      * {@code {"service": name, "archive": base64}} or {@code {"archives": [{"service", "archive"}, ...]}}:
-     * stores each archive and installs it on every live host.
+     * stores each archive and installs it on every live host, for every project (runs of any project may use it).
      */
     Reply deploy(Exchange ex) throws Exception {
         requireAdmin(ex);
@@ -164,7 +164,9 @@ final class WorkflowEndpoints {
         } else {
             items.add(b);
         }
-        return new Reply(201, Map.of("deployed", api.deployments().deployAll(archives(items))));
+        // deployed alone, by an admin, for every project: as a service installed on the hosts by hand
+        return new Reply(201, Map.of("deployed", api.deployments().deployAll(archives(items),
+                org.mpfl.engine.deploy.DeploymentService.SHARED)));
     }
 
     /** {@code [{"service", "archive": base64}]} as archive bytes by service type. */

@@ -20,8 +20,12 @@ import org.mpfl.protocol.RunRequest.ProcessSlice;
  * @param services process → the service name its ranks are placed on (deployed name)
  * @param slices   the run request's process slices (the plan's service types)
  * @param queueing its priority, oversubscription and queue timeout
+ * @param project  the run's project: its ranks are placed only on services it may use
+ *                 ({@link org.mpfl.engine.deploy.DeploymentService#usableBy}); {@code null}: any (a run started inside
+ *                 the engine's JVM, or stored before launches named their project)
  */
-record LaunchSpec(ProcessLayout layout, Map<String, String> services, List<ProcessSlice> slices, Queueing queueing) {
+record LaunchSpec(ProcessLayout layout, Map<String, String> services, List<ProcessSlice> slices, Queueing queueing,
+                  String project) {
     /** How many ranks the run has. */
     int ranks() {
         return slices.stream().mapToInt(ProcessSlice::ranks).sum();
@@ -29,7 +33,8 @@ record LaunchSpec(ProcessLayout layout, Map<String, String> services, List<Proce
 
     /**
      * As stored: {@code {slices: [{name, service, ranks}], services: {process: deployed name}, restartsAllowed,
-     * sites, priority, oversubscribe, queueTimeoutMs}} (the queue's columns are in it too, for a run no longer queued).
+     * sites, priority, oversubscribe, queueTimeoutMs, project}} (the queue's columns are in it too, for a run no longer
+     * queued).
      */
     ObjectNode toJson(int restartsAllowed) {
         ObjectNode launch = Json.MAPPER.createObjectNode();
@@ -40,6 +45,9 @@ record LaunchSpec(ProcessLayout layout, Map<String, String> services, List<Proce
         ObjectNode names = launch.putObject("services");
         services.forEach(names::put);
         launch.put("restartsAllowed", restartsAllowed);
+        if (project != null) {
+            launch.put("project", project);
+        }
         if (queueing.sites() != null) {
             launch.put("sites", queueing.sites().toString());
         }
@@ -68,6 +76,7 @@ record LaunchSpec(ProcessLayout layout, Map<String, String> services, List<Proce
         }
         Map<String, String> services = new LinkedHashMap<>();
         launch.path("services").fields().forEachRemaining(f -> services.put(f.getKey(), f.getValue().asText()));
-        return new LaunchSpec(ProcessLayout.ofCounts(counts), Map.copyOf(services), List.copyOf(slices), queueing);
+        return new LaunchSpec(ProcessLayout.ofCounts(counts), Map.copyOf(services), List.copyOf(slices), queueing,
+                launch.path("project").asText(null));
     }
 }

@@ -232,17 +232,19 @@ public final class Run {
         return error;
     }
 
-    /** Starts an attempt with these placements (the ranks of the current domain). */
-    synchronized void placed(List<RankPlacement> placements) {
-        placed(placements, null);
+    /** Starts an attempt with these placements (the ranks of the current domain); returns that attempt's domain. */
+    synchronized Domain placed(List<RankPlacement> placements) {
+        return placed(placements, null);
     }
 
     /**
      * Starts an attempt with these placements and says how their sites were chosen.
      *
      * @param sitePlan the detail's {@code placement} ({@code {sites, reason}}), or {@code null} when there was no choice
+     * @return the attempt's domain, taken under the run's lock: the domain these ranks are started under, even when a
+     *         restart gives the run another one before they are
      */
-    synchronized void placed(List<RankPlacement> placements, Map<String, Object> sitePlan) {
+    synchronized Domain placed(List<RankPlacement> placements, Map<String, Object> sitePlan) {
         this.sitePlan = sitePlan == null ? null : new LinkedHashMap<>(sitePlan);
         ranks.clear();
         placements.forEach(p -> ranks.add(new RankView(p)));
@@ -250,6 +252,42 @@ public final class Run {
         attempts++;
         history.placed(attempts, ranks, System.currentTimeMillis());
         dirty = true;
+        return domain();
+    }
+
+    /** Whether {@code attemptDomain} is still the run's current domain (no restart or re-placement gave it up). */
+    synchronized boolean current(String attemptDomain) {
+        return domainId.equals(attemptDomain);
+    }
+
+    /**
+     * Gives up the attempt under {@code attemptDomain} for a new domain ({@link #newDomain}), unless that attempt was
+     * given up already: a host lost while its ranks were being started restarts the run from the lifecycle while the
+     * attempt's fan-out still waits, and the attempt, seeing its host faults afterwards, must not give up the
+     * restart's domain in turn (the ranks would be placed a third time, beside the restart's).
+     *
+     * @return the domain given up (to abort), or empty when the run had moved on to another domain
+     */
+    synchronized Optional<Domain> newDomainAfter(String attemptDomain, String newDomainId, String newToken) {
+        return current(attemptDomain) ? Optional.of(newDomain(newDomainId, newToken)) : Optional.empty();
+    }
+
+    /**
+     * How an attempt's start-up ended for the run, once every rank of it accepted {@code run}.
+     *
+     * @param heldBack the failure of a rank held back during the start-up, or {@code null}
+     */
+    record StartupEnd(HeldBack heldBack) {
+    }
+
+    /**
+     * Ends the start-up of the attempt under {@code attemptDomain} ({@link #endStartup}) if it is still the current
+     * one; an attempt given up meanwhile (a restart took over) leaves the start-up of its successor alone.
+     *
+     * @return empty when the run had moved on to another domain
+     */
+    synchronized Optional<StartupEnd> endStartupOf(String attemptDomain) {
+        return current(attemptDomain) ? Optional.of(new StartupEnd(endStartup().orElse(null))) : Optional.empty();
     }
 
     /** Records how each pair of the attempt's hosts connects (shown in the detail as {@code connections}). */

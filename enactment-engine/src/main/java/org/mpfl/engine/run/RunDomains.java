@@ -42,17 +42,20 @@ final class RunDomains {
     }
 
     /**
-     * Records the run's current domain as live on these placements' service URLs, unless the run has
+     * Records an attempt's domain as live on its placements' service URLs, unless the run has
      * ended. The end's own {@link #abortEnded} forgets the domain in the background, and placement calls
      * this without the run's lock: a cancel between a restart's new domain (or a placement) and this
      * call would otherwise have its forget come first and leave the record (with the domain's token)
      * behind until the next engine start. Checking after the save closes the window both ways: an end
      * before the check is seen here, an end after it forgets a record that is already saved.
+     *
+     * @param domain the attempt's domain, with its placements (not the run's domain of the moment: a restart may have
+     *               given the run another one, whose placements are not these)
      */
-    void live(Run run, List<RankPlacement> placements) {
+    void live(Run run, Run.Domain domain) {
         try {
-            List<String> urls = placements.stream().map(p -> p.endpoint().soapUrl()).distinct().toList();
-            store.save(new LiveDomainStore.LiveDomain(run.id(), run.domainId(), run.token(), urls));
+            List<String> urls = domain.placements().stream().map(p -> p.endpoint().soapUrl()).distinct().toList();
+            store.save(new LiveDomainStore.LiveDomain(run.id(), domain.id(), domain.token(), urls));
         } catch (RuntimeException e) {
             LOG.warn("run {}: {}", run.id(), Failures.describe(e));
         }

@@ -61,9 +61,9 @@ final class RunLifecycle implements RunFaults {
         return queue;
     }
 
-    /** See {@link RunService#start(DeploymentPlan, Map, Integer, Map, Integer)}. */
+    /** See {@link RunService#start(DeploymentPlan, Map, Integer, Map, Integer, Queueing, String)}. */
     Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
-              Integer restarts, Queueing queueing) {
+              Integer restarts, Queueing queueing, String project) {
         int allowedRestarts = RestartPolicy.allowed(restarts, plan.restarts());
         ProcessLayout layout = layout(plan, params);
         Map<String, String> services = new LinkedHashMap<>();
@@ -82,7 +82,7 @@ final class RunLifecycle implements RunFaults {
                 System.currentTimeMillis());
         run.workflowVersion(version);
         run.history().restartsAllowed(allowedRestarts);
-        LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices), queueing);
+        LaunchSpec spec = new LaunchSpec(layout, Map.copyOf(services), List.copyOf(slices), queueing, project);
         runs.add(run, spec);
         saveLaunch(run, spec);
         journal.stateChanged(run);
@@ -176,8 +176,8 @@ final class RunLifecycle implements RunFaults {
     }
 
     /** Starts a queued launch on the places reserved for it, in the background, and acts on how that ended. */
-    private void startReserved(RunQueue.Entry e, List<RankPlacement> placements) {
-        workers.submit(() -> launched(e, placer.launch(e.run(), e.spec(), e.resume(), e.faulty(), placements)));
+    private void startReserved(RunQueue.Entry e, Run.Domain reserved) {
+        workers.submit(() -> launched(e, placer.launch(e.run(), e.spec(), e.resume(), e.faulty(), reserved)));
     }
 
     private void launched(RunQueue.Entry e, RunPlacer.Launched launched) {
@@ -186,11 +186,14 @@ final class RunLifecycle implements RunFaults {
             case QUEUED -> queue.submit(e.again(System.currentTimeMillis()));
             case FAILED -> failed(run, launched.failure());
             case STARTED -> {
-                Optional<Run.HeldBack> heldBack = run.endStartup();
-                if (heldBack.isPresent()) {
+                Optional<Run.StartupEnd> end = run.endStartupOf(launched.domainId());
+                if (end.isEmpty()) {
+                    return; // a restart gave this attempt up meanwhile: the start-up to end is the restart's
+                }
+                if (end.get().heldBack() != null) {
                     // every rank accepted run: a rank that failed meanwhile failed in the workflow or the infrastructure,
                     // not in placement
-                    heldBack(run, heldBack.get());
+                    heldBack(run, end.get().heldBack());
                 } else {
                     run.history().running(run.attempts(), System.currentTimeMillis());
                     run.touch();

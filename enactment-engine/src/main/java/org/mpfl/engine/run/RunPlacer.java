@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * The placement room of the run service: places a run's ranks on hosts ({@link SitePlacement}: within one
  * site while capacity allows, then {@link Placement}), deploys
  * the services they lack, records the domain as live and fans {@code run} out to every rank, until
- * every rank accepted it ({@link Launched#STARTED}).
+ * every rank accepted it ({@link Launched#started}).
  *
  * <p>A host that refuses a deployment or {@code run}, or does not answer {@code run} within the
  * fan-out timeout, does not fail the run: it is quarantined (see
@@ -70,14 +70,18 @@ final class RunPlacer {
      * How a launch ended.
      *
      * @param failure why the run must fail ({@link Kind#FAILED} only)
+     * @param domainId the domain whose ranks all accepted {@code run} ({@link Kind#STARTED} only)
      */
-    record Launched(Kind kind, RunError failure) {
+    record Launched(Kind kind, RunError failure, String domainId) {
         enum Kind {
             /** Every rank of the current domain accepted {@code run}. */
             STARTED,
             /** No domain could be started: the run must fail with {@code failure}. */
             FAILED,
-            /** The run ended (cancelled, failed or succeeded) while it was being started. */
+            /**
+             * The run ended (cancelled, failed or succeeded) while it was being started, or the attempt was given up by
+             * a restart meanwhile (the restart launches the next one).
+             */
             ENDED,
             /** After host faults, the ranks no longer fit in the free capacity: the run goes back to the queue. */
             QUEUED,
@@ -89,24 +93,33 @@ final class RunPlacer {
             STOPPED
         }
 
-        static final Launched STARTED = new Launched(Kind.STARTED, null);
-        static final Launched ENDED = new Launched(Kind.ENDED, null);
-        static final Launched STOPPED = new Launched(Kind.STOPPED, null);
+        static final Launched ENDED = new Launched(Kind.ENDED, null, null);
+        static final Launched STOPPED = new Launched(Kind.STOPPED, null, null);
 
-        static Launched failed(RunError why) {
-            return new Launched(Kind.FAILED, why);
+        static Launched started(Run.Domain domain) {
+            return new Launched(Kind.STARTED, null, domain.id());
         }
 
-        static final Launched QUEUED = new Launched(Kind.QUEUED, null);
+        static Launched failed(RunError why) {
+            return new Launched(Kind.FAILED, why, null);
+        }
+
+        static final Launched QUEUED = new Launched(Kind.QUEUED, null, null);
     }
 
     /**
      * What {@link #reserve} found: the run's placements (recorded on the run, so its ranks count as
-     * taken), or why it must wait, or why it can never be placed as things are.
+     * taken) with the domain they are to be started under, or why it must wait, or why it can never be
+     * placed as things are.
      *
+     * @param domain    the attempt's domain and placements, or {@code null} when the run was not placed
      * @param leftQueue whether the run was QUEUED until now (a state event is due)
      */
-    record Reservation(List<RankPlacement> placements, String waitReason, RunError failure, boolean leftQueue) {
+    record Reservation(Run.Domain domain, String waitReason, RunError failure, boolean leftQueue) {
+        /** The placements, or {@code null} when the run was not placed. */
+        List<RankPlacement> placements() {
+            return domain == null ? null : domain.placements();
+        }
     }
 
     /**
@@ -192,16 +205,19 @@ final class RunPlacer {
         }
         try {
             SitePlacement.Placed placed = SitePlacement.place(spec.layout(), services, registry.hosts(),
-                    (h, service) -> h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service)),
+                    // only services the run's project may use: matched by name alone, a plan could name another
+                    // project's deployed service and run its code (placed nowhere, as a service that does not exist)
+                    (h, service) -> deployments.usableBy(onHost.apply(h, service), spec.project())
+                            && (h.offers(onHost.apply(h, service)) || (!h.staticEntry() && deployments.hasArchive(service))),
                     unavailable(faulty), onHost, new Placement.Load(busy, spec.queueing().oversubscribe()), spec.queueing().sites());
             List<RankPlacement> placements = placed.ranks();
             if (run.state().isFinal()) {
                 return new Reservation(null, null, null, false);
             }
             boolean left = run.leaveQueue();
-            run.placed(placements, placed.reason() == null ? null : placed.toJson());
+            Run.Domain domain = run.placed(placements, placed.reason() == null ? null : placed.toJson());
             recordConnections(run, placements);
-            return new Reservation(placements, null, null, left);
+            return new Reservation(domain, null, null, left);
         } catch (Placement.NoRoomException e) {
             return new Reservation(null, e.getMessage(), null, false);
         } catch (Placement.PlacementException e) {
@@ -215,20 +231,26 @@ final class RunPlacer {
      * again on other hosts with a new domain, at most {@link RunSettings#maxReplacements} times (back to
      * the queue when the rest no longer fits).
      *
-     * @param reserved the run's placements from {@link #reserve} ({@code null}: reserve them first)
+     * <p>Each attempt works on the domain its placements were recorded under, never on whatever domain the run
+     * has by then: a host lost while the attempt's ranks are being started restarts the run from the lifecycle
+     * ({@link RunLifecycle#infrastructureFault}) under a new domain while this fan-out still waits. The attempt
+     * then gives way: it aborts its own domain once more (a rank whose {@code run} was answered after the
+     * restart's abort would otherwise run on beside the restart's) and ends, without recording host faults or
+     * placing the ranks again: the restart places them, once.
+     *
+     * @param reserved the run's placements and their domain from {@link #reserve} ({@code null}: reserve them first)
      * @param resume the checkpoint the ranks resume from, or {@code null} (from the start)
      * @param faulty hosts that failed this run, with why: kept out of its later attempts even if their
      *               quarantine ends, until they come back as a new process (updated)
      */
-    Launched launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty,
-                    List<RankPlacement> reserved) {
+    Launched launch(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty, Run.Domain reserved) {
         List<ProcessSlice> slices = spec.slices();
         try {
             run.markStarting(System.currentTimeMillis());
             int attemptsBefore = run.attempts() - (reserved == null ? 0 : 1);
-            List<RankPlacement> placements = reserved;
+            Run.Domain domain = reserved;
             for (;;) {
-                if (placements == null) {
+                if (domain == null) {
                     Reservation r = reserve(run, spec, faulty);
                     if (r.failure() != null) {
                         return Launched.failed(r.failure());
@@ -236,34 +258,41 @@ final class RunPlacer {
                     if (r.waitReason() != null) {
                         return Launched.QUEUED;
                     }
-                    if (r.placements() == null) {
+                    if (r.domain() == null) {
                         return Launched.ENDED;
                     }
-                    placements = r.placements();
+                    domain = r.domain();
                 }
-                domains.live(run, placements);
-                List<HostFault> faults = deployMissing(placements);
+                if (!run.current(domain.id())) {
+                    return Launched.ENDED; // given up before a rank of it was started: the restart that did so goes on
+                }
+                domains.live(run, domain);
+                List<HostFault> faults = deployMissing(domain.placements());
                 if (run.state().isFinal()) {
                     return Launched.ENDED; // cancelled while deploying: nothing of this domain runs yet
                 }
-                Attempt attempt = faults.isEmpty() ? start(run, placements, slices, resume) : new Attempt(faults, Set.of(), Set.of());
+                Attempt attempt = faults.isEmpty() ? start(run, domain, slices, resume) : new Attempt(faults, Set.of(), Set.of());
                 if (stopping()) {
                     return stopped(run);
-                }
-                if (attempt.started()) {
-                    return Launched.STARTED;
                 }
                 if (attempt.ended()) {
                     return Launched.ENDED;
                 }
-                Optional<RunError> givenUp = placeAgain(run, attempt, faulty, run.attempts() - attemptsBefore);
+                if (!run.current(domain.id())) {
+                    giveWay(run, domain, attempt);
+                    return Launched.ENDED;
+                }
+                if (attempt.started()) {
+                    return Launched.started(domain);
+                }
+                Optional<Launched> givenUp = placeAgain(run, domain, attempt, faulty, run.attempts() - attemptsBefore);
                 if (givenUp.isPresent()) {
-                    return Launched.failed(givenUp.get());
+                    return givenUp.get();
                 }
                 if (run.state().isFinal()) {
                     return Launched.ENDED;
                 }
-                placements = null;
+                domain = null;
             }
         } catch (RuntimeException e) {
             if (stopping()) {
@@ -311,7 +340,6 @@ final class RunPlacer {
             this(faults, startedUrls, unansweredUrls, false);
         }
 
-        static final Attempt STARTED = new Attempt(List.of(), Set.of(), Set.of(), false);
         static final Attempt ENDED = new Attempt(List.of(), Set.of(), Set.of(), true);
 
         boolean started() {
@@ -349,13 +377,27 @@ final class RunPlacer {
         return "quarantined until " + java.time.Instant.ofEpochMilli(untilMs) + " (" + reason + ")";
     }
 
-    /** Fans {@code run} out to every rank of the current domain. */
-    private Attempt start(Run run, List<RankPlacement> placements, List<ProcessSlice> slices, CheckpointStore.Usable resume) {
+    /**
+     * An attempt given up by a restart while its ranks were being started: the restart aborted its domain, but a
+     * rank whose {@code run} was answered after that abort runs on, so the domain is aborted once more where ranks
+     * started (and, in the background, where {@code run} went unanswered and a rank may still appear).
+     */
+    private void giveWay(Run run, Run.Domain domain, Attempt attempt) {
+        LOG.info("run {}: an attempt was given up by a restart while its ranks started; aborting the ranks it started",
+                run.id());
+        domains.abort(run.id(), domain, attempt.startedUrls());
+        if (!attempt.unansweredUrls().isEmpty()) {
+            workers.submit(() -> domains.abort(run.id(), domain, attempt.unansweredUrls()));
+        }
+    }
+
+    /** Fans {@code run} out to every rank of the attempt's domain. */
+    private Attempt start(Run run, Run.Domain domain, List<ProcessSlice> slices, CheckpointStore.Usable resume) {
+        List<RankPlacement> placements = domain.placements();
         // each host's relay goes with its endpoint: a peer that accepts inbound connections asks it there to connect out
         List<Endpoint> endpoints = placements.stream()
                 .map(p -> p.endpoint().withRelay(registry.relays().relayOf(p.hostId()).orElse(null))).toList();
         String callback = engineUrl.get() + "/api/runs/" + run.id() + "/ranks";
-        Run.Domain domain = run.domain();
         List<RankFanOut.RankCall> calls = new ArrayList<>();
         for (RankPlacement p : placements) {
             RunRequest req = new RunRequest(domain.id(), p.rank(), endpoints, slices, run.params(), domain.token(),
@@ -379,7 +421,7 @@ final class RunPlacer {
             // (a run that succeeded meanwhile has no rank left to abort, as after any success: its
             // needless abort also raced with a 'run --local' that stops its engine at the result)
             if (run.state() != RunState.SUCCEEDED) {
-                domains.abortEnded(run, run.domain());
+                domains.abortEnded(run, domain);
             }
             return Attempt.ENDED;
         }
@@ -404,7 +446,8 @@ final class RunPlacer {
         faults.forEach(f -> faultyHosts.add(f.hostId()));
         placements.stream().map(RankPlacement::hostId).filter(h -> !faultyHosts.contains(h)).distinct()
                 .forEach(registry::forgive);
-        return faults.isEmpty() ? Attempt.STARTED : new Attempt(faults, started, unanswered);
+        // every rank's service URL is in started or unanswered: an attempt a restart gave up meanwhile aborts them
+        return new Attempt(faults, started, unanswered);
     }
 
     /**
@@ -438,11 +481,13 @@ final class RunPlacer {
      * Quarantines the hosts that failed an attempt, records what happened, aborts the half-started
      * domain and gives the run a new one.
      *
+     * @param domain     the attempt's domain
      * @param faulty     this run's faulty hosts so far (updated)
      * @param placements how many placements this launch has tried
-     * @return why the launch is given up (the re-placements are used up), or empty to place again
+     * @return how the launch ends: failed (the re-placements are used up), or ended (a restart gave the attempt up
+     *         meanwhile); empty to place again
      */
-    private Optional<RunError> placeAgain(Run run, Attempt attempt, FaultyHosts faulty, int placements) {
+    private Optional<Launched> placeAgain(Run run, Run.Domain domain, Attempt attempt, FaultyHosts faulty, int placements) {
         boolean again = placements <= settings.maxReplacements();
         Map<String, HostFault> byHost = new LinkedHashMap<>();
         attempt.faults().forEach(f -> byHost.putIfAbsent(f.hostId(), f));
@@ -472,11 +517,16 @@ final class RunPlacer {
         }
         if (!again) {
             HostFault first = attempt.faults().get(0);
-            return Optional.of(new RunError(first.rank(), first.location(), "could not start the run after " + placements
-                    + " placements: " + String.join("; ", faulty.reasons().entrySet().stream()
-                    .map(e -> "host " + e.getKey() + " " + e.getValue()).toList())));
+            return Optional.of(Launched.failed(new RunError(first.rank(), first.location(), "could not start the run after "
+                    + placements + " placements: " + String.join("; ", faulty.reasons().entrySet().stream()
+                    .map(e -> "host " + e.getKey() + " " + e.getValue()).toList()))));
         }
-        Run.Domain old = run.newDomain(RandomIds.domainId(), RandomIds.domainToken());
+        Optional<Run.Domain> given = run.newDomainAfter(domain.id(), RandomIds.domainId(), RandomIds.domainToken());
+        if (given.isEmpty()) {
+            giveWay(run, domain, attempt); // a restart took over between the check and now
+            return Optional.of(Launched.ENDED);
+        }
+        Run.Domain old = given.get();
         journal.persist(run);
         // ranks that started must go before the new domain starts (bounded by the fan-out timeout);
         // where run went unanswered a rank may still appear later, so abort there too, in the background

@@ -70,12 +70,12 @@ final class RunQueue {
     private final RunStore store;
     private final Duration defaultTimeout;
     /** Launches what got its places (in the background). */
-    private final BiConsumer<Entry, List<RankPlacement>> starter;
+    private final BiConsumer<Entry, Run.Domain> starter;
     /** Fails a run that cannot be placed at all, or waited too long. */
     private final BiConsumer<Run, RunError> failer;
 
     RunQueue(RunPlacer placer, RunJournal journal, RunStore store, Duration defaultTimeout,
-             BiConsumer<Entry, List<RankPlacement>> starter, BiConsumer<Run, RunError> failer) {
+             BiConsumer<Entry, Run.Domain> starter, BiConsumer<Run, RunError> failer) {
         this.placer = placer;
         this.journal = journal;
         this.store = store;
@@ -121,7 +121,7 @@ final class RunQueue {
                             forget(e.run());
                             journal.stateChanged(e.run());
                         }
-                        starter.accept(e, r.placements());
+                        starter.accept(e, r.domain());
                     });
                     continue;
                 }

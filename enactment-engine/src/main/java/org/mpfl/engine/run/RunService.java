@@ -154,7 +154,19 @@ public final class RunService implements AutoCloseable {
      */
     public Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
                      Integer restarts, Queueing queueing) {
-        return lifecycle.start(plan, params, version, serviceNames, restarts, queueing);
+        return start(plan, params, version, serviceNames, restarts, queueing, null);
+    }
+
+    /**
+     * Accepts a run of a project and queues it: its ranks are placed only on services the project may use
+     * ({@link org.mpfl.engine.deploy.DeploymentService#usableBy}), in every attempt, restarts and resumes included.
+     *
+     * @param project the run's project; {@code null}: any service (a run started inside the engine's JVM)
+     * @see #start(DeploymentPlan, Map, Integer, Map, Integer, Queueing)
+     */
+    public Run start(DeploymentPlan plan, Map<String, Object> params, Integer version, Map<String, String> serviceNames,
+                     Integer restarts, Queueing queueing, String project) {
+        return lifecycle.start(plan, params, version, serviceNames, restarts, queueing, project);
     }
 
     /**

@@ -231,7 +231,21 @@ public final class WorkflowService {
      * @throws IOException if the plan is not a deployment plan, an archive is not one, or deploying failed
      * @throws WorkflowCompiler.CompileException if the document has static errors
      */
-    public synchronized Deployed save(SaveWorkflow request) throws IOException, WorkflowCompiler.CompileException {
+    public Deployed save(SaveWorkflow request) throws IOException, WorkflowCompiler.CompileException {
+        return save(request, DEFAULT_PROJECT);
+    }
+
+    /** The project of what is deployed or run without naming one (as for admins and the admin token). */
+    private static final String DEFAULT_PROJECT = "default";
+
+    /**
+     * Deploys a workflow for a project: its services' archives become that project's
+     * ({@link DeploymentService#deployAllAs(Map, String)}), so that runs of other projects are never placed on them.
+     *
+     * @see #save(SaveWorkflow)
+     * @throws DeploymentService.ServiceTakenException if a service name holds another project's archive
+     */
+    public synchronized Deployed save(SaveWorkflow request, String project) throws IOException, WorkflowCompiler.CompileException {
         String document = request.document();
         JsonNode plan = present(request.plan()) ? request.plan() : null;
         if (document == null && plan == null) {
@@ -275,7 +289,7 @@ public final class WorkflowService {
         int version = created ? latest.map(w -> w.version() + 1).orElse(1) : latest.get().version();
         Map<String, String> names = serviceNames(latest.filter(w -> !created).orElse(null), name, version, archives.keySet());
         // deployed before the version is recorded: a version never names services that were not sent
-        Map<String, Map<String, String>> results = deployments.deployAllAs(byName(archives, names));
+        Map<String, Map<String, String>> results = deployments.deployAllAs(byName(archives, names), project);
         if (created) {
             store.save(new WorkflowVersionStore.StoredWorkflow(name, version, System.currentTimeMillis(), sourceSha, contentSha,
                     document, planText, Json.write(names)));
@@ -320,22 +334,38 @@ public final class WorkflowService {
      * @throws UnknownWorkflowException if the stored workflow or version named does not exist
      */
     public Run start(StartRun request) throws IOException, WorkflowCompiler.CompileException, UnknownWorkflowException {
+        return start(request, null);
+    }
+
+    /**
+     * Starts a run of a project: what it deploys becomes the project's, and its ranks are placed only on services the
+     * project may use ({@link DeploymentService#usableBy}): a plan naming another project's deployed service is
+     * placed nowhere, exactly as one naming a service that does not exist.
+     *
+     * @param project the project whose services the run may use and to which what it deploys belongs: the run's, or for
+     *                a stored workflow the workflow's; {@code null}: a run started inside the engine's JVM, placed on any
+     *                service
+     * @see #start(StartRun)
+     */
+    public Run start(StartRun request, String project) throws IOException, WorkflowCompiler.CompileException,
+            UnknownWorkflowException {
+        String owner = project == null ? DEFAULT_PROJECT : project;
         Map<String, Object> params = request.params();
         DeploymentPlan plan;
         Integer version = null;
         Map<String, String> names;
         if (present(request.plan())) {
             plan = PlanJson.readPlan(request.plan());
-            names = deployOwn(plan.workflow(), request.archives());
+            names = deployOwn(plan.workflow(), request.archives(), owner);
         } else if (request.document() != null) {
             String file = request.file() != null ? request.file() : "workflow.mpfl.xml";
-            deployments.deployAll(request.archives());
+            deployments.deployAll(request.archives(), owner);
             WorkflowCompiler.Compiled c = compiler.compile(file, request.document(), params);
             plan = c.plan();
             params = c.params();
-            names = deployOwn(plan.workflow(), c.archives());
+            names = deployOwn(plan.workflow(), c.archives(), owner);
         } else if (request.workflow() != null) {
-            deployments.deployAll(request.archives());
+            deployments.deployAll(request.archives(), owner);
             WorkflowVersionStore.StoredWorkflow w = get(request.workflow());
             version = w.version();
             DeploymentPlan stored = w.plan() == null ? null : PlanJson.readPlan(Json.MAPPER.readTree(w.plan()));
@@ -348,7 +378,7 @@ public final class WorkflowService {
                 params = c.params();
                 names = serviceNames(w, w.name(), w.version(), c.archives().keySet());
                 // the stored archives are these; deploying again reaches hosts that joined since (a no-op elsewhere)
-                deployments.deployAllAs(byName(c.archives(), names));
+                deployments.deployAllAs(byName(c.archives(), names), owner);
             } else {
                 plan = storedAs(stored, w.name());
                 names = recordedNames(w);
@@ -356,7 +386,7 @@ public final class WorkflowService {
         } else {
             throw new IllegalArgumentException("a run needs 'plan', 'document' or 'workflow'");
         }
-        return runs.start(plan, params, version, names, request.restarts(), request.queueing());
+        return runs.start(plan, params, version, names, request.restarts(), request.queueing(), project);
     }
 
     /**
@@ -373,10 +403,10 @@ public final class WorkflowService {
     }
 
     /** Deploys the archives sent with one run under names of their own; returns them by service type. */
-    private Map<String, String> deployOwn(String workflow, Map<String, byte[]> archives) throws IOException {
+    private Map<String, String> deployOwn(String workflow, Map<String, byte[]> archives, String project) throws IOException {
         Map<String, String> names = new LinkedHashMap<>();
         archives.forEach((type, bytes) -> names.put(type, ServiceNames.ofArchive(workflow, bytes, type)));
-        deployments.deployAllAs(byName(archives, names));
+        deployments.deployAllAs(byName(archives, names), project);
         return names;
     }
 

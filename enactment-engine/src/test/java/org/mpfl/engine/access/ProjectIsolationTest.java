@@ -271,6 +271,101 @@ class ProjectIsolationTest {
         assertTrue(ask.body().contains("one of [chem, physics]"), ask.body());
     }
 
+    /** A service archive as the compiler makes one: its descriptor names service {@code node}; {@code code} stands for its program. */
+    private static String archive(String code) throws java.io.IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(out)) {
+            z.putNextEntry(new java.util.zip.ZipEntry("META-INF/services.xml"));
+            z.write("<service name=\"node\" scope=\"application\"></service>".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            z.putNextEntry(new java.util.zip.ZipEntry("mpfl/program.json"));
+            z.write(("{\"code\":\"" + code + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return java.util.Base64.getEncoder().encodeToString(out.toByteArray());
+    }
+
+    private static Map<String, Object> planOn(String service) {
+        return Map.of("plan", Map.of("workflow", "probe", "processes", List.of(Map.of("name", "p", "service", service, "ranks", 1))));
+    }
+
+    /**
+     * The attack: alice (operator of A) names in a plan the service project B's workflow was deployed under, on a host
+     * that has it. Placement matched services by name alone, so her run ran B's code with her parameters and got its
+     * outputs. Now a run is placed only on services its project may use: hers fails exactly as for a service that does
+     * not exist, while B's own runs (of the workflow, or of a plan naming it) are placed there as before.
+     */
+    @Test
+    void aRunIsNeverPlacedOnAnotherProjectsDeployedService() throws Exception {
+        Map<String, Object> secret = Map.of("name", "secretB", "project", "b", "plan", Map.of("workflow", "secret",
+                "processes", List.of(Map.of("name", "p", "service", "node", "ranks", 1))),
+                "archives", List.of(Map.of("service", "node", "archive", archive("B's own code"))));
+        Http.Answer deployed = Http.send("POST", engine.url() + "/api/workflows", root, secret);
+        assertEquals(201, deployed.status(), deployed.body());
+        // a host that has B's service installed (the engine's push reached it, or it kept it from before)
+        HostCalls.announce(engine, Map.of("hostId", "hb", "soapUrl", "http://127.0.0.1:1/b", "services", List.of("secretB.v1.node")));
+
+        Http.Answer attack = Http.send("POST", engine.url() + "/api/runs", alice, planOn("secretB.v1.node"));
+        assertEquals(201, attack.status(), attack.body());
+        JsonNode refused = org.mpfl.testing.Await.runEnds(Duration.ofSeconds(30),
+                () -> Http.send("GET", engine.url() + "/api/runs/" + attack.json().get("id").asText(), alice, null).json());
+        assertEquals("FAILED", refused.get("state").asText(), "alice's run must not run B's service: " + refused);
+        assertEquals("no registered host offers service 'secretB.v1.node' for process 'p' and no archive is deployed for it"
+                + " (mpflc deploy FILE --engine URL)", refused.at("/error/message").asText(), "as for a service that does not exist");
+        Http.Answer nothing = Http.send("POST", engine.url() + "/api/runs", alice, planOn("noSuch.v1.node"));
+        JsonNode none = org.mpfl.testing.Await.runEnds(Duration.ofSeconds(30),
+                () -> Http.send("GET", engine.url() + "/api/runs/" + nothing.json().get("id").asText(), alice, null).json());
+        assertEquals(refused.at("/error/message").asText().replace("secretB", "noSuch"), none.at("/error/message").asText());
+
+        // B's runs: of its workflow, of a plan naming its service, and of its workflow run into A by a member of both
+        String carol = "Bearer " + issuer.token("carol", "operator", "a", "b");
+        for (Map.Entry<String, Map<String, Object>> own : List.of(Map.entry(bob, Map.<String, Object>of("workflow", "secretB")),
+                Map.entry(bob, planOn("secretB.v1.node")), Map.entry(carol, Map.<String, Object>of("workflow", "secretB", "project", "a")))) {
+            Http.Answer run = Http.send("POST", engine.url() + "/api/runs", own.getKey(), own.getValue());
+            assertEquals(201, run.status(), run.body());
+            JsonNode d = org.mpfl.testing.Await.runEnds(Duration.ofSeconds(30),
+                    () -> Http.send("GET", engine.url() + "/api/runs/" + run.json().get("id").asText(), own.getKey(), null).json());
+            assertEquals("SUCCEEDED", d.get("state").asText(), "B's runs use B's service: " + d);
+            assertEquals("hb", d.at("/ranks/0/host").asText(), d.toString());
+        }
+        // a service installed on hosts by hand (no archive at the engine) is every project's, as before
+        assertEquals(201, Http.send("POST", engine.url() + "/api/runs", alice, plan()).status());
+    }
+
+    /**
+     * Services deployed under a name the engine cannot qualify (a long workflow name: plain type names) would replace
+     * another project's service of that name on every host, and so the code B's runs execute: refused (409), while the
+     * same project deploys a new archive under its own name, and the identical archive is shared.
+     */
+    @Test
+    void aDeploymentNeverReplacesAnotherProjectsServiceOfTheSameName() throws Exception {
+        String longB = "b".repeat(110);
+        String longA = "a".repeat(110);
+        Map<String, Object> planB = Map.of("workflow", "w", "processes", List.of(Map.of("name", "p", "service", "node", "ranks", 1)));
+        Http.Answer b1 = Http.send("POST", engine.url() + "/api/workflows", root, Map.of("name", longB, "project", "b", "plan", planB,
+                "archives", List.of(Map.of("service", "node", "archive", archive("B v1")))));
+        assertEquals(201, b1.status(), b1.body());
+        assertTrue(b1.json().get("deployed").has("node"), "deployed under the plain type name: " + b1.body());
+        Http.Answer a1 = Http.send("POST", engine.url() + "/api/workflows", root, Map.of("name", longA, "project", "a", "plan", planB,
+                "archives", List.of(Map.of("service", "node", "archive", archive("A's other code")))));
+        assertEquals(409, a1.status(), a1.body());
+        assertEquals("the service name 'node' is taken by another project; deploy it under another name (name the workflow"
+                + " differently)", a1.json().get("error").asText());
+        assertEquals(404, status("GET", "/api/workflows/" + longA, root), "nothing of A's was stored");
+        Http.Answer b2 = Http.send("POST", engine.url() + "/api/workflows", root, Map.of("name", longB, "plan", planB,
+                "archives", List.of(Map.of("service", "node", "archive", archive("B v2")))));
+        assertEquals(201, b2.status(), "B replaces its own service: " + b2.body());
+        Http.Answer same = Http.send("POST", engine.url() + "/api/workflows", root, Map.of("name", longA, "project", "a", "plan", planB,
+                "archives", List.of(Map.of("service", "node", "archive", archive("B v2")))));
+        assertEquals(201, same.status(), "the identical archive replaces nothing: " + same.body());
+        // nor does one project take a service installed on the hosts by hand (h offers ring), which is every project's
+        Map<String, Object> planRing = Map.of("workflow", "w", "processes", List.of(Map.of("name", "p", "service", "ring", "ranks", 1)));
+        Http.Answer ring = Http.send("POST", engine.url() + "/api/workflows", root, Map.of("name", longA, "project", "a",
+                "plan", planRing, "archives", List.of(Map.of("service", "ring", "archive", archive("A's ring")))));
+        assertEquals(409, ring.status(), ring.body());
+        assertTrue(ring.json().get("error").asText().startsWith("the service name 'ring' is installed on the hosts for every"
+                + " project"), ring.body());
+        assertEquals(201, Http.send("POST", engine.url() + "/api/runs", bob, plan()).status(), "ring is still everyone's");
+    }
+
     @Test
     void sendingServiceArchivesIsRefusedToAnOperatorNamingWhatNeedsTheAdminRole() throws Exception {
         List<Map<String, String>> archives = List.of(Map.of("service", "ring", "archive", "UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA=="));

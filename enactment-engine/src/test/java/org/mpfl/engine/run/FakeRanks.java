@@ -60,6 +60,18 @@ public final class FakeRanks implements RankInvoker {
     volatile long abortDelayMs;
     /** Abort calls given up while they waited {@link #abortDelayMs} (the engine interrupted them). */
     final java.util.concurrent.atomic.AtomicInteger abortCallsInterrupted = new java.util.concurrent.atomic.AtomicInteger();
+    /** Every abort that arrived: host and domain (rank: the first rank of that service URL in the domain), in order. */
+    final java.util.List<Started> abortedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /**
+     * Called as a {@code run} call enters, before anything else ({@code null}: nothing): may block (a host
+     * whose answer the test holds back) or throw (the host refuses).
+     */
+    volatile RunHook onRun;
+
+    /** What a test does as a {@code run} call enters a fake host. */
+    interface RunHook {
+        void entered(RankPlacement target, RunRequest request) throws Exception;
+    }
 
     public FakeRanks(Behaviour behaviour) {
         this.behaviour = behaviour;
@@ -163,6 +175,10 @@ public final class FakeRanks implements RankInvoker {
     @Override
     public void run(RankPlacement target, RunRequest request) throws Exception {
         runCalls.incrementAndGet();
+        RunHook hook = onRun;
+        if (hook != null) {
+            hook.entered(target, request);
+        }
         delay(acceptDelayMs, runCallsInterrupted);
         if (target.hostId().equals(slowHost)) {
             Thread.sleep(slowAcceptMs);
@@ -208,6 +224,7 @@ public final class FakeRanks implements RankInvoker {
             throw new java.net.ConnectException("Connection refused: " + target.endpoint().soapUrl());
         }
         aborted.add(domainId);
+        abortedAt.add(new Started(target.hostId(), domainId, target.rank()));
         abortCalls.incrementAndGet();
         delay(abortDelayMs, abortCallsInterrupted);
         abortLatches.computeIfAbsent(domainId, k -> new CountDownLatch(1)).countDown();

@@ -113,7 +113,7 @@ class RunDomainsTest {
     @Test
     void anEndedRunsCurrentDomainIsForgottenAnOldOneIsNot() {
         Run run = placedRun();
-        domains.live(run, run.placements());
+        domains.live(run, run.domain());
         assertEquals(List.of(new LiveDomainStore.LiveDomain("r", "d1", "t1", List.of("http://a/s", "http://b/s", "http://c/s"))),
                 db.liveDomains().all(), "one entry per distinct service URL");
         Run.Domain old = run.domain();
@@ -134,7 +134,7 @@ class RunDomainsTest {
         Run run = placedRun();
         assertTrue(run.finish(RunState.CANCELLED, new RunError(null, null, "cancelled by user"), 2));
         domains.abortEnded(run, run.domain());
-        domains.live(run, run.placements());
+        domains.live(run, run.domain());
         assertEquals(List.of(), db.liveDomains().all());
     }
 }
