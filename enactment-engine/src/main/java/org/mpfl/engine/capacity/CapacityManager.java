@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 // Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
 // lock; the lookup retry of adopted jobs (fix-slurm) and the wait for an ending job's final state (fix-slurm2) added
-// the last lines, and a split would share that lock's state.
+// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine), and a split would share that
+// lock's state.
 public final class CapacityManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
 
@@ -139,6 +140,8 @@ public final class CapacityManager implements AutoCloseable {
     private long limitReadMs;
     /** How often the scheduler's limits are read again (an administrator may change the partition meanwhile). */
     static final java.time.Duration LIMIT_REFRESH = java.time.Duration.ofMinutes(5);
+    /** When {@link #start} ran (the engine serves by then): the other hosts announce themselves again from here on. */
+    private volatile long startedMs;
 
     public CapacityManager(CapacityProvider provider, CapacitySettings settings, RunService runs, HostRegistry registry,
                            HostCredentials credentials, CapacityJobStore store, Supplier<String> engineUrl) {
@@ -159,6 +162,7 @@ public final class CapacityManager implements AutoCloseable {
      * demand on in the run queue and starts ticking.
      */
     public synchronized void start() {
+        startedMs = System.currentTimeMillis();
         for (StoredJob s : store.all()) {
             if (!s.provider().equals(provider.name())) {
                 continue;
@@ -180,8 +184,8 @@ public final class CapacityManager implements AutoCloseable {
             }
 
             @Override
-            public String neverFits(int ranks) {
-                return CapacityManager.this.neverFits(ranks);
+            public String neverFits(int ranks, boolean restored) {
+                return CapacityManager.this.neverFits(ranks, restored);
             }
         });
         long ms = settings.pollInterval().toMillis();
@@ -572,10 +576,12 @@ public final class CapacityManager implements AutoCloseable {
      * Why a run of {@code ranks} ranks can never be placed: more than every job this provider may run at once
      * ({@link CapacitySettings#maxNodes}, or fewer when the scheduler's own limits say so: {@link #schedulerLimit}, ×
      * {@link CapacitySettings#cpusPerNode}) and the other hosts registered now hold together; {@code null} when it may
-     * fit (or another host takes more ranks than its capacity). Called under the run queue's lock, so it reads only
-     * {@link #jobHosts}, the registry and volatile fields, never this manager's lock.
+     * fit (or another host takes more ranks than its capacity). For a run {@code restored} after an engine restart, also
+     * {@code null} while {@linkplain #othersMayComeBack other hosts may still announce themselves again}: what they
+     * hold is not known before. Called under the run queue's lock, so it reads only {@link #jobHosts}, the registry,
+     * the credentials and volatile fields, never this manager's lock.
      */
-    String neverFits(int ranks) {
+    String neverFits(int ranks, boolean restored) {
         JobsAtOnce limit = schedulerLimit;
         boolean scheduler = limit != null && limit.jobs() < settings.maxNodes();
         int jobs = scheduler ? limit.jobs() : settings.maxNodes();
@@ -590,7 +596,7 @@ public final class CapacityManager implements AutoCloseable {
             }
             others += h.capacity();
         }
-        if (ranks <= brought + others) {
+        if (ranks <= brought + others || restored && othersMayComeBack(System.currentTimeMillis())) {
             return null;
         }
         if (scheduler) {
@@ -603,6 +609,20 @@ public final class CapacityManager implements AutoCloseable {
                 + settings.maxNodes() + " × --cpus-per-node " + settings.cpusPerNode() + " = " + brought + " places"
                 + (others > 0 ? " plus the " + others + " of the other registered hosts" : "") + "; run it with fewer ranks"
                 + " (or --oversubscribe), or start the engine with a larger --max-nodes or --cpus-per-node";
+    }
+
+    /**
+     * Whether a host other than this provider's jobs may still announce itself again after the engine restarted: a host
+     * credential of this engine (announcing needs one) whose host is not registered, within the registry's heartbeat
+     * timeout of {@link #start} (a host beats every third of it and announces again when the new engine does not know
+     * its beat). Hosts that do not come back by then are not waited for: a restored run that needs them fails then.
+     */
+    private boolean othersMayComeBack(long now) {
+        if (now - startedMs >= registry.heartbeatTimeout().toMillis()) {
+            return false;
+        }
+        return credentials.list().stream().anyMatch(c -> c.kind() == HostCredentials.Kind.HOST
+                && !jobHosts.contains(c.hostId()) && registry.host(c.hostId()).isEmpty());
     }
 
     /** What the queue's reasons end with: the jobs on their way, the node limit, the last error. */

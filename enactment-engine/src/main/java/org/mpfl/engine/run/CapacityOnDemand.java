@@ -12,6 +12,9 @@ public interface CapacityOnDemand {
     /**
      * Why a run of {@code ranks} ranks (not allowed to oversubscribe) can never be placed, even with all the capacity
      * the provider may bring on top of the other hosts, naming the limit and the need; {@code null} when it may fit.
+     *
+     * @param restored whether the run was queued again after an engine restart (or is the restart of a run re-attached
+     *                 to): the other hosts of the previous engine may not have announced themselves again yet
      */
-    String neverFits(int ranks);
+    String neverFits(int ranks, boolean restored);
 }

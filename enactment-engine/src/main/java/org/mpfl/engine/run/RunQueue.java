@@ -35,7 +35,9 @@ final class RunQueue {
      * @param faulty  hosts this run must not be placed on, with why (updated by the launch)
      * @param sinceMs when it entered the queue this time (its queue timeout counts from here)
      * @param waitForHosts whether it also waits while no host can run it at all (a run queued again after an
-     *                     engine restart: its hosts announce themselves again in a moment), instead of failing
+     *                     engine restart: its hosts announce themselves again in a moment), instead of failing; a
+     *                     capacity provider does not judge it as never fitting before they could
+     *                     ({@link CapacityOnDemand#neverFits})
      */
     record Entry(Run run, LaunchSpec spec, CheckpointStore.Usable resume, FaultyHosts faulty, long sinceMs,
                  boolean waitForHosts) {
@@ -163,7 +165,7 @@ final class RunQueue {
     private boolean failsForNeverFitting(Entry e, java.util.Iterator<Entry> it, List<Runnable> after) {
         CapacityOnDemand provider = onDemand;
         String never = provider == null || e.spec().queueing().oversubscribe() ? null
-                : provider.neverFits(e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum());
+                : provider.neverFits(e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum(), e.waitForHosts());
         if (never == null) {
             return false;
         }

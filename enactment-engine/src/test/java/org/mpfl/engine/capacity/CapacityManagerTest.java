@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
+import org.mpfl.engine.HostCalls;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.protocol.HostCredential;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
 
@@ -77,7 +80,8 @@ class CapacityManagerTest {
     /**
      * A run that can never fit, submitted behind a run that waits for its jobs, fails at once naming what it asks and
      * the most there can be (it used to wait behind the head, saying nothing, until its own turn came); after a restart
-     * with a smaller --max-nodes, a queued run that no longer fits fails as the engine starts, wherever it stands.
+     * with a smaller --max-nodes, a queued run that no longer fits fails as the engine starts, wherever it stands (no
+     * other host holds a credential that could bring it places: aRestoredRunWaitsForTheOtherHosts… covers one that does).
      */
     @Test
     void aRunThatCanNeverFitFailsAtOnceAlsoBehindOthersAndAfterTheLimitsShrink() throws Exception {
@@ -102,6 +106,70 @@ class CapacityManagerTest {
         assertTrue(d.at("/error/message").asText().contains("needs 8 ranks")
                 && d.at("/error/message").asText().contains("--max-nodes 1 × --cpus-per-node 4 = 4 places"), d.toString());
         awaitReason(head, "Slurm job 100 PENDING (Resources)");
+    }
+
+    /**
+     * A queued run that fits only with a host other than Slurm's (h0, 4 places besides --max-nodes 1 × 4) is queued
+     * again after an engine restart and waits while h0 has not announced itself again (it does within a heartbeat),
+     * then is placed on h0 and its Slurm job's host. It used to fail at the restarted engine's first look at the queue
+     * as "never fits", counting only the hosts registered at that moment.
+     */
+    @Test
+    void aRestoredRunWaitsForTheOtherHostsToAnnounceAgainAndIsPlacedWhenTheyDo() throws Exception {
+        engine = Engine.start(slurm.engineConfig(dir, 1, 4).invoker(new FakeRanks(r -> { })));
+        HostCredential h0 = HostCalls.credential(engine, "h0");
+        announce(h0);
+        String id = run(8);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        engine.close();
+
+        FakeScheduler again = new FakeScheduler();
+        engine = Engine.start(again.engineConfig(dir, 1, 4).invoker(new FakeRanks(r -> { })));
+        // the provider's note in the reason: the queue was looked at with the provider's never-fits check
+        JsonNode d = Await.until(Duration.ofSeconds(30), "run " + id + " failed or waiting for its Slurm job", () -> detail(id),
+                r -> r.path("state").asText().equals("FAILED") || r.at("/queue/reason").asText("").contains("Slurm job 100"));
+        assertEquals("QUEUED", d.path("state").asText(), "h0 has not announced itself again yet: " + d);
+
+        announce(h0);
+        HostJob job = again.submitted.get(0);
+        Http.Answer joined = Http.send("POST", engine.url() + "/api/registry/hosts",
+                HostCredential.parse(job.credential(), "the job").authorization(), host(job.hostId()));
+        assertEquals(201, joined.status(), joined.body());
+        d = Await.until(Duration.ofSeconds(30), "run " + id + " placed", () -> detail(id),
+                r -> !r.path("state").asText().equals("QUEUED"));
+        assertEquals("RUNNING", d.path("state").asText(), d.toString());
+    }
+
+    /**
+     * The wait for other hosts after a restart is bounded by the heartbeat timeout: a restored run that fits only with
+     * a host that never comes back fails then, saying why, as any run that can never fit.
+     */
+    @Test
+    void aRestoredRunWhoseOtherHostNeverComesBackFailsAfterTheHeartbeatTimeout() throws Exception {
+        start(1, 4);
+        announce(HostCalls.credential(engine, "h0"));
+        String id = run(8);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        engine.close();
+
+        Duration timeout = Duration.ofSeconds(3);
+        long before = System.currentTimeMillis();
+        engine = Engine.start(new FakeScheduler().engineConfig(dir, 1, 4).heartbeatTimeout(timeout));
+        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> detail(id));
+        assertEquals("FAILED", d.get("state").asText(), d.toString());
+        assertTrue(d.at("/error/message").asText().contains("needs 8 ranks")
+                && d.at("/error/message").asText().contains("--max-nodes 1 × --cpus-per-node 4 = 4 places"), d.toString());
+        assertTrue(d.path("endedMs").asLong() >= before + timeout.toMillis(), "not before the hosts had a heartbeat timeout: " + d);
+    }
+
+    void announce(HostCredential c) throws Exception {
+        Http.Answer a = Http.send("POST", engine.url() + "/api/registry/hosts", c.authorization(), host(c.hostId()));
+        assertEquals(201, a.status(), a.body());
+    }
+
+    static Map<String, Object> host(String id) {
+        return Map.of("hostId", id, "soapUrl", "http://127.0.0.1:1/axis2/services/" + id, "services", List.of("ring"),
+                "capacity", 4);
     }
 
     /**
