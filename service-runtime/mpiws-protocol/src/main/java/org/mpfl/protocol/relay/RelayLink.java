@@ -52,6 +52,8 @@ public final class RelayLink implements Closeable {
     private volatile Socket control;
     private volatile boolean closed;
     private volatile boolean registered;
+    /** When the relay last took this host's registration away (its control connection broke; nanoTime), 0: registered or never. */
+    private volatile long lostSinceNanos;
 
     /** A server of this process that serves a connection spliced by the relay itself, from its first byte. */
     @FunctionalInterface
@@ -97,6 +99,16 @@ public final class RelayLink implements Closeable {
         return registered;
     }
 
+    /**
+     * How long this host has been without its registration at the relay, since the control connection that held it
+     * broke (ms), or 0 while it is registered or before it first was: meanwhile neither the engine nor the other
+     * sites reach this host.
+     */
+    public long lostForMs() {
+        long since = lostSinceNanos;
+        return since == 0 ? 0 : Math.max(1, (System.nanoTime() - since) / 1_000_000);
+    }
+
     private void run() {
         RepeatedProblem problem = new RepeatedProblem();
         while (!closed) {
@@ -109,6 +121,9 @@ public final class RelayLink implements Closeable {
                     log.accept(m);
                 }
             } finally {
+                if (registered) {
+                    lostSinceNanos = System.nanoTime();
+                }
                 registered = false;
             }
             try {
@@ -139,6 +154,7 @@ public final class RelayLink implements Closeable {
                 throw new IOException("registration refused: " + answer.getOrDefault("error", "no reason given"));
             }
             registered = true;
+            lostSinceNanos = 0;
             log.accept("registered at relay " + greeting.get("relay") + " (" + relay + ") for " + addresses);
             s.setSoTimeout((int) (3 * PING_MS));
             Thread pinger = pinger(out);
