@@ -79,11 +79,25 @@ final class RunDomains {
      * since) at every service URL, and forgets it when it is still the run's current domain.
      */
     void abortEnded(Run run, Run.Domain domain) {
+        abortEnded(run, domain, false);
+    }
+
+    /**
+     * {@link #abortEnded}, and the hosts behind a relay that it could not reach are tried again each second within the
+     * engine's relay-return bound ({@link #abortThroughRelays}): a run's end, on a worker of its own, since a run across
+     * sites usually fails because a relay was lost, and the ranks behind it are aborted once it is back.
+     */
+    void abortEndedThroughRelays(Run run, Run.Domain domain) {
+        abortEnded(run, domain, true);
+    }
+
+    private void abortEnded(Run run, Run.Domain domain, boolean throughRelays) {
         Set<String> unreachable = abort(run.id(), domain, null);
         // ranks there will never report their end (their host is gone or cut off): they must not read as running
         run.ranksLost(domain.id(), unreachable);
-        // hosts behind a lost relay (the usual reason a run fails across sites) are aborted once it is back
-        retryThroughRelays(run.id(), domain, unreachable, System.nanoTime() + relays.relayReturn().toNanos());
+        if (throughRelays) {
+            retryThroughRelays(run.id(), domain, unreachable, System.nanoTime() + relays.relayReturn().toNanos());
+        }
         if (domain.id().equals(run.domainId()) && !leftToSuccessor(run.id())) {
             forget(run.id());
         }

@@ -270,7 +270,7 @@ final class RunLifecycle implements RunFaults {
         journal.stateChanged(run);
         queue.drain();
         Run.Domain domain = run.domain();
-        workers.submit(() -> domains.abortEnded(run, domain));
+        workers.submit(() -> domains.abortEndedThroughRelays(run, domain));
     }
 
     @Override
