@@ -54,6 +54,8 @@ public final class RelayLink implements Closeable {
     private volatile boolean registered;
     /** When the relay last took this host's registration away (its control connection broke; nanoTime), 0: registered or never. */
     private volatile long lostSinceNanos;
+    /** Told, with how long it was lost (ms), each time the relay takes this host's registration again after a loss. */
+    private volatile java.util.function.LongConsumer registeredAgain = ms -> { };
 
     /** A server of this process that serves a connection spliced by the relay itself, from its first byte. */
     @FunctionalInterface
@@ -84,6 +86,15 @@ public final class RelayLink implements Closeable {
         this.site = site == null ? "" : site;
         this.domainsByTag = domainsByTag;
         this.log = log;
+    }
+
+    /**
+     * Tells {@code listener}, on the link's thread, each time the relay takes this host's registration again after it
+     * was lost, with how long it was lost (ms). Set before {@link #start}.
+     */
+    public RelayLink onRegisteredAgain(java.util.function.LongConsumer listener) {
+        this.registeredAgain = listener;
+        return this;
     }
 
     /** Starts the control connection (and its reconnection) on a daemon thread. */
@@ -153,9 +164,17 @@ public final class RelayLink implements Closeable {
             if (!answer.containsKey("ok")) {
                 throw new IOException("registration refused: " + answer.getOrDefault("error", "no reason given"));
             }
+            long lostMs = lostForMs();
             registered = true;
             lostSinceNanos = 0;
             log.accept("registered at relay " + greeting.get("relay") + " (" + relay + ") for " + addresses);
+            if (lostMs > 0) {
+                try {
+                    registeredAgain.accept(lostMs);
+                } catch (RuntimeException e) {
+                    log.accept("relay " + relay + ": after registering again: " + e);
+                }
+            }
             s.setSoTimeout((int) (3 * PING_MS));
             Thread pinger = pinger(out);
             try {
