@@ -102,6 +102,7 @@ public final class Engine implements AutoCloseable {
                 : EngineDatabase.openEmbedded(config.dataDir());
         this.registry = new HostRegistry(config.heartbeatTimeout());
         registry.engineLossGrace(config.engineLossGrace());
+        registry.relays().relayReturn(config.relayReturn());
         this.credentials = new HostCredentials(credentialStore(database.credentials()));
         if (config.hostFile() != null) {
             registry.addStatic(HostFile.read(config.hostFile()));

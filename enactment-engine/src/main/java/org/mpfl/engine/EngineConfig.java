@@ -32,6 +32,7 @@ public final class EngineConfig {
     private TlsSettings tls = TlsSettings.NONE;
     private Duration reattachGrace = Duration.ofSeconds(60);
     private Duration engineLossGrace = Duration.ofSeconds(120);
+    private Duration relayReturn = org.mpfl.engine.registry.Relays.RELAY_RETURN;
     private org.mpfl.engine.access.OidcSettings oidc;
     private boolean anonymousRead;
     private Duration auditRetention = Duration.ofDays(90);
@@ -115,6 +116,21 @@ public final class EngineConfig {
 
     public Duration engineLossGrace() {
         return engineLossGrace;
+    }
+
+    /**
+     * How long, once a relay is lost, the engine waits for it and for the hosts behind it before it gives up on
+     * them (default 60 s): a restart waits this long for the relay and retries its abort of those hosts within the
+     * same bound, a failed run's abort of them is retried within it, and hosts behind a relay abort their ranks
+     * themselves when their link to it has been down this long (told to each host as {@code relayReturnMs}).
+     */
+    public EngineConfig relayReturn(Duration v) {
+        relayReturn = v;
+        return this;
+    }
+
+    public Duration relayReturn() {
+        return relayReturn;
     }
 
     /**

@@ -27,7 +27,9 @@ import org.mpfl.protocol.tls.TlsSettings;
  * {@code --max-replacements N} (how often one run may be placed again after host faults),
  * {@code --reattach-grace S} (how long a restarted engine waits for the hosts of the runs it re-attaches
  * to, default 60) and {@code --engine-loss-grace S} (how long hosts keep running ranks while the engine
- * is unreachable, default 120; see {@code docs/durability.md}),
+ * is unreachable, default 120; see {@code docs/durability.md}), {@code --relay-return S} (how long, once a relay
+ * is lost, the engine waits for it and the hosts behind it, and those hosts keep their ranks without it; default 60;
+ * see {@code docs/deployment.md}, "Across sites"),
  * {@code --checkpoint-dir DIR} (where ranks' checkpoint parts are kept; default {@code DATA/checkpoints}),
  * {@code --checkpoint-max-bytes N} (the largest part one rank may upload; default 64 MiB),
  * access ({@code --oidc-issuer URL --oidc-audience A} and the claim options, {@code --anonymous-read},
@@ -58,6 +60,8 @@ public final class UpCommand implements CliCommand {
                     + " (0: no bound)")
             .value("--reattach-grace", "S", "60", "how long a restarted engine waits for the hosts of the runs it re-attaches to")
             .value("--engine-loss-grace", "S", "120", "how long hosts keep running ranks while the engine is unreachable")
+            .value("--relay-return", "S", "60", "how long, once a relay is lost, a restart waits for it and the hosts behind it"
+                    + " keep their ranks without it")
             .value("--checkpoint-dir", "DIR", "where ranks' checkpoint parts are kept (default DATA/checkpoints)")
             .value("--checkpoint-max-bytes", "N", "the largest part one rank may upload (default 64 MiB)")
             .with(TlsOptions::serving)
@@ -99,6 +103,11 @@ public final class UpCommand implements CliCommand {
             throw new UsageException("--reattach-grace must be >= 1 and --engine-loss-grace >= 0");
         }
         config.reattachGrace(Duration.ofSeconds(reattach)).engineLossGrace(Duration.ofSeconds(lossGrace));
+        int relayReturn = args.intValue("--relay-return", (int) config.relayReturn().toSeconds());
+        if (relayReturn < 1) {
+            throw new UsageException("--relay-return must be >= 1 (seconds)");
+        }
+        config.relayReturn(Duration.ofSeconds(relayReturn));
         if (args.has("--checkpoint-dir")) {
             config.checkpointDir(args.path("--checkpoint-dir"));
         }

@@ -30,6 +30,30 @@ public final class Relays {
     private final List<java.util.function.BiConsumer<Relay, String>> lostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** How long a watched relay may stay silent (it pings every second) before it counts as lost. */
     static final long WATCH_SILENCE_MS = 5000;
+    /**
+     * The default {@link #relayReturn()}: a relay announces itself when it starts, and a restarted JVM on a loaded
+     * machine takes some seconds; the hosts' relay links register again within a second or two after that.
+     */
+    public static final java.time.Duration RELAY_RETURN = java.time.Duration.ofSeconds(60);
+    private volatile java.time.Duration relayReturn = RELAY_RETURN;
+
+    /**
+     * How long after a relay is lost the engine waits for it and the hosts behind it, all told: a restart's wait for
+     * the relay and its retried abort of those hosts share this one bound, and so does a failed run's retried abort.
+     * Hosts behind a relay hear it when they announce themselves ({@code relayReturnMs}) and abort their ranks
+     * once their own link to the relay has been down for as long.
+     */
+    public java.time.Duration relayReturn() {
+        return relayReturn;
+    }
+
+    /** Sets {@link #relayReturn()} (at start-up). */
+    public void relayReturn(java.time.Duration bound) {
+        if (bound == null || bound.isNegative()) {
+            throw new IllegalArgumentException("the relay-return bound must be at least 0");
+        }
+        relayReturn = bound;
+    }
 
     /** Records a relay's announcement. */
     public Relay announce(String relayId, String address) {

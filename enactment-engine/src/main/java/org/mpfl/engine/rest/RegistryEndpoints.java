@@ -273,6 +273,9 @@ final class RegistryEndpoints {
         // ... unless the engine itself is what went away: then the ranks run on this long, so that a
         // restarted engine re-attaches to them (docs/durability.md)
         m.put("engineLossGraceMs", api.registry().engineLossGrace().toMillis());
+        // a host behind a relay aborts its ranks once its link to the relay has been down this long: by then the engine
+        // has failed or restarted their runs and given up reaching them (docs/deployment.md, "Faults" across sites)
+        m.put("relayReturnMs", api.registry().relays().relayReturn().toMillis());
         return new Reply(201, m);
     }
 

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import org.mpfl.engine.registry.Relays;
 import org.mpfl.engine.store.LiveDomainStore;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.MpiwsClient;
@@ -33,12 +34,15 @@ final class RunDomains {
     private final RankFanOut fanOut;
     /** Whether the engine is stopping (the run service's workers are shut down). */
     private final BooleanSupplier stopping;
+    /** The relays hosts are reached through, and the engine's bound on waiting for a lost one. */
+    private final Relays relays;
 
-    RunDomains(LiveDomainStore store, RankInvoker invoker, RankFanOut fanOut, BooleanSupplier stopping) {
+    RunDomains(LiveDomainStore store, RankInvoker invoker, RankFanOut fanOut, BooleanSupplier stopping, Relays relays) {
         this.store = store;
         this.invoker = invoker;
         this.fanOut = fanOut;
         this.stopping = stopping;
+        this.relays = relays;
     }
 
     /**
@@ -78,9 +82,25 @@ final class RunDomains {
      * since) at every service URL, and forgets it when it is still the run's current domain.
      */
     void abortEnded(Run run, Run.Domain domain) {
+        abortEnded(run, domain, false);
+    }
+
+    /**
+     * {@link #abortEnded}, and the hosts behind a relay that it could not reach are tried again each second within the
+     * engine's relay-return bound ({@link #abortThroughRelays}): a run's end, on a worker of its own, since a run across
+     * sites usually fails because a relay was lost, and the ranks behind it are aborted once it is back.
+     */
+    void abortEndedThroughRelays(Run run, Run.Domain domain) {
+        abortEnded(run, domain, true);
+    }
+
+    private void abortEnded(Run run, Run.Domain domain, boolean throughRelays) {
         Set<String> unreachable = abort(run.id(), domain, null);
         // ranks there will never report their end (their host is gone or cut off): they must not read as running
         run.ranksLost(domain.id(), unreachable);
+        if (throughRelays) {
+            retryThroughRelays(run.id(), domain, unreachable, System.nanoTime() + relays.relayReturn().toNanos());
+        }
         if (domain.id().equals(run.domainId()) && !leftToSuccessor(run.id())) {
             forget(run.id());
         }
@@ -93,6 +113,42 @@ final class RunDomains {
         }
         LOG.info("engine stopping: the domain of run {} stays recorded; the engine started next on this data aborts it", runId);
         return true;
+    }
+
+    /**
+     * Aborts a domain at every service URL, then retries each second, until {@code deadlineNanos}, the hosts that
+     * could not be reached and are reached through a relay: a relay that has just come back (or is about to) takes
+     * their links again within seconds, and their ranks, blocked on peers across the lost relay, would otherwise run
+     * on unobserved until they next post an event (hosts that stay out of reach abort them by themselves once their
+     * relay link has been down for the engine's relay-return bound).
+     *
+     * @return the hosts still unreachable at the end
+     */
+    Set<String> abortThroughRelays(String runId, Run.Domain domain, long deadlineNanos) {
+        return retryThroughRelays(runId, domain, abort(runId, domain, null), deadlineNanos);
+    }
+
+    private Set<String> retryThroughRelays(String runId, Run.Domain domain, Set<String> unreachable, long deadlineNanos) {
+        Set<String> left = unreachable;
+        while (!left.isEmpty() && left.stream().anyMatch(h -> relays.relayOf(h).isPresent())
+                && System.nanoTime() - deadlineNanos < 0 && !stopping.getAsBoolean()) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            Set<String> again = left;
+            Set<String> urls = new java.util.HashSet<>();
+            domain.placements().stream().filter(p -> again.contains(p.hostId())).forEach(p -> urls.add(p.endpoint().soapUrl()));
+            Set<String> now = abort(runId, domain, urls);
+            List<String> reached = again.stream().filter(h -> !now.contains(h)).toList();
+            if (!reached.isEmpty()) {
+                LOG.info("run {}: aborted its given-up domain at {} through their relay, reachable again", runId, reached);
+            }
+            left = now;
+        }
+        return left;
     }
 
     /**

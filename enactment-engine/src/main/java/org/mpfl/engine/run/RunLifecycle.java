@@ -273,7 +273,7 @@ final class RunLifecycle implements RunFaults {
         journal.stateChanged(run);
         queue.drain();
         Run.Domain domain = run.domain();
-        workers.submit(() -> domains.abortEnded(run, domain));
+        workers.submit(() -> domains.abortEndedThroughRelays(run, domain));
     }
 
     @Override
@@ -310,28 +310,17 @@ final class RunLifecycle implements RunFaults {
     private void restart(Run run, Run.Domain old, RunError cause, Map<String, String> lostHosts, long faultMs) {
         FaultyHosts faulty = new FaultyHosts();
         lostHosts.forEach((h, instance) -> faulty.put(placer.registry(), h, instance, "(lost: " + cause.message() + ")"));
-        // a lost relay: its hosts can be aborted and placed across sites again once it is back
-        List<String> missing = placer.awaitRelays(old.placements());
+        // a lost relay: its hosts can be aborted and placed across sites again once it is back. The wait for it and the
+        // retried abort share one deadline, the engine's relay-return bound: each with a bound of its own added up to twice it
+        long end = placer.relayReturnDeadline();
+        List<String> missing = placer.awaitRelays(old.placements(), end);
         if (!missing.isEmpty()) {
             LOG.warn("run {}: relays {} did not come back within {} s; restarting without them", run.id(), missing,
-                    RunPlacer.RELAY_RETURN_MS / 1000);
+                    placer.registry().relays().relayReturn().toSeconds());
         }
-        Set<String> unreachable = domains.abort(run.id(), old, null);
         // hosts behind a relay that has just come back register there again within seconds: their abort is
-        // retried while they do (bounded), rather than keeping them out of the new attempt
-        long end = System.nanoTime() + RunPlacer.RELAY_RETURN_MS * 1_000_000L;
-        while (!unreachable.isEmpty() && placer.anyBehindRelay(unreachable) && System.nanoTime() < end) {
-            try {
-                Thread.sleep(1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            Set<String> again = unreachable;
-            Set<String> urls = new java.util.HashSet<>();
-            old.placements().stream().filter(p -> again.contains(p.hostId())).forEach(p -> urls.add(p.endpoint().soapUrl()));
-            unreachable = domains.abort(run.id(), old, urls);
-        }
+        // retried while they do (within the same deadline), rather than keeping them out of the new attempt
+        Set<String> unreachable = domains.abortThroughRelays(run.id(), old, end);
         // a host behind a relay still lost is not kept out of the run for good: placement leaves it out while the
         // relay is lost and takes it again once the relay is back (its old ranks are aborted by then: its events
         // for the old domain are refused, and a host aborts a domain whose events the engine refuses)

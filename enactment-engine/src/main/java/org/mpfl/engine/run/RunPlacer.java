@@ -123,22 +123,25 @@ final class RunPlacer {
     }
 
     /**
-     * How long a restart waits for a lost relay of its hosts to announce itself again ({@link #awaitRelays}):
-     * a relay announces itself when it starts; a restarted JVM on a loaded machine takes some seconds.
+     * When the wait for the relays of a given-up attempt's hosts ends, counted from now: the engine's relay-return
+     * bound ({@link org.mpfl.engine.registry.Relays#relayReturn}). A restart's wait for the relays
+     * ({@link #awaitRelays}) and its retried abort of the hosts behind them ({@link RunDomains#abortThroughRelays})
+     * share this one deadline, so that the two together wait no longer than the bound.
      */
-    static final long RELAY_RETURN_MS = 60_000;
+    long relayReturnDeadline() {
+        return System.nanoTime() + registry.relays().relayReturn().toNanos();
+    }
 
     /**
-     * Waits, at most {@link #RELAY_RETURN_MS}, until every relay the hosts of {@code placements} reach
-     * the other sites through is registered again (a restart after a lost relay: the hosts behind it
-     * cannot be aborted nor reached across sites before it is back). Returns the relays still missing.
+     * Waits, until {@code deadlineNanos} ({@link #relayReturnDeadline}), until every relay the hosts of
+     * {@code placements} reach the other sites through is registered again (a restart after a lost relay: the hosts
+     * behind it cannot be aborted nor reached across sites before it is back). Returns the relays still missing.
      */
-    List<String> awaitRelays(List<RankPlacement> placements) {
+    List<String> awaitRelays(List<RankPlacement> placements, long deadlineNanos) {
         java.util.Set<String> needed = new java.util.TreeSet<>();
         placements.forEach(p -> registry.relays().relayOf(p.hostId()).ifPresent(needed::add));
-        long end = System.nanoTime() + RELAY_RETURN_MS * 1_000_000L;
         List<String> missing = needed.stream().filter(r -> !registry.relays().live(r)).toList();
-        while (!missing.isEmpty() && System.nanoTime() < end) {
+        while (!missing.isEmpty() && System.nanoTime() - deadlineNanos < 0) {
             try {
                 Thread.sleep(200);
             } catch (InterruptedException e) {
@@ -153,11 +156,6 @@ final class RunPlacer {
     /** The host registry placement works from (which processes the hosts are now: {@link FaultyHosts}). */
     HostRegistry registry() {
         return registry;
-    }
-
-    /** Whether any of these hosts is reached from outside its site through a relay. */
-    boolean anyBehindRelay(java.util.Collection<String> hostIds) {
-        return hostIds.stream().anyMatch(h -> registry.relays().relayOf(h).isPresent());
     }
 
     /** Says in the run record (detail and log) how each pair of the placed hosts connects, and why. */

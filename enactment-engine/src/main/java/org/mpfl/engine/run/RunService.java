@@ -64,7 +64,7 @@ public final class RunService implements AutoCloseable {
                       DeploymentService deployments, RankFanOut fanOut, RunSettings settings, Supplier<String> engineUrl,
                       CheckpointStore checkpoints) {
         this.journal = new RunJournal(store);
-        RunDomains domains = new RunDomains(liveDomains, invoker, fanOut, workers::isShutdown);
+        RunDomains domains = new RunDomains(liveDomains, invoker, fanOut, workers::isShutdown, registry.relays());
         RunPlacer placer = new RunPlacer(registry, deployments, invoker, fanOut, settings, engineUrl, journal, domains, workers, runs);
         this.lifecycle = new RunLifecycle(runs, store, placer, domains, journal, checkpoints, workers, settings.queueTimeout());
         this.monitor = new RunMonitor(runs, store, journal, lifecycle, registry, invoker, settings, workers);

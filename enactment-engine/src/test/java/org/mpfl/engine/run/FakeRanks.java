@@ -56,6 +56,10 @@ public final class FakeRanks implements RankInvoker {
     volatile long returnDelayMs;
     /** A host that no abort reaches (its process is gone: the connection is refused), or {@code null}. */
     volatile String unreachableHost;
+    /** More hosts no abort reaches for now (behind a lost relay: the engine's dial through it is refused). */
+    volatile Set<String> unreachableHosts = Set.of();
+    /** Every abort that reached a host: {@code HOST DOMAIN}. */
+    final Set<String> abortsReached = ConcurrentHashMap.newKeySet();
     /** How long {@code abort} takes to return (counted and recorded before): a host slow to answer it. */
     volatile long abortDelayMs;
     /** Abort calls given up while they waited {@link #abortDelayMs} (the engine interrupted them). */
@@ -220,9 +224,10 @@ public final class FakeRanks implements RankInvoker {
 
     @Override
     public void abort(RankPlacement target, String domainId, String token) throws InterruptedException, java.io.IOException {
-        if (target.hostId().equals(unreachableHost)) {
+        if (target.hostId().equals(unreachableHost) || unreachableHosts.contains(target.hostId())) {
             throw new java.net.ConnectException("Connection refused: " + target.endpoint().soapUrl());
         }
+        abortsReached.add(target.hostId() + " " + domainId);
         aborted.add(domainId);
         abortedAt.add(new Started(target.hostId(), domainId, target.rank()));
         abortCalls.incrementAndGet();

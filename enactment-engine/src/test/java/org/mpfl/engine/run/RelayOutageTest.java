@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,13 +32,18 @@ import org.mpfl.testing.Http;
  * this JVM on loopback) that the engine watches, hosts of site s2 behind it, a host of site s1 that
  * accepts inbound connections, fake ranks. The run's error names the relay, its site and only the
  * run's hosts behind it; the hosts behind it stay out of placement while it is lost, without a
- * quarantine, and are placed again once it announces itself again.
+ * quarantine, and are placed again once it announces itself again. The engine's relay-return bound
+ * ({@link EngineConfig#relayReturn}) is {@link #RELAY_RETURN} here: a restart waits for a lost relay at most
+ * that long all told, and the abort of a given-up domain reaches the hosts behind the relay once it is back.
  */
 @Timeout(120)
 class RelayOutageTest {
+    /** The engine's relay-return bound in these tests: short, so a wait for a relay that stays lost ends soon. */
+    static final Duration RELAY_RETURN = Duration.ofSeconds(10);
     @TempDir
     Path dir;
     Engine engine;
+    FakeRanks ranks;
     RelayServer relay;
     int relayPort;
     String relayAddress;
@@ -46,9 +52,9 @@ class RelayOutageTest {
 
     @BeforeEach
     void start() throws Exception {
-        FakeRanks ranks = new FakeRanks(r -> r.awaitAbort(60_000));
+        ranks = new FakeRanks(r -> r.awaitAbort(60_000));
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks).runSettings(EngineRunTest.fast())
-                .heartbeatTimeout(Duration.ofMinutes(10)));
+                .heartbeatTimeout(Duration.ofMinutes(10)).relayReturn(RELAY_RETURN));
         relayCredential = engine.issueRelayCredential("rly");
         startRelay(0);
         relayAddress = "127.0.0.1:" + relayPort;
@@ -102,7 +108,12 @@ class RelayOutageTest {
     }
 
     String startRun(int ranks) throws Exception {
-        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", EngineRunTest.ringPlan(ranks)));
+        return startRun(ranks, 0);
+    }
+
+    String startRun(int ranks, int restarts) throws Exception {
+        Http.Answer a = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", EngineRunTest.ringPlan(ranks),
+                "restarts", restarts));
         assertEquals(201, a.status(), a.body());
         return a.json().get("id").asText();
     }
@@ -151,5 +162,59 @@ class RelayOutageTest {
 
         Await.until(Duration.ofSeconds(30), "the run is placed once the relay is back", () -> detail(id),
                 d -> d.path("state").asText().equals("RUNNING"));
+    }
+
+    /**
+     * A relay lost for good under a run with a restart left: the restart waits for it, and retries its abort of
+     * the hosts behind it, within one relay-return bound all told, then queues the new attempt (the hosts behind
+     * the lost relay left out). The wait and the abort's retries each had a bound of their own (60 s), so a relay
+     * that stayed lost held the restart for twice the 60 s the documentation gives.
+     */
+    @Test
+    void aRestartWaitsForALostRelayNoLongerThanTheRelayReturnBoundAllTold() throws Exception {
+        String id = startRun(3, 1);
+        Await.until(Duration.ofSeconds(30), "the run is RUNNING on s1h1, s2h1, s2h2", () -> detail(id),
+                d -> d.path("state").asText().equals("RUNNING"));
+        // the engine reaches s2h1 and s2h2 only through the relay
+        ranks.unreachableHosts = Set.of("s2h1", "s2h2");
+        long t0 = System.nanoTime();
+        relay.close();
+
+        JsonNode queued = Await.until(RELAY_RETURN.multipliedBy(4), "the restart queues its new attempt", () -> detail(id),
+                d -> d.at("/restarts/used").asInt() == 1 && d.path("state").asText().equals("QUEUED"));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(queued.toString().contains("which is lost"), queued.toString());
+        assertTrue(ms >= RELAY_RETURN.toMillis(), "the restart waited for the relay: queued after " + ms + " ms");
+        // twice the bound is what the two waits added up to; half of it is slack for a loaded machine
+        assertTrue(ms < RELAY_RETURN.toMillis() * 3 / 2, "the restart waited " + ms + " ms for the lost relay, more than its bound "
+                + RELAY_RETURN.toMillis() + " ms");
+    }
+
+    /**
+     * A run failed by a lost relay: the abort of its domain cannot reach the hosts behind the relay then, and is
+     * tried again until they can be reached (the relay back, within the relay-return bound) — rather than once,
+     * which left their ranks running until they next posted an event (a rank blocked on a peer posts none).
+     */
+    @Test
+    void theAbortOfARunFailedByALostRelayReachesItsHostsOnceTheRelayIsBack() throws Exception {
+        String id = startRun(3);
+        Await.until(Duration.ofSeconds(30), "the run is RUNNING on s1h1, s2h1, s2h2", () -> detail(id),
+                d -> d.path("state").asText().equals("RUNNING"));
+        String domain = ranks.started.get(0).domainId();
+        ranks.unreachableHosts = Set.of("s2h1", "s2h2");
+        relay.close();
+        Await.until(Duration.ofSeconds(30), "the run fails for the lost relay", () -> detail(id),
+                x -> x.path("state").asText().equals("FAILED"));
+        Await.until(Duration.ofSeconds(30), "the abort reached s1h1", () -> ranks.abortsReached,
+                a -> a.contains("s1h1 " + domain));
+        assertFalse(ranks.abortsReached.contains("s2h1 " + domain), ranks.abortsReached.toString());
+
+        startRelay(relayPort);
+        announceRelay();
+        // the hosts' links register at the relay again: the engine's dial through it reaches them
+        ranks.unreachableHosts = Set.of();
+
+        Await.until(RELAY_RETURN, "the abort reaches s2h1 and s2h2 through the relay, back", () -> ranks.abortsReached,
+                a -> a.contains("s2h1 " + domain) && a.contains("s2h2 " + domain));
     }
 }

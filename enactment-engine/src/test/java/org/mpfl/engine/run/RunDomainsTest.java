@@ -73,7 +73,7 @@ class RunDomainsTest {
         RankFanOut fanOut = RankFanOut.install(camel, pool, Duration.ofSeconds(30));
         camel.start();
         db = EngineDatabase.openEmbedded(dir);
-        domains = new RunDomains(db.liveDomains(), ranks, fanOut, () -> false);
+        domains = new RunDomains(db.liveDomains(), ranks, fanOut, () -> false, new org.mpfl.engine.registry.Relays());
     }
 
     @AfterEach

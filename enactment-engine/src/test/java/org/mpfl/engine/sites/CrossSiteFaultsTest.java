@@ -8,10 +8,13 @@ import static org.mpfl.engine.sites.CrossSites.concat;
 import static org.mpfl.engine.sites.CrossSites.startWaitingRun;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +60,12 @@ class CrossSiteFaultsTest {
      * iterations on the 16 × 16 plate made 76 per run.
      */
     static final String CHECKPOINTED = "checkpointEvery=10";
+    /**
+     * The lab engine's relay-return bound ({@code mpflc up --relay-return}), in seconds: a third of the default, so that an
+     * outage longer than it takes seconds rather than a minute, and still long enough for the killed relay to be
+     * started again within it in the restart test (a relay JVM starts in a few seconds on a loaded machine).
+     */
+    static final int RELAY_RETURN_S = 20;
     static NetworkLab lab;
     static Path docs;
     static Path heat2d;
@@ -64,7 +73,7 @@ class CrossSiteFaultsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        lab = CrossSites.startLab();
+        lab = CrossSites.startLab("--relay-return", String.valueOf(RELAY_RETURN_S));
         docs = Files.createTempDirectory("mpfl-sites-heat2d-");
         heat2d = CrossSites.heat2dDocument(docs);
     }
@@ -134,6 +143,64 @@ class CrossSiteFaultsTest {
         assertTrue(d.path("error").path("message").asText().contains("relay rly"), d.path("error").toString());
         // the bound is 10 s; the watch breaks at once on a killed relay, so 10 s holds on a loaded machine
         assertTrue(ms <= 10_000, "the run failed " + ms + " ms after the relay was killed");
+    }
+
+    /**
+     * The relay down for longer than the engine's relay-return bound ({@link #RELAY_RETURN_S}): the run fails at once
+     * naming it, the ranks behind it end by themselves once the bound has passed (their hosts say so), and the hosts
+     * register at the relay again seconds after it is back, where a run across the sites takes them again.
+     */
+    @Test
+    @Order(6) // after the relay kill above: its own relay is started again first
+    void aRelayDownLongerThanTheBoundEndsTheRanksBehindItAndItsHostsComeBackWithIt() throws Exception {
+        List<String> behind = List.of("s2h1", "s2h2");
+        if (!lab.relayProcess().isAlive()) {
+            Map<String, Integer> before = logCounts(behind, REGISTERED);
+            lab.restartRelay();
+            awaitMore(behind, REGISTERED, before, Duration.ofSeconds(60));
+        }
+        String id = runningAcrossSites();
+        Map<String, Integer> aborted = logCounts(behind, LOST_RELAY);
+        long t0 = System.nanoTime();
+        lab.relayProcess().destroyForcibly();
+        JsonNode d = Await.runEnds(Duration.ofSeconds(30), () -> lab.run(id), lab::logs);
+        assertEquals("FAILED", d.path("state").asText(), d.toString());
+        assertTrue(d.path("error").path("message").asText().contains("relay rly"), d.path("error").toString());
+
+        // nothing reaches the ranks behind the relay (and they wait 60 s for a message): they end by themselves
+        awaitMore(behind, LOST_RELAY, aborted, Duration.ofSeconds(RELAY_RETURN_S + 60));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms >= RELAY_RETURN_S * 1000L, "the ranks behind the relay ended " + ms + " ms after it was killed, before the"
+                + " bound of " + RELAY_RETURN_S + " s");
+
+        Map<String, Integer> registered = logCounts(behind, REGISTERED);
+        lab.restartRelay();
+        long t1 = System.nanoTime();
+        awaitMore(behind, REGISTERED, registered, Duration.ofSeconds(15));
+        System.out.println("relay down " + ms + " ms: the hosts behind it registered again "
+                + (System.nanoTime() - t1) / 1_000_000 + " ms after it was ready");
+        String again = runningAcrossSites();
+        lab.http().post(lab.engineUrl(lab.engineNode()) + "/api/runs/" + again + "/cancel", lab.token(), Map.of());
+    }
+
+    /** What a host behind a relay logs each time its link registers there ({@code HostRelay}). */
+    static final String REGISTERED = "registered at relay rly";
+    /** What a host logs when it aborts its domains after its relay link was down past the bound ({@code EngineAnnouncer}). */
+    static final String LOST_RELAY = "lost the relay";
+
+    /** How many lines of each host's log contain {@code text}. */
+    static Map<String, Integer> logCounts(List<String> hostIds, String text) throws IOException {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        for (String h : hostIds) {
+            out.put(h, (int) Files.readAllLines(lab.host(h).process().log()).stream().filter(l -> l.contains(text)).count());
+        }
+        return out;
+    }
+
+    /** Waits until every host's log has more lines with {@code text} than {@code before} counted. */
+    static void awaitMore(List<String> hostIds, String text, Map<String, Integer> before, Duration bound) throws Exception {
+        Await.until(bound, () -> "'" + text + "' logged again by " + hostIds + "\n" + lab.logs(), () -> logCounts(hostIds, text),
+                now -> hostIds.stream().allMatch(h -> now.get(h) > before.get(h)));
     }
 
     /** Site 2's gateway cut off the WAN: the run fails naming every host of site 2, and no other. */

@@ -31,11 +31,14 @@ final class CrossSites {
 
     /**
      * Two sites of two hosts, each site behind a NAT gateway that admits no connection from outside,
-     * the engine, a relay and an attacker on the WAN between them, everything over TLS.
+     * the engine, a relay and an attacker on the WAN between them, everything over TLS; the engine started with
+     * {@code engineArgs} besides.
      */
-    static NetworkLab startLab() throws Exception {
+    static NetworkLab startLab(String... engineArgs) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--engine-loss-grace", "0"));
+        args.addAll(List.of(engineArgs));
         return NetworkLab.builder().sites(2, 2).capacity(1).tls().hostService("wait", WaitingProgram.class)
-                .engineArgs("--engine-loss-grace", "0").start();
+                .engineArgs(args.toArray(String[]::new)).start();
     }
 
     /** Closes the lab and deletes the class's documents (either may be null: the start failed before it). */

@@ -21,6 +21,7 @@ import org.mpfl.protocol.RepeatedProblem;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.Sites;
+import org.mpfl.protocol.relay.RelayLink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * engine that restarts re-attaches to them (the hosts' events wait in their {@code EventPoster}s).
  * A host that never reached an engine gives up nothing; a host started without an engine has no
  * announcer at all.
+ *
+ * <p>A host behind a relay ({@link #relayLink}) likewise aborts every domain it runs once its link to the relay has
+ * been down for longer than the engine's relay-return bound ({@code relayReturnMs} in the announcement's answer,
+ * {@value #DEFAULT_RELAY_RETURN_MS} ms from an engine that does not say): the engine failed or restarted those runs
+ * when it lost the relay, waited that long for it, and cannot reach their ranks, which may be blocked on peers across
+ * the relay with no event to post (the engine's refusal of a domain's events ends it only when one is posted).
  */
 public final class EngineAnnouncer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EngineAnnouncer.class);
@@ -49,6 +56,8 @@ public final class EngineAnnouncer implements AutoCloseable {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
     /** The longest engine-loss grace a host accepts from its engine (one day). */
     static final long MAX_ENGINE_LOSS_GRACE_MS = 24 * 3_600_000L;
+    /** The relay-return bound of an engine that does not say its own (the engine's default). */
+    static final long DEFAULT_RELAY_RETURN_MS = 60_000;
 
     private final ServiceHost host;
     private final String engineUrl;
@@ -83,6 +92,10 @@ public final class EngineAnnouncer implements AutoCloseable {
      * to them within it.
      */
     private volatile long engineLossGraceMs;
+    /** How long this host keeps its ranks while its relay link is down (the engine's {@code relayReturnMs}). */
+    private volatile long relayReturnMs = DEFAULT_RELAY_RETURN_MS;
+    /** This host's link to its relay, once it started; {@code null}: none (the host accepts inbound connections). */
+    private volatile RelayLink relayLink;
     /** When the engine last answered an announcement or a heartbeat (nanoTime); 0: never. */
     private volatile long lastContactNanos;
     private final RepeatedProblem problem = new RepeatedProblem();
@@ -150,6 +163,38 @@ public final class EngineAnnouncer implements AutoCloseable {
         started = true;
         timer.execute(this::beat);
         timer.scheduleWithFixedDelay(this::checkContact, 1, 1, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(this::checkRelay, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** The link this host holds to its relay ({@code mpflc host --relay}), watched from now on ({@link #checkRelay}). */
+    public void relayLink(RelayLink link) {
+        this.relayLink = link;
+    }
+
+    /**
+     * Aborts this host's domains when its relay link has been down for longer than the engine's relay-return bound:
+     * the engine failed or restarted their runs when it lost the relay, gave up waiting for it by then, and nothing
+     * else would end ranks blocked on peers across it. Checked every second; a relay killed breaks the link at once,
+     * one cut off the network within the link's read timeout (30 s).
+     */
+    private void checkRelay() {
+        RelayLink link = relayLink;
+        long downMs = link == null ? 0 : link.lostForMs();
+        long boundMs = relayReturnMs;
+        if (downMs <= boundMs) {
+            return;
+        }
+        try {
+            int n = host.registry().abortAllLocally("this host has been without its relay " + relay + " for " + downMs
+                    + " ms, longer than the engine's relay-return bound (" + boundMs + " ms): the engine has given up its ranks"
+                    + " here and cannot reach them");
+            if (n > 0) {
+                LOG.warn("lost the relay {} ({} ms without its registration there, the engine's relay-return bound is {} ms):"
+                        + " aborted {} domain(s) running here", relay, downMs, boundMs, n);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("could not abort the domains after losing the relay: {}", e.toString());
+        }
     }
 
     /**
@@ -250,6 +295,8 @@ public final class EngineAnnouncer implements AutoCloseable {
             }
             // bounded: a wrong or hostile answer must not keep ranks alive for ever without an engine
             engineLossGraceMs = Math.min(MAX_ENGINE_LOSS_GRACE_MS, Math.max(0, n.path("engineLossGraceMs").asLong(0)));
+            // bounded both ways: a relay link's blip must not end ranks, nor a wrong answer keep them for ever
+            relayReturnMs = Math.min(MAX_ENGINE_LOSS_GRACE_MS, Math.max(1_000, n.path("relayReturnMs").asLong(DEFAULT_RELAY_RETURN_MS)));
         } catch (Exception ignored) {
             // keep the default interval and timeout
         }

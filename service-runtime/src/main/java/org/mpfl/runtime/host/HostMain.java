@@ -290,7 +290,9 @@ public final class HostMain {
                     // the relay registers only the addresses the engine's registry holds for this host (docs/security.md)
                     HostCredential joining = credential;
                     String relayAddress = relay;
-                    announcer.onFirstAnnouncement(() -> HostRelay.link(host, joining, relayAddress, site));
+                    EngineAnnouncer watching = announcer;
+                    // watched by the announcer: a link down past the engine's relay-return bound ends the ranks here
+                    announcer.onFirstAnnouncement(() -> watching.relayLink(HostRelay.link(host, joining, relayAddress, site)));
                 }
                 announcer.onCredentialRefused(why -> {
                     credentialRefused.set(why);

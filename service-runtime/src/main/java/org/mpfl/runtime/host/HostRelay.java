@@ -42,7 +42,21 @@ final class HostRelay {
         return new RelayLink(relay, me, host.tls(), addresses, site, tag -> {
             Domain d = host.registry().domainByRelayTag(tag);
             return d == null ? null : d.proofs();
-        }, HostRelay::log, inProcess).start();
+        }, HostRelay::log, inProcess).onRegisteredAgain(lostMs -> askEngineAfterOutage(host, relay, lostMs)).start();
+    }
+
+    /**
+     * Back at the relay after an outage: every live rank here posts a line saying so, so that the engine answers for
+     * each domain. A domain it gave up while the relay was lost (its run failed or restarted) is refused, and the host
+     * aborts it at once ({@link EventPoster}) - its ranks may be blocked on peers with nothing of their own to post, and
+     * the engine's retried abort may have ended before the links registered again.
+     */
+    private static void askEngineAfterOutage(ServiceHost host, String relay, long lostMs) {
+        int n = host.tellLiveRanks("host " + host.hostId() + " is registered at its relay " + relay + " again after " + lostMs
+                + " ms without it");
+        if (n > 0) {
+            log("registered at relay " + relay + " again after " + lostMs + " ms: " + n + " live rank(s) report to the engine");
+        }
     }
 
     /**

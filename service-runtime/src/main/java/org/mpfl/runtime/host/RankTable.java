@@ -3,6 +3,7 @@ package org.mpfl.runtime.host;
 import java.io.StringReader;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -153,6 +154,19 @@ final class RankTable implements MpiwsHandler {
         }
         rank.start();
         return "<m:runResponse xmlns:m=\"" + MpiwsNames.NS + "\"><m:state>running</m:state></m:runResponse>";
+    }
+
+    /**
+     * Logs {@code message} (info) as every rank here that still runs, each through its own events to the engine (whose
+     * answer for a domain it gave up ends the domain here); returns how many ranks that was.
+     */
+    int tellLiveRanks(String message) {
+        List<HostedRank> live;
+        synchronized (ranks) {
+            live = ranks.values().stream().filter(r -> !r.isFinished()).toList();
+        }
+        live.forEach(r -> r.log("info", message));
+        return live.size();
     }
 
     private void trimFinished() {

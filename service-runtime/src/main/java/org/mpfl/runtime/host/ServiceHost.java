@@ -253,6 +253,11 @@ public final class ServiceHost implements AutoCloseable, MpiwsHandler {
         return binaryAddress;
     }
 
+    /** Logs {@code message} (info) as every rank of this host that still runs; how many there were ({@link RankTable#tellLiveRanks}). */
+    int tellLiveRanks(String message) {
+        return rankTable.tellLiveRanks(message);
+    }
+
     /** Serves a binary-channel connection a relay spliced to this host ({@link HostRelay}), without a copy through loopback. */
     void adoptBinary(java.nio.channels.SocketChannel ch) throws java.io.IOException {
         messaging.adoptBinary(ch);

@@ -52,6 +52,10 @@ public final class RelayLink implements Closeable {
     private volatile Socket control;
     private volatile boolean closed;
     private volatile boolean registered;
+    /** When the relay last took this host's registration away (its control connection broke; nanoTime), 0: registered or never. */
+    private volatile long lostSinceNanos;
+    /** Told, with how long it was lost (ms), each time the relay takes this host's registration again after a loss. */
+    private volatile java.util.function.LongConsumer registeredAgain = ms -> { };
 
     /** A server of this process that serves a connection spliced by the relay itself, from its first byte. */
     @FunctionalInterface
@@ -84,6 +88,15 @@ public final class RelayLink implements Closeable {
         this.log = log;
     }
 
+    /**
+     * Tells {@code listener}, on the link's thread, each time the relay takes this host's registration again after it
+     * was lost, with how long it was lost (ms). Set before {@link #start}.
+     */
+    public RelayLink onRegisteredAgain(java.util.function.LongConsumer listener) {
+        this.registeredAgain = listener;
+        return this;
+    }
+
     /** Starts the control connection (and its reconnection) on a daemon thread. */
     public RelayLink start() {
         Thread t = new Thread(this::run, "mpfl-relay-link");
@@ -95,6 +108,16 @@ public final class RelayLink implements Closeable {
     /** Whether the relay accepted this host's registration on the current control connection. */
     public boolean registered() {
         return registered;
+    }
+
+    /**
+     * How long this host has been without its registration at the relay, since the control connection that held it
+     * broke (ms), or 0 while it is registered or before it first was: meanwhile neither the engine nor the other
+     * sites reach this host.
+     */
+    public long lostForMs() {
+        long since = lostSinceNanos;
+        return since == 0 ? 0 : Math.max(1, (System.nanoTime() - since) / 1_000_000);
     }
 
     private void run() {
@@ -109,6 +132,9 @@ public final class RelayLink implements Closeable {
                     log.accept(m);
                 }
             } finally {
+                if (registered) {
+                    lostSinceNanos = System.nanoTime();
+                }
                 registered = false;
             }
             try {
@@ -138,8 +164,17 @@ public final class RelayLink implements Closeable {
             if (!answer.containsKey("ok")) {
                 throw new IOException("registration refused: " + answer.getOrDefault("error", "no reason given"));
             }
+            long lostMs = lostForMs();
             registered = true;
+            lostSinceNanos = 0;
             log.accept("registered at relay " + greeting.get("relay") + " (" + relay + ") for " + addresses);
+            if (lostMs > 0) {
+                try {
+                    registeredAgain.accept(lostMs);
+                } catch (RuntimeException e) {
+                    log.accept("relay " + relay + ": after registering again: " + e);
+                }
+            }
             s.setSoTimeout((int) (3 * PING_MS));
             Thread pinger = pinger(out);
             try {
