@@ -78,9 +78,21 @@ class RelayOutageTest {
         routed.forEach(a -> RelayDialer.shared().routeVia(a, null, null));
     }
 
+    /**
+     * Starts the relay, at {@code port} again after an outage (a service manager restarting it). That port may be taken
+     * for a moment: the engine dials the lost relay every second, and on loopback such a dial can be given the very port
+     * as its own (as in RelayLossAbortTest).
+     */
     void startRelay(int port) throws Exception {
-        relay = new RelayServer("rly", relayCredential.engineKey(), TlsSettings.NONE, (op, host, nonce, proof) -> RelayServer.Verdict.REFUSED,
-                RelayServer.Limits.DEFAULT, "127.0.0.1", port);
+        Await.until(Duration.ofSeconds(30), "the relay starts at port " + port, () -> {
+            try {
+                relay = new RelayServer("rly", relayCredential.engineKey(), TlsSettings.NONE,
+                        (op, host, nonce, proof) -> RelayServer.Verdict.REFUSED, RelayServer.Limits.DEFAULT, "127.0.0.1", port);
+                return true;
+            } catch (java.net.BindException taken) {
+                return false;
+            }
+        });
         relayPort = relay.port();
     }
 
