@@ -244,9 +244,18 @@ final class RunFollower {
                 done++;
             }
         }
-        return String.format("[%s%s] %3d%%  %-9s %d/%d ranks done  %.1f s  run %s%s", "#".repeat(filled), "-".repeat(width - filled),
-                Math.round(p * 100), run.path("state").asText(), done, size, elapsedMs / 1000.0, run.path("id").asText(),
-                queuePlace(run));
+        return String.format("[%s%s] %3d%%%s  %-9s %d/%d ranks done  %.1f s  run %s%s", "#".repeat(filled), "-".repeat(width - filled),
+                Math.round(p * 100), progressSource(run), run.path("state").asText(), done, size, elapsedMs / 1000.0,
+                run.path("id").asText(), queuePlace(run));
+    }
+
+    /**
+     * {@code " (as at checkpoint 3)"} while a resumed run's progress is the checkpoint's it resumed from, not yet its
+     * ranks' own reports (the console says the same); empty otherwise.
+     */
+    static String progressSource(JsonNode run) {
+        JsonNode k = run.path("progressFromCheckpoint");
+        return k.isNumber() ? " (as at checkpoint " + k.asLong() + ")" : "";
     }
 
     /** One attempt of {@code attemptLog}: {@code attempt 2: restart after: host h1 lost … (from checkpoint 6)}. */

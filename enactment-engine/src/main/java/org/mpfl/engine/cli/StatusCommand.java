@@ -35,8 +35,9 @@ public final class StatusCommand implements CliCommand {
         if (args.flag("--json")) {
             return RunCommand.report(run, out, err, true, "mpflc status");
         }
-        out.printf("run %s  %s  workflow %s  %.0f%%  %.1f s%n", run.path("id").asText(), run.path("state").asText(),
-                run.path("workflow").asText(), run.path("progress").asDouble() * 100, run.path("elapsedMs").asLong() / 1000.0);
+        out.printf("run %s  %s  workflow %s  %.0f%%%s  %.1f s%n", run.path("id").asText(), run.path("state").asText(),
+                run.path("workflow").asText(), run.path("progress").asDouble() * 100, RunFollower.progressSource(run),
+                run.path("elapsedMs").asLong() / 1000.0);
         if (run.path("queue").isObject()) {
             out.println(RunFollower.queuePlace(run).strip());
         }

@@ -27,6 +27,15 @@ class StatusCommandTest {
         assertEquals("", StatusCommand.faultKind(run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}")));
     }
 
+    @Test
+    void aResumedRunsProgressSaysItIsTheCheckpointsUntilTheRanksReport() throws Exception {
+        assertEquals(" (as at checkpoint 3)", RunFollower.progressSource(run("{\"progress\":0.4,\"progressFromCheckpoint\":3}")));
+        assertEquals("", RunFollower.progressSource(run("{\"progress\":0.4,\"progressFromCheckpoint\":null}")));
+        assertEquals("", RunFollower.progressSource(run("{\"progress\":0.4}")), "an older engine");
+        org.junit.jupiter.api.Assertions.assertTrue(RunFollower.bar(run("{\"id\":\"r\",\"state\":\"RUNNING\",\"progress\":0.4,"
+                + "\"progressFromCheckpoint\":3}"), 1000).contains(" 40% (as at checkpoint 3)  RUNNING"));
+    }
+
     private static JsonNode run(String json) throws Exception {
         return Json.MAPPER.readTree(json);
     }
