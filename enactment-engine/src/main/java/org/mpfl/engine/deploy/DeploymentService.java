@@ -1,6 +1,7 @@
 package org.mpfl.engine.deploy;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -121,6 +122,19 @@ public final class DeploymentService {
     }
 
     /**
+     * The engine cannot read or write its own archives ({@code DATA/archives}: its permissions, a full disk, a failed
+     * move): the engine's failure, never the client's, whose archive may be fine. Every other {@link IOException} of
+     * a deployment is about what the client sent (an archive that is no service archive).
+     */
+    public static final class ArchiveStorageException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ArchiveStorageException(String message, IOException cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
      * Stores an archive for a project and installs it on every live host; returns per-host results ("ok" or the
      * error). The same archive deployed again for another project becomes that project's too (identical code: a
      * document sent twice compiles to the same archive and name).
@@ -165,7 +179,7 @@ public final class DeploymentService {
     /** Stores an archive and its owners, unless the name is another project's (one deployment at a time decides). */
     private synchronized void store(String service, byte[] archive, String digest, String project) throws IOException {
         Set<String> owners = new TreeSet<>(owners(service));
-        boolean same = hasArchive(service) && digest.equals(Sha256.hex(Files.readAllBytes(archiveDir.resolve(service + ".aar"))));
+        boolean same = hasArchive(service) && digest.equals(Sha256.hex(stored(service)));
         if (!owners.isEmpty() && !same && !owners.contains(project) && !owners.contains(SHARED)) {
             throw new ServiceTakenException("the service name '" + service + "' is taken by another project; deploy it under"
                     + " another name (name the workflow differently)");
@@ -179,13 +193,29 @@ public final class DeploymentService {
         }
         // a shared name stays shared; a project's becomes this project's too (identical, or its own new archive)
         owners.add(owners.contains(SHARED) ? SHARED : project);
+        try {
+            replace(service, ".aar", archive);
+            replace(service, ".owners", (String.join("\n", owners) + "\n").getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new ArchiveStorageException("cannot store the archive of service '" + service + "' in " + archiveDir, e);
+        }
+    }
+
+    /** Replaces {@code DATA/archives/SERVICE+SUFFIX} at once (written aside, then moved over it). */
+    private void replace(String service, String suffix, byte[] bytes) throws IOException {
         Path tmp = Files.createTempFile(archiveDir, service, ".part");
-        Files.write(tmp, archive);
-        Files.move(tmp, archiveDir.resolve(service + ".aar"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        Path ownersTmp = Files.createTempFile(archiveDir, service, ".part");
-        Files.write(ownersTmp, owners);
-        Files.move(ownersTmp, archiveDir.resolve(service + ".owners"), StandardCopyOption.REPLACE_EXISTING,
-                StandardCopyOption.ATOMIC_MOVE);
+        Files.write(tmp, bytes);
+        Files.move(tmp, archiveDir.resolve(service + suffix), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The stored archive of {@code service} (one {@link #hasArchive} says is there). */
+    private byte[] stored(String service) throws ArchiveStorageException {
+        Path file = archiveDir.resolve(service + ".aar");
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new ArchiveStorageException("cannot read " + file, e);
+        }
     }
 
     /**
@@ -243,8 +273,10 @@ public final class DeploymentService {
      * The projects the stored archive of {@code service} was deployed for ({@link #SHARED}: every project); empty
      * when the engine holds none (a service installed on hosts by hand). An archive stored before archives had owners
      * is {@value #LEGACY_PROJECT}'s.
+     *
+     * @throws ArchiveStorageException if the owners cannot be read
      */
-    public Set<String> owners(String service) throws IOException {
+    public Set<String> owners(String service) throws ArchiveStorageException {
         if (!hasArchive(service)) {
             return Set.of();
         }
@@ -252,7 +284,12 @@ public final class DeploymentService {
         if (!Files.isRegularFile(file)) {
             return Set.of(LEGACY_PROJECT);
         }
-        Set<String> owners = new TreeSet<>(Files.readAllLines(file));
+        Set<String> owners;
+        try {
+            owners = new TreeSet<>(Files.readAllLines(file));
+        } catch (IOException e) {
+            throw new ArchiveStorageException("cannot read " + file, e);
+        }
         owners.removeIf(String::isBlank);
         return owners;
     }
@@ -276,10 +313,12 @@ public final class DeploymentService {
     }
 
     /** Stored service names. */
-    public List<String> services() throws IOException {
+    public List<String> services() throws ArchiveStorageException {
         try (var s = Files.list(archiveDir)) {
             return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".aar"))
                     .map(n -> n.substring(0, n.length() - 4)).sorted().toList();
+        } catch (IOException e) {
+            throw new ArchiveStorageException("cannot list " + archiveDir, e);
         }
     }
 
@@ -288,7 +327,7 @@ public final class DeploymentService {
         if (host.offers(service)) {
             return;
         }
-        Optional<byte[]> archive = hasArchive(service) ? Optional.of(Files.readAllBytes(archiveDir.resolve(service + ".aar")))
+        Optional<byte[]> archive = hasArchive(service) ? Optional.of(stored(service))
                 : Optional.empty();
         if (archive.isEmpty()) {
             throw new IOException("host " + host.hostId() + " does not offer service '" + service + "' and no archive of it is deployed");

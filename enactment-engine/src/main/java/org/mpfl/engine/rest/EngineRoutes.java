@@ -139,6 +139,11 @@ public final class EngineRoutes extends RouteBuilder {
         handle("capacity", new CapacityEndpoints(api)::capacity);
     }
 
+    /** A failure of the engine itself: its text stays in the log, the client gets the incident's id. */
+    private static Reply incident(String name, Exception e) {
+        return new Reply(500, Incidents.report("api-" + name, e).body());
+    }
+
     private static String direct(String name) {
         return "direct:api-" + name;
     }
@@ -164,6 +169,9 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(410, Map.of("error", e.getMessage()));
             } catch (org.mpfl.engine.deploy.DeploymentService.ServiceTakenException e) {
                 reply = new Reply(409, Map.of("error", e.getMessage()));
+            } catch (DeploymentService.ArchiveStorageException e) {
+                // the engine's own disk failed, not the client's archive: an incident (the message names the engine's path)
+                reply = incident(name, e);
             } catch (IllegalArgumentException | IOException e) {
                 reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
             } catch (UnknownRunException e) {
@@ -172,7 +180,7 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(409, Map.of("error", e.getMessage()));
             } catch (Exception e) {
                 // the exception's text stays in the log: it names classes, SQL and paths
-                reply = new Reply(500, Incidents.report("api-" + name, e).body());
+                reply = incident(name, e);
             }
             boolean unauthorised = reply.status() == 401;
             // request headers must not echo into the response (Authorization above all)

@@ -11,7 +11,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -88,6 +90,41 @@ class InternalErrorsTest {
             assertFalse(a.body().contains("Exception") || a.body().contains("SQL") || a.body().contains("database"),
                     path + ": " + a.body());
         }
+    }
+
+    /**
+     * The engine cannot keep an archive (its archive directory is a file here; a full disk or a failed move alike): that
+     * is the engine's failure, an incident. It was a 400 that carried the file system's message, the engine's archive
+     * path included, as if the client had sent a bad archive.
+     */
+    @Test
+    void anArchiveTheEngineCannotStoreIsAnIncidentNotTheClientsMistake() throws Exception {
+        Path archives = dir.resolve("archives");
+        try (var files = Files.list(archives)) {
+            assertTrue(files.findAny().isEmpty(), "nothing deployed yet");
+        }
+        Files.delete(archives);
+        Files.writeString(archives, "a file where the engine keeps its archives");
+        Http.Answer a = Http.post(engine.url() + "/api/deployments", engine.token(),
+                Map.of("service", "ring", "archive", Base64.getEncoder().encodeToString("PK archive".getBytes(StandardCharsets.UTF_8))));
+        assertEquals(500, a.status(), a.body());
+        assertTrue(a.json().get("incident").asText().matches("[0-9a-f]{12}"), a.body());
+        assertFalse(a.body().contains(dir.toString()) || a.body().contains("archives") || a.body().contains("Exception"),
+                "the answer shows nothing of the engine's files: " + a.body());
+        Http.Answer list = Http.send("GET", engine.url() + "/api/deployments", "Bearer " + engine.token(), null);
+        assertEquals(500, list.status(), list.body());
+        assertFalse(list.body().contains(dir.toString()), list.body());
+    }
+
+    /** An archive that is no service archive stays the client's mistake: 400 with what is wrong with it. */
+    @Test
+    void anArchiveThatIsNoServiceArchiveIsRefusedAs400() throws Exception {
+        Http.Answer a = Http.post(engine.url() + "/api/workflows", engine.token(), Map.of(
+                "plan", Map.of("workflow", "probe", "processes", List.of(Map.of("name", "p", "service", "node", "ranks", 1))),
+                "archives", List.of(Map.of("service", "node",
+                        "archive", Base64.getEncoder().encodeToString("no zip".getBytes(StandardCharsets.UTF_8))))));
+        assertEquals(400, a.status(), a.body());
+        assertTrue(a.json().get("error").asText().contains("not a service archive"), a.body());
     }
 
     /** A charset Java does not know was a 500 naming Camel's TypeConversionException; it is the caller's mistake. */
