@@ -184,9 +184,12 @@ public final class DeploymentService {
             throw new ServiceTakenException("the service name '" + service + "' is taken by another project; deploy it under"
                     + " another name (name the workflow differently)");
         }
-        if (owners.isEmpty() && !SHARED.equals(project) && registry.hosts().stream().anyMatch(h -> h.offers(service))) {
+        if (owners.isEmpty() && !SHARED.equals(project) && !ServiceNames.qualified(service)
+                && registry.hosts().stream().anyMatch(h -> h.offers(service))) {
             // installed on hosts by hand, for every project: one project's deployment would replace it for all, and
-            // then keep the other projects' runs off it
+            // then keep the other projects' runs off it. Not a qualified name (W.vN.T, W.hHEX.T): only a deployment of
+            // that workflow makes one, so hosts that offer it without the engine's archive kept it from an earlier
+            // deployment (an engine started afresh), which this one's archive renews
             throw new ServiceTakenException("the service name '" + service + "' is installed on the hosts for every project;"
                     + " deploy it under another name (name the workflow differently), or as an admin for every project"
                     + " (POST /api/deployments)");

@@ -33,6 +33,13 @@ public final class ServiceNames {
                 && workflow.length() + type.length() + 24 <= MAX_LENGTH;
     }
 
+    private static final Pattern QUALIFIED = Pattern.compile(MPFL_NAME.pattern() + "\\.(v[0-9]+|h[0-9a-f]{12})\\." + MPFL_NAME.pattern());
+
+    /** Whether {@code service} is a name the engine qualified ({@link #ofVersion}, {@link #ofArchive}), not a plain one. */
+    public static boolean qualified(String service) {
+        return service != null && QUALIFIED.matcher(service).matches();
+    }
+
     /** The name of service {@code type} of version {@code version} of {@code workflow}, or the plain type. */
     public static String ofVersion(String workflow, int version, String type) {
         return qualifiable(workflow, type) ? workflow + ".v" + version + "." + type : type;
