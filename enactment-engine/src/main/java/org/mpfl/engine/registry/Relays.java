@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.relay.RelayIdentity;
+import org.mpfl.protocol.relay.RelayWatch;
 import org.mpfl.protocol.relay.RelayWire;
 
 /**
@@ -28,6 +29,9 @@ public final class Relays {
     /** The id each relay address last announced, kept after a loss so that messages still name the relay. */
     private final Map<String, String> lastIds = new ConcurrentHashMap<>();
     private final List<java.util.function.BiConsumer<Relay, String>> lostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The watches under way, each under the announcement that started it; {@link #close} stops them. */
+    private final Map<Relay, RelayWatch> watches = new ConcurrentHashMap<>();
+    private volatile boolean closed;
     /** How long a watched relay may stay silent (it pings every second) before it counts as lost. */
     static final long WATCH_SILENCE_MS = 5000;
     /**
@@ -63,11 +67,27 @@ public final class Relays {
         Relay r = new Relay(relayId, address, System.currentTimeMillis());
         Relay before = relays.put(relayId, r);
         lastIds.put(address, relayId);
-        if (before == null || !before.address().equals(address)) {
+        if ((before == null || !before.address().equals(address)) && !closed) {
             // watched from its first announcement: a relay that dies fails the runs it carries at once
-            RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why));
+            watches.put(r, RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why)));
         }
         return r;
+    }
+
+    /**
+     * Stops every relay watch and waits for them, {@code bound} all told (the engine closing): a watch that broke
+     * now would fail the runs it carries and write them to a store about to be closed, and one telling its
+     * listeners already finishes first. Returns whether all ended within the bound.
+     */
+    public boolean close(java.time.Duration bound) {
+        closed = true;
+        long end = System.nanoTime() + bound.toNanos();
+        boolean all = true;
+        for (RelayWatch w : List.copyOf(watches.values())) {
+            all &= w.stop(java.time.Duration.ofNanos(Math.max(0, end - System.nanoTime())));
+        }
+        watches.clear();
+        return all;
     }
 
     /** Listeners hear of a relay whose watch broke, with the reason; it leaves the list until it announces again. */
@@ -76,6 +96,7 @@ public final class Relays {
     }
 
     private void lost(Relay r, String why) {
+        watches.remove(r);
         // the watch belongs to the address: whatever record re-announcements left under the id goes with it
         relays.computeIfPresent(r.relayId(), (id, now) -> now.address().equals(r.address()) ? null : now);
         lostListeners.forEach(l -> l.accept(r, why));

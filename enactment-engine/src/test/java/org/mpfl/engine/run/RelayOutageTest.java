@@ -229,4 +229,27 @@ class RelayOutageTest {
         Await.until(RELAY_RETURN, "the abort reaches s2h1 and s2h2 through the relay, back", () -> ranks.abortsReached,
                 a -> a.contains("s2h1 " + domain) && a.contains("s2h2 " + domain));
     }
+
+    /**
+     * The engine closing stops its relay watches, and waits for them, before its store closes. A watch left running
+     * broke when the relay went after the engine, failed the run it carried and wrote it to the closed store
+     * ({@code cannot persist run …: The object is already closed} at the end of this class's log).
+     */
+    @Test
+    void closingTheEngineStopsItsRelayWatchesBeforeItsStoreCloses() throws Exception {
+        String id = startRun(3);
+        Await.until(Duration.ofSeconds(30), "the run is RUNNING on s1h1, s2h1, s2h2", () -> detail(id),
+                d -> d.path("state").asText().equals("RUNNING"));
+        String watch = "mpfl-relay-watch-" + relayAddress;
+        assertTrue(threadAlive(watch), "the engine watches the relay on a thread named " + watch);
+
+        engine.close();
+        engine = null;
+
+        assertFalse(threadAlive(watch), "the relay's watch outlived the engine (and its store)");
+    }
+
+    static boolean threadAlive(String name) {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name) && t.isAlive());
+    }
 }
