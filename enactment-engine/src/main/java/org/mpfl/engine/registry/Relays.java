@@ -166,8 +166,9 @@ public final class Relays {
      */
     public void registered(String relayId, String hostId) {
         Relay r = relays.get(relayId);
-        if (r != null) {
-            unregistered.getOrDefault(r.address(), java.util.Set.of()).remove(hostId);
+        java.util.Set<String> waiting = r == null ? null : unregistered.get(r.address());
+        if (waiting != null) {
+            waiting.remove(hostId);
         }
     }
 
