@@ -397,6 +397,10 @@ public final class Engine implements AutoCloseable {
             capacity.close(true);
         }
         reattachment.stop();
+        // before the runs' last records: a relay lost now must not fail a run into the store closed below
+        if (!registry.relays().close(Duration.ofSeconds(5))) {
+            LOG.warn("stopping relay watches: some still under way after 5 s");
+        }
         try {
             runs.close();
         } catch (RuntimeException e) {

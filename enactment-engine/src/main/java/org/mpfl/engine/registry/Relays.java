@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.protocol.relay.RelayIdentity;
+import org.mpfl.protocol.relay.RelayWatch;
 import org.mpfl.protocol.relay.RelayWire;
 
 /**
@@ -28,6 +29,16 @@ public final class Relays {
     /** The id each relay address last announced, kept after a loss so that messages still name the relay. */
     private final Map<String, String> lastIds = new ConcurrentHashMap<>();
     private final List<java.util.function.BiConsumer<Relay, String>> lostListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The watches under way, each under the announcement that started it; {@link #close} stops them. */
+    private final Map<Relay, RelayWatch> watches = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+    /** Addresses whose watch broke, until their relay announces itself again. */
+    private final java.util.Set<String> lostAddresses = ConcurrentHashMap.newKeySet();
+    /**
+     * Relay address → the hosts behind it that a relay back from a loss has not yet reported registered again
+     * ({@link #registered}): its announcement comes before its hosts' links dial it again.
+     */
+    private final Map<String, java.util.Set<String>> unregistered = new ConcurrentHashMap<>();
     /** How long a watched relay may stay silent (it pings every second) before it counts as lost. */
     static final long WATCH_SILENCE_MS = 5000;
     /**
@@ -63,11 +74,38 @@ public final class Relays {
         Relay r = new Relay(relayId, address, System.currentTimeMillis());
         Relay before = relays.put(relayId, r);
         lastIds.put(address, relayId);
-        if (before == null || !before.address().equals(address)) {
+        if (lostAddresses.remove(address)) {
+            // back from a loss: the hosts behind it hold no registration there yet (their links dial it again within
+            // a second or two); until it reports each registered, a call through it would not reach that host
+            java.util.Set<String> behind = ConcurrentHashMap.newKeySet();
+            hostRelays.forEach((host, via) -> {
+                if (via.equals(address)) {
+                    behind.add(host);
+                }
+            });
+            unregistered.put(address, behind);
+        }
+        if ((before == null || !before.address().equals(address)) && !closed) {
             // watched from its first announcement: a relay that dies fails the runs it carries at once
-            RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why));
+            watches.put(r, RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why)));
         }
         return r;
+    }
+
+    /**
+     * Stops every relay watch and waits for them, {@code bound} all told (the engine closing): a watch that broke
+     * now would fail the runs it carries and write them to a store about to be closed, and one telling its
+     * listeners already finishes first. Returns whether all ended within the bound.
+     */
+    public boolean close(java.time.Duration bound) {
+        closed = true;
+        long end = System.nanoTime() + bound.toNanos();
+        boolean all = true;
+        for (RelayWatch w : List.copyOf(watches.values())) {
+            all &= w.stop(java.time.Duration.ofNanos(Math.max(0, end - System.nanoTime())));
+        }
+        watches.clear();
+        return all;
     }
 
     /** Listeners hear of a relay whose watch broke, with the reason; it leaves the list until it announces again. */
@@ -76,6 +114,9 @@ public final class Relays {
     }
 
     private void lost(Relay r, String why) {
+        watches.remove(r);
+        lostAddresses.add(r.address());
+        unregistered.remove(r.address());
         // the watch belongs to the address: whatever record re-announcements left under the id goes with it
         relays.computeIfPresent(r.relayId(), (id, now) -> now.address().equals(r.address()) ? null : now);
         lostListeners.forEach(l -> l.accept(r, why));
@@ -108,6 +149,27 @@ public final class Relays {
      */
     public Optional<String> lostRelayOf(String hostId) {
         return relayOf(hostId).filter(address -> !live(address));
+    }
+
+    /**
+     * The address of the relay {@code hostId} is reached through when that relay came back from a loss and has not
+     * yet reported the host registered again ({@link #registered}), else empty. Placement leaves such a host out
+     * until then, as it does one behind a lost relay: the engine's calls through the relay would not reach it.
+     */
+    public Optional<String> unregisteredAt(String hostId) {
+        return relayOf(hostId).filter(address -> unregistered.getOrDefault(address, java.util.Set.of()).contains(hostId));
+    }
+
+    /**
+     * Relay {@code relayId} reports {@code hostId} registered there (it checked the host's proof with the engine, or
+     * names it among its registrations): the host is placeable again if the relay came back from a loss.
+     */
+    public void registered(String relayId, String hostId) {
+        Relay r = relays.get(relayId);
+        java.util.Set<String> waiting = r == null ? null : unregistered.get(r.address());
+        if (waiting != null) {
+            waiting.remove(hostId);
+        }
     }
 
     /** The id of the relay listening at {@code address} (or last there, if lost), else the address itself. */

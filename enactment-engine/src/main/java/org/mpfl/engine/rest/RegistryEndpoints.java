@@ -129,6 +129,10 @@ final class RegistryEndpoints {
             log.warn("relay {} asked to register host {}, refused: {}", relay, hostId, refused.get());
             return Reply.ok(Map.of("valid", false, "addresses", List.of(), "error", refused.get()));
         }
+        if (credential.isPresent() && "register".equals(op)) {
+            // the relay registers the host on this answer: placeable again if the relay is back from a loss
+            api.registry().relays().registered(relay, hostId);
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("valid", credential.isPresent());
         // nothing about a host for a proof that is not its own
@@ -145,7 +149,7 @@ final class RegistryEndpoints {
      * (a relay holds at most 1024 connections).
      */
     Reply checkAtRelay(Exchange ex) throws ApiException {
-        requireAnnouncedRelay(ex, "asks about hosts' credentials");
+        String relay = requireAnnouncedRelay(ex, "asks about hosts' credentials");
         JsonNode hosts = body(ex).path("hosts");
         if (!hosts.isObject() || hosts.size() > MAX_CHECKED) {
             throw new ApiException(400, "a relay's check names its hosts as {\"hosts\": {hostId: credentialId}}, at most "
@@ -153,7 +157,10 @@ final class RegistryEndpoints {
         }
         Map<String, String> asked = new LinkedHashMap<>();
         hosts.fields().forEachRemaining(e -> asked.put(e.getKey(), e.getValue().asText("")));
-        return Reply.ok(Map.of("valid", org.mpfl.engine.registry.Relays.stillValid(api.credentials(), asked)));
+        List<String> valid = org.mpfl.engine.registry.Relays.stillValid(api.credentials(), asked);
+        // the hosts it holds registered: any a relay back from a loss had not reported yet are placeable again
+        valid.forEach(hostId -> api.registry().relays().registered(relay, hostId));
+        return Reply.ok(Map.of("valid", valid));
     }
 
     /** Hosts one check of a relay may name. */

@@ -356,6 +356,9 @@ final class RunPlacer {
         // healthy, but reached only through a relay that is lost now: left out, not quarantined, until it is back
         for (HostInfo h : registry.hosts()) {
             registry.relays().lostRelayOf(h.hostId()).ifPresent(relay -> out.putIfAbsent(h.hostId(), relayLostText(relay)));
+            registry.relays().unregisteredAt(h.hostId()).ifPresent(relay -> out.putIfAbsent(h.hostId(), "reached only through relay "
+                    + registry.relays().nameOf(relay) + " at " + relay + ", which is back from a loss but has not registered it"
+                    + " again yet (placed once it has)"));
         }
         return out;
     }

@@ -102,6 +102,20 @@ class RelayOutageTest {
         assertEquals(201, a.status(), a.body());
     }
 
+    /**
+     * What the relay reports to the engine every 2 s ({@code POST /api/registry/relays/check}): these hosts hold a
+     * registration there (their links dialled it), each with the credential it proved.
+     */
+    void relayHolds(String... hostIds) throws Exception {
+        Map<String, String> held = new LinkedHashMap<>();
+        for (String h : hostIds) {
+            held.put(h, HostCalls.credential(engine, h).id());
+        }
+        Http.Answer a = Http.send("POST", engine.url() + "/api/registry/relays/check", relayCredential.authorization(),
+                Map.of("hosts", held));
+        assertEquals(200, a.status(), a.body());
+    }
+
     /** Announces a host of capacity 1 at a fake address of its own (loopback port {@code port}, never dialled). */
     void host(String id, String site, String relayAddr, String service, int port) throws Exception {
         Map<String, Object> h = new LinkedHashMap<>();
@@ -171,9 +185,35 @@ class RelayOutageTest {
 
         startRelay(relayPort);
         announceRelay();
+        relayHolds("s2h1", "s2h2", "s2h3");
 
         Await.until(Duration.ofSeconds(30), "the run is placed once the relay is back", () -> detail(id),
                 d -> d.path("state").asText().equals("RUNNING"));
+    }
+
+    /**
+     * A relay back from a loss announces itself before the hosts behind it have registered there again (their links
+     * dial it again a second or two later): a run placed on them then would fail, the engine's calls through the
+     * relay reaching no one. They are placed once the relay reports them registered.
+     */
+    @Test
+    void hostsBehindARelayBackFromALossArePlacedOnlyOnceItReportsThemRegisteredAgain() throws Exception {
+        relay.close();
+        Await.until(Duration.ofSeconds(30), "the engine saw the relay lost",
+                () -> Http.send("GET", engine.url() + "/api/registry/relays", "Bearer " + engine.token(), null).json(), r -> r.size() == 0);
+        startRelay(relayPort);
+        announceRelay();
+
+        // no host has registered at the relay again yet
+        String id = startRun(3);
+        JsonNode d = Await.until(Duration.ofSeconds(30), "the run is queued, placed or failed", () -> detail(id),
+                x -> !x.path("state").asText().equals("QUEUED") || x.toString().contains("relay rly"));
+        assertEquals("QUEUED", d.path("state").asText(), "a run placed on hosts the relay holds no registration of: " + d);
+        assertTrue(d.toString().contains("has not registered it again"), d.toString());
+
+        relayHolds("s2h1", "s2h2", "s2h3");
+        Await.until(Duration.ofSeconds(30), "the run is placed once the relay holds its hosts again", () -> detail(id),
+                x -> x.path("state").asText().equals("RUNNING"));
     }
 
     /**
@@ -228,5 +268,28 @@ class RelayOutageTest {
 
         Await.until(RELAY_RETURN, "the abort reaches s2h1 and s2h2 through the relay, back", () -> ranks.abortsReached,
                 a -> a.contains("s2h1 " + domain) && a.contains("s2h2 " + domain));
+    }
+
+    /**
+     * The engine closing stops its relay watches, and waits for them, before its store closes. A watch left running
+     * broke when the relay went after the engine, failed the run it carried and wrote it to the closed store
+     * ({@code cannot persist run …: The object is already closed} at the end of this class's log).
+     */
+    @Test
+    void closingTheEngineStopsItsRelayWatchesBeforeItsStoreCloses() throws Exception {
+        String id = startRun(3);
+        Await.until(Duration.ofSeconds(30), "the run is RUNNING on s1h1, s2h1, s2h2", () -> detail(id),
+                d -> d.path("state").asText().equals("RUNNING"));
+        String watch = "mpfl-relay-watch-" + relayAddress;
+        assertTrue(threadAlive(watch), "the engine watches the relay on a thread named " + watch);
+
+        engine.close();
+        engine = null;
+
+        assertFalse(threadAlive(watch), "the relay's watch outlived the engine (and its store)");
+    }
+
+    static boolean threadAlive(String name) {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name) && t.isAlive());
     }
 }

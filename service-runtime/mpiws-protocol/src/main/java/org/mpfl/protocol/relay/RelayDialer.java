@@ -510,10 +510,10 @@ public final class RelayDialer {
      * Watches the relay at {@code relay} (the engine): a connection on which the relay pings every
      * second; {@code onLost} runs once with the reason when it breaks or stays silent for
      * {@code silenceMs} — a killed relay's connection breaks at once, a cut network falls silent
-     * ({@link RelayWatch}).
+     * ({@link RelayWatch}). Its owner ends it with {@link RelayWatch#stop} when it closes.
      */
-    public void watch(String relay, long silenceMs, java.util.function.Consumer<String> onLost) {
-        RelayWatch.start(identity, relay, silenceMs, onLost);
+    public RelayWatch watch(String relay, long silenceMs, java.util.function.Consumer<String> onLost) {
+        return RelayWatch.start(identity, relay, silenceMs, onLost);
     }
 
     /**
