@@ -135,8 +135,9 @@ class CapacityManagerTest {
         Http.Answer joined = Http.send("POST", engine.url() + "/api/registry/hosts",
                 HostCredential.parse(job.credential(), "the job").authorization(), host(job.hostId()));
         assertEquals(201, joined.status(), joined.body());
-        d = Await.until(Duration.ofSeconds(30), "run " + id + " placed", () -> detail(id),
-                r -> !r.path("state").asText().equals("QUEUED"));
+        // PENDING (placed, its ranks being started) comes between QUEUED and RUNNING: wait past both
+        d = Await.until(Duration.ofSeconds(30), "run " + id + " placed and started", () -> detail(id),
+                r -> !List.of("QUEUED", "PENDING").contains(r.path("state").asText()));
         assertEquals("RUNNING", d.path("state").asText(), d.toString());
     }
 
