@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.mpfl.runtime.api.Communicator;
 import org.mpfl.runtime.api.RankProgram;
+import org.mpfl.testing.Await;
 
 /** Memory bound under a flood, bstore broadcast, and no leak of domain state across many domains. */
 class FlowControlAndBstoreTest {
@@ -50,11 +52,13 @@ class FlowControlAndBstoreTest {
         int[] hostOf = mode.equals("local") ? new int[] {0, 0, 0} : new int[] {0, 1, 1};
         AtomicLong sampledMax = new AtomicLong();
         AtomicBoolean sampling = new AtomicBoolean(true);
+        AtomicReference<Domain> rank0sDomain = new AtomicReference<>();
         RankProgram program = ctx -> {
             Communicator w = ctx.world();
             switch (w.rank()) {
                 case 0 -> {
                     Domain domain = ((InProcessRankContext) ctx).rankInstance().domain();
+                    rank0sDomain.set(domain);
                     Thread sampler = new Thread(() -> {
                         while (sampling.get()) {
                             sampledMax.accumulateAndGet(domain.bufferedBytes(), Math::max);
@@ -73,7 +77,10 @@ class FlowControlAndBstoreTest {
                     ctx.output("peak", domain.peakBufferedBytes());
                 }
                 case 1 -> {
-                    Thread.sleep(300); // let rank 2 fill the buffer first
+                    // sent once rank 2's flood has filled rank 0's buffer, however late rank 2 starts on a loaded
+                    // machine (a fixed 300 ms pause let rank 0 drain a flood that came later: peak 0)
+                    Await.until(Duration.ofSeconds(20), "rank 2's flood fills rank 0's buffer",
+                            () -> rank0sDomain.get() == null ? 0L : rank0sDomain.get().bufferedBytes(), b -> b > LIMIT / 2);
                     w.send("hello", 0, 1);
                 }
                 default -> {
