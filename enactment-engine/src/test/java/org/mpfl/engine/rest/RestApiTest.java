@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -39,11 +40,14 @@ class RestApiTest {
     @TempDir
     Path dir;
     Engine engine;
+    /** The ranks report their progress, output and end only once this is released (a test that must watch them). */
+    volatile CountDownLatch reportWhen = new CountDownLatch(0);
 
     @BeforeEach
     void start() throws Exception {
         engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).invoker(new FakeRanks(r -> {
             Thread.sleep(300);
+            assertTrue(reportWhen.await(60, TimeUnit.SECONDS), "the test let the ranks report");
             r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", 1, "total", 2));
             r.output("x", r.rank());
             r.state("DONE");
@@ -125,6 +129,10 @@ class RestApiTest {
 
     @Test
     void eventStreamDeliversRankAndRunEventsLive() throws Exception {
+        // the ranks end once the stream is open: on a loaded machine the run could end before the stream's request came,
+        // and a stream that starts with an ended run's snapshot ("state":"SUCCEEDED") is all the reader below took
+        CountDownLatch streamOpen = new CountDownLatch(1);
+        reportWhen = streamOpen;
         String id = Http.post(engine.url() + "/api/runs", engine.token(), start(2)).json().get("id").asText();
         List<String> lines = new CopyOnWriteArrayList<>();
         HttpClient client = HttpClient.newHttpClient();
@@ -137,6 +145,8 @@ class RestApiTest {
                 .forEach(lines::add));
         reader.setDaemon(true);
         reader.start();
+        Await.until(Duration.ofSeconds(30), "the stream's snapshot", () -> lines.contains("event: snapshot"));
+        streamOpen.countDown();
         reader.join(30_000); // a bound for a broken build: the stream ends with the run
         assertFalse(reader.isAlive(), "the stream reported the end of the run: " + lines);
         assertEquals("event: snapshot", lines.get(0));
