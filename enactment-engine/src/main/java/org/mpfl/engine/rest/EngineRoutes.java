@@ -17,6 +17,7 @@ import org.mpfl.engine.run.ForeignEventException;
 import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.UnknownRunException;
+import org.mpfl.engine.store.EngineStorageException;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.EngineRefusal;
 
@@ -169,8 +170,8 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(410, Map.of("error", e.getMessage()));
             } catch (org.mpfl.engine.deploy.DeploymentService.ServiceTakenException e) {
                 reply = new Reply(409, Map.of("error", e.getMessage()));
-            } catch (DeploymentService.ArchiveStorageException e) {
-                // the engine's own disk failed, not the client's archive: an incident (the message names the engine's path)
+            } catch (EngineStorageException e) {
+                // the engine's own storage failed, not the client's request: an incident (the message names the engine's path)
                 reply = incident(name, e);
             } catch (IllegalArgumentException | IOException e) {
                 reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));
