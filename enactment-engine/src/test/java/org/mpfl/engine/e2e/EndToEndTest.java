@@ -134,6 +134,36 @@ class EndToEndTest {
         }
     }
 
+    /**
+     * A host stopped on purpose (SIGTERM, as {@code systemctl stop} or the end of its Slurm job sends) says goodbye
+     * before it ends its ranks: the run fails at once naming the host and that it left, not by a peer's transport
+     * failure or a status poll later. The goodbye is answered before the host closes its ranks (the engine decides on
+     * the goodbye's own request), so no other fault can come first; the host waits 2 s for that answer at most.
+     */
+    @Test
+    void aHostStoppedOnPurposeSaysGoodbyeAndTheRunFailsSayingItLeft() throws Exception {
+        try (HostProcesses victims = HostProcesses.builder().count(2).service("victim", WaitingProgram.class)
+                .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start()) {
+            awaitHosts(4);
+            String id = start("victim", 2, Map.of());
+            Await.runIn(Duration.ofSeconds(60), "RUNNING", () -> Http.get(engine.url() + "/api/runs/" + id).json());
+            JsonNode before = Http.get(engine.url() + "/api/runs/" + id).json();
+            String stopped = before.at("/ranks/1/host").asText();
+            assertNotEquals(before.at("/ranks/0/host").asText(), stopped);
+            // SIGTERM through the handle, as HostProcesses.close does
+            victims.hosts().stream().filter(h -> h.hostId().equals(stopped)).findFirst().orElseThrow().process().toHandle().destroy();
+            JsonNode d = awaitEnd(id, 30_000);
+            assertEquals("FAILED", d.get("state").asText(), d.toString());
+            String message = d.at("/error/message").asText();
+            assertTrue(message.startsWith("service host " + stopped + " at ")
+                    && message.contains(" said goodbye as it stopped and left the registry (rank 1 ran there)"), d.toString());
+            assertTrue(engine.registry().host(stopped).isEmpty(), "it left the registry at once, not after its heartbeat timeout");
+        } finally {
+            awaitOnlyTheSharedHosts();
+        }
+    }
+
     static void awaitOnlyTheSharedHosts() throws Exception {
         Set<String> shared = new HashSet<>();
         hosts.hosts().forEach(h -> shared.add(h.hostId()));
