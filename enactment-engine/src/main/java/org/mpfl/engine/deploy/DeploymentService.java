@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.registry.HostRegistry;
-import org.mpfl.engine.store.EngineStorageException;
 import org.mpfl.protocol.digest.Sha256;
 
 /**

@@ -10,6 +10,7 @@ import org.mpfl.engine.access.AccessDenied;
 import org.mpfl.engine.access.AccessPolicy;
 import org.mpfl.engine.capacity.CapacityManager;
 import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.deploy.EngineStorageException;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostRegistry;
@@ -17,7 +18,6 @@ import org.mpfl.engine.run.ForeignEventException;
 import org.mpfl.engine.run.ResumeRefusedException;
 import org.mpfl.engine.run.RunService;
 import org.mpfl.engine.run.UnknownRunException;
-import org.mpfl.engine.store.EngineStorageException;
 import org.mpfl.engine.workflow.WorkflowService;
 import org.mpfl.protocol.EngineRefusal;
 

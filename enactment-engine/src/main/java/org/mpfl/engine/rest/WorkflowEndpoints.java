@@ -18,10 +18,10 @@ import java.util.Map;
 import org.apache.camel.Exchange;
 import org.mpfl.engine.access.Caller;
 import org.mpfl.engine.access.Role;
+import org.mpfl.engine.deploy.EngineStorageException;
 import org.mpfl.engine.rest.EngineRoutes.Api;
 import org.mpfl.engine.rest.EngineRoutes.RawText;
 import org.mpfl.engine.rest.EngineRoutes.Reply;
-import org.mpfl.engine.store.EngineStorageException;
 import org.mpfl.engine.store.WorkflowVersionStore;
 import org.mpfl.engine.workflow.WorkflowService;
 

@@ -11,12 +11,12 @@ import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.deploy.EngineStorageException;
 import org.mpfl.engine.deploy.ServiceNames;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.Queueing;
 import org.mpfl.engine.run.Run;
 import org.mpfl.engine.run.RunService;
-import org.mpfl.engine.store.EngineStorageException;
 import org.mpfl.engine.store.WorkflowVersionStore;
 import org.mpfl.protocol.digest.Sha256;
 

@@ -133,7 +133,7 @@ class InternalErrorsTest {
                 Http.send("GET", engine.url() + "/api/workflows/damaged", "Bearer " + engine.token(), null))) {
             assertEquals(500, a.status(), a.body());
             assertTrue(a.json().get("incident").asText().matches("[0-9a-f]{12}"), a.body());
-            assertFalse(a.body().contains("mpfl-secret") || a.body().contains("Unexpected character") || a.body().contains("damaged"),
+            assertFalse(a.body().contains("mpfl-secret") || a.body().contains("Unrecognized token") || a.body().contains("damaged"),
                     "the answer shows nothing of what the engine stored: " + a.body());
         }
         assertTrue(logged.toString(StandardCharsets.UTF_8).contains("the stored service names of version 1 of workflow 'damaged' cannot be read"),
