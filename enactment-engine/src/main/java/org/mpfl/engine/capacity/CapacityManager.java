@@ -448,7 +448,9 @@ public final class CapacityManager implements AutoCloseable {
         jobs.remove(j.name);
         jobHosts.remove(j.hostId);
         credentials.forHost(j.hostId).ifPresent(c -> credentials.revoke(c.id()));
-        registry.host(j.hostId).ifPresent(h -> registry.remove(j.hostId, false));
+        // quietly: a job is forgotten once its host was released idle or reported lost already, or as the engine stops
+        // (its runs stay as they are for the engine started next); a host that stops with ranks says goodbye itself
+        registry.host(j.hostId).ifPresent(h -> registry.removeQuietly(j.hostId));
         if (clean) {
             registry.origin(j.hostId, null);
         }

@@ -122,19 +122,6 @@ public final class DeploymentService {
     }
 
     /**
-     * The engine cannot read or write its own archives ({@code DATA/archives}: its permissions, a full disk, a failed
-     * move): the engine's failure, never the client's, whose archive may be fine. Every other {@link IOException} of
-     * a deployment is about what the client sent (an archive that is no service archive).
-     */
-    public static final class ArchiveStorageException extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        ArchiveStorageException(String message, IOException cause) {
-            super(message, cause);
-        }
-    }
-
-    /**
      * Stores an archive for a project and installs it on every live host; returns per-host results ("ok" or the
      * error). The same archive deployed again for another project becomes that project's too (identical code: a
      * document sent twice compiles to the same archive and name).
@@ -200,7 +187,7 @@ public final class DeploymentService {
             replace(service, ".aar", archive);
             replace(service, ".owners", (String.join("\n", owners) + "\n").getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new ArchiveStorageException("cannot store the archive of service '" + service + "' in " + archiveDir, e);
+            throw new EngineStorageException("cannot store the archive of service '" + service + "' in " + archiveDir, e);
         }
     }
 
@@ -212,12 +199,12 @@ public final class DeploymentService {
     }
 
     /** The stored archive of {@code service} (one {@link #hasArchive} says is there). */
-    private byte[] stored(String service) throws ArchiveStorageException {
+    private byte[] stored(String service) throws EngineStorageException {
         Path file = archiveDir.resolve(service + ".aar");
         try {
             return Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new ArchiveStorageException("cannot read " + file, e);
+            throw new EngineStorageException("cannot read " + file, e);
         }
     }
 
@@ -277,9 +264,9 @@ public final class DeploymentService {
      * when the engine holds none (a service installed on hosts by hand). An archive stored before archives had owners
      * is {@value #LEGACY_PROJECT}'s.
      *
-     * @throws ArchiveStorageException if the owners cannot be read
+     * @throws EngineStorageException if the owners cannot be read
      */
-    public Set<String> owners(String service) throws ArchiveStorageException {
+    public Set<String> owners(String service) throws EngineStorageException {
         if (!hasArchive(service)) {
             return Set.of();
         }
@@ -291,7 +278,7 @@ public final class DeploymentService {
         try {
             owners = new TreeSet<>(Files.readAllLines(file));
         } catch (IOException e) {
-            throw new ArchiveStorageException("cannot read " + file, e);
+            throw new EngineStorageException("cannot read " + file, e);
         }
         owners.removeIf(String::isBlank);
         return owners;
@@ -316,12 +303,12 @@ public final class DeploymentService {
     }
 
     /** Stored service names. */
-    public List<String> services() throws ArchiveStorageException {
+    public List<String> services() throws EngineStorageException {
         try (var s = Files.list(archiveDir)) {
             return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".aar"))
                     .map(n -> n.substring(0, n.length() - 4)).sorted().toList();
         } catch (IOException e) {
-            throw new ArchiveStorageException("cannot list " + archiveDir, e);
+            throw new EngineStorageException("cannot list " + archiveDir, e);
         }
     }
 

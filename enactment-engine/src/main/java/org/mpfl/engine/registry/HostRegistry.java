@@ -10,13 +10,14 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 /**
  * The service hosts the engine can place ranks on. Hosts announce themselves and then heartbeat;
- * a host whose last heartbeat is older than the timeout leaves the registry (and listeners hear of
- * it, so runs with ranks there fail). Host-file entries never expire.
+ * a host whose last heartbeat is older than the timeout leaves the registry, as does one that says
+ * goodbye or that an admin removes, and listeners hear of it and how ({@link Departure}), so runs with
+ * ranks there fail over. Host-file entries never expire.
  *
  * <p>A host that refuses a deployment or a {@code run}, or does not answer {@code run} in time,
  * is put in {@linkplain Quarantine quarantine}: it stays registered (and visible, with the reason)
@@ -34,7 +35,7 @@ public final class HostRegistry {
     private final Map<String, Quarantine> quarantines = new ConcurrentHashMap<>();
     /** The process (instance) each quarantine punished, so that another process ends it even after the host left. */
     private final Map<String, String> quarantinedInstances = new ConcurrentHashMap<>();
-    private final List<Consumer<HostInfo>> lostListeners = new CopyOnWriteArrayList<>();
+    private final List<BiConsumer<HostInfo, Departure>> lostListeners = new CopyOnWriteArrayList<>();
     private final Map<String, String> origins = new ConcurrentHashMap<>();
     private final Duration heartbeatTimeout;
     private final LongSupplier clock;
@@ -49,12 +50,12 @@ public final class HostRegistry {
         this.clock = clock;
     }
 
-    /** Adds or replaces a host from its announcement; returns what the registry now holds. */
     /** The relays, and which host is reached through which. */
     public Relays relays() {
         return relays;
     }
 
+    /** Adds or replaces a host from its announcement; returns what the registry now holds. */
     public HostInfo announce(HostAnnouncement a) {
         return put(a, false);
     }
@@ -82,7 +83,7 @@ public final class HostRegistry {
             // a new process under a known host id: the old one is gone (killed without saying goodbye),
             // and with it what it was quarantined for
             endQuarantine(id);
-            lostListeners.forEach(l -> l.accept(old));
+            tell(old, Departure.LOST);
         } else if (old == null && info.instance() != null && quarantinedInstances.containsKey(id)
                 && !info.instance().equals(quarantinedInstances.get(id))) {
             // the punished process left (a Tomcat stopped to fix its settings) and another one came: not the offender
@@ -96,12 +97,48 @@ public final class HostRegistry {
         return hosts.computeIfPresent(hostId, (k, h) -> h.withHeartbeat(clock.getAsLong())) != null;
     }
 
-    /** Removes a host (it said goodbye, or it was found dead); listeners hear of it. */
-    public void remove(String hostId, boolean lost) {
-        HostInfo gone = hosts.remove(hostId);
-        if (gone != null && lost) {
-            lostListeners.forEach(l -> l.accept(gone));
+    /**
+     * How a host left the registry, in the words a run's error uses after "service host ID at URL": each one ends the
+     * ranks there as far as the engine knows (a run with live ranks on it fails over as after any infrastructure fault).
+     */
+    public enum Departure {
+        /** Found dead: its heartbeats stopped, it stopped answering, or a new process of it announced itself. */
+        LOST("was lost"),
+        /** It said goodbye ({@code DELETE} with its own credential), as a service host does when it stops. */
+        LEFT("said goodbye as it stopped and left the registry"),
+        /** An admin removed it ({@code DELETE} with the admin token or role), or revoked its credential. */
+        REMOVED("was removed from the registry by an admin");
+
+        private final String words;
+
+        Departure(String words) {
+            this.words = words;
         }
+
+        /** What happened to the host, as in "service host h1 at URL " + words(). */
+        public String words() {
+            return words;
+        }
+    }
+
+    /** Removes a host and tells the listeners how it went (their runs with ranks there fail over). */
+    public void remove(String hostId, Departure how) {
+        HostInfo gone = hosts.remove(hostId);
+        if (gone != null) {
+            tell(gone, how);
+        }
+    }
+
+    /**
+     * Removes a host and tells nobody: only for a host known to hold no ranks (a capacity provider released it idle),
+     * or in tests.
+     */
+    public void removeQuietly(String hostId) {
+        hosts.remove(hostId);
+    }
+
+    private void tell(HostInfo gone, Departure how) {
+        lostListeners.forEach(l -> l.accept(gone, how));
     }
 
     /**
@@ -111,7 +148,7 @@ public final class HostRegistry {
      */
     public void lost(HostInfo host) {
         hosts.computeIfPresent(host.hostId(), (id, h) -> java.util.Objects.equals(h.instance(), host.instance()) ? null : h);
-        lostListeners.forEach(l -> l.accept(host));
+        tell(host, Departure.LOST);
     }
 
     /**
@@ -146,7 +183,7 @@ public final class HostRegistry {
                 dead.add(h);
             }
         }
-        dead.forEach(h -> remove(h.hostId(), true));
+        dead.forEach(h -> remove(h.hostId(), Departure.LOST));
         // ended quarantines of hosts that are gone need not be remembered (the map stays small)
         quarantines.entrySet().removeIf(q -> !q.getValue().active(now) && !hosts.containsKey(q.getKey()));
         quarantinedInstances.keySet().retainAll(quarantines.keySet());
@@ -210,8 +247,8 @@ public final class HostRegistry {
         return hosts().stream().filter(h -> !quarantined(h.hostId())).toList();
     }
 
-    /** Hears about hosts that were lost (heartbeat timeout or reported dead). */
-    public void onHostLost(Consumer<HostInfo> listener) {
+    /** Hears about hosts that left the registry other than quietly (lost, said goodbye, removed), and how. */
+    public void onHostLost(BiConsumer<HostInfo, Departure> listener) {
         lostListeners.add(listener);
     }
 

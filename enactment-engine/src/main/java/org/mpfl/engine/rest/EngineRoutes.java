@@ -10,6 +10,7 @@ import org.mpfl.engine.access.AccessDenied;
 import org.mpfl.engine.access.AccessPolicy;
 import org.mpfl.engine.capacity.CapacityManager;
 import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.deploy.EngineStorageException;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostRegistry;
@@ -169,8 +170,8 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(410, Map.of("error", e.getMessage()));
             } catch (org.mpfl.engine.deploy.DeploymentService.ServiceTakenException e) {
                 reply = new Reply(409, Map.of("error", e.getMessage()));
-            } catch (DeploymentService.ArchiveStorageException e) {
-                // the engine's own disk failed, not the client's archive: an incident (the message names the engine's path)
+            } catch (EngineStorageException e) {
+                // the engine's own storage failed, not the client's request: an incident (the message names the engine's path)
                 reply = incident(name, e);
             } catch (IllegalArgumentException | IOException e) {
                 reply = new Reply(400, Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage()));

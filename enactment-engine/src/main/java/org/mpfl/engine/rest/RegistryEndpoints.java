@@ -19,6 +19,7 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.engine.registry.HostAnnouncement;
 import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostInfo;
+import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.rest.EngineRoutes.Api;
 import org.mpfl.engine.rest.EngineRoutes.Reply;
 import org.mpfl.protocol.EngineRefusal;
@@ -60,12 +61,19 @@ final class RegistryEndpoints {
         return Reply.ok(hostView(h, api.runs().busyRanks()));
     }
 
+    /**
+     * A host's goodbye (its own credential), or an admin removing it: it leaves the registry, and runs with ranks there
+     * fail over at once as after a lost host ({@link org.mpfl.engine.registry.HostRegistry.Departure}), rather than
+     * when a call to the stopped host fails.
+     */
     Reply remove(Exchange ex) throws ApiException {
         String hostId = param(ex, "hostId");
+        HostRegistry.Departure how = HostRegistry.Departure.REMOVED;
         if (!isAdmin(ex)) {
             requireHostSpeakingFor(ex, hostId);
+            how = HostRegistry.Departure.LEFT;
         }
-        api.registry().remove(hostId, false);
+        api.registry().remove(hostId, how);
         return new Reply(204, null);
     }
 
@@ -85,8 +93,8 @@ final class RegistryEndpoints {
         requireAdmin(ex);
         HostCredentials.Entry gone = api.credentials().revoke(param(ex, "id"))
                 .orElseThrow(() -> new ApiException(404, "no host credential '" + param(ex, "id") + "'"));
-        // the host leaves now, its runs hear of it as of a lost host; its later requests get 401
-        api.registry().remove(gone.hostId(), true);
+        // the host leaves now, its runs fail over as from a lost host; its later requests get 401
+        api.registry().remove(gone.hostId(), HostRegistry.Departure.REMOVED);
         log.info("host credential {} of host {} revoked", gone.id(), gone.hostId());
         return new Reply(204, null);
     }

@@ -18,7 +18,7 @@ import java.util.Map;
 import org.apache.camel.Exchange;
 import org.mpfl.engine.access.Caller;
 import org.mpfl.engine.access.Role;
-import org.mpfl.engine.json.Json;
+import org.mpfl.engine.deploy.EngineStorageException;
 import org.mpfl.engine.rest.EngineRoutes.Api;
 import org.mpfl.engine.rest.EngineRoutes.RawText;
 import org.mpfl.engine.rest.EngineRoutes.Reply;
@@ -59,6 +59,9 @@ final class WorkflowEndpoints {
                 throw new ApiException(404, "openapi.yaml is not packaged in this build");
             }
             return Reply.ok(new RawText("application/yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            // a file of the engine's own build (its jar damaged or replaced under it): not the client's request
+            throw new EngineStorageException("cannot read the packaged openapi.yaml", e);
         }
     }
 
@@ -73,13 +76,13 @@ final class WorkflowEndpoints {
     }
 
     /** One version in a workflow's listing. */
-    private static Map<String, Object> versionView(WorkflowVersionStore.StoredWorkflow v, int latest) throws IOException {
+    private static Map<String, Object> versionView(WorkflowVersionStore.StoredWorkflow v, int latest) throws EngineStorageException {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("version", v.version());
         m.put("deployedMs", v.deployedMs());
         m.put("sourceSha256", v.sourceSha256());
         m.put("latest", v.version() == latest);
-        m.put("services", v.services() == null ? null : Json.MAPPER.readTree(v.services()));
+        m.put("services", WorkflowService.storedJson(v, "service names", v.services()));
         return m;
     }
 

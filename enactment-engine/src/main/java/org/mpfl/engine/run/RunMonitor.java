@@ -181,8 +181,11 @@ final class RunMonitor {
 
     // ------------------------------------------------------------------ hosts and the ticker
 
-    /** The registry lost a host: an infrastructure fault of every unfinished run with a rank there. */
-    void hostLost(HostInfo host) {
+    /**
+     * A host left the registry ({@code how}: lost, said goodbye, removed by an admin): an infrastructure fault of every
+     * unfinished run with a rank there, which says how the host went.
+     */
+    void hostLost(HostInfo host, HostRegistry.Departure how) {
         for (Run run : runs.all()) {
             if (run.state().isFinal()) {
                 continue;
@@ -192,7 +195,7 @@ final class RunMonitor {
             domain.placements().stream().filter(p -> p.hostId().equals(host.hostId())
                     && p.endpoint().soapUrl().startsWith(host.soapUrl())).findFirst().ifPresent(p ->
                     lostHosts(run, domain, p, host.instance(), "service host " + registry.describe(host.hostId()) + " at "
-                            + host.soapUrl() + " was lost (rank " + p.rank() + " ran there)"));
+                            + host.soapUrl() + " " + how.words() + " (rank " + p.rank() + " ran there)"));
         }
     }
 
@@ -361,7 +364,7 @@ final class RunMonitor {
                         Optional<HostInfo> h = registry.host(host);
                         if (h.isPresent()) {
                             LOG.warn("service host {} does not answer status; removing it", host);
-                            registry.remove(host, true);
+                            registry.remove(host, HostRegistry.Departure.LOST);
                         } else {
                             domain.placements().stream().filter(p -> p.hostId().equals(host)).findFirst().ifPresent(p ->
                                     lostHosts(run, domain, p, null, "service host " + registry.describe(host) + " does not answer (rank "

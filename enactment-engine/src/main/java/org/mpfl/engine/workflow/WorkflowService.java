@@ -11,6 +11,7 @@ import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.deploy.DeploymentService;
+import org.mpfl.engine.deploy.EngineStorageException;
 import org.mpfl.engine.deploy.ServiceNames;
 import org.mpfl.engine.json.Json;
 import org.mpfl.engine.run.Queueing;
@@ -123,11 +124,12 @@ public final class WorkflowService {
     }
 
     /** {@code given} over the stored plan's parameter defaults (those of the deployment), or {@code given} without a plan. */
-    private static Map<String, Object> storedDefaults(WorkflowVersionStore.StoredWorkflow w, Map<String, Object> given) throws IOException {
+    private static Map<String, Object> storedDefaults(WorkflowVersionStore.StoredWorkflow w, Map<String, Object> given)
+            throws EngineStorageException {
         if (w.plan() == null) {
             return given;
         }
-        Map<String, Object> values = new java.util.LinkedHashMap<>(PlanJson.readPlan(Json.MAPPER.readTree(w.plan())).paramValues(Map.of()));
+        Map<String, Object> values = new java.util.LinkedHashMap<>(storedPlan(w).paramValues(Map.of()));
         values.values().removeIf(java.util.Objects::isNull);
         values.putAll(given);
         return values;
@@ -308,11 +310,15 @@ public final class WorkflowService {
         return names;
     }
 
-    private static Map<String, String> recordedNames(WorkflowVersionStore.StoredWorkflow w) throws IOException {
+    private static Map<String, String> recordedNames(WorkflowVersionStore.StoredWorkflow w) throws EngineStorageException {
         if (w.services() == null) {
             return Map.of(); // a version from before versions existed: plain names
         }
-        return Json.MAPPER.readValue(w.services(), new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, String>>() { });
+        try {
+            return Json.MAPPER.readValue(w.services(), new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, String>>() { });
+        } catch (IOException e) {
+            throw unreadable(w, "service names", e);
+        }
     }
 
     private static Map<String, byte[]> byName(Map<String, byte[]> archives, Map<String, String> names) {
@@ -368,7 +374,7 @@ public final class WorkflowService {
             deployments.deployAll(request.archives(), owner);
             WorkflowVersionStore.StoredWorkflow w = get(request.workflow());
             version = w.version();
-            DeploymentPlan stored = w.plan() == null ? null : PlanJson.readPlan(Json.MAPPER.readTree(w.plan()));
+            DeploymentPlan stored = w.plan() == null ? null : storedPlan(w);
             if (w.document() != null && (stored == null || stored.libraries().isEmpty())) {
                 // compiled again with this run's values over the deployment's (mpflc deploy --param), so the
                 // static checks see them; a document with libraries cannot be compiled here (they are on the
@@ -415,7 +421,36 @@ public final class WorkflowService {
     }
 
     /** The stored plan of a workflow as JSON, if it has one. */
-    public static Optional<JsonNode> planJson(WorkflowVersionStore.StoredWorkflow w) throws IOException {
-        return w.plan() == null ? Optional.empty() : Optional.of(Json.MAPPER.readTree(w.plan()));
+    public static Optional<JsonNode> planJson(WorkflowVersionStore.StoredWorkflow w) throws EngineStorageException {
+        return w.plan() == null ? Optional.empty() : Optional.of(storedJson(w, "plan", w.plan()));
+    }
+
+    /**
+     * JSON the engine stored with a workflow version ({@code what}: "plan", "service names"), {@code null} for none. It
+     * was written by the engine, checked, when the version was saved: what cannot be read now is the engine's failure
+     * (its store altered or damaged), never the client's.
+     */
+    public static JsonNode storedJson(WorkflowVersionStore.StoredWorkflow w, String what, String text) throws EngineStorageException {
+        try {
+            return text == null ? null : Json.MAPPER.readTree(text);
+        } catch (IOException e) {
+            throw unreadable(w, what, e);
+        }
+    }
+
+    /** The stored plan of a version that has one, as a plan ({@link #storedJson}: the engine's failure if unreadable). */
+    private static DeploymentPlan storedPlan(WorkflowVersionStore.StoredWorkflow w) throws EngineStorageException {
+        JsonNode plan = storedJson(w, "plan", w.plan());
+        try {
+            return PlanJson.readPlan(plan);
+        } catch (IOException e) {
+            // e.g. a plan format an older engine stored that this one no longer reads
+            throw unreadable(w, "plan", e);
+        }
+    }
+
+    private static EngineStorageException unreadable(WorkflowVersionStore.StoredWorkflow w, String what, IOException e) {
+        return new EngineStorageException("the stored " + what + " of version " + w.version() + " of workflow '" + w.name()
+                + "' cannot be read", e);
     }
 }

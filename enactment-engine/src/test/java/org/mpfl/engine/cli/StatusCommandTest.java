@@ -20,11 +20,31 @@ class StatusCommandTest {
 
     @Test
     void aFailedRanksLineSaysWhoseFaultItIs() throws Exception {
-        assertEquals(" (workflow fault, never restarted)", StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"WORKFLOW\"}")));
-        assertEquals(" (infrastructure fault, restarted while restarts are left)",
-                StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"INFRASTRUCTURE\"}")));
-        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"FAILED\"}")), "an older engine gives no kind");
-        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}")));
+        JsonNode run = run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":0,\"used\":0}}");
+        assertEquals(" (workflow fault, never restarted)", StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"WORKFLOW\"}"), run));
+        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"FAILED\"}"), run), "an older engine gives no kind");
+        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}"), run));
+    }
+
+    /**
+     * An infrastructure fault's line says what it came to, as the run's restarts and state tell: the label once said
+     * "restarted while restarts are left" for a run with --restarts 0 that had failed for it.
+     */
+    @Test
+    void anInfrastructureFaultSaysWhetherTheRunRestartsOrHadNoRestartsLeft() throws Exception {
+        JsonNode lost = run("{\"state\":\"FAILED\",\"fault\":\"INFRASTRUCTURE\"}");
+        assertEquals(" (infrastructure fault, no restarts left)",
+                StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":0,\"used\":0}}")), "--restarts 0");
+        assertEquals(" (infrastructure fault, no restarts left)",
+                StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":2,\"used\":2}}")), "all used");
+        assertEquals(" (infrastructure fault, restarting: 2 of 2 restarts left)",
+                StatusCommand.faultKind(lost, run("{\"state\":\"RUNNING\",\"restarts\":{\"allowed\":2,\"used\":0}}")),
+                "the restart about to be made");
+        assertEquals(" (infrastructure fault, not restarted: the run ended FAILED)",
+                StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":2,\"used\":1}}")),
+                "another rank's workflow fault ended the run first");
+        assertEquals(" (infrastructure fault)", StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\"}")),
+                "an older engine gives no restarts: nothing claimed");
     }
 
     @Test

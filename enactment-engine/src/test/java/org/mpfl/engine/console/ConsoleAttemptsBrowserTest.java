@@ -276,8 +276,9 @@ class ConsoleAttemptsBrowserTest {
 
     /**
      * A failed rank says whose fault it was, beside its message: the workflow's (a kernel's exception: never restarted)
-     * or the infrastructure's (its kernel worker killed, a peer or host lost: restarted while restarts are left) — live
-     * with the page open as the rank fails, and from the run's detail when the page is opened afterwards.
+     * or the infrastructure's (its kernel worker killed, a peer or host lost) with what it came to (here, --restarts 0:
+     * no restarts left; it once said "restarted while restarts are left" all the same) — live with the page open as the
+     * rank fails, and from the run's detail when the page is opened afterwards.
      */
     @Test
     void aFailedRankSaysWhetherTheWorkflowOrTheInfrastructureFailed() throws Exception {
@@ -288,7 +289,7 @@ class ConsoleAttemptsBrowserTest {
         assertEquals(0, browser.count(".fault-kind"), "no kind before a failure");
         lostRanks.get(1).failInInfrastructure("compute k:step", "k.mpfl.xml:7:9", "kernel worker lost: killed by SIGKILL");
         browser.await("the lost worker's kind shown live", WAIT, d -> "INFRASTRUCTURE".equals(attribute("#rank-row-1 .fault-kind", "data-fault")));
-        assertEquals("infrastructure fault · restarted while restarts are left", text("#rank-row-1 .fault-kind"));
+        assertEquals("infrastructure fault · no restarts left", text("#rank-row-1 .fault-kind"));
         assertTrue(attribute("#rank-row-1 .fault-kind", "title").contains("killed from outside"));
 
         String raised = post("raised", 2);

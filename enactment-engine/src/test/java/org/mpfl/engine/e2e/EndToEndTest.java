@@ -22,6 +22,7 @@ import org.mpfl.engine.EngineConfig;
 import org.mpfl.testing.Http;
 import org.mpfl.engine.local.LocalCluster;
 import org.mpfl.engine.run.RunSettings;
+import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Await;
@@ -106,19 +107,31 @@ class EndToEndTest {
         assertTrue(took < 10_000, "failed after " + took + " ms");
     }
 
+    /** Two more hosts with one slot each, the only ones offering "victim": a run of two ranks has one on each. */
+    static HostProcesses victims() throws Exception {
+        return HostProcesses.builder().count(2).service("victim", WaitingProgram.class)
+                .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
+                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start();
+    }
+
+    /** A run of two waiting ranks on the {@link #victims}, once RUNNING; returns its id and the process of rank 1's host. */
+    static Map.Entry<String, HostProcess> victimRunRunning(HostProcesses victims) throws Exception {
+        awaitHosts(4);
+        String id = start("victim", 2, Map.of());
+        Await.runIn(Duration.ofSeconds(60), "RUNNING", () -> Http.get(engine.url() + "/api/runs/" + id).json());
+        JsonNode before = Http.get(engine.url() + "/api/runs/" + id).json();
+        String host = before.at("/ranks/1/host").asText();
+        assertNotEquals(before.at("/ranks/0/host").asText(), host);
+        return Map.entry(id, victims.hosts().stream().filter(h -> h.hostId().equals(host)).findFirst().orElseThrow());
+    }
+
     @Test
     void killedHostFailsTheRunWithThatCause() throws Exception {
-        try (HostProcesses victims = HostProcesses.builder().count(2).service("victim", WaitingProgram.class)
-                .environmentOf(LocalCluster.credentialsOf(engine, new ArrayList<>()))
-                .hostArg("--engine").hostArg(engine.url()).hostArg("--capacity").hostArg("1").start()) {
-            awaitHosts(4);
-            String id = start("victim", 2, Map.of());
-            Await.runIn(Duration.ofSeconds(60), "RUNNING", () -> Http.get(engine.url() + "/api/runs/" + id).json());
-            JsonNode before = Http.get(engine.url() + "/api/runs/" + id).json();
-            String killedHost = before.at("/ranks/1/host").asText();
-            assertNotEquals(before.at("/ranks/0/host").asText(), killedHost);
-            victims.hosts().stream().filter(h -> h.hostId().equals(killedHost)).findFirst().orElseThrow()
-                    .process().destroyForcibly();
+        try (HostProcesses victims = victims()) {
+            Map.Entry<String, HostProcess> run = victimRunRunning(victims);
+            String id = run.getKey();
+            String killedHost = run.getValue().hostId();
+            run.getValue().process().destroyForcibly();
             long t0 = System.currentTimeMillis();
             JsonNode d = awaitEnd(id, 20_000);
             assertEquals("FAILED", d.get("state").asText(), d.toString());
@@ -130,6 +143,31 @@ class EndToEndTest {
         } finally {
             // the stopped victims stay registered until their heartbeat times out; the other tests of
             // this class (deployments to every live host) must not see them
+            awaitOnlyTheSharedHosts();
+        }
+    }
+
+    /**
+     * A host stopped on purpose (SIGTERM, as {@code systemctl stop} or the end of its Slurm job sends) says goodbye
+     * before it ends its ranks: the run fails at once naming the host and that it left, not by a peer's transport
+     * failure or a status poll later. The goodbye is answered before the host closes its ranks (the engine decides on
+     * the goodbye's own request), so no other fault can come first; the host waits 2 s for that answer at most.
+     */
+    @Test
+    void aHostStoppedOnPurposeSaysGoodbyeAndTheRunFailsSayingItLeft() throws Exception {
+        try (HostProcesses victims = victims()) {
+            Map.Entry<String, HostProcess> run = victimRunRunning(victims);
+            String id = run.getKey();
+            String stopped = run.getValue().hostId();
+            // SIGTERM through the handle, as HostProcesses.close does
+            run.getValue().process().toHandle().destroy();
+            JsonNode d = awaitEnd(id, 30_000);
+            assertEquals("FAILED", d.get("state").asText(), d.toString());
+            String message = d.at("/error/message").asText();
+            assertTrue(message.startsWith("service host " + stopped + " at ")
+                    && message.contains(" said goodbye as it stopped and left the registry (rank 1 ran there)"), d.toString());
+            assertTrue(engine.registry().host(stopped).isEmpty(), "it left the registry at once, not after its heartbeat timeout");
+        } finally {
             awaitOnlyTheSharedHosts();
         }
     }

@@ -81,7 +81,7 @@ class HostQuarantineTest {
     @AfterEach
     void dropTheRogue() {
         if (rogue != null) {
-            engine.registry().remove(rogue.hostId, false);
+            engine.registry().removeQuietly(rogue.hostId);
             rogue.close();
         }
     }

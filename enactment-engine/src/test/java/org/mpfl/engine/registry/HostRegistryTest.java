@@ -40,7 +40,7 @@ class HostRegistryTest {
     @Test
     void hostsWithoutHeartbeatLeaveAndListenersHear() {
         List<String> lost = new ArrayList<>();
-        registry.onHostLost(h -> lost.add(h.hostId()));
+        registry.onHostLost((h, how) -> lost.add(h.hostId()));
         registry.announce(host("a", "ring"));
         registry.announce(host("b", "ring"));
         now.addAndGet(6_000);
@@ -129,7 +129,7 @@ class HostRegistryTest {
         Duration first = Duration.ofSeconds(10);
         registry.announce(host("a", "ring"));
         Quarantine q = registry.quarantine("a", "run refused", first, Duration.ofMinutes(5));
-        registry.remove("a", false);
+        registry.remove("a", HostRegistry.Departure.LEFT);
         registry.announce(host("a", "ring"));
         assertTrue(registry.quarantined("a"), "leave and announce again: still quarantined");
         registry.forgive("a");
@@ -148,7 +148,7 @@ class HostRegistryTest {
     @Test
     void aNewInstanceReplacesTheStaleEntryAndEndsTheQuarantineOfTheOldProcess() {
         List<HostInfo> lost = new ArrayList<>();
-        registry.onHostLost(lost::add);
+        registry.onHostLost((h, how) -> lost.add(h));
         registry.announce(new HostAnnouncement("n1", "http://10.0.0.1:4000/axis2/services", null, List.of("ring"), 2, null,
                 false, "first"));
         registry.quarantine("n1", "did not answer run", Duration.ofSeconds(60), Duration.ofMinutes(15));
@@ -175,7 +175,7 @@ class HostRegistryTest {
                 false, "before-the-fix"));
         registry.quarantine("t7", "deploy refused: connection refused at http://10.0.0.7:8081", Duration.ofSeconds(60),
                 Duration.ofMinutes(15));
-        registry.remove("t7", false);
+        registry.remove("t7", HostRegistry.Departure.LEFT);
         registry.announce(new HostAnnouncement("t7", "http://10.0.0.7:8080/axis2/services", null, List.of("ring"), 2, null,
                 false, "after-the-fix"));
         assertFalse(registry.quarantined("t7"), "the quarantine ended with the process it punished");
@@ -186,7 +186,7 @@ class HostRegistryTest {
     void endedQuarantinesOfHostsThatLeftAreForgotten() {
         registry.announce(host("a", "ring"));
         Quarantine q = registry.quarantine("a", "run refused", Duration.ofSeconds(1), Duration.ofSeconds(1));
-        registry.remove("a", false);
+        registry.remove("a", HostRegistry.Departure.LEFT);
         registry.expire();
         assertTrue(registry.quarantine("a").isPresent(), "kept while active");
         now.set(q.untilMs());

@@ -116,6 +116,34 @@ class InternalErrorsTest {
         assertFalse(list.body().contains(dir.toString()), list.body());
     }
 
+    /**
+     * What the engine stored with a workflow version cannot be read (its database altered or damaged: service names that
+     * are no JSON here): running the version and reading it are the engine's failure, an incident. They were a
+     * 400 whose body was the JSON parser's message, as if the client had sent something wrong; a plan the client sends
+     * that is no plan stays a 400 with what is wrong.
+     */
+    @Test
+    void storedWorkflowJsonTheEngineCannotReadIsAnIncidentNotTheClientsMistake() throws Exception {
+        engine.database().workflows().save(new org.mpfl.engine.store.WorkflowVersionStore.StoredWorkflow("damaged", 1,
+                System.currentTimeMillis(), "s", "c", null,
+                "{\"workflow\": \"damaged\", \"processes\": [{\"name\": \"p\", \"service\": \"ring\", \"ranks\": 1}]}",
+                "services stored at /var/lib/mpfl-secret are gone"));
+        for (Http.Answer a : List.of(
+                Http.post(engine.url() + "/api/runs", engine.token(), Map.of("workflow", "damaged")),
+                Http.send("GET", engine.url() + "/api/workflows/damaged", "Bearer " + engine.token(), null))) {
+            assertEquals(500, a.status(), a.body());
+            assertTrue(a.json().get("incident").asText().matches("[0-9a-f]{12}"), a.body());
+            assertFalse(a.body().contains("mpfl-secret") || a.body().contains("Unrecognized token") || a.body().contains("damaged"),
+                    "the answer shows nothing of what the engine stored: " + a.body());
+        }
+        assertTrue(logged.toString(StandardCharsets.UTF_8).contains("the stored service names of version 1 of workflow 'damaged' cannot be read"),
+                "the log says what could not be read");
+
+        Http.Answer bad = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w")));
+        assertEquals(400, bad.status(), bad.body());
+        assertTrue(bad.json().get("error").asText().contains("plan"), bad.body());
+    }
+
     /** An archive that is no service archive stays the client's mistake: 400 with what is wrong with it. */
     @Test
     void anArchiveThatIsNoServiceArchiveIsRefusedAs400() throws Exception {

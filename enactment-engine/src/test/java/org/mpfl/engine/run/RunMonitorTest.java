@@ -159,7 +159,8 @@ class RunMonitorTest {
     void aLostHostIsAnInfrastructureFaultOfTheCurrentDomain() {
         registry.announce(new org.mpfl.engine.registry.HostAnnouncement("h0", "http://h0/s", null, List.of("s"), 1, null));
         running();
-        monitor.hostLost(new org.mpfl.engine.registry.HostInfo("h1", "http://h1/s", null, Set.of("s"), 1, 0, false, null));
+        monitor.hostLost(new org.mpfl.engine.registry.HostInfo("h1", "http://h1/s", null, Set.of("s"), 1, 0, false, null),
+                HostRegistry.Departure.LOST);
         assertEquals(1, reported.size(), reported.toString());
         assertTrue(reported.get(0).startsWith("infrastructure r d1 [h1]: service host h1"), reported.toString());
         assertFalse(reported.get(0).contains("unreachable as well"), reported.toString());
@@ -169,7 +170,8 @@ class RunMonitorTest {
     @Test
     void aLostHostNamesTheRunsOtherHostsThatAreGoneToo() {
         running(); // h0 is not (or no longer) in the registry
-        monitor.hostLost(new org.mpfl.engine.registry.HostInfo("h1", "http://h1/s", null, Set.of("s"), 1, 0, false, null));
+        monitor.hostLost(new org.mpfl.engine.registry.HostInfo("h1", "http://h1/s", null, Set.of("s"), 1, 0, false, null),
+                HostRegistry.Departure.LOST);
         assertEquals(1, reported.size(), reported.toString());
         assertTrue(reported.get(0).startsWith("infrastructure r d1 [h0, h1]: service host h1"), reported.toString());
         assertTrue(reported.get(0).contains("unreachable as well: h0 (left the registry)"), reported.toString());

@@ -66,13 +66,28 @@ const FAULT_KINDS = {
   WORKFLOW: ['workflow fault · never restarted',
     'raised by the workflow itself (a <fail>, an activity\'s or a kernel\'s exception, a kernel that cannot start): '
       + 'a restart would fail the same way'],
-  INFRASTRUCTURE: ['infrastructure fault · restarted while restarts are left',
+  INFRASTRUCTURE: ['infrastructure fault',
     'not the workflow\'s: its kernel worker was killed from outside (SIGKILL, the OOM killer), or a peer or host was lost'],
 };
 
-function faultKind(r) {
+/**
+ * What an infrastructure fault of the run's current attempt came to, from the run's restarts {allowed, used} and
+ * state, in the words of `mpflc status` (StatusCommand.afterInfrastructureFault); null without restarts (an older engine).
+ */
+function afterInfrastructureFault(run) {
+  const restarts = run && run.restarts;
+  if (!restarts) return null;
+  const left = restarts.allowed - restarts.used;
+  if (left <= 0) return 'no restarts left';
+  if (['FAILED', 'CANCELLED', 'SUCCEEDED'].includes(run.state)) return `not restarted: the run ended ${run.state}`;
+  return `restarting: ${left} of ${restarts.allowed} restarts left`;
+}
+
+function faultKind(r, run) {
   const kind = r.state === 'FAILED' ? FAULT_KINDS[r.fault] : null;
-  return kind ? el('div', {class: 'fault-kind', 'data-fault': r.fault, title: kind[1]}, kind[0]) : null;
+  if (!kind) return null;
+  const after = r.fault === 'INFRASTRUCTURE' ? afterInfrastructureFault(run) : null;
+  return el('div', {class: 'fault-kind', 'data-fault': r.fault, title: kind[1]}, after ? `${kind[0]} · ${after}` : kind[0]);
 }
 
 function stateCell(r, run) {
@@ -81,7 +96,7 @@ function stateCell(r, run) {
       el('div', {class: 'rank-stopped', title: r.error || ''}, stopReason(run)));
   }
   return el('td', {class: 'rank-state'}, stateBadge(r.state),
-    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null, faultKind(r));
+    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null, faultKind(r, run));
 }
 
 /** The rank's running time in the current attempt, with its clock times in the tooltip (earlier attempts: the attempts table). */
