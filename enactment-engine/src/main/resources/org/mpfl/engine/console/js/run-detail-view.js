@@ -134,7 +134,7 @@ class RunHeader {
     if (this.saidAtMs && ((model.isFinal && (this.saidUntilFinal || (run.endedMs && run.endedMs > this.saidAtMs)))
         || (this.saidOf && run.state && !this.saidOf.includes(run.state)))) this.say('');
     show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'),
-      run.queue ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
+      run.queue && run.state === 'QUEUED' ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
     // wall time from creation (what the user waited), active time the sum of the attempts' own times
     const wall = run.createdMs ? (run.endedMs || Date.now()) - run.createdMs : null;
     const active = activeMs(run, model.isFinal);
