@@ -59,7 +59,7 @@ public final class StatusCommand implements CliCommand {
             String what = r.hasNonNull("activity") ? " " + r.get("activity").asText() : "";
             String wait = r.path("blocked").asBoolean() && r.hasNonNull("waitingFor") ? "  waiting: " + r.get("waitingFor").asText() : "";
             String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run)
-                    : r.hasNonNull("error") ? "  error" + faultKind(r) + ": " + r.get("error").asText() : "";
+                    : r.hasNonNull("error") ? "  error" + faultKind(run, r) + ": " + r.get("error").asText() : "";
             String site = r.hasNonNull("site") && !r.get("site").asText().equals("default") ? " (site " + r.get("site").asText() + ")" : "";
             out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
                     r.path("process").asText(), r.path("host").asText(), site, what, where, wait, error);
@@ -68,18 +68,34 @@ public final class StatusCommand implements CliCommand {
     }
 
     /**
-     * Whose fault a FAILED rank's error is, as the console says it: {@code " (workflow fault, never restarted)"} or
-     * {@code " (infrastructure fault, restarted while restarts are left)"}; empty when the engine gives no kind.
+     * Whose fault a FAILED rank's error is, as the console says it: {@code " (workflow fault, never restarted)"}, or for
+     * the infrastructure's what the run's {@code restarts} made of it ({@code " (infrastructure fault, not restarted: no
+     * restarts left, 1 of 1 used)"}); empty when the engine gives no kind.
      */
-    static String faultKind(JsonNode rank) {
+    static String faultKind(JsonNode run, JsonNode rank) {
         if (!rank.path("state").asText().equals("FAILED")) {
             return "";
         }
         return switch (rank.path("fault").asText("")) {
             case "WORKFLOW" -> " (workflow fault, never restarted)";
-            case "INFRASTRUCTURE" -> " (infrastructure fault, restarted while restarts are left)";
+            case "INFRASTRUCTURE" -> " (infrastructure fault, " + restartFate(run) + ")";
             default -> "";
         };
+    }
+
+    /** Whether the run was (or will be) restarted after an infrastructure fault, from its restarts {allowed, used}. */
+    private static String restartFate(JsonNode run) {
+        int allowed = run.at("/restarts/allowed").asInt(0);
+        int used = run.at("/restarts/used").asInt(0);
+        String counted = used + " of " + allowed + " used";
+        if (allowed <= 0) {
+            return "not restarted: the run allows no restarts";
+        }
+        if (used >= allowed) {
+            return "not restarted: no restarts left, " + counted;
+        }
+        boolean ended = java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(run.path("state").asText());
+        return (ended ? "not restarted: the run ended, " : "restarted while restarts are left, ") + counted;
     }
 
     /** Why an ABORTED rank stopped, as the engine says it ({@code abortedBecause}) and the console shows it. */

@@ -20,11 +20,17 @@ class StatusCommandTest {
 
     @Test
     void aFailedRanksLineSaysWhoseFaultItIs() throws Exception {
-        assertEquals(" (workflow fault, never restarted)", StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"WORKFLOW\"}")));
-        assertEquals(" (infrastructure fault, restarted while restarts are left)",
-                StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"INFRASTRUCTURE\"}")));
-        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"FAILED\"}")), "an older engine gives no kind");
-        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}")));
+        JsonNode live = run("{\"state\":\"RUNNING\",\"restarts\":{\"allowed\":2,\"used\":1}}");
+        JsonNode infrastructure = run("{\"state\":\"FAILED\",\"fault\":\"INFRASTRUCTURE\"}");
+        assertEquals(" (workflow fault, never restarted)", StatusCommand.faultKind(live, run("{\"state\":\"FAILED\",\"fault\":\"WORKFLOW\"}")));
+        assertEquals(" (infrastructure fault, restarted while restarts are left, 1 of 2 used)", StatusCommand.faultKind(live, infrastructure));
+        // not "restarted while restarts are left" when none is left or none was allowed (a real run said so after its last)
+        assertEquals(" (infrastructure fault, not restarted: no restarts left, 1 of 1 used)", StatusCommand.faultKind(
+                run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":1,\"used\":1}}"), infrastructure));
+        assertEquals(" (infrastructure fault, not restarted: the run allows no restarts)", StatusCommand.faultKind(
+                run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":0,\"used\":0}}"), infrastructure));
+        assertEquals("", StatusCommand.faultKind(live, run("{\"state\":\"FAILED\"}")), "an older engine gives no kind");
+        assertEquals("", StatusCommand.faultKind(live, run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}")));
     }
 
     @Test
