@@ -457,6 +457,45 @@ class ConsoleTruthBrowserTest {
         assertEquals("2026-11-29T10:15", browser.script("return document.getElementById('run-to').value"), "the form shows the minute asked for");
     }
 
+    /**
+     * A run failed because its host was lost while the engine was away (as a real engine restarted under a running run
+     * reports it): the run's error names the host's URL as its location. The console read that URL as a place in the
+     * document and showed its last segment, the service's name ("at ring.h1.Ring"), and the ranks the engine could not
+     * reach said "stopped: rank 0 failed" — rank 0 of itself. Now the host is named, and the ranks say they were lost.
+     */
+    @Test
+    void aRunWhoseHostWasLostNamesTheHostAndItsLostRanks() throws Exception {
+        long t = System.currentTimeMillis() - 60_000;
+        String url = "http://127.0.0.1:41225/axis2/services/lost.h82ebd88bc33.Ring";
+        String lost = "lost: host host-375d49d0 could not be reached when the run ended";
+        ObjectNode d = Json.MAPPER.createObjectNode();
+        d.put("id", "hostlost1").put("workflow", "lost").put("state", "FAILED").put("createdMs", t).put("startedMs", t + 10)
+                .put("endedMs", t + 40_000).put("size", 2).put("progress", 0.09).put("attempts", 1).put("abortedBecause", "rank 0 failed");
+        d.putObject("error").put("rank", 0).put("location", url).put("message", "service host host-375d49d0 at " + url
+                + " was lost while the engine was away (rank 0 ran there): its port refuses connections");
+        for (int rank = 0; rank < 2; rank++) {
+            d.withArray("ranks").addObject().put("rank", rank).put("process", "ring").put("host", "host-375d49d0").put("state", "ABORTED")
+                    .put("activity", "compute k:step").put("location", "/tmp/lost/lost.mpfl.xml:9:7").put("startedMs", t + 20)
+                    .put("endedMs", t + 40_000).put("error", lost);
+        }
+        d.putArray("attemptLog").addObject().put("attempt", 1).put("cause", "start").put("startMs", t + 10).put("endMs", t + 40_000)
+                .put("outcome", "FAILED");
+        engine.database().runs().save(new RunRecord("hostlost1", "lost", "FAILED", t, d));
+
+        open("#/runs/hostlost1");
+        browser.await("the failure panel", WAIT, d2 -> count("#failure .failure-location") == 1 && count("#rank-row-1") == 1);
+        assertEquals("host 127.0.0.1:41225", text("#failure .failure-location"));
+        assertEquals(url, attribute("#failure .failure-location", "title"), "the whole URL in the tooltip");
+        for (int rank = 0; rank < 2; rank++) {
+            assertEquals(lost, text("#rank-row-" + rank + " .rank-stopped"), text("#rank-row-" + rank));
+            assertEquals("true", attribute("#rank-row-" + rank + " .rank-stopped", "data-lost"));
+        }
+        open("#/runs?q=hostlost1");
+        browser.await("the run listed", WAIT, d2 -> count("#runs-table tr[data-run-id='hostlost1'] .error-cell") == 1);
+        String cause = text("#runs-table tr[data-run-id='hostlost1'] .error-cell");
+        assertTrue(cause.startsWith("rank 0 at host 127.0.0.1:41225: service host host-375d49d0"), cause);
+    }
+
     /** Stores an ended run created at {@code createdMs}. */
     static void saveWindowRun(String runId, long createdMs) throws Exception {
         ObjectNode d = Json.MAPPER.createObjectNode();

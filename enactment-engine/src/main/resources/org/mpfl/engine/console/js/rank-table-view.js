@@ -86,8 +86,11 @@ function faultKind(r, run, runEnded) {
 
 function stateCell(r, run, runEnded) {
   if (r.state === 'ABORTED') {
+    // a rank the engine could not reach when the run ended (its host lost) says so in the engine's words: "stopped:
+    // rank 0 failed" would be untrue of it, and of rank 0 itself when its lost host is what failed the run
+    const lost = /^lost: /.test(r.error || '');
     return el('td', {class: 'rank-state'}, stateBadge('ABORTED'),
-      el('div', {class: 'rank-stopped', title: r.error || ''}, stopReason(run)));
+      el('div', {class: 'rank-stopped', 'data-lost': String(lost), title: r.error || ''}, lost ? r.error : stopReason(run)));
   }
   return el('td', {class: 'rank-state'}, stateBadge(r.state),
     r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null, faultKind(r, run, runEnded));
