@@ -58,7 +58,7 @@ public final class StatusCommand implements CliCommand {
             String where = r.hasNonNull("location") ? " at " + r.get("location").asText() : "";
             String what = r.hasNonNull("activity") ? " " + r.get("activity").asText() : "";
             String wait = r.path("blocked").asBoolean() && r.hasNonNull("waitingFor") ? "  waiting: " + r.get("waitingFor").asText() : "";
-            String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run)
+            String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run, r)
                     : r.hasNonNull("error") ? "  error" + faultKind(run, r) + ": " + r.get("error").asText() : "";
             String site = r.hasNonNull("site") && !r.get("site").asText().equals("default") ? " (site " + r.get("site").asText() + ")" : "";
             out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
@@ -101,5 +101,14 @@ public final class StatusCommand implements CliCommand {
     /** Why an ABORTED rank stopped, as the engine says it ({@code abortedBecause}) and the console shows it. */
     static String stopReason(JsonNode run) {
         return "stopped: " + run.path("abortedBecause").asText("run aborted");
+    }
+
+    /**
+     * Why ABORTED rank {@code rank} stopped: a rank the engine could not reach when the run ended (its host lost) in the
+     * engine's words about it, as the console says it, rather than the run's reason (which may name that rank itself).
+     */
+    static String stopReason(JsonNode run, JsonNode rank) {
+        String error = rank.path("error").asText("");
+        return error.startsWith("lost: ") ? error : stopReason(run);
     }
 }

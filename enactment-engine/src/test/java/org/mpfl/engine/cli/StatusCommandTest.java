@@ -16,6 +16,12 @@ class StatusCommandTest {
         assertEquals("stopped: rank 2 failed", StatusCommand.stopReason(run("{\"state\":\"FAILED\",\"abortedBecause\":\"rank 2 failed\"}")));
         assertEquals("stopped: run aborted", StatusCommand.stopReason(run("{\"state\":\"RUNNING\"}")),
                 "a rank aborted while the run has not ended yet");
+        // its host lost: what the engine said of the rank, not "stopped: rank 0 failed" of rank 0 itself
+        assertEquals("lost: host h1 could not be reached when the run ended", StatusCommand.stopReason(
+                run("{\"state\":\"FAILED\",\"abortedBecause\":\"rank 0 failed\"}"),
+                run("{\"rank\":0,\"state\":\"ABORTED\",\"error\":\"lost: host h1 could not be reached when the run ended\"}")));
+        assertEquals("stopped: rank 2 failed", StatusCommand.stopReason(run("{\"state\":\"FAILED\",\"abortedBecause\":\"rank 2 failed\"}"),
+                run("{\"rank\":0,\"state\":\"ABORTED\",\"error\":\"DomainAbortedException: aborted by request\"}")));
     }
 
     @Test
