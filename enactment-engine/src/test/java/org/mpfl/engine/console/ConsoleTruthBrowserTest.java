@@ -494,6 +494,9 @@ class ConsoleTruthBrowserTest {
         browser.await("the run listed", WAIT, d2 -> count("#runs-table tr[data-run-id='hostlost1'] .error-cell") == 1);
         String cause = text("#runs-table tr[data-run-id='hostlost1'] .error-cell");
         assertTrue(cause.startsWith("rank 0 at host 127.0.0.1:41225: service host host-375d49d0"), cause);
+        // the list's time is the run's creation, as the run page names it (it said "Started": a resumed run starts later)
+        assertEquals("Created", text("#runs-table th.col-started"));
+        assertEquals("Created", browser.script("return document.querySelector(\"#run-sort option[value='created']\").textContent"));
     }
 
     /** Stores an ended run created at {@code createdMs}. */

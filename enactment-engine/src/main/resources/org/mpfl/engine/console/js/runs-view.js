@@ -13,7 +13,7 @@ const STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLE
 const REFRESH_MS = 1500;
 const PAGE_SIZES = [25, 50, 100, 200];
 const FIELDS = ['state', 'q', 'param', 'from', 'to', 'sort', 'order', 'page', 'size'];
-const SORTS = {created: 'Started', workflow: 'Workflow', state: 'State', id: 'Run id'};
+const SORTS = {created: 'Created', workflow: 'Workflow', state: 'State', id: 'Run id'};
 
 /** The list's query from the hash (#/runs?state=FAILED&q=ring&page=2). */
 function normalised(query) {
@@ -156,7 +156,7 @@ function runsTable(runs, q, total, filtered) {
     el('caption', {class: 'visually-hidden'}, 'Runs'),
     el('thead', {}, el('tr', {},
       [['State', 'col-state'], ['Workflow', 'col-workflow'], ['Ranks', 'col-ranks'], ['Attempts', 'col-attempts'],
-        ['Parameters', 'col-params'], ['Started', 'col-started'], ['Duration', 'col-duration'], ['Progress', 'col-progress'],
+        ['Parameters', 'col-params'], ['Created', 'col-started'], ['Duration', 'col-duration'], ['Progress', 'col-progress'],
         ['Cause', 'col-cause']].map(([h, c]) => el('th', {scope: 'col', class: c}, h)))),
     el('tbody', {}, runs.map(runRow)));
 }
