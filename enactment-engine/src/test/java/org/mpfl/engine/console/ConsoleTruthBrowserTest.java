@@ -211,7 +211,8 @@ class ConsoleTruthBrowserTest {
                 d -> "0.2000".equals(attribute(".run-progress .progress", "data-progress")));
         assertTrue(text("#run-progress-note").contains("from 1 rank reporting progress (of 2)"), text("#run-progress-note"));
         assertTrue(text("#rank-row-1 .progress-note").contains("no progress reported"), text("#rank-row-1"));
-        assertEquals("live", attribute("#connection", "data-state"));
+        // the page draws the run from its detail before its event stream is open ("connecting"): wait for it, not assume it
+        browser.await("the event stream open", WAIT, d -> "live".equals(attribute("#connection", "data-state")));
 
         progress(ranks.get(0), 247, 500);
         ranks.get(0).state("DONE");
@@ -497,6 +498,31 @@ class ConsoleTruthBrowserTest {
         // the list's time is the run's creation, as the run page names it (it said "Started": a resumed run starts later)
         assertEquals("Created", text("#runs-table th.col-started"));
         assertEquals("Created", browser.script("return document.querySelector(\"#run-sort option[value='created']\").textContent"));
+    }
+
+    /**
+     * The timeline's "whole run" is the run's wall time, as the header says it. Its lanes reach past the run's end when
+     * a rank's events do (ranks stop after the run ended — seen on a real cancelled run, "whole run: 6.86 s" beside
+     * "Wall time 6.31 s" — or a host's clock is ahead): that is said, not counted as the run's time.
+     */
+    @Test
+    void theTimelinesWholeRunIsTheRunsWallTime() throws Exception {
+        String id = startRun("late-events", 2, Map.of());
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        activity(ranks.get(0), "compute Step", "/tmp/work/late.mpfl.xml:5:5");
+        // an activity stamped 3 s ahead of the engine's clock, as a host whose clock runs ahead reports it
+        FakeRanks.Rank ahead = ranks.get(1);
+        assertEquals(204, ahead.post(new RankEvent(ahead.request().domainId(), 1, 999, System.currentTimeMillis() + 3000,
+                RankEvent.Type.ACTIVITY, null, "compute Step", "/tmp/work/late.mpfl.xml:5:5", null, null, null, null, null)));
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        JsonNode ended = awaitState(id, "CANCELLED");
+        open("#/runs/" + id);
+        browser.await("the ended run's timeline", WAIT, d -> "ended".equals(attribute("#connection", "data-state"))
+                && text(".timeline-range").startsWith("whole run") && count("#timeline rect.seg[data-rank='1']") > 0);
+        String wall = text("#run-duration");
+        String caption = text(".timeline-range");
+        assertTrue(caption.startsWith("whole run: " + wall + " · the ranks' events reach "), caption + " beside the wall time " + wall
+                + " (" + (ended.path("endedMs").asLong() - ended.path("createdMs").asLong()) + " ms)");
     }
 
     /** Stores an ended run created at {@code createdMs}. */
