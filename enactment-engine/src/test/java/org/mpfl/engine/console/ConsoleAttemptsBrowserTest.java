@@ -281,6 +281,8 @@ class ConsoleAttemptsBrowserTest {
         assertTrue(fromCheckpoint.startsWith("Resumed from checkpoint 1: the run's progress, 40 %, is where it was"), fromCheckpoint);
         assertEquals("0.4000", attribute(".run-progress .progress", "data-progress"));
         assertEquals("not placed yet", text("#run-running"));
+        // the start-up shown is attempt 1's: attempt 2 has none yet
+        assertEquals("Start-up (attempt 1)", browser.script("return document.getElementById('run-startup').previousElementSibling.textContent"));
 
         // the other run ends: the waiting one is placed, and nothing says it still waits
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + holder + "/cancel", engine.token(), Map.of()).status());

@@ -111,6 +111,12 @@ function runningFact(run, log) {
     el('dd', {id: 'run-running', 'data-since': placed || ''}, placed ? formatDuration(Date.now() - placed) : 'not placed yet'));
 }
 
+/** Whether a live run's attempts in the log have all ended: it waits for places for the next one (queued, resumed). */
+function waitingForNext(run, isFinal) {
+  const log = run.attemptLog || [];
+  return !isFinal && log.length > 0 && Boolean(log[log.length - 1].endMs);
+}
+
 class RunHeader {
   constructor(onCancel, onResume) {
     this.onCancel = onCancel;
@@ -148,7 +154,8 @@ class RunHeader {
       run.endedMs ? fact('Ended', formatTime(run.endedMs)) : runningFact(run, log),
       fact('Wall time', formatDuration(wall), 'run-duration'),
       fact('Active time', formatDuration(active), 'run-active'),
-      fact(log.length > 1 ? `Start-up (attempt ${log.length})` : 'Start-up',
+      // named by its attempt once there were several, or while a resumed run waits for the next: it is the last one's
+      fact(log.length > 1 || (log.length && waitingForNext(run, model.isFinal)) ? `Start-up (attempt ${log.length})` : 'Start-up',
         Number.isFinite(run.startupMs) && run.startupMs >= 0 ? formatDuration(run.startupMs) : '–', 'run-startup'),
       fact('Ranks', String(run.size ?? model.ranks.length)),
       fact('Attempts', log.length ? el('a', {href: '#attempts-section', onclick: e => { e.preventDefault();
