@@ -315,7 +315,8 @@ export function mountRunDetailView(container, runId) {
   };
 }
 
-function showUnknownRun(container, runId) {
+/** The one line a page of a run the engine does not know shows (the run's page, its trace). */
+export function showUnknownRun(container, runId) {
   document.title = 'No such run · MPFL console';
   show(container, el('div', {class: 'notice', id: 'run-unknown'}, el('h1', {}, `No run '${runId}'`),
     el('p', {}, 'The engine knows no run with this id. ', el('a', {href: '#/runs'}, 'All runs'), '.')));
