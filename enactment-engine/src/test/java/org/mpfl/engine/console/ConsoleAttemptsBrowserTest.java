@@ -173,13 +173,7 @@ class ConsoleAttemptsBrowserTest {
     @Test
     void aRunResumedFromACheckpointShowsTheProgressItHadAndNoStaleMessage() throws Exception {
         String id = post("resumed", 0);
-        List<FakeRanks.Rank> first = fakes.ranks(id, 1, 2, Duration.ofSeconds(60)); // after another test's run, if it ran first
-        for (FakeRanks.Rank r : first) {
-            progress(r, 40);
-            byte[] body = HandMadeUploads.part(r.rank(), 1).getBytes(StandardCharsets.UTF_8);
-            assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), 1, body, Map.of()).statusCode());
-            r.event(RankEvent.Type.CHECKPOINT, null, null, null, null, null, Map.of("checkpoint", 1, "bytes", 10, "ms", 3, "stored", true));
-        }
+        List<FakeRanks.Rank> first = checkpointAt40(id);
         for (FakeRanks.Rank r : first) {
             progress(r, 60); // past the checkpoint: what a resume from it goes back to is 40
         }
@@ -253,13 +247,7 @@ class ConsoleAttemptsBrowserTest {
     @Test
     void aResumedRunWaitingInTheQueueSaysWhatItWaitsFor() throws Exception {
         String id = post("waiting", 0);
-        List<FakeRanks.Rank> first = fakes.ranks(id, 1, 2, Duration.ofSeconds(60)); // after another test's run, if it ran first
-        for (FakeRanks.Rank r : first) {
-            progress(r, 40);
-            byte[] body = HandMadeUploads.part(r.rank(), 1).getBytes(StandardCharsets.UTF_8);
-            assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), 1, body, Map.of()).statusCode());
-            r.event(RankEvent.Type.CHECKPOINT, null, null, null, null, null, Map.of("checkpoint", 1, "bytes", 10, "ms", 3, "stored", true));
-        }
+        checkpointAt40(id);
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
         Await.runEnds(WAIT, () -> Http.get(engine.url() + "/api/runs/" + id).json());
         // another run takes both hosts' only slot each
@@ -292,6 +280,21 @@ class ConsoleAttemptsBrowserTest {
         assertEquals(0, browser.count(".queue-place"), "no queue position beside a run that left the queue");
         assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
         browser.await("cancelled again", WAIT, d -> "CANCELLED".equals(attribute("#view", "data-run-state")));
+    }
+
+    /**
+     * Run id's first attempt (once its 2 ranks started: after another test's run, if it ran first) at 40 of 100 on every
+     * rank, then its checkpoint 1 taken, every part stored; its ranks.
+     */
+    static List<FakeRanks.Rank> checkpointAt40(String id) throws Exception {
+        List<FakeRanks.Rank> first = fakes.ranks(id, 1, 2, Duration.ofSeconds(60));
+        for (FakeRanks.Rank r : first) {
+            progress(r, 40);
+            byte[] body = HandMadeUploads.part(r.rank(), 1).getBytes(StandardCharsets.UTF_8);
+            assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), 1, body, Map.of()).statusCode());
+            r.event(RankEvent.Type.CHECKPOINT, null, null, null, null, null, Map.of("checkpoint", 1, "bytes", 10, "ms", 3, "stored", true));
+        }
+        return first;
     }
 
     /** Rank r's {@code <progress>} of 100. */
