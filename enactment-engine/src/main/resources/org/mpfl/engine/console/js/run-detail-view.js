@@ -157,7 +157,8 @@ class RunHeader {
       // named by its attempt once there were several, or while a resumed run waits for the next: it is the last one's
       fact(log.length > 1 || (log.length && waitingForNext(run, model.isFinal)) ? `Start-up (attempt ${log.length})` : 'Start-up',
         Number.isFinite(run.startupMs) && run.startupMs >= 0 ? formatDuration(run.startupMs) : '–', 'run-startup'),
-      fact('Ranks', String(run.size ?? model.ranks.length)),
+      // the engine counts placed ranks: a run waiting for places has none yet, not a size of 0
+      fact('Ranks', !model.isFinal && !(run.size ?? model.ranks.length) ? 'not placed yet' : String(run.size ?? model.ranks.length), 'run-size'),
       fact('Attempts', log.length ? el('a', {href: '#attempts-section', onclick: e => { e.preventDefault();
         document.getElementById('attempts-section').scrollIntoView(); }}, attemptsLabel(run)) : '–', 'run-attempts'),
       fact('Parameters', sortedParams(run.params).length
