@@ -58,8 +58,8 @@ public final class StatusCommand implements CliCommand {
             String where = r.hasNonNull("location") ? " at " + r.get("location").asText() : "";
             String what = r.hasNonNull("activity") ? " " + r.get("activity").asText() : "";
             String wait = r.path("blocked").asBoolean() && r.hasNonNull("waitingFor") ? "  waiting: " + r.get("waitingFor").asText() : "";
-            String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run)
-                    : r.hasNonNull("error") ? "  error" + faultKind(r, run) + ": " + r.get("error").asText() : "";
+            String error = r.path("state").asText().equals("ABORTED") ? "  " + stopReason(run, r)
+                    : r.hasNonNull("error") ? "  error" + faultKind(run, r) + ": " + r.get("error").asText() : "";
             String site = r.hasNonNull("site") && !r.get("site").asText().equals("default") ? " (site " + r.get("site").asText() + ")" : "";
             out.printf("  rank %-3d %-8s %-10s host %s%s%s%s%s%s%n", r.path("rank").asInt(), r.path("state").asText(),
                     r.path("process").asText(), r.path("host").asText(), site, what, where, wait, error);
@@ -68,43 +68,47 @@ public final class StatusCommand implements CliCommand {
     }
 
     /**
-     * Whose fault a FAILED rank's error is, and what became of it, as the console says it: {@code " (workflow fault,
-     * never restarted)"}, or for the infrastructure's what the run's restarts ({@code restarts: {allowed, used}}) and
-     * state make of it ({@link #afterInfrastructureFault}); empty when the engine gives no kind.
+     * Whose fault a FAILED rank's error is, as the console says it: {@code " (workflow fault, never restarted)"}, or for
+     * the infrastructure's what the run's {@code restarts} made of it ({@code " (infrastructure fault, not restarted: no
+     * restarts left, 1 of 1 used)"}); empty when the engine gives no kind.
      */
-    static String faultKind(JsonNode rank, JsonNode run) {
+    static String faultKind(JsonNode run, JsonNode rank) {
         if (!rank.path("state").asText().equals("FAILED")) {
             return "";
         }
         return switch (rank.path("fault").asText("")) {
             case "WORKFLOW" -> " (workflow fault, never restarted)";
-            case "INFRASTRUCTURE" -> afterInfrastructureFault(run).map(after -> " (infrastructure fault, " + after + ")")
-                    .orElse(" (infrastructure fault)");
+            case "INFRASTRUCTURE" -> " (infrastructure fault, " + restartFate(run) + ")";
             default -> "";
         };
     }
 
-    /**
-     * What an infrastructure fault of the run's current attempt came to: {@code no restarts left} (all used, or none
-     * allowed: the run failed or is failing for it), {@code not restarted: the run ended STATE} (it ended for another
-     * reason first, e.g. another rank's workflow fault), or {@code restarting: N of M restarts left}; empty from an
-     * engine that gives no {@code restarts}. The console's rank table says the same (rank-table-view.js).
-     */
-    static java.util.Optional<String> afterInfrastructureFault(JsonNode run) {
-        JsonNode restarts = run.path("restarts");
-        if (!restarts.isObject()) {
-            return java.util.Optional.empty();
+    /** Whether the run was (or will be) restarted after an infrastructure fault, from its restarts {allowed, used}. */
+    private static String restartFate(JsonNode run) {
+        int allowed = run.at("/restarts/allowed").asInt(0);
+        int used = run.at("/restarts/used").asInt(0);
+        String counted = used + " of " + allowed + " used";
+        if (allowed <= 0) {
+            return "not restarted: the run allows no restarts";
         }
-        int left = restarts.path("allowed").asInt() - restarts.path("used").asInt();
-        String state = run.path("state").asText();
-        boolean ended = state.equals("FAILED") || state.equals("CANCELLED") || state.equals("SUCCEEDED");
-        return java.util.Optional.of(left <= 0 ? "no restarts left"
-                : ended ? "not restarted: the run ended " + state
-                : "restarting: " + left + " of " + restarts.path("allowed").asInt() + " restarts left");
+        if (used >= allowed) {
+            return "not restarted: no restarts left, " + counted;
+        }
+        boolean ended = java.util.Set.of("SUCCEEDED", "FAILED", "CANCELLED").contains(run.path("state").asText());
+        return (ended ? "not restarted: the run ended, " : "restarted while restarts are left, ") + counted;
     }
 
     /** Why an ABORTED rank stopped, as the engine says it ({@code abortedBecause}) and the console shows it. */
     static String stopReason(JsonNode run) {
         return "stopped: " + run.path("abortedBecause").asText("run aborted");
+    }
+
+    /**
+     * Why ABORTED rank {@code rank} stopped: a rank the engine could not reach when the run ended (its host lost) in the
+     * engine's words about it, as the console says it, rather than the run's reason (which may name that rank itself).
+     */
+    static String stopReason(JsonNode run, JsonNode rank) {
+        String error = rank.path("error").asText("");
+        return error.startsWith("lost: ") ? error : stopReason(run);
     }
 }

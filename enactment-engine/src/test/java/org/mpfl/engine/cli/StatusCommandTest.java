@@ -16,35 +16,27 @@ class StatusCommandTest {
         assertEquals("stopped: rank 2 failed", StatusCommand.stopReason(run("{\"state\":\"FAILED\",\"abortedBecause\":\"rank 2 failed\"}")));
         assertEquals("stopped: run aborted", StatusCommand.stopReason(run("{\"state\":\"RUNNING\"}")),
                 "a rank aborted while the run has not ended yet");
+        // its host lost: what the engine said of the rank, not "stopped: rank 0 failed" of rank 0 itself
+        assertEquals("lost: host h1 could not be reached when the run ended", StatusCommand.stopReason(
+                run("{\"state\":\"FAILED\",\"abortedBecause\":\"rank 0 failed\"}"),
+                run("{\"rank\":0,\"state\":\"ABORTED\",\"error\":\"lost: host h1 could not be reached when the run ended\"}")));
+        assertEquals("stopped: rank 2 failed", StatusCommand.stopReason(run("{\"state\":\"FAILED\",\"abortedBecause\":\"rank 2 failed\"}"),
+                run("{\"rank\":0,\"state\":\"ABORTED\",\"error\":\"DomainAbortedException: aborted by request\"}")));
     }
 
     @Test
     void aFailedRanksLineSaysWhoseFaultItIs() throws Exception {
-        JsonNode run = run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":0,\"used\":0}}");
-        assertEquals(" (workflow fault, never restarted)", StatusCommand.faultKind(run("{\"state\":\"FAILED\",\"fault\":\"WORKFLOW\"}"), run));
-        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"FAILED\"}"), run), "an older engine gives no kind");
-        assertEquals("", StatusCommand.faultKind(run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}"), run));
-    }
-
-    /**
-     * An infrastructure fault's line says what it came to, as the run's restarts and state tell: the label once said
-     * "restarted while restarts are left" for a run with --restarts 0 that had failed for it.
-     */
-    @Test
-    void anInfrastructureFaultSaysWhetherTheRunRestartsOrHadNoRestartsLeft() throws Exception {
-        JsonNode lost = run("{\"state\":\"FAILED\",\"fault\":\"INFRASTRUCTURE\"}");
-        assertEquals(" (infrastructure fault, no restarts left)",
-                StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":0,\"used\":0}}")), "--restarts 0");
-        assertEquals(" (infrastructure fault, no restarts left)",
-                StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":2,\"used\":2}}")), "all used");
-        assertEquals(" (infrastructure fault, restarting: 2 of 2 restarts left)",
-                StatusCommand.faultKind(lost, run("{\"state\":\"RUNNING\",\"restarts\":{\"allowed\":2,\"used\":0}}")),
-                "the restart about to be made");
-        assertEquals(" (infrastructure fault, not restarted: the run ended FAILED)",
-                StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":2,\"used\":1}}")),
-                "another rank's workflow fault ended the run first");
-        assertEquals(" (infrastructure fault)", StatusCommand.faultKind(lost, run("{\"state\":\"FAILED\"}")),
-                "an older engine gives no restarts: nothing claimed");
+        JsonNode live = run("{\"state\":\"RUNNING\",\"restarts\":{\"allowed\":2,\"used\":1}}");
+        JsonNode infrastructure = run("{\"state\":\"FAILED\",\"fault\":\"INFRASTRUCTURE\"}");
+        assertEquals(" (workflow fault, never restarted)", StatusCommand.faultKind(live, run("{\"state\":\"FAILED\",\"fault\":\"WORKFLOW\"}")));
+        assertEquals(" (infrastructure fault, restarted while restarts are left, 1 of 2 used)", StatusCommand.faultKind(live, infrastructure));
+        // not "restarted while restarts are left" when none is left or none was allowed (a real run said so after its last)
+        assertEquals(" (infrastructure fault, not restarted: no restarts left, 1 of 1 used)", StatusCommand.faultKind(
+                run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":1,\"used\":1}}"), infrastructure));
+        assertEquals(" (infrastructure fault, not restarted: the run allows no restarts)", StatusCommand.faultKind(
+                run("{\"state\":\"FAILED\",\"restarts\":{\"allowed\":0,\"used\":0}}"), infrastructure));
+        assertEquals("", StatusCommand.faultKind(live, run("{\"state\":\"FAILED\"}")), "an older engine gives no kind");
+        assertEquals("", StatusCommand.faultKind(live, run("{\"state\":\"ABORTED\",\"fault\":\"WORKFLOW\"}")));
     }
 
     @Test

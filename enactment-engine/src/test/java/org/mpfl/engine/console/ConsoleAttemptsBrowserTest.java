@@ -173,13 +173,7 @@ class ConsoleAttemptsBrowserTest {
     @Test
     void aRunResumedFromACheckpointShowsTheProgressItHadAndNoStaleMessage() throws Exception {
         String id = post("resumed", 0);
-        List<FakeRanks.Rank> first = fakes.ranks(id, 1, 2, Duration.ofSeconds(60)); // after another test's run, if it ran first
-        for (FakeRanks.Rank r : first) {
-            progress(r, 40);
-            byte[] body = HandMadeUploads.part(r.rank(), 1).getBytes(StandardCharsets.UTF_8);
-            assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), 1, body, Map.of()).statusCode());
-            r.event(RankEvent.Type.CHECKPOINT, null, null, null, null, null, Map.of("checkpoint", 1, "bytes", 10, "ms", 3, "stored", true));
-        }
+        List<FakeRanks.Rank> first = checkpointAt40(id);
         for (FakeRanks.Rank r : first) {
             progress(r, 60); // past the checkpoint: what a resume from it goes back to is 40
         }
@@ -244,6 +238,75 @@ class ConsoleAttemptsBrowserTest {
         browser.script("sessionStorage.removeItem('mpfl.engineToken')");
     }
 
+    /**
+     * A run resumed from a checkpoint while another run holds every rank slot waits in the run queue without ranks: its
+     * ranks table says so and what it waits for (the engine's queue reason), and that the progress shown is where the
+     * run was at that checkpoint — not "Ranks are being placed…", which is what it said before. Once the other run ends
+     * it is placed, and the queue is no longer named anywhere on the page.
+     */
+    @Test
+    void aResumedRunWaitingInTheQueueSaysWhatItWaitsFor() throws Exception {
+        String id = post("waiting", 0);
+        checkpointAt40(id);
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        Await.runEnds(WAIT, () -> Http.get(engine.url() + "/api/runs/" + id).json());
+        // another run takes both hosts' only slot each
+        String holder = post("holder", 0);
+        fakes.ranks(holder, 1, 2, Duration.ofSeconds(60));
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/resume", engine.token(), Map.of()).status());
+        JsonNode queued = Await.until(WAIT, "the resumed run queued", () -> Http.get(engine.url() + "/api/runs/" + id).json(),
+                d -> "QUEUED".equals(d.path("state").asText()) && d.path("queue").has("reason"));
+        String reason = queued.at("/queue/reason").asText();
+
+        browser.driver().get(engine.url() + "/#/runs/" + id);
+        browser.await("the ranks table of the queued run", WAIT, d -> "QUEUED".equals(attribute("#ranks-unplaced", "data-state")));
+        String waiting = text("#ranks-unplaced");
+        assertTrue(waiting.startsWith("No rank placed yet: attempt 2 waits in the run queue (position 1) for "), waiting);
+        assertEquals(reason, text("#ranks-queue-reason"));
+        assertTrue(!waiting.contains("being placed"), waiting);
+        assertEquals("1", attribute("#ranks-from-checkpoint", "data-checkpoint"));
+        String fromCheckpoint = text("#ranks-from-checkpoint");
+        assertTrue(fromCheckpoint.startsWith("Resumed from checkpoint 1: the run's progress, 40 %, is where it was"), fromCheckpoint);
+        assertEquals("0.4000", attribute(".run-progress .progress", "data-progress"));
+        assertEquals("not placed yet", text("#run-running"));
+        // the engine's size counts placed ranks (0 here): not "Ranks 0" for a run of 2 ranks
+        assertEquals(0, queued.path("size").asInt(), queued.toString());
+        assertEquals("not placed yet", text("#run-size"));
+        // the start-up shown is attempt 1's: attempt 2 has none yet
+        assertEquals("Start-up (attempt 1)", browser.script("return document.getElementById('run-startup').previousElementSibling.textContent"));
+
+        browser.driver().get(engine.url() + "/#/runs?q=" + id);
+        browser.await("the queued run listed", WAIT, d -> "QUEUED".equals(attribute("#runs-table tr[data-run-id='" + id + "'] .badge", "data-state")));
+        assertEquals("–", text("#runs-table tr[data-run-id='" + id + "'] .col-ranks"));
+        assertEquals("not placed yet", attribute("#runs-table tr[data-run-id='" + id + "'] .col-ranks", "title"));
+        browser.driver().get(engine.url() + "/#/runs/" + id);
+        browser.await("the queued run's page again", WAIT, d -> "QUEUED".equals(attribute("#ranks-unplaced", "data-state")));
+
+        // the other run ends: the waiting one is placed, and nothing says it still waits
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + holder + "/cancel", engine.token(), Map.of()).status());
+        fakes.ranks(id, 2, 2, Duration.ofSeconds(60));
+        browser.await("the resumed run's ranks", WAIT, d -> "RUNNING".equals(attribute("#rank-row-1", "data-state")));
+        assertEquals(0, browser.count("#ranks-unplaced"));
+        assertEquals(0, browser.count(".queue-place"), "no queue position beside a run that left the queue");
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        browser.await("cancelled again", WAIT, d -> "CANCELLED".equals(attribute("#view", "data-run-state")));
+    }
+
+    /**
+     * Run id's first attempt (once its 2 ranks started: after another test's run, if it ran first) at 40 of 100 on every
+     * rank, then its checkpoint 1 taken, every part stored; its ranks.
+     */
+    static List<FakeRanks.Rank> checkpointAt40(String id) throws Exception {
+        List<FakeRanks.Rank> first = fakes.ranks(id, 1, 2, Duration.ofSeconds(60));
+        for (FakeRanks.Rank r : first) {
+            progress(r, 40);
+            byte[] body = HandMadeUploads.part(r.rank(), 1).getBytes(StandardCharsets.UTF_8);
+            assertEquals(201, HandMadeUploads.upload(engine.url(), id, r.request(), 1, body, Map.of()).statusCode());
+            r.event(RankEvent.Type.CHECKPOINT, null, null, null, null, null, Map.of("checkpoint", 1, "bytes", 10, "ms", 3, "stored", true));
+        }
+        return first;
+    }
+
     /** Rank r's {@code <progress>} of 100. */
     static void progress(FakeRanks.Rank r, long value) throws Exception {
         r.event(RankEvent.Type.PROGRESS, null, null, null, null, null, Map.of("value", value, "total", 100));
@@ -276,9 +339,9 @@ class ConsoleAttemptsBrowserTest {
 
     /**
      * A failed rank says whose fault it was, beside its message: the workflow's (a kernel's exception: never restarted)
-     * or the infrastructure's (its kernel worker killed, a peer or host lost) with what it came to (here, --restarts 0:
-     * no restarts left; it once said "restarted while restarts are left" all the same) — live with the page open as the
-     * rank fails, and from the run's detail when the page is opened afterwards.
+     * or the infrastructure's (its kernel worker killed, a peer or host lost: restarted while restarts are left) — live
+     * with the page open as the rank fails, and from the run's detail when the page is opened afterwards — and, for the
+     * infrastructure's, whether the run was restarted after it: not when it allows no restarts or has none left.
      */
     @Test
     void aFailedRankSaysWhetherTheWorkflowOrTheInfrastructureFailed() throws Exception {
@@ -289,8 +352,23 @@ class ConsoleAttemptsBrowserTest {
         assertEquals(0, browser.count(".fault-kind"), "no kind before a failure");
         lostRanks.get(1).failInInfrastructure("compute k:step", "k.mpfl.xml:7:9", "kernel worker lost: killed by SIGKILL");
         browser.await("the lost worker's kind shown live", WAIT, d -> "INFRASTRUCTURE".equals(attribute("#rank-row-1 .fault-kind", "data-fault")));
-        assertEquals("infrastructure fault · no restarts left", text("#rank-row-1 .fault-kind"));
+        // the run allows no restart: it is not restarted, whatever the kind of fault (it said "restarted while restarts are left")
+        assertEquals("infrastructure fault · not restarted: the run allows no restarts", text("#rank-row-1 .fault-kind"));
         assertTrue(attribute("#rank-row-1 .fault-kind", "title").contains("killed from outside"));
+        assertEquals(0, Http.get(engine.url() + "/api/runs/" + lost).json().at("/restarts/allowed").asInt());
+
+        // a run that used its one restart and fails the same way again: no restart is left, and the page says so
+        String exhausted = post("exhausted", 1);
+        fakes.ranks(exhausted, 1, 2, Duration.ofSeconds(60)).get(1)
+                .failInInfrastructure("compute k:step", "k.mpfl.xml:7:9", "kernel worker lost: killed by SIGKILL");
+        fakes.ranks(exhausted, 2, 2, Duration.ofSeconds(60)).get(1)
+                .failInInfrastructure("compute k:step", "k.mpfl.xml:7:9", "kernel worker lost: killed by SIGKILL");
+        JsonNode ended = Await.runEnds(WAIT, () -> Http.get(engine.url() + "/api/runs/" + exhausted).json());
+        assertEquals("FAILED", ended.path("state").asText(), ended.toString());
+        assertEquals(1, ended.at("/restarts/used").asInt(), ended.toString());
+        browser.driver().get(engine.url() + "/#/runs/" + exhausted);
+        browser.await("the exhausted run's fault kind", WAIT, d -> "INFRASTRUCTURE".equals(attribute("#rank-row-1 .fault-kind", "data-fault")));
+        assertEquals("infrastructure fault · not restarted: no restarts left (1 of 1 used)", text("#rank-row-1 .fault-kind"));
 
         String raised = post("raised", 2);
         List<FakeRanks.Rank> raisedRanks = fakes.ranks(raised, 1, 2, Duration.ofSeconds(60));

@@ -454,5 +454,10 @@ class ConsoleBrowserTest {
         assertEquals("#/runs", attribute("#run-unknown a", "href"));
         assertEquals(0, count("#ranks-section, #timeline-section, #attempts-section, #connection"), text("main"));
         assertTrue(!text("main").contains("Cannot read"), text("main"));
+        // its trace page too: it offered a download of the trace and described what the trace shows, of no run
+        open("/runs/doesNotExist123/trace");
+        browser.await("the unknown id said on the trace page", WAIT, d -> count("#run-unknown") == 1);
+        assertEquals("No run 'doesNotExist123'", text("#run-unknown h1"));
+        assertEquals(0, count("#trace-section, #trace-download-2"), text("main"));
     }
 }

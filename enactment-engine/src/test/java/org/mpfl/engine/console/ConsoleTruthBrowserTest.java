@@ -211,7 +211,8 @@ class ConsoleTruthBrowserTest {
                 d -> "0.2000".equals(attribute(".run-progress .progress", "data-progress")));
         assertTrue(text("#run-progress-note").contains("from 1 rank reporting progress (of 2)"), text("#run-progress-note"));
         assertTrue(text("#rank-row-1 .progress-note").contains("no progress reported"), text("#rank-row-1"));
-        assertEquals("live", attribute("#connection", "data-state"));
+        // the page draws the run from its detail before its event stream is open ("connecting"): wait for it, not assume it
+        browser.await("the event stream open", WAIT, d -> "live".equals(attribute("#connection", "data-state")));
 
         progress(ranks.get(0), 247, 500);
         ranks.get(0).state("DONE");
@@ -455,6 +456,73 @@ class ConsoleTruthBrowserTest {
                 && "1".equals(attribute("#runs-pager", "data-total")));
         assertEquals("window0", attribute("#runs-table tbody tr:first-child", "data-run-id"));
         assertEquals("2026-11-29T10:15", browser.script("return document.getElementById('run-to').value"), "the form shows the minute asked for");
+    }
+
+    /**
+     * A run failed because its host was lost while the engine was away (as a real engine restarted under a running run
+     * reports it): the run's error names the host's URL as its location. The console read that URL as a place in the
+     * document and showed its last segment, the service's name ("at ring.h1.Ring"), and the ranks the engine could not
+     * reach said "stopped: rank 0 failed" — rank 0 of itself. Now the host is named, and the ranks say they were lost.
+     */
+    @Test
+    void aRunWhoseHostWasLostNamesTheHostAndItsLostRanks() throws Exception {
+        long t = System.currentTimeMillis() - 60_000;
+        String url = "http://127.0.0.1:41225/axis2/services/lost.h82ebd88bc33.Ring";
+        String lost = "lost: host host-375d49d0 could not be reached when the run ended";
+        ObjectNode d = Json.MAPPER.createObjectNode();
+        d.put("id", "hostlost1").put("workflow", "lost").put("state", "FAILED").put("createdMs", t).put("startedMs", t + 10)
+                .put("endedMs", t + 40_000).put("size", 2).put("progress", 0.09).put("attempts", 1).put("abortedBecause", "rank 0 failed");
+        d.putObject("error").put("rank", 0).put("location", url).put("message", "service host host-375d49d0 at " + url
+                + " was lost while the engine was away (rank 0 ran there): its port refuses connections");
+        for (int rank = 0; rank < 2; rank++) {
+            d.withArray("ranks").addObject().put("rank", rank).put("process", "ring").put("host", "host-375d49d0").put("state", "ABORTED")
+                    .put("activity", "compute k:step").put("location", "/tmp/lost/lost.mpfl.xml:9:7").put("startedMs", t + 20)
+                    .put("endedMs", t + 40_000).put("error", lost);
+        }
+        d.putArray("attemptLog").addObject().put("attempt", 1).put("cause", "start").put("startMs", t + 10).put("endMs", t + 40_000)
+                .put("outcome", "FAILED");
+        engine.database().runs().save(new RunRecord("hostlost1", "lost", "FAILED", t, d));
+
+        open("#/runs/hostlost1");
+        browser.await("the failure panel", WAIT, d2 -> count("#failure .failure-location") == 1 && count("#rank-row-1") == 1);
+        assertEquals("host 127.0.0.1:41225", text("#failure .failure-location"));
+        assertEquals(url, attribute("#failure .failure-location", "title"), "the whole URL in the tooltip");
+        for (int rank = 0; rank < 2; rank++) {
+            assertEquals(lost, text("#rank-row-" + rank + " .rank-stopped"), text("#rank-row-" + rank));
+            assertEquals("true", attribute("#rank-row-" + rank + " .rank-stopped", "data-lost"));
+        }
+        open("#/runs?q=hostlost1");
+        browser.await("the run listed", WAIT, d2 -> count("#runs-table tr[data-run-id='hostlost1'] .error-cell") == 1);
+        String cause = text("#runs-table tr[data-run-id='hostlost1'] .error-cell");
+        assertTrue(cause.startsWith("rank 0 at host 127.0.0.1:41225: service host host-375d49d0"), cause);
+        // the list's time is the run's creation, as the run page names it (it said "Started": a resumed run starts later)
+        assertEquals("Created", text("#runs-table th.col-started"));
+        assertEquals("Created", browser.script("return document.querySelector(\"#run-sort option[value='created']\").textContent"));
+    }
+
+    /**
+     * The timeline's "whole run" is the run's wall time, as the header says it. Its lanes reach past the run's end when
+     * a rank's events do (ranks stop after the run ended — seen on a real cancelled run, "whole run: 6.86 s" beside
+     * "Wall time 6.31 s" — or a host's clock is ahead): that is said, not counted as the run's time.
+     */
+    @Test
+    void theTimelinesWholeRunIsTheRunsWallTime() throws Exception {
+        String id = startRun("late-events", 2, Map.of());
+        List<FakeRanks.Rank> ranks = ranksOf(id, 1, 2);
+        activity(ranks.get(0), "compute Step", "/tmp/work/late.mpfl.xml:5:5");
+        // an activity stamped 3 s ahead of the engine's clock, as a host whose clock runs ahead reports it
+        FakeRanks.Rank ahead = ranks.get(1);
+        assertEquals(204, ahead.post(new RankEvent(ahead.request().domainId(), 1, 999, System.currentTimeMillis() + 3000,
+                RankEvent.Type.ACTIVITY, null, "compute Step", "/tmp/work/late.mpfl.xml:5:5", null, null, null, null, null)));
+        assertEquals(200, Http.post(engine.url() + "/api/runs/" + id + "/cancel", engine.token(), Map.of()).status());
+        JsonNode ended = awaitState(id, "CANCELLED");
+        open("#/runs/" + id);
+        browser.await("the ended run's timeline", WAIT, d -> "ended".equals(attribute("#connection", "data-state"))
+                && text(".timeline-range").startsWith("whole run") && count("#timeline rect.seg[data-rank='1']") > 0);
+        String wall = text("#run-duration");
+        String caption = text(".timeline-range");
+        assertTrue(caption.startsWith("whole run: " + wall + " · the ranks' events reach "), caption + " beside the wall time " + wall
+                + " (" + (ended.path("endedMs").asLong() - ended.path("createdMs").asLong()) + " ms)");
     }
 
     /** Stores an ended run created at {@code createdMs}. */

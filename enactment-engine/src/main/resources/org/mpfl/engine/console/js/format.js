@@ -134,10 +134,16 @@ export function errorLine(error, full = false) {
   return where ? where + ': ' + message : message;
 }
 
-/** A source location shortened to its file name: "/tmp/x/ring.mpfl.xml:12:7" → "ring.mpfl.xml:12:7". */
+/**
+ * A source location shortened to its file name: "/tmp/x/ring.mpfl.xml:12:7" → "ring.mpfl.xml:12:7". A run's error
+ * names the URL of a lost host instead of a place in the document: that is "host 127.0.0.1:41225", not the last
+ * segment of its path, which is a service's name and read as a document's.
+ */
 export function shortLocation(location) {
   if (!location) return '';
   const s = String(location);
+  const url = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i.exec(s);
+  if (url) return 'host ' + url[1];
   const slash = Math.max(s.lastIndexOf('/'), s.lastIndexOf('\\'));
   return slash >= 0 ? s.slice(slash + 1) : s;
 }

@@ -60,43 +60,40 @@ function progressCell(r, attempt) {
 
 /**
  * Whose fault a rank's failure is, as its host said (the rank's fault): the engine restarts a run after the
- * infrastructure's while restarts are left, never after the workflow's.
+ * infrastructure's while restarts are left, never after the workflow's. Whether this run did (or will) is said from its
+ * restarts, not assumed: a run that allows none, or has used them all, or ended, is not restarted.
  */
-const FAULT_KINDS = {
-  WORKFLOW: ['workflow fault · never restarted',
-    'raised by the workflow itself (a <fail>, an activity\'s or a kernel\'s exception, a kernel that cannot start): '
-      + 'a restart would fail the same way'],
-  INFRASTRUCTURE: ['infrastructure fault',
-    'not the workflow\'s: its kernel worker was killed from outside (SIGKILL, the OOM killer), or a peer or host was lost'],
+const FAULT_TIPS = {
+  WORKFLOW: 'raised by the workflow itself (a <fail>, an activity\'s or a kernel\'s exception, a kernel that cannot start): '
+    + 'a restart would fail the same way',
+  INFRASTRUCTURE: 'not the workflow\'s: its kernel worker was killed from outside (SIGKILL, the OOM killer), or a peer or host was lost',
 };
 
-/**
- * What an infrastructure fault of the run's current attempt came to, from the run's restarts {allowed, used} and
- * state, in the words of `mpflc status` (StatusCommand.afterInfrastructureFault); null without restarts (an older engine).
- */
-function afterInfrastructureFault(run) {
-  const restarts = run && run.restarts;
-  if (!restarts) return null;
-  const left = restarts.allowed - restarts.used;
-  if (left <= 0) return 'no restarts left';
-  if (['FAILED', 'CANCELLED', 'SUCCEEDED'].includes(run.state)) return `not restarted: the run ended ${run.state}`;
-  return `restarting: ${left} of ${restarts.allowed} restarts left`;
+/** What became of the run after a rank's infrastructure fault, from its restarts ({allowed, used}) and whether it ended. */
+function restartFate(run, runEnded) {
+  const restarts = (run && run.restarts) || {allowed: 0, used: 0};
+  const used = `${restarts.used} of ${restarts.allowed} used`;
+  if (!(restarts.allowed > 0)) return 'not restarted: the run allows no restarts';
+  if (restarts.used >= restarts.allowed) return `not restarted: no restarts left (${used})`;
+  return runEnded ? `not restarted: the run ended (${used})` : `restarted while restarts are left (${used})`;
 }
 
-function faultKind(r, run) {
-  const kind = r.state === 'FAILED' ? FAULT_KINDS[r.fault] : null;
-  if (!kind) return null;
-  const after = r.fault === 'INFRASTRUCTURE' ? afterInfrastructureFault(run) : null;
-  return el('div', {class: 'fault-kind', 'data-fault': r.fault, title: kind[1]}, after ? `${kind[0]} · ${after}` : kind[0]);
+function faultKind(r, run, runEnded) {
+  if (r.state !== 'FAILED' || !FAULT_TIPS[r.fault]) return null;
+  const words = r.fault === 'WORKFLOW' ? 'workflow fault · never restarted' : 'infrastructure fault · ' + restartFate(run, runEnded);
+  return el('div', {class: 'fault-kind', 'data-fault': r.fault, title: FAULT_TIPS[r.fault]}, words);
 }
 
-function stateCell(r, run) {
+function stateCell(r, run, runEnded) {
   if (r.state === 'ABORTED') {
+    // a rank the engine could not reach when the run ended (its host lost) says so in the engine's words: "stopped:
+    // rank 0 failed" would be untrue of it, and of rank 0 itself when its lost host is what failed the run
+    const lost = /^lost: /.test(r.error || '');
     return el('td', {class: 'rank-state'}, stateBadge('ABORTED'),
-      el('div', {class: 'rank-stopped', title: r.error || ''}, stopReason(run)));
+      el('div', {class: 'rank-stopped', 'data-lost': String(lost), title: r.error || ''}, lost ? r.error : stopReason(run)));
   }
   return el('td', {class: 'rank-state'}, stateBadge(r.state),
-    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null, faultKind(r, run));
+    r.error && r.state === 'FAILED' ? humanText(r.error, 'rank-error', 'rank-' + r.rank) : null, faultKind(r, run, runEnded));
 }
 
 /** The rank's running time in the current attempt, with its clock times in the tooltip (earlier attempts: the attempts table). */
@@ -117,7 +114,7 @@ function rankRow(r, run, now, runEnded, attempt) {
     el('th', {scope: 'row', class: 'num'}, String(r.rank)),
     el('td', {class: 'rank-place'}, r.process || '–', el('div', {class: 'sub mono host', title: r.endpoint || ''}, r.host || '',
       r.site && r.site !== 'default' ? el('span', {class: 'site', 'data-site': r.site}, ' · site ' + r.site) : null)),
-    stateCell(r, run),
+    stateCell(r, run, runEnded),
     progressCell(r, attempt),
     // "last:" only while the column says "Activity": once the run ended its heading says "Last activity"
     el('td', {class: 'rank-activity'}, ended && !runEnded && r.activity ? el('span', {class: 'sub'}, 'last: ') : null, r.activity || '',
@@ -160,6 +157,29 @@ function waitedForSummary(model, now) {
     r.startedMs ? ` · running for ${formatDuration((r.endedMs || now) - r.startedMs)}` : null, '.');
 }
 
+/**
+ * What the ranks table says while the run has no ranks: none was placed (it ended), it waits in the queue (and for
+ * what: the engine's queue reason; after an engine restart or for capacity), or its ranks are being placed. A resumed
+ * run's progress meanwhile is where it was at the checkpoint it resumes from, which the run's bar shows: said here too.
+ */
+function unplacedNote(model) {
+  const run = model.run || {};
+  if (model.isFinal) return el('p', {class: 'empty', id: 'ranks-unplaced'}, 'No rank was placed.');
+  // the attempt waiting for places is not in the attempt log yet (it is entered when placed)
+  const attempt = ((run.attemptLog || []).length || 0) + 1;
+  const checkpoint = model.progressFromCheckpoint();
+  const queued = run.state === 'QUEUED';
+  return el('div', {id: 'ranks-unplaced', 'data-state': run.state || ''},
+    el('p', {class: 'empty'}, queued
+      ? [`No rank placed yet: attempt ${attempt} waits in the run queue`,
+        run.queue ? [` (position ${run.queue.position}) for `, el('span', {id: 'ranks-queue-reason'}, run.queue.reason)] : ' for places', '.']
+      : 'Ranks are being placed…'),
+    checkpoint !== null ? el('p', {class: 'sub', id: 'ranks-from-checkpoint', 'data-checkpoint': String(checkpoint)},
+      `Resumed from checkpoint ${checkpoint}: the run's progress, ${Math.round(model.progress() * 100)} %, is where it was `
+        + `when that checkpoint was taken; each rank's own shows once the ranks of attempt ${attempt} are placed and report it.`)
+      : null);
+}
+
 const FLASH_MS = 1500;
 /** The row being highlighted: a live redraw of the table in the meantime draws it highlighted too. */
 let flashing = {rank: null, untilMs: 0};
@@ -198,7 +218,7 @@ export class RankTableView {
         el('p', {class: 'blocked-summary', id: 'blocked-summary'},
           `${blocked} of ${plural(model.ranks.length, 'rank')} blocked`),
         waitedForSummary(model, now)) : null,
-      model.ranks.length === 0 ? el('p', {class: 'empty'}, ended ? 'No rank was placed.' : 'Ranks are being placed…')
+      model.ranks.length === 0 ? unplacedNote(model)
         : el('table', {class: 'data ranks', id: 'ranks-table'},
             el('caption', {class: 'visually-hidden'}, 'Ranks of this run'),
             el('thead', {}, el('tr', {}, [['Rank', 'col-rank'], ['Process · host', 'col-place'], ['State', 'col-state'],

@@ -111,6 +111,12 @@ function runningFact(run, log) {
     el('dd', {id: 'run-running', 'data-since': placed || ''}, placed ? formatDuration(Date.now() - placed) : 'not placed yet'));
 }
 
+/** Whether a live run's attempts in the log have all ended: it waits for places for the next one (queued, resumed). */
+function waitingForNext(run, isFinal) {
+  const log = run.attemptLog || [];
+  return !isFinal && log.length > 0 && Boolean(log[log.length - 1].endMs);
+}
+
 class RunHeader {
   constructor(onCancel, onResume) {
     this.onCancel = onCancel;
@@ -134,7 +140,7 @@ class RunHeader {
     if (this.saidAtMs && ((model.isFinal && (this.saidUntilFinal || (run.endedMs && run.endedMs > this.saidAtMs)))
         || (this.saidOf && run.state && !this.saidOf.includes(run.state)))) this.say('');
     show(this.title, run.workflow || 'run', ' ', stateBadge(run.state, 'run-state'),
-      run.queue ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
+      run.queue && run.state === 'QUEUED' ? el('span', {class: 'queue-place'}, ` queue position ${run.queue.position}: ${run.queue.reason}`) : '');
     // wall time from creation (what the user waited), active time the sum of the attempts' own times
     const wall = run.createdMs ? (run.endedMs || Date.now()) - run.createdMs : null;
     const active = activeMs(run, model.isFinal);
@@ -148,9 +154,11 @@ class RunHeader {
       run.endedMs ? fact('Ended', formatTime(run.endedMs)) : runningFact(run, log),
       fact('Wall time', formatDuration(wall), 'run-duration'),
       fact('Active time', formatDuration(active), 'run-active'),
-      fact(log.length > 1 ? `Start-up (attempt ${log.length})` : 'Start-up',
+      // named by its attempt once there were several, or while a resumed run waits for the next: it is the last one's
+      fact(log.length > 1 || (log.length && waitingForNext(run, model.isFinal)) ? `Start-up (attempt ${log.length})` : 'Start-up',
         Number.isFinite(run.startupMs) && run.startupMs >= 0 ? formatDuration(run.startupMs) : '–', 'run-startup'),
-      fact('Ranks', String(run.size ?? model.ranks.length)),
+      // the engine counts placed ranks: a run waiting for places has none yet, not a size of 0
+      fact('Ranks', !model.isFinal && !(run.size ?? model.ranks.length) ? 'not placed yet' : String(run.size ?? model.ranks.length), 'run-size'),
       fact('Attempts', log.length ? el('a', {href: '#attempts-section', onclick: e => { e.preventDefault();
         document.getElementById('attempts-section').scrollIntoView(); }}, attemptsLabel(run)) : '–', 'run-attempts'),
       fact('Parameters', sortedParams(run.params).length
@@ -308,7 +316,8 @@ export function mountRunDetailView(container, runId) {
   };
 }
 
-function showUnknownRun(container, runId) {
+/** The one line a page of a run the engine does not know shows (the run's page, its trace). */
+export function showUnknownRun(container, runId) {
   document.title = 'No such run · MPFL console';
   show(container, el('div', {class: 'notice', id: 'run-unknown'}, el('h1', {}, `No run '${runId}'`),
     el('p', {}, 'The engine knows no run with this id. ', el('a', {href: '#/runs'}, 'All runs'), '.')));

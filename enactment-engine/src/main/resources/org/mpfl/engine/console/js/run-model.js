@@ -44,6 +44,8 @@ export class RunModel {
   /** A run event: the run's summary after a state change. */
   applyRunSummary(summary) {
     this.run = {...(this.run || {}), ...summary};
+    // the engine names the queue place only while the run is QUEUED: a summary without one means it left the queue
+    if (summary.state && summary.queue === undefined) delete this.run.queue;
     this.changed();
   }
 

@@ -8,12 +8,13 @@ import { errorLine, formatDuration, formatTime, formatValue, plural, sortedParam
 import { poll } from './polling.js';
 import { runWorkflowLabel } from './workflows-view.js';
 import { attemptsLabel } from './attempts-view.js';
+import { FINAL_RUN_STATES } from './run-model.js';
 
 const STATES = ['PENDING', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
 const REFRESH_MS = 1500;
 const PAGE_SIZES = [25, 50, 100, 200];
 const FIELDS = ['state', 'q', 'param', 'from', 'to', 'sort', 'order', 'page', 'size'];
-const SORTS = {created: 'Started', workflow: 'Workflow', state: 'State', id: 'Run id'};
+const SORTS = {created: 'Created', workflow: 'Workflow', state: 'State', id: 'Run id'};
 
 /** The list's query from the hash (#/runs?state=FAILED&q=ring&page=2). */
 function normalised(query) {
@@ -103,7 +104,9 @@ function runRow(run) {
     el('td', {class: 'col-state'}, stateBadge(run.state)),
     el('th', {scope: 'row', class: 'col-workflow'}, link, el('div', {class: 'sub mono run-id'}, run.id),
       run.workflowVersion ? el('div', {class: 'sub', 'data-workflow-version': run.workflowVersion}, 'version ', runWorkflowLabel(run)) : null),
-    el('td', {class: 'num col-ranks'}, run.size ?? '–'),
+    // the engine counts placed ranks: a run waiting for places (queued, resumed) has none yet, not 0 of them
+    el('td', {class: 'num col-ranks', title: !run.size && !FINAL_RUN_STATES.has(run.state) ? 'not placed yet' : null},
+      !run.size && !FINAL_RUN_STATES.has(run.state) ? '–' : (run.size ?? '–')),
     el('td', {class: 'col-attempts', 'data-attempts': attempts}, attempts > 1 || run.resumed ? attemptsLabel(run) : '1'),
     el('td', {class: 'col-params mono', title: params}, params || '–'),
     el('td', {class: 'col-started'}, formatTime(run.createdMs)),
@@ -156,7 +159,7 @@ function runsTable(runs, q, total, filtered) {
     el('caption', {class: 'visually-hidden'}, 'Runs'),
     el('thead', {}, el('tr', {},
       [['State', 'col-state'], ['Workflow', 'col-workflow'], ['Ranks', 'col-ranks'], ['Attempts', 'col-attempts'],
-        ['Parameters', 'col-params'], ['Started', 'col-started'], ['Duration', 'col-duration'], ['Progress', 'col-progress'],
+        ['Parameters', 'col-params'], ['Created', 'col-started'], ['Duration', 'col-duration'], ['Progress', 'col-progress'],
         ['Cause', 'col-cause']].map(([h, c]) => el('th', {scope: 'col', class: c}, h)))),
     el('tbody', {}, runs.map(runRow)));
 }

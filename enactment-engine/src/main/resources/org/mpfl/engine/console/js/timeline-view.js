@@ -225,8 +225,14 @@ export class TimelineView {
       svg('g', {class: 'axis'}, axis),
       lanes));
     const full = this.lastFull;
+    // the run's own time, as the header's wall time says it: the lanes may reach past it (the ranks' last events after
+    // the run ended, a host's clock ahead of the engine's), which is said rather than counted as the run's
+    const runEnd = run.endedMs || Date.now();
+    const runMs = run.createdMs ? runEnd - run.createdMs : full.endMs - full.startMs;
+    const past = run.createdMs && run.endedMs ? full.endMs - runEnd : 0;
     this.caption.textContent = this.view
       ? `showing ${relative(startMs - origin)} to ${relative(endMs - origin)} of ${formatDuration(full.endMs - full.startMs)}`
-      : `whole run: ${formatDuration(full.endMs - full.startMs)}`;
+      : `whole run: ${formatDuration(runMs)}`
+        + (past > MIN_SPAN_MS * 20 ? ` · the ranks' events reach ${formatDuration(past)} past its end` : '');
   }
 }

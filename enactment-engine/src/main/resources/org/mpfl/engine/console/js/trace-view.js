@@ -3,9 +3,10 @@
 // operations: compute, send, receive, collectives with peer and bytes), instant events for ends,
 // faults and checkpoints, and a download of the same JSON for Perfetto / chrome://tracing.
 
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { el, svg, show } from './dom.js';
 import { formatDuration } from './format.js';
+import { showUnknownRun } from './run-detail-view.js';
 
 const LABEL_WIDTH = 210;
 const ROW = 18;
@@ -73,7 +74,10 @@ export function mountTraceView(container, runId) {
   api.trace(runId).then(trace => {
     if (!disposed) render(body, trace);
   }).catch(e => {
-    if (!disposed) show(body, el('p', {class: 'status-line', id: 'trace-error'}, 'No trace: ' + e.message));
+    if (disposed) return;
+    // an id the engine does not know: one line, as on its run page, not a download and a legend of no run
+    if (e instanceof ApiError && e.status === 404 && /^no run\b/.test(e.message)) showUnknownRun(container, runId);
+    else show(body, el('p', {class: 'status-line', id: 'trace-error'}, 'No trace: ' + e.message));
   });
   return () => { disposed = true; };
 }
