@@ -1,0 +1,89 @@
+package org.mpfl.engine.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.ir.cli.Commands;
+
+/**
+ * Option values a new user mistypes, found by using the command line as one: each is a usage error (exit 2) that
+ * names the option and what it takes, before anything is started or sent.
+ */
+class MistypedOptionValuesTest {
+    @TempDir
+    Path dir;
+    private String home;
+
+    /** The commands look for an engine in ~/.mpfl/engine: the test's own, empty one. */
+    @BeforeEach
+    void ownHome() {
+        home = System.setProperty("user.home", dir.resolve("home").toString());
+    }
+
+    @AfterEach
+    void restoreHome() {
+        System.setProperty("user.home", home);
+    }
+
+    private record Result(int exit, String err) {
+    }
+
+    private static Result mpflc(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Commands.run(List.of(args), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(code, err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * {@code --engine localhost:8080} (no scheme) said {@code invalid URI scheme localhost}, {@code --engine
+     * 127.0.0.1:8080} {@code Illegal character in scheme name at index 0: 127.0.0.1:8080/api/runs?limit=21}, a port
+     * beyond 65535 {@code port out of range:99999}: exit 1, without naming the option or the URL's form.
+     */
+    @Test
+    void anEngineUrlThatIsNoneIsAUsageErrorNamingTheOption() throws Exception {
+        Path doc = Files.writeString(dir.resolve("first.mpfl.xml"), "<workflow xmlns=\"urn:mpfl:1.0\" name=\"first\">"
+                + "<process name=\"p\" ranks=\"1\"/></workflow>");
+        List<List<String>> commands = List.of(
+                List.of("run", doc.toString(), "--engine", "localhost:8080"),
+                List.of("runs", "--engine", "127.0.0.1:8080"),
+                List.of("status", "r1", "--engine", "http://127.0.0.1:99999"),
+                List.of("logs", "r1", "--engine", "http://a b"),
+                List.of("hosts", "--engine", "ftp://127.0.0.1:8080"),
+                List.of("cancel", "r1", "--engine", "http://[::1"),
+                List.of("host-token", "--engine", "127.0.0.1", "-o", dir.resolve("h.credential").toString()));
+        for (List<String> command : commands) {
+            Result r = mpflc(command.toArray(String[]::new));
+            String url = command.get(command.indexOf("--engine") + 1);
+            assertEquals(2, r.exit(), command + ": " + r.err());
+            assertTrue(r.err().startsWith("mpflc " + command.get(0) + ": --engine must be the engine's URL, http://HOST:PORT or"
+                    + " https://HOST:PORT (e.g. http://127.0.0.1:8080), got '" + url + "'"), command + ": " + r.err());
+        }
+    }
+
+    /** A proxy's path after the port, https and a trailing slash are engine URLs: they pass the check as they are. */
+    @Test
+    void theUrlsAnEngineHasPassTheCheck() throws Exception {
+        for (String url : List.of("http://127.0.0.1:8080", "https://engine.example.org/mpfl/", "HTTP://[::1]:8080", "http://host")) {
+            assertEquals(url, EngineClient.checkedUrl(url, "--engine"));
+        }
+    }
+
+    /** {@code --timeout -1} was taken as no bound: the run went on for as long as it liked. */
+    @Test
+    void aNegativeTimeoutIsAUsageError() {
+        Result r = mpflc("run", dir.resolve("x.mpfl.xml").toString(), "--local", "--timeout", "-1");
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().startsWith("mpflc run: --timeout must be at least 0 (seconds; 0: no bound)"), r.err());
+    }
+}
