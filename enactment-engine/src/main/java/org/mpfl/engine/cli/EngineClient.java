@@ -127,7 +127,7 @@ public final class EngineClient {
      */
     static java.util.Optional<String> exposedSecret(Path file) {
         try {
-            return org.mpfl.protocol.FileProblem.openToOthers(file).map(mode -> "WARNING: " + file + " may be read by others ("
+            return org.mpfl.ir.cli.FileProblem.openToOthers(file).map(mode -> "WARNING: " + file + " may be read by others ("
                     + mode + "): a secret file should be mode 0600 (chmod 600 " + file + "; change the secret if others may have"
                     + " read it)");
         } catch (IOException | UnsupportedOperationException e) {
@@ -145,7 +145,7 @@ public final class EngineClient {
         try {
             t = Files.readString(file, StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
-            throw new IOException("cannot read the secret file " + org.mpfl.protocol.FileProblem.of(file, e), e);
+            throw new IOException("cannot read the secret file " + org.mpfl.ir.cli.FileProblem.of(file, e), e);
         }
         if (t.isEmpty()) {
             throw new IOException("the secret file " + file + " is empty");
