@@ -96,6 +96,7 @@ public final class RunCommand implements CliCommand {
         if (hosts < 1) {
             throw new UsageException("--hosts must be at least 1");
         }
+        UpCommand.requireLocalHosts(hosts);
         int timeoutS = args.intValue("--timeout");
         if (timeoutS < 0) {
             // a negative bound was taken as none, so the run went on unbounded while the user thought it bounded

@@ -86,4 +86,23 @@ class MistypedOptionValuesTest {
         assertEquals(2, r.exit(), r.err());
         assertTrue(r.err().startsWith("mpflc run: --timeout must be at least 0 (seconds; 0: no bound)"), r.err());
     }
+
+    /**
+     * {@code run --local --hosts 100000} printed that it was starting 100000 service host processes and started them,
+     * JVM after JVM, until it was killed; {@code up} the same. Refused now before any starts.
+     */
+    @Test
+    void moreLocalHostsThanTheMachineShouldStartAreRefusedBeforeAnyStarts() throws Exception {
+        Path doc = Files.writeString(dir.resolve("first.mpfl.xml"), "<workflow xmlns=\"urn:mpfl:1.0\" name=\"first\">"
+                + "<process name=\"p\" ranks=\"1\"/></workflow>");
+        String refusal = ": mpflc starts at most 64 service host processes on this machine (-Dmpfl.local.maxHosts), each a JVM;"
+                + " more hosts belong on the machines whose cores they use (mpflc host there, docs/deployment.md)";
+        Result run = mpflc("run", doc.toString(), "--local", "--hosts", "100000");
+        assertEquals(2, run.exit(), run.err());
+        assertEquals("mpflc run: --hosts 100000" + refusal + "\n", run.err());
+        Result up = mpflc("up", "--hosts", "65", "--port", "0", "--data", dir.resolve("data").toString());
+        assertEquals(2, up.exit(), up.err());
+        assertEquals("mpflc up: --hosts 65" + refusal + "\n", up.err());
+        assertTrue(Files.notExists(dir.resolve("data")), "nothing was started");
+    }
 }
