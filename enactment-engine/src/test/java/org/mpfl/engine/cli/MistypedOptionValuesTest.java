@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.ir.cli.Commands;
 
 /**
- * Option values a new user mistypes, found by using the command line as one: each is a usage error (exit 2) that
- * names the option and what it takes, before anything is started or sent.
+ * Option values and files a new user gets wrong, found by using the command line as one: a mistyped option value is a
+ * usage error (exit 2) that names the option and what it takes, a file that is not what the command takes is named
+ * with why, before anything is started or sent.
  */
 class MistypedOptionValuesTest {
     @TempDir
@@ -104,5 +105,25 @@ class MistypedOptionValuesTest {
         assertEquals(2, up.exit(), up.err());
         assertEquals("mpflc up: --hosts 65" + refusal + "\n", up.err());
         assertTrue(Files.notExists(dir.resolve("data")), "nothing was started");
+    }
+
+    /**
+     * Any {@code .json} was taken for a deployment plan: a trace ({@code mpflc trace -o}) in the directory given to
+     * {@code run} got the engine's {@code plan 'workflow' has no processes}, a truncated plan the JSON parser's words
+     * about a source {@code REDACTED}, with neither file nor line.
+     */
+    @Test
+    void aJsonFileThatIsNoPlanIsNamedWithWhy() throws Exception {
+        Path trace = Files.writeString(Files.createDirectories(dir.resolve("traced")).resolve("trace.json"), "{\"traceEvents\": []}");
+        for (String target : List.of(trace.toString(), trace.getParent().toString())) {
+            Result r = mpflc("run", target, "--local");
+            assertEquals(1, r.exit(), r.err());
+            assertEquals("mpflc run: " + trace + ": not a deployment plan (it has no 'processes'); a deployment plan is what"
+                    + " mpflc compile writes (plan.json)\n", r.err());
+        }
+        Path truncated = Files.writeString(dir.resolve("plan.json"), "{\"workflow\": \"ring\",\n \"processes\": [");
+        Result r = mpflc("deploy", truncated.toString(), "--engine", "http://127.0.0.1:1");
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().startsWith("mpflc deploy: " + truncated + ":2:16: malformed JSON (Unexpected end-of-input"), r.err());
     }
 }
