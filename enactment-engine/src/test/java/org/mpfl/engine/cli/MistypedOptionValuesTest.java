@@ -126,4 +126,22 @@ class MistypedOptionValuesTest {
         assertEquals(1, r.exit(), r.err());
         assertTrue(r.err().startsWith("mpflc deploy: " + truncated + ":2:16: malformed JSON (Unexpected end-of-input"), r.err());
     }
+
+    /**
+     * The RUN argument went into the request's path as it was: {@code mpflc status ""} asked for the list of runs and
+     * printed {@code run     workflow   0%  0.0 s}, {@code status ../registry/hosts} fetched the hosts, {@code cancel ""}
+     * said {@code HTTP 405 without a message}. Refused now before anything is sent (no engine listens at port 1).
+     */
+    @Test
+    void aRunArgumentThatCannotBeARunIdIsAUsageError() {
+        for (List<String> command : List.of(List.of("status", ""), List.of("status", "../registry/hosts", "--follow"),
+                List.of("cancel", ""), List.of("logs", "a/b"), List.of("trace", "x?y"), List.of("resume", "../x"))) {
+            List<String> line = new java.util.ArrayList<>(command);
+            line.addAll(List.of("--engine", "http://127.0.0.1:1"));
+            Result r = mpflc(line.toArray(String[]::new));
+            assertEquals(2, r.exit(), line + ": " + r.err());
+            assertEquals("mpflc " + command.get(0) + ": RUN must be a run's id (letters, digits, '-' and '_', as mpflc runs"
+                    + " lists them), got '" + command.get(1) + "'\n", r.err());
+        }
+    }
 }
