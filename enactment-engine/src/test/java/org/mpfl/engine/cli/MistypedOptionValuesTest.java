@@ -9,8 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.ir.cli.Commands;
@@ -21,20 +19,9 @@ import org.mpfl.ir.cli.Commands;
  * with why, before anything is started or sent.
  */
 class MistypedOptionValuesTest {
+    /** Every command here names its engine (port 1: nothing listens) or none, and is refused before it looks for one. */
     @TempDir
     Path dir;
-    private String home;
-
-    /** The commands look for an engine in ~/.mpfl/engine: the test's own, empty one. */
-    @BeforeEach
-    void ownHome() {
-        home = System.setProperty("user.home", dir.resolve("home").toString());
-    }
-
-    @AfterEach
-    void restoreHome() {
-        System.setProperty("user.home", home);
-    }
 
     private record Result(int exit, String err) {
     }
