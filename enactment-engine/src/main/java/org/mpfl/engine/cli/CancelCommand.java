@@ -25,7 +25,7 @@ public final class CancelCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
-        String id = args.positional("RUN");
+        String id = EngineOptions.runId(args);
         EngineClient client = EngineOptions.connect(args);
         JsonNode r = client.post("/api/runs/" + id + "/cancel", null);
         if (r.path("cancelled").asBoolean()) {

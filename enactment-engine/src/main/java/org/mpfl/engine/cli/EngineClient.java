@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.json.Json;
+import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.EngineReach;
 import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.tls.TlsSettings;
@@ -126,7 +127,7 @@ public final class EngineClient {
      */
     static java.util.Optional<String> exposedSecret(Path file) {
         try {
-            return org.mpfl.protocol.FileProblem.openToOthers(file).map(mode -> "WARNING: " + file + " may be read by others ("
+            return org.mpfl.ir.cli.FileProblem.openToOthers(file).map(mode -> "WARNING: " + file + " may be read by others ("
                     + mode + "): a secret file should be mode 0600 (chmod 600 " + file + "; change the secret if others may have"
                     + " read it)");
         } catch (IOException | UnsupportedOperationException e) {
@@ -144,7 +145,7 @@ public final class EngineClient {
         try {
             t = Files.readString(file, StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
-            throw new IOException("cannot read the secret file " + org.mpfl.protocol.FileProblem.of(file, e), e);
+            throw new IOException("cannot read the secret file " + org.mpfl.ir.cli.FileProblem.of(file, e), e);
         }
         if (t.isEmpty()) {
             throw new IOException("the secret file " + file + " is empty");
@@ -153,16 +154,37 @@ public final class EngineClient {
     }
 
     /** The engine URL: {@code --engine}, else {@code $MPFL_ENGINE}, else the URL file of the last engine started in the data dir. */
-    static String resolveUrl(String option, String dataDir) throws IOException {
+    static String resolveUrl(String option, String dataDir) throws IOException, UsageException {
         if (option != null) {
-            return option;
+            return checkedUrl(option, "--engine");
         }
         String env = EngineSettings.ENGINE.raw();
         if (env != null && !env.isBlank()) {
-            return env.strip();
+            return checkedUrl(env.strip(), "$MPFL_ENGINE");
         }
         Path file = dataDir(dataDir).resolve(Engine.URL_FILE);
-        return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8).strip() : null;
+        return Files.isRegularFile(file) ? checkedUrl(Files.readString(file, StandardCharsets.UTF_8).strip(), file.toString()) : null;
+    }
+
+    /**
+     * {@code url} if it is an engine's base URL ({@code http(s)://HOST[:PORT][/PATH]}), else a usage error naming where
+     * it came from: a mistyped {@code --engine localhost:8080} would otherwise fail in the HTTP client with words about
+     * "URI schemes" and the request's path, which say neither which option is wrong nor what it should look like.
+     */
+    static String checkedUrl(String url, String source) throws UsageException {
+        URI u;
+        try {
+            u = new URI(url);
+        } catch (java.net.URISyntaxException e) {
+            u = null;
+        }
+        boolean http = u != null && u.getScheme() != null
+                && (u.getScheme().equalsIgnoreCase("http") || u.getScheme().equalsIgnoreCase("https"));
+        if (!http || u.getHost() == null || u.getPort() > 65535 || u.getRawQuery() != null || u.getRawFragment() != null) {
+            throw new UsageException(source + " must be the engine's URL, http://HOST:PORT or https://HOST:PORT (e.g."
+                    + " http://127.0.0.1:8080), got '" + url + "'");
+        }
+        return url;
     }
 
     static Path dataDir(String option) {

@@ -25,6 +25,23 @@ final class EngineOptions {
                 .with(TlsOptions::client);
     }
 
+    /** What the engine's run ids are made of ({@code RandomIds}: URL-safe base64). */
+    private static final java.util.regex.Pattern RUN_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    /**
+     * The {@code RUN} argument, if it can be a run's id; else a usage error. It goes into the request's path as it is,
+     * so {@code mpflc status ""} asked for the list of runs and printed an empty run, and {@code status ../registry/hosts}
+     * another resource.
+     */
+    static String runId(Arguments a) throws UsageException {
+        String id = a.positional("RUN");
+        if (!RUN_ID.matcher(id).matches()) {
+            throw new UsageException("RUN must be a run's id (letters, digits, '-' and '_', as mpflc runs lists them), got '"
+                    + id + "'");
+        }
+        return id;
+    }
+
     /** A client of the engine the options name; a usage error when none is named. */
     static EngineClient connect(Arguments a) throws IOException, UsageException {
         String url = EngineClient.resolveUrl(a.value("--engine"), a.value("--data"));

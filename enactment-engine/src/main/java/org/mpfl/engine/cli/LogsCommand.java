@@ -33,8 +33,7 @@ public final class LogsCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
-        String path = "/api/runs/" + java.net.URLEncoder.encode(args.positional("RUN"), java.nio.charset.StandardCharsets.UTF_8)
-                + "/logs";
+        String path = "/api/runs/" + EngineOptions.runId(args) + "/logs";
         if (args.has("--rank")) {
             int rank = args.intValue("--rank");
             if (rank < 0) {

@@ -29,7 +29,7 @@ public final class ResumeCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
-        String id = args.positional("RUN");
+        String id = EngineOptions.runId(args);
         EngineClient client = EngineOptions.connect(args);
         JsonNode r;
         try {

@@ -96,7 +96,12 @@ public final class RunCommand implements CliCommand {
         if (hosts < 1) {
             throw new UsageException("--hosts must be at least 1");
         }
+        UpCommand.requireLocalHosts(hosts);
         int timeoutS = args.intValue("--timeout");
+        if (timeoutS < 0) {
+            // a negative bound was taken as none, so the run went on unbounded while the user thought it bounded
+            throw new UsageException("--timeout must be at least 0 (seconds; 0: no bound)");
+        }
         Integer restarts = args.has("--restarts") ? args.intValue("--restarts") : null;
         if (restarts != null && restarts < 0) {
             throw new UsageException("--restarts must be at least 0");

@@ -51,7 +51,7 @@ final class RunFollower {
      *                 no for one that only watches it ({@code status --follow}: stopping a watch must not end the run)
      */
     static JsonNode follow(EngineClient client, Arguments args, PrintStream err, boolean holdsRun) throws Exception {
-        return follow(client, args.positional("RUN"), 0, args.flag("--json") ? null : err, holdsRun, true);
+        return follow(client, EngineOptions.runId(args), 0, args.flag("--json") ? null : err, holdsRun, true);
     }
 
     /** What is followed: a run of an engine, or one whose ranks run in this JVM. */

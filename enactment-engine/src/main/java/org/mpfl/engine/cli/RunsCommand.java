@@ -35,6 +35,12 @@ public final class RunsCommand implements CliCommand {
             .value("--limit", "N", "at most N runs (default 20)")
             .flag("--json", "print the runs as one JSON array");
     private static final int DEFAULT_LIMIT = 20;
+    /**
+     * The engine's largest page of {@code GET /api/runs}: {@code --limit 10000} asked for 10001 (one more, to tell whether
+     * there are more) and {@code --limit 2147483647} for -2147483648, both refused by the engine as a bad {@code limit}
+     * the user had not written.
+     */
+    private static final int MAX_LIMIT = 10_000;
     /** The longest error shown in a line; the whole error is {@code mpflc status RUN}'s. */
     private static final int ERROR_WIDTH = 100;
     private static final DateTimeFormatter CREATED = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
@@ -53,10 +59,11 @@ public final class RunsCommand implements CliCommand {
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
         int limit = args.has("--limit") ? args.intValue("--limit") : DEFAULT_LIMIT;
-        if (limit < 1) {
-            throw new UsageException("--limit must be at least 1");
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw new UsageException("--limit must be from 1 to " + MAX_LIMIT + " (the most runs the engine lists at once)");
         }
-        StringBuilder query = new StringBuilder("/api/runs?limit=").append(limit + 1); // one more: are there more?
+        // one more: are there more? (not asked at the engine's largest page, whose last line then cannot say so)
+        StringBuilder query = new StringBuilder("/api/runs?limit=").append(Math.min(limit + 1, MAX_LIMIT));
         if (args.has("--state")) {
             query.append("&state=").append(URLEncoder.encode(args.value("--state"), StandardCharsets.UTF_8));
         }

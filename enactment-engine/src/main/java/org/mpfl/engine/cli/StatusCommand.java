@@ -28,7 +28,7 @@ public final class StatusCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
-        String id = args.positional("RUN");
+        String id = EngineOptions.runId(args);
         EngineClient client = EngineOptions.connect(args);
         JsonNode run = args.flag("--follow") ? RunFollower.follow(client, args, err, false)
                 : client.get("/api/runs/" + id);

@@ -36,7 +36,7 @@ public final class TraceCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
-        String id = args.positional("RUN");
+        String id = EngineOptions.runId(args);
         EngineClient client = EngineOptions.connect(args);
         JsonNode trace = client.get("/api/runs/" + id + "/trace");
         String text = Json.write(trace);

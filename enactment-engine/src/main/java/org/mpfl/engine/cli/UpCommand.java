@@ -87,6 +87,7 @@ public final class UpCommand implements CliCommand {
         if (hosts < 0 || port < 0 || port > 65535) {
             throw new UsageException("--hosts must be >= 0 and --port within 0..65535");
         }
+        requireLocalHosts(hosts);
         EngineConfig config = new EngineConfig().port(port).dataDir(EngineClient.dataDir(args.value("--data")))
                 .heartbeatTimeout(Duration.ofSeconds(args.intValue("--heartbeat-timeout")))
                 .tls(TlsOptions.of(args));
@@ -183,6 +184,19 @@ public final class UpCommand implements CliCommand {
         } catch (org.mpfl.engine.access.OidcVerifier.TokenRefused e) {
             err.println("mpflc up: WARNING: " + e.getMessage() + ". Until it answers, users' requests get 503 (the admin token"
                     + " works); check --oidc-issuer: it must be exactly the issuer's 'iss', e.g. https://KEYCLOAK/realms/lab");
+        }
+    }
+
+    /**
+     * Refuses more local host processes than {@code mpfl.local.maxHosts} before any starts: each is a JVM of this
+     * machine, and a mistyped {@code --hosts 100000} started them one after another until the machine ran out of memory.
+     */
+    static void requireLocalHosts(int hosts) throws UsageException {
+        int limit = EngineSettings.LOCAL_MAX_HOSTS.get();
+        if (hosts > limit) {
+            throw new UsageException("--hosts " + hosts + ": mpflc starts at most " + limit + " service host processes on this"
+                    + " machine (-Dmpfl.local.maxHosts), each a JVM; more hosts belong on the machines whose cores they use"
+                    + " (mpflc host there, docs/deployment.md)");
         }
     }
 

@@ -78,7 +78,7 @@ final class WorkflowInput {
             throw new IOException(file + ": no such file");
         }
         if (file.getFileName().toString().endsWith(".json")) {
-            JsonNode plan = Json.MAPPER.readTree(file.toFile());
+            JsonNode plan = readPlan(file);
             return new WorkflowInput(null, plan, archivesNextTo(file.getParent(), plan), params, false, null, List.of());
         }
         WorkflowCompiler compiler = Compilers.forFile(file);
@@ -148,8 +148,30 @@ final class WorkflowInput {
                     + " found " + plans.size() + (documents.isEmpty() ? "" : "; to run a document, name it: "
                     + String.join(", ", documents.stream().map(n -> dir.resolve(n).toString()).toList())));
         }
-        JsonNode plan = Json.MAPPER.readTree(plans.get(0).toFile());
+        JsonNode plan = readPlan(plans.get(0));
         return new WorkflowInput(null, plan, archivesNextTo(dir, plan), params, false, null, List.of());
+    }
+
+    /**
+     * A deployment plan's JSON, or an error that names the file (and for malformed JSON its line and column): any
+     * {@code .json} was sent as it was, so a trace or a truncated plan got the engine's {@code plan 'workflow' has no
+     * processes}, or the JSON parser's words with the file {@code REDACTED}.
+     */
+    static JsonNode readPlan(Path file) throws IOException {
+        JsonNode plan;
+        try {
+            plan = Json.MAPPER.readTree(file.toFile());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            var at = e.getLocation();
+            throw new IOException(file + (at == null ? "" : ":" + at.getLineNr() + ":" + at.getColumnNr())
+                    + ": malformed JSON (" + e.getOriginalMessage() + "); a deployment plan is what mpflc compile writes"
+                    + " (plan.json)", e);
+        }
+        if (plan == null || !plan.path("processes").isArray()) {
+            throw new IOException(file + ": not a deployment plan (it has no 'processes'); a deployment plan is what mpflc"
+                    + " compile writes (plan.json)");
+        }
+        return plan;
     }
 
     /**

@@ -25,6 +25,9 @@ public final class EngineSettings {
     public static final Setting<Integer> LOCAL_MAX_RANKS = Setting.intProperty("mpfl.local.maxRanks", 1024,
             "most ranks run --local runs as threads of its own JVM (one thread each, on this machine's cores); a run with"
                     + " more is refused before any starts");
+    public static final Setting<Integer> LOCAL_MAX_HOSTS = Setting.intProperty("mpfl.local.maxHosts", 64,
+            "most service host processes mpflc up --hosts N and run --local --hosts N start on this machine (each a JVM);"
+                    + " more is refused before any starts");
 
     // what a connection that has not authenticated may cost the engine's port (docs/security.md, "Slow and flooding clients")
     public static final Setting<Long> GUARD_PROOF_DEADLINE_MS = Setting.longProperty("mpfl.engine.proofDeadlineMs", 10_000L,

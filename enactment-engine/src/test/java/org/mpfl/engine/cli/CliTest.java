@@ -261,6 +261,13 @@ class CliTest {
             assertEquals(2, json.size(), json.toString());
             assertEquals(second, json.get(0).get("id").asText());
             assertEquals(2, mpflc("runs", "--engine", engine.url(), "--limit", "0").exit());
+            // the engine's largest page: asked for 10001 (one more, are there more?), the engine refused it
+            Result page = mpflc("runs", "--engine", engine.url(), "--limit", "10000");
+            assertEquals(0, page.exit(), page.err());
+            assertEquals(3, page.out().lines().count(), page.out());
+            Result beyond = mpflc("runs", "--engine", engine.url(), "--limit", "2147483647");
+            assertEquals(2, beyond.exit(), beyond.err());
+            assertEquals("mpflc runs: --limit must be from 1 to 10000 (the most runs the engine lists at once)\n", beyond.err());
         }
     }
 

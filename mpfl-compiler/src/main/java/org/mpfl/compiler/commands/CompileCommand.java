@@ -2,6 +2,7 @@ package org.mpfl.compiler.commands;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -9,6 +10,7 @@ import org.mpfl.compiler.MpflCompiler;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.FileProblem;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.compiler.gen.BuildWriter;
 import org.mpfl.compiler.gen.RuntimeBundle;
@@ -45,12 +47,17 @@ public final class CompileCommand implements CliCommand {
             err.println("mpflc compile: " + CheckCommand.missing(arguments));
             return 1;
         }
+        Path output = parsed.has("--output") ? parsed.path("--output") : BuildWriter.defaultOutputDirectory(arguments.file());
+        if (Files.exists(output) && !Files.isDirectory(output)) {
+            // said before the checks run, not as "cannot write F: F" after them
+            throw new UsageException("-o " + output + " is a file: give a directory (compile writes plan.json and one .aar per"
+                    + " process into it, creating it if needed)");
+        }
         MpflCompiler.CheckResult result = new MpflCompiler().check(arguments.file(), arguments.displayName(), arguments.params());
         CheckCommand.report(result.diagnostics(), err);
         if (!result.ok()) {
             return 1;
         }
-        Path output = parsed.has("--output") ? parsed.path("--output") : BuildWriter.defaultOutputDirectory(arguments.file());
         try {
             byte[] source = Files.readAllBytes(arguments.file());
             Path documentDirectory = arguments.file().toAbsolutePath().getParent();
@@ -59,7 +66,9 @@ public final class CompileCommand implements CliCommand {
                 out.println(written);
             }
         } catch (IOException e) {
-            err.println("mpflc compile: cannot write " + output + ": " + e.getMessage());
+            // the file that could not be written and why (the JDK's message of a missing or forbidden one is its path alone)
+            err.println("mpflc compile: cannot write " + (e instanceof FileSystemException f && f.getFile() != null
+                    ? FileProblem.of(Path.of(f.getFile()), f) : output + ": " + e.getMessage()));
             return 1;
         }
         return 0;

@@ -151,6 +151,28 @@ class CliTest {
         assertFalse(Files.exists(out.resolve("build")));
     }
 
+    /**
+     * Found using mpflc as a new user: {@code -o} naming a file said {@code cannot write afile: afile} after the checks,
+     * a directory that cannot be made {@code cannot write /proc/nope: /proc/nope}, and {@code mpflc new} into one
+     * {@code mpflc new: /proc/x}: the path again, never why.
+     */
+    @Test
+    void anOutputThatCannotBeWrittenSaysWhy() throws IOException {
+        Path file = Files.writeString(out.resolve("afile"), "");
+        Run intoFile = mpflc("compile", CLEAN, "-o", file.toString());
+        assertEquals(2, intoFile.exit(), intoFile.stderr());
+        assertEquals("mpflc compile: -o " + file + " is a file: give a directory (compile writes plan.json and one .aar per"
+                + " process into it, creating it if needed)\n", intoFile.stderr());
+        // a link to nowhere: as root (the CI) every real directory is writable, but this one cannot be made
+        Path dangling = Files.createSymbolicLink(out.resolve("dangling"), out.resolve("nowhere/deeper"));
+        Run compile = mpflc("compile", CLEAN, "-o", dangling.toString());
+        assertEquals(1, compile.exit(), compile.stderr());
+        assertEquals("mpflc compile: cannot write " + dangling + ": already exists\n", compile.stderr());
+        Run project = mpflc("new", "java", dangling.toString());
+        assertEquals(1, project.exit(), project.stderr());
+        assertEquals("mpflc new: " + dangling + ": already exists\n", project.stderr());
+    }
+
     @Test
     void helpListsTheCommands() {
         Run run = mpflc("--help");

@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.Properties;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.mpfl.ir.cli.FileProblem;
 import org.mpfl.protocol.digest.Sha256;
 
 /**

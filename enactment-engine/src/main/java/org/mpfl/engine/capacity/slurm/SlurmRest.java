@@ -292,7 +292,7 @@ public final class SlurmRest extends SlurmScheduler {
     /** The JWT: the file's one value ({@code SLURM_JWT=} as scontrol token prints it is allowed); owner-only. */
     private String token() throws CapacityException {
         try {
-            if (org.mpfl.protocol.FileProblem.openToOthers(jwtFile).isPresent()) {
+            if (org.mpfl.ir.cli.FileProblem.openToOthers(jwtFile).isPresent()) {
                 throw new CapacityException(jwtFile + " is readable or writable by others: a JWT file must be mode 0600"
                         + " (chmod 600 " + jwtFile + ", and make a new token if others may have read it)");
             }
@@ -303,7 +303,7 @@ public final class SlurmRest extends SlurmScheduler {
             }
             return t;
         } catch (IOException e) {
-            throw new CapacityException("cannot read the JWT file " + org.mpfl.protocol.FileProblem.of(jwtFile, e), e);
+            throw new CapacityException("cannot read the JWT file " + org.mpfl.ir.cli.FileProblem.of(jwtFile, e), e);
         } catch (UnsupportedOperationException e) {
             throw new CapacityException("cannot check the permissions of " + jwtFile + " (not a POSIX file system)", e);
         }

@@ -1,6 +1,8 @@
 package org.mpfl.ir.cli;
 
 import java.io.PrintStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -51,6 +53,18 @@ public final class Commands {
         return b.append("Command").toString();
     }
 
+    /**
+     * What a failed command says: the exception's message; for a file the command could not read or write, the file and
+     * why ({@link FileProblem}), since the JDK's message of a missing or forbidden file is its path alone
+     * ({@code mpflc new python /proc/x} said {@code mpflc new: /proc/x}).
+     */
+    static String message(Exception e) {
+        if (e instanceof FileSystemException f && f.getFile() != null && f.getReason() == null && f.getOtherFile() == null) {
+            return FileProblem.of(Path.of(f.getFile()), f);
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
     /** Runs one command line with these commands (tests give their own). */
     static int run(List<CliCommand> given, List<String> args, PrintStream out, PrintStream err) {
         List<CliCommand> commands = new ArrayList<>(given);
@@ -71,7 +85,7 @@ public final class Commands {
                     err.println("mpflc " + name + ": " + e.getMessage());
                     return 2;
                 } catch (Exception e) {
-                    err.println("mpflc " + name + ": " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+                    err.println("mpflc " + name + ": " + message(e));
                     if (CliSettings.DEBUG.given().isPresent()) {
                         e.printStackTrace(err);
                     }

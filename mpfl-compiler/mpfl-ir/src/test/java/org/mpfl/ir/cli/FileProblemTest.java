@@ -1,4 +1,4 @@
-package org.mpfl.protocol;
+package org.mpfl.ir.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,9 +1,11 @@
-package org.mpfl.protocol;
+package org.mpfl.ir.cli;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -12,9 +14,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Why a file named on a command line could not be read, in words: the JDK's {@code NoSuchFileException} and
- * {@code AccessDeniedException} carry only the path as their message, so "cannot read F: " + its message said
- * the path twice and no reason.
+ * Why a file named on a command line could not be read or written, in words: the JDK's {@code NoSuchFileException},
+ * {@code AccessDeniedException} and their kind carry only the path as their message, so "cannot read F: " + its message
+ * said the path twice and no reason (and a command that failed on one said only the path). Beside the command frame
+ * ({@link Commands}, which says it for any command that fails on a file) so that every command says the same.
  */
 public final class FileProblem {
     private FileProblem() {
@@ -39,6 +42,12 @@ public final class FileProblem {
         }
         if (e instanceof AccessDeniedException) {
             return file + ": permission denied";
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return file + ": already exists";
+        }
+        if (e instanceof NotDirectoryException) {
+            return file + ": not a directory";
         }
         if (e instanceof FileSystemException f && f.getReason() != null) {
             return file + ": " + f.getReason();
