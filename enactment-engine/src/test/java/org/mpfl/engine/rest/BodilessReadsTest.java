@@ -54,7 +54,9 @@ class BodilessReadsTest {
                     OutputStream out = s.getOutputStream();
                     out.write(("GET " + path + " HTTP/1.1\r\nHost: " + u.getHost() + ":" + u.getPort()
                             + "\r\nTransfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                    byte[] c = chunk();
+                    byte[] data = new byte[64 * 1024];
+                    Arrays.fill(data, (byte) 'a');
+                    byte[] c = Http.chunk(data);
                     // pushed from a thread of its own: an engine that neither reads nor closes would block the write forever
                     CompletableFuture<Void> push = CompletableFuture.runAsync(() -> {
                         try {
@@ -79,18 +81,6 @@ class BodilessReadsTest {
             }
             assertEquals(200, Http.send("GET", engine.url() + "/api/engine", null, null).status(), "a read without a body");
         }
-    }
-
-    private static byte[] chunk() {
-        byte[] data = new byte[64 * 1024];
-        Arrays.fill(data, (byte) 'a');
-        byte[] size = (Integer.toHexString(data.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] c = new byte[size.length + data.length + 2];
-        System.arraycopy(size, 0, c, 0, size.length);
-        System.arraycopy(data, 0, c, size.length, data.length);
-        c[c.length - 2] = '\r';
-        c[c.length - 1] = '\n';
-        return c;
     }
 
     /** The answer's status line; {@code (closed)} when the connection was reset before it could be read. */

@@ -34,6 +34,7 @@ import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.testing.Await;
+import org.mpfl.testing.Http;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RunMessages;
 
@@ -85,10 +86,10 @@ class UnprovenBodyBoundTest {
             s.connect(new InetSocketAddress(url.getHost(), url.getPort()), 10_000);
             OutputStream out = s.getOutputStream();
             out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(chunk(start.getBytes(StandardCharsets.UTF_8)));
+            out.write(Http.chunk(start.getBytes(StandardCharsets.UTF_8)));
             byte[] text = new byte[64 * 1024];
             Arrays.fill(text, (byte) 'a');
-            byte[] c = chunk(text);
+            byte[] c = Http.chunk(text);
             while (pushed < PUSH) {
                 out.write(c);
                 pushed += text.length;
@@ -150,15 +151,5 @@ class UnprovenBodyBoundTest {
         } finally {
             r.close();
         }
-    }
-
-    private static byte[] chunk(byte[] data) {
-        byte[] size = (Integer.toHexString(data.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] out = new byte[size.length + data.length + 2];
-        System.arraycopy(size, 0, out, 0, size.length);
-        System.arraycopy(data, 0, out, size.length, data.length);
-        out[out.length - 2] = '\r';
-        out[out.length - 1] = '\n';
-        return out;
     }
 }
