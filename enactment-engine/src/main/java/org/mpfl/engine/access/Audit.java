@@ -17,16 +17,28 @@ import org.slf4j.LoggerFactory;
  * waits for the store; rows older than the retention are deleted at start and every hour. Requests
  * refused for lack of any credential are not written (a stranger could otherwise make the engine
  * write at the stranger's rate); they are counted.
+ *
+ * <p>When the queue is full (the store cannot keep up, or a caller floods the engine with mutations) a record is
+ * dropped, never waited for: but never silently. The drops are counted per caller and the writer's next row is
+ * preceded by one entry of the engine's own, {@code engine audit: N records dropped (queue full): alice 9990, bob 1},
+ * so a flood meant to hide an action shows on the trail itself, with who flooded. What the count holds is bounded:
+ * {@link #DROP_NAMES} callers by name, the rest together.
  */
 public final class Audit implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Audit.class);
     private static final int QUEUE = 10_000;
+    /** The callers whose dropped records are counted by name in one drop entry; the others are counted together. */
+    static final int DROP_NAMES = 16;
+    /** Who a drop entry is by: the engine itself ({@link Caller#userName} shows a user of that name as {@code user:engine}). */
+    public static final String ENGINE = "engine";
 
     private final AccessStore store;
     private final Duration retention;
     private final ThreadPoolExecutor writer;
     private final java.util.concurrent.ScheduledExecutorService trimmer;
     private final AtomicLong dropped = new AtomicLong();
+    /** Records dropped since the last drop entry, per caller (at most {@link #DROP_NAMES} names, then {@code others}). */
+    private final java.util.Map<String, Long> droppedBy = new java.util.LinkedHashMap<>();
     private final AtomicLong anonymousRefusals = new AtomicLong();
 
     public Audit(AccessStore store, Duration retention) {
@@ -52,24 +64,67 @@ public final class Audit implements AutoCloseable {
         long now = System.currentTimeMillis();
         try {
             writer.execute(() -> {
-                try {
-                    store.audit(now, who.name(), source, method + " " + path, status);
-                } catch (RuntimeException e) {
-                    LOG.warn("cannot write the audit trail: {}", e.getMessage());
-                }
+                writeDrops();
+                write(now, who.name(), source, method + " " + path, status);
             });
         } catch (RejectedExecutionException e) {
-            if (dropped.incrementAndGet() % 1000 == 1) {
-                LOG.warn("the audit trail cannot keep up: {} entries dropped so far", dropped.get());
-            }
+            countDrop(who.name());
         }
+    }
+
+    private void countDrop(String who) {
+        long n = dropped.incrementAndGet();
+        synchronized (droppedBy) {
+            String key = droppedBy.containsKey(who) || droppedBy.size() < DROP_NAMES ? who : "others";
+            droppedBy.merge(key, 1L, Long::sum);
+        }
+        if (n % 1000 == 1) {
+            LOG.warn("the audit trail cannot keep up (queue of {} full): {} records dropped so far, last of {}", QUEUE, n, who);
+        }
+    }
+
+    /**
+     * The entry that says how many records were dropped since the last one, and whose — written by the writer before
+     * its next row, so it lands among the rows of the flood that caused it.
+     */
+    private void writeDrops() {
+        String counts;
+        long total;
+        synchronized (droppedBy) {
+            if (droppedBy.isEmpty()) {
+                return;
+            }
+            total = droppedBy.values().stream().mapToLong(Long::longValue).sum();
+            StringBuilder b = new StringBuilder();
+            droppedBy.forEach((who, n) -> b.append(b.isEmpty() ? "" : ", ").append(who).append(' ').append(n));
+            counts = b.toString();
+            droppedBy.clear();
+        }
+        LOG.warn("audit trail: {} records dropped (queue full): {}", total, counts);
+        write(System.currentTimeMillis(), ENGINE, "engine", "audit: " + total + " records dropped (queue full): " + counts, 0);
+    }
+
+    private void write(long timeMs, String who, String source, String action, int status) {
+        try {
+            store.audit(timeMs, who, source, action, status);
+        } catch (RuntimeException e) {
+            LOG.warn("cannot write the audit trail: {}", e.getMessage());
+        }
+    }
+
+    /** Records dropped since start because the queue was full (each also counted in a drop entry on the trail). */
+    public long dropped() {
+        return dropped.get();
     }
 
     /** Waits until what was recorded so far is in the store (bounded). */
     public void flush(Duration max) throws InterruptedException {
         java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
         try {
-            writer.execute(done::countDown);
+            writer.execute(() -> {
+                writeDrops();
+                done.countDown();
+            });
         } catch (RejectedExecutionException e) {
             return;
         }
@@ -97,7 +152,9 @@ public final class Audit implements AutoCloseable {
         trimmer.shutdownNow();
         writer.shutdown();
         try {
-            writer.awaitTermination(5, TimeUnit.SECONDS);
+            if (writer.awaitTermination(5, TimeUnit.SECONDS)) {
+                writeDrops(); // drops after the writer's last row are on the trail too
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -69,7 +69,7 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
      * characters and the bidirectional-text controls are written as a backslash, {@code u} and four hex digits (a name cannot write a
      * line into the trail or an escape sequence into a terminal showing {@code mpflc status}); and a name that
      * could be read as another kind of caller — {@code admin-token}, {@code anonymous}, {@code nobody},
-     * {@code host:…}, or one already starting with {@code user:} — is shown as {@code user:NAME}, so that no user
+     * {@code engine} (the audit trail's own entries), {@code host:…}, or one already starting with {@code user:} — is shown as {@code user:NAME}, so that no user
      * appears as the admin token or a host.
      */
     public static String userName(String claimed) {
@@ -84,7 +84,7 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
         });
         String name = b.toString();
         boolean another = name.equals(adminToken().name()) || name.equals(anonymousReader().name()) || name.equals(nobody().name())
-                || name.startsWith("host:") || name.startsWith("user:");
+                || name.equals(Audit.ENGINE) || name.startsWith("host:") || name.startsWith("user:");
         return another ? "user:" + name : name;
     }
 

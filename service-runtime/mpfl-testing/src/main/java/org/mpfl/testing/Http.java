@@ -48,6 +48,20 @@ public final class Http {
     }
 
     /**
+     * One chunk of a chunked HTTP/1.1 body ({@code Transfer-Encoding: chunked}): its size in hex, the data, CRLF. How
+     * an attack test sends a body that never ends.
+     */
+    public static byte[] chunk(byte[] data) {
+        byte[] size = (Integer.toHexString(data.length) + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] out = new byte[size.length + data.length + 2];
+        System.arraycopy(size, 0, out, 0, size.length);
+        System.arraycopy(data, 0, out, size.length, data.length);
+        out[out.length - 2] = '\r';
+        out[out.length - 1] = '\n';
+        return out;
+    }
+
+    /**
      * Sends only the head of a POST to {@code baseUrl + path} announcing {@code announcedLength} body bytes,
      * none of which follow, and returns the answer's status line ({@code HTTP/1.1 401 …}): how a test shows
      * that a request is refused before its body is read (waiting for the body would end only with the read

@@ -1,6 +1,8 @@
 package org.mpfl.runtime.host;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import org.apache.axis2.transport.http.server.AxisHttpConnectionImpl;
@@ -20,6 +22,12 @@ import org.mpfl.protocol.guard.ConnectionGuard;
  * TLS handshake a stranger stalls). A proven connection reads with the host's normal socket time-out,
  * as before. The request's thread knows its connection ({@link #proveCurrent} is called by the worker,
  * which Axis2 runs in the connection's thread).
+ *
+ * <p>A request's body can also be {@linkplain #boundCurrentBody bounded} until the request proves a credential: Axis2's
+ * object model reads a SOAP element's whole text into memory ({@code status} and {@code abort} serialise their request,
+ * a store's fields are read before its header is admitted), so without a bound a caller with no credential at all could
+ * make the host hold whatever it sends within the deadline — from a known address, without any deadline. Past the bound
+ * the connection is closed, nothing more read.
  */
 final class GuardedConnection extends AxisHttpConnectionImpl {
     private static final ThreadLocal<GuardedConnection> CURRENT = new ThreadLocal<>();
@@ -27,6 +35,10 @@ final class GuardedConnection extends AxisHttpConnectionImpl {
     private final Socket raw;
     private final ConnectionGuard.Pass pass;
     private final int provenTimeoutMs;
+    /** Bytes of this request's body still to be read before it must prove a credential ({@code -1}: no bound). */
+    private long bodyLeft = -1;
+    private long bodyBound;
+    private BoundedBody bounded;
 
     /**
      * @param raw    the accepted TCP socket ({@code socket} is TLS layered over it, or it)
@@ -57,12 +69,80 @@ final class GuardedConnection extends AxisHttpConnectionImpl {
         CURRENT.set(this);
         // a keep-alive connection's next request gets the deadline again, unless proven
         pass.arm();
+        bodyLeft = -1;
+        bounded = null;
         return super.receiveRequest();
+    }
+
+    /**
+     * Reads at most {@code maxBytes} of the current request's body until it proves a credential ({@link #proveCurrent}
+     * lifts the bound); past it the connection is closed. For the requests Axis2's object model reads.
+     */
+    static void boundCurrentBody(long maxBytes) {
+        GuardedConnection c = CURRENT.get();
+        if (c != null) {
+            c.bodyBound = maxBytes;
+            c.bodyLeft = maxBytes;
+        }
+    }
+
+    @Override
+    public InputStream getInputStream() {
+        InputStream in = super.getInputStream();
+        if (bodyLeft < 0 || in == null) {
+            return in;
+        }
+        if (bounded == null || bounded.in != in) {
+            bounded = new BoundedBody(in);
+        }
+        return bounded;
+    }
+
+    /** The body as Axis2 reads it, counted against the bound while there is one. */
+    private final class BoundedBody extends FilterInputStream {
+        private final InputStream in;
+
+        BoundedBody(InputStream in) {
+            super(in);
+            this.in = in;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (bodyLeft < 0) {
+                return super.read(b, off, len);
+            }
+            if (bodyLeft == 0) {
+                closeRaw(raw);
+                throw new IOException("request body over " + bodyBound + " bytes before any credential: connection closed");
+            }
+            int n = super.read(b, off, (int) Math.min(len, bodyLeft));
+            if (n > 0 && bodyLeft >= 0) {
+                bodyLeft -= n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            // through read, so that skipped bytes count too
+            int r = n <= 0 ? 0 : read(new byte[(int) Math.min(n, 8192)], 0, (int) Math.min(n, 8192));
+            return Math.max(0, r);
+        }
     }
 
     /** The connection of the request this thread serves proved a credential. */
     static void proveCurrent() {
         GuardedConnection c = CURRENT.get();
+        if (c != null) {
+            c.bodyLeft = -1; // this request proved itself: its body is no stranger's
+        }
         if (c != null && !c.pass.proven()) {
             boolean wasStranger = c.pass.stranger();
             c.pass.prove();

@@ -81,8 +81,10 @@ public final class MpiwsRobustInOnlyReceiver implements MessageReceiver {
             OMElement c = it.next();
             String name = c.getLocalName();
             if (name.equals("payload")) {
+                // last in the WSDL's sequence: looking for a next element would read the whole (inline) payload
+                // before the header is admitted
                 payloadElement = c;
-                continue;
+                break;
             }
             String v = c.getText().trim();
             switch (name) {
@@ -108,6 +110,10 @@ public final class MpiwsRobustInOnlyReceiver implements MessageReceiver {
                     + " bytes exceeds this host's per-message limit of " + inbox.maxMessageBytes() + " bytes"));
         }
         Inbox.Admission admission = inbox.admit(header, length);
+        if (admission.proven()) {
+            // the domain token's proof: the payload after it is no stranger's (MpiwsWorker bounds this path's bodies until then)
+            GuardedConnection.proveCurrent();
+        }
         try {
             if (admission.outcome() != Inbox.Outcome.STORED) {
                 SoapFault f = StoreOutcomes.toFault(admission.outcome(), header);

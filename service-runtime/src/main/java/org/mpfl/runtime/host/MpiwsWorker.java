@@ -40,6 +40,7 @@ import org.slf4j.LoggerFactory;
 final class MpiwsWorker implements Worker {
     private static final Logger LOG = LoggerFactory.getLogger(MpiwsWorker.class);
     private static final boolean LEAN_STORE = RuntimeSettings.SOAP_LEAN_STORE.get();
+    private static final long UNPROVEN_BODY_BYTES = RuntimeSettings.HOST_UNPROVEN_BODY_BYTES.get();
 
     private final ServiceHost host;
     private final HTTPWorker axis2 = new HTTPWorker();
@@ -55,7 +56,10 @@ final class MpiwsWorker implements Worker {
         // the receivers of run (and extensions) check it; Axis2's simple server passes no headers on
         Header authorization = request.getFirstHeader("Authorization");
         msgContext.setProperty(ServiceHost.AUTHORIZATION_PROPERTY, authorization == null ? null : authorization.getValue());
-        if (authorization != null && host.acceptsEngineCall(authorization.getValue(), msgContext.getProperty(MessageContext.REMOTE_ADDR))) {
+        // the engine's key, or (a host without an engine) this machine: what may make the host act
+        boolean engine = host.acceptsEngineCall(authorization == null ? null : authorization.getValue(),
+                msgContext.getProperty(MessageContext.REMOTE_ADDR));
+        if (engine && authorization != null) {
             // the engine's key: its connection leaves the strangers' limits (ConnectionGuard)
             GuardedConnection.proveCurrent();
         }
@@ -92,6 +96,11 @@ final class MpiwsWorker implements Worker {
                     return;
                 }
             }
+        }
+        if (!engine) {
+            // Axis2's object model holds what it reads (status and abort serialise their whole request, a store's fields
+            // are read before its header is admitted): a caller without a credential gets only so much read
+            GuardedConnection.boundCurrentBody(UNPROVEN_BODY_BYTES);
         }
         axis2.service(request, response, msgContext);
     }

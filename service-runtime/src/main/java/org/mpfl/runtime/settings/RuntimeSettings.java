@@ -71,6 +71,9 @@ public final class RuntimeSettings {
             "the memory budget, at most 2 GiB", "largest payload one message may announce; larger ones are refused unread");
     public static final Setting<Integer> HOST_THREADS = Setting.intProperty("mpfl.host.threads", 64,
             "request threads of a host's HTTP server");
+    public static final Setting<Long> HOST_UNPROVEN_BODY_BYTES = Setting.longProperty("mpfl.host.unprovenBodyBytes", 1L << 20,
+            "bytes of a SOAP request body the host reads through Axis2 (status, abort, a store without its SOAP action) "
+                    + "before the request proved the engine's key or a domain token");
     public static final Setting<Integer> HOST_CONNECTION_QUEUE = Setting.intProperty("mpfl.host.connectionQueue", 256,
             "requests a host's HTTP server queues when every thread is busy");
     // what a connection that has not proved a credential may cost (docs/security.md, "Slow and flooding clients")
