@@ -223,11 +223,18 @@ final class RunEndpoints {
     /**
      * {@code GET /api/runs/{id}/logs[?rank=N]}: every {@code <log>} line the run's ranks reported (the
      * run detail keeps only the newest 500 per rank), oldest first, as text: one line per log line,
-     * {@code 2026-11-29T02:49:32.125Z rank 3 INFO message}.
+     * {@code 2026-11-29T02:49:32.125Z rank 3 INFO message}. A rank the placed run does not have is 400 naming the
+     * ranks it has: an empty answer would say that rank logged nothing.
      */
     Reply logText(Exchange ex) throws Exception {
         String id = param(ex, "id");
         Integer rank = param(ex, "rank") == null ? null : (int) whole(ex, "rank", 0, 0, Integer.MAX_VALUE);
+        int size = api.runs().detail(id).map(d -> d.path("size").asInt(0)).orElse(0);
+        if (rank != null && size > 0 && rank >= size) {
+            // size is 0 until the ranks are placed (and in records older than it): nothing to check against then
+            throw new ApiException(400, "run " + id + " has " + (size == 1 ? "only rank 0" : "ranks 0-" + (size - 1))
+                    + "; there is no rank " + rank);
+        }
         StringBuilder text = new StringBuilder();
         long after = 0;
         for (;;) {

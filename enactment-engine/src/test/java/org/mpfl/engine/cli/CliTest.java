@@ -203,6 +203,27 @@ class CliTest {
     }
 
     /** A run across sites: status says how the sites were chosen and each rank's site. */
+    /** A rank the run does not have is an error naming the ranks it has: it used to print nothing and exit 0, as for a quiet rank. */
+    @Test
+    void logsOfARankTheRunDoesNotHaveNamesTheRanksItHas() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> r.awaitAbort(30_000))))) {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("w"), "capacity", 4));
+            String id = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "w",
+                    "processes", List.of(Map.of("name", "w", "ranks", 4))))).json().get("id").asText();
+            Await.until(Duration.ofSeconds(30), "the four ranks placed", () -> Http.get(engine.url() + "/api/runs/" + id).json(),
+                    d -> d.path("ranks").size() == 4);
+            Result none = mpflc("logs", id, "--engine", engine.url(), "--rank", "99");
+            assertEquals(1, none.exit(), none.out() + none.err());
+            assertTrue(none.err().contains("run " + id + " has ranks 0-3; there is no rank 99"), none.err());
+            assertEquals(400, Http.get(engine.url() + "/api/runs/" + id + "/logs?rank=4").status());
+            Result quiet = mpflc("logs", id, "--engine", engine.url(), "--rank", "3");
+            assertEquals(0, quiet.exit(), quiet.err());
+            assertEquals("", quiet.out());
+            assertEquals(0, mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString()).exit());
+        }
+    }
+
     @Test
     void statusSaysThePlacementAndEachRanksSite() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
