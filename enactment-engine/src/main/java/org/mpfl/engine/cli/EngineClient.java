@@ -156,35 +156,14 @@ public final class EngineClient {
     /** The engine URL: {@code --engine}, else {@code $MPFL_ENGINE}, else the URL file of the last engine started in the data dir. */
     static String resolveUrl(String option, String dataDir) throws IOException, UsageException {
         if (option != null) {
-            return checkedUrl(option, "--engine");
+            return EngineReach.checkedUrl(option, "--engine");
         }
         String env = EngineSettings.ENGINE.raw();
         if (env != null && !env.isBlank()) {
-            return checkedUrl(env.strip(), "$MPFL_ENGINE");
+            return EngineReach.checkedUrl(env.strip(), "$MPFL_ENGINE");
         }
         Path file = dataDir(dataDir).resolve(Engine.URL_FILE);
-        return Files.isRegularFile(file) ? checkedUrl(Files.readString(file, StandardCharsets.UTF_8).strip(), file.toString()) : null;
-    }
-
-    /**
-     * {@code url} if it is an engine's base URL ({@code http(s)://HOST[:PORT][/PATH]}), else a usage error naming where
-     * it came from: a mistyped {@code --engine localhost:8080} would otherwise fail in the HTTP client with words about
-     * "URI schemes" and the request's path, which say neither which option is wrong nor what it should look like.
-     */
-    static String checkedUrl(String url, String source) throws UsageException {
-        URI u;
-        try {
-            u = new URI(url);
-        } catch (java.net.URISyntaxException e) {
-            u = null;
-        }
-        boolean http = u != null && u.getScheme() != null
-                && (u.getScheme().equalsIgnoreCase("http") || u.getScheme().equalsIgnoreCase("https"));
-        if (!http || u.getHost() == null || u.getPort() > 65535 || u.getRawQuery() != null || u.getRawFragment() != null) {
-            throw new UsageException(source + " must be the engine's URL, http://HOST:PORT or https://HOST:PORT (e.g."
-                    + " http://127.0.0.1:8080), got '" + url + "'");
-        }
-        return url;
+        return Files.isRegularFile(file) ? EngineReach.checkedUrl(Files.readString(file, StandardCharsets.UTF_8).strip(), file.toString()) : null;
     }
 
     static Path dataDir(String option) {

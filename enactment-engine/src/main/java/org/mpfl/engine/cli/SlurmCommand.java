@@ -22,6 +22,7 @@ import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.CliSettings;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.protocol.EngineReach;
 import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.Sites;
@@ -78,6 +79,10 @@ public final class SlurmCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
+        if (args.has("--engine")) {
+            // before the allocation's checks: the hosts and the run would each refuse it, after srun
+            EngineReach.checkedUrl(args.value("--engine"), "--engine");
+        }
         List<String> hostArgs = args.values("--host-arg");
         List<String> runArgs = args.rest() == null ? null : new ArrayList<>(args.rest());
         if (runArgs != null && runArgs.isEmpty()) {

@@ -36,7 +36,8 @@ class MistypedOptionValuesTest {
     /**
      * {@code --engine localhost:8080} (no scheme) said {@code invalid URI scheme localhost}, {@code --engine
      * 127.0.0.1:8080} {@code Illegal character in scheme name at index 0: 127.0.0.1:8080/api/runs?limit=21}, a port
-     * beyond 65535 {@code port out of range:99999}: exit 1, without naming the option or the URL's form.
+     * beyond 65535 {@code port out of range:99999}: exit 1, without naming the option or the URL's form. {@code mpflc host},
+     * {@code relay} and {@code slurm} parse {@code --engine} apart from the client commands and are held to the same check.
      */
     @Test
     void anEngineUrlThatIsNoneIsAUsageErrorNamingTheOption() throws Exception {
@@ -49,7 +50,11 @@ class MistypedOptionValuesTest {
                 List.of("logs", "r1", "--engine", "http://a b"),
                 List.of("hosts", "--engine", "ftp://127.0.0.1:8080"),
                 List.of("cancel", "r1", "--engine", "http://[::1"),
-                List.of("host-token", "--engine", "127.0.0.1", "-o", dir.resolve("h.credential").toString()));
+                List.of("host-token", "--engine", "127.0.0.1", "-o", dir.resolve("h.credential").toString()),
+                // service-runtime's own parsers of --engine: they said the credential was missing, or took the URL on
+                List.of("host", "--engine", "localhost:8080"),
+                List.of("relay", "--engine", "localhost:8080", "--advertise", "127.0.0.1"),
+                List.of("slurm", "--engine", "engine:8080", "--credentials", dir.toString()));
         for (List<String> command : commands) {
             Result r = mpflc(command.toArray(String[]::new));
             String url = command.get(command.indexOf("--engine") + 1);
@@ -63,7 +68,7 @@ class MistypedOptionValuesTest {
     @Test
     void theUrlsAnEngineHasPassTheCheck() throws Exception {
         for (String url : List.of("http://127.0.0.1:8080", "https://engine.example.org/mpfl/", "HTTP://[::1]:8080", "http://host")) {
-            assertEquals(url, EngineClient.checkedUrl(url, "--engine"));
+            assertEquals(url, org.mpfl.protocol.EngineReach.checkedUrl(url, "--engine"));
         }
     }
 

@@ -1,8 +1,11 @@
 package org.mpfl.protocol;
 
 import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpConnectTimeoutException;
 import javax.net.ssl.SSLException;
+import org.mpfl.ir.cli.UsageException;
 
 /**
  * Why an engine could not be reached, in words every client of one shares (mpflc's commands, a service host):
@@ -12,6 +15,29 @@ import javax.net.ssl.SSLException;
  */
 public final class EngineReach {
     private EngineReach() {
+    }
+
+    /**
+     * {@code url} if it is an engine's base URL ({@code http(s)://HOST[:PORT][/PATH]}), else a usage error naming where
+     * it came from ({@code --engine}, {@code $MPFL_ENGINE}, a file): a mistyped {@code --engine localhost:8080} would
+     * otherwise fail in the HTTP client with words about "URI schemes" and the request's path, which say neither which
+     * option is wrong nor what it should look like. Every command that takes an engine's URL (the client commands,
+     * {@code mpflc host}, {@code relay}, {@code slurm}) checks it here, so that all of them refuse the same URLs.
+     */
+    public static String checkedUrl(String url, String source) throws UsageException {
+        URI u;
+        try {
+            u = new URI(url);
+        } catch (URISyntaxException e) {
+            u = null;
+        }
+        boolean http = u != null && u.getScheme() != null
+                && (u.getScheme().equalsIgnoreCase("http") || u.getScheme().equalsIgnoreCase("https"));
+        if (!http || u.getHost() == null || u.getPort() > 65535 || u.getRawQuery() != null || u.getRawFragment() != null) {
+            throw new UsageException(source + " must be the engine's URL, http://HOST:PORT or https://HOST:PORT (e.g."
+                    + " http://127.0.0.1:8080), got '" + url + "'");
+        }
+        return url;
     }
 
     /** {@code "cannot reach the engine at URL: what failed (what to do)"}. */

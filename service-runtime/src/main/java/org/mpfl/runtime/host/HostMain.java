@@ -15,6 +15,7 @@ import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.HelpRequested;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.protocol.EngineReach;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.Sites;
 import org.mpfl.protocol.launch.HostProcesses;
@@ -155,7 +156,7 @@ public final class HostMain {
     public static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         quietLogging();
         Arguments given = SPEC.parse(args);
-        String engine = given.value("--engine");
+        String engine = given.has("--engine") ? EngineReach.checkedUrl(given.value("--engine"), "--engine") : null;
         Path credentialFile = given.path("--credential-file");
         String bind = given.value("--bind");
         String advertise = given.value("--advertise");

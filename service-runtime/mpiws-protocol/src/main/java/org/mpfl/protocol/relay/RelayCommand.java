@@ -71,6 +71,7 @@ public final class RelayCommand implements CliCommand {
     @Override
     public int run(List<String> argList, PrintStream out, PrintStream err) throws Exception {
         Arguments args = SPEC.parse(argList);
+        String given = args.has("--engine") ? EngineReach.checkedUrl(args.value("--engine"), "--engine") : null;
         Path file = args.path("--credential-file");
         String env = System.getenv(HostCredential.ENV);
         HostCredential credential = file != null ? HostCredential.readPrivate(file)
@@ -79,7 +80,7 @@ public final class RelayCommand implements CliCommand {
             throw new UsageException("a relay needs its credential: --credential-file F or $" + HostCredential.ENV
                     + " (make one on the engine's machine with 'mpflc host-token --relay --host-id NAME -o F')");
         }
-        String engine = args.value("--engine") != null ? args.value("--engine") : credential.engineUrl();
+        String engine = given != null ? given : credential.engineUrl();
         if (engine == null) {
             throw new UsageException("give the engine with --engine URL (the credential names none)");
         }
