@@ -166,6 +166,10 @@ public final class ArgumentSpec {
                     if (inline != null) {
                         throw new UsageException(name + " takes no value, got '" + w + "'");
                     }
+                    if (!seen.isEmpty()) {
+                        // as a valued option given twice: a doubled flag is a slip (or two scripts' lines joined), not a wish
+                        throw new UsageException(o.name() + " given twice");
+                    }
                     seen.add("true");
                 }
                 case REST -> {

@@ -68,6 +68,9 @@ class ArgumentSpecTest {
         assertEquals("--engine needs a value (--engine URL)", missing.getMessage());
         UsageException twice = assertThrows(UsageException.class, () -> parse("r", "--engine", "a", "--engine=b"));
         assertTrue(twice.getMessage().startsWith("--engine given twice"), twice.getMessage());
+        // a flag as a valued option: it was taken twice without a word, which docs/cli.md says no option is
+        UsageException flagTwice = assertThrows(UsageException.class, () -> parse("r", "--json", "--json"));
+        assertEquals("--json given twice", flagTwice.getMessage());
         UsageException flagValue = assertThrows(UsageException.class, () -> parse("r", "--json=yes"));
         assertTrue(flagValue.getMessage().startsWith("--json takes no value"), flagValue.getMessage());
         UsageException number = assertThrows(UsageException.class, () -> parse("r", "--hosts", "two").intValue("--hosts"));
