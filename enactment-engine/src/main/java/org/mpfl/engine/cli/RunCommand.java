@@ -205,8 +205,10 @@ public final class RunCommand implements CliCommand {
             if (detach) {
                 return detached(client, start, json, out, err);
             }
-            JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err, !local);
-            return report(last, out, err, json);
+            PrintStream progress = json ? null : err;
+            String id = start(client, start, progress, !local);
+            return RunFollower.followAndReport(RunFollower.source(client, id), id, timeoutS, progress, !local,
+                    run -> report(run, out, err, json));
         } finally {
             Path data = localData;
             if (cluster != null && !compiled) {
@@ -241,7 +243,7 @@ public final class RunCommand implements CliCommand {
                 // every line, as mpirun prints its ranks' output: there is no run record to read them from afterwards
                 run.followLogs();
             }
-            JsonNode last = RunFollower.follow(new RunFollower.Source() {
+            return RunFollower.followAndReport(new RunFollower.Source() {
                 @Override
                 public JsonNode get() {
                     return run.view();
@@ -256,8 +258,7 @@ public final class RunCommand implements CliCommand {
                 public void pause(long ms) throws InterruptedException {
                     run.awaitChange(ms);
                 }
-            }, run.id(), timeoutS, json ? null : err, true, false);
-            return report(last, out, err, json);
+            }, run.id(), timeoutS, json ? null : err, false, last -> report(last, out, err, json));
         }
     }
 
@@ -341,12 +342,18 @@ public final class RunCommand implements CliCommand {
      */
     static JsonNode startAndFollow(EngineClient client, Map<String, Object> start, int timeoutS, PrintStream progress,
                                    boolean showConsole) throws Exception {
+        return RunFollower.follow(client, start(client, start, progress, showConsole), timeoutS, progress, true, showConsole);
+    }
+
+    /** Starts a run as {@code POST /api/runs} with {@code start}; its id. {@code showConsole}: as for {@link #startAndFollow}. */
+    private static String start(EngineClient client, Map<String, Object> start, PrintStream progress, boolean showConsole)
+            throws Exception {
         JsonNode started = client.post("/api/runs", start);
         String id = started.get("id").asText();
         if (progress != null && showConsole) {
             progress.println("mpflc run: run " + id + " started; the console shows it at " + client.url() + "/#/runs/" + id);
         }
-        return RunFollower.follow(client, id, timeoutS, progress, true, showConsole);
+        return id;
     }
 
     /**
