@@ -210,19 +210,14 @@ public final class RunCommand implements CliCommand {
             return RunFollower.followAndReport(RunFollower.source(client, id), id, timeoutS, progress, !local,
                     run -> report(run, out, err, json));
         } finally {
-            Path data = localData;
+            // the cluster deletes its data directory once it stopped (LocalCluster.startInBackground), also at this JVM's exit
             if (cluster != null && !compiled) {
                 // the document did not compile: answer now, not after the cluster's start-up it never needed. Its
                 // data directory is deleted once the start ended (or at this JVM's exit), not now: the start still
                 // going on would create it again (the engine makes its archive folder with createDirectories)
-                cluster.abandon(() -> FileTrees.deleteQuietly(data));
-            } else {
-                if (cluster != null) {
-                    cluster.close();
-                }
-                if (data != null) {
-                    FileTrees.deleteQuietly(data);
-                }
+                cluster.abandon();
+            } else if (cluster != null) {
+                cluster.close();
             }
         }
     }
@@ -276,8 +271,9 @@ public final class RunCommand implements CliCommand {
         }
         EngineConfig config = new EngineConfig().port(0).dataDir(dataDir).throwawayDatabase();
         Duration startTimeout = Duration.ofSeconds(60);
-        return LocalCluster.startInBackground(() -> embedded ? LocalCluster.startEmbedded(config, services, startTimeout)
-                : LocalCluster.start(config, hosts, services, startTimeout), startTimeout.multipliedBy(2));
+        return LocalCluster.startInBackground(guard -> embedded ? LocalCluster.startEmbedded(config, services, startTimeout, guard)
+                : LocalCluster.start(config, hosts, services, startTimeout, guard), startTimeout.multipliedBy(2),
+                () -> FileTrees.deleteQuietly(dataDir));
     }
 
     /** The {@code --service NAME=CLASS} values, checked to be pairs (the hosts load the classes). */

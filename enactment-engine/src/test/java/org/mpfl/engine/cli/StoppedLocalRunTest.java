@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.json.Json;
+import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.docs.DocumentedCommands;
@@ -39,6 +40,7 @@ class StoppedLocalRunTest {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+        hosts().forEach(ProcessHandle::destroyForcibly);
     }
 
     /**
@@ -73,6 +75,42 @@ class StoppedLocalRunTest {
             assertTrue(result != null && result.isObject(), "round " + round + ", one JSON document on stdout: '"
                     + Files.readString(out) + "', stderr: " + Files.readString(err));
             assertEquals("CANCELLED", result.path("state").asText());
+        }
+    }
+
+    @Test
+    void sigtermWhileTheHostsStartLeavesNoHostAndNoTemporaryFile() throws Exception {
+        Path err = dir.resolve("hosts.err");
+        Process p = mpflc(List.of(spinDocument().toString(), "--local", "--hosts", "4"), dir.resolve("hosts.out"), err);
+        Await.until(Duration.ofSeconds(120), "the first host process started", () -> !hosts().isEmpty());
+        p.destroy(); // SIGTERM, as a hang-up or kill sends it
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the command ended after SIGTERM");
+        assertEquals(List.of(), hosts().stream().map(ProcessHandle::pid).toList(),
+                "host processes left running: " + Files.readString(err));
+        try (var listed = Files.list(tmp())) {
+            List<String> left = listed.map(f -> f.getFileName().toString())
+                    .filter(n -> n.startsWith("mpfl-local-") || n.startsWith("mpfl-archives-")).toList();
+            assertEquals(List.of(), left, "left in the temporary directory; stderr: " + Files.readString(err));
+        }
+    }
+
+    /**
+     * The service-host processes of this test's command: they have its temporary directory. Read from
+     * /proc/PID/cmdline: ProcessHandle.Info gives no arguments for a command line as long as a host's class path.
+     */
+    private List<ProcessHandle> hosts() {
+        String option = "-Djava.io.tmpdir=" + tmp();
+        return ProcessHandle.allProcesses().filter(h -> {
+            List<String> words = List.of(commandLine(h).split("\0"));
+            return h.isAlive() && words.contains(option) && words.contains(HostProcesses.HOST_MAIN_CLASS);
+        }).toList();
+    }
+
+    private static String commandLine(ProcessHandle h) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+        } catch (java.io.IOException | java.io.UncheckedIOException gone) {
+            return "";
         }
     }
 
