@@ -53,7 +53,7 @@ class StoppedLocalRunTest {
     void ctrlCDuringAnInProcessRunPrintsItsLastLine() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             Path err = dir.resolve("text-" + round + ".err");
-            Process p = mpflc(List.of(spinDocument().toString(), "--local"), dir.resolve("text.out"), err);
+            Process p = mpflc(List.of(spinDocument(dir).toString(), "--local"), dir.resolve("text.out"), err);
             Await.until(Duration.ofSeconds(120), "the run is followed", () -> Files.readString(err).contains("RUNNING"));
             assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
             assertTrue(Files.readString(err).contains("CANCELLED: cancelled: mpflc was stopped while it followed the run"),
@@ -66,7 +66,7 @@ class StoppedLocalRunTest {
         for (int round = 0; round < ROUNDS; round++) {
             Path out = dir.resolve("json-" + round + ".out");
             Path err = dir.resolve("json-" + round + ".err");
-            Process p = mpflc(List.of(spinDocument().toString(), "--local", "--json"), out, err);
+            Process p = mpflc(List.of(spinDocument(dir).toString(), "--local", "--json"), out, err);
             // --json draws no progress: the run's deadlock watch, a thread started when its ranks have started (just
             // before it is followed), shows it runs; Linux names it by its first 15 characters
             Await.until(Duration.ofSeconds(120), "the run is watched", () -> threadNames(p).contains("mpfl-inprocess-"));
@@ -81,7 +81,7 @@ class StoppedLocalRunTest {
     @Test
     void sigtermWhileTheHostsStartLeavesNoHostAndNoTemporaryFile() throws Exception {
         Path err = dir.resolve("hosts.err");
-        Process p = mpflc(List.of(spinDocument().toString(), "--local", "--hosts", "4"), dir.resolve("hosts.out"), err);
+        Process p = mpflc(List.of(spinDocument(dir).toString(), "--local", "--hosts", "4"), dir.resolve("hosts.out"), err);
         Await.until(Duration.ofSeconds(120), "the first host process started", () -> !hosts().isEmpty());
         p.destroy(); // SIGTERM, as a hang-up or kill sends it
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the command ended after SIGTERM");
@@ -129,8 +129,8 @@ class StoppedLocalRunTest {
         return names;
     }
 
-    /** A one-rank document whose Python kernel spins until the run is stopped. */
-    private Path spinDocument() throws Exception {
+    /** A one-rank document (in {@code dir}) whose Python kernel spins until the run is stopped. */
+    static Path spinDocument(Path dir) throws Exception {
         Path project = Files.createDirectories(dir.resolve("spin"));
         Files.writeString(project.resolve("spin.py"), "import time\n\ndef spin(n):\n    while True:\n        time.sleep(0.05)\n");
         return Files.writeString(project.resolve("spin.mpfl.xml"), """
