@@ -166,6 +166,8 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
     private Map<String, byte[]> archives(DeploymentPlan plan) throws IOException {
         Map<String, byte[]> archives = new LinkedHashMap<>();
         Path dir = Files.createTempDirectory("mpfl-archives-");
+        // mpflc stopped by a signal while it writes an archive (run --local compiles while its cluster starts)
+        FileTrees.AtExit atExit = FileTrees.deleteAtExit(dir);
         try {
             for (PlanProcess process : plan.processes()) {
                 Path archive = dir.resolve(process.archive());
@@ -175,6 +177,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
             return archives;
         } finally {
             FileTrees.deleteQuietly(dir);
+            atExit.close();
         }
     }
 

@@ -46,7 +46,8 @@ public final class ResumeCommand implements CliCommand {
                     + "; follow it with mpflc status " + id + " --follow");
             return 0;
         }
-        JsonNode last = RunFollower.follow(client, args, err, true);
-        return RunCommand.report(last, out, err, args.flag("--json"));
+        boolean json = args.flag("--json");
+        return RunFollower.followAndReport(RunFollower.source(client, id), id, 0, json ? null : err, true,
+                last -> RunCommand.report(last, out, err, json));
     }
 }

@@ -205,22 +205,19 @@ public final class RunCommand implements CliCommand {
             if (detach) {
                 return detached(client, start, json, out, err);
             }
-            JsonNode last = startAndFollow(client, start, timeoutS, json ? null : err, !local);
-            return report(last, out, err, json);
+            PrintStream progress = json ? null : err;
+            String id = start(client, start, progress, !local);
+            return RunFollower.followAndReport(RunFollower.source(client, id), id, timeoutS, progress, !local,
+                    run -> report(run, out, err, json));
         } finally {
-            Path data = localData;
+            // the cluster deletes its data directory once it stopped (LocalCluster.startInBackground), also at this JVM's exit
             if (cluster != null && !compiled) {
                 // the document did not compile: answer now, not after the cluster's start-up it never needed. Its
                 // data directory is deleted once the start ended (or at this JVM's exit), not now: the start still
                 // going on would create it again (the engine makes its archive folder with createDirectories)
-                cluster.abandon(() -> FileTrees.deleteQuietly(data));
-            } else {
-                if (cluster != null) {
-                    cluster.close();
-                }
-                if (data != null) {
-                    FileTrees.deleteQuietly(data);
-                }
+                cluster.abandon();
+            } else if (cluster != null) {
+                cluster.close();
             }
         }
     }
@@ -241,7 +238,7 @@ public final class RunCommand implements CliCommand {
                 // every line, as mpirun prints its ranks' output: there is no run record to read them from afterwards
                 run.followLogs();
             }
-            JsonNode last = RunFollower.follow(new RunFollower.Source() {
+            return RunFollower.followAndReport(new RunFollower.Source() {
                 @Override
                 public JsonNode get() {
                     return run.view();
@@ -256,8 +253,7 @@ public final class RunCommand implements CliCommand {
                 public void pause(long ms) throws InterruptedException {
                     run.awaitChange(ms);
                 }
-            }, run.id(), timeoutS, json ? null : err, true, false);
-            return report(last, out, err, json);
+            }, run.id(), timeoutS, json ? null : err, false, last -> report(last, out, err, json));
         }
     }
 
@@ -275,8 +271,9 @@ public final class RunCommand implements CliCommand {
         }
         EngineConfig config = new EngineConfig().port(0).dataDir(dataDir).throwawayDatabase();
         Duration startTimeout = Duration.ofSeconds(60);
-        return LocalCluster.startInBackground(() -> embedded ? LocalCluster.startEmbedded(config, services, startTimeout)
-                : LocalCluster.start(config, hosts, services, startTimeout), startTimeout.multipliedBy(2));
+        return LocalCluster.startInBackground(guard -> embedded ? LocalCluster.startEmbedded(config, services, startTimeout, guard)
+                : LocalCluster.start(config, hosts, services, startTimeout, guard), startTimeout.multipliedBy(2),
+                () -> FileTrees.deleteQuietly(dataDir));
     }
 
     /** The {@code --service NAME=CLASS} values, checked to be pairs (the hosts load the classes). */
@@ -341,12 +338,18 @@ public final class RunCommand implements CliCommand {
      */
     static JsonNode startAndFollow(EngineClient client, Map<String, Object> start, int timeoutS, PrintStream progress,
                                    boolean showConsole) throws Exception {
+        return RunFollower.follow(client, start(client, start, progress, showConsole), timeoutS, progress, true, showConsole);
+    }
+
+    /** Starts a run as {@code POST /api/runs} with {@code start}; its id. {@code showConsole}: as for {@link #startAndFollow}. */
+    private static String start(EngineClient client, Map<String, Object> start, PrintStream progress, boolean showConsole)
+            throws Exception {
         JsonNode started = client.post("/api/runs", start);
         String id = started.get("id").asText();
         if (progress != null && showConsole) {
             progress.println("mpflc run: run " + id + " started; the console shows it at " + client.url() + "/#/runs/" + id);
         }
-        return RunFollower.follow(client, id, timeoutS, progress, true, showConsole);
+        return id;
     }
 
     /**

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 
@@ -72,7 +74,12 @@ final class RunFollower {
      */
     static JsonNode follow(EngineClient client, String id, int timeoutS, PrintStream progress, boolean holdsRun, boolean recorded)
             throws Exception {
-        return follow(new Source() {
+        return follow(source(client, id), id, timeoutS, progress, holdsRun, recorded);
+    }
+
+    /** Run {@code id} of the engine {@code client} speaks to, as a {@link Source}. */
+    static Source source(EngineClient client, String id) {
+        return new Source() {
             @Override
             public JsonNode get() throws IOException, InterruptedException {
                 return client.get("/api/runs/" + id);
@@ -87,7 +94,65 @@ final class RunFollower {
             public void pause(long ms) throws InterruptedException {
                 Thread.sleep(ms);
             }
-        }, id, timeoutS, progress, holdsRun, recorded);
+        };
+    }
+
+    /** Prints a followed run's end ({@code RunCommand.report}) and gives the command's exit code. */
+    @FunctionalInterface
+    interface Report {
+        int print(JsonNode run);
+    }
+
+    /**
+     * Follows run {@code id} to its end and prints it with {@code report}, holding the run: stopping this command
+     * (Ctrl-C, hang-up, SIGTERM) cancels it, and the JVM's exit then waits up to {@value #LAST_PRINT_WAIT_MS} ms for
+     * {@code report}. Without that wait the exit raced the print of the cancelled run (the follower sees the end the
+     * cancel made only after it), and a stopped {@code run --local} often ended without its last line, or with
+     * {@code --json} without any output.
+     */
+    static int followAndReport(Source source, String id, int timeoutS, PrintStream progress, boolean recorded, Report report)
+            throws Exception {
+        CountDownLatch printed = new CountDownLatch(1);
+        Thread cancelOnExit = cancelOnExit(source, printed);
+        Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        try {
+            return report.print(follow(source, id, timeoutS, progress, false, recorded));
+        } finally {
+            printed.countDown(); // also when following failed: the exit has nothing more to wait for
+            removeHook(cancelOnExit);
+        }
+    }
+
+    /**
+     * How long the exit of a stopped command waits for the print of the run it cancelled ({@link #followAndReport}):
+     * the follower looks again at once (an in-process run) or within a poll.
+     */
+    private static final long LAST_PRINT_WAIT_MS = 5_000;
+
+    /** The shutdown hook that cancels the run; then waits (bounded) for {@code printed}, unless {@code null}. */
+    private static Thread cancelOnExit(Source source, CountDownLatch printed) {
+        return new Thread(() -> {
+            try {
+                source.cancel("mpflc was stopped while it followed the run");
+            } catch (Exception ignored) {
+                // the engine may be gone; nothing more to do on the way out
+            }
+            if (printed != null) {
+                try {
+                    printed.await(LAST_PRINT_WAIT_MS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, "mpflc-cancel-on-exit");
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // shutting down: the hook runs and cancels, which is what an interrupted command wants
+        }
     }
 
     /**
@@ -96,13 +161,7 @@ final class RunFollower {
      */
     static JsonNode follow(Source source, String id, int timeoutS, PrintStream progress, boolean holdsRun, boolean recorded)
             throws Exception {
-        Thread cancelOnExit = new Thread(() -> {
-            try {
-                source.cancel("mpflc was stopped while it followed the run");
-            } catch (Exception ignored) {
-                // the engine may be gone; nothing more to do on the way out
-            }
-        }, "mpflc-cancel-on-exit");
+        Thread cancelOnExit = cancelOnExit(source, null);
         if (holdsRun) {
             Runtime.getRuntime().addShutdownHook(cancelOnExit);
         }
@@ -190,12 +249,8 @@ final class RunFollower {
                 source.pause(System.currentTimeMillis() - start < FIRST_POLLS_FOR_MS ? FIRST_POLL_MS : POLL_MS);
             }
         } finally {
-            try {
-                if (holdsRun) {
-                    Runtime.getRuntime().removeShutdownHook(cancelOnExit);
-                }
-            } catch (IllegalStateException e) {
-                // shutting down: the hook runs and cancels, which is what an interrupted command wants
+            if (holdsRun) {
+                removeHook(cancelOnExit);
             }
         }
     }

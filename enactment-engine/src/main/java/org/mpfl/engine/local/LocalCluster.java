@@ -74,28 +74,44 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(EngineConfig config, int hostCount, List<String> services, Duration startTimeout)
             throws Exception {
+        return start(config, hostCount, services, startTimeout, new StartGuard());
+    }
+
+    /**
+     * Like {@link #start(EngineConfig, int, List, Duration)}, its hosts taken by {@code guard} as they start, and
+     * stopped between its steps once {@code guard} says the JVM exits ({@link #startInBackground}).
+     */
+    public static LocalCluster start(EngineConfig config, int hostCount, List<String> services, Duration startTimeout,
+                                     StartGuard guard) throws Exception {
         if (config.tls().serves() && !config.tls().hasCa() && hostCount > 0) {
             throw new IOException("TLS: the local hosts must trust the engine's certificate: give its CA with --tls-ca");
         }
         Path logDir = Files.createDirectories(Engine.createDataDirectory(config.dataDir()).resolve("host-logs"));
         // the hosts first: they start while the engine does, and wait for it on their standard input
-        HostProcesses.Launch launch = hostCount > 0 ? hosts(config, hostCount, services, startTimeout, logDir).launch() : null;
-        Engine engine;
+        HostProcesses.Launch launch = hostCount > 0
+                ? hosts(config, hostCount, services, startTimeout, logDir).onLaunch(guard::launched).launch() : null;
+        Engine engine = null;
+        LocalCluster c;
         try {
             engine = Engine.start(config);
+            guard.check();
+            c = new LocalCluster(engine, launch, null);
         } catch (Exception | Error e) {
+            if (engine != null) {
+                engine.close();
+            }
             if (launch != null) {
                 launch.abort();
             }
             throw e;
         }
-        LocalCluster c = new LocalCluster(engine, launch, null);
         try {
             if (launch != null) {
                 c.handOverCredentials();
                 c.hosts = launch.awaitReady();
             }
             c.awaitRegistration(hostCount, startTimeout);
+            guard.check();
         } catch (Exception e) {
             c.close();
             throw e;
@@ -112,6 +128,12 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster startEmbedded(EngineConfig config, List<String> services, Duration startTimeout)
             throws Exception {
+        return startEmbedded(config, services, startTimeout, new StartGuard());
+    }
+
+    /** Like {@link #startEmbedded(EngineConfig, List, Duration)}, ending once {@code guard} says the JVM exits. */
+    public static LocalCluster startEmbedded(EngineConfig config, List<String> services, Duration startTimeout,
+                                             StartGuard guard) throws Exception {
         if (config.tls().serves()) {
             throw new IOException("TLS: a host in the engine's JVM serves plaintext only; start host processes (--hosts N)");
         }
@@ -158,6 +180,7 @@ public final class LocalCluster implements AutoCloseable {
             c.issued.add(credential.id());
             host.handOver(credential);
             c.awaitRegistration(1, startTimeout);
+            guard.check();
         } catch (Exception e) {
             c.close();
             throw e;
@@ -165,40 +188,73 @@ public final class LocalCluster implements AutoCloseable {
         return c;
     }
 
-    /** How a cluster is started ({@link #start(EngineConfig, int, List, Duration)} or {@link #startEmbedded}). */
+    /**
+     * How a cluster is started ({@link #start(EngineConfig, int, List, Duration, StartGuard)} or
+     * {@link #startEmbedded(EngineConfig, List, Duration, StartGuard)}), with the guard given.
+     */
     @FunctionalInterface
     public interface Launcher {
-        LocalCluster start() throws Exception;
+        LocalCluster start(StartGuard guard) throws Exception;
     }
+
+    /**
+     * How long a JVM that exits waits for a start going on to end ({@link Starting}): its steps end once their
+     * hosts are stopped or at the next check of the guard; an engine's start is not cut short.
+     */
+    private static final Duration EXIT_WAIT = Duration.ofSeconds(15);
 
     /**
      * Starts a cluster on a thread of its own and returns at once: {@code mpflc run --local} compiles its
      * document meanwhile, so that the compiler and the engine's start-up (each about half a second of CPU on
      * the README's first run) use both cores instead of one after the other. {@link Starting#await} takes
-     * the cluster; {@link Starting#close} stops it (once started) whoever took it.
+     * the cluster; {@link Starting#close} stops it (once started) whoever took it, then runs {@code cleanup}
+     * (e.g. deleting the cluster's data directory). If this JVM exits first (SIGTERM, Ctrl-C), a shutdown hook
+     * does the same, also mid-start: the hosts launched so far are stopped, the start is waited for (up to
+     * {@link #EXIT_WAIT}), what it started is closed, and only then {@code cleanup} runs, which the start would
+     * otherwise write into again.
      */
-    public static Starting startInBackground(Launcher launcher, Duration bound) {
+    public static Starting startInBackground(Launcher launcher, Duration bound, Runnable cleanup) {
         CompletableFuture<LocalCluster> future = new CompletableFuture<>();
+        StartGuard guard = new StartGuard();
         Thread t = new Thread(() -> {
             try {
-                future.complete(launcher.start());
+                future.complete(launcher.start(guard));
             } catch (Throwable e) {
                 future.completeExceptionally(e);
             }
         }, "mpfl-local-cluster-start");
         t.setDaemon(true);
+        Starting starting = new Starting(future, bound, guard, cleanup);
         t.start();
-        return new Starting(future, bound);
+        return starting;
     }
 
     /** A cluster starting in the background ({@link #startInBackground}). */
     public static final class Starting implements AutoCloseable {
         private final CompletableFuture<LocalCluster> future;
         private final Duration bound;
+        private final Runnable cleanup;
+        private final Thread atExit;
 
-        private Starting(CompletableFuture<LocalCluster> future, Duration bound) {
+        private Starting(CompletableFuture<LocalCluster> future, Duration bound, StartGuard guard, Runnable cleanup) {
             this.future = future;
             this.bound = bound;
+            this.cleanup = cleanup;
+            this.atExit = new Thread(() -> {
+                guard.stop();
+                try {
+                    future.get(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS).close();
+                } catch (Exception notStarted) {
+                    // it failed (what it started it stopped), or it is wedged past the bound: what is left ends with the JVM
+                }
+                cleanup.run();
+            }, "mpfl-local-cluster-exit");
+            try {
+                Runtime.getRuntime().addShutdownHook(atExit);
+            } catch (IllegalStateException exiting) {
+                cleanup.run(); // the JVM already exits: nothing was started
+                throw exiting;
+            }
         }
 
         /**
@@ -220,16 +276,10 @@ public final class LocalCluster implements AutoCloseable {
         /**
          * Gives the start up without waiting for it: {@code mpflc run --local} with a document that does not
          * compile answers at once instead of after the cluster's start-up, which it does not need. Once the
-         * start ends, the starting thread stops the cluster it started and runs {@code cleanup} (also after a
-         * failed start). If this JVM exits first, a shutdown hook runs {@code cleanup} (idempotent, e.g.
-         * deleting the cluster's data directory); what was started ends with the JVM (an embedded host) or
-         * by itself (host processes run with {@code --exit-with-parent}). The start goes on while the hooks
-         * run: what it writes between the hook's clean-up and the JVM's halt stays behind (a window of the
-         * hooks' end; measured: none left in 10 error runs at load ~25).
+         * start ends, the starting thread stops the cluster it started and runs the clean-up (also after a
+         * failed start). If this JVM exits first, the shutdown hook does ({@link #startInBackground}).
          */
-        public void abandon(Runnable cleanup) {
-            Thread atExit = new Thread(cleanup, "mpfl-local-cluster-abandoned");
-            Runtime.getRuntime().addShutdownHook(atExit);
+        public void abandon() {
             future.whenComplete((c, e) -> {
                 try {
                     if (c != null) {
@@ -237,32 +287,34 @@ public final class LocalCluster implements AutoCloseable {
                     }
                 } finally {
                     cleanup.run();
-                    try {
-                        Runtime.getRuntime().removeShutdownHook(atExit);
-                    } catch (IllegalStateException shuttingDown) {
-                        // the hook runs cleanup again, which does nothing the second time
-                    }
+                    forgetExit();
                 }
             });
         }
 
         /**
-         * Stops the cluster (idempotent; also one {@link #await} handed out). A start still going on is waited
-         * for first, up to the bound: the caller deletes the cluster's data directory next, which a start
-         * going on would still write into.
+         * Stops the cluster (idempotent; also one {@link #await} handed out), then runs the clean-up. A start still
+         * going on is waited for first, up to the bound: the clean-up deletes what a start going on would still write.
          */
         @Override
         public void close() {
-            LocalCluster c;
             try {
-                c = await();
+                await().close();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
             } catch (Exception e) {
-                return; // it never started (what await threw is the caller's error, if it asked), or is past the bound
+                // it never started (what await threw is the caller's error, if it asked), or is past the bound
             }
-            c.close();
+            cleanup.run();
+            forgetExit();
+        }
+
+        private void forgetExit() {
+            try {
+                Runtime.getRuntime().removeShutdownHook(atExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs the clean-up again, which does nothing the second time
+            }
         }
     }
 

@@ -63,17 +63,7 @@ class StopFollowingTest {
      */
     @Test
     void aLocalRunStoppedMidRunLeavesNoDirectory() throws Exception {
-        Path project = Files.createDirectories(dir.resolve("spin"));
-        Files.writeString(project.resolve("spin.py"), "import time\n\ndef spin(n):\n    while True:\n        time.sleep(0.05)\n");
-        Path doc = Files.writeString(project.resolve("spin.mpfl.xml"), """
-                <workflow xmlns="urn:mpfl:1.0" name="spin">
-                  <library path="spin.py"/>
-                  <process name="p" ranks="1">
-                    <var name="n" type="int" init="1"/>
-                    <compute python="spin:spin" in="n" out=""/>
-                  </process>
-                </workflow>
-                """);
+        Path doc = StoppedLocalRunTest.spinDocument(dir);
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         List<String> options = new ArrayList<>(ChildJvm.shortLivedOptions("256m"));
         options.add("-Djava.io.tmpdir=" + tmp);

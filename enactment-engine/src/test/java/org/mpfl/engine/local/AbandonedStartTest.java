@@ -23,20 +23,20 @@ class AbandonedStartTest {
     void abandonReturnsWhileTheStartStillRunsAndCleansUpOnceItEnds() throws Exception {
         CountDownLatch startMayEnd = new CountDownLatch(1);
         CountDownLatch startBegan = new CountDownLatch(1);
-        LocalCluster.Starting starting = LocalCluster.startInBackground(() -> {
+        AtomicInteger cleanups = new AtomicInteger();
+        CountDownLatch cleaned = new CountDownLatch(1);
+        LocalCluster.Starting starting = LocalCluster.startInBackground(guard -> {
             startBegan.countDown();
             startMayEnd.await();
             throw new java.io.IOException("stands for a start that ended after the caller gave it up");
-        }, Duration.ofSeconds(30));
-        assertTrue(startBegan.await(10, TimeUnit.SECONDS), "the start began");
-
-        AtomicInteger cleanups = new AtomicInteger();
-        CountDownLatch cleaned = new CountDownLatch(1);
-        // returns although the start is blocked: nothing here waits for it
-        starting.abandon(() -> {
+        }, Duration.ofSeconds(30), () -> {
             cleanups.incrementAndGet();
             cleaned.countDown();
         });
+        assertTrue(startBegan.await(10, TimeUnit.SECONDS), "the start began");
+
+        // returns although the start is blocked: nothing here waits for it
+        starting.abandon();
         assertEquals(0, cleanups.get(), "no clean-up while the start still runs (it would still write into what is cleaned)");
 
         startMayEnd.countDown();
@@ -46,12 +46,12 @@ class AbandonedStartTest {
 
     @Test
     void abandoningAStartThatAlreadyFailedCleansUpAtOnce() throws Exception {
-        LocalCluster.Starting starting = LocalCluster.startInBackground(() -> {
-            throw new java.io.IOException("failed at once");
-        }, Duration.ofSeconds(30));
-        assertFalse(awaitSucceeds(starting), "the start failed");
         AtomicInteger cleanups = new AtomicInteger();
-        starting.abandon(cleanups::incrementAndGet);
+        LocalCluster.Starting starting = LocalCluster.startInBackground(guard -> {
+            throw new java.io.IOException("failed at once");
+        }, Duration.ofSeconds(30), cleanups::incrementAndGet);
+        assertFalse(awaitSucceeds(starting), "the start failed");
+        starting.abandon();
         assertEquals(1, cleanups.get(), "a start that already ended is cleaned up by abandon itself");
     }
 

@@ -54,4 +54,39 @@ public final class FileTrees {
         }
         return !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
+
+    /** A tree to delete if this JVM exits first ({@link #deleteAtExit}); {@link #close} forgets it. */
+    public interface AtExit extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Deletes {@code root} when this JVM exits (SIGTERM, Ctrl-C) before the answer is closed: a temporary tree that a
+     * thread still writes when the JVM is stopped, whose own {@code finally} never runs then (the shutdown hooks do,
+     * the other threads just stop). The writer may create a file between the walk and the removal of its directory:
+     * the deletion is tried again, a few times.
+     *
+     * @throws IllegalStateException the JVM already exits ({@code root} is deleted at once)
+     */
+    public static AtExit deleteAtExit(Path root) {
+        Thread hook = new Thread(() -> {
+            for (int attempt = 0; attempt < 5 && !deleteQuietly(root); attempt++) {
+                Thread.onSpinWait();
+            }
+        }, "mpfl-delete-at-exit");
+        try {
+            Runtime.getRuntime().addShutdownHook(hook);
+        } catch (IllegalStateException exiting) {
+            deleteQuietly(root); // the JVM already exits: the caller's work ends with it
+            throw exiting;
+        }
+        return () -> {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException exiting) {
+                // the hook deletes it, as the caller does
+            }
+        };
+    }
 }

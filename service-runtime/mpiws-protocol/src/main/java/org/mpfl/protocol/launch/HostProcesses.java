@@ -276,9 +276,12 @@ public final class HostProcesses implements AutoCloseable {
             }
         }
 
-        /** Stops every launched host (forcibly: none of them is serving anything yet). */
+        /**
+         * Stops every launched host: asked to end, killed after the grace. Not forcibly at once: a host still
+         * starting has temporary files already (its JVM's, Axis2's), which only its own shutdown deletes.
+         */
         public void abort() {
-            stopAll(children, true, false);
+            stopAll(children, false, endOnceClosed);
         }
 
         private static String exitCode(Process p) {
@@ -327,6 +330,16 @@ public final class HostProcesses implements AutoCloseable {
         private Duration readyTimeout = Duration.ofSeconds(90);
         private Path logDirectory;
         private boolean credentialsOnStdin;
+        private java.util.function.Consumer<Process> onLaunch = p -> { };
+
+        /**
+         * {@code each} gets every child as soon as it is started, before the next one is: a launcher whose JVM may
+         * exit mid-launch (a signal) stops them itself. When it throws, the launch stops those started and fails.
+         */
+        public Builder onLaunch(java.util.function.Consumer<Process> each) {
+            this.onLaunch = each;
+            return this;
+        }
 
         public Builder count(int n) {
             this.count = n;
@@ -459,6 +472,7 @@ public final class HostProcesses implements AutoCloseable {
                     CompletableFuture<Void> outputClosed = new CompletableFuture<>();
                     started.add(new Child(p, log, hostId, ready, outputClosed));
                     readOutput(p, log, ready, outputClosed);
+                    onLaunch.accept(p);
                 }
                 return new Launch(List.copyOf(started), readyTimeout, startNanos, logDirectory == null, !dumpsAtExit);
             } catch (IOException | RuntimeException e) {
