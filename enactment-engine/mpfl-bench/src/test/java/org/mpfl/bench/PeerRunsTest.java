@@ -89,16 +89,40 @@ class PeerRunsTest {
                 echo $$ > "$RES_DIR/script.pid"
                 sleep 300
                 """);
-        Path res = dir.resolve("res");
-        Files.createDirectories(res);
         PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        assertThrows(IOException.class, () -> PeerRuns.runScript(peers, "run-mpj.sh", List.of(), Map.of("RES_DIR", res.toString()),
-                Duration.ofSeconds(2), sink));
-        for (String f : List.of("daemon.pid", "script.pid")) {
-            long pid = Long.parseLong(Files.readString(res.resolve(f)).trim());
-            var h = ProcessHandle.of(pid);
-            assertTrue(h.isEmpty() || !h.get().isAlive(), f + " " + pid + " still running");
+        // the limit must find the daemon started and both pids written, or there is nothing to check: a slow machine
+        // may take longer than the first limit to get there, and is given a longer one
+        for (Duration limit = Duration.ofSeconds(2); ; limit = limit.multipliedBy(2)) {
+            Path res = dir.resolve("res-" + limit.toSeconds());
+            Files.createDirectories(res);
+            Duration l = limit;
+            assertThrows(IOException.class, () -> PeerRuns.runScript(peers, "run-mpj.sh", List.of(), Map.of("RES_DIR", res.toString()),
+                    l, sink));
+            List<Long> pids = pids(res, "daemon.pid", "script.pid");
+            if (pids.isEmpty()) {
+                assertTrue(limit.toSeconds() < 32, "the script did not start its daemon and write the pids within " + limit.toSeconds() + " s");
+                continue;
+            }
+            for (long pid : pids) {
+                var h = ProcessHandle.of(pid);
+                assertTrue(h.isEmpty() || !h.get().isAlive(), pid + " still running");
+            }
+            return;
         }
+    }
+
+    /** The pids in {@code files} under {@code dir}, or none when one of them is not (fully) written. */
+    private static List<Long> pids(Path dir, String... files) throws IOException {
+        List<Long> out = new java.util.ArrayList<>();
+        for (String f : files) {
+            Path p = dir.resolve(f);
+            String text = Files.isRegularFile(p) ? Files.readString(p).trim() : "";
+            if (!text.matches("[0-9]+")) {
+                return List.of();
+            }
+            out.add(Long.parseLong(text));
+        }
+        return out;
     }
 
     @Test

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.testing.Http;
+import org.mpfl.testing.Ports;
 import org.mpfl.protocol.CheckpointUpload;
 import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.EngineRefusal;
@@ -70,8 +71,10 @@ class CheckpointRestartTest {
         // the two hosts below are announced once and never heartbeat; liveness is not what these tests check.
         // With 30 s, aPartRacingACancelNeverChangesTheEndedRunsRecord (25 runs) took 34 s at load 36 on two
         // cores, the hosts were declared lost and a run ended before its first part (409): 10 min instead
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks).runSettings(EngineRunTest.fast())
-                .heartbeatTimeout(Duration.ofMinutes(10)).checkpointMaxBytes(MAX_PART));
+        // restartEngine starts another engine at this port while fake ranks may be posting to it: outside the ephemeral
+        // range, no such post can connect to itself and hold the port
+        engine = Engine.start(new EngineConfig().port(Ports.outsideEphemeralRange()).dataDir(dir).invoker(ranks)
+                .runSettings(EngineRunTest.fast()).heartbeatTimeout(Duration.ofMinutes(10)).checkpointMaxBytes(MAX_PART));
         for (int h = 0; h < 2; h++) {
             Http.Answer a = HostCalls.announce(engine, Map.of("hostId", "h" + h,
                     "soapUrl", "http://127.0.0.1:1/axis2/services/h" + h, "services", List.of("ring"), "capacity", 2));

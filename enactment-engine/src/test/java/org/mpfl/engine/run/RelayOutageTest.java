@@ -26,6 +26,7 @@ import org.mpfl.protocol.relay.RelayServer;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
+import org.mpfl.testing.Ports;
 
 /**
  * A relay lost while it carries a run, as the engine sees it: a real relay ({@link RelayServer}, in
@@ -56,7 +57,7 @@ class RelayOutageTest {
         engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(ranks).runSettings(EngineRunTest.fast())
                 .heartbeatTimeout(Duration.ofMinutes(10)).relayReturn(RELAY_RETURN));
         relayCredential = engine.issueRelayCredential("rly");
-        startRelay(0);
+        startRelay(Ports.outsideEphemeralRange());
         relayAddress = "127.0.0.1:" + relayPort;
         announceRelay();
         host("s1h1", "s1", null, "ring", 11);
@@ -79,20 +80,13 @@ class RelayOutageTest {
     }
 
     /**
-     * Starts the relay, at {@code port} again after an outage (a service manager restarting it). That port may be taken
-     * for a moment: the engine dials the lost relay every second, and on loopback such a dial can be given the very port
-     * as its own (as in RelayLossAbortTest).
+     * Starts the relay at {@code port}, the same port again after an outage (a service manager restarting it). The port
+     * is outside the ephemeral range: the engine dials the lost relay every second, and on loopback a dial of a closed
+     * ephemeral port can be given that very port as its own and hold it.
      */
     void startRelay(int port) throws Exception {
-        Await.until(Duration.ofSeconds(30), "the relay starts at port " + port, () -> {
-            try {
-                relay = new RelayServer("rly", relayCredential.engineKey(), TlsSettings.NONE,
-                        (op, host, nonce, proof) -> RelayServer.Verdict.REFUSED, RelayServer.Limits.DEFAULT, "127.0.0.1", port);
-                return true;
-            } catch (java.net.BindException taken) {
-                return false;
-            }
-        });
+        relay = new RelayServer("rly", relayCredential.engineKey(), TlsSettings.NONE,
+                (op, host, nonce, proof) -> RelayServer.Verdict.REFUSED, RelayServer.Limits.DEFAULT, "127.0.0.1", port);
         relayPort = relay.port();
     }
 

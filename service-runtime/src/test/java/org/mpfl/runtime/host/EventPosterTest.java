@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -28,6 +27,7 @@ import org.mpfl.protocol.RankEventPost;
 import org.mpfl.protocol.digest.Sha256;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.testing.Await;
+import org.mpfl.testing.Ports;
 
 /**
  * A rank's events outlive an engine that is away (issue 14): with nothing listening at the callback
@@ -55,12 +55,6 @@ class EventPosterTest {
             server.stop(0);
         }
         threads.shutdownNow();
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     private static RankEvent event(long seq, RankEvent.Type type, String state, String message, String name, Object value) {
@@ -150,7 +144,7 @@ class EventPosterTest {
 
     @Test
     void everyPostCarriesTheDomainAndAProofOfItsBodyMadeWithTheDomainsToken() throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger posts = new AtomicInteger();
         List<JsonNode> got = engine(port, 204, posts);
         EventPoster poster = poster(port);
@@ -176,7 +170,9 @@ class EventPosterTest {
 
     @Test
     void eventsKeptWhileTheEngineIsDownArriveInOrderWhenItIsBackAndTheResultsAreNeverDropped() throws Exception {
-        int port = freePort();
+        // the poster dials this port while nothing listens there: outside the ephemeral range, no dial can connect to
+        // itself and hold the port the engine is started at below
+        int port = Ports.outsideEphemeralRange();
         EventPoster poster = poster(port);
         long seq = 0;
         long t0 = System.nanoTime();
@@ -223,7 +219,7 @@ class EventPosterTest {
 
     @Test
     void anEngineThatRefusesTheEventsGetsNoRetries() throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger posts = new AtomicInteger();
         engine(port, n -> 404, EngineRefusal.DOMAIN_UNKNOWN, posts);
         List<String> told = new CopyOnWriteArrayList<>();
@@ -246,7 +242,7 @@ class EventPosterTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({"403,DOMAIN_FOREIGN,INFO", "410,DOMAIN_ENDED,INFO", "404,DOMAIN_UNKNOWN,WARN"})
     void eventsOfADomainTheRunHasLeftAreDroppedWithoutAWarning(int status, EngineRefusal mark, String level) throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger posts = new AtomicInteger();
         engine(port, n -> status, mark, posts);
         List<String> told = new CopyOnWriteArrayList<>();
@@ -280,7 +276,7 @@ class EventPosterTest {
     @org.junit.jupiter.params.provider.CsvSource({"404,", "403,", "410,", "404,DOMAIN_ENDED", "405,", "413,", "401,", "400,",
             "400,DOMAIN_UNKNOWN", "405,BATCH_REJECTED", "401,CREDENTIAL_REFUSED"})
     void anUnmarkedRefusalIsTriedAgainAndTheEventsArriveOnce(int status, EngineRefusal wrongMark) throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger posts = new AtomicInteger();
         // the first three POSTs are the stranger's; then the engine is reached
         List<JsonNode> got = engine(port, n -> n <= 3 ? status : 204, wrongMark, posts);
@@ -305,7 +301,7 @@ class EventPosterTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(ints = {400, 413})
     void theEnginesMarkedRejectionDropsThatBatchAndLaterOnesArrive(int status) throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger posts = new AtomicInteger();
         List<JsonNode> got = engine(port, n -> n == 1 ? status : 204, EngineRefusal.BATCH_REJECTED, posts);
         List<String> told = new CopyOnWriteArrayList<>();
@@ -324,7 +320,7 @@ class EventPosterTest {
 
     @Test
     void anOverloadedEngineIsTriedAgain() throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger posts = new AtomicInteger();
         engine(port, 503, posts);
         EventPoster poster = poster(port);

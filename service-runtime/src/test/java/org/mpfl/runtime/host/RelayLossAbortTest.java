@@ -27,6 +27,7 @@ import org.mpfl.protocol.relay.RelayServer;
 import org.mpfl.protocol.tls.TlsSettings;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
+import org.mpfl.testing.Ports;
 
 /**
  * A host behind a relay whose relay is lost: ranks blocked on a peer (a receive without a time-out, no event to
@@ -69,7 +70,9 @@ class RelayLossAbortTest {
                     + "\"engineLossGraceMs\":600000,\"relayReturnMs\":" + relayReturnMs + "}" : "");
         });
         engine.start();
-        startRelay(0);
+        // outside the ephemeral range: the host's link dials the lost relay every second, and on loopback a dial of a
+        // closed ephemeral port can be given that very port as its own and hold it against the relay's restart
+        startRelay(Ports.outsideEphemeralRange());
         String engineUrl = "http://127.0.0.1:" + engine.getAddress().getPort();
         HostCredential credential = HostCredential.generate(engineUrl, host.hostId());
         String relayAddress = "127.0.0.1:" + relayPort;
@@ -89,21 +92,6 @@ class RelayLossAbortTest {
                 (op, hostId, nonce, proof) -> new RelayServer.Verdict(true, hostAddresses(), "c-" + hostId),
                 RelayServer.Limits.DEFAULT, "127.0.0.1", port);
         relayPort = relay.port();
-    }
-
-    /**
-     * Starts the relay again at its port (a service manager restarting it). The port may be taken for a moment: the
-     * host's link dials it every second, and on loopback such a dial can be given the very port as its own.
-     */
-    private void restartRelay() throws Exception {
-        Await.until(Duration.ofSeconds(30), "the relay starts again at port " + relayPort, () -> {
-            try {
-                startRelay(relayPort);
-                return true;
-            } catch (java.net.BindException taken) {
-                return false;
-            }
-        });
     }
 
     private List<String> hostAddresses() {
@@ -171,7 +159,7 @@ class RelayLossAbortTest {
         }
 
         // the relay back (a service manager restarted it): the host's link registers again by itself
-        restartRelay();
+        startRelay(relayPort);
         Await.until(Duration.ofSeconds(15), "the host registers at the relay again", () -> link.registered());
         assertEquals(0, link.lostForMs());
     }
@@ -190,7 +178,7 @@ class RelayLossAbortTest {
         relay.close();
         Await.until(Duration.ofSeconds(30), "the host's link notices the relay lost", () -> link.lostForMs() > 0);
         refuseEvents.set(true);
-        restartRelay();
+        startRelay(relayPort);
         Await.until(Duration.ofSeconds(15), "the host registers at the relay again", () -> link.registered());
 
         for (int r = 0; r < 2; r++) {

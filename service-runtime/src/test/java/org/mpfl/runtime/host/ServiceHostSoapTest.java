@@ -204,10 +204,8 @@ class ServiceHostSoapTest {
             assertEquals(1.0, s.progressValue());
             assertTrue(s.countersJson().contains("\"sentTo\""), s.countersJson());
             assertEquals("true", awaitFinal(domainId, token, 1).outputsJson().get("echoed"));
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (events.stream().noneMatch(e -> e.contains("\"DONE\"")) && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Await.until(Duration.ofSeconds(60), () -> "the DONE event is posted (events: " + events + ")",
+                    () -> events.stream().anyMatch(e -> e.contains("\"DONE\"")), Boolean.TRUE::equals);
             List<String> types = new ArrayList<>();
             for (String e : events) {
                 types.add(e.replaceAll(".*\"type\":\"([A-Z]+)\".*", "$1"));
@@ -220,16 +218,11 @@ class ServiceHostSoapTest {
         }
     }
 
-    /** The rank's status (outputs included: the request proves the token) once final, or after 30 s. */
+    /** The rank's status (outputs included: the request proves the token) once final (a 60 s hang guard). */
     private static RankStatus awaitFinal(String domainId, String token, int rank) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         byte[] proof = new DomainToken(token).proveStatus(domainId, rank);
-        RankStatus s = CLIENT.status(url(), domainId, rank, proof);
-        while (!s.isFinal() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-            s = CLIENT.status(url(), domainId, rank, proof);
-        }
-        return s;
+        return Await.until(Duration.ofSeconds(60), "rank " + rank + " ends", () -> CLIENT.status(url(), domainId, rank, proof),
+                RankStatus::isFinal);
     }
 
     @Test

@@ -35,6 +35,7 @@ import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.protocol.digest.Sha256;
+import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.Http;
 
@@ -145,8 +146,8 @@ class CheckpointUploadTest {
             assertEquals(10, stored.get(r).size(), "rank " + r + " uploaded every checkpoint; refused: " + refused);
         }
         assertTrue(refused.stream().noneMatch(x -> x.startsWith(full.domain)), refused.toString());
-        assertTrue(eventually(() -> events.stream().anyMatch(e -> e.contains("\"CHECKPOINT\"") && e.contains("\"stored\":true"))),
-                "a CHECKPOINT event reports each part");
+        eventually("a CHECKPOINT event reports each part",
+                () -> events.stream().anyMatch(e -> e.contains("\"CHECKPOINT\"") && e.contains("\"stored\":true")));
 
         Run resumed = run(7L, stored);
         assertFalse(resumed.domain.equals(full.domain));
@@ -182,8 +183,8 @@ class CheckpointUploadTest {
             assertEquals("done", run.status.get(r).state(), "rank " + r + ": " + run.status.get(r).failure());
         }
         assertTrue(parts.get(run.domain) == null, "nothing stored for a domain the engine does not know");
-        assertTrue(eventually(() -> events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"CHECKPOINT\"")
-                && e.contains("\"stored\":false") && e.contains("HTTP 403"))), "the refusal is reported");
+        eventually("the refusal is reported", () -> events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"CHECKPOINT\"")
+                && e.contains("\"stored\":false") && e.contains("HTTP 403")));
         Run full = reference();
         assertEquals(full.status.get(0).outputsJson(), run.status.get(0).outputsJson());
     }
@@ -197,21 +198,17 @@ class CheckpointUploadTest {
         for (int r = 0; r < RANKS; r++) {
             assertEquals("done", run.status.get(r).state(), "rank " + r + ": " + run.status.get(r).failure());
         }
-        assertTrue(eventually(() -> events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"stored\":false")
-                && e.contains("did not answer within " + UPLOAD_TIMEOUT_MS + " ms"))), "the time-out is reported: " + events);
+        eventually("the time-out is reported", () -> events.stream().anyMatch(e -> e.contains(run.domain) && e.contains("\"stored\":false")
+                && e.contains("did not answer within " + UPLOAD_TIMEOUT_MS + " ms")));
         assertTrue(seconds < 4 * STALL_MS / 1000, "4 checkpoints waited for their bound, not for the engine: " + seconds + " s");
     }
 
-    /** Events are posted in the background: waits (bounded) until {@code condition} holds. */
-    private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(50);
-        }
-        return true;
+    /**
+     * Events are posted in the background: waits until {@code condition} holds, failing with {@code what} and the events
+     * seen. The bound is a hang guard for a loaded machine, not what the tests check.
+     */
+    private static void eventually(String what, Await.Read<Boolean> condition) throws Exception {
+        Await.until(Duration.ofSeconds(60), () -> what + " (events: " + events + ")", condition, Boolean.TRUE::equals);
     }
 
     record Run(String domain, List<RankStatus> status) {

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.EngineRefusal;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.tls.TlsSettings;
+import org.mpfl.testing.Await;
+import org.mpfl.testing.Ports;
 
 /**
  * A relay's first announcement to the engine: an engine that is not up yet is waited for (a relay started
@@ -29,7 +31,9 @@ class RelayFirstAnnouncementTest {
 
     @Test
     void anEngineThatComesUpLateTakesTheAnnouncement() throws Exception {
-        int port = freePort();
+        // the relay dials this port while nothing listens there: outside the ephemeral range, no dial can connect to
+        // itself and hold the port the engine is started at below
+        int port = Ports.outsideEphemeralRange();
         String engine = "http://127.0.0.1:" + port;
         RelayCommand.EngineCalls calls = calls(engine);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -54,7 +58,7 @@ class RelayFirstAnnouncementTest {
 
     @Test
     void anEngineThatRefusesIsNotAskedAgain() throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger announcements = new AtomicInteger();
         HttpServer server = engineAnswering(port, 403, announcements);
         try {
@@ -103,7 +107,7 @@ class RelayFirstAnnouncementTest {
 
     @Test
     void anEngineThatNeverComesEndsTheWaitNamingIt() throws Exception {
-        String engine = "http://127.0.0.1:" + freePort();
+        String engine = "http://127.0.0.1:" + Ports.outsideEphemeralRange();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         boolean announced = RelayCommand.announceFirst(calls(engine), "relay.example:7070", Duration.ofSeconds(2),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -119,7 +123,7 @@ class RelayFirstAnnouncementTest {
      */
     @Test
     void aRelayWhoseCredentialIsRefusedStopsAnnouncingAndSaysWhy() throws Exception {
-        int port = freePort();
+        int port = Ports.outsideEphemeralRange();
         AtomicInteger announcements = new AtomicInteger();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
         server.createContext("/api/registry/relays", exchange -> {
@@ -172,20 +176,9 @@ class RelayFirstAnnouncementTest {
         return server;
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     /** Waits (bounded: 60 s, a hang guard) until the relay has said {@code text}. */
-    private static void awaitText(ByteArrayOutputStream err, String text) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!err.toString(StandardCharsets.UTF_8).contains(text)) {
-            if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError("the relay never said '" + text + "': " + err.toString(StandardCharsets.UTF_8));
-            }
-            Thread.sleep(20);
-        }
+    private static void awaitText(ByteArrayOutputStream err, String text) throws Exception {
+        Await.until(Duration.ofSeconds(60), "the relay says '" + text + "'", () -> err.toString(StandardCharsets.UTF_8),
+                said -> said.contains(text));
     }
 }
