@@ -144,9 +144,15 @@ class StoppedLocalRunTest {
                 """);
     }
 
-    /** {@code bin/mpflc run ARGS} as a process of its own (so that signals reach it), with this test's TMPDIR. */
+    /**
+     * {@code bin/mpflc run ARGS} as a process of its own (so that signals reach it), with this test's TMPDIR and SIGINT
+     * handled as in a terminal: a build started in the background of a shell (nohup, {@code &}) ignores SIGINT, its
+     * children inherit that, and a JVM that starts with SIGINT ignored never hears Ctrl-C (this test's own CI run here
+     * hung so) — {@code env --default-signal=INT} (coreutils) gives the command the default back before it execs.
+     */
     private Process mpflc(List<String> args, Path out, Path err) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(DocumentedCommands.root().resolve("bin/mpflc").toString(), "run"));
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT",
+                DocumentedCommands.root().resolve("bin/mpflc").toString(), "run"));
         cmd.addAll(args);
         cmd.addAll(List.of("--python", "/usr/bin/python3"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
