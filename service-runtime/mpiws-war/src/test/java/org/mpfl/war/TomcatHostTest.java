@@ -9,8 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,11 +23,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,9 +43,11 @@ import org.mpfl.protocol.DomainToken;
 import org.mpfl.protocol.Endpoint;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.protocol.MpiwsClient;
+import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.SoapFault;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.Http;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -276,6 +284,85 @@ class TomcatHostTest {
                 Thread.sleep(50);
             }
             assertEquals("failed", client.status(url, domain, 0).state(), "aborted");
+        }
+    }
+
+    /**
+     * The attack of {@code UnprovenBodyBoundTest}, on Tomcat: a caller with no credential sends {@code status} (which
+     * anyone may call) whose one element's text never ends, chunked. Tomcat bounds no body a servlet reads itself and
+     * Axis2's object model holds the element's whole text, so Tomcat held whatever was sent (48 MB pushed: all read, the
+     * connection still open). Now the body is read only up to {@code mpfl.host.unprovenBodyBytes} (1 MiB) and the
+     * connection ends (Tomcat discards at most 2 MiB more); Tomcat goes on answering.
+     */
+    @Test
+    void anEndlessElementFromACallerWithoutCredentialIsCutOff() throws Exception {
+        URI url = URI.create(tomcatUrl + "/axis2/services/" + awaitServiceInTomcat());
+        String head = "POST " + url.getPath() + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + url.getPort()
+                + "\r\nContent-Type: application/soap+xml; charset=UTF-8; action=\"" + MpiwsNames.action(MpiwsNames.OP_STATUS)
+                + "\"\r\nTransfer-Encoding: chunked\r\n\r\n";
+        String start = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS
+                + "\"><s:Body><m:status xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>";
+        long push = 48L << 20;
+        AtomicLong pushed = new AtomicLong();
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(url.getHost(), url.getPort()), 10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(head.getBytes(StandardCharsets.US_ASCII));
+            out.write(Http.chunk(start.getBytes(StandardCharsets.UTF_8)));
+            byte[] text = new byte[64 * 1024];
+            Arrays.fill(text, (byte) 'a');
+            byte[] c = Http.chunk(text);
+            // pushed from a thread of its own: a Tomcat that neither reads nor closes would block the write for ever
+            CompletableFuture<Void> pushing = CompletableFuture.runAsync(() -> {
+                try {
+                    while (pushed.get() < push) {
+                        out.write(c);
+                        pushed.addAndGet(text.length);
+                    }
+                } catch (IOException closedByTomcat) {
+                    // what must happen: Tomcat stopped reading and closed the connection
+                }
+            });
+            try {
+                pushing.get(120, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException stuck) {
+                // neither read nor closed: judged by what was pushed
+            }
+        }
+        assertTrue(pushed.get() < 8L << 20, "Tomcat read " + (pushed.get() >> 20) + " MB of one element from a caller without any"
+                + " credential and had not closed the connection");
+        try (MpiwsClient client = new MpiwsClient(Duration.ofSeconds(20))) {
+            assertEquals("unknown", client.status(url.toString(), DomainToken.generate(), 0).state(), "Tomcat answers on");
+        }
+    }
+
+    /**
+     * The bound is lifted by a store's proof, read from its header before its payload: a proved store with 3 MB inline
+     * (base64, the Axis2 path every store into Tomcat takes) is delivered, from a caller without the engine's key.
+     */
+    @Test
+    void aProvedStoreLargerThanTheBoundIsTaken() throws Exception {
+        String service = awaitServiceInTomcat();
+        String url = tomcatUrl + "/axis2/services/" + service;
+        try (MpiwsClient client = new MpiwsClient(Duration.ofSeconds(60))) {
+            String domain = DomainToken.generate();
+            String token = DomainToken.generate();
+            RunRequest req = new RunRequest(domain, 0, List.of(new Endpoint(url, null, null), new Endpoint(url, null, null)),
+                    List.of(new RunRequest.ProcessSlice("node", service, 2)), Map.of("ranks", 2), token, null, "soap");
+            client.run(url, req, HostCredential.engineAuthorization(tomcatCredential.engineKey()));
+            try {
+                byte[] value = new byte[3 << 20];
+                Arrays.fill(value, (byte) 7);
+                // rank 1 to rank 0 on a tag the ring never receives: stored in rank 0's inbox, nothing more
+                byte[] proof = new DomainToken(token).prove(domain, 0, 1, 0, 99, 0, 0);
+                String body = "<m:store xmlns:m=\"urn:mpfl:mpiws\"><m:domainId>" + domain + "</m:domainId><m:context>0</m:context>"
+                        + "<m:from>1</m:from><m:to>0</m:to><m:tag>99</m:tag><m:seq>0</m:seq><m:kind>DATA</m:kind>"
+                        + "<m:proof>" + java.util.Base64.getEncoder().encodeToString(proof) + "</m:proof><m:type>BYTES</m:type>"
+                        + "<m:payload>" + java.util.Base64.getEncoder().encodeToString(value) + "</m:payload></m:store>";
+                client.call(url, "store", body);
+            } finally {
+                client.abort(url, domain, new DomainToken(token).proveAbort(domain));
+            }
         }
     }
 

@@ -1,6 +1,5 @@
 package org.mpfl.runtime.host;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -35,10 +34,9 @@ final class GuardedConnection extends AxisHttpConnectionImpl {
     private final Socket raw;
     private final ConnectionGuard.Pass pass;
     private final int provenTimeoutMs;
-    /** Bytes of this request's body still to be read before it must prove a credential ({@code -1}: no bound). */
-    private long bodyLeft = -1;
-    private long bodyBound;
-    private BoundedBody bounded;
+    /** The bound on this request's body until it proves a credential ({@code -1}: none). */
+    private long bodyBound = -1;
+    private UnprovenBody bounded;
 
     /**
      * @param raw    the accepted TCP socket ({@code socket} is TLS layered over it, or it)
@@ -69,7 +67,7 @@ final class GuardedConnection extends AxisHttpConnectionImpl {
         CURRENT.set(this);
         // a keep-alive connection's next request gets the deadline again, unless proven
         pass.arm();
-        bodyLeft = -1;
+        bodyBound = -1;
         bounded = null;
         return super.receiveRequest();
     }
@@ -82,66 +80,34 @@ final class GuardedConnection extends AxisHttpConnectionImpl {
         GuardedConnection c = CURRENT.get();
         if (c != null) {
             c.bodyBound = maxBytes;
-            c.bodyLeft = maxBytes;
+            c.bounded = null;
         }
     }
 
     @Override
     public InputStream getInputStream() {
         InputStream in = super.getInputStream();
-        if (bodyLeft < 0 || in == null) {
+        if (bodyBound < 0 || in == null) {
             return in;
         }
-        if (bounded == null || bounded.in != in) {
-            bounded = new BoundedBody(in);
+        if (bounded == null || !bounded.wraps(in)) {
+            // past the bound the TCP socket is closed under the reader: nothing more is read
+            bounded = new UnprovenBody(in, bodyBound, () -> closeRaw(raw));
         }
         return bounded;
     }
 
-    /** The body as Axis2 reads it, counted against the bound while there is one. */
-    private final class BoundedBody extends FilterInputStream {
-        private final InputStream in;
-
-        BoundedBody(InputStream in) {
-            super(in);
-            this.in = in;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (bodyLeft < 0) {
-                return super.read(b, off, len);
-            }
-            if (bodyLeft == 0) {
-                closeRaw(raw);
-                throw new IOException("request body over " + bodyBound + " bytes before any credential: connection closed");
-            }
-            int n = super.read(b, off, (int) Math.min(len, bodyLeft));
-            if (n > 0 && bodyLeft >= 0) {
-                bodyLeft -= n;
-            }
-            return n;
-        }
-
-        @Override
-        public long skip(long n) throws IOException {
-            // through read, so that skipped bytes count too
-            int r = n <= 0 ? 0 : read(new byte[(int) Math.min(n, 8192)], 0, (int) Math.min(n, 8192));
-            return Math.max(0, r);
-        }
-    }
-
     /** The connection of the request this thread serves proved a credential. */
     static void proveCurrent() {
+        // in a servlet container the body's bound is the web application's (org.mpfl.war)
+        UnprovenBody.proveCurrent();
         GuardedConnection c = CURRENT.get();
         if (c != null) {
-            c.bodyLeft = -1; // this request proved itself: its body is no stranger's
+            // this request proved itself: its body is no stranger's
+            c.bodyBound = -1;
+            if (c.bounded != null) {
+                c.bounded.lift();
+            }
         }
         if (c != null && !c.pass.proven()) {
             boolean wasStranger = c.pass.stranger();
