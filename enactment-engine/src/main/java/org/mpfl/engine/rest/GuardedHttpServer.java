@@ -81,8 +81,10 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
         }
         HttpServer s = new AdmittingServer((io.vertx.core.impl.VertxInternal) getVertx(), options);
         s.connectionHandler(this::admit);
-        s.requestHandler(VertxPlatformHttpRouter.lookup(getCamelContext(),
-                VertxPlatformHttpRouter.getRouterNameFromPort(configuration.getBindPort())));
+        VertxPlatformHttpRouter router = VertxPlatformHttpRouter.lookup(getCamelContext(),
+                VertxPlatformHttpRouter.getRouterNameFromPort(configuration.getBindPort()));
+        // an HTTP/2 read's body needs no header announcing it: watched under the router's body handler
+        s.requestHandler(request -> router.handle(BodilessReads.watchingHttp2Reads(request)));
         s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         this.server = s;
     }

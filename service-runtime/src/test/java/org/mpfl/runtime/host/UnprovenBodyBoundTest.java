@@ -107,6 +107,30 @@ class UnprovenBodyBoundTest {
         assertEquals(200, r.statusCode(), r.body());
     }
 
+    /**
+     * The bound judges no header, but HTTP/2 would let a body come without one: the host speaks HTTP/1.1 only (Axis2's
+     * HttpCore 5 classic server). A client asking for h2c (the JDK's does, by an upgrade) is answered in HTTP/1.1, and
+     * HTTP/2's connection preface sent with prior knowledge gets no HTTP/2 frame back.
+     */
+    @Test
+    void theHostSpeaksNoHttp2() throws Exception {
+        URI url = URI.create(host.serviceUrl(TYPE));
+        HttpResponse<String> r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).build().send(
+                HttpRequest.newBuilder(URI.create(url + "?wsdl")).timeout(Duration.ofSeconds(20)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(HttpClient.Version.HTTP_1_1, r.version(), "no h2c upgrade");
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(url.getHost(), url.getPort()), 10_000);
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            byte[] answer = s.getInputStream().readNBytes(8);
+            String text = new String(answer, StandardCharsets.ISO_8859_1);
+            // an HTTP/2 server's first frame is its SETTINGS (type 4 in the frame header's fourth byte)
+            assertTrue(answer.length == 0 || text.startsWith("HTTP/1."), "an HTTP/2 answer to the preface: " + Arrays.toString(answer));
+        }
+    }
+
     /** The engine's own calls are not bounded: a {@code run} with 4 MB of parameters is taken with the engine's key. */
     @Test
     void theEnginesRunWithALargeRequestIsTaken() throws Exception {
