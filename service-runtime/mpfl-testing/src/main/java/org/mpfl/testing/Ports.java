@@ -6,6 +6,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -24,13 +26,18 @@ public final class Ports {
     /** Where the search starts below the ephemeral range: clear of the well-known and most registered services. */
     private static final int LOWEST = 10_000;
     private static final Path RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+    /**
+     * Every port handed out in this JVM: a test binds its port some time after it got it, and a test beside it (the
+     * parallel classes of one fork) must not be given the same one meanwhile, as a check of "free now" alone allowed.
+     */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
     private Ports() {
     }
 
     /**
-     * A loopback port free now and outside the ephemeral range, picked at random (tests running beside each other
-     * rarely meet) and checked by binding it.
+     * A loopback port free now and outside the ephemeral range, picked at random (tests in JVMs beside each other
+     * rarely meet) and checked by binding it; never one handed out before in this JVM.
      *
      * @throws IllegalStateException when the ephemeral range leaves no room ({@value #LOWEST} to 65535 all ephemeral)
      */
@@ -44,7 +51,7 @@ public final class Ports {
         for (int attempt = 0; attempt < 200; attempt++) {
             int pick = ThreadLocalRandom.current().nextInt(below + above);
             int port = pick < below ? LOWEST + pick : range[1] + 1 + (pick - below);
-            if (free(port)) {
+            if (!HANDED_OUT.contains(port) && free(port) && HANDED_OUT.add(port)) {
                 return port;
             }
         }
