@@ -231,10 +231,13 @@ public final class PeerRuns {
             ProcessBuilder pb = new ProcessBuilder("bash", copy.resolve(script).toString()).directory(copy.toFile())
                     .redirectErrorStream(true);
             pb.environment().putAll(env);
+            // inherited by everything the script starts, daemons included: what stop finds them by
+            String mark = java.util.UUID.randomUUID().toString();
+            pb.environment().put(MARK, mark);
             progress.println("[peers] running " + peers.resolve(script) + " (private copy in " + copy + ") with "
                     + env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" ")));
             Process proc = pb.start();
-            Thread hook = new Thread(() -> stop(proc, copy), "mpfl-peers-stop");
+            Thread hook = new Thread(() -> stop(proc, copy, mark), "mpfl-peers-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             Thread pump = new Thread(() -> pump(proc, outFile, progress), "mpfl-peers-output");
             pump.setDaemon(true);
@@ -246,7 +249,7 @@ public final class PeerRuns {
                 pump.join(5000);
                 return proc.exitValue();
             } finally {
-                stop(proc, copy);
+                stop(proc, copy, mark);
                 try {
                     Runtime.getRuntime().removeShutdownHook(hook);
                 } catch (IllegalStateException e) {
@@ -256,6 +259,40 @@ public final class PeerRuns {
         } finally {
             FileTrees.deleteQuietly(copy);
         }
+    }
+
+    /** The environment variable that marks every process of one script run (a value of its own per run). */
+    static final String MARK = "MPFL_PEER_RUN";
+
+    /** The live processes whose environment holds {@code MARK=mark} (Linux's {@code /proc/PID/environ}; none elsewhere). */
+    static List<ProcessHandle> marked(String mark) {
+        byte[] entry = (MARK + "=" + mark).getBytes(StandardCharsets.UTF_8);
+        List<ProcessHandle> out = new ArrayList<>();
+        ProcessHandle.allProcesses().forEach(h -> {
+            // a /proc file has no size: read to its end
+            try (var in = Files.newInputStream(Path.of("/proc", Long.toString(h.pid()), "environ"))) {
+                if (holds(in.readAllBytes(), entry)) {
+                    out.add(h);
+                }
+            } catch (IOException | RuntimeException gone) {
+                // ended meanwhile, or not ours to read
+            }
+        });
+        return out;
+    }
+
+    /** Whether the NUL-separated {@code environ} holds {@code entry} as one of its entries. */
+    private static boolean holds(byte[] environ, byte[] entry) {
+        int start = 0;
+        for (int i = 0; i <= environ.length; i++) {
+            if (i == environ.length || environ[i] == 0) {
+                if (i - start == entry.length && java.util.Arrays.equals(environ, start, i, entry, 0, entry.length)) {
+                    return true;
+                }
+                start = i + 1;
+            }
+        }
+        return false;
     }
 
     private static void pump(Process proc, Path outFile, PrintStream progress) {
@@ -274,13 +311,14 @@ public final class PeerRuns {
     }
 
     /**
-     * Stops the script and everything it started: its descendants and, from the scripts' pid files
-     * ({@code build/<name>/daemon.pid} in the private copy: {@code run-mpj.sh},
-     * {@code run-mpj-moldyn.sh}), MPJ Express's daemon — started in the background, so no longer a
-     * descendant — with the rank JVMs it launched.
+     * Stops the script and everything it started: its descendants; every process marked with this run's {@link #MARK}
+     * — MPJ Express's daemon, started in the background and so no longer a descendant, with the rank JVMs it launched,
+     * also when the run is stopped before the script wrote the daemon's pid file —; and, from the scripts' pid files
+     * ({@code build/<name>/daemon.pid} in the private copy: {@code run-mpj.sh}, {@code run-mpj-moldyn.sh}), a daemon
+     * that cleared its environment.
      */
-    static void stop(Process proc, Path copy) {
-        List<ProcessHandle> victims = new ArrayList<>();
+    static void stop(Process proc, Path copy, String mark) {
+        List<ProcessHandle> victims = new ArrayList<>(marked(mark));
         List<Path> pidFiles = new ArrayList<>();
         try (var dirs = Files.list(copy.resolve("build"))) {
             dirs.map(d -> d.resolve("daemon.pid")).filter(Files::isRegularFile).forEach(pidFiles::add);

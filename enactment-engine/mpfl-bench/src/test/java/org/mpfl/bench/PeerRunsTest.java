@@ -111,6 +111,47 @@ class PeerRunsTest {
         }
     }
 
+    /**
+     * A run stopped after the script started its daemon in the background but before it wrote the daemon's pid file
+     * (here: it never does): the daemon is no descendant of the script any more and no pid file names it, so it was
+     * left running. Now every process of the run carries the run's mark in its environment and is stopped by it.
+     */
+    @Test
+    void aDaemonWhosePidFileWasNeverWrittenIsStoppedToo(@TempDir Path dir) throws Exception {
+        Path peers = dir.resolve("peers");
+        Files.createDirectories(peers);
+        // the daemon's pid only where the test finds it, not in build/<name>/daemon.pid
+        Files.writeString(peers.resolve("run-mpj.sh"), """
+                ( nohup bash -c 'sleep 300; true' daemon.jar > /dev/null 2>&1 &
+                  echo $! > "$RES_DIR/daemon.pid" )
+                echo $$ > "$RES_DIR/script.pid"
+                sleep 300
+                """);
+        PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        for (Duration limit = Duration.ofSeconds(2); ; limit = limit.multipliedBy(2)) {
+            Path res = dir.resolve("res-" + limit.toSeconds());
+            Files.createDirectories(res);
+            Duration l = limit;
+            assertThrows(IOException.class, () -> PeerRuns.runScript(peers, "run-mpj.sh", List.of(), Map.of("RES_DIR", res.toString()),
+                    l, sink));
+            List<Long> pids = pids(res, "daemon.pid", "script.pid");
+            if (pids.isEmpty()) {
+                assertTrue(limit.toSeconds() < 32, "the script did not start its daemon and write the pids within " + limit.toSeconds() + " s");
+                continue;
+            }
+            List<Long> alive = new java.util.ArrayList<>();
+            for (long pid : pids) {
+                ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(h -> {
+                    alive.add(pid);
+                    h.descendants().forEach(ProcessHandle::destroyForcibly);
+                    h.destroyForcibly(); // not to leave it behind when the test fails
+                });
+            }
+            assertTrue(alive.isEmpty(), "still running after the run was stopped: " + alive);
+            return;
+        }
+    }
+
     /** The pids in {@code files} under {@code dir}, or none when one of them is not (fully) written. */
     private static List<Long> pids(Path dir, String... files) throws IOException {
         List<Long> out = new java.util.ArrayList<>();
