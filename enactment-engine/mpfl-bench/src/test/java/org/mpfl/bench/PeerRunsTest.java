@@ -89,33 +89,12 @@ class PeerRunsTest {
                 echo $$ > "$RES_DIR/script.pid"
                 sleep 300
                 """);
-        PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        // the limit must find the daemon started and both pids written, or there is nothing to check: a slow machine
-        // may take longer than the first limit to get there, and is given a longer one
-        for (Duration limit = Duration.ofSeconds(2); ; limit = limit.multipliedBy(2)) {
-            Path res = dir.resolve("res-" + limit.toSeconds());
-            Files.createDirectories(res);
-            Duration l = limit;
-            assertThrows(IOException.class, () -> PeerRuns.runScript(peers, "run-mpj.sh", List.of(), Map.of("RES_DIR", res.toString()),
-                    l, sink));
-            List<Long> pids = pids(res, "daemon.pid", "script.pid");
-            if (pids.isEmpty()) {
-                assertTrue(limit.toSeconds() < 32, "the script did not start its daemon and write the pids within " + limit.toSeconds() + " s");
-                continue;
-            }
-            for (long pid : pids) {
-                var h = ProcessHandle.of(pid);
-                assertTrue(h.isEmpty() || !h.get().isAlive(), pid + " still running");
-            }
-            return;
+        for (long pid : stoppedRunPids(peers, dir)) {
+            var h = ProcessHandle.of(pid);
+            assertTrue(h.isEmpty() || !h.get().isAlive(), pid + " still running");
         }
     }
 
-    /**
-     * A run stopped after the script started its daemon in the background but before it wrote the daemon's pid file
-     * (here: it never does): the daemon is no descendant of the script any more and no pid file names it, so it was
-     * left running. Now every process of the run carries the run's mark in its environment and is stopped by it.
-     */
     @Test
     void aDaemonWhosePidFileWasNeverWrittenIsStoppedToo(@TempDir Path dir) throws Exception {
         Path peers = dir.resolve("peers");
@@ -127,6 +106,23 @@ class PeerRunsTest {
                 echo $$ > "$RES_DIR/script.pid"
                 sleep 300
                 """);
+        List<Long> alive = new java.util.ArrayList<>();
+        for (long pid : stoppedRunPids(peers, dir)) {
+            ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(h -> {
+                alive.add(pid);
+                h.descendants().forEach(ProcessHandle::destroyForcibly);
+                h.destroyForcibly(); // not to leave it behind when the test fails
+            });
+        }
+        assertTrue(alive.isEmpty(), "still running after the run was stopped: " + alive);
+    }
+
+    /**
+     * Runs {@code run-mpj.sh} of {@code peers} until its time-out, which must find the daemon started and its and the
+     * script's pid written to {@code RES_DIR} ({@code daemon.pid}, {@code script.pid}); returns those pids. A slow machine
+     * may take longer than the first limit to get there, and is given a longer one.
+     */
+    private static List<Long> stoppedRunPids(Path peers, Path dir) throws IOException {
         PrintStream sink = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
         for (Duration limit = Duration.ofSeconds(2); ; limit = limit.multipliedBy(2)) {
             Path res = dir.resolve("res-" + limit.toSeconds());
@@ -135,20 +131,10 @@ class PeerRunsTest {
             assertThrows(IOException.class, () -> PeerRuns.runScript(peers, "run-mpj.sh", List.of(), Map.of("RES_DIR", res.toString()),
                     l, sink));
             List<Long> pids = pids(res, "daemon.pid", "script.pid");
-            if (pids.isEmpty()) {
-                assertTrue(limit.toSeconds() < 32, "the script did not start its daemon and write the pids within " + limit.toSeconds() + " s");
-                continue;
+            if (!pids.isEmpty()) {
+                return pids;
             }
-            List<Long> alive = new java.util.ArrayList<>();
-            for (long pid : pids) {
-                ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(h -> {
-                    alive.add(pid);
-                    h.descendants().forEach(ProcessHandle::destroyForcibly);
-                    h.destroyForcibly(); // not to leave it behind when the test fails
-                });
-            }
-            assertTrue(alive.isEmpty(), "still running after the run was stopped: " + alive);
-            return;
+            assertTrue(limit.toSeconds() < 32, "the script did not start its daemon and write the pids within " + limit.toSeconds() + " s");
         }
     }
 

@@ -9,11 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,9 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,8 +42,8 @@ import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.protocol.SoapFault;
 import org.mpfl.ir.files.FileTrees;
-import org.mpfl.testing.Http;
 import org.mpfl.testing.StartsProcesses;
+import org.mpfl.testing.attack.EndlessElement;
 
 /**
  * The MPIWS web application ({@code target/axis2.war}, built at package, before the full tier) in a real Tomcat 10 —
@@ -297,39 +292,8 @@ class TomcatHostTest {
     @Test
     void anEndlessElementFromACallerWithoutCredentialIsCutOff() throws Exception {
         URI url = URI.create(tomcatUrl + "/axis2/services/" + awaitServiceInTomcat());
-        String head = "POST " + url.getPath() + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + url.getPort()
-                + "\r\nContent-Type: application/soap+xml; charset=UTF-8; action=\"" + MpiwsNames.action(MpiwsNames.OP_STATUS)
-                + "\"\r\nTransfer-Encoding: chunked\r\n\r\n";
-        String start = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS
-                + "\"><s:Body><m:status xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>";
-        long push = 48L << 20;
-        AtomicLong pushed = new AtomicLong();
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(url.getHost(), url.getPort()), 10_000);
-            OutputStream out = s.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(Http.chunk(start.getBytes(StandardCharsets.UTF_8)));
-            byte[] text = new byte[64 * 1024];
-            Arrays.fill(text, (byte) 'a');
-            byte[] c = Http.chunk(text);
-            // pushed from a thread of its own: a Tomcat that neither reads nor closes would block the write for ever
-            CompletableFuture<Void> pushing = CompletableFuture.runAsync(() -> {
-                try {
-                    while (pushed.get() < push) {
-                        out.write(c);
-                        pushed.addAndGet(text.length);
-                    }
-                } catch (IOException closedByTomcat) {
-                    // what must happen: Tomcat stopped reading and closed the connection
-                }
-            });
-            try {
-                pushing.get(120, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException stuck) {
-                // neither read nor closed: judged by what was pushed
-            }
-        }
-        assertTrue(pushed.get() < 8L << 20, "Tomcat read " + (pushed.get() >> 20) + " MB of one element from a caller without any"
+        long pushed = EndlessElement.push(url, MpiwsNames.OP_STATUS, true, 48L << 20);
+        assertTrue(pushed < 8L << 20, "Tomcat read " + (pushed >> 20) + " MB of one element from a caller without any"
                 + " credential and had not closed the connection");
         try (MpiwsClient client = new MpiwsClient(Duration.ofSeconds(20))) {
             assertEquals("unknown", client.status(url.toString(), DomainToken.generate(), 0).state(), "Tomcat answers on");
@@ -355,11 +319,7 @@ class TomcatHostTest {
                 Arrays.fill(value, (byte) 7);
                 // rank 1 to rank 0 on a tag the ring never receives: stored in rank 0's inbox, nothing more
                 byte[] proof = new DomainToken(token).prove(domain, 0, 1, 0, 99, 0, 0);
-                String body = "<m:store xmlns:m=\"urn:mpfl:mpiws\"><m:domainId>" + domain + "</m:domainId><m:context>0</m:context>"
-                        + "<m:from>1</m:from><m:to>0</m:to><m:tag>99</m:tag><m:seq>0</m:seq><m:kind>DATA</m:kind>"
-                        + "<m:proof>" + java.util.Base64.getEncoder().encodeToString(proof) + "</m:proof><m:type>BYTES</m:type>"
-                        + "<m:payload>" + java.util.Base64.getEncoder().encodeToString(value) + "</m:payload></m:store>";
-                client.call(url, "store", body);
+                client.call(url, "store", storeBody(domain, 99, proof, "BYTES", "", java.util.Base64.getEncoder().encodeToString(value)));
             } finally {
                 client.abort(url, domain, new DomainToken(token).proveAbort(domain));
             }
@@ -383,10 +343,15 @@ class TomcatHostTest {
     }
 
     private static String storeBody(String domain, long length, byte[] proof) {
+        return storeBody(domain, 0, proof, "INT", "<m:length>" + length + "</m:length>", "AAAAAA==");
+    }
+
+    /** A store from rank 1 to rank 0 of {@code domain}; {@code length}: an {@code m:length} element, or nothing. */
+    private static String storeBody(String domain, int tag, byte[] proof, String type, String length, String payloadBase64) {
         return "<m:store xmlns:m=\"urn:mpfl:mpiws\"><m:domainId>" + domain + "</m:domainId><m:context>0</m:context>"
-                + "<m:from>1</m:from><m:to>0</m:to><m:tag>0</m:tag><m:seq>0</m:seq><m:kind>DATA</m:kind>"
-                + "<m:proof>" + java.util.Base64.getEncoder().encodeToString(proof) + "</m:proof><m:type>INT</m:type>"
-                + "<m:length>" + length + "</m:length><m:payload>AAAAAA==</m:payload></m:store>";
+                + "<m:from>1</m:from><m:to>0</m:to><m:tag>" + tag + "</m:tag><m:seq>0</m:seq><m:kind>DATA</m:kind>"
+                + "<m:proof>" + java.util.Base64.getEncoder().encodeToString(proof) + "</m:proof><m:type>" + type + "</m:type>"
+                + length + "<m:payload>" + payloadBase64 + "</m:payload></m:store>";
     }
 
     /** A generated service deployed in Tomcat: the ring's, after running it once if needed. */

@@ -3,8 +3,6 @@ package org.mpfl.runtime.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -34,7 +32,7 @@ import org.mpfl.runtime.p2p.RankInstance;
 import org.mpfl.runtime.transport.Envelope;
 import org.mpfl.runtime.transport.Payload;
 import org.mpfl.testing.Await;
-import org.mpfl.testing.Http;
+import org.mpfl.testing.attack.EndlessElement;
 import org.mpfl.protocol.MpiwsNames;
 import org.mpfl.protocol.RunMessages;
 
@@ -74,29 +72,7 @@ class UnprovenBodyBoundTest {
     @ValueSource(strings = {"status", "abort", "store without its action"})
     void anEndlessElementFromACallerWithoutCredentialIsCutOff(String operation) throws Exception {
         URI url = URI.create(host.serviceUrl(TYPE));
-        String op = operation.split(" ")[0];
-        String contentType = "application/soap+xml; charset=UTF-8"
-                + (operation.contains("without") ? "" : "; action=\"" + MpiwsNames.action(op) + "\"");
-        String head = "POST " + url.getPath() + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + url.getPort() + "\r\nContent-Type: "
-                + contentType + "\r\nTransfer-Encoding: chunked\r\n\r\n";
-        String start = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope xmlns:s=\"" + MpiwsNames.SOAP12_NS
-                + "\"><s:Body><m:" + op + " xmlns:m=\"" + MpiwsNames.NS + "\"><m:domainId>";
-        long pushed = 0;
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(url.getHost(), url.getPort()), 10_000);
-            OutputStream out = s.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(Http.chunk(start.getBytes(StandardCharsets.UTF_8)));
-            byte[] text = new byte[64 * 1024];
-            Arrays.fill(text, (byte) 'a');
-            byte[] c = Http.chunk(text);
-            while (pushed < PUSH) {
-                out.write(c);
-                pushed += text.length;
-            }
-        } catch (IOException closedByTheHost) {
-            // what must happen: the host stopped reading and closed the connection
-        }
+        long pushed = EndlessElement.push(url, operation.split(" ")[0], !operation.contains("without"), PUSH);
         assertTrue(pushed < 32L << 20, operation + ": the host read " + (pushed >> 20) + " MB of one element from a caller "
                 + "without any credential and had not closed the connection");
         // and it goes on answering
