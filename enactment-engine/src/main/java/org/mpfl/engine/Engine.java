@@ -394,6 +394,8 @@ public final class Engine implements AutoCloseable {
 
     @Override
     public void close() {
+        // first: the hosts of the jobs released below say goodbye, and runs on them are the next engine's to take up
+        runs.stopping();
         if (capacity != null) {
             // an engine stopped on purpose leaves no job behind (a killed one leaves them to its successor)
             capacity.close(true);
