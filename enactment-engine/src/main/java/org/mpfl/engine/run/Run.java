@@ -735,7 +735,8 @@ public final class Run {
         m.put("endedMs", endedMs == 0 ? null : endedMs);
         m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
         m.put("startupMs", allRunningMs == 0 || startedMs == 0 ? null : allRunningMs - startedMs);
-        m.put("size", ranks.size());
+        // a waiting run has no rank placed yet (a restart waiting for room gave its ranks up): its plan's count
+        m.put("size", state == RunState.QUEUED && queue != null ? queue.ranks() : ranks.size());
         m.put("progress", progress());
         m.put("error", error);
         if (state == RunState.FAILED || state == RunState.CANCELLED) {
