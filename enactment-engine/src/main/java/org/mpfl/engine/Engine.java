@@ -88,6 +88,8 @@ public final class Engine implements AutoCloseable {
     private Engine(EngineConfig config, int port) throws Exception {
         this.config = config;
         createDataDirectory(config.dataDir());
+        // before the database opens: an unusable one stops the start with nothing left open (one line naming it and why)
+        DeploymentService.archiveDirectory(config.dataDir().resolve("archives"));
         this.token = config.token() != null ? config.token() : loadOrCreateToken(config.dataDir());
         TlsSettings tls = config.tls();
         TlsSettings.plaintextWarning("the engine", config.bindHost(), tls.serves(), PLAINTEXT_EXPOSURE).ifPresent(w -> {
@@ -394,6 +396,8 @@ public final class Engine implements AutoCloseable {
 
     @Override
     public void close() {
+        // first: the hosts of the jobs released below say goodbye, and runs on them are the next engine's to take up
+        runs.stopping();
         if (capacity != null) {
             // an engine stopped on purpose leaves no job behind (a killed one leaves them to its successor)
             capacity.close(true);

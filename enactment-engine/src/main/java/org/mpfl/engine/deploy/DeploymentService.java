@@ -53,9 +53,35 @@ public final class DeploymentService {
     private final ArchiveDeployer deployer;
 
     public DeploymentService(Path archiveDir, HostRegistry registry, ArchiveDeployer deployer) throws IOException {
-        this.archiveDir = Files.createDirectories(archiveDir);
+        this.archiveDir = archiveDirectory(archiveDir);
         this.registry = registry;
         this.deployer = deployer;
+    }
+
+    /**
+     * Creates the archive directory if need be. What stands in the way stops the engine's start with one line naming
+     * the directory and why: the JDK's exception says only the path ({@code mpflc up} said "DATA/archives: already
+     * exists" of a file there).
+     */
+    public static Path archiveDirectory(Path dir) throws IOException {
+        try {
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            java.util.Optional<Path> file = fileInTheWay(dir);
+            throw new IOException("cannot use the archive directory " + (file.isPresent()
+                    ? dir + ": " + (file.get().equals(dir) ? "it" : file.get()) + " is a file, not a directory"
+                    : org.mpfl.ir.cli.FileProblem.of(dir, e)), e);
+        }
+    }
+
+    /** The directory itself or the nearest directory on its path that is something else (a file), if one is. */
+    private static java.util.Optional<Path> fileInTheWay(Path dir) {
+        for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.exists(p)) {
+                return Files.isDirectory(p) ? java.util.Optional.empty() : java.util.Optional.of(p.equals(dir.toAbsolutePath()) ? dir : p);
+            }
+        }
+        return java.util.Optional.empty();
     }
 
     /**

@@ -82,7 +82,7 @@ final class WorkflowEndpoints {
         m.put("deployedMs", v.deployedMs());
         m.put("sourceSha256", v.sourceSha256());
         m.put("latest", v.version() == latest);
-        m.put("services", WorkflowService.storedJson(v, "service names", v.services()));
+        m.put("services", WorkflowService.storedServiceNames(v));
         return m;
     }
 

@@ -11,8 +11,9 @@ import java.util.Map;
  * @param priority   its priority (higher first)
  * @param sinceMs    when it entered the queue this time
  * @param deadlineMs when its queue timeout fails it, or {@code null}
+ * @param ranks      how many ranks its plan asks for (the run's size while it waits: none is placed yet)
  */
-record QueuePlace(String reason, int position, int priority, long sinceMs, Long deadlineMs) {
+record QueuePlace(String reason, int position, int priority, long sinceMs, Long deadlineMs, int ranks) {
     Map<String, Object> toJson() {
         Map<String, Object> q = new LinkedHashMap<>();
         q.put("reason", reason);

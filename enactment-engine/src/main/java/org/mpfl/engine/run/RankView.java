@@ -45,6 +45,13 @@ final class RankView {
     private boolean trafficChanged;
     final Set<Long> seenSeq = new HashSet<>();
     long lastEventMs;
+    /**
+     * When the rank was last known alive: its last event's time, its last {@code status} answer (kept in the stored
+     * detail as {@code lastSeenMs}, so that an engine started later knows it). A rank lost with its host ends then.
+     */
+    long lastSeenMs;
+    /** Lost with its host: it never reported its end, which is {@link #lastSeenMs} (kept as {@code lost}). */
+    boolean lost;
     long statusFailedSinceMs;
     /**
      * The highest event sequence number applied (kept in the stored detail as {@code lastSeq}): a
@@ -55,6 +62,23 @@ final class RankView {
 
     RankView(RankPlacement placement) {
         this.placement = placement;
+    }
+
+    /** The rank was heard of at {@code ms} (an event's time, a {@code status} answer's). */
+    void seen(long ms) {
+        lastSeenMs = Math.max(lastSeenMs, ms);
+    }
+
+    /**
+     * Its host could not be reached when the run ended: it reads ABORTED, ending when it was last heard of (or
+     * started), not when the engine gave up on it, which may be long after (an engine that was down meanwhile).
+     */
+    void lostWithHost() {
+        state = "ABORTED";
+        endedMs = Math.max(lastSeenMs, startedMs);
+        blocked = false;
+        lost = true;
+        error = "lost: host " + placement.hostId() + " could not be reached when the run ended";
     }
 
     boolean isFinal() {
@@ -210,6 +234,8 @@ final class RankView {
         m.put("startedMs", startedMs == 0 ? null : startedMs);
         m.put("endedMs", endedMs == 0 ? null : endedMs);
         m.put("elapsedMs", startedMs == 0 ? null : (endedMs == 0 ? System.currentTimeMillis() : endedMs) - startedMs);
+        m.put("lastSeenMs", lastSeenMs == 0 ? null : lastSeenMs);
+        m.put("lost", lost);
         m.put("error", error);
         m.put("fault", fault == null ? null : fault.name());
         m.put("outputs", new LinkedHashMap<>(outputs));

@@ -182,6 +182,8 @@ public final class Reattachment {
         v.progressFromCheckpoint = r.path("progressFromCheckpoint").isNumber() ? r.path("progressFromCheckpoint").asLong() : null;
         v.startedMs = r.path("startedMs").asLong(0);
         v.endedMs = r.path("endedMs").asLong(0);
+        v.lastSeenMs = r.path("lastSeenMs").asLong(0);
+        v.lost = r.path("lost").asBoolean(false);
         v.error = r.path("error").asText(null);
         v.fault = RankView.faultKind(r.path("fault").asText(null));
         v.maxSeq = r.path("lastSeq").asLong(-1);

@@ -461,6 +461,7 @@ public final class Run {
         r.maxSeq = Math.max(r.maxSeq, e.seq());
         dirty = true;
         r.lastEventMs = e.timeMs();
+        r.seen(e.timeMs());
         switch (e.type()) {
             case STATE -> {
                 return applyState(r, e.state(), e.activity(), e.location(), e.message(), e.fault(), e.timeMs());
@@ -507,6 +508,9 @@ public final class Run {
             return Outcome.RANK_LOST;
         }
         dirty = true;
+        if (!"UNKNOWN".equalsIgnoreCase(s.state())) {
+            r.seen(nowMs);
+        }
         if (s.progressTotal() != null && s.progressTotal() > 0) {
             r.progressTotal = s.progressTotal();
             r.progressValue = s.progressValue() != null ? s.progressValue() : r.progressValue;
@@ -588,19 +592,16 @@ public final class Run {
 
     /**
      * The run ended and the abort of domain {@code domain} could not reach {@code hosts}: their ranks that had not
-     * ended read ABORTED, their end unknown (a lost host never reports it), rather than RUNNING in an ended run.
+     * ended read ABORTED, rather than RUNNING in an ended run, ending when they were last heard of (a lost host never
+     * reports their end).
      */
     synchronized void ranksLost(String domain, Set<String> hosts) {
         if (!state.isFinal() || !domainId.equals(domain) || hosts.isEmpty()) {
             return;
         }
-        long now = System.currentTimeMillis();
         for (RankView r : ranks) {
             if (!r.isFinal() && hosts.contains(r.placement.hostId())) {
-                r.state = "ABORTED";
-                r.endedMs = now;
-                r.blocked = false;
-                r.error = "lost: host " + r.placement.hostId() + " could not be reached when the run ended";
+                r.lostWithHost();
                 dirty = true;
             }
         }
@@ -734,7 +735,8 @@ public final class Run {
         m.put("endedMs", endedMs == 0 ? null : endedMs);
         m.put("elapsedMs", (endedMs == 0 ? System.currentTimeMillis() : endedMs) - createdMs);
         m.put("startupMs", allRunningMs == 0 || startedMs == 0 ? null : allRunningMs - startedMs);
-        m.put("size", ranks.size());
+        // a waiting run has no rank placed yet (a restart waiting for room gave its ranks up): its plan's count
+        m.put("size", state == RunState.QUEUED && queue != null ? queue.ranks() : ranks.size());
         m.put("progress", progress());
         m.put("error", error);
         if (state == RunState.FAILED || state == RunState.CANCELLED) {

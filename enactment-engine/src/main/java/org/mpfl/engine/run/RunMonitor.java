@@ -51,6 +51,11 @@ final class RunMonitor {
      * one's heartbeat times out, so 1.5 leaves half an interval either way.
      */
     static final double SILENT_HEARTBEATS = 1.5;
+    /**
+     * Set once the engine stops: hosts that leave from then on (the capacity provider's jobs cancelled as the engine
+     * stops say goodbye) leave their runs as they are, for the engine started next on the same data.
+     */
+    private volatile boolean stopping;
 
     RunMonitor(LiveRuns runs, RunStore store, RunJournal journal, RunFaults faults, HostRegistry registry, RankInvoker invoker,
                RunSettings settings, ExecutorService workers) {
@@ -186,6 +191,13 @@ final class RunMonitor {
      * unfinished run with a rank there, which says how the host went.
      */
     void hostLost(HostInfo host, HostRegistry.Departure how) {
+        if (stopping) {
+            // a durable run is resumed by the next engine (docs/durability.md): failing it over now would end it or use a
+            // restart for what is only this engine's stop
+            LOG.info("engine stopping: service host {} {}; its runs are left to the engine started next on this data",
+                    registry.describe(host.hostId()), how.words());
+            return;
+        }
         for (Run run : runs.all()) {
             if (run.state().isFinal()) {
                 continue;
@@ -197,6 +209,11 @@ final class RunMonitor {
                     lostHosts(run, domain, p, host.instance(), "service host " + registry.describe(host.hostId()) + " at "
                             + host.soapUrl() + " " + how.words() + " (rank " + p.rank() + " ran there)"));
         }
+    }
+
+    /** The engine is stopping: see {@link #stopping}. */
+    void engineStopping() {
+        stopping = true;
     }
 
     /**

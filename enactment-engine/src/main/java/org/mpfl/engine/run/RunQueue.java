@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import org.mpfl.engine.run.checkpoint.CheckpointStore;
 import org.mpfl.engine.store.RunStore;
-import org.mpfl.protocol.RunRequest.ProcessSlice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -165,7 +164,7 @@ final class RunQueue {
     private boolean failsForNeverFitting(Entry e, java.util.Iterator<Entry> it, List<Runnable> after) {
         CapacityOnDemand provider = onDemand;
         String never = provider == null || e.spec().queueing().oversubscribe() ? null
-                : provider.neverFits(e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum(), e.waitForHosts());
+                : provider.neverFits(e.spec().ranks(), e.waitForHosts());
         if (never == null) {
             return false;
         }
@@ -179,7 +178,8 @@ final class RunQueue {
 
     private void waitFor(Entry e, int position, String reason, List<Runnable> after) {
         int priority = e.spec().queueing().priority();
-        if (e.run().markQueued(new QueuePlace(reason, position, priority, e.sinceMs(), e.deadlineMs(defaultTimeout)))) {
+        if (e.run().markQueued(new QueuePlace(reason, position, priority, e.sinceMs(), e.deadlineMs(defaultTimeout),
+                e.spec().ranks()))) {
             after.add(() -> {
                 if (e.run().attempts() == 0) {
                     persist(e);
@@ -198,7 +198,7 @@ final class RunQueue {
     /** The ranks each waiting run needs, in queue order (what a capacity provider brings hosts for). */
     synchronized List<Integer> waitingRanks() {
         return waiting.stream().filter(e -> !e.run().state().isFinal())
-                .map(e -> e.spec().slices().stream().mapToInt(ProcessSlice::ranks).sum()).toList();
+                .map(e -> e.spec().ranks()).toList();
     }
 
     /** Fails the runs that waited longer than their queue timeout, then serves the queue. */

@@ -352,8 +352,18 @@ public final class RunService implements AutoCloseable {
         journal.record(run, rank, kind, body);
     }
 
+    /**
+     * The engine begins to stop (before it releases its capacity jobs, whose hosts then say goodbye): hosts that leave
+     * the registry from now on leave their runs unfinished in the store, for the engine started next on the same data
+     * (docs/durability.md), instead of failing them over. {@link #close} implies it.
+     */
+    public void stopping() {
+        monitor.engineStopping();
+    }
+
     @Override
     public void close() {
+        stopping();
         ticker.shutdownNow();
         for (Run run : runs.all()) {
             journal.persistIfChanged(run);

@@ -311,11 +311,25 @@ public final class WorkflowService {
     }
 
     private static Map<String, String> recordedNames(WorkflowVersionStore.StoredWorkflow w) throws EngineStorageException {
-        if (w.services() == null) {
-            return Map.of(); // a version from before versions existed: plain names
+        Map<String, String> names = storedServiceNames(w);
+        return names == null ? Map.of() : names; // none: a version from before versions existed, plain names
+    }
+
+    /**
+     * The deployed names a version recorded for its services (service type → name), {@code null} for a version from
+     * before versions existed; read as {@link #storedJson} reads (what is no map of names is the engine's failure).
+     */
+    public static Map<String, String> storedServiceNames(WorkflowVersionStore.StoredWorkflow w) throws EngineStorageException {
+        JsonNode names = storedJson(w, "service names", w.services());
+        if (names == null) {
+            return null;
+        }
+        if (!names.isObject()) {
+            throw unreadable(w, "service names", new IOException("a JSON " + names.getNodeType() + ", not an object of names"));
         }
         try {
-            return Json.MAPPER.readValue(w.services(), new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, String>>() { });
+            return Json.MAPPER.readerFor(new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, String>>() { })
+                    .readValue(names);
         } catch (IOException e) {
             throw unreadable(w, "service names", e);
         }
@@ -431,8 +445,16 @@ public final class WorkflowService {
      * (its store altered or damaged), never the client's.
      */
     public static JsonNode storedJson(WorkflowVersionStore.StoredWorkflow w, String what, String text) throws EngineStorageException {
+        if (text == null) {
+            return null;
+        }
         try {
-            return text == null ? null : Json.MAPPER.readTree(text);
+            JsonNode json = Json.MAPPER.readTree(text);
+            if (json == null || json.isMissingNode()) {
+                // Jackson reads an empty text as no value rather than failing: the engine never stores one
+                throw new IOException("no JSON value (the stored text is empty)");
+            }
+            return json;
         } catch (IOException e) {
             throw unreadable(w, what, e);
         }

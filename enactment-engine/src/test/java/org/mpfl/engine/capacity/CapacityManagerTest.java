@@ -174,6 +174,41 @@ class CapacityManagerTest {
     }
 
     /**
+     * The engine stops on purpose: it cancels its jobs, and their hosts say goodbye (as a Slurm job's host does on the
+     * SIGTERM of scancel) while the engine still serves. The run on them stays RUNNING in the store, as after a kill,
+     * for the engine started next (docs/durability.md): before, the goodbye failed it ("said goodbye as it stopped")
+     * although the engine was stopping, and a run with restarts left was restarted into the stop.
+     */
+    @Test
+    void goodbyesOfTheHostsAStoppingEngineReleasesLeaveTheirRunsToTheNextEngine() throws Exception {
+        engine = Engine.start(slurm.engineConfig(dir, 1, 4).invoker(new FakeRanks(r -> { })));
+        String id = run(4);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        HostJob job = slurm.submitted.get(0);
+        HostCredential credential = HostCredential.parse(job.credential(), "the job");
+        announce(credential);
+        Await.until(Duration.ofSeconds(30), "run " + id + " running", () -> detail(id).path("state").asText().equals("RUNNING"));
+        List<Integer> goodbyes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        String url = engine.url();
+        slurm.onCancel = j -> {
+            try {
+                goodbyes.add(Http.send("DELETE", url + "/api/registry/hosts/" + j.hostId(), credential.authorization(), null).status());
+            } catch (java.io.IOException | InterruptedException e) {
+                throw new IllegalStateException("the host's goodbye: " + e, e);
+            }
+        };
+
+        engine.close();
+        engine = null;
+        assertEquals(List.of(204), goodbyes, "the host said goodbye while the engine stopped");
+        try (org.mpfl.engine.store.EngineDatabase db = org.mpfl.engine.store.EngineDatabase.openEmbedded(dir)) {
+            org.mpfl.engine.store.RunRecord r = db.runs().run(id).orElseThrow();
+            assertEquals("RUNNING", r.state(), "left for the next engine: " + r.detail());
+            assertTrue(r.detail().path("error").isMissingNode() || r.detail().path("error").isNull(), r.detail().toString());
+        }
+    }
+
+    /**
      * The scheduler's own limit (a partition with room for fewer jobs than --max-nodes) counts in what can ever fit: a
      * run that only --max-nodes would allow fails at once, naming the partition; one within the partition waits.
      */

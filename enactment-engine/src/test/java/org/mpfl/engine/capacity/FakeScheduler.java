@@ -24,6 +24,10 @@ public final class FakeScheduler implements CapacityProvider {
     final List<String> cancelled = new CopyOnWriteArrayList<>();
     volatile String submitFails;
     volatile String cancelFails;
+    /** Called with each job cancelled, as its host would hear of it (SIGTERM: the host says goodbye), or {@code null}. */
+    volatile java.util.function.Consumer<HostJob> onCancel;
+    /** The job each id stands for. */
+    final Map<String, HostJob> jobs = new ConcurrentHashMap<>();
     /** What {@link #find} answers by job name (job ids of jobs not ended); a name not in it: none. */
     final Map<String, String> named = new ConcurrentHashMap<>();
     /** Thrown by {@link #find} while set, its count of failures left going down (a negative count: for ever). */
@@ -69,6 +73,7 @@ public final class FakeScheduler implements CapacityProvider {
         }
         String id = String.valueOf(next++);
         submitted.add(job);
+        jobs.put(id, job);
         states.put(id, new JobStatus(id, JobStatus.Phase.PENDING, "PENDING", "Resources", ""));
         return id;
     }
@@ -87,6 +92,11 @@ public final class FakeScheduler implements CapacityProvider {
         }
         cancelled.add(jobId);
         states.computeIfPresent(jobId, (k, s) -> new JobStatus(k, JobStatus.Phase.ENDED, "CANCELLED", "", s.node()));
+        java.util.function.Consumer<HostJob> hook = onCancel;
+        HostJob job = jobs.get(jobId);
+        if (hook != null && job != null) {
+            hook.accept(job);
+        }
     }
 
     @Override

@@ -269,15 +269,15 @@ class ConsoleAttemptsBrowserTest {
         assertTrue(fromCheckpoint.startsWith("Resumed from checkpoint 1: the run's progress, 40 %, is where it was"), fromCheckpoint);
         assertEquals("0.4000", attribute(".run-progress .progress", "data-progress"));
         assertEquals("not placed yet", text("#run-running"));
-        // the engine's size counts placed ranks (0 here): not "Ranks 0" for a run of 2 ranks
-        assertEquals(0, queued.path("size").asInt(), queued.toString());
-        assertEquals("not placed yet", text("#run-size"));
+        // a queued run's size is its plan's (it was 0, the ranks placed so far), said with that none is placed yet
+        assertEquals(2, queued.path("size").asInt(), queued.toString());
+        assertEquals("2, not placed yet", text("#run-size"));
         // the start-up shown is attempt 1's: attempt 2 has none yet
         assertEquals("Start-up (attempt 1)", browser.script("return document.getElementById('run-startup').previousElementSibling.textContent"));
 
         browser.driver().get(engine.url() + "/#/runs?q=" + id);
         browser.await("the queued run listed", WAIT, d -> "QUEUED".equals(attribute("#runs-table tr[data-run-id='" + id + "'] .badge", "data-state")));
-        assertEquals("–", text("#runs-table tr[data-run-id='" + id + "'] .col-ranks"));
+        assertEquals("2", text("#runs-table tr[data-run-id='" + id + "'] .col-ranks"));
         assertEquals("not placed yet", attribute("#runs-table tr[data-run-id='" + id + "'] .col-ranks", "title"));
         browser.driver().get(engine.url() + "/#/runs/" + id);
         browser.await("the queued run's page again", WAIT, d -> "QUEUED".equals(attribute("#ranks-unplaced", "data-state")));

@@ -462,7 +462,8 @@ class ConsoleTruthBrowserTest {
      * A run failed because its host was lost while the engine was away (as a real engine restarted under a running run
      * reports it): the run's error names the host's URL as its location. The console read that URL as a place in the
      * document and showed its last segment, the service's name ("at ring.h1.Ring"), and the ranks the engine could not
-     * reach said "stopped: rank 0 failed" — rank 0 of itself. Now the host is named, and the ranks say they were lost.
+     * reach said "stopped: rank 0 failed" — rank 0 of itself. Now the host is named, and the ranks say they were lost
+     * and that they ran at least until they were last heard of (their end is not known).
      */
     @Test
     void aRunWhoseHostWasLostNamesTheHostAndItsLostRanks() throws Exception {
@@ -477,7 +478,7 @@ class ConsoleTruthBrowserTest {
         for (int rank = 0; rank < 2; rank++) {
             d.withArray("ranks").addObject().put("rank", rank).put("process", "ring").put("host", "host-375d49d0").put("state", "ABORTED")
                     .put("activity", "compute k:step").put("location", "/tmp/lost/lost.mpfl.xml:9:7").put("startedMs", t + 20)
-                    .put("endedMs", t + 40_000).put("error", lost);
+                    .put("endedMs", t + 30_000).put("lastSeenMs", t + 30_000).put("lost", true).put("error", lost);
         }
         d.putArray("attemptLog").addObject().put("attempt", 1).put("cause", "start").put("startMs", t + 10).put("endMs", t + 40_000)
                 .put("outcome", "FAILED");
@@ -490,6 +491,10 @@ class ConsoleTruthBrowserTest {
         for (int rank = 0; rank < 2; rank++) {
             assertEquals(lost, text("#rank-row-" + rank + " .rank-stopped"), text("#rank-row-" + rank));
             assertEquals("true", attribute("#rank-row-" + rank + " .rank-stopped", "data-lost"));
+            // its end is not known: it ran at least until it was last heard of (not until the engine gave up on it)
+            assertEquals("≥ 30.0 s", text("#rank-row-" + rank + " .rank-time"));
+            assertTrue(attribute("#rank-row-" + rank + " .rank-time", "title").contains(", its end is not known (its host was lost)"),
+                    attribute("#rank-row-" + rank + " .rank-time", "title"));
         }
         open("#/runs?q=hostlost1");
         browser.await("the run listed", WAIT, d2 -> count("#runs-table tr[data-run-id='hostlost1'] .error-cell") == 1);

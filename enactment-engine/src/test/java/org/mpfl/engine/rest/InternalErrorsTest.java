@@ -144,6 +144,31 @@ class InternalErrorsTest {
         assertTrue(bad.json().get("error").asText().contains("plan"), bad.body());
     }
 
+    /**
+     * Service names stored as JSON that is no map of names (an empty text, {@code null}, an array): the same incident,
+     * its log naming what could not be read. {@code null} was taken as no names at all (a run then deployed under plain
+     * names; reading the version failed on a NullPointerException whose log said nothing of the store).
+     */
+    @Test
+    void storedServiceNamesThatAreNoNamesAreAnIncidentToo() throws Exception {
+        List<String> damaged = List.of("", "null", "[\"ring\"]");
+        for (int v = 0; v < damaged.size(); v++) {
+            String name = "names" + v;
+            engine.database().workflows().save(new org.mpfl.engine.store.WorkflowVersionStore.StoredWorkflow(name, 1,
+                    System.currentTimeMillis(), "s", "c", null,
+                    "{\"workflow\": \"" + name + "\", \"processes\": [{\"name\": \"p\", \"service\": \"ring\", \"ranks\": 1}]}",
+                    damaged.get(v)));
+            for (Http.Answer a : List.of(
+                    Http.post(engine.url() + "/api/runs", engine.token(), Map.of("workflow", name)),
+                    Http.send("GET", engine.url() + "/api/workflows/" + name, "Bearer " + engine.token(), null))) {
+                assertEquals(500, a.status(), "service names '" + damaged.get(v) + "': " + a.body());
+                assertTrue(a.json().get("incident").asText().matches("[0-9a-f]{12}"), a.body());
+            }
+            assertTrue(logged.toString(StandardCharsets.UTF_8).contains("the stored service names of version 1 of workflow '" + name
+                    + "' cannot be read"), "the log says what could not be read: '" + damaged.get(v) + "'");
+        }
+    }
+
     /** An archive that is no service archive stays the client's mistake: 400 with what is wrong with it. */
     @Test
     void anArchiveThatIsNoServiceArchiveIsRefusedAs400() throws Exception {

@@ -190,9 +190,11 @@ class RunQueueTest {
         String reason = q.at("/queue/reason").asText();
         assertTrue(reason.contains("needs 2 ranks of 'ring'") && reason.contains("0 free"), reason);
         assertFalse(reason.contains("more than they have in all"), "it fits once the first run ends: " + reason);
-        assertEquals(0, q.get("size").asInt(), "a queued run holds no host: " + q);
+        // its plan's size (it was 0, the ranks placed so far, as if it were a run of none)
+        assertEquals(2, q.get("size").asInt(), "a queued run's size is its plan's: " + q);
         JsonNode listed = Http.get(engine.url() + "/api/runs?state=QUEUED").json();
         assertEquals(second, listed.get(0).get("id").asText(), listed.toString());
+        assertEquals(2, listed.get(0).path("size").asInt(), "listed with its plan's size too: " + listed);
 
         ranks.open("a");
         assertEquals("SUCCEEDED", awaitFinal(first).path("state").asText());

@@ -99,9 +99,11 @@ function stateCell(r, run, runEnded) {
 /** The rank's running time in the current attempt, with its clock times in the tooltip (earlier attempts: the attempts table). */
 function timeCell(r, now, attempt) {
   const elapsed = r.startedMs ? (r.endedMs || now) - r.startedMs : null;
-  const clock = r.startedMs ? `started ${formatTime(r.startedMs)}` + (r.endedMs ? `, ended ${formatTime(r.endedMs)}` : '') : 'not started';
+  // a rank lost with its host never reported its end: its endedMs is when it was last heard of, so it ran at least that long
+  const end = r.lost ? `, last heard of ${formatTime(r.endedMs)}, its end is not known (its host was lost)` : `, ended ${formatTime(r.endedMs)}`;
+  const clock = r.startedMs ? `started ${formatTime(r.startedMs)}` + (r.endedMs ? end : '') : 'not started';
   return el('td', {class: 'num rank-time', 'data-attempt': attempt, title: (attempt > 1 ? `attempt ${attempt}: ` : '') + clock},
-    formatDuration(elapsed));
+    (r.lost && elapsed !== null ? '≥ ' : '') + formatDuration(elapsed));
 }
 
 function rankRow(r, run, now, runEnded, attempt) {

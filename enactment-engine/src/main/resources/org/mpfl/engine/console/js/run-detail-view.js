@@ -25,6 +25,15 @@ const HISTORY_PAGE = 10000;
 const MIN_RENDER_GAP_MS = 200;
 
 /**
+ * The run's size: a QUEUED run's is its plan's (none placed yet), a run between its places (being placed) has none.
+ */
+function ranksFact(run, model) {
+  const size = run.size ?? model.ranks.length;
+  if (run.state === 'QUEUED' && size) return `${size}, not placed yet`;
+  return !model.isFinal && !size ? 'not placed yet' : String(size);
+}
+
+/**
  * Why this page cannot cancel or resume (what: "Cancelling"), or null when it can: with the engine token, or as a
  * logged-in operator or admin (the session cookie carries the login; the engine checks the run's project).
  */
@@ -157,8 +166,7 @@ class RunHeader {
       // named by its attempt once there were several, or while a resumed run waits for the next: it is the last one's
       fact(log.length > 1 || (log.length && waitingForNext(run, model.isFinal)) ? `Start-up (attempt ${log.length})` : 'Start-up',
         Number.isFinite(run.startupMs) && run.startupMs >= 0 ? formatDuration(run.startupMs) : '–', 'run-startup'),
-      // the engine counts placed ranks: a run waiting for places has none yet, not a size of 0
-      fact('Ranks', !model.isFinal && !(run.size ?? model.ranks.length) ? 'not placed yet' : String(run.size ?? model.ranks.length), 'run-size'),
+      fact('Ranks', ranksFact(run, model), 'run-size'),
       fact('Attempts', log.length ? el('a', {href: '#attempts-section', onclick: e => { e.preventDefault();
         document.getElementById('attempts-section').scrollIntoView(); }}, attemptsLabel(run)) : '–', 'run-attempts'),
       fact('Parameters', sortedParams(run.params).length

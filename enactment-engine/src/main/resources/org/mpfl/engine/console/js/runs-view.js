@@ -104,8 +104,9 @@ function runRow(run) {
     el('td', {class: 'col-state'}, stateBadge(run.state)),
     el('th', {scope: 'row', class: 'col-workflow'}, link, el('div', {class: 'sub mono run-id'}, run.id),
       run.workflowVersion ? el('div', {class: 'sub', 'data-workflow-version': run.workflowVersion}, 'version ', runWorkflowLabel(run)) : null),
-    // the engine counts placed ranks: a run waiting for places (queued, resumed) has none yet, not 0 of them
-    el('td', {class: 'num col-ranks', title: !run.size && !FINAL_RUN_STATES.has(run.state) ? 'not placed yet' : null},
+    // a QUEUED run's size is its plan's; a run being placed (PENDING) has none yet, not 0 of them
+    el('td', {class: 'num col-ranks', title: run.state === 'QUEUED' || (!run.size && !FINAL_RUN_STATES.has(run.state))
+      ? 'not placed yet' : null},
       !run.size && !FINAL_RUN_STATES.has(run.state) ? '–' : (run.size ?? '–')),
     el('td', {class: 'col-attempts', 'data-attempts': attempts}, attempts > 1 || run.resumed ? attemptsLabel(run) : '1'),
     el('td', {class: 'col-params mono', title: params}, params || '–'),
