@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -145,6 +146,7 @@ public final class RunCommand implements CliCommand {
         LocalCluster.Starting cluster = null;
         Path localData = null;
         boolean compiled = false;
+        CompletableFuture<Void> reported = new CompletableFuture<>();
         try {
             // --local: the cluster starts in the background while the document compiles (the compiler and the
             // engine's start-up each take about half a second of CPU on the README's first run); a missing file
@@ -172,12 +174,13 @@ public final class RunCommand implements CliCommand {
                 input = WorkflowInput.load(file, params, RunParams.rawParams(args), false, kernelPython);
             }
             EngineClient client;
+            LocalCluster started = null;
             if (local) {
                 if (cluster == null) {
                     localData = Files.createTempDirectory("mpfl-local-");
                     cluster = startCluster(localData, embedded, hosts, services, json, err);
                 }
-                LocalCluster started = cluster.await();
+                started = cluster.await();
                 client = new EngineClient(started.engine().url(), started.engine().token());
             } else {
                 client = EngineOptions.client(args, engineUrl);
@@ -207,8 +210,12 @@ public final class RunCommand implements CliCommand {
             }
             PrintStream progress = json ? null : err;
             String id = start(client, start, progress, !local);
+            if (started != null) {
+                // Ctrl-C: the engine and its hosts are stopped only once the run they ran is cancelled and printed
+                started.holdExitUntil(reported);
+            }
             return RunFollower.followAndReport(RunFollower.source(client, id), id, timeoutS, progress, !local,
-                    run -> report(run, out, err, json));
+                    run -> report(run, out, err, json), reported);
         } finally {
             // the cluster deletes its data directory once it stopped (LocalCluster.startInBackground), also at this JVM's exit
             if (cluster != null && !compiled) {
@@ -217,6 +224,7 @@ public final class RunCommand implements CliCommand {
                 // going on would create it again (the engine makes its archive folder with createDirectories)
                 cluster.abandon();
             } else if (cluster != null) {
+                reported.complete(null); // whatever ended the command, it holds the exit no more
                 cluster.close();
             }
         }

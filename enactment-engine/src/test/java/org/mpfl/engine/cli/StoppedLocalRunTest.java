@@ -22,7 +22,8 @@ import org.mpfl.testing.docs.DocumentedCommands;
 
 /**
  * {@code bin/mpflc run --local} stopped by a signal, as a user stops it: Ctrl-C (SIGINT) while an in-process run
- * is followed still prints the run's last line (and with {@code --json} its JSON document), and SIGTERM while
+ * is followed still prints the run's last line (and with {@code --json} its JSON document), so does one on host
+ * processes ({@code --hosts N}), and SIGTERM while
  * {@code --hosts N} still starts its hosts leaves no host process and no temporary file behind. The command runs
  * with a temporary directory of this test's own ({@code TMPDIR}), which the assertions look at.
  */
@@ -75,6 +76,24 @@ class StoppedLocalRunTest {
             assertTrue(result != null && result.isObject(), "round " + round + ", one JSON document on stdout: '"
                     + Files.readString(out) + "', stderr: " + Files.readString(err));
             assertEquals("CANCELLED", result.path("state").asText());
+        }
+    }
+
+    /**
+     * With host processes the engine is the command's own too: the exit stopped it (and its hosts) at the same time
+     * as it cancelled the run, and the run's last line was often missing (the follower found no engine to look at);
+     * the exit now stops the cluster only once the cancelled run is printed.
+     */
+    @Test
+    void ctrlCDuringARunOnHostProcessesPrintsItsLastLine() throws Exception {
+        for (int round = 0; round < ROUNDS; round++) {
+            Path err = dir.resolve("hosts-text-" + round + ".err");
+            Process p = mpflc(List.of(spinDocument(dir).toString(), "--local", "--hosts", "1"), dir.resolve("hosts-text.out"), err);
+            Await.until(Duration.ofSeconds(120), "the run is followed", () -> Files.readString(err).contains("RUNNING"));
+            assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
+            assertTrue(Files.readString(err).contains("CANCELLED: cancelled: mpflc was stopped while it followed the run"),
+                    "round " + round + ", the run's last line: " + Files.readString(err));
+            assertEquals(List.of(), hosts().stream().map(ProcessHandle::pid).toList(), "host processes left running");
         }
     }
 
