@@ -105,10 +105,10 @@ final class RunFollower {
         int print(JsonNode run);
     }
 
-    /** {@link #followAndReport(Source, String, int, PrintStream, boolean, Report, CompletableFuture)}, for a run nothing else waits for. */
+    /** {@link #followAndReport(Source, String, int, PrintStream, boolean, Report, CompletableFuture, Runnable)}, for a run nothing else waits for. */
     static int followAndReport(Source source, String id, int timeoutS, PrintStream progress, boolean recorded, Report report)
             throws Exception {
-        return followAndReport(source, id, timeoutS, progress, recorded, report, new CompletableFuture<>());
+        return followAndReport(source, id, timeoutS, progress, recorded, report, new CompletableFuture<>(), () -> { });
     }
 
     /**
@@ -120,11 +120,14 @@ final class RunFollower {
      *
      * @param reported completed once the run is printed, or following it failed: what else the exit must let finish
      *                 first waits for it (the engine of {@code run --local --hosts N}, {@code LocalCluster.holdExitUntil})
+     * @param held     runs once stopping the command cancels the run (its hook is in place): what watched the command
+     *                 until then ({@link Submission}) may let go without a moment when a stop would go unsaid
      */
     static int followAndReport(Source source, String id, int timeoutS, PrintStream progress, boolean recorded, Report report,
-                               CompletableFuture<Void> reported) throws Exception {
+                               CompletableFuture<Void> reported, Runnable held) throws Exception {
         Thread cancelOnExit = cancelOnExit(source, reported);
         Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        held.run();
         try {
             return report.print(follow(source, id, timeoutS, progress, false, recorded));
         } finally {

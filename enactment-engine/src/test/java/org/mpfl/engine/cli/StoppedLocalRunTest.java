@@ -23,7 +23,7 @@ import org.mpfl.testing.docs.DocumentedCommands;
 /**
  * {@code bin/mpflc run --local} stopped by a signal, as a user stops it: Ctrl-C (SIGINT) while an in-process run
  * is followed still prints the run's last line (and with {@code --json} its JSON document), so does one on host
- * processes ({@code --hosts N}), and SIGTERM while
+ * processes ({@code --hosts N}), Ctrl-C before the run is submitted says so, and SIGTERM while
  * {@code --hosts N} still starts its hosts leaves no host process and no temporary file behind. The command runs
  * with a temporary directory of this test's own ({@code TMPDIR}), which the assertions look at.
  */
@@ -95,6 +95,22 @@ class StoppedLocalRunTest {
                     "round " + round + ", the run's last line: " + Files.readString(err));
             assertEquals(List.of(), hosts().stream().map(ProcessHandle::pid).toList(), "host processes left running");
         }
+    }
+
+    /**
+     * Ctrl-C before the run is submitted (here while the hosts start: the run is submitted only once every host
+     * registered, so a host process that exists has not) printed nothing about the run: now the command says that no
+     * run was started.
+     */
+    @Test
+    void ctrlCWhileTheHostsStartSaysNoRunWasStarted() throws Exception {
+        Path err = dir.resolve("early.err");
+        Process p = mpflc(List.of(spinDocument(dir).toString(), "--local", "--hosts", "2"), dir.resolve("early.out"), err);
+        Await.until(Duration.ofSeconds(120), "the first host process started", () -> !hosts().isEmpty());
+        assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
+        assertTrue(Files.readString(err).contains("mpflc run: stopped before the run was submitted: no run was started"),
+                "what the command said: " + Files.readString(err));
+        assertEquals(List.of(), hosts().stream().map(ProcessHandle::pid).toList(), "host processes left running");
     }
 
     @Test
