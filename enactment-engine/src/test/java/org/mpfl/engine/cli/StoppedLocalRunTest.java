@@ -53,13 +53,20 @@ class StoppedLocalRunTest {
     @Test
     void ctrlCDuringAnInProcessRunPrintsItsLastLine() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
-            Path err = dir.resolve("text-" + round + ".err");
-            Process p = mpflc(List.of(spinDocument(dir).toString(), "--local"), dir.resolve("text.out"), err);
-            Await.until(Duration.ofSeconds(120), "the run is followed", () -> Files.readString(err).contains("RUNNING"));
-            assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
-            assertTrue(Files.readString(err).contains("CANCELLED: cancelled: mpflc was stopped while it followed the run"),
-                    "round " + round + ", the run's last line: " + Files.readString(err));
+            ctrlCPrintsTheLastLine(List.of("--local"), "text-" + round);
         }
+    }
+
+    /** Starts the spin document with {@code options}, stops it with Ctrl-C once followed: its last line is printed. */
+    private void ctrlCPrintsTheLastLine(List<String> options, String name) throws Exception {
+        Path err = dir.resolve(name + ".err");
+        List<String> args = new ArrayList<>(List.of(spinDocument(dir).toString()));
+        args.addAll(options);
+        Process p = mpflc(args, dir.resolve(name + ".out"), err);
+        Await.until(Duration.ofSeconds(120), "the run is followed", () -> Files.readString(err).contains("RUNNING"));
+        assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
+        assertTrue(Files.readString(err).contains("CANCELLED: cancelled: mpflc was stopped while it followed the run"),
+                name + ", the run's last line: " + Files.readString(err));
     }
 
     @Test
@@ -87,12 +94,7 @@ class StoppedLocalRunTest {
     @Test
     void ctrlCDuringARunOnHostProcessesPrintsItsLastLine() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
-            Path err = dir.resolve("hosts-text-" + round + ".err");
-            Process p = mpflc(List.of(spinDocument(dir).toString(), "--local", "--hosts", "1"), dir.resolve("hosts-text.out"), err);
-            Await.until(Duration.ofSeconds(120), "the run is followed", () -> Files.readString(err).contains("RUNNING"));
-            assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
-            assertTrue(Files.readString(err).contains("CANCELLED: cancelled: mpflc was stopped while it followed the run"),
-                    "round " + round + ", the run's last line: " + Files.readString(err));
+            ctrlCPrintsTheLastLine(List.of("--local", "--hosts", "1"), "hosts-text-" + round);
             assertEquals(List.of(), hosts().stream().map(ProcessHandle::pid).toList(), "host processes left running");
         }
     }
