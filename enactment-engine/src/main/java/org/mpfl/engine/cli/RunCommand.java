@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
@@ -145,6 +146,9 @@ public final class RunCommand implements CliCommand {
         LocalCluster.Starting cluster = null;
         Path localData = null;
         boolean compiled = false;
+        CompletableFuture<Void> reported = new CompletableFuture<>();
+        // a stop (Ctrl-C) before the run is followed says what happened: whether a run was started, and which
+        Submission submission = Submission.watch(err, local, !detach);
         try {
             // --local: the cluster starts in the background while the document compiles (the compiler and the
             // engine's start-up each take about half a second of CPU on the README's first run); a missing file
@@ -165,19 +169,22 @@ public final class RunCommand implements CliCommand {
             }
             compiled = true;
             if (inProcess && InProcessRun.runs(input.deploymentPlan(), input.archives(), input.programsInPlan())) {
-                return runInProcess(input, timeoutS, json, out, err);
+                return runInProcess(input, timeoutS, json, out, err, submission);
             }
             if (input != null && input.programsInPlan()) {
                 // a plan with a process the ranks here cannot run: the engine gets the archives after all
                 input = WorkflowInput.load(file, params, RunParams.rawParams(args), false, kernelPython);
             }
             EngineClient client;
+            LocalCluster started = null;
             if (local) {
                 if (cluster == null) {
                     localData = Files.createTempDirectory("mpfl-local-");
                     cluster = startCluster(localData, embedded, hosts, services, json, err);
                 }
-                LocalCluster started = cluster.await();
+                started = cluster.await();
+                // Ctrl-C from here: the engine stops only once the stop is said (and a run it took cancelled)
+                started.holdExitUntil(submission.said());
                 client = new EngineClient(started.engine().url(), started.engine().token());
             } else {
                 client = EngineOptions.client(args, engineUrl);
@@ -187,6 +194,7 @@ public final class RunCommand implements CliCommand {
                     throw new UsageException("--detach applies to a single run, not to a --sweep (which follows its runs to"
                             + " print their table)");
                 }
+                submission.close(); // a sweep follows its runs itself
                 return Sweep.run(client, file, params, RunParams.rawParams(args), common, axes, parallel, timeoutS, json, out, err);
             }
             Map<String, Object> start;
@@ -203,13 +211,20 @@ public final class RunCommand implements CliCommand {
             }
             queueing(args, start);
             if (detach) {
-                return detached(client, start, json, out, err);
+                return detached(client, start, json, out, err, submission);
             }
             PrintStream progress = json ? null : err;
+            submission.sending(client);
             String id = start(client, start, progress, !local);
+            submission.submitted(id);
+            if (started != null) {
+                // Ctrl-C: the engine and its hosts are stopped only once the run they ran is cancelled and printed
+                started.holdExitUntil(reported);
+            }
             return RunFollower.followAndReport(RunFollower.source(client, id), id, timeoutS, progress, !local,
-                    run -> report(run, out, err, json));
+                    run -> report(run, out, err, json), reported, submission::close);
         } finally {
+            submission.close();
             // the cluster deletes its data directory once it stopped (LocalCluster.startInBackground), also at this JVM's exit
             if (cluster != null && !compiled) {
                 // the document did not compile: answer now, not after the cluster's start-up it never needed. Its
@@ -217,6 +232,7 @@ public final class RunCommand implements CliCommand {
                 // going on would create it again (the engine makes its archive folder with createDirectories)
                 cluster.abandon();
             } else if (cluster != null) {
+                reported.complete(null); // whatever ended the command, it holds the exit no more
                 cluster.close();
             }
         }
@@ -226,8 +242,8 @@ public final class RunCommand implements CliCommand {
      * {@code run --local} with its ranks as threads of this JVM ({@link InProcessRun}): followed and reported
      * as a run of an engine is.
      */
-    private static int runInProcess(WorkflowInput input, int timeoutS, boolean json, PrintStream out, PrintStream err)
-            throws Exception {
+    private static int runInProcess(WorkflowInput input, int timeoutS, boolean json, PrintStream out, PrintStream err,
+                                    Submission submission) throws Exception {
         // refused before anything is said to start
         InProcessRun.check(input.deploymentPlan(), input.params());
         if (!json) {
@@ -253,7 +269,8 @@ public final class RunCommand implements CliCommand {
                 public void pause(long ms) throws InterruptedException {
                     run.awaitChange(ms);
                 }
-            }, run.id(), timeoutS, json ? null : err, false, last -> report(last, out, err, json));
+            }, run.id(), timeoutS, json ? null : err, false, last -> report(last, out, err, json), new CompletableFuture<>(),
+                    submission::close);
         }
     }
 
@@ -356,10 +373,12 @@ public final class RunCommand implements CliCommand {
      * {@code --detach}: starts the run and says how to find it again, without following it, so that nothing cancels it
      * when this command ends (a closed terminal, a batch script's end).
      */
-    private static int detached(EngineClient client, Map<String, Object> start, boolean json, PrintStream out, PrintStream err)
-            throws Exception {
+    private static int detached(EngineClient client, Map<String, Object> start, boolean json, PrintStream out, PrintStream err,
+                                Submission submission) throws Exception {
+        submission.sending(client);
         JsonNode started = client.post("/api/runs", start);
         String id = started.get("id").asText();
+        submission.submitted(id);
         if (json) {
             out.println(Json.write(Map.of("run", id, "state", started.path("state").asText())));
         } else {

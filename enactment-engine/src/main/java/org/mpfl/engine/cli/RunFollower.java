@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 
@@ -103,22 +105,33 @@ final class RunFollower {
         int print(JsonNode run);
     }
 
+    /** {@link #followAndReport(Source, String, int, PrintStream, boolean, Report, CompletableFuture, Runnable)}, for a run nothing else waits for. */
+    static int followAndReport(Source source, String id, int timeoutS, PrintStream progress, boolean recorded, Report report)
+            throws Exception {
+        return followAndReport(source, id, timeoutS, progress, recorded, report, new CompletableFuture<>(), () -> { });
+    }
+
     /**
      * Follows run {@code id} to its end and prints it with {@code report}, holding the run: stopping this command
      * (Ctrl-C, hang-up, SIGTERM) cancels it, and the JVM's exit then waits up to {@value #LAST_PRINT_WAIT_MS} ms for
      * {@code report}. Without that wait the exit raced the print of the cancelled run (the follower sees the end the
      * cancel made only after it), and a stopped {@code run --local} often ended without its last line, or with
      * {@code --json} without any output.
+     *
+     * @param reported completed once the run is printed, or following it failed: what else the exit must let finish
+     *                 first waits for it (the engine of {@code run --local --hosts N}, {@code LocalCluster.holdExitUntil})
+     * @param held     runs once stopping the command cancels the run (its hook is in place): what watched the command
+     *                 until then ({@link Submission}) may let go without a moment when a stop would go unsaid
      */
-    static int followAndReport(Source source, String id, int timeoutS, PrintStream progress, boolean recorded, Report report)
-            throws Exception {
-        CountDownLatch printed = new CountDownLatch(1);
-        Thread cancelOnExit = cancelOnExit(source, printed);
+    static int followAndReport(Source source, String id, int timeoutS, PrintStream progress, boolean recorded, Report report,
+                               CompletableFuture<Void> reported, Runnable held) throws Exception {
+        Thread cancelOnExit = cancelOnExit(source, reported);
         Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        held.run();
         try {
             return report.print(follow(source, id, timeoutS, progress, false, recorded));
         } finally {
-            printed.countDown(); // also when following failed: the exit has nothing more to wait for
+            reported.complete(null); // also when following failed: the exit has nothing more to wait for
             removeHook(cancelOnExit);
         }
     }
@@ -130,7 +143,7 @@ final class RunFollower {
     private static final long LAST_PRINT_WAIT_MS = 5_000;
 
     /** The shutdown hook that cancels the run; then waits (bounded) for {@code printed}, unless {@code null}. */
-    private static Thread cancelOnExit(Source source, CountDownLatch printed) {
+    private static Thread cancelOnExit(Source source, CompletableFuture<Void> printed) {
         return new Thread(() -> {
             try {
                 source.cancel("mpflc was stopped while it followed the run");
@@ -139,9 +152,11 @@ final class RunFollower {
             }
             if (printed != null) {
                 try {
-                    printed.await(LAST_PRINT_WAIT_MS, TimeUnit.MILLISECONDS);
+                    printed.get(LAST_PRINT_WAIT_MS, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } catch (ExecutionException | TimeoutException e) {
+                    // not printed within the bound: the exit goes on without it
                 }
             }
         }, "mpflc-cancel-on-exit");

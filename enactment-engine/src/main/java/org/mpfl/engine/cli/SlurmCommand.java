@@ -221,7 +221,7 @@ public final class SlurmCommand implements CliCommand {
         } catch (IOException e) {
             throw new UsageException(e.getMessage());
         } catch (IllegalArgumentException e) {
-            throw new UsageException(file + ": not a host credential: " + e.getMessage());
+            throw new UsageException(e.getMessage()); // names the file and what is wrong (HostCredential.parse)
         }
     }
 

@@ -32,7 +32,7 @@ import org.mpfl.protocol.tls.TlsSettings;
  * each host a credential, which reaches the host with the engine's URL on its standard input, never
  * on its command line, and the hosts register themselves. {@link #close} stops the hosts (politely,
  * then forcibly after a bound) and the engine, both at once; a JVM shutdown hook does the same if the
- * command line is interrupted. Hosts run with {@code --exit-with-parent}: they end by themselves if
+ * command line is interrupted, once what holds the exit let go ({@link #holdExitUntil}). Hosts run with {@code --exit-with-parent}: they end by themselves if
  * this process dies without stopping them (also while they still wait for their credential).
  *
  * <p>{@link #startEmbedded} instead starts one host in this JVM ({@link EmbeddedHost}), while the engine
@@ -51,12 +51,17 @@ public final class LocalCluster implements AutoCloseable {
     /** Credentials issued to this cluster's hosts: revoked when it stops, so none outlives its host. */
     private final List<String> issued = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    /** What this JVM's exit waits for before it stops the cluster ({@link #holdExitUntil}). */
+    private final List<CompletableFuture<?>> exitHolds = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private LocalCluster(Engine engine, HostProcesses.Launch launch, EmbeddedHost embedded) {
         this.engine = engine;
         this.launch = launch;
         this.embedded = embedded;
-        this.shutdownHook = new Thread(this::stopAll, "mpfl-local-cluster-stop");
+        this.shutdownHook = new Thread(() -> {
+            awaitExitHolds();
+            stopAll();
+        }, "mpfl-local-cluster-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
@@ -209,7 +214,8 @@ public final class LocalCluster implements AutoCloseable {
      * the README's first run) use both cores instead of one after the other. {@link Starting#await} takes
      * the cluster; {@link Starting#close} stops it (once started) whoever took it, then runs {@code cleanup}
      * (e.g. deleting the cluster's data directory). If this JVM exits first (SIGTERM, Ctrl-C), a shutdown hook
-     * does the same, also mid-start: the hosts launched so far are stopped, the start is waited for (up to
+     * does the same, also mid-start (a started cluster once what holds its exit let go, {@link LocalCluster#holdExitUntil}):
+     * the hosts launched so far are stopped, the start is waited for (up to
      * {@link #EXIT_WAIT}), what it started is closed, and only then {@code cleanup} runs, which the start would
      * otherwise write into again.
      */
@@ -241,6 +247,9 @@ public final class LocalCluster implements AutoCloseable {
             this.bound = bound;
             this.cleanup = cleanup;
             this.atExit = new Thread(() -> {
+                if (future.isDone() && !future.isCompletedExceptionally()) {
+                    future.join().awaitExitHolds(); // started: its hosts are stopped only once the exit's holds let go
+                }
                 guard.stop();
                 try {
                     future.get(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS).close();
@@ -406,6 +415,38 @@ public final class LocalCluster implements AutoCloseable {
 
     public Engine engine() {
         return engine;
+    }
+
+    /**
+     * How long this JVM's exit waits, at most, for what holds it ({@link #holdExitUntil}) before it stops the
+     * cluster: a cancel and the print of the run it ended take well under it; a wedged one keeps nobody.
+     */
+    public static final Duration EXIT_HOLD_BOUND = Duration.ofSeconds(10);
+
+    /**
+     * When this JVM exits (Ctrl-C, SIGTERM), the cluster is stopped only once {@code done} completes (at most
+     * {@link #EXIT_HOLD_BOUND} after the exit began): the last words of a stopped command that need the engine,
+     * e.g. {@code mpflc run}'s cancel of the run it followed and the print of its end. Shutdown hooks run all at
+     * once; without the hold, the engine and its hosts stopped while the run was being cancelled, and the run's
+     * last line was lost. {@link #close} does not wait.
+     */
+    public void holdExitUntil(CompletableFuture<?> done) {
+        exitHolds.add(done);
+    }
+
+    /** Waits for what holds the exit ({@link #holdExitUntil}), up to {@link #EXIT_HOLD_BOUND} in all. */
+    private void awaitExitHolds() {
+        long deadline = System.nanoTime() + EXIT_HOLD_BOUND.toNanos();
+        for (CompletableFuture<?> hold : exitHolds) {
+            try {
+                hold.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
+                // failed or late: the cluster stops all the same
+            }
+        }
     }
 
     /** The child processes (for tests that kill one). */

@@ -3,8 +3,7 @@ package org.mpfl.engine.local;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.mpfl.protocol.settings.ProtocolSettings;
+import org.mpfl.protocol.launch.HostProcesses;
 
 /**
  * What a local cluster's start has launched so far, so that a JVM stopped mid-start (SIGTERM, Ctrl-C) stops it
@@ -38,7 +37,7 @@ public final class StartGuard {
 
     /**
      * The JVM exits: no more hosts; those launched are asked to end (a host deletes its own temporary files on
-     * the way out), all at once, and killed after the hosts' stop grace ({@code mpfl.host.stopGraceMs}).
+     * the way out), all at once, and killed after the hosts' stop grace ({@link HostProcesses#stop(List)}).
      */
     void stop() {
         List<Process> hosts;
@@ -46,17 +45,6 @@ public final class StartGuard {
             exiting = true;
             hosts = List.copyOf(launched);
         }
-        hosts.forEach(p -> p.toHandle().destroy());
-        long grace = ProtocolSettings.HOST_STOP_GRACE_MS.get();
-        for (Process p : hosts) {
-            try {
-                if (!p.waitFor(grace, TimeUnit.MILLISECONDS)) {
-                    p.destroyForcibly().waitFor(grace, TimeUnit.MILLISECONDS);
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
+        HostProcesses.stop(hosts);
     }
 }

@@ -22,7 +22,8 @@ import org.mpfl.testing.docs.DocumentedCommands;
 
 /**
  * {@code bin/mpflc run --local} stopped by a signal, as a user stops it: Ctrl-C (SIGINT) while an in-process run
- * is followed still prints the run's last line (and with {@code --json} its JSON document), and SIGTERM while
+ * is followed still prints the run's last line (and with {@code --json} its JSON document), so does one on host
+ * processes ({@code --hosts N}), Ctrl-C before the run is submitted says so, and SIGTERM while
  * {@code --hosts N} still starts its hosts leaves no host process and no temporary file behind. The command runs
  * with a temporary directory of this test's own ({@code TMPDIR}), which the assertions look at.
  */
@@ -52,13 +53,20 @@ class StoppedLocalRunTest {
     @Test
     void ctrlCDuringAnInProcessRunPrintsItsLastLine() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
-            Path err = dir.resolve("text-" + round + ".err");
-            Process p = mpflc(List.of(spinDocument(dir).toString(), "--local"), dir.resolve("text.out"), err);
-            Await.until(Duration.ofSeconds(120), "the run is followed", () -> Files.readString(err).contains("RUNNING"));
-            assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
-            assertTrue(Files.readString(err).contains("CANCELLED: cancelled: mpflc was stopped while it followed the run"),
-                    "round " + round + ", the run's last line: " + Files.readString(err));
+            ctrlCPrintsTheLastLine(List.of("--local"), "text-" + round);
         }
+    }
+
+    /** Starts the spin document with {@code options}, stops it with Ctrl-C once followed: its last line is printed. */
+    private void ctrlCPrintsTheLastLine(List<String> options, String name) throws Exception {
+        Path err = dir.resolve(name + ".err");
+        List<String> args = new ArrayList<>(List.of(spinDocument(dir).toString()));
+        args.addAll(options);
+        Process p = mpflc(args, dir.resolve(name + ".out"), err);
+        Await.until(Duration.ofSeconds(120), "the run is followed", () -> Files.readString(err).contains("RUNNING"));
+        assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
+        assertTrue(Files.readString(err).contains("CANCELLED: cancelled: mpflc was stopped while it followed the run"),
+                name + ", the run's last line: " + Files.readString(err));
     }
 
     @Test
@@ -76,6 +84,35 @@ class StoppedLocalRunTest {
                     + Files.readString(out) + "', stderr: " + Files.readString(err));
             assertEquals("CANCELLED", result.path("state").asText());
         }
+    }
+
+    /**
+     * With host processes the engine is the command's own too: the exit stopped it (and its hosts) at the same time
+     * as it cancelled the run, and the run's last line was often missing (the follower found no engine to look at);
+     * the exit now stops the cluster only once the cancelled run is printed.
+     */
+    @Test
+    void ctrlCDuringARunOnHostProcessesPrintsItsLastLine() throws Exception {
+        for (int round = 0; round < ROUNDS; round++) {
+            ctrlCPrintsTheLastLine(List.of("--local", "--hosts", "1"), "hosts-text-" + round);
+            assertEquals(List.of(), hosts().stream().map(ProcessHandle::pid).toList(), "host processes left running");
+        }
+    }
+
+    /**
+     * Ctrl-C before the run is submitted (here while the hosts start: the run is submitted only once every host
+     * registered, so a host process that exists has not) printed nothing about the run: now the command says that no
+     * run was started.
+     */
+    @Test
+    void ctrlCWhileTheHostsStartSaysNoRunWasStarted() throws Exception {
+        Path err = dir.resolve("early.err");
+        Process p = mpflc(List.of(spinDocument(dir).toString(), "--local", "--hosts", "2"), dir.resolve("early.out"), err);
+        Await.until(Duration.ofSeconds(120), "the first host process started", () -> !hosts().isEmpty());
+        assertEquals(130, interrupt(p), "the exit code of a command stopped by Ctrl-C");
+        assertTrue(Files.readString(err).contains("mpflc run: stopped before the run was submitted: no run was started"),
+                "what the command said: " + Files.readString(err));
+        assertEquals(List.of(), hosts().stream().map(ProcessHandle::pid).toList(), "host processes left running");
     }
 
     @Test

@@ -136,11 +136,28 @@ public record HostCredential(String engineUrl, String id, String hostId, String 
                         + " (make one with 'mpflc host-token --engine URL -o FILE')");
             }
         }
+        String engine = engineUrl(p.getProperty("engine"), source);
         try {
-            return new HostCredential(p.getProperty("engine"), p.getProperty("id").strip(), p.getProperty("hostId").strip(),
+            return new HostCredential(engine, p.getProperty("id").strip(), p.getProperty("hostId").strip(),
                     p.getProperty("secret").strip());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(source + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The {@code engine=} line's URL, checked as {@code --engine} is ({@link EngineReach#checkedUrl}), or {@code null}
+     * when there is none: a host or relay given {@code engine=localhost:8080} took it and failed later in the HTTP
+     * client's words, naming neither the file nor the URL's form.
+     */
+    private static String engineUrl(String given, String source) {
+        if (given == null) {
+            return null;
+        }
+        try {
+            return EngineReach.checkedUrl(given.strip(), source + ": its engine= line");
+        } catch (org.mpfl.ir.cli.UsageException e) {
+            throw new IllegalArgumentException(e.getMessage());
         }
     }
 

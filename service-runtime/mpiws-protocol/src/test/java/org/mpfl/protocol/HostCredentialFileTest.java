@@ -44,4 +44,16 @@ class HostCredentialFileTest {
         IOException e = assertThrows(IOException.class, () -> HostCredential.readPrivate(dir.resolve("nothere.credential")));
         assertEquals(dir.resolve("nothere.credential") + ": no such file", e.getMessage());
     }
+
+    /** Its engine= line is checked as --engine is: a URL without its scheme is refused, naming the file and the line. */
+    @Test
+    void anEngineLineThatIsNoEngineUrlIsRefusedNamingTheFile() throws IOException {
+        Path f = file("rw-------");
+        Files.writeString(f, Files.readString(f).replace("engine=https://engine:8443", "engine=engine:8443"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HostCredential.readPrivate(f));
+        assertEquals(f + ": its engine= line must be the engine's URL, http://HOST:PORT or https://HOST:PORT (e.g."
+                + " http://127.0.0.1:8080), got 'engine:8443'", e.getMessage());
+        assertEquals("https://engine:8443", HostCredential.parse(HostCredential.generate("https://engine:8443", "n").text(),
+                "x").engineUrl(), "an engine's own URL passes");
+    }
 }

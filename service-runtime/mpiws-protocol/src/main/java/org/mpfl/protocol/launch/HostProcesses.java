@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -162,19 +163,39 @@ public final class HostProcesses implements AutoCloseable {
         }
     }
 
-    /** Asks every child to end (all first, so that they end in parallel), then waits for each within its bound. */
+    /**
+     * Stops the given processes as {@link #close} stops its children: each is asked to end (SIGTERM, all first, so
+     * that they end in parallel), then each is waited for up to the grace ({@code mpfl.host.stopGraceMs}) and killed
+     * if still there. For a launcher that keeps the processes itself ({@link Builder#onLaunch}), e.g. to stop them
+     * when its JVM exits mid-launch.
+     */
+    public static void stop(List<Process> processes) {
+        stopAll(processes, false, p -> null);
+    }
+
+    /** {@link #stopAll(List, boolean, Function)} for children as launched; with {@code endOnceClosed}, see {@link #stop(Process, CompletableFuture)}. */
     private static void stopAll(List<Child> children, boolean forcibly, boolean endOnceClosed) {
-        for (Child c : children) {
+        Map<Process, CompletableFuture<Void>> closed = new java.util.IdentityHashMap<>();
+        children.forEach(c -> closed.put(c.process(), c.outputClosed()));
+        stopAll(children.stream().map(Child::process).toList(), forcibly, endOnceClosed ? closed::get : p -> null);
+    }
+
+    /**
+     * Asks every process to end (all first, so that they end in parallel), then waits for each within its bound;
+     * {@code outputClosed}: when a process's standard output closed, or {@code null} (see {@link #stop(Process, CompletableFuture)}).
+     */
+    private static void stopAll(List<Process> processes, boolean forcibly, Function<Process, CompletableFuture<Void>> outputClosed) {
+        for (Process p : processes) {
             if (forcibly) {
-                c.process().destroyForcibly();
+                p.destroyForcibly();
             } else {
                 // SIGTERM through the handle: Process.destroy() would also close our end of the child's
                 // stdout, and its end is how a host tells that it has cleaned up (see stop)
-                c.process().toHandle().destroy();
+                p.toHandle().destroy();
             }
         }
-        for (Child c : children) {
-            stop(c, endOnceClosed);
+        for (Process p : processes) {
+            stop(p, outputClosed.apply(p));
         }
     }
 
@@ -290,19 +311,18 @@ public final class HostProcesses implements AutoCloseable {
     }
 
     /**
-     * Waits (up to the grace) for a child asked to end, then kills it. With {@code endOnceClosed}, a host
-     * that closed its standard output — the last step of its shutdown, after it left the engine's
+     * Waits (up to the grace) for a process asked to end, then kills it. With {@code outputClosed} (not {@code null}),
+     * a host that closed its standard output — the last step of its shutdown, after it left the engine's
      * registry and deleted its files — is killed at once: the JVM's own exit would still wait 300 ms
      * for its threads in native code (HotSpot's VM_Exit; a host always has one, reading its stdin),
      * after every local run.
      */
-    private static void stop(Child c, boolean endOnceClosed) {
-        Process p = c.process();
+    private static void stop(Process p, CompletableFuture<Void> outputClosed) {
         long deadline = System.nanoTime() + GRACE.toNanos();
         try {
-            if (endOnceClosed) {
+            if (outputClosed != null) {
                 try {
-                    c.outputClosed().get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+                    outputClosed.get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
                     p.destroyForcibly();
                 } catch (TimeoutException | ExecutionException e) {
                     // not closed within the grace: killed below

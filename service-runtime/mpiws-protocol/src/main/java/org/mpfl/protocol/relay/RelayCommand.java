@@ -74,8 +74,13 @@ public final class RelayCommand implements CliCommand {
         String given = args.has("--engine") ? EngineReach.checkedUrl(args.value("--engine"), "--engine") : null;
         Path file = args.path("--credential-file");
         String env = System.getenv(HostCredential.ENV);
-        HostCredential credential = file != null ? HostCredential.readPrivate(file)
-                : env != null && !env.isBlank() ? HostCredential.parse(env, "$" + HostCredential.ENV) : null;
+        HostCredential credential;
+        try {
+            credential = file != null ? HostCredential.readPrivate(file)
+                    : env != null && !env.isBlank() ? HostCredential.parse(env, "$" + HostCredential.ENV) : null;
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage()); // not a credential, or its engine= line no engine's URL: it names why
+        }
         if (credential == null) {
             throw new UsageException("a relay needs its credential: --credential-file F or $" + HostCredential.ENV
                     + " (make one on the engine's machine with 'mpflc host-token --relay --host-id NAME -o F')");
