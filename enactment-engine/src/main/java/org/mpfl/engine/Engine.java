@@ -394,10 +394,19 @@ public final class Engine implements AutoCloseable {
         return config;
     }
 
+    /**
+     * The engine is about to stop: from now on a host leaving the registry (its goodbye, a removal, a lost heartbeat)
+     * fails over no run; the runs stay as stored, for the engine started next. For whoever stops the engine's hosts
+     * before or while it closes ({@code mpflc up}'s own hosts); {@link #close} says it first too.
+     */
+    public void stopping() {
+        runs.stopping();
+    }
+
     @Override
     public void close() {
         // first: the hosts of the jobs released below say goodbye, and runs on them are the next engine's to take up
-        runs.stopping();
+        stopping();
         if (capacity != null) {
             // an engine stopped on purpose leaves no job behind (a killed one leaves them to its successor)
             capacity.close(true);

@@ -455,21 +455,24 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
-     * Stops the hosts and the engine at once: neither needs the other to end (a host that cannot leave
-     * the engine's registry gives up within its own bound), and one after the other cost the sum of
-     * both after every local run. Bounded: the hosts are killed after {@link HostProcesses#close}'s grace.
-     */
-    /**
      * How long the stop waits for the embedded host: as long as a host process's exit does
      * ({@code mpfl.host.exitCloseWaitMs}, 500 ms); what is left of it ends with this JVM.
      */
     private static final Duration EMBEDDED_CLOSE_BOUND = Duration.ofMillis(EngineSettings.EMBEDDED_HOST_CLOSE_WAIT_MS.get());
 
+    /**
+     * Stops the hosts and the engine at once: neither needs the other to end (a host that cannot leave
+     * the engine's registry gives up within its own bound), and one after the other cost the sum of
+     * both after every local run. Bounded: the hosts are killed after {@link HostProcesses#close}'s grace.
+     * The engine hears that it stops before the hosts do, so that their goodbyes leave its runs to the
+     * engine started next (as a capacity provider's released hosts do), whichever of the two ends first.
+     */
     private synchronized void stopAll() {
         if (closed) {
             return;
         }
         closed = true;
+        engine.stopping();
         HostProcesses ready = hosts;
         Thread hostsStop = new Thread(() -> {
             if (ready != null) {
