@@ -91,6 +91,7 @@ public final class WorkflowChecker {
             }
         }
         new KernelLibraryCheck(diagnostics, documentDirectory, libraries).check(processes);
+        new ActivityClassCheck(diagnostics, documentDirectory, libraries).check(processes);
         return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location(),
                 restarts(root));
     }
