@@ -206,7 +206,7 @@ public final class WorkflowChecker {
         IrExpr defaultValue = null;
         Attribute defaultAttribute = e.attribute("default");
         if (defaultAttribute != null) {
-            Expr parsed = expressions.parse(defaultAttribute);
+            Expr parsed = type == MpflType.STRING ? expressions.parseText(defaultAttribute) : expressions.parse(defaultAttribute);
             // defaults are constants: no other params, no rank-dependent built-ins
             IrExpr typed = new ExpressionTyper(diagnostics, Scope.empty(), NameContext.none(),
                     "a param default (a constant expression)").type(parsed);
@@ -335,7 +335,7 @@ public final class WorkflowChecker {
         IrExpr init = null;
         boolean ok = type != null;
         if (e.attribute("init") != null) {
-            IrExpr typed = attrs.expression(e, "init", scope);
+            IrExpr typed = attrs.expression(e, "init", scope, type == MpflType.STRING);
             if (typed != null && type != null) {
                 init = ExpressionTyper.coerce(typed, type);
                 if (init == null) {
