@@ -109,6 +109,8 @@ public final class ExpressionTyper {
             } else if (paramsOnlyContext != null) {
                 error(n.location(), "unknown name '" + n.name() + "' in " + paramsOnlyContext
                         + Suggestions.didYouMean(n.name(), scope.visibleNames()));
+            } else if (scope.notYetDeclared(n.name()) != null) {
+                error(n.location(), "unknown name '" + n.name() + "': " + scope.notYetDeclared(n.name()));
             } else {
                 error(n.location(), "unknown name '" + n.name() + "'" + Suggestions.didYouMean(n.name(), scope.visibleNames()));
             }
