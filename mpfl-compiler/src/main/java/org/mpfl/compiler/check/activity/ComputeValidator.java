@@ -71,7 +71,10 @@ final class ComputeValidator implements ActivityValidator {
                 if (Names.CLASS_NAME.matcher(value).matches()) {
                     className = value;
                 } else {
-                    context.error(kernel.location(), "'" + value + "' is not a Java class name");
+                    // a path (org/example/Step), a source file or a call: the class name it holds
+                    String meant = value.replace('/', '.').replaceAll("(\\.java|\\.class|\\(\\))$", "");
+                    context.error(kernel.location(), "'" + value + "' is not a Java class name"
+                            + (Names.CLASS_NAME.matcher(meant).matches() ? " (did you mean '" + meant + "'?)" : ""));
                 }
             }
             case "python" -> {
