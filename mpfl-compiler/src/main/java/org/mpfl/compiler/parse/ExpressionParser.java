@@ -209,11 +209,26 @@ public final class ExpressionParser {
             } else {
                 what = msg;
             }
+            String hint = quotesHint
+                    ? " (text needs quotes inside an expression: " + attribute.name() + "=\"'" + shorten(attribute.value()) + "'\")"
+                    : offendingSymbol instanceof Token t ? otherLanguagesOperator(attribute.value(), t.getText()) : "";
             diagnostics.error(attribute.positionInValue(offset),
-                    "syntax error in expression '" + shorten(attribute.value()) + "': " + what + (quotesHint
-                            ? " (text needs quotes inside an expression: " + attribute.name() + "=\"'" + shorten(attribute.value()) + "'\")"
-                            : ""));
+                    "syntax error in expression '" + shorten(attribute.value()) + "': " + what + hint);
         }
+    }
+
+    /** The MPFL way of an operator other languages have and MPFL does not, as the syntax error it caused shows it. */
+    static String otherLanguagesOperator(String value, String offending) {
+        if (value.contains("**") || offending.equals("^")) {
+            return " (a power is pow(x, y))";
+        } else if (value.matches("(?s).*(\\+\\+|--|[-+*/%]=).*")) {
+            return " (an expression assigns nothing: <assign to=\"x\" value=\"x + 1\"/>)";
+        } else if (offending.equals("=")) {
+            return " (equality is == or eq)";
+        } else if (offending.equalsIgnoreCase("mod")) {
+            return " (the remainder is %)";
+        }
+        return "";
     }
 
     static String shorten(String text) {

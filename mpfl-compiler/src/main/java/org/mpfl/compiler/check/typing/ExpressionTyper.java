@@ -111,6 +111,9 @@ public final class ExpressionTyper {
                         + Suggestions.didYouMean(n.name(), scope.visibleNames()));
             } else if (scope.notYetDeclared(n.name()) != null) {
                 error(n.location(), "unknown name '" + n.name() + "': " + scope.notYetDeclared(n.name()));
+            } else if (n.name().equalsIgnoreCase("true") || n.name().equalsIgnoreCase("false")) {
+                // True, FALSE: the literals of Python and Fortran
+                error(n.location(), "unknown name '" + n.name() + "' (did you mean '" + n.name().toLowerCase(java.util.Locale.ROOT) + "'?)");
             } else {
                 error(n.location(), "unknown name '" + n.name() + "'" + Suggestions.didYouMean(n.name(), scope.visibleNames()));
             }
