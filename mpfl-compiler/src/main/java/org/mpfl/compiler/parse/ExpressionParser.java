@@ -223,6 +223,10 @@ public final class ExpressionParser {
             return " (a power is pow(x, y))";
         } else if (value.matches("(?s).*(\\+\\+|--|[-+*/%]=).*")) {
             return " (an expression assigns nothing: <assign to=\"x\" value=\"x + 1\"/>)";
+        } else if (offending.equals(".") && value.matches("(?s).*[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*\\s*\\(.*")) {
+            return " (built-in functions are called without a module: sqrt(x), sum(a))";
+        } else if (offending.equals(".") && value.matches("(?s).*\\.(length|size|shape)\\b.*")) {
+            return " (the length of an array is len(a))";
         } else if (offending.equals("=")) {
             return " (equality is == or eq)";
         } else if (offending.equalsIgnoreCase("mod")) {

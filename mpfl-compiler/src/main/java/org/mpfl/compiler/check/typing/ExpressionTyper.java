@@ -2,6 +2,7 @@ package org.mpfl.compiler.check.typing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.mpfl.compiler.ast.Expr;
 import org.mpfl.ir.diag.Diagnostics;
 import org.mpfl.ir.diag.SourceLocation;
@@ -302,11 +303,24 @@ public final class ExpressionTyper {
         return new IrExpr.ArrayOf(converted, common.arrayType(), a.location());
     }
 
+    /**
+     * Functions as Python, Java or NumPy name them, with the MPFL way: the nearest spelling would mislead
+     * (float is not floor, str is not sqrt, round is not count).
+     */
+    private static final Map<String, String> OTHER_LANGUAGES_FUNCTIONS = Map.of(
+            "float", " (did you mean 'double'?)",
+            "str", " (did you mean 'string'?)",
+            "length", " (did you mean 'len'?)",
+            "mean", " (write sum(a) / len(a))",
+            "round", " (write floor(x + 0.5))");
+
     private IrExpr call(Expr.Call c) {
         Builtin function = Builtin.byName(c.function());
         if (function == null) {
             List<String> known = java.util.Arrays.stream(Builtin.values()).map(Builtin::functionName).toList();
-            error(c.location(), "unknown function '" + c.function() + "'" + Suggestions.didYouMean(c.function(), known));
+            String other = OTHER_LANGUAGES_FUNCTIONS.get(c.function());
+            error(c.location(), "unknown function '" + c.function() + "'"
+                    + (other != null ? other : Suggestions.didYouMean(c.function(), known)));
             return null;
         }
         int n = c.arguments().size();
