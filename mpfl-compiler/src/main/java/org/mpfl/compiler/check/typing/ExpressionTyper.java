@@ -361,6 +361,13 @@ public final class ExpressionTyper {
         return BuiltinSignatures.type(function, args, c, diagnostics);
     }
 
+    /** Whether {@code argument} names a variable that {@code len} measures (size(a) as NumPy writes it). */
+    private boolean isSequence(Expr argument) {
+        Scope.Symbol symbol = argument instanceof Expr.Name n ? scope.lookup(n.name()) : null;
+        return symbol != null && symbol.type() != null
+                && (symbol.type().elementType() != null || symbol.type() == MpflType.STRING || symbol.type() == MpflType.BYTES);
+    }
+
     /** The process or communicator named by the first argument: a string literal, or a bare communicator name. */
     private IrExpr nameArgument(Builtin function, Expr argument) {
         String name;
@@ -372,7 +379,8 @@ public final class ExpressionTyper {
             error(argument.location(), function.functionName() + "() needs a "
                     + (function == Builtin.FIRST || function == Builtin.COUNT ? "process" : "communicator")
                     + " name in quotes, e.g. " + function.functionName() + "('"
-                    + (function == Builtin.FIRST || function == Builtin.COUNT ? "P" : "world") + "')");
+                    + (function == Builtin.FIRST || function == Builtin.COUNT ? "P" : "world") + "')"
+                    + (function == Builtin.SIZE && isSequence(argument) ? " (the length of an array is len(a))" : ""));
             return null;
         }
         switch (function) {
