@@ -149,6 +149,25 @@ public final class ExpressionTyper {
         }
     }
 
+    /**
+     * Warns about {@code 1/3}: two integer literals that do not divide evenly, which integer division
+     * truncates (to 0 here) even where a double is expected - a slip of a scientist used to Python 3.
+     * Divisions of names ({@code n / size}) are meant as they are and are not judged.
+     */
+    private void unevenIntegerLiterals(Expr.Binary b) {
+        if (b.left() instanceof Expr.Literal l && b.right() instanceof Expr.Literal r
+                && (l.value() instanceof Integer || l.value() instanceof Long)
+                && (r.value() instanceof Integer || r.value() instanceof Long)) {
+            long dividend = ((Number) l.value()).longValue();
+            long divisor = ((Number) r.value()).longValue();
+            if (divisor != 0 && dividend % divisor != 0) {
+                String written = dividend + (l.value() instanceof Long ? "L" : "") + " / " + divisor + (r.value() instanceof Long ? "L" : "");
+                diagnostics.warning(b.location(), written + " divides integers: it is " + dividend / divisor
+                        + ", the remainder dropped (write " + (double) dividend + " / " + divisor + " for a fraction)");
+            }
+        }
+    }
+
     private IrExpr binary(Expr.Binary b) {
         IrExpr left = type(b.left());
         IrExpr right = type(b.right());
@@ -172,7 +191,11 @@ public final class ExpressionTyper {
                 }
                 return arithmetic(b, left, right);
             }
-            case SUB, MUL, DIV, MOD -> {
+            case SUB, MUL, MOD -> {
+                return arithmetic(b, left, right);
+            }
+            case DIV -> {
+                unevenIntegerLiterals(b);
                 return arithmetic(b, left, right);
             }
             case LT, LE, GT, GE -> {
