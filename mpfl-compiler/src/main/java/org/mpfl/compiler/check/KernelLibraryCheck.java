@@ -222,6 +222,10 @@ public final class KernelLibraryCheck {
                 if (!names.contains(function)) {
                     diagnostics.error(c.at(), "python module " + e.getValue().shown() + " has no function '" + function + "'"
                             + org.mpfl.ir.spelling.Suggestions.didYouMean(function, names));
+                } else if (texts(file.path("modules")).contains(function)) {
+                    // the worker would find a module there and fail the rank at its start
+                    diagnostics.error(c.at(), "python module " + e.getValue().shown() + " has no function '" + function
+                            + "': the name is a module it imports");
                 } else if (file.path("signatures").has(function)) {
                     parameters(c, function, e.getValue().shown(), file.path("signatures").path(function));
                 }
