@@ -35,7 +35,11 @@ final class OtherLanguagesNames {
             Map.entry("by", List.of("step")),
             Map.entry("condition", List.of("test")),
             Map.entry("inputs", List.of("in")),
-            Map.entry("outputs", List.of("out")));
+            Map.entry("outputs", List.of("out")),
+            Map.entry("msg", List.of("message")),
+            Map.entry("text", List.of("message")),
+            Map.entry("function", List.of("python")),
+            Map.entry("cmd", List.of("command")));
 
     private OtherLanguagesNames() {
     }
