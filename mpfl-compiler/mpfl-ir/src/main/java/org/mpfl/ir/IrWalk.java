@@ -8,8 +8,8 @@ import java.util.function.Consumer;
 
 /**
  * Traversals of the IR shared by the analyses and the interpreter: the nested bodies of an activity,
- * every activity of a body (pre-order), the expressions an activity evaluates, and the names an
- * expression reads.
+ * every activity of a body (pre-order), the expressions an activity evaluates, the slots it stores into,
+ * and the names an expression reads.
  */
 public final class IrWalk {
     private IrWalk() {
@@ -145,6 +145,53 @@ public final class IrWalk {
             add.accept(f.message());
         } else if (activity instanceof IrActivity.Checkpoint c) {
             add.accept(c.every());
+        }
+        return out;
+    }
+
+    /**
+     * The slots {@code activity} itself stores into (not those of nested bodies): assignment, receive and
+     * collective targets, a receive's {@code source}/{@code gottag}, kernel and {@code invoke} outputs.
+     */
+    public static List<IrTarget> targets(IrActivity activity) {
+        List<IrTarget> out = new ArrayList<>();
+        Consumer<IrTarget> add = t -> {
+            if (t != null) {
+                out.add(t);
+            }
+        };
+        if (activity instanceof IrActivity.Assign a) {
+            add.accept(a.target());
+        } else if (activity instanceof IrActivity.Compute c) {
+            c.outputs().forEach(add);
+        } else if (activity instanceof IrActivity.Invoke i) {
+            add.accept(i.output());
+        } else if (activity instanceof IrActivity.Receive r) {
+            add.accept(r.into());
+            add.accept(r.source());
+            add.accept(r.gottag());
+        } else if (activity instanceof IrActivity.IRecv r) {
+            add.accept(r.into());
+            add.accept(r.source());
+            add.accept(r.gottag());
+        } else if (activity instanceof IrActivity.SendRecv s) {
+            add.accept(s.into());
+        } else if (activity instanceof IrActivity.Broadcast b) {
+            add.accept(b.variable());
+        } else if (activity instanceof IrActivity.Scatter s) {
+            add.accept(s.into());
+        } else if (activity instanceof IrActivity.Gather g) {
+            add.accept(g.into());
+        } else if (activity instanceof IrActivity.Allgather g) {
+            add.accept(g.into());
+        } else if (activity instanceof IrActivity.Alltoall a) {
+            add.accept(a.into());
+        } else if (activity instanceof IrActivity.Reduce r) {
+            add.accept(r.into());
+        } else if (activity instanceof IrActivity.Allreduce r) {
+            add.accept(r.into());
+        } else if (activity instanceof IrActivity.Scan s) {
+            add.accept(s.into());
         }
         return out;
     }

@@ -83,7 +83,7 @@ public final class KernelLibraryCheck {
                     if (source == null && report) {
                         diagnostics.warning(c.at(), "python module '" + module + "' is not in the workflow's libraries"
                                 + (libraries.isEmpty() ? " (it has no <library path=\"….py\"/>)" : " (" + String.join(", ", libraries) + ")")
-                                + ": only the hosts' interpreter could provide it");
+                                + meantModule(module) + ": only the hosts' interpreter could provide it");
                     } else if (source != null) {
                         modules.put(c, source);
                     }
@@ -91,6 +91,37 @@ public final class KernelLibraryCheck {
             });
         }
         return modules;
+    }
+
+    /**
+     * " (did you mean 'heat'?)" for a module the libraries provide that {@code module} most likely meant:
+     * its file's name ({@code heat.py}), its last part ({@code kernels.heat}, the library's directory
+     * written as a package) or a near spelling ({@code Heat}); else an empty string.
+     */
+    private String meantModule(String module) {
+        Set<String> provided = new java.util.TreeSet<>();
+        for (String library : libraries) {
+            Path path = documentDirectory.resolve(library);
+            if (library.endsWith(".py")) {
+                provided.add(moduleName(path));
+            } else if (Files.isDirectory(path)) {
+                try (java.util.stream.Stream<Path> files = Files.list(path)) {
+                    files.filter(f -> f.getFileName().toString().endsWith(".py")).forEach(f -> provided.add(moduleName(f)));
+                } catch (IOException e) {
+                    // an unreadable directory provides no names to suggest
+                }
+            }
+        }
+        provided.remove("__init__");
+        String file = module.endsWith(".py") ? module.substring(0, module.length() - ".py".length()) : null;
+        String last = module.substring(module.lastIndexOf('.') + 1);
+        String meant = file != null && provided.contains(file) ? file : provided.contains(last) ? last : null;
+        return meant != null ? " (did you mean '" + meant + "'?)" : org.mpfl.ir.spelling.Suggestions.didYouMean(module, provided);
+    }
+
+    private static String moduleName(Path file) {
+        String name = file.getFileName().toString();
+        return name.substring(0, name.length() - ".py".length());
     }
 
     private void command(IrActivity.Compute c) {
@@ -191,6 +222,10 @@ public final class KernelLibraryCheck {
                 if (!names.contains(function)) {
                     diagnostics.error(c.at(), "python module " + e.getValue().shown() + " has no function '" + function + "'"
                             + org.mpfl.ir.spelling.Suggestions.didYouMean(function, names));
+                } else if (texts(file.path("modules")).contains(function)) {
+                    // the worker would find a module there and fail the rank at its start
+                    diagnostics.error(c.at(), "python module " + e.getValue().shown() + " has no function '" + function
+                            + "': the name is a module it imports");
                 } else if (file.path("signatures").has(function)) {
                     parameters(c, function, e.getValue().shown(), file.path("signatures").path(function));
                 }

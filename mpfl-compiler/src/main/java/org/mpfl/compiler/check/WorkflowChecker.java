@@ -91,6 +91,7 @@ public final class WorkflowChecker {
             }
         }
         new KernelLibraryCheck(diagnostics, documentDirectory, libraries).check(processes);
+        new ActivityClassCheck(diagnostics, documentDirectory, libraries).check(processes);
         return new IrWorkflow(name, version, description, sourceFile, libraries, params, processes, root.location(),
                 restarts(root));
     }
@@ -205,7 +206,7 @@ public final class WorkflowChecker {
         IrExpr defaultValue = null;
         Attribute defaultAttribute = e.attribute("default");
         if (defaultAttribute != null) {
-            Expr parsed = expressions.parse(defaultAttribute);
+            Expr parsed = type == MpflType.STRING ? expressions.parseText(defaultAttribute) : expressions.parse(defaultAttribute);
             // defaults are constants: no other params, no rank-dependent built-ins
             IrExpr typed = new ExpressionTyper(diagnostics, Scope.empty(), NameContext.none(),
                     "a param default (a constant expression)").type(parsed);
@@ -296,6 +297,14 @@ public final class WorkflowChecker {
         ProcessContext initContext = new ProcessContext(name, diagnostics, expressions,
                 new NameContext(processNames, Map.of(), Set.of()), requests);
         AttributeTyping attrs = new AttributeTyping(initContext);
+        // an init that names a variable declared further down is told so, not only that the name is unknown
+        for (Element child : e.children()) {
+            Attribute varName = child.name().equals("var") ? child.attribute("name") : null;
+            if (varName != null && scope.lookup(varName.value().trim()) == null) {
+                scope.declaredLater(varName.value().trim(), "the variable is declared after this one, at " + varName.location()
+                        + " (an init may use only the variables declared before it)");
+            }
+        }
         for (Element child : e.children()) {
             if (child.name().equals("var")) {
                 IrVariable variable = variable(child, scope, attrs);
@@ -304,6 +313,7 @@ public final class WorkflowChecker {
                 }
             }
         }
+        scope.forgetNotYetDeclared();
         List<IrActivity> body = new ActivityChecker(context).body(e, scope.child(), Flow.top());
         unwaitedRequests(e);
         return new IrProcess(name, service, ranks, variables, List.copyOf(communicators.keySet()),
@@ -334,7 +344,10 @@ public final class WorkflowChecker {
         IrExpr init = null;
         boolean ok = type != null;
         if (e.attribute("init") != null) {
-            IrExpr typed = attrs.expression(e, "init", scope);
+            if (nameAttribute != null && scope.notYetDeclared(nameAttribute.value().trim()) != null) {
+                scope.declaredLater(nameAttribute.value().trim(), "an init cannot use the variable it initialises");
+            }
+            IrExpr typed = attrs.expression(e, "init", scope, type == MpflType.STRING);
             if (typed != null && type != null) {
                 init = ExpressionTyper.coerce(typed, type);
                 if (init == null) {

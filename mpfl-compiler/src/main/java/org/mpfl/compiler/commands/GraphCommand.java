@@ -17,7 +17,7 @@ import org.mpfl.compiler.gen.Graphviz;
  * processes, the messages and the collectives between them ({@link MpflCompiler#picture}, derived
  * from the checked document with these parameter values) — as Graphviz DOT, or SVG rendered by Graphviz's
  * {@code dot} when the output ends in {@code .svg}. Without {@code -o} the DOT goes to standard output.
- * A document with static errors gets its diagnostics and no picture.
+ * A document with static errors gets its diagnostics and no picture; its warnings come before the picture.
  */
 public final class GraphCommand implements CliCommand {
     private static final ArgumentSpec SPEC = DocumentArguments.spec("graph", "The picture of a workflow: its processes,"
@@ -52,6 +52,9 @@ public final class GraphCommand implements CliCommand {
         if (!result.ok()) {
             CheckCommand.report(result.diagnostics(), err);
             return 1;
+        }
+        if (!result.diagnostics().isEmpty()) {
+            CheckCommand.report(result.diagnostics(), err); // warnings, as check prints them: the picture does not show them
         }
         MpflCompiler.Picture graph = compiler.picture(result);
         graph.notes().forEach(n -> err.println("mpflc graph: note: " + n));

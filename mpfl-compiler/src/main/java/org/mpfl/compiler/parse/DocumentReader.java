@@ -174,6 +174,11 @@ public final class DocumentReader {
             diagnostics.error(at, "malformed XML: the document ends before its root element is complete (or is empty)");
         } else if (message.startsWith("elements are nested deeper")) {
             diagnostics.error(at, message);
+        } else if (message.contains("must not contain the '<' character")) {
+            // x < 3 as other languages write it: the parser's words alone do not say what to write instead
+            diagnostics.error(at, "malformed XML: " + message + " (in an expression write lt or le instead, or &lt;)");
+        } else if (message.contains("must immediately follow the '&'")) {
+            diagnostics.error(at, "malformed XML: " + message + " (in an expression write and instead of &&; elsewhere &amp; for &)");
         } else {
             diagnostics.error(at, "malformed XML: " + message);
         }

@@ -45,16 +45,30 @@ public final class ExpressionParser {
 
     /** Parses one expression filling the attribute's whole value; null after reporting a syntax error. */
     public Expr parse(Attribute attribute) {
+        return parse(attribute, false);
+    }
+
+    private Expr parse(Attribute attribute, boolean quotesHint) {
         MpflExpressionParser parser = parser(attribute);
         if (parser == null) {
             return null;
         }
+        ((FirstError) parser.getErrorListeners().get(0)).quotesHint = quotesHint;
         FirstError errors = (FirstError) parser.getErrorListeners().get(0);
         MpflExpressionParser.ExpressionEofContext tree = parser.expressionEof();
         if (errors.reported) {
             return null;
         }
         return safeBuild(attribute, tree.expression());
+    }
+
+    /**
+     * Parses an expression where a text is expected (a message, a string param's default): as
+     * {@link #parse}, but a syntax error in a value without any quote also says that text needs quotes,
+     * since {@code message="Starting the run"} is far more often prose than a broken formula.
+     */
+    public Expr parseText(Attribute attribute) {
+        return parse(attribute, attribute.value().indexOf('\'') < 0 && attribute.value().indexOf('"') < 0);
     }
 
     /** Parses a comma-separated list of expressions ({@code dims="4, 2"}); null after a syntax error. */
@@ -174,6 +188,7 @@ public final class ExpressionParser {
     private final class FirstError extends BaseErrorListener {
         private final Attribute attribute;
         private boolean reported;
+        private boolean quotesHint;
 
         FirstError(Attribute attribute) {
             this.attribute = attribute;
@@ -194,9 +209,30 @@ public final class ExpressionParser {
             } else {
                 what = msg;
             }
+            String hint = quotesHint
+                    ? " (text needs quotes inside an expression: " + attribute.name() + "=\"'" + shorten(attribute.value()) + "'\")"
+                    : offendingSymbol instanceof Token t ? otherLanguagesOperator(attribute.value(), t.getText()) : "";
             diagnostics.error(attribute.positionInValue(offset),
-                    "syntax error in expression '" + shorten(attribute.value()) + "': " + what);
+                    "syntax error in expression '" + shorten(attribute.value()) + "': " + what + hint);
         }
+    }
+
+    /** The MPFL way of an operator other languages have and MPFL does not, as the syntax error it caused shows it. */
+    static String otherLanguagesOperator(String value, String offending) {
+        if (value.contains("**") || offending.equals("^")) {
+            return " (a power is pow(x, y))";
+        } else if (value.matches("(?s).*(\\+\\+|--|[-+*/%]=).*")) {
+            return " (an expression assigns nothing: <assign to=\"x\" value=\"x + 1\"/>)";
+        } else if (offending.equals(".") && value.matches("(?s).*[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*\\s*\\(.*")) {
+            return " (built-in functions are called without a module: sqrt(x), sum(a))";
+        } else if (offending.equals(".") && value.matches("(?s).*\\.(length|size|shape)\\b.*")) {
+            return " (the length of an array is len(a))";
+        } else if (offending.equals("=")) {
+            return " (equality is == or eq)";
+        } else if (offending.equalsIgnoreCase("mod")) {
+            return " (the remainder is %)";
+        }
+        return "";
     }
 
     static String shorten(String text) {

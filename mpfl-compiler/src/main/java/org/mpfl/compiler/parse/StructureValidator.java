@@ -1,6 +1,5 @@
 package org.mpfl.compiler.parse;
 
-import org.mpfl.ir.spelling.Suggestions;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +65,7 @@ public final class StructureValidator {
         }
         if (ElementCatalog.rule(child.name()) == null) {
             diagnostics.error(child.location(), "unknown element <" + child.name() + "> in <" + parent.name() + ">"
-                    + Suggestions.didYouMean(child.name(), ElementCatalog.elementNames()));
+                    + OtherLanguagesNames.element(child.name(), ElementCatalog.elementNames()));
             return false;
         }
         return true;
@@ -184,7 +183,7 @@ public final class StructureValidator {
             if (!rule.allows(attribute.name())) {
                 Collection<String> allowed = rule.allAttributes();
                 diagnostics.error(attribute.location(), "unknown attribute '" + attribute.name() + "' on <" + element.name() + ">"
-                        + Suggestions.didYouMean(attribute.name(), allowed)
+                        + OtherLanguagesNames.attribute(attribute.name(), allowed)
                         + (allowed.isEmpty() ? " (it takes no attributes)" : ""));
             }
         }

@@ -52,6 +52,7 @@ public final class NewCommand implements CliCommand {
         String mpflc = CliSettings.HOME.get() == null ? "mpflc" : Path.of(CliSettings.HOME.get(), "bin", "mpflc").toString();
         ProjectTemplate.requireNewOrEmpty(dir); // the directory's refusals first: they need no interpreter
         if (template == ProjectTemplate.PYTHON) {
+            names.requireImportableModule(a.has("--name"));
             requireLoadableModule(names, a.has("--name"), PYTHON, err);
         }
         List<Path> written = template.writeInto(dir, names, mpflc);

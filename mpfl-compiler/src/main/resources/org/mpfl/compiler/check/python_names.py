@@ -1,6 +1,7 @@
 # mpflc check: the top-level names of Python kernel files, by parsing them (ast) without importing them.
 # Arguments: FILE or ZIP!ENTRY ...; prints one JSON object
-# {argument: {"names": [...], "star": bool, "signatures": {function: signature}} or {"error": text}}, where a signature
+# {argument: {"names": [...], "star": bool, "signatures": {function: signature}, "modules": [...]} or {"error": text}}
+# (modules: the names bound only by 'import X', which are modules, never functions), where a signature
 # of a plain top-level def (no decorator: one may change what it takes) says how it can be called with keywords, as
 # a kernel is: {"line": N, "keywords": [...], "required": [...], "positional": [...], "any": bool} (positional: the
 # parameters without default that only a position can give; any: it takes **kwargs).
@@ -54,6 +55,18 @@ def names(tree):
     return sorted(found), star
 
 
+def imported_modules(tree):
+    """The top-level names bound only by 'import X' (or 'import X as Y'): modules, never functions."""
+    imported, other = set(), set()
+    for node in tree.body:
+        found = bound(node)[0]
+        if isinstance(node, ast.Import):
+            imported |= found
+        else:
+            other |= found
+    return sorted(imported - other)
+
+
 def signature(node):
     a = node.args
     plain, positional = a.args, a.posonlyargs
@@ -84,7 +97,7 @@ for spec in sys.argv[1:]:
     try:
         tree = ast.parse(source(spec), filename=spec)
         found, star = names(tree)
-        result[spec] = {"names": found, "star": star, "signatures": signatures(tree)}
+        result[spec] = {"names": found, "star": star, "signatures": signatures(tree), "modules": imported_modules(tree)}
     except SyntaxError as e:
         # file:line:col (Python's offset is 1-based, as the document's columns are; absent for a few errors)
         where = "%s:%s" % (e.lineno, e.offset) if e.offset else "%s" % e.lineno

@@ -98,6 +98,15 @@ class KernelLibraryCheckTest {
                 && c.err().contains("sweep"), c.err());
     }
 
+    /** A name its module binds only with 'import X' is a module, never a function: the run would fail at its start. */
+    @Test
+    void anImportedModuleIsNotAFunction(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, "    <compute python=\"shapes:functools\" in=\"u\" out=\"u\"/>", "--python", PYTHON);
+        assertEquals(1, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:7:5: error: python module kernels/shapes.py has no function 'functools':"
+                + " the name is a module it imports"), c.err());
+    }
+
     @Test
     void aModuleThatDoesNotParseIsAnErrorWithThePythonFilesLineAndColumn(@TempDir Path dir) throws Exception {
         check(dir, "    <compute python=\"heat:sweep\" in=\"u\" out=\"u\"/>"); // writes the fixture

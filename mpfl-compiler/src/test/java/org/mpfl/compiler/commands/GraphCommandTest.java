@@ -116,6 +116,20 @@ class GraphCommandTest {
         assertTrue(Files.readString(dot).startsWith("digraph"));
     }
 
+    /** The check's warnings are printed as check prints them, not dropped: the picture alone does not show an endless loop. */
+    @Test
+    void theChecksWarningsComeWithThePicture(@TempDir Path dir) throws Exception {
+        Path endless = dir.resolve("endless.mpfl.xml");
+        Files.writeString(endless, "<workflow xmlns=\"urn:mpfl:1.0\" name=\"e\">\n<process name=\"p\" ranks=\"2\">\n"
+                + "<var name=\"x\" type=\"int\"/>\n<while test=\"rank lt 2\"><assign to=\"x\" value=\"x + 1\"/></while>\n"
+                + "</process>\n</workflow>\n");
+        MpflcCall r = mpflc("graph", endless.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("digraph"), r.out());
+        assertTrue(r.err().contains("endless.mpfl.xml:4:1: warning: <while> never ends once entered")
+                && r.err().contains("0 errors, 1 warning"), r.err());
+    }
+
     @Test
     void badInputIsAClearError(@TempDir Path dir) throws Exception {
         MpflcCall png = mpflc("graph", sample("ring"), "-o", dir.resolve("x.png").toString());

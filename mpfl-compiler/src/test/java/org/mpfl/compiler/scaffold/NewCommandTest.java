@@ -146,6 +146,27 @@ class NewCommandTest {
         assertEquals(2, MpflcCall.run("new", "python", tmp.resolve("t").toString(), "--name", "Time").exit());
     }
 
+    /**
+     * A name that is a keyword of the project's language could not be imported or declared: 'lambda' made a Python
+     * project whose own test failed with a SyntaxError ({@code import lambda}), and 'class' was refused with a hint
+     * to use letters and digits, which it already is. Each is refused naming the keyword, with a way out.
+     */
+    @Test
+    void aKeywordOfTheProjectsLanguageIsRefusedSayingSo() {
+        Path lambda = tmp.resolve("lambda");
+        MpflcCall python = MpflcCall.run("new", "python", lambda.toString());
+        assertEquals(2, python.exit(), python.err());
+        assertTrue(python.err().contains("'lambda' (the directory's name) would name the kernel module kernels/lambda.py,"
+                + " but lambda is a Python keyword: 'import lambda' is a syntax error; give another name, e.g. --name"
+                + " lambda-kernels (module lambda_kernels)"), python.err());
+        assertFalse(Files.exists(lambda), "nothing written for a refused name");
+        MpflcCall java = MpflcCall.run("new", "java", tmp.resolve("x").toString(), "--name", "class");
+        assertEquals(2, java.exit(), java.err());
+        assertTrue(java.err().contains("'class' would name the kernel's package org.example.class, but class is a Java"
+                + " keyword; give another name, e.g. --name class-kernels (package org.example.class_kernels)"), java.err());
+        assertFalse(Files.exists(tmp.resolve("x")), "nothing written for a refused name");
+    }
+
     /** A Java package may be called random: the Java template asks no interpreter. */
     @Test
     void aJavaProjectMayHaveAPythonModulesName() throws Exception {

@@ -93,7 +93,8 @@ public final class Commands {
                 }
             }
         }
-        err.println("mpflc: unknown command '" + name + "'");
+        err.println("mpflc: unknown command '" + name + "'"
+                + org.mpfl.ir.spelling.Suggestions.didYouMean(name, commands.stream().map(CliCommand::name).toList()));
         usage(commands, err);
         return 2;
     }

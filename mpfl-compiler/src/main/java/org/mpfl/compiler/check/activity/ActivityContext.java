@@ -91,6 +91,14 @@ public final class ActivityContext {
         if (AttributeTyping.isAny(e, attribute)) {
             return ANY;
         }
+        Attribute a = e.attribute(attribute);
+        String written = a == null ? "" : a.value().strip();
+        if (written.equalsIgnoreCase("any") && scope.lookup(written) == null) {
+            // 'ANY' as MPI spells MPI_ANY_SOURCE: an unknown name whose nearest spelling would be 'rank'
+            error(a.positionInValue(a.value().indexOf(written)), "unknown name '" + written
+                    + "': the wildcard is any, in lower case");
+            return null;
+        }
         return attrs.expression(e, attribute, scope, MpflType.INT);
     }
 

@@ -27,6 +27,30 @@ final class ComputeValidator implements ActivityValidator {
     static final java.util.regex.Pattern PYTHON_TARGET =
             java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*");
 
+    /**
+     * What a malformed {@code python} most likely meant, or null: spaces and a call's brackets dropped
+     * ({@code heat: step}, {@code heat:step(u)}), a file's module name for its path
+     * ({@code kernels/heat.py:step}), a colon for the last dot ({@code heat.step}).
+     */
+    static String meantPythonTarget(String value) {
+        String s = value.replaceAll("\\s+", "");
+        int bracket = s.indexOf('(');
+        if (bracket >= 0) {
+            s = s.substring(0, bracket);
+        }
+        int split = s.lastIndexOf(':') >= 0 ? s.lastIndexOf(':') : s.lastIndexOf('.');
+        if (split < 0) {
+            return null;
+        }
+        String module = s.substring(0, split);
+        if (module.contains("/") || module.endsWith(".py")) {
+            module = module.substring(module.lastIndexOf('/') + 1);
+            module = module.endsWith(".py") ? module.substring(0, module.length() - ".py".length()) : module;
+        }
+        String meant = module + ":" + s.substring(split + 1);
+        return PYTHON_TARGET.matcher(meant).matches() ? meant : null;
+    }
+
     @Override
     public IrActivity validate(ActivityContext context, Element e, Scope scope, Flow flow) {
         List<Attribute> kernels = java.util.stream.Stream.of("class", "python", "command").map(e::attribute)
@@ -47,15 +71,19 @@ final class ComputeValidator implements ActivityValidator {
                 if (Names.CLASS_NAME.matcher(value).matches()) {
                     className = value;
                 } else {
-                    context.error(kernel.location(), "'" + value + "' is not a Java class name");
+                    // a path (org/example/Step), a source file or a call: the class name it holds
+                    String meant = value.replace('/', '.').replaceAll("(\\.java|\\.class|\\(\\))$", "");
+                    context.error(kernel.location(), "'" + value + "' is not a Java class name"
+                            + (Names.CLASS_NAME.matcher(meant).matches() ? " (did you mean '" + meant + "'?)" : ""));
                 }
             }
             case "python" -> {
                 if (PYTHON_TARGET.matcher(value).matches()) {
                     python = value;
                 } else {
+                    String meant = meantPythonTarget(value);
                     context.error(kernel.location(), "python='" + value + "' must be MODULE:FUNCTION"
-                            + " (e.g. jacobi:sweep or kernels.heat:step)");
+                            + " (e.g. jacobi:sweep or kernels.heat:step)" + (meant == null ? "" : " (did you mean '" + meant + "'?)"));
                 }
             }
             default -> {

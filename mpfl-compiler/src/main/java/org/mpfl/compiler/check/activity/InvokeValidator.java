@@ -17,7 +17,8 @@ final class InvokeValidator implements ActivityValidator {
         Attribute operationAttribute = e.attribute("operation");
         String operation = operationAttribute == null ? null : operationAttribute.value().trim();
         if (operation != null && !Names.IDENTIFIER.matcher(operation).matches()) {
-            context.error(operationAttribute.location(), "'" + operation + "' is not an operation name");
+            context.error(operationAttribute.location(), "'" + operation + "' is not an operation name"
+                    + " (ASCII letters, digits and '_', not starting with a digit)");
             operation = null;
         }
         IrExpr input = e.attribute("input") == null ? null : context.attrs().expression(e, "input", scope, MpflType.STRING);

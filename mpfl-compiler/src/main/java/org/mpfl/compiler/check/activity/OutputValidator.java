@@ -16,7 +16,8 @@ final class OutputValidator implements ActivityValidator {
         Attribute nameAttribute = e.attribute("name");
         String name = nameAttribute == null ? null : nameAttribute.value().trim();
         if (name != null && !Names.OUTPUT_NAME.matcher(name).matches()) {
-            context.error(nameAttribute.location(), "'" + name + "' is not an output name");
+            context.error(nameAttribute.location(), "'" + name + "' is not an output name"
+                    + " (ASCII letters, digits, '_', '.' and '-', starting with a letter or '_')");
             name = null;
         }
         IrExpr value = context.attrs().expression(e, "value", scope);

@@ -34,17 +34,29 @@ public final class AttributeTyping {
 
     /** The expression in {@code attribute}, typed; null if absent or wrong. */
     public IrExpr expression(Element e, String attribute, Scope scope) {
+        return typed(e, attribute, scope, false);
+    }
+
+    /**
+     * The expression in {@code attribute}, typed; null if absent or wrong. Where a text is expected, a syntax
+     * error in a value without quotes says that text needs them ({@code ExpressionParser.parseText}).
+     */
+    public IrExpr expression(Element e, String attribute, Scope scope, boolean textExpected) {
+        return typed(e, attribute, scope, textExpected);
+    }
+
+    private IrExpr typed(Element e, String attribute, Scope scope, boolean textExpected) {
         Attribute a = e.attribute(attribute);
         if (a == null) {
             return null;
         }
-        Expr parsed = context.expressions().parse(a);
+        Expr parsed = textExpected ? context.expressions().parseText(a) : context.expressions().parse(a);
         return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).type(parsed);
     }
 
     /** The expression converted to {@code type}; reports "attribute 'x' of <e> must be T, found U". */
     public IrExpr expression(Element e, String attribute, Scope scope, MpflType type) {
-        IrExpr typed = expression(e, attribute, scope);
+        IrExpr typed = typed(e, attribute, scope, type == MpflType.STRING);
         return expect(typed, type, "attribute '" + attribute + "' of <" + e.name() + ">");
     }
 
@@ -62,7 +74,7 @@ public final class AttributeTyping {
 
     /** Any expression as a string: non-strings are wrapped in {@code string(...)}. */
     public IrExpr text(Element e, String attribute, Scope scope) {
-        IrExpr typed = expression(e, attribute, scope);
+        IrExpr typed = typed(e, attribute, scope, true);
         if (typed == null || typed.type() == MpflType.STRING) {
             return typed;
         }

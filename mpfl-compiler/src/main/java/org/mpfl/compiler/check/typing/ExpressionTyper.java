@@ -2,6 +2,7 @@ package org.mpfl.compiler.check.typing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.mpfl.compiler.ast.Expr;
 import org.mpfl.ir.diag.Diagnostics;
 import org.mpfl.ir.diag.SourceLocation;
@@ -109,6 +110,11 @@ public final class ExpressionTyper {
             } else if (paramsOnlyContext != null) {
                 error(n.location(), "unknown name '" + n.name() + "' in " + paramsOnlyContext
                         + Suggestions.didYouMean(n.name(), scope.visibleNames()));
+            } else if (scope.notYetDeclared(n.name()) != null) {
+                error(n.location(), "unknown name '" + n.name() + "': " + scope.notYetDeclared(n.name()));
+            } else if (n.name().equalsIgnoreCase("true") || n.name().equalsIgnoreCase("false")) {
+                // True, FALSE: the literals of Python and Fortran
+                error(n.location(), "unknown name '" + n.name() + "' (did you mean '" + n.name().toLowerCase(java.util.Locale.ROOT) + "'?)");
             } else {
                 error(n.location(), "unknown name '" + n.name() + "'" + Suggestions.didYouMean(n.name(), scope.visibleNames()));
             }
@@ -143,6 +149,25 @@ public final class ExpressionTyper {
         }
     }
 
+    /**
+     * Warns about {@code 1/3}: two integer literals that do not divide evenly, which integer division
+     * truncates (to 0 here) even where a double is expected - a slip of a scientist used to Python 3.
+     * Divisions of names ({@code n / size}) are meant as they are and are not judged.
+     */
+    private void unevenIntegerLiterals(Expr.Binary b) {
+        if (b.left() instanceof Expr.Literal l && b.right() instanceof Expr.Literal r
+                && (l.value() instanceof Integer || l.value() instanceof Long)
+                && (r.value() instanceof Integer || r.value() instanceof Long)) {
+            long dividend = ((Number) l.value()).longValue();
+            long divisor = ((Number) r.value()).longValue();
+            if (divisor != 0 && dividend % divisor != 0) {
+                String written = dividend + (l.value() instanceof Long ? "L" : "") + " / " + divisor + (r.value() instanceof Long ? "L" : "");
+                diagnostics.warning(b.location(), written + " divides integers: it is " + dividend / divisor
+                        + ", the remainder dropped (write " + (double) dividend + " / " + divisor + " for a fraction)");
+            }
+        }
+    }
+
     private IrExpr binary(Expr.Binary b) {
         IrExpr left = type(b.left());
         IrExpr right = type(b.right());
@@ -166,7 +191,11 @@ public final class ExpressionTyper {
                 }
                 return arithmetic(b, left, right);
             }
-            case SUB, MUL, DIV, MOD -> {
+            case SUB, MUL, MOD -> {
+                return arithmetic(b, left, right);
+            }
+            case DIV -> {
+                unevenIntegerLiterals(b);
                 return arithmetic(b, left, right);
             }
             case LT, LE, GT, GE -> {
@@ -297,11 +326,24 @@ public final class ExpressionTyper {
         return new IrExpr.ArrayOf(converted, common.arrayType(), a.location());
     }
 
+    /**
+     * Functions as Python, Java or NumPy name them, with the MPFL way: the nearest spelling would mislead
+     * (float is not floor, str is not sqrt, round is not count).
+     */
+    private static final Map<String, String> OTHER_LANGUAGES_FUNCTIONS = Map.of(
+            "float", " (did you mean 'double'?)",
+            "str", " (did you mean 'string'?)",
+            "length", " (did you mean 'len'?)",
+            "mean", " (write sum(a) / len(a))",
+            "round", " (write floor(x + 0.5))");
+
     private IrExpr call(Expr.Call c) {
         Builtin function = Builtin.byName(c.function());
         if (function == null) {
             List<String> known = java.util.Arrays.stream(Builtin.values()).map(Builtin::functionName).toList();
-            error(c.location(), "unknown function '" + c.function() + "'" + Suggestions.didYouMean(c.function(), known));
+            String other = OTHER_LANGUAGES_FUNCTIONS.get(c.function());
+            error(c.location(), "unknown function '" + c.function() + "'"
+                    + (other != null ? other : Suggestions.didYouMean(c.function(), known)));
             return null;
         }
         int n = c.arguments().size();
@@ -342,6 +384,13 @@ public final class ExpressionTyper {
         return BuiltinSignatures.type(function, args, c, diagnostics);
     }
 
+    /** Whether {@code argument} names a variable that {@code len} measures (size(a) as NumPy writes it). */
+    private boolean isSequence(Expr argument) {
+        Scope.Symbol symbol = argument instanceof Expr.Name n ? scope.lookup(n.name()) : null;
+        return symbol != null && symbol.type() != null
+                && (symbol.type().elementType() != null || symbol.type() == MpflType.STRING || symbol.type() == MpflType.BYTES);
+    }
+
     /** The process or communicator named by the first argument: a string literal, or a bare communicator name. */
     private IrExpr nameArgument(Builtin function, Expr argument) {
         String name;
@@ -353,7 +402,8 @@ public final class ExpressionTyper {
             error(argument.location(), function.functionName() + "() needs a "
                     + (function == Builtin.FIRST || function == Builtin.COUNT ? "process" : "communicator")
                     + " name in quotes, e.g. " + function.functionName() + "('"
-                    + (function == Builtin.FIRST || function == Builtin.COUNT ? "P" : "world") + "')");
+                    + (function == Builtin.FIRST || function == Builtin.COUNT ? "P" : "world") + "')"
+                    + (function == Builtin.SIZE && isSequence(argument) ? " (the length of an array is len(a))" : ""));
             return null;
         }
         switch (function) {

@@ -27,7 +27,7 @@ public final class Names {
      */
     public static boolean checkNewName(Diagnostics diagnostics, SourceLocation at, String name, String what, Scope scope) {
         if (!IDENTIFIER.matcher(name).matches()) {
-            diagnostics.error(at, "'" + name + "' is not a valid " + what + " name (letters, digits and '_', not starting with a digit)");
+            diagnostics.error(at, "'" + name + "' is not a valid " + what + " name (ASCII letters, digits and '_', not starting with a digit)");
             return false;
         }
         if (RESERVED.contains(name)) {

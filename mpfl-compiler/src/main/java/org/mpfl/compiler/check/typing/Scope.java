@@ -28,6 +28,8 @@ public final class Scope {
 
     private final Scope parent;
     private final Map<String, Symbol> symbols = new HashMap<>();
+    /** Names a process declares further down, while its variables' inits are typed: why each is not visible yet. */
+    private final Map<String, String> notYetDeclared = new HashMap<>();
 
     private Scope(Scope parent) {
         this.parent = parent;
@@ -51,6 +53,31 @@ public final class Scope {
 
     public void declare(Symbol symbol) {
         symbols.put(symbol.name(), symbol);
+        notYetDeclared.remove(symbol.name());
+    }
+
+    /**
+     * Records that {@code name} is declared later in this scope, and why it is not visible before
+     * ({@link #notYetDeclared(String)}); declaring it, or {@link #forgetNotYetDeclared()}, ends that.
+     */
+    public void declaredLater(String name, String why) {
+        notYetDeclared.put(name, why);
+    }
+
+    /** Why {@code name}, unknown here, is not visible yet (it is declared further down), or null. */
+    public String notYetDeclared(String name) {
+        for (Scope s = this; s != null; s = s.parent) {
+            String why = s.notYetDeclared.get(name);
+            if (why != null) {
+                return why;
+            }
+        }
+        return null;
+    }
+
+    /** Ends every {@link #declaredLater} record: names never declared (in error) are then plainly unknown. */
+    public void forgetNotYetDeclared() {
+        notYetDeclared.clear();
     }
 
     /** The symbol visible under {@code name}, or null. */
