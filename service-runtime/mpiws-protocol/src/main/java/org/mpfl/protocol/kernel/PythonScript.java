@@ -11,11 +11,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * A Python script run once for the JSON it prints: how {@code mpflc check} parses kernel files and how it and
  * {@code mpflc new} ask the worker for the module names it takes ({@link PythonWorker#takenNames}). The script is
- * written into a directory of its own, removed afterwards; the interpreter reads nothing, its errors are discarded,
+ * written into a directory of its own, removed afterwards (or when the JVM exits first); the interpreter reads nothing, its errors are discarded,
  * and it has {@value #LIMIT_SECONDS} s to answer. Every failure is an {@link IOException} whose message says
  * which interpreter did what.
  */
@@ -38,6 +39,13 @@ public final class PythonScript {
     public static JsonNode answer(String python, List<String> flags, String name, byte[] script, List<String> arguments,
                                   String doing, JsonNodeType shape) throws IOException {
         Path directory = Files.createTempDirectory("mpflc-python-");
+        FileTrees.AtExit atExit;
+        try {
+            // a Ctrl-C of mpflc run --local while its check runs: the JVM exits without this method's finally
+            atExit = FileTrees.deleteAtExit(directory);
+        } catch (IllegalStateException exiting) {
+            throw new IOException("interrupted: this JVM is exiting");
+        }
         Path file = directory.resolve(name);
         Path output = directory.resolve("answer.json");
         try {
@@ -79,6 +87,7 @@ public final class PythonScript {
             Files.deleteIfExists(output);
             Files.deleteIfExists(file);
             Files.deleteIfExists(directory);
+            atExit.close();
         }
     }
 }

@@ -69,12 +69,10 @@ final class KernelWorker implements AutoCloseable {
         WorkerLeftovers leftovers = WorkerLeftovers.open();
         SharedArena arena = null;
         try {
-            Path socketDirectory = KernelScratch.SOCKET.create();
-            leftovers.path(socketDirectory);
-            Path socketPath = socketDirectory.resolve("ctl");
-            leftovers.path(socketPath);
-            arena = SharedArena.create();
-            leftovers.path(arena.file());
+            // each made and recorded at once, unless the JVM exits (WorkerLeftovers): a Ctrl-C leaves none of them
+            Path socketDirectory = WorkerLeftovers.unlessExiting(() -> leftovers.path(KernelScratch.SOCKET.create()));
+            Path socketPath = leftovers.path(socketDirectory.resolve("ctl"));
+            arena = WorkerLeftovers.unlessExiting(() -> leftovers.arena(SharedArena.create()));
             try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
                  Selector selector = Selector.open()) {
                 server.bind(UnixDomainSocketAddress.of(socketPath));
@@ -89,8 +87,9 @@ final class KernelWorker implements AutoCloseable {
                 builder.environment().put("MPFL_KERNEL_SHM", arena.file().toString());
                 WorkerSession session;
                 try {
-                    session = WorkerSession.start(builder);
-                    leftovers.session(session);
+                    session = WorkerLeftovers.unlessExiting(() -> leftovers.session(WorkerSession.start(builder)));
+                } catch (InterruptedIOException e) {
+                    throw e;
                 } catch (IOException e) {
                     throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
                 }
