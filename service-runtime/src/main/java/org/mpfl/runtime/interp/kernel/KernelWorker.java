@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.runtime.settings.RuntimeSettings;
 
 /**
  * One kernel worker process of a rank (a Python interpreter running {@code mpfl_kernel.py}, or any
@@ -124,7 +125,8 @@ final class KernelWorker implements AutoCloseable {
                         throw new InterruptedIOException("interrupted while " + label + " started");
                     }
                 }
-                KernelWorker worker = new KernelWorker(label, session, leftovers, new ControlChannel(accepted, process.onExit()), arena,
+                KernelWorker worker = new KernelWorker(label, session, leftovers, new ControlChannel(accepted, process.onExit(),
+                        RuntimeSettings.KERNEL_FRAME_TIMEOUT_MS.get()), arena,
                         out, err, budget, logBytesPerCall, log);
                 String ready;
                 try {
