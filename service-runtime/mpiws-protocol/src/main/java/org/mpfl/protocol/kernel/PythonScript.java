@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.mpfl.ir.files.FileTrees;
 
 /**
  * A Python script run once for the JSON it prints: how {@code mpflc check} parses kernel files and how it and
@@ -39,15 +38,16 @@ public final class PythonScript {
     public static JsonNode answer(String python, List<String> flags, String name, byte[] script, List<String> arguments,
                                   String doing, JsonNodeType shape) throws IOException {
         Path directory = Files.createTempDirectory("mpflc-python-");
-        FileTrees.AtExit atExit;
-        try {
-            // a Ctrl-C of mpflc run --local while its check runs: the JVM exits without this method's finally
-            atExit = FileTrees.deleteAtExit(directory);
-        } catch (IllegalStateException exiting) {
-            throw new IOException("interrupted: this JVM is exiting");
-        }
         Path file = directory.resolve(name);
         Path output = directory.resolve("answer.json");
+        // a Ctrl-C of mpflc run --local while its check runs: the JVM exits without this method's finally
+        Thread atExit = new Thread(() -> delete(directory, file, output), "mpflc-python-delete");
+        try {
+            Runtime.getRuntime().addShutdownHook(atExit);
+        } catch (IllegalStateException exiting) {
+            delete(directory, file, output);
+            throw new IOException("interrupted: this JVM is exiting");
+        }
         try {
             Files.write(file, script);
             List<String> command = new ArrayList<>(List.of(python));
@@ -84,10 +84,24 @@ public final class PythonScript {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         } finally {
-            Files.deleteIfExists(output);
-            Files.deleteIfExists(file);
+            delete(directory, file, output);
+            try {
+                Runtime.getRuntime().removeShutdownHook(atExit);
+            } catch (IllegalStateException exiting) {
+                // the hook deletes them (again)
+            }
+        }
+    }
+
+    /** Deletes the script's files, then its directory; best effort (a leftover in the temporary directory is harmless). */
+    private static void delete(Path directory, Path... files) {
+        try {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
             Files.deleteIfExists(directory);
-            atExit.close();
+        } catch (IOException e) {
+            // left in the temporary directory
         }
     }
 }
