@@ -101,6 +101,8 @@ public final class RuntimeSettings {
                     + " (mpflc host --allow-command-dir DIR)");
     public static final Setting<Long> KERNEL_START_TIMEOUT_MS = Setting.longProperty("mpfl.kernel.startTimeoutMs", 30_000L,
             "how long a rank waits for its kernel worker to start and import its modules");
+    public static final Setting<Long> KERNEL_FRAME_TIMEOUT_MS = Setting.longProperty("mpfl.kernel.frameTimeoutMs", 30_000L,
+            "how long a kernel worker may take to send the rest of a frame it began (a call itself has no bound)");
     public static final Setting<Long> KERNEL_LOG_BYTES_PER_CALL = Setting.longProperty("mpfl.kernel.logBytesPerCall", 64L << 10,
             "most bytes of a kernel's stdout/stderr per call that become log lines (the rest is counted, not shown)");
     public static final Setting<Boolean> TRACE_SPANS = Setting.booleanProperty("mpfl.trace.spans", true,

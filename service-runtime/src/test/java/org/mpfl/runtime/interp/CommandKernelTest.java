@@ -14,6 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.mpfl.runtime.settings.RuntimeSettings;
 import org.mpfl.testing.StartsProcesses;
 
@@ -91,30 +93,96 @@ class CommandKernelTest {
      * {@code body} — a stand-in for a misbehaving kernel of any language.
      */
     private static void connectedWorker(Path dir, String name, String body) throws IOException {
-        Path worker = Files.createDirectories(dir.resolve("bin")).resolve(name);
-        Files.writeString(worker, """
+        worker(dir, name, """
                 #!/usr/bin/python3
                 import os, socket, struct, time
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 s.connect(os.environ["MPFL_KERNEL_SOCKET"])
                 """ + body);
+    }
+
+    /** {@code dir/bin/NAME}, an executable with the text {@code script}. */
+    private static void worker(Path dir, String name, String script) throws IOException {
+        Path worker = Files.createDirectories(dir.resolve("bin")).resolve(name);
+        Files.writeString(worker, script);
         Files.setPosixFilePermissions(worker, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     }
 
-    /** A worker that connects but never says {@code ready 1}: the rank fails naming the missing frame and the bound. */
-    @Test
-    void aWorkerThatConnectsButNeverSaysReadyIsNamedSo(@TempDir Path dir) throws Exception {
-        connectedWorker(dir, "silent", """
-                time.sleep(30)
-                """);
+    /**
+     * A worker that lives on but never connects its channel, or connects it and never says {@code ready 1}: the rank
+     * fails after {@code mpfl.kernel.startTimeoutMs}, naming what is missing and the bound.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "false | did not connect within 1500 ms (mpfl.kernel.startTimeoutMs)",
+        "true  | connected but sent no 'ready 1' frame within 1500 ms (mpfl.kernel.startTimeoutMs)"})
+    void aWorkerThatNeverSaysReadyIsNamedSo(boolean connects, String message, @TempDir Path dir) throws Exception {
+        if (connects) {
+            connectedWorker(dir, "silent", "time.sleep(30)\n");
+        } else {
+            worker(dir, "silent", "#!/bin/sh\nexec sleep 30\n");
+        }
         System.setProperty(RuntimeSettings.KERNEL_START_TIMEOUT_MS.name(), "1500");
         try {
             RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/silent"), Map.of(), LIMIT).anyFault();
-            assertTrue(f.getMessage().contains("connected but sent no 'ready 1' frame within 1500 ms (mpfl.kernel.startTimeoutMs)"),
-                    f.getMessage());
+            assertTrue(f.getMessage().contains(message), f.getMessage());
         } finally {
             System.clearProperty(RuntimeSettings.KERNEL_START_TIMEOUT_MS.name());
         }
+    }
+
+    /**
+     * A worker that breaks its channel at a call while it lives on: it closes its end (the rank fails at once, and stops
+     * the worker after it waited 1 s for its exit), or sends a frame longer than the protocol allows (refused as such).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "receive(); s.close(); time.sleep(60) | the worker closed the control channel (the worker was stopped)",
+        "receive(); s.sendall(struct.pack('<I', 0xffffffff) + b'result'); time.sleep(60)"
+                + " | the worker sent a frame of 4294967295 bytes (at most 268435456)"})
+    void aWorkerBreakingItsChannelAtACallFailsTheRankSayingHow(String body, String message, @TempDir Path dir) throws Exception {
+        readyWorker(dir, "breaker", body + "\n");
+        RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/breaker"), Map.of(), LIMIT).anyFault();
+        assertTrue(f.getMessage().contains(message), f.getMessage());
+    }
+
+    /**
+     * A worker that begins its answer (the length and a part of the text) and sends no more while it lives: the rank
+     * fails once the rest did not come within {@code mpfl.kernel.frameTimeoutMs}. Before, a call has no deadline, and
+     * the rank waited as long as the worker lived: this test ran into its limit.
+     */
+    @Test
+    void aFrameBegunAndNeverFinishedFailsTheRankWithinTheFrameTimeout(@TempDir Path dir) throws Exception {
+        readyWorker(dir, "truncated", """
+                receive()
+                s.sendall(struct.pack("<I", 100) + b"result\\nto")
+                time.sleep(120)
+                """);
+        System.setProperty(RuntimeSettings.KERNEL_FRAME_TIMEOUT_MS.name(), "1500");
+        try {
+            RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/truncated"), Map.of(), LIMIT)
+                    .anyFault();
+            assertTrue(f.getMessage().contains("sent 9 of a frame's 100 bytes and no more within 1500 ms"
+                    + " (mpfl.kernel.frameTimeoutMs)"), f.getMessage());
+        } finally {
+            System.clearProperty(RuntimeSettings.KERNEL_FRAME_TIMEOUT_MS.name());
+        }
+    }
+
+    /** A worker that says {@code ready 1}, then runs {@code body} (with {@code receive()} for a request). */
+    private static void readyWorker(Path dir, String name, String body) throws IOException {
+        connectedWorker(dir, name, """
+                def receive():
+                    head = b""
+                    while len(head) < 4:
+                        head += s.recv(4 - len(head))
+                    n, body = struct.unpack("<I", head)[0], b""
+                    while len(body) < n:
+                        body += s.recv(n - len(body))
+                    return body.decode()
+                b = b"ready 1"
+                s.sendall(struct.pack("<I", len(b)) + b)
+                """ + body);
     }
 
     /**
@@ -142,24 +210,13 @@ class CommandKernelTest {
 
     /** A worker that says {@code ready 1} and answers every call with the frame {@code result} (a Python string's text). */
     private static void answeringWorker(Path dir, String name, String result) throws IOException {
-        connectedWorker(dir, name, """
-                def send(text):
-                    b = text.encode()
-                    s.sendall(struct.pack("<I", len(b)) + b)
-                def receive():
-                    head = b""
-                    while len(head) < 4:
-                        head += s.recv(4 - len(head))
-                    n, body = struct.unpack("<I", head)[0], b""
-                    while len(body) < n:
-                        body += s.recv(n - len(body))
-                    return body.decode()
-                send("ready 1")
+        readyWorker(dir, name, """
                 while True:
                     request = receive()
                     if request.startswith("exit"):
                         break
-                    send("%s")
+                    b = "%s".encode()
+                    s.sendall(struct.pack("<I", len(b)) + b)
                 """.formatted(result));
     }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A Python script run once for the JSON it prints: how {@code mpflc check} parses kernel files and how it and
  * {@code mpflc new} ask the worker for the module names it takes ({@link PythonWorker#takenNames}). The script is
- * written into a directory of its own, removed afterwards; the interpreter reads nothing, its errors are discarded,
+ * written into a directory of its own, removed afterwards (or when the JVM exits first); the interpreter reads nothing, its errors are discarded,
  * and it has {@value #LIMIT_SECONDS} s to answer. Every failure is an {@link IOException} whose message says
  * which interpreter did what.
  */
@@ -40,6 +40,14 @@ public final class PythonScript {
         Path directory = Files.createTempDirectory("mpflc-python-");
         Path file = directory.resolve(name);
         Path output = directory.resolve("answer.json");
+        // a Ctrl-C of mpflc run --local while its check runs: the JVM exits without this method's finally
+        Thread atExit = new Thread(() -> delete(directory, file, output), "mpflc-python-delete");
+        try {
+            Runtime.getRuntime().addShutdownHook(atExit);
+        } catch (IllegalStateException exiting) {
+            delete(directory, file, output);
+            throw new IOException("interrupted: this JVM is exiting");
+        }
         try {
             Files.write(file, script);
             List<String> command = new ArrayList<>(List.of(python));
@@ -76,9 +84,24 @@ public final class PythonScript {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
         } finally {
-            Files.deleteIfExists(output);
-            Files.deleteIfExists(file);
+            delete(directory, file, output);
+            try {
+                Runtime.getRuntime().removeShutdownHook(atExit);
+            } catch (IllegalStateException exiting) {
+                // the hook deletes them (again)
+            }
+        }
+    }
+
+    /** Deletes the script's files, then its directory; best effort (a leftover in the temporary directory is harmless). */
+    private static void delete(Path directory, Path... files) {
+        try {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
             Files.deleteIfExists(directory);
+        } catch (IOException e) {
+            // left in the temporary directory
         }
     }
 }

@@ -24,11 +24,30 @@ PROTOCOL = 1
 ALIGN = 64
 MAX_PLANS = 256  # parsed call requests kept (a site whose scalars change every call makes a new one each time)
 
-try:
-    import numpy
-except ImportError:  # NumPy hidden or absent: arrays are array.array
-    numpy = None
-    import ctypes  # for address(), imported here with the rest: taken_names() is all the worker imports
+# NumPy is imported at the first array value (need_numpy), not at the start: it is most of a worker's start-up
+# (docs/kernel-protocol.md, "Starting"), and a worker whose kernels pass no arrays never needs it
+numpy = None
+numpy_tried = False
+
+
+def need_numpy():
+    """NumPy, imported now if it was not; None when it is not importable (NumPy hidden or absent: arrays are
+    array.array)."""
+    global numpy, numpy_tried
+    if not numpy_tried:
+        numpy_tried = True
+        try:
+            import numpy as module
+            numpy = module
+        except ImportError:
+            numpy = None
+    return numpy
+
+
+def adopt_numpy():
+    """Takes NumPy once a kernel imported it: its values (numpy.float64, ndarray) can then be among the outputs."""
+    if not numpy_tried and "numpy" in sys.modules:
+        need_numpy()
 
 # MPFL array type -> (array.array type code, NumPy dtype name, element size)
 ARRAYS = {"int[]": ("i", "int32", 4), "long[]": ("q", "int64", 8), "double[]": ("d", "float64", 8)}
@@ -61,9 +80,9 @@ class Arena:
     def __init__(self, path):
         self.fd = os.open(path, os.O_RDWR)
         self.map = None
-        self.bytes = None  # the mapping as a NumPy uint8 array: views of it are cheaper than frombuffer
+        self.bytes = None  # the mapping as a NumPy uint8 array, made with NumPy's first use (uint8())
         self.size = 0
-        self.base = 0
+        self.base = 0  # the mapping's address, with self.bytes
         self.remap()
 
     def remap(self):
@@ -73,8 +92,15 @@ class Arena:
         # the old mapping stays alive while views of it exist; it is released with them
         self.map = mmap.mmap(self.fd, size) if size > 0 else None
         self.size = size
-        self.bytes = numpy.frombuffer(self.map, dtype=numpy.uint8) if numpy is not None and self.map is not None else None
-        self.base = address(self.map) if self.map is not None else 0
+        self.bytes = None
+        self.uint8()
+
+    def uint8(self):
+        """The mapping as a NumPy uint8 array (views of it are cheaper than frombuffer), once NumPy is imported; else None."""
+        if self.bytes is None and numpy is not None and self.map is not None:
+            self.bytes = numpy.frombuffer(self.map, dtype=numpy.uint8)
+            self.base = self.bytes.__array_interface__["data"][0]
+        return self.bytes
 
     def covers(self, end):
         """Whether the mapping reaches end (after a remap if the file grew)."""
@@ -91,8 +117,8 @@ class Arena:
         code, dtype, width = ARRAYS[type_name]
         if not self.covers(offset + count * width):
             raise ValueError("region %d+%d lies outside the shared memory (%d bytes)" % (offset, count * width, self.size))
-        if numpy is not None:
-            return self.bytes[offset:offset + count * width].view(dtype)
+        if need_numpy() is not None:
+            return self.uint8()[offset:offset + count * width].view(dtype)
         values = array.array(code)
         if array.array(code).itemsize != width:
             raise RuntimeError("array.array('%s') is not %d bytes here" % (code, width))
@@ -103,7 +129,7 @@ class Arena:
         """The offset of an ndarray that is a view of the current mapping, else None (it is copied). The caller
         takes it only for a whole input: a part of one (a slice) lies below FREE, where the rank takes back
         nothing but an input's own region."""
-        if numpy is None or not isinstance(value, numpy.ndarray) or self.bytes is None:
+        if numpy is None or not isinstance(value, numpy.ndarray) or self.uint8() is None:
             return None
         if value.base is not self.bytes:  # NumPy collapses a view's base to the mapping's array
             return None
@@ -117,7 +143,7 @@ class Arena:
         offset = (free + ALIGN - 1) // ALIGN * ALIGN
         end = offset + value.nbytes
         self.ensure(end)
-        self.bytes[offset:end].view(value.dtype)[:] = value  # one NumPy copy, no intermediate
+        self.uint8()[offset:end].view(value.dtype)[:] = value  # one NumPy copy, no intermediate
         return offset, end
 
     def put(self, free, data):
@@ -127,12 +153,6 @@ class Arena:
         self.ensure(offset + length)
         self.map[offset:offset + length] = memoryview(data).cast("B") if not isinstance(data, (bytes, bytearray)) else data
         return offset, offset + length
-
-
-def address(buffer):
-    if numpy is not None:
-        return numpy.frombuffer(buffer, dtype=numpy.uint8).__array_interface__["data"][0]
-    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
 
 
 class Channel:
@@ -214,7 +234,7 @@ def encode(arena, name, expected, value, free, regions, whole):
         if expected in ARRAYS and isinstance(value, (list, tuple)):
             # a list is the natural thing to return; the array types the protocol takes are these
             code, dtype, _ = ARRAYS[expected]
-            hint = " (return %s)" % ("numpy.array(…, dtype=numpy.%s)" % dtype if numpy is not None
+            hint = " (return %s)" % ("numpy.array(…, dtype=numpy.%s)" % dtype if need_numpy() is not None
                                      else "array.array('%s', …): NumPy is not importable here" % code)
         return OutputError("output '%s': expected %s, got %s%s" % (name, expected, describe(value), hint))
 
@@ -320,7 +340,7 @@ class Worker:
 
     def not_shadowed(self, module_name):
         """A library module named as one Python had imported before the libraries were on the path (one this worker
-        uses itself, e.g. json or numpy) is never loaded: the earlier module answers to the name. Said as such."""
+        uses itself, e.g. json) is never loaded: the earlier module answers to the name. Said as such."""
         top = module_name.split(".")[0]
         loaded = sys.modules.get(top)
         where = getattr(loaded, "__file__", None) or ""
@@ -356,7 +376,7 @@ class Worker:
         self.channel.send("error %s\n%s" % (kind, text if head is None else head + "\n" + text))
 
     def serve(self):
-        self.channel.send("ready %d numpy=%s" % (PROTOCOL, "no" if numpy is None else numpy.__version__))
+        self.channel.send("ready %d" % PROTOCOL)
         while True:
             message = self.channel.receive()
             if message is None or message == "exit":
@@ -451,6 +471,7 @@ class Worker:
         finally:
             for offset, value in placed:  # array.array inputs are copies: in-place updates go back
                 self.arena.map[offset:offset + len(value) * value.itemsize] = value.tobytes()
+        adopt_numpy()
         if outputs and not isinstance(returned, dict):
             self.channel.send("error output\n%s returned %s, not a dict of the outputs %s"
                               % (target, describe(returned), [n for n, _ in outputs]))
@@ -489,6 +510,7 @@ def taken_names():
     """The top-level module names a kernel module cannot have (Worker.not_shadowed says so at its load): those of the
     modules loaded once this module's own imports are done, the interpreter's start-up's included, and those built
     into the interpreter, which Python finds before any path entry. mpflc check asks for them (--taken-names)."""
+    need_numpy()  # imported by the worker at its first array, after the libraries: their modules must not shadow its own
     return sorted({name.split(".")[0] for name in sys.modules} | set(sys.builtin_module_names))
 
 

@@ -44,13 +44,18 @@ final class ControlChannel implements AutoCloseable {
     /** Bytes received and not yet consumed: between position and limit. */
     private final ByteBuffer inbound = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer outbound = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    /** How long the rest of a frame may take once its first bytes came ({@code mpfl.kernel.frameTimeoutMs}). */
+    private final long frameTimeoutMs;
     private boolean expired;
+    private boolean stalled;
 
     /**
-     * @param workerEnd completes when the worker process has ended
+     * @param workerEnd      completes when the worker process has ended
+     * @param frameTimeoutMs how long the rest of a frame may take once its first bytes came
      */
-    ControlChannel(SocketChannel socket, CompletableFuture<?> workerEnd) throws IOException {
+    ControlChannel(SocketChannel socket, CompletableFuture<?> workerEnd, long frameTimeoutMs) throws IOException {
         this.socket = socket;
+        this.frameTimeoutMs = frameTimeoutMs;
         socket.configureBlocking(false);
         selector = Selector.open();
         key = socket.register(selector, 0);
@@ -73,31 +78,49 @@ final class ControlChannel implements AutoCloseable {
     /**
      * The next frame; waits until {@code deadlineNanos} ({@code Long.MAX_VALUE}: as long as the worker
      * lives). Throws {@link EOFException} when the worker closed its end or ended, {@link TimedOut} at
-     * the deadline.
+     * the deadline, an {@link IOException} saying so when a frame begun is not complete within the frame
+     * timeout: the wait for a frame's first byte is as long as the worker computes, the rest of it is
+     * bounded (a worker that sent a part and hangs, or miscounted its length, must not hold the rank).
+     * The frame timer is set only when a frame does not come whole with its first read, so that a call's
+     * small answer costs no timer (whose thread a new task wakes).
      */
     String receive(long deadlineNanos) throws IOException {
         ScheduledFuture<?> timer = deadlineNanos == Long.MAX_VALUE ? null
                 : Deadlines.TIMER.schedule(this::expire, deadlineNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> rest = null;
+        int length = -1;
+        ByteBuffer body = null;
         try {
+            fill(1);
+            if (inbound.remaining() < 4 || inbound.remaining() < 4 + (long) inbound.getInt(inbound.position())) {
+                rest = Deadlines.TIMER.schedule(this::stall, frameTimeoutMs, TimeUnit.MILLISECONDS);
+            }
             fill(4);
-            int length = inbound.getInt();
+            length = inbound.getInt();
             if (length < 0 || length > MAX_FRAME_BYTES) {
                 throw new IOException("the worker sent a frame of " + Integer.toUnsignedString(length) + " bytes (at most "
                         + MAX_FRAME_BYTES + ")");
             }
-            byte[] body = new byte[length];
+            body = ByteBuffer.allocate(length);
             int buffered = Math.min(length, inbound.remaining());
-            inbound.get(body, 0, buffered);
-            if (buffered < length) {
-                ByteBuffer rest = ByteBuffer.wrap(body, buffered, length - buffered);
-                while (rest.hasRemaining()) {
-                    read(rest);
-                }
+            inbound.get(body.array(), 0, buffered);
+            body.position(buffered);
+            while (body.hasRemaining()) {
+                read(body);
             }
-            return new String(body, StandardCharsets.UTF_8);
+            return new String(body.array(), StandardCharsets.UTF_8);
+        } catch (Stalled e) {
+            throw new IOException(length < 0
+                    ? "the worker sent " + inbound.remaining() + " of a frame's 4 length bytes and no more within " + frameTimeoutMs
+                            + " ms (mpfl.kernel.frameTimeoutMs)"
+                    : "the worker sent " + body.position() + " of a frame's " + length + " bytes and no more within "
+                            + frameTimeoutMs + " ms (mpfl.kernel.frameTimeoutMs)");
         } finally {
             if (timer != null) {
                 timer.cancel(false);
+            }
+            if (rest != null) {
+                rest.cancel(false);
             }
         }
     }
@@ -147,11 +170,16 @@ final class ControlChannel implements AutoCloseable {
     }
 
     private synchronized IOException ended() {
-        return expired ? new TimedOut() : new EOFException("the worker closed the control channel");
+        return expired ? new TimedOut() : stalled ? new Stalled() : new EOFException("the worker closed the control channel");
     }
 
     private synchronized void expire() {
         expired = true;
+        shutDown();
+    }
+
+    private synchronized void stall() {
+        stalled = true;
         shutDown();
     }
 
@@ -178,7 +206,12 @@ final class ControlChannel implements AutoCloseable {
         }
     }
 
-    /** One timer thread for the deadlines of every worker's start (calls have none). */
+    /** A frame begun was not complete within the frame timeout (told with its counts by {@link #receive}). */
+    private static final class Stalled extends IOException {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** One timer thread for the deadlines of every worker's start and of frames that come in parts. */
     private static final class Deadlines {
         static final ScheduledExecutorService TIMER = timer();
 

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,8 +71,16 @@ public final class KernelLibraries {
         if (kernels.isEmpty()) {
             return NONE;
         }
-        Path root = KernelScratch.LIBRARIES.create();
-        deleteAtExit(root);
+        // made, filled and recorded for the exit's removal at once: a Ctrl-C meanwhile leaves no directory
+        Path root = WorkerLeftovers.unlessExiting(() -> fill(WorkerLeftovers.deleteTreeAtExit(KernelScratch.LIBRARIES.create()),
+                archive));
+        Map<String, Path> found = new LinkedHashMap<>();
+        kernels.forEach((path, entry) -> found.put(path, root.resolve(entry.substring(ARCHIVE_FOLDER.length()))));
+        return new KernelLibraries(found, root, true);
+    }
+
+    /** Copies the archive's (a directory's or a zip's) {@code kernels/} entries into {@code root}. */
+    private static Path fill(Path root, Path archive) throws IOException {
         if (Files.isDirectory(archive)) {
             Path from = archive.resolve(ARCHIVE_FOLDER);
             if (Files.isDirectory(from)) {
@@ -102,9 +109,7 @@ public final class KernelLibraries {
                 }
             }
         }
-        Map<String, Path> found = new LinkedHashMap<>();
-        kernels.forEach((path, entry) -> found.put(path, root.resolve(entry.substring(ARCHIVE_FOLDER.length()))));
-        return new KernelLibraries(found, root, true);
+        return root;
     }
 
     /** Whether there are any. */
@@ -188,15 +193,5 @@ public final class KernelLibraries {
             throw KernelFailure.workflow("command " + written + " is not executable (" + resolved + ")");
         }
         return resolved;
-    }
-
-    static void deleteAtExit(Path root) {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try (Stream<Path> walk = Files.walk(root)) {
-                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                // the temporary directory is cleaned by the system
-            }
-        }, "mpfl-kernels-cleanup"));
     }
 }

@@ -31,7 +31,10 @@ enum KernelScratch {
         this.withPid = Pattern.compile(Pattern.quote(prefix) + "(\\d+)-\\d+");
     }
 
-    /** A new owner-only directory of this kind in the temporary directory. */
+    /**
+     * A new owner-only directory of this kind in the temporary directory. Made inside
+     * {@link WorkerLeftovers#unlessExiting}, by a caller that records it there for removal.
+     */
     Path create() throws IOException {
         if (SWEPT.compareAndSet(false, true)) {
             sweepOrphans(Path.of(System.getProperty("java.io.tmpdir")));

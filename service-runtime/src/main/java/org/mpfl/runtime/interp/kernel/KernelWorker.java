@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.mpfl.runtime.settings.RuntimeSettings;
 
 /**
  * One kernel worker process of a rank (a Python interpreter running {@code mpfl_kernel.py}, or any
@@ -69,12 +70,10 @@ final class KernelWorker implements AutoCloseable {
         WorkerLeftovers leftovers = WorkerLeftovers.open();
         SharedArena arena = null;
         try {
-            Path socketDirectory = KernelScratch.SOCKET.create();
-            leftovers.path(socketDirectory);
-            Path socketPath = socketDirectory.resolve("ctl");
-            leftovers.path(socketPath);
-            arena = SharedArena.create();
-            leftovers.path(arena.file());
+            // each made and recorded at once, unless the JVM exits (WorkerLeftovers): a Ctrl-C leaves none of them
+            Path socketDirectory = WorkerLeftovers.unlessExiting(() -> leftovers.path(KernelScratch.SOCKET.create()));
+            Path socketPath = leftovers.path(socketDirectory.resolve("ctl"));
+            arena = WorkerLeftovers.unlessExiting(() -> leftovers.arena(SharedArena.create()));
             try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
                  Selector selector = Selector.open()) {
                 server.bind(UnixDomainSocketAddress.of(socketPath));
@@ -89,8 +88,9 @@ final class KernelWorker implements AutoCloseable {
                 builder.environment().put("MPFL_KERNEL_SHM", arena.file().toString());
                 WorkerSession session;
                 try {
-                    session = WorkerSession.start(builder);
-                    leftovers.session(session);
+                    session = WorkerLeftovers.unlessExiting(() -> leftovers.session(WorkerSession.start(builder)));
+                } catch (InterruptedIOException e) {
+                    throw e;
                 } catch (IOException e) {
                     throw KernelFailure.workflow("cannot start " + label + ": " + rootMessage(e));
                 }
@@ -125,7 +125,8 @@ final class KernelWorker implements AutoCloseable {
                         throw new InterruptedIOException("interrupted while " + label + " started");
                     }
                 }
-                KernelWorker worker = new KernelWorker(label, session, leftovers, new ControlChannel(accepted, process.onExit()), arena,
+                KernelWorker worker = new KernelWorker(label, session, leftovers, new ControlChannel(accepted, process.onExit(),
+                        RuntimeSettings.KERNEL_FRAME_TIMEOUT_MS.get()), arena,
                         out, err, budget, logBytesPerCall, log);
                 String ready;
                 try {

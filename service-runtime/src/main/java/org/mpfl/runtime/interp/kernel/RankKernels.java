@@ -179,7 +179,7 @@ public final class RankKernels implements AutoCloseable {
     }
 
     /** The Python side ({@link PythonWorker}), unpacked once per JVM (removed when the JVM exits). */
-    static Path script() throws KernelFailure {
+    static Path script() throws KernelFailure, InterruptedIOException {
         Path s = script;
         if (s != null && Files.isRegularFile(s)) {
             return s;
@@ -187,12 +187,13 @@ public final class RankKernels implements AutoCloseable {
         synchronized (RankKernels.class) {
             try {
                 byte[] text = PythonWorker.script();
-                Path directory = KernelScratch.PYTHON_RUNTIME.create();
-                KernelLibraries.deleteAtExit(directory);
-                s = directory.resolve(PythonWorker.NAME);
-                Files.write(s, text);
+                // made, written and recorded for the exit's removal at once: a Ctrl-C meanwhile leaves no directory
+                s = WorkerLeftovers.unlessExiting(() -> Files.write(
+                        WorkerLeftovers.deleteTreeAtExit(KernelScratch.PYTHON_RUNTIME.create()).resolve(PythonWorker.NAME), text));
                 script = s;
                 return s;
+            } catch (InterruptedIOException e) {
+                throw e; // the JVM exits
             } catch (IOException e) {
                 throw KernelFailure.workflow("cannot unpack " + PythonWorker.NAME + ": " + e.getMessage());
             }

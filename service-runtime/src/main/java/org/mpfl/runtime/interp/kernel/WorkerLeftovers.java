@@ -1,12 +1,16 @@
 package org.mpfl.runtime.interp.kernel;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.mpfl.ir.files.FileTrees;
 
 /**
  * What one kernel worker has outside this JVM — its process and the processes it started (its
@@ -14,14 +18,57 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code mpflc run --local} while other ranks are still starting their workers, and a file left in
  * {@code /dev/shm} holds memory until the next boot. The worker itself releases them when it closes or
  * fails to start ({@link #released}); a shutdown hook removes the rest. Paths go in the order they
- * are made and are deleted in reverse (a socket before its directory).
+ * are made and are deleted in reverse (a socket before its directory). The same hook removes the kernels' other
+ * temporary directories ({@link #deleteTreeAtExit}: unpacked libraries, the Python runtime module).
+ *
+ * <p>Every such thing is made through {@link #unlessExiting}: the other threads of a JVM run on while its shutdown
+ * hooks run (a Ctrl-C of {@code mpflc run --local} while a rank starts its worker), and a directory, file or process
+ * made after the hook's removal — or between its making and its record here, when the JVM halts — was left behind
+ * (a {@code mpfl-kernel-py-*} directory after SIGINT). The hook waits for what is being made, then nothing more is.
  */
 final class WorkerLeftovers {
     private static final Set<WorkerLeftovers> OPEN = ConcurrentHashMap.newKeySet();
+    private static final Set<Path> TREES = ConcurrentHashMap.newKeySet();
+    /** Read: something is being made and recorded; write: the hook removes everything. */
+    private static final ReadWriteLock MAKING = new ReentrantReadWriteLock();
     private static volatile boolean exiting;
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(WorkerLeftovers::removeAllOpen, "mpfl-kernel-workers-exit"));
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(WorkerLeftovers::removeAllOpen, "mpfl-kernel-workers-exit"));
+        } catch (IllegalStateException alreadyExiting) {
+            exiting = true; // first used while the JVM exits: nothing is made any more
+        }
+    }
+
+    /** Something that makes a file, directory or process outside the JVM and records it here for removal. */
+    @FunctionalInterface
+    interface Making<T> {
+        T make() throws IOException;
+    }
+
+    /**
+     * Runs {@code making} unless this JVM exits; the exit's removal waits until it returns, so what it made and
+     * recorded is removed, and nothing is made after the removal.
+     *
+     * @throws InterruptedIOException the JVM exits (the rank is being stopped with it: nothing is the worker's fault)
+     */
+    static <T> T unlessExiting(Making<T> making) throws IOException {
+        MAKING.readLock().lock();
+        try {
+            if (exiting) {
+                throw new InterruptedIOException("this JVM is exiting");
+            }
+            return making.make();
+        } finally {
+            MAKING.readLock().unlock();
+        }
+    }
+
+    /** {@code root} and what it then holds is deleted when the JVM exits; call it inside {@link #unlessExiting}. */
+    static Path deleteTreeAtExit(Path root) {
+        TREES.add(root);
+        return root;
     }
 
     private final List<Path> paths = new ArrayList<>();
@@ -37,20 +84,28 @@ final class WorkerLeftovers {
         return leftovers;
     }
 
-    /** {@code path} (a file, or an empty directory) belongs to the worker. */
-    synchronized void path(Path path) {
+    /** {@code path} (a file, or an empty directory) belongs to the worker; returns it. */
+    synchronized Path path(Path path) {
         paths.add(path);
         if (exiting) {
             remove();
         }
+        return path;
     }
 
-    /** The worker's process and the processes it starts. */
-    synchronized void session(WorkerSession worker) {
+    /** The worker's shared memory (its file) belongs to the worker; returns it. */
+    SharedArena arena(SharedArena arena) {
+        path(arena.file());
+        return arena;
+    }
+
+    /** The worker's process and the processes it starts; returns it. */
+    synchronized WorkerSession session(WorkerSession worker) {
         session = worker;
         if (exiting) {
             remove();
         }
+        return worker;
     }
 
     /** The worker removed its files and stopped its process itself: nothing is left for the hook. */
@@ -78,11 +133,17 @@ final class WorkerLeftovers {
     }
 
     private static void removeAllOpen() {
-        exiting = true;
+        MAKING.writeLock().lock(); // what is being made now is recorded first (bounded: no making waits for anything)
+        try {
+            exiting = true;
+        } finally {
+            MAKING.writeLock().unlock();
+        }
         for (WorkerLeftovers leftovers : OPEN) {
             synchronized (leftovers) {
                 leftovers.remove();
             }
         }
+        TREES.forEach(FileTrees::deleteQuietly);
     }
 }

@@ -37,7 +37,7 @@ class ControlChannelWakeupTest {
             server.bind(UnixDomainSocketAddress.of(path));
             try (SocketChannel workerEnd = SocketChannel.open(UnixDomainSocketAddress.of(path));
                  SocketChannel rankEnd = server.accept();
-                 ControlChannel channel = new ControlChannel(rankEnd, new CompletableFuture<>())) {
+                 ControlChannel channel = new ControlChannel(rankEnd, new CompletableFuture<>(), 30_000)) {
                 Thread peer = new Thread(() -> echo(workerEnd), "control-channel-test-peer");
                 peer.setDaemon(true);
                 peer.start();

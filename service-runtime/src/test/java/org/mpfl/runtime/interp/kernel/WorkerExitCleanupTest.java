@@ -55,6 +55,31 @@ class WorkerExitCleanupTest {
     }
 
     /**
+     * A rank that starts its Python worker while the JVM already exits (Ctrl-C of {@code mpflc run --local} as the
+     * rank starts: the other threads run on while the shutdown hooks run, one of which waits for the cancelled run's
+     * last line) leaves no Python runtime directory, socket directory, shared-memory file or worker. Before the fix
+     * the runtime module's directory ({@code mpfl-kernel-py-*}) was made, its removal could no longer be registered,
+     * and it stayed.
+     */
+    @Test
+    void aRankStartingItsWorkerWhileTheJvmExitsLeavesNothing(@TempDir Path tmp) throws Exception {
+        List<String> said = runChild(tmp, "exiting");
+        assertTrue(said.stream().anyMatch(l -> l.startsWith("script ")), "the child tried to start its worker: " + said);
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertEquals(List.of(), left.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("mpfl-k")).toList(),
+                    "kernel directories left in the child's temporary directory: " + said);
+        }
+        String pid = value(said, "pid");
+        try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
+            assertEquals(List.of(), shm.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("mpfl-kernel-" + pid + "-"))
+                    .toList(), "shared-memory files of the child left: " + said);
+        }
+        assertEquals(List.of(), ProcessHandle.allProcesses().filter(h -> h.isAlive()
+                && h.info().arguments().map(a -> String.join(" ", a).contains(tmp.toString())).orElse(false))
+                .map(ProcessHandle::pid).toList(), "workers of the child left running: " + said);
+    }
+
+    /**
      * The child said where its worker's shared-memory file was and which process the worker was: both are gone,
      * and so are the processes the worker started.
      */
@@ -119,8 +144,44 @@ class WorkerExitCleanupTest {
      * with the worker open, or while it starts, printing what it made.
      */
     public static final class ExitingJvm {
+        /**
+         * Exits (status 7) and, while a shutdown hook holds the exit (as the cancel of a followed run does), starts a
+         * Python worker as a rank would; says what it got.
+         */
+        static void startWhileExiting() throws Exception {
+            System.out.println("pid " + ProcessHandle.current().pid());
+            CountDownLatch exiting = new CountDownLatch(1);
+            CountDownLatch tried = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                exiting.countDown();
+                try {
+                    tried.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "holds-the-exit"));
+            new Thread(() -> System.exit(7), "exits").start();
+            exiting.await();
+            try {
+                Path script = RankKernels.script();
+                System.out.println("script " + script);
+                KernelWorker worker = KernelWorker.start("the python worker", List.of(System.getProperty("mpfl.test.python"), "-u",
+                        script.toString()), Map.of(), null, (level, text) -> { }, 30_000, 1 << 20);
+                System.out.println("started " + worker.arena().file());
+            } catch (Throwable e) { // before the fix, an IllegalStateException from Runtime.addShutdownHook
+                System.out.println("script refused: " + e);
+            }
+            System.out.flush();
+            tried.countDown();
+            Thread.sleep(60_000); // the exit ends this thread
+        }
+
         public static void main(String[] args) throws Exception {
             long tag = Long.parseLong(args[1]);
+            if (args[0].equals("exiting")) {
+                startWhileExiting();
+                return;
+            }
             if (args[0].equals("open")) {
                 // the Python worker's kernel (kernels:spawn of the interpreter tests) starts five and returns
                 Path kernels = Files.createTempDirectory("kernels"); // in the test's temporary directory: JUnit removes it
