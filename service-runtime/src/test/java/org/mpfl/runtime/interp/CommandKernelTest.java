@@ -109,6 +109,18 @@ class CommandKernelTest {
     }
 
     /**
+     * A program that runs and ends without ever connecting (no kernel worker at all, or one failing before it speaks the
+     * protocol): the rank fails naming that, its exit status and its last lines, not "did not start" (it ran).
+     */
+    @Test
+    void aProgramThatEndsWithoutConnectingIsNamedSo(@TempDir Path dir) throws Exception {
+        worker(dir, "plain", "#!/bin/sh\necho hi from a plain script\nexit 0\n");
+        RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/plain"), Map.of(), LIMIT).anyFault();
+        assertTrue(f.getMessage().contains("ended before it connected to its control channel ($MPFL_KERNEL_SOCKET,"
+                + " docs/kernel-protocol.md): exited with status 0"), f.getMessage());
+    }
+
+    /**
      * A worker that lives on but never connects its channel, or connects it and never says {@code ready 1}: the rank
      * fails after {@code mpfl.kernel.startTimeoutMs}, naming what is missing and the bound.
      */

@@ -113,7 +113,9 @@ final class KernelWorker implements AutoCloseable {
                         if (unexecutable != null) {
                             throw KernelFailure.workflow("cannot start " + label + ": " + unexecutable);
                         }
-                        throw KernelFailure.workflow(label + " did not start: " + exitStatus(process) + lastLines(err));
+                        // it ran: a program that is no kernel worker (or one that failed before it connected), not one that never started
+                        throw KernelFailure.workflow(label + " ended before it connected to its control channel"
+                                + " ($MPFL_KERNEL_SOCKET, docs/kernel-protocol.md): " + exitStatus(process) + lastLines(err));
                     }
                     if (System.nanoTime() > deadline) {
                         throw KernelFailure.workflow(label + " did not connect within " + startTimeoutMs + " ms"
