@@ -87,6 +87,21 @@ def a_list(x):
     return {"v": [x, x]}
 
 
+def too_large(x):
+    """An int no double can hold where a double is expected."""
+    return {"y": 10 ** 400}
+
+
+def interrupt(x):
+    """A BaseException that is no Exception (KeyboardInterrupt, GeneratorExit, a library's own): still the kernel's."""
+    raise KeyboardInterrupt("stopped by the kernel itself")
+
+
+def mixed_keys(x):
+    """Keys that cannot be sorted together, without the output's."""
+    return {1: "one", "z": 1.0}
+
+
 if os.environ.get("MPFL_TEST_NEVER_SET"):
     def ghost(x):
         """Defined only under a condition: mpflc check cannot tell that it is missing, the rank's start can."""

@@ -54,6 +54,9 @@ class PythonKernelFaultsTest {
         "exit137 | pykernel-faults.mpfl.xml:40:7 | called sys.exit(137) to end its worker;in leave_as_if_killed",
         "list    | pykernel-faults.mpfl.xml:34:7 | output 'v': expected double[], got list (return numpy.array(…, dtype=numpy.float64))",
         "crash   | pykernel-faults.mpfl.xml:37:7 | was killed by signal 11 (SIGSEGV);about to crash",
+        "huge      | pykernel-faults.mpfl.xml:46:7 | output 'y': expected double, got int (too large for a double)",
+        "interrupt | pykernel-faults.mpfl.xml:49:7 | raised an exception;kernels.py\", line 97, in interrupt;KeyboardInterrupt: stopped by the kernel itself",
+        "keys      | pykernel-faults.mpfl.xml:52:7 | output 'y' (double) was not returned (the dict has ['z', 1])",
     })
     void aMisbehavingKernelFailsItsRankSayingWhatAndWhere(String fault, String location, String messages) {
         InterpreterHarness.Result r = InterpreterHarness.run("pykernel-faults.mpfl.xml", Map.of("fault", fault), LIMIT);

@@ -252,7 +252,11 @@ def encode(arena, name, expected, value, free, regions, whole):
         if isinstance(value, bool) or not (isinstance(value, float) or is_integer(value)
                                            or (numpy is not None and isinstance(value, numpy.floating))):
             raise wrong()
-        return "%s double %s" % (name, repr(float(value))), free
+        try:
+            number = float(value)
+        except OverflowError:  # a Python int has no bound; beyond about 1.8e308 no double holds it
+            raise OutputError("output '%s': expected double, got %s (too large for a double)" % (name, describe(value)))
+        return "%s double %s" % (name, repr(number)), free
     if expected == "boolean":
         if not isinstance(value, bool) and not (numpy is not None and isinstance(value, numpy.bool_)):
             raise wrong()
@@ -468,6 +472,12 @@ class Worker:
             # infrastructure fault, and be retried), and the answer could be lost to the end of the channel
             self.failure("exit", e, "sys.exit(%r)" % (e.code,))
             return
+        except BaseException as e:
+            # KeyboardInterrupt, GeneratorExit or a library's own BaseException: raised by the kernel (the worker leads
+            # a session of its own, so no terminal's Ctrl-C reaches it), hence the kernel's exception like any other,
+            # not a crash of the worker with this module's frames
+            self.failure("exception", e)
+            return
         finally:
             for offset, value in placed:  # array.array inputs are copies: in-place updates go back
                 self.arena.map[offset:offset + len(value) * value.itemsize] = value.tobytes()
@@ -480,8 +490,9 @@ class Worker:
         try:
             for name, expected in outputs:
                 if name not in returned:
-                    raise OutputError("output '%s' (%s) was not returned (the dict has %s)"
-                                      % (name, expected, sorted(returned)))
+                    # sorted by repr: keys of several types (1 and 'z') do not compare with each other
+                    raise OutputError("output '%s' (%s) was not returned (the dict has [%s])"
+                                      % (name, expected, ", ".join(sorted(map(repr, returned)))))
                 line, free = encode(self.arena, name, expected, returned[name], free, regions, whole)
                 result.append(line)
         except OutputError as e:
