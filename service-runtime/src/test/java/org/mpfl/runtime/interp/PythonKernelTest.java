@@ -304,6 +304,57 @@ class PythonKernelTest {
      * A python3 that cannot import NumPy (a {@code numpy} package raising ImportError first on its path, as a user's
      * environment without NumPy would be): a wrapper script in {@code dir}.
      */
+    /**
+     * Without NumPy an input is an {@code array.array}, which a kernel can lengthen or shorten ({@code append},
+     * {@code extend}, {@code del a[1:]}); a rank's array cannot change its length. Such an input is not written back
+     * (its variable keeps its value), and returned it is a new value of its new length. Before, the worker answered
+     * the input's region with the new count (the rank refused it as "inside the inputs' regions", blaming the
+     * worker), and an array grown beyond the shared memory crashed the worker writing it back (IndexError).
+     */
+    @Test
+    void aResizedArrayArrayInputIsANewValueAndNotWrittenBack(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("resize.py"), """
+                def grow(x, ia):
+                    x[0] = 9.0
+                    x.extend([7.0] * 200000)  # 1.6 MB: beyond the shared memory's first size
+                    del ia[1:]
+                    return {"big": x, "short": ia, "n": len(x)}
+                """);
+        Path document = dir.resolve("resize.mpfl.xml");
+        Files.writeString(document, """
+                <workflow xmlns="urn:mpfl:1.0" name="resize">
+                  <library path="resize.py"/>
+                  <process name="node" ranks="1">
+                    <var name="x" type="double[]" init="fill(3, 1.5)"/>
+                    <var name="ia" type="int[]" init="[1, 2, 3]"/>
+                    <var name="big" type="double[]"/>
+                    <var name="short" type="int[]"/>
+                    <var name="n" type="int"/>
+                    <compute python="resize:grow" in="x, ia" out="big, short, n"/>
+                    <output name="x" value="x"/>
+                    <output name="ia" value="ia"/>
+                    <output name="big" value="big"/>
+                    <output name="short" value="short"/>
+                    <output name="n" value="n"/>
+                  </process>
+                </workflow>
+                """);
+        String previousPython = KernelTestPython.use(pythonWithoutNumPy(dir));
+        try {
+            InterpreterHarness.Result r = InterpreterHarness.run(document, Map.of(), LIMIT).succeeded();
+            assertEquals(200003, r.output("n", 0));
+            double[] big = (double[]) r.output("big", 0);
+            assertEquals(200003, big.length);
+            assertEquals(9.0, big[0]);
+            assertEquals(7.0, big[200002]);
+            assertArrayEquals(new int[] {1}, (int[]) r.output("short", 0));
+            assertArrayEquals(new double[] {1.5, 1.5, 1.5}, (double[]) r.output("x", 0), "a resized input is not written back");
+            assertArrayEquals(new int[] {1, 2, 3}, (int[]) r.output("ia", 0), "a resized input is not written back");
+        } finally {
+            KernelTestPython.restore(previousPython);
+        }
+    }
+
     private static String pythonWithoutNumPy(Path dir) throws IOException {
         Path hidden = Files.createDirectories(dir.resolve("hide/numpy"));
         Files.writeString(hidden.resolve("__init__.py"), "raise ImportError('NumPy is hidden by PythonKernelTest')\n");

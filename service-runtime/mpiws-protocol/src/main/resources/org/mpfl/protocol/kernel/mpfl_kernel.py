@@ -296,7 +296,7 @@ def encode_array(arena, name, expected, value, free, regions, whole, wrong):
         if CODES.get(value.typecode) != expected or value.itemsize != width:
             raise wrong()
         region = regions.get(id(value))
-        if region is not None:
+        if region is not None and (region, len(value), expected) in whole:  # not if resized: a new value
             return "%s %s %d %d" % (name, expected, region, len(value)), free
         offset, free = arena.put(free, value)
         return "%s %s %d %d" % (name, expected, offset, len(value)), free
@@ -458,7 +458,7 @@ class Worker:
                 regions[id(value)] = a  # an input returned as it is comes back as its own region
                 whole.add((a, b, type_name))
                 if numpy is None:
-                    placed.append((a, value))
+                    placed.append((a, b, value))
         try:
             function = self.function(target)
             returned = function(**inputs)
@@ -479,8 +479,10 @@ class Worker:
             self.failure("exception", e)
             return
         finally:
-            for offset, value in placed:  # array.array inputs are copies: in-place updates go back
-                self.arena.map[offset:offset + len(value) * value.itemsize] = value.tobytes()
+            for offset, count, value in placed:  # array.array inputs are copies: in-place updates go back
+                # one the kernel lengthened or shortened (append, del) fits no rank array: it is not written back
+                if len(value) == count:
+                    self.arena.map[offset:offset + count * value.itemsize] = value.tobytes()
         adopt_numpy()
         if outputs and not isinstance(returned, dict):
             self.channel.send("error output\n%s returned %s, not a dict of the outputs %s"
