@@ -2,6 +2,7 @@ package org.mpfl.runtime.interp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -235,6 +236,34 @@ class PythonKernelTest {
                 """);
         InterpreterHarness.Result r = InterpreterHarness.run(document, Map.of(), LIMIT).succeeded();
         assertEquals(30.0, r.output("y", 0), "(1 + 1 + 1) * 10: both modules of the package and the zip's");
+    }
+
+    /**
+     * A traceback names a zipped module's file relative to the libraries, as it does a {@code .py} file's
+     * (docs/kernel-protocol.md, "Errors"): {@code zipped.zip/zmod/__init__.py}. Before, the zip's frames kept the
+     * libraries' directory ({@code /tmp/mpfl-kernels-…/zipped.zip/…} on a host): only directories were taken off.
+     */
+    @Test
+    void aZippedKernelsTracebackNamesItsFileRelativeToTheLibraries(@TempDir Path dir) throws Exception {
+        try (ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(dir.resolve("zipped.zip")))) {
+            zip.putNextEntry(new ZipEntry("zmod/__init__.py"));
+            zip.write("def fails(x):\n    raise ValueError('from the zip')\n".getBytes(StandardCharsets.UTF_8));
+            zip.closeEntry();
+        }
+        Path document = dir.resolve("zipfails.mpfl.xml");
+        Files.writeString(document, """
+                <workflow xmlns="urn:mpfl:1.0" name="zipfails">
+                  <library path="zipped.zip"/>
+                  <process name="node" ranks="1">
+                    <var name="x" type="double" init="1.0"/>
+                    <compute python="zmod:fails" in="x" out="x"/>
+                  </process>
+                </workflow>
+                """);
+        String message = InterpreterHarness.run(document, Map.of(), LIMIT).singleFault().getMessage();
+        assertTrue(message.contains("File \"zipped.zip/zmod/__init__.py\", line 2, in fails"), message);
+        assertTrue(message.contains("ValueError: from the zip"), message);
+        assertFalse(message.contains(dir.toString()), "no directory of the host: " + message);
     }
 
     /**

@@ -320,10 +320,11 @@ def plain(value):
 
 
 class Worker:
-    def __init__(self, channel, arena, root):
+    def __init__(self, channel, arena, root, shown):
         self.channel = channel
         self.arena = arena
         self.root = root
+        self.shown = shown  # the directories that file names are shown relative to (short())
         self.functions = {}
         self.plans = {}
 
@@ -358,8 +359,8 @@ class Worker:
                                   " kernel module" % (top, where or "built in", self.short(mine[0])))
 
     def short(self, path):
-        for root in self.root:
-            if root and path.startswith(root + os.sep):
+        for root in self.shown:
+            if path.startswith(root + os.sep):
                 return path[len(root) + 1:]
         return path
 
@@ -373,9 +374,8 @@ class Worker:
         kept = [l for i, l in enumerate(frames)
                 if not (l.startswith("Traceback") and (i + 1 == len(frames) or not FRAME.match(frames[i + 1])))]
         text = "".join(kept)
-        for root in self.root:
-            if root:
-                text = text.replace(root + os.sep, "")
+        for root in self.shown:
+            text = text.replace(root + os.sep, "")
         text = text.rstrip("\n")
         self.channel.send("error %s\n%s" % (kind, text if head is None else head + "\n" + text))
 
@@ -507,12 +507,15 @@ def main():
     for entry in reversed([p for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep) if p]):
         sys.path.insert(0, entry)
     roots = [p for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep) if p and os.path.isdir(p)]
+    # a zip's modules are shown as ZIP/module.py (its frames read /tmp/mpfl-kernels-…/k.zip/zpkg/__init__.py)
+    shown = roots + [os.path.dirname(p) for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep)
+                     if p and os.path.isfile(p)]
     sys.stdin = open(os.devnull)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
     arena = Arena(os.environ["MPFL_KERNEL_SHM"])
     try:
-        Worker(Channel(sock), arena, roots).serve()
+        Worker(Channel(sock), arena, roots, shown).serve()
     except (ConnectionResetError, BrokenPipeError):
         pass  # the rank closed its end (it ended or was aborted): nobody reads a traceback or an answer any more
     finally:
