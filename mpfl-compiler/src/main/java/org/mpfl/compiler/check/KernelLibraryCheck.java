@@ -242,13 +242,22 @@ public final class KernelLibraryCheck {
         String at = "python function '" + function + "' (" + module + ":" + signature.path("line").asInt() + ")";
         List<String> inputs = c.inputs().stream().map(org.mpfl.ir.IrExpr.Ref::name).toList();
         List<String> keywords = texts(signature.path("keywords"));
-        for (String positional : texts(signature.path("positional"))) {
+        switch (signature.path("kind").asText()) {
+            case "async" -> diagnostics.error(c.at(), at + " is an async def: the worker calls a kernel and takes the dict it"
+                    + " returns, it never awaits a coroutine");
+            case "generator" -> diagnostics.error(c.at(), at + " is a generator (it yields): the worker calls a kernel and"
+                    + " takes the dict it returns");
+            default -> {
+            }
+        }
+        List<String> positionalOnly = texts(signature.path("positional"));
+        for (String positional : positionalOnly) {
             diagnostics.error(c.at(), at + " takes '" + positional + "' by position only, but a kernel gets its inputs"
                     + " by keyword (drop the '/' from its parameters)");
         }
         if (!signature.path("any").asBoolean()) {
             for (String input : inputs) {
-                if (!keywords.contains(input)) {
+                if (!keywords.contains(input) && !positionalOnly.contains(input)) { // that one is said above
                     diagnostics.error(c.at(), at + " has no parameter '" + input + "', which in= gives it ("
                             + (keywords.isEmpty() ? "it takes none" : "its parameters: " + String.join(", ", keywords)) + ")"
                             + org.mpfl.ir.spelling.Suggestions.didYouMean(input, keywords));

@@ -3,8 +3,9 @@
 # {argument: {"names": [...], "star": bool, "signatures": {function: signature}, "modules": [...]} or {"error": text}}
 # (modules: the names bound only by 'import X', which are modules, never functions), where a signature
 # of a plain top-level def (no decorator: one may change what it takes) says how it can be called with keywords, as
-# a kernel is: {"line": N, "keywords": [...], "required": [...], "positional": [...], "any": bool} (positional: the
-# parameters without default that only a position can give; any: it takes **kwargs).
+# a kernel is: {"line": N, "keywords": [...], "required": [...], "positional": [...], "any": bool, "kind": K}
+# (positional: the parameters without default that only a position can give; any: it takes **kwargs; K: "plain",
+# "async" for an async def, "generator" for a def that yields).
 import ast
 import json
 import sys
@@ -79,7 +80,21 @@ def signature(node):
             "required": [n for n in without_default if n not in {p.arg for p in positional}]
                         + [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None],
             "positional": [n for n in without_default if n in {p.arg for p in positional}],
-            "any": a.kwarg is not None}
+            "any": a.kwarg is not None,
+            "kind": "async" if isinstance(node, ast.AsyncFunctionDef) else "generator" if yields(node) else "plain"}
+
+
+def yields(function):
+    """Whether a def is a generator: a yield in its own body, not in a def, lambda or class inside it (a generator
+    expression is a scope of its own too: ast.walk would see its elements, never a Yield)."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def signatures(tree):

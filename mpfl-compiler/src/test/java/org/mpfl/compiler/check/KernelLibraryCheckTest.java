@@ -56,6 +56,14 @@ class KernelLibraryCheckTest {
                 rebound = functools.partial(rebound, grid=None)
                 def sweep(u, dt, /, steps, *, tol):
                     return {"u": u}
+                async def waits(u):
+                    return {"u": u}
+                def yields(u):
+                    def inner():
+                        return 1
+                    yield {"u": u}
+                def returns_a_generator(u):
+                    return {"u": (x for x in u)}
                 """);
         Files.createDirectories(dir.resolve("bin"));
         Files.writeString(dir.resolve("bin/tool"), "#!/bin/sh\n");
@@ -146,6 +154,27 @@ class KernelLibraryCheckTest {
                 + " (did you mean 'steps'?)"), wrong.err());
         assertTrue(wrong.err().contains(at + "needs 'steps', which in= does not give (it gives u, dt, step)"), wrong.err());
         assertTrue(wrong.err().contains(at + "needs 'tol'"), wrong.err());
+        assertFalse(wrong.err().contains(at + "has no parameter 'u'"), "said once, as position only: " + wrong.err());
+    }
+
+    /**
+     * The worker calls a kernel and takes the dict it returns: an {@code async def} returns a coroutine that nobody
+     * awaits and a def that yields returns a generator, so every call would fail ("returned coroutine, not a dict").
+     * Said before the run, at the compute; a def that only holds a generator expression is a plain function.
+     */
+    @Test
+    void anAsyncDefOrAGeneratorIsNoKernel(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, """
+                    <compute python="shapes:waits" in="u" out="u"/>
+                    <compute python="shapes:yields" in="u" out="u"/>
+                    <compute python="shapes:returns_a_generator" in="u" out="u"/>
+                """, "--python", PYTHON);
+        assertEquals(1, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:7:5: error: python function 'waits' (kernels/shapes.py:14) is an async def:"
+                + " the worker calls a kernel and takes the dict it returns, it never awaits a coroutine"), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:8:5: error: python function 'yields' (kernels/shapes.py:16) is a generator"
+                + " (it yields): the worker calls a kernel and takes the dict it returns"), c.err());
+        assertEquals(2, c.err().lines().filter(l -> l.contains(": error: ")).count(), c.err());
     }
 
     /**
