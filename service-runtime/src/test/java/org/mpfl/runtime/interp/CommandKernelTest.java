@@ -220,6 +220,34 @@ class CommandKernelTest {
         assertTrue(f.getMessage().contains("region 64+17179869176 lies outside the shared memory"), f.getMessage());
     }
 
+    /**
+     * A result line that does not read as its type fails the rank naming the output and the text: the protocol's
+     * {@code boolean} is {@code true} or {@code false} (docs/kernel-protocol.md), as an {@code int} is digits. Before,
+     * any other word ({@code yes}, {@code 1}, {@code True}) was read as false, silently.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "yes  | returned an unreadable boolean value 'yes'",
+        "True | returned an unreadable boolean value 'True'",
+    })
+    void aResultLineThatDoesNotReadAsItsTypeIsRefused(String payload, String message, @TempDir Path dir) throws Exception {
+        answeringWorker(dir, "answers", "result\\ntotal double 1.0\\nok boolean " + payload.strip());
+        Path document = dir.resolve("answers.mpfl.xml");
+        Files.writeString(document, """
+                <workflow xmlns="urn:mpfl:1.0" name="answers">
+                  <library path="bin"/>
+                  <process name="node" ranks="1">
+                    <var name="total" type="double"/>
+                    <var name="ok" type="boolean" init="true"/>
+                    <compute command="bin/answers" out="total, ok"/>
+                    <output name="ok" value="ok"/>
+                  </process>
+                </workflow>
+                """);
+        RankFault f = InterpreterHarness.run(document, Map.of(), LIMIT).anyFault();
+        assertTrue(f.getMessage().contains(message.strip()), f.getMessage());
+    }
+
     /** A worker that says {@code ready 1} and answers every call with the frame {@code result} (a Python string's text). */
     private static void answeringWorker(Path dir, String name, String result) throws IOException {
         readyWorker(dir, name, """

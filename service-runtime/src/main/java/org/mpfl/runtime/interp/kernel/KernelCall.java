@@ -213,6 +213,15 @@ final class KernelCall {
         return Double.toString(d);
     }
 
+    /** The protocol's {@code true} or {@code false}; any other word is refused, not read as false as Boolean.parseBoolean would. */
+    static boolean parseBoolean(String text) {
+        return switch (text) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("a boolean is true or false");
+        };
+    }
+
     static double parseDouble(String text) {
         return switch (text.toLowerCase(java.util.Locale.ROOT)) {
             case "nan", "-nan" -> Double.NaN;
@@ -234,7 +243,7 @@ final class KernelCall {
                 case "double":
                     return parseDouble(payload.trim());
                 case "boolean":
-                    return Boolean.parseBoolean(payload.trim());
+                    return parseBoolean(payload.trim());
                 case "string":
                     return JSON.readValue(payload, String.class);
                 case "object":
