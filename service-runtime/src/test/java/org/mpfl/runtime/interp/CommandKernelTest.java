@@ -223,15 +223,17 @@ class CommandKernelTest {
     /**
      * A result line that does not read as its type fails the rank naming the output and the text: the protocol's
      * {@code boolean} is {@code true} or {@code false} (docs/kernel-protocol.md), as an {@code int} is digits. Before,
-     * any other word ({@code yes}, {@code 1}, {@code True}) was read as false, silently.
+     * any other word ({@code yes}, {@code 1}, {@code True}) was read as false, silently. An output sent twice is refused
+     * too, where the last line won.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-        "yes  | returned an unreadable boolean value 'yes'",
-        "True | returned an unreadable boolean value 'True'",
+        "ok boolean yes     | returned an unreadable boolean value 'yes'",
+        "ok boolean True    | returned an unreadable boolean value 'True'",
+        "ok boolean true\\ntotal double 2.0 | sent output 'total' twice",
     })
-    void aResultLineThatDoesNotReadAsItsTypeIsRefused(String payload, String message, @TempDir Path dir) throws Exception {
-        answeringWorker(dir, "answers", "result\\ntotal double 1.0\\nok boolean " + payload.strip());
+    void aResultLineThatDoesNotReadAsItsTypeIsRefused(String line, String message, @TempDir Path dir) throws Exception {
+        answeringWorker(dir, "answers", "result\\ntotal double 1.0\\n" + line.strip());
         Path document = dir.resolve("answers.mpfl.xml");
         Files.writeString(document, """
                 <workflow xmlns="urn:mpfl:1.0" name="answers">

@@ -134,6 +134,9 @@ final class KernelCall {
                 throw KernelFailure.workflow(worker.label() + " sent a malformed result line '" + answer.substring(start, end) + "'");
             }
             String name = answer.substring(start, first);
+            if (values.containsKey(name)) { // not the last line silently: the worker is confused about its outputs
+                throw KernelFailure.workflow(worker.label() + " sent output '" + name + "' twice in one result");
+            }
             values.put(name, value(worker, target, name, answer.substring(first + 1, second), answer.substring(second + 1, end), placed,
                     free));
         }
