@@ -267,6 +267,50 @@ class PythonKernelTest {
     }
 
     /**
+     * A kernel that forks ({@code os.fork()}) without ending the child in it: the child returns from the kernel into
+     * the worker, which shares the parent's control channel. It ends there, saying so on stderr, and the parent alone
+     * answers. Before, the child answered too and went on reading requests: the next call got the fork's answer
+     * ("did not return output 'e' (it returned [d2])").
+     */
+    @Test
+    void aChildForkedByAKernelNeverAnswersForTheWorker(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("forks.py"), """
+                import os
+                def fork(x):
+                    child = os.fork() == 0
+                    if child:
+                        raise RuntimeError("the child's own failure is not the call's")
+                    return {"d": 1.0}
+                def fork_and_return(x):
+                    return {"d2": 2.0 if os.fork() else -2.0}
+                def plain(x):
+                    return {"e": x + 3.0}
+                """);
+        Path document = dir.resolve("forks.mpfl.xml");
+        Files.writeString(document, """
+                <workflow xmlns="urn:mpfl:1.0" name="forks">
+                  <library path="forks.py"/>
+                  <process name="node" ranks="1">
+                    <var name="x" type="double" init="0.0"/>
+                    <var name="d" type="double"/>
+                    <var name="d2" type="double"/>
+                    <var name="e" type="double"/>
+                    <compute python="forks:fork" in="x" out="d"/>
+                    <compute python="forks:fork_and_return" in="x" out="d2"/>
+                    <compute python="forks:plain" in="x" out="e"/>
+                    <output name="d" value="d"/>
+                    <output name="d2" value="d2"/>
+                    <output name="e" value="e"/>
+                  </process>
+                </workflow>
+                """);
+        InterpreterHarness.Result r = InterpreterHarness.run(document, Map.of(), LIMIT).succeeded();
+        assertEquals(1.0, r.output("d", 0));
+        assertEquals(2.0, r.output("d2", 0), "the parent's answer, not the child's");
+        assertEquals(3.0, r.output("e", 0), "the next call gets its own answer");
+    }
+
+    /**
      * A call wakes the worker once (for the request) and the rank's thread once (for the answer), read
      * off the kernel's own count of voluntary context switches ({@code /proc}): both sides wait in
      * {@code poll}/{@code epoll}, because a {@code read} blocked on a Unix stream socket is also woken,

@@ -327,6 +327,7 @@ class Worker:
         self.shown = shown  # the directories that file names are shown relative to (short())
         self.functions = {}
         self.plans = {}
+        self.pid = os.getpid()  # a child the kernel forks has another: it must never answer (run())
 
     def function(self, target):
         f = self.functions.get(target)
@@ -432,6 +433,18 @@ class Worker:
                 outputs.append((name, type_name))
         return target, free, inputs, outputs
 
+    def run(self, function, inputs):
+        """The kernel's call. A child it forked (os.fork()) and did not end comes back here, sharing the parent's control
+        channel: it ends now, whatever the kernel returned or raised, so that only the parent answers (the child's
+        answer would be taken for the next call's) and only the parent reads the next request."""
+        try:
+            return function(**inputs)
+        finally:
+            if os.getpid() != self.pid:
+                os.write(2, b"mpfl: a process forked by the kernel returned from it into the worker; it exits here (status 0)"
+                            b" and the worker answers alone: end a forked child with os._exit()\n")
+                os._exit(0)
+
     def call(self, plan):
         target, free, specs, outputs = plan
         arena = self.arena
@@ -461,7 +474,7 @@ class Worker:
                     placed.append((a, b, value))
         try:
             function = self.function(target)
-            returned = function(**inputs)
+            returned = self.run(function, inputs)
         except Exception as e:
             self.failure("exception", e)
             return
