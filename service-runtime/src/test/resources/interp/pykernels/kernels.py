@@ -88,8 +88,8 @@ def a_list(x):
 
 
 def too_large(x):
-    """An int no double can hold where a double is expected."""
-    return {"y": 10 ** 400}
+    """An int no double (nor long) can hold where a double (a long) is expected."""
+    return {"y": 10 ** 400, "n": 10 ** 400}
 
 
 def interrupt(x):
@@ -226,3 +226,8 @@ def alias(a):
 def lie(x):
     """Raises an exception whose text says what a lost worker's failure says: still the kernel's own fault."""
     raise RuntimeError("kernel worker lost: just kidding")
+
+
+def too_long(x):
+    """An int whose decimal text Python 3.11+ refuses to make (over 4300 digits) where a long is expected."""
+    return {"n": 10 ** 5000}

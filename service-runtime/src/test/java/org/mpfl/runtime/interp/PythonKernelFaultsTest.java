@@ -56,7 +56,9 @@ class PythonKernelFaultsTest {
         "crash   | pykernel-faults.mpfl.xml:37:7 | was killed by signal 11 (SIGSEGV);about to crash",
         "huge      | pykernel-faults.mpfl.xml:46:7 | output 'y': expected double, got int (too large for a double)",
         "interrupt | pykernel-faults.mpfl.xml:49:7 | raised an exception;kernels.py\", line 97, in interrupt;KeyboardInterrupt: stopped by the kernel itself",
-        "keys      | pykernel-faults.mpfl.xml:52:7 | output 'y' (double) was not returned (the dict has ['z', 1])",
+        "hugelong  | pykernel-faults.mpfl.xml:52:7 | output 'n': expected long, got an int of 1329 bits (out of range)",
+        "longer    | pykernel-faults.mpfl.xml:58:7 | output 'n': expected long, got an int of 16610 bits (out of range)",
+        "keys      | pykernel-faults.mpfl.xml:55:7 | output 'y' (double) was not returned (the dict has ['z', 1])",
     })
     void aMisbehavingKernelFailsItsRankSayingWhatAndWhere(String fault, String location, String messages) {
         InterpreterHarness.Result r = InterpreterHarness.run("pykernel-faults.mpfl.xml", Map.of("fault", fault), LIMIT);

@@ -246,7 +246,10 @@ def encode(arena, name, expected, value, free, regions, whole):
         number = int(value)
         limit = 2 ** 31 if expected == "int" else 2 ** 63
         if not -limit <= number < limit:
-            raise OutputError("output '%s': expected %s, got %d (out of range)" % (name, expected, number))
+            # a number of hundreds of digits would fill the message (and beyond 4300 its str() raises ValueError in
+            # Python 3.11+): said by its size in bits, next to a long's 64
+            shown = "%d" % number if number.bit_length() <= 96 else "an int of %d bits" % number.bit_length()
+            raise OutputError("output '%s': expected %s, got %s (out of range)" % (name, expected, shown))
         return "%s %s %d" % (name, expected, number), free
     if expected == "double":
         if isinstance(value, bool) or not (isinstance(value, float) or is_integer(value)
