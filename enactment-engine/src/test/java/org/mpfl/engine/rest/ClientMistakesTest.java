@@ -1,0 +1,78 @@
+package org.mpfl.engine.rest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.run.FakeRanks;
+
+/**
+ * A client's mistakes, as a client sends them over real HTTP, are answered 400 with the API's JSON error saying
+ * what was wrong: never a 500, never a plain-text status line, never a library's words. Found by using the REST
+ * API with curl against {@code mpflc up}.
+ */
+@Timeout(60)
+class ClientMistakesTest {
+    @TempDir
+    Path dir;
+    Engine engine;
+
+    @BeforeEach
+    void start() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("admin-token").invoker(new FakeRanks(r -> { })));
+    }
+
+    @AfterEach
+    void stop() {
+        engine.close();
+    }
+
+    /**
+     * A {@code %} not followed by two hex digits: in a path it was a 500 {@code Internal Server Error} in plain text
+     * (and Vert.x's stack trace in the log), in a query a plain-text {@code Bad Request}.
+     */
+    @Test
+    void aMalformedPercentEscapeIsABadRequestSaidInJson() throws Exception {
+        for (String target : List.of("/api/runs/%ZZ", "/api/workflows/%", "/%ZZ", "/api/runs?q=%ZZ", "/api/runs/r1/logs?rank=%")) {
+            for (String auth : new String[] {"Authorization: Bearer admin-token\r\n", ""}) {
+                String answer = raw("GET " + target + " HTTP/1.1\r\n" + auth);
+                String head = answer.substring(0, answer.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT);
+                assertTrue(answer.startsWith("HTTP/1.1 400 "), target + ": " + answer);
+                assertTrue(head.contains("content-type: application/json"), target + ": " + answer);
+                assertTrue(head.contains("content-security-policy: " + SecurityHeaders.API_POLICY.toLowerCase(java.util.Locale.ROOT)),
+                        target + ": " + answer);
+                assertTrue(answer.contains("{\"error\":\"the request's " + (target.contains("?") ? "query" : "path")
+                        + " has a malformed percent escape"), target + ": " + answer);
+            }
+        }
+    }
+
+    /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
+    private String raw(String requestHead) throws Exception {
+        URI u = URI.create(engine.url());
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 10_000);
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write((requestHead + "Host: " + u.getHost() + ":" + u.getPort() + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
