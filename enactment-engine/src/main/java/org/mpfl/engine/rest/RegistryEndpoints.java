@@ -198,7 +198,7 @@ final class RegistryEndpoints {
                 hostId = text(b, "hostId");
                 kind = HostCredentials.Kind.of(text(b, "kind"));
             } catch (IOException e) {
-                throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+                throw new ApiException(400, Requests.notJson(e));
             } catch (IllegalArgumentException e) {
                 throw new ApiException(400, e.getMessage());
             }

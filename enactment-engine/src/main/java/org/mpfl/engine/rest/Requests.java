@@ -43,8 +43,24 @@ final class Requests {
         try {
             return Json.MAPPER.readTree(text);
         } catch (IOException e) {
-            throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+            throw new ApiException(400, notJson(e));
         }
+    }
+
+    /**
+     * Why a body is not JSON, in the parser's words without its internals: Jackson's message ends in its source
+     * description ({@code [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled)]}) and names its
+     * limits by their getters ({@code from `StreamReadConstraints.getMaxNestingDepth()`}), which told a client how the
+     * engine is built and nothing about its body; the line and column do.
+     */
+    static String notJson(IOException e) {
+        if (!(e instanceof com.fasterxml.jackson.core.JsonProcessingException j)) {
+            return "the body could not be read as JSON";
+        }
+        String what = String.valueOf(j.getOriginalMessage()).replaceAll(", from `[^`]*`", "").strip();
+        com.fasterxml.jackson.core.JsonLocation at = j.getLocation();
+        return "the body is not valid JSON: " + what
+                + (at == null || at.getLineNr() < 1 ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
     }
 
     /**

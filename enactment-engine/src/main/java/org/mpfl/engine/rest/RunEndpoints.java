@@ -305,7 +305,7 @@ final class RunEndpoints {
         try {
             b = Json.MAPPER.readTree(raw);
         } catch (IOException e) {
-            throw IntakeRefused.rejected(400, "the body is not valid JSON: " + e.getMessage());
+            throw IntakeRefused.rejected(400, Requests.notJson(e));
         }
         if (b == null || b.isMissingNode()) {
             throw IntakeRefused.rejected(400, "a JSON body is required");

@@ -1,6 +1,7 @@
 package org.mpfl.engine.rest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.testing.Http;
 
 /**
  * A client's mistakes, as a client sends them over real HTTP, are answered 400 with the API's JSON error saying
@@ -57,6 +59,28 @@ class ClientMistakesTest {
                         target + ": " + answer);
                 assertTrue(answer.contains("{\"error\":\"the request's " + (target.contains("?") ? "query" : "path")
                         + " has a malformed percent escape"), target + ": " + answer);
+            }
+        }
+    }
+
+    /**
+     * A body that is not JSON is said with the parser's complaint and where it is, not with Jackson's internals: the
+     * answer read "… at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column:
+     * 2]", and a body nested too deep "… (1000, from `StreamReadConstraints.getMaxNestingDepth()`)".
+     */
+    @Test
+    void aBodyThatIsNotJsonIsSaidWithoutTheParsersInternals() throws Exception {
+        String deep = "[".repeat(1200) + "]".repeat(1200);
+        for (String[] c : List.of(new String[] {"/api/runs", "{bad", "line 1, column 2"},
+                new String[] {"/api/workflows", "{\"name\": \"w\",\n x}", "line 2, column 2"},
+                new String[] {"/api/registry/credentials", "x", "line 1, column 2"},
+                new String[] {"/api/runs", deep, "exceeds the maximum allowed (1000)"})) {
+            Http.Answer a = Http.send("POST", engine.url() + c[0], "Bearer admin-token", c[1]);
+            assertEquals(400, a.status(), c[0] + ": " + a.body());
+            String error = a.json().get("error").asText();
+            assertTrue(error.startsWith("the body is not valid JSON: ") && error.contains(c[2]), c[0] + ": " + error);
+            for (String internal : List.of("Source", "REDACTED", "StreamRead", "`", "jackson")) {
+                assertFalse(error.contains(internal), c[0] + ": " + error);
             }
         }
     }
