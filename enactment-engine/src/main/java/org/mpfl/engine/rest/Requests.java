@@ -79,6 +79,42 @@ final class Requests {
         }
     }
 
+    /**
+     * Why a JSON body does not make a {@code what} (a host announcement), naming the field and what it must be: Jackson's
+     * message named the engine's classes ({@code java.lang.Integer}, {@code org.mpfl.engine.registry.HostAnnouncement})
+     * and its source description, and said nothing a client could act on.
+     */
+    static String notA(String what, IOException e) {
+        if (!(e instanceof com.fasterxml.jackson.databind.JsonMappingException m) || m.getPath().isEmpty()) {
+            return what + ": " + notJson(e);
+        }
+        StringBuilder field = new StringBuilder();
+        for (com.fasterxml.jackson.databind.JsonMappingException.Reference r : m.getPath()) {
+            field.append(r.getFieldName() != null ? (field.isEmpty() ? "" : ".") + r.getFieldName() : "[" + r.getIndex() + "]");
+        }
+        Class<?> type = m instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException mi ? mi.getTargetType()
+                : m.getCause() instanceof com.fasterxml.jackson.core.exc.InputCoercionException ic ? ic.getTargetType() : null;
+        return what + ": '" + field + "' must be " + kindOf(type);
+    }
+
+    private static String kindOf(Class<?> type) {
+        if (type == null) {
+            return "of the type docs/openapi.yaml gives";
+        } else if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+            return "a whole number from " + (type == Integer.class || type == int.class ? Integer.MIN_VALUE + " to " + Integer.MAX_VALUE
+                    : Long.MIN_VALUE + " to " + Long.MAX_VALUE);
+        } else if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        } else if (type == String.class) {
+            return "a string";
+        } else if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "an array";
+        } else if (java.util.Map.class.isAssignableFrom(type)) {
+            return "an object";
+        }
+        return "of the type docs/openapi.yaml gives";
+    }
+
     static String blankless(String s) {
         return s == null || s.isBlank() ? null : s.strip();
     }

@@ -319,7 +319,7 @@ final class RunEndpoints {
                 events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
             }
         } catch (IOException e) {
-            throw IntakeRefused.rejected(400, "not a rank event: " + e.getMessage());
+            throw IntakeRefused.rejected(400, Requests.notA("not a rank event", e));
         }
         intake.checkDomains(admitted, events);
         if (admitted.late()) {

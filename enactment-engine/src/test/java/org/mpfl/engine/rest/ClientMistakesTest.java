@@ -85,6 +85,28 @@ class ClientMistakesTest {
         }
     }
 
+    /**
+     * A host announcement with a field of the wrong type names the field and what it must be; it named the engine's
+     * classes ("Cannot deserialize value of type `java.lang.Integer` … org.mpfl.engine.registry.HostAnnouncement[\"capacity\"]").
+     */
+    @Test
+    void aHostAnnouncementOfTheWrongShapeNamesTheFieldNotTheEnginesClasses() throws Exception {
+        Http.Answer issued = Http.post(engine.url() + "/api/registry/credentials", "admin-token", java.util.Map.of("hostId", "h1"));
+        assertEquals(201, issued.status(), issued.body());
+        String credential = "Bearer " + issued.json().get("id").asText() + "." + issued.json().get("secret").asText();
+        for (String[] c : List.of(new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": \"four\"}",
+                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": 99999999999}",
+                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"services\": \"ring\"}", "'services' must be an array"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"oversubscribe\": [1]}", "'oversubscribe' must be true or false"})) {
+            Http.Answer a = Http.send("POST", engine.url() + "/api/registry/hosts", credential, c[0]);
+            assertEquals(400, a.status(), c[0] + ": " + a.body());
+            assertEquals("not a host announcement: " + c[1], a.json().get("error").asText(), c[0]);
+        }
+        assertEquals(0, engine.registry().hosts().size(), "nothing was registered");
+    }
+
     /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
     private String raw(String requestHead) throws Exception {
         URI u = URI.create(engine.url());
