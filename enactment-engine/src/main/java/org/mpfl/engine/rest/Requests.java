@@ -31,6 +31,9 @@ final class Requests {
         if (body == null) {
             throw new ApiException(400, "a JSON body is required");
         }
+        if (!body.isObject()) {
+            throw new ApiException(400, "the body must be a JSON object");
+        }
         return body;
     }
 
@@ -113,6 +116,35 @@ final class Requests {
             return "an object";
         }
         return "of the type docs/openapi.yaml gives";
+    }
+
+    /**
+     * Refuses a body field of another JSON type than the API documents (400 naming the field); an absent or null field
+     * passes. Such a field was taken as absent or as its text: {@code "params": [1]} started a run with the
+     * workflow's defaults, {@code "archives": "x"} without its archives, {@code "workflow": 123} looked for a workflow
+     * named 123.
+     *
+     * @param texts   fields that must be strings
+     * @param objects fields that must be objects
+     * @param arrays  fields that must be arrays
+     */
+    static void requireTypes(JsonNode body, java.util.List<String> texts, java.util.List<String> objects, java.util.List<String> arrays)
+            throws ApiException {
+        for (String f : texts) {
+            if (body.hasNonNull(f) && !body.get(f).isTextual()) {
+                throw new ApiException(400, "'" + f + "' must be a string");
+            }
+        }
+        for (String f : objects) {
+            if (body.hasNonNull(f) && !body.get(f).isObject()) {
+                throw new ApiException(400, "'" + f + "' must be an object");
+            }
+        }
+        for (String f : arrays) {
+            if (body.hasNonNull(f) && !body.get(f).isArray()) {
+                throw new ApiException(400, "'" + f + "' must be an array of {\"service\": NAME, \"archive\": BASE64}");
+            }
+        }
     }
 
     static String blankless(String s) {

@@ -5,6 +5,7 @@ import static org.mpfl.engine.rest.Requests.body;
 import static org.mpfl.engine.rest.Requests.epochMs;
 import static org.mpfl.engine.rest.Requests.param;
 import static org.mpfl.engine.rest.Requests.requireRole;
+import static org.mpfl.engine.rest.Requests.requireTypes;
 import static org.mpfl.engine.rest.Requests.text;
 import static org.mpfl.engine.rest.Requests.whole;
 
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -104,6 +106,13 @@ final class RunEndpoints {
     Reply start(Exchange ex) throws Exception {
         Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
+        requireTypes(b, List.of("document", "file", "workflow", "project"), List.of("params"), List.of("archives"));
+        List<String> what = Stream.of("plan", "document", "workflow").filter(b::hasNonNull).toList();
+        if (what.size() > 1) {
+            // one was run and the other ignored without a word: a document sent with a stored workflow's name ran
+            // the document
+            throw new ApiException(400, "give exactly one of 'plan', 'document' or 'workflow', not '" + String.join("' and '", what) + "'");
+        }
         if (b.has("archives")) {
             Requests.requireArchiveSender(ex);
         }

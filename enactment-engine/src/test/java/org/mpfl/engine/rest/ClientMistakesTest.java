@@ -107,6 +107,32 @@ class ClientMistakesTest {
         assertEquals(0, engine.registry().hosts().size(), "nothing was registered");
     }
 
+    /**
+     * A start or deploy request is taken as the API documents it or refused: two of plan, document and workflow ran
+     * one and ignored the other, and a field of another type was dropped ({@code "params": [1]}: the defaults) or read
+     * as text ({@code "workflow": 123}), the run started all the same.
+     */
+    @Test
+    void aRequestOfTheWrongShapeIsRefusedNotHalfRead() throws Exception {
+        for (String[] c : List.of(
+                new String[] {"/api/runs", "{\"workflow\": \"w\", \"document\": \"<workflow/>\"}",
+                        "give exactly one of 'plan', 'document' or 'workflow', not 'document' and 'workflow'"},
+                new String[] {"/api/runs", "{\"workflow\": \"w\", \"params\": [1]}", "'params' must be an object"},
+                new String[] {"/api/runs", "{\"workflow\": \"w\", \"archives\": \"x\"}",
+                        "'archives' must be an array of {\"service\": NAME, \"archive\": BASE64}"},
+                new String[] {"/api/runs", "{\"workflow\": 123}", "'workflow' must be a string"},
+                new String[] {"/api/runs", "[]", "the body must be a JSON object"},
+                new String[] {"/api/workflows", "{\"name\": \"w\", \"document\": 5}", "'document' must be a string"},
+                new String[] {"/api/workflows", "{\"name\": \"w\", \"document\": \"<workflow/>\", \"archives\": {}}",
+                        "'archives' must be an array of {\"service\": NAME, \"archive\": BASE64}"})) {
+            Http.Answer a = Http.send("POST", engine.url() + c[0], "Bearer admin-token", c[1]);
+            assertEquals(400, a.status(), c[1] + ": " + a.body());
+            assertEquals(c[2], a.json().get("error").asText(), c[1]);
+        }
+        Http.Answer runs = Http.send("GET", engine.url() + "/api/runs", "Bearer admin-token", null);
+        assertEquals("0", runs.headers().firstValue("X-Total-Count").orElse(null), "no run was started: " + runs.body());
+    }
+
     /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
     private String raw(String requestHead) throws Exception {
         URI u = URI.create(engine.url());
