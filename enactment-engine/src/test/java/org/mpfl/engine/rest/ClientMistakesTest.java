@@ -133,6 +133,21 @@ class ClientMistakesTest {
         assertEquals("0", runs.headers().firstValue("X-Total-Count").orElse(null), "no run was started: " + runs.body());
     }
 
+    /**
+     * The audit trail's paging outside its range is refused as the run list's is: {@code limit=-5} was served as 1
+     * (one entry, 200) and {@code limit=99999999} as 10000, though the API gives 10000 as the maximum.
+     */
+    @Test
+    void anAuditPageOutOfRangeIsABadRequest() throws Exception {
+        for (String q : List.of("limit=-5", "limit=0", "limit=10001", "after=-1", "after=x&limit=5")) {
+            Http.Answer a = Http.send("GET", engine.url() + "/api/audit?" + q, "Bearer admin-token", null);
+            assertEquals(400, a.status(), q + ": " + a.body());
+            assertTrue(a.json().get("error").asText().startsWith("'after' and 'limit' are entry numbers (?after=ID&limit=N; ID at least 0,"
+                    + " N from 1 to 10000), got " + q.replace("&", ", ")), q + ": " + a.body());
+        }
+        assertEquals(200, Http.send("GET", engine.url() + "/api/audit?after=0&limit=10000", "Bearer admin-token", null).status());
+    }
+
     /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
     private String raw(String requestHead) throws Exception {
         URI u = URI.create(engine.url());
