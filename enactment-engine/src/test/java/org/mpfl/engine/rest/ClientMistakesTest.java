@@ -148,6 +148,20 @@ class ClientMistakesTest {
         assertEquals(200, Http.send("GET", engine.url() + "/api/audit?after=0&limit=10000", "Bearer admin-token", null).status());
     }
 
+    /** An unknown API path was Vert.x's HTML page ({@code <h1>Resource not found</h1>}); it is the API's JSON error now. */
+    @Test
+    void anUnknownEndpointIsSaidInJson() throws Exception {
+        for (String auth : new String[] {"Bearer admin-token", null}) {
+            Http.Answer unknown = Http.send("GET", engine.url() + "/api/nope", auth, null);
+            assertEquals(404, unknown.status(), unknown.body());
+            assertEquals("application/json", unknown.headers().firstValue("Content-Type").orElse(null));
+            assertEquals("no such API endpoint: GET /api/nope (GET /api/openapi lists them)", unknown.json().get("error").asText());
+        }
+        Http.Answer method = Http.send("PATCH", engine.url() + "/api/runs", "Bearer admin-token", null);
+        assertEquals(405, method.status(), method.body());
+        assertTrue(method.headers().firstValue("Allow").orElse("").contains("POST"), "Vert.x's 405 keeps its Allow");
+    }
+
     /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
     private String raw(String requestHead) throws Exception {
         URI u = URI.create(engine.url());
