@@ -35,6 +35,8 @@ import org.mpfl.engine.settings.EngineSettings;
 import org.mpfl.engine.rest.BodilessReads;
 import org.mpfl.engine.rest.SecurityHeaders;
 import org.mpfl.engine.rest.StaticConsole;
+import org.mpfl.engine.rest.UndecodableTargets;
+import org.mpfl.engine.rest.UnroutedRequests;
 import org.mpfl.engine.run.RankFanOut;
 import org.mpfl.engine.run.RankInvoker;
 import org.mpfl.engine.run.Reattachment;
@@ -164,6 +166,8 @@ public final class Engine implements AutoCloseable {
         httpServer.install(router);
         SecurityHeaders.install(router);
         BodilessReads.install(router);
+        UndecodableTargets.install(router);
+        UnroutedRequests.install(router);
         AccessFilter.install(router, access, audit, database.access(), access.users()
                 .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);

@@ -258,14 +258,18 @@ public final class AccessFilter {
     private static JsonArray auditPage(RoutingContext ctx, AccessStore store) {
         String after = ctx.request().getParam("after");
         String limit = ctx.request().getParam("limit");
-        long a;
-        int n;
+        long a = -1;
+        int n = 0;
         try {
             a = after == null ? 0 : Long.parseLong(after);
-            n = limit == null ? 1000 : Math.max(1, Math.min(10_000, Integer.parseInt(limit)));
+            n = limit == null ? 1000 : Integer.parseInt(limit);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'after' and 'limit' are entry numbers (?after=ID&limit=N), got after="
-                    + after + (limit == null ? "" : ", limit=" + limit));
+            // answered below
+        }
+        // a limit out of range was quietly served as 1 or 10000 (limit=-5: one entry), as if it had been asked for
+        if (a < 0 || n < 1 || n > 10_000) {
+            throw new IllegalArgumentException("'after' and 'limit' are entry numbers (?after=ID&limit=N; ID at least 0, N from 1 to"
+                    + " 10000), got " + (after == null ? "" : "after=" + after + (limit == null ? "" : ", ")) + (limit == null ? "" : "limit=" + limit));
         }
         JsonArray out = new JsonArray();
         for (AccessStore.AuditEntry e : store.audit(a, n)) {

@@ -198,7 +198,7 @@ final class RegistryEndpoints {
                 hostId = text(b, "hostId");
                 kind = HostCredentials.Kind.of(text(b, "kind"));
             } catch (IOException e) {
-                throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+                throw new ApiException(400, Requests.notJson(e));
             } catch (IllegalArgumentException e) {
                 throw new ApiException(400, e.getMessage());
             }
@@ -260,7 +260,7 @@ final class RegistryEndpoints {
         try {
             a = Json.MAPPER.treeToValue(raw, HostAnnouncement.class);
         } catch (IOException e) {
-            throw new ApiException(400, "not a host announcement: " + e.getMessage());
+            throw new ApiException(400, Requests.notA("not a host announcement", e));
         }
         if (a.hostId() != null && !a.hostId().isBlank() && !a.hostId().equals(own)) {
             throw new ApiException(EngineRefusal.CREDENTIAL_FOREIGN, "this credential speaks for host '" + own + "', not '" + a.hostId() + "'");

@@ -31,6 +31,9 @@ final class Requests {
         if (body == null) {
             throw new ApiException(400, "a JSON body is required");
         }
+        if (!body.isObject()) {
+            throw new ApiException(400, "the body must be a JSON object");
+        }
         return body;
     }
 
@@ -43,8 +46,24 @@ final class Requests {
         try {
             return Json.MAPPER.readTree(text);
         } catch (IOException e) {
-            throw new ApiException(400, "the body is not valid JSON: " + e.getMessage());
+            throw new ApiException(400, notJson(e));
         }
+    }
+
+    /**
+     * Why a body is not JSON, in the parser's words without its internals: Jackson's message ends in its source
+     * description ({@code [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled)]}) and names its
+     * limits by their getters ({@code from `StreamReadConstraints.getMaxNestingDepth()`}), which told a client how the
+     * engine is built and nothing about its body; the line and column do.
+     */
+    static String notJson(IOException e) {
+        if (!(e instanceof com.fasterxml.jackson.core.JsonProcessingException j)) {
+            return "the body could not be read as JSON";
+        }
+        String what = String.valueOf(j.getOriginalMessage()).replaceAll(", from `[^`]*`", "").strip();
+        com.fasterxml.jackson.core.JsonLocation at = j.getLocation();
+        return "the body is not valid JSON: " + what
+                + (at == null || at.getLineNr() < 1 ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
     }
 
     /**
@@ -60,6 +79,71 @@ final class Requests {
                 throw new ApiException(400, "the body's charset (Content-Type) is not supported: send UTF-8");
             }
             throw e;
+        }
+    }
+
+    /**
+     * Why a JSON body does not make a {@code what} (a host announcement), naming the field and what it must be: Jackson's
+     * message named the engine's classes ({@code java.lang.Integer}, {@code org.mpfl.engine.registry.HostAnnouncement})
+     * and its source description, and said nothing a client could act on.
+     */
+    static String notA(String what, IOException e) {
+        if (!(e instanceof com.fasterxml.jackson.databind.JsonMappingException m) || m.getPath().isEmpty()) {
+            return what + ": " + notJson(e);
+        }
+        StringBuilder field = new StringBuilder();
+        for (com.fasterxml.jackson.databind.JsonMappingException.Reference r : m.getPath()) {
+            field.append(r.getFieldName() != null ? (field.isEmpty() ? "" : ".") + r.getFieldName() : "[" + r.getIndex() + "]");
+        }
+        Class<?> type = m instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException mi ? mi.getTargetType()
+                : m.getCause() instanceof com.fasterxml.jackson.core.exc.InputCoercionException ic ? ic.getTargetType() : null;
+        return what + ": '" + field + "' must be " + kindOf(type);
+    }
+
+    private static String kindOf(Class<?> type) {
+        if (type == null) {
+            return "of the type docs/openapi.yaml gives";
+        } else if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+            return "a whole number from " + (type == Integer.class || type == int.class ? Integer.MIN_VALUE + " to " + Integer.MAX_VALUE
+                    : Long.MIN_VALUE + " to " + Long.MAX_VALUE);
+        } else if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        } else if (type == String.class) {
+            return "a string";
+        } else if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "an array";
+        } else if (java.util.Map.class.isAssignableFrom(type)) {
+            return "an object";
+        }
+        return "of the type docs/openapi.yaml gives";
+    }
+
+    /**
+     * Refuses a body field of another JSON type than the API documents (400 naming the field); an absent or null field
+     * passes. Such a field was taken as absent or as its text: {@code "params": [1]} started a run with the
+     * workflow's defaults, {@code "archives": "x"} without its archives, {@code "workflow": 123} looked for a workflow
+     * named 123.
+     *
+     * @param texts   fields that must be strings
+     * @param objects fields that must be objects
+     * @param arrays  fields that must be arrays
+     */
+    static void requireTypes(JsonNode body, java.util.List<String> texts, java.util.List<String> objects, java.util.List<String> arrays)
+            throws ApiException {
+        for (String f : texts) {
+            if (body.hasNonNull(f) && !body.get(f).isTextual()) {
+                throw new ApiException(400, "'" + f + "' must be a string");
+            }
+        }
+        for (String f : objects) {
+            if (body.hasNonNull(f) && !body.get(f).isObject()) {
+                throw new ApiException(400, "'" + f + "' must be an object");
+            }
+        }
+        for (String f : arrays) {
+            if (body.hasNonNull(f) && !body.get(f).isArray()) {
+                throw new ApiException(400, "'" + f + "' must be an array of {\"service\": NAME, \"archive\": BASE64}");
+            }
         }
     }
 

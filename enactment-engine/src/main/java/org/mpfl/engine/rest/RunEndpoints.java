@@ -5,6 +5,7 @@ import static org.mpfl.engine.rest.Requests.body;
 import static org.mpfl.engine.rest.Requests.epochMs;
 import static org.mpfl.engine.rest.Requests.param;
 import static org.mpfl.engine.rest.Requests.requireRole;
+import static org.mpfl.engine.rest.Requests.requireTypes;
 import static org.mpfl.engine.rest.Requests.text;
 import static org.mpfl.engine.rest.Requests.whole;
 
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -104,6 +106,13 @@ final class RunEndpoints {
     Reply start(Exchange ex) throws Exception {
         Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
+        requireTypes(b, List.of("document", "file", "workflow", "project"), List.of("params"), List.of("archives"));
+        List<String> what = Stream.of("plan", "document", "workflow").filter(b::hasNonNull).toList();
+        if (what.size() > 1) {
+            // one was run and the other ignored without a word: a document sent with a stored workflow's name ran
+            // the document
+            throw new ApiException(400, "give exactly one of 'plan', 'document' or 'workflow', not '" + String.join("' and '", what) + "'");
+        }
         if (b.has("archives")) {
             Requests.requireArchiveSender(ex);
         }
@@ -305,7 +314,7 @@ final class RunEndpoints {
         try {
             b = Json.MAPPER.readTree(raw);
         } catch (IOException e) {
-            throw IntakeRefused.rejected(400, "the body is not valid JSON: " + e.getMessage());
+            throw IntakeRefused.rejected(400, Requests.notJson(e));
         }
         if (b == null || b.isMissingNode()) {
             throw IntakeRefused.rejected(400, "a JSON body is required");
@@ -319,7 +328,7 @@ final class RunEndpoints {
                 events.add(Json.MAPPER.treeToValue(b, RankEvent.class));
             }
         } catch (IOException e) {
-            throw IntakeRefused.rejected(400, "not a rank event: " + e.getMessage());
+            throw IntakeRefused.rejected(400, Requests.notA("not a rank event", e));
         }
         intake.checkDomains(admitted, events);
         if (admitted.late()) {

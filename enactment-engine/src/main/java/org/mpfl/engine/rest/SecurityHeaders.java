@@ -44,7 +44,8 @@ public final class SecurityHeaders {
     }
 
     private static void onRequest(RoutingContext ctx) {
-        boolean api = ctx.normalizedPath().startsWith("/api/");
+        // a path that does not decode is refused as an API request would be (UndecodableTargets): the strict policy
+        boolean api = !UndecodableTargets.pathDecodes(ctx) || ctx.normalizedPath().startsWith("/api/");
         ctx.addHeadersEndHandler(v -> put(ctx.response().headers(), api));
         ctx.next();
     }

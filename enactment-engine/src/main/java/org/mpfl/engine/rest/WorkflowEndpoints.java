@@ -4,6 +4,7 @@ import static org.mpfl.engine.rest.Requests.body;
 import static org.mpfl.engine.rest.Requests.param;
 import static org.mpfl.engine.rest.Requests.requireAdmin;
 import static org.mpfl.engine.rest.Requests.requireRole;
+import static org.mpfl.engine.rest.Requests.requireTypes;
 import static org.mpfl.engine.rest.Requests.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -95,6 +96,7 @@ final class WorkflowEndpoints {
     Reply save(Exchange ex) throws Exception {
         Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
+        requireTypes(b, List.of("name", "project", "document", "file"), List.of(), List.of("archives"));
         Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
         if (!archives.isEmpty()) {
             Requests.requireArchiveSender(ex);

@@ -1,0 +1,179 @@
+package org.mpfl.engine.rest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mpfl.engine.Engine;
+import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.testing.Http;
+
+/**
+ * A client's mistakes, as a client sends them over real HTTP, are answered 400 with the API's JSON error saying
+ * what was wrong: never a 500, never a plain-text status line, never a library's words. Found by using the REST
+ * API with curl against {@code mpflc up}.
+ */
+@Timeout(60)
+class ClientMistakesTest {
+    @TempDir
+    Path dir;
+    Engine engine;
+
+    @BeforeEach
+    void start() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("admin-token").invoker(new FakeRanks(r -> { })));
+    }
+
+    @AfterEach
+    void stop() {
+        engine.close();
+    }
+
+    /**
+     * A {@code %} not followed by two hex digits: in a path it was a 500 {@code Internal Server Error} in plain text
+     * (and Vert.x's stack trace in the log), in a query a plain-text {@code Bad Request}.
+     */
+    @Test
+    void aMalformedPercentEscapeIsABadRequestSaidInJson() throws Exception {
+        for (String target : List.of("/api/runs/%ZZ", "/api/workflows/%", "/%ZZ", "/api/runs?q=%ZZ", "/api/runs/r1/logs?rank=%")) {
+            for (String auth : new String[] {"Authorization: Bearer admin-token\r\n", ""}) {
+                String answer = raw("GET " + target + " HTTP/1.1\r\n" + auth);
+                String head = answer.substring(0, answer.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT);
+                assertTrue(answer.startsWith("HTTP/1.1 400 "), target + ": " + answer);
+                assertTrue(head.contains("content-type: application/json"), target + ": " + answer);
+                assertTrue(head.contains("content-security-policy: " + SecurityHeaders.API_POLICY.toLowerCase(java.util.Locale.ROOT)),
+                        target + ": " + answer);
+                assertTrue(answer.contains("{\"error\":\"the request's " + (target.contains("?") ? "query" : "path")
+                        + " has a malformed percent escape"), target + ": " + answer);
+            }
+        }
+    }
+
+    /**
+     * A body that is not JSON is said with the parser's complaint and where it is, not with Jackson's internals: the
+     * answer read "… at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column:
+     * 2]", and a body nested too deep "… (1000, from `StreamReadConstraints.getMaxNestingDepth()`)".
+     */
+    @Test
+    void aBodyThatIsNotJsonIsSaidWithoutTheParsersInternals() throws Exception {
+        String deep = "[".repeat(1200) + "]".repeat(1200);
+        for (String[] c : List.of(new String[] {"/api/runs", "{bad", "line 1, column 2"},
+                new String[] {"/api/workflows", "{\"name\": \"w\",\n x}", "line 2, column 2"},
+                new String[] {"/api/registry/credentials", "x", "line 1, column 2"},
+                new String[] {"/api/runs", deep, "exceeds the maximum allowed (1000)"})) {
+            Http.Answer a = Http.send("POST", engine.url() + c[0], "Bearer admin-token", c[1]);
+            assertEquals(400, a.status(), c[0] + ": " + a.body());
+            String error = a.json().get("error").asText();
+            assertTrue(error.startsWith("the body is not valid JSON: ") && error.contains(c[2]), c[0] + ": " + error);
+            for (String internal : List.of("Source", "REDACTED", "StreamRead", "`", "jackson")) {
+                assertFalse(error.contains(internal), c[0] + ": " + error);
+            }
+        }
+    }
+
+    /**
+     * A host announcement with a field of the wrong type names the field and what it must be; it named the engine's
+     * classes ("Cannot deserialize value of type `java.lang.Integer` … org.mpfl.engine.registry.HostAnnouncement[\"capacity\"]").
+     */
+    @Test
+    void aHostAnnouncementOfTheWrongShapeNamesTheFieldNotTheEnginesClasses() throws Exception {
+        Http.Answer issued = Http.post(engine.url() + "/api/registry/credentials", "admin-token", java.util.Map.of("hostId", "h1"));
+        assertEquals(201, issued.status(), issued.body());
+        String credential = "Bearer " + issued.json().get("id").asText() + "." + issued.json().get("secret").asText();
+        for (String[] c : List.of(new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": \"four\"}",
+                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": 99999999999}",
+                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"services\": \"ring\"}", "'services' must be an array"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"oversubscribe\": [1]}", "'oversubscribe' must be true or false"})) {
+            Http.Answer a = Http.send("POST", engine.url() + "/api/registry/hosts", credential, c[0]);
+            assertEquals(400, a.status(), c[0] + ": " + a.body());
+            assertEquals("not a host announcement: " + c[1], a.json().get("error").asText(), c[0]);
+        }
+        assertEquals(0, engine.registry().hosts().size(), "nothing was registered");
+    }
+
+    /**
+     * A start or deploy request is taken as the API documents it or refused: two of plan, document and workflow ran
+     * one and ignored the other, and a field of another type was dropped ({@code "params": [1]}: the defaults) or read
+     * as text ({@code "workflow": 123}), the run started all the same.
+     */
+    @Test
+    void aRequestOfTheWrongShapeIsRefusedNotHalfRead() throws Exception {
+        for (String[] c : List.of(
+                new String[] {"/api/runs", "{\"workflow\": \"w\", \"document\": \"<workflow/>\"}",
+                        "give exactly one of 'plan', 'document' or 'workflow', not 'document' and 'workflow'"},
+                new String[] {"/api/runs", "{\"workflow\": \"w\", \"params\": [1]}", "'params' must be an object"},
+                new String[] {"/api/runs", "{\"workflow\": \"w\", \"archives\": \"x\"}",
+                        "'archives' must be an array of {\"service\": NAME, \"archive\": BASE64}"},
+                new String[] {"/api/runs", "{\"workflow\": 123}", "'workflow' must be a string"},
+                new String[] {"/api/runs", "[]", "the body must be a JSON object"},
+                new String[] {"/api/workflows", "{\"name\": \"w\", \"document\": 5}", "'document' must be a string"},
+                new String[] {"/api/workflows", "{\"name\": \"w\", \"document\": \"<workflow/>\", \"archives\": {}}",
+                        "'archives' must be an array of {\"service\": NAME, \"archive\": BASE64}"})) {
+            Http.Answer a = Http.send("POST", engine.url() + c[0], "Bearer admin-token", c[1]);
+            assertEquals(400, a.status(), c[1] + ": " + a.body());
+            assertEquals(c[2], a.json().get("error").asText(), c[1]);
+        }
+        Http.Answer runs = Http.send("GET", engine.url() + "/api/runs", "Bearer admin-token", null);
+        assertEquals("0", runs.headers().firstValue("X-Total-Count").orElse(null), "no run was started: " + runs.body());
+    }
+
+    /**
+     * The audit trail's paging outside its range is refused as the run list's is: {@code limit=-5} was served as 1
+     * (one entry, 200) and {@code limit=99999999} as 10000, though the API gives 10000 as the maximum.
+     */
+    @Test
+    void anAuditPageOutOfRangeIsABadRequest() throws Exception {
+        for (String q : List.of("limit=-5", "limit=0", "limit=10001", "after=-1", "after=x&limit=5")) {
+            Http.Answer a = Http.send("GET", engine.url() + "/api/audit?" + q, "Bearer admin-token", null);
+            assertEquals(400, a.status(), q + ": " + a.body());
+            assertTrue(a.json().get("error").asText().startsWith("'after' and 'limit' are entry numbers (?after=ID&limit=N; ID at least 0,"
+                    + " N from 1 to 10000), got " + q.replace("&", ", ")), q + ": " + a.body());
+        }
+        assertEquals(200, Http.send("GET", engine.url() + "/api/audit?after=0&limit=10000", "Bearer admin-token", null).status());
+    }
+
+    /** An unknown API path was Vert.x's HTML page ({@code <h1>Resource not found</h1>}); it is the API's JSON error now. */
+    @Test
+    void anUnknownEndpointIsSaidInJson() throws Exception {
+        for (String auth : new String[] {"Bearer admin-token", null}) {
+            Http.Answer unknown = Http.send("GET", engine.url() + "/api/nope", auth, null);
+            assertEquals(404, unknown.status(), unknown.body());
+            assertEquals("application/json", unknown.headers().firstValue("Content-Type").orElse(null));
+            assertEquals("no such API endpoint: GET /api/nope (GET /api/openapi lists them)", unknown.json().get("error").asText());
+        }
+        Http.Answer method = Http.send("PATCH", engine.url() + "/api/runs", "Bearer admin-token", null);
+        assertEquals(405, method.status(), method.body());
+        assertTrue(method.headers().firstValue("Allow").orElse("").contains("POST"), "Vert.x's 405 keeps its Allow");
+    }
+
+    /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
+    private String raw(String requestHead) throws Exception {
+        URI u = URI.create(engine.url());
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 10_000);
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write((requestHead + "Host: " + u.getHost() + ":" + u.getPort() + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}
