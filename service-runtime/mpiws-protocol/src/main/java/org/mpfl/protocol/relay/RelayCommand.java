@@ -106,8 +106,7 @@ public final class RelayCommand implements CliCommand {
                     err.flush();
                 });
         EngineCalls calls = new EngineCalls(engine.replaceAll("/+$", ""), credential, tls);
-        try (RelayServer server = new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify,
-                RelayServer.Limits.DEFAULT, bind, port);
+        try (RelayServer server = listen(credential, tls, calls, bind, port);
              CredentialSweep sweep = CredentialSweep.start(server, calls::stillValid, CredentialSweep.EVERY, m -> {
                  err.println("mpflc relay: " + m);
                  err.flush();
@@ -144,6 +143,19 @@ public final class RelayCommand implements CliCommand {
      *
      * @return what the engine's refusal means
      */
+    /** The relay's server on {@code bind:port}; a port that is taken is named with its address, as mpflc host names its own. */
+    private static RelayServer listen(HostCredential credential, TlsSettings tls, EngineCalls calls, String bind, int port)
+            throws IOException {
+        try {
+            return new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify, RelayServer.Limits.DEFAULT,
+                    bind, port);
+        } catch (java.net.BindException e) {
+            // the JDK says only "Address already in use"
+            throw new IOException("cannot listen on " + (bind == null ? "0.0.0.0" : bind) + ":" + port + " (--bind, --port): "
+                    + e.getMessage(), e);
+        }
+    }
+
     static String keepAnnouncing(EngineCalls calls, String address, Duration every, PrintStream err) throws InterruptedException {
         while (true) {
             Thread.sleep(every.toMillis());
