@@ -8,13 +8,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.protocol.HostCredential;
 
 /**
  * A relay whose port is taken says which address and port, as {@code mpflc host} and {@code mpflc up} do: it said only
@@ -23,9 +20,7 @@ import org.mpfl.protocol.HostCredential;
 class RelayPortInUseTest {
     @Test
     void aTakenPortIsNamedWithItsAddress(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("relay1.credential");
-        Files.writeString(file, HostCredential.generate("http://127.0.0.1:9", "relay1").text());
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        Path file = RelayAdvertiseTest.relayCredential(dir);
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             String port = String.valueOf(taken.getLocalPort());
             IOException e = assertThrows(IOException.class, () -> new RelayCommand().run(
