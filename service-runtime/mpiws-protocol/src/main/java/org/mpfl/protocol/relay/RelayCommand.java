@@ -100,6 +100,12 @@ public final class RelayCommand implements CliCommand {
                     + " where hosts and the engine reach this relay: --advertise HOST (this machine's address or name on the"
                     + " network they share)");
         }
+        // hosts check the relay's certificate against this address: one it does not name fails every handshake, later
+        java.util.Optional<String> unnamed = tls.unnamedAddress(advertise);
+        if (unnamed.isPresent()) {
+            throw new UsageException("this relay is reached at " + advertise + (args.value("--advertise") != null ? " (--advertise)"
+                    : " (--bind)") + ", but " + unnamed.get() + ": give an address its certificate names, or a certificate for this one");
+        }
         TlsSettings.plaintextWarning("this relay", bind == null ? "0.0.0.0" : bind, tls.serves(),
                 "can read the hosts' control connections to it and impersonate it to them").ifPresent(w -> {
                     err.println("mpflc relay: " + w);
