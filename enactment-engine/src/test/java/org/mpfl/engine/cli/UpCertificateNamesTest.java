@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,8 +12,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.ir.cli.Commands;
 import org.mpfl.testing.LabPki;
+import org.mpfl.testing.MpflcCall;
 
 /**
  * {@code mpflc up} with a certificate that does not name the address hosts reach the engine at (its {@code --public-url},
@@ -56,11 +53,9 @@ class UpCertificateNamesTest {
                 dir.resolve("data-" + more.length).toString()));
         args.addAll(List.of(more));
         args.addAll(loopbackOnly.pemArguments());
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Commands.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        String said = err.toString(StandardCharsets.UTF_8);
-        assertEquals(2, exit, said);
+        MpflcCall up = MpflcCall.run(args.toArray(String[]::new));
+        String said = up.err();
+        assertEquals(2, up.exit(), said);
         assertFalse(Files.exists(dir.resolve("data-" + more.length).resolve("engine.mv.db")), "nothing started: " + said);
         return said;
     }

@@ -3,9 +3,6 @@ package org.mpfl.protocol.relay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -13,9 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.mpfl.ir.cli.Commands;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.testing.LabPki;
+import org.mpfl.testing.MpflcCall;
 
 /**
  * A relay whose certificate does not name the address it is reached at (its --advertise, else --bind) is refused at
@@ -32,11 +29,9 @@ class RelayCertificateNamesTest {
         List<String> args = new ArrayList<>(List.of("relay", "--credential-file", file.toString(), "--bind", "127.0.0.7",
                 "--port", "0"));
         args.addAll(loopbackOnly.pemArguments());
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Commands.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        String said = err.toString(StandardCharsets.UTF_8);
-        assertEquals(2, exit, said);
+        MpflcCall relay = MpflcCall.run(args.toArray(String[]::new));
+        String said = relay.err();
+        assertEquals(2, relay.exit(), said);
         assertTrue(said.contains("this relay is reached at 127.0.0.7 (--bind), but its certificate names 127.0.0.1, not 127.0.0.7"),
                 said);
     }
