@@ -282,7 +282,7 @@ public final class Engine implements AutoCloseable {
      */
     public static Path createDataDirectory(Path dir) throws IOException {
         boolean fresh = !Files.exists(dir);
-        Files.createDirectories(dir);
+        DeploymentService.usableDirectory("the data directory", dir);
         if (fresh) {
             restrictToOwner(dir);
         }

@@ -143,6 +143,7 @@ public final class UpCommand implements CliCommand {
                     : EngineSettings.JDBC_PASSWORD.get("");
             config.jdbc(args.value("--jdbc"), args.value("--jdbc-user"), password);
         }
+        requireNamedAddress(args, config);
         ProviderOptions.apply(args, config);
         RunCommand.kernelPython(args);
         LocalCluster cluster = LocalCluster.start(config, hosts, RunCommand.services(args), Duration.ofSeconds(60));
@@ -184,6 +185,34 @@ public final class UpCommand implements CliCommand {
         } catch (org.mpfl.engine.access.OidcVerifier.TokenRefused e) {
             err.println("mpflc up: WARNING: " + e.getMessage() + ". Until it answers, users' requests get 503 (the admin token"
                     + " works); check --oidc-issuer: it must be exactly the issuer's 'iss', e.g. https://KEYCLOAK/realms/lab");
+        }
+    }
+
+    /**
+     * Refuses a certificate that does not name the address hosts and ranks reach the engine at (the host of
+     * {@code --public-url}, else a {@code --bind} of one address), as {@code mpflc host} refuses its {@code --advertise}:
+     * otherwise the engine starts, and every host's announcement fails its TLS handshake, seen only in each host's log.
+     */
+    static void requireNamedAddress(Arguments args, EngineConfig config) throws UsageException {
+        String flag = args.has("--public-url") ? "--public-url" : "--bind";
+        String address = config.bindHost();
+        if (args.has("--public-url")) {
+            try {
+                address = java.net.URI.create(config.publicUrl()).getHost();
+            } catch (IllegalArgumentException e) {
+                return; // not a URL: not this check's to judge
+            }
+        } else if (address.equals("0.0.0.0") || address.equals("::")) {
+            return; // every address: which one hosts use is the --public-url's to say
+        }
+        if (address != null && address.startsWith("[") && address.endsWith("]")) {
+            address = address.substring(1, address.length() - 1);
+        }
+        String at = address;
+        java.util.Optional<String> unnamed = config.tls().unnamedAddress(at);
+        if (unnamed.isPresent()) {
+            throw new UsageException("the engine is reached at " + at + " (" + flag + "), but " + unnamed.get()
+                    + ": give an address its certificate names, or a certificate for this one");
         }
     }
 

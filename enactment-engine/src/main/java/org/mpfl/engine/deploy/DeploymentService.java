@@ -64,11 +64,19 @@ public final class DeploymentService {
      * exists" of a file there).
      */
     public static Path archiveDirectory(Path dir) throws IOException {
+        return usableDirectory("the archive directory", dir);
+    }
+
+    /**
+     * Creates {@code dir} (the engine's {@code what}: its data directory, its archive directory) if need be, or says in
+     * one line what stands in the way: a file at its place or on its path, else the system's reason.
+     */
+    public static Path usableDirectory(String what, Path dir) throws IOException {
         try {
             return Files.createDirectories(dir);
         } catch (IOException e) {
             java.util.Optional<Path> file = fileInTheWay(dir);
-            throw new IOException("cannot use the archive directory " + (file.isPresent()
+            throw new IOException("cannot use " + what + " " + (file.isPresent()
                     ? dir + ": " + (file.get().equals(dir) ? "it" : file.get()) + " is a file, not a directory"
                     : org.mpfl.ir.cli.FileProblem.of(dir, e)), e);
         }

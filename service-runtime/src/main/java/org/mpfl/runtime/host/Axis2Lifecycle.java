@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.axis2.AxisFault;
 import org.apache.axis2.context.ConfigurationContext;
-import org.apache.axis2.transport.http.SimpleHTTPServer;
+import org.apache.axis2.transport.http.server.SimpleHttpServer;
 import org.apache.axis2.transport.http.server.WorkerFactory;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.ir.files.Orphans;
@@ -34,7 +34,9 @@ final class Axis2Lifecycle implements AutoCloseable {
     private volatile ServerSocket serverSocket;
     /** What strangers' connections to the SOAP port may cost; {@code null} in a servlet container. */
     private volatile ConnectionGuard guard;
-    private volatile SimpleHTTPServer http;
+    // Axis2's embedded server itself, not its SimpleHTTPServer listener wrapper: the wrapper's stop() prints
+    // "[SimpleHTTPServer] Stop called" on standard output, an extra line after every host's last words
+    private volatile SimpleHttpServer http;
     private volatile String baseUrl;
 
     private Axis2Lifecycle(Path repository, ConfigurationContext context) {
@@ -109,8 +111,10 @@ final class Axis2Lifecycle implements AutoCloseable {
         }
         this.baseUrl = tls.scheme() + "://" + advertise + ":" + socket.getLocalPort();
         this.guard = new ConnectionGuard("soap-" + socket.getLocalPort(), HostGuardLimits.fromSettings());
-        SimpleHTTPServer server = new SimpleHTTPServer(new HostHttpFactory(context, socket, workers, tls, guard));
+        HostHttpFactory factory = new HostHttpFactory(context, socket, workers, tls, guard);
+        SimpleHttpServer server = new SimpleHttpServer(factory, factory.getPort());
         this.http = server;
+        server.init();
         server.start();
     }
 
@@ -149,13 +153,16 @@ final class Axis2Lifecycle implements AutoCloseable {
 
     /** Stops taking requests (the HTTP server and its socket); the context stays until {@link #close}. */
     void stopServing() {
-        SimpleHTTPServer server = http;
+        SimpleHttpServer server = http;
         http = null; // stopped once, whoever calls first
         try {
             if (server != null) {
-                server.stop();
+                server.destroy();
             }
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("stopping HTTP", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             LOG.debug("stopping HTTP", e);
         }
         try {

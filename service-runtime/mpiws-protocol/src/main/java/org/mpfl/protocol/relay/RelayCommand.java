@@ -100,14 +100,19 @@ public final class RelayCommand implements CliCommand {
                     + " where hosts and the engine reach this relay: --advertise HOST (this machine's address or name on the"
                     + " network they share)");
         }
+        // hosts check the relay's certificate against this address: one it does not name fails every handshake, later
+        java.util.Optional<String> unnamed = tls.unnamedAddress(advertise);
+        if (unnamed.isPresent()) {
+            throw new UsageException("this relay is reached at " + advertise + (args.value("--advertise") != null ? " (--advertise)"
+                    : " (--bind)") + ", but " + unnamed.get() + ": give an address its certificate names, or a certificate for this one");
+        }
         TlsSettings.plaintextWarning("this relay", bind == null ? "0.0.0.0" : bind, tls.serves(),
                 "can read the hosts' control connections to it and impersonate it to them").ifPresent(w -> {
                     err.println("mpflc relay: " + w);
                     err.flush();
                 });
         EngineCalls calls = new EngineCalls(engine.replaceAll("/+$", ""), credential, tls);
-        try (RelayServer server = new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify,
-                RelayServer.Limits.DEFAULT, bind, port);
+        try (RelayServer server = listen(credential, tls, calls, bind, port);
              CredentialSweep sweep = CredentialSweep.start(server, calls::stillValid, CredentialSweep.EVERY, m -> {
                  err.println("mpflc relay: " + m);
                  err.flush();
@@ -144,6 +149,19 @@ public final class RelayCommand implements CliCommand {
      *
      * @return what the engine's refusal means
      */
+    /** The relay's server on {@code bind:port}; a port that is taken is named with its address, as mpflc host names its own. */
+    private static RelayServer listen(HostCredential credential, TlsSettings tls, EngineCalls calls, String bind, int port)
+            throws IOException {
+        try {
+            return new RelayServer(credential.hostId(), credential.engineKey(), tls, calls::verify, RelayServer.Limits.DEFAULT,
+                    bind, port);
+        } catch (java.net.BindException e) {
+            // the JDK says only "Address already in use"
+            throw new IOException("cannot listen on " + (bind == null ? "0.0.0.0" : bind) + ":" + port + " (--bind, --port): "
+                    + e.getMessage(), e);
+        }
+    }
+
     static String keepAnnouncing(EngineCalls calls, String address, Duration every, PrintStream err) throws InterruptedException {
         while (true) {
             Thread.sleep(every.toMillis());

@@ -21,9 +21,7 @@ import org.mpfl.protocol.HostCredential;
 class RelayAdvertiseTest {
     @Test
     void aRelayOnTheWildcardAddressNeedsToBeToldWhereItIsReached(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("relay1.credential");
-        Files.writeString(file, HostCredential.generate("http://127.0.0.1:9", "relay1").text());
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        Path file = relayCredential(dir);
         for (List<String> args : List.of(List.of("--credential-file", file.toString()),
                 List.of("--credential-file", file.toString(), "--bind", "0.0.0.0"))) {
             UsageException e = assertThrows(UsageException.class, () -> new RelayCommand().run(args,
@@ -31,5 +29,13 @@ class RelayAdvertiseTest {
             assertTrue(e.getMessage().contains("listens everywhere, so say where hosts and the engine reach this relay:"
                     + " --advertise HOST"), e.getMessage());
         }
+    }
+
+    /** A credential file for relay {@code relay1} of an engine that is not there (mode 0600, as a relay requires). */
+    static Path relayCredential(Path dir) throws java.io.IOException {
+        Path file = dir.resolve("relay1.credential");
+        Files.writeString(file, HostCredential.generate("http://127.0.0.1:9", "relay1").text());
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        return file;
     }
 }
