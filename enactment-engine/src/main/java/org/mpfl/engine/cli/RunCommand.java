@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.ExecutablePath;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.ir.spi.WorkflowCompiler;
@@ -507,11 +508,13 @@ public final class RunCommand implements CliCommand {
 
     /**
      * {@code --python PATH} of {@code run --local} and {@code up}: the interpreter of Python kernels, for a
-     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}).
+     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}). A path is
+     * made absolute against the working directory and refused if it is no executable file, before anything starts:
+     * the kernel workers start in their libraries' directory, where a relative path names another file.
      */
-    static void kernelPython(Arguments args) {
+    static void kernelPython(Arguments args) throws UsageException {
         if (args.has("--python")) {
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), args.value("--python"));
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), ExecutablePath.resolve("--python", args.value("--python")));
         }
     }
 }
