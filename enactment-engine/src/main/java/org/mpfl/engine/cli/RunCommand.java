@@ -232,6 +232,13 @@ public final class RunCommand implements CliCommand {
                                     Submission submission) throws Exception {
         // refused before anything is said to start
         InProcessRun.check(input.deploymentPlan(), input.params());
+        Integer restarts = input.deploymentPlan().restarts();
+        if (restarts != null && restarts > 0) {
+            // the run would go on as if restarts were allowed: a fault here ends it, so say so before it starts
+            err.println("mpflc run: warning: the workflow's restarts=\"" + restarts + "\" does not apply: --local runs the ranks"
+                    + " in this JVM, with no checkpoint to restart from; --local --restarts " + restarts + " or --local --hosts N"
+                    + " runs it on a local engine, which restarts it");
+        }
         if (!json) {
             err.println("mpflc run: running the ranks in this JVM...");
         }
