@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import org.mpfl.ir.cli.ArgumentSpec;
 import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
+import org.mpfl.ir.cli.ExecutablePath;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.ir.spi.WorkflowCompiler;
@@ -144,19 +145,13 @@ public final class RunCommand implements CliCommand {
         // --local: the kernels run in this machine's interpreter, so it parses their modules before the run starts
         String kernelPython = local ? ProtocolSettings.KERNEL_PYTHON.get() : null;
         LocalCluster.Starting cluster = null;
-        Path localData = null;
-        boolean compiled = false;
         CompletableFuture<Void> reported = new CompletableFuture<>();
         // a stop (Ctrl-C) before the run is followed says what happened: whether a run was started, and which
         Submission submission = Submission.watch(err, local, !detach);
         try {
-            // --local: the cluster starts in the background while the document compiles (the compiler and the
-            // engine's start-up each take about half a second of CPU on the README's first run); a missing file
-            // is reported without starting anything
-            if (local && !inProcess && Files.exists(file)) {
-                localData = Files.createTempDirectory("mpfl-local-");
-                cluster = startCluster(localData, embedded, hosts, services, json, err);
-            }
+            // --local: the cluster starts only once the document compiled. Started while it compiled, an engine still
+            // starting when a document with an error ended the command failed in the JVM's exit with Camel's
+            // 'Shutdown in progress' and its stack trace after the diagnostics
             WorkflowInput input = null;
             if (axes.isEmpty() && stored == null) {
                 try {
@@ -167,7 +162,6 @@ public final class RunCommand implements CliCommand {
                 }
                 input.warnings().forEach(err::println);
             }
-            compiled = true;
             if (inProcess && InProcessRun.runs(input.deploymentPlan(), input.archives(), input.programsInPlan())) {
                 return runInProcess(input, timeoutS, json, out, err, submission);
             }
@@ -178,10 +172,7 @@ public final class RunCommand implements CliCommand {
             EngineClient client;
             LocalCluster started = null;
             if (local) {
-                if (cluster == null) {
-                    localData = Files.createTempDirectory("mpfl-local-");
-                    cluster = startCluster(localData, embedded, hosts, services, json, err);
-                }
+                cluster = startCluster(Files.createTempDirectory("mpfl-local-"), embedded, hosts, services, json, err);
                 started = cluster.await();
                 // Ctrl-C from here: the engine stops only once the stop is said (and a run it took cancelled)
                 started.holdExitUntil(submission.said());
@@ -226,12 +217,7 @@ public final class RunCommand implements CliCommand {
         } finally {
             submission.close();
             // the cluster deletes its data directory once it stopped (LocalCluster.startInBackground), also at this JVM's exit
-            if (cluster != null && !compiled) {
-                // the document did not compile: answer now, not after the cluster's start-up it never needed. Its
-                // data directory is deleted once the start ended (or at this JVM's exit), not now: the start still
-                // going on would create it again (the engine makes its archive folder with createDirectories)
-                cluster.abandon();
-            } else if (cluster != null) {
+            if (cluster != null) {
                 reported.complete(null); // whatever ended the command, it holds the exit no more
                 cluster.close();
             }
@@ -246,6 +232,13 @@ public final class RunCommand implements CliCommand {
                                     Submission submission) throws Exception {
         // refused before anything is said to start
         InProcessRun.check(input.deploymentPlan(), input.params());
+        Integer restarts = input.deploymentPlan().restarts();
+        if (restarts != null && restarts > 0) {
+            // the run would go on as if restarts were allowed: a fault here ends it, so say so before it starts
+            err.println("mpflc run: warning: the workflow's restarts=\"" + restarts + "\" does not apply: --local runs the ranks"
+                    + " in this JVM, with no checkpoint to restart from; --local --restarts " + restarts + " or --local --hosts N"
+                    + " runs it on a local engine, which restarts it");
+        }
         if (!json) {
             err.println("mpflc run: running the ranks in this JVM...");
         }
@@ -507,11 +500,13 @@ public final class RunCommand implements CliCommand {
 
     /**
      * {@code --python PATH} of {@code run --local} and {@code up}: the interpreter of Python kernels, for a
-     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}).
+     * host in this JVM and for the host processes, to which the launcher passes it on ({@code --python}). A path is
+     * made absolute against the working directory and refused if it is no executable file, before anything starts:
+     * the kernel workers start in their libraries' directory, where a relative path names another file.
      */
-    static void kernelPython(Arguments args) {
+    static void kernelPython(Arguments args) throws UsageException {
         if (args.has("--python")) {
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), args.value("--python"));
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), ExecutablePath.resolve("--python", args.value("--python")));
         }
     }
 }

@@ -209,9 +209,7 @@ public final class LocalCluster implements AutoCloseable {
     private static final Duration EXIT_WAIT = Duration.ofSeconds(15);
 
     /**
-     * Starts a cluster on a thread of its own and returns at once: {@code mpflc run --local} compiles its
-     * document meanwhile, so that the compiler and the engine's start-up (each about half a second of CPU on
-     * the README's first run) use both cores instead of one after the other. {@link Starting#await} takes
+     * Starts a cluster on a thread of its own and returns at once. {@link Starting#await} takes
      * the cluster; {@link Starting#close} stops it (once started) whoever took it, then runs {@code cleanup}
      * (e.g. deleting the cluster's data directory). If this JVM exits first (SIGTERM, Ctrl-C), a shutdown hook
      * does the same, also mid-start (a started cluster once what holds its exit let go, {@link LocalCluster#holdExitUntil}):
@@ -280,25 +278,6 @@ public final class LocalCluster implements AutoCloseable {
             } catch (TimeoutException e) {
                 throw new IOException("the local cluster did not start within " + bound.toSeconds() + " s");
             }
-        }
-
-        /**
-         * Gives the start up without waiting for it: {@code mpflc run --local} with a document that does not
-         * compile answers at once instead of after the cluster's start-up, which it does not need. Once the
-         * start ends, the starting thread stops the cluster it started and runs the clean-up (also after a
-         * failed start). If this JVM exits first, the shutdown hook does ({@link #startInBackground}).
-         */
-        public void abandon() {
-            future.whenComplete((c, e) -> {
-                try {
-                    if (c != null) {
-                        c.close();
-                    }
-                } finally {
-                    cleanup.run();
-                    forgetExit();
-                }
-            });
         }
 
         /**

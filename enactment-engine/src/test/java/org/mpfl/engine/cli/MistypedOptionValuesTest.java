@@ -100,6 +100,33 @@ class MistypedOptionValuesTest {
     }
 
     /**
+     * {@code run --local --python ../py} (and {@code ./venv/bin/python}) was passed on as given: the kernel worker,
+     * started in its unpacked libraries' directory, failed every rank with {@code …/mpfl-kernels-…/../py: No such file
+     * or directory}, and {@code run --local} did not look at the interpreter before starting. A path that is no
+     * executable file is now a usage error naming the flag, from {@code run --local}, {@code up} and {@code host} alike,
+     * before anything starts.
+     */
+    @Test
+    void aPythonPathThatIsNoExecutableFileIsRefusedBeforeAnythingStarts() throws Exception {
+        Path doc = Files.writeString(dir.resolve("first.mpfl.xml"), "<workflow xmlns=\"urn:mpfl:1.0\" name=\"first\">"
+                + "<process name=\"p\" ranks=\"1\"/></workflow>");
+        String missing = "./no-such-venv/bin/python";
+        Result run = mpflc("run", doc.toString(), "--local", "--python", missing);
+        assertEquals(2, run.exit(), run.err());
+        assertEquals("mpflc run: --python " + missing + ": no such file\n", run.err());
+        Result hosts = mpflc("run", doc.toString(), "--local", "--hosts", "1", "--python", doc.toString());
+        assertEquals(2, hosts.exit(), hosts.err());
+        assertEquals("mpflc run: --python " + doc + ": not an executable file\n", hosts.err());
+        Result up = mpflc("up", "--hosts", "1", "--port", "0", "--data", dir.resolve("data").toString(), "--python", missing);
+        assertEquals(2, up.exit(), up.err());
+        assertTrue(up.err().startsWith("mpflc up: --python " + missing + ": no such file\n"), up.err());
+        assertTrue(Files.notExists(dir.resolve("data")), "nothing was started");
+        Result host = mpflc("host", "--engine", "http://127.0.0.1:1", "--python", missing);
+        assertEquals(2, host.exit(), host.err());
+        assertTrue(host.err().startsWith("mpflc host: --python " + missing + ": no such file\n"), host.err());
+    }
+
+    /**
      * Any {@code .json} was taken for a deployment plan: a trace ({@code mpflc trace -o}) in the directory given to
      * {@code run} got the engine's {@code plan 'workflow' has no processes}, a truncated plan the JSON parser's words
      * about a source {@code REDACTED}, with neither file nor line.

@@ -29,10 +29,12 @@ class UpPythonOptionTest {
 
     @Test
     void anInterpreterThatDoesNotRunStopsUpNamingIt() throws Exception {
-        String missing = dir.resolve("no-such-venv/bin/python").toString();
+        // an executable that is no interpreter: a path that is no executable file is refused by up itself, before any
+        // host starts (MistypedOptionValuesTest)
+        String notPython = "/bin/false";
         List<String> cmd = new ArrayList<>(ChildJvm.command(ChildJvm.shortLivedOptions("256m"), Mpflc.class.getName()));
         cmd.addAll(List.of("up", "--hosts", "1", "--port", "0", "--bind", "127.0.0.1", "--data", dir.resolve("data").toString(),
-                "--python", missing));
+                "--python", notPython));
         Path out = dir.resolve("up.out");
         Path err = dir.resolve("up.err");
         Process up = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -44,7 +46,7 @@ class UpPythonOptionTest {
         }
         String said = Files.readString(err, StandardCharsets.UTF_8);
         assertEquals(1, up.exitValue(), said);
-        assertTrue(said.contains("--python " + missing + ": cannot run it"), "the host names the interpreter: " + said);
+        assertTrue(said.contains("--python " + notPython + " is not a Python 3 interpreter"), "the host names the interpreter: " + said);
         assertTrue(said.contains("service host 0 ended"), "up says which host: " + said);
         assertFalse(said.contains("\tat "), "no stack trace: " + said);
         assertFalse(Files.readString(out).contains("press Ctrl-C"), "it did not go on to serve");

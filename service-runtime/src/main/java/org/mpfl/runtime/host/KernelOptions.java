@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.mpfl.ir.cli.ExecutablePath;
 import org.mpfl.ir.cli.UsageException;
 import org.mpfl.protocol.settings.ProtocolSettings;
 import org.mpfl.runtime.settings.RuntimeSettings;
@@ -24,8 +25,10 @@ final class KernelOptions {
 
     static void apply(String python, List<String> commandDirectories) throws UsageException {
         if (python != null) {
-            probe(python);
-            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), python);
+            // the kernel workers start in their libraries' directory: a relative path is made the user's here
+            String interpreter = ExecutablePath.resolve("--python", python);
+            probe(interpreter);
+            System.setProperty(ProtocolSettings.KERNEL_PYTHON.name(), interpreter);
         }
         if (!commandDirectories.isEmpty()) {
             for (String d : commandDirectories) {
