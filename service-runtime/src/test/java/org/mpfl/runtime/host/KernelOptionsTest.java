@@ -35,7 +35,7 @@ class KernelOptionsTest {
     @Test
     void aMissingOrWrongInterpreterIsRefusedAtStart(@TempDir Path dir) throws Exception {
         UsageException missing = assertThrows(UsageException.class, () -> KernelOptions.apply("/no/such/python3", List.of()));
-        assertTrue(missing.getMessage().contains("--python /no/such/python3: cannot run it"), missing.getMessage());
+        assertTrue(missing.getMessage().contains("--python /no/such/python3: no such file"), missing.getMessage());
         Path notPython = dir.resolve("python");
         Files.writeString(notPython, "#!/bin/sh\necho 'Perl 5'\n");
         assertTrue(notPython.toFile().setExecutable(true, true));
