@@ -54,7 +54,9 @@ import org.mpfl.testing.attack.EndlessElement;
  * messages crossing between them (into Tomcat through its {@code AxisServlet}: the Tomcat host offers
  * no binary channel here). The attacks: a deploy without or with a wrong host key, a {@code run}
  * without the engine's key, and a store with a bad proof or an oversized announced length are all
- * refused, and nothing is deployed or started. The shipped zeep client reads a rank's status in Tomcat
+ * refused, and nothing is deployed or started; a {@code status} with an endless element from a caller without any
+ * credential is cut off after {@code mpfl.host.unprovenBodyBytes}, while a proved store larger than that is taken.
+ * The shipped zeep client reads a rank's status in Tomcat
  * from the WSDL Tomcat serves and aborts its domain.
  */
 @Timeout(300)
