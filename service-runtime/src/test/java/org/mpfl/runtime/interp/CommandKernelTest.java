@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -156,6 +157,32 @@ class CommandKernelTest {
         readyWorker(dir, "breaker", body + "\n");
         RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/breaker"), Map.of(), LIMIT).anyFault();
         assertTrue(f.getMessage().contains(message), f.getMessage());
+    }
+
+    /**
+     * Two ranks' workers fail at a call: one closes its channel and lives on (its rank waits up to 1 s for its exit), the
+     * other exits soon after. The second rank's failure aborts the domain while the first still waits: the first rank
+     * still names its own worker's cause (before, it said only "ended while the rank was interrupted").
+     */
+    @Test
+    void aRankInterruptedWhileItsWorkerIsStoppedStillNamesTheCause(@TempDir Path dir) throws Exception {
+        Path closed = dir.resolve("closed");
+        readyWorker(dir, "pair", """
+                receive()
+                try:
+                    os.close(os.open(%s, os.O_CREAT | os.O_EXCL))
+                    s.close()
+                    time.sleep(60)
+                except FileExistsError:
+                    time.sleep(0.3)
+                    raise SystemExit(3)
+                """.formatted("'" + closed + "'"));
+        InterpreterHarness.Result r = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/pair"), Map.of(), LIMIT);
+        List<String> faults = r.ranks().stream().map(InterpreterHarness.RankRecord::fault).filter(f -> f != null)
+                .map(RankFault::getMessage).toList();
+        assertTrue(faults.stream().allMatch(m -> m.contains("the worker closed the control channel (the worker was stopped)")
+                || m.contains("exited with status 3")), faults.toString());
+        assertTrue(faults.stream().noneMatch(m -> m.contains("interrupted")), faults.toString());
     }
 
     /**

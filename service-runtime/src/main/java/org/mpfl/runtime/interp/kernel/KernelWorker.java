@@ -229,15 +229,17 @@ final class KernelWorker implements AutoCloseable {
 
     /** The failure of a worker that closed its channel: its exit status or signal, with its last stderr lines. */
     private KernelFailure died(IOException cause) {
+        boolean exited;
         try {
-            if (!process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                session.stop();
-                return KernelFailure.workflow(label + ": " + rootMessage(cause) + " (the worker was stopped)" + lastLines(stderr));
-            }
+            exited = process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
+            // the domain aborted while this rank waited (another rank's worker failed first): the cause stays this one
             Thread.currentThread().interrupt();
+            exited = false;
+        }
+        if (!exited) {
             session.stop();
-            return KernelFailure.workflow(label + " ended while the rank was interrupted");
+            return KernelFailure.workflow(label + ": " + rootMessage(cause) + " (the worker was stopped)" + lastLines(stderr));
         }
         // what the worker started goes with it, and with them their ends of its stdout and stderr
         session.stop();
