@@ -278,18 +278,13 @@ final class ProgramStepper {
         return false;
     }
 
-    /** Makes every variable a body may assign unknown (the body is not followed). */
+    /**
+     * Makes every variable a body may assign unknown (the body is not followed). The body is communication-free
+     * (isCommunicationFree), so its targets are those of assignments, kernels and invokes.
+     */
     private static void havoc(RankThread t, List<IrActivity> body, String why) {
         Set<String> assigned = new LinkedHashSet<>();
-        IrWalk.forEachActivity(body, a -> {
-            if (a instanceof IrActivity.Assign x) {
-                assigned.add(x.target().variable());
-            } else if (a instanceof IrActivity.Compute x) {
-                x.outputs().forEach(o -> assigned.add(o.variable()));
-            } else if (a instanceof IrActivity.Invoke x && x.output() != null) {
-                assigned.add(x.output().variable());
-            }
-        });
+        IrWalk.forEachActivity(body, a -> IrWalk.targets(a).forEach(target -> assigned.add(target.variable())));
         for (String name : assigned) {
             t.rank.write(name, new Unknown(name, why));
         }
