@@ -256,12 +256,20 @@ public final class KernelLibraryCheck {
                     + " by keyword (drop the '/' from its parameters)");
         }
         if (!signature.path("any").asBoolean()) {
-            for (String input : inputs) {
-                if (!keywords.contains(input) && !positionalOnly.contains(input)) { // that one is said above
-                    diagnostics.error(c.at(), at + " has no parameter '" + input + "', which in= gives it ("
-                            + (keywords.isEmpty() ? "it takes none" : "its parameters: " + String.join(", ", keywords)) + ")"
-                            + org.mpfl.ir.spelling.Suggestions.didYouMean(input, keywords));
-                }
+            List<String> unknown = inputs.stream().filter(i -> !keywords.contains(i) && !positionalOnly.contains(i)).toList();
+            if (keywords.isEmpty() && !unknown.isEmpty()) {
+                // no parameter name to correct an input to: the rule itself, once
+                JsonNode varargs = signature.path("varargs");
+                diagnostics.error(c.at(), at + " takes no keyword arguments ("
+                        + (varargs.isTextual() ? "*" + varargs.asText() + " takes values by position only"
+                        : positionalOnly.isEmpty() ? "it has no parameters" : "its parameters come before a '/'")
+                        + "), but in= gives " + String.join(", ", unknown) + ": a kernel gets its in values as keyword"
+                        + " arguments, so declare def " + function + "(" + String.join(", ", inputs) + ") or def " + function
+                        + "(**kw)");
+            }
+            for (String input : keywords.isEmpty() ? List.<String>of() : unknown) { // positional only: said above
+                diagnostics.error(c.at(), at + " has no parameter '" + input + "', which in= gives it (its parameters: "
+                        + String.join(", ", keywords) + ")" + org.mpfl.ir.spelling.Suggestions.didYouMean(input, keywords));
             }
         }
         for (String required : texts(signature.path("required"))) {

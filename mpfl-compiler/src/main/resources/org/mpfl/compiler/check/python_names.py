@@ -3,8 +3,9 @@
 # {argument: {"names": [...], "star": bool, "signatures": {function: signature}, "modules": [...]} or {"error": text}}
 # (modules: the names bound only by 'import X', which are modules, never functions), where a signature
 # of a plain top-level def (no decorator: one may change what it takes) says how it can be called with keywords, as
-# a kernel is: {"line": N, "keywords": [...], "required": [...], "positional": [...], "any": bool, "kind": K}
-# (positional: the parameters without default that only a position can give; any: it takes **kwargs; K: "plain",
+# a kernel is: {"line": N, "keywords": [...], "required": [...], "positional": [...], "any": bool, "varargs": NAME,
+# "kind": K} (positional: the parameters without default that only a position can give; any: it takes **kwargs;
+# varargs: the name of its *args or null; K: "plain",
 # "async" for an async def, "generator" for a def that yields).
 import ast
 import json
@@ -81,6 +82,7 @@ def signature(node):
                         + [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None],
             "positional": [n for n in without_default if n in {p.arg for p in positional}],
             "any": a.kwarg is not None,
+            "varargs": a.vararg.arg if a.vararg is not None else None,
             "kind": "async" if isinstance(node, ast.AsyncFunctionDef) else "generator" if yields(node) else "plain"}
 
 

@@ -64,6 +64,10 @@ class KernelLibraryCheckTest {
                     yield {"u": u}
                 def returns_a_generator(u):
                     return {"u": (x for x in u)}
+                def by_position(*values):
+                    return {"u": values[0]}
+                def without_parameters():
+                    return {"u": None}
                 """);
         Files.createDirectories(dir.resolve("bin"));
         Files.writeString(dir.resolve("bin/tool"), "#!/bin/sh\n");
@@ -155,6 +159,27 @@ class KernelLibraryCheckTest {
         assertTrue(wrong.err().contains(at + "needs 'steps', which in= does not give (it gives u, dt, step)"), wrong.err());
         assertTrue(wrong.err().contains(at + "needs 'tol'"), wrong.err());
         assertFalse(wrong.err().contains(at + "has no parameter 'u'"), "said once, as position only: " + wrong.err());
+    }
+
+    /**
+     * A def that takes no keyword arguments ({@code def f(*args)}, {@code def f()}) is told the rule it breaks, not only
+     * that it has no such parameter: the in values come as keyword arguments, and the defs that take them.
+     */
+    @Test
+    void aDefWithoutKeywordParametersIsToldHowInValuesArrive(@TempDir Path dir) throws Exception {
+        Checked c = check(dir, """
+                    <var name="dt" type="double"/>
+                    <compute python="shapes:by_position" in="u, dt" out="u"/>
+                    <compute python="shapes:without_parameters" in="u" out="u"/>
+                """, "--python", PYTHON);
+        assertEquals(1, c.exit(), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:8:5: error: python function 'by_position' (kernels/shapes.py:22) takes"
+                + " no keyword arguments (*values takes values by position only), but in= gives u, dt: a kernel gets its in"
+                + " values as keyword arguments, so declare def by_position(u, dt) or def by_position(**kw)"), c.err());
+        assertTrue(c.err().contains("k.mpfl.xml:9:5: error: python function 'without_parameters' (kernels/shapes.py:24) takes"
+                + " no keyword arguments (it has no parameters), but in= gives u: a kernel gets its in values as keyword"
+                + " arguments, so declare def without_parameters(u) or def without_parameters(**kw)"), c.err());
+        assertEquals(2, c.err().lines().filter(l -> l.contains(": error: ")).count(), "once per compute: " + c.err());
     }
 
     /**
