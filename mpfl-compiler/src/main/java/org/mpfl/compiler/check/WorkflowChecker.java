@@ -409,7 +409,7 @@ public final class WorkflowChecker {
                 if (a != null) {
                     String name = a.value().trim();
                     if (!Names.IDENTIFIER.matcher(name).matches()) {
-                        diagnostics.error(a.location(), "'" + name + "' is not a valid communicator name");
+                        diagnostics.error(a.location(), "'" + name + "' is not a valid communicator name (" + Names.IDENTIFIER_RULE + ")");
                     } else if (name.equals("world") || processNames.contains(name)) {
                         diagnostics.error(a.location(), "communicator '" + name + "' already exists ("
                                 + (name.equals("world") ? "all ranks" : "the ranks of process " + name) + ")");

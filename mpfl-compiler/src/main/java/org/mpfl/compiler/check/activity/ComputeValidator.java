@@ -74,7 +74,8 @@ final class ComputeValidator implements ActivityValidator {
                     // a path (org/example/Step), a source file or a call: the class name it holds
                     String meant = value.replace('/', '.').replaceAll("(\\.java|\\.class|\\(\\))$", "");
                     context.error(kernel.location(), "'" + value + "' is not a Java class name"
-                            + (Names.CLASS_NAME.matcher(meant).matches() ? " (did you mean '" + meant + "'?)" : ""));
+                            + (Names.CLASS_NAME.matcher(meant).matches() ? " (did you mean '" + meant + "'?)"
+                            : " (a class's full name: identifiers separated by '.', e.g. org.example.heat.Step)"));
                 }
             }
             case "python" -> {

@@ -18,7 +18,7 @@ final class InvokeValidator implements ActivityValidator {
         String operation = operationAttribute == null ? null : operationAttribute.value().trim();
         if (operation != null && !Names.IDENTIFIER.matcher(operation).matches()) {
             context.error(operationAttribute.location(), "'" + operation + "' is not an operation name"
-                    + " (ASCII letters, digits and '_', not starting with a digit)");
+                    + " (" + Names.IDENTIFIER_RULE + ")");
             operation = null;
         }
         IrExpr input = e.attribute("input") == null ? null : context.attrs().expression(e, "input", scope, MpflType.STRING);

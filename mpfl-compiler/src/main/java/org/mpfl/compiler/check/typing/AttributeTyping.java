@@ -171,7 +171,7 @@ public final class AttributeTyping {
         }
         String name = a.value().trim();
         if (!context.names().isCommunicator(name)) {
-            error(a.location(), "unknown communicator '" + name + "'"
+            error(a.location(), name.isEmpty() ? context.names().emptyCommunicator() : "unknown communicator '" + name + "'"
                     + Suggestions.didYouMean(name, allCommunicators()));
             return null;
         }

@@ -423,7 +423,7 @@ public final class ExpressionTyper {
             }
             default -> {
                 if (!names.isCommunicator(name)) {
-                    error(argument.location(), "unknown communicator '" + name + "'"
+                    error(argument.location(), name.isEmpty() ? names.emptyCommunicator() : "unknown communicator '" + name + "'"
                             + Suggestions.didYouMean(name, names.communicators().keySet()));
                     return null;
                 }

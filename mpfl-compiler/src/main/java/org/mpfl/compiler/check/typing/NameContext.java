@@ -2,6 +2,8 @@ package org.mpfl.compiler.check.typing;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.mpfl.ir.diag.SourceLocation;
 
 /**
@@ -19,5 +21,17 @@ public record NameContext(Set<String> processes, Map<String, SourceLocation> com
 
     public boolean isCommunicator(String name) {
         return name.equals("world") || processes.contains(name) || communicators.containsKey(name);
+    }
+
+    /**
+     * The error for an empty communicator name ({@code comm=""}, {@code size('')}): no name to correct, so it
+     * says what names a communicator, and which ones there are.
+     */
+    public String emptyCommunicator() {
+        Set<String> all = new TreeSet<>(processes);
+        all.add("world");
+        all.addAll(communicators.keySet());
+        return "empty communicator name: a communicator is 'world', a process's name or one made by <split>/<cartesian>"
+                + " (here: " + all.stream().map(n -> "'" + n + "'").collect(Collectors.joining(", ")) + ")";
     }
 }

@@ -12,6 +12,8 @@ import org.mpfl.ir.diag.SourceLocation;
 public final class Names {
     /** Params, vars, loop variables, requests, communicators: usable inside expressions. */
     public static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    /** {@link #IDENTIFIER} in words, for the messages that reject a name. */
+    public static final String IDENTIFIER_RULE = "ASCII letters, digits and '_', not starting with a digit";
     /** Workflow and process names (also service types and communicator names of processes). */
     public static final Pattern WORKFLOW_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
     /** Output names. */
@@ -27,7 +29,7 @@ public final class Names {
      */
     public static boolean checkNewName(Diagnostics diagnostics, SourceLocation at, String name, String what, Scope scope) {
         if (!IDENTIFIER.matcher(name).matches()) {
-            diagnostics.error(at, "'" + name + "' is not a valid " + what + " name (ASCII letters, digits and '_', not starting with a digit)");
+            diagnostics.error(at, "'" + name + "' is not a valid " + what + " name (" + IDENTIFIER_RULE + ")");
             return false;
         }
         if (RESERVED.contains(name)) {
