@@ -204,10 +204,16 @@ final class KernelWorker implements AutoCloseable {
                     + " bytes in one call; mpfl.kernel.logBytesPerCall)");
         }
         logBudget.set(logBytesPerCall);
+        stdout.callStarts();
+        stderr.callStarts();
         try {
             channel.send(request);
             whileWaiting.run();
-            return receive(deadlineNanos);
+            String answer = receive(deadlineNanos);
+            // a line the call printed without its newline shows now, not when the worker ends
+            stdout.callEnded();
+            stderr.callEnded();
+            return answer;
         } catch (InterruptedIOException e) {
             broken = true;
             throw e;
