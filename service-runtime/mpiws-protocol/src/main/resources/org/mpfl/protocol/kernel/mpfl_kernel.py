@@ -28,6 +28,8 @@ MAX_PLANS = 256  # parsed call requests kept (a site whose scalars change every 
 # (docs/kernel-protocol.md, "Starting"), and a worker whose kernels pass no arrays never needs it
 numpy = None
 numpy_tried = False
+# the workflow's library entries of sys.path (main()), which NumPy's own import must not see
+libraries = []
 
 
 def need_numpy():
@@ -37,11 +39,31 @@ def need_numpy():
     if not numpy_tried:
         numpy_tried = True
         try:
-            import numpy as module
-            numpy = module
+            numpy = import_without_libraries("numpy")
         except ImportError:
             numpy = None
     return numpy
+
+
+def import_without_libraries(name):
+    """Imports a module of Python's or an installed one as if the workflow's libraries were not there: NumPy imports
+    modules of the standard library when first imported (numbers, pickle, platform ...), and a library module of
+    such a name (numbers.py next to a kernel) would be taken for it. The libraries are off sys.path meanwhile, and
+    the modules loaded from them out of sys.modules (then put back: the kernels keep their own)."""
+    def from_libraries(module):
+        where = getattr(module, "__file__", None) or ""
+        return any(where.startswith(entry + os.sep) for entry in libraries)
+
+    path = list(sys.path)
+    mine = {n: m for n, m in list(sys.modules.items()) if from_libraries(m)}
+    sys.path[:] = [p for p in path if p not in libraries]
+    for n in mine:
+        del sys.modules[n]
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path[:] = path
+        sys.modules.update(mine)
 
 
 def adopt_numpy():
@@ -520,7 +542,8 @@ class Worker:
 
 
 def main():
-    for entry in reversed([p for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep) if p]):
+    libraries.extend(p for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep) if p)
+    for entry in reversed(libraries):
         sys.path.insert(0, entry)
     roots = [p for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep) if p and os.path.isdir(p)]
     # a zip's modules are shown as ZIP/module.py (its frames read /tmp/mpfl-kernels-…/k.zip/zpkg/__init__.py)
@@ -542,7 +565,9 @@ def taken_names():
     """The top-level module names a kernel module cannot have (Worker.not_shadowed says so at its load): those of the
     modules loaded once this module's own imports are done, the interpreter's start-up's included, and those built
     into the interpreter, which Python finds before any path entry. mpflc check asks for them (--taken-names)."""
-    need_numpy()  # imported by the worker at its first array, after the libraries: their modules must not shadow its own
+    # imported by the worker at its first array, without the libraries (import_without_libraries); a kernel module that
+    # imports NumPy itself does so with the libraries on sys.path, so a kernel module may not be named as NumPy's either
+    need_numpy()
     return sorted({name.split(".")[0] for name in sys.modules} | set(sys.builtin_module_names))
 
 
