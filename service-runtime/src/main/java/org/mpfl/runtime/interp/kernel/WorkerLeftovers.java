@@ -8,8 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.mpfl.protocol.kernel.ExitGuard;
 import org.mpfl.ir.files.FileTrees;
 
 /**
@@ -29,23 +28,8 @@ import org.mpfl.ir.files.FileTrees;
 final class WorkerLeftovers {
     private static final Set<WorkerLeftovers> OPEN = ConcurrentHashMap.newKeySet();
     private static final Set<Path> TREES = ConcurrentHashMap.newKeySet();
-    /** Read: something is being made and recorded; write: the hook removes everything. */
-    private static final ReadWriteLock MAKING = new ReentrantReadWriteLock();
-    private static volatile boolean exiting;
-
-    static {
-        try {
-            Runtime.getRuntime().addShutdownHook(new Thread(WorkerLeftovers::removeAllOpen, "mpfl-kernel-workers-exit"));
-        } catch (IllegalStateException alreadyExiting) {
-            exiting = true; // first used while the JVM exits: nothing is made any more
-        }
-    }
-
-    /** Something that makes a file, directory or process outside the JVM and records it here for removal. */
-    @FunctionalInterface
-    interface Making<T> {
-        T make() throws IOException;
-    }
+    /** After OPEN and TREES, which its hook reads. */
+    private static final ExitGuard EXIT = new ExitGuard("mpfl-kernel-workers-exit", WorkerLeftovers::removeAllOpen);
 
     /**
      * Runs {@code making} unless this JVM exits; the exit's removal waits until it returns, so what it made and
@@ -53,16 +37,8 @@ final class WorkerLeftovers {
      *
      * @throws InterruptedIOException the JVM exits (the rank is being stopped with it: nothing is the worker's fault)
      */
-    static <T> T unlessExiting(Making<T> making) throws IOException {
-        MAKING.readLock().lock();
-        try {
-            if (exiting) {
-                throw new InterruptedIOException("this JVM is exiting");
-            }
-            return making.make();
-        } finally {
-            MAKING.readLock().unlock();
-        }
+    static <T> T unlessExiting(ExitGuard.Making<T> making) throws IOException {
+        return EXIT.unlessExiting(making);
     }
 
     /** {@code root} and what it then holds is deleted when the JVM exits; call it inside {@link #unlessExiting}. */
@@ -87,7 +63,7 @@ final class WorkerLeftovers {
     /** {@code path} (a file, or an empty directory) belongs to the worker; returns it. */
     synchronized Path path(Path path) {
         paths.add(path);
-        if (exiting) {
+        if (EXIT.exiting()) {
             remove();
         }
         return path;
@@ -102,7 +78,7 @@ final class WorkerLeftovers {
     /** The worker's process and the processes it starts; returns it. */
     synchronized WorkerSession session(WorkerSession worker) {
         session = worker;
-        if (exiting) {
+        if (EXIT.exiting()) {
             remove();
         }
         return worker;
@@ -133,12 +109,6 @@ final class WorkerLeftovers {
     }
 
     private static void removeAllOpen() {
-        MAKING.writeLock().lock(); // what is being made now is recorded first (bounded: no making waits for anything)
-        try {
-            exiting = true;
-        } finally {
-            MAKING.writeLock().unlock();
-        }
         for (WorkerLeftovers leftovers : OPEN) {
             synchronized (leftovers) {
                 leftovers.remove();
