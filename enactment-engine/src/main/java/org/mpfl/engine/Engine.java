@@ -26,6 +26,7 @@ import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostFile;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.rest.CheckpointUploads;
+import org.mpfl.engine.rest.AllowedMethods;
 import org.mpfl.engine.rest.AccessFilter;
 import org.mpfl.engine.rest.EngineRoutes;
 import org.mpfl.engine.rest.EventStream;
@@ -168,6 +169,7 @@ public final class Engine implements AutoCloseable {
         BodilessReads.install(router);
         UndecodableTargets.install(router);
         UnroutedRequests.install(router);
+        AllowedMethods.install(router);
         AccessFilter.install(router, access, audit, database.access(), access.users()
                 .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);

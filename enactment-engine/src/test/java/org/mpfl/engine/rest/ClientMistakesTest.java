@@ -134,6 +134,33 @@ class ClientMistakesTest {
     }
 
     /**
+     * A body its {@code Content-Type} says is not JSON is refused 415 naming the type the endpoint takes: a {@code
+     * text/plain} or a form body ({@code curl -d}'s default) holding JSON was parsed as JSON all the same.
+     */
+    @Test
+    void aBodyOfAnotherTypeThanJsonIsUnsupported() throws Exception {
+        String start = "{\"plan\": {\"workflow\": \"w\", \"processes\": [{\"name\": \"p\", \"ranks\": 1}]}}";
+        for (String[] c : List.of(new String[] {"/api/runs", "text/plain", start},
+                new String[] {"/api/runs", "application/x-www-form-urlencoded", start},
+                new String[] {"/api/workflows", "text/xml; charset=utf-8", "<workflow/>"},
+                new String[] {"/api/registry/credentials", "text/plain", "{}"})) {
+            java.net.http.HttpResponse<String> a = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                    .newBuilder(URI.create(engine.url() + c[0])).header("Authorization", "Bearer admin-token").header("Content-Type", c[1])
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(c[2])).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(415, a.statusCode(), c[0] + " " + c[1] + ": " + a.body());
+            assertEquals("{\"error\":\"this endpoint takes a JSON body (Content-Type: application/json), not "
+                    + c[1].replaceAll(";.*", "") + "\"}", a.body().strip(), c[1]);
+        }
+        Http.Answer runs = Http.send("GET", engine.url() + "/api/runs", "Bearer admin-token", null);
+        assertEquals("0", runs.headers().firstValue("X-Total-Count").orElse(null), "no run was started: " + runs.body());
+        java.net.http.HttpResponse<String> json = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(URI.create(engine.url() + "/api/registry/credentials")).header("Authorization", "Bearer admin-token")
+                .header("Content-Type", "application/json; charset=utf-8").POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, json.statusCode(), "JSON with its charset is taken: " + json.body());
+    }
+
+    /**
      * The audit trail's paging outside its range is refused as the run list's is: {@code limit=-5} was served as 1
      * (one entry, 200) and {@code limit=99999999} as 10000, though the API gives 10000 as the maximum.
      */
