@@ -145,7 +145,9 @@ public final class Engine implements AutoCloseable {
         this.reattachment = new Reattachment(runs, database.runs(), database.liveDomains(), invoker, registry,
                 config.reattachGrace());
         reattachment.adopt();
-        this.workflows = new WorkflowService(database.workflows(), config.compiler(), deployments, runs);
+        // the compiler's diagnostics name a run's param values by the REST request's field, not the command line's --param
+        this.workflows = new WorkflowService(database.workflows(),
+                config.compiler().namingParams(org.mpfl.ir.plan.ParamValues.Naming.JSON_FIELD), deployments, runs);
         this.access = accessPolicy(config, token, credentials, database);
         this.audit = new Audit(database.access(), config.auditRetention());
         // made before the routes (GET /api/capacity reads it), started after the orphaned domains are gone as before

@@ -161,6 +161,31 @@ class ClientMistakesTest {
     }
 
     /**
+     * A run's param values are named by the request's field, not by the command line's option: an unknown one was
+     * "--param zz: the workflow has no param 'zz'", which a REST client never typed. A plan's rank count beyond an int
+     * said "at least 1".
+     */
+    @Test
+    void aRunsValuesAreNamedByTheirFields() throws Exception {
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"p\"><param name=\"n\" type=\"int\" default=\"1\"/>"
+                + "<process name=\"w\" ranks=\"1\"><output name=\"t\" value=\"2 * n\"/></process></workflow>";
+        for (Object[] c : List.of(new Object[] {java.util.Map.of("zz", 1), "'params.zz': the workflow has no param 'zz' (it declares n)"},
+                new Object[] {java.util.Map.of("n", "abc"), "'params.n' (abc): not a valid int"})) {
+            Http.Answer a = Http.post(engine.url() + "/api/runs", "admin-token", java.util.Map.of("document", doc, "params", c[0]));
+            assertEquals(422, a.status(), a.body());
+            String error = a.json().get("error").asText();
+            assertTrue(error.contains("error: " + c[1]) && !error.contains("--param"), error);
+        }
+        for (String ranks : List.of("99999999999", "0", "1.5", "\"2\"")) {
+            Http.Answer a = Http.send("POST", engine.url() + "/api/runs", "Bearer admin-token",
+                    "{\"plan\": {\"workflow\": \"w\", \"processes\": [{\"name\": \"p\", \"ranks\": " + ranks + "}]}}");
+            assertEquals(400, a.status(), a.body());
+            assertEquals("plan 'w': process 'p' needs a whole number of ranks from 1 to 2147483647 (field 'ranks'), not " + ranks,
+                    a.json().get("error").asText());
+        }
+    }
+
+    /**
      * The audit trail's paging outside its range is refused as the run list's is: {@code limit=-5} was served as 1
      * (one entry, 200) and {@code limit=99999999} as 10000, though the API gives 10000 as the maximum.
      */
