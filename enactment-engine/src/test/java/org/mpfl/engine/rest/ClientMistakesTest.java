@@ -88,6 +88,8 @@ class ClientMistakesTest {
     /**
      * A host announcement with a field of the wrong type names the field and what it must be; it named the engine's
      * classes ("Cannot deserialize value of type `java.lang.Integer` … org.mpfl.engine.registry.HostAnnouncement[\"capacity\"]").
+     * A capacity below 1 was registered as 1 (the API gives 1 as its minimum), and a {@code soapUrl} that is no URL was
+     * answered with the URI parser's words ("Illegal character in scheme name at index 2: ht tp://x y").
      */
     @Test
     void aHostAnnouncementOfTheWrongShapeNamesTheFieldNotTheEnginesClasses() throws Exception {
@@ -95,9 +97,21 @@ class ClientMistakesTest {
         assertEquals(201, issued.status(), issued.body());
         String credential = "Bearer " + issued.json().get("id").asText() + "." + issued.json().get("secret").asText();
         for (String[] c : List.of(new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": \"four\"}",
-                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                        "'capacity' must be a whole number from 1 to 2147483647, not \"four\""},
                 new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": 99999999999}",
-                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                        "'capacity' must be a whole number from 1 to 2147483647, not 99999999999"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": -4}",
+                        "'capacity' must be a whole number from 1 to 2147483647, not -4"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"slots\": 0}",
+                        "'slots' must be a whole number from 1 to 2147483647, not 0"},
+                new String[] {"{\"soapUrl\": \"ht tp://x y\"}", "'soapUrl' must be an http or https URL such as"
+                        + " http://HOST:PORT/services; it does not parse (illegal character in scheme name at character 3)"},
+                new String[] {"{\"soapUrl\": \"http://[::1\"}", "'soapUrl' must be an http or https URL such as"
+                        + " http://HOST:PORT/services; it does not parse (expected closing bracket for ipv6 address at character 12)"},
+                new String[] {"{\"soapUrl\": \"ftp://h/s\"}", "'soapUrl' must be an http or https URL such as"
+                        + " http://HOST:PORT/services; its scheme is 'ftp'"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"deployUrl\": \"/deploy\"}", "'deployUrl' must be an http or"
+                        + " https URL such as http://HOST:PORT/services; its scheme is missing"},
                 new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"services\": \"ring\"}", "'services' must be an array"},
                 new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"oversubscribe\": [1]}", "'oversubscribe' must be true or false"})) {
             Http.Answer a = Http.send("POST", engine.url() + "/api/registry/hosts", credential, c[0]);
@@ -182,6 +196,30 @@ class ClientMistakesTest {
             assertEquals(400, a.status(), a.body());
             assertEquals("plan 'w': process 'p' needs a whole number of ranks from 1 to 2147483647 (field 'ranks'), not " + ranks,
                     a.json().get("error").asText());
+        }
+    }
+
+    /**
+     * An archive that is not base64 is refused naming its field and what is wrong with it: the decoder's words said
+     * "archive of 'w' is not base64: Illegal base64 character 21" (the character by its hex code).
+     */
+    @Test
+    void anArchiveThatIsNotBase64NamesItsFieldAndWhy() throws Exception {
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"p\"><process name=\"w\" ranks=\"1\"/></workflow>";
+        String fine = java.util.Base64.getEncoder().encodeToString(new byte[] {1, 2, 3, 4});
+        for (Object[] c : List.of(
+                new Object[] {"/api/runs", java.util.Map.of("document", doc, "archives", List.of(java.util.Map.of("service", "w", "archive", fine),
+                        java.util.Map.of("service", "v", "archive", "ab!d"))),
+                        "'archives[1].archive' (service 'v') is not base64 (RFC 4648): '!' at character 3 is not a base64 character"},
+                new Object[] {"/api/workflows", java.util.Map.of("name", "p", "document", doc, "archives",
+                        List.of(java.util.Map.of("service", "w", "archive", fine.substring(0, 2) + "\n" + fine.substring(2)))),
+                        "'archives[0].archive' (service 'w') is not base64 (RFC 4648): U+000A at character 3 is not a"
+                                + " base64 character (send it without line breaks: base64 -w0 FILE)"},
+                new Object[] {"/api/deployments", java.util.Map.of("service", "w", "archive", "abcde"),
+                        "'archive' (service 'w') is not base64 (RFC 4648): its length or padding is wrong (5 characters)"})) {
+            Http.Answer a = Http.post(engine.url() + c[0], "admin-token", c[1]);
+            assertEquals(400, a.status(), c[0] + ": " + a.body());
+            assertEquals(c[2], a.json().get("error").asText(), (String) c[0]);
         }
     }
 
