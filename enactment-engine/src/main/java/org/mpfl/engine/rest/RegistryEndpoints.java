@@ -73,6 +73,10 @@ final class RegistryEndpoints {
             requireHostSpeakingFor(ex, hostId);
             how = HostRegistry.Departure.LEFT;
         }
+        // an unknown host is a 404 as for GET: a 204 told an admin who mistyped the id that the host was removed
+        if (api.registry().host(hostId).isEmpty()) {
+            throw new ApiException(404, "host '" + hostId + "' is not registered");
+        }
         api.registry().remove(hostId, how);
         return new Reply(204, null);
     }
