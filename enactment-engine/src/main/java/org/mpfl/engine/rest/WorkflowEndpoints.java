@@ -97,12 +97,17 @@ final class WorkflowEndpoints {
         Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
         requireTypes(b, List.of("name", "project", "document", "file"), List.of(), List.of("archives"));
+        String name = text(b, "name");
+        if (name != null && !WorkflowService.isName(name)) {
+            // before anything is compiled or deployed: the name is wrong whatever the document says
+            throw new ApiException(400, "'name': " + WorkflowService.badName(name));
+        }
         Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
         if (!archives.isEmpty()) {
             Requests.requireArchiveSender(ex);
         }
-        String project = api.access().workflowProject(text(b, "name"), caller, text(b, "project"));
-        WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
+        String project = api.access().workflowProject(name, caller, text(b, "project"));
+        WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(name, text(b, "document"),
                 text(b, "file"), b.get("plan"), archives), project);
         api.access().ownWorkflow(d.name(), caller, project);
         Map<String, Object> m = new LinkedHashMap<>();

@@ -224,6 +224,28 @@ class ClientMistakesTest {
     }
 
     /**
+     * A stored workflow's name is MPFL's workflow name ({@code [A-Za-z][A-Za-z0-9_-]*}, docs/language-reference.md):
+     * "a b" and "a/b" were stored (Location: /api/workflows/a/b@1, its services left unqualified), a name no GET could
+     * ask for again.
+     */
+    @Test
+    void aWorkflowNameOutsideTheLanguagesIsRefused() throws Exception {
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"p\"><process name=\"w\" ranks=\"1\"/></workflow>";
+        for (String name : List.of("a b", "a/b", "1st", "", "p.v1", "x".repeat(257))) {
+            Http.Answer a = Http.post(engine.url() + "/api/workflows", "admin-token", java.util.Map.of("name", name, "document", doc));
+            assertEquals(400, a.status(), name + ": " + a.body());
+            assertEquals("'name': a workflow name is a letter, then letters, digits, '_' or '-' (as the document's workflow@name),"
+                    + " at most 256 characters; not '" + name + "'", a.json().get("error").asText());
+        }
+        Http.Answer plan = Http.post(engine.url() + "/api/workflows", "admin-token",
+                java.util.Map.of("plan", java.util.Map.of("workflow", "a b", "processes", List.of(java.util.Map.of("name", "w", "ranks", 1)))));
+        assertEquals(400, plan.status(), "a plan's workflow names it when no name is given: " + plan.body());
+        assertTrue(plan.json().get("error").asText().endsWith("not 'a b'"), plan.body());
+        assertEquals("[]", Http.send("GET", engine.url() + "/api/workflows", "Bearer admin-token", null).body().strip(), "nothing stored");
+        assertEquals(201, Http.post(engine.url() + "/api/workflows", "admin-token", java.util.Map.of("name", "p_2-b", "document", doc)).status());
+    }
+
+    /**
      * The audit trail's paging outside its range is refused as the run list's is: {@code limit=-5} was served as 1
      * (one entry, 200) and {@code limit=99999999} as 10000, though the API gives 10000 as the maximum.
      */
