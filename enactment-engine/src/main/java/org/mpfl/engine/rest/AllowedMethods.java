@@ -47,7 +47,9 @@ public final class AllowedMethods {
         router.route("/api/*").order(Integer.MIN_VALUE + 4).handler(ctx -> {
             if (ctx.request().method() == HttpMethod.HEAD && ctx.get(HEAD) == null && of(router, ctx.normalizedPath()).contains("GET")) {
                 ctx.put(HEAD, Boolean.TRUE);
-                ctx.reroute(HttpMethod.GET, ctx.request().uri());
+                String query = ctx.request().query();
+                // the path and query, not uri(): a request in absolute form (GET http://host/api/…) names scheme and host
+                ctx.reroute(HttpMethod.GET, ctx.request().path() + (query == null ? "" : "?" + query));
                 return;
             }
             ctx.next();

@@ -312,16 +312,19 @@ class CliTest {
         assertTrue(runs.err().contains(dir.resolve("no-engine-here") + " names no engine"), runs.err());
     }
 
+    /** A workflow 'p' with an int param 'n' (default 1) whose one rank outputs 'twice' = 2 * n. */
+    private static final String TWICE_N = """
+            <workflow xmlns="urn:mpfl:1.0" name="p">
+              <param name="n" type="int" default="1"/>
+              <process name="w" ranks="1">
+                <output name="twice" value="2 * n"/>
+              </process>
+            </workflow>
+            """;
+
     @Test
     void runTakesParamsWithTheShortDashPAsCheckDoes() throws Exception {
-        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), """
-                <workflow xmlns="urn:mpfl:1.0" name="p">
-                  <param name="n" type="int" default="1"/>
-                  <process name="w" ranks="1">
-                    <output name="twice" value="2 * n"/>
-                  </process>
-                </workflow>
-                """);
+        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), TWICE_N);
         Result r = mpflc("run", doc.toString(), "--local", "-p", "n=21", "--json");
         assertEquals(0, r.exit(), r.err());
         assertEquals(42, r.json().get("outputs").get("twice").get("0").asInt(), r.out());
@@ -333,14 +336,7 @@ class CliTest {
      */
     @Test
     void aStoredWorkflowsUnknownParamIsSaidAsTheOptionThatGaveIt() throws Exception {
-        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), """
-                <workflow xmlns="urn:mpfl:1.0" name="p">
-                  <param name="n" type="int" default="1"/>
-                  <process name="w" ranks="1">
-                    <output name="twice" value="2 * n"/>
-                  </process>
-                </workflow>
-                """);
+        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), TWICE_N);
         try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
             String data = dir.resolve("engine").toString();

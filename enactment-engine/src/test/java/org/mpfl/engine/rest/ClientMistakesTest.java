@@ -51,7 +51,7 @@ class ClientMistakesTest {
     void aMalformedPercentEscapeIsABadRequestSaidInJson() throws Exception {
         for (String target : List.of("/api/runs/%ZZ", "/api/workflows/%", "/%ZZ", "/api/runs?q=%ZZ", "/api/runs/r1/logs?rank=%")) {
             for (String auth : new String[] {"Authorization: Bearer admin-token\r\n", ""}) {
-                String answer = raw("GET " + target + " HTTP/1.1\r\n" + auth);
+                String answer = raw(engine.url(), "GET " + target + " HTTP/1.1\r\n" + auth);
                 String head = answer.substring(0, answer.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT);
                 assertTrue(answer.startsWith("HTTP/1.1 400 "), target + ": " + answer);
                 assertTrue(head.contains("content-type: application/json"), target + ": " + answer);
@@ -271,12 +271,15 @@ class ClientMistakesTest {
         }
         Http.Answer method = Http.send("PATCH", engine.url() + "/api/runs", "Bearer admin-token", null);
         assertEquals(405, method.status(), method.body());
-        assertTrue(method.headers().firstValue("Allow").orElse("").contains("POST"), "Vert.x's 405 keeps its Allow");
+        assertTrue(method.headers().firstValue("Allow").orElse("").contains("POST"), "the 405 says Allow");
     }
 
-    /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
-    private String raw(String requestHead) throws Exception {
-        URI u = URI.create(engine.url());
+    /**
+     * Sends {@code requestHead} (request line and headers, without the closing blank line) over HTTP/1.1 to the engine
+     * at {@code url} and reads the whole answer.
+     */
+    static String raw(String url, String requestHead) throws Exception {
+        URI u = URI.create(url);
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 10_000);
             s.setSoTimeout(20_000);

@@ -3,12 +3,6 @@ package org.mpfl.engine.rest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -71,7 +65,7 @@ class HttpMethodsTest {
         assertEquals(201, run.status(), run.body());
         String id = run.json().get("id").asText();
         for (String path : List.of("/api/engine", "/api/runs?limit=1", "/api/runs/" + id, "/api/runs/" + id + "/logs",
-                "/api/runs/" + id + "/events", "/api/runs/nope", "/api/registry/hosts", "/api/audit?limit=1")) {
+                "/api/runs/" + id + "/events", "/api/runs/nope", "/api/registry/hosts", "/api/audit?limit=1", "/api/runs?limit=0")) {
             Http.Answer get = Http.send("GET", engine.url() + path, "Bearer admin-token", null);
             Http.Answer head = Http.send("HEAD", engine.url() + path, "Bearer admin-token", null);
             assertEquals(get.status(), head.status(), path + ": " + head.body());
@@ -80,9 +74,10 @@ class HttpMethodsTest {
                 assertEquals(get.headers().firstValue(h), head.headers().firstValue(h), path + ": " + h);
             }
         }
+        assertEquals(400, Http.send("HEAD", engine.url() + "/api/runs?limit=0", "Bearer admin-token", null).status(), "the GET's query");
         assertEquals(401, Http.send("HEAD", engine.url() + "/api/audit", "Bearer wrong", null).status(), "the GET's access check");
         // over HTTP/1.1 nothing follows the head: the connection's next answer would be read from a body's bytes
-        String answer = raw("HEAD /api/engine HTTP/1.1\r\n");
+        String answer = ClientMistakesTest.raw(engine.url(), "HEAD /api/engine HTTP/1.1\r\nAuthorization: Bearer admin-token\r\n");
         assertTrue(answer.startsWith("HTTP/1.1 200 "), answer);
         assertTrue(answer.endsWith("\r\n\r\n"), answer);
         assertTrue(answer.toLowerCase(Locale.ROOT).contains("content-type: application/json"), answer);
@@ -104,20 +99,5 @@ class HttpMethodsTest {
         Http.Answer withBody = Http.send("OPTIONS", engine.url() + "/api/runs", "Bearer admin-token", "{}");
         assertEquals(400, withBody.status(), "a read announcing a body is still refused: " + withBody.body());
         assertEquals("a OPTIONS request takes no body", withBody.json().get("error").asText());
-    }
-
-    /** Sends {@code requestHead} (request line, without the closing blank line) over HTTP/1.1 and reads the whole answer. */
-    private String raw(String requestHead) throws Exception {
-        URI u = URI.create(engine.url());
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 10_000);
-            s.setSoTimeout(20_000);
-            OutputStream out = s.getOutputStream();
-            out.write((requestHead + "Authorization: Bearer admin-token\r\nHost: " + u.getHost() + ":" + u.getPort()
-                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 }
