@@ -26,6 +26,7 @@ import org.mpfl.engine.registry.HostCredentials;
 import org.mpfl.engine.registry.HostFile;
 import org.mpfl.engine.registry.HostRegistry;
 import org.mpfl.engine.rest.CheckpointUploads;
+import org.mpfl.engine.rest.AllowedMethods;
 import org.mpfl.engine.rest.AccessFilter;
 import org.mpfl.engine.rest.EngineRoutes;
 import org.mpfl.engine.rest.EventStream;
@@ -144,7 +145,9 @@ public final class Engine implements AutoCloseable {
         this.reattachment = new Reattachment(runs, database.runs(), database.liveDomains(), invoker, registry,
                 config.reattachGrace());
         reattachment.adopt();
-        this.workflows = new WorkflowService(database.workflows(), config.compiler(), deployments, runs);
+        // the compiler's diagnostics name a run's param values by the REST request's field, not the command line's --param
+        this.workflows = new WorkflowService(database.workflows(),
+                config.compiler().namingParams(org.mpfl.ir.plan.ParamValues.Naming.JSON_FIELD), deployments, runs);
         this.access = accessPolicy(config, token, credentials, database);
         this.audit = new Audit(database.access(), config.auditRetention());
         // made before the routes (GET /api/capacity reads it), started after the orphaned domains are gone as before
@@ -168,6 +171,7 @@ public final class Engine implements AutoCloseable {
         BodilessReads.install(router);
         UndecodableTargets.install(router);
         UnroutedRequests.install(router);
+        AllowedMethods.install(router);
         AccessFilter.install(router, access, audit, database.access(), access.users()
                 .map(users -> new org.mpfl.engine.access.ConsoleSessions(users, database.consoleSessions()))
                 .filter(org.mpfl.engine.access.ConsoleSessions::enabled).orElse(null), () -> url);

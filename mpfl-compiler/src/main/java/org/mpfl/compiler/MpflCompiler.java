@@ -59,13 +59,24 @@ public final class MpflCompiler {
      * an encoding named in its XML declaration is not applied again. {@code documentDirectory} as above.
      */
     public CheckResult check(String text, String displayName, Path documentDirectory, Map<String, String> params) {
+        return check(text, displayName, documentDirectory, params, ParamValues.Naming.COMMAND_LINE);
+    }
+
+    /** {@link #check(String, String, Path, Map)} whose diagnostics name the given param values with {@code naming}. */
+    public CheckResult check(String text, String displayName, Path documentDirectory, Map<String, String> params,
+            ParamValues.Naming naming) {
         Diagnostics diagnostics = new Diagnostics();
         Element root = new DocumentReader(diagnostics).read(text, displayName);
-        return checkTree(root, displayName, documentDirectory, params, diagnostics);
+        return checkTree(root, displayName, documentDirectory, params, diagnostics, naming);
     }
 
     private CheckResult checkTree(Element root, String displayName, Path directory, Map<String, String> params,
             Diagnostics diagnostics) {
+        return checkTree(root, displayName, directory, params, diagnostics, ParamValues.Naming.COMMAND_LINE);
+    }
+
+    private CheckResult checkTree(Element root, String displayName, Path directory, Map<String, String> params,
+            Diagnostics diagnostics, ParamValues.Naming naming) {
         if (root == null) {
             return new CheckResult(diagnostics, null, Map.of());
         }
@@ -75,7 +86,7 @@ public final class MpflCompiler {
         }
         IrWorkflow workflow = new WorkflowChecker(diagnostics).check(root, displayName, directory);
         SourceLocation at = root.location();
-        Map<String, Object> values = ParamValues.resolve(workflow, params, diagnostics, at);
+        Map<String, Object> values = ParamValues.resolve(workflow, params, diagnostics, at, naming);
         // params with errors have no value and are skipped, so counts can be checked regardless
         ParamValues.rankCounts(workflow, values, diagnostics);
         if (!diagnostics.hasErrors()) {

@@ -40,6 +40,8 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
     private final Path documentDirectory;
     /** The interpreter that parses the Python kernels' modules ({@link #checkingPythonKernelsWith}), or {@code null}. */
     private final String python;
+    /** How diagnostics name the parameter values given ({@link #namingParams}). */
+    private final ParamValues.Naming naming;
 
     /** The {@link WorkflowCompilerProvider} that the engine loads. */
     public static final class Provider implements WorkflowCompilerProvider {
@@ -51,24 +53,30 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
 
     /** @param documentDirectory where library paths of the document resolve ({@code null}: none) */
     public MpflCompilerBridge(Path documentDirectory) {
-        this(documentDirectory, null);
+        this(documentDirectory, null, ParamValues.Naming.COMMAND_LINE);
     }
 
-    private MpflCompilerBridge(Path documentDirectory, String python) {
+    private MpflCompilerBridge(Path documentDirectory, String python, ParamValues.Naming naming) {
         this.documentDirectory = documentDirectory;
         this.python = python;
+        this.naming = naming;
     }
 
     @Override
     public WorkflowCompiler checkingPythonKernelsWith(String python) {
-        return new MpflCompilerBridge(documentDirectory, python);
+        return new MpflCompilerBridge(documentDirectory, python, naming);
+    }
+
+    @Override
+    public WorkflowCompiler namingParams(ParamValues.Naming naming) {
+        return new MpflCompilerBridge(documentDirectory, python, naming);
     }
 
     @Override
     public String graphDot(String fileName, String document, Map<String, Object> params) throws CompileException {
         MpflCompiler compiler = new MpflCompiler();
         MpflCompiler.CheckResult result = compiler.check(document, fileName,
-                documentDirectory, texts(params));
+                documentDirectory, texts(params), naming);
         if (!result.ok()) {
             throw new CompileException(lines(result.diagnostics()));
         }
@@ -124,7 +132,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
             throws CompileException {
         MpflCompiler compiler = new MpflCompiler();
         MpflCompiler.CheckResult result = compiler.check(document, fileName,
-                documentDirectory, texts(params));
+                documentDirectory, texts(params), naming);
         if (result.ok() && python != null) {
             compiler.checkPythonFunctions(result, documentDirectory, python);
         }
@@ -139,7 +147,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
         for (IrProcess p : result.workflow().processes()) {
             if (!counts.containsKey(p.name())) {
                 throw new CompileException(List.of(fileName + ":1:1: error: the rank count of process '" + p.name()
-                        + "' depends on a parameter without value; give it with --param"));
+                        + "' depends on a parameter without value; give it with " + naming.name("NAME", "VALUE")));
             }
         }
         DeploymentPlan plan = PlanBuilder.build(result.workflow(), document.getBytes(StandardCharsets.UTF_8));

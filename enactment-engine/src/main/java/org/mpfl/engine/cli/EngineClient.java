@@ -210,6 +210,9 @@ public final class EngineClient {
         if (resp.statusCode() / 100 != 2) {
             JsonNode body = resp.body() == null || resp.body().isBlank() ? null : parse(resp.body());
             String msg = body != null && body.has("error") ? body.get("error").asText() : resp.body();
+            if (resp.statusCode() == 422 && msg != null) {
+                msg = paramsAsOptions(msg);
+            }
             if (msg == null || msg.isBlank()) {
                 msg = "HTTP " + resp.statusCode() + " without a message" + (resp.statusCode() >= 500 ? " (the engine's log says why)" : "");
             }
@@ -244,6 +247,15 @@ public final class EngineClient {
                     + " with this login, without archives)";
         }
         return "";
+    }
+
+    /**
+     * A compiler's diagnostics (422) in the command line's words: the engine names a run's parameter values by the
+     * request's field ({@code 'params.n' (abc)}), which the command line gave from {@code --param n=abc}, as the same
+     * document checked here says.
+     */
+    static String paramsAsOptions(String said) {
+        return said.replaceAll("'params\\.([^'\\s]+)' \\(([^)\\n]*)\\)", "--param $1=$2").replaceAll("'params\\.([^'\\s]+)'", "--param $1");
     }
 
     private static JsonNode parse(String text) {

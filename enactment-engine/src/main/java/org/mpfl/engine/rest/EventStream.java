@@ -196,6 +196,12 @@ public final class EventStream {
             resp.putHeader("Content-Type", "text/event-stream; charset=utf-8");
             resp.putHeader("Cache-Control", "no-cache");
             resp.putHeader("X-Accel-Buffering", "no");
+            if (AllowedMethods.head(ctx)) {
+                // a HEAD asks for the stream's headers only: no snapshot, no events, no stream left open
+                conn.close();
+                resp.end();
+                return;
+            }
             resp.write(frame(0, "snapshot", detail.get()));
             resp.drainHandler(v -> pump(conn));
             long timer = ctx.vertx().setPeriodic(15_000, t -> {

@@ -83,8 +83,9 @@ public final class GuardedHttpServer extends VertxPlatformHttpServer {
         s.connectionHandler(this::admit);
         VertxPlatformHttpRouter router = VertxPlatformHttpRouter.lookup(getCamelContext(),
                 VertxPlatformHttpRouter.getRouterNameFromPort(configuration.getBindPort()));
-        // an HTTP/2 read's body needs no header announcing it: watched under the router's body handler
-        s.requestHandler(request -> router.handle(BodilessReads.watchingHttp2Reads(request)));
+        // an HTTP/2 read's body needs no header announcing it: watched under the router's body handler; a HEAD's answer
+        // has no body whoever writes it
+        s.requestHandler(request -> router.handle(AllowedMethods.bodilessHeads(BodilessReads.watchingHttp2Reads(request))));
         s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         this.server = s;
     }

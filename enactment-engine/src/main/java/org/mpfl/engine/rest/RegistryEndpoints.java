@@ -73,6 +73,10 @@ final class RegistryEndpoints {
             requireHostSpeakingFor(ex, hostId);
             how = HostRegistry.Departure.LEFT;
         }
+        // an unknown host is a 404 as for GET: a 204 told an admin who mistyped the id that the host was removed
+        if (api.registry().host(hostId).isEmpty()) {
+            throw new ApiException(404, "host '" + hostId + "' is not registered");
+        }
         api.registry().remove(hostId, how);
         return new Reply(204, null);
     }
@@ -257,6 +261,7 @@ final class RegistryEndpoints {
         String own = requireHost(ex);
         HostAnnouncement a;
         JsonNode raw = body(ex);
+        requireAnnouncedBounds(raw);
         try {
             a = Json.MAPPER.treeToValue(raw, HostAnnouncement.class);
         } catch (IOException e) {
@@ -292,6 +297,45 @@ final class RegistryEndpoints {
         // has failed or restarted their runs and given up reaching them (docs/deployment.md, "Faults" across sites)
         m.put("relayReturnMs", api.registry().relays().relayReturn().toMillis());
         return new Reply(201, m);
+    }
+
+    /**
+     * Refuses what the announcement's fields cannot be (400 naming the field and the bound): a capacity below 1 was
+     * registered as 1, though the API gives 1 as its minimum, and one beyond an int was said as Java's int range; a
+     * {@code soapUrl} or {@code deployUrl} that is no URL was answered with the URI parser's words ("Illegal character
+     * in scheme name at index 2: …"), or passed to fail at the first call.
+     */
+    private static void requireAnnouncedBounds(JsonNode raw) throws ApiException {
+        for (String f : java.util.List.of("capacity", "slots", "cpus")) {
+            JsonNode n = raw.get(f);
+            if (n != null && !n.isNull() && !(n.isIntegralNumber() && n.canConvertToInt() && n.asInt() >= 1)) {
+                throw new ApiException(400, "not a host announcement: '" + f + "' must be a whole number from 1 to "
+                        + Integer.MAX_VALUE + ", not " + n);
+            }
+        }
+        for (String f : java.util.List.of("soapUrl", "deployUrl")) {
+            JsonNode n = raw.get(f);
+            String why = n == null || !n.isTextual() || n.asText().isBlank() ? null : notHttpUrl(n.asText().strip());
+            if (why != null) {
+                throw new ApiException(400, "not a host announcement: '" + f + "' must be an http or https URL such as"
+                        + " http://HOST:PORT/services; " + why);
+            }
+        }
+    }
+
+    /** Why {@code url} is no absolute http(s) URL naming a host, or {@code null} when it is one. */
+    private static String notHttpUrl(String url) {
+        java.net.URI u;
+        try {
+            u = new java.net.URI(url);
+        } catch (java.net.URISyntaxException e) {
+            return "it does not parse (" + e.getReason().toLowerCase(java.util.Locale.ROOT)
+                    + (e.getIndex() < 0 ? "" : " at character " + (e.getIndex() + 1)) + ")";
+        }
+        if (u.getScheme() == null || !u.getScheme().equalsIgnoreCase("http") && !u.getScheme().equalsIgnoreCase("https")) {
+            return "its scheme is " + (u.getScheme() == null ? "missing" : "'" + u.getScheme() + "'");
+        }
+        return u.getHost() == null ? "it names no host" : null;
     }
 
     Reply heartbeat(Exchange ex) throws ApiException {

@@ -68,9 +68,35 @@ final class Requests {
 
     /**
      * The body as text, in the charset its {@code Content-Type} names ({@code null}: none); a charset Java does not know
-     * is the caller's mistake (400), where Camel's conversion failure became a 500 naming its classes.
+     * is the caller's mistake (400), where Camel's conversion failure became a 500 naming its classes. A body of another
+     * type than JSON is refused (415, {@link #requireJson}).
      */
     static String bodyText(Exchange ex) throws ApiException {
+        String text = decodedBody(ex);
+        if (text != null && !text.isEmpty()) {
+            requireJson(ex.getIn().getHeader(Exchange.CONTENT_TYPE, String.class));
+        }
+        return text;
+    }
+
+    /**
+     * Refuses a body its {@code Content-Type} says is not JSON (415 naming the type the endpoint takes): a {@code
+     * text/plain} or form body ({@code curl -d} sends {@code application/x-www-form-urlencoded}) was parsed as JSON all
+     * the same, and the same bytes would be answered otherwise once the client or a proxy went by the type. A body
+     * without a type is read as JSON, the only type the API takes; {@code application/json} may carry a charset, and a
+     * {@code +json} type ({@code application/merge-patch+json}) is JSON too.
+     */
+    static void requireJson(String contentType) throws ApiException {
+        if (contentType == null || contentType.isBlank()) {
+            return;
+        }
+        String type = org.mpfl.protocol.MediaType.parse(contentType).type();
+        if (!type.equals("application/json") && !(type.startsWith("application/") && type.endsWith("+json"))) {
+            throw new ApiException(415, "this endpoint takes a JSON body (Content-Type: application/json), not " + type);
+        }
+    }
+
+    private static String decodedBody(Exchange ex) throws ApiException {
         try {
             return ex.getIn().getBody(String.class);
         } catch (org.apache.camel.TypeConversionException e) {

@@ -97,12 +97,17 @@ final class WorkflowEndpoints {
         Caller caller = requireRole(ex, Role.OPERATOR);
         JsonNode b = body(ex);
         requireTypes(b, List.of("name", "project", "document", "file"), List.of(), List.of("archives"));
+        String name = text(b, "name");
+        if (name != null && !WorkflowService.isName(name)) {
+            // before anything is compiled or deployed: the name is wrong whatever the document says
+            throw new ApiException(400, "'name': " + WorkflowService.badName(name));
+        }
         Map<String, byte[]> archives = b.has("archives") && b.get("archives").isArray() ? archives(b.get("archives")) : Map.of();
         if (!archives.isEmpty()) {
             Requests.requireArchiveSender(ex);
         }
-        String project = api.access().workflowProject(text(b, "name"), caller, text(b, "project"));
-        WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(text(b, "name"), text(b, "document"),
+        String project = api.access().workflowProject(name, caller, text(b, "project"));
+        WorkflowService.Deployed d = api.workflows().save(new WorkflowService.SaveWorkflow(name, text(b, "document"),
                 text(b, "file"), b.get("plan"), archives), project);
         api.access().ownWorkflow(d.name(), caller, project);
         Map<String, Object> m = new LinkedHashMap<>();
@@ -163,21 +168,28 @@ final class WorkflowEndpoints {
     Reply deploy(Exchange ex) throws Exception {
         requireAdmin(ex);
         JsonNode b = body(ex);
-        List<JsonNode> items = new ArrayList<>();
-        if (b.has("archives") && b.get("archives").isArray()) {
-            b.get("archives").forEach(items::add);
-        } else {
-            items.add(b);
-        }
+        boolean many = b.has("archives") && b.get("archives").isArray();
         // deployed alone, by an admin, for every project: as a service installed on the hosts by hand
-        return new Reply(201, Map.of("deployed", api.deployments().deployAll(archives(items),
+        return new Reply(201, Map.of("deployed", api.deployments().deployAll(many ? archives(b.get("archives")) : archives(List.of(b), null),
                 org.mpfl.engine.deploy.DeploymentService.SHARED)));
     }
 
-    /** {@code [{"service", "archive": base64}]} as archive bytes by service type. */
-    static Map<String, byte[]> archives(Iterable<JsonNode> items) throws ApiException {
+    /** {@code [{"service", "archive": base64}]}, the field {@code archives} of a request, as archive bytes by service type. */
+    static Map<String, byte[]> archives(JsonNode items) throws ApiException {
+        List<JsonNode> list = new ArrayList<>();
+        items.forEach(list::add);
+        return archives(list, "archives");
+    }
+
+    /**
+     * {@code {"service", "archive": base64}} items as archive bytes by service type; {@code field}: the array they are
+     * in, {@code null} for the request's own fields. Text that is not base64 is refused naming its field and what is
+     * wrong with it: the decoder's words ("Illegal base64 character 21") named a character by its hex code.
+     */
+    static Map<String, byte[]> archives(List<JsonNode> items, String field) throws ApiException {
         Map<String, byte[]> archives = new LinkedHashMap<>();
-        for (JsonNode a : items) {
+        for (int i = 0; i < items.size(); i++) {
+            JsonNode a = items.get(i);
             String service = a.path("service").asText(null);
             String data = a.path("archive").asText(null);
             if (service == null || data == null) {
@@ -186,9 +198,24 @@ final class WorkflowEndpoints {
             try {
                 archives.put(service, Base64.getDecoder().decode(data));
             } catch (IllegalArgumentException e) {
-                throw new ApiException(400, "archive of '" + service + "' is not base64: " + e.getMessage());
+                throw new ApiException(400, "'" + (field == null ? "" : field + "[" + i + "].") + "archive' (service '" + service
+                        + "') is not base64 (RFC 4648): " + notBase64(data));
             }
         }
         return archives;
+    }
+
+    /** What makes {@code data} no base64 text, briefly. */
+    private static String notBase64(String data) {
+        for (int i = 0; i < data.length(); i++) {
+            char c = data.charAt(i);
+            if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=')) {
+                boolean space = Character.isISOControl(c) || Character.isWhitespace(c);
+                // base64 FILE wraps its lines at 76 characters: the decoder takes one line
+                return (space ? String.format("U+%04X", (int) c) : "'" + c + "'") + " at character " + (i + 1)
+                        + " is not a base64 character" + (space ? " (send it without line breaks: base64 -w0 FILE)" : "");
+            }
+        }
+        return "its length or padding is wrong (" + data.length() + " characters)";
     }
 }

@@ -275,8 +275,10 @@ public final class WorkflowService {
             sourceSha = Sha256.hex(document);
             archives = c.archives();
         }
-        if (name == null || name.isBlank() || name.contains("@") || name.length() > 256) {
-            throw new IllegalArgumentException("bad workflow name '" + name + "' (no '@', at most 256 characters)");
+        // the language's workflow@name (a name with a space or '/' was stored, its services left unqualified, and its
+        // Location and GET /api/workflows/NAME could not name it)
+        if (!isName(name)) {
+            throw new IllegalArgumentException(badName(name));
         }
         // what decides "changed": the source (or the plan when there is none) and every archive
         StringBuilder content = new StringBuilder(plan == null ? "document\n" + document : "plan\n" + planText);
@@ -474,5 +476,19 @@ public final class WorkflowService {
     private static EngineStorageException unreadable(WorkflowVersionStore.StoredWorkflow w, String what, IOException e) {
         return new EngineStorageException("the stored " + what + " of version " + w.version() + " of workflow '" + w.name()
                 + "' cannot be read", e);
+    }
+
+    /** Whether {@code name} may name a stored workflow (see {@link #badName}). */
+    public static boolean isName(String name) {
+        return name != null && name.length() <= 256 && ServiceNames.MPFL_NAME.matcher(name).matches();
+    }
+
+    /**
+     * Why {@code name} is no workflow name: MPFL's grammar for {@code workflow@name} ({@code [A-Za-z][A-Za-z0-9_-]*},
+     * docs/language-reference.md), at most 256 characters; the REST API refuses a request's {@code name} with it.
+     */
+    public static String badName(String name) {
+        return "a workflow name is a letter, then letters, digits, '_' or '-' (as the document's workflow@name), at most 256"
+                + " characters; not '" + name + "'";
     }
 }

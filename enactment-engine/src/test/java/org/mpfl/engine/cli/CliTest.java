@@ -312,19 +312,42 @@ class CliTest {
         assertTrue(runs.err().contains(dir.resolve("no-engine-here") + " names no engine"), runs.err());
     }
 
+    /** A workflow 'p' with an int param 'n' (default 1) whose one rank outputs 'twice' = 2 * n. */
+    private static final String TWICE_N = """
+            <workflow xmlns="urn:mpfl:1.0" name="p">
+              <param name="n" type="int" default="1"/>
+              <process name="w" ranks="1">
+                <output name="twice" value="2 * n"/>
+              </process>
+            </workflow>
+            """;
+
     @Test
     void runTakesParamsWithTheShortDashPAsCheckDoes() throws Exception {
-        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), """
-                <workflow xmlns="urn:mpfl:1.0" name="p">
-                  <param name="n" type="int" default="1"/>
-                  <process name="w" ranks="1">
-                    <output name="twice" value="2 * n"/>
-                  </process>
-                </workflow>
-                """);
+        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), TWICE_N);
         Result r = mpflc("run", doc.toString(), "--local", "-p", "n=21", "--json");
         assertEquals(0, r.exit(), r.err());
         assertEquals(42, r.json().get("outputs").get("twice").get("0").asInt(), r.out());
+    }
+
+    /**
+     * A stored workflow's run with a {@code --param} its workflow does not declare is refused in the command line's words,
+     * as check says it: the engine names the value by its REST field ({@code 'params.zz'}), which the command line sent.
+     */
+    @Test
+    void aStoredWorkflowsUnknownParamIsSaidAsTheOptionThatGaveIt() throws Exception {
+        Path doc = Files.writeString(dir.resolve("p.mpfl.xml"), TWICE_N);
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> { })))) {
+            String data = dir.resolve("engine").toString();
+            assertEquals(0, mpflc("deploy", doc.toString(), "--engine", engine.url(), "--data", data).exit());
+            Result unknown = mpflc("run", "p", "--engine", engine.url(), "--data", data, "-p", "zz=1");
+            assertEquals(1, unknown.exit(), unknown.err());
+            assertTrue(unknown.err().contains("error: --param zz: the workflow has no param 'zz' (it declares n)"), unknown.err());
+            Result wrong = mpflc("run", "p", "--engine", engine.url(), "--data", data, "-p", "n=abc");
+            assertTrue(wrong.err().contains("error: --param n=abc: not a valid int"), wrong.err());
+            assertFalse(unknown.err().contains("params") || wrong.err().contains("params"), unknown.err() + wrong.err());
+        }
     }
 
     /** A rank count beyond what one JVM runs is refused at once, saying the limit and what to do, not left to fill the heap. */

@@ -51,7 +51,7 @@ class ClientMistakesTest {
     void aMalformedPercentEscapeIsABadRequestSaidInJson() throws Exception {
         for (String target : List.of("/api/runs/%ZZ", "/api/workflows/%", "/%ZZ", "/api/runs?q=%ZZ", "/api/runs/r1/logs?rank=%")) {
             for (String auth : new String[] {"Authorization: Bearer admin-token\r\n", ""}) {
-                String answer = raw("GET " + target + " HTTP/1.1\r\n" + auth);
+                String answer = raw(engine.url(), "GET " + target + " HTTP/1.1\r\n" + auth);
                 String head = answer.substring(0, answer.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT);
                 assertTrue(answer.startsWith("HTTP/1.1 400 "), target + ": " + answer);
                 assertTrue(head.contains("content-type: application/json"), target + ": " + answer);
@@ -88,6 +88,8 @@ class ClientMistakesTest {
     /**
      * A host announcement with a field of the wrong type names the field and what it must be; it named the engine's
      * classes ("Cannot deserialize value of type `java.lang.Integer` … org.mpfl.engine.registry.HostAnnouncement[\"capacity\"]").
+     * A capacity below 1 was registered as 1 (the API gives 1 as its minimum), and a {@code soapUrl} that is no URL was
+     * answered with the URI parser's words ("Illegal character in scheme name at index 2: ht tp://x y").
      */
     @Test
     void aHostAnnouncementOfTheWrongShapeNamesTheFieldNotTheEnginesClasses() throws Exception {
@@ -95,9 +97,21 @@ class ClientMistakesTest {
         assertEquals(201, issued.status(), issued.body());
         String credential = "Bearer " + issued.json().get("id").asText() + "." + issued.json().get("secret").asText();
         for (String[] c : List.of(new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": \"four\"}",
-                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                        "'capacity' must be a whole number from 1 to 2147483647, not \"four\""},
                 new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": 99999999999}",
-                        "'capacity' must be a whole number from -2147483648 to 2147483647"},
+                        "'capacity' must be a whole number from 1 to 2147483647, not 99999999999"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"capacity\": -4}",
+                        "'capacity' must be a whole number from 1 to 2147483647, not -4"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"slots\": 0}",
+                        "'slots' must be a whole number from 1 to 2147483647, not 0"},
+                new String[] {"{\"soapUrl\": \"ht tp://x y\"}", "'soapUrl' must be an http or https URL such as"
+                        + " http://HOST:PORT/services; it does not parse (illegal character in scheme name at character 3)"},
+                new String[] {"{\"soapUrl\": \"http://[::1\"}", "'soapUrl' must be an http or https URL such as"
+                        + " http://HOST:PORT/services; it does not parse (expected closing bracket for ipv6 address at character 12)"},
+                new String[] {"{\"soapUrl\": \"ftp://h/s\"}", "'soapUrl' must be an http or https URL such as"
+                        + " http://HOST:PORT/services; its scheme is 'ftp'"},
+                new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"deployUrl\": \"/deploy\"}", "'deployUrl' must be an http or"
+                        + " https URL such as http://HOST:PORT/services; its scheme is missing"},
                 new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"services\": \"ring\"}", "'services' must be an array"},
                 new String[] {"{\"soapUrl\": \"http://127.0.0.1:1/s\", \"oversubscribe\": [1]}", "'oversubscribe' must be true or false"})) {
             Http.Answer a = Http.send("POST", engine.url() + "/api/registry/hosts", credential, c[0]);
@@ -134,6 +148,104 @@ class ClientMistakesTest {
     }
 
     /**
+     * A body its {@code Content-Type} says is not JSON is refused 415 naming the type the endpoint takes: a {@code
+     * text/plain} or a form body ({@code curl -d}'s default) holding JSON was parsed as JSON all the same.
+     */
+    @Test
+    void aBodyOfAnotherTypeThanJsonIsUnsupported() throws Exception {
+        String start = "{\"plan\": {\"workflow\": \"w\", \"processes\": [{\"name\": \"p\", \"ranks\": 1}]}}";
+        for (String[] c : List.of(new String[] {"/api/runs", "text/plain", start},
+                new String[] {"/api/runs", "application/x-www-form-urlencoded", start},
+                new String[] {"/api/workflows", "text/xml; charset=utf-8", "<workflow/>"},
+                new String[] {"/api/registry/credentials", "text/plain", "{}"})) {
+            java.net.http.HttpResponse<String> a = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                    .newBuilder(URI.create(engine.url() + c[0])).header("Authorization", "Bearer admin-token").header("Content-Type", c[1])
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(c[2])).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(415, a.statusCode(), c[0] + " " + c[1] + ": " + a.body());
+            assertEquals("{\"error\":\"this endpoint takes a JSON body (Content-Type: application/json), not "
+                    + c[1].replaceAll(";.*", "") + "\"}", a.body().strip(), c[1]);
+        }
+        Http.Answer runs = Http.send("GET", engine.url() + "/api/runs", "Bearer admin-token", null);
+        assertEquals("0", runs.headers().firstValue("X-Total-Count").orElse(null), "no run was started: " + runs.body());
+        java.net.http.HttpResponse<String> json = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(URI.create(engine.url() + "/api/registry/credentials")).header("Authorization", "Bearer admin-token")
+                .header("Content-Type", "application/json; charset=utf-8").POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(201, json.statusCode(), "JSON with its charset is taken: " + json.body());
+    }
+
+    /**
+     * A run's param values are named by the request's field, not by the command line's option: an unknown one was
+     * "--param zz: the workflow has no param 'zz'", which a REST client never typed. A plan's rank count beyond an int
+     * said "at least 1".
+     */
+    @Test
+    void aRunsValuesAreNamedByTheirFields() throws Exception {
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"p\"><param name=\"n\" type=\"int\" default=\"1\"/>"
+                + "<process name=\"w\" ranks=\"1\"><output name=\"t\" value=\"2 * n\"/></process></workflow>";
+        for (Object[] c : List.of(new Object[] {java.util.Map.of("zz", 1), "'params.zz': the workflow has no param 'zz' (it declares n)"},
+                new Object[] {java.util.Map.of("n", "abc"), "'params.n' (abc): not a valid int"})) {
+            Http.Answer a = Http.post(engine.url() + "/api/runs", "admin-token", java.util.Map.of("document", doc, "params", c[0]));
+            assertEquals(422, a.status(), a.body());
+            String error = a.json().get("error").asText();
+            assertTrue(error.contains("error: " + c[1]) && !error.contains("--param"), error);
+        }
+        for (String ranks : List.of("99999999999", "0", "1.5", "\"2\"")) {
+            Http.Answer a = Http.send("POST", engine.url() + "/api/runs", "Bearer admin-token",
+                    "{\"plan\": {\"workflow\": \"w\", \"processes\": [{\"name\": \"p\", \"ranks\": " + ranks + "}]}}");
+            assertEquals(400, a.status(), a.body());
+            assertEquals("plan 'w': process 'p' needs a whole number of ranks from 1 to 2147483647 (field 'ranks'), not " + ranks,
+                    a.json().get("error").asText());
+        }
+    }
+
+    /**
+     * An archive that is not base64 is refused naming its field and what is wrong with it: the decoder's words said
+     * "archive of 'w' is not base64: Illegal base64 character 21" (the character by its hex code).
+     */
+    @Test
+    void anArchiveThatIsNotBase64NamesItsFieldAndWhy() throws Exception {
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"p\"><process name=\"w\" ranks=\"1\"/></workflow>";
+        String fine = java.util.Base64.getEncoder().encodeToString(new byte[] {1, 2, 3, 4});
+        for (Object[] c : List.of(
+                new Object[] {"/api/runs", java.util.Map.of("document", doc, "archives", List.of(java.util.Map.of("service", "w", "archive", fine),
+                        java.util.Map.of("service", "v", "archive", "ab!d"))),
+                        "'archives[1].archive' (service 'v') is not base64 (RFC 4648): '!' at character 3 is not a base64 character"},
+                new Object[] {"/api/workflows", java.util.Map.of("name", "p", "document", doc, "archives",
+                        List.of(java.util.Map.of("service", "w", "archive", fine.substring(0, 2) + "\n" + fine.substring(2)))),
+                        "'archives[0].archive' (service 'w') is not base64 (RFC 4648): U+000A at character 3 is not a"
+                                + " base64 character (send it without line breaks: base64 -w0 FILE)"},
+                new Object[] {"/api/deployments", java.util.Map.of("service", "w", "archive", "abcde"),
+                        "'archive' (service 'w') is not base64 (RFC 4648): its length or padding is wrong (5 characters)"})) {
+            Http.Answer a = Http.post(engine.url() + c[0], "admin-token", c[1]);
+            assertEquals(400, a.status(), c[0] + ": " + a.body());
+            assertEquals(c[2], a.json().get("error").asText(), (String) c[0]);
+        }
+    }
+
+    /**
+     * A stored workflow's name is MPFL's workflow name ({@code [A-Za-z][A-Za-z0-9_-]*}, docs/language-reference.md):
+     * "a b" and "a/b" were stored (Location: /api/workflows/a/b@1, its services left unqualified), a name no GET could
+     * ask for again.
+     */
+    @Test
+    void aWorkflowNameOutsideTheLanguagesIsRefused() throws Exception {
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"p\"><process name=\"w\" ranks=\"1\"/></workflow>";
+        for (String name : List.of("a b", "a/b", "1st", "", "p.v1", "x".repeat(257))) {
+            Http.Answer a = Http.post(engine.url() + "/api/workflows", "admin-token", java.util.Map.of("name", name, "document", doc));
+            assertEquals(400, a.status(), name + ": " + a.body());
+            assertEquals("'name': a workflow name is a letter, then letters, digits, '_' or '-' (as the document's workflow@name),"
+                    + " at most 256 characters; not '" + name + "'", a.json().get("error").asText());
+        }
+        Http.Answer plan = Http.post(engine.url() + "/api/workflows", "admin-token",
+                java.util.Map.of("plan", java.util.Map.of("workflow", "a b", "processes", List.of(java.util.Map.of("name", "w", "ranks", 1)))));
+        assertEquals(400, plan.status(), "a plan's workflow names it when no name is given: " + plan.body());
+        assertTrue(plan.json().get("error").asText().endsWith("not 'a b'"), plan.body());
+        assertEquals("[]", Http.send("GET", engine.url() + "/api/workflows", "Bearer admin-token", null).body().strip(), "nothing stored");
+        assertEquals(201, Http.post(engine.url() + "/api/workflows", "admin-token", java.util.Map.of("name", "p_2-b", "document", doc)).status());
+    }
+
+    /**
      * The audit trail's paging outside its range is refused as the run list's is: {@code limit=-5} was served as 1
      * (one entry, 200) and {@code limit=99999999} as 10000, though the API gives 10000 as the maximum.
      */
@@ -159,12 +271,15 @@ class ClientMistakesTest {
         }
         Http.Answer method = Http.send("PATCH", engine.url() + "/api/runs", "Bearer admin-token", null);
         assertEquals(405, method.status(), method.body());
-        assertTrue(method.headers().firstValue("Allow").orElse("").contains("POST"), "Vert.x's 405 keeps its Allow");
+        assertTrue(method.headers().firstValue("Allow").orElse("").contains("POST"), "the 405 says Allow");
     }
 
-    /** Sends {@code requestHead} (request line and headers, without the closing blank line) and reads the whole answer. */
-    private String raw(String requestHead) throws Exception {
-        URI u = URI.create(engine.url());
+    /**
+     * Sends {@code requestHead} (request line and headers, without the closing blank line) over HTTP/1.1 to the engine
+     * at {@code url} and reads the whole answer.
+     */
+    static String raw(String url, String requestHead) throws Exception {
+        URI u = URI.create(url);
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(u.getHost(), u.getPort()), 10_000);
             s.setSoTimeout(20_000);

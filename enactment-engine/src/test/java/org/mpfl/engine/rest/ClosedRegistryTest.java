@@ -107,6 +107,12 @@ class ClosedRegistryTest {
             assertEquals(204, Http.send("DELETE", hosts + "/a", a.authorization(), null).status());
             assertEquals(204, Http.send("DELETE", hosts + "/b", "Bearer " + engine.token(), null).status());
             assertTrue(engine.registry().hosts().isEmpty());
+            // a host that is not registered (gone already, or a mistyped id) is a 404 as for GET: it was a 204, "removed"
+            for (String[] gone : List.of(new String[] {"/a", a.authorization()}, new String[] {"/nope", "Bearer " + engine.token()})) {
+                Http.Answer again = Http.send("DELETE", hosts + gone[0], gone[1], null);
+                assertEquals(404, again.status(), gone[0] + ": " + again.body());
+                assertEquals("host '" + gone[0].substring(1) + "' is not registered", again.json().get("error").asText());
+            }
         }
     }
 

@@ -16,21 +16,45 @@ import org.mpfl.ir.eval.RuntimeFault;
 
 /**
  * Param values for a compilation or a run: defaults, overridden by {@code name=value} texts (from
- * {@code --param}), each parsed according to the param's type. Also checks that every process gets
- * at least one rank with these values.
+ * {@code --param}, or a REST request's {@code params}), each parsed according to the param's type. Also checks
+ * that every process gets at least one rank with these values.
  */
 public final class ParamValues {
     private ParamValues() {
     }
 
     /**
-     * Resolves values. A value that does not fit its param's type is reported at the param's declaration
-     * (which says the type); a name the workflow does not declare at {@code at} (the workflow element,
-     * since command-line values have no place in the document), with the names it does declare. Params
-     * with neither default nor override are absent.
+     * How a diagnostic names a value given for a param: as it was given, so that whoever gave it finds it. The command
+     * line's {@code --param NAME=TEXT} ({@link #COMMAND_LINE}); a REST request's field {@code 'params.NAME'}
+     * ({@link #JSON_FIELD}), where the command line's option meant nothing to a client that never typed one.
      */
+    @FunctionalInterface
+    public interface Naming {
+        /** The command line's {@code --param NAME=TEXT}. */
+        Naming COMMAND_LINE = (name, text) -> "--param " + name + (text == null ? "" : "=" + text);
+        /** A JSON request's field {@code params.NAME} (the value after it). */
+        Naming JSON_FIELD = (name, text) -> "'params." + name + "'" + (text == null ? "" : " (" + text + ")");
+
+        /** The value given for {@code name}, {@code text} included unless {@code null}. */
+        String name(String name, String text);
+    }
+
+    /** {@link #resolve(IrWorkflow, Map, Diagnostics, SourceLocation, Naming)} of values from the command line. */
     public static Map<String, Object> resolve(IrWorkflow workflow, Map<String, String> overrides, Diagnostics diagnostics,
             SourceLocation at) {
+        return resolve(workflow, overrides, diagnostics, at, Naming.COMMAND_LINE);
+    }
+
+    /**
+     * Resolves values. A value that does not fit its param's type is reported at the param's declaration
+     * (which says the type); a name the workflow does not declare at {@code at} (the workflow element,
+     * since given values have no place in the document), with the names it does declare. Params
+     * with neither default nor override are absent.
+     *
+     * @param naming how the diagnostics name a given value
+     */
+    public static Map<String, Object> resolve(IrWorkflow workflow, Map<String, String> overrides, Diagnostics diagnostics,
+            SourceLocation at, Naming naming) {
         Map<String, Object> values = new LinkedHashMap<>();
         for (IrParam p : workflow.params()) {
             if (p.defaultValue() instanceof IrExpr.Const c) {
@@ -41,13 +65,13 @@ public final class ParamValues {
             IrParam param = workflow.params().stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
             if (param == null) {
                 List<String> declared = workflow.params().stream().map(IrParam::name).toList();
-                diagnostics.error(at, "--param " + name + ": the workflow has no param '" + name + "'"
+                diagnostics.error(at, naming.name(name, null) + ": the workflow has no param '" + name + "'"
                         + (declared.isEmpty() ? " (it declares none)" : " (it declares " + String.join(", ", declared) + ")"));
                 return;
             }
             Object value = parse(text, param.type());
             if (value == null) {
-                diagnostics.error(param.at() != null ? param.at() : at, "--param " + name + "=" + text + ": not a valid " + param.type());
+                diagnostics.error(param.at() != null ? param.at() : at, naming.name(name, text) + ": not a valid " + param.type());
                 return;
             }
             values.put(name, value);

@@ -117,9 +117,10 @@ public final class PlanJson {
             }
             String service = text(p, "service", text(p, "serviceType", process));
             JsonNode n = p.has("ranks") ? p.get("ranks") : p.has("size") ? p.get("size") : p.get("count");
-            if (n == null || !n.canConvertToInt() || n.asInt() < 1) {
-                throw new IOException("plan '" + name + "': process '" + process
-                        + "' needs a rank count of at least 1 (field 'ranks')");
+            // a count beyond an int (or a fraction) was said as "at least 1", which a client sending 99999999999 could not act on
+            if (n == null || !n.isIntegralNumber() || !n.canConvertToInt() || n.asInt() < 1) {
+                throw new IOException("plan '" + name + "': process '" + process + "' needs a whole number of ranks from 1 to "
+                        + Integer.MAX_VALUE + " (field 'ranks')" + (n == null ? "" : ", not " + n));
             }
             processes.add(new PlanProcess(process, service, new IrExpr.Const(MpflType.INT, n.asInt(), null), n.asInt(),
                     null, null));

@@ -64,6 +64,15 @@ public interface WorkflowCompiler {
     }
 
     /**
+     * This compiler, naming the parameter values given to {@link #compile} and {@link #graphDot} in its diagnostics
+     * with {@code naming}: the engine's REST API names them by the request's field ({@code 'params.n'}), the command
+     * line by its option ({@code --param n}, the default). A compiler that names no given values returns itself.
+     */
+    default WorkflowCompiler namingParams(org.mpfl.ir.plan.ParamValues.Naming naming) {
+        return this;
+    }
+
+    /**
      * The workflow's picture as Graphviz DOT ({@code mpflc graph}): its processes, the messages and the
      * collectives between them, for these parameter values (defaults for the rest).
      *
