@@ -19,8 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.EngineConfig;
-import org.mpfl.engine.HostCalls;
 import org.mpfl.testing.Http;
 
 /**
@@ -40,8 +38,7 @@ class BearerRefusalsTest {
     @BeforeEach
     void start() throws Exception {
         issuer = TestIssuer.start();
-        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).token("admin-token")
-                .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine")));
+        engine = Engine.start(issuer.engineConfig(dir));
     }
 
     @AfterEach

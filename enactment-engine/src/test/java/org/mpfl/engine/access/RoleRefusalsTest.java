@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.HostCalls;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.testing.Http;
@@ -35,9 +34,7 @@ class RoleRefusalsTest {
     @BeforeEach
     void start() throws Exception {
         issuer = TestIssuer.start();
-        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).token("admin-token")
-                .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine"))
-                .invoker(new FakeRanks(r -> {
+        engine = Engine.start(issuer.engineConfig(dir).invoker(new FakeRanks(r -> {
                     r.state("RUNNING");
                     r.awaitAbort(120_000);
                 })));

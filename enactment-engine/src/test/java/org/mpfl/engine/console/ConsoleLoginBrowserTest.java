@@ -41,9 +41,7 @@ class ConsoleLoginBrowserTest {
     void loginShowsOnlyTheUsersProjectAndLogoutEndsTheSession() throws Exception {
         HeadlessChromium browser = HeadlessChromium.start(1200, 900);
         try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
-             Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir).token("admin")
-                     .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"))
-                     .invoker(new FakeRanks(r -> {
+             Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> {
                          if (r.request().processes().get(0).name().equals("slow")) {
                              r.state("RUNNING");
                              if (r.awaitAbort(60_000)) {
@@ -63,11 +61,7 @@ class ConsoleLoginBrowserTest {
             browser.await("a person's words for a read refused before login", WAIT,
                     d -> d.findElement(By.id("view")).getText().contains("you are not logged in: Log in (top bar)") ? true : null);
             assertFalse(browser.text("#view").contains("Authorization"), "not the API's words");
-            browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
-            browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("alice");
-            browser.driver().findElement(By.id("role")).sendKeys("operator");
-            browser.driver().findElement(By.id("projects")).sendKeys("a");
-            browser.driver().findElement(By.id("submit")).click();
+            logIn(browser, "alice", "operator", "a");
             String who = browser.await("logged in", WAIT, d -> {
                 String t = d.findElement(By.id("session-user")).getText();
                 return t.isEmpty() ? null : t;
@@ -106,10 +100,7 @@ class ConsoleLoginBrowserTest {
 
             // an admin logs in and reads the audit trail on its console page: alice's and bob's runs were mutations
             browser.driver().get(engine.url() + "/#/audit");
-            browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
-            browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("carol");
-            browser.driver().findElement(By.id("role")).sendKeys("admin");
-            browser.driver().findElement(By.id("submit")).click();
+            logIn(browser, "carol", "admin", "");
             browser.await("logged in as admin", WAIT, d -> d.findElement(By.id("session-user")).getText().startsWith("carol") ? true : null);
             browser.driver().get(engine.url() + "/#/audit");
             String audit = browser.await("the audit trail", WAIT, d -> d.findElements(By.id("audit-table")).isEmpty() ? null
@@ -132,9 +123,7 @@ class ConsoleLoginBrowserTest {
     void aViewerIsShownTheActionsItCannotTakeDisabledAndWhy() throws Exception {
         HeadlessChromium browser = HeadlessChromium.start(1200, 900);
         try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
-             Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir).token("admin")
-                     .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"))
-                     .invoker(new FakeRanks(r -> {
+             Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> {
                          r.state("RUNNING");
                          if (r.awaitAbort(120_000)) {
                              r.state("ABORTED");
@@ -148,11 +137,7 @@ class ConsoleLoginBrowserTest {
             assertEquals(200, Http.send("POST", engine.url() + "/api/runs/" + cancelled + "/cancel", "Bearer " + operator, Map.of()).status());
 
             browser.driver().get(engine.url() + "/#/runs/" + running);
-            browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
-            browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("vera");
-            browser.driver().findElement(By.id("role")).sendKeys("viewer");
-            browser.driver().findElement(By.id("projects")).sendKeys("a");
-            browser.driver().findElement(By.id("submit")).click();
+            logIn(browser, "vera", "viewer", "a");
             browser.await("logged in as a viewer", WAIT, d -> d.findElement(By.id("session-user")).getText().startsWith("vera (viewer") ? true : null);
 
             browser.driver().get(engine.url() + "/#/runs/" + running);
@@ -179,6 +164,23 @@ class ConsoleLoginBrowserTest {
         } finally {
             browser.close();
         }
+    }
+
+    /** An engine of the issuer's users whose console logs in with client {@code mpfl-console}; admin token {@code admin}. */
+    private EngineConfig consoleEngine(TestIssuer issuer) {
+        return new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir).token("admin")
+                .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"));
+    }
+
+    /** Log in (top bar), then the issuer's login page filled in as a user would. */
+    private static void logIn(HeadlessChromium browser, String user, String role, String projects) {
+        browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
+        browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys(user);
+        browser.driver().findElement(By.id("role")).sendKeys(role);
+        if (!projects.isEmpty()) {
+            browser.driver().findElement(By.id("projects")).sendKeys(projects);
+        }
+        browser.driver().findElement(By.id("submit")).click();
     }
 
     /** The status of a same-origin fetch made by the page (with its cookie, as the console's own calls). */
