@@ -1,6 +1,8 @@
 package org.mpfl.engine.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -45,6 +47,7 @@ class ExpiringLoginTest {
     TestIssuer issuer;
     Engine engine;
     final CountDownLatch release = new CountDownLatch(1);
+    Path cache;
 
     @BeforeEach
     void start() throws Exception {
@@ -61,6 +64,7 @@ class ExpiringLoginTest {
                     r.state("DONE");
                 })));
         HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        cache = dir.resolve("login.json");
     }
 
     @AfterEach
@@ -77,9 +81,8 @@ class ExpiringLoginTest {
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    @Test
-    void aRunFollowedLongerThanItsAccessTokenLivesRenewsTheTokenFromTheLogin() throws Exception {
-        Path cache = dir.resolve("login.json");
+    /** {@code mpflc login} as service account robot (its secret in {@code robot.secret}), then {@code mpflc run} following. */
+    private Future<String> loginAndFollowARun(ExecutorService pool, ByteArrayOutputStream err) throws Exception {
         Path secret = dir.resolve("robot.secret");
         Files.writeString(secret, "s3cret-of-robot\n");
         List<String> engineArgs = List.of("--engine", engine.url(), "--login-cache", cache.toString());
@@ -91,15 +94,25 @@ class ExpiringLoginTest {
         Files.writeString(plan, Json.write(Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1)))));
         List<String> run = new java.util.ArrayList<>(List.of(plan.toString(), "--json"));
         run.addAll(engineArgs);
+        return pool.submit(() -> mpflc(new RunCommand(), run, err));
+    }
+
+    /** The id of the run once it runs. */
+    private String running() throws Exception {
+        return Await.until(Duration.ofSeconds(60), "the run started", () -> {
+            var runs = Http.send("GET", engine.url() + "/api/runs", "Bearer admin", null).json();
+            return runs.size() == 1 && runs.get(0).path("state").asText().equals("RUNNING") ? runs.get(0).get("id").asText() : null;
+        }, id -> id != null);
+    }
+
+    @Test
+    void aRunFollowedLongerThanItsAccessTokenLivesRenewsTheTokenFromTheLogin() throws Exception {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            Future<String> following = pool.submit(() -> mpflc(new RunCommand(), run, err));
+            Future<String> following = loginAndFollowARun(pool, err);
             // the run is under way, submitted with the token the command started with (the newest in the cache)
-            String started = Await.until(Duration.ofSeconds(60), "the run started", () -> {
-                var runs = Http.send("GET", engine.url() + "/api/runs", "Bearer admin", null).json();
-                return runs.size() == 1 && runs.get(0).path("state").asText().equals("RUNNING") ? runs.get(0).get("id").asText() : null;
-            }, id -> id != null);
+            String started = running();
             String token = Json.MAPPER.readTree(Files.readString(cache)).get(engine.url()).get("accessToken").asText();
             // until the engine refuses that token: the command goes on following beyond it
             Await.until(Duration.ofSeconds(60), "the command's first token expired", () -> Http.send("GET", engine.url() + "/api/runs",
@@ -108,6 +121,28 @@ class ExpiringLoginTest {
             String out = following.get(120, TimeUnit.SECONDS);
             assertEquals(started, Json.MAPPER.readTree(out).get("run").asText(), out);
             assertEquals("SUCCEEDED", Json.MAPPER.readTree(out).get("state").asText(), out);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The login ends while the command follows (the service account's secret changed, as a revocation at the issuer):
+     * the command stops at once saying to log in again, not "the engine does not answer" for minutes.
+     */
+    @Test
+    void aLoginThatEndsWhileARunIsFollowedStopsTheCommandSayingToLogInAgain() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            Future<String> following = loginAndFollowARun(pool, err);
+            running();
+            Files.writeString(dir.resolve("robot.secret"), "revoked\n");
+            java.util.concurrent.ExecutionException stopped = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> following.get(120, TimeUnit.SECONDS));
+            String said = stopped.getCause().getMessage();
+            assertTrue(said.contains("cannot be refreshed") && said.endsWith("run mpflc login again"), said);
+            assertFalse(err.toString(StandardCharsets.UTF_8).contains("does not answer"), err.toString(StandardCharsets.UTF_8));
         } finally {
             pool.shutdownNow();
         }
