@@ -198,9 +198,12 @@ public final class AccessPolicy {
         switch (t.need()) {
             case HOST_OR_ADMIN -> {
                 boolean admin = c.kind() == Caller.Kind.ADMIN_TOKEN || c.kind() == Caller.Kind.USER && c.role() == Role.ADMIN;
+                if (c.kind() == Caller.Kind.ANONYMOUS) {
+                    throw new AccessDenied(401, "the registry's host routes need a host credential (or an admin)");
+                }
                 if (c.kind() != Caller.Kind.HOST && !admin) {
-                    throw new AccessDenied(c.kind() == Caller.Kind.ANONYMOUS ? 401 : 403,
-                            "the registry's host routes need a host credential (or an admin)");
+                    throw AccessDenied.roleTooLow("the registry's host routes need a host credential or the admin role; " + c.name()
+                            + " is " + c.role().name().toLowerCase(Locale.ROOT));
                 }
                 return c;
             }
@@ -218,13 +221,15 @@ public final class AccessPolicy {
         }
         if (c.kind() == Caller.Kind.HOST) {
             // not a credential anywhere but the registry's host routes: as if none were given
-            throw new AccessDenied(401, "a host credential only speaks for its host in the registry");
+            throw AccessDenied.invalidToken("a host credential only speaks for its host in the registry");
         }
         Role needed = Role.valueOf(t.need().name());
         if (!c.role().includes(needed)) {
-            throw new AccessDenied(c.kind() == Caller.Kind.ANONYMOUS ? 401 : 403, c.kind() == Caller.Kind.ANONYMOUS
-                    ? "this request needs 'Authorization: Bearer <token>'" : "this needs the " + needed.name().toLowerCase(Locale.ROOT)
-                    + " role; " + c.name() + " is " + c.role().name().toLowerCase(Locale.ROOT));
+            if (c.kind() == Caller.Kind.ANONYMOUS) {
+                throw new AccessDenied(401, "this request needs 'Authorization: Bearer <token>'");
+            }
+            throw AccessDenied.roleTooLow("this needs the " + needed.name().toLowerCase(Locale.ROOT) + " role; " + c.name() + " is "
+                    + c.role().name().toLowerCase(Locale.ROOT));
         }
         if (t.runId() != null) {
             requireRunVisible(c, t.runId());
@@ -251,14 +256,14 @@ public final class AccessPolicy {
             try {
                 return users.verify(bearer);
             } catch (OidcVerifier.TokenRefused e) {
-                throw new AccessDenied(e.unavailable() ? 503 : 401, e.getMessage());
+                throw e.unavailable() ? new AccessDenied(503, e.getMessage()) : AccessDenied.invalidToken(e.getMessage());
             }
         }
         Optional<String> host = hosts.apply(auth);
         if (host.isPresent()) {
             return Caller.host(host.get());
         }
-        throw new AccessDenied(401, users == null ? "wrong engine token" : "not a valid token or credential");
+        throw AccessDenied.invalidToken(users == null ? "wrong engine token" : "not a valid token or credential");
     }
 
     /** 404 unless the caller sees the run's project (a run without a recorded owner: admins only). */

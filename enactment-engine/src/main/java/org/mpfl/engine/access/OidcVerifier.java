@@ -82,6 +82,12 @@ public final class OidcVerifier {
         Verification verification = new Verification();
         try {
             claims = processor().process(jwt, verification);
+        } catch (com.nimbusds.jose.jwk.source.RateLimitReachedException e) {
+            // the key set was fetched again moments ago and lacks this token's key: not an issuer out of reach (503 with
+            // "cannot be fetched: null" it was, for the second forged token within 10 s), but a key it does not publish
+            throw new TokenRefused("signed with a key the issuer does not publish, or with another algorithm than " + settings.algorithm()
+                    + " (its key set was fetched less than " + settings.jwksRefetchMin().toSeconds() + " s ago; a key it has just"
+                    + " rotated to is found once that has passed)", false);
         } catch (KeySourceException e) {
             throw new TokenRefused("the issuer's keys cannot be fetched: " + e.getMessage(), true);
         } catch (ParseException e) {
@@ -169,6 +175,9 @@ public final class OidcVerifier {
         }
         if (said.startsWith("JWT missing required claims")) {
             return "the token lacks the claims " + said.substring(said.indexOf(':') + 1).strip();
+        }
+        if (said.startsWith("Payload of JWS object")) {
+            return "not a JWT: its payload is not a JSON object of claims";
         }
         if (said.startsWith("JOSE header typ") || said.startsWith("Required JOSE header typ")) {
             return "not an access token: its header's typ is neither JWT nor at+jwt";

@@ -25,7 +25,7 @@ import org.mpfl.protocol.tls.TlsSettings;
 public final class EngineClient {
     private final HttpClient http;
     private final String url;
-    private final String token;
+    private final TokenSource token;
     /** Why no token goes with the requests although the data directory holds one (another engine's), or {@code null}. */
     private String withheldToken;
 
@@ -38,9 +38,27 @@ public final class EngineClient {
      * the TLS settings' CA ({@code --tls-ca}, else the JDK's public CAs) signed for the URL's host.
      */
     public EngineClient(String url, String token, TlsSettings tls) {
+        this(tls, url, token == null ? null : () -> token);
+    }
+
+    /**
+     * As {@link #EngineClient(String, String, TlsSettings)}, with the token asked of {@code token} for each request
+     * ({@code null}: none): a login's access token lives minutes, a command that follows a run may live hours.
+     */
+    static EngineClient renewing(String url, TokenSource token, TlsSettings tls) {
+        return new EngineClient(tls, url, token);
+    }
+
+    private EngineClient(TlsSettings tls, String url, TokenSource token) {
         this.http = tls.httpClient().connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1).build();
         this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.token = token;
+    }
+
+    /** The bearer token for the next request: a fixed one, or a login's, renewed when it nears its expiry. */
+    @FunctionalInterface
+    interface TokenSource {
+        String token() throws IOException;
     }
 
     public String url() {
@@ -198,7 +216,7 @@ public final class EngineClient {
     private HttpResponse<String> exchange(HttpRequest.Builder b) throws IOException, InterruptedException {
         b.timeout(Duration.ofSeconds(60));
         if (token != null) {
-            b.header("Authorization", "Bearer " + token);
+            b.header("Authorization", "Bearer " + token.token());
         }
         HttpRequest req = b.build();
         HttpResponse<String> resp;

@@ -53,8 +53,8 @@ final class EngineOptions {
 
     /** A client of the engine at {@code url} with the token the options give for it. */
     static EngineClient client(Arguments a, String url) throws IOException {
-        String token = token(a, url);
-        EngineClient client = new EngineClient(url, token, TlsOptions.of(a));
+        EngineClient.TokenSource token = tokenSource(a, url);
+        EngineClient client = EngineClient.renewing(url, token, TlsOptions.of(a));
         return token != null ? client : client.withheld(EngineClient.withheldToken(url, a.value("--data")));
     }
 
@@ -74,23 +74,42 @@ final class EngineOptions {
      * token) than the one the user named, a mistyped file name away.
      */
     static String token(Arguments a, String url) throws IOException {
+        EngineClient.TokenSource source = tokenSource(a, url);
+        return source == null ? null : source.token();
+    }
+
+    /**
+     * As {@link #token}, asked again for each request: a login's access token is renewed from the login cache whenever it
+     * nears its expiry (a command following a run outlives a token of minutes; with the first token alone it stopped at
+     * its expiry saying to log in again, the login being fine). The login is read once here, so that a missing or
+     * unrenewable one fails the command before it starts.
+     */
+    static EngineClient.TokenSource tokenSource(Arguments a, String url) throws IOException {
         if (a.value("--login-cache") != null && url != null) {
             if (a.value("--token-file") != null) {
                 throw new IOException("give one of --login-cache F (a login) or --token-file F (a token), not both");
             }
             java.nio.file.Path cache = loginCache(a);
-            return new TokenCache(cache).accessToken(url).orElseThrow(() -> new IOException("no login for " + url + " in " + cache
+            String first = new TokenCache(cache).accessToken(url).orElseThrow(() -> new IOException("no login for " + url + " in " + cache
                     + (java.nio.file.Files.exists(cache) ? "" : " (no such file)") + ": run mpflc login --engine " + url
                     + " --login-cache " + cache));
+            return renewed(new TokenCache(cache), url, first);
         }
         String env = org.mpfl.engine.settings.EngineSettings.ENGINE_TOKEN.raw();
         if (a.value("--token-file") == null && (env == null || env.isBlank()) && url != null) {
-            java.util.Optional<String> login = new TokenCache(loginCache(a)).accessToken(url);
+            TokenCache logins = new TokenCache(loginCache(a));
+            java.util.Optional<String> login = logins.accessToken(url);
             if (login.isPresent()) {
-                return login.get();
+                return renewed(logins, url, login.get());
             }
         }
-        return EngineClient.resolveToken(a.value("--token-file"), a.value("--data"), url);
+        String fixed = EngineClient.resolveToken(a.value("--token-file"), a.value("--data"), url);
+        return fixed == null ? null : () -> fixed;
+    }
+
+    /** The login's current access token for each request; {@code first} while the cache no longer holds the login. */
+    private static EngineClient.TokenSource renewed(TokenCache logins, String url, String first) {
+        return () -> logins.accessToken(url).orElse(first);
     }
 
     /** The login cache the options name. */

@@ -196,7 +196,8 @@ final class RunFollower {
                 try {
                     run = source.get();
                     lastReached = System.currentTimeMillis();
-                } catch (EngineClient.EngineException e) {
+                } catch (EngineClient.EngineException | TokenCache.LoginEnded e) {
+                    // the engine's answer, or a login only mpflc login mends: waiting changes neither
                     throw e;
                 } catch (IOException e) {
                     if (System.currentTimeMillis() - lastReached > UNREACHABLE_LIMIT_MS) {

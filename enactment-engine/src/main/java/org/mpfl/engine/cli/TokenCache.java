@@ -49,6 +49,19 @@ final class TokenCache {
         write(all);
     }
 
+    /**
+     * A login the issuer will not renew (revoked, expired, a service account's secret changed): only {@code mpflc login}
+     * mends it. Not an outage: a command following a run stops on it at once rather than waiting as for an engine
+     * that does not answer.
+     */
+    static final class LoginEnded extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        LoginEnded(String message, IOException cause) {
+            super(message, cause);
+        }
+    }
+
     /** A valid access token for an engine, refreshed when needed; empty without a login for it. */
     synchronized Optional<String> accessToken(String engineUrl) throws IOException {
         ObjectNode all = read();
@@ -67,7 +80,7 @@ final class TokenCache {
             } else if (e.hasNonNull("clientSecretFile")) {
                 t = issuer.clientCredentials(clientId, EngineClient.readSecretFile(Path.of(e.get("clientSecretFile").asText())));
             } else {
-                throw new IOException("the login has expired");
+                throw new LoginEnded("the login for " + engineUrl + " has expired: run mpflc login again", null);
             }
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
@@ -75,8 +88,10 @@ final class TokenCache {
         } catch (OidcClient.IssuerUnreachable ex) {
             // logging in again needs the issuer too: the way out is the issuer's, not the user's
             throw new IOException("the login for " + engineUrl + " cannot be refreshed: " + ex.getMessage(), ex);
+        } catch (LoginEnded ex) {
+            throw ex;
         } catch (IOException ex) {
-            throw new IOException("the login for " + engineUrl + " cannot be refreshed (" + ex.getMessage() + "): run mpflc login again", ex);
+            throw new LoginEnded("the login for " + engineUrl + " cannot be refreshed (" + ex.getMessage() + "): run mpflc login again", ex);
         }
         e.put("accessToken", t.access());
         if (t.refresh() != null) {

@@ -203,6 +203,7 @@ public final class AccessFilter {
                     // the registry refuses a host's or relay's credential: its mark, on which alone they stop announcing
                     ctx.response().putHeader(EngineRefusal.HEADER, EngineRefusal.CREDENTIAL_REFUSED.value());
                 }
+                d.challenge().ifPresent(c -> ctx.response().putHeader("WWW-Authenticate", c));
                 refuse(ctx, d.status(), d.getMessage(), target.audited());
             } else {
                 refuse(ctx, 500, Incidents.report("access check of " + method + " " + path, ar.cause()).message(), true);
@@ -226,8 +227,8 @@ public final class AccessFilter {
 
     private static void refuse(RoutingContext ctx, int status, String message, boolean close) {
         var resp = ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json");
-        if (status == 401) {
-            resp.putHeader("WWW-Authenticate", "Bearer realm=\"mpfl-engine\"");
+        if (status == 401 && !resp.headers().contains("WWW-Authenticate")) {
+            resp.putHeader("WWW-Authenticate", AccessDenied.challenge(null, null));
         }
         if (status == 503) {
             resp.putHeader("Retry-After", "10");

@@ -188,7 +188,7 @@ public final class EngineRoutes extends RouteBuilder {
             ex.getMessage().removeHeaders("*");
             ex.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, reply.status());
             if (unauthorised) {
-                ex.getMessage().setHeader("WWW-Authenticate", "Bearer realm=\"mpfl-engine\"");
+                ex.getMessage().setHeader("WWW-Authenticate", AccessDenied.challenge(null, null));
             }
             if (reply.body() == null) {
                 ex.getMessage().setBody(null);

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
-import org.mpfl.engine.EngineConfig;
 import org.mpfl.engine.HostCalls;
 import org.mpfl.testing.Http;
 import org.mpfl.engine.run.FakeRanks;
@@ -47,9 +46,7 @@ class ProjectIsolationTest {
     @BeforeEach
     void start() throws Exception {
         issuer = TestIssuer.start();
-        engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir).token("admin-token")
-                .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine"))
-                .invoker(new FakeRanks(r -> {
+        engine = Engine.start(issuer.engineConfig(dir).invoker(new FakeRanks(r -> {
                     if (r.request().processes().get(0).name().equals("slow")) {
                         r.state("RUNNING");
                         r.awaitAbort(60_000);

@@ -371,6 +371,15 @@ public final class TestIssuer implements AutoCloseable {
         return m;
     }
 
+    /**
+     * An engine of this issuer's users, audience {@code mpfl-engine}, admin token {@code admin-token}, with its data in
+     * {@code dir}, on a free port, its registry's hosts never silent.
+     */
+    public org.mpfl.engine.EngineConfig engineConfig(java.nio.file.Path dir) {
+        return new org.mpfl.engine.EngineConfig().port(0).heartbeatTimeout(org.mpfl.engine.HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir)
+                .token("admin-token").oidc(OidcSettings.of(issuer(), "mpfl-engine"));
+    }
+
     /** Claims of a valid access token for the engine's audience, 5 minutes long. */
     public JWTClaimsSet.Builder claims(String user, String role, String... projects) {
         Instant now = Instant.now();

@@ -41,9 +41,7 @@ class ConsoleLoginBrowserTest {
     void loginShowsOnlyTheUsersProjectAndLogoutEndsTheSession() throws Exception {
         HeadlessChromium browser = HeadlessChromium.start(1200, 900);
         try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
-             Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir).token("admin")
-                     .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"))
-                     .invoker(new FakeRanks(r -> {
+             Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> {
                          if (r.request().processes().get(0).name().equals("slow")) {
                              r.state("RUNNING");
                              if (r.awaitAbort(60_000)) {
@@ -63,11 +61,7 @@ class ConsoleLoginBrowserTest {
             browser.await("a person's words for a read refused before login", WAIT,
                     d -> d.findElement(By.id("view")).getText().contains("you are not logged in: Log in (top bar)") ? true : null);
             assertFalse(browser.text("#view").contains("Authorization"), "not the API's words");
-            browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
-            browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("alice");
-            browser.driver().findElement(By.id("role")).sendKeys("operator");
-            browser.driver().findElement(By.id("projects")).sendKeys("a");
-            browser.driver().findElement(By.id("submit")).click();
+            logIn(browser, "alice", "operator", "a");
             String who = browser.await("logged in", WAIT, d -> {
                 String t = d.findElement(By.id("session-user")).getText();
                 return t.isEmpty() ? null : t;
@@ -106,10 +100,7 @@ class ConsoleLoginBrowserTest {
 
             // an admin logs in and reads the audit trail on its console page: alice's and bob's runs were mutations
             browser.driver().get(engine.url() + "/#/audit");
-            browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
-            browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys("carol");
-            browser.driver().findElement(By.id("role")).sendKeys("admin");
-            browser.driver().findElement(By.id("submit")).click();
+            logIn(browser, "carol", "admin", "");
             browser.await("logged in as admin", WAIT, d -> d.findElement(By.id("session-user")).getText().startsWith("carol") ? true : null);
             browser.driver().get(engine.url() + "/#/audit");
             String audit = browser.await("the audit trail", WAIT, d -> d.findElements(By.id("audit-table")).isEmpty() ? null
@@ -122,6 +113,74 @@ class ConsoleLoginBrowserTest {
         } finally {
             browser.close();
         }
+    }
+
+    /**
+     * A viewer logs in: the run's Cancel (a running run) and Retry (a cancelled one) are shown disabled with the role
+     * they need beside them, before anything is pressed; the audit page says it is for admins and what the user is.
+     */
+    @Test
+    void aViewerIsShownTheActionsItCannotTakeDisabledAndWhy() throws Exception {
+        HeadlessChromium browser = HeadlessChromium.start(1200, 900);
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
+             Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> {
+                         r.state("RUNNING");
+                         if (r.awaitAbort(120_000)) {
+                             r.state("ABORTED");
+                         }
+                     })))) {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+            Map<String, Object> plan = Map.of("plan", Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1))));
+            String operator = issuer.token("olga", "operator", "a");
+            String running = Http.post(engine.url() + "/api/runs", operator, plan).json().get("id").asText();
+            String cancelled = Http.post(engine.url() + "/api/runs", operator, plan).json().get("id").asText();
+            assertEquals(200, Http.send("POST", engine.url() + "/api/runs/" + cancelled + "/cancel", "Bearer " + operator, Map.of()).status());
+
+            browser.driver().get(engine.url() + "/#/runs/" + running);
+            logIn(browser, "vera", "viewer", "a");
+            browser.await("logged in as a viewer", WAIT, d -> d.findElement(By.id("session-user")).getText().startsWith("vera (viewer") ? true : null);
+
+            browser.driver().get(engine.url() + "/#/runs/" + running);
+            String why = browser.await("Cancel offered disabled, with the reason", WAIT, d -> {
+                var buttons = d.findElements(By.id("cancel-run"));
+                return buttons.isEmpty() || buttons.get(0).isEnabled() || d.findElements(By.id("action-refused")).isEmpty() ? null
+                        : d.findElement(By.id("action-refused")).getText();
+            });
+            assertTrue(why.startsWith("Cancelling needs the operator role; vera is viewer."), why);
+            assertEquals("action-refused", browser.driver().findElement(By.id("cancel-run")).getAttribute("aria-describedby"));
+
+            browser.driver().get(engine.url() + "/#/runs/" + cancelled);
+            String retry = browser.await("Retry offered disabled, with the reason", WAIT, d -> {
+                var buttons = d.findElements(By.id("resume-run"));
+                return buttons.isEmpty() || buttons.get(0).isEnabled() || d.findElements(By.id("action-refused")).isEmpty() ? null
+                        : d.findElement(By.id("action-refused")).getText();
+            });
+            assertTrue(retry.startsWith("Retrying needs the operator role; vera is viewer."), retry);
+            assertEquals("CANCELLED", Http.send("GET", engine.url() + "/api/runs/" + cancelled, "Bearer admin", null).json().get("state").asText());
+
+            browser.driver().get(engine.url() + "/#/audit");
+            browser.await("the audit page says whom it is for", WAIT,
+                    d -> d.findElement(By.id("view")).getText().contains("The audit trail is for admins; vera is viewer.") ? true : null);
+        } finally {
+            browser.close();
+        }
+    }
+
+    /** An engine of the issuer's users whose console logs in with client {@code mpfl-console}; admin token {@code admin}. */
+    private EngineConfig consoleEngine(TestIssuer issuer) {
+        return new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir).token("admin")
+                .oidc(OidcSettings.of(issuer.issuer(), "mpfl-engine").withConsoleClientId("mpfl-console"));
+    }
+
+    /** Log in (top bar), then the issuer's login page filled in as a user would. */
+    private static void logIn(HeadlessChromium browser, String user, String role, String projects) {
+        browser.await("the Log in link", WAIT, d -> d.findElement(By.id("login"))).click();
+        browser.await("the issuer's login page", WAIT, d -> d.findElement(By.id("user"))).sendKeys(user);
+        browser.driver().findElement(By.id("role")).sendKeys(role);
+        if (!projects.isEmpty()) {
+            browser.driver().findElement(By.id("projects")).sendKeys(projects);
+        }
+        browser.driver().findElement(By.id("submit")).click();
     }
 
     /** The status of a same-origin fetch made by the page (with its cookie, as the console's own calls). */

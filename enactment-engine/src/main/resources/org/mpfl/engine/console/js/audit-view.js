@@ -4,6 +4,7 @@
 import { api } from './api.js';
 import { el, show } from './dom.js';
 import { formatTime } from './format.js';
+import { loggedIn, sessionKnown } from './session.js';
 
 const PAGE = 500;
 
@@ -35,9 +36,14 @@ export function mountAuditView(container, query) {
       el('caption', {class: 'visually-hidden'}, 'Audit trail'),
       el('thead', {}, el('tr', {}, ['#', 'Time', 'Who', 'From', 'What', 'Result'].map(h => el('th', {scope: 'col'}, h)))),
       el('tbody', {}, entries.map(entryRow))), next);
-  }).catch(e => {
-    if (live) status.textContent = e.status === 401 || e.status === 403
-      ? 'The audit trail is for admins: log in as one, or save the engine token.' : 'Cannot read the audit trail: ' + e.message;
+  }).catch(async e => {
+    await sessionKnown();
+    if (!live) return;
+    const session = loggedIn();
+    // logged in, the engine token's field is not offered: the way is another login
+    status.textContent = e.status === 403 && session ? `The audit trail is for admins; ${session.user} is ${session.role}.`
+      : e.status === 401 || e.status === 403 ? 'The audit trail is for admins: log in as one, or save the engine token.'
+      : 'Cannot read the audit trail: ' + e.message;
   });
   return () => { live = false; };
 }

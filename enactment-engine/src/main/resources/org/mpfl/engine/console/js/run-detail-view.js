@@ -6,7 +6,7 @@ import { api, ApiError } from './api.js';
 import { el, show, stateBadge, progressBar, humanText } from './dom.js';
 import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation, sortedParams } from './format.js';
 import { askForToken, hasEngineToken, markTokenRefused } from './engine-token.js';
-import { loggedIn } from './session.js';
+import { loggedIn, sessionKnown } from './session.js';
 import { RunModel } from './run-model.js';
 import { RunEventStream } from './run-event-stream.js';
 import { TimelineModel } from './timeline-model.js';
@@ -43,6 +43,32 @@ function mayNotAct(what) {
   if (session && (session.role === 'operator' || session.role === 'admin')) return null;
   return session ? `${what} needs the operator role; ${session.user} is ${session.role}. An operator of the run's project, an admin or the engine token (top bar) can.`
     : `${what} needs a login (Log in, top bar) or the engine token: enter it in the top bar, then press the button again.`;
+}
+
+/**
+ * Why the logged-in user's role cannot cancel or resume (what: "Cancelling"), or null: known before the button is
+ * pressed, so the button is drawn disabled with these words beside it. Without a login the button stays: pressing it
+ * asks for a login or the engine token.
+ */
+function roleRefusal(what) {
+  const session = loggedIn();
+  return session && !hasEngineToken() && session.role !== 'operator' && session.role !== 'admin' ? mayNotAct(what) : null;
+}
+
+/**
+ * An action's button, disabled with the reason beside it (id action-refused, which the button names as its
+ * description) when the login's role does not allow it.
+ */
+function actionButton(attrs, label, refused) {
+  if (!refused) return [el('button', {type: 'button', ...attrs}, label)];
+  return [el('button', {type: 'button', ...attrs, onclick: null, disabled: true, 'aria-describedby': 'action-refused'}, label),
+    el('span', {class: 'action-refused', id: 'action-refused'}, refused)];
+}
+
+/** Whether the action's button is drawn as the role now allows (drawn again when the login became known). */
+function drawnFor(actions, id, refused) {
+  const button = actions.querySelector('#' + id);
+  return button !== null && button.disabled === Boolean(refused);
 }
 
 /** A link to a rank's row in the ranks table. */
@@ -215,8 +241,8 @@ class RunHeader {
     }
     if (this.confirming === 'cancel') {
       this.renderConfirm('Cancel this run?', 'cancel', 'Yes, cancel it', 'Keep running', () => this.onCancel(), model);
-    } else if (!this.actions.querySelector('#cancel-run')) {
-      show(this.actions, el('button', {type: 'button', class: 'danger', id: 'cancel-run', onclick: () => {
+    } else if (!drawnFor(this.actions, 'cancel-run', roleRefusal('Cancelling'))) {
+      show(this.actions, actionButton({class: 'danger', id: 'cancel-run', onclick: () => {
         const refused = mayNotAct('Cancelling');
         if (refused) {
           this.say(refused);
@@ -225,7 +251,7 @@ class RunHeader {
         }
         this.confirming = 'cancel';
         this.renderActions(model);
-      }}, 'Cancel run…'));
+      }}, 'Cancel run…', roleRefusal('Cancelling')));
     }
   }
 
@@ -237,8 +263,9 @@ class RunHeader {
       this.renderConfirm(words.question, 'resume', words.yes, 'Not now', () => this.onResume(words.name), model);
       return;
     }
-    if (this.actions.querySelector('#resume-run')) return;
-    show(this.actions, el('button', {type: 'button', id: 'resume-run', 'data-from-checkpoint': String(fromCheckpoint),
+    const roleRefused = roleRefusal(words.name === 'Retry' ? 'Retrying' : 'Resuming');
+    if (drawnFor(this.actions, 'resume-run', roleRefused)) return;
+    show(this.actions, actionButton({id: 'resume-run', 'data-from-checkpoint': String(fromCheckpoint),
       title: fromCheckpoint ? 'A new attempt from the newest usable checkpoint' : 'A new attempt from the start (no checkpoint)',
       onclick: () => {
         const refused = mayNotAct(words.name === 'Retry' ? 'Retrying' : 'Resuming');
@@ -249,7 +276,7 @@ class RunHeader {
         }
         this.confirming = 'resume';
         this.renderActions(model);
-      }}, words.button));
+      }}, words.button, roleRefused));
   }
 
   /**
@@ -379,6 +406,8 @@ function mountKnownRun(container, runId, detail) {
     timer = setTimeout(() => { timer = 0; frame = requestAnimationFrame(render); }, wait);
   };
   model.onChange(scheduleRender);
+  // the login is read alongside the run: its role decides whether the actions are offered (an ended run is not redrawn)
+  sessionKnown().then(scheduleRender);
   if (detail) model.replace(detail); // drawn at once; the stream's snapshot follows
 
   async function reconcile() {

@@ -15,7 +15,23 @@ export function loginOffered() {
   return offered;
 }
 
+let settle;
+const known = new Promise(resolve => { settle = resolve; });
+
+/** Resolves once the console knows whether, and as whom, it is logged in (loggedIn() then tells). */
+export function sessionKnown() {
+  return known;
+}
+
 export async function showSession(element) {
+  try {
+    await readSession(element);
+  } finally {
+    settle();
+  }
+}
+
+async function readSession(element) {
   if (!element) return;
   let info;
   try {
