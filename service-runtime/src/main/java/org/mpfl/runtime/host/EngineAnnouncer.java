@@ -238,8 +238,10 @@ public final class EngineAnnouncer implements AutoCloseable {
             if (!announced) {
                 announce();
             } else {
+                // the instance: an entry another process of this host took over answers 404, and this one announces again
                 HttpResponse<String> r = post(engineUrl + "/api/registry/hosts/"
-                        + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8) + "/heartbeat", "{}");
+                        + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8) + "/heartbeat",
+                        JSON.writeValueAsString(Map.of("instance", instance)));
                 if (r.statusCode() == 404) {
                     announced = false;
                     announce();
@@ -285,6 +287,7 @@ public final class EngineAnnouncer implements AutoCloseable {
             return;
         }
         announced = true;
+        announcedOnce = true;
         try {
             JsonNode n = JSON.readTree(r.body());
             if (n.has("heartbeatIntervalMs")) {
@@ -334,13 +337,22 @@ public final class EngineAnnouncer implements AutoCloseable {
                 + " again (in Tomcat: restart it, or reload the /axis2 application)" : "";
     }
 
-    /** What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend. */
+    /**
+     * What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend; any
+     * other status with the engine's words ({@code {"error": …}}), or the answer as it came when it is not the engine's.
+     */
     static String refusal(int status, String answer) {
         String body = answer == null ? "" : answer.strip();
-        return status == 401
-                ? "HTTP 401: the engine refuses this host's credential (unknown, revoked or a wrong secret; a new one:"
-                        + " mpflc host-token on the engine's machine)"
-                : "HTTP " + status + (body.isEmpty() ? "" : " " + body);
+        if (status == 401) {
+            return "HTTP 401: the engine refuses this host's credential (unknown, revoked or a wrong secret; a new one:"
+                    + " mpflc host-token on the engine's machine)";
+        }
+        String said = EngineReach.errorOf(body);
+        if (said != null) {
+            return "HTTP " + status + ": " + said;
+        }
+        return "HTTP " + status + (body.isEmpty() ? "" : " " + body.replaceAll("\\s+", " "))
+                + (status == 404 ? " (no engine's registry at this URL: is --engine the engine's URL?)" : "");
     }
 
     /**
@@ -353,8 +365,14 @@ public final class EngineAnnouncer implements AutoCloseable {
         Consumer<String> listener = credentialRefused;
         int status = r.statusCode();
         boolean credential = status == 401 || status == 409;
-        boolean engineSaid = EngineRefusal.of(status, r.headers().firstValue(EngineRefusal.HEADER).orElse(null))
-                .filter(EngineRefusal::refusesCredential).isPresent();
+        boolean engineSaid = mark(r).filter(EngineRefusal::refusesCredential).isPresent();
+        if (mark(r).filter(m -> m == EngineRefusal.INSTANCE_PENDING).isPresent()) {
+            // another process of this host is registered: a restart takes its place once its beats stop, else refused
+            if (problem.isNews("pending")) {
+                LOG.info("waiting for the engine at {}: {}", engineUrl, EngineReach.errorOf(r.body()));
+            }
+            return;
+        }
         if (credential && !engineSaid) {
             warn("HTTP " + status + " to " + what + " without the engine's " + EngineRefusal.HEADER + " mark: something between"
                     + " this host and " + engineUrl + " answered (a proxy or load balancer?), not the engine");
@@ -366,11 +384,45 @@ public final class EngineAnnouncer implements AutoCloseable {
         }
     }
 
+    /** The engine's mark on an answer, if any. */
+    private static java.util.Optional<EngineRefusal> mark(HttpResponse<String> r) {
+        return EngineRefusal.of(r.statusCode(), r.headers().firstValue(EngineRefusal.HEADER).orElse(null));
+    }
+
+    /**
+     * Says a problem when it is new, and again while it lasts — after {@link #FIRST_REMINDER_MS}, then at twice the
+     * time since the last reminder, at most every hour — with how long it has lasted: a host that never reached its
+     * engine (a wrong {@code --engine}) keeps trying, since it may have started before its engine, but must not look
+     * healthy after one line, nor fill the log.
+     */
     private void warn(String message) {
+        long now = System.nanoTime();
         if (problem.isNews(message)) {
             LOG.warn("{} (retrying every few seconds)", message);
+            problemSinceNanos = now;
+            remindGapMs = firstReminderMs;
+            lastSaidNanos = now;
+            return;
+        }
+        if ((now - lastSaidNanos) / 1_000_000 >= remindGapMs) {
+            LOG.warn("still {} for {} s{}: {} (retrying every few seconds)", announcedOnce ? "out of touch with the engine"
+                    : "not registered with the engine", (now - problemSinceNanos) / 1_000_000_000,
+                    announcedOnce ? "" : " since this host started", message);
+            lastSaidNanos = now;
+            remindGapMs = Math.min(MAX_REMINDER_MS, remindGapMs * 2);
         }
     }
+
+    /** The first reminder of a problem that lasts ({@link #warn}), by default one minute after it began. */
+    static final long FIRST_REMINDER_MS = Long.getLong("mpfl.host.reminderMs", 60_000);
+    /** The longest gap between reminders. */
+    static final long MAX_REMINDER_MS = 3_600_000;
+    private final long firstReminderMs = FIRST_REMINDER_MS;
+    private volatile long problemSinceNanos;
+    private volatile long lastSaidNanos;
+    private volatile long remindGapMs = FIRST_REMINDER_MS;
+    /** Whether the engine ever took this host's announcement. */
+    private volatile boolean announcedOnce;
 
     @Override
     public void close() {
