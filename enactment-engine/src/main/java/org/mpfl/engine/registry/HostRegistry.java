@@ -230,6 +230,25 @@ public final class HostRegistry {
     }
 
     /**
+     * A host process's goodbye: its entry leaves (listeners hear {@link Departure#LEFT}) unless another process of the host
+     * holds it now — a second process refused because the first lives says goodbye too as it stops, and must not take
+     * the live one's entry with it. {@code instance} {@code null} (a host that does not say): whatever process holds it.
+     */
+    public void leave(String hostId, String instance) {
+        HostInfo[] gone = new HostInfo[1];
+        hosts.computeIfPresent(hostId, (k, h) -> {
+            if (instance != null && h.instance() != null && !h.instance().equals(instance)) {
+                return h;
+            }
+            gone[0] = h;
+            return null;
+        });
+        if (gone[0] != null) {
+            tell(gone[0], Departure.LEFT);
+        }
+    }
+
+    /**
      * Removes a host and tells nobody: only for a host known to hold no ranks (a capacity provider released it idle),
      * or in tests.
      */

@@ -68,12 +68,13 @@ final class RegistryEndpoints {
      */
     Reply remove(Exchange ex) throws ApiException {
         String hostId = param(ex, "hostId");
-        HostRegistry.Departure how = HostRegistry.Departure.REMOVED;
-        if (!isAdmin(ex)) {
+        if (isAdmin(ex)) {
+            api.registry().remove(hostId, HostRegistry.Departure.REMOVED);
+        } else {
             requireHostSpeakingFor(ex, hostId);
-            how = HostRegistry.Departure.LEFT;
+            // ?instance=ID: the process saying goodbye, whose leaving takes no other process's entry with it
+            api.registry().leave(hostId, param(ex, "instance"));
         }
-        api.registry().remove(hostId, how);
         return new Reply(204, null);
     }
 

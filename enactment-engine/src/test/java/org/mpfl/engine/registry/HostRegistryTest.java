@@ -197,7 +197,12 @@ class HostRegistryTest {
                 + " still heartbeating): stop that one first, or give this one a credential of its own (mpflc host-token"
                 + " --host-id NEW-ID -o FILE on the engine's machine)", refused.getMessage());
         assertEquals("first", registry.host("n1").orElseThrow().instance());
+        // the refused process says goodbye as it stops: the live one's entry stays
+        registry.leave("n1", "second");
+        assertEquals("first", registry.host("n1").orElseThrow().instance());
         assertTrue(lost.isEmpty(), "the live process was not replaced: " + lost);
+        registry.leave("n1", "first");
+        assertTrue(registry.host("n1").isEmpty(), "its own goodbye takes it out");
     }
 
     /**

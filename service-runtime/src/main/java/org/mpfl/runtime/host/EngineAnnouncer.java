@@ -447,8 +447,10 @@ public final class EngineAnnouncer implements AutoCloseable {
      * the heartbeat times out.
      */
     private void leave() throws Exception {
+        // this process's goodbye only: a process refused because another one of the host lives leaves that one's entry
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engineUrl + "/api/registry/hosts/"
-                + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(2)).DELETE();
+                + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8) + "?instance=" + instance))
+                .timeout(Duration.ofSeconds(2)).DELETE();
         b.header("Authorization", credential.authorization());
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         announced = false;
