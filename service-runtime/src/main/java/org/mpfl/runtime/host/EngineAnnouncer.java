@@ -317,6 +317,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         if (problem.over()) {
             LOG.info("the engine at {} answers again", engineUrl);
         }
+        outageOver();
         lastContactNanos = System.nanoTime();
     }
 
@@ -390,17 +391,22 @@ public final class EngineAnnouncer implements AutoCloseable {
     }
 
     /**
-     * Says a problem when it is new, and again while it lasts — after {@link #FIRST_REMINDER_MS}, then at twice the
-     * time since the last reminder, at most every hour — with how long it has lasted: a host that never reached its
-     * engine (a wrong {@code --engine}) keeps trying, since it may have started before its engine, but must not look
-     * healthy after one line, nor fill the log.
+     * Says a problem when it is new in this outage, and again while it lasts — after {@link #FIRST_REMINDER_MS}, then at
+     * twice the time since the last reminder, at most every hour — with how long it has lasted: a host that never
+     * reached its engine (a wrong {@code --engine}) keeps trying, since it may have started before its engine, but must
+     * not look healthy after one line, nor fill the log — also when its failures alternate between a few messages (a
+     * connect timeout, then a refused connection), each said once per outage, or vary without end (at most
+     * {@value #MAX_SAID} said).
      */
-    private void warn(String message) {
+    private synchronized void warn(String message) {
         long now = System.nanoTime();
-        if (problem.isNews(message)) {
-            LOG.warn("{} (retrying every few seconds)", message);
+        problem.isNews(message);
+        if (saidThisOutage.isEmpty()) {
             problemSinceNanos = now;
             remindGapMs = firstReminderMs;
+        }
+        if (saidThisOutage.size() < MAX_SAID && saidThisOutage.add(message)) {
+            LOG.warn("{} (retrying every few seconds)", message);
             lastSaidNanos = now;
             return;
         }
@@ -413,14 +419,23 @@ public final class EngineAnnouncer implements AutoCloseable {
         }
     }
 
+    /** The outage is over: its messages may be said again in the next one. */
+    private synchronized void outageOver() {
+        saidThisOutage.clear();
+    }
+
     /** The first reminder of a problem that lasts ({@link #warn}), by default one minute after it began. */
     static final long FIRST_REMINDER_MS = Long.getLong("mpfl.host.reminderMs", 60_000);
     /** The longest gap between reminders. */
     static final long MAX_REMINDER_MS = 3_600_000;
+    /** The most different messages said in one outage; the rest wait for the reminders. */
+    static final int MAX_SAID = 8;
     private final long firstReminderMs = FIRST_REMINDER_MS;
-    private volatile long problemSinceNanos;
-    private volatile long lastSaidNanos;
-    private volatile long remindGapMs = FIRST_REMINDER_MS;
+    /** The messages said since the engine last answered. */
+    private final java.util.Set<String> saidThisOutage = new java.util.HashSet<>();
+    private long problemSinceNanos;
+    private long lastSaidNanos;
+    private long remindGapMs = FIRST_REMINDER_MS;
     /** Whether the engine ever took this host's announcement. */
     private volatile boolean announcedOnce;
 
