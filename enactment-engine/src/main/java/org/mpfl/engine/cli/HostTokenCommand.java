@@ -84,7 +84,7 @@ public final class HostTokenCommand implements CliCommand {
             String withheld = EngineClient.withheldToken(url, args.value("--data"));
             throw new UsageException((list ? "listing" : revoke != null ? "revoking" : "issuing")
                     + " host credentials needs the engine's admin token: " + (withheld != null ? withheld
-                    : "--token-file F or $MPFL_ENGINE_TOKEN"));
+                    : noToken(args.value("--data"))));
         }
         EngineClient client = new EngineClient(url, token, TlsOptions.of(args));
         if (list) {
@@ -125,6 +125,19 @@ public final class HostTokenCommand implements CliCommand {
                     + " --credential-file " + output + " --bind ADDR (in a site behind NAT: --site NAME --relay HOST:PORT)");
         }
         return 0;
+    }
+
+    /**
+     * Where the admin token comes from when none was found: on the engine's machine it is in the engine's data directory,
+     * which is not the default one when the engine runs with {@code mpflc up --data DIR} (as {@code mpflc up} prints).
+     */
+    static String noToken(String dataDir) {
+        Path directory = EngineClient.dataDir(dataDir);
+        return dataDir != null
+                ? directory.resolve(org.mpfl.engine.Engine.TOKEN_FILE) + " does not exist (is " + dataDir + " the engine's --data"
+                        + " directory?); or give the token with --token-file F or $MPFL_ENGINE_TOKEN"
+                : "on the engine's machine, give its data directory with --data DIR (the --data of mpflc up; " + directory
+                        + " holds no token), or the token with --token-file F or $MPFL_ENGINE_TOKEN";
     }
 
     /** The credentials as a table, oldest first. */

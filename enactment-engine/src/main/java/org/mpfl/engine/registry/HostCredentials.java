@@ -128,7 +128,9 @@ public final class HostCredentials {
         Optional<Entry> taken = forHost(id);
         if (taken.isPresent()) {
             throw new HostIdTakenException("host id '" + id + "' already has credential " + taken.get().id()
-                    + ": revoke it first (DELETE /api/registry/credentials/" + taken.get().id() + ")");
+                    + ": revoke it first (mpflc host-token --engine " + engineUrl + " --revoke " + taken.get().id()
+                    + "; over REST: DELETE /api/registry/credentials/" + taken.get().id() + "), or give this "
+                    + (kind == Kind.RELAY ? "relay" : "host") + " another id with --host-id");
         }
         HostCredential c = HostCredential.generate(engineUrl, id);
         Entry e = new Entry(c.id(), c.hostId(), HostCredential.verifier(c.secret()), c.engineKey(), clock.getAsLong(), kind);

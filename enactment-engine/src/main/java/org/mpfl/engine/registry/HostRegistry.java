@@ -60,6 +60,95 @@ public final class HostRegistry {
         return put(a, false);
     }
 
+    /**
+     * Adds or replaces a host from its announcement as {@link #announce} does, unless another live process holds the
+     * host id: a host's credential is one host, and a second process started with it (on another machine, or a second
+     * {@code mpflc host} with the same credential file) must not take the first one's entry while the first keeps
+     * heartbeating it. A restart still replaces the entry at once when the old process said goodbye (no entry), and as
+     * soon as the old entry has missed its heartbeats ({@link #stoppedAfter()}) when it was killed. Until then the
+     * engine cannot tell a restart from a second process: the announcement is {@linkplain InstanceContest#pending()
+     * pending}, and once the registered process heartbeats after the newcomer first asked, the newcomer is refused for
+     * good. Announcements and entries without an instance id (older hosts) replace each other as before.
+     *
+     * @throws InstanceContest when another live process of the host is registered, or may be
+     */
+    public synchronized HostInfo announceUnlessLive(HostAnnouncement a) throws InstanceContest {
+        String id = idOf(a);
+        HostInfo old = id == null ? null : hosts.get(id);
+        if (old == null || old.staticEntry() || old.instance() == null || a.instance() == null
+                || old.instance().equals(a.instance()) || stopped(old)) {
+            contenders.remove(id);
+            return put(a, false);
+        }
+        Contender seen = contenders.get(id);
+        if (seen == null || !seen.instance().equals(a.instance())) {
+            contenders.put(id, new Contender(a.instance(), clock.getAsLong()));
+            throw new InstanceContest(true, id, old, stoppedAfter());
+        }
+        if (old.lastHeartbeatMs() > seen.firstAskedMs()) {
+            // the registered process beat after this one first asked: two live processes, the newcomer goes
+            contenders.remove(id);
+            throw new InstanceContest(false, id, old, stoppedAfter());
+        }
+        throw new InstanceContest(true, id, old, stoppedAfter());
+    }
+
+    /** A process that asked to take a live host's entry, and since when: its next ask is refused once the entry beats. */
+    private record Contender(String instance, long firstAskedMs) {
+    }
+
+    /** Processes waiting to learn whether the host they announce is already running elsewhere, by host id. */
+    private final Map<String, Contender> contenders = new ConcurrentHashMap<>();
+
+    /**
+     * How long without a heartbeat before a host's entry counts as left by a stopped process, which a new process of
+     * the host replaces at once: half the heartbeat timeout, but at least one and a half heartbeat intervals (a beat
+     * missed; the console shows such a host as late).
+     */
+    public Duration stoppedAfter() {
+        return Duration.ofMillis(Math.max(heartbeatTimeout.toMillis() / 2, heartbeatInterval().toMillis() * 3 / 2));
+    }
+
+    private boolean stopped(HostInfo h) {
+        return clock.getAsLong() - h.lastHeartbeatMs() > stoppedAfter().toMillis();
+    }
+
+    private static String idOf(HostAnnouncement a) {
+        return a == null ? null : a.hostId() == null || a.hostId().isBlank() ? a.soapUrl() : a.hostId();
+    }
+
+    /**
+     * Another process holds the host id an announcement names ({@link #announceUnlessLive}): {@link #pending()} while
+     * the engine cannot tell yet whether that process still runs (ask again), else it does and the newcomer is refused.
+     */
+    public static final class InstanceContest extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final boolean pending;
+        private final transient HostInfo registered;
+
+        InstanceContest(boolean pending, String hostId, HostInfo registered, Duration stoppedAfter) {
+            super(pending
+                    ? "host '" + hostId + "' is registered by another process at " + registered.soapUrl() + " that heartbeated"
+                            + " recently: if it was stopped, this process takes its place once its entry misses its heartbeats"
+                            + " (" + stoppedAfter.toMillis() + " ms without one); if it still runs, this one is refused"
+                    : "host '" + hostId + "' is already running at " + registered.soapUrl() + " (another process with this"
+                            + " credential, still heartbeating): stop that one first, or give this one a credential of its own"
+                            + " (mpflc host-token --host-id NEW-ID -o FILE on the engine's machine)");
+            this.pending = pending;
+            this.registered = registered;
+        }
+
+        /** Whether the registered process may have stopped: the newcomer asks again. */
+        public boolean pending() {
+            return pending;
+        }
+
+        /** The entry of the registered process. */
+        public HostInfo registered() {
+            return registered;
+        }
+    }
+
     /** Adds the hosts of a static host file. */
     public void addStatic(List<HostAnnouncement> entries) {
         entries.forEach(a -> put(a, true));
@@ -94,7 +183,18 @@ public final class HostRegistry {
 
     /** Records a heartbeat; {@code false} when the host is unknown (it must announce again). */
     public boolean heartbeat(String hostId) {
-        return hosts.computeIfPresent(hostId, (k, h) -> h.withHeartbeat(clock.getAsLong())) != null;
+        return heartbeat(hostId, null);
+    }
+
+    /**
+     * Records a heartbeat of the process {@code instance} ({@code null}: not said, as older hosts beat); {@code false}
+     * when the host is unknown, or its entry is another process's now (it must announce again, and is refused while
+     * that process lives: {@link #announceUnlessLive}).
+     */
+    public boolean heartbeat(String hostId, String instance) {
+        HostInfo beaten = hosts.computeIfPresent(hostId, (k, h) -> instance != null && h.instance() != null
+                && !h.instance().equals(instance) ? h : h.withHeartbeat(clock.getAsLong()));
+        return beaten != null && (instance == null || beaten.instance() == null || beaten.instance().equals(instance));
     }
 
     /**
@@ -126,6 +226,25 @@ public final class HostRegistry {
         HostInfo gone = hosts.remove(hostId);
         if (gone != null) {
             tell(gone, how);
+        }
+    }
+
+    /**
+     * A host process's goodbye: its entry leaves (listeners hear {@link Departure#LEFT}) unless another process of the host
+     * holds it now — a second process refused because the first lives says goodbye too as it stops, and must not take
+     * the live one's entry with it. {@code instance} {@code null} (a host that does not say): whatever process holds it.
+     */
+    public void leave(String hostId, String instance) {
+        HostInfo[] gone = new HostInfo[1];
+        hosts.computeIfPresent(hostId, (k, h) -> {
+            if (instance != null && h.instance() != null && !h.instance().equals(instance)) {
+                return h;
+            }
+            gone[0] = h;
+            return null;
+        });
+        if (gone[0] != null) {
+            tell(gone[0], Departure.LEFT);
         }
     }
 

@@ -68,16 +68,20 @@ final class RegistryEndpoints {
      */
     Reply remove(Exchange ex) throws ApiException {
         String hostId = param(ex, "hostId");
-        HostRegistry.Departure how = HostRegistry.Departure.REMOVED;
-        if (!isAdmin(ex)) {
+        boolean admin = isAdmin(ex);
+        if (!admin) {
             requireHostSpeakingFor(ex, hostId);
-            how = HostRegistry.Departure.LEFT;
         }
         // an unknown host is a 404 as for GET: a 204 told an admin who mistyped the id that the host was removed
         if (api.registry().host(hostId).isEmpty()) {
             throw new ApiException(404, "host '" + hostId + "' is not registered");
         }
-        api.registry().remove(hostId, how);
+        if (admin) {
+            api.registry().remove(hostId, HostRegistry.Departure.REMOVED);
+        } else {
+            // ?instance=ID: the process saying goodbye, whose leaving takes no other process's entry with it
+            api.registry().leave(hostId, param(ex, "instance"));
+        }
         return new Reply(204, null);
     }
 
@@ -283,7 +287,12 @@ final class RegistryEndpoints {
         if (taken.isPresent()) {
             throw new ApiException(409, taken.get());
         }
-        HostInfo registered = api.registry().announce(a);
+        HostInfo registered;
+        try {
+            registered = api.registry().announceUnlessLive(a);
+        } catch (HostRegistry.InstanceContest e) {
+            throw contested(own, a.soapUrl(), e);
+        }
         // a host that holds a connection to a relay accepts none from outside its site: the engine calls it there
         api.registry().relays().hostUses(registered, relay);
         m.put("host", registered);
@@ -338,13 +347,44 @@ final class RegistryEndpoints {
         return u.getHost() == null ? "it names no host" : null;
     }
 
+    /**
+     * An announcement of a second process of a registered host: pending (503, marked: ask again) while the engine cannot
+     * tell a restart from a second live process, else refused for good (409, marked: the host stops); the refusal is on
+     * the audit trail as every answered announcement is, and in the engine's log with where both processes are.
+     */
+    private static ApiException contested(String hostId, String newcomer, HostRegistry.InstanceContest e) {
+        if (e.pending()) {
+            return new ApiException(EngineRefusal.INSTANCE_PENDING, e.getMessage());
+        }
+        log.warn("refused a second process of host {} (at {}): the one registered at {} still heartbeats", hostId,
+                newcomer, e.registered().soapUrl());
+        return new ApiException(EngineRefusal.INSTANCE_LIVE, e.getMessage());
+    }
+
+    /**
+     * A host's heartbeat, {@code {"instance"}} optional (hosts before 0.1 send {@code {}}): 404 when the host is not
+     * registered, or when its entry is another process's now (it announces again, and is refused while that one lives).
+     */
     Reply heartbeat(Exchange ex) throws ApiException {
         String id = param(ex, "hostId");
         requireHostSpeakingFor(ex, id);
-        if (!api.registry().heartbeat(id)) {
-            throw new ApiException(404, "unknown host '" + id + "': announce again");
+        String instance = heartbeatInstance(ex);
+        if (!api.registry().heartbeat(id, instance)) {
+            throw new ApiException(404, api.registry().host(id).isPresent()
+                    ? "host '" + id + "' is registered by another process now: announce again"
+                    : "unknown host '" + id + "': announce again");
         }
         return new Reply(204, null);
+    }
+
+    /** The instance a heartbeat names; {@code null} when it names none or its body is not JSON (beat as before). */
+    private static String heartbeatInstance(Exchange ex) {
+        try {
+            JsonNode b = Requests.optionalBody(ex);
+            return b == null ? null : b.path("instance").asText(null);
+        } catch (ApiException e) {
+            return null;
+        }
     }
 
     /** The admin token, or a user with the admin role (an admin removes any host, as revoking its credential would). */

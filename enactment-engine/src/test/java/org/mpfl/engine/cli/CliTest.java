@@ -492,6 +492,16 @@ class CliTest {
     void hostTokenWritesAnOwnerOnlyJoinFileTheEngineAccepts() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
+            // no token at all: on the engine's machine the fix is its data directory (mpflc up --data DIR keeps it there)
+            Result noToken = mpflc("host-token", "--engine", engine.url(), "-o", dir.resolve("none.credential").toString());
+            assertEquals(2, noToken.exit(), noToken.err());
+            assertTrue(noToken.err().contains("needs the engine's admin token: on the engine's machine, give its data directory"
+                    + " with --data DIR (the --data of mpflc up; "), noToken.err());
+            Result wrongData = mpflc("host-token", "--engine", engine.url(), "--data", dir.resolve("elsewhere").toString(),
+                    "-o", dir.resolve("none.credential").toString());
+            assertEquals(2, wrongData.exit(), wrongData.err());
+            assertTrue(wrongData.err().contains(dir.resolve("elsewhere").resolve("engine.token") + " does not exist (is "
+                    + dir.resolve("elsewhere") + " the engine's --data directory?)"), wrongData.err());
             Path wrongToken = Files.writeString(dir.resolve("wrong.token"), "wrong\n");
             Result refused = mpflc("host-token", "--engine", engine.url(), "--token-file", wrongToken.toString(),
                     "-o", dir.resolve("refused.credential").toString());
@@ -519,7 +529,10 @@ class CliTest {
             Result again = mpflc("host-token", "--engine", engine.url(), "--data", dir.resolve("engine").toString(),
                     "--host-id", "node7", "-o", dir.resolve("second.credential").toString());
             assertEquals(1, again.exit(), "node7 already has a credential");
-            assertTrue(again.err().contains("revoke it first"), again.err());
+            // the command line is the way to revoke it, REST the alternative
+            assertTrue(again.err().contains("revoke it first (mpflc host-token --engine " + engine.url() + " --revoke " + c.id()
+                    + "; over REST: DELETE /api/registry/credentials/" + c.id() + "), or give this host another id with --host-id"),
+                    again.err());
             Result overwrite = mpflc("host-token", "--engine", engine.url(), "--data", dir.resolve("engine").toString(),
                     "-o", file.toString());
             assertEquals(1, overwrite.exit(), "an existing join file is not overwritten");

@@ -168,6 +168,65 @@ class HostRegistryTest {
         assertTrue(fresh.oversubscribe());
     }
 
+    static HostAnnouncement process(String instance, String soapUrl) {
+        return new HostAnnouncement("n1", soapUrl, null, List.of("ring"), 2, null, false, instance);
+    }
+
+    /**
+     * A second process with the host's credential while the first still heartbeats (two machines, one credential
+     * file): it is kept waiting while the first may have stopped, refused for good once the first beats again, and the
+     * first keeps its entry all along; the newcomer's own beats are not counted for the first's entry.
+     */
+    @Test
+    void aSecondLiveProcessOfAHostIsRefusedAndTheFirstKeepsItsEntry() throws Exception {
+        List<HostInfo> lost = new ArrayList<>();
+        registry.onHostLost((h, how) -> lost.add(h));
+        registry.announceUnlessLive(process("first", "http://10.0.0.1:4000/axis2/services"));
+        now.addAndGet(1_000);
+        HostRegistry.InstanceContest pending = assertThrows(HostRegistry.InstanceContest.class,
+                () -> registry.announceUnlessLive(process("second", "http://10.0.0.2:4000/axis2/services")));
+        assertTrue(pending.pending(), pending.getMessage());
+        assertFalse(registry.heartbeat("n1", "second"), "the newcomer beats no entry of its own");
+        now.addAndGet(1_000);
+        assertTrue(registry.heartbeat("n1", "first"));
+        now.addAndGet(1_000);
+        HostRegistry.InstanceContest refused = assertThrows(HostRegistry.InstanceContest.class,
+                () -> registry.announceUnlessLive(process("second", "http://10.0.0.2:4000/axis2/services")));
+        assertFalse(refused.pending(), refused.getMessage());
+        assertEquals("host 'n1' is already running at http://10.0.0.1:4000/axis2/services (another process with this credential,"
+                + " still heartbeating): stop that one first, or give this one a credential of its own (mpflc host-token"
+                + " --host-id NEW-ID -o FILE on the engine's machine)", refused.getMessage());
+        assertEquals("first", registry.host("n1").orElseThrow().instance());
+        // the refused process says goodbye as it stops: the live one's entry stays
+        registry.leave("n1", "second");
+        assertEquals("first", registry.host("n1").orElseThrow().instance());
+        assertTrue(lost.isEmpty(), "the live process was not replaced: " + lost);
+        registry.leave("n1", "first");
+        assertTrue(registry.host("n1").isEmpty(), "its own goodbye takes it out");
+    }
+
+    /**
+     * A restarted process (the old one killed, so without a goodbye) takes the entry once the old one has missed its
+     * beats (half the 10 s timeout here), not after the whole timeout; and the old one, should it beat again after
+     * all, is told to announce again (its entry is the new process's), where it is kept out while that one lives.
+     */
+    @Test
+    void aRestartedProcessReplacesItsEntryOnceTheOldOneMissedItsBeats() throws Exception {
+        registry.announceUnlessLive(process("first", "http://10.0.0.1:4000/axis2/services"));
+        now.addAndGet(2_000);
+        assertThrows(HostRegistry.InstanceContest.class,
+                () -> registry.announceUnlessLive(process("second", "http://10.0.0.1:4100/axis2/services")));
+        now.addAndGet(3_001);
+        HostInfo fresh = registry.announceUnlessLive(process("second", "http://10.0.0.1:4100/axis2/services"));
+        assertEquals("second", fresh.instance());
+        assertFalse(registry.heartbeat("n1", "first"), "the old process's beat must not keep the new one's entry");
+        assertTrue(registry.heartbeat("n1", "second"));
+        assertTrue(registry.heartbeat("n1"), "a beat that names no process (an older host) counts as before");
+        // a process that said goodbye leaves no entry: its successor is taken at once
+        registry.remove("n1", HostRegistry.Departure.LEFT);
+        assertEquals("third", registry.announceUnlessLive(process("third", "http://10.0.0.1:4200/axis2/services")).instance());
+    }
+
     /** The punished process left (a Tomcat stopped to fix a wrong setting) and another came: the quarantine ends with it. */
     @Test
     void aNewInstanceAfterThePunishedOneLeftEndsTheQuarantine() {

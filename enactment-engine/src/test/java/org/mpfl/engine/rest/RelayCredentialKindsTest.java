@@ -66,6 +66,25 @@ class RelayCredentialKindsTest {
         }
     }
 
+    /** {@code mpflc relay} started with a host's credential says so on one line, in the engine's words, not its JSON. */
+    @Test
+    void aRelayGivenAHostsCredentialSaysSoOnOneLine() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> { })))) {
+            HostCredential host = engine.issueHostCredential("h1");
+            Path file = dir.resolve("h1.credential");
+            java.nio.file.Files.writeString(file, host.text());
+            java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int exit = org.mpfl.ir.cli.Commands.run(List.of("relay", "--credential-file", file.toString(), "--bind", "127.0.0.1",
+                    "--port", "0"), new java.io.PrintStream(java.io.OutputStream.nullOutputStream()),
+                    new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            String said = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(1, exit, said);
+            assertEquals("mpflc relay: the engine at " + engine.url() + " refuses this relay's credential: 'h1' holds a host's"
+                    + " credential: a relay needs a relay credential (mpflc host-token --relay --host-id NAME)\n", said);
+        }
+    }
+
     @Test
     void aRelayLearnsOnlyOfHostsProofsAndTheAddressesTheHostAnnounced() throws Exception {
         try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(new FakeRanks(r -> { })))) {

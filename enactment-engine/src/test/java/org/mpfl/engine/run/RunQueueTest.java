@@ -160,8 +160,14 @@ class RunQueueTest {
             assertTrue(reason.contains("h1 (lost: service host h1") && reason.contains("until it comes back as a new process"),
                     reason);
             assertEquals("QUEUED", q.path("state").asText(), q.toString());
-            // h1 restarted: a new process under the same host id, which has none of the run's old ranks
-            announce("h1", "h1-second");
+            // h1 restarted: a new process under the same host id, which has none of the run's old ranks; the old one was
+            // killed, so its beats stop, and the new one takes the entry once they are missed (while they go on, a second
+            // live process of h1 would be refused)
+            beating.remove("h1");
+            Await.until(Duration.ofSeconds(30), "the restarted h1 takes its entry", () -> HostCalls.announce(engine, Map.of("hostId",
+                    "h1", "soapUrl", "http://127.0.0.1:1/axis2/services/h1", "services", List.of("ring"), "capacity", 2,
+                    "instance", "h1-second")), a -> a.status() == 201);
+            beating.add("h1");
             JsonNode d = Await.until(Duration.ofSeconds(30), "the second attempt runs on h1 and h2", () -> detail(id),
                     x -> x.path("state").asText().equals("RUNNING") && x.at("/attemptLog/1/runningMs").isNumber());
             assertEquals(2, d.get("attempts").asInt(), d.toString());

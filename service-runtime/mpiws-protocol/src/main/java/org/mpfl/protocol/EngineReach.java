@@ -89,4 +89,20 @@ public final class EngineReach {
         }
         return "";
     }
+
+    /**
+     * The engine's own words in an error answer ({@code {"error": "…"}}), for a host's or relay's one-line message
+     * instead of the raw JSON; {@code null} when the body is no such answer (a proxy's page, nothing).
+     */
+    public static String errorOf(String body) {
+        if (body == null || !body.strip().startsWith("{")) {
+            return null;
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode error = RunMessages.JSON.readTree(body).path("error");
+            return error.isTextual() && !error.asText().isBlank() ? error.asText().strip() : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
 }

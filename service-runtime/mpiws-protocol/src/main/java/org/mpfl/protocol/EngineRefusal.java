@@ -44,6 +44,17 @@ public enum EngineRefusal {
      */
     CREDENTIAL_FOREIGN("credential-foreign", 403),
     /**
+     * 409: another process holding this host's credential is registered and alive (it heartbeated after this one first
+     * asked): two live processes cannot be one host, so this one is to stop (the one registered first goes on).
+     */
+    INSTANCE_LIVE("instance-live", 409),
+    /**
+     * 503: another process of this host is registered and heartbeated recently; the engine cannot tell yet whether it
+     * still runs (a second process) or was killed (a restart): ask again in a second or two. Its entry is replaced once
+     * it misses its heartbeats, and this announcement refused for good ({@link #INSTANCE_LIVE}) once it heartbeats again.
+     */
+    INSTANCE_PENDING("instance-pending", 503),
+    /**
      * 400, 401 or 413: the engine read this post of a rank — a batch of rank events or a checkpoint part — and will
      * never take it as it is (malformed headers or body, a rank or checkpoint number out of range, a body that does not
      * match its SHA-256, missing headers, too large); the batch is dropped or the part given up, the domain goes on.
@@ -84,7 +95,7 @@ public enum EngineRefusal {
 
     /** Whether the mark says that a domain is over for the engine (a refusal of a rank's post): its ranks are to stop. */
     public boolean endsDomain() {
-        return !refusesCredential() && !rejectsBatch();
+        return this == DOMAIN_UNKNOWN || this == DOMAIN_FOREIGN || this == DOMAIN_ENDED || this == FORBIDDEN;
     }
 
     /** Whether the mark says that the engine will never take this post (a batch of rank events, a checkpoint part): the domain goes on. */
@@ -93,11 +104,11 @@ public enum EngineRefusal {
     }
 
     /**
-     * Whether the mark says that the registry refuses the caller's credential (refused, of the other kind, or another
-     * host's): its announcements are to stop.
+     * Whether the mark says that the registry refuses the caller's credential (refused, of the other kind, another
+     * host's, or in use by another live process of its host): its announcements are to stop.
      */
     public boolean refusesCredential() {
-        return this == CREDENTIAL_REFUSED || this == CREDENTIAL_KIND || this == CREDENTIAL_FOREIGN;
+        return this == CREDENTIAL_REFUSED || this == CREDENTIAL_KIND || this == CREDENTIAL_FOREIGN || this == INSTANCE_LIVE;
     }
 
     /**

@@ -238,8 +238,10 @@ public final class EngineAnnouncer implements AutoCloseable {
             if (!announced) {
                 announce();
             } else {
+                // the instance: an entry another process of this host took over answers 404, and this one announces again
                 HttpResponse<String> r = post(engineUrl + "/api/registry/hosts/"
-                        + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8) + "/heartbeat", "{}");
+                        + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8) + "/heartbeat",
+                        JSON.writeValueAsString(Map.of("instance", instance)));
                 if (r.statusCode() == 404) {
                     announced = false;
                     announce();
@@ -285,6 +287,7 @@ public final class EngineAnnouncer implements AutoCloseable {
             return;
         }
         announced = true;
+        announcedOnce = true;
         try {
             JsonNode n = JSON.readTree(r.body());
             if (n.has("heartbeatIntervalMs")) {
@@ -314,6 +317,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         if (problem.over()) {
             LOG.info("the engine at {} answers again", engineUrl);
         }
+        outageOver();
         lastContactNanos = System.nanoTime();
     }
 
@@ -334,13 +338,22 @@ public final class EngineAnnouncer implements AutoCloseable {
                 + " again (in Tomcat: restart it, or reload the /axis2 application)" : "";
     }
 
-    /** What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend. */
+    /**
+     * What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend; any
+     * other status with the engine's words ({@code {"error": …}}), or the answer as it came when it is not the engine's.
+     */
     static String refusal(int status, String answer) {
         String body = answer == null ? "" : answer.strip();
-        return status == 401
-                ? "HTTP 401: the engine refuses this host's credential (unknown, revoked or a wrong secret; a new one:"
-                        + " mpflc host-token on the engine's machine)"
-                : "HTTP " + status + (body.isEmpty() ? "" : " " + body);
+        if (status == 401) {
+            return "HTTP 401: the engine refuses this host's credential (unknown, revoked or a wrong secret; a new one:"
+                    + " mpflc host-token on the engine's machine)";
+        }
+        String said = EngineReach.errorOf(body);
+        if (said != null) {
+            return "HTTP " + status + ": " + said;
+        }
+        return "HTTP " + status + (body.isEmpty() ? "" : " " + body.replaceAll("\\s+", " "))
+                + (status == 404 ? " (no engine's registry at this URL: is --engine the engine's URL?)" : "");
     }
 
     /**
@@ -353,8 +366,14 @@ public final class EngineAnnouncer implements AutoCloseable {
         Consumer<String> listener = credentialRefused;
         int status = r.statusCode();
         boolean credential = status == 401 || status == 409;
-        boolean engineSaid = EngineRefusal.of(status, r.headers().firstValue(EngineRefusal.HEADER).orElse(null))
-                .filter(EngineRefusal::refusesCredential).isPresent();
+        boolean engineSaid = mark(r).filter(EngineRefusal::refusesCredential).isPresent();
+        if (mark(r).filter(m -> m == EngineRefusal.INSTANCE_PENDING).isPresent()) {
+            // another process of this host is registered: a restart takes its place once its beats stop, else refused
+            if (problem.isNews("pending")) {
+                LOG.info("waiting for the engine at {}: {}", engineUrl, EngineReach.errorOf(r.body()));
+            }
+            return;
+        }
         if (credential && !engineSaid) {
             warn("HTTP " + status + " to " + what + " without the engine's " + EngineRefusal.HEADER + " mark: something between"
                     + " this host and " + engineUrl + " answered (a proxy or load balancer?), not the engine");
@@ -366,11 +385,59 @@ public final class EngineAnnouncer implements AutoCloseable {
         }
     }
 
-    private void warn(String message) {
-        if (problem.isNews(message)) {
+    /** The engine's mark on an answer, if any. */
+    private static java.util.Optional<EngineRefusal> mark(HttpResponse<String> r) {
+        return EngineRefusal.of(r.statusCode(), r.headers().firstValue(EngineRefusal.HEADER).orElse(null));
+    }
+
+    /**
+     * Says a problem when it is new in this outage, and again while it lasts — after {@link #FIRST_REMINDER_MS}, then at
+     * twice the time since the last reminder, at most every hour — with how long it has lasted: a host that never
+     * reached its engine (a wrong {@code --engine}) keeps trying, since it may have started before its engine, but must
+     * not look healthy after one line, nor fill the log — also when its failures alternate between a few messages (a
+     * connect timeout, then a refused connection), each said once per outage, or vary without end (at most
+     * {@value #MAX_SAID} said).
+     */
+    private synchronized void warn(String message) {
+        long now = System.nanoTime();
+        problem.isNews(message);
+        if (saidThisOutage.isEmpty()) {
+            problemSinceNanos = now;
+            remindGapMs = firstReminderMs;
+        }
+        if (saidThisOutage.size() < MAX_SAID && saidThisOutage.add(message)) {
             LOG.warn("{} (retrying every few seconds)", message);
+            lastSaidNanos = now;
+            return;
+        }
+        if ((now - lastSaidNanos) / 1_000_000 >= remindGapMs) {
+            LOG.warn("still {} for {} s{}: {} (retrying every few seconds)", announcedOnce ? "out of touch with the engine"
+                    : "not registered with the engine", (now - problemSinceNanos) / 1_000_000_000,
+                    announcedOnce ? "" : " since this host started", message);
+            lastSaidNanos = now;
+            remindGapMs = Math.min(MAX_REMINDER_MS, remindGapMs * 2);
         }
     }
+
+    /** The outage is over: its messages may be said again in the next one. */
+    private synchronized void outageOver() {
+        saidThisOutage.clear();
+    }
+
+    /** The first reminder of a problem that lasts ({@link #warn}), by default one minute after it began. */
+    static final long FIRST_REMINDER_MS = Long.getLong("mpfl.host.reminderMs", 60_000);
+    /** The longest gap between reminders. */
+    static final long MAX_REMINDER_MS = 3_600_000;
+    /** The most different messages said in one outage; the rest wait for the reminders. */
+    static final int MAX_SAID = 8;
+    private final long firstReminderMs = FIRST_REMINDER_MS;
+    /** The messages said since the engine last answered. */
+    private final java.util.Set<String> saidThisOutage = new java.util.HashSet<>();
+    private long problemSinceNanos;
+    private long lastSaidNanos;
+    private long remindGapMs = FIRST_REMINDER_MS;
+    /** Whether the engine ever took this host's announcement. */
+    private volatile boolean announcedOnce;
 
     @Override
     public void close() {
@@ -395,8 +462,10 @@ public final class EngineAnnouncer implements AutoCloseable {
      * the heartbeat times out.
      */
     private void leave() throws Exception {
+        // this process's goodbye only: a process refused because another one of the host lives leaves that one's entry
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(engineUrl + "/api/registry/hosts/"
-                + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(2)).DELETE();
+                + URLEncoder.encode(host.hostId(), StandardCharsets.UTF_8) + "?instance=" + instance))
+                .timeout(Duration.ofSeconds(2)).DELETE();
         b.header("Authorization", credential.authorization());
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         announced = false;

@@ -53,7 +53,7 @@ import org.mpfl.runtime.api.RankProgram;
  *
  * <p>Prints exactly one ready line on stdout once it accepts requests —
  * {@code MPFL host <hostId> listening on http://ADDR:PORT/ binary ADDR:PORT2} ({@code binary none}
- * without the binary channel) — so launchers can wait for it, then runs until killed.
+ * without the binary channel), then {@code services A,B} or {@code no services} — so launchers can wait for it, then runs until killed.
  * {@code --service NAME=CLASS} publishes a hand-written {@link RankProgram} class (no-argument
  * constructor) as a service type; {@code --extension NAME} installs an optional {@link HostExtension}
  * found on the class path (none is installed unless asked); {@code --exit-with-parent} ends the host when its standard input
@@ -306,7 +306,7 @@ public final class HostMain {
             }
             out.println(READY_PREFIX + host.hostId() + " listening on " + host.baseUrl() + "/ binary "
                     + (host.binaryAddress() == null ? "none" : host.binaryAddress())
-                    + " services " + String.join(",", host.serviceTypes()));
+                    + readyServices(host.serviceTypes()));
             out.flush();
             if (exitWithParent && !credentialStdin) {
                 ParentStdin.watch(System.in, false, launcherGone);
@@ -328,6 +328,14 @@ public final class HostMain {
             }
             throw e;
         }
+    }
+
+    /**
+     * The ready line's tail: {@code " services A,B"}, or {@code " no services"} for a host that publishes none yet (the
+     * engine deploys its services to it), rather than a bare "services " that reads like a line cut short.
+     */
+    static String readyServices(java.util.Collection<String> types) {
+        return types.isEmpty() ? " no services" : " services " + String.join(",", types);
     }
 
     /** {@code --credential-stdin} is the one source of the engine's URL and the credential, for a host of known id. */

@@ -34,9 +34,13 @@ class EngineAnnouncerRefusalTest {
 
     @Test
     void otherRefusalsCarryTheEnginesAnswerOnOneLine() {
-        assertEquals("HTTP 409 {\"error\":\"'n1' is registered as a relay\"}",
+        // the engine's words, not its JSON
+        assertEquals("HTTP 409: 'n1' is registered as a relay",
                 EngineAnnouncer.refusal(409, "{\"error\":\"'n1' is registered as a relay\"}\n"));
         assertEquals("HTTP 503", EngineAnnouncer.refusal(503, ""));
+        // not the engine's answer (a wrong --engine URL: some other web server), on one line, with what to check
+        assertEquals("HTTP 404 <html> <body>Not Found</body> </html> (no engine's registry at this URL: is --engine the"
+                + " engine's URL?)", EngineAnnouncer.refusal(404, "<html>\n<body>Not Found</body>\n</html>\n"));
     }
 
     /** A host in Tomcat keeps asking after a refused credential: it says that a new file is read at its next start. */

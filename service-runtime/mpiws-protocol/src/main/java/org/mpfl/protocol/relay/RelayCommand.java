@@ -280,6 +280,12 @@ public final class RelayCommand implements CliCommand {
             return valid;
         }
 
+        /** An answer's words on one line: the engine's {@code error}, else the body as it came (a proxy's page). */
+        private static String said(String body) {
+            String error = org.mpfl.protocol.EngineReach.errorOf(body);
+            return error != null ? error : body.strip().replaceAll("\\s+", " ");
+        }
+
         private JsonNode post(String path, Map<String, ?> body) throws IOException {
             HttpRequest req = HttpRequest.newBuilder(URI.create(engine + path)).timeout(Duration.ofSeconds(10))
                     .header("Authorization", credential.authorization()).header("Content-Type", "application/json")
@@ -303,11 +309,16 @@ public final class RelayCommand implements CliCommand {
                             + " wrong secret; a new one: mpflc host-token --relay --host-id " + credential.hostId()
                             + " on the engine's machine)");
                 }
+                if (r.statusCode() == 409 && engineSaid) {
+                    // a host's credential (CREDENTIAL_KIND): the engine's words say which kind a relay needs
+                    throw new EngineRefused(409, "the engine at " + engine + " refuses this relay's credential: "
+                            + said(r.body()));
+                }
                 if (r.statusCode() / 100 == 4) {
-                    throw new EngineRefused(r.statusCode(), "engine answered " + r.statusCode() + " to " + path + ": " + r.body());
+                    throw new EngineRefused(r.statusCode(), "engine answered " + r.statusCode() + " to " + path + ": " + said(r.body()));
                 }
                 if (r.statusCode() / 100 != 2) {
-                    throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + r.body());
+                    throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + said(r.body()));
                 }
                 return r.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(r.body());
             } catch (InterruptedException e) {
