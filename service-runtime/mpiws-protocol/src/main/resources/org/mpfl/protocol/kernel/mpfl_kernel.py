@@ -10,6 +10,7 @@ kernel prints becomes the rank's log lines.
 """
 import array
 import importlib
+import io
 import json
 import mmap
 import os
@@ -177,6 +178,35 @@ class Arena:
         return offset, offset + length
 
 
+class LineEnding(io.TextIOWrapper):
+    """sys.stdout and sys.stderr of a worker: remembers whether the last text written left a line open, so that the
+    worker ends it before it answers (end_line). The rank shows the kernel's output line by line: a
+    print("step done", end="") in each of three calls is three lines, not one line at the worker's end."""
+
+    open_line = False
+
+    def write(self, text):
+        written = super().write(text)
+        if text:
+            self.open_line = text[-1] != "\n"
+        return written
+
+    def end_line(self):
+        if self.open_line:
+            self.open_line = False
+            try:
+                super().write("\n")
+            except (OSError, ValueError):
+                pass  # a kernel closed its stdout or stderr: nothing of it is shown any more
+
+
+def line_ending(stream):
+    """stream (-u: unbuffered, written through) as a LineEnding on the same file, the old wrapper detached so that
+    its collection does not close the file."""
+    encoding, errors = stream.encoding, stream.errors
+    return LineEnding(stream.detach(), encoding=encoding, errors=errors, write_through=True)
+
+
 class Channel:
     """Frames on the control socket: one recv usually brings a whole request, one sendall sends an answer.
 
@@ -213,6 +243,10 @@ class Channel:
         return data[4:4 + length].decode("utf-8")
 
     def send(self, text):
+        # what the request printed is whole lines before its answer leaves (LineEnding)
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, LineEnding):
+                stream.end_line()
         data = text.encode("utf-8")
         self.sock.sendall(struct.pack("<I", len(data)) + data)
 
@@ -550,6 +584,8 @@ def main():
     shown = roots + [os.path.dirname(p) for p in os.environ.get("MPFL_KERNEL_PATH", "").split(os.pathsep)
                      if p and os.path.isfile(p)]
     sys.stdin = open(os.devnull)
+    sys.stdout = sys.__stdout__ = line_ending(sys.stdout)
+    sys.stderr = sys.__stderr__ = line_ending(sys.stderr)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
     arena = Arena(os.environ["MPFL_KERNEL_SHM"])

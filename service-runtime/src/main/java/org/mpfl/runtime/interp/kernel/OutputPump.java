@@ -38,6 +38,8 @@ final class OutputPump implements Runnable {
     private boolean cut;
     /** From the end of a call to the start of the next: what is read then is the ended call's, shown at once. */
     private boolean betweenCalls;
+    /** A line was shown before its newline came: that newline, when it comes next, ends no other line. */
+    private boolean shownOpen;
 
     OutputPump(InputStream in, String level, Sink sink, AtomicLong budget, String threadName) {
         this.in = in;
@@ -68,6 +70,11 @@ final class OutputPump implements Runnable {
     private synchronized void accept(byte[] chunk, int n) {
         for (int i = 0; i < n; i++) {
             byte b = chunk[i];
+            boolean endsShownLine = shownOpen && b == '\n' && length == 0;
+            shownOpen = false;
+            if (endsShownLine) {
+                continue;
+            }
             if (b == '\n') {
                 // a CRLF line ending is a line ending, not a carriage return to show
                 emit(length > 0 && !cut && line[length - 1] == '\r' ? length - 1 : length);
@@ -102,6 +109,7 @@ final class OutputPump implements Runnable {
     private void emitPartial() {
         if (length > 0 || cut) {
             emit(length);
+            shownOpen = true;
         }
     }
 

@@ -63,8 +63,15 @@ class OutputPumpTest {
             worker.write("late".getBytes(StandardCharsets.UTF_8)); // after the answer, before the next call
             Await.until(BOUND, () -> "printed between calls: " + lines, () -> lines, l -> l.size() == 3);
             assertEquals("warn: late", lines.get(2));
+
+            // the Python worker ends an open line before it answers: that newline, read after the line was shown,
+            // ends it and makes no empty line of its own; a newline after it is an empty line the kernel printed
+            pump.callStarts();
+            worker.write("\nnext\n\n".getBytes(StandardCharsets.UTF_8));
+            Await.until(BOUND, () -> "after the shown line: " + lines, () -> lines, l -> l.size() == 5);
+            assertEquals(List.of("warn: next", "warn: "), lines.subList(3, 5));
         }
         pump.drain(BOUND.toMillis());
-        assertEquals(3, lines.size(), "nothing left for the end of the stream: " + lines);
+        assertEquals(5, lines.size(), "nothing left for the end of the stream: " + lines);
     }
 }
