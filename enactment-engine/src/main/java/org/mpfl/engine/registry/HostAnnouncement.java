@@ -13,8 +13,9 @@ import org.mpfl.protocol.Sites;
  * @param soapUrl       base URL of its SOAP services
  * @param binaryAddress {@code host:port} of its binary channel, or {@code null}
  * @param services      service types it offers now
- * @param capacity      the most ranks the engine places here, counting every run (1 when below 1; when absent,
- *                      1 as a preference only: the host may be oversubscribed unless it says otherwise)
+ * @param capacity      the most ranks the engine places here, counting every run (at least 1: the REST
+ *                      API refuses less, a static host file's entry below 1 counts as 1; when absent, 1 as a
+ *                      preference only: the host may be oversubscribed unless it says otherwise)
  * @param deployUrl     where the engine POSTs service archives ({@code null}: derived from soapUrl,
  *                      see {@link HostInfo#deployUrl()})
  * @param oversubscribe whether it may take more ranks than its capacity ({@code null}: only if it states no capacity)

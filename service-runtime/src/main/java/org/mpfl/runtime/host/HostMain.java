@@ -165,7 +165,9 @@ public final class HostMain {
         Path services = given.path("--services");
         int port = port(given, "--port");
         int binaryPort = port(given, "--binary-port");
-        int capacity = given.intValue("--capacity", Runtime.getRuntime().availableProcessors());
+        // below 1 the engine refuses the announcement, and the host would keep asking: say so before it starts
+        int capacity = given.value("--capacity") == null ? Runtime.getRuntime().availableProcessors()
+                : given.intAtLeast("--capacity", 1);
         boolean oversubscribe = given.flag("--oversubscribe");
         String site;
         try {
