@@ -271,16 +271,29 @@ class ProjectIsolationTest {
         assertTrue(ask.body().contains("one of [chem, physics]"), ask.body());
     }
 
-    /** A service archive as the compiler makes one: its descriptor names service {@code node}; {@code code} stands for its program. */
+    /** The time of every entry of the test's service archives (2024-01-01, any fixed time). */
+    private static final long ARCHIVE_TIME_MS = 1_704_067_200_000L;
+
+    /**
+     * A service archive as the compiler makes one: its descriptor names service {@code node}; {@code code} stands for its
+     * program. The same bytes for the same code: its entries have a fixed time, not the time of the call (a zip keeps it
+     * to 2 s), so the "identical archive" built again seconds later on a loaded machine is still identical.
+     */
     private static String archive(String code) throws java.io.IOException {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(out)) {
-            z.putNextEntry(new java.util.zip.ZipEntry("META-INF/services.xml"));
+            z.putNextEntry(entry("META-INF/services.xml"));
             z.write("<service name=\"node\" scope=\"application\"></service>".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            z.putNextEntry(new java.util.zip.ZipEntry("mpfl/program.json"));
+            z.putNextEntry(entry("mpfl/program.json"));
             z.write(("{\"code\":\"" + code + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
         return java.util.Base64.getEncoder().encodeToString(out.toByteArray());
+    }
+
+    private static java.util.zip.ZipEntry entry(String name) {
+        java.util.zip.ZipEntry e = new java.util.zip.ZipEntry(name);
+        e.setTime(ARCHIVE_TIME_MS);
+        return e;
     }
 
     private static Map<String, Object> planOn(String service) {

@@ -27,6 +27,7 @@ import org.mpfl.engine.json.Json;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.protocol.HostCredential;
 import org.mpfl.testing.Http;
+import org.mpfl.testing.Ports;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -159,7 +160,9 @@ class SlurmCapacityTest {
     @Test
     void anEngineKilledWhileItsJobIsPendingOrRunningAdoptsItAfterARestart() throws Exception {
         Path data = dir.resolve("restart");
-        int port = freePort();
+        // the engine starts again at this port while the job's host keeps dialling it: outside the ephemeral range, so
+        // that no dial of the closed port is given it as its own port and holds it against the restart (docs/fixtures.md)
+        int port = Ports.outsideEphemeralRange();
         String blocker = sbatchBlocker();
         Engine engine = engine(data, port, "--max-nodes", "1", "--idle-release", "5");
         awaitRunning(blocker);

@@ -1,8 +1,6 @@
 package org.mpfl.engine.store;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,11 +18,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.mpfl.ir.files.FileTrees;
+import org.mpfl.testing.Ports;
 
 /**
  * A throwaway PostgreSQL server for tests: Debian's server binaries ({@code /usr/lib/postgresql/N/bin},
  * the newest N; {@code $MPFL_PG_BIN} overrides), a cluster made by {@code initdb} in a temporary
- * directory, listening on 127.0.0.1 on a free port with its socket in that directory, password
+ * directory, listening on 127.0.0.1 on a free port outside the ephemeral range with its socket in that directory, password
  * authentication (SCRAM) for the user {@value #USER}. As root the binaries run as the {@code postgres}
  * user (PostgreSQL refuses to run as root). {@link #close()} stops the server ({@code pg_ctl stop -m
  * immediate}) and deletes the directory.
@@ -36,26 +35,39 @@ public final class PostgresServer implements AutoCloseable {
     /** The database user the tests connect as. */
     public static final String USER = "mpfl";
     private static final long STEP_SECONDS = 60;
+    /** Ports tried before giving up: another one is needed only when a port was taken between its pick and the bind. */
+    private static final int PORT_ATTEMPTS = 5;
 
     private final Path dir;
     private final Path bin;
     private final boolean asPostgres;
-    private final int port;
     private final String password;
     private final Path passwordFile;
+    /** The port the server listens on, once {@link #listen} started it. */
+    private int port;
     private boolean running;
 
-    private PostgresServer(Path dir, Path bin, boolean asPostgres, int port, String password, Path passwordFile) {
+    private PostgresServer(Path dir, Path bin, boolean asPostgres, String password, Path passwordFile) {
         this.dir = dir;
         this.bin = bin;
         this.asPostgres = asPostgres;
-        this.port = port;
         this.password = password;
         this.passwordFile = passwordFile;
     }
 
     /** Makes a cluster in a new temporary directory and starts the server. */
     public static PostgresServer start() throws IOException, InterruptedException {
+        return start(Ports::outsideEphemeralRange);
+    }
+
+    /** Where the next port to try comes from (a test gives ports of its own). */
+    @FunctionalInterface
+    interface PortSource {
+        int next() throws IOException;
+    }
+
+    /** As {@link #start()}, the ports to try taken from {@code ports}. */
+    static PostgresServer start(PortSource ports) throws IOException, InterruptedException {
         Path bin = binaries();
         boolean root = "root".equals(System.getProperty("user.name"));
         Path dir = Files.createTempDirectory("mpfl-pg-");
@@ -70,19 +82,41 @@ public final class PostgresServer implements AutoCloseable {
             Files.setOwner(passwordFile, users.lookupPrincipalByName("postgres"));
         }
         Files.setPosixFilePermissions(passwordFile, PosixFilePermissions.fromString("rw-------"));
-        PostgresServer server = new PostgresServer(dir, bin, root, freePort(), password, passwordFile);
+        PostgresServer server = new PostgresServer(dir, bin, root, password, passwordFile);
         try {
             server.run("initdb", "-D", dir.resolve("data").toString(), "-U", USER, "--pwfile=" + passwordFile,
                     "-A", "scram-sha-256", "-E", "UTF8", "--no-sync");
-            server.run("pg_ctl", "-D", dir.resolve("data").toString(), "-l", dir.resolve("server.log").toString(), "-w",
-                    "-t", String.valueOf(STEP_SECONDS), "-o",
-                    "-c listen_addresses=127.0.0.1 -c port=" + server.port + " -c unix_socket_directories=" + dir
-                            + " -c fsync=off", "start");
+            server.listen(ports);
             server.running = true;
             return server;
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
+        }
+    }
+
+    /**
+     * Starts the server on a port from {@code ports}, taken only now (initdb takes seconds on a loaded machine), and on
+     * another if that one was taken meanwhile (the server then fails with "could not bind ... Address already in use").
+     * A port from {@code bind(0)} was in the kernel's ephemeral range, from which every dialling client of the test JVMs
+     * beside this one takes its own port; one outside it ({@link Ports#outsideEphemeralRange()}) is taken only by an
+     * explicit bind, such as another JVM's random pick.
+     */
+    private void listen(PortSource ports) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            port = ports.next();
+            try {
+                run("pg_ctl", "-D", dir.resolve("data").toString(), "-l", dir.resolve("server.log").toString(), "-w",
+                        "-t", String.valueOf(STEP_SECONDS), "-o",
+                        "-c listen_addresses=127.0.0.1 -c port=" + port + " -c unix_socket_directories=" + dir
+                                + " -c fsync=off", "start");
+                return;
+            } catch (IOException e) {
+                if (attempt == PORT_ATTEMPTS || !e.getMessage().contains("Address already in use")) {
+                    throw e;
+                }
+                Files.deleteIfExists(dir.resolve("server.log")); // the next attempt's failure says only its own
+            }
         }
     }
 
@@ -179,12 +213,6 @@ public final class PostgresServer implements AutoCloseable {
             return Integer.parseInt(name);
         } catch (NumberFormatException e) {
             return -1;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 }

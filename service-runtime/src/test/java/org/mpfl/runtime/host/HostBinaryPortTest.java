@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -18,6 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.mpfl.protocol.launch.HostProcess;
 import org.mpfl.protocol.launch.HostProcesses;
+import org.mpfl.testing.Ports;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -27,16 +27,11 @@ import org.mpfl.testing.StartsProcesses;
  */
 @StartsProcesses
 class HostBinaryPortTest {
-    /** A port free a moment ago on loopback (the host binds it right after; another process taking it meanwhile is unlikely). */
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void aHostStartedWithABinaryPortServesTheBinaryChannelThere() throws Exception {
-        int port = freePort();
+        // free now, and outside the ephemeral range: the host binds it only once its JVM has started (seconds on a loaded
+        // machine), and a port from bind(0) could be taken meanwhile as a dialling client's own port by a test beside it
+        int port = Ports.outsideEphemeralRange();
         try (HostProcesses hosts = HostProcesses.builder().count(1).hostArg("--binary-port").hostArg(Integer.toString(port)).start()) {
             HostProcess h = hosts.get(0);
             assertEquals("127.0.0.1:" + port, h.binaryAddress(), "the ready line's binary address");

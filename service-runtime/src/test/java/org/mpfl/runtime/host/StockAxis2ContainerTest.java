@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,6 +34,7 @@ import org.mpfl.protocol.MpiwsClient;
 import org.mpfl.protocol.RankStatus;
 import org.mpfl.protocol.RunRequest;
 import org.mpfl.runtime.interp.InterpreterService;
+import org.mpfl.testing.Ports;
 import org.mpfl.testing.StartsProcesses;
 
 /**
@@ -113,10 +113,9 @@ class StockAxis2ContainerTest {
         Files.writeString(repo.resolve("axis2.xml"), config);
         Files.writeString(repo.resolve("conf/axis2.xml"), config);
 
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        // outside the ephemeral range: the container binds it only once its JVM has started, and a port from bind(0) could
+        // be taken meanwhile as a dialling client's own port by a test beside this one
+        int port = Ports.outsideEphemeralRange();
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 HostProcesses.tempDirectoryOption(), "-cp", containerClassPath(runtime), "-Daxis2.xml=" + repo.resolve("axis2.xml"),
                 "org.apache.axis2.transport.http.SimpleHTTPServer", "-p", String.valueOf(port), "-r", repo.toString());
