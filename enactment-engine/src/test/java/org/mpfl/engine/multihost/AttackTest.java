@@ -491,7 +491,8 @@ class AttackTest {
                 // a reset is a close too
             }
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(ms < 1_000, "garbage handshake closed after " + ms + " ms");
+            // dropped at its first frame, not by the handshake bound (5 s): well before that bound could have closed it
+            assertTrue(ms < 2_500, "garbage handshake closed after " + ms + " ms");
             assertTrue(got.size() <= 4 + 1 + 32, "the host answered garbage with " + got.size() + " bytes");
         }
         String id = startRing(6);

@@ -135,7 +135,8 @@ class AdmissionAttackTest {
             java.util.Arrays.fill(garbage, (byte) 0x41); // not AUTH: 'A'
             s.getOutputStream().write(garbage);
             long ms = msUntilClosed(s, t0);
-            assertTrue(ms < 1000, "garbage handshake closed after " + ms + " ms");
+            // dropped at its first frame, not by the handshake bound: closed before that bound could have closed it
+            assertTrue(ms < HANDSHAKE_MS - 200, "garbage handshake closed after " + ms + " ms");
         }
     }
 
@@ -145,7 +146,7 @@ class AdmissionAttackTest {
             long t0 = System.nanoTime();
             s.getOutputStream().write(new byte[] {5, 40}); // AUTH, then half a length, then nothing
             long ms = msUntilClosed(s, t0);
-            assertTrue(ms >= HANDSHAKE_MS - 200 && ms < HANDSHAKE_MS + 1500, "slow handshake closed after " + ms + " ms");
+            assertTrue(ms >= HANDSHAKE_MS - 200 && ms < HANDSHAKE_MS + 3000, "slow handshake closed after " + ms + " ms");
         }
     }
 
@@ -224,7 +225,7 @@ class AdmissionAttackTest {
                     if (proven) {
                         assertTrue(ms >= IDLE_MS - 300 && ms < IDLE_MS + 2000, "idle connection closed after " + ms + " ms");
                     } else {
-                        assertTrue(ms < 1000, "refused connection closed after " + ms + " ms");
+                        assertTrue(ms < HANDSHAKE_MS - 200, "refused connection closed after " + ms + " ms");
                     }
                 }
             }
