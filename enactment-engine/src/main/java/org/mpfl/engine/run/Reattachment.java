@@ -235,7 +235,10 @@ public final class Reattachment {
             for (var it = pending.entrySet().iterator(); it.hasNext();) {
                 var entry = it.next();
                 Run run = entry.getKey();
-                if (run.state().isFinal() || confirm(run, entry.getValue(), refusedSince, lastFailure, now, deadline)) {
+                if (run.state().isFinal()) {
+                    endedWhileAsking(run);
+                    it.remove();
+                } else if (confirm(run, entry.getValue(), refusedSince, lastFailure, now, deadline)) {
                     it.remove();
                 }
             }
@@ -290,6 +293,7 @@ public final class Reattachment {
             }
             // a run that ended on its last rank's answer was still re-attached to: say so below
             if (run.state().isFinal() && !unconfirmed.isEmpty()) {
+                endedWhileAsking(run);
                 return true;
             }
         }
@@ -322,6 +326,16 @@ public final class Reattachment {
             }
         }
         return false;
+    }
+
+    /**
+     * The run ended (its ranks' kept events, or a user) before every rank answered: the log closes the re-attachment
+     * it opened, rather than leaving "re-attaching …" without an end.
+     */
+    private void endedWhileAsking(Run run) {
+        runs.record(run, null, "placement", note(run, "re-attach over: the run ended " + run.state()
+                + " while the engine still asked its ranks for their state"));
+        LOG.info("run {} ({}): ended {} while re-attaching", run.id(), run.workflow(), run.state());
     }
 
     /** A refused connection (nothing listens there), as opposed to a timeout (the host may be slow or cut off). */

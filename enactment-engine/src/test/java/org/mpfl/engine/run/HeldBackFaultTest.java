@@ -296,6 +296,66 @@ class HeldBackFaultTest {
         assertTrue(d.at("/attemptLog/1/cause").asText().contains("peer unreachable"), d.toString());
     }
 
+    /**
+     * A run whose ranks' kept events end it while a restarted engine still asks them for their state: its log closes
+     * the re-attachment saying how the run ended. Before, the log said "re-attaching …" and nothing after it (the
+     * flake hunt saw it in EngineRestartDurabilityTest on a loaded machine).
+     */
+    @Test
+    void aRunEndedByItsRanksEventsWhileReattachingClosesTheReattachmentInItsLog() throws Exception {
+        List<FakeRanks.Rank> firstRanks = new CopyOnWriteArrayList<>();
+        String id;
+        try (Engine first = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
+                .invoker(new FakeRanks(r -> {
+                    firstRanks.add(r);
+                    r.awaitAbort(20_000);
+                })))) {
+            announce(first);
+            id = post(first, 1);
+            Await.runIn(Duration.ofSeconds(30), "RUNNING", () -> Http.get(first.url() + "/api/runs/" + id).json());
+            Await.until(Duration.ofSeconds(30), "both ranks recorded", () -> firstRanks.size() == 2);
+        }
+        RankInvoker silent = new RankInvoker() {
+            @Override
+            public void run(RankPlacement target, RunRequest request) {
+                throw new IllegalStateException("not placed again by this engine");
+            }
+
+            @Override
+            public RankStatus status(RankPlacement target, String domainId, String token) throws IOException {
+                throw new IOException("no answer yet");
+            }
+
+            @Override
+            public void abort(RankPlacement target, String domainId, String token) {
+            }
+        };
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(silent));
+        Await.until(Duration.ofSeconds(30), "the engine asks the ranks", () -> placementMessages(engine, id).stream()
+                .anyMatch(m -> m.startsWith("re-attaching")));
+        for (FakeRanks.Rank r : firstRanks) {
+            RankEvent done = new RankEvent(r.request().domainId(), r.rank(), 1_000, System.currentTimeMillis(),
+                    RankEvent.Type.STATE, "DONE", null, null, null, null, null, null);
+            int status = postEvent(engine, id, r.request(), done);
+            assertTrue(status / 100 == 2, "taken: " + status);
+        }
+        assertEquals("SUCCEEDED", awaitFinal(engine, id).get("state").asText());
+        List<String> log = Await.until(Duration.ofSeconds(30), "the re-attachment closed in the run's log",
+                () -> placementMessages(engine, id), m -> m.stream().anyMatch(x -> x.startsWith("re-attach over")));
+        assertTrue(log.contains("re-attach over: the run ended SUCCEEDED while the engine still asked its ranks for their"
+                + " state"), log.toString());
+    }
+
+    private static List<String> placementMessages(Engine e, String runId) throws Exception {
+        List<String> out = new java.util.ArrayList<>();
+        Http.get(e.url() + "/api/runs/" + runId + "/log?limit=10000").json().forEach(x -> {
+            if (x.path("type").asText().equals("placement")) {
+                out.add(x.path("body").path("message").asText());
+            }
+        });
+        return out;
+    }
+
     /** Posts a rank event to engine {@code e} as the rank of {@code as} would (a host whose callback is that engine). */
     private static int postEvent(Engine e, String runId, RunRequest as, RankEvent event) throws Exception {
         byte[] body = Json.write(event).getBytes(StandardCharsets.UTF_8);
