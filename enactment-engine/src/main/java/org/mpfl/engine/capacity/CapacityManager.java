@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 // Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
 // lock; the lookup retry of adopted jobs (fix-slurm) and the wait for an ending job's final state (fix-slurm2) added
-// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine), and a split would share that
+// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine, fix-slurmwalk's join timeout), and a split would share that
 // lock's state.
 public final class CapacityManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
@@ -281,8 +281,41 @@ public final class CapacityManager implements AutoCloseable {
                 ended(j, s, before);
             } else if (s.phase() == JobStatus.Phase.ENDING) {
                 ending(j, s, before, now);
+            } else if (s.phase() == JobStatus.Phase.RUNNING && j.host == null && !j.releasing
+                    && now - j.runningSeenMs >= settings.joinTimeout().toMillis()) {
+                withdrawUnjoined(j, s, now);
             }
         }
+    }
+
+    /**
+     * A job that has run for {@link CapacitySettings#joinTimeout} without its host joining is cancelled and counted as a
+     * failed start (the next job waits as after one that ended before its host joined): a host that cannot reach the
+     * engine (a {@code --public-url} the nodes cannot reach, a firewall) retries for ever, and would hold the node up to
+     * the job's time limit while the queued runs said "host starting".
+     */
+    private void withdrawUnjoined(Job j, JobStatus s, long now) {
+        String why = provider.jobKind() + " " + j.jobId + on(j, s) + " ran for " + (now - j.runningSeenMs) / 1000 + " s but its host "
+                + j.hostId + " never joined the engine at " + engineUrl.get() + " (--join-timeout " + settings.joinTimeout().toSeconds()
+                + " s)";
+        try {
+            provider.cancel(j.jobId);
+        } catch (CapacityException e) {
+            // kept, and tried again next tick; said once while the failure stays the same
+            lastError = why + "; " + cancelFailed(j, e) + "; tried again every " + settings.pollInterval().toSeconds() + " s";
+            if (cancelProblem.isNews(e.getMessage())) {
+                LOG.warn("{}", lastError);
+            }
+            return;
+        }
+        j.releasing = true;
+        failedStarts++;
+        long wait = doubling(START_RETRY_FIRST, START_RETRY_MAX, failedStarts).toMillis();
+        nextSubmitMs = System.currentTimeMillis() + wait;
+        startFailure = why + ": cancelled; can the nodes reach that URL (mpflc up --public-url), and does the host start ("
+                + output(j) + ")? " + failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s")
+                + " in a row without a host; next one in " + wait / 1000 + " s";
+        LOG.warn("{}", startFailure);
     }
 
     /**
