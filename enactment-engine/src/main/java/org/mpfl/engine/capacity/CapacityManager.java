@@ -66,6 +66,11 @@ public final class CapacityManager implements AutoCloseable {
         long endingSinceMs;
         /** The node it ran on as last said (a job that ended may be listed without its node). */
         String node = "";
+        /**
+         * Without its id because this engine's own submission got no answer ({@link CapacityException#isOutcomeUnknown}),
+         * not because a previous engine stopped before recording it: only what the log says differs.
+         */
+        boolean unanswered;
 
         Job(String name, String hostId, String jobId, long submittedMs) {
             this.name = name;
@@ -364,30 +369,40 @@ public final class CapacityManager implements AutoCloseable {
                 }
                 long left = j.lookUpFailingSinceMs + adoptLookUpWindow.toMillis() - now;
                 if (e.isTransient() && left > 0) {
-                    lastError = "cannot look up " + provider.jobKind() + " " + j.name + " of the previous engine: " + e.getMessage()
+                    lastError = "cannot look up " + provider.jobKind() + " " + j.name + whose(j) + ": " + e.getMessage()
                             + " (asked again on every poll for " + (left + 999) / 1000 + " s more)";
                     if (lookUpProblem.isNews(e.getMessage())) {
                         LOG.warn("{}", lastError);
                     }
                     continue;
                 }
-                LOG.warn("gave up looking up {} {} (host {}) of the previous engine: {}{}; its credential is revoked and its record"
+                LOG.warn("gave up looking up {} {} (host {}){}: {}{}; its credential is revoked and its record"
                         + " kept for the next engine: if the scheduler runs a job named {}, end it by hand", provider.jobKind(),
-                        j.name, j.hostId, e.getMessage(), e.isTransient() ? " (for " + adoptLookUpWindow.toSeconds() + " s)" : "",
+                        j.name, j.hostId, whose(j), e.getMessage(), e.isTransient() ? " (for " + adoptLookUpWindow.toSeconds() + " s)" : "",
                         j.name);
                 forget(j, true, false);
                 continue;
             }
             lookUpProblem.over();
             if (jobId == null) {
-                LOG.info("{} {} of the previous engine never reached the scheduler: forgotten", provider.jobKind(), j.name);
+                LOG.info("{} {}{} never reached the scheduler: forgotten", provider.jobKind(), j.name, whose(j));
                 forget(j, true);
                 continue;
             }
             j.jobId = jobId;
             store.save(new StoredJob(j.name, provider.name(), j.hostId, jobId, j.submittedMs));
-            LOG.info("adopted {} {} (host {}, found by its name {}) of the previous engine", provider.jobKind(), jobId, j.hostId, j.name);
+            LOG.info("adopted {} {} (host {}, found by its name {}){}", provider.jobKind(), jobId, j.hostId, j.name, whose(j));
+            if (j.unanswered) {
+                failedSubmits = 0;
+                submitError = null;
+                submitProblem.over();
+            }
         }
+    }
+
+    /** Which job without its id {@code j} is, for the log: one of the previous engine, or one whose submission got no answer. */
+    private static String whose(Job j) {
+        return j.unanswered ? " (its submission got no answer)" : " of the previous engine";
     }
 
     /**
@@ -565,6 +580,18 @@ public final class CapacityManager implements AutoCloseable {
         } catch (CapacityException | HostCredentials.HostIdTakenException | RuntimeException e) {
             // not again on the next tick: a scheduler that is down or refuses is asked less and less often
             failedSubmits++;
+            if (e instanceof CapacityException ce && ce.isOutcomeUnknown()) {
+                // the scheduler may have the job (sbatch timed out, or the stopping engine interrupted it, after slurmctld
+                // took it): kept with its record and credential, and looked up by its name like a previous engine's job
+                // (lookUpAdopted, next round; close, when the engine stops), never forgotten to start a host for nobody
+                j.unanswered = true;
+                jobs.put(name, j);
+                jobHosts.add(hostId);
+                nextSubmitMs = Math.max(nextSubmitMs, System.currentTimeMillis() + submitRetry(failedSubmits).toMillis());
+                LOG.warn("no answer to the submission of {} {} (host {}): {}; looked up by its name", provider.jobKind(), name, hostId,
+                        e.getMessage());
+                return false;
+            }
             long wait = submitRetry(failedSubmits).toMillis();
             // from the failure, not the round's start: an sbatch that timed out after 30 s is not tried again at once
             nextSubmitMs = Math.max(nextSubmitMs, System.currentTimeMillis() + wait);
@@ -735,7 +762,22 @@ public final class CapacityManager implements AutoCloseable {
         if (release) {
             synchronized (this) {
                 for (Job j : new ArrayList<>(jobs.values())) {
-                    if (j.jobId != null && !j.releasing) {
+                    if (j.jobId == null) {
+                        // its submission got no answer, or a previous engine's record: the scheduler may have it by its name
+                        try {
+                            for (JobStatus found : provider.find(j.name)) {
+                                provider.cancel(found.jobId());
+                            }
+                        } catch (CapacityException e) {
+                            String said = "cannot look up or cancel " + provider.jobKind() + " " + j.name + " (host " + j.hostId + "): "
+                                    + e.getMessage() + "; its record is kept for the next engine: if the scheduler runs a job named "
+                                    + j.name + ", end it by hand";
+                            LOG.warn("{}", said);
+                            left.add(said);
+                            forget(j, true, false);
+                            continue;
+                        }
+                    } else if (!j.releasing) {
                         try {
                             provider.cancel(j.jobId);
                         } catch (CapacityException e) {
