@@ -7,6 +7,7 @@ package org.mpfl.engine.capacity;
 public final class CapacityException extends Exception {
     private static final long serialVersionUID = 1L;
     private final boolean transientFailure;
+    private final boolean outcomeUnknown;
 
     public CapacityException(String message) {
         this(message, null, false);
@@ -22,8 +23,26 @@ public final class CapacityException extends Exception {
      *                         partition) or a failure that asking again does not mend
      */
     public CapacityException(String message, Throwable cause, boolean transientFailure) {
+        this(message, cause, transientFailure, false);
+    }
+
+    private CapacityException(String message, Throwable cause, boolean transientFailure, boolean outcomeUnknown) {
         super(message, cause);
         this.transientFailure = transientFailure;
+        this.outcomeUnknown = outcomeUnknown;
+    }
+
+    /**
+     * A request that was sent but got no answer (it timed out, or the engine stopping interrupted it): the scheduler
+     * may have carried it out (a submission: the job may exist). Transient.
+     */
+    public static CapacityException outcomeUnknown(String message, Throwable cause) {
+        return new CapacityException(message, cause, true, true);
+    }
+
+    /** Whether the request may have been carried out though no answer came ({@link #outcomeUnknown(String, Throwable)}). */
+    public boolean isOutcomeUnknown() {
+        return outcomeUnknown;
     }
 
     /** Whether the scheduler did not answer (asking again may succeed), rather than refused. */

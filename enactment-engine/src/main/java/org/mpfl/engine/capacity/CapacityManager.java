@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 // Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
 // lock; the lookup retry of adopted jobs (fix-slurm) and the wait for an ending job's final state (fix-slurm2) added
-// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine), and a split would share that
+// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine, fix-slurmwalk's join timeout), and a split would share that
 // lock's state.
 public final class CapacityManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
@@ -66,6 +66,11 @@ public final class CapacityManager implements AutoCloseable {
         long endingSinceMs;
         /** The node it ran on as last said (a job that ended may be listed without its node). */
         String node = "";
+        /**
+         * Without its id because this engine's own submission got no answer ({@link CapacityException#isOutcomeUnknown}),
+         * not because a previous engine stopped before recording it: only what the log says differs.
+         */
+        boolean unanswered;
 
         Job(String name, String hostId, String jobId, long submittedMs) {
             this.name = name;
@@ -281,8 +286,41 @@ public final class CapacityManager implements AutoCloseable {
                 ended(j, s, before);
             } else if (s.phase() == JobStatus.Phase.ENDING) {
                 ending(j, s, before, now);
+            } else if (s.phase() == JobStatus.Phase.RUNNING && j.host == null && !j.releasing
+                    && now - j.runningSeenMs >= settings.joinTimeout().toMillis()) {
+                withdrawUnjoined(j, s, now);
             }
         }
+    }
+
+    /**
+     * A job that has run for {@link CapacitySettings#joinTimeout} without its host joining is cancelled and counted as a
+     * failed start (the next job waits as after one that ended before its host joined): a host that cannot reach the
+     * engine (a {@code --public-url} the nodes cannot reach, a firewall) retries for ever, and would hold the node up to
+     * the job's time limit while the queued runs said "host starting".
+     */
+    private void withdrawUnjoined(Job j, JobStatus s, long now) {
+        String why = provider.jobKind() + " " + j.jobId + on(j, s) + " ran for " + (now - j.runningSeenMs) / 1000 + " s but its host "
+                + j.hostId + " never joined the engine at " + engineUrl.get() + " (--join-timeout " + settings.joinTimeout().toSeconds()
+                + " s)";
+        try {
+            provider.cancel(j.jobId);
+        } catch (CapacityException e) {
+            // kept, and tried again next tick; said once while the failure stays the same
+            lastError = why + "; " + cancelFailed(j, e) + "; tried again every " + settings.pollInterval().toSeconds() + " s";
+            if (cancelProblem.isNews(e.getMessage())) {
+                LOG.warn("{}", lastError);
+            }
+            return;
+        }
+        j.releasing = true;
+        failedStarts++;
+        long wait = doubling(START_RETRY_FIRST, START_RETRY_MAX, failedStarts).toMillis();
+        nextSubmitMs = System.currentTimeMillis() + wait;
+        startFailure = why + ": cancelled; can the nodes reach that URL (mpflc up --public-url), and does the host start ("
+                + output(j) + ")? " + failedStarts + " " + provider.jobKind() + (failedStarts == 1 ? "" : "s")
+                + " in a row without a host; next one in " + wait / 1000 + " s";
+        LOG.warn("{}", startFailure);
     }
 
     /**
@@ -331,30 +369,40 @@ public final class CapacityManager implements AutoCloseable {
                 }
                 long left = j.lookUpFailingSinceMs + adoptLookUpWindow.toMillis() - now;
                 if (e.isTransient() && left > 0) {
-                    lastError = "cannot look up " + provider.jobKind() + " " + j.name + " of the previous engine: " + e.getMessage()
+                    lastError = "cannot look up " + provider.jobKind() + " " + j.name + whose(j) + ": " + e.getMessage()
                             + " (asked again on every poll for " + (left + 999) / 1000 + " s more)";
                     if (lookUpProblem.isNews(e.getMessage())) {
                         LOG.warn("{}", lastError);
                     }
                     continue;
                 }
-                LOG.warn("gave up looking up {} {} (host {}) of the previous engine: {}{}; its credential is revoked and its record"
+                LOG.warn("gave up looking up {} {} (host {}){}: {}{}; its credential is revoked and its record"
                         + " kept for the next engine: if the scheduler runs a job named {}, end it by hand", provider.jobKind(),
-                        j.name, j.hostId, e.getMessage(), e.isTransient() ? " (for " + adoptLookUpWindow.toSeconds() + " s)" : "",
+                        j.name, j.hostId, whose(j), e.getMessage(), e.isTransient() ? " (for " + adoptLookUpWindow.toSeconds() + " s)" : "",
                         j.name);
                 forget(j, true, false);
                 continue;
             }
             lookUpProblem.over();
             if (jobId == null) {
-                LOG.info("{} {} of the previous engine never reached the scheduler: forgotten", provider.jobKind(), j.name);
+                LOG.info("{} {}{} never reached the scheduler: forgotten", provider.jobKind(), j.name, whose(j));
                 forget(j, true);
                 continue;
             }
             j.jobId = jobId;
             store.save(new StoredJob(j.name, provider.name(), j.hostId, jobId, j.submittedMs));
-            LOG.info("adopted {} {} (host {}, found by its name {}) of the previous engine", provider.jobKind(), jobId, j.hostId, j.name);
+            LOG.info("adopted {} {} (host {}, found by its name {}){}", provider.jobKind(), jobId, j.hostId, j.name, whose(j));
+            if (j.unanswered) {
+                failedSubmits = 0;
+                submitError = null;
+                submitProblem.over();
+            }
         }
+    }
+
+    /** Which job without its id {@code j} is, for the log: one of the previous engine, or one whose submission got no answer. */
+    private static String whose(Job j) {
+        return j.unanswered ? " (its submission got no answer)" : " of the previous engine";
     }
 
     /**
@@ -532,6 +580,18 @@ public final class CapacityManager implements AutoCloseable {
         } catch (CapacityException | HostCredentials.HostIdTakenException | RuntimeException e) {
             // not again on the next tick: a scheduler that is down or refuses is asked less and less often
             failedSubmits++;
+            if (e instanceof CapacityException ce && ce.isOutcomeUnknown()) {
+                // the scheduler may have the job (sbatch timed out, or the stopping engine interrupted it, after slurmctld
+                // took it): kept with its record and credential, and looked up by its name like a previous engine's job
+                // (lookUpAdopted, next round; close, when the engine stops), never forgotten to start a host for nobody
+                j.unanswered = true;
+                jobs.put(name, j);
+                jobHosts.add(hostId);
+                nextSubmitMs = Math.max(nextSubmitMs, System.currentTimeMillis() + submitRetry(failedSubmits).toMillis());
+                LOG.warn("no answer to the submission of {} {} (host {}): {}; looked up by its name", provider.jobKind(), name, hostId,
+                        e.getMessage());
+                return false;
+            }
             long wait = submitRetry(failedSubmits).toMillis();
             // from the failure, not the round's start: an sbatch that timed out after 30 s is not tried again at once
             nextSubmitMs = Math.max(nextSubmitMs, System.currentTimeMillis() + wait);
@@ -702,7 +762,22 @@ public final class CapacityManager implements AutoCloseable {
         if (release) {
             synchronized (this) {
                 for (Job j : new ArrayList<>(jobs.values())) {
-                    if (j.jobId != null && !j.releasing) {
+                    if (j.jobId == null) {
+                        // its submission got no answer, or a previous engine's record: the scheduler may have it by its name
+                        try {
+                            for (JobStatus found : provider.find(j.name)) {
+                                provider.cancel(found.jobId());
+                            }
+                        } catch (CapacityException e) {
+                            String said = "cannot look up or cancel " + provider.jobKind() + " " + j.name + " (host " + j.hostId + "): "
+                                    + e.getMessage() + "; its record is kept for the next engine: if the scheduler runs a job named "
+                                    + j.name + ", end it by hand";
+                            LOG.warn("{}", said);
+                            left.add(said);
+                            forget(j, true, false);
+                            continue;
+                        }
+                    } else if (!j.releasing) {
                         try {
                             provider.cancel(j.jobId);
                         } catch (CapacityException e) {

@@ -17,7 +17,8 @@ import org.mpfl.ir.cli.UsageException;
 
 /**
  * {@code mpflc up}'s capacity-on-demand options, declared once: {@code --provider slurm --partition P
- * [--account A] [--max-nodes N] [--walltime T] [--idle-release S] [--cpus-per-node K] [--poll-interval S]}, and for the REST
+ * [--account A] [--max-nodes N] [--walltime T] [--idle-release S] [--cpus-per-node K] [--poll-interval S] [--join-timeout S]}, and
+ * for the REST
  * path {@code --slurmrestd URL --slurm-jwt-file F} (docs/deployment.md, "Capacity from Slurm").
  */
 final class ProviderOptions {
@@ -39,6 +40,8 @@ final class ProviderOptions {
                 .value("--walltime", "T", "the jobs' time limit (Slurm's notation, e.g. 1:00:00; default: the partition's)")
                 .value("--idle-release", "S", "300", "release a node whose host held no rank for S seconds while no run waited")
                 .value("--cpus-per-node", "K", "1", "the CPUs each job asks for, and its host's capacity (ranks)")
+                .value("--join-timeout", "S", String.valueOf(CapacitySettings.DEFAULT_JOIN_TIMEOUT.toSeconds()),
+                        "cancel a job that ran S seconds without its host joining (the node cannot reach the engine)")
                 .value("--poll-interval", "S", "how often Slurm is asked about the jobs, in whole seconds (default "
                         + DEFAULT_POLL_S + ", at most " + MAX_POLL_S + ")")
                 .value("--slurmrestd", "URL", "talk to Slurm through slurmrestd at URL (else its command line)")
@@ -55,7 +58,7 @@ final class ProviderOptions {
      */
     static EngineConfig apply(Arguments a, EngineConfig config) throws UsageException, CapacityException {
         for (String o : new String[] {"--partition", "--account", "--walltime", "--slurmrestd", "--slurm-jwt-file", "--node-mpflc",
-                "--node-bind", "--job-log-dir", "--poll-interval"}) {
+                "--node-bind", "--job-log-dir", "--poll-interval", "--join-timeout"}) {
             if (a.has(o) && !a.has("--provider")) {
                 throw new UsageException(o + " applies to --provider slurm only");
             }
@@ -76,6 +79,10 @@ final class ProviderOptions {
             throw new UsageException("--max-nodes and --cpus-per-node must be at least 1, --idle-release at least 0");
         }
         int poll = pollSeconds(a.value("--poll-interval"));
+        int join = a.intValue("--join-timeout");
+        if (join < 1) {
+            throw new UsageException("--join-timeout must be at least 1 second, got " + join);
+        }
         String walltime = a.value("--walltime");
         if (walltime != null && !walltime.matches("(\\d+-)?\\d+(:\\d{1,2}){0,2}")) {
             throw new UsageException("--walltime: Slurm's notation (MINUTES, H:MM:SS or D-H:MM:SS), got '" + walltime + "'");
@@ -105,7 +112,8 @@ final class ProviderOptions {
         }
         provider.check();
         provider.checkJobSize(cpus);
-        return config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(poll)));
+        return config.capacity(provider, new CapacitySettings(maxNodes, cpus, Duration.ofSeconds(idle), Duration.ofSeconds(poll),
+                Duration.ofSeconds(join)));
     }
 
     /** {@code --poll-interval}: whole seconds from 1 to {@link #MAX_POLL_S}; {@link #DEFAULT_POLL_S} when not given. */

@@ -53,6 +53,7 @@ final class CapacityEndpoints {
         limits.put("cpusPerNode", v.limits().cpusPerNode());
         limits.put("idleReleaseMs", v.limits().idleRelease().toMillis());
         limits.put("pollIntervalMs", v.limits().pollInterval().toMillis());
+        limits.put("joinTimeoutMs", v.limits().joinTimeout().toMillis());
         m.put("limits", limits);
         m.put("jobs", v.jobs().stream().map(j -> {
             Map<String, Object> o = new LinkedHashMap<>();

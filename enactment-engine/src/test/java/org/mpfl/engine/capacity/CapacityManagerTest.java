@@ -252,6 +252,61 @@ class CapacityManagerTest {
     }
 
     /**
+     * A job that runs but whose host never joins (the node cannot reach the engine's URL, and a host that never reached
+     * its engine retries for ever) is cancelled after --join-timeout: the queued run's reason says so, naming the job,
+     * its node and the engine's URL, and the next job comes after the start back-off. Before, the job held its node up
+     * to its time limit while the run said "host starting" for ever.
+     */
+    @Test
+    void aRunningJobWhoseHostNeverJoinsIsCancelledAfterTheJoinTimeout() throws Exception {
+        engine = Engine.start(slurm.engineConfig(dir, 1, 2).capacity(slurm,
+                new CapacitySettings(1, 2, Duration.ofSeconds(300), Duration.ofMillis(100), Duration.ofSeconds(1))));
+        String id = run(2);
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        slurm.set("100", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7");
+        String reason = awaitReason(id, "never joined");
+        assertTrue(reason.contains("Slurm job 100 on node n7 ran for ") && reason.contains("--join-timeout 1 s")
+                && reason.contains(engine.url()) && reason.contains("cancelled") && reason.contains("next one in "), reason);
+        assertEquals(List.of("100"), slurm.cancelled, "the job was cancelled");
+        Await.until(Duration.ofSeconds(60), () -> "a next job after the back-off: " + slurm.submitted, () -> slurm.submitted.size(),
+                n -> n == 2);
+        assertTrue(engine.capacity().orElseThrow().view().startFailure().contains("never joined"),
+                engine.capacity().orElseThrow().view().toString());
+    }
+
+    /**
+     * The engine stops while a submission is under way (sbatch interrupted after slurmctld took the job): the job is
+     * found by its name and cancelled, not left in Slurm with its record deleted (it started a host later for nobody).
+     */
+    @Test
+    void aJobWhoseSubmissionTheStoppingEngineInterruptedIsFoundAndCancelled() throws Exception {
+        slurm.submitHangs = new java.util.concurrent.CountDownLatch(1);
+        start(1, 2);
+        run(2);
+        assertTrue(slurm.submitReached.await(30, java.util.concurrent.TimeUnit.SECONDS), "the submission reached the scheduler");
+        List<String> left = engine.capacity().orElseThrow().close(true);
+        assertEquals(List.of(), left, "nothing left behind");
+        assertEquals(List.of("100"), slurm.cancelled, "the job the interrupted sbatch submitted was cancelled");
+    }
+
+    /**
+     * A submission that got no answer (sbatch timed out after slurmctld took the job) is not forgotten: the job is
+     * looked up by its name on the next round and adopted, and no second job is submitted in its place.
+     */
+    @Test
+    void aJobWhoseSubmissionGotNoAnswerIsFoundByItsNameNotSubmittedTwice() throws Exception {
+        slurm.submitHangs = new java.util.concurrent.CountDownLatch(1);
+        start(1, 2);
+        String id = run(2);
+        assertTrue(slurm.submitReached.await(30, java.util.concurrent.TimeUnit.SECONDS), "the submission reached the scheduler");
+        slurm.submitHangs.countDown();
+        slurm.submitHangs = null;
+        awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "the job was found by its name");
+        assertEquals(1, slurm.submitted.size(), "not submitted twice: " + slurm.submitted);
+    }
+
+    /**
      * Submissions that fail are tried again after 2 s, then 4 s, doubling up to 2 minutes (they were tried on every
      * poll, once a second), and the queued run's reason says why and when the next try is.
      */

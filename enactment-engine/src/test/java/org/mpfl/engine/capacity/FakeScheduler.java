@@ -23,6 +23,14 @@ public final class FakeScheduler implements CapacityProvider {
     final List<Long> submitTimes = new CopyOnWriteArrayList<>();
     final List<String> cancelled = new CopyOnWriteArrayList<>();
     volatile String submitFails;
+    /**
+     * While set, a submission reaches the scheduler (the job exists, PENDING, findable by its name) and then gets no
+     * answer until this latch opens or the caller is interrupted: an sbatch interrupted or timed out after slurmctld
+     * took the job ({@link CapacityException#outcomeUnknown}).
+     */
+    volatile java.util.concurrent.CountDownLatch submitHangs;
+    /** Opened when a hanging submission (see {@link #submitHangs}) has reached the scheduler. */
+    final java.util.concurrent.CountDownLatch submitReached = new java.util.concurrent.CountDownLatch(1);
     volatile String cancelFails;
     /** Called with each job cancelled, as its host would hear of it (SIGTERM: the host says goodbye), or {@code null}. */
     volatile java.util.function.Consumer<HostJob> onCancel;
@@ -66,15 +74,30 @@ public final class FakeScheduler implements CapacityProvider {
     }
 
     @Override
-    public synchronized String submit(HostJob job) throws CapacityException {
-        submitTimes.add(System.nanoTime());
-        if (submitFails != null) {
-            throw new CapacityException(submitFails);
+    public String submit(HostJob job) throws CapacityException {
+        String id;
+        synchronized (this) {
+            submitTimes.add(System.nanoTime());
+            if (submitFails != null) {
+                throw new CapacityException(submitFails);
+            }
+            id = String.valueOf(next++);
+            submitted.add(job);
+            jobs.put(id, job);
+            states.put(id, new JobStatus(id, JobStatus.Phase.PENDING, "PENDING", "Resources", ""));
         }
-        String id = String.valueOf(next++);
-        submitted.add(job);
-        jobs.put(id, job);
-        states.put(id, new JobStatus(id, JobStatus.Phase.PENDING, "PENDING", "Resources", ""));
+        java.util.concurrent.CountDownLatch hangs = submitHangs;
+        if (hangs != null) {
+            named.put(job.name(), id);
+            submitReached.countDown();
+            try {
+                hangs.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw CapacityException.outcomeUnknown("interrupted while submitting " + job.name(), e);
+            }
+            throw CapacityException.outcomeUnknown("sbatch did not answer within 30 s (is slurmctld up?)", null);
+        }
         return id;
     }
 

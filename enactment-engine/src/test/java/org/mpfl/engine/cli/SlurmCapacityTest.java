@@ -260,6 +260,29 @@ class SlurmCapacityTest {
     }
 
     /**
+     * The nodes cannot reach the engine (its --public-url names a port nothing listens on): the job runs, its host keeps
+     * trying to announce itself, and after --join-timeout the engine cancels the job and the queued run's reason says
+     * why, naming the job, the node and the URL, instead of "host starting" until the job's time limit.
+     */
+    @Test
+    void aJobWhoseHostCannotReachTheEngineIsCancelledAfterTheJoinTimeout() throws Exception {
+        Path data = dir.resolve("unreachable");
+        String unreachable = "http://127.0.0.1:" + freePort();
+        Engine engine = engine(data, freePort(), "--max-nodes", "1", "--idle-release", "300", "--public-url", unreachable,
+                "--join-timeout", "10");
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+        String runId = awaitRunId(engine);
+        String reason = awaitReason(engine, runId, "never joined");
+        assertTrue(reason.matches("(?s).*Slurm job \\d+ on node " + java.util.regex.Pattern.quote(slurm.node()) + " ran for \\d+ s but its"
+                + " host slurm-\\S+ never joined the engine at " + java.util.regex.Pattern.quote(unreachable)
+                + " \\(--join-timeout 10 s\\): cancelled.*next one in \\d+ s.*"), reason);
+        String job = reason.replaceAll("(?s).*Slurm job (\\d+) on node .*", "$1");
+        awaitTrue(() -> squeue().stream().noneMatch(l -> l.startsWith(job + "|")), "the job was cancelled: " + squeue());
+        assertTrue(readLog(engine).contains("Slurm job " + job + " on node " + slurm.node() + " ran for "), "the engine's log says it too");
+        run.destroyForcibly();
+    }
+
+    /**
      * The same queued run through slurmrestd, authenticated with a JWT from {@code scontrol token}; a
      * wrong or expired JWT stops {@code mpflc up} with a clear error before it serves.
      */

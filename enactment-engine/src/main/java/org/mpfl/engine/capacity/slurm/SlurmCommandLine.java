@@ -152,10 +152,15 @@ public final class SlurmCommandLine extends SlurmScheduler {
             }
             return id;
         } catch (IOException e) {
+            // sbatch stopped after SlurmTools.WAIT without an answer: slurmctld may have taken the job all the same
+            if (String.valueOf(e.getMessage()).contains(SlurmTools.NO_ANSWER_WITHIN)) {
+                throw CapacityException.outcomeUnknown(e.getMessage(), e);
+            }
             throw new CapacityException(e.getMessage(), e);
         } catch (InterruptedException e) {
+            // the engine stops: sbatch is killed, perhaps after slurmctld took the job
             Thread.currentThread().interrupt();
-            throw new CapacityException("interrupted while submitting " + job.name(), e);
+            throw CapacityException.outcomeUnknown("interrupted while submitting " + job.name(), e);
         }
     }
 

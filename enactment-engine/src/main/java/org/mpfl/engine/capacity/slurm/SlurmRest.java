@@ -171,7 +171,16 @@ public final class SlurmRest extends SlurmScheduler {
         } catch (IOException e) {
             throw new CapacityException("cannot make the job log directory " + settings.logDir() + ": " + e.getMessage(), e);
         }
-        JsonNode answer = call("POST", "/slurm/" + API + "/job/submit", body);
+        JsonNode answer;
+        try {
+            answer = call("POST", "/slurm/" + API + "/job/submit", body);
+        } catch (CapacityException e) {
+            // sent, and no answer within WAIT: slurmrestd may have passed the job on to slurmctld all the same
+            if (e.getCause() instanceof java.net.SocketTimeoutException t && String.valueOf(t.getMessage()).contains("Read timed out")) {
+                throw CapacityException.outcomeUnknown(e.getMessage(), e);
+            }
+            throw e;
+        }
         if (!answer.path("job_id").canConvertToLong()) {
             throw new CapacityException("slurmrestd at " + base + " answered no job id: " + answer);
         }

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 public final class SlurmTools {
     /** How long one tool may take (slurmctld answers in well under a second when it is up). */
     public static final Duration WAIT = Duration.ofSeconds(30);
+    /** What {@link #run} says of a tool it stopped after {@link #WAIT} (the request may have been carried out). */
+    static final String NO_ANSWER_WITHIN = "did not answer within";
 
     private SlurmTools() {
     }
@@ -36,7 +38,7 @@ public final class SlurmTools {
                 }
             }
             if (!p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
-                throw new IOException(cmd.get(0) + " did not answer within " + WAIT.toSeconds() + " s (is slurmctld up?)");
+                throw new IOException(cmd.get(0) + " " + NO_ANSWER_WITHIN + " " + WAIT.toSeconds() + " s (is slurmctld up?)");
             }
             String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
