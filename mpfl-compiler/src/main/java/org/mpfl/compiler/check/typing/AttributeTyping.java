@@ -50,8 +50,10 @@ public final class AttributeTyping {
         if (a == null) {
             return null;
         }
-        Expr parsed = textExpected ? context.expressions().parseText(a) : context.expressions().parse(a);
-        return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).type(parsed);
+        if (!textExpected) {
+            return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).type(context.expressions().parse(a));
+        }
+        return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).typeText(context.expressions().parseText(a), a);
     }
 
     /** The expression converted to {@code type}; reports "attribute 'x' of <e> must be T, found U". */
