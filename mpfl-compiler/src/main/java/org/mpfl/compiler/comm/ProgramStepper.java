@@ -373,9 +373,7 @@ final class ProgramStepper {
     private void outstandingAtCheckpoint(IrActivity.Checkpoint x, RankThread t) {
         for (Map.Entry<String, Request> open : t.rank.requests().entrySet()) {
             Request r = open.getValue();
-            reporter.error(x.at(), "request '" + open.getKey() + "' of rank " + t.rank.worldRank() + " (<"
-                    + IrActivity.elementName(r.origin) + "> at " + r.at + ") is still outstanding at this <checkpoint>;"
-                    + " <wait> for it before the checkpoint", List.of());
+            reporter.outstandingAtCheckpoint(x.at(), open.getKey(), IrActivity.elementName(r.origin), r.at, t.rank.worldRank());
             throw new RankStop(RankStop.Reason.ERROR, x.at(), "request outstanding at a checkpoint");
         }
     }
