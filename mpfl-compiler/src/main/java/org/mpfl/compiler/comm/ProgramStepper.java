@@ -312,7 +312,15 @@ final class ProgramStepper {
         if (a instanceof IrActivity.Broadcast x) {
             Object mine = rank.read(x.variable().variable());
             contribution = mine instanceof Unknown ? mine : Values.copy(mine);
-        } else if (a instanceof IrActivity.Scatter || a instanceof IrActivity.Alltoall) {
+        } else if (a instanceof IrActivity.Alltoall x) {
+            // the blocks are not followed, but a known length that does not divide into equal blocks fails the run
+            // there (in the run's words, CollectiveSteps)
+            Object blocks = values.contribution(x.data(), t);
+            if (!(blocks instanceof Unknown) && Values.length(blocks) % comm.size() != 0) {
+                throw RankStop.fault(x.data().at(), "alltoall needs data whose length is a multiple of the " + comm.size()
+                        + " ranks of communicator " + comm.name() + "; it has " + Values.length(blocks) + " elements");
+            }
+        } else if (a instanceof IrActivity.Scatter) {
             if (data != null) {
                 values.evaluateData(data, t); // faults count; the blocks themselves are not followed
             }
