@@ -69,7 +69,10 @@ public final class AttributeTyping {
         IrExpr converted = ExpressionTyper.coerce(typed, type);
         if (converted == null) {
             error(ExpressionTyper.startOf(typed), what + " must be " + type + ", found " + typed.type()
-                    + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
+                    + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : "")
+                    // test="count" as C or Python would have it
+                    + (what.startsWith("attribute 'test'") && typed.type().isNumeric()
+                            ? " (a number is not a condition: compare it, e.g. != 0)" : ""));
         }
         return converted;
     }
