@@ -352,7 +352,7 @@ public final class WorkflowChecker {
                 init = ExpressionTyper.coerce(typed, type);
                 if (init == null) {
                     diagnostics.error(ExpressionTyper.startOf(typed), "cannot initialise " + type + " variable with " + typed.type()
-                            + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
+                            + ExpressionTyper.conversionHint(typed, type));
                 }
             }
             ok &= init != null;

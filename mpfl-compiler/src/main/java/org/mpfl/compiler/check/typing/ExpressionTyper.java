@@ -96,6 +96,29 @@ public final class ExpressionTyper {
     }
 
     /**
+     * How to write a value that {@link #coerce} refused for {@code target}, for the "cannot assign/initialise" errors:
+     * narrowing is explicit, and arrays are never widened, which an array literal of whole numbers meets first
+     * ({@code init="[1, 2, 3]"} for a {@code double[]}). Empty when there is nothing to add.
+     */
+    public static String conversionHint(IrExpr value, MpflType target) {
+        if (target.isIntegral() && value.type().isNumeric()) {
+            return " (narrow explicitly with " + target + "(...))";
+        }
+        if (target.isNumericArray() && value.type().isNumericArray()) {
+            boolean literal = value instanceof IrExpr.ArrayOf;
+            if (literal && target == MpflType.DOUBLE_ARRAY) {
+                return " (arrays are never converted implicitly: write one element as a double, e.g. 1.0, to make the literal"
+                        + " double[])";
+            }
+            if (literal && target == MpflType.LONG_ARRAY && value.type() == MpflType.INT_ARRAY) {
+                return " (arrays are never converted implicitly: write one element as a long, e.g. 1L, to make the literal long[])";
+            }
+            return " (arrays are never converted implicitly: convert element by element)";
+        }
+        return "";
+    }
+
+    /**
      * Where an expression starts in the source (its leftmost token): the place to report a problem
      * with the expression as a whole, whereas {@link IrExpr#at()} of an operator node is its operator.
      */
