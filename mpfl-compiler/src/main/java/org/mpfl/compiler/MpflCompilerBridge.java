@@ -15,6 +15,7 @@ import org.mpfl.compiler.gen.Graphviz;
 import org.mpfl.compiler.parse.DocumentReader;
 import org.mpfl.compiler.gen.PlanBuilder;
 import org.mpfl.compiler.gen.ServiceArchiveWriter;
+import org.mpfl.ir.IrParam;
 import org.mpfl.ir.IrProcess;
 import org.mpfl.ir.plan.DeploymentPlan;
 import org.mpfl.ir.plan.ParamValues;
@@ -122,6 +123,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
         return compile(fileName, document, params, true);
     }
 
+    /** As the interface says, and every param must have a value: the ranks start at once with these. */
     @Override
     public Compiled compileForThisJvm(String fileName, String document, Map<String, Object> params) throws CompileException {
         return compile(fileName, document, params, false);
@@ -138,6 +140,20 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
         }
         if (!result.ok()) {
             throw new CompileException(lines(result.diagnostics()));
+        }
+        if (!archivesAlways) {
+            // a run in this JVM starts with these values: a param left without one would fail every rank at its start,
+            // with no place in the document (a deployment, through compile, leaves it to its runs)
+            Diagnostics unvalued = new Diagnostics();
+            for (IrParam p : result.workflow().params()) {
+                if (!result.paramValues().containsKey(p.name())) {
+                    unvalued.error(p.at(), "param '" + p.name() + "' has no value: it has no default, so give it with --param "
+                            + p.name() + "=VALUE");
+                }
+            }
+            if (unvalued.hasErrors()) {
+                throw new CompileException(lines(unvalued));
+            }
         }
         Diagnostics countProblems = new Diagnostics();
         Map<String, Integer> counts = ParamValues.rankCounts(result.workflow(), result.paramValues(), countProblems);

@@ -141,9 +141,9 @@ class FixtureDiagnosticsTest {
                 </workflow>
                 <!-- param: n=two -->
                 """;
-        String expected = "2:3 error: --param n=two: not a valid int";
+        String expected = "2:3 error: --param n=two: not a valid int (a decimal integer)";
         String comment = InlineExpectations.comment(expected);
-        assertEquals("<!-- expect: 2:3 error: &#45;&#45;param n=two: not a valid int -->", comment);
+        assertEquals("<!-- expect: 2:3 error: &#45;&#45;param n=two: not a valid int (a decimal integer) -->", comment);
         String report = checkText(doc + comment + "\n");
         assertNull(report, () -> report + " (all: " + new MpflCompiler().check(doc.getBytes(StandardCharsets.UTF_8), "t.mpfl.xml",
                 null, Map.of("n", "two")).diagnostics().sorted().stream().map(Diagnostic::format).toList() + ")");

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
-import org.mpfl.compiler.ast.Expr;
 import org.mpfl.compiler.check.activity.ActivityChecker;
 import org.mpfl.compiler.check.activity.Flow;
 import org.mpfl.compiler.check.typing.AttributeTyping;
@@ -206,10 +205,11 @@ public final class WorkflowChecker {
         IrExpr defaultValue = null;
         Attribute defaultAttribute = e.attribute("default");
         if (defaultAttribute != null) {
-            Expr parsed = type == MpflType.STRING ? expressions.parseText(defaultAttribute) : expressions.parse(defaultAttribute);
             // defaults are constants: no other params, no rank-dependent built-ins
-            IrExpr typed = new ExpressionTyper(diagnostics, Scope.empty(), NameContext.none(),
-                    "a param default (a constant expression)").type(parsed);
+            ExpressionTyper typer = new ExpressionTyper(diagnostics, Scope.empty(), NameContext.none(),
+                    "a param default (a constant expression)");
+            IrExpr typed = type == MpflType.STRING ? typer.typeText(expressions.parseText(defaultAttribute), defaultAttribute)
+                    : typer.type(expressions.parse(defaultAttribute));
             if (typed != null && type != null && type.isScalar()) {
                 defaultValue = ExpressionTyper.coerce(typed, type);
                 if (defaultValue == null) {
@@ -352,7 +352,7 @@ public final class WorkflowChecker {
                 init = ExpressionTyper.coerce(typed, type);
                 if (init == null) {
                     diagnostics.error(ExpressionTyper.startOf(typed), "cannot initialise " + type + " variable with " + typed.type()
-                            + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
+                            + ExpressionTyper.conversionHint(typed, type));
                 }
             }
             ok &= init != null;

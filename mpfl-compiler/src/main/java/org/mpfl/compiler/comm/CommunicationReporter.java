@@ -21,6 +21,7 @@ import org.mpfl.ir.IrActivity;
 final class CommunicationReporter {
     private final Diagnostics diagnostics;
     private final Map<SourceLocation, Map<Stop, TreeSet<Integer>>> stops = new LinkedHashMap<>();
+    private final Map<Outstanding, TreeSet<Integer>> outstanding = new LinkedHashMap<>();
 
     CommunicationReporter(Diagnostics diagnostics) {
         this.diagnostics = diagnostics;
@@ -60,8 +61,22 @@ final class CommunicationReporter {
                 k -> new TreeSet<>()).add(rank.worldRank());
     }
 
-    /** Emits the diagnostics of {@link #stopped}: one per place and cause, naming all the ranks concerned. */
+    /**
+     * A request still outstanding when a rank reached a checkpoint: remembered, reported once per checkpoint and
+     * request by {@link #flush()}, naming all the ranks concerned (every rank of a domain usually makes the same
+     * mistake at the same place; one error per rank would bury the others).
+     */
+    void outstandingAtCheckpoint(SourceLocation checkpoint, String request, String started, SourceLocation startedAt,
+            int rank) {
+        outstanding.computeIfAbsent(new Outstanding(checkpoint, request, started, startedAt), k -> new TreeSet<>()).add(rank);
+    }
+
+    /** Emits the diagnostics of {@link #stopped} and {@link #outstandingAtCheckpoint}: one per place and cause, naming all the ranks concerned. */
     void flush() {
+        outstanding.forEach((o, ranks) -> error(o.checkpoint(), "request '" + o.request() + "' of " + ranks(ranks) + " (<"
+                + o.started() + "> at " + o.startedAt() + ") is still outstanding at this <checkpoint>; <wait> for it before the"
+                + " checkpoint", List.of()));
+        outstanding.clear();
         stops.forEach((at, byCause) -> byCause.forEach((stop, ranks) -> {
             switch (stop.reason()) {
                 case FAULT -> diagnostics.warning(at, "with these param values the run fails here (" + stop.message()
@@ -76,6 +91,10 @@ final class CommunicationReporter {
 
     /** Why ranks stopped at one place. */
     private record Stop(RankStop.Reason reason, String message) {
+    }
+
+    /** A request left outstanding at a checkpoint: which, and where it was started. */
+    private record Outstanding(SourceLocation checkpoint, String request, String started, SourceLocation startedAt) {
     }
 
     void warning(SourceLocation at, String message) {

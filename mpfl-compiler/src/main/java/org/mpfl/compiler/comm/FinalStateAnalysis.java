@@ -141,7 +141,28 @@ final class FinalStateAnalysis {
         List<Diagnostic.Note> notes = new ArrayList<>();
         elsewhere.forEach((at, who) -> notes.add(new Diagnostic.Note(at, CommunicationReporter.ranks(who)
                 + (who.size() == 1 ? " is" : " are") + " blocked here: " + what.get(at))));
-        error(primary, "deadlock: " + String.join(" → ", links) + " → rank " + ordered.get(0).from(), notes);
+        error(primary, "deadlock: " + String.join(" → ", links) + " → rank " + ordered.get(0).from() + cycleFix(ordered), notes);
+    }
+
+    /**
+     * How to break a cycle of blocking receives or synchronous sends, the two a newcomer writes (a ring whose
+     * ranks all receive first, crossed synchronous sends): the cycle alone says what happens, not what to write
+     * instead. Cycles through waits, collectives or joins get no hint: their fix depends on the program.
+     */
+    private static String cycleFix(List<WaitForGraph.Edge> cycle) {
+        Set<String> kinds = new HashSet<>();
+        for (WaitForGraph.Edge e : cycle) {
+            kinds.add(e.blocker() instanceof Blockers.RequestWait w ? w.activity() : "other");
+        }
+        if (kinds.equals(Set.of("<receive>"))) {
+            return " (each rank of this cycle receives before it sends: let one of them send first, a standard <send> never"
+                    + " blocks, or exchange with <sendrecv>)";
+        }
+        if (kinds.contains("synchronous <send>") && Set.of("<receive>", "synchronous <send>").containsAll(kinds)) {
+            return " (a synchronous <send> waits until its message is received: send in standard mode, which never blocks,"
+                    + " or exchange with <sendrecv>)";
+        }
+        return "";
     }
 
     /** A stuck rank that waits only for finished ranks (or itself). */

@@ -307,7 +307,15 @@ final class ProgramStepper {
         if (a instanceof IrActivity.Broadcast x) {
             Object mine = rank.read(x.variable().variable());
             contribution = mine instanceof Unknown ? mine : Values.copy(mine);
-        } else if (a instanceof IrActivity.Scatter || a instanceof IrActivity.Alltoall) {
+        } else if (a instanceof IrActivity.Alltoall x) {
+            // the blocks are not followed, but a known length that does not divide into equal blocks fails the run
+            // there (in the run's words, CollectiveSteps)
+            Object blocks = values.contribution(x.data(), t);
+            if (!(blocks instanceof Unknown) && Values.length(blocks) % comm.size() != 0) {
+                throw RankStop.fault(x.data().at(), "alltoall needs data whose length is a multiple of the " + comm.size()
+                        + " ranks of communicator " + comm.name() + "; it has " + Values.length(blocks) + " elements");
+            }
+        } else if (a instanceof IrActivity.Scatter) {
             if (data != null) {
                 values.evaluateData(data, t); // faults count; the blocks themselves are not followed
             }
@@ -368,9 +376,7 @@ final class ProgramStepper {
     private void outstandingAtCheckpoint(IrActivity.Checkpoint x, RankThread t) {
         for (Map.Entry<String, Request> open : t.rank.requests().entrySet()) {
             Request r = open.getValue();
-            reporter.error(x.at(), "request '" + open.getKey() + "' of rank " + t.rank.worldRank() + " (<"
-                    + IrActivity.elementName(r.origin) + "> at " + r.at + ") is still outstanding at this <checkpoint>;"
-                    + " <wait> for it before the checkpoint", List.of());
+            reporter.outstandingAtCheckpoint(x.at(), open.getKey(), IrActivity.elementName(r.origin), r.at, t.rank.worldRank());
             throw new RankStop(RankStop.Reason.ERROR, x.at(), "request outstanding at a checkpoint");
         }
     }

@@ -71,12 +71,24 @@ public final class ParamValues {
             }
             Object value = parse(text, param.type());
             if (value == null) {
-                diagnostics.error(param.at() != null ? param.at() : at, naming.name(name, text) + ": not a valid " + param.type());
+                diagnostics.error(param.at() != null ? param.at() : at, naming.name(name, text) + ": not a valid " + param.type()
+                        + written(param.type()));
                 return;
             }
             values.put(name, value);
         });
         return values;
+    }
+
+    /** How a value of the type is written on the command line, for the error about one that is not ({@link #parse}). */
+    private static String written(MpflType type) {
+        return switch (type) {
+            case INT -> " (a decimal integer)";
+            case LONG -> " (a decimal integer, optionally ending in L)";
+            case DOUBLE -> " (a number such as 2.5 or 1e-6)";
+            case BOOLEAN -> " (true or false)";
+            default -> "";
+        };
     }
 
     /** A command-line text as a value of a scalar type, or null if it is not one. */

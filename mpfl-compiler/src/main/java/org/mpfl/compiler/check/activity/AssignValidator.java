@@ -19,7 +19,7 @@ final class AssignValidator implements ActivityValidator {
         IrExpr converted = ExpressionTyper.coerce(value, target.type());
         if (converted == null) {
             context.error(ExpressionTyper.startOf(value), "cannot assign " + value.type() + " to " + describe(target)
-                    + (target.type().isIntegral() && value.type().isNumeric() ? " (narrow explicitly with " + target.type() + "(...))" : ""));
+                    + ExpressionTyper.conversionHint(value, target.type()));
             return null;
         }
         return new IrActivity.Assign(target, converted, e.location());

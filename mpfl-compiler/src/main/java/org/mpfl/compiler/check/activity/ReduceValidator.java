@@ -3,6 +3,9 @@ package org.mpfl.compiler.check.activity;
 import static org.mpfl.compiler.check.activity.ActivityContext.allPresent;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Element;
 import org.mpfl.compiler.check.typing.Scope;
@@ -39,6 +42,32 @@ final class ReduceValidator implements ActivityValidator {
         };
     }
 
+    /**
+     * The op another language's name means ({@code MPI_SUM}, {@code add}, {@code and}), which a spelling distance misses
+     * or gets wrong ({@code add} is nearest {@code land}, {@code mean} nearest {@code min}); else the nearest spelling.
+     */
+    private static String opHint(String written) {
+        String word = written.toLowerCase(Locale.ROOT);
+        word = word.startsWith("mpi_") ? word.substring(4) : word;
+        if (AVERAGES.contains(word)) {
+            return " (no " + word + " op: reduce with 'sum' and divide by the count)";
+        }
+        if (ReduceOp.of(word) != null) {
+            return " (did you mean '" + word + "'?)";
+        }
+        String meant = OTHER_NAMES.get(word);
+        return meant != null ? " (did you mean '" + meant + "'?)" : Suggestions.didYouMean(written, OPS);
+    }
+
+    private static final List<String> OPS = List.of("sum", "prod", "min", "max", "land", "lor", "band", "bor");
+    private static final Set<String> AVERAGES = Set.of("avg", "mean", "average");
+    private static final Map<String, String> OTHER_NAMES = Map.ofEntries(
+            Map.entry("add", "sum"), Map.entry("plus", "sum"), Map.entry("total", "sum"),
+            Map.entry("mul", "prod"), Map.entry("mult", "prod"), Map.entry("multiply", "prod"), Map.entry("times", "prod"),
+            Map.entry("product", "prod"), Map.entry("minimum", "min"), Map.entry("maximum", "max"),
+            Map.entry("and", "land"), Map.entry("all", "land"), Map.entry("or", "lor"), Map.entry("any", "lor"),
+            Map.entry("bitand", "band"), Map.entry("bitor", "bor"));
+
     // when 'data' itself is wrong only the op's spelling is checked: its fit would be a second error about the same mistake
     private static ReduceOp reduceOp(ActivityContext context, Element e, IrExpr data) {
         Attribute a = e.attribute("op");
@@ -48,7 +77,7 @@ final class ReduceValidator implements ActivityValidator {
         ReduceOp op = ReduceOp.of(a.value().trim());
         if (op == null) {
             context.error(a.location(), "unknown reduction op '" + a.value().trim() + "' (sum prod min max land lor band bor)"
-                    + Suggestions.didYouMean(a.value().trim(), List.of("sum", "prod", "min", "max", "land", "lor", "band", "bor")));
+                    + opHint(a.value().trim()));
             return null;
         }
         if (data == null) {

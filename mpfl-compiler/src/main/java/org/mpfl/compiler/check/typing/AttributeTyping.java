@@ -50,8 +50,10 @@ public final class AttributeTyping {
         if (a == null) {
             return null;
         }
-        Expr parsed = textExpected ? context.expressions().parseText(a) : context.expressions().parse(a);
-        return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).type(parsed);
+        if (!textExpected) {
+            return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).type(context.expressions().parse(a));
+        }
+        return new ExpressionTyper(context.diagnostics(), scope, context.names(), null).typeText(context.expressions().parseText(a), a);
     }
 
     /** The expression converted to {@code type}; reports "attribute 'x' of <e> must be T, found U". */
@@ -67,7 +69,10 @@ public final class AttributeTyping {
         IrExpr converted = ExpressionTyper.coerce(typed, type);
         if (converted == null) {
             error(ExpressionTyper.startOf(typed), what + " must be " + type + ", found " + typed.type()
-                    + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : ""));
+                    + (type.isIntegral() && typed.type().isNumeric() ? " (narrow explicitly with " + type + "(...))" : "")
+                    // test="count" as C or Python would have it
+                    + (what.startsWith("attribute 'test'") && typed.type().isNumeric()
+                            ? " (a number is not a condition: compare it, e.g. != 0)" : ""));
         }
         return converted;
     }

@@ -3,6 +3,7 @@ package org.mpfl.compiler.check.typing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.mpfl.compiler.ast.Attribute;
 import org.mpfl.compiler.ast.Expr;
 import org.mpfl.ir.diag.Diagnostics;
 import org.mpfl.ir.diag.SourceLocation;
@@ -29,6 +30,25 @@ public final class ExpressionTyper {
         this.scope = scope;
         this.names = names;
         this.paramsOnlyContext = paramsOnlyContext;
+    }
+
+    /** While {@link #typeText} types a value that is one word: what its "unknown name" adds when no name is near. */
+    private String wordHint;
+
+    /**
+     * Types an expression written where text is expected (a message, a string's default or init): a value that
+     * is one word naming nothing ({@code message="Starting"}) is far more often prose than a misspelt name, so
+     * its "unknown name" says that text needs quotes, as a syntax error in several words does
+     * ({@code ExpressionParser.parseText}), unless a visible name is near enough to be the one meant.
+     */
+    public IrExpr typeText(Expr expr, Attribute attribute) {
+        wordHint = expr instanceof Expr.Name ? " (text needs quotes inside an expression: " + attribute.name() + "=\"'"
+                + attribute.value().trim() + "'\")" : null;
+        try {
+            return type(expr);
+        } finally {
+            wordHint = null;
+        }
     }
 
     /** Types {@code expr}; null if it has an error (already reported). */
@@ -76,6 +96,29 @@ public final class ExpressionTyper {
     }
 
     /**
+     * How to write a value that {@link #coerce} refused for {@code target}, for the "cannot assign/initialise" errors:
+     * narrowing is explicit, and arrays are never widened, which an array literal of whole numbers meets first
+     * ({@code init="[1, 2, 3]"} for a {@code double[]}). Empty when there is nothing to add.
+     */
+    public static String conversionHint(IrExpr value, MpflType target) {
+        if (target.isIntegral() && value.type().isNumeric()) {
+            return " (narrow explicitly with " + target + "(...))";
+        }
+        if (target.isNumericArray() && value.type().isNumericArray()) {
+            boolean literal = value instanceof IrExpr.ArrayOf;
+            if (literal && target == MpflType.DOUBLE_ARRAY) {
+                return " (arrays are never converted implicitly: write one element as a double, e.g. 1.0, to make the literal"
+                        + " double[])";
+            }
+            if (literal && target == MpflType.LONG_ARRAY && value.type() == MpflType.INT_ARRAY) {
+                return " (arrays are never converted implicitly: write one element as a long, e.g. 1L, to make the literal long[])";
+            }
+            return " (arrays are never converted implicitly: convert element by element)";
+        }
+        return "";
+    }
+
+    /**
      * Where an expression starts in the source (its leftmost token): the place to report a problem
      * with the expression as a whole, whereas {@link IrExpr#at()} of an operator node is its operator.
      */
@@ -108,15 +151,14 @@ public final class ExpressionTyper {
             if (paramsOnlyContext != null && Scope.BUILTIN_IDENTIFIERS.containsKey(n.name())) {
                 error(n.location(), "'" + n.name() + "' cannot be used in " + paramsOnlyContext);
             } else if (paramsOnlyContext != null) {
-                error(n.location(), "unknown name '" + n.name() + "' in " + paramsOnlyContext
-                        + Suggestions.didYouMean(n.name(), scope.visibleNames()));
+                error(n.location(), "unknown name '" + n.name() + "' in " + paramsOnlyContext + nearOrQuoted(n));
             } else if (scope.notYetDeclared(n.name()) != null) {
                 error(n.location(), "unknown name '" + n.name() + "': " + scope.notYetDeclared(n.name()));
             } else if (n.name().equalsIgnoreCase("true") || n.name().equalsIgnoreCase("false")) {
                 // True, FALSE: the literals of Python and Fortran
                 error(n.location(), "unknown name '" + n.name() + "' (did you mean '" + n.name().toLowerCase(java.util.Locale.ROOT) + "'?)");
             } else {
-                error(n.location(), "unknown name '" + n.name() + "'" + Suggestions.didYouMean(n.name(), scope.visibleNames()));
+                error(n.location(), "unknown name '" + n.name() + "'" + nearOrQuoted(n));
             }
             return null;
         }
@@ -124,6 +166,12 @@ public final class ExpressionTyper {
             return null;
         }
         return new IrExpr.Ref(symbol.name(), symbol.kind(), symbol.type(), n.location());
+    }
+
+    /** The visible name nearest to an unknown one, else (for a lone word where text is expected) the quotes. */
+    private String nearOrQuoted(Expr.Name n) {
+        String near = Suggestions.didYouMean(n.name(), scope.visibleNames());
+        return near.isEmpty() && wordHint != null ? wordHint : near;
     }
 
     private IrExpr unary(Expr.Unary u) {
