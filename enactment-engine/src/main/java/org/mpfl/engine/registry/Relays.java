@@ -66,13 +66,42 @@ public final class Relays {
         relayReturn = bound;
     }
 
-    /** Records a relay's announcement. */
+    /**
+     * A relay's announcement at another address than the one its id is live at (two relays started with one
+     * credential): refused, since hosts register only at the address their relay announced.
+     */
+    public static final class AddressTaken extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        AddressTaken(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Records a relay's announcement.
+     *
+     * @throws AddressTaken when the relay's id is live at another address: a second relay with the same credential
+     */
     public Relay announce(String relayId, String address) {
         if (address == null || address.lastIndexOf(':') <= 0) {
             throw new IllegalArgumentException("a relay announces its address as host:port");
         }
         Relay r = new Relay(relayId, address, System.currentTimeMillis());
-        Relay before = relays.put(relayId, r);
+        Relay[] held = new Relay[1];
+        relays.compute(relayId, (id, now) -> {
+            held[0] = now;
+            return now == null || now.address().equals(address) ? r : now;
+        });
+        Relay before = held[0];
+        if (before != null && !before.address().equals(address)) {
+            // two relays with one credential: each announcement would move the record, and hosts' registrations at the
+            // other would be refused every other 10 s, while every move started one more watch that nothing stopped
+            throw new AddressTaken("relay " + relayId + " is announced at " + before.address() + ", which answers the engine's"
+                    + " watch: a second relay at " + address + " needs a credential of its own (mpflc host-token --relay"
+                    + " --host-id NAME); a relay moved to " + address + " is taken once the engine has seen the one at "
+                    + before.address() + " go (within " + WATCH_SILENCE_MS / 1000 + " s)");
+        }
         lastIds.put(address, relayId);
         if (lostAddresses.remove(address)) {
             // back from a loss: the hosts behind it hold no registration there yet (their links dial it again within
@@ -85,7 +114,7 @@ public final class Relays {
             });
             unregistered.put(address, behind);
         }
-        if ((before == null || !before.address().equals(address)) && !closed) {
+        if (before == null && !closed) {
             // watched from its first announcement: a relay that dies fails the runs it carries at once
             watches.put(r, RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why)));
         }
@@ -170,6 +199,14 @@ public final class Relays {
         if (waiting != null) {
             waiting.remove(hostId);
         }
+    }
+
+    /**
+     * Whether a relay ever announced itself at {@code address} to this engine: a host's relay that never did was not
+     * lost, its {@code --relay} names an address where no relay is known.
+     */
+    public boolean everAnnounced(String address) {
+        return lastIds.containsKey(address);
     }
 
     /** The id of the relay listening at {@code address} (or last there, if lost), else the address itself. */

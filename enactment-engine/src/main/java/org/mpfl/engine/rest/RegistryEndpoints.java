@@ -110,6 +110,9 @@ final class RegistryEndpoints {
         }
         try {
             return new Reply(201, api.registry().relays().announce(own, body(ex).path("address").asText(null)));
+        } catch (org.mpfl.engine.registry.Relays.AddressTaken e) {
+            log.warn("relay {} announced at another address, refused: {}", own, e.getMessage());
+            throw new ApiException(409, e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new ApiException(400, e.getMessage());
         }

@@ -365,6 +365,12 @@ final class RunPlacer {
 
     /** Why a host behind the lost relay at {@code address} is left out of placement. */
     private String relayLostText(String address) {
+        if (!registry.relays().everAnnounced(address)) {
+            // nothing was lost: the host's --relay names an address no relay announces (a typo, another name for it)
+            return "reached only through a relay at " + address + ", but no relay has announced itself at " + address
+                    + " (a host's --relay must be the address a relay's ready line prints; placed once a relay announces"
+                    + " itself there)";
+        }
         return "reached only through relay " + registry.relays().nameOf(address) + " at " + address
                 + ", which is lost (placed again once the relay announces itself)";
     }
