@@ -202,11 +202,25 @@ public final class Relays {
     }
 
     /**
-     * Whether a relay ever announced itself at {@code address} to this engine: a host's relay that never did was not
-     * lost, its {@code --relay} names an address where no relay is known.
+     * Why {@code hostId}, healthy, cannot be reached now for its relay — lost, never announced at the address the host
+     * gave, or back from a loss without the host's registration yet — else empty. Placement leaves such a host out
+     * (not in quarantine) and the registry view shows the reason, so that {@code mpflc hosts} does not call it ok.
      */
-    public boolean everAnnounced(String address) {
-        return lastIds.containsKey(address);
+    public Optional<String> unreachable(String hostId) {
+        Optional<String> lost = lostRelayOf(hostId);
+        if (lost.isPresent()) {
+            String address = lost.get();
+            if (!lastIds.containsKey(address)) {
+                // nothing was lost: the host's --relay names an address no relay announces (a typo, another name for it)
+                return Optional.of("reached only through a relay at " + address + ", but no relay has announced itself at "
+                        + address + " (a host's --relay must be the address a relay's ready line prints; placed once a"
+                        + " relay announces itself there)");
+            }
+            return Optional.of("reached only through relay " + nameOf(address) + " at " + address
+                    + ", which is lost (placed again once the relay announces itself)");
+        }
+        return unregisteredAt(hostId).map(address -> "reached only through relay " + nameOf(address) + " at " + address
+                + ", which is back from a loss but has not registered it again yet (placed once it has)");
     }
 
     /** The id of the relay listening at {@code address} (or last there, if lost), else the address itself. */

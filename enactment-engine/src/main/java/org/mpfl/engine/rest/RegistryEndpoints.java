@@ -244,6 +244,8 @@ final class RegistryEndpoints {
         Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
         m.put("ranksInUse", busy.getOrDefault(h.hostId(), 0));
         m.put("relay", api.registry().relays().relayOf(h.hostId()).orElse(null));
+        // healthy but out of reach through its relay: placement leaves it out without a quarantine
+        m.put("unreachable", api.registry().relays().unreachable(h.hostId()).orElse(null));
         m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
             Map<String, Object> v = new LinkedHashMap<>();
             v.put("active", api.registry().quarantined(h.hostId()));

@@ -183,6 +183,7 @@ class RelayOutageTest {
         assertTrue(queued.toString().contains("which is lost"), queued.toString());
         for (JsonNode h : hosts()) {
             assertTrue(h.path("quarantine").isNull(), "a host behind a lost relay is healthy, not quarantined: " + h);
+            assertEquals(h.path("relay").isNull(), h.path("unreachable").isNull(), "out of reach when behind the lost relay: " + h);
         }
 
         startRelay(relayPort);
@@ -248,6 +249,18 @@ class RelayOutageTest {
         assertFalse(said.contains("which is lost"), "no relay was ever there to be lost: " + said);
         assertTrue(said.contains("no relay has announced itself at " + nowhere), said);
         assertTrue(said.contains("ready line"), "says where the right address is found: " + said);
+        // the registry view (mpflc hosts) says it too, rather than calling the host ok
+        JsonNode s3h1 = null;
+        for (JsonNode h : hosts()) {
+            if (h.path("hostId").asText().equals("s3h1")) {
+                s3h1 = h;
+            } else {
+                assertTrue(h.path("unreachable").isNull(), h.toString());
+            }
+        }
+        assertTrue(s3h1 != null && s3h1.path("unreachable").asText().contains("no relay has announced itself at " + nowhere),
+                String.valueOf(s3h1));
+        assertTrue(s3h1.path("quarantine").isNull(), "a host behind no relay is healthy, not quarantined: " + s3h1);
     }
 
     /**
