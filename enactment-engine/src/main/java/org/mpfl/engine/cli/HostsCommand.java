@@ -143,16 +143,26 @@ public final class HostsCommand implements CliCommand {
         return host.path("ranksInUse").asInt() + "/" + host.path("capacity").asInt() + (host.path("oversubscribe").asBoolean() ? "+" : "");
     }
 
-    /** {@code ok}, or {@code quarantined until 14:02:11: REASON} while the engine places nothing there. */
+    /**
+     * {@code ok}, {@code quarantined until 14:02:11: REASON} while the engine places nothing there, or {@code kept out:
+     * REASON} while it cannot reach a healthy host through its relay (lost, never announced, not registered again yet).
+     */
     static String state(JsonNode host) {
         JsonNode q = host.path("quarantine");
         if (!q.isObject() || !q.path("active").asBoolean()) {
-            return "ok";
+            String unreachable = host.path("unreachable").asText("");
+            // the reason without its advice in parentheses (that is in --json): the relay and its address are the point
+            int advice = unreachable.indexOf(" (");
+            return unreachable.isEmpty() ? "ok" : "kept out: " + (advice > 0 ? unreachable.substring(0, advice) : cut(unreachable));
         }
         String until = UNTIL.format(Instant.ofEpochMilli(q.path("untilMs").asLong()).atZone(ZoneId.systemDefault()));
         String reason = q.path("reason").asText().lines().findFirst().orElse("");
         // a column, not the whole story: the reason in full is in --json (GET /api/registry/hosts)
-        return "quarantined until " + until + ": " + (reason.length() > REASON_WIDTH ? reason.substring(0, REASON_WIDTH - 1) + "…" : reason);
+        return "quarantined until " + until + ": " + cut(reason);
+    }
+
+    private static String cut(String reason) {
+        return reason.length() > REASON_WIDTH ? reason.substring(0, REASON_WIDTH - 1) + "…" : reason;
     }
 
     private static String ago(long ms) {

@@ -66,13 +66,42 @@ public final class Relays {
         relayReturn = bound;
     }
 
-    /** Records a relay's announcement. */
+    /**
+     * A relay's announcement at another address than the one its id is live at (two relays started with one
+     * credential): refused, since hosts register only at the address their relay announced.
+     */
+    public static final class AddressTaken extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        AddressTaken(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Records a relay's announcement.
+     *
+     * @throws AddressTaken when the relay's id is live at another address: a second relay with the same credential
+     */
     public Relay announce(String relayId, String address) {
         if (address == null || address.lastIndexOf(':') <= 0) {
             throw new IllegalArgumentException("a relay announces its address as host:port");
         }
         Relay r = new Relay(relayId, address, System.currentTimeMillis());
-        Relay before = relays.put(relayId, r);
+        Relay[] held = new Relay[1];
+        relays.compute(relayId, (id, now) -> {
+            held[0] = now;
+            return now == null || now.address().equals(address) ? r : now;
+        });
+        Relay before = held[0];
+        if (before != null && !before.address().equals(address)) {
+            // two relays with one credential: each announcement would move the record, and hosts' registrations at the
+            // other would be refused every other 10 s, while every move started one more watch that nothing stopped
+            throw new AddressTaken("relay " + relayId + " is announced at " + before.address() + ", which answers the engine's"
+                    + " watch: a second relay at " + address + " needs a credential of its own (mpflc host-token --relay"
+                    + " --host-id NAME); a relay moved to " + address + " is taken once the engine has seen the one at "
+                    + before.address() + " go (within " + WATCH_SILENCE_MS / 1000 + " s)");
+        }
         lastIds.put(address, relayId);
         if (lostAddresses.remove(address)) {
             // back from a loss: the hosts behind it hold no registration there yet (their links dial it again within
@@ -85,7 +114,7 @@ public final class Relays {
             });
             unregistered.put(address, behind);
         }
-        if ((before == null || !before.address().equals(address)) && !closed) {
+        if (before == null && !closed) {
             // watched from its first announcement: a relay that dies fails the runs it carries at once
             watches.put(r, RelayDialer.shared().watch(address, WATCH_SILENCE_MS, why -> lost(r, why)));
         }
@@ -170,6 +199,28 @@ public final class Relays {
         if (waiting != null) {
             waiting.remove(hostId);
         }
+    }
+
+    /**
+     * Why {@code hostId}, healthy, cannot be reached now for its relay — lost, never announced at the address the host
+     * gave, or back from a loss without the host's registration yet — else empty. Placement leaves such a host out
+     * (not in quarantine) and the registry view shows the reason, so that {@code mpflc hosts} does not call it ok.
+     */
+    public Optional<String> unreachable(String hostId) {
+        Optional<String> lost = lostRelayOf(hostId);
+        if (lost.isPresent()) {
+            String address = lost.get();
+            if (!lastIds.containsKey(address)) {
+                // nothing was lost: the host's --relay names an address no relay announces (a typo, another name for it)
+                return Optional.of("reached only through a relay at " + address + ", but no relay has announced itself at "
+                        + address + " (a host's --relay must be the address a relay's ready line prints; placed once a"
+                        + " relay announces itself there)");
+            }
+            return Optional.of("reached only through relay " + nameOf(address) + " at " + address
+                    + ", which is lost (placed again once the relay announces itself)");
+        }
+        return unregisteredAt(hostId).map(address -> "reached only through relay " + nameOf(address) + " at " + address
+                + ", which is back from a loss but has not registered it again yet (placed once it has)");
     }
 
     /** The id of the relay listening at {@code address} (or last there, if lost), else the address itself. */

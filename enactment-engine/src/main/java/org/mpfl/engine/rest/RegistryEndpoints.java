@@ -118,6 +118,9 @@ final class RegistryEndpoints {
         }
         try {
             return new Reply(201, api.registry().relays().announce(own, body(ex).path("address").asText(null)));
+        } catch (org.mpfl.engine.registry.Relays.AddressTaken e) {
+            log.warn("relay {} announced at another address, refused: {}", own, e.getMessage());
+            throw new ApiException(409, e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new ApiException(400, e.getMessage());
         }
@@ -249,6 +252,8 @@ final class RegistryEndpoints {
         Map<String, Object> m = Json.MAPPER.convertValue(h, new TypeReference<LinkedHashMap<String, Object>>() { });
         m.put("ranksInUse", busy.getOrDefault(h.hostId(), 0));
         m.put("relay", api.registry().relays().relayOf(h.hostId()).orElse(null));
+        // healthy but out of reach through its relay: placement leaves it out without a quarantine
+        m.put("unreachable", api.registry().relays().unreachable(h.hostId()).orElse(null));
         m.put("quarantine", api.registry().quarantine(h.hostId()).map(q -> {
             Map<String, Object> v = new LinkedHashMap<>();
             v.put("active", api.registry().quarantined(h.hostId()));

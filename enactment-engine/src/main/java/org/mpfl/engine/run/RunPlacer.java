@@ -353,20 +353,12 @@ final class RunPlacer {
                     .ifPresent(q -> out.put(h.hostId(), quarantineText(q.untilMs(), q.reason())));
         }
         faultyForThisRun.active(registry).forEach(out::putIfAbsent);
-        // healthy, but reached only through a relay that is lost now: left out, not quarantined, until it is back
+        // healthy, but reached only through a relay that is lost now (or never announced, or back without it yet):
+        // left out, not quarantined, until it is back
         for (HostInfo h : registry.hosts()) {
-            registry.relays().lostRelayOf(h.hostId()).ifPresent(relay -> out.putIfAbsent(h.hostId(), relayLostText(relay)));
-            registry.relays().unregisteredAt(h.hostId()).ifPresent(relay -> out.putIfAbsent(h.hostId(), "reached only through relay "
-                    + registry.relays().nameOf(relay) + " at " + relay + ", which is back from a loss but has not registered it"
-                    + " again yet (placed once it has)"));
+            registry.relays().unreachable(h.hostId()).ifPresent(why -> out.putIfAbsent(h.hostId(), why));
         }
         return out;
-    }
-
-    /** Why a host behind the lost relay at {@code address} is left out of placement. */
-    private String relayLostText(String address) {
-        return "reached only through relay " + registry.relays().nameOf(address) + " at " + address
-                + ", which is lost (placed again once the relay announces itself)";
     }
 
     /** Whether {@code hostId} is reached only through a relay that is lost now. */

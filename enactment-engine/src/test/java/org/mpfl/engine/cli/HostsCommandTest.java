@@ -19,4 +19,16 @@ class HostsCommandTest {
         assertEquals("3/4+", HostsCommand.ranks(host));
         assertEquals("ok", HostsCommand.state(Json.MAPPER.readTree("{\"quarantine\":{\"active\":false,\"reason\":\"x\"}}")));
     }
+
+    /** A healthy host the engine cannot reach through its relay is not "ok": placement leaves it out. */
+    @Test
+    void aHostOutOfReachThroughItsRelayIsKeptOutNotOk() throws Exception {
+        JsonNode host = Json.MAPPER.readTree("{\"quarantine\":null,\"relay\":\"10.2.0.99:7070\",\"unreachable\":\"reached only"
+                + " through a relay at 10.2.0.99:7070, but no relay has announced itself at 10.2.0.99:7070 (a host's --relay must"
+                + " be the address a relay's ready line prints; placed once a relay announces itself there)\"}");
+        assertEquals("kept out: reached only through a relay at 10.2.0.99:7070, but no relay has announced itself at"
+                + " 10.2.0.99:7070", HostsCommand.state(host));
+        assertEquals("ok", HostsCommand.state(Json.MAPPER.readTree("{\"quarantine\":null,\"relay\":\"10.2.0.99:7070\","
+                + "\"unreachable\":null}")));
+    }
 }

@@ -91,9 +91,17 @@ class RelayOutageTest {
     }
 
     void announceRelay() throws Exception {
-        Http.Answer a = Http.send("POST", engine.url() + "/api/registry/relays", relayCredential.authorization(),
-                Map.of("address", relayAddress));
+        Http.Answer a = announceRelayAt(relayAddress);
         assertEquals(201, a.status(), a.body());
+    }
+
+    Http.Answer announceRelayAt(String address) throws Exception {
+        return Http.send("POST", engine.url() + "/api/registry/relays", relayCredential.authorization(), Map.of("address", address));
+    }
+
+    /** The engine's watches of the relay at {@code address} (one thread each). */
+    static long watchesOf(String address) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("mpfl-relay-watch-" + address)).count();
     }
 
     /**
@@ -175,6 +183,7 @@ class RelayOutageTest {
         assertTrue(queued.toString().contains("which is lost"), queued.toString());
         for (JsonNode h : hosts()) {
             assertTrue(h.path("quarantine").isNull(), "a host behind a lost relay is healthy, not quarantined: " + h);
+            assertEquals(h.path("relay").isNull(), h.path("unreachable").isNull(), "out of reach when behind the lost relay: " + h);
         }
 
         startRelay(relayPort);
@@ -183,6 +192,75 @@ class RelayOutageTest {
 
         Await.until(Duration.ofSeconds(30), "the run is placed once the relay is back", () -> detail(id),
                 d -> d.path("state").asText().equals("RUNNING"));
+    }
+
+    /**
+     * Two relays started with one credential (an admin who copied {@code relay1.credential} to a second machine for the
+     * same site): each announcement moved the engine's record of the relay to its address, so the hosts registering at
+     * the other were refused every other 10 s, and every move started one more watch of that address that nothing
+     * stopped until the relay died. The second is refused (409) while the first answers, naming both and the fix, and
+     * taken once the first is gone (a relay moved to another machine).
+     */
+    @Test
+    void aSecondRelayWithTheSameCredentialIsRefusedWhileTheFirstAnswers() throws Exception {
+        RelayServer second = new RelayServer("rly", relayCredential.engineKey(), TlsSettings.NONE,
+                (op, host, nonce, proof) -> RelayServer.Verdict.REFUSED, RelayServer.Limits.DEFAULT, "127.0.0.1", 0);
+        try {
+            String secondAddress = "127.0.0.1:" + second.port();
+            for (int i = 0; i < 3; i++) {
+                Http.Answer refused = announceRelayAt(secondAddress);
+                assertEquals(409, refused.status(), refused.body());
+                assertTrue(refused.body().contains("is announced at " + relayAddress) && refused.body().contains(secondAddress)
+                        && refused.body().contains("credential of its own"), refused.body());
+                announceRelay();
+            }
+            JsonNode relays = Http.send("GET", engine.url() + "/api/registry/relays", "Bearer " + engine.token(), null).json();
+            assertEquals(1, relays.size(), relays.toString());
+            assertEquals(relayAddress, relays.get(0).path("address").asText(), relays.toString());
+            assertEquals(1, watchesOf(relayAddress), "one watch of the first relay, however often it announced itself");
+            assertEquals(0, watchesOf(secondAddress), "no watch of a relay the engine refused");
+
+            relay.close();
+            Await.until(Duration.ofSeconds(30), "the engine saw the first relay go",
+                    () -> Http.send("GET", engine.url() + "/api/registry/relays", "Bearer " + engine.token(), null).json(),
+                    r -> r.size() == 0);
+            Http.Answer moved = announceRelayAt(secondAddress);
+            assertEquals(201, moved.status(), moved.body());
+        } finally {
+            second.close();
+        }
+    }
+
+    /**
+     * A host whose {@code --relay} names an address where no relay ever announced itself (a typo, another name for the
+     * relay, a relay not started yet): the engine cannot reach it, so the run waits without it — and says that no
+     * relay announced itself there, not that a relay "is lost", which sends the admin looking for a crash that
+     * never happened.
+     */
+    @Test
+    void aHostBehindARelayThatNeverAnnouncedItselfIsLeftOutSayingSo() throws Exception {
+        String nowhere = "127.0.0.1:" + Ports.outsideEphemeralRange();
+        host("s3h1", "s3", nowhere, "ring", 15);
+
+        String id = startRun(4);
+        JsonNode queued = Await.until(Duration.ofSeconds(30), "the run waits without s3h1", () -> detail(id),
+                d -> d.path("state").asText().equals("QUEUED") && d.toString().contains(nowhere));
+        String said = queued.toString();
+        assertFalse(said.contains("which is lost"), "no relay was ever there to be lost: " + said);
+        assertTrue(said.contains("no relay has announced itself at " + nowhere), said);
+        assertTrue(said.contains("ready line"), "says where the right address is found: " + said);
+        // the registry view (mpflc hosts) says it too, rather than calling the host ok
+        JsonNode s3h1 = null;
+        for (JsonNode h : hosts()) {
+            if (h.path("hostId").asText().equals("s3h1")) {
+                s3h1 = h;
+            } else {
+                assertTrue(h.path("unreachable").isNull(), h.toString());
+            }
+        }
+        assertTrue(s3h1 != null && s3h1.path("unreachable").asText().contains("no relay has announced itself at " + nowhere),
+                String.valueOf(s3h1));
+        assertTrue(s3h1.path("quarantine").isNull(), "a host behind no relay is healthy, not quarantined: " + s3h1);
     }
 
     /**
