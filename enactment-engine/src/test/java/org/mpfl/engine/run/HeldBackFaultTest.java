@@ -223,36 +223,10 @@ class HeldBackFaultTest {
     @Test
     void aRanksFaultKindSurvivesAnEngineRestartAndDecidesTheSame() throws Exception {
         List<FakeRanks.Rank> firstRanks = new CopyOnWriteArrayList<>();
-        String id;
-        try (Engine first = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
-                .invoker(new FakeRanks(r -> {
-                    firstRanks.add(r);
-                    r.awaitAbort(20_000);
-                })))) {
-            announce(first);
-            id = post(first, 1);
-            Await.runIn(Duration.ofSeconds(30), "RUNNING", () -> Http.get(first.url() + "/api/runs/" + id).json());
-            // a rank's thread records it just after its run call was accepted
-            Await.until(Duration.ofSeconds(30), "both ranks recorded", () -> firstRanks.size() == 2);
-        }
+        String id = runStoppedMidway(firstRanks);
         RunRequest rank1 = firstRanks.stream().filter(r -> r.rank() == 1).findFirst().orElseThrow().request();
         // the second engine hears from no host (it re-attaches until its grace ends) but from rank 1's FAILED event
-        RankInvoker silent = new RankInvoker() {
-            @Override
-            public void run(RankPlacement target, RunRequest request) {
-                throw new IllegalStateException("not placed again by this engine");
-            }
-
-            @Override
-            public RankStatus status(RankPlacement target, String domainId, String token) throws IOException {
-                throw new IOException("no answer yet");
-            }
-
-            @Override
-            public void abort(RankPlacement target, String domainId, String token) {
-            }
-        };
-        try (Engine second = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(silent))) {
+        try (Engine second = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(SILENT))) {
             RankEvent failed = new RankEvent(rank1.domainId(), 1, 1_000, System.currentTimeMillis(), RankEvent.Type.STATE, "FAILED",
                     "send", "ring.mpfl.xml:9:5", "peer unreachable: send to rank 0 failed", null, null, null, FaultKind.INFRASTRUCTURE);
             int status = postEvent(second, id, rank1, failed);
@@ -304,33 +278,8 @@ class HeldBackFaultTest {
     @Test
     void aRunEndedByItsRanksEventsWhileReattachingClosesTheReattachmentInItsLog() throws Exception {
         List<FakeRanks.Rank> firstRanks = new CopyOnWriteArrayList<>();
-        String id;
-        try (Engine first = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
-                .invoker(new FakeRanks(r -> {
-                    firstRanks.add(r);
-                    r.awaitAbort(20_000);
-                })))) {
-            announce(first);
-            id = post(first, 1);
-            Await.runIn(Duration.ofSeconds(30), "RUNNING", () -> Http.get(first.url() + "/api/runs/" + id).json());
-            Await.until(Duration.ofSeconds(30), "both ranks recorded", () -> firstRanks.size() == 2);
-        }
-        RankInvoker silent = new RankInvoker() {
-            @Override
-            public void run(RankPlacement target, RunRequest request) {
-                throw new IllegalStateException("not placed again by this engine");
-            }
-
-            @Override
-            public RankStatus status(RankPlacement target, String domainId, String token) throws IOException {
-                throw new IOException("no answer yet");
-            }
-
-            @Override
-            public void abort(RankPlacement target, String domainId, String token) {
-            }
-        };
-        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(silent));
+        String id = runStoppedMidway(firstRanks);
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).invoker(SILENT));
         Await.until(Duration.ofSeconds(30), "the engine asks the ranks", () -> placementMessages(engine, id).stream()
                 .anyMatch(m -> m.startsWith("re-attaching")));
         for (FakeRanks.Rank r : firstRanks) {
@@ -355,6 +304,42 @@ class HeldBackFaultTest {
         });
         return out;
     }
+
+    /**
+     * A run of 2 ranks (1 restart) started by an engine that stops while both run: the run stays RUNNING in the store
+     * of {@code dir} for the next engine; {@code ranks} gets the two ranks as they were called.
+     */
+    private String runStoppedMidway(List<FakeRanks.Rank> ranks) throws Exception {
+        try (Engine first = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
+                .invoker(new FakeRanks(r -> {
+                    ranks.add(r);
+                    r.awaitAbort(20_000);
+                })))) {
+            announce(first);
+            String id = post(first, 1);
+            Await.runIn(Duration.ofSeconds(30), "RUNNING", () -> Http.get(first.url() + "/api/runs/" + id).json());
+            // a rank's thread records it just after its run call was accepted
+            Await.until(Duration.ofSeconds(30), "both ranks recorded", () -> ranks.size() == 2);
+            return id;
+        }
+    }
+
+    /** Ranks of an engine started after another: never placed again by it, and none answers its status call. */
+    private static final RankInvoker SILENT = new RankInvoker() {
+        @Override
+        public void run(RankPlacement target, RunRequest request) {
+            throw new IllegalStateException("not placed again by this engine");
+        }
+
+        @Override
+        public RankStatus status(RankPlacement target, String domainId, String token) throws IOException {
+            throw new IOException("no answer yet");
+        }
+
+        @Override
+        public void abort(RankPlacement target, String domainId, String token) {
+        }
+    };
 
     /** Posts a rank event to engine {@code e} as the rank of {@code as} would (a host whose callback is that engine). */
     private static int postEvent(Engine e, String runId, RunRequest as, RankEvent event) throws Exception {
