@@ -280,6 +280,33 @@ public final class RelayCommand implements CliCommand {
             return valid;
         }
 
+        /** What a call to the engine's {@code path} asks for, as its refusal names it. */
+        private static String what(String path) {
+            return switch (path) {
+                case "/api/registry/relays" -> "this relay's announcement";
+                case "/api/registry/relays/verify" -> "this relay's check of a host's proof";
+                case "/api/registry/relays/check" -> "this relay's check of its hosts' credentials";
+                default -> "this relay's request to " + path;
+            };
+        }
+
+        /**
+         * The engine's reason in a refusal's answer, as {@code ": reason"}: the {@code "error"} of its JSON body, the body
+         * itself when it is not such JSON (something else wrote it), or nothing.
+         */
+        private static String reason(String body) {
+            String said = body == null ? "" : body.strip();
+            try {
+                JsonNode b = said.isEmpty() ? null : JSON.readTree(said);
+                if (b != null && b.isObject()) {
+                    said = b.path("error").asText("").strip();
+                }
+            } catch (IOException notJson) {
+                // an answer in other words than the engine's: said as it came
+            }
+            return said.isEmpty() ? "" : ": " + said.replaceAll("\\s*\\R\\s*", " ");
+        }
+
         private JsonNode post(String path, Map<String, ?> body) throws IOException {
             HttpRequest req = HttpRequest.newBuilder(URI.create(engine + path)).timeout(Duration.ofSeconds(10))
                     .header("Authorization", credential.authorization()).header("Content-Type", "application/json")
@@ -304,7 +331,8 @@ public final class RelayCommand implements CliCommand {
                             + " on the engine's machine)");
                 }
                 if (r.statusCode() / 100 == 4) {
-                    throw new EngineRefused(r.statusCode(), "engine answered " + r.statusCode() + " to " + path + ": " + r.body());
+                    throw new EngineRefused(r.statusCode(), "the engine at " + engine + " refused " + what(path) + ": HTTP "
+                            + r.statusCode() + reason(r.body()));
                 }
                 if (r.statusCode() / 100 != 2) {
                     throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + r.body());
