@@ -25,6 +25,13 @@ public final class Placement {
     private Placement() {
     }
 
+    /**
+     * Why a run cannot be placed on an engine with no host registered, and how to get one; an engine with a capacity
+     * provider says what the provider is doing instead (RunQueue), since it starts the hosts.
+     */
+    public static final String NO_HOSTS = "no service hosts are registered (enrol one: mpflc host-token --engine URL -o F, then"
+            + " mpflc host --credential-file F; or start local ones with mpflc up --hosts N)";
+
     /** Raised when some process has no host able to run it. */
     public static class PlacementException extends Exception {
         private static final long serialVersionUID = 1L;
@@ -156,8 +163,7 @@ public final class Placement {
                                             BiFunction<HostInfo, String, String> nameOnHost, Load load)
             throws PlacementException {
         if (hosts.isEmpty()) {
-            throw new PlacementException("no service hosts are registered (enrol one: mpflc host-token --engine URL -o F, then mpflc"
-                    + " host --credential-file F; or start local ones with mpflc up --hosts N)");
+            throw new PlacementException(NO_HOSTS);
         }
         Map<String, Integer> used = new HashMap<>(load.busy());
         List<String> shortOf = new ArrayList<>();

@@ -143,11 +143,7 @@ final class RunQueue {
                     });
                     continue;
                 }
-                blockedBy = r.waitReason() != null ? r.waitReason() : r.failure().message();
-                String note = provider == null ? null : provider.note();
-                if (note != null && !note.isBlank()) {
-                    blockedBy = blockedBy + "; " + note;
-                }
+                blockedBy = reason(r, provider);
                 waitFor(e, ++position, blockedBy, after);
             } else if (!failsForNeverFitting(e, it, after)) {
                 // checked behind the head too: a run submitted behind others learns now, not when its turn comes
@@ -188,6 +184,21 @@ final class RunQueue {
                 LOG.info("run {} queued: {}", e.run().id(), reason);
             });
         }
+    }
+
+    /**
+     * Why the head of the queue waits: the placement's reason, then what the provider is doing about it. With no host
+     * registered yet the provider's part comes alone: the hint to enrol a host ({@link Placement#NO_HOSTS}) is for
+     * engines without a provider, and misleading while the provider starts them.
+     */
+    private static String reason(RunPlacer.Reservation r, CapacityOnDemand provider) {
+        String placement = r.waitReason() != null ? r.waitReason() : r.failure().message();
+        String note = provider == null ? null : provider.note();
+        boolean noted = note != null && !note.isBlank();
+        if (provider != null && r.waitReason() == null && Placement.NO_HOSTS.equals(placement)) {
+            return "waiting for hosts from the capacity provider" + (noted ? ": " + note : "");
+        }
+        return noted ? placement + "; " + note : placement;
     }
 
     /** Turns capacity on demand on: see {@link #onDemand}. */

@@ -78,6 +78,18 @@ class CapacityManagerTest {
     }
 
     /**
+     * With no host registered yet, a queued run's reason says what the provider is doing, first and alone: the hint to
+     * enrol a host or start local ones (what an engine without a provider says) is misleading while Slurm starts them.
+     */
+    @Test
+    void withNoHostYetTheReasonIsTheProvidersPartNotTheHintToEnrolOne() throws Exception {
+        start(2, 4);
+        String id = run(4);
+        String reason = awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertEquals("waiting for hosts from the capacity provider: Slurm job 100 PENDING (Resources)", reason);
+    }
+
+    /**
      * A run that can never fit, submitted behind a run that waits for its jobs, fails at once naming what it asks and
      * the most there can be (it used to wait behind the head, saying nothing, until its own turn came); after a restart
      * with a smaller --max-nodes, a queued run that no longer fits fails as the engine starts, wherever it stands (no

@@ -67,7 +67,37 @@ class RelayFirstAnnouncementTest {
                     Duration.ofSeconds(60), new PrintStream(err, true, StandardCharsets.UTF_8));
             assertFalse(announced);
             assertEquals(1, announcements.get(), "a refusal is final");
-            assertTrue(err.toString(StandardCharsets.UTF_8).contains("engine answered 403"), err.toString(StandardCharsets.UTF_8));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("refused this relay's announcement: HTTP 403"), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /**
+     * The engine's refusal of the first announcement (here: 409, the credential is a host's) is one line in its own
+     * words — who refused what, the status and the engine's reason — not the path and the raw JSON of its answer.
+     */
+    @Test
+    void anEnginesRefusalIsSaidInOneLineInItsWords() throws Exception {
+        int port = Ports.outsideEphemeralRange();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+        server.createContext("/api/registry/relays", exchange -> {
+            // as the engine refuses a second relay announcing itself with one credential (no mark: not the credential's kind)
+            byte[] body = "{\"error\":\"relay 'relay-1' still answers at 10.1.0.2:7070: each relay needs a credential of its own\"}\n"
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(409, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        try {
+            String engine = "http://127.0.0.1:" + port;
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertFalse(RelayCommand.announceFirst(calls(engine), "relay.example:7070", Duration.ofSeconds(60),
+                    new PrintStream(err, true, StandardCharsets.UTF_8)));
+            assertEquals("mpflc relay: the engine at " + engine + " refused this relay's announcement: HTTP 409: relay"
+                    + " 'relay-1' still answers at 10.1.0.2:7070: each relay needs a credential of its own" + System.lineSeparator(),
+                    err.toString(StandardCharsets.UTF_8));
         } finally {
             server.stop(0);
         }

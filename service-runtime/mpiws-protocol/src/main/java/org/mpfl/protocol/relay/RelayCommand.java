@@ -280,6 +280,16 @@ public final class RelayCommand implements CliCommand {
             return valid;
         }
 
+        /** What a call to the engine's {@code path} asks for, as its refusal names it. */
+        private static String what(String path) {
+            return switch (path) {
+                case "/api/registry/relays" -> "this relay's announcement";
+                case "/api/registry/relays/verify" -> "this relay's check of a host's proof";
+                case "/api/registry/relays/check" -> "this relay's check of its hosts' credentials";
+                default -> "this relay's request to " + path;
+            };
+        }
+
         /** An answer's words on one line: the engine's {@code error}, else the body as it came (a proxy's page). */
         private static String said(String body) {
             String error = org.mpfl.protocol.EngineReach.errorOf(body);
@@ -315,7 +325,9 @@ public final class RelayCommand implements CliCommand {
                             + said(r.body()));
                 }
                 if (r.statusCode() / 100 == 4) {
-                    throw new EngineRefused(r.statusCode(), "engine answered " + r.statusCode() + " to " + path + ": " + said(r.body()));
+                    String said = said(r.body() == null ? "" : r.body());
+                    throw new EngineRefused(r.statusCode(), "the engine at " + engine + " refused " + what(path) + ": HTTP "
+                            + r.statusCode() + (said.isEmpty() ? "" : ": " + said));
                 }
                 if (r.statusCode() / 100 != 2) {
                     throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + said(r.body()));
