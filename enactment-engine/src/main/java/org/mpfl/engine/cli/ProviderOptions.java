@@ -143,6 +143,7 @@ final class ProviderOptions {
                 + (a.has("--slurmrestd") ? "slurmrestd at " + a.value("--slurmrestd") : "sbatch") + ", up to "
                 + a.intValue("--max-nodes") + " job(s) of one node with " + a.intValue("--cpus-per-node") + " CPU(s), each released"
                 + " after " + a.intValue("--idle-release") + " s without ranks, Slurm asked every " + pollSeconds(a.value("--poll-interval"))
-                + " s: queued runs start as their hosts join";
+                + " s, a job whose host has not joined after " + a.intValue("--join-timeout")
+                + " s is cancelled: queued runs start as their hosts join";
     }
 }

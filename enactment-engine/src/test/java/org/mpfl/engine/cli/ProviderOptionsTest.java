@@ -36,6 +36,16 @@ class ProviderOptionsTest {
         assertTrue(refused("--poll-interval", "5").contains("--poll-interval applies to --provider slurm only"));
     }
 
+    /** The banner states every bound the provider works to, the join timeout included (it was left out when added). */
+    @Test
+    void theBannerStatesTheJoinTimeout() throws Exception {
+        String[] slurm = {"--provider", "slurm", "--partition", "debug", "--node-mpflc", "/opt/mpfl/bin/mpflc"};
+        String banner = ProviderOptions.banner(SPEC.parse(List.of(slurm)));
+        assertTrue(banner.contains("a job whose host has not joined after 300 s is cancelled"), banner);
+        banner = ProviderOptions.banner(SPEC.parse(List.of(concat(slurm, "--join-timeout", "90"))));
+        assertTrue(banner.contains("a job whose host has not joined after 90 s is cancelled"), banner);
+    }
+
     private static String[] concat(String[] a, String... b) {
         List<String> out = new ArrayList<>(List.of(a));
         out.addAll(List.of(b));
