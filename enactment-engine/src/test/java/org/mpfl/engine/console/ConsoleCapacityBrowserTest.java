@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -15,9 +16,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.engine.Engine;
 import org.mpfl.engine.EngineConfig;
+import org.mpfl.engine.HostCalls;
 import org.mpfl.engine.capacity.FakeScheduler;
 import org.mpfl.engine.run.FakeRanks;
+import org.mpfl.protocol.relay.RelayDialer;
 import org.mpfl.testing.Http;
+import org.mpfl.testing.Ports;
 import org.mpfl.testing.StartsProcesses;
 import org.mpfl.testing.browser.HeadlessChromium;
 
@@ -25,7 +29,8 @@ import org.mpfl.testing.browser.HeadlessChromium;
  * The registry page's Capacity section in a real headless Chromium: against an engine whose capacity provider is the
  * in-memory {@link FakeScheduler}, a queued run's pending job (no host has joined, so the hosts table cannot show it)
  * is listed with its id, state and reason under the provider's limits, the page still passing axe-core; against an
- * engine without a provider there is no Capacity section at all.
+ * engine without a provider there is no Capacity section at all; a host the engine cannot reach through its relay
+ * reads as kept out, with why, not alive.
  */
 @Timeout(300)
 @StartsProcesses
@@ -98,5 +103,49 @@ class ConsoleCapacityBrowserTest {
         browser.await("the registry drawn", WAIT, d -> browser.text("main .summary").startsWith("0 service hosts"));
         assertEquals(0, browser.count("#capacity"), browser.text("main"));
         assertTrue(!browser.text("main").contains("Capacity"), browser.text("main"));
+    }
+
+    /**
+     * A host whose {@code --relay} names an address where no relay ever announced itself heartbeats, but the engine
+     * cannot reach it: {@code GET /api/registry/hosts} says why ({@code unreachable}) and placement leaves it out.
+     * Its row says kept out with that reason, as {@code mpflc hosts} does; before, its Health badge said alive.
+     */
+    @Test
+    void aHostOutOfReachThroughItsRelayReadsAsKeptOutWithWhy() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
+                .invoker(new FakeRanks(r -> { })));
+        String nowhere = "127.0.0.1:" + Ports.outsideEphemeralRange();
+        String behind = "127.0.0.1:" + Ports.outsideEphemeralRange();
+        try {
+            announce("direct", "127.0.0.1:" + Ports.outsideEphemeralRange(), null);
+            announce("behind", behind, nowhere);
+            openRegistry();
+            String row = "#hosts-table tr[data-host-id='behind']";
+            browser.await("host behind shown kept out", WAIT, d -> browser.count(row) == 1
+                    && browser.text(row + " td:first-child .badge").equals("kept out"));
+            String health = browser.text(row + " td:first-child");
+            assertTrue(health.contains("no relay has announced itself at " + nowhere), health);
+            assertTrue(!health.contains("alive"), health);
+            assertEquals("alive", browser.text("#hosts-table tr[data-host-id='direct'] td:first-child"),
+                    "a host reached directly is not kept out");
+            List<String> violations = AxeCore.violations(browser);
+            assertTrue(violations.isEmpty(), "registry with a kept-out host: " + String.join("\n", violations));
+        } finally {
+            // the announcement routed the host's address through the relay for this JVM: undo it
+            RelayDialer.shared().routeVia(behind, null, null);
+        }
+    }
+
+    private void announce(String hostId, String address, String relay) throws Exception {
+        Map<String, Object> h = new LinkedHashMap<>();
+        h.put("hostId", hostId);
+        h.put("soapUrl", "http://" + address + "/axis2/services");
+        h.put("services", List.of("ring"));
+        h.put("capacity", 1);
+        if (relay != null) {
+            h.put("relay", relay);
+        }
+        Http.Answer a = HostCalls.announce(engine, h);
+        assertEquals(201, a.status(), a.body());
     }
 }

@@ -11,10 +11,18 @@ const REFRESH_MS = 1000;
 function health(host, timeoutMs, now) {
   if (host.staticEntry) return {label: 'static', cls: 'static'};
   const age = now - host.lastHeartbeatMs;
-  if (!timeoutMs) return {label: 'alive', cls: 'alive'};
-  if (age > timeoutMs) return {label: 'lost', cls: 'lost'};
-  if (age > timeoutMs / 2) return {label: 'late', cls: 'late'};
+  if (timeoutMs && age > timeoutMs) return {label: 'lost', cls: 'lost'};
+  // it heartbeats, but the engine cannot reach it through its relay: placement leaves it out (mpflc hosts: kept out)
+  if (host.unreachable) return {label: 'kept out', cls: 'kept-out'};
+  if (timeoutMs && age > timeoutMs / 2) return {label: 'late', cls: 'late'};
   return {label: 'alive', cls: 'alive'};
+}
+
+// Why a kept-out host cannot be reached (the relay lost, never announced, or not yet registered again), in full:
+// the relay's address and what brings the host back are what the admin acts on.
+function unreachableNote(reason) {
+  if (!reason) return null;
+  return el('div', {class: 'sub kept-out-reason'}, 'out of reach: ' + reason);
 }
 
 // A host that refused a deployment or run is kept out of placement for a while: say why and until when.
@@ -29,7 +37,8 @@ function hostRow(host, timeoutMs, now) {
   const h = health(host, timeoutMs, now);
   const services = (host.services || []).slice().sort();
   return el('tr', {'data-host-id': host.hostId},
-    el('td', {}, el('span', {class: 'badge health-' + h.cls}, h.label), quarantineBadge(host.quarantine)),
+    el('td', {}, el('span', {class: 'badge health-' + h.cls}, h.label), unreachableNote(host.unreachable),
+      quarantineBadge(host.quarantine)),
     el('th', {scope: 'row', class: 'mono'}, host.hostId),
     el('td', {class: 'mono', 'data-site': host.site || 'default'}, host.site || 'default'),
     el('td', {class: 'mono'}, host.soapUrl, host.binaryAddress ? el('div', {class: 'sub'}, 'binary ' + host.binaryAddress) : null),
