@@ -49,7 +49,6 @@ import org.mpfl.protocol.RunMessages;
 class UnprovenBodyBoundTest {
     private static final String TYPE = "Bounded";
     /** What the attacker pushes at most; far more than the bound and the sockets' buffers together. */
-    private static final long PUSH = 64L << 20;
     private static ServiceHost host;
     /** The host serves an engine: a caller on its own machine without the engine's key is a stranger too. */
     private static final HostCredential CREDENTIAL = HostCredential.generate("http://127.0.0.1:1", "h");
@@ -72,8 +71,8 @@ class UnprovenBodyBoundTest {
     @ValueSource(strings = {"status", "abort", "store without its action"})
     void anEndlessElementFromACallerWithoutCredentialIsCutOff(String operation) throws Exception {
         URI url = URI.create(host.serviceUrl(TYPE));
-        long pushed = EndlessElement.push(url, operation.split(" ")[0], !operation.contains("without"), PUSH);
-        assertTrue(pushed < 32L << 20, operation + ": the host read " + (pushed >> 20) + " MB of one element from a caller "
+        long pushed = EndlessElement.push(url, operation.split(" ")[0], !operation.contains("without"), EndlessElement.PUSHED);
+        assertTrue(pushed < EndlessElement.CUT_OFF, operation + ": the host read " + (pushed >> 20) + " MB of one element from a caller "
                 + "without any credential and had not closed the connection");
         // and it goes on answering
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(20))

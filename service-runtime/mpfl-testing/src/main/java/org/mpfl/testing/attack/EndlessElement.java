@@ -24,6 +24,17 @@ public final class EndlessElement {
     private EndlessElement() {
     }
 
+    /** How much a test pushes: a server that reads it all (or never closes) has taken every byte of it. */
+    public static final long PUSHED = 96L << 20;
+
+    /**
+     * Below this, the server cut the element off: what it read before it closed (1 MiB and Tomcat's 2 MiB swallow) plus
+     * what the sockets held meanwhile — counted as pushed though never read: the client's send buffer (tcp_wmem, at most
+     * 4 MiB here) and the server's receive buffer, which loopback autotuning grows while the server reads (tcp_rmem, at
+     * most 32 MiB here). CI saw 8 MiB passed at Tomcat with a 48 MiB push.
+     */
+    public static final long CUT_OFF = 64L << 20;
+
     /**
      * Sends operation {@code op}'s request to {@code url} (with its SOAP action in the content type, or without) and
      * pushes the element's text until {@code max} bytes, the server closing the connection, or 120 s of it neither
