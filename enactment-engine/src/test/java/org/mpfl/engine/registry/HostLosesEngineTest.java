@@ -40,7 +40,7 @@ class HostLosesEngineTest {
     @Test
     void aHostAbortsItsDomainsOnceItMissedTheEngineLongerThanItsHeartbeatTimeout() throws Exception {
         Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMillis(1500))
-                .engineLossGrace(Duration.ofMillis(5000)));
+                .engineLossGrace(Duration.ofMillis(10_000)));
         HostCredential credential = engine.issueHostCredential(null);
         try (ServiceHost host = ServiceHost.start(new ServiceHost.Options("127.0.0.1", 0, null, credential.hostId(), null, true));
              ServiceHost alone = ServiceHost.start(new ServiceHost.Options("127.0.0.1", 0, null, "no-engine", null, true))) {
@@ -56,15 +56,16 @@ class HostLosesEngineTest {
                 engine.close();
                 long t0 = System.currentTimeMillis();
                 Domain d = host.registry().domain(id);
-                // within the engine-loss grace (5 s, longer than the heartbeat timeout) the ranks run on:
-                // a restarted engine would re-attach to them. Looking 2 s in leaves 3 s of margin on a loaded
-                // 2-core machine (the engine's close and the host's next heartbeat may each take a while)
+                // within the engine-loss grace (10 s, longer than the heartbeat timeout) the ranks run on:
+                // a restarted engine would re-attach to them. The grace counts from the host's last answer,
+                // up to a beat before the close began, and the close itself may take seconds on a loaded
+                // 2-core machine: looking 2 s after it leaves ~6 s for both (5 s of grace left 2.5 s)
                 Thread.sleep(2000);
                 assertFalse(d.isAborted(), "aborted within the engine-loss grace");
                 Await.until(Duration.ofSeconds(30), "the domain aborted after the engine went", d::isAborted);
                 String why = org.junit.jupiter.api.Assertions.assertThrows(
                         org.mpfl.runtime.api.DomainAbortedException.class, d::checkNotAborted).getMessage();
-                assertTrue(why.contains("heartbeat timeout") && why.contains("engine-loss grace (5000 ms)"), why);
+                assertTrue(why.contains("heartbeat timeout") && why.contains("engine-loss grace (10000 ms)"), why);
                 assertFalse(alone.registry().domain(own).isAborted(), "a host without an engine lost its domain");
             } finally {
                 announcer.close();
