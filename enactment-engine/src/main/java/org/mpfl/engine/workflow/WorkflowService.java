@@ -417,7 +417,7 @@ public final class WorkflowService {
     }
 
     /**
-     * Refuses a run that gives a required param no value, before anything is deployed for it, at the param's
+     * Refuses a run that gives a required param no value, before its own archives are deployed, at the param's
      * {@code <param>} and naming the request's field: each of its ranks would fail at its start, saying nothing of where
      * the param is declared.
      */
