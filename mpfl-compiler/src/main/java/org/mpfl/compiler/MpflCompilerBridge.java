@@ -147,8 +147,7 @@ public final class MpflCompilerBridge implements WorkflowCompiler {
             Diagnostics unvalued = new Diagnostics();
             for (IrParam p : result.workflow().params()) {
                 if (!result.paramValues().containsKey(p.name())) {
-                    unvalued.error(p.at(), "param '" + p.name() + "' has no value: it has no default, so give it with --param "
-                            + p.name() + "=VALUE");
+                    unvalued.error(p.at(), ParamValues.noValue(p.name(), naming));
                 }
             }
             if (unvalued.hasErrors()) {

@@ -14,6 +14,7 @@ import org.mpfl.ir.cli.Arguments;
 import org.mpfl.ir.cli.CliCommand;
 import org.mpfl.ir.cli.ExecutablePath;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.plan.ParamValues;
 import org.mpfl.engine.run.SiteRequest;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.EngineConfig;
@@ -161,6 +162,13 @@ public final class RunCommand implements CliCommand {
                     return 1;
                 }
                 input.warnings().forEach(err::println);
+                // refused before any engine or host starts, at the <param>, as --local refuses it (an engine refuses
+                // it too, and would otherwise have each rank fail at its start without the param's place)
+                List<String> unvalued = input.deploymentPlan().unvaluedParams(input.params(), ParamValues.Naming.COMMAND_LINE);
+                if (!unvalued.isEmpty()) {
+                    unvalued.forEach(err::println);
+                    return 1;
+                }
             }
             if (inProcess && InProcessRun.runs(input.deploymentPlan(), input.archives(), input.programsInPlan())) {
                 return runInProcess(input, timeoutS, json, out, err, submission);

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.mpfl.ir.plan.DeploymentPlan;
+import org.mpfl.ir.plan.ParamValues;
 import org.mpfl.ir.plan.PlanJson;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.deploy.DeploymentService;
@@ -378,6 +379,7 @@ public final class WorkflowService {
         Map<String, String> names;
         if (present(request.plan())) {
             plan = PlanJson.readPlan(request.plan());
+            requireValues(plan, params);
             names = deployOwn(plan.workflow(), request.archives(), owner);
         } else if (request.document() != null) {
             String file = request.file() != null ? request.file() : "workflow.mpfl.xml";
@@ -385,6 +387,7 @@ public final class WorkflowService {
             WorkflowCompiler.Compiled c = compiler.compile(file, request.document(), params);
             plan = c.plan();
             params = c.params();
+            requireValues(plan, params);
             names = deployOwn(plan.workflow(), c.archives(), owner);
         } else if (request.workflow() != null) {
             deployments.deployAll(request.archives(), owner);
@@ -398,17 +401,31 @@ public final class WorkflowService {
                 WorkflowCompiler.Compiled c = compiler.compile(w.name(), w.document(), storedDefaults(w, params));
                 plan = storedAs(c.plan(), w.name());
                 params = c.params();
+                requireValues(plan, params);
                 names = serviceNames(w, w.name(), w.version(), c.archives().keySet());
                 // the stored archives are these; deploying again reaches hosts that joined since (a no-op elsewhere)
                 deployments.deployAllAs(byName(c.archives(), names), owner);
             } else {
                 plan = storedAs(stored, w.name());
+                requireValues(plan, params);
                 names = recordedNames(w);
             }
         } else {
             throw new IllegalArgumentException("a run needs 'plan', 'document' or 'workflow'");
         }
         return runs.start(plan, params, version, names, request.restarts(), request.queueing(), project);
+    }
+
+    /**
+     * Refuses a run that gives a required param no value, before its own archives are deployed, at the param's
+     * {@code <param>} and naming the request's field: each of its ranks would fail at its start, saying nothing of where
+     * the param is declared.
+     */
+    private static void requireValues(DeploymentPlan plan, Map<String, Object> params) throws WorkflowCompiler.CompileException {
+        List<String> unvalued = plan.unvaluedParams(params, ParamValues.Naming.JSON_FIELD);
+        if (!unvalued.isEmpty()) {
+            throw new WorkflowCompiler.CompileException(unvalued);
+        }
     }
 
     /**

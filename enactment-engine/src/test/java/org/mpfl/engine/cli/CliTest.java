@@ -350,6 +350,38 @@ class CliTest {
         }
     }
 
+    /**
+     * {@code run FILE --engine} and {@code run NAME --engine} without a value for a param that has no default are refused
+     * before the run starts, at the {@code <param>} and in the command line's words, as {@code run --local} refuses it:
+     * the run was started and failed at every rank's start, without the param's place in the document.
+     */
+    @Test
+    void aRunOnAnEngineWithoutARequiredParamIsRefusedAtItsDeclaration() throws Exception {
+        Path doc = Files.writeString(dir.resolve("q.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="q">
+                  <param name="n" type="int"/>
+                  <process name="w" ranks="1">
+                    <output name="twice" value="2 * n"/>
+                  </process>
+                </workflow>
+                """);
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> { })))) {
+            String data = dir.resolve("engine").toString();
+            Result file = mpflc("run", doc.toString(), "--engine", engine.url(), "--data", data, "--timeout", "30");
+            assertEquals(1, file.exit(), file.err());
+            assertTrue(file.err().contains(doc + ":2:3: error: param 'n' has no value: it has no default, so give it with --param n=VALUE"),
+                    file.err());
+            assertEquals(0, mpflc("deploy", doc.toString(), "--engine", engine.url(), "--data", data).exit());
+            Result stored = mpflc("run", "q", "--engine", engine.url(), "--data", data, "--timeout", "30");
+            assertEquals(1, stored.exit(), stored.err());
+            assertTrue(stored.err().contains(":2:3: error: param 'n' has no value: it has no default, so give it with --param n=VALUE"),
+                    stored.err());
+            assertEquals("0", Http.send("GET", engine.url() + "/api/runs", "Bearer " + engine.token(), null).headers()
+                    .firstValue("X-Total-Count").orElse(null), "no run was started");
+        }
+    }
+
     /** A rank count beyond what one JVM runs is refused at once, saying the limit and what to do, not left to fill the heap. */
     @Test
     @Timeout(30)

@@ -200,6 +200,35 @@ class ClientMistakesTest {
     }
 
     /**
+     * A run that gives a required param no value is refused before it starts, at the {@code <param>} and naming the
+     * request's field: it was started, and every rank failed at its start with "param 'n' has no value", saying nothing
+     * of where the document declares it. So for a document, and for a plan that says where (a plan that does not,
+     * hand-written or written before plans did, is refused naming the plan).
+     */
+    @Test
+    void aRunWithoutARequiredParamsValueIsRefusedAtItsDeclaration() throws Exception {
+        String doc = "<workflow xmlns=\"urn:mpfl:1.0\" name=\"p\">\n  <param name=\"n\" type=\"int\"/>\n"
+                + "  <process name=\"w\" ranks=\"1\"><output name=\"t\" value=\"2 * n\"/></process>\n</workflow>\n";
+        Http.Answer a = Http.post(engine.url() + "/api/runs", "admin-token", java.util.Map.of("document", doc, "file", "p.mpfl.xml"));
+        assertEquals(422, a.status(), a.body());
+        assertTrue(a.json().get("error").asText().contains(
+                "p.mpfl.xml:2:3: error: param 'n' has no value: it has no default, so give it with 'params.n' (VALUE)"), a.body());
+        for (String at : List.of(", \"at\": \"p.mpfl.xml:2:3\"", "")) {
+            String plan = "{\"plan\": {\"workflow\": \"p\", \"params\": [{\"name\": \"n\", \"type\": \"int\", \"required\": true"
+                    + at + "}], \"processes\": [{\"name\": \"w\", \"ranks\": 1}]}}";
+            Http.Answer p = Http.send("POST", engine.url() + "/api/runs", "Bearer admin-token", plan);
+            assertEquals(422, p.status(), p.body());
+            assertTrue(p.json().get("error").asText().contains((at.isEmpty() ? "plan 'p'" : "p.mpfl.xml:2:3")
+                    + ": error: param 'n' has no value: it has no default, so give it with 'params.n' (VALUE)"), p.body());
+        }
+        Http.Answer runs = Http.send("GET", engine.url() + "/api/runs", "Bearer admin-token", null);
+        assertEquals("0", runs.headers().firstValue("X-Total-Count").orElse(null), "no run was started: " + runs.body());
+        Http.Answer given = Http.post(engine.url() + "/api/runs", "admin-token", java.util.Map.of("document", doc,
+                "params", java.util.Map.of("n", 2)));
+        assertEquals(201, given.status(), "with its value it starts: " + given.body());
+    }
+
+    /**
      * An archive that is not base64 is refused naming its field and what is wrong with it: the decoder's words said
      * "archive of 'w' is not base64: Illegal base64 character 21" (the character by its hex code).
      */

@@ -351,8 +351,10 @@ public final class WorkflowChecker {
             if (typed != null && type != null) {
                 init = ExpressionTyper.coerce(typed, type);
                 if (init == null) {
-                    diagnostics.error(ExpressionTyper.startOf(typed), "cannot initialise " + type + " variable with " + typed.type()
-                            + ExpressionTyper.conversionHint(typed, type));
+                    // named, as "cannot assign" names its target: several vars on one line otherwise differ only by column
+                    String named = nameAttribute == null ? "" : " '" + nameAttribute.value().trim() + "'";
+                    diagnostics.error(ExpressionTyper.startOf(typed), "cannot initialise " + type + " variable" + named + " with "
+                            + typed.type() + ExpressionTyper.conversionHint(typed, type));
                 }
             }
             ok &= init != null;

@@ -148,7 +148,20 @@ final class CommunicationReporter {
             a.rank().stop = new RankStop(RankStop.Reason.ERROR, a.activity().at(), "collective mismatch");
         }
         ArrivalGroups groups = group(List.of(slot.arrivals));
-        error(groups.primary(), "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", groups.parts()),
-                groups.notes());
+        error(groups.primary(), "collective mismatch on comm " + slot.comm.name() + ": " + String.join(", ", groups.parts())
+                + rootFix(List.of(slot.arrivals)), groups.notes());
+    }
+
+    /**
+     * What to change when the members reached the same collective with different roots, most often a root computed
+     * from the rank ({@code root="rank"}); the positions alone do not say that the root must be the same everywhere.
+     */
+    private static String rootFix(List<CollectiveRendezvous.Arrival> arrivals) {
+        boolean sameKind = arrivals.stream().map(a -> IrActivity.elementName(a.activity())).distinct().count() == 1;
+        long roots = arrivals.stream().map(CollectiveRendezvous.Arrival::root).filter(java.util.Objects::nonNull).distinct().count();
+        return sameKind && roots > 1
+                ? " (every member must name the same root: make root a value all ranks agree on, e.g. 0 or a param, not one"
+                        + " that depends on rank)"
+                : "";
     }
 }

@@ -219,9 +219,13 @@ final class FinalStateAnalysis {
             List<String> shown = new ArrayList<>();
             counted.forEach((pair, n) -> shown.add(n == 1 ? pair : n + " × " + pair));
             String list = String.join("; ", shown.subList(0, Math.min(4, shown.size()))) + (shown.size() > 4 ? "; …" : "");
+            // what to change: the facts alone leave a newcomer guessing whether the send or the receive is wrong
             error(at, messages.size() == 1
-                    ? "unmatched send: the message sent here from " + list + " is never received"
-                    : "unmatched send: " + messages.size() + " messages sent here are never received: " + list, List.of());
+                    ? "unmatched send: the message sent here from " + list + " is never received (its destination needs a"
+                            + " matching <receive>: same source, tag and comm; or remove this send)"
+                    : "unmatched send: " + messages.size() + " messages sent here are never received: " + list
+                            + " (each destination needs a matching <receive> per message: same source, tag and comm; or send"
+                            + " fewer)", List.of());
         });
         Map<SourceLocation, TreeSet<Integer>> posted = new LinkedHashMap<>();
         for (Request r : matcher.unmatchedReceives()) {

@@ -49,7 +49,7 @@ public final class PlanBuilder {
         List<PlanParam> params = new ArrayList<>();
         for (IrParam p : workflow.params()) {
             Object value = p.defaultValue() instanceof IrExpr.Const c ? c.value() : null;
-            params.add(new PlanParam(p.name(), p.type(), value, value == null));
+            params.add(new PlanParam(p.name(), p.type(), value, value == null, p.at()));
         }
         List<PlanLibrary> libraries = workflow.libraries().stream().map(l -> new PlanLibrary(l, libraryEntry(l))).toList();
         ConstantEnvironment defaults = new ConstantEnvironment(defaults(params));

@@ -65,7 +65,7 @@ class CliTest {
             assertTrue(lineNumber >= previousLine, "sorted by position");
             previousLine = lineNumber;
         }
-        assertTrue(run.stderr().contains(TYPES + ":13:38: error: cannot initialise int variable with double"));
+        assertTrue(run.stderr().contains(TYPES + ":13:38: error: cannot initialise int variable 'bad' with double (narrow explicitly with int(...))"));
     }
 
     @Test

@@ -37,6 +37,12 @@ class DeploymentPlanTest {
         return PlanBuilder.build(result.workflow(), Files.readAllBytes(document));
     }
 
+    static DeploymentPlan plan(byte[] document, String fileName) {
+        MpflCompiler.CheckResult result = new MpflCompiler(List.of()).check(document, fileName, null, Map.of());
+        assertTrue(result.ok(), () -> result.diagnostics().sorted().toString());
+        return PlanBuilder.build(result.workflow(), document);
+    }
+
     @TestFactory
     Stream<DynamicTest> plansValidateAndRoundTrip() throws IOException {
         JsonSchemaCheck schema = new JsonSchemaCheck(PlanJson.mapper().readTree(SCHEMA.toFile()));
@@ -70,7 +76,7 @@ class DeploymentPlanTest {
         assertEquals("1", plan.version());
         assertEquals(Sha256.hex(Files.readAllBytes(heat)), plan.sourceSha256());
         assertEquals(64, plan.sourceSha256().length());
-        assertEquals(new PlanParam("eps", MpflType.DOUBLE, 1e-6, false), plan.params().get(2));
+        assertEquals(new PlanParam("eps", MpflType.DOUBLE, 1e-6, false, plan.params().get(2).at()), plan.params().get(2));
         PlanProcess solver = plan.process("solver");
         assertEquals("HeatSolver", solver.service());
         assertEquals(4, solver.ranksWithDefaults());
@@ -83,12 +89,41 @@ class DeploymentPlanTest {
     void requiredParamsHaveNoDefaultAndRanksAreLeftToRunTime() throws IOException {
         byte[] doc = ("<workflow xmlns='urn:mpfl:1.0' name='w'><param name='n' type='int'/>"
                 + "<process name='p' ranks='n * 2'/></workflow>").getBytes();
-        MpflCompiler.CheckResult result = new MpflCompiler(List.of()).check(doc, "w.mpfl.xml", null, Map.of());
-        assertTrue(result.ok(), () -> result.diagnostics().sorted().toString());
-        DeploymentPlan plan = PlanBuilder.build(result.workflow(), doc);
+        DeploymentPlan plan = plan(doc, "w.mpfl.xml");
         assertTrue(plan.params().get(0).required());
         assertNull(plan.params().get(0).defaultValue());
         assertNull(plan.processes().get(0).ranksWithDefaults());
         assertTrue(plan.processes().get(0).ranks() instanceof IrExpr.Binary);
+    }
+
+    /**
+     * A run started from a plan (mpflc run --hosts N, --engine, a REST client) is refused before any rank starts when a
+     * required param has no value, at its {@code <param>}: the plan carries where each param is declared. A plan written
+     * before it did (no "at") still reads, and is refused at its document as a whole.
+     */
+    @Test
+    void aRunWithoutARequiredValueIsRefusedAtTheParamsDeclaration() throws IOException {
+        byte[] doc = ("<workflow xmlns='urn:mpfl:1.0' name='w'>\n  <param name='n' type='int'/>\n"
+                + "  <param name='m' type='int' default='2'/>\n  <process name='p' ranks='n * m'/>\n</workflow>\n").getBytes();
+        DeploymentPlan plan = plan(doc, "w.mpfl.xml");
+        assertEquals("w.mpfl.xml:2:3", plan.params().get(0).at().toString());
+        assertEquals("w.mpfl.xml:2:3", PlanJson.mapper().readTree(PlanJson.toBytes(plan)).at("/params/0/at").asText());
+        assertEquals(List.of("w.mpfl.xml:2:3: error: param 'n' has no value: it has no default, so give it with --param n=VALUE"),
+                plan.unvaluedParams(Map.of("m", 3), ParamValues.Naming.COMMAND_LINE));
+        assertEquals(List.of("w.mpfl.xml:2:3: error: param 'n' has no value: it has no default, so give it with 'params.n' (VALUE)"),
+                plan.unvaluedParams(null, ParamValues.Naming.JSON_FIELD));
+        assertEquals(List.of(), plan.unvaluedParams(Map.of("n", 3), ParamValues.Naming.COMMAND_LINE));
+        assertEquals(List.of(), plan.withParamValues(Map.of("n", 3)).unvaluedParams(Map.of(), ParamValues.Naming.COMMAND_LINE),
+                "a value given at compilation is the plan's default");
+
+        com.fasterxml.jackson.databind.node.ObjectNode older = (com.fasterxml.jackson.databind.node.ObjectNode)
+                PlanJson.mapper().readTree(PlanJson.toBytes(plan));
+        older.withArray("params").forEach(param -> ((com.fasterxml.jackson.databind.node.ObjectNode) param).remove("at"));
+        assertTrue(new JsonSchemaCheck(PlanJson.mapper().readTree(SCHEMA.toFile())).validate(older).isEmpty(),
+                "a plan without 'at' is still valid");
+        DeploymentPlan read = PlanJson.readPlan(older);
+        assertNull(read.params().get(0).at());
+        assertEquals(List.of("w.mpfl.xml: error: param 'n' has no value: it has no default, so give it with --param n=VALUE"),
+                read.unvaluedParams(Map.of(), ParamValues.Naming.COMMAND_LINE));
     }
 }

@@ -78,6 +78,25 @@ public record DeploymentPlan(int formatVersion, String workflow, String version,
     }
 
     /**
+     * What refuses a run that gives a required param no value, before any rank starts (a rank would fail at its start,
+     * saying nothing of where the param is): one {@code FILE:LINE:COL: error: …} line per such param, at its
+     * {@code <param>}, or {@code SOURCE: error: …} for a plan that does not say where (one written before it did).
+     *
+     * @param given  the run's values by name ({@code null}: none); the plan's defaults count as given
+     * @param naming how the lines say to give a value: the command line's option or the REST request's field
+     */
+    public List<String> unvaluedParams(Map<String, Object> given, ParamValues.Naming naming) {
+        List<String> lines = new ArrayList<>();
+        for (PlanParam p : params) {
+            if (p.required() && p.defaultValue() == null && (given == null || given.get(p.name()) == null)) {
+                String where = p.at() != null ? p.at().toString() : source != null ? source : "plan '" + workflow + "'";
+                lines.add(where + ": error: " + ParamValues.noValue(p.name(), naming));
+            }
+        }
+        return lines;
+    }
+
+    /**
      * Which world ranks belong to which process for these param values (see {@link #paramValues}):
      * the rank-count expressions of the processes evaluated in plan order.
      *
@@ -103,7 +122,7 @@ public record DeploymentPlan(int formatVersion, String workflow, String version,
         List<PlanParam> newParams = new ArrayList<>();
         for (PlanParam p : params) {
             Object value = values.containsKey(p.name()) ? values.get(p.name()) : p.defaultValue();
-            newParams.add(new PlanParam(p.name(), p.type(), value, value == null));
+            newParams.add(new PlanParam(p.name(), p.type(), value, value == null, p.at()));
         }
         Map<String, Object> known = new LinkedHashMap<>();
         newParams.stream().filter(p -> p.defaultValue() != null).forEach(p -> known.put(p.name(), p.defaultValue()));

@@ -80,6 +80,14 @@ public final class ParamValues {
         return values;
     }
 
+    /**
+     * Why a run cannot start without a value for the param {@code name}, which has no default; said at its
+     * {@code <param>} ({@code mpflc run}, the engine's start of a run).
+     */
+    public static String noValue(String name, Naming naming) {
+        return "param '" + name + "' has no value: it has no default, so give it with " + naming.name(name, "VALUE");
+    }
+
     /** How a value of the type is written on the command line, for the error about one that is not ({@link #parse}). */
     private static String written(MpflType type) {
         return switch (type) {

@@ -98,11 +98,22 @@ public final class ExpressionTyper {
     /**
      * How to write a value that {@link #coerce} refused for {@code target}, for the "cannot assign/initialise" errors:
      * narrowing is explicit, and arrays are never widened, which an array literal of whole numbers meets first
-     * ({@code init="[1, 2, 3]"} for a {@code double[]}). Empty when there is nothing to add.
+     * ({@code init="[1, 2, 3]"} for a {@code double[]}); a string is parsed, and anything becomes a string, with the
+     * conversion functions ({@code int(x)}, {@code string(x)}); a number is no boolean. Empty when there is nothing to add
+     * (a boolean as a number: MPFL has no conversion for it).
      */
     public static String conversionHint(IrExpr value, MpflType target) {
         if (target.isIntegral() && value.type().isNumeric()) {
             return " (narrow explicitly with " + target + "(...))";
+        }
+        if (target.isNumeric() && value.type() == MpflType.STRING) {
+            return " (parse it with " + target + "(...))";
+        }
+        if (target == MpflType.STRING) {
+            return " (convert it with string(...))";
+        }
+        if (target == MpflType.BOOLEAN && value.type().isNumeric()) {
+            return " (a number is not a boolean: compare it, e.g. != 0)";
         }
         if (target.isNumericArray() && value.type().isNumericArray()) {
             boolean literal = value instanceof IrExpr.ArrayOf;
