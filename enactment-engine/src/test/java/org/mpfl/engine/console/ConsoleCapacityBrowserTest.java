@@ -161,10 +161,11 @@ class ConsoleCapacityBrowserTest {
                     "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 1)))));
             assertEquals(201, started.status(), started.body());
             openRegistry();
-            String summary = browser.await("the summary with the run's rank on host direct", WAIT, d -> {
-                String s = browser.text("main .summary");
-                return browser.text("#hosts-table tr[data-host-id='direct']").contains("1 / 2") ? s : null;
-            });
+            browser.await("the run's rank shown on host direct", WAIT,
+                    d -> browser.count("#hosts-table tr[data-host-id='direct']") == 1
+                            && browser.text("#hosts-table tr[data-host-id='direct']").contains("1 / 2"));
+            // drawn with the rows, from the same answer: read after them (the run's rank stays while the test looks)
+            String summary = browser.text("main .summary");
             assertTrue(summary.startsWith("3 service hosts, 1 of 2 rank slots in use"), summary);
             assertTrue(summary.contains("7 rank slots kept out (1 host out of reach through its relay, 1 quarantined), not counted"),
                     summary);

@@ -174,9 +174,7 @@ class ConsoleLoginBrowserTest {
     @Test
     void aViewerOnTheRegistryIsToldOnceWhichRoleItNeedsAndThePageStopsAsking() throws Exception {
         HeadlessChromium browser = HeadlessChromium.start(1200, 900);
-        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
-             Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> r.state("DONE"))))) {
-            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = engineWithHostH(issuer)) {
             browser.driver().get(engine.url() + "/#/runs");
             logIn(browser, "vera", "viewer", "a");
             browser.await("logged in as a viewer", WAIT, d -> d.findElement(By.id("session-user")).getText().startsWith("vera (viewer") ? true : null);
@@ -210,9 +208,7 @@ class ConsoleLoginBrowserTest {
     @Test
     void theRegistryRefusedBeforeLoginShowsTheHostsOnceTheEngineTokenIsSaved() throws Exception {
         HeadlessChromium browser = HeadlessChromium.start(1200, 900);
-        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console");
-             Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> r.state("DONE"))))) {
-            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = engineWithHostH(issuer)) {
             browser.driver().get(engine.url() + "/#/registry");
             browser.await("the registry says how to see it", WAIT, d -> d.findElement(By.id("view")).getText()
                     .contains("The registry needs the admin role: log in as an admin, or save the engine token (top bar).") ? true : null);
@@ -233,6 +229,19 @@ class ConsoleLoginBrowserTest {
         }
     }
 
+    /** An engine of the issuer's users (see {@link #consoleEngine}) with host {@code h} announced; its ranks end at once. */
+    private Engine engineWithHostH(TestIssuer issuer) throws Exception {
+        Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> r.state("DONE"))));
+        try {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+            return engine;
+        } catch (Exception | Error e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    /** Saves an engine token in the top bar, as a person would. */
     private static void saveToken(HeadlessChromium browser, String token) {
         browser.driver().findElement(By.id("token-input")).sendKeys(token);
         browser.driver().findElement(By.id("token-save")).click();
