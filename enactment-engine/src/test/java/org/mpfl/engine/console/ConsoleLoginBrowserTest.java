@@ -195,6 +195,8 @@ class ConsoleLoginBrowserTest {
             String after = browser.text("#view");
             assertTrue(after.contains("The registry needs the admin role; vera is viewer."), after);
             assertEquals(1, after.split("needs the admin role", -1).length - 1, "said once: " + after);
+            List<String> violations = AxeCore.violations(browser);
+            assertTrue(violations.isEmpty(), "the registry refused: " + String.join("\n", violations));
         } finally {
             browser.close();
         }
