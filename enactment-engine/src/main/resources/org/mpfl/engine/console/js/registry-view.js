@@ -168,8 +168,7 @@ export function mountRegistryView(container) {
       const now = Date.now();
       hosts.sort((a, b) => String(a.hostId).localeCompare(String(b.hostId)));
       const sites = new Set(hosts.map(h => h.site || 'default')).size;
-      summary.textContent = `${plural(hosts.length, 'service host')}, ${slotsSummary(hosts)}`
-        + (sites > 1 ? ` in ${sites} sites` : '')
+      summary.textContent = plural(hosts.length, 'service host') + (sites > 1 ? ` in ${sites} sites` : '') + ', ' + slotsSummary(hosts)
         + (timeoutMs ? ` · hosts leave after ${Math.round(timeoutMs / 1000)} s without heartbeat` : '');
       show(holder, hosts.length === 0
         ? el('p', {class: 'empty'}, 'No service hosts. Enrol one with ', el('code', {}, 'mpflc host-token --engine ' + location.origin + ' -o host.credential'),
@@ -190,6 +189,10 @@ export function mountRegistryView(container) {
       if (e instanceof ApiError && (e.status === 401 || e.status === 403)) {
         refusedWith = currentToken();
         stopPolling();
+        // what an earlier answer drew (before the token was forgotten, say) is not what this caller may see
+        summary.textContent = '';
+        show(holder);
+        show(capacity);
         const words = await refusal(e);
         if (live && refusedWith !== null) status.textContent = words;
         return;
