@@ -204,8 +204,8 @@ class ConsoleLoginBrowserTest {
 
     /**
      * Not logged in, the registry of an engine with users is refused (401): the page says how to see it and stops
-     * asking; a wrong engine token saved in the top bar is refused once, the right one shows the hosts. Before, the
-     * page never sent the token, so the registry stayed refused whatever was saved.
+     * asking; a wrong engine token saved in the top bar is refused once, the right one shows the hosts, and forgetting
+     * it takes them away again. Before, the page never sent the token, so the registry stayed refused whatever was saved.
      */
     @Test
     void theRegistryRefusedBeforeLoginShowsTheHostsOnceTheEngineTokenIsSaved() throws Exception {
@@ -226,6 +226,12 @@ class ConsoleLoginBrowserTest {
                     ? null : d.findElement(By.cssSelector("#hosts-table tr[data-host-id='h']")).getText());
             assertTrue(row.contains("alive"), row);
             assertFalse(browser.text("#view").contains("needs the admin role"), browser.text("#view"));
+
+            // the token forgotten, the next refresh is refused: the hosts drawn for the admin go with it
+            browser.driver().findElement(By.id("token-forget")).click();
+            browser.await("refused again, the hosts gone", WAIT, d -> d.findElement(By.id("view")).getText()
+                    .contains("log in as an admin, or save the engine token") && d.findElements(By.id("hosts-table")).isEmpty() ? true : null);
+            assertFalse(browser.text("#view").contains("service host"), browser.text("#view"));
         } finally {
             browser.close();
         }
