@@ -136,14 +136,67 @@ class ConsoleCapacityBrowserTest {
         }
     }
 
+    /**
+     * A kept-out host's slots are not free: of a host reached directly (2 slots, one rank of a live run on it), one out
+     * of reach through its relay (3) and one quarantined (4, in site B), the summary counts 1 of 2 slots in use and says the other
+     * 7 are kept out and why, in words; before, it read "1 of 9 rank slots in use" as if placement could use all nine.
+     */
+    @Test
+    void keptOutHostsSlotsAreShownApartFromTheSlotsPlacementCanUse() throws Exception {
+        engine = Engine.start(new EngineConfig().port(0).dataDir(dir).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT)
+                .invoker(new FakeRanks(r -> {
+                    r.state("RUNNING");
+                    if (r.awaitAbort(120_000)) {
+                        r.state("ABORTED");
+                    }
+                })));
+        String nowhere = "127.0.0.1:" + Ports.outsideEphemeralRange();
+        String behind = "127.0.0.1:" + Ports.outsideEphemeralRange();
+        try {
+            announce("direct", "127.0.0.1:" + Ports.outsideEphemeralRange(), null, 2);
+            announce("behind", behind, nowhere, 3);
+            announce("refusing", "127.0.0.1:" + Ports.outsideEphemeralRange(), null, 4, "B");
+            engine.registry().quarantine("refusing", "deploy refused: HTTP 500", Duration.ofSeconds(300), Duration.ofSeconds(300));
+            Http.Answer started = Http.post(engine.url() + "/api/runs", engine.token(), Map.of("plan", Map.of("workflow", "ring",
+                    "processes", List.of(Map.of("name", "ring", "service", "ring", "ranks", 1)))));
+            assertEquals(201, started.status(), started.body());
+            openRegistry();
+            browser.await("the run's rank shown on host direct", WAIT,
+                    d -> browser.count("#hosts-table tr[data-host-id='direct']") == 1
+                            && browser.text("#hosts-table tr[data-host-id='direct']").contains("1 / 2"));
+            // drawn with the rows, from the same answer: read after them (the run's rank stays while the test looks)
+            String summary = browser.text("main .summary");
+            // the sites count the hosts, not the slots kept out: said with the hosts
+            assertTrue(summary.startsWith("3 service hosts in 2 sites, 1 of 2 rank slots in use"), summary);
+            assertTrue(summary.contains("7 rank slots kept out (1 host out of reach through its relay, 1 quarantined), not counted"),
+                    summary);
+            assertTrue(!summary.contains("of 9"), summary);
+            List<String> violations = AxeCore.violations(browser);
+            assertTrue(violations.isEmpty(), "registry with kept-out slots: " + String.join("\n", violations));
+        } finally {
+            RelayDialer.shared().routeVia(behind, null, null);
+        }
+    }
+
     private void announce(String hostId, String address, String relay) throws Exception {
+        announce(hostId, address, relay, 1);
+    }
+
+    private void announce(String hostId, String address, String relay, int capacity) throws Exception {
+        announce(hostId, address, relay, capacity, null);
+    }
+
+    private void announce(String hostId, String address, String relay, int capacity, String site) throws Exception {
         Map<String, Object> h = new LinkedHashMap<>();
         h.put("hostId", hostId);
         h.put("soapUrl", "http://" + address + "/axis2/services");
         h.put("services", List.of("ring"));
-        h.put("capacity", 1);
+        h.put("capacity", capacity);
         if (relay != null) {
             h.put("relay", relay);
+        }
+        if (site != null) {
+            h.put("site", site);
         }
         Http.Answer a = HostCalls.announce(engine, h);
         assertEquals(201, a.status(), a.body());

@@ -166,6 +166,101 @@ class ConsoleLoginBrowserTest {
         }
     }
 
+    /**
+     * A viewer opens the registry, which is for admins: the page says once which role it needs and what the user is,
+     * and stops asking. Before, it asked the engine every second and was refused every second. The requests are the
+     * browser's own record of what it fetched (Resource Timing), so a request the page sent cannot go uncounted.
+     */
+    @Test
+    void aViewerOnTheRegistryIsToldOnceWhichRoleItNeedsAndThePageStopsAsking() throws Exception {
+        HeadlessChromium browser = HeadlessChromium.start(1200, 900);
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = engineWithHostH(issuer)) {
+            browser.driver().get(engine.url() + "/#/runs");
+            logIn(browser, "vera", "viewer", "a");
+            browser.await("logged in as a viewer", WAIT, d -> d.findElement(By.id("session-user")).getText().startsWith("vera (viewer") ? true : null);
+            browser.driver().get(engine.url() + "/#/registry");
+            browser.driver().navigate().refresh(); // a fresh page: its record of requests starts with the registry's
+            browser.await("the registry says which role it needs", WAIT,
+                    d -> d.findElement(By.id("view")).getText().contains("needs the admin role") ? true : null);
+            assertEquals(0, browser.count("#hosts-table"), "no hosts shown to a viewer");
+            assertEquals(1L, hostsRequests(browser), "one request, refused");
+            // that nothing more is sent is seen over a window: five of the page's 1 s refreshes, on the browser's clock
+            double refusedAt = ((Number) browser.script("return performance.now()")).doubleValue();
+            long requests = browser.await("five refresh intervals after the refusal, or a second request", WAIT, d -> {
+                long n = hostsRequests(browser);
+                double now = ((Number) browser.script("return performance.now()")).doubleValue();
+                return n > 1 || now - refusedAt >= 5_000 ? n : null;
+            });
+            assertEquals(1L, requests, "the page stopped asking after the refusal");
+            String after = browser.text("#view");
+            assertTrue(after.contains("The registry needs the admin role; vera is viewer."), after);
+            assertEquals(1, after.split("needs the admin role", -1).length - 1, "said once: " + after);
+            List<String> violations = AxeCore.violations(browser);
+            assertTrue(violations.isEmpty(), "the registry refused: " + String.join("\n", violations));
+        } finally {
+            browser.close();
+        }
+    }
+
+    /**
+     * Not logged in, the registry of an engine with users is refused (401): the page says how to see it and stops
+     * asking; a wrong engine token saved in the top bar is refused once, the right one shows the hosts, and forgetting
+     * it takes them away again. Before, the page never sent the token, so the registry stayed refused whatever was saved.
+     */
+    @Test
+    void theRegistryRefusedBeforeLoginShowsTheHostsOnceTheEngineTokenIsSaved() throws Exception {
+        HeadlessChromium browser = HeadlessChromium.start(1200, 900);
+        try (TestIssuer issuer = TestIssuer.start().publicClient("mpfl-console"); Engine engine = engineWithHostH(issuer)) {
+            browser.driver().get(engine.url() + "/#/registry");
+            browser.await("the registry says how to see it", WAIT, d -> d.findElement(By.id("view")).getText()
+                    .contains("The registry needs the admin role: log in as an admin, or save the engine token (top bar).") ? true : null);
+            assertEquals(1L, hostsRequests(browser), "asked once");
+
+            saveToken(browser, "wrong");
+            browser.await("the wrong token refused", WAIT, d -> d.findElement(By.id("view")).getText()
+                    .contains("the engine refused the saved engine token") ? true : null);
+            assertEquals(2L, hostsRequests(browser), "asked once more, with the new token");
+
+            saveToken(browser, "admin");
+            String row = browser.await("host h listed", WAIT, d -> d.findElements(By.cssSelector("#hosts-table tr[data-host-id='h']")).isEmpty()
+                    ? null : d.findElement(By.cssSelector("#hosts-table tr[data-host-id='h']")).getText());
+            assertTrue(row.contains("alive"), row);
+            assertFalse(browser.text("#view").contains("needs the admin role"), browser.text("#view"));
+
+            // the token forgotten, the next refresh is refused: the hosts drawn for the admin go with it
+            browser.driver().findElement(By.id("token-forget")).click();
+            browser.await("refused again, the hosts gone", WAIT, d -> d.findElement(By.id("view")).getText()
+                    .contains("log in as an admin, or save the engine token") && d.findElements(By.id("hosts-table")).isEmpty() ? true : null);
+            assertFalse(browser.text("#view").contains("service host"), browser.text("#view"));
+        } finally {
+            browser.close();
+        }
+    }
+
+    /** An engine of the issuer's users (see {@link #consoleEngine}) with host {@code h} announced; its ranks end at once. */
+    private Engine engineWithHostH(TestIssuer issuer) throws Exception {
+        Engine engine = Engine.start(consoleEngine(issuer).invoker(new FakeRanks(r -> r.state("DONE"))));
+        try {
+            HostCalls.announce(engine, Map.of("hostId", "h", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring")));
+            return engine;
+        } catch (Exception | Error e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    /** Saves an engine token in the top bar, as a person would. */
+    private static void saveToken(HeadlessChromium browser, String token) {
+        browser.driver().findElement(By.id("token-input")).sendKeys(token);
+        browser.driver().findElement(By.id("token-save")).click();
+    }
+
+    /** How many times this page asked for {@code GET /api/registry/hosts} (the browser's Resource Timing entries). */
+    private static long hostsRequests(HeadlessChromium browser) {
+        return ((Number) browser.script("return performance.getEntriesByType('resource')"
+                + ".filter(e => new URL(e.name).pathname.endsWith('/api/registry/hosts')).length")).longValue();
+    }
+
     /** An engine of the issuer's users whose console logs in with client {@code mpfl-console}; admin token {@code admin}. */
     private EngineConfig consoleEngine(TestIssuer issuer) {
         return new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).bindHost("127.0.0.1").dataDir(dir).token("admin")

@@ -78,8 +78,9 @@ export const api = {
   trace: id => getJson('api/runs/' + encodeURIComponent(id) + '/trace'),
   cancelRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/cancel'),
   resumeRun: id => postWithToken('api/runs/' + encodeURIComponent(id) + '/resume'),
-  hosts: () => getJson('api/registry/hosts'),
-  capacity: () => getJson('api/capacity'),
+  // admins' reads (open on a local engine): the engine token goes along when one is saved, as for the audit trail
+  hosts: () => getWithToken('api/registry/hosts'),
+  capacity: () => getWithToken('api/capacity'),
   engine: () => getJson('api/engine'),
   workflows: () => getJson('api/workflows'),
   workflow: name => getJson('api/workflows/' + encodeURIComponent(name)),

@@ -5,6 +5,8 @@ import { api, ApiError } from './api.js';
 import { el, show, stateBadge } from './dom.js';
 import { formatAgo, formatDuration, formatTime, plural } from './format.js';
 import { poll } from './polling.js';
+import { currentToken, hasEngineToken, markTokenRefused, onTokenChange } from './engine-token.js';
+import { loggedIn, loginOffered, sessionKnown } from './session.js';
 
 const REFRESH_MS = 1000;
 
@@ -31,6 +33,32 @@ function quarantineBadge(q) {
   return el('div', {class: 'sub quarantine', title: q.reason},
     el('span', {class: 'badge health-quarantined'}, 'quarantined'),
     ` until ${formatTime(q.untilMs)}` + (q.offences > 1 ? ` (offence ${q.offences})` : '') + ': ' + q.reason);
+}
+
+// Placement uses no slot of a host out of reach through its relay or in an active quarantine.
+function keptOut(host) {
+  return Boolean(host.unreachable) || Boolean(host.quarantine && host.quarantine.active);
+}
+
+// "1 of 2 rank slots in use · 7 rank slots kept out (1 host out of reach through its relay, 1 quarantined), not counted":
+// the slots placement can use, and apart from them those it cannot, with why in words (not a colour).
+function slotsSummary(hosts) {
+  const usable = hosts.filter(h => !keptOut(h));
+  const slots = usable.reduce((n, h) => n + (h.capacity || 0), 0);
+  const used = usable.reduce((n, h) => n + (h.ranksInUse || 0), 0);
+  let text = `${used} of ${plural(slots, 'rank slot')} in use`;
+  const out = hosts.filter(keptOut);
+  if (out.length) {
+    const outSlots = out.reduce((n, h) => n + (h.capacity || 0), 0);
+    const unreachable = out.filter(h => h.unreachable).length;
+    const quarantined = out.length - unreachable; // a host out of reach reads so even when also quarantined
+    const why = [unreachable ? `${plural(unreachable, 'host')} out of reach through ${unreachable === 1 ? 'its relay' : 'their relays'}` : null,
+      quarantined ? `${quarantined} quarantined` : null].filter(Boolean).join(', ');
+    const ranks = out.reduce((n, h) => n + (h.ranksInUse || 0), 0);
+    text += ` · ${plural(outSlots, 'rank slot')} kept out (${why}), not counted`
+      + (ranks ? ` (${plural(ranks, 'rank')} of live runs still there)` : '');
+  }
+  return text;
 }
 
 function hostRow(host, timeoutMs, now) {
@@ -102,6 +130,25 @@ function capacitySection(c) {
       `No ${kind} is submitted before ${formatTime(c.nextSubmitMs)}.`) : null);
 }
 
+// The host listing is for admins (and anyone on a local engine): refused, the page says so once, with the role it
+// needs and what the user is, and stops asking; asking again every second would only be refused again. A new engine
+// token (top bar), a login (the page reloads) or opening the page again asks anew.
+async function refusal(e) {
+  await sessionKnown();
+  const session = loggedIn();
+  if (e.status === 403 && session) {
+    return `The registry needs the admin role; ${session.user} is ${session.role}. An admin's login shows the service hosts.`;
+  }
+  if (e.status === 401 && hasEngineToken()) {
+    markTokenRefused();
+    return 'The registry needs the admin role: the engine refused the saved engine token.';
+  }
+  if (e.status === 401) {
+    return 'The registry needs the admin role: ' + (loginOffered() ? 'log in as an admin, or save' : 'save') + ' the engine token (top bar).';
+  }
+  return 'The registry needs the admin role: ' + e.message;
+}
+
 /** Shows the registry in container; returns a function that stops its updates. */
 export function mountRegistryView(container) {
   const status = el('p', {class: 'status-line', role: 'status'});
@@ -110,19 +157,18 @@ export function mountRegistryView(container) {
   const capacity = el('div', {id: 'capacity-holder'});
   show(container, el('h1', {}, 'Registry'), summary, status, holder, capacity);
   let timeoutMs = null;
+  let live = true;
+  let refusedWith = null; // the engine token (or '') the listing was refused with; null while the page asks
   api.engine().then(info => { timeoutMs = info.heartbeatTimeoutMs; }).catch(() => {});
-  return poll(async () => {
+  const refresh = async () => {
     try {
       // both before anything is drawn: once the hosts show, the capacity section shows too or there is none
       const [hosts, provider] = await Promise.all([api.hosts(), readCapacity().catch(e => e)]);
       if (!Array.isArray(hosts)) throw new Error('the engine answered without a list of hosts');
       const now = Date.now();
       hosts.sort((a, b) => String(a.hostId).localeCompare(String(b.hostId)));
-      const slots = hosts.reduce((n, h) => n + (h.capacity || 0), 0);
-      const used = hosts.reduce((n, h) => n + (h.ranksInUse || 0), 0);
       const sites = new Set(hosts.map(h => h.site || 'default')).size;
-      summary.textContent = `${hosts.length} service host${hosts.length === 1 ? '' : 's'}, ${used} of ${slots} rank slot${slots === 1 ? '' : 's'} in use`
-        + (sites > 1 ? ` in ${sites} sites` : '')
+      summary.textContent = plural(hosts.length, 'service host') + (sites > 1 ? ` in ${sites} sites` : '') + ', ' + slotsSummary(hosts)
         + (timeoutMs ? ` · hosts leave after ${Math.round(timeoutMs / 1000)} s without heartbeat` : '');
       show(holder, hosts.length === 0
         ? el('p', {class: 'empty'}, 'No service hosts. Enrol one with ', el('code', {}, 'mpflc host-token --engine ' + location.origin + ' -o host.credential'),
@@ -140,7 +186,30 @@ export function mountRegistryView(container) {
         status.textContent = '';
       }
     } catch (e) {
+      if (e instanceof ApiError && (e.status === 401 || e.status === 403)) {
+        refusedWith = currentToken();
+        stopPolling();
+        // what an earlier answer drew (before the token was forgotten, say) is not what this caller may see
+        summary.textContent = '';
+        show(holder);
+        show(capacity);
+        const words = await refusal(e);
+        if (live && refusedWith !== null) status.textContent = words;
+        return;
+      }
       status.textContent = 'Cannot read the registry: ' + e.message;
     }
-  }, REFRESH_MS);
+  };
+  let stopPolling = poll(refresh, REFRESH_MS);
+  const unsubscribe = onTokenChange(token => {
+    // also called when the top bar's verdict on the same token changes: only another token is worth asking with
+    if (!live || refusedWith === null || token === refusedWith || !token) return;
+    refusedWith = null;
+    stopPolling = poll(refresh, REFRESH_MS);
+  });
+  return () => {
+    live = false;
+    unsubscribe();
+    stopPolling();
+  };
 }
