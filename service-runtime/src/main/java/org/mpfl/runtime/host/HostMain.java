@@ -124,7 +124,8 @@ public final class HostMain {
 
     /** The options of {@code mpflc host}. */
     static final ArgumentSpec SPEC = ArgumentSpec.of("host", "Runs one service host in this process; prints one ready line"
-            + " (" + READY_PREFIX + "ID listening on URL/ binary ADDR:PORT ...) once it accepts requests, then serves until killed.")
+            + " (" + READY_PREFIX + "ID listening on URL/ binary ADDR:PORT ...) once it accepts requests and its engine answered its"
+            + " announcement, then serves until killed.")
             .value("--engine", "URL", "the engine to announce this host to (needs the host's credential)")
             .value("--credential-file", "F", "this host's credential (a join file from mpflc host-token; or $"
                     + HostCredential.ENV + ")")
