@@ -55,8 +55,19 @@ public final class AccessPolicy {
      * @param runId    the run it names, or {@code null}
      * @param workflow the workflow it names (without {@code @VERSION}), or {@code null}
      * @param audited  whether it changes something and so goes to the audit trail
+     * @param refusalsOnly whether only its refusals go there ({@link #audits}): a relay's frequent checks of hosts'
+     *                 proofs and credentials, whose answers change nothing, while a refusal is worth an admin's look
      */
-    public record Target(Need need, String runId, String workflow, boolean audited) {
+    public record Target(Need need, String runId, String workflow, boolean audited, boolean refusalsOnly) {
+        /** A request whose every answer is on the trail when {@code audited}. */
+        public Target(Need need, String runId, String workflow, boolean audited) {
+            this(need, runId, workflow, audited, false);
+        }
+
+        /** Whether its answer with HTTP {@code status} goes to the audit trail. */
+        public boolean audits(int status) {
+            return audited && (!refusalsOnly || status >= 400);
+        }
     }
 
     private static final Pattern RUN = Pattern.compile("^/api/runs/([^/]+)(/.*)?$");
@@ -83,9 +94,11 @@ public final class AccessPolicy {
             return new Target(read ? Need.VIEWER : Need.OPERATOR, null, at < 0 ? name : name.substring(0, at), !read);
         }
         if (HOST_ROUTES.matcher(p).matches() && !read) {
-            // heartbeats are a host's keep-alive every few seconds, not a change anyone audits
-            // ... nor are a relay's announcements and checks of hosts' proofs and credentials
-            return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat") && !p.startsWith("/api/registry/relays"));
+            // heartbeats are a host's keep-alive every few seconds, not a change anyone audits; a relay's announcement is
+            // on the trail as a host's is (taken or refused), its checks of hosts' proofs and credentials (every few
+            // seconds) when refused only
+            boolean relayCheck = p.equals("/api/registry/relays/verify") || p.equals("/api/registry/relays/check");
+            return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat"), relayCheck);
         }
         if ((p.equals("/api/registry/hosts") || p.equals("/api/deployments") || p.equals("/api/capacity")) && read) {
             // the services installed on the hosts name every project's workflows (NAME.vN.TYPE): not for one project's users;
@@ -214,7 +227,7 @@ public final class AccessPolicy {
                 if (local && !proxied && c.kind() == Caller.Kind.ANONYMOUS) {
                     return c;
                 }
-                t = new Target(Need.ADMIN, t.runId(), t.workflow(), t.audited());
+                t = new Target(Need.ADMIN, t.runId(), t.workflow(), t.audited(), t.refusalsOnly());
             }
             default -> {
             }

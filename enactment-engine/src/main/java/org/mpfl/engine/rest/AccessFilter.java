@@ -188,6 +188,9 @@ public final class AccessFilter {
                 if (target.audited()) {
                     // what a request created (its Location: the run, the workflow version) is part of what it did
                     ctx.addEndHandler(v -> {
+                        if (!target.audits(ctx.response().getStatusCode())) {
+                            return;
+                        }
                         String created = ctx.response().headers().get("Location");
                         audit.record(caller, source, method, created == null ? path : path + " → " + created,
                                 ctx.response().getStatusCode());

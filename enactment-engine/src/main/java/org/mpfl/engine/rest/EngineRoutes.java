@@ -152,13 +152,16 @@ public final class EngineRoutes extends RouteBuilder {
     private void handle(String name, Handler h) {
         from(direct(name)).routeId("api-" + name).process(ex -> {
             Reply reply;
+            String challenge = null;
             try {
                 reply = h.handle(ex);
             } catch (ApiException e) {
+                challenge = e.challenge().orElse(null);
                 // a refusal a host or relay acts on for good carries the engine's mark, telling it from a proxy's answer
                 reply = new Reply(e.status(), e.mark().<Object>map(m -> new Headed(Map.of("error", e.getMessage()),
                         Map.of(EngineRefusal.HEADER, m.value()))).orElse(Map.of("error", e.getMessage())));
             } catch (AccessDenied e) {
+                challenge = e.challenge().orElse(null);
                 reply = new Reply(e.status(), Map.of("error", e.getMessage()));
             } catch (WorkflowCompiler.CompileException e) {
                 reply = new Reply(422, Map.of("error", "the document has static errors:\n" + e.getMessage()));
@@ -187,7 +190,10 @@ public final class EngineRoutes extends RouteBuilder {
             // request headers must not echo into the response (Authorization above all)
             ex.getMessage().removeHeaders("*");
             ex.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, reply.status());
-            if (unauthorised) {
+            if (challenge != null) {
+                // e.g. a role too low for what the body asks: the challenge the access filter's 403s carry (RFC 6750)
+                ex.getMessage().setHeader("WWW-Authenticate", challenge);
+            } else if (unauthorised) {
                 ex.getMessage().setHeader("WWW-Authenticate", AccessDenied.challenge(null, null));
             }
             if (reply.body() == null) {

@@ -223,7 +223,7 @@ final class Requests {
     static Caller requireArchiveSender(Exchange ex) throws ApiException {
         Caller c = AccessFilter.caller(ex);
         if (c.kind() != Caller.Kind.ANONYMOUS && c.kind() != Caller.Kind.HOST && !c.role().includes(Role.ADMIN)) {
-            throw new ApiException(403, "sending service archives (code for the hosts) needs the admin role; " + c.name()
+            throw ApiException.roleTooLow("sending service archives (code for the hosts) needs the admin role; " + c.name()
                     + " is " + c.role().name().toLowerCase(Locale.ROOT));
         }
         return requireRole(ex, Role.ADMIN);
@@ -240,7 +240,7 @@ final class Requests {
                     ? "this request needs 'Authorization: Bearer <engine token>'" : "wrong engine token");
         }
         if (!c.role().includes(role)) {
-            throw new ApiException(403, "this needs the " + role.name().toLowerCase(Locale.ROOT) + " role");
+            throw ApiException.roleTooLow("this needs the " + role.name().toLowerCase(Locale.ROOT) + " role");
         }
         return c;
     }

@@ -135,6 +135,42 @@ class AuditTrailTest {
         }
     }
 
+    /**
+     * A relay's announcements are on the trail as a host's are, taken or refused (here: a host's credential announcing a
+     * relay, 409), and so are refusals of its checks (a relay that never announced itself asks about hosts' credentials,
+     * 403); its accepted checks, every few seconds, are not.
+     */
+    @Test
+    void aRelaysAnnouncementsAndRefusalsAreOnTheTrailItsAcceptedChecksAreNot() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("the-admin-token")
+                .invoker(new FakeRanks(r -> { })))) {
+            String url = engine.url();
+            org.mpfl.protocol.HostCredential host = engine.issueHostCredential("h1");
+            org.mpfl.protocol.HostCredential relay = engine.issueRelayCredential("r1");
+            org.mpfl.protocol.HostCredential silent = engine.issueRelayCredential("r2");
+            assertEquals(409, Http.send("POST", url + "/api/registry/relays", host.authorization(),
+                    Map.of("address", "127.0.0.1:9")).status(), "a host's credential announces no relay");
+            // a relay the engine can watch (it proves itself with r1's engine key), so r1 stays announced
+            try (org.mpfl.protocol.relay.RelayServer server = new org.mpfl.protocol.relay.RelayServer("r1", relay.engineKey(),
+                    org.mpfl.protocol.tls.TlsSettings.NONE, (o, h, n, p) -> org.mpfl.protocol.relay.RelayServer.Verdict.REFUSED,
+                    org.mpfl.protocol.relay.RelayServer.Limits.DEFAULT, "127.0.0.1", 0)) {
+                assertEquals(201, Http.send("POST", url + "/api/registry/relays", relay.authorization(),
+                        Map.of("address", "127.0.0.1:" + server.port())).status());
+                Http.Answer check = Http.send("POST", url + "/api/registry/relays/check", relay.authorization(), Map.of("hosts", Map.of()));
+                assertEquals(200, check.status(), check.body());
+                assertEquals(403, Http.send("POST", url + "/api/registry/relays/check", silent.authorization(),
+                        Map.of("hosts", Map.of())).status(), "a relay that never announced itself asks nothing");
+            }
+            engine.audit().flush(Duration.ofSeconds(10));
+            List<String> lines = new ArrayList<>();
+            Http.send("GET", url + "/api/audit", "Bearer the-admin-token", null).json()
+                    .forEach(e -> lines.add(e.get("who").asText() + " " + e.get("action").asText() + " " + e.get("status").asInt()));
+            List<String> relayLines = lines.stream().filter(l -> l.contains("/api/registry/relays")).sorted().toList();
+            assertEquals(List.of("host:h1 POST /api/registry/relays 409", "host:r1 POST /api/registry/relays 201",
+                    "host:r2 POST /api/registry/relays/check 403"), relayLines, String.join("\n", lines));
+        }
+    }
+
     /** Entries older than the retention are deleted when the engine starts (and hourly); younger ones stay. */
     @Test
     void entriesOlderThanTheRetentionAreDeleted() throws Exception {

@@ -124,4 +124,31 @@ class BearerRefusalsTest {
         String challenge = a.header("WWW-Authenticate").orElse("");
         assertTrue(challenge.startsWith("Bearer realm=\"mpfl-engine\"") && challenge.contains("error=\"insufficient_scope\""), challenge);
     }
+
+    /**
+     * Service archives are code for every host: admins only. The route table lets an operator start a run or store a
+     * workflow, and the route itself refuses the archives it sends (the body tells); that 403 carries the same
+     * challenge as the access filter's (a viewer asking the admin-only archive upload), not a bare 403.
+     */
+    @Test
+    void aRefusedArchiveIs403WithAnInsufficientScopeChallengeAsEveryRoleTooLow() throws Exception {
+        Map<String, Object> archive = Map.of("service", "Ring", "archive", Base64.getEncoder().encodeToString(new byte[] {1}));
+        Http.Answer viewer = Http.send("POST", engine.url() + "/api/deployments", "Bearer " + issuer.token("vera", "viewer", "a"),
+                archive);
+        assertInsufficientScope(viewer, "needs the admin role; vera is viewer");
+        String olga = "Bearer " + issuer.token("olga", "operator", "a");
+        Map<String, Object> plan = Map.of("workflow", "ring", "processes", List.of(Map.of("name", "ring", "ranks", 1)));
+        assertInsufficientScope(Http.send("POST", engine.url() + "/api/runs", olga, Map.of("plan", plan, "archives", List.of(archive))),
+                "sending service archives (code for the hosts) needs the admin role; olga is operator");
+        assertInsufficientScope(Http.send("POST", engine.url() + "/api/workflows", olga,
+                Map.of("name", "w", "plan", plan, "archives", List.of(archive))),
+                "sending service archives (code for the hosts) needs the admin role; olga is operator");
+    }
+
+    private static void assertInsufficientScope(Http.Answer a, String says) throws Exception {
+        assertEquals(403, a.status(), a.body());
+        assertTrue(a.body().contains(says), a.body());
+        assertEquals(AccessDenied.challenge(AccessDenied.INSUFFICIENT_SCOPE, a.json().get("error").asText()),
+                a.header("WWW-Authenticate").orElse(""), a.headers().toString());
+    }
 }

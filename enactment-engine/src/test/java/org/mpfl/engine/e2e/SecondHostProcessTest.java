@@ -1,6 +1,7 @@
 package org.mpfl.engine.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,7 @@ import org.mpfl.engine.cli.Mpflc;
 import org.mpfl.engine.registry.HostInfo;
 import org.mpfl.engine.run.FakeRanks;
 import org.mpfl.protocol.HostCredential;
+import org.mpfl.protocol.launch.HostProcesses;
 import org.mpfl.testing.Await;
 import org.mpfl.testing.Http;
 import org.mpfl.testing.Ports;
@@ -31,7 +33,8 @@ import org.mpfl.testing.childjvm.ChildJvm;
 
 /**
  * One host credential, two {@code mpflc host} processes (two machines given one credential file, or a second start on
- * the same one): the second is refused and stops, saying which host runs where and what to do, the first keeps its
+ * the same one): the second is refused and stops before it prints its ready line, saying which host runs where and what
+ * to do, the first keeps its
  * entry and the audit trail has the refusal; a restarted host (the old process killed, so no goodbye) still takes its
  * entry. Also what a host says on its start and while it cannot reach its engine. A real engine, the hosts as their
  * own processes.
@@ -68,6 +71,10 @@ class SecondHostProcessTest {
                     + " 'node-a' is already running at " + registered.soapUrl() + " (another process with this credential, still"
                     + " heartbeating): stop that one first, or give this one a credential of its own (mpflc host-token --host-id"
                     + " NEW-ID -o FILE on the engine's machine); stopping"), said);
+            // it learnt that before it said it was ready: a launcher waiting for the ready line never sees one
+            String secondOut = Files.readString(dir.resolve("second.out"), StandardCharsets.UTF_8);
+            assertFalse(secondOut.contains(HostProcesses.READY_PREFIX), "the refused host said it was ready: " + secondOut);
+            assertEquals(1, count(said, "refused the announcement"), "one line says the refusal: " + said);
             assertTrue(first.isAlive(), "the first host runs on: " + Files.readString(dir.resolve("first.err")));
             assertEquals(registered.instance(), engine.registry().host("node-a").orElseThrow().instance(),
                     "the first process keeps its entry");

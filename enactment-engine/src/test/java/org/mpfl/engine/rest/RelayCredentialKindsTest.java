@@ -81,7 +81,7 @@ class RelayCredentialKindsTest {
             String said = err.toString(java.nio.charset.StandardCharsets.UTF_8);
             assertEquals(1, exit, said);
             assertEquals("mpflc relay: the engine at " + engine.url() + " refuses this relay's credential: 'h1' holds a host's"
-                    + " credential: a relay needs a relay credential (mpflc host-token --relay --host-id NAME)\n", said);
+                    + " credential: a relay needs a relay credential (mpflc host-token --relay --host-id NAME); stopping\n", said);
         }
     }
 

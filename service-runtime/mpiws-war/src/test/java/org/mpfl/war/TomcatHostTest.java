@@ -57,7 +57,8 @@ import org.mpfl.testing.attack.EndlessElement;
  * refused, and nothing is deployed or started; a {@code status} with an endless element from a caller without any
  * credential is cut off after {@code mpfl.host.unprovenBodyBytes}, while a proved store larger than that is taken.
  * The shipped zeep client reads a rank's status in Tomcat
- * from the WSDL Tomcat serves and aborts its domain.
+ * from the WSDL Tomcat serves and aborts its domain. A second Tomcat given the first one's credential is refused as a
+ * second live process of that host, says so in one ERROR line and stops asking the engine.
  */
 @Timeout(300)
 @StartsProcesses
@@ -100,28 +101,45 @@ class TomcatHostTest {
         work = Files.createTempDirectory("mpfl-tomcat-");
         cluster = LocalCluster.start(new EngineConfig().port(0).dataDir(work.resolve("engine")), 1, Duration.ofSeconds(90));
         tomcatCredential = cluster.engine().issueHostCredential(null);
-        Path base = catalinaBase(work.resolve("catalina-base"), tomcatCredential);
+        int port = freePort();
+        tomcatUrl = "http://127.0.0.1:" + port;
+        Path base = catalinaBase(work.resolve("catalina-base"), tomcatCredential, port);
         tomcatLog = base.resolve("logs/console.log");
+        tomcat = startTomcat(base, tomcatLog);
+        awaitHosts(2, Duration.ofSeconds(120));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Tomcat as a child JVM on the CATALINA_BASE {@code base}, its output in {@code log}. */
+    static Process startTomcat(Path base, Path log) throws IOException {
         List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
                 "-cp", TOMCAT_HOME.resolve("bin/bootstrap.jar") + ":" + TOMCAT_HOME.resolve("bin/tomcat-juli.jar"),
                 "-Dcatalina.home=" + TOMCAT_HOME, "-Dcatalina.base=" + base, "-Djava.io.tmpdir=" + base.resolve("temp"),
                 "-Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager",
                 "-Djava.util.logging.config.file=" + base.resolve("conf/logging.properties"),
                 "org.apache.catalina.startup.Bootstrap", "start");
-        tomcat = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(tomcatLog.toFile()).start();
-        awaitHosts(2, Duration.ofSeconds(120));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
-    /** A private CATALINA_BASE: server.xml on a free port without shutdown port, the WAR, the host's settings. */
-    static Path catalinaBase(Path base, HostCredential credential) throws IOException {
+    /** Stops a Tomcat: its shutdown (the web application leaves the engine), else killed. */
+    static void stopTomcat(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A private CATALINA_BASE: server.xml on {@code port} without shutdown port, the WAR, the host's settings. */
+    static Path catalinaBase(Path base, HostCredential credential, int port) throws IOException {
         for (String d : List.of("conf", "logs", "temp", "webapps", "work")) {
             Files.createDirectories(base.resolve(d));
         }
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        tomcatUrl = "http://127.0.0.1:" + port;
+        String url = "http://127.0.0.1:" + port;
         Files.writeString(base.resolve("conf/server.xml"), """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <Server port="-1" shutdown="SHUTDOWN">
@@ -142,7 +160,7 @@ class TomcatHostTest {
                 """);
         Files.copy(WAR, base.resolve("webapps/axis2.war"));
         Files.writeString(base.resolve("conf/" + WebAppSettings.PROPERTIES_FILE),
-                WebAppSettings.BASE_URL + "=" + tomcatUrl + "\n" + WebAppSettings.BINARY + "=false\n" + WebAppSettings.CAPACITY + "=2\n");
+                WebAppSettings.BASE_URL + "=" + url + "\n" + WebAppSettings.BINARY + "=false\n" + WebAppSettings.CAPACITY + "=2\n");
         Path cred = base.resolve("conf/" + WebAppSettings.DEFAULT_CREDENTIAL_FILE);
         Files.writeString(cred, credential.text());
         Files.setPosixFilePermissions(cred, PosixFilePermissions.fromString("rw-------"));
@@ -163,10 +181,7 @@ class TomcatHostTest {
     @AfterAll
     static void stop() throws Exception {
         if (tomcat != null) {
-            tomcat.destroy();
-            if (!tomcat.waitFor(20, TimeUnit.SECONDS)) {
-                tomcat.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            stopTomcat(tomcat);
         }
         if (cluster != null) {
             cluster.close();
@@ -219,6 +234,63 @@ class TomcatHostTest {
             String wsdl = client.wsdl(tomcatUrl + "/axis2/services/" + service);
             assertTrue(wsdl.contains("MpiwsSoap12Binding") && wsdl.contains(tomcatUrl + "/axis2/services/" + service), wsdl);
         }
+    }
+
+    /**
+     * A second Tomcat given the first one's credential (its files copied to another machine) is refused as a second
+     * live process of that host. It cannot stop Tomcat, so it stops asking — it asked every 2 s for ever, each
+     * answer on the audit trail — and logs one ERROR line saying why and what to do; the first keeps its entry.
+     */
+    @Test
+    void aSecondTomcatWithTheSameCredentialStopsAskingAndSaysWhy() throws Exception {
+        HostInfo first = tomcatHost();
+        Path base = catalinaBase(work.resolve("second-catalina-base"), tomcatCredential, freePort());
+        Path log = base.resolve("logs/console.log");
+        Process second = startTomcat(base, log);
+        try {
+            String said = org.mpfl.testing.Await.until(Duration.ofSeconds(120), "the second Tomcat says it stops registering",
+                    () -> {
+                        assertTrue(second.isAlive(), "the second Tomcat stopped: " + Files.readString(log));
+                        return Files.readString(log);
+                    }, text -> text.contains("this host stops registering"));
+            String line = said.lines().filter(l -> l.contains("this host stops registering")).findFirst().orElseThrow();
+            assertTrue(line.contains(" ERROR "), line);
+            assertTrue(line.endsWith("the engine at " + cluster.engine().url()
+                    + " refused the announcement: HTTP 409: host '" + first.hostId() + "' is already running at " + first.soapUrl()
+                    + " (another process with this credential, still heartbeating): stop that one first, or give this one a"
+                    + " credential of its own (mpflc host-token --host-id NEW-ID -o FILE on the engine's machine); this host"
+                    + " stops registering: it cannot stop its container, so it stays deployed but takes no work (in Tomcat:"
+                    + " once mended, restart Tomcat or reload the /axis2 application, which reads its credential file again)"),
+                    line);
+            long refusals = refusedAnnouncements(first.hostId());
+            // three beats of the first Tomcat (3 s apart): a second that kept asking (every 2 s) would have been answered
+            for (int i = 0; i < 3; i++) {
+                long beat = tomcatHost().lastHeartbeatMs();
+                org.mpfl.testing.Await.until(Duration.ofSeconds(60), "the first Tomcat's next heartbeat",
+                        () -> tomcatHost().lastHeartbeatMs(), t -> t > beat);
+            }
+            assertEquals(refusals, refusedAnnouncements(first.hostId()), "the second Tomcat asked again:\n" + Files.readString(log));
+            assertEquals(1, Files.readString(log).split("this host stops registering", -1).length - 1, "said once");
+            assertEquals(first.instance(), tomcatHost().instance(), "the first Tomcat keeps its entry");
+        } finally {
+            stopTomcat(second);
+        }
+        assertEquals(first.instance(), tomcatHost().instance(), "the second's goodbye leaves the first's entry alone");
+    }
+
+    /** The engine's answers other than a success to announcements of {@code hostId}, as its audit trail lists them. */
+    private static long refusedAnnouncements(String hostId) throws Exception {
+        cluster.engine().audit().flush(Duration.ofSeconds(10));
+        JsonNode trail = org.mpfl.testing.Http.send("GET", cluster.engine().url() + "/api/audit",
+                "Bearer " + cluster.engine().token(), null).json();
+        long n = 0;
+        for (JsonNode e : trail) {
+            if (e.path("who").asText().equals("host:" + hostId) && e.path("action").asText().equals("POST /api/registry/hosts")
+                    && e.path("status").asInt() >= 400) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Test

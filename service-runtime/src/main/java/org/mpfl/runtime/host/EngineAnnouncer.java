@@ -102,7 +102,14 @@ public final class EngineAnnouncer implements AutoCloseable {
     /** Told once when the engine refuses this host's credential; {@code null}: keep trying (a host inside Tomcat). */
     private volatile Consumer<String> credentialRefused;
     private volatile Runnable firstAnnounced;
-    /** The engine refused the credential and the listener was told: no more beats. */
+    /** Told once when the first announcement is settled ({@link #onFirstAnswer}). */
+    private volatile Runnable firstAnswer;
+    /** The last beat's answer was the engine's "ask again shortly" ({@link EngineRefusal#INSTANCE_PENDING}). */
+    private volatile boolean pending;
+    /**
+     * The engine refused the credential and the listener was told, or (without a listener) another live process holds
+     * it: no more beats.
+     */
     private volatile boolean refused;
 
     /**
@@ -156,6 +163,22 @@ public final class EngineAnnouncer implements AutoCloseable {
      */
     public void onFirstAnnouncement(Runnable action) {
         this.firstAnnounced = action;
+    }
+
+    /**
+     * Runs {@code action} once, on the announcer's thread, when the first announcement is settled: the engine took it,
+     * refused the credential for good (after the {@link #onCredentialRefused} listener heard why), or answered
+     * otherwise or could not be reached (the announcer goes on trying) — not while the engine asks it to announce again
+     * shortly ({@link EngineRefusal#INSTANCE_PENDING}). {@code mpflc host} prints its ready line only then, so a
+     * refused host never says it is ready.
+     */
+    public void onFirstAnswer(Runnable action) {
+        this.firstAnswer = action;
+    }
+
+    /** Whether it stopped asking the engine for good (a refusal of its credential, or another live process of its host). */
+    boolean gaveUp() {
+        return refused;
     }
 
     /** Announces now (in the background) and keeps beating. */
@@ -234,6 +257,7 @@ public final class EngineAnnouncer implements AutoCloseable {
     }
 
     private void beat() {
+        pending = false;
         try {
             if (!announced) {
                 announce();
@@ -256,6 +280,13 @@ public final class EngineAnnouncer implements AutoCloseable {
             return;
         } catch (Exception e) {
             warn(EngineReach.unreachable(e, engineUrl));
+        }
+        if (!pending) {
+            Runnable answered = firstAnswer;
+            firstAnswer = null;
+            if (answered != null) {
+                answered.run();
+            }
         }
         if (!timer.isShutdown() && !refused) {
             timer.schedule(this::beat, announced ? intervalMs : Math.min(intervalMs, 2_000), TimeUnit.MILLISECONDS);
@@ -339,6 +370,16 @@ public final class EngineAnnouncer implements AutoCloseable {
     }
 
     /**
+     * The one line a host that cannot stop itself (in Tomcat) logs when another live process holds its credential: the
+     * engine's refusal, that it stops asking, and what to do.
+     */
+    static String givingUp(String engineUrl, String what, int status, String answer) {
+        return "the engine at " + engineUrl + " refused " + what + ": " + refusal(status, answer) + "; this host stops"
+                + " registering: it cannot stop its container, so it stays deployed but takes no work (in Tomcat: once"
+                + " mended, restart Tomcat or reload the /axis2 application, which reads its credential file again)";
+    }
+
+    /**
      * What an engine's refusal means for this host: a 401 is its credential refused, which waiting does not mend; any
      * other status with the engine's words ({@code {"error": …}}), or the answer as it came when it is not the engine's.
      */
@@ -369,6 +410,7 @@ public final class EngineAnnouncer implements AutoCloseable {
         boolean engineSaid = mark(r).filter(EngineRefusal::refusesCredential).isPresent();
         if (mark(r).filter(m -> m == EngineRefusal.INSTANCE_PENDING).isPresent()) {
             // another process of this host is registered: a restart takes its place once its beats stop, else refused
+            pending = true;
             if (problem.isNews("pending")) {
                 LOG.info("waiting for the engine at {}: {}", engineUrl, EngineReach.errorOf(r.body()));
             }
@@ -380,6 +422,11 @@ public final class EngineAnnouncer implements AutoCloseable {
         } else if (credential && listener != null) {
             refused = true;
             listener.accept("the engine at " + engineUrl + " refused " + what + ": " + refusal(status, r.body()));
+        } else if (mark(r).filter(m -> m == EngineRefusal.INSTANCE_LIVE).isPresent()) {
+            // a host that cannot stop itself (in Tomcat): asking again would be refused at every beat, each refusal on the
+            // engine's audit trail, and would take the host's place unannounced once the other process stops
+            refused = true;
+            LOG.error(givingUp(engineUrl, what, status, r.body()));
         } else {
             warn("engine refused " + what + ": " + refusal(status, r.body()) + stillAsking(status));
         }

@@ -51,7 +51,9 @@ import org.mpfl.runtime.api.RankProgram;
  * call that makes it act, also from this machine; no line within the bound, or the input closed first,
  * ends the host with a message saying so. The ready line comes after the hand-over.
  *
- * <p>Prints exactly one ready line on stdout once it accepts requests —
+ * <p>Prints exactly one ready line on stdout once it accepts requests and, with an engine, once the engine answered its
+ * first announcement (a host the engine refuses says why on stderr and exits 1 without it; one that cannot reach its
+ * engine yet prints it and keeps trying) —
  * {@code MPFL host <hostId> listening on http://ADDR:PORT/ binary ADDR:PORT2} ({@code binary none}
  * without the binary channel), then {@code services A,B} or {@code no services} — so launchers can wait for it, then runs until killed.
  * {@code --service NAME=CLASS} publishes a hand-written {@link RankProgram} class (no-argument
@@ -122,7 +124,8 @@ public final class HostMain {
 
     /** The options of {@code mpflc host}. */
     static final ArgumentSpec SPEC = ArgumentSpec.of("host", "Runs one service host in this process; prints one ready line"
-            + " (" + READY_PREFIX + "ID listening on URL/ binary ADDR:PORT ...) once it accepts requests, then serves until killed.")
+            + " (" + READY_PREFIX + "ID listening on URL/ binary ADDR:PORT ...) once it accepts requests and its engine answered its"
+            + " announcement, then serves until killed.")
             .value("--engine", "URL", "the engine to announce this host to (needs the host's credential)")
             .value("--credential-file", "F", "this host's credential (a join file from mpflc host-token; or $"
                     + HostCredential.ENV + ")")
@@ -301,10 +304,20 @@ public final class HostMain {
                     credentialRefused.set(why);
                     stopped.countDown();
                 });
+                CountDownLatch answered = new CountDownLatch(1);
+                announcer.onFirstAnswer(answered::countDown);
                 EngineAnnouncer a = announcer;
                 host.onDeploy(a::reannounce);
                 announcing.set(announcer);
                 announcer.start();
+                // ready only once the engine answered: a host it refuses (another live process holds the credential, a
+                // revoked one) says so and stops without ever saying it is ready; one that cannot reach it yet goes on
+                // (each try ends within the announcer's call timeout), as does one asked to announce again shortly
+                // until that is settled
+                answered.await();
+                if (credentialRefused.get() != null) {
+                    throw new IOException(credentialRefused.get() + "; stopping");
+                }
             }
             out.println(READY_PREFIX + host.hostId() + " listening on " + host.baseUrl() + "/ binary "
                     + (host.binaryAddress() == null ? "none" : host.binaryAddress())

@@ -52,6 +52,56 @@ class EngineAnnouncerRefusalTest {
     }
 
     /**
+     * A host that cannot stop itself (in Tomcat: no listener) whose credential another live process holds: the engine
+     * first asks it to announce again shortly (503 {@code instance-pending}), then refuses it for good (409
+     * {@code instance-live}). It stops asking then — it asked every 2 s for ever, each refusal on the engine's audit
+     * trail — and its first answer is that refusal, not the pending one ({@code mpflc host} prints its ready line
+     * only after the first answer).
+     */
+    @Test
+    void aHostInTomcatRefusedAsASecondLiveProcessStopsAsking() throws Exception {
+        AtomicInteger announcements = new AtomicInteger();
+        String refusal = "host 'h1' is already running at http://10.0.0.2:9000/axis2/services (another process with this"
+                + " credential, still heartbeating): stop that one first, or give this one a credential of its own (mpflc"
+                + " host-token --host-id NEW-ID -o FILE on the engine's machine)";
+        HttpServer engine = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        engine.createContext("/api/registry/hosts", ex -> {
+            ex.getRequestBody().readAllBytes();
+            if (!ex.getRequestMethod().equals("POST")) {
+                Http.answer(ex, 204, ""); // the host leaving
+            } else if (announcements.incrementAndGet() == 1) {
+                ex.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.INSTANCE_PENDING.value());
+                Http.answer(ex, 503, "{\"error\":\"host 'h1' is registered by another process: ask again shortly\"}");
+            } else {
+                ex.getResponseHeaders().add(EngineRefusal.HEADER, EngineRefusal.INSTANCE_LIVE.value());
+                Http.answer(ex, 409, "{\"error\":\"" + refusal + "\"}");
+            }
+        });
+        engine.start();
+        String url = "http://127.0.0.1:" + engine.getAddress().getPort();
+        try (ServiceHost host = ServiceHost.start(new ServiceHost.Options("127.0.0.1", 0, null, "h1", null, true))) {
+            EngineAnnouncer announcer = new EngineAnnouncer(host, url, HostCredential.generate(url, "h1"), 1);
+            List<Integer> answeredAt = new CopyOnWriteArrayList<>();
+            announcer.onFirstAnswer(() -> answeredAt.add(announcements.get()));
+            try {
+                announcer.start();
+                Await.until(Duration.ofSeconds(60), () -> "the host gives up (" + announcements.get() + " announcements)",
+                        announcer::gaveUp, b -> b);
+                assertEquals(2, announcements.get(), "asked again after the pending answer, not after the refusal");
+                assertEquals(List.of(2), answeredAt, "the first answer is the refusal, not the pending one");
+            } finally {
+                announcer.close();
+            }
+        } finally {
+            engine.stop(0);
+        }
+        assertEquals("the engine at " + url + " refused the announcement: HTTP 409: " + refusal + "; this host stops"
+                + " registering: it cannot stop its container, so it stays deployed but takes no work (in Tomcat: once mended,"
+                + " restart Tomcat or reload the /axis2 application, which reads its credential file again)",
+                EngineAnnouncer.givingUp(url, "the announcement", 409, "{\"error\":\"" + refusal + "\"}"));
+    }
+
+    /**
      * A stand-in engine whose first two answers to the announcement are a proxy's 401 (its own page, no mark): the
      * host is not stopped, announces again and registers; once the engine itself refuses the credential (a heartbeat
      * answered 401 with the mark), the host's listener hears it, once.

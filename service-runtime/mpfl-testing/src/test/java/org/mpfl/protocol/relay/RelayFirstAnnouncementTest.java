@@ -74,8 +74,9 @@ class RelayFirstAnnouncementTest {
     }
 
     /**
-     * The engine's refusal of the first announcement (here: 409, the credential is a host's) is one line in its own
-     * words — who refused what, the status and the engine's reason — not the path and the raw JSON of its answer.
+     * The engine's refusal of the first announcement (here: 409, a second relay with one credential) is one line in its
+     * own words — who refused what, the status, the engine's reason with what to do, and that the relay stops — not the
+     * path and the raw JSON of its answer.
      */
     @Test
     void anEnginesRefusalIsSaidInOneLineInItsWords() throws Exception {
@@ -96,7 +97,8 @@ class RelayFirstAnnouncementTest {
             assertFalse(RelayCommand.announceFirst(calls(engine), "relay.example:7070", Duration.ofSeconds(60),
                     new PrintStream(err, true, StandardCharsets.UTF_8)));
             assertEquals("mpflc relay: the engine at " + engine + " refused this relay's announcement: HTTP 409: relay"
-                    + " 'relay-1' still answers at 10.1.0.2:7070: each relay needs a credential of its own" + System.lineSeparator(),
+                    + " 'relay-1' still answers at 10.1.0.2:7070: each relay needs a credential of its own; stopping"
+                    + System.lineSeparator(),
                     err.toString(StandardCharsets.UTF_8));
         } finally {
             server.stop(0);
@@ -181,7 +183,9 @@ class RelayFirstAnnouncementTest {
                     + " mpflc host-token --relay --host-id relay-1 on the engine's machine)", why);
             assertEquals(3, announcements.get(), "asked again after the 503 and the unmarked 401, not after the engine's 401");
             String said = err.toString(StandardCharsets.UTF_8);
-            assertTrue(said.contains("engine answered 503"), said);
+            // the engine's trouble in words, not the route's path
+            assertTrue(said.contains("mpflc relay: the engine at " + engine + " answered HTTP 503 to this relay's announcement;"
+                    + " announcing again in 0 s" + System.lineSeparator()), said);
             assertTrue(said.contains("HTTP 401 to /api/registry/relays without the engine's X-MPFL-Refusal mark: something between"
                     + " this relay and " + engine + " answered"), said);
         } finally {

@@ -51,7 +51,10 @@ public final class HostProcesses implements AutoCloseable {
      * launchers need not depend on the runtime — a runtime test asserts the name).
      */
     public static final String HOST_MAIN_CLASS = "org.mpfl.runtime.host.HostMain";
-    /** Prefix of the line a host prints on stdout once it accepts requests. */
+    /**
+     * Prefix of the line a host prints on stdout once it accepts requests and its engine answered its first
+     * announcement: a host the engine refuses exits without it.
+     */
     public static final String READY_PREFIX = "MPFL host ";
     private static final Pattern READY = Pattern.compile(
             Pattern.quote(READY_PREFIX) + "(\\S+) listening on (https?://\\S+?)/? binary (\\S+)");

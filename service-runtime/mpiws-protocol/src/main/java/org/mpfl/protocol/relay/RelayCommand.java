@@ -171,8 +171,11 @@ public final class RelayCommand implements CliCommand {
                 if (e.status == 401) {
                     return e.getMessage();
                 }
-                err.println("mpflc relay: " + e.getMessage());
-            } catch (IOException | RuntimeException e) {
+                err.println("mpflc relay: " + e.getMessage() + "; announcing again in " + every.toSeconds() + " s");
+            } catch (IOException e) {
+                // the engine's trouble or its absence, in words (EngineCalls): what happened, then what the relay does
+                err.println("mpflc relay: " + e.getMessage() + "; announcing again in " + every.toSeconds() + " s");
+            } catch (RuntimeException e) {
                 err.println("mpflc relay: announcing failed: " + e.getMessage());
             }
         }
@@ -192,17 +195,18 @@ public final class RelayCommand implements CliCommand {
                 calls.announce(address);
                 return true;
             } catch (EngineRefused e) {
-                err.println("mpflc relay: " + e.getMessage());
+                // as mpflc host says its refusal: what the engine said (and what to do, in its words), then that it stops
+                err.println("mpflc relay: " + e.getMessage() + "; stopping");
                 return false;
             } catch (IOException e) {
                 if (tlsRefused(e)) {
                     // an untrusted certificate, or no TLS where https was named: waiting does not mend it
-                    err.println("mpflc relay: " + e.getMessage());
+                    err.println("mpflc relay: " + e.getMessage() + "; stopping");
                     return false;
                 }
                 if (System.nanoTime() - deadline >= 0) {
                     err.println("mpflc relay: the engine " + calls.engine + " could not be reached within "
-                            + within.toSeconds() + " s (last: " + e.getMessage() + ")");
+                            + within.toSeconds() + " s (last: " + e.getMessage() + "); stopping");
                     return false;
                 }
                 err.println("mpflc relay: announcing to " + calls.engine + " failed (" + e.getMessage() + "); trying again");
@@ -330,7 +334,9 @@ public final class RelayCommand implements CliCommand {
                             + r.statusCode() + (said.isEmpty() ? "" : ": " + said));
                 }
                 if (r.statusCode() / 100 != 2) {
-                    throw new IOException("engine answered " + r.statusCode() + " to " + path + ": " + said(r.body()));
+                    String said = said(r.body() == null ? "" : r.body());
+                    throw new IOException("the engine at " + engine + " answered HTTP " + r.statusCode() + " to " + what(path)
+                            + (said.isEmpty() ? "" : ": " + said));
                 }
                 return r.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(r.body());
             } catch (InterruptedException e) {
