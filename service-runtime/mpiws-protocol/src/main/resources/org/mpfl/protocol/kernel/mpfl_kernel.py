@@ -587,7 +587,13 @@ def main():
     sys.stdout = sys.__stdout__ = line_ending(sys.stdout)
     sys.stderr = sys.__stderr__ = line_ending(sys.stderr)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
+    try:
+        sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
+    except (ConnectionRefusedError, FileNotFoundError):
+        # the rank is gone before this worker connected (aborted while it started: another rank failed first); a
+        # traceback would only reach that aborted rank's log as warnings about a failure that is not this kernel's
+        sock.close()
+        return
     arena = Arena(os.environ["MPFL_KERNEL_SHM"])
     try:
         Worker(Channel(sock), arena, roots, shown).serve()
