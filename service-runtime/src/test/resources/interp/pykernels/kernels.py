@@ -231,3 +231,9 @@ def lie(x):
 def too_long(x):
     """An int whose decimal text Python 3.11+ refuses to make (over 4300 digits) where a long is expected."""
     return {"n": 10 ** 5000}
+
+
+def wrong_dtype(x):
+    """A float32 array where a double[] is expected (NumPy arithmetic on float32 data keeps float32)."""
+    import numpy
+    return {"v": numpy.zeros(3, dtype=numpy.float32)}

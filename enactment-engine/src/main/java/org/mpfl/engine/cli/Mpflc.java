@@ -1,5 +1,6 @@
 package org.mpfl.engine.cli;
 
+import java.io.PrintStream;
 import java.util.List;
 import org.mpfl.ir.cli.Commands;
 
@@ -9,11 +10,27 @@ public final class Mpflc {
     }
 
     public static void main(String[] args) {
-        int code = Commands.run(List.of(args), System.out, System.err);
+        int code = run(List.of(args));
         System.out.flush();
         System.err.flush();
         endHttpClientSelectors(thread -> true);
         System.exit(code);
+    }
+
+    /**
+     * Runs one command line with this process's standard streams. Standard output is the command's own: its results
+     * (a run's outputs, its one {@code --json} object, a graph). Whatever else in this JVM writes to {@code System.out}
+     * while the command runs — a Java kernel's {@code println} in the ranks of {@code run --local}, which run in this
+     * JVM, or a library's — goes to standard error, as a Python kernel's {@code print} does, instead of into the results.
+     */
+    static int run(List<String> args) {
+        PrintStream results = System.out;
+        System.setOut(System.err);
+        try {
+            return Commands.run(args, results, System.err);
+        } finally {
+            System.setOut(results);
+        }
     }
 
     /**

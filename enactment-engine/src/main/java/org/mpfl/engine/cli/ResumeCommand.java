@@ -43,7 +43,7 @@ public final class ResumeCommand implements CliCommand {
             JsonNode log = client.get("/api/runs/" + id).path("attemptLog");
             out.println("run " + id + " resumed (" + r.path("state").asText() + ")"
                     + (log.size() > 0 ? ": " + RunFollower.attemptLine(log.get(log.size() - 1)) : "")
-                    + "; follow it with mpflc status " + id + " --follow");
+                    + "; follow it with mpflc status " + id + " --follow --engine " + client.url());
             return 0;
         }
         boolean json = args.flag("--json");

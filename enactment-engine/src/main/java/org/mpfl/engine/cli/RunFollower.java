@@ -304,7 +304,12 @@ final class RunFollower {
         return true;
     }
 
-    static String bar(JsonNode run, long elapsedMs) {
+    /**
+     * The progress line of {@code run}: the run's own time where its record gives it ({@code elapsedMs}: a run followed
+     * with {@code status --follow} started before this command), else {@code followedMs}, the time this command followed it.
+     */
+    static String bar(JsonNode run, long followedMs) {
+        long elapsedMs = run.path("elapsedMs").isNumber() ? run.path("elapsedMs").asLong() : followedMs;
         double p = run.path("progress").asDouble();
         int width = 30;
         int filled = (int) Math.round(Math.max(0, Math.min(1, p)) * width);

@@ -490,11 +490,12 @@ class CliTest {
             Result plain = mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString());
             assertEquals(0, plain.exit(), plain.err());
             assertEquals("cancelled by user", Http.get(engine.url() + "/api/runs/" + id).json().at("/error/message").asText());
-            // resumed: it says from where (no checkpoint taken: from the start)
+            // resumed: it says from where (no checkpoint taken: from the start), and how to follow it with this engine (a user
+            // walkthrough copied the command without its --engine: "give --engine URL", as run --detach's hint has it)
             Result resumed = mpflc("resume", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString());
             assertEquals(0, resumed.exit(), resumed.err());
             assertTrue(resumed.out().startsWith("run " + id + " resumed (") && resumed.out().contains(": attempt 2: resumed by user (from"
-                    + " the start); follow it with mpflc status " + id + " --follow"), resumed.out());
+                    + " the start); follow it with mpflc status " + id + " --follow --engine " + engine.url() + "\n"), resumed.out());
             assertEquals(0, mpflc("cancel", id, "--engine", engine.url(), "--data", dir.resolve("engine").toString()).exit());
         }
     }

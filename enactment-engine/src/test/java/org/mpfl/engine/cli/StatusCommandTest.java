@@ -48,6 +48,19 @@ class StatusCommandTest {
                 + "\"progressFromCheckpoint\":3}"), 1000).contains(" 40% (as at checkpoint 3)  RUNNING"));
     }
 
+    /**
+     * {@code mpflc status RUN --follow} of a run that took 83 s drew its bar with the 0.3 s this command had followed it
+     * (found in a durability walkthrough, under a status line saying 83.3 s): the bar says the run's own time where the
+     * engine gives it, the time since the command began to follow only where it does not.
+     */
+    @Test
+    void theBarSaysTheRunsOwnTime() throws Exception {
+        org.junit.jupiter.api.Assertions.assertTrue(RunFollower.bar(run("{\"id\":\"r\",\"state\":\"SUCCEEDED\",\"progress\":1,"
+                + "\"elapsedMs\":83346}"), 300).contains("  83.3 s  run r"));
+        org.junit.jupiter.api.Assertions.assertTrue(RunFollower.bar(run("{\"id\":\"r\",\"state\":\"PENDING\"}"), 300)
+                .contains("  0.3 s  run r"), "a record without its time");
+    }
+
     private static JsonNode run(String json) throws Exception {
         return Json.MAPPER.readTree(json);
     }

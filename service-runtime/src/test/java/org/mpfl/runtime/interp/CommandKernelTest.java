@@ -277,6 +277,18 @@ class CommandKernelTest {
         assertTrue(f.getMessage().contains(message.strip()), f.getMessage());
     }
 
+    /**
+     * A command that answers a call with {@code error exception} and its message: the rank fails naming the command, as a
+     * Python kernel's failure names its {@code MODULE:FUNCTION}. Found by a user walkthrough: it said "kernel - raised an
+     * exception", the {@code -} being the call's target on the wire, which a command has none of.
+     */
+    @Test
+    void aCommandsExceptionNamesTheCommand(@TempDir Path dir) throws Exception {
+        answeringWorker(dir, "refuses", "error exception\\nfactor must not be negative");
+        RankFault f = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/refuses"), Map.of(), LIMIT).anyFault();
+        assertTrue(f.getMessage().contains("kernel bin/refuses raised an exception:\nfactor must not be negative"), f.getMessage());
+    }
+
     /** A worker that says {@code ready 1} and answers every call with the frame {@code result} (a Python string's text). */
     private static void answeringWorker(Path dir, String name, String result) throws IOException {
         readyWorker(dir, name, """

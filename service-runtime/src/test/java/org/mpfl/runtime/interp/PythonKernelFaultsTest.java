@@ -48,7 +48,10 @@ class PythonKernelFaultsTest {
     @CsvSource(delimiter = '|', value = {
         "raise   | pykernel-faults.mpfl.xml:12:7 | kernels.py\", line 36, in helper;ZeroDivisionError: float division by zero;raised an exception",
         "type    | pykernel-faults.mpfl.xml:14:7 | output 'y': expected double, got str",
-        "shape   | pykernel-faults.mpfl.xml:17:7 | output 'v': expected double[], got numpy.ndarray float64 shape (3, 4)",
+        "shape   | pykernel-faults.mpfl.xml:17:7 | output 'v': expected double[], got numpy.ndarray float64 shape (3, 4)"
+                + " (return a 1-D array: ….ravel() flattens it)",
+        "dtype   | pykernel-faults.mpfl.xml:61:7 | output 'v': expected double[], got numpy.ndarray float32 shape (3,)"
+                + " (return ….astype(numpy.float64))",
         "missing | pykernel-faults.mpfl.xml:20:7 | output 'y' (double) was not returned (the dict has ['z'])",
         "exit    | pykernel-faults.mpfl.xml:23:7 | kernel kernels:leave called sys.exit(3) to end its worker;kernels.py\", line 53, in leave",
         "exit137 | pykernel-faults.mpfl.xml:40:7 | called sys.exit(137) to end its worker;in leave_as_if_killed",

@@ -292,6 +292,13 @@ def encode(arena, name, expected, value, free, regions, whole):
             code, dtype, _ = ARRAYS[expected]
             hint = " (return %s)" % ("numpy.array(…, dtype=numpy.%s)" % dtype if need_numpy() is not None
                                      else "array.array('%s', …): NumPy is not importable here" % code)
+        elif expected in ARRAYS and numpy is not None and isinstance(value, numpy.ndarray):
+            # NumPy keeps a float32 or int64 array's dtype through arithmetic, and a 2-D grid is a natural result: the
+            # conversion the protocol needs is one call
+            if value.ndim != 1:
+                hint = " (return a 1-D array: ….ravel() flattens it)"
+            elif value.dtype != ARRAYS[expected][1]:
+                hint = " (return ….astype(numpy.%s))" % ARRAYS[expected][1]
         return OutputError("output '%s': expected %s, got %s%s" % (name, expected, describe(value), hint))
 
     if expected in ARRAYS:
@@ -587,7 +594,13 @@ def main():
     sys.stdout = sys.__stdout__ = line_ending(sys.stdout)
     sys.stderr = sys.__stderr__ = line_ending(sys.stderr)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
+    try:
+        sock.connect(os.environ["MPFL_KERNEL_SOCKET"])
+    except (ConnectionRefusedError, FileNotFoundError):
+        # the rank is gone before this worker connected (aborted while it started: another rank failed first); a
+        # traceback would only reach that aborted rank's log as warnings about a failure that is not this kernel's
+        sock.close()
+        return
     arena = Arena(os.environ["MPFL_KERNEL_SHM"])
     try:
         Worker(Channel(sock), arena, roots, shown).serve()

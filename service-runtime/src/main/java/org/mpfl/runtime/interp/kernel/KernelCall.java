@@ -146,11 +146,13 @@ final class KernelCall {
     private static KernelFailure failure(KernelWorker worker, String target, String head, String answer) {
         String kind = head.length() > 6 ? head.substring(6) : "";
         String text = answer.indexOf('\n') < 0 ? "" : answer.substring(answer.indexOf('\n') + 1);
+        // a command's call names no target on the wire ("-"): the messages name the command as the document wrote it
+        String kernel = "kernel " + ("-".equals(target) ? worker.command() : target);
         return switch (kind) {
-            case "exception" -> KernelFailure.workflow("kernel " + target + " raised an exception:\n" + text);
-            case "output" -> KernelFailure.workflow("kernel " + target + ": " + text);
+            case "exception" -> KernelFailure.workflow(kernel + " raised an exception:\n" + text);
+            case "output" -> KernelFailure.workflow(kernel + ": " + text);
             // the first line names the call (sys.exit(3)), the traceback follows; the worker is stopped with the failing rank
-            case "exit" -> KernelFailure.workflow("kernel " + target + " called " + text.replaceFirst("\n", " to end its worker:\n"));
+            case "exit" -> KernelFailure.workflow(kernel + " called " + text.replaceFirst("\n", " to end its worker:\n"));
             default -> KernelFailure.workflow(worker.label() + " failed (" + (kind.isEmpty() ? "error" : kind) + "): " + text);
         };
     }

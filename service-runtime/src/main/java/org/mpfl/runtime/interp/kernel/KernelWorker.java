@@ -27,6 +27,8 @@ import org.mpfl.runtime.settings.RuntimeSettings;
 final class KernelWorker implements AutoCloseable {
     /** How long a worker that closed its channel gets to exit before its status is read (and it is killed). */
     static final long EXIT_WAIT_MS = 1_000;
+    /** The label of a command worker, before the command as the document wrote it. */
+    static final String COMMAND_LABEL = "the command worker ";
 
     private final String label;
     private final Process process;
@@ -182,6 +184,11 @@ final class KernelWorker implements AutoCloseable {
 
     String label() {
         return label;
+    }
+
+    /** The command as the document wrote it ({@code bin/heat}) for a command worker, else the label. */
+    String command() {
+        return label.startsWith(COMMAND_LABEL) ? label.substring(COMMAND_LABEL.length()) : label;
     }
 
     /** Sends one request and returns the worker's answer frame; the worker stays usable only if this returns. */

@@ -127,7 +127,7 @@ public final class RankKernels implements AutoCloseable {
             }
         }
         Path executable = libraries.command(written, allowed);
-        return KernelWorker.start("the command worker " + written, List.of(executable.toString()), Map.of(),
+        return KernelWorker.start(KernelWorker.COMMAND_LABEL + written, List.of(executable.toString()), Map.of(),
                 libraries.workingDirectory(), log, RuntimeSettings.KERNEL_START_TIMEOUT_MS.get(),
                 RuntimeSettings.KERNEL_LOG_BYTES_PER_CALL.get());
     }

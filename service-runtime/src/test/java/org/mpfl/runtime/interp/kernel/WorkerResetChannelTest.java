@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 import org.mpfl.protocol.kernel.PythonWorker;
 import org.mpfl.testing.StartsProcesses;
@@ -47,6 +49,41 @@ class WorkerResetChannelTest {
             "    except subprocess.TimeoutExpired:",
             "        p.kill(); sys.exit('the worker did not exit within 30 s')",
             "");
+
+    /**
+     * A worker whose rank is gone before it connects — the socket's file is there but nothing listens any more
+     * (connection refused), or the file is already removed — exits quietly too: the rank was aborted while its worker
+     * started (another rank failed first). Found by a user walkthrough: one rank's kernel module did not import, and the
+     * other ranks' logs showed a {@code ConnectionRefusedError} traceback of their own workers, now and then.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aWorkerWhoseRankIsGoneBeforeItConnectsExitsQuietly(boolean socketFileLeft, @TempDir Path dir) throws Exception {
+        Path worker = Files.write(dir.resolve(PythonWorker.NAME), PythonWorker.script());
+        Path socket = dir.resolve("ctl");
+        if (socketFileLeft) {
+            // bound and closed: the file stays, and a connect to it is refused
+            try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open(
+                    java.net.StandardProtocolFamily.UNIX)) {
+                server.bind(java.net.UnixDomainSocketAddress.of(socket));
+            }
+        }
+        Path shm = Files.createFile(dir.resolve("shm"));
+        ProcessBuilder builder = new ProcessBuilder(List.of(PYTHON, "-u", worker.toString()))
+                .redirectInput(new File("/dev/null")).redirectErrorStream(true);
+        builder.environment().put("MPFL_KERNEL_SOCKET", socket.toString());
+        builder.environment().put("MPFL_KERNEL_SHM", shm.toString());
+        Process p = builder.start();
+        String said;
+        try {
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the worker exited");
+            said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            p.destroyForcibly();
+        }
+        assertEquals("", said, "the worker said nothing");
+        assertEquals(0, p.exitValue(), "the worker's exit status");
+    }
 
     @Test
     void aWorkerWhoseChannelIsResetExitsQuietly(@TempDir Path dir) throws Exception {
