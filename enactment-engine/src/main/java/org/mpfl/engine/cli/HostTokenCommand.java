@@ -82,6 +82,10 @@ public final class HostTokenCommand implements CliCommand {
         String token = EngineOptions.token(args, url);
         if (token == null) {
             String withheld = EngineClient.withheldToken(url, args.value("--data"));
+            if (withheld != null) {
+                // an engine still starting has recorded no URL yet: when nothing answers at all, that is the news, not the token
+                requireAnswer(new EngineClient(url, null, TlsOptions.of(args)));
+            }
             throw new UsageException((list ? "listing" : revoke != null ? "revoking" : "issuing")
                     + " host credentials needs the engine's admin token: " + (withheld != null ? withheld
                     : noToken(args.value("--data"))));
@@ -177,6 +181,18 @@ public final class HostTokenCommand implements CliCommand {
         err.println("revoked credential " + id + " of " + match.path("hostId").asText() + ": it is out of the registry, and a"
                 + " host stops at its next heartbeat");
         return 0;
+    }
+
+    /**
+     * Fails, saying why, when nothing answers at the engine's URL (refused, timed out, no TLS handshake); any answer,
+     * even a refusal, is an engine there. Asked only before refusing for want of a token.
+     */
+    private static void requireAnswer(EngineClient engine) throws IOException, InterruptedException {
+        try {
+            engine.getText("/api/openapi");
+        } catch (EngineClient.EngineException answered) {
+            // something answered: the token is what is missing
+        }
     }
 
     /** Creates {@code file} readable by its owner only from the start (no window with wider permissions). */
