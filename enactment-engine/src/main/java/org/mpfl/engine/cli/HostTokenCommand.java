@@ -125,8 +125,8 @@ public final class HostTokenCommand implements CliCommand {
                     + " written to " + output + " (mode 0600); on the relay's machine: mpflc relay --credential-file " + output
                     + " --bind ADDR --advertise ADDR --port P (with --tls-cert F --tls-key F when hosts use TLS)"
                     : "host credential " + issued.get("id").asText() + " for host "
-                    + issued.get("hostId").asText() + " written to " + output + " (mode 0600); on the host: mpflc host"
-                    + " --credential-file " + output + " --bind ADDR (in a site behind NAT: --site NAME --relay HOST:PORT)");
+                    + issued.get("hostId").asText() + " written to " + output + " (mode 0600); on the host: "
+                    + hostCommand(output, url));
         }
         return 0;
     }
@@ -181,6 +181,16 @@ public final class HostTokenCommand implements CliCommand {
         err.println("revoked credential " + id + " of " + match.path("hostId").asText() + ": it is out of the registry, and a"
                 + " host stops at its next heartbeat");
         return 0;
+    }
+
+    /**
+     * The host's command line for a credential written to {@code output}: with the TLS flags when the engine is on
+     * https, where a host without them trusts only the JDK's public CAs and fails the handshake with a lab CA's engine.
+     */
+    static String hostCommand(String output, String engineUrl) {
+        return "mpflc host --credential-file " + output + " --bind ADDR"
+                + (engineUrl.regionMatches(true, 0, "https:", 0, 6) ? " --tls-cert CERT.pem --tls-key KEY.pem --tls-ca CA.pem" : "")
+                + " (in a site behind NAT: --site NAME --relay HOST:PORT)";
     }
 
     /**

@@ -129,6 +129,18 @@ class DataDirectoryTokenTest {
         }
     }
 
+    /**
+     * The command host-token prints for the host: for an engine on https it named no TLS flag, and a host started as
+     * printed trusted only the JDK's public CAs, failing the handshake with a lab CA's engine (docs/deployment.md).
+     */
+    @Test
+    void theHostCommandPrintedForAnHttpsEngineCarriesTheTlsFlags() {
+        assertEquals("mpflc host --credential-file n2.credential --bind ADDR --tls-cert CERT.pem --tls-key KEY.pem --tls-ca CA.pem"
+                + " (in a site behind NAT: --site NAME --relay HOST:PORT)", HostTokenCommand.hostCommand("n2.credential", "https://10.0.0.1:8080"));
+        assertEquals("mpflc host --credential-file n2.credential --bind ADDR (in a site behind NAT: --site NAME --relay HOST:PORT)",
+                HostTokenCommand.hostCommand("n2.credential", "http://127.0.0.1:8080"));
+    }
+
     private static void record(Path data, String url) throws Exception {
         Files.writeString(data.resolve(Engine.TOKEN_FILE), TOKEN + "\n");
         Files.writeString(data.resolve(Engine.URL_FILE), url + "\n");
