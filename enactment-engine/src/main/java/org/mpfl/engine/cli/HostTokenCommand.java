@@ -82,6 +82,10 @@ public final class HostTokenCommand implements CliCommand {
         String token = EngineOptions.token(args, url);
         if (token == null) {
             String withheld = EngineClient.withheldToken(url, args.value("--data"));
+            if (withheld != null) {
+                // an engine still starting has recorded no URL yet: when nothing answers at all, that is the news, not the token
+                requireAnswer(new EngineClient(url, null, TlsOptions.of(args)));
+            }
             throw new UsageException((list ? "listing" : revoke != null ? "revoking" : "issuing")
                     + " host credentials needs the engine's admin token: " + (withheld != null ? withheld
                     : noToken(args.value("--data"))));
@@ -121,8 +125,8 @@ public final class HostTokenCommand implements CliCommand {
                     + " written to " + output + " (mode 0600); on the relay's machine: mpflc relay --credential-file " + output
                     + " --bind ADDR --advertise ADDR --port P (with --tls-cert F --tls-key F when hosts use TLS)"
                     : "host credential " + issued.get("id").asText() + " for host "
-                    + issued.get("hostId").asText() + " written to " + output + " (mode 0600); on the host: mpflc host"
-                    + " --credential-file " + output + " --bind ADDR (in a site behind NAT: --site NAME --relay HOST:PORT)");
+                    + issued.get("hostId").asText() + " written to " + output + " (mode 0600); on the host: "
+                    + hostCommand(output, url));
         }
         return 0;
     }
@@ -177,6 +181,28 @@ public final class HostTokenCommand implements CliCommand {
         err.println("revoked credential " + id + " of " + match.path("hostId").asText() + ": it is out of the registry, and a"
                 + " host stops at its next heartbeat");
         return 0;
+    }
+
+    /**
+     * The host's command line for a credential written to {@code output}: with the TLS flags when the engine is on
+     * https, where a host without them trusts only the JDK's public CAs and fails the handshake with a lab CA's engine.
+     */
+    static String hostCommand(String output, String engineUrl) {
+        return "mpflc host --credential-file " + output + " --bind ADDR"
+                + (engineUrl.regionMatches(true, 0, "https:", 0, 6) ? " --tls-cert CERT.pem --tls-key KEY.pem --tls-ca CA.pem" : "")
+                + " (in a site behind NAT: --site NAME --relay HOST:PORT)";
+    }
+
+    /**
+     * Fails, saying why, when nothing answers at the engine's URL (refused, timed out, no TLS handshake); any answer,
+     * even a refusal, is an engine there. Asked only before refusing for want of a token.
+     */
+    private static void requireAnswer(EngineClient engine) throws IOException, InterruptedException {
+        try {
+            engine.getText("/api/openapi");
+        } catch (EngineClient.EngineException answered) {
+            // something answered: the token is what is missing
+        }
     }
 
     /** Creates {@code file} readable by its owner only from the start (no window with wider permissions). */

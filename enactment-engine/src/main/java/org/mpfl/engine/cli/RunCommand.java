@@ -170,6 +170,14 @@ public final class RunCommand implements CliCommand {
                     return 1;
                 }
             }
+            if (!axes.isEmpty()) {
+                // as for one run: refused before any local engine or host starts and before any combination is sent
+                List<String> unvalued = Sweep.unvaluedInEvery(file, params, RunParams.rawParams(args), axes);
+                if (!unvalued.isEmpty()) {
+                    unvalued.forEach(err::println);
+                    return 1;
+                }
+            }
             if (inProcess && InProcessRun.runs(input.deploymentPlan(), input.archives(), input.programsInPlan())) {
                 return runInProcess(input, timeoutS, json, out, err, submission);
             }

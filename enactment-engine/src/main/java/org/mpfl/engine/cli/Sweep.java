@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.mpfl.ir.cli.UsageException;
+import org.mpfl.ir.plan.ParamValues;
 import org.mpfl.ir.spi.WorkflowCompiler;
 import org.mpfl.engine.json.Json;
 
@@ -154,17 +155,46 @@ final class Sweep {
         }
     }
 
-    private static Outcome one(EngineClient client, Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
-                               Map<String, Object> common, int index, Map<String, String> values, int timeoutS) {
-        long started = System.currentTimeMillis();
+    /**
+     * What refuses the whole sweep before any of its runs (and any local engine or host) starts: a param without default
+     * that neither {@code --param} nor {@code --sweep} gives, said at its {@code <param>} as {@code mpflc run} says it;
+     * empty when there is none. A swept value is never missing, so what the first combination lacks every one lacks;
+     * a first combination that does not compile is left to the sweep, which reports it INVALID and runs the others.
+     */
+    static List<String> unvaluedInEvery(Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
+                                        List<Axis> axes) {
+        try {
+            // compiled as for an engine: compiled for this JVM, a missing value would be one compile error among others
+            WorkflowInput first = load(file, fixedParams, fixedRawParams, combinations(axes).get(0));
+            return first.deploymentPlan().unvaluedParams(first.params(), ParamValues.Naming.COMMAND_LINE);
+        } catch (java.io.IOException | WorkflowCompiler.CompileException e) {
+            return List.of();
+        }
+    }
+
+    /** The combination's input: the fixed params with its swept values, compiled with them. */
+    private static WorkflowInput load(Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
+                                      Map<String, String> values)
+            throws java.io.IOException, WorkflowCompiler.CompileException {
         Map<String, Object> params = new LinkedHashMap<>(fixedParams);
         Map<String, Object> raw = new LinkedHashMap<>(fixedRawParams);
         values.forEach((k, v) -> {
             params.put(k, RunParams.scalar(v));
             raw.put(k, v);
         });
+        return WorkflowInput.load(file, params, raw);
+    }
+
+    private static Outcome one(EngineClient client, Path file, Map<String, Object> fixedParams, Map<String, Object> fixedRawParams,
+                               Map<String, Object> common, int index, Map<String, String> values, int timeoutS) {
+        long started = System.currentTimeMillis();
         try {
-            WorkflowInput input = WorkflowInput.load(file, params, raw);
+            WorkflowInput input = load(file, fixedParams, fixedRawParams, values);
+            List<String> unvalued = input.deploymentPlan().unvaluedParams(input.params(), ParamValues.Naming.COMMAND_LINE);
+            if (!unvalued.isEmpty()) {
+                return new Outcome(index, values, null, "INVALID", null, String.join("; ", unvalued),
+                        System.currentTimeMillis() - started);
+            }
             JsonNode run = RunCommand.startAndFollow(client, input, common, timeoutS, null);
             JsonNode error = run.get("error");
             return new Outcome(index, values, run.path("id").asText(), run.path("state").asText(), run.path("outputs"),

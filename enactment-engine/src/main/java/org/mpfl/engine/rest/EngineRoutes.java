@@ -165,6 +165,8 @@ public final class EngineRoutes extends RouteBuilder {
                 reply = new Reply(e.status(), Map.of("error", e.getMessage()));
             } catch (WorkflowCompiler.CompileException e) {
                 reply = new Reply(422, Map.of("error", "the document has static errors:\n" + e.getMessage()));
+            } catch (WorkflowService.UnvaluedParamsException e) {
+                reply = new Reply(422, Map.of("error", e.getMessage()));
             } catch (WorkflowService.UnknownWorkflowException e) {
                 reply = new Reply(404, Map.of("error", e.getMessage()));
             } catch (ForeignEventException e) {

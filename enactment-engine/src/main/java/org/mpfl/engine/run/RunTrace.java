@@ -25,7 +25,8 @@ import org.mpfl.engine.store.RunStore;
  *     reported in its {@code SPANS} events — {@code compute}, {@code send}, {@code receive} (the time
  *     blocked until the message was there), {@code sendrecv}, {@code wait}/{@code waitall}, each
  *     collective and communicator creation — with {@code args} {@code peer} (world rank), {@code tag},
- *     {@code bytes} and {@code location}; threads 2, 3, … hold the operations of {@code parallel}
+ *     {@code bytes} and {@code location}, and for a {@code sendrecv} also {@code from} and {@code fromTag}
+ *     (its message's source and tag: it is paired as a send and as a receive); threads 2, 3, … hold the operations of {@code parallel}
  *     branches. A receive takes its {@code bytes} from the send it is paired with (the n-th message from
  *     a sender with a tag pairs with the n-th receive of it; MPI's non-overtaking order), and each pair is
  *     joined by a flow arrow ({@code s}/{@code f});</li>
@@ -173,6 +174,9 @@ public final class RunTrace {
         final int lane;
         final Integer peer;
         final Integer tag;
+        /** Where a sendrecv's message came from (world rank) and its tag; {@code null} for other operations. */
+        final Integer from;
+        final Integer fromTag;
         Long bytes;
         final String location;
         Integer pairedWith;
@@ -186,6 +190,8 @@ public final class RunTrace {
             this.lane = Math.max(0, Math.min(999, s.path("lane").asInt()));
             this.peer = s.has("peer") ? s.get("peer").asInt() : null;
             this.tag = s.has("tag") ? s.get("tag").asInt() : null;
+            this.from = s.hasNonNull("from") ? s.get("from").asInt() : null;
+            this.fromTag = s.hasNonNull("fromTag") ? s.get("fromTag").asInt() : null;
             this.bytes = s.has("bytes") ? s.get("bytes").asLong() : null;
             this.location = s.hasNonNull("loc") ? s.get("loc").asText() : null;
         }
@@ -209,6 +215,10 @@ public final class RunTrace {
             }
             if (tag != null) {
                 args.put("tag", tag);
+            }
+            if (from != null) {
+                args.put("from", from);
+                args.put("fromTag", fromTag);
             }
             if (bytes != null) {
                 args.put("bytes", bytes);
@@ -235,10 +245,13 @@ public final class RunTrace {
         }
         int flow = 0;
         for (Span r : spans) {
-            if (!r.cat.equals("receive") || r.peer == null) {
+            // a receive names its source as peer; a sendrecv, whose peer is where it sent, names it as from
+            String key = r.cat.equals("receive") && r.peer != null ? r.peer + ">" + r.rank + "#" + r.tag
+                    : r.from != null ? r.from + ">" + r.rank + "#" + r.fromTag : null;
+            if (key == null) {
                 continue;
             }
-            ArrayDeque<Span> q = sends.get(r.peer + ">" + r.rank + "#" + r.tag);
+            ArrayDeque<Span> q = sends.get(key);
             Span s = q == null ? null : q.poll();
             if (s == null) {
                 continue;

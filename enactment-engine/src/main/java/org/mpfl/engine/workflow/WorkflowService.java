@@ -96,6 +96,18 @@ public final class WorkflowService {
         }
     }
 
+    /**
+     * A run that gives a param without default no value: not a static error of a document (a plan or a stored workflow
+     * has none to speak of), so its own words, one {@code FILE:LINE:COL: error: …} line per such param after them.
+     */
+    public static final class UnvaluedParamsException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UnvaluedParamsException(List<String> lines) {
+            super("the run cannot start without a value for each param that has no default:\n" + String.join("\n", lines));
+        }
+    }
+
     /** No stored workflow of that name, or no such version of it. */
     public static final class UnknownWorkflowException extends Exception {
         private static final long serialVersionUID = 1L;
@@ -355,8 +367,10 @@ public final class WorkflowService {
      * @throws IOException if the plan is not a deployment plan, or deploying failed
      * @throws WorkflowCompiler.CompileException if the document has static errors
      * @throws UnknownWorkflowException if the stored workflow or version named does not exist
+     * @throws UnvaluedParamsException if a param without default is given no value (nothing of the run's own is deployed)
      */
-    public Run start(StartRun request) throws IOException, WorkflowCompiler.CompileException, UnknownWorkflowException {
+    public Run start(StartRun request) throws IOException, WorkflowCompiler.CompileException, UnknownWorkflowException,
+            UnvaluedParamsException {
         return start(request, null);
     }
 
@@ -371,7 +385,7 @@ public final class WorkflowService {
      * @see #start(StartRun)
      */
     public Run start(StartRun request, String project) throws IOException, WorkflowCompiler.CompileException,
-            UnknownWorkflowException {
+            UnknownWorkflowException, UnvaluedParamsException {
         String owner = project == null ? DEFAULT_PROJECT : project;
         Map<String, Object> params = request.params();
         DeploymentPlan plan;
@@ -421,10 +435,10 @@ public final class WorkflowService {
      * {@code <param>} and naming the request's field: each of its ranks would fail at its start, saying nothing of where
      * the param is declared.
      */
-    private static void requireValues(DeploymentPlan plan, Map<String, Object> params) throws WorkflowCompiler.CompileException {
+    private static void requireValues(DeploymentPlan plan, Map<String, Object> params) throws UnvaluedParamsException {
         List<String> unvalued = plan.unvaluedParams(params, ParamValues.Naming.JSON_FIELD);
         if (!unvalued.isEmpty()) {
-            throw new WorkflowCompiler.CompileException(unvalued);
+            throw new UnvaluedParamsException(unvalued);
         }
     }
 

@@ -382,6 +382,34 @@ class CliTest {
         }
     }
 
+    /**
+     * A sweep whose every combination lacks a required param's value is refused before it submits any, at the
+     * {@code <param>}, as a single run is: it sent each combination, and each came back ERROR with the engine's 422.
+     */
+    @Test
+    @Timeout(60)
+    void aSweepWithoutARequiredParamIsRefusedAtItsDeclarationBeforeAnyRun() throws Exception {
+        Path doc = Files.writeString(dir.resolve("q.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="q">
+                  <param name="n" type="int"/>
+                  <param name="m" type="int" default="1"/>
+                  <process name="w" ranks="1">
+                    <output name="twice" value="2 * n * m"/>
+                  </process>
+                </workflow>
+                """);
+        try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
+                .invoker(new FakeRanks(r -> { })))) {
+            String data = dir.resolve("engine").toString();
+            Result r = mpflc("run", doc.toString(), "--sweep", "m=1,2,3", "--engine", engine.url(), "--data", data, "--timeout", "30");
+            assertEquals(1, r.exit(), r.err());
+            assertEquals(doc + ":2:3: error: param 'n' has no value: it has no default, so give it with --param n=VALUE", r.err().strip(),
+                    "said once, before the sweep begins");
+            assertEquals("0", Http.send("GET", engine.url() + "/api/runs", "Bearer " + engine.token(), null).headers()
+                    .firstValue("X-Total-Count").orElse(null), "no run was started");
+        }
+    }
+
     /** A rank count beyond what one JVM runs is refused at once, saying the limit and what to do, not left to fill the heap. */
     @Test
     @Timeout(30)

@@ -101,6 +101,46 @@ class DataDirectoryTokenTest {
         assertTrue(EngineClient.withheldToken("http://127.0.0.1:8080", null).contains("an engine whose URL it does not record"));
     }
 
+    /**
+     * host-token right after {@code mpflc up … &} (docs/deployment.md, Tomcat by hand): the engine still starting had
+     * recorded no URL yet, and the command said its data directory's token was "of an engine whose URL it does not
+     * record", sending the user after tokens. Nothing answered at the URL at all, which it now says first.
+     */
+    @Test
+    void hostTokenToAnEngineThatDoesNotAnswerSaysSoRatherThanWithholdingTheToken() throws Exception {
+        Files.writeString(data.resolve(Engine.TOKEN_FILE), TOKEN + "\n");
+        int free;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            free = s.getLocalPort();
+        }
+        String url = "http://127.0.0.1:" + free;
+        for (boolean recordsAnother : List.of(false, true)) {
+            if (recordsAnother) {
+                record(data, "http://127.0.0.1:8080");
+            }
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int exit = Commands.run(List.of("host-token", "--engine", url, "--host-id", "t7", "-o", home.resolve("t7.credential").toString()),
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+            String said = err.toString(StandardCharsets.UTF_8);
+            assertEquals(1, exit, said);
+            assertTrue(said.contains("cannot reach the engine at " + url + ": connection refused"), said);
+            assertFalse(said.contains("admin token"), said);
+            assertFalse(Files.exists(home.resolve("t7.credential")));
+        }
+    }
+
+    /**
+     * The command host-token prints for the host: for an engine on https it named no TLS flag, and a host started as
+     * printed trusted only the JDK's public CAs, failing the handshake with a lab CA's engine (docs/deployment.md).
+     */
+    @Test
+    void theHostCommandPrintedForAnHttpsEngineCarriesTheTlsFlags() {
+        assertEquals("mpflc host --credential-file n2.credential --bind ADDR --tls-cert CERT.pem --tls-key KEY.pem --tls-ca CA.pem"
+                + " (in a site behind NAT: --site NAME --relay HOST:PORT)", HostTokenCommand.hostCommand("n2.credential", "https://10.0.0.1:8080"));
+        assertEquals("mpflc host --credential-file n2.credential --bind ADDR (in a site behind NAT: --site NAME --relay HOST:PORT)",
+                HostTokenCommand.hostCommand("n2.credential", "http://127.0.0.1:8080"));
+    }
+
     private static void record(Path data, String url) throws Exception {
         Files.writeString(data.resolve(Engine.TOKEN_FILE), TOKEN + "\n");
         Files.writeString(data.resolve(Engine.URL_FILE), url + "\n");

@@ -66,6 +66,41 @@ class RunTraceBuildTest {
         assertEquals(3, dropped.path("send").path("count").asInt(), "what the rank counted itself stays: " + dropped);
     }
 
+    /**
+     * Messages that a {@code sendrecv} received get their arrow too: a sendrecv's span names where it sent and where its
+     * message came from. heat2d, which moves its halos by sendrecv alone, had no arrow in its trace (docs/traces.md).
+     */
+    @Test
+    void aSendrecvIsPairedAsASendAndAsAReceive() {
+        List<RunStore.StoredEvent> events = new ArrayList<>();
+        long t = CREATED * 1000 + 100;
+        // ranks 0 and 1 swap a value by sendrecv (tag 3), then rank 1 sends rank 0 a plain message that a sendrecv takes
+        events.add(rankEvent(1, 0, Map.of("type", "SPANS", "value", Map.of("spans", List.of(
+                Map.of("name", "sendrecv", "cat", "sendrecv", "ts", t, "dur", 50, "lane", 0, "peer", 1, "tag", 3, "bytes", 8,
+                        "from", 1, "fromTag", 3),
+                Map.of("name", "sendrecv", "cat", "sendrecv", "ts", t + 100, "dur", 50, "lane", 0, "bytes", 0,
+                        "from", 1, "fromTag", 4))))));
+        events.add(rankEvent(2, 1, Map.of("type", "SPANS", "value", Map.of("spans", List.of(
+                Map.of("name", "sendrecv", "cat", "sendrecv", "ts", t + 5, "dur", 40, "lane", 0, "peer", 0, "tag", 3, "bytes", 8,
+                        "from", 0, "fromTag", 3),
+                Map.of("name", "send", "cat", "send", "ts", t + 90, "dur", 5, "lane", 0, "peer", 0, "tag", 4, "bytes", 16))))));
+        JsonNode trace = Json.MAPPER.valueToTree(RunTrace.build(detail(), events));
+        List<String> arrows = new ArrayList<>();
+        Map<Integer, Integer> startPid = new LinkedHashMap<>();
+        for (JsonNode e : trace.get("traceEvents")) {
+            if (e.path("ph").asText().equals("s")) {
+                startPid.put(e.path("id").asInt(), e.path("pid").asInt());
+            }
+        }
+        for (JsonNode e : trace.get("traceEvents")) {
+            if (e.path("ph").asText().equals("f")) {
+                arrows.add((startPid.get(e.path("id").asInt()) - 1) + "->" + (e.path("pid").asInt() - 1));
+            }
+        }
+        arrows.sort(null);
+        assertEquals(List.of("0->1", "1->0", "1->0"), arrows, trace.toString());
+    }
+
     @Test
     void checkpointsBecomeInstantsAndUnknownKindsAreLeftOut() {
         List<RunStore.StoredEvent> events = new ArrayList<>();

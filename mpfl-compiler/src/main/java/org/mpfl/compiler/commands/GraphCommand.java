@@ -40,7 +40,7 @@ public final class GraphCommand implements CliCommand {
         Path output = parsed.path("--output");
         String name = output == null ? "" : output.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
         if (output != null && !name.endsWith(".svg") && !name.endsWith(".dot") && !name.endsWith(".gv")) {
-            throw new UsageException("-o wants a file ending in .svg or .dot, got " + output);
+            throw new UsageException("-o wants a file ending in .svg, .dot or .gv (DOT), got " + output);
         }
         DocumentArguments arguments = DocumentArguments.of(parsed);
         if (!Files.isRegularFile(arguments.file())) {

@@ -123,6 +123,9 @@ final class PointToPointSteps {
         }
         try {
             m = comm.sendrecv(value, to, sendTag, from, recvTag);
+            if (from != Communicator.PROC_NULL && m.source() >= 0) {
+                b.source(rank.runtime().worldRankOf(comm, m.source()), m.tag()); // the trace's arrow into this rank
+            }
         } finally {
             rank.monitor().end(b);
         }

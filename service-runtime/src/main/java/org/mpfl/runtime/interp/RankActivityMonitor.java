@@ -47,6 +47,8 @@ final class RankActivityMonitor {
         final long bytesBefore;
         private int peer = -1;
         private Integer tag;
+        private int source = -1;
+        private Integer sourceTag;
 
         Blocking(String category, String activity, SourceLocation at, Supplier<String> waitingFor, long startNanos,
                  long bytesBefore) {
@@ -63,6 +65,15 @@ final class RankActivityMonitor {
             if (this != UNMONITORED) {
                 this.peer = worldRank;
                 this.tag = messageTag;
+            }
+            return this;
+        }
+
+        /** Where the message of a call that also received (a {@code sendrecv}) came from: world rank and tag. */
+        Blocking source(int worldRank, Integer messageTag) {
+            if (this != UNMONITORED) {
+                this.source = worldRank;
+                this.sourceTag = messageTag;
             }
             return this;
         }
@@ -152,7 +163,8 @@ final class RankActivityMonitor {
         }
         if (spans != null) {
             long bytes = b.bytesBefore < 0 ? -1 : bytesSent.getAsLong() - b.bytesBefore;
-            spans.record(b.category, b.activity, text(b.at), b.startNanos, System.nanoTime(), b.peer, b.tag, bytes);
+            spans.record(b.category, b.activity, text(b.at), b.startNanos, System.nanoTime(), b.peer, b.tag, bytes, b.source,
+                    b.sourceTag);
         }
     }
 

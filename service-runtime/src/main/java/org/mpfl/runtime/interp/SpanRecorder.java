@@ -50,8 +50,19 @@ final class SpanRecorder {
      * @param tag      the message tag, or {@code null}
      * @param bytes    payload bytes this rank sent during the operation, or -1 when unknown
      */
+    void record(String cat, String name, String location, long startNanos, long endNanos, int peer, Integer tag, long bytes) {
+        record(cat, name, location, startNanos, endNanos, peer, tag, bytes, -1, null);
+    }
+
+    /**
+     * As {@link #record(String, String, String, long, long, int, Integer, long)}, for an operation that also received:
+     * a {@code sendrecv}, whose {@code peer} is where it sent.
+     *
+     * @param from    the world rank its message came from, or -1
+     * @param fromTag that message's tag, or {@code null}
+     */
     synchronized void record(String cat, String name, String location, long startNanos, long endNanos, int peer,
-                             Integer tag, long bytes) {
+                             Integer tag, long bytes, int from, Integer fromTag) {
         if (recorded >= MAX_SPANS) {
             long[] d = dropped.computeIfAbsent(name, k -> new long[2]);
             d[0]++;
@@ -71,6 +82,10 @@ final class SpanRecorder {
         }
         if (tag != null) {
             s.put("tag", tag);
+        }
+        if (from >= 0) {
+            s.put("from", from);
+            s.put("fromTag", fromTag);
         }
         if (bytes >= 0) {
             s.put("bytes", bytes);

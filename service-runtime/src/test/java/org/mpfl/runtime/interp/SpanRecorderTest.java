@@ -52,4 +52,18 @@ class SpanRecorderTest {
         assertEquals(0, span.get("lane"));
         assertTrue(!span.containsKey("peer") && !span.containsKey("bytes"), "no peer or bytes for a compute: " + span);
     }
+
+    /** A sendrecv's span names both sides: where it sent ({@code peer}, {@code tag}) and where its message came from. */
+    @Test
+    void aSendrecvNamesTheRankItReceivedFrom() {
+        SpanRecorder r = new SpanRecorder();
+        long t = System.nanoTime();
+        r.record("sendrecv", "sendrecv", "h.mpfl.xml:61:7", t, t + 1_000_000, 2, 7, 64, 1, 8);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> span = ((List<Map<String, Object>>) r.take(t, true).get("spans")).get(0);
+        assertEquals(2, span.get("peer"));
+        assertEquals(7, span.get("tag"));
+        assertEquals(1, span.get("from"));
+        assertEquals(8, span.get("fromTag"));
+    }
 }
