@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * Each job starts one host with a credential of its own, issued for that job only and revoked when
  * the job ends. Jobs are recorded in the run store before they are submitted, so that a restarted
- * engine adopts them ({@link #start}) instead of submitting again. The run queue's reasons end with
- * what the jobs are doing ({@code Slurm job 1234 PENDING (Resources)}).
+ * engine adopts them ({@link #start}) instead of submitting again. The run queue's reasons lead with
+ * the jobs on their way ({@code waiting for a host from Slurm job 1234 PENDING (Resources)}) and end with what else
+ * holds hosts back (the node limit, failed submissions).
  */
 // Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
 // lock; the lookup retry of adopted jobs (fix-slurm) and the wait for an ending job's final state (fix-slurm2) added
@@ -96,6 +97,8 @@ public final class CapacityManager implements AutoCloseable {
         return t;
     });
     private volatile String note = "";
+    /** What the queue's reasons lead with: the jobs on their way ({@link CapacityOnDemand#coming}). */
+    private volatile String coming = "";
     /** Jobs in a row that ended before their host joined; each one doubles the wait before the next submission. */
     private int failedStarts;
     private volatile String startFailure;
@@ -184,6 +187,11 @@ public final class CapacityManager implements AutoCloseable {
         view = takeView(System.currentTimeMillis());
         runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
             @Override
+            public String coming() {
+                return coming;
+            }
+
+            @Override
             public String note() {
                 return note;
             }
@@ -208,6 +216,7 @@ public final class CapacityManager implements AutoCloseable {
             lookUpAdopted(now);
             releaseIdle(now);
             submitForQueue(now);
+            coming = describeComing();
             note = describe();
         } catch (RuntimeException e) {
             LOG.warn("capacity: {}", e.toString(), e);
@@ -687,7 +696,29 @@ public final class CapacityManager implements AutoCloseable {
                 && !jobHosts.contains(c.hostId()) && registry.host(c.hostId()).isEmpty());
     }
 
-    /** What the queue's reasons end with: the jobs on their way, the node limit, the last error. */
+    /**
+     * What the queue's reasons lead with: the jobs on their way ({@code waiting for a host from Slurm job 1234 PENDING
+     * (Resources)}), or empty.
+     */
+    private String describeComing() {
+        List<String> on = new ArrayList<>();
+        for (Job j : jobs.values()) {
+            if (j.releasing || j.host != null || j.endingSinceMs != 0) {
+                continue;
+            }
+            if (j.jobId == null) {
+                on.add(provider.jobKind() + " " + j.name + " (" + (j.unanswered ? "its submission got no answer" : "of the previous engine")
+                        + ": being looked up by its name)");
+                continue;
+            }
+            JobStatus s = j.status;
+            on.add(provider.jobKind() + " " + j.jobId + " " + (s == null ? "SUBMITTED"
+                    : s.phase() == JobStatus.Phase.RUNNING ? s.describe() + ", host starting" : s.describe()));
+        }
+        return on.isEmpty() ? "" : "waiting for " + (on.size() == 1 ? "a host from " : "hosts from ") + String.join(" and ", on);
+    }
+
+    /** What the queue's reasons end with: the jobs ending outside MPFL, the node limit, the last errors. */
     private String describe() {
         List<String> parts = new ArrayList<>();
         int live = 0;
@@ -696,10 +727,8 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             live++;
-            if (j.host == null && j.jobId != null) {
-                JobStatus s = j.status;
-                parts.add(provider.jobKind() + " " + j.jobId + " " + (s == null ? "SUBMITTED"
-                        : s.phase() == JobStatus.Phase.RUNNING ? s.describe() + ", host starting" : s.describe()));
+            if (j.host == null && j.jobId != null && j.endingSinceMs != 0) {
+                parts.add(provider.jobKind() + " " + j.jobId + " " + j.status.describe());
             }
         }
         if (live >= settings.maxNodes()) {

@@ -86,7 +86,28 @@ class CapacityManagerTest {
         start(2, 4);
         String id = run(4);
         String reason = awaitReason(id, "Slurm job 100 PENDING (Resources)");
-        assertEquals("waiting for hosts from the capacity provider: Slurm job 100 PENDING (Resources)", reason);
+        assertEquals("waiting for a host from Slurm job 100 PENDING (Resources)", reason);
+    }
+
+    /**
+     * With a host registered that is too small for the run, the reason still leads with what the provider does about it
+     * (it led with the placement's "needs 4 places, 2 free…", the Slurm job last), and says the placement's part after.
+     */
+    @Test
+    void withTooFewPlacesTheReasonLeadsWithTheJobOnItsWay() throws Exception {
+        engine = Engine.start(slurm.engineConfig(dir, 1, 4).invoker(new FakeRanks(r -> { })));
+        HostCredential small = HostCalls.credential(engine, "small");
+        Http.Answer a = Http.send("POST", engine.url() + "/api/registry/hosts", small.authorization(),
+                Map.of("hostId", "small", "soapUrl", "http://127.0.0.1:1/axis2/services/small", "services", List.of("ring"),
+                        "capacity", 2));
+        assertEquals(201, a.status(), a.body());
+        String id = run(4);
+        String reason = awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertTrue(reason.startsWith("waiting for a host from Slurm job 100 PENDING (Resources); "), reason);
+        assertTrue(reason.contains("; needs 4 ranks of 'ring' (service 'ring'); 2 free"), "the placement's part follows: " + reason);
+        slurm.set("100", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7");
+        reason = awaitReason(id, "Slurm job 100 RUNNING on n7, host starting");
+        assertTrue(reason.startsWith("waiting for a host from Slurm job 100 RUNNING on n7, host starting; "), reason);
     }
 
     /**
