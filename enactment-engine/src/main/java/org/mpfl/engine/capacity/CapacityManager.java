@@ -138,6 +138,12 @@ public final class CapacityManager implements AutoCloseable {
     static final java.time.Duration ENDING_WAIT = java.time.Duration.ofSeconds(60);
     volatile java.time.Duration endingWait = ENDING_WAIT;
     /**
+     * How long stopping the engine waits for its jobs' cancels, all of them together ({@link #close(boolean)}): a
+     * scheduler that hangs holds the stop no longer; tests shorten it.
+     */
+    static final java.time.Duration STOP_DEADLINE = java.time.Duration.ofSeconds(20);
+    volatile java.time.Duration stopDeadline = STOP_DEADLINE;
+    /**
      * What {@link #view} returns, taken at the end of every round: readers ({@code GET /api/capacity}) never wait for
      * this manager's lock, which a round holds while the scheduler answers (seconds when it is slow).
      */
@@ -775,54 +781,105 @@ public final class CapacityManager implements AutoCloseable {
 
     /**
      * Stops ticking. With {@code release}, every job is cancelled (an engine that stops for good leaves
-     * no job behind); without, they stay for the next engine to adopt. A job whose cancel fails (the
-     * scheduler is down, {@code scancel} errs) keeps its record in the run store, so that the next engine
-     * adopts it and releases it when idle; its credential is revoked all the same. Returns what was left
-     * behind, one line per job with the command that ends it by hand (also logged): empty when nothing was.
+     * no job behind); without, they stay for the next engine to adopt. The jobs are cancelled all at once, and the
+     * stop waits for them {@link #stopDeadline} at most in all (a scheduler that hangs held it 30 s per job): a job
+     * whose cancel fails (the scheduler is down, {@code scancel} errs) or does not answer by then keeps its record in
+     * the run store, so that the next engine adopts it and releases it when idle; its credential is revoked all the
+     * same. Returns what may be left behind, one line per job with the command that ends it by hand, then one line with
+     * the command that ends them all (also logged): empty when nothing was.
      */
     public List<String> close(boolean release) {
+        long deadline = System.nanoTime() + stopDeadline.toNanos();
         ticker.shutdownNow();
         try {
-            ticker.awaitTermination(10, TimeUnit.SECONDS);
+            // a round under way is interrupted (a tool it runs is stopped): half the deadline at most, the rest is the cancels'
+            ticker.awaitTermination(Math.min(10_000, stopDeadline.toMillis() / 2), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         List<String> left = new ArrayList<>();
         if (release) {
             synchronized (this) {
-                for (Job j : new ArrayList<>(jobs.values())) {
-                    if (j.jobId == null) {
-                        // its submission got no answer, or a previous engine's record: the scheduler may have it by its name
-                        try {
-                            for (JobStatus found : provider.find(j.name)) {
-                                provider.cancel(found.jobId());
-                            }
-                        } catch (CapacityException e) {
-                            String said = "cannot look up or cancel " + provider.jobKind() + " " + j.name + " (host " + j.hostId + "): "
-                                    + e.getMessage() + "; its record is kept for the next engine: if the scheduler runs a job named "
-                                    + j.name + ", end it by hand";
-                            LOG.warn("{}", said);
-                            left.add(said);
-                            forget(j, true, false);
-                            continue;
-                        }
-                    } else if (!j.releasing) {
-                        try {
-                            provider.cancel(j.jobId);
-                        } catch (CapacityException e) {
-                            String said = cancelFailed(j, e) + "; its record is kept for the next engine";
-                            LOG.warn("{}", said);
-                            left.add(said);
-                            forget(j, true, false);
-                            continue;
-                        }
-                    }
-                    forget(j, true);
-                }
+                releaseAll(deadline, left);
                 view = takeView(System.currentTimeMillis());
             }
         }
         return left;
+    }
+
+    /** {@link #close(boolean)}'s release: every job's cancel at once, all waited for until {@code deadline} (nanoTime). */
+    private void releaseAll(long deadline, List<String> left) {
+        List<Job> toEnd = new ArrayList<>();
+        for (Job j : new ArrayList<>(jobs.values())) {
+            if (j.jobId != null && j.releasing) {
+                forget(j, true); // cancelled already, on its way out
+            } else {
+                toEnd.add(j);
+            }
+        }
+        if (toEnd.isEmpty()) {
+            return;
+        }
+        java.util.concurrent.ExecutorService pool = Executors.newFixedThreadPool(Math.min(toEnd.size(), 16), r -> {
+            Thread t = new Thread(r, "mpfl-capacity-stop");
+            t.setDaemon(true);
+            return t;
+        });
+        Map<Job, java.util.concurrent.Future<?>> cancels = new LinkedHashMap<>();
+        for (Job j : toEnd) {
+            cancels.put(j, pool.submit(() -> {
+                if (j.jobId != null) {
+                    provider.cancel(j.jobId);
+                } else {
+                    // its submission got no answer, or a previous engine's record: the scheduler may have it by its name
+                    for (JobStatus found : provider.find(j.name)) {
+                        provider.cancel(found.jobId());
+                    }
+                }
+                return null;
+            }));
+        }
+        List<String> ids = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Map.Entry<Job, java.util.concurrent.Future<?>> c : cancels.entrySet()) {
+            Job j = c.getKey();
+            String said;
+            try {
+                c.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                forget(j, true);
+                continue;
+            } catch (java.util.concurrent.TimeoutException e) {
+                said = "no answer within the " + stopDeadline.toSeconds() + " s the engine's stop waits for its jobs";
+            } catch (java.util.concurrent.ExecutionException e) {
+                said = e.getCause() instanceof CapacityException ce ? ce.getMessage() : String.valueOf(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                said = "the engine's stop was interrupted";
+            }
+            String byHand = j.jobId != null ? provider.cancelByHand(j.jobId) : provider.cancelByHand(List.of(), List.of(j.name));
+            String line = j.jobId != null
+                    ? provider.jobKind() + " " + j.jobId + " (host " + j.hostId + ") may be left: cannot cancel it: " + said
+                            + "; its record is kept for the next engine"
+                    : provider.jobKind() + " " + j.name + " (host " + j.hostId + ") may be left: cannot look it up by its name or"
+                            + " cancel it: " + said + "; its record is kept for the next engine: if the scheduler runs a job named "
+                            + j.name + ", end it by hand";
+            line += byHand == null ? "" : (j.jobId != null ? "; to end it by hand: " : ": ") + byHand;
+            LOG.warn("{}", line);
+            left.add(line);
+            (j.jobId != null ? ids : names).add(j.jobId != null ? j.jobId : j.name);
+            forget(j, true, false);
+        }
+        // a cancel still waiting is given up: its tool is stopped (an interrupted scancel is killed), the thread ends
+        pool.shutdownNow();
+        if (!left.isEmpty()) {
+            String all = provider.cancelByHand(ids, names);
+            int n = ids.size() + names.size();
+            String line = n + " " + provider.jobKind() + (n == 1 ? "" : "s") + " may be left in the scheduler as the engine stops"
+                    + " (the next engine started on this data adopts " + (n == 1 ? "it" : "them") + ")"
+                    + (all == null || all.isBlank() ? "" : "; to cancel them by hand: " + all);
+            LOG.warn("{}", line);
+            left.add(line);
+        }
     }
 
     @Override

@@ -271,9 +271,12 @@ class CapacityManagerTest {
         awaitReason(id, "Slurm job 100 PENDING (Resources)");
         slurm.cancelFails = "scancel failed (exit 1): slurm_kill_job error: Unable to contact slurm controller";
         List<String> left = engine.capacity().orElseThrow().close(true);
-        assertEquals(1, left.size(), left.toString());
-        assertTrue(left.get(0).contains("cannot cancel Slurm job 100") && left.get(0).contains("Unable to contact slurm controller")
+        assertEquals(2, left.size(), "the job, then how to cancel all that may be left: " + left);
+        assertTrue(left.get(0).startsWith("Slurm job 100 (host ") && left.get(0).contains("may be left: cannot cancel it")
+                && left.get(0).contains("Unable to contact slurm controller")
                 && left.get(0).contains("to end it by hand: scancel 100") && left.get(0).contains("record is kept"), left.get(0));
+        assertTrue(left.get(1).startsWith("1 Slurm job may be left") && left.get(1).endsWith("to cancel them by hand: scancel 100"),
+                left.get(1));
         engine.close();
 
         FakeScheduler again = new FakeScheduler();
@@ -320,6 +323,44 @@ class CapacityManagerTest {
         List<String> left = engine.capacity().orElseThrow().close(true);
         assertEquals(List.of(), left, "nothing left behind");
         assertEquals(List.of("100"), slurm.cancelled, "the job the interrupted sbatch submitted was cancelled");
+    }
+
+    /**
+     * The engine stops while slurmctld hangs (every scancel waits): the jobs are cancelled at once, not one after the
+     * other, and the stop gives up on them together after its one deadline (it waited 10 s, then up to 30 s per job),
+     * saying which jobs may be left, with the command that ends them by hand; their records stay for the next engine.
+     */
+    @Test
+    void aStopWhileTheSchedulerHangsWaitsOneDeadlineForAllJobsAndSaysWhichAreLeft() throws Exception {
+        start(3, 2);
+        String id = run(6);
+        awaitReason(id, "Slurm job 102 PENDING (Resources)");
+        CapacityManager capacity = engine.capacity().orElseThrow();
+        capacity.stopDeadline = Duration.ofSeconds(2);
+        slurm.cancelHangs = new java.util.concurrent.CountDownLatch(1);
+        long start = System.nanoTime();
+        List<String> left;
+        try {
+            left = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> capacity.close(true));
+        } finally {
+            slurm.cancelHangs.countDown(); // the scheduler answers again: nothing hangs the engine's close after the test
+        }
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(tookMs >= 1_900 && tookMs < 15_000, "one deadline of 2 s for the whole stop: " + tookMs + " ms");
+        assertEquals(3, slurm.cancelTimes.size(), "every job's cancel was asked for: " + slurm.cancelTimes);
+        long spreadMs = (slurm.cancelTimes.get(2) - slurm.cancelTimes.get(0)) / 1_000_000;
+        assertTrue(spreadMs < 1_500, "the cancels were asked together, not one after the other: " + spreadMs + " ms apart");
+        assertEquals(4, left.size(), "one line per job and how to cancel them all: " + left);
+        for (String job : List.of("100", "101", "102")) {
+            assertTrue(left.stream().anyMatch(l -> l.startsWith("Slurm job " + job + " (host ") && l.contains("no answer")
+                    && l.endsWith("to end it by hand: scancel " + job)), job + ": " + left);
+        }
+        assertTrue(left.get(3).contains("3 Slurm jobs may be left") && left.get(3).endsWith("to cancel them by hand: scancel 100 101 102"),
+                left.get(3));
+        engine.close();
+        engine = null;
+        assertEquals(3, recorded().stream().filter(r -> r.matches("mpfl-slurm-.*=10[012]")).count(), "kept for the next engine: "
+                + recorded());
     }
 
     /**
