@@ -869,8 +869,14 @@ public final class CapacityManager implements AutoCloseable {
             (j.jobId != null ? ids : names).add(j.jobId != null ? j.jobId : j.name);
             forget(j, true, false);
         }
-        // a cancel still waiting is given up: its tool is stopped (an interrupted scancel is killed), the thread ends
+        // a cancel still waiting is given up: its tool is stopped (an interrupted scancel is killed, briefly waited for
+        // so that none outlives the engine's JVM)
         pool.shutdownNow();
+        try {
+            pool.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (!left.isEmpty()) {
             String all = provider.cancelByHand(ids, names);
             int n = ids.size() + names.size();
