@@ -405,6 +405,9 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             j.jobId = jobId;
+            // held from now as a job just submitted: its host may have joined while the submission hung (the next poll
+            // sees it), and releaseIdle, later in this round, would otherwise withdraw it as pending too long for nobody
+            j.idleSinceMs = now;
             store.save(new StoredJob(j.name, provider.name(), j.hostId, jobId, j.submittedMs));
             LOG.info("adopted {} {} (host {}, found by its name {}){}", provider.jobKind(), jobId, j.hostId, j.name, whose(j));
             if (j.unanswered) {

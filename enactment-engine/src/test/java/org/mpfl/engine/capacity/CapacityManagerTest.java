@@ -381,6 +381,37 @@ class CapacityManagerTest {
     }
 
     /**
+     * A job whose host joined while its submission hung (sbatch took the job, then gave no answer) is held once it is
+     * found by its name, for the idle time after its host is seen: it was withdrawn in the round that found it, as a
+     * job pending for nobody since its submission, before the manager had seen its host at all.
+     */
+    @Test
+    void aJobFoundByItsNameWhoseHostJoinedMeanwhileIsNotWithdrawnAtOnce() throws Exception {
+        slurm.submitHangs = new java.util.concurrent.CountDownLatch(1);
+        engine = Engine.start(new org.mpfl.engine.EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
+                .capacity(slurm, new CapacitySettings(1, 2, Duration.ofSeconds(3), Duration.ofMillis(100))));
+        String id = run(2);
+        assertTrue(slurm.submitReached.await(30, java.util.concurrent.TimeUnit.SECONDS), "the submission reached the scheduler");
+        // the run that wanted the job is cancelled (no run waits for it), then the job's host joins
+        assertEquals(200, Http.send("POST", engine.url() + "/api/runs/" + id + "/cancel", "Bearer " + engine.token(), null).status());
+        HostJob job = slurm.submitted.get(0);
+        Http.Answer joined = Http.send("POST", engine.url() + "/api/registry/hosts",
+                HostCredential.parse(job.credential(), "the job").authorization(), host(job.hostId()));
+        assertEquals(201, joined.status(), joined.body());
+        long submitted = System.nanoTime();
+        // the submission hangs past the idle time (3 s), as an sbatch that waits 30 s for slurmctld does past the grace
+        Await.until(Duration.ofSeconds(30), "the idle time passed while the submission hung",
+                () -> System.nanoTime() - submitted > 3_500_000_000L);
+        slurm.submitHangs.countDown();
+        CapacityManager capacity = engine.capacity().orElseThrow();
+        CapacityView.Job seen = Await.until(Duration.ofSeconds(30), "job 100 found by its name, then its host seen or the job cancelled",
+                () -> capacity.view().jobs().stream().filter(j -> "100".equals(j.jobId())).findFirst().orElse(null),
+                j -> j != null && (j.joined() || j.releasing()) || !slurm.cancelled.isEmpty());
+        assertTrue(seen != null && seen.joined() && !seen.releasing(), "held until its host was seen: " + seen + ", cancelled "
+                + slurm.cancelled);
+    }
+
+    /**
      * Submissions that fail are tried again after 2 s, then 4 s, doubling up to 2 minutes (they were tried on every
      * poll, once a second), and the queued run's reason says why and when the next try is.
      */

@@ -284,30 +284,36 @@ class SlurmCapacityTest {
 
     /**
      * A submission that got no answer, through a real sbatch: a stand-in {@code sbatch} first on the engine's PATH
-     * submits through the real one, then says what sbatch says when slurmctld's reply timed out ("Socket timed out on
-     * send/recv operation", exit 1) without the job's id. The engine looks the job up by its name instead of forgetting
-     * it (it used to forget it, revoke its credential and submit a second job): the job is adopted with the id the real
-     * sbatch gave, its host joins, the run succeeds on it, nothing is submitted twice, and the engine's stop cancels it.
+     * submits through the real one, then either says what sbatch says when slurmctld's reply timed out ("Socket timed
+     * out on send/recv operation", exit 1) without the job's id, or hangs until the engine gives up on it (30 s). The
+     * engine looks the job up by its name instead of forgetting it (after the timed-out reply it used to forget it,
+     * revoke its credential and submit a second job): the job is adopted with the id the real sbatch gave, its host
+     * joins, the run succeeds on it, nothing is submitted twice, and the engine's stop cancels it.
      */
-    @Test
-    void aSubmissionThatGotNoAnswerIsFoundByItsNameThroughARealSbatch() throws Exception {
-        Path data = dir.resolve("unanswered");
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"says its reply timed out", "hangs"})
+    void aSubmissionThatGotNoAnswerIsFoundByItsNameThroughARealSbatch(String standInSbatch) throws Exception {
+        Path data = dir.resolve("unanswered-" + standInSbatch.replace(' ', '-'));
         Path standIns = Files.createDirectories(data.resolve("stand-ins"));
-        standIn(standIns, "sbatch", "# stands in for sbatch: submits through the real one, then answers as an sbatch whose reply timed out",
+        List<String> ending = standInSbatch.equals("hangs")
+                ? List.of("exec sleep 619") // exec: the engine's kill after 30 s ends it, nothing is left
+                : List.of("echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv operation' >&2", "exit 1");
+        List<String> script = new ArrayList<>(List.of("# stands in for sbatch: submits through the real one, then no answer",
                 "echo called >> '" + standIns.resolve("sbatch.calls") + "'",
-                "/usr/bin/sbatch \"$@\" > '" + standIns.resolve("sbatch.answer") + "' 2>&1",
-                "echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv operation' >&2",
-                "exit 1");
+                "/usr/bin/sbatch \"$@\" > '" + standIns.resolve("sbatch.answer") + "' 2>&1"));
+        script.addAll(ending);
+        standIn(standIns, "sbatch", script.toArray(String[]::new));
         Engine engine = engine(data, freePort(), pathFirst(standIns), "--max-nodes", "1", "--idle-release", "300");
         Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
         JsonNode result = result(run, data.resolve("run.out"));
         assertEquals("SUCCEEDED", result.get("state").asText(), result.toString() + "\n" + readLog(engine));
         String job = Files.readString(standIns.resolve("sbatch.answer")).strip();
         assertTrue(job.matches("\\d+"), "the real sbatch submitted job " + job);
+        // the job's host may join, and the run succeed on it, while the engine still waits for the hanging sbatch
+        awaitTrue(() -> readLog(engine).matches("(?s).*adopted Slurm job " + job + " \\(host slurm-\\S+, found by its name"
+                + " mpfl-slurm-\\S+\\) \\(its submission got no answer\\).*"), "the engine found the job by its name");
         String log = readLog(engine);
         assertTrue(log.contains("no answer to the submission of Slurm job mpfl-slurm-") && log.contains("looked up by its name"), log);
-        assertTrue(log.matches("(?s).*adopted Slurm job " + job + " \\(host slurm-\\S+, found by its name mpfl-slurm-\\S+\\) \\(its"
-                + " submission got no answer\\).*"), log);
         assertEquals(List.of("called"), Files.readAllLines(standIns.resolve("sbatch.calls")), "submitted once, not twice");
         assertEquals(1, jobLogs(data).size(), "one job: " + jobLogs(data));
         JsonNode ids = Http.get(engine.url + "/api/capacity").json().path("jobs");
@@ -318,6 +324,7 @@ class SlurmCapacityTest {
         engine.process.destroy();
         assertTrue(engine.process.waitFor(WAIT_S, TimeUnit.SECONDS), "the engine stopped: " + readLog(engine));
         awaitTrue(() -> squeue().isEmpty(), "the stopped engine cancelled the job it found by its name: " + squeue());
+        assertTrue(commandLines().stream().noneMatch(c -> c.equals("sleep 619")), "no hanging sbatch is left");
     }
 
     /**
