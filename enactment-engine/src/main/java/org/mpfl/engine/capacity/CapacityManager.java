@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 // Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
 // lock; the lookup retry of adopted jobs (fix-slurm) and the wait for an ending job's final state (fix-slurm2) added
-// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine, fix-slurmwalk's join timeout), and a split would share that
-// lock's state.
+// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine, fix-slurmwalk's join timeout, and
+// the stop's cancels at once under one deadline, releaseAll), and a split would share that lock's state.
 public final class CapacityManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
 

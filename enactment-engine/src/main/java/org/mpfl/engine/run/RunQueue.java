@@ -200,18 +200,20 @@ final class RunQueue {
         }
         String coming = provider.coming();
         String note = provider.note();
+        boolean hasComing = coming != null && !coming.isBlank();
+        boolean noted = note != null && !note.isBlank();
         boolean noHosts = r.waitReason() == null && Placement.NO_HOSTS.equals(placement);
+        if (noHosts && !hasComing) {
+            return "waiting for hosts from the capacity provider" + (noted ? ": " + note : "");
+        }
         List<String> parts = new ArrayList<>();
-        if (coming != null && !coming.isBlank()) {
+        if (hasComing) {
             parts.add(coming);
-        } else if (noHosts) {
-            parts.add("waiting for hosts from the capacity provider" + (note == null || note.isBlank() ? "" : ": " + note));
-            return String.join("; ", parts);
         }
         if (!noHosts) {
             parts.add(placement);
         }
-        if (note != null && !note.isBlank()) {
+        if (noted) {
             parts.add(note);
         }
         return String.join("; ", parts);
