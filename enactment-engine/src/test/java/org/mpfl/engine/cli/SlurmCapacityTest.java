@@ -547,9 +547,12 @@ class SlurmCapacityTest {
         while (System.nanoTime() < end) {
             String text = Files.exists(log) ? Files.readString(log) : "";
             if (text.contains("press Ctrl-C to stop")) {
-                // the banner says where capacity comes from
+                // the banner says where capacity comes from, and the bounds it works to (the join timeout too)
                 assertTrue(text.contains("capacity from Slurm: partition debug through " + (List.of(more).contains("--slurmrestd")
                         ? "slurmrestd at " : "sbatch, up to ")), text);
+                int join = List.of(more).indexOf("--join-timeout");
+                assertTrue(text.contains("a job whose host has not joined after " + (join < 0 ? "300" : more[join + 1]) + " s is cancelled"),
+                        text);
                 return new Engine(p, "http://127.0.0.1:" + port, log);
             }
             if (!p.isAlive()) {
