@@ -37,13 +37,14 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * Each job starts one host with a credential of its own, issued for that job only and revoked when
  * the job ends. Jobs are recorded in the run store before they are submitted, so that a restarted
- * engine adopts them ({@link #start}) instead of submitting again. The run queue's reasons end with
- * what the jobs are doing ({@code Slurm job 1234 PENDING (Resources)}).
+ * engine adopts them ({@link #start}) instead of submitting again. The run queue's reasons lead with
+ * the jobs on their way ({@code waiting for a host from Slurm job 1234 PENDING (Resources)}) and end with what else
+ * holds hosts back (the node limit, failed submissions).
  */
 // Over 600 lines on purpose: one owner of every job's life (submitted, adopted, running, idle, released) under one
 // lock; the lookup retry of adopted jobs (fix-slurm) and the wait for an ending job's final state (fix-slurm2) added
-// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine, fix-slurmwalk's join timeout), and a split would share that
-// lock's state.
+// the last lines (with fix-slurm3's short wait for the other hosts of a restarted engine, fix-slurmwalk's join timeout, and
+// the stop's cancels at once under one deadline, releaseAll), and a split would share that lock's state.
 public final class CapacityManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CapacityManager.class);
 
@@ -96,6 +97,8 @@ public final class CapacityManager implements AutoCloseable {
         return t;
     });
     private volatile String note = "";
+    /** What the queue's reasons lead with: the jobs on their way ({@link CapacityOnDemand#coming}). */
+    private volatile String coming = "";
     /** Jobs in a row that ended before their host joined; each one doubles the wait before the next submission. */
     private int failedStarts;
     private volatile String startFailure;
@@ -134,6 +137,12 @@ public final class CapacityManager implements AutoCloseable {
      */
     static final java.time.Duration ENDING_WAIT = java.time.Duration.ofSeconds(60);
     volatile java.time.Duration endingWait = ENDING_WAIT;
+    /**
+     * How long stopping the engine waits for its jobs' cancels, all of them together ({@link #close(boolean)}): a
+     * scheduler that hangs holds the stop no longer; tests shorten it.
+     */
+    static final java.time.Duration STOP_DEADLINE = java.time.Duration.ofSeconds(20);
+    volatile java.time.Duration stopDeadline = STOP_DEADLINE;
     /**
      * What {@link #view} returns, taken at the end of every round: readers ({@code GET /api/capacity}) never wait for
      * this manager's lock, which a round holds while the scheduler answers (seconds when it is slow).
@@ -184,6 +193,11 @@ public final class CapacityManager implements AutoCloseable {
         view = takeView(System.currentTimeMillis());
         runs.capacityOnDemand(new org.mpfl.engine.run.CapacityOnDemand() {
             @Override
+            public String coming() {
+                return coming;
+            }
+
+            @Override
             public String note() {
                 return note;
             }
@@ -208,6 +222,7 @@ public final class CapacityManager implements AutoCloseable {
             lookUpAdopted(now);
             releaseIdle(now);
             submitForQueue(now);
+            coming = describeComing();
             note = describe();
         } catch (RuntimeException e) {
             LOG.warn("capacity: {}", e.toString(), e);
@@ -390,6 +405,9 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             j.jobId = jobId;
+            // held from now as a job just submitted: its host may have joined while the submission hung (the next poll
+            // sees it), and releaseIdle, later in this round, would otherwise withdraw it as pending too long for nobody
+            j.idleSinceMs = now;
             store.save(new StoredJob(j.name, provider.name(), j.hostId, jobId, j.submittedMs));
             LOG.info("adopted {} {} (host {}, found by its name {}){}", provider.jobKind(), jobId, j.hostId, j.name, whose(j));
             if (j.unanswered) {
@@ -687,7 +705,29 @@ public final class CapacityManager implements AutoCloseable {
                 && !jobHosts.contains(c.hostId()) && registry.host(c.hostId()).isEmpty());
     }
 
-    /** What the queue's reasons end with: the jobs on their way, the node limit, the last error. */
+    /**
+     * What the queue's reasons lead with: the jobs on their way ({@code waiting for a host from Slurm job 1234 PENDING
+     * (Resources)}), or empty.
+     */
+    private String describeComing() {
+        List<String> on = new ArrayList<>();
+        for (Job j : jobs.values()) {
+            if (j.releasing || j.host != null || j.endingSinceMs != 0) {
+                continue;
+            }
+            if (j.jobId == null) {
+                on.add(provider.jobKind() + " " + j.name + " (" + (j.unanswered ? "its submission got no answer" : "of the previous engine")
+                        + ": being looked up by its name)");
+                continue;
+            }
+            JobStatus s = j.status;
+            on.add(provider.jobKind() + " " + j.jobId + " " + (s == null ? "SUBMITTED"
+                    : s.phase() == JobStatus.Phase.RUNNING ? s.describe() + ", host starting" : s.describe()));
+        }
+        return on.isEmpty() ? "" : "waiting for " + (on.size() == 1 ? "a host from " : "hosts from ") + String.join(" and ", on);
+    }
+
+    /** What the queue's reasons end with: the jobs ending outside MPFL, the node limit, the last errors. */
     private String describe() {
         List<String> parts = new ArrayList<>();
         int live = 0;
@@ -696,10 +736,8 @@ public final class CapacityManager implements AutoCloseable {
                 continue;
             }
             live++;
-            if (j.host == null && j.jobId != null) {
-                JobStatus s = j.status;
-                parts.add(provider.jobKind() + " " + j.jobId + " " + (s == null ? "SUBMITTED"
-                        : s.phase() == JobStatus.Phase.RUNNING ? s.describe() + ", host starting" : s.describe()));
+            if (j.host == null && j.jobId != null && j.endingSinceMs != 0) {
+                parts.add(provider.jobKind() + " " + j.jobId + " " + j.status.describe());
             }
         }
         if (live >= settings.maxNodes()) {
@@ -746,54 +784,111 @@ public final class CapacityManager implements AutoCloseable {
 
     /**
      * Stops ticking. With {@code release}, every job is cancelled (an engine that stops for good leaves
-     * no job behind); without, they stay for the next engine to adopt. A job whose cancel fails (the
-     * scheduler is down, {@code scancel} errs) keeps its record in the run store, so that the next engine
-     * adopts it and releases it when idle; its credential is revoked all the same. Returns what was left
-     * behind, one line per job with the command that ends it by hand (also logged): empty when nothing was.
+     * no job behind); without, they stay for the next engine to adopt. The jobs are cancelled all at once, and the
+     * stop waits for them {@link #stopDeadline} at most in all (a scheduler that hangs held it 30 s per job): a job
+     * whose cancel fails (the scheduler is down, {@code scancel} errs) or does not answer by then keeps its record in
+     * the run store, so that the next engine adopts it and releases it when idle; its credential is revoked all the
+     * same. Returns what may be left behind, one line per job with the command that ends it by hand, then one line with
+     * the command that ends them all (also logged): empty when nothing was.
      */
     public List<String> close(boolean release) {
+        long deadline = System.nanoTime() + stopDeadline.toNanos();
         ticker.shutdownNow();
         try {
-            ticker.awaitTermination(10, TimeUnit.SECONDS);
+            // a round under way is interrupted (a tool it runs is stopped): half the deadline at most, the rest is the cancels'
+            ticker.awaitTermination(Math.min(10_000, stopDeadline.toMillis() / 2), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         List<String> left = new ArrayList<>();
         if (release) {
             synchronized (this) {
-                for (Job j : new ArrayList<>(jobs.values())) {
-                    if (j.jobId == null) {
-                        // its submission got no answer, or a previous engine's record: the scheduler may have it by its name
-                        try {
-                            for (JobStatus found : provider.find(j.name)) {
-                                provider.cancel(found.jobId());
-                            }
-                        } catch (CapacityException e) {
-                            String said = "cannot look up or cancel " + provider.jobKind() + " " + j.name + " (host " + j.hostId + "): "
-                                    + e.getMessage() + "; its record is kept for the next engine: if the scheduler runs a job named "
-                                    + j.name + ", end it by hand";
-                            LOG.warn("{}", said);
-                            left.add(said);
-                            forget(j, true, false);
-                            continue;
-                        }
-                    } else if (!j.releasing) {
-                        try {
-                            provider.cancel(j.jobId);
-                        } catch (CapacityException e) {
-                            String said = cancelFailed(j, e) + "; its record is kept for the next engine";
-                            LOG.warn("{}", said);
-                            left.add(said);
-                            forget(j, true, false);
-                            continue;
-                        }
-                    }
-                    forget(j, true);
-                }
+                releaseAll(deadline, left);
                 view = takeView(System.currentTimeMillis());
             }
         }
         return left;
+    }
+
+    /** {@link #close(boolean)}'s release: every job's cancel at once, all waited for until {@code deadline} (nanoTime). */
+    private void releaseAll(long deadline, List<String> left) {
+        List<Job> toEnd = new ArrayList<>();
+        for (Job j : new ArrayList<>(jobs.values())) {
+            if (j.jobId != null && j.releasing) {
+                forget(j, true); // cancelled already, on its way out
+            } else {
+                toEnd.add(j);
+            }
+        }
+        if (toEnd.isEmpty()) {
+            return;
+        }
+        java.util.concurrent.ExecutorService pool = Executors.newFixedThreadPool(Math.min(toEnd.size(), 16), r -> {
+            Thread t = new Thread(r, "mpfl-capacity-stop");
+            t.setDaemon(true);
+            return t;
+        });
+        Map<Job, java.util.concurrent.Future<?>> cancels = new LinkedHashMap<>();
+        for (Job j : toEnd) {
+            cancels.put(j, pool.submit(() -> {
+                if (j.jobId != null) {
+                    provider.cancel(j.jobId);
+                } else {
+                    // its submission got no answer, or a previous engine's record: the scheduler may have it by its name
+                    for (JobStatus found : provider.find(j.name)) {
+                        provider.cancel(found.jobId());
+                    }
+                }
+                return null;
+            }));
+        }
+        List<String> ids = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Map.Entry<Job, java.util.concurrent.Future<?>> c : cancels.entrySet()) {
+            Job j = c.getKey();
+            String said;
+            try {
+                c.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                forget(j, true);
+                continue;
+            } catch (java.util.concurrent.TimeoutException e) {
+                said = "no answer within the " + stopDeadline.toSeconds() + " s the engine's stop waits for its jobs";
+            } catch (java.util.concurrent.ExecutionException e) {
+                said = e.getCause() instanceof CapacityException ce ? ce.getMessage() : String.valueOf(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                said = "the engine's stop was interrupted";
+            }
+            String byHand = j.jobId != null ? provider.cancelByHand(j.jobId) : provider.cancelByHand(List.of(), List.of(j.name));
+            String line = j.jobId != null
+                    ? provider.jobKind() + " " + j.jobId + " (host " + j.hostId + ") may be left: cannot cancel it: " + said
+                            + "; its record is kept for the next engine"
+                    : provider.jobKind() + " " + j.name + " (host " + j.hostId + ") may be left: cannot look it up by its name or"
+                            + " cancel it: " + said + "; its record is kept for the next engine: if the scheduler runs a job named "
+                            + j.name + ", end it by hand";
+            line += byHand == null ? "" : (j.jobId != null ? "; to end it by hand: " : ": ") + byHand;
+            LOG.warn("{}", line);
+            left.add(line);
+            (j.jobId != null ? ids : names).add(j.jobId != null ? j.jobId : j.name);
+            forget(j, true, false);
+        }
+        // a cancel still waiting is given up: its tool is stopped (an interrupted scancel is killed, briefly waited for
+        // so that none outlives the engine's JVM)
+        pool.shutdownNow();
+        try {
+            pool.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!left.isEmpty()) {
+            String all = provider.cancelByHand(ids, names);
+            int n = ids.size() + names.size();
+            String line = n + " " + provider.jobKind() + (n == 1 ? "" : "s") + " may be left in the scheduler as the engine stops"
+                    + " (the next engine started on this data adopts " + (n == 1 ? "it" : "them") + ")"
+                    + (all == null || all.isBlank() ? "" : "; to cancel them by hand: " + all);
+            LOG.warn("{}", line);
+            left.add(line);
+        }
     }
 
     @Override

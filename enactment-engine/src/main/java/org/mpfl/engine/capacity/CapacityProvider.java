@@ -66,6 +66,15 @@ public interface CapacityProvider {
     }
 
     /**
+     * The command (or commands, {@code ; } between them) an administrator runs to end by hand the jobs with these ids
+     * and the jobs submitted under these names whose id is not known (e.g. {@code scancel 1234 1235; scancel
+     * --name=mpfl-slurm-ab12}), or {@code null} when the provider knows none.
+     */
+    default String cancelByHand(java.util.Collection<String> jobIds, java.util.Collection<String> jobNames) {
+        return null;
+    }
+
+    /**
      * Where the engine finds the output of the job submitted as {@code jobName} (as this machine sees it), or
      * {@code null} when the scheduler keeps it elsewhere.
      */

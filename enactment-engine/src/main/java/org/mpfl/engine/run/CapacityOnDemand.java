@@ -6,7 +6,16 @@ package org.mpfl.engine.run;
  * Both methods are called under the queue's lock: they must not wait for the manager's own lock.
  */
 public interface CapacityOnDemand {
-    /** What the provider is doing about the queue now (e.g. "Slurm job 1234 PENDING (Resources)"), or empty. */
+    /**
+     * The hosts on their way, as a queued run's reason leads with them (e.g. "waiting for a host from Slurm job 1234
+     * PENDING (Resources)"), or empty when no job of the provider is pending or starting its host.
+     */
+    String coming();
+
+    /**
+     * What else holds the provider's hosts back (e.g. "at --max-nodes 2 (2 Slurm jobs of this engine)", a submission that
+     * failed), or empty.
+     */
     String note();
 
     /**

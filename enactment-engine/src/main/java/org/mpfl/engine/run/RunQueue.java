@@ -187,18 +187,36 @@ final class RunQueue {
     }
 
     /**
-     * Why the head of the queue waits: the placement's reason, then what the provider is doing about it. With no host
-     * registered yet the provider's part comes alone: the hint to enrol a host ({@link Placement#NO_HOSTS}) is for
-     * engines without a provider, and misleading while the provider starts them.
+     * Why the head of the queue waits. With a provider whose hosts are on their way, what it does comes first (a run
+     * waiting for a Slurm job to start reads that before why the hosts registered now are not enough), then the
+     * placement's reason, then what else holds the provider back. With no host registered yet the placement's reason is
+     * left out: the hint to enrol a host ({@link Placement#NO_HOSTS}) is for engines without a provider, and misleading
+     * while the provider starts them.
      */
     private static String reason(RunPlacer.Reservation r, CapacityOnDemand provider) {
         String placement = r.waitReason() != null ? r.waitReason() : r.failure().message();
-        String note = provider == null ? null : provider.note();
+        if (provider == null) {
+            return placement;
+        }
+        String coming = provider.coming();
+        String note = provider.note();
+        boolean hasComing = coming != null && !coming.isBlank();
         boolean noted = note != null && !note.isBlank();
-        if (provider != null && r.waitReason() == null && Placement.NO_HOSTS.equals(placement)) {
+        boolean noHosts = r.waitReason() == null && Placement.NO_HOSTS.equals(placement);
+        if (noHosts && !hasComing) {
             return "waiting for hosts from the capacity provider" + (noted ? ": " + note : "");
         }
-        return noted ? placement + "; " + note : placement;
+        List<String> parts = new ArrayList<>();
+        if (hasComing) {
+            parts.add(coming);
+        }
+        if (!noHosts) {
+            parts.add(placement);
+        }
+        if (noted) {
+            parts.add(note);
+        }
+        return String.join("; ", parts);
     }
 
     /** Turns capacity on demand on: see {@link #onDemand}. */

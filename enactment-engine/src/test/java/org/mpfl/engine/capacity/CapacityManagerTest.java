@@ -86,7 +86,28 @@ class CapacityManagerTest {
         start(2, 4);
         String id = run(4);
         String reason = awaitReason(id, "Slurm job 100 PENDING (Resources)");
-        assertEquals("waiting for hosts from the capacity provider: Slurm job 100 PENDING (Resources)", reason);
+        assertEquals("waiting for a host from Slurm job 100 PENDING (Resources)", reason);
+    }
+
+    /**
+     * With a host registered that is too small for the run, the reason still leads with what the provider does about it
+     * (it led with the placement's "needs 4 places, 2 free…", the Slurm job last), and says the placement's part after.
+     */
+    @Test
+    void withTooFewPlacesTheReasonLeadsWithTheJobOnItsWay() throws Exception {
+        engine = Engine.start(slurm.engineConfig(dir, 1, 4).invoker(new FakeRanks(r -> { })));
+        HostCredential small = HostCalls.credential(engine, "small");
+        Http.Answer a = Http.send("POST", engine.url() + "/api/registry/hosts", small.authorization(),
+                Map.of("hostId", "small", "soapUrl", "http://127.0.0.1:1/axis2/services/small", "services", List.of("ring"),
+                        "capacity", 2));
+        assertEquals(201, a.status(), a.body());
+        String id = run(4);
+        String reason = awaitReason(id, "Slurm job 100 PENDING (Resources)");
+        assertTrue(reason.startsWith("waiting for a host from Slurm job 100 PENDING (Resources); "), reason);
+        assertTrue(reason.contains("; needs 4 ranks of 'ring' (service 'ring'); 2 free"), "the placement's part follows: " + reason);
+        slurm.set("100", JobStatus.Phase.RUNNING, "RUNNING", "None", "n7");
+        reason = awaitReason(id, "Slurm job 100 RUNNING on n7, host starting");
+        assertTrue(reason.startsWith("waiting for a host from Slurm job 100 RUNNING on n7, host starting; "), reason);
     }
 
     /**
@@ -250,9 +271,12 @@ class CapacityManagerTest {
         awaitReason(id, "Slurm job 100 PENDING (Resources)");
         slurm.cancelFails = "scancel failed (exit 1): slurm_kill_job error: Unable to contact slurm controller";
         List<String> left = engine.capacity().orElseThrow().close(true);
-        assertEquals(1, left.size(), left.toString());
-        assertTrue(left.get(0).contains("cannot cancel Slurm job 100") && left.get(0).contains("Unable to contact slurm controller")
+        assertEquals(2, left.size(), "the job, then how to cancel all that may be left: " + left);
+        assertTrue(left.get(0).startsWith("Slurm job 100 (host ") && left.get(0).contains("may be left: cannot cancel it")
+                && left.get(0).contains("Unable to contact slurm controller")
                 && left.get(0).contains("to end it by hand: scancel 100") && left.get(0).contains("record is kept"), left.get(0));
+        assertTrue(left.get(1).startsWith("1 Slurm job may be left") && left.get(1).endsWith("to cancel them by hand: scancel 100"),
+                left.get(1));
         engine.close();
 
         FakeScheduler again = new FakeScheduler();
@@ -302,6 +326,44 @@ class CapacityManagerTest {
     }
 
     /**
+     * The engine stops while slurmctld hangs (every scancel waits): the jobs are cancelled at once, not one after the
+     * other, and the stop gives up on them together after its one deadline (it waited 10 s, then up to 30 s per job),
+     * saying which jobs may be left, with the command that ends them by hand; their records stay for the next engine.
+     */
+    @Test
+    void aStopWhileTheSchedulerHangsWaitsOneDeadlineForAllJobsAndSaysWhichAreLeft() throws Exception {
+        start(3, 2);
+        String id = run(6);
+        awaitReason(id, "Slurm job 102 PENDING (Resources)");
+        CapacityManager capacity = engine.capacity().orElseThrow();
+        capacity.stopDeadline = Duration.ofSeconds(2);
+        slurm.cancelHangs = new java.util.concurrent.CountDownLatch(1);
+        long start = System.nanoTime();
+        List<String> left;
+        try {
+            left = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> capacity.close(true));
+        } finally {
+            slurm.cancelHangs.countDown(); // the scheduler answers again: nothing hangs the engine's close after the test
+        }
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(tookMs >= 1_900 && tookMs < 15_000, "one deadline of 2 s for the whole stop: " + tookMs + " ms");
+        assertEquals(3, slurm.cancelTimes.size(), "every job's cancel was asked for: " + slurm.cancelTimes);
+        long spreadMs = (slurm.cancelTimes.get(2) - slurm.cancelTimes.get(0)) / 1_000_000;
+        assertTrue(spreadMs < 1_500, "the cancels were asked together, not one after the other: " + spreadMs + " ms apart");
+        assertEquals(4, left.size(), "one line per job and how to cancel them all: " + left);
+        for (String job : List.of("100", "101", "102")) {
+            assertTrue(left.stream().anyMatch(l -> l.startsWith("Slurm job " + job + " (host ") && l.contains("no answer")
+                    && l.endsWith("to end it by hand: scancel " + job)), job + ": " + left);
+        }
+        assertTrue(left.get(3).contains("3 Slurm jobs may be left") && left.get(3).endsWith("to cancel them by hand: scancel 100 101 102"),
+                left.get(3));
+        engine.close();
+        engine = null;
+        assertEquals(3, recorded().stream().filter(r -> r.matches("mpfl-slurm-.*=10[012]")).count(), "kept for the next engine: "
+                + recorded());
+    }
+
+    /**
      * A submission that got no answer (sbatch timed out after slurmctld took the job) is not forgotten: the job is
      * looked up by its name on the next round and adopted, and no second job is submitted in its place.
      */
@@ -316,6 +378,37 @@ class CapacityManagerTest {
         awaitReason(id, "Slurm job 100 PENDING (Resources)");
         assertEquals(List.of("100"), engine.capacity().orElseThrow().jobIds(), "the job was found by its name");
         assertEquals(1, slurm.submitted.size(), "not submitted twice: " + slurm.submitted);
+    }
+
+    /**
+     * A job whose host joined while its submission hung (sbatch took the job, then gave no answer) is held once it is
+     * found by its name, for the idle time after its host is seen: it was withdrawn in the round that found it, as a
+     * job pending for nobody since its submission, before the manager had seen its host at all.
+     */
+    @Test
+    void aJobFoundByItsNameWhoseHostJoinedMeanwhileIsNotWithdrawnAtOnce() throws Exception {
+        slurm.submitHangs = new java.util.concurrent.CountDownLatch(1);
+        engine = Engine.start(new org.mpfl.engine.EngineConfig().port(0).dataDir(dir).heartbeatTimeout(Duration.ofMinutes(5))
+                .capacity(slurm, new CapacitySettings(1, 2, Duration.ofSeconds(3), Duration.ofMillis(100))));
+        String id = run(2);
+        assertTrue(slurm.submitReached.await(30, java.util.concurrent.TimeUnit.SECONDS), "the submission reached the scheduler");
+        // the run that wanted the job is cancelled (no run waits for it), then the job's host joins
+        assertEquals(200, Http.send("POST", engine.url() + "/api/runs/" + id + "/cancel", "Bearer " + engine.token(), null).status());
+        HostJob job = slurm.submitted.get(0);
+        Http.Answer joined = Http.send("POST", engine.url() + "/api/registry/hosts",
+                HostCredential.parse(job.credential(), "the job").authorization(), host(job.hostId()));
+        assertEquals(201, joined.status(), joined.body());
+        long submitted = System.nanoTime();
+        // the submission hangs past the idle time (3 s), as an sbatch that waits 30 s for slurmctld does past the grace
+        Await.until(Duration.ofSeconds(30), "the idle time passed while the submission hung",
+                () -> System.nanoTime() - submitted > 3_500_000_000L);
+        slurm.submitHangs.countDown();
+        CapacityManager capacity = engine.capacity().orElseThrow();
+        CapacityView.Job seen = Await.until(Duration.ofSeconds(30), "job 100 found by its name, then its host seen or the job cancelled",
+                () -> capacity.view().jobs().stream().filter(j -> "100".equals(j.jobId())).findFirst().orElse(null),
+                j -> j != null && (j.joined() || j.releasing()) || !slurm.cancelled.isEmpty());
+        assertTrue(seen != null && seen.joined() && !seen.releasing(), "held until its host was seen: " + seen + ", cancelled "
+                + slurm.cancelled);
     }
 
     /**

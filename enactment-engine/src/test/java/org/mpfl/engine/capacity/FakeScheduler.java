@@ -32,6 +32,10 @@ public final class FakeScheduler implements CapacityProvider {
     /** Opened when a hanging submission (see {@link #submitHangs}) has reached the scheduler. */
     final java.util.concurrent.CountDownLatch submitReached = new java.util.concurrent.CountDownLatch(1);
     volatile String cancelFails;
+    /** While set, a cancel gets no answer until this latch opens or the caller is interrupted (slurmctld hangs). */
+    volatile java.util.concurrent.CountDownLatch cancelHangs;
+    /** The cancels asked for, answered or not, System.nanoTime() each. */
+    final List<Long> cancelTimes = new CopyOnWriteArrayList<>();
     /** Called with each job cancelled, as its host would hear of it (SIGTERM: the host says goodbye), or {@code null}. */
     volatile java.util.function.Consumer<HostJob> onCancel;
     /** The job each id stands for. */
@@ -110,6 +114,16 @@ public final class FakeScheduler implements CapacityProvider {
 
     @Override
     public void cancel(String jobId) throws CapacityException {
+        cancelTimes.add(System.nanoTime());
+        java.util.concurrent.CountDownLatch hangs = cancelHangs;
+        if (hangs != null) {
+            try {
+                hangs.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CapacityException("interrupted while cancelling Slurm job " + jobId, e);
+            }
+        }
         if (cancelFails != null) {
             throw new CapacityException(cancelFails);
         }
@@ -135,6 +149,16 @@ public final class FakeScheduler implements CapacityProvider {
     @Override
     public String cancelByHand(String jobId) {
         return "scancel " + jobId;
+    }
+
+    @Override
+    public String cancelByHand(Collection<String> jobIds, Collection<String> jobNames) {
+        List<String> commands = new ArrayList<>();
+        if (!jobIds.isEmpty()) {
+            commands.add("scancel " + String.join(" ", jobIds));
+        }
+        jobNames.forEach(n -> commands.add("scancel --name=" + n));
+        return String.join("; ", commands);
     }
 
     @Override

@@ -283,6 +283,83 @@ class SlurmCapacityTest {
     }
 
     /**
+     * A submission that got no answer, through a real sbatch: a stand-in {@code sbatch} first on the engine's PATH
+     * submits through the real one, then either says what sbatch says when slurmctld's reply timed out ("Socket timed
+     * out on send/recv operation", exit 1) without the job's id, or hangs until the engine gives up on it (30 s). The
+     * engine looks the job up by its name instead of forgetting it (after the timed-out reply it used to forget it,
+     * revoke its credential and submit a second job): the job is adopted with the id the real sbatch gave, its host
+     * joins, the run succeeds on it, nothing is submitted twice, and the engine's stop cancels it.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"says its reply timed out", "hangs"})
+    void aSubmissionThatGotNoAnswerIsFoundByItsNameThroughARealSbatch(String standInSbatch) throws Exception {
+        Path data = dir.resolve("unanswered-" + standInSbatch.replace(' ', '-'));
+        Path standIns = Files.createDirectories(data.resolve("stand-ins"));
+        List<String> ending = standInSbatch.equals("hangs")
+                ? List.of("exec sleep 619") // exec: the engine's kill after 30 s ends it, nothing is left
+                : List.of("echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv operation' >&2", "exit 1");
+        List<String> script = new ArrayList<>(List.of("# stands in for sbatch: submits through the real one, then no answer",
+                "echo called >> '" + standIns.resolve("sbatch.calls") + "'",
+                "/usr/bin/sbatch \"$@\" > '" + standIns.resolve("sbatch.answer") + "' 2>&1"));
+        script.addAll(ending);
+        standIn(standIns, "sbatch", script.toArray(String[]::new));
+        Engine engine = engine(data, freePort(), pathFirst(standIns), "--max-nodes", "1", "--idle-release", "300");
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+        JsonNode result = result(run, data.resolve("run.out"));
+        assertEquals("SUCCEEDED", result.get("state").asText(), result.toString() + "\n" + readLog(engine));
+        String job = Files.readString(standIns.resolve("sbatch.answer")).strip();
+        assertTrue(job.matches("\\d+"), "the real sbatch submitted job " + job);
+        // the job's host may join, and the run succeed on it, while the engine still waits for the hanging sbatch
+        awaitTrue(() -> readLog(engine).matches("(?s).*adopted Slurm job " + job + " \\(host slurm-\\S+, found by its name"
+                + " mpfl-slurm-\\S+\\) \\(its submission got no answer\\).*"), "the engine found the job by its name");
+        String log = readLog(engine);
+        assertTrue(log.contains("no answer to the submission of Slurm job mpfl-slurm-") && log.contains("looked up by its name"), log);
+        assertEquals(List.of("called"), Files.readAllLines(standIns.resolve("sbatch.calls")), "submitted once, not twice");
+        assertEquals(1, jobLogs(data).size(), "one job: " + jobLogs(data));
+        JsonNode ids = Http.get(engine.url + "/api/capacity").json().path("jobs");
+        assertEquals(job, ids.path(0).path("jobId").asText(), "the engine tracks the job by its id: " + ids);
+
+        // the engine stops on purpose: the job it found by its name is cancelled
+        assertEquals(List.of(job + "|RUNNING"), squeue().stream().map(l -> l.substring(0, l.lastIndexOf('|'))).toList());
+        engine.process.destroy();
+        assertTrue(engine.process.waitFor(WAIT_S, TimeUnit.SECONDS), "the engine stopped: " + readLog(engine));
+        awaitTrue(() -> squeue().isEmpty(), "the stopped engine cancelled the job it found by its name: " + squeue());
+        assertTrue(commandLines().stream().noneMatch(c -> c.equals("sleep 619")), "no hanging sbatch is left");
+    }
+
+    /**
+     * The engine stops while scancel hangs (a stand-in {@code scancel} first on its PATH that never answers): the stop
+     * cancels both its jobs at once and gives up after its one 20 s deadline, not 30 s per job one after the other, and
+     * its log names each job that may be left and one command to cancel them by hand; the hanging scancels are stopped.
+     */
+    @Test
+    void aStopWhileScancelHangsIsBoundedAndSaysHowToCancelTheJobsByHand() throws Exception {
+        Path data = dir.resolve("scancel-hangs");
+        Path standIns = Files.createDirectories(data.resolve("stand-ins"));
+        standIn(standIns, "scancel", "# stands in for scancel: slurmctld never answers", "exec sleep 617");
+        // 1 CPU per job: a 2-CPU machine has room for the two jobs by its CPUs (select/linear runs one, the other pends)
+        Engine engine = engine(data, freePort(), pathFirst(standIns), "--max-nodes", "2", "--cpus-per-node", "1", "--idle-release", "300");
+        Process run = run(engine, data.resolve("run.out"), ring, "ranks=2");
+        awaitTrue(() -> capacityJobIds(engine).size() == 2, "the engine submitted two jobs");
+        List<String> ids = capacityJobIds(engine);
+        long stopping = System.nanoTime();
+        engine.process.destroy();
+        assertTrue(engine.process.waitFor(WAIT_S, TimeUnit.SECONDS), "the engine stopped: " + readLog(engine));
+        long tookS = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - stopping);
+        // before: up to 10 s for the poller, then 30 s per job, one after the other (70 s here)
+        assertTrue(tookS < 55, "the stop waited one deadline for both jobs, not 30 s each: " + tookS + " s\n" + readLog(engine));
+        String log = readLog(engine);
+        for (String id : ids) {
+            assertTrue(log.matches("(?s).*Slurm job " + id + " \\(host slurm-\\S+\\) may be left: cannot cancel it: [^\n]*; to end it by"
+                    + " hand: scancel " + id + "\n.*"), id + ": " + log);
+        }
+        assertTrue(log.contains("2 Slurm jobs may be left in the scheduler as the engine stops") && log.contains(
+                "to cancel them by hand: scancel " + String.join(" ", ids)), log);
+        awaitTrue(() -> commandLines().stream().noneMatch(c -> c.equals("sleep 617")), "no hanging scancel is left");
+        run.destroyForcibly();
+    }
+
+    /**
      * The same queued run through slurmrestd, authenticated with a JWT from {@code scontrol token}; a
      * wrong or expired JWT stops {@code mpflc up} with a clear error before it serves.
      */
@@ -451,20 +528,31 @@ class SlurmCapacityTest {
     }
 
     private Engine engine(Path data, int port, String... more) throws Exception {
+        return engine(data, port, java.util.Map.of(), more);
+    }
+
+    /** An engine whose environment has {@code env} on top of the cluster's (e.g. a PATH with stand-ins first). */
+    private Engine engine(Path data, int port, java.util.Map<String, String> env, String... more) throws Exception {
         Files.createDirectories(data);
         Path log = data.resolve("engine-" + System.nanoTime() + ".log");
         List<String> cmd = new ArrayList<>(List.of(mpflc.toString(), "up", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--data", data.toString(), "--provider", "slurm", "--partition", "debug", "--cpus-per-node", "2",
+                "--data", data.toString(), "--provider", "slurm", "--partition", "debug",
                 "--node-mpflc", mpflc.toString(), "--node-bind", "127.0.0.1", "--job-log-dir", data.resolve("jobs").toString()));
+        if (!List.of(more).contains("--cpus-per-node")) {
+            cmd.addAll(List.of("--cpus-per-node", "2"));
+        }
         cmd.addAll(List.of(more));
-        Process p = child(cmd, log);
+        Process p = child(cmd, log, env);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
         while (System.nanoTime() < end) {
             String text = Files.exists(log) ? Files.readString(log) : "";
             if (text.contains("press Ctrl-C to stop")) {
-                // the banner says where capacity comes from
+                // the banner says where capacity comes from, and the bounds it works to (the join timeout too)
                 assertTrue(text.contains("capacity from Slurm: partition debug through " + (List.of(more).contains("--slurmrestd")
                         ? "slurmrestd at " : "sbatch, up to ")), text);
+                int join = List.of(more).indexOf("--join-timeout");
+                assertTrue(text.contains("a job whose host has not joined after " + (join < 0 ? "300" : more[join + 1]) + " s is cancelled"),
+                        text);
                 return new Engine(p, "http://127.0.0.1:" + port, log);
             }
             if (!p.isAlive()) {
@@ -481,8 +569,13 @@ class SlurmCapacityTest {
     }
 
     private Process child(List<String> cmd, Path out) throws IOException {
+        return child(cmd, out, java.util.Map.of());
+    }
+
+    private Process child(List<String> cmd, Path out, java.util.Map<String, String> env) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().putAll(slurm.environment());
+        pb.environment().putAll(env);
         Process p = pb.start();
         children.add(p);
         return p;
@@ -574,6 +667,35 @@ class SlurmCapacityTest {
                     .map(String::strip).filter(s -> !s.isEmpty()).toList();
         } catch (IOException e) {
             throw new AssertionError(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Writes an executable stand-in for one of Slurm's tools into {@code dir}: {@code #!/bin/sh}, then these lines. */
+    private static void standIn(Path dir, String tool, String... lines) throws IOException {
+        Path f = dir.resolve(tool);
+        Files.writeString(f, "#!/bin/sh\n" + String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+
+    /** The environment that puts {@code dir} first on the PATH, so that the engine runs the stand-ins in it. */
+    private static java.util.Map<String, String> pathFirst(Path dir) {
+        return java.util.Map.of("PATH", dir + ":" + System.getenv("PATH"));
+    }
+
+    /** The ids of the jobs the engine holds, as GET /api/capacity lists them (none while it does not answer). */
+    private static List<String> capacityJobIds(Engine engine) {
+        try {
+            List<String> out = new ArrayList<>();
+            Http.get(engine.url + "/api/capacity").json().path("jobs").forEach(j -> {
+                if (j.hasNonNull("jobId")) {
+                    out.add(j.get("jobId").asText());
+                }
+            });
+            return out;
+        } catch (IOException e) {
+            return List.of();
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
         }

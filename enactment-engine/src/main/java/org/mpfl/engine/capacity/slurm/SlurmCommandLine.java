@@ -148,12 +148,14 @@ public final class SlurmCommandLine extends SlurmScheduler {
             // --parsable: "ID" or "ID;CLUSTER"
             String id = out.lines().reduce((a, b) -> b).orElse("").split(";")[0].strip();
             if (!id.matches("\\d+(_\\d+)?")) {
-                throw new CapacityException("sbatch answered no job id: " + out);
+                // sbatch succeeded but said no id: the job may well exist
+                throw CapacityException.outcomeUnknown("sbatch answered no job id: " + out, null);
             }
             return id;
         } catch (IOException e) {
-            // sbatch stopped after SlurmTools.WAIT without an answer: slurmctld may have taken the job all the same
-            if (String.valueOf(e.getMessage()).contains(SlurmTools.NO_ANSWER_WITHIN)) {
+            // sbatch stopped after SlurmTools.WAIT without an answer, slurmctld's reply timed out, or sbatch was killed:
+            // slurmctld may have taken the job all the same
+            if (SlurmTools.mayHaveReached(e.getMessage())) {
                 throw CapacityException.outcomeUnknown(e.getMessage(), e);
             }
             throw new CapacityException(e.getMessage(), e);

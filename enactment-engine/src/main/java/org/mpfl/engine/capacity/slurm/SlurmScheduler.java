@@ -30,6 +30,17 @@ abstract class SlurmScheduler implements CapacityProvider {
         return "scancel " + jobId;
     }
 
+    /** {@code scancel ID…} for the ids, {@code scancel --name=NAME} for each job known by its name only. */
+    @Override
+    public final String cancelByHand(Collection<String> jobIds, Collection<String> jobNames) {
+        List<String> commands = new java.util.ArrayList<>();
+        if (!jobIds.isEmpty()) {
+            commands.add("scancel " + String.join(" ", jobIds));
+        }
+        jobNames.forEach(n -> commands.add("scancel --name=" + n));
+        return String.join("; ", commands);
+    }
+
     /** What the jobs ask for, where their output goes. */
     abstract SlurmSettings settings();
 

@@ -64,6 +64,20 @@ public final class SlurmTools {
         return said != null && NO_ANSWER.matcher(said).find();
     }
 
+    /**
+     * What Slurm's tools say when their request may have reached slurmctld though no answer came back: stopped after
+     * {@link #WAIT}, slurmctld's reply timed out or was cut ({@code Socket timed out on send/recv operation}, {@code Zero
+     * Bytes were transmitted or received}), or the tool was killed by a signal (exit above 128). Unlike "Unable to contact
+     * slurm controller" or "Connection refused", which never reached it.
+     */
+    private static final java.util.regex.Pattern MAY_HAVE_REACHED = java.util.regex.Pattern.compile(
+            NO_ANSWER_WITHIN + "|Socket timed out|Zero Bytes were transmitted|failed \\(exit (129|1[3-9]\\d|2\\d\\d)\\)");
+
+    /** Whether a tool's failure (as {@link #run} says it) leaves open whether slurmctld carried its request out. */
+    static boolean mayHaveReached(String said) {
+        return said != null && MAY_HAVE_REACHED.matcher(said).find();
+    }
+
     /** A value as one word of {@code sh} ({@code '…'}, with {@code '} written as {@code '\''}). */
     static String shellWord(String s) {
         return "'" + s.replace("'", "'\\''") + "'";

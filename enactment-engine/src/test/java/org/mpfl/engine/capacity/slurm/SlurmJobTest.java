@@ -93,6 +93,29 @@ class SlurmJobTest {
                 + " ever (PartitionTimeLimit); give --walltime 00:30:00 or less, or another --partition", e.getMessage());
     }
 
+    /**
+     * Which failures of sbatch leave open whether slurmctld took the job (the engine then looks the job up by its name
+     * rather than forget it): no answer within the wait, a reply that timed out or was cut, sbatch killed by a signal;
+     * not a controller it never reached, nor an error slurmctld answered with.
+     */
+    @Test
+    void sbatchFailuresThatMayHaveSubmittedTheJob() {
+        for (String said : List.of("sbatch did not answer within 30 s (is slurmctld up?)",
+                "sbatch --parsable --job-name=mpfl-slurm-a failed (exit 1): sbatch: error: Batch job submission failed: Socket timed out"
+                        + " on send/recv operation",
+                "sbatch --parsable --job-name=mpfl-slurm-a failed (exit 1): sbatch: error: Batch job submission failed: Zero Bytes were"
+                        + " transmitted or received",
+                "sbatch --parsable --job-name=mpfl-slurm-a failed (exit 137): ")) {
+            assertTrue(SlurmTools.mayHaveReached(said), said);
+        }
+        for (String said : List.of("sbatch --parsable --job-name=mpfl-slurm-a failed (exit 1): sbatch: error: Batch job submission"
+                        + " failed: Unable to contact slurm controller (connect failure)",
+                "sbatch --parsable --job-name=mpfl-slurm-a failed (exit 1): sbatch: error: Batch job submission failed: Invalid account",
+                "Cannot run program \"sbatch\": error=2, No such file or directory", "")) {
+            assertFalse(SlurmTools.mayHaveReached(said), said);
+        }
+    }
+
     /** Which failures of Slurm's tools are slurmctld not answering (a look-up is asked again), and which are refusals. */
     @Test
     void aControllerOutOfReachIsTransientARefusalIsNot() {
