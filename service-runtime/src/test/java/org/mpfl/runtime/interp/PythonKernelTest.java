@@ -329,9 +329,10 @@ class PythonKernelTest {
         // between its two readings the worker waits for calls + 1 requests, the rank's thread for calls + 2 answers
         // (at most once each: a frame already there when a side gets to wait costs no sleep, as a side preempted on
         // a loaded machine often finds; a run beside other builds saw the worker find every request there: 0 sleeps
-        // over 401 calls) — so no lower bound but that the reading is real: the worker slept before its first call
-        // (ControlChannelWakeupTest pins the rank's side down exactly)
-        assertTrue((Long) r.output("workerStart", 0) > 0, "the worker's count of sleeps is read: it waited for its first call");
+        // over 401 calls) — so no lower bound: the counts are real readings (kernels.switches raises when
+        // /proc/self/status has no count), and even the worker's sleep before its first call is not certain (a CI run
+        // beside other builds saw 0: the request was there when the worker got to read it).
+        // ControlChannelWakeupTest pins the rank's side down exactly.
         assertTrue(worker <= (calls + 1) * 11L / 10,
                 "the worker slept " + worker + " times over " + (calls + 1) + " calls (once each, 10 % slack)");
         assertTrue(thread > 0 && thread <= (calls + 2) * 11L / 10 + 10,
