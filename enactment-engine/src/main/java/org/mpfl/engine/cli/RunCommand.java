@@ -162,21 +162,9 @@ public final class RunCommand implements CliCommand {
                     return 1;
                 }
                 input.warnings().forEach(err::println);
-                // refused before any engine or host starts, at the <param>, as --local refuses it (an engine refuses
-                // it too, and would otherwise have each rank fail at its start without the param's place)
-                List<String> unvalued = input.deploymentPlan().unvaluedParams(input.params(), ParamValues.Naming.COMMAND_LINE);
-                if (!unvalued.isEmpty()) {
-                    unvalued.forEach(err::println);
-                    return 1;
-                }
             }
-            if (!axes.isEmpty()) {
-                // as for one run: refused before any local engine or host starts and before any combination is sent
-                List<String> unvalued = Sweep.unvaluedInEvery(file, params, RunParams.rawParams(args), axes);
-                if (!unvalued.isEmpty()) {
-                    unvalued.forEach(err::println);
-                    return 1;
-                }
+            if (stored == null && refusedUnvalued(input, file, params, args, axes, err)) {
+                return 1;
             }
             if (inProcess && InProcessRun.runs(input.deploymentPlan(), input.archives(), input.programsInPlan())) {
                 return runInProcess(input, timeoutS, json, out, err, submission);
@@ -417,16 +405,36 @@ public final class RunCommand implements CliCommand {
         String target = args.positional("FILE|WORKFLOW[@N]");
         Path file = Path.of(target);
         Map<String, Object> params = RunParams.params(args);
-        if (!Sweep.axes(args.values("--sweep"), params).isEmpty() || storedWorkflow(target, file, false) != null) {
+        if (storedWorkflow(target, file, false) != null) {
             return true;
         }
-        try {
-            WorkflowInput.load(file, params, RunParams.rawParams(args), false, null);
-            return true;
-        } catch (WorkflowCompiler.CompileException e) {
-            e.diagnostics().forEach(err::println);
-            return false;
+        List<Sweep.Axis> axes = Sweep.axes(args.values("--sweep"), params);
+        WorkflowInput input = null;
+        if (axes.isEmpty()) {
+            try {
+                input = WorkflowInput.load(file, params, RunParams.rawParams(args), false, null);
+            } catch (WorkflowCompiler.CompileException e) {
+                e.diagnostics().forEach(err::println);
+                return false;
+            }
         }
+        return !refusedUnvalued(input, file, params, args, axes, err);
+    }
+
+    /**
+     * Whether a run is refused for a required param without a value, said on {@code err} at its {@code <param>}: before
+     * any engine or host starts, as --local refuses it (an engine refuses it too, and would otherwise have each rank fail
+     * at its start without the param's place); a sweep before any combination is sent.
+     *
+     * @param input the compiled document of one run; {@code null} for a sweep (its first combination is compiled)
+     */
+    private static boolean refusedUnvalued(WorkflowInput input, Path file, Map<String, Object> params, Arguments args,
+                                           List<Sweep.Axis> axes, PrintStream err) throws java.io.IOException, UsageException {
+        List<String> unvalued = axes.isEmpty()
+                ? input.deploymentPlan().unvaluedParams(input.params(), ParamValues.Naming.COMMAND_LINE)
+                : Sweep.unvaluedInEvery(file, params, RunParams.rawParams(args), axes);
+        unvalued.forEach(err::println);
+        return !unvalued.isEmpty();
     }
 
     static String storedWorkflow(String argument, Path file, boolean local) {

@@ -410,6 +410,34 @@ class CliTest {
         }
     }
 
+    /**
+     * What {@code mpflc slurm --run} checks before its srun ({@link RunCommand#wouldStart}) refuses a run without a value
+     * for a param that has no default, at its {@code <param>}, as {@code mpflc run} refuses it: it said the run would
+     * start, so the allocation's hosts started only for every rank to fail at its start. So for one run and for a sweep
+     * that leaves it unvalued; with the value it would start.
+     */
+    @Test
+    void whatSlurmRunChecksBeforeItsHostsStartRefusesARequiredParamWithoutValue() throws Exception {
+        Path doc = Files.writeString(dir.resolve("q.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="q">
+                  <param name="n" type="int"/>
+                  <param name="m" type="int" default="1"/>
+                  <process name="w" ranks="1">
+                    <output name="twice" value="2 * n * m"/>
+                  </process>
+                </workflow>
+                """);
+        String refusal = doc + ":2:3: error: param 'n' has no value: it has no default, so give it with --param n=VALUE";
+        for (List<String> args : List.of(List.of(doc.toString()), List.of(doc.toString(), "--sweep", "m=1,2"))) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertFalse(RunCommand.wouldStart(args, new PrintStream(err, true, StandardCharsets.UTF_8)), args + " is refused");
+            assertEquals(refusal, err.toString(StandardCharsets.UTF_8).strip(), args + ": at the <param>");
+        }
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertTrue(RunCommand.wouldStart(List.of(doc.toString(), "--param", "n=3"), new PrintStream(err, true, StandardCharsets.UTF_8)),
+                err.toString(StandardCharsets.UTF_8));
+    }
+
     /** A rank count beyond what one JVM runs is refused at once, saying the limit and what to do, not left to fill the heap. */
     @Test
     @Timeout(30)
