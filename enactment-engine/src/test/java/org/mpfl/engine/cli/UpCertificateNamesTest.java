@@ -28,9 +28,21 @@ class UpCertificateNamesTest {
 
     static LabPki.Machine loopbackOnly;
 
+    /** As docs/deployment.md's recipe issues it on a machine whose address is 127.0.0.1: {@code IP:$ip,IP:127.0.0.1}. */
+    static LabPki.Machine recipeOnLoopback;
+
     @BeforeAll
     static void pki() throws Exception {
-        loopbackOnly = LabPki.create(dir.resolve("pki"), "lab").issue("engine", "127.0.0.1");
+        LabPki lab = LabPki.create(dir.resolve("pki"), "lab");
+        loopbackOnly = lab.issue("engine", "127.0.0.1");
+        recipeOnLoopback = lab.issue("loopback-machine", "127.0.0.1", "127.0.0.1");
+    }
+
+    /** A certificate that names an address twice has it said once: the refusal read "names 127.0.0.1, 127.0.0.1". */
+    @Test
+    void aNameTheCertificateGivesTwiceIsSaidOnce() throws Exception {
+        assertEquals(java.util.Optional.of("its certificate names 127.0.0.1, not 127.0.0.5: peers reaching it at 127.0.0.5 would"
+                + " refuse the TLS handshake"), recipeOnLoopback.settings().unnamedAddress("127.0.0.5"));
     }
 
     @Test

@@ -279,7 +279,8 @@ public final class TlsSettings {
         if (!serves() || address == null || address.isBlank()) {
             return Optional.empty();
         }
-        List<String> names = new ArrayList<>();
+        // a set: a name given twice (docs/deployment.md's recipe on a machine at 127.0.0.1: IP:$ip,IP:127.0.0.1) is said once
+        java.util.Set<String> names = new java.util.LinkedHashSet<>();
         try {
             for (String alias : java.util.Collections.list(keyStore.aliases())) {
                 if (keyStore.isKeyEntry(alias) && keyStore.getCertificate(alias) instanceof X509Certificate leaf
