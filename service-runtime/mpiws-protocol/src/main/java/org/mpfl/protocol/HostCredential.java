@@ -109,10 +109,11 @@ public record HostCredential(String engineUrl, String id, String hostId, String 
         return new String[] {v.substring(0, dot), v.substring(dot + 1)};
     }
 
-    /** The text form (a join file's content). */
+    /** The text form (a join file's content), with a comment saying how to revoke it: the command first, as the docs do. */
     public String text() {
         StringBuilder sb = new StringBuilder("# MPFL host credential: keep it secret (mode 0600); revoke it with\n"
-                + "# DELETE /api/registry/credentials/" + id + "\n");
+                + "# mpflc host-token --engine " + (engineUrl != null ? engineUrl : "URL") + " --revoke " + id + "\n"
+                + "# (over REST: DELETE /api/registry/credentials/" + id + ")\n");
         if (engineUrl != null) {
             sb.append("engine=").append(engineUrl).append('\n');
         }

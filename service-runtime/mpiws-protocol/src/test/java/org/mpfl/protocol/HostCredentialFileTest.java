@@ -56,4 +56,19 @@ class HostCredentialFileTest {
         assertEquals("https://engine:8443", HostCredential.parse(HostCredential.generate("https://engine:8443", "n").text(),
                 "x").engineUrl(), "an engine's own URL passes");
     }
+
+    /**
+     * The file's comment says how to revoke it with the command the docs name, its engine's URL filled in, and the REST
+     * call second: it named only the REST call.
+     */
+    @Test
+    void theFilesCommentNamesTheCommandThatRevokesIt() {
+        HostCredential c = HostCredential.generate("https://engine:8443", "node1");
+        assertTrue(c.text().startsWith("# MPFL host credential: keep it secret (mode 0600); revoke it with\n"
+                + "# mpflc host-token --engine https://engine:8443 --revoke " + c.id() + "\n"
+                + "# (over REST: DELETE /api/registry/credentials/" + c.id() + ")\n"), c.text());
+        HostCredential noEngine = HostCredential.generate(null, "node2");
+        assertTrue(noEngine.text().contains("# mpflc host-token --engine URL --revoke " + noEngine.id() + "\n"), noEngine.text());
+        assertEquals(c, HostCredential.parse(c.text(), "x"), "the comment is no part of what is read");
+    }
 }
