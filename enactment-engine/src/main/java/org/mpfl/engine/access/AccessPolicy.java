@@ -55,8 +55,10 @@ public final class AccessPolicy {
      * @param runId    the run it names, or {@code null}
      * @param workflow the workflow it names (without {@code @VERSION}), or {@code null}
      * @param audited  whether it changes something and so goes to the audit trail
-     * @param refusalsOnly whether only its refusals go there ({@link #audits}): a relay's frequent checks of hosts'
-     *                 proofs and credentials, whose answers change nothing, while a refusal is worth an admin's look
+     * @param refusalsOnly whether only its refusals go there ({@link #audits}), at most one a minute per caller, route and
+     *                 status ({@link Audit#recordRefusal}): a host's heartbeat and a relay's checks of hosts' proofs and
+     *                 credentials, every few seconds, whose answers change nothing, while a refusal is worth an admin's look
+     *                 (and one that beats on refused must not flood the trail)
      */
     public record Target(Need need, String runId, String workflow, boolean audited, boolean refusalsOnly) {
         /** A request whose every answer is on the trail when {@code audited}. */
@@ -94,11 +96,11 @@ public final class AccessPolicy {
             return new Target(read ? Need.VIEWER : Need.OPERATOR, null, at < 0 ? name : name.substring(0, at), !read);
         }
         if (HOST_ROUTES.matcher(p).matches() && !read) {
-            // heartbeats are a host's keep-alive every few seconds, not a change anyone audits; a relay's announcement is
-            // on the trail as a host's is (taken or refused), its checks of hosts' proofs and credentials (every few
-            // seconds) when refused only
-            boolean relayCheck = p.equals("/api/registry/relays/verify") || p.equals("/api/registry/relays/check");
-            return new Target(Need.HOST_OR_ADMIN, null, null, !p.endsWith("/heartbeat"), relayCheck);
+            // a relay's announcement is on the trail as a host's is (taken or refused); a heartbeat (a host's keep-alive
+            // every second or so, not a change anyone audits) and a relay's checks of hosts' proofs and credentials (every
+            // few seconds) when refused only, bounded
+            boolean frequent = p.endsWith("/heartbeat") || p.equals("/api/registry/relays/verify") || p.equals("/api/registry/relays/check");
+            return new Target(Need.HOST_OR_ADMIN, null, null, true, frequent);
         }
         if ((p.equals("/api/registry/hosts") || p.equals("/api/deployments") || p.equals("/api/capacity")) && read) {
             // the services installed on the hosts name every project's workflows (NAME.vN.TYPE): not for one project's users;

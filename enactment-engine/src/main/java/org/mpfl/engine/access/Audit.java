@@ -40,6 +40,13 @@ public final class Audit implements AutoCloseable {
     /** Records dropped since the last drop entry, per caller (at most {@link #DROP_NAMES} names, then {@code others}). */
     private final java.util.Map<String, Long> droppedBy = new java.util.LinkedHashMap<>();
     private final AtomicLong anonymousRefusals = new AtomicLong();
+    /** How often one caller's refusals of one route and status are on the trail at most ({@link #recordRefusal}). */
+    public static final Duration REFUSAL_WINDOW = Duration.ofMinutes(1);
+    /** The keys of {@link #lastRefusal} past which those older than the window are forgotten. */
+    private static final int REFUSAL_KEYS = 1024;
+    private static final java.util.regex.Pattern ANY_HOST = java.util.regex.Pattern.compile("^/api/registry/hosts/[^/]+/");
+    /** When each caller, route and status last had a refusal on the trail. */
+    private final java.util.Map<String, Long> lastRefusal = new java.util.HashMap<>();
 
     public Audit(AccessStore store, Duration retention) {
         this.store = store;
@@ -70,6 +77,31 @@ public final class Audit implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             countDrop(who.name());
         }
+    }
+
+    /**
+     * Records the refusal of a frequent request (a host's heartbeat, a relay's check), at most once per
+     * {@link #REFUSAL_WINDOW} per caller, route and status: a host that keeps beating with a revoked credential (or for an
+     * entry another process holds) is seen without flooding the trail. The route counts the host a heartbeat names as one
+     * (a credential the engine does not know could otherwise name a new one with each beat). Accepted ones are not
+     * recorded; a {@code null} caller (no credential at all) is only counted, as in {@link #record}.
+     */
+    public void recordRefusal(Caller who, String source, String method, String path, int status) {
+        if (who != null) {
+            String key = who.name() + ' ' + method + ' ' + ANY_HOST.matcher(path).replaceFirst("/api/registry/hosts/*/") + ' ' + status;
+            long now = System.currentTimeMillis();
+            synchronized (lastRefusal) {
+                Long last = lastRefusal.get(key);
+                if (last != null && now - last < REFUSAL_WINDOW.toMillis()) {
+                    return;
+                }
+                if (lastRefusal.size() >= REFUSAL_KEYS) {
+                    lastRefusal.values().removeIf(t -> now - t >= REFUSAL_WINDOW.toMillis());
+                }
+                lastRefusal.put(key, now);
+            }
+        }
+        record(who, source, method, path, status);
     }
 
     private void countDrop(String who) {

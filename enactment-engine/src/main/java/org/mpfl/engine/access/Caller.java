@@ -64,11 +64,19 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
     }
 
     /**
+     * A host or relay credential the engine does not know (revoked, or never issued): who a frequent request's refusal is
+     * by on the audit trail ({@link Audit#recordRefusal}); the request names the host it claims to be.
+     */
+    public static Caller unknownCredential() {
+        return new Caller("unknown-credential", Kind.ANONYMOUS, Role.VIEWER, Set.of(), false);
+    }
+
+    /**
      * How a user's name from a token is shown on the audit trail, as the owner of runs and workflows and in a run's
      * error. The claim is often the user's own choice (self-registration, an editable profile), so: control
      * characters and the bidirectional-text controls are written as a backslash, {@code u} and four hex digits (a name cannot write a
      * line into the trail or an escape sequence into a terminal showing {@code mpflc status}); and a name that
-     * could be read as another kind of caller — {@code admin-token}, {@code anonymous}, {@code nobody},
+     * could be read as another kind of caller — {@code admin-token}, {@code anonymous}, {@code nobody}, {@code unknown-credential},
      * {@code engine} (the audit trail's own entries), {@code host:…}, or one already starting with {@code user:} — is shown as {@code user:NAME}, so that no user
      * appears as the admin token or a host.
      */
@@ -84,7 +92,7 @@ public record Caller(String name, Kind kind, Role role, Set<String> projects, bo
         });
         String name = b.toString();
         boolean another = name.equals(adminToken().name()) || name.equals(anonymousReader().name()) || name.equals(nobody().name())
-                || name.equals(Audit.ENGINE) || name.startsWith("host:") || name.startsWith("user:");
+                || name.equals(unknownCredential().name()) || name.equals(Audit.ENGINE) || name.startsWith("host:") || name.startsWith("user:");
         return another ? "user:" + name : name;
     }
 

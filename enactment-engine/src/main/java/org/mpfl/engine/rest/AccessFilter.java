@@ -191,6 +191,10 @@ public final class AccessFilter {
                         if (!target.audits(ctx.response().getStatusCode())) {
                             return;
                         }
+                        if (target.refusalsOnly()) {
+                            audit.recordRefusal(caller, source, method, path, ctx.response().getStatusCode());
+                            return;
+                        }
                         String created = ctx.response().headers().get("Location");
                         audit.record(caller, source, method, created == null ? path : path + " → " + created,
                                 ctx.response().getStatusCode());
@@ -198,7 +202,13 @@ public final class AccessFilter {
                 }
                 ctx.next();
             } else if (ar.cause() instanceof AccessDenied d) {
-                if (target.audited()) {
+                if (target.refusalsOnly()) {
+                    // a host or relay that keeps beating or checking with a credential the engine no longer knows (revoked)
+                    // is on the trail too, bounded; one without any credential is a stranger, only counted
+                    boolean credentialSent = ctx.request().getHeader("Authorization") != null;
+                    audit.recordRefusal(d.who() == null && credentialSent ? Caller.unknownCredential() : d.who(), source, method,
+                            path, d.status());
+                } else if (target.audited()) {
                     // an authenticated caller refused is on the trail; a stranger's refusal is only counted
                     audit.record(d.who(), source, method, path, d.status());
                 }

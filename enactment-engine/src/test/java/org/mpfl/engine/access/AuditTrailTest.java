@@ -171,6 +171,47 @@ class AuditTrailTest {
         }
     }
 
+    /**
+     * A refused heartbeat is on the trail — a host that beats for a host it is not registered as (404), one that beats for
+     * another host (403), one whose credential was revoked (401: the engine no longer knows it, so it is written as
+     * {@code unknown-credential}) — accepted ones (every second) are not; and however often a host beats refused, one
+     * row per caller, route and status a minute, the rule a relay's refused checks follow too: they were never on the
+     * trail.
+     */
+    @Test
+    void refusedHeartbeatsAreOnTheTrailOncePerCallerAndReasonAMinuteAcceptedOnesAreNot() throws Exception {
+        try (Engine engine = Engine.start(new EngineConfig().port(0).dataDir(dir).token("the-admin-token")
+                .heartbeatTimeout(org.mpfl.engine.HostCalls.SILENT_HOSTS_TIMEOUT).invoker(new FakeRanks(r -> { })))) {
+            String url = engine.url();
+            org.mpfl.protocol.HostCredential h1 = engine.issueHostCredential("h1");
+            org.mpfl.protocol.HostCredential h2 = engine.issueHostCredential("h2");
+            org.mpfl.protocol.HostCredential h3 = engine.issueHostCredential("h3");
+            org.mpfl.protocol.HostCredential silent = engine.issueRelayCredential("r2");
+            assertEquals(201, Http.send("POST", url + "/api/registry/hosts", h1.authorization(),
+                    Map.of("hostId", "h1", "soapUrl", "http://127.0.0.1:1/s", "services", List.of("ring"))).status());
+            int revoked = Http.send("DELETE", url + "/api/registry/credentials/" + h3.id(), "Bearer the-admin-token", null).status();
+            for (int i = 0; i < 5; i++) {
+                assertEquals(204, Http.send("POST", url + "/api/registry/hosts/h1/heartbeat", h1.authorization(), "").status());
+                assertEquals(404, Http.send("POST", url + "/api/registry/hosts/h2/heartbeat", h2.authorization(), "").status());
+                assertEquals(403, Http.send("POST", url + "/api/registry/hosts/h2/heartbeat", h1.authorization(), "").status());
+                assertEquals(401, Http.send("POST", url + "/api/registry/hosts/h3/heartbeat", h3.authorization(), "").status());
+                assertEquals(403, Http.send("POST", url + "/api/registry/relays/check", silent.authorization(),
+                        Map.of("hosts", Map.of())).status());
+            }
+            engine.audit().flush(Duration.ofSeconds(10));
+            List<String> lines = new ArrayList<>();
+            Http.send("GET", url + "/api/audit", "Bearer the-admin-token", null).json()
+                    .forEach(e -> lines.add(e.get("who").asText() + " " + e.get("action").asText() + " " + e.get("status").asInt()));
+            assertEquals(List.of("admin-token DELETE /api/registry/credentials/" + h3.id() + " " + revoked,
+                    "host:h1 POST /api/registry/hosts 201",
+                    "host:h1 POST /api/registry/hosts/h2/heartbeat 403",
+                    "host:h2 POST /api/registry/hosts/h2/heartbeat 404",
+                    "host:r2 POST /api/registry/relays/check 403",
+                    "unknown-credential POST /api/registry/hosts/h3/heartbeat 401"), lines.stream().sorted().toList(),
+                    String.join("\n", lines));
+        }
+    }
+
     /** Entries older than the retention are deleted when the engine starts (and hourly); younger ones stay. */
     @Test
     void entriesOlderThanTheRetentionAreDeleted() throws Exception {
