@@ -139,7 +139,8 @@ class ConsoleCapacityBrowserTest {
     /**
      * A kept-out host's slots are not free: of a host reached directly (2 slots, one rank of a live run on it), one out
      * of reach through its relay (3) and one quarantined (4, in site B), the summary counts 1 of 2 slots in use and says the other
-     * 7 are kept out and why, in words; before, it read "1 of 9 rank slots in use" as if placement could use all nine.
+     * 7 are kept out and why, in words; before, it read "1 of 9 rank slots in use" as if placement could use all nine. The
+     * kept-out hosts' rows say their slots are kept out too (they read "0 / 3", "0 / 4").
      */
     @Test
     void keptOutHostsSlotsAreShownApartFromTheSlotsPlacementCanUse() throws Exception {
@@ -171,6 +172,10 @@ class ConsoleCapacityBrowserTest {
             assertTrue(summary.contains("7 rank slots kept out (1 host out of reach through its relay, 1 quarantined), not counted"),
                     summary);
             assertTrue(!summary.contains("of 9"), summary);
+            // and so are their rows' cells: "0 / 3" read as three usable slots
+            assertEquals("1 / 2", browser.text("#hosts-table tr[data-host-id='direct'] td[data-capacity]"));
+            assertEquals("3 rank slots kept out", browser.text("#hosts-table tr[data-host-id='behind'] td[data-capacity]"));
+            assertEquals("4 rank slots kept out", browser.text("#hosts-table tr[data-host-id='refusing'] td[data-capacity]"));
             List<String> violations = AxeCore.violations(browser);
             assertTrue(violations.isEmpty(), "registry with kept-out slots: " + String.join("\n", violations));
         } finally {

@@ -61,6 +61,20 @@ function slotsSummary(hosts) {
   return text;
 }
 
+// "1 / 2": ranks of live runs / the most the host takes; a kept-out host's slots are none placement can use, so its
+// cell says so ("3 rank slots kept out"), as the summary counts them apart, rather than "0 / 3" as if they were free.
+function ranksCell(host) {
+  const ranks = host.ranksInUse || 0;
+  const attrs = {class: 'num', 'data-capacity': host.capacity, 'data-ranks-in-use': ranks};
+  if (keptOut(host)) {
+    return el('td', Object.assign(attrs, {'data-kept-out': '', title: 'placement uses none of these slots while the host is kept out'}),
+      `${plural(host.capacity || 0, 'rank slot')} kept out` + (ranks ? ` (${plural(ranks, 'rank')} of live runs still there)` : ''));
+  }
+  return el('td', Object.assign(attrs,
+    {title: 'ranks of live runs on this host / the most it takes' + (host.oversubscribe ? ' (more when every host is full)' : '')}),
+    `${ranks} / ${host.capacity}`);
+}
+
 function hostRow(host, timeoutMs, now) {
   const h = health(host, timeoutMs, now);
   const services = (host.services || []).slice().sort();
@@ -72,9 +86,7 @@ function hostRow(host, timeoutMs, now) {
     el('td', {class: 'mono'}, host.soapUrl, host.binaryAddress ? el('div', {class: 'sub'}, 'binary ' + host.binaryAddress) : null),
     el('td', {}, services.length ? el('ul', {class: 'chips'}, services.map(s => el('li', {class: 'chip'}, s)))
                                  : el('span', {class: 'sub'}, 'none yet')),
-    el('td', {class: 'num', 'data-capacity': host.capacity, 'data-ranks-in-use': host.ranksInUse || 0,
-      title: 'ranks of live runs on this host / the most it takes' + (host.oversubscribe ? ' (more when every host is full)' : '')},
-      `${host.ranksInUse || 0} / ${host.capacity}`),
+    ranksCell(host),
     el('td', {title: formatTime(host.lastHeartbeatMs)}, host.staticEntry ? 'from host file' : formatAgo(host.lastHeartbeatMs, now)));
 }
 
