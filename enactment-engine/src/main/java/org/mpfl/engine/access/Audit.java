@@ -47,8 +47,15 @@ public final class Audit implements AutoCloseable {
     private static final java.util.regex.Pattern ANY_HOST = java.util.regex.Pattern.compile("^/api/registry/hosts/[^/]+/");
     /** When each caller, route and status last had a refusal on the trail. */
     private final java.util.Map<String, Long> lastRefusal = new java.util.HashMap<>();
+    private final java.util.function.LongSupplier refusalClock;
 
     public Audit(AccessStore store, Duration retention) {
+        this(store, retention, System::currentTimeMillis);
+    }
+
+    /** As {@link #Audit(AccessStore, Duration)}, with the clock {@link #recordRefusal}'s window is measured on. */
+    Audit(AccessStore store, Duration retention, java.util.function.LongSupplier refusalClock) {
+        this.refusalClock = refusalClock;
         this.store = store;
         this.retention = retention;
         this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), r -> daemon(r, "mpfl-audit"));
@@ -89,7 +96,7 @@ public final class Audit implements AutoCloseable {
     public void recordRefusal(Caller who, String source, String method, String path, int status) {
         if (who != null) {
             String key = who.name() + ' ' + method + ' ' + ANY_HOST.matcher(path).replaceFirst("/api/registry/hosts/*/") + ' ' + status;
-            long now = System.currentTimeMillis();
+            long now = refusalClock.getAsLong();
             synchronized (lastRefusal) {
                 Long last = lastRefusal.get(key);
                 if (last != null && now - last < REFUSAL_WINDOW.toMillis()) {
