@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -195,7 +196,10 @@ class SlurmCommandTest {
         assertFalse(listed(slurm.node()));
     }
 
-    /** A document that is missing or does not compile is reported before srun: the allocation's hosts never start. */
+    /**
+     * A document that is missing, does not compile or leaves a required param without a value is reported before srun:
+     * the allocation's hosts never start.
+     */
     @Test
     void aMissingOrBrokenDocumentIsRefusedBeforeAnyHostStarts() throws Exception {
         Path broken = Files.writeString(dir.resolve("broken.mpfl.xml"), """
@@ -205,7 +209,17 @@ class SlurmCommandTest {
                   </process>
                 </workflow>
                 """);
-        for (Path document : List.of(dir.resolve("no-such.mpfl.xml"), broken)) {
+        Path unvalued = Files.writeString(dir.resolve("unvalued.mpfl.xml"), """
+                <workflow xmlns="urn:mpfl:1.0" name="unvalued">
+                  <param name="n" type="int"/>
+                  <process name="p" ranks="1">
+                    <output name="twice" value="2 * n"/>
+                  </process>
+                </workflow>
+                """);
+        Map<Path, String> said = Map.of(dir.resolve("no-such.mpfl.xml"), "no-such.mpfl.xml: no such file", broken, "broken.mpfl.xml:3:",
+                unvalued, "unvalued.mpfl.xml:2:3: error: param 'n' has no value");
+        for (Path document : said.keySet()) {
             String name = document.getFileName().toString();
             Path logs = dir.resolve("logs-" + name);
             Path out = dir.resolve(name + ".out");
@@ -214,7 +228,7 @@ class SlurmCommandTest {
                     + document + " --data " + engine.config().dataDir());
             String text = Files.readString(out);
             assertEquals("FAILED", ended, "the job's script exited non-zero: " + text);
-            assertTrue(text.contains(document == broken ? "broken.mpfl.xml:3:" : "no-such.mpfl.xml: no such file"), text);
+            assertTrue(text.contains(said.get(document)), text);
             assertFalse(Files.exists(logs.resolve("srun.log")), "no host step was started: " + text);
         }
     }
