@@ -95,4 +95,22 @@ class JavaKernelOutputTest {
         String said = captured.toString(StandardCharsets.UTF_8);
         assertEquals("the test's own line\n", said);
     }
+
+    @Test
+    void theHostsOwnLogLinesOnARankThreadStayTheHosts(@TempDir Path dir) throws Exception {
+        PrintStream before = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        InterpreterHarness.Result r;
+        try {
+            r = run(dir, """
+                        <var name="logs" type="string" init="'logs'"/>
+                        <compute class="org.mpfl.runtime.interp.activities.Prints" in="logs"/>
+                    """);
+        } finally {
+            System.setErr(before);
+        }
+        assertTrue(r.rank(0).logs.stream().noneMatch(l -> l.contains("a line of the host's log")), r.rank(0).logs.toString());
+        assertTrue(captured.toString(StandardCharsets.UTF_8).contains("a line of the host's log"), captured.toString(StandardCharsets.UTF_8));
+    }
 }

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.Charset;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.mpfl.runtime.settings.RuntimeSettings;
 
@@ -20,22 +22,30 @@ import org.mpfl.runtime.settings.RuntimeSettings;
  * setting and clearing a thread-local.
  */
 public final class JavaKernelOutput {
-    /** The rank output of the activity call the current thread is in, if any. */
-    private static final ThreadLocal<JavaKernelOutput> CURRENT = new ThreadLocal<>();
+    /** The lines of the activity call the current thread is in, if any. */
+    private static final ThreadLocal<Lines> CURRENT = new ThreadLocal<>();
 
     private final OutputPump.Sink log;
     private final long bytesPerCall;
     private final AtomicLong budget;
-    private final OutputLines out;
-    private final OutputLines err;
+    /**
+     * Each thread's own lines (the rank's, and those of its {@code parallel} branches, which may print at once): one
+     * thread's line left open is not joined to another's. Weak keys: a branch's thread that ended takes its lines
+     * along. Guarded by this.
+     */
+    private final Map<Thread, Lines> threads = new WeakHashMap<>();
     /** Calls of this rank in progress (its {@code parallel} branches may each be in one): guarded by this. */
     private int calls;
+
+    /** The two streams' lines of one thread of the rank. */
+    private record Lines(OutputLines out, OutputLines err) {
+    }
 
     /** @param log the rank's log: standard output's lines go there as info, standard error's as warn */
     public JavaKernelOutput(RankKernels.LogSink log) {
         this.log = (level, text) -> {
             // the rank's log may itself print (run --local's follower, a test's sink): that is not the activity's
-            JavaKernelOutput current = CURRENT.get();
+            Lines current = CURRENT.get();
             CURRENT.remove();
             try {
                 log.line(level, text);
@@ -45,34 +55,39 @@ public final class JavaKernelOutput {
         };
         this.bytesPerCall = RuntimeSettings.KERNEL_LOG_BYTES_PER_CALL.get();
         this.budget = new AtomicLong(bytesPerCall);
-        this.out = new OutputLines("info", this.log, budget, RankStream.charset("sun.stdout.encoding"));
-        this.err = new OutputLines("warn", this.log, budget, RankStream.charset("sun.stderr.encoding"));
     }
 
     /** The current thread starts an activity's call: what it prints until {@link Call#end} is this rank's. */
     public Call begin() {
         install();
+        Lines lines;
         synchronized (this) {
             if (calls++ == 0) {
                 budget.set(bytesPerCall);
-                out.callStarts();
-                err.callStarts();
             }
+            lines = threads.computeIfAbsent(Thread.currentThread(), t -> new Lines(
+                    new OutputLines("info", log, budget, RankStream.charset("sun.stdout.encoding")),
+                    new OutputLines("warn", log, budget, RankStream.charset("sun.stderr.encoding"))));
         }
-        JavaKernelOutput previous = CURRENT.get();
-        CURRENT.set(this);
+        lines.out().callStarts();
+        lines.err().callStarts();
+        Lines previous = CURRENT.get();
+        CURRENT.set(lines);
         return () -> {
             if (previous == null) {
                 CURRENT.remove();
             } else {
                 CURRENT.set(previous);
             }
+            // a line the call printed without its newline shows now, as a Python kernel's does
+            lines.out().callEnded();
+            lines.err().callEnded();
             synchronized (this) {
                 if (--calls == 0) {
-                    // a line the call printed without its newline shows now, as a Python kernel's does
-                    out.callEnded();
-                    err.callEnded();
-                    long dropped = out.takeDropped() + err.takeDropped();
+                    long dropped = 0;
+                    for (Lines l : threads.values()) {
+                        dropped += l.out().takeDropped() + l.err().takeDropped();
+                    }
                     if (dropped > 0) {
                         log.line("warn", dropped + " lines of kernel output not shown (more than " + bytesPerCall
                                 + " bytes in one call; mpfl.kernel.logBytesPerCall)");
@@ -137,11 +152,11 @@ public final class JavaKernelOutput {
 
         @Override
         public void write(byte[] b, int off, int len) {
-            JavaKernelOutput rank = CURRENT.get();
-            if (rank == null || fromLogger()) {
+            Lines lines = CURRENT.get();
+            if (lines == null || fromLogger()) {
                 previous.write(b, off, len);
             } else {
-                (error ? rank.err : rank.out).accept(b, off, len);
+                (error ? lines.err() : lines.out()).accept(b, off, len);
             }
         }
 
