@@ -20,8 +20,9 @@ public final class Mpflc {
     /**
      * Runs one command line with this process's standard streams. Standard output is the command's own: its results
      * (a run's outputs, its one {@code --json} object, a graph). Whatever else in this JVM writes to {@code System.out}
-     * while the command runs — a Java kernel's {@code println} in the ranks of {@code run --local}, which run in this
-     * JVM, or a library's — goes to standard error, as a Python kernel's {@code print} does, instead of into the results.
+     * while the command runs — a library's, or a thread a Java kernel started in the ranks of {@code run --local}, which
+     * run in this JVM — goes to standard error instead of into the results. (What a Java kernel prints during its call
+     * is its rank's log, as a Python kernel's {@code print} is: JavaKernelOutput.)
      */
     static int run(List<String> args) {
         PrintStream results = System.out;

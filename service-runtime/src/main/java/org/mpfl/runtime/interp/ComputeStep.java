@@ -15,6 +15,7 @@ import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.runtime.api.Activity;
 import org.mpfl.runtime.api.ActivityContext;
 import org.mpfl.runtime.api.DomainAbortedException;
+import org.mpfl.runtime.interp.kernel.JavaKernelOutput;
 import org.mpfl.runtime.interp.kernel.KernelFailure;
 import org.mpfl.runtime.interp.kernel.RankKernels;
 
@@ -59,6 +60,23 @@ final class ComputeStep {
             store(x, f, name, callKernel(x, f, name));
             return;
         }
+        // what the activity prints (its constructor too) is the rank's log, as a Python kernel's print is
+        JavaKernelOutput.Call printing = rank.javaOutput().begin();
+        Map<String, Object> outputs;
+        try {
+            outputs = executeActivity(x, f, name);
+        } finally {
+            printing.end();
+        }
+        if (Thread.interrupted()) {
+            rank.checkAborted();
+        }
+        store(x, f, name, outputs);
+    }
+
+    /** Creates the rank's instance of a Java activity (on its first call) and calls it. */
+    private static Map<String, Object> executeActivity(IrActivity.Compute x, Frame f, String name) {
+        RankState rank = f.rank();
         Activity activity;
         try {
             activity = rank.activityAt(x);
@@ -97,10 +115,7 @@ final class ComputeStep {
             rank.monitor().computed(name, x.at(), started);
             me.setContextClassLoader(previous);
         }
-        if (Thread.interrupted()) {
-            rank.checkAborted();
-        }
-        store(x, f, name, outputs);
+        return outputs;
     }
 
     /** A Python or executable kernel's call through the rank's worker (docs/kernel-protocol.md). */

@@ -12,6 +12,7 @@ import org.mpfl.ir.eval.ExpressionEvaluator;
 import org.mpfl.ir.eval.RuntimeFault;
 import org.mpfl.ir.eval.Values;
 import org.mpfl.runtime.api.Activity;
+import org.mpfl.runtime.interp.kernel.JavaKernelOutput;
 import org.mpfl.runtime.interp.kernel.RankKernels;
 import org.mpfl.runtime.api.RankContext;
 import org.mpfl.runtime.topology.RankRuntime;
@@ -33,6 +34,7 @@ final class RankState {
     private final PendingRequests requests = new PendingRequests();
     private final RankActivityMonitor monitor;
     private final RankKernels kernels;
+    private final JavaKernelOutput javaOutput;
     private final Map<String, Object> variables = new ConcurrentHashMap<>();
     private final Map<IrActivity.Compute, Activity> activities = Collections.synchronizedMap(new IdentityHashMap<>());
     private final RankRuntime runtime;
@@ -77,6 +79,12 @@ final class RankState {
         this.communicators = new NamedCommunicators(context, layout);
         this.runtime = RankRuntime.of(context);
         this.kernels = new RankKernels(program.kernels(), context::log);
+        this.javaOutput = new JavaKernelOutput(context::log);
+    }
+
+    /** Where the rank's Java activities' {@code System.out} and {@code System.err} lines go: its log. */
+    JavaKernelOutput javaOutput() {
+        return javaOutput;
     }
 
     /** The rank's kernel workers (Python, executables). */
