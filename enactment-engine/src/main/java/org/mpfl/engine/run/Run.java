@@ -580,8 +580,10 @@ public final class Run {
                 r.endedMs = t;
                 r.blocked = false;
                 r.error = message;
-                if (!starting && ranks.stream().allMatch(RankView::isFinal)) {
-                    // every rank ended and nobody reported a cause: the abort itself is the failure
+                if (!starting && ranks.stream().allMatch(RankView::isFinal) && ranks.stream().noneMatch(x -> x.state.equals("FAILED"))) {
+                    // every rank ended and nobody reported a cause: the abort itself is the failure. A rank that
+                    // FAILED is the cause, decided by its own outcome: the abort it caused must not race it (at load
+                    // the abort's settling won, and a SIGKILLed kernel worker's restart read "DomainAbortedException")
                     return Outcome.ALL_ABORTED;
                 }
             }

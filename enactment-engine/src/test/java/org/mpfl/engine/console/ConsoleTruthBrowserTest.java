@@ -33,6 +33,7 @@ import org.mpfl.engine.run.RunSettings;
 import org.mpfl.engine.store.RunRecord;
 import org.mpfl.ir.files.FileTrees;
 import org.mpfl.protocol.RankEvent;
+import org.mpfl.testing.Await;
 import org.mpfl.testing.StartsProcesses;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
@@ -61,6 +62,8 @@ class ConsoleTruthBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(40);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     static FakeRankEngine fakes;
+    /** While set, aborted ranks hold their ABORTED state back until it is counted down. */
+    static volatile java.util.concurrent.CountDownLatch lateAbortEvents;
     static Engine engine;
     static HeadlessChromium browser;
 
@@ -71,6 +74,11 @@ class ConsoleTruthBrowserTest {
                 // the test hosts never send heartbeats: they must outlive all the tests of this class
                 Duration.ofMinutes(30), 2, r -> {
                     if (r.awaitAbort(120_000)) {
+                        java.util.concurrent.CountDownLatch held = lateAbortEvents;
+                        if (held != null) {
+                            // a loaded host: the abort's consequences reach the engine after the run's stream ended
+                            held.await(120, TimeUnit.SECONDS);
+                        }
                         // as a real rank does when its domain is aborted under it
                         r.event(RankEvent.Type.STATE, "FAILED", null, null, "DomainAbortedException: domain " + r.request().domainId()
                                 + " was aborted: aborted by request", null, null);
@@ -257,6 +265,45 @@ class ConsoleTruthBrowserTest {
             chromium.destroyForcibly();
             chromium.waitFor(10, TimeUnit.SECONDS);
             FileTrees.deleteQuietly(profile);
+        }
+    }
+
+    /**
+     * The ranks a failure stopped end ABORTED on the page even when their end reaches the engine after the run's
+     * event stream closed (the engine still takes such events, EndedRunEventException): the page keeps reading the
+     * ended run's detail while a rank has not ended. CI at load ~20 showed rank 0 RUNNING for ever beside "run
+     * ended · not live" (ConsoleBrowserTest.failedRunShowsItsCauseWithRankAndLocation).
+     */
+    @Test
+    void ranksWhoseEndArrivesAfterTheStreamClosedStillEndOnThePage() throws Exception {
+        lateAbortEvents = new java.util.concurrent.CountDownLatch(1);
+        try {
+            String id = startRun("late", 3, Map.of());
+            List<FakeRanks.Rank> ranks = ranksOf(id, 1, 3);
+            open("#/runs/" + id);
+            browser.await("the event stream open", WAIT, d -> "live".equals(attribute("#connection", "data-state")));
+            ranks.get(1).fail("fail", "late.mpfl.xml:10:7", "boom in rank 1");
+            awaitState(id, "FAILED");
+            browser.await("the page shows the run ended and its stream closed", WAIT,
+                    d -> "FAILED".equals(attribute("#run-title .badge", "data-state"))
+                            && "closed".equals(attribute("#connection", "data-stream")));
+            // the page read the detail once more as the stream closed: let that read (and the next check of the
+            // ended run, every 5 s) pass before the ranks' ends arrive
+            browser.script("performance.clearResourceTimings()");
+            browser.await("the page checked the ended run twice more", WAIT, d -> ((Number) browser.script(
+                    "return performance.getEntriesByType('resource').filter(e => e.name.includes('api/runs?')"
+                            + " && e.name.includes(arguments[0])).length", id)).intValue() >= 2);
+            assertEquals("RUNNING", attribute("#ranks-table tr[data-rank='0']", "data-state"), "rank 0 has not ended yet");
+            lateAbortEvents.countDown();
+            Await.until(WAIT, "the engine took the late ends", () -> run(id),
+                    r -> r.at("/ranks/0/state").asText().equals("ABORTED") && r.at("/ranks/2/state").asText().equals("ABORTED"));
+            browser.await("the other ranks end ABORTED on the page", WAIT,
+                    d -> "ABORTED".equals(attribute("#ranks-table tr[data-rank='0']", "data-state"))
+                            && "ABORTED".equals(attribute("#ranks-table tr[data-rank='2']", "data-state")));
+        } finally {
+            java.util.concurrent.CountDownLatch held = lateAbortEvents;
+            lateAbortEvents = null;
+            held.countDown();
         }
     }
 

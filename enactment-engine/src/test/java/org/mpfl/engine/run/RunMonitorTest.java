@@ -129,6 +129,25 @@ class RunMonitorTest {
         assertEquals(List.of("infrastructure r d1 []: the worker went away"), reported);
     }
 
+    /**
+     * The other ranks a rank's infrastructure fault stopped end ABORTED after it: the fault stays the cause the run
+     * restarts after, never the abort it caused. The last ABORTED was taken as "every rank aborted and nobody said
+     * why", whose settling raced the fault's own: at load ~20 (KernelFaultRestartTest) the restart's cause read
+     * "DomainAbortedException: … was aborted: rank 0 failed" instead of the SIGKILLed kernel worker.
+     */
+    @Test
+    void theAbortAnInfrastructureFaultCausedIsNeverReportedAsTheCause() throws Exception {
+        running();
+        String killed = "kernel worker lost: python worker was killed by signal 9 (SIGKILL) from outside";
+        monitor.rankEvents("r", List.of(state("d1", 0, 1, "FAILED", killed, FaultKind.INFRASTRUCTURE)));
+        monitor.rankEvents("r", List.of(state("d1", 1, 1, "FAILED", "DomainAbortedException: domain d1 was aborted: rank 0 failed",
+                FaultKind.WORKFLOW)));
+        // every decision was submitted with the events: let them all run out, then read what was reported
+        workers.shutdown();
+        assertTrue(workers.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals(List.of("infrastructure r d1 []: " + killed), reported);
+    }
+
     /** The status poll learns a failure's kind as events do (the FAILED event may have been lost on the way). */
     @Test
     void aFailureLearntFromStatusKeepsItsKind() throws Exception {

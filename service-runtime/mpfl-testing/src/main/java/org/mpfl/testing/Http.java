@@ -162,6 +162,35 @@ public final class Http {
             return answer(b);
         }
 
+        /**
+         * {@link #send(String, String, String, Object, Duration)}, sent again while the server closes the connection
+         * without an answer (no status line: "header parser received no bytes", a reset), until {@code bound}: what a
+         * fixture's set-up request does against a server just started or loaded, whose keep-alive connection may close
+         * just as the request goes out. Only for requests that may be repeated (a second credential issued for a host
+         * is harmless). A request that timed out ({@code perRequest}) or any answer, whatever its status, is not retried.
+         *
+         * @throws IOException the last failure, once {@code bound} passed without an answer
+         */
+        public Answer sendUntilAnswered(String method, String url, String authorization, Object body, Duration perRequest,
+                                        Duration bound) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + bound.toNanos();
+            long pauseMs = 10;
+            for (;;) {
+                try {
+                    return send(method, url, authorization, body, perRequest);
+                } catch (java.net.http.HttpTimeoutException e) {
+                    throw e;
+                } catch (IOException e) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new IOException("no answer within " + bound.toSeconds() + " s from " + method + " " + url + ": "
+                                + e.getMessage(), e);
+                    }
+                }
+                Thread.sleep(pauseMs);
+                pauseMs = Math.min(200, pauseMs * 2);
+            }
+        }
+
         /** See {@link Http#postRankEvents}. */
         public Answer postRankEvents(String url, String domainToken, String domainId, Object events)
                 throws IOException, InterruptedException {

@@ -90,22 +90,36 @@ public final class DomainTransports {
         List<Endpoint> targets = new ArrayList<>();
         mine.keySet().forEach(a -> targets.add(byAddress.get(a)));
         Runnable run = () -> {
-            Set<String> answered = Set.of();
+            Set<String> settled = new java.util.HashSet<>();
             try {
-                answered = binary.reachable(domainId, targets, probeTimeoutMs).stream().map(Endpoint::binaryAddress)
-                        .collect(Collectors.toSet());
+                long started = System.nanoTime();
+                long pauseMs = 200;
+                List<Endpoint> left = targets;
+                for (;;) {
+                    Set<String> answered = binary.reachable(domainId, left, probeTimeoutMs).stream().map(Endpoint::binaryAddress)
+                            .collect(Collectors.toSet());
+                    for (Endpoint p : left) {
+                        if (answered.contains(p.binaryAddress()) || ProbeTimeouts.direct(p)) {
+                            settle(p, mine.get(p.binaryAddress()), answered.contains(p.binaryAddress()), settled);
+                        }
+                    }
+                    // a relayed or reverse peer answers only once its rank's domain is open at the far host, which a
+                    // loaded engine's run call (and the relay's check of its proof) may make later than the relay waits:
+                    // it is dialled again while it may still open, unless a message gave up waiting for it meanwhile
+                    left = left.stream().filter(p -> !settled.contains(p.binaryAddress()) && !mine.get(p.binaryAddress()).isDone())
+                            .toList();
+                    if (left.isEmpty() || System.nanoTime() - started > TimeUnit.MILLISECONDS.toNanos(ProbeTimeouts.INDIRECT_SETUP_MS)) {
+                        break;
+                    }
+                    Thread.sleep(pauseMs);
+                    pauseMs = Math.min(2000, pauseMs * 2);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
-                for (Map.Entry<String, CompletableFuture<Boolean>> e : mine.entrySet()) {
-                    boolean ok = answered.contains(e.getKey());
-                    long bound = ProbeTimeouts.forPeer(byAddress.get(e.getKey()), probeTimeoutMs);
-                    if (e.getValue().complete(ok) && !ok) {
-                        LOG.info("domain {}: the binary channel at {} did not answer (connection bound {} ms, then {} ms "
-                                + "for its HELLO); messages to that host go over SOAP for this domain", shortId(), e.getKey(),
-                                bound, ProbeTimeouts.ANSWER_MS);
-                    } else if (ok && bound > probeTimeoutMs) {
-                        // said for an indirect pair only (a relay or a reverse connection): which transport it got
-                        LOG.info("domain {}: the binary channel at {} answered (not direct, probe bound {} ms); messages "
-                                + "to that host go over it for this domain", shortId(), e.getKey(), bound);
+                for (Endpoint p : targets) {
+                    if (!settled.contains(p.binaryAddress())) {
+                        settle(p, mine.get(p.binaryAddress()), false, settled);
                     }
                 }
             }
@@ -117,10 +131,26 @@ public final class DomainTransports {
         }
     }
 
+    /** Settles the probe's answer for {@code peer} (once) and says, for an indirect peer, which transport it got. */
+    private void settle(Endpoint peer, CompletableFuture<Boolean> answer, boolean ok, Set<String> settled) {
+        settled.add(peer.binaryAddress());
+        long bound = ProbeTimeouts.forPeer(peer, probeTimeoutMs);
+        if (answer.complete(ok) && !ok) {
+            LOG.info("domain {}: the binary channel at {} did not answer (connection bound {} ms, then {} ms for its HELLO{}); "
+                    + "messages to that host go over SOAP for this domain", shortId(), peer.binaryAddress(), bound,
+                    ProbeTimeouts.ANSWER_MS, ProbeTimeouts.direct(peer) ? ""
+                            : ", dialled again for " + ProbeTimeouts.INDIRECT_SETUP_MS / 1000 + " s");
+        } else if (ok && bound > probeTimeoutMs) {
+            // said for an indirect pair only (a relay or a reverse connection): which transport it got
+            LOG.info("domain {}: the binary channel at {} answered (not direct, probe bound {} ms); messages "
+                    + "to that host go over it for this domain", shortId(), peer.binaryAddress(), bound);
+        }
+    }
+
     /**
      * The transport to carry this domain's messages to {@code peer} in {@code requestedMode} (see
      * {@link TransportSelector#effectiveMode}). In auto mode it may wait for the set-up probe, at
-     * most about {@link ProbeTimeouts#total}.
+     * most about {@link ProbeTimeouts#setup}.
      *
      * @throws TransportException final when the mode cannot reach the peer at all
      */
@@ -175,7 +205,7 @@ public final class DomainTransports {
         boolean interrupted = false;
         try {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
-                    ProbeTimeouts.total(peer, probeTimeoutMs) + 1000);
+                    ProbeTimeouts.setup(peer, probeTimeoutMs) + 1000);
             while (true) {
                 try {
                     return f.get(Math.max(1, end - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -28,6 +28,15 @@ public final class ProbeTimeouts {
     /** How long a connected probe waits for the peer's TLS handshake and HELLO ({@code mpfl.binary.probeAnswerMs}). */
     public static final long ANSWER_MS = RuntimeSettings.BINARY_PROBE_ANSWER_MS.get();
 
+    /**
+     * How long after a domain's set-up a relayed or reverse peer whose probe got no answer is dialled again (60 s).
+     * Its far host answers only once its rank's domain is open there, and a loaded engine's run call to it, with the
+     * relay's check of its proof, took longer than the relay's 10 s wait (SiteAdmissionTest at load ~27): one dial
+     * sent a working pair to SOAP for the domain's life. Messages could not reach that rank before its domain opens
+     * over SOAP either; the longer wait costs only a first message to a relayed peer whose binary port never answers.
+     */
+    public static final long INDIRECT_SETUP_MS = 60_000;
+
     private ProbeTimeouts() {
     }
 
@@ -51,6 +60,14 @@ public final class ProbeTimeouts {
     /** The whole probe of {@code peer} at most: its connection ({@link #forPeer}), then its answer ({@link #ANSWER_MS}). */
     public static long total(Endpoint peer, long directMs) {
         return forPeer(peer, directMs) + ANSWER_MS;
+    }
+
+    /**
+     * The set-up probe of {@code peer} at most, as a message to it waits for it: {@link #total} for a direct peer; for
+     * an indirect one the dials again until {@link #INDIRECT_SETUP_MS}, then its last dial's {@link #total}.
+     */
+    public static long setup(Endpoint peer, long directMs) {
+        return direct(peer) ? total(peer, directMs) : INDIRECT_SETUP_MS + total(peer, directMs);
     }
 
     /** Whether {@code peer}'s binary address is reached directly (not through a relay or a reverse connection). */

@@ -7,7 +7,7 @@ import { el, show, stateBadge, progressBar, humanText } from './dom.js';
 import { formatDuration, formatTime, formatValue, humanMessage, plural, shortLocation, sortedParams } from './format.js';
 import { askForToken, hasEngineToken, markTokenRefused } from './engine-token.js';
 import { loggedIn, sessionKnown } from './session.js';
-import { RunModel } from './run-model.js';
+import { FINAL_RANK_STATES, RunModel } from './run-model.js';
 import { RunEventStream } from './run-event-stream.js';
 import { TimelineModel } from './timeline-model.js';
 import { TimelineView } from './timeline-view.js';
@@ -20,6 +20,7 @@ import { AttemptsView, activeMs, attemptsLabel } from './attempts-view.js';
 
 const RECONCILE_MS = 2000;     // re-read the detail while the run is live
 const ENDED_CHECK_MS = 5000;   // and, once it ended, whether it was resumed elsewhere (mpflc resume, another tab)
+const LATE_RANKS_MS = 120000;  // and, for so long after it ended, while a rank has not ended (its end on its way)
 const CLOCK_MS = 1000;         // redraw growing durations and open timeline segments
 const HISTORY_PAGE = 10000;
 const MIN_RENDER_GAP_MS = 200;
@@ -535,8 +536,19 @@ function mountKnownRun(container, runId, detail) {
     stream.start();
   }
 
+  // Once the run ended its stream closes, but a rank's own end may reach the engine later (a loaded host takes
+  // seconds to abort the others after a failure; the engine still takes their events): while a rank of the ended
+  // run has not ended, its detail is read on, for at most LATE_RANKS_MS (a rank on a host that is gone may never say)
+  let endedSeenMs = 0;
   const reconcileTimer = setInterval(() => {
     if (!model.isFinal) {
+      endedSeenMs = 0;
+      reconcile();
+      catchUpHistory();
+      return;
+    }
+    endedSeenMs = endedSeenMs || Date.now();
+    if (Date.now() - endedSeenMs < LATE_RANKS_MS && model.ranks.some(r => !FINAL_RANK_STATES.has(r.state))) {
       reconcile();
       catchUpHistory();
     }

@@ -1,7 +1,7 @@
 // What the console knows about one run: the engine's detail (GET /api/runs/{id} or the stream's
 // snapshot) with live rank and run events applied on top, the same way the engine applies them.
 
-const FINAL_RANK_STATES = new Set(['DONE', 'FAILED', 'ABORTED']);
+export const FINAL_RANK_STATES = new Set(['DONE', 'FAILED', 'ABORTED']);
 export const FINAL_RUN_STATES = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 const MAX_LOG_LINES = 500;
 
