@@ -146,7 +146,7 @@ class CommandKernelTest {
 
     /**
      * A worker that breaks its channel at a call while it lives on: it closes its end (the rank fails at once, and stops
-     * the worker after it waited 1 s for its exit), or sends a frame longer than the protocol allows (refused as such).
+     * the worker after it waited 10 s for its exit), or sends a frame longer than the protocol allows (refused as such).
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -160,7 +160,23 @@ class CommandKernelTest {
     }
 
     /**
-     * Two ranks' workers fail at a call: one closes its channel and lives on (its rank waits up to 1 s for its exit), the
+     * A worker whose exit status comes a while after its channel closed — as a SIGKILLed worker's does when the JVM's
+     * reaper thread waits for a core on a loaded machine — is named by that status. Before, the rank read it after
+     * 1 s at most, and a SIGKILL from outside (an infrastructure fault, retried) could read as "the worker was stopped"
+     * (a workflow fault, not retried).
+     */
+    @Test
+    void aWorkersExitStatusThatComesLateIsStillNamed(@TempDir Path dir) throws Exception {
+        readyWorker(dir, "late", "receive(); s.close(); time.sleep(2.5); raise SystemExit(4)\n");
+        InterpreterHarness.Result r = InterpreterHarness.run(document(dir, "<library path=\"bin\"/>", "bin/late"), Map.of(), LIMIT);
+        // the rank that reads its worker's status first fails the run; another still waiting is interrupted by that
+        List<String> faults = r.ranks().stream().map(InterpreterHarness.RankRecord::fault).filter(f -> f != null)
+                .map(RankFault::getMessage).toList();
+        assertTrue(faults.stream().anyMatch(m -> m.contains("exited with status 4")), faults.toString());
+    }
+
+    /**
+     * Two ranks' workers fail at a call: one closes its channel and lives on (its rank waits up to 10 s for its exit), the
      * other exits soon after. The second rank's failure aborts the domain while the first still waits: the first rank
      * still names its own worker's cause (before, it said only "ended while the rank was interrupted").
      */

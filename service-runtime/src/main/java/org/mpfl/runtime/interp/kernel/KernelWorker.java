@@ -25,8 +25,17 @@ import org.mpfl.runtime.settings.RuntimeSettings;
  * with it, however it ends.
  */
 final class KernelWorker implements AutoCloseable {
-    /** How long a worker that closed its channel gets to exit before its status is read (and it is killed). */
-    static final long EXIT_WAIT_MS = 1_000;
+    /**
+     * How long a worker that closed its channel gets to exit before its status is read (and it is stopped). A killed
+     * worker has closed it as it died, and its status is there as soon as the JVM's reaper thread runs: on a loaded
+     * machine that may take a while, and a status not read in time made a SIGKILL from outside (retried) a workflow
+     * fault (not retried). Only a worker that closes its channel and lives on waits all of it.
+     */
+    static final long EXIT_WAIT_MS = 10_000;
+    /** How long a worker asked to exit (or busy in a call when its rank ends) gets before it is stopped. */
+    static final long STOP_WAIT_MS = 1_000;
+    /** How long the last lines of a worker's output may take to arrive once it ended. */
+    static final long OUTPUT_WAIT_MS = 1_000;
     /** The label of a command worker, before the command as the document wrote it. */
     static final String COMMAND_LABEL = "the command worker ";
 
@@ -111,7 +120,7 @@ final class KernelWorker implements AutoCloseable {
                     }
                     if (!process.isAlive()) {
                         session.stop();
-                        String unexecutable = session.execFailure(err.tail(EXIT_WAIT_MS));
+                        String unexecutable = session.execFailure(err.tail(OUTPUT_WAIT_MS));
                         if (unexecutable != null) {
                             throw KernelFailure.workflow("cannot start " + label + ": " + unexecutable);
                         }
@@ -272,7 +281,7 @@ final class KernelWorker implements AutoCloseable {
     }
 
     private static String lastLines(OutputPump err) {
-        List<String> tail = err.tail(EXIT_WAIT_MS);
+        List<String> tail = err.tail(OUTPUT_WAIT_MS);
         return tail.isEmpty() ? "" : "; its last output:\n" + String.join("\n", tail);
     }
 
@@ -300,7 +309,7 @@ final class KernelWorker implements AutoCloseable {
         }
         channel.close();
         try {
-            process.waitFor(EXIT_WAIT_MS, TimeUnit.MILLISECONDS);
+            process.waitFor(STOP_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -309,8 +318,8 @@ final class KernelWorker implements AutoCloseable {
         // the worker's last lines reach the log before the rank ends: a C program's stdout into a pipe is
         // block-buffered, so everything it printed may come only now, at its exit (bounded: a process that
         // left the worker's session and kept the pipe open must not hold the rank)
-        stdout.drain(EXIT_WAIT_MS);
-        stderr.drain(EXIT_WAIT_MS);
+        stdout.drain(OUTPUT_WAIT_MS);
+        stderr.drain(OUTPUT_WAIT_MS);
         long dropped = stdout.takeDropped() + stderr.takeDropped();
         if (dropped > 0) {
             log.line("warn", dropped + " lines of kernel output not shown (mpfl.kernel.logBytesPerCall)");
