@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -382,14 +383,9 @@ class CliTest {
         }
     }
 
-    /**
-     * A sweep whose every combination lacks a required param's value is refused before it submits any, at the
-     * {@code <param>}, as a single run is: it sent each combination, and each came back ERROR with the engine's 422.
-     */
-    @Test
-    @Timeout(60)
-    void aSweepWithoutARequiredParamIsRefusedAtItsDeclarationBeforeAnyRun() throws Exception {
-        Path doc = Files.writeString(dir.resolve("q.mpfl.xml"), """
+    /** A document whose param {@code n} (line 2, column 3) has no default, and {@code m} has one. */
+    private Path requiredParamDocument() throws IOException {
+        return Files.writeString(dir.resolve("q.mpfl.xml"), """
                 <workflow xmlns="urn:mpfl:1.0" name="q">
                   <param name="n" type="int"/>
                   <param name="m" type="int" default="1"/>
@@ -398,6 +394,16 @@ class CliTest {
                   </process>
                 </workflow>
                 """);
+    }
+
+    /**
+     * A sweep whose every combination lacks a required param's value is refused before it submits any, at the
+     * {@code <param>}, as a single run is: it sent each combination, and each came back ERROR with the engine's 422.
+     */
+    @Test
+    @Timeout(60)
+    void aSweepWithoutARequiredParamIsRefusedAtItsDeclarationBeforeAnyRun() throws Exception {
+        Path doc = requiredParamDocument();
         try (Engine engine = Engine.start(new EngineConfig().port(0).heartbeatTimeout(HostCalls.SILENT_HOSTS_TIMEOUT).dataDir(dir.resolve("engine"))
                 .invoker(new FakeRanks(r -> { })))) {
             String data = dir.resolve("engine").toString();
@@ -418,15 +424,7 @@ class CliTest {
      */
     @Test
     void whatSlurmRunChecksBeforeItsHostsStartRefusesARequiredParamWithoutValue() throws Exception {
-        Path doc = Files.writeString(dir.resolve("q.mpfl.xml"), """
-                <workflow xmlns="urn:mpfl:1.0" name="q">
-                  <param name="n" type="int"/>
-                  <param name="m" type="int" default="1"/>
-                  <process name="w" ranks="1">
-                    <output name="twice" value="2 * n * m"/>
-                  </process>
-                </workflow>
-                """);
+        Path doc = requiredParamDocument();
         String refusal = doc + ":2:3: error: param 'n' has no value: it has no default, so give it with --param n=VALUE";
         for (List<String> args : List.of(List.of(doc.toString()), List.of(doc.toString(), "--sweep", "m=1,2"))) {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
