@@ -74,6 +74,26 @@ public final class Placement {
         }
     }
 
+    /**
+     * Every host able to run some process is kept out (quarantined, faulty for this run, or behind a relay that cannot
+     * reach it now); nothing was placed. {@link #keptOut} names them, for the caller to tell a lasting cause from one
+     * that ends by itself within seconds.
+     */
+    public static final class NoCapacityException extends PlacementException {
+        private static final long serialVersionUID = 1L;
+        private final List<String> keptOut;
+
+        public NoCapacityException(String message, List<String> keptOut) {
+            super(message);
+            this.keptOut = List.copyOf(keptOut);
+        }
+
+        /** The ids of the hosts that could run the process but are kept out. */
+        public List<String> keptOut() {
+            return keptOut;
+        }
+    }
+
     /** The run's ranks do not all fit in the free capacity now (it may wait in the queue); nothing was placed. */
     public static final class NoRoomException extends PlacementException {
         private static final long serialVersionUID = 1L;
@@ -182,9 +202,10 @@ public final class Placement {
             List<HostInfo> candidates = able.stream().filter(h -> !unavailable.containsKey(h.hostId())).toList();
             if (candidates.isEmpty()) {
                 int n = layout.count(process);
-                throw new PlacementException("no capacity: " + n + " rank" + (n == 1 ? "" : "s") + " of process '" + process
+                throw new NoCapacityException("no capacity: " + n + " rank" + (n == 1 ? "" : "s") + " of process '" + process
                         + "' (service '" + service + "') need hosts; " + String.join(", ", able.stream()
-                        .map(h -> h.hostId() + " " + unavailable.get(h.hostId())).toList()));
+                        .map(h -> h.hostId() + " " + unavailable.get(h.hostId())).toList()),
+                        able.stream().map(HostInfo::hostId).toList());
             }
             List<HostInfo> overflowHosts = load.oversubscribe() ? candidates
                     : candidates.stream().filter(HostInfo::oversubscribe).toList();

@@ -218,6 +218,13 @@ final class RunPlacer {
             return new Reservation(domain, null, null, left);
         } catch (Placement.NoRoomException e) {
             return new Reservation(null, e.getMessage(), null, false);
+        } catch (Placement.NoCapacityException e) {
+            // hosts behind a relay that has just come back register there again within seconds (a restart after the
+            // relay's loss comes right then): the run waits for them, in the queue and bounded by its queue timeout,
+            // as for room, rather than failing for want of hosts that are on their way back
+            boolean returning = e.keptOut().stream().anyMatch(h -> registry.relays().unregisteredAt(h).isPresent());
+            return returning ? new Reservation(null, e.getMessage(), null, false)
+                    : new Reservation(null, null, new RunError(null, null, e.getMessage()), false);
         } catch (Placement.PlacementException e) {
             return new Reservation(null, null, new RunError(null, null, e.getMessage()), false);
         }

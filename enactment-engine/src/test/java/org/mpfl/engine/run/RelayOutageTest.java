@@ -289,6 +289,31 @@ class RelayOutageTest {
     }
 
     /**
+     * The same when every host able to run it is behind that relay (as for the restart of a run across two sites after
+     * their relay's loss: CrossSiteFaultsTest failed so once): the run waits for them too. It failed at once, "no
+     * capacity: … back from a loss but has not registered it again yet (placed once it has)".
+     */
+    @Test
+    void aRunWhoseEveryHostIsBehindARelayBackFromALossWaitsForThemToRegisterAgain() throws Exception {
+        Http.Answer gone = Http.send("DELETE", engine.url() + "/api/registry/hosts/s1h1", "Bearer " + engine.token(), null);
+        assertEquals(204, gone.status(), gone.body());
+        relay.close();
+        Await.until(Duration.ofSeconds(30), "the engine saw the relay lost",
+                () -> Http.send("GET", engine.url() + "/api/registry/relays", "Bearer " + engine.token(), null).json(), r -> r.size() == 0);
+        startRelay(relayPort);
+        announceRelay();
+
+        String id = startRun(2);
+        JsonNode d = Await.until(Duration.ofSeconds(30), "the run is queued, placed or failed", () -> detail(id),
+                x -> !x.path("state").asText().equals("QUEUED") || x.toString().contains("has not registered it again"));
+        assertEquals("QUEUED", d.path("state").asText(), "a run failed for hosts on their way back: " + d);
+
+        relayHolds("s2h1", "s2h2", "s2h3");
+        Await.until(Duration.ofSeconds(30), "the run is placed once the relay holds its hosts again", () -> detail(id),
+                x -> x.path("state").asText().equals("RUNNING"));
+    }
+
+    /**
      * A relay lost for good under a run with a restart left: the restart waits for it, and retries its abort of
      * the hosts behind it, within one relay-return bound all told, then queues the new attempt (the hosts behind
      * the lost relay left out). The wait and the abort's retries each had a bound of their own (60 s), so a relay
